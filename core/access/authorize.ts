@@ -1,0 +1,34 @@
+import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
+import { normalizeDomain } from '../shared/domain-name.js';
+import { DomainError } from '../shared/errors.js';
+import type { ApiKey } from './key.js';
+import { allows, heldRights, namesDomain } from './policy.js';
+import type { Domain } from '../domains/domain.js';
+import { RIGHTS, type RightName } from './rights.js';
+
+/**
+ * Policy evaluation for one (right, domain) pair. The domain's labels come from the store, so a label
+ * added later widens a label-scoped key at once (hence domain.labels is class 3).
+ * A domain that does not exist in the account is allowed only when a policy names it, so the caller
+ * can answer 404; a label-scoped key probing unknown names gets right_missing and learns nothing.
+ */
+export class Authorizer {
+  constructor(private readonly domains: DomainRepository) {}
+
+  /** Resolves to the domain (or null when absent / not a domain right), or throws right_missing. */
+  async check(key: ApiKey, right: RightName, domainInput?: string): Promise<Domain | null> {
+    if (RIGHTS[right].scope === 'account' || domainInput === undefined) {
+      // Account rights ignore the selection; a domain right asked without a domain (a list) needs only
+      // to be held somewhere — the list itself is then filtered to the key's domains.
+      if (!heldRights(key.policies).has(right)) throw new DomainError('right_missing', { right });
+      return null;
+    }
+    const name = normalizeDomain(domainInput);
+    const domain = await this.domains.find(key.accountId, key.environment, name);
+    const ok = domain
+      ? allows(key.policies, right, { kind: 'domain', name, labels: domain.labels })
+      : namesDomain(key.policies, right, name);
+    if (!ok) throw new DomainError('right_missing', { right, domain: name });
+    return domain;
+  }
+}

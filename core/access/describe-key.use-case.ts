@@ -1,0 +1,35 @@
+import type { Ledger } from '../billing/ports/ledger.port.js';
+import type { Clock } from '../shared/clock.port.js';
+import { kyivMonth } from '../shared/dates.js';
+import { uah, type Money } from '../shared/money.js';
+import type { ApiKey } from './key.js';
+import { viewKey, type KeyView } from './key-view.js';
+import { CLASSES } from './classes.js';
+
+export interface KeySelfView extends KeyView {
+  class_meaning: { uk: string; en: string };
+  /** Spend in the current Europe/Kyiv calendar month (DESIGN: spend limits). */
+  spend: { month: string; used: Money; limit: Money | null; remaining: Money | null };
+}
+
+/** GET /v1/key — what the calling key is (Cloudflare's "verify token"). */
+export class DescribeKey {
+  constructor(private readonly ledger: Ledger, private readonly clock: Clock) {}
+
+  async execute(key: ApiKey): Promise<KeySelfView> {
+    const now = this.clock.now();
+    const month = kyivMonth(now);
+    const used = await this.ledger.spentByKey(key.id, month.start, month.end);
+    const limit = key.conditions.spendLimit;
+    return {
+      ...viewKey(key, now),
+      class_meaning: { ...CLASSES[key.class].meaning },
+      spend: {
+        month: month.month,
+        used: uah(used),
+        limit: limit === null ? null : uah(limit),
+        remaining: limit === null ? null : uah(Math.max(0, limit - used)),
+      },
+    };
+  }
+}

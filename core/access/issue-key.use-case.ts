@@ -1,0 +1,205 @@
+import type { Actor } from '../accounts/person.js';
+import type { EventLog } from '../events/ports/event-log.port.js';
+import type { NotifyOwners } from '../notices/notify-owners.js';
+import type { Clock } from '../shared/clock.port.js';
+import { addDays, isIsoDate, kyivDate } from '../shared/dates.js';
+import { normalizeDomain } from '../shared/domain-name.js';
+import type { Environment } from '../shared/environment.js';
+import { DomainError } from '../shared/errors.js';
+import { formatUah } from '../shared/money.js';
+import type { Random } from '../shared/random.port.js';
+import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import { LABEL_RE } from '../domains/domain.js';
+import { parseCidr } from './cidr.js';
+import { CLASSES, classOf, MIN_CIDR_PREFIX, spendsMoney } from './classes.js';
+import type { ApiKey, KeyConditions } from './key.js';
+import { formatToken, KEY_ID_LENGTH, KEY_SECRET_LENGTH } from './key-token.js';
+import { viewKey, type KeyView } from './key-view.js';
+import type { Policy, Selection } from './policy.js';
+import type { KeyRepository } from './ports/key-repository.port.js';
+import type { SecretHasher } from './ports/secret-hasher.port.js';
+import { isRightName, RIGHTS, type DangerClass, type RightName } from './rights.js';
+import { summarise, type KeySummary } from './summary.js';
+import { templateById } from './templates.js';
+
+/**
+ * Seed A8, in its order: a rights template (or rights, or explicit policies), domains (named, or one
+ * label), conditions (CIDR, expiry date, monthly spend limit), a plain-language summary — then issue.
+ */
+export interface IssueKeyInput {
+  readonly environment: Environment;
+  readonly name?: string;
+  readonly template?: string;
+  readonly rights?: readonly string[];
+  readonly domains?: readonly string[];
+  readonly label?: string;
+  readonly policies?: ReadonlyArray<{ right: string; resources: { domains?: readonly string[]; label?: string } }>;
+  readonly conditions?: {
+    readonly cidr?: string | null;
+    readonly expires_on?: string | null;
+    /** Kopiykas. */
+    readonly spend_limit?: number | null;
+  };
+}
+
+export interface KeyDraft {
+  readonly environment: Environment;
+  readonly name: string;
+  readonly policies: Policy[];
+  readonly conditions: KeyConditions;
+  readonly class: DangerClass;
+  readonly summary: KeySummary;
+}
+
+export interface IssuedKey {
+  readonly key: KeyView;
+  /** The key string: shown once, never stored. */
+  readonly secret: string;
+  readonly summary: KeySummary;
+}
+
+const bad = (field: string, rule: string, value?: unknown) =>
+  new DomainError('validation_failed', {}, [{ field, rule, ...(value === undefined ? {} : { value }) }]);
+
+export class IssueKey {
+  constructor(
+    private readonly keys: KeyRepository,
+    private readonly events: EventLog,
+    private readonly notifyOwners: NotifyOwners,
+    private readonly uow: UnitOfWork,
+    private readonly hasher: SecretHasher,
+    private readonly random: Random,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Builds and checks the key without issuing it: what `POST /v1/account/keys/preview` shows. */
+  preview(actor: Actor, input: IssueKeyInput): KeyDraft {
+    const policies = this.policiesOf(input);
+    const rights = policies.map((p) => p.right);
+    const cls = classOf(rights);
+    if (actor.role === 'member' && cls >= 2) {
+      throw new DomainError('role_forbidden', { class: cls, max_class: 1 });
+    }
+    const conditions = this.conditionsOf(input, cls, spendsMoney(rights));
+    const name = (input.name ?? '').trim() || `${CLASSES[cls].name.en} key`;
+    return { environment: input.environment, name, policies, conditions, class: cls, summary: summarise(input.environment, policies, conditions, cls) };
+  }
+
+  async issue(actor: Actor, input: IssueKeyInput): Promise<IssuedKey> {
+    const draft = this.preview(actor, input);
+    const id = this.random.base62(KEY_ID_LENGTH);
+    const secret = formatToken(draft.environment, id, this.random.base62(KEY_SECRET_LENGTH), (t) => this.hasher.crc32(t));
+    const now = this.clock.now();
+    const key: ApiKey = {
+      id,
+      accountId: actor.accountId,
+      environment: draft.environment,
+      name: draft.name,
+      createdBy: actor.personId,
+      policies: draft.policies,
+      conditions: draft.conditions,
+      class: draft.class,
+      secretHash: this.hasher.hmac(secret),
+      createdAt: now,
+      lastUsedAt: null,
+      revokedAt: null,
+      revokedBy: null,
+    };
+    await this.uow.transaction(async () => {
+      await this.keys.insert(key);
+      await this.events.append({
+        id: this.random.id(), accountId: actor.accountId, environment: draft.environment, type: 'key.issued',
+        subject: `key:${id}`, actor: `person:${actor.personId}`, occurredAt: now,
+        data: { key_id: id, name: draft.name, class: draft.class, rights: draft.policies.map((p) => p.right) },
+      });
+      // DESIGN: issuing a key of class ≥ 2 sends every owner a notice.
+      if (draft.class >= 2) {
+        const c = draft.conditions;
+        await this.notifyOwners.send({
+          accountId: actor.accountId,
+          environment: draft.environment,
+          kind: 'key.issued',
+          message: {
+            uk: `Випущено ключ класу ${draft.class} «${draft.name}» (${id}) у середовищі ${draft.environment}: права ${draft.policies.map((p) => p.right).join(', ')}; діє до ${c.expiresOn}; мережа ${c.cidr}${c.spendLimit !== null ? `; ліміт ${formatUah(c.spendLimit)} грн на місяць` : ''}.`,
+            en: `A class ${draft.class} key "${draft.name}" (${id}) was issued in the ${draft.environment} environment: rights ${draft.policies.map((p) => p.right).join(', ')}; valid through ${c.expiresOn}; network ${c.cidr}${c.spendLimit !== null ? `; limit ${formatUah(c.spendLimit)} UAH per month` : ''}.`,
+          },
+          data: { key_id: id, class: draft.class, issued_by: actor.personId, issued_at: now.toISOString() },
+        });
+      }
+    });
+    return { key: viewKey(key, now), secret, summary: draft.summary };
+  }
+
+  private policiesOf(input: IssueKeyInput): Policy[] {
+    if (input.policies && input.policies.length > 0) {
+      if (input.template || input.rights?.length || input.domains?.length || input.label) {
+        throw bad('/policies', 'exclusive');
+      }
+      return input.policies.map((p, i) => {
+        if (!isRightName(p.right)) throw bad(`/policies/${i}/right`, 'enum', p.right);
+        return { right: p.right, resources: this.selectionOf(p.resources.domains, p.resources.label, RIGHTS[p.right].scope === 'domain', `/policies/${i}/resources`) };
+      });
+    }
+    const rights = new Set<RightName>();
+    if (input.template !== undefined) {
+      const t = templateById(input.template);
+      if (!t) throw bad('/template', 'enum', input.template);
+      t.rights.forEach((x) => rights.add(x));
+    }
+    (input.rights ?? []).forEach((x, i) => {
+      if (!isRightName(x)) throw bad(`/rights/${i}`, 'enum', x);
+      rights.add(x);
+    });
+    if (rights.size === 0) throw bad('/rights', 'required');
+    const needsDomains = [...rights].some((x) => RIGHTS[x].scope === 'domain');
+    const selection = this.selectionOf(input.domains, input.label, needsDomains, '');
+    return [...rights].map((right) => ({ right, resources: selection }));
+  }
+
+  private selectionOf(domains: readonly string[] | undefined, label: string | undefined, required: boolean, at: string): Selection {
+    const hasDomains = domains !== undefined && domains.length > 0;
+    if (hasDomains && label !== undefined) throw bad(`${at}/label`, 'exclusive');
+    if (label !== undefined) {
+      if (!LABEL_RE.test(label)) throw bad(`${at}/label`, 'pattern', label);
+      return { label };
+    }
+    if (hasDomains) {
+      const names = domains.map((d) => normalizeDomain(d));
+      return { domains: [...new Set(names)] };
+    }
+    if (required) throw new DomainError('domains_required');
+    return { domains: [] };
+  }
+
+  private conditionsOf(input: IssueKeyInput, cls: DangerClass, spends: boolean): KeyConditions {
+    const c = input.conditions ?? {};
+    const today = kyivDate(this.clock.now());
+    const maxDate = addDays(today, CLASSES[cls].maxLifetimeDays);
+    let expiresOn = maxDate;
+    if (c.expires_on !== undefined && c.expires_on !== null) {
+      if (!isIsoDate(c.expires_on)) throw bad('/conditions/expires_on', 'format', c.expires_on);
+      if (c.expires_on < today) throw new DomainError('expiry_in_past', { expires_on: c.expires_on, today });
+      if (c.expires_on > maxDate) {
+        throw new DomainError('key_lifetime_exceeded', { class: cls, max_days: CLASSES[cls].maxLifetimeDays, max_date: maxDate, expires_on: c.expires_on });
+      }
+      expiresOn = c.expires_on;
+    }
+    let cidr: string | null = null;
+    if (c.cidr !== undefined && c.cidr !== null && c.cidr !== '') {
+      const parsed = parseCidr(c.cidr);
+      if (CLASSES[cls].ipRestrictionRequired && parsed.prefix < MIN_CIDR_PREFIX) {
+        throw new DomainError('ip_restriction_too_wide', { class: cls, cidr: parsed.text, min_prefix: MIN_CIDR_PREFIX });
+      }
+      cidr = parsed.text;
+    } else if (CLASSES[cls].ipRestrictionRequired) {
+      throw new DomainError('ip_restriction_required', { class: cls, min_prefix: MIN_CIDR_PREFIX });
+    }
+    let spendLimit: number | null = null;
+    if (c.spend_limit !== undefined && c.spend_limit !== null) {
+      if (!Number.isSafeInteger(c.spend_limit) || c.spend_limit <= 0) throw bad('/conditions/spend_limit', 'minimum', c.spend_limit);
+      spendLimit = c.spend_limit;
+    }
+    if (spends && spendLimit === null) throw new DomainError('spend_limit_required');
+    return { cidr, expiresOn, spendLimit };
+  }
+}

@@ -1,0 +1,32 @@
+import type { Environment } from '../shared/environment.js';
+import type { DangerClass } from './rights.js';
+import type { Policy } from './policy.js';
+
+/** Whole-key conditions (seed 2.3). */
+export interface KeyConditions {
+  /** IPv4 network in CIDR notation, normalised to its network address; null = any address. */
+  readonly cidr: string | null;
+  /** Last calendar day (Europe/Kyiv) on which the key works. */
+  readonly expiresOn: string;
+  /** Monthly spend limit in kopiykas; null = no spending rights. */
+  readonly spendLimit: number | null;
+}
+
+/** An access key as stored: the secret itself is never kept, only its HMAC (DESIGN: Fixed names). */
+export interface ApiKey {
+  readonly id: string;
+  readonly accountId: string;
+  readonly environment: Environment;
+  readonly name: string;
+  readonly createdBy: string;
+  readonly policies: readonly Policy[];
+  readonly conditions: KeyConditions;
+  readonly class: DangerClass;
+  readonly secretHash: string;
+  readonly createdAt: Date;
+  lastUsedAt: Date | null;
+  readonly revokedAt: Date | null;
+  readonly revokedBy: string | null;
+}
+
+export type KeyStatus = 'active' | 'expired' | 'revoked';

@@ -1,0 +1,57 @@
+import type { Actor } from '../accounts/person.js';
+import type { EventLog } from '../events/ports/event-log.port.js';
+import type { Clock } from '../shared/clock.port.js';
+import { DomainError } from '../shared/errors.js';
+import { clampLimit, decodeCursor, encodeCursor, type Page } from '../shared/pagination.js';
+import type { Random } from '../shared/random.port.js';
+import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import { viewKey, type KeyView } from './key-view.js';
+import type { KeyRepository } from './ports/key-repository.port.js';
+
+/** DESIGN: owners list and revoke any key of the account; members only their own. */
+export class ListKeys {
+  constructor(private readonly keys: KeyRepository, private readonly clock: Clock) {}
+
+  async execute(actor: Actor, opts: { cursor?: string; limit?: number }): Promise<Page<KeyView>> {
+    const limit = clampLimit(opts.limit);
+    const rows = await this.keys.list({
+      accountId: actor.accountId,
+      ...(actor.role === 'member' ? { createdBy: actor.personId } : {}),
+      ...(decodeCursor(opts.cursor) !== undefined ? { after: decodeCursor(opts.cursor)! } : {}),
+      limit: limit + 1,
+    });
+    const now = this.clock.now();
+    const page = rows.slice(0, limit);
+    return { data: page.map((k) => viewKey(k, now)), next_cursor: rows.length > limit ? encodeCursor(page[page.length - 1]!.id) : null };
+  }
+}
+
+export class RevokeKey {
+  constructor(
+    private readonly keys: KeyRepository,
+    private readonly events: EventLog,
+    private readonly uow: UnitOfWork,
+    private readonly random: Random,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(actor: Actor, keyId: string): Promise<KeyView> {
+    return this.uow.transaction(async () => {
+      const key = await this.keys.findById(keyId);
+      // A key of another account, or a member's view of someone else's key, is simply not found.
+      if (!key || key.accountId !== actor.accountId || (actor.role === 'member' && key.createdBy !== actor.personId)) {
+        throw new DomainError('key_not_found', { key_id: keyId });
+      }
+      const now = this.clock.now();
+      if (!key.revokedAt) {
+        await this.keys.revoke(key.id, now, actor.personId);
+        await this.events.append({
+          id: this.random.id(), accountId: actor.accountId, environment: key.environment, type: 'key.revoked',
+          subject: `key:${key.id}`, actor: `person:${actor.personId}`, occurredAt: now, data: { key_id: key.id },
+        });
+      }
+      const after = await this.keys.findById(key.id);
+      return viewKey(after!, now);
+    });
+  }
+}

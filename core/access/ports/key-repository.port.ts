@@ -1,0 +1,18 @@
+import type { ApiKey } from '../key.js';
+
+export interface KeyListQuery {
+  readonly accountId: string;
+  /** Members see their own keys only. */
+  readonly createdBy?: string;
+  readonly after?: string;
+  readonly limit: number;
+}
+
+export interface KeyRepository {
+  insert(key: ApiKey): Promise<void>;
+  findById(id: string): Promise<ApiKey | null>;
+  list(query: KeyListQuery): Promise<ApiKey[]>;
+  /** Marks revoked; false when already revoked or unknown. */
+  revoke(id: string, at: Date, by: string): Promise<boolean>;
+  touchLastUsed(id: string, at: Date): Promise<void>;
+}

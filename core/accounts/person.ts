@@ -1,0 +1,41 @@
+/** An account (organisation) has people; each is an owner or a member. */
+export type Role = 'owner' | 'member';
+
+export interface Account {
+  readonly id: string;
+  readonly name: string;
+  readonly createdAt: Date;
+}
+
+export interface Person {
+  readonly id: string;
+  readonly accountId: string;
+  readonly email: string;
+  readonly name: string;
+  readonly role: Role;
+  readonly passwordHash: string;
+  readonly totpSecret: string;
+  /** The last accepted TOTP time step: a code is never accepted twice (RFC 6238 §5.2). */
+  readonly totpLastStep: number | null;
+  readonly lastSignInAt: Date | null;
+  readonly createdAt: Date;
+}
+
+export interface Session {
+  readonly id: string;
+  readonly personId: string;
+  readonly accountId: string;
+  readonly tokenHash: string;
+  readonly createdAt: Date;
+  /** When the person last proved password + TOTP; "sign in again" checks read this. */
+  readonly authenticatedAt: Date;
+  readonly expiresAt: Date;
+  readonly revokedAt: Date | null;
+}
+
+/** The signed-in human on whose behalf a use case runs. */
+export interface Actor {
+  readonly personId: string;
+  readonly accountId: string;
+  readonly role: Role;
+}

@@ -1,0 +1,17 @@
+import type { Account, Person, Session } from '../person.js';
+
+export interface AccountRepository {
+  insertAccount(account: Account): Promise<void>;
+  findAccount(id: string): Promise<Account | null>;
+  insertPerson(person: Person): Promise<void>;
+  findPersonByEmail(email: string): Promise<Person | null>;
+  findPerson(id: string): Promise<Person | null>;
+  owners(accountId: string): Promise<Person[]>;
+  recordSignIn(personId: string, at: Date, totpStep: number): Promise<void>;
+}
+
+export interface SessionRepository {
+  insert(session: Session): Promise<void>;
+  findByTokenHash(tokenHash: string): Promise<Session | null>;
+  revoke(id: string, at: Date): Promise<void>;
+}

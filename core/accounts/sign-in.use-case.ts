@@ -1,0 +1,97 @@
+import type { SecretHasher } from '../access/ports/secret-hasher.port.js';
+import type { EventLog } from '../events/ports/event-log.port.js';
+import type { Clock } from '../shared/clock.port.js';
+import { DomainError } from '../shared/errors.js';
+import type { Random } from '../shared/random.port.js';
+import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import type { Actor, Person, Session } from './person.js';
+import type { AccountRepository, SessionRepository } from './ports/account-repository.port.js';
+import type { PasswordHasher, TotpVerifier } from './ports/credentials.port.js';
+
+/** A session lasts this long after sign-in; there is no sliding renewal. */
+export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+
+/** An argon2id hash of a random string, verified when the e-mail is unknown so timing tells nothing. */
+export const DUMMY_PASSWORD_HASH =
+  '$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$W9ZT5wN+5vh8i1dYQ5IYKhY9fYV1uNrqDRP6b7bD5lE';
+
+export interface SignedIn {
+  readonly token: string;
+  readonly session: Session;
+  readonly person: Person;
+}
+
+/** Humans sign in with e-mail + password (argon2id) + TOTP, always (issue: Accounts). */
+export class SignIn {
+  constructor(
+    private readonly accounts: AccountRepository,
+    private readonly sessions: SessionRepository,
+    private readonly passwords: PasswordHasher,
+    private readonly totp: TotpVerifier,
+    private readonly hasher: SecretHasher,
+    private readonly events: EventLog,
+    private readonly uow: UnitOfWork,
+    private readonly random: Random,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(input: { email: string; password: string; totp: string }): Promise<SignedIn> {
+    const person = await this.accounts.findPersonByEmail(input.email.trim().toLowerCase());
+    const passwordOk = await this.passwords.verify(person?.passwordHash ?? DUMMY_PASSWORD_HASH, input.password);
+    const now = this.clock.now();
+    const step = person && passwordOk ? await this.totp.verify(person.totpSecret, input.totp, now, person.totpLastStep) : null;
+    // One answer for every failure: which factor failed is not told.
+    if (!person || !passwordOk || step === null) throw new DomainError('sign_in_failed');
+    const token = this.random.base62(43);
+    const session: Session = {
+      id: this.random.id(),
+      personId: person.id,
+      accountId: person.accountId,
+      tokenHash: this.hasher.sha256(token),
+      createdAt: now,
+      authenticatedAt: now,
+      expiresAt: new Date(now.getTime() + SESSION_TTL_MS),
+      revokedAt: null,
+    };
+    await this.uow.transaction(async () => {
+      await this.sessions.insert(session);
+      await this.accounts.recordSignIn(person.id, now, step);
+      await this.events.append({
+        id: this.random.id(), accountId: person.accountId, environment: null, type: 'person.signed_in',
+        subject: `person:${person.id}`, actor: `person:${person.id}`, occurredAt: now, data: { session_id: session.id },
+      });
+    });
+    return { token, session, person };
+  }
+}
+
+export interface HumanContext {
+  readonly actor: Actor;
+  readonly person: Person;
+  readonly session: Session;
+}
+
+export class AuthenticateSession {
+  constructor(
+    private readonly accounts: AccountRepository,
+    private readonly sessions: SessionRepository,
+    private readonly hasher: SecretHasher,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(token: string): Promise<HumanContext> {
+    const session = await this.sessions.findByTokenHash(this.hasher.sha256(token));
+    if (!session || session.revokedAt || session.expiresAt <= this.clock.now()) throw new DomainError('session_required');
+    const person = await this.accounts.findPerson(session.personId);
+    if (!person) throw new DomainError('session_required');
+    return { actor: { personId: person.id, accountId: person.accountId, role: person.role }, person, session };
+  }
+}
+
+export class SignOut {
+  constructor(private readonly sessions: SessionRepository, private readonly clock: Clock) {}
+
+  async execute(session: Session): Promise<void> {
+    await this.sessions.revoke(session.id, this.clock.now());
+  }
+}

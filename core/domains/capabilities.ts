@@ -1,0 +1,25 @@
+import { DomainError } from '../shared/errors.js';
+import type {
+  NameserverControl, Registering, Registrar, RegistrarCapability, Renewing, TransferCodes, TransferLockControl,
+} from './ports/registrar.port.js';
+
+type Ability = {
+  register: Registering;
+  renew: Renewing;
+  nameservers: NameserverControl;
+  transfer_lock: TransferLockControl;
+  transfer_code: TransferCodes;
+};
+
+const method: Record<RegistrarCapability, string> = {
+  register: 'register', renew: 'renew', nameservers: 'setNameservers', transfer_lock: 'setTransferLock', transfer_code: 'transferCode',
+};
+
+/** Returns the registrar narrowed to an ability, or refuses with `registrar_capability_missing`. */
+export const requireCapability = <C extends RegistrarCapability>(registrar: Registrar, capability: C): Registrar & Ability[C] => {
+  const fn = (registrar as unknown as Record<string, unknown>)[method[capability]];
+  if (!registrar.capabilities.has(capability) || typeof fn !== 'function') {
+    throw new DomainError('registrar_capability_missing', { registrar: registrar.name, capability });
+  }
+  return registrar as Registrar & Ability[C];
+};

@@ -1,0 +1,77 @@
+/**
+ * The registrar port (design card: "pluggable registrar port"). Small on purpose: the core abilities
+ * every registrar has, plus optional abilities as separate interfaces, declared in `capabilities`
+ * (STYLE 3: a registrar that cannot do something says so, and the core answers with a clear error).
+ */
+export type RegistrarCapability = 'register' | 'renew' | 'nameservers' | 'transfer_lock' | 'transfer_code';
+
+export interface Availability {
+  readonly domain: string;
+  readonly available: boolean;
+  /** For a taken name: the date (YYYY-MM-DD) it is registered until, when the registry tells. */
+  readonly registeredUntil: string | null;
+}
+
+export interface RegistryDomainInfo {
+  readonly domain: string;
+  readonly registeredUntil: string;
+  readonly status: readonly string[];
+  readonly nameservers: readonly string[];
+}
+
+/** Every write carries a client transaction id (EPP clTRID): a retry with the same id is a no-op
+ * that returns the first result, so a crash between the registry call and our commit is recoverable. */
+export interface RegisterRequest {
+  readonly domain: string;
+  readonly years: number;
+  readonly nameservers: readonly string[];
+  readonly clientTransactionId: string;
+}
+export interface RenewRequest {
+  readonly domain: string;
+  readonly years: number;
+  /** The expiry we believe is current (EPP renew's curExpDate), guarding against double renewals. */
+  readonly currentExpiry: string;
+  readonly clientTransactionId: string;
+}
+export interface RegistryResult {
+  readonly domain: string;
+  readonly registeredUntil: string;
+}
+
+export interface RegistrarBase {
+  readonly name: string;
+  readonly capabilities: ReadonlySet<RegistrarCapability>;
+  check(domains: readonly string[]): Promise<Availability[]>;
+  info(domain: string): Promise<RegistryDomainInfo | null>;
+}
+export interface Registering {
+  register(req: RegisterRequest): Promise<RegistryResult>;
+}
+export interface Renewing {
+  renew(req: RenewRequest): Promise<RegistryResult>;
+}
+export interface NameserverControl {
+  setNameservers(domain: string, nameservers: readonly string[], clientTransactionId: string): Promise<void>;
+}
+export interface TransferLockControl {
+  setTransferLock(domain: string, locked: boolean, clientTransactionId: string): Promise<void>;
+}
+export interface TransferCodes {
+  transferCode(domain: string): Promise<string>;
+}
+
+export type Registrar = RegistrarBase &
+  Partial<Registering & Renewing & NameserverControl & TransferLockControl & TransferCodes>;
+
+/** Failures the registry reports (a name taken meanwhile, a registry outage). */
+export class RegistryError extends Error {
+  constructor(
+    readonly reason: 'taken' | 'unavailable' | 'rejected',
+    message: string,
+    readonly registeredUntil: string | null = null,
+  ) {
+    super(message);
+    this.name = 'RegistryError';
+  }
+}

@@ -1,0 +1,24 @@
+import type { Environment } from '../shared/environment.js';
+
+/**
+ * Every state change others may want to hear about is recorded here, in the same transaction as the
+ * change itself. This is the outbox that webhooks, the event log and e-mail notices will read.
+ */
+export interface DomainEvent {
+  readonly id: string;
+  readonly accountId: string;
+  readonly environment: Environment | null;
+  readonly type: EventType;
+  /** What the event is about: "key:<id>", "domain:<name>", "person:<id>". */
+  readonly subject: string;
+  readonly actor: string;
+  readonly data: Readonly<Record<string, unknown>>;
+  readonly occurredAt: Date;
+}
+
+export type EventType =
+  | 'key.issued'
+  | 'key.revoked'
+  | 'person.signed_in'
+  | 'account.created'
+  | 'domain.created';

@@ -1,0 +1,6 @@
+import type { DomainEvent } from '../event.js';
+
+export interface EventLog {
+  /** Appends inside the caller's transaction (UnitOfWork). */
+  append(event: DomainEvent): Promise<void>;
+}

@@ -1,0 +1,21 @@
+/**
+ * State of the sandbox registry (the make-believe registry that sandbox registrations go to). It lives
+ * in our store so sandbox registrations persist and look real to everyone in the test environment.
+ */
+export interface SandboxRegistryEntry {
+  readonly domain: string;
+  readonly registeredUntil: string;
+  readonly status: readonly string[];
+  readonly nameservers: readonly string[];
+  readonly transferCode: string;
+}
+
+export interface SandboxRegistryStore {
+  find(domain: string): Promise<SandboxRegistryEntry | null>;
+  findMany(domains: readonly string[]): Promise<SandboxRegistryEntry[]>;
+  /** Inserts or replaces the entry. */
+  put(entry: SandboxRegistryEntry): Promise<void>;
+  /** The result a client transaction id produced before, if any (idempotent writes). */
+  transaction(clientTransactionId: string): Promise<{ op: string; domain: string; result: string } | null>;
+  recordTransaction(clientTransactionId: string, op: string, domain: string, result: string): Promise<void>;
+}

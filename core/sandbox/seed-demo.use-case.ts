@@ -1,0 +1,85 @@
+import type { AccountRepository } from '../accounts/ports/account-repository.port.js';
+import type { PasswordHasher, TotpVerifier } from '../accounts/ports/credentials.port.js';
+import type { Ledger } from '../billing/ports/ledger.port.js';
+import type { Domain } from '../domains/domain.js';
+import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
+import type { EventLog } from '../events/ports/event-log.port.js';
+import type { Clock } from '../shared/clock.port.js';
+import { addDays, kyivDate } from '../shared/dates.js';
+import type { Random } from '../shared/random.port.js';
+import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import type { SandboxRegistryStore } from './ports/sandbox-registry.port.js';
+
+/** DESIGN: the sandbox demo account, seeded once on first start. */
+export const DEMO_EMAIL = 'owner@domivka-demo.com.ua';
+export const DEMO_BALANCE = 1_000_000; // 10 000.00 UAH
+export const DEMO_DOMAINS: ReadonlyArray<{ name: string; labels: string[]; daysLeft: number }> = [
+  { name: 'domivka-demo.com.ua', labels: ['prod', 'shop'], daysLeft: 240 },
+  { name: 'domivka-demo.dev', labels: ['prod'], daysLeft: 75 },
+  { name: 'domivka-blog.kyiv.ua', labels: ['blog'], daysLeft: 20 },
+];
+export const SANDBOX_NAMESERVERS = ['ns1.domivka.net', 'ns2.domivka.net'];
+
+export interface DemoCredentials {
+  readonly accountId: string;
+  readonly personId: string;
+  readonly email: string;
+  readonly password: string;
+  readonly totpSecret: string;
+  readonly totpUri: string;
+}
+
+export class SeedDemo {
+  constructor(
+    private readonly accounts: AccountRepository,
+    private readonly domains: DomainRepository,
+    private readonly registry: SandboxRegistryStore,
+    private readonly ledger: Ledger,
+    private readonly events: EventLog,
+    private readonly passwords: PasswordHasher,
+    private readonly totp: TotpVerifier,
+    private readonly uow: UnitOfWork,
+    private readonly random: Random,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Seeds the demo account unless it exists; returns the credentials only when it created them. */
+  async execute(): Promise<DemoCredentials | null> {
+    if (await this.accounts.findPersonByEmail(DEMO_EMAIL)) return null;
+    const now = this.clock.now();
+    const today = kyivDate(now);
+    const password = `${this.random.base62(6)}-${this.random.base62(6)}-${this.random.base62(6)}`;
+    const totpSecret = this.totp.generateSecret();
+    const passwordHash = await this.passwords.hash(password);
+    const accountId = this.random.id();
+    const personId = this.random.id();
+    await this.uow.transaction(async () => {
+      await this.accounts.insertAccount({ id: accountId, name: 'Domivka Demo', createdAt: now });
+      await this.accounts.insertPerson({
+        id: personId, accountId, email: DEMO_EMAIL, name: 'Demo Owner', role: 'owner', passwordHash, totpSecret,
+        totpLastStep: null, lastSignInAt: null, createdAt: now,
+      });
+      for (const d of DEMO_DOMAINS) {
+        const domain: Domain = {
+          id: this.random.id(), accountId, environment: 'test', name: d.name, labels: d.labels,
+          status: ['clientTransferProhibited'], expiresOn: addDays(today, d.daysLeft), autoRenew: true,
+          transferLock: true, nameservers: SANDBOX_NAMESERVERS, createdAt: now,
+        };
+        await this.domains.insert(domain);
+        await this.registry.put({
+          domain: d.name, registeredUntil: domain.expiresOn, status: domain.status, nameservers: domain.nameservers,
+          transferCode: this.random.base62(16),
+        });
+      }
+      await this.ledger.append({
+        id: this.random.id(), accountId, environment: 'test', amount: DEMO_BALANCE, kind: 'grant', keyId: null,
+        domain: null, description: 'Sandbox demo balance', createdAt: now,
+      });
+      await this.events.append({
+        id: this.random.id(), accountId, environment: 'test', type: 'account.created', subject: `account:${accountId}`,
+        actor: 'system', occurredAt: now, data: { demo: true },
+      });
+    });
+    return { accountId, personId, email: DEMO_EMAIL, password, totpSecret, totpUri: this.totp.uri(totpSecret, DEMO_EMAIL) };
+  }
+}
