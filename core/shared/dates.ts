@@ -58,3 +58,11 @@ export const kyivMonth = (at: Date): { month: string; start: Date; end: Date } =
   const next = m === 12 ? `${y + 1}-01-01` : `${y}-${String(m + 1).padStart(2, '0')}-01`;
   return { month, start: startOfKyivDay(`${month}-01`), end: startOfKyivDay(next) };
 };
+
+/** Adds calendar years; 29 February becomes 28 February in a common year (registry practice). */
+export const addYears = (date: string, years: number): string => {
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  const ty = y + years;
+  const lastDay = new Date(Date.UTC(ty, m, 0)).getUTCDate();
+  return `${String(ty).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(Math.min(d, lastDay)).padStart(2, '0')}`;
+};

@@ -1,0 +1,8 @@
+import type { Clock } from '../../../core/shared/clock.port.js';
+
+/** The process clock: the one place outside tests where "now" is read. */
+export class SystemClock implements Clock {
+  now(): Date {
+    return new Date();
+  }
+}

@@ -1,0 +1,1 @@
+export { OtplibTotp } from './otplib.adapter.js';

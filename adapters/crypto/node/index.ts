@@ -1,0 +1,1 @@
+export { NodeRandom, NodeSecretHasher } from './node-crypto.adapter.js';

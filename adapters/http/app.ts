@@ -1,0 +1,206 @@
+import { randomUUID } from 'node:crypto';
+import Router from '@koa/router';
+import Koa, { type Context } from 'koa';
+import type { Logger } from 'pino';
+import type { ApiKey } from '../../core/access/key.js';
+import type { RightName } from '../../core/access/rights.js';
+import type { HumanContext } from '../../core/accounts/sign-in.use-case.js';
+import type { Domain } from '../../core/domains/domain.js';
+import type { IdempotencyStore } from '../../core/idempotency/ports/idempotency-store.port.js';
+import type { Clock } from '../../core/shared/clock.port.js';
+import type { Environment } from '../../core/shared/environment.js';
+import { DomainError, isDomainError } from '../../core/shared/errors.js';
+import type { UnitOfWork } from '../../core/shared/unit-of-work.port.js';
+import { ERROR_TABLE, errorBody } from './error-table.js';
+import { readJsonBody } from './middleware/body.js';
+import { fingerprintOf, parseIdempotencyKey, runIdempotent } from './middleware/idempotency.js';
+import { RateLimiter, type BucketConfig } from './middleware/rate-limit.js';
+import type { CookieSpec, Reply, Route, RouteInput } from './route.js';
+import { check, compile } from './validation.js';
+
+export const SESSION_COOKIE = 'dmk_session';
+
+export interface HttpConfig {
+  /** Honour X-Forwarded-For (only behind a proxy you run). */
+  readonly trustProxy: boolean;
+  readonly maxBodyBytes: number;
+  readonly rateLimit: { readonly key: BucketConfig; readonly anonymous: BucketConfig };
+}
+
+/** What the HTTP adapter needs from the core; wired in src/ (the composition root). */
+export interface HttpDeps {
+  readonly authenticateKey: { execute(token: string, ip: string): Promise<ApiKey> };
+  readonly authenticateSession: { execute(token: string): Promise<HumanContext> };
+  readonly authorizer: { check(key: ApiKey, right: RightName, domain?: string): Promise<Domain | null> };
+  readonly environments: { isAvailable(environment: Environment): boolean };
+  readonly idempotency: IdempotencyStore;
+  readonly uow: UnitOfWork;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly config: HttpConfig;
+}
+
+const koaPath = (p: string) => p.replace(/\{(\w+)\}/g, ':$1');
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+const bearerOf = (header: string | undefined): string | null => {
+  if (header === undefined) return null;
+  const m = /^Bearer ([^\s]+)$/i.exec(header.trim());
+  if (!m) throw new DomainError('key_invalid');
+  return m[1]!;
+};
+
+const cookieOf = (header: string | undefined, name: string): string | null => {
+  if (!header) return null;
+  for (const part of header.split(';')) {
+    const i = part.indexOf('=');
+    if (i > 0 && part.slice(0, i).trim() === name) return decodeURIComponent(part.slice(i + 1).trim());
+  }
+  return null;
+};
+
+const isLocalHost = (host: string) => /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/i.test(host);
+
+/** HttpOnly, SameSite=Strict, Secure except on localhost (issue: Accounts). */
+const setCookieHeader = (c: CookieSpec, host: string): string => {
+  const parts = [`${c.name}=${encodeURIComponent(c.value)}`, 'Path=/', 'HttpOnly', 'SameSite=Strict'];
+  if (c.expires) parts.push(`Expires=${c.expires.toUTCString()}`);
+  if (c.maxAgeMs !== undefined) parts.push(`Max-Age=${Math.floor(c.maxAgeMs / 1000)}`);
+  if (!isLocalHost(host)) parts.push('Secure');
+  return parts.join('; ');
+};
+
+const sendError = (ctx: Context, err: DomainError): void => {
+  ctx.status = ERROR_TABLE[err.code].status;
+  ctx.body = errorBody(err.code, err.params, err.details);
+};
+
+export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => {
+  const app = new Koa({ proxy: deps.config.trustProxy });
+  const router = new Router();
+  const keyLimiter = new RateLimiter(deps.config.rateLimit.key);
+  const anonLimiter = new RateLimiter(deps.config.rateLimit.anonymous);
+
+  // Outermost: request id, one log line per request (never headers, bodies or secrets), error mapping.
+  app.use(async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    const requestId = randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.set('Request-Id', requestId);
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        const match = router.match(ctx.path, ctx.method);
+        const allowed = [...new Set(match.path.flatMap((l) => l.methods))];
+        if (match.path.length > 0 && allowed.length > 0) {
+          ctx.set('Allow', allowed.join(', '));
+          sendError(ctx, new DomainError('method_not_allowed', { method: ctx.method, path: ctx.path, allow: allowed.join(', ') }));
+        } else {
+          sendError(ctx, new DomainError('not_found', { path: ctx.path }));
+        }
+      }
+    } catch (err) {
+      if (isDomainError(err)) {
+        sendError(ctx, err);
+      } else {
+        deps.logger.error({ req_id: requestId, err }, 'unhandled error');
+        sendError(ctx, new DomainError('internal_error'));
+      }
+    }
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    deps.logger.info({
+      req_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 100) / 100,
+      key_id: (ctx.state.key as ApiKey | undefined)?.id, person_id: (ctx.state.human as HumanContext | undefined)?.person.id,
+      code: (ctx.body as { error?: { code?: string } } | undefined)?.error?.code,
+    }, 'request');
+  });
+
+  for (const route of routes) {
+    const validateParams = route.params ? compile(route.params) : null;
+    const validateQuery = route.query ? compile(route.query, true) : null;
+    const validateBody = route.body ? compile(route.body) : null;
+    const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+    router[method](koaPath(route.path), async (ctx: Context) => {
+      const access = route.access;
+      const input: RouteInput = { params: { ...(ctx.params as Record<string, string>) }, query: { ...ctx.query }, body: undefined, ip: ctx.ip };
+      let limiter = anonLimiter;
+      let limitId = `ip:${ctx.ip}`;
+
+      // 1. Who is calling. Human-only routes refuse any key outright (seed A6).
+      if (access.kind === 'human') {
+        if (ctx.get('Authorization') !== '') throw new DomainError('human_only', { console: access.console });
+        if (access.session) {
+          const token = cookieOf(ctx.get('Cookie'), SESSION_COOKIE);
+          if (!token) throw new DomainError('session_required');
+          input.human = await deps.authenticateSession.execute(token);
+          ctx.state.human = input.human;
+          limitId = `person:${input.human.person.id}`;
+          limiter = keyLimiter;
+        }
+      } else if (access.kind === 'key') {
+        const token = bearerOf(ctx.get('Authorization') || undefined);
+        if (token === null) throw new DomainError('unauthenticated');
+        input.key = await deps.authenticateKey.execute(token, ctx.ip);
+        ctx.state.key = input.key;
+        limitId = `key:${input.key.id}`;
+        limiter = keyLimiter;
+      }
+
+      // 2. Rate limit (DESIGN: RateLimit-* headers; 429 with Retry-After).
+      if (access.kind !== 'public') {
+        const d = limiter.take(limitId);
+        ctx.set('RateLimit-Limit', String(d.limit));
+        ctx.set('RateLimit-Remaining', String(d.remaining));
+        ctx.set('RateLimit-Reset', String(d.resetSeconds));
+        if (!d.allowed) {
+          ctx.set('Retry-After', String(d.retryAfterSeconds));
+          throw new DomainError('rate_limited', { retry_after: d.retryAfterSeconds });
+        }
+      }
+      if (input.key && !deps.environments.isAvailable(input.key.environment)) {
+        throw new DomainError('environment_unavailable', { environment: input.key.environment });
+      }
+
+      // 3. Body and schemas.
+      if (BODY_METHODS.has(route.method)) input.body = await readJsonBody(ctx.req, deps.config.maxBodyBytes);
+      if (validateParams) check(validateParams, input.params, 'params');
+      if (validateQuery) check(validateQuery, input.query, 'query');
+      if (validateBody) check(validateBody, input.body === undefined ? {} : input.body, 'body');
+      if (validateBody && input.body === undefined) input.body = {};
+
+      // 4. Rights (seed 2.2: a policy pairs the right with a selection containing the domain).
+      if (access.kind === 'key' && input.key) {
+        if (access.right) {
+          input.domain = await deps.authorizer.check(input.key, access.right, access.domainParam ? input.params[access.domainParam] : undefined);
+        }
+        for (const pair of access.rights?.(input) ?? []) await deps.authorizer.check(input.key, pair.right, pair.domain);
+      }
+
+      // 5. Idempotency (seed 4): required on keyed writes, optional on the console's session writes.
+      let reply: Reply & { replayed?: boolean };
+      const idemKey = route.writes && access.kind !== 'public'
+        ? parseIdempotencyKey(ctx.get('Idempotency-Key') || undefined, access.kind === 'key')
+        : null;
+      if (idemKey !== null) {
+        const scope = input.key ? `key:${input.key.id}` : `person:${input.human?.person.id ?? `ip:${ctx.ip}`}`;
+        reply = await runIdempotent(
+          { store: deps.idempotency, uow: deps.uow, clock: deps.clock },
+          scope, idemKey, fingerprintOf(route.method, ctx.path, input.body), () => route.handle(input),
+        );
+        if (reply.replayed) ctx.set('Idempotent-Replayed', 'true');
+      } else {
+        reply = await route.handle(input);
+      }
+
+      ctx.status = reply.status;
+      for (const [k, v] of Object.entries(reply.headers ?? {})) ctx.set(k, v);
+      for (const c of reply.cookies ?? []) ctx.append('Set-Cookie', setCookieHeader(c, ctx.host));
+      if (reply.contentType) ctx.type = reply.contentType;
+      if (reply.body !== undefined) ctx.body = reply.body;
+    });
+  }
+
+  app.use(router.routes());
+  return app;
+};

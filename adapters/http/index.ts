@@ -1,0 +1,29 @@
+import type Koa from 'koa';
+import { createHttpApp, type HttpDeps } from './app.js';
+import { buildOpenApi } from './openapi.js';
+import { accountRoutes } from './routes/account.routes.js';
+import { keyedRoutes } from './routes/keyed.routes.js';
+import { metaRoutes, type MetaDeps } from './routes/meta.routes.js';
+import type { UseCases } from './routes/use-cases.js';
+import type { Route } from './route.js';
+
+export { createHttpApp, SESSION_COOKIE, type HttpConfig, type HttpDeps } from './app.js';
+export { ERROR_TABLE, errorBody } from './error-table.js';
+export { buildOpenApi } from './openapi.js';
+export type { Route, RouteInput, Reply } from './route.js';
+export type { UseCases } from './routes/use-cases.js';
+
+export const API_VERSION = '1.0.0';
+
+/** Every route of the API. Tests may append routes (routes are data). */
+export const allRoutes = (uc: UseCases, meta: Omit<MetaDeps, 'openapi'>, extra: readonly Route[] = []): Route[] => {
+  const routes: Route[] = [];
+  const openapi = () => buildOpenApi(routes, API_VERSION);
+  routes.push(...metaRoutes({ ...meta, openapi }), ...accountRoutes(uc), ...keyedRoutes(uc), ...extra);
+  return routes;
+};
+
+export const buildApi = (uc: UseCases, meta: Omit<MetaDeps, 'openapi'>, deps: HttpDeps, extra: readonly Route[] = []): { app: Koa; routes: Route[] } => {
+  const routes = allRoutes(uc, meta, extra);
+  return { app: createHttpApp(routes, deps), routes };
+};

@@ -1,0 +1,95 @@
+import { createHash } from 'node:crypto';
+import type { Clock } from '../../../core/shared/clock.port.js';
+import { DomainError, isDomainError } from '../../../core/shared/errors.js';
+import type { IdempotencyRecord, IdempotencyStore, StoredResponse } from '../../../core/idempotency/ports/idempotency-store.port.js';
+import type { UnitOfWork } from '../../../core/shared/unit-of-work.port.js';
+import { ERROR_TABLE, errorBody } from '../error-table.js';
+import type { Reply } from '../route.js';
+import { canonicalJson } from './canonical-json.js';
+
+/**
+ * Seed 4 and DESIGN "Idempotency-Key": required on keyed writes; the fingerprint is method + path +
+ * canonical JSON body; same key and request → the stored response again with Idempotent-Replayed;
+ * other request → 422; still running → 409; kept 24 h; scoped per key.
+ *
+ * The record is claimed first (committed, so a concurrent duplicate sees it in flight). The handler
+ * then runs inside one transaction that also writes the response, so the effects and the stored
+ * response commit together: a crash in between leaves neither. A business error rolls the effects
+ * back and is stored on its own; an unexpected error releases the claim so the client can retry.
+ * A claim whose process died is taken over after LOCK_TIMEOUT.
+ */
+export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
+export const LOCK_TIMEOUT_MS = 60_000;
+const KEY_RE = /^[\x21-\x7e]{1,255}$/;
+
+export interface IdempotencyDeps {
+  readonly store: IdempotencyStore;
+  readonly uow: UnitOfWork;
+  readonly clock: Clock;
+}
+
+export const fingerprintOf = (method: string, path: string, body: unknown): string =>
+  createHash('sha256').update(`${method} ${path}\n${canonicalJson(body)}`).digest('hex');
+
+/** Which outcomes are kept (DESIGN): successes and business errors (e.g. domain_taken) are; 401, 403,
+ * 409 in flight, 422 schema violations, 429 and server faults are not, so the client may retry. */
+const NOT_STORED = new Set<string>(['validation_failed', 'idempotency_key_in_use', 'idempotency_key_reused', 'rate_limited']);
+const storable = (code: keyof typeof ERROR_TABLE): boolean => {
+  const status = ERROR_TABLE[code].status;
+  return !(status === 401 || status === 403 || status === 429 || status >= 500 || NOT_STORED.has(code));
+};
+
+const toStored = (r: Reply): StoredResponse => ({
+  status: r.status,
+  body: r.body ?? null,
+  headers: { ...(r.headers ?? {}) },
+});
+
+export const parseIdempotencyKey = (value: string | undefined, required: boolean): string | null => {
+  if (value === undefined || value === '') {
+    if (required) throw new DomainError('idempotency_key_required');
+    return null;
+  }
+  if (!KEY_RE.test(value)) throw new DomainError('idempotency_key_invalid');
+  return value;
+};
+
+export const runIdempotent = async (
+  deps: IdempotencyDeps,
+  scope: string,
+  key: string,
+  fingerprint: string,
+  run: () => Promise<Reply>,
+): Promise<Reply & { replayed?: boolean }> => {
+  const now = deps.clock.now();
+  let claim = await deps.store.claim(scope, key, fingerprint, now);
+  if (claim.outcome === 'existing' && now.getTime() - claim.record.createdAt.getTime() > IDEMPOTENCY_RETENTION_MS) {
+    // Past retention the key is forgotten: reuse it as new.
+    await deps.store.purge(new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS));
+    claim = await deps.store.claim(scope, key, fingerprint, now);
+  }
+  if (claim.outcome === 'existing') {
+    const rec: IdempotencyRecord = claim.record;
+    if (rec.fingerprint !== fingerprint) throw new DomainError('idempotency_key_reused');
+    if (rec.response) {
+      return { status: rec.response.status, body: rec.response.body, headers: { ...rec.response.headers }, replayed: true };
+    }
+    const stale = rec.lockedAt !== null && now.getTime() - rec.lockedAt.getTime() > LOCK_TIMEOUT_MS;
+    if (!stale || !(await deps.store.takeOver(scope, key, rec.lockedAt!, now))) throw new DomainError('idempotency_key_in_use');
+  }
+  try {
+    return await deps.uow.transaction(async () => {
+      const reply = await run();
+      await deps.store.complete(scope, key, toStored(reply));
+      return reply;
+    });
+  } catch (err) {
+    if (isDomainError(err) && storable(err.code)) {
+      const reply: Reply = { status: ERROR_TABLE[err.code].status, body: errorBody(err.code, err.params, err.details) };
+      await deps.store.complete(scope, key, toStored(reply));
+      return reply;
+    }
+    await deps.store.release(scope, key);
+    throw err;
+  }
+};

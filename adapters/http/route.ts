@@ -1,0 +1,76 @@
+import type { ApiKey } from '../../core/access/key.js';
+import type { RightName } from '../../core/access/rights.js';
+import type { HumanContext } from '../../core/accounts/sign-in.use-case.js';
+import type { Domain } from '../../core/domains/domain.js';
+import type { ErrorCode } from '../../core/shared/errors.js';
+
+/**
+ * Routes are data (STYLE 7): each declares its method, path, schemas, who may call it, whether it
+ * writes — and one use-case call. Authentication, rights, idempotency, validation and error mapping
+ * are middleware that read the declaration; the OpenAPI document is generated from it.
+ */
+export type JsonSchema = Record<string, unknown>;
+
+export type Access =
+  /** No credentials (health, OpenAPI). */
+  | { readonly kind: 'public' }
+  /** Human-only (seed A6), before sign-in: refuses any key. */
+  | { readonly kind: 'human'; readonly session: false; readonly console: string }
+  /** Human-only with a session; refuses any key. */
+  | { readonly kind: 'human'; readonly session: true; readonly console: string }
+  /** A key. `right` + `domainParam` is the common case; `rights` derives the pairs from the request
+   * (a plan's changes, a certificate's names). Neither: any valid key. */
+  | {
+      readonly kind: 'key';
+      readonly right?: RightName;
+      readonly domainParam?: string;
+      readonly rights?: (input: RouteInput) => ReadonlyArray<{ right: RightName; domain?: string }>;
+    };
+
+export interface RouteInput {
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  body: unknown;
+  ip: string;
+  key?: ApiKey;
+  human?: HumanContext;
+  /** The domain the authorisation step loaded (when the route names one and it exists). */
+  domain?: Domain | null;
+}
+
+export interface CookieSpec {
+  readonly name: string;
+  readonly value: string;
+  readonly expires?: Date;
+  readonly maxAgeMs?: number;
+}
+
+export interface Reply {
+  readonly status: number;
+  readonly body?: unknown;
+  readonly headers?: Record<string, string>;
+  readonly cookies?: readonly CookieSpec[];
+  readonly contentType?: string;
+}
+
+export interface Route {
+  readonly id: string;
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** OpenAPI-style path: /v1/domains/{domain}. */
+  readonly path: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly tag: string;
+  readonly access: Access;
+  readonly writes: boolean;
+  readonly params?: JsonSchema;
+  readonly query?: JsonSchema;
+  readonly body?: JsonSchema;
+  /** Success responses: status → description and schema. */
+  readonly responses: Readonly<Record<number, { description: string; schema?: JsonSchema; contentType?: string }>>;
+  /** Error codes this route answers with beyond the common ones (documented in OpenAPI). */
+  readonly errors?: readonly ErrorCode[];
+  readonly handle: (input: RouteInput) => Promise<Reply>;
+}
+
+export const isHumanOnly = (r: Route): boolean => r.access.kind === 'human';

@@ -1,0 +1,1 @@
+export { SandboxRegistrar, TAKEN_UNTIL } from './sandbox.adapter.js';

@@ -1,0 +1,121 @@
+import { addYears, kyivDate } from '../../../core/shared/dates.js';
+import type { Clock } from '../../../core/shared/clock.port.js';
+import { isRegistrable } from '../../../core/domains/price-list.js';
+import {
+  RegistryError,
+  type Availability, type RegisterRequest, type Registrar, type RegistrarCapability, type RegistryDomainInfo,
+  type RegistryResult, type RenewRequest,
+} from '../../../core/domains/ports/registrar.port.js';
+import type { SandboxRegistryStore } from '../../../core/sandbox/ports/sandbox-registry.port.js';
+
+/**
+ * The sandbox registrar (DESIGN: Wire formats). Deterministic and looks real:
+ * - a name whose first label starts with `taken-` is registered elsewhere until TAKEN_UNTIL;
+ * - one starting with `fail-` is available but every write to it fails at the "registry";
+ * - any other registrable name under a priced TLD is free until someone registers it in the sandbox.
+ * State lives in our store (sandbox_registry), shared by every account of the test environment, and
+ * nothing outside changes. Writes are idempotent by client transaction id, like EPP's clTRID.
+ */
+export const TAKEN_UNTIL = '2031-03-14';
+const SANDBOX_NS = ['ns1.domivka.net', 'ns2.domivka.net'];
+
+const isTakenMagic = (name: string) => name.split('.')[0]!.startsWith('taken-');
+const isFailMagic = (name: string) => name.split('.')[0]!.startsWith('fail-');
+
+export class SandboxRegistrar implements Registrar {
+  readonly name = 'sandbox';
+  readonly capabilities: ReadonlySet<RegistrarCapability> = new Set<RegistrarCapability>([
+    'register', 'renew', 'nameservers', 'transfer_lock', 'transfer_code',
+  ]);
+
+  constructor(
+    private readonly store: SandboxRegistryStore,
+    private readonly clock: Clock,
+    private readonly newTransferCode: () => string,
+  ) {}
+
+  async check(domains: readonly string[]): Promise<Availability[]> {
+    const held = new Map((await this.store.findMany(domains)).map((e) => [e.domain, e]));
+    return domains.map((domain) => {
+      if (isTakenMagic(domain)) return { domain, available: false, registeredUntil: TAKEN_UNTIL };
+      const entry = held.get(domain);
+      if (entry) return { domain, available: false, registeredUntil: entry.registeredUntil };
+      return { domain, available: isRegistrable(domain), registeredUntil: null };
+    });
+  }
+
+  async info(domain: string): Promise<RegistryDomainInfo | null> {
+    if (isTakenMagic(domain)) return { domain, registeredUntil: TAKEN_UNTIL, status: ['clientTransferProhibited'], nameservers: ['ns1.elsewhere.example'] };
+    const e = await this.store.find(domain);
+    return e ? { domain, registeredUntil: e.registeredUntil, status: [...e.status], nameservers: [...e.nameservers] } : null;
+  }
+
+  async register(req: RegisterRequest): Promise<RegistryResult> {
+    const replay = await this.replayed(req.clientTransactionId, 'register', req.domain);
+    if (replay) return replay;
+    if (isFailMagic(req.domain)) throw new RegistryError('unavailable', `registry failure for ${req.domain} (sandbox fail- name)`);
+    const [a] = await this.check([req.domain]);
+    if (!a!.available) {
+      if (a!.registeredUntil) throw new RegistryError('taken', `${req.domain} is registered`, a!.registeredUntil);
+      throw new RegistryError('rejected', `${req.domain} is not registrable here`);
+    }
+    const registeredUntil = addYears(kyivDate(this.clock.now()), req.years);
+    await this.store.put({
+      domain: req.domain, registeredUntil, status: ['ok'],
+      nameservers: req.nameservers.length > 0 ? [...req.nameservers] : SANDBOX_NS, transferCode: this.newTransferCode(),
+    });
+    const result = { domain: req.domain, registeredUntil };
+    await this.store.recordTransaction(req.clientTransactionId, 'register', req.domain, JSON.stringify(result));
+    return result;
+  }
+
+  async renew(req: RenewRequest): Promise<RegistryResult> {
+    const replay = await this.replayed(req.clientTransactionId, 'renew', req.domain);
+    if (replay) return replay;
+    if (isFailMagic(req.domain)) throw new RegistryError('unavailable', `registry failure for ${req.domain} (sandbox fail- name)`);
+    const e = await this.store.find(req.domain);
+    if (!e) throw new RegistryError('rejected', `${req.domain} is not registered in the sandbox registry`);
+    // EPP renew (RFC 5731 §3.2.3) names the current expiry date so a repeated renew cannot add twice.
+    if (e.registeredUntil !== req.currentExpiry) {
+      throw new RegistryError('rejected', `current expiry of ${req.domain} is ${e.registeredUntil}, not ${req.currentExpiry}`);
+    }
+    const registeredUntil = addYears(e.registeredUntil, req.years);
+    await this.store.put({ ...e, registeredUntil });
+    const result = { domain: req.domain, registeredUntil };
+    await this.store.recordTransaction(req.clientTransactionId, 'renew', req.domain, JSON.stringify(result));
+    return result;
+  }
+
+  async setNameservers(domain: string, nameservers: readonly string[], clientTransactionId: string): Promise<void> {
+    if (await this.store.transaction(clientTransactionId)) return;
+    const e = await this.mustFind(domain);
+    await this.store.put({ ...e, nameservers: [...nameservers] });
+    await this.store.recordTransaction(clientTransactionId, 'nameservers', domain, JSON.stringify(nameservers));
+  }
+
+  async setTransferLock(domain: string, locked: boolean, clientTransactionId: string): Promise<void> {
+    if (await this.store.transaction(clientTransactionId)) return;
+    const e = await this.mustFind(domain);
+    const others = e.status.filter((s) => s !== 'clientTransferProhibited' && s !== 'ok');
+    const status = locked ? [...others, 'clientTransferProhibited'] : others.length > 0 ? others : ['ok'];
+    await this.store.put({ ...e, status });
+    await this.store.recordTransaction(clientTransactionId, 'lock', domain, JSON.stringify({ locked }));
+  }
+
+  async transferCode(domain: string): Promise<string> {
+    return (await this.mustFind(domain)).transferCode;
+  }
+
+  private async mustFind(domain: string) {
+    const e = await this.store.find(domain);
+    if (!e) throw new RegistryError('rejected', `${domain} is not registered in the sandbox registry`);
+    return e;
+  }
+
+  private async replayed(id: string, op: string, domain: string): Promise<RegistryResult | null> {
+    const t = await this.store.transaction(id);
+    if (!t) return null;
+    if (t.op !== op || t.domain !== domain) throw new RegistryError('rejected', `client transaction id ${id} was used for ${t.op} ${t.domain}`);
+    return JSON.parse(t.result) as RegistryResult;
+  }
+}

@@ -1,0 +1,61 @@
+import type { Knex } from 'knex';
+import { createKnex, engineOf, type Engine, type StoreConfig } from './connection.js';
+import { migrationSource } from './migration-source.js';
+import { SqlAccountRepository, SqlSessionRepository } from './repositories/account.repository.js';
+import { SqlDomainRepository } from './repositories/domain.repository.js';
+import { SqlIdempotencyStore } from './repositories/idempotency.repository.js';
+import { SqlKeyRepository } from './repositories/key.repository.js';
+import { SqlEventLog, SqlLedger, SqlNoticeRepository } from './repositories/misc.repository.js';
+import { SqlSandboxRegistryStore } from './repositories/sandbox-registry.repository.js';
+import { KnexUnitOfWork } from './unit-of-work.js';
+
+export { engineOf, knexConfig, type Engine, type StoreConfig } from './connection.js';
+export { migrationSource } from './migration-source.js';
+
+/** The SQL store: one knex instance, its unit of work, and every repository over it. */
+export class SqlStore {
+  readonly knex: Knex;
+  readonly engine: Engine;
+  readonly uow: KnexUnitOfWork;
+  readonly accounts: SqlAccountRepository;
+  readonly sessions: SqlSessionRepository;
+  readonly keys: SqlKeyRepository;
+  readonly domains: SqlDomainRepository;
+  readonly events: SqlEventLog;
+  readonly notices: SqlNoticeRepository;
+  readonly ledger: SqlLedger;
+  readonly idempotency: SqlIdempotencyStore;
+  readonly sandboxRegistry: SqlSandboxRegistryStore;
+
+  constructor(config: StoreConfig) {
+    this.engine = engineOf(config.url);
+    this.knex = createKnex(config);
+    this.uow = new KnexUnitOfWork(this.knex);
+    this.accounts = new SqlAccountRepository(this.uow);
+    this.sessions = new SqlSessionRepository(this.uow);
+    this.keys = new SqlKeyRepository(this.uow);
+    this.domains = new SqlDomainRepository(this.uow);
+    this.events = new SqlEventLog(this.uow);
+    this.notices = new SqlNoticeRepository(this.uow);
+    this.ledger = new SqlLedger(this.uow);
+    this.idempotency = new SqlIdempotencyStore(this.uow);
+    this.sandboxRegistry = new SqlSandboxRegistryStore(this.uow);
+  }
+
+  async migrate(): Promise<void> {
+    await this.knex.migrate.latest({ migrationSource });
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      await this.knex.raw('select 1');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.knex.destroy();
+  }
+}

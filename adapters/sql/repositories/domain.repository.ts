@@ -1,0 +1,60 @@
+import type { Domain } from '../../../core/domains/domain.js';
+import type { DomainListQuery, DomainRepository } from '../../../core/domains/ports/domain-repository.port.js';
+import type { Environment } from '../../../core/shared/environment.js';
+import { bool, date, iso, json, parse } from '../rows.js';
+import type { KnexUnitOfWork } from '../unit-of-work.js';
+
+type DomainRow = {
+  id: string; account_id: string; environment: string; name: string; status: string; expires_on: string;
+  auto_renew: unknown; transfer_lock: unknown; nameservers: string; created_at: string;
+};
+
+export class SqlDomainRepository implements DomainRepository {
+  constructor(private readonly uow: KnexUnitOfWork) {}
+
+  async insert(d: Domain): Promise<void> {
+    const db = this.uow.db();
+    await db('domains').insert({
+      id: d.id, account_id: d.accountId, environment: d.environment, name: d.name, status: json(d.status),
+      expires_on: d.expiresOn, auto_renew: d.autoRenew, transfer_lock: d.transferLock, nameservers: json(d.nameservers),
+      created_at: iso(d.createdAt),
+    });
+    if (d.labels.length > 0) await db('domain_labels').insert(d.labels.map((label) => ({ domain_id: d.id, label })));
+  }
+
+  async find(accountId: string, environment: Environment, name: string): Promise<Domain | null> {
+    const db = this.uow.db();
+    const r: DomainRow | undefined = await db('domains').where({ account_id: accountId, environment, name }).first();
+    if (!r) return null;
+    const labels = await db('domain_labels').where({ domain_id: r.id }).orderBy('label').pluck('label');
+    return this.toDomain(r, labels);
+  }
+
+  async list(q: DomainListQuery): Promise<Domain[]> {
+    const db = this.uow.db();
+    const query = db('domains').where({ account_id: q.accountId, environment: q.environment }).orderBy('name').limit(q.limit);
+    if (q.after) query.andWhere('name', '>', q.after);
+    if (q.label) query.whereIn('id', db('domain_labels').select('domain_id').where({ label: q.label }));
+    if (!q.scope.all) {
+      query.andWhere((w) => {
+        w.whereIn('name', [...q.scope.names]);
+        if (q.scope.labels.length > 0) w.orWhereIn('id', db('domain_labels').select('domain_id').whereIn('label', [...q.scope.labels]));
+      });
+    }
+    const rows: DomainRow[] = await query;
+    if (rows.length === 0) return [];
+    const labelRows: Array<{ domain_id: string; label: string }> = await db('domain_labels')
+      .whereIn('domain_id', rows.map((r) => r.id)).orderBy('label');
+    const byDomain = new Map<string, string[]>();
+    for (const l of labelRows) byDomain.set(l.domain_id, [...(byDomain.get(l.domain_id) ?? []), l.label]);
+    return rows.map((r) => this.toDomain(r, byDomain.get(r.id) ?? []));
+  }
+
+  private toDomain(r: DomainRow, labels: string[]): Domain {
+    return {
+      id: r.id, accountId: r.account_id, environment: r.environment as Environment, name: r.name, labels,
+      status: parse<string[]>(r.status), expiresOn: r.expires_on, autoRenew: bool(r.auto_renew),
+      transferLock: bool(r.transfer_lock), nameservers: parse<string[]>(r.nameservers), createdAt: date(r.created_at),
+    };
+  }
+}

@@ -1,0 +1,56 @@
+import type { ClaimResult, IdempotencyRecord, IdempotencyStore, StoredResponse } from '../../../core/idempotency/ports/idempotency-store.port.js';
+import { date, dateOrNull, iso, json, parse } from '../rows.js';
+import type { KnexUnitOfWork } from '../unit-of-work.js';
+
+type Row = {
+  scope: string; key: string; fingerprint: string; locked_at: string | null; recovery_point: string;
+  response_status: number | null; response_body: string | null; response_headers: string | null; created_at: string;
+};
+
+const toRecord = (r: Row): IdempotencyRecord => ({
+  scope: r.scope, key: r.key, fingerprint: r.fingerprint, lockedAt: dateOrNull(r.locked_at), recoveryPoint: r.recovery_point,
+  response: r.response_status === null
+    ? null
+    : { status: Number(r.response_status), body: r.response_body === null ? null : parse(r.response_body), headers: parse(r.response_headers ?? '{}') },
+  createdAt: date(r.created_at),
+});
+
+export class SqlIdempotencyStore implements IdempotencyStore {
+  constructor(private readonly uow: KnexUnitOfWork) {}
+
+  async claim(scope: string, key: string, fingerprint: string, at: Date): Promise<ClaimResult> {
+    const db = this.uow.db();
+    // INSERT … ON CONFLICT DO NOTHING is atomic on both engines: of two concurrent duplicates exactly
+    // one inserts; the other reads the winner's row.
+    const inserted = await db('idempotency_keys')
+      .insert({ scope, key, fingerprint, locked_at: iso(at), recovery_point: 'started', created_at: iso(at) })
+      .onConflict(['scope', 'key']).ignore().returning('key');
+    const row: Row = await db('idempotency_keys').where({ scope, key }).first();
+    return { outcome: inserted.length > 0 ? 'claimed' : 'existing', record: toRecord(row) };
+  }
+
+  async takeOver(scope: string, key: string, previousLockedAt: Date, at: Date): Promise<boolean> {
+    const n = await this.uow.db()('idempotency_keys')
+      .where({ scope, key, locked_at: iso(previousLockedAt) }).whereNull('response_status').update({ locked_at: iso(at) });
+    return n > 0;
+  }
+
+  async setRecoveryPoint(scope: string, key: string, point: string): Promise<void> {
+    await this.uow.db()('idempotency_keys').where({ scope, key }).update({ recovery_point: point });
+  }
+
+  async complete(scope: string, key: string, response: StoredResponse): Promise<void> {
+    await this.uow.db()('idempotency_keys').where({ scope, key }).update({
+      locked_at: null, recovery_point: 'finished', response_status: response.status,
+      response_body: response.body === undefined ? null : json(response.body), response_headers: json(response.headers),
+    });
+  }
+
+  async release(scope: string, key: string): Promise<void> {
+    await this.uow.db()('idempotency_keys').where({ scope, key }).whereNull('response_status').delete();
+  }
+
+  async purge(createdBefore: Date): Promise<number> {
+    return this.uow.db()('idempotency_keys').where('created_at', '<', iso(createdBefore)).delete();
+  }
+}

@@ -1,0 +1,74 @@
+import type { ApiKey } from '../../../core/access/key.js';
+import type { Policy } from '../../../core/access/policy.js';
+import type { KeyListQuery, KeyRepository } from '../../../core/access/ports/key-repository.port.js';
+import type { DangerClass } from '../../../core/access/rights.js';
+import type { Environment } from '../../../core/shared/environment.js';
+import { date, dateOrNull, iso, json, parse } from '../rows.js';
+import type { KnexUnitOfWork } from '../unit-of-work.js';
+
+type KeyRow = {
+  id: string; account_id: string; environment: string; name: string; created_by: string; policies: string;
+  cidr: string | null; expires_on: string; spend_limit: string | number | null; class: number; secret_hash: string;
+  created_at: string; last_used_at: string | null; revoked_at: string | null; revoked_by: string | null;
+};
+
+const toKey = (r: KeyRow): ApiKey => ({
+  id: r.id, accountId: r.account_id, environment: r.environment as Environment, name: r.name, createdBy: r.created_by,
+  policies: parse<Policy[]>(r.policies),
+  conditions: { cidr: r.cidr, expiresOn: r.expires_on, spendLimit: r.spend_limit === null ? null : Number(r.spend_limit) },
+  class: Number(r.class) as DangerClass, secretHash: r.secret_hash, createdAt: date(r.created_at),
+  lastUsedAt: dateOrNull(r.last_used_at), revokedAt: dateOrNull(r.revoked_at), revokedBy: r.revoked_by,
+});
+
+/**
+ * Keys, with a short read-through cache for the authentication hot path. DESIGN: revocation takes
+ * effect at once in the process that revokes (the entry is dropped here) and within 5 seconds
+ * everywhere else (no entry lives longer than CACHE_TTL_MS).
+ */
+export const KEY_CACHE_TTL_MS = 4_000;
+
+export class SqlKeyRepository implements KeyRepository {
+  private readonly cache = new Map<string, { key: ApiKey; at: number }>();
+
+  constructor(private readonly uow: KnexUnitOfWork, private readonly now: () => number = Date.now) {}
+
+  async insert(k: ApiKey): Promise<void> {
+    await this.uow.db()('api_keys').insert({
+      id: k.id, account_id: k.accountId, environment: k.environment, name: k.name, created_by: k.createdBy,
+      policies: json(k.policies), cidr: k.conditions.cidr, expires_on: k.conditions.expiresOn,
+      spend_limit: k.conditions.spendLimit, class: k.class, secret_hash: k.secretHash, created_at: iso(k.createdAt),
+      last_used_at: null, revoked_at: null, revoked_by: null,
+    });
+  }
+
+  async findById(id: string): Promise<ApiKey | null> {
+    const hit = this.cache.get(id);
+    if (hit && this.now() - hit.at < KEY_CACHE_TTL_MS) return hit.key;
+    const r = await this.uow.db()('api_keys').where({ id }).first();
+    if (!r) {
+      this.cache.delete(id);
+      return null;
+    }
+    const key = toKey(r);
+    if (this.cache.size > 50_000) this.cache.clear();
+    this.cache.set(id, { key, at: this.now() });
+    return key;
+  }
+
+  async list(q: KeyListQuery): Promise<ApiKey[]> {
+    const query = this.uow.db()('api_keys').where({ account_id: q.accountId }).orderBy('id').limit(q.limit);
+    if (q.createdBy) query.andWhere({ created_by: q.createdBy });
+    if (q.after) query.andWhere('id', '>', q.after);
+    return (await query).map(toKey);
+  }
+
+  async revoke(id: string, at: Date, by: string): Promise<boolean> {
+    this.cache.delete(id);
+    const n = await this.uow.db()('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: iso(at), revoked_by: by });
+    return n > 0;
+  }
+
+  async touchLastUsed(id: string, at: Date): Promise<void> {
+    await this.uow.db()('api_keys').where({ id }).update({ last_used_at: iso(at) });
+  }
+}

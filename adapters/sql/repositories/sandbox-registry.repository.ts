@@ -1,0 +1,38 @@
+import type { SandboxRegistryEntry, SandboxRegistryStore } from '../../../core/sandbox/ports/sandbox-registry.port.js';
+import { json, parse } from '../rows.js';
+import type { KnexUnitOfWork } from '../unit-of-work.js';
+
+type Row = { domain: string; registered_until: string; status: string; nameservers: string; transfer_code: string };
+const toEntry = (r: Row): SandboxRegistryEntry => ({
+  domain: r.domain, registeredUntil: r.registered_until, status: parse(r.status), nameservers: parse(r.nameservers),
+  transferCode: r.transfer_code,
+});
+
+export class SqlSandboxRegistryStore implements SandboxRegistryStore {
+  constructor(private readonly uow: KnexUnitOfWork) {}
+
+  async find(domain: string): Promise<SandboxRegistryEntry | null> {
+    const r = await this.uow.db()('sandbox_registry').where({ domain }).first();
+    return r ? toEntry(r) : null;
+  }
+
+  async findMany(domains: readonly string[]): Promise<SandboxRegistryEntry[]> {
+    if (domains.length === 0) return [];
+    return (await this.uow.db()('sandbox_registry').whereIn('domain', [...domains])).map(toEntry);
+  }
+
+  async put(e: SandboxRegistryEntry): Promise<void> {
+    await this.uow.db()('sandbox_registry')
+      .insert({ domain: e.domain, registered_until: e.registeredUntil, status: json(e.status), nameservers: json(e.nameservers), transfer_code: e.transferCode })
+      .onConflict('domain').merge();
+  }
+
+  async transaction(id: string): Promise<{ op: string; domain: string; result: string } | null> {
+    const r = await this.uow.db()('sandbox_registry_transactions').where({ client_transaction_id: id }).first();
+    return r ? { op: r.op, domain: r.domain, result: r.result } : null;
+  }
+
+  async recordTransaction(id: string, op: string, domain: string, result: string): Promise<void> {
+    await this.uow.db()('sandbox_registry_transactions').insert({ client_transaction_id: id, op, domain, result });
+  }
+}

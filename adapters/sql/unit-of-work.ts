@@ -1,0 +1,23 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Knex } from 'knex';
+import type { UnitOfWork } from '../../core/shared/unit-of-work.port.js';
+
+/**
+ * The ambient transaction: repositories ask `db()` and get the transaction of the surrounding
+ * `transaction()` call, if any. Nested calls join the outer transaction, so a use case's writes and
+ * the idempotency record it runs under commit or roll back together.
+ */
+export class KnexUnitOfWork implements UnitOfWork {
+  private readonly als = new AsyncLocalStorage<Knex.Transaction>();
+
+  constructor(readonly knex: Knex) {}
+
+  db(): Knex | Knex.Transaction {
+    return this.als.getStore() ?? this.knex;
+  }
+
+  async transaction<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.als.getStore()) return fn();
+    return this.knex.transaction((trx) => this.als.run(trx, fn));
+  }
+}

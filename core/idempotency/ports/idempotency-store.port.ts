@@ -1,0 +1,37 @@
+/**
+ * Stored outcomes of keyed writes (seed 4: Idempotency-Key). A record is claimed before the work runs
+ * (so a concurrent duplicate sees it "in flight"), and completed in the same transaction as the
+ * work's own effects — a crash between them cannot double an effect.
+ */
+export interface StoredResponse {
+  readonly status: number;
+  readonly body: unknown;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export interface IdempotencyRecord {
+  readonly scope: string;
+  readonly key: string;
+  readonly fingerprint: string;
+  readonly lockedAt: Date | null;
+  readonly recoveryPoint: string;
+  readonly response: StoredResponse | null;
+  readonly createdAt: Date;
+}
+
+export type ClaimResult =
+  | { readonly outcome: 'claimed'; readonly record: IdempotencyRecord }
+  | { readonly outcome: 'existing'; readonly record: IdempotencyRecord };
+
+export interface IdempotencyStore {
+  /** Inserts an in-flight record, or returns the one that exists (never both). */
+  claim(scope: string, key: string, fingerprint: string, at: Date): Promise<ClaimResult>;
+  /** Takes over a record whose lock is older than `staleBefore` (its process died). */
+  takeOver(scope: string, key: string, previousLockedAt: Date, at: Date): Promise<boolean>;
+  setRecoveryPoint(scope: string, key: string, point: string): Promise<void>;
+  complete(scope: string, key: string, response: StoredResponse): Promise<void>;
+  /** Forgets an in-flight record whose outcome is not kept (500s), so the client may retry. */
+  release(scope: string, key: string): Promise<void>;
+  /** Deletes records created before the cut-off; returns how many. */
+  purge(createdBefore: Date): Promise<number>;
+}

@@ -1,0 +1,32 @@
+import type { Actor } from '../accounts/person.js';
+import type { Environment } from '../shared/environment.js';
+import { clampLimit, decodeCursor, encodeCursor, type Page } from '../shared/pagination.js';
+import type { Notice } from './notice.js';
+import type { NoticeRepository } from './ports/notice-repository.port.js';
+
+export interface NoticeView {
+  id: string;
+  environment: Environment;
+  kind: string;
+  domain: string | null;
+  message: { uk: string; en: string };
+  data: Record<string, unknown>;
+  created_at: string;
+}
+
+const view = (n: Notice): NoticeView => ({
+  id: n.id, environment: n.environment, kind: n.kind, domain: n.domain, message: { ...n.message }, data: { ...n.data },
+  created_at: n.createdAt.toISOString(),
+});
+
+/** The signed-in person's notices, newest first. */
+export class ListNotices {
+  constructor(private readonly notices: NoticeRepository) {}
+
+  async execute(actor: Actor, opts: { environment?: Environment; cursor?: string; limit?: number }): Promise<Page<NoticeView>> {
+    const limit = clampLimit(opts.limit);
+    const rows = await this.notices.listForPerson(actor.personId, opts.environment, decodeCursor(opts.cursor), limit + 1);
+    const page = rows.slice(0, limit);
+    return { data: page.map(view), next_cursor: rows.length > limit ? encodeCursor(page[page.length - 1]!.id) : null };
+  }
+}

@@ -1,0 +1,93 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import type { BucketConfig } from '../adapters/http/middleware/rate-limit.js';
+
+/**
+ * Configuration from the environment. Reading process.env happens here and only here; the
+ * constructors that receive these values validate them (STYLE 4).
+ */
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly dnsPort: number;
+  readonly databaseUrl: string;
+  /** Postgres schema (tests; optional in production). */
+  readonly databaseSchema?: string;
+  readonly varDir: string;
+  readonly keyPepper: Buffer;
+  readonly trustProxy: boolean;
+  readonly logLevel: string;
+  /** The live environment's registrar; "none" leaves live keys answering 503 environment_unavailable. */
+  readonly liveRegistrar: 'none';
+  readonly seedDemo: boolean;
+  readonly runWorker: boolean;
+  readonly maxBodyBytes: number;
+  readonly rateLimit: { readonly key: BucketConfig; readonly anonymous: BucketConfig };
+  readonly argon2: { readonly memoryCost: number; readonly timeCost: number; readonly parallelism: number };
+}
+
+export class ConfigError extends Error {}
+
+const int = (env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number => {
+  const v = env[name];
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw new ConfigError(`${name} must be an integer ≥ ${min}, got "${v}"`);
+  return n;
+};
+
+const bool = (env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean => {
+  const v = env[name];
+  if (v === undefined || v === '') return fallback;
+  if (/^(1|true|yes|on)$/i.test(v)) return true;
+  if (/^(0|false|no|off)$/i.test(v)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${v}"`);
+};
+
+/** KEY_PEPPER (hex, ≥ 32 bytes) or, in development, a pepper generated once into var/key-pepper (0600). */
+const pepperFrom = (env: NodeJS.ProcessEnv, varDir: string): Buffer => {
+  const v = env.KEY_PEPPER;
+  if (v) {
+    if (!/^[0-9a-fA-F]{64,}$/.test(v)) throw new ConfigError('KEY_PEPPER must be at least 64 hex digits (32 bytes)');
+    return Buffer.from(v, 'hex');
+  }
+  const file = join(varDir, 'key-pepper');
+  if (!existsSync(file)) {
+    mkdirSync(varDir, { recursive: true });
+    writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
+    chmodSync(file, 0o600);
+  }
+  return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
+};
+
+export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
+  const databaseUrl = env.DATABASE_URL || './var/domivka.sqlite';
+  const varDir = resolve(env.VAR_DIR || (databaseUrl.startsWith('postgres') ? './var' : dirname(databaseUrl)));
+  const live = env.LIVE_REGISTRAR || 'none';
+  if (live !== 'none') throw new ConfigError(`LIVE_REGISTRAR "${live}" is not available in this build (only "none")`);
+  return {
+    port: int(env, 'PORT', 8080),
+    host: env.HOST || '127.0.0.1',
+    dnsPort: int(env, 'DNS_PORT', 5353),
+    databaseUrl,
+    ...(env.DATABASE_SCHEMA ? { databaseSchema: env.DATABASE_SCHEMA } : {}),
+    varDir,
+    keyPepper: pepperFrom(env, varDir),
+    trustProxy: bool(env, 'TRUST_PROXY', false),
+    logLevel: env.LOG_LEVEL || 'info',
+    liveRegistrar: 'none',
+    seedDemo: bool(env, 'SEED_DEMO', true),
+    runWorker: bool(env, 'RUN_WORKER', true),
+    maxBodyBytes: int(env, 'MAX_BODY_BYTES', 256 * 1024, 1024),
+    rateLimit: {
+      key: { burst: int(env, 'RATE_LIMIT_BURST', 200, 100), perSecond: int(env, 'RATE_LIMIT_PER_SECOND', 20, 1) },
+      anonymous: { burst: int(env, 'RATE_LIMIT_ANON_BURST', 100, 10), perSecond: int(env, 'RATE_LIMIT_ANON_PER_SECOND', 5, 1) },
+    },
+    argon2: {
+      memoryCost: int(env, 'ARGON2_MEMORY_KIB', 19456, 1024),
+      timeCost: int(env, 'ARGON2_TIME_COST', 2, 1),
+      parallelism: 1,
+    },
+  };
+};

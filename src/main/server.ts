@@ -1,0 +1,69 @@
+import { writeFileSync, chmodSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Server } from 'node:http';
+import { ConfigError, loadConfig } from '../config.js';
+import { System } from '../system.js';
+import { TOKENS } from '../tokens.js';
+import { Worker } from '../worker.js';
+
+/**
+ * `npm start`: API on PORT, store at DATABASE_URL, migrations applied, the sandbox demo account seeded
+ * on first start (its sign-in printed once and written to var/demo-credentials.txt, mode 0600), and
+ * the worker running in-process unless RUN_WORKER=false.
+ */
+const main = async () => {
+  const config = loadConfig();
+  const system = new System(config);
+  const log = system.logger;
+  await system.migrate();
+  let credentials = '';
+  if (config.seedDemo) {
+    const seeded = await system.get(TOKENS.SeedDemo).execute();
+    if (seeded) {
+      credentials = [
+        'Sandbox demo owner (shown once; also in var/demo-credentials.txt):',
+        `  e-mail:      ${seeded.email}`,
+        `  password:    ${seeded.password}`,
+        `  TOTP secret: ${seeded.totpSecret}`,
+        `  TOTP URI:    ${seeded.totpUri}`,
+      ].join('\n');
+      const file = join(config.varDir, 'demo-credentials.txt');
+      writeFileSync(file, `${credentials}\n`, { mode: 0o600 });
+      chmodSync(file, 0o600);
+    }
+  }
+  const { app } = system.http();
+  const worker = config.runWorker ? new Worker(system) : null;
+  worker?.start();
+  const server: Server = app.listen(config.port, config.host);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', () => resolve());
+    server.once('error', reject);
+  });
+  system.markStarted();
+  const base = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
+  process.stdout.write(
+    [
+      `Domivka is running (store: ${system.store.engine}${system.store.engine === 'sqlite' ? ` ${config.databaseUrl}` : ''}).`,
+      `  API:      ${base}/v1  (OpenAPI: ${base}/v1/openapi.json, health: ${base}/healthz)`,
+      `  Worker:   ${worker ? 'in this process' : 'off (RUN_WORKER=false; run `npm run worker`)'}`,
+      `  Test key: npm run sandbox:key -- --rights domain.read --label prod`,
+      credentials,
+      '',
+    ].filter((l) => l !== '').join('\n') + '\n',
+  );
+  const stop = async () => {
+    log.info('shutting down');
+    worker?.stop();
+    server.close();
+    await system.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
+};
+
+main().catch((err) => {
+  process.stderr.write(`${err instanceof ConfigError ? `Configuration error: ${err.message}` : (err as Error).stack}\n`);
+  process.exit(1);
+});

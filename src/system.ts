@@ -1,0 +1,91 @@
+import { Container, type ServiceIdentifier } from 'inversify';
+import type Koa from 'koa';
+import type { Logger } from 'pino';
+import { buildApi, type Route, type UseCases } from '../adapters/http/index.js';
+import type { SqlStore } from '../adapters/sql/index.js';
+import type { Clock } from '../core/shared/clock.port.js';
+import type { Config } from './config.js';
+import { configModule, coreModule, liveModule, platformModule, sandboxModule, sqlModule } from './modules.js';
+import { TOKENS as T } from './tokens.js';
+
+export interface SystemOptions {
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+  /** Extra routes (tests): routes are data. */
+  readonly extraRoutes?: readonly Route[];
+}
+
+/**
+ * The composition root: builds the container from its modules and hands out the few objects the
+ * entry points need. Nothing else in the code base asks the container for anything.
+ */
+export class System {
+  readonly container = new Container();
+  private started = false;
+
+  constructor(readonly config: Config, private readonly options: SystemOptions = {}) {
+    this.container.load(
+      configModule(config, options.logger),
+      platformModule(options.clock),
+      sqlModule(),
+      sandboxModule(),
+      liveModule(config),
+      coreModule(),
+    );
+  }
+
+  get store(): SqlStore {
+    return this.container.get(T.Store);
+  }
+
+  get logger(): Logger {
+    return this.container.get(T.Logger);
+  }
+
+  get<X>(token: ServiceIdentifier<X>): X {
+    return this.container.get(token);
+  }
+
+  useCases(): UseCases {
+    const c = this.container;
+    return {
+      signIn: c.get(T.SignIn), signOut: c.get(T.SignOut), issueKey: c.get(T.IssueKey), listKeys: c.get(T.ListKeys),
+      revokeKey: c.get(T.RevokeKey), describeKey: c.get(T.DescribeKey), getDomain: c.get(T.GetDomain),
+      listDomains: c.get(T.ListDomains), searchDomains: c.get(T.SearchDomains), listNotices: c.get(T.ListNotices),
+    };
+  }
+
+  /** Applies migrations; then the system is ready to serve. */
+  async migrate(): Promise<void> {
+    await this.store.migrate();
+  }
+
+  markStarted(): void {
+    this.started = true;
+  }
+
+  http(): { app: Koa; routes: Route[] } {
+    const c = this.container;
+    const store = this.store;
+    return buildApi(
+      this.useCases(),
+      { started: () => this.started, ping: () => store.ping() },
+      {
+        authenticateKey: c.get(T.AuthenticateKey),
+        authenticateSession: c.get(T.AuthenticateSession),
+        authorizer: c.get(T.Authorizer),
+        environments: c.get(T.Environments),
+        idempotency: store.idempotency,
+        uow: store.uow,
+        clock: c.get(T.Clock),
+        logger: this.logger,
+        config: { trustProxy: this.config.trustProxy, maxBodyBytes: this.config.maxBodyBytes, rateLimit: this.config.rateLimit },
+      },
+      this.options.extraRoutes ?? [],
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.store.close();
+  }
+}

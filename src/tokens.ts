@@ -1,0 +1,52 @@
+import type { ServiceIdentifier } from 'inversify';
+import type { Logger } from 'pino';
+import type { SqlStore } from '../adapters/sql/index.js';
+import type { AuthenticateKey } from '../core/access/authenticate-key.use-case.js';
+import type { Authorizer } from '../core/access/authorize.js';
+import type { DescribeKey } from '../core/access/describe-key.use-case.js';
+import type { IssueKey } from '../core/access/issue-key.use-case.js';
+import type { ListKeys, RevokeKey } from '../core/access/manage-keys.use-case.js';
+import type { SecretHasher } from '../core/access/ports/secret-hasher.port.js';
+import type { PasswordHasher, TotpVerifier } from '../core/accounts/ports/credentials.port.js';
+import type { AuthenticateSession, SignIn, SignOut } from '../core/accounts/sign-in.use-case.js';
+import type { GetDomain, ListDomains } from '../core/domains/read-domains.use-case.js';
+import type { SearchDomains } from '../core/domains/search-domains.use-case.js';
+import type { ListNotices } from '../core/notices/list-notices.use-case.js';
+import type { NotifyOwners } from '../core/notices/notify-owners.js';
+import type { SeedDemo } from '../core/sandbox/seed-demo.use-case.js';
+import type { Clock } from '../core/shared/clock.port.js';
+import type { EnvironmentAdapters, Environments } from '../core/shared/environments.port.js';
+import type { Random } from '../core/shared/random.port.js';
+import type { Config } from './config.js';
+
+/** Injection tokens. Core classes carry no decorators: src/ binds them by explicit token. */
+const t = <T>(name: string) => Symbol.for(`domivka.${name}`) as ServiceIdentifier<T>;
+
+export const TOKENS = {
+  Config: t<Config>('Config'),
+  Logger: t<Logger>('Logger'),
+  Store: t<SqlStore>('Store'),
+  Clock: t<Clock>('Clock'),
+  Random: t<Random>('Random'),
+  SecretHasher: t<SecretHasher>('SecretHasher'),
+  PasswordHasher: t<PasswordHasher>('PasswordHasher'),
+  Totp: t<TotpVerifier>('Totp'),
+  TestAdapters: t<EnvironmentAdapters>('TestAdapters'),
+  LiveAdapters: t<EnvironmentAdapters>('LiveAdapters'),
+  Environments: t<Environments>('Environments'),
+  NotifyOwners: t<NotifyOwners>('NotifyOwners'),
+  Authorizer: t<Authorizer>('Authorizer'),
+  AuthenticateKey: t<AuthenticateKey>('AuthenticateKey'),
+  AuthenticateSession: t<AuthenticateSession>('AuthenticateSession'),
+  SignIn: t<SignIn>('SignIn'),
+  SignOut: t<SignOut>('SignOut'),
+  IssueKey: t<IssueKey>('IssueKey'),
+  ListKeys: t<ListKeys>('ListKeys'),
+  RevokeKey: t<RevokeKey>('RevokeKey'),
+  DescribeKey: t<DescribeKey>('DescribeKey'),
+  GetDomain: t<GetDomain>('GetDomain'),
+  ListDomains: t<ListDomains>('ListDomains'),
+  SearchDomains: t<SearchDomains>('SearchDomains'),
+  ListNotices: t<ListNotices>('ListNotices'),
+  SeedDemo: t<SeedDemo>('SeedDemo'),
+} as const;
