@@ -1,0 +1,173 @@
+import { expect } from 'chai';
+import { formatToken } from '../../core/access/key-token.js';
+import { crc32 } from 'node:zlib';
+import { eachStore } from '../support/stores.js';
+import { bearer, startApi, type TestApi } from '../support/system.js';
+
+const expectError = (r: { status: number; body: any }, status: number, code: string) => {
+  expect(r.status, JSON.stringify(r.body)).to.equal(status);
+  expect(r.body.error.code).to.equal(code);
+  expect(r.body.error.message.uk).to.be.a('string').and.not.equal('');
+  expect(r.body.error.message.en).to.be.a('string').and.not.equal(r.body.error.message.uk);
+  expect(r.body.error.actions).to.be.an('array');
+};
+
+eachStore('Keyed calls (seed A1–A3, 2.3)', (kind) => {
+  let api: TestApi;
+  beforeEach(async () => {
+    api = await startApi(kind);
+  });
+  afterEach(async () => api.close());
+
+  const read = (secret: string, path = '/v1/domains/domivka-demo.com.ua', headers: Record<string, string> = {}) =>
+    api.call(path, { headers: { ...bearer(secret), ...headers } });
+
+  describe('A1: Authorization: Bearer <key>', () => {
+    it('a missing header is 401 unauthenticated', async () => {
+      expectError(await api.call('/v1/domains/domivka-demo.com.ua'), 401, 'unauthenticated');
+    });
+    it('a header that is not Bearer is 401 key_invalid', async () => {
+      expectError(await api.call('/v1/domains', { headers: { authorization: 'Basic Zm9vOmJhcg==' } }), 401, 'key_invalid');
+    });
+    it('a malformed key is 401 key_invalid', async () => {
+      expectError(await read('dmk_test_short'), 401, 'key_invalid');
+    });
+  });
+
+  describe('A2: dmk_live_/dmk_test_ keys with an id and a checksum', () => {
+    it('issued keys have the documented shape and a valid checksum', async () => {
+      const k = await api.issueKey({ environment: 'test', rights: ['domain.read'], domains: ['domivka-demo.com.ua'] });
+      expect(k.secret).to.match(/^dmk_test_[0-9A-Za-z]{50}$/);
+      expect(k.secret.slice(9, 21)).to.equal(k.id);
+      expect(formatToken('test', k.id, k.secret.slice(21, 53), (t) => crc32(t))).to.equal(k.secret);
+    });
+    it('a wrong checksum is 401 key_invalid', async () => {
+      const k = await api.issueKey({ environment: 'test', rights: ['domain.read'], domains: ['domivka-demo.com.ua'] });
+      const last = k.secret.at(-1) === 'A' ? 'B' : 'A';
+      expectError(await read(k.secret.slice(0, -1) + last), 401, 'key_invalid');
+    });
+    it('an unknown key with a valid checksum is 401 key_invalid', async () => {
+      const fake = formatToken('test', 'AAAAAAAAAAAA', 'B'.repeat(32), (t) => crc32(t));
+      expectError(await read(fake), 401, 'key_invalid');
+    });
+    it('the right id with a wrong secret is 401 key_invalid', async () => {
+      const k = await api.issueKey({ environment: 'test', rights: ['domain.read'], domains: ['domivka-demo.com.ua'] });
+      const forged = formatToken('test', k.id, 'C'.repeat(32), (t) => crc32(t));
+      expectError(await read(forged), 401, 'key_invalid');
+    });
+    it('only an HMAC of the key is stored', async () => {
+      const k = await api.issueKey({ environment: 'test', rights: ['domain.read'], domains: ['domivka-demo.com.ua'] });
+      const row = await api.system.store.knex('api_keys').where({ id: k.id }).first();
+      expect(JSON.stringify(row)).not.to.contain(k.secret.slice(21));
+      expect(row.secret_hash).to.match(/^[0-9a-f]{64}$/);
+    });
+  });
+
+  describe('revocation and expiry', () => {
+    it('a revoked key is 401 key_revoked at once', async () => {
+      const cookie = await api.signIn();
+      const k = await api.issueKey({ environment: 'test', rights: ['domain.read'], domains: ['domivka-demo.com.ua'] }, cookie);
+      expect((await read(k.secret)).status).to.equal(200);
+      const r = await api.call(`/v1/account/keys/${k.id}`, { method: 'DELETE', headers: { cookie } });
+      expect(r.status).to.equal(200);
+      expect(r.body.status).to.equal('revoked');
+      expectError(await read(k.secret), 401, 'key_revoked');
+    });
+    it('a key works through its expiry date (end of day, Kyiv) and is 401 key_expired after', async () => {
+      api.clock.set(new Date('2026-11-21T10:00:00Z'));
+      const k = await api.issueKey({ environment: 'test', rights: ['domain.read'], domains: ['domivka-demo.com.ua'], conditions: { expires_on: '2026-11-30' } });
+      api.clock.set(new Date('2026-11-30T21:59:59Z')); // 23:59:59 in Kyiv (UTC+2)
+      expect((await read(k.secret)).status).to.equal(200);
+      api.clock.set(new Date('2026-11-30T22:00:01Z'));
+      const r = await read(k.secret);
+      expectError(r, 401, 'key_expired');
+      expect(r.body.error.message.en).to.contain('2026-11-30');
+    });
+  });
+
+  describe('IP restriction (seed 2.3)', () => {
+    it('a caller outside the CIDR is 403 ip_not_allowed; inside it passes', async () => {
+      const out = await api.issueKey({ environment: 'test', rights: ['domain.read'], domains: ['domivka-demo.com.ua'], conditions: { cidr: '10.0.0.0/8' } });
+      const r = await read(out.secret);
+      expectError(r, 403, 'ip_not_allowed');
+      expect(r.body.error.message.en).to.contain('10.0.0.0/8');
+      const inside = await api.issueKey({ environment: 'test', rights: ['domain.read'], domains: ['domivka-demo.com.ua'], conditions: { cidr: '127.0.0.0/8' } });
+      expect((await read(inside.secret)).status).to.equal(200);
+    });
+    it('X-Forwarded-For is ignored unless TRUST_PROXY is set', async () => {
+      const k = await api.issueKey({ environment: 'test', rights: ['domain.read'], domains: ['domivka-demo.com.ua'], conditions: { cidr: '203.0.113.0/24' } });
+      expectError(await read(k.secret, undefined, { 'x-forwarded-for': '203.0.113.9' }), 403, 'ip_not_allowed');
+    });
+  });
+
+  describe('rights (seed 2.2, 2.4)', () => {
+    it('a right for one domain does not reach another: 403 right_missing', async () => {
+      const k = await api.issueKey({ environment: 'test', rights: ['domain.read'], domains: ['domivka-demo.dev'] });
+      expect((await read(k.secret, '/v1/domains/domivka-demo.dev')).status).to.equal(200);
+      const r = await read(k.secret, '/v1/domains/domivka-demo.com.ua');
+      expectError(r, 403, 'right_missing');
+      expect(r.body.error.message.en).to.contain('domain.read').and.contain('domivka-demo.com.ua');
+    });
+    it('a label selects every domain carrying it', async () => {
+      const k = await api.issueKey({ environment: 'test', rights: ['domain.read'], label: 'prod' });
+      expect((await read(k.secret, '/v1/domains/domivka-demo.dev')).status).to.equal(200);
+      expect((await read(k.secret, '/v1/domains/domivka-demo.com.ua')).status).to.equal(200);
+      expectError(await read(k.secret, '/v1/domains/domivka-blog.kyiv.ua'), 403, 'right_missing');
+    });
+    it('a key without domain.read cannot read domains even where it holds other rights', async () => {
+      const k = await api.issueKey({ environment: 'test', rights: ['dns.acme_challenge'], domains: ['domivka-demo.com.ua'] });
+      expectError(await read(k.secret), 403, 'right_missing');
+    });
+    it('last_used_at is kept', async () => {
+      const k = await api.issueKey({ environment: 'test', rights: ['domain.read'], domains: ['domivka-demo.com.ua'] });
+      const before = await api.call('/v1/key', { headers: bearer(k.secret) });
+      expect(before.body.last_used_at).to.be.a('string');
+      const row = await api.system.store.knex('api_keys').where({ id: k.id }).first();
+      expect(row.last_used_at).to.equal(api.clock.now().toISOString());
+    });
+  });
+
+  describe('environments', () => {
+    it('a live key gets 503 environment_unavailable when no live adapters are configured', async () => {
+      const k = await api.issueKey({ environment: 'live', rights: ['domain.read'], domains: ['domivka-demo.com.ua'] });
+      expect(k.secret).to.match(/^dmk_live_/);
+      expectError(await read(k.secret), 503, 'environment_unavailable');
+    });
+    it('test and live data never mix: a test key sees only test domains', async () => {
+      const k = await api.issueKey({ environment: 'test', rights: ['domain.read'], label: 'prod' });
+      const list = await api.call('/v1/domains', { headers: bearer(k.secret) });
+      expect(list.body.data.map((d: any) => d.domain)).to.deep.equal(['domivka-demo.com.ua', 'domivka-demo.dev']);
+    });
+  });
+
+  describe('rate limit', () => {
+    it('answers RateLimit-* headers and 429 rate_limited with Retry-After past the burst', async () => {
+      const k = await api.issueKey({ environment: 'test', rights: ['domain.read'], domains: ['domivka-demo.com.ua'] });
+      const first = await read(k.secret);
+      expect(first.headers.get('ratelimit-limit')).to.equal('200');
+      expect(Number(first.headers.get('ratelimit-remaining'))).to.be.within(197, 199);
+      const results = await Promise.all(Array.from({ length: 230 }, () => read(k.secret)));
+      const limited = results.filter((r) => r.status === 429);
+      expect(results.filter((r) => r.status === 200).length).to.be.at.least(199);
+      expect(limited.length).to.be.at.least(1);
+      expectError(limited[0]!, 429, 'rate_limited');
+      expect(Number(limited[0]!.headers.get('retry-after'))).to.be.at.least(1);
+    });
+  });
+});
+
+eachStore('TRUST_PROXY', (kind) => {
+  let api: TestApi;
+  before(async () => {
+    api = await startApi(kind, { env: { TRUST_PROXY: 'true' } });
+  });
+  after(async () => api.close());
+
+  it('with TRUST_PROXY the X-Forwarded-For address is the client address', async () => {
+    const k = await api.issueKey({ environment: 'test', rights: ['domain.read'], domains: ['domivka-demo.com.ua'], conditions: { cidr: '203.0.113.0/24' } });
+    const ok = await api.call('/v1/domains/domivka-demo.com.ua', { headers: { ...bearer(k.secret), 'x-forwarded-for': '203.0.113.9' } });
+    expect(ok.status).to.equal(200);
+    const no = await api.call('/v1/domains/domivka-demo.com.ua', { headers: { ...bearer(k.secret), 'x-forwarded-for': '198.51.100.1' } });
+    expect(no.status).to.equal(403);
+  });
+});
