@@ -108,3 +108,16 @@ export const startApi = async (kind: StoreKind, options: TestApiOptions = {}): P
 };
 
 export const bearer = (secret: string): Record<string, string> => ({ authorization: `Bearer ${secret}` });
+
+/** Adds a person to the demo account (people management is a console feature of a later issue). */
+export const addPerson = async (api: TestApi, role: 'owner' | 'member', email: string) => {
+  const password = `pw-${email}`;
+  const totpSecret = api.system.get(TOKENS.Totp).generateSecret();
+  const id = `p-${email}`;
+  await api.system.store.accounts.insertPerson({
+    id, accountId: api.demo.accountId, email, name: email, role,
+    passwordHash: await api.system.get(TOKENS.PasswordHasher).hash(password), totpSecret,
+    totpLastStep: null, lastSignInAt: null, createdAt: api.clock.now(),
+  });
+  return { id, email, password, totpSecret };
+};
