@@ -24,7 +24,7 @@ const errorSchema: JsonSchema = {
 };
 
 const commonErrors = (r: Route): ErrorCode[] => {
-  const codes: ErrorCode[] = ['internal_error'];
+  const codes: ErrorCode[] = ['internal_error', 'method_not_allowed'];
   if (r.access.kind === 'key') codes.push('unauthenticated', 'key_invalid', 'key_revoked', 'key_expired', 'ip_not_allowed', 'rate_limited', 'environment_unavailable');
   if (r.access.kind === 'key' && (r.access.right || r.access.rights)) codes.push('right_missing');
   if (r.access.kind === 'human') codes.push('human_only', 'rate_limited');
@@ -109,7 +109,7 @@ export const buildOpenApi = (routes: readonly Route[], version: string): Record<
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       contact: { name: 'Domivka', email: 'api@domivka.net' },
     },
-    servers: [{ url: 'http://localhost:8080', description: 'npm start (sandbox)' }],
+    servers: [{ url: '/', description: 'The server that serves this document (npm start: http://127.0.0.1:8080)' }],
     security: [],
     tags,
     paths,

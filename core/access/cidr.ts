@@ -9,7 +9,8 @@ export interface Cidr {
 
 /** Parses and normalises to the network address ("203.0.113.7/24" → "203.0.113.0/24"). */
 export const parseCidr = (text: string): Cidr => {
-  if (!/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/.test(text) || !ipaddr.IPv4.isValidCIDR(text)) {
+  // Leading zeros are refused: ipaddr.js would read "010" as octal 8 (CVE-2021-29921 in other stacks).
+  if (!/^(?:0|[1-9]\d{0,2})(?:\.(?:0|[1-9]\d{0,2})){3}\/(?:0|[1-9]\d?)$/.test(text) || !ipaddr.IPv4.isValidCIDR(text)) {
     throw new DomainError('validation_failed', {}, [{ field: '/conditions/cidr', rule: 'cidr', value: text }]);
   }
   const [addr, prefix] = ipaddr.IPv4.parseCIDR(text);

@@ -48,7 +48,7 @@ export const RIGHTS: Readonly<Record<RightName, RightInfo>> = {
   'domain.labels': r('domain.labels', 3, 'domain', 'змінювати мітки доменів (мітки розширюють доступ ключів, обмежених мітками)', 'change domain labels (labels widen what label-scoped keys reach)'),
 };
 
-export const isRightName = (v: unknown): v is RightName => typeof v === 'string' && v in RIGHTS;
+export const isRightName = (v: unknown): v is RightName => typeof v === 'string' && Object.hasOwn(RIGHTS, v);
 
 /** The right itself plus everything it implies, transitively. */
 export const expandRight = (right: RightName): ReadonlySet<RightName> => {

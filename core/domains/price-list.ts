@@ -26,7 +26,8 @@ export const tldOf = (name: string): string | null => {
 /** Registrable names sit exactly one label below a priced suffix. */
 export const isRegistrable = (name: string): boolean => {
   const tld = tldOf(name);
-  return tld !== null && labelsOf(name).length === labelsOf(tld).length + 1;
+  // A priced suffix itself (com.ua under ua) is a registry zone, not a name anyone can register.
+  return tld !== null && !(name in PRICE_LIST) && labelsOf(name).length === labelsOf(tld).length + 1;
 };
 
 export const yearlyPrice = (name: string): number | null => {

@@ -9,6 +9,8 @@ import { DomainError } from './errors.js';
 export const normalizeDomain = (input: string): string => {
   const raw = input.trim().replace(/\.$/, '');
   if (raw === '' || /\s/.test(raw) || raw.length > 300) throw new DomainError('domain_invalid', { domain: input.slice(0, 300) });
+  // URL syntax (/ ? # \ % @ : …) would be cut off or decoded by the URL host parser: refuse it.
+  if (/[\x00-\x2c\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]/.test(raw)) throw new DomainError('domain_invalid', { domain: input.slice(0, 300) });
   const ascii = domainToASCII(raw.toLowerCase());
   if (!ascii || ascii.length > 253) throw new DomainError('domain_invalid', { domain: input.slice(0, 300) });
   const labels = ascii.split('.');

@@ -417,10 +417,10 @@ describe('IssueKey (seed A8, DESIGN: classes)', () => {
       expect(none.details).to.deep.equal([{ field: '/rights', rule: 'required' }]);
     });
 
-    // BUG (core/access/rights.ts isRightName uses `in`): 'constructor' passes as a right, so preview does not
+    // Regression guard (was a bug in core/access/rights.ts isRightName uses `in`): 'constructor' passes as a right, so preview does not
     // answer validation_failed but crashes in summarise (RIGHTS['constructor'].describe is undefined →
     // TypeError → a 500). Lead to decide.
-    it.skip('a right named like an Object.prototype member is a validation error', async () => {
+    it('a right named like an Object.prototype member is a validation error', async () => {
       const { useCase } = setup();
       const e = await refusal(() => useCase.preview(OWNER, { environment: 'test', rights: ['constructor'], domains: ['a.example.com'] }));
       expect(e.code).to.equal('validation_failed');

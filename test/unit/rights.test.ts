@@ -105,10 +105,10 @@ describe('rights catalogue (seed 2.4, DESIGN "Decisions")', () => {
     expect(isRightName(3)).to.equal(false);
   });
 
-  // BUG (core/access/rights.ts isRightName): `v in RIGHTS` also finds Object.prototype members, so
+  // Regression guard (was a bug in core/access/rights.ts isRightName): `v in RIGHTS` also finds Object.prototype members, so
   // 'toString', 'constructor', 'hasOwnProperty' and '__proto__' pass as right names; IssueKey then
   // accepts e.g. rights: ['constructor'] (see test/unit/issue-key.test.ts). Fix: Object.hasOwn(RIGHTS, v).
-  it.skip('isRightName refuses Object.prototype member names', () => {
+  it('isRightName refuses Object.prototype member names', () => {
     for (const x of ['toString', 'constructor', 'hasOwnProperty', '__proto__', 'valueOf']) expect(isRightName(x), x).to.equal(false);
   });
 });

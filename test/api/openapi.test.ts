@@ -1,0 +1,56 @@
+import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ERROR_TABLE } from '../../adapters/http/error-table.js';
+import { eachStore } from '../support/stores.js';
+import { startApi, type TestApi } from '../support/system.js';
+
+eachStore('OpenAPI 3.1 from the route declarations', (kind) => {
+  let api: TestApi;
+  let doc: any;
+  before(async () => {
+    api = await startApi(kind);
+    const r = await api.call('/v1/openapi.json');
+    expect(r.status).to.equal(200);
+    doc = r.body;
+  });
+  after(async () => api.close());
+
+  it('is public and lists every declared route with its operationId', () => {
+    expect(doc.openapi).to.equal('3.1.0');
+    for (const route of api.system.http().routes) {
+      const op = doc.paths[route.path]?.[route.method.toLowerCase()];
+      expect(op, `${route.method} ${route.path}`).to.be.an('object');
+      expect(op.operationId).to.equal(route.id);
+    }
+  });
+
+  it('uses the same schemas that validate requests', () => {
+    const route = api.system.http().routes.find((r) => r.id === 'issueKey')!;
+    expect(doc.paths['/v1/account/keys'].post.requestBody.content['application/json'].schema).to.deep.equal(route.body);
+  });
+
+  it('documents the error catalogue and marks human-only routes', () => {
+    expect(doc.components.schemas.Error.properties.error.properties.code.enum).to.have.members(Object.keys(ERROR_TABLE));
+    expect(doc.paths['/v1/account/keys'].get['x-human-only']).to.equal(true);
+    expect(doc.paths['/v1/domains/{domain}'].get['x-right']).to.equal('domain.read');
+    expect(Object.keys(doc.paths['/v1/domains/{domain}'].get.responses)).to.include.members(['200', '401', '403', '404', '429']);
+  });
+
+  it('passes the Redocly linter', function () {
+    this.timeout(60_000);
+    const dir = mkdtempSync(join(tmpdir(), 'openapi-'));
+    const file = join(dir, 'openapi.json');
+    writeFileSync(file, JSON.stringify(doc));
+    const root = join(import.meta.dirname, '..', '..');
+    const r = spawnSync(join(root, 'node_modules', '.bin', 'redocly'), ['lint', file, '--config', join(root, '.redocly.yaml')], {
+      encoding: 'utf8', env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+    });
+    const out = `${r.stdout}${r.stderr}`;
+    expect(r.status, out).to.equal(0);
+    expect(out).to.contain('Your API description is valid');
+    expect(out, out).not.to.match(/You have \d+ warning/);
+  });
+});
