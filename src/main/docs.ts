@@ -1,0 +1,55 @@
+import { ERROR_TABLE } from '../../adapters/http/error-table.js';
+import { CLASSES } from '../../core/access/classes.js';
+import { RIGHTS, RIGHT_NAMES } from '../../core/access/rights.js';
+import { TEMPLATES } from '../../core/access/templates.js';
+
+/**
+ * The README's catalogues, generated from the code that enforces them (`npm run docs` prints them;
+ * test/docs.test.ts fails when README.md drifts).
+ */
+export const rightsCatalogue = (): string => {
+  const rows = RIGHT_NAMES.map((n) => {
+    const r = RIGHTS[n];
+    const implies = r.implies.length ? r.implies.join(', ') : '—';
+    return `| \`${n}\` | ${r.class} | ${r.scope} | ${implies} | ${r.spends ? 'yes' : '—'} | ${r.describe.en} |`;
+  });
+  const classes = ([0, 1, 2, 3] as const).map((c) => {
+    const k = CLASSES[c];
+    return `| ${c} | ${k.name.en} / ${k.name.uk} | ${k.maxLifetimeDays} days | ${k.ipRestrictionRequired ? 'required, /8 or longer' : 'optional'} | ${c >= 2 ? 'owners only' : 'owners and members'} | ${k.meaning.en} |`;
+  });
+  const templates = TEMPLATES.map((t) => `| \`${t.id}\` | ${t.title.en} | ${t.rights.map((r) => `\`${r}\``).join(', ')} |`);
+  return [
+    '| right | class | applies to | includes | spends | allows |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    '| class | name | longest lifetime | IP restriction | who may issue | meaning |',
+    '|---|---|---|---|---|---|',
+    ...classes,
+    '',
+    '| template | title | rights |',
+    '|---|---|---|',
+    ...templates,
+  ].join('\n');
+};
+
+export const errorCatalogue = (): string => {
+  const sample = { domain: 'example.com.ua', registered_until: '2031-03-14', label: 'example', right: 'dns.edit', key_id: 'AbC123xYz789', expires_on: '2026-12-31', cidr: '203.0.113.0/24', ip: '198.51.100.7', class: 2, max_class: 1, max_days: 90, max_date: '2027-02-19', today: '2026-11-21', min_prefix: 8, environment: 'live', path: '/v1/x', method: 'PUT', allow: 'GET', limit: 262144, retry_after: 3, registrar: 'sandbox', capability: 'transfer_code', tlds: 'ua, com.ua', console: '/console/keys' };
+  const rows = Object.entries(ERROR_TABLE)
+    .sort((a, b) => a[1].status - b[1].status || a[0].localeCompare(b[0]))
+    .map(([code, e]) => `| ${e.status} | \`${code}\` | ${e.en(sample).replace(/\|/g, '\\|')} | ${e.uk(sample).replace(/\|/g, '\\|')} |`);
+  return ['| HTTP | code | en (example) | uk (example) |', '|---|---|---|---|', ...rows].join('\n');
+};
+
+/** README.md with its generated sections replaced. */
+export const withCatalogues = (readme: string): string =>
+  readme
+    .replace(/<!-- rights:begin -->[\s\S]*?<!-- rights:end -->/, `<!-- rights:begin -->\n${rightsCatalogue()}\n<!-- rights:end -->`)
+    .replace(/<!-- errors:begin -->[\s\S]*?<!-- errors:end -->/, `<!-- errors:begin -->\n${errorCatalogue()}\n<!-- errors:end -->`);
+
+if (process.argv[1]?.endsWith('docs.ts')) {
+  const { readFileSync, writeFileSync } = await import('node:fs');
+  const path = new URL('../../README.md', import.meta.url);
+  writeFileSync(path, withCatalogues(readFileSync(path, 'utf8')));
+  process.stdout.write('README.md catalogues regenerated\n');
+}
