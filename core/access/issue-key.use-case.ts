@@ -81,7 +81,9 @@ export class IssueKey {
       throw new DomainError('role_forbidden', { class: cls, max_class: 1 });
     }
     const conditions = this.conditionsOf(input, cls, spendsMoney(rights));
-    const name = (input.name ?? '').trim() || `${CLASSES[cls].name.en} key`;
+    // Unnamed keys are named after what they hold, so a list of keys stays readable.
+    const template = input.template !== undefined ? templateById(input.template) : undefined;
+    const name = (input.name ?? '').trim() || template?.title.en || [...new Set(rights)].join(', ');
     return { environment: input.environment, name, policies, conditions, class: cls, summary: summarise(input.environment, policies, conditions, cls) };
   }
 
