@@ -170,7 +170,7 @@ describe('IssueKey (seed A8, DESIGN: classes)', () => {
       })));
       expect(r.key.conditions).to.deep.equal({ cidr: null, expires_on: '2027-11-21', spend_limit: null });
       expect(r.key.status).to.equal('active');
-      expect(r.key.name).to.equal('Read key');
+      expect(r.key.name).to.equal('Read-only'); // unnamed keys take their template's title
     });
 
     it('a DNS-editor template on a label is class 1', async () => {
