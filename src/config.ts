@@ -17,6 +17,8 @@ export interface Config {
   readonly varDir: string;
   readonly keyPepper: Buffer;
   readonly trustProxy: boolean;
+  /** Proxies of ours in front of the API, each appending to X-Forwarded-For. */
+  readonly proxyHops: number;
   readonly logLevel: string;
   /** The live environment's registrar; "none" leaves live keys answering 503 environment_unavailable. */
   readonly liveRegistrar: 'none';
@@ -75,6 +77,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     varDir,
     keyPepper: pepperFrom(env, varDir),
     trustProxy: bool(env, 'TRUST_PROXY', false),
+    proxyHops: int(env, 'TRUST_PROXY_HOPS', 1, 1),
     logLevel: env.LOG_LEVEL || 'info',
     liveRegistrar: 'none',
     seedDemo: bool(env, 'SEED_DEMO', true),

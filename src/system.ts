@@ -79,7 +79,7 @@ export class System {
         uow: store.uow,
         clock: c.get(T.Clock),
         logger: this.logger,
-        config: { trustProxy: this.config.trustProxy, maxBodyBytes: this.config.maxBodyBytes, rateLimit: this.config.rateLimit },
+        config: { trustProxy: this.config.trustProxy, proxyHops: this.config.proxyHops, maxBodyBytes: this.config.maxBodyBytes, rateLimit: this.config.rateLimit },
       },
       this.options.extraRoutes ?? [],
     );

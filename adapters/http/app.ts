@@ -16,13 +16,16 @@ import { readJsonBody } from './middleware/body.js';
 import { fingerprintOf, parseIdempotencyKey, runIdempotent } from './middleware/idempotency.js';
 import { RateLimiter, type BucketConfig } from './middleware/rate-limit.js';
 import type { CookieSpec, Reply, Route, RouteInput } from './route.js';
-import { check, compile } from './validation.js';
+import { check, compile, rejectUnstorable } from './validation.js';
 
 export const SESSION_COOKIE = 'dmk_session';
 
 export interface HttpConfig {
   /** Honour X-Forwarded-For (only behind a proxy you run). */
   readonly trustProxy: boolean;
+  /** How many proxies of yours append to X-Forwarded-For: the client address is the entry that many
+   * places from the right; anything left of it was written by the client and is ignored. */
+  readonly proxyHops: number;
   readonly maxBodyBytes: number;
   readonly rateLimit: { readonly key: BucketConfig; readonly anonymous: BucketConfig };
 }
@@ -54,7 +57,13 @@ const cookieOf = (header: string | undefined, name: string): string | null => {
   if (!header) return null;
   for (const part of header.split(';')) {
     const i = part.indexOf('=');
-    if (i > 0 && part.slice(0, i).trim() === name) return decodeURIComponent(part.slice(i + 1).trim());
+    if (i > 0 && part.slice(0, i).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(i + 1).trim());
+      } catch {
+        return null; // a malformed escape is simply no session
+      }
+    }
   }
   return null;
 };
@@ -76,7 +85,7 @@ const sendError = (ctx: Context, err: DomainError): void => {
 };
 
 export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => {
-  const app = new Koa({ proxy: deps.config.trustProxy });
+  const app = new Koa({ proxy: deps.config.trustProxy, maxIpsCount: deps.config.proxyHops });
   const router = new Router();
   const keyLimiter = new RateLimiter(deps.config.rateLimit.key);
   const anonLimiter = new RateLimiter(deps.config.rateLimit.anonymous);
@@ -164,8 +173,14 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
 
       // 3. Body and schemas.
       if (BODY_METHODS.has(route.method)) input.body = await readJsonBody(ctx.req, deps.config.maxBodyBytes);
+      rejectUnstorable(input.params, 'params');
+      rejectUnstorable(input.query, 'query');
+      rejectUnstorable(input.body, 'body');
       if (validateParams) check(validateParams, input.params, 'params');
-      if (validateQuery) check(validateQuery, input.query, 'query');
+      if (validateQuery) {
+        check(validateQuery, input.query, 'query');
+        rejectUnstorable(input.query, 'query'); // coercion may have made ±Infinity of "Infinity"
+      }
       if (validateBody) check(validateBody, input.body === undefined ? {} : input.body, 'body');
       if (validateBody && input.body === undefined) input.body = {};
 
@@ -179,14 +194,14 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
 
       // 5. Idempotency (seed 4): required on keyed writes, optional on the console's session writes.
       let reply: Reply & { replayed?: boolean };
-      const idemKey = route.writes && access.kind !== 'public'
-        ? parseIdempotencyKey(ctx.get('Idempotency-Key') || undefined, access.kind === 'key')
-        : null;
+      // Not on sign-in: a replayed "signed in" would carry no session, and each sign-in needs a fresh code.
+      const idempotent = route.writes && (access.kind === 'key' || (access.kind === 'human' && access.session));
+      const idemKey = idempotent ? parseIdempotencyKey(ctx.get('Idempotency-Key') || undefined, access.kind === 'key') : null;
       if (idemKey !== null) {
-        const scope = input.key ? `key:${input.key.id}` : `person:${input.human?.person.id ?? `ip:${ctx.ip}`}`;
+        const scope = input.key ? `key:${input.key.id}` : `person:${input.human!.person.id}`;
         reply = await runIdempotent(
           { store: deps.idempotency, uow: deps.uow, clock: deps.clock },
-          scope, idemKey, fingerprintOf(route.method, ctx.path, input.body), () => route.handle(input),
+          scope, idemKey, fingerprintOf(route.method, ctx.path, input.body), () => route.handle(input), route.replayable,
         );
         if (reply.replayed) ctx.set('Idempotent-Replayed', 'true');
       } else {

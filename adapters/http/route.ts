@@ -71,6 +71,9 @@ export interface Route {
   /** Error codes this route answers with beyond the common ones (documented in OpenAPI). */
   readonly errors?: readonly ErrorCode[];
   readonly handle: (input: RouteInput) => Promise<Reply>;
+  /** What an Idempotency-Key replay may show again. Default: the reply as it was. A reply that carries
+   * a one-time secret (a new key) says here how to keep it without the secret. */
+  readonly replayable?: (reply: Reply) => Reply;
 }
 
 export const isHumanOnly = (r: Route): boolean => r.access.kind === 'human';

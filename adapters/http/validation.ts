@@ -48,6 +48,37 @@ const en = (e: ErrorObject): string => {
   }
 };
 
+/**
+ * Values no store keeps faithfully are refused before any schema or query sees them: NUL characters
+ * (Postgres text cannot hold U+0000) and non-finite numbers.
+ */
+const MAX_DEPTH = 32;
+
+export const rejectUnstorable = (value: unknown, where: 'body' | 'query' | 'params'): void => {
+  const details: Array<Record<string, unknown>> = [];
+  const walk = (v: unknown, path: string, depth = 0): void => {
+    if (details.length >= 20) return;
+    if (depth > MAX_DEPTH) {
+      details.push({ field: `/${where}${path}`, rule: 'max-depth', message: { uk: `вкладеність понад ${MAX_DEPTH} рівнів не дозволено`, en: `nesting deeper than ${MAX_DEPTH} levels is not allowed` } });
+      return;
+    }
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) details.push({ field: `/${where}${path}`, rule: 'no-nul', message: { uk: 'символ NUL (U+0000) не дозволено', en: 'the NUL character (U+0000) is not allowed' } });
+    } else if (typeof v === 'number') {
+      if (!Number.isFinite(v)) details.push({ field: `/${where}${path}`, rule: 'finite', message: { uk: 'має бути скінченним числом', en: 'must be a finite number' } });
+    } else if (Array.isArray(v)) {
+      v.forEach((x, i) => walk(x, `${path}/${i}`, depth + 1));
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) {
+        if (k.includes('\u0000')) details.push({ field: `/${where}${path}`, rule: 'no-nul', message: { uk: 'символ NUL (U+0000) у назві поля не дозволено', en: 'the NUL character (U+0000) is not allowed in a field name' } });
+        walk(x, `${path}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, depth + 1);
+      }
+    }
+  };
+  walk(value, '');
+  if (details.length > 0) throw new DomainError('validation_failed', {}, details);
+};
+
 /** Validates `value`; throws `validation_failed` with every problem (not just the first). */
 export const check = (validate: ValidateFunction, value: unknown, where: 'body' | 'query' | 'params'): void => {
   if (validate(value)) return;

@@ -15,7 +15,7 @@ export const decodeCursor = (cursor: string | undefined): string | undefined => 
   if (cursor === undefined || cursor === '') return undefined;
   try {
     const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { a?: unknown };
-    if (typeof v.a === 'string') return v.a;
+    if (typeof v.a === 'string' && !v.a.includes('\u0000')) return v.a;
   } catch {
     /* fall through */
   }

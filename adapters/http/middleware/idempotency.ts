@@ -60,6 +60,7 @@ export const runIdempotent = async (
   key: string,
   fingerprint: string,
   run: () => Promise<Reply>,
+  replayable: (reply: Reply) => Reply = (r) => r,
 ): Promise<Reply & { replayed?: boolean }> => {
   const now = deps.clock.now();
   let claim = await deps.store.claim(scope, key, fingerprint, now);
@@ -80,7 +81,7 @@ export const runIdempotent = async (
   try {
     return await deps.uow.transaction(async () => {
       const reply = await run();
-      await deps.store.complete(scope, key, toStored(reply));
+      await deps.store.complete(scope, key, toStored(replayable(reply)));
       return reply;
     });
   } catch (err) {

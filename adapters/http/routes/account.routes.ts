@@ -108,13 +108,25 @@ export const accountRoutes = (uc: UseCases): Route[] => [
     access: { kind: 'human', session: true, console: '/console/keys/new' },
     body: keyRequest,
     responses: {
-      201: { description: 'Issued', schema: { type: 'object', required: ['key', 'secret', 'summary'], properties: { key: keyView, secret: { type: 'string', description: 'dmk_live_… or dmk_test_…; shown once.' }, summary } } },
+      201: { description: 'Issued', schema: { type: 'object', required: ['key', 'secret', 'summary'], properties: { key: keyView, secret: { type: ['string', 'null'], description: 'dmk_live_… or dmk_test_…; shown once (null in an Idempotency-Key replay).' }, secret_note: i18n, summary } } },
     },
     errors: ['role_forbidden', 'key_lifetime_exceeded', 'expiry_in_past', 'ip_restriction_required', 'ip_restriction_too_wide', 'spend_limit_required', 'domains_required', 'domain_invalid'],
     handle: async (i) => {
       const r = await uc.issueKey.issue(human(i).actor, keyInput(i.body));
       return { status: 201, headers: { Location: `/v1/account/keys/${r.key.id}`, 'Cache-Control': 'no-store' }, body: r };
     },
+    // The key string is shown once: a replay shows the issued key without it (revoke and reissue if lost).
+    replayable: (reply) => ({
+      ...reply,
+      body: {
+        ...(reply.body as object),
+        secret: null,
+        secret_note: {
+          uk: 'Рядок ключа показується лише один раз. Якщо його втрачено, відкличте цей ключ і випустіть новий.',
+          en: 'The key string is shown only once. If it was lost, revoke this key and issue a new one.',
+        },
+      },
+    }),
   },
   {
     id: 'listKeys', method: 'GET', path: '/v1/account/keys', tag: 'Keys (humans)', writes: false,
