@@ -6,7 +6,8 @@ import { ERROR_TABLE, errorBody } from '../../adapters/http/index.js';
 import { DEMO_EMAIL } from '../../core/sandbox/seed-demo.use-case.js';
 import { DomainError, isDomainError } from '../../core/shared/errors.js';
 import { parseUah } from '../../core/shared/money.js';
-import { ConfigError, loadConfig } from '../config.js';
+import { loadConfig } from '../config.js';
+import { runMain } from './process.js';
 import { System } from '../system.js';
 import { TOKENS } from '../tokens.js';
 
@@ -96,10 +97,4 @@ const main = async (): Promise<number> => {
   }
 };
 
-main().then(
-  (code) => process.exit(code),
-  (err) => {
-    process.stderr.write(`${err instanceof ConfigError ? `Configuration error: ${err.message}` : (err as Error).stack}\n`);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -1,7 +1,8 @@
 import { writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Server } from 'node:http';
-import { ConfigError, loadConfig } from '../config.js';
+import { loadConfig } from '../config.js';
+import { onShutdown, runMain } from './process.js';
 import { System } from '../system.js';
 import { TOKENS } from '../tokens.js';
 import { Worker } from '../worker.js';
@@ -52,18 +53,12 @@ const main = async () => {
       '',
     ].filter((l) => l !== '').join('\n') + '\n',
   );
-  const stop = async () => {
+  onShutdown(async () => {
     log.info('shutting down');
     worker?.stop();
     server.close();
     await system.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void stop());
-  process.once('SIGTERM', () => void stop());
+  });
 };
 
-main().catch((err) => {
-  process.stderr.write(`${err instanceof ConfigError ? `Configuration error: ${err.message}` : (err as Error).stack}\n`);
-  process.exit(1);
-});
+runMain(main);

@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig } from '../config.js';
+import { loadConfig } from '../config.js';
+import { onShutdown, runMain } from './process.js';
 import { System } from '../system.js';
 import { Worker } from '../worker.js';
 
@@ -10,17 +11,11 @@ const main = async () => {
   worker.start();
   system.logger.info('worker started');
   const keepAlive = setInterval(() => undefined, 1 << 30);
-  const stop = async () => {
+  onShutdown(async () => {
     clearInterval(keepAlive);
     worker.stop();
     await system.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void stop());
-  process.once('SIGTERM', () => void stop());
+  });
 };
 
-main().catch((err) => {
-  process.stderr.write(`${err instanceof ConfigError ? `Configuration error: ${err.message}` : (err as Error).stack}\n`);
-  process.exit(1);
-});
+runMain(main);
