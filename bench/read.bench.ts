@@ -19,7 +19,8 @@ import autocannon, { type Result } from 'autocannon';
  *
  * Env: BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (50),
  *      BENCH_SERVER_NODE_ARGS (extra node flags for the servers, e.g. "--cpu-prof --cpu-prof-dir=var/prof"),
- *      BENCH_LOG_LEVEL (the system's log level, default silent; other levels log to /dev/null).
+ *      BENCH_LOG_LEVEL (the system's log level, default silent; other levels log to /dev/null),
+ *      BENCH_RATE_LIMIT (the system's RATE_LIMIT_BURST and RATE_LIMIT_PER_SECOND, default 10000000).
  */
 const TARGET_RATIO = 0.8;
 const TARGET_P99_MS = 10;
@@ -118,7 +119,7 @@ const pad = (s: string, n: number) => (s.length >= n ? s : s + ' '.repeat(n - s.
 const lpad = (s: string, n: number) => (s.length >= n ? s : ' '.repeat(n - s.length) + s);
 
 const table = (rows: Measured[]): string => {
-  const head = ['', 'RPS avg', 'p50 ms', 'p99 ms', 'avg ms', 'requests', 'non-2xx', 'errors'];
+  const head = ['', 'RPS avg', 'p50 ms', 'p99 ms', 'avg ms', 'responses', 'non-2xx', 'errors'];
   const body = rows.map(({ name, result: r }) => [
     name,
     r.requests.average.toFixed(0),
