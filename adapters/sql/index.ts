@@ -7,6 +7,7 @@ import { SqlIdempotencyStore } from './repositories/idempotency.repository.js';
 import { SqlKeyRepository } from './repositories/key.repository.js';
 import { SqlEventLog, SqlLedger, SqlNoticeRepository } from './repositories/misc.repository.js';
 import { SqlSandboxRegistryStore } from './repositories/sandbox-registry.repository.js';
+import { SqliteReader } from './sqlite-reader.js';
 import { KnexUnitOfWork } from './unit-of-work.js';
 
 export { engineOf, knexConfig, type Engine, type StoreConfig } from './connection.js';
@@ -26,6 +27,7 @@ export class SqlStore {
   readonly ledger: SqlLedger;
   readonly idempotency: SqlIdempotencyStore;
   readonly sandboxRegistry: SqlSandboxRegistryStore;
+  private readonly reader: SqliteReader | null;
 
   constructor(config: StoreConfig) {
     this.engine = engineOf(config.url);
@@ -34,7 +36,9 @@ export class SqlStore {
     this.accounts = new SqlAccountRepository(this.uow);
     this.sessions = new SqlSessionRepository(this.uow);
     this.keys = new SqlKeyRepository(this.uow);
-    this.domains = new SqlDomainRepository(this.uow);
+    // Hot reads on a SQLite file go through a read-only connection (see SqliteReader).
+    this.reader = this.engine === 'sqlite' && config.url !== ':memory:' ? new SqliteReader(config.url) : null;
+    this.domains = new SqlDomainRepository(this.uow, this.reader);
     this.events = new SqlEventLog(this.uow);
     this.notices = new SqlNoticeRepository(this.uow);
     this.ledger = new SqlLedger(this.uow);
@@ -56,6 +60,7 @@ export class SqlStore {
   }
 
   async close(): Promise<void> {
+    this.reader?.close();
     await this.knex.destroy();
   }
 }

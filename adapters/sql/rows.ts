@@ -1,3 +1,5 @@
+import type { Knex } from 'knex';
+
 /** Small conversions between row values and domain values, shared by the repositories. */
 export const iso = (d: Date): string => d.toISOString();
 export const date = (s: string): Date => new Date(s);
@@ -7,3 +9,9 @@ export const parse = <T>(s: string): T => JSON.parse(s) as T;
 /** SQLite returns booleans as 0/1, Postgres bigint sums as strings. */
 export const bool = (v: unknown): boolean => v === true || v === 1 || v === '1';
 export const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
+
+/** Rows of a raw statement: pg answers {rows}, better-sqlite3 an array. */
+export const rawRows = async <T>(db: Knex | Knex.Transaction, sql: string, params: readonly unknown[]): Promise<T[]> => {
+  const r = (await db.raw(sql, params as Knex.RawBinding[])) as unknown;
+  return (Array.isArray(r) ? r : (r as { rows: T[] }).rows) as T[];
+};

@@ -12,6 +12,10 @@ export class KnexUnitOfWork implements UnitOfWork {
 
   constructor(readonly knex: Knex) {}
 
+  inTransaction(): boolean {
+    return this.als.getStore() !== undefined;
+  }
+
   db(): Knex | Knex.Transaction {
     return this.als.getStore() ?? this.knex;
   }

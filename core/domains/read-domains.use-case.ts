@@ -3,16 +3,17 @@ import { grants } from '../access/rights.js';
 import { normalizeDomain } from '../shared/domain-name.js';
 import { DomainError } from '../shared/errors.js';
 import { clampLimit, decodeCursor, encodeCursor, type Page } from '../shared/pagination.js';
-import { viewDomain, type DomainView } from './domain.js';
+import { viewDomain, type Domain, type DomainView } from './domain.js';
 import type { DomainRepository, DomainScope } from './ports/domain-repository.port.js';
 
 /** Seed 4: GET /v1/domains/{domain}. The caller's right was checked before (Authorizer). */
 export class GetDomain {
   constructor(private readonly domains: DomainRepository) {}
 
-  async execute(key: ApiKey, name: string): Promise<DomainView> {
+  /** `loaded`: the domain the authorisation step already read for this request (null: not there). */
+  async execute(key: ApiKey, name: string, loaded?: Domain | null): Promise<DomainView> {
     const normalized = normalizeDomain(name);
-    const domain = await this.domains.find(key.accountId, key.environment, normalized);
+    const domain = loaded !== undefined ? loaded : await this.domains.find(key.accountId, key.environment, normalized);
     if (!domain) throw new DomainError('domain_not_found', { domain: normalized });
     return viewDomain(domain);
   }

@@ -48,8 +48,19 @@ export const startOfKyivDay = (date: string): Date => {
   return new Date(instant);
 };
 
-/** A key is valid through its expiry date: until the end of that day in Kyiv (DESIGN: classes). */
-export const endOfKyivDay = (date: string): Date => new Date(startOfKyivDay(addDays(date, 1)).getTime() - 1);
+const endOfDayMemo = new Map<string, number>();
+
+/** A key is valid through its expiry date: until the end of that day in Kyiv (DESIGN: classes).
+ * Memoised: it is asked on every keyed call and Intl's time-zone arithmetic is not cheap. */
+export const endOfKyivDay = (date: string): Date => {
+  let t = endOfDayMemo.get(date);
+  if (t === undefined) {
+    t = startOfKyivDay(addDays(date, 1)).getTime() - 1;
+    if (endOfDayMemo.size > 10_000) endOfDayMemo.clear();
+    endOfDayMemo.set(date, t);
+  }
+  return new Date(t);
+};
 
 /** The Kyiv calendar month (YYYY-MM) of an instant, and its bounds — the spend-limit month. */
 export const kyivMonth = (at: Date): { month: string; start: Date; end: Date } => {

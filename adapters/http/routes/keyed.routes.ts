@@ -43,7 +43,7 @@ export const keyedRoutes = (uc: UseCases): Route[] => [
     params: domainParam,
     responses: { 200: { description: 'The domain', schema: domainView } },
     errors: ['domain_not_found', 'domain_invalid'],
-    handle: async (i) => ({ status: 200, body: await uc.getDomain.execute(i.key!, i.params.domain!) }),
+    handle: async (i) => ({ status: 200, body: await uc.getDomain.execute(i.key!, i.params.domain!, i.domain) }),
   },
   {
     id: 'search', method: 'GET', path: '/v1/search', tag: 'Domains', writes: false,

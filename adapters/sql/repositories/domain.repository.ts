@@ -1,7 +1,8 @@
 import type { Domain } from '../../../core/domains/domain.js';
 import type { DomainListQuery, DomainRepository } from '../../../core/domains/ports/domain-repository.port.js';
 import type { Environment } from '../../../core/shared/environment.js';
-import { bool, date, iso, json, parse } from '../rows.js';
+import { bool, date, iso, json, parse, rawRows } from '../rows.js';
+import type { SqliteReader } from '../sqlite-reader.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';
 
 type DomainRow = {
@@ -9,8 +10,13 @@ type DomainRow = {
   auto_renew: unknown; transfer_lock: unknown; nameservers: string; created_at: string;
 };
 
+/** One statement for a domain and its labels (a row per label; none → one row with a null label). */
+const FIND_SQL =
+  'select d.*, l.label as label from domains d left join domain_labels l on l.domain_id = d.id ' +
+  'where d.account_id = ? and d.environment = ? and d.name = ? order by l.label';
+
 export class SqlDomainRepository implements DomainRepository {
-  constructor(private readonly uow: KnexUnitOfWork) {}
+  constructor(private readonly uow: KnexUnitOfWork, private readonly reader: SqliteReader | null = null) {}
 
   async insert(d: Domain): Promise<void> {
     const db = this.uow.db();
@@ -23,11 +29,12 @@ export class SqlDomainRepository implements DomainRepository {
   }
 
   async find(accountId: string, environment: Environment, name: string): Promise<Domain | null> {
-    const db = this.uow.db();
-    const r: DomainRow | undefined = await db('domains').where({ account_id: accountId, environment, name }).first();
-    if (!r) return null;
-    const labels = await db('domain_labels').where({ domain_id: r.id }).orderBy('label').pluck('label');
-    return this.toDomain(r, labels);
+    const params = [accountId, environment, name];
+    const rows = this.reader && !this.uow.inTransaction()
+      ? this.reader.all<DomainRow & { label: string | null }>(FIND_SQL, params)
+      : await rawRows<DomainRow & { label: string | null }>(this.uow.db(), FIND_SQL, params);
+    if (rows.length === 0) return null;
+    return this.toDomain(rows[0]!, rows.flatMap((r) => (r.label === null ? [] : [r.label])));
   }
 
   async list(q: DomainListQuery): Promise<Domain[]> {
