@@ -12,8 +12,9 @@ type DomainRow = {
 
 /** One statement for a domain and its labels (a row per label; none → one row with a null label). */
 const FIND_SQL =
-  'select d.*, l.label as label from domains d left join domain_labels l on l.domain_id = d.id ' +
-  'where d.account_id = ? and d.environment = ? and d.name = ? order by l.label';
+  'select d.id, d.account_id, d.environment, d.name, d.status, d.expires_on, d.auto_renew, d.transfer_lock, ' +
+  'd.nameservers, d.created_at, l.label as label from domains d left join domain_labels l on l.domain_id = d.id ' +
+  'where d.account_id = ? and d.environment = ? and d.name = ?';
 
 export class SqlDomainRepository implements DomainRepository {
   constructor(private readonly uow: KnexUnitOfWork, private readonly reader: SqliteReader | null = null) {}
@@ -34,7 +35,7 @@ export class SqlDomainRepository implements DomainRepository {
       ? this.reader.all<DomainRow & { label: string | null }>(FIND_SQL, params)
       : await rawRows<DomainRow & { label: string | null }>(this.uow.db(), FIND_SQL, params);
     if (rows.length === 0) return null;
-    return this.toDomain(rows[0]!, rows.flatMap((r) => (r.label === null ? [] : [r.label])));
+    return this.toDomain(rows[0]!, rows.flatMap((r) => (r.label === null ? [] : [r.label])).sort());
   }
 
   async list(q: DomainListQuery): Promise<Domain[]> {
