@@ -16,6 +16,8 @@ export interface Config {
   readonly databaseSchema?: string;
   readonly varDir: string;
   readonly keyPepper: Buffer;
+  /** 32-byte key that encrypts secrets kept for reading back (TOTP seeds, later certificate keys). */
+  readonly dataKey: Buffer;
   readonly trustProxy: boolean;
   /** Proxies of ours in front of the API, each appending to X-Forwarded-For. */
   readonly proxyHops: number;
@@ -47,14 +49,16 @@ const bool = (env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
   throw new ConfigError(`${name} must be true or false, got "${v}"`);
 };
 
-/** KEY_PEPPER (hex, ≥ 32 bytes) or, in development, a pepper generated once into var/key-pepper (0600). */
-const pepperFrom = (env: NodeJS.ProcessEnv, varDir: string): Buffer => {
-  const v = env.KEY_PEPPER;
+/** A secret from the environment (hex), or in development one generated once into var/<file> (0600). */
+const secretFrom = (env: NodeJS.ProcessEnv, name: string, varDir: string, fileName: string, exact: boolean): Buffer => {
+  const v = env[name];
   if (v) {
-    if (!/^[0-9a-fA-F]{64,}$/.test(v)) throw new ConfigError('KEY_PEPPER must be at least 64 hex digits (32 bytes)');
+    if (!(exact ? /^[0-9a-fA-F]{64}$/ : /^[0-9a-fA-F]{64,}$/).test(v)) {
+      throw new ConfigError(`${name} must be ${exact ? 'exactly' : 'at least'} 64 hex digits (32 bytes)`);
+    }
     return Buffer.from(v, 'hex');
   }
-  const file = join(varDir, 'key-pepper');
+  const file = join(varDir, fileName);
   if (!existsSync(file)) {
     mkdirSync(varDir, { recursive: true });
     writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
@@ -75,7 +79,8 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     databaseUrl,
     ...(env.DATABASE_SCHEMA ? { databaseSchema: env.DATABASE_SCHEMA } : {}),
     varDir,
-    keyPepper: pepperFrom(env, varDir),
+    keyPepper: secretFrom(env, 'KEY_PEPPER', varDir, 'key-pepper', false),
+    dataKey: secretFrom(env, 'DATA_KEY', varDir, 'data-key', true),
     trustProxy: bool(env, 'TRUST_PROXY', false),
     proxyHops: int(env, 'TRUST_PROXY_HOPS', 1, 1),
     logLevel: env.LOG_LEVEL || 'info',

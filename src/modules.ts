@@ -3,7 +3,7 @@ import pino, { type Logger } from 'pino';
 import { SystemClock } from '../adapters/clock/system/index.js';
 import { Argon2PasswordHasher } from '../adapters/credentials/argon2/index.js';
 import { OtplibTotp } from '../adapters/credentials/otplib/index.js';
-import { NodeRandom, NodeSecretHasher } from '../adapters/crypto/node/index.js';
+import { AesGcmSecretBox, NodeRandom, NodeSecretHasher } from '../adapters/crypto/node/index.js';
 import { SandboxRegistrar } from '../adapters/registrar/sandbox/index.js';
 import { SqlStore } from '../adapters/sql/index.js';
 import { AuthenticateKey } from '../core/access/authenticate-key.use-case.js';
@@ -41,6 +41,7 @@ export const platformModule = (clock?: Clock) =>
     bind(T.SecretHasher).toResolvedValue((c: Config) => new NodeSecretHasher(c.keyPepper), [T.Config]).inSingletonScope();
     bind(T.PasswordHasher).toResolvedValue((c: Config) => new Argon2PasswordHasher(c.argon2), [T.Config]).inSingletonScope();
     bind(T.Totp).toConstantValue(new OtplibTotp());
+    bind(T.SecretBox).toResolvedValue((c: Config) => new AesGcmSecretBox(c.dataKey), [T.Config]).inSingletonScope();
   });
 
 /** The SQL store (SQLite or Postgres by URL). */
@@ -94,8 +95,8 @@ export const coreModule = () =>
     bind(T.AuthenticateKey).toResolvedValue((st: SqlStore, h, c) => new AuthenticateKey(st.keys, h, c), [s, T.SecretHasher, T.Clock]).inSingletonScope();
     bind(T.AuthenticateSession).toResolvedValue((st: SqlStore, h, c) => new AuthenticateSession(st.accounts, st.sessions, h, c), [s, T.SecretHasher, T.Clock]).inSingletonScope();
     bind(T.SignIn).toResolvedValue(
-      (st: SqlStore, p, t, h, r, c) => new SignIn(st.accounts, st.sessions, p, t, h, st.events, st.uow, r, c),
-      [s, T.PasswordHasher, T.Totp, T.SecretHasher, T.Random, T.Clock],
+      (st: SqlStore, p, t, b, h, r, c) => new SignIn(st.accounts, st.sessions, p, t, b, h, st.events, st.uow, r, c),
+      [s, T.PasswordHasher, T.Totp, T.SecretBox, T.SecretHasher, T.Random, T.Clock],
     ).inSingletonScope();
     bind(T.SignOut).toResolvedValue((st: SqlStore, c) => new SignOut(st.sessions, c), [s, T.Clock]).inSingletonScope();
     bind(T.IssueKey).toResolvedValue(
@@ -110,7 +111,7 @@ export const coreModule = () =>
     bind(T.SearchDomains).toResolvedValue((e: Environments) => new SearchDomains(e), [T.Environments]).inSingletonScope();
     bind(T.ListNotices).toResolvedValue((st: SqlStore) => new ListNotices(st.notices), [s]).inSingletonScope();
     bind(T.SeedDemo).toResolvedValue(
-      (st: SqlStore, p, t, r, c) => new SeedDemo(st.accounts, st.domains, st.sandboxRegistry, st.ledger, st.events, p, t, st.uow, r, c),
-      [s, T.PasswordHasher, T.Totp, T.Random, T.Clock],
+      (st: SqlStore, p, t, b, r, c) => new SeedDemo(st.accounts, st.domains, st.sandboxRegistry, st.ledger, st.events, p, t, b, st.uow, r, c),
+      [s, T.PasswordHasher, T.Totp, T.SecretBox, T.Random, T.Clock],
     ).inSingletonScope();
   });

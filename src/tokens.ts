@@ -17,6 +17,7 @@ import type { SeedDemo } from '../core/sandbox/seed-demo.use-case.js';
 import type { Clock } from '../core/shared/clock.port.js';
 import type { EnvironmentAdapters, Environments } from '../core/shared/environments.port.js';
 import type { Random } from '../core/shared/random.port.js';
+import type { SecretBox } from '../core/shared/secret-box.port.js';
 import type { Config } from './config.js';
 
 /** Injection tokens. Core classes carry no decorators: src/ binds them by explicit token. */
@@ -31,6 +32,7 @@ export const TOKENS = {
   SecretHasher: t<SecretHasher>('SecretHasher'),
   PasswordHasher: t<PasswordHasher>('PasswordHasher'),
   Totp: t<TotpVerifier>('Totp'),
+  SecretBox: t<SecretBox>('SecretBox'),
   TestAdapters: t<EnvironmentAdapters>('TestAdapters'),
   LiveAdapters: t<EnvironmentAdapters>('LiveAdapters'),
   Environments: t<Environments>('Environments'),

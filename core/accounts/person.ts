@@ -14,6 +14,7 @@ export interface Person {
   readonly name: string;
   readonly role: Role;
   readonly passwordHash: string;
+  /** The TOTP seed, sealed by the SecretBox port (encrypted at rest). */
   readonly totpSecret: string;
   /** The last accepted TOTP time step: a code is never accepted twice (RFC 6238 §5.2). */
   readonly totpLastStep: number | null;

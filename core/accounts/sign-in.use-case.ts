@@ -3,6 +3,7 @@ import type { EventLog } from '../events/ports/event-log.port.js';
 import type { Clock } from '../shared/clock.port.js';
 import { DomainError } from '../shared/errors.js';
 import type { Random } from '../shared/random.port.js';
+import type { SecretBox } from '../shared/secret-box.port.js';
 import type { UnitOfWork } from '../shared/unit-of-work.port.js';
 import type { Actor, Person, Session } from './person.js';
 import type { AccountRepository, SessionRepository } from './ports/account-repository.port.js';
@@ -28,6 +29,7 @@ export class SignIn {
     private readonly sessions: SessionRepository,
     private readonly passwords: PasswordHasher,
     private readonly totp: TotpVerifier,
+    private readonly box: SecretBox,
     private readonly hasher: SecretHasher,
     private readonly events: EventLog,
     private readonly uow: UnitOfWork,
@@ -39,7 +41,7 @@ export class SignIn {
     const person = await this.accounts.findPersonByEmail(input.email.trim().toLowerCase());
     const passwordOk = await this.passwords.verify(person?.passwordHash ?? DUMMY_PASSWORD_HASH, input.password);
     const now = this.clock.now();
-    const step = person && passwordOk ? await this.totp.verify(person.totpSecret, input.totp, now, person.totpLastStep) : null;
+    const step = person && passwordOk ? await this.totp.verify(this.box.open(person.totpSecret), input.totp, now, person.totpLastStep) : null;
     // One answer for every failure: which factor failed is not told.
     if (!person || !passwordOk || step === null) throw new DomainError('sign_in_failed');
     const token = this.random.base62(43);

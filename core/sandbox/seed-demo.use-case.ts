@@ -7,6 +7,7 @@ import type { EventLog } from '../events/ports/event-log.port.js';
 import type { Clock } from '../shared/clock.port.js';
 import { addDays, kyivDate } from '../shared/dates.js';
 import type { Random } from '../shared/random.port.js';
+import type { SecretBox } from '../shared/secret-box.port.js';
 import type { UnitOfWork } from '../shared/unit-of-work.port.js';
 import type { SandboxRegistryStore } from './ports/sandbox-registry.port.js';
 
@@ -38,6 +39,7 @@ export class SeedDemo {
     private readonly events: EventLog,
     private readonly passwords: PasswordHasher,
     private readonly totp: TotpVerifier,
+    private readonly box: SecretBox,
     private readonly uow: UnitOfWork,
     private readonly random: Random,
     private readonly clock: Clock,
@@ -56,7 +58,7 @@ export class SeedDemo {
     await this.uow.transaction(async () => {
       await this.accounts.insertAccount({ id: accountId, name: 'Domivka Demo', createdAt: now });
       await this.accounts.insertPerson({
-        id: personId, accountId, email: DEMO_EMAIL, name: 'Demo Owner', role: 'owner', passwordHash, totpSecret,
+        id: personId, accountId, email: DEMO_EMAIL, name: 'Demo Owner', role: 'owner', passwordHash, totpSecret: this.box.seal(totpSecret),
         totpLastStep: null, lastSignInAt: null, createdAt: now,
       });
       for (const d of DEMO_DOMAINS) {

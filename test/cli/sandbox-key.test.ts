@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { isHumanOnly } from '../../adapters/http/route.js';
 import { eachStore } from '../support/stores.js';
-import { bearer, startApi, TEST_PEPPER_HEX, type TestApi } from '../support/system.js';
+import { bearer, startApi, TEST_DATA_KEY_HEX, TEST_PEPPER_HEX, type TestApi } from '../support/system.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -24,6 +24,7 @@ eachStore('npm run sandbox:key', (kind) => {
     DATABASE_URL: api.store.url,
     ...(api.store.schema ? { DATABASE_SCHEMA: api.store.schema } : {}),
     KEY_PEPPER: TEST_PEPPER_HEX,
+    DATA_KEY: TEST_DATA_KEY_HEX,
     LOG_LEVEL: 'warn',
   });
   const run = (args: string[], viaNpm = false) => {

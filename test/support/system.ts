@@ -11,6 +11,7 @@ import { TestClock } from './clock.js';
 import type { FreshStore, StoreKind } from './stores.js';
 
 export const TEST_PEPPER_HEX = 'a1'.repeat(32);
+export const TEST_DATA_KEY_HEX = 'b2'.repeat(32);
 
 export interface TestApi {
   readonly base: string;
@@ -31,6 +32,7 @@ export interface TestApiOptions {
   readonly env?: Record<string, string>;
   readonly extraRoutes?: readonly Route[];
   readonly clock?: TestClock;
+  readonly logger?: import('pino').Logger;
 }
 
 export const testConfig = (store: FreshStore, env: Record<string, string> = {}): Config =>
@@ -38,6 +40,7 @@ export const testConfig = (store: FreshStore, env: Record<string, string> = {}):
     DATABASE_URL: store.url,
     ...(store.schema ? { DATABASE_SCHEMA: store.schema } : {}),
     KEY_PEPPER: TEST_PEPPER_HEX,
+    DATA_KEY: TEST_DATA_KEY_HEX,
     ARGON2_MEMORY_KIB: '1024',
     ARGON2_TIME_COST: '1',
     LOG_LEVEL: 'silent',
@@ -51,7 +54,7 @@ export const startApi = async (kind: StoreKind, options: TestApiOptions = {}): P
   const clock = options.clock ?? new TestClock();
   const system = new System(testConfig(store, options.env), {
     clock,
-    logger: pino({ level: 'silent' }),
+    logger: options.logger ?? pino({ level: 'silent' }),
     ...(options.extraRoutes ? { extraRoutes: options.extraRoutes } : {}),
   });
   await system.migrate();
@@ -116,7 +119,7 @@ export const addPerson = async (api: TestApi, role: 'owner' | 'member', email: s
   const id = `p-${email}`;
   await api.system.store.accounts.insertPerson({
     id, accountId: api.demo.accountId, email, name: email, role,
-    passwordHash: await api.system.get(TOKENS.PasswordHasher).hash(password), totpSecret,
+    passwordHash: await api.system.get(TOKENS.PasswordHasher).hash(password), totpSecret: api.system.get(TOKENS.SecretBox).seal(totpSecret),
     totpLastStep: null, lastSignInAt: null, createdAt: api.clock.now(),
   });
   return { id, email, password, totpSecret };

@@ -1,1 +1,2 @@
 export { NodeRandom, NodeSecretHasher } from './node-crypto.adapter.js';
+export { AesGcmSecretBox } from './secret-box.adapter.js';
