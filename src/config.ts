@@ -25,6 +25,8 @@ export interface Config {
   /** The live environment's registrar; "none" leaves live keys answering 503 environment_unavailable. */
   readonly liveRegistrar: 'none';
   readonly seedDemo: boolean;
+  /** SMTP for e-mailed notices (live environment); without it they wait in the outbox. */
+  readonly smtp: { readonly url: string; readonly from: string } | null;
   readonly runWorker: boolean;
   readonly maxBodyBytes: number;
   readonly rateLimit: { readonly key: BucketConfig; readonly anonymous: BucketConfig };
@@ -86,6 +88,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     logLevel: env.LOG_LEVEL || 'info',
     liveRegistrar: 'none',
     seedDemo: bool(env, 'SEED_DEMO', true),
+    smtp: env.SMTP_URL ? { url: env.SMTP_URL, from: env.SMTP_FROM || 'Domivka <notices@domivka.net>' } : null,
     runWorker: bool(env, 'RUN_WORKER', true),
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 256 * 1024, 1024),
     rateLimit: {

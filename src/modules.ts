@@ -5,6 +5,8 @@ import { Argon2PasswordHasher } from '../adapters/credentials/argon2/index.js';
 import { OtplibTotp } from '../adapters/credentials/otplib/index.js';
 import { AesGcmSecretBox, NodeRandom, NodeSecretHasher } from '../adapters/crypto/node/index.js';
 import { SandboxRegistrar } from '../adapters/registrar/sandbox/index.js';
+import { SandboxPayments } from '../adapters/payments/sandbox/index.js';
+import { SmtpMailer } from '../adapters/notify/smtp/index.js';
 import { SqlStore } from '../adapters/sql/index.js';
 import { AuthenticateKey } from '../core/access/authenticate-key.use-case.js';
 import { Authorizer } from '../core/access/authorize.js';
@@ -17,6 +19,17 @@ import { SearchDomains } from '../core/domains/search-domains.use-case.js';
 import { ListNotices } from '../core/notices/list-notices.use-case.js';
 import { NotifyOwners } from '../core/notices/notify-owners.js';
 import { SeedDemo } from '../core/sandbox/seed-demo.use-case.js';
+import { Accounting } from '../core/billing/accounting.js';
+import { ReadBilling } from '../core/billing/read-billing.use-case.js';
+import { TopUpBalance } from '../core/billing/top-up-balance.use-case.js';
+import { AdvanceLifecycle } from '../core/domains/advance-lifecycle.use-case.js';
+import { RegisterDomain } from '../core/domains/register-domain.use-case.js';
+import { RenewDomain } from '../core/domains/renew-domain.use-case.js';
+import { SetAutoRenew } from '../core/domains/set-auto-renew.use-case.js';
+import { DeliverNotices } from '../core/notices/deliver-notices.use-case.js';
+import { ListKeyNotices } from '../core/notices/list-key-notices.use-case.js';
+import { AccountTime } from '../core/sandbox/account-time.js';
+import { AdvanceSandboxClock } from '../core/sandbox/advance-clock.use-case.js';
 import type { Clock } from '../core/shared/clock.port.js';
 import type { Environment } from '../core/shared/environment.js';
 import type { EnvironmentAdapters, Environments } from '../core/shared/environments.port.js';
@@ -59,10 +72,19 @@ export const sandboxModule = () =>
       .toResolvedValue(
         (s: SqlStore, clock: Clock, random: NodeRandom): EnvironmentAdapters => ({
           registrar: new SandboxRegistrar(s.sandboxRegistry, clock, () => random.base62(16)),
+          payments: new SandboxPayments(),
         }),
         [T.Store, T.Clock, T.Random],
       )
       .inSingletonScope();
+  });
+
+/** Notices by e-mail: SMTP when configured (SMTP_URL); without it deliveries wait in the outbox. */
+export const mailModule = (config: Config) =>
+  new ContainerModule(({ bind }) => {
+    if (!config.smtp) return;
+    bind(T.Mailer).toConstantValue(new SmtpMailer({ url: config.smtp.url, from: config.smtp.from }));
+    bind(T.DeliverNotices).toResolvedValue((st: SqlStore, m, c) => new DeliverNotices(st.outbox, m, c), [T.Store, T.Mailer, T.Clock]).inSingletonScope();
   });
 
 /** The live adapter set: bound only when configured. With none, live keys get 503. */
@@ -90,7 +112,32 @@ export const coreModule = () =>
       }, [T.TestAdapters, { serviceIdentifier: T.LiveAdapters, optional: true }])
       .inSingletonScope();
     const s = id(T.Store);
-    bind(T.NotifyOwners).toResolvedValue((st: SqlStore, c, r) => new NotifyOwners(st.accounts, st.notices, c, r), [s, T.Clock, T.Random]).inSingletonScope();
+    bind(T.NotifyOwners).toResolvedValue((st: SqlStore, c, r) => new NotifyOwners(st.accounts, st.notices, st.outbox, c, r), [s, T.Clock, T.Random]).inSingletonScope();
+    bind(T.Accounting).toResolvedValue((st: SqlStore, r, c) => new Accounting(st.ledger, st.wallets, st.spend, r, c), [s, T.Random, T.Clock]).inSingletonScope();
+    bind(T.AccountTime).toResolvedValue((st: SqlStore, c) => new AccountTime(c, st.sandboxClocks), [s, T.Clock]).inSingletonScope();
+    bind(T.RegisterDomain).toResolvedValue(
+      (st: SqlStore, e, a, n, at, r) => new RegisterDomain(st.domains, e, a, st.events, n, at, st.uow, r),
+      [s, T.Environments, T.Accounting, T.NotifyOwners, T.AccountTime, T.Random],
+    ).inSingletonScope();
+    bind(T.RenewDomain).toResolvedValue(
+      (st: SqlStore, e, a, n, at, r) => new RenewDomain(st.domains, st.domainLocks, e, a, st.events, n, at, r),
+      [s, T.Environments, T.Accounting, T.NotifyOwners, T.AccountTime, T.Random],
+    ).inSingletonScope();
+    bind(T.SetAutoRenew).toResolvedValue((st: SqlStore, n, r, c) => new SetAutoRenew(st.domains, st.events, n, r, c), [s, T.NotifyOwners, T.Random, T.Clock]).inSingletonScope();
+    bind(T.TopUpBalance).toResolvedValue(
+      (st: SqlStore, e, a, n, r, c) => new TopUpBalance(st.topUps, st.savedCards, e, a, st.events, n, r, c),
+      [s, T.Environments, T.Accounting, T.NotifyOwners, T.Random, T.Clock],
+    ).inSingletonScope();
+    bind(T.ReadBilling).toResolvedValue((st: SqlStore, a) => new ReadBilling(a, st.ledger), [s, T.Accounting]).inSingletonScope();
+    bind(T.ListKeyNotices).toResolvedValue((st: SqlStore) => new ListKeyNotices(st.notices, st.domains), [s]).inSingletonScope();
+    bind(T.AdvanceLifecycle).toResolvedValue(
+      (st: SqlStore, rn, n, r, c) => new AdvanceLifecycle(st.domains, st.sandboxClocks, rn, st.events, n, st.uow, r, c),
+      [s, T.RenewDomain, T.NotifyOwners, T.Random, T.Clock],
+    ).inSingletonScope();
+    bind(T.AdvanceSandboxClock).toResolvedValue(
+      (st: SqlStore, l, r, c) => new AdvanceSandboxClock(st.sandboxClocks, l, st.events, st.uow, r, c),
+      [s, T.AdvanceLifecycle, T.Random, T.Clock],
+    ).inSingletonScope();
     bind(T.Authorizer).toResolvedValue((st: SqlStore) => new Authorizer(st.domains), [s]).inSingletonScope();
     bind(T.AuthenticateKey).toResolvedValue((st: SqlStore, h, c) => new AuthenticateKey(st.keys, h, c), [s, T.SecretHasher, T.Clock]).inSingletonScope();
     bind(T.AuthenticateSession).toResolvedValue((st: SqlStore, h, c) => new AuthenticateSession(st.accounts, st.sessions, h, c), [s, T.SecretHasher, T.Clock]).inSingletonScope();
@@ -105,13 +152,13 @@ export const coreModule = () =>
     ).inSingletonScope();
     bind(T.ListKeys).toResolvedValue((st: SqlStore, c) => new ListKeys(st.keys, c), [s, T.Clock]).inSingletonScope();
     bind(T.RevokeKey).toResolvedValue((st: SqlStore, r, c) => new RevokeKey(st.keys, st.events, st.uow, r, c), [s, T.Random, T.Clock]).inSingletonScope();
-    bind(T.DescribeKey).toResolvedValue((st: SqlStore, c) => new DescribeKey(st.ledger, c), [s, T.Clock]).inSingletonScope();
+    bind(T.DescribeKey).toResolvedValue((st: SqlStore, c) => new DescribeKey(st.spend, c), [s, T.Clock]).inSingletonScope();
     bind(T.GetDomain).toResolvedValue((st: SqlStore) => new GetDomain(st.domains), [s]).inSingletonScope();
     bind(T.ListDomains).toResolvedValue((st: SqlStore) => new ListDomains(st.domains), [s]).inSingletonScope();
     bind(T.SearchDomains).toResolvedValue((e: Environments) => new SearchDomains(e), [T.Environments]).inSingletonScope();
     bind(T.ListNotices).toResolvedValue((st: SqlStore) => new ListNotices(st.notices), [s]).inSingletonScope();
     bind(T.SeedDemo).toResolvedValue(
-      (st: SqlStore, p, t, b, r, c) => new SeedDemo(st.accounts, st.domains, st.sandboxRegistry, st.ledger, st.events, p, t, b, st.uow, r, c),
-      [s, T.PasswordHasher, T.Totp, T.SecretBox, T.Random, T.Clock],
+      (st: SqlStore, a, p, t, b, r, c) => new SeedDemo(st.accounts, st.domains, st.sandboxRegistry, st.savedCards, a, st.events, p, t, b, st.uow, r, c),
+      [s, T.Accounting, T.PasswordHasher, T.Totp, T.SecretBox, T.Random, T.Clock],
     ).inSingletonScope();
   });

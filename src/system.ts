@@ -5,7 +5,7 @@ import { buildApi, type Route, type UseCases } from '../adapters/http/index.js';
 import type { SqlStore } from '../adapters/sql/index.js';
 import type { Clock } from '../core/shared/clock.port.js';
 import type { Config } from './config.js';
-import { configModule, coreModule, liveModule, platformModule, sandboxModule, sqlModule } from './modules.js';
+import { configModule, coreModule, liveModule, mailModule, platformModule, sandboxModule, sqlModule } from './modules.js';
 import { TOKENS as T } from './tokens.js';
 
 export interface SystemOptions {
@@ -30,6 +30,7 @@ export class System {
       sqlModule(),
       sandboxModule(),
       liveModule(config),
+      mailModule(config),
       coreModule(),
     );
   }

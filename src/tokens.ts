@@ -19,6 +19,18 @@ import type { EnvironmentAdapters, Environments } from '../core/shared/environme
 import type { Random } from '../core/shared/random.port.js';
 import type { SecretBox } from '../core/shared/secret-box.port.js';
 import type { Config } from './config.js';
+import type { Accounting } from '../core/billing/accounting.js';
+import type { ReadBilling } from '../core/billing/read-billing.use-case.js';
+import type { TopUpBalance } from '../core/billing/top-up-balance.use-case.js';
+import type { AdvanceLifecycle } from '../core/domains/advance-lifecycle.use-case.js';
+import type { RegisterDomain } from '../core/domains/register-domain.use-case.js';
+import type { RenewDomain } from '../core/domains/renew-domain.use-case.js';
+import type { SetAutoRenew } from '../core/domains/set-auto-renew.use-case.js';
+import type { DeliverNotices } from '../core/notices/deliver-notices.use-case.js';
+import type { ListKeyNotices } from '../core/notices/list-key-notices.use-case.js';
+import type { Mailer } from '../core/notices/ports/mailer.port.js';
+import type { AccountTime } from '../core/sandbox/account-time.js';
+import type { AdvanceSandboxClock } from '../core/sandbox/advance-clock.use-case.js';
 
 /** Injection tokens. Core classes carry no decorators: src/ binds them by explicit token. */
 const t = <T>(name: string) => Symbol.for(`domivka.${name}`) as ServiceIdentifier<T>;
@@ -51,4 +63,16 @@ export const TOKENS = {
   SearchDomains: t<SearchDomains>('SearchDomains'),
   ListNotices: t<ListNotices>('ListNotices'),
   SeedDemo: t<SeedDemo>('SeedDemo'),
+  Accounting: t<Accounting>('Accounting'),
+  AccountTime: t<AccountTime>('AccountTime'),
+  RegisterDomain: t<RegisterDomain>('RegisterDomain'),
+  RenewDomain: t<RenewDomain>('RenewDomain'),
+  SetAutoRenew: t<SetAutoRenew>('SetAutoRenew'),
+  TopUpBalance: t<TopUpBalance>('TopUpBalance'),
+  ReadBilling: t<ReadBilling>('ReadBilling'),
+  ListKeyNotices: t<ListKeyNotices>('ListKeyNotices'),
+  AdvanceSandboxClock: t<AdvanceSandboxClock>('AdvanceSandboxClock'),
+  AdvanceLifecycle: t<AdvanceLifecycle>('AdvanceLifecycle'),
+  Mailer: t<Mailer>('Mailer'),
+  DeliverNotices: t<DeliverNotices>('DeliverNotices'),
 } as const;

@@ -201,7 +201,8 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
         const scope = input.key ? `key:${input.key.id}` : `person:${input.human!.person.id}`;
         reply = await runIdempotent(
           { store: deps.idempotency, uow: deps.uow, clock: deps.clock },
-          scope, idemKey, fingerprintOf(route.method, ctx.path, input.body), () => route.handle(input), route.replayable,
+          scope, idemKey, fingerprintOf(route.method, ctx.path, input.body),
+          (checkpoints) => route.handle(checkpoints ? { ...input, checkpoints } : input), route.replayable, route.phased === true,
         );
         if (reply.replayed) ctx.set('Idempotent-Replayed', 'true');
       } else {

@@ -149,6 +149,57 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorEntry>> = {
     uk: (p) => `Реєстр не виконав операцію для ${s(p.domain)}; кошти не списано. Спробуйте пізніше.`,
     en: (p) => `The registry did not carry out the operation for ${s(p.domain)}; nothing was charged. Try again later.`,
   },
+  domain_not_renewable: {
+    status: 409,
+    uk: (p) => `Домен ${s(p.domain)} зараз не можна продовжити (стан: ${s(p.status)}).`,
+    en: (p) => `The domain ${s(p.domain)} cannot be renewed now (status: ${s(p.status)}).`,
+    actions: (p) => [{ type: 'view_domain', href: `/v1/domains/${enc(s(p.domain))}` }],
+  },
+  domain_already_yours: {
+    status: 409,
+    uk: (p) => `Домен ${s(p.domain)} уже належить цьому рахунку; щоб подовжити його, продовжте реєстрацію.`,
+    en: (p) => `The domain ${s(p.domain)} already belongs to this account; renew it to extend it.`,
+    actions: (p) => [{ type: 'renew', href: `/v1/domains/${enc(s(p.domain))}/renewals` }],
+  },
+  insufficient_funds: {
+    status: 402,
+    uk: (p) => `Недостатньо коштів: потрібно ${s(p.amount)} грн, на балансі ${s(p.balance)} грн. Поповніть баланс.`,
+    en: (p) => `Insufficient funds: ${s(p.amount)} UAH is needed and the balance is ${s(p.balance)} UAH. Top up the balance.`,
+    actions: () => [{ type: 'top_up', href: '/v1/billing/topups' }, { type: 'view_balance', href: '/v1/billing/balance' }],
+  },
+  spend_limit_exceeded: {
+    status: 402,
+    uk: (p) => `Перевищено місячний ліміт ключа ${s(p.key_id)}: ліміт ${s(p.limit)} грн за ${s(p.month)}, витрачено ${s(p.spent)} грн, лишилося ${s(p.left)} грн, а ця операція коштує ${s(p.amount)} грн.`,
+    en: (p) => `This would pass the monthly limit of key ${s(p.key_id)}: the limit is ${s(p.limit)} UAH for ${s(p.month)}, ${s(p.spent)} UAH is spent, ${s(p.left)} UAH is left, and this costs ${s(p.amount)} UAH.`,
+    actions: () => [{ type: 'inspect_key', href: '/v1/key' }],
+  },
+  card_declined: {
+    status: 402,
+    uk: (p) => `Картку ${s(p.card)} відхилено (${s(p.reason)}). Нічого не списано; змініть картку в консолі або спробуйте іншу суму.`,
+    en: (p) => `The card ${s(p.card)} was declined (${s(p.reason)}). Nothing was charged; change the card in the console or try another amount.`,
+    actions: () => [{ type: 'open_console', href: '/console/billing/card' }],
+  },
+  payment_failed: {
+    status: 502,
+    uk: () => 'Платіжний сервіс не відповів як слід; нічого не зараховано. Повторіть запит пізніше з тим самим Idempotency-Key.',
+    en: () => 'The payment provider failed; nothing was credited. Retry later with the same Idempotency-Key.',
+  },
+  no_saved_card: {
+    status: 409,
+    uk: () => 'У рахунку немає збереженої картки для цього середовища. Додайте її в консолі.',
+    en: () => 'The account has no saved card for this environment. Add one in the console.',
+    actions: () => [{ type: 'open_console', href: '/console/billing/card' }],
+  },
+  operation_in_progress: {
+    status: 409,
+    uk: () => 'Над цим доменом саме виконується інша грошова операція. Повторіть запит за кілька секунд.',
+    en: () => 'Another money operation on this domain is running. Retry in a few seconds.',
+  },
+  sandbox_only: {
+    status: 403,
+    uk: () => 'Це доступно лише в тестовому середовищі: скористайтеся тестовим ключем (dmk_test_…).',
+    en: () => 'This is for the test environment only: use a test key (dmk_test_…).',
+  },
   validation_failed: {
     status: 422,
     uk: () => 'Запит не відповідає схемі: дивіться details.',

@@ -3,6 +3,7 @@ import type { RightName } from '../../core/access/rights.js';
 import type { HumanContext } from '../../core/accounts/sign-in.use-case.js';
 import type { Domain } from '../../core/domains/domain.js';
 import type { ErrorCode } from '../../core/shared/errors.js';
+import type { Checkpoints } from '../../core/shared/checkpoints.port.js';
 
 /**
  * Routes are data (STYLE 7): each declares its method, path, schemas, who may call it, whether it
@@ -36,6 +37,8 @@ export interface RouteInput {
   human?: HumanContext;
   /** The domain the authorisation step loaded (when the route names one and it exists). */
   domain?: Domain | null;
+  /** Recovery points of a phased write (routes with `phased: true`). */
+  checkpoints?: Checkpoints;
 }
 
 export interface CookieSpec {
@@ -74,6 +77,9 @@ export interface Route {
   /** What an Idempotency-Key replay may show again. Default: the reply as it was. A reply that carries
    * a one-time secret (a new key) says here how to keep it without the secret. */
   readonly replayable?: (reply: Reply) => Reply;
+  /** The write calls a peer outside our database (registry, card processor): it runs in atomic phases
+   * with recovery points instead of one transaction (see core/shared/checkpoints.port.ts). */
+  readonly phased?: boolean;
 }
 
 export const isHumanOnly = (r: Route): boolean => r.access.kind === 'human';

@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 
@@ -44,4 +45,30 @@ export const knexConfig = (config: StoreConfig): Knex.Config => {
   };
 };
 
-export const createKnex = (config: StoreConfig): Knex => knexFactory(knexConfig(config));
+/**
+ * SQLite transactions begin IMMEDIATE: a deferred BEGIN that reads first and writes later fails at once
+ * with SQLITE_BUSY_SNAPSHOT when another process committed in between; an immediate one takes the
+ * write lock up front and waits (busy_timeout) like any other writer. knex has no option for it, so
+ * its better-sqlite3 client is extended here, in the one place that knows the dialect.
+ */
+const require = createRequire(import.meta.url);
+type Ctor = new (...args: any[]) => any; // eslint-disable-line @typescript-eslint/no-explicit-any
+const BetterSqlite3Client = require('knex/lib/dialects/better-sqlite3/index.js') as Ctor;
+const SqliteTransaction = require('knex/lib/dialects/sqlite3/execution/sqlite-transaction.js') as Ctor;
+
+class ImmediateTransaction extends SqliteTransaction {
+  begin(conn: unknown) {
+    return this.query(conn, 'BEGIN IMMEDIATE;');
+  }
+}
+
+class ImmediateBetterSqlite3Client extends BetterSqlite3Client {
+  transaction(...args: unknown[]) {
+    return new ImmediateTransaction(this, ...args);
+  }
+}
+
+export const createKnex = (config: StoreConfig): Knex => {
+  const c = knexConfig(config);
+  return knexFactory(c.client === 'better-sqlite3' ? { ...c, client: ImmediateBetterSqlite3Client as unknown as typeof Knex.Client } : c);
+};

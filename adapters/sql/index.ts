@@ -5,7 +5,12 @@ import { SqlAccountRepository, SqlSessionRepository } from './repositories/accou
 import { SqlDomainRepository } from './repositories/domain.repository.js';
 import { SqlIdempotencyStore } from './repositories/idempotency.repository.js';
 import { SqlKeyRepository } from './repositories/key.repository.js';
-import { SqlEventLog, SqlLedger, SqlNoticeRepository } from './repositories/misc.repository.js';
+import { SqlLedger, SqlSavedCards, SqlSpendCounters, SqlWallets } from './repositories/billing.repository.js';
+import { SqlEventLog, SqlNoticeRepository } from './repositories/misc.repository.js';
+import { SqlNoticeOutbox } from './repositories/notice-outbox.repository.js';
+import { SqlDomainLocks } from './repositories/domain-locks.js';
+import { SqlSandboxClocks } from './repositories/sandbox-clock.repository.js';
+import { SqlTopUps } from './repositories/topup.repository.js';
 import { SqlSandboxRegistryStore } from './repositories/sandbox-registry.repository.js';
 import { SqliteReader } from './sqlite-reader.js';
 import { KnexUnitOfWork } from './unit-of-work.js';
@@ -25,6 +30,13 @@ export class SqlStore {
   readonly events: SqlEventLog;
   readonly notices: SqlNoticeRepository;
   readonly ledger: SqlLedger;
+  readonly wallets: SqlWallets;
+  readonly spend: SqlSpendCounters;
+  readonly savedCards: SqlSavedCards;
+  readonly outbox: SqlNoticeOutbox;
+  readonly domainLocks: SqlDomainLocks;
+  readonly sandboxClocks: SqlSandboxClocks;
+  readonly topUps: SqlTopUps;
   readonly idempotency: SqlIdempotencyStore;
   readonly sandboxRegistry: SqlSandboxRegistryStore;
   private readonly reader: SqliteReader | null;
@@ -38,10 +50,17 @@ export class SqlStore {
     this.keys = new SqlKeyRepository(this.uow);
     // Hot reads on a SQLite file go through a read-only connection (see SqliteReader).
     this.reader = this.engine === 'sqlite' && config.url !== ':memory:' ? new SqliteReader(config.url) : null;
-    this.domains = new SqlDomainRepository(this.uow, this.reader);
+    this.domains = new SqlDomainRepository(this.uow, this.reader, this.engine);
+    this.domainLocks = new SqlDomainLocks(this.domains);
+    this.sandboxClocks = new SqlSandboxClocks(this.uow);
+    this.topUps = new SqlTopUps(this.uow);
     this.events = new SqlEventLog(this.uow);
     this.notices = new SqlNoticeRepository(this.uow);
     this.ledger = new SqlLedger(this.uow);
+    this.wallets = new SqlWallets(this.uow);
+    this.spend = new SqlSpendCounters(this.uow);
+    this.savedCards = new SqlSavedCards(this.uow);
+    this.outbox = new SqlNoticeOutbox(this.uow, this.engine);
     this.idempotency = new SqlIdempotencyStore(this.uow);
     this.sandboxRegistry = new SqlSandboxRegistryStore(this.uow);
   }

@@ -1,8 +1,12 @@
 import type { Knex } from 'knex';
 import * as foundation from './migrations/20261121000000_foundation.js';
+import * as money from './migrations/20261121120000_money.js';
 
 /** Migrations listed explicitly: no directory scanning, so they load the same under tsx, tests and CLI. */
-const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [['20261121000000_foundation', foundation]];
+const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
+  ['20261121000000_foundation', foundation],
+  ['20261121120000_money', money],
+];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {
   getMigrations: async () => [...MIGRATIONS],

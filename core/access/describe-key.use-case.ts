@@ -1,4 +1,4 @@
-import type { Ledger } from '../billing/ports/ledger.port.js';
+import type { SpendCounters } from '../billing/ports/ledger.port.js';
 import type { Clock } from '../shared/clock.port.js';
 import { kyivMonth } from '../shared/dates.js';
 import { uah, type Money } from '../shared/money.js';
@@ -14,12 +14,12 @@ export interface KeySelfView extends KeyView {
 
 /** GET /v1/key — what the calling key is (Cloudflare's "verify token"). */
 export class DescribeKey {
-  constructor(private readonly ledger: Ledger, private readonly clock: Clock) {}
+  constructor(private readonly spend: SpendCounters, private readonly clock: Clock) {}
 
   async execute(key: ApiKey): Promise<KeySelfView> {
     const now = this.clock.now();
     const month = kyivMonth(now);
-    const used = await this.ledger.spentByKey(key.id, month.start, month.end);
+    const used = await this.spend.spent(key.id, month.month);
     const limit = key.conditions.spendLimit;
     return {
       ...viewKey(key, now),

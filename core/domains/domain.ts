@@ -15,6 +15,8 @@ export interface Domain {
   readonly transferLock: boolean;
   readonly nameservers: readonly string[];
   readonly createdAt: Date;
+  /** The expiry date for which automatic renewal last failed (so owners hear it once per cycle). */
+  readonly autoRenewFailedFor?: string | null;
 }
 
 /** The read shape (seed 2.5 plus labels, nameservers, transfer_lock, created_at). */

@@ -21,4 +21,13 @@ export type EventType =
   | 'key.revoked'
   | 'person.signed_in'
   | 'account.created'
-  | 'domain.created';
+  | 'domain.created'
+  | 'domain.registered'
+  | 'domain.renewed'
+  | 'domain.auto_renew_changed'
+  | 'domain.auto_renew_failed'
+  | 'domain.status_changed'
+  | 'domain.released'
+  | 'billing.topup_succeeded'
+  | 'billing.topup_failed'
+  | 'sandbox.clock_advanced';

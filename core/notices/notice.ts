@@ -3,6 +3,8 @@ import type { Environment } from '../shared/environment.js';
 /** A notice to a person of the account (seed A5: class 2 operations notify every owner). */
 export interface Notice {
   readonly id: string;
+  /** Shared by every recipient's copy of one notice. */
+  readonly groupId: string;
   readonly accountId: string;
   readonly environment: Environment;
   readonly recipientId: string;

@@ -1,6 +1,7 @@
 import type { AccountRepository } from '../accounts/ports/account-repository.port.js';
 import type { PasswordHasher, TotpVerifier } from '../accounts/ports/credentials.port.js';
-import type { Ledger } from '../billing/ports/ledger.port.js';
+import type { Accounting } from '../billing/accounting.js';
+import type { SavedCards } from '../billing/ports/payments.port.js';
 import type { Domain } from '../domains/domain.js';
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
 import type { EventLog } from '../events/ports/event-log.port.js';
@@ -35,7 +36,8 @@ export class SeedDemo {
     private readonly accounts: AccountRepository,
     private readonly domains: DomainRepository,
     private readonly registry: SandboxRegistryStore,
-    private readonly ledger: Ledger,
+    private readonly cards: SavedCards,
+    private readonly accounting: Accounting,
     private readonly events: EventLog,
     private readonly passwords: PasswordHasher,
     private readonly totp: TotpVerifier,
@@ -73,9 +75,10 @@ export class SeedDemo {
           transferCode: this.random.base62(16),
         });
       }
-      await this.ledger.append({
-        id: this.random.id(), accountId, environment: 'test', amount: DEMO_BALANCE, kind: 'grant', keyId: null,
-        domain: null, description: 'Sandbox demo balance', createdAt: now,
+      // A saved sandbox card that succeeds (see adapters/payments/sandbox: 4242 succeeds, 0002 declines).
+      await this.cards.save({ accountId, environment: 'test', brand: 'visa', last4: '4242', paymentMethodRef: 'pm_sandbox_4242', customerRef: null });
+      await this.accounting.credit({
+        accountId, environment: 'test', amount: DEMO_BALANCE, kind: 'grant', keyId: null, description: 'Sandbox demo balance',
       });
       await this.events.append({
         id: this.random.id(), accountId, environment: 'test', type: 'account.created', subject: `account:${accountId}`,

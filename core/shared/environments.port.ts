@@ -1,5 +1,6 @@
 import type { Registrar } from '../domains/ports/registrar.port.js';
 import type { Environment } from './environment.js';
+import type { Payments } from '../billing/ports/payments.port.js';
 
 /**
  * The adapters that differ between environments (design card: the test environment is just another
@@ -7,6 +8,7 @@ import type { Environment } from './environment.js';
  */
 export interface EnvironmentAdapters {
   readonly registrar: Registrar;
+  readonly payments: Payments;
 }
 
 export interface Environments {

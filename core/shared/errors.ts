@@ -31,6 +31,16 @@ export type ErrorCode =
   | 'tld_not_supported'
   | 'registrar_capability_missing'
   | 'registry_failure'
+  | 'domain_not_renewable'
+  | 'domain_already_yours'
+  // money
+  | 'insufficient_funds'
+  | 'spend_limit_exceeded'
+  | 'card_declined'
+  | 'payment_failed'
+  | 'no_saved_card'
+  | 'sandbox_only'
+  | 'operation_in_progress'
   // protocol
   | 'validation_failed'
   | 'malformed_json'

@@ -1,3 +1,4 @@
+import type { NoticeDelivery, NoticeOutbox } from '../../core/notices/ports/notice-outbox.port.js';
 import { expect } from 'chai';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
@@ -72,6 +73,25 @@ class FakeNotices implements NoticeRepository {
   async listForPerson() {
     return [];
   }
+  async listForAccount() {
+    return [];
+  }
+}
+
+/** Test-environment notices are in-app only: nothing is e-mailed (asserted below). */
+class FakeOutbox implements NoticeOutbox {
+  readonly enqueued: NoticeDelivery[] = [];
+  async enqueue(d: readonly NoticeDelivery[]) {
+    this.enqueued.push(...d);
+  }
+  async claimDue() {
+    return [];
+  }
+  async markSent() {}
+  async markFailed() {}
+  async counts() {
+    return { pending: this.enqueued.length, sent: 0, failed: 0 };
+  }
 }
 
 const person = (id: string, role: 'owner' | 'member'): Person => ({
@@ -137,9 +157,10 @@ const setup = (now: Date = NOW) => {
   const notices = new FakeNotices(uow);
   const clock = new TestClock(now);
   const random = new FakeRandom();
-  const notify = new NotifyOwners(new FakeAccounts(), notices, clock, random);
+  const outbox = new FakeOutbox();
+  const notify = new NotifyOwners(new FakeAccounts(), notices, outbox, clock, random);
   const useCase = new IssueKey(keys, events, notify, uow, hasher, random, clock);
-  return { useCase, uow, keys, events, notices, clock };
+  return { useCase, uow, keys, events, notices, clock, outbox };
 };
 
 const refusal = async (p: Promise<unknown> | (() => unknown)): Promise<DomainError> => {

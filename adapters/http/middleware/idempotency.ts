@@ -3,6 +3,7 @@ import type { Clock } from '../../../core/shared/clock.port.js';
 import { DomainError, isDomainError } from '../../../core/shared/errors.js';
 import type { IdempotencyRecord, IdempotencyStore, StoredResponse } from '../../../core/idempotency/ports/idempotency-store.port.js';
 import type { UnitOfWork } from '../../../core/shared/unit-of-work.port.js';
+import type { Checkpoints } from '../../../core/shared/checkpoints.port.js';
 import { ERROR_TABLE, errorBody } from '../error-table.js';
 import type { Reply } from '../route.js';
 import { canonicalJson } from './canonical-json.js';
@@ -59,11 +60,12 @@ export const runIdempotent = async (
   scope: string,
   key: string,
   fingerprint: string,
-  run: () => Promise<Reply>,
+  run: (checkpoints: Checkpoints | null) => Promise<Reply>,
   replayable: (reply: Reply) => Reply = (r) => r,
+  phased = false,
 ): Promise<Reply & { replayed?: boolean }> => {
   const now = deps.clock.now();
-  let claim = await deps.store.claim(scope, key, fingerprint, now);
+  let claim: { outcome: 'claimed' | 'existing'; record: IdempotencyRecord } = await deps.store.claim(scope, key, fingerprint, now);
   if (claim.outcome === 'existing' && now.getTime() - claim.record.createdAt.getTime() > IDEMPOTENCY_RETENTION_MS) {
     // Past retention the key is forgotten: reuse it as new.
     await deps.store.purge(new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS));
@@ -75,12 +77,28 @@ export const runIdempotent = async (
     if (rec.response) {
       return { status: rec.response.status, body: rec.response.body, headers: { ...rec.response.headers }, replayed: true };
     }
-    const stale = rec.lockedAt !== null && now.getTime() - rec.lockedAt.getTime() > LOCK_TIMEOUT_MS;
-    if (!stale || !(await deps.store.takeOver(scope, key, rec.lockedAt!, now))) throw new DomainError('idempotency_key_in_use');
+    const resumable = rec.lockedAt === null || now.getTime() - rec.lockedAt.getTime() > LOCK_TIMEOUT_MS;
+    if (!resumable || !(await deps.store.takeOver(scope, key, rec.lockedAt, now))) throw new DomainError('idempotency_key_in_use');
+    claim = { outcome: 'claimed', record: rec };
   }
+  const record = claim.record;
   try {
+    if (phased) {
+      // The use case commits phase by phase; each phase records its recovery point in its transaction.
+      const checkpoints: Checkpoints = {
+        last: record.recoveryPoint !== 'started' && record.recoveryData ? { point: record.recoveryPoint, data: record.recoveryData } : null,
+        reach: (point, fn) => deps.uow.transaction(async () => {
+          const data = await fn();
+          await deps.store.setRecoveryPoint(scope, key, point, data);
+          return data;
+        }),
+      };
+      const reply = await run(checkpoints);
+      await deps.store.complete(scope, key, toStored(replayable(reply)));
+      return reply;
+    }
     return await deps.uow.transaction(async () => {
-      const reply = await run();
+      const reply = await run(null);
       await deps.store.complete(scope, key, toStored(replayable(reply)));
       return reply;
     });
@@ -90,7 +108,10 @@ export const runIdempotent = async (
       await deps.store.complete(scope, key, toStored(reply));
       return reply;
     }
-    await deps.store.release(scope, key);
+    // Phased: earlier phases may have committed, so the record (and its recovery point) stays for a
+    // retry to resume; otherwise nothing happened and the key is forgotten.
+    if (phased) await deps.store.unlock(scope, key);
+    else await deps.store.release(scope, key);
     throw err;
   }
 };

@@ -59,7 +59,7 @@ export class SandboxRegistrar implements Registrar {
       if (a!.registeredUntil) throw new RegistryError('taken', `${req.domain} is registered`, a!.registeredUntil);
       throw new RegistryError('rejected', `${req.domain} is not registrable here`);
     }
-    const registeredUntil = addYears(kyivDate(this.clock.now()), req.years);
+    const registeredUntil = addYears(req.today ?? kyivDate(this.clock.now()), req.years);
     await this.store.put({
       domain: req.domain, registeredUntil, status: ['ok'],
       nameservers: req.nameservers.length > 0 ? [...req.nameservers] : SANDBOX_NS, transferCode: this.newTransferCode(),

@@ -7,17 +7,21 @@ import type { KnexUnitOfWork } from '../unit-of-work.js';
 
 type DomainRow = {
   id: string; account_id: string; environment: string; name: string; status: string; expires_on: string;
-  auto_renew: unknown; transfer_lock: unknown; nameservers: string; created_at: string;
+  auto_renew: unknown; transfer_lock: unknown; nameservers: string; created_at: string; auto_renew_failed_for?: string | null;
 };
 
 /** One statement for a domain and its labels (a row per label; none → one row with a null label). */
 const FIND_SQL =
   'select d.id, d.account_id, d.environment, d.name, d.status, d.expires_on, d.auto_renew, d.transfer_lock, ' +
-  'd.nameservers, d.created_at, l.label as label from domains d left join domain_labels l on l.domain_id = d.id ' +
+  'd.nameservers, d.created_at, d.auto_renew_failed_for, l.label as label from domains d left join domain_labels l on l.domain_id = d.id ' +
   'where d.account_id = ? and d.environment = ? and d.name = ?';
 
 export class SqlDomainRepository implements DomainRepository {
-  constructor(private readonly uow: KnexUnitOfWork, private readonly reader: SqliteReader | null = null) {}
+  constructor(
+    private readonly uow: KnexUnitOfWork,
+    private readonly reader: SqliteReader | null = null,
+    private readonly engine: 'sqlite' | 'postgres' = 'sqlite',
+  ) {}
 
   async insert(d: Domain): Promise<void> {
     const db = this.uow.db();
@@ -58,11 +62,61 @@ export class SqlDomainRepository implements DomainRepository {
     return rows.map((r) => this.toDomain(r, byDomain.get(r.id) ?? []));
   }
 
+  async update(d: Domain): Promise<void> {
+    await this.uow.db()('domains').where({ id: d.id }).update({
+      status: json(d.status), expires_on: d.expiresOn, auto_renew: d.autoRenew, transfer_lock: d.transferLock,
+      nameservers: json(d.nameservers), auto_renew_failed_for: d.autoRenewFailedFor ?? null,
+    });
+  }
+
+  async remove(id: string): Promise<void> {
+    const db = this.uow.db();
+    await db('domain_labels').where({ domain_id: id }).delete();
+    await db('domains').where({ id }).delete();
+  }
+
+  async claimExpiring(q: {
+    environment: Environment; accountId?: string; excludeAccounts?: readonly string[]; until: string; now: Date; leaseUntil: Date; token: string; limit: number;
+  }): Promise<Domain[]> {
+    const ids: string[] = await this.uow.transaction(async () => {
+      const db = this.uow.db();
+      const sel = db('domains').select('id').where({ environment: q.environment }).andWhere('expires_on', '<=', q.until)
+        .andWhere((w) => w.whereNull('lock_expires_at').orWhere('lock_expires_at', '<', iso(q.now)))
+        .orderBy('expires_on').limit(q.limit);
+      if (q.accountId) sel.andWhere({ account_id: q.accountId });
+      if (q.excludeAccounts && q.excludeAccounts.length > 0) sel.whereNotIn('account_id', [...q.excludeAccounts]);
+      if (this.engine === 'postgres') sel.forUpdate().skipLocked();
+      const found = (await sel).map((r: { id: string }) => r.id);
+      if (found.length > 0) {
+        await db('domains').whereIn('id', found).update({ lock_token: q.token, lock_expires_at: iso(q.leaseUntil) });
+      }
+      return found;
+    });
+    if (ids.length === 0) return [];
+    const db = this.uow.db();
+    const rows: DomainRow[] = await db('domains').whereIn('id', ids).orderBy('expires_on');
+    const labels: Array<{ domain_id: string; label: string }> = await db('domain_labels').whereIn('domain_id', ids).orderBy('label');
+    return rows.map((r) => this.toDomain(r, labels.filter((l) => l.domain_id === r.id).map((l) => l.label)));
+  }
+
+  async releaseLease(id: string, token: string): Promise<void> {
+    await this.uow.db()('domains').where({ id, lock_token: token }).update({ lock_token: null, lock_expires_at: null });
+  }
+
+  /** Takes the lease if it is free or ran out; false when someone else holds it. */
+  async tryLease(id: string, token: string, now: Date, until: Date): Promise<boolean> {
+    const n = await this.uow.db()('domains').where({ id })
+      .andWhere((w) => w.whereNull('lock_expires_at').orWhere('lock_expires_at', '<', iso(now)))
+      .update({ lock_token: token, lock_expires_at: iso(until) });
+    return n > 0;
+  }
+
   private toDomain(r: DomainRow, labels: string[]): Domain {
     return {
       id: r.id, accountId: r.account_id, environment: r.environment as Environment, name: r.name, labels,
       status: parse<string[]>(r.status), expiresOn: r.expires_on, autoRenew: bool(r.auto_renew),
       transferLock: bool(r.transfer_lock), nameservers: parse<string[]>(r.nameservers), createdAt: date(r.created_at),
+      autoRenewFailedFor: r.auto_renew_failed_for ?? null,
     };
   }
 }

@@ -3,12 +3,13 @@ import { date, dateOrNull, iso, json, parse } from '../rows.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';
 
 type Row = {
-  scope: string; key: string; fingerprint: string; locked_at: string | null; recovery_point: string;
+  scope: string; key: string; fingerprint: string; locked_at: string | null; recovery_point: string; recovery_data: string | null;
   response_status: number | null; response_body: string | null; response_headers: string | null; created_at: string;
 };
 
 const toRecord = (r: Row): IdempotencyRecord => ({
   scope: r.scope, key: r.key, fingerprint: r.fingerprint, lockedAt: dateOrNull(r.locked_at), recoveryPoint: r.recovery_point,
+  recoveryData: r.recovery_data ? parse(r.recovery_data) : null,
   response: r.response_status === null
     ? null
     : { status: Number(r.response_status), body: r.response_body === null ? null : parse(r.response_body), headers: parse(r.response_headers ?? '{}') },
@@ -29,14 +30,19 @@ export class SqlIdempotencyStore implements IdempotencyStore {
     return { outcome: inserted.length > 0 ? 'claimed' : 'existing', record: toRecord(row) };
   }
 
-  async takeOver(scope: string, key: string, previousLockedAt: Date, at: Date): Promise<boolean> {
-    const n = await this.uow.db()('idempotency_keys')
-      .where({ scope, key, locked_at: iso(previousLockedAt) }).whereNull('response_status').update({ locked_at: iso(at) });
-    return n > 0;
+  async takeOver(scope: string, key: string, previousLockedAt: Date | null, at: Date): Promise<boolean> {
+    const q = this.uow.db()('idempotency_keys').where({ scope, key }).whereNull('response_status');
+    if (previousLockedAt === null) q.whereNull('locked_at');
+    else q.andWhere({ locked_at: iso(previousLockedAt) });
+    return (await q.update({ locked_at: iso(at) })) > 0;
   }
 
-  async setRecoveryPoint(scope: string, key: string, point: string): Promise<void> {
-    await this.uow.db()('idempotency_keys').where({ scope, key }).update({ recovery_point: point });
+  async setRecoveryPoint(scope: string, key: string, point: string, data: Readonly<Record<string, unknown>>): Promise<void> {
+    await this.uow.db()('idempotency_keys').where({ scope, key }).update({ recovery_point: point, recovery_data: json(data) });
+  }
+
+  async unlock(scope: string, key: string): Promise<void> {
+    await this.uow.db()('idempotency_keys').where({ scope, key }).whereNull('response_status').update({ locked_at: null });
   }
 
   async complete(scope: string, key: string, response: StoredResponse): Promise<void> {

@@ -21,4 +21,23 @@ export interface DomainRepository {
   insert(domain: Domain): Promise<void>;
   find(accountId: string, environment: Environment, name: string): Promise<Domain | null>;
   list(query: DomainListQuery): Promise<Domain[]>;
+  /** Writes status, expiry, auto-renew, transfer lock, nameservers and the auto-renew failure mark. */
+  update(domain: Domain): Promise<void>;
+  /** The domain is released: it leaves the account. */
+  remove(id: string): Promise<void>;
+  /**
+   * Domains of one environment (and, when given, one account) whose expiry is on or before `until`,
+   * leased to the caller until `leaseUntil` so that no other worker takes them meanwhile
+   * (Postgres: FOR UPDATE SKIP LOCKED; a lease that runs out frees the domain again).
+   */
+  claimExpiring(q: { environment: Environment; accountId?: string; excludeAccounts?: readonly string[]; until: string; now: Date; leaseUntil: Date; token: string; limit: number }): Promise<Domain[]>;
+  releaseLease(id: string, token: string): Promise<void>;
+}
+
+/**
+ * Serialises money operations on one domain across processes (DESIGN: concurrent renewals of one
+ * domain are serialised, not refused): a lease on the domain row, waited for, renewed by nobody.
+ */
+export interface DomainLocks {
+  withLock<T>(domainId: string, fn: () => Promise<T>): Promise<T>;
 }

@@ -26,6 +26,9 @@ export interface RegisterRequest {
   readonly years: number;
   readonly nameservers: readonly string[];
   readonly clientTransactionId: string;
+  /** The registrant's "today" (YYYY-MM-DD). Real registries use their own clock and ignore it; the
+   * sandbox honours it so sandbox time travel stays coherent. */
+  readonly today?: string;
 }
 export interface RenewRequest {
   readonly domain: string;

@@ -15,6 +15,7 @@ export interface IdempotencyRecord {
   readonly fingerprint: string;
   readonly lockedAt: Date | null;
   readonly recoveryPoint: string;
+  readonly recoveryData: Readonly<Record<string, unknown>> | null;
   readonly response: StoredResponse | null;
   readonly createdAt: Date;
 }
@@ -26,9 +27,11 @@ export type ClaimResult =
 export interface IdempotencyStore {
   /** Inserts an in-flight record, or returns the one that exists (never both). */
   claim(scope: string, key: string, fingerprint: string, at: Date): Promise<ClaimResult>;
-  /** Takes over a record whose lock is older than `staleBefore` (its process died). */
-  takeOver(scope: string, key: string, previousLockedAt: Date, at: Date): Promise<boolean>;
-  setRecoveryPoint(scope: string, key: string, point: string): Promise<void>;
+  /** Takes over an unlocked record, or one whose lock is `previousLockedAt` (its process died). */
+  takeOver(scope: string, key: string, previousLockedAt: Date | null, at: Date): Promise<boolean>;
+  setRecoveryPoint(scope: string, key: string, point: string, data: Readonly<Record<string, unknown>>): Promise<void>;
+  /** Leaves a phased request resumable: unlocked, its recovery point kept. */
+  unlock(scope: string, key: string): Promise<void>;
   complete(scope: string, key: string, response: StoredResponse): Promise<void>;
   /** Forgets an in-flight record whose outcome is not kept (500s), so the client may retry. */
   release(scope: string, key: string): Promise<void>;

@@ -1,0 +1,1 @@
+export { DEFAULT_SMTP_TIMEOUT_MS, SmtpMailer, type SmtpMailerConfig } from './smtp.adapter.js';

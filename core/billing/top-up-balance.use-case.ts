@@ -1,0 +1,107 @@
+import type { ApiKey } from '../access/key.js';
+import type { EventLog } from '../events/ports/event-log.port.js';
+import type { NotifyOwners } from '../notices/notify-owners.js';
+import type { Checkpoints } from '../shared/checkpoints.port.js';
+import type { Clock } from '../shared/clock.port.js';
+import type { Environments } from '../shared/environments.port.js';
+import { DomainError } from '../shared/errors.js';
+import { formatUah, uah, type Money } from '../shared/money.js';
+import type { Random } from '../shared/random.port.js';
+import type { Accounting } from './accounting.js';
+import { PaymentError, type SavedCards } from './ports/payments.port.js';
+import type { TopUp, TopUps } from './top-up.js';
+
+export interface TopUpView {
+  id: string;
+  amount: Money;
+  status: TopUp['status'];
+  card: { brand: string; last4: string };
+  balance: Money;
+  created_at: string;
+}
+
+/**
+ * POST /v1/billing/topups (billing.topup, class 2): charges the saved card off-session. Phases:
+ *   1. the spend limit is counted and a pending top-up row written (one tx);
+ *   2. the card is charged, idempotent by the top-up id;
+ *   3. the credit is posted (one tx).
+ * A decline is 402 card_declined and changes nothing (the spend comes back); a gateway failure is 502.
+ */
+export class TopUpBalance {
+  constructor(
+    private readonly topUps: TopUps,
+    private readonly cards: SavedCards,
+    private readonly environments: Environments,
+    private readonly accounting: Accounting,
+    private readonly events: EventLog,
+    private readonly notifyOwners: NotifyOwners,
+    private readonly random: Random,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(key: ApiKey, amount: number, cp: Checkpoints): Promise<TopUpView> {
+    if (cp.last?.point === 'credited') return cp.last.data.result as TopUpView;
+    const card = await this.cards.find(key.accountId, key.environment);
+    if (!card) throw new DomainError('no_saved_card');
+    const payments = this.environments.get(key.environment).payments;
+    let pending = cp.last?.point === 'reserved' ? (cp.last.data as { topUpId: string; at: string }) : null;
+    if (!pending) {
+      pending = await cp.reach('reserved', async () => {
+        const now = this.clock.now();
+        await this.accounting.reserveSpend({ id: key.id, spendLimit: key.conditions.spendLimit }, amount, now);
+        const topUp: TopUp = {
+          id: this.random.id(), accountId: key.accountId, environment: key.environment, keyId: key.id, amount, status: 'pending',
+          providerId: null, failureCode: null, createdAt: now,
+        };
+        await this.topUps.insert(topUp);
+        return { topUpId: topUp.id, at: now.toISOString() };
+      });
+    }
+    const card4 = `${card.brand} •••• ${card.last4}`;
+    let providerId: string;
+    try {
+      ({ providerId } = await payments.charge({
+        amount, currency: 'UAH', card, idempotencyKey: pending.topUpId, description: `Domivka balance top-up ${pending.topUpId}`,
+      }));
+    } catch (err) {
+      if (!(err instanceof PaymentError)) throw err; // unknown outcome: a retry asks the provider again, same key
+      await cp.reach('voided', async () => {
+        await this.accounting.releaseSpend(key.id, amount, new Date(pending.at));
+        await this.topUps.update(pending.topUpId, { status: err.reason === 'declined' ? 'declined' : 'failed', providerId: null, failureCode: err.code });
+        await this.events.append({
+          id: this.random.id(), accountId: key.accountId, environment: key.environment, type: 'billing.topup_failed',
+          subject: `topup:${pending.topUpId}`, actor: `key:${key.id}`, occurredAt: this.clock.now(), data: { amount, reason: err.reason, code: err.code },
+        });
+        return {};
+      });
+      if (err.reason === 'declined') throw new DomainError('card_declined', { card: card4, reason: err.code });
+      throw new DomainError('payment_failed', { code: err.code });
+    }
+    const out = await cp.reach('credited', async () => {
+      const now = this.clock.now();
+      await this.accounting.credit({
+        accountId: key.accountId, environment: key.environment, amount, kind: 'topup', keyId: key.id, description: `Top-up from ${card4}`,
+      });
+      await this.topUps.update(pending.topUpId, { status: 'succeeded', providerId, failureCode: null });
+      await this.events.append({
+        id: this.random.id(), accountId: key.accountId, environment: key.environment, type: 'billing.topup_succeeded',
+        subject: `topup:${pending.topUpId}`, actor: `key:${key.id}`, occurredAt: now, data: { amount, provider_id: providerId },
+      });
+      await this.notifyOwners.send({
+        accountId: key.accountId, environment: key.environment, kind: 'billing.topup', domain: null,
+        message: {
+          uk: `Ключ ${key.id} поповнив баланс на ${formatUah(amount)} грн з картки ${card4}. Час: ${now.toISOString()}.`,
+          en: `Key ${key.id} topped up the balance by ${formatUah(amount)} UAH from the card ${card4}. Time: ${now.toISOString()}.`,
+        },
+        data: { key_id: key.id, amount, topup_id: pending.topUpId, at: now.toISOString() },
+      });
+      const balance = await this.accounting.balance(key.accountId, key.environment);
+      const result: TopUpView = {
+        id: pending.topUpId, amount: uah(amount), status: 'succeeded', card: { brand: card.brand, last4: card.last4 },
+        balance: uah(balance), created_at: pending.at,
+      };
+      return { result };
+    });
+    return out.result;
+  }
+}

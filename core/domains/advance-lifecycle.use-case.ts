@@ -1,0 +1,174 @@
+import type { EventLog } from '../events/ports/event-log.port.js';
+import type { NotifyOwners } from '../notices/notify-owners.js';
+import type { SandboxClocks } from '../sandbox/ports/sandbox-clock.port.js';
+import { transientCheckpoints } from '../shared/checkpoints.port.js';
+import type { Clock } from '../shared/clock.port.js';
+import { addDays, kyivDate } from '../shared/dates.js';
+import type { Environment } from '../shared/environment.js';
+import { isDomainError } from '../shared/errors.js';
+import type { Random } from '../shared/random.port.js';
+import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import type { Domain } from './domain.js';
+import { AUTO_RENEW_LEAD_DAYS, phaseOfStatus, phaseOn, statusFor, type Phase } from './lifecycle.js';
+import type { DomainRepository } from './ports/domain-repository.port.js';
+import type { RenewDomain } from './renew-domain.use-case.js';
+
+const LEASE_MS = 5 * 60_000;
+const BATCH = 100;
+
+const PHASE_TEXT: Record<Phase, { uk: string; en: string }> = {
+  active: { uk: 'активний', en: 'active' },
+  autoRenewPeriod: { uk: 'строк дії минув; ще можна продовжити за звичайною ціною (autoRenewPeriod, 45 днів)', en: 'expired; it can still be renewed at the normal price (autoRenewPeriod, 45 days)' },
+  redemptionPeriod: { uk: 'у періоді викупу: відновлення коштує продовження плюс 1500 грн (redemptionPeriod, 30 днів)', en: 'in redemption: restoring it costs a renewal plus 1500 UAH (redemptionPeriod, 30 days)' },
+  pendingDelete: { uk: 'очікує видалення; відновити вже не можна (pendingDelete, 5 днів)', en: 'pending deletion; it can no longer be restored (pendingDelete, 5 days)' },
+  released: { uk: 'звільнений і вилучений з рахунку', en: 'released and removed from the account' },
+};
+
+export interface LifecycleReport {
+  renewed: number;
+  renewalFailed: number;
+  moved: number;
+  released: number;
+}
+
+/**
+ * The worker's pass over the domain lifecycle (see lifecycle.ts). Domains are claimed with a lease
+ * (FOR UPDATE SKIP LOCKED on Postgres), so two workers sharing a database never handle one domain at
+ * once. Each account's test environment runs on its own sandbox clock.
+ */
+export class AdvanceLifecycle {
+  constructor(
+    private readonly domains: DomainRepository,
+    private readonly sandboxClocks: SandboxClocks,
+    private readonly renew: RenewDomain,
+    private readonly events: EventLog,
+    private readonly notifyOwners: NotifyOwners,
+    private readonly uow: UnitOfWork,
+    private readonly random: Random,
+    private readonly clock: Clock,
+  ) {}
+
+  async run(only?: { accountId: string; environment: Environment }): Promise<LifecycleReport> {
+    const report: LifecycleReport = { renewed: 0, renewalFailed: 0, moved: 0, released: 0 };
+    const real = this.clock.now();
+    const travelled = await this.sandboxClocks.travelled();
+    const groups: Array<{ environment: Environment; accountId?: string; exclude?: string[]; now: Date }> = [];
+    if (only) {
+      groups.push({ environment: only.environment, accountId: only.accountId, now: new Date(real.getTime() + (only.environment === 'test' ? await this.sandboxClocks.offset(only.accountId) : 0)) });
+    } else {
+      groups.push({ environment: 'live', now: real });
+      groups.push({ environment: 'test', exclude: travelled.map((t) => t.accountId), now: real });
+      for (const t of travelled) groups.push({ environment: 'test', accountId: t.accountId, now: new Date(real.getTime() + t.offsetMs) });
+    }
+    for (const g of groups) {
+      const today = kyivDate(g.now);
+      for (let page = 0; page < 100; page++) {
+        const token = this.random.id();
+        const claimed = await this.domains.claimExpiring({
+          environment: g.environment, ...(g.accountId ? { accountId: g.accountId } : {}), ...(g.exclude ? { excludeAccounts: g.exclude } : {}),
+          until: addDays(today, AUTO_RENEW_LEAD_DAYS), now: real, leaseUntil: new Date(real.getTime() + LEASE_MS), token, limit: BATCH,
+        });
+        let changed = 0;
+        for (const d of claimed) {
+          try {
+            changed += await this.advance(d, g.now, report);
+          } finally {
+            await this.domains.releaseLease(d.id, token);
+          }
+        }
+        // Domains that only wait for auto-renew (or failed it) stay due; stop when a batch changes nothing.
+        if (claimed.length < BATCH || changed === 0) break;
+      }
+    }
+    return report;
+  }
+
+  /** Moves one domain as far as `now` allows; returns how many changes it made. */
+  private async advance(start: Domain, now: Date, report: LifecycleReport): Promise<number> {
+    const today = kyivDate(now);
+    let d = start;
+    let changes = 0;
+    for (let step = 0; step < 12; step++) {
+      const phase = phaseOn(d.expiresOn, today);
+      const renewable = phase === 'active' || phase === 'autoRenewPeriod';
+      if (d.autoRenew && renewable && today >= addDays(d.expiresOn, -AUTO_RENEW_LEAD_DAYS) && d.autoRenewFailedFor !== d.expiresOn) {
+        try {
+          await this.renew.execute({ kind: 'auto', accountId: d.accountId, environment: d.environment, leaseHeld: true }, { domain: d.name, years: 1 }, transientCheckpoints(this.uow));
+          report.renewed++;
+          changes++;
+          d = (await this.domains.find(d.accountId, d.environment, d.name))!;
+          continue;
+        } catch (err) {
+          if (!isDomainError(err)) throw err;
+          report.renewalFailed++;
+          changes++;
+          d = await this.markAutoRenewFailed(d, err.code, now);
+          continue;
+        }
+      }
+      const current = phaseOfStatus(d.status);
+      if (phase === current) break;
+      changes++;
+      if (phase === 'released') {
+        await this.release(d, now);
+        report.released++;
+        break;
+      }
+      d = await this.move(d, phase, now);
+      report.moved++;
+    }
+    return changes;
+  }
+
+  private async markAutoRenewFailed(d: Domain, reason: string, now: Date): Promise<Domain> {
+    const updated: Domain = { ...d, autoRenewFailedFor: d.expiresOn };
+    await this.uow.transaction(async () => {
+      await this.domains.update(updated);
+      await this.events.append({
+        id: this.random.id(), accountId: d.accountId, environment: d.environment, type: 'domain.auto_renew_failed', subject: `domain:${d.name}`,
+        actor: 'system:auto-renew', occurredAt: now, data: { domain: d.name, expires_at: d.expiresOn, reason },
+      });
+      await this.notifyOwners.send({
+        accountId: d.accountId, environment: d.environment, kind: 'domain.auto_renew_failed', domain: d.name,
+        message: {
+          uk: `Не вдалося автоматично продовжити ${d.name} (діє до ${d.expiresOn}): ${reason === 'insufficient_funds' ? 'недостатньо коштів на балансі' : reason}. Поповніть баланс або продовжте вручну.`,
+          en: `Automatic renewal of ${d.name} (valid until ${d.expiresOn}) failed: ${reason === 'insufficient_funds' ? 'the balance is too low' : reason}. Top up the balance or renew it by hand.`,
+        },
+        data: { domain: d.name, reason, expires_at: d.expiresOn },
+      });
+    });
+    return updated;
+  }
+
+  private async move(d: Domain, phase: Phase, now: Date): Promise<Domain> {
+    const updated: Domain = { ...d, status: statusFor(d.status, phase, d.transferLock) };
+    await this.uow.transaction(async () => {
+      await this.domains.update(updated);
+      await this.events.append({
+        id: this.random.id(), accountId: d.accountId, environment: d.environment, type: 'domain.status_changed', subject: `domain:${d.name}`,
+        actor: 'system:lifecycle', occurredAt: now, data: { domain: d.name, from: d.status, to: updated.status, expires_at: d.expiresOn },
+      });
+      await this.notifyOwners.send({
+        accountId: d.accountId, environment: d.environment, kind: 'domain.status_changed', domain: d.name,
+        message: { uk: `Домен ${d.name} (діяв до ${d.expiresOn}): ${PHASE_TEXT[phase].uk}.`, en: `The domain ${d.name} (valid until ${d.expiresOn}): ${PHASE_TEXT[phase].en}.` },
+        data: { domain: d.name, status: updated.status },
+      });
+    });
+    return updated;
+  }
+
+  private async release(d: Domain, now: Date): Promise<void> {
+    await this.uow.transaction(async () => {
+      await this.domains.remove(d.id);
+      await this.events.append({
+        id: this.random.id(), accountId: d.accountId, environment: d.environment, type: 'domain.released', subject: `domain:${d.name}`,
+        actor: 'system:lifecycle', occurredAt: now, data: { domain: d.name, expired_on: d.expiresOn },
+      });
+      await this.notifyOwners.send({
+        accountId: d.accountId, environment: d.environment, kind: 'domain.released', domain: d.name,
+        message: { uk: `Домен ${d.name} ${PHASE_TEXT.released.uk}.`, en: `The domain ${d.name} was ${PHASE_TEXT.released.en}.` },
+        data: { domain: d.name },
+      });
+    });
+  }
+}

@@ -1,0 +1,117 @@
+import type { ApiKey } from '../access/key.js';
+import { grants } from '../access/rights.js';
+import type { Accounting } from '../billing/accounting.js';
+import type { EventLog } from '../events/ports/event-log.port.js';
+import type { NotifyOwners } from '../notices/notify-owners.js';
+import type { AccountTime } from '../sandbox/account-time.js';
+import type { Checkpoints } from '../shared/checkpoints.port.js';
+import { kyivDate } from '../shared/dates.js';
+import { labelsOf, normalizeDomain } from '../shared/domain-name.js';
+import type { Environments } from '../shared/environments.port.js';
+import { DomainError } from '../shared/errors.js';
+import { formatUah, uah, type Money } from '../shared/money.js';
+import type { Random } from '../shared/random.port.js';
+import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import { requireCapability } from './capabilities.js';
+import { viewDomain, type Domain, type DomainView } from './domain.js';
+import type { DomainRepository } from './ports/domain-repository.port.js';
+import { RegistryError } from './ports/registrar.port.js';
+import { isRegistrable, PRICE_LIST, yearlyPrice } from './price-list.js';
+
+export const DEFAULT_NAMESERVERS = ['ns1.domivka.net', 'ns2.domivka.net'];
+
+export interface Charged {
+  charge: { amount: Money; ledger_entry_id: string };
+}
+
+/** The labels a new domain carries: those of the key's domain.register policies that select a label. */
+export const labelsForNewDomain = (key: ApiKey): string[] =>
+  [...new Set(key.policies.filter((p) => grants(p.right, 'domain.register') && 'label' in p.resources).map((p) => (p.resources as { label: string }).label))];
+
+export const takenError = (domain: string, registeredUntil: string | null): DomainError =>
+  new DomainError('domain_taken', { domain, registered_until: registeredUntil ?? 'unknown', label: labelsOf(domain)[0]! });
+
+/**
+ * POST /v1/domains (domain.register, class 2). Atomic phases:
+ *   1. reserve: check availability, then the spend limit and the balance and a pending charge — one tx;
+ *   2. the registry call, idempotent by its client transaction id (outside our database);
+ *   3. commit: post the charge, insert the domain, events, owner notices — one tx.
+ * A registry refusal voids the charge (nothing charged). A crash anywhere resumes from the last phase
+ * on a retry with the same Idempotency-Key: one domain, one charge.
+ */
+export class RegisterDomain {
+  constructor(
+    private readonly domains: DomainRepository,
+    private readonly environments: Environments,
+    private readonly accounting: Accounting,
+    private readonly events: EventLog,
+    private readonly notifyOwners: NotifyOwners,
+    private readonly time: AccountTime,
+    private readonly uow: UnitOfWork,
+    private readonly random: Random,
+  ) {}
+
+  async execute(key: ApiKey, input: { domain: string; years: number; auto_renew?: boolean }, cp: Checkpoints): Promise<DomainView & Charged> {
+    const name = normalizeDomain(input.domain);
+    if (cp.last?.point === 'registered') return cp.last.data.result as DomainView & Charged;
+    const price = yearlyPrice(name);
+    if (price === null || !isRegistrable(name)) throw new DomainError('tld_not_supported', { domain: name, tlds: Object.keys(PRICE_LIST) });
+    const amount = price * input.years;
+    const registrar = requireCapability(this.environments.get(key.environment).registrar, 'register');
+
+    let reserved = cp.last?.point === 'reserved' ? (cp.last.data as { entryId: string; opId: string }) : null;
+    if (!reserved) {
+      if (await this.domains.find(key.accountId, key.environment, name)) throw new DomainError('domain_already_yours', { domain: name });
+      const [availability] = await registrar.check([name]);
+      if (!availability!.available) throw takenError(name, availability!.registeredUntil);
+      reserved = await cp.reach('reserved', async () => {
+        const entry = await this.accounting.reserve({
+          accountId: key.accountId, environment: key.environment, amount, kind: 'registration', domain: name,
+          description: `Registration of ${name} for ${input.years} year(s)`, key: { id: key.id, spendLimit: key.conditions.spendLimit },
+        });
+        return { entryId: entry.id, opId: this.random.id() };
+      });
+    }
+
+    const now = await this.time.now(key.accountId, key.environment);
+    let registeredUntil: string;
+    try {
+      ({ registeredUntil } = await registrar.register({
+        domain: name, years: input.years, nameservers: DEFAULT_NAMESERVERS, clientTransactionId: reserved.opId, today: kyivDate(now),
+      }));
+    } catch (err) {
+      if (!(err instanceof RegistryError)) throw err; // unknown outcome: keep the reservation; a retry resumes
+      await cp.reach('voided', async () => {
+        await this.accounting.void(reserved.entryId);
+        return {};
+      });
+      if (err.reason === 'taken') throw takenError(name, err.registeredUntil);
+      throw new DomainError('registry_failure', { domain: name });
+    }
+
+    const result = await cp.reach('registered', async () => {
+      await this.accounting.post(reserved.entryId);
+      const domain: Domain = {
+        id: this.random.id(), accountId: key.accountId, environment: key.environment, name, labels: labelsForNewDomain(key),
+        status: ['clientTransferProhibited'], expiresOn: registeredUntil, autoRenew: input.auto_renew ?? true, transferLock: true,
+        nameservers: DEFAULT_NAMESERVERS, createdAt: now, autoRenewFailedFor: null,
+      };
+      await this.domains.insert(domain);
+      await this.events.append({
+        id: this.random.id(), accountId: key.accountId, environment: key.environment, type: 'domain.registered',
+        subject: `domain:${name}`, actor: `key:${key.id}`, occurredAt: now,
+        data: { domain: name, years: input.years, expires_at: registeredUntil, amount, ledger_entry_id: reserved.entryId },
+      });
+      await this.notifyOwners.send({
+        accountId: key.accountId, environment: key.environment, kind: 'domain.registered', domain: name,
+        message: {
+          uk: `Ключ ${key.id} зареєстрував домен ${name} на ${input.years} р. (до ${registeredUntil}); списано ${formatUah(amount)} грн. Час: ${now.toISOString()}.`,
+          en: `Key ${key.id} registered ${name} for ${input.years} year(s) (until ${registeredUntil}); ${formatUah(amount)} UAH was charged. Time: ${now.toISOString()}.`,
+        },
+        data: { key_id: key.id, amount, domain: name, at: now.toISOString() },
+      });
+      return { result: { ...viewDomain(domain), charge: { amount: uah(amount), ledger_entry_id: reserved.entryId } } };
+    });
+    return result.result;
+  }
+}

@@ -1,0 +1,115 @@
+import type { ApiKey } from '../access/key.js';
+import type { Accounting } from '../billing/accounting.js';
+import type { EventLog } from '../events/ports/event-log.port.js';
+import type { NotifyOwners } from '../notices/notify-owners.js';
+import type { AccountTime } from '../sandbox/account-time.js';
+import type { Checkpoints } from '../shared/checkpoints.port.js';
+import { kyivDate } from '../shared/dates.js';
+import { normalizeDomain } from '../shared/domain-name.js';
+import type { Environment } from '../shared/environment.js';
+import type { Environments } from '../shared/environments.port.js';
+import { DomainError } from '../shared/errors.js';
+import { formatUah, uah } from '../shared/money.js';
+import type { Random } from '../shared/random.port.js';
+import { requireCapability } from './capabilities.js';
+import { viewDomain, type Domain, type DomainView } from './domain.js';
+import { phaseOn, RESTORE_FEE, statusFor } from './lifecycle.js';
+import type { DomainLocks, DomainRepository } from './ports/domain-repository.port.js';
+import { RegistryError } from './ports/registrar.port.js';
+import { yearlyPrice } from './price-list.js';
+import type { Charged } from './register-domain.use-case.js';
+
+/** Who renews: a key (POST …/renewals), or the worker's automatic renewal (no key, no spend limit). */
+export type Renewer =
+  | { kind: 'key'; key: ApiKey }
+  /** The worker, which already holds the domain's lease (its claim). */
+  | { kind: 'auto'; accountId: string; environment: Environment; leaseHeld: true };
+
+/**
+ * Renewal (domain.renew, class 2): the same atomic phases as registration, under a per-domain lock so
+ * concurrent renewals of one domain run one after another (DESIGN: serialised, not refused). In
+ * redemptionPeriod a renewal is a restore and costs RESTORE_FEE on top; in pendingDelete it is refused.
+ */
+export class RenewDomain {
+  constructor(
+    private readonly domains: DomainRepository,
+    private readonly locks: DomainLocks,
+    private readonly environments: Environments,
+    private readonly accounting: Accounting,
+    private readonly events: EventLog,
+    private readonly notifyOwners: NotifyOwners,
+    private readonly time: AccountTime,
+    private readonly random: Random,
+  ) {}
+
+  async execute(by: Renewer, input: { domain: string; years: number }, cp: Checkpoints): Promise<DomainView & Charged> {
+    if (cp.last?.point === 'renewed') return cp.last.data.result as DomainView & Charged;
+    const accountId = by.kind === 'key' ? by.key.accountId : by.accountId;
+    const environment = by.kind === 'key' ? by.key.environment : by.environment;
+    const name = normalizeDomain(input.domain);
+    const first = await this.domains.find(accountId, environment, name);
+    if (!first) throw new DomainError('domain_not_found', { domain: name });
+    const locked = <T>(fn: () => Promise<T>) => (by.kind === 'auto' ? fn() : this.locks.withLock(first.id, fn));
+    return locked(async () => {
+      // Read again under the lock: an earlier renewal may have just moved the expiry.
+      const domain = (await this.domains.find(accountId, environment, name))!;
+      const now = await this.time.now(accountId, environment);
+      const phase = phaseOn(domain.expiresOn, kyivDate(now));
+      if (phase === 'pendingDelete' || phase === 'released') {
+        throw new DomainError('domain_not_renewable', { domain: name, status: 'pendingDelete' });
+      }
+      const registrar = requireCapability(this.environments.get(environment).registrar, 'renew');
+      const restore = phase === 'redemptionPeriod';
+      const amount = yearlyPrice(name)! * input.years + (restore ? RESTORE_FEE : 0);
+      const key = by.kind === 'key' ? { id: by.key.id, spendLimit: by.key.conditions.spendLimit } : null;
+
+      let reserved = cp.last?.point === 'reserved' ? (cp.last.data as { entryId: string; opId: string; expiresOn: string }) : null;
+      if (!reserved) {
+        reserved = await cp.reach('reserved', async () => {
+          const entry = await this.accounting.reserve({
+            accountId, environment, amount, kind: restore ? 'restore' : 'renewal', domain: name,
+            description: `${restore ? 'Restore and renewal' : 'Renewal'} of ${name} for ${input.years} year(s)`, key,
+          });
+          return { entryId: entry.id, opId: this.random.id(), expiresOn: domain.expiresOn };
+        });
+      }
+      let registeredUntil: string;
+      try {
+        ({ registeredUntil } = await registrar.renew({
+          domain: name, years: input.years, currentExpiry: reserved.expiresOn, clientTransactionId: reserved.opId,
+        }));
+      } catch (err) {
+        if (!(err instanceof RegistryError)) throw err;
+        await cp.reach('voided', async () => {
+          await this.accounting.void(reserved.entryId);
+          return {};
+        });
+        throw new DomainError('registry_failure', { domain: name });
+      }
+      const out = await cp.reach('renewed', async () => {
+        await this.accounting.post(reserved.entryId);
+        const renewed: Domain = {
+          ...domain, expiresOn: registeredUntil, autoRenewFailedFor: null,
+          status: statusFor(domain.status, phaseOn(registeredUntil, kyivDate(now)), domain.transferLock),
+        };
+        await this.domains.update(renewed);
+        const actor = by.kind === 'key' ? `key:${by.key.id}` : 'system:auto-renew';
+        await this.events.append({
+          id: this.random.id(), accountId, environment, type: 'domain.renewed', subject: `domain:${name}`, actor, occurredAt: now,
+          data: { domain: name, years: input.years, expires_at: registeredUntil, amount, restore, automatic: by.kind === 'auto' },
+        });
+        const who = by.kind === 'key' ? { uk: `Ключ ${by.key.id} продовжив`, en: `Key ${by.key.id} renewed` } : { uk: 'Автоматично продовжено', en: 'Automatically renewed' };
+        await this.notifyOwners.send({
+          accountId, environment, kind: by.kind === 'key' ? 'domain.renewed' : 'domain.auto_renewed', domain: name,
+          message: {
+            uk: `${who.uk} ${name}${restore ? ' (відновлення з redemptionPeriod)' : ''} на ${input.years} р. — тепер до ${registeredUntil}; списано ${formatUah(amount)} грн. Час: ${now.toISOString()}.`,
+            en: `${who.en} ${name}${restore ? ' (restored from redemptionPeriod)' : ''} for ${input.years} year(s) — now until ${registeredUntil}; ${formatUah(amount)} UAH was charged. Time: ${now.toISOString()}.`,
+          },
+          data: { key_id: by.kind === 'key' ? by.key.id : null, amount, domain: name, at: now.toISOString() },
+        });
+        return { result: { ...viewDomain(renewed), charge: { amount: uah(amount), ledger_entry_id: reserved.entryId } } };
+      });
+      return out.result;
+    });
+  }
+}

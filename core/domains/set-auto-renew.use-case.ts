@@ -1,0 +1,43 @@
+import type { ApiKey } from '../access/key.js';
+import type { EventLog } from '../events/ports/event-log.port.js';
+import type { NotifyOwners } from '../notices/notify-owners.js';
+import type { Clock } from '../shared/clock.port.js';
+import { normalizeDomain } from '../shared/domain-name.js';
+import { DomainError } from '../shared/errors.js';
+import type { Random } from '../shared/random.port.js';
+import { viewDomain, type DomainView } from './domain.js';
+import type { DomainRepository } from './ports/domain-repository.port.js';
+
+/** PATCH /v1/domains/{domain} {auto_renew} (domain.renew, class 2: it commits future spending). */
+export class SetAutoRenew {
+  constructor(
+    private readonly domains: DomainRepository,
+    private readonly events: EventLog,
+    private readonly notifyOwners: NotifyOwners,
+    private readonly random: Random,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(key: ApiKey, domainName: string, autoRenew: boolean): Promise<DomainView> {
+    const name = normalizeDomain(domainName);
+    const domain = await this.domains.find(key.accountId, key.environment, name);
+    if (!domain) throw new DomainError('domain_not_found', { domain: name });
+    if (domain.autoRenew === autoRenew) return viewDomain(domain);
+    const updated = { ...domain, autoRenew, autoRenewFailedFor: null };
+    const now = this.clock.now();
+    await this.domains.update(updated);
+    await this.events.append({
+      id: this.random.id(), accountId: key.accountId, environment: key.environment, type: 'domain.auto_renew_changed',
+      subject: `domain:${name}`, actor: `key:${key.id}`, occurredAt: now, data: { domain: name, auto_renew: autoRenew },
+    });
+    await this.notifyOwners.send({
+      accountId: key.accountId, environment: key.environment, kind: 'domain.auto_renew_changed', domain: name,
+      message: {
+        uk: `Ключ ${key.id} ${autoRenew ? 'увімкнув' : 'вимкнув'} автоматичне продовження домену ${name}. Час: ${now.toISOString()}.`,
+        en: `Key ${key.id} switched automatic renewal of ${name} ${autoRenew ? 'on' : 'off'}. Time: ${now.toISOString()}.`,
+      },
+      data: { key_id: key.id, domain: name, auto_renew: autoRenew, at: now.toISOString() },
+    });
+    return viewDomain(updated);
+  }
+}

@@ -1,0 +1,48 @@
+import type { ApiKey } from '../access/key.js';
+import type { EventLog } from '../events/ports/event-log.port.js';
+import type { Clock } from '../shared/clock.port.js';
+import { DomainError } from '../shared/errors.js';
+import type { Random } from '../shared/random.port.js';
+import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import type { SandboxClocks } from './ports/sandbox-clock.port.js';
+import type { AdvanceLifecycle, LifecycleReport } from '../domains/advance-lifecycle.use-case.js';
+
+/** ISO 8601 durations in days and hours only: P30D, PT12H, P1DT6H (months and years are not fixed lengths). */
+export const parseDuration = (text: string): number | null => {
+  const m = /^P(?:(\d{1,4})D)?(?:T(?:(\d{1,5})H)?(?:(\d{1,6})M)?)?$/.exec(text);
+  if (!m || text === 'P' || text.endsWith('T') || (m[1] === undefined && m[2] === undefined && m[3] === undefined)) return null;
+  return ((Number(m[1] ?? 0) * 24 + Number(m[2] ?? 0)) * 60 + Number(m[3] ?? 0)) * 60_000;
+};
+
+export const MAX_ADVANCE_MS = 3 * 365 * 24 * 3600_000;
+
+/** POST /v1/sandbox/clock (test keys only): moves this account's sandbox time forward. */
+export class AdvanceSandboxClock {
+  constructor(
+    private readonly clocks: SandboxClocks,
+    private readonly lifecycle: AdvanceLifecycle,
+    private readonly events: EventLog,
+    private readonly uow: UnitOfWork,
+    private readonly random: Random,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Moves the clock, then runs the lifecycle for this account at once, so the effect is visible. */
+  async execute(key: ApiKey, advance: string): Promise<{ now: string; offset_ms: number; lifecycle: LifecycleReport }> {
+    if (key.environment !== 'test') throw new DomainError('sandbox_only');
+    const ms = parseDuration(advance);
+    if (ms === null || ms <= 0 || ms > MAX_ADVANCE_MS) {
+      throw new DomainError('validation_failed', {}, [{ field: '/body/advance', rule: 'duration', value: advance, message: { uk: 'тривалість ISO 8601 у днях, годинах або хвилинах (напр. P30D), не більше 3 років', en: 'an ISO 8601 duration in days, hours or minutes (e.g. P30D), at most 3 years' } }]);
+    }
+    const offset = await this.uow.transaction(async () => {
+      const o = await this.clocks.advance(key.accountId, ms);
+      await this.events.append({
+        id: this.random.id(), accountId: key.accountId, environment: 'test', type: 'sandbox.clock_advanced', subject: `account:${key.accountId}`,
+        actor: `key:${key.id}`, occurredAt: this.clock.now(), data: { advance, offset_ms: o },
+      });
+      return o;
+    });
+    const lifecycle = await this.lifecycle.run({ accountId: key.accountId, environment: 'test' });
+    return { now: new Date(this.clock.now().getTime() + offset).toISOString(), offset_ms: offset, lifecycle };
+  }
+}
