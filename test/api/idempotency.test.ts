@@ -171,10 +171,23 @@ eachStore('Idempotency-Key (seed 4)', (kind) => {
     const scope = `key:${secret.slice(9, 21)}`;
     const { fingerprintOf } = await import('../../adapters/http/middleware/idempotency.js');
     const fp = fingerprintOf('POST', '/v1/test/writes', { label: 'i' });
-    await api.system.store.idempotency.claim(scope, k, fp, new Date(api.clock.now().getTime() - 120_000));
+    await api.system.store.idempotency.claim(scope, k, fp, new Date(api.clock.now().getTime() - 120_000), 'dead-process');
     const r = await post('/v1/test/writes', { label: 'i' }, k);
     expect(r.status).to.equal(201);
     expect(await effects('i')).to.equal(1);
+  });
+
+  it('a slow request whose claim a retry takes over cannot also finish: one effect, no 500', async () => {
+    const k = randomUUID();
+    const slow = post('/v1/test/writes', { label: 'slow', delay: 800 }, k);
+    await sleep(200);
+    api.clock.advance(61_000); // past the lock timeout while the first attempt still runs
+    const retry = await post('/v1/test/writes', { label: 'slow', delay: 800 }, k);
+    const first = await slow;
+    const statuses = [first.status, retry.status];
+    expect(statuses.every((s) => s === 201 || s === 409), statuses.join(',')).to.equal(true);
+    expect(statuses.filter((s) => s === 201).length).to.be.at.least(1);
+    expect(await effects('slow')).to.equal(1);
   });
 
   it('records are kept 24 hours, then the key may be used anew', async () => {

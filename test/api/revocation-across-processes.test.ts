@@ -55,8 +55,8 @@ eachStore('Revocation across processes', (kind) => {
   it('the worker purges idempotency records older than 24 hours', async () => {
     const store = api.system.store;
     const old = new Date(Date.now() - 25 * 60 * 60 * 1000);
-    await store.idempotency.claim('key:x', 'old', 'f', old);
-    await store.idempotency.claim('key:x', 'new', 'f', new Date());
+    await store.idempotency.claim('key:x', 'old', 'f', old, 't1');
+    await store.idempotency.claim('key:x', 'new', 'f', new Date(), 't2');
     const r = await new Worker(api.system).tick(new Date());
     expect(r.idempotencyPurged).to.equal(1);
     expect(await store.knex('idempotency_keys').where({ scope: 'key:x' }).pluck('key')).to.deep.equal(['new']);

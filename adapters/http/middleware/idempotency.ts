@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Clock } from '../../../core/shared/clock.port.js';
 import { DomainError, isDomainError } from '../../../core/shared/errors.js';
-import type { IdempotencyRecord, IdempotencyStore, StoredResponse } from '../../../core/idempotency/ports/idempotency-store.port.js';
+import { ClaimLostError, type IdempotencyRecord, type IdempotencyStore, type StoredResponse } from '../../../core/idempotency/ports/idempotency-store.port.js';
 import type { UnitOfWork } from '../../../core/shared/unit-of-work.port.js';
 import type { Checkpoints } from '../../../core/shared/checkpoints.port.js';
 import { ERROR_TABLE, errorBody } from '../error-table.js';
@@ -65,11 +65,12 @@ export const runIdempotent = async (
   phased = false,
 ): Promise<Reply & { replayed?: boolean }> => {
   const now = deps.clock.now();
-  let claim: { outcome: 'claimed' | 'existing'; record: IdempotencyRecord } = await deps.store.claim(scope, key, fingerprint, now);
+  const token = randomUUID();
+  let claim: { outcome: 'claimed' | 'existing'; record: IdempotencyRecord } = await deps.store.claim(scope, key, fingerprint, now, token);
   if (claim.outcome === 'existing' && now.getTime() - claim.record.createdAt.getTime() > IDEMPOTENCY_RETENTION_MS) {
     // Past retention the key is forgotten: reuse it as new.
     await deps.store.purge(new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS));
-    claim = await deps.store.claim(scope, key, fingerprint, now);
+    claim = await deps.store.claim(scope, key, fingerprint, now, token);
   }
   if (claim.outcome === 'existing') {
     const rec: IdempotencyRecord = claim.record;
@@ -78,7 +79,7 @@ export const runIdempotent = async (
       return { status: rec.response.status, body: rec.response.body, headers: { ...rec.response.headers }, replayed: true };
     }
     const resumable = rec.lockedAt === null || now.getTime() - rec.lockedAt.getTime() > LOCK_TIMEOUT_MS;
-    if (!resumable || !(await deps.store.takeOver(scope, key, rec.lockedAt, now))) throw new DomainError('idempotency_key_in_use');
+    if (!resumable || !(await deps.store.takeOver(scope, key, rec.lockedAt, now, token))) throw new DomainError('idempotency_key_in_use');
     claim = { outcome: 'claimed', record: rec };
   }
   const record = claim.record;
@@ -89,29 +90,36 @@ export const runIdempotent = async (
         last: record.recoveryPoint !== 'started' && record.recoveryData ? { point: record.recoveryPoint, data: record.recoveryData } : null,
         reach: (point, fn) => deps.uow.transaction(async () => {
           const data = await fn();
-          await deps.store.setRecoveryPoint(scope, key, point, data);
+          await deps.store.setRecoveryPoint(scope, key, token, point, data);
           return data;
         }),
       };
       const reply = await run(checkpoints);
-      await deps.store.complete(scope, key, toStored(replayable(reply)));
+      await deps.store.complete(scope, key, token, toStored(replayable(reply)));
       return reply;
     }
     return await deps.uow.transaction(async () => {
       const reply = await run(null);
-      await deps.store.complete(scope, key, toStored(replayable(reply)));
+      await deps.store.complete(scope, key, token, toStored(replayable(reply)));
       return reply;
     });
   } catch (err) {
+    // Taken over by a retry meanwhile: this attempt's last writes were rolled back; the retry answers.
+    if (err instanceof ClaimLostError) throw new DomainError('idempotency_key_in_use');
     if (isDomainError(err) && storable(err.code)) {
       const reply: Reply = { status: ERROR_TABLE[err.code].status, body: errorBody(err.code, err.params, err.details) };
-      await deps.store.complete(scope, key, toStored(reply));
+      try {
+        await deps.store.complete(scope, key, token, toStored(reply));
+      } catch (e) {
+        if (e instanceof ClaimLostError) throw new DomainError('idempotency_key_in_use');
+        throw e;
+      }
       return reply;
     }
     // Phased: earlier phases may have committed, so the record (and its recovery point) stays for a
     // retry to resume; otherwise nothing happened and the key is forgotten.
-    if (phased) await deps.store.unlock(scope, key);
-    else await deps.store.release(scope, key);
+    if (phased) await deps.store.unlock(scope, key, token);
+    else await deps.store.release(scope, key, token);
     throw err;
   }
 };

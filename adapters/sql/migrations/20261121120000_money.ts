@@ -78,11 +78,16 @@ export async function up(knex: Knex): Promise<void> {
   });
   await knex.schema.alterTable('idempotency_keys', (t) => {
     t.text('recovery_data').nullable();
+    // Who holds the claim: every later write must match it, so a taken-over request cannot finish.
+    t.string('lock_token', 40).nullable();
   });
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('idempotency_keys', (t) => t.dropColumn('recovery_data'));
+  await knex.schema.alterTable('idempotency_keys', (t) => {
+    t.dropColumn('recovery_data');
+    t.dropColumn('lock_token');
+  });
   await knex.schema.alterTable('domains', (t) => {
     t.dropIndex(['environment', 'expires_on']);
     t.dropColumn('lock_token');

@@ -1,4 +1,4 @@
-import type { ClaimResult, IdempotencyRecord, IdempotencyStore, StoredResponse } from '../../../core/idempotency/ports/idempotency-store.port.js';
+import { ClaimLostError, type ClaimResult, type IdempotencyRecord, type IdempotencyStore, type StoredResponse } from '../../../core/idempotency/ports/idempotency-store.port.js';
 import { date, dateOrNull, iso, json, parse } from '../rows.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';
 
@@ -19,41 +19,46 @@ const toRecord = (r: Row): IdempotencyRecord => ({
 export class SqlIdempotencyStore implements IdempotencyStore {
   constructor(private readonly uow: KnexUnitOfWork) {}
 
-  async claim(scope: string, key: string, fingerprint: string, at: Date): Promise<ClaimResult> {
+  async claim(scope: string, key: string, fingerprint: string, at: Date, token: string): Promise<ClaimResult> {
     const db = this.uow.db();
     // INSERT … ON CONFLICT DO NOTHING is atomic on both engines: of two concurrent duplicates exactly
     // one inserts; the other reads the winner's row.
     const inserted = await db('idempotency_keys')
-      .insert({ scope, key, fingerprint, locked_at: iso(at), recovery_point: 'started', created_at: iso(at) })
+      .insert({ scope, key, fingerprint, locked_at: iso(at), lock_token: token, recovery_point: 'started', created_at: iso(at) })
       .onConflict(['scope', 'key']).ignore().returning('key');
     const row: Row = await db('idempotency_keys').where({ scope, key }).first();
     return { outcome: inserted.length > 0 ? 'claimed' : 'existing', record: toRecord(row) };
   }
 
-  async takeOver(scope: string, key: string, previousLockedAt: Date | null, at: Date): Promise<boolean> {
+  async takeOver(scope: string, key: string, previousLockedAt: Date | null, at: Date, token: string): Promise<boolean> {
     const q = this.uow.db()('idempotency_keys').where({ scope, key }).whereNull('response_status');
     if (previousLockedAt === null) q.whereNull('locked_at');
     else q.andWhere({ locked_at: iso(previousLockedAt) });
-    return (await q.update({ locked_at: iso(at) })) > 0;
+    return (await q.update({ locked_at: iso(at), lock_token: token })) > 0;
   }
 
-  async setRecoveryPoint(scope: string, key: string, point: string, data: Readonly<Record<string, unknown>>): Promise<void> {
-    await this.uow.db()('idempotency_keys').where({ scope, key }).update({ recovery_point: point, recovery_data: json(data) });
+  private async held(scope: string, key: string, token: string, update: Record<string, unknown>): Promise<void> {
+    const n = await this.uow.db()('idempotency_keys').where({ scope, key, lock_token: token }).whereNull('response_status').update(update);
+    if (n === 0) throw new ClaimLostError();
   }
 
-  async unlock(scope: string, key: string): Promise<void> {
-    await this.uow.db()('idempotency_keys').where({ scope, key }).whereNull('response_status').update({ locked_at: null });
+  async setRecoveryPoint(scope: string, key: string, token: string, point: string, data: Readonly<Record<string, unknown>>): Promise<void> {
+    await this.held(scope, key, token, { recovery_point: point, recovery_data: json(data) });
   }
 
-  async complete(scope: string, key: string, response: StoredResponse): Promise<void> {
-    await this.uow.db()('idempotency_keys').where({ scope, key }).update({
-      locked_at: null, recovery_point: 'finished', response_status: response.status,
+  async complete(scope: string, key: string, token: string, response: StoredResponse): Promise<void> {
+    await this.held(scope, key, token, {
+      locked_at: null, lock_token: null, recovery_point: 'finished', response_status: response.status,
       response_body: response.body === undefined ? null : json(response.body), response_headers: json(response.headers),
     });
   }
 
-  async release(scope: string, key: string): Promise<void> {
-    await this.uow.db()('idempotency_keys').where({ scope, key }).whereNull('response_status').delete();
+  async unlock(scope: string, key: string, token: string): Promise<void> {
+    await this.uow.db()('idempotency_keys').where({ scope, key, lock_token: token }).whereNull('response_status').update({ locked_at: null, lock_token: null });
+  }
+
+  async release(scope: string, key: string, token: string): Promise<void> {
+    await this.uow.db()('idempotency_keys').where({ scope, key, lock_token: token }).whereNull('response_status').delete();
   }
 
   async purge(createdBefore: Date): Promise<number> {
