@@ -66,11 +66,11 @@ export const sqlModule = () =>
   });
 
 /** The test environment's adapter set: sandbox registrar (later: sandbox CA, sandbox payments). */
-export const sandboxModule = () =>
+export const sandboxModule = (wrap: (adapters: EnvironmentAdapters) => EnvironmentAdapters = (a) => a) =>
   new ContainerModule(({ bind }) => {
     bind(T.TestAdapters)
       .toResolvedValue(
-        (s: SqlStore, clock: Clock, random: NodeRandom): EnvironmentAdapters => ({
+        (s: SqlStore, clock: Clock, random: NodeRandom): EnvironmentAdapters => wrap({
           registrar: new SandboxRegistrar(s.sandboxRegistry, clock, () => random.base62(16)),
           payments: new SandboxPayments(),
         }),

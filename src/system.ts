@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { buildApi, type Route, type UseCases } from '../adapters/http/index.js';
 import type { SqlStore } from '../adapters/sql/index.js';
 import type { Clock } from '../core/shared/clock.port.js';
+import type { EnvironmentAdapters } from '../core/shared/environments.port.js';
 import type { Config } from './config.js';
 import { configModule, coreModule, liveModule, mailModule, platformModule, sandboxModule, sqlModule } from './modules.js';
 import { TOKENS as T } from './tokens.js';
@@ -13,6 +14,8 @@ export interface SystemOptions {
   readonly logger?: Logger;
   /** Extra routes (tests): routes are data. */
   readonly extraRoutes?: readonly Route[];
+  /** Wraps the sandbox adapter set (tests: fault injection around the registry or the card). */
+  readonly wrapSandbox?: (adapters: EnvironmentAdapters) => EnvironmentAdapters;
 }
 
 /**
@@ -28,7 +31,7 @@ export class System {
       configModule(config, options.logger),
       platformModule(options.clock),
       sqlModule(),
-      sandboxModule(),
+      sandboxModule(options.wrapSandbox),
       liveModule(config),
       mailModule(config),
       coreModule(),
@@ -53,6 +56,9 @@ export class System {
       signIn: c.get(T.SignIn), signOut: c.get(T.SignOut), issueKey: c.get(T.IssueKey), listKeys: c.get(T.ListKeys),
       revokeKey: c.get(T.RevokeKey), describeKey: c.get(T.DescribeKey), getDomain: c.get(T.GetDomain),
       listDomains: c.get(T.ListDomains), searchDomains: c.get(T.SearchDomains), listNotices: c.get(T.ListNotices),
+      registerDomain: c.get(T.RegisterDomain), renewDomain: c.get(T.RenewDomain), setAutoRenew: c.get(T.SetAutoRenew),
+      readBilling: c.get(T.ReadBilling), topUp: c.get(T.TopUpBalance), listKeyNotices: c.get(T.ListKeyNotices),
+      advanceSandboxClock: c.get(T.AdvanceSandboxClock),
     };
   }
 

@@ -167,6 +167,7 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
           throw new DomainError('rate_limited', { retry_after: d.retryAfterSeconds });
         }
       }
+      if (access.kind === 'key' && access.sandboxOnly && input.key?.environment !== 'test') throw new DomainError('sandbox_only');
       if (input.key && !deps.environments.isAvailable(input.key.environment)) {
         throw new DomainError('environment_unavailable', { environment: input.key.environment });
       }
@@ -187,7 +188,9 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
       // 4. Rights (seed 2.2: a policy pairs the right with a selection containing the domain).
       if (access.kind === 'key' && input.key) {
         if (access.right) {
-          input.domain = await deps.authorizer.check(input.key, access.right, access.domainParam ? input.params[access.domainParam] : undefined);
+          const loaded = await deps.authorizer.check(input.key, access.right, access.domainParam ? input.params[access.domainParam] : undefined);
+          // Only reads reuse it: a write reads the domain again inside its own transaction or lock.
+          if (!route.writes) input.domain = loaded;
         }
         for (const pair of access.rights?.(input) ?? []) await deps.authorizer.check(input.key, pair.right, pair.domain);
       }

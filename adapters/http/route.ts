@@ -26,6 +26,8 @@ export type Access =
       readonly right?: RightName;
       readonly domainParam?: string;
       readonly rights?: (input: RouteInput) => ReadonlyArray<{ right: RightName; domain?: string }>;
+      /** Test keys only: a live key gets 403 sandbox_only (checked before the environment). */
+      readonly sandboxOnly?: boolean;
     };
 
 export interface RouteInput {

@@ -2,7 +2,11 @@ import type { DomainRepository } from '../domains/ports/domain-repository.port.j
 import { normalizeDomain } from '../shared/domain-name.js';
 import { DomainError } from '../shared/errors.js';
 import type { ApiKey } from './key.js';
-import { allows, heldRights, namesDomain } from './policy.js';
+import { allows, heldRights, namesDomain, type Policy } from './policy.js';
+
+/** DESIGN: a domain.register policy that selects a label may register any name (the new domain carries the label). */
+const registersByLabel = (policies: readonly Policy[]): boolean =>
+  policies.some((p) => p.right === 'domain.register' && 'label' in p.resources);
 import type { Domain } from '../domains/domain.js';
 import { RIGHTS, type RightName } from './rights.js';
 
@@ -27,7 +31,7 @@ export class Authorizer {
     const domain = await this.domains.find(key.accountId, key.environment, name);
     const ok = domain
       ? allows(key.policies, right, { kind: 'domain', name, labels: domain.labels })
-      : namesDomain(key.policies, right, name);
+      : namesDomain(key.policies, right, name) || (right === 'domain.register' && registersByLabel(key.policies));
     if (!ok) throw new DomainError('right_missing', { right, domain: name });
     return domain;
   }

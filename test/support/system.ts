@@ -5,7 +5,7 @@ import pino from 'pino';
 import type { Route } from '../../adapters/http/index.js';
 import type { DemoCredentials } from '../../core/sandbox/seed-demo.use-case.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { System } from '../../src/system.js';
+import { System, type SystemOptions } from '../../src/system.js';
 import { TOKENS } from '../../src/tokens.js';
 import { TestClock } from './clock.js';
 import type { FreshStore, StoreKind } from './stores.js';
@@ -33,6 +33,7 @@ export interface TestApiOptions {
   readonly extraRoutes?: readonly Route[];
   readonly clock?: TestClock;
   readonly logger?: import('pino').Logger;
+  readonly wrapSandbox?: SystemOptions['wrapSandbox'];
 }
 
 export const testConfig = (store: FreshStore, env: Record<string, string> = {}): Config =>
@@ -56,6 +57,7 @@ export const startApi = async (kind: StoreKind, options: TestApiOptions = {}): P
     clock,
     logger: options.logger ?? pino({ level: 'silent' }),
     ...(options.extraRoutes ? { extraRoutes: options.extraRoutes } : {}),
+    ...(options.wrapSandbox ? { wrapSandbox: options.wrapSandbox } : {}),
   });
   await system.migrate();
   const demo = (await system.get(TOKENS.SeedDemo).execute())!;

@@ -5,6 +5,13 @@ import type { SignIn, SignOut } from '../../../core/accounts/sign-in.use-case.js
 import type { ListDomains, GetDomain } from '../../../core/domains/read-domains.use-case.js';
 import type { SearchDomains } from '../../../core/domains/search-domains.use-case.js';
 import type { ListNotices } from '../../../core/notices/list-notices.use-case.js';
+import type { ReadBilling } from '../../../core/billing/read-billing.use-case.js';
+import type { TopUpBalance } from '../../../core/billing/top-up-balance.use-case.js';
+import type { RegisterDomain } from '../../../core/domains/register-domain.use-case.js';
+import type { RenewDomain } from '../../../core/domains/renew-domain.use-case.js';
+import type { SetAutoRenew } from '../../../core/domains/set-auto-renew.use-case.js';
+import type { ListKeyNotices } from '../../../core/notices/list-key-notices.use-case.js';
+import type { AdvanceSandboxClock } from '../../../core/sandbox/advance-clock.use-case.js';
 
 /** The use cases the routes call, one per route (assembled in src/, the composition root). */
 export interface UseCases {
@@ -18,4 +25,11 @@ export interface UseCases {
   readonly listDomains: Pick<ListDomains, 'execute'>;
   readonly searchDomains: Pick<SearchDomains, 'execute'>;
   readonly listNotices: Pick<ListNotices, 'execute'>;
+  readonly registerDomain: Pick<RegisterDomain, 'execute'>;
+  readonly renewDomain: Pick<RenewDomain, 'execute'>;
+  readonly setAutoRenew: Pick<SetAutoRenew, 'execute'>;
+  readonly readBilling: Pick<ReadBilling, 'balance' | 'transactions'>;
+  readonly topUp: Pick<TopUpBalance, 'execute'>;
+  readonly listKeyNotices: Pick<ListKeyNotices, 'execute'>;
+  readonly advanceSandboxClock: Pick<AdvanceSandboxClock, 'execute'>;
 }
