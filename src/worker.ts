@@ -1,23 +1,43 @@
 import type { Logger } from 'pino';
 import { IDEMPOTENCY_RETENTION_MS } from '../adapters/http/middleware/idempotency.js';
+import type { LifecycleReport } from '../core/domains/advance-lifecycle.use-case.js';
 import type { System } from './system.js';
+import { TOKENS } from './tokens.js';
 
 /**
- * The background worker: periodic housekeeping now (idempotency records past their 24 h), the
- * domain lifecycle later. Runs inside `npm start` or alone as `npm run worker`.
+ * The background worker: the domain lifecycle (automatic renewal, expiry, redemption, release), the
+ * e-mail outbox of notices, and housekeeping (idempotency records past their 24 h). Runs inside
+ * `npm start` or alone as `npm run worker`; several workers may share one Postgres (claims are leases
+ * taken with FOR UPDATE SKIP LOCKED).
  */
 export class Worker {
   private timer: NodeJS.Timeout | null = null;
   private readonly log: Logger;
 
-  constructor(private readonly system: System, private readonly intervalMs = 60_000) {
+  constructor(private readonly system: System, private readonly intervalMs = 30_000) {
     this.log = system.logger.child({ component: 'worker' });
   }
 
-  async tick(now = new Date()): Promise<{ idempotencyPurged: number }> {
+  /** One pass: the domain lifecycle, e-mailed notices, housekeeping. Each part fails on its own. */
+  async tick(now = new Date()): Promise<{ idempotencyPurged: number; lifecycle: LifecycleReport | null; notices: unknown }> {
     const idempotencyPurged = await this.system.store.idempotency.purge(new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS));
     if (idempotencyPurged > 0) this.log.info({ idempotencyPurged }, 'purged idempotency records');
-    return { idempotencyPurged };
+    let lifecycle: LifecycleReport | null = null;
+    try {
+      lifecycle = await this.system.get(TOKENS.AdvanceLifecycle).run();
+      if (lifecycle.renewed + lifecycle.renewalFailed + lifecycle.moved + lifecycle.released > 0) this.log.info({ lifecycle }, 'domain lifecycle');
+    } catch (err) {
+      this.log.error({ err }, 'domain lifecycle pass failed');
+    }
+    let notices: unknown = null;
+    if (this.system.container.isBound(TOKENS.DeliverNotices)) {
+      try {
+        notices = await this.system.get(TOKENS.DeliverNotices).run();
+      } catch (err) {
+        this.log.error({ err }, 'notice delivery pass failed');
+      }
+    }
+    return { idempotencyPurged, lifecycle, notices };
   }
 
   start(): void {

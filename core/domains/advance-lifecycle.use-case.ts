@@ -90,7 +90,10 @@ export class AdvanceLifecycle {
     let changes = 0;
     for (let step = 0; step < 12; step++) {
       const phase = phaseOn(d.expiresOn, today);
-      const renewable = phase === 'active' || phase === 'autoRenewPeriod';
+      // Catch up: judge by the phase last recorded, so a pass that comes late (or a sandbox time jump)
+      // still makes the automatic renewal the worker would have made before the domain moved on.
+      const recorded = phaseOfStatus(d.status);
+      const renewable = (recorded === 'active' || recorded === 'autoRenewPeriod') && phase !== 'released';
       if (d.autoRenew && renewable && today >= addDays(d.expiresOn, -AUTO_RENEW_LEAD_DAYS) && d.autoRenewFailedFor !== d.expiresOn) {
         try {
           await this.renew.execute({ kind: 'auto', accountId: d.accountId, environment: d.environment, leaseHeld: true }, { domain: d.name, years: 1 }, transientCheckpoints(this.uow));

@@ -13,7 +13,7 @@ import { formatUah, uah } from '../shared/money.js';
 import type { Random } from '../shared/random.port.js';
 import { requireCapability } from './capabilities.js';
 import { viewDomain, type Domain, type DomainView } from './domain.js';
-import { phaseOn, RESTORE_FEE, statusFor } from './lifecycle.js';
+import { phaseOfStatus, phaseOn, RESTORE_FEE, statusFor } from './lifecycle.js';
 import type { DomainLocks, DomainRepository } from './ports/domain-repository.port.js';
 import { RegistryError } from './ports/registrar.port.js';
 import { yearlyPrice } from './price-list.js';
@@ -54,7 +54,8 @@ export class RenewDomain {
       // Read again under the lock: an earlier renewal may have just moved the expiry.
       const domain = (await this.domains.find(accountId, environment, name))!;
       const now = await this.time.now(accountId, environment);
-      const phase = phaseOn(domain.expiresOn, kyivDate(now));
+      // The worker renews by the phase it last recorded (it may be catching up after a pause).
+      const phase = by.kind === 'auto' ? phaseOfStatus(domain.status) : phaseOn(domain.expiresOn, kyivDate(now));
       if (phase === 'pendingDelete' || phase === 'released') {
         throw new DomainError('domain_not_renewable', { domain: name, status: 'pendingDelete' });
       }
