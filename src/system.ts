@@ -86,7 +86,7 @@ export class System {
         uow: store.uow,
         clock: c.get(T.Clock),
         logger: this.logger,
-        config: { trustProxy: this.config.trustProxy, proxyHops: this.config.proxyHops, maxBodyBytes: this.config.maxBodyBytes, rateLimit: this.config.rateLimit },
+        config: { secureCookies: this.config.secureCookies, trustProxy: this.config.trustProxy, proxyHops: this.config.proxyHops, maxBodyBytes: this.config.maxBodyBytes, rateLimit: this.config.rateLimit },
       },
       this.options.extraRoutes ?? [],
     );

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { IDEMPOTENCY_RETENTION_MS } from '../adapters/http/middleware/idempotency.js';
+import { IDEMPOTENCY_RETENTION_MS } from '../core/idempotency/ports/idempotency-store.port.js';
 import type { LifecycleReport } from '../core/domains/advance-lifecycle.use-case.js';
 import type { System } from './system.js';
 import { TOKENS } from './tokens.js';

@@ -27,6 +27,8 @@ export interface HttpConfig {
    * places from the right; anything left of it was written by the client and is ignored. */
   readonly proxyHops: number;
   readonly maxBodyBytes: number;
+  /** Session cookies carry Secure: 'auto' = unless the request is to a loopback host. */
+  readonly secureCookies: boolean | 'auto';
   readonly rateLimit: { readonly key: BucketConfig; readonly anonymous: BucketConfig };
 }
 
@@ -71,11 +73,11 @@ const cookieOf = (header: string | undefined, name: string): string | null => {
 const isLocalHost = (host: string) => /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/i.test(host);
 
 /** HttpOnly, SameSite=Strict, Secure except on localhost (issue: Accounts). */
-const setCookieHeader = (c: CookieSpec, host: string): string => {
+const setCookieHeader = (c: CookieSpec, host: string, secure: boolean | 'auto'): string => {
   const parts = [`${c.name}=${encodeURIComponent(c.value)}`, 'Path=/', 'HttpOnly', 'SameSite=Strict'];
   if (c.expires) parts.push(`Expires=${c.expires.toUTCString()}`);
   if (c.maxAgeMs !== undefined) parts.push(`Max-Age=${Math.floor(c.maxAgeMs / 1000)}`);
-  if (!isLocalHost(host)) parts.push('Secure');
+  if (secure === true || (secure === 'auto' && !isLocalHost(host))) parts.push('Secure');
   return parts.join('; ');
 };
 
@@ -150,7 +152,20 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
       } else if (access.kind === 'key') {
         const token = bearerOf(ctx.get('Authorization') || undefined);
         if (token === null) throw new DomainError('unauthenticated');
-        input.key = await deps.authenticateKey.execute(token, ctx.ip);
+        try {
+          input.key = await deps.authenticateKey.execute(token, ctx.ip);
+        } catch (err) {
+          // Failed authentications spend the caller's per-address bucket, so forged keys (the checksum
+          // is public) cannot be tried without limit.
+          if (isDomainError(err) && ERROR_TABLE[err.code].status === 401) {
+            const d = anonLimiter.take(`ip:${ctx.ip}`);
+            if (!d.allowed) {
+              ctx.set('Retry-After', String(d.retryAfterSeconds));
+              throw new DomainError('rate_limited', { retry_after: d.retryAfterSeconds });
+            }
+          }
+          throw err;
+        }
         ctx.state.key = input.key;
         limitId = `key:${input.key.id}`;
         limiter = keyLimiter;
@@ -214,7 +229,7 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
 
       ctx.status = reply.status;
       for (const [k, v] of Object.entries(reply.headers ?? {})) ctx.set(k, v);
-      for (const c of reply.cookies ?? []) ctx.append('Set-Cookie', setCookieHeader(c, ctx.host));
+      for (const c of reply.cookies ?? []) ctx.append('Set-Cookie', setCookieHeader(c, ctx.host, deps.config.secureCookies));
       if (reply.contentType) ctx.type = reply.contentType;
       if (reply.body !== undefined) ctx.body = reply.body;
     });

@@ -65,8 +65,18 @@ export class SqlStore {
     this.sandboxRegistry = new SqlSandboxRegistryStore(this.uow);
   }
 
+  /** Applies migrations. Several processes starting at once on one Postgres race to create knex's own
+   * tables; the loser retries once they exist (knex's migration lock then serialises the rest). */
   async migrate(): Promise<void> {
-    await this.knex.migrate.latest({ migrationSource });
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.knex.migrate.latest({ migrationSource });
+        return;
+      } catch (err) {
+        if (attempt >= 10) throw err;
+        await new Promise((r) => setTimeout(r, 100 * attempt + Math.random() * 100));
+      }
+    }
   }
 
   async ping(): Promise<boolean> {

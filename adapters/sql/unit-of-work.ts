@@ -9,6 +9,7 @@ import type { UnitOfWork } from '../../core/shared/unit-of-work.port.js';
  */
 export class KnexUnitOfWork implements UnitOfWork {
   private readonly als = new AsyncLocalStorage<Knex.Transaction>();
+  private readonly pending = new WeakMap<Knex.Transaction, Array<() => void>>();
 
   constructor(readonly knex: Knex) {}
 
@@ -22,6 +23,18 @@ export class KnexUnitOfWork implements UnitOfWork {
 
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     if (this.als.getStore()) return fn();
-    return this.knex.transaction((trx) => this.als.run(trx, fn));
+    let callbacks: Array<() => void> = [];
+    const result = await this.knex.transaction((trx) => {
+      this.pending.set(trx, (callbacks = []));
+      return this.als.run(trx, fn);
+    });
+    for (const cb of callbacks) cb();
+    return result;
+  }
+
+  afterCommit(fn: () => void): void {
+    const trx = this.als.getStore();
+    if (!trx) return fn();
+    this.pending.get(trx)!.push(fn);
   }
 }

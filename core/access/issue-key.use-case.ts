@@ -83,7 +83,7 @@ export class IssueKey {
     const conditions = this.conditionsOf(input, cls, spendsMoney(rights));
     // Unnamed keys are named after what they hold, so a list of keys stays readable.
     const template = input.template !== undefined ? templateById(input.template) : undefined;
-    const name = (input.name ?? '').trim() || template?.title.en || [...new Set(rights)].join(', ');
+    const name = ((input.name ?? '').trim() || template?.title.en || [...new Set(rights)].join(', ')).slice(0, 100);
     return { environment: input.environment, name, policies, conditions, class: cls, summary: summarise(input.environment, policies, conditions, cls) };
   }
 

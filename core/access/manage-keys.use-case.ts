@@ -14,10 +14,11 @@ export class ListKeys {
 
   async execute(actor: Actor, opts: { cursor?: string; limit?: number }): Promise<Page<KeyView>> {
     const limit = clampLimit(opts.limit);
+    const after = decodeCursor(opts.cursor);
     const rows = await this.keys.list({
       accountId: actor.accountId,
       ...(actor.role === 'member' ? { createdBy: actor.personId } : {}),
-      ...(decodeCursor(opts.cursor) !== undefined ? { after: decodeCursor(opts.cursor)! } : {}),
+      ...(after !== undefined ? { after } : {}),
       limit: limit + 1,
     });
     const now = this.clock.now();

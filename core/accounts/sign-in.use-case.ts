@@ -56,8 +56,8 @@ export class SignIn {
       revokedAt: null,
     };
     await this.uow.transaction(async () => {
+      if (!(await this.accounts.recordSignIn(person.id, now, step))) throw new DomainError('sign_in_failed');
       await this.sessions.insert(session);
-      await this.accounts.recordSignIn(person.id, now, step);
       await this.events.append({
         id: this.random.id(), accountId: person.accountId, environment: null, type: 'person.signed_in',
         subject: `person:${person.id}`, actor: `person:${person.id}`, occurredAt: now, data: { session_id: session.id },

@@ -5,4 +5,6 @@
  */
 export interface UnitOfWork {
   transaction<T>(fn: () => Promise<T>): Promise<T>;
+  /** Runs `fn` once the surrounding transaction has committed (at once when there is none). */
+  afterCommit(fn: () => void): void;
 }

@@ -184,3 +184,21 @@ eachStore('Rate limit per key', (kind) => {
     expect((await api.call('/v1/domains/domivka-demo.com.ua', { headers: bearer(other.secret) })).status).to.equal(200);
   });
 });
+
+eachStore('Failed authentications are rate-limited per address', (kind) => {
+  let api: TestApi;
+  before(async () => {
+    api = await startApi(kind, { env: { RATE_LIMIT_ANON_BURST: '20', RATE_LIMIT_ANON_PER_SECOND: '1' } });
+  });
+  after(async () => api.close());
+
+  it('forged keys with valid checksums run into 429 rate_limited', async () => {
+    const forged = Array.from({ length: 40 }, (_, i) => formatToken('test', `AAAAAAAAAA${String(i).padStart(2, '0')}`, 'B'.repeat(32), (t) => crc32(t)));
+    const results = [];
+    for (const f of forged) results.push(await api.call('/v1/domains', { headers: bearer(f) }));
+    expect(results.filter((r) => r.status === 401).length).to.be.within(20, 23);
+    const limited = results.filter((r) => r.status === 429);
+    expect(limited.length).to.be.at.least(15);
+    expectError(limited[0]!, 429, 'rate_limited');
+  });
+});

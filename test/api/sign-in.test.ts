@@ -77,6 +77,14 @@ eachStore('Sign-in: e-mail + password (argon2id) + TOTP, session cookie', (kind)
     expect(again.status).to.equal(401);
   });
 
+  it('two concurrent sign-ins with one code: only one gets a session (RFC 6238 §5.2)', async () => {
+    api.clock.advance(31_000);
+    const c = await code();
+    const body = { email: api.demo.email, password: api.demo.password, totp: c };
+    const rs = await Promise.all([signIn(body), signIn(body), signIn(body)]);
+    expect(rs.map((r) => r.status).sort()).to.deep.equal([201, 401, 401]);
+  });
+
   it('missing fields are 422 validation_failed', async () => {
     const r = await signIn({ email: api.demo.email });
     expect(r.status).to.equal(422);
@@ -102,5 +110,20 @@ eachStore('Sign-in: e-mail + password (argon2id) + TOTP, session cookie', (kind)
     expect(r.status).to.equal(401);
     expect(r.body.error.code).to.equal('session_required');
     expect(r.body.error.actions[0]).to.deep.equal({ type: 'sign_in', href: '/v1/account/sessions' });
+  });
+});
+
+eachStore('COOKIE_SECURE=true', (kind) => {
+  let api: TestApi;
+  before(async () => {
+    api = await startApi(kind, { env: { COOKIE_SECURE: 'true' } });
+  });
+  after(async () => api.close());
+
+  it('marks the session cookie Secure even on localhost (behind a TLS proxy)', async () => {
+    api.clock.advance(31_000);
+    const totp = await generate({ secret: api.demo.totpSecret, epoch: Math.floor(api.clock.now().getTime() / 1000) });
+    const r = await api.call('/v1/account/sessions', { method: 'POST', json: { email: api.demo.email, password: api.demo.password, totp } });
+    expect(r.headers.getSetCookie()[0]).to.contain('Secure');
   });
 });

@@ -18,6 +18,9 @@ const files = (dir: string): string[] =>
     return statSync(p).isDirectory() ? files(p) : p.endsWith('.ts') && !p.endsWith('.test.ts') ? [p] : [];
   });
 
+/** The only packages core/ may import: pure computation, no I/O. */
+const ALLOWED_PACKAGES = ['ipaddr.js', 'node:url'];
+
 export const violations = (path: string, text: string): string[] => {
   const out: string[] = [];
   const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/.*$/gm, '$1');
@@ -25,6 +28,7 @@ export const violations = (path: string, text: string): string[] => {
     const spec = (m[1] ?? m[2] ?? m[3])!;
     const root = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!;
     if (FORBIDDEN_MODULES.includes(spec) || FORBIDDEN_MODULES.includes(root)) out.push(`${path}: imports ${spec}`);
+    else if (!spec.startsWith('.') && !ALLOWED_PACKAGES.includes(spec)) out.push(`${path}: imports ${spec} (not on core's allowlist)`);
     if (/^(\.\.\/)+(adapters|src)\//.test(spec) || /(^|\/)(adapters|src)\//.test(spec.replace(/^(\.\.\/)+/, '')) && spec.startsWith('..')) {
       out.push(`${path}: imports ${spec} (outside core)`);
     }
@@ -32,6 +36,11 @@ export const violations = (path: string, text: string): string[] => {
   if (/process\.env/.test(code)) out.push(`${path}: reads process.env`);
   if (/Date\.now\s*\(/.test(code)) out.push(`${path}: reads Date.now()`);
   if (/new Date\(\s*\)/.test(code)) out.push(`${path}: reads the clock with new Date()`);
+  if (/Math\.random\s*\(/.test(code)) out.push(`${path}: uses Math.random() (randomness comes from the Random port)`);
+  if (/\bcrypto\.(randomUUID|getRandomValues|subtle)/.test(code)) out.push(`${path}: uses global crypto`);
+  if (/performance\.now\s*\(|process\.hrtime/.test(code)) out.push(`${path}: reads a timer`);
+  if (/\bprocess\.(?!env\b|hrtime)/.test(code)) out.push(`${path}: touches process`);
+  if (/\b(setTimeout|setInterval)\s*\(/.test(code)) out.push(`${path}: schedules timers`);
   return out;
 };
 
@@ -52,5 +61,38 @@ describe('core purity (DESIGN: core/ is pure TypeScript)', () => {
     expect(violations('x.ts', 'const t = Date.now();')).to.have.length(1);
     expect(violations('x.ts', 'const t = new Date();')).to.have.length(1);
     expect(violations('x.ts', "import { a } from './a.js'; const d = new Date(0);")).to.deep.equal([]);
+    expect(violations('x.ts', "import lodash from 'lodash';")).to.have.length(1);
+    expect(violations('x.ts', 'const r = Math.random();')).to.have.length(1);
+    expect(violations('x.ts', 'const u = crypto.randomUUID();')).to.have.length(1);
+    expect(violations('x.ts', 'setTimeout(f, 1);')).to.have.length(1);
+    expect(violations('x.ts', "import ipaddr from 'ipaddr.js';")).to.deep.equal([]);
+  });
+});
+
+describe('adapters never import each other; only src/ uses the container (DESIGN, STYLE 6)', () => {
+  const root = join(import.meta.dirname, '..', '..');
+  const all = (dir: string): string[] =>
+    readdirSync(dir).flatMap((f) => {
+      const p = join(dir, f);
+      return statSync(p).isDirectory() ? all(p) : p.endsWith('.ts') && !p.endsWith('.test.ts') ? [p] : [];
+    });
+
+  it('an adapter family imports only core/ and itself', () => {
+    const found: string[] = [];
+    for (const file of all(join(root, 'adapters'))) {
+      const rel = relative(join(root, 'adapters'), file);
+      const family = rel.split('/')[0]!;
+      for (const m of readFileSync(file, 'utf8').matchAll(/from\s+['"](\.[^'"]+)['"]/g)) {
+        const target = relative(root, join(file, '..', m[1]!));
+        if (target.startsWith('core/')) continue;
+        if (target.startsWith('src/') || (target.startsWith('adapters/') && target.split('/')[1] !== family)) found.push(`${relative(root, file)} → ${target}`);
+      }
+    }
+    expect(found).to.deep.equal([]);
+  });
+
+  it('inversify appears only in src/', () => {
+    const found = [...all(join(root, 'core')), ...all(join(root, 'adapters'))].filter((f) => /from\s+['"]inversify['"]/.test(readFileSync(f, 'utf8')));
+    expect(found.map((f) => relative(root, f))).to.deep.equal([]);
   });
 });

@@ -1,64 +1,21 @@
 import { expect } from 'chai';
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { SmtpMailer } from '../../adapters/notify/smtp/index.js';
 import { SqlStore } from '../../adapters/sql/index.js';
 import { backoffMs, DeliverNotices, MAX_BACKOFF_MS } from '../../core/notices/deliver-notices.use-case.js';
 import type { Mailer } from '../../core/notices/ports/mailer.port.js';
 import type { NoticeDelivery, NoticeOutbox } from '../../core/notices/ports/notice-outbox.port.js';
 import { TestClock } from '../support/clock.js';
+import { startSmtpPeer, type SmtpPeerOptions } from '../support/smtp-peer.js';
 import { eachStore, type FreshStore, type StoreKind } from '../support/stores.js';
 
 /**
  * Seed A5 / issue 3: live notices are mailed through a durable outbox, so a mail server that is down
- * delays notices but loses none. Real SMTP server (smtp-server), real store (SQLite, and Postgres when
- * TEST_PG_URL is set).
+ * delays notices but loses none. Real SMTP server (smtp-server, see test/support/smtp-peer.ts), real
+ * store (SQLite, and Postgres when TEST_PG_URL is set).
  */
 
 const T0 = new Date('2026-11-21T10:00:00Z');
 const MINUTE = 60_000;
-
-interface Received {
-  to: string[];
-  subject: string;
-  raw: string;
-}
-
-/** A real SMTP peer on 127.0.0.1 (on `port` when given, so a "restarted" server answers the same URL). */
-const startPeer = async (opts: { port?: number; refuse?: (rcpt: string) => boolean } = {}) => {
-  const received: Received[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onRcptTo(address, _session, cb) {
-      if (opts.refuse?.(address.address)) return cb(Object.assign(new Error('mailbox unavailable'), { responseCode: 550 }));
-      cb();
-    },
-    onData(stream, session, cb) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        const raw = Buffer.concat(chunks).toString('latin1');
-        const subject = /^Subject: (.*(?:\r\n[ \t].*)*)/m.exec(raw)?.[1] ?? '';
-        received.push({ to: session.envelope.rcptTo.map((r) => r.address), subject, raw });
-        cb();
-      });
-    },
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
-  });
-  const port = (server.server.address() as AddressInfo).port;
-  return {
-    port,
-    received,
-    /** Addresses received, one entry per message. */
-    recipients: () => received.flatMap((m) => m.to).sort(),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-};
 
 /** Delays every send, so a run is still busy while another one claims. */
 class SlowMailer implements Mailer {
@@ -106,8 +63,8 @@ eachStore('Notice e-mail outbox (seed A5): DeliverNotices over SMTP', (kind) => 
     (await store.knex('notice_deliveries').select('id', 'status', 'attempts', 'next_attempt_at', 'last_error', 'sent_at').orderBy('id')).map(
       (r: Row) => ({ ...r, attempts: Number(r.attempts) }),
     );
-  const peer = async (opts: Parameters<typeof startPeer>[0] = {}) => {
-    const p = await startPeer(opts);
+  const peer = async (opts: SmtpPeerOptions = {}) => {
+    const p = await startSmtpPeer(opts);
     closers.push(p.close);
     return p;
   };
@@ -131,6 +88,12 @@ eachStore('Notice e-mail outbox (seed A5): DeliverNotices over SMTP', (kind) => 
     expect(await deliver.run()).to.deep.equal({ sent: 3, failed: 0, retried: 0 });
     expect(smtp.recipients()).to.deep.equal(['owner1@example.com', 'owner2@example.com', 'owner3@example.com']);
     expect(smtp.received.every((m) => m.to.length === 1)).to.equal(true);
+    // What was queued is what arrived: Subject and text, decoded (Ukrainian intact).
+    for (const m of smtp.received) {
+      const d = delivery(Number(/^owner(\d+)@/.exec(m.to[0]!)![1]));
+      expect(m.subject).to.equal(d.subject);
+      expect(m.text).to.equal(d.body);
+    }
     expect(await store.outbox.counts()).to.deep.equal({ pending: 0, sent: 3, failed: 0 });
     for (const r of await rows()) {
       expect(r).to.include({ status: 'sent', attempts: 1, sent_at: T0.toISOString(), last_error: null });
@@ -155,7 +118,7 @@ eachStore('Notice e-mail outbox (seed A5): DeliverNotices over SMTP', (kind) => 
   });
 
   it('with the SMTP server down nothing is lost: deliveries stay pending with backoff, and go out once it is back', async () => {
-    const first = await startPeer();
+    const first = await startSmtpPeer();
     const port = first.port;
     await first.close(); // the mail server is down; its URL stays configured
     const mailer = new SmtpMailer({ url: `smtp://127.0.0.1:${port}`, from: 'notices@domivka.test', timeoutMs: 2_000 });
@@ -245,7 +208,7 @@ eachStore('Notice e-mail outbox (seed A5): DeliverNotices over SMTP', (kind) => 
   });
 
   it('gives up after maxAttempts failures (status failed) and never tries again', async () => {
-    const first = await startPeer();
+    const first = await startSmtpPeer();
     const port = first.port;
     await first.close();
     const mailer = new SmtpMailer({ url: `smtp://127.0.0.1:${port}`, from: 'notices@domivka.test', timeoutMs: 2_000 });

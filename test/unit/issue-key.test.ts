@@ -36,6 +36,9 @@ class FakeUnitOfWork implements UnitOfWork {
       this.inside = false;
     }
   }
+  afterCommit(fn: () => void) {
+    fn();
+  }
 }
 
 class FakeKeys implements KeyRepository {
@@ -115,7 +118,9 @@ class FakeAccounts implements AccountRepository {
   async owners(accountId: string) {
     return PEOPLE.filter((p) => p.accountId === accountId && p.role === 'owner');
   }
-  async recordSignIn() {}
+  async recordSignIn() {
+    return true;
+  }
 }
 
 const PEPPER = Buffer.alloc(32, 7);

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Clock } from '../../../core/shared/clock.port.js';
 import { DomainError, isDomainError } from '../../../core/shared/errors.js';
-import { ClaimLostError, type IdempotencyRecord, type IdempotencyStore, type StoredResponse } from '../../../core/idempotency/ports/idempotency-store.port.js';
+import { ClaimLostError, IDEMPOTENCY_RETENTION_MS, type IdempotencyRecord, type IdempotencyStore, type StoredResponse } from '../../../core/idempotency/ports/idempotency-store.port.js';
 import type { UnitOfWork } from '../../../core/shared/unit-of-work.port.js';
 import type { Checkpoints } from '../../../core/shared/checkpoints.port.js';
 import { ERROR_TABLE, errorBody } from '../error-table.js';
@@ -19,7 +19,6 @@ import { canonicalJson } from './canonical-json.js';
  * back and is stored on its own; an unexpected error releases the claim so the client can retry.
  * A claim whose process died is taken over after LOCK_TIMEOUT.
  */
-export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 export const LOCK_TIMEOUT_MS = 60_000;
 const KEY_RE = /^[\x21-\x7e]{1,255}$/;
 

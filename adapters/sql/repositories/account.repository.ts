@@ -50,8 +50,12 @@ export class SqlAccountRepository implements AccountRepository {
     return rows.map(toPerson);
   }
 
-  async recordSignIn(personId: string, at: Date, totpStep: number): Promise<void> {
-    await this.uow.db()('people').where({ id: personId }).update({ last_sign_in_at: iso(at), totp_last_step: totpStep });
+  async recordSignIn(personId: string, at: Date, totpStep: number): Promise<boolean> {
+    // Conditional: of two concurrent sign-ins with one code, only one records it (RFC 6238 §5.2).
+    const n = await this.uow.db()('people').where({ id: personId })
+      .andWhere((w) => w.whereNull('totp_last_step').orWhere('totp_last_step', '<', totpStep))
+      .update({ last_sign_in_at: iso(at), totp_last_step: totpStep });
+    return n > 0;
   }
 }
 

@@ -45,14 +45,6 @@ export class SqlLedger implements Ledger {
       .sum({ total: 'amount' }).first();
     return num(r?.total);
   }
-
-  async spentByKey(keyId: string, from: Date, to: Date): Promise<number> {
-    const r = await this.uow.db()('ledger_entries')
-      .where({ key_id: keyId }).whereIn('status', ['posted', 'pending'])
-      .andWhere('created_at', '>=', iso(from)).andWhere('created_at', '<', iso(to))
-      .select(this.uow.db().raw('coalesce(sum(abs(amount)), 0) as total')).first();
-    return num((r as { total?: unknown } | undefined)?.total);
-  }
 }
 
 export class SqlWallets implements Wallets {

@@ -42,9 +42,12 @@ export class SqlKeyRepository implements KeyRepository {
   }
 
   async findById(id: string): Promise<ApiKey | null> {
-    const hit = this.cache.get(id);
+    // Inside a transaction the row may be about to change: read it, never cache it.
+    const inTx = this.uow.inTransaction();
+    const hit = inTx ? undefined : this.cache.get(id);
     if (hit && this.now() - hit.at < KEY_CACHE_TTL_MS) return hit.key;
     const r = await this.uow.db()('api_keys').where({ id }).first();
+    if (inTx) return r ? toKey(r) : null;
     if (!r) {
       this.cache.delete(id);
       return null;
@@ -64,6 +67,8 @@ export class SqlKeyRepository implements KeyRepository {
 
   async revoke(id: string, at: Date, by: string): Promise<boolean> {
     this.cache.delete(id);
+    // Again once committed: a lookup between here and the commit may have cached the old row.
+    this.uow.afterCommit(() => this.cache.delete(id));
     const n = await this.uow.db()('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: iso(at), revoked_by: by });
     return n > 0;
   }

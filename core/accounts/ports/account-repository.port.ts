@@ -7,7 +7,8 @@ export interface AccountRepository {
   findPersonByEmail(email: string): Promise<Person | null>;
   findPerson(id: string): Promise<Person | null>;
   owners(accountId: string): Promise<Person[]>;
-  recordSignIn(personId: string, at: Date, totpStep: number): Promise<void>;
+  /** Records a sign-in with the TOTP step it used; false when that step (or a later one) was used already. */
+  recordSignIn(personId: string, at: Date, totpStep: number): Promise<boolean>;
 }
 
 export interface SessionRepository {

@@ -38,8 +38,6 @@ export interface Ledger {
   list(query: LedgerQuery): Promise<LedgerEntry[]>;
   /** Sum of posted and pending entries (the wallet's cached balance must always equal it). */
   sum(accountId: string, environment: Environment): Promise<number>;
-  /** Kopiykas spent (charges and top-ups, pending or posted) through a key in [from, to). */
-  spentByKey(keyId: string, from: Date, to: Date): Promise<number>;
 }
 
 /**

@@ -1,3 +1,6 @@
+/** DESIGN: an Idempotency-Key is remembered 24 hours. */
+export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
+
 /**
  * Stored outcomes of keyed writes (seed 4: Idempotency-Key). A record is claimed before the work runs
  * (so a concurrent duplicate sees it "in flight"), and completed in the same transaction as the
