@@ -9,6 +9,9 @@ export interface DeliverNoticesOptions {
   readonly leaseMs?: number;
   /** Attempts before a delivery is given up for good (status `failed`). */
   readonly maxAttempts?: number;
+  /** The longest one send may take (the SMTP adapter gives up after 3 × its 10 s timeout). A send is
+   * started only if it can end before the lease does, so no other worker can have re-claimed it. */
+  readonly sendBudgetMs?: number;
 }
 
 export interface DeliveryReport {
@@ -43,6 +46,7 @@ export class DeliverNotices {
   private readonly batch: number;
   private readonly leaseMs: number;
   private readonly maxAttempts: number;
+  private readonly sendBudgetMs: number;
 
   constructor(
     private readonly outbox: NoticeOutbox,
@@ -51,7 +55,8 @@ export class DeliverNotices {
     options: DeliverNoticesOptions = {},
   ) {
     this.batch = options.batch ?? 20;
-    this.leaseMs = options.leaseMs ?? 60_000;
+    this.leaseMs = options.leaseMs ?? 120_000;
+    this.sendBudgetMs = options.sendBudgetMs ?? Math.min(30_000, Math.floor(this.leaseMs / 2));
     this.maxAttempts = options.maxAttempts ?? 12;
     if (!Number.isInteger(this.batch) || this.batch < 1) throw new RangeError('batch must be a positive integer');
     if (!Number.isInteger(this.leaseMs) || this.leaseMs < 1) throw new RangeError('leaseMs must be a positive integer');
@@ -65,7 +70,7 @@ export class DeliverNotices {
     const report: DeliveryReport = { sent: 0, failed: 0, retried: 0 };
     for (const d of due) {
       // Past the lease another worker may have claimed the rest: leave them to it rather than send twice.
-      if (this.clock.now().getTime() >= leaseUntil.getTime()) break;
+      if (this.clock.now().getTime() + this.sendBudgetMs >= leaseUntil.getTime()) break;
       await this.deliver(d, report);
     }
     return report;

@@ -6,6 +6,24 @@ import type { Notice } from './notice.js';
 import type { NoticeRepository } from './ports/notice-repository.port.js';
 import type { NoticeOutbox } from './ports/notice-outbox.port.js';
 
+/** E-mail subjects by notice kind: short, both languages, and the domain in full when there is one. */
+const SUBJECTS: Record<string, { uk: string; en: string }> = {
+  'key.issued': { uk: 'випущено ключ класу 2 або 3', en: 'a class 2 or 3 key was issued' },
+  'domain.registered': { uk: 'зареєстровано домен', en: 'domain registered' },
+  'domain.renewed': { uk: 'домен продовжено', en: 'domain renewed' },
+  'domain.auto_renewed': { uk: 'домен продовжено автоматично', en: 'domain renewed automatically' },
+  'domain.auto_renew_failed': { uk: 'автоматичне продовження не вдалося', en: 'automatic renewal failed' },
+  'domain.auto_renew_changed': { uk: 'змінено автопродовження', en: 'automatic renewal switched' },
+  'domain.status_changed': { uk: 'змінився стан домену', en: 'domain status changed' },
+  'domain.released': { uk: 'домен звільнено', en: 'domain released' },
+  'billing.topup': { uk: 'баланс поповнено', en: 'balance topped up' },
+};
+
+export const subjectOf = (kind: string, domain: string | null): string => {
+  const s = SUBJECTS[kind] ?? { uk: kind, en: kind };
+  return `Domivka: ${s.uk} / ${s.en}${domain ? ` — ${domain}` : ''}`;
+};
+
 /** Sends every owner of an account the same notice (seed A5). Runs inside the caller's transaction. */
 export class NotifyOwners {
   constructor(
@@ -48,7 +66,7 @@ export class NotifyOwners {
         noticeId: n.id,
         recipientId: n.recipientId,
         address: owners[i]!.email,
-        subject: `Domivka: ${n.message.uk.split(/[.:]/)[0]!.slice(0, 80)} / ${n.message.en.split(/[.:]/)[0]!.slice(0, 80)}`,
+        subject: subjectOf(n.kind, n.domain),
         body: `${n.message.uk}\n\n${n.message.en}\n\n— Domivka (${at.toISOString()})\n`,
         attempts: 0,
         createdAt: at,

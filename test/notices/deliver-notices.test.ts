@@ -278,17 +278,19 @@ describe('DeliverNotices rules', () => {
     ]);
   });
 
-  it('starts no send once its lease has run out (another worker may own the rest by then)', async () => {
+  it('starts a send only if it can end before the lease does (another worker may own the rest after)', async () => {
     const clock = new TestClock(T0);
     const outbox = new MemoryOutbox([delivery(1), delivery(2), delivery(3)]);
     const sent: string[] = [];
     const mailer: Mailer = {
       async send(m) {
         sent.push(m.to);
-        clock.advance(40_000); // each send takes 40 s of a 60 s lease
+        clock.advance(25_000); // each send takes 25 s; the lease is 60 s and a send may take up to 30 s
       },
     };
-    expect(await new DeliverNotices(outbox, mailer, clock).run()).to.deep.equal({ sent: 2, failed: 0, retried: 0 });
+    const run = new DeliverNotices(outbox, mailer, clock, { leaseMs: 60_000, sendBudgetMs: 30_000 });
+    // t=0: 0+30 < 60, send; t=25: 55 < 60, send; t=50: 80 ≥ 60, stop.
+    expect(await run.run()).to.deep.equal({ sent: 2, failed: 0, retried: 0 });
     expect(sent).to.deep.equal(['owner1@example.com', 'owner2@example.com']);
     expect(outbox.calls).to.deep.equal(['sent dlv_1', 'sent dlv_2']); // dlv_3 stays leased, due again later
   });
