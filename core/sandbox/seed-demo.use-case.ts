@@ -57,6 +57,17 @@ export class SeedDemo {
     const passwordHash = await this.passwords.hash(password);
     const accountId = this.random.id();
     const personId = this.random.id();
+    try {
+      await this.seed(accountId, personId, passwordHash, totpSecret, now, today);
+    } catch (err) {
+      // Two processes seeding a fresh store at once (npm start beside sandbox:key): the other won.
+      if (await this.accounts.findPersonByEmail(DEMO_EMAIL)) return null;
+      throw err;
+    }
+    return { accountId, personId, email: DEMO_EMAIL, password, totpSecret, totpUri: this.totp.uri(totpSecret, DEMO_EMAIL) };
+  }
+
+  private async seed(accountId: string, personId: string, passwordHash: string, totpSecret: string, now: Date, today: string): Promise<void> {
     await this.uow.transaction(async () => {
       await this.accounts.insertAccount({ id: accountId, name: 'Domivka Demo', createdAt: now });
       await this.accounts.insertPerson({
@@ -85,6 +96,5 @@ export class SeedDemo {
         actor: 'system', occurredAt: now, data: { demo: true },
       });
     });
-    return { accountId, personId, email: DEMO_EMAIL, password, totpSecret, totpUri: this.totp.uri(totpSecret, DEMO_EMAIL) };
   }
 }

@@ -65,6 +65,13 @@ export async function up(knex: Knex): Promise<void> {
     t.string('created_at', 30).notNullable();
     t.index(['status', 'next_attempt_at']);
   });
+  await knex.schema.alterTable('events', (t) => {
+    // For the webhook dispatcher and event log (later): consumers claim unpublished rows with
+    // FOR UPDATE SKIP LOCKED and set this, rather than trusting seq order (Postgres hands out
+    // sequence numbers at insert, not at commit, so a reader of "seq > last" could skip a late commit).
+    t.string('published_at', 30).nullable();
+    t.index(['published_at']);
+  });
   await knex.schema.createTable('sandbox_clocks', (t) => {
     t.string('account_id', 40).primary();
     t.bigInteger('offset_ms').notNullable().defaultTo(0);
@@ -93,6 +100,10 @@ export async function down(knex: Knex): Promise<void> {
     t.dropColumn('lock_token');
     t.dropColumn('lock_expires_at');
     t.dropColumn('auto_renew_failed_for');
+  });
+  await knex.schema.alterTable('events', (t) => {
+    t.dropIndex(['published_at']);
+    t.dropColumn('published_at');
   });
   for (const table of ['sandbox_clocks', 'notice_deliveries', 'topups', 'saved_cards', 'key_spend', 'wallets']) {
     await knex.schema.dropTableIfExists(table);
