@@ -30,6 +30,10 @@ import { DeliverNotices } from '../core/notices/deliver-notices.use-case.js';
 import { ListKeyNotices } from '../core/notices/list-key-notices.use-case.js';
 import { AccountTime } from '../core/sandbox/account-time.js';
 import { AdvanceSandboxClock } from '../core/sandbox/advance-clock.use-case.js';
+import { ZoneService } from '../core/dns/zone-service.js';
+import { ReadZone } from '../core/dns/read-zone.use-case.js';
+import { AcmeChallenges } from '../core/dns/acme-challenges.use-case.js';
+import { ZonePublisherHub } from './zone-publisher-hub.js';
 import type { Clock } from '../core/shared/clock.port.js';
 import type { Environment } from '../core/shared/environment.js';
 import type { EnvironmentAdapters, Environments } from '../core/shared/environments.port.js';
@@ -113,11 +117,18 @@ export const coreModule = () =>
       .inSingletonScope();
     const s = id(T.Store);
     bind(T.NotifyOwners).toResolvedValue((st: SqlStore, c, r) => new NotifyOwners(st.accounts, st.notices, st.outbox, c, r), [s, T.Clock, T.Random]).inSingletonScope();
+    bind(T.ZonePublisher).toConstantValue(new ZonePublisherHub());
+    bind(T.ZoneService).toResolvedValue((st: SqlStore, p, r, c) => new ZoneService(st.zones, p, st.uow, r, c), [s, T.ZonePublisher, T.Random, T.Clock]).inSingletonScope();
+    bind(T.ReadZone).toResolvedValue((st: SqlStore) => new ReadZone(st.zones), [s]).inSingletonScope();
+    bind(T.AcmeChallenges).toResolvedValue(
+      (st: SqlStore, z, a, r, c) => new AcmeChallenges(st.zones, st.acmeChallenges, z, a, st.events, st.uow, r, c),
+      [s, T.ZoneService, T.Authorizer, T.Random, T.Clock],
+    ).inSingletonScope();
     bind(T.Accounting).toResolvedValue((st: SqlStore, r, c) => new Accounting(st.ledger, st.wallets, st.spend, r, c), [s, T.Random, T.Clock]).inSingletonScope();
     bind(T.AccountTime).toResolvedValue((st: SqlStore, c) => new AccountTime(c, st.sandboxClocks), [s, T.Clock]).inSingletonScope();
     bind(T.RegisterDomain).toResolvedValue(
-      (st: SqlStore, e, a, n, at, r) => new RegisterDomain(st.domains, e, a, st.events, n, at, st.uow, r),
-      [s, T.Environments, T.Accounting, T.NotifyOwners, T.AccountTime, T.Random],
+      (st: SqlStore, e, a, n, at, z, r) => new RegisterDomain(st.domains, e, a, st.events, n, at, z, st.uow, r),
+      [s, T.Environments, T.Accounting, T.NotifyOwners, T.AccountTime, T.ZoneService, T.Random],
     ).inSingletonScope();
     bind(T.RenewDomain).toResolvedValue(
       (st: SqlStore, e, a, n, at, r) => new RenewDomain(st.domains, st.domainLocks, e, a, st.events, n, at, r),
@@ -131,8 +142,8 @@ export const coreModule = () =>
     bind(T.ReadBilling).toResolvedValue((st: SqlStore, a) => new ReadBilling(a, st.ledger), [s, T.Accounting]).inSingletonScope();
     bind(T.ListKeyNotices).toResolvedValue((st: SqlStore) => new ListKeyNotices(st.notices, st.domains), [s]).inSingletonScope();
     bind(T.AdvanceLifecycle).toResolvedValue(
-      (st: SqlStore, rn, n, r, c) => new AdvanceLifecycle(st.domains, st.sandboxClocks, rn, st.events, n, st.uow, r, c),
-      [s, T.RenewDomain, T.NotifyOwners, T.Random, T.Clock],
+      (st: SqlStore, rn, n, z, r, c) => new AdvanceLifecycle(st.domains, st.sandboxClocks, rn, st.events, n, z, st.uow, r, c),
+      [s, T.RenewDomain, T.NotifyOwners, T.ZoneService, T.Random, T.Clock],
     ).inSingletonScope();
     bind(T.AdvanceSandboxClock).toResolvedValue(
       (st: SqlStore, l, r, c) => new AdvanceSandboxClock(st.sandboxClocks, l, st.events, st.uow, r, c),
@@ -158,7 +169,7 @@ export const coreModule = () =>
     bind(T.SearchDomains).toResolvedValue((e: Environments) => new SearchDomains(e), [T.Environments]).inSingletonScope();
     bind(T.ListNotices).toResolvedValue((st: SqlStore) => new ListNotices(st.notices), [s]).inSingletonScope();
     bind(T.SeedDemo).toResolvedValue(
-      (st: SqlStore, a, p, t, b, r, c) => new SeedDemo(st.accounts, st.domains, st.sandboxRegistry, st.savedCards, a, st.events, p, t, b, st.uow, r, c),
-      [s, T.Accounting, T.PasswordHasher, T.Totp, T.SecretBox, T.Random, T.Clock],
+      (st: SqlStore, a, p, t, b, z, r, c) => new SeedDemo(st.accounts, st.domains, st.sandboxRegistry, st.savedCards, a, st.events, p, t, b, z, st.uow, r, c),
+      [s, T.Accounting, T.PasswordHasher, T.Totp, T.SecretBox, T.ZoneService, T.Random, T.Clock],
     ).inSingletonScope();
   });

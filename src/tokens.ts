@@ -19,6 +19,10 @@ import type { EnvironmentAdapters, Environments } from '../core/shared/environme
 import type { Random } from '../core/shared/random.port.js';
 import type { SecretBox } from '../core/shared/secret-box.port.js';
 import type { Config } from './config.js';
+import type { ZonePublisherHub } from './zone-publisher-hub.js';
+import type { ZoneService } from '../core/dns/zone-service.js';
+import type { ReadZone } from '../core/dns/read-zone.use-case.js';
+import type { AcmeChallenges } from '../core/dns/acme-challenges.use-case.js';
 import type { Accounting } from '../core/billing/accounting.js';
 import type { ReadBilling } from '../core/billing/read-billing.use-case.js';
 import type { TopUpBalance } from '../core/billing/top-up-balance.use-case.js';
@@ -75,4 +79,8 @@ export const TOKENS = {
   AdvanceLifecycle: t<AdvanceLifecycle>('AdvanceLifecycle'),
   Mailer: t<Mailer>('Mailer'),
   DeliverNotices: t<DeliverNotices>('DeliverNotices'),
+  ZonePublisher: t<ZonePublisherHub>('ZonePublisher'),
+  ZoneService: t<ZoneService>('ZoneService'),
+  ReadZone: t<ReadZone>('ReadZone'),
+  AcmeChallenges: t<AcmeChallenges>('AcmeChallenges'),
 } as const;

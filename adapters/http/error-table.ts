@@ -51,8 +51,10 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorEntry>> = {
   },
   right_missing: {
     status: 403,
-    uk: (p) => p.domain ? `Ключ не має права ${s(p.right)} для домену ${s(p.domain)}.` : `Ключ не має права ${s(p.right)}.`,
-    en: (p) => p.domain ? `The key does not hold the right ${s(p.right)} for the domain ${s(p.domain)}.` : `The key does not hold the right ${s(p.right)}.`,
+    uk: (p) => (p.domain ? `Ключ не має права ${s(p.right)} для домену ${s(p.domain)}.` : `Ключ не має права ${s(p.right)}.`) +
+      (p.change ? ` Ключ лише для ACME може змінювати тільки TXT-записи _acme-challenge; заборонена зміна: ${s(p.change)}.` : ''),
+    en: (p) => (p.domain ? `The key does not hold the right ${s(p.right)} for the domain ${s(p.domain)}.` : `The key does not hold the right ${s(p.right)}.`) +
+      (p.change ? ` An ACME-only key may change TXT records at _acme-challenge names only; refused change: ${s(p.change)}.` : ''),
     actions: () => [{ type: 'inspect_key', href: '/v1/key' }],
   },
   human_only: {
@@ -194,6 +196,44 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorEntry>> = {
     status: 409,
     uk: () => 'Над цим доменом саме виконується інша грошова операція. Повторіть запит за кілька секунд.',
     en: () => 'Another money operation on this domain is running. Retry in a few seconds.',
+  },
+  plan_not_found: {
+    status: 404,
+    uk: (p) => `План ${s(p.plan_id)} не знайдено для домену ${s(p.domain)}.`,
+    en: (p) => `The plan ${s(p.plan_id)} was not found for ${s(p.domain)}.`,
+  },
+  plan_expired: {
+    status: 409,
+    uk: (p) => `План ${s(p.plan_id)} застарів (плани діють годину). Складіть новий.`,
+    en: (p) => `The plan ${s(p.plan_id)} has expired (plans last one hour). Make a new one.`,
+    actions: (p) => [{ type: 'replan', href: `/v1/domains/${enc(s(p.domain))}/dns/plans` }],
+  },
+  plan_invalid: {
+    status: 422,
+    uk: (p) => `План ${s(p.plan_id)} має помилки перевірок; його не можна застосувати.`,
+    en: (p) => `The plan ${s(p.plan_id)} has check errors; it cannot be applied.`,
+    actions: (p) => [{ type: 'replan', href: `/v1/domains/${enc(s(p.domain))}/dns/plans` }],
+  },
+  plan_stale: {
+    status: 409,
+    uk: (p) => `Зону ${s(p.domain)} змінено після складання плану (${s(p.reason)}). Складіть план наново.`,
+    en: (p) => `The zone ${s(p.domain)} changed since the plan was made (${s(p.reason)}). Make the plan again.`,
+    actions: (p) => [{ type: 'replan', href: `/v1/domains/${enc(s(p.domain))}/dns/plans` }],
+  },
+  plan_unsafe: {
+    status: 409,
+    uk: (p) => `План змінює або видаляє ${s(p.touched)} з ${s(p.size)} наборів записів (понад 30%). Якщо це задумано, застосуйте з "force": true.`,
+    en: (p) => `The plan updates or deletes ${s(p.touched)} of ${s(p.size)} record sets (over 30%). If that is intended, apply with "force": true.`,
+  },
+  plan_already_applied: {
+    status: 409,
+    uk: (p) => `План ${s(p.plan_id)} уже застосовано.`,
+    en: (p) => `The plan ${s(p.plan_id)} was already applied.`,
+  },
+  challenge_not_found: {
+    status: 404,
+    uk: (p) => `ACME-значення ${s(p.challenge_id)} не знайдено (можливо, воно вже минуло).`,
+    en: (p) => `The ACME challenge value ${s(p.challenge_id)} was not found (it may have expired).`,
   },
   sandbox_only: {
     status: 403,

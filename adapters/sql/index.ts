@@ -11,6 +11,7 @@ import { SqlNoticeOutbox } from './repositories/notice-outbox.repository.js';
 import { SqlDomainLocks } from './repositories/domain-locks.js';
 import { SqlSandboxClocks } from './repositories/sandbox-clock.repository.js';
 import { SqlTopUps } from './repositories/topup.repository.js';
+import { SqlAcmeChallenges, SqlPlanRepository, SqlZoneRepository } from './repositories/dns.repository.js';
 import { SqlSandboxRegistryStore } from './repositories/sandbox-registry.repository.js';
 import { SqliteReader } from './sqlite-reader.js';
 import { KnexUnitOfWork } from './unit-of-work.js';
@@ -37,6 +38,9 @@ export class SqlStore {
   readonly domainLocks: SqlDomainLocks;
   readonly sandboxClocks: SqlSandboxClocks;
   readonly topUps: SqlTopUps;
+  readonly zones: SqlZoneRepository;
+  readonly plans: SqlPlanRepository;
+  readonly acmeChallenges: SqlAcmeChallenges;
   readonly idempotency: SqlIdempotencyStore;
   readonly sandboxRegistry: SqlSandboxRegistryStore;
   private readonly reader: SqliteReader | null;
@@ -54,6 +58,9 @@ export class SqlStore {
     this.domainLocks = new SqlDomainLocks(this.domains);
     this.sandboxClocks = new SqlSandboxClocks(this.uow);
     this.topUps = new SqlTopUps(this.uow);
+    this.zones = new SqlZoneRepository(this.uow);
+    this.plans = new SqlPlanRepository(this.uow);
+    this.acmeChallenges = new SqlAcmeChallenges(this.uow);
     this.events = new SqlEventLog(this.uow);
     this.notices = new SqlNoticeRepository(this.uow);
     this.ledger = new SqlLedger(this.uow);

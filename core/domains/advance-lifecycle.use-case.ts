@@ -1,5 +1,6 @@
 import type { EventLog } from '../events/ports/event-log.port.js';
 import type { NotifyOwners } from '../notices/notify-owners.js';
+import type { ZoneService } from '../dns/zone-service.js';
 import type { SandboxClocks } from '../sandbox/ports/sandbox-clock.port.js';
 import { transientCheckpoints } from '../shared/checkpoints.port.js';
 import type { Clock } from '../shared/clock.port.js';
@@ -43,6 +44,7 @@ export class AdvanceLifecycle {
     private readonly renew: RenewDomain,
     private readonly events: EventLog,
     private readonly notifyOwners: NotifyOwners,
+    private readonly zones: Pick<ZoneService, 'remove'>,
     private readonly uow: UnitOfWork,
     private readonly random: Random,
     private readonly clock: Clock,
@@ -163,6 +165,7 @@ export class AdvanceLifecycle {
   private async release(d: Domain, now: Date): Promise<void> {
     await this.uow.transaction(async () => {
       await this.domains.remove(d.id);
+      await this.zones.remove(d.accountId, d.environment, d.name);
       await this.events.append({
         id: this.random.id(), accountId: d.accountId, environment: d.environment, type: 'domain.released', subject: `domain:${d.name}`,
         actor: 'system:lifecycle', occurredAt: now, data: { domain: d.name, expired_on: d.expiresOn },

@@ -5,6 +5,7 @@ import type { EventLog } from '../events/ports/event-log.port.js';
 import type { NotifyOwners } from '../notices/notify-owners.js';
 import type { AccountTime } from '../sandbox/account-time.js';
 import type { Checkpoints } from '../shared/checkpoints.port.js';
+import type { ZoneService } from '../dns/zone-service.js';
 import { kyivDate } from '../shared/dates.js';
 import { labelsOf, normalizeDomain } from '../shared/domain-name.js';
 import type { Environments } from '../shared/environments.port.js';
@@ -47,6 +48,7 @@ export class RegisterDomain {
     private readonly events: EventLog,
     private readonly notifyOwners: NotifyOwners,
     private readonly time: AccountTime,
+    private readonly zones: Pick<ZoneService, 'create'>,
     private readonly uow: UnitOfWork,
     private readonly random: Random,
   ) {}
@@ -97,6 +99,7 @@ export class RegisterDomain {
         nameservers: DEFAULT_NAMESERVERS, createdAt: now, autoRenewFailedFor: null,
       };
       await this.domains.insert(domain);
+      await this.zones.create(key.accountId, key.environment, name);
       await this.events.append({
         id: this.random.id(), accountId: key.accountId, environment: key.environment, type: 'domain.registered',
         subject: `domain:${name}`, actor: `key:${key.id}`, occurredAt: now,

@@ -30,4 +30,7 @@ export type EventType =
   | 'domain.released'
   | 'billing.topup_succeeded'
   | 'billing.topup_failed'
-  | 'sandbox.clock_advanced';
+  | 'sandbox.clock_advanced'
+  | 'dns.plan_applied'
+  | 'dns.acme_challenge_added'
+  | 'dns.acme_challenge_removed';

@@ -1,6 +1,7 @@
 import type { AccountRepository } from '../accounts/ports/account-repository.port.js';
 import type { PasswordHasher, TotpVerifier } from '../accounts/ports/credentials.port.js';
 import type { Accounting } from '../billing/accounting.js';
+import type { ZoneService } from '../dns/zone-service.js';
 import type { SavedCards } from '../billing/ports/payments.port.js';
 import type { Domain } from '../domains/domain.js';
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
@@ -42,6 +43,7 @@ export class SeedDemo {
     private readonly passwords: PasswordHasher,
     private readonly totp: TotpVerifier,
     private readonly box: SecretBox,
+    private readonly zones: Pick<ZoneService, 'create'>,
     private readonly uow: UnitOfWork,
     private readonly random: Random,
     private readonly clock: Clock,
@@ -81,6 +83,13 @@ export class SeedDemo {
           transferLock: true, nameservers: SANDBOX_NAMESERVERS, createdAt: now,
         };
         await this.domains.insert(domain);
+        // DESIGN: each demo domain has a small zone — SOA, NS, an A for the apex and www, an MX.
+        await this.zones.create(accountId, 'test', d.name, [
+          { name: d.name, type: 'A', ttl: 300, values: ['192.0.2.10'] },
+          { name: `www.${d.name}`, type: 'A', ttl: 300, values: ['192.0.2.10'] },
+          { name: d.name, type: 'MX', ttl: 3600, values: [`10 mail.${d.name}.`] },
+          { name: `mail.${d.name}`, type: 'A', ttl: 3600, values: ['192.0.2.25'] },
+        ]);
         await this.registry.put({
           domain: d.name, registeredUntil: domain.expiresOn, status: domain.status, nameservers: domain.nameservers,
           transferCode: this.random.base62(16),

@@ -41,6 +41,14 @@ export type ErrorCode =
   | 'no_saved_card'
   | 'sandbox_only'
   | 'operation_in_progress'
+  // dns
+  | 'plan_not_found'
+  | 'plan_expired'
+  | 'plan_invalid'
+  | 'plan_stale'
+  | 'plan_unsafe'
+  | 'plan_already_applied'
+  | 'challenge_not_found'
   // protocol
   | 'validation_failed'
   | 'malformed_json'

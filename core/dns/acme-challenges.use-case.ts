@@ -1,0 +1,133 @@
+import type { Authorizer } from '../access/authorize.js';
+import type { ApiKey } from '../access/key.js';
+import type { EventLog } from '../events/ports/event-log.port.js';
+import type { Clock } from '../shared/clock.port.js';
+import { normalizeDomain } from '../shared/domain-name.js';
+import { DomainError } from '../shared/errors.js';
+import type { Random } from '../shared/random.port.js';
+import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import { dnsAccess, isAcmeName } from './dns-access.js';
+import type { AcmeChallenge, AcmeChallengeRepository, ZoneRepository } from './ports/zone-repository.port.js';
+import type { RecordSet } from './record-set.js';
+import type { ZoneService } from './zone-service.js';
+import type { StoredZone } from './zone.js';
+
+export const CHALLENGE_TTL = 60;
+export const CHALLENGE_LIFETIME_MS = 24 * 3600_000;
+
+export interface ChallengeView {
+  id: string;
+  name: string;
+  value: string;
+  ttl: number;
+  expires_at: string;
+}
+
+/**
+ * POST/DELETE /v1/domains/{domain}/dns/acme-challenges (dns.acme_challenge or dns.edit): one TXT value
+ * at _acme-challenge.<host>, additive (an order for x and *.x needs two values at one name at once),
+ * short TTL, gone by itself after 24 hours. The name may be `_acme-challenge.<host>` with or without
+ * a trailing dot, or the bare `<host>` (DESIGN) — what certbot hooks and lego's exec provider send.
+ */
+export class AcmeChallenges {
+  constructor(
+    private readonly zones: ZoneRepository,
+    private readonly challenges: AcmeChallengeRepository,
+    private readonly zoneService: ZoneService,
+    private readonly authorizer: Authorizer,
+    private readonly events: EventLog,
+    private readonly uow: UnitOfWork,
+    private readonly random: Random,
+    private readonly clock: Clock,
+  ) {}
+
+  static challengeName(input: string, zone: string): string | null {
+    let n = input.trim().toLowerCase().replace(/\.$/, '');
+    if (!n.startsWith('_acme-challenge.')) n = `_acme-challenge.${n.replace(/^\*\./, '')}`;
+    const host = n.slice('_acme-challenge.'.length);
+    try {
+      normalizeDomain(host.replace(/^\*\./, ''));
+    } catch {
+      if (host !== zone) return null;
+    }
+    return isAcmeName(n, zone) ? n : null;
+  }
+
+  async add(key: ApiKey, domain: string, input: { name: string; value: string }): Promise<ChallengeView> {
+    const zoneName = normalizeDomain(domain);
+    await dnsAccess(this.authorizer, key, zoneName);
+    const name = AcmeChallenges.challengeName(input.name, zoneName);
+    if (!name) {
+      throw new DomainError('validation_failed', {}, [{ field: '/body/name', rule: 'acme-name', value: input.name, message: { uk: `ім’я має бути _acme-challenge.<ім’я> у зоні ${zoneName}`, en: `the name must be _acme-challenge.<host> inside ${zoneName}` } }]);
+    }
+    const now = this.clock.now();
+    const challenge: AcmeChallenge = {
+      id: this.random.id(), zoneId: '', name, value: input.value, keyId: key.id, createdAt: now, expiresAt: new Date(now.getTime() + CHALLENGE_LIFETIME_MS),
+    };
+    const zone = await this.change(key.accountId, key.environment, zoneName, name, (values) => [...new Set([...values, input.value])], async (z) => {
+      await this.challenges.insert({ ...challenge, zoneId: z.id });
+      await this.events.append({
+        id: this.random.id(), accountId: key.accountId, environment: key.environment, type: 'dns.acme_challenge_added', subject: `domain:${zoneName}`,
+        actor: `key:${key.id}`, occurredAt: now, data: { name, challenge_id: challenge.id },
+      });
+    });
+    await this.zoneService.publish(zone);
+    return { id: challenge.id, name, value: input.value, ttl: CHALLENGE_TTL, expires_at: challenge.expiresAt.toISOString() };
+  }
+
+  async remove(key: ApiKey, domain: string, id: string): Promise<void> {
+    const zoneName = normalizeDomain(domain);
+    await dnsAccess(this.authorizer, key, zoneName);
+    const zone = await this.zones.find(key.accountId, key.environment, zoneName);
+    const c = await this.challenges.find(id);
+    if (!zone || !c || c.zoneId !== zone.id) throw new DomainError('challenge_not_found', { challenge_id: id });
+    await this.removeChallenge(zone, c, `key:${key.id}`);
+  }
+
+  /** The worker: values nobody removed go after 24 hours. */
+  async expire(): Promise<number> {
+    const due = await this.challenges.expired(this.clock.now(), 200);
+    for (const c of due) {
+      const zone = (await this.zones.all()).find((z) => z.id === c.zoneId);
+      if (zone) await this.removeChallenge(zone, c, 'system:expiry');
+      else await this.challenges.remove(c.id);
+    }
+    return due.length;
+  }
+
+  private async removeChallenge(zone: StoredZone, c: AcmeChallenge, actor: string): Promise<void> {
+    // Another live challenge may carry the same value at the same name: keep the value for it.
+    const others = (await this.challenges.forName(zone.id, c.name)).filter((o) => o.id !== c.id && o.value === c.value);
+    const next = await this.change(zone.accountId, zone.environment, zone.domain, c.name, (values) => (others.length > 0 ? [...values] : values.filter((v) => v !== c.value)), async () => {
+      await this.challenges.remove(c.id);
+      await this.events.append({
+        id: this.random.id(), accountId: zone.accountId, environment: zone.environment, type: 'dns.acme_challenge_removed', subject: `domain:${zone.domain}`,
+        actor, occurredAt: this.clock.now(), data: { name: c.name, challenge_id: c.id },
+      });
+    });
+    await this.zoneService.publish(next);
+  }
+
+  /** Read-modify-write of the TXT set at `name`, retried when another change to the zone wins the race. */
+  private async change(
+    accountId: string, environment: ApiKey['environment'], zoneName: string, name: string,
+    edit: (values: readonly string[]) => string[], alongside: (zone: StoredZone) => Promise<void>,
+  ): Promise<StoredZone> {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const result = await this.uow.transaction(async () => {
+        const zone = await this.zones.find(accountId, environment, zoneName);
+        if (!zone) throw new DomainError('domain_not_found', { domain: zoneName });
+        const current = zone.recordSets.find((s) => s.name === name && s.type === 'TXT');
+        const values = edit(current?.values ?? []);
+        const upserts: RecordSet[] = values.length > 0 ? [{ name, type: 'TXT', ttl: CHALLENGE_TTL, values }] : [];
+        const deletes = values.length === 0 && current ? [{ name, type: 'TXT' as const }] : [];
+        const next = await this.zoneService.commit(zone, upserts, deletes);
+        if (!next) return null;
+        await alongside(zone);
+        return next;
+      });
+      if (result) return result;
+    }
+    throw new DomainError('operation_in_progress', { domain_id: zoneName });
+  }
+}

@@ -1,0 +1,33 @@
+import type { Authorizer } from '../access/authorize.js';
+import type { ApiKey } from '../access/key.js';
+import { DomainError, isDomainError } from '../shared/errors.js';
+import type { Change } from './plan.js';
+
+/**
+ * Seed 2.4: dns.acme_challenge is deliberately narrow — a key holding only it may change nothing but
+ * TXT records at _acme-challenge.<name> inside its domains.
+ */
+export type DnsAccess = 'full' | 'acme-only';
+
+export const dnsAccess = async (authorizer: Authorizer, key: ApiKey, domain: string): Promise<DnsAccess> => {
+  try {
+    await authorizer.check(key, 'dns.edit', domain);
+    return 'full';
+  } catch (err) {
+    if (!isDomainError(err) || err.code !== 'right_missing') throw err;
+  }
+  await authorizer.check(key, 'dns.acme_challenge', domain);
+  return 'acme-only';
+};
+
+export const isAcmeName = (name: string, zone: string): boolean =>
+  name.startsWith('_acme-challenge.') && (name === `_acme-challenge.${zone}` || name.endsWith(`.${zone}`));
+
+/** Refuses, naming the first offending change, any change an ACME-only key may not make. */
+export const assertAcmeOnly = (changes: readonly Change[], zone: string, domain: string): void => {
+  for (const c of changes) {
+    if (c.type !== 'TXT' || !isAcmeName(c.name, zone)) {
+      throw new DomainError('right_missing', { right: 'dns.edit', domain, change: `${c.action} ${c.name} ${c.type}` });
+    }
+  }
+};

@@ -1,0 +1,40 @@
+import type { Environment } from '../../shared/environment.js';
+import type { Plan } from '../plan.js';
+import type { RecordSet, RecordType } from '../record-set.js';
+import type { StoredZone } from '../zone.js';
+
+export interface ZoneRepository {
+  /** The zone with all its record sets. */
+  find(accountId: string, environment: Environment, domain: string): Promise<StoredZone | null>;
+  /** Every zone (the nameserver loads them at start). */
+  all(): Promise<StoredZone[]>;
+  create(zone: StoredZone): Promise<void>;
+  /** Writes the changed record sets and the new serial; false (nothing written) when the serial is
+   * no longer `expectedSerial` — another apply won the race. */
+  commit(zoneId: string, expectedSerial: number, serial: number, upserts: readonly RecordSet[], deletes: ReadonlyArray<{ name: string; type: RecordType }>, at: Date): Promise<boolean>;
+  remove(zoneId: string): Promise<void>;
+}
+
+export interface PlanRepository {
+  insert(plan: Plan): Promise<void>;
+  find(accountId: string, environment: Environment, id: string): Promise<Plan | null>;
+  markApplied(id: string, at: Date): Promise<boolean>;
+}
+
+export interface AcmeChallenge {
+  readonly id: string;
+  readonly zoneId: string;
+  readonly name: string;
+  readonly value: string;
+  readonly keyId: string | null;
+  readonly createdAt: Date;
+  readonly expiresAt: Date;
+}
+
+export interface AcmeChallengeRepository {
+  insert(c: AcmeChallenge): Promise<void>;
+  find(id: string): Promise<AcmeChallenge | null>;
+  remove(id: string): Promise<void>;
+  forName(zoneId: string, name: string): Promise<AcmeChallenge[]>;
+  expired(before: Date, limit: number): Promise<AcmeChallenge[]>;
+}

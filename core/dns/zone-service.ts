@@ -1,0 +1,66 @@
+import type { Clock } from '../shared/clock.port.js';
+import { kyivDate } from '../shared/dates.js';
+import type { Environment } from '../shared/environment.js';
+import type { Random } from '../shared/random.port.js';
+import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import type { ZoneRepository } from './ports/zone-repository.port.js';
+import type { RecordSet, RecordType } from './record-set.js';
+import { nextSerial } from './serial.js';
+import { apexRecords, initialSerial, withSerial } from './zone-factory.js';
+import type { StoredZone, Zone } from './zone.js';
+
+/** What the service tells the nameserver (the port lives in ports/nameserver.port.ts). */
+export interface ZonePublisher {
+  publish(zone: Zone): Promise<void>;
+  withdraw(domain: string): Promise<void>;
+}
+
+/**
+ * The one place zones change: creation (a domain joins the account), commits (plans, ACME values) and
+ * removal (release). Each change is written in the caller's transaction and published to the
+ * nameserver once committed — a commit resolves only when our server answers with the new data.
+ */
+export class ZoneService {
+  constructor(
+    private readonly zones: ZoneRepository,
+    private readonly publisher: ZonePublisher,
+    private readonly uow: UnitOfWork,
+    private readonly random: Random,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(accountId: string, environment: Environment, domain: string, extra: readonly RecordSet[] = []): Promise<StoredZone> {
+    const serial = initialSerial(kyivDate(this.clock.now()));
+    const zone: StoredZone = { id: this.random.id(), accountId, environment, domain, serial, recordSets: [...apexRecords(domain, serial), ...extra] };
+    await this.zones.create(zone);
+    this.uow.afterCommit(() => void this.publisher.publish(zone).catch(() => undefined));
+    return zone;
+  }
+
+  /**
+   * Writes the changed record sets with the next serial (RFC 1982), if the zone is still at
+   * `zone.serial`; false when another change won the race. Publishes before it resolves.
+   */
+  async commit(zone: StoredZone, upserts: readonly RecordSet[], deletes: ReadonlyArray<{ name: string; type: RecordType }>): Promise<StoredZone | null> {
+    const serial = nextSerial(zone.serial);
+    const soa = withSerial(zone.recordSets.filter((s) => s.type === 'SOA' && s.name === zone.domain), zone.domain, serial);
+    const ok = await this.zones.commit(zone.id, zone.serial, serial, [...upserts.filter((s) => !(s.type === 'SOA' && s.name === zone.domain)), ...soa], deletes, this.clock.now());
+    if (!ok) return null;
+    const gone = new Set([...deletes, ...upserts].map((d) => `${d.name}\u0000${d.type}`));
+    const recordSets = [...zone.recordSets.filter((s) => !gone.has(`${s.name}\u0000${s.type}`) && !(s.type === 'SOA' && s.name === zone.domain)), ...upserts.filter((s) => !(s.type === 'SOA' && s.name === zone.domain)), ...soa];
+    const next: StoredZone = { ...zone, serial, recordSets };
+    return next;
+  }
+
+  /** Serves a committed zone now (the caller awaits it after its transaction). */
+  async publish(zone: Zone): Promise<void> {
+    await this.publisher.publish(zone);
+  }
+
+  async remove(accountId: string, environment: Environment, domain: string): Promise<void> {
+    const zone = await this.zones.find(accountId, environment, domain);
+    if (!zone) return;
+    await this.zones.remove(zone.id);
+    this.uow.afterCommit(() => void this.publisher.withdraw(domain).catch(() => undefined));
+  }
+}
