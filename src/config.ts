@@ -11,6 +11,14 @@ export interface Config {
   readonly port: number;
   readonly host: string;
   readonly dnsPort: number;
+  /** Address the authoritative DNS server listens on (UDP and TCP). */
+  readonly dnsHost: string;
+  /** Addresses (or CIDRs) allowed to transfer zones (AXFR over TCP). */
+  readonly axfrAllow: readonly string[];
+  /** Secondaries told of every change (RFC 1996 NOTIFY), as host:port. */
+  readonly dnsSecondaries: ReadonlyArray<{ host: string; port: number }>;
+  /** Whether npm start runs the DNS server (RUN_DNS=false to leave it out). */
+  readonly runDns: boolean;
   readonly databaseUrl: string;
   /** Postgres schema (tests; optional in production). */
   readonly databaseSchema?: string;
@@ -80,6 +88,14 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     port: int(env, 'PORT', 8080),
     host: env.HOST || '127.0.0.1',
     dnsPort: int(env, 'DNS_PORT', 5353),
+    dnsHost: env.DNS_HOST || '127.0.0.1',
+    axfrAllow: (env.AXFR_ALLOW || '127.0.0.1').split(',').map((s) => s.trim()).filter(Boolean),
+    dnsSecondaries: (env.DNS_SECONDARIES || '').split(',').map((s) => s.trim()).filter(Boolean).map((s) => {
+      const m = /^(.+):(\d+)$/.exec(s);
+      if (!m) throw new ConfigError(`DNS_SECONDARIES entries are host:port, got "${s}"`);
+      return { host: m[1]!, port: Number(m[2]) };
+    }),
+    runDns: bool(env, 'RUN_DNS', true),
     databaseUrl,
     ...(env.DATABASE_SCHEMA ? { databaseSchema: env.DATABASE_SCHEMA } : {}),
     varDir,

@@ -33,6 +33,7 @@ import { AdvanceSandboxClock } from '../core/sandbox/advance-clock.use-case.js';
 import { ZoneService } from '../core/dns/zone-service.js';
 import { ReadZone } from '../core/dns/read-zone.use-case.js';
 import { AcmeChallenges } from '../core/dns/acme-challenges.use-case.js';
+import { DnsPlans } from '../core/dns/dns-plans.use-case.js';
 import { ZonePublisherHub } from './zone-publisher-hub.js';
 import type { Clock } from '../core/shared/clock.port.js';
 import type { Environment } from '../core/shared/environment.js';
@@ -122,6 +123,10 @@ export const coreModule = () =>
     bind(T.ReadZone).toResolvedValue((st: SqlStore) => new ReadZone(st.zones), [s]).inSingletonScope();
     bind(T.AcmeChallenges).toResolvedValue(
       (st: SqlStore, z, a, r, c) => new AcmeChallenges(st.zones, st.acmeChallenges, z, a, st.events, st.uow, r, c),
+      [s, T.ZoneService, T.Authorizer, T.Random, T.Clock],
+    ).inSingletonScope();
+    bind(T.DnsPlans).toResolvedValue(
+      (st: SqlStore, z, a, r, c) => new DnsPlans(st.zones, st.plans, z, a, st.events, st.uow, r, c),
       [s, T.ZoneService, T.Authorizer, T.Random, T.Clock],
     ).inSingletonScope();
     bind(T.Accounting).toResolvedValue((st: SqlStore, r, c) => new Accounting(st.ledger, st.wallets, st.spend, r, c), [s, T.Random, T.Clock]).inSingletonScope();

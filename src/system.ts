@@ -59,6 +59,7 @@ export class System {
       registerDomain: c.get(T.RegisterDomain), renewDomain: c.get(T.RenewDomain), setAutoRenew: c.get(T.SetAutoRenew),
       readBilling: c.get(T.ReadBilling), topUp: c.get(T.TopUpBalance), listKeyNotices: c.get(T.ListKeyNotices),
       advanceSandboxClock: c.get(T.AdvanceSandboxClock),
+      readZone: c.get(T.ReadZone), dnsPlans: c.get(T.DnsPlans), acmeChallenges: c.get(T.AcmeChallenges),
     };
   }
 

@@ -23,6 +23,7 @@ import type { ZonePublisherHub } from './zone-publisher-hub.js';
 import type { ZoneService } from '../core/dns/zone-service.js';
 import type { ReadZone } from '../core/dns/read-zone.use-case.js';
 import type { AcmeChallenges } from '../core/dns/acme-challenges.use-case.js';
+import type { DnsPlans } from '../core/dns/dns-plans.use-case.js';
 import type { Accounting } from '../core/billing/accounting.js';
 import type { ReadBilling } from '../core/billing/read-billing.use-case.js';
 import type { TopUpBalance } from '../core/billing/top-up-balance.use-case.js';
@@ -83,4 +84,5 @@ export const TOKENS = {
   ZoneService: t<ZoneService>('ZoneService'),
   ReadZone: t<ReadZone>('ReadZone'),
   AcmeChallenges: t<AcmeChallenges>('AcmeChallenges'),
+  DnsPlans: t<DnsPlans>('DnsPlans'),
 } as const;

@@ -29,6 +29,12 @@ export class Worker {
     } catch (err) {
       this.log.error({ err }, 'domain lifecycle pass failed');
     }
+    try {
+      const expired = await this.system.get(TOKENS.AcmeChallenges).expire();
+      if (expired > 0) this.log.info({ expired }, 'expired ACME challenge values');
+    } catch (err) {
+      this.log.error({ err }, 'ACME challenge expiry failed');
+    }
     let notices: unknown = null;
     if (this.system.container.isBound(TOKENS.DeliverNotices)) {
       try {

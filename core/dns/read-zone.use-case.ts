@@ -5,6 +5,7 @@ import { clampLimit, decodeCursor, encodeCursor, type Page } from '../shared/pag
 import type { ZoneRepository } from './ports/zone-repository.port.js';
 import { rrsetKey, type RecordSet } from './record-set.js';
 import type { StoredZone } from './zone.js';
+import { formatZoneFile } from './zone-file.js';
 
 export interface RecordSetView {
   name: string;
@@ -22,6 +23,11 @@ export class ReadZone {
     const zone = await this.zones.find(key.accountId, key.environment, name);
     if (!zone) throw new DomainError('domain_not_found', { domain: name });
     return zone;
+  }
+
+  /** GET …/dns/zone: the zone as a BIND master file. */
+  async zoneFile(key: ApiKey, domain: string): Promise<string> {
+    return formatZoneFile(await this.zone(key, domain));
   }
 
   async records(key: ApiKey, domain: string, opts: { cursor?: string; limit?: number; name?: string; type?: string }): Promise<Page<RecordSetView> & { serial: number }> {

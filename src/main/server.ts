@@ -6,6 +6,8 @@ import { onShutdown, runMain } from './process.js';
 import { System } from '../system.js';
 import { TOKENS } from '../tokens.js';
 import { Worker } from '../worker.js';
+import { ZoneSync } from '../zone-sync.js';
+import { EmbeddedNameserver } from '../../adapters/dns/embedded/index.js';
 
 /**
  * `npm start`: API on PORT, store at DATABASE_URL, migrations applied, the sandbox demo account seeded
@@ -34,6 +36,17 @@ const main = async () => {
     }
   }
   const { app } = system.http();
+  // The authoritative DNS server: every zone from the store, kept in step by ZoneSync.
+  let dns: EmbeddedNameserver | null = null;
+  let sync: ZoneSync | null = null;
+  if (config.runDns) {
+    dns = new EmbeddedNameserver({ host: config.dnsHost, port: config.dnsPort, axfrAllow: [...config.axfrAllow], secondaries: [...config.dnsSecondaries], logger: log.child({ component: 'dns' }) });
+    await dns.start();
+    system.get(TOKENS.ZonePublisher).attach(dns);
+    sync = new ZoneSync(system.store.zones, dns, log.child({ component: 'zone-sync' }));
+    await sync.load();
+    sync.start();
+  }
   const worker = config.runWorker ? new Worker(system) : null;
   worker?.start();
   const server: Server = app.listen(config.port, config.host);
@@ -47,7 +60,9 @@ const main = async () => {
     [
       `Domivka is running (store: ${system.store.engine}${system.store.engine === 'sqlite' ? ` ${config.databaseUrl}` : ''}).`,
       `  API:      ${base}/v1  (OpenAPI: ${base}/v1/openapi.json, health: ${base}/healthz)`,
+      `  DNS:      ${dns ? `${config.dnsHost}:${config.dnsPort} UDP+TCP (try: dig @${config.dnsHost} -p ${config.dnsPort} domivka-demo.com.ua A)` : 'off (RUN_DNS=false)'}`,
       `  Worker:   ${worker ? 'in this process' : 'off (RUN_WORKER=false; run `npm run worker`)'}`,
+      '  Console:  not yet (a later issue); humans use the /v1/account API meanwhile',
       `  Test key: npm run sandbox:key -- --rights domain.read --label prod`,
       credentials,
       '',
@@ -56,6 +71,8 @@ const main = async () => {
   onShutdown(async () => {
     log.info('shutting down');
     worker?.stop();
+    sync?.stop();
+    await dns?.stop();
     server.close();
     await system.close();
   });

@@ -6,6 +6,8 @@ import type { Route } from '../../adapters/http/index.js';
 import type { DemoCredentials } from '../../core/sandbox/seed-demo.use-case.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { System, type SystemOptions } from '../../src/system.js';
+import { ZoneSync } from '../../src/zone-sync.js';
+import { EmbeddedNameserver } from '../../adapters/dns/embedded/index.js';
 import { TOKENS } from '../../src/tokens.js';
 import { TestClock } from './clock.js';
 import type { FreshStore, StoreKind } from './stores.js';
@@ -19,6 +21,8 @@ export interface TestApi {
   readonly clock: TestClock;
   readonly demo: DemoCredentials;
   readonly store: FreshStore;
+  /** The DNS server's port (options.dns). */
+  readonly dnsPort: number | null;
   /** fetch relative to the API. */
   call(path: string, init?: RequestInit & { json?: unknown }): Promise<{ status: number; headers: Headers; body: any }>;
   /** Signs in a person (demo owner by default); returns the Cookie header value. */
@@ -34,6 +38,8 @@ export interface TestApiOptions {
   readonly clock?: TestClock;
   readonly logger?: import('pino').Logger;
   readonly wrapSandbox?: SystemOptions['wrapSandbox'];
+  /** Run the embedded DNS server on a free port, fed like under npm start. */
+  readonly dns?: boolean;
 }
 
 export const testConfig = (store: FreshStore, env: Record<string, string> = {}): Config =>
@@ -62,6 +68,13 @@ export const startApi = async (kind: StoreKind, options: TestApiOptions = {}): P
   await system.migrate();
   const demo = (await system.get(TOKENS.SeedDemo).execute())!;
   const { app } = system.http();
+  let dns: EmbeddedNameserver | null = null;
+  if (options.dns) {
+    dns = new EmbeddedNameserver({ host: '127.0.0.1', port: 0, axfrAllow: ['127.0.0.1'], secondaries: [] });
+    await dns.start();
+    system.get(TOKENS.ZonePublisher).attach(dns);
+    await new ZoneSync(system.store.zones, dns, pino({ level: 'silent' })).load();
+  }
   system.markStarted();
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
@@ -102,8 +115,9 @@ export const startApi = async (kind: StoreKind, options: TestApiOptions = {}): P
   };
 
   return {
-    base, system, clock, demo, store, call, signIn, issueKey,
+    base, system, clock, demo, store, call, signIn, issueKey, dnsPort: dns ? dns.address().port : null,
     async close() {
+      await dns?.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections?.();
       await system.close();

@@ -12,6 +12,9 @@ import type { RenewDomain } from '../../../core/domains/renew-domain.use-case.js
 import type { SetAutoRenew } from '../../../core/domains/set-auto-renew.use-case.js';
 import type { ListKeyNotices } from '../../../core/notices/list-key-notices.use-case.js';
 import type { AdvanceSandboxClock } from '../../../core/sandbox/advance-clock.use-case.js';
+import type { AcmeChallenges } from '../../../core/dns/acme-challenges.use-case.js';
+import type { DnsPlans } from '../../../core/dns/dns-plans.use-case.js';
+import type { ReadZone } from '../../../core/dns/read-zone.use-case.js';
 
 /** The use cases the routes call, one per route (assembled in src/, the composition root). */
 export interface UseCases {
@@ -32,4 +35,7 @@ export interface UseCases {
   readonly topUp: Pick<TopUpBalance, 'execute'>;
   readonly listKeyNotices: Pick<ListKeyNotices, 'execute'>;
   readonly advanceSandboxClock: Pick<AdvanceSandboxClock, 'execute'>;
+  readonly readZone: Pick<ReadZone, 'records' | 'zoneFile'>;
+  readonly dnsPlans: Pick<DnsPlans, 'create' | 'get' | 'apply'>;
+  readonly acmeChallenges: Pick<AcmeChallenges, 'add' | 'remove'>;
 }

@@ -1,0 +1,99 @@
+import ipaddr from 'ipaddr.js';
+import { DEFAULT_NOTIFY_TIMING, type NotifyTiming, type Secondary } from './notifier.js';
+
+/** The logging this adapter needs; a pino logger fits. Nothing is logged per query. */
+export interface NameserverLogger {
+  debug(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/** Settings of the embedded nameserver (STYLE 4: src/ reads the environment, the constructor validates). */
+export interface EmbeddedNameserverConfig {
+  /** The address to listen on, UDP and TCP: an IP literal (`127.0.0.1`, `0.0.0.0`, `::`). */
+  readonly host: string;
+  /** The port, UDP and TCP; 0 picks a free one (see `address()` after `start()`). */
+  readonly port: number;
+  /** Who may AXFR/IXFR: IP addresses or CIDR networks, IPv4 or IPv6 (`127.0.0.1`, `10.0.0.0/8`, `::1`). */
+  readonly axfrAllow: readonly string[];
+  /** Secondaries told of every publish by NOTIFY (RFC 1996), e.g. Knot. */
+  readonly secondaries: ReadonlyArray<{ readonly host: string; readonly port: number }>;
+  readonly logger?: NameserverLogger;
+  /** NOTIFY retries; default 5 attempts, waiting 1 s, then 2, 4, 8, 16 s. */
+  readonly notify?: Partial<NotifyTiming>;
+}
+
+export interface ValidConfig {
+  readonly host: string;
+  readonly port: number;
+  readonly axfrAllow: ReadonlyArray<[ipaddr.IPv4 | ipaddr.IPv6, number]>;
+  readonly secondaries: readonly Secondary[];
+  readonly logger: NameserverLogger;
+  readonly notify: NotifyTiming;
+}
+
+const configError = (what: string): TypeError => new TypeError(`nameserver config: ${what}`);
+
+const SILENT: NameserverLogger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** An IP literal; IPv4 only in four-part decimal (ipaddr.js would read "010.1.1.1" as octal). */
+const parseIp = (s: unknown): ipaddr.IPv4 | ipaddr.IPv6 | null => {
+  if (typeof s !== 'string') return null;
+  if (ipaddr.IPv4.isValidFourPartDecimal(s)) return ipaddr.IPv4.parse(s);
+  if (s.includes(':') && ipaddr.IPv6.isValid(s)) return ipaddr.IPv6.parse(s);
+  return null;
+};
+
+const parseRange = (s: unknown): [ipaddr.IPv4 | ipaddr.IPv6, number] | null => {
+  if (typeof s !== 'string') return null;
+  const slash = s.indexOf('/');
+  const ip = parseIp(slash === -1 ? s : s.slice(0, slash));
+  if (!ip) return null;
+  const max = ip.kind() === 'ipv4' ? 32 : 128;
+  if (slash === -1) return [ip, max];
+  const bits = s.slice(slash + 1);
+  if (!/^(0|[1-9]\d{0,2})$/.test(bits) || Number(bits) > max) return null;
+  return [ip, Number(bits)];
+};
+
+const isPort = (p: unknown, min: number): p is number => Number.isInteger(p) && (p as number) >= min && (p as number) <= 65535;
+
+export const validateConfig = (c: EmbeddedNameserverConfig): ValidConfig => {
+  if (typeof c !== 'object' || c === null) throw configError('expected an object');
+  const host = parseIp(c.host);
+  if (!host) throw configError(`host must be an IP address, not ${JSON.stringify(c.host)}`);
+  if (!isPort(c.port, 0)) throw configError(`port must be an integer 0–65535, not ${JSON.stringify(c.port)}`);
+  if (!Array.isArray(c.axfrAllow)) throw configError('axfrAllow must be an array of IP addresses or CIDR networks');
+  const axfrAllow = c.axfrAllow.map((s) => {
+    const r = parseRange(s);
+    if (!r) throw configError(`axfrAllow entry ${JSON.stringify(s)} is not an IP address or CIDR network`);
+    return r;
+  });
+  if (!Array.isArray(c.secondaries)) throw configError('secondaries must be an array of { host, port }');
+  const secondaries = c.secondaries.map((s, i) => {
+    const ip = parseIp(s?.host);
+    if (!ip) throw configError(`secondaries[${i}].host must be an IP address`);
+    if (!isPort(s.port, 1)) throw configError(`secondaries[${i}].port must be an integer 1–65535`);
+    return { host: ip.toString(), port: s.port };
+  });
+  const logger = c.logger ?? SILENT;
+  for (const level of ['debug', 'info', 'warn', 'error'] as const) {
+    if (typeof logger[level] !== 'function') throw configError(`logger.${level} must be a function`);
+  }
+  const notify = { ...DEFAULT_NOTIFY_TIMING, ...(c.notify ?? {}) };
+  if (!Number.isInteger(notify.attempts) || notify.attempts < 1 || notify.attempts > 20) throw configError('notify.attempts must be an integer 1–20');
+  if (!Number.isInteger(notify.firstTimeoutMs) || notify.firstTimeoutMs < 1 || notify.firstTimeoutMs > 60_000) throw configError('notify.firstTimeoutMs must be an integer 1–60000');
+  return { host: host.toString(), port: c.port, axfrAllow, secondaries, logger, notify };
+};
+
+/** Whether a peer address (IPv4-mapped IPv6 counts as IPv4) is in one of the ranges. */
+export const allowed = (ranges: ValidConfig['axfrAllow'], address: string): boolean => {
+  let ip: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    ip = ipaddr.process(address);
+  } catch {
+    return false;
+  }
+  return ranges.some(([net, bits]) => net.kind() === ip.kind() && ip.match(net as never, bits));
+};

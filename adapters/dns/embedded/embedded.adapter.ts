@@ -1,0 +1,238 @@
+import dgram from 'node:dgram';
+import net from 'node:net';
+import type { Nameserver, NameserverCapability, NotifyOutcome, ZoneTransfers } from '../../../core/dns/ports/nameserver.port.js';
+import type { Zone } from '../../../core/dns/zone.js';
+import { compileZone, type CompiledZone } from './compiled-zone.js';
+import { allowed, validateConfig, type EmbeddedNameserverConfig, type NameserverLogger, type ValidConfig } from './config.js';
+import { bareReply, buildReply, parseQuery, soaOnly, transferMessages, udpLimit, type Query } from './message.js';
+import { Notifier } from './notifier.js';
+import { normaliseName } from './rdata.js';
+import { resolve } from './resolve.js';
+import { CLASS_IN, MAX_TCP_MESSAGE, RCODE, serialBefore, T } from './wire.js';
+
+/** A TCP connection silent this long is closed (RFC 7766 §6.2.3: servers pick a few seconds). */
+const TCP_IDLE_MS = 10_000;
+/** Concurrent TCP connections; more are refused by the kernel backlog rather than eat memory. */
+const MAX_TCP_CONNECTIONS = 512;
+/** Unsent reply octets on one connection above which we stop reading its queries until it drains. */
+const TCP_HIGH_WATER = 256 * 1024;
+
+export type Transport = 'udp' | 'tcp';
+
+/**
+ * Our authoritative DNS server, on dns-packet, UDP and TCP on one port. Zones are compiled when they
+ * are published (every RRset encoded once, see compiled-zone.ts), so a query is a few map lookups and
+ * one buffer copy. Secondaries copy zones by AXFR and hear of changes by NOTIFY.
+ */
+export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
+  readonly capabilities: readonly NameserverCapability[] = ['zone_transfers'];
+  private readonly config: ValidConfig;
+  private readonly log: NameserverLogger;
+  private readonly zones = new Map<string, CompiledZone>();
+  private readonly notifier: Notifier;
+  private readonly connections = new Set<net.Socket>();
+  private udp: dgram.Socket | null = null;
+  private tcp: net.Server | null = null;
+  private bound: { host: string; port: number } | null = null;
+
+  constructor(config: EmbeddedNameserverConfig) {
+    this.config = validateConfig(config);
+    this.log = this.config.logger;
+    this.notifier = new Notifier(this.config.secondaries, this.log, this.config.notify);
+  }
+
+  /** Binds UDP and TCP on the configured host and port (with port 0, one free port for both). */
+  async start(): Promise<void> {
+    if (this.udp) throw new Error('nameserver: already started');
+    const { host } = this.config;
+    for (let attempt = 1; ; attempt++) {
+      const udp = dgram.createSocket({ type: net.isIPv6(host) ? 'udp6' : 'udp4' });
+      udp.on('message', (msg, rinfo) => this.onDatagram(udp, msg, rinfo));
+      await new Promise<void>((ok, fail) => {
+        const failed = (err: Error): void => {
+          udp.close();
+          fail(err);
+        };
+        udp.once('error', failed);
+        udp.bind({ port: this.config.port, address: host }, () => {
+          udp.off('error', failed);
+          udp.on('error', (err) => this.log.error({ err }, 'DNS UDP socket error'));
+          ok();
+        });
+      });
+      const port = udp.address().port;
+      const tcp = net.createServer((conn) => this.onConnection(conn));
+      tcp.maxConnections = MAX_TCP_CONNECTIONS;
+      try {
+        await new Promise<void>((ok, fail) => {
+          tcp.once('error', fail);
+          tcp.listen({ port, host }, () => {
+            tcp.off('error', fail);
+            ok();
+          });
+        });
+      } catch (err) {
+        udp.close();
+        // Port 0: the UDP port we got may be taken for TCP; try another.
+        if (this.config.port === 0 && attempt < 5 && (err as NodeJS.ErrnoException).code === 'EADDRINUSE') continue;
+        throw err;
+      }
+      tcp.on('error', (err) => this.log.error({ err }, 'DNS TCP server error'));
+      this.udp = udp;
+      this.tcp = tcp;
+      this.bound = { host, port };
+      this.log.info({ host, port, zones: this.zones.size }, 'DNS server listening (UDP and TCP)');
+      return;
+    }
+  }
+
+  /** Closes both sockets and every TCP connection, and cancels pending NOTIFYs. */
+  async stop(): Promise<void> {
+    this.notifier.close();
+    const udp = this.udp;
+    const tcp = this.tcp;
+    this.udp = null;
+    this.tcp = null;
+    this.bound = null;
+    for (const c of this.connections) c.destroy();
+    this.connections.clear();
+    await Promise.all([
+      udp ? new Promise<void>((ok) => udp.close(() => ok())) : undefined,
+      tcp ? new Promise<void>((ok) => tcp.close(() => ok())) : undefined,
+    ]);
+  }
+
+  /** Where it listens, once started. */
+  address(): { host: string; port: number } {
+    if (!this.bound) throw new Error('nameserver: not started');
+    return { ...this.bound };
+  }
+
+  /**
+   * Compiles and serves the zone; the next query sees it. A zone whose SOA serial is older (RFC 1982)
+   * than the one served is ignored: publishes racing after two commits must not move the zone back,
+   * nor behind what the secondaries already hold. Secondaries are notified in the background.
+   */
+  async publish(zone: Zone): Promise<void> {
+    const compiled = compileZone(zone, (reason, set) =>
+      this.log.error({ zone: zone.domain, name: set.name, type: set.type, reason }, 'record set not served'),
+    );
+    const current = this.zones.get(compiled.apex);
+    if (current && serialBefore(compiled.serial, current.serial)) {
+      this.log.warn({ zone: compiled.apex, serial: compiled.serial, served: current.serial }, 'publish of an older serial ignored');
+      return;
+    }
+    this.zones.set(compiled.apex, compiled);
+    this.log.debug({ zone: compiled.apex, serial: compiled.serial, records: compiled.recordCount }, 'zone published');
+    if (this.udp && this.config.secondaries.length > 0) {
+      this.notifier.notify(compiled.apex).catch((err: unknown) => this.log.error({ err, zone: compiled.apex }, 'NOTIFY failed'));
+    }
+  }
+
+  async withdraw(domain: string): Promise<void> {
+    const apex = normaliseName(domain);
+    if (this.zones.delete(apex)) this.log.debug({ zone: apex }, 'zone withdrawn');
+  }
+
+  /** NOTIFY every secondary for a published zone and wait for the outcome (publish does it too, unawaited). */
+  async notifySecondaries(domain: string): Promise<readonly NotifyOutcome[]> {
+    const apex = normaliseName(domain);
+    if (!this.zones.has(apex)) throw new Error(`nameserver: zone ${apex} is not published`);
+    return this.notifier.notify(apex);
+  }
+
+  /**
+   * The messages answering one received packet: none (dropped), one, or several (AXFR). Never throws:
+   * whatever goes wrong is logged and the packet is dropped.
+   */
+  answer(packet: Buffer, transport: Transport, peer: string): Buffer[] {
+    try {
+      const parsed = parseQuery(packet);
+      if (parsed.kind === 'drop') return [];
+      if (parsed.kind === 'reply') return [parsed.reply];
+      const q = parsed.query;
+      if (q.edns && q.edns.version !== 0) return [bareReply(q, RCODE.BADVERS)]; // RFC 6891 §6.1.3
+      if (q.qclass !== CLASS_IN) return [bareReply(q, RCODE.REFUSED)];
+      const zone = this.zoneFor(q);
+      if (q.qtype === T.AXFR || q.qtype === T.IXFR) return this.transfer(q, zone, transport, peer);
+      if (!zone) return [bareReply(q, RCODE.REFUSED)];
+      const limit = transport === 'tcp' ? MAX_TCP_MESSAGE : udpLimit(q);
+      return [buildReply(q, resolve(zone, q.name, q.suffixes, q.qtype), limit)];
+    } catch (err) {
+      this.log.error({ err, transport, peer }, 'DNS query failed; dropped');
+      return [];
+    }
+  }
+
+  /** The zone with the longest apex that is a suffix of the name (a zone and its child may both be ours). */
+  private zoneFor(q: Query): CompiledZone | undefined {
+    for (const s of q.suffixes) {
+      const z = this.zones.get(s);
+      if (z) return z;
+    }
+    return undefined;
+  }
+
+  /** AXFR (RFC 5936) and IXFR (RFC 1995, answered AXFR-style) to allowed peers, over TCP. */
+  private transfer(q: Query, zone: CompiledZone | undefined, transport: Transport, peer: string): Buffer[] {
+    if (transport === 'udp' && q.qtype === T.AXFR) return [bareReply(q, RCODE.FORMERR)]; // RFC 5936 §4.2: TCP only
+    if (!allowed(this.config.axfrAllow, peer)) {
+      this.log.info({ peer, zone: q.name }, 'zone transfer refused');
+      return [bareReply(q, RCODE.REFUSED)];
+    }
+    if (!zone || zone.apex !== q.name) return [bareReply(q, RCODE.NOTAUTH)];
+    // IXFR over UDP, or from a secondary that is current: the SOA alone (RFC 1995 §2, §4).
+    if (q.qtype === T.IXFR && (transport === 'udp' || (q.clientSerial !== null && !serialBefore(q.clientSerial, zone.serial)))) {
+      return [soaOnly(q, zone)];
+    }
+    const messages = transferMessages(q, zone);
+    this.log.info({ peer, zone: zone.apex, serial: zone.serial, records: zone.recordCount, messages: messages.length, type: q.qtype === T.AXFR ? 'AXFR' : 'IXFR' }, 'zone transferred');
+    return messages;
+  }
+
+  private onDatagram(udp: dgram.Socket, msg: Buffer, rinfo: dgram.RemoteInfo): void {
+    try {
+      const out = this.answer(msg, 'udp', rinfo.address);
+      if (out[0]) udp.send(out[0], rinfo.port, rinfo.address, (err) => err && this.log.debug({ err }, 'DNS UDP send failed'));
+    } catch (err) {
+      this.log.error({ err }, 'DNS UDP handling failed');
+    }
+  }
+
+  /** RFC 7766 §8: each message prefixed by its two-octet length; queries may be pipelined. */
+  private onConnection(conn: net.Socket): void {
+    this.connections.add(conn);
+    conn.setNoDelay(true);
+    conn.setTimeout(TCP_IDLE_MS, () => conn.destroy());
+    conn.on('error', () => conn.destroy());
+    conn.on('close', () => this.connections.delete(conn));
+    let pending: Buffer = Buffer.alloc(0);
+    conn.on('data', (chunk: Buffer) => {
+      try {
+        pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+        conn.cork();
+        while (pending.length >= 2) {
+          const len = pending.readUInt16BE(0);
+          if (pending.length < 2 + len) break;
+          const msg = pending.subarray(2, 2 + len);
+          pending = pending.subarray(2 + len);
+          for (const out of this.answer(msg, 'tcp', conn.remoteAddress ?? '')) {
+            const frame = Buffer.allocUnsafe(2 + out.length);
+            frame.writeUInt16BE(out.length, 0);
+            out.copy(frame, 2);
+            conn.write(frame);
+          }
+        }
+        process.nextTick(() => conn.uncork());
+        // A client that sends queries but does not read the answers is not read from either.
+        if (conn.writableLength > TCP_HIGH_WATER) {
+          conn.pause();
+          conn.once('drain', () => conn.resume());
+        }
+      } catch (err) {
+        this.log.error({ err }, 'DNS TCP handling failed');
+        conn.destroy();
+      }
+    });
+  }
+}

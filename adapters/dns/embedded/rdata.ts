@@ -1,0 +1,147 @@
+import { isIPv4, isIPv6 } from 'node:net';
+import type dnsPacket from 'dns-packet';
+import type { RecordType } from '../../../core/dns/record-set.js';
+import { encodeTail, T } from './wire.js';
+
+/**
+ * Presentation values (core/dns/record-set.ts) → wire tails, through dns-packet. The plan checks have
+ * already refused bad values; whatever still cannot be encoded throws here, and the compiler skips that
+ * record and logs it rather than serve garbage (dns-packet writes a 64-octet label without complaint).
+ */
+
+export class RdataError extends Error {}
+
+const fail = (what: string): never => {
+  throw new RdataError(what);
+};
+
+/** An absolute name from presentation form: lower case, no trailing dot, labels 1–63 octets, ≤ 255 on the wire. */
+export const normaliseName = (raw: string, { allowEscapedDot = false } = {}): string => {
+  let s = raw.trim();
+  if (s === '.' || s === '') return '';
+  if (s.endsWith('.') && !s.endsWith('\\.')) s = s.slice(0, -1);
+  if (/\s/.test(s)) fail(`name "${raw}" contains whitespace`);
+  if (!allowEscapedDot && s.includes('\\')) fail(`name "${raw}" contains an escape`);
+  // Split on dots that are not escaped (only SOA RNAME may escape one: "first\.last.example.").
+  const labels = s.split(/(?<!\\)\./);
+  let wire = 1;
+  for (const l of labels) {
+    const octets = Buffer.byteLength(l.replace(/\\\./g, '.'));
+    if (octets < 1 || octets > 63) fail(`name "${raw}" has a label of ${octets} octets (RFC 1035 §2.3.4: 1–63)`);
+    wire += octets + 1;
+  }
+  if (wire > 255) fail(`name "${raw}" is ${wire} octets on the wire (RFC 1035 §2.3.4: ≤ 255)`);
+  return s.toLowerCase();
+};
+
+const u16 = (s: string | undefined, what: string): number => {
+  const n = Number(s);
+  if (s === undefined || !/^\d+$/.test(s) || n > 65535) fail(`${what} "${s}" is not 0–65535`);
+  return n;
+};
+
+const u32 = (s: string | undefined, what: string): number => {
+  const n = Number(s);
+  if (s === undefined || !/^\d+$/.test(s) || n > 0xffffffff) fail(`${what} "${s}" is not 0–4294967295`);
+  return n;
+};
+
+const fields = (value: string, n: number, type: string): string[] => {
+  const f = value.trim().split(/\s+/);
+  if (f.length !== n) fail(`${type} value "${value}" needs ${n} fields`);
+  return f;
+};
+
+/** TXT text → character-strings of at most 255 octets (RFC 1035 §3.3.14; the split is ours, not refused). */
+export const txtStrings = (text: string): Buffer[] => {
+  const all = Buffer.from(text, 'utf8');
+  if (all.length === 0) return [Buffer.alloc(0)];
+  const out: Buffer[] = [];
+  for (let i = 0; i < all.length; i += 255) out.push(all.subarray(i, i + 255));
+  return out;
+};
+
+/** A CAA value "0 issue \"ca.example; account=1\"" (RFC 8659 §4.1.1). */
+const caa = (value: string): dnsPacket.CaaData => {
+  const m = /^\s*(\d+)\s+([A-Za-z0-9]+)\s+(.*?)\s*$/s.exec(value);
+  if (!m) return fail(`CAA value "${value}" is not "flags tag value"`);
+  const flags = u16(m[1], 'CAA flags');
+  if (flags > 255) fail(`CAA flags ${flags} are not 0–255`);
+  let v = m[3]!;
+  if (v.startsWith('"')) {
+    if (v.length < 2 || !v.endsWith('"') || v.endsWith('\\"')) fail(`CAA value ${v} is not a closed quoted string`);
+    v = v.slice(1, -1).replace(/\\(\d{3}|.)/g, (_, e: string) => (e.length === 3 ? String.fromCharCode(Number(e)) : e));
+  }
+  return { flags, tag: m[2]!.toLowerCase() as dnsPacket.CaaData['tag'], value: v };
+};
+
+/** One record's tail (see wire.ts) and, for NS/CNAME/DNAME, its target. */
+export const encodeValue = (type: RecordType, ttl: number, value: string): { tail: Buffer; target?: string } => {
+  const base = { name: '.', ttl, class: 'IN' as const };
+  switch (type) {
+    case 'A':
+      if (!isIPv4(value.trim())) fail(`A value "${value}" is not an IPv4 address`);
+      return { tail: encodeTail({ ...base, type: 'A', data: value.trim() }) };
+    case 'AAAA':
+      if (!isIPv6(value.trim())) fail(`AAAA value "${value}" is not an IPv6 address`);
+      return { tail: encodeTail({ ...base, type: 'AAAA', data: value.trim() }) };
+    case 'NS':
+    case 'CNAME':
+    case 'DNAME':
+    case 'PTR': {
+      const target = normaliseName(fields(value, 1, type)[0]!);
+      return { tail: encodeTail({ ...base, type, data: target || '.' }), target };
+    }
+    case 'MX': {
+      const [pref, exchange] = fields(value, 2, type);
+      return { tail: encodeTail({ ...base, type: 'MX', data: { preference: u16(pref, 'MX preference'), exchange: normaliseName(exchange!) || '.' } }) };
+    }
+    case 'SRV': {
+      const [priority, weight, port, target] = fields(value, 4, type);
+      return {
+        tail: encodeTail({
+          ...base,
+          type: 'SRV',
+          data: { priority: u16(priority, 'SRV priority'), weight: u16(weight, 'SRV weight'), port: u16(port, 'SRV port'), target: normaliseName(target!) || '.' },
+        }),
+      };
+    }
+    case 'CAA':
+      return { tail: encodeTail({ ...base, type: 'CAA', data: caa(value) }) };
+    case 'SOA': {
+      const [mname, rname, serial, refresh, retry, expire, minimum] = fields(value, 7, type);
+      return {
+        tail: encodeTail({
+          ...base,
+          type: 'SOA',
+          data: {
+            mname: normaliseName(mname!) || '.',
+            rname: normaliseName(rname!, { allowEscapedDot: true }) || '.',
+            serial: u32(serial, 'SOA serial'),
+            refresh: u32(refresh, 'SOA refresh'),
+            retry: u32(retry, 'SOA retry'),
+            expire: u32(expire, 'SOA expire'),
+            minimum: u32(minimum, 'SOA minimum'),
+          },
+        }),
+      };
+    }
+    case 'TXT':
+    case 'SPF': {
+      const strings = txtStrings(value);
+      if (strings.reduce((n, b) => n + b.length + 1, 0) > 65535) fail('TXT value is over 65535 octets of RDATA');
+      const tail = encodeTail({ ...base, type: 'TXT', data: strings });
+      // SPF (type 99, RFC 7208 §3.1) has TXT's RDATA; dns-packet does not know the type, so patch it.
+      if (type === 'SPF') tail.writeUInt16BE(T.SPF, 0);
+      return { tail };
+    }
+    default:
+      return fail(`record type ${String(type)} is not served`);
+  }
+};
+
+/** The SOA fields this server needs (negative TTL, serial for IXFR/NOTIFY). */
+export const soaFields = (value: string): { serial: number; minimum: number } => {
+  const f = fields(value, 7, 'SOA');
+  return { serial: u32(f[2], 'SOA serial'), minimum: u32(f[6], 'SOA minimum') };
+};

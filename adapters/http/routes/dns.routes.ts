@@ -1,0 +1,136 @@
+import { RECORD_TYPES } from '../../../core/dns/record-set.js';
+import type { Route } from '../route.js';
+import { domainParam, i18n, page, pageQuery } from '../schemas.js';
+import type { UseCases } from './use-cases.js';
+
+const recordSet = {
+  type: 'object', required: ['name', 'type', 'ttl', 'values'],
+  properties: { name: { type: 'string' }, type: { type: 'string' }, ttl: { type: 'integer' }, values: { type: 'array', items: { type: 'string' } } },
+};
+const values = { type: 'array', items: { type: 'string', maxLength: 4096 }, maxItems: 1000 };
+const change = {
+  type: 'object', additionalProperties: false, required: ['action', 'name', 'type'],
+  properties: {
+    action: { type: 'string', enum: ['create', 'update', 'delete'] },
+    name: { type: 'string', maxLength: 1000, description: 'FQDN, a name relative to the zone, or @ for the apex.' },
+    type: { type: 'string', enum: [...RECORD_TYPES] },
+    ttl: { type: 'integer', description: 'Checked by the plan (0…2147483647).' },
+    values,
+    current: { type: 'object', additionalProperties: false, required: ['ttl', 'values'], properties: { ttl: { type: 'integer' }, values } },
+  },
+};
+const check = {
+  type: 'object',
+  properties: { severity: { type: 'string', enum: ['error', 'warning'] }, rule: { type: 'string' }, name: { type: 'string' }, type: { type: ['string', 'null'] }, message: i18n },
+};
+const plan = {
+  type: 'object',
+  required: ['id', 'valid', 'base_serial', 'changes', 'checks', 'expires_at'],
+  properties: {
+    id: { type: 'string' }, domain: { type: 'string' }, source: { type: 'string', enum: ['changes', 'records', 'zone_file'] }, valid: { type: 'boolean' },
+    base_serial: { type: 'integer' }, changes: { type: 'array', items: change }, checks: { type: 'array', items: check },
+    counts: { type: 'object' }, expires_at: { type: 'string', format: 'date-time' }, applied_at: { type: ['string', 'null'], format: 'date-time' },
+    serial: { type: 'integer' },
+  },
+};
+const planParams = { type: 'object', required: ['domain', 'id'], properties: { domain: { type: 'string', minLength: 1, maxLength: 300 }, id: { type: 'string', maxLength: 40 } } };
+
+/** Issue 4: DNS records, checked plans, the zone file, the ACME-only path. */
+export const dnsRoutes = (uc: UseCases): Route[] => [
+  {
+    id: 'listRecords', method: 'GET', path: '/v1/domains/{domain}/dns/records', tag: 'DNS', writes: false,
+    summary: "The zone's record sets (dns.read), by name then type, cursor pages",
+    access: { kind: 'key', right: 'dns.read', domainParam: 'domain' },
+    params: domainParam,
+    query: pageQuery({ name: { type: 'string', maxLength: 255 }, type: { type: 'string', enum: [...RECORD_TYPES] } }),
+    responses: { 200: { description: 'A page of record sets', schema: { ...page(recordSet), properties: { ...(page(recordSet).properties as object), serial: { type: 'integer' } } } } },
+    errors: ['domain_not_found', 'cursor_invalid'],
+    handle: async (i) => ({
+      status: 200,
+      body: await uc.readZone.records(i.key!, i.params.domain!, {
+        cursor: i.query.cursor as string | undefined, limit: i.query.limit as number | undefined, name: i.query.name as string | undefined, type: i.query.type as string | undefined,
+      }),
+    }),
+  },
+  {
+    id: 'createPlan', method: 'POST', path: '/v1/domains/{domain}/dns/plans', tag: 'DNS', writes: true,
+    summary: 'Make a checked plan from changes, the whole desired zone (records) or a BIND zone file; writes nothing to the zone',
+    description: 'Needs dns.edit; a key holding only dns.acme_challenge may plan TXT changes at _acme-challenge.<name> only (anything else is 403 right_missing naming the change).',
+    access: { kind: 'key' },
+    params: domainParam,
+    body: {
+      type: 'object', additionalProperties: false,
+      oneOf: [{ required: ['changes'] }, { required: ['records'] }, { required: ['zone_file'] }],
+      properties: {
+        changes: { type: 'array', items: change, maxItems: 10_000 },
+        records: { type: 'array', items: { type: 'object', additionalProperties: false, required: ['name', 'type', 'ttl', 'values'], properties: { name: { type: 'string', maxLength: 1000 }, type: { type: 'string', enum: [...RECORD_TYPES] }, ttl: { type: 'integer' }, values } }, maxItems: 100_000 },
+        zone_file: { type: 'string', maxLength: 10_000_000 },
+      },
+    },
+    responses: { 201: { description: 'The plan, with every check result', schema: plan } },
+    errors: ['domain_not_found', 'right_missing'],
+    handle: async (i) => ({ status: 201, body: await uc.dnsPlans.create(i.key!, i.params.domain!, i.body as never) }),
+  },
+  {
+    id: 'getPlan', method: 'GET', path: '/v1/domains/{domain}/dns/plans/{id}', tag: 'DNS', writes: false,
+    summary: 'A plan and its checks (dns.read)',
+    access: { kind: 'key', right: 'dns.read', domainParam: 'domain' },
+    params: planParams,
+    responses: { 200: { description: 'The plan', schema: plan } },
+    errors: ['plan_not_found'],
+    handle: async (i) => ({ status: 200, body: await uc.dnsPlans.get(i.key!, i.params.domain!, i.params.id!) }),
+  },
+  {
+    id: 'applyPlan', method: 'POST', path: '/v1/domains/{domain}/dns/plans/{id}/apply', tag: 'DNS', writes: true,
+    summary: 'Apply a valid plan atomically, if nothing it touches changed since; returns once our server answers with it',
+    description: 'Updating or deleting more than 30% of a zone of ≥ 10 record sets needs {"force": true}.',
+    access: { kind: 'key' },
+    params: planParams,
+    body: { type: 'object', additionalProperties: false, properties: { force: { type: 'boolean' } } },
+    responses: { 200: { description: 'Applied', schema: plan } },
+    errors: ['plan_not_found', 'plan_expired', 'plan_invalid', 'plan_stale', 'plan_unsafe', 'plan_already_applied', 'right_missing'],
+    handle: async (i) => ({ status: 200, body: await uc.dnsPlans.apply(i.key!, i.params.domain!, i.params.id!, i.body as { force?: boolean }) }),
+  },
+  {
+    id: 'exportZone', method: 'GET', path: '/v1/domains/{domain}/dns/zone', tag: 'DNS', writes: false,
+    summary: 'The zone as a BIND zone file (text/dns)',
+    access: { kind: 'key', right: 'dns.read', domainParam: 'domain' },
+    params: domainParam,
+    responses: { 200: { description: 'RFC 1035 master file', contentType: 'text/dns', schema: { type: 'string' } } },
+    errors: ['domain_not_found'],
+    handle: async (i) => ({ status: 200, contentType: 'text/dns; charset=utf-8', body: await uc.readZone.zoneFile(i.key!, i.params.domain!) }),
+  },
+  {
+    id: 'addAcmeChallenge', method: 'POST', path: '/v1/domains/{domain}/dns/acme-challenges', tag: 'DNS', writes: true,
+    summary: 'Add one TXT value at _acme-challenge.<name> (additive, 60 s TTL, gone after 24 h) — dns.acme_challenge',
+    access: { kind: 'key' },
+    params: domainParam,
+    body: {
+      type: 'object', additionalProperties: false, required: ['name', 'value'],
+      properties: {
+        name: { type: 'string', maxLength: 300, description: '_acme-challenge.<host> (trailing dot optional) or the bare <host>.' },
+        value: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+      },
+    },
+    responses: {
+      201: { description: 'Added and served', schema: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' }, value: { type: 'string' }, ttl: { type: 'integer' }, expires_at: { type: 'string', format: 'date-time' } } } },
+    },
+    errors: ['domain_not_found', 'right_missing'],
+    handle: async (i) => {
+      const c = await uc.acmeChallenges.add(i.key!, i.params.domain!, i.body as { name: string; value: string });
+      return { status: 201, headers: { Location: `/v1/domains/${i.params.domain}/dns/acme-challenges/${c.id}` }, body: c };
+    },
+  },
+  {
+    id: 'removeAcmeChallenge', method: 'DELETE', path: '/v1/domains/{domain}/dns/acme-challenges/{id}', tag: 'DNS', writes: true,
+    summary: 'Remove one ACME challenge value',
+    access: { kind: 'key' },
+    params: planParams,
+    responses: { 204: { description: 'Removed' } },
+    errors: ['challenge_not_found', 'right_missing'],
+    handle: async (i) => {
+      await uc.acmeChallenges.remove(i.key!, i.params.domain!, i.params.id!);
+      return { status: 204 };
+    },
+  },
+];

@@ -1,0 +1,35 @@
+import type { RecordType } from '../record-set.js';
+import { isAtOrBelow, parentName } from '../names.js';
+import type { ZoneView } from './rule.js';
+
+/** Names below the apex that own NS records: delegation points (zone cuts, RFC 1034 §4.2.1). */
+export const delegationPoints = (zone: ZoneView): Set<string> => {
+  const cuts = new Set<string>();
+  for (const { name } of zone.ofType('NS')) if (name !== zone.origin) cuts.add(name);
+  return cuts;
+};
+
+/** Names that own a given type (e.g. DNAME). */
+export const ownersOf = (zone: ZoneView, type: RecordType): Set<string> => {
+  const out = new Set<string>();
+  for (const { name } of zone.ofType(type)) out.add(name);
+  return out;
+};
+
+/** The nearest strict ancestor of `name` (below the apex) that is in `points`, or null. O(depth). */
+export const ancestorIn = (name: string, points: ReadonlySet<string>, origin: string): string | null => {
+  if (points.size === 0) return null;
+  let at = parentName(name);
+  while (at !== null && at !== origin && isAtOrBelow(at, origin)) {
+    if (points.has(at)) return at;
+    at = parentName(at);
+  }
+  return null;
+};
+
+/** Every NS target in the zone (glue candidates). */
+export const nsTargets = (zone: ZoneView): Set<string> => {
+  const out = new Set<string>();
+  for (const ns of zone.ofType('NS')) for (const t of zone.targets(ns)) out.add(t);
+  return out;
+};

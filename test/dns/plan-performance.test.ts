@@ -1,0 +1,48 @@
+import { expect } from 'chai';
+import { applyChanges, buildPlan } from '../../core/dns/plan-builder.js';
+import { apex, bigZoneRecords, ORIGIN } from './zone-fixtures.js';
+
+/**
+ * Sanity check of the plan core's speed (issue 4 "bench:plan": 10k ≤ 300 ms and 100k ≤ 3 s with SQLite;
+ * growing no worse than n log n). Here: plan + every check + apply in memory, for a whole zone of n sets
+ * created from nothing, and for one change in a zone of n sets. The assertion is loose (6 s for 100k) so a
+ * loaded 2-core CI machine stays green; the printed times are the real figures.
+ */
+describe('plan performance (sanity; prints the times)', function () {
+  this.timeout(120_000);
+
+  it('plans, checks and applies 1k, 10k and 100k record sets well within the budget', () => {
+    const times: Record<number, { create: number; oneChange: number }> = {};
+    buildPlan({ origin: ORIGIN, current: apex(), input: { records: bigZoneRecords(2000) } }); // warm the JIT
+    for (const n of [1_000, 10_000, 100_000]) {
+      const records = bigZoneRecords(n);
+      const t0 = performance.now();
+      const plan = buildPlan({ origin: ORIGIN, current: apex(), input: { records } });
+      const zone = applyChanges(apex(), plan.changes);
+      const t1 = performance.now();
+      expect(plan.valid, JSON.stringify(plan.checks.slice(0, 3))).to.equal(true);
+      expect(plan.counts.create).to.equal(n);
+      expect(plan.checks).to.deep.equal([]);
+      expect(zone).to.have.length(n + 2);
+
+      const t2 = performance.now();
+      const one = buildPlan({
+        origin: ORIGIN,
+        current: zone,
+        input: { changes: [{ action: 'update', name: 'h0', type: 'A', ttl: 60, values: ['10.9.9.9'], current: { ttl: 300, values: ['10.0.0.0'] } }] },
+      });
+      applyChanges(zone, one.changes);
+      const t3 = performance.now();
+      expect(one.valid).to.equal(true);
+      times[n] = { create: t1 - t0, oneChange: t3 - t2 };
+    }
+    const fmt = (ms: number) => `${ms.toFixed(0)} ms`;
+    console.log(
+      `      plan+checks+apply (whole zone from nothing / one change in the zone): ${Object.entries(times)
+        .map(([n, t]) => `${Number(n) / 1000}k ${fmt(t.create)} / ${fmt(t.oneChange)}`)
+        .join('; ')}`,
+    );
+    expect(times[100_000]!.create).to.be.below(6000);
+    expect(times[100_000]!.oneChange).to.be.below(6000);
+  });
+});
