@@ -88,7 +88,7 @@ export class AcmeChallenges {
   async expire(): Promise<number> {
     const due = await this.challenges.expired(this.clock.now(), 200);
     for (const c of due) {
-      const zone = (await this.zones.all()).find((z) => z.id === c.zoneId);
+      const zone = await this.zones.findById(c.zoneId);
       if (zone) await this.removeChallenge(zone, c, 'system:expiry');
       else await this.challenges.remove(c.id);
     }

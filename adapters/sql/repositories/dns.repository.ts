@@ -33,6 +33,11 @@ export class SqlZoneRepository implements ZoneRepository {
     return z ? (await this.withSets([z]))[0]! : null;
   }
 
+  async findById(id: string): Promise<StoredZone | null> {
+    const z: ZoneRow | undefined = await this.uow.db()('dns_zones').where({ id }).first();
+    return z ? (await this.withSets([z]))[0]! : null;
+  }
+
   async all(): Promise<StoredZone[]> {
     return this.withSets(await this.uow.db()('dns_zones').orderBy('domain'));
   }

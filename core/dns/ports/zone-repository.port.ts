@@ -6,6 +6,7 @@ import type { StoredZone } from '../zone.js';
 export interface ZoneRepository {
   /** The zone with all its record sets. */
   find(accountId: string, environment: Environment, domain: string): Promise<StoredZone | null>;
+  findById(id: string): Promise<StoredZone | null>;
   /** Every zone (the nameserver loads them at start). */
   all(): Promise<StoredZone[]>;
   create(zone: StoredZone): Promise<void>;

@@ -1,0 +1,119 @@
+import cluster from 'node:cluster';
+import { createInterface } from 'node:readline';
+import { EmbeddedNameserver, type NameserverLogger } from '../adapters/dns/embedded/index.js';
+import { benchZone } from './zone-gen.js';
+
+/**
+ * Our nameserver for bench:dns (bench/dns.bench.ts), in its own process so that neither dnsperf nor the
+ * harness shares its event loop. Serves `benchZone(BENCH_DNS_DOMAIN, BENCH_DNS_RECORDS)` on
+ * 127.0.0.1:BENCH_DNS_PORT, UDP and TCP, AXFR allowed from 127.0.0.1.
+ *
+ *   single:  one process; NOTIFYs BENCH_DNS_SECONDARY_PORT (Knot) after each publish when set.
+ *            Prints {"port", "pids", "records"} once listening, then takes one JSON command per stdin line:
+ *            {"cmd":"publish","serial":S,"name":N,"ip":IP} → publishes the zone at serial S with `N A IP`
+ *            added and answers {"published":S,"ms":<publish time>} once our server serves it.
+ *   cluster: node:cluster with BENCH_DNS_WORKERS workers sharing the UDP socket and the TCP listener (the
+ *            primary binds them and hands them over; Node 20 has no reusePort). Prints {"port", "pids"}
+ *            (workers first, then the primary). No secondaries.
+ *
+ * Stops on SIGTERM/SIGINT. Warnings and errors of the nameserver go to stderr; nothing is logged per query.
+ */
+const env = (name: string, fallback?: string): string => {
+  const v = process.env[name] ?? fallback;
+  if (v === undefined) throw new Error(`${name} is required`);
+  return v;
+};
+
+const domain = env('BENCH_DNS_DOMAIN', 'bench.test');
+const records = Number(env('BENCH_DNS_RECORDS', '1000'));
+const port = Number(env('BENCH_DNS_PORT'));
+const secondaryPort = process.env.BENCH_DNS_SECONDARY_PORT ? Number(process.env.BENCH_DNS_SECONDARY_PORT) : null;
+
+const logger: NameserverLogger = {
+  debug() {},
+  info() {},
+  warn: (obj, msg) => process.stderr.write(`dns-server[${process.pid}] warn: ${msg} ${JSON.stringify(obj)}\n`),
+  error: (obj, msg) => process.stderr.write(`dns-server[${process.pid}] error: ${msg} ${JSON.stringify(obj, (k, v) => (v instanceof Error ? v.stack : v))}\n`),
+};
+
+const startNameserver = async (secondaries: Array<{ host: string; port: number }>): Promise<EmbeddedNameserver> => {
+  const ns = new EmbeddedNameserver({ host: '127.0.0.1', port, axfrAllow: ['127.0.0.1'], secondaries, logger });
+  await ns.publish(benchZone(domain, records));
+  await ns.start();
+  return ns;
+};
+
+const onStop = (stop: () => Promise<void>): void => {
+  let stopping = false;
+  const handler = (): void => {
+    if (stopping) return;
+    stopping = true;
+    stop().then(
+      () => process.exit(0),
+      (err) => {
+        process.stderr.write(`${(err as Error).stack}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', handler);
+  process.once('SIGINT', handler);
+};
+
+const single = async (): Promise<void> => {
+  const ns = await startNameserver(secondaryPort ? [{ host: '127.0.0.1', port: secondaryPort }] : []);
+  onStop(() => ns.stop());
+  const zone = benchZone(domain, records);
+  process.stdout.write(`${JSON.stringify({ port: ns.address().port, pids: [process.pid], records: zone.recordSets.length })}\n`);
+  const lines = createInterface({ input: process.stdin });
+  lines.on('line', (line) => {
+    void (async () => {
+      const cmd = JSON.parse(line) as { cmd: string; serial: number; name: string; ip: string };
+      if (cmd.cmd !== 'publish') throw new Error(`unknown command ${line}`);
+      const t0 = performance.now();
+      await ns.publish(benchZone(domain, records, cmd.serial, [{ name: cmd.name, type: 'A', ttl: 60, values: [cmd.ip] }]));
+      process.stdout.write(`${JSON.stringify({ published: cmd.serial, ms: performance.now() - t0 })}\n`);
+    })().catch((err: unknown) => {
+      process.stderr.write(`dns-server: command failed: ${(err as Error).stack}\n`);
+      process.exit(1);
+    });
+  });
+  // The harness going away (stdin closed) does not stop us; SIGTERM does.
+};
+
+const clustered = async (): Promise<void> => {
+  const workers = Number(env('BENCH_DNS_WORKERS', '2'));
+  if (cluster.isPrimary) {
+    const pids: number[] = [];
+    let stopping = false;
+    const forked = Array.from({ length: workers }, () => cluster.fork());
+    for (const w of forked) {
+      w.once('exit', (code, signal) => {
+        if (stopping) return;
+        process.stderr.write(`dns-server cluster: worker ${w.process.pid} exited (code ${code}, signal ${signal})\n`);
+        process.exit(1);
+      });
+    }
+    await Promise.all(forked.map((w) => new Promise<void>((ok) => w.once('message', (m: { ready?: number }) => (m.ready ? (pids.push(m.ready), ok()) : undefined)))));
+    onStop(async () => {
+      stopping = true;
+      await Promise.all(forked.map((w) => new Promise<void>((ok) => (w.isDead() ? ok() : (w.once('exit', () => ok()), w.process.kill('SIGTERM'))))));
+    });
+    process.stdout.write(`${JSON.stringify({ port, pids: [...pids, process.pid] })}\n`);
+    return;
+  }
+  const ns = await startNameserver([]);
+  onStop(() => ns.stop());
+  process.send!({ ready: process.pid });
+};
+
+const mode = process.argv[2];
+const run = mode === 'single' ? single : mode === 'cluster' ? clustered : null;
+if (!run) {
+  process.stderr.write('usage: dns-server.ts single|cluster\n');
+  process.exit(2);
+}
+run().catch((err) => {
+  process.stderr.write(`dns-server ${mode}: ${(err as Error).stack}\n`);
+  process.exit(1);
+});
