@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import type { ZoneRepository } from '../core/dns/ports/zone-repository.port.js';
 import type { ZonePublisher } from '../core/dns/zone-service.js';
-import type { StoredZone } from '../core/dns/zone.js';
 
 /**
  * Keeps a nameserver in step with the store: loads every zone at start, then polls the zones' serials
@@ -15,18 +14,20 @@ export class ZoneSync {
 
   constructor(private readonly zones: ZoneRepository, private readonly target: ZonePublisher, private readonly log: Logger) {}
 
+  /** Publishes every zone whose version changed since the last call, withdraws the ones gone. */
   async load(): Promise<number> {
-    const all = await this.zones.all();
-    const chosen = new Map<string, StoredZone>();
-    for (const z of all) {
-      const have = chosen.get(z.domain);
-      if (!have || (have.environment === 'test' && z.environment === 'live')) chosen.set(z.domain, z);
+    const chosen = new Map<string, { id: string; environment: string; serial: number }>();
+    for (const v of await this.zones.versions()) {
+      const have = chosen.get(v.domain);
+      if (!have || (have.environment === 'test' && v.environment === 'live')) chosen.set(v.domain, v);
     }
-    for (const [domain, z] of chosen) {
+    for (const [domain, v] of chosen) {
       const was = this.served.get(domain);
-      if (!was || was.id !== z.id || was.serial !== z.serial) {
-        await this.target.publish(z);
-        this.served.set(domain, { id: z.id, serial: z.serial });
+      if (!was || was.id !== v.id || was.serial !== v.serial) {
+        const zone = await this.zones.findById(v.id);
+        if (!zone) continue;
+        await this.target.publish(zone);
+        this.served.set(domain, { id: zone.id, serial: zone.serial });
       }
     }
     for (const domain of [...this.served.keys()]) {

@@ -38,6 +38,11 @@ export class SqlZoneRepository implements ZoneRepository {
     return z ? (await this.withSets([z]))[0]! : null;
   }
 
+  async versions(): Promise<Array<{ id: string; domain: string; environment: Environment; serial: number }>> {
+    const rows: ZoneRow[] = await this.uow.db()('dns_zones').select('id', 'domain', 'environment', 'serial');
+    return rows.map((r) => ({ id: r.id, domain: r.domain, environment: r.environment as Environment, serial: Number(r.serial) }));
+  }
+
   async all(): Promise<StoredZone[]> {
     return this.withSets(await this.uow.db()('dns_zones').orderBy('domain'));
   }

@@ -7,6 +7,8 @@ export interface ZoneRepository {
   /** The zone with all its record sets. */
   find(accountId: string, environment: Environment, domain: string): Promise<StoredZone | null>;
   findById(id: string): Promise<StoredZone | null>;
+  /** Every zone's id, domain, environment and serial — cheap, for change polling. */
+  versions(): Promise<Array<{ id: string; domain: string; environment: Environment; serial: number }>>;
   /** Every zone (the nameserver loads them at start). */
   all(): Promise<StoredZone[]>;
   create(zone: StoredZone): Promise<void>;
