@@ -32,7 +32,7 @@ eachStore('ZoneSync', (kind) => {
     try {
       await sync.load();
       const port = dns.address().port;
-      expect((await query(port, 'www.domivka-demo.dev', 'A')).answers!.map((a) => a.data)).to.deep.equal(['192.0.2.10']);
+      expect((await query(port, 'www.domivka-demo.dev', 'A')).answers!.map((a) => (a as { data: unknown }).data)).to.deep.equal(['192.0.2.10']);
       // "Another process": a second system on the same store, with no nameserver of its own.
       const other = new System(testConfig(api.store), { logger: pino({ level: 'silent' }) });
       const zs = other.get(TOKENS.ZoneService);
@@ -41,7 +41,7 @@ eachStore('ZoneSync', (kind) => {
       await other.store.uow.transaction(() => zs.remove(api.demo.accountId, 'test', 'domivka-blog.kyiv.ua'));
       await other.close();
       await sync.load();
-      expect((await query(port, 'www.domivka-demo.dev', 'A')).answers!.map((a) => a.data)).to.deep.equal(['192.0.2.99']);
+      expect((await query(port, 'www.domivka-demo.dev', 'A')).answers!.map((a) => (a as { data: unknown }).data)).to.deep.equal(['192.0.2.99']);
       expect((await query(port, 'domivka-blog.kyiv.ua', 'SOA')).rcode).to.equal('REFUSED');
     } finally {
       sync.stop();

@@ -1,0 +1,615 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import dgram from 'node:dgram';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createInterface, type Interface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import dnsPacket from 'dns-packet';
+import { BENCH_SERIAL, benchZone } from './zone-gen.js';
+
+/**
+ * `npm run bench:dns`: our authoritative server against Knot, serving the same zone, measured by dnsperf
+ * in the same run (issue 4, "Benchmarks").
+ *
+ * - The zone: bench/zone-gen.ts, BENCH_DNS_RECORDS record sets (default 1000: A, AAAA, TXT, MX, CNAME,
+ *   20 % each) plus the apex SOA and NS, under `bench.test`.
+ * - Ours: EmbeddedNameserver in a child process (bench/dns-server.ts single), 127.0.0.1, its own port.
+ * - Knot: knotd as a *secondary of ours* (config as in adapters/dns/embedded/README.md): it bootstraps the
+ *   zone by AXFR from our child and takes NOTIFY from it, on another port. Knot's own UDP worker count is
+ *   its default (one per CPU) unless BENCH_KNOT_UDP_WORKERS says otherwise.
+ * - Optionally (BENCH_DNS_WORKERS ≥ 2, default 2; 0 skips it) ours again as a node:cluster of workers
+ *   sharing one UDP socket (bench/dns-server.ts cluster), reported as a second line.
+ * - Queries: every (name, type) of the zone once, plus ~10 % names that do not exist (NXDOMAIN), shuffled
+ *   with a fixed seed; dnsperf loops over the file. Before the load both servers are asked a sample of the
+ *   queries with dns-packet and must agree (rcode and answer data).
+ * - Each server: a warm-up dnsperf run, then `dnsperf -s 127.0.0.1 -p PORT -d queries.txt -l SECONDS -c 4`;
+ *   QPS and average latency from its report, and the CPU of dnsperf and of the server from
+ *   /proc/<pid>/stat (utime + stime deltas over the steady part of the run), plus the whole machine's
+ *   busy share from /proc/stat. 100 % = one core.
+ * - Apply → Knot serves: our child publishes the zone with a new A record and a new serial; Knot hears
+ *   NOTIFY, asks IXFR, gets the zone; we poll Knot with a UDP query (dns-packet over dgram) until it
+ *   answers the record. Median of BENCH_KNOT_RUNS (5) runs, from the command to our child.
+ *
+ * A report: exits 0 whether or not the target (ours/Knot QPS ≥ 0.6) is met; non-zero only when a
+ * server crashed, a tool is missing or failed, the servers disagreed, or Knot never caught up.
+ *
+ * Env: BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_DNS_CLIENTS (4, dnsperf -c),
+ *      BENCH_DNS_RECORDS (1000), BENCH_DNS_WORKERS (2; 0 = no cluster line), BENCH_KNOT_RUNS (5),
+ *      BENCH_KNOT_UDP_WORKERS (Knot's default), BENCH_SERVER_NODE_ARGS (extra node flags for our servers),
+ *      BENCH_KEEP_DIR (keep the temp dir with queries.txt, knot.conf and knot.log).
+ */
+const TARGET_RATIO = 0.6;
+const GOAL_RATIO = 0.8;
+const DOMAIN = 'bench.test';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+const num = (name: string, fallback: number, min = 1): number => {
+  const v = process.env[name];
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < min) throw new Error(`${name} must be a number ≥ ${min}, got "${v}"`);
+  return n;
+};
+
+const seconds = num('BENCH_SECONDS', 10);
+const warmupSeconds = num('BENCH_WARMUP_SECONDS', 2, 0);
+const clients = Math.round(num('BENCH_DNS_CLIENTS', 4));
+const recordCount = Math.round(num('BENCH_DNS_RECORDS', 1000, 5));
+const clusterWorkers = Math.round(num('BENCH_DNS_WORKERS', 2, 0));
+const knotRuns = Math.round(num('BENCH_KNOT_RUNS', 5));
+const knotUdpWorkers = process.env.BENCH_KNOT_UDP_WORKERS ? Math.round(num('BENCH_KNOT_UDP_WORKERS', 1)) : null;
+const serverNodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+
+const log = (s: string): void => void process.stderr.write(s);
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+// ---------------------------------------------------------------------------------------------------
+// Processes
+
+interface Proc {
+  readonly name: string;
+  readonly proc: ChildProcess;
+  /** The pids whose CPU is the server's (a cluster: every worker and the primary). */
+  pids: number[];
+  crashed(): string | null;
+  stop(): Promise<void>;
+}
+
+const track = (name: string, proc: ChildProcess, stopSignal: NodeJS.Signals = 'SIGTERM'): Proc => {
+  let stopping = false;
+  let crash: string | null = null;
+  const exited = new Promise<void>((done) => proc.once('exit', () => done()));
+  proc.once('exit', (code, signal) => {
+    if (!stopping) crash = `${name} exited (code ${code}, signal ${signal})`;
+  });
+  return {
+    name,
+    proc,
+    pids: proc.pid ? [proc.pid] : [],
+    crashed: () => crash,
+    async stop() {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      stopping = true;
+      proc.kill(stopSignal);
+      const kill = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(kill);
+    },
+  };
+};
+
+interface OurServer extends Proc {
+  readonly lines: Interface;
+  readonly info: { port: number; pids: number[]; records?: number };
+}
+
+/** `node --import tsx bench/dns-server.ts MODE`, resolved with the JSON line it prints once listening. */
+const startOurs = (mode: 'single' | 'cluster', env: Record<string, string>): Promise<OurServer> =>
+  new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, [...serverNodeArgs, '--import', 'tsx', join(root, 'bench', 'dns-server.ts'), mode], {
+      cwd: root,
+      env: { ...process.env, BENCH_DNS_DOMAIN: DOMAIN, BENCH_DNS_RECORDS: String(recordCount), ...env },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    const p = track(`our server (${mode})`, proc);
+    proc.once('exit', (code, signal) => reject(new Error(`our ${mode} server exited before listening (code ${code}, signal ${signal})`)));
+    proc.once('error', reject);
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`our ${mode} server did not report within 60 s`));
+    }, 60_000);
+    const lines = createInterface({ input: proc.stdout! });
+    lines.once('line', (line) => {
+      clearTimeout(timer);
+      let info: OurServer['info'];
+      try {
+        info = JSON.parse(line) as OurServer['info'];
+      } catch {
+        reject(new Error(`our ${mode} server printed "${line}" instead of its JSON line`));
+        return;
+      }
+      p.pids = info.pids;
+      resolve(Object.assign(p, { lines, info }));
+    });
+  });
+
+/** A port free for both UDP and TCP on 127.0.0.1 right now (and not in `avoid`). */
+const freePort = async (avoid: readonly number[] = []): Promise<number> => {
+  for (;;) {
+    const udp = dgram.createSocket('udp4');
+    const port = await new Promise<number>((ok) => udp.bind(0, '127.0.0.1', () => ok(udp.address().port)));
+    const tcp = net.createServer();
+    const free = await new Promise<boolean>((ok) => {
+      tcp.once('error', () => ok(false));
+      tcp.listen(port, '127.0.0.1', () => ok(true));
+    });
+    await new Promise<void>((ok) => (free ? tcp.close(() => ok()) : ok()));
+    await new Promise<void>((ok) => udp.close(() => ok()));
+    if (free && !avoid.includes(port)) return port;
+  }
+};
+
+const have = (tool: string): boolean => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
+
+// ---------------------------------------------------------------------------------------------------
+// DNS over dgram (no kdig per poll)
+
+interface Answer {
+  readonly rcode: string;
+  readonly aa: boolean;
+  readonly answers: string[];
+}
+
+/** One UDP socket for many queries; each query waits for its id up to `timeoutMs`. */
+class UdpAsker {
+  private readonly sock = dgram.createSocket('udp4');
+  private readonly waiting = new Map<number, (a: Answer | null) => void>();
+  private nextId = 1;
+  private readonly ready: Promise<void>;
+
+  constructor() {
+    this.sock.on('message', (msg) => {
+      let p: dnsPacket.Packet;
+      try {
+        p = dnsPacket.decode(msg);
+      } catch {
+        return;
+      }
+      const done = this.waiting.get(p.id ?? -1);
+      if (!done) return;
+      this.waiting.delete(p.id!);
+      const answers = (p.answers ?? []).map((a) => `${a.name.toLowerCase()} ${a.type} ${JSON.stringify((a as { data?: unknown }).data, (_k, v) => (v?.type === 'Buffer' ? Buffer.from(v.data).toString() : v))}`).sort();
+      done({ rcode: (p as { rcode?: string }).rcode ?? 'NOERROR', aa: ((p.flags ?? 0) & dnsPacket.AUTHORITATIVE_ANSWER) !== 0, answers });
+    });
+    this.ready = new Promise((ok) => this.sock.bind(0, '127.0.0.1', () => ok()));
+  }
+
+  async ask(port: number, name: string, type: string, timeoutMs = 200): Promise<Answer | null> {
+    await this.ready;
+    const id = this.nextId;
+    this.nextId = (this.nextId % 65535) + 1;
+    const packet = dnsPacket.encode({ type: 'query', id, flags: 0, questions: [{ type: type as dnsPacket.RecordType, name, class: 'IN' }] });
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.waiting.delete(id);
+        resolve(null);
+      }, timeoutMs);
+      this.waiting.set(id, (a) => {
+        clearTimeout(timer);
+        resolve(a);
+      });
+      this.sock.send(packet, port, '127.0.0.1');
+    });
+  }
+
+  async soaSerial(port: number, zone: string): Promise<number | null> {
+    const a = await this.ask(port, zone, 'SOA');
+    const m = a?.answers.find((s) => s.includes(' SOA '));
+    if (!m) return null;
+    const serial = /"serial":(\d+)/.exec(m);
+    return serial ? Number(serial[1]) : null;
+  }
+
+  close(): void {
+    this.sock.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// CPU from /proc
+
+const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+/** utime + stime of a process, in seconds (all its threads); null when it is gone. */
+const cpuSeconds = (pid: number): number | null => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Field 2 (comm) is in parentheses and may hold spaces: count fields after the last ')'.
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // rest[0] is field 3 (state); utime is field 14, stime field 15.
+    return (Number(rest[11]) + Number(rest[12])) / CLK_TCK;
+  } catch {
+    return null;
+  }
+};
+
+/** The machine's busy and total jiffies (all CPUs) from /proc/stat. */
+const machineJiffies = (): { busy: number; total: number } => {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]!;
+  const v = line.trim().split(/\s+/).slice(1).map(Number);
+  const total = v.reduce((a, b) => a + b, 0);
+  const idle = (v[3] ?? 0) + (v[4] ?? 0);
+  return { busy: total - idle, total };
+};
+
+interface CpuSample {
+  readonly at: number;
+  readonly dnsperf: number | null;
+  readonly server: number | null;
+  readonly machine: { busy: number; total: number };
+}
+
+const sampleCpu = (dnsperfPid: number, serverPids: readonly number[]): CpuSample => {
+  let server: number | null = 0;
+  for (const pid of serverPids) {
+    const s = cpuSeconds(pid);
+    server = s === null || server === null ? null : server + s;
+  }
+  return { at: performance.now(), dnsperf: cpuSeconds(dnsperfPid), server, machine: machineJiffies() };
+};
+
+// ---------------------------------------------------------------------------------------------------
+// dnsperf
+
+interface Perf {
+  readonly qps: number;
+  readonly avgLatencyMs: number;
+  readonly sent: number;
+  readonly completed: number;
+  readonly lost: number;
+  readonly rcodes: string;
+  readonly raw: string;
+}
+
+interface Measured {
+  readonly name: string;
+  readonly perf: Perf;
+  /** % of one core over the sampled window. */
+  readonly dnsperfCpu: number | null;
+  readonly serverCpu: number | null;
+  /** % of the whole machine busy (all cores = 100 %). */
+  readonly machineBusy: number | null;
+}
+
+const parsePerf = (raw: string): Perf => {
+  const get = (re: RegExp): string => {
+    const m = re.exec(raw);
+    if (!m) throw new Error(`dnsperf output without ${re}:\n${raw}`);
+    return m[1]!;
+  };
+  return {
+    qps: Number(get(/Queries per second:\s+([\d.]+)/)),
+    avgLatencyMs: Number(get(/Average Latency \(s\):\s+([\d.]+)/)) * 1000,
+    sent: Number(get(/Queries sent:\s+(\d+)/)),
+    completed: Number(get(/Queries completed:\s+(\d+)/)),
+    lost: Number(get(/Queries lost:\s+(\d+)/)),
+    rcodes: (/Response codes:\s+(.*)/.exec(raw)?.[1] ?? '').trim(),
+    raw,
+  };
+};
+
+/** One dnsperf run against `port`, with CPU sampled over its steady part (from 1 s in to 0.5 s before the end). */
+const dnsperf = async (name: string, port: number, queries: string, durationS: number, serverPids: readonly number[]): Promise<Measured> => {
+  const args = ['-s', '127.0.0.1', '-p', String(port), '-d', queries, '-l', String(durationS), '-c', String(clients)];
+  const proc = spawn('dnsperf', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((ok, fail) => {
+    proc.once('exit', (code) => ok(code));
+    proc.once('error', fail);
+  });
+  const from = durationS >= 3 ? 1000 : durationS * 200;
+  const to = durationS >= 3 ? durationS * 1000 - 500 : durationS * 800;
+  let first: CpuSample | null = null;
+  let last: CpuSample | null = null;
+  const sampler = (async () => {
+    await sleep(from);
+    first = sampleCpu(proc.pid!, serverPids);
+    await sleep(to - from);
+    last = sampleCpu(proc.pid!, serverPids);
+  })();
+  const code = await exited;
+  await sampler;
+  if (code !== 0) throw new Error(`dnsperf ${args.join(' ')} exited with ${code}:\n${out}`);
+  const perf = parsePerf(out);
+  const a = first as CpuSample | null;
+  const b = last as CpuSample | null;
+  const pct = (x: number | null | undefined, y: number | null | undefined): number | null =>
+    a && b && x != null && y != null ? ((y - x) / ((b.at - a.at) / 1000)) * 100 : null;
+  return {
+    name,
+    perf,
+    dnsperfCpu: pct(a?.dnsperf, b?.dnsperf),
+    serverCpu: pct(a?.server, b?.server),
+    machineBusy: a && b ? ((b.machine.busy - a.machine.busy) / (b.machine.total - a.machine.total)) * 100 : null,
+  };
+};
+
+const measure = async (name: string, port: number, queries: string, serverPids: readonly number[]): Promise<Measured> => {
+  if (warmupSeconds > 0) {
+    log(`  ${name}: warm-up ${warmupSeconds} s … `);
+    const w = await dnsperf(name, port, queries, warmupSeconds, serverPids);
+    log(`${Math.round(w.perf.qps)} QPS; measuring ${seconds} s … `);
+  } else log(`  ${name}: measuring ${seconds} s … `);
+  const m = await dnsperf(name, port, queries, seconds, serverPids);
+  log(`${Math.round(m.perf.qps)} QPS\n`);
+  return m;
+};
+
+// ---------------------------------------------------------------------------------------------------
+// Queries and Knot
+
+/** A small seeded PRNG (mulberry32), so the query file is the same on every run. */
+const rng = (seed: number) => () => {
+  seed = (seed + 0x6d2b79f5) | 0;
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+};
+
+const queryLines = (): Array<[string, string]> => {
+  const zone = benchZone(DOMAIN, recordCount);
+  const q: Array<[string, string]> = zone.recordSets.map((s) => [s.name, s.type]);
+  const nx = Math.round(q.length / 9); // ~10 % of the total
+  const types = ['A', 'AAAA', 'TXT', 'MX'];
+  for (let i = 0; i < nx; i++) q.push([`nx${i}.${DOMAIN}`, types[i % types.length]!]);
+  const r = rng(4);
+  for (let i = q.length - 1; i > 0; i--) {
+    const j = Math.floor(r() * (i + 1));
+    [q[i], q[j]] = [q[j]!, q[i]!];
+  }
+  return q;
+};
+
+const knotConf = (dir: string, knotPort: number, primaryPort: number): string => `
+server:
+    rundir: "${dir}"
+    listen: 127.0.0.1@${knotPort}
+${knotUdpWorkers ? `    udp-workers: ${knotUdpWorkers}\n` : ''}
+database:
+    storage: "${dir}/db"
+
+log:
+  - target: stderr
+    any: info
+
+remote:
+  - id: primary
+    address: 127.0.0.1@${primaryPort}
+
+acl:
+  - id: notify_from_primary
+    address: 127.0.0.1
+    action: notify
+
+template:
+  - id: default
+    storage: "${dir}/zones"
+    file: "%s.zone"
+
+zone:
+  - domain: ${DOMAIN}
+    master: primary
+    acl: notify_from_primary
+`;
+
+const startKnot = async (dir: string, knotPort: number, primaryPort: number): Promise<{ knot: Proc; logText: () => string }> => {
+  const conf = join(dir, 'knot.conf');
+  writeFileSync(conf, knotConf(dir, knotPort, primaryPort));
+  const check = spawnSync('knotc', ['-c', conf, 'conf-check'], { encoding: 'utf8' });
+  if (check.status !== 0) throw new Error(`knotc conf-check failed: ${check.stdout}${check.stderr}`);
+  const proc = spawn('knotd', ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let text = '';
+  const keep = (d: Buffer): void => {
+    text += d.toString();
+    if (text.length > 2_000_000) text = text.slice(-1_000_000);
+  };
+  proc.stdout!.on('data', keep);
+  proc.stderr!.on('data', keep);
+  proc.once('error', (err) => log(`knotd: ${err.message}\n`));
+  return { knot: track('knotd', proc), logText: () => text };
+};
+
+const waitFor = async (check: () => Promise<boolean>, timeoutMs: number, everyMs: number): Promise<number | null> => {
+  const t0 = performance.now();
+  while (performance.now() - t0 < timeoutMs) {
+    if (await check()) return performance.now() - t0;
+    await sleep(everyMs);
+  }
+  return null;
+};
+
+/** Asks both servers a sample of the queries; returns the disagreements. */
+const compareServers = async (asker: UdpAsker, ours: number, knot: number, sample: Array<[string, string]>): Promise<string[]> => {
+  const bad: string[] = [];
+  for (const [name, type] of sample) {
+    const [a, b] = await Promise.all([asker.ask(ours, name, type, 1000), asker.ask(knot, name, type, 1000)]);
+    const show = (x: Answer | null): string => (x ? `${x.rcode}${x.aa ? ' aa' : ''} [${x.answers.join('; ')}]` : 'no answer');
+    if (!a || !b || a.rcode !== b.rcode || a.aa !== b.aa || a.answers.join('\n') !== b.answers.join('\n')) bad.push(`${name} ${type}: ours ${show(a)}, knot ${show(b)}`);
+  }
+  return bad;
+};
+
+// ---------------------------------------------------------------------------------------------------
+// Report
+
+const pad = (s: string, n: number) => (s.length >= n ? s : s + ' '.repeat(n - s.length));
+const lpad = (s: string, n: number) => (s.length >= n ? s : ' '.repeat(n - s.length) + s);
+const pctText = (x: number | null): string => (x === null ? 'n/a' : `${x.toFixed(0)} %`);
+
+const table = (rows: Measured[]): string => {
+  const head = ['', 'QPS', 'avg latency ms', 'completed', 'lost', 'server CPU', 'dnsperf CPU', 'machine busy', 'response codes'];
+  const body = rows.map((m) => [
+    m.name,
+    m.perf.qps.toFixed(0),
+    m.perf.avgLatencyMs.toFixed(3),
+    String(m.perf.completed),
+    String(m.perf.lost),
+    pctText(m.serverCpu),
+    pctText(m.dnsperfCpu),
+    pctText(m.machineBusy),
+    m.perf.rcodes,
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i === cells.length - 1 ? pad(c, widths[i]!) : lpad(c, widths[i]!))).join('  ').trimEnd();
+  return [line(head), ...body.map(line)].join('\n');
+};
+
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+// ---------------------------------------------------------------------------------------------------
+
+const main = async (): Promise<number> => {
+  const missing = ['dnsperf', 'knotd', 'knotc'].filter((t) => !have(t));
+  if (missing.length > 0) {
+    log(`dns bench: ${missing.join(', ')} missing; install them with: apt-get install -y dnsperf knot knot-dnsutils\n`);
+    return 2;
+  }
+  log(
+    `dns bench: ${recordCount} record sets, dnsperf -c ${clients}, ${warmupSeconds} s warm-up + ${seconds} s each; node ${process.version}, ` +
+      `${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`,
+  );
+  const dir = mkdtempSync(join(tmpdir(), 'domivka-dns-bench-'));
+  const procs: Proc[] = [];
+  const asker = new UdpAsker();
+  const stopAll = async (): Promise<void> => {
+    await Promise.all(procs.map((p) => p.stop()));
+  };
+  const onSignal = () => void stopAll().then(() => process.exit(130));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  let knotLog: () => string = () => '';
+  try {
+    const queries = join(dir, 'queries.txt');
+    const lines = queryLines();
+    writeFileSync(queries, lines.map(([n, t]) => `${n} ${t}`).join('\n') + '\n');
+    const nx = lines.filter(([n]) => n.startsWith('nx')).length;
+    log(`  queries.txt: ${lines.length} queries (${lines.length - nx} existing name/type pairs, ${nx} NXDOMAIN names)\n`);
+
+    const oursPort = await freePort();
+    const knotPort = await freePort([oursPort]);
+    const ours = await startOurs('single', { BENCH_DNS_PORT: String(oursPort), BENCH_DNS_SECONDARY_PORT: String(knotPort) });
+    procs.push(ours);
+    log(`  ours: pid ${ours.info.pids.join(',')} on 127.0.0.1:${oursPort}, ${ours.info.records} record sets with the apex\n`);
+
+    const k = await startKnot(dir, knotPort, oursPort);
+    procs.push(k.knot);
+    knotLog = k.logText;
+    const bootstrap = await waitFor(async () => (await asker.soaSerial(knotPort, DOMAIN)) === BENCH_SERIAL, 30_000, 50);
+    if (bootstrap === null) throw new Error(`knotd never served ${DOMAIN} serial ${BENCH_SERIAL}`);
+    const knotThreads = (/udp-workers: (\d+)/.exec(readFileSync(join(dir, 'knot.conf'), 'utf8'))?.[1] ?? `default (${cpus().length}, one per CPU)`);
+    log(`  knotd: pid ${k.knot.proc.pid} on 127.0.0.1:${knotPort}, secondary of ours, zone bootstrapped by AXFR in ${bootstrap.toFixed(0)} ms; UDP workers: ${knotThreads}\n`);
+
+    // Same answers from both before any load.
+    const sample = lines.filter((_, i) => i % Math.max(1, Math.floor(lines.length / 200)) === 0);
+    const disagree = await compareServers(asker, oursPort, knotPort, sample);
+    if (disagree.length > 0) throw new Error(`the servers disagree on ${disagree.length} of ${sample.length} sampled queries:\n  ${disagree.slice(0, 10).join('\n  ')}`);
+    log(`  both servers give the same answers to ${sample.length} sampled queries\n`);
+
+    const oursM = await measure('ours (1 process)', oursPort, queries, ours.pids);
+    const knotM = await measure('knotd', knotPort, queries, k.knot.pids);
+    const rows = [oursM, knotM];
+
+    let clusterM: Measured | null = null;
+    if (clusterWorkers >= 2) {
+      const clusterPort = await freePort([oursPort, knotPort]);
+      const cl = await startOurs('cluster', { BENCH_DNS_PORT: String(clusterPort), BENCH_DNS_WORKERS: String(clusterWorkers) });
+      procs.push(cl);
+      const same = await compareServers(asker, clusterPort, knotPort, sample.slice(0, 50));
+      if (same.length > 0) throw new Error(`the cluster disagrees with knotd:\n  ${same.slice(0, 10).join('\n  ')}`);
+      clusterM = await measure(`ours (cluster, ${clusterWorkers} workers)`, clusterPort, queries, cl.pids);
+      rows.push(clusterM);
+      await cl.stop();
+    }
+    const crash = procs.map((p) => p.crashed()).find((c) => c !== null);
+    if (crash) throw new Error(crash);
+
+    // Apply → Knot serves.
+    log(`  apply → Knot serves: ${knotRuns} runs … `);
+    const delays: number[] = [];
+    const ownDelays: number[] = [];
+    const replies = ours.lines[Symbol.asyncIterator]();
+    for (let run = 1; run <= knotRuns; run++) {
+      const serial = BENCH_SERIAL + run;
+      const name = `knot-delay-${run}.${DOMAIN}`;
+      const ip = `192.0.2.${run}`;
+      if ((await asker.ask(knotPort, name, 'A'))?.rcode !== 'NXDOMAIN') throw new Error(`knotd answers ${name} before it is published`);
+      const t0 = performance.now();
+      ours.proc.stdin!.write(`${JSON.stringify({ cmd: 'publish', serial, name, ip })}\n`);
+      const pollKnot = (async (): Promise<number | null> => {
+        while (performance.now() - t0 < 10_000) {
+          const a = await asker.ask(knotPort, name, 'A', 100);
+          if (a && a.rcode === 'NOERROR' && a.answers.some((s) => s.includes(ip))) return performance.now() - t0;
+          await sleep(1);
+        }
+        return null;
+      })();
+      const reply = await replies.next();
+      const ownMs = performance.now() - t0;
+      if (reply.done) throw new Error('our server closed its stdout');
+      const own = await asker.ask(oursPort, name, 'A', 500);
+      if (!own?.answers.some((s) => s.includes(ip))) throw new Error(`our server does not answer ${name} right after publish resolved`);
+      const took = await pollKnot;
+      if (took === null) throw new Error(`knotd did not serve ${name} within 10 s`);
+      delays.push(took);
+      ownDelays.push(ownMs);
+      await sleep(200);
+    }
+    log(`${delays.map((d) => d.toFixed(1)).join(', ')} ms\n`);
+    const crash2 = procs.map((p) => p.crashed()).find((c) => c !== null);
+    if (crash2) throw new Error(crash2);
+
+    const ratio = oursM.perf.qps / knotM.perf.qps;
+    const ok = ratio >= TARGET_RATIO;
+    let out = `\n${table(rows)}\n\n`;
+    out += `ratio ours/knot QPS: ${ratio.toFixed(3)}  (target ≥ ${TARGET_RATIO}, goal ${GOAL_RATIO})  ${ok ? 'PASS' : 'FAIL'}\n`;
+    if (clusterM) {
+      const cr = clusterM.perf.qps / knotM.perf.qps;
+      out += `ratio ours (cluster, ${clusterWorkers} workers)/knot QPS: ${cr.toFixed(3)}  (${cr >= TARGET_RATIO ? 'PASS' : 'FAIL'} vs ${TARGET_RATIO}; ${clusterM.perf.qps >= oursM.perf.qps ? 'faster' : 'slower'} than 1 process by ${(((clusterM.perf.qps / oursM.perf.qps) - 1) * 100).toFixed(0)} %)\n`;
+    }
+    out +=
+      `apply → Knot serves (publish on ours, NOTIFY, IXFR, Knot answers; ${knotRuns} runs): median ${median(delays).toFixed(1)} ms ` +
+      `(min ${Math.min(...delays).toFixed(1)}, max ${Math.max(...delays).toFixed(1)}); publish → ours serves: median ${median(ownDelays).toFixed(1)} ms\n`;
+    out += `CPU: % of one core over the steady part of each run (utime+stime from /proc/<pid>/stat); machine busy: all ${cpus().length} cores = 100 %\n`;
+    out += `overall: ${ok ? 'PASS' : 'FAIL'}  (a report: the exit code does not depend on the target)\n`;
+    process.stdout.write(out);
+    const lost = rows.filter((m) => m.perf.lost > m.perf.sent * 0.001);
+    for (const m of lost) log(`note: ${m.name} lost ${m.perf.lost} of ${m.perf.sent} queries\n`);
+    return 0;
+  } catch (err) {
+    const text = knotLog();
+    if (text) log(`knotd log (tail):\n${text.slice(-4000)}\n`);
+    throw err;
+  } finally {
+    asker.close();
+    await stopAll();
+    if (process.env.BENCH_KEEP_DIR) log(`kept ${dir}\n`);
+    else rmSync(dir, { recursive: true, force: true });
+  }
+};
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    process.stderr.write(`dns bench failed: ${(err as Error).stack ?? err}\n`);
+    process.exit(1);
+  },
+);
