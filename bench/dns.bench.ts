@@ -37,7 +37,7 @@ import { BENCH_SERIAL, benchZone } from './zone-gen.js';
  *
  * Env: BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_DNS_CLIENTS (4, dnsperf -c),
  *      BENCH_DNS_RECORDS (1000), BENCH_DNS_WORKERS (2; 0 = no cluster line), BENCH_KNOT_RUNS (5),
- *      BENCH_KNOT_UDP_WORKERS (Knot's default), BENCH_SERVER_NODE_ARGS (extra node flags for our servers),
+ *      BENCH_KNOT_UDP_WORKERS (Knot's default), BENCH_KNOT_GAP_MS (1000, the pause between two publishes), BENCH_SERVER_NODE_ARGS (extra node flags for our servers),
  *      BENCH_KEEP_DIR (keep the temp dir with queries.txt, knot.conf and knot.log).
  */
 const TARGET_RATIO = 0.6;
@@ -60,6 +60,8 @@ const clients = Math.round(num('BENCH_DNS_CLIENTS', 4));
 const recordCount = Math.round(num('BENCH_DNS_RECORDS', 1000, 5));
 const clusterWorkers = Math.round(num('BENCH_DNS_WORKERS', 2, 0));
 const knotRuns = Math.round(num('BENCH_KNOT_RUNS', 5));
+/** Pause between two publishes: Knot 3.2 holds some refreshes ~0.8 s back when NOTIFYs come faster than about one a second. */
+const knotGapMs = Math.round(num('BENCH_KNOT_GAP_MS', 1000, 0));
 const knotUdpWorkers = process.env.BENCH_KNOT_UDP_WORKERS ? Math.round(num('BENCH_KNOT_UDP_WORKERS', 1)) : null;
 const serverNodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
 
@@ -280,7 +282,7 @@ interface Measured {
   /** % of one core over the sampled window. */
   readonly dnsperfCpu: number | null;
   readonly serverCpu: number | null;
-  /** % of the whole machine busy (all cores = 100 %). */
+  /** The whole machine's busy time, % of one core (all cores: cores × 100 %). */
   readonly machineBusy: number | null;
 }
 
@@ -335,7 +337,7 @@ const dnsperf = async (name: string, port: number, queries: string, durationS: n
     perf,
     dnsperfCpu: pct(a?.dnsperf, b?.dnsperf),
     serverCpu: pct(a?.server, b?.server),
-    machineBusy: a && b ? ((b.machine.busy - a.machine.busy) / (b.machine.total - a.machine.total)) * 100 : null,
+    machineBusy: a && b ? ((b.machine.busy - a.machine.busy) / (b.machine.total - a.machine.total)) * 100 * cpus().length : null,
   };
 };
 
@@ -407,6 +409,9 @@ zone:
     acl: notify_from_primary
 `;
 
+/** Knot's log lines with the time (performance.now()) they reached us, for timelines of slow runs. */
+const knotLines: Array<{ at: number; line: string }> = [];
+
 const startKnot = async (dir: string, knotPort: number, primaryPort: number): Promise<{ knot: Proc; logText: () => string }> => {
   const conf = join(dir, 'knot.conf');
   writeFileSync(conf, knotConf(dir, knotPort, primaryPort));
@@ -415,6 +420,9 @@ const startKnot = async (dir: string, knotPort: number, primaryPort: number): Pr
   const proc = spawn('knotd', ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
   let text = '';
   const keep = (d: Buffer): void => {
+    const at = performance.now();
+    for (const line of d.toString().split('\n')) if (line.trim()) knotLines.push({ at, line });
+    if (knotLines.length > 10_000) knotLines.splice(0, 5_000);
     text += d.toString();
     if (text.length > 2_000_000) text = text.slice(-1_000_000);
   };
@@ -452,7 +460,7 @@ const lpad = (s: string, n: number) => (s.length >= n ? s : ' '.repeat(n - s.len
 const pctText = (x: number | null): string => (x === null ? 'n/a' : `${x.toFixed(0)} %`);
 
 const table = (rows: Measured[]): string => {
-  const head = ['', 'QPS', 'avg latency ms', 'completed', 'lost', 'server CPU', 'dnsperf CPU', 'machine busy', 'response codes'];
+  const head = ['', 'QPS', 'avg latency ms', 'completed', 'lost', 'server CPU', 'dnsperf CPU', 'other CPU', `machine (of ${cpus().length * 100} %)`, 'response codes'];
   const body = rows.map((m) => [
     m.name,
     m.perf.qps.toFixed(0),
@@ -461,6 +469,7 @@ const table = (rows: Measured[]): string => {
     String(m.perf.lost),
     pctText(m.serverCpu),
     pctText(m.dnsperfCpu),
+    pctText(m.machineBusy === null || m.serverCpu === null || m.dnsperfCpu === null ? null : Math.max(0, m.machineBusy - m.serverCpu - m.dnsperfCpu)),
     pctText(m.machineBusy),
     m.perf.rcodes,
   ]);
@@ -546,6 +555,7 @@ const main = async (): Promise<number> => {
     log(`  apply → Knot serves: ${knotRuns} runs … `);
     const delays: number[] = [];
     const ownDelays: number[] = [];
+    const publishMs: number[] = [];
     const replies = ours.lines[Symbol.asyncIterator]();
     for (let run = 1; run <= knotRuns; run++) {
       const serial = BENCH_SERIAL + run;
@@ -565,13 +575,18 @@ const main = async (): Promise<number> => {
       const reply = await replies.next();
       const ownMs = performance.now() - t0;
       if (reply.done) throw new Error('our server closed its stdout');
+      publishMs.push((JSON.parse(reply.value) as { ms: number }).ms);
       const own = await asker.ask(oursPort, name, 'A', 500);
       if (!own?.answers.some((s) => s.includes(ip))) throw new Error(`our server does not answer ${name} right after publish resolved`);
       const took = await pollKnot;
       if (took === null) throw new Error(`knotd did not serve ${name} within 10 s`);
+      if (took > 250) {
+        log(`\n  run ${run} took ${took.toFixed(1)} ms; Knot's log since the publish (ms after it):\n`);
+        for (const l of knotLines) if (l.at >= t0) log(`    +${(l.at - t0).toFixed(1)}  ${l.line.replace(/^\S+ /, '')}\n`);
+      }
       delays.push(took);
       ownDelays.push(ownMs);
-      await sleep(200);
+      await sleep(knotGapMs);
     }
     log(`${delays.map((d) => d.toFixed(1)).join(', ')} ms\n`);
     const crash2 = procs.map((p) => p.crashed()).find((c) => c !== null);
@@ -587,8 +602,11 @@ const main = async (): Promise<number> => {
     }
     out +=
       `apply → Knot serves (publish on ours, NOTIFY, IXFR, Knot answers; ${knotRuns} runs): median ${median(delays).toFixed(1)} ms ` +
-      `(min ${Math.min(...delays).toFixed(1)}, max ${Math.max(...delays).toFixed(1)}); publish → ours serves: median ${median(ownDelays).toFixed(1)} ms\n`;
-    out += `CPU: % of one core over the steady part of each run (utime+stime from /proc/<pid>/stat); machine busy: all ${cpus().length} cores = 100 %\n`;
+      `(min ${Math.min(...delays).toFixed(1)}, max ${Math.max(...delays).toFixed(1)}); publish → ours serves: median ${median(ownDelays).toFixed(1)} ms ` +
+      `(publish() itself, compiling the zone: median ${median(publishMs).toFixed(1)} ms)\n`;
+    out +=
+      `CPU: % of one core over the steady part of each run (utime+stime deltas from /proc/<pid>/stat; a cluster sums its processes); ` +
+      `machine: busy time of all ${cpus().length} cores from /proc/stat; other = machine − server − dnsperf (kernel softirq, other processes)\n`;
     out += `overall: ${ok ? 'PASS' : 'FAIL'}  (a report: the exit code does not depend on the target)\n`;
     process.stdout.write(out);
     const lost = rows.filter((m) => m.perf.lost > m.perf.sent * 0.001);
@@ -601,7 +619,10 @@ const main = async (): Promise<number> => {
   } finally {
     asker.close();
     await stopAll();
-    if (process.env.BENCH_KEEP_DIR) log(`kept ${dir}\n`);
+    if (process.env.BENCH_KEEP_DIR) {
+      writeFileSync(join(dir, 'knot.log'), knotLog());
+      log(`kept ${dir}\n`);
+    }
     else rmSync(dir, { recursive: true, force: true });
   }
 };

@@ -20,7 +20,11 @@ export class SqlZoneRepository implements ZoneRepository {
     // Chunked: SQLite limits bound parameters.
     for (let i = 0; i < zones.length; i += 500) {
       const rows: SetRow[] = await db('dns_record_sets').whereIn('zone_id', zones.slice(i, i + 500).map((z) => z.id)).orderBy(['zone_id', 'name', 'type']);
-      for (const r of rows) byZone.set(r.zone_id, [...(byZone.get(r.zone_id) ?? []), toSet(r)]);
+      for (const r of rows) {
+        let list = byZone.get(r.zone_id);
+        if (!list) byZone.set(r.zone_id, (list = []));
+        list.push(toSet(r));
+      }
     }
     return zones.map((z) => ({
       id: z.id, accountId: z.account_id, environment: z.environment as Environment, domain: z.domain, serial: Number(z.serial),
@@ -64,14 +68,17 @@ export class SqlZoneRepository implements ZoneRepository {
       // The serial is the zone's version: a conditional update makes concurrent applies take turns.
       const n = await db('dns_zones').where({ id: zoneId, serial: expectedSerial }).update({ serial, updated_at: iso(at) });
       if (n === 0) return false;
-      const gone = [...deletes, ...upserts];
-      for (let i = 0; i < gone.length; i += 200) {
-        const chunk = gone.slice(i, i + 200);
+      for (let i = 0; i < deletes.length; i += 200) {
+        const chunk = deletes.slice(i, i + 200);
         await db('dns_record_sets').where({ zone_id: zoneId }).andWhere((w) => {
           for (const d of chunk) w.orWhere((x) => x.where({ name: d.name, type: d.type }));
         }).delete();
       }
-      await this.insertSets(zoneId, upserts);
+      // Upserts as INSERT … ON CONFLICT DO UPDATE, in chunks (both engines).
+      const rows = upserts.map((s) => ({ zone_id: zoneId, name: s.name, type: s.type, ttl: s.ttl, record_values: json(s.values) }));
+      for (let i = 0; i < rows.length; i += 150) {
+        await db('dns_record_sets').insert(rows.slice(i, i + 150)).onConflict(['zone_id', 'name', 'type']).merge(['ttl', 'record_values']);
+      }
       return true;
     });
   }

@@ -1,0 +1,345 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EmbeddedNameserver } from '../adapters/dns/embedded/index.js';
+import { SystemClock } from '../adapters/clock/system/index.js';
+import { NodeRandom } from '../adapters/crypto/node/index.js';
+import { SqlStore } from '../adapters/sql/index.js';
+import { buildPlan, isSafeChange, type ChangeInput, type PlanInput, type RecordSetInput } from '../core/dns/plan-builder.js';
+import type { Change } from '../core/dns/plan.js';
+import { rrsetKey, type RecordSet, type RecordType } from '../core/dns/record-set.js';
+import { ZoneService, type ZonePublisher } from '../core/dns/zone-service.js';
+import type { StoredZone } from '../core/dns/zone.js';
+import { apexSets, benchSets, BENCH_SERIAL } from './zone-gen.js';
+
+/**
+ * `npm run bench:plan`: plan + checks + apply for zones of 1k, 10k and 100k record sets on SQLite
+ * (issue 4, "Benchmarks": 10k ≤ 300 ms, 100k ≤ 3 s, growing no worse than n log n).
+ *
+ * For each size, a fresh temp SQLite SqlStore (migrated) and two scenarios, each the work DnsPlans does
+ * (core/dns/dns-plans.use-case.ts) through the real store and core code:
+ *   records: a zone holding only its apex SOA/NS, and a whole-zone `records` plan of n record sets
+ *            (every set a create);
+ *   change:  a zone of n record sets (inserted with ZoneRepository.create), and a `changes` plan of one
+ *            create (a new A record).
+ * Timed, as DnsPlans.create and DnsPlans.apply do it:
+ *   plan  = zones.find → buildPlan (input resolved, diffed, every check run)
+ *   apply = zones.find → the freshness comparison and the 30 % safety rule → buildPlan again with the
+ *           plan's changes on the zone as it is now (apply re-checks) → ZoneService.commit (one SQLite
+ *           transaction: the serial compare-and-set, deletes, inserts)
+ * ZoneService gets a no-op publisher. Not in the totals but shown: writing the plan's dns_plans row
+ * (PlanRepository.insert, JSON of the changes and checks) and publishing the committed zone to an
+ * (unstarted) EmbeddedNameserver, i.e. compiling it — the apply endpoint waits for both.
+ * Medians of BENCH_PLAN_RUNS runs (default 5; 3 at 100k), after one untimed warm-up at 1k.
+ *
+ * A report: exits 0 whether or not the targets are met; non-zero only if something fails (a plan is
+ * invalid, a commit loses its race, the store errs).
+ *
+ * A size whose first runs take over 10× its target gets no further runs (the "runs" column says how many).
+ *
+ * Env: BENCH_PLAN_SIZES (1000,10000,100000), BENCH_PLAN_RUNS, BENCH_PLAN_SCENARIOS (records,change),
+ *      BENCH_PLAN_KEEP_DB (keep the temp dir).
+ * Profile with: node --cpu-prof --cpu-prof-dir=var/prof --import tsx bench/plan.bench.ts
+ */
+const TARGETS: Record<number, number> = { 10_000: 300, 100_000: 3000 };
+const DOMAIN = 'bench.test';
+const ACCOUNT = 'bench-account';
+const ENV = 'live' as const;
+
+const sizes = (process.env.BENCH_PLAN_SIZES ?? '1000,10000,100000').split(',').map((s) => {
+  const n = Number(s.trim());
+  if (!Number.isInteger(n) || n < 5) throw new Error(`BENCH_PLAN_SIZES: "${s}" is not a size ≥ 5`);
+  return n;
+});
+const scenarios = new Set((process.env.BENCH_PLAN_SCENARIOS ?? 'records,change').split(',').map((s) => s.trim()));
+for (const s of scenarios) if (s !== 'records' && s !== 'change') throw new Error(`BENCH_PLAN_SCENARIOS: "${s}" is not records or change`);
+/** A size whose run takes over this many times its target gets no more runs (one is enough to see it). */
+const GIVE_UP_FACTOR = 10;
+const runsFor = (n: number): number => {
+  const v = process.env.BENCH_PLAN_RUNS;
+  if (v) {
+    const r = Number(v);
+    if (!Number.isInteger(r) || r < 1) throw new Error(`BENCH_PLAN_RUNS must be a positive integer, got "${v}"`);
+    return r;
+  }
+  return n >= 100_000 ? 3 : 5;
+};
+
+const log = (s: string): void => void process.stderr.write(s);
+const now = (): number => performance.now();
+
+const noopPublisher: ZonePublisher = { publish: async () => undefined, withdraw: async () => undefined };
+
+/** DnsPlans' private toInput: a stored change back into a `changes` input for the re-check. */
+const toInput = (c: Change): ChangeInput => ({
+  action: c.action, name: c.name, type: c.type,
+  ...(c.ttl !== undefined ? { ttl: c.ttl } : {}), ...(c.values ? { values: [...c.values] } : {}),
+  ...(c.current ? { current: { ttl: c.current.ttl, values: [...c.current.values] } } : {}),
+});
+
+/** DnsPlans.assertFresh, as it compares: every touched set against the zone now (a whole-zone plan: and nothing added). */
+const assertFresh = (before: ReadonlyArray<{ name: string; type: RecordType; set: RecordSet | null }>, zone: StoredZone, wholeZone: boolean): void => {
+  const current = new Map(zone.recordSets.map((s) => [rrsetKey(s.name, s.type), s]));
+  const same = (a: RecordSet | null | undefined, b: RecordSet | null | undefined): boolean =>
+    (!a && !b) || (!!a && !!b && a.ttl === b.ttl && a.values.length === b.values.length && a.values.every((v, i) => v === b.values[i]));
+  for (const b of before) if (!same(b.set, current.get(rrsetKey(b.name, b.type)))) throw new Error(`plan stale: ${b.name} ${b.type}`);
+  if (wholeZone) {
+    const known = new Set(before.map((b) => rrsetKey(b.name, b.type)));
+    const comparable = (s: RecordSet) => !(s.name === zone.domain && s.type === 'SOA') && !s.name.startsWith('_acme-challenge.');
+    const added = zone.recordSets.filter(comparable).find((s) => !known.has(rrsetKey(s.name, s.type)));
+    if (added) throw new Error(`plan stale: ${added.name} ${added.type} was added`);
+  }
+};
+
+interface Timing {
+  find: number;
+  build: number;
+  plan: number;
+  applyFind: number;
+  recheck: number;
+  commit: number;
+  apply: number;
+  total: number;
+  /** Not in total: the dns_plans row and compiling the zone for our nameserver. */
+  planRow: number;
+  compile: number;
+  changes: number;
+  checks: number;
+}
+
+interface Ctx {
+  readonly store: SqlStore;
+  readonly zoneService: ZoneService;
+  readonly random: NodeRandom;
+  readonly ns: EmbeddedNameserver;
+}
+
+/** One plan + apply of `input` on the zone `domain`, timed the way DnsPlans runs it. */
+const planAndApply = async (ctx: Ctx, domain: string, input: PlanInput, wholeZone: boolean): Promise<Timing> => {
+  const { store, zoneService } = ctx;
+  // DnsPlans.create
+  const t0 = now();
+  const zone = await store.zones.find(ACCOUNT, ENV, domain);
+  const t1 = now();
+  if (!zone) throw new Error(`zone ${domain} not found`);
+  const built = buildPlan({ origin: domain, current: zone.recordSets, input });
+  const t2 = now();
+  if (!built.valid) throw new Error(`the plan on ${domain} is invalid: ${JSON.stringify(built.checks.filter((c) => c.severity === 'error').slice(0, 5))}`);
+  const before = wholeZone
+    ? zone.recordSets.filter((s) => !(s.name === domain && s.type === 'SOA')).map((s) => ({ name: s.name, type: s.type, set: s }))
+    : built.before;
+  const p0 = now();
+  const created = new Date();
+  await store.plans.insert({
+    id: ctx.random.id(), accountId: ACCOUNT, environment: ENV, domain, keyId: 'benchkey0000', source: wholeZone ? 'records' : 'changes',
+    baseSerial: zone.serial, changes: built.changes, before, checks: built.checks, valid: built.valid,
+    createdAt: created, expiresAt: new Date(created.getTime() + 3600_000), appliedAt: null,
+  });
+  const p1 = now();
+
+  // DnsPlans.apply
+  const a0 = now();
+  const current = await store.zones.find(ACCOUNT, ENV, domain);
+  const a1 = now();
+  if (!current) throw new Error(`zone ${domain} vanished`);
+  assertFresh(before, current, wholeZone);
+  if (!isSafeChange(current.recordSets.length, built.changes)) throw new Error('plan_unsafe (the bench plans only creates)');
+  const recheck = buildPlan({ origin: domain, current: current.recordSets, input: { changes: built.changes.map(toInput) } });
+  const a2 = now();
+  if (!recheck.valid) throw new Error(`the re-check on ${domain} failed: ${JSON.stringify(recheck.checks.filter((c) => c.severity === 'error').slice(0, 5))}`);
+  const upserts: RecordSet[] = [];
+  const deletes: Array<{ name: string; type: RecordType }> = [];
+  for (const c of built.changes) {
+    if (c.action === 'delete') deletes.push({ name: c.name, type: c.type });
+    else upserts.push({ name: c.name, type: c.type, ttl: c.ttl!, values: [...(c.values ?? [])] });
+  }
+  const committed = await store.uow.transaction(() => zoneService.commit(current, upserts, deletes));
+  const a3 = now();
+  if (!committed) throw new Error(`commit on ${domain} lost the serial race`);
+
+  const c0 = now();
+  await ctx.ns.publish(committed);
+  const c1 = now();
+  await ctx.ns.withdraw(domain);
+
+  return {
+    find: t1 - t0,
+    build: t2 - t1,
+    plan: t2 - t0,
+    applyFind: a1 - a0,
+    recheck: a2 - a1,
+    commit: a3 - a2,
+    apply: a3 - a0,
+    total: t2 - t0 + (a3 - a0),
+    planRow: p1 - p0,
+    compile: c1 - c0,
+    changes: built.changes.length,
+    checks: built.checks.length,
+  };
+};
+
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+const medianTiming = (ts: readonly Timing[]): Timing => {
+  const keys = Object.keys(ts[0]!) as Array<keyof Timing>;
+  return Object.fromEntries(keys.map((k) => [k, median(ts.map((t) => t[k]))])) as unknown as Timing;
+};
+
+const recordsInput = (domain: string, n: number): RecordSetInput[] => benchSets(domain, n).map((s) => ({ name: s.name, type: s.type, ttl: s.ttl, values: [...s.values] }));
+
+interface Row {
+  readonly n: number;
+  readonly scenario: 'records' | 'change';
+  readonly runs: number;
+  readonly insertMs: number | null;
+  readonly t: Timing;
+}
+
+/** A fresh migrated SQLite store with one account; the caller removes `dir`. */
+const openStore = async (dir: string): Promise<Ctx> => {
+  const store = new SqlStore({ url: join(dir, 'plan-bench.sqlite') });
+  await store.migrate();
+  await store.knex('accounts').insert({ id: ACCOUNT, name: 'plan bench', created_at: new Date().toISOString() });
+  const random = new NodeRandom();
+  return {
+    store,
+    random,
+    zoneService: new ZoneService(store.zones, noopPublisher, store.uow, random, new SystemClock()),
+    ns: new EmbeddedNameserver({ host: '127.0.0.1', port: 0, axfrAllow: [], secondaries: [] }),
+  };
+};
+
+const createZone = async (ctx: Ctx, domain: string, sets: readonly RecordSet[]): Promise<number> => {
+  const t0 = now();
+  await ctx.store.uow.transaction(() =>
+    ctx.store.zones.create({ id: ctx.random.id(), accountId: ACCOUNT, environment: ENV, domain, serial: BENCH_SERIAL, recordSets: [...apexSets(domain, BENCH_SERIAL), ...sets] }),
+  );
+  return now() - t0;
+};
+
+const measureSize = async (n: number, runs: number, quiet = false): Promise<Row[]> => {
+  const dir = mkdtempSync(join(tmpdir(), 'domivka-plan-bench-'));
+  const ctx = await openStore(dir);
+  try {
+    const out: Row[] = [];
+    // records: a whole zone planned into an empty one (apex only), a fresh zone per run.
+    const tooSlow = (t: Timing): boolean => TARGETS[n] !== undefined && t.total > GIVE_UP_FACTOR * TARGETS[n]!;
+    const rec: Timing[] = [];
+    for (let r = 0; r < (scenarios.has('records') ? runs : 0); r++) {
+      const domain = `r${r}.${DOMAIN}`;
+      await createZone(ctx, domain, []);
+      const input = { records: recordsInput(domain, n) };
+      if (!quiet) log(`  n=${n} records run ${r + 1}/${runs} … `);
+      const t = await planAndApply(ctx, domain, input, true);
+      if (t.changes !== benchSets(domain, n).length) throw new Error(`records plan has ${t.changes} changes, expected ${n}`);
+      if (!quiet) log(`${t.total.toFixed(0)} ms\n`);
+      rec.push(t);
+      if (tooSlow(t)) break;
+    }
+    if (rec.length > 0) out.push({ n, scenario: 'records', runs: rec.length, insertMs: null, t: medianTiming(rec) });
+    if (!scenarios.has('change')) return out;
+
+    // change: one create on a full zone of n sets (runs add new0, new1, … to the same zone).
+    const full = `full.${DOMAIN}`;
+    const insertMs = await createZone(ctx, full, benchSets(full, n));
+    const chg: Timing[] = [];
+    for (let r = 0; r < runs; r++) {
+      const input = { changes: [{ action: 'create', name: `new${r}`, type: 'A', ttl: 300, values: [`192.0.2.${r + 1}`] }] };
+      if (!quiet) log(`  n=${n} one change run ${r + 1}/${runs} … `);
+      const t = await planAndApply(ctx, full, input, false);
+      if (t.changes !== 1) throw new Error(`one-change plan has ${t.changes} changes`);
+      if (!quiet) log(`${t.total.toFixed(0)} ms\n`);
+      chg.push(t);
+      if (tooSlow(t)) break;
+    }
+    out.push({ n, scenario: 'change', runs: chg.length, insertMs, t: medianTiming(chg) });
+    return out;
+  } finally {
+    await ctx.store.close();
+    if (process.env.BENCH_PLAN_KEEP_DB) log(`  kept ${dir}\n`);
+    else rmSync(dir, { recursive: true, force: true });
+  }
+};
+
+const pad = (s: string, n: number) => (s.length >= n ? s : s + ' '.repeat(n - s.length));
+const lpad = (s: string, n: number) => (s.length >= n ? s : ' '.repeat(n - s.length) + s);
+const ms = (x: number): string => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
+
+const table = (rows: readonly Row[]): string => {
+  const head = ['n', 'plan', 'runs', 'plan ms', 'apply ms', 'total ms', '| find', 'buildPlan', 'apply find', 're-check', 'commit', '| plan row', 'compile', 'zone insert'];
+  const body = rows.map((r) => [
+    String(r.n),
+    r.scenario === 'records' ? `records (${r.t.changes} creates)` : 'changes (1 create)',
+    String(r.runs),
+    ms(r.t.plan),
+    ms(r.t.apply),
+    ms(r.t.total),
+    `| ${ms(r.t.find)}`,
+    ms(r.t.build),
+    ms(r.t.applyFind),
+    ms(r.t.recheck),
+    ms(r.t.commit),
+    `| ${ms(r.t.planRow)}`,
+    ms(r.t.compile),
+    r.insertMs === null ? '' : ms(r.insertMs),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 1 ? pad(c, widths[i]!) : lpad(c, widths[i]!))).join('  ');
+  return [line(head), ...body.map(line)].join('\n');
+};
+
+const nlogn = (n: number): number => n * Math.log(n);
+
+const main = async (): Promise<number> => {
+  log(`plan bench: sizes ${sizes.join(', ')}; node ${process.version}, ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+  log('  warm-up (1k, untimed) … ');
+  await measureSize(1000, 2, true);
+  log('done\n');
+  const rows: Row[] = [];
+  for (const n of sizes) rows.push(...(await measureSize(n, runsFor(n))));
+
+  let out = `\n${table(rows)}\n`;
+  out +=
+    '(medians, ms. plan = find + buildPlan; apply = find + freshness/safety + re-check buildPlan + ZoneService.commit; total = plan + apply.\n' +
+    ' Not in total: "plan row" = PlanRepository.insert of the plan, "compile" = EmbeddedNameserver.publish of the committed zone;\n' +
+    ' "zone insert" = ZoneRepository.create of the full zone for the one-change scenario.)\n\n';
+
+  let allPass = true;
+  for (const scenario of ['records', 'change'] as const) {
+    const by = new Map(rows.filter((r) => r.scenario === scenario).map((r) => [r.n, r]));
+    const label = scenario === 'records' ? 'records plan (whole zone from nothing)' : 'one-change plan on a full zone';
+    out += `${label}:\n`;
+    const ns = [...by.keys()].sort((a, b) => a - b);
+    for (let i = 1; i < ns.length; i++) {
+      const a = by.get(ns[i - 1]!)!;
+      const b = by.get(ns[i]!)!;
+      const growth = b.t.total / a.t.total;
+      const bound = nlogn(b.n) / nlogn(a.n);
+      const ok = growth <= bound;
+      if (!ok) allPass = false;
+      out += `  growth ${b.n}/${a.n}: ${growth.toFixed(1)}×  (n·log n: ${bound.toFixed(1)}×, n: ${(b.n / a.n).toFixed(1)}×)  ${ok ? 'PASS' : 'FAIL'}\n`;
+    }
+    for (const [n, limit] of Object.entries(TARGETS)) {
+      const r = by.get(Number(n));
+      if (!r) continue;
+      const ok = r.t.total <= limit;
+      if (!ok) allPass = false;
+      out += `  ${n}: ${ms(r.t.total)} ms  (target ≤ ${limit} ms)  ${ok ? 'PASS' : 'FAIL'}\n`;
+    }
+  }
+  out += `overall: ${allPass ? 'PASS' : 'FAIL'}  (a report: the exit code does not depend on the targets)\n`;
+  process.stdout.write(out);
+  return 0;
+};
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    process.stderr.write(`plan bench failed: ${(err as Error).stack ?? err}\n`);
+    process.exit(1);
+  },
+);
