@@ -8,6 +8,7 @@ import { createInterface, type Interface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import dnsPacket from 'dns-packet';
 import { BENCH_SERIAL, benchZone } from './zone-gen.js';
+import { freePort, knotSecondaryConf } from '../test/dns-server/tools.js';
 
 /**
  * `npm run bench:dns`: our authoritative server against Knot, serving the same zone, measured by dnsperf
@@ -138,21 +139,6 @@ const startOurs = (mode: 'single' | 'cluster', env: Record<string, string>): Pro
     });
   });
 
-/** A port free for both UDP and TCP on 127.0.0.1 right now (and not in `avoid`). */
-const freePort = async (avoid: readonly number[] = []): Promise<number> => {
-  for (;;) {
-    const udp = dgram.createSocket('udp4');
-    const port = await new Promise<number>((ok) => udp.bind(0, '127.0.0.1', () => ok(udp.address().port)));
-    const tcp = net.createServer();
-    const free = await new Promise<boolean>((ok) => {
-      tcp.once('error', () => ok(false));
-      tcp.listen(port, '127.0.0.1', () => ok(true));
-    });
-    await new Promise<void>((ok) => (free ? tcp.close(() => ok()) : ok()));
-    await new Promise<void>((ok) => udp.close(() => ok()));
-    if (free && !avoid.includes(port)) return port;
-  }
-};
 
 const have = (tool: string): boolean => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
 
@@ -377,44 +363,13 @@ const queryLines = (): Array<[string, string]> => {
   return q;
 };
 
-const knotConf = (dir: string, knotPort: number, primaryPort: number): string => `
-server:
-    rundir: "${dir}"
-    listen: 127.0.0.1@${knotPort}
-${knotUdpWorkers ? `    udp-workers: ${knotUdpWorkers}\n` : ''}
-database:
-    storage: "${dir}/db"
-
-log:
-  - target: stderr
-    any: info
-
-remote:
-  - id: primary
-    address: 127.0.0.1@${primaryPort}
-
-acl:
-  - id: notify_from_primary
-    address: 127.0.0.1
-    action: notify
-
-template:
-  - id: default
-    storage: "${dir}/zones"
-    file: "%s.zone"
-
-zone:
-  - domain: ${DOMAIN}
-    master: primary
-    acl: notify_from_primary
-`;
 
 /** Knot's log lines with the time (performance.now()) they reached us, for timelines of slow runs. */
 const knotLines: Array<{ at: number; line: string }> = [];
 
 const startKnot = async (dir: string, knotPort: number, primaryPort: number): Promise<{ knot: Proc; logText: () => string }> => {
   const conf = join(dir, 'knot.conf');
-  writeFileSync(conf, knotConf(dir, knotPort, primaryPort));
+  writeFileSync(conf, knotSecondaryConf({ dir, knotPort, primaryPort, zones: [DOMAIN], ...(knotUdpWorkers ? { udpWorkers: knotUdpWorkers } : {}) }));
   const check = spawnSync('knotc', ['-c', conf, 'conf-check'], { encoding: 'utf8' });
   if (check.status !== 0) throw new Error(`knotc conf-check failed: ${check.stdout}${check.stderr}`);
   const proc = spawn('knotd', ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -5,41 +5,8 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import type { EmbeddedNameserver } from '../../adapters/dns/embedded/index.js';
 import { exampleZone } from './fixtures.js';
-import { freePort, kdig, rdata, requireTools, startServer, waitFor } from './tools.js';
+import { freePort, kdig, knotSecondaryConf, rdata, requireTools, startServer, waitFor } from './tools.js';
 
-/**
- * The Knot 3.2 configuration of adapters/dns/embedded/README.md, for one test: a secondary of our
- * server that takes NOTIFY from it. (Knot 3.2 spells the primary `master:`; 3.3+ also takes `primary:`.)
- */
-const knotConf = (dir: string, knotPort: number, primaryPort: number, zones: readonly string[]): string => `
-server:
-    rundir: "${dir}"
-    listen: 127.0.0.1@${knotPort}
-
-database:
-    storage: "${dir}/db"
-
-log:
-  - target: stderr
-    any: info
-
-remote:
-  - id: primary
-    address: 127.0.0.1@${primaryPort}
-
-acl:
-  - id: notify_from_primary
-    address: 127.0.0.1
-    action: notify
-
-template:
-  - id: default
-    storage: "${dir}/zones"
-    file: "%s.zone"
-
-zone:
-${zones.map((z) => `  - domain: ${z}\n    master: primary\n    acl: notify_from_primary`).join('\n')}
-`;
 
 const SERIAL = 2026112100;
 
@@ -63,7 +30,7 @@ describe('Knot as a secondary of our server (AXFR, NOTIFY, IXFR)', function () {
     knotPort = await freePort();
     ({ ns } = await startServer([exampleZone(SERIAL)], { secondaries: [{ host: '127.0.0.1', port: knotPort }] }));
     const conf = join(dir, 'knot.conf');
-    await writeFile(conf, knotConf(dir, knotPort, ns.address().port, ['example.test']));
+    await writeFile(conf, knotSecondaryConf({ dir, knotPort, primaryPort: ns.address().port, zones: ['example.test'] }));
     const check = spawnSync('knotc', ['-c', conf, 'conf-check'], { encoding: 'utf8' });
     expect(check.status, `knotc conf-check: ${check.stdout}${check.stderr}`).to.equal(0);
     knotd = spawn('knotd', ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });

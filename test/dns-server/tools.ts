@@ -104,8 +104,8 @@ export const digAxfr = async (port: number, zone: string, ...args: string[]): Pr
 
 export const rdata = (rrs: readonly Rr[], type?: string): string[] => rrs.filter((r) => !type || r.type === type).map((r) => r.data);
 
-/** A port free for both UDP and TCP on 127.0.0.1 right now. */
-export const freePort = async (): Promise<number> => {
+/** A port free for both UDP and TCP on 127.0.0.1 right now (and not in `avoid`). */
+export const freePort = async (avoid: readonly number[] = []): Promise<number> => {
   for (;;) {
     const udp = dgram.createSocket('udp4');
     const port = await new Promise<number>((ok) => udp.bind(0, '127.0.0.1', () => ok(udp.address().port)));
@@ -116,7 +116,7 @@ export const freePort = async (): Promise<number> => {
     });
     await new Promise<void>((ok) => (free ? tcp.close(() => ok()) : ok()));
     await new Promise<void>((ok) => udp.close(() => ok()));
-    if (free) return port;
+    if (free && !avoid.includes(port)) return port;
   }
 };
 
@@ -151,3 +151,38 @@ export const waitFor = async (check: () => Promise<boolean>, timeoutMs: number, 
   }
   return null;
 };
+
+/**
+ * The Knot 3.2 configuration of adapters/dns/embedded/README.md: a secondary of our server that takes
+ * NOTIFY from it (Knot 3.2 spells the primary `master:`; 3.3+ also takes `primary:`). Used by the
+ * Knot test and by bench:dns.
+ */
+export const knotSecondaryConf = (o: { dir: string; knotPort: number; primaryPort: number; zones: readonly string[]; udpWorkers?: number }): string => `
+server:
+    rundir: "${o.dir}"
+    listen: 127.0.0.1@${o.knotPort}
+${o.udpWorkers ? `    udp-workers: ${o.udpWorkers}\n` : ''}
+database:
+    storage: "${o.dir}/db"
+
+log:
+  - target: stderr
+    any: info
+
+remote:
+  - id: primary
+    address: 127.0.0.1@${o.primaryPort}
+
+acl:
+  - id: notify_from_primary
+    address: 127.0.0.1
+    action: notify
+
+template:
+  - id: default
+    storage: "${o.dir}/zones"
+    file: "%s.zone"
+
+zone:
+${o.zones.map((z) => `  - domain: ${z}\n    master: primary\n    acl: notify_from_primary`).join('\n')}
+`;
