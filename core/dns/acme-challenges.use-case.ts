@@ -41,16 +41,20 @@ export class AcmeChallenges {
     private readonly clock: Clock,
   ) {}
 
+  /** `_acme-challenge.<host>` from what ACME clients send; a wildcard's challenge is at its base name. */
   static challengeName(input: string, zone: string): string | null {
-    let n = input.trim().toLowerCase().replace(/\.$/, '');
-    if (!n.startsWith('_acme-challenge.')) n = `_acme-challenge.${n.replace(/^\*\./, '')}`;
-    const host = n.slice('_acme-challenge.'.length);
+    let host = input.trim().toLowerCase().replace(/\.$/, '');
+    if (host.startsWith('_acme-challenge.')) host = host.slice('_acme-challenge.'.length);
+    // A bare *.x (certbot's CERTBOT_DOMAIN for a wildcard) is validated at _acme-challenge.x (RFC 8555 §8.4).
+    else if (host.startsWith('*.')) host = host.slice(2);
+    if (host.includes('*') || host.includes('_')) return null;
     try {
-      normalizeDomain(host.replace(/^\*\./, ''));
+      normalizeDomain(host);
     } catch {
       if (host !== zone) return null;
     }
-    return isAcmeName(n, zone) ? n : null;
+    const name = `_acme-challenge.${host}`;
+    return isAcmeName(name, zone) ? name : null;
   }
 
   async add(key: ApiKey, domain: string, input: { name: string; value: string }): Promise<ChallengeView> {

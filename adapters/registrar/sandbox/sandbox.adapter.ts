@@ -60,10 +60,15 @@ export class SandboxRegistrar implements Registrar {
       throw new RegistryError('rejected', `${req.domain} is not registrable here`);
     }
     const registeredUntil = addYears(req.today ?? kyivDate(this.clock.now()), req.years);
-    await this.store.put({
+    // Atomic, like a real registry: of two racing creates of one name, one wins and one is refused.
+    const created = await this.store.putIfAbsent({
       domain: req.domain, registeredUntil, status: ['ok'],
       nameservers: req.nameservers.length > 0 ? [...req.nameservers] : SANDBOX_NS, transferCode: this.newTransferCode(),
     });
+    if (!created) {
+      const holder = await this.store.find(req.domain);
+      throw new RegistryError('taken', `${req.domain} is registered`, holder?.registeredUntil ?? null);
+    }
     const result = { domain: req.domain, registeredUntil };
     await this.store.recordTransaction(req.clientTransactionId, 'register', req.domain, JSON.stringify(result));
     return result;

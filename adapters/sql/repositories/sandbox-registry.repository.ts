@@ -27,6 +27,13 @@ export class SqlSandboxRegistryStore implements SandboxRegistryStore {
       .onConflict('domain').merge();
   }
 
+  async putIfAbsent(e: SandboxRegistryEntry): Promise<boolean> {
+    const inserted = await this.uow.db()('sandbox_registry')
+      .insert({ domain: e.domain, registered_until: e.registeredUntil, status: json(e.status), nameservers: json(e.nameservers), transfer_code: e.transferCode })
+      .onConflict('domain').ignore().returning('domain');
+    return inserted.length > 0;
+  }
+
   async transaction(id: string): Promise<{ op: string; domain: string; result: string } | null> {
     const r = await this.uow.db()('sandbox_registry_transactions').where({ client_transaction_id: id }).first();
     return r ? { op: r.op, domain: r.domain, result: r.result } : null;

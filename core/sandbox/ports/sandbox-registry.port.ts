@@ -15,6 +15,8 @@ export interface SandboxRegistryStore {
   findMany(domains: readonly string[]): Promise<SandboxRegistryEntry[]>;
   /** Inserts or replaces the entry. */
   put(entry: SandboxRegistryEntry): Promise<void>;
+  /** Inserts a new entry atomically; false when the name is held already (registries serialise creates). */
+  putIfAbsent(entry: SandboxRegistryEntry): Promise<boolean>;
   /** The result a client transaction id produced before, if any (idempotent writes). */
   transaction(clientTransactionId: string): Promise<{ op: string; domain: string; result: string } | null>;
   recordTransaction(clientTransactionId: string, op: string, domain: string, result: string): Promise<void>;
