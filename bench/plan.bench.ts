@@ -144,7 +144,10 @@ const planAndApply = async (ctx: Ctx, domain: string, input: PlanInput, wholeZon
   if (!current) throw new Error(`zone ${domain} vanished`);
   assertFresh(before, current, wholeZone);
   if (!isSafeChange(current.recordSets.length, built.changes)) throw new Error('plan_unsafe (the bench plans only creates)');
-  const recheck = buildPlan({ origin: domain, current: current.recordSets, input: { changes: built.changes.map(toInput) } });
+  // As DnsPlans.apply: the checks run again only when the zone moved on since the plan (serial changed).
+  const recheck = current.serial === zone.serial
+    ? { valid: true, checks: [] as Array<{ severity: string }> }
+    : buildPlan({ origin: domain, current: current.recordSets, input: { changes: built.changes.map(toInput) } });
   const a2 = now();
   if (!recheck.valid) throw new Error(`the re-check on ${domain} failed: ${JSON.stringify(recheck.checks.filter((c) => c.severity === 'error').slice(0, 5))}`);
   const upserts: RecordSet[] = [];

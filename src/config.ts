@@ -19,6 +19,8 @@ export interface Config {
   readonly dnsSecondaries: ReadonlyArray<{ host: string; port: number }>;
   /** Whether npm start runs the DNS server (RUN_DNS=false to leave it out). */
   readonly runDns: boolean;
+  /** DNS_WORKERS: 1 = in the API process; more = that many cluster workers sharing the sockets. */
+  readonly dnsWorkers: number;
   readonly databaseUrl: string;
   /** Postgres schema (tests; optional in production). */
   readonly databaseSchema?: string;
@@ -96,6 +98,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
       return { host: m[1]!, port: Number(m[2]) };
     }),
     runDns: bool(env, 'RUN_DNS', true),
+    dnsWorkers: int(env, 'DNS_WORKERS', 1, 1),
     databaseUrl,
     ...(env.DATABASE_SCHEMA ? { databaseSchema: env.DATABASE_SCHEMA } : {}),
     varDir,

@@ -6,11 +6,16 @@ import { normalizeDomain } from '../shared/domain-name.js';
 import { DomainError } from '../shared/errors.js';
 import type { Random } from '../shared/random.port.js';
 import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import { transientCheckpoints, type Checkpoints } from '../shared/checkpoints.port.js';
 import { dnsAccess, isAcmeName } from './dns-access.js';
 import type { AcmeChallenge, AcmeChallengeRepository, ZoneRepository } from './ports/zone-repository.port.js';
 import type { RecordSet } from './record-set.js';
 import type { ZoneService } from './zone-service.js';
 import type { StoredZone } from './zone.js';
+
+/** Runs one committing transaction (a checkpoint phase when the request is phased). */
+type Committer = (fn: () => Promise<StoredZone>) => Promise<StoredZone>;
+class SerialRace extends Error {}
 
 export const CHALLENGE_TTL = 60;
 export const CHALLENGE_LIFETIME_MS = 24 * 3600_000;
@@ -57,8 +62,9 @@ export class AcmeChallenges {
     return isAcmeName(name, zone) ? name : null;
   }
 
-  async add(key: ApiKey, domain: string, input: { name: string; value: string }): Promise<ChallengeView> {
+  async add(key: ApiKey, domain: string, input: { name: string; value: string }, cp: Checkpoints = transientCheckpoints(this.uow)): Promise<ChallengeView> {
     const zoneName = normalizeDomain(domain);
+    if (cp.last?.point === 'added') return this.republish(key, zoneName, cp.last.data.result as ChallengeView);
     await dnsAccess(this.authorizer, key, zoneName);
     const name = AcmeChallenges.challengeName(input.name, zoneName);
     if (!name) {
@@ -68,24 +74,46 @@ export class AcmeChallenges {
     const challenge: AcmeChallenge = {
       id: this.random.id(), zoneId: '', name, value: input.value, keyId: key.id, createdAt: now, expiresAt: new Date(now.getTime() + CHALLENGE_LIFETIME_MS),
     };
+    const result: ChallengeView = { id: challenge.id, name, value: input.value, ttl: CHALLENGE_TTL, expires_at: challenge.expiresAt.toISOString() };
     const zone = await this.change(key.accountId, key.environment, zoneName, name, (values) => [...new Set([...values, input.value])], async (z) => {
       await this.challenges.insert({ ...challenge, zoneId: z.id });
       await this.events.append({
         id: this.random.id(), accountId: key.accountId, environment: key.environment, type: 'dns.acme_challenge_added', subject: `domain:${zoneName}`,
         actor: `key:${key.id}`, occurredAt: now, data: { name, challenge_id: challenge.id },
       });
+    }, async (fn) => {
+      let zone: StoredZone | null = null;
+      await cp.reach('added', async () => {
+        zone = await fn();
+        return { result }; // the checkpoint keeps the answer, not the zone
+      });
+      return zone!;
     });
     await this.zoneService.publish(zone);
-    return { id: challenge.id, name, value: input.value, ttl: CHALLENGE_TTL, expires_at: challenge.expiresAt.toISOString() };
+    return result;
   }
 
-  async remove(key: ApiKey, domain: string, id: string): Promise<void> {
+  private async republish<T>(key: ApiKey, zoneName: string, result: T): Promise<T> {
+    const zone = await this.zones.find(key.accountId, key.environment, zoneName);
+    if (zone) await this.zoneService.publish(zone);
+    return result;
+  }
+
+  async remove(key: ApiKey, domain: string, id: string, cp: Checkpoints = transientCheckpoints(this.uow)): Promise<void> {
     const zoneName = normalizeDomain(domain);
+    if (cp.last?.point === 'removed') return this.republish(key, zoneName, undefined);
     await dnsAccess(this.authorizer, key, zoneName);
     const zone = await this.zones.find(key.accountId, key.environment, zoneName);
     const c = await this.challenges.find(id);
     if (!zone || !c || c.zoneId !== zone.id) throw new DomainError('challenge_not_found', { challenge_id: id });
-    await this.removeChallenge(zone, c, `key:${key.id}`);
+    await this.removeChallenge(zone, c, `key:${key.id}`, async (fn) => {
+      let next: StoredZone | null = null;
+      await cp.reach('removed', async () => {
+        next = await fn();
+        return {};
+      });
+      return next!;
+    });
   }
 
   /** The worker: values nobody removed go after 24 hours. */
@@ -99,7 +127,7 @@ export class AcmeChallenges {
     return due.length;
   }
 
-  private async removeChallenge(zone: StoredZone, c: AcmeChallenge, actor: string): Promise<void> {
+  private async removeChallenge(zone: StoredZone, c: AcmeChallenge, actor: string, commit?: Committer): Promise<void> {
     // Another live challenge may carry the same value at the same name: keep the value for it.
     const others = (await this.challenges.forName(zone.id, c.name)).filter((o) => o.id !== c.id && o.value === c.value);
     const next = await this.change(zone.accountId, zone.environment, zone.domain, c.name, (values) => (others.length > 0 ? [...values] : values.filter((v) => v !== c.value)), async () => {
@@ -108,7 +136,7 @@ export class AcmeChallenges {
         id: this.random.id(), accountId: zone.accountId, environment: zone.environment, type: 'dns.acme_challenge_removed', subject: `domain:${zone.domain}`,
         actor, occurredAt: this.clock.now(), data: { name: c.name, challenge_id: c.id },
       });
-    });
+    }, commit);
     await this.zoneService.publish(next);
   }
 
@@ -116,9 +144,10 @@ export class AcmeChallenges {
   private async change(
     accountId: string, environment: ApiKey['environment'], zoneName: string, name: string,
     edit: (values: readonly string[]) => string[], alongside: (zone: StoredZone) => Promise<void>,
+    commit: Committer = (fn) => this.uow.transaction(fn),
   ): Promise<StoredZone> {
     for (let attempt = 0; attempt < 20; attempt++) {
-      const result = await this.uow.transaction(async () => {
+      const result = await commit(async () => {
         const zone = await this.zones.find(accountId, environment, zoneName);
         if (!zone) throw new DomainError('domain_not_found', { domain: zoneName });
         const current = zone.recordSets.find((s) => s.name === name && s.type === 'TXT');
@@ -126,9 +155,12 @@ export class AcmeChallenges {
         const upserts: RecordSet[] = values.length > 0 ? [{ name, type: 'TXT', ttl: CHALLENGE_TTL, values }] : [];
         const deletes = values.length === 0 && current ? [{ name, type: 'TXT' as const }] : [];
         const next = await this.zoneService.commit(zone, upserts, deletes);
-        if (!next) return null;
+        if (!next) throw new SerialRace(); // rolls this attempt back, checkpoint included
         await alongside(zone);
         return next;
+      }).catch((err: unknown) => {
+        if (err instanceof SerialRace) return null;
+        throw err;
       });
       if (result) return result;
     }

@@ -6,6 +6,7 @@ import { normalizeDomain } from '../shared/domain-name.js';
 import { DomainError } from '../shared/errors.js';
 import type { Random } from '../shared/random.port.js';
 import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import { transientCheckpoints, type Checkpoints } from '../shared/checkpoints.port.js';
 import { assertAcmeOnly, dnsAccess, isAcmeName } from './dns-access.js';
 import { buildPlan, isSafeChange, type PlanInput } from './plan-builder.js';
 import type { Change, CheckResult, Plan } from './plan.js';
@@ -102,8 +103,19 @@ export class DnsPlans {
     return viewPlan(plan);
   }
 
-  async apply(key: ApiKey, domainInput: string, id: string, opts: { force?: boolean }): Promise<PlanView & { serial: number }> {
+  /**
+   * Runs in atomic phases (the route is phased): the commit is one real transaction that also records
+   * the checkpoint, and only then is the zone published — so a nameserver that reads the store (the DNS
+   * workers of a cluster) sees the change when it is asked to.
+   */
+  async apply(key: ApiKey, domainInput: string, id: string, opts: { force?: boolean }, cp: Checkpoints = transientCheckpoints(this.uow)): Promise<PlanView & { serial: number }> {
     const domain = normalizeDomain(domainInput);
+    if (cp.last?.point === 'applied') {
+      // Committed before a crash: make sure it is served, then answer as the first time.
+      const zone = await this.zones.find(key.accountId, key.environment, domain);
+      if (zone) await this.zoneService.publish(zone);
+      return cp.last.data.result as PlanView & { serial: number };
+    }
     const access = await dnsAccess(this.authorizer, key, domain);
     const plan = await this.plans.find(key.accountId, key.environment, id);
     if (!plan || plan.domain !== domain) throw new DomainError('plan_not_found', { plan_id: id, domain });
@@ -134,20 +146,26 @@ export class DnsPlans {
         else upserts.push({ name: c.name, type: c.type, ttl: c.ttl!, values: [...(c.values ?? [])] });
       }
       const now = this.clock.now();
-      const committed = await this.uow.transaction(async () => {
-        const next = await this.zoneService.commit(zone, upserts, deletes);
-        if (!next) return null;
-        if (!(await this.plans.markApplied(plan.id, now))) throw new DomainError('plan_already_applied', { plan_id: id });
-        await this.events.append({
-          id: this.random.id(), accountId: key.accountId, environment: key.environment, type: 'dns.plan_applied', subject: `domain:${domain}`,
-          actor: `key:${key.id}`, occurredAt: now, data: { plan_id: plan.id, serial: next.serial, counts: countsOf(plan) },
+      let committed: StoredZone | null = null;
+      try {
+        const out = await cp.reach('applied', async () => {
+          const next = await this.zoneService.commit(zone, upserts, deletes);
+          if (!next) throw new SerialRace();
+          if (!(await this.plans.markApplied(plan.id, now))) throw new DomainError('plan_already_applied', { plan_id: id });
+          await this.events.append({
+            id: this.random.id(), accountId: key.accountId, environment: key.environment, type: 'dns.plan_applied', subject: `domain:${domain}`,
+            actor: `key:${key.id}`, occurredAt: now, data: { plan_id: plan.id, serial: next.serial, counts: countsOf(plan) },
+          });
+          committed = next;
+          return { result: { ...viewPlan({ ...plan, appliedAt: now }), serial: next.serial } };
         });
-        return next;
-      });
-      if (!committed) continue; // another change won the serial race: judge the plan again on the new zone
-      // Returns only once our own server answers with the change.
-      await this.zoneService.publish(committed);
-      return { ...viewPlan({ ...plan, appliedAt: now }), serial: committed.serial };
+        // Returns only once our own server answers with the change.
+        await this.zoneService.publish(committed!);
+        return out.result;
+      } catch (err) {
+        if (err instanceof SerialRace) continue; // another change won: judge the plan again on the new zone
+        throw err;
+      }
     }
     throw new DomainError('operation_in_progress', { domain_id: domain });
   }
@@ -166,6 +184,9 @@ export class DnsPlans {
     }
   }
 }
+
+/** Another change committed first (the zone's serial moved): the transaction is rolled back and retried. */
+class SerialRace extends Error {}
 
 const toInput = (c: Change) => ({
   action: c.action, name: c.name, type: c.type,

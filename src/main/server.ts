@@ -7,6 +7,7 @@ import { System } from '../system.js';
 import { TOKENS } from '../tokens.js';
 import { Worker } from '../worker.js';
 import { ZoneSync } from '../zone-sync.js';
+import { DnsCluster } from '../dns-cluster.js';
 import { EmbeddedNameserver } from '../../adapters/dns/embedded/index.js';
 
 /**
@@ -39,7 +40,12 @@ const main = async () => {
   // The authoritative DNS server: every zone from the store, kept in step by ZoneSync.
   let dns: EmbeddedNameserver | null = null;
   let sync: ZoneSync | null = null;
-  if (config.runDns) {
+  let dnsCluster: DnsCluster | null = null;
+  if (config.runDns && config.dnsWorkers > 1) {
+    dnsCluster = new DnsCluster(config.dnsWorkers);
+    await dnsCluster.start();
+    system.get(TOKENS.ZonePublisher).attach(dnsCluster);
+  } else if (config.runDns) {
     dns = new EmbeddedNameserver({ host: config.dnsHost, port: config.dnsPort, axfrAllow: [...config.axfrAllow], secondaries: [...config.dnsSecondaries], logger: log.child({ component: 'dns' }) });
     await dns.start();
     system.get(TOKENS.ZonePublisher).attach(dns);
@@ -60,7 +66,7 @@ const main = async () => {
     [
       `Domivka is running (store: ${system.store.engine}${system.store.engine === 'sqlite' ? ` ${config.databaseUrl}` : ''}).`,
       `  API:      ${base}/v1  (OpenAPI: ${base}/v1/openapi.json, health: ${base}/healthz)`,
-      `  DNS:      ${dns ? `${config.dnsHost}:${config.dnsPort} UDP+TCP (try: dig @${config.dnsHost} -p ${config.dnsPort} domivka-demo.com.ua A)` : 'off (RUN_DNS=false)'}`,
+      `  DNS:      ${config.runDns ? `${config.dnsHost}:${config.dnsPort} UDP+TCP${dnsCluster ? `, ${config.dnsWorkers} workers` : ''} (try: dig @${config.dnsHost} -p ${config.dnsPort} domivka-demo.com.ua A)` : 'off (RUN_DNS=false)'}`,
       `  Worker:   ${worker ? 'in this process' : 'off (RUN_WORKER=false; run `npm run worker`)'}`,
       '  Console:  not yet (a later issue); humans use the /v1/account API meanwhile',
       `  Test key: npm run sandbox:key -- --rights domain.read --label prod`,
@@ -73,6 +79,7 @@ const main = async () => {
     worker?.stop();
     sync?.stop();
     await dns?.stop();
+    await dnsCluster?.stop();
     server.close();
     await system.close();
   });

@@ -81,7 +81,7 @@ export const dnsRoutes = (uc: UseCases): Route[] => [
     handle: async (i) => ({ status: 200, body: await uc.dnsPlans.get(i.key!, i.params.domain!, i.params.id!) }),
   },
   {
-    id: 'applyPlan', method: 'POST', path: '/v1/domains/{domain}/dns/plans/{id}/apply', tag: 'DNS', writes: true,
+    id: 'applyPlan', method: 'POST', path: '/v1/domains/{domain}/dns/plans/{id}/apply', tag: 'DNS', writes: true, phased: true,
     summary: 'Apply a valid plan atomically, if nothing it touches changed since; returns once our server answers with it',
     description: 'Updating or deleting more than 30% of a zone of ≥ 10 record sets needs {"force": true}.',
     access: { kind: 'key' },
@@ -89,7 +89,7 @@ export const dnsRoutes = (uc: UseCases): Route[] => [
     body: { type: 'object', additionalProperties: false, properties: { force: { type: 'boolean' } } },
     responses: { 200: { description: 'Applied', schema: plan } },
     errors: ['plan_not_found', 'plan_expired', 'plan_invalid', 'plan_stale', 'plan_unsafe', 'plan_already_applied', 'right_missing'],
-    handle: async (i) => ({ status: 200, body: await uc.dnsPlans.apply(i.key!, i.params.domain!, i.params.id!, i.body as { force?: boolean }) }),
+    handle: async (i) => ({ status: 200, body: await uc.dnsPlans.apply(i.key!, i.params.domain!, i.params.id!, i.body as { force?: boolean }, i.checkpoints) }),
   },
   {
     id: 'exportZone', method: 'GET', path: '/v1/domains/{domain}/dns/zone', tag: 'DNS', writes: false,
@@ -101,7 +101,7 @@ export const dnsRoutes = (uc: UseCases): Route[] => [
     handle: async (i) => ({ status: 200, contentType: 'text/dns; charset=utf-8', body: await uc.readZone.zoneFile(i.key!, i.params.domain!) }),
   },
   {
-    id: 'addAcmeChallenge', method: 'POST', path: '/v1/domains/{domain}/dns/acme-challenges', tag: 'DNS', writes: true,
+    id: 'addAcmeChallenge', method: 'POST', path: '/v1/domains/{domain}/dns/acme-challenges', tag: 'DNS', writes: true, phased: true,
     summary: 'Add one TXT value at _acme-challenge.<name> (additive, 60 s TTL, gone after 24 h) — dns.acme_challenge',
     access: { kind: 'key' },
     params: domainParam,
@@ -117,19 +117,19 @@ export const dnsRoutes = (uc: UseCases): Route[] => [
     },
     errors: ['domain_not_found', 'right_missing'],
     handle: async (i) => {
-      const c = await uc.acmeChallenges.add(i.key!, i.params.domain!, i.body as { name: string; value: string });
+      const c = await uc.acmeChallenges.add(i.key!, i.params.domain!, i.body as { name: string; value: string }, i.checkpoints);
       return { status: 201, headers: { Location: `/v1/domains/${i.params.domain}/dns/acme-challenges/${c.id}` }, body: c };
     },
   },
   {
-    id: 'removeAcmeChallenge', method: 'DELETE', path: '/v1/domains/{domain}/dns/acme-challenges/{id}', tag: 'DNS', writes: true,
+    id: 'removeAcmeChallenge', method: 'DELETE', path: '/v1/domains/{domain}/dns/acme-challenges/{id}', tag: 'DNS', writes: true, phased: true,
     summary: 'Remove one ACME challenge value',
     access: { kind: 'key' },
     params: planParams,
     responses: { 204: { description: 'Removed' } },
     errors: ['challenge_not_found', 'right_missing'],
     handle: async (i) => {
-      await uc.acmeChallenges.remove(i.key!, i.params.domain!, i.params.id!);
+      await uc.acmeChallenges.remove(i.key!, i.params.domain!, i.params.id!, i.checkpoints);
       return { status: 204 };
     },
   },

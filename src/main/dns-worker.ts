@@ -1,0 +1,47 @@
+import pino from 'pino';
+import { EmbeddedNameserver } from '../../adapters/dns/embedded/index.js';
+import { SqlStore } from '../../adapters/sql/index.js';
+import { loadConfig } from '../config.js';
+import { ZoneSync } from '../zone-sync.js';
+
+/**
+ * One DNS worker of `npm start` when DNS_WORKERS > 1 (node:cluster; Node 20 has no reusePort, so the
+ * cluster primary — the API process — binds the UDP socket and the TCP listener and the workers share
+ * them). Each worker serves every zone from the store, kept in step by ZoneSync; the primary asks for a
+ * sync after each change and waits for every worker's answer. Only worker 0 sends NOTIFY.
+ */
+const config = loadConfig();
+const index = Number(process.env.DOMIVKA_DNS_WORKER ?? '0');
+const log = pino({ level: config.logLevel }).child({ component: 'dns', worker: index });
+const store = new SqlStore({ url: config.databaseUrl, ...(config.databaseSchema ? { schema: config.databaseSchema } : {}) });
+const dns = new EmbeddedNameserver({
+  host: config.dnsHost, port: config.dnsPort, axfrAllow: [...config.axfrAllow],
+  secondaries: index === 0 ? [...config.dnsSecondaries] : [], logger: log,
+});
+const sync = new ZoneSync(store.zones, dns, log);
+
+const main = async () => {
+  await sync.load();
+  await dns.start();
+  sync.start();
+  process.on('message', (m: { type?: string; id?: number }) => {
+    if (m?.type !== 'sync') return;
+    sync.load().then(
+      () => process.send?.({ type: 'synced', id: m.id }),
+      (err) => {
+        log.error({ err }, 'sync failed');
+        process.send?.({ type: 'synced', id: m.id, error: String(err) });
+      },
+    );
+  });
+  process.send?.({ type: 'ready' });
+};
+
+process.once('SIGTERM', () => {
+  sync.stop();
+  void dns.stop().finally(() => store.close().finally(() => process.exit(0)));
+});
+main().catch((err) => {
+  process.stderr.write(`${(err as Error).stack}\n`);
+  process.exit(1);
+});
