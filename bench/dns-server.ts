@@ -2,6 +2,7 @@ import cluster from 'node:cluster';
 import { createInterface } from 'node:readline';
 import { EmbeddedNameserver, type NameserverLogger } from '../adapters/dns/embedded/index.js';
 import { benchZone } from './zone-gen.js';
+import { onShutdown } from '../src/main/process.js';
 
 /**
  * Our nameserver for bench:dns (bench/dns.bench.ts), in its own process so that neither dnsperf nor the
@@ -43,26 +44,10 @@ const startNameserver = async (secondaries: Array<{ host: string; port: number }
   return ns;
 };
 
-const onStop = (stop: () => Promise<void>): void => {
-  let stopping = false;
-  const handler = (): void => {
-    if (stopping) return;
-    stopping = true;
-    stop().then(
-      () => process.exit(0),
-      (err) => {
-        process.stderr.write(`${(err as Error).stack}\n`);
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', handler);
-  process.once('SIGINT', handler);
-};
 
 const single = async (): Promise<void> => {
   const ns = await startNameserver(secondaryPort ? [{ host: '127.0.0.1', port: secondaryPort }] : []);
-  onStop(() => ns.stop());
+  onShutdown(() => ns.stop());
   const zone = benchZone(domain, records);
   process.stdout.write(`${JSON.stringify({ port: ns.address().port, pids: [process.pid], records: zone.recordSets.length })}\n`);
   const lines = createInterface({ input: process.stdin });
@@ -95,7 +80,7 @@ const clustered = async (): Promise<void> => {
       });
     }
     await Promise.all(forked.map((w) => new Promise<void>((ok) => w.once('message', (m: { ready?: number }) => (m.ready ? (pids.push(m.ready), ok()) : undefined)))));
-    onStop(async () => {
+    onShutdown(async () => {
       stopping = true;
       await Promise.all(forked.map((w) => new Promise<void>((ok) => (w.isDead() ? ok() : (w.once('exit', () => ok()), w.process.kill('SIGTERM'))))));
     });
@@ -103,7 +88,7 @@ const clustered = async (): Promise<void> => {
     return;
   }
   const ns = await startNameserver([]);
-  onStop(() => ns.stop());
+  onShutdown(() => ns.stop());
   process.send!({ ready: process.pid });
 };
 

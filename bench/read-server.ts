@@ -9,6 +9,7 @@ import pino from 'pino';
 import { loadConfig } from '../src/config.js';
 import { System } from '../src/system.js';
 import { TOKENS } from '../src/tokens.js';
+import { onShutdown } from '../src/main/process.js';
 
 /**
  * One server of the read benchmark (bench/read.bench.ts), in its own process so that the load
@@ -33,22 +34,6 @@ const listen = (app: Koa): Promise<Server> =>
 
 const portOf = (s: Server) => (s.address() as AddressInfo).port;
 
-const onStop = (stop: () => Promise<void>) => {
-  let stopping = false;
-  const handler = () => {
-    if (stopping) return;
-    stopping = true;
-    stop().then(
-      () => process.exit(0),
-      (err) => {
-        process.stderr.write(`${(err as Error).stack}\n`);
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', handler);
-  process.once('SIGINT', handler);
-};
 
 const startSystem = async () => {
   const dir = mkdtempSync(join(tmpdir(), 'domivka-bench-'));
@@ -85,7 +70,7 @@ const startSystem = async () => {
   const body = await res.text();
   if (res.status !== 200) throw new Error(`GET ${BENCH_PATH} with the bench key answered ${res.status}: ${body}`);
 
-  onStop(async () => {
+  onShutdown(async () => {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await system.close();
@@ -104,7 +89,7 @@ const startBare = async () => {
     if (ctx.method === 'GET' && ctx.path === BENCH_PATH) ctx.body = body;
   });
   const server = await listen(app);
-  onStop(async () => {
+  onShutdown(async () => {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });

@@ -10,12 +10,11 @@ import { transientCheckpoints, type Checkpoints } from '../shared/checkpoints.po
 import { dnsAccess, isAcmeName } from './dns-access.js';
 import type { AcmeChallenge, AcmeChallengeRepository, ZoneRepository } from './ports/zone-repository.port.js';
 import type { RecordSet } from './record-set.js';
-import type { ZoneService } from './zone-service.js';
+import { ZoneChanged, type ZoneService } from './zone-service.js';
 import type { StoredZone } from './zone.js';
 
 /** Runs one committing transaction (a checkpoint phase when the request is phased). */
 type Committer = (fn: () => Promise<StoredZone>) => Promise<StoredZone>;
-class SerialRace extends Error {}
 
 export const CHALLENGE_TTL = 60;
 export const CHALLENGE_LIFETIME_MS = 24 * 3600_000;
@@ -154,12 +153,11 @@ export class AcmeChallenges {
         const values = edit(current?.values ?? []);
         const upserts: RecordSet[] = values.length > 0 ? [{ name, type: 'TXT', ttl: CHALLENGE_TTL, values }] : [];
         const deletes = values.length === 0 && current ? [{ name, type: 'TXT' as const }] : [];
-        const next = await this.zoneService.commit(zone, upserts, deletes);
-        if (!next) throw new SerialRace(); // rolls this attempt back, checkpoint included
+        const next = await this.zoneService.commit(zone, upserts, deletes); // ZoneChanged rolls this attempt back, checkpoint included
         await alongside(zone);
         return next;
       }).catch((err: unknown) => {
-        if (err instanceof SerialRace) return null;
+        if (err instanceof ZoneChanged) return null;
         throw err;
       });
       if (result) return result;

@@ -12,7 +12,7 @@ import { buildPlan, isSafeChange, type PlanInput } from './plan-builder.js';
 import type { Change, CheckResult, Plan } from './plan.js';
 import type { PlanRepository, ZoneRepository } from './ports/zone-repository.port.js';
 import { rrsetKey, type RecordSet, type RecordType } from './record-set.js';
-import type { ZoneService } from './zone-service.js';
+import { ZoneChanged, type ZoneService } from './zone-service.js';
 import type { StoredZone } from './zone.js';
 
 export const PLAN_LIFETIME_MS = 3600_000;
@@ -150,7 +150,6 @@ export class DnsPlans {
       try {
         const out = await cp.reach('applied', async () => {
           const next = await this.zoneService.commit(zone, upserts, deletes);
-          if (!next) throw new SerialRace();
           if (!(await this.plans.markApplied(plan.id, now))) throw new DomainError('plan_already_applied', { plan_id: id });
           await this.events.append({
             id: this.random.id(), accountId: key.accountId, environment: key.environment, type: 'dns.plan_applied', subject: `domain:${domain}`,
@@ -163,7 +162,7 @@ export class DnsPlans {
         await this.zoneService.publish(committed!);
         return out.result;
       } catch (err) {
-        if (err instanceof SerialRace) continue; // another change won: judge the plan again on the new zone
+        if (err instanceof ZoneChanged) continue; // another change won: judge the plan again on the new zone
         throw err;
       }
     }
@@ -184,9 +183,6 @@ export class DnsPlans {
     }
   }
 }
-
-/** Another change committed first (the zone's serial moved): the transaction is rolled back and retried. */
-class SerialRace extends Error {}
 
 const toInput = (c: Change) => ({
   action: c.action, name: c.name, type: c.type,

@@ -9,6 +9,14 @@ import { nextSerial } from './serial.js';
 import { apexRecords, initialSerial, withSerial } from './zone-factory.js';
 import type { StoredZone, Zone } from './zone.js';
 
+/** The zone's serial moved since it was read: another change committed first. */
+export class ZoneChanged extends Error {
+  constructor(readonly domain: string) {
+    super(`zone ${domain} changed meanwhile`);
+    this.name = 'ZoneChanged';
+  }
+}
+
 /** What the service tells the nameserver (the port lives in ports/nameserver.port.ts). */
 export interface ZonePublisher {
   publish(zone: Zone): Promise<void>;
@@ -39,13 +47,14 @@ export class ZoneService {
 
   /**
    * Writes the changed record sets with the next serial (RFC 1982), if the zone is still at
-   * `zone.serial`; false when another change won the race. Publishes before it resolves.
+   * `zone.serial`; throws ZoneChanged when another change won the race (the caller's transaction
+   * rolls back, and it may judge its change again on the new zone). Publishing is the caller's, after commit.
    */
-  async commit(zone: StoredZone, upserts: readonly RecordSet[], deletes: ReadonlyArray<{ name: string; type: RecordType }>): Promise<StoredZone | null> {
+  async commit(zone: StoredZone, upserts: readonly RecordSet[], deletes: ReadonlyArray<{ name: string; type: RecordType }>): Promise<StoredZone> {
     const serial = nextSerial(zone.serial);
     const soa = withSerial(zone.recordSets.filter((s) => s.type === 'SOA' && s.name === zone.domain), zone.domain, serial);
     const ok = await this.zones.commit(zone.id, zone.serial, serial, [...upserts.filter((s) => !(s.type === 'SOA' && s.name === zone.domain)), ...soa], deletes, this.clock.now());
-    if (!ok) return null;
+    if (!ok) throw new ZoneChanged(zone.domain);
     const gone = new Set([...deletes, ...upserts].map((d) => `${d.name}\u0000${d.type}`));
     const recordSets = [...zone.recordSets.filter((s) => !gone.has(`${s.name}\u0000${s.type}`) && !(s.type === 'SOA' && s.name === zone.domain)), ...upserts.filter((s) => !(s.type === 'SOA' && s.name === zone.domain)), ...soa];
     const next: StoredZone = { ...zone, serial, recordSets };

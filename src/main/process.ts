@@ -13,10 +13,19 @@ export const runMain = (main: () => Promise<number | void>): void => {
   );
 };
 
-/** Calls `stop` once on SIGINT or SIGTERM, then exits 0. */
+/** Calls `stop` once on SIGINT or SIGTERM (whichever comes first), then exits 0, or 1 if it failed. */
 export const onShutdown = (stop: () => Promise<void>): void => {
+  let stopping = false;
   const handler = () => {
-    stop().then(() => process.exit(0), () => process.exit(1));
+    if (stopping) return;
+    stopping = true;
+    stop().then(
+      () => process.exit(0),
+      (err) => {
+        process.stderr.write(`${(err as Error)?.stack ?? String(err)}\n`);
+        process.exit(1);
+      },
+    );
   };
   process.once('SIGINT', handler);
   process.once('SIGTERM', handler);

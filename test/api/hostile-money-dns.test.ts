@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { TOKENS } from '../../src/tokens.js';
 import { eachStore } from '../support/stores.js';
 import { bearer, startApi, type TestApi } from '../support/system.js';
+import { expectErrorShape, type Res } from '../support/error-shape.js';
 
 /**
  * Hostile tests for the money (issue 3) and DNS (issue 4) endpoints: weird bodies, cross-account and
@@ -10,23 +11,7 @@ import { bearer, startApi, type TestApi } from '../support/system.js';
  * a 500 or a stack, and a refused request must change nothing stored (balances, ledger, zone serials).
  */
 
-type Res = { status: number; headers: Headers; body: any };
 const CYRILLIC = /[\u0400-\u04FF]/;
-
-const expectErrorShape = (r: Res, status?: number, code?: string) => {
-  const dump = JSON.stringify(r.body);
-  if (status !== undefined) expect(r.status, dump).to.equal(status);
-  expect(r.status, dump).to.be.within(400, 499);
-  expect(r.body, dump).to.be.an('object');
-  expect(Object.keys(r.body), dump).to.deep.equal(['error']);
-  const e = r.body.error;
-  if (code !== undefined) expect(e.code, dump).to.equal(code);
-  expect(e.code).to.match(/^[a-z][a-z0-9_]*$/);
-  expect(e.message.uk, dump).to.be.a('string').and.match(CYRILLIC);
-  expect(e.message.en, dump).to.be.a('string').and.not.equal('').and.not.equal(e.message.uk);
-  expect(e.actions).to.be.an('array');
-  expect(dump).not.to.match(/\bat [\w.<>]+ \(|node_modules|\.ts:\d+|Error:|stack/);
-};
 
 const ENV = { RATE_LIMIT_BURST: '100000', RATE_LIMIT_ANON_BURST: '100000' };
 const SHOP = 'domivka-demo.com.ua';

@@ -6,6 +6,7 @@ import type { Route } from '../../adapters/http/index.js';
 import { formatToken } from '../../core/access/key-token.js';
 import { eachStore } from '../support/stores.js';
 import { bearer, startApi, type TestApi } from '../support/system.js';
+import { expectErrorShape, type Res } from '../support/error-shape.js';
 
 /**
  * Hostile tests: what an attacker or a sloppy integrator sends. Every answer must be the seed's error
@@ -13,29 +14,6 @@ import { bearer, startApi, type TestApi } from '../support/system.js';
  * stack trace, and nothing already stored may be lost.
  */
 
-type Res = { status: number; headers: Headers | Record<string, string>; body: any };
-
-const CYRILLIC = /[\u0400-\u04FF]/;
-
-/** The seed's error shape, a 4xx, real uk text, no internals. */
-const expectErrorShape = (r: Res, status?: number, code?: string) => {
-  const dump = JSON.stringify(r.body);
-  if (status !== undefined) expect(r.status, dump).to.equal(status);
-  expect(r.status, dump).to.be.within(400, 499);
-  expect(r.body, dump).to.be.an('object');
-  expect(Object.keys(r.body)).to.deep.equal(['error']);
-  const e = r.body.error;
-  if (code !== undefined) expect(e.code, dump).to.equal(code);
-  expect(e.code).to.match(/^[a-z][a-z0-9_]*$/);
-  expect(e.message.uk).to.be.a('string').and.match(CYRILLIC);
-  expect(e.message.en).to.be.a('string').and.not.equal('').and.not.equal(e.message.uk);
-  expect(e.actions).to.be.an('array');
-  for (const a of e.actions) {
-    expect(a.type).to.be.a('string').and.not.equal('');
-    expect(a.href).to.be.a('string').and.match(/^\//);
-  }
-  expect(dump).not.to.match(/\bat [\w.<>]+ \(|node_modules|\.ts:\d+|Error:|stack/);
-};
 
 /** Sends raw bytes on a fresh connection and reads the whole answer (Connection: close). */
 const raw = (api: TestApi, request: string | Buffer): Promise<Res & { text: string }> =>
