@@ -42,6 +42,15 @@ export interface Config {
   /** COOKIE_SECURE: true behind a TLS proxy (set it in production), false, or auto (by request host). */
   readonly secureCookies: boolean | 'auto';
   readonly rateLimit: { readonly key: BucketConfig; readonly anonymous: BucketConfig };
+  /**
+   * The test environment's certificate authority: our in-process sandbox CA (default), or an ACME
+   * directory (Let's Encrypt staging, a local Pebble) — SANDBOX_CA=acme with SANDBOX_ACME_DIRECTORY_URL.
+   */
+  readonly sandboxCa: { readonly kind: 'internal' } | { readonly kind: 'acme'; readonly directoryUrl: string; readonly caFile: string | null };
+  /** ACME for live certificates (used once a live adapter set is configured): Let's Encrypt production by default. */
+  readonly acme: { readonly directoryUrl: string; readonly email: string | null; readonly caFile: string | null };
+  /** Renew issued certificates this many days before expiry (CERT_RENEW_BEFORE_DAYS, default 30). */
+  readonly certRenewBeforeDays: number;
   readonly argon2: { readonly memoryCost: number; readonly timeCost: number; readonly parallelism: number };
 }
 
@@ -81,6 +90,28 @@ const secretFrom = (env: NodeJS.ProcessEnv, name: string, varDir: string, fileNa
   return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
 };
 
+const LETS_ENCRYPT = 'https://acme-v02.api.letsencrypt.org/directory';
+const LETS_ENCRYPT_STAGING = 'https://acme-staging-v02.api.letsencrypt.org/directory';
+
+const url = (env: NodeJS.ProcessEnv, name: string, fallback: string): string => {
+  const v = env[name] || fallback;
+  let parsed: URL;
+  try {
+    parsed = new URL(v);
+  } catch {
+    throw new ConfigError(`${name} must be an https URL, got "${v}"`);
+  }
+  if (parsed.protocol !== 'https:') throw new ConfigError(`${name} must be an https URL (RFC 8555 §6.1), got "${v}"`);
+  return v;
+};
+
+const sandboxCa = (env: NodeJS.ProcessEnv): Config['sandboxCa'] => {
+  const kind = env.SANDBOX_CA || 'internal';
+  if (kind === 'internal') return { kind };
+  if (kind === 'acme') return { kind, directoryUrl: url(env, 'SANDBOX_ACME_DIRECTORY_URL', LETS_ENCRYPT_STAGING), caFile: env.SANDBOX_ACME_CA_FILE || null };
+  throw new ConfigError(`SANDBOX_CA must be "internal" or "acme", got "${kind}"`);
+};
+
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
   const databaseUrl = env.DATABASE_URL || './var/domivka.sqlite';
   const varDir = resolve(env.VAR_DIR || (databaseUrl.startsWith('postgres') ? './var' : dirname(databaseUrl)));
@@ -117,6 +148,13 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
       key: { burst: int(env, 'RATE_LIMIT_BURST', 200, 100), perSecond: int(env, 'RATE_LIMIT_PER_SECOND', 20, 1) },
       anonymous: { burst: int(env, 'RATE_LIMIT_ANON_BURST', 100, 10), perSecond: int(env, 'RATE_LIMIT_ANON_PER_SECOND', 5, 1) },
     },
+    sandboxCa: sandboxCa(env),
+    acme: {
+      directoryUrl: url(env, 'ACME_DIRECTORY_URL', LETS_ENCRYPT),
+      email: env.ACME_EMAIL || null,
+      caFile: env.ACME_CA_FILE || null,
+    },
+    certRenewBeforeDays: int(env, 'CERT_RENEW_BEFORE_DAYS', 30, 1),
     argon2: {
       memoryCost: int(env, 'ARGON2_MEMORY_KIB', 19456, 1024),
       timeCost: int(env, 'ARGON2_TIME_COST', 2, 1),

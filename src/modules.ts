@@ -35,6 +35,17 @@ import { ReadZone } from '../core/dns/read-zone.use-case.js';
 import { AcmeChallenges } from '../core/dns/acme-challenges.use-case.js';
 import { DnsPlans } from '../core/dns/dns-plans.use-case.js';
 import { ZonePublisherHub } from './zone-publisher-hub.js';
+import { SandboxCertificateAuthority } from '../adapters/ca/sandbox/index.js';
+import { X509CertificateKeys } from '../adapters/crypto/x509/index.js';
+import { Certificates } from '../core/certificates/certificates.use-case.js';
+import { CertificateIssuance } from '../core/certificates/certificate-issuance.use-case.js';
+import { CertificateStatusQuery } from '../core/certificates/certificate-status.use-case.js';
+import { zoneChallengeSolver } from '../core/certificates/zone-challenge-solver.js';
+import type { CertificateAuthority } from '../core/certificates/ports/certificate-authority.port.js';
+import type { SecretBox } from '../core/shared/secret-box.port.js';
+import { StoredAccountAcmeCa } from './acme-ca.js';
+import { ServedByOurDns } from './challenge-propagation.js';
+import { InProcessIssuanceQueue } from './issuance-queue.js';
 import type { Clock } from '../core/shared/clock.port.js';
 import type { Environment } from '../core/shared/environment.js';
 import type { EnvironmentAdapters, Environments } from '../core/shared/environments.port.js';
@@ -70,16 +81,27 @@ export const sqlModule = () =>
       .inSingletonScope();
   });
 
-/** The test environment's adapter set: sandbox registrar (later: sandbox CA, sandbox payments). */
+/** The test environment's CA: the in-process sandbox CA, or an ACME directory when SANDBOX_CA=acme. */
+const sandboxCa = (config: Config, s: SqlStore, box: SecretBox, clock: Clock): CertificateAuthority =>
+  config.sandboxCa.kind === 'acme'
+    ? new StoredAccountAcmeCa({ directoryUrl: config.sandboxCa.directoryUrl, email: null, caFile: config.sandboxCa.caFile }, s.caMaterial, box)
+    : new SandboxCertificateAuthority({
+        store: { load: () => s.caMaterial.loadSandbox(), saveIfAbsent: (m) => s.caMaterial.saveSandboxIfAbsent(m) },
+        box,
+        clock,
+      });
+
+/** The test environment's adapter set: sandbox registrar, sandbox payments, sandbox CA. */
 export const sandboxModule = (wrap: (adapters: EnvironmentAdapters) => EnvironmentAdapters = (a) => a) =>
   new ContainerModule(({ bind }) => {
     bind(T.TestAdapters)
       .toResolvedValue(
-        (s: SqlStore, clock: Clock, random: NodeRandom): EnvironmentAdapters => wrap({
+        (config: Config, s: SqlStore, clock: Clock, random: NodeRandom, box: SecretBox): EnvironmentAdapters => wrap({
           registrar: new SandboxRegistrar(s.sandboxRegistry, clock, () => random.base62(16)),
           payments: new SandboxPayments(),
+          ca: sandboxCa(config, s, box, clock),
         }),
-        [T.Store, T.Clock, T.Random],
+        [T.Config, T.Store, T.Clock, T.Random, T.SecretBox],
       )
       .inSingletonScope();
   });
@@ -173,6 +195,26 @@ export const coreModule = () =>
     bind(T.ListDomains).toResolvedValue((st: SqlStore) => new ListDomains(st.domains), [s]).inSingletonScope();
     bind(T.SearchDomains).toResolvedValue((e: Environments) => new SearchDomains(e), [T.Environments]).inSingletonScope();
     bind(T.ListNotices).toResolvedValue((st: SqlStore) => new ListNotices(st.notices), [s]).inSingletonScope();
+    bind(T.CertificateKeys).toConstantValue(new X509CertificateKeys());
+    bind(T.IssuanceQueue).toResolvedValue(
+      (l: Logger) => new InProcessIssuanceQueue(l.child({ component: 'certificates' })),
+      [T.Logger],
+    ).inSingletonScope();
+    bind(T.Certificates).toResolvedValue(
+      (st: SqlStore, a, e, k, b, q: InProcessIssuanceQueue, i: CertificateIssuance, r, c) => {
+        q.attach(i);
+        return new Certificates(st.certificates, st.domains, a, e, k, b, q, st.events, st.uow, r, c);
+      },
+      [s, T.Authorizer, T.Environments, T.CertificateKeys, T.SecretBox, T.IssuanceQueue, T.CertificateIssuance, T.Random, T.Clock],
+    ).inSingletonScope();
+    bind(T.CertificateIssuance).toResolvedValue(
+      (st: SqlStore, e, ch, k, b, at, n, r, c, cfg: Config, hub: ZonePublisherHub) => new CertificateIssuance(
+        st.certificates, e, zoneChallengeSolver(ch, new ServedByOurDns(hub, { host: cfg.dnsHost, port: cfg.dnsPort })), k, b, at, st.sandboxClocks, n, st.events, st.uow, r, c,
+        { renewBeforeMs: cfg.certRenewBeforeDays * 24 * 3600_000, maxAttempts: 5 },
+      ),
+      [s, T.Environments, T.AcmeChallenges, T.CertificateKeys, T.SecretBox, T.AccountTime, T.NotifyOwners, T.Random, T.Clock, T.Config, T.ZonePublisher],
+    ).inSingletonScope();
+    bind(T.CertificateStatusQuery).toResolvedValue((st: SqlStore) => new CertificateStatusQuery(st.certificates), [s]).inSingletonScope();
     bind(T.SeedDemo).toResolvedValue(
       (st: SqlStore, a, p, t, b, z, r, c) => new SeedDemo(st.accounts, st.domains, st.sandboxRegistry, st.savedCards, a, st.events, p, t, b, z, st.uow, r, c),
       [s, T.Accounting, T.PasswordHasher, T.Totp, T.SecretBox, T.ZoneService, T.Random, T.Clock],

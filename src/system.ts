@@ -60,6 +60,7 @@ export class System {
       readBilling: c.get(T.ReadBilling), topUp: c.get(T.TopUpBalance), listKeyNotices: c.get(T.ListKeyNotices),
       advanceSandboxClock: c.get(T.AdvanceSandboxClock),
       readZone: c.get(T.ReadZone), dnsPlans: c.get(T.DnsPlans), acmeChallenges: c.get(T.AcmeChallenges),
+      certificates: c.get(T.Certificates),
     };
   }
 
@@ -94,6 +95,7 @@ export class System {
   }
 
   async close(): Promise<void> {
+    if (this.container.isBound(T.IssuanceQueue)) await this.container.get(T.IssuanceQueue).close();
     await this.store.close();
   }
 }

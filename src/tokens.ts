@@ -36,6 +36,11 @@ import type { ListKeyNotices } from '../core/notices/list-key-notices.use-case.j
 import type { Mailer } from '../core/notices/ports/mailer.port.js';
 import type { AccountTime } from '../core/sandbox/account-time.js';
 import type { AdvanceSandboxClock } from '../core/sandbox/advance-clock.use-case.js';
+import type { Certificates } from '../core/certificates/certificates.use-case.js';
+import type { CertificateIssuance } from '../core/certificates/certificate-issuance.use-case.js';
+import type { CertificateStatusQuery } from '../core/certificates/certificate-status.use-case.js';
+import type { CertificateKeys } from '../core/certificates/ports/certificate-keys.port.js';
+import type { InProcessIssuanceQueue } from './issuance-queue.js';
 
 /** Injection tokens. Core classes carry no decorators: src/ binds them by explicit token. */
 const t = <T>(name: string) => Symbol.for(`domivka.${name}`) as ServiceIdentifier<T>;
@@ -85,4 +90,9 @@ export const TOKENS = {
   ReadZone: t<ReadZone>('ReadZone'),
   AcmeChallenges: t<AcmeChallenges>('AcmeChallenges'),
   DnsPlans: t<DnsPlans>('DnsPlans'),
+  CertificateKeys: t<CertificateKeys>('CertificateKeys'),
+  Certificates: t<Certificates>('Certificates'),
+  CertificateIssuance: t<CertificateIssuance>('CertificateIssuance'),
+  CertificateStatusQuery: t<CertificateStatusQuery>('CertificateStatusQuery'),
+  IssuanceQueue: t<InProcessIssuanceQueue>('IssuanceQueue'),
 } as const;

@@ -5,8 +5,8 @@ import type { System } from './system.js';
 import { TOKENS } from './tokens.js';
 
 /**
- * The background worker: the domain lifecycle (automatic renewal, expiry, redemption, release), the
- * e-mail outbox of notices, and housekeeping (idempotency records past their 24 h). Runs inside
+ * The background worker: the domain lifecycle (automatic renewal, expiry, redemption, release),
+ * certificates (issuance left over, renewal 30 days before expiry, expiry), the e-mail outbox of notices, and housekeeping (idempotency records past their 24 h). Runs inside
  * `npm start` or alone as `npm run worker`; several workers may share one Postgres (claims are leases
  * taken with FOR UPDATE SKIP LOCKED).
  */
@@ -19,7 +19,7 @@ export class Worker {
   }
 
   /** One pass: the domain lifecycle, e-mailed notices, housekeeping. Each part fails on its own. */
-  async tick(now = new Date()): Promise<{ idempotencyPurged: number; lifecycle: LifecycleReport | null; notices: unknown }> {
+  async tick(now = new Date()): Promise<{ idempotencyPurged: number; lifecycle: LifecycleReport | null; certificates: unknown; notices: unknown }> {
     const idempotencyPurged = await this.system.store.idempotency.purge(new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS));
     if (idempotencyPurged > 0) this.log.info({ idempotencyPurged }, 'purged idempotency records');
     let lifecycle: LifecycleReport | null = null;
@@ -35,6 +35,14 @@ export class Worker {
     } catch (err) {
       this.log.error({ err }, 'ACME challenge expiry failed');
     }
+    let certificates: unknown = null;
+    try {
+      const report = await this.system.get(TOKENS.CertificateIssuance).run();
+      certificates = report;
+      if (Object.values(report).some((n) => n > 0)) this.log.info({ certificates: report }, 'certificates');
+    } catch (err) {
+      this.log.error({ err }, 'certificate pass failed');
+    }
     let notices: unknown = null;
     if (this.system.container.isBound(TOKENS.DeliverNotices)) {
       try {
@@ -43,7 +51,7 @@ export class Worker {
         this.log.error({ err }, 'notice delivery pass failed');
       }
     }
-    return { idempotencyPurged, lifecycle, notices };
+    return { idempotencyPurged, lifecycle, certificates, notices };
   }
 
   start(): void {

@@ -9,6 +9,11 @@ import type { Zone } from '../core/dns/zone.js';
 export class ZonePublisherHub implements ZonePublisher {
   private readonly targets: ZonePublisher[] = [];
 
+  /** Whether a nameserver runs in this process (a publish then resolves once it serves the change). */
+  get serving(): boolean {
+    return this.targets.length > 0;
+  }
+
   attach(target: ZonePublisher): void {
     this.targets.push(target);
   }

@@ -235,6 +235,42 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorEntry>> = {
     uk: (p) => `ACME-значення ${s(p.challenge_id)} не знайдено (можливо, воно вже минуло).`,
     en: (p) => `The ACME challenge value ${s(p.challenge_id)} was not found (it may have expired).`,
   },
+  certificate_not_found: {
+    status: 404,
+    uk: (p) => `Сертифікат ${s(p.certificate_id)} не знайдено.`,
+    en: (p) => `The certificate ${s(p.certificate_id)} was not found.`,
+  },
+  certificate_not_ready: {
+    status: 409,
+    uk: (p) => `Сертифікат ${s(p.certificate_id)} ще не випущено (стан: ${s(p.status)}). Спробуйте, коли стан стане issued.`,
+    en: (p) => `The certificate ${s(p.certificate_id)} has not been issued (status: ${s(p.status)}). Try again once it is issued.`,
+    actions: (p) => [{ type: 'poll', href: `/v1/certificates/${enc(s(p.certificate_id))}` }],
+  },
+  certificate_not_revocable: {
+    status: 409,
+    uk: (p) => `Сертифікат ${s(p.certificate_id)} не можна відкликати в стані ${s(p.status)}: відкликають лише випущені.`,
+    en: (p) => `The certificate ${s(p.certificate_id)} cannot be revoked while ${s(p.status)}: only issued certificates can.`,
+  },
+  certificate_authority_failed: {
+    status: 502,
+    uk: (p) => `Центр сертифікації відмовив: ${s(p.reason)}`,
+    en: (p) => `The certificate authority refused: ${s(p.reason)}`,
+  },
+  csr_invalid: {
+    status: 422,
+    uk: (p) => `Запит на сертифікат (CSR) непридатний: ${s(p.reason)}. Надішліть один PKCS#10 у PEM, підписаний його ключем.`,
+    en: (p) => `The certificate signing request (CSR) is unusable: ${s(p.reason)}. Send one PKCS#10 request in PEM, signed by its key.`,
+  },
+  csr_names_mismatch: {
+    status: 422,
+    uk: (p) => `Імена в CSR (${s(p.csr_names)}) не збігаються з domains (${s(p.domains)}).`,
+    en: (p) => `The names in the CSR (${s(p.csr_names)}) differ from domains (${s(p.domains)}).`,
+  },
+  private_key_not_held: {
+    status: 404,
+    uk: (p) => `Для сертифіката ${s(p.certificate_id)} ми не маємо приватного ключа: його запитали з власним CSR, тож ключ лише у вас.`,
+    en: (p) => `We hold no private key for the certificate ${s(p.certificate_id)}: it was requested with your own CSR, so only you have the key.`,
+  },
   sandbox_only: {
     status: 403,
     uk: () => 'Це доступно лише в тестовому середовищі: скористайтеся тестовим ключем (dmk_test_…).',

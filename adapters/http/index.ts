@@ -5,6 +5,7 @@ import { accountRoutes } from './routes/account.routes.js';
 import { keyedRoutes } from './routes/keyed.routes.js';
 import { moneyRoutes } from './routes/money.routes.js';
 import { dnsRoutes } from './routes/dns.routes.js';
+import { certificateRoutes } from './routes/certificates.routes.js';
 import { metaRoutes, type MetaDeps } from './routes/meta.routes.js';
 import type { UseCases } from './routes/use-cases.js';
 import type { Route } from './route.js';
@@ -21,7 +22,7 @@ export const API_VERSION = '1.0.0';
 export const allRoutes = (uc: UseCases, meta: Omit<MetaDeps, 'openapi'>, extra: readonly Route[] = []): Route[] => {
   const routes: Route[] = [];
   const openapi = () => buildOpenApi(routes, API_VERSION);
-  routes.push(...metaRoutes({ ...meta, openapi }), ...accountRoutes(uc), ...keyedRoutes(uc), ...moneyRoutes(uc), ...dnsRoutes(uc), ...extra);
+  routes.push(...metaRoutes({ ...meta, openapi }), ...accountRoutes(uc), ...keyedRoutes(uc), ...moneyRoutes(uc), ...dnsRoutes(uc), ...certificateRoutes(uc), ...extra);
   return routes;
 };
 

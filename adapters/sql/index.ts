@@ -12,6 +12,7 @@ import { SqlDomainLocks } from './repositories/domain-locks.js';
 import { SqlSandboxClocks } from './repositories/sandbox-clock.repository.js';
 import { SqlTopUps } from './repositories/topup.repository.js';
 import { SqlAcmeChallenges, SqlPlanRepository, SqlZoneRepository } from './repositories/dns.repository.js';
+import { SqlCaMaterial, SqlCertificateRepository } from './repositories/certificate.repository.js';
 import { SqlSandboxRegistryStore } from './repositories/sandbox-registry.repository.js';
 import { SqliteReader } from './sqlite-reader.js';
 import { KnexUnitOfWork } from './unit-of-work.js';
@@ -43,6 +44,8 @@ export class SqlStore {
   readonly acmeChallenges: SqlAcmeChallenges;
   readonly idempotency: SqlIdempotencyStore;
   readonly sandboxRegistry: SqlSandboxRegistryStore;
+  readonly certificates: SqlCertificateRepository;
+  readonly caMaterial: SqlCaMaterial;
   private readonly reader: SqliteReader | null;
 
   constructor(config: StoreConfig) {
@@ -70,6 +73,8 @@ export class SqlStore {
     this.outbox = new SqlNoticeOutbox(this.uow, this.engine);
     this.idempotency = new SqlIdempotencyStore(this.uow);
     this.sandboxRegistry = new SqlSandboxRegistryStore(this.uow);
+    this.certificates = new SqlCertificateRepository(this.uow, this.engine);
+    this.caMaterial = new SqlCaMaterial(this.uow);
   }
 
   /** Applies migrations. Several processes starting at once on one Postgres race to create knex's own

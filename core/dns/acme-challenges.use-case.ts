@@ -92,6 +92,36 @@ export class AcmeChallenges {
     return result;
   }
 
+  /**
+   * The certificates' DNS-01 solver (issue 5): one value at `_acme-challenge.<host>` written by an
+   * internal actor through the same zone commit as a plan apply, additive, served by our own server
+   * when this resolves. Returns the challenge id for `removeFor`.
+   */
+  async addFor(scope: { accountId: string; environment: ApiKey['environment'] }, zoneName: string, host: string, value: string, actor: string): Promise<string> {
+    const name = AcmeChallenges.challengeName(host, zoneName);
+    if (!name) throw new DomainError('domain_invalid', { domain: host });
+    const now = this.clock.now();
+    const id = this.random.id();
+    const zone = await this.change(scope.accountId, scope.environment, zoneName, name, (values) => [...new Set([...values, value])], async (z) => {
+      await this.challenges.insert({ id, zoneId: z.id, name, value, keyId: null, createdAt: now, expiresAt: new Date(now.getTime() + CHALLENGE_LIFETIME_MS) });
+      await this.events.append({
+        id: this.random.id(), accountId: scope.accountId, environment: scope.environment, type: 'dns.acme_challenge_added', subject: `domain:${zoneName}`,
+        actor, occurredAt: now, data: { name, challenge_id: id },
+      });
+    });
+    await this.zoneService.publish(zone);
+    return id;
+  }
+
+  /** Removes a value `addFor` wrote; one already gone (expired, removed) is fine. */
+  async removeFor(scope: { accountId: string; environment: ApiKey['environment'] }, id: string, actor: string): Promise<void> {
+    const c = await this.challenges.find(id);
+    if (!c) return;
+    const zone = await this.zones.findById(c.zoneId);
+    if (!zone || zone.accountId !== scope.accountId || zone.environment !== scope.environment) return;
+    await this.removeChallenge(zone, c, actor);
+  }
+
   private async republish<T>(key: ApiKey, zoneName: string, result: T): Promise<T> {
     const zone = await this.zones.find(key.accountId, key.environment, zoneName);
     if (zone) await this.zoneService.publish(zone);

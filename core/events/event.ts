@@ -33,4 +33,12 @@ export type EventType =
   | 'sandbox.clock_advanced'
   | 'dns.plan_applied'
   | 'dns.acme_challenge_added'
-  | 'dns.acme_challenge_removed';
+  | 'dns.acme_challenge_removed'
+  | 'certificate.requested'
+  | 'certificate.issued'
+  | 'certificate.renewed'
+  | 'certificate.failed'
+  | 'certificate.renewal_failed'
+  | 'certificate.expired'
+  | 'certificate.revoked'
+  | 'certificate.private_key_read';

@@ -49,6 +49,14 @@ export type ErrorCode =
   | 'plan_unsafe'
   | 'plan_already_applied'
   | 'challenge_not_found'
+  // certificates
+  | 'certificate_not_found'
+  | 'certificate_not_ready'
+  | 'certificate_not_revocable'
+  | 'certificate_authority_failed'
+  | 'csr_invalid'
+  | 'csr_names_mismatch'
+  | 'private_key_not_held'
   // protocol
   | 'validation_failed'
   | 'malformed_json'

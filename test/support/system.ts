@@ -40,6 +40,8 @@ export interface TestApiOptions {
   readonly wrapSandbox?: SystemOptions['wrapSandbox'];
   /** Run the embedded DNS server on a free port, fed like under npm start. */
   readonly dns?: boolean;
+  /** The DNS server's port when `dns` (default: a free one). */
+  readonly dnsPort?: number;
 }
 
 export const testConfig = (store: FreshStore, env: Record<string, string> = {}): Config =>
@@ -70,7 +72,7 @@ export const startApi = async (kind: StoreKind, options: TestApiOptions = {}): P
   const { app } = system.http();
   let dns: EmbeddedNameserver | null = null;
   if (options.dns) {
-    dns = new EmbeddedNameserver({ host: '127.0.0.1', port: 0, axfrAllow: ['127.0.0.1'], secondaries: [] });
+    dns = new EmbeddedNameserver({ host: '127.0.0.1', port: options.dnsPort ?? 0, axfrAllow: ['127.0.0.1'], secondaries: [] });
     await dns.start();
     system.get(TOKENS.ZonePublisher).attach(dns);
     await new ZoneSync(system.store.zones, dns, pino({ level: 'silent' })).load();

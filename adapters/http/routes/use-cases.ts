@@ -15,6 +15,7 @@ import type { AdvanceSandboxClock } from '../../../core/sandbox/advance-clock.us
 import type { AcmeChallenges } from '../../../core/dns/acme-challenges.use-case.js';
 import type { DnsPlans } from '../../../core/dns/dns-plans.use-case.js';
 import type { ReadZone } from '../../../core/dns/read-zone.use-case.js';
+import type { Certificates } from '../../../core/certificates/certificates.use-case.js';
 
 /** The use cases the routes call, one per route (assembled in src/, the composition root). */
 export interface UseCases {
@@ -38,4 +39,5 @@ export interface UseCases {
   readonly readZone: Pick<ReadZone, 'records' | 'zoneFile'>;
   readonly dnsPlans: Pick<DnsPlans, 'create' | 'get' | 'apply'>;
   readonly acmeChallenges: Pick<AcmeChallenges, 'add' | 'remove'>;
+  readonly certificates: Pick<Certificates, 'request' | 'list' | 'get' | 'chain' | 'privateKey' | 'revoke' | 'trustRoot'>;
 }

@@ -1,0 +1,1 @@
+export { AcmeCertificateAuthority, type AcmeCertificateAuthorityConfig, type AcmeTimeouts } from './acme-ca.adapter.js';

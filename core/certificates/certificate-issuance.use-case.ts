@@ -1,0 +1,213 @@
+import type { EventLog } from '../events/ports/event-log.port.js';
+import type { NotifyOwners } from '../notices/notify-owners.js';
+import type { AccountTime } from '../sandbox/account-time.js';
+import type { SandboxClocks } from '../sandbox/ports/sandbox-clock.port.js';
+import type { Clock } from '../shared/clock.port.js';
+import type { Environment } from '../shared/environment.js';
+import type { Environments } from '../shared/environments.port.js';
+import type { Random } from '../shared/random.port.js';
+import type { SecretBox } from '../shared/secret-box.port.js';
+import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import type { Certificate } from './certificate.js';
+import { CertificateAuthorityError, type DnsChallengeSolver } from './ports/certificate-authority.port.js';
+import type { CertificateKeys } from './ports/certificate-keys.port.js';
+import type { CertificateRepository } from './ports/certificate-repository.port.js';
+
+const DAY = 24 * 3600_000;
+const LEASE_MS = 10 * 60_000;
+const BATCH = 20;
+/** Backoff after a retryable failure (CA down, rate limited): 1 min, 5 min, 30 min, 2 h, 6 h. */
+const BACKOFF_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 3600_000, 6 * 3600_000];
+
+export interface IssuanceOptions {
+  /** Renew this long before expiry (default 30 days; at most a third of the certificate's lifetime). */
+  readonly renewBeforeMs: number;
+  /** Retryable failures before an issuance is given up as failed (renewals keep trying until expiry). */
+  readonly maxAttempts: number;
+}
+
+export const DEFAULT_ISSUANCE: IssuanceOptions = { renewBeforeMs: 30 * DAY, maxAttempts: 5 };
+
+export interface IssuanceReport {
+  issued: number;
+  renewed: number;
+  failed: number;
+  retried: number;
+  expired: number;
+}
+
+/** Builds the DNS-01 solver for one certificate: writes through our own zones as an internal actor. */
+export type SolverFactory = (certificate: Certificate) => DnsChallengeSolver;
+
+/**
+ * Runs the CA for certificates: first issuance of pending ones, renewal of issued ones when due
+ * (in place: same id, new chain, a new key when we hold the key), and expiry. Work on one certificate
+ * is guarded by a lease, so the API process that accepted a request and any number of workers never
+ * run one order twice at once. The CA call happens outside any transaction; its outcome is written in
+ * one, with an event and an attempt record.
+ */
+export class CertificateIssuance {
+  constructor(
+    private readonly certificates: CertificateRepository,
+    private readonly environments: Environments,
+    private readonly solverFor: SolverFactory,
+    private readonly keys: CertificateKeys,
+    private readonly box: SecretBox,
+    private readonly accountTime: AccountTime,
+    private readonly sandboxClocks: SandboxClocks,
+    private readonly notifyOwners: NotifyOwners,
+    private readonly events: EventLog,
+    private readonly uow: UnitOfWork,
+    private readonly random: Random,
+    private readonly clock: Clock,
+    private readonly options: IssuanceOptions = DEFAULT_ISSUANCE,
+  ) {}
+
+  /** Works on one certificate now if it needs work and nobody else holds it (the API's fast path). */
+  async process(id: string): Promise<void> {
+    const token = this.random.id();
+    const now = this.clock.now();
+    if (!(await this.certificates.lease(id, token, now, new Date(now.getTime() + LEASE_MS)))) return;
+    try {
+      const c = await this.certificates.find(id);
+      if (c) await this.advance(c, await this.accountTime.now(c.accountId, c.environment));
+    } finally {
+      await this.certificates.releaseLease(id, token);
+    }
+  }
+
+  /** The worker's pass: everything due, each account's test environment on its own sandbox clock. */
+  async run(): Promise<IssuanceReport> {
+    const report: IssuanceReport = { issued: 0, renewed: 0, failed: 0, retried: 0, expired: 0 };
+    const real = this.clock.now();
+    const travelled = await this.sandboxClocks.travelled();
+    const groups: Array<{ environment: Environment; accountId?: string; exclude?: string[]; accountNow: Date }> = [
+      { environment: 'live', accountNow: real },
+      { environment: 'test', exclude: travelled.map((t) => t.accountId), accountNow: real },
+      ...travelled.map((t) => ({ environment: 'test' as const, accountId: t.accountId, accountNow: new Date(real.getTime() + t.offsetMs) })),
+    ];
+    for (const g of groups) {
+      if (!this.environments.isAvailable(g.environment)) continue;
+      for (let page = 0; page < 50; page++) {
+        const token = this.random.id();
+        const now = this.clock.now();
+        const claimed = await this.certificates.claimDue({
+          environment: g.environment, ...(g.accountId ? { accountId: g.accountId } : {}), ...(g.exclude ? { excludeAccounts: g.exclude } : {}),
+          accountNow: g.accountNow, now, leaseUntil: new Date(now.getTime() + LEASE_MS), token, limit: BATCH,
+        });
+        for (const c of claimed) {
+          try {
+            const outcome = await this.advance(c, g.accountNow);
+            if (outcome) report[outcome]++;
+          } finally {
+            await this.certificates.releaseLease(c.id, token);
+          }
+        }
+        if (claimed.length < BATCH) break;
+      }
+    }
+    return report;
+  }
+
+  private async advance(c: Certificate, accountNow: Date): Promise<keyof IssuanceReport | null> {
+    const now = this.clock.now();
+    const retryDue = !c.nextAttemptAt || c.nextAttemptAt.getTime() <= now.getTime();
+    if (c.status === 'pending') return retryDue ? this.attempt(c, 'issue', accountNow) : null;
+    if (c.status !== 'issued') return null;
+    const renewalDue = c.autoRenew && c.renewAfter !== null && c.renewAfter.getTime() <= accountNow.getTime();
+    if (renewalDue && retryDue) {
+      const outcome = await this.attempt(c, 'renew', accountNow);
+      if (outcome === 'renewed') return outcome;
+      c = (await this.certificates.find(c.id)) ?? c;
+    }
+    if (c.status === 'issued' && c.notAfter && c.notAfter.getTime() <= accountNow.getTime()) return this.expire(c);
+    return null;
+  }
+
+  private async attempt(c: Certificate, kind: 'issue' | 'renew', accountNow: Date): Promise<keyof IssuanceReport> {
+    const startedAt = this.clock.now();
+    const ca = this.environments.get(c.environment).ca;
+    // A renewal of a certificate whose key we hold gets a fresh key; a client's CSR is used again.
+    const fresh = kind === 'renew' && c.keySealed ? await this.keys.generate(c.names) : null;
+    const csrPem = fresh ? fresh.csrPem : c.csrPem;
+    let issued;
+    try {
+      issued = await ca.issue({ names: c.names, csrPem, solver: this.solverFor(c), at: accountNow });
+    } catch (err) {
+      const known = err instanceof CertificateAuthorityError;
+      const reason = known ? err.reason : 'The certificate authority could not be reached or answered unexpectedly.';
+      const retryable = known ? err.retryable : true;
+      await this.failed(c, kind, reason, retryable, startedAt);
+      if (!known) throw err; // the worker logs what it was
+      return retryable && (kind === 'renew' || c.attempts + 1 < this.options.maxAttempts) ? 'retried' : 'failed';
+    }
+    const now = this.clock.now();
+    const lifetime = issued.notAfter.getTime() - issued.notBefore.getTime();
+    const renewAfter = new Date(issued.notAfter.getTime() - Math.min(this.options.renewBeforeMs, Math.floor(lifetime / 3)));
+    const next: Certificate = {
+      ...c, status: 'issued', ca: ca.kind, csrPem, keySealed: fresh ? this.box.seal(fresh.privateKeyPem) : c.keySealed,
+      chainPem: issued.chainPem, notBefore: issued.notBefore, notAfter: issued.notAfter, issuer: issued.issuer, serial: issued.serial,
+      failureReason: null, attempts: 0, nextAttemptAt: null, renewAfter, updatedAt: now, issuedAt: now,
+    };
+    await this.uow.transaction(async () => {
+      await this.certificates.update(next);
+      await this.certificates.recordAttempt({ id: this.random.id(), certificateId: c.id, kind, outcome: 'issued', reason: null, startedAt, finishedAt: now });
+      await this.events.append({
+        id: this.random.id(), accountId: c.accountId, environment: c.environment, type: kind === 'issue' ? 'certificate.issued' : 'certificate.renewed',
+        subject: `certificate:${c.id}`, actor: 'system:certificates', occurredAt: now,
+        data: { names: [...c.names], serial: issued.serial, issuer: issued.issuer, not_after: issued.notAfter.toISOString() },
+      });
+    });
+    return kind === 'issue' ? 'issued' : 'renewed';
+  }
+
+  private async failed(c: Certificate, kind: 'issue' | 'renew', reason: string, retryable: boolean, startedAt: Date): Promise<void> {
+    const now = this.clock.now();
+    const attempts = c.attempts + 1;
+    const giveUp = kind === 'issue' && (!retryable || attempts >= this.options.maxAttempts);
+    // A failed renewal leaves the certificate issued and tries again (daily after a refusal) until it expires.
+    const wait = retryable ? BACKOFF_MS[Math.min(attempts - 1, BACKOFF_MS.length - 1)]! : DAY;
+    const next: Certificate = {
+      ...c, status: giveUp ? 'failed' : c.status, failureReason: reason, attempts,
+      nextAttemptAt: giveUp ? null : new Date(now.getTime() + wait), updatedAt: now,
+    };
+    await this.uow.transaction(async () => {
+      await this.certificates.update(next);
+      await this.certificates.recordAttempt({ id: this.random.id(), certificateId: c.id, kind, outcome: giveUp || !retryable ? 'failed' : 'retry', reason, startedAt, finishedAt: now });
+      if (giveUp || kind === 'renew') {
+        await this.events.append({
+          id: this.random.id(), accountId: c.accountId, environment: c.environment, type: giveUp ? 'certificate.failed' : 'certificate.renewal_failed',
+          subject: `certificate:${c.id}`, actor: 'system:certificates', occurredAt: now, data: { names: [...c.names], reason, attempts, retryable },
+        });
+      }
+      // Owners hear of a failing renewal once per certificate cycle (on its first failure).
+      if (kind === 'renew' && c.attempts === 0) {
+        await this.notifyOwners.send({
+          accountId: c.accountId, environment: c.environment, kind: 'certificate_renewal_failed', domain: c.domains[0] ?? null,
+          message: {
+            uk: `Не вдалося поновити сертифікат для ${c.names.join(', ')}: ${reason}. Спробуємо ще; він чинний до ${c.notAfter?.toISOString() ?? '—'}.`,
+            en: `Renewing the certificate for ${c.names.join(', ')} failed: ${reason}. We will try again; it is valid until ${c.notAfter?.toISOString() ?? '—'}.`,
+          },
+          data: { certificate_id: c.id, reason },
+        });
+      }
+    });
+  }
+
+  private async expire(c: Certificate): Promise<'expired'> {
+    const now = this.clock.now();
+    await this.uow.transaction(async () => {
+      await this.certificates.update({ ...c, status: 'expired', nextAttemptAt: null, updatedAt: now });
+      await this.events.append({
+        id: this.random.id(), accountId: c.accountId, environment: c.environment, type: 'certificate.expired', subject: `certificate:${c.id}`,
+        actor: 'system:certificates', occurredAt: now, data: { names: [...c.names], not_after: c.notAfter?.toISOString() ?? null },
+      });
+      await this.notifyOwners.send({
+        accountId: c.accountId, environment: c.environment, kind: 'certificate_expired', domain: c.domains[0] ?? null,
+        message: { uk: `Сертифікат для ${c.names.join(', ')} сплив.`, en: `The certificate for ${c.names.join(', ')} has expired.` },
+        data: { certificate_id: c.id },
+      });
+    });
+    return 'expired';
+  }
+}

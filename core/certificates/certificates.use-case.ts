@@ -1,0 +1,217 @@
+import type { Authorizer } from '../access/authorize.js';
+import type { ApiKey } from '../access/key.js';
+import type { RightName } from '../access/rights.js';
+import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
+import type { EventLog } from '../events/ports/event-log.port.js';
+import type { Clock } from '../shared/clock.port.js';
+import type { Environments } from '../shared/environments.port.js';
+import { normalizeDomain } from '../shared/domain-name.js';
+import { DomainError } from '../shared/errors.js';
+import { clampLimit, decodeCursor, encodeCursor, type Page } from '../shared/pagination.js';
+import type { Random } from '../shared/random.port.js';
+import type { SecretBox } from '../shared/secret-box.port.js';
+import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import { viewCertificate, type Certificate, type CertificateView } from './certificate.js';
+import { baseHost, normalizeNames, sameNames, suffixes } from './certificate-names.js';
+import { CertificateAuthorityError } from './ports/certificate-authority.port.js';
+import { MalformedCertificateInput, type CertificateKeys } from './ports/certificate-keys.port.js';
+import type { CertificateRepository } from './ports/certificate-repository.port.js';
+
+/** Hands a new or changed certificate to whoever runs the CA (the in-process runner, else the worker). */
+export interface IssuanceQueue {
+  enqueue(certificateId: string): void;
+}
+
+export interface RequestCertificateInput {
+  readonly domains: readonly string[];
+  readonly csr?: string;
+  readonly auto_renew?: boolean;
+}
+
+/**
+ * POST/GET /v1/certificates… (issue 5; cert.issue class 1, cert.read class 0). A request is accepted
+ * at once (202, pending) and issued by the CA outside the request: the sandbox CA in milliseconds, a
+ * public CA after its DNS-01 validation. Every name must lie in a domain of the account that the key
+ * may issue for; a certificate is visible to keys that may read all of its domains.
+ */
+export class Certificates {
+  constructor(
+    private readonly certificates: CertificateRepository,
+    private readonly domains: DomainRepository,
+    private readonly authorizer: Authorizer,
+    private readonly environments: Environments,
+    private readonly keys: CertificateKeys,
+    private readonly box: SecretBox,
+    private readonly queue: IssuanceQueue,
+    private readonly events: EventLog,
+    private readonly uow: UnitOfWork,
+    private readonly random: Random,
+    private readonly clock: Clock,
+  ) {}
+
+  async request(key: ApiKey, input: RequestCertificateInput): Promise<CertificateView> {
+    const names = normalizeNames(input.domains);
+    const domains = await this.domainsFor(key, names);
+    for (const d of domains) await this.authorizer.check(key, 'cert.issue', d);
+    const ca = this.environments.get(key.environment).ca; // live without a CA: 503 environment_unavailable
+    let csrPem: string;
+    let keySealed: string | null = null;
+    if (input.csr !== undefined) {
+      csrPem = input.csr.trim() + '\n';
+      const info = await this.keys.inspectCsr(csrPem).catch((err: unknown) => {
+        if (err instanceof MalformedCertificateInput) throw new DomainError('csr_invalid', { reason: err.detail });
+        throw err;
+      });
+      if (!info.signatureValid) throw new DomainError('csr_invalid', { reason: 'the signature does not verify' });
+      if (!sameNames(info.names, names)) throw new DomainError('csr_names_mismatch', { csr_names: [...info.names], domains: names });
+    } else {
+      const generated = await this.keys.generate(names);
+      csrPem = generated.csrPem;
+      keySealed = this.box.seal(generated.privateKeyPem);
+    }
+    const now = this.clock.now();
+    const cert: Certificate = {
+      id: `crt_${this.random.id()}`, accountId: key.accountId, environment: key.environment, names, domains, status: 'pending', ca: ca.kind,
+      csrPem, keySealed, chainPem: null, notBefore: null, notAfter: null, issuer: null, serial: null, failureReason: null, attempts: 0,
+      nextAttemptAt: now, renewAfter: null, autoRenew: input.auto_renew ?? true, keyId: key.id, createdAt: now, updatedAt: now, issuedAt: null, revokedAt: null,
+    };
+    await this.uow.transaction(async () => {
+      await this.certificates.insert(cert);
+      await this.events.append({
+        id: this.random.id(), accountId: key.accountId, environment: key.environment, type: 'certificate.requested', subject: `certificate:${cert.id}`,
+        actor: `key:${key.id}`, occurredAt: now, data: { names, domains, ca: ca.kind, csr: input.csr !== undefined },
+      });
+      this.uow.afterCommit(() => this.queue.enqueue(cert.id));
+    });
+    return viewCertificate(cert);
+  }
+
+  async list(key: ApiKey, q: { cursor?: string; limit?: number; domain?: string }): Promise<Page<CertificateView>> {
+    const domain = q.domain !== undefined ? normalizeDomain(q.domain) : undefined;
+    await this.authorizer.check(key, 'cert.read', domain); // held somewhere (or on that domain)
+    const limit = clampLimit(q.limit);
+    let before = decodeCursor(q.cursor);
+    const readable = new Map<string, boolean>();
+    const visible = async (c: Certificate): Promise<boolean> => {
+      for (const d of c.domains) {
+        let ok = readable.get(d);
+        if (ok === undefined) {
+          ok = await this.authorizer.check(key, 'cert.read', d).then(() => true, () => false);
+          readable.set(d, ok);
+        }
+        if (!ok) return false;
+      }
+      return true;
+    };
+    // Filtered by the key's domains after reading: fetch until the page is full or the list ends.
+    const out: Certificate[] = [];
+    let next: string | undefined = undefined;
+    for (let round = 0; ; round++) {
+      const batch = await this.certificates.list(key.accountId, key.environment, { ...(before ? { before } : {}), limit, ...(domain ? { domain } : {}) });
+      let i = 0;
+      for (; i < batch.length && out.length < limit; i++) {
+        before = cursorOf(batch[i]!);
+        if (await visible(batch[i]!)) out.push(batch[i]!);
+      }
+      if (out.length >= limit) {
+        next = i < batch.length || batch.length === limit ? before : undefined;
+        break;
+      }
+      if (batch.length < limit) break;
+      if (round >= 20) {
+        next = before; // a long run of invisible certificates: continue on the next page
+        break;
+      }
+    }
+    return { data: out.map(viewCertificate), next_cursor: next ? encodeCursor(next) : null };
+  }
+
+  async get(key: ApiKey, id: string): Promise<CertificateView> {
+    return viewCertificate(await this.load(key, id, 'cert.read'));
+  }
+
+  /** The chain as PEM (leaf first), for an issued (or since expired or revoked) certificate. */
+  async chain(key: ApiKey, id: string): Promise<string> {
+    const c = await this.load(key, id, 'cert.read');
+    if (!c.chainPem) throw new DomainError('certificate_not_ready', { certificate_id: id, status: c.status });
+    return c.chainPem;
+  }
+
+  /** The private key we generated: only to keys that may issue for every name (never read-only keys). */
+  async privateKey(key: ApiKey, id: string): Promise<string> {
+    const c = await this.load(key, id, 'cert.issue');
+    if (!c.keySealed) throw new DomainError('private_key_not_held', { certificate_id: id });
+    await this.uow.transaction(() => this.events.append({
+      id: this.random.id(), accountId: c.accountId, environment: c.environment, type: 'certificate.private_key_read', subject: `certificate:${c.id}`,
+      actor: `key:${key.id}`, occurredAt: this.clock.now(), data: {},
+    }));
+    return this.box.open(c.keySealed);
+  }
+
+  /** Revokes an issued certificate at its CA (RFC 8555 §7.6), then marks it revoked. */
+  async revoke(key: ApiKey, id: string, reason = 0): Promise<CertificateView> {
+    const c = await this.load(key, id, 'cert.issue');
+    if (c.status === 'revoked') return viewCertificate(c);
+    if (c.status !== 'issued' || !c.chainPem) throw new DomainError('certificate_not_revocable', { certificate_id: id, status: c.status });
+    const ca = this.environments.get(c.environment).ca;
+    try {
+      await ca.revoke(c.chainPem, reason);
+    } catch (err) {
+      if (err instanceof CertificateAuthorityError) throw new DomainError('certificate_authority_failed', { reason: err.reason });
+      throw err;
+    }
+    const now = this.clock.now();
+    const revoked: Certificate = { ...c, status: 'revoked', revokedAt: now, updatedAt: now, nextAttemptAt: null };
+    await this.uow.transaction(async () => {
+      await this.certificates.update(revoked);
+      await this.events.append({
+        id: this.random.id(), accountId: c.accountId, environment: c.environment, type: 'certificate.revoked', subject: `certificate:${c.id}`,
+        actor: `key:${key.id}`, occurredAt: now, data: { reason, serial: c.serial },
+      });
+    });
+    return viewCertificate(revoked);
+  }
+
+  /** The sandbox CA's root (PEM), for users to verify sandbox chains. */
+  async trustRoot(): Promise<string> {
+    const root = await this.environments.get('test').ca.rootPem();
+    if (!root) throw new DomainError('not_found');
+    return root;
+  }
+
+  private async load(key: ApiKey, id: string, right: RightName): Promise<Certificate> {
+    const c = await this.certificates.find(id);
+    if (!c || c.accountId !== key.accountId || c.environment !== key.environment) throw new DomainError('certificate_not_found', { certificate_id: id });
+    for (const d of c.domains) await this.authorizer.check(key, right, d);
+    return c;
+  }
+
+  /** The account's registered domain holding each name (longest match); a name outside them is refused. */
+  private async domainsFor(key: ApiKey, names: readonly string[]): Promise<string[]> {
+    const found = new Set<string>();
+    const known = new Map<string, boolean>();
+    for (const name of names) {
+      let owner: string | null = null;
+      for (const candidate of suffixes(baseHost(name))) {
+        let exists = known.get(candidate);
+        if (exists === undefined) {
+          exists = (await this.domains.find(key.accountId, key.environment, candidate)) !== null;
+          known.set(candidate, exists);
+        }
+        if (exists) {
+          owner = candidate;
+          break;
+        }
+      }
+      if (!owner) {
+        // Ask the authorizer first: a key that may not issue for the name learns nothing about the account.
+        await this.authorizer.check(key, 'cert.issue', suffixes(baseHost(name)).at(-1)!);
+        throw new DomainError('domain_not_found', { domain: name });
+      }
+      found.add(owner);
+    }
+    return [...found].sort();
+  }
+}
+
+const cursorOf = (c: Certificate): string => `${c.createdAt.toISOString()}|${c.id}`;

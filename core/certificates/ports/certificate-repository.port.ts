@@ -1,0 +1,33 @@
+import type { Environment } from '../../shared/environment.js';
+import type { Certificate, CertificateAttempt } from '../certificate.js';
+
+export interface DueQuery {
+  readonly environment: Environment;
+  readonly accountId?: string;
+  readonly excludeAccounts?: readonly string[];
+  /** The account's time (sandbox time for test): renewals and expiry are judged by it. */
+  readonly accountNow: Date;
+  /** Real time: retries (next_attempt_at) and leases are judged by it. */
+  readonly now: Date;
+  readonly leaseUntil: Date;
+  readonly token: string;
+  readonly limit: number;
+}
+
+export interface CertificateRepository {
+  insert(c: Certificate): Promise<void>;
+  /** Writes every mutable field of `c` (status, chain, key, dates, failure, attempts, times). */
+  update(c: Certificate): Promise<void>;
+  find(id: string): Promise<Certificate | null>;
+  /** Newest first, keyset pages on (created_at, id); `domains` limits to certificates all of whose domains are listed. */
+  list(accountId: string, environment: Environment, q: { before?: string; limit: number; domains?: readonly string[] | null; domain?: string }): Promise<Certificate[]>;
+  /** The newest certificate covering `domain` (a registered domain) in `environment`. */
+  latestForDomain(environment: Environment, domain: string): Promise<Certificate | null>;
+  /** Takes the lease on one certificate if free; false when another worker holds it. */
+  lease(id: string, token: string, now: Date, until: Date): Promise<boolean>;
+  /** Claims certificates needing work (pending and due, issued and due for renewal or past expiry). */
+  claimDue(q: DueQuery): Promise<Certificate[]>;
+  releaseLease(id: string, token: string): Promise<void>;
+  recordAttempt(a: CertificateAttempt): Promise<void>;
+  attempts(certificateId: string, limit: number): Promise<CertificateAttempt[]>;
+}
