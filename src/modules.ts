@@ -173,8 +173,8 @@ export const coreModule = () =>
       [s, T.RenewDomain, T.NotifyOwners, T.ZoneService, T.Random, T.Clock],
     ).inSingletonScope();
     bind(T.AdvanceSandboxClock).toResolvedValue(
-      (st: SqlStore, l, r, c) => new AdvanceSandboxClock(st.sandboxClocks, l, st.events, st.uow, r, c),
-      [s, T.AdvanceLifecycle, T.Random, T.Clock],
+      (st: SqlStore, l, r, c, ci: CertificateIssuance) => new AdvanceSandboxClock(st.sandboxClocks, l, st.events, st.uow, r, c, ci),
+      [s, T.AdvanceLifecycle, T.Random, T.Clock, T.CertificateIssuance],
     ).inSingletonScope();
     bind(T.Authorizer).toResolvedValue((st: SqlStore) => new Authorizer(st.domains), [s]).inSingletonScope();
     bind(T.AuthenticateKey).toResolvedValue((st: SqlStore, h, c) => new AuthenticateKey(st.keys, h, c), [s, T.SecretHasher, T.Clock]).inSingletonScope();
@@ -208,11 +208,12 @@ export const coreModule = () =>
       [s, T.Authorizer, T.Environments, T.CertificateKeys, T.SecretBox, T.IssuanceQueue, T.CertificateIssuance, T.Random, T.Clock],
     ).inSingletonScope();
     bind(T.CertificateIssuance).toResolvedValue(
-      (st: SqlStore, e, ch, k, b, at, n, r, c, cfg: Config, hub: ZonePublisherHub) => new CertificateIssuance(
+      (st: SqlStore, e, ch, k, b, at, n, r, c, cfg: Config, hub: ZonePublisherHub, log: Logger) => new CertificateIssuance(
         st.certificates, e, zoneChallengeSolver(ch, new ServedByOurDns(hub, { host: cfg.dnsHost, port: cfg.dnsPort })), k, b, at, st.sandboxClocks, n, st.events, st.uow, r, c,
         { renewBeforeMs: cfg.certRenewBeforeDays * 24 * 3600_000, maxAttempts: 5 },
+        (err, certificateId) => log.error({ err, certificateId, component: 'certificates' }, 'certificate run failed; retried on a later pass'),
       ),
-      [s, T.Environments, T.AcmeChallenges, T.CertificateKeys, T.SecretBox, T.AccountTime, T.NotifyOwners, T.Random, T.Clock, T.Config, T.ZonePublisher],
+      [s, T.Environments, T.AcmeChallenges, T.CertificateKeys, T.SecretBox, T.AccountTime, T.NotifyOwners, T.Random, T.Clock, T.Config, T.ZonePublisher, T.Logger],
     ).inSingletonScope();
     bind(T.CertificateStatusQuery).toResolvedValue((st: SqlStore) => new CertificateStatusQuery(st.certificates), [s]).inSingletonScope();
     bind(T.SeedDemo).toResolvedValue(

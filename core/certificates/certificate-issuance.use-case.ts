@@ -7,6 +7,7 @@ import type { Environment } from '../shared/environment.js';
 import type { Environments } from '../shared/environments.port.js';
 import type { Random } from '../shared/random.port.js';
 import type { SecretBox } from '../shared/secret-box.port.js';
+import { isDomainError } from '../shared/errors.js';
 import type { UnitOfWork } from '../shared/unit-of-work.port.js';
 import type { Certificate } from './certificate.js';
 import { CertificateAuthorityError, type DnsChallengeSolver } from './ports/certificate-authority.port.js';
@@ -34,6 +35,8 @@ export interface IssuanceReport {
   failed: number;
   retried: number;
   expired: number;
+  /** Certificates whose run threw something unexpected (reported through onError; retried later). */
+  errors: number;
 }
 
 /** Builds the DNS-01 solver for one certificate: writes through our own zones as an internal actor. */
@@ -61,6 +64,8 @@ export class CertificateIssuance {
     private readonly random: Random,
     private readonly clock: Clock,
     private readonly options: IssuanceOptions = DEFAULT_ISSUANCE,
+    /** Where unexpected errors of one certificate's run go (the worker's log); the pass goes on. */
+    private readonly onError: (err: unknown, certificateId: string) => void = () => undefined,
   ) {}
 
   /** Works on one certificate now if it needs work and nobody else holds it (the API's fast path). */
@@ -77,15 +82,17 @@ export class CertificateIssuance {
   }
 
   /** The worker's pass: everything due, each account's test environment on its own sandbox clock. */
-  async run(): Promise<IssuanceReport> {
-    const report: IssuanceReport = { issued: 0, renewed: 0, failed: 0, retried: 0, expired: 0 };
+  async run(only?: { accountId: string; environment: Environment }): Promise<IssuanceReport> {
+    const report: IssuanceReport = { issued: 0, renewed: 0, failed: 0, retried: 0, expired: 0, errors: 0 };
     const real = this.clock.now();
     const travelled = await this.sandboxClocks.travelled();
-    const groups: Array<{ environment: Environment; accountId?: string; exclude?: string[]; accountNow: Date }> = [
-      { environment: 'live', accountNow: real },
-      { environment: 'test', exclude: travelled.map((t) => t.accountId), accountNow: real },
-      ...travelled.map((t) => ({ environment: 'test' as const, accountId: t.accountId, accountNow: new Date(real.getTime() + t.offsetMs) })),
-    ];
+    const groups: Array<{ environment: Environment; accountId?: string; exclude?: string[]; accountNow: Date }> = only
+      ? [{ ...only, accountNow: await this.accountTime.now(only.accountId, only.environment) }]
+      : [
+          { environment: 'live', accountNow: real },
+          { environment: 'test', exclude: travelled.map((t) => t.accountId), accountNow: real },
+          ...travelled.map((t) => ({ environment: 'test' as const, accountId: t.accountId, accountNow: new Date(real.getTime() + t.offsetMs) })),
+        ];
     for (const g of groups) {
       if (!this.environments.isAvailable(g.environment)) continue;
       for (let page = 0; page < 50; page++) {
@@ -99,6 +106,9 @@ export class CertificateIssuance {
           try {
             const outcome = await this.advance(c, g.accountNow);
             if (outcome) report[outcome]++;
+          } catch (err) {
+            report.errors++;
+            this.onError(err, c.id);
           } finally {
             await this.certificates.releaseLease(c.id, token);
           }
@@ -135,10 +145,13 @@ export class CertificateIssuance {
       issued = await ca.issue({ names: c.names, csrPem, solver: this.solverFor(c), at: accountNow });
     } catch (err) {
       const known = err instanceof CertificateAuthorityError;
-      const reason = known ? err.reason : 'The certificate authority could not be reached or answered unexpectedly.';
+      // Our own DNS refusing the proof (zone gone, too busy) is ours to say, and worth another try.
+      const reason = known ? err.reason
+        : isDomainError(err) ? `Our DNS could not publish the DNS-01 proof (${err.code}${err.params.domain ? `: ${String(err.params.domain)}` : ''}).`
+          : 'The certificate authority could not be reached or answered unexpectedly.';
       const retryable = known ? err.retryable : true;
       await this.failed(c, kind, reason, retryable, startedAt);
-      if (!known) throw err; // the worker logs what it was
+      if (!known && !isDomainError(err)) throw err; // the caller reports what it was
       return retryable && (kind === 'renew' || c.attempts + 1 < this.options.maxAttempts) ? 'retried' : 'failed';
     }
     const now = this.clock.now();
@@ -149,15 +162,21 @@ export class CertificateIssuance {
       chainPem: issued.chainPem, notBefore: issued.notBefore, notAfter: issued.notAfter, issuer: issued.issuer, serial: issued.serial,
       failureReason: null, attempts: 0, nextAttemptAt: null, renewAfter, updatedAt: now, issuedAt: now,
     };
-    await this.uow.transaction(async () => {
-      await this.certificates.update(next);
+    const written = await this.uow.transaction(async () => {
+      // Only if nobody revoked it while the CA worked: a revocation must never be undone.
+      if (!(await this.certificates.update(next, c.status))) return false;
       await this.certificates.recordAttempt({ id: this.random.id(), certificateId: c.id, kind, outcome: 'issued', reason: null, startedAt, finishedAt: now });
       await this.events.append({
         id: this.random.id(), accountId: c.accountId, environment: c.environment, type: kind === 'issue' ? 'certificate.issued' : 'certificate.renewed',
         subject: `certificate:${c.id}`, actor: 'system:certificates', occurredAt: now,
         data: { names: [...c.names], serial: issued.serial, issuer: issued.issuer, not_after: issued.notAfter.toISOString() },
       });
+      return true;
     });
+    if (!written) {
+      await ca.revoke(issued.chainPem, 4).catch(() => undefined); // superseded; best effort, it is not handed out
+      return 'failed';
+    }
     return kind === 'issue' ? 'issued' : 'renewed';
   }
 
@@ -172,7 +191,7 @@ export class CertificateIssuance {
       nextAttemptAt: giveUp ? null : new Date(now.getTime() + wait), updatedAt: now,
     };
     await this.uow.transaction(async () => {
-      await this.certificates.update(next);
+      if (!(await this.certificates.update(next, c.status))) return; // revoked meanwhile: nothing to record
       await this.certificates.recordAttempt({ id: this.random.id(), certificateId: c.id, kind, outcome: giveUp || !retryable ? 'failed' : 'retry', reason, startedAt, finishedAt: now });
       if (giveUp || kind === 'renew') {
         await this.events.append({
@@ -197,7 +216,7 @@ export class CertificateIssuance {
   private async expire(c: Certificate): Promise<'expired'> {
     const now = this.clock.now();
     await this.uow.transaction(async () => {
-      await this.certificates.update({ ...c, status: 'expired', nextAttemptAt: null, updatedAt: now });
+      if (!(await this.certificates.update({ ...c, status: 'expired', nextAttemptAt: null, updatedAt: now }, 'issued'))) return;
       await this.events.append({
         id: this.random.id(), accountId: c.accountId, environment: c.environment, type: 'certificate.expired', subject: `certificate:${c.id}`,
         actor: 'system:certificates', occurredAt: now, data: { names: [...c.names], not_after: c.notAfter?.toISOString() ?? null },

@@ -13,12 +13,13 @@ export const normalizeNames = (input: readonly string[]): string[] => {
   const out: string[] = [];
   const details: Array<Record<string, unknown>> = [];
   input.forEach((raw, i) => {
-    const trimmed = raw.trim().toLowerCase().replace(/\.$/, '');
+    const trimmed = raw.trim().toLowerCase(); // normalizeDomain drops one trailing dot, no more
     const wildcard = trimmed.startsWith('*.');
     const base = wildcard ? trimmed.slice(2) : trimmed;
     try {
       if (base.includes('*')) throw new DomainError('domain_invalid', { domain: raw });
       const name = (wildcard ? '*.' : '') + normalizeDomain(base);
+      if (name.length > 253) throw new DomainError('domain_invalid', { domain: raw }); // RFC 1035 §2.3.4, the whole name
       if (!out.includes(name)) out.push(name);
     } catch {
       details.push({

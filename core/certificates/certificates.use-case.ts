@@ -63,7 +63,9 @@ export class Certificates {
         throw err;
       });
       if (!info.signatureValid) throw new DomainError('csr_invalid', { reason: 'the signature does not verify' });
-      if (!sameNames(info.names, names)) throw new DomainError('csr_names_mismatch', { csr_names: [...info.names], domains: names });
+      if (!sameNames(info.names, names) || info.otherNames.length > 0) {
+        throw new DomainError('csr_names_mismatch', { csr_names: [...info.names, ...info.otherNames], domains: names });
+      }
     } else {
       const generated = await this.keys.generate(names);
       csrPem = generated.csrPem;
@@ -87,8 +89,13 @@ export class Certificates {
   }
 
   async list(key: ApiKey, q: { cursor?: string; limit?: number; domain?: string }): Promise<Page<CertificateView>> {
-    const domain = q.domain !== undefined ? normalizeDomain(q.domain) : undefined;
+    // ?domain= takes a registered domain (every certificate in it) or a host below one (the
+    // certificates whose names cover it: the host itself or the wildcard of its parent).
+    const host = q.domain !== undefined ? normalizeDomain(q.domain) : undefined;
+    const domain = host !== undefined ? ((await this.registeredDomainOf(key, host)) ?? host) : undefined;
     await this.authorizer.check(key, 'cert.read', domain); // held somewhere (or on that domain)
+    const covers = (c: Certificate): boolean =>
+      host === undefined || host === domain || c.names.includes(host) || c.names.includes(`*.${host.slice(host.indexOf('.') + 1)}`);
     const limit = clampLimit(q.limit);
     let before = decodeCursor(q.cursor);
     const readable = new Map<string, boolean>();
@@ -111,7 +118,7 @@ export class Certificates {
       let i = 0;
       for (; i < batch.length && out.length < limit; i++) {
         before = cursorOf(batch[i]!);
-        if (await visible(batch[i]!)) out.push(batch[i]!);
+        if (covers(batch[i]!) && (await visible(batch[i]!))) out.push(batch[i]!);
       }
       if (out.length >= limit) {
         next = i < batch.length || batch.length === limit ? before : undefined;
@@ -162,13 +169,21 @@ export class Certificates {
     }
     const now = this.clock.now();
     const revoked: Certificate = { ...c, status: 'revoked', revokedAt: now, updatedAt: now, nextAttemptAt: null };
-    await this.uow.transaction(async () => {
-      await this.certificates.update(revoked);
+    const written = await this.uow.transaction(async () => {
+      // Conditional: a renewal finishing meanwhile must not bring the certificate back, nor this undo it.
+      if (!(await this.certificates.update(revoked, 'issued'))) return false;
       await this.events.append({
         id: this.random.id(), accountId: c.accountId, environment: c.environment, type: 'certificate.revoked', subject: `certificate:${c.id}`,
         actor: `key:${key.id}`, occurredAt: now, data: { reason, serial: c.serial },
       });
+      return true;
     });
+    if (!written) {
+      // Renewed in place while we revoked at the CA: revoke what is current now.
+      const current = await this.certificates.find(id);
+      if (current?.status === 'revoked') return viewCertificate(current);
+      return this.revoke(key, id, reason);
+    }
     return viewCertificate(revoked);
   }
 
@@ -186,23 +201,25 @@ export class Certificates {
     return c;
   }
 
+  /** The account's registered domain holding `host` (the longest match), or null. */
+  private async registeredDomainOf(key: ApiKey, host: string, known = new Map<string, boolean>()): Promise<string | null> {
+    for (const candidate of suffixes(host)) {
+      let exists = known.get(candidate);
+      if (exists === undefined) {
+        exists = (await this.domains.find(key.accountId, key.environment, candidate)) !== null;
+        known.set(candidate, exists);
+      }
+      if (exists) return candidate;
+    }
+    return null;
+  }
+
   /** The account's registered domain holding each name (longest match); a name outside them is refused. */
   private async domainsFor(key: ApiKey, names: readonly string[]): Promise<string[]> {
     const found = new Set<string>();
     const known = new Map<string, boolean>();
     for (const name of names) {
-      let owner: string | null = null;
-      for (const candidate of suffixes(baseHost(name))) {
-        let exists = known.get(candidate);
-        if (exists === undefined) {
-          exists = (await this.domains.find(key.accountId, key.environment, candidate)) !== null;
-          known.set(candidate, exists);
-        }
-        if (exists) {
-          owner = candidate;
-          break;
-        }
-      }
+      const owner = await this.registeredDomainOf(key, baseHost(name), known);
       if (!owner) {
         // Ask the authorizer first: a key that may not issue for the name learns nothing about the account.
         await this.authorizer.check(key, 'cert.issue', suffixes(baseHost(name)).at(-1)!);

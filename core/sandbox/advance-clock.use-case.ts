@@ -25,10 +25,12 @@ export class AdvanceSandboxClock {
     private readonly uow: UnitOfWork,
     private readonly random: Random,
     private readonly clock: Clock,
+    /** The certificates' pass (renewal, expiry) for the account, run right after the lifecycle. */
+    private readonly certificates: { run(only: { accountId: string; environment: 'test' }): Promise<unknown> } | null = null,
   ) {}
 
-  /** Moves the clock, then runs the lifecycle for this account at once, so the effect is visible. */
-  async execute(key: ApiKey, advance: string): Promise<{ now: string; offset_ms: number; lifecycle: LifecycleReport }> {
+  /** Moves the clock, then runs the lifecycle and the certificates for this account at once, so the effect is visible. */
+  async execute(key: ApiKey, advance: string): Promise<{ now: string; offset_ms: number; lifecycle: LifecycleReport; certificates?: unknown }> {
     if (key.environment !== 'test') throw new DomainError('sandbox_only');
     const ms = parseDuration(advance);
     if (ms === null || ms <= 0 || ms > MAX_ADVANCE_MS) {
@@ -43,6 +45,7 @@ export class AdvanceSandboxClock {
       return o;
     });
     const lifecycle = await this.lifecycle.run({ accountId: key.accountId, environment: 'test' });
-    return { now: new Date(this.clock.now().getTime() + offset).toISOString(), offset_ms: offset, lifecycle };
+    const certificates = this.certificates ? await this.certificates.run({ accountId: key.accountId, environment: 'test' }) : undefined;
+    return { now: new Date(this.clock.now().getTime() + offset).toISOString(), offset_ms: offset, lifecycle, ...(certificates ? { certificates } : {}) };
   }
 }

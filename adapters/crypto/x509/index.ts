@@ -59,6 +59,13 @@ const dnsNames = (ext: Extension | null): string[] => {
   return san.names.items.filter((n) => n.type === 'dns').map((n) => n.value);
 };
 
+/** SAN entries of other types than dNSName, as "type:value". */
+const nonDnsNames = (ext: Extension | null): string[] => {
+  if (!ext) return [];
+  const san = ext instanceof SubjectAlternativeNameExtension ? ext : new SubjectAlternativeNameExtension(ext.rawData);
+  return san.names.items.filter((n) => n.type !== 'dns').map((n) => `${n.type}:${n.value}`);
+};
+
 /** SAN dNSNames, plus the CN when it is a host name they lack; lower-case, first occurrence kept. */
 const namesOf = (san: readonly string[], commonNames: readonly string[]): string[] => {
   const out: string[] = [];
@@ -123,9 +130,11 @@ export class X509CertificateKeys implements CertificateKeys {
     if (!CSR_LABELS.includes(block.label)) throw new MalformedCertificateInput(`CSR: expected a CERTIFICATE REQUEST, got ${block.label}`);
     let csr: Pkcs10CertificateRequest;
     let names: string[];
+    let otherNames: string[];
     try {
       csr = new Pkcs10CertificateRequest(block.der);
       names = namesOf(dnsNames(csr.getExtension(SAN_OID)), csr.subjectName.getField('CN'));
+      otherNames = nonDnsNames(csr.getExtension(SAN_OID));
     } catch {
       throw new MalformedCertificateInput('CSR: not a valid PKCS#10 request');
     }
@@ -135,7 +144,7 @@ export class X509CertificateKeys implements CertificateKeys {
     } catch {
       // An algorithm WebCrypto does not know cannot be verified: the request is not usable.
     }
-    return { names, keyAlgorithm: keyAlgorithmOf(csr.publicKey.rawData), signatureValid };
+    return { names, otherNames, keyAlgorithm: keyAlgorithmOf(csr.publicKey.rawData), signatureValid };
   }
 
   async inspectCertificate(pem: string): Promise<CertificateInfo> {

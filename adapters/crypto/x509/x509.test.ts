@@ -103,12 +103,13 @@ describe('X509CertificateKeys (adapters/crypto/x509)', () => {
   describe('inspectCsr', () => {
     it('reads its own requests back: names, "EC P-256", a valid signature', async () => {
       const g = await keys.generate(['example.com', '*.example.com']);
-      expect(await keys.inspectCsr(g.csrPem)).to.deep.equal({ names: ['example.com', '*.example.com'], keyAlgorithm: 'EC P-256', signatureValid: true });
+      expect(await keys.inspectCsr(g.csrPem)).to.deep.equal({ names: ['example.com', '*.example.com'], otherNames: [], keyAlgorithm: 'EC P-256', signatureValid: true });
     });
 
-    it('an RSA request made by `openssl req`: SAN dNSNames lower-cased and deduplicated, the CN added, IPs ignored', async () => {
+    it('an RSA request made by `openssl req`: SAN dNSNames lower-cased and deduplicated, the CN added, IPs reported apart', async () => {
       expect(await keys.inspectCsr(rsaCsr)).to.deep.equal({
         names: ['example.com', 'www.example.com'],
+        otherNames: ['ip:192.0.2.1'],
         keyAlgorithm: 'RSA 2048',
         signatureValid: true,
       });
@@ -118,7 +119,7 @@ describe('X509CertificateKeys (adapters/crypto/x509)', () => {
       const p = join(dir, 'cn.csr');
       openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-384', '-nodes', '-keyout', join(dir, 'cn.key'), '-out', p,
         '-subj', '/CN=Only.Example.NET']);
-      expect(await keys.inspectCsr(readFileSync(p, 'utf8'))).to.deep.equal({ names: ['only.example.net'], keyAlgorithm: 'EC P-384', signatureValid: true });
+      expect(await keys.inspectCsr(readFileSync(p, 'utf8'))).to.deep.equal({ names: ['only.example.net'], otherNames: [], keyAlgorithm: 'EC P-384', signatureValid: true });
       openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', join(dir, 'cn.key'), '-out', p,
         '-subj', '/CN=My Web Server', '-addext', 'subjectAltName=DNS:a.example.net']);
       expect((await keys.inspectCsr(readFileSync(p, 'utf8'))).names).to.deep.equal(['a.example.net']);
@@ -128,13 +129,13 @@ describe('X509CertificateKeys (adapters/crypto/x509)', () => {
       const p = join(dir, 'ed.csr');
       openssl(['req', '-new', '-newkey', 'ed25519', '-nodes', '-keyout', join(dir, 'ed.key'), '-out', p, '-subj', '/CN=ed.example.com']);
       const info = await keys.inspectCsr(readFileSync(p, 'utf8'));
-      expect(info).to.deep.equal({ names: ['ed.example.com'], keyAlgorithm: 'Ed25519', signatureValid: true });
+      expect(info).to.deep.equal({ names: ['ed.example.com'], otherNames: [], keyAlgorithm: 'Ed25519', signatureValid: true });
     });
 
     it('a request whose signature was altered parses but does not verify', async () => {
       const g = await keys.generate(['example.com']);
       const bad = await keys.inspectCsr(tamperSignature(g.csrPem));
-      expect(bad).to.deep.equal({ names: ['example.com'], keyAlgorithm: 'EC P-256', signatureValid: false });
+      expect(bad).to.deep.equal({ names: ['example.com'], otherNames: [], keyAlgorithm: 'EC P-256', signatureValid: false });
       const rsaBad = await keys.inspectCsr(tamperSignature(rsaCsr));
       expect(rsaBad.signatureValid).to.equal(false);
       expect(openssl(['req', '-noout', '-verify'], tamperSignature(rsaCsr))).to.match(/verify failure/i);

@@ -34,8 +34,8 @@ export class SqlCertificateRepository implements CertificateRepository {
     });
   }
 
-  async update(c: Certificate): Promise<void> {
-    await this.uow.db()('certificates').where({ id: c.id }).update(mutable(c));
+  async update(c: Certificate, expected: CertificateStatus): Promise<boolean> {
+    return (await this.uow.db()('certificates').where({ id: c.id, status: expected }).update(mutable(c))) > 0;
   }
 
   async find(id: string): Promise<Certificate | null> {

@@ -11,6 +11,9 @@ export interface GeneratedKey {
 export interface CsrInfo {
   /** subjectAltName dNSNames, plus the CN when it is a host name missing from them; lower-case, deduplicated. */
   readonly names: readonly string[];
+  /** subjectAltName entries that are not dNSNames ("ip:192.0.2.1", "email:a@b", "url:…"): a CA for web
+   * certificates refuses them, so a request carrying any is refused before it reaches one. */
+  readonly otherNames: readonly string[];
   /** "EC P-256", "RSA 2048", ... */
   readonly keyAlgorithm: string;
   /** Whether the request's self-signature verifies. */

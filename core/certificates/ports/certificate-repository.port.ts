@@ -1,5 +1,5 @@
 import type { Environment } from '../../shared/environment.js';
-import type { Certificate, CertificateAttempt } from '../certificate.js';
+import type { Certificate, CertificateAttempt, CertificateStatus } from '../certificate.js';
 
 export interface DueQuery {
   readonly environment: Environment;
@@ -16,8 +16,11 @@ export interface DueQuery {
 
 export interface CertificateRepository {
   insert(c: Certificate): Promise<void>;
-  /** Writes every mutable field of `c` (status, chain, key, dates, failure, attempts, times). */
-  update(c: Certificate): Promise<void>;
+  /**
+   * Writes every mutable field of `c` (status, chain, key, dates, failure, attempts, times) — only if
+   * the stored status is still `expected`; false when it is not (revoked meanwhile, say).
+   */
+  update(c: Certificate, expected: CertificateStatus): Promise<boolean>;
   find(id: string): Promise<Certificate | null>;
   /** Newest first, keyset pages on (created_at, id); `domains` limits to certificates all of whose domains are listed. */
   list(accountId: string, environment: Environment, q: { before?: string; limit: number; domains?: readonly string[] | null; domain?: string }): Promise<Certificate[]>;
