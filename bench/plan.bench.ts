@@ -1,15 +1,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { EmbeddedNameserver } from '../adapters/dns/embedded/index.js';
 import { SystemClock } from '../adapters/clock/system/index.js';
 import { NodeRandom } from '../adapters/crypto/node/index.js';
 import { SqlStore } from '../adapters/sql/index.js';
 import { buildPlan, isSafeChange, type ChangeInput, type PlanInput, type RecordSetInput } from '../core/dns/plan-builder.js';
 import type { Change } from '../core/dns/plan.js';
-import { rrsetKey, type RecordSet, type RecordType } from '../core/dns/record-set.js';
+import { staleReason, wholeZoneBefore } from '../core/dns/dns-plans.use-case.js';
+import type { RecordSet, RecordType } from '../core/dns/record-set.js';
 import { ZoneService, type ZonePublisher } from '../core/dns/zone-service.js';
-import type { StoredZone } from '../core/dns/zone.js';
 import { apexSets, benchSets, BENCH_SERIAL } from './zone-gen.js';
 
 /**
@@ -24,13 +26,16 @@ import { apexSets, benchSets, BENCH_SERIAL } from './zone-gen.js';
  *            create (a new A record).
  * Timed, as DnsPlans.create and DnsPlans.apply do it:
  *   plan  = zones.find → buildPlan (input resolved, diffed, every check run)
- *   apply = zones.find → the freshness comparison and the 30 % safety rule → buildPlan again with the
- *           plan's changes on the zone as it is now (apply re-checks) → ZoneService.commit (one SQLite
- *           transaction: the serial compare-and-set, deletes, inserts)
+ *   apply = zones.find → the freshness comparison (DnsPlans' staleReason) and the 30 % safety rule →
+ *           buildPlan again with the plan's changes on the zone as it is now, when it moved on since the plan
+ *           (apply re-checks) → ZoneService.commit (one SQLite transaction: the serial compare-and-set,
+ *           deletes, inserts)
  * ZoneService gets a no-op publisher. Not in the totals but shown: writing the plan's dns_plans row
  * (PlanRepository.insert, JSON of the changes and checks) and publishing the committed zone to an
  * (unstarted) EmbeddedNameserver, i.e. compiling it — the apply endpoint waits for both.
- * Medians of BENCH_PLAN_RUNS runs (default 5; 3 at 100k), after one untimed warm-up at 1k.
+ * Medians of BENCH_PLAN_RUNS runs (default 5; 3 at 100k), after an untimed warm-up (10 plans of each kind
+ * at 1k); a full garbage collection before each run (see collectGarbage), so that no run pays for the
+ * untimed work of the one before.
  *
  * A report: exits 0 whether or not the targets are met; non-zero only if something fails (a plan is
  * invalid, a commit loses its race, the store errs).
@@ -53,6 +58,7 @@ const sizes = (process.env.BENCH_PLAN_SIZES ?? '1000,10000,100000').split(',').m
 });
 const scenarios = new Set((process.env.BENCH_PLAN_SCENARIOS ?? 'records,change').split(',').map((s) => s.trim()));
 for (const s of scenarios) if (s !== 'records' && s !== 'change') throw new Error(`BENCH_PLAN_SCENARIOS: "${s}" is not records or change`);
+const WARM_UP_RUNS = 10;
 /** A size whose run takes over this many times its target gets no more runs (one is enough to see it). */
 const GIVE_UP_FACTOR = 10;
 const runsFor = (n: number): number => {
@@ -65,6 +71,14 @@ const runsFor = (n: number): number => {
   return n >= 100_000 ? 3 : 5;
 };
 
+/**
+ * A full garbage collection, run before each timed plan + apply: the untimed work around them (inserting the
+ * zone, compiling the committed zone for the nameserver — hundreds of MB at 100k) leaves garbage whose
+ * collection would otherwise land in the next run's timed sections and be charged to the plan.
+ */
+setFlagsFromString('--expose-gc');
+const collectGarbage = runInNewContext('gc') as () => void;
+
 const log = (s: string): void => void process.stderr.write(s);
 const now = (): number => performance.now();
 
@@ -76,20 +90,6 @@ const toInput = (c: Change): ChangeInput => ({
   ...(c.ttl !== undefined ? { ttl: c.ttl } : {}), ...(c.values ? { values: [...c.values] } : {}),
   ...(c.current ? { current: { ttl: c.current.ttl, values: [...c.current.values] } } : {}),
 });
-
-/** DnsPlans.assertFresh, as it compares: every touched set against the zone now (a whole-zone plan: and nothing added). */
-const assertFresh = (before: ReadonlyArray<{ name: string; type: RecordType; set: RecordSet | null }>, zone: StoredZone, wholeZone: boolean): void => {
-  const current = new Map(zone.recordSets.map((s) => [rrsetKey(s.name, s.type), s]));
-  const same = (a: RecordSet | null | undefined, b: RecordSet | null | undefined): boolean =>
-    (!a && !b) || (!!a && !!b && a.ttl === b.ttl && a.values.length === b.values.length && a.values.every((v, i) => v === b.values[i]));
-  for (const b of before) if (!same(b.set, current.get(rrsetKey(b.name, b.type)))) throw new Error(`plan stale: ${b.name} ${b.type}`);
-  if (wholeZone) {
-    const known = new Set(before.map((b) => rrsetKey(b.name, b.type)));
-    const comparable = (s: RecordSet) => !(s.name === zone.domain && s.type === 'SOA') && !s.name.startsWith('_acme-challenge.');
-    const added = zone.recordSets.filter(comparable).find((s) => !known.has(rrsetKey(s.name, s.type)));
-    if (added) throw new Error(`plan stale: ${added.name} ${added.type} was added`);
-  }
-};
 
 interface Timing {
   find: number;
@@ -117,6 +117,7 @@ interface Ctx {
 /** One plan + apply of `input` on the zone `domain`, timed the way DnsPlans runs it. */
 const planAndApply = async (ctx: Ctx, domain: string, input: PlanInput, wholeZone: boolean): Promise<Timing> => {
   const { store, zoneService } = ctx;
+  collectGarbage();
   // DnsPlans.create
   const t0 = now();
   const zone = await store.zones.find(ACCOUNT, ENV, domain);
@@ -125,9 +126,7 @@ const planAndApply = async (ctx: Ctx, domain: string, input: PlanInput, wholeZon
   const built = buildPlan({ origin: domain, current: zone.recordSets, input });
   const t2 = now();
   if (!built.valid) throw new Error(`the plan on ${domain} is invalid: ${JSON.stringify(built.checks.filter((c) => c.severity === 'error').slice(0, 5))}`);
-  const before = wholeZone
-    ? zone.recordSets.filter((s) => !(s.name === domain && s.type === 'SOA')).map((s) => ({ name: s.name, type: s.type, set: s }))
-    : built.before;
+  const before = wholeZone ? wholeZoneBefore(zone) : built.before;
   const p0 = now();
   const created = new Date();
   await store.plans.insert({
@@ -142,7 +141,8 @@ const planAndApply = async (ctx: Ctx, domain: string, input: PlanInput, wholeZon
   const current = await store.zones.find(ACCOUNT, ENV, domain);
   const a1 = now();
   if (!current) throw new Error(`zone ${domain} vanished`);
-  assertFresh(before, current, wholeZone);
+  const stale = staleReason({ domain, source: wholeZone ? 'records' : 'changes', before }, current);
+  if (stale !== null) throw new Error(`plan stale: ${stale}`);
   if (!isSafeChange(current.recordSets.length, built.changes)) throw new Error('plan_unsafe (the bench plans only creates)');
   // As DnsPlans.apply: the checks run again only when the zone moved on since the plan (serial changed).
   const recheck = current.serial === zone.serial
@@ -299,8 +299,10 @@ const nlogn = (n: number): number => n * Math.log(n);
 
 const main = async (): Promise<number> => {
   log(`plan bench: sizes ${sizes.join(', ')}; node ${process.version}, ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
-  log('  warm-up (1k, untimed) … ');
-  await measureSize(1000, 2, true);
+  // Enough plans for the JIT to optimise the plan path (two were not: the first timed 10k runs came out
+  // about twice as slow as the later ones).
+  log(`  warm-up (${WARM_UP_RUNS} plans of each kind at 1k, untimed) … `);
+  await measureSize(1000, WARM_UP_RUNS, true);
   log('done\n');
   const rows: Row[] = [];
   for (const n of sizes) rows.push(...(await measureSize(n, runsFor(n))));

@@ -11,9 +11,9 @@ import { assertAcmeOnly, dnsAccess, isAcmeName } from './dns-access.js';
 import { buildPlan, isSafeChange, type PlanInput } from './plan-builder.js';
 import type { Change, CheckResult, Plan } from './plan.js';
 import type { PlanRepository, ZoneRepository } from './ports/zone-repository.port.js';
-import { rrsetKey, type RecordSet, type RecordType } from './record-set.js';
+import type { RecordSet, RecordType } from './record-set.js';
 import { ZoneChanged, type ZoneService } from './zone-service.js';
-import type { StoredZone } from './zone.js';
+import type { StoredZone, Zone } from './zone.js';
 
 export const PLAN_LIFETIME_MS = 3600_000;
 
@@ -49,6 +49,37 @@ const sameSet = (a: RecordSet | null | undefined, b: RecordSet | null | undefine
 /** Apex SOA is the service's and changes with every apply; _acme-challenge sets change under plans. */
 const comparable = (zone: string) => (s: RecordSet) => !(s.name === zone && s.type === 'SOA') && !isAcmeName(s.name, zone);
 
+/** What a whole-zone plan's apply compares against: every comparable set of the zone as planned. */
+export const wholeZoneBefore = (zone: Zone): Plan['before'] =>
+  zone.recordSets.filter(comparable(zone.domain)).map((s) => ({ name: s.name, type: s.type, set: s }));
+
+/**
+ * Why a plan is stale on the zone as it is now, or null when it is not: a set it touches differs from
+ * what it saw (`before`), or — a whole-zone plan — a comparable set was added. One pass over the zone,
+ * looking up only the plan's own names. The first difference in `before` order is named (then the first
+ * added set in zone order), as DnsPlans reports it.
+ */
+export const staleReason = (plan: Pick<Plan, 'domain' | 'source' | 'before'>, zone: Zone): string | null => {
+  // The plan's keys, name → type → the set the zone has now (undefined: none).
+  const now = new Map<string, Map<RecordType, RecordSet | undefined>>();
+  for (const b of plan.before) {
+    let types = now.get(b.name);
+    if (!types) now.set(b.name, (types = new Map()));
+    types.set(b.type, undefined);
+  }
+  for (const s of zone.recordSets) {
+    const types = now.get(s.name);
+    if (types?.has(s.type)) types.set(s.type, s);
+  }
+  for (const b of plan.before) if (!sameSet(b.set, now.get(b.name)!.get(b.type))) return `${b.name} ${b.type} changed`;
+  if (plan.source !== 'changes') {
+    const isComparable = comparable(plan.domain);
+    const added = zone.recordSets.find((s) => isComparable(s) && !now.get(s.name)?.has(s.type));
+    if (added) return `${added.name} ${added.type} was added`;
+  }
+  return null;
+};
+
 /**
  * DNS plans (issue 4): a plan writes nothing; apply writes it atomically, only if every record set it
  * touches is unchanged since it was made (a whole-zone plan: nothing outside _acme-challenge changed)
@@ -83,9 +114,7 @@ export class DnsPlans {
     if (access === 'acme-only') assertAcmeOnly(built.changes, domain, domain);
     const now = this.clock.now();
     // What apply compares against: the touched sets, or for a whole-zone plan every comparable set.
-    const before = 'changes' in input
-      ? built.before
-      : zone.recordSets.filter(comparable(domain)).map((s) => ({ name: s.name, type: s.type, set: s }));
+    const before = 'changes' in input ? built.before : wholeZoneBefore(zone);
     const plan: Plan = {
       id: this.random.id(), accountId: key.accountId, environment: key.environment, domain, keyId: key.id,
       source: 'changes' in input ? 'changes' : 'records' in input ? 'records' : 'zone_file',
@@ -170,17 +199,8 @@ export class DnsPlans {
   }
 
   private assertFresh(plan: Plan, zone: StoredZone): void {
-    const now = new Map(zone.recordSets.map((s) => [rrsetKey(s.name, s.type), s]));
-    for (const b of plan.before) {
-      if (!sameSet(b.set, now.get(rrsetKey(b.name, b.type)))) {
-        throw new DomainError('plan_stale', { domain: plan.domain, reason: `${b.name} ${b.type} changed` });
-      }
-    }
-    if (plan.source !== 'changes') {
-      const known = new Set(plan.before.map((b) => rrsetKey(b.name, b.type)));
-      const added = zone.recordSets.filter(comparable(plan.domain)).find((s) => !known.has(rrsetKey(s.name, s.type)));
-      if (added) throw new DomainError('plan_stale', { domain: plan.domain, reason: `${added.name} ${added.type} was added` });
-    }
+    const reason = staleReason(plan, zone);
+    if (reason !== null) throw new DomainError('plan_stale', { domain: plan.domain, reason });
   }
 }
 

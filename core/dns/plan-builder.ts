@@ -5,8 +5,10 @@ import { RULES } from './checks/index.js';
 import { inputResult } from './checks/input-rule.js';
 import { inputSyntax } from './checks/input-syntax.js';
 import { recordType, SUPPORTED_TYPES } from './checks/record-type.js';
+import { makePlanDelta, zoneRuleResults } from './checks/plan-delta.js';
 import type { Rule } from './checks/rule.js';
 import { indexSets, makeView, newViewCache, result } from './checks/rule.js';
+import { TargetIndex } from './checks/target-index.js';
 import { mixedTtl } from './checks/rrset-ttl.js';
 import { canonicalKey, isAcmeChallengeName, normalizeOrigin, resolveName } from './names.js';
 import type { Change, CheckResult } from './plan.js';
@@ -14,6 +16,7 @@ import type { RecordSet, RecordType } from './record-set.js';
 import { isRecordType, rrsetKey } from './record-set.js';
 import type { ParsedValue } from './values.js';
 import { canonicalValue, parseValue, sameValues } from './values.js';
+import { OverlayMap } from './names-overlay.js';
 import { parseZoneFile } from './zone-file.js';
 
 /** TTL of a created set when the input names none (Route 53 and Cloudflare users expect one; an hour is BIND's usual). */
@@ -63,6 +66,7 @@ export interface BuiltPlan {
 }
 
 const ACTIONS = ['create', 'update', 'delete'] as const;
+const ZONE_RULES = RULES.filter((r) => r.scope === 'zone');
 const isApexOwned = (name: string, type: string, origin: string): boolean => name === origin && (type === 'SOA' || type === 'NS');
 const isTextList = (v: unknown): v is readonly string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
 const shownValues = (values: readonly string[]): string => {
@@ -233,10 +237,32 @@ interface Desired {
   ttls: number[] | null;
 }
 
+/** The desired sets in input order, found by name then type (no key string built per record). */
+class DesiredSets {
+  readonly list: Desired[] = [];
+  private readonly byName = new Map<string, Desired | Desired[]>();
+
+  get(name: string, type: RecordType): Desired | undefined {
+    const at = this.byName.get(name);
+    if (at === undefined) return undefined;
+    if (!Array.isArray(at)) return at.type === type ? at : undefined;
+    for (const d of at) if (d.type === type) return d;
+    return undefined;
+  }
+
+  add(d: Desired): void {
+    this.list.push(d);
+    const at = this.byName.get(d.name);
+    if (at === undefined) this.byName.set(d.name, d);
+    else if (Array.isArray(at)) at.push(d);
+    else this.byName.set(d.name, [at, d]);
+  }
+}
+
 /** Whole-zone inputs: group into sets (one TTL per set), then diff against the zone. */
-const fromDesired = (origin: string, current: readonly RecordSet[], currentNames: Index, desired: Map<string, Desired>, parsedBy: ParsedByChange): Change[] => {
+const fromDesired = (origin: string, current: readonly RecordSet[], currentNames: Index, desired: DesiredSets, parsedBy: ParsedByChange): Change[] => {
   const changes: Change[] = [];
-  for (const d of desired.values()) {
+  for (const d of desired.list) {
     const existing = currentNames.get(d.name)?.get(d.type);
     let change: Change | null = null;
     if (!existing) change = { action: 'create', name: d.name, type: d.type, ttl: d.ttl, values: d.values };
@@ -250,19 +276,18 @@ const fromDesired = (origin: string, current: readonly RecordSet[], currentNames
   }
   for (const s of current) {
     if (isApexOwned(s.name, s.type, origin) || isAcmeChallengeName(s.name)) continue;
-    if (!desired.has(rrsetKey(s.name, s.type))) changes.push({ action: 'delete', name: s.name, type: s.type, current: { ttl: s.ttl, values: [...s.values] } });
+    if (!desired.get(s.name, s.type)) changes.push({ action: 'delete', name: s.name, type: s.type, current: { ttl: s.ttl, values: [...s.values] } });
   }
   return changes;
 };
 
-const addDesired = (desired: Map<string, Desired>, origin: string, name: string, type: RecordType, ttl: number, values: readonly string[]): void => {
+const addDesired = (desired: DesiredSets, origin: string, name: string, type: RecordType, ttl: number, values: readonly string[]): void => {
   // A whole-zone plan leaves apex SOA/NS (the service's) and _acme-challenge names (ACME clients') alone.
   if (isApexOwned(name, type, origin) || isAcmeChallengeName(name)) return;
-  const key = rrsetKey(name, type);
   const parsed = parseAll(type, values, origin);
   const canonical = parsed.map((p) => p.canonical);
-  const d = desired.get(key);
-  if (!d) desired.set(key, { name, type, ttl, values: canonical, parsed, ttls: null });
+  const d = desired.get(name, type);
+  if (!d) desired.add({ name, type, ttl, values: canonical, parsed, ttls: null });
   else {
     d.values.push(...canonical);
     d.parsed.push(...parsed);
@@ -270,8 +295,8 @@ const addDesired = (desired: Map<string, Desired>, origin: string, name: string,
   }
 };
 
-const fromRecords = (origin: string, inputs: readonly RecordSetInput[]): { desired: Map<string, Desired>; results: CheckResult[] } => {
-  const desired = new Map<string, Desired>();
+const fromRecords = (origin: string, inputs: readonly RecordSetInput[]): { desired: DesiredSets; results: CheckResult[] } => {
+  const desired = new DesiredSets();
   const results: CheckResult[] = [];
   if (!Array.isArray(inputs)) {
     results.push(inputResult(inputSyntax, origin, null, '"records" must be a list of record sets.', '«records» має бути списком наборів записів.'));
@@ -313,18 +338,26 @@ const fromRecords = (origin: string, inputs: readonly RecordSetInput[]): { desir
   return { desired, results };
 };
 
-const mixedTtls = (desired: Map<string, Desired>): CheckResult[] => {
+const mixedTtls = (desired: DesiredSets): CheckResult[] => {
   const out: CheckResult[] = [];
-  for (const d of desired.values()) if (d.ttls) out.push(mixedTtl(d.name, d.type, d.ttls));
+  for (const d of desired.list) if (d.ttls) out.push(mixedTtl(d.name, d.type, d.ttls));
   return out;
 };
 
 const ORDER: Record<Change['action'], number> = { delete: 0, update: 1, create: 2 };
 
 const sortChanges = (changes: Change[]): Change[] => {
-  const keyed = changes.map((c) => ({ c, k: canonicalKey(c.name) }));
-  keyed.sort((a, b) => ORDER[a.c.action] - ORDER[b.c.action] || (a.k < b.k ? -1 : a.k > b.k ? 1 : 0) || (a.c.type < b.c.type ? -1 : a.c.type > b.c.type ? 1 : 0));
-  return keyed.map((x) => x.c);
+  // Sorts positions (stable, like sorting the changes), with the keys beside them: no wrapper per change.
+  const keys = changes.map((c) => canonicalKey(c.name));
+  const order = changes.map((_, i) => i);
+  order.sort((i, j) => {
+    const a = changes[i]!;
+    const b = changes[j]!;
+    const ka = keys[i]!;
+    const kb = keys[j]!;
+    return ORDER[a.action] - ORDER[b.action] || (ka < kb ? -1 : ka > kb ? 1 : 0) || (a.type < b.type ? -1 : a.type > b.type ? 1 : 0);
+  });
+  return order.map((i) => changes[i]!);
 };
 
 const sortChecks = (checks: CheckResult[]): CheckResult[] => {
@@ -332,8 +365,6 @@ const sortChecks = (checks: CheckResult[]): CheckResult[] => {
   keyed.sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
   return keyed.map((x) => x.r);
 };
-
-const resultKey = (r: CheckResult): string => `${r.rule}\u0000${r.name}\u0000${r.type ?? ''}\u0000${r.message.en}`;
 
 /** Apply changes to a zone (pure): deletes remove, creates and updates set the values. Order of the zone is kept. */
 export const applyChanges = (current: readonly RecordSet[], changes: readonly Change[]): RecordSet[] => {
@@ -374,7 +405,17 @@ export const checkZone = (origin: string, sets: readonly RecordSet[], rules: rea
  * an old problem elsewhere in the zone never blocks an unrelated plan; problems the plan introduces anywhere
  * (e.g. deleting a glue A) are reported.
  */
-export const buildPlan = (args: { origin: string; current: readonly RecordSet[]; input: PlanInput }): BuiltPlan => {
+export const buildPlan = (args: {
+  origin: string;
+  current: readonly RecordSet[];
+  input: PlanInput;
+  /**
+   * How the zone rules run: on the names the plan can reach ('incremental'), or on the whole zone before and
+   * after ('whole'). The results are the same; by default a plan touching under a quarter of the zone's
+   * names runs incrementally. Tests force each to compare them.
+   */
+  zoneRules?: 'auto' | 'incremental' | 'whole';
+}): BuiltPlan => {
   const origin = normalizeOrigin(args.origin);
   const { current, input } = args;
   const currentNames = indexSets(current);
@@ -392,7 +433,7 @@ export const buildPlan = (args: { origin: string; current: readonly RecordSet[];
   } else if ('zone_file' in input && typeof input.zone_file === 'string') {
     source = 'zone_file';
     const parsed = parseZoneFile(input.zone_file, origin);
-    const desired = new Map<string, Desired>();
+    const desired = new DesiredSets();
     for (const s of parsed.recordSets) addDesired(desired, origin, s.name, s.type, s.ttl, s.values);
     draft = { changes: fromDesired(origin, current, currentNames, desired, parsedBy), results: parsed.results };
   } else {
@@ -405,13 +446,17 @@ export const buildPlan = (args: { origin: string; current: readonly RecordSet[];
   }
 
   const changes = sortChanges(draft.changes);
-  // The zone after the changes: a shallow copy of the index, with only the touched names copied deeper.
-  const afterNames: Index = new Map(currentNames);
+  const changedNames = new Set<string>();
+  for (const c of changes) changedNames.add(c.name);
+  // A plan touching few of the zone's names is checked incrementally (core/dns/checks/plan-delta.ts).
+  const mode = args.zoneRules ?? 'auto';
+  const incremental = changes.length > 0 && (mode === 'incremental' || (mode === 'auto' && changedNames.size * 4 <= currentNames.size));
+  // The zone after the changes: the index with only the touched names copied deeper — for a small plan an
+  // overlay on it (same entries, same order), so that a change to a zone of 100k sets does not copy it.
+  const afterNames: Map<string, Map<RecordType, RecordSet>> | OverlayMap<string, Map<RecordType, RecordSet>> = incremental ? new OverlayMap(currentNames) : new Map(currentNames);
   const cache = newViewCache();
   const changedSets: RecordSet[] = [];
-  const changedNames = new Set<string>();
   for (const c of changes) {
-    changedNames.add(c.name);
     let types = afterNames.get(c.name);
     if (types === undefined || types === currentNames.get(c.name)) {
       types = types === undefined ? new Map() : new Map(types);
@@ -422,25 +467,25 @@ export const buildPlan = (args: { origin: string; current: readonly RecordSet[];
       if (types!.size === 0) afterNames.delete(c.name);
       continue;
     }
-    const set: RecordSet = { name: c.name, type: c.type, ttl: c.ttl ?? types!.get(c.type)?.ttl ?? DEFAULT_TTL, values: [...(c.values ?? [])] };
+    // The change's values array, shared: both are read-only.
+    const set: RecordSet = { name: c.name, type: c.type, ttl: c.ttl ?? types!.get(c.type)?.ttl ?? DEFAULT_TTL, values: c.values ?? [] };
     const parsed = parsedBy.get(c);
     if (parsed) cache.parsed.set(set, parsed);
     types!.set(c.type, set);
     changedSets.push(set);
   }
-  const after: RecordSet[] = [];
-  for (const types of afterNames.values()) for (const s of types.values()) after.push(s);
-
-  const afterView = makeView(origin, after, { names: afterNames, changedSets, changedNames, changes, cache });
+  // Who points where, over the sets of both views (built only if a rule asks).
+  const targetIndex = new TargetIndex(origin, (visit) => {
+    for (const s of current) visit(s);
+    for (const s of changedSets) visit(s);
+  });
+  const afterView = makeView(origin, [], { names: afterNames, changedSets, changedNames, changes, cache, targetIndex });
   const checks: CheckResult[] = [...draft.results];
   for (const rule of RULES) if (rule.scope === 'changed') checks.push(...rule.check(afterView));
   if (changes.length > 0) {
-    const zoneRules = RULES.filter((r) => r.scope === 'zone');
-    const beforeView = makeView(origin, current, { names: currentNames, changedSets: [], changedNames: new Set(), cache });
-    const already = new Set(zoneRules.flatMap((r) => r.check(beforeView)).map(resultKey));
-    for (const rule of zoneRules) {
-      for (const r of rule.check(afterView)) if (changedNames.has(r.name) || !already.has(resultKey(r))) checks.push(r);
-    }
+    const beforeView = makeView(origin, current, { names: currentNames, changedSets: [], changedNames: new Set(), cache, targetIndex });
+    const delta = incremental ? makePlanDelta({ origin, before: beforeView, after: afterView, changes, changedNames, changedSets, targetIndex }) : null;
+    checks.push(...zoneRuleResults(ZONE_RULES, beforeView, afterView, changedNames, delta));
   }
 
   const sorted = sortChecks(checks);
@@ -453,11 +498,19 @@ export const buildPlan = (args: { origin: string; current: readonly RecordSet[];
     errors,
     warnings: sorted.length - errors,
   };
+  let after: RecordSet[] | null = null;
   return {
     source,
     changes,
     before: changes.map((c) => ({ name: c.name, type: c.type, set: currentNames.get(c.name)?.get(c.type) ?? null })),
-    after,
+    // Listed on first use only (the use cases never need it; a one-change plan should not walk the zone for it).
+    get after() {
+      if (after === null) {
+        after = [];
+        for (const types of afterNames.values()) for (const s of types.values()) after.push(s);
+      }
+      return after;
+    },
     checks: sorted,
     valid: errors === 0,
     counts,

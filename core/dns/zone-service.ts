@@ -55,8 +55,16 @@ export class ZoneService {
     const soa = withSerial(zone.recordSets.filter((s) => s.type === 'SOA' && s.name === zone.domain), zone.domain, serial);
     const ok = await this.zones.commit(zone.id, zone.serial, serial, [...upserts.filter((s) => !(s.type === 'SOA' && s.name === zone.domain)), ...soa], deletes, this.clock.now());
     if (!ok) throw new ZoneChanged(zone.domain);
-    const gone = new Set([...deletes, ...upserts].map((d) => `${d.name}\u0000${d.type}`));
-    const recordSets = [...zone.recordSets.filter((s) => !gone.has(`${s.name}\u0000${s.type}`) && !(s.type === 'SOA' && s.name === zone.domain)), ...upserts.filter((s) => !(s.type === 'SOA' && s.name === zone.domain)), ...soa];
+    // name → types replaced or removed (no key strings built per set of a large zone).
+    const gone = new Map<string, Set<RecordType>>();
+    for (const d of [...deletes, ...upserts]) {
+      const types = gone.get(d.name);
+      if (types) types.add(d.type);
+      else gone.set(d.name, new Set([d.type]));
+    }
+    const recordSets = zone.recordSets.filter((s) => !gone.get(s.name)?.has(s.type) && !(s.type === 'SOA' && s.name === zone.domain));
+    for (const s of upserts) if (!(s.type === 'SOA' && s.name === zone.domain)) recordSets.push(s);
+    for (const s of soa) recordSets.push(s);
     const next: StoredZone = { ...zone, serial, recordSets };
     return next;
   }

@@ -1,11 +1,17 @@
 import { expect } from 'chai';
-import { compareNames, isAtOrBelow, nameProblems, relativeName, resolveName, wireLength } from '../../core/dns/names.js';
+import ipaddr from 'ipaddr.js';
+import { lastField } from '../../core/dns/checks/target-index.js';
+import { compareNames, isAtOrBelow, nameProblems, relativeName, resolveName, toAsciiLabels, wireLength } from '../../core/dns/names.js';
 import type { RecordType } from '../../core/dns/record-set.js';
+import { hexGroups } from '../../core/dns/types/address.js';
+import { hostCandidate, parseHost } from '../../core/dns/types/host.js';
+import { fields } from '../../core/dns/types/value.js';
 import { canonicalValue, parseValue, quoteString, splitTxt, unescapeString } from '../../core/dns/values.js';
 import { answerSize } from '../../core/dns/wire-size.js';
 import { normalizeDomain } from '../../core/shared/domain-name.js';
 
 const O = 'example.com';
+const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
 const name = (input: string) => {
   const r = resolveName(input, O);
   return r.ok ? r.name : `!${r.problem.rule}`;
@@ -131,5 +137,81 @@ describe('DNS values: each type parses, validates (every reason) and canonicalis
     expect(answerSize({ name: 'www.example.com', type: 'A', ttl: 300, values: ['192.0.2.1', '192.0.2.2'] }, O)).to.equal(76);
     // TXT: one 255 and one 45-octet string → RDATA 302
     expect(answerSize({ name: 'example.com', type: 'TXT', ttl: 300, values: ['x'.repeat(300)] }, O)).to.equal(12 + 13 + 4 + 11 + 12 + 302);
+  });
+});
+
+describe('fast paths are exact (names, targets, IPv6), checked against the general code', () => {
+  /** mulberry32, fixed seed: repeatable. */
+  const prng = (seed: number) => () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+
+  it('AAAA: the hex-group parser agrees with ipaddr.js on every address it accepts, and accepts the usual ones', () => {
+    const r = prng(6);
+    const hex = () => {
+      const k = r();
+      const n = k < 0.4 ? 0 : k < 0.55 ? 1 + Math.floor(r() * 0xf) : Math.floor(r() * 0x10000);
+      const s = n.toString(16);
+      const padded = r() < 0.15 ? s.padStart(4, '0') : s;
+      return r() < 0.2 ? padded.toUpperCase() : padded;
+    };
+    const texts: string[] = ['::', '::1', '1::', '1:2:3:4:5:6:7::', '::2:3:4:5:6:7:8', '1:2:3:4:5:6:7:8', '::ffff:c000:201', '::FFFF:1:2', '0:0:0:0:0:ffff:0:0', '1:0:0:2:0:0:0:3', '1:0:0:2:0:0:3:4'];
+    const bad = [':', ':::', '1:', ':1', '1::2::3', '1:2:3:4:5:6:7:8:9', '12345::', 'g::1', '1:2:3:4:5:6:7', '1::2:3:4:5:6:7:8', '::1.2.3.4', '1::%eth0', ' ::1', '1:::2'];
+    for (let i = 0; i < 20000; i++) {
+      const groups = Array.from({ length: 8 }, hex);
+      const at = Math.floor(r() * 8);
+      const len = Math.floor(r() * (9 - at));
+      texts.push(r() < 0.7 && len > 0 ? `${groups.slice(0, at).join(':')}::${groups.slice(at + len).join(':')}` : groups.join(':'));
+      // Broken variants: a group too long, a bad character, a group lost or doubled.
+      if (r() < 0.2) bad.push(`${groups.join(':')}${pick(r, ['00000', ':1', 'g', ':'])}`);
+    }
+    for (const t of [...texts, ...bad]) {
+      const fast = hexGroups(t);
+      const valid = ipaddr.IPv6.isValid(t) && !t.includes('%');
+      if (fast) {
+        expect(valid, t).to.equal(true);
+        const addr = ipaddr.IPv6.parse(t);
+        expect(fast, t).to.deep.equal(addr.parts);
+        const reference = addr.isIPv4MappedAddress() ? `::ffff:${addr.toIPv4Address().toString()}` : addr.toRFC5952String();
+        expect(parseValue('AAAA', t, O).canonical, t).to.equal(reference);
+      }
+    }
+    for (const t of texts) expect(hexGroups(t), t).to.not.equal(null);
+    for (const t of bad) expect(hexGroups(t), t).to.equal(null);
+  });
+
+  it('targets: hostCandidate gives the name parseHost gives, whenever parseHost gives one', () => {
+    const r = prng(7);
+    const labels = ['www', 'Mail', 'a-b', '_sip', '*', 'xn--e1aybc', 'тест', 'ÄÖ', 'x'.repeat(64), '192', '0', 'example', 'com', 'COM', ''];
+    for (let i = 0; i < 20000; i++) {
+      const n = 1 + Math.floor(r() * 4);
+      let t = Array.from({ length: n }, () => pick(r, labels)).join('.');
+      if (r() < 0.3) t += `.${O}`;
+      if (r() < 0.5) t += '.';
+      if (r() < 0.03) t = pick(r, ['@', '.', '192.0.2.1', '2001:db8::1', '..']);
+      const real = parseHost(t, O, 'CNAME', true).name;
+      if (real !== null && real !== '') expect(hostCandidate(t, O), t).to.equal(real);
+      // And the fast path of toAsciiLabels agrees with lower-casing plus UTS #46.
+      const lower = t.toLowerCase();
+      // eslint-disable-next-line no-control-regex
+      if (/^[\x00-\x7f]*$/.test(lower)) expect(toAsciiLabels(t), t).to.equal(lower);
+    }
+  });
+
+  it('lastField is the last of fields(), for every kind of white space', () => {
+    const r = prng(8);
+    const spaces = [' ', '\t', '\n', '\r', '\v', '\f', '\u00a0', '\u2003', '\u3000', '\ufeff', '  '];
+    const words = ['10', 'mail.example.com.', 'a', 'тест.', '\u0085x', '"q"'];
+    for (let i = 0; i < 20000; i++) {
+      const n = Math.floor(r() * 5);
+      let v = pick(r, ['', ...spaces]);
+      for (let k = 0; k < n; k++) v += pick(r, words) + pick(r, spaces);
+      if (r() < 0.5) v = v.trimEnd() + pick(r, ['', ...spaces]);
+      const f = fields(v);
+      expect(lastField(v), JSON.stringify(v)).to.equal(f.length === 0 ? null : f[f.length - 1]);
+    }
   });
 });

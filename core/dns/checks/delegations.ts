@@ -9,6 +9,12 @@ export const delegationPoints = (zone: ZoneView): Set<string> => {
   return cuts;
 };
 
+/** `name` is a delegation point: below the apex, with NS records. */
+export const isCut = (zone: ZoneView, name: string): boolean => name !== zone.origin && (zone.names.get(name)?.has('NS') ?? false);
+
+/** `name` owns a set of `type`. */
+export const owns = (zone: ZoneView, name: string, type: RecordType): boolean => zone.names.get(name)?.has(type) ?? false;
+
 /** Names that own a given type (e.g. DNAME). */
 export const ownersOf = (zone: ZoneView, type: RecordType): Set<string> => {
   const out = new Set<string>();
@@ -16,16 +22,19 @@ export const ownersOf = (zone: ZoneView, type: RecordType): Set<string> => {
   return out;
 };
 
-/** The nearest strict ancestor of `name` (below the apex) that is in `points`, or null. O(depth). */
-export const ancestorIn = (name: string, points: ReadonlySet<string>, origin: string): string | null => {
-  if (points.size === 0) return null;
+/** The nearest strict ancestor of `name` below the apex for which `test` holds, or null. O(depth). */
+export const ancestorWhere = (name: string, origin: string, test: (ancestor: string) => boolean): string | null => {
   let at = parentName(name);
   while (at !== null && at !== origin && isAtOrBelow(at, origin)) {
-    if (points.has(at)) return at;
+    if (test(at)) return at;
     at = parentName(at);
   }
   return null;
 };
+
+/** The nearest strict ancestor of `name` (below the apex) that is in `points`, or null. O(depth). */
+export const ancestorIn = (name: string, points: ReadonlySet<string>, origin: string): string | null =>
+  points.size === 0 ? null : ancestorWhere(name, origin, (at) => points.has(at));
 
 /** Every NS target in the zone (glue candidates). */
 export const nsTargets = (zone: ZoneView): Set<string> => {

@@ -20,4 +20,9 @@ export const nsApex: Rule = {
       ),
     ];
   },
+  // Only the apex has a result, and the apex is always among `names`.
+  checkNames(zone, names) {
+    return names.has(zone.origin) ? this.check(zone) : [];
+  },
+  affected: () => [],
 };

@@ -2,6 +2,7 @@ import type { CheckResult, Change } from '../plan.js';
 import type { RecordSet, RecordType } from '../record-set.js';
 import type { ParsedValue } from '../values.js';
 import { parseValue } from '../values.js';
+import { TargetIndex } from './target-index.js';
 
 /**
  * What a rule sees: the zone as it would be after the plan (origin + name → type → record set) and what the
@@ -29,6 +30,39 @@ export interface ZoneView {
   parsed(set: RecordSet): readonly ParsedValue[];
   /** Host names the set points at (CNAME/NS/PTR/DNAME targets, MX exchanges, SRV targets; not the root). */
   targets(set: RecordSet): readonly string[];
+  /** The sets of `type` (CNAME, MX, SRV or NS) in this zone whose targets include `target`. */
+  pointingAt(target: string, type: RecordType): readonly RecordSet[];
+}
+
+/**
+ * What a plan changes, for the zone rules' incremental evaluation: the zone before and after, and the
+ * relations between names a rule may need to find the results a change can reach.
+ */
+export interface PlanDelta {
+  readonly origin: string;
+  readonly before: ZoneView;
+  readonly after: ZoneView;
+  /** Owner names of every set the plan creates, updates or deletes. */
+  readonly changedNames: ReadonlySet<string>;
+  /** The owner names where the plan creates, updates or deletes a set of one of `types`. */
+  namesChanging(...types: RecordType[]): readonly string[];
+  /** The types the plan creates, updates or deletes at `name`. */
+  changedTypes(name: string): ReadonlySet<RecordType>;
+  /** The changed names that, after the plan, have none of `types` (e.g. a target left without an address). */
+  changedWithout(...types: RecordType[]): readonly string[];
+  /** The changed names that, after the plan, have one of `types`. */
+  changedWith(...types: RecordType[]): readonly string[];
+  /**
+   * Owner names of the CNAME, MX, SRV and NS sets, before or after the plan, that may point at one of
+   * `targets` (every one that does, and perhaps some whose value does not parse).
+   */
+  referrers(targets: Iterable<string>): Set<string>;
+  /** The same, for every target at or below `name`. */
+  referrersAtOrBelow(name: string): Set<string>;
+  /** Every owner name at or below `name`, before or after the plan. */
+  namesAtOrBelow(name: string): string[];
+  /** Every set of one type before the plan, and the plan's new sets of that type. */
+  setsOfType(type: RecordType): readonly RecordSet[];
 }
 
 /**
@@ -44,6 +78,18 @@ export interface Rule {
   readonly rfc: string;
   readonly scope: 'changed' | 'zone';
   check(zone: ZoneView): CheckResult[];
+  /**
+   * Zone rules, optional: exactly the results `check` gives on the owner names in `names` (in the same
+   * order per name and type), or null when that needs the whole zone after all. With `affected`, it lets
+   * the plan builder judge a small plan without walking the whole zone.
+   */
+  checkNames?(zone: ZoneView, names: ReadonlySet<string>): CheckResult[] | null;
+  /**
+   * Zone rules, optional: the owner names, besides the changed names and the apex, where the plan may bring
+   * a result that was not there before (one it only removes, or leaves as it was, is never reported: see
+   * zoneRuleResults). More is harmless, fewer is a bug; 'all' when it cannot tell.
+   */
+  affected?(delta: PlanDelta): Iterable<string> | 'all';
 }
 
 export const result = (
@@ -57,10 +103,15 @@ export const result = (
 /** The names → types → sets map of a list of record sets. */
 export const indexSets = (sets: Iterable<RecordSet>): Map<string, Map<RecordType, RecordSet>> => {
   const names = new Map<string, Map<RecordType, RecordSet>>();
+  // Stored zones come ordered by name: the sets of one name follow each other, one lookup serves them all.
+  let lastName: string | null = null;
+  let last: Map<RecordType, RecordSet> | undefined;
   for (const s of sets) {
-    let types = names.get(s.name);
+    let types = s.name === lastName ? last : names.get(s.name);
     if (!types) names.set(s.name, (types = new Map()));
     types.set(s.type, s);
+    lastName = s.name;
+    last = types;
   }
   return names;
 };
@@ -74,6 +125,8 @@ export interface ViewOptions {
   readonly names?: ReadonlyMap<string, ReadonlyMap<RecordType, RecordSet>>;
   /** Parsed values shared between the views of one plan (before and after share most set objects). */
   readonly cache?: ViewCache;
+  /** Who points where, shared between the views of one plan (it may hold sets of either). */
+  readonly targetIndex?: TargetIndex;
 }
 
 export interface ViewCache {
@@ -94,6 +147,7 @@ const groupByType = (sets: Iterable<RecordSet>): Map<RecordType, RecordSet[]> =>
 };
 
 const NONE: readonly string[] = [];
+const NO_SETS: readonly RecordSet[] = [];
 
 const NO_NAMES: ReadonlySet<string> = new Set();
 
@@ -106,10 +160,24 @@ export const makeView = (origin: string, sets: readonly RecordSet[], options: Vi
   let byType: Map<RecordType, RecordSet[]> | null = null;
   let changedByType: Map<RecordType, RecordSet[]> | null = null;
   const cache = options.cache ?? newViewCache();
+  let ownIndex: TargetIndex | null = null;
   const parsed = (set: RecordSet): readonly ParsedValue[] => {
     let p = cache.parsed.get(set);
     if (!p) cache.parsed.set(set, (p = set.values.map((v) => parseValue(set.type, v, origin))));
     return p;
+  };
+  const targets = (set: RecordSet): readonly string[] => {
+    let t = cache.targets.get(set);
+    if (!t) {
+      const out: string[] = [];
+      for (const p of parsed(set)) {
+        const d = p.data;
+        const host = !d ? null : d.kind === 'host' ? d.host : d.kind === 'mx' ? d.exchange : d.kind === 'srv' ? d.target : null;
+        if (host) out.push(host);
+      }
+      cache.targets.set(set, (t = out.length === 0 ? NONE : out));
+    }
+    return t;
   };
   return {
     origin,
@@ -136,19 +204,16 @@ export const makeView = (origin: string, sets: readonly RecordSet[], options: Vi
       return changedByType.get(type) ?? [];
     },
     parsed,
-    targets(set) {
-      let t = cache.targets.get(set);
-      if (!t) {
-        const out: string[] = [];
-        for (const p of parsed(set)) {
-          const d = p.data;
-          const host = !d ? null : d.kind === 'host' ? d.host : d.kind === 'mx' ? d.exchange : d.kind === 'srv' ? d.target : null;
-          if (host) out.push(host);
-        }
-        cache.targets.set(set, (t = out.length === 0 ? NONE : out));
+    pointingAt(target, type) {
+      const index = options.targetIndex ?? (ownIndex ??= new TargetIndex(origin, (visit) => { for (const types of names.values()) for (const s of types.values()) visit(s); }));
+      let out: RecordSet[] | null = null;
+      for (const s of index.candidates(target)) {
+        if (s.type !== type || names.get(s.name)?.get(type) !== s || !targets(s).includes(target)) continue;
+        (out ??= []).push(s);
       }
-      return t;
+      return out ?? NO_SETS;
     },
+    targets,
   };
 };
 

@@ -1,61 +1,120 @@
 import type { CheckResult } from '../plan.js';
 import { isAtOrBelow } from '../names.js';
+import type { RecordSet } from '../record-set.js';
 import type { Rule, ZoneView } from './rule.js';
 import { result } from './rule.js';
 import { spfValues } from './spf.js';
 
 export const SPF_LOOKUP_LIMIT = 10;
 
+const meta = { id: 'spf-lookup-count', severity: 'warning' } as const;
+
 /**
- * Terms that cost a DNS lookup (RFC 7208 §4.6.4): include, a, mx, ptr, exists and redirect. Includes and
- * redirects to names inside this zone are followed (each name once), so nested policies count too.
+ * The SPF policies of a TXT set: how many lookups their own terms cost (RFC 7208 §4.6.4: include, a, mx,
+ * ptr, exists and redirect), and the names inside the zone they include or redirect to, in order.
  */
-const lookups = (zone: ZoneView, name: string, memo: Map<string, number>, visiting: Set<string>): number => {
-  const hit = memo.get(name);
-  if (hit !== undefined) return hit;
-  if (visiting.has(name)) return 0;
-  visiting.add(name);
-  let n = 0;
-  for (const policy of spfValues(zone.names.get(name)?.get('TXT'))) {
+const spfTerms = (txt: RecordSet | undefined, origin: string): { cost: number; into: string[] } => {
+  let cost = 0;
+  const into: string[] = [];
+  for (const policy of spfValues(txt)) {
     for (const term of policy.split(/\s+/).slice(1)) {
       const t = term.replace(/^[+\-~?]/, '').toLowerCase();
       const m = /^(include|a|mx|ptr|exists)(?:$|[:/])|^(redirect)=/.exec(t);
       if (!m) continue;
-      n += 1;
+      cost += 1;
       const target = /^(?:include:|redirect=)([^%\s]+?)\.?$/.exec(t)?.[1];
-      if (target && isAtOrBelow(target, zone.origin)) n += lookups(zone, target, memo, visiting);
+      if (target && isAtOrBelow(target, origin)) into.push(target);
     }
   }
+  return { cost, into };
+};
+
+/**
+ * The lookups of the policy at `name`: its own terms and, followed (each name once), the policies it
+ * includes or redirects to inside this zone. A name met again on the way counts 0 and sets `loop.met`.
+ */
+const lookups = (zone: ZoneView, name: string, memo: Map<string, number>, visiting: Set<string>, loop: { met: boolean }): number => {
+  const hit = memo.get(name);
+  if (hit !== undefined) return hit;
+  if (visiting.has(name)) {
+    loop.met = true;
+    return 0;
+  }
+  visiting.add(name);
+  const { cost, into } = spfTerms(zone.names.get(name)?.get('TXT'), zone.origin);
+  let n = cost;
+  for (const target of into) n += lookups(zone, target, memo, visiting, loop);
   visiting.delete(name);
   memo.set(name, n);
   return n;
 };
 
+const report = (name: string, n: number): CheckResult =>
+  result(
+    meta,
+    name,
+    'TXT',
+    `This SPF policy needs ${n} DNS lookups (include, a, mx, ptr, exists, redirect); receivers stop at ${SPF_LOOKUP_LIMIT} and fail it.`,
+    `Ця політика SPF потребує ${n} DNS-запитів (include, a, mx, ptr, exists, redirect); одержувачі зупиняються на ${SPF_LOOKUP_LIMIT} і вважають її помилковою.`,
+  );
+
 /** Warning: an SPF policy needing more than 10 lookups ends in permerror (RFC 7208 §4.6.4). */
 export const spfLookupCount: Rule = {
-  id: 'spf-lookup-count',
-  severity: 'warning',
+  ...meta,
   rfc: 'RFC 7208 §4.6.4',
   scope: 'zone',
   check(zone) {
     const out: CheckResult[] = [];
     const memo = new Map<string, number>();
+    const loop = { met: false };
     for (const txt of zone.ofType('TXT')) {
       const name = txt.name;
       if (spfValues(txt).length === 0) continue;
-      const n = lookups(zone, name, memo, new Set());
-      if (n > SPF_LOOKUP_LIMIT) {
-        out.push(
-          result(
-            this,
-            name,
-            'TXT',
-            `This SPF policy needs ${n} DNS lookups (include, a, mx, ptr, exists, redirect); receivers stop at ${SPF_LOOKUP_LIMIT} and fail it.`,
-            `Ця політика SPF потребує ${n} DNS-запитів (include, a, mx, ptr, exists, redirect); одержувачі зупиняються на ${SPF_LOOKUP_LIMIT} і вважають її помилковою.`,
-          ),
-        );
-      }
+      const n = lookups(zone, name, memo, new Set(), loop);
+      if (n > SPF_LOOKUP_LIMIT) out.push(report(name, n));
     }
     return out;
+  },
+  /**
+   * Without include loops a policy's count does not depend on which policies were counted before it, so
+   * counting only these names gives the whole-zone numbers; with a loop it does (the name met again counts
+   * 0), so that needs the whole zone.
+   */
+  checkNames(zone, names) {
+    const out: CheckResult[] = [];
+    const memo = new Map<string, number>();
+    const loop = { met: false };
+    for (const name of names) {
+      const txt = zone.get(name, 'TXT');
+      if (!txt || spfValues(txt).length === 0) continue;
+      const n = lookups(zone, name, memo, new Set(), loop);
+      if (loop.met) return null;
+      if (n > SPF_LOOKUP_LIMIT) out.push(report(name, n));
+    }
+    return out;
+  },
+  // A count depends on the TXT sets of the names its policy reaches: the names that reach a changed TXT set.
+  affected(delta) {
+    const changed = delta.namesChanging('TXT');
+    if (changed.length === 0) return [];
+    const includedBy = new Map<string, Set<string>>();
+    for (const txt of delta.setsOfType('TXT')) {
+      for (const target of spfTerms(txt, delta.origin).into) {
+        let by = includedBy.get(target);
+        if (!by) includedBy.set(target, (by = new Set()));
+        by.add(txt.name);
+      }
+    }
+    const reached = new Set<string>(changed);
+    const queue = [...changed];
+    while (queue.length > 0) {
+      for (const by of includedBy.get(queue.pop()!) ?? []) {
+        if (!reached.has(by)) {
+          reached.add(by);
+          queue.push(by);
+        }
+      }
+    }
+    return reached;
   },
 };

@@ -13,6 +13,12 @@ export interface ParsedHost {
 const looksLikeAddress = (bare: string): boolean =>
   /^\d{1,3}(?:\.\d{1,3}){3}$/.test(bare) || (bare.includes(':') && ipaddr.IPv6.isValid(bare));
 
+/** The absolute name a target token stands for (`lower` is its A-label, lower-case form), before validation. */
+const absoluteHost = (token: string, lower: string, origin: string): string => {
+  const bare = lower.endsWith('.') ? lower.slice(0, -1) : lower;
+  return token === '@' ? origin : lower.endsWith('.') || isAtOrBelow(lower, origin) ? bare : `${lower}.${origin}`;
+};
+
 /**
  * A target host name inside a value (CNAME/NS/PTR/DNAME targets, MX exchange, SRV target). Resolved like
  * owner names (DESIGN): `@` is the apex, a trailing dot or the zone's name at the end makes it absolute,
@@ -49,11 +55,22 @@ export const parseHost = (token: string, origin: string, type: string, allowRoot
     });
     return { name: null, problems };
   }
-  const name = token === '@' ? origin : lower.endsWith('.') || isAtOrBelow(lower, origin) ? bare : `${lower}.${origin}`;
+  const name = absoluteHost(token, lower, origin);
   for (const p of nameProblems(name, { en: `The ${type} target`, uk: `Ціль ${type}` })) {
     problems.push({ rule: 'target-syntax', en: p.en, uk: p.uk });
   }
   return { name: problems.length === 0 ? name : null, problems };
+};
+
+/**
+ * The host a target token would name if it were valid: parseHost's name without its checks (null for the
+ * root or an unconvertible token). Whenever parseHost gives a name, this gives the same name, so an index
+ * built from it finds every set that points somewhere (and maybe a few whose target is invalid).
+ */
+export const hostCandidate = (token: string, origin: string): string | null => {
+  if (token === '.') return null;
+  const lower = toAsciiLabels(token);
+  return lower === null ? null : absoluteHost(token, lower, origin);
 };
 
 /** Presentation of an absolute host: trailing dot; the root is ".". */
