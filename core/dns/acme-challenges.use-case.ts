@@ -177,6 +177,7 @@ export class AcmeChallenges {
   ): Promise<StoredZone> {
     for (let attempt = 0; attempt < 20; attempt++) {
       const result = await commit(async () => {
+        await this.zones.lock(accountId, environment, zoneName); // challenge writers of one zone queue up
         const zone = await this.zones.find(accountId, environment, zoneName);
         if (!zone) throw new DomainError('domain_not_found', { domain: zoneName });
         const current = zone.recordSets.find((s) => s.name === name && s.type === 'TXT');

@@ -67,6 +67,11 @@ const rowsJson = (sets: readonly RecordSet[]): string => json(sets.map((s) => [s
 export class SqlZoneRepository implements ZoneRepository {
   constructor(private readonly uow: KnexUnitOfWork) {}
 
+  async lock(accountId: string, environment: Environment, domain: string): Promise<void> {
+    const db = this.uow.db();
+    if (isPostgres(db)) await db('dns_zones').select('id').where({ account_id: accountId, environment, domain }).forUpdate();
+  }
+
   private async withSets(zones: ZoneRow[]): Promise<StoredZone[]> {
     if (zones.length === 0) return [];
     const db = this.uow.db();

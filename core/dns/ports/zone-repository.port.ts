@@ -16,6 +16,9 @@ export interface ZoneRepository {
    * no longer `expectedSerial` — another apply won the race. */
   commit(zoneId: string, expectedSerial: number, serial: number, upserts: readonly RecordSet[], deletes: ReadonlyArray<{ name: string; type: RecordType }>, at: Date): Promise<boolean>;
   remove(zoneId: string): Promise<void>;
+  /** Inside a transaction: holds the zone's row until commit, so writers of one zone queue instead of
+   * racing (Postgres row lock; SQLite transactions are serialised already). */
+  lock(accountId: string, environment: Environment, domain: string): Promise<void>;
 }
 
 export interface PlanRepository {
