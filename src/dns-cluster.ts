@@ -3,50 +3,149 @@ import { fileURLToPath } from 'node:url';
 import type { ZonePublisher } from '../core/dns/zone-service.js';
 import type { Zone } from '../core/dns/zone.js';
 
+/** What the cluster logs (a pino logger fits); by default one JSON line on stderr. */
+export interface DnsClusterLogger {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+const STDERR: DnsClusterLogger = {
+  warn: (obj, msg) => void process.stderr.write(`${JSON.stringify({ level: 'warn', component: 'dns-cluster', ...obj, msg })}\n`),
+  error: (obj, msg) => void process.stderr.write(`${JSON.stringify({ level: 'error', component: 'dns-cluster', ...obj, msg })}\n`),
+};
+
+/** How long a worker may take from fork to serving (loading every zone from the store). */
+const START_TIMEOUT_MS = 60_000;
+/** A worker that lived this long before it died is restarted at once; quicker deaths back off 1, 2, 4 … 30 s. */
+const HEALTHY_AFTER_MS = 60_000;
+
+interface Slot {
+  readonly index: number;
+  readonly worker: ClusterWorker;
+  /** Resolves when the worker serves (it said "ready"); rejects if it exits or times out first. */
+  readonly ready: Promise<void>;
+  readonly forkedAt: number;
+}
+
 /**
- * The DNS server as DNS_WORKERS cluster workers (src/main/dns-worker.ts) sharing one UDP socket and
- * one TCP listener. As a ZonePublisher it asks every worker to sync and resolves once all have: the
- * change is then served, whichever worker answers the next query.
+ * The DNS server as DNS_WORKERS cluster workers (src/main/dns-worker.ts) sharing one UDP socket and one
+ * TCP listener, which this process (the API) binds and hands over, then leaves alone: it reads no
+ * datagram (cluster never round-robins UDP; each worker reads the one socket itself) and, with
+ * SCHED_NONE, accepts no TCP connection (the workers accept their own).
+ *
+ * As a ZonePublisher it asks every worker to sync and resolves once all have: the change is then
+ * served, whichever worker answers the next query. A worker still starting is waited for and then synced
+ * too. A worker that dies is replaced (at once if it had run a minute, else after 1, 2, 4 … 30 s), and the
+ * replacement loads every zone from the store before it serves.
  */
 export class DnsCluster implements ZonePublisher {
-  private readonly workers: ClusterWorker[] = [];
+  private readonly slots: Slot[] = [];
+  private readonly restarts: number[] = [];
   private seq = 0;
+  private started = false;
+  private stopping = false;
 
-  constructor(private readonly count: number, private readonly timeoutMs = 10_000) {}
+  constructor(
+    private readonly count: number,
+    private readonly timeoutMs = 10_000,
+    private readonly log: DnsClusterLogger = STDERR,
+  ) {}
 
   async start(): Promise<void> {
+    cluster.schedulingPolicy = cluster.SCHED_NONE;
     cluster.setupPrimary({ exec: fileURLToPath(new URL('./main/dns-worker.ts', import.meta.url)) });
-    await Promise.all(Array.from({ length: this.count }, (_, i) => new Promise<void>((resolve, reject) => {
-      const w = cluster.fork({ DOMIVKA_DNS_WORKER: String(i) });
-      this.workers.push(w);
-      const timer = setTimeout(() => reject(new Error(`DNS worker ${i} did not start`)), 60_000);
-      w.on('message', (m: { type?: string }) => {
-        if (m?.type === 'ready') {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      w.once('exit', (code) => reject(new Error(`DNS worker ${i} exited with ${code}`)));
-    })));
+    for (let i = 0; i < this.count; i++) {
+      this.slots.push(this.fork(i));
+      this.restarts.push(0);
+    }
+    try {
+      await Promise.all(this.slots.map((s) => s.ready));
+    } catch (err) {
+      await this.stop();
+      throw err;
+    }
+    this.started = true;
   }
 
-  private syncAll(): Promise<void> {
-    const id = ++this.seq;
-    return Promise.all(this.workers.filter((w) => w.isConnected()).map((w) => new Promise<void>((resolve, reject) => {
+  private fork(index: number): Slot {
+    const worker = cluster.fork({ DOMIVKA_DNS_WORKER: String(index) });
+    const ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
-        w.off('message', onMessage);
-        reject(new Error('a DNS worker did not sync in time'));
-      }, this.timeoutMs);
-      const onMessage = (m: { type?: string; id?: number; error?: string }) => {
-        if (m?.type !== 'synced' || m.id !== id) return;
+        reject(new Error(`DNS worker ${index} did not start within ${START_TIMEOUT_MS / 1000} s`));
+        worker.kill('SIGKILL');
+      }, START_TIMEOUT_MS);
+      worker.on('message', (m: { type?: string }) => {
+        if (m?.type !== 'ready') return;
+        clearTimeout(timer);
+        resolve();
+      });
+      worker.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        reject(new Error(`DNS worker ${index} exited with ${code ?? signal}`));
+      });
+    });
+    ready.catch(() => undefined); // observed by start() or syncOne(); never unhandled
+    const slot: Slot = { index, worker, ready, forkedAt: Date.now() };
+    worker.once('exit', (code, signal) => this.onExit(slot, code, signal));
+    return slot;
+  }
+
+  private onExit(slot: Slot, code: number | null, signal: string | null): void {
+    if (this.stopping || !this.started || this.slots[slot.index] !== slot) return;
+    const lived = Date.now() - slot.forkedAt;
+    if (lived >= HEALTHY_AFTER_MS) this.restarts[slot.index] = 0;
+    const attempt = this.restarts[slot.index]!++;
+    const delayMs = attempt === 0 ? 0 : Math.min(30_000, 1000 * 2 ** (attempt - 1));
+    this.log.error({ worker: slot.index, pid: slot.worker.process.pid, code, signal, livedMs: lived, restartInMs: delayMs }, 'DNS worker exited; starting another');
+    setTimeout(() => {
+      if (this.stopping || this.slots[slot.index] !== slot) return;
+      const next = this.fork(slot.index);
+      this.slots[slot.index] = next;
+      next.ready.then(
+        () => this.log.warn({ worker: slot.index, pid: next.worker.process.pid }, 'DNS worker restarted'),
+        () => undefined, // its own exit starts the next attempt
+      );
+    }, delayMs);
+  }
+
+  /** Syncs one worker: waits for it to be serving, then asks it to load what changed and waits for the answer. */
+  private async syncOne(slot: Slot, id: number): Promise<void> {
+    try {
+      await slot.ready;
+    } catch {
+      return; // it died before serving; its replacement loads every zone from the store when it starts
+    }
+    const w = slot.worker;
+    if (!w.isConnected()) return; // died since: the same
+    await new Promise<void>((resolve, reject) => {
+      const done = (): void => {
         clearTimeout(timer);
         w.off('message', onMessage);
+        w.off('exit', onExit);
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error('a DNS worker did not sync in time'));
+      }, this.timeoutMs);
+      const onMessage = (m: { type?: string; id?: number; error?: string }): void => {
+        if (m?.type !== 'synced' || m.id !== id) return;
+        done();
         if (m.error) reject(new Error(m.error));
         else resolve();
       };
+      const onExit = (): void => {
+        done();
+        resolve(); // it serves nothing any more; its replacement starts from the store
+      };
       w.on('message', onMessage);
+      w.once('exit', onExit);
       w.send({ type: 'sync', id });
-    }))).then(() => undefined);
+    });
+  }
+
+  private async syncAll(): Promise<void> {
+    const id = ++this.seq;
+    await Promise.all(this.slots.map((s) => this.syncOne(s, id)));
   }
 
   async publish(_zone: Zone): Promise<void> {
@@ -58,8 +157,9 @@ export class DnsCluster implements ZonePublisher {
   }
 
   async stop(): Promise<void> {
-    await Promise.all(this.workers.map((w) => new Promise<void>((resolve) => {
-      if (!w.isConnected() && w.isDead()) return resolve();
+    this.stopping = true;
+    await Promise.all(this.slots.map(({ worker: w }) => new Promise<void>((resolve) => {
+      if (w.isDead()) return resolve();
       w.once('exit', () => resolve());
       w.kill('SIGTERM');
     })));

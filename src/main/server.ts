@@ -42,7 +42,7 @@ const main = async () => {
   let sync: ZoneSync | null = null;
   let dnsCluster: DnsCluster | null = null;
   if (config.runDns && config.dnsWorkers > 1) {
-    dnsCluster = new DnsCluster(config.dnsWorkers);
+    dnsCluster = new DnsCluster(config.dnsWorkers, undefined, log.child({ component: 'dns-cluster' }));
     await dnsCluster.start();
     system.get(TOKENS.ZonePublisher).attach(dnsCluster);
   } else if (config.runDns) {

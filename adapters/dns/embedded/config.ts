@@ -22,6 +22,11 @@ export interface EmbeddedNameserverConfig {
   readonly logger?: NameserverLogger;
   /** NOTIFY retries; default 5 attempts, waiting 1 s, then 2, 4, 8, 16 s. */
   readonly notify?: Partial<NotifyTiming>;
+  /**
+   * The UDP answer cache (answer-cache.ts): replies remembered by question, so a repeated question skips
+   * parsing, resolution and layout. Default on; `false` answers every query the long way (tests compare the two).
+   */
+  readonly answerCache?: boolean;
 }
 
 export interface ValidConfig {
@@ -31,6 +36,7 @@ export interface ValidConfig {
   readonly secondaries: readonly Secondary[];
   readonly logger: NameserverLogger;
   readonly notify: NotifyTiming;
+  readonly answerCache: boolean;
 }
 
 const configError = (what: string): TypeError => new TypeError(`nameserver config: ${what}`);
@@ -84,7 +90,8 @@ export const validateConfig = (c: EmbeddedNameserverConfig): ValidConfig => {
   const notify = { ...DEFAULT_NOTIFY_TIMING, ...(c.notify ?? {}) };
   if (!Number.isInteger(notify.attempts) || notify.attempts < 1 || notify.attempts > 20) throw configError('notify.attempts must be an integer 1–20');
   if (!Number.isInteger(notify.firstTimeoutMs) || notify.firstTimeoutMs < 1 || notify.firstTimeoutMs > 60_000) throw configError('notify.firstTimeoutMs must be an integer 1–60000');
-  return { host: host.toString(), port: c.port, axfrAllow, secondaries, logger, notify };
+  if (c.answerCache !== undefined && typeof c.answerCache !== 'boolean') throw configError('answerCache must be true or false');
+  return { host: host.toString(), port: c.port, axfrAllow, secondaries, logger, notify, answerCache: c.answerCache ?? true };
 };
 
 /** Whether a peer address (IPv4-mapped IPv6 counts as IPv4) is in one of the ranges. */

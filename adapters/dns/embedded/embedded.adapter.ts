@@ -2,6 +2,7 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import type { Nameserver, NameserverCapability, NotifyOutcome, ZoneTransfers } from '../../../core/dns/ports/nameserver.port.js';
 import type { Zone } from '../../../core/dns/zone.js';
+import { AnswerCache } from './answer-cache.js';
 import { compileZone, type CompiledZone } from './compiled-zone.js';
 import { allowed, validateConfig, type EmbeddedNameserverConfig, type NameserverLogger, type ValidConfig } from './config.js';
 import { bareReply, buildReply, parseQuery, soaOnly, transferMessages, udpLimit, type Query } from './message.js';
@@ -16,13 +17,29 @@ const TCP_IDLE_MS = 10_000;
 const MAX_TCP_CONNECTIONS = 512;
 /** Unsent reply octets on one connection above which we stop reading its queries until it drains. */
 const TCP_HIGH_WATER = 256 * 1024;
+/**
+ * Kernel buffers of the UDP socket (SO_RCVBUF/SO_SNDBUF; Linux caps them at net.core.rmem_max/wmem_max
+ * and doubles them): room for a burst of a few thousand queries while the event loop is busy elsewhere.
+ */
+const UDP_BUFFER_BYTES = 4 * 1024 * 1024;
+/** Replies held for one flush at most; libuv reads up to 32 datagrams from a socket per loop turn. */
+const MAX_REPLY_BATCH = 64;
+
+/**
+ * dgram resolves the address of every send, even an IP literal (dns.lookup, then a nextTick). Our
+ * sends go to the peer's address as the kernel reported it, always a literal, so hand it straight back.
+ */
+const literalLookup = (address: string, family: unknown, callback: (err: Error | null, address: string, family: number) => void): void => {
+  callback(null, address, typeof family === 'number' ? family : net.isIPv6(address) ? 6 : 4);
+};
 
 export type Transport = 'udp' | 'tcp';
 
 /**
  * Our authoritative DNS server, on dns-packet, UDP and TCP on one port. Zones are compiled when they
  * are published (every RRset encoded once, see compiled-zone.ts), so a query is a few map lookups and
- * one buffer copy. Secondaries copy zones by AXFR and hear of changes by NOTIFY.
+ * one buffer copy; a UDP question asked before is one table probe and one copy (answer-cache.ts).
+ * Secondaries copy zones by AXFR and hear of changes by NOTIFY.
  */
 export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
   readonly capabilities: readonly NameserverCapability[] = ['zone_transfers'];
@@ -31,6 +48,12 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
   private readonly zones = new Map<string, CompiledZone>();
   private readonly notifier: Notifier;
   private readonly connections = new Set<net.Socket>();
+  /** Finished UDP replies by question (answer-cache.ts); cleared on every publish and withdraw. */
+  private readonly cache: AnswerCache | null;
+  /** UDP replies waiting for the end of this event-loop turn (onDatagram), with where they go. */
+  private readonly outgoing: Buffer[] = [];
+  private readonly outgoingPorts: number[] = [];
+  private readonly outgoingAddresses: string[] = [];
   private udp: dgram.Socket | null = null;
   private tcp: net.Server | null = null;
   private bound: { host: string; port: number } | null = null;
@@ -39,6 +62,7 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     this.config = validateConfig(config);
     this.log = this.config.logger;
     this.notifier = new Notifier(this.config.secondaries, this.log, this.config.notify);
+    this.cache = this.config.answerCache ? new AnswerCache() : null;
   }
 
   /** Binds UDP and TCP on the configured host and port (with port 0, one free port for both). */
@@ -46,8 +70,13 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     if (this.udp) throw new Error('nameserver: already started');
     const { host } = this.config;
     for (let attempt = 1; ; attempt++) {
-      const udp = dgram.createSocket({ type: net.isIPv6(host) ? 'udp6' : 'udp4' });
-      udp.on('message', (msg, rinfo) => this.onDatagram(udp, msg, rinfo));
+      const udp = dgram.createSocket({
+        type: net.isIPv6(host) ? 'udp6' : 'udp4',
+        lookup: literalLookup as unknown as dgram.SocketOptions['lookup'],
+        recvBufferSize: UDP_BUFFER_BYTES,
+        sendBufferSize: UDP_BUFFER_BYTES,
+      });
+      udp.on('message', (msg: Buffer, rinfo: dgram.RemoteInfo) => this.onDatagram(msg, rinfo));
       await new Promise<void>((ok, fail) => {
         const failed = (err: Error): void => {
           udp.close();
@@ -102,6 +131,11 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     ]);
   }
 
+  /** The UDP answer cache's figures (null when it is off): replies held, their octets, queries answered from it. */
+  answerCacheStats(): { replies: number; bytes: number; hits: number } | null {
+    return this.cache?.stats() ?? null;
+  }
+
   /** Where it listens, once started. */
   address(): { host: string; port: number } {
     if (!this.bound) throw new Error('nameserver: not started');
@@ -123,6 +157,7 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
       return;
     }
     this.zones.set(compiled.apex, compiled);
+    this.cache?.clear();
     this.log.debug({ zone: compiled.apex, serial: compiled.serial, records: compiled.recordCount }, 'zone published');
     if (this.udp && this.config.secondaries.length > 0) {
       this.notifier.notify(compiled.apex).catch((err: unknown) => this.log.error({ err, zone: compiled.apex }, 'NOTIFY failed'));
@@ -131,7 +166,10 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
 
   async withdraw(domain: string): Promise<void> {
     const apex = normaliseName(domain);
-    if (this.zones.delete(apex)) this.log.debug({ zone: apex }, 'zone withdrawn');
+    if (this.zones.delete(apex)) {
+      this.cache?.clear();
+      this.log.debug({ zone: apex }, 'zone withdrawn');
+    }
   }
 
   /** NOTIFY every secondary for a published zone and wait for the outcome (publish does it too, unawaited). */
@@ -146,6 +184,27 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
    * whatever goes wrong is logged and the packet is dropped.
    */
   answer(packet: Buffer, transport: Transport, peer: string): Buffer[] {
+    if (transport === 'tcp') return this.answerSlow(packet, 'tcp', peer, false);
+    const out = this.answerUdp(packet, peer);
+    return out ? [out] : [];
+  }
+
+  /** A UDP packet's reply, or null: from the answer cache when the question was answered before. */
+  private answerUdp(packet: Buffer, peer: string): Buffer | null {
+    try {
+      const cache = this.cache;
+      if (cache === null) return this.answerSlow(packet, 'udp', peer, false)[0] ?? null;
+      const hit = cache.lookup(packet);
+      if (hit !== null) return hit;
+      return this.answerSlow(packet, 'udp', peer, cache.cacheable)[0] ?? null;
+    } catch (err) {
+      this.log.error({ err, transport: 'udp', peer }, 'DNS query failed; dropped');
+      return null;
+    }
+  }
+
+  /** Parses with dns-packet, resolves and lays out; `store`: keep the reply in the answer cache. */
+  private answerSlow(packet: Buffer, transport: Transport, peer: string, store: boolean): Buffer[] {
     try {
       const parsed = parseQuery(packet);
       if (parsed.kind === 'drop') return [];
@@ -155,9 +214,10 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
       if (q.qclass !== CLASS_IN) return [bareReply(q, RCODE.REFUSED)];
       const zone = this.zoneFor(q);
       if (q.qtype === T.AXFR || q.qtype === T.IXFR) return this.transfer(q, zone, transport, peer);
-      if (!zone) return [bareReply(q, RCODE.REFUSED)];
       const limit = transport === 'tcp' ? MAX_TCP_MESSAGE : udpLimit(q);
-      return [buildReply(q, resolve(zone, q.name, q.suffixes, q.qtype), limit)];
+      const reply = zone ? buildReply(q, resolve(zone, q.name, q.suffixes, q.qtype), limit) : bareReply(q, RCODE.REFUSED);
+      if (store) this.cache?.store(reply);
+      return [reply];
     } catch (err) {
       this.log.error({ err, transport, peer }, 'DNS query failed; dropped');
       return [];
@@ -190,14 +250,43 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     return messages;
   }
 
-  private onDatagram(udp: dgram.Socket, msg: Buffer, rinfo: dgram.RemoteInfo): void {
-    try {
-      const out = this.answer(msg, 'udp', rinfo.address);
-      if (out[0]) udp.send(out[0], rinfo.port, rinfo.address, (err) => err && this.log.debug({ err }, 'DNS UDP send failed'));
-    } catch (err) {
-      this.log.error({ err }, 'DNS UDP handling failed');
-    }
+  /**
+   * One datagram. Its reply is not sent at once but at the end of this turn of the event loop
+   * (setImmediate), together with the replies to the other datagrams libuv read in the same turn (up to
+   * 32 from one socket): receiving a burst and then sending its replies costs fewer context switches than
+   * alternating, as each send to a waiting client wakes it (measured: the same QPS for ~15–25 % less CPU,
+   * or ~10–25 % more QPS when the CPU is short). The wait is microseconds. No send callback: a callback
+   * costs a nextTick per packet, and a reply the kernel cannot take is lost like any UDP datagram (the
+   * client retries).
+   */
+  private onDatagram(msg: Buffer, rinfo: dgram.RemoteInfo): void {
+    const out = this.answerUdp(msg, rinfo.address);
+    if (out === null) return;
+    const n = this.outgoing.length;
+    if (n === 0) setImmediate(this.flushReplies);
+    this.outgoing.push(out);
+    this.outgoingPorts.push(rinfo.port);
+    this.outgoingAddresses.push(rinfo.address);
+    if (n + 1 >= MAX_REPLY_BATCH) this.flushReplies();
   }
+
+  /** Sends the replies waiting since onDatagram; a stopped server drops them. */
+  private readonly flushReplies = (): void => {
+    const udp = this.udp;
+    const n = this.outgoing.length;
+    if (udp) {
+      for (let i = 0; i < n; i++) {
+        try {
+          udp.send(this.outgoing[i]!, this.outgoingPorts[i]!, this.outgoingAddresses[i]!);
+        } catch (err) {
+          this.log.debug({ err }, 'DNS UDP send failed');
+        }
+      }
+    }
+    this.outgoing.length = 0;
+    this.outgoingPorts.length = 0;
+    this.outgoingAddresses.length = 0;
+  };
 
   /** RFC 7766 §8: each message prefixed by its two-octet length; queries may be pipelined. */
   private onConnection(conn: net.Socket): void {

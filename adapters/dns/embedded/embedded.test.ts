@@ -31,6 +31,7 @@ describe('EmbeddedNameserver', () => {
         ['secondaries', { secondaries: [{ host: 'knot.example', port: 53 }] }],
         ['secondaries', { secondaries: [{ host: '127.0.0.1', port: 0 }] }],
         ['notify.attempts', { notify: { attempts: 0 } }],
+        ['answerCache', { answerCache: 'yes' }],
       ];
       for (const [field, patch] of bad) {
         expect(() => new EmbeddedNameserver({ ...ok, ...patch } as never), JSON.stringify(patch)).to.throw(TypeError, new RegExp(`nameserver config: ${field.replace('.', '\\.')}`));
