@@ -56,6 +56,10 @@ const main = async () => {
   const worker = config.runWorker ? new Worker(system) : null;
   worker?.start();
   const server: Server = app.listen(config.port, config.host);
+  // Idle keep-alive connections outlive a client's or a load balancer's own idle timeout (60 s is
+  // common), so it is always the client that closes one — never a reset under a reused request.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     server.once('listening', () => resolve());
     server.once('error', reject);

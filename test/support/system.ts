@@ -80,6 +80,9 @@ export const startApi = async (kind: StoreKind, options: TestApiOptions = {}): P
   system.markStarted();
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    // As under npm start: a loaded machine must not let the server drop a connection fetch reuses.
+    s.keepAliveTimeout = 65_000;
+    s.headersTimeout = 66_000;
   });
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
