@@ -69,27 +69,16 @@ export class AcmeChallenges {
     if (!name) {
       throw new DomainError('validation_failed', {}, [{ field: '/body/name', rule: 'acme-name', value: input.name, message: { uk: `ім’я має бути _acme-challenge.<ім’я> у зоні ${zoneName}`, en: `the name must be _acme-challenge.<host> inside ${zoneName}` } }]);
     }
-    const now = this.clock.now();
-    const challenge: AcmeChallenge = {
-      id: this.random.id(), zoneId: '', name, value: input.value, keyId: key.id, createdAt: now, expiresAt: new Date(now.getTime() + CHALLENGE_LIFETIME_MS),
-    };
-    const result: ChallengeView = { id: challenge.id, name, value: input.value, ttl: CHALLENGE_TTL, expires_at: challenge.expiresAt.toISOString() };
-    const zone = await this.change(key.accountId, key.environment, zoneName, name, (values) => [...new Set([...values, input.value])], async (z) => {
-      await this.challenges.insert({ ...challenge, zoneId: z.id });
-      await this.events.append({
-        id: this.random.id(), accountId: key.accountId, environment: key.environment, type: 'dns.acme_challenge_added', subject: `domain:${zoneName}`,
-        actor: `key:${key.id}`, occurredAt: now, data: { name, challenge_id: challenge.id },
-      });
-    }, async (fn) => {
+    const view = (c: AcmeChallenge): ChallengeView => ({ id: c.id, name, value: input.value, ttl: CHALLENGE_TTL, expires_at: c.expiresAt.toISOString() });
+    const challenge = await this.insertValue({ accountId: key.accountId, environment: key.environment }, zoneName, name, input.value, key.id, `key:${key.id}`, async (fn, c) => {
       let zone: StoredZone | null = null;
       await cp.reach('added', async () => {
         zone = await fn();
-        return { result }; // the checkpoint keeps the answer, not the zone
+        return { result: view(c) }; // the checkpoint keeps the answer, not the zone
       });
       return zone!;
     });
-    await this.zoneService.publish(zone);
-    return result;
+    return view(challenge);
   }
 
   /**
@@ -100,17 +89,25 @@ export class AcmeChallenges {
   async addFor(scope: { accountId: string; environment: ApiKey['environment'] }, zoneName: string, host: string, value: string, actor: string): Promise<string> {
     const name = AcmeChallenges.challengeName(host, zoneName);
     if (!name) throw new DomainError('domain_invalid', { domain: host });
+    return (await this.insertValue(scope, zoneName, name, value, null, actor)).id;
+  }
+
+  /** One more value at `name` (additive), its challenge row and event in the same commit; then served. */
+  private async insertValue(
+    scope: { accountId: string; environment: ApiKey['environment'] }, zoneName: string, name: string, value: string, keyId: string | null, actor: string,
+    commit?: (fn: () => Promise<StoredZone>, challenge: AcmeChallenge) => Promise<StoredZone>,
+  ): Promise<AcmeChallenge> {
     const now = this.clock.now();
-    const id = this.random.id();
+    const challenge: AcmeChallenge = { id: this.random.id(), zoneId: '', name, value, keyId, createdAt: now, expiresAt: new Date(now.getTime() + CHALLENGE_LIFETIME_MS) };
     const zone = await this.change(scope.accountId, scope.environment, zoneName, name, (values) => [...new Set([...values, value])], async (z) => {
-      await this.challenges.insert({ id, zoneId: z.id, name, value, keyId: null, createdAt: now, expiresAt: new Date(now.getTime() + CHALLENGE_LIFETIME_MS) });
+      await this.challenges.insert({ ...challenge, zoneId: z.id });
       await this.events.append({
         id: this.random.id(), accountId: scope.accountId, environment: scope.environment, type: 'dns.acme_challenge_added', subject: `domain:${zoneName}`,
-        actor, occurredAt: now, data: { name, challenge_id: id },
+        actor, occurredAt: now, data: { name, challenge_id: challenge.id },
       });
-    });
+    }, commit ? (fn) => commit(fn, challenge) : undefined);
     await this.zoneService.publish(zone);
-    return id;
+    return challenge;
   }
 
   /** Removes a value `addFor` wrote; one already gone (expired, removed) is fine. */

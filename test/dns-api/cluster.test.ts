@@ -1,14 +1,10 @@
 import { expect } from 'chai';
-import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFile, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from '../dns-server/tools.js';
-import { TEST_DATA_KEY_HEX, TEST_PEPPER_HEX } from '../support/system.js';
+import { ROOT, startServerProcess, type ServerProcess } from '../support/server-process.js';
 
 const run = promisify(execFile);
-const ROOT = join(import.meta.dirname, '..', '..');
 
 /**
  * DNS_WORKERS=2: npm start's DNS server as two cluster workers sharing the sockets. An apply returns
@@ -17,7 +13,7 @@ const ROOT = join(import.meta.dirname, '..', '..');
  */
 describe('npm start with DNS_WORKERS=2', function () {
   this.timeout(90_000);
-  let server: ChildProcess;
+  let server: ServerProcess;
   let env: NodeJS.ProcessEnv;
   let api: string;
   let dnsPort: number;
@@ -27,32 +23,11 @@ describe('npm start with DNS_WORKERS=2', function () {
       if (!process.env.CI) this.skip();
       throw new Error('dig is required in CI');
     }
-    const dir = mkdtempSync(join(tmpdir(), 'cluster-'));
-    const port = await freePort();
-    dnsPort = await freePort([port]);
-    env = {
-      ...process.env, DATABASE_URL: join(dir, 'db.sqlite'), VAR_DIR: dir, KEY_PEPPER: TEST_PEPPER_HEX, DATA_KEY: TEST_DATA_KEY_HEX,
-      PORT: String(port), DNS_PORT: String(dnsPort), DNS_WORKERS: '2', LOG_LEVEL: 'warn', RUN_WORKER: 'false',
-    };
-    api = `http://127.0.0.1:${port}`;
-    server = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/main/server.ts'], { cwd: ROOT, env, stdio: 'ignore' });
-    for (let i = 0; i < 120; i++) {
-      try {
-        if ((await fetch(`${api}/healthz`)).ok) return;
-      } catch {
-        /* not yet */
-      }
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    throw new Error('server did not start');
+    server = await startServerProcess({ DNS_WORKERS: '2' });
+    ({ env, api, dnsPort } = server);
   });
 
-  after(async () => {
-    if (!server) return;
-    const exited = new Promise((r) => server.once('exit', r));
-    server.kill('SIGTERM');
-    await exited;
-  });
+  after(async () => server?.stop());
 
   const dig = async (name: string, type: string) =>
     (await run('dig', ['+short', '+norecurse', '+time=2', '+tries=1', '-p', String(dnsPort), '@127.0.0.1', name, type])).stdout.trim();

@@ -1,14 +1,12 @@
 import { expect } from 'chai';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { TEST_DATA_KEY_HEX, TEST_PEPPER_HEX } from '../support/system.js';
-import { freePort, requireTools } from './tools.js';
+import { ROOT, startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { requireTools } from './tools.js';
 
 const run = promisify(execFile);
-const ROOT = join(import.meta.dirname, '..', '..');
 
 /** Parent pid of a process, or null once it is gone. */
 const ppidOf = (pid: number): number | null => {
@@ -49,52 +47,31 @@ const workersOf = (root: number): number[] => {
  */
 describe('npm start with DNS_WORKERS=2: a DNS worker that dies is replaced', function () {
   this.timeout(120_000);
-  let server: ChildProcess;
+  let server: ServerProcess;
   let env: NodeJS.ProcessEnv;
   let api: string;
   let dnsPort: number;
 
   before(async function () {
     requireTools(this, 'dig');
-    const dir = mkdtempSync(join(tmpdir(), 'cluster-restart-'));
-    const port = await freePort();
-    dnsPort = await freePort([port]);
-    env = {
-      ...process.env, DATABASE_URL: join(dir, 'db.sqlite'), VAR_DIR: dir, KEY_PEPPER: TEST_PEPPER_HEX, DATA_KEY: TEST_DATA_KEY_HEX,
-      PORT: String(port), DNS_PORT: String(dnsPort), DNS_WORKERS: '2', LOG_LEVEL: 'warn', RUN_WORKER: 'false',
-    };
-    api = `http://127.0.0.1:${port}`;
-    server = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/main/server.ts'], { cwd: ROOT, env, stdio: 'ignore' });
-    for (let i = 0; i < 120; i++) {
-      try {
-        if ((await fetch(`${api}/healthz`)).ok) return;
-      } catch {
-        /* not yet */
-      }
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    throw new Error('server did not start');
+    server = await startServerProcess({ DNS_WORKERS: '2' });
+    ({ env, api, dnsPort } = server);
   });
 
-  after(async () => {
-    if (!server || server.exitCode !== null) return;
-    const exited = new Promise((r) => server.once('exit', r));
-    server.kill('SIGTERM');
-    await exited;
-  });
+  after(async () => server?.stop());
 
   const dig = async (name: string, type: string) =>
     (await run('dig', ['+short', '+norecurse', '+time=2', '+tries=1', '-p', String(dnsPort), '@127.0.0.1', name, type])).stdout.trim();
 
   it('keeps answering through the loss, starts another worker, and the replacement serves an apply too', async () => {
-    const before = workersOf(server.pid!);
+    const before = workersOf(server.child.pid!);
     expect(before, 'two DNS workers').to.have.length(2);
     process.kill(before[0]!, 'SIGKILL');
     // The other worker answers meanwhile.
     for (let i = 0; i < 4; i++) expect(await dig('domivka-demo.com.ua', 'A')).to.equal('192.0.2.10');
     let after: number[] = [];
     for (let i = 0; i < 240; i++) {
-      after = workersOf(server.pid!);
+      after = workersOf(server.child.pid!);
       if (after.length === 2 && !after.includes(before[0]!)) break;
       await new Promise((r) => setTimeout(r, 250));
     }
