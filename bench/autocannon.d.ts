@@ -44,6 +44,7 @@ declare module 'autocannon' {
       method?: string;
       headers?: Record<string, string>;
       title?: string;
+      body?: string;
     }
   }
   export = autocannon;

@@ -1,11 +1,16 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Router from '@koa/router';
+import Database from 'better-sqlite3';
+import knexFactory from 'knex';
 import Koa from 'koa';
+import pg from 'pg';
 import pino from 'pino';
+import { parseToken } from '../core/access/key-token.js';
 import { loadConfig } from '../src/config.js';
 import { System } from '../src/system.js';
 import { TOKENS } from '../src/tokens.js';
@@ -18,6 +23,13 @@ import { onShutdown } from '../src/main/process.js';
  *   system: the real system on a fresh temp SQLite store, demo seeded, a domain.read test key issued
  *           through IssueKey → {"port", "key", "path", "body"} (body: the GET response, verbatim)
  *   bare:   Koa alone (no router, no auth), answering BENCH_BARE_BODY on the same path → {"port", "path"}
+ *   reference: the same essential work as the keyed read, hand-built (issue 13): Koa + @koa/router, the
+ *           bearer token parsed, its HMAC-SHA-256 (BENCH_REF_PEPPER) compared in constant time with the
+ *           stored hash read by a prepared select, the domain read by the same prepared select as the
+ *           repository's (SQLite: better-sqlite3 statements; Postgres: named pg statements), the same
+ *           JSON view → {"port", "path"}. No rights, rate limit, logging or caching.
+ *
+ * BENCH_STORE=postgres runs the system on a fresh schema of BENCH_PG_URL (or TEST_PG_URL), dropped on exit.
  *
  * Stops on SIGTERM/SIGINT (removing its temp store), so `--cpu-prof` profiles get written.
  * BENCH_LOG_LEVEL (default silent) sets the system's pino level; non-silent logs go to /dev/null,
@@ -37,12 +49,22 @@ const portOf = (s: Server) => (s.address() as AddressInfo).port;
 
 const startSystem = async () => {
   const dir = mkdtempSync(join(tmpdir(), 'domivka-bench-'));
+  const pgUrl = process.env.BENCH_STORE === 'postgres' ? (process.env.BENCH_PG_URL || process.env.TEST_PG_URL) : undefined;
+  if (process.env.BENCH_STORE === 'postgres' && !pgUrl) throw new Error('BENCH_STORE=postgres needs BENCH_PG_URL or TEST_PG_URL');
+  const schema = pgUrl ? `bench_${randomBytes(6).toString('hex')}` : undefined;
+  if (pgUrl) {
+    const admin = knexFactory({ client: 'pg', connection: pgUrl, pool: { min: 0, max: 1 } });
+    await admin.raw(`create schema "${schema}"`);
+    await admin.destroy();
+  }
+  const pepper = randomBytes(32).toString('hex');
   const high = process.env.BENCH_RATE_LIMIT ?? '10000000';
   const logLevel = process.env.BENCH_LOG_LEVEL ?? 'silent';
   const config = loadConfig({
-    DATABASE_URL: join(dir, 'bench.sqlite'),
+    DATABASE_URL: pgUrl ?? join(dir, 'bench.sqlite'),
+    ...(schema ? { DATABASE_SCHEMA: schema } : {}),
     VAR_DIR: dir,
-    KEY_PEPPER: randomBytes(32).toString('hex'),
+    KEY_PEPPER: pepper,
     ARGON2_MEMORY_KIB: '1024',
     ARGON2_TIME_COST: '1',
     LOG_LEVEL: logLevel,
@@ -75,8 +97,14 @@ const startSystem = async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await system.close();
     rmSync(dir, { recursive: true, force: true });
+    if (pgUrl) {
+      const admin = knexFactory({ client: 'pg', connection: pgUrl, pool: { min: 0, max: 1 } });
+      await admin.raw(`drop schema if exists "${schema}" cascade`);
+      await admin.destroy();
+    }
   });
-  process.stdout.write(`${JSON.stringify({ port, key: issued.secret, path: BENCH_PATH, body })}\n`);
+  const store = pgUrl ? { url: pgUrl, schema } : { url: join(dir, 'bench.sqlite') };
+  process.stdout.write(`${JSON.stringify({ port, key: issued.secret, path: BENCH_PATH, body, store, pepper })}\n`);
 };
 
 const startBare = async () => {
@@ -96,10 +124,78 @@ const startBare = async () => {
   process.stdout.write(`${JSON.stringify({ port: portOf(server), path: BENCH_PATH })}\n`);
 };
 
+/** The repository's domain select (adapters/sql/repositories/domain.repository.ts FIND_SQL), for both engines. */
+const FIND_SQL =
+  'select d.id, d.account_id, d.environment, d.name, d.status, d.expires_on, d.auto_renew, d.transfer_lock, ' +
+  'd.nameservers, d.created_at, d.auto_renew_failed_for, l.label as label from domains d left join domain_labels l on l.domain_id = d.id ' +
+  'where d.account_id = ? and d.environment = ? and d.name = ?';
+const KEY_SQL = 'select account_id, environment, secret_hash, revoked_at from api_keys where id = ?';
+const dollars = (sql: string) => { let i = 0; return sql.replace(/\?/g, () => `$${++i}`); };
+
+type KeyRow = { account_id: string; environment: string; secret_hash: string; revoked_at: string | null };
+type DomainRow = { name: string; status: string; expires_on: string; auto_renew: unknown; transfer_lock: unknown; nameservers: string; created_at: string; label: string | null };
+
+const startReference = async () => {
+  const store = JSON.parse(process.env.BENCH_REF_STORE ?? 'null') as { url: string; schema?: string } | null;
+  const pepperHex = process.env.BENCH_REF_PEPPER;
+  if (!store || !pepperHex) throw new Error('BENCH_REF_STORE and BENCH_REF_PEPPER are required');
+  const pepper = Buffer.from(pepperHex, 'hex');
+  let findKey: (id: string) => Promise<KeyRow | undefined>;
+  let findDomain: (a: string, e: string, n: string) => Promise<DomainRow[]>;
+  let close: () => Promise<void>;
+  if (store.url.startsWith('postgres')) {
+    const pool = new pg.Pool({ connectionString: store.url, max: 10, ...(store.schema ? { options: `-c search_path=${store.schema}` } : {}) });
+    findKey = async (id) => (await pool.query<KeyRow>({ name: 'ref_key', text: dollars(KEY_SQL), values: [id] })).rows[0];
+    findDomain = async (a, e, n) => (await pool.query<DomainRow>({ name: 'ref_domain', text: dollars(FIND_SQL), values: [a, e, n] })).rows;
+    close = () => pool.end();
+  } else {
+    const db = new Database(store.url, { readonly: true, fileMustExist: true });
+    const key = db.prepare(KEY_SQL);
+    const domain = db.prepare(FIND_SQL);
+    findKey = async (id) => key.get(id) as KeyRow | undefined;
+    findDomain = async (a, e, n) => domain.all(a, e, n) as DomainRow[];
+    close = async () => void db.close();
+  }
+  const truthy = (v: unknown) => v === true || v === 1 || v === '1';
+  const router = new Router();
+  router.get('/v1/domains/:domain', async (ctx) => {
+    const auth = ctx.get('authorization');
+    const token = auth.startsWith('Bearer ') ? auth.slice(7) : '';
+    const parsed = parseToken(token);
+    const row = parsed ? await findKey(parsed.id) : undefined;
+    const presented = Buffer.from(createHmac('sha256', pepper).update(token, 'utf8').digest('hex'));
+    const stored = Buffer.from(row?.secret_hash ?? '0'.repeat(64));
+    if (!row || !timingSafeEqual(presented, stored) || row.revoked_at) {
+      ctx.status = 401;
+      return;
+    }
+    const rows = await findDomain(row.account_id, row.environment, ctx.params.domain!);
+    if (rows.length === 0) {
+      ctx.status = 404;
+      return;
+    }
+    const d = rows[0]!;
+    ctx.body = {
+      domain: d.name, status: JSON.parse(d.status), expires_at: d.expires_on, auto_renew: truthy(d.auto_renew),
+      labels: rows.flatMap((r) => (r.label === null ? [] : [r.label])).sort(), nameservers: JSON.parse(d.nameservers),
+      transfer_lock: truthy(d.transfer_lock), created_at: new Date(d.created_at).toISOString(),
+    };
+  });
+  const app = new Koa();
+  app.use(router.routes());
+  const server = await listen(app);
+  onShutdown(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await close();
+  });
+  process.stdout.write(`${JSON.stringify({ port: portOf(server), path: BENCH_PATH })}\n`);
+};
+
 const mode = process.argv[2];
-const start = mode === 'system' ? startSystem : mode === 'bare' ? startBare : null;
+const start = mode === 'system' ? startSystem : mode === 'bare' ? startBare : mode === 'reference' ? startReference : null;
 if (!start) {
-  process.stderr.write('usage: read-server.ts system|bare\n');
+  process.stderr.write('usage: read-server.ts system|bare|reference\n');
   process.exit(2);
 }
 start().catch((err) => {

@@ -34,7 +34,7 @@ export interface Config {
   readonly proxyHops: number;
   readonly logLevel: string;
   /** The live environment's registrar; "none" leaves live keys answering 503 environment_unavailable. */
-  readonly liveRegistrar: 'none';
+  readonly liveRegistrar: 'none' | 'epp';
   readonly seedDemo: boolean;
   /** SMTP for e-mailed notices (live environment); without it they wait in the outbox. */
   readonly smtp: { readonly url: string; readonly from: string } | null;
@@ -53,7 +53,77 @@ export interface Config {
   /** Renew issued certificates this many days before expiry (CERT_RENEW_BEFORE_DAYS, default 30). */
   readonly certRenewBeforeDays: number;
   readonly argon2: { readonly memoryCost: number; readonly timeCost: number; readonly parallelism: number };
+  /** The console's public address (PUBLIC_URL + /console), for links in e-mails (invitations). */
+  readonly consoleUrl: string;
+  /** Issue 11: webhook delivery and the event log. */
+  readonly webhooks: {
+    /** WEBHOOKS_ALLOW_LOOPBACK=1: test-environment endpoints may be http://127.0.0.1 (tests). Never live. */
+    readonly allowLoopback: boolean;
+    /** WEBHOOKS_TIMEOUT_MS: per attempt (default 10 000). */
+    readonly timeoutMs: number;
+    /** WEBHOOKS_LEASE_MS: how long a worker holds a claimed delivery (default 60 000); a crashed worker's claims come free after it. */
+    readonly leaseMs: number;
+    /** WEBHOOKS_POLL_MS: how often the dispatcher looks for new events and due deliveries when idle (default 100). */
+    readonly pollMs: number;
+    /** WEBHOOKS_CONCURRENCY: deliveries in flight per worker process, across endpoints (default 32). */
+    readonly concurrency: number;
+    /** WEBHOOKS_PER_ENDPOINT: attempts in flight per endpoint, started in event order (default 4; 1 = strictly in order). */
+    readonly perEndpoint: number;
+  };
+  /** EVENTS_RETENTION_DAYS: how long the event log keeps events (default 30). */
+  readonly eventsRetentionDays: number;
+  /**
+   * Monitoring (issue 11): MONITORS_ALLOW_LOOPBACK=1 lets sandbox monitors reach 127.0.0.0/8 and ::1
+   * (tests; never live); MONITOR_CHECK_TIMEOUT_MS bounds each check (default 10 000);
+   * MONITOR_BATCH is how many due checks one worker pass claims and runs at once (default 50);
+   * MONITOR_LIMIT caps the monitors of one account per environment (default 200).
+   */
+  readonly monitors: { readonly allowLoopback: boolean; readonly checkTimeoutMs: number; readonly batch: number; readonly maxPerAccount: number };
+  /** The EPP registry of the live environment (LIVE_REGISTRAR=epp): EPP_* variables; null otherwise. */
+  readonly epp: EppConfig | null;
+  /** Stripe for live top-ups (STRIPE_SECRET_KEY); without it live top-ups are refused with a clear error. */
+  readonly liveStripe: { readonly secretKey: string; readonly apiBase?: string } | null;
+  /** Which environment the public MCP tools read (MCP_ENVIRONMENT: test, the default, or live). */
+  readonly mcpEnvironment: 'test' | 'live';
+  /** DNS_NSID: the DNS server's NSID (RFC 5001), sent to queries that ask for it; unset: none. */
+  readonly dnsNsid?: string;
 }
+
+/** EPP_* (RFC 5734 over TLS with a client certificate); the adapter's factory validates them. */
+export interface EppConfig {
+  readonly host: string;
+  readonly port: number;
+  readonly clientId: string;
+  readonly password: string;
+  /** PEM files (or PEM text): our client certificate, its key, the registry's CA. */
+  readonly cert: string;
+  readonly key: string;
+  readonly ca: string;
+  readonly poolSize: number;
+  readonly nameservers: readonly string[];
+  /** Poll the registry's message queue every this many seconds (worker). */
+  readonly pollSeconds: number;
+}
+
+const eppConfig = (env: NodeJS.ProcessEnv): EppConfig => {
+  const need = (name: string): string => {
+    const v = env[name];
+    if (!v) throw new ConfigError(`${name} is required when LIVE_REGISTRAR=epp`);
+    return v;
+  };
+  return {
+    host: need('EPP_HOST'),
+    port: int(env, 'EPP_PORT', 700, 1),
+    clientId: need('EPP_CLIENT_ID'),
+    password: need('EPP_PASSWORD'),
+    cert: need('EPP_CERT'),
+    key: need('EPP_KEY'),
+    ca: need('EPP_CA'),
+    poolSize: int(env, 'EPP_POOL_SIZE', 2, 1),
+    nameservers: (env.EPP_NAMESERVERS || 'ns1.domivka.net,ns2.domivka.net').split(',').map((x) => x.trim()).filter(Boolean),
+    pollSeconds: int(env, 'EPP_POLL_SECONDS', 60, 1),
+  };
+};
 
 export class ConfigError extends Error {}
 
@@ -123,11 +193,17 @@ const sandboxCa = (env: NodeJS.ProcessEnv): Config['sandboxCa'] => {
   throw new ConfigError(`SANDBOX_CA must be "internal" or "acme", got "${kind}"`);
 };
 
+const mcpEnvironment = (env: NodeJS.ProcessEnv): 'test' | 'live' => {
+  const v = env.MCP_ENVIRONMENT || 'test';
+  if (v !== 'test' && v !== 'live') throw new ConfigError(`MCP_ENVIRONMENT must be "test" or "live", got "${v}"`);
+  return v;
+};
+
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
   const databaseUrl = env.DATABASE_URL || './var/domivka.sqlite';
   const varDir = resolve(env.VAR_DIR || (databaseUrl.startsWith('postgres') ? './var' : dirname(databaseUrl)));
   const live = env.LIVE_REGISTRAR || 'none';
-  if (live !== 'none') throw new ConfigError(`LIVE_REGISTRAR "${live}" is not available in this build (only "none")`);
+  if (live !== 'none' && live !== 'epp') throw new ConfigError(`LIVE_REGISTRAR must be "none" or "epp", got "${live}"`);
   return {
     port: int(env, 'PORT', 8080),
     host: env.HOST || '127.0.0.1',
@@ -149,7 +225,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     trustProxy: bool(env, 'TRUST_PROXY', false),
     proxyHops: int(env, 'TRUST_PROXY_HOPS', 1, 1),
     logLevel: env.LOG_LEVEL || 'info',
-    liveRegistrar: 'none',
+    liveRegistrar: live,
     seedDemo: bool(env, 'SEED_DEMO', true),
     smtp: env.SMTP_URL ? { url: env.SMTP_URL, from: env.SMTP_FROM || 'Domivka <notices@domivka.net>' } : null,
     runWorker: bool(env, 'RUN_WORKER', true),
@@ -171,5 +247,42 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
       timeCost: int(env, 'ARGON2_TIME_COST', 2, 1),
       parallelism: 1,
     },
+    consoleUrl: `${(env.PUBLIC_URL || `http://${env.HOST || '127.0.0.1'}:${env.PORT || '8080'}`).replace(/\/$/, '')}/console`,
+    webhooks: {
+      allowLoopback: bool(env, 'WEBHOOKS_ALLOW_LOOPBACK', false),
+      timeoutMs: int(env, 'WEBHOOKS_TIMEOUT_MS', 10_000, 100),
+      leaseMs: int(env, 'WEBHOOKS_LEASE_MS', 60_000, 1000),
+      pollMs: int(env, 'WEBHOOKS_POLL_MS', 100, 10),
+      concurrency: int(env, 'WEBHOOKS_CONCURRENCY', 32, 1),
+      perEndpoint: int(env, 'WEBHOOKS_PER_ENDPOINT', 4, 1),
+    },
+    eventsRetentionDays: int(env, 'EVENTS_RETENTION_DAYS', 30, 1),
+    monitors: {
+      allowLoopback: bool(env, 'MONITORS_ALLOW_LOOPBACK', false),
+      checkTimeoutMs: int(env, 'MONITOR_CHECK_TIMEOUT_MS', 10_000, 100),
+      batch: int(env, 'MONITOR_BATCH', 50, 1),
+      maxPerAccount: int(env, 'MONITOR_LIMIT', 200, 1),
+    },
+    epp: live === 'epp' ? eppConfig(env) : null,
+    mcpEnvironment: mcpEnvironment(env),
+    liveStripe: env.STRIPE_SECRET_KEY ? { secretKey: env.STRIPE_SECRET_KEY, ...(env.STRIPE_API_BASE ? { apiBase: env.STRIPE_API_BASE } : {}) } : null,
+    ...(env.DNS_NSID ? { dnsNsid: env.DNS_NSID } : {}),
   };
 };
+
+/**
+ * `npm run cluster` (issue 13): API_PROCESSES API processes sharing PORT (node:cluster), WORKERS workers,
+ * one DNS process (the hidden primary; DNS_WORKERS inside it as under npm start). WORKER_INTERVAL_MS is
+ * how often each worker runs its pass (default 30 s).
+ */
+export interface ClusterConfig {
+  readonly apiProcesses: number;
+  readonly workers: number;
+  readonly workerIntervalMs: number;
+}
+
+export const loadClusterConfig = (env: NodeJS.ProcessEnv = process.env): ClusterConfig => ({
+  apiProcesses: int(env, 'API_PROCESSES', Math.max(2, availableParallelism()), 1),
+  workers: int(env, 'WORKERS', 1, 0),
+  workerIntervalMs: int(env, 'WORKER_INTERVAL_MS', 30_000, 100),
+});

@@ -6,6 +6,12 @@ import { OtplibTotp } from '../adapters/credentials/otplib/index.js';
 import { AesGcmSecretBox, NodeRandom, NodeSecretHasher } from '../adapters/crypto/node/index.js';
 import { SandboxRegistrar } from '../adapters/registrar/sandbox/index.js';
 import { SandboxPayments } from '../adapters/payments/sandbox/index.js';
+import { StripeCardSetup, StripePayments } from '../adapters/payments/stripe/index.js';
+import { createEppRegistrar, type EppRegistrar } from '../adapters/registrar/epp/index.js';
+import { SqlDomainHolders } from '../adapters/sql/repositories/domain-holders.repository.js';
+import { ProcessRegistryMessages } from '../core/domains/process-registry-messages.use-case.js';
+import { UnconfiguredPayments } from './live-payments.js';
+import { McpTools } from '../adapters/mcp/index.js';
 import { SmtpMailer } from '../adapters/notify/smtp/index.js';
 import { SqlStore } from '../adapters/sql/index.js';
 import { AuthenticateKey } from '../core/access/authenticate-key.use-case.js';
@@ -52,6 +58,38 @@ import type { EnvironmentAdapters, Environments } from '../core/shared/environme
 import { DomainError } from '../core/shared/errors.js';
 import type { Config } from './config.js';
 import { TOKENS as T } from './tokens.js';
+import { Reauthenticate } from '../core/accounts/reauthenticate.use-case.js';
+import { ManagePeople } from '../core/accounts/manage-people.use-case.js';
+import { DisableTwoFactor } from '../core/accounts/disable-two-factor.use-case.js';
+import { DeleteAccount } from '../core/accounts/delete-account.use-case.js';
+import { HumanReads } from '../core/accounts/human-reads.use-case.js';
+import { RevealTransferCode } from '../core/domains/reveal-transfer-code.use-case.js';
+import { ChangeRegistrant } from '../core/domains/change-registrant.use-case.js';
+import { ChangePaymentMethod } from '../core/billing/change-payment-method.use-case.js';
+import type { CardSetup } from '../core/billing/ports/card-setup.port.js';
+import { OperationAccess } from '../core/operations/operation-access.js';
+import { OperationLog } from '../core/operations/operation-log.js';
+import { RequestOperation } from '../core/operations/request-operation.use-case.js';
+import { ConfirmOperation } from '../core/operations/confirm-operation.use-case.js';
+import { CancelOperation } from '../core/operations/cancel-operation.use-case.js';
+import { GetOperation, ListOperations } from '../core/operations/read-operations.use-case.js';
+import { ActivateOperation } from '../core/operations/activate-operation.js';
+import { ActivateDueOperations } from '../core/operations/activate-due-operations.use-case.js';
+import { LockTransfer } from '../core/operations/lock-transfer.use-case.js';
+import { StandardWebhooksSender } from '../adapters/net/webhooks/index.js';
+import { ListEvents } from '../core/events/list-events.use-case.js';
+import { PublishEvents } from '../core/events/publish-events.use-case.js';
+import { ManageWebhooks } from '../core/webhooks/manage-webhooks.use-case.js';
+import { DeliverWebhooks } from '../core/webhooks/deliver-webhooks.use-case.js';
+import { CreateMonitor } from '../core/monitoring/create-monitor.use-case.js';
+import { UpdateMonitor } from '../core/monitoring/update-monitor.use-case.js';
+import { DeleteMonitor } from '../core/monitoring/delete-monitor.use-case.js';
+import { GetMonitor, ListMonitors } from '../core/monitoring/read-monitors.use-case.js';
+import { ListMonitorResults } from '../core/monitoring/monitor-results.use-case.js';
+import { MonitorReport } from '../core/monitoring/monitor-report.use-case.js';
+import { RunMonitorChecks } from '../core/monitoring/run-monitor-checks.use-case.js';
+import { PruneMonitorResults } from '../core/monitoring/prune-monitor-results.use-case.js';
+import { monitorProbes, monitorRules } from './monitor-probes.js';
 
 /**
  * Container modules, one per adapter set (STYLE 6). Only src/ asks the container for objects.
@@ -114,10 +152,38 @@ export const mailModule = (config: Config) =>
     bind(T.DeliverNotices).toResolvedValue((st: SqlStore, m, c) => new DeliverNotices(st.outbox, m, c), [T.Store, T.Mailer, T.Clock]).inSingletonScope();
   });
 
-/** The live adapter set: bound only when configured. With none, live keys get 503. */
+/**
+ * The live adapter set: bound only when configured (LIVE_REGISTRAR=epp). With none, live keys get 503.
+ * Registrar: EPP; payments: Stripe when STRIPE_SECRET_KEY is set, else refused top-ups; CA: ACME.
+ */
 export const liveModule = (config: Config) =>
-  new ContainerModule(() => {
-    if (config.liveRegistrar === 'none') return;
+  new ContainerModule(({ bind }) => {
+    if (config.liveRegistrar === 'none' || !config.epp) return;
+    const epp = config.epp;
+    bind(T.LiveAdapters)
+      .toResolvedValue(
+        (s: SqlStore, box: SecretBox, log: Logger): EnvironmentAdapters => ({
+          registrar: createEppRegistrar({
+            host: epp.host, port: epp.port, clientId: epp.clientId, password: epp.password,
+            cert: epp.cert, key: epp.key, ca: epp.ca, poolSize: epp.poolSize, defaultNameservers: epp.nameservers,
+            log: log.child({ component: 'epp' }),
+          }),
+          payments: config.liveStripe ? new StripePayments(config.liveStripe) : new UnconfiguredPayments(),
+          ca: new StoredAccountAcmeCa({ directoryUrl: config.acme.directoryUrl, email: config.acme.email, caFile: config.acme.caFile }, s.caMaterial, box),
+        }),
+        [T.Store, T.SecretBox, T.Logger],
+      )
+      .inSingletonScope();
+    // Saving a live card (the human-only payment-method change) goes through Stripe SetupIntents.
+    if (config.liveStripe) bind(T.LiveCardSetup).toConstantValue(new StripeCardSetup(config.liveStripe));
+    // The registry's message queue (EPP poll) becomes DomainEvents; the worker runs it.
+    bind(T.ProcessRegistryMessages)
+      .toResolvedValue(
+        (live: EnvironmentAdapters, s: SqlStore, r: NodeRandom, c: Clock) =>
+          new ProcessRegistryMessages(live.registrar as EppRegistrar, new SqlDomainHolders(s.uow), s.events, s.uow, r, c),
+        [T.LiveAdapters, T.Store, T.Random, T.Clock],
+      )
+      .inSingletonScope();
   });
 
 const id = <X>(token: ServiceIdentifier<X>) => token;
@@ -173,8 +239,8 @@ export const coreModule = () =>
       [s, T.RenewDomain, T.NotifyOwners, T.ZoneService, T.Random, T.Clock],
     ).inSingletonScope();
     bind(T.AdvanceSandboxClock).toResolvedValue(
-      (st: SqlStore, l, r, c, ci: CertificateIssuance) => new AdvanceSandboxClock(st.sandboxClocks, l, st.events, st.uow, r, c, ci),
-      [s, T.AdvanceLifecycle, T.Random, T.Clock, T.CertificateIssuance],
+      (st: SqlStore, l, r, c, ci: CertificateIssuance, ops: ActivateDueOperations) => new AdvanceSandboxClock(st.sandboxClocks, l, st.events, st.uow, r, c, ci, ops),
+      [s, T.AdvanceLifecycle, T.Random, T.Clock, T.CertificateIssuance, T.ActivateDueOperations],
     ).inSingletonScope();
     bind(T.Authorizer).toResolvedValue((st: SqlStore) => new Authorizer(st.domains), [s]).inSingletonScope();
     bind(T.AuthenticateKey).toResolvedValue((st: SqlStore, h, c) => new AuthenticateKey(st.keys, h, c), [s, T.SecretHasher, T.Clock]).inSingletonScope();
@@ -220,4 +286,125 @@ export const coreModule = () =>
       (st: SqlStore, a, p, t, b, z, r, c) => new SeedDemo(st.accounts, st.domains, st.sandboxRegistry, st.savedCards, a, st.events, p, t, b, z, st.uow, r, c),
       [s, T.Accounting, T.PasswordHasher, T.Totp, T.SecretBox, T.ZoneService, T.Random, T.Clock],
     ).inSingletonScope();
+    // class 3 operations (issue 10)
+    bind(T.OperationAccess).toResolvedValue((st: SqlStore, a: Authorizer) => new OperationAccess(a, st.accounts, st.domains), [s, T.Authorizer]).inSingletonScope();
+    bind(T.OperationLog).toResolvedValue((st: SqlStore, n, r, c) => new OperationLog(st.events, n, r, c), [s, T.NotifyOwners, T.Random, T.Clock]).inSingletonScope();
+    bind(T.RequestOperation).toResolvedValue(
+      (st: SqlStore, a, l, t, r) => new RequestOperation(st.domains, st.operations, a, l, st.uow, t, r),
+      [s, T.OperationAccess, T.OperationLog, T.AccountTime, T.Random],
+    ).inSingletonScope();
+    bind(T.ActivateOperation).toResolvedValue(
+      (st: SqlStore, e, z, l, t, c, r) => new ActivateOperation(st.operations, st.domains, st.operations, e, st.zones, z, l, st.uow, t, c, r),
+      [s, T.Environments, T.ZoneService, T.OperationLog, T.AccountTime, T.Clock, T.Random],
+    ).inSingletonScope();
+    bind(T.ConfirmOperation).toResolvedValue(
+      (st: SqlStore, a, x, l, t, c) => new ConfirmOperation(st.operations, a, x, l, st.uow, t, c),
+      [s, T.OperationAccess, T.ActivateOperation, T.OperationLog, T.AccountTime, T.Clock],
+    ).inSingletonScope();
+    bind(T.CancelOperation).toResolvedValue(
+      (st: SqlStore, a, l, t, c) => new CancelOperation(st.operations, st.domains, a, l, st.uow, t, c),
+      [s, T.OperationAccess, T.OperationLog, T.AccountTime, T.Clock],
+    ).inSingletonScope();
+    bind(T.GetOperation).toResolvedValue((st: SqlStore, a) => new GetOperation(st.operations, a), [s, T.OperationAccess]).inSingletonScope();
+    bind(T.ListOperations).toResolvedValue((st: SqlStore) => new ListOperations(st.operations), [s]).inSingletonScope();
+    bind(T.ActivateDueOperations).toResolvedValue(
+      (st: SqlStore, x, c, r) => new ActivateDueOperations(st.operations, st.sandboxClocks, x, c, r),
+      [s, T.ActivateOperation, T.Clock, T.Random],
+    ).inSingletonScope();
+    bind(T.LockTransfer).toResolvedValue(
+      (st: SqlStore, x, a, e, n, r, c) => new LockTransfer(st.domains, st.operations, x, a, e, st.events, n, st.uow, r, c),
+      [s, T.CancelOperation, T.Authorizer, T.Environments, T.NotifyOwners, T.Random, T.Clock],
+    ).inSingletonScope();
+  });
+
+/** The six human-only actions and the console's reads (issue 10). */
+export const humanActionsModule = () =>
+  new ContainerModule(({ bind }) => {
+    const s = id(T.Store);
+    bind(T.Reauthenticate).toResolvedValue(
+      (st: SqlStore, p, t, b, r, c) => new Reauthenticate(st.accounts, st.people, p, t, b, st.events, st.uow, r, c),
+      [s, T.PasswordHasher, T.Totp, T.SecretBox, T.Random, T.Clock],
+    ).inSingletonScope();
+    bind(T.ManagePeople).toResolvedValue(
+      (st: SqlStore, p, t, b, h, n, r, c, cfg: Config) => new ManagePeople(st.accounts, st.people, st.invitations, p, t, b, h, st.outbox, n, st.events, st.uow, r, c, cfg.consoleUrl),
+      [s, T.PasswordHasher, T.Totp, T.SecretBox, T.SecretHasher, T.NotifyOwners, T.Random, T.Clock, T.Config],
+    ).inSingletonScope();
+    bind(T.DisableTwoFactor).toResolvedValue((st: SqlStore, n, r, c) => new DisableTwoFactor(st.people, st.events, n, st.uow, r, c), [s, T.NotifyOwners, T.Random, T.Clock]).inSingletonScope();
+    bind(T.DeleteAccount).toResolvedValue((st: SqlStore, a, r, c) => new DeleteAccount(st.people, a, st.events, st.uow, r, c), [s, T.Accounting, T.Random, T.Clock]).inSingletonScope();
+    bind(T.RevealTransferCode).toResolvedValue(
+      (st: SqlStore, e, n, r, c) => new RevealTransferCode(st.domains, e, st.events, n, st.uow, r, c),
+      [s, T.Environments, T.NotifyOwners, T.Random, T.Clock],
+    ).inSingletonScope();
+    bind(T.ChangeRegistrant).toResolvedValue(
+      (st: SqlStore, e, n, r, c) => new ChangeRegistrant(st.domains, e, st.events, n, st.uow, r, c),
+      [s, T.Environments, T.NotifyOwners, T.Random, T.Clock],
+    ).inSingletonScope();
+    bind(T.ChangePaymentMethod).toResolvedValue(
+      (st: SqlStore, live: CardSetup | undefined, n: NotifyOwners, r: NodeRandom, c: Clock) => new ChangePaymentMethod(st.savedCards, (e) => (e === 'live' ? live ?? null : null), st.events, n, st.uow, r, c),
+      [s, { serviceIdentifier: T.LiveCardSetup, optional: true }, T.NotifyOwners, T.Random, T.Clock],
+    ).inSingletonScope();
+    bind(T.HumanReads).toResolvedValue((st: SqlStore, a) => new HumanReads(st.domains, st.zones, a, st.ledger), [s, T.Accounting]).inSingletonScope();
+  });
+
+/** Issue 11: the public event log, the publisher and signed webhooks. */
+export const eventsModule = () =>
+  new ContainerModule(({ bind }) => {
+    const s = id(T.Store);
+    bind(T.WebhookSender).toResolvedValue(
+      (c: Config) => new StandardWebhooksSender({ allowLoopback: c.webhooks.allowLoopback, timeoutMs: c.webhooks.timeoutMs }),
+      [T.Config],
+    ).inSingletonScope();
+    bind(T.ListEvents).toResolvedValue((st: SqlStore) => new ListEvents(st.eventFeed, st.domains), [s]).inSingletonScope();
+    bind(T.PublishEvents).toResolvedValue(
+      (st: SqlStore, r, c) => new PublishEvents(st.eventFeed, st.webhooks, st.domains, st.uow, r, c),
+      [s, T.Random, T.Clock],
+    ).inSingletonScope();
+    bind(T.ManageWebhooks).toResolvedValue(
+      (st: SqlStore, sender: StandardWebhooksSender, b, r, c) => new ManageWebhooks(st.webhooks, sender, b, st.events, st.uow, r, c),
+      [s, T.WebhookSender, T.SecretBox, T.Random, T.Clock],
+    ).inSingletonScope();
+    bind(T.DeliverWebhooks).toResolvedValue(
+      (st: SqlStore, sender: StandardWebhooksSender, b, n, r, c, cfg: Config) =>
+        new DeliverWebhooks(st.webhooks, st.eventFeed, sender, b, n, st.events, st.uow, r, c, { leaseMs: cfg.webhooks.leaseMs }),
+      [s, T.WebhookSender, T.SecretBox, T.NotifyOwners, T.Random, T.Clock, T.Config],
+    ).inSingletonScope();
+  });
+
+/** Monitoring (issue 11): monitors, their probes per environment, the worker's checks and pruning. */
+export const monitoringModule = () =>
+  new ContainerModule(({ bind }) => {
+    const s = id(T.Store);
+    bind(T.MonitorProbes).toResolvedValue((cfg: Config, test: EnvironmentAdapters) => monitorProbes(cfg, test), [T.Config, T.TestAdapters]).inSingletonScope();
+    bind(T.CreateMonitor).toResolvedValue(
+      (st: SqlStore, a, cfg: Config, r, c) => new CreateMonitor(st.monitors, a, st.events, monitorRules(cfg), st.uow, r, c),
+      [s, T.Authorizer, T.Config, T.Random, T.Clock],
+    ).inSingletonScope();
+    bind(T.UpdateMonitor).toResolvedValue(
+      (st: SqlStore, a, cfg: Config, r, c) => new UpdateMonitor(st.monitors, a, st.events, monitorRules(cfg), st.uow, r, c),
+      [s, T.Authorizer, T.Config, T.Random, T.Clock],
+    ).inSingletonScope();
+    bind(T.DeleteMonitor).toResolvedValue((st: SqlStore, a, r, c) => new DeleteMonitor(st.monitors, a, st.events, st.uow, r, c), [s, T.Authorizer, T.Random, T.Clock]).inSingletonScope();
+    bind(T.ListMonitors).toResolvedValue((st: SqlStore, a) => new ListMonitors(st.monitors, a), [s, T.Authorizer]).inSingletonScope();
+    bind(T.GetMonitor).toResolvedValue((st: SqlStore, a) => new GetMonitor(st.monitors, a), [s, T.Authorizer]).inSingletonScope();
+    bind(T.ListMonitorResults).toResolvedValue((st: SqlStore, a) => new ListMonitorResults(st.monitors, a), [s, T.Authorizer]).inSingletonScope();
+    bind(T.MonitorReport).toResolvedValue((st: SqlStore, a, c) => new MonitorReport(st.monitors, a, c), [s, T.Authorizer, T.Clock]).inSingletonScope();
+    bind(T.RunMonitorChecks).toResolvedValue(
+      (st: SqlStore, p, at, n, r, c, cfg: Config) => new RunMonitorChecks(st.monitors, st.domains, p, at, st.events, n, st.uow, r, c, { timeoutMs: cfg.monitors.checkTimeoutMs, batch: cfg.monitors.batch }),
+      [s, T.MonitorProbes, T.AccountTime, T.NotifyOwners, T.Random, T.Clock, T.Config],
+    ).inSingletonScope();
+    bind(T.PruneMonitorResults).toResolvedValue((st: SqlStore, c) => new PruneMonitorResults(st.monitors, c), [s, T.Clock]).inSingletonScope();
+  });
+
+/**
+ * The public MCP tools (issue 12): their own binding with read use cases only (search, certificate
+ * status), so nothing reachable from /mcp can write. They read MCP_ENVIRONMENT (default: test).
+ */
+export const mcpModule = () =>
+  new ContainerModule(({ bind }) => {
+    bind(T.Mcp)
+      .toResolvedValue((config: Config, search: SearchDomains, status: CertificateStatusQuery) => new McpTools(
+        { search: (e, q) => search.execute(e, q), certificateStatus: (d, e) => status.forDomain(d, e) },
+        { environment: config.mcpEnvironment, version: '0.1.0' },
+      ), [T.Config, T.SearchDomains, T.CertificateStatusQuery])
+      .inSingletonScope();
   });

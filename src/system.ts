@@ -7,6 +7,11 @@ import type { Clock } from '../core/shared/clock.port.js';
 import type { EnvironmentAdapters } from '../core/shared/environments.port.js';
 import type { Config } from './config.js';
 import { configModule, coreModule, liveModule, mailModule, platformModule, sandboxModule, sqlModule } from './modules.js';
+import { humanActionsModule } from './modules.js';
+import { eventsModule } from './modules.js';
+import { monitoringModule } from './modules.js';
+import { mcpModule } from './modules.js';
+import { mcpRoutes } from '../adapters/http/routes/mcp.routes.js';
 import { TOKENS as T } from './tokens.js';
 
 export interface SystemOptions {
@@ -33,8 +38,12 @@ export class System {
       sqlModule(),
       sandboxModule(options.wrapSandbox),
       liveModule(config),
+      mcpModule(),
       mailModule(config),
       coreModule(),
+      humanActionsModule(),
+      eventsModule(),
+      monitoringModule(),
     );
   }
 
@@ -61,6 +70,17 @@ export class System {
       advanceSandboxClock: c.get(T.AdvanceSandboxClock),
       readZone: c.get(T.ReadZone), dnsPlans: c.get(T.DnsPlans), acmeChallenges: c.get(T.AcmeChallenges),
       certificates: c.get(T.Certificates),
+      // the six human-only actions and the console (issue 10)
+      reauthenticate: c.get(T.Reauthenticate), managePeople: c.get(T.ManagePeople), disableTwoFactor: c.get(T.DisableTwoFactor),
+      deleteAccount: c.get(T.DeleteAccount), revealTransferCode: c.get(T.RevealTransferCode), changeRegistrant: c.get(T.ChangeRegistrant),
+      changePaymentMethod: c.get(T.ChangePaymentMethod), humanReads: c.get(T.HumanReads),
+      requestOperation: c.get(T.RequestOperation), confirmOperation: c.get(T.ConfirmOperation), cancelOperation: c.get(T.CancelOperation),
+      getOperation: c.get(T.GetOperation), listOperations: c.get(T.ListOperations), lockTransfer: c.get(T.LockTransfer),
+      listEvents: c.get(T.ListEvents), webhooks: c.get(T.ManageWebhooks),
+      monitors: {
+        create: c.get(T.CreateMonitor), update: c.get(T.UpdateMonitor), delete: c.get(T.DeleteMonitor), list: c.get(T.ListMonitors),
+        get: c.get(T.GetMonitor), results: c.get(T.ListMonitorResults), report: c.get(T.MonitorReport),
+      },
     };
   }
 
@@ -90,12 +110,15 @@ export class System {
         logger: this.logger,
         config: { secureCookies: this.config.secureCookies, trustProxy: this.config.trustProxy, proxyHops: this.config.proxyHops, maxBodyBytes: this.config.maxBodyBytes, rateLimit: this.config.rateLimit },
       },
-      this.options.extraRoutes ?? [],
+      [...mcpRoutes(c.get(T.Mcp), this.config.rateLimit.anonymous), ...(this.options.extraRoutes ?? [])],
     );
   }
 
   async close(): Promise<void> {
     if (this.container.isBound(T.IssuanceQueue)) await this.container.get(T.IssuanceQueue).close();
+    this.container.get(T.WebhookSender).close();
+    // The live registrar's sessions (EPP: logout, close TLS).
+    if (this.container.isBound(T.LiveAdapters)) await (this.container.get(T.LiveAdapters).registrar as { close?: () => Promise<void> }).close?.();
     await this.store.close();
   }
 }

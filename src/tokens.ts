@@ -1,3 +1,5 @@
+import type { ProcessRegistryMessages } from '../core/domains/process-registry-messages.use-case.js';
+import type { McpTools } from '../adapters/mcp/index.js';
 import type { ServiceIdentifier } from 'inversify';
 import type { Logger } from 'pino';
 import type { SqlStore } from '../adapters/sql/index.js';
@@ -41,6 +43,38 @@ import type { CertificateIssuance } from '../core/certificates/certificate-issua
 import type { CertificateStatusQuery } from '../core/certificates/certificate-status.use-case.js';
 import type { CertificateKeys } from '../core/certificates/ports/certificate-keys.port.js';
 import type { InProcessIssuanceQueue } from './issuance-queue.js';
+import type { Reauthenticate } from '../core/accounts/reauthenticate.use-case.js';
+import type { ManagePeople } from '../core/accounts/manage-people.use-case.js';
+import type { DisableTwoFactor } from '../core/accounts/disable-two-factor.use-case.js';
+import type { DeleteAccount } from '../core/accounts/delete-account.use-case.js';
+import type { RevealTransferCode } from '../core/domains/reveal-transfer-code.use-case.js';
+import type { ChangeRegistrant } from '../core/domains/change-registrant.use-case.js';
+import type { ChangePaymentMethod } from '../core/billing/change-payment-method.use-case.js';
+import type { HumanReads } from '../core/accounts/human-reads.use-case.js';
+import type { CardSetup } from '../core/billing/ports/card-setup.port.js';
+import type { OperationAccess } from '../core/operations/operation-access.js';
+import type { OperationLog } from '../core/operations/operation-log.js';
+import type { RequestOperation } from '../core/operations/request-operation.use-case.js';
+import type { ConfirmOperation } from '../core/operations/confirm-operation.use-case.js';
+import type { CancelOperation } from '../core/operations/cancel-operation.use-case.js';
+import type { GetOperation, ListOperations } from '../core/operations/read-operations.use-case.js';
+import type { ActivateOperation } from '../core/operations/activate-operation.js';
+import type { ActivateDueOperations } from '../core/operations/activate-due-operations.use-case.js';
+import type { LockTransfer } from '../core/operations/lock-transfer.use-case.js';
+import type { ListEvents } from '../core/events/list-events.use-case.js';
+import type { PublishEvents } from '../core/events/publish-events.use-case.js';
+import type { ManageWebhooks } from '../core/webhooks/manage-webhooks.use-case.js';
+import type { DeliverWebhooks } from '../core/webhooks/deliver-webhooks.use-case.js';
+import type { StandardWebhooksSender } from '../adapters/net/webhooks/index.js';
+import type { CreateMonitor } from '../core/monitoring/create-monitor.use-case.js';
+import type { UpdateMonitor } from '../core/monitoring/update-monitor.use-case.js';
+import type { DeleteMonitor } from '../core/monitoring/delete-monitor.use-case.js';
+import type { GetMonitor, ListMonitors } from '../core/monitoring/read-monitors.use-case.js';
+import type { ListMonitorResults } from '../core/monitoring/monitor-results.use-case.js';
+import type { MonitorReport } from '../core/monitoring/monitor-report.use-case.js';
+import type { RunMonitorChecks } from '../core/monitoring/run-monitor-checks.use-case.js';
+import type { PruneMonitorResults } from '../core/monitoring/prune-monitor-results.use-case.js';
+import type { ProbesFor } from '../core/monitoring/ports/probes.port.js';
 
 /** Injection tokens. Core classes carry no decorators: src/ binds them by explicit token. */
 const t = <T>(name: string) => Symbol.for(`domivka.${name}`) as ServiceIdentifier<T>;
@@ -95,4 +129,45 @@ export const TOKENS = {
   CertificateIssuance: t<CertificateIssuance>('CertificateIssuance'),
   CertificateStatusQuery: t<CertificateStatusQuery>('CertificateStatusQuery'),
   IssuanceQueue: t<InProcessIssuanceQueue>('IssuanceQueue'),
+  // the six human-only actions and the console (issue 10)
+  Reauthenticate: t<Reauthenticate>('Reauthenticate'),
+  ManagePeople: t<ManagePeople>('ManagePeople'),
+  DisableTwoFactor: t<DisableTwoFactor>('DisableTwoFactor'),
+  DeleteAccount: t<DeleteAccount>('DeleteAccount'),
+  RevealTransferCode: t<RevealTransferCode>('RevealTransferCode'),
+  ChangeRegistrant: t<ChangeRegistrant>('ChangeRegistrant'),
+  ChangePaymentMethod: t<ChangePaymentMethod>('ChangePaymentMethod'),
+  HumanReads: t<HumanReads>('HumanReads'),
+  /** The live card setup (Stripe SetupIntents), bound with the live adapter set. */
+  LiveCardSetup: t<CardSetup>('LiveCardSetup'),
+  // class 3 operations (issue 10)
+  OperationAccess: t<OperationAccess>('OperationAccess'),
+  OperationLog: t<OperationLog>('OperationLog'),
+  RequestOperation: t<RequestOperation>('RequestOperation'),
+  ConfirmOperation: t<ConfirmOperation>('ConfirmOperation'),
+  CancelOperation: t<CancelOperation>('CancelOperation'),
+  GetOperation: t<GetOperation>('GetOperation'),
+  ListOperations: t<ListOperations>('ListOperations'),
+  ActivateOperation: t<ActivateOperation>('ActivateOperation'),
+  ActivateDueOperations: t<ActivateDueOperations>('ActivateDueOperations'),
+  LockTransfer: t<LockTransfer>('LockTransfer'),
+  // issue 11: events and webhooks
+  ListEvents: t<ListEvents>('ListEvents'),
+  PublishEvents: t<PublishEvents>('PublishEvents'),
+  ManageWebhooks: t<ManageWebhooks>('ManageWebhooks'),
+  DeliverWebhooks: t<DeliverWebhooks>('DeliverWebhooks'),
+  WebhookSender: t<StandardWebhooksSender>('WebhookSender'),
+  // monitoring (issue 11)
+  MonitorProbes: t<ProbesFor>('MonitorProbes'),
+  CreateMonitor: t<CreateMonitor>('CreateMonitor'),
+  UpdateMonitor: t<UpdateMonitor>('UpdateMonitor'),
+  DeleteMonitor: t<DeleteMonitor>('DeleteMonitor'),
+  ListMonitors: t<ListMonitors>('ListMonitors'),
+  GetMonitor: t<GetMonitor>('GetMonitor'),
+  ListMonitorResults: t<ListMonitorResults>('ListMonitorResults'),
+  MonitorReport: t<MonitorReport>('MonitorReport'),
+  RunMonitorChecks: t<RunMonitorChecks>('RunMonitorChecks'),
+  PruneMonitorResults: t<PruneMonitorResults>('PruneMonitorResults'),
+  Mcp: t<McpTools>('Mcp'),
+  ProcessRegistryMessages: t<ProcessRegistryMessages>('ProcessRegistryMessages'),
 } as const;

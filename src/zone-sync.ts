@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { ZoneRepository } from '../core/dns/ports/zone-repository.port.js';
 import type { ZonePublisher } from '../core/dns/zone-service.js';
+import type { ChangeFeed } from '../core/shared/change-feed.port.js';
 
 /**
  * Keeps a nameserver in step with the store: loads every zone at start, then polls the zones' serials
@@ -37,6 +38,39 @@ export class ZoneSync {
       }
     }
     return chosen.size;
+  }
+
+  private running: Promise<void> | null = null;
+  private again = false;
+
+  /**
+   * Issue 13: loads at once when any process announces a zone change (or the feed reconnected), instead
+   * of waiting for the next poll; loads never overlap (one more runs after the current one if asked).
+   */
+  follow(feed: ChangeFeed): () => void {
+    void feed.start();
+    return feed.subscribe((c) => {
+      if (c === null || c.topic === 'zone') this.kick();
+    });
+  }
+
+  /** A load now, or right after the one running. Resolves once a load that began after the call is done. */
+  kick(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      try {
+        do {
+          this.again = false;
+          await this.load().catch((err) => this.log.error({ err }, 'zone sync failed'));
+        } while (this.again);
+      } finally {
+        this.running = null;
+      }
+    })();
+    return this.running;
   }
 
   start(intervalMs = 2000): void {

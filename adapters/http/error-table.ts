@@ -151,6 +151,36 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorEntry>> = {
     uk: (p) => `Реєстр не виконав операцію для ${s(p.domain)}; кошти не списано. Спробуйте пізніше.`,
     en: (p) => `The registry did not carry out the operation for ${s(p.domain)}; nothing was charged. Try again later.`,
   },
+  registry_not_authorized: {
+    status: 409,
+    uk: (p) => `Реєстр відмовив: домен ${s(p.domain)} обслуговує інший реєстратор (EPP 2201); кошти не списано.`,
+    en: (p) => `The registry refused: ${s(p.domain)} is sponsored by another registrar (EPP 2201); nothing was charged.`,
+  },
+  registry_auth_info_invalid: {
+    status: 422,
+    uk: (p) => `Реєстр не прийняв код авторизації (transfer code) для ${s(p.domain)} (EPP 2202); кошти не списано.`,
+    en: (p) => `The registry did not accept the authorisation (transfer) code for ${s(p.domain)} (EPP 2202); nothing was charged.`,
+  },
+  registry_object_missing: {
+    status: 409,
+    uk: (p) => `У реєстрі немає домену ${s(p.domain)} або пов’язаного об’єкта (EPP 2303); кошти не списано.`,
+    en: (p) => `The registry has no ${s(p.domain)} or an object it refers to (EPP 2303); nothing was charged.`,
+  },
+  registry_status_prohibits: {
+    status: 409,
+    uk: (p) => `Стан домену ${s(p.domain)} у реєстрі забороняє цю дію (EPP 2304), напр. serverUpdateProhibited; кошти не списано.`,
+    en: (p) => `The status of ${s(p.domain)} at the registry prohibits this (EPP 2304), e.g. serverUpdateProhibited; nothing was charged.`,
+  },
+  registry_parameter_rejected: {
+    status: 422,
+    uk: (p) => `Реєстр відхилив значення запиту для ${s(p.domain)} за своїми правилами (EPP 2306), напр. строк або дату закінчення; кошти не списано.`,
+    en: (p) => `The registry's policy rejected a value of the request for ${s(p.domain)} (EPP 2306), e.g. the period or expiry date; nothing was charged.`,
+  },
+  registry_policy_refused: {
+    status: 422,
+    uk: (p) => `Реєстр відмовив для ${s(p.domain)} через свої правила щодо даних (EPP 2308); кошти не списано.`,
+    en: (p) => `The registry refused ${s(p.domain)} under its data management policy (EPP 2308); nothing was charged.`,
+  },
   domain_not_renewable: {
     status: 409,
     uk: (p) => `Домен ${s(p.domain)} зараз не можна продовжити (стан: ${s(p.status)}).`,
@@ -271,10 +301,90 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorEntry>> = {
     uk: (p) => `Для сертифіката ${s(p.certificate_id)} ми не маємо приватного ключа: його запитали з власним CSR, тож ключ лише у вас.`,
     en: (p) => `We hold no private key for the certificate ${s(p.certificate_id)}: it was requested with your own CSR, so only you have the key.`,
   },
+  monitor_not_found: {
+    status: 404,
+    uk: (p) => `Перевірку моніторингу ${s(p.monitor_id)} не знайдено.`,
+    en: (p) => `The monitor ${s(p.monitor_id)} was not found.`,
+    actions: () => [{ type: 'list_monitors', href: '/v1/monitors' }],
+  },
+  monitor_interval_too_short: {
+    status: 422,
+    uk: (p) => `Інтервал перевірки ${s(p.interval_seconds)} с не дозволено: від ${s(p.minimum)} до ${s(p.maximum)} с у ${p.environment === 'live' ? 'робочому' : 'тестовому'} середовищі.`,
+    en: (p) => `A check interval of ${s(p.interval_seconds)} s is not allowed: ${s(p.minimum)} to ${s(p.maximum)} s in the ${s(p.environment)} environment.`,
+  },
+  monitor_limit_reached: {
+    status: 409,
+    uk: (p) => `У цьому середовищі вже ${s(p.limit)} перевірок моніторингу — це межа рахунку. Видаліть непотрібні перевірки.`,
+    en: (p) => `The account already has ${s(p.limit)} monitors in this environment, its limit. Delete monitors you no longer need.`,
+    actions: () => [{ type: 'list_monitors', href: '/v1/monitors' }],
+  },
   sandbox_only: {
     status: 403,
     uk: () => 'Це доступно лише в тестовому середовищі: скористайтеся тестовим ключем (dmk_test_…).',
     en: () => 'This is for the test environment only: use a test key (dmk_test_…).',
+  },
+  // class 3 operations (issue 10)
+  operation_not_found: {
+    status: 404,
+    uk: (p) => `Операцію ${s(p.operation_id)} не знайдено серед операцій над доменами, до яких має доступ цей ключ.`,
+    en: (p) => `The operation ${s(p.operation_id)} was not found among operations on domains this key reaches.`,
+    actions: () => [{ type: 'list_operations', href: '/v1/operations' }],
+  },
+  operation_pending: {
+    status: 409,
+    uk: (p) => `Над доменом ${s(p.domain)} уже чекає операція ${s(p.operation_id)} (${s(p.kind)}). Дочекайтеся її, підтвердьте або скасуйте, тоді повторіть запит.`,
+    en: (p) => `An operation ${s(p.operation_id)} (${s(p.kind)}) is already pending on ${s(p.domain)}. Wait for it, confirm or cancel it, then retry.`,
+    actions: (p) => (p.operation_id
+      ? [{ type: 'view_operation', href: `/v1/operations/${enc(s(p.operation_id))}` }, { type: 'cancel_operation', href: `/v1/operations/${enc(s(p.operation_id))}/cancel` }]
+      : [{ type: 'list_operations', href: `/v1/operations?domain=${enc(s(p.domain))}&status=pending` }]),
+  },
+  operation_not_pending: {
+    status: 409,
+    uk: (p) => `Операція ${s(p.operation_id)} уже не чекає (стан: ${s(p.status)}): її не можна підтвердити чи скасувати.`,
+    en: (p) => `The operation ${s(p.operation_id)} is no longer pending (status: ${s(p.status)}): it cannot be confirmed or cancelled.`,
+    actions: (p) => [{ type: 'view_operation', href: `/v1/operations/${enc(s(p.operation_id))}` }],
+  },
+  operation_no_change: {
+    status: 422,
+    uk: (p) => `Для домену ${s(p.domain)} нічого не зміниться (${s(p.kind)}): він уже в такому стані.`,
+    en: (p) => `Nothing would change for ${s(p.domain)} (${s(p.kind)}): it is already so.`,
+    actions: (p) => [{ type: 'view_domain', href: `/v1/domains/${enc(s(p.domain))}` }],
+  },
+  confirmation_by_requester: {
+    status: 403,
+    uk: (p) => `Операцію ${s(p.operation_id)} запитала ця сама особа (або ключем, який вона випустила). Підтвердити її має інший власник рахунку — або вона виконається сама через 24 години.`,
+    en: (p) => `The operation ${s(p.operation_id)} was requested by this same person (or a key they issued). Another owner of the account must confirm it — or it takes effect by itself after 24 hours.`,
+    actions: (p) => [{ type: 'open_console', href: `/console/operations/${enc(s(p.operation_id))}` }],
+  },
+  owner_required: {
+    status: 403,
+    uk: (p) => (p.key_id
+      ? `Ключ ${s(p.key_id)} випустив не власник рахунку: дію «${s(p.action)}» для операцій класу 3 (${s(p.right)}) можуть робити лише ключі власників.`
+      : `Дію «${s(p.action)}» для операцій класу 3 (${s(p.right)}) може робити лише власник рахунку, не учасник.`),
+    en: (p) => (p.key_id
+      ? `The key ${s(p.key_id)} was not issued by an owner of the account: only owners' keys may ${s(p.action)} class 3 operations (${s(p.right)}).`
+      : `Only an owner of the account, not a member, may ${s(p.action)} class 3 operations (${s(p.right)}).`),
+    actions: () => [{ type: 'open_console', href: '/console/operations' }],
+  },
+  nameservers_invalid: {
+    status: 422,
+    uk: (p) => ({
+      hostname: `«${s(p.nameserver)}» — не ім’я хоста сервера імен (літери, цифри, дефіси, щонайменше дві мітки).`,
+      glue: `Сервер імен ${s(p.nameserver)} лежить усередині самого домену ${s(p.domain)}: для цього потрібні glue-адреси, яких сервіс поки не веде. Оберіть сервери поза доменом.`,
+      duplicate: `Сервер імен ${s(p.nameserver)} указано двічі.`,
+      count: `Потрібно від 2 до 13 серверів імен; отримано: ${s(p.nameserver) || 'жодного'}.`,
+    } as Record<string, string>)[s(p.reason)] ?? `Неприйнятний список серверів імен для ${s(p.domain)}.`,
+    en: (p) => ({
+      hostname: `"${s(p.nameserver)}" is not a nameserver host name (letters, digits, hyphens, at least two labels).`,
+      glue: `The nameserver ${s(p.nameserver)} lies inside ${s(p.domain)} itself: that needs glue addresses, which this service does not manage yet. Choose nameservers outside the domain.`,
+      duplicate: `The nameserver ${s(p.nameserver)} is listed twice.`,
+      count: `2 to 13 nameservers are needed; got: ${s(p.nameserver) || 'none'}.`,
+    } as Record<string, string>)[s(p.reason)] ?? `Not an acceptable nameserver list for ${s(p.domain)}.`,
+  },
+  labels_invalid: {
+    status: 422,
+    uk: (p) => `Мітка «${s(p.label)}» неприйнятна: лише малі латинські літери, цифри й дефіси, до 63 знаків, без дефіса на краях.`,
+    en: (p) => `The label "${s(p.label)}" is not acceptable: lower-case letters, digits and hyphens only, up to 63 characters, no hyphen at either end.`,
   },
   validation_failed: {
     status: 422,
@@ -333,6 +443,29 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorEntry>> = {
     uk: (p) => `Забагато запитів. Повторіть через ${s(p.retry_after)} с.`,
     en: (p) => `Too many requests. Retry in ${s(p.retry_after)} s.`,
   },
+  webhook_not_found: {
+    status: 404,
+    uk: (p) => `Вебхук ${s(p.webhook_id)} не знайдено в цьому рахунку й середовищі.`,
+    en: (p) => `The webhook ${s(p.webhook_id)} was not found in this account and environment.`,
+    actions: () => [{ type: 'list_webhooks', href: '/v1/webhooks' }],
+  },
+  webhook_url_refused: {
+    status: 422,
+    uk: (p) => `Адресу ${s(p.url)} не можна використати для вебхука: ${s(p.reason)}. Потрібна публічна адреса https:// (не локальна, не приватна мережа, не службова адреса хмари).`,
+    en: (p) => `The URL ${s(p.url)} cannot be a webhook endpoint: ${s(p.reason)}. A public https:// address is required (not loopback, a private network or a cloud metadata address).`,
+    actions: () => [{ type: 'read_docs', href: '/v1/openapi.json' }],
+  },
+  delivery_not_found: {
+    status: 404,
+    uk: (p) => `Доставку ${s(p.delivery_id)} цього вебхука не знайдено.`,
+    en: (p) => `The delivery ${s(p.delivery_id)} of this webhook was not found.`,
+  },
+  event_type_unknown: {
+    status: 422,
+    uk: (p) => `Невідомі типи подій: ${s(p.types) || '(порожньо)'}. Перелік типів — у каталозі подій (README) або "*" для всіх.`,
+    en: (p) => `Unknown event types: ${s(p.types) || '(none given)'}. See the event catalogue (README), or "*" for all.`,
+    actions: () => [{ type: 'read_docs', href: '/v1/openapi.json' }],
+  },
   cursor_invalid: {
     status: 422,
     uk: () => 'Курсор сторінки недійсний: беріть next_cursor з попередньої відповіді.',
@@ -342,6 +475,60 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorEntry>> = {
     status: 500,
     uk: () => 'Внутрішня помилка сервера. Ми вже знаємо; повторіть запит пізніше.',
     en: () => 'Internal server error. It has been logged; retry later.',
+  },
+  // the six human-only actions (issue 10)
+  reauth_required: {
+    status: 403,
+    uk: (p) => `Для цієї дії увійдіть ще раз (пароль і одноразовий код): попередній вхід був понад ${s(p.minutes)} хв тому.`,
+    en: (p) => `Sign in again (password and one-time code) for this action: the last sign-in was more than ${s(p.minutes)} minutes ago.`,
+    actions: () => [{ type: 'reauthenticate', href: '/v1/account/reauthentications' }, { type: 'open_console', href: '/console/reauth' }],
+  },
+  owner_only: {
+    status: 403,
+    uk: () => 'Цю дію може виконати лише власник рахунку; учасник — ні. Попросіть власника.',
+    en: () => 'Only an owner of the account can do this, not a member. Ask an owner.',
+  },
+  person_exists: {
+    status: 409,
+    uk: (p) => `Людина з адресою ${s(p.email)} уже має обліковий запис у Domivka.`,
+    en: (p) => `A person with the address ${s(p.email)} already has a Domivka sign-in.`,
+  },
+  person_not_found: {
+    status: 404,
+    uk: (p) => `У цьому рахунку немає людини ${s(p.id)}.`,
+    en: (p) => `There is no person ${s(p.id)} in this account.`,
+  },
+  invitation_invalid: {
+    status: 404,
+    uk: () => 'Запрошення недійсне: його вже використано, відкликано, або минуло 7 днів. Попросіть нове.',
+    en: () => 'The invitation is not valid: it was used, revoked, or is older than 7 days. Ask for a new one.',
+  },
+  last_owner: {
+    status: 409,
+    uk: (p) => `${s(p.email)} — останній власник рахунку: спершу зробіть власником когось іншого. Рахунок не може лишитися без власника.`,
+    en: (p) => `${s(p.email)} is the last owner of the account: make someone else an owner first. An account cannot be left without an owner.`,
+    actions: () => [{ type: 'open_console', href: '/console/people' }],
+  },
+  account_not_empty: {
+    status: 409,
+    uk: (p) => `Рахунок не можна видалити: на ньому ${s(p.domains)} доменів і баланс ${s(p.balance_live)} грн (робоче середовище) та ${s(p.balance_test)} грн (пісочниця). Спершу передайте або звільніть домени і виведіть баланс до нуля.`,
+    en: (p) => `The account cannot be deleted: it holds ${s(p.domains)} domains and a balance of ${s(p.balance_live)} UAH (live) and ${s(p.balance_test)} UAH (sandbox). Transfer or release the domains and bring the balance to zero first.`,
+    actions: () => [{ type: 'open_console', href: '/console/' }],
+  },
+  card_invalid: {
+    status: 422,
+    uk: () => 'Номер картки неправильний (12–19 цифр, контрольна сума Луна). У пісочниці використовуйте, наприклад, 4242 4242 4242 4242.',
+    en: () => 'The card number is not valid (12–19 digits with a Luhn check digit). In the sandbox use, for example, 4242 4242 4242 4242.',
+  },
+  card_setup_unavailable: {
+    status: 503,
+    uk: (p) => `Збереження картки в середовищі ${s(p.environment)} не налаштовано.`,
+    en: (p) => `Saving a card is not configured for the ${s(p.environment)} environment.`,
+  },
+  csrf_failed: {
+    status: 403,
+    uk: () => 'Форму відхилено: бракує захисного токена або він неправильний. Оновіть сторінку й спробуйте ще раз.',
+    en: () => 'The form was refused: its protection token is missing or wrong. Reload the page and try again.',
   },
 };
 

@@ -6,9 +6,14 @@ import { keyedRoutes } from './routes/keyed.routes.js';
 import { moneyRoutes } from './routes/money.routes.js';
 import { dnsRoutes } from './routes/dns.routes.js';
 import { certificateRoutes } from './routes/certificates.routes.js';
+import { monitorRoutes } from './routes/monitors.routes.js';
 import { metaRoutes, type MetaDeps } from './routes/meta.routes.js';
+import { operationRoutes } from './routes/operations.routes.js';
 import type { UseCases } from './routes/use-cases.js';
+import { eventRoutes } from './routes/events.routes.js';
 import type { Route } from './route.js';
+import { humanActionRoutes } from './routes/human-actions.routes.js';
+import { consoleMiddleware } from './console/console.app.js';
 
 export { createHttpApp, SESSION_COOKIE, type HttpConfig, type HttpDeps } from './app.js';
 export { ERROR_TABLE, errorBody } from './error-table.js';
@@ -22,11 +27,16 @@ export const API_VERSION = '1.0.0';
 export const allRoutes = (uc: UseCases, meta: Omit<MetaDeps, 'openapi'>, extra: readonly Route[] = []): Route[] => {
   const routes: Route[] = [];
   const openapi = () => buildOpenApi(routes, API_VERSION);
-  routes.push(...metaRoutes({ ...meta, openapi }), ...accountRoutes(uc), ...keyedRoutes(uc), ...moneyRoutes(uc), ...dnsRoutes(uc), ...certificateRoutes(uc), ...extra);
+  routes.push(...metaRoutes({ ...meta, openapi }), ...accountRoutes(uc), ...keyedRoutes(uc), ...moneyRoutes(uc), ...dnsRoutes(uc), ...certificateRoutes(uc), ...operationRoutes(uc), ...monitorRoutes(uc), ...extra);
+  routes.push(...humanActionRoutes(uc));
+  routes.push(...eventRoutes(uc));
   return routes;
 };
 
 export const buildApi = (uc: UseCases, meta: Omit<MetaDeps, 'openapi'>, deps: HttpDeps, extra: readonly Route[] = []): { app: Koa; routes: Route[] } => {
   const routes = allRoutes(uc, meta, extra);
-  return { app: createHttpApp(routes, deps), routes };
+  const app = createHttpApp(routes, deps);
+  // The humans' console at /console/ (issue 10): after the API router, on the same process and port.
+  app.use(consoleMiddleware(uc, { authenticateSession: deps.authenticateSession, secureCookies: deps.config.secureCookies, logger: deps.logger }));
+  return { app, routes };
 };

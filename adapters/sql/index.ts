@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { createKnex, engineOf, type Engine, type StoreConfig } from './connection.js';
 import { migrationSource } from './migration-source.js';
 import { SqlAccountRepository, SqlSessionRepository } from './repositories/account.repository.js';
-import { SqlDomainRepository } from './repositories/domain.repository.js';
+import { SqlDomainRepository, type DomainFindRows } from './repositories/domain.repository.js';
 import { SqlIdempotencyStore } from './repositories/idempotency.repository.js';
 import { SqlKeyRepository } from './repositories/key.repository.js';
 import { SqlLedger, SqlSavedCards, SqlSpendCounters, SqlWallets } from './repositories/billing.repository.js';
@@ -14,11 +14,19 @@ import { SqlTopUps } from './repositories/topup.repository.js';
 import { SqlAcmeChallenges, SqlPlanRepository, SqlZoneRepository } from './repositories/dns.repository.js';
 import { SqlCaMaterial, SqlCertificateRepository } from './repositories/certificate.repository.js';
 import { SqlSandboxRegistryStore } from './repositories/sandbox-registry.repository.js';
+import { SqlOperationRepository } from './repositories/operation.repository.js';
+import { SqlMonitorRepository } from './repositories/monitor.repository.js';
 import { SqliteReader } from './sqlite-reader.js';
 import { KnexUnitOfWork } from './unit-of-work.js';
+import { SqlInvitationRepository, SqlPeopleRepository } from './repositories/people.repository.js';
+import { SqlEventFeed } from './repositories/event-feed.repository.js';
+import { SqlWebhookRepository } from './repositories/webhook.repository.js';
+import { FeedCache, SqlChangeFeed } from './change-feed.js';
+import type { ApiKey } from '../../core/access/key.js';
 
 export { engineOf, knexConfig, type Engine, type StoreConfig } from './connection.js';
 export { migrationSource } from './migration-source.js';
+export { SqlChangeFeed, channelFor } from './change-feed.js';
 
 /** The SQL store: one knex instance, its unit of work, and every repository over it. */
 export class SqlStore {
@@ -46,7 +54,15 @@ export class SqlStore {
   readonly sandboxRegistry: SqlSandboxRegistryStore;
   readonly certificates: SqlCertificateRepository;
   readonly caMaterial: SqlCaMaterial;
+  readonly people: SqlPeopleRepository;
+  readonly invitations: SqlInvitationRepository;
+  readonly operations: SqlOperationRepository;
+  readonly eventFeed: SqlEventFeed;
+  readonly webhooks: SqlWebhookRepository;
+  readonly monitors: SqlMonitorRepository;
   private readonly reader: SqliteReader | null;
+  /** Cross-process invalidation (issue 13): LISTEN/NOTIFY on Postgres, a polled change log on SQLite. */
+  readonly changes: SqlChangeFeed;
 
   constructor(config: StoreConfig) {
     this.engine = engineOf(config.url);
@@ -54,14 +70,24 @@ export class SqlStore {
     this.uow = new KnexUnitOfWork(this.knex);
     this.accounts = new SqlAccountRepository(this.uow);
     this.sessions = new SqlSessionRepository(this.uow);
-    this.keys = new SqlKeyRepository(this.uow);
     // Hot reads on a SQLite file go through a read-only connection (see SqliteReader).
     this.reader = this.engine === 'sqlite' && config.url !== ':memory:' ? new SqliteReader(config.url) : null;
-    this.domains = new SqlDomainRepository(this.uow, this.reader, this.engine);
+    this.changes = new SqlChangeFeed(this.uow, { engine: this.engine, url: config.url, ...(config.schema ? { schema: config.schema } : {}), reader: this.engine === 'sqlite' && config.url !== ':memory:' ? new SqliteReader(config.url) : null });
+    const keyCache = new FeedCache<ApiKey>(this.changes);
+    const domainCache = new FeedCache<DomainFindRows>(this.changes);
+    this.changes.subscribe((c) => {
+      if (c === null) {
+        keyCache.clear();
+        domainCache.clear();
+      } else if (c.topic === 'key') keyCache.delete(c.ref);
+      else if (c.topic === 'domain') domainCache.clear();
+    });
+    this.keys = new SqlKeyRepository(this.uow, Date.now, keyCache, this.changes);
+    this.domains = new SqlDomainRepository(this.uow, this.reader, this.engine, domainCache, this.changes);
     this.domainLocks = new SqlDomainLocks(this.domains);
     this.sandboxClocks = new SqlSandboxClocks(this.uow);
     this.topUps = new SqlTopUps(this.uow);
-    this.zones = new SqlZoneRepository(this.uow);
+    this.zones = new SqlZoneRepository(this.uow, this.changes);
     this.plans = new SqlPlanRepository(this.uow);
     this.acmeChallenges = new SqlAcmeChallenges(this.uow);
     this.events = new SqlEventLog(this.uow);
@@ -75,6 +101,12 @@ export class SqlStore {
     this.sandboxRegistry = new SqlSandboxRegistryStore(this.uow);
     this.certificates = new SqlCertificateRepository(this.uow, this.engine);
     this.caMaterial = new SqlCaMaterial(this.uow);
+    this.people = new SqlPeopleRepository(this.uow, (id, at, by) => this.keys.revoke(id, at, by));
+    this.invitations = new SqlInvitationRepository(this.uow);
+    this.operations = new SqlOperationRepository(this.uow, this.engine, this.changes);
+    this.eventFeed = new SqlEventFeed(this.uow, this.engine);
+    this.webhooks = new SqlWebhookRepository(this.uow, this.engine);
+    this.monitors = new SqlMonitorRepository(this.uow, this.engine);
   }
 
   /** Applies migrations. Several processes starting at once on one Postgres race to create knex's own
@@ -101,6 +133,7 @@ export class SqlStore {
   }
 
   async close(): Promise<void> {
+    await this.changes.close();
     this.reader?.close();
     await this.knex.destroy();
   }

@@ -3,6 +3,11 @@ import * as foundation from './migrations/20261121000000_foundation.js';
 import * as money from './migrations/20261121120000_money.js';
 import * as dns from './migrations/20261121140000_dns.js';
 import * as certificates from './migrations/20261122090000_certificates.js';
+import * as operations from './migrations/20261124100000_operations.js';
+import * as humanActions from './migrations/20261124110000_human_actions.js';
+import * as eventsWebhooks from './migrations/20261124120000_events_webhooks.js';
+import * as monitoring from './migrations/20261124130000_monitoring.js';
+import * as changeLog from './migrations/20261124153000_change_log.js';
 
 /** Migrations listed explicitly: no directory scanning, so they load the same under tsx, tests and CLI. */
 const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
@@ -10,6 +15,11 @@ const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
   ['20261121120000_money', money],
   ['20261121140000_dns', dns],
   ['20261122090000_certificates', certificates],
+  ['20261124100000_operations', operations],
+  ['20261124110000_human_actions', humanActions],
+  ['20261124120000_events_webhooks', eventsWebhooks],
+  ['20261124130000_monitoring', monitoring],
+  ['20261124153000_change_log', changeLog],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

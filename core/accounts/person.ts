@@ -20,6 +20,8 @@ export interface Person {
   readonly totpLastStep: number | null;
   readonly lastSignInAt: Date | null;
   readonly createdAt: Date;
+  /** False once the person switched off two-factor checks (a human-only action); absent means on. */
+  readonly twoFactorEnabled?: boolean;
 }
 
 export interface Session {
@@ -32,6 +34,8 @@ export interface Session {
   readonly authenticatedAt: Date;
   readonly expiresAt: Date;
   readonly revokedAt: Date | null;
+  /** The console's CSRF synchronizer token (per session, checked server-side on every form). */
+  readonly csrfToken?: string | null;
 }
 
 /** The signed-in human on whose behalf a use case runs. */

@@ -41,9 +41,10 @@ export class SignIn {
     const person = await this.accounts.findPersonByEmail(input.email.trim().toLowerCase());
     const passwordOk = await this.passwords.verify(person?.passwordHash ?? DUMMY_PASSWORD_HASH, input.password);
     const now = this.clock.now();
-    const step = person && passwordOk ? await this.totp.verify(this.box.open(person.totpSecret), input.totp, now, person.totpLastStep) : null;
+    const twoFactor = person?.twoFactorEnabled !== false;
+    const step = person && passwordOk && twoFactor ? await this.totp.verify(this.box.open(person.totpSecret), input.totp, now, person.totpLastStep) : null;
     // One answer for every failure: which factor failed is not told.
-    if (!person || !passwordOk || step === null) throw new DomainError('sign_in_failed');
+    if (!person || !passwordOk || (twoFactor && step === null)) throw new DomainError('sign_in_failed');
     const token = this.random.base62(43);
     const session: Session = {
       id: this.random.id(),
@@ -54,6 +55,7 @@ export class SignIn {
       authenticatedAt: now,
       expiresAt: new Date(now.getTime() + SESSION_TTL_MS),
       revokedAt: null,
+      csrfToken: this.random.base62(43),
     };
     await this.uow.transaction(async () => {
       if (!(await this.accounts.recordSignIn(person.id, now, step))) throw new DomainError('sign_in_failed');

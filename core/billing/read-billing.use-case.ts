@@ -15,7 +15,7 @@ export interface TransactionView {
   created_at: string;
 }
 
-const view = (e: LedgerEntry): TransactionView => ({
+export const viewTransaction = (e: LedgerEntry): TransactionView => ({
   id: e.id, amount: uah(e.amount), kind: e.kind, status: e.status, domain: e.domain, key_id: e.keyId,
   description: e.description, created_at: e.createdAt.toISOString(),
 });
@@ -33,6 +33,6 @@ export class ReadBilling {
     const after = decodeCursor(opts.cursor);
     const rows = await this.ledger.list({ accountId: key.accountId, environment: key.environment, ...(after ? { after } : {}), limit: limit + 1 });
     const page = rows.slice(0, limit);
-    return { data: page.map(view), next_cursor: rows.length > limit ? encodeCursor(page[page.length - 1]!.id) : null };
+    return { data: page.map(viewTransaction), next_cursor: rows.length > limit ? encodeCursor(page[page.length - 1]!.id) : null };
   }
 }

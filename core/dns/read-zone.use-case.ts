@@ -3,7 +3,7 @@ import { normalizeDomain } from '../shared/domain-name.js';
 import { DomainError } from '../shared/errors.js';
 import { clampLimit, decodeCursor, encodeCursor, type Page } from '../shared/pagination.js';
 import type { ZoneRepository } from './ports/zone-repository.port.js';
-import { rrsetKey, type RecordSet } from './record-set.js';
+import { rrsetKey, SERVICE_NAMESERVERS, type RecordSet } from './record-set.js';
 import type { StoredZone } from './zone.js';
 import { formatZoneFile } from './zone-file.js';
 
@@ -30,7 +30,7 @@ export class ReadZone {
     return formatZoneFile(await this.zone(key, domain));
   }
 
-  async records(key: ApiKey, domain: string, opts: { cursor?: string; limit?: number; name?: string; type?: string }): Promise<Page<RecordSetView> & { serial: number }> {
+  async records(key: ApiKey, domain: string, opts: { cursor?: string; limit?: number; name?: string; type?: string }): Promise<Page<RecordSetView> & { serial: number } & Delegation> {
     const zone = await this.zone(key, domain);
     const limit = clampLimit(opts.limit);
     const after = decodeCursor(opts.cursor);
@@ -42,6 +42,7 @@ export class ReadZone {
     const page = slice.slice(0, limit);
     return {
       serial: zone.serial,
+      ...delegationOf(zone),
       data: page.map(view),
       next_cursor: slice.length > limit ? encodeCursor(rrsetKey(page.at(-1)!.name, page.at(-1)!.type)) : null,
     };
@@ -49,3 +50,16 @@ export class ReadZone {
 }
 
 export const view = (s: RecordSet): RecordSetView => ({ name: s.name, type: s.type, ttl: s.ttl, values: [...s.values] });
+
+/** Whether the world sees this zone (issue 10): the apex NS follows the domain's delegation, so a domain
+ * moved to nameservers outside ours keeps its zone here, but it is not served by us. */
+export interface Delegation {
+  served_by_us: boolean;
+  nameservers: string[];
+}
+
+export const delegationOf = (zone: StoredZone): Delegation => {
+  const ns = zone.recordSets.find((s) => s.name === zone.domain && s.type === 'NS');
+  const nameservers = (ns?.values ?? []).map((v) => v.toLowerCase().replace(/\.$/, ''));
+  return { served_by_us: nameservers.some((n) => SERVICE_NAMESERVERS.includes(n)), nameservers };
+};

@@ -1,6 +1,6 @@
 import { DomainError } from '../shared/errors.js';
 import type {
-  NameserverControl, Registering, Registrar, RegistrarCapability, Renewing, TransferCodes, TransferLockControl,
+  NameserverControl, RegistrantControl, Registering, Registrar, RegistrarCapability, Renewing, TransferCodes, TransferLockControl,
 } from './ports/registrar.port.js';
 
 type Ability = {
@@ -9,10 +9,11 @@ type Ability = {
   nameservers: NameserverControl;
   transfer_lock: TransferLockControl;
   transfer_code: TransferCodes;
+  registrant: RegistrantControl;
 };
 
 const method: Record<RegistrarCapability, string> = {
-  register: 'register', renew: 'renew', nameservers: 'setNameservers', transfer_lock: 'setTransferLock', transfer_code: 'transferCode',
+  register: 'register', renew: 'renew', nameservers: 'setNameservers', transfer_lock: 'setTransferLock', transfer_code: 'transferCode', registrant: 'changeRegistrant',
 };
 
 /** Returns the registrar narrowed to an ability, or refuses with `registrar_capability_missing`. */

@@ -88,7 +88,7 @@ export class RegisterDomain {
         return {};
       });
       if (err.reason === 'taken') throw takenError(name, err.registeredUntil);
-      throw new DomainError('registry_failure', { domain: name });
+      throw new DomainError(err.refusal ?? 'registry_failure', { domain: name, ...(err.registryCode !== null ? { registry_code: err.registryCode } : {}) });
     }
 
     const result = await cp.reach('registered', async () => {

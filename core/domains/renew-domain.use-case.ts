@@ -85,7 +85,7 @@ export class RenewDomain {
           await this.accounting.void(reserved.entryId);
           return {};
         });
-        throw new DomainError('registry_failure', { domain: name });
+        throw new DomainError(err.refusal ?? 'registry_failure', { domain: name, ...(err.registryCode !== null ? { registry_code: err.registryCode } : {}) });
       }
       const out = await cp.reach('renewed', async () => {
         await this.accounting.post(reserved.entryId);

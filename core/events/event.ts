@@ -41,4 +41,40 @@ export type EventType =
   | 'certificate.renewal_failed'
   | 'certificate.expired'
   | 'certificate.revoked'
-  | 'certificate.private_key_read';
+  | 'certificate.private_key_read'
+  // the six human-only actions (issue 10)
+  | 'person.reauthenticated'
+  | 'domain.transfer_code_revealed'
+  | 'domain.registrant_changed'
+  | 'person.invited'
+  | 'person.joined'
+  | 'person.role_changed'
+  | 'person.removed'
+  | 'account.payment_method_changed'
+  | 'person.two_factor_disabled'
+  | 'account.deleted'
+  // class 3 operations (issue 10)
+  | 'operation.pending'
+  | 'operation.confirmed'
+  | 'operation.cancelled'
+  | 'operation.activated'
+  | 'operation.failed'
+  | 'domain.transfer_locked'
+  // issue 11: webhooks (account-wide)
+  | 'webhook.created'
+  | 'webhook.updated'
+  | 'webhook.deleted'
+  | 'webhook.secret_rotated'
+  | 'webhook.disabled'
+  // monitoring (issue 11)
+  | 'monitor.created'
+  | 'monitor.updated'
+  | 'monitor.deleted'
+  | 'monitor.check_failed'
+  | 'monitor.check_recovered'
+  // the live registry's messages (EPP poll, issue 12)
+  | 'domain.transfer_requested'
+  | 'domain.transfer_completed'
+  | 'domain.transfer_cancelled'
+  | 'domain.deleted_by_registry'
+  | 'domain.registry_message';

@@ -17,6 +17,15 @@ const SUBJECTS: Record<string, { uk: string; en: string }> = {
   'domain.status_changed': { uk: 'змінився стан домену', en: 'domain status changed' },
   'domain.released': { uk: 'домен звільнено', en: 'domain released' },
   'billing.topup': { uk: 'баланс поповнено', en: 'balance topped up' },
+  // class 3 operations (issue 10)
+  'operation.pending': { uk: 'операція класу 3 чекає', en: 'a class 3 operation is waiting' },
+  'operation.confirmed': { uk: 'операцію класу 3 підтверджено', en: 'a class 3 operation was confirmed' },
+  'operation.cancelled': { uk: 'операцію класу 3 скасовано', en: 'a class 3 operation was cancelled' },
+  'operation.activated': { uk: 'операцію класу 3 виконано', en: 'a class 3 operation took effect' },
+  'operation.failed': { uk: 'операція класу 3 не вдалася', en: 'a class 3 operation failed' },
+  'domain.transfer_locked': { uk: 'заборону перенесення встановлено знову', en: 'transfer lock set again' },
+  'monitor.check_failed': { uk: 'перевірка моніторингу не проходить', en: 'a monitoring check is failing' },
+  'monitor.check_recovered': { uk: 'перевірка моніторингу знову проходить', en: 'a monitoring check has recovered' },
 };
 
 export const subjectOf = (kind: string, domain: string | null): string => {

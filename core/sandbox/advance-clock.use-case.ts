@@ -27,10 +27,12 @@ export class AdvanceSandboxClock {
     private readonly clock: Clock,
     /** The certificates' pass (renewal, expiry) for the account, run right after the lifecycle. */
     private readonly certificates: { run(only: { accountId: string; environment: 'test' }): Promise<unknown> } | null = null,
+    /** Class 3 operations whose 24 hours have passed on the moved clock activate at once (issue 10). */
+    private readonly operations: { run(only: { accountId: string; environment: 'test' }): Promise<unknown> } | null = null,
   ) {}
 
   /** Moves the clock, then runs the lifecycle and the certificates for this account at once, so the effect is visible. */
-  async execute(key: ApiKey, advance: string): Promise<{ now: string; offset_ms: number; lifecycle: LifecycleReport; certificates?: unknown }> {
+  async execute(key: ApiKey, advance: string): Promise<{ now: string; offset_ms: number; lifecycle: LifecycleReport; certificates?: unknown; operations?: unknown }> {
     if (key.environment !== 'test') throw new DomainError('sandbox_only');
     const ms = parseDuration(advance);
     if (ms === null || ms <= 0 || ms > MAX_ADVANCE_MS) {
@@ -46,6 +48,7 @@ export class AdvanceSandboxClock {
     });
     const lifecycle = await this.lifecycle.run({ accountId: key.accountId, environment: 'test' });
     const certificates = this.certificates ? await this.certificates.run({ accountId: key.accountId, environment: 'test' }) : undefined;
-    return { now: new Date(this.clock.now().getTime() + offset).toISOString(), offset_ms: offset, lifecycle, ...(certificates ? { certificates } : {}) };
+    const operations = this.operations ? await this.operations.run({ accountId: key.accountId, environment: 'test' }) : undefined;
+    return { now: new Date(this.clock.now().getTime() + offset).toISOString(), offset_ms: offset, lifecycle, ...(certificates ? { certificates } : {}), ...(operations ? { operations } : {}) };
   }
 }

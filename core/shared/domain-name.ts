@@ -6,7 +6,19 @@ import { DomainError } from './errors.js';
  * IDNs are accepted in Unicode or punycode (UTS #46 mapping via WHATWG URL's domainToASCII, which is
  * pure computation). RFC 1035 §2.3.4 limits: labels 1–63 octets, whole name ≤ 253 characters here.
  */
+/** Valid names already normalised (every keyed domain call asks; IDNA conversion is not free). */
+const normalized = new Map<string, string>();
+
 export const normalizeDomain = (input: string): string => {
+  const hit = normalized.get(input);
+  if (hit !== undefined) return hit;
+  const out = normalizeUncached(input);
+  if (normalized.size >= 10_000) normalized.clear();
+  normalized.set(input, out);
+  return out;
+};
+
+const normalizeUncached = (input: string): string => {
   const raw = input.trim().replace(/\.$/, '');
   if (raw === '' || /\s/.test(raw) || raw.length > 300) throw new DomainError('domain_invalid', { domain: input.slice(0, 300) });
   // URL syntax (/ ? # \ % @ : …) would be cut off or decoded by the URL host parser: refuse it.

@@ -33,6 +33,13 @@ export type ErrorCode =
   | 'registry_failure'
   | 'domain_not_renewable'
   | 'domain_already_yours'
+  // registry refusals (EPP result codes, issue 12)
+  | 'registry_not_authorized'
+  | 'registry_auth_info_invalid'
+  | 'registry_object_missing'
+  | 'registry_status_prohibits'
+  | 'registry_parameter_rejected'
+  | 'registry_policy_refused'
   // money
   | 'insufficient_funds'
   | 'spend_limit_exceeded'
@@ -57,6 +64,24 @@ export type ErrorCode =
   | 'csr_invalid'
   | 'csr_names_mismatch'
   | 'private_key_not_held'
+  // class 3 operations (issue 10)
+  | 'operation_not_found'
+  | 'operation_pending'
+  | 'operation_not_pending'
+  | 'operation_no_change'
+  | 'confirmation_by_requester'
+  | 'owner_required'
+  | 'nameservers_invalid'
+  | 'labels_invalid'
+  // events & webhooks (issue 11)
+  | 'webhook_not_found'
+  | 'webhook_url_refused'
+  | 'delivery_not_found'
+  | 'event_type_unknown'
+  // monitoring (issue 11)
+  | 'monitor_not_found'
+  | 'monitor_interval_too_short'
+  | 'monitor_limit_reached'
   // protocol
   | 'validation_failed'
   | 'malformed_json'
@@ -70,7 +95,18 @@ export type ErrorCode =
   | 'idempotency_key_in_use'
   | 'rate_limited'
   | 'cursor_invalid'
-  | 'internal_error';
+  | 'internal_error'
+  // the six human-only actions (issue 10)
+  | 'reauth_required'
+  | 'owner_only'
+  | 'person_exists'
+  | 'person_not_found'
+  | 'invitation_invalid'
+  | 'last_owner'
+  | 'account_not_empty'
+  | 'card_invalid'
+  | 'card_setup_unavailable'
+  | 'csrf_failed';
 
 export type ErrorParams = Record<string, string | number | boolean | undefined | null | string[]>;
 

@@ -8,7 +8,8 @@ import { ZoneSync } from '../zone-sync.js';
  * One DNS worker of `npm start` when DNS_WORKERS > 1 (node:cluster; Node 20 has no reusePort, so the
  * cluster primary — the API process — binds the UDP socket and the TCP listener and the workers share
  * them). Each worker serves every zone from the store, kept in step by ZoneSync; the primary asks for a
- * sync after each change and waits for every worker's answer. Only worker 0 sends NOTIFY.
+ * sync after each change and waits for every worker's answer. Only worker 0 sends NOTIFY, and the primary
+ * syncs it last, so a secondary that hears NOTIFY finds the new serial on whichever worker answers.
  */
 const config = loadConfig();
 const index = Number(process.env.DOMIVKA_DNS_WORKER ?? '0');
@@ -17,6 +18,10 @@ const store = new SqlStore({ url: config.databaseUrl, ...(config.databaseSchema 
 const dns = new EmbeddedNameserver({
   host: config.dnsHost, port: config.dnsPort, axfrAllow: [...config.axfrAllow],
   secondaries: index === 0 ? [...config.dnsSecondaries] : [], logger: log,
+  // Worker 0 NOTIFYs after the cluster primary has synced the other workers (src/dns-cluster.ts), and
+  // then checks each secondary's serial, NOTIFYing again while it is behind (changes found by polling).
+  notify: { verifyMs: 250 },
+  ...(config.dnsNsid ? { nsid: config.dnsNsid } : {}),
 });
 const sync = new ZoneSync(store.zones, dns, log);
 
@@ -24,6 +29,7 @@ const main = async () => {
   await sync.load();
   await dns.start();
   sync.start();
+  sync.follow(store.changes); // issue 13: every zone change of any process, within a second
   process.on('message', (m: { type?: string; id?: number }) => {
     if (m?.type !== 'sync') return;
     sync.load().then(

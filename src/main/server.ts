@@ -46,12 +46,13 @@ const main = async () => {
     await dnsCluster.start();
     system.get(TOKENS.ZonePublisher).attach(dnsCluster);
   } else if (config.runDns) {
-    dns = new EmbeddedNameserver({ host: config.dnsHost, port: config.dnsPort, axfrAllow: [...config.axfrAllow], secondaries: [...config.dnsSecondaries], logger: log.child({ component: 'dns' }) });
+    dns = new EmbeddedNameserver({ host: config.dnsHost, port: config.dnsPort, axfrAllow: [...config.axfrAllow], secondaries: [...config.dnsSecondaries], logger: log.child({ component: 'dns' }), ...(config.dnsNsid ? { nsid: config.dnsNsid } : {}) });
     await dns.start();
     system.get(TOKENS.ZonePublisher).attach(dns);
     sync = new ZoneSync(system.store.zones, dns, log.child({ component: 'zone-sync' }));
     await sync.load();
     sync.start();
+    sync.follow(system.store.changes); // issue 13: changes made by other processes, within a second
   }
   const worker = config.runWorker ? new Worker(system) : null;
   worker?.start();
@@ -72,7 +73,7 @@ const main = async () => {
       `  API:      ${base}/v1  (OpenAPI: ${base}/v1/openapi.json, health: ${base}/healthz)`,
       `  DNS:      ${config.runDns ? `${config.dnsHost}:${config.dnsPort} UDP+TCP${dnsCluster ? `, ${config.dnsWorkers} workers` : ''} (try: dig @${config.dnsHost} -p ${config.dnsPort} domivka-demo.com.ua A)` : 'off (RUN_DNS=false)'}`,
       `  Worker:   ${worker ? 'in this process' : 'off (RUN_WORKER=false; run `npm run worker`)'}`,
-      '  Console:  not yet (a later issue); humans use the /v1/account API meanwhile',
+      `  Console:  ${base}/console/  (sign in with the demo owner below: e-mail, password, TOTP code)`,
       `  Test key: npm run sandbox:key -- --rights domain.read --label prod`,
       credentials,
       '',
@@ -80,6 +81,7 @@ const main = async () => {
   );
   onShutdown(async () => {
     log.info('shutting down');
+    await worker?.drain();
     worker?.stop();
     sync?.stop();
     await dns?.stop();

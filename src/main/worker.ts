@@ -1,4 +1,4 @@
-import { loadConfig } from '../config.js';
+import { loadClusterConfig, loadConfig } from '../config.js';
 import { onShutdown, runMain } from './process.js';
 import { System } from '../system.js';
 import { Worker } from '../worker.js';
@@ -7,12 +7,13 @@ import { Worker } from '../worker.js';
 const main = async () => {
   const system = new System(loadConfig());
   await system.migrate();
-  const worker = new Worker(system);
+  const worker = new Worker(system, loadClusterConfig().workerIntervalMs);
   worker.start();
   system.logger.info('worker started');
   const keepAlive = setInterval(() => undefined, 1 << 30);
   onShutdown(async () => {
     clearInterval(keepAlive);
+    await worker.drain();
     worker.stop();
     await system.close();
   });

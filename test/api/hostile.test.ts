@@ -4,6 +4,7 @@ import { connect } from 'node:net';
 import { crc32 } from 'node:zlib';
 import type { Route } from '../../adapters/http/index.js';
 import { formatToken } from '../../core/access/key-token.js';
+import { kyivDate } from '../../core/shared/dates.js';
 import { eachStore } from '../support/stores.js';
 import { bearer, startApi, type TestApi } from '../support/system.js';
 import { expectErrorShape, type Res } from '../support/error-shape.js';
@@ -178,7 +179,7 @@ eachStore('Hostile: Authorization header', (kind) => {
     const revoked = await api.issueKey({ environment: 'test', rights: ['domain.read'], domains: [DEV] }, cookie);
     expect((await api.call(`/v1/account/keys/${revoked.id}`, { method: 'DELETE', headers: { cookie } })).status).to.equal(200);
     const fenced = await api.issueKey({ environment: 'test', rights: ['domain.read'], domains: [DEV], conditions: { cidr: '198.51.100.0/24' } }, cookie);
-    const short = await api.issueKey({ environment: 'test', rights: ['domain.read'], domains: [DEV], conditions: { expires_on: '2026-11-21' } }, cookie);
+    const short = await api.issueKey({ environment: 'test', rights: ['domain.read'], domains: [DEV], conditions: { expires_on: kyivDate(new Date(api.clock.now().getTime() + 24 * 60 * 60 * 1000)) } }, cookie);
     api.clock.advance(40 * 24 * 60 * 60 * 1000);
     for (const k of [revoked, fenced, short]) {
       const wrong = formatToken('test', k.id, 'w'.repeat(32), (t) => crc32(t));

@@ -38,6 +38,7 @@ export const CAPABILITY_METHODS: Readonly<Record<RegistrarCapability, string>> =
   nameservers: 'setNameservers',
   transfer_lock: 'setTransferLock',
   transfer_code: 'transferCode',
+  registrant: 'changeRegistrant',
 };
 const ALL_CAPABILITIES = Object.keys(CAPABILITY_METHODS) as RegistrarCapability[];
 
@@ -375,6 +376,63 @@ export const registrarContract = (name: string, makeSubject: MakeRegistrarSubjec
       it('transferCode of a name we do not hold is a RegistryError', async function () {
         needs(this, 'transfer_code');
         await expectRegistryError(requireCapability(registrar, 'transfer_code').transferCode(subject.names.free(TLD)), 'rejected');
+      });
+
+      const contact = {
+        name: 'Олена Коваль', organization: 'ТОВ «Домівка Тест»', email: 'olena@example.com.ua', phone: '+380.441234567',
+        address: { street: ['вул. Хрещатик, 1'], city: 'Київ', region: null, postalCode: '01001', countryCode: 'UA' },
+      };
+
+      it('changeRegistrant of a registered name succeeds; a repeat with the same id is harmless', async function () {
+        needs(this, 'register', 'registrant');
+        const { domain } = await registerFresh(1);
+        const r = requireCapability(registrar, 'registrant');
+        const id = clTRID('registrant');
+        await r.changeRegistrant(domain, contact, id);
+        await r.changeRegistrant(domain, contact, id);
+        await r.changeRegistrant(domain, { ...contact, name: 'Petro Shevchenko', organization: null }, clTRID('registrant'));
+        // The name stays ours and registered.
+        expect((await registrar.info(domain))!.domain).to.equal(domain);
+      });
+
+      it('changeRegistrant of a name we do not hold is a RegistryError', async function () {
+        needs(this, 'registrant');
+        await expectRegistryError(requireCapability(registrar, 'registrant').changeRegistrant(subject.names.free(TLD), contact, clTRID('registrant')), 'rejected');
+      });
+
+      it('changeRegistrant with a country code that is not ISO 3166-1 alpha-2 is rejected (RFC 5733 §2.4)', async function () {
+        needs(this, 'register', 'registrant');
+        const { domain } = await registerFresh(1);
+        await expectRegistryError(
+          requireCapability(registrar, 'registrant').changeRegistrant(domain, { ...contact, address: { ...contact.address, countryCode: 'Ukraine' } }, clTRID('registrant')),
+          'rejected',
+        );
+      });
+    });
+
+    // Issue 12 (EPP): the registrant change (contact:create + domain:update <chg><registrant>).
+    describe('registrant (changeRegistrant)', () => {
+      const holder = {
+        name: 'Оксана Петренко', organization: null, email: 'oksana@example.com', phone: '+380.441234567',
+        address: { street: ['вул. Хрещатик, 1'], city: 'Київ', region: null, postalCode: '01001', countryCode: 'UA' },
+      };
+
+      it('changes the registrant of a name we hold; a repeat with the same id is harmless; nothing else changes', async function () {
+        needs(this, 'register', 'registrant');
+        const { domain, result } = await registerFresh(1);
+        const before = (await registrar.info(domain))!;
+        const r = requireCapability(registrar, 'registrant');
+        const id = clTRID('registrant');
+        await r.changeRegistrant(domain, holder, id);
+        await r.changeRegistrant(domain, holder, id);
+        const after = (await registrar.info(domain))!;
+        expect(after.registeredUntil).to.equal(result.registeredUntil);
+        expect(after.nameservers).to.deep.equal(before.nameservers);
+      });
+
+      it('of a name we do not hold is a RegistryError', async function () {
+        needs(this, 'registrant');
+        await expectRegistryError(requireCapability(registrar, 'registrant').changeRegistrant(subject.names.free(TLD), holder, clTRID('registrant')), 'rejected');
       });
     });
   });

@@ -157,11 +157,15 @@ export const waitFor = async (check: () => Promise<boolean>, timeoutMs: number, 
  * NOTIFY from it (Knot 3.2 spells the primary `master:`; 3.3+ also takes `primary:`). Used by the
  * Knot test and by bench:dns.
  */
-export const knotSecondaryConf = (o: { dir: string; knotPort: number; primaryPort: number; zones: readonly string[]; udpWorkers?: number }): string => `
+/** A Knot 3.2 secondary of `primaryPort` (FACTS.md). `nsid` names it (RFC 5001); `transferToLocal` lets
+ * 127.0.0.1 transfer from it too, so a test can ask it AXFR/IXFR beside our server. */
+export const knotSecondaryConf = (o: {
+  dir: string; knotPort: number; primaryPort: number; zones: readonly string[]; udpWorkers?: number; nsid?: string; transferToLocal?: boolean;
+}): string => `
 server:
     rundir: "${o.dir}"
     listen: 127.0.0.1@${o.knotPort}
-${o.udpWorkers ? `    udp-workers: ${o.udpWorkers}\n` : ''}
+${o.udpWorkers ? `    udp-workers: ${o.udpWorkers}\n` : ''}${o.nsid ? `    nsid: "${o.nsid}"\n` : ''}
 database:
     storage: "${o.dir}/db"
 
@@ -177,12 +181,12 @@ acl:
   - id: notify_from_primary
     address: 127.0.0.1
     action: notify
-
+${o.transferToLocal ? '  - id: transfer_to_local\n    address: 127.0.0.1\n    action: transfer\n' : ''}
 template:
   - id: default
     storage: "${o.dir}/zones"
     file: "%s.zone"
 
 zone:
-${o.zones.map((z) => `  - domain: ${z}\n    master: primary\n    acl: notify_from_primary`).join('\n')}
+${o.zones.map((z) => `  - domain: ${z}\n    master: primary\n    acl: ${o.transferToLocal ? '[notify_from_primary, transfer_to_local]' : 'notify_from_primary'}`).join('\n')}
 `;

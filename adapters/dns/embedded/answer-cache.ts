@@ -16,7 +16,7 @@ import { CLASS_IN, MAX_UDP_PAYLOAD, T } from './wire.js';
  * Only a plain, well-formed query is looked up here: QR clear, opcode QUERY, one question and nothing
  * else but at most one OPT record, an uncompressed name ≤ 255 octets, class IN, not AXFR/IXFR, EDNS
  * version 0, options that are whole TLVs (and none of those dns-packet parses into fields: ECS,
- * keepalive, key tag), and not one octet more. Anything else goes to the slow path as before, which
+ * keepalive, key tag; nor NSID or EXPIRE, whose answers carry more options), and not one octet more. Anything else goes to the slow path as before, which
  * keeps every FORMERR/NOTIMP/BADVERS/REFUSED rule where it is.
  *
  * The table is two-way set-associative with a power-of-two number of slots (a question hashes to a
@@ -116,7 +116,8 @@ export class AnswerCache {
       for (let o = end + 11; o < len; ) {
         if (o + 4 > len) return null;
         const code = (msg[o]! << 8) | msg[o + 1]!;
-        if (code === 8 || code === 11 || code === 14) return null;
+        // ECS, keepalive, key tag (parsed into fields by dns-packet); NSID and EXPIRE (answered per query, message.ts).
+        if (code === 8 || code === 11 || code === 14 || code === 3 || code === 9) return null;
         o += 4 + ((msg[o + 2]! << 8) | msg[o + 3]!);
         if (o > len) return null;
       }

@@ -38,6 +38,10 @@ export interface CompiledZone {
   /** The SOA for negative answers: TTL = min(SOA TTL, MINIMUM) (RFC 2308 §3). */
   readonly negativeSoa: EncodedSet;
   readonly recordCount: number;
+  /** The SOA EXPIRE field, for the EDNS EXPIRE option (RFC 7314). */
+  readonly expire: number;
+  /** For NS, MX and SRV sets: the A/AAAA sets of their in-zone targets, for the additional section. */
+  readonly additional: ReadonlyMap<EncodedSet, readonly Part[]>;
 }
 
 const TYPE_CODES: Record<string, number> = {
@@ -78,6 +82,7 @@ export const compileZone = (zone: Zone, skip: (reason: string, set: RecordSet) =
   let soa: EncodedSet | undefined;
   let negativeSoa: EncodedSet | undefined;
   let serial = zone.serial;
+  let expire = 0;
   let recordCount = 0;
 
   for (const rs of zone.recordSets) {
@@ -101,7 +106,7 @@ export const compileZone = (zone: Zone, skip: (reason: string, set: RecordSet) =
         tails.push(enc.tail);
         if (enc.target !== undefined) targets.push(enc.target);
       }
-      const withTargets = type === T.NS || type === T.CNAME || type === T.DNAME;
+      const withTargets = type === T.NS || type === T.CNAME || type === T.DNAME || type === T.MX || type === T.SRV;
       const set = encodedSet(type, rs.ttl, tails, withTargets ? targets : undefined);
       const target = node(name); // only now: a set that failed to encode leaves no name behind
       target.sets.set(type, set);
@@ -110,6 +115,7 @@ export const compileZone = (zone: Zone, skip: (reason: string, set: RecordSet) =
       if (type === T.SOA) {
         const f = soaFields(rs.values[0]!);
         serial = f.serial;
+        expire = f.expire;
         soa = set;
         const ttl = Math.min(rs.ttl, f.minimum);
         negativeSoa = encodedSet(T.SOA, ttl, [encodeValue('SOA', ttl, rs.values[0]!).tail]);
@@ -149,5 +155,27 @@ export const compileZone = (zone: Zone, skip: (reason: string, set: RecordSet) =
     }
   }
 
-  return { apex, labels: apex.split('.').length, serial, nodes, apexNode, soa, negativeSoa, recordCount };
+  // Additional-section data (RFC 1035 §3.3.9, RFC 2782; Knot does the same): for every NS, MX and SRV set,
+  // the A and AAAA sets of the targets that are names of this zone, in target order.
+  const additional = new Map<EncodedSet, Part[]>();
+  for (const n of nodes.values()) {
+    for (const set of n.order) {
+      if (set.type !== T.NS && set.type !== T.MX && set.type !== T.SRV) continue;
+      const parts: Part[] = [];
+      const seen = new Set<string>();
+      for (const t of set.targets ?? []) {
+        if (seen.has(t) || !inZone(t, apex)) continue;
+        seen.add(t);
+        const g = nodes.get(t);
+        if (!g) continue;
+        for (const type of [T.A, T.AAAA]) {
+          const s = g.sets.get(type);
+          if (s) parts.push({ owner: g.name, ownerWire: g.wire, set: s });
+        }
+      }
+      if (parts.length > 0) additional.set(set, parts);
+    }
+  }
+
+  return { apex, labels: apex.split('.').length, serial, nodes, apexNode, soa, negativeSoa, recordCount, expire, additional };
 };

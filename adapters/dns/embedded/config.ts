@@ -27,6 +27,13 @@ export interface EmbeddedNameserverConfig {
    * parsing, resolution and layout. Default on; `false` answers every query the long way (tests compare the two).
    */
   readonly answerCache?: boolean;
+  /** NSID (RFC 5001): what this server calls itself to a query that asks (e.g. a host name); none by default. At most 128 octets of UTF-8. */
+  readonly nsid?: string;
+  /**
+   * NOTIFY secondaries on every publish (default true). False when something else orders the NOTIFY —
+   * the DNS cluster sends it only once every worker serves the new serial (src/dns-cluster.ts).
+   */
+  readonly notifyOnPublish?: boolean;
 }
 
 export interface ValidConfig {
@@ -37,6 +44,8 @@ export interface ValidConfig {
   readonly logger: NameserverLogger;
   readonly notify: NotifyTiming;
   readonly answerCache: boolean;
+  readonly nsid: Buffer | null;
+  readonly notifyOnPublish: boolean;
 }
 
 const configError = (what: string): TypeError => new TypeError(`nameserver config: ${what}`);
@@ -91,7 +100,13 @@ export const validateConfig = (c: EmbeddedNameserverConfig): ValidConfig => {
   if (!Number.isInteger(notify.attempts) || notify.attempts < 1 || notify.attempts > 20) throw configError('notify.attempts must be an integer 1–20');
   if (!Number.isInteger(notify.firstTimeoutMs) || notify.firstTimeoutMs < 1 || notify.firstTimeoutMs > 60_000) throw configError('notify.firstTimeoutMs must be an integer 1–60000');
   if (c.answerCache !== undefined && typeof c.answerCache !== 'boolean') throw configError('answerCache must be true or false');
-  return { host: host.toString(), port: c.port, axfrAllow, secondaries, logger, notify, answerCache: c.answerCache ?? true };
+  if (c.nsid !== undefined && (typeof c.nsid !== 'string' || c.nsid === '' || Buffer.byteLength(c.nsid) > 128)) throw configError('nsid must be a string of 1–128 octets');
+  if (c.notifyOnPublish !== undefined && typeof c.notifyOnPublish !== 'boolean') throw configError('notifyOnPublish must be true or false');
+  if (notify.verifyMs !== undefined && (!Number.isInteger(notify.verifyMs) || notify.verifyMs < 0 || notify.verifyMs > 60_000)) throw configError('notify.verifyMs must be an integer 0–60000');
+  return {
+    host: host.toString(), port: c.port, axfrAllow, secondaries, logger, notify, answerCache: c.answerCache ?? true,
+    nsid: c.nsid === undefined ? null : Buffer.from(c.nsid, 'utf8'), notifyOnPublish: c.notifyOnPublish ?? true,
+  };
 };
 
 /** Whether a peer address (IPv4-mapped IPv6 counts as IPv4) is in one of the ranges. */

@@ -5,11 +5,11 @@ import type { Zone } from '../../../core/dns/zone.js';
 import { AnswerCache } from './answer-cache.js';
 import { compileZone, type CompiledZone } from './compiled-zone.js';
 import { allowed, validateConfig, type EmbeddedNameserverConfig, type NameserverLogger, type ValidConfig } from './config.js';
-import { bareReply, buildReply, parseQuery, soaOnly, transferMessages, udpLimit, type Query } from './message.js';
+import { bareReply, buildReply, EDE, parseQuery, soaOnly, transferMessages, udpLimit, type OptExtras, type Query } from './message.js';
 import { Notifier } from './notifier.js';
 import { normaliseName } from './rdata.js';
 import { resolve } from './resolve.js';
-import { CLASS_IN, MAX_TCP_MESSAGE, RCODE, serialBefore, T } from './wire.js';
+import { CLASS_ANY, CLASS_IN, MAX_TCP_MESSAGE, RCODE, serialBefore, T } from './wire.js';
 
 /** A TCP connection silent this long is closed (RFC 7766 §6.2.3: servers pick a few seconds). */
 const TCP_IDLE_MS = 10_000;
@@ -57,12 +57,15 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
   private udp: dgram.Socket | null = null;
   private tcp: net.Server | null = null;
   private bound: { host: string; port: number } | null = null;
+  /** What every OPT record we send may carry from our configuration (NSID, RFC 5001). */
+  private readonly extras: OptExtras;
 
   constructor(config: EmbeddedNameserverConfig) {
     this.config = validateConfig(config);
     this.log = this.config.logger;
     this.notifier = new Notifier(this.config.secondaries, this.log, this.config.notify);
     this.cache = this.config.answerCache ? new AnswerCache() : null;
+    this.extras = { nsid: this.config.nsid };
   }
 
   /** Binds UDP and TCP on the configured host and port (with port 0, one free port for both). */
@@ -159,8 +162,8 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     this.zones.set(compiled.apex, compiled);
     this.cache?.clear();
     this.log.debug({ zone: compiled.apex, serial: compiled.serial, records: compiled.recordCount }, 'zone published');
-    if (this.udp && this.config.secondaries.length > 0) {
-      this.notifier.notify(compiled.apex).catch((err: unknown) => this.log.error({ err, zone: compiled.apex }, 'NOTIFY failed'));
+    if (this.udp && this.config.secondaries.length > 0 && this.config.notifyOnPublish) {
+      this.notifier.notify(compiled.apex, compiled.serial).catch((err: unknown) => this.log.error({ err, zone: compiled.apex }, 'NOTIFY failed'));
     }
   }
 
@@ -175,8 +178,9 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
   /** NOTIFY every secondary for a published zone and wait for the outcome (publish does it too, unawaited). */
   async notifySecondaries(domain: string): Promise<readonly NotifyOutcome[]> {
     const apex = normaliseName(domain);
-    if (!this.zones.has(apex)) throw new Error(`nameserver: zone ${apex} is not published`);
-    return this.notifier.notify(apex);
+    const zone = this.zones.get(apex);
+    if (!zone) throw new Error(`nameserver: zone ${apex} is not published`);
+    return this.notifier.notify(apex, zone.serial);
   }
 
   /**
@@ -206,16 +210,19 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
   /** Parses with dns-packet, resolves and lays out; `store`: keep the reply in the answer cache. */
   private answerSlow(packet: Buffer, transport: Transport, peer: string, store: boolean): Buffer[] {
     try {
-      const parsed = parseQuery(packet);
+      const parsed = parseQuery(packet, this.extras);
       if (parsed.kind === 'drop') return [];
       if (parsed.kind === 'reply') return [parsed.reply];
       const q = parsed.query;
-      if (q.edns && q.edns.version !== 0) return [bareReply(q, RCODE.BADVERS)]; // RFC 6891 §6.1.3
-      if (q.qclass !== CLASS_IN) return [bareReply(q, RCODE.REFUSED)];
+      if (q.edns && q.edns.version !== 0) return [bareReply(q, RCODE.BADVERS, false, this.extras)]; // RFC 6891 §6.1.3
+      // RFC 1035 §3.2.5: QCLASS * (ANY) matches our IN data; other classes we do not serve.
+      if (q.qclass !== CLASS_IN && q.qclass !== CLASS_ANY) return [bareReply(q, RCODE.REFUSED, false, this.extras)];
       const zone = this.zoneFor(q);
       if (q.qtype === T.AXFR || q.qtype === T.IXFR) return this.transfer(q, zone, transport, peer);
       const limit = transport === 'tcp' ? MAX_TCP_MESSAGE : udpLimit(q);
-      const reply = zone ? buildReply(q, resolve(zone, q.name, q.suffixes, q.qtype), limit) : bareReply(q, RCODE.REFUSED);
+      const reply = zone
+        ? buildReply(q, resolve(zone, q.name, q.suffixes, q.qtype), limit, q.edns?.expire && q.qtype === T.SOA && q.name === zone.apex ? { ...this.extras, expire: zone.expire } : this.extras)
+        : bareReply(q, RCODE.REFUSED, false, { ...this.extras, ede: EDE.NOT_AUTHORITATIVE }); // RFC 8914 §4.21
       if (store) this.cache?.store(reply);
       return [reply];
     } catch (err) {
@@ -235,17 +242,21 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
 
   /** AXFR (RFC 5936) and IXFR (RFC 1995, answered AXFR-style) to allowed peers, over TCP. */
   private transfer(q: Query, zone: CompiledZone | undefined, transport: Transport, peer: string): Buffer[] {
-    if (transport === 'udp' && q.qtype === T.AXFR) return [bareReply(q, RCODE.FORMERR)]; // RFC 5936 §4.2: TCP only
+    if (transport === 'udp' && q.qtype === T.AXFR) return [bareReply(q, RCODE.FORMERR, false, this.extras)]; // RFC 5936 §4.2: TCP only
     if (!allowed(this.config.axfrAllow, peer)) {
       this.log.info({ peer, zone: q.name }, 'zone transfer refused');
-      return [bareReply(q, RCODE.REFUSED)];
+      return [bareReply(q, RCODE.REFUSED, false, { ...this.extras, ede: EDE.PROHIBITED })]; // RFC 8914 §4.19
     }
-    if (!zone || zone.apex !== q.name) return [bareReply(q, RCODE.NOTAUTH)];
-    // IXFR over UDP, or from a secondary that is current: the SOA alone (RFC 1995 §2, §4).
-    if (q.qtype === T.IXFR && (transport === 'udp' || (q.clientSerial !== null && !serialBefore(q.clientSerial, zone.serial)))) {
-      return [soaOnly(q, zone)];
+    if (!zone || zone.apex !== q.name) return [bareReply(q, RCODE.NOTAUTH, false, { ...this.extras, ede: EDE.NOT_AUTHORITATIVE })];
+    if (q.qtype === T.IXFR) {
+      // RFC 1995 §3: an IXFR query carries the requester's SOA in its authority section.
+      if (q.clientSerial === null) return [bareReply(q, RCODE.FORMERR, false, this.extras)];
+      // Over UDP, or to a secondary that is current (or ahead): the SOA alone (RFC 1995 §2, §4). A serial
+      // whose relation to ours is undefined (exactly 2^31 apart, RFC 1982 §3.2) gets the whole zone.
+      const current = q.clientSerial === zone.serial || serialBefore(zone.serial, q.clientSerial);
+      if (transport === 'udp' || current) return [soaOnly(q, zone, this.extras)];
     }
-    const messages = transferMessages(q, zone);
+    const messages = transferMessages(q, zone, this.extras);
     this.log.info({ peer, zone: zone.apex, serial: zone.serial, records: zone.recordCount, messages: messages.length, type: q.qtype === T.AXFR ? 'AXFR' : 'IXFR' }, 'zone transferred');
     return messages;
   }

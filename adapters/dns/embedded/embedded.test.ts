@@ -6,6 +6,7 @@ import { compileZone } from './compiled-zone.js';
 import { allowed, validateConfig } from './config.js';
 import { EmbeddedNameserver } from './index.js';
 import { encodeValue, normaliseName } from './rdata.js';
+import { NameWriter, wireName } from './wire.js';
 
 /** Config validation and the encoding of presentation values; the behaviour on the wire is tested with dig in test/dns-server/. */
 describe('EmbeddedNameserver', () => {
@@ -140,6 +141,46 @@ describe('EmbeddedNameserver', () => {
         ['ns.sub.example.test', true],
         ['ns.other.example.test', false],
       ]);
+    });
+  });
+
+  describe('name compression (NameWriter, RFC 1035 §4.1.4)', () => {
+    it('points at the longest suffix already written, and forgets what a rollback removed', () => {
+      const w = new NameWriter();
+      w.start([], []);
+      w.at = 12;
+      w.name(wireName('ns1.wide.example.test')); // 12: written whole
+      const whole = w.at;
+      expect(whole - 12).to.equal(23);
+      w.name(wireName('ns2.wide.example.test')); // "ns2" + pointer to "wide.example.test" at 16
+      expect(w.at - whole).to.equal(4 + 2);
+      expect(w.buf.readUInt16BE(w.at - 2)).to.equal(0xc000 | 16);
+      const mark = w.mark();
+      w.name(wireName('mail.other.test'));
+      w.rollback(mark);
+      w.name(wireName('x.other.test')); // "other.test" was rolled back: "x", "other", then a pointer to "test"
+      expect(w.at - mark[0]).to.equal(2 + 6 + 2);
+      const msg = Buffer.alloc(w.at);
+      w.buf.copy(msg, 0, 0, w.at);
+      // Pointers decode back to the names (dns-packet's name decoder follows them).
+      const decode = (dnsPacket as unknown as { name: { decode(b: Buffer, off: number): string } }).name.decode;
+      expect(decode(msg, whole)).to.equal('ns2.wide.example.test');
+      expect(decode(msg, mark[0])).to.equal('x.other.test');
+    });
+
+    it('compresses names inside NS, MX and SOA data but writes SRV targets whole (RFC 2782)', () => {
+      const zone = compileZone(
+        { id: 'z', domain: 'example.test', serial: 1, recordSets: [
+          { name: 'example.test', type: 'SOA', ttl: 3600, values: [soaValue(1)] },
+          { name: 'example.test', type: 'MX', ttl: 300, values: ['10 mail.example.test.'] },
+          { name: '_s._tcp.example.test', type: 'SRV', ttl: 300, values: ['1 1 1 sip.example.test.'] },
+        ] } as never,
+        () => undefined,
+      );
+      const mx = zone.apexNode.sets.get(15)!;
+      const srv = zone.nodes.get('_s._tcp.example.test')!.sets.get(33)!;
+      expect(mx.layouts, 'MX laid out for compression').to.have.length(1);
+      expect(srv.layouts, 'SRV is not').to.equal(undefined);
     });
   });
 });

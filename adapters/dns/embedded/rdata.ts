@@ -75,7 +75,7 @@ const caa = (value: string): dnsPacket.CaaData => {
   return { flags, tag: m[2]!.toLowerCase() as dnsPacket.CaaData['tag'], value: v };
 };
 
-/** One record's tail (see wire.ts) and, for NS/CNAME/DNAME, its target. */
+/** One record's tail (see wire.ts) and, for NS/CNAME/DNAME/PTR/MX/SRV, its target. */
 export const encodeValue = (type: RecordType, ttl: number, value: string): { tail: Buffer; target?: string } => {
   const base = { name: '.', ttl, class: 'IN' as const };
   switch (type) {
@@ -94,16 +94,19 @@ export const encodeValue = (type: RecordType, ttl: number, value: string): { tai
     }
     case 'MX': {
       const [pref, exchange] = fields(value, 2, type);
-      return { tail: encodeTail({ ...base, type: 'MX', data: { preference: u16(pref, 'MX preference'), exchange: normaliseName(exchange!) || '.' } }) };
+      const target = normaliseName(exchange!);
+      return { tail: encodeTail({ ...base, type: 'MX', data: { preference: u16(pref, 'MX preference'), exchange: target || '.' } }), target };
     }
     case 'SRV': {
-      const [priority, weight, port, target] = fields(value, 4, type);
+      const [priority, weight, port, rawTarget] = fields(value, 4, type);
+      const target = normaliseName(rawTarget!);
       return {
         tail: encodeTail({
           ...base,
           type: 'SRV',
-          data: { priority: u16(priority, 'SRV priority'), weight: u16(weight, 'SRV weight'), port: u16(port, 'SRV port'), target: normaliseName(target!) || '.' },
+          data: { priority: u16(priority, 'SRV priority'), weight: u16(weight, 'SRV weight'), port: u16(port, 'SRV port'), target: target || '.' },
         }),
+        target,
       };
     }
     case 'CAA':
@@ -141,7 +144,7 @@ export const encodeValue = (type: RecordType, ttl: number, value: string): { tai
 };
 
 /** The SOA fields this server needs (negative TTL, serial for IXFR/NOTIFY). */
-export const soaFields = (value: string): { serial: number; minimum: number } => {
+export const soaFields = (value: string): { serial: number; minimum: number; expire: number } => {
   const f = fields(value, 7, 'SOA');
-  return { serial: u32(f[2], 'SOA serial'), minimum: u32(f[6], 'SOA minimum') };
+  return { serial: u32(f[2], 'SOA serial'), minimum: u32(f[6], 'SOA minimum'), expire: u32(f[5], 'SOA expire') };
 };

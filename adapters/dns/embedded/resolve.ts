@@ -9,6 +9,8 @@ export interface Resolution {
   answer: Part[];
   authority: Part[];
   additional: Part[];
+  /** An Extended DNS Error code for the OPT record (RFC 8914). */
+  ede?: number;
 }
 
 /** Bound on CNAME/DNAME hops followed inside a zone; a loop stops earlier, at the first repeated name. */
@@ -100,6 +102,9 @@ export const resolve = (zone: CompiledZone, qname: string, suffixes: readonly st
         const set = qtype === T.ANY ? node.order[0]! : node.sets.get(qtype);
         if (set) {
           res.answer.push({ owner: name, ownerWire: owner, set });
+          // RFC 1035 §3.3.9, RFC 2782: addresses of in-zone NS, MX and SRV targets go in additional.
+          const extra = zone.additional.get(set);
+          if (extra) for (const p of extra) res.additional.push(p);
           return res;
         }
         const cname = node.sets.get(T.CNAME);

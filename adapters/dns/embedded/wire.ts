@@ -47,15 +47,199 @@ export interface EncodedSet {
   readonly tails: readonly Buffer[];
   /** Octets of all tails together. */
   readonly size: number;
-  /** For NS, CNAME and DNAME: the target names (lower case, no trailing dot), for glue and chasing. */
+  /** For NS, CNAME, DNAME, MX and SRV: the target names (lower case, no trailing dot), for glue and chasing. */
   readonly targets?: readonly string[];
+  /** For NS, CNAME, SOA, MX and PTR: each record cut up for name compression (NameWriter). */
+  readonly layouts?: readonly RecordLayout[];
 }
 
 export const encodedSet = (type: number, ttl: number, tails: readonly Buffer[], targets?: readonly string[]): EncodedSet => {
   let size = 0;
   for (const t of tails) size += t.length;
-  return targets ? { type, ttl, tails, size, targets } : { type, ttl, tails, size };
+  const layouts = COMPRESSIBLE.has(type) ? tails.map((t) => layoutOf(type, t)) : undefined;
+  const set: EncodedSet = targets ? { type, ttl, tails, size, targets } : { type, ttl, tails, size };
+  return layouts ? { ...set, layouts } : set;
 };
+
+/** The label text of octets start–end: lower case; octets outside printable ASCII, a dot or a backslash as \DDD. */
+export const labelText = (buf: Buffer, start: number, end: number): string => {
+  let plain = true;
+  for (let i = start; i < end; i++) {
+    const c = buf[i]!;
+    if (c < 0x21 || c > 0x7e || c === 0x2e || c === 0x5c) {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) return buf.toString('latin1', start, end).toLowerCase();
+  let s = '';
+  for (let i = start; i < end; i++) {
+    const c = buf[i]!;
+    s += c < 0x21 || c > 0x7e || c === 0x2e || c === 0x5c ? `\\${String(c).padStart(3, '0')}` : String.fromCharCode(c).toLowerCase();
+  }
+  return s;
+};
+
+/**
+ * A name ready for compression (RFC 1035 §4.1.4): its labels' wire forms (length octet and text) and,
+ * for each label, the key of the suffix that starts there (labelText of each label, joined by dots —
+ * the same keys message.ts makes for the question's suffixes, so a name can point into the question).
+ */
+export interface WireName {
+  readonly labels: readonly Buffer[];
+  readonly keys: readonly string[];
+}
+
+/** A WireName from an uncompressed name at `off` in `buf`, and where the name ends. */
+export const wireNameAt = (buf: Buffer, off: number): { name: WireName; end: number } => {
+  const labels: Buffer[] = [];
+  const texts: string[] = [];
+  for (;;) {
+    const len = buf[off]!;
+    if (len === 0) break;
+    labels.push(buf.subarray(off, off + 1 + len));
+    texts.push(labelText(buf, off + 1, off + 1 + len));
+    off += 1 + len;
+  }
+  const keys = new Array<string>(texts.length);
+  for (let i = texts.length - 1; i >= 0; i--) keys[i] = i === texts.length - 1 ? texts[i]! : `${texts[i]!}.${keys[i + 1]!}`;
+  return { name: { labels, keys }, end: off + 1 };
+};
+
+/** The WireName of a presentation name (lower case, no trailing dot; '' is the root). */
+export const wireName = (name: string): WireName => wireNameAt(nameWire(name), 0).name;
+
+/**
+ * Types whose RDATA names may be compressed: the RFC 1035 types (RFC 3597 §4). SRV (RFC 2782) and
+ * DNAME (RFC 6672 §2.5) targets are never compressed.
+ */
+const COMPRESSIBLE = new Set<number>([2, 5, 6, 12, 15]);
+
+/**
+ * A record of a compressible type, cut up for layout: type, class and TTL (8 octets), then the RDATA as
+ * raw pieces and names; the RDLENGTH is written when the record is laid out.
+ */
+export interface RecordLayout {
+  readonly head: Buffer;
+  readonly pieces: ReadonlyArray<Buffer | WireName>;
+}
+
+const layoutOf = (type: number, tail: Buffer): RecordLayout => {
+  const head = tail.subarray(0, 8);
+  const start = 10;
+  const pieces: Array<Buffer | WireName> = [];
+  let off = start;
+  if (type === T.MX) {
+    pieces.push(tail.subarray(off, off + 2));
+    off += 2;
+  }
+  const first = wireNameAt(tail, off);
+  pieces.push(first.name);
+  off = first.end;
+  if (type === T.SOA) {
+    const second = wireNameAt(tail, off);
+    pieces.push(second.name, tail.subarray(second.end));
+  }
+  return { head, pieces };
+};
+
+/**
+ * Lays records out into one message with name compression (RFC 1035 §4.1.4): every name written is
+ * remembered by suffix key at its offset (below 0x4000, the pointer range), and a later name whose
+ * suffix is known ends in a pointer there. Hand-written: dns-packet, which encodes our records, does not
+ * compress. One writer per process, reused by every message; `mark`/`rollback` undo a record set that
+ * does not fit.
+ */
+export class NameWriter {
+  buf: Buffer = Buffer.allocUnsafe(65535 + 4096);
+  at = 0;
+  /**
+   * The suffixes written so far and their offsets, in two arrays searched linearly: a message holds a
+   * few dozen at most, and a Map cleared per message cost more (V8 allocates a new table on clear()).
+   */
+  private readonly keys: string[] = [];
+  private readonly offs: number[] = [];
+  private known = 0;
+
+  /** Starts a message: nothing written, nothing known but the given suffixes (the question's). */
+  start(keys: readonly string[], offsets: readonly number[]): void {
+    this.at = 0;
+    for (let i = 0; i < keys.length; i++) {
+      this.keys[i] = keys[i]!;
+      this.offs[i] = offsets[i]!;
+    }
+    this.known = keys.length;
+  }
+
+  private find(key: string): number {
+    const keys = this.keys;
+    for (let i = 0; i < this.known; i++) if (keys[i] === key) return this.offs[i]!;
+    return -1;
+  }
+
+  private room(n: number): void {
+    if (this.at + n <= this.buf.length) return;
+    const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.at + n));
+    this.buf.copy(bigger, 0, 0, this.at);
+    this.buf = bigger;
+  }
+
+  raw(b: Buffer): void {
+    this.room(b.length);
+    this.at += b.copy(this.buf, this.at);
+  }
+
+  u16(v: number): void {
+    this.room(2);
+    this.buf.writeUInt16BE(v, this.at);
+    this.at += 2;
+  }
+
+  name(n: WireName): void {
+    const { labels, keys } = n;
+    for (let i = 0; i < keys.length; i++) {
+      const ptr = this.find(keys[i]!);
+      if (ptr !== -1) {
+        this.u16(0xc000 | ptr);
+        return;
+      }
+      if (this.at < 0x4000) {
+        this.keys[this.known] = keys[i]!;
+        this.offs[this.known] = this.at;
+        this.known++;
+      }
+      this.raw(labels[i]!);
+    }
+    this.room(1);
+    this.buf[this.at++] = 0;
+  }
+
+  /** One record: owner, then the tail as encoded, or its layout with names compressed. */
+  record(owner: WireName, tail: Buffer, layout: RecordLayout | undefined): void {
+    this.name(owner);
+    if (!layout) {
+      this.raw(tail);
+      return;
+    }
+    this.raw(layout.head);
+    const lenAt = this.at;
+    this.u16(0);
+    for (const p of layout.pieces) {
+      if (Buffer.isBuffer(p)) this.raw(p);
+      else this.name(p);
+    }
+    this.buf.writeUInt16BE(this.at - lenAt - 2, lenAt);
+  }
+
+  mark(): [number, number] {
+    return [this.at, this.known];
+  }
+
+  rollback([at, known]: [number, number]): void {
+    this.at = at;
+    this.known = known;
+  }
+}
 
 /** dns-packet's name and record encoders: exported at run time, missing from @types/dns-packet. */
 export const codec = dnsPacket as unknown as {

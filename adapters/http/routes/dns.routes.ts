@@ -43,7 +43,7 @@ export const dnsRoutes = (uc: UseCases): Route[] => [
     access: { kind: 'key', right: 'dns.read', domainParam: 'domain' },
     params: domainParam,
     query: pageQuery({ name: { type: 'string', maxLength: 255 }, type: { type: 'string', enum: [...RECORD_TYPES] } }),
-    responses: { 200: { description: 'A page of record sets', schema: { ...page(recordSet), properties: { ...(page(recordSet).properties as object), serial: { type: 'integer' } } } } },
+    responses: { 200: { description: 'A page of record sets', schema: { ...page(recordSet), properties: { ...(page(recordSet).properties as object), serial: { type: 'integer' }, served_by_us: { type: 'boolean', description: 'False once the domain is delegated to nameservers outside ours (the zone is kept here).' }, nameservers: { type: 'array', items: { type: 'string' }, description: 'The delegation, as our apex NS follows it.' } } } } },
     errors: ['domain_not_found', 'cursor_invalid'],
     handle: async (i) => ({
       status: 200,

@@ -16,6 +16,27 @@ import type { AcmeChallenges } from '../../../core/dns/acme-challenges.use-case.
 import type { DnsPlans } from '../../../core/dns/dns-plans.use-case.js';
 import type { ReadZone } from '../../../core/dns/read-zone.use-case.js';
 import type { Certificates } from '../../../core/certificates/certificates.use-case.js';
+import type { Reauthenticate } from '../../../core/accounts/reauthenticate.use-case.js';
+import type { ManagePeople } from '../../../core/accounts/manage-people.use-case.js';
+import type { DisableTwoFactor } from '../../../core/accounts/disable-two-factor.use-case.js';
+import type { DeleteAccount } from '../../../core/accounts/delete-account.use-case.js';
+import type { HumanReads } from '../../../core/accounts/human-reads.use-case.js';
+import type { RevealTransferCode } from '../../../core/domains/reveal-transfer-code.use-case.js';
+import type { ChangeRegistrant } from '../../../core/domains/change-registrant.use-case.js';
+import type { ChangePaymentMethod } from '../../../core/billing/change-payment-method.use-case.js';
+import type { RequestOperation } from '../../../core/operations/request-operation.use-case.js';
+import type { ConfirmOperation } from '../../../core/operations/confirm-operation.use-case.js';
+import type { CancelOperation } from '../../../core/operations/cancel-operation.use-case.js';
+import type { GetOperation, ListOperations } from '../../../core/operations/read-operations.use-case.js';
+import type { LockTransfer } from '../../../core/operations/lock-transfer.use-case.js';
+import type { ListEvents } from '../../../core/events/list-events.use-case.js';
+import type { ManageWebhooks } from '../../../core/webhooks/manage-webhooks.use-case.js';
+import type { CreateMonitor } from '../../../core/monitoring/create-monitor.use-case.js';
+import type { UpdateMonitor } from '../../../core/monitoring/update-monitor.use-case.js';
+import type { DeleteMonitor } from '../../../core/monitoring/delete-monitor.use-case.js';
+import type { GetMonitor, ListMonitors } from '../../../core/monitoring/read-monitors.use-case.js';
+import type { ListMonitorResults } from '../../../core/monitoring/monitor-results.use-case.js';
+import type { MonitorReport } from '../../../core/monitoring/monitor-report.use-case.js';
 
 /** The use cases the routes call, one per route (assembled in src/, the composition root). */
 export interface UseCases {
@@ -40,4 +61,32 @@ export interface UseCases {
   readonly dnsPlans: Pick<DnsPlans, 'create' | 'get' | 'apply'>;
   readonly acmeChallenges: Pick<AcmeChallenges, 'add' | 'remove'>;
   readonly certificates: Pick<Certificates, 'request' | 'list' | 'get' | 'chain' | 'privateKey' | 'revoke' | 'trustRoot'>;
+  // the six human-only actions and the console (issue 10)
+  readonly reauthenticate: Pick<Reauthenticate, 'execute'>;
+  readonly managePeople: Pick<ManagePeople, 'list' | 'invite' | 'revokeInvitation' | 'inspect' | 'accept' | 'changeRole' | 'remove'>;
+  readonly disableTwoFactor: Pick<DisableTwoFactor, 'execute'>;
+  readonly deleteAccount: Pick<DeleteAccount, 'execute'>;
+  readonly revealTransferCode: Pick<RevealTransferCode, 'execute'>;
+  readonly changeRegistrant: Pick<ChangeRegistrant, 'execute'>;
+  readonly changePaymentMethod: Pick<ChangePaymentMethod, 'current' | 'saveSandboxCard' | 'startSetup' | 'completeSetup'>;
+  readonly humanReads: Pick<HumanReads, 'domainList' | 'domain' | 'billing'>;
+  // class 3 operations (issue 10)
+  readonly requestOperation: Pick<RequestOperation, 'execute'>;
+  readonly confirmOperation: Pick<ConfirmOperation, 'execute'>;
+  readonly cancelOperation: Pick<CancelOperation, 'execute'>;
+  readonly getOperation: Pick<GetOperation, 'execute'>;
+  readonly listOperations: Pick<ListOperations, 'execute'>;
+  readonly lockTransfer: Pick<LockTransfer, 'execute'>;
+  // issue 11
+  readonly listEvents: Pick<ListEvents, 'execute'>;
+  readonly webhooks: Pick<ManageWebhooks, 'create' | 'list' | 'get' | 'update' | 'delete' | 'rotateSecret' | 'deliveries' | 'redeliver'>;
+  readonly monitors: {
+    readonly create: Pick<CreateMonitor, 'execute'>;
+    readonly update: Pick<UpdateMonitor, 'execute'>;
+    readonly delete: Pick<DeleteMonitor, 'execute'>;
+    readonly list: Pick<ListMonitors, 'execute'>;
+    readonly get: Pick<GetMonitor, 'execute'>;
+    readonly results: Pick<ListMonitorResults, 'execute'>;
+    readonly report: Pick<MonitorReport, 'execute'>;
+  };
 }

@@ -4,7 +4,7 @@ import { isRegistrable } from '../../../core/domains/price-list.js';
 import {
   RegistryError,
   type Availability, type RegisterRequest, type Registrar, type RegistrarCapability, type RegistryDomainInfo,
-  type RegistryResult, type RenewRequest,
+  type RegistryResult, type RenewRequest, type RegistrantContact,
 } from '../../../core/domains/ports/registrar.port.js';
 import type { SandboxRegistryStore } from '../../../core/sandbox/ports/sandbox-registry.port.js';
 
@@ -25,7 +25,7 @@ const isFailMagic = (name: string) => name.split('.')[0]!.startsWith('fail-');
 export class SandboxRegistrar implements Registrar {
   readonly name = 'sandbox';
   readonly capabilities: ReadonlySet<RegistrarCapability> = new Set<RegistrarCapability>([
-    'register', 'renew', 'nameservers', 'transfer_lock', 'transfer_code',
+    'register', 'renew', 'nameservers', 'transfer_lock', 'transfer_code', 'registrant',
   ]);
 
   constructor(
@@ -109,6 +109,23 @@ export class SandboxRegistrar implements Registrar {
 
   async transferCode(domain: string): Promise<string> {
     return (await this.mustFind(domain)).transferCode;
+  }
+
+  /** EPP contact:create + domain:update <chg><registrant> in one step; the registry keeps the contact. */
+  async changeRegistrant(domain: string, registrant: RegistrantContact, clientTransactionId: string): Promise<void> {
+    if (await this.store.transaction(clientTransactionId)) return;
+    // What a registry checks of a contact (RFC 5733 §2.4: cc is ISO 3166 alpha-2; name, city, email required).
+    if (!/^[A-Z]{2}$/.test(registrant.address.countryCode) || !registrant.name.trim() || !registrant.address.city.trim() || !registrant.email.includes('@')) {
+      throw new RegistryError('rejected', `contact for ${domain} is not valid (name, email, city and a two-letter country code are required)`);
+    }
+    const e = await this.mustFind(domain);
+    await this.store.put({ ...e, registrant: { ...registrant, address: { ...registrant.address, street: [...registrant.address.street] } } });
+    await this.store.recordTransaction(clientTransactionId, 'registrant', domain, JSON.stringify({ name: registrant.name }));
+  }
+
+  /** The registrant contact the sandbox registry holds (null: never changed). */
+  async registrant(domain: string): Promise<RegistrantContact | null> {
+    return (await this.mustFind(domain)).registrant ?? null;
   }
 
   private async mustFind(domain: string) {

@@ -74,8 +74,8 @@ eachStore('Sandbox registrar', (kind) => {
       registrar = new SandboxRegistrar(opened.store.sandboxRegistry, clock, codes());
     });
 
-    it('declares all five capabilities', () => {
-      expect([...registrar.capabilities].sort()).to.deep.equal(['nameservers', 'register', 'renew', 'transfer_code', 'transfer_lock']);
+    it('declares all six capabilities', () => {
+      expect([...registrar.capabilities].sort()).to.deep.equal(['nameservers', 'register', 'registrant', 'renew', 'transfer_code', 'transfer_lock']);
       expect(registrar.name).to.equal('sandbox');
     });
 
@@ -134,9 +134,21 @@ eachStore('Sandbox registrar', (kind) => {
       expect(r).to.deep.equal({ domain: 'stored.kyiv.ua', registeredUntil: '2027-11-21' });
       expect(await opened.store.sandboxRegistry.find('stored.kyiv.ua')).to.deep.equal({
         domain: 'stored.kyiv.ua', registeredUntil: '2027-11-21', status: ['ok'],
-        nameservers: ['ns1.domivka.net', 'ns2.domivka.net'], transferCode: 'CODE00000001',
+        nameservers: ['ns1.domivka.net', 'ns2.domivka.net'], transferCode: 'CODE00000001', registrant: null,
       });
       expect(await registrar.transferCode('stored.kyiv.ua')).to.equal('CODE00000001');
+    });
+
+    it('changeRegistrant stores the contact object in the sandbox registry (and keeps it through later writes)', async () => {
+      await registrar.register({ domain: 'holder.kyiv.ua', years: 1, nameservers: [], clientTransactionId: id() });
+      const contact = {
+        name: 'Ірина Шевченко', organization: 'ФОП Шевченко', email: 'iryna@example.com.ua', phone: '+380.501234567',
+        address: { street: ['вул. Січових Стрільців, 5', 'кв. 2'], city: 'Київ', region: null, postalCode: '04053', countryCode: 'UA' },
+      };
+      await registrar.changeRegistrant('holder.kyiv.ua', contact, id());
+      expect(await registrar.registrant('holder.kyiv.ua')).to.deep.equal(contact);
+      await registrar.setNameservers('holder.kyiv.ua', ['ns1.elsewhere.example', 'ns2.elsewhere.example'], id());
+      expect((await opened.store.sandboxRegistry.find('holder.kyiv.ua'))!.registrant).to.deep.equal(contact);
     });
 
     it('the registry is shared: another sandbox registrar over the same store sees the name as taken', async () => {

@@ -6,6 +6,7 @@ import type { KnexUnitOfWork } from '../unit-of-work.js';
 type PersonRow = {
   id: string; account_id: string; email: string; name: string; role: string; password_hash: string;
   totp_secret: string; totp_last_step: string | number | null; last_sign_in_at: string | null; created_at: string;
+  two_factor_enabled?: boolean | number | null;
 };
 
 const toPerson = (r: PersonRow): Person => ({
@@ -13,7 +14,12 @@ const toPerson = (r: PersonRow): Person => ({
   passwordHash: r.password_hash, totpSecret: r.totp_secret,
   totpLastStep: r.totp_last_step === null ? null : Number(r.totp_last_step),
   lastSignInAt: dateOrNull(r.last_sign_in_at), createdAt: date(r.created_at),
+  twoFactorEnabled: r.two_factor_enabled === undefined || r.two_factor_enabled === null ? true : Boolean(r.two_factor_enabled),
 });
+
+/** People who can act: not removed, in an account that is not deleted (issue 10). */
+const active = (q: import('knex').Knex.QueryBuilder) =>
+  q.select('people.*').join('accounts', 'accounts.id', 'people.account_id').whereNull('people.removed_at').whereNull('accounts.deleted_at');
 
 export class SqlAccountRepository implements AccountRepository {
   constructor(private readonly uow: KnexUnitOfWork) {}
@@ -36,21 +42,23 @@ export class SqlAccountRepository implements AccountRepository {
   }
 
   async findPersonByEmail(email: string): Promise<Person | null> {
-    const r = await this.uow.db()('people').where({ email }).first();
+    const r = await active(this.uow.db()('people')).where('people.email', email).first();
     return r ? toPerson(r) : null;
   }
 
   async findPerson(id: string): Promise<Person | null> {
-    const r = await this.uow.db()('people').where({ id }).first();
+    const r = await active(this.uow.db()('people')).where('people.id', id).first();
     return r ? toPerson(r) : null;
   }
 
   async owners(accountId: string): Promise<Person[]> {
-    const rows = await this.uow.db()('people').where({ account_id: accountId, role: 'owner' }).orderBy('id');
+    const rows = await this.uow.db()('people').where({ account_id: accountId, role: 'owner' }).whereNull('removed_at').orderBy('id');
     return rows.map(toPerson);
   }
 
-  async recordSignIn(personId: string, at: Date, totpStep: number): Promise<boolean> {
+  async recordSignIn(personId: string, at: Date, totpStep: number | null): Promise<boolean> {
+    // Two-factor checks switched off: no step to record.
+    if (totpStep === null) return (await this.uow.db()('people').where({ id: personId }).update({ last_sign_in_at: iso(at) })) > 0;
     // Conditional: of two concurrent sign-ins with one code, only one records it (RFC 6238 §5.2).
     const n = await this.uow.db()('people').where({ id: personId })
       .andWhere((w) => w.whereNull('totp_last_step').orWhere('totp_last_step', '<', totpStep))
@@ -65,7 +73,7 @@ export class SqlSessionRepository implements SessionRepository {
   async insert(s: Session): Promise<void> {
     await this.uow.db()('sessions').insert({
       id: s.id, token_hash: s.tokenHash, person_id: s.personId, account_id: s.accountId, created_at: iso(s.createdAt),
-      authenticated_at: iso(s.authenticatedAt), expires_at: iso(s.expiresAt), revoked_at: null,
+      authenticated_at: iso(s.authenticatedAt), expires_at: iso(s.expiresAt), revoked_at: null, csrf_token: s.csrfToken ?? null,
     });
   }
 
@@ -75,6 +83,7 @@ export class SqlSessionRepository implements SessionRepository {
       ? {
           id: r.id, personId: r.person_id, accountId: r.account_id, tokenHash: r.token_hash, createdAt: date(r.created_at),
           authenticatedAt: date(r.authenticated_at), expiresAt: date(r.expires_at), revokedAt: dateOrNull(r.revoked_at),
+          csrfToken: r.csrf_token ?? null,
         }
       : null;
   }

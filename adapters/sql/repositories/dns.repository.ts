@@ -4,6 +4,7 @@ import type { RecordSet, RecordType } from '../../../core/dns/record-set.js';
 import type { StoredZone } from '../../../core/dns/zone.js';
 import type { Environment } from '../../../core/shared/environment.js';
 import { bool, date, dateOrNull, iso, json, parse, rawRows } from '../rows.js';
+import type { ChangeAnnouncer } from '../../../core/shared/change-feed.port.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';
 
 type ZoneRow = { id: string; account_id: string; environment: string; domain: string; serial: string | number };
@@ -65,7 +66,8 @@ const DELETE_SQL = {
 const rowsJson = (sets: readonly RecordSet[]): string => json(sets.map((s) => [s.name, s.type, s.ttl, json(s.values)]));
 
 export class SqlZoneRepository implements ZoneRepository {
-  constructor(private readonly uow: KnexUnitOfWork) {}
+  /** announcer: every zone write is announced in its transaction (issue 13), so the DNS process re-reads it on commit. */
+  constructor(private readonly uow: KnexUnitOfWork, private readonly announcer: ChangeAnnouncer | null = null) {}
 
   async lock(accountId: string, environment: Environment, domain: string): Promise<void> {
     const db = this.uow.db();
@@ -112,6 +114,7 @@ export class SqlZoneRepository implements ZoneRepository {
     const db = this.uow.db();
     await db('dns_zones').insert({ id: zone.id, account_id: zone.accountId, environment: zone.environment, domain: zone.domain, serial: zone.serial, updated_at: iso(new Date()) });
     if (zone.recordSets.length > 0) await db.raw(INSERT + ROWS_SQL[isPostgres(db) ? 'postgres' : 'sqlite'], [zone.id, rowsJson(zone.recordSets)]);
+    await this.announcer?.announce('zone', zone.id);
   }
 
   async commit(zoneId: string, expectedSerial: number, serial: number, upserts: readonly RecordSet[], deletes: ReadonlyArray<{ name: string; type: RecordType }>, at: Date): Promise<boolean> {
@@ -123,12 +126,14 @@ export class SqlZoneRepository implements ZoneRepository {
       if (n === 0) return false;
       if (deletes.length > 0) await db.raw(DELETE_SQL[engine], [zoneId, json(deletes.map((d) => [d.name, d.type]))]);
       if (upserts.length > 0) await db.raw(INSERT + ROWS_SQL[engine] + UPSERT, [zoneId, rowsJson(upserts)]);
+      await this.announcer?.announce('zone', zoneId);
       return true;
     });
   }
 
   async remove(zoneId: string): Promise<void> {
     await this.uow.db()('dns_zones').where({ id: zoneId }).delete();
+    await this.announcer?.announce('zone', zoneId);
   }
 }
 

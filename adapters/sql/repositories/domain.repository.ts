@@ -4,6 +4,16 @@ import type { Environment } from '../../../core/shared/environment.js';
 import { bool, date, iso, json, parse, rawRows } from '../rows.js';
 import type { SqliteReader } from '../sqlite-reader.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';
+import type { ChangeAnnouncer } from '../../../core/shared/change-feed.port.js';
+import type { FeedCache } from '../change-feed.js';
+
+type FoundRow = DomainRow & { label: string | null };
+/** What the domain read caches: the domain built from FIND_SQL's rows, or null (none); every read gets a copy. */
+export type DomainFindRows = { readonly domain: Domain | null };
+
+const copyOf = (d: Domain): Domain => ({
+  ...d, labels: [...d.labels], status: [...d.status], nameservers: [...d.nameservers], createdAt: new Date(d.createdAt.getTime()),
+});
 
 type DomainRow = {
   id: string; account_id: string; environment: string; name: string; status: string; expires_on: string;
@@ -21,7 +31,17 @@ export class SqlDomainRepository implements DomainRepository {
     private readonly uow: KnexUnitOfWork,
     private readonly reader: SqliteReader | null = null,
     private readonly engine: 'sqlite' | 'postgres' = 'sqlite',
+    /** The domain read's per-process cache (issue 13); dropped whenever any process announces a domain change. */
+    private readonly cache: FeedCache<DomainFindRows> | null = null,
+    private readonly announcer: ChangeAnnouncer | null = null,
   ) {}
+
+  /** Announced in the writing transaction: every process drops its cached domain reads on commit. */
+  private async changed(id: string): Promise<void> {
+    this.cache?.clear();
+    if (this.cache) this.uow.afterCommit(() => this.cache?.clear());
+    await this.announcer?.announce('domain', id);
+  }
 
   async insert(d: Domain): Promise<void> {
     const db = this.uow.db();
@@ -31,15 +51,22 @@ export class SqlDomainRepository implements DomainRepository {
       created_at: iso(d.createdAt),
     });
     if (d.labels.length > 0) await db('domain_labels').insert(d.labels.map((label) => ({ domain_id: d.id, label })));
+    await this.changed(d.id);
   }
 
   async find(accountId: string, environment: Environment, name: string): Promise<Domain | null> {
     const params = [accountId, environment, name];
-    const rows = this.reader && !this.uow.inTransaction()
-      ? this.reader.all<DomainRow & { label: string | null }>(FIND_SQL, params)
-      : await rawRows<DomainRow & { label: string | null }>(this.uow.db(), FIND_SQL, params);
-    if (rows.length === 0) return null;
-    return this.toDomain(rows[0]!, rows.flatMap((r) => (r.label === null ? [] : [r.label])).sort());
+    const inTx = this.uow.inTransaction();
+    const cacheKey = `${accountId}\u0000${environment}\u0000${name}`;
+    const hit = inTx ? undefined : this.cache?.get(cacheKey);
+    if (hit) return hit.domain ? copyOf(hit.domain) : null;
+    const begun = this.cache?.begin() ?? 0;
+    const rows = this.reader && !inTx
+      ? this.reader.all<FoundRow>(FIND_SQL, params)
+      : await rawRows<FoundRow>(this.uow.db(), FIND_SQL, params);
+    const domain = rows.length === 0 ? null : this.toDomain(rows[0]!, rows.flatMap((r) => (r.label === null ? [] : [r.label])).sort());
+    if (!inTx && this.cache) this.cache.set(cacheKey, { domain: domain ? copyOf(domain) : null }, begun);
+    return domain;
   }
 
   async list(q: DomainListQuery): Promise<Domain[]> {
@@ -67,12 +94,14 @@ export class SqlDomainRepository implements DomainRepository {
       status: json(d.status), expires_on: d.expiresOn, auto_renew: d.autoRenew, transfer_lock: d.transferLock,
       nameservers: json(d.nameservers), auto_renew_failed_for: d.autoRenewFailedFor ?? null,
     });
+    await this.changed(d.id);
   }
 
   async remove(id: string): Promise<void> {
     const db = this.uow.db();
     await db('domain_labels').where({ domain_id: id }).delete();
     await db('domains').where({ id }).delete();
+    await this.changed(id);
   }
 
   async claimExpiring(q: {

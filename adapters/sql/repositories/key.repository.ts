@@ -4,6 +4,8 @@ import type { KeyListQuery, KeyRepository } from '../../../core/access/ports/key
 import type { DangerClass } from '../../../core/access/rights.js';
 import type { Environment } from '../../../core/shared/environment.js';
 import { date, dateOrNull, iso, json, parse } from '../rows.js';
+import type { ChangeAnnouncer } from '../../../core/shared/change-feed.port.js';
+import type { FeedCache } from '../change-feed.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';
 
 type KeyRow = {
@@ -21,16 +23,23 @@ const toKey = (r: KeyRow): ApiKey => ({
 });
 
 /**
- * Keys, with a short read-through cache for the authentication hot path. DESIGN: revocation takes
- * effect at once in the process that revokes (the entry is dropped here) and within 5 seconds
- * everywhere else (no entry lives longer than CACHE_TTL_MS).
+ * Keys, with a read-through cache for the authentication hot path. DESIGN: revocation takes effect at
+ * once in the process that revokes (the entry is dropped here) and within 5 seconds everywhere else:
+ * the revocation is announced in its transaction and every process drops the entry when it hears it
+ * (the change feed, ~1 s at most); while the feed is not live nothing is served from the cache.
+ * Without a feed (a store of its own), entries live KEY_CACHE_TTL_MS as before.
  */
 export const KEY_CACHE_TTL_MS = 4_000;
 
 export class SqlKeyRepository implements KeyRepository {
   private readonly cache = new Map<string, { key: ApiKey; at: number }>();
 
-  constructor(private readonly uow: KnexUnitOfWork, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly uow: KnexUnitOfWork,
+    private readonly now: () => number = Date.now,
+    private readonly shared: FeedCache<ApiKey> | null = null,
+    private readonly announcer: ChangeAnnouncer | null = null,
+  ) {}
 
   async insert(k: ApiKey): Promise<void> {
     await this.uow.db()('api_keys').insert({
@@ -44,6 +53,20 @@ export class SqlKeyRepository implements KeyRepository {
   async findById(id: string): Promise<ApiKey | null> {
     // Inside a transaction the row may be about to change: read it, never cache it.
     const inTx = this.uow.inTransaction();
+    if (this.shared) {
+      if (inTx) {
+        const r = await this.uow.db()('api_keys').where({ id }).first();
+        return r ? toKey(r) : null;
+      }
+      const cached = this.shared.get(id);
+      if (cached) return cached;
+      const begun = this.shared.begin();
+      const r = await this.uow.db()('api_keys').where({ id }).first();
+      if (!r) return null;
+      const key = toKey(r);
+      this.shared.set(id, key, begun);
+      return key;
+    }
     const hit = inTx ? undefined : this.cache.get(id);
     if (hit && this.now() - hit.at < KEY_CACHE_TTL_MS) return hit.key;
     const r = await this.uow.db()('api_keys').where({ id }).first();
@@ -67,9 +90,15 @@ export class SqlKeyRepository implements KeyRepository {
 
   async revoke(id: string, at: Date, by: string): Promise<boolean> {
     this.cache.delete(id);
+    this.shared?.delete(id);
     // Again once committed: a lookup between here and the commit may have cached the old row.
-    this.uow.afterCommit(() => this.cache.delete(id));
+    this.uow.afterCommit(() => {
+      this.cache.delete(id);
+      this.shared?.delete(id);
+    });
     const n = await this.uow.db()('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: iso(at), revoked_by: by });
+    // Every other process drops it once this commits (issue 13).
+    if (n > 0) await this.announcer?.announce('key', id);
     return n > 0;
   }
 

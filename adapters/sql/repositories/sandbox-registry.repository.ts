@@ -2,10 +2,10 @@ import type { SandboxRegistryEntry, SandboxRegistryStore } from '../../../core/s
 import { json, parse } from '../rows.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';
 
-type Row = { domain: string; registered_until: string; status: string; nameservers: string; transfer_code: string };
+type Row = { domain: string; registered_until: string; status: string; nameservers: string; transfer_code: string; registrant?: string | null };
 const toEntry = (r: Row): SandboxRegistryEntry => ({
   domain: r.domain, registeredUntil: r.registered_until, status: parse(r.status), nameservers: parse(r.nameservers),
-  transferCode: r.transfer_code,
+  transferCode: r.transfer_code, registrant: r.registrant ? parse(r.registrant) : null,
 });
 
 export class SqlSandboxRegistryStore implements SandboxRegistryStore {
@@ -23,7 +23,10 @@ export class SqlSandboxRegistryStore implements SandboxRegistryStore {
 
   async put(e: SandboxRegistryEntry): Promise<void> {
     await this.uow.db()('sandbox_registry')
-      .insert({ domain: e.domain, registered_until: e.registeredUntil, status: json(e.status), nameservers: json(e.nameservers), transfer_code: e.transferCode })
+      .insert({
+        domain: e.domain, registered_until: e.registeredUntil, status: json(e.status), nameservers: json(e.nameservers), transfer_code: e.transferCode,
+        registrant: e.registrant ? json(e.registrant) : null,
+      })
       .onConflict('domain').merge();
   }
 

@@ -8,7 +8,7 @@ export interface AccountRepository {
   findPerson(id: string): Promise<Person | null>;
   owners(accountId: string): Promise<Person[]>;
   /** Records a sign-in with the TOTP step it used; false when that step (or a later one) was used already. */
-  recordSignIn(personId: string, at: Date, totpStep: number): Promise<boolean>;
+  recordSignIn(personId: string, at: Date, totpStep: number | null): Promise<boolean>;
 }
 
 export interface SessionRepository {

@@ -3,7 +3,7 @@
  * every registrar has, plus optional abilities as separate interfaces, declared in `capabilities`
  * (STYLE 3: a registrar that cannot do something says so, and the core answers with a clear error).
  */
-export type RegistrarCapability = 'register' | 'renew' | 'nameservers' | 'transfer_lock' | 'transfer_code';
+export type RegistrarCapability = 'register' | 'renew' | 'nameservers' | 'transfer_lock' | 'transfer_code' | 'registrant';
 
 export interface Availability {
   readonly domain: string;
@@ -64,8 +64,44 @@ export interface TransferCodes {
   transferCode(domain: string): Promise<string>;
 }
 
+/** The registrant (domain holder) as a registry contact object (RFC 5733 postal info, voice, email). */
+export interface RegistrantContact {
+  /** Person's name (postalInfo name). */
+  readonly name: string;
+  readonly organization?: string | null;
+  readonly email: string;
+  /** E.164 in EPP form, `+CC.NUMBER` (RFC 5733 §2.5), e.g. `+380.441234567`. */
+  readonly phone?: string | null;
+  readonly address: {
+    readonly street: readonly string[];
+    readonly city: string;
+    readonly region?: string | null;
+    readonly postalCode?: string | null;
+    /** ISO 3166-1 alpha-2. */
+    readonly countryCode: string;
+  };
+}
+
+/** Changing the registrant (a human-only action, seed A6): EPP contact:create + domain:update <chg><registrant>. */
+export interface RegistrantControl {
+  changeRegistrant(domain: string, registrant: RegistrantContact, clientTransactionId: string): Promise<void>;
+}
+
 export type Registrar = RegistrarBase &
-  Partial<Registering & Renewing & NameserverControl & TransferLockControl & TransferCodes>;
+  Partial<Registering & Renewing & NameserverControl & TransferLockControl & TransferCodes & RegistrantControl>;
+
+/**
+ * Why a registry refused, as stable codes (each maps to an error of core/shared/errors.ts). EPP result
+ * codes (RFC 5730 §3) map onto them: 2201 → not_authorized, 2202 → auth_info_invalid, 2303 →
+ * object_missing, 2304 → status_prohibits, 2306 → parameter_rejected, 2308 → policy_refused.
+ */
+export type RegistryRefusal =
+  | 'registry_not_authorized'
+  | 'registry_auth_info_invalid'
+  | 'registry_object_missing'
+  | 'registry_status_prohibits'
+  | 'registry_parameter_rejected'
+  | 'registry_policy_refused';
 
 /** Failures the registry reports (a name taken meanwhile, a registry outage). */
 export class RegistryError extends Error {
@@ -73,6 +109,10 @@ export class RegistryError extends Error {
     readonly reason: 'taken' | 'unavailable' | 'rejected',
     message: string,
     readonly registeredUntil: string | null = null,
+    /** A finer reason for 'rejected' when the registry said why (EPP result code). */
+    readonly refusal: RegistryRefusal | null = null,
+    /** The registry's own result code (EPP), for logs and support. */
+    readonly registryCode: number | null = null,
   ) {
     super(message);
     this.name = 'RegistryError';

@@ -1,3 +1,4 @@
+import type { RegistrantContact } from '../../domains/ports/registrar.port.js';
 /**
  * State of the sandbox registry (the make-believe registry that sandbox registrations go to). It lives
  * in our store so sandbox registrations persist and look real to everyone in the test environment.
@@ -8,6 +9,8 @@ export interface SandboxRegistryEntry {
   readonly status: readonly string[];
   readonly nameservers: readonly string[];
   readonly transferCode: string;
+  /** The registrant contact object, once changed (issue 10); null: the account's default holder. */
+  readonly registrant?: RegistrantContact | null;
 }
 
 export interface SandboxRegistryStore {

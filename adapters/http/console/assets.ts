@@ -1,0 +1,62 @@
+/**
+ * The console's only script and stylesheet, served from /console/assets/ so the Content-Security-Policy
+ * can forbid every inline script and style. No build step.
+ */
+export const CONSOLE_JS = `'use strict';
+document.addEventListener('click', function (e) {
+  var b = e.target.closest && e.target.closest('[data-copy]');
+  if (!b) return;
+  var el = document.getElementById(b.getAttribute('data-copy'));
+  if (!el) return;
+  var text = el.textContent.trim();
+  var done = function () { b.textContent = b.getAttribute('data-copied'); b.classList.add('copied'); };
+  if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(text).then(done, function () { select(el); });
+  else { select(el); try { document.execCommand('copy'); done(); } catch (_) {} }
+});
+function select(el) { var r = document.createRange(); r.selectNodeContents(el); var s = window.getSelection(); s.removeAllRanges(); s.addRange(r); }
+document.addEventListener('submit', function (e) {
+  var f = e.target;
+  var msg = f.getAttribute && f.getAttribute('data-confirm');
+  if (msg && !window.confirm(msg)) e.preventDefault();
+});
+document.addEventListener('change', function (e) {
+  var t = e.target;
+  if (t.name !== 'scope') return;
+  document.querySelectorAll('[data-scope]').forEach(function (fs) { fs.hidden = fs.getAttribute('data-scope') !== t.value; });
+});
+`;
+
+export const CONSOLE_CSS = `:root{--fg:#1d2330;--muted:#5b6475;--line:#d9dee7;--bg:#f6f7fa;--card:#fff;--accent:#1f5fbf;--accent-fg:#fff;--ok:#1b7a43;--warn:#9a5b00;--bad:#b3261e;--radius:8px;font-family:"DejaVu Sans",system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;font-size:16px;line-height:1.5;color:var(--fg);background:var(--bg)}
+*{box-sizing:border-box}body{margin:0}a{color:var(--accent)}a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible{outline:3px solid #f0b429;outline-offset:2px}
+.skip{position:absolute;left:-999px}.skip:focus{left:8px;top:8px;background:#fff;padding:8px;z-index:9}
+header.top{background:#16325c;color:#fff;padding:0 24px;display:flex;align-items:center;gap:24px;flex-wrap:wrap}
+header.top .brand{font-weight:700;font-size:20px;color:#fff;text-decoration:none;padding:12px 0}
+header.top nav ul{list-style:none;margin:0;padding:0;display:flex;gap:4px;flex-wrap:wrap}
+header.top nav a{color:#dce6f7;text-decoration:none;padding:14px 10px;display:block;border-bottom:3px solid transparent}
+header.top nav a[aria-current=page]{color:#fff;border-bottom-color:#f0b429}
+header.top .tools{margin-left:auto;display:flex;gap:12px;align-items:center;font-size:14px}
+header.top .tools a{color:#dce6f7}.envtag{background:#f0b429;color:#222;border-radius:4px;padding:2px 8px;font-weight:700;font-size:13px}.envtag.live{background:#e55353;color:#fff}
+main{max-width:1080px;margin:0 auto;padding:24px}
+h1{font-size:28px;margin:8px 0 16px}h2{font-size:20px;margin:28px 0 12px}
+.card{background:var(--card);border:1px solid var(--line);border-radius:var(--radius);padding:20px;margin-bottom:20px}
+.lead{color:var(--muted);margin-top:-8px}
+table{border-collapse:collapse;width:100%;background:var(--card)}caption{text-align:left;color:var(--muted);padding:6px 0}
+th,td{text-align:left;padding:8px 10px;border-bottom:1px solid var(--line);vertical-align:top}th{font-size:14px;color:var(--muted);font-weight:600}
+td.num{text-align:right;font-variant-numeric:tabular-nums}code,.mono{font-family:"DejaVu Sans Mono",ui-monospace,monospace;font-size:14px}
+.pill{display:inline-block;border-radius:999px;padding:1px 10px;font-size:13px;background:#e8edf6;margin:0 4px 2px 0}.pill.ok{background:#dcf2e4;color:var(--ok)}.pill.warn{background:#fdeccc;color:var(--warn)}.pill.bad{background:#fbe0de;color:var(--bad)}
+form.stack label{display:block;font-weight:600;margin:14px 0 4px}form.stack .hint{color:var(--muted);font-size:14px;margin:2px 0 0}
+input[type=text],input[type=email],input[type=password],input[type=date],input[type=number],select{font:inherit;padding:8px 10px;border:1px solid #aab3c2;border-radius:6px;width:100%;max-width:420px;background:#fff}
+fieldset{border:1px solid var(--line);border-radius:var(--radius);padding:12px 16px;margin:14px 0}legend{font-weight:700;padding:0 6px}
+.choice{display:flex;gap:10px;align-items:flex-start;margin:8px 0}.choice input{margin-top:5px}.choice span small{display:block;color:var(--muted)}
+button,.button{font:inherit;border:1px solid var(--accent);background:var(--accent);color:var(--accent-fg);padding:8px 16px;border-radius:6px;cursor:pointer;text-decoration:none;display:inline-block}
+button.secondary,.button.secondary{background:#fff;color:var(--accent)}button.danger{background:var(--bad);border-color:var(--bad)}button.small{padding:3px 10px;font-size:14px}
+.actions{display:flex;gap:10px;flex-wrap:wrap;align-items:center;margin-top:18px}.inline{display:inline}
+.alert{border-radius:var(--radius);padding:12px 16px;margin:0 0 18px;border:1px solid}.alert.error{background:#fdecea;border-color:#f3b8b3;color:#6b1a14}.alert.ok{background:#e6f5ec;border-color:#a8dcbc;color:#0f4a28}.alert.info{background:#eaf1fb;border-color:#b7cdef}
+.secret{display:flex;gap:10px;align-items:center;flex-wrap:wrap}.secret code{background:#0f1b2d;color:#e8f0ff;padding:10px 14px;border-radius:6px;word-break:break-all;font-size:15px}
+.note{display:inline-block;border-radius:6px;padding:4px 8px;font-size:13px;margin-top:6px}.note.warn{background:#fdeccc;color:var(--warn)}
+td select{width:auto}.card>h2:first-child,.card>h3:first-child{margin-top:0}
+button.copied{background:var(--ok);border-color:var(--ok)}
+ol.steps{display:flex;gap:8px;list-style:none;padding:0;margin:0 0 18px;flex-wrap:wrap;counter-reset:s}ol.steps li{counter-increment:s;padding:4px 12px;border-radius:999px;background:#e8edf6;color:var(--muted);font-size:14px}ol.steps li::before{content:counter(s) ". "}ol.steps li[aria-current=step]{background:var(--accent);color:#fff}
+.summary p{margin:4px 0}dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:6px 18px;margin:0}dl.kv dt{color:var(--muted)}dl.kv dd{margin:0}
+.signin{max-width:440px;margin:48px auto}.muted{color:var(--muted)}footer{max-width:1080px;margin:0 auto;padding:8px 24px 32px;color:var(--muted);font-size:13px}
+`;

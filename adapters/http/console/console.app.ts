@@ -1,0 +1,212 @@
+import { timingSafeEqual, randomBytes } from 'node:crypto';
+import type { Context, Middleware } from 'koa';
+import type { HumanContext } from '../../../core/accounts/sign-in.use-case.js';
+import type { Environment } from '../../../core/shared/environment.js';
+import { DomainError, isDomainError } from '../../../core/shared/errors.js';
+import type { Logger } from 'pino';
+import { ERROR_TABLE } from '../error-table.js';
+import type { UseCases } from '../routes/use-cases.js';
+import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
+import { html, langFrom, type Html, type Lang } from './html.js';
+import { alert, layout, type View } from './layout.js';
+import { pages, type ConsoleRequest } from './pages.js';
+import { errorText } from './error-text.js';
+export { errorText };
+
+/**
+ * The humans' console at /console/ (issue 10), served by the same process as the API. Server-rendered
+ * HTML and one small script; every page calls the same use cases as the API routes (no second copy of a
+ * business rule). Protections:
+ * - CSRF: every POST carries `_csrf`, compared in constant time with the session's synchronizer token
+ *   stored server-side with the session (before sign-in: a pre-session cookie token). SameSite=Strict
+ *   cookies are a second layer, not the only one.
+ * - Content-Security-Policy without 'unsafe-inline': script and style only from /console/assets/.
+ * - Sessions end 12 h after sign-in (the session's own expiry); the sensitive actions ask to sign in again
+ *   when the last proof is older than 5 minutes.
+ */
+export const SESSION_COOKIE = 'dmk_session';
+const PRE_COOKIE = 'dmk_console_pre';
+const LANG_COOKIE = 'dmk_lang';
+const ENV_COOKIE = 'dmk_env';
+const MAX_FORM_BYTES = 64 * 1024;
+
+export const CONSOLE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+export interface ConsoleDeps {
+  readonly authenticateSession: { execute(token: string): Promise<HumanContext> };
+  readonly secureCookies: boolean | 'auto';
+  readonly logger: Logger;
+}
+
+const cookieOf = (header: string | undefined, name: string): string | null => {
+  for (const part of (header ?? '').split(';')) {
+    const i = part.indexOf('=');
+    if (i > 0 && part.slice(0, i).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(i + 1).trim());
+      } catch {
+        return null;
+      }
+    }
+  }
+  return null;
+};
+
+const isLocalHost = (host: string) => /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/i.test(host);
+
+export const sameToken = (a: string | null | undefined, b: string | null | undefined): boolean => {
+  if (!a || !b) return false;
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+};
+
+/** Only console paths are followed after a language switch or a re-auth (no open redirect). */
+export const safeNext = (next: unknown, fallback = '/console/'): string =>
+  typeof next === 'string' && /^\/console(\/[^\s\\]*)?$/.test(next) && !next.startsWith('//') ? next : fallback;
+
+const readForm = async (ctx: Context): Promise<Record<string, string | string[]>> => {
+  const type = (ctx.get('Content-Type') || '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/x-www-form-urlencoded') throw new DomainError('unsupported_media_type', { type });
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_FORM_BYTES) throw new DomainError('payload_too_large', { limit: MAX_FORM_BYTES });
+    chunks.push(chunk as Buffer);
+  }
+  const params = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of params) {
+    const prev = out[k];
+    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+  }
+  return out;
+};
+
+export const consoleMiddleware = (uc: UseCases, deps: ConsoleDeps): Middleware => {
+  const routes = pages(uc);
+  return async (ctx, next) => {
+    if (ctx.path !== '/console' && !ctx.path.startsWith('/console/')) return next();
+    ctx.set('Content-Security-Policy', CONSOLE_CSP);
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Referrer-Policy', 'no-referrer');
+    ctx.set('X-Frame-Options', 'DENY');
+    if (ctx.path === '/console') return ctx.redirect('/console/');
+    if (ctx.method === 'GET' && ctx.path === '/console/assets/console.js') {
+      ctx.type = 'text/javascript; charset=utf-8';
+      ctx.set('Cache-Control', 'public, max-age=300');
+      ctx.body = CONSOLE_JS;
+      return;
+    }
+    if (ctx.method === 'GET' && ctx.path === '/console/assets/console.css') {
+      ctx.type = 'text/css; charset=utf-8';
+      ctx.set('Cache-Control', 'public, max-age=300');
+      ctx.body = CONSOLE_CSS;
+      return;
+    }
+    ctx.set('Cache-Control', 'no-store');
+
+    const cookieHeader = ctx.get('Cookie');
+    const langCookie = cookieOf(cookieHeader, LANG_COOKIE);
+    const lang: Lang = langCookie === 'uk' || langCookie === 'en' ? langCookie : langFrom(ctx.get('Accept-Language') || undefined);
+    const envCookie = cookieOf(cookieHeader, ENV_COOKIE);
+    const env: Environment = envCookie === 'live' ? 'live' : 'test';
+    const secure = deps.secureCookies === true || (deps.secureCookies === 'auto' && !isLocalHost(ctx.host));
+    const setCookie = (name: string, value: string, opts: { expires?: Date; maxAge?: number; httpOnly?: boolean } = {}) => {
+      const parts = [`${name}=${encodeURIComponent(value)}`, 'Path=/', 'SameSite=Strict'];
+      if (opts.httpOnly !== false) parts.push('HttpOnly');
+      if (opts.expires) parts.push(`Expires=${opts.expires.toUTCString()}`);
+      if (opts.maxAge !== undefined) parts.push(`Max-Age=${opts.maxAge}`);
+      if (secure) parts.push('Secure');
+      ctx.append('Set-Cookie', parts.join('; '));
+    };
+
+    // Preferences: language and environment (a cookie each; GET is fine, they change nothing stored).
+    const pref = /^\/console\/(lang|env)\/([a-z]+)$/.exec(ctx.path);
+    if (pref && ctx.method === 'GET') {
+      const [, what, value] = pref;
+      if (what === 'lang' && (value === 'uk' || value === 'en')) setCookie(LANG_COOKIE, value, { maxAge: 365 * 86400 });
+      if (what === 'env' && (value === 'test' || value === 'live')) setCookie(ENV_COOKIE, value, { maxAge: 365 * 86400 });
+      return ctx.redirect(safeNext(ctx.query.next));
+    }
+
+    // Who is calling.
+    let human: HumanContext | null = null;
+    const token = cookieOf(cookieHeader, SESSION_COOKIE);
+    if (token) {
+      try {
+        human = await deps.authenticateSession.execute(token);
+      } catch (err) {
+        if (!isDomainError(err)) throw err;
+      }
+    }
+    let pre = cookieOf(cookieHeader, PRE_COOKIE);
+    if (!human && (!pre || !/^[0-9a-f]{64}$/.test(pre))) {
+      pre = randomBytes(32).toString('hex');
+      setCookie(PRE_COOKIE, pre);
+    }
+    const view: View = {
+      lang, env, path: ctx.path, human, csrf: human ? human.session.csrfToken ?? '' : pre!,
+      t: (uk, en) => (lang === 'uk' ? uk : en),
+    };
+
+    const match = routes.find((r) => r.method === ctx.method && r.pattern.test(ctx.path));
+    if (!match) {
+      const known = routes.some((r) => r.pattern.test(ctx.path));
+      ctx.status = known ? 405 : 404;
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.body = layout(view, view.t('Не знайдено', 'Not found'), html`<h1>${known ? view.t('Метод не дозволено', 'Method not allowed') : view.t('Сторінку не знайдено', 'Page not found')}</h1><p><a href="/console/">${view.t('До доменів', 'Back to domains')}</a></p>`);
+      return;
+    }
+    if (match.auth && !human) {
+      if (ctx.method === 'GET') return ctx.redirect(`/console/sign-in?next=${encodeURIComponent(ctx.path + (ctx.querystring ? `?${ctx.querystring}` : ''))}${token ? '&ended=1' : ''}`);
+      ctx.status = 401;
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.body = layout(view, view.t('Потрібно увійти', 'Sign-in required'), html`<h1>${view.t('Потрібно увійти', 'Sign-in required')}</h1><p><a href="/console/sign-in">${view.t('Увійти', 'Sign in')}</a></p>`);
+      return;
+    }
+
+    let form: Record<string, string | string[]> = {};
+    try {
+      if (ctx.method === 'POST') {
+        form = await readForm(ctx);
+        // CSRF: the synchronizer token of this session (or the pre-session token on anonymous forms).
+        const sent = typeof form._csrf === 'string' ? form._csrf : null;
+        if (!sameToken(sent, view.csrf)) throw new DomainError('csrf_failed');
+      }
+      const req: ConsoleRequest = {
+        view, human, params: match.pattern.exec(ctx.path)!.slice(1).map((p) => decodeURIComponent(p)), query: ctx.query as Record<string, string | undefined>, form,
+        ip: ctx.ip,
+      };
+      const out = await match.handle(req);
+      if ('redirect' in out) {
+        for (const c of out.cookies ?? []) setCookie(c.name, c.value, c);
+        return ctx.redirect(out.redirect);
+      }
+      for (const c of out.cookies ?? []) setCookie(c.name, c.value, c);
+      ctx.status = out.status ?? 200;
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.body = layout(view, out.title, out.body, { bare: out.bare ?? false });
+    } catch (err) {
+      if (!isDomainError(err)) {
+        deps.logger.error({ err, path: ctx.path }, 'console error');
+        err = new DomainError('internal_error');
+      }
+      const e = err as DomainError;
+      if (e.code === 'reauth_required' || e.code === 'session_required') {
+        const back = ctx.method === 'GET' ? ctx.path : safeNext(typeof form._back === 'string' ? form._back : undefined, ctx.path);
+        if (e.code === 'reauth_required') return ctx.redirect(`/console/reauth?next=${encodeURIComponent(back)}`);
+        return ctx.redirect(`/console/sign-in?next=${encodeURIComponent(back)}&ended=1`);
+      }
+      ctx.status = ERROR_TABLE[e.code].status;
+      ctx.type = 'text/html; charset=utf-8';
+      const back = typeof form._back === 'string' ? safeNext(form._back) : ctx.method === 'GET' ? '/console/' : safeNext(ctx.path);
+      ctx.body = layout(view, view.t('Не вдалося', 'That did not work'), html`<h1>${view.t('Не вдалося', 'That did not work')}</h1>
+${alert('error', html`<p>${errorText(lang, e)}</p><p class="muted">${view.t('Код помилки', 'Error code')}: <code>${e.code}</code></p>`)}
+<p><a class="button secondary" href="${back}">${view.t('Назад', 'Back')}</a></p>`);
+    }
+  };
+};
+
+export type { Html };

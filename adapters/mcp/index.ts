@@ -1,0 +1,1 @@
+export { McpTools, type McpReads, type McpOptions, type McpHttpAnswer } from './mcp.server.js';

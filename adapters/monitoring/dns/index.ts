@@ -1,0 +1,1 @@
+export { DnsProbeAdapter, normalizeValue, type DnsProbeOptions } from './dns-probe.adapter.js';

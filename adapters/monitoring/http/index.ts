@@ -1,0 +1,1 @@
+export { HttpProbeAdapter, type HttpProbeOptions } from './http-probe.adapter.js';

@@ -1,0 +1,1 @@
+export { ownDnsResolve } from './own-dns-resolve.adapter.js';

@@ -1,0 +1,1 @@
+export { TlsProbeAdapter, type TlsProbeOptions } from './tls-probe.adapter.js';

@@ -1,0 +1,43 @@
+import type { EventLog } from '../events/ports/event-log.port.js';
+import type { NotifyOwners } from '../notices/notify-owners.js';
+import type { Clock } from '../shared/clock.port.js';
+import type { Random } from '../shared/random.port.js';
+import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import { requireRecentSignIn } from './human-guards.js';
+import type { HumanContext } from './sign-in.use-case.js';
+import type { PeopleRepository } from './ports/people.port.js';
+
+/** Switch off two-factor checks for oneself — a human-only action (seed A6): after signing in again; every
+ * owner hears of it. Sign-in then asks for the password only. */
+export class DisableTwoFactor {
+  constructor(
+    private readonly people: PeopleRepository,
+    private readonly events: EventLog,
+    private readonly notify: NotifyOwners,
+    private readonly uow: UnitOfWork,
+    private readonly random: Random,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(human: HumanContext): Promise<{ two_factor: false }> {
+    const now = this.clock.now();
+    requireRecentSignIn(human.session, now);
+    if (human.person.twoFactorEnabled === false) return { two_factor: false };
+    await this.uow.transaction(async () => {
+      await this.people.setTwoFactor(human.person.id, false);
+      await this.events.append({
+        id: this.random.id(), accountId: human.actor.accountId, environment: null, type: 'person.two_factor_disabled',
+        subject: `person:${human.person.id}`, actor: `person:${human.person.id}`, occurredAt: now, data: {},
+      });
+      await this.notify.send({
+        accountId: human.actor.accountId, environment: 'live', kind: 'person.two_factor_disabled',
+        message: {
+          uk: `${human.person.email} вимкнув двофакторну перевірку: тепер для входу досить пароля.`,
+          en: `${human.person.email} switched off two-factor checks: signing in now takes the password only.`,
+        },
+        data: { person_id: human.person.id },
+      });
+    });
+    return { two_factor: false };
+  }
+}

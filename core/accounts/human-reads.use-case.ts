@@ -1,0 +1,45 @@
+import type { Accounting } from '../billing/accounting.js';
+import type { Ledger } from '../billing/ports/ledger.port.js';
+import { viewTransaction, type TransactionView } from '../billing/read-billing.use-case.js';
+import type { ZoneRepository } from '../dns/ports/zone-repository.port.js';
+import { view as viewRecordSet, type RecordSetView } from '../dns/read-zone.use-case.js';
+import { viewDomain, type DomainView } from '../domains/domain.js';
+import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
+import { normalizeDomain } from '../shared/domain-name.js';
+import type { Environment } from '../shared/environment.js';
+import { DomainError } from '../shared/errors.js';
+import { uah, type Money } from '../shared/money.js';
+import type { Actor } from './person.js';
+
+/**
+ * What a signed-in person reads in the console: the whole account (a person is not scoped like a key),
+ * in the same view shapes the keyed API answers with.
+ */
+export class HumanReads {
+  constructor(
+    private readonly domains: DomainRepository,
+    private readonly zones: ZoneRepository,
+    private readonly accounting: Accounting,
+    private readonly ledger: Ledger,
+  ) {}
+
+  async domainList(actor: Actor, environment: Environment): Promise<DomainView[]> {
+    const rows = await this.domains.list({ accountId: actor.accountId, environment, scope: { all: true, names: [], labels: [] }, limit: 200 });
+    return rows.map(viewDomain);
+  }
+
+  async domain(actor: Actor, environment: Environment, name: string): Promise<{ domain: DomainView; records: RecordSetView[]; serial: number | null }> {
+    const n = normalizeDomain(name);
+    const d = await this.domains.find(actor.accountId, environment, n);
+    if (!d) throw new DomainError('domain_not_found', { domain: n });
+    const zone = await this.zones.find(actor.accountId, environment, n);
+    const records = zone ? [...zone.recordSets].sort((a, b) => (a.name === b.name ? a.type.localeCompare(b.type) : a.name.localeCompare(b.name))).map(viewRecordSet) : [];
+    return { domain: viewDomain(d), records, serial: zone?.serial ?? null };
+  }
+
+  async billing(actor: Actor, environment: Environment): Promise<{ balance: Money; transactions: TransactionView[] }> {
+    const balance = uah(await this.accounting.balance(actor.accountId, environment));
+    const rows = await this.ledger.list({ accountId: actor.accountId, environment, limit: 50 });
+    return { balance, transactions: rows.map(viewTransaction) };
+  }
+}

@@ -1,0 +1,193 @@
+import type { SecretHasher } from '../access/ports/secret-hasher.port.js';
+import type { EventLog } from '../events/ports/event-log.port.js';
+import type { EventType } from '../events/event.js';
+import type { NotifyOwners } from '../notices/notify-owners.js';
+import type { NoticeOutbox } from '../notices/ports/notice-outbox.port.js';
+import type { Clock } from '../shared/clock.port.js';
+import { DomainError } from '../shared/errors.js';
+import type { Random } from '../shared/random.port.js';
+import type { SecretBox } from '../shared/secret-box.port.js';
+import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import { requireOwner } from './human-guards.js';
+import type { Actor, Person, Role } from './person.js';
+import type { AccountRepository } from './ports/account-repository.port.js';
+import type { PasswordHasher, TotpVerifier } from './ports/credentials.port.js';
+import type { Invitation, InvitationRepository, PeopleRepository } from './ports/people.port.js';
+
+/** An invitation link is good for 7 days, once. */
+export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
+
+export interface PersonView {
+  id: string; email: string; name: string; role: Role; two_factor: boolean; last_sign_in_at: string | null; created_at: string;
+}
+export const viewPerson = (p: Person): PersonView => ({
+  id: p.id, email: p.email, name: p.name, role: p.role, two_factor: p.twoFactorEnabled !== false,
+  last_sign_in_at: p.lastSignInAt?.toISOString() ?? null, created_at: p.createdAt.toISOString(),
+});
+export interface InvitationView { id: string; email: string; role: Role; expires_at: string; created_at: string }
+const viewInvitation = (i: Invitation): InvitationView => ({ id: i.id, email: i.email, role: i.role, expires_at: i.expiresAt.toISOString(), created_at: i.createdAt.toISOString() });
+
+/**
+ * Manage people — a human-only action (seed A6): owners invite by e-mail link (a one-time token), change
+ * roles and remove people; anyone may leave. The account always keeps at least one owner: the last owner
+ * cannot leave, be removed or be demoted (checked under the account's lock, so two owners demoting each
+ * other at once cannot both succeed).
+ */
+export class ManagePeople {
+  constructor(
+    private readonly accounts: AccountRepository,
+    private readonly people: PeopleRepository,
+    private readonly invitations: InvitationRepository,
+    private readonly passwords: PasswordHasher,
+    private readonly totp: TotpVerifier,
+    private readonly box: SecretBox,
+    private readonly hasher: SecretHasher,
+    private readonly outbox: NoticeOutbox,
+    private readonly notify: NotifyOwners,
+    private readonly events: EventLog,
+    private readonly uow: UnitOfWork,
+    private readonly random: Random,
+    private readonly clock: Clock,
+    /** The console's public address, for the link in the invitation e-mail. */
+    private readonly consoleUrl: string = '/console',
+  ) {}
+
+  async list(actor: Actor): Promise<{ people: PersonView[]; invitations: InvitationView[] }> {
+    const people = (await this.people.list(actor.accountId)).map(viewPerson);
+    const invitations = actor.role === 'owner' ? (await this.invitations.pending(actor.accountId, this.clock.now())).map(viewInvitation) : [];
+    return { people, invitations };
+  }
+
+  /** Returns the invitation and its one-time token (also e-mailed through the outbox; shown once). */
+  async invite(actor: Actor, input: { email: string; role: Role }): Promise<{ invitation: InvitationView; token: string; link: string }> {
+    requireOwner(actor, 'people');
+    const email = input.email.trim().toLowerCase();
+    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 320) throw new DomainError('validation_failed', {}, [{ field: 'email', rule: 'an e-mail address' }]);
+    if (input.role !== 'owner' && input.role !== 'member') throw new DomainError('validation_failed', {}, [{ field: 'role', rule: 'owner or member' }]);
+    if (await this.accounts.findPersonByEmail(email)) throw new DomainError('person_exists', { email });
+    const token = this.random.base62(43);
+    const now = this.clock.now();
+    const invitation: Invitation = {
+      id: this.random.id(), accountId: actor.accountId, email, role: input.role, tokenHash: this.hasher.sha256(token),
+      invitedBy: actor.personId, createdAt: now, expiresAt: new Date(now.getTime() + INVITATION_TTL_MS), acceptedAt: null, revokedAt: null,
+    };
+    const link = `${this.consoleUrl.replace(/\/$/, '')}/invitations?token=${token}`;
+    await this.uow.transaction(async () => {
+      await this.invitations.insert(invitation);
+      await this.outbox.enqueue([{
+        id: this.random.id(), noticeId: invitation.id, recipientId: invitation.id, address: email,
+        subject: 'Domivka: запрошення до рахунку / an invitation to an account',
+        body: `Вас запросили до рахунку Domivka (роль: ${input.role}). Посилання діє 7 днів, один раз:\n${link}\n\n`
+          + `You are invited to a Domivka account (role: ${input.role}). The link works once, for 7 days:\n${link}\n`,
+        attempts: 0, createdAt: now,
+      }]);
+      await this.append('person.invited', actor, `invitation:${invitation.id}`, { email, role: input.role });
+    });
+    return { invitation: viewInvitation(invitation), token, link };
+  }
+
+  async revokeInvitation(actor: Actor, id: string): Promise<void> {
+    requireOwner(actor, 'people');
+    if (!(await this.invitations.revoke(id, actor.accountId, this.clock.now()))) throw new DomainError('invitation_invalid');
+  }
+
+  /** What the invitation page shows before accepting. */
+  async inspect(token: string): Promise<InvitationView> {
+    const inv = await this.invitations.findByTokenHash(this.hasher.sha256(token));
+    if (!inv || inv.acceptedAt || inv.revokedAt || inv.expiresAt <= this.clock.now()) throw new DomainError('invitation_invalid');
+    return viewInvitation(inv);
+  }
+
+  /** Accepting creates the person; the TOTP secret is returned once, for their authenticator app. */
+  async accept(token: string, input: { name: string; password: string }): Promise<{ person: PersonView; totpSecret: string; totpUri: string }> {
+    if (typeof input.name !== 'string' || input.name.trim() === '' || input.name.length > 200) throw new DomainError('validation_failed', {}, [{ field: 'name', rule: '1–200 characters' }]);
+    if (typeof input.password !== 'string' || input.password.length < 12 || input.password.length > 1024) throw new DomainError('validation_failed', {}, [{ field: 'password', rule: 'at least 12 characters' }]);
+    const inv = await this.invitations.findByTokenHash(this.hasher.sha256(token));
+    if (!inv) throw new DomainError('invitation_invalid');
+    const totpSecret = this.totp.generateSecret();
+    const now = this.clock.now();
+    const person: Person = {
+      id: this.random.id(), accountId: inv.accountId, email: inv.email, name: input.name.trim(), role: inv.role,
+      passwordHash: await this.passwords.hash(input.password), totpSecret: this.box.seal(totpSecret), totpLastStep: null,
+      lastSignInAt: null, createdAt: now,
+    };
+    await this.uow.transaction(async () => {
+      if (!(await this.invitations.accept(inv.id, now))) throw new DomainError('invitation_invalid');
+      if (await this.accounts.findPersonByEmail(inv.email)) throw new DomainError('person_exists', { email: inv.email });
+      await this.accounts.insertPerson(person);
+      await this.append('person.joined', { personId: person.id, accountId: inv.accountId }, `person:${person.id}`, { email: person.email, role: person.role, invitation_id: inv.id });
+      await this.notify.send({
+        accountId: inv.accountId, environment: 'live', kind: 'person.joined',
+        message: { uk: `${person.email} приєднався до рахунку (роль: ${person.role}).`, en: `${person.email} joined the account (role: ${person.role}).` },
+        data: { person_id: person.id },
+      });
+    });
+    return { person: viewPerson(person), totpSecret, totpUri: this.totp.uri(totpSecret, person.email) };
+  }
+
+  async changeRole(actor: Actor, personId: string, role: Role): Promise<PersonView> {
+    requireOwner(actor, 'people');
+    if (role !== 'owner' && role !== 'member') throw new DomainError('validation_failed', {}, [{ field: 'role', rule: 'owner or member' }]);
+    return this.uow.transaction(async () => {
+      await this.people.lockAccount(actor.accountId);
+      await this.stillOwner(actor);
+      const target = await this.member(actor, personId);
+      if (target.role === role) return viewPerson(target);
+      if (role === 'member') await this.keepAnOwner(actor.accountId, target);
+      await this.people.setRole(target.id, role);
+      await this.append('person.role_changed', actor, `person:${target.id}`, { from: target.role, to: role });
+      await this.notify.send({
+        accountId: actor.accountId, environment: 'live', kind: 'person.role_changed',
+        message: { uk: `Роль ${target.email} змінено: ${target.role} → ${role}.`, en: `The role of ${target.email} changed: ${target.role} → ${role}.` },
+        data: { person_id: target.id, role },
+      });
+      return viewPerson({ ...target, role });
+    });
+  }
+
+  /** Removes a person (owners), or the person leaves (anyone, themselves). Their sessions and keys end. */
+  async remove(actor: Actor, personId: string): Promise<void> {
+    if (personId !== actor.personId) requireOwner(actor, 'people');
+    const now = this.clock.now();
+    await this.uow.transaction(async () => {
+      await this.people.lockAccount(actor.accountId);
+      if (personId !== actor.personId) await this.stillOwner(actor);
+      const target = await this.member(actor, personId);
+      if (target.role === 'owner') await this.keepAnOwner(actor.accountId, target);
+      await this.people.remove(target.id, now);
+      await this.people.revokeSessions({ personId: target.id }, now);
+      const keys = await this.people.revokeKeys({ createdBy: target.id }, now, actor.personId);
+      await this.append('person.removed', actor, `person:${target.id}`, { email: target.email, left: target.id === actor.personId, keys_revoked: keys });
+      await this.notify.send({
+        accountId: actor.accountId, environment: 'live', kind: 'person.removed',
+        message: target.id === actor.personId
+          ? { uk: `${target.email} покинув рахунок; його ключі (${keys}) відкликано.`, en: `${target.email} left the account; their keys (${keys}) were revoked.` }
+          : { uk: `${target.email} видалено з рахунку; його ключі (${keys}) відкликано.`, en: `${target.email} was removed from the account; their keys (${keys}) were revoked.` },
+        data: { person_id: target.id },
+      });
+    });
+  }
+
+  private async member(actor: Actor, personId: string): Promise<Person> {
+    const p = await this.accounts.findPerson(personId);
+    if (!p || p.accountId !== actor.accountId) throw new DomainError('person_not_found', { id: personId });
+    return p;
+  }
+
+  /** The role read at sign-in may be stale: under the account's lock, the actor must still be an owner. */
+  private async stillOwner(actor: Actor): Promise<void> {
+    const me = await this.accounts.findPerson(actor.personId);
+    if (!me || me.role !== 'owner') throw new DomainError('owner_only', { action: 'people' });
+  }
+
+  private async keepAnOwner(accountId: string, leaving: Person): Promise<void> {
+    const others = (await this.accounts.owners(accountId)).filter((o) => o.id !== leaving.id);
+    if (others.length === 0) throw new DomainError('last_owner', { email: leaving.email });
+  }
+
+  private async append(type: EventType, actor: Pick<Actor, 'personId' | 'accountId'>, subject: string, data: Record<string, unknown>): Promise<void> {
+    await this.events.append({
+      id: this.random.id(), accountId: actor.accountId, environment: null, type, subject, actor: `person:${actor.personId}`, occurredAt: this.clock.now(), data,
+    });
+  }
+}

@@ -1,0 +1,45 @@
+import type { EventLog } from '../events/ports/event-log.port.js';
+import type { Clock } from '../shared/clock.port.js';
+import { DomainError } from '../shared/errors.js';
+import type { Random } from '../shared/random.port.js';
+import type { SecretBox } from '../shared/secret-box.port.js';
+import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import type { HumanContext } from './sign-in.use-case.js';
+import type { AccountRepository } from './ports/account-repository.port.js';
+import type { PasswordHasher, TotpVerifier } from './ports/credentials.port.js';
+import type { PeopleRepository } from './ports/people.port.js';
+
+/** "Sign in again" (seed A6): the signed-in person proves password + TOTP once more; the session
+ * remembers when, and the sensitive actions accept it for REAUTH_WINDOW_MS. */
+export class Reauthenticate {
+  constructor(
+    private readonly accounts: AccountRepository,
+    private readonly people: PeopleRepository,
+    private readonly passwords: PasswordHasher,
+    private readonly totp: TotpVerifier,
+    private readonly box: SecretBox,
+    private readonly events: EventLog,
+    private readonly uow: UnitOfWork,
+    private readonly random: Random,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(human: HumanContext, input: { password: string; totp?: string }): Promise<{ authenticatedAt: Date }> {
+    const person = await this.accounts.findPerson(human.person.id);
+    if (!person) throw new DomainError('session_required');
+    const now = this.clock.now();
+    const passwordOk = await this.passwords.verify(person.passwordHash, input.password);
+    const twoFactor = person.twoFactorEnabled !== false;
+    const step = passwordOk && twoFactor ? await this.totp.verify(this.box.open(person.totpSecret), input.totp ?? '', now, person.totpLastStep) : null;
+    if (!passwordOk || (twoFactor && step === null)) throw new DomainError('sign_in_failed');
+    await this.uow.transaction(async () => {
+      if (!(await this.accounts.recordSignIn(person.id, now, step))) throw new DomainError('sign_in_failed');
+      await this.people.reauthenticated(human.session.id, now);
+      await this.events.append({
+        id: this.random.id(), accountId: person.accountId, environment: null, type: 'person.reauthenticated',
+        subject: `person:${person.id}`, actor: `person:${person.id}`, occurredAt: now, data: { session_id: human.session.id },
+      });
+    });
+    return { authenticatedAt: now };
+  }
+}

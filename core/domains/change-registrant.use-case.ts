@@ -1,0 +1,79 @@
+import { requireOwner, requireRecentSignIn } from '../accounts/human-guards.js';
+import type { HumanContext } from '../accounts/sign-in.use-case.js';
+import type { EventLog } from '../events/ports/event-log.port.js';
+import type { NotifyOwners } from '../notices/notify-owners.js';
+import type { Clock } from '../shared/clock.port.js';
+import { normalizeDomain } from '../shared/domain-name.js';
+import type { Environment } from '../shared/environment.js';
+import type { Environments } from '../shared/environments.port.js';
+import { DomainError } from '../shared/errors.js';
+import type { Random } from '../shared/random.port.js';
+import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import { requireCapability } from './capabilities.js';
+import type { DomainRepository } from './ports/domain-repository.port.js';
+import { RegistryError, type RegistrantContact } from './ports/registrar.port.js';
+
+/** Checks a contact object the way a registry would (RFC 5733 §2.4–2.6); every reason, not the first. */
+export const checkRegistrant = (c: RegistrantContact): Array<{ field: string; rule: string }> => {
+  const bad: Array<{ field: string; rule: string }> = [];
+  const text = (v: unknown, max: number) => typeof v === 'string' && v.trim().length > 0 && v.length <= max;
+  if (!text(c.name, 255)) bad.push({ field: 'name', rule: 'required, 1–255 characters' });
+  if (c.organization != null && !text(c.organization, 255)) bad.push({ field: 'organization', rule: '1–255 characters' });
+  if (typeof c.email !== 'string' || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(c.email)) bad.push({ field: 'email', rule: 'an e-mail address' });
+  if (c.phone != null && c.phone !== '' && !/^\+\d{1,3}\.\d{4,14}$/.test(c.phone)) bad.push({ field: 'phone', rule: 'E.164 in EPP form, +CC.NUMBER' });
+  const a = c.address;
+  if (!a || !Array.isArray(a.street) || a.street.length < 1 || a.street.length > 3 || !a.street.every((s) => text(s, 255))) {
+    bad.push({ field: 'address.street', rule: '1–3 lines' });
+  }
+  if (!a || !text(a.city, 255)) bad.push({ field: 'address.city', rule: 'required' });
+  if (!a || typeof a.countryCode !== 'string' || !/^[A-Z]{2}$/.test(a.countryCode)) bad.push({ field: 'address.country_code', rule: 'ISO 3166-1 alpha-2, e.g. UA' });
+  if (a?.postalCode != null && a.postalCode !== '' && !text(a.postalCode, 16)) bad.push({ field: 'address.postal_code', rule: 'up to 16 characters' });
+  return bad;
+};
+
+/** Change the registrant (domain holder) — a human-only action (seed A6): an owner, signed in again. */
+export class ChangeRegistrant {
+  constructor(
+    private readonly domains: DomainRepository,
+    private readonly environments: Environments,
+    private readonly events: EventLog,
+    private readonly notify: NotifyOwners,
+    private readonly uow: UnitOfWork,
+    private readonly random: Random,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(human: HumanContext, environment: Environment, name: string, contact: RegistrantContact): Promise<{ domain: string; registrant: RegistrantContact }> {
+    requireOwner(human.actor, 'registrant');
+    requireRecentSignIn(human.session, this.clock.now());
+    const problems = checkRegistrant(contact);
+    if (problems.length > 0) throw new DomainError('validation_failed', {}, problems);
+    const domainName = normalizeDomain(name);
+    const domain = await this.domains.find(human.actor.accountId, environment, domainName);
+    if (!domain) throw new DomainError('domain_not_found', { domain: domainName });
+    const registrar = requireCapability(this.environments.get(environment).registrar, 'registrant');
+    try {
+      await registrar.changeRegistrant(domainName, contact, `registrant-${this.random.id()}`);
+    } catch (err) {
+      if (err instanceof RegistryError) throw new DomainError('registry_failure', { domain: domainName, reason: err.message });
+      throw err;
+    }
+    const at = this.clock.now();
+    await this.uow.transaction(async () => {
+      await this.events.append({
+        id: this.random.id(), accountId: domain.accountId, environment, type: 'domain.registrant_changed',
+        subject: `domain:${domainName}`, actor: `person:${human.person.id}`, occurredAt: at,
+        data: { domain: domainName, registrant: { name: contact.name, organization: contact.organization ?? null, email: contact.email, country_code: contact.address.countryCode } },
+      });
+      await this.notify.send({
+        accountId: domain.accountId, environment, kind: 'domain.registrant_changed', domain: domainName,
+        message: {
+          uk: `${human.person.email} змінив власника (реєстранта) домену ${domainName} на «${contact.name}».`,
+          en: `${human.person.email} changed the registrant of ${domainName} to "${contact.name}".`,
+        },
+        data: { domain: domainName },
+      });
+    });
+    return { domain: domainName, registrant: contact };
+  }
+}

@@ -1,0 +1,26 @@
+import type { Environment } from '../../shared/environment.js';
+
+/**
+ * The registry's message queue (EPP poll, RFC 5730 §2.9.2.3): transfers asked for or done by others,
+ * deletions by the registry. A live registrar that has one offers it through this small port.
+ */
+export interface RegistryMessage {
+  readonly id: string;
+  readonly kind: 'transfer_requested' | 'transfer_completed' | 'transfer_cancelled' | 'deleted_by_registry' | 'other';
+  readonly domain: string | null;
+  readonly queuedAt: string | null;
+  readonly text: string;
+  readonly data: Readonly<Record<string, string>>;
+}
+
+export interface RegistryMessages {
+  /** The oldest message, or null when the queue is empty. */
+  poll(): Promise<RegistryMessage | null>;
+  /** Removes a message from the queue once it is recorded. */
+  ack(id: string): Promise<void>;
+}
+
+/** Who holds a domain name in an environment (one account per name: the registry's name is unique). */
+export interface DomainHolders {
+  holderOf(environment: Environment, name: string): Promise<{ readonly accountId: string; readonly domainId: string } | null>;
+}

@@ -1,0 +1,51 @@
+import type { EventLog } from '../events/ports/event-log.port.js';
+import type { Clock } from '../shared/clock.port.js';
+import type { Random } from '../shared/random.port.js';
+import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import type { DomainHolders, RegistryMessages } from './ports/registry-messages.port.js';
+
+export interface RegistryMessagesReport {
+  readonly recorded: number;
+  /** Messages about names no account of ours holds (acknowledged, nothing recorded). */
+  readonly unmatched: number;
+}
+
+/**
+ * Reads the live registry's message queue and records each message about a domain of ours as a
+ * DomainEvent (domain.transfer_requested, domain.transfer_completed, domain.transfer_cancelled,
+ * domain.deleted_by_registry, domain.registry_message), in a transaction, then acknowledges it.
+ * Delivery is at least once: a crash between the commit and the ack records the message again.
+ */
+export class ProcessRegistryMessages {
+  constructor(
+    private readonly messages: RegistryMessages,
+    private readonly holders: DomainHolders,
+    private readonly events: Pick<EventLog, 'append'>,
+    private readonly uow: UnitOfWork,
+    private readonly random: Random,
+    private readonly clock: Clock,
+  ) {}
+
+  async run(limit = 100): Promise<RegistryMessagesReport> {
+    let recorded = 0;
+    let unmatched = 0;
+    for (let i = 0; i < limit; i++) {
+      const m = await this.messages.poll();
+      if (!m) break;
+      const holder = m.domain ? await this.holders.holderOf('live', m.domain) : null;
+      if (holder) {
+        await this.uow.transaction(async () => {
+          await this.events.append({
+            id: this.random.id(), accountId: holder.accountId, environment: 'live',
+            type: m.kind === 'other' ? 'domain.registry_message' : `domain.${m.kind}`,
+            subject: `domain:${m.domain}`, actor: 'registry', occurredAt: this.clock.now(),
+            data: { domain: m.domain, message_id: m.id, queued_at: m.queuedAt, text: m.text, ...m.data },
+          });
+        });
+        recorded++;
+      } else unmatched++;
+      await this.messages.ack(m.id);
+    }
+    return { recorded, unmatched };
+  }
+}

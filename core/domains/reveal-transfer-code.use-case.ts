@@ -1,0 +1,55 @@
+import { requireOwner, requireRecentSignIn } from '../accounts/human-guards.js';
+import type { HumanContext } from '../accounts/sign-in.use-case.js';
+import type { EventLog } from '../events/ports/event-log.port.js';
+import type { NotifyOwners } from '../notices/notify-owners.js';
+import type { Clock } from '../shared/clock.port.js';
+import { normalizeDomain } from '../shared/domain-name.js';
+import type { Environment } from '../shared/environment.js';
+import type { Environments } from '../shared/environments.port.js';
+import { DomainError } from '../shared/errors.js';
+import type { Random } from '../shared/random.port.js';
+import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import { requireCapability } from './capabilities.js';
+import type { DomainRepository } from './ports/domain-repository.port.js';
+
+/**
+ * Reveal the transfer (auth) code — a human-only action (seed A6, A7): an owner, signed in again within
+ * the last 5 minutes. Every reveal is an event and a notice to every owner.
+ */
+export class RevealTransferCode {
+  constructor(
+    private readonly domains: DomainRepository,
+    private readonly environments: Environments,
+    private readonly events: EventLog,
+    private readonly notify: NotifyOwners,
+    private readonly uow: UnitOfWork,
+    private readonly random: Random,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(human: HumanContext, environment: Environment, name: string): Promise<{ domain: string; transferCode: string }> {
+    requireOwner(human.actor, 'transfer_code');
+    requireRecentSignIn(human.session, this.clock.now());
+    const domainName = normalizeDomain(name);
+    const domain = await this.domains.find(human.actor.accountId, environment, domainName);
+    if (!domain) throw new DomainError('domain_not_found', { domain: domainName });
+    const registrar = requireCapability(this.environments.get(environment).registrar, 'transfer_code');
+    const transferCode = await registrar.transferCode(domainName);
+    const at = this.clock.now();
+    await this.uow.transaction(async () => {
+      await this.events.append({
+        id: this.random.id(), accountId: domain.accountId, environment, type: 'domain.transfer_code_revealed',
+        subject: `domain:${domainName}`, actor: `person:${human.person.id}`, occurredAt: at, data: { domain: domainName },
+      });
+      await this.notify.send({
+        accountId: domain.accountId, environment, kind: 'domain.transfer_code_revealed', domain: domainName,
+        message: {
+          uk: `${human.person.email} переглянув код передачі домену ${domainName}. Якщо це були не ви, змініть пароль і повідомте інших власників.`,
+          en: `${human.person.email} revealed the transfer code of ${domainName}. If this was not you, change your password and tell the other owners.`,
+        },
+        data: { domain: domainName, person_id: human.person.id },
+      });
+    });
+    return { domain: domainName, transferCode };
+  }
+}

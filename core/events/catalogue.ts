@@ -1,0 +1,107 @@
+import type { EventType } from './event.js';
+
+/**
+ * The public event catalogue (issue 11): every internal EventType, the name it is published under (or
+ * null: internal only, never in the event log or a webhook), whether it is about a domain or the
+ * account, a plain description in uk and en, and the shape of `data`. The README and OpenAPI are
+ * generated from it; test/events/catalogue.test.ts fails when an EventType is missing here.
+ *
+ * Internal only (decided): `person.signed_in` (people's sign-ins are private to the console),
+ * `certificate.private_key_read` (an audit record of a read, not a change; it would also tell
+ * every subscriber when a key was fetched), `account.created` (happens before any key or webhook
+ * can exist).
+ */
+export type EventScope = 'domain' | 'account';
+
+export interface EventInfo {
+  /** The public name (`billing.topped_up`), or null when the event stays internal. */
+  readonly public: string | null;
+  readonly scope: EventScope;
+  readonly describe: { readonly uk: string; readonly en: string };
+  /** The `data` fields: name → JSON type and meaning (documentation; also the OpenAPI schema). */
+  readonly data: Readonly<Record<string, string>>;
+}
+
+const e = (pub: string | null, scope: EventScope, uk: string, en: string, data: Record<string, string> = {}): EventInfo => ({ public: pub, scope, describe: { uk, en }, data });
+
+export const EVENT_CATALOGUE: Readonly<Record<EventType, EventInfo>> = {
+  'key.issued': e('key.issued', 'account', 'Випущено ключ доступу.', 'An access key was issued.', { key_id: 'string', name: 'string', class: 'integer 0–3', rights: 'string[]' }),
+  'key.revoked': e('key.revoked', 'account', 'Ключ доступу відкликано.', 'An access key was revoked.', { key_id: 'string' }),
+  'person.signed_in': e(null, 'account', 'Людина увійшла в консоль (лише внутрішньо).', 'A person signed in to the console (internal only).'),
+  'account.created': e(null, 'account', 'Створено рахунок (лише внутрішньо).', 'The account was created (internal only).'),
+  'domain.created': e('domain.created', 'domain', 'Домен додано до рахунку.', 'A domain was added to the account.', { domain: 'string' }),
+  'domain.registered': e('domain.registered', 'domain', 'Домен зареєстровано й оплачено з балансу.', 'A domain was registered and charged to the balance.', { domain: 'string', years: 'integer', expires_at: 'date', amount: 'integer kopiykas', ledger_entry_id: 'string' }),
+  'domain.renewed': e('domain.renewed', 'domain', 'Домен продовжено (вручну або автоматично).', 'A domain was renewed (by hand or automatically).', { domain: 'string', years: 'integer', expires_at: 'date', amount: 'integer kopiykas', restore: 'boolean', automatic: 'boolean' }),
+  'domain.auto_renew_changed': e('domain.auto_renew_changed', 'domain', 'Автопродовження домену увімкнено або вимкнено.', 'Automatic renewal of a domain was switched on or off.', { domain: 'string', auto_renew: 'boolean' }),
+  'domain.auto_renew_failed': e('domain.auto_renew_failed', 'domain', 'Автоматичне продовження не вдалося (наприклад, бракує коштів).', 'Automatic renewal failed (for example, insufficient funds).', { domain: 'string', expires_at: 'date', reason: 'string' }),
+  'domain.status_changed': e('domain.status_changed', 'domain', 'Змінився стан домену в життєвому циклі (закінчення, відновлення, видалення).', 'The lifecycle status of a domain changed (expiry, redemption, deletion).', { domain: 'string', from: 'string', to: 'string', expires_at: 'date' }),
+  'domain.released': e('domain.released', 'domain', 'Домен звільнено: він покинув рахунок.', 'A domain was released: it left the account.', { domain: 'string', expired_on: 'date' }),
+  'billing.topup_succeeded': e('billing.topped_up', 'account', 'Баланс поповнено зі збереженої картки.', 'The balance was topped up from the saved card.', { topup_id: 'string', amount: 'integer kopiykas', provider_id: 'string' }),
+  'billing.topup_failed': e('billing.topup_failed', 'account', 'Поповнення балансу не вдалося (картку відхилено).', 'A top-up failed (the card was declined).', { topup_id: 'string', amount: 'integer kopiykas', reason: 'string', code: 'string' }),
+  'sandbox.clock_advanced': e('sandbox.clock_advanced', 'account', 'Годинник пісочниці переведено вперед.', 'The sandbox clock was moved forward.', { advance: 'string', offset_ms: 'integer' }),
+  'dns.plan_applied': e('dns.plan_applied', 'domain', 'DNS-план застосовано: зона змінилася.', 'A DNS plan was applied: the zone changed.', { plan_id: 'string', serial: 'integer', counts: 'object: create/update/delete counts' }),
+  'dns.acme_challenge_added': e('dns.acme_challenge_added', 'domain', 'Додано TXT-значення _acme-challenge.', 'An _acme-challenge TXT value was added.', { name: 'string', challenge_id: 'string' }),
+  'dns.acme_challenge_removed': e('dns.acme_challenge_removed', 'domain', 'Видалено TXT-значення _acme-challenge.', 'An _acme-challenge TXT value was removed.', { name: 'string', challenge_id: 'string' }),
+  'certificate.requested': e('certificate.requested', 'domain', 'Замовлено сертифікат.', 'A certificate was requested.', { certificate_id: 'string', names: 'string[]', domains: 'string[]', ca: 'string', csr: 'boolean' }),
+  'certificate.issued': e('certificate.issued', 'domain', 'Сертифікат випущено.', 'A certificate was issued.', { certificate_id: 'string', names: 'string[]', serial: 'string', issuer: 'string', not_after: 'date-time' }),
+  'certificate.renewed': e('certificate.renewed', 'domain', 'Сертифікат поновлено.', 'A certificate was renewed.', { certificate_id: 'string', names: 'string[]', serial: 'string', issuer: 'string', not_after: 'date-time' }),
+  'certificate.failed': e('certificate.failed', 'domain', 'Випуск сертифіката остаточно не вдався.', 'Issuing a certificate failed for good.', { certificate_id: 'string', names: 'string[]', reason: 'string', attempts: 'integer', retryable: 'boolean' }),
+  'certificate.renewal_failed': e('certificate.renewal_failed', 'domain', 'Спроба випуску чи поновлення сертифіката не вдалася; буде повтор.', 'An attempt to issue or renew a certificate failed; it will be retried.', { certificate_id: 'string', names: 'string[]', reason: 'string', attempts: 'integer', retryable: 'boolean' }),
+  'certificate.expired': e('certificate.expired', 'domain', 'Строк дії сертифіката минув.', 'A certificate expired.', { certificate_id: 'string', names: 'string[]', not_after: 'date-time' }),
+  'certificate.revoked': e('certificate.revoked', 'domain', 'Сертифікат відкликано.', 'A certificate was revoked.', { certificate_id: 'string', reason: 'string', serial: 'string' }),
+  'certificate.private_key_read': e(null, 'domain', 'Прочитано закритий ключ сертифіката (лише внутрішньо, аудит).', 'A certificate private key was read (internal only, audit).'),
+  'webhook.created': e('webhook.created', 'account', 'Створено вебхук.', 'A webhook endpoint was created.', { webhook_id: 'string', url: 'string', events: 'string[]', domains: 'string[] | null', enabled: 'boolean' }),
+  'webhook.updated': e('webhook.updated', 'account', 'Вебхук змінено.', 'A webhook endpoint was changed.', { webhook_id: 'string', url: 'string', events: 'string[]', domains: 'string[] | null', enabled: 'boolean' }),
+  'webhook.deleted': e('webhook.deleted', 'account', 'Вебхук видалено.', 'A webhook endpoint was deleted.', { webhook_id: 'string' }),
+  'webhook.secret_rotated': e('webhook.secret_rotated', 'account', 'Секрет підпису вебхука замінено; старий підписує ще 24 години.', 'The signing secret of a webhook was rotated; the old one signs for 24 more hours.', { webhook_id: 'string', old_secret_expires_at: 'date-time' }),
+  'webhook.disabled': e('webhook.disabled', 'account', 'Вебхук вимкнено: кінцева точка відповіла 410 або не приймала доставок 3 дні.', 'A webhook endpoint was disabled: it answered 410 or failed deliveries for 3 days.', { webhook_id: 'string', reason: "'gone' | 'failing'" }),
+  // issue 10: the six human-only actions (account events; the transfer code itself is never in an event)
+  'person.reauthenticated': e(null, 'account', 'Людина повторно підтвердила вхід (лише внутрішньо).', 'A person signed in again for a sensitive action (internal only).'),
+  'domain.transfer_code_revealed': e('domain.transfer_code_revealed', 'domain', 'Людина в консолі переглянула код перенесення домену (сам код не публікується).', 'A person in the console revealed the transfer code of a domain (the code itself is never published).', { domain: 'string' }),
+  'domain.registrant_changed': e('domain.registrant_changed', 'domain', 'Змінено власника (реєстранта) домену.', 'The registrant (holder) of a domain was changed.', { domain: 'string', registrant: 'object: name, organization, email, country_code' }),
+  'person.invited': e('person.invited', 'account', 'Людину запрошено до рахунку.', 'A person was invited to the account.', { email: 'string', role: "'owner' | 'member'" }),
+  'person.joined': e('person.joined', 'account', 'Запрошена людина приєдналася до рахунку.', 'An invited person joined the account.', { email: 'string', role: "'owner' | 'member'", invitation_id: 'string' }),
+  'person.role_changed': e('person.role_changed', 'account', 'Змінено роль людини в рахунку.', "A person's role in the account was changed.", { from: 'string', to: 'string' }),
+  'person.removed': e('person.removed', 'account', 'Людину вилучено з рахунку (або вона пішла); її ключі відкликано.', 'A person was removed from the account (or left); their keys were revoked.', { email: 'string', left: 'boolean', keys_revoked: 'integer' }),
+  'account.payment_method_changed': e('account.payment_method_changed', 'account', 'Змінено спосіб оплати (збережену картку).', 'The payment method (saved card) was changed.', { brand: 'string', last4: 'string' }),
+  'person.two_factor_disabled': e('person.two_factor_disabled', 'account', 'Людина вимкнула двофакторну перевірку.', 'A person switched off two-factor checks.'),
+  'account.deleted': e('account.deleted', 'account', 'Рахунок видалено.', 'The account was deleted.', { keys_revoked: 'integer' }),
+  // issue 10: class 3 operations (about the operation's domain)
+  'operation.pending': e('operation.pending', 'domain', 'Операцію класу 3 створено; вона чекає на другого власника або 24 години.', 'A class 3 operation was requested; it waits for a second owner or 24 hours.', { operation_id: 'string', kind: "'nameservers' | 'transfer_unlock' | 'labels'", domain: 'string', status: 'string', activates_at: 'date-time', nameservers: 'string[] (nameservers)', labels: 'string[] (labels)' }),
+  'operation.confirmed': e('operation.confirmed', 'domain', 'Другий власник підтвердив операцію класу 3.', 'A second owner confirmed a class 3 operation.', { operation_id: 'string', kind: 'string', domain: 'string', status: 'string', activates_at: 'date-time' }),
+  'operation.cancelled': e('operation.cancelled', 'domain', 'Операцію класу 3 скасовано.', 'A class 3 operation was cancelled.', { operation_id: 'string', kind: 'string', domain: 'string', status: 'string', activates_at: 'date-time' }),
+  'operation.activated': e('operation.activated', 'domain', 'Операція класу 3 набула чинності.', 'A class 3 operation took effect.', { operation_id: 'string', kind: 'string', domain: 'string', status: 'string', activates_at: 'date-time' }),
+  'operation.failed': e('operation.failed', 'domain', 'Операція класу 3 не вдалася (реєстр відмовив).', 'A class 3 operation failed (the registry refused).', { operation_id: 'string', kind: 'string', domain: 'string', status: 'string', reason: 'string' }),
+  'domain.transfer_locked': e('domain.transfer_locked', 'domain', 'Заборону перенесення домену встановлено знову.', 'The transfer lock of a domain was set again.', { domain: 'string', transfer_lock: 'boolean' }),
+  // issue 11: monitoring (about the monitor's domain, named in data.domain)
+  'monitor.created': e('monitor.created', 'domain', 'Створено перевірку моніторингу.', 'A monitoring check was created.', { monitor_id: 'string', kind: "'dns' | 'http' | 'tls' | 'domain_expiry'", domain: 'string' }),
+  'monitor.updated': e('monitor.updated', 'domain', 'Перевірку моніторингу змінено.', 'A monitoring check was changed.', { monitor_id: 'string', kind: 'string', domain: 'string' }),
+  'monitor.deleted': e('monitor.deleted', 'domain', 'Перевірку моніторингу видалено.', 'A monitoring check was deleted.', { monitor_id: 'string', kind: 'string', domain: 'string' }),
+  'monitor.check_failed': e('monitor.check_failed', 'domain', 'Перевірка моніторингу перестала проходити: почався інцидент.', 'A monitoring check started failing: an incident began.', { monitor_id: 'string', kind: 'string', domain: 'string', incident_id: 'string', reason: 'string' }),
+  'monitor.check_recovered': e('monitor.check_recovered', 'domain', 'Перевірка моніторингу знову проходить: інцидент завершено.', 'A monitoring check passes again: the incident ended.', { monitor_id: 'string', kind: 'string', domain: 'string', incident_id: 'string' }),
+  // issue 12: the live registry's messages (EPP poll), about one of our domains
+  'domain.transfer_requested': e('domain.transfer_requested', 'domain', 'Реєстр повідомив: запитано перенесення домену до іншого реєстратора.', 'The registry reports that a transfer of the domain to another registrar was requested.', { domain: 'string', message_id: 'string', queued_at: 'date-time', text: 'string' }),
+  'domain.transfer_completed': e('domain.transfer_completed', 'domain', 'Реєстр повідомив: перенесення домену завершено.', 'The registry reports that a transfer of the domain completed.', { domain: 'string', message_id: 'string', queued_at: 'date-time', text: 'string' }),
+  'domain.transfer_cancelled': e('domain.transfer_cancelled', 'domain', 'Реєстр повідомив: перенесення домену скасовано або відхилено.', 'The registry reports that a transfer of the domain was cancelled or rejected.', { domain: 'string', message_id: 'string', queued_at: 'date-time', text: 'string' }),
+  'domain.deleted_by_registry': e('domain.deleted_by_registry', 'domain', 'Реєстр повідомив, що видалив домен.', 'The registry reports that it deleted the domain.', { domain: 'string', message_id: 'string', queued_at: 'date-time', text: 'string' }),
+  'domain.registry_message': e('domain.registry_message', 'domain', 'Інше повідомлення реєстру про домен.', 'Another message from the registry about the domain.', { domain: 'string', message_id: 'string', queued_at: 'date-time', text: 'string' }),
+};
+
+/** Public name → internal type (for the `types` filter). */
+export const PUBLIC_EVENT_TYPES: ReadonlyMap<string, EventType> = new Map(
+  (Object.entries(EVENT_CATALOGUE) as [EventType, EventInfo][]).filter(([, i]) => i.public !== null).map(([t, i]) => [i.public!, t]),
+);
+
+export const publicName = (type: EventType): string | null => EVENT_CATALOGUE[type]?.public ?? null;
+
+/** The internal types behind a list of public names (`*` = all public ones). Unknown names → null. */
+export const internalTypes = (names: readonly string[]): EventType[] | null => {
+  if (names.includes('*')) return [...PUBLIC_EVENT_TYPES.values()];
+  const out: EventType[] = [];
+  for (const n of names) {
+    const t = PUBLIC_EVENT_TYPES.get(n);
+    if (!t) return null;
+    out.push(t);
+  }
+  return out;
+};

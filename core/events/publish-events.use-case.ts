@@ -1,0 +1,79 @@
+import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
+import type { Clock } from '../shared/clock.port.js';
+import type { Environment } from '../shared/environment.js';
+import type { Random } from '../shared/random.port.js';
+import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import type { WebhookRepository, NewDelivery } from '../webhooks/ports/webhook-repository.port.js';
+import { wants } from '../webhooks/webhook.js';
+import { EVENT_CATALOGUE } from './catalogue.js';
+import type { EventFeed } from './ports/event-feed.port.js';
+import { domainsOfEvent } from './public-event.js';
+
+/**
+ * The single publisher (issue 11): takes committed, unpublished events in insert order under the
+ * publisher lock, gives each public one the next cursor position (pub_seq), and fans it out to the
+ * enabled webhook endpoints that want it — all in one transaction, so an event is either numbered and
+ * queued for every endpoint, or neither. Internal-only events are marked published without a number.
+ */
+export class PublishEvents {
+  constructor(
+    private readonly feed: EventFeed,
+    private readonly webhooks: WebhookRepository,
+    private readonly domains: DomainRepository,
+    private readonly uow: UnitOfWork,
+    private readonly random: Random,
+    private readonly clock: Clock,
+  ) {}
+
+  /** One batch; returns how many events it published (call again while it returns `limit`). */
+  async run(limit = 500): Promise<{ taken: number; published: number; deliveries: number }> {
+    return this.uow.transaction(async () => {
+      const { lastSeq, events } = await this.feed.takeUnpublished(limit);
+      if (events.length === 0) return { taken: 0, published: 0, deliveries: 0 };
+      const now = this.clock.now();
+      const accountDomains = new Map<string, string[]>();
+      const domainsOf = async (accountId: string, environment: Environment): Promise<string[]> => {
+        const k = `${accountId}/${environment}`;
+        let names = accountDomains.get(k);
+        if (!names) {
+          names = (await this.domains.list({ accountId, environment, scope: { all: true, names: [], labels: [] }, limit: 100_000 })).map((d) => d.name);
+          accountDomains.set(k, names);
+        }
+        return names;
+      };
+      let seq = lastSeq;
+      const rows: Array<{ id: string; pubSeq: string | null; publicType: string | null; domains: string[] }> = [];
+      const published: Array<{ id: string; accountId: string; environment: Environment; pubSeq: string; publicType: string; domains: string[]; at: Date }> = [];
+      for (const e of events) {
+        const info = EVENT_CATALOGUE[e.type];
+        if (!info?.public || !e.environment) {
+          rows.push({ id: e.id, pubSeq: null, publicType: null, domains: [] });
+          continue;
+        }
+        const needsLookup = info.scope === 'domain' && !e.subject.startsWith('domain:');
+        const domains = domainsOfEvent(e, needsLookup ? await domainsOf(e.accountId, e.environment) : []);
+        seq += 1n;
+        rows.push({ id: e.id, pubSeq: seq.toString(), publicType: info.public, domains });
+        published.push({ id: e.id, accountId: e.accountId, environment: e.environment, pubSeq: seq.toString(), publicType: info.public, domains, at: e.occurredAt });
+      }
+      await this.feed.assign(now, rows, seq);
+      let deliveries = 0;
+      if (published.length > 0) {
+        const hooks = await this.webhooks.enabledFor([...new Set(published.map((p) => p.accountId))]);
+        const out: NewDelivery[] = [];
+        for (const p of published) {
+          for (const w of hooks) {
+            if (w.accountId !== p.accountId || w.environment !== p.environment || !wants(w, p.publicType, p.domains)) continue;
+            out.push({
+              id: this.random.id(), webhookId: w.id, accountId: p.accountId, environment: p.environment, eventId: p.id, eventSeq: p.pubSeq,
+              eventCommittedAt: p.at, nextAttemptAt: now, createdAt: now,
+            });
+          }
+        }
+        await this.webhooks.insertDeliveries(out);
+        deliveries = out.length;
+      }
+      return { taken: events.length, published: published.length, deliveries };
+    });
+  }
+}

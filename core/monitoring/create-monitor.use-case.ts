@@ -1,0 +1,59 @@
+import type { Authorizer } from '../access/authorize.js';
+import type { ApiKey } from '../access/key.js';
+import type { EventLog } from '../events/ports/event-log.port.js';
+import type { Clock } from '../shared/clock.port.js';
+import { normalizeDomain } from '../shared/domain-name.js';
+import { DomainError } from '../shared/errors.js';
+import type { Random } from '../shared/random.port.js';
+import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import { MONITOR_KINDS, type Monitor, type MonitorKind } from './monitor.js';
+import { buildSpec, checkInterval, DEFAULT_INTERVAL_SECONDS, type MonitorRules, type MonitorSpecInput } from './monitor-spec.js';
+import { specFields, viewMonitor, type MonitorView } from './monitor-view.js';
+import type { MonitorRepository } from './ports/monitor-repository.port.js';
+
+export interface CreateMonitorInput extends MonitorSpecInput {
+  readonly kind: string;
+  readonly domain: string;
+  readonly interval_seconds?: number;
+  readonly enabled?: boolean;
+}
+
+/** POST /v1/monitors (monitor.edit on the domain, class 1). The first check runs on the worker's next pass. */
+export class CreateMonitor {
+  constructor(
+    private readonly monitors: MonitorRepository,
+    private readonly authorizer: Authorizer,
+    private readonly events: EventLog,
+    private readonly rules: MonitorRules,
+    private readonly uow: UnitOfWork,
+    private readonly random: Random,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(key: ApiKey, input: CreateMonitorInput): Promise<MonitorView> {
+    const name = normalizeDomain(input.domain);
+    const domain = await this.authorizer.check(key, 'monitor.edit', name);
+    if (!domain) throw new DomainError('domain_not_found', { domain: name });
+    if (!(MONITOR_KINDS as readonly string[]).includes(input.kind)) throw new DomainError('validation_failed', {}, [{ field: '/body/kind', rule: 'monitor-kind', message: { uk: `вид перевірки: ${MONITOR_KINDS.join(', ')}`, en: `the monitor kind is one of ${MONITOR_KINDS.join(', ')}` } }]);
+    const spec = buildSpec(input.kind as MonitorKind, input, domain.name, key.environment, this.rules);
+    const interval = input.interval_seconds ?? DEFAULT_INTERVAL_SECONDS;
+    checkInterval(interval, key.environment, this.rules);
+    const now = this.clock.now();
+    const m: Monitor = {
+      id: `mon_${this.random.id()}`, accountId: key.accountId, environment: key.environment, domain: domain.name, spec, intervalSeconds: interval,
+      enabled: input.enabled ?? true, state: 'pending', stateChangedAt: null, lastReason: null, lastCheckedAt: null, nextCheckAt: now,
+      openIncidentId: null, createdAt: now, updatedAt: now,
+    };
+    await this.uow.transaction(async () => {
+      if ((await this.monitors.count(key.accountId, key.environment)) >= this.rules.maxPerAccount) {
+        throw new DomainError('monitor_limit_reached', { limit: this.rules.maxPerAccount, environment: key.environment });
+      }
+      await this.monitors.insert(m);
+      await this.events.append({
+        id: this.random.id(), accountId: key.accountId, environment: key.environment, type: 'monitor.created', subject: `monitor:${m.id}`,
+        actor: `key:${key.id}`, occurredAt: now, data: { monitor_id: m.id, domain: m.domain, kind: spec.kind, ...specFields(spec), interval_seconds: interval, enabled: m.enabled },
+      });
+    });
+    return viewMonitor(m);
+  }
+}

@@ -1,0 +1,59 @@
+import type { SandboxClocks } from '../sandbox/ports/sandbox-clock.port.js';
+import type { Clock } from '../shared/clock.port.js';
+import type { Environment } from '../shared/environment.js';
+import type { Random } from '../shared/random.port.js';
+import { ACTIVATION_LEASE_MS, type ActivateOperation } from './activate-operation.js';
+import type { OperationRepository } from './ports/operation-repository.port.js';
+
+export interface ActivationReport {
+  activated: number;
+  failed: number;
+  retry: number;
+}
+
+/**
+ * The worker's pass (and sandbox time travel's): pending operations whose `activates_at` has come —
+ * real time for live, each account's sandbox time for test — are claimed with a lease (Postgres: FOR
+ * UPDATE SKIP LOCKED) and applied. Two workers racing never apply one operation twice.
+ */
+export class ActivateDueOperations {
+  constructor(
+    private readonly operations: OperationRepository,
+    private readonly sandboxClocks: SandboxClocks,
+    private readonly activation: Pick<ActivateOperation, 'activate'>,
+    private readonly clock: Clock,
+    private readonly random: Random,
+  ) {}
+
+  async run(only?: { accountId: string; environment: Environment }): Promise<ActivationReport> {
+    const report: ActivationReport = { activated: 0, failed: 0, retry: 0 };
+    const real = this.clock.now();
+    const groups: Array<{ environment: Environment; accountId?: string; exclude?: string[]; due: Date }> = [];
+    if (only) {
+      groups.push({ environment: only.environment, accountId: only.accountId, due: new Date(real.getTime() + (only.environment === 'test' ? await this.sandboxClocks.offset(only.accountId) : 0)) });
+    } else {
+      const travelled = await this.sandboxClocks.travelled();
+      groups.push({ environment: 'live', due: real });
+      groups.push({ environment: 'test', exclude: travelled.map((t) => t.accountId), due: real });
+      for (const t of travelled) groups.push({ environment: 'test', accountId: t.accountId, due: new Date(real.getTime() + t.offsetMs) });
+    }
+    for (const g of groups) {
+      for (let page = 0; page < 100; page++) {
+        const token = this.random.id();
+        const now = this.clock.now();
+        const claimed = await this.operations.claimDue({
+          environment: g.environment, ...(g.accountId ? { accountId: g.accountId } : {}), ...(g.exclude ? { excludeAccounts: g.exclude } : {}),
+          due: g.due, now, leaseUntil: new Date(now.getTime() + ACTIVATION_LEASE_MS), token, limit: 20,
+        });
+        for (const op of claimed) {
+          const { outcome } = await this.activation.activate(op, 'system:activation', token);
+          if (outcome === 'activated') report.activated++;
+          else if (outcome === 'failed') report.failed++;
+          else if (outcome === 'retry') report.retry++;
+        }
+        if (claimed.length < 20) break;
+      }
+    }
+    return report;
+  }
+}

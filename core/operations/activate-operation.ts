@@ -1,0 +1,131 @@
+import type { ZoneRepository } from '../dns/ports/zone-repository.port.js';
+import { ZoneChanged, type ZoneService } from '../dns/zone-service.js';
+import type { StoredZone } from '../dns/zone.js';
+import { requireCapability } from '../domains/capabilities.js';
+import type { Domain } from '../domains/domain.js';
+import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
+import { RegistryError } from '../domains/ports/registrar.port.js';
+import type { AccountTime } from '../sandbox/account-time.js';
+import type { Clock } from '../shared/clock.port.js';
+import type { Environments } from '../shared/environments.port.js';
+import { isDomainError } from '../shared/errors.js';
+import type { Random } from '../shared/random.port.js';
+import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import type { OperationLog } from './operation-log.js';
+import { withoutPendingUpdate, type Operation } from './operation.js';
+import type { DomainLabelWriter, OperationRepository } from './ports/operation-repository.port.js';
+
+/** How long one activation may hold an operation before another worker may take it over. */
+export const ACTIVATION_LEASE_MS = 120_000;
+
+export type ActivationOutcome = 'activated' | 'failed' | 'busy' | 'retry';
+
+/** The registry's client transaction id for an operation: a retry after a crash is recognised (EPP clTRID). */
+export const transactionIdOf = (op: Operation): string => `${op.id}-apply`;
+
+/**
+ * Applies a pending operation's effect once: under a lease (a conditional update, so two workers — or a
+ * worker and a confirming owner — never apply one twice), through the registrar port for nameservers and
+ * the transfer lock (labels are our own data), then one transaction: the domain, our zone's apex NS,
+ * the operation's new status, its event and the owners' notices.
+ */
+export class ActivateOperation {
+  constructor(
+    private readonly operations: OperationRepository,
+    private readonly domains: DomainRepository,
+    private readonly labels: DomainLabelWriter,
+    private readonly environments: Environments,
+    private readonly zones: ZoneRepository,
+    private readonly zoneService: ZoneService,
+    private readonly log: OperationLog,
+    private readonly uow: UnitOfWork,
+    private readonly time: AccountTime,
+    private readonly clock: Clock,
+    private readonly random: Random,
+  ) {}
+
+  /** Takes the lease and applies. `held`: the caller already holds the lease with this token (the worker's claim). */
+  async activate(op: Operation, actor: string, held?: string): Promise<{ outcome: ActivationOutcome; operation: Operation }> {
+    const token = held ?? this.random.id();
+    if (!held) {
+      const real = this.clock.now();
+      if (!(await this.operations.lease(op.id, token, real, new Date(real.getTime() + ACTIVATION_LEASE_MS)))) return { outcome: 'busy', operation: op };
+    }
+    let failure: string | null = null;
+    try {
+      await this.applyAtRegistry(op);
+    } catch (err) {
+      if (err instanceof RegistryError) failure = `${err.reason}: ${err.message}`;
+      else if (isDomainError(err) && err.code === 'registrar_capability_missing') failure = `registrar_capability_missing: ${String(err.params.registrar)} cannot ${String(err.params.capability)}`;
+      else {
+        // Not the registry's answer (a network fault, a crash of ours): leave it pending for a later pass.
+        await this.operations.releaseLease(op.id, token);
+        return { outcome: 'retry', operation: op };
+      }
+    }
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const done = await this.uow.transaction(async () => this.finish(op, token, failure, actor));
+        if (done.zone) await this.zoneService.publish(done.zone).catch(() => undefined);
+        if (!done.operation) return { outcome: 'busy', operation: op };
+        return { outcome: failure === null ? 'activated' : 'failed', operation: done.operation };
+      } catch (err) {
+        if (!(err instanceof ZoneChanged) || attempt >= 5) {
+          await this.operations.releaseLease(op.id, token);
+          throw err;
+        }
+      }
+    }
+  }
+
+  private async applyAtRegistry(op: Operation): Promise<void> {
+    if (op.kind === 'labels') return;
+    const registrar = this.environments.get(op.environment).registrar;
+    if (op.kind === 'nameservers') {
+      const p = op.params as { nameservers: string[] };
+      await requireCapability(registrar, 'nameservers').setNameservers(op.domain, p.nameservers, transactionIdOf(op));
+    } else {
+      // Lifting the lock: domain:update removing clientTransferProhibited. It never fetches the transfer code (A7).
+      await requireCapability(registrar, 'transfer_lock').setTransferLock(op.domain, false, transactionIdOf(op));
+    }
+  }
+
+  private async finish(op: Operation, token: string, failure: string | null, actor: string): Promise<{ operation: Operation | null; zone: StoredZone | null }> {
+    const now = await this.time.now(op.accountId, op.environment);
+    const next: Operation = failure === null
+      ? { ...op, status: 'active', resolvedAt: now }
+      : { ...op, status: 'failed', resolvedAt: now, failureReason: failure };
+    if (!(await this.operations.update(next, { token }))) return { operation: null, zone: null };
+    const domain = await this.domains.find(op.accountId, op.environment, op.domain);
+    let zone: StoredZone | null = null;
+    if (domain) {
+      let updated: Domain = { ...domain, status: withoutPendingUpdate(domain.status) };
+      if (failure === null) {
+        if (op.kind === 'nameservers') {
+          const nameservers = [...(op.params as { nameservers: string[] }).nameservers];
+          updated = { ...updated, nameservers };
+          zone = await this.apexFollows(op, nameservers);
+        } else if (op.kind === 'transfer_unlock') {
+          const rest = updated.status.filter((s) => s !== 'clientTransferProhibited');
+          updated = { ...updated, transferLock: false, status: rest.length > 0 ? rest : ['ok'] };
+        } else {
+          await this.labels.setLabels(domain.id, (op.params as { labels: string[] }).labels);
+        }
+      }
+      await this.domains.update(updated);
+    }
+    await this.log.record(next, failure === null ? 'activated' : 'failed', actor);
+    return { operation: next, zone };
+  }
+
+  /** DESIGN: the apex NS belongs to the service and follows the nameservers operation (parent and child
+   * NS sets agree, RFC 1034 §4.2.2). Outside nameservers: our zone is kept, its apex NS says who serves it. */
+  private async apexFollows(op: Operation, nameservers: readonly string[]): Promise<StoredZone | null> {
+    const zone = await this.zones.find(op.accountId, op.environment, op.domain);
+    if (!zone) return null;
+    const current = zone.recordSets.find((s) => s.name === zone.domain && s.type === 'NS');
+    const values = nameservers.map((n) => `${n}.`);
+    if (current && current.values.join() === values.join()) return null;
+    return this.zoneService.commit(zone, [{ name: zone.domain, type: 'NS', ttl: current?.ttl ?? 3600, values }], []);
+  }
+}

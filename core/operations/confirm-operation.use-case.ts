@@ -1,0 +1,53 @@
+import type { AccountTime } from '../sandbox/account-time.js';
+import type { Clock } from '../shared/clock.port.js';
+import { DomainError } from '../shared/errors.js';
+import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import { accountOf, partyOf, personOf, type OperationActor } from './actor.js';
+import type { ActivateOperation } from './activate-operation.js';
+import type { OperationAccess } from './operation-access.js';
+import type { OperationLog } from './operation-log.js';
+import { partyLabel, viewOperation, type Operation, type OperationView } from './operation.js';
+import type { OperationRepository } from './ports/operation-repository.port.js';
+
+/**
+ * POST /v1/operations/{id}/confirm, and the console's confirm button: a second owner confirms, and the
+ * operation activates at once. The confirmation is committed first (its event and notices with it) and
+ * `activates_at` moves to now, so if applying is interrupted the worker finishes it on its next pass.
+ * Confirming again by the same person is answered with the operation as it stands (no second event).
+ */
+export class ConfirmOperation {
+  constructor(
+    private readonly operations: OperationRepository,
+    private readonly access: OperationAccess,
+    private readonly activation: Pick<ActivateOperation, 'activate'>,
+    private readonly log: OperationLog,
+    private readonly uow: UnitOfWork,
+    private readonly time: AccountTime,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(actor: OperationActor, operationId: string): Promise<OperationView> {
+    const found = await this.access.visible(actor, await this.operations.find(accountOf(actor), operationId), operationId);
+    await this.access.mayDecide(actor, found, 'confirm');
+    const confirmed = await this.uow.transaction(async () => {
+      const op = (await this.operations.find(found.accountId, found.id))!;
+      if (op.status !== 'pending') throw new DomainError('operation_not_pending', { operation_id: op.id, status: op.status });
+      if (op.confirmations.some((c) => c.by.personId === personOf(actor))) return op;
+      const now = await this.time.now(op.accountId, op.environment);
+      const next: Operation = {
+        ...op, confirmations: [...op.confirmations, { by: partyOf(actor), at: now }],
+        activatesAt: now < op.activatesAt ? now : op.activatesAt,
+      };
+      if (!(await this.operations.update(next, { unleasedAt: this.clock.now() }))) {
+        const again = (await this.operations.find(op.accountId, op.id))!;
+        if (again.status !== 'pending') throw new DomainError('operation_not_pending', { operation_id: op.id, status: again.status });
+        return null; // being applied right now (its activation time came): nothing left to confirm
+      }
+      await this.log.record(next, 'confirmed', partyLabel(partyOf(actor)));
+      return next;
+    });
+    // null / 'busy': a worker holds it right now and finishes it; the caller sees it as it stands.
+    if (confirmed) await this.activation.activate(confirmed, partyLabel(partyOf(actor)));
+    return viewOperation((await this.operations.find(found.accountId, found.id))!);
+  }
+}

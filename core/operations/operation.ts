@@ -1,0 +1,154 @@
+import type { RightName } from '../access/rights.js';
+import type { Environment } from '../shared/environment.js';
+
+/**
+ * A class 3 operation (DESIGN "Decisions": class 3): it waits until a second owner confirms it, or
+ * activates by itself 24 hours after it was requested; any owner may cancel it before then.
+ *   pending → active (the effect is applied) | cancelled | failed (the registry refused; its reason kept)
+ */
+export type OperationKind = 'nameservers' | 'transfer_unlock' | 'labels';
+export type OperationStatus = 'pending' | 'active' | 'cancelled' | 'failed';
+
+/** The waiting time before a class 3 operation activates by itself. */
+export const ACTIVATION_DELAY_MS = 24 * 3600_000;
+
+/** The right each kind needs (core/access/rights.ts: all class 3). */
+export const RIGHT_OF: Readonly<Record<OperationKind, RightName>> = {
+  nameservers: 'domain.nameservers',
+  transfer_unlock: 'domain.lock',
+  labels: 'domain.labels',
+};
+
+/** Who did something: a key (and the person who issued it), or a signed-in person in the console. */
+export type Party =
+  | { readonly type: 'key'; readonly keyId: string; readonly personId: string }
+  | { readonly type: 'person'; readonly personId: string };
+
+export interface Confirmation {
+  readonly by: Party;
+  readonly at: Date;
+}
+
+/** nameservers: {nameservers, previous}; labels: {labels, previous}; transfer_unlock: {}. */
+export interface OperationParams {
+  readonly nameservers?: readonly string[];
+  readonly labels?: readonly string[];
+  readonly previous?: readonly string[];
+}
+
+/** A plain-language warning (uk + en) with a stable code, e.g. `nameservers_outside`. */
+export interface OperationWarning {
+  readonly code: string;
+  readonly message: { readonly uk: string; readonly en: string };
+}
+
+export interface Operation {
+  readonly id: string;
+  readonly accountId: string;
+  readonly environment: Environment;
+  readonly domainId: string;
+  readonly domain: string;
+  readonly kind: OperationKind;
+  readonly status: OperationStatus;
+  readonly params: OperationParams;
+  readonly warnings: readonly OperationWarning[];
+  readonly requestedBy: Party;
+  readonly confirmations: readonly Confirmation[];
+  /** Account time (the sandbox clock for test domains). */
+  readonly createdAt: Date;
+  /** When it activates by itself; moved to the confirmation time when a second owner confirms. */
+  readonly activatesAt: Date;
+  readonly resolvedAt: Date | null;
+  readonly cancelledBy: Party | null;
+  readonly failureReason: string | null;
+}
+
+const partyView = (p: Party) =>
+  p.type === 'key' ? { type: 'key' as const, key_id: p.keyId, person_id: p.personId } : { type: 'person' as const, person_id: p.personId };
+
+export const partyLabel = (p: Party): string => (p.type === 'key' ? `key:${p.keyId}` : `person:${p.personId}`);
+
+/** What the operation will do, in words (uk + en), for the response, notices and the console. */
+export const describeEffect = (op: Pick<Operation, 'kind' | 'params' | 'domain'>): { uk: string; en: string } => {
+  const p = op.params as { nameservers?: string[]; labels?: string[]; previous?: string[] };
+  switch (op.kind) {
+    case 'nameservers':
+      return {
+        uk: `Сервери імен домену ${op.domain} зміняться з ${p.previous!.join(', ')} на ${p.nameservers!.join(', ')}.`,
+        en: `The nameservers of ${op.domain} change from ${p.previous!.join(', ')} to ${p.nameservers!.join(', ')}.`,
+      };
+    case 'transfer_unlock':
+      return {
+        uk: `Заборону перенесення (clientTransferProhibited) домену ${op.domain} буде знято. Код перенесення так не видається: його бачить лише власник у консолі.`,
+        en: `The transfer lock (clientTransferProhibited) of ${op.domain} is lifted. This never yields the transfer code: only an owner sees it in the console.`,
+      };
+    case 'labels':
+      return {
+        uk: `Мітки домену ${op.domain} зміняться з [${p.previous!.join(', ')}] на [${p.labels!.join(', ')}]; ключі з доступом за мітками бачитимуть домен відповідно.`,
+        en: `The labels of ${op.domain} change from [${p.previous!.join(', ')}] to [${p.labels!.join(', ')}]; label-scoped keys reach the domain accordingly.`,
+      };
+  }
+};
+
+export interface OperationView {
+  id: string;
+  kind: OperationKind;
+  domain: string;
+  status: OperationStatus;
+  environment: Environment;
+  right: RightName;
+  requested_by: ReturnType<typeof partyView>;
+  created_at: string;
+  activates_at: string;
+  resolved_at: string | null;
+  confirmations: Array<{ by: ReturnType<typeof partyView>; at: string }>;
+  effect: { uk: string; en: string };
+  warnings: OperationWarning[];
+  nameservers?: string[];
+  labels?: string[];
+  previous?: string[];
+  cancelled_by: ReturnType<typeof partyView> | null;
+  failure_reason: string | null;
+  links: { self: string; confirm?: string; cancel?: string; domain: string };
+}
+
+export const viewOperation = (op: Operation): OperationView => {
+  const p = op.params as { nameservers?: string[]; labels?: string[]; previous?: string[] };
+  const self = `/v1/operations/${op.id}`;
+  return {
+    id: op.id,
+    kind: op.kind,
+    domain: op.domain,
+    status: op.status,
+    environment: op.environment,
+    right: RIGHT_OF[op.kind],
+    requested_by: partyView(op.requestedBy),
+    created_at: op.createdAt.toISOString(),
+    activates_at: op.activatesAt.toISOString(),
+    resolved_at: op.resolvedAt ? op.resolvedAt.toISOString() : null,
+    confirmations: op.confirmations.map((c) => ({ by: partyView(c.by), at: c.at.toISOString() })),
+    effect: describeEffect(op),
+    warnings: [...op.warnings],
+    ...(p.nameservers ? { nameservers: [...p.nameservers] } : {}),
+    ...(p.labels ? { labels: [...p.labels] } : {}),
+    ...(p.previous ? { previous: [...p.previous] } : {}),
+    cancelled_by: op.cancelledBy ? partyView(op.cancelledBy) : null,
+    failure_reason: op.failureReason,
+    links: {
+      self,
+      ...(op.status === 'pending' ? { confirm: `${self}/confirm`, cancel: `${self}/cancel` } : {}),
+      domain: `/v1/domains/${op.domain}`,
+    },
+  };
+};
+
+/** The domain's status while an operation waits (RFC 5731 §2.3: pendingUpdate). */
+export const PENDING_UPDATE = 'pendingUpdate';
+
+export const withPendingUpdate = (status: readonly string[]): string[] =>
+  status.includes(PENDING_UPDATE) ? [...status] : [...status.filter((s) => s !== 'ok'), PENDING_UPDATE];
+
+export const withoutPendingUpdate = (status: readonly string[]): string[] => {
+  const rest = status.filter((s) => s !== PENDING_UPDATE);
+  return rest.length > 0 ? rest : ['ok'];
+};

@@ -1,0 +1,52 @@
+import { DomainError } from '../shared/errors.js';
+import { clampLimit, decodeCursor, encodeCursor, type Page } from '../shared/pagination.js';
+import { normalizeDomain } from '../shared/domain-name.js';
+import { accountOf, type OperationActor } from './actor.js';
+import type { OperationAccess } from './operation-access.js';
+import { viewOperation, type OperationStatus, type OperationView } from './operation.js';
+import type { OperationListQuery, OperationRepository } from './ports/operation-repository.port.js';
+
+/** GET /v1/operations/{id}: an operation on a domain the key's policies reach (else 404, never 403). */
+export class GetOperation {
+  constructor(private readonly operations: OperationRepository, private readonly access: OperationAccess) {}
+
+  async execute(actor: OperationActor, id: string): Promise<OperationView> {
+    return viewOperation(await this.access.visible(actor, await this.operations.find(accountOf(actor), id), id));
+  }
+}
+
+/**
+ * GET /v1/operations: newest first, cursor pages, filtered by domain and status; a key sees only
+ * operations on domains its policies reach (any right), a person those of the environment shown.
+ */
+export class ListOperations {
+  constructor(private readonly operations: OperationRepository) {}
+
+  async execute(actor: OperationActor, opts: { domain?: string; status?: OperationStatus; cursor?: string; limit?: number }): Promise<Page<OperationView>> {
+    const limit = clampLimit(opts.limit);
+    const after = decodeCursor(opts.cursor);
+    let before: OperationListQuery['before'];
+    if (after !== undefined) {
+      const [createdAt, id] = after.split('|');
+      if (!createdAt || !id) throw new DomainError('cursor_invalid');
+      before = { createdAt, id };
+    }
+    const scope = actor.kind === 'key'
+      ? {
+          all: false,
+          names: [...new Set(actor.key.policies.flatMap((p) => ('domains' in p.resources ? p.resources.domains : [])))],
+          labels: [...new Set(actor.key.policies.flatMap((p) => ('label' in p.resources ? [p.resources.label] : [])))],
+        }
+      : { all: true, names: [], labels: [] };
+    const rows = await this.operations.list({
+      accountId: accountOf(actor), environment: actor.kind === 'key' ? actor.key.environment : actor.environment ?? 'test', scope,
+      ...(opts.domain !== undefined ? { domain: normalizeDomain(opts.domain) } : {}),
+      ...(opts.status !== undefined ? { status: opts.status } : {}),
+      ...(before ? { before } : {}),
+      limit: limit + 1,
+    });
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return { data: page.map(viewOperation), next_cursor: rows.length > limit && last ? encodeCursor(`${last.createdAt.toISOString()}|${last.id}`) : null };
+  }
+}

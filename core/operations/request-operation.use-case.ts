@@ -1,0 +1,93 @@
+import type { Domain } from '../domains/domain.js';
+import { LABEL_RE } from '../domains/domain.js';
+import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
+import type { AccountTime } from '../sandbox/account-time.js';
+import { normalizeDomain } from '../shared/domain-name.js';
+import type { Environment } from '../shared/environment.js';
+import { DomainError } from '../shared/errors.js';
+import type { Random } from '../shared/random.port.js';
+import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import { accountOf, partyOf, type OperationActor } from './actor.js';
+import { nameserverWarnings, normalizeNameservers } from './nameservers.js';
+import type { OperationAccess } from './operation-access.js';
+import type { OperationLog } from './operation-log.js';
+import {
+  ACTIVATION_DELAY_MS, viewOperation, withPendingUpdate, type Operation, type OperationKind, type OperationParams, type OperationView, type OperationWarning,
+} from './operation.js';
+import type { OperationRepository } from './ports/operation-repository.port.js';
+
+export type OperationRequest =
+  | { readonly kind: 'nameservers'; readonly domain: string; readonly nameservers: readonly string[] }
+  | { readonly kind: 'transfer_unlock'; readonly domain: string }
+  | { readonly kind: 'labels'; readonly domain: string; readonly labels: readonly string[] };
+
+const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && [...a].sort().join() === [...b].sort().join();
+
+/**
+ * PUT …/nameservers, DELETE …/transfer-lock, PUT …/labels (class 3): records a pending operation that
+ * activates 24 hours later (account time: the sandbox clock for test domains) unless a second owner
+ * confirms it sooner. The domain shows `pendingUpdate` meanwhile; one pending operation per domain.
+ */
+export class RequestOperation {
+  constructor(
+    private readonly domains: DomainRepository,
+    private readonly operations: OperationRepository,
+    private readonly access: OperationAccess,
+    private readonly log: OperationLog,
+    private readonly uow: UnitOfWork,
+    private readonly time: AccountTime,
+    private readonly random: Random,
+  ) {}
+
+  async execute(actor: OperationActor, request: OperationRequest): Promise<OperationView> {
+    const name = normalizeDomain(request.domain);
+    const accountId = accountOf(actor);
+    const environment: Environment = actor.kind === 'key' ? actor.key.environment : actor.environment ?? 'test';
+    await this.access.mayRequest(actor, request.kind, name);
+    return this.uow.transaction(async () => {
+      const domain = await this.domains.find(accountId, environment, name);
+      if (!domain) throw new DomainError('domain_not_found', { domain: name });
+      const pending = await this.operations.pendingOn(domain.id);
+      if (pending) throw conflict(pending);
+      const { params, warnings } = this.effectOf(domain, request);
+      const now = await this.time.now(accountId, environment);
+      const op: Operation = {
+        id: `op_${this.random.id()}`, accountId, environment, domainId: domain.id, domain: name, kind: request.kind, status: 'pending',
+        params, warnings, requestedBy: partyOf(actor), confirmations: [], createdAt: now,
+        activatesAt: new Date(now.getTime() + ACTIVATION_DELAY_MS), resolvedAt: null, cancelledBy: null, failureReason: null,
+      };
+      if (!(await this.operations.insert(op))) {
+        // Another request on this domain committed between our check and our insert.
+        const winner = await this.operations.pendingOn(domain.id);
+        throw winner ? conflict(winner) : new DomainError('operation_pending', { domain: name, operation_id: '' });
+      }
+      await this.domains.update({ ...domain, status: withPendingUpdate(domain.status) });
+      await this.log.record(op, 'pending', actor.kind === 'key' ? `key:${actor.key.id}` : `person:${actor.personId}`);
+      return viewOperation(op);
+    });
+  }
+
+  private effectOf(domain: Domain, request: OperationRequest): { params: OperationParams; warnings: OperationWarning[] } {
+    switch (request.kind) {
+      case 'nameservers': {
+        const nameservers = normalizeNameservers(domain.name, request.nameservers);
+        if (sameSet(nameservers, domain.nameservers)) throw new DomainError('operation_no_change', { domain: domain.name, kind: request.kind });
+        return { params: { nameservers, previous: [...domain.nameservers] }, warnings: nameserverWarnings(domain.name, nameservers) };
+      }
+      case 'transfer_unlock':
+        if (!domain.transferLock) throw new DomainError('operation_no_change', { domain: domain.name, kind: request.kind });
+        return { params: {}, warnings: [] };
+      case 'labels': {
+        const labels = [...new Set(request.labels.map((l) => l.trim().toLowerCase()))].sort();
+        const bad = labels.find((l) => !LABEL_RE.test(l));
+        if (bad !== undefined) throw new DomainError('labels_invalid', { domain: domain.name, label: bad });
+        if (sameSet(labels, domain.labels)) throw new DomainError('operation_no_change', { domain: domain.name, kind: request.kind });
+        return { params: { labels, previous: [...domain.labels] }, warnings: [] };
+      }
+    }
+  }
+}
+
+/** 409 with the pending operation's link (DESIGN: a second conflicting operation on one domain). */
+export const conflict = (pending: Operation): DomainError =>
+  new DomainError('operation_pending', { domain: pending.domain, operation_id: pending.id, kind: pending.kind as OperationKind });

@@ -1,0 +1,46 @@
+import pino from 'pino';
+import { EmbeddedNameserver } from '../../adapters/dns/embedded/index.js';
+import { SqlStore } from '../../adapters/sql/index.js';
+import { loadConfig } from '../config.js';
+import { DnsCluster } from '../dns-cluster.js';
+import { ZoneSync } from '../zone-sync.js';
+import { onShutdown, runMain } from './process.js';
+
+/**
+ * The DNS process of `npm run cluster` (issue 13): the one embedded DNS server set of the whole cluster —
+ * the hidden primary that Knot/NSD secondaries transfer from and that NOTIFYs them (DNS_SECONDARIES).
+ * It serves every zone from the store and follows every zone change of every process through the change
+ * feed (LISTEN/NOTIFY on Postgres, the polled change log on SQLite), with ZoneSync's 2 s poll as the
+ * backstop. DNS_WORKERS > 1 runs that many DNS workers (src/main/dns-worker.ts), each following the feed.
+ * Tells its parent {type: 'ready'} once it serves.
+ */
+const main = async () => {
+  const config = loadConfig();
+  const log = pino({ level: config.logLevel }).child({ component: 'dns-primary' });
+  if (config.dnsWorkers > 1) {
+    const cluster = new DnsCluster(config.dnsWorkers, undefined, log);
+    await cluster.start();
+    onShutdown(() => cluster.stop());
+  } else {
+    const store = new SqlStore({ url: config.databaseUrl, ...(config.databaseSchema ? { schema: config.databaseSchema } : {}) });
+    const dns = new EmbeddedNameserver({
+      host: config.dnsHost, port: config.dnsPort, axfrAllow: [...config.axfrAllow],
+      secondaries: [...config.dnsSecondaries], logger: log,
+    });
+    const sync = new ZoneSync(store.zones, dns, log);
+    await sync.load();
+    await dns.start();
+    sync.start();
+    sync.follow(store.changes);
+    await store.changes.start();
+    onShutdown(async () => {
+      sync.stop();
+      await dns.stop();
+      await store.close();
+    });
+  }
+  log.info({ host: config.dnsHost, port: config.dnsPort, workers: config.dnsWorkers }, 'DNS hidden primary serving');
+  process.send?.({ type: 'ready' });
+};
+
+runMain(main);

@@ -1,0 +1,30 @@
+import { parseArgs } from 'node:util';
+import { SqlStore } from '../../adapters/sql/index.js';
+import { loadConfig } from '../config.js';
+import { knotConf } from '../knot-conf.js';
+import { runMain } from './process.js';
+
+/**
+ * `npm run knot:conf -- --primary 10.0.0.5@5353 [--listen 0.0.0.0@53] [--dir /var/lib/knot] [--notify-from 10.0.0.5]`:
+ * prints a knot.conf for a secondary of our hidden primary serving every zone in the store (DATABASE_URL).
+ * Zones added later need a new line (or Knot's catalog zones, not offered by our primary yet).
+ */
+const main = async () => {
+  const { values } = parseArgs({
+    options: { primary: { type: 'string' }, listen: { type: 'string', multiple: true }, dir: { type: 'string' }, 'notify-from': { type: 'string' } },
+  });
+  const config = loadConfig();
+  const primary = values.primary ?? `${config.dnsHost}@${config.dnsPort}`;
+  const store = new SqlStore({ url: config.databaseUrl, ...(config.databaseSchema ? { schema: config.databaseSchema } : {}) });
+  try {
+    const zones = [...new Set((await store.zones.versions()).map((v) => v.domain))].sort();
+    process.stdout.write(knotConf({
+      dir: values.dir ?? '/var/lib/knot', listen: values.listen ?? ['0.0.0.0@53', '::@53'], primary,
+      notifyFrom: values['notify-from'] ?? primary.split('@')[0]!, zones,
+    }));
+  } finally {
+    await store.close();
+  }
+};
+
+runMain(main);
