@@ -40,6 +40,7 @@ export interface Config {
   readonly smtp: { readonly url: string; readonly from: string } | null;
   readonly runWorker: boolean;
   readonly maxBodyBytes: number;
+  readonly idempotencyLockMs: number;
   /** COOKIE_SECURE: true behind a TLS proxy (set it in production), false, or auto (by request host). */
   readonly secureCookies: boolean | 'auto';
   readonly rateLimit: { readonly key: BucketConfig; readonly anonymous: BucketConfig };
@@ -230,6 +231,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     smtp: env.SMTP_URL ? { url: env.SMTP_URL, from: env.SMTP_FROM || 'Domivka <notices@domivka.net>' } : null,
     runWorker: bool(env, 'RUN_WORKER', true),
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 256 * 1024, 1024),
+    idempotencyLockMs: int(env, 'IDEMPOTENCY_LOCK_SECONDS', 60, 1) * 1000,
     secureCookies: !env.COOKIE_SECURE || env.COOKIE_SECURE === 'auto' ? 'auto' : bool(env, 'COOKIE_SECURE', false),
     rateLimit: {
       key: { burst: int(env, 'RATE_LIMIT_BURST', 200, 100), perSecond: int(env, 'RATE_LIMIT_PER_SECOND', 20, 1) },

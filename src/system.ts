@@ -108,7 +108,7 @@ export class System {
         uow: store.uow,
         clock: c.get(T.Clock),
         logger: this.logger,
-        config: { secureCookies: this.config.secureCookies, trustProxy: this.config.trustProxy, proxyHops: this.config.proxyHops, maxBodyBytes: this.config.maxBodyBytes, rateLimit: this.config.rateLimit },
+        config: { secureCookies: this.config.secureCookies, trustProxy: this.config.trustProxy, proxyHops: this.config.proxyHops, maxBodyBytes: this.config.maxBodyBytes, idempotencyLockMs: this.config.idempotencyLockMs, rateLimit: this.config.rateLimit },
       },
       [...mcpRoutes(c.get(T.Mcp), this.config.rateLimit.anonymous), ...(this.options.extraRoutes ?? [])],
     );

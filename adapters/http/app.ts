@@ -27,6 +27,8 @@ export interface HttpConfig {
    * places from the right; anything left of it was written by the client and is ignored. */
   readonly proxyHops: number;
   readonly maxBodyBytes: number;
+  /** Idempotency-Key: how long a request's claim stays locked before a retry may take it over. */
+  readonly idempotencyLockMs?: number;
   /** Session cookies carry Secure: 'auto' = unless the request is to a loopback host. */
   readonly secureCookies: boolean | 'auto';
   readonly rateLimit: { readonly key: BucketConfig; readonly anonymous: BucketConfig };
@@ -83,6 +85,9 @@ const setCookieHeader = (c: CookieSpec, host: string, secure: boolean | 'auto'):
 
 const sendError = (ctx: Context, err: DomainError): void => {
   ctx.status = ERROR_TABLE[err.code].status;
+  // "Try again later" errors say when (429 rate_limited, 409 idempotency_key_in_use).
+  const retryAfter = (err.params as { retry_after?: unknown } | undefined)?.retry_after;
+  if (typeof retryAfter === 'number' && Number.isFinite(retryAfter)) ctx.set('Retry-After', String(Math.max(1, Math.ceil(retryAfter))));
   ctx.body = errorBody(err.code, err.params, err.details);
 };
 
@@ -218,7 +223,7 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
       if (idemKey !== null) {
         const scope = input.key ? `key:${input.key.id}` : `person:${input.human!.person.id}`;
         reply = await runIdempotent(
-          { store: deps.idempotency, uow: deps.uow, clock: deps.clock },
+          { store: deps.idempotency, uow: deps.uow, clock: deps.clock, ...(deps.config.idempotencyLockMs ? { lockTimeoutMs: deps.config.idempotencyLockMs } : {}) },
           scope, idemKey, fingerprintOf(route.method, ctx.path, input.body),
           (checkpoints) => route.handle(checkpoints ? { ...input, checkpoints } : input), route.replayable, route.phased === true,
         );

@@ -435,8 +435,8 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorEntry>> = {
   },
   idempotency_key_in_use: {
     status: 409,
-    uk: () => 'Запит із цим Idempotency-Key ще виконується. Повторіть трохи згодом.',
-    en: () => 'A request with this Idempotency-Key is still running. Retry in a moment.',
+    uk: (p) => p.retry_after === undefined ? 'Запит із цим Idempotency-Key ще виконується. Повторіть трохи згодом.' : `Запит із цим Idempotency-Key ще виконується (або перерваний). Повторіть через ${s(p.retry_after)} с.`,
+    en: (p) => p.retry_after === undefined ? 'A request with this Idempotency-Key is still running. Retry in a moment.' : `A request with this Idempotency-Key is still running (or was cut off). Retry in ${s(p.retry_after)} s.`,
   },
   rate_limited: {
     status: 429,

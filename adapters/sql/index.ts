@@ -109,16 +109,29 @@ export class SqlStore {
     this.monitors = new SqlMonitorRepository(this.uow, this.engine);
   }
 
-  /** Applies migrations. Several processes starting at once on one Postgres race to create knex's own
-   * tables; the loser retries once they exist (knex's migration lock then serialises the rest). */
-  async migrate(): Promise<void> {
+  /**
+   * Applies migrations. Several processes starting at once (API, worker, `npm run sandbox:key`) race:
+   * on Postgres to create knex's own tables, on SQLite for the write lock, and knex turns either into
+   * MigrationLocked. Nothing pending: nothing locked (the steady state of every restart). A race is
+   * retried until `waitMs` has passed (the winner's migrations are then done); any other error is not.
+   * knex runs the batch and its lock row in one transaction, so a process killed mid-migration leaves
+   * no stale lock behind.
+   */
+  async migrate(waitMs = 120_000): Promise<void> {
+    const deadline = Date.now() + waitMs;
     for (let attempt = 1; ; attempt++) {
       try {
+        const [, pending] = (await this.knex.migrate.list({ migrationSource })) as [unknown[], unknown[]];
+        if (pending.length === 0) return;
         await this.knex.migrate.latest({ migrationSource });
         return;
       } catch (err) {
-        if (attempt >= 10) throw err;
-        await new Promise((r) => setTimeout(r, 100 * attempt + Math.random() * 100));
+        const race = (err as Error).name === 'MigrationLocked' || /already (exists|locked)|duplicate key|SQLITE_BUSY|database is locked/i.test(String((err as Error).message));
+        if (!race || Date.now() > deadline) {
+          if (race) (err as Error).message += ` (waited ${Math.round(waitMs / 1000)} s for another process's migrations)`;
+          throw err;
+        }
+        await new Promise((r) => setTimeout(r, Math.min(100 * attempt, 1000) + Math.random() * 100));
       }
     }
   }

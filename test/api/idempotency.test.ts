@@ -162,7 +162,12 @@ eachStore('Idempotency-Key (seed 4)', (kind) => {
     const fresh = results.filter((r) => r.status === 201 && r.headers.get('idempotent-replayed') === null);
     expect(fresh).to.have.length(1);
     for (const r of results.filter((x) => x.status === 201)) expect(r.body).to.deep.equal(fresh[0]!.body);
-    for (const r of results.filter((x) => x.status === 409)) expect(r.body.error.code).to.equal('idempotency_key_in_use');
+    for (const r of results.filter((x) => x.status === 409)) {
+      expect(r.body.error.code).to.equal('idempotency_key_in_use');
+      // It says when the lock of a cut-off request would let a retry take over (60 s by default).
+      expect(Number(r.headers.get('retry-after'))).to.be.within(1, 60);
+      expect(r.body.error.message.en).to.match(/Retry in \d+ s/);
+    }
     expect(await effects('h')).to.equal(1);
   });
 

@@ -17,7 +17,8 @@ import { canonicalJson } from './canonical-json.js';
  * then runs inside one transaction that also writes the response, so the effects and the stored
  * response commit together: a crash in between leaves neither. A business error rolls the effects
  * back and is stored on its own; an unexpected error releases the claim so the client can retry.
- * A claim whose process died is taken over after LOCK_TIMEOUT.
+ * A claim whose process died is taken over after the lock timeout (IDEMPOTENCY_LOCK_SECONDS, 60 s by
+ * default); until then a retry gets 409 idempotency_key_in_use with Retry-After saying when.
  */
 export const LOCK_TIMEOUT_MS = 60_000;
 const KEY_RE = /^[\x21-\x7e]{1,255}$/;
@@ -26,6 +27,8 @@ export interface IdempotencyDeps {
   readonly store: IdempotencyStore;
   readonly uow: UnitOfWork;
   readonly clock: Clock;
+  /** How long a claim stays locked to its request before a retry may take it over. */
+  readonly lockTimeoutMs?: number;
 }
 
 export const fingerprintOf = (method: string, path: string, body: unknown): string =>
@@ -33,7 +36,9 @@ export const fingerprintOf = (method: string, path: string, body: unknown): stri
 
 /** Which outcomes are kept (DESIGN): successes and business errors (e.g. domain_taken) are; 401, 403,
  * 409 in flight, 422 schema violations, 429 and server faults are not, so the client may retry. */
-const NOT_STORED = new Set<string>(['validation_failed', 'idempotency_key_in_use', 'idempotency_key_reused', 'rate_limited']);
+// operation_in_progress is "busy, retry": a request resumed after a crash may find the domain's lease
+// still held by the dead process; stored, it would strand the charge it had reserved.
+const NOT_STORED = new Set<string>(['validation_failed', 'idempotency_key_in_use', 'idempotency_key_reused', 'rate_limited', 'operation_in_progress']);
 const storable = (code: keyof typeof ERROR_TABLE): boolean => {
   const status = ERROR_TABLE[code].status;
   return !(status === 401 || status === 403 || status === 429 || status >= 500 || NOT_STORED.has(code));
@@ -77,8 +82,11 @@ export const runIdempotent = async (
     if (rec.response) {
       return { status: rec.response.status, body: rec.response.body, headers: { ...rec.response.headers }, replayed: true };
     }
-    const resumable = rec.lockedAt === null || now.getTime() - rec.lockedAt.getTime() > LOCK_TIMEOUT_MS;
-    if (!resumable || !(await deps.store.takeOver(scope, key, rec.lockedAt, now, token))) throw new DomainError('idempotency_key_in_use');
+    const lockMs = deps.lockTimeoutMs ?? LOCK_TIMEOUT_MS;
+    const heldFor = rec.lockedAt === null ? Infinity : now.getTime() - rec.lockedAt.getTime();
+    if (heldFor <= lockMs || !(await deps.store.takeOver(scope, key, rec.lockedAt, now, token))) {
+      throw new DomainError('idempotency_key_in_use', { retry_after: Math.max(1, Math.ceil((lockMs - Math.min(heldFor, lockMs)) / 1000)) });
+    }
     claim = { outcome: 'claimed', record: rec };
   }
   const record = claim.record;

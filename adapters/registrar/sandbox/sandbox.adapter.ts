@@ -51,60 +51,68 @@ export class SandboxRegistrar implements Registrar {
   }
 
   async register(req: RegisterRequest): Promise<RegistryResult> {
-    const replay = await this.replayed(req.clientTransactionId, 'register', req.domain);
-    if (replay) return replay;
-    if (isFailMagic(req.domain)) throw new RegistryError('unavailable', `registry failure for ${req.domain} (sandbox fail- name)`);
-    const [a] = await this.check([req.domain]);
-    if (!a!.available) {
-      if (a!.registeredUntil) throw new RegistryError('taken', `${req.domain} is registered`, a!.registeredUntil);
-      throw new RegistryError('rejected', `${req.domain} is not registrable here`);
-    }
-    const registeredUntil = addYears(req.today ?? kyivDate(this.clock.now()), req.years);
-    // Atomic, like a real registry: of two racing creates of one name, one wins and one is refused.
-    const created = await this.store.putIfAbsent({
-      domain: req.domain, registeredUntil, status: ['ok'],
-      nameservers: req.nameservers.length > 0 ? [...req.nameservers] : SANDBOX_NS, transferCode: this.newTransferCode(),
+    return this.store.atomically(async () => {
+      const replay = await this.replayed(req.clientTransactionId, 'register', req.domain);
+      if (replay) return replay;
+      if (isFailMagic(req.domain)) throw new RegistryError('unavailable', `registry failure for ${req.domain} (sandbox fail- name)`);
+      const [a] = await this.check([req.domain]);
+      if (!a!.available) {
+        if (a!.registeredUntil) throw new RegistryError('taken', `${req.domain} is registered`, a!.registeredUntil);
+        throw new RegistryError('rejected', `${req.domain} is not registrable here`);
+      }
+      const registeredUntil = addYears(req.today ?? kyivDate(this.clock.now()), req.years);
+      // Atomic, like a real registry: of two racing creates of one name, one wins and one is refused.
+      const created = await this.store.putIfAbsent({
+        domain: req.domain, registeredUntil, status: ['ok'],
+        nameservers: req.nameservers.length > 0 ? [...req.nameservers] : SANDBOX_NS, transferCode: this.newTransferCode(),
+      });
+      if (!created) {
+        const holder = await this.store.find(req.domain);
+        throw new RegistryError('taken', `${req.domain} is registered`, holder?.registeredUntil ?? null);
+      }
+      const result = { domain: req.domain, registeredUntil };
+      await this.store.recordTransaction(req.clientTransactionId, 'register', req.domain, JSON.stringify(result));
+      return result;
     });
-    if (!created) {
-      const holder = await this.store.find(req.domain);
-      throw new RegistryError('taken', `${req.domain} is registered`, holder?.registeredUntil ?? null);
-    }
-    const result = { domain: req.domain, registeredUntil };
-    await this.store.recordTransaction(req.clientTransactionId, 'register', req.domain, JSON.stringify(result));
-    return result;
   }
 
   async renew(req: RenewRequest): Promise<RegistryResult> {
-    const replay = await this.replayed(req.clientTransactionId, 'renew', req.domain);
-    if (replay) return replay;
-    if (isFailMagic(req.domain)) throw new RegistryError('unavailable', `registry failure for ${req.domain} (sandbox fail- name)`);
-    const e = await this.store.find(req.domain);
-    if (!e) throw new RegistryError('rejected', `${req.domain} is not registered in the sandbox registry`);
-    // EPP renew (RFC 5731 §3.2.3) names the current expiry date so a repeated renew cannot add twice.
-    if (e.registeredUntil !== req.currentExpiry) {
-      throw new RegistryError('rejected', `current expiry of ${req.domain} is ${e.registeredUntil}, not ${req.currentExpiry}`);
-    }
-    const registeredUntil = addYears(e.registeredUntil, req.years);
-    await this.store.put({ ...e, registeredUntil });
-    const result = { domain: req.domain, registeredUntil };
-    await this.store.recordTransaction(req.clientTransactionId, 'renew', req.domain, JSON.stringify(result));
-    return result;
+    return this.store.atomically(async () => {
+      const replay = await this.replayed(req.clientTransactionId, 'renew', req.domain);
+      if (replay) return replay;
+      if (isFailMagic(req.domain)) throw new RegistryError('unavailable', `registry failure for ${req.domain} (sandbox fail- name)`);
+      const e = await this.store.find(req.domain);
+      if (!e) throw new RegistryError('rejected', `${req.domain} is not registered in the sandbox registry`);
+      // EPP renew (RFC 5731 §3.2.3) names the current expiry date so a repeated renew cannot add twice.
+      if (e.registeredUntil !== req.currentExpiry) {
+        throw new RegistryError('rejected', `current expiry of ${req.domain} is ${e.registeredUntil}, not ${req.currentExpiry}`);
+      }
+      const registeredUntil = addYears(e.registeredUntil, req.years);
+      await this.store.put({ ...e, registeredUntil });
+      const result = { domain: req.domain, registeredUntil };
+      await this.store.recordTransaction(req.clientTransactionId, 'renew', req.domain, JSON.stringify(result));
+      return result;
+    });
   }
 
   async setNameservers(domain: string, nameservers: readonly string[], clientTransactionId: string): Promise<void> {
-    if (await this.store.transaction(clientTransactionId)) return;
-    const e = await this.mustFind(domain);
-    await this.store.put({ ...e, nameservers: [...nameservers] });
-    await this.store.recordTransaction(clientTransactionId, 'nameservers', domain, JSON.stringify(nameservers));
+    return this.store.atomically(async () => {
+      if (await this.store.transaction(clientTransactionId)) return;
+      const e = await this.mustFind(domain);
+      await this.store.put({ ...e, nameservers: [...nameservers] });
+      await this.store.recordTransaction(clientTransactionId, 'nameservers', domain, JSON.stringify(nameservers));
+    });
   }
 
   async setTransferLock(domain: string, locked: boolean, clientTransactionId: string): Promise<void> {
-    if (await this.store.transaction(clientTransactionId)) return;
-    const e = await this.mustFind(domain);
-    const others = e.status.filter((s) => s !== 'clientTransferProhibited' && s !== 'ok');
-    const status = locked ? [...others, 'clientTransferProhibited'] : others.length > 0 ? others : ['ok'];
-    await this.store.put({ ...e, status });
-    await this.store.recordTransaction(clientTransactionId, 'lock', domain, JSON.stringify({ locked }));
+    return this.store.atomically(async () => {
+      if (await this.store.transaction(clientTransactionId)) return;
+      const e = await this.mustFind(domain);
+      const others = e.status.filter((s) => s !== 'clientTransferProhibited' && s !== 'ok');
+      const status = locked ? [...others, 'clientTransferProhibited'] : others.length > 0 ? others : ['ok'];
+      await this.store.put({ ...e, status });
+      await this.store.recordTransaction(clientTransactionId, 'lock', domain, JSON.stringify({ locked }));
+    });
   }
 
   async transferCode(domain: string): Promise<string> {
@@ -113,14 +121,16 @@ export class SandboxRegistrar implements Registrar {
 
   /** EPP contact:create + domain:update <chg><registrant> in one step; the registry keeps the contact. */
   async changeRegistrant(domain: string, registrant: RegistrantContact, clientTransactionId: string): Promise<void> {
-    if (await this.store.transaction(clientTransactionId)) return;
-    // What a registry checks of a contact (RFC 5733 §2.4: cc is ISO 3166 alpha-2; name, city, email required).
-    if (!/^[A-Z]{2}$/.test(registrant.address.countryCode) || !registrant.name.trim() || !registrant.address.city.trim() || !registrant.email.includes('@')) {
-      throw new RegistryError('rejected', `contact for ${domain} is not valid (name, email, city and a two-letter country code are required)`);
-    }
-    const e = await this.mustFind(domain);
-    await this.store.put({ ...e, registrant: { ...registrant, address: { ...registrant.address, street: [...registrant.address.street] } } });
-    await this.store.recordTransaction(clientTransactionId, 'registrant', domain, JSON.stringify({ name: registrant.name }));
+    return this.store.atomically(async () => {
+      if (await this.store.transaction(clientTransactionId)) return;
+      // What a registry checks of a contact (RFC 5733 §2.4: cc is ISO 3166 alpha-2; name, city, email required).
+      if (!/^[A-Z]{2}$/.test(registrant.address.countryCode) || !registrant.name.trim() || !registrant.address.city.trim() || !registrant.email.includes('@')) {
+        throw new RegistryError('rejected', `contact for ${domain} is not valid (name, email, city and a two-letter country code are required)`);
+      }
+      const e = await this.mustFind(domain);
+      await this.store.put({ ...e, registrant: { ...registrant, address: { ...registrant.address, street: [...registrant.address.street] } } });
+      await this.store.recordTransaction(clientTransactionId, 'registrant', domain, JSON.stringify({ name: registrant.name }));
+    });
   }
 
   /** The registrant contact the sandbox registry holds (null: never changed). */

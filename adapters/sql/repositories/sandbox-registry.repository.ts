@@ -37,6 +37,10 @@ export class SqlSandboxRegistryStore implements SandboxRegistryStore {
     return inserted.length > 0;
   }
 
+  atomically<T>(command: () => Promise<T>): Promise<T> {
+    return this.uow.transaction(command);
+  }
+
   async transaction(id: string): Promise<{ op: string; domain: string; result: string } | null> {
     const r = await this.uow.db()('sandbox_registry_transactions').where({ client_transaction_id: id }).first();
     return r ? { op: r.op, domain: r.domain, result: r.result } : null;

@@ -23,4 +23,8 @@ export interface SandboxRegistryStore {
   /** The result a client transaction id produced before, if any (idempotent writes). */
   transaction(clientTransactionId: string): Promise<{ op: string; domain: string; result: string } | null>;
   recordTransaction(clientTransactionId: string, op: string, domain: string, result: string): Promise<void>;
+  /** Runs one registry command as one transaction: its reads, its writes and its client transaction
+   * record commit together or not at all (a crash between them would make a retry look like a new
+   * command: "taken" for one's own create, a renewal applied twice). */
+  atomically<T>(command: () => Promise<T>): Promise<T>;
 }
