@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { generate } from 'otplib';
-import nock from 'nock';
+import nock from '../support/nock.js';
 import { TOKENS } from '../../src/tokens.js';
 import { StripeCardSetup } from '../../adapters/payments/stripe/index.js';
 import { ChangePaymentMethod } from '../../core/billing/change-payment-method.use-case.js';
@@ -209,6 +209,7 @@ eachStore('The six human-only actions (seed A6)', (kind) => {
         st.events, api.system.get(TOKENS.NotifyOwners), st.uow, api.system.get(TOKENS.Random), api.clock,
       );
       const human = await api.system.get(TOKENS.AuthenticateSession).execute(decodeURIComponent(owner.split('=')[1]!));
+      if (!nock.isActive()) nock.activate();
       nock.disableNetConnect();
       nock.enableNetConnect('127.0.0.1');
       try {
@@ -229,6 +230,7 @@ eachStore('The six human-only actions (seed A6)', (kind) => {
       } finally {
         nock.cleanAll();
         nock.enableNetConnect();
+        nock.restore();
       }
     });
 

@@ -183,9 +183,18 @@ eachStore('Hostile: fuzzing every route (fast-check)', (kind) => {
     let count = 0;
     const byStatus = new Map<number, number>();
     const started = Date.now();
+    let firstFailure: string | undefined;
     try {
       await fc.assert(
-        fc.asyncProperty(requestArb(routes, tokens), async (req) => {
+        fc.asyncProperty(requestArb(routes, tokens), async (req) => { try { await one(req); } catch (err) {
+          // Said at once: shrinking re-runs requests and can take long (bounded by FUZZ_TIME_LIMIT_MS).
+          if (firstFailure === undefined) console.log(`      fuzz [${kind.engine}] first failure (request ${count}, ${((Date.now() - started) / 1000).toFixed(1)} s): ${String((err as Error).message).slice(0, 500)} — ${show(req).slice(0, 800)}`);
+          firstFailure ??= String(err);
+          throw err;
+        } }).beforeEach(() => undefined),
+        { numRuns: RUNS, seed: SEED, verbose: 0, includeErrorInReport: true, interruptAfterTimeLimit: TIME_LIMIT_MS, markInterruptAsFailure: true },
+      );
+      async function one(req: FuzzRequest): Promise<void> {
           count++;
           let r: Answer;
           try {
@@ -212,9 +221,7 @@ eachStore('Hostile: fuzzing every route (fast-check)', (kind) => {
             }
             before = await snapshot(api, SNAP_SKIP);
           }
-        }).beforeEach(() => undefined),
-        { numRuns: RUNS, seed: SEED, verbose: 0, includeErrorInReport: true, interruptAfterTimeLimit: TIME_LIMIT_MS, markInterruptAsFailure: true },
-      );
+      }
     } catch (err) {
       const m = (err as Error).message;
       throw new Error(`fuzz failed [${kind.engine}] — replay with FUZZ_SEED=${SEED}\n${m.replace(/"body":"(.{200}).*?"(,|\})/g, '"body":"$1…"$2').slice(0, 6000)}`);

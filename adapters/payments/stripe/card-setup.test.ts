@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import nock from 'nock';
+import nock, { useNock } from '../../../test/support/nock.js';
 import { PaymentError } from '../../../core/billing/ports/payments.port.js';
 import { StripeCardSetup } from './index.js';
 
@@ -20,6 +20,7 @@ const succeeded = (overrides: Record<string, unknown> = {}) => ({
 });
 
 describe('Stripe card setup (SetupIntents, nock fixtures of the documented API)', () => {
+  useNock();
   before(() => nock.disableNetConnect());
   after(() => {
     nock.cleanAll();

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import nock from 'nock';
+import nock, { useNock } from '../../../test/support/nock.js';
 import type { SavedCard } from '../../../core/billing/ports/payments.port.js';
 import { chargeOf, expectPaymentError, newIdempotencyKey, paymentsContract } from '../../../test/contracts/payments.contract.js';
 import { DEFAULT_MAX_NETWORK_RETRIES, DEFAULT_TIMEOUT_MS, StripePayments, validateStripeConfig, type StripePaymentsConfig } from './index.js';
@@ -183,6 +183,7 @@ const rejection = async (p: Promise<unknown>): Promise<unknown> => {
 };
 
 describe('Stripe payments (nock fixtures of the documented API)', () => {
+  useNock();
   before(() => {
     nock.disableNetConnect();
   });

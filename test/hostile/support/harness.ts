@@ -1,5 +1,5 @@
 import { Agent, request as httpRequest } from 'node:http';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { ApiKey } from '../../../core/access/key.js';
 import { formatToken, toBase62 } from '../../../core/access/key-token.js';
 import type { Policy } from '../../../core/access/policy.js';
@@ -129,7 +129,6 @@ export const snapshot = async (api: TestApi, skip: readonly string[] = []): Prom
     for (const r of (await knex.raw(sql)).rows as Array<{ t: string; n: string; h: string }>) out.set(r.t, `${r.n}:${r.h.slice(0, 16)}`);
     return out;
   }
-  const { createHash } = await import('node:crypto');
   for (const t of wanted) {
     const rows: Array<Record<string, unknown>> = await knex(t).select('*');
     const digests = rows.map((r) => createHash('sha256').update(JSON.stringify(r, (_k, v) => (Buffer.isBuffer(v) ? v.toString('hex') : typeof v === 'bigint' ? String(v) : v))).digest('hex')).sort();
