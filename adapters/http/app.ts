@@ -123,6 +123,7 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
         sendError(ctx, new DomainError('internal_error'));
       }
     }
+    if (!deps.logger.isLevelEnabled('info')) return;
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     deps.logger.info({
       req_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 100) / 100,

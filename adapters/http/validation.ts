@@ -54,28 +54,44 @@ const en = (e: ErrorObject): string => {
  */
 const MAX_DEPTH = 32;
 
+type Problem = Record<string, unknown>;
+
+const walkUnstorable = (v: unknown, where: string, path: string, depth: number, details: Problem[]): void => {
+  if (details.length >= 20) return;
+  if (depth > MAX_DEPTH) {
+    details.push({ field: `/${where}${path}`, rule: 'max-depth', message: { uk: `вкладеність понад ${MAX_DEPTH} рівнів не дозволено`, en: `nesting deeper than ${MAX_DEPTH} levels is not allowed` } });
+    return;
+  }
+  if (typeof v === 'string') {
+    if (v.includes('\u0000')) details.push({ field: `/${where}${path}`, rule: 'no-nul', message: { uk: 'символ NUL (U+0000) не дозволено', en: 'the NUL character (U+0000) is not allowed' } });
+  } else if (typeof v === 'number') {
+    if (!Number.isFinite(v)) details.push({ field: `/${where}${path}`, rule: 'finite', message: { uk: 'має бути скінченним числом', en: 'must be a finite number' } });
+  } else if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) walkUnstorable(v[i], where, `${path}/${i}`, depth + 1, details);
+  } else if (v !== null && typeof v === 'object') {
+    for (const k in v) {
+      if (!Object.hasOwn(v, k)) continue;
+      if (k.includes('\u0000')) details.push({ field: `/${where}${path}`, rule: 'no-nul', message: { uk: 'символ NUL (U+0000) у назві поля не дозволено', en: 'the NUL character (U+0000) is not allowed in a field name' } });
+      walkUnstorable((v as Record<string, unknown>)[k], where, `${path}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, depth + 1, details);
+    }
+  }
+};
+
+/** A flat map of strings (route params, most query strings) without NUL: nothing to walk (the read path's case). */
+const plainStrings = (value: unknown): boolean => {
+  if (value === undefined || value === null) return true;
+  if (typeof value !== 'object' || Array.isArray(value)) return false;
+  for (const k in value) {
+    const x = (value as Record<string, unknown>)[k];
+    if (typeof x !== 'string' || x.includes('\u0000') || k.includes('\u0000')) return false;
+  }
+  return true;
+};
+
 export const rejectUnstorable = (value: unknown, where: 'body' | 'query' | 'params'): void => {
-  const details: Array<Record<string, unknown>> = [];
-  const walk = (v: unknown, path: string, depth = 0): void => {
-    if (details.length >= 20) return;
-    if (depth > MAX_DEPTH) {
-      details.push({ field: `/${where}${path}`, rule: 'max-depth', message: { uk: `вкладеність понад ${MAX_DEPTH} рівнів не дозволено`, en: `nesting deeper than ${MAX_DEPTH} levels is not allowed` } });
-      return;
-    }
-    if (typeof v === 'string') {
-      if (v.includes('\u0000')) details.push({ field: `/${where}${path}`, rule: 'no-nul', message: { uk: 'символ NUL (U+0000) не дозволено', en: 'the NUL character (U+0000) is not allowed' } });
-    } else if (typeof v === 'number') {
-      if (!Number.isFinite(v)) details.push({ field: `/${where}${path}`, rule: 'finite', message: { uk: 'має бути скінченним числом', en: 'must be a finite number' } });
-    } else if (Array.isArray(v)) {
-      v.forEach((x, i) => walk(x, `${path}/${i}`, depth + 1));
-    } else if (v !== null && typeof v === 'object') {
-      for (const [k, x] of Object.entries(v)) {
-        if (k.includes('\u0000')) details.push({ field: `/${where}${path}`, rule: 'no-nul', message: { uk: 'символ NUL (U+0000) у назві поля не дозволено', en: 'the NUL character (U+0000) is not allowed in a field name' } });
-        walk(x, `${path}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, depth + 1);
-      }
-    }
-  };
-  walk(value, '');
+  if (plainStrings(value)) return;
+  const details: Problem[] = [];
+  walkUnstorable(value, where, '', 0, details);
   if (details.length > 0) throw new DomainError('validation_failed', {}, details);
 };
 

@@ -122,7 +122,8 @@ eachStore('Console in headless Chromium', (kind) => {
     secret = (await page.locator('#key-secret').textContent())!.trim();
     expect(secret).to.match(/^dmk_test_/);
     await page.click('button[data-copy=key-secret]');
-    expect(await page.locator('button[data-copy=key-secret]').textContent()).to.equal('Copied');
+    // The copy is asynchronous (Clipboard API, else the selection): wait for the button to say so.
+    await page.waitForFunction(() => document.querySelector('button[data-copy=key-secret]')?.textContent === 'Copied', null, { timeout: 10_000 });
     await shot(page, `${tag}-06-key-issued`);
     // The key works with a plain HTTP client, and reaches exactly the prod-labelled domains.
     const r = await fetch(`${api.base}/v1/domains`, { headers: bearer(secret) });

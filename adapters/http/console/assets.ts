@@ -10,8 +10,10 @@ document.addEventListener('click', function (e) {
   if (!el) return;
   var text = el.textContent.trim();
   var done = function () { b.textContent = b.getAttribute('data-copied'); b.classList.add('copied'); };
-  if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(text).then(done, function () { select(el); });
-  else { select(el); try { document.execCommand('copy'); done(); } catch (_) {} }
+  // The Clipboard API where allowed; else (refused, say an unfocused page) the selection and execCommand.
+  var fallback = function () { select(el); try { if (document.execCommand('copy')) done(); } catch (_) {} };
+  if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(text).then(done, fallback);
+  else fallback();
 });
 function select(el) { var r = document.createRange(); r.selectNodeContents(el); var s = window.getSelection(); s.removeAllRanges(); s.addRange(r); }
 document.addEventListener('submit', function (e) {

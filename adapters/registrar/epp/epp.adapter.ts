@@ -243,6 +243,13 @@ export class EppRegistrar implements Registrar, RegistryMessages {
 
   /** RFC 5733 contact:create for the new holder, then RFC 5731 domain:update <chg><registrant>. */
   async changeRegistrant(domain: string, registrant: RegistrantContact, clientTransactionId: string): Promise<void> {
+    // What the contact schema and RFC 5733 §2.4 require, checked before a frame the registry would
+    // refuse (2001/2005) is ever sent: cc is ISO 3166-1 alpha-2; name, city and e-mail are required.
+    const a0 = registrant.address;
+    const problem = !/^[A-Za-z]{2}$/.test(a0.countryCode) ? `the country code "${a0.countryCode}" is not ISO 3166-1 alpha-2`
+      : !registrant.name.trim() ? 'the name is empty' : !a0.city.trim() ? 'the city is empty'
+      : !/^[^@\s]+@[^@\s]+$/.test(registrant.email) ? 'the e-mail address is not valid' : null;
+    if (problem) throw new RegistryError('rejected', `contact for ${domain} is not valid: ${problem}`);
     await this.mustInfo(domain);
     const contactId = `dmk${createHash('sha256').update(clientTransactionId).digest('hex').slice(0, 13)}`;
     const a = registrant.address;
