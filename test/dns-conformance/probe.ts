@@ -1,11 +1,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import dgram from 'node:dgram';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import dnsPacket from 'dns-packet';
-import { freePort, kdig, knotSecondaryConf, rdata, waitFor } from '../dns-server/tools.js';
+import { freePort, kdig, knotSecondaryConf, rawUdp, rdata, waitFor } from '../dns-server/tools.js';
 
 /**
  * The conformance suite's tools (issue 13): a real Knot secondary of our server, and raw DNS exchanges
@@ -59,18 +58,7 @@ export const waitForSerial = (port: number, zone: string, serial: number, timeou
   waitFor(async () => (await serialAt(port, zone)) === serial, timeoutMs, 100);
 
 /** One UDP exchange: the reply, or null after `waitMs`. */
-export const udp = (port: number, packet: Buffer, waitMs = 2000): Promise<Buffer | null> =>
-  new Promise((resolve) => {
-    const s = dgram.createSocket('udp4');
-    const done = (v: Buffer | null): void => {
-      clearTimeout(timer);
-      s.close();
-      resolve(v);
-    };
-    const timer = setTimeout(() => done(null), waitMs);
-    s.on('message', (m) => done(m));
-    s.send(packet, port, '127.0.0.1');
-  });
+export const udp = (port: number, packet: Buffer, waitMs = 2000): Promise<Buffer | null> => rawUdp(port, packet, waitMs);
 
 /** One TCP exchange: every message that comes back before the server closes or `quietMs` of silence. */
 export const tcp = (port: number, packet: Buffer, quietMs = 500): Promise<Buffer[]> =>
