@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { BucketConfig } from '../adapters/http/middleware/rate-limit.js';
+import type { EppSettings } from '../adapters/registrar/epp/index.js';
 
 /**
  * Configuration from the environment. Reading process.env happens here and only here; the
@@ -90,16 +91,10 @@ export interface Config {
   readonly dnsNsid?: string;
 }
 
-/** EPP_* (RFC 5734 over TLS with a client certificate); the adapter's factory validates them. */
-export interface EppConfig {
-  readonly host: string;
-  readonly port: number;
-  readonly clientId: string;
-  readonly password: string;
-  /** PEM files (or PEM text): our client certificate, its key, the registry's CA. */
-  readonly cert: string;
-  readonly key: string;
-  readonly ca: string;
+/** EPP_* (RFC 5734 over TLS with a client certificate): the adapter's connection settings (host, port,
+ * client id, password, and the PEM files or text of our certificate, its key and the registry's CA),
+ * which its factory validates, plus what the composition root decides. */
+export interface EppConfig extends Pick<EppSettings, 'host' | 'port' | 'clientId' | 'password' | 'cert' | 'key' | 'ca'> {
   readonly poolSize: number;
   readonly nameservers: readonly string[];
   /** Poll the registry's message queue every this many seconds (worker). */
