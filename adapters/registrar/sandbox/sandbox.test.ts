@@ -193,5 +193,36 @@ eachStore('Sandbox registrar', (kind) => {
       await registrar.setTransferLock('locked.ua', false, id());
       expect((await registrar.info('locked.ua'))!.status).to.deep.equal(['ok']);
     });
+
+    // Issue 14, found by the crash suite: the create and its client-transaction record were two writes;
+    // a crash between them made the retry (same clTRID) "taken", with our charge kept.
+    it('regression: a command cut between its write and its client-transaction record leaves neither; the retry succeeds once', async () => {
+      const store = opened.store.sandboxRegistry;
+      let cut = true;
+      const crashing = Object.assign(Object.create(Object.getPrototypeOf(store)), store, {
+        recordTransaction: async (...args: Parameters<typeof store.recordTransaction>) => {
+          if (cut) throw new Error('simulated crash after the write');
+          return store.recordTransaction(...args);
+        },
+      }) as typeof store;
+      const flaky = new SandboxRegistrar(crashing, clock, codes());
+      const tid = id();
+      const req = { domain: 'cut-create.com.ua', years: 1, nameservers: [], clientTransactionId: tid };
+      await flaky.register(req).then(() => expect.fail('the simulated crash must surface'), (e: Error) => expect(e.message).to.contain('simulated crash'));
+      expect(await registrar.info('cut-create.com.ua'), 'the create was rolled back with its record').to.equal(null);
+      cut = false;
+      expect((await flaky.register(req)).registeredUntil).to.equal('2027-11-21');
+      expect((await flaky.register(req)).registeredUntil, 'a repeat is a replay').to.equal('2027-11-21');
+
+      // The same for a renewal: cut, then the retry renews exactly once.
+      cut = true;
+      const renew = { domain: 'cut-create.com.ua', years: 1, currentExpiry: '2027-11-21', clientTransactionId: id() };
+      await flaky.renew(renew).then(() => expect.fail('the simulated crash must surface'), (e: Error) => expect(e.message).to.contain('simulated crash'));
+      expect((await registrar.info('cut-create.com.ua'))!.registeredUntil, 'the renewal was rolled back').to.equal('2027-11-21');
+      cut = false;
+      expect((await flaky.renew(renew)).registeredUntil).to.equal('2028-11-21');
+      expect((await flaky.renew(renew)).registeredUntil).to.equal('2028-11-21');
+      expect((await registrar.info('cut-create.com.ua'))!.registeredUntil).to.equal('2028-11-21');
+    });
   });
 });
