@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { RegistryError } from '../../../core/domains/ports/registrar.port.js';
 import { addYears } from '../../../core/shared/dates.js';
-import { registrarContract } from '../../../test/contracts/registrar.contract.js';
+import { expectRegistryError as rejection, registrarContract } from '../../../test/contracts/registrar.contract.js';
 import { EppTestServer, makeEppCerts, TAKEN_UNTIL, type EppCerts, type EppServerOptions } from '../../../test/support/epp-server.js';
 import { createEppRegistrar, type EppRegistrar, type EppSettings } from './index.js';
 
@@ -14,16 +14,6 @@ const settingsFor = (server: EppTestServer, certs: EppCerts, extra: Partial<EppS
   greetingTimeoutMs: 2000, commandTimeoutMs: 5000, backoffMs: 20, maxBackoffMs: 200,
   ...extra,
 });
-
-const rejection = async (p: Promise<unknown>): Promise<RegistryError> => {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).to.be.instanceOf(RegistryError);
-    return e as RegistryError;
-  }
-  throw new Error('expected a RegistryError');
-};
 
 describe('EPP registrar (adapters/registrar/epp) against the local EPP test registry', function () {
   this.timeout(60_000);

@@ -1,8 +1,7 @@
 import { expect } from 'chai';
 import { SqlStore } from '../../sql/index.js';
-import { RegistryError } from '../../../core/domains/ports/registrar.port.js';
 import { kyivDate } from '../../../core/shared/dates.js';
-import { registrarContract } from '../../../test/contracts/registrar.contract.js';
+import { expectRegistryError as rejection, registrarContract } from '../../../test/contracts/registrar.contract.js';
 import { TestClock } from '../../../test/support/clock.js';
 import { eachStore, type FreshStore, type StoreKind } from '../../../test/support/stores.js';
 import { SandboxRegistrar, TAKEN_UNTIL } from './index.js';
@@ -29,16 +28,6 @@ const openStore = async (kind: StoreKind): Promise<{ store: SqlStore; fresh: Fre
 const codes = () => {
   let n = 0;
   return () => `CODE${String(++n).padStart(8, '0')}`;
-};
-
-const rejection = async (p: Promise<unknown>): Promise<RegistryError> => {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).to.be.instanceOf(RegistryError);
-    return e as RegistryError;
-  }
-  throw new Error('expected a RegistryError');
 };
 
 eachStore('Sandbox registrar', (kind) => {
