@@ -61,6 +61,7 @@ import { TOKENS as T } from './tokens.js';
 import { Reauthenticate } from '../core/accounts/reauthenticate.use-case.js';
 import { ManagePeople } from '../core/accounts/manage-people.use-case.js';
 import { DisableTwoFactor } from '../core/accounts/disable-two-factor.use-case.js';
+import { EnableTwoFactor } from '../core/accounts/enable-two-factor.use-case.js';
 import { DeleteAccount } from '../core/accounts/delete-account.use-case.js';
 import { HumanReads } from '../core/accounts/human-reads.use-case.js';
 import { RevealTransferCode } from '../core/domains/reveal-transfer-code.use-case.js';
@@ -227,7 +228,7 @@ export const coreModule = () =>
       (st: SqlStore, e, a, n, at, r) => new RenewDomain(st.domains, st.domainLocks, e, a, st.events, n, at, r),
       [s, T.Environments, T.Accounting, T.NotifyOwners, T.AccountTime, T.Random],
     ).inSingletonScope();
-    bind(T.SetAutoRenew).toResolvedValue((st: SqlStore, n, r, c) => new SetAutoRenew(st.domains, st.events, n, r, c), [s, T.NotifyOwners, T.Random, T.Clock]).inSingletonScope();
+    bind(T.SetAutoRenew).toResolvedValue((st: SqlStore, n, r, c) => new SetAutoRenew(st.domains, st.events, n, r, c, st.uow), [s, T.NotifyOwners, T.Random, T.Clock]).inSingletonScope();
     bind(T.TopUpBalance).toResolvedValue(
       (st: SqlStore, e, a, n, r, c) => new TopUpBalance(st.topUps, st.savedCards, e, a, st.events, n, r, c),
       [s, T.Environments, T.Accounting, T.NotifyOwners, T.Random, T.Clock],
@@ -330,6 +331,10 @@ export const humanActionsModule = () =>
       [s, T.PasswordHasher, T.Totp, T.SecretBox, T.SecretHasher, T.NotifyOwners, T.Random, T.Clock, T.Config],
     ).inSingletonScope();
     bind(T.DisableTwoFactor).toResolvedValue((st: SqlStore, n, r, c) => new DisableTwoFactor(st.people, st.events, n, st.uow, r, c), [s, T.NotifyOwners, T.Random, T.Clock]).inSingletonScope();
+    bind(T.EnableTwoFactor).toResolvedValue(
+      (st: SqlStore, t, b, n, r, c) => new EnableTwoFactor(st.accounts, st.people, t, b, st.events, n, st.uow, r, c),
+      [s, T.Totp, T.SecretBox, T.NotifyOwners, T.Random, T.Clock],
+    ).inSingletonScope();
     bind(T.DeleteAccount).toResolvedValue((st: SqlStore, a, r, c) => new DeleteAccount(st.people, a, st.events, st.uow, r, c), [s, T.Accounting, T.Random, T.Clock]).inSingletonScope();
     bind(T.RevealTransferCode).toResolvedValue(
       (st: SqlStore, e, n, r, c) => new RevealTransferCode(st.domains, e, st.events, n, st.uow, r, c),

@@ -72,6 +72,7 @@ export class System {
       certificates: c.get(T.Certificates),
       // the six human-only actions and the console (issue 10)
       reauthenticate: c.get(T.Reauthenticate), managePeople: c.get(T.ManagePeople), disableTwoFactor: c.get(T.DisableTwoFactor),
+      enableTwoFactor: c.get(T.EnableTwoFactor),
       deleteAccount: c.get(T.DeleteAccount), revealTransferCode: c.get(T.RevealTransferCode), changeRegistrant: c.get(T.ChangeRegistrant),
       changePaymentMethod: c.get(T.ChangePaymentMethod), humanReads: c.get(T.HumanReads),
       requestOperation: c.get(T.RequestOperation), confirmOperation: c.get(T.ConfirmOperation), cancelOperation: c.get(T.CancelOperation),

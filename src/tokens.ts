@@ -46,6 +46,7 @@ import type { InProcessIssuanceQueue } from './issuance-queue.js';
 import type { Reauthenticate } from '../core/accounts/reauthenticate.use-case.js';
 import type { ManagePeople } from '../core/accounts/manage-people.use-case.js';
 import type { DisableTwoFactor } from '../core/accounts/disable-two-factor.use-case.js';
+import type { EnableTwoFactor } from '../core/accounts/enable-two-factor.use-case.js';
 import type { DeleteAccount } from '../core/accounts/delete-account.use-case.js';
 import type { RevealTransferCode } from '../core/domains/reveal-transfer-code.use-case.js';
 import type { ChangeRegistrant } from '../core/domains/change-registrant.use-case.js';
@@ -133,6 +134,7 @@ export const TOKENS = {
   Reauthenticate: t<Reauthenticate>('Reauthenticate'),
   ManagePeople: t<ManagePeople>('ManagePeople'),
   DisableTwoFactor: t<DisableTwoFactor>('DisableTwoFactor'),
+  EnableTwoFactor: t<EnableTwoFactor>('EnableTwoFactor'),
   DeleteAccount: t<DeleteAccount>('DeleteAccount'),
   RevealTransferCode: t<RevealTransferCode>('RevealTransferCode'),
   ChangeRegistrant: t<ChangeRegistrant>('ChangeRegistrant'),

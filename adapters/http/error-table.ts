@@ -530,6 +530,24 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorEntry>> = {
     uk: () => 'Форму відхилено: бракує захисного токена або він неправильний. Оновіть сторінку й спробуйте ще раз.',
     en: () => 'The form was refused: its protection token is missing or wrong. Reload the page and try again.',
   },
+  // switching two-factor checks on again
+  two_factor_already_on: {
+    status: 409,
+    uk: () => 'Двофакторну перевірку вже ввімкнено: вхід просить пароль і одноразовий код. Щоб перейти на новий секрет, спершу вимкніть її, а потім увімкніть знову.',
+    en: () => 'Two-factor checks are already on: signing in asks for the password and a one-time code. To move to a new secret, switch them off first, then on again.',
+    actions: () => [{ type: 'open_console', href: '/console/security' }],
+  },
+  two_factor_enrolment_missing: {
+    status: 409,
+    uk: () => 'Немає нового секрету, що чекає на підтвердження: спершу отримайте його (POST /v1/account/two-factor/enrolment), додайте до застосунку-автентифікатора, а тоді надішліть код із нього.',
+    en: () => 'There is no new secret waiting to be confirmed: get one first (POST /v1/account/two-factor/enrolment), add it to your authenticator app, then send a code from it.',
+    actions: () => [{ type: 'start_enrolment', href: '/v1/account/two-factor/enrolment' }, { type: 'open_console', href: '/console/security' }],
+  },
+  totp_invalid: {
+    status: 422,
+    uk: () => 'Одноразовий код не підходить до нового секрету. Перевірте, що застосунок-автентифікатор показує код саме для цього секрету і що час на пристрої точний, і введіть наступний код.',
+    en: () => 'The one-time code does not match the new secret. Check that your authenticator app shows the code for this very secret and that the device’s clock is right, then enter the next code.',
+  },
 };
 
 export interface ErrorBody {

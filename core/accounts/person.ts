@@ -22,6 +22,9 @@ export interface Person {
   readonly createdAt: Date;
   /** False once the person switched off two-factor checks (a human-only action); absent means on. */
   readonly twoFactorEnabled?: boolean;
+  /** A new TOTP seed (sealed) waiting for its first code before two-factor checks go on again; absent
+   * or null when no enrolment is under way. */
+  readonly totpPendingSecret?: string | null;
 }
 
 export interface Session {

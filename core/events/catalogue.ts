@@ -9,7 +9,8 @@ import type { EventType } from './event.js';
  * Internal only (decided): `person.signed_in` (people's sign-ins are private to the console),
  * `certificate.private_key_read` (an audit record of a read, not a change; it would also tell
  * every subscriber when a key was fetched), `account.created` (happens before any key or webhook
- * can exist).
+ * can exist), `person.two_factor_enrolment_started` (a secret handed out that changes nothing yet;
+ * the owners hear of `person.two_factor_enabled` once a code confirms it).
  */
 export type EventScope = 'domain' | 'account';
 
@@ -65,6 +66,8 @@ export const EVENT_CATALOGUE: Readonly<Record<EventType, EventInfo>> = {
   'person.removed': e('person.removed', 'account', 'Людину вилучено з рахунку (або вона пішла); її ключі відкликано.', 'A person was removed from the account (or left); their keys were revoked.', { email: 'string', left: 'boolean', keys_revoked: 'integer' }),
   'account.payment_method_changed': e('account.payment_method_changed', 'account', 'Змінено спосіб оплати (збережену картку).', 'The payment method (saved card) was changed.', { brand: 'string', last4: 'string' }),
   'person.two_factor_disabled': e('person.two_factor_disabled', 'account', 'Людина вимкнула двофакторну перевірку.', 'A person switched off two-factor checks.'),
+  'person.two_factor_enrolment_started': e(null, 'account', 'Людина отримала новий секрет TOTP, щоб знову ввімкнути двофакторну перевірку (лише внутрішньо; сам секрет не записується).', 'A person got a new TOTP secret to switch two-factor checks on again (internal only; the secret itself is never recorded).'),
+  'person.two_factor_enabled': e('person.two_factor_enabled', 'account', 'Людина знову ввімкнула двофакторну перевірку з новим секретом.', 'A person switched two-factor checks on again, with a new secret.'),
   'account.deleted': e('account.deleted', 'account', 'Рахунок видалено.', 'The account was deleted.', { keys_revoked: 'integer' }),
   // issue 10: class 3 operations (about the operation's domain)
   'operation.pending': e('operation.pending', 'domain', 'Операцію класу 3 створено; вона чекає на другого власника або 24 години.', 'A class 3 operation was requested; it waits for a second owner or 24 hours.', { operation_id: 'string', kind: "'nameservers' | 'transfer_unlock' | 'labels'", domain: 'string', status: 'string', activates_at: 'date-time', nameservers: 'string[] (nameservers)', labels: 'string[] (labels)' }),

@@ -52,6 +52,8 @@ export type EventType =
   | 'person.removed'
   | 'account.payment_method_changed'
   | 'person.two_factor_disabled'
+  | 'person.two_factor_enrolment_started'
+  | 'person.two_factor_enabled'
   | 'account.deleted'
   // class 3 operations (issue 10)
   | 'operation.pending'

@@ -26,6 +26,9 @@ const SUBJECTS: Record<string, { uk: string; en: string }> = {
   'domain.transfer_locked': { uk: 'заборону перенесення встановлено знову', en: 'transfer lock set again' },
   'monitor.check_failed': { uk: 'перевірка моніторингу не проходить', en: 'a monitoring check is failing' },
   'monitor.check_recovered': { uk: 'перевірка моніторингу знову проходить', en: 'a monitoring check has recovered' },
+  // two-factor checks of a person (the human-only action and its way back)
+  'person.two_factor_disabled': { uk: 'двофакторну перевірку вимкнено', en: 'two-factor checks switched off' },
+  'person.two_factor_enabled': { uk: 'двофакторну перевірку знову ввімкнено', en: 'two-factor checks switched on again' },
 };
 
 export const subjectOf = (kind: string, domain: string | null): string => {

@@ -106,7 +106,11 @@ export type ErrorCode =
   | 'account_not_empty'
   | 'card_invalid'
   | 'card_setup_unavailable'
-  | 'csrf_failed';
+  | 'csrf_failed'
+  // switching two-factor checks on again
+  | 'two_factor_already_on'
+  | 'two_factor_enrolment_missing'
+  | 'totp_invalid';
 
 export type ErrorParams = Record<string, string | number | boolean | undefined | null | string[]>;
 

@@ -259,6 +259,151 @@ eachStore('The six human-only actions (seed A6)', (kind) => {
     });
   });
 
+  describe('switch two-factor checks on again, with a new secret', () => {
+    const enrol = (c: string, headers: Record<string, string> = {}) =>
+      api.call('/v1/account/two-factor/enrolment', { method: 'POST', headers: { ...cookieHeaders(c), ...headers } });
+    const confirm = (c: string, code: string) => api.call('/v1/account/two-factor', { method: 'PUT', headers: cookieHeaders(c), json: { totp: code } });
+    const signInWith = (code: string) => api.call('/v1/account/sessions', { method: 'POST', json: { email: api.demo.email, password: api.demo.password, totp: code } });
+    const row = () => api.system.store.uow.db()('people').where({ id: api.demo.personId }).first();
+    const counts = async () => ({
+      events: Number((await api.system.store.uow.db()('events').count({ n: '*' }).first())!.n),
+      notices: Number((await api.system.store.uow.db()('notices').count({ n: '*' }).first())!.n),
+    });
+    /** The code of `secret` at the server's clock now (no step moved: a replay test can send it twice). */
+    const codeNow = (secret: string) => generate({ secret, epoch: Math.floor(api.clock.now().getTime() / 1000) });
+    const switchOff = async (c: string) => {
+      const r = await api.call('/v1/account/two-factor', { method: 'DELETE', headers: cookieHeaders(c) });
+      expect(r.status, JSON.stringify(r.body)).to.equal(200);
+    };
+
+    it('off → enrol → a wrong code changes nothing → the right code switches it on; sign-in then takes the NEW secret only; owners told; no replay', async () => {
+      const second = await addPerson(api, 'owner', 'second@example.com');
+      await switchOff(owner);
+      // No enrolment yet.
+      const missing = await confirm(owner, '123456');
+      expect(missing.status).to.equal(409);
+      expect(missing.body.error.code).to.equal('two_factor_enrolment_missing');
+      expect(missing.body.error.message.uk).to.match(/секрет/);
+      // Starting needs a fresh sign-in (with two-factor off, sign in again takes the password only).
+      api.clock.advance(6 * 60_000);
+      const stale = await enrol(owner);
+      expect(stale.status).to.equal(403);
+      expect(stale.body.error.code).to.equal('reauth_required');
+      expect((await api.call('/v1/account/reauthentications', { method: 'POST', headers: cookieHeaders(owner), json: { password: api.demo.password } })).status).to.equal(201);
+      const first = await enrol(owner);
+      expect(first.status, JSON.stringify(first.body)).to.equal(201);
+      // Calling again replaces the pending secret: the first one's codes are refused from now on.
+      const r = await enrol(owner);
+      expect(r.status).to.equal(201);
+      expect(r.headers.get('cache-control')).to.equal('no-store');
+      expect(Object.keys(r.body).sort()).to.deep.equal(['otpauth_uri', 'secret']);
+      const secret: string = r.body.secret;
+      expect(secret).to.match(/^[A-Z2-7]{16,}$/).and.not.equal(first.body.secret).and.not.equal(api.demo.totpSecret);
+      expect(r.body.otpauth_uri).to.match(/^otpauth:\/\/totp\//).and.include(`secret=${secret}`).and.include('issuer=Domivka');
+      const pending = await row();
+      expect(pending.totp_pending_secret, 'stored sealed, never in clear').to.be.a('string').and.not.include(secret);
+      expect(api.system.get(TOKENS.SecretBox).open(pending.totp_pending_secret)).to.equal(secret);
+      expect(Boolean(pending.two_factor_enabled)).to.equal(false);
+      expect(await events('person.two_factor_enrolment_started')).to.have.length(2);
+
+      // Wrong codes: the old secret's, the replaced pending one's, a made-up one — 422, and nothing stored changes.
+      api.clock.advance(31_000);
+      const before = { row: await row(), ...(await counts()) };
+      for (const wrong of [await codeNow(api.demo.totpSecret), await codeNow(first.body.secret)]) {
+        if (wrong === (await codeNow(secret))) continue; // one chance in a million
+        const w = await confirm(owner, wrong);
+        expect(w.status, JSON.stringify(w.body)).to.equal(422);
+        expect(w.body.error.code).to.equal('totp_invalid');
+        expect(w.body.error.message.uk).to.match(/код/);
+        expect(w.body.error.message.en).to.match(/code/);
+      }
+      expect((await confirm(owner, 'abcdef')).body.error.code, 'not six digits').to.equal('validation_failed');
+      expect({ row: await row(), ...(await counts()) }).to.deep.equal(before);
+
+      // The right code: on, the new secret is the secret, the pending one is cleared, the step recorded.
+      const code = await codeNow(secret);
+      const ok = await confirm(owner, code);
+      expect(ok.status, JSON.stringify(ok.body)).to.equal(200);
+      expect(ok.body).to.deep.equal({ two_factor: true });
+      const after = await row();
+      expect(Boolean(after.two_factor_enabled)).to.equal(true);
+      expect(after.totp_pending_secret).to.equal(null);
+      expect(api.system.get(TOKENS.SecretBox).open(after.totp_secret)).to.equal(secret);
+      expect(Number(after.totp_last_step)).to.be.a('number');
+      const ev = await events('person.two_factor_enabled');
+      expect(ev).to.have.length(1);
+      expect(ev[0].subject).to.equal(`person:${api.demo.personId}`);
+      for (const id of [api.demo.personId, second.id]) {
+        const ns = await api.system.store.notices.listForPerson(id, 'live', undefined, 10);
+        const n = ns.find((x) => x.kind === 'person.two_factor_enabled');
+        expect(n, id).to.not.equal(undefined);
+        expect(n!.message.uk).to.match(/ввімкнув двофакторну/);
+        expect(n!.message.en).to.include('switched two-factor checks on');
+      }
+
+      // Replays: the same code confirms nothing again and never signs in (its step is recorded).
+      const again = await confirm(owner, code);
+      expect(again.status).to.equal(409);
+      expect(again.body.error.code).to.equal('two_factor_already_on');
+      expect((await signInWith(code)).status, 'the enabling code signs in once: never').to.equal(401);
+      // Sign-in now asks for a code, and only the new secret's.
+      api.clock.advance(31_000);
+      expect((await signInWith('')).status, 'password only').to.equal(401);
+      expect((await signInWith(await codeNow(api.demo.totpSecret))).status, 'the old secret').to.equal(401);
+      const signedIn = await signInWith(await codeNow(secret));
+      expect(signedIn.status, JSON.stringify(signedIn.body)).to.equal(201);
+      expect((await signInWith(await codeNow(secret))).status, 'and that code only once').to.equal(401);
+      expect((await api.call('/v1/account/people', { headers: cookieHeaders(owner) })).body.people.find((p: { id: string }) => p.id === api.demo.personId).two_factor).to.equal(true);
+    });
+
+    it('while two-factor checks are on, both steps are refused with 409 two_factor_already_on and nothing changes', async () => {
+      const before = { row: await row(), ...(await counts()) };
+      const a = await enrol(owner);
+      expect(a.status).to.equal(409);
+      expect(a.body.error.code).to.equal('two_factor_already_on');
+      expect(a.body.error.message.uk).to.match(/вже ввімкнено/);
+      expect(a.body.error.actions).to.deep.equal([{ type: 'open_console', href: '/console/security' }]);
+      const b = await confirm(owner, await totp(api.demo.totpSecret));
+      expect(b.status).to.equal(409);
+      expect(b.body.error.code).to.equal('two_factor_already_on');
+      expect({ row: await row(), ...(await counts()) }).to.deep.equal(before);
+    });
+
+    it('an Idempotency-Key replay of the enrolment never shows the secret again', async () => {
+      await switchOff(owner);
+      const r = await enrol(owner, { 'idempotency-key': 'enrol-1' });
+      expect(r.status).to.equal(201);
+      expect(r.body.secret).to.be.a('string');
+      const again = await enrol(owner, { 'idempotency-key': 'enrol-1' });
+      expect(again.headers.get('idempotent-replayed')).to.equal('true');
+      expect(again.body).to.deep.equal({ secret: null, otpauth_uri: null });
+      const stored = await api.system.store.uow.db()('idempotency_keys').select('*');
+      expect(JSON.stringify(stored)).to.not.include(r.body.secret);
+    });
+
+    it('two confirmations with the same right code at once: exactly one switches it on', async () => {
+      await switchOff(owner);
+      const r = await enrol(owner);
+      api.clock.advance(31_000);
+      const code = await codeNow(r.body.secret);
+      const both = await Promise.all([confirm(owner, code), confirm(owner, code)]);
+      expect(both.map((x) => x.status).sort()).to.deep.equal([200, 409]);
+      expect(await events('person.two_factor_enabled')).to.have.length(1);
+    });
+
+    it('a key never reaches either step, whatever it carries (403 human_only, pointing to the console)', async () => {
+      await switchOff(owner);
+      const key = await api.issueKey({ environment: 'test', template: 'read_only', domains: ['domivka-demo.dev'] }, owner);
+      for (const [path, method] of [['/v1/account/two-factor/enrolment', 'POST'], ['/v1/account/two-factor', 'PUT']] as const) {
+        const r = await api.call(path, { method, headers: { authorization: `Bearer ${key.secret}`, 'idempotency-key': `k-${method}` }, json: method === 'PUT' ? { totp: '123456' } : {} });
+        expect(r.status, path).to.equal(403);
+        expect(r.body.error.code).to.equal('human_only');
+        expect(r.body.error.actions[0]).to.deep.equal({ type: 'open_console', href: '/console/security' });
+      }
+      expect((await row()).totp_pending_secret).to.equal(null);
+    });
+  });
+
   describe('delete the account', () => {
     it('is refused while domains or a balance remain, saying why in uk and en', async () => {
       const r = await api.call('/v1/account', { method: 'DELETE', headers: cookieHeaders(owner) });

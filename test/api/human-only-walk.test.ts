@@ -13,7 +13,7 @@ const SIX_ACTIONS = [
   'revealTransferCode', 'changeRegistrant', // the transfer code; the registrant
   'listPeople', 'invitePerson', 'revokeInvitation', 'changeRole', 'removePerson', 'issueKey', 'listKeys', 'revokeKey', 'previewKey', // people and keys
   'getPaymentMethod', 'saveSandboxCard', 'startCardSetup', 'completeCardSetup', // the payment method
-  'disableTwoFactor', // two-factor checks
+  'disableTwoFactor', 'startTwoFactorEnrolment', 'enableTwoFactor', // two-factor checks (off, and on again)
   'deleteAccount', // the account
 ];
 
@@ -90,7 +90,7 @@ eachStore('No key reaches a human-only route, whatever it carries (seed A6, walk
     // Nothing a human-only action writes happened: no event of theirs in the log.
     const events = await api.system.store.uow.db()('events').whereIn('type', [
       'domain.transfer_code_revealed', 'domain.registrant_changed', 'person.invited', 'person.joined', 'person.role_changed', 'person.removed',
-      'account.payment_method_changed', 'person.two_factor_disabled', 'account.deleted',
+      'account.payment_method_changed', 'person.two_factor_disabled', 'person.two_factor_enrolment_started', 'person.two_factor_enabled', 'account.deleted',
     ]);
     expect(events).to.deep.equal([]);
   });

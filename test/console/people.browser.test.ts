@@ -1,13 +1,14 @@
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
+import { TOKENS } from '../../src/tokens.js';
 import { eachStore } from '../support/stores.js';
 import { startApi, type TestApi } from '../support/system.js';
 import { launch, shot, signInThroughForm } from './browser.js';
 
 /**
  * The people, payment, two-factor and account pages in headless Chromium: an invitation by link accepted in
- * another browser, the new person signing in, a sandbox card saved, two-factor checks switched off, the
- * account deletion refused with its reason, and a session that ends.
+ * another browser, the new person signing in, a sandbox card saved, two-factor checks switched off and on
+ * again with a new secret, the account deletion refused with its reason, and a session that ends.
  */
 eachStore('Console people and account pages in headless Chromium', (kind) => {
   let api: TestApi;
@@ -102,6 +103,56 @@ eachStore('Console people and account pages in headless Chromium', (kind) => {
     await nav(page, page.click('text=Switch off two-factor checks'));
     expect(await page.locator('[role=status]').textContent()).to.include('Two-factor checks are off');
     await shot(page, `${tag}-24-security`);
+  });
+
+  it('switching two-factor checks on again: sign in again, a new secret shown once, a wrong code refused, the right one switches it on', async () => {
+    const { totpFor } = await import('./browser.js');
+    api.clock.advance(6 * 60_000);
+    await page.goto(`${api.base}/console/security`);
+    expect(await page.locator('main').textContent()).to.include('Off: signing in takes the password only');
+    await nav(page, page.click('text=Switch on two-factor checks'));
+    expect(new URL(page.url()).pathname).to.equal('/console/reauth');
+    expect(await page.locator('#totp').count(), 'two-factor is off: the password alone').to.equal(0);
+    await page.fill('#password', api.demo.password);
+    await nav(page, page.click('button[type=submit]'));
+    expect(new URL(page.url()).pathname).to.equal('/console/security');
+    await nav(page, page.click('text=Switch on two-factor checks'));
+    const secret = (await page.locator('#totp-secret').textContent())!.trim();
+    const uri = (await page.locator('#totp-uri').textContent())!.trim();
+    expect(secret).to.match(/^[A-Z2-7]{16,}$/).and.not.equal(api.demo.totpSecret);
+    expect(uri).to.match(/^otpauth:\/\/totp\//).and.include(`secret=${secret}`);
+    expect(await page.locator('[role=status]').textContent()).to.include('authenticator app');
+    await shot(page, `${tag}-25-two-factor-enrolment`);
+    // A wrong code (the old secret's): refused, the form asks again, nothing switched.
+    const right = await totpFor(api, secret);
+    const old = await totpFor(api, api.demo.totpSecret);
+    await page.fill('#totp', old === right ? String((Number(old) + 1) % 1_000_000).padStart(6, '0') : old);
+    await nav(page, page.click('text=Confirm and switch on'));
+    expect(await page.locator('[role=alert]').textContent()).to.include('does not match').and.include('totp_invalid');
+    expect((await api.system.store.accounts.findPerson(api.demo.personId))!.twoFactorEnabled).to.equal(false);
+    await shot(page, `${tag}-26-two-factor-wrong-code`);
+    // The enrolment waits: the security page (here in Ukrainian) asks for the code of the pending secret.
+    await page.goto(`${api.base}/console/lang/uk?next=/console/security`);
+    expect(await page.locator('main').textContent()).to.include('Новий секрет чекає на підтвердження');
+    expect(await page.locator('#totp').count()).to.equal(1);
+    await shot(page, `${tag}-26b-two-factor-pending-uk`);
+    await page.goto(`${api.base}/console/lang/en?next=/console/security`);
+    // The right code from the secret shown on the page.
+    await page.fill('#totp', await totpFor(api, secret));
+    await nav(page, page.click('text=Confirm and switch on'));
+    expect(new URL(page.url()).pathname).to.equal('/console/security');
+    expect(await page.locator('[role=status]').textContent()).to.include('Two-factor checks are on again');
+    expect(await page.locator('main').textContent()).to.include('On: signing in asks for the password and a one-time code');
+    expect(await page.locator('text=Switch off two-factor checks').count()).to.equal(1);
+    const me = (await api.system.store.accounts.findPerson(api.demo.personId))!;
+    expect(me.twoFactorEnabled).to.equal(true);
+    expect(api.system.get(TOKENS.SecretBox).open(me.totpSecret)).to.equal(secret);
+    await shot(page, `${tag}-27-two-factor-on-again`);
+    // Sign-in in another browser now takes a code from the new secret.
+    const other = await (await browser.newContext({ locale: 'en-GB' })).newPage();
+    await signInThroughForm(other, api, { email: api.demo.email, password: api.demo.password, totpSecret: secret });
+    expect(new URL(other.url()).pathname).to.equal('/console/');
+    await other.context().close();
   });
 
   it('a session ends 12 hours after sign-in: the next page asks to sign in again', async () => {

@@ -95,6 +95,12 @@ ${csrfField(v)}<input type="hidden" name="next" value="${r.query.next ?? field(r
 <div class="actions"><button type="submit">${v.t('Увійти', 'Sign in')}</button></div>
 </form></div>`;
 
+/** The field for the first code of a new TOTP secret (switching two-factor checks on again). */
+const twoFactorCodeForm = (v: View) => html`<form class="stack card" method="post" action="/console/security/two-factor/enable">${csrfField(v)}<input type="hidden" name="_back" value="/console/security">
+<label for="totp">${v.t('Код із застосунку', 'Code from the app')}</label><input id="totp" name="totp" type="text" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required aria-describedby="totp-hint">
+<p class="hint" id="totp-hint">${v.t('Шість цифр, які застосунок показує для нового секрету.', 'The six digits your app shows for the new secret.')}</p>
+<div class="actions"><button type="submit">${v.t('Підтвердити й увімкнути', 'Confirm and switch on')}</button><a href="/console/security">${v.t('Скасувати', 'Cancel')}</a></div></form>`;
+
 const safeNext = (next: unknown, fallback = '/console/'): string =>
   typeof next === 'string' && /^\/console(\/[^\s\\]*)?$/.test(next) && !next.startsWith('//') ? next : fallback;
 
@@ -528,13 +534,16 @@ ${alert('info', v.t('Додайте цей секрет до застосунк�
       return {
         title: v.t('Безпека', 'Security'),
         body: html`<h1>${v.t('Безпека', 'Security')}</h1>
-${done(r, 'Двофакторну перевірку вимкнено; власники отримали сповіщення.', 'Two-factor checks are off; the owners were told.')}
+${r.query.done === 'on' ? alert('ok', v.t('Двофакторну перевірку знову ввімкнено з новим секретом; власники отримали сповіщення.', 'Two-factor checks are on again, with the new secret; the owners were told.')) : done(r, 'Двофакторну перевірку вимкнено; власники отримали сповіщення.', 'Two-factor checks are off; the owners were told.')}
 <div class="card"><dl class="kv"><dt>${v.t('Ви', 'You')}</dt><dd>${h.person.name} (${h.person.email}), ${h.actor.role === 'owner' ? v.t('власник', 'owner') : v.t('учасник', 'member')}</dd>
 <dt>${v.t('Сесія діє до', 'Session ends')}</dt><dd>${when(h.session.expiresAt.toISOString(), v)}</dd>
 <dt>${v.t('Останнє підтвердження', 'Last proof of identity')}</dt><dd>${when(h.session.authenticatedAt.toISOString(), v)}</dd></dl>
 <form method="post" action="/console/sign-out" class="actions">${csrfField(v)}<button class="secondary" type="submit">${v.t('Вийти', 'Sign out')}</button></form></div>
 <h2>${v.t('Двофакторна перевірка', 'Two-factor checks')}</h2>
-<div class="card">${h.person.twoFactorEnabled === false ? html`<p>${v.t('Вимкнено: для входу досить пароля.', 'Off: signing in takes the password only.')}</p>` : html`<p>${v.t('Увімкнено: вхід просить пароль і одноразовий код. Вимкнення послаблює захист рахунку; усі власники отримають сповіщення. Потрібен повторний вхід.', 'On: signing in asks for the password and a one-time code. Switching it off weakens the account; every owner is told. Signing in again is required.')}</p>
+<div class="card">${h.person.twoFactorEnabled === false ? html`<p>${v.t('Вимкнено: для входу досить пароля.', 'Off: signing in takes the password only.')}</p>
+${h.person.totpPendingSecret ? html`<p>${v.t('Новий секрет чекає на підтвердження: введіть код, який показує для нього застосунок-автентифікатор.', 'A new secret is waiting to be confirmed: enter the code your authenticator app shows for it.')}</p>${twoFactorCodeForm(v)}` : ''}
+<p>${v.t('Увімкнення знову дає новий секрет для застосунку-автентифікатора (старий більше не діятиме); перевірка запрацює, щойно ви введете код із нього. Потрібен повторний вхід.', 'Switching it on again gives you a new secret for your authenticator app (the old one will not work again); the checks start once you enter a code from it. Signing in again is required.')}</p>
+<form method="post" action="/console/security/two-factor/enrolment">${csrfField(v)}<input type="hidden" name="_back" value="/console/security"><button${h.person.totpPendingSecret ? raw(' class="secondary"') : ''} type="submit">${h.person.totpPendingSecret ? v.t('Отримати інший новий секрет', 'Get another new secret') : v.t('Увімкнути двофакторну перевірку', 'Switch on two-factor checks')}</button></form>` : html`<p>${v.t('Увімкнено: вхід просить пароль і одноразовий код. Вимкнення послаблює захист рахунку; усі власники отримають сповіщення. Потрібен повторний вхід.', 'On: signing in asks for the password and a one-time code. Switching it off weakens the account; every owner is told. Signing in again is required.')}</p>
 <form method="post" action="/console/security/two-factor/disable" data-confirm="${v.t('Вимкнути двофакторну перевірку?', 'Switch off two-factor checks?')}">${csrfField(v)}<input type="hidden" name="_back" value="/console/security"><button class="danger" type="submit">${v.t('Вимкнути двофакторну перевірку', 'Switch off two-factor checks')}</button></form>`}</div>
 <h2>${v.t('Видалення рахунку', 'Delete the account')}</h2>
 <div class="card"><p>${v.t('Рахунок можна видалити лише без доменів і з нульовим балансом. Видалення завершує всі сесії й відкликає всі ключі.', 'An account can be deleted only with no domains and a zero balance. Deleting ends every session and revokes every key.')}</p>
@@ -547,6 +556,44 @@ ${done(r, 'Двофакторну перевірку вимкнено; влас�
     handle: async (r) => {
       await uc.disableTwoFactor.execute(me(r));
       return { redirect: '/console/security?done=1' };
+    },
+  },
+  {
+    // Switching two-factor checks on again, step 1: the new secret, shown once, and the field for its first code.
+    method: 'POST', pattern: /^\/console\/security\/two-factor\/enrolment$/, auth: true,
+    handle: async (r) => {
+      const v = r.view;
+      const res = await uc.enableTwoFactor.start(me(r));
+      return {
+        title: v.t('Увімкнути двофакторну перевірку', 'Switch on two-factor checks'),
+        body: html`<h1>${v.t('Увімкнути двофакторну перевірку', 'Switch on two-factor checks')}</h1>
+${alert('info', v.t('Додайте цей секрет до застосунку-автентифікатора (Google Authenticator, 1Password, Aegis…): уведіть його вручну або передайте застосунку посилання otpauth://. Секрет показано лише зараз. Доки ви не підтвердите його кодом, двофакторна перевірка лишається вимкненою.', 'Add this secret to your authenticator app (Google Authenticator, 1Password, Aegis…): type it in, or give the app the otpauth:// link. The secret is shown only now. Until you confirm it with a code, two-factor checks stay off.'))}
+<div class="card"><h2>${v.t('Новий секрет', 'The new secret')}</h2>
+<div class="secret"><code id="totp-secret">${res.secret}</code><button type="button" data-copy="totp-secret" data-copied="${v.t('Скопійовано', 'Copied')}">${v.t('Копіювати', 'Copy')}</button></div>
+<h3>${v.t('Посилання для застосунку', 'Link for the app')}</h3>
+<div class="secret"><code id="totp-uri">${res.otpauthUri}</code><button type="button" data-copy="totp-uri" data-copied="${v.t('Скопійовано', 'Copied')}">${v.t('Копіювати', 'Copy')}</button></div></div>
+${twoFactorCodeForm(v)}`,
+      };
+    },
+  },
+  {
+    // Step 2: a code from the new secret switches the checks on; a wrong one asks again, changing nothing.
+    method: 'POST', pattern: /^\/console\/security\/two-factor\/enable$/, auth: true,
+    handle: async (r) => {
+      const v = r.view;
+      try {
+        await uc.enableTwoFactor.confirm(me(r), field(r.form, 'totp').trim());
+      } catch (err) {
+        if (!(err instanceof DomainError && err.code === 'totp_invalid')) throw err;
+        return {
+          title: v.t('Увімкнути двофакторну перевірку', 'Switch on two-factor checks'), status: 422,
+          body: html`<h1>${v.t('Увімкнути двофакторну перевірку', 'Switch on two-factor checks')}</h1>
+${alert('error', html`<p>${errorText(v.lang, err)}</p><p class="muted">${v.t('Код помилки', 'Error code')}: <code>${err.code}</code></p>`)}
+${twoFactorCodeForm(v)}
+<p><a href="/console/security">${v.t('Якщо застосунок не має цього секрету, почніть знову на сторінці безпеки.', 'If your app does not hold this secret, start again from the security page.')}</a></p>`,
+        };
+      }
+      return { redirect: '/console/security?done=on' };
     },
   },
   {

@@ -216,6 +216,35 @@ export const humanActionRoutes = (uc: UseCases): Route[] => [
     errors: ['reauth_required'],
     handle: async (i) => ({ status: 200, body: await uc.disableTwoFactor.execute(human(i)) }),
   },
+  // Switching two-factor checks on again, in two steps: a new secret, then a code from it (the same action
+  // as switching them off, so human-only too: a key must never choose a person's second factor).
+  {
+    id: 'startTwoFactorEnrolment', method: 'POST', path: '/v1/account/two-factor/enrolment', tag: TAG, writes: true,
+    summary: 'Start switching two-factor checks on again: a new TOTP secret, answered once (signed in again; while two-factor checks are off)',
+    description: 'The secret waits, pending, until PUT /v1/account/two-factor confirms it with a code; calling this again replaces it. An Idempotency-Key replay never shows the secret again.',
+    access: { kind: 'human', session: true, console: '/console/security' },
+    responses: {
+      201: {
+        description: 'A new secret, pending until a code from it confirms it',
+        schema: { type: 'object', properties: { secret: { type: ['string', 'null'], description: 'Base32 TOTP seed (RFC 6238: SHA-1, 6 digits, 30 s)' }, otpauth_uri: { type: ['string', 'null'], description: 'otpauth:// URI for authenticator apps' } } },
+      },
+    },
+    errors: ['reauth_required', 'two_factor_already_on'],
+    handle: async (i) => {
+      const r = await uc.enableTwoFactor.start(human(i));
+      return { status: 201, headers: { 'Cache-Control': 'no-store' }, body: { secret: r.secret, otpauth_uri: r.otpauthUri } };
+    },
+    replayable: (reply) => ({ ...reply, body: { ...(reply.body as object), secret: null, otpauth_uri: null } }),
+  },
+  {
+    id: 'enableTwoFactor', method: 'PUT', path: '/v1/account/two-factor', tag: TAG, writes: true,
+    summary: 'Switch two-factor checks on again: a current code from the pending secret makes it yours (every owner is told)',
+    access: { kind: 'human', session: true, console: '/console/security' },
+    body: { type: 'object', additionalProperties: false, required: ['totp'], properties: { totp: { type: 'string', pattern: '^[0-9]{6}$', description: 'Six digits from the new secret' } } },
+    responses: { 200: { description: 'Switched on', schema: { type: 'object', properties: { two_factor: { type: 'boolean' } } } } },
+    errors: ['two_factor_already_on', 'two_factor_enrolment_missing', 'totp_invalid'],
+    handle: async (i) => ({ status: 200, body: await uc.enableTwoFactor.confirm(human(i), (i.body as { totp: string }).totp) }),
+  },
   {
     id: 'deleteAccount', method: 'DELETE', path: '/v1/account', tag: TAG, writes: true,
     summary: 'Delete the account (owners, signed in again); refused while it holds domains or a non-zero balance',

@@ -19,6 +19,7 @@ import type { Certificates } from '../../../core/certificates/certificates.use-c
 import type { Reauthenticate } from '../../../core/accounts/reauthenticate.use-case.js';
 import type { ManagePeople } from '../../../core/accounts/manage-people.use-case.js';
 import type { DisableTwoFactor } from '../../../core/accounts/disable-two-factor.use-case.js';
+import type { EnableTwoFactor } from '../../../core/accounts/enable-two-factor.use-case.js';
 import type { DeleteAccount } from '../../../core/accounts/delete-account.use-case.js';
 import type { HumanReads } from '../../../core/accounts/human-reads.use-case.js';
 import type { RevealTransferCode } from '../../../core/domains/reveal-transfer-code.use-case.js';
@@ -65,6 +66,7 @@ export interface UseCases {
   readonly reauthenticate: Pick<Reauthenticate, 'execute'>;
   readonly managePeople: Pick<ManagePeople, 'list' | 'invite' | 'revokeInvitation' | 'inspect' | 'accept' | 'changeRole' | 'remove'>;
   readonly disableTwoFactor: Pick<DisableTwoFactor, 'execute'>;
+  readonly enableTwoFactor: Pick<EnableTwoFactor, 'start' | 'confirm'>;
   readonly deleteAccount: Pick<DeleteAccount, 'execute'>;
   readonly revealTransferCode: Pick<RevealTransferCode, 'execute'>;
   readonly changeRegistrant: Pick<ChangeRegistrant, 'execute'>;

@@ -7,6 +7,7 @@ type PersonRow = {
   id: string; account_id: string; email: string; name: string; role: string; password_hash: string;
   totp_secret: string; totp_last_step: string | number | null; last_sign_in_at: string | null; created_at: string;
   two_factor_enabled?: boolean | number | null;
+  totp_pending_secret?: string | null;
 };
 
 const toPerson = (r: PersonRow): Person => ({
@@ -15,6 +16,7 @@ const toPerson = (r: PersonRow): Person => ({
   totpLastStep: r.totp_last_step === null ? null : Number(r.totp_last_step),
   lastSignInAt: dateOrNull(r.last_sign_in_at), createdAt: date(r.created_at),
   twoFactorEnabled: r.two_factor_enabled === undefined || r.two_factor_enabled === null ? true : Boolean(r.two_factor_enabled),
+  totpPendingSecret: r.totp_pending_secret ?? null,
 });
 
 /** People who can act: not removed, in an account that is not deleted (issue 10). */

@@ -8,6 +8,7 @@ const toPerson = (r: Record<string, any>): Person => ({
   passwordHash: r.password_hash, totpSecret: r.totp_secret, totpLastStep: r.totp_last_step === null ? null : Number(r.totp_last_step),
   lastSignInAt: dateOrNull(r.last_sign_in_at), createdAt: date(r.created_at),
   twoFactorEnabled: r.two_factor_enabled === null || r.two_factor_enabled === undefined ? true : Boolean(r.two_factor_enabled),
+  totpPendingSecret: r.totp_pending_secret ?? null,
 });
 
 export class SqlPeopleRepository implements PeopleRepository {
@@ -39,6 +40,19 @@ export class SqlPeopleRepository implements PeopleRepository {
 
   async setTwoFactor(personId: string, enabled: boolean): Promise<void> {
     await this.uow.db()('people').where({ id: personId }).update({ two_factor_enabled: enabled });
+  }
+
+  async setPendingTotp(personId: string, sealedSecret: string): Promise<boolean> {
+    const n = await this.uow.db()('people').where({ id: personId, two_factor_enabled: false }).update({ totp_pending_secret: sealedSecret });
+    return n > 0;
+  }
+
+  async confirmPendingTotp(personId: string, sealedSecret: string, step: number): Promise<boolean> {
+    // One conditional UPDATE: of two concurrent confirmations only one matches (Postgres re-checks the WHERE
+    // after the first commits; SQLite has one writer).
+    const n = await this.uow.db()('people').where({ id: personId, two_factor_enabled: false, totp_pending_secret: sealedSecret })
+      .update({ totp_secret: sealedSecret, two_factor_enabled: true, totp_pending_secret: null, totp_last_step: step });
+    return n > 0;
   }
 
   async markAccountDeleted(accountId: string, at: Date): Promise<void> {

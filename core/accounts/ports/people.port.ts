@@ -24,6 +24,13 @@ export interface PeopleRepository {
   /** Marks removed and frees the e-mail address for a later invitation. */
   remove(personId: string, at: Date): Promise<void>;
   setTwoFactor(personId: string, enabled: boolean): Promise<void>;
+  /** Stores the sealed TOTP seed of a new enrolment, replacing any earlier one. Conditional: false (and
+   * nothing stored) when two-factor checks are on. */
+  setPendingTotp(personId: string, sealedSecret: string): Promise<boolean>;
+  /** The pending seed becomes the TOTP seed: two-factor on, the pending seed cleared, `step` recorded as
+   * the last accepted one. Conditional: false (nothing changed) unless two-factor is off and the pending
+   * seed is still `sealedSecret` (a concurrent confirmation or a newer enrolment wins). */
+  confirmPendingTotp(personId: string, sealedSecret: string, step: number): Promise<boolean>;
   markAccountDeleted(accountId: string, at: Date): Promise<void>;
   /** The session proved password (+ TOTP) again now ("sign in again"). */
   reauthenticated(sessionId: string, at: Date): Promise<void>;

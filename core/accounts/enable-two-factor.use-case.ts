@@ -1,0 +1,91 @@
+import type { EventLog } from '../events/ports/event-log.port.js';
+import type { NotifyOwners } from '../notices/notify-owners.js';
+import type { Clock } from '../shared/clock.port.js';
+import { DomainError } from '../shared/errors.js';
+import type { Random } from '../shared/random.port.js';
+import type { SecretBox } from '../shared/secret-box.port.js';
+import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import { requireRecentSignIn } from './human-guards.js';
+import type { Person } from './person.js';
+import type { HumanContext } from './sign-in.use-case.js';
+import type { AccountRepository } from './ports/account-repository.port.js';
+import type { TotpVerifier } from './ports/credentials.port.js';
+import type { PeopleRepository } from './ports/people.port.js';
+
+/**
+ * Switch two-factor checks on again for oneself, with a fresh secret — the way back from DisableTwoFactor,
+ * in two steps so a person never ends up locked out by a secret their app does not hold:
+ * 1. `start` (after signing in again, as switching off needs): a new TOTP seed, stored sealed as pending
+ *    and answered once with its otpauth:// URI; starting again replaces it.
+ * 2. `confirm`: a current code from that seed turns it into the person's secret and two-factor on, in one
+ *    transaction with the event and the owners' notice. The old seed never comes back.
+ */
+export class EnableTwoFactor {
+  constructor(
+    private readonly accounts: AccountRepository,
+    private readonly people: PeopleRepository,
+    private readonly totp: TotpVerifier,
+    private readonly box: SecretBox,
+    private readonly events: EventLog,
+    private readonly notify: NotifyOwners,
+    private readonly uow: UnitOfWork,
+    private readonly random: Random,
+    private readonly clock: Clock,
+  ) {}
+
+  async start(human: HumanContext): Promise<{ secret: string; otpauthUri: string }> {
+    const now = this.clock.now();
+    requireRecentSignIn(human.session, now);
+    const person = await this.current(human);
+    if (person.twoFactorEnabled !== false) throw new DomainError('two_factor_already_on');
+    const secret = this.totp.generateSecret();
+    await this.uow.transaction(async () => {
+      if (!(await this.people.setPendingTotp(person.id, this.box.seal(secret)))) throw new DomainError('two_factor_already_on');
+      await this.events.append({
+        id: this.random.id(), accountId: person.accountId, environment: null, type: 'person.two_factor_enrolment_started',
+        subject: `person:${person.id}`, actor: `person:${person.id}`, occurredAt: now, data: {},
+      });
+    });
+    return { secret, otpauthUri: this.totp.uri(secret, person.email) };
+  }
+
+  async confirm(human: HumanContext, code: string): Promise<{ two_factor: true }> {
+    const person = await this.current(human);
+    if (person.twoFactorEnabled !== false) throw new DomainError('two_factor_already_on');
+    const pending = person.totpPendingSecret;
+    if (!pending) throw new DomainError('two_factor_enrolment_missing');
+    const now = this.clock.now();
+    // No code of this seed was ever accepted, so nothing earlier to refuse; the step it matched is recorded
+    // with the switch, so this very code never signs in afterwards (RFC 6238 §5.2).
+    const step = await this.totp.verify(this.box.open(pending), code, now, null);
+    if (step === null) throw new DomainError('totp_invalid');
+    await this.uow.transaction(async () => {
+      if (!(await this.people.confirmPendingTotp(person.id, pending, step))) {
+        // Changed since we read it: a concurrent confirmation won, or a newer enrolment replaced the seed.
+        const latest = await this.accounts.findPerson(person.id);
+        if (!latest || latest.twoFactorEnabled !== false) throw new DomainError('two_factor_already_on');
+        throw new DomainError(latest.totpPendingSecret ? 'totp_invalid' : 'two_factor_enrolment_missing');
+      }
+      await this.events.append({
+        id: this.random.id(), accountId: person.accountId, environment: null, type: 'person.two_factor_enabled',
+        subject: `person:${person.id}`, actor: `person:${person.id}`, occurredAt: now, data: {},
+      });
+      await this.notify.send({
+        accountId: person.accountId, environment: 'live', kind: 'person.two_factor_enabled',
+        message: {
+          uk: `${person.email} знову ввімкнув двофакторну перевірку з новим секретом: для входу потрібні пароль і одноразовий код.`,
+          en: `${person.email} switched two-factor checks on again, with a new secret: signing in takes the password and a one-time code.`,
+        },
+        data: { person_id: person.id },
+      });
+    });
+    return { two_factor: true };
+  }
+
+  /** The person as stored now (the session's copy may predate an enrolment started in another tab). */
+  private async current(human: HumanContext): Promise<Person> {
+    const person = await this.accounts.findPerson(human.person.id);
+    if (!person) throw new DomainError('session_required');
+    return person;
+  }
+}
