@@ -49,9 +49,11 @@ export class RenewDomain {
     const name = normalizeDomain(input.domain);
     const first = await this.domains.find(accountId, environment, name);
     if (!first) throw new DomainError('domain_not_found', { domain: name });
-    const locked = <T>(fn: () => Promise<T>) => (by.kind === 'auto' ? fn() : this.locks.withLock(first.id, fn));
+    // The worker renews under the lease of its claim; a key's renewal takes the lease here.
+    const locked = <T>(fn: () => Promise<T>) => (by.kind === 'auto' ? this.locks.whileHeld(fn) : this.locks.withLock(first.id, fn));
     return locked(async () => {
-      // Read again under the lock: an earlier renewal may have just moved the expiry.
+      // Read again under the lock, from the store (not a cached copy): an earlier renewal, maybe in another
+      // process, may have just moved the expiry, and the registry refuses a renewal from the old one.
       const domain = (await this.domains.find(accountId, environment, name))!;
       const now = await this.time.now(accountId, environment);
       // The worker renews by the phase it last recorded (it may be catching up after a pause).
@@ -89,9 +91,12 @@ export class RenewDomain {
       }
       const out = await cp.reach('renewed', async () => {
         await this.accounting.post(reserved.entryId);
+        // The row as it is now (read in this transaction, locked on Postgres): the registry call took a
+        // while, and a change of another field meanwhile (auto_renew, a pending operation) must survive.
+        const current = (await this.domains.find(accountId, environment, name)) ?? domain;
         const renewed: Domain = {
-          ...domain, expiresOn: registeredUntil, autoRenewFailedFor: null,
-          status: statusFor(domain.status, phaseOn(registeredUntil, kyivDate(now)), domain.transferLock),
+          ...current, expiresOn: registeredUntil, autoRenewFailedFor: null,
+          status: statusFor(current.status, phaseOn(registeredUntil, kyivDate(now)), current.transferLock),
         };
         await this.domains.update(renewed);
         const actor = by.kind === 'key' ? `key:${by.key.id}` : 'system:auto-renew';

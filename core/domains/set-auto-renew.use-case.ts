@@ -5,6 +5,7 @@ import type { Clock } from '../shared/clock.port.js';
 import { normalizeDomain } from '../shared/domain-name.js';
 import { DomainError } from '../shared/errors.js';
 import type { Random } from '../shared/random.port.js';
+import type { UnitOfWork } from '../shared/unit-of-work.port.js';
 import { viewDomain, type DomainView } from './domain.js';
 import type { DomainRepository } from './ports/domain-repository.port.js';
 
@@ -16,9 +17,15 @@ export class SetAutoRenew {
     private readonly notifyOwners: NotifyOwners,
     private readonly random: Random,
     private readonly clock: Clock,
+    private readonly uow: UnitOfWork,
   ) {}
 
-  async execute(key: ApiKey, domainName: string, autoRenew: boolean): Promise<DomainView> {
+  /** One transaction: the domain is read there (fresh, and locked on Postgres), so the whole-row update cannot undo a renewal that just committed. */
+  execute(key: ApiKey, domainName: string, autoRenew: boolean): Promise<DomainView> {
+    return this.uow.transaction(() => this.run(key, domainName, autoRenew));
+  }
+
+  private async run(key: ApiKey, domainName: string, autoRenew: boolean): Promise<DomainView> {
     const name = normalizeDomain(domainName);
     const domain = await this.domains.find(key.accountId, key.environment, name);
     if (!domain) throw new DomainError('domain_not_found', { domain: name });

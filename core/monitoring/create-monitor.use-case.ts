@@ -45,7 +45,7 @@ export class CreateMonitor {
       openIncidentId: null, createdAt: now, updatedAt: now,
     };
     await this.uow.transaction(async () => {
-      if ((await this.monitors.count(key.accountId, key.environment)) >= this.rules.maxPerAccount) {
+      if ((await this.monitors.count(key.accountId, key.environment, true)) >= this.rules.maxPerAccount) {
         throw new DomainError('monitor_limit_reached', { limit: this.rules.maxPerAccount, environment: key.environment });
       }
       await this.monitors.insert(m);

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
+import { TOKENS } from '../../src/tokens.js';
 import { eachStore } from '../support/stores.js';
 import { bearer, startApi, type TestApi } from '../support/system.js';
 
@@ -52,6 +53,47 @@ eachStore('Renewal, spend limits, top-ups (issue 3)', (kind) => {
     const registry = await s.sandboxRegistry.find('domivka-demo.com.ua');
     const ours = await s.domains.find(api.demo.accountId, 'test', 'domivka-demo.com.ua');
     expect(registry!.registeredUntil).to.equal(ours!.expiresOn);
+  });
+
+  it('regression: a renewal reads the current expiry from the store, not from a cached copy another process\'s renewal has not yet dropped (was 502 registry_failure)', async () => {
+    const k = await moneyKey(['domain.renew', 'domain.read'], 1_000_000);
+    const s = api.system.store;
+    const name = 'domivka-demo.dev';
+    const cached = (await s.domains.find(api.demo.accountId, 'test', name))!.expiresOn;
+    // Another process renews: the row and the registry move a year on, and this process has not heard yet
+    // (the change feed's drop is on its way; here it never comes, as the rows are written behind our back).
+    const moved = `${Number(cached.slice(0, 4)) + 1}${cached.slice(4)}`;
+    await s.knex('domains').where({ name, environment: 'test' }).update({ expires_on: moved });
+    await s.knex('sandbox_registry').where({ domain: name }).update({ registered_until: moved });
+    expect((await s.domains.find(api.demo.accountId, 'test', name))!.expiresOn, 'this process still has the old copy').to.equal(cached);
+    const r = await write('POST', `/v1/domains/${name}/renewals`, k.secret, { years: 1 });
+    expect(r.status, JSON.stringify(r.body)).to.equal(201);
+    expect(r.body.expires_at).to.equal(`${Number(moved.slice(0, 4)) + 1}${moved.slice(4)}`);
+    expect((await s.sandboxRegistry.find(name))!.registeredUntil).to.equal(r.body.expires_at);
+  });
+
+  it('regression: automatic renewal switched off while a renewal waits on the registry stays off (the renewal wrote back the row it read before the call)', async () => {
+    const k = await moneyKey(['domain.renew', 'domain.read'], 1_000_000);
+    const name = 'domivka-demo.dev';
+    const s = api.system.store;
+    await s.knex('domains').where({ name, environment: 'test' }).update({ auto_renew: true });
+    const registrar = api.system.get(TOKENS.Environments).get('test').registrar as { renew: (req: unknown) => Promise<unknown> };
+    const original = registrar.renew;
+    // The owner's PATCH lands while the registry is working on the renewal.
+    registrar.renew = async (req: unknown) => {
+      const off = await write('PATCH', `/v1/domains/${name}`, k.secret, { auto_renew: false });
+      expect(off.status, JSON.stringify(off.body)).to.equal(200);
+      return original.call(registrar, req);
+    };
+    try {
+      const r = await write('POST', `/v1/domains/${name}/renewals`, k.secret, { years: 1 });
+      expect(r.status, JSON.stringify(r.body)).to.equal(201);
+      expect(r.body.auto_renew, 'the renewal answers the row as stored').to.equal(false);
+    } finally {
+      registrar.renew = original;
+    }
+    expect((await s.domains.find(api.demo.accountId, 'test', name))!.autoRenew).to.equal(false);
+    await s.knex('domains').where({ name, environment: 'test' }).update({ auto_renew: true });
   });
 
   it('PATCH switches automatic renewal (domain.renew)', async () => {

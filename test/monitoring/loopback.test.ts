@@ -71,4 +71,14 @@ eachStore('monitoring: loopback and live rules', (kind) => {
     expectErrorShape(await post('/v1/monitors', { kind: 'domain_expiry', domain: zone }, key), 409, 'monitor_limit_reached');
     expect(await count()).to.equal(4);
   });
+
+  it('regression: 12 concurrent creates under MONITOR_LIMIT=4 store 4, not more (on Postgres two counts used to see the same number)', async () => {
+    const key = (await api.issueKey({ environment: 'test', template: 'monitoring', domains: [zone] })).secret;
+    const monitors = async () => (await api.system.store.knex('monitors').where({ environment: 'test' }).select('id')).map((r: { id: string }) => r.id);
+    for (const id of await monitors()) expect((await api.call(`/v1/monitors/${id}`, { method: 'DELETE', headers: { ...bearer(key), 'idempotency-key': randomUUID() } })).status).to.equal(200);
+    expect(await monitors()).to.have.length(0);
+    const answers = await Promise.all(Array.from({ length: 12 }, () => post('/v1/monitors', { kind: 'domain_expiry', domain: zone }, key)));
+    expect(answers.map((a) => a.status).sort()).to.deep.equal([...Array(4).fill(201), ...Array(8).fill(409)]);
+    expect(await monitors()).to.have.length(4);
+  });
 });

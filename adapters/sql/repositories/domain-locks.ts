@@ -26,9 +26,15 @@ export class SqlDomainLocks implements DomainLocks {
       delay = Math.min(delay * 2, 100);
     }
     try {
-      return await fn();
+      // Another process may have changed the domain just before we got the lease, and this process's
+      // cached read may not have heard yet: decisions under the lease read the store.
+      return await this.domains.fresh(fn);
     } finally {
       await this.domains.releaseLease(domainId, token);
     }
+  }
+
+  whileHeld<T>(fn: () => Promise<T>): Promise<T> {
+    return this.domains.fresh(fn);
   }
 }

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Domain } from '../../../core/domains/domain.js';
 import type { DomainListQuery, DomainRepository } from '../../../core/domains/ports/domain-repository.port.js';
 import type { Environment } from '../../../core/shared/environment.js';
@@ -25,8 +26,17 @@ const FIND_SQL =
   'select d.id, d.account_id, d.environment, d.name, d.status, d.expires_on, d.auto_renew, d.transfer_lock, ' +
   'd.nameservers, d.created_at, d.auto_renew_failed_for, l.label as label from domains d left join domain_labels l on l.domain_id = d.id ' +
   'where d.account_id = ? and d.environment = ? and d.name = ?';
+/**
+ * Inside a transaction on Postgres the domain row is locked until commit: every read-modify-write of a
+ * domain (update() writes the whole row) runs in a transaction, so two of them cannot interleave and
+ * lose one's change (READ COMMITTED would let both read the same row). SQLite has one writer.
+ */
+const FIND_FOR_UPDATE_SQL = `${FIND_SQL} for update of d`;
 
 export class SqlDomainRepository implements DomainRepository {
+  /** Set while find() must read the store, not the cache (see `fresh`). */
+  private readonly freshReads = new AsyncLocalStorage<true>();
+
   constructor(
     private readonly uow: KnexUnitOfWork,
     private readonly reader: SqliteReader | null = null,
@@ -54,16 +64,25 @@ export class SqlDomainRepository implements DomainRepository {
     await this.changed(d.id);
   }
 
+  /**
+   * Runs `fn` with every find() going to the store: for reads that a decision under a domain's lease rests
+   * on (a renewal's current expiry). The cache may hold a copy from before another process's commit for
+   * up to the change feed's delay.
+   */
+  fresh<T>(fn: () => Promise<T>): Promise<T> {
+    return this.freshReads.run(true, fn);
+  }
+
   async find(accountId: string, environment: Environment, name: string): Promise<Domain | null> {
     const params = [accountId, environment, name];
     const inTx = this.uow.inTransaction();
     const cacheKey = `${accountId}\u0000${environment}\u0000${name}`;
-    const hit = inTx ? undefined : this.cache?.get(cacheKey);
+    const hit = inTx || this.freshReads.getStore() ? undefined : this.cache?.get(cacheKey);
     if (hit) return hit.domain ? copyOf(hit.domain) : null;
     const begun = this.cache?.begin() ?? 0;
     const rows = this.reader && !inTx
       ? this.reader.all<FoundRow>(FIND_SQL, params)
-      : await rawRows<FoundRow>(this.uow.db(), FIND_SQL, params);
+      : await rawRows<FoundRow>(this.uow.db(), inTx && this.engine === 'postgres' ? FIND_FOR_UPDATE_SQL : FIND_SQL, params);
     const domain = rows.length === 0 ? null : this.toDomain(rows[0]!, rows.flatMap((r) => (r.label === null ? [] : [r.label])).sort());
     if (!inTx && this.cache) this.cache.set(cacheKey, { domain: domain ? copyOf(domain) : null }, begun);
     return domain;

@@ -60,7 +60,10 @@ export class SqlMonitorRepository implements MonitorRepository {
     });
   }
 
-  async count(accountId: string, environment: Environment): Promise<number> {
+  async count(accountId: string, environment: Environment, lock = false): Promise<number> {
+    // Postgres: the account row's lock serializes creates of one account (READ COMMITTED would let two
+    // counts see the same number). SQLite has one writer, and one connection per process.
+    if (lock && this.engine === 'postgres') await this.uow.db()('accounts').select('id').where({ id: accountId }).forUpdate();
     const r = await this.uow.db()('monitors').where({ account_id: accountId, environment }).count<{ n: number | string }[]>({ n: '*' });
     return Number(r[0]?.n ?? 0);
   }

@@ -39,5 +39,8 @@ export interface DomainRepository {
  * domain are serialised, not refused): a lease on the domain row, waited for, renewed by nobody.
  */
 export interface DomainLocks {
+  /** Runs `fn` holding the domain's lease. Reads inside see the store as it is, never a per-process cache. */
   withLock<T>(domainId: string, fn: () => Promise<T>): Promise<T>;
+  /** Runs `fn` for a domain whose lease the caller already holds (a worker's claim), reading as `withLock` does. */
+  whileHeld<T>(fn: () => Promise<T>): Promise<T>;
 }

@@ -14,8 +14,12 @@ export interface MonitorRepository {
   /** Replaces the mutable fields; false when the monitor is gone. */
   update(m: Monitor): Promise<boolean>;
   delete(id: string): Promise<boolean>;
-  /** How many monitors the account has in the environment. */
-  count(accountId: string, environment: Environment): Promise<number>;
+  /**
+   * How many monitors the account has in the environment. With `lock`, inside a transaction, concurrent
+   * creates of the same account wait for each other until commit (Postgres: the account row is locked
+   * first), so a count-then-insert cannot go past the limit.
+   */
+  count(accountId: string, environment: Environment, lock?: boolean): Promise<number>;
   find(id: string): Promise<Monitor | null>;
   /** Newest first; `before` is an opaque "created_at|id" sort key. */
   list(accountId: string, environment: Environment, q: { before?: string; limit: number; domain?: string }): Promise<Monitor[]>;
