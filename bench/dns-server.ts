@@ -13,9 +13,9 @@ import { onShutdown } from '../src/main/process.js';
  *            Prints {"port", "pids", "records"} once listening, then takes one JSON command per stdin line:
  *            {"cmd":"publish","serial":S,"name":N,"ip":IP} → publishes the zone at serial S with `N A IP`
  *            added and answers {"published":S,"ms":<publish time>} once our server serves it.
- *   cluster: node:cluster with BENCH_DNS_WORKERS workers sharing the UDP socket and the TCP listener (the
- *            primary binds them and hands them over; Node 20 has no reusePort). Prints {"port", "pids"}
- *            (workers first, then the primary). No secondaries.
+ *   cluster: node:cluster with BENCH_DNS_WORKERS workers, each binding its own UDP socket on the port
+ *            with SO_REUSEPORT (as src/main/dns-worker.ts) and sharing the TCP listener the primary binds.
+ *            Prints {"port", "pids"} (workers first, then the primary). No secondaries.
  *
  * Stops on SIGTERM/SIGINT. Warnings and errors of the nameserver go to stderr; nothing is logged per query.
  */
@@ -28,6 +28,7 @@ const env = (name: string, fallback?: string): string => {
 const domain = env('BENCH_DNS_DOMAIN', 'bench.test');
 const records = Number(env('BENCH_DNS_RECORDS', '1000'));
 const port = Number(env('BENCH_DNS_PORT'));
+const udpBatch = process.env.BENCH_DNS_UDP_BATCH !== '0';
 const secondaryPort = process.env.BENCH_DNS_SECONDARY_PORT ? Number(process.env.BENCH_DNS_SECONDARY_PORT) : null;
 
 const logger: NameserverLogger = {
@@ -38,9 +39,10 @@ const logger: NameserverLogger = {
 };
 
 const startNameserver = async (secondaries: Array<{ host: string; port: number }>): Promise<EmbeddedNameserver> => {
-  const ns = new EmbeddedNameserver({ host: '127.0.0.1', port, axfrAllow: ['127.0.0.1'], secondaries, logger });
+  const ns = new EmbeddedNameserver({ host: '127.0.0.1', port, axfrAllow: ['127.0.0.1'], secondaries, logger, reusePort: cluster.isWorker, udpBatch });
   await ns.publish(benchZone(domain, records));
   await ns.start();
+  if (udpBatch && ns.udpMode() === 'dgram') throw new Error('bench:dns: our server fell back to dgram (run npm run build:native, or set BENCH_DNS_UDP_BATCH=0)');
   return ns;
 };
 

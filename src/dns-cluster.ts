@@ -28,10 +28,12 @@ interface Slot {
 }
 
 /**
- * The DNS server as DNS_WORKERS cluster workers (src/main/dns-worker.ts) sharing one UDP socket and one
- * TCP listener, which this process (the API) binds and hands over, then leaves alone: it reads no
- * datagram (cluster never round-robins UDP; each worker reads the one socket itself) and, with
- * SCHED_NONE, accepts no TCP connection (the workers accept their own).
+ * The DNS server as DNS_WORKERS cluster workers (src/main/dns-worker.ts). Each worker binds its own UDP
+ * socket on the port with SO_REUSEPORT (the udp_batch addon), so the kernel spreads senders among the
+ * workers and a dead worker's share moves to the living at once. The TCP listener is one, which this
+ * process (the API) binds and hands over, then leaves alone: with SCHED_NONE it accepts no TCP
+ * connection (the workers accept their own). Without the addon, or with DNS_PORT=0, the UDP socket is
+ * shared the same way (each worker reads the one socket; this process reads no datagram).
  *
  * As a ZonePublisher it asks every worker to sync and resolves once all have: the change is then
  * served, whichever worker answers the next query. A worker still starting is waited for and then synced

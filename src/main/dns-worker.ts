@@ -5,9 +5,10 @@ import { loadConfig } from '../config.js';
 import { ZoneSync } from '../zone-sync.js';
 
 /**
- * One DNS worker of `npm start` when DNS_WORKERS > 1 (node:cluster; Node 20 has no reusePort, so the
- * cluster primary — the API process — binds the UDP socket and the TCP listener and the workers share
- * them). Each worker serves every zone from the store, kept in step by ZoneSync; the primary asks for a
+ * One DNS worker of `npm start` when DNS_WORKERS > 1 (node:cluster). Each worker binds its own UDP
+ * socket on DNS_PORT with SO_REUSEPORT (the udp_batch addon; the kernel spreads senders among the
+ * workers), and shares the TCP listener that the cluster primary — the API process — binds. Without the
+ * addon, or with DNS_PORT=0, the workers share one UDP socket bound by the primary instead. Each worker serves every zone from the store, kept in step by ZoneSync; the primary asks for a
  * sync after each change and waits for every worker's answer. Only worker 0 sends NOTIFY, and the primary
  * syncs it last, so a secondary that hears NOTIFY finds the new serial on whichever worker answers.
  */
@@ -21,6 +22,7 @@ const dns = new EmbeddedNameserver({
   // Worker 0 NOTIFYs after the cluster primary has synced the other workers (src/dns-cluster.ts), and
   // then checks each secondary's serial, NOTIFYing again while it is behind (changes found by polling).
   notify: { verifyMs: 250 },
+  reusePort: true,
   ...(config.dnsNsid ? { nsid: config.dnsNsid } : {}),
 });
 const sync = new ZoneSync(store.zones, dns, log);

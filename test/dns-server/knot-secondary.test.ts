@@ -70,17 +70,24 @@ describe('Knot as a secondary of our server (AXFR, NOTIFY, IXFR)', function () {
     const took = await waitFor(async () => rdata((await kdig(knotPort, 'new.example.test', 'A')).answer)[0] === '192.0.2.99', 5000);
     expect(took, `Knot did not serve the new record within 5 s; its log:\n${knotLog}`).to.not.equal(null);
     expect(knotLog).to.match(/notify, incoming, remote 127\.0\.0\.1@\d+/i);
-    expect(knotLog).to.match(/AXFR-style IXFR/);
+    // Only the change came: an incremental IXFR from our journal, which Knot stored (no AXFR fallback).
+    const since = knotLog.slice(knotLog.lastIndexOf('notify, incoming'));
+    expect(since).to.match(/IXFR, incoming, remote 127\.0\.0\.1@\d+, finished/);
+    expect(since).to.not.match(/AXFR-style|fallback to AXFR|failed to store/);
+    expect(ns.journalSpan('example.test')).to.deep.include({ diffs: 1, from: SERIAL, to: SERIAL + 1, records: 1 });
     expect(await knotSerial()).to.equal(SERIAL + 1);
     // eslint-disable-next-line no-console
     console.log(`      publish → Knot serves the new record: ${Date.now() - t0} ms`);
   });
 
-  it('a removed record goes from Knot too (the whole zone replaces the old one)', async () => {
+  it('a removed record goes from Knot too (an IXFR that deletes it)', async () => {
+    const mark = knotLog.length;
     await ns.publish(exampleZone(SERIAL + 2));
     const took = await waitFor(async () => (await kdig(knotPort, 'new.example.test', 'A')).status === 'NXDOMAIN', 5000);
     expect(took, knotLog).to.not.equal(null);
     expect(await knotSerial()).to.equal(SERIAL + 2);
+    expect(knotLog.slice(mark)).to.match(/IXFR, incoming, remote 127\.0\.0\.1@\d+, finished/);
+    expect(knotLog.slice(mark)).to.not.match(/AXFR-style|fallback to AXFR|failed to store/);
   });
 
   it('notifySecondaries reports that Knot acknowledged', async () => {

@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
 import { execFile, spawnSync } from 'node:child_process';
 import dgram from 'node:dgram';
 import net from 'node:net';
@@ -161,7 +163,14 @@ export const waitFor = async (check: () => Promise<boolean>, timeoutMs: number, 
  * 127.0.0.1 transfer from it too, so a test can ask it AXFR/IXFR beside our server. */
 export const knotSecondaryConf = (o: {
   dir: string; knotPort: number; primaryPort: number; zones: readonly string[]; udpWorkers?: number; nsid?: string; transferToLocal?: boolean;
-}): string => `
+}): string => {
+  // knotd does not create its database directory: without it every journal write fails ("not exists"),
+  // and an incremental IXFR falls back to AXFR.
+  mkdirSync(join(o.dir, 'db'), { recursive: true });
+  return knotSecondaryText(o);
+};
+
+const knotSecondaryText = (o: Parameters<typeof knotSecondaryConf>[0]): string => `
 server:
     rundir: "${o.dir}"
     listen: 127.0.0.1@${o.knotPort}

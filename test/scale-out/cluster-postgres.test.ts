@@ -135,7 +135,7 @@ suite(title, function () {
     expect(ready).to.match(/2 API processes .* 2 workers, DNS hidden primary on 127\.0\.0\.1:\d+ .*store postgres/);
 
     // Knot, configured by the same generator as the README's sample; it bootstraps every zone by AXFR.
-    await mkdir(join(dir, 'knot', 'run'), { recursive: true });
+    for (const sub of ['run', 'db', 'zones']) await mkdir(join(dir, 'knot', sub), { recursive: true }); // as the sample's first line says
     const conf = join(dir, 'knot.conf');
     await writeFile(conf, knotConf({
       dir: join(dir, 'knot'), listen: [`127.0.0.1@${knotPort}`], primary: `127.0.0.1@${dnsPort}`, notifyFrom: '127.0.0.1',
@@ -317,6 +317,9 @@ suite(title, function () {
     console.log(`      ${readCount} reads during the load; apply → Knot serves: ${knotDelays.join(', ')} ms (max ${Math.max(...knotDelays)} ms)`);
     expect(knotDelays).to.have.length(6);
     for (const ms of knotDelays) expect(ms, `apply → Knot serves (log:\n${knotLog.slice(-2000)})`).to.be.below(1000);
+    // Knot took the changes as incremental IXFR from the DNS workers' journals, and stored every one.
+    expect(knotLog, 'Knot failed to store a transfer (its db/ directory?)').to.not.match(/failed to store changes|fallback to AXFR/);
+    expect(knotLog, 'no incremental IXFR reached Knot').to.match(/IXFR, incoming, remote [^,]+, finished/);
   });
 
   it('a revoked key is refused by every API process within 5 s', async () => {

@@ -73,23 +73,44 @@ export class AnswerCache {
    * `store` takes the reply the slow path makes for it.
    */
   lookup(msg: Buffer): Buffer | null {
+    const cached = this.probe(msg);
+    if (cached === undefined) return null;
+    const out = Buffer.allocUnsafe(cached.length);
+    patch(cached, msg, this.nameEnd, out, 0);
+    return out;
+  }
+
+  /**
+   * As `lookup`, but a held reply is written into `out` at `at` (the batched UDP path writes replies
+   * straight into the arena it sends from, udp-batch.ts): its length, or 0 when none is held (or it
+   * does not fit in `room` octets). `cacheable` and `store` work as after `lookup`.
+   */
+  lookupInto(msg: Buffer, out: Buffer, at: number, room: number): number {
+    const cached = this.probe(msg);
+    if (cached === undefined || cached.length > room) return 0;
+    patch(cached, msg, this.nameEnd, out, at);
+    return cached.length;
+  }
+
+  /** The held reply to `msg`, counted as a hit; sets the state `store` needs (slot -1: not a plain query). */
+  private probe(msg: Buffer): Buffer | undefined {
     this.slot = -1;
     const len = msg.length;
     // Header: QR 0 and opcode QUERY (the top five bits of octet 2); QDCOUNT 1, ANCOUNT 0, NSCOUNT 0, ARCOUNT 0 or 1.
-    if (len < 17 || (msg[2]! & 0xf8) !== 0 || msg[4] !== 0 || msg[5] !== 1 || (msg[6]! | msg[7]! | msg[8]! | msg[9]! | msg[10]!) !== 0) return null;
+    if (len < 17 || (msg[2]! & 0xf8) !== 0 || msg[4] !== 0 || msg[5] !== 1 || (msg[6]! | msg[7]! | msg[8]! | msg[9]! | msg[10]!) !== 0) return undefined;
     const ar = msg[11]!;
-    if (ar > 1) return null;
+    if (ar > 1) return undefined;
 
     // The name: uncompressed labels of 1–63 octets, at most 255 octets in all; FNV-1a over it, A–Z lowered.
     let h = 0x811c9dc5 | 0;
     let off = 12;
     for (;;) {
-      if (off >= len) return null;
+      if (off >= len) return undefined;
       const l = msg[off]!;
       if (l === 0) break;
-      if (l > 63) return null;
+      if (l > 63) return undefined;
       const next = off + 1 + l;
-      if (next - 12 > 254 || next > len) return null;
+      if (next - 12 > 254 || next > len) return undefined;
       h = Math.imul(h ^ l, 0x01000193);
       for (let i = off + 1; i < next; i++) {
         let c = msg[i]!;
@@ -100,26 +121,26 @@ export class AnswerCache {
     }
     const nameEnd = off + 1;
     const end = nameEnd + 4;
-    if (end > len) return null;
+    if (end > len) return undefined;
     const qtype = (msg[nameEnd]! << 8) | msg[nameEnd + 1]!;
-    if (qtype === T.AXFR || qtype === T.IXFR || ((msg[nameEnd + 2]! << 8) | msg[nameEnd + 3]!) !== CLASS_IN) return null;
+    if (qtype === T.AXFR || qtype === T.IXFR || ((msg[nameEnd + 2]! << 8) | msg[nameEnd + 3]!) !== CLASS_IN) return undefined;
 
     // The EDNS variant: no OPT and nothing after the question, or exactly one OPT that ends the packet.
     let variant = 0;
     if (ar === 0) {
-      if (end !== len) return null;
+      if (end !== len) return undefined;
     } else {
       // OPT: owner root (1), TYPE 41 (2), CLASS = payload (2), TTL = extended rcode, version, flags (4), RDLENGTH (2).
-      if (end + 11 > len || msg[end] !== 0 || msg[end + 1] !== 0 || msg[end + 2] !== T.OPT || msg[end + 6] !== 0) return null;
+      if (end + 11 > len || msg[end] !== 0 || msg[end + 1] !== 0 || msg[end + 2] !== T.OPT || msg[end + 6] !== 0) return undefined;
       const rdlen = (msg[end + 9]! << 8) | msg[end + 10]!;
-      if (end + 11 + rdlen !== len) return null;
+      if (end + 11 + rdlen !== len) return undefined;
       for (let o = end + 11; o < len; ) {
-        if (o + 4 > len) return null;
+        if (o + 4 > len) return undefined;
         const code = (msg[o]! << 8) | msg[o + 1]!;
         // ECS, keepalive, key tag (parsed into fields by dns-packet); NSID and EXPIRE (answered per query, message.ts).
-        if (code === 8 || code === 11 || code === 14 || code === 3 || code === 9) return null;
+        if (code === 8 || code === 11 || code === 14 || code === 3 || code === 9) return undefined;
         o += 4 + ((msg[o + 2]! << 8) | msg[o + 3]!);
-        if (o > len) return null;
+        if (o > len) return undefined;
       }
       const payload = (msg[end + 3]! << 8) | msg[end + 4]!;
       const limit = payload < 512 ? 512 : payload > MAX_UDP_PAYLOAD ? MAX_UDP_PAYLOAD : payload;
@@ -135,17 +156,8 @@ export class AnswerCache {
 
     let cached = this.held(slot, msg, end, nameEnd, variant);
     if (cached === undefined) cached = this.held(slot + 1, msg, end, nameEnd, variant);
-    if (cached === undefined) return null;
-
-    this.hitCount++;
-    const out = Buffer.allocUnsafe(cached.length);
-    out.set(cached);
-    out[0] = msg[0]!;
-    out[1] = msg[1]!;
-    out[2] = (cached[2]! & 0xfe) | (msg[2]! & 0x01); // RD
-    out[3] = (cached[3]! & 0xef) | (msg[3]! & 0x10); // CD
-    for (let i = 12; i < nameEnd; i++) out[i] = msg[i]!; // the question's case as sent
-    return out;
+    if (cached !== undefined) this.hitCount++;
+    return cached;
   }
 
   /** The reply in `slot` if it answers this question (name compared with A–Z lowered, QTYPE, variant). */
@@ -196,3 +208,13 @@ export class AnswerCache {
     this.bytes += copy.length;
   }
 }
+
+/** A held reply written to `out` at `at`, with the query's ID, RD, CD and question case patched in. */
+const patch = (cached: Buffer, msg: Buffer, nameEnd: number, out: Buffer, at: number): void => {
+  out.set(cached, at);
+  out[at] = msg[0]!;
+  out[at + 1] = msg[1]!;
+  out[at + 2] = (cached[2]! & 0xfe) | (msg[2]! & 0x01); // RD
+  out[at + 3] = (cached[3]! & 0xef) | (msg[3]! & 0x10); // CD
+  for (let i = 12; i < nameEnd; i++) out[at + i] = msg[i]!; // the question's case as sent
+};

@@ -34,6 +34,24 @@ export interface EmbeddedNameserverConfig {
    * the DNS cluster sends it only once every worker serves the new serial (src/dns-cluster.ts).
    */
   readonly notifyOnPublish?: boolean;
+  /**
+   * Read and answer UDP in batches through the native addon (udp-batch.ts: recvmmsg/sendmmsg, Linux),
+   * default true; where the addon is not built, dgram's per-datagram path serves, with a warning.
+   * `false` always uses dgram (tests run both).
+   */
+  readonly udpBatch?: boolean;
+  /**
+   * Bind UDP with SO_REUSEPORT, a socket of this process alone (needs the addon, `udpBatch` and a fixed
+   * port; default false). For DNS workers on one port: the kernel spreads senders among their sockets instead of
+   * waking every worker for each datagram on one shared socket. Any process of the same user can then
+   * join the port, as with Knot's and NSD's reuseport.
+   */
+  readonly reusePort?: boolean;
+  /**
+   * Diffs kept per zone for incremental IXFR (journal.ts; default 100, 0: none, every IXFR gets the whole
+   * zone AXFR-style). Fewer are kept when together they outgrow the zone.
+   */
+  readonly ixfrJournal?: number;
 }
 
 export interface ValidConfig {
@@ -46,6 +64,9 @@ export interface ValidConfig {
   readonly answerCache: boolean;
   readonly nsid: Buffer | null;
   readonly notifyOnPublish: boolean;
+  readonly udpBatch: boolean;
+  readonly reusePort: boolean;
+  readonly ixfrJournal: number;
 }
 
 const configError = (what: string): TypeError => new TypeError(`nameserver config: ${what}`);
@@ -102,10 +123,16 @@ export const validateConfig = (c: EmbeddedNameserverConfig): ValidConfig => {
   if (c.answerCache !== undefined && typeof c.answerCache !== 'boolean') throw configError('answerCache must be true or false');
   if (c.nsid !== undefined && (typeof c.nsid !== 'string' || c.nsid === '' || Buffer.byteLength(c.nsid) > 128)) throw configError('nsid must be a string of 1–128 octets');
   if (c.notifyOnPublish !== undefined && typeof c.notifyOnPublish !== 'boolean') throw configError('notifyOnPublish must be true or false');
+  if (c.udpBatch !== undefined && typeof c.udpBatch !== 'boolean') throw configError('udpBatch must be true or false');
+  if (c.reusePort !== undefined && typeof c.reusePort !== 'boolean') throw configError('reusePort must be true or false');
+  if (c.ixfrJournal !== undefined && (!Number.isInteger(c.ixfrJournal) || c.ixfrJournal < 0 || c.ixfrJournal > 10_000)) throw configError('ixfrJournal must be an integer 0–10000');
   if (notify.verifyMs !== undefined && (!Number.isInteger(notify.verifyMs) || notify.verifyMs < 0 || notify.verifyMs > 60_000)) throw configError('notify.verifyMs must be an integer 0–60000');
   return {
     host: host.toString(), port: c.port, axfrAllow, secondaries, logger, notify, answerCache: c.answerCache ?? true,
     nsid: c.nsid === undefined ? null : Buffer.from(c.nsid, 'utf8'), notifyOnPublish: c.notifyOnPublish ?? true,
+    udpBatch: c.udpBatch ?? true,
+    reusePort: c.reusePort ?? false,
+    ixfrJournal: c.ixfrJournal ?? 100,
   };
 };
 

@@ -5,10 +5,12 @@ import type { Zone } from '../../../core/dns/zone.js';
 import { AnswerCache } from './answer-cache.js';
 import { compileZone, type CompiledZone } from './compiled-zone.js';
 import { allowed, validateConfig, type EmbeddedNameserverConfig, type NameserverLogger, type ValidConfig } from './config.js';
-import { bareReply, buildReply, EDE, parseQuery, soaOnly, transferMessages, udpLimit, type OptExtras, type Query } from './message.js';
+import { bareReply, buildReply, EDE, parseQuery, soaOnly, transferMessages, transferMessagesOf, udpLimit, type OptExtras, type Query } from './message.js';
+import { Journal } from './journal.js';
 import { Notifier } from './notifier.js';
 import { normaliseName } from './rdata.js';
 import { resolve } from './resolve.js';
+import { attach, batchedUdpUnavailable, bindReusePort, type BatchedUdp } from './udp-batch.js';
 import { CLASS_ANY, CLASS_IN, MAX_TCP_MESSAGE, RCODE, serialBefore, T } from './wire.js';
 
 /** A TCP connection silent this long is closed (RFC 7766 §6.2.3: servers pick a few seconds). */
@@ -46,6 +48,8 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
   private readonly config: ValidConfig;
   private readonly log: NameserverLogger;
   private readonly zones = new Map<string, CompiledZone>();
+  /** Per zone, the diffs between the versions published here, for incremental IXFR (journal.ts). */
+  private readonly journals = new Map<string, Journal>();
   private readonly notifier: Notifier;
   private readonly connections = new Set<net.Socket>();
   /** Finished UDP replies by question (answer-cache.ts); cleared on every publish and withdraw. */
@@ -55,6 +59,8 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
   private readonly outgoingPorts: number[] = [];
   private readonly outgoingAddresses: string[] = [];
   private udp: dgram.Socket | null = null;
+  /** The native batched reader of `udp` (udp-batch.ts), when it serves; null: dgram's 'message' events do. */
+  private batched: BatchedUdp | null = null;
   private tcp: net.Server | null = null;
   private bound: { host: string; port: number } | null = null;
   /** What every OPT record we send may carry from our configuration (NSID, RFC 5001). */
@@ -68,31 +74,22 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     this.extras = { nsid: this.config.nsid };
   }
 
-  /** Binds UDP and TCP on the configured host and port (with port 0, one free port for both). */
+  /**
+   * Binds UDP and TCP on the configured host and port (with port 0, one free port for both). With
+   * `reusePort` (and a fixed port) the UDP socket is this process's own, bound with SO_REUSEPORT.
+   */
   async start(): Promise<void> {
-    if (this.udp) throw new Error('nameserver: already started');
+    if (this.bound) throw new Error('nameserver: already started');
     const { host } = this.config;
     for (let attempt = 1; ; attempt++) {
-      const udp = dgram.createSocket({
-        type: net.isIPv6(host) ? 'udp6' : 'udp4',
-        lookup: literalLookup as unknown as dgram.SocketOptions['lookup'],
-        recvBufferSize: UDP_BUFFER_BYTES,
-        sendBufferSize: UDP_BUFFER_BYTES,
-      });
-      udp.on('message', (msg: Buffer, rinfo: dgram.RemoteInfo) => this.onDatagram(msg, rinfo));
-      await new Promise<void>((ok, fail) => {
-        const failed = (err: Error): void => {
-          udp.close();
-          fail(err);
-        };
-        udp.once('error', failed);
-        udp.bind({ port: this.config.port, address: host }, () => {
-          udp.off('error', failed);
-          udp.on('error', (err) => this.log.error({ err }, 'DNS UDP socket error'));
-          ok();
-        });
-      });
-      const port = udp.address().port;
+      let udp: dgram.Socket | null = null;
+      let batched: BatchedUdp | null = null;
+      if (this.config.reusePort && this.config.udpBatch && this.config.port !== 0) {
+        batched = bindReusePort(host, this.config.port, UDP_BUFFER_BYTES, this.answerInto);
+        if (!batched) this.log.warn({ reason: batchedUdpUnavailable() }, 'DNS UDP: SO_REUSEPORT needs the udp_batch addon; sharing one socket instead');
+      }
+      if (!batched) udp = await this.bindDgram(host);
+      const port = udp ? udp.address().port : this.config.port;
       const tcp = net.createServer((conn) => this.onConnection(conn));
       tcp.maxConnections = MAX_TCP_CONNECTIONS;
       try {
@@ -104,18 +101,48 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
           });
         });
       } catch (err) {
-        udp.close();
+        udp?.close();
+        batched?.close();
         // Port 0: the UDP port we got may be taken for TCP; try another.
         if (this.config.port === 0 && attempt < 5 && (err as NodeJS.ErrnoException).code === 'EADDRINUSE') continue;
         throw err;
       }
       tcp.on('error', (err) => this.log.error({ err }, 'DNS TCP server error'));
+      if (udp && this.config.udpBatch) {
+        batched = attach(udp, this.answerInto);
+        if (!batched) this.log.warn({ reason: batchedUdpUnavailable() }, 'DNS UDP served one datagram at a time (dgram)');
+      }
       this.udp = udp;
+      this.batched = batched;
       this.tcp = tcp;
       this.bound = { host, port };
-      this.log.info({ host, port, zones: this.zones.size }, 'DNS server listening (UDP and TCP)');
+      this.log.info({ host, port, zones: this.zones.size, udp: this.udpMode() }, 'DNS server listening (UDP and TCP)');
       return;
     }
+  }
+
+  /** A dgram UDP socket bound to the configured port (0: a free one), answering per 'message' event until batched. */
+  private async bindDgram(host: string): Promise<dgram.Socket> {
+    const udp = dgram.createSocket({
+      type: net.isIPv6(host) ? 'udp6' : 'udp4',
+      lookup: literalLookup as unknown as dgram.SocketOptions['lookup'],
+      recvBufferSize: UDP_BUFFER_BYTES,
+      sendBufferSize: UDP_BUFFER_BYTES,
+    });
+    udp.on('message', (msg: Buffer, rinfo: dgram.RemoteInfo) => this.onDatagram(msg, rinfo));
+    await new Promise<void>((ok, fail) => {
+      const failed = (err: Error): void => {
+        udp.close();
+        fail(err);
+      };
+      udp.once('error', failed);
+      udp.bind({ port: this.config.port, address: host }, () => {
+        udp.off('error', failed);
+        udp.on('error', (err) => this.log.error({ err }, 'DNS UDP socket error'));
+        ok();
+      });
+    });
+    return udp;
   }
 
   /** Closes both sockets and every TCP connection, and cancels pending NOTIFYs. */
@@ -126,6 +153,8 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     this.udp = null;
     this.tcp = null;
     this.bound = null;
+    this.batched?.close();
+    this.batched = null;
     for (const c of this.connections) c.destroy();
     this.connections.clear();
     await Promise.all([
@@ -134,9 +163,25 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     ]);
   }
 
+  /** What the IXFR journal of a zone holds (null: none yet): its diffs, from and to which serial, and their records. */
+  journalSpan(domain: string): ReturnType<Journal['span']> | null {
+    return this.journals.get(normaliseName(domain))?.span() ?? null;
+  }
+
   /** The UDP answer cache's figures (null when it is off): replies held, their octets, queries answered from it. */
   answerCacheStats(): { replies: number; bytes: number; hits: number } | null {
     return this.cache?.stats() ?? null;
+  }
+
+  /** How UDP is read: 'reuseport' (this process's own SO_REUSEPORT socket, batched), 'batched' (the native addon on dgram's socket, udp-batch.ts) or 'dgram'; null before start. */
+  udpMode(): 'reuseport' | 'batched' | 'dgram' | null {
+    if (!this.bound) return null;
+    return this.batched ? (this.udp ? 'batched' : 'reuseport') : 'dgram';
+  }
+
+  /** The batched reader's figures (null when dgram reads): batches, datagrams received, replies sent and dropped. */
+  udpBatchStats(): ReturnType<BatchedUdp['stats']> | null {
+    return this.batched?.stats() ?? null;
   }
 
   /** Where it listens, once started. */
@@ -159,16 +204,22 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
       this.log.warn({ zone: compiled.apex, serial: compiled.serial, served: current.serial }, 'publish of an older serial ignored');
       return;
     }
+    if (current && this.config.ixfrJournal > 0) {
+      let journal = this.journals.get(compiled.apex);
+      if (!journal) this.journals.set(compiled.apex, (journal = new Journal(this.config.ixfrJournal)));
+      journal.record(current, compiled);
+    }
     this.zones.set(compiled.apex, compiled);
     this.cache?.clear();
     this.log.debug({ zone: compiled.apex, serial: compiled.serial, records: compiled.recordCount }, 'zone published');
-    if (this.udp && this.config.secondaries.length > 0 && this.config.notifyOnPublish) {
+    if (this.bound && this.config.secondaries.length > 0 && this.config.notifyOnPublish) {
       this.notifier.notify(compiled.apex, compiled.serial).catch((err: unknown) => this.log.error({ err, zone: compiled.apex }, 'NOTIFY failed'));
     }
   }
 
   async withdraw(domain: string): Promise<void> {
     const apex = normaliseName(domain);
+    this.journals.delete(apex);
     if (this.zones.delete(apex)) {
       this.cache?.clear();
       this.log.debug({ zone: apex }, 'zone withdrawn');
@@ -207,6 +258,24 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     }
   }
 
+  /** One datagram of a batch (udp-batch.ts): its reply written into the send arena, or 0 for none. Never throws. */
+  private readonly answerInto = (query: Buffer, out: Buffer, at: number, room: number, peer: () => string): number => {
+    try {
+      const cache = this.cache;
+      if (cache !== null) {
+        const n = cache.lookupInto(query, out, at, room);
+        if (n > 0) return n;
+      }
+      const reply = this.answerSlow(query, 'udp', peer(), cache !== null && cache.cacheable)[0];
+      if (reply === undefined || reply.length > room) return 0;
+      reply.copy(out, at);
+      return reply.length;
+    } catch (err) {
+      this.log.error({ err, transport: 'udp' }, 'DNS query failed; dropped');
+      return 0;
+    }
+  };
+
   /** Parses with dns-packet, resolves and lays out; `store`: keep the reply in the answer cache. */
   private answerSlow(packet: Buffer, transport: Transport, peer: string, store: boolean): Buffer[] {
     try {
@@ -240,7 +309,7 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     return undefined;
   }
 
-  /** AXFR (RFC 5936) and IXFR (RFC 1995, answered AXFR-style) to allowed peers, over TCP. */
+  /** AXFR (RFC 5936) and IXFR (RFC 1995: the changes from the journal, else the whole zone AXFR-style) to allowed peers, over TCP. */
   private transfer(q: Query, zone: CompiledZone | undefined, transport: Transport, peer: string): Buffer[] {
     if (transport === 'udp' && q.qtype === T.AXFR) return [bareReply(q, RCODE.FORMERR, false, this.extras)]; // RFC 5936 §4.2: TCP only
     if (!allowed(this.config.axfrAllow, peer)) {
@@ -256,8 +325,15 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
       const current = q.clientSerial === zone.serial || serialBefore(zone.serial, q.clientSerial);
       if (transport === 'udp' || current) return [soaOnly(q, zone, this.extras)];
     }
+    // IXFR from a serial the journal reaches back to: only the changes since (RFC 1995 §4).
+    const changes = q.qtype === T.IXFR && q.clientSerial !== null ? this.journals.get(zone.apex)?.since(q.clientSerial, zone) : null;
+    if (changes) {
+      const messages = transferMessagesOf(q, changes, { ...this.extras, expire: zone.expire });
+      this.log.info({ peer, zone: zone.apex, from: q.clientSerial, serial: zone.serial, records: changes.length, messages: messages.length, type: 'IXFR' }, 'zone changes transferred');
+      return messages;
+    }
     const messages = transferMessages(q, zone, this.extras);
-    this.log.info({ peer, zone: zone.apex, serial: zone.serial, records: zone.recordCount, messages: messages.length, type: q.qtype === T.AXFR ? 'AXFR' : 'IXFR' }, 'zone transferred');
+    this.log.info({ peer, zone: zone.apex, serial: zone.serial, records: zone.recordCount, messages: messages.length, type: q.qtype === T.AXFR ? 'AXFR' : 'IXFR (AXFR-style)' }, 'zone transferred');
     return messages;
   }
 

@@ -390,7 +390,7 @@ export const transferMessages = (q: Query, zone: CompiledZone, extras: OptExtras
  * Records (owner, tail) as transfer messages of about 16 KiB: the question in the first only, an OPT in
  * every one when the query had EDNS (as Knot does; RFC 6891 §7).
  */
-export const transferMessagesOf = (q: Query, records: readonly Buffer[][], extras: OptExtras = NO_EXTRAS): Buffer[] => {
+export const transferMessagesOf = (q: Query, records: ReadonlyArray<readonly Buffer[]>, extras: OptExtras = NO_EXTRAS): Buffer[] => {
   const opt = q.edns ? optFor(q.edns, RCODE.NOERROR, extras) : null;
   const messages: Buffer[] = [];
   let chunk: Buffer[] = [];

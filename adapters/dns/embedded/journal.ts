@@ -1,0 +1,119 @@
+import type { CompiledZone } from './compiled-zone.js';
+
+/**
+ * The changes between the zone versions this server has published, so that a secondary that asks IXFR
+ * (RFC 1995) from a serial we published gets only what changed since, not the whole zone.
+ *
+ * Each publish of a newer serial adds one diff: the old SOA, the records that went, the new SOA, the
+ * records that came (a changed TTL or value is one deleted and one added record, as RFC 1995 has it).
+ * Diffs are kept while they chain (each starts where the previous ended) and while, together, they are
+ * smaller than the zone itself and fewer than `maxDiffs`: past that a whole transfer is as cheap. The
+ * journal lives in memory, one per zone per process: after a restart (or on a DNS worker that missed a
+ * version) an IXFR from a serial it does not know is answered with the whole zone, AXFR-style, as before.
+ */
+
+/** A record as sent in a transfer: owner name (wire form) and the rest (type, class, TTL, RDATA). */
+type Record = readonly [Buffer, Buffer];
+
+interface Diff {
+  readonly from: number;
+  readonly to: number;
+  readonly fromSoa: Buffer;
+  readonly toSoa: Buffer;
+  readonly deleted: readonly Record[];
+  readonly added: readonly Record[];
+}
+
+const sameTails = (a: readonly Buffer[], b: readonly Buffer[]): boolean => {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!a[i]!.equals(b[i]!)) return false;
+  return true;
+};
+
+/** The records of `tails` not among `others` (compared by wire form, TTL included). */
+const missing = (tails: readonly Buffer[], others: readonly Buffer[]): Buffer[] => {
+  if (others.length > 16) {
+    const seen = new Set(others.map((o) => o.toString('latin1')));
+    return tails.filter((t) => !seen.has(t.toString('latin1')));
+  }
+  return tails.filter((t) => !others.some((o) => o.equals(t)));
+};
+
+/**
+ * What went from `old` and came in `next`, SOA aside. Set by set: an RRset whose records are octet for
+ * octet the same (most of them, in a plan's publish) costs one comparison and no allocation.
+ */
+const diff = (old: CompiledZone, next: CompiledZone): { deleted: Record[]; added: Record[] } => {
+  const deleted: Record[] = [];
+  const added: Record[] = [];
+  for (const [name, node] of next.nodes) {
+    const before = old.nodes.get(name);
+    for (const set of node.order) {
+      if (set === next.soa) continue;
+      const prev = before?.sets.get(set.type);
+      if (prev && sameTails(prev.tails, set.tails)) continue;
+      for (const t of missing(set.tails, prev?.tails ?? [])) added.push([node.wire, t]);
+      if (prev) for (const t of missing(prev.tails, set.tails)) deleted.push([before!.wire, t]);
+    }
+  }
+  for (const [name, node] of old.nodes) {
+    const after = next.nodes.get(name);
+    for (const set of node.order) {
+      if (set === old.soa || after?.sets.has(set.type)) continue; // a set still there was compared above
+      for (const t of set.tails) deleted.push([node.wire, t]);
+    }
+  }
+  return { deleted, added };
+};
+
+export class Journal {
+  private diffs: Diff[] = [];
+  /** Records in all diffs. */
+  private size = 0;
+
+  constructor(private readonly maxDiffs = 100) {}
+
+  /** How many diffs are held, from which serial to which (for logs and tests). */
+  span(): { diffs: number; from: number | null; to: number | null; records: number } {
+    return { diffs: this.diffs.length, from: this.diffs[0]?.from ?? null, to: this.diffs.at(-1)?.to ?? null, records: this.size };
+  }
+
+  /** Records the change from `old` to `next` (a newer serial, both of this zone). */
+  record(old: CompiledZone, next: CompiledZone): void {
+    if (old.serial === next.serial || this.maxDiffs === 0) return;
+    // A gap (a version published elsewhere, or a withdraw between): the older diffs no longer lead here.
+    if (this.diffs.length > 0 && this.diffs.at(-1)!.to !== old.serial) this.clear();
+    const { deleted, added } = diff(old, next);
+    this.diffs.push({ from: old.serial, to: next.serial, fromSoa: old.soa.tails[0]!, toSoa: next.soa.tails[0]!, deleted, added });
+    this.size += deleted.length + added.length;
+    const limit = Math.max(next.recordCount, 64);
+    while (this.diffs.length > 0 && (this.diffs.length > this.maxDiffs || this.size > limit)) {
+      const gone = this.diffs.shift()!;
+      this.size -= gone.deleted.length + gone.added.length;
+    }
+  }
+
+  clear(): void {
+    this.diffs = [];
+    this.size = 0;
+  }
+
+  /**
+   * The records of an incremental transfer from `serial` up to `zone` (RFC 1995 §4): the new SOA, then
+   * per diff the old SOA, the deleted records, the new SOA and the added ones, and the new SOA again.
+   * Null when the journal does not reach back to `serial` (or forward to `zone`): send the whole zone.
+   */
+  since(serial: number, zone: CompiledZone): Array<readonly Buffer[]> | null {
+    if (this.diffs.length === 0 || this.diffs.at(-1)!.to !== zone.serial) return null;
+    const first = this.diffs.findIndex((d) => d.from === serial);
+    if (first === -1) return null;
+    const apex = zone.apexNode.wire;
+    const current = zone.soa.tails[0]!;
+    const out: Array<readonly Buffer[]> = [[apex, current]];
+    for (const d of this.diffs.slice(first)) {
+      out.push([apex, d.fromSoa], ...d.deleted, [apex, d.toSoa], ...d.added);
+    }
+    out.push([apex, current]);
+    return out;
+  }
+}
