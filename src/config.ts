@@ -42,6 +42,8 @@ export interface Config {
   readonly runWorker: boolean;
   readonly maxBodyBytes: number;
   readonly idempotencyLockMs: number;
+  /** ABANDONED_REQUEST_MINUTES: a phased request still unfinished this long after it began is finished by the worker's completer. */
+  readonly abandonedRequestMs: number;
   /** COOKIE_SECURE: true behind a TLS proxy (set it in production), false, or auto (by request host). */
   readonly secureCookies: boolean | 'auto';
   readonly rateLimit: { readonly key: BucketConfig; readonly anonymous: BucketConfig };
@@ -227,6 +229,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     runWorker: bool(env, 'RUN_WORKER', true),
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 256 * 1024, 1024),
     idempotencyLockMs: int(env, 'IDEMPOTENCY_LOCK_SECONDS', 60, 1) * 1000,
+    abandonedRequestMs: int(env, 'ABANDONED_REQUEST_MINUTES', 15, 1) * 60_000,
     secureCookies: !env.COOKIE_SECURE || env.COOKIE_SECURE === 'auto' ? 'auto' : bool(env, 'COOKIE_SECURE', false),
     rateLimit: {
       key: { burst: int(env, 'RATE_LIMIT_BURST', 200, 100), perSecond: int(env, 'RATE_LIMIT_PER_SECOND', 20, 1) },

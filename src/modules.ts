@@ -29,6 +29,7 @@ import { Accounting } from '../core/billing/accounting.js';
 import { ReadBilling } from '../core/billing/read-billing.use-case.js';
 import { TopUpBalance } from '../core/billing/top-up-balance.use-case.js';
 import { AdvanceLifecycle } from '../core/domains/advance-lifecycle.use-case.js';
+import { SqlDurableCheckpoints } from '../adapters/sql/repositories/idempotency.repository.js';
 import { RegisterDomain } from '../core/domains/register-domain.use-case.js';
 import { RenewDomain } from '../core/domains/renew-domain.use-case.js';
 import { SetAutoRenew } from '../core/domains/set-auto-renew.use-case.js';
@@ -236,7 +237,7 @@ export const coreModule = () =>
     bind(T.ReadBilling).toResolvedValue((st: SqlStore, a) => new ReadBilling(a, st.ledger), [s, T.Accounting]).inSingletonScope();
     bind(T.ListKeyNotices).toResolvedValue((st: SqlStore) => new ListKeyNotices(st.notices, st.domains), [s]).inSingletonScope();
     bind(T.AdvanceLifecycle).toResolvedValue(
-      (st: SqlStore, rn, n, z, r, c) => new AdvanceLifecycle(st.domains, st.sandboxClocks, rn, st.events, n, z, st.uow, r, c),
+      (st: SqlStore, rn, n, z, r, c) => new AdvanceLifecycle(st.domains, st.sandboxClocks, rn, st.events, n, z, st.uow, r, c, new SqlDurableCheckpoints(st.idempotency, st.uow, c)),
       [s, T.RenewDomain, T.NotifyOwners, T.ZoneService, T.Random, T.Clock],
     ).inSingletonScope();
     bind(T.AdvanceSandboxClock).toResolvedValue(

@@ -1,7 +1,8 @@
 import { Container, type ServiceIdentifier } from 'inversify';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
-import { buildApi, type Route, type UseCases } from '../adapters/http/index.js';
+import { allRoutes, buildApi, type Route, type UseCases } from '../adapters/http/index.js';
+import { completeAbandoned, type CompleterReport } from '../adapters/http/completer.js';
 import type { SqlStore } from '../adapters/sql/index.js';
 import type { Clock } from '../core/shared/clock.port.js';
 import type { EnvironmentAdapters } from '../core/shared/environments.port.js';
@@ -94,12 +95,21 @@ export class System {
     this.started = true;
   }
 
+  private meta() {
+    const store = this.store;
+    return { started: () => this.started, ping: () => store.ping() };
+  }
+
+  private extraRoutes(): Route[] {
+    return [...mcpRoutes(this.container.get(T.Mcp), this.config.rateLimit.anonymous), ...(this.options.extraRoutes ?? [])];
+  }
+
   http(): { app: Koa; routes: Route[] } {
     const c = this.container;
     const store = this.store;
     return buildApi(
       this.useCases(),
-      { started: () => this.started, ping: () => store.ping() },
+      this.meta(),
       {
         authenticateKey: c.get(T.AuthenticateKey),
         authenticateSession: c.get(T.AuthenticateSession),
@@ -111,7 +121,23 @@ export class System {
         logger: this.logger,
         config: { secureCookies: this.config.secureCookies, trustProxy: this.config.trustProxy, proxyHops: this.config.proxyHops, maxBodyBytes: this.config.maxBodyBytes, idempotencyLockMs: this.config.idempotencyLockMs, rateLimit: this.config.rateLimit },
       },
-      [...mcpRoutes(c.get(T.Mcp), this.config.rateLimit.anonymous), ...(this.options.extraRoutes ?? [])],
+      this.extraRoutes(),
+    );
+  }
+
+  private completerRoutes: Route[] | null = null;
+
+  /** The worker's completer pass (adapters/http/completer.ts): finishes phased requests whose client went away. */
+  async completeAbandonedRequests(): Promise<CompleterReport> {
+    const store = this.store;
+    this.completerRoutes ??= allRoutes(this.useCases(), this.meta(), this.extraRoutes());
+    return completeAbandoned(
+      {
+        store: store.idempotency, uow: store.uow, clock: this.container.get(T.Clock), lockTimeoutMs: this.config.idempotencyLockMs,
+        keys: store.keys, logger: this.logger.child({ component: 'completer' }),
+      },
+      this.completerRoutes,
+      { abandonedAfterMs: this.config.abandonedRequestMs },
     );
   }
 

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { IDEMPOTENCY_RETENTION_MS } from '../core/idempotency/ports/idempotency-store.port.js';
+import type { CompleterReport } from '../adapters/http/completer.js';
 import type { LifecycleReport } from '../core/domains/advance-lifecycle.use-case.js';
 import type { System } from './system.js';
 import { TOKENS } from './tokens.js';
@@ -7,7 +8,7 @@ import { WebhookDispatcher } from './webhook-dispatcher.js';
 
 /**
  * The background worker: the domain lifecycle (automatic renewal, expiry, redemption, release),
- * certificates (issuance left over, renewal 30 days before expiry, expiry), the e-mail outbox of notices, monitoring checks (also on their own 5 s beat) and their 30-day retention, and housekeeping (idempotency records past their 24 h). Runs inside
+ * certificates (issuance left over, renewal 30 days before expiry, expiry), the e-mail outbox of notices, monitoring checks (also on their own 5 s beat) and their 30-day retention, the completer (phased requests whose client went away, adapters/http/completer.ts) and housekeeping (idempotency records past their 24 h). Runs inside
  * `npm start` or alone as `npm run worker`; several workers may share one Postgres (claims are leases
  * taken with FOR UPDATE SKIP LOCKED).
  */
@@ -24,7 +25,16 @@ export class Worker {
   }
 
   /** One pass: the domain lifecycle, e-mailed notices, housekeeping. Each part fails on its own. */
-  async tick(now = new Date()): Promise<{ idempotencyPurged: number; lifecycle: LifecycleReport | null; certificates: unknown; notices: unknown; operations: unknown; monitors?: unknown }> {
+  async tick(now = new Date()): Promise<{ idempotencyPurged: number; completer: CompleterReport | null; lifecycle: LifecycleReport | null; certificates: unknown; notices: unknown; operations: unknown; monitors?: unknown }> {
+    // Phased requests whose client went away (a charge reserved, then silence): finished before anything
+    // else, so what they hold is settled. Their records are kept by the purge below until then.
+    let completer: CompleterReport | null = null;
+    try {
+      completer = await this.system.completeAbandonedRequests();
+      if (completer.completed + completer.failed + completer.skipped > 0) this.log.info({ completer }, 'abandoned requests');
+    } catch (err) {
+      this.log.error({ err }, 'completer pass failed');
+    }
     const idempotencyPurged = await this.system.store.idempotency.purge(new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS));
     if (idempotencyPurged > 0) this.log.info({ idempotencyPurged }, 'purged idempotency records');
     let lifecycle: LifecycleReport | null = null;
@@ -90,7 +100,7 @@ export class Worker {
         this.log.error({ err }, 'registry message pass failed');
       }
     }
-    return { idempotencyPurged, lifecycle, certificates, notices, operations, monitors };
+    return { idempotencyPurged, completer, lifecycle, certificates, notices, operations, monitors };
   }
 
   /** Monitoring (issue 11): due checks (leased, run concurrently), then results past 30 days pruned. */

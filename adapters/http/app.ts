@@ -227,6 +227,8 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
           { store: deps.idempotency, uow: deps.uow, clock: deps.clock, ...(deps.config.idempotencyLockMs ? { lockTimeoutMs: deps.config.idempotencyLockMs } : {}) },
           scope, idemKey, fingerprintOf(route.method, ctx.path, input.body),
           (checkpoints) => route.handle(checkpoints ? { ...input, checkpoints } : input), route.replayable, route.phased === true,
+          // Kept with a phased keyed request, so the worker's completer can finish it (completer.ts).
+          input.key ? { route: route.id, keyId: input.key.id, params: input.params, query: input.query, body: input.body, ip: input.ip } : undefined,
         );
         if (reply.replayed) ctx.set('Idempotent-Replayed', 'true');
       } else {

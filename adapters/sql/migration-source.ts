@@ -9,6 +9,7 @@ import * as eventsWebhooks from './migrations/20261124120000_events_webhooks.js'
 import * as monitoring from './migrations/20261124130000_monitoring.js';
 import * as changeLog from './migrations/20261124153000_change_log.js';
 import * as twoFactorEnrolment from './migrations/20261125090000_two_factor_enrolment.js';
+import * as resumableRequests from './migrations/20261125100000_resumable_requests.js';
 
 /** Migrations listed explicitly: no directory scanning, so they load the same under tsx, tests and CLI. */
 const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
@@ -22,6 +23,7 @@ const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
   ['20261124130000_monitoring', monitoring],
   ['20261124153000_change_log', changeLog],
   ['20261125090000_two_factor_enrolment', twoFactorEnrolment],
+  ['20261125100000_resumable_requests', resumableRequests],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

@@ -2,7 +2,7 @@ import type { EventLog } from '../events/ports/event-log.port.js';
 import type { NotifyOwners } from '../notices/notify-owners.js';
 import type { ZoneService } from '../dns/zone-service.js';
 import type { SandboxClocks } from '../sandbox/ports/sandbox-clock.port.js';
-import { transientCheckpoints } from '../shared/checkpoints.port.js';
+import type { DurableCheckpoints } from '../shared/checkpoints.port.js';
 import type { Clock } from '../shared/clock.port.js';
 import { addDays, kyivDate } from '../shared/dates.js';
 import type { Environment } from '../shared/environment.js';
@@ -48,6 +48,7 @@ export class AdvanceLifecycle {
     private readonly uow: UnitOfWork,
     private readonly random: Random,
     private readonly clock: Clock,
+    private readonly checkpoints: DurableCheckpoints,
   ) {}
 
   async run(only?: { accountId: string; environment: Environment }): Promise<LifecycleReport> {
@@ -62,6 +63,7 @@ export class AdvanceLifecycle {
       groups.push({ environment: 'test', exclude: travelled.map((t) => t.accountId), now: real });
       for (const t of travelled) groups.push({ environment: 'test', accountId: t.accountId, now: new Date(real.getTime() + t.offsetMs) });
     }
+    let failure: unknown = null;
     for (const g of groups) {
       const today = kyivDate(g.now);
       for (let page = 0; page < 100; page++) {
@@ -74,6 +76,10 @@ export class AdvanceLifecycle {
         for (const d of claimed) {
           try {
             changed += await this.advance(d, g.now, report);
+          } catch (err) {
+            // An unknown outcome (the registry cut off): this domain waits for the next pass, the others
+            // of the batch go on (and their leases are released), and the pass reports the first error.
+            failure ??= err;
           } finally {
             await this.domains.releaseLease(d.id, token);
           }
@@ -82,6 +88,7 @@ export class AdvanceLifecycle {
         if (claimed.length < BATCH || changed === 0) break;
       }
     }
+    if (failure !== null) throw failure;
     return report;
   }
 
@@ -97,14 +104,22 @@ export class AdvanceLifecycle {
       const recorded = phaseOfStatus(d.status);
       const renewable = (recorded === 'active' || recorded === 'autoRenewPeriod') && phase !== 'released';
       if (d.autoRenew && renewable && today >= addDays(d.expiresOn, -AUTO_RENEW_LEAD_DAYS) && d.autoRenewFailedFor !== d.expiresOn) {
+        // Kept in the store under the domain and the expiry it renews from: a pass cut off after the registry
+        // renewed leaves the charge pending, and the next pass resumes it (same client transaction id).
+        const run = await this.checkpoints.open('system:auto-renew', `${d.id}:${d.expiresOn}`);
         try {
-          await this.renew.execute({ kind: 'auto', accountId: d.accountId, environment: d.environment, leaseHeld: true }, { domain: d.name, years: 1 }, transientCheckpoints(this.uow));
+          await this.renew.execute({ kind: 'auto', accountId: d.accountId, environment: d.environment, leaseHeld: true }, { domain: d.name, years: 1 }, run);
+          await run.finish();
           report.renewed++;
           changes++;
           d = (await this.domains.find(d.accountId, d.environment, d.name))!;
           continue;
         } catch (err) {
-          if (!isDomainError(err)) throw err;
+          if (!isDomainError(err)) {
+            await run.suspend();
+            throw err;
+          }
+          await run.finish();
           report.renewalFailed++;
           changes++;
           d = await this.markAutoRenewFailed(d, err.code, now);

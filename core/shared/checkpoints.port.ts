@@ -21,3 +21,21 @@ export const transientCheckpoints = (uow: { transaction<T>(fn: () => Promise<T>)
   last: null,
   reach: (_point, fn) => uow.transaction(fn),
 });
+
+/** A stored run of the worker's own phased operation: resumed by the next pass until it ends. */
+export interface DurableRun extends Checkpoints {
+  /** The operation ended (done, or refused for good): its recovery points are forgotten. */
+  finish(): Promise<void>;
+  /** It stopped with an unknown outcome: the points stay, and the next open() resumes from them. */
+  suspend(): Promise<void>;
+}
+
+/**
+ * Recovery points kept in the store for operations the worker starts itself (automatic renewal), which
+ * have no client to retry them: after a crash between the registry call and the commit, the next pass
+ * opens the same name and resumes from the last point (the same client transaction id) instead of
+ * reserving a second charge. The caller must hold what makes the name exclusive (the domain's lease).
+ */
+export interface DurableCheckpoints {
+  open(scope: string, name: string): Promise<DurableRun>;
+}

@@ -13,7 +13,7 @@ import { eachStore, type FreshStore } from '../support/stores.js';
  * every retry replayed it and the charge reserved before the crash stayed pending for good. "Busy, retry"
  * answers are not stored (DESIGN: 409 in flight): the record keeps its recovery point and a retry resumes.
  */
-eachStore('Idempotency: a busy answer after a recovery point is not final (regression)', (kind) => {
+eachStore('Idempotency records: resuming after a recovery point, and abandoned requests', (kind) => {
   let fresh: FreshStore;
   let store: SqlStore;
   before(async () => {
@@ -51,5 +51,39 @@ eachStore('Idempotency: a busy answer after a recovery point is not final (regre
     const replay = await run();
     expect(replay.replayed).to.equal(true);
     expect(replay.body).to.deep.equal({ reserved: reserved[0] });
+  });
+
+  it('abandoned(): only unfinished requests past a recovery point that holds something, old enough, kept with their request, and not held by a live process; purge() keeps them', async () => {
+    const s = store.idempotency;
+    const t0 = new Date('2026-11-20T10:00:00Z');
+    const at = (min: number) => new Date(t0.getTime() + min * 60_000);
+    const request = { route: 'registerDomain', keyId: 'k9', params: {}, query: {}, body: { domain: 'x.com.ua', years: 1 }, ip: '127.0.0.1' };
+    const make = async (name: string, o: { at: Date; point?: string; request?: boolean; unlock?: boolean; finish?: boolean }) => {
+      const token = randomUUID();
+      await s.claim('key:k9', name, 'fp', o.at, token, o.request === false ? undefined : request);
+      if (o.point) await s.setRecoveryPoint('key:k9', name, token, o.point, { entryId: 'e1' });
+      if (o.finish) await s.complete('key:k9', name, token, { status: 201, body: {}, headers: {} });
+      else if (o.unlock) await s.unlock('key:k9', name, token);
+    };
+    await make('unlocked', { at: at(0), point: 'reserved', unlock: true });
+    await make('dead-lock', { at: at(0), point: 'reserved' }); // its process died holding it
+    await make('live-lock', { at: at(29), point: 'reserved' }); // created just now: a live request
+    await make('voided', { at: at(0), point: 'voided', unlock: true });
+    await make('started', { at: at(0), unlock: true });
+    await make('no-request', { at: at(0), point: 'reserved', request: false, unlock: true });
+    await make('finished', { at: at(0), point: 'reserved', finish: true });
+    // A live process re-locked an old record (a retry resuming it right now).
+    await make('retrying', { at: at(0), point: 'reserved' });
+    expect(await s.takeOver('key:k9', 'retrying', at(0), at(29), randomUUID())).to.equal(true);
+
+    const found = await s.abandoned(at(15), at(29), 50);
+    expect(found.map((r) => r.key).sort()).to.deep.equal(['dead-lock', 'unlocked']);
+    expect(found[0]!.request).to.deep.equal(request);
+    expect((await s.abandoned(at(15), at(29), 1))).to.have.length(1);
+
+    // A day on, housekeeping forgets what holds nothing and keeps what still holds a charge.
+    expect(await s.purge(at(24 * 60 + 30))).to.equal(3); // voided, started, finished
+    const left = (await store.knex('idempotency_keys').where({ scope: 'key:k9' }).pluck('key')).sort();
+    expect(left).to.deep.equal(['dead-lock', 'live-lock', 'no-request', 'retrying', 'unlocked']);
   });
 });

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Clock } from '../../../core/shared/clock.port.js';
 import { DomainError, isDomainError } from '../../../core/shared/errors.js';
-import { ClaimLostError, IDEMPOTENCY_RETENTION_MS, type IdempotencyRecord, type IdempotencyStore, type StoredResponse } from '../../../core/idempotency/ports/idempotency-store.port.js';
+import { ClaimLostError, IDEMPOTENCY_RETENTION_MS, type IdempotencyRecord, type IdempotencyStore, type ResumableRequest, type StoredResponse } from '../../../core/idempotency/ports/idempotency-store.port.js';
 import type { UnitOfWork } from '../../../core/shared/unit-of-work.port.js';
 import type { Checkpoints } from '../../../core/shared/checkpoints.port.js';
 import { ERROR_TABLE, errorBody } from '../error-table.js';
@@ -67,14 +67,17 @@ export const runIdempotent = async (
   run: (checkpoints: Checkpoints | null) => Promise<Reply>,
   replayable: (reply: Reply) => Reply = (r) => r,
   phased = false,
+  /** What a phased request asked for, kept so the completer can finish it if its client never returns. */
+  request?: ResumableRequest,
 ): Promise<Reply & { replayed?: boolean }> => {
   const now = deps.clock.now();
   const token = randomUUID();
-  let claim: { outcome: 'claimed' | 'existing'; record: IdempotencyRecord } = await deps.store.claim(scope, key, fingerprint, now, token);
+  const claimIt = () => deps.store.claim(scope, key, fingerprint, now, token, phased ? request : undefined);
+  let claim: { outcome: 'claimed' | 'existing'; record: IdempotencyRecord } = await claimIt();
   if (claim.outcome === 'existing' && now.getTime() - claim.record.createdAt.getTime() > IDEMPOTENCY_RETENTION_MS) {
     // Past retention the key is forgotten: reuse it as new.
     await deps.store.purge(new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS));
-    claim = await deps.store.claim(scope, key, fingerprint, now, token);
+    claim = await claimIt();
   }
   if (claim.outcome === 'existing') {
     const rec: IdempotencyRecord = claim.record;
@@ -89,7 +92,24 @@ export const runIdempotent = async (
     }
     claim = { outcome: 'claimed', record: rec };
   }
-  const record = claim.record;
+  return runClaimed(deps, scope, key, token, claim.record, run, replayable, phased);
+};
+
+/**
+ * Runs a request whose record `token` holds, and stores its outcome: the reply, or a business error that
+ * is kept. Phased, each phase commits with its recovery point and an unexpected error leaves the record
+ * unlocked to be resumed (by a retry or the completer); otherwise one transaction, and the claim released.
+ */
+export const runClaimed = async (
+  deps: IdempotencyDeps,
+  scope: string,
+  key: string,
+  token: string,
+  record: IdempotencyRecord,
+  run: (checkpoints: Checkpoints | null) => Promise<Reply>,
+  replayable: (reply: Reply) => Reply,
+  phased: boolean,
+): Promise<Reply> => {
   try {
     if (phased) {
       // The use case commits phase by phase; each phase records its recovery point in its transaction.

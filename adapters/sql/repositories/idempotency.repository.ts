@@ -1,10 +1,14 @@
-import { ClaimLostError, type ClaimResult, type IdempotencyRecord, type IdempotencyStore, type StoredResponse } from '../../../core/idempotency/ports/idempotency-store.port.js';
+import { randomUUID } from 'node:crypto';
+import { ClaimLostError, SETTLED_POINTS, type ClaimResult, type ResumableRequest, type IdempotencyRecord, type IdempotencyStore, type StoredResponse } from '../../../core/idempotency/ports/idempotency-store.port.js';
 import { date, dateOrNull, iso, json, parse } from '../rows.js';
+import type { DurableCheckpoints, DurableRun } from '../../../core/shared/checkpoints.port.js';
+import type { Clock } from '../../../core/shared/clock.port.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';
 
 type Row = {
   scope: string; key: string; fingerprint: string; locked_at: string | null; recovery_point: string; recovery_data: string | null;
   response_status: number | null; response_body: string | null; response_headers: string | null; created_at: string;
+  request: string | null;
 };
 
 const toRecord = (r: Row): IdempotencyRecord => ({
@@ -14,17 +18,18 @@ const toRecord = (r: Row): IdempotencyRecord => ({
     ? null
     : { status: Number(r.response_status), body: r.response_body === null ? null : parse(r.response_body), headers: parse(r.response_headers ?? '{}') },
   createdAt: date(r.created_at),
+  request: r.request ? (parse(r.request) as ResumableRequest) : null,
 });
 
 export class SqlIdempotencyStore implements IdempotencyStore {
   constructor(private readonly uow: KnexUnitOfWork) {}
 
-  async claim(scope: string, key: string, fingerprint: string, at: Date, token: string): Promise<ClaimResult> {
+  async claim(scope: string, key: string, fingerprint: string, at: Date, token: string, request?: ResumableRequest): Promise<ClaimResult> {
     const db = this.uow.db();
     // INSERT … ON CONFLICT DO NOTHING is atomic on both engines: of two concurrent duplicates exactly
     // one inserts; the other reads the winner's row.
     const inserted = await db('idempotency_keys')
-      .insert({ scope, key, fingerprint, locked_at: iso(at), lock_token: token, recovery_point: 'started', created_at: iso(at) })
+      .insert({ scope, key, fingerprint, locked_at: iso(at), lock_token: token, recovery_point: 'started', created_at: iso(at), request: request ? json(request) : null })
       .onConflict(['scope', 'key']).ignore().returning('key');
     const row: Row = await db('idempotency_keys').where({ scope, key }).first();
     return { outcome: inserted.length > 0 ? 'claimed' : 'existing', record: toRecord(row) };
@@ -62,6 +67,46 @@ export class SqlIdempotencyStore implements IdempotencyStore {
   }
 
   async purge(createdBefore: Date): Promise<number> {
-    return this.uow.db()('idempotency_keys').where('created_at', '<', iso(createdBefore)).delete();
+    return this.uow.db()('idempotency_keys').where('created_at', '<', iso(createdBefore))
+      .andWhere((q) => q.whereNotNull('response_status').orWhereIn('recovery_point', SETTLED_POINTS))
+      .delete();
+  }
+
+  async abandoned(createdBefore: Date, lockedBefore: Date, limit: number): Promise<IdempotencyRecord[]> {
+    const rows: Row[] = await this.uow.db()('idempotency_keys')
+      .whereNull('response_status').whereNotNull('request').whereNotIn('recovery_point', SETTLED_POINTS)
+      .andWhere('created_at', '<', iso(createdBefore))
+      .andWhere((q) => q.whereNull('locked_at').orWhere('locked_at', '<', iso(lockedBefore)))
+      .orderBy('created_at').limit(limit);
+    return rows.map(toRecord);
+  }
+}
+
+/**
+ * The worker's own phased operations keep their recovery points in the same table as keyed requests, in a
+ * `system:` scope with no request (so the completer and the purge leave a half-done one to its next pass).
+ */
+export class SqlDurableCheckpoints implements DurableCheckpoints {
+  constructor(private readonly store: SqlIdempotencyStore, private readonly uow: KnexUnitOfWork, private readonly clock: Clock) {}
+
+  async open(scope: string, name: string): Promise<DurableRun> {
+    const token = randomUUID();
+    const now = this.clock.now();
+    const claim = await this.store.claim(scope, name, scope, now, token);
+    // The caller holds the lease that makes `name` exclusive: a record left by a dead run is taken over.
+    if (claim.outcome === 'existing' && !(await this.store.takeOver(scope, name, claim.record.lockedAt, now, token))) {
+      throw new Error(`durable run ${scope}/${name} is held by another process`);
+    }
+    const rec = claim.record;
+    return {
+      last: rec.recoveryPoint !== 'started' && rec.recoveryData ? { point: rec.recoveryPoint, data: rec.recoveryData } : null,
+      reach: (point, fn) => this.uow.transaction(async () => {
+        const data = await fn();
+        await this.store.setRecoveryPoint(scope, name, token, point, data);
+        return data;
+      }),
+      finish: () => this.store.release(scope, name, token),
+      suspend: () => this.store.unlock(scope, name, token),
+    };
   }
 }

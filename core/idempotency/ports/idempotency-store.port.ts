@@ -12,6 +12,27 @@ export interface StoredResponse {
   readonly headers: Readonly<Record<string, string>>;
 }
 
+/**
+ * What a phased request asked for, kept with its record so the completer can finish it when its client
+ * never comes back (issue 13's gap: a charge reserved by an abandoned request stayed pending for good).
+ * Adapter-neutral: the HTTP adapter stores its route id and the validated input.
+ */
+export interface ResumableRequest {
+  readonly route: string;
+  readonly keyId: string;
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: Readonly<Record<string, unknown>>;
+  readonly body: unknown;
+  readonly ip: string;
+}
+
+/**
+ * Recovery points at which a request holds nothing for its client: 'started' (nothing committed yet) and
+ * 'voided' (what was reserved was given back). Any other point has committed something (a pending charge,
+ * a result not yet answered), so an abandoned request there is finished by the completer.
+ */
+export const SETTLED_POINTS: readonly string[] = ['started', 'voided'];
+
 export interface IdempotencyRecord {
   readonly scope: string;
   readonly key: string;
@@ -21,6 +42,8 @@ export interface IdempotencyRecord {
   readonly recoveryData: Readonly<Record<string, unknown>> | null;
   readonly response: StoredResponse | null;
   readonly createdAt: Date;
+  /** Set for phased requests (those the completer can finish). */
+  readonly request: ResumableRequest | null;
 }
 
 export type ClaimResult =
@@ -37,7 +60,7 @@ export class ClaimLostError extends Error {
 
 export interface IdempotencyStore {
   /** Inserts an in-flight record held by `token`, or returns the one that exists (never both). */
-  claim(scope: string, key: string, fingerprint: string, at: Date, token: string): Promise<ClaimResult>;
+  claim(scope: string, key: string, fingerprint: string, at: Date, token: string, request?: ResumableRequest): Promise<ClaimResult>;
   /** Takes over an unlocked record, or one whose lock is `previousLockedAt` (its process died). */
   takeOver(scope: string, key: string, previousLockedAt: Date | null, at: Date, token: string): Promise<boolean>;
   /** The writes below throw ClaimLostError when `token` no longer holds the record. */
@@ -47,6 +70,15 @@ export interface IdempotencyStore {
   unlock(scope: string, key: string, token: string): Promise<void>;
   /** Forgets an in-flight record whose outcome is not kept (500s), so the client may retry. */
   release(scope: string, key: string, token: string): Promise<void>;
-  /** Deletes records created before the cut-off; returns how many. */
+  /**
+   * Deletes records created before the cut-off; returns how many. A record that holds something for its
+   * client (no response, a recovery point outside SETTLED_POINTS) is kept until the completer finishes it.
+   */
   purge(createdBefore: Date): Promise<number>;
+  /**
+   * Abandoned phased requests, oldest first: no response, a request kept, a recovery point outside
+   * SETTLED_POINTS, created before `createdBefore`, and unlocked or locked before `lockedBefore` (the
+   * process that held it died).
+   */
+  abandoned(createdBefore: Date, lockedBefore: Date, limit: number): Promise<IdempotencyRecord[]>;
 }
