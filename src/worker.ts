@@ -113,8 +113,12 @@ export class Worker {
   }
 
   start(): void {
+    // One tick at a time: a slow pass (a registry timing out) is not overlapped by the next one.
+    let running = false;
     const run = () => {
-      this.tick().catch((err) => this.log.error({ err }, 'worker tick failed'));
+      if (running) return;
+      running = true;
+      this.tick().catch((err) => this.log.error({ err }, 'worker tick failed')).finally(() => (running = false));
     };
     run();
     this.timer = setInterval(run, this.intervalMs);

@@ -228,7 +228,7 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
           scope, idemKey, fingerprintOf(route.method, ctx.path, input.body),
           (checkpoints) => route.handle(checkpoints ? { ...input, checkpoints } : input), route.replayable, route.phased === true,
           // Kept with a phased keyed request, so the worker's completer can finish it (completer.ts).
-          input.key ? { route: route.id, keyId: input.key.id, params: input.params, query: input.query, body: input.body, ip: input.ip } : undefined,
+          input.key ? { route: route.id, keyId: input.key.id, params: input.params, query: route.query ? input.query : {}, body: input.body, ip: input.ip } : undefined,
         );
         if (reply.replayed) ctx.set('Idempotent-Replayed', 'true');
       } else {

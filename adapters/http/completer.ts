@@ -14,7 +14,8 @@ import type { Route } from './route.js';
  * charge, held for good. The worker runs this pass: a request still unfinished `abandonedAfterMs` after
  * it began, and not held by a live process, is taken over and run again from its last recovery point,
  * exactly as a retry would run it, through the same route and with the same key. Its outcome is stored,
- * so a late retry gets it replayed. The registry and the card processor see the same client
+ * so a late retry gets it replayed. One that fails again (the peer still down) is tried again later, with
+ * a growing delay, so it never holds up the others. The registry and the card processor see the same client
  * transaction id or idempotency key again: whatever they did the first time is not done twice.
  *
  * The request was authorised when it was made; it is finished even if its key was revoked since, because
@@ -34,19 +35,24 @@ export interface CompleterReport {
   readonly skipped: number;
 }
 
+/** Backoff of a request the completer could not finish: 1, 2, 4 … minutes, at most 6 hours. */
+export const retryDelayMs = (attempts: number): number => Math.min(2 ** Math.min(attempts, 20), 360) * 60_000;
+
 export const completeAbandoned = async (
   deps: CompleterDeps,
   routes: readonly Route[],
   opts: { readonly abandonedAfterMs: number; readonly limit?: number },
 ): Promise<CompleterReport> => {
-  const now = deps.clock.now();
+  const start = deps.clock.now();
   const lockMs = deps.lockTimeoutMs ?? LOCK_TIMEOUT_MS;
-  const records = await deps.store.abandoned(new Date(now.getTime() - opts.abandonedAfterMs), new Date(now.getTime() - lockMs), opts.limit ?? 50);
+  const records = await deps.store.abandoned({
+    createdBefore: new Date(start.getTime() - opts.abandonedAfterMs), lockedBefore: new Date(start.getTime() - lockMs), now: start, limit: opts.limit ?? 50,
+  });
   let completed = 0;
   let failed = 0;
   let skipped = 0;
   for (const rec of records) {
-    const outcome = await completeOne(deps, routes, rec, now);
+    const outcome = await completeOne(deps, routes, rec);
     if (outcome === 'completed') completed++;
     else if (outcome === 'failed') failed++;
     else skipped++;
@@ -54,28 +60,34 @@ export const completeAbandoned = async (
   return { completed, failed, skipped };
 };
 
-const completeOne = async (deps: CompleterDeps, routes: readonly Route[], rec: IdempotencyRecord, now: Date): Promise<'completed' | 'failed' | 'skipped'> => {
-  const req = rec.request!;
-  const where = { scope: rec.scope, idempotency_key: rec.key, route: req.route, recovery_point: rec.recoveryPoint };
+const completeOne = async (deps: CompleterDeps, routes: readonly Route[], listed: IdempotencyRecord): Promise<'completed' | 'failed' | 'skipped'> => {
+  const req = listed.request!;
+  const where = { scope: listed.scope, idempotency_key: listed.key, route: req.route, attempts: listed.attempts };
+  const postpone = () => deps.store.postpone(listed.scope, listed.key, new Date(deps.clock.now().getTime() + retryDelayMs(listed.attempts)));
   const route = routes.find((r) => r.id === req.route && r.phased === true);
   const key = route ? await deps.keys.findById(req.keyId) : null;
-  if (!route || !key || rec.scope !== `key:${key.id}`) {
+  if (!route || !key || listed.scope !== `key:${key.id}`) {
     deps.logger.warn(where, route ? 'abandoned request not resumable: its key is gone' : 'abandoned request not resumable: no such phased route');
+    await postpone();
     return 'skipped';
   }
   const token = randomUUID();
-  // Of several workers (or a retry arriving now), exactly one takes the record over.
-  if (!(await deps.store.takeOver(rec.scope, rec.key, rec.lockedAt, now, token))) return 'skipped';
+  // The clock is read per record: a pass that spent minutes on a slow peer must not stamp a lock that
+  // already looks dead. Of several workers (or a retry arriving now), exactly one takes the record over,
+  // and it resumes from the record as it is after the takeover, not as it was listed.
+  const rec = await deps.store.takeOver(listed.scope, listed.key, listed.lockedAt, deps.clock.now(), token);
+  if (!rec) return 'skipped';
   try {
     const reply = await runClaimed(
       deps, rec.scope, rec.key, token, rec,
       (checkpoints) => route.handle({ params: { ...req.params }, query: { ...req.query }, body: req.body, ip: req.ip, key, ...(checkpoints ? { checkpoints } : {}) }),
       route.replayable ?? ((r) => r), true,
     );
-    deps.logger.info({ ...where, status: reply.status }, 'finished an abandoned request');
+    deps.logger.info({ ...where, recovery_point: rec.recoveryPoint, status: reply.status }, 'finished an abandoned request');
     return 'completed';
   } catch (err) {
-    deps.logger.warn({ ...where, err }, 'abandoned request failed again; the next pass retries it');
+    deps.logger.warn({ ...where, recovery_point: rec.recoveryPoint, err }, 'abandoned request failed again; retried later');
+    await postpone();
     return 'failed';
   }
 };

@@ -8,7 +8,7 @@ import { DomainError } from '../shared/errors.js';
 import { formatUah, uah, type Money } from '../shared/money.js';
 import type { Random } from '../shared/random.port.js';
 import type { Accounting } from './accounting.js';
-import { PaymentError, type SavedCards } from './ports/payments.port.js';
+import { PaymentError, type SavedCard, type SavedCards } from './ports/payments.port.js';
 import type { TopUp, TopUps } from './top-up.js';
 
 export interface TopUpView {
@@ -41,10 +41,12 @@ export class TopUpBalance {
 
   async execute(key: ApiKey, amount: number, cp: Checkpoints): Promise<TopUpView> {
     if (cp.last?.point === 'credited') return cp.last.data.result as TopUpView;
-    const card = await this.cards.find(key.accountId, key.environment);
+    let pending = cp.last?.point === 'reserved' ? (cp.last.data as { topUpId: string; at: string; card?: SavedCard }) : null;
+    // A resumed top-up charges the card it was started with (the provider replays that charge); the
+    // saved card may have been replaced or removed since.
+    const card = pending?.card ?? (await this.cards.find(key.accountId, key.environment));
     if (!card) throw new DomainError('no_saved_card');
     const payments = this.environments.get(key.environment).payments;
-    let pending = cp.last?.point === 'reserved' ? (cp.last.data as { topUpId: string; at: string }) : null;
     if (!pending) {
       pending = await cp.reach('reserved', async () => {
         const now = this.clock.now();
@@ -54,7 +56,7 @@ export class TopUpBalance {
           providerId: null, failureCode: null, createdAt: now,
         };
         await this.topUps.insert(topUp);
-        return { topUpId: topUp.id, at: now.toISOString() };
+        return { topUpId: topUp.id, at: now.toISOString(), card: { ...card } };
       });
     }
     const card4 = `${card.brand} •••• ${card.last4}`;

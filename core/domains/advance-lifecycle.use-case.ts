@@ -15,6 +15,7 @@ import type { DomainRepository } from './ports/domain-repository.port.js';
 import type { RenewDomain } from './renew-domain.use-case.js';
 
 const LEASE_MS = 5 * 60_000;
+const AUTO_RENEW_SCOPE = 'system:auto-renew';
 const BATCH = 100;
 
 const PHASE_TEXT: Record<Phase, { uk: string; en: string }> = {
@@ -64,18 +65,21 @@ export class AdvanceLifecycle {
       for (const t of travelled) groups.push({ environment: 'test', accountId: t.accountId, now: new Date(real.getTime() + t.offsetMs) });
     }
     let failure: unknown = null;
+    // Domains whose automatic renewal an earlier pass left with its charge reserved: claimed whatever
+    // their expiry now (a manual renewal may have moved it), and settled first.
+    const unfinished = new Set(await this.checkpoints.unfinished(AUTO_RENEW_SCOPE, BATCH));
     for (const g of groups) {
       const today = kyivDate(g.now);
       for (let page = 0; page < 100; page++) {
         const token = this.random.id();
         const claimed = await this.domains.claimExpiring({
           environment: g.environment, ...(g.accountId ? { accountId: g.accountId } : {}), ...(g.exclude ? { excludeAccounts: g.exclude } : {}),
-          until: addDays(today, AUTO_RENEW_LEAD_DAYS), now: real, leaseUntil: new Date(real.getTime() + LEASE_MS), token, limit: BATCH,
+          until: addDays(today, AUTO_RENEW_LEAD_DAYS), alsoIds: [...unfinished], now: real, leaseUntil: new Date(real.getTime() + LEASE_MS), token, limit: BATCH,
         });
         let changed = 0;
         for (const d of claimed) {
           try {
-            changed += await this.advance(d, g.now, report);
+            changed += await this.advance(d, g.now, report, unfinished.delete(d.id));
           } catch (err) {
             // An unknown outcome (the registry cut off): this domain waits for the next pass, the others
             // of the batch go on (and their leases are released), and the pass reports the first error.
@@ -93,20 +97,25 @@ export class AdvanceLifecycle {
   }
 
   /** Moves one domain as far as `now` allows; returns how many changes it made. */
-  private async advance(start: Domain, now: Date, report: LifecycleReport): Promise<number> {
+  private async advance(start: Domain, now: Date, report: LifecycleReport, resumeRenewal: boolean): Promise<number> {
     const today = kyivDate(now);
     let d = start;
     let changes = 0;
+    // A renewal an earlier pass left with its charge reserved is settled first, whatever changed since
+    // (auto_renew switched off, a manual renewal, the phase): the registry may already have renewed.
+    let resume = resumeRenewal;
     for (let step = 0; step < 12; step++) {
       const phase = phaseOn(d.expiresOn, today);
       // Catch up: judge by the phase last recorded, so a pass that comes late (or a sandbox time jump)
       // still makes the automatic renewal the worker would have made before the domain moved on.
       const recorded = phaseOfStatus(d.status);
       const renewable = (recorded === 'active' || recorded === 'autoRenewPeriod') && phase !== 'released';
-      if (d.autoRenew && renewable && today >= addDays(d.expiresOn, -AUTO_RENEW_LEAD_DAYS) && d.autoRenewFailedFor !== d.expiresOn) {
-        // Kept in the store under the domain and the expiry it renews from: a pass cut off after the registry
-        // renewed leaves the charge pending, and the next pass resumes it (same client transaction id).
-        const run = await this.checkpoints.open('system:auto-renew', `${d.id}:${d.expiresOn}`);
+      if (resume || (d.autoRenew && renewable && today >= addDays(d.expiresOn, -AUTO_RENEW_LEAD_DAYS) && d.autoRenewFailedFor !== d.expiresOn)) {
+        const resuming = resume;
+        resume = false;
+        // Kept in the store under the domain: a pass cut off after the registry renewed leaves the charge
+        // pending, and the next pass resumes it (the same client transaction id, the expiry it renewed from).
+        const run = await this.checkpoints.open(AUTO_RENEW_SCOPE, d.id);
         try {
           await this.renew.execute({ kind: 'auto', accountId: d.accountId, environment: d.environment, leaseHeld: true }, { domain: d.name, years: 1 }, run);
           await run.finish();
@@ -120,8 +129,16 @@ export class AdvanceLifecycle {
             throw err;
           }
           await run.finish();
-          report.renewalFailed++;
           changes++;
+          if (resuming) {
+            // The registry refused the renewal an earlier pass began (the domain moved on meanwhile): its
+            // charge was voided; the domain is judged afresh, and no failure is recorded for it.
+            const fresh = await this.domains.find(d.accountId, d.environment, d.name);
+            if (!fresh) break;
+            d = fresh;
+            continue;
+          }
+          report.renewalFailed++;
           d = await this.markAutoRenewFailed(d, err.code, now);
           continue;
         }

@@ -25,6 +25,15 @@ export type Renewer =
   /** The worker, which already holds the domain's lease (its claim). */
   | { kind: 'auto'; accountId: string; environment: Environment; leaseHeld: true };
 
+/** What the 'reserved' recovery point keeps: the charge, the registry's client transaction id, the expiry renewed from. */
+interface Reserved {
+  readonly entryId: string;
+  readonly opId: string;
+  readonly expiresOn: string;
+  readonly amount?: number;
+  readonly restore?: boolean;
+}
+
 /**
  * Renewal (domain.renew, class 2): the same atomic phases as registration, under a per-domain lock so
  * concurrent renewals of one domain run one after another (DESIGN: serialised, not refused). In
@@ -47,8 +56,15 @@ export class RenewDomain {
     const accountId = by.kind === 'key' ? by.key.accountId : by.accountId;
     const environment = by.kind === 'key' ? by.key.environment : by.environment;
     const name = normalizeDomain(input.domain);
+    // Resuming a renewal that reserved its charge (a retry, the completer, the worker's next pass): it is
+    // settled with the registry as it was reserved, whatever changed since; a refusal voids it.
+    const resumed = cp.last?.point === 'reserved' ? (cp.last.data as unknown as Reserved) : null;
     const first = await this.domains.find(accountId, environment, name);
-    if (!first) throw new DomainError('domain_not_found', { domain: name });
+    if (!first) {
+      // Released meanwhile: the registry no longer renews it from our expiry; the charge comes back.
+      if (resumed) await cp.reach('voided', async () => (await this.accounting.void(resumed.entryId), {}));
+      throw new DomainError('domain_not_found', { domain: name });
+    }
     // The worker renews under the lease of its claim; a key's renewal takes the lease here.
     const locked = <T>(fn: () => Promise<T>) => (by.kind === 'auto' ? this.locks.whileHeld(fn) : this.locks.withLock(first.id, fn));
     return locked(async () => {
@@ -58,22 +74,23 @@ export class RenewDomain {
       const now = await this.time.now(accountId, environment);
       // The worker renews by the phase it last recorded (it may be catching up after a pause).
       const phase = by.kind === 'auto' ? phaseOfStatus(domain.status) : phaseOn(domain.expiresOn, kyivDate(now));
-      if (phase === 'pendingDelete' || phase === 'released') {
+      if (!resumed && (phase === 'pendingDelete' || phase === 'released')) {
         throw new DomainError('domain_not_renewable', { domain: name, status: 'pendingDelete' });
       }
       const registrar = requireCapability(this.environments.get(environment).registrar, 'renew');
-      const restore = phase === 'redemptionPeriod';
-      const amount = yearlyPrice(name)! * input.years + (restore ? RESTORE_FEE : 0);
+      // What was reserved is what is charged and told (records from before `amount` was kept: recomputed).
+      const restore = resumed?.restore ?? phase === 'redemptionPeriod';
+      const amount = resumed?.amount ?? yearlyPrice(name)! * input.years + (restore ? RESTORE_FEE : 0);
       const key = by.kind === 'key' ? { id: by.key.id, spendLimit: by.key.conditions.spendLimit } : null;
 
-      let reserved = cp.last?.point === 'reserved' ? (cp.last.data as { entryId: string; opId: string; expiresOn: string }) : null;
+      let reserved: Reserved | null = resumed;
       if (!reserved) {
         reserved = await cp.reach('reserved', async () => {
           const entry = await this.accounting.reserve({
             accountId, environment, amount, kind: restore ? 'restore' : 'renewal', domain: name,
             description: `${restore ? 'Restore and renewal' : 'Renewal'} of ${name} for ${input.years} year(s)`, key,
           });
-          return { entryId: entry.id, opId: this.random.id(), expiresOn: domain.expiresOn };
+          return { entryId: entry.id, opId: this.random.id(), expiresOn: domain.expiresOn, amount, restore };
         });
       }
       let registeredUntil: string;

@@ -38,4 +38,6 @@ export interface DurableRun extends Checkpoints {
  */
 export interface DurableCheckpoints {
   open(scope: string, name: string): Promise<DurableRun>;
+  /** Names of the runs in `scope` that stopped past a point that holds something (a reserved charge). */
+  unfinished(scope: string, limit: number): Promise<string[]>;
 }

@@ -183,3 +183,59 @@ eachStore('Abandoned requests: the completer finishes what a client left half do
     await walletMatchesLedger();
   });
 });
+
+eachStore('Automatic renewals an earlier pass left half done', (kind) => {
+  let api: TestApi;
+  beforeEach(async () => {
+    api = await startApi(kind, { wrapSandbox });
+  });
+  afterEach(async () => {
+    Object.assign(faults, { register: 'none', renew: 'none', charge: 'none' });
+    await api.close();
+  });
+
+  /** Travels 70 days and runs a pass whose first renewal is cut off as `fault` says; the domain left pending. */
+  const cutOffPass = async (fault: Fault): Promise<{ name: string; expiry: string }> => {
+    const s = api.system.store;
+    const accountId = api.demo.accountId;
+    const before = new Map((await s.knex('domains').where({ account_id: accountId, environment: 'test' })).map((d: any) => [d.name as string, d.expires_on as string]));
+    await s.sandboxClocks.advance(accountId, 70 * 86_400_000);
+    faults.renew = fault;
+    await api.system.get(TOKENS.AdvanceLifecycle).run({ accountId, environment: 'test' }).then(() => expect.fail('the cut-off must surface'), (e: Error) => expect(e.message).to.contain('connection reset'));
+    const [pending, ...more] = await s.knex('ledger_entries').where({ account_id: accountId, status: 'pending' });
+    expect(more).to.have.length(0);
+    return { name: pending.domain, expiry: before.get(pending.domain)! };
+  };
+  const statuses = async (name: string) => (await api.system.store.knex('ledger_entries').where({ domain: name }).orderBy('created_at')).map((e: any) => e.status);
+  const plusYear = (d: string) => `${Number(d.slice(0, 4)) + 1}${d.slice(4)}`;
+
+  it('auto_renew switched off after the cut-off: the next pass still settles the renewal the registry made (one charge, posted)', async () => {
+    const s = api.system.store;
+    const accountId = api.demo.accountId;
+    const { name, expiry } = await cutOffPass('after');
+    const d = (await s.domains.find(accountId, 'test', name))!;
+    await s.domains.update({ ...d, autoRenew: false });
+    await api.system.get(TOKENS.AdvanceLifecycle).run({ accountId, environment: 'test' });
+    expect((await s.domains.find(accountId, 'test', name))!.expiresOn).to.equal(plusYear(expiry));
+    expect((await s.sandboxRegistry.find(name))!.registeredUntil).to.equal(plusYear(expiry));
+    expect(await statuses(name)).to.deep.equal(['posted']);
+    expect(await s.knex('idempotency_keys').where('scope', 'system:auto-renew')).to.have.length(0);
+  });
+
+  it('a manual renewal moved the expiry after a cut-off before the registry: the next pass claims the domain anyway, the registry refuses the stale renewal, its charge is voided, and no failure is told', async () => {
+    const s = api.system.store;
+    const accountId = api.demo.accountId;
+    const { name, expiry } = await cutOffPass('before');
+    const k = await api.issueKey({ environment: 'test', rights: ['domain.renew'], domains: [name], conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 1_000_000, currency: 'UAH' } } });
+    const manual = await api.call(`/v1/domains/${name}/renewals`, { method: 'POST', headers: { ...bearer(k.secret), 'idempotency-key': randomUUID() }, json: { years: 1 } });
+    expect(manual.status, JSON.stringify(manual.body)).to.equal(201);
+    expect(manual.body.expires_at).to.equal(plusYear(expiry));
+    await api.system.get(TOKENS.AdvanceLifecycle).run({ accountId, environment: 'test' });
+    expect((await s.domains.find(accountId, 'test', name))!.expiresOn, 'renewed once, by hand').to.equal(plusYear(expiry));
+    expect((await statuses(name)).sort()).to.deep.equal(['posted', 'voided']);
+    expect(await s.knex('ledger_entries').where({ account_id: accountId, status: 'pending' })).to.have.length(0);
+    expect(await s.knex('events').where({ type: 'domain.auto_renew_failed', subject: `domain:${name}` })).to.have.length(0);
+    expect(await s.knex('idempotency_keys').where('scope', 'system:auto-renew')).to.have.length(0);
+    expect(await s.wallets.balance(accountId, 'test')).to.equal(await s.ledger.sum(accountId, 'test'));
+  });
+});

@@ -74,16 +74,45 @@ eachStore('Idempotency records: resuming after a recovery point, and abandoned r
     await make('finished', { at: at(0), point: 'reserved', finish: true });
     // A live process re-locked an old record (a retry resuming it right now).
     await make('retrying', { at: at(0), point: 'reserved' });
-    expect(await s.takeOver('key:k9', 'retrying', at(0), at(29), randomUUID())).to.equal(true);
+    expect(await s.takeOver('key:k9', 'retrying', at(0), at(29), randomUUID())).to.not.equal(null);
 
-    const found = await s.abandoned(at(15), at(29), 50);
+    const query = (now: Date, limit = 50) => s.abandoned({ createdBefore: new Date(now.getTime() - 15 * 60_000), lockedBefore: new Date(now.getTime() - 60_000), now, limit });
+    const found = await query(at(30));
     expect(found.map((r) => r.key).sort()).to.deep.equal(['dead-lock', 'unlocked']);
     expect(found[0]!.request).to.deep.equal(request);
-    expect((await s.abandoned(at(15), at(29), 1))).to.have.length(1);
+    expect(found[0]!.attempts).to.equal(0);
+    expect(await query(at(30), 1)).to.have.length(1);
+    // Postponed after a failed try: left out until then, so it cannot hold up the others; attempts counted.
+    await s.postpone('key:k9', 'unlocked', at(45));
+    expect((await query(at(30))).map((r) => r.key)).to.deep.equal(['dead-lock']);
+    const back = await query(at(45));
+    // By then the locks taken at minute 29 have run out too: their processes are presumed dead.
+    expect(back.map((r) => r.key).sort()).to.deep.equal(['dead-lock', 'live-lock', 'retrying', 'unlocked']);
+    expect(back.find((r) => r.key === 'unlocked')!.attempts).to.equal(1);
 
     // A day on, housekeeping forgets what holds nothing and keeps what still holds a charge.
     expect(await s.purge(at(24 * 60 + 30))).to.equal(3); // voided, started, finished
     const left = (await store.knex('idempotency_keys').where({ scope: 'key:k9' }).pluck('key')).sort();
     expect(left).to.deep.equal(['dead-lock', 'live-lock', 'no-request', 'retrying', 'unlocked']);
+  });
+
+  it('takeOver() returns the record as it is after the takeover, not as the taker last read it; a lost race returns null', async () => {
+    const s = store.idempotency;
+    const t = new Date('2026-11-20T10:00:00Z');
+    const first = randomUUID();
+    await s.claim('key:k8', 'r1', 'fp', t, first);
+    await s.setRecoveryPoint('key:k8', 'r1', first, 'reserved', { step: 1 });
+    await s.unlock('key:k8', 'r1', first);
+    const listed = (await s.claim('key:k8', 'r1', 'fp', t, randomUUID())).record; // a completer's early read: 'reserved'
+    // Meanwhile another holder takes it, reaches 'credited', and lets go without a response (its complete() failed).
+    const other = randomUUID();
+    expect(await s.takeOver('key:k8', 'r1', null, new Date(t.getTime() + 1000), other)).to.not.equal(null);
+    await s.setRecoveryPoint('key:k8', 'r1', other, 'credited', { step: 2 });
+    await s.unlock('key:k8', 'r1', other);
+    expect(listed.recoveryPoint).to.equal('reserved');
+    const taken = await s.takeOver('key:k8', 'r1', listed.lockedAt, new Date(t.getTime() + 2000), randomUUID());
+    expect(taken?.recoveryPoint, 'resumes from the later point').to.equal('credited');
+    expect(taken?.recoveryData).to.deep.equal({ step: 2 });
+    expect(await s.takeOver('key:k8', 'r1', null, new Date(t.getTime() + 3000), randomUUID()), 'held now: a second taker loses').to.equal(null);
   });
 });

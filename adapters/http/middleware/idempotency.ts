@@ -87,10 +87,11 @@ export const runIdempotent = async (
     }
     const lockMs = deps.lockTimeoutMs ?? LOCK_TIMEOUT_MS;
     const heldFor = rec.lockedAt === null ? Infinity : now.getTime() - rec.lockedAt.getTime();
-    if (heldFor <= lockMs || !(await deps.store.takeOver(scope, key, rec.lockedAt, now, token))) {
+    const taken = heldFor <= lockMs ? null : await deps.store.takeOver(scope, key, rec.lockedAt, now, token);
+    if (!taken) {
       throw new DomainError('idempotency_key_in_use', { retry_after: Math.max(1, Math.ceil((lockMs - Math.min(heldFor, lockMs)) / 1000)) });
     }
-    claim = { outcome: 'claimed', record: rec };
+    claim = { outcome: 'claimed', record: taken }; // resume from the record as it is now
   }
   return runClaimed(deps, scope, key, token, claim.record, run, replayable, phased);
 };

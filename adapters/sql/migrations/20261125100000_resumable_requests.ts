@@ -8,9 +8,16 @@ import type { Knex } from 'knex';
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('idempotency_keys', (t) => {
     t.text('request').nullable();
+    // The completer's tries at a request it could not finish yet, and when it may try again (backoff).
+    t.integer('attempts').notNullable().defaultTo(0);
+    t.string('next_attempt_at', 30).nullable();
   });
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('idempotency_keys', (t) => t.dropColumn('request'));
+  await knex.schema.alterTable('idempotency_keys', (t) => {
+    t.dropColumn('next_attempt_at');
+    t.dropColumn('attempts');
+    t.dropColumn('request');
+  });
 }

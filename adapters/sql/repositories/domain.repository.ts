@@ -124,11 +124,13 @@ export class SqlDomainRepository implements DomainRepository {
   }
 
   async claimExpiring(q: {
-    environment: Environment; accountId?: string; excludeAccounts?: readonly string[]; until: string; now: Date; leaseUntil: Date; token: string; limit: number;
+    environment: Environment; accountId?: string; excludeAccounts?: readonly string[]; until: string; alsoIds?: readonly string[]; now: Date; leaseUntil: Date; token: string; limit: number;
   }): Promise<Domain[]> {
     const ids: string[] = await this.uow.transaction(async () => {
       const db = this.uow.db();
-      const sel = db('domains').select('id').where({ environment: q.environment }).andWhere('expires_on', '<=', q.until)
+      const also = q.alsoIds ?? [];
+      const sel = db('domains').select('id').where({ environment: q.environment })
+        .andWhere((w) => (also.length > 0 ? w.where('expires_on', '<=', q.until).orWhereIn('id', [...also]) : w.where('expires_on', '<=', q.until)))
         .andWhere((w) => w.whereNull('lock_expires_at').orWhere('lock_expires_at', '<', iso(q.now)))
         .orderBy('expires_on').limit(q.limit);
       if (q.accountId) sel.andWhere({ account_id: q.accountId });

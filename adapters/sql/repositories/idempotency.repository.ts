@@ -8,7 +8,7 @@ import type { KnexUnitOfWork } from '../unit-of-work.js';
 type Row = {
   scope: string; key: string; fingerprint: string; locked_at: string | null; recovery_point: string; recovery_data: string | null;
   response_status: number | null; response_body: string | null; response_headers: string | null; created_at: string;
-  request: string | null;
+  request: string | null; attempts: number | null; next_attempt_at: string | null;
 };
 
 const toRecord = (r: Row): IdempotencyRecord => ({
@@ -19,6 +19,7 @@ const toRecord = (r: Row): IdempotencyRecord => ({
     : { status: Number(r.response_status), body: r.response_body === null ? null : parse(r.response_body), headers: parse(r.response_headers ?? '{}') },
   createdAt: date(r.created_at),
   request: r.request ? (parse(r.request) as ResumableRequest) : null,
+  attempts: Number(r.attempts ?? 0),
 });
 
 export class SqlIdempotencyStore implements IdempotencyStore {
@@ -35,11 +36,15 @@ export class SqlIdempotencyStore implements IdempotencyStore {
     return { outcome: inserted.length > 0 ? 'claimed' : 'existing', record: toRecord(row) };
   }
 
-  async takeOver(scope: string, key: string, previousLockedAt: Date | null, at: Date, token: string): Promise<boolean> {
+  async takeOver(scope: string, key: string, previousLockedAt: Date | null, at: Date, token: string): Promise<IdempotencyRecord | null> {
     const q = this.uow.db()('idempotency_keys').where({ scope, key }).whereNull('response_status');
     if (previousLockedAt === null) q.whereNull('locked_at');
     else q.andWhere({ locked_at: iso(previousLockedAt) });
-    return (await q.update({ locked_at: iso(at), lock_token: token })) > 0;
+    if ((await q.update({ locked_at: iso(at), lock_token: token })) === 0) return null;
+    // Read after the takeover: whatever the previous holder committed before it is in this row, and
+    // nothing it commits after can land (every write needs the token this takeover replaced).
+    const row: Row | undefined = await this.uow.db()('idempotency_keys').where({ scope, key, lock_token: token }).first();
+    return row ? toRecord(row) : null;
   }
 
   private async held(scope: string, key: string, token: string, update: Record<string, unknown>): Promise<void> {
@@ -72,13 +77,19 @@ export class SqlIdempotencyStore implements IdempotencyStore {
       .delete();
   }
 
-  async abandoned(createdBefore: Date, lockedBefore: Date, limit: number): Promise<IdempotencyRecord[]> {
+  async abandoned(q: { readonly createdBefore: Date; readonly lockedBefore: Date; readonly now: Date; readonly limit: number }): Promise<IdempotencyRecord[]> {
     const rows: Row[] = await this.uow.db()('idempotency_keys')
       .whereNull('response_status').whereNotNull('request').whereNotIn('recovery_point', SETTLED_POINTS)
-      .andWhere('created_at', '<', iso(createdBefore))
-      .andWhere((q) => q.whereNull('locked_at').orWhere('locked_at', '<', iso(lockedBefore)))
-      .orderBy('created_at').limit(limit);
+      .andWhere('created_at', '<', iso(q.createdBefore))
+      .andWhere((w) => w.whereNull('locked_at').orWhere('locked_at', '<', iso(q.lockedBefore)))
+      .andWhere((w) => w.whereNull('next_attempt_at').orWhere('next_attempt_at', '<=', iso(q.now)))
+      .orderBy('created_at').limit(q.limit);
     return rows.map(toRecord);
+  }
+
+  async postpone(scope: string, key: string, until: Date): Promise<void> {
+    await this.uow.db()('idempotency_keys').where({ scope, key }).whereNull('response_status')
+      .update({ next_attempt_at: iso(until), attempts: this.uow.db().raw('coalesce(attempts, 0) + 1') });
   }
 }
 
@@ -94,10 +105,12 @@ export class SqlDurableCheckpoints implements DurableCheckpoints {
     const now = this.clock.now();
     const claim = await this.store.claim(scope, name, scope, now, token);
     // The caller holds the lease that makes `name` exclusive: a record left by a dead run is taken over.
-    if (claim.outcome === 'existing' && !(await this.store.takeOver(scope, name, claim.record.lockedAt, now, token))) {
-      throw new Error(`durable run ${scope}/${name} is held by another process`);
+    let rec = claim.record;
+    if (claim.outcome === 'existing') {
+      const taken = await this.store.takeOver(scope, name, claim.record.lockedAt, now, token);
+      if (!taken) throw new Error(`durable run ${scope}/${name} is held by another process`);
+      rec = taken;
     }
-    const rec = claim.record;
     return {
       last: rec.recoveryPoint !== 'started' && rec.recoveryData ? { point: rec.recoveryPoint, data: rec.recoveryData } : null,
       reach: (point, fn) => this.uow.transaction(async () => {
@@ -108,5 +121,10 @@ export class SqlDurableCheckpoints implements DurableCheckpoints {
       finish: () => this.store.release(scope, name, token),
       suspend: () => this.store.unlock(scope, name, token),
     };
+  }
+
+  async unfinished(scope: string, limit: number): Promise<string[]> {
+    return this.uow.db()('idempotency_keys').where({ scope }).whereNull('response_status')
+      .whereNotIn('recovery_point', SETTLED_POINTS).orderBy('created_at').limit(limit).pluck('key');
   }
 }

@@ -30,7 +30,8 @@ export interface DomainRepository {
    * leased to the caller until `leaseUntil` so that no other worker takes them meanwhile
    * (Postgres: FOR UPDATE SKIP LOCKED; a lease that runs out frees the domain again).
    */
-  claimExpiring(q: { environment: Environment; accountId?: string; excludeAccounts?: readonly string[]; until: string; now: Date; leaseUntil: Date; token: string; limit: number }): Promise<Domain[]>;
+  /** Leases domains expiring by `until` (and those in `alsoIds`, whatever their expiry) for a lifecycle pass. */
+  claimExpiring(q: { environment: Environment; accountId?: string; excludeAccounts?: readonly string[]; until: string; alsoIds?: readonly string[]; now: Date; leaseUntil: Date; token: string; limit: number }): Promise<Domain[]>;
   releaseLease(id: string, token: string): Promise<void>;
 }
 

@@ -44,6 +44,8 @@ export interface IdempotencyRecord {
   readonly createdAt: Date;
   /** Set for phased requests (those the completer can finish). */
   readonly request: ResumableRequest | null;
+  /** How many times the completer tried it and failed. */
+  readonly attempts: number;
 }
 
 export type ClaimResult =
@@ -61,8 +63,12 @@ export class ClaimLostError extends Error {
 export interface IdempotencyStore {
   /** Inserts an in-flight record held by `token`, or returns the one that exists (never both). */
   claim(scope: string, key: string, fingerprint: string, at: Date, token: string, request?: ResumableRequest): Promise<ClaimResult>;
-  /** Takes over an unlocked record, or one whose lock is `previousLockedAt` (its process died). */
-  takeOver(scope: string, key: string, previousLockedAt: Date | null, at: Date, token: string): Promise<boolean>;
+  /**
+   * Takes over an unlocked record, or one whose lock is `previousLockedAt` (its process died). Returns the
+   * record as it is now, read after the takeover (resume from this, never from an earlier read: another
+   * holder may have reached a later point meanwhile), or null when another process took it first.
+   */
+  takeOver(scope: string, key: string, previousLockedAt: Date | null, at: Date, token: string): Promise<IdempotencyRecord | null>;
   /** The writes below throw ClaimLostError when `token` no longer holds the record. */
   setRecoveryPoint(scope: string, key: string, token: string, point: string, data: Readonly<Record<string, unknown>>): Promise<void>;
   complete(scope: string, key: string, token: string, response: StoredResponse): Promise<void>;
@@ -77,8 +83,10 @@ export interface IdempotencyStore {
   purge(createdBefore: Date): Promise<number>;
   /**
    * Abandoned phased requests, oldest first: no response, a request kept, a recovery point outside
-   * SETTLED_POINTS, created before `createdBefore`, and unlocked or locked before `lockedBefore` (the
-   * process that held it died).
+   * SETTLED_POINTS, created before `createdBefore`, unlocked or locked before `lockedBefore` (the
+   * process that held it died), and not postponed past `now`.
    */
-  abandoned(createdBefore: Date, lockedBefore: Date, limit: number): Promise<IdempotencyRecord[]>;
+  abandoned(q: { readonly createdBefore: Date; readonly lockedBefore: Date; readonly now: Date; readonly limit: number }): Promise<IdempotencyRecord[]>;
+  /** The completer could not finish it (the peer still failing, the key gone): not before `until`. */
+  postpone(scope: string, key: string, until: Date): Promise<void>;
 }
