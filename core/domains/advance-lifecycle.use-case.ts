@@ -2,7 +2,7 @@ import type { EventLog } from '../events/ports/event-log.port.js';
 import type { NotifyOwners } from '../notices/notify-owners.js';
 import type { ZoneService } from '../dns/zone-service.js';
 import type { SandboxClocks } from '../sandbox/ports/sandbox-clock.port.js';
-import type { DurableCheckpoints } from '../shared/checkpoints.port.js';
+import type { DurableCheckpoints, DurableRun } from '../shared/checkpoints.port.js';
 import type { Clock } from '../shared/clock.port.js';
 import { addDays, kyivDate } from '../shared/dates.js';
 import type { Environment } from '../shared/environment.js';
@@ -65,31 +65,43 @@ export class AdvanceLifecycle {
       for (const t of travelled) groups.push({ environment: 'test', accountId: t.accountId, now: new Date(real.getTime() + t.offsetMs) });
     }
     let failure: unknown = null;
-    // Domains whose automatic renewal an earlier pass left with its charge reserved: claimed whatever
-    // their expiry now (a manual renewal may have moved it), and settled first.
-    const unfinished = new Set(await this.checkpoints.unfinished(AUTO_RENEW_SCOPE, BATCH));
+    // Domains whose automatic renewal an earlier pass left with its charge reserved: claimed first and
+    // whatever their expiry now (a manual renewal may have moved it), and settled before anything else.
+    const unfinished = new Set(await this.checkpoints.unfinished(AUTO_RENEW_SCOPE, 1000));
+    const handle = async (claimed: readonly Domain[], token: string, now: Date): Promise<void> => {
+      for (const d of claimed) {
+        try {
+          await this.advance(d, now, report, unfinished.delete(d.id));
+        } catch (err) {
+          // An unknown outcome (the registry cut off): this domain waits for the next pass, the others
+          // go on (and their leases are released), and the pass reports the first error.
+          failure ??= err;
+        } finally {
+          await this.domains.releaseLease(d.id, token);
+        }
+      }
+    };
     for (const g of groups) {
       const today = kyivDate(g.now);
+      const base = {
+        environment: g.environment, ...(g.accountId ? { accountId: g.accountId } : {}), ...(g.exclude ? { excludeAccounts: g.exclude } : {}),
+        until: addDays(today, AUTO_RENEW_LEAD_DAYS), now: real, leaseUntil: new Date(real.getTime() + LEASE_MS), limit: BATCH,
+      };
+      if (unfinished.size > 0) {
+        const token = this.random.id();
+        await handle(await this.domains.claimExpiring({ ...base, ids: [...unfinished].slice(0, BATCH), token }), token, g.now);
+      }
+      // Every due domain once per pass, in (expiry, id) order: a cursor, so domains that stay due with
+      // nothing to do (lapsed, auto-renew off or failed) cannot keep the ones behind them from their turn.
+      let after: { expiresOn: string; id: string } | undefined;
       for (let page = 0; page < 100; page++) {
         const token = this.random.id();
-        const claimed = await this.domains.claimExpiring({
-          environment: g.environment, ...(g.accountId ? { accountId: g.accountId } : {}), ...(g.exclude ? { excludeAccounts: g.exclude } : {}),
-          until: addDays(today, AUTO_RENEW_LEAD_DAYS), alsoIds: [...unfinished], now: real, leaseUntil: new Date(real.getTime() + LEASE_MS), token, limit: BATCH,
-        });
-        let changed = 0;
-        for (const d of claimed) {
-          try {
-            changed += await this.advance(d, g.now, report, unfinished.delete(d.id));
-          } catch (err) {
-            // An unknown outcome (the registry cut off): this domain waits for the next pass, the others
-            // of the batch go on (and their leases are released), and the pass reports the first error.
-            failure ??= err;
-          } finally {
-            await this.domains.releaseLease(d.id, token);
-          }
-        }
-        // Domains that only wait for auto-renew (or failed it) stay due; stop when a batch changes nothing.
-        if (claimed.length < BATCH || changed === 0) break;
+        const claimed = await this.domains.claimExpiring({ ...base, ...(after ? { after } : {}), token });
+        if (claimed.length === 0) break;
+        const last = claimed[claimed.length - 1]!;
+        after = { expiresOn: last.expiresOn, id: last.id };
+        await handle(claimed, token, g.now);
+        if (claimed.length < BATCH) break;
       }
     }
     if (failure !== null) throw failure;
@@ -110,12 +122,21 @@ export class AdvanceLifecycle {
       // still makes the automatic renewal the worker would have made before the domain moved on.
       const recorded = phaseOfStatus(d.status);
       const renewable = (recorded === 'active' || recorded === 'autoRenewPeriod') && phase !== 'released';
-      if (resume || (d.autoRenew && renewable && today >= addDays(d.expiresOn, -AUTO_RENEW_LEAD_DAYS) && d.autoRenewFailedFor !== d.expiresOn)) {
-        const resuming = resume;
+      let run: DurableRun | null = null;
+      if (resume) {
         resume = false;
+        run = await this.checkpoints.open(AUTO_RENEW_SCOPE, d.id);
+        // Settled meanwhile by another pass (the list was read at the start of this one): nothing to resume.
+        if (run.last === null) {
+          await run.finish();
+          run = null;
+        }
+      }
+      const resuming = run !== null;
+      if (resuming || (d.autoRenew && renewable && today >= addDays(d.expiresOn, -AUTO_RENEW_LEAD_DAYS) && d.autoRenewFailedFor !== d.expiresOn)) {
         // Kept in the store under the domain: a pass cut off after the registry renewed leaves the charge
         // pending, and the next pass resumes it (the same client transaction id, the expiry it renewed from).
-        const run = await this.checkpoints.open(AUTO_RENEW_SCOPE, d.id);
+        run ??= await this.checkpoints.open(AUTO_RENEW_SCOPE, d.id);
         try {
           await this.renew.execute({ kind: 'auto', accountId: d.accountId, environment: d.environment, leaseHeld: true }, { domain: d.name, years: 1 }, run);
           await run.finish();

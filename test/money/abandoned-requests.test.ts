@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { RegistryError } from '../../core/domains/ports/registrar.port.js';
 import type { EnvironmentAdapters } from '../../core/shared/environments.port.js';
+import { phaseOn, statusFor } from '../../core/domains/lifecycle.js';
+import { addDays, kyivDate } from '../../core/shared/dates.js';
 import { TOKENS } from '../../src/tokens.js';
 import { Worker } from '../../src/worker.js';
 import { eachStore } from '../support/stores.js';
@@ -237,5 +239,38 @@ eachStore('Automatic renewals an earlier pass left half done', (kind) => {
     expect(await s.knex('events').where({ type: 'domain.auto_renew_failed', subject: `domain:${name}` })).to.have.length(0);
     expect(await s.knex('idempotency_keys').where('scope', 'system:auto-renew')).to.have.length(0);
     expect(await s.wallets.balance(accountId, 'test')).to.equal(await s.ledger.sum(accountId, 'test'));
+  });
+
+  it('regression: a domain listed as unfinished whose run another pass settled meanwhile is judged as usual, not renewed again (was: a second charge with auto-renew off)', async () => {
+    const s = api.system.store;
+    const accountId = api.demo.accountId;
+    const d = (await s.domains.find(accountId, 'test', 'domivka-demo.com.ua'))!; // 240 days left: not due
+    await s.domains.update({ ...d, autoRenew: false });
+    const lifecycle = api.system.get(TOKENS.AdvanceLifecycle);
+    // The list this pass read before another pass settled (and forgot) the domain's run.
+    (lifecycle as unknown as { checkpoints: { unfinished: () => Promise<string[]> } }).checkpoints.unfinished = async () => [d.id];
+    await lifecycle.run({ accountId, environment: 'test' });
+    expect((await s.domains.find(accountId, 'test', 'domivka-demo.com.ua'))!.expiresOn).to.equal(d.expiresOn);
+    expect(await statuses('domivka-demo.com.ua')).to.deep.equal([]);
+    expect(await s.knex('idempotency_keys').where('scope', 'system:auto-renew')).to.have.length(0);
+  });
+
+  it('regression: 120 lapsed domains that stay due with nothing to do do not keep a domain behind them from its automatic renewal (was: the pass re-read the first 100 and stopped)', async () => {
+    const s = api.system.store;
+    const accountId = api.demo.accountId;
+    await s.sandboxClocks.advance(accountId, 15 * 86_400_000); // the blog's kyiv.ua is now 5 days from expiry
+    const today = kyivDate(new Date(api.clock.now().getTime() + 15 * 86_400_000));
+    const lapsedOn = addDays(today, -10);
+    for (let i = 0; i < 120; i++) {
+      await s.domains.insert({
+        id: `lapsed${String(i).padStart(3, '0')}`, accountId, environment: 'test', name: `lapsed-${i}.com.ua`, labels: [],
+        status: statusFor([], phaseOn(lapsedOn, today), false), expiresOn: lapsedOn, autoRenew: false, transferLock: false,
+        nameservers: ['ns1.domivka.net'], createdAt: api.clock.now(), autoRenewFailedFor: null,
+      });
+    }
+    const blog = (await s.domains.find(accountId, 'test', 'domivka-blog.kyiv.ua'))!;
+    const report = await api.system.get(TOKENS.AdvanceLifecycle).run({ accountId, environment: 'test' });
+    expect(report, JSON.stringify(report)).to.include({ renewed: 1, moved: 0 });
+    expect((await s.domains.find(accountId, 'test', 'domivka-blog.kyiv.ua'))!.expiresOn).to.equal(plusYear(blog.expiresOn));
   });
 });

@@ -124,15 +124,19 @@ export class SqlDomainRepository implements DomainRepository {
   }
 
   async claimExpiring(q: {
-    environment: Environment; accountId?: string; excludeAccounts?: readonly string[]; until: string; alsoIds?: readonly string[]; now: Date; leaseUntil: Date; token: string; limit: number;
+    environment: Environment; accountId?: string; excludeAccounts?: readonly string[]; until: string; after?: { expiresOn: string; id: string };
+    ids?: readonly string[]; now: Date; leaseUntil: Date; token: string; limit: number;
   }): Promise<Domain[]> {
+    if (q.ids && q.ids.length === 0) return [];
     const ids: string[] = await this.uow.transaction(async () => {
       const db = this.uow.db();
-      const also = q.alsoIds ?? [];
       const sel = db('domains').select('id').where({ environment: q.environment })
-        .andWhere((w) => (also.length > 0 ? w.where('expires_on', '<=', q.until).orWhereIn('id', [...also]) : w.where('expires_on', '<=', q.until)))
         .andWhere((w) => w.whereNull('lock_expires_at').orWhere('lock_expires_at', '<', iso(q.now)))
-        .orderBy('expires_on').limit(q.limit);
+        .orderBy([{ column: 'expires_on' }, { column: 'id' }]).limit(q.limit);
+      if (q.ids) sel.whereIn('id', [...q.ids]);
+      else sel.andWhere('expires_on', '<=', q.until);
+      const after = q.after;
+      if (after) sel.andWhere((w) => w.where('expires_on', '>', after.expiresOn).orWhere((x) => x.where('expires_on', '=', after.expiresOn).andWhere('id', '>', after.id)));
       if (q.accountId) sel.andWhere({ account_id: q.accountId });
       if (q.excludeAccounts && q.excludeAccounts.length > 0) sel.whereNotIn('account_id', [...q.excludeAccounts]);
       if (this.engine === 'postgres') sel.forUpdate().skipLocked();
@@ -144,7 +148,7 @@ export class SqlDomainRepository implements DomainRepository {
     });
     if (ids.length === 0) return [];
     const db = this.uow.db();
-    const rows: DomainRow[] = await db('domains').whereIn('id', ids).orderBy('expires_on');
+    const rows: DomainRow[] = await db('domains').whereIn('id', ids).orderBy([{ column: 'expires_on' }, { column: 'id' }]);
     const labels: Array<{ domain_id: string; label: string }> = await db('domain_labels').whereIn('domain_id', ids).orderBy('label');
     return rows.map((r) => this.toDomain(r, labels.filter((l) => l.domain_id === r.id).map((l) => l.label)));
   }

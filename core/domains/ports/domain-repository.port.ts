@@ -30,8 +30,14 @@ export interface DomainRepository {
    * leased to the caller until `leaseUntil` so that no other worker takes them meanwhile
    * (Postgres: FOR UPDATE SKIP LOCKED; a lease that runs out frees the domain again).
    */
-  /** Leases domains expiring by `until` (and those in `alsoIds`, whatever their expiry) for a lifecycle pass. */
-  claimExpiring(q: { environment: Environment; accountId?: string; excludeAccounts?: readonly string[]; until: string; alsoIds?: readonly string[]; now: Date; leaseUntil: Date; token: string; limit: number }): Promise<Domain[]>;
+  /**
+   * Leases, for a lifecycle pass, domains expiring by `until` in (expires_on, id) order after the cursor
+   * `after`, skipping leased ones; or, with `ids`, those domains whatever their expiry.
+   */
+  claimExpiring(q: {
+    environment: Environment; accountId?: string; excludeAccounts?: readonly string[]; until: string; after?: { expiresOn: string; id: string };
+    ids?: readonly string[]; now: Date; leaseUntil: Date; token: string; limit: number;
+  }): Promise<Domain[]>;
   releaseLease(id: string, token: string): Promise<void>;
 }
 
