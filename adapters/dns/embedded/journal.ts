@@ -13,15 +13,15 @@ import type { CompiledZone } from './compiled-zone.js';
  */
 
 /** A record as sent in a transfer: owner name (wire form) and the rest (type, class, TTL, RDATA). */
-type Record = readonly [Buffer, Buffer];
+type WireRecord = readonly [Buffer, Buffer];
 
 interface Diff {
   readonly from: number;
   readonly to: number;
   readonly fromSoa: Buffer;
   readonly toSoa: Buffer;
-  readonly deleted: readonly Record[];
-  readonly added: readonly Record[];
+  readonly deleted: readonly WireRecord[];
+  readonly added: readonly WireRecord[];
 }
 
 const sameTails = (a: readonly Buffer[], b: readonly Buffer[]): boolean => {
@@ -43,9 +43,9 @@ const missing = (tails: readonly Buffer[], others: readonly Buffer[]): Buffer[] 
  * What went from `old` and came in `next`, SOA aside. Set by set: an RRset whose records are octet for
  * octet the same (most of them, in a plan's publish) costs one comparison and no allocation.
  */
-const diff = (old: CompiledZone, next: CompiledZone): { deleted: Record[]; added: Record[] } => {
-  const deleted: Record[] = [];
-  const added: Record[] = [];
+const diff = (old: CompiledZone, next: CompiledZone): { deleted: WireRecord[]; added: WireRecord[] } => {
+  const deleted: WireRecord[] = [];
+  const added: WireRecord[] = [];
   for (const [name, node] of next.nodes) {
     const before = old.nodes.get(name);
     for (const set of node.order) {
