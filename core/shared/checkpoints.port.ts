@@ -41,3 +41,21 @@ export interface DurableCheckpoints {
   /** Names of the runs in `scope` that stopped past a point that holds something (a reserved charge). */
   unfinished(scope: string, limit: number): Promise<string[]>;
 }
+
+/**
+ * Checkpoints over a stored record of recovery points: resume from its last point past 'started'; each
+ * phase is one transaction that also saves the point it reached (through `save`, which must fail when
+ * the record is no longer held, so a taken-over run cannot commit).
+ */
+export const storedCheckpoints = (
+  record: { readonly recoveryPoint: string; readonly recoveryData: Readonly<Record<string, unknown>> | null },
+  uow: { transaction<T>(fn: () => Promise<T>): Promise<T> },
+  save: (point: string, data: Readonly<Record<string, unknown>>) => Promise<void>,
+): Checkpoints => ({
+  last: record.recoveryPoint !== 'started' && record.recoveryData ? { point: record.recoveryPoint, data: record.recoveryData } : null,
+  reach: (point, fn) => uow.transaction(async () => {
+    const data = await fn();
+    await save(point, data);
+    return data;
+  }),
+});

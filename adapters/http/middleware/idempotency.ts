@@ -3,7 +3,7 @@ import type { Clock } from '../../../core/shared/clock.port.js';
 import { DomainError, isDomainError } from '../../../core/shared/errors.js';
 import { ClaimLostError, IDEMPOTENCY_RETENTION_MS, type IdempotencyRecord, type IdempotencyStore, type ResumableRequest, type StoredResponse } from '../../../core/idempotency/ports/idempotency-store.port.js';
 import type { UnitOfWork } from '../../../core/shared/unit-of-work.port.js';
-import type { Checkpoints } from '../../../core/shared/checkpoints.port.js';
+import { storedCheckpoints, type Checkpoints } from '../../../core/shared/checkpoints.port.js';
 import { ERROR_TABLE, errorBody } from '../error-table.js';
 import type { Reply } from '../route.js';
 import { canonicalJson } from './canonical-json.js';
@@ -114,14 +114,7 @@ export const runClaimed = async (
   try {
     if (phased) {
       // The use case commits phase by phase; each phase records its recovery point in its transaction.
-      const checkpoints: Checkpoints = {
-        last: record.recoveryPoint !== 'started' && record.recoveryData ? { point: record.recoveryPoint, data: record.recoveryData } : null,
-        reach: (point, fn) => deps.uow.transaction(async () => {
-          const data = await fn();
-          await deps.store.setRecoveryPoint(scope, key, token, point, data);
-          return data;
-        }),
-      };
+      const checkpoints = storedCheckpoints(record, deps.uow, (point, data) => deps.store.setRecoveryPoint(scope, key, token, point, data));
       const reply = await run(checkpoints);
       await deps.store.complete(scope, key, token, toStored(replayable(reply)));
       return reply;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ClaimLostError, SETTLED_POINTS, type ClaimResult, type ResumableRequest, type IdempotencyRecord, type IdempotencyStore, type StoredResponse } from '../../../core/idempotency/ports/idempotency-store.port.js';
 import { date, dateOrNull, iso, json, parse } from '../rows.js';
-import type { DurableCheckpoints, DurableRun } from '../../../core/shared/checkpoints.port.js';
+import { storedCheckpoints, type DurableCheckpoints, type DurableRun } from '../../../core/shared/checkpoints.port.js';
 import type { Clock } from '../../../core/shared/clock.port.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';
 
@@ -112,12 +112,7 @@ export class SqlDurableCheckpoints implements DurableCheckpoints {
       rec = taken;
     }
     return {
-      last: rec.recoveryPoint !== 'started' && rec.recoveryData ? { point: rec.recoveryPoint, data: rec.recoveryData } : null,
-      reach: (point, fn) => this.uow.transaction(async () => {
-        const data = await fn();
-        await this.store.setRecoveryPoint(scope, name, token, point, data);
-        return data;
-      }),
+      ...storedCheckpoints(rec, this.uow, (point, data) => this.store.setRecoveryPoint(scope, name, token, point, data)),
       finish: () => this.store.release(scope, name, token),
       suspend: () => this.store.unlock(scope, name, token),
     };
