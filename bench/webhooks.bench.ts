@@ -8,7 +8,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pino from 'pino';
-import type { EventType } from '../core/events/event.js';
+import type { EventType } from '../core/kernel/events.js';
 import { loadConfig } from '../src/config.js';
 import { System } from '../src/system.js';
 import { TOKENS } from '../src/tokens.js';

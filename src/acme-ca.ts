@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { AcmeCertificateAuthority } from '../adapters/ca/acme/index.js';
 import type { SqlCaMaterial } from '../adapters/sql/repositories/certificate.repository.js';
 import type { CertificateAuthority, IssueOrder, IssuedCertificate } from '../core/certificates/ports/certificate-authority.port.js';
-import type { SecretBox } from '../core/shared/secret-box.port.js';
+import type { SecretBox } from '../core/kernel/secret-box.port.js';
 
 /**
  * The ACME adapter with its account key kept in the store (sealed with DATA_KEY), one per directory

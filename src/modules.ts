@@ -49,14 +49,15 @@ import { CertificateIssuance } from '../core/certificates/certificate-issuance.u
 import { CertificateStatusQuery } from '../core/certificates/certificate-status.use-case.js';
 import { zoneChallengeSolver } from '../core/certificates/zone-challenge-solver.js';
 import type { CertificateAuthority } from '../core/certificates/ports/certificate-authority.port.js';
-import type { SecretBox } from '../core/shared/secret-box.port.js';
+import type { SecretBox } from '../core/kernel/secret-box.port.js';
 import { StoredAccountAcmeCa } from './acme-ca.js';
 import { ServedByOurDns } from './challenge-propagation.js';
 import { InProcessIssuanceQueue } from './issuance-queue.js';
-import type { Clock } from '../core/shared/clock.port.js';
-import type { Environment } from '../core/shared/environment.js';
-import type { EnvironmentAdapters, Environments } from '../core/shared/environments.port.js';
-import { DomainError } from '../core/shared/errors.js';
+import type { Clock } from '../core/kernel/clock.port.js';
+import type { Environment } from '../core/kernel/environment.js';
+import type { Environments } from '../core/kernel/environments.port.js';
+import type { EnvironmentAdapters } from './tokens.js';
+import { DomainError } from '../core/kernel/errors.js';
 import type { Config } from './config.js';
 import { TOKENS as T } from './tokens.js';
 import { Reauthenticate } from '../core/accounts/reauthenticate.use-case.js';
@@ -194,7 +195,7 @@ const id = <X>(token: ServiceIdentifier<X>) => token;
 export const coreModule = () =>
   new ContainerModule(({ bind }) => {
     bind(T.Environments)
-      .toResolvedValue((test: EnvironmentAdapters, live: EnvironmentAdapters | undefined): Environments => {
+      .toResolvedValue((test: EnvironmentAdapters, live: EnvironmentAdapters | undefined): Environments<EnvironmentAdapters> => {
         const sets: Record<Environment, EnvironmentAdapters | null> = { test, live: live ?? null };
         return {
           isAvailable: (e) => sets[e] !== null,
@@ -261,7 +262,7 @@ export const coreModule = () =>
     bind(T.DescribeKey).toResolvedValue((st: SqlStore, c) => new DescribeKey(st.spend, c), [s, T.Clock]).inSingletonScope();
     bind(T.GetDomain).toResolvedValue((st: SqlStore) => new GetDomain(st.domains), [s]).inSingletonScope();
     bind(T.ListDomains).toResolvedValue((st: SqlStore) => new ListDomains(st.domains), [s]).inSingletonScope();
-    bind(T.SearchDomains).toResolvedValue((e: Environments) => new SearchDomains(e), [T.Environments]).inSingletonScope();
+    bind(T.SearchDomains).toResolvedValue((e: Environments<EnvironmentAdapters>) => new SearchDomains(e), [T.Environments]).inSingletonScope();
     bind(T.ListNotices).toResolvedValue((st: SqlStore) => new ListNotices(st.notices), [s]).inSingletonScope();
     bind(T.CertificateKeys).toConstantValue(new X509CertificateKeys());
     bind(T.IssuanceQueue).toResolvedValue(

@@ -5,7 +5,7 @@ import { TlsProbeAdapter } from '../adapters/monitoring/tls/index.js';
 import { assertPublicUrl, guardedLookup } from '../adapters/net/ssrf/index.js';
 import type { MonitorProbes, ProbeOutcome, ProbesFor } from '../core/monitoring/ports/probes.port.js';
 import type { MonitorRules } from '../core/monitoring/monitor-spec.js';
-import type { EnvironmentAdapters } from '../core/shared/environments.port.js';
+import type { EnvironmentAdapters } from './tokens.js';
 import type { Config } from './config.js';
 
 /** Interval floors and loopback (issue 11): 60 s live, 10 s sandbox; loopback only in the sandbox with MONITORS_ALLOW_LOOPBACK=1. */

@@ -8,7 +8,7 @@ import type { Authorizer } from '../core/access/authorize.js';
 import type { DescribeKey } from '../core/access/describe-key.use-case.js';
 import type { IssueKey } from '../core/access/issue-key.use-case.js';
 import type { ListKeys, RevokeKey } from '../core/access/manage-keys.use-case.js';
-import type { SecretHasher } from '../core/access/ports/secret-hasher.port.js';
+import type { SecretHasher } from '../core/kernel/secret-hasher.port.js';
 import type { PasswordHasher, TotpVerifier } from '../core/accounts/ports/credentials.port.js';
 import type { AuthenticateSession, SignIn, SignOut } from '../core/accounts/sign-in.use-case.js';
 import type { GetDomain, ListDomains } from '../core/domains/read-domains.use-case.js';
@@ -16,10 +16,13 @@ import type { SearchDomains } from '../core/domains/search-domains.use-case.js';
 import type { ListNotices } from '../core/notices/list-notices.use-case.js';
 import type { NotifyOwners } from '../core/notices/notify-owners.js';
 import type { SeedDemo } from '../core/sandbox/seed-demo.use-case.js';
-import type { Clock } from '../core/shared/clock.port.js';
-import type { EnvironmentAdapters, Environments } from '../core/shared/environments.port.js';
-import type { Random } from '../core/shared/random.port.js';
-import type { SecretBox } from '../core/shared/secret-box.port.js';
+import type { Clock } from '../core/kernel/clock.port.js';
+import type { Environments } from '../core/kernel/environments.port.js';
+import type { Registrar } from '../core/domains/ports/registrar.port.js';
+import type { Payments } from '../core/billing/ports/payments.port.js';
+import type { CertificateAuthority } from '../core/certificates/ports/certificate-authority.port.js';
+import type { Random } from '../core/kernel/random.port.js';
+import type { SecretBox } from '../core/kernel/secret-box.port.js';
 import type { Config } from './config.js';
 import type { ZonePublisherHub } from './zone-publisher-hub.js';
 import type { ZoneService } from '../core/dns/zone-service.js';
@@ -92,7 +95,7 @@ export const TOKENS = {
   SecretBox: t<SecretBox>('SecretBox'),
   TestAdapters: t<EnvironmentAdapters>('TestAdapters'),
   LiveAdapters: t<EnvironmentAdapters>('LiveAdapters'),
-  Environments: t<Environments>('Environments'),
+  Environments: t<Environments<EnvironmentAdapters>>('Environments'),
   NotifyOwners: t<NotifyOwners>('NotifyOwners'),
   Authorizer: t<Authorizer>('Authorizer'),
   AuthenticateKey: t<AuthenticateKey>('AuthenticateKey'),
@@ -173,3 +176,10 @@ export const TOKENS = {
   Mcp: t<McpTools>('Mcp'),
   ProcessRegistryMessages: t<ProcessRegistryMessages>('ProcessRegistryMessages'),
 } as const;
+
+/** One environment's adapter set: every capability's `Environments<…>` port is served by these. */
+export interface EnvironmentAdapters {
+  readonly registrar: Registrar;
+  readonly payments: Payments;
+  readonly ca: CertificateAuthority;
+}

@@ -1,4 +1,4 @@
-import type { ErrorCode, ErrorParams } from '../../core/shared/errors.js';
+import type { ErrorCode, ErrorParams } from '../../core/kernel/errors.js';
 
 /**
  * The one table (seed 7, STYLE 8): every error code → HTTP status, Ukrainian and English text, and

@@ -1,5 +1,5 @@
 import { ERROR_TABLE, errorBody } from './error-table.js';
-import type { ErrorCode } from '../../core/shared/errors.js';
+import type { ErrorCode } from '../../core/kernel/errors.js';
 import { isHumanOnly, type JsonSchema, type Route } from './route.js';
 
 /**

@@ -1,9 +1,9 @@
-import type { ApiKey } from '../../core/access/key.js';
-import type { RightName } from '../../core/access/rights.js';
+import type { ApiKey } from '../../core/kernel/caller.js';
+import type { RightName } from '../../core/kernel/rights.js';
 import type { HumanContext } from '../../core/accounts/sign-in.use-case.js';
 import type { Domain } from '../../core/domains/domain.js';
-import type { ErrorCode } from '../../core/shared/errors.js';
-import type { Checkpoints } from '../../core/shared/checkpoints.port.js';
+import type { ErrorCode } from '../../core/kernel/errors.js';
+import type { Checkpoints } from '../../core/kernel/checkpoints.port.js';
 
 /**
  * Routes are data (STYLE 7): each declares its method, path, schemas, who may call it, whether it
@@ -80,7 +80,7 @@ export interface Route {
    * a one-time secret (a new key) says here how to keep it without the secret. */
   readonly replayable?: (reply: Reply) => Reply;
   /** The write calls a peer outside our database (registry, card processor): it runs in atomic phases
-   * with recovery points instead of one transaction (see core/shared/checkpoints.port.ts). */
+   * with recovery points instead of one transaction (see core/kernel/checkpoints.port.ts). */
   readonly phased?: boolean;
 }
 

@@ -1,4 +1,4 @@
-import { RIGHT_NAMES } from '../../core/access/rights.js';
+import { RIGHT_NAMES } from '../../core/kernel/rights.js';
 import { TEMPLATE_IDS } from '../../core/access/templates.js';
 import type { JsonSchema } from './route.js';
 

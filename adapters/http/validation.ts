@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { DomainError } from '../../core/shared/errors.js';
+import { DomainError } from '../../core/kernel/errors.js';
 import type { JsonSchema } from './route.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.

@@ -3,9 +3,9 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { z } from 'zod';
 import type { DomainCertificateStatus } from '../../core/certificates/certificate-status.use-case.js';
 import type { SearchResult } from '../../core/domains/search-domains.use-case.js';
-import type { Environment } from '../../core/shared/environment.js';
-import { isDomainError } from '../../core/shared/errors.js';
-import { formatUah } from '../../core/shared/money.js';
+import type { Environment } from '../../core/kernel/environment.js';
+import { isDomainError } from '../../core/kernel/errors.js';
+import { formatUah } from '../../core/kernel/money.js';
 
 /**
  * Public MCP tools for assistants (Model Context Protocol, Streamable HTTP, stateless): read-only by

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import type { Change, ChangeAnnouncer, ChangeFeed, ChangeTopic } from '../../core/shared/change-feed.port.js';
+import type { Change, ChangeAnnouncer, ChangeFeed, ChangeTopic } from '../../core/kernel/change-feed.port.js';
 import type { Engine } from './connection.js';
 import type { SqliteReader } from './sqlite-reader.js';
 import type { KnexUnitOfWork } from './unit-of-work.js';

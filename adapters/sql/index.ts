@@ -22,7 +22,7 @@ import { SqlInvitationRepository, SqlPeopleRepository } from './repositories/peo
 import { SqlEventFeed } from './repositories/event-feed.repository.js';
 import { SqlWebhookRepository } from './repositories/webhook.repository.js';
 import { FeedCache, SqlChangeFeed } from './change-feed.js';
-import type { ApiKey } from '../../core/access/key.js';
+import type { ApiKey } from '../../core/kernel/caller.js';
 
 export { engineOf, knexConfig, type Engine, type StoreConfig } from './connection.js';
 export { migrationSource } from './migration-source.js';

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Knex } from 'knex';
-import type { UnitOfWork } from '../../core/shared/unit-of-work.port.js';
+import type { UnitOfWork } from '../../core/kernel/unit-of-work.port.js';
 
 /**
  * The ambient transaction: repositories ask `db()` and get the transaction of the surrounding

@@ -1,11 +1,11 @@
-import type { Clock } from '../shared/clock.port.js';
-import { endOfKyivDay } from '../shared/dates.js';
-import { DomainError } from '../shared/errors.js';
+import type { Clock } from '../kernel/clock.port.js';
+import { endOfKyivDay } from '../kernel/dates.js';
+import { DomainError } from '../kernel/errors.js';
 import { cidrContains } from './cidr.js';
-import type { ApiKey } from './key.js';
+import type { ApiKey } from '../kernel/caller.js';
 import { checksumOf, parseToken } from './key-token.js';
 import type { KeyRepository } from './ports/key-repository.port.js';
-import type { SecretHasher } from './ports/secret-hasher.port.js';
+import type { SecretHasher } from '../kernel/secret-hasher.port.js';
 
 /** last_used_at is written at most this often per key, so the read path is not a write path. */
 export const LAST_USED_RESOLUTION_MS = 60_000;

@@ -1,14 +1,14 @@
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
-import { normalizeDomain } from '../shared/domain-name.js';
-import { DomainError } from '../shared/errors.js';
-import type { ApiKey } from './key.js';
+import { normalizeDomain } from '../kernel/domain-name.js';
+import { DomainError } from '../kernel/errors.js';
+import type { ApiKey } from '../kernel/caller.js';
 import { allows, heldRights, namesDomain, type Policy } from './policy.js';
 
 /** DESIGN: a domain.register policy that selects a label may register any name (the new domain carries the label). */
 const registersByLabel = (policies: readonly Policy[]): boolean =>
   policies.some((p) => p.right === 'domain.register' && 'label' in p.resources);
 import type { Domain } from '../domains/domain.js';
-import { RIGHTS, type RightName } from './rights.js';
+import { RIGHTS, type RightName } from '../kernel/rights.js';
 
 /**
  * Policy evaluation for one (right, domain) pair. The domain's labels come from the store, so a label

@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { DomainError } from '../shared/errors.js';
+import { DomainError } from '../kernel/errors.js';
 
 /** IPv4 CIDR handling (seed 2.3: "an IPv4 network in CIDR notation"). */
 export interface Cidr {

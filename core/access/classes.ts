@@ -1,4 +1,4 @@
-import { RIGHTS, type DangerClass, type RightName } from './rights.js';
+import { RIGHTS, type DangerClass, type RightName } from '../kernel/rights.js';
 
 /**
  * Danger classes (seed A5) and the rules DESIGN derives from them: lifetime caps, mandatory IP

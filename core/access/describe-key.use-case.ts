@@ -1,8 +1,8 @@
 import type { SpendCounters } from '../billing/ports/ledger.port.js';
-import type { Clock } from '../shared/clock.port.js';
-import { kyivMonth } from '../shared/dates.js';
-import { uah, type Money } from '../shared/money.js';
-import type { ApiKey } from './key.js';
+import type { Clock } from '../kernel/clock.port.js';
+import { kyivMonth } from '../kernel/dates.js';
+import { uah, type Money } from '../kernel/money.js';
+import type { ApiKey } from '../kernel/caller.js';
 import { viewKey, type KeyView } from './key-view.js';
 import { CLASSES } from './classes.js';
 

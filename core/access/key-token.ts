@@ -1,4 +1,4 @@
-import type { Environment } from '../shared/environment.js';
+import type { Environment } from '../kernel/environment.js';
 
 /**
  * Key strings (seed A2, DESIGN): `dmk_<env>_<id><secret><checksum>`.

@@ -1,7 +1,7 @@
-import { endOfKyivDay } from '../shared/dates.js';
-import { uah, type Money } from '../shared/money.js';
+import { endOfKyivDay } from '../kernel/dates.js';
+import { uah, type Money } from '../kernel/money.js';
 import { CLASSES } from './classes.js';
-import type { ApiKey, KeyStatus } from './key.js';
+import type { ApiKey, KeyStatus } from '../kernel/caller.js';
 import type { Policy } from './policy.js';
 
 export const keyStatus = (key: ApiKey, now: Date): KeyStatus => {

@@ -1,10 +1,10 @@
-import type { Actor } from '../accounts/person.js';
-import type { EventLog } from '../events/ports/event-log.port.js';
-import type { Clock } from '../shared/clock.port.js';
-import { DomainError } from '../shared/errors.js';
-import { clampLimit, decodeCursor, encodeCursor, type Page } from '../shared/pagination.js';
-import type { Random } from '../shared/random.port.js';
-import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import type { Actor } from '../kernel/person.js';
+import type { EventLog } from '../kernel/event-log.port.js';
+import type { Clock } from '../kernel/clock.port.js';
+import { DomainError } from '../kernel/errors.js';
+import { clampLimit, decodeCursor, encodeCursor, type Page } from '../kernel/pagination.js';
+import type { Random } from '../kernel/random.port.js';
+import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import { viewKey, type KeyView } from './key-view.js';
 import type { KeyRepository } from './ports/key-repository.port.js';
 

@@ -1,17 +1,8 @@
-import { grants, RIGHTS, type RightName } from './rights.js';
+import type { Policy, Selection } from '../kernel/caller.js';
+import { grants, RIGHTS, type RightName } from '../kernel/rights.js';
 
-/**
- * Seed 2.2 / A4: a policy pairs one right with a selection of domains — named domains, or every domain
- * carrying a label. Rights and selections are separate axes.
- */
-export type Selection =
-  | { readonly domains: readonly string[] }
-  | { readonly label: string };
+export type { Policy, Selection };
 
-export interface Policy {
-  readonly right: RightName;
-  readonly resources: Selection;
-}
 
 /** What a check is about: a domain (its name and the labels it carries now), or the account. */
 export type Subject =

@@ -1,9 +1,9 @@
-import { formatUah } from '../shared/money.js';
-import type { Environment } from '../shared/environment.js';
+import { formatUah } from '../kernel/money.js';
+import type { Environment } from '../kernel/environment.js';
 import { CLASSES } from './classes.js';
-import type { KeyConditions } from './key.js';
+import type { KeyConditions } from '../kernel/caller.js';
 import type { Policy, Selection } from './policy.js';
-import { RIGHTS, type DangerClass } from './rights.js';
+import { RIGHTS, type DangerClass } from '../kernel/rights.js';
 
 /** Seed A8: the plain-language summary a human reviews before a key is issued. */
 export interface KeySummary {

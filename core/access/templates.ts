@@ -1,4 +1,4 @@
-import type { RightName } from './rights.js';
+import type { RightName } from '../kernel/rights.js';
 
 /** Rights templates (seed A8: the human first picks a template). */
 export interface KeyTemplate {

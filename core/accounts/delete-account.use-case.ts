@@ -1,11 +1,11 @@
 import type { Accounting } from '../billing/accounting.js';
-import type { EventLog } from '../events/ports/event-log.port.js';
-import type { Clock } from '../shared/clock.port.js';
-import { formatUah } from '../shared/money.js';
-import { DomainError } from '../shared/errors.js';
-import type { Random } from '../shared/random.port.js';
-import type { UnitOfWork } from '../shared/unit-of-work.port.js';
-import { requireOwner, requireRecentSignIn } from './human-guards.js';
+import type { EventLog } from '../kernel/event-log.port.js';
+import type { Clock } from '../kernel/clock.port.js';
+import { formatUah } from '../kernel/money.js';
+import { DomainError } from '../kernel/errors.js';
+import type { Random } from '../kernel/random.port.js';
+import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
+import { requireOwner, requireRecentSignIn } from '../kernel/human-guards.js';
 import type { HumanContext } from './sign-in.use-case.js';
 import type { PeopleRepository } from './ports/people.port.js';
 

@@ -1,9 +1,9 @@
-import type { EventLog } from '../events/ports/event-log.port.js';
+import type { EventLog } from '../kernel/event-log.port.js';
 import type { NotifyOwners } from '../notices/notify-owners.js';
-import type { Clock } from '../shared/clock.port.js';
-import type { Random } from '../shared/random.port.js';
-import type { UnitOfWork } from '../shared/unit-of-work.port.js';
-import { requireRecentSignIn } from './human-guards.js';
+import type { Clock } from '../kernel/clock.port.js';
+import type { Random } from '../kernel/random.port.js';
+import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
+import { requireRecentSignIn } from '../kernel/human-guards.js';
 import type { HumanContext } from './sign-in.use-case.js';
 import type { PeopleRepository } from './ports/people.port.js';
 

@@ -5,11 +5,11 @@ import type { ZoneRepository } from '../dns/ports/zone-repository.port.js';
 import { view as viewRecordSet, type RecordSetView } from '../dns/read-zone.use-case.js';
 import { viewDomain, type DomainView } from '../domains/domain.js';
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
-import { normalizeDomain } from '../shared/domain-name.js';
-import type { Environment } from '../shared/environment.js';
-import { DomainError } from '../shared/errors.js';
-import { uah, type Money } from '../shared/money.js';
-import type { Actor } from './person.js';
+import { normalizeDomain } from '../kernel/domain-name.js';
+import type { Environment } from '../kernel/environment.js';
+import { DomainError } from '../kernel/errors.js';
+import { uah, type Money } from '../kernel/money.js';
+import type { Actor } from '../kernel/person.js';
 
 /**
  * What a signed-in person reads in the console: the whole account (a person is not scoped like a key),

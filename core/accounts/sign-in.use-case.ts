@@ -1,11 +1,11 @@
-import type { SecretHasher } from '../access/ports/secret-hasher.port.js';
-import type { EventLog } from '../events/ports/event-log.port.js';
-import type { Clock } from '../shared/clock.port.js';
-import { DomainError } from '../shared/errors.js';
-import type { Random } from '../shared/random.port.js';
-import type { SecretBox } from '../shared/secret-box.port.js';
-import type { UnitOfWork } from '../shared/unit-of-work.port.js';
-import type { Actor, Person, Session } from './person.js';
+import type { SecretHasher } from '../kernel/secret-hasher.port.js';
+import type { EventLog } from '../kernel/event-log.port.js';
+import type { Clock } from '../kernel/clock.port.js';
+import { DomainError } from '../kernel/errors.js';
+import type { Random } from '../kernel/random.port.js';
+import type { SecretBox } from '../kernel/secret-box.port.js';
+import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
+import type { Actor, Person, Session } from '../kernel/person.js';
 import type { AccountRepository, SessionRepository } from './ports/account-repository.port.js';
 import type { PasswordHasher, TotpVerifier } from './ports/credentials.port.js';
 

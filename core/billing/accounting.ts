@@ -1,9 +1,9 @@
-import type { Clock } from '../shared/clock.port.js';
-import { kyivMonth } from '../shared/dates.js';
-import type { Environment } from '../shared/environment.js';
-import { DomainError } from '../shared/errors.js';
-import { formatUah } from '../shared/money.js';
-import type { Random } from '../shared/random.port.js';
+import type { Clock } from '../kernel/clock.port.js';
+import { kyivMonth } from '../kernel/dates.js';
+import type { Environment } from '../kernel/environment.js';
+import { DomainError } from '../kernel/errors.js';
+import { formatUah } from '../kernel/money.js';
+import type { Random } from '../kernel/random.port.js';
 import type { Ledger, LedgerEntry, LedgerKind, SpendCounters, Wallets } from './ports/ledger.port.js';
 
 /** The key a charge is made with, if any (the worker's automatic renewals have none: no spend limit). */

@@ -1,12 +1,12 @@
-import { requireOwner, requireRecentSignIn } from '../accounts/human-guards.js';
+import { requireOwner, requireRecentSignIn } from '../kernel/human-guards.js';
 import type { HumanContext } from '../accounts/sign-in.use-case.js';
-import type { EventLog } from '../events/ports/event-log.port.js';
+import type { EventLog } from '../kernel/event-log.port.js';
 import type { NotifyOwners } from '../notices/notify-owners.js';
-import type { Clock } from '../shared/clock.port.js';
-import type { Environment } from '../shared/environment.js';
-import { DomainError } from '../shared/errors.js';
-import type { Random } from '../shared/random.port.js';
-import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import type { Clock } from '../kernel/clock.port.js';
+import type { Environment } from '../kernel/environment.js';
+import { DomainError } from '../kernel/errors.js';
+import type { Random } from '../kernel/random.port.js';
+import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import type { CardSetup } from './ports/card-setup.port.js';
 import { PaymentError, type SavedCard, type SavedCards } from './ports/payments.port.js';
 

@@ -1,6 +1,6 @@
-import type { ApiKey } from '../access/key.js';
-import { clampLimit, decodeCursor, encodeCursor, type Page } from '../shared/pagination.js';
-import { uah, type Money } from '../shared/money.js';
+import type { ApiKey } from '../kernel/caller.js';
+import { clampLimit, decodeCursor, encodeCursor, type Page } from '../kernel/pagination.js';
+import { uah, type Money } from '../kernel/money.js';
 import type { Ledger, LedgerEntry } from './ports/ledger.port.js';
 import type { Accounting } from './accounting.js';
 

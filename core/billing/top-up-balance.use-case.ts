@@ -1,12 +1,12 @@
-import type { ApiKey } from '../access/key.js';
-import type { EventLog } from '../events/ports/event-log.port.js';
+import type { ApiKey } from '../kernel/caller.js';
+import type { EventLog } from '../kernel/event-log.port.js';
 import type { NotifyOwners } from '../notices/notify-owners.js';
-import type { Checkpoints } from '../shared/checkpoints.port.js';
-import type { Clock } from '../shared/clock.port.js';
-import type { Environments } from '../shared/environments.port.js';
-import { DomainError } from '../shared/errors.js';
-import { formatUah, uah, type Money } from '../shared/money.js';
-import type { Random } from '../shared/random.port.js';
+import type { Checkpoints } from '../kernel/checkpoints.port.js';
+import type { Clock } from '../kernel/clock.port.js';
+import type { PaymentEnvironments } from './ports/payments.port.js';
+import { DomainError } from '../kernel/errors.js';
+import { formatUah, uah, type Money } from '../kernel/money.js';
+import type { Random } from '../kernel/random.port.js';
 import type { Accounting } from './accounting.js';
 import { PaymentError, type SavedCard, type SavedCards } from './ports/payments.port.js';
 import type { TopUp, TopUps } from './top-up.js';
@@ -31,7 +31,7 @@ export class TopUpBalance {
   constructor(
     private readonly topUps: TopUps,
     private readonly cards: SavedCards,
-    private readonly environments: Environments,
+    private readonly environments: PaymentEnvironments,
     private readonly accounting: Accounting,
     private readonly events: EventLog,
     private readonly notifyOwners: NotifyOwners,

@@ -1,4 +1,4 @@
-import type { Environment } from '../shared/environment.js';
+import type { Environment } from '../kernel/environment.js';
 
 /** A top-up of the balance from the saved card (billing.topup). */
 export interface TopUp {

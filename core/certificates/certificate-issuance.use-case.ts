@@ -1,14 +1,14 @@
-import type { EventLog } from '../events/ports/event-log.port.js';
+import type { EventLog } from '../kernel/event-log.port.js';
 import type { NotifyOwners } from '../notices/notify-owners.js';
 import type { AccountTime } from '../sandbox/account-time.js';
 import type { SandboxClocks } from '../sandbox/ports/sandbox-clock.port.js';
-import type { Clock } from '../shared/clock.port.js';
-import type { Environment } from '../shared/environment.js';
-import type { Environments } from '../shared/environments.port.js';
-import type { Random } from '../shared/random.port.js';
-import type { SecretBox } from '../shared/secret-box.port.js';
-import { isDomainError } from '../shared/errors.js';
-import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import type { Clock } from '../kernel/clock.port.js';
+import type { Environment } from '../kernel/environment.js';
+import type { CaEnvironments } from './ports/certificate-authority.port.js';
+import type { Random } from '../kernel/random.port.js';
+import type { SecretBox } from '../kernel/secret-box.port.js';
+import { isDomainError } from '../kernel/errors.js';
+import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import type { Certificate } from './certificate.js';
 import { CertificateAuthorityError, type DnsChallengeSolver } from './ports/certificate-authority.port.js';
 import type { CertificateKeys } from './ports/certificate-keys.port.js';
@@ -52,7 +52,7 @@ export type SolverFactory = (certificate: Certificate) => DnsChallengeSolver;
 export class CertificateIssuance {
   constructor(
     private readonly certificates: CertificateRepository,
-    private readonly environments: Environments,
+    private readonly environments: CaEnvironments,
     private readonly solverFor: SolverFactory,
     private readonly keys: CertificateKeys,
     private readonly box: SecretBox,

@@ -1,5 +1,5 @@
-import { normalizeDomain } from '../shared/domain-name.js';
-import { DomainError } from '../shared/errors.js';
+import { normalizeDomain } from '../kernel/domain-name.js';
+import { DomainError } from '../kernel/errors.js';
 
 /** RFC 8555 §7.1.3 / CA/B Forum: at most 100 names on one certificate (Let's Encrypt's limit). */
 export const MAX_NAMES = 100;

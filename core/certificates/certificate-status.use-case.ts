@@ -1,5 +1,5 @@
-import { normalizeDomain } from '../shared/domain-name.js';
-import type { Environment } from '../shared/environment.js';
+import { normalizeDomain } from '../kernel/domain-name.js';
+import type { Environment } from '../kernel/environment.js';
 import type { CertificateStatus } from './certificate.js';
 import type { CertificateRepository } from './ports/certificate-repository.port.js';
 

@@ -1,4 +1,4 @@
-import type { Environment } from '../shared/environment.js';
+import type { Environment } from '../kernel/environment.js';
 
 /**
  * A certificate resource (issue 5). One id for the life of the certificate: a renewal replaces the

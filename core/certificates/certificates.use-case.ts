@@ -1,16 +1,16 @@
 import type { Authorizer } from '../access/authorize.js';
-import type { ApiKey } from '../access/key.js';
-import type { RightName } from '../access/rights.js';
+import type { ApiKey } from '../kernel/caller.js';
+import type { RightName } from '../kernel/rights.js';
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
-import type { EventLog } from '../events/ports/event-log.port.js';
-import type { Clock } from '../shared/clock.port.js';
-import type { Environments } from '../shared/environments.port.js';
-import { normalizeDomain } from '../shared/domain-name.js';
-import { DomainError } from '../shared/errors.js';
-import { clampLimit, decodeCursor, encodeCursor, type Page } from '../shared/pagination.js';
-import type { Random } from '../shared/random.port.js';
-import type { SecretBox } from '../shared/secret-box.port.js';
-import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import type { EventLog } from '../kernel/event-log.port.js';
+import type { Clock } from '../kernel/clock.port.js';
+import type { CaEnvironments } from './ports/certificate-authority.port.js';
+import { normalizeDomain } from '../kernel/domain-name.js';
+import { DomainError } from '../kernel/errors.js';
+import { clampLimit, decodeCursor, encodeCursor, type Page } from '../kernel/pagination.js';
+import type { Random } from '../kernel/random.port.js';
+import type { SecretBox } from '../kernel/secret-box.port.js';
+import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import { viewCertificate, type Certificate, type CertificateView } from './certificate.js';
 import { baseHost, normalizeNames, sameNames, suffixes } from './certificate-names.js';
 import { CertificateAuthorityError } from './ports/certificate-authority.port.js';
@@ -39,7 +39,7 @@ export class Certificates {
     private readonly certificates: CertificateRepository,
     private readonly domains: DomainRepository,
     private readonly authorizer: Authorizer,
-    private readonly environments: Environments,
+    private readonly environments: CaEnvironments,
     private readonly keys: CertificateKeys,
     private readonly box: SecretBox,
     private readonly queue: IssuanceQueue,

@@ -1,6 +1,6 @@
 import type { Authorizer } from '../access/authorize.js';
-import type { ApiKey } from '../access/key.js';
-import { DomainError, isDomainError } from '../shared/errors.js';
+import type { ApiKey } from '../kernel/caller.js';
+import { DomainError, isDomainError } from '../kernel/errors.js';
 import type { Change } from './plan.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Environment } from '../shared/environment.js';
+import type { Environment } from '../kernel/environment.js';
 import type { RecordSet, RecordType } from './record-set.js';
 
 /** One change of a plan (DESIGN: Wire formats). update and delete state the exact current set. */

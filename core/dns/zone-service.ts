@@ -1,8 +1,8 @@
-import type { Clock } from '../shared/clock.port.js';
-import { kyivDate } from '../shared/dates.js';
-import type { Environment } from '../shared/environment.js';
-import type { Random } from '../shared/random.port.js';
-import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import type { Clock } from '../kernel/clock.port.js';
+import { kyivDate } from '../kernel/dates.js';
+import type { Environment } from '../kernel/environment.js';
+import type { Random } from '../kernel/random.port.js';
+import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import type { ZoneRepository } from './ports/zone-repository.port.js';
 import type { RecordSet, RecordType } from './record-set.js';
 import { nextSerial } from './serial.js';

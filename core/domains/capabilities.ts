@@ -1,4 +1,4 @@
-import { DomainError } from '../shared/errors.js';
+import { DomainError } from '../kernel/errors.js';
 import type {
   NameserverControl, RegistrantControl, Registering, Registrar, RegistrarCapability, Renewing, TransferCodes, TransferLockControl,
 } from './ports/registrar.port.js';

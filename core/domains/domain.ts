@@ -1,4 +1,4 @@
-import type { Environment } from '../shared/environment.js';
+import type { Environment } from '../kernel/environment.js';
 
 /**
  * A domain held by an account in one environment. Statuses use EPP names (RFC 5731 §2.3, RFC 3915).

@@ -1,4 +1,4 @@
-import { addDays } from '../shared/dates.js';
+import { addDays } from '../kernel/dates.js';
 
 /**
  * The domain lifecycle after expiry (EPP statuses, RFC 5731 §2.3 and RFC 3915 §3.1):

@@ -1,4 +1,4 @@
-import { labelsOf } from '../shared/domain-name.js';
+import { labelsOf } from '../kernel/domain-name.js';
 
 /** Yearly prices per TLD in kopiykas (DESIGN: the price list covers at least these). Data, not code. */
 export const PRICE_LIST: Readonly<Record<string, number>> = {

@@ -1,7 +1,7 @@
-import type { EventLog } from '../events/ports/event-log.port.js';
-import type { Clock } from '../shared/clock.port.js';
-import type { Random } from '../shared/random.port.js';
-import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import type { EventLog } from '../kernel/event-log.port.js';
+import type { Clock } from '../kernel/clock.port.js';
+import type { Random } from '../kernel/random.port.js';
+import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import type { DomainHolders, RegistryMessages } from './ports/registry-messages.port.js';
 
 export interface RegistryMessagesReport {

@@ -1,8 +1,8 @@
-import type { ApiKey } from '../access/key.js';
-import { grants } from '../access/rights.js';
-import { normalizeDomain } from '../shared/domain-name.js';
-import { DomainError } from '../shared/errors.js';
-import { clampLimit, decodeCursor, encodeCursor, type Page } from '../shared/pagination.js';
+import type { ApiKey } from '../kernel/caller.js';
+import { grants } from '../kernel/rights.js';
+import { normalizeDomain } from '../kernel/domain-name.js';
+import { DomainError } from '../kernel/errors.js';
+import { clampLimit, decodeCursor, encodeCursor, type Page } from '../kernel/pagination.js';
 import { viewDomain, type Domain, type DomainView } from './domain.js';
 import type { DomainRepository, DomainScope } from './ports/domain-repository.port.js';
 

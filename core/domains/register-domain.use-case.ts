@@ -1,18 +1,18 @@
-import type { ApiKey } from '../access/key.js';
-import { grants } from '../access/rights.js';
+import type { ApiKey } from '../kernel/caller.js';
+import { grants } from '../kernel/rights.js';
 import type { Accounting } from '../billing/accounting.js';
-import type { EventLog } from '../events/ports/event-log.port.js';
+import type { EventLog } from '../kernel/event-log.port.js';
 import type { NotifyOwners } from '../notices/notify-owners.js';
 import type { AccountTime } from '../sandbox/account-time.js';
-import type { Checkpoints } from '../shared/checkpoints.port.js';
+import type { Checkpoints } from '../kernel/checkpoints.port.js';
 import type { ZoneService } from '../dns/zone-service.js';
-import { kyivDate } from '../shared/dates.js';
-import { labelsOf, normalizeDomain } from '../shared/domain-name.js';
-import type { Environments } from '../shared/environments.port.js';
-import { DomainError } from '../shared/errors.js';
-import { formatUah, uah, type Money } from '../shared/money.js';
-import type { Random } from '../shared/random.port.js';
-import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import { kyivDate } from '../kernel/dates.js';
+import { labelsOf, normalizeDomain } from '../kernel/domain-name.js';
+import type { RegistrarEnvironments } from './ports/registrar.port.js';
+import { DomainError } from '../kernel/errors.js';
+import { formatUah, uah, type Money } from '../kernel/money.js';
+import type { Random } from '../kernel/random.port.js';
+import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import { requireCapability } from './capabilities.js';
 import { viewDomain, type Domain, type DomainView } from './domain.js';
 import type { DomainRepository } from './ports/domain-repository.port.js';
@@ -43,7 +43,7 @@ export const takenError = (domain: string, registeredUntil: string | null): Doma
 export class RegisterDomain {
   constructor(
     private readonly domains: DomainRepository,
-    private readonly environments: Environments,
+    private readonly environments: RegistrarEnvironments,
     private readonly accounting: Accounting,
     private readonly events: EventLog,
     private readonly notifyOwners: NotifyOwners,

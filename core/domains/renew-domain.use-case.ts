@@ -1,16 +1,16 @@
-import type { ApiKey } from '../access/key.js';
+import type { ApiKey } from '../kernel/caller.js';
 import type { Accounting } from '../billing/accounting.js';
-import type { EventLog } from '../events/ports/event-log.port.js';
+import type { EventLog } from '../kernel/event-log.port.js';
 import type { NotifyOwners } from '../notices/notify-owners.js';
 import type { AccountTime } from '../sandbox/account-time.js';
-import type { Checkpoints } from '../shared/checkpoints.port.js';
-import { kyivDate } from '../shared/dates.js';
-import { normalizeDomain } from '../shared/domain-name.js';
-import type { Environment } from '../shared/environment.js';
-import type { Environments } from '../shared/environments.port.js';
-import { DomainError } from '../shared/errors.js';
-import { formatUah, uah } from '../shared/money.js';
-import type { Random } from '../shared/random.port.js';
+import type { Checkpoints } from '../kernel/checkpoints.port.js';
+import { kyivDate } from '../kernel/dates.js';
+import { normalizeDomain } from '../kernel/domain-name.js';
+import type { Environment } from '../kernel/environment.js';
+import type { RegistrarEnvironments } from './ports/registrar.port.js';
+import { DomainError } from '../kernel/errors.js';
+import { formatUah, uah } from '../kernel/money.js';
+import type { Random } from '../kernel/random.port.js';
 import { requireCapability } from './capabilities.js';
 import { viewDomain, type Domain, type DomainView } from './domain.js';
 import { phaseOfStatus, phaseOn, RESTORE_FEE, statusFor } from './lifecycle.js';
@@ -43,7 +43,7 @@ export class RenewDomain {
   constructor(
     private readonly domains: DomainRepository,
     private readonly locks: DomainLocks,
-    private readonly environments: Environments,
+    private readonly environments: RegistrarEnvironments,
     private readonly accounting: Accounting,
     private readonly events: EventLog,
     private readonly notifyOwners: NotifyOwners,

@@ -1,14 +1,14 @@
-import { requireOwner, requireRecentSignIn } from '../accounts/human-guards.js';
+import { requireOwner, requireRecentSignIn } from '../kernel/human-guards.js';
 import type { HumanContext } from '../accounts/sign-in.use-case.js';
-import type { EventLog } from '../events/ports/event-log.port.js';
+import type { EventLog } from '../kernel/event-log.port.js';
 import type { NotifyOwners } from '../notices/notify-owners.js';
-import type { Clock } from '../shared/clock.port.js';
-import { normalizeDomain } from '../shared/domain-name.js';
-import type { Environment } from '../shared/environment.js';
-import type { Environments } from '../shared/environments.port.js';
-import { DomainError } from '../shared/errors.js';
-import type { Random } from '../shared/random.port.js';
-import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import type { Clock } from '../kernel/clock.port.js';
+import { normalizeDomain } from '../kernel/domain-name.js';
+import type { Environment } from '../kernel/environment.js';
+import type { RegistrarEnvironments } from './ports/registrar.port.js';
+import { DomainError } from '../kernel/errors.js';
+import type { Random } from '../kernel/random.port.js';
+import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import { requireCapability } from './capabilities.js';
 import type { DomainRepository } from './ports/domain-repository.port.js';
 
@@ -19,7 +19,7 @@ import type { DomainRepository } from './ports/domain-repository.port.js';
 export class RevealTransferCode {
   constructor(
     private readonly domains: DomainRepository,
-    private readonly environments: Environments,
+    private readonly environments: RegistrarEnvironments,
     private readonly events: EventLog,
     private readonly notify: NotifyOwners,
     private readonly uow: UnitOfWork,

@@ -1,8 +1,8 @@
-import { labelsOf, normalizeDomain } from '../shared/domain-name.js';
-import type { Environment } from '../shared/environment.js';
-import type { Environments } from '../shared/environments.port.js';
-import { DomainError } from '../shared/errors.js';
-import { uah, type Money } from '../shared/money.js';
+import { labelsOf, normalizeDomain } from '../kernel/domain-name.js';
+import type { Environment } from '../kernel/environment.js';
+import type { RegistrarEnvironments } from './ports/registrar.port.js';
+import { DomainError } from '../kernel/errors.js';
+import { uah, type Money } from '../kernel/money.js';
 import { isRegistrable, PRICE_LIST, tldOf } from './price-list.js';
 
 export interface SearchResult {
@@ -21,7 +21,7 @@ export interface SearchResult {
  * yearly prices; an exact match (the full name typed) comes first.
  */
 export class SearchDomains {
-  constructor(private readonly environments: Environments) {}
+  constructor(private readonly environments: RegistrarEnvironments) {}
 
   async execute(environment: Environment, q: string): Promise<{ query: string; results: SearchResult[] }> {
     const text = q.trim().toLowerCase().replace(/\.$/, '');

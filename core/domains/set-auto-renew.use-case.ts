@@ -1,11 +1,11 @@
-import type { ApiKey } from '../access/key.js';
-import type { EventLog } from '../events/ports/event-log.port.js';
+import type { ApiKey } from '../kernel/caller.js';
+import type { EventLog } from '../kernel/event-log.port.js';
 import type { NotifyOwners } from '../notices/notify-owners.js';
-import type { Clock } from '../shared/clock.port.js';
-import { normalizeDomain } from '../shared/domain-name.js';
-import { DomainError } from '../shared/errors.js';
-import type { Random } from '../shared/random.port.js';
-import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import type { Clock } from '../kernel/clock.port.js';
+import { normalizeDomain } from '../kernel/domain-name.js';
+import { DomainError } from '../kernel/errors.js';
+import type { Random } from '../kernel/random.port.js';
+import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import { viewDomain, type DomainView } from './domain.js';
 import type { DomainRepository } from './ports/domain-repository.port.js';
 

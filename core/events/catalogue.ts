@@ -1,4 +1,4 @@
-import type { EventType } from './event.js';
+import type { EventType } from '../kernel/events.js';
 
 /**
  * The public event catalogue (issue 11): every internal EventType, the name it is published under (or

@@ -1,9 +1,9 @@
-import type { ApiKey } from '../access/key.js';
+import type { ApiKey } from '../kernel/caller.js';
 import { allows, heldRights } from '../access/policy.js';
-import type { RightName } from '../access/rights.js';
+import type { RightName } from '../kernel/rights.js';
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
-import { normalizeDomain } from '../shared/domain-name.js';
-import { DomainError } from '../shared/errors.js';
+import { normalizeDomain } from '../kernel/domain-name.js';
+import { DomainError } from '../kernel/errors.js';
 import { EVENT_CATALOGUE, internalTypes } from './catalogue.js';
 import type { EventFeed } from './ports/event-feed.port.js';
 import { toPublicEvent, type PublicEvent } from './public-event.js';

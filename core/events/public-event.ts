@@ -1,6 +1,6 @@
-import type { Environment } from '../shared/environment.js';
+import type { Environment } from '../kernel/environment.js';
 import { EVENT_CATALOGUE } from './catalogue.js';
-import type { DomainEvent, EventType } from './event.js';
+import type { DomainEvent, EventType } from '../kernel/events.js';
 
 /** The public shape of an event (the event log and webhook payloads). */
 export interface PublicEvent {

@@ -1,8 +1,8 @@
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
-import type { Clock } from '../shared/clock.port.js';
-import type { Environment } from '../shared/environment.js';
-import type { Random } from '../shared/random.port.js';
-import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import type { Clock } from '../kernel/clock.port.js';
+import type { Environment } from '../kernel/environment.js';
+import type { Random } from '../kernel/random.port.js';
+import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import type { WebhookRepository, NewDelivery } from '../webhooks/ports/webhook-repository.port.js';
 import { wants } from '../webhooks/webhook.js';
 import { EVENT_CATALOGUE } from './catalogue.js';

@@ -1,11 +1,11 @@
 import type { Authorizer } from '../access/authorize.js';
-import type { ApiKey } from '../access/key.js';
-import type { EventLog } from '../events/ports/event-log.port.js';
-import type { Clock } from '../shared/clock.port.js';
-import { normalizeDomain } from '../shared/domain-name.js';
-import { DomainError } from '../shared/errors.js';
-import type { Random } from '../shared/random.port.js';
-import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import type { ApiKey } from '../kernel/caller.js';
+import type { EventLog } from '../kernel/event-log.port.js';
+import type { Clock } from '../kernel/clock.port.js';
+import { normalizeDomain } from '../kernel/domain-name.js';
+import { DomainError } from '../kernel/errors.js';
+import type { Random } from '../kernel/random.port.js';
+import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import { MONITOR_KINDS, type Monitor, type MonitorKind } from './monitor.js';
 import { buildSpec, checkInterval, DEFAULT_INTERVAL_SECONDS, type MonitorRules, type MonitorSpecInput } from './monitor-spec.js';
 import { specFields, viewMonitor, type MonitorView } from './monitor-view.js';

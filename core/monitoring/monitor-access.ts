@@ -1,7 +1,7 @@
 import type { Authorizer } from '../access/authorize.js';
-import type { ApiKey } from '../access/key.js';
-import type { RightName } from '../access/rights.js';
-import { DomainError } from '../shared/errors.js';
+import type { ApiKey } from '../kernel/caller.js';
+import type { RightName } from '../kernel/rights.js';
+import { DomainError } from '../kernel/errors.js';
 import type { Monitor } from './monitor.js';
 import type { MonitorRepository } from './ports/monitor-repository.port.js';
 

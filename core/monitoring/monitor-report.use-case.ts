@@ -1,7 +1,7 @@
 import type { Authorizer } from '../access/authorize.js';
-import type { ApiKey } from '../access/key.js';
-import type { Clock } from '../shared/clock.port.js';
-import { DomainError } from '../shared/errors.js';
+import type { ApiKey } from '../kernel/caller.js';
+import type { Clock } from '../kernel/clock.port.js';
+import { DomainError } from '../kernel/errors.js';
 import { loadMonitor } from './monitor-access.js';
 import type { MonitorRepository } from './ports/monitor-repository.port.js';
 import { computeReport, REPORT_PERIODS, type Report, type ReportPeriod } from './report.js';

@@ -1,7 +1,7 @@
 import type { Authorizer } from '../access/authorize.js';
-import type { ApiKey } from '../access/key.js';
-import { DomainError } from '../shared/errors.js';
-import { clampLimit, decodeCursor, encodeCursor, type Page } from '../shared/pagination.js';
+import type { ApiKey } from '../kernel/caller.js';
+import { DomainError } from '../kernel/errors.js';
+import { clampLimit, decodeCursor, encodeCursor, type Page } from '../kernel/pagination.js';
 import { loadMonitor } from './monitor-access.js';
 import { viewResult } from './monitor-view.js';
 import type { MonitorRepository } from './ports/monitor-repository.port.js';

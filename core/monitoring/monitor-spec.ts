@@ -1,7 +1,7 @@
 import ipaddr from 'ipaddr.js';
 import { domainToASCII } from 'node:url';
-import type { Environment } from '../shared/environment.js';
-import { DomainError } from '../shared/errors.js';
+import type { Environment } from '../kernel/environment.js';
+import { DomainError } from '../kernel/errors.js';
 import { DNS_MONITOR_TYPES, type DnsMonitorType, type MonitorKind, type MonitorSpec } from './monitor.js';
 
 /** What a client sends for the kind-specific part (snake_case, as on the wire). */

@@ -1,4 +1,4 @@
-import type { Environment } from '../shared/environment.js';
+import type { Environment } from '../kernel/environment.js';
 
 /**
  * A monitor (issue 11): one check of one of the account's domains, run by the worker every

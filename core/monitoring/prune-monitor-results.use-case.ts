@@ -1,4 +1,4 @@
-import type { Clock } from '../shared/clock.port.js';
+import type { Clock } from '../kernel/clock.port.js';
 import type { MonitorRepository } from './ports/monitor-repository.port.js';
 
 /** Results (and closed incidents) are kept 30 days — the longest report period. The worker prunes the rest. */

@@ -1,7 +1,7 @@
 import type { Authorizer } from '../access/authorize.js';
-import type { ApiKey } from '../access/key.js';
-import { normalizeDomain } from '../shared/domain-name.js';
-import { clampLimit, decodeCursor, encodeCursor, type Page } from '../shared/pagination.js';
+import type { ApiKey } from '../kernel/caller.js';
+import { normalizeDomain } from '../kernel/domain-name.js';
+import { clampLimit, decodeCursor, encodeCursor, type Page } from '../kernel/pagination.js';
 import type { Monitor } from './monitor.js';
 import { loadMonitor } from './monitor-access.js';
 import { viewMonitor, type MonitorView } from './monitor-view.js';

@@ -1,10 +1,10 @@
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
-import type { EventLog } from '../events/ports/event-log.port.js';
+import type { EventLog } from '../kernel/event-log.port.js';
 import type { NotifyOwners } from '../notices/notify-owners.js';
 import type { AccountTime } from '../sandbox/account-time.js';
-import type { Clock } from '../shared/clock.port.js';
-import type { Random } from '../shared/random.port.js';
-import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import type { Clock } from '../kernel/clock.port.js';
+import type { Random } from '../kernel/random.port.js';
+import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import type { CheckResult, Monitor, MonitorState } from './monitor.js';
 import { describeTarget } from './monitor-target.js';
 import type { MonitorRepository } from './ports/monitor-repository.port.js';

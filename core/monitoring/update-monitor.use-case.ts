@@ -1,10 +1,10 @@
 import type { Authorizer } from '../access/authorize.js';
-import type { ApiKey } from '../access/key.js';
-import type { EventLog } from '../events/ports/event-log.port.js';
-import type { Clock } from '../shared/clock.port.js';
-import { DomainError } from '../shared/errors.js';
-import type { Random } from '../shared/random.port.js';
-import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import type { ApiKey } from '../kernel/caller.js';
+import type { EventLog } from '../kernel/event-log.port.js';
+import type { Clock } from '../kernel/clock.port.js';
+import { DomainError } from '../kernel/errors.js';
+import type { Random } from '../kernel/random.port.js';
+import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import type { Monitor } from './monitor.js';
 import { loadMonitor } from './monitor-access.js';
 import { buildSpec, checkInterval, type MonitorRules, type MonitorSpecInput } from './monitor-spec.js';

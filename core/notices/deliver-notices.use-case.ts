@@ -1,4 +1,4 @@
-import type { Clock } from '../shared/clock.port.js';
+import type { Clock } from '../kernel/clock.port.js';
 import type { Mailer } from './ports/mailer.port.js';
 import type { NoticeDelivery, NoticeOutbox } from './ports/notice-outbox.port.js';
 

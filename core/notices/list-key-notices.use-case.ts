@@ -1,7 +1,7 @@
-import type { ApiKey } from '../access/key.js';
+import type { ApiKey } from '../kernel/caller.js';
 import { allows, heldRights, namesDomain } from '../access/policy.js';
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
-import { clampLimit, decodeCursor, encodeCursor, type Page } from '../shared/pagination.js';
+import { clampLimit, decodeCursor, encodeCursor, type Page } from '../kernel/pagination.js';
 import type { NoticeView } from './list-notices.use-case.js';
 import type { Notice } from './notice.js';
 import type { NoticeRepository } from './ports/notice-repository.port.js';

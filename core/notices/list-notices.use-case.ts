@@ -1,6 +1,6 @@
-import type { Actor } from '../accounts/person.js';
-import type { Environment } from '../shared/environment.js';
-import { clampLimit, decodeCursor, encodeCursor, type Page } from '../shared/pagination.js';
+import type { Actor } from '../kernel/person.js';
+import type { Environment } from '../kernel/environment.js';
+import { clampLimit, decodeCursor, encodeCursor, type Page } from '../kernel/pagination.js';
 import type { Notice } from './notice.js';
 import type { NoticeRepository } from './ports/notice-repository.port.js';
 

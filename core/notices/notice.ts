@@ -1,4 +1,4 @@
-import type { Environment } from '../shared/environment.js';
+import type { Environment } from '../kernel/environment.js';
 
 /** A notice to a person of the account (seed A5: class 2 operations notify every owner). */
 export interface Notice {

@@ -1,6 +1,6 @@
-import type { Clock } from '../shared/clock.port.js';
-import type { Environment } from '../shared/environment.js';
-import type { Random } from '../shared/random.port.js';
+import type { Clock } from '../kernel/clock.port.js';
+import type { Environment } from '../kernel/environment.js';
+import type { Random } from '../kernel/random.port.js';
 import type { AccountRepository } from '../accounts/ports/account-repository.port.js';
 import type { Notice } from './notice.js';
 import type { NoticeRepository } from './ports/notice-repository.port.js';

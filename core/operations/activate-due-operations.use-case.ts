@@ -1,7 +1,7 @@
 import type { SandboxClocks } from '../sandbox/ports/sandbox-clock.port.js';
-import type { Clock } from '../shared/clock.port.js';
-import type { Environment } from '../shared/environment.js';
-import type { Random } from '../shared/random.port.js';
+import type { Clock } from '../kernel/clock.port.js';
+import type { Environment } from '../kernel/environment.js';
+import type { Random } from '../kernel/random.port.js';
 import { ACTIVATION_LEASE_MS, type ActivateOperation } from './activate-operation.js';
 import type { OperationRepository } from './ports/operation-repository.port.js';
 

@@ -6,11 +6,11 @@ import type { Domain } from '../domains/domain.js';
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
 import { RegistryError } from '../domains/ports/registrar.port.js';
 import type { AccountTime } from '../sandbox/account-time.js';
-import type { Clock } from '../shared/clock.port.js';
-import type { Environments } from '../shared/environments.port.js';
-import { isDomainError } from '../shared/errors.js';
-import type { Random } from '../shared/random.port.js';
-import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import type { Clock } from '../kernel/clock.port.js';
+import type { RegistrarEnvironments } from '../domains/ports/registrar.port.js';
+import { isDomainError } from '../kernel/errors.js';
+import type { Random } from '../kernel/random.port.js';
+import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import type { OperationLog } from './operation-log.js';
 import { withoutPendingUpdate, type Operation } from './operation.js';
 import type { DomainLabelWriter, OperationRepository } from './ports/operation-repository.port.js';
@@ -34,7 +34,7 @@ export class ActivateOperation {
     private readonly operations: OperationRepository,
     private readonly domains: DomainRepository,
     private readonly labels: DomainLabelWriter,
-    private readonly environments: Environments,
+    private readonly environments: RegistrarEnvironments,
     private readonly zones: ZoneRepository,
     private readonly zoneService: ZoneService,
     private readonly log: OperationLog,

@@ -1,9 +1,10 @@
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
 import type { AccountTime } from '../sandbox/account-time.js';
-import type { Clock } from '../shared/clock.port.js';
-import { DomainError } from '../shared/errors.js';
-import type { UnitOfWork } from '../shared/unit-of-work.port.js';
-import { accountOf, partyOf, type OperationActor } from './actor.js';
+import type { Clock } from '../kernel/clock.port.js';
+import { DomainError } from '../kernel/errors.js';
+import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
+import { accountOf, type OperationActor } from '../kernel/actor.js';
+import { partyOf } from './operation.js';
 import type { OperationAccess } from './operation-access.js';
 import type { OperationLog } from './operation-log.js';
 import { partyLabel, viewOperation, withoutPendingUpdate, type Operation, type OperationView } from './operation.js';

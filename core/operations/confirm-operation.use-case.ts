@@ -1,8 +1,9 @@
 import type { AccountTime } from '../sandbox/account-time.js';
-import type { Clock } from '../shared/clock.port.js';
-import { DomainError } from '../shared/errors.js';
-import type { UnitOfWork } from '../shared/unit-of-work.port.js';
-import { accountOf, partyOf, personOf, type OperationActor } from './actor.js';
+import type { Clock } from '../kernel/clock.port.js';
+import { DomainError } from '../kernel/errors.js';
+import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
+import { accountOf, personOf, type OperationActor } from '../kernel/actor.js';
+import { partyOf } from './operation.js';
 import type { ActivateOperation } from './activate-operation.js';
 import type { OperationAccess } from './operation-access.js';
 import type { OperationLog } from './operation-log.js';

@@ -1,17 +1,17 @@
-import type { ApiKey } from '../access/key.js';
+import type { ApiKey } from '../kernel/caller.js';
 import type { Authorizer } from '../access/authorize.js';
-import type { EventLog } from '../events/ports/event-log.port.js';
+import type { EventLog } from '../kernel/event-log.port.js';
 import type { NotifyOwners } from '../notices/notify-owners.js';
 import { requireCapability } from '../domains/capabilities.js';
 import { viewDomain, type DomainView } from '../domains/domain.js';
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
 import { RegistryError } from '../domains/ports/registrar.port.js';
-import type { Clock } from '../shared/clock.port.js';
-import { normalizeDomain } from '../shared/domain-name.js';
-import type { Environments } from '../shared/environments.port.js';
-import { DomainError } from '../shared/errors.js';
-import type { Random } from '../shared/random.port.js';
-import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import type { Clock } from '../kernel/clock.port.js';
+import { normalizeDomain } from '../kernel/domain-name.js';
+import type { RegistrarEnvironments } from '../domains/ports/registrar.port.js';
+import { DomainError } from '../kernel/errors.js';
+import type { Random } from '../kernel/random.port.js';
+import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import type { CancelOperation } from './cancel-operation.use-case.js';
 import { viewOperation, type OperationView } from './operation.js';
 import type { OperationRepository } from './ports/operation-repository.port.js';
@@ -26,7 +26,7 @@ export class LockTransfer {
     private readonly operations: OperationRepository,
     private readonly cancelOperation: Pick<CancelOperation, 'cancel'>,
     private readonly authorizer: Pick<Authorizer, 'check'>,
-    private readonly environments: Environments,
+    private readonly environments: RegistrarEnvironments,
     private readonly events: EventLog,
     private readonly notifyOwners: NotifyOwners,
     private readonly uow: UnitOfWork,

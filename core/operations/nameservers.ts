@@ -1,5 +1,5 @@
 import { SERVICE_NAMESERVERS } from '../dns/record-set.js';
-import { DomainError } from '../shared/errors.js';
+import { DomainError } from '../kernel/errors.js';
 import type { OperationWarning } from './operation.js';
 
 /** RFC 1035 §2.3.1 host names (LDH labels), at least two labels, at most 253 octets. */

@@ -1,10 +1,10 @@
 import type { Authorizer } from '../access/authorize.js';
-import type { ApiKey } from '../access/key.js';
+import type { ApiKey } from '../kernel/caller.js';
 import { selects } from '../access/policy.js';
 import type { AccountRepository } from '../accounts/ports/account-repository.port.js';
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
-import { DomainError } from '../shared/errors.js';
-import { personOf, type OperationActor } from './actor.js';
+import { DomainError } from '../kernel/errors.js';
+import { personOf, type OperationActor } from '../kernel/actor.js';
 import { RIGHT_OF, type Operation, type OperationKind } from './operation.js';
 
 /**

@@ -1,8 +1,8 @@
-import type { EventType } from '../events/event.js';
-import type { EventLog } from '../events/ports/event-log.port.js';
+import type { EventType } from '../kernel/events.js';
+import type { EventLog } from '../kernel/event-log.port.js';
 import type { NotifyOwners } from '../notices/notify-owners.js';
-import type { Clock } from '../shared/clock.port.js';
-import type { Random } from '../shared/random.port.js';
+import type { Clock } from '../kernel/clock.port.js';
+import type { Random } from '../kernel/random.port.js';
 import { describeEffect, viewOperation, type Operation } from './operation.js';
 
 type Change = 'pending' | 'confirmed' | 'cancelled' | 'activated' | 'failed';

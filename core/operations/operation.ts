@@ -1,5 +1,6 @@
-import type { RightName } from '../access/rights.js';
-import type { Environment } from '../shared/environment.js';
+import type { OperationActor } from '../kernel/actor.js';
+import type { RightName } from '../kernel/rights.js';
+import type { Environment } from '../kernel/environment.js';
 
 /**
  * A class 3 operation (DESIGN "Decisions": class 3): it waits until a second owner confirms it, or
@@ -152,3 +153,7 @@ export const withoutPendingUpdate = (status: readonly string[]): string[] => {
   const rest = status.filter((s) => s !== PENDING_UPDATE);
   return rest.length > 0 ? rest : ['ok'];
 };
+
+/** The party an actor stands for in an operation's record. */
+export const partyOf = (a: OperationActor): Party =>
+  a.kind === 'key' ? { type: 'key', keyId: a.key.id, personId: a.key.createdBy } : { type: 'person', personId: a.personId };

@@ -1,7 +1,7 @@
-import { DomainError } from '../shared/errors.js';
-import { clampLimit, decodeCursor, encodeCursor, type Page } from '../shared/pagination.js';
-import { normalizeDomain } from '../shared/domain-name.js';
-import { accountOf, type OperationActor } from './actor.js';
+import { DomainError } from '../kernel/errors.js';
+import { clampLimit, decodeCursor, encodeCursor, type Page } from '../kernel/pagination.js';
+import { normalizeDomain } from '../kernel/domain-name.js';
+import { accountOf, type OperationActor } from '../kernel/actor.js';
 import type { OperationAccess } from './operation-access.js';
 import { viewOperation, type OperationStatus, type OperationView } from './operation.js';
 import type { OperationListQuery, OperationRepository } from './ports/operation-repository.port.js';

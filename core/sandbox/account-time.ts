@@ -1,5 +1,5 @@
-import type { Clock } from '../shared/clock.port.js';
-import type { Environment } from '../shared/environment.js';
+import type { Clock } from '../kernel/clock.port.js';
+import type { Environment } from '../kernel/environment.js';
 import type { SandboxClocks } from './ports/sandbox-clock.port.js';
 
 /**

@@ -1,9 +1,9 @@
-import type { ApiKey } from '../access/key.js';
-import type { EventLog } from '../events/ports/event-log.port.js';
-import type { Clock } from '../shared/clock.port.js';
-import { DomainError } from '../shared/errors.js';
-import type { Random } from '../shared/random.port.js';
-import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import type { ApiKey } from '../kernel/caller.js';
+import type { EventLog } from '../kernel/event-log.port.js';
+import type { Clock } from '../kernel/clock.port.js';
+import { DomainError } from '../kernel/errors.js';
+import type { Random } from '../kernel/random.port.js';
+import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import type { SandboxClocks } from './ports/sandbox-clock.port.js';
 import type { AdvanceLifecycle, LifecycleReport } from '../domains/advance-lifecycle.use-case.js';
 

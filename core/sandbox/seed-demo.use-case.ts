@@ -5,12 +5,12 @@ import type { ZoneService } from '../dns/zone-service.js';
 import type { SavedCards } from '../billing/ports/payments.port.js';
 import type { Domain } from '../domains/domain.js';
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
-import type { EventLog } from '../events/ports/event-log.port.js';
-import type { Clock } from '../shared/clock.port.js';
-import { addDays, kyivDate } from '../shared/dates.js';
-import type { Random } from '../shared/random.port.js';
-import type { SecretBox } from '../shared/secret-box.port.js';
-import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import type { EventLog } from '../kernel/event-log.port.js';
+import type { Clock } from '../kernel/clock.port.js';
+import { addDays, kyivDate } from '../kernel/dates.js';
+import type { Random } from '../kernel/random.port.js';
+import type { SecretBox } from '../kernel/secret-box.port.js';
+import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import type { SandboxRegistryStore } from './ports/sandbox-registry.port.js';
 
 /** DESIGN: the sandbox demo account, seeded once on first start. */

@@ -1,11 +1,11 @@
-import type { EventLog } from '../events/ports/event-log.port.js';
+import type { EventLog } from '../kernel/event-log.port.js';
 import type { EventFeed } from '../events/ports/event-feed.port.js';
 import { toPublicEvent, type PublishedEvent } from '../events/public-event.js';
 import type { NotifyOwners } from '../notices/notify-owners.js';
-import type { Clock } from '../shared/clock.port.js';
-import type { Random } from '../shared/random.port.js';
-import type { SecretBox } from '../shared/secret-box.port.js';
-import type { UnitOfWork } from '../shared/unit-of-work.port.js';
+import type { Clock } from '../kernel/clock.port.js';
+import type { Random } from '../kernel/random.port.js';
+import type { SecretBox } from '../kernel/secret-box.port.js';
+import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import type { WebhookRepository } from './ports/webhook-repository.port.js';
 import type { SendOutcome, WebhookSender } from './ports/webhook-sender.port.js';
 import { RETRY_WINDOW_MS, retryDelayMs, type Delivery, type Webhook } from './webhook.js';

@@ -1,4 +1,4 @@
-import type { Environment } from '../shared/environment.js';
+import type { Environment } from '../kernel/environment.js';
 
 /** A webhook endpoint of one account and environment. Secrets are sealed (SecretBox): they must sign. */
 export interface Webhook {

@@ -1,6 +1,6 @@
 import { ERROR_TABLE } from '../../adapters/http/error-table.js';
 import { CLASSES } from '../../core/access/classes.js';
-import { RIGHTS, RIGHT_NAMES } from '../../core/access/rights.js';
+import { RIGHTS, RIGHT_NAMES } from '../../core/kernel/rights.js';
 import { TEMPLATES } from '../../core/access/templates.js';
 import { EVENT_CATALOGUE } from '../../core/events/catalogue.js';
 

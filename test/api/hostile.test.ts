@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { crc32 } from 'node:zlib';
 import type { Route } from '../../adapters/http/index.js';
 import { formatToken } from '../../core/access/key-token.js';
-import { kyivDate } from '../../core/shared/dates.js';
+import { kyivDate } from '../../core/kernel/dates.js';
 import { eachStore } from '../support/stores.js';
 import { bearer, startApi, type TestApi } from '../support/system.js';
 import { expectErrorShape, type Res } from '../support/error-shape.js';

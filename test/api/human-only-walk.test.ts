@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { RIGHT_NAMES, RIGHTS, type RightName } from '../../core/access/rights.js';
+import { RIGHT_NAMES, RIGHTS, type RightName } from '../../core/kernel/rights.js';
 import { isHumanOnly, type Route } from '../../adapters/http/route.js';
 import { eachStore } from '../support/stores.js';
 import { bearer, startApi, type TestApi } from '../support/system.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { Route } from '../../adapters/http/index.js';
-import { DomainError } from '../../core/shared/errors.js';
+import { DomainError } from '../../core/kernel/errors.js';
 import { eachStore } from '../support/stores.js';
 import { bearer, startApi, type TestApi } from '../support/system.js';
 

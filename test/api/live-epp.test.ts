@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { addYears } from '../../core/shared/dates.js';
+import { addYears } from '../../core/kernel/dates.js';
 import { TOKENS } from '../../src/tokens.js';
 import { Worker } from '../../src/worker.js';
 import { EppTestServer, makeEppCerts, type EppCerts } from '../support/epp-server.js';

@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
 import pino from 'pino';
 import { CertificateAuthorityError, type CertificateAuthority, type IssueOrder } from '../../core/certificates/ports/certificate-authority.port.js';
-import { encodeCursor } from '../../core/shared/pagination.js';
+import { encodeCursor } from '../../core/kernel/pagination.js';
 import { TOKENS } from '../../src/tokens.js';
 import { Worker } from '../../src/worker.js';
 import { expectErrorShape } from '../support/error-shape.js';

@@ -3,8 +3,8 @@ import { requireCapability } from '../../core/domains/capabilities.js';
 import {
   RegistryError, type Registrar, type RegistrarCapability,
 } from '../../core/domains/ports/registrar.port.js';
-import { addYears, isIsoDate } from '../../core/shared/dates.js';
-import { DomainError } from '../../core/shared/errors.js';
+import { addYears, isIsoDate } from '../../core/kernel/dates.js';
+import { DomainError } from '../../core/kernel/errors.js';
 
 /**
  * The registrar port's contract (STYLE 5, Keyv's test-suite pattern). Every registrar adapter runs it:

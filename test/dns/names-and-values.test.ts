@@ -8,7 +8,7 @@ import { hostCandidate, parseHost } from '../../core/dns/types/host.js';
 import { fields } from '../../core/dns/types/value.js';
 import { canonicalValue, parseValue, quoteString, splitTxt, unescapeString } from '../../core/dns/values.js';
 import { answerSize } from '../../core/dns/wire-size.js';
-import { normalizeDomain } from '../../core/shared/domain-name.js';
+import { normalizeDomain } from '../../core/kernel/domain-name.js';
 
 const O = 'example.com';
 const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import type { EventType } from '../../core/events/event.js';
+import type { EventType } from '../../core/kernel/events.js';
 import { TOKENS } from '../../src/tokens.js';
 import { eachStore } from '../support/stores.js';
 import { bearer, startApi, type TestApi } from '../support/system.js';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { StandardWebhooksSender } from '../../adapters/net/webhooks/index.js';
-import type { EventType } from '../../core/events/event.js';
+import type { EventType } from '../../core/kernel/events.js';
 import { System } from '../../src/system.js';
 import { TOKENS } from '../../src/tokens.js';
 import { eachStore } from '../support/stores.js';

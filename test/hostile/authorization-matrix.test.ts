@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Route } from '../../adapters/http/index.js';
 import { ERROR_TABLE } from '../../adapters/http/error-table.js';
 import type { Policy, Selection } from '../../core/access/policy.js';
-import { RIGHT_NAMES, RIGHTS, type RightName } from '../../core/access/rights.js';
+import { RIGHT_NAMES, RIGHTS, type RightName } from '../../core/kernel/rights.js';
 import { TEMPLATES } from '../../core/access/templates.js';
 import { eachStore } from '../support/stores.js';
 import { startApi, type TestApi } from '../support/system.js';

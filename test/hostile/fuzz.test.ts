@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import type { Route } from '../../adapters/http/index.js';
 import { ERROR_TABLE } from '../../adapters/http/error-table.js';
-import { RIGHT_NAMES } from '../../core/access/rights.js';
+import { RIGHT_NAMES } from '../../core/kernel/rights.js';
 import { eachStore } from '../support/stores.js';
 import { startApi, type TestApi } from '../support/system.js';
 import { expectErrorShape } from '../support/error-shape.js';

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { RegistryError } from '../../core/domains/ports/registrar.port.js';
-import type { EnvironmentAdapters } from '../../core/shared/environments.port.js';
+import type { EnvironmentAdapters } from '../../src/tokens.js';
 import { phaseOn, statusFor } from '../../core/domains/lifecycle.js';
-import { addDays, kyivDate } from '../../core/shared/dates.js';
+import { addDays, kyivDate } from '../../core/kernel/dates.js';
 import { TOKENS } from '../../src/tokens.js';
 import { Worker } from '../../src/worker.js';
 import { eachStore } from '../support/stores.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import { addDays } from '../../core/shared/dates.js';
+import { addDays } from '../../core/kernel/dates.js';
 import { System } from '../../src/system.js';
 import { TOKENS } from '../../src/tokens.js';
 import { eachStore } from '../support/stores.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import type { EnvironmentAdapters } from '../../core/shared/environments.port.js';
+import type { EnvironmentAdapters } from '../../src/tokens.js';
 import { eachStore } from '../support/stores.js';
 import { bearer, startApi, type TestApi } from '../support/system.js';
 

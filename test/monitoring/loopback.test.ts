@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import type { DomainError } from '../../core/shared/errors.js';
+import type { DomainError } from '../../core/kernel/errors.js';
 import { TOKENS } from '../../src/tokens.js';
 import { Worker } from '../../src/worker.js';
 import { freePort } from '../dns-server/tools.js';

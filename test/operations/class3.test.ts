@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import type { EnvironmentAdapters } from '../../core/shared/environments.port.js';
+import type { EnvironmentAdapters } from '../../src/tokens.js';
 import { RegistryError } from '../../core/domains/ports/registrar.port.js';
 import { System } from '../../src/system.js';
 import { TOKENS } from '../../src/tokens.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import knexFactory from 'knex';
 import { SqlStore } from '../../adapters/sql/index.js';
-import type { Change } from '../../core/shared/change-feed.port.js';
+import type { Change } from '../../core/kernel/change-feed.port.js';
 import { eachStore } from '../support/stores.js';
 import { bearer, startApi, type TestApi } from '../support/system.js';
 

@@ -5,7 +5,7 @@ import { completeAbandoned, retryDelayMs } from '../../adapters/http/completer.j
 import { runIdempotent } from '../../adapters/http/middleware/idempotency.js';
 import type { Route, RouteInput } from '../../adapters/http/route.js';
 import { SqlStore } from '../../adapters/sql/index.js';
-import type { ApiKey } from '../../core/access/key.js';
+import type { ApiKey } from '../../core/kernel/caller.js';
 import { TestClock } from '../support/clock.js';
 import { eachStore, type FreshStore } from '../support/stores.js';
 

@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { runIdempotent } from '../../adapters/http/middleware/idempotency.js';
 import { SqlStore } from '../../adapters/sql/index.js';
-import { DomainError } from '../../core/shared/errors.js';
-import type { Checkpoints } from '../../core/shared/checkpoints.port.js';
+import { DomainError } from '../../core/kernel/errors.js';
+import type { Checkpoints } from '../../core/kernel/checkpoints.port.js';
 import { TestClock } from '../support/clock.js';
 import { eachStore, type FreshStore } from '../support/stores.js';
 

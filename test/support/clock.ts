@@ -1,4 +1,4 @@
-import type { Clock } from '../../core/shared/clock.port.js';
+import type { Clock } from '../../core/kernel/clock.port.js';
 
 /** A clock the test moves. Starts at real time unless told otherwise. */
 export class TestClock implements Clock {

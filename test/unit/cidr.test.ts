@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { cidrContains, parseCidr } from '../../core/access/cidr.js';
-import { DomainError } from '../../core/shared/errors.js';
+import { DomainError } from '../../core/kernel/errors.js';
 
 describe('CIDR (seed 2.3: an IPv4 network in CIDR notation)', () => {
   describe('parseCidr', () => {

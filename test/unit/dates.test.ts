@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import {
   addDays, addYears, endOfKyivDay, isIsoDate, kyivDate, kyivMonth, startOfKyivDay,
-} from '../../core/shared/dates.js';
+} from '../../core/kernel/dates.js';
 
 const at = (iso: string) => new Date(iso);
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { isValidDomain, labelsOf, normalizeDomain, toUnicode } from '../../core/shared/domain-name.js';
-import { DomainError } from '../../core/shared/errors.js';
+import { isValidDomain, labelsOf, normalizeDomain, toUnicode } from '../../core/kernel/domain-name.js';
+import { DomainError } from '../../core/kernel/errors.js';
 
 const invalid = (input: string) => {
   let caught: unknown;
@@ -62,7 +62,7 @@ describe('domain names (A-labels, lower case, no trailing dot)', () => {
     expect(normalizeDomain('123.com')).to.equal('123.com');
   });
 
-  // Regression guard (was a bug in core/shared/domain-name.ts): normalizeDomain hands the text to WHATWG domainToASCII, which parses
+  // Regression guard (was a bug in core/kernel/domain-name.ts): normalizeDomain hands the text to WHATWG domainToASCII, which parses
   // it as a URL host: everything from '/', '?', '#' or '\' on is dropped and %-escapes are decoded, so
   // 'example.com/x' and 'example.com?x' become 'example.com' and 'exa%6dple.com' becomes 'example.com'
   // instead of domain_invalid. Lead to decide (check the raw text against [^/?#\\%] before mapping).

@@ -2,22 +2,22 @@ import type { NoticeDelivery, NoticeOutbox } from '../../core/notices/ports/noti
 import { expect } from 'chai';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
-import type { Actor, Person } from '../../core/accounts/person.js';
+import type { Actor, Person } from '../../core/kernel/person.js';
 import type { AccountRepository } from '../../core/accounts/ports/account-repository.port.js';
 import { IssueKey, type IssueKeyInput } from '../../core/access/issue-key.use-case.js';
-import type { ApiKey } from '../../core/access/key.js';
+import type { ApiKey } from '../../core/kernel/caller.js';
 import { checksumOf, parseToken } from '../../core/access/key-token.js';
 import type { KeyRepository } from '../../core/access/ports/key-repository.port.js';
-import type { SecretHasher } from '../../core/access/ports/secret-hasher.port.js';
+import type { SecretHasher } from '../../core/kernel/secret-hasher.port.js';
 import { TEMPLATES } from '../../core/access/templates.js';
-import type { DomainEvent } from '../../core/events/event.js';
-import type { EventLog } from '../../core/events/ports/event-log.port.js';
+import type { DomainEvent } from '../../core/kernel/events.js';
+import type { EventLog } from '../../core/kernel/event-log.port.js';
 import type { Notice } from '../../core/notices/notice.js';
 import { NotifyOwners } from '../../core/notices/notify-owners.js';
 import type { NoticeRepository } from '../../core/notices/ports/notice-repository.port.js';
-import { DomainError } from '../../core/shared/errors.js';
-import type { Random } from '../../core/shared/random.port.js';
-import type { UnitOfWork } from '../../core/shared/unit-of-work.port.js';
+import { DomainError } from '../../core/kernel/errors.js';
+import type { Random } from '../../core/kernel/random.port.js';
+import type { UnitOfWork } from '../../core/kernel/unit-of-work.port.js';
 import { TestClock } from '../support/clock.js';
 
 /* ---------- tiny in-memory fakes for IssueKey's ports ---------- */

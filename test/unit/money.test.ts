@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { DomainError } from '../../core/shared/errors.js';
-import { formatUah, parseUah, uah } from '../../core/shared/money.js';
+import { DomainError } from '../../core/kernel/errors.js';
+import { formatUah, parseUah, uah } from '../../core/kernel/money.js';
 
 describe('money: integer kopiykas (DESIGN: Money)', () => {
   describe('parseUah', () => {

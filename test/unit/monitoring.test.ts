@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { buildSpec, checkInterval, type MonitorRules } from '../../core/monitoring/monitor-spec.js';
 import { computeReport, percentile } from '../../core/monitoring/report.js';
 import type { CheckResult } from '../../core/monitoring/monitor.js';
-import { DomainError } from '../../core/shared/errors.js';
+import { DomainError } from '../../core/kernel/errors.js';
 
 const rules: MonitorRules = { minIntervalSeconds: (e) => (e === 'live' ? 60 : 10), allowLoopback: (e) => e === 'test', maxPerAccount: 200 };
 const d = 'example.com.ua';

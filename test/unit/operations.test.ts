@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { DomainError } from '../../core/shared/errors.js';
+import { DomainError } from '../../core/kernel/errors.js';
 import { delegationOf, nameserverWarnings, normalizeNameservers } from '../../core/operations/nameservers.js';
 import { withoutPendingUpdate, withPendingUpdate } from '../../core/operations/operation.js';
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { rejectUnstorable } from '../../adapters/http/validation.js';
-import { isDomainError } from '../../core/shared/errors.js';
+import { isDomainError } from '../../core/kernel/errors.js';
 
 /** What no store keeps faithfully is refused before any schema sees it (adapters/http/validation.ts). */
 const problems = (value: unknown, where: 'body' | 'query' | 'params' = 'body'): Array<{ field: string; rule: string }> => {

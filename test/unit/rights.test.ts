@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { CLASSES, classOf, MIN_CIDR_PREFIX, spendsMoney } from '../../core/access/classes.js';
-import { expandRight, grants, isRightName, RIGHT_NAMES, RIGHTS, type RightName } from '../../core/access/rights.js';
+import { expandRight, grants, isRightName, RIGHT_NAMES, RIGHTS, type RightName } from '../../core/kernel/rights.js';
 
 /** DESIGN "Decisions": the rights catalogue, class in brackets. */
 const CATALOGUE: Record<string, number> = {

@@ -5,7 +5,7 @@ import {
   KeyUsagesExtension, PemConverter, SubjectKeyIdentifierExtension, X509Certificate, X509CertificateGenerator,
 } from '@peculiar/x509';
 import { randomBytes, webcrypto } from 'node:crypto';
-import type { SecretBox } from '../../../core/shared/secret-box.port.js';
+import type { SecretBox } from '../../../core/kernel/secret-box.port.js';
 
 export const crypto = webcrypto as unknown as Crypto;
 

@@ -9,8 +9,8 @@ import { baseHost } from '../../../core/certificates/certificate-names.js';
 import {
   CertificateAuthorityError, type CertificateAuthority, type IssueOrder, type IssuedCertificate,
 } from '../../../core/certificates/ports/certificate-authority.port.js';
-import type { Clock } from '../../../core/shared/clock.port.js';
-import type { SecretBox } from '../../../core/shared/secret-box.port.js';
+import type { Clock } from '../../../core/kernel/clock.port.js';
+import type { SecretBox } from '../../../core/kernel/secret-box.port.js';
 import { createMaterial, crypto, openMaterial, pem, randomSerial, type SandboxCa, type SandboxCaStore } from './material.js';
 
 const ACME = 'urn:ietf:params:acme:error:';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { AesGcmSecretBox } from '../../crypto/node/index.js';
 import { X509CertificateKeys } from '../../crypto/x509/index.js';
-import type { Clock } from '../../../core/shared/clock.port.js';
+import type { Clock } from '../../../core/kernel/clock.port.js';
 import {
   certificateAuthorityContract, expectCaError, pemBlocks, SpySolver, type ChallengeDns,
 } from '../../../test/contracts/certificate-authority.contract.js';

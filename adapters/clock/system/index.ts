@@ -1,4 +1,4 @@
-import type { Clock } from '../../../core/shared/clock.port.js';
+import type { Clock } from '../../../core/kernel/clock.port.js';
 
 /** The process clock: the one place outside tests where "now" is read. */
 export class SystemClock implements Clock {

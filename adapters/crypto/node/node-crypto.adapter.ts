@@ -1,7 +1,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
-import type { SecretHasher } from '../../../core/access/ports/secret-hasher.port.js';
-import type { Random } from '../../../core/shared/random.port.js';
+import type { SecretHasher } from '../../../core/kernel/secret-hasher.port.js';
+import type { Random } from '../../../core/kernel/random.port.js';
 
 const B62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

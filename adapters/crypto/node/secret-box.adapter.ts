@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { SecretBox } from '../../../core/shared/secret-box.port.js';
+import type { SecretBox } from '../../../core/kernel/secret-box.port.js';
 
 /** AES-256-GCM with a random 96-bit nonce per message: "v1.<nonce>.<ciphertext>.<tag>" in base64url. */
 export class AesGcmSecretBox implements SecretBox {

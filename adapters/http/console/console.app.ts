@@ -1,8 +1,8 @@
 import { timingSafeEqual, randomBytes } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import type { HumanContext } from '../../../core/accounts/sign-in.use-case.js';
-import type { Environment } from '../../../core/shared/environment.js';
-import { DomainError, isDomainError } from '../../../core/shared/errors.js';
+import type { Environment } from '../../../core/kernel/environment.js';
+import { DomainError, isDomainError } from '../../../core/kernel/errors.js';
 import type { Logger } from 'pino';
 import { ERROR_TABLE } from '../error-table.js';
 import type { UseCases } from '../routes/use-cases.js';

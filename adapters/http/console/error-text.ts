@@ -1,4 +1,4 @@
-import type { DomainError } from '../../../core/shared/errors.js';
+import type { DomainError } from '../../../core/kernel/errors.js';
 import { ERROR_TABLE } from '../error-table.js';
 import type { Lang } from './html.js';
 

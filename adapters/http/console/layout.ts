@@ -1,5 +1,5 @@
 import type { HumanContext } from '../../../core/accounts/sign-in.use-case.js';
-import type { Environment } from '../../../core/shared/environment.js';
+import type { Environment } from '../../../core/kernel/environment.js';
 import { html, type Html, type Lang } from './html.js';
 
 /** What every console page knows about the request. */

@@ -1,4 +1,4 @@
-import type { OperationActor } from '../../../core/operations/actor.js';
+import type { OperationActor } from '../../../core/kernel/actor.js';
 import type { OperationView } from '../../../core/operations/operation.js';
 import type { UseCases } from '../routes/use-cases.js';
 import { html, type Html } from './html.js';

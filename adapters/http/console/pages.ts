@@ -1,10 +1,10 @@
 import type { IssueKeyInput } from '../../../core/access/issue-key.use-case.js';
 import { TEMPLATES } from '../../../core/access/templates.js';
-import { RIGHTS, type RightName } from '../../../core/access/rights.js';
+import { RIGHTS, type RightName } from '../../../core/kernel/rights.js';
 import type { HumanContext } from '../../../core/accounts/sign-in.use-case.js';
-import { formatUah } from '../../../core/shared/money.js';
-import { DomainError } from '../../../core/shared/errors.js';
-import type { Environment } from '../../../core/shared/environment.js';
+import { formatUah } from '../../../core/kernel/money.js';
+import { DomainError } from '../../../core/kernel/errors.js';
+import type { Environment } from '../../../core/kernel/environment.js';
 import type { UseCases } from '../routes/use-cases.js';
 import { html, raw, type Html } from './html.js';
 import { alert, csrfField, type View } from './layout.js';

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { DomainError } from '../../../core/shared/errors.js';
+import { DomainError } from '../../../core/kernel/errors.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 

@@ -1,9 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { Clock } from '../../../core/shared/clock.port.js';
-import { DomainError, isDomainError } from '../../../core/shared/errors.js';
+import type { Clock } from '../../../core/kernel/clock.port.js';
+import { DomainError, isDomainError } from '../../../core/kernel/errors.js';
 import { ClaimLostError, IDEMPOTENCY_RETENTION_MS, type IdempotencyRecord, type IdempotencyStore, type ResumableRequest, type StoredResponse } from '../../../core/idempotency/ports/idempotency-store.port.js';
-import type { UnitOfWork } from '../../../core/shared/unit-of-work.port.js';
-import { storedCheckpoints, type Checkpoints } from '../../../core/shared/checkpoints.port.js';
+import type { UnitOfWork } from '../../../core/kernel/unit-of-work.port.js';
+import { storedCheckpoints, type Checkpoints } from '../../../core/kernel/checkpoints.port.js';
 import { ERROR_TABLE, errorBody } from '../error-table.js';
 import type { Reply } from '../route.js';
 import { canonicalJson } from './canonical-json.js';

@@ -1,5 +1,5 @@
 import type { IssueKeyInput } from '../../../core/access/issue-key.use-case.js';
-import type { Environment } from '../../../core/shared/environment.js';
+import type { Environment } from '../../../core/kernel/environment.js';
 import { SESSION_COOKIE } from '../app.js';
 import type { Route, RouteInput } from '../route.js';
 import { i18n, keyRequest, keyView, page, pageQuery, policy, summary } from '../schemas.js';

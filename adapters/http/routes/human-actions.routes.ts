@@ -1,5 +1,5 @@
 import type { RegistrantContact } from '../../../core/domains/ports/registrar.port.js';
-import type { Environment } from '../../../core/shared/environment.js';
+import type { Environment } from '../../../core/kernel/environment.js';
 import type { Route, RouteInput } from '../route.js';
 import { domainParam } from '../schemas.js';
 import type { UseCases } from './use-cases.js';

@@ -1,7 +1,7 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { Webhook } from 'standardwebhooks';
-import type { Environment } from '../../../core/shared/environment.js';
+import type { Environment } from '../../../core/kernel/environment.js';
 import type { SendOutcome, WebhookRequest, WebhookSender } from '../../../core/webhooks/ports/webhook-sender.port.js';
 import { assertPublicUrl, guardedAgentOptions, guardedFetch, GuardedFetchError, SsrfRefusedError, type Resolve, type SsrfOptions } from '../ssrf/index.js';
 

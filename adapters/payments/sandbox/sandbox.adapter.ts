@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Environment } from '../../../core/shared/environment.js';
+import type { Environment } from '../../../core/kernel/environment.js';
 import {
   PaymentError, type ChargeRequest, type ChargeResult, type Payments, type SavedCard,
 } from '../../../core/billing/ports/payments.port.js';

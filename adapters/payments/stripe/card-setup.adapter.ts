@@ -1,7 +1,7 @@
 import Stripe from 'stripe';
 import type { CardSetup, CardSetupStart } from '../../../core/billing/ports/card-setup.port.js';
 import { PaymentError, type SavedCard } from '../../../core/billing/ports/payments.port.js';
-import type { Environment } from '../../../core/shared/environment.js';
+import type { Environment } from '../../../core/kernel/environment.js';
 import { createStripeClient, validateStripeConfig, type StripePaymentsConfig } from './client.js';
 
 /**

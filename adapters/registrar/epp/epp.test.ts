@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { RegistryError } from '../../../core/domains/ports/registrar.port.js';
-import { addYears } from '../../../core/shared/dates.js';
+import { addYears } from '../../../core/kernel/dates.js';
 import { expectRegistryError as rejection, registrarContract } from '../../../test/contracts/registrar.contract.js';
 import { EppTestServer, makeEppCerts, TAKEN_UNTIL, type EppCerts, type EppServerOptions } from '../../../test/support/epp-server.js';
 import { createEppRegistrar, type EppRegistrar, type EppSettings } from './index.js';

@@ -1,5 +1,5 @@
-import { addYears, kyivDate } from '../../../core/shared/dates.js';
-import type { Clock } from '../../../core/shared/clock.port.js';
+import { addYears, kyivDate } from '../../../core/kernel/dates.js';
+import type { Clock } from '../../../core/kernel/clock.port.js';
 import { isRegistrable } from '../../../core/domains/price-list.js';
 import {
   RegistryError,

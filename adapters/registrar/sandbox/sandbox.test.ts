@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { SqlStore } from '../../sql/index.js';
-import { kyivDate } from '../../../core/shared/dates.js';
+import { kyivDate } from '../../../core/kernel/dates.js';
 import { expectRegistryError as rejection, registrarContract } from '../../../test/contracts/registrar.contract.js';
 import { TestClock } from '../../../test/support/clock.js';
 import { eachStore, type FreshStore, type StoreKind } from '../../../test/support/stores.js';

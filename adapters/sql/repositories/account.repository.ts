@@ -1,4 +1,4 @@
-import type { Account, Person, Session } from '../../../core/accounts/person.js';
+import type { Account, Person, Session } from '../../../core/kernel/person.js';
 import type { AccountRepository, SessionRepository } from '../../../core/accounts/ports/account-repository.port.js';
 import { date, dateOrNull, iso } from '../rows.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';

@@ -1,6 +1,6 @@
 import type { LedgerEntry, LedgerKind, LedgerQuery, LedgerStatus, Ledger, SpendCounters, Wallets } from '../../../core/billing/ports/ledger.port.js';
 import type { SavedCard, SavedCards } from '../../../core/billing/ports/payments.port.js';
-import type { Environment } from '../../../core/shared/environment.js';
+import type { Environment } from '../../../core/kernel/environment.js';
 import { date, iso, num } from '../rows.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';
 

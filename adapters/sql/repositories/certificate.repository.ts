@@ -1,6 +1,6 @@
 import type { Certificate, CertificateAttempt, CertificateStatus } from '../../../core/certificates/certificate.js';
 import type { CertificateRepository, DueQuery } from '../../../core/certificates/ports/certificate-repository.port.js';
-import type { Environment } from '../../../core/shared/environment.js';
+import type { Environment } from '../../../core/kernel/environment.js';
 import { bool, date, dateOrNull, iso, json, parse } from '../rows.js';
 import type { Engine } from '../connection.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';

@@ -2,9 +2,9 @@ import type { Plan } from '../../../core/dns/plan.js';
 import type { AcmeChallenge, AcmeChallengeRepository, PlanRepository, ZoneRepository } from '../../../core/dns/ports/zone-repository.port.js';
 import type { RecordSet, RecordType } from '../../../core/dns/record-set.js';
 import type { StoredZone } from '../../../core/dns/zone.js';
-import type { Environment } from '../../../core/shared/environment.js';
+import type { Environment } from '../../../core/kernel/environment.js';
 import { bool, date, dateOrNull, iso, json, parse, rawRows } from '../rows.js';
-import type { ChangeAnnouncer } from '../../../core/shared/change-feed.port.js';
+import type { ChangeAnnouncer } from '../../../core/kernel/change-feed.port.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';
 
 type ZoneRow = { id: string; account_id: string; environment: string; domain: string; serial: string | number };

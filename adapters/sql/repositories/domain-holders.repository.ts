@@ -1,5 +1,5 @@
 import type { DomainHolders } from '../../../core/domains/ports/registry-messages.port.js';
-import type { Environment } from '../../../core/shared/environment.js';
+import type { Environment } from '../../../core/kernel/environment.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';
 
 /** Who holds a name in an environment (registry messages name domains, not accounts). */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DomainLocks } from '../../../core/domains/ports/domain-repository.port.js';
-import { DomainError } from '../../../core/shared/errors.js';
+import { DomainError } from '../../../core/kernel/errors.js';
 import type { SqlDomainRepository } from './domain.repository.js';
 
 /**

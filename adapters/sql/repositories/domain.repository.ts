@@ -1,11 +1,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Domain } from '../../../core/domains/domain.js';
 import type { DomainListQuery, DomainRepository } from '../../../core/domains/ports/domain-repository.port.js';
-import type { Environment } from '../../../core/shared/environment.js';
+import type { Environment } from '../../../core/kernel/environment.js';
 import { bool, date, iso, json, parse, rawRows } from '../rows.js';
 import type { SqliteReader } from '../sqlite-reader.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';
-import type { ChangeAnnouncer } from '../../../core/shared/change-feed.port.js';
+import type { ChangeAnnouncer } from '../../../core/kernel/change-feed.port.js';
 import type { FeedCache } from '../change-feed.js';
 
 type FoundRow = DomainRow & { label: string | null };

@@ -1,7 +1,7 @@
-import type { DomainEvent, EventType } from '../../../core/events/event.js';
+import type { DomainEvent, EventType } from '../../../core/kernel/events.js';
 import type { EventFeed } from '../../../core/events/ports/event-feed.port.js';
 import type { PublishedEvent } from '../../../core/events/public-event.js';
-import type { Environment } from '../../../core/shared/environment.js';
+import type { Environment } from '../../../core/kernel/environment.js';
 import type { Engine } from '../connection.js';
 import { date, iso, parse } from '../rows.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';

@@ -1,10 +1,10 @@
-import type { ApiKey } from '../../../core/access/key.js';
+import type { ApiKey } from '../../../core/kernel/caller.js';
 import type { Policy } from '../../../core/access/policy.js';
 import type { KeyListQuery, KeyRepository } from '../../../core/access/ports/key-repository.port.js';
-import type { DangerClass } from '../../../core/access/rights.js';
-import type { Environment } from '../../../core/shared/environment.js';
+import type { DangerClass } from '../../../core/kernel/rights.js';
+import type { Environment } from '../../../core/kernel/environment.js';
 import { date, dateOrNull, iso, json, parse } from '../rows.js';
-import type { ChangeAnnouncer } from '../../../core/shared/change-feed.port.js';
+import type { ChangeAnnouncer } from '../../../core/kernel/change-feed.port.js';
 import type { FeedCache } from '../change-feed.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';
 

@@ -1,8 +1,8 @@
-import type { DomainEvent } from '../../../core/events/event.js';
-import type { EventLog } from '../../../core/events/ports/event-log.port.js';
+import type { DomainEvent } from '../../../core/kernel/events.js';
+import type { EventLog } from '../../../core/kernel/event-log.port.js';
 import type { Notice } from '../../../core/notices/notice.js';
 import type { NoticeRepository } from '../../../core/notices/ports/notice-repository.port.js';
-import type { Environment } from '../../../core/shared/environment.js';
+import type { Environment } from '../../../core/kernel/environment.js';
 import { date, iso, json, parse } from '../rows.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';
 

@@ -1,6 +1,6 @@
 import type { CheckResult, Incident, Monitor, MonitorSpec, MonitorState } from '../../../core/monitoring/monitor.js';
 import type { DueClaim, MonitorRepository } from '../../../core/monitoring/ports/monitor-repository.port.js';
-import type { Environment } from '../../../core/shared/environment.js';
+import type { Environment } from '../../../core/kernel/environment.js';
 import type { Engine } from '../connection.js';
 import { bool, date, dateOrNull, iso, json, parse } from '../rows.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';

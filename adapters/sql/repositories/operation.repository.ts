@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 import type { Confirmation, Operation, OperationKind, OperationStatus, Party } from '../../../core/operations/operation.js';
 import type { DomainLabelWriter, OperationListQuery, OperationRepository } from '../../../core/operations/ports/operation-repository.port.js';
-import type { Environment } from '../../../core/shared/environment.js';
+import type { Environment } from '../../../core/kernel/environment.js';
 import { date, dateOrNull, iso, json, parse } from '../rows.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';
-import type { ChangeAnnouncer } from '../../../core/shared/change-feed.port.js';
+import type { ChangeAnnouncer } from '../../../core/kernel/change-feed.port.js';
 
 type Row = {
   id: string; account_id: string; environment: string; domain_id: string; domain: string; kind: string; status: string;

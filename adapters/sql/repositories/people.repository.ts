@@ -1,4 +1,4 @@
-import type { Person, Role } from '../../../core/accounts/person.js';
+import type { Person, Role } from '../../../core/kernel/person.js';
 import type { Invitation, InvitationRepository, PeopleRepository } from '../../../core/accounts/ports/people.port.js';
 import { date, dateOrNull, iso } from '../rows.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';

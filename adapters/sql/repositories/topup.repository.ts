@@ -1,4 +1,4 @@
-import type { Environment } from '../../../core/shared/environment.js';
+import type { Environment } from '../../../core/kernel/environment.js';
 import type { TopUp, TopUps } from '../../../core/billing/top-up.js';
 import { date, iso } from '../rows.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';

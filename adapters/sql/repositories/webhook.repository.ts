@@ -1,4 +1,4 @@
-import type { Environment } from '../../../core/shared/environment.js';
+import type { Environment } from '../../../core/kernel/environment.js';
 import type { NewDelivery, WebhookRepository } from '../../../core/webhooks/ports/webhook-repository.port.js';
 import type { Attempt, Delivery, Webhook } from '../../../core/webhooks/webhook.js';
 import type { Engine } from '../connection.js';

@@ -1,4 +1,4 @@
-import type { ApiKey } from '../key.js';
+import type { ApiKey } from '../../kernel/caller.js';
 
 export interface KeyListQuery {
   readonly accountId: string;

@@ -1,4 +1,4 @@
-import type { Account, Person, Session } from '../person.js';
+import type { Account, Person, Session } from '../../kernel/person.js';
 
 export interface AccountRepository {
   insertAccount(account: Account): Promise<void>;

@@ -1,4 +1,4 @@
-import type { Person, Role } from '../person.js';
+import type { Person, Role } from '../../kernel/person.js';
 
 /** Invitations to join an account (manage people, a human-only action — seed A6). */
 export interface Invitation {

@@ -1,4 +1,4 @@
-import type { Environment } from '../../shared/environment.js';
+import type { Environment } from '../../kernel/environment.js';
 
 /**
  * The balance ledger: signed integer kopiykas. A charge is first `pending` (it already reduces what

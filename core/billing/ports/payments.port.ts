@@ -1,4 +1,5 @@
-import type { Environment } from '../../shared/environment.js';
+import type { Environments } from '../../kernel/environments.port.js';
+import type { Environment } from '../../kernel/environment.js';
 
 /**
  * The payments port: charge the account's saved card off-session (top-ups). One sandbox adapter with
@@ -53,3 +54,6 @@ export interface SavedCards {
   /** Human-only in the API (a later issue: changing the payment method is one of the six). */
   save(card: SavedCard): Promise<void>;
 }
+
+/** The payment provider of each environment. */
+export type PaymentEnvironments = Environments<{ readonly payments: Payments }>;

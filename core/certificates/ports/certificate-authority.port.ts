@@ -1,3 +1,4 @@
+import type { Environments } from '../../kernel/environments.port.js';
 /**
  * The certificate-authority port (issue 5). Two adapters answer it and share one contract suite
  * (test/contracts/certificate-authority.contract.ts): adapters/ca/sandbox, an in-process CA with its own
@@ -69,3 +70,6 @@ export interface CertificateAuthority {
   /** The root users add to their trust store to verify chains (sandbox), or null for a public CA. */
   rootPem(): Promise<string | null>;
 }
+
+/** The CA of each environment: the sandbox CA for test, an ACME CA for live. */
+export type CaEnvironments = Environments<{ readonly ca: CertificateAuthority }>;

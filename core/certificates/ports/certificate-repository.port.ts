@@ -1,4 +1,4 @@
-import type { Environment } from '../../shared/environment.js';
+import type { Environment } from '../../kernel/environment.js';
 import type { Certificate, CertificateAttempt, CertificateStatus } from '../certificate.js';
 
 export interface DueQuery {

@@ -1,4 +1,4 @@
-import type { Environment } from '../../shared/environment.js';
+import type { Environment } from '../../kernel/environment.js';
 import type { Plan } from '../plan.js';
 import type { RecordSet, RecordType } from '../record-set.js';
 import type { StoredZone } from '../zone.js';

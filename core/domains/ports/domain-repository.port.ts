@@ -1,4 +1,4 @@
-import type { Environment } from '../../shared/environment.js';
+import type { Environment } from '../../kernel/environment.js';
 import type { Domain } from '../domain.js';
 
 /** Which domains a caller may see: all of them, or those named or carrying one of the labels. */

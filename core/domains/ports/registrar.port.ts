@@ -1,3 +1,4 @@
+import type { Environments } from '../../kernel/environments.port.js';
 /**
  * The registrar port (design card: "pluggable registrar port"). Small on purpose: the core abilities
  * every registrar has, plus optional abilities as separate interfaces, declared in `capabilities`
@@ -118,3 +119,6 @@ export class RegistryError extends Error {
     this.name = 'RegistryError';
   }
 }
+
+/** The registrar of each environment (sandbox for test keys, the live registry for live ones). */
+export type RegistrarEnvironments = Environments<{ readonly registrar: Registrar }>;

@@ -1,4 +1,4 @@
-import type { Environment } from '../../shared/environment.js';
+import type { Environment } from '../../kernel/environment.js';
 
 /**
  * The registry's message queue (EPP poll, RFC 5730 §2.9.2.3): transfers asked for or done by others,

@@ -1,5 +1,5 @@
-import type { Environment } from '../../shared/environment.js';
-import type { DomainEvent, EventType } from '../event.js';
+import type { Environment } from '../../kernel/environment.js';
+import type { DomainEvent, EventType } from '../../kernel/events.js';
 import type { PublishedEvent } from '../public-event.js';
 
 /**

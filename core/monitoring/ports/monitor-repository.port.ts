@@ -1,4 +1,4 @@
-import type { Environment } from '../../shared/environment.js';
+import type { Environment } from '../../kernel/environment.js';
 import type { CheckResult, Incident, Monitor } from '../monitor.js';
 
 export interface DueClaim {

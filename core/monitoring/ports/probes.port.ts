@@ -1,4 +1,4 @@
-import type { Environment } from '../../shared/environment.js';
+import type { Environment } from '../../kernel/environment.js';
 import type { DnsSpec, HttpSpec, TlsSpec } from '../monitor.js';
 
 /** What one probe run found. `reason` says why it failed (null when ok). */

@@ -1,4 +1,4 @@
-import type { Environment } from '../../shared/environment.js';
+import type { Environment } from '../../kernel/environment.js';
 import type { Notice } from '../notice.js';
 
 export interface NoticeRepository {

@@ -1,4 +1,4 @@
-import type { Environment } from '../../shared/environment.js';
+import type { Environment } from '../../kernel/environment.js';
 import type { Operation, OperationStatus } from '../operation.js';
 
 export interface OperationListQuery {

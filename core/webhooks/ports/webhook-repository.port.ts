@@ -1,4 +1,4 @@
-import type { Environment } from '../../shared/environment.js';
+import type { Environment } from '../../kernel/environment.js';
 import type { Attempt, Delivery, Webhook } from '../webhook.js';
 
 export interface NewDelivery {

@@ -1,10 +1,10 @@
 import { Agent, request as httpRequest } from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
-import type { ApiKey } from '../../../core/access/key.js';
+import type { ApiKey } from '../../../core/kernel/caller.js';
 import { formatToken, toBase62 } from '../../../core/access/key-token.js';
 import type { Policy } from '../../../core/access/policy.js';
-import { RIGHTS, type RightName } from '../../../core/access/rights.js';
-import type { Environment } from '../../../core/shared/environment.js';
+import { RIGHTS, type RightName } from '../../../core/kernel/rights.js';
+import type { Environment } from '../../../core/kernel/environment.js';
 import type { Route } from '../../../adapters/http/index.js';
 import { TOKENS } from '../../../src/tokens.js';
 import type { TestApi } from '../../support/system.js';

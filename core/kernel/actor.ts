@@ -1,7 +1,6 @@
-import type { ApiKey } from '../access/key.js';
-import type { Role } from '../accounts/person.js';
-import type { Environment } from '../shared/environment.js';
-import type { Party } from './operation.js';
+import type { ApiKey } from './caller.js';
+import type { Role } from './person.js';
+import type { Environment } from './environment.js';
 
 /**
  * Who acts on an operation: an API key, or a signed-in person in the console. Both go through the
@@ -22,6 +21,3 @@ export const accountOf = (a: OperationActor): string => (a.kind === 'key' ? a.ke
 
 /** The person behind an actor: a key stands for the person who issued it. */
 export const personOf = (a: OperationActor): string => (a.kind === 'key' ? a.key.createdBy : a.personId);
-
-export const partyOf = (a: OperationActor): Party =>
-  a.kind === 'key' ? { type: 'key', keyId: a.key.id, personId: a.key.createdBy } : { type: 'person', personId: a.personId };

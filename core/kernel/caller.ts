@@ -1,6 +1,18 @@
-import type { Environment } from '../shared/environment.js';
-import type { DangerClass } from './rights.js';
-import type { Policy } from './policy.js';
+import type { Environment } from './environment.js';
+import type { DangerClass, RightName } from './rights.js';
+
+/**
+ * Seed 2.2 / A4: a policy pairs one right with a selection of domains — named domains, or every domain
+ * carrying a label. Rights and selections are separate axes.
+ */
+export type Selection =
+  | { readonly domains: readonly string[] }
+  | { readonly label: string };
+
+export interface Policy {
+  readonly right: RightName;
+  readonly resources: Selection;
+}
 
 /** Whole-key conditions (seed 2.3). */
 export interface KeyConditions {

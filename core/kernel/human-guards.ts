@@ -1,4 +1,4 @@
-import { DomainError } from '../shared/errors.js';
+import { DomainError } from './errors.js';
 import type { Actor, Session } from './person.js';
 
 /** Seed A6 "after signing in again": a sensitive action needs password (+ TOTP) proved this recently. */

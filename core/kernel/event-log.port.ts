@@ -1,4 +1,4 @@
-import type { DomainEvent } from '../event.js';
+import type { DomainEvent } from './events.js';
 
 export interface EventLog {
   /** Appends inside the caller's transaction (UnitOfWork). */

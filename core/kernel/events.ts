@@ -1,4 +1,4 @@
-import type { Environment } from '../shared/environment.js';
+import type { Environment } from './environment.js';
 
 /**
  * Every state change others may want to hear about is recorded here, in the same transaction as the
