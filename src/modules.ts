@@ -1,3 +1,6 @@
+import type { Visibility } from '../core/kernel/visibility.port.js';
+import { KeyVisibility } from '../core/access/visibility.js';
+import type { Domain } from '../core/domains/domain.js';
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
 import pino, { type Logger } from 'pino';
 import { SystemClock } from '../adapters/clock/system/index.js';
@@ -65,7 +68,7 @@ import { ManagePeople } from '../core/accounts/manage-people.use-case.js';
 import { DisableTwoFactor } from '../core/accounts/disable-two-factor.use-case.js';
 import { EnableTwoFactor } from '../core/accounts/enable-two-factor.use-case.js';
 import { DeleteAccount } from '../core/accounts/delete-account.use-case.js';
-import { HumanReads } from '../core/accounts/human-reads.use-case.js';
+import { HumanReads } from '../core/console/human-reads.use-case.js';
 import { RevealTransferCode } from '../core/domains/reveal-transfer-code.use-case.js';
 import { ChangeRegistrant } from '../core/domains/change-registrant.use-case.js';
 import { ChangePaymentMethod } from '../core/billing/change-payment-method.use-case.js';
@@ -81,7 +84,7 @@ import { ActivateDueOperations } from '../core/operations/activate-due-operation
 import { LockTransfer } from '../core/operations/lock-transfer.use-case.js';
 import { StandardWebhooksSender } from '../adapters/net/webhooks/index.js';
 import { ListEvents } from '../core/events/list-events.use-case.js';
-import { PublishEvents } from '../core/events/publish-events.use-case.js';
+import { PublishEvents } from '../core/webhooks/publish-events.use-case.js';
 import { ManageWebhooks } from '../core/webhooks/manage-webhooks.use-case.js';
 import { DeliverWebhooks } from '../core/webhooks/deliver-webhooks.use-case.js';
 import { CreateMonitor } from '../core/monitoring/create-monitor.use-case.js';
@@ -238,13 +241,14 @@ export const coreModule = () =>
     bind(T.ReadBilling).toResolvedValue((st: SqlStore, a) => new ReadBilling(a, st.ledger), [s, T.Accounting]).inSingletonScope();
     bind(T.ListKeyNotices).toResolvedValue((st: SqlStore) => new ListKeyNotices(st.notices, st.domains), [s]).inSingletonScope();
     bind(T.AdvanceLifecycle).toResolvedValue(
-      (st: SqlStore, rn, n, z, r, c) => new AdvanceLifecycle(st.domains, st.sandboxClocks, rn, st.events, n, z, st.uow, r, c, new SqlDurableCheckpoints(st.idempotency, st.uow, c)),
-      [s, T.RenewDomain, T.NotifyOwners, T.ZoneService, T.Random, T.Clock],
+      (st: SqlStore, at, rn, n, z, r, c) => new AdvanceLifecycle(st.domains, at, rn, st.events, n, z, st.uow, r, c, new SqlDurableCheckpoints(st.idempotency, st.uow, c)),
+      [s, T.AccountTime, T.RenewDomain, T.NotifyOwners, T.ZoneService, T.Random, T.Clock],
     ).inSingletonScope();
     bind(T.AdvanceSandboxClock).toResolvedValue(
       (st: SqlStore, l, r, c, ci: CertificateIssuance, ops: ActivateDueOperations) => new AdvanceSandboxClock(st.sandboxClocks, l, st.events, st.uow, r, c, ci, ops),
       [s, T.AdvanceLifecycle, T.Random, T.Clock, T.CertificateIssuance, T.ActivateDueOperations],
     ).inSingletonScope();
+    bind(T.Visibility).toResolvedValue((st: SqlStore) => new KeyVisibility(st.domains), [s]).inSingletonScope();
     bind(T.Authorizer).toResolvedValue((st: SqlStore) => new Authorizer(st.domains), [s]).inSingletonScope();
     bind(T.AuthenticateKey).toResolvedValue((st: SqlStore, h, c) => new AuthenticateKey(st.keys, h, c), [s, T.SecretHasher, T.Clock]).inSingletonScope();
     bind(T.AuthenticateSession).toResolvedValue((st: SqlStore, h, c) => new AuthenticateSession(st.accounts, st.sessions, h, c), [s, T.SecretHasher, T.Clock]).inSingletonScope();
@@ -261,7 +265,7 @@ export const coreModule = () =>
     bind(T.RevokeKey).toResolvedValue((st: SqlStore, r, c) => new RevokeKey(st.keys, st.events, st.uow, r, c), [s, T.Random, T.Clock]).inSingletonScope();
     bind(T.DescribeKey).toResolvedValue((st: SqlStore, c) => new DescribeKey(st.spend, c), [s, T.Clock]).inSingletonScope();
     bind(T.GetDomain).toResolvedValue((st: SqlStore) => new GetDomain(st.domains), [s]).inSingletonScope();
-    bind(T.ListDomains).toResolvedValue((st: SqlStore) => new ListDomains(st.domains), [s]).inSingletonScope();
+    bind(T.ListDomains).toResolvedValue((st: SqlStore, v: Visibility) => new ListDomains(st.domains, v), [s, T.Visibility]).inSingletonScope();
     bind(T.SearchDomains).toResolvedValue((e: Environments<EnvironmentAdapters>) => new SearchDomains(e), [T.Environments]).inSingletonScope();
     bind(T.ListNotices).toResolvedValue((st: SqlStore) => new ListNotices(st.notices), [s]).inSingletonScope();
     bind(T.CertificateKeys).toConstantValue(new X509CertificateKeys());
@@ -278,7 +282,7 @@ export const coreModule = () =>
     ).inSingletonScope();
     bind(T.CertificateIssuance).toResolvedValue(
       (st: SqlStore, e, ch, k, b, at, n, r, c, cfg: Config, hub: ZonePublisherHub, log: Logger) => new CertificateIssuance(
-        st.certificates, e, zoneChallengeSolver(ch, new ServedByOurDns(hub, { host: cfg.dnsHost, port: cfg.dnsPort })), k, b, at, st.sandboxClocks, n, st.events, st.uow, r, c,
+        st.certificates, e, zoneChallengeSolver(ch, new ServedByOurDns(hub, { host: cfg.dnsHost, port: cfg.dnsPort })), k, b, at, n, st.events, st.uow, r, c,
         { renewBeforeMs: cfg.certRenewBeforeDays * 24 * 3600_000, maxAttempts: 5 },
         (err, certificateId) => log.error({ err, certificateId, component: 'certificates' }, 'certificate run failed; retried on a later pass'),
       ),
@@ -290,7 +294,7 @@ export const coreModule = () =>
       [s, T.Accounting, T.PasswordHasher, T.Totp, T.SecretBox, T.ZoneService, T.Random, T.Clock],
     ).inSingletonScope();
     // class 3 operations (issue 10)
-    bind(T.OperationAccess).toResolvedValue((st: SqlStore, a: Authorizer) => new OperationAccess(a, st.accounts, st.domains), [s, T.Authorizer]).inSingletonScope();
+    bind(T.OperationAccess).toResolvedValue((st: SqlStore, a: Authorizer<Domain>) => new OperationAccess(a, st.accounts, st.domains), [s, T.Authorizer]).inSingletonScope();
     bind(T.OperationLog).toResolvedValue((st: SqlStore, n, r, c) => new OperationLog(st.events, n, r, c), [s, T.NotifyOwners, T.Random, T.Clock]).inSingletonScope();
     bind(T.RequestOperation).toResolvedValue(
       (st: SqlStore, a, l, t, r) => new RequestOperation(st.domains, st.operations, a, l, st.uow, t, r),
@@ -309,10 +313,10 @@ export const coreModule = () =>
       [s, T.OperationAccess, T.OperationLog, T.AccountTime, T.Clock],
     ).inSingletonScope();
     bind(T.GetOperation).toResolvedValue((st: SqlStore, a) => new GetOperation(st.operations, a), [s, T.OperationAccess]).inSingletonScope();
-    bind(T.ListOperations).toResolvedValue((st: SqlStore) => new ListOperations(st.operations), [s]).inSingletonScope();
+    bind(T.ListOperations).toResolvedValue((st: SqlStore, v: Visibility) => new ListOperations(st.operations, v), [s, T.Visibility]).inSingletonScope();
     bind(T.ActivateDueOperations).toResolvedValue(
-      (st: SqlStore, x, c, r) => new ActivateDueOperations(st.operations, st.sandboxClocks, x, c, r),
-      [s, T.ActivateOperation, T.Clock, T.Random],
+      (st: SqlStore, at, x, c, r) => new ActivateDueOperations(st.operations, at, x, c, r),
+      [s, T.AccountTime, T.ActivateOperation, T.Clock, T.Random],
     ).inSingletonScope();
     bind(T.LockTransfer).toResolvedValue(
       (st: SqlStore, x, a, e, n, r, c) => new LockTransfer(st.domains, st.operations, x, a, e, st.events, n, st.uow, r, c),
@@ -361,7 +365,7 @@ export const eventsModule = () =>
       (c: Config) => new StandardWebhooksSender({ allowLoopback: c.webhooks.allowLoopback, timeoutMs: c.webhooks.timeoutMs }),
       [T.Config],
     ).inSingletonScope();
-    bind(T.ListEvents).toResolvedValue((st: SqlStore) => new ListEvents(st.eventFeed, st.domains), [s]).inSingletonScope();
+    bind(T.ListEvents).toResolvedValue((st: SqlStore, v: Visibility) => new ListEvents(st.eventFeed, v), [s, T.Visibility]).inSingletonScope();
     bind(T.PublishEvents).toResolvedValue(
       (st: SqlStore, r, c) => new PublishEvents(st.eventFeed, st.webhooks, st.domains, st.uow, r, c),
       [s, T.Random, T.Clock],

@@ -1,3 +1,5 @@
+import type { Visibility } from '../core/kernel/visibility.port.js';
+import type { Domain } from '../core/domains/domain.js';
 import type { ProcessRegistryMessages } from '../core/domains/process-registry-messages.use-case.js';
 import type { McpTools } from '../adapters/mcp/index.js';
 import type { ServiceIdentifier } from 'inversify';
@@ -54,7 +56,7 @@ import type { DeleteAccount } from '../core/accounts/delete-account.use-case.js'
 import type { RevealTransferCode } from '../core/domains/reveal-transfer-code.use-case.js';
 import type { ChangeRegistrant } from '../core/domains/change-registrant.use-case.js';
 import type { ChangePaymentMethod } from '../core/billing/change-payment-method.use-case.js';
-import type { HumanReads } from '../core/accounts/human-reads.use-case.js';
+import type { HumanReads } from '../core/console/human-reads.use-case.js';
 import type { CardSetup } from '../core/billing/ports/card-setup.port.js';
 import type { OperationAccess } from '../core/operations/operation-access.js';
 import type { OperationLog } from '../core/operations/operation-log.js';
@@ -66,7 +68,7 @@ import type { ActivateOperation } from '../core/operations/activate-operation.js
 import type { ActivateDueOperations } from '../core/operations/activate-due-operations.use-case.js';
 import type { LockTransfer } from '../core/operations/lock-transfer.use-case.js';
 import type { ListEvents } from '../core/events/list-events.use-case.js';
-import type { PublishEvents } from '../core/events/publish-events.use-case.js';
+import type { PublishEvents } from '../core/webhooks/publish-events.use-case.js';
 import type { ManageWebhooks } from '../core/webhooks/manage-webhooks.use-case.js';
 import type { DeliverWebhooks } from '../core/webhooks/deliver-webhooks.use-case.js';
 import type { StandardWebhooksSender } from '../adapters/net/webhooks/index.js';
@@ -97,7 +99,8 @@ export const TOKENS = {
   LiveAdapters: t<EnvironmentAdapters>('LiveAdapters'),
   Environments: t<Environments<EnvironmentAdapters>>('Environments'),
   NotifyOwners: t<NotifyOwners>('NotifyOwners'),
-  Authorizer: t<Authorizer>('Authorizer'),
+  Authorizer: t<Authorizer<Domain>>('Authorizer'),
+  Visibility: t<Visibility>('Visibility'),
   AuthenticateKey: t<AuthenticateKey>('AuthenticateKey'),
   AuthenticateSession: t<AuthenticateSession>('AuthenticateSession'),
   SignIn: t<SignIn>('SignIn'),

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { PublishEvents } from '../core/events/publish-events.use-case.js';
+import type { PublishEvents } from '../core/webhooks/publish-events.use-case.js';
 import type { DeliverWebhooks } from '../core/webhooks/deliver-webhooks.use-case.js';
 import type { Delivery } from '../core/webhooks/webhook.js';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { ApiKey } from '../../core/kernel/caller.js';
-import type { IdempotencyRecord } from '../../core/idempotency/ports/idempotency-store.port.js';
+import type { IdempotencyRecord } from '../../core/kernel/idempotency-store.port.js';
 import { LOCK_TIMEOUT_MS, runClaimed, type IdempotencyDeps } from './middleware/idempotency.js';
 import type { Route } from './route.js';
 

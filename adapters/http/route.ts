@@ -1,6 +1,6 @@
 import type { ApiKey } from '../../core/kernel/caller.js';
 import type { RightName } from '../../core/kernel/rights.js';
-import type { HumanContext } from '../../core/accounts/sign-in.use-case.js';
+import type { HumanContext } from '../../core/kernel/person.js';
 import type { Domain } from '../../core/domains/domain.js';
 import type { ErrorCode } from '../../core/kernel/errors.js';
 import type { Checkpoints } from '../../core/kernel/checkpoints.port.js';

@@ -1,4 +1,3 @@
-import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
 import { DomainError } from '../kernel/errors.js';
 import type { ApiKey } from '../kernel/caller.js';
@@ -7,7 +6,7 @@ import { allows, heldRights, namesDomain, type Policy } from './policy.js';
 /** DESIGN: a domain.register policy that selects a label may register any name (the new domain carries the label). */
 const registersByLabel = (policies: readonly Policy[]): boolean =>
   policies.some((p) => p.right === 'domain.register' && 'label' in p.resources);
-import type { Domain } from '../domains/domain.js';
+import type { DomainDirectory, ScopedDomain } from './ports/domain-directory.port.js';
 import { RIGHTS, type RightName } from '../kernel/rights.js';
 
 /**
@@ -16,11 +15,11 @@ import { RIGHTS, type RightName } from '../kernel/rights.js';
  * A domain that does not exist in the account is allowed only when a policy names it, so the caller
  * can answer 404; a label-scoped key probing unknown names gets right_missing and learns nothing.
  */
-export class Authorizer {
-  constructor(private readonly domains: DomainRepository) {}
+export class Authorizer<D extends ScopedDomain = ScopedDomain> {
+  constructor(private readonly domains: DomainDirectory<D>) {}
 
   /** Resolves to the domain (or null when absent / not a domain right), or throws right_missing. */
-  async check(key: ApiKey, right: RightName, domainInput?: string): Promise<Domain | null> {
+  async check(key: ApiKey, right: RightName, domainInput?: string): Promise<D | null> {
     if (RIGHTS[right].scope === 'account' || domainInput === undefined) {
       // Account rights ignore the selection; a domain right asked without a domain (a list) needs only
       // to be held somewhere — the list itself is then filtered to the key's domains.

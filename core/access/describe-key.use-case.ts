@@ -1,4 +1,4 @@
-import type { SpendCounters } from '../billing/ports/ledger.port.js';
+import type { SpendCounters } from './ports/spend-counters.port.js';
 import type { Clock } from '../kernel/clock.port.js';
 import { kyivMonth } from '../kernel/dates.js';
 import { uah, type Money } from '../kernel/money.js';

@@ -9,7 +9,7 @@ import { DomainError } from '../kernel/errors.js';
 import { formatUah } from '../kernel/money.js';
 import type { Random } from '../kernel/random.port.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
-import { LABEL_RE } from '../domains/domain.js';
+import { LABEL_RE } from '../kernel/labels.js';
 import { parseCidr } from './cidr.js';
 import { CLASSES, classOf, MIN_CIDR_PREFIX, spendsMoney } from './classes.js';
 import type { ApiKey, KeyConditions } from '../kernel/caller.js';

@@ -1,4 +1,3 @@
-import type { Accounting } from '../billing/accounting.js';
 import type { EventLog } from '../kernel/event-log.port.js';
 import type { Clock } from '../kernel/clock.port.js';
 import { formatUah } from '../kernel/money.js';
@@ -8,6 +7,7 @@ import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import { requireOwner, requireRecentSignIn } from '../kernel/human-guards.js';
 import type { HumanContext } from './sign-in.use-case.js';
 import type { PeopleRepository } from './ports/people.port.js';
+import type { Balances } from './ports/balances.port.js';
 
 /**
  * Delete the account — a human-only action (seed A6): an owner, signed in again. Refused while the account
@@ -17,7 +17,7 @@ import type { PeopleRepository } from './ports/people.port.js';
 export class DeleteAccount {
   constructor(
     private readonly people: PeopleRepository,
-    private readonly accounting: Accounting,
+    private readonly accounting: Balances,
     private readonly events: EventLog,
     private readonly uow: UnitOfWork,
     private readonly random: Random,

@@ -1,7 +1,6 @@
 import type { EventLog } from '../kernel/event-log.port.js';
 import type { NotifyOwners } from '../notices/notify-owners.js';
-import type { AccountTime } from '../sandbox/account-time.js';
-import type { SandboxClocks } from '../sandbox/ports/sandbox-clock.port.js';
+import type { AccountClock } from '../kernel/account-clock.port.js';
 import type { Clock } from '../kernel/clock.port.js';
 import type { Environment } from '../kernel/environment.js';
 import type { CaEnvironments } from './ports/certificate-authority.port.js';
@@ -56,8 +55,7 @@ export class CertificateIssuance {
     private readonly solverFor: SolverFactory,
     private readonly keys: CertificateKeys,
     private readonly box: SecretBox,
-    private readonly accountTime: AccountTime,
-    private readonly sandboxClocks: SandboxClocks,
+    private readonly accountTime: AccountClock,
     private readonly notifyOwners: NotifyOwners,
     private readonly events: EventLog,
     private readonly uow: UnitOfWork,
@@ -85,7 +83,7 @@ export class CertificateIssuance {
   async run(only?: { accountId: string; environment: Environment }): Promise<IssuanceReport> {
     const report: IssuanceReport = { issued: 0, renewed: 0, failed: 0, retried: 0, expired: 0, errors: 0 };
     const real = this.clock.now();
-    const travelled = await this.sandboxClocks.travelled();
+    const travelled = await this.accountTime.travelled();
     const groups: Array<{ environment: Environment; accountId?: string; exclude?: string[]; accountNow: Date }> = only
       ? [{ ...only, accountNow: await this.accountTime.now(only.accountId, only.environment) }]
       : [

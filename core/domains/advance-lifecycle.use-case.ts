@@ -1,7 +1,7 @@
 import type { EventLog } from '../kernel/event-log.port.js';
 import type { NotifyOwners } from '../notices/notify-owners.js';
-import type { ZoneService } from '../dns/zone-service.js';
-import type { SandboxClocks } from '../sandbox/ports/sandbox-clock.port.js';
+import type { DomainZones } from './ports/zones.port.js';
+import type { AccountClock } from '../kernel/account-clock.port.js';
 import type { DurableCheckpoints, DurableRun } from '../kernel/checkpoints.port.js';
 import type { Clock } from '../kernel/clock.port.js';
 import { addDays, kyivDate } from '../kernel/dates.js';
@@ -41,11 +41,11 @@ export interface LifecycleReport {
 export class AdvanceLifecycle {
   constructor(
     private readonly domains: DomainRepository,
-    private readonly sandboxClocks: SandboxClocks,
+    private readonly accountClock: AccountClock,
     private readonly renew: RenewDomain,
     private readonly events: EventLog,
     private readonly notifyOwners: NotifyOwners,
-    private readonly zones: Pick<ZoneService, 'remove'>,
+    private readonly zones: Pick<DomainZones, 'remove'>,
     private readonly uow: UnitOfWork,
     private readonly random: Random,
     private readonly clock: Clock,
@@ -55,10 +55,10 @@ export class AdvanceLifecycle {
   async run(only?: { accountId: string; environment: Environment }): Promise<LifecycleReport> {
     const report: LifecycleReport = { renewed: 0, renewalFailed: 0, moved: 0, released: 0 };
     const real = this.clock.now();
-    const travelled = await this.sandboxClocks.travelled();
+    const travelled = await this.accountClock.travelled();
     const groups: Array<{ environment: Environment; accountId?: string; exclude?: string[]; now: Date }> = [];
     if (only) {
-      groups.push({ environment: only.environment, accountId: only.accountId, now: new Date(real.getTime() + (only.environment === 'test' ? await this.sandboxClocks.offset(only.accountId) : 0)) });
+      groups.push({ environment: only.environment, accountId: only.accountId, now: await this.accountClock.now(only.accountId, only.environment) });
     } else {
       groups.push({ environment: 'live', now: real });
       groups.push({ environment: 'test', exclude: travelled.map((t) => t.accountId), now: real });

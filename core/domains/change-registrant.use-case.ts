@@ -1,5 +1,5 @@
 import { requireOwner, requireRecentSignIn } from '../kernel/human-guards.js';
-import type { HumanContext } from '../accounts/sign-in.use-case.js';
+import type { HumanContext } from '../kernel/person.js';
 import type { EventLog } from '../kernel/event-log.port.js';
 import type { NotifyOwners } from '../notices/notify-owners.js';
 import type { Clock } from '../kernel/clock.port.js';

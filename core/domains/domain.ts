@@ -42,4 +42,4 @@ export const viewDomain = (d: Domain): DomainView => ({
   created_at: d.createdAt.toISOString(),
 });
 
-export const LABEL_RE = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+export { LABEL_RE } from '../kernel/labels.js';

@@ -1,10 +1,10 @@
 import type { ApiKey } from '../kernel/caller.js';
-import { grants } from '../kernel/rights.js';
+import type { Visibility } from '../kernel/visibility.port.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
 import { DomainError } from '../kernel/errors.js';
 import { clampLimit, decodeCursor, encodeCursor, type Page } from '../kernel/pagination.js';
 import { viewDomain, type Domain, type DomainView } from './domain.js';
-import type { DomainRepository, DomainScope } from './ports/domain-repository.port.js';
+import type { DomainRepository } from './ports/domain-repository.port.js';
 
 /** Seed 4: GET /v1/domains/{domain}. The caller's right was checked before (Authorizer). */
 export class GetDomain {
@@ -19,21 +19,9 @@ export class GetDomain {
   }
 }
 
-/** Which domains a key's domain.read policies reach. */
-export const readScope = (key: ApiKey): DomainScope => {
-  const names = new Set<string>();
-  const labels = new Set<string>();
-  for (const p of key.policies) {
-    if (!grants(p.right, 'domain.read')) continue;
-    if ('label' in p.resources) labels.add(p.resources.label);
-    else p.resources.domains.forEach((d) => names.add(d));
-  }
-  return { all: false, names: [...names], labels: [...labels] };
-};
-
 /** GET /v1/domains: only the domains the key may read, ordered by name, cursor pages. */
 export class ListDomains {
-  constructor(private readonly domains: DomainRepository) {}
+  constructor(private readonly domains: DomainRepository, private readonly visibility: Visibility) {}
 
   async execute(key: ApiKey, opts: { label?: string; cursor?: string; limit?: number }): Promise<Page<DomainView>> {
     const limit = clampLimit(opts.limit);
@@ -41,7 +29,7 @@ export class ListDomains {
     const rows = await this.domains.list({
       accountId: key.accountId,
       environment: key.environment,
-      scope: readScope(key),
+      scope: this.visibility.scope(key, ['domain.read']),
       ...(opts.label !== undefined ? { label: opts.label } : {}),
       ...(after !== undefined ? { after } : {}),
       limit: limit + 1,

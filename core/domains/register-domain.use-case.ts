@@ -3,9 +3,9 @@ import { grants } from '../kernel/rights.js';
 import type { Accounting } from '../billing/accounting.js';
 import type { EventLog } from '../kernel/event-log.port.js';
 import type { NotifyOwners } from '../notices/notify-owners.js';
-import type { AccountTime } from '../sandbox/account-time.js';
+import type { AccountClock } from '../kernel/account-clock.port.js';
 import type { Checkpoints } from '../kernel/checkpoints.port.js';
-import type { ZoneService } from '../dns/zone-service.js';
+import type { DomainZones } from './ports/zones.port.js';
 import { kyivDate } from '../kernel/dates.js';
 import { labelsOf, normalizeDomain } from '../kernel/domain-name.js';
 import type { RegistrarEnvironments } from './ports/registrar.port.js';
@@ -47,8 +47,8 @@ export class RegisterDomain {
     private readonly accounting: Accounting,
     private readonly events: EventLog,
     private readonly notifyOwners: NotifyOwners,
-    private readonly time: AccountTime,
-    private readonly zones: Pick<ZoneService, 'create'>,
+    private readonly time: AccountClock,
+    private readonly zones: Pick<DomainZones, 'create'>,
     private readonly uow: UnitOfWork,
     private readonly random: Random,
   ) {}

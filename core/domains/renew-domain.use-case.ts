@@ -2,7 +2,7 @@ import type { ApiKey } from '../kernel/caller.js';
 import type { Accounting } from '../billing/accounting.js';
 import type { EventLog } from '../kernel/event-log.port.js';
 import type { NotifyOwners } from '../notices/notify-owners.js';
-import type { AccountTime } from '../sandbox/account-time.js';
+import type { AccountClock } from '../kernel/account-clock.port.js';
 import type { Checkpoints } from '../kernel/checkpoints.port.js';
 import { kyivDate } from '../kernel/dates.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
@@ -47,7 +47,7 @@ export class RenewDomain {
     private readonly accounting: Accounting,
     private readonly events: EventLog,
     private readonly notifyOwners: NotifyOwners,
-    private readonly time: AccountTime,
+    private readonly time: AccountClock,
     private readonly random: Random,
   ) {}
 

@@ -1,7 +1,6 @@
 import type { ApiKey } from '../kernel/caller.js';
-import { allows, heldRights } from '../access/policy.js';
 import type { RightName } from '../kernel/rights.js';
-import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
+import type { Visibility } from '../kernel/visibility.port.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
 import { DomainError } from '../kernel/errors.js';
 import { EVENT_CATALOGUE, internalTypes } from './catalogue.js';
@@ -24,7 +23,7 @@ export interface EventPage {
  * also with webhook.manage). Events of domains outside the key's policies are skipped, never shown.
  */
 export class ListEvents {
-  constructor(private readonly feed: EventFeed, private readonly domains: DomainRepository) {}
+  constructor(private readonly feed: EventFeed, private readonly visibility: Visibility) {}
 
   async execute(key: ApiKey, q: { after?: string; types?: string; domain?: string; limit?: number }): Promise<EventPage> {
     const limit = Math.min(Math.max(q.limit ?? 50, 1), 200);
@@ -36,11 +35,9 @@ export class ListEvents {
       if (!types) throw new DomainError('event_type_unknown', { types: names.filter((n) => n !== '*' && internalTypes([n]) === null) });
     }
     const domain = q.domain ? normalizeDomain(q.domain) : null;
-    const all = await this.domains.list({ accountId: key.accountId, environment: key.environment, scope: { all: true, names: [], labels: [] }, limit: 100_000 });
-    const visible = new Set(all.filter((d) => DOMAIN_READ_RIGHTS.some((r) => allows(key.policies, r, { kind: 'domain', name: d.name, labels: d.labels }))).map((d) => d.name));
-    const held = heldRights(key.policies);
-    const account = held.has('billing.read');
-    const webhooks = account || held.has('webhook.manage');
+    const visible = await this.visibility.visibleDomains(key, DOMAIN_READ_RIGHTS);
+    const account = this.visibility.holds(key, 'billing.read');
+    const webhooks = account || this.visibility.holds(key, 'webhook.manage');
     const out: PublicEvent[] = [];
     let cursor = q.after ?? null;
     let more = true;

@@ -47,3 +47,10 @@ export interface Actor {
   readonly accountId: string;
   readonly role: Role;
 }
+
+/** The signed-in person a console or session request acts for, with the session they proved. */
+export interface HumanContext {
+  readonly actor: Actor;
+  readonly person: Person;
+  readonly session: Session;
+}

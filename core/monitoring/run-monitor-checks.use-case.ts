@@ -1,7 +1,7 @@
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
 import type { EventLog } from '../kernel/event-log.port.js';
 import type { NotifyOwners } from '../notices/notify-owners.js';
-import type { AccountTime } from '../sandbox/account-time.js';
+import type { AccountClock } from '../kernel/account-clock.port.js';
 import type { Clock } from '../kernel/clock.port.js';
 import type { Random } from '../kernel/random.port.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
@@ -41,7 +41,7 @@ export class RunMonitorChecks {
     private readonly monitors: MonitorRepository,
     private readonly domains: DomainRepository,
     private readonly probesFor: ProbesFor,
-    private readonly accountTime: AccountTime,
+    private readonly accountTime: AccountClock,
     private readonly events: EventLog,
     private readonly notify: NotifyOwners,
     private readonly uow: UnitOfWork,

@@ -1,4 +1,4 @@
-import type { SandboxClocks } from '../sandbox/ports/sandbox-clock.port.js';
+import type { AccountClock } from '../kernel/account-clock.port.js';
 import type { Clock } from '../kernel/clock.port.js';
 import type { Environment } from '../kernel/environment.js';
 import type { Random } from '../kernel/random.port.js';
@@ -19,7 +19,7 @@ export interface ActivationReport {
 export class ActivateDueOperations {
   constructor(
     private readonly operations: OperationRepository,
-    private readonly sandboxClocks: SandboxClocks,
+    private readonly accountClock: AccountClock,
     private readonly activation: Pick<ActivateOperation, 'activate'>,
     private readonly clock: Clock,
     private readonly random: Random,
@@ -30,9 +30,9 @@ export class ActivateDueOperations {
     const real = this.clock.now();
     const groups: Array<{ environment: Environment; accountId?: string; exclude?: string[]; due: Date }> = [];
     if (only) {
-      groups.push({ environment: only.environment, accountId: only.accountId, due: new Date(real.getTime() + (only.environment === 'test' ? await this.sandboxClocks.offset(only.accountId) : 0)) });
+      groups.push({ environment: only.environment, accountId: only.accountId, due: await this.accountClock.now(only.accountId, only.environment) });
     } else {
-      const travelled = await this.sandboxClocks.travelled();
+      const travelled = await this.accountClock.travelled();
       groups.push({ environment: 'live', due: real });
       groups.push({ environment: 'test', exclude: travelled.map((t) => t.accountId), due: real });
       for (const t of travelled) groups.push({ environment: 'test', accountId: t.accountId, due: new Date(real.getTime() + t.offsetMs) });

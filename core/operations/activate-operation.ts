@@ -5,7 +5,7 @@ import { requireCapability } from '../domains/capabilities.js';
 import type { Domain } from '../domains/domain.js';
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
 import { RegistryError } from '../domains/ports/registrar.port.js';
-import type { AccountTime } from '../sandbox/account-time.js';
+import type { AccountClock } from '../kernel/account-clock.port.js';
 import type { Clock } from '../kernel/clock.port.js';
 import type { RegistrarEnvironments } from '../domains/ports/registrar.port.js';
 import { isDomainError } from '../kernel/errors.js';
@@ -39,7 +39,7 @@ export class ActivateOperation {
     private readonly zoneService: ZoneService,
     private readonly log: OperationLog,
     private readonly uow: UnitOfWork,
-    private readonly time: AccountTime,
+    private readonly time: AccountClock,
     private readonly clock: Clock,
     private readonly random: Random,
   ) {}

@@ -1,5 +1,5 @@
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
-import type { AccountTime } from '../sandbox/account-time.js';
+import type { AccountClock } from '../kernel/account-clock.port.js';
 import type { Clock } from '../kernel/clock.port.js';
 import { DomainError } from '../kernel/errors.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
@@ -22,7 +22,7 @@ export class CancelOperation {
     private readonly access: OperationAccess,
     private readonly log: OperationLog,
     private readonly uow: UnitOfWork,
-    private readonly time: AccountTime,
+    private readonly time: AccountClock,
     private readonly clock: Clock,
   ) {}
 

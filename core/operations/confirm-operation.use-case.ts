@@ -1,4 +1,4 @@
-import type { AccountTime } from '../sandbox/account-time.js';
+import type { AccountClock } from '../kernel/account-clock.port.js';
 import type { Clock } from '../kernel/clock.port.js';
 import { DomainError } from '../kernel/errors.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
@@ -23,7 +23,7 @@ export class ConfirmOperation {
     private readonly activation: Pick<ActivateOperation, 'activate'>,
     private readonly log: OperationLog,
     private readonly uow: UnitOfWork,
-    private readonly time: AccountTime,
+    private readonly time: AccountClock,
     private readonly clock: Clock,
   ) {}
 

@@ -1,3 +1,5 @@
+import { RIGHT_NAMES } from '../kernel/rights.js';
+import { EVERY_DOMAIN, type Visibility } from '../kernel/visibility.port.js';
 import { DomainError } from '../kernel/errors.js';
 import { clampLimit, decodeCursor, encodeCursor, type Page } from '../kernel/pagination.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
@@ -20,7 +22,7 @@ export class GetOperation {
  * operations on domains its policies reach (any right), a person those of the environment shown.
  */
 export class ListOperations {
-  constructor(private readonly operations: OperationRepository) {}
+  constructor(private readonly operations: OperationRepository, private readonly visibility: Visibility) {}
 
   async execute(actor: OperationActor, opts: { domain?: string; status?: OperationStatus; cursor?: string; limit?: number }): Promise<Page<OperationView>> {
     const limit = clampLimit(opts.limit);
@@ -31,13 +33,8 @@ export class ListOperations {
       if (!createdAt || !id) throw new DomainError('cursor_invalid');
       before = { createdAt, id };
     }
-    const scope = actor.kind === 'key'
-      ? {
-          all: false,
-          names: [...new Set(actor.key.policies.flatMap((p) => ('domains' in p.resources ? p.resources.domains : [])))],
-          labels: [...new Set(actor.key.policies.flatMap((p) => ('label' in p.resources ? [p.resources.label] : [])))],
-        }
-      : { all: true, names: [], labels: [] };
+    // Any right on a domain shows its operations; what each one may do is checked when it acts.
+    const scope = actor.kind === 'key' ? this.visibility.scope(actor.key, RIGHT_NAMES) : EVERY_DOMAIN;
     const rows = await this.operations.list({
       accountId: accountOf(actor), environment: actor.kind === 'key' ? actor.key.environment : actor.environment ?? 'test', scope,
       ...(opts.domain !== undefined ? { domain: normalizeDomain(opts.domain) } : {}),

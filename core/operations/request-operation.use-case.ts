@@ -1,7 +1,7 @@
 import type { Domain } from '../domains/domain.js';
-import { LABEL_RE } from '../domains/domain.js';
+import { LABEL_RE } from '../kernel/labels.js';
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
-import type { AccountTime } from '../sandbox/account-time.js';
+import type { AccountClock } from '../kernel/account-clock.port.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
 import type { Environment } from '../kernel/environment.js';
 import { DomainError } from '../kernel/errors.js';
@@ -36,7 +36,7 @@ export class RequestOperation {
     private readonly access: OperationAccess,
     private readonly log: OperationLog,
     private readonly uow: UnitOfWork,
-    private readonly time: AccountTime,
+    private readonly time: AccountClock,
     private readonly random: Random,
   ) {}
 

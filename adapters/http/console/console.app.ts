@@ -1,6 +1,6 @@
 import { timingSafeEqual, randomBytes } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
-import type { HumanContext } from '../../../core/accounts/sign-in.use-case.js';
+import type { HumanContext } from '../../../core/kernel/person.js';
 import type { Environment } from '../../../core/kernel/environment.js';
 import { DomainError, isDomainError } from '../../../core/kernel/errors.js';
 import type { Logger } from 'pino';

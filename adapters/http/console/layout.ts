@@ -1,4 +1,4 @@
-import type { HumanContext } from '../../../core/accounts/sign-in.use-case.js';
+import type { HumanContext } from '../../../core/kernel/person.js';
 import type { Environment } from '../../../core/kernel/environment.js';
 import { html, type Html, type Lang } from './html.js';
 

@@ -1,7 +1,7 @@
 import type { IssueKeyInput } from '../../../core/access/issue-key.use-case.js';
 import { TEMPLATES } from '../../../core/access/templates.js';
 import { RIGHTS, type RightName } from '../../../core/kernel/rights.js';
-import type { HumanContext } from '../../../core/accounts/sign-in.use-case.js';
+import type { HumanContext } from '../../../core/kernel/person.js';
 import { formatUah } from '../../../core/kernel/money.js';
 import { DomainError } from '../../../core/kernel/errors.js';
 import type { Environment } from '../../../core/kernel/environment.js';

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Clock } from '../../../core/kernel/clock.port.js';
 import { DomainError, isDomainError } from '../../../core/kernel/errors.js';
-import { ClaimLostError, IDEMPOTENCY_RETENTION_MS, type IdempotencyRecord, type IdempotencyStore, type ResumableRequest, type StoredResponse } from '../../../core/idempotency/ports/idempotency-store.port.js';
+import { ClaimLostError, IDEMPOTENCY_RETENTION_MS, type IdempotencyRecord, type IdempotencyStore, type ResumableRequest, type StoredResponse } from '../../../core/kernel/idempotency-store.port.js';
 import type { UnitOfWork } from '../../../core/kernel/unit-of-work.port.js';
 import { storedCheckpoints, type Checkpoints } from '../../../core/kernel/checkpoints.port.js';
 import { ERROR_TABLE, errorBody } from '../error-table.js';

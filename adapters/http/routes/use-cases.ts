@@ -21,7 +21,7 @@ import type { ManagePeople } from '../../../core/accounts/manage-people.use-case
 import type { DisableTwoFactor } from '../../../core/accounts/disable-two-factor.use-case.js';
 import type { EnableTwoFactor } from '../../../core/accounts/enable-two-factor.use-case.js';
 import type { DeleteAccount } from '../../../core/accounts/delete-account.use-case.js';
-import type { HumanReads } from '../../../core/accounts/human-reads.use-case.js';
+import type { HumanReads } from '../../../core/console/human-reads.use-case.js';
 import type { RevealTransferCode } from '../../../core/domains/reveal-transfer-code.use-case.js';
 import type { ChangeRegistrant } from '../../../core/domains/change-registrant.use-case.js';
 import type { ChangePaymentMethod } from '../../../core/billing/change-payment-method.use-case.js';

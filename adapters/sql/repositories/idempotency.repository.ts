@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ClaimLostError, SETTLED_POINTS, type ClaimResult, type ResumableRequest, type IdempotencyRecord, type IdempotencyStore, type StoredResponse } from '../../../core/idempotency/ports/idempotency-store.port.js';
+import { ClaimLostError, SETTLED_POINTS, type ClaimResult, type ResumableRequest, type IdempotencyRecord, type IdempotencyStore, type StoredResponse } from '../../../core/kernel/idempotency-store.port.js';
 import { date, dateOrNull, iso, json, parse } from '../rows.js';
 import { storedCheckpoints, type DurableCheckpoints, type DurableRun } from '../../../core/kernel/checkpoints.port.js';
 import type { Clock } from '../../../core/kernel/clock.port.js';

@@ -1,3 +1,4 @@
+import type { SpendCounters } from '../../access/ports/spend-counters.port.js';
 import type { Environment } from '../../kernel/environment.js';
 
 /**
@@ -52,9 +53,4 @@ export interface Wallets {
   balance(accountId: string, environment: Environment): Promise<number>;
 }
 
-export interface SpendCounters {
-  /** Adds `amount` to the key's spend in `month` if the result stays ≤ limit; false otherwise. */
-  reserve(keyId: string, month: string, amount: number, limit: number): Promise<boolean>;
-  release(keyId: string, month: string, amount: number): Promise<void>;
-  spent(keyId: string, month: string): Promise<number>;
-}
+export type { SpendCounters };

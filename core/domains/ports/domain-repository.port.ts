@@ -1,12 +1,9 @@
 import type { Environment } from '../../kernel/environment.js';
+import type { DomainScope } from '../../kernel/visibility.port.js';
 import type { Domain } from '../domain.js';
 
-/** Which domains a caller may see: all of them, or those named or carrying one of the labels. */
-export interface DomainScope {
-  readonly all: boolean;
-  readonly names: readonly string[];
-  readonly labels: readonly string[];
-}
+export type { DomainScope };
+
 
 export interface DomainListQuery {
   readonly accountId: string;

@@ -3,11 +3,11 @@ import type { Clock } from '../kernel/clock.port.js';
 import type { Environment } from '../kernel/environment.js';
 import type { Random } from '../kernel/random.port.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
-import type { WebhookRepository, NewDelivery } from '../webhooks/ports/webhook-repository.port.js';
-import { wants } from '../webhooks/webhook.js';
-import { EVENT_CATALOGUE } from './catalogue.js';
-import type { EventFeed } from './ports/event-feed.port.js';
-import { domainsOfEvent } from './public-event.js';
+import type { WebhookRepository, NewDelivery } from './ports/webhook-repository.port.js';
+import { wants } from './webhook.js';
+import { EVENT_CATALOGUE } from '../events/catalogue.js';
+import type { EventFeed } from '../events/ports/event-feed.port.js';
+import { domainsOfEvent } from '../events/public-event.js';
 
 /**
  * The single publisher (issue 11): takes committed, unpublished events in insert order under the

@@ -1,0 +1,38 @@
+import type { ApiKey } from '../kernel/caller.js';
+import type { Environment } from '../kernel/environment.js';
+import { grants, type RightName } from '../kernel/rights.js';
+import { EVERY_DOMAIN, type DomainScope, type Visibility } from '../kernel/visibility.port.js';
+import { allows, heldRights } from './policy.js';
+import type { ScopedDomain } from './ports/domain-directory.port.js';
+
+/** The account's domains with their labels, as the domains capability stores them. */
+export interface DomainLister {
+  list(query: { accountId: string; environment: Environment; scope: DomainScope; limit: number }): Promise<readonly ScopedDomain[]>;
+}
+
+/** An upper bound on one account's domains read in one visibility answer. */
+const ACCOUNT_DOMAINS_MAX = 100_000;
+
+export class KeyVisibility implements Visibility {
+  constructor(private readonly domains: DomainLister) {}
+
+  scope(key: ApiKey, rights: readonly RightName[]): DomainScope {
+    const names = new Set<string>();
+    const labels = new Set<string>();
+    for (const p of key.policies) {
+      if (!rights.some((r) => grants(p.right, r))) continue;
+      if ('label' in p.resources) labels.add(p.resources.label);
+      else p.resources.domains.forEach((d) => names.add(d));
+    }
+    return { all: false, names: [...names], labels: [...labels] };
+  }
+
+  async visibleDomains(key: ApiKey, rights: readonly RightName[]): Promise<ReadonlySet<string>> {
+    const all = await this.domains.list({ accountId: key.accountId, environment: key.environment, scope: EVERY_DOMAIN, limit: ACCOUNT_DOMAINS_MAX });
+    return new Set(all.filter((d) => rights.some((r) => allows(key.policies, r, { kind: 'domain', name: d.name, labels: d.labels }))).map((d) => d.name));
+  }
+
+  holds(key: ApiKey, right: RightName): boolean {
+    return heldRights(key.policies).has(right);
+  }
+}
