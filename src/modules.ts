@@ -1,3 +1,4 @@
+import { Recorder } from '../core/kernel/recorder.js';
 import type { Visibility } from '../core/kernel/visibility.port.js';
 import { KeyVisibility } from '../core/access/visibility.js';
 import type { Domain } from '../core/domains/domain.js';
@@ -216,53 +217,54 @@ export const coreModule = () =>
     bind(T.ZoneService).toResolvedValue((st: SqlStore, p, r, c) => new ZoneService(st.zones, p, st.uow, r, c), [s, T.ZonePublisher, T.Random, T.Clock]).inSingletonScope();
     bind(T.ReadZone).toResolvedValue((st: SqlStore) => new ReadZone(st.zones), [s]).inSingletonScope();
     bind(T.AcmeChallenges).toResolvedValue(
-      (st: SqlStore, z, a, r, c) => new AcmeChallenges(st.zones, st.acmeChallenges, z, a, st.events, st.uow, r, c),
-      [s, T.ZoneService, T.Authorizer, T.Random, T.Clock],
+      (st: SqlStore, z, a, r, c, rec: Recorder) => new AcmeChallenges(st.zones, st.acmeChallenges, z, a, rec, st.uow, r, c),
+      [s, T.ZoneService, T.Authorizer, T.Random, T.Clock, T.Recorder],
     ).inSingletonScope();
     bind(T.DnsPlans).toResolvedValue(
-      (st: SqlStore, z, a, r, c) => new DnsPlans(st.zones, st.plans, z, a, st.events, st.uow, r, c),
-      [s, T.ZoneService, T.Authorizer, T.Random, T.Clock],
+      (st: SqlStore, z, a, r, c, rec: Recorder) => new DnsPlans(st.zones, st.plans, z, a, rec, st.uow, r, c),
+      [s, T.ZoneService, T.Authorizer, T.Random, T.Clock, T.Recorder],
     ).inSingletonScope();
     bind(T.Accounting).toResolvedValue((st: SqlStore, r, c) => new Accounting(st.ledger, st.wallets, st.spend, r, c), [s, T.Random, T.Clock]).inSingletonScope();
     bind(T.AccountTime).toResolvedValue((st: SqlStore, c) => new AccountTime(c, st.sandboxClocks), [s, T.Clock]).inSingletonScope();
     bind(T.RegisterDomain).toResolvedValue(
-      (st: SqlStore, e, a, n, at, z, r) => new RegisterDomain(st.domains, e, a, st.events, n, at, z, st.uow, r),
-      [s, T.Environments, T.Accounting, T.NotifyOwners, T.AccountTime, T.ZoneService, T.Random],
+      (st: SqlStore, e, a, n, at, z, r, rec: Recorder) => new RegisterDomain(st.domains, e, a, rec, n, at, z, st.uow, r),
+      [s, T.Environments, T.Accounting, T.NotifyOwners, T.AccountTime, T.ZoneService, T.Random, T.Recorder],
     ).inSingletonScope();
     bind(T.RenewDomain).toResolvedValue(
-      (st: SqlStore, e, a, n, at, r) => new RenewDomain(st.domains, st.domainLocks, e, a, st.events, n, at, r),
-      [s, T.Environments, T.Accounting, T.NotifyOwners, T.AccountTime, T.Random],
+      (st: SqlStore, e, a, n, at, r, rec: Recorder) => new RenewDomain(st.domains, st.domainLocks, e, a, rec, n, at, r),
+      [s, T.Environments, T.Accounting, T.NotifyOwners, T.AccountTime, T.Random, T.Recorder],
     ).inSingletonScope();
-    bind(T.SetAutoRenew).toResolvedValue((st: SqlStore, n, r, c) => new SetAutoRenew(st.domains, st.events, n, r, c, st.uow), [s, T.NotifyOwners, T.Random, T.Clock]).inSingletonScope();
+    bind(T.SetAutoRenew).toResolvedValue((st: SqlStore, n, r, c, rec: Recorder) => new SetAutoRenew(st.domains, rec, n, r, c, st.uow), [s, T.NotifyOwners, T.Random, T.Clock, T.Recorder]).inSingletonScope();
     bind(T.TopUpBalance).toResolvedValue(
-      (st: SqlStore, e, a, n, r, c) => new TopUpBalance(st.topUps, st.savedCards, e, a, st.events, n, r, c),
-      [s, T.Environments, T.Accounting, T.NotifyOwners, T.Random, T.Clock],
+      (st: SqlStore, e, a, n, r, c, rec: Recorder) => new TopUpBalance(st.topUps, st.savedCards, e, a, rec, n, r, c),
+      [s, T.Environments, T.Accounting, T.NotifyOwners, T.Random, T.Clock, T.Recorder],
     ).inSingletonScope();
     bind(T.ReadBilling).toResolvedValue((st: SqlStore, a) => new ReadBilling(a, st.ledger), [s, T.Accounting]).inSingletonScope();
     bind(T.ListKeyNotices).toResolvedValue((st: SqlStore) => new ListKeyNotices(st.notices, st.domains), [s]).inSingletonScope();
     bind(T.AdvanceLifecycle).toResolvedValue(
-      (st: SqlStore, at, rn, n, z, r, c) => new AdvanceLifecycle(st.domains, at, rn, st.events, n, z, st.uow, r, c, new SqlDurableCheckpoints(st.idempotency, st.uow, c)),
-      [s, T.AccountTime, T.RenewDomain, T.NotifyOwners, T.ZoneService, T.Random, T.Clock],
+      (st: SqlStore, at, rn, n, z, r, c, rec: Recorder) => new AdvanceLifecycle(st.domains, at, rn, rec, n, z, st.uow, r, c, new SqlDurableCheckpoints(st.idempotency, st.uow, c)),
+      [s, T.AccountTime, T.RenewDomain, T.NotifyOwners, T.ZoneService, T.Random, T.Clock, T.Recorder],
     ).inSingletonScope();
     bind(T.AdvanceSandboxClock).toResolvedValue(
-      (st: SqlStore, l, r, c, ci: CertificateIssuance, ops: ActivateDueOperations) => new AdvanceSandboxClock(st.sandboxClocks, l, st.events, st.uow, r, c, ci, ops),
-      [s, T.AdvanceLifecycle, T.Random, T.Clock, T.CertificateIssuance, T.ActivateDueOperations],
+      (st: SqlStore, l, r, c, ci: CertificateIssuance, ops: ActivateDueOperations, rec: Recorder) => new AdvanceSandboxClock(st.sandboxClocks, l, rec, st.uow, r, c, ci, ops),
+      [s, T.AdvanceLifecycle, T.Random, T.Clock, T.CertificateIssuance, T.ActivateDueOperations, T.Recorder],
     ).inSingletonScope();
+    bind(T.Recorder).toResolvedValue((st: SqlStore) => new Recorder(st.events), [s]).inSingletonScope();
     bind(T.Visibility).toResolvedValue((st: SqlStore) => new KeyVisibility(st.domains), [s]).inSingletonScope();
     bind(T.Authorizer).toResolvedValue((st: SqlStore) => new Authorizer(st.domains), [s]).inSingletonScope();
     bind(T.AuthenticateKey).toResolvedValue((st: SqlStore, h, c) => new AuthenticateKey(st.keys, h, c), [s, T.SecretHasher, T.Clock]).inSingletonScope();
     bind(T.AuthenticateSession).toResolvedValue((st: SqlStore, h, c) => new AuthenticateSession(st.accounts, st.sessions, h, c), [s, T.SecretHasher, T.Clock]).inSingletonScope();
     bind(T.SignIn).toResolvedValue(
-      (st: SqlStore, p, t, b, h, r, c) => new SignIn(st.accounts, st.sessions, p, t, b, h, st.events, st.uow, r, c),
-      [s, T.PasswordHasher, T.Totp, T.SecretBox, T.SecretHasher, T.Random, T.Clock],
+      (st: SqlStore, p, t, b, h, r, c, rec: Recorder) => new SignIn(st.accounts, st.sessions, p, t, b, h, rec, st.uow, r, c),
+      [s, T.PasswordHasher, T.Totp, T.SecretBox, T.SecretHasher, T.Random, T.Clock, T.Recorder],
     ).inSingletonScope();
     bind(T.SignOut).toResolvedValue((st: SqlStore, c) => new SignOut(st.sessions, c), [s, T.Clock]).inSingletonScope();
     bind(T.IssueKey).toResolvedValue(
-      (st: SqlStore, n, h, r, c) => new IssueKey(st.keys, st.events, n, st.uow, h, r, c),
-      [s, T.NotifyOwners, T.SecretHasher, T.Random, T.Clock],
+      (st: SqlStore, n, h, r, c, rec: Recorder) => new IssueKey(st.keys, rec, n, st.uow, h, r, c),
+      [s, T.NotifyOwners, T.SecretHasher, T.Random, T.Clock, T.Recorder],
     ).inSingletonScope();
     bind(T.ListKeys).toResolvedValue((st: SqlStore, c) => new ListKeys(st.keys, c), [s, T.Clock]).inSingletonScope();
-    bind(T.RevokeKey).toResolvedValue((st: SqlStore, r, c) => new RevokeKey(st.keys, st.events, st.uow, r, c), [s, T.Random, T.Clock]).inSingletonScope();
+    bind(T.RevokeKey).toResolvedValue((st: SqlStore, r, c, rec: Recorder) => new RevokeKey(st.keys, rec, st.uow, r, c), [s, T.Random, T.Clock, T.Recorder]).inSingletonScope();
     bind(T.DescribeKey).toResolvedValue((st: SqlStore, c) => new DescribeKey(st.spend, c), [s, T.Clock]).inSingletonScope();
     bind(T.GetDomain).toResolvedValue((st: SqlStore) => new GetDomain(st.domains), [s]).inSingletonScope();
     bind(T.ListDomains).toResolvedValue((st: SqlStore, v: Visibility) => new ListDomains(st.domains, v), [s, T.Visibility]).inSingletonScope();
@@ -274,28 +276,28 @@ export const coreModule = () =>
       [T.Logger],
     ).inSingletonScope();
     bind(T.Certificates).toResolvedValue(
-      (st: SqlStore, a, e, k, b, q: InProcessIssuanceQueue, i: CertificateIssuance, r, c) => {
+      (st: SqlStore, a, e, k, b, q: InProcessIssuanceQueue, i: CertificateIssuance, r, c, rec: Recorder) => {
         q.attach(i);
-        return new Certificates(st.certificates, st.domains, a, e, k, b, q, st.events, st.uow, r, c);
+        return new Certificates(st.certificates, st.domains, a, e, k, b, q, rec, st.uow, r, c);
       },
-      [s, T.Authorizer, T.Environments, T.CertificateKeys, T.SecretBox, T.IssuanceQueue, T.CertificateIssuance, T.Random, T.Clock],
+      [s, T.Authorizer, T.Environments, T.CertificateKeys, T.SecretBox, T.IssuanceQueue, T.CertificateIssuance, T.Random, T.Clock, T.Recorder],
     ).inSingletonScope();
     bind(T.CertificateIssuance).toResolvedValue(
-      (st: SqlStore, e, ch, k, b, at, n, r, c, cfg: Config, hub: ZonePublisherHub, log: Logger) => new CertificateIssuance(
-        st.certificates, e, zoneChallengeSolver(ch, new ServedByOurDns(hub, { host: cfg.dnsHost, port: cfg.dnsPort })), k, b, at, n, st.events, st.uow, r, c,
+      (st: SqlStore, e, ch, k, b, at, n, r, c, cfg: Config, hub: ZonePublisherHub, log: Logger, rec: Recorder) => new CertificateIssuance(
+        st.certificates, e, zoneChallengeSolver(ch, new ServedByOurDns(hub, { host: cfg.dnsHost, port: cfg.dnsPort })), k, b, at, n, rec, st.uow, r, c,
         { renewBeforeMs: cfg.certRenewBeforeDays * 24 * 3600_000, maxAttempts: 5 },
         (err, certificateId) => log.error({ err, certificateId, component: 'certificates' }, 'certificate run failed; retried on a later pass'),
       ),
-      [s, T.Environments, T.AcmeChallenges, T.CertificateKeys, T.SecretBox, T.AccountTime, T.NotifyOwners, T.Random, T.Clock, T.Config, T.ZonePublisher, T.Logger],
+      [s, T.Environments, T.AcmeChallenges, T.CertificateKeys, T.SecretBox, T.AccountTime, T.NotifyOwners, T.Random, T.Clock, T.Config, T.ZonePublisher, T.Logger, T.Recorder],
     ).inSingletonScope();
     bind(T.CertificateStatusQuery).toResolvedValue((st: SqlStore) => new CertificateStatusQuery(st.certificates), [s]).inSingletonScope();
     bind(T.SeedDemo).toResolvedValue(
-      (st: SqlStore, a, p, t, b, z, r, c) => new SeedDemo(st.accounts, st.domains, st.sandboxRegistry, st.savedCards, a, st.events, p, t, b, z, st.uow, r, c),
-      [s, T.Accounting, T.PasswordHasher, T.Totp, T.SecretBox, T.ZoneService, T.Random, T.Clock],
+      (st: SqlStore, a, p, t, b, z, r, c, rec: Recorder) => new SeedDemo(st.accounts, st.domains, st.sandboxRegistry, st.savedCards, a, rec, p, t, b, z, st.uow, r, c),
+      [s, T.Accounting, T.PasswordHasher, T.Totp, T.SecretBox, T.ZoneService, T.Random, T.Clock, T.Recorder],
     ).inSingletonScope();
     // class 3 operations (issue 10)
     bind(T.OperationAccess).toResolvedValue((st: SqlStore, a: Authorizer<Domain>) => new OperationAccess(a, st.accounts, st.domains), [s, T.Authorizer]).inSingletonScope();
-    bind(T.OperationLog).toResolvedValue((st: SqlStore, n, r, c) => new OperationLog(st.events, n, r, c), [s, T.NotifyOwners, T.Random, T.Clock]).inSingletonScope();
+    bind(T.OperationLog).toResolvedValue((st: SqlStore, n, r, c, rec: Recorder) => new OperationLog(rec, n, r, c), [s, T.NotifyOwners, T.Random, T.Clock, T.Recorder]).inSingletonScope();
     bind(T.RequestOperation).toResolvedValue(
       (st: SqlStore, a, l, t, r) => new RequestOperation(st.domains, st.operations, a, l, st.uow, t, r),
       [s, T.OperationAccess, T.OperationLog, T.AccountTime, T.Random],
@@ -319,8 +321,8 @@ export const coreModule = () =>
       [s, T.AccountTime, T.ActivateOperation, T.Clock, T.Random],
     ).inSingletonScope();
     bind(T.LockTransfer).toResolvedValue(
-      (st: SqlStore, x, a, e, n, r, c) => new LockTransfer(st.domains, st.operations, x, a, e, st.events, n, st.uow, r, c),
-      [s, T.CancelOperation, T.Authorizer, T.Environments, T.NotifyOwners, T.Random, T.Clock],
+      (st: SqlStore, x, a, e, n, r, c, rec: Recorder) => new LockTransfer(st.domains, st.operations, x, a, e, rec, n, st.uow, r, c),
+      [s, T.CancelOperation, T.Authorizer, T.Environments, T.NotifyOwners, T.Random, T.Clock, T.Recorder],
     ).inSingletonScope();
   });
 
@@ -329,30 +331,30 @@ export const humanActionsModule = () =>
   new ContainerModule(({ bind }) => {
     const s = id(T.Store);
     bind(T.Reauthenticate).toResolvedValue(
-      (st: SqlStore, p, t, b, r, c) => new Reauthenticate(st.accounts, st.people, p, t, b, st.events, st.uow, r, c),
-      [s, T.PasswordHasher, T.Totp, T.SecretBox, T.Random, T.Clock],
+      (st: SqlStore, p, t, b, r, c, rec: Recorder) => new Reauthenticate(st.accounts, st.people, p, t, b, rec, st.uow, r, c),
+      [s, T.PasswordHasher, T.Totp, T.SecretBox, T.Random, T.Clock, T.Recorder],
     ).inSingletonScope();
     bind(T.ManagePeople).toResolvedValue(
-      (st: SqlStore, p, t, b, h, n, r, c, cfg: Config) => new ManagePeople(st.accounts, st.people, st.invitations, p, t, b, h, st.outbox, n, st.events, st.uow, r, c, cfg.consoleUrl),
-      [s, T.PasswordHasher, T.Totp, T.SecretBox, T.SecretHasher, T.NotifyOwners, T.Random, T.Clock, T.Config],
+      (st: SqlStore, p, t, b, h, n, r, c, cfg: Config, rec: Recorder) => new ManagePeople(st.accounts, st.people, st.invitations, p, t, b, h, st.outbox, n, rec, st.uow, r, c, cfg.consoleUrl),
+      [s, T.PasswordHasher, T.Totp, T.SecretBox, T.SecretHasher, T.NotifyOwners, T.Random, T.Clock, T.Config, T.Recorder],
     ).inSingletonScope();
-    bind(T.DisableTwoFactor).toResolvedValue((st: SqlStore, n, r, c) => new DisableTwoFactor(st.people, st.events, n, st.uow, r, c), [s, T.NotifyOwners, T.Random, T.Clock]).inSingletonScope();
+    bind(T.DisableTwoFactor).toResolvedValue((st: SqlStore, n, r, c, rec: Recorder) => new DisableTwoFactor(st.people, rec, n, st.uow, r, c), [s, T.NotifyOwners, T.Random, T.Clock, T.Recorder]).inSingletonScope();
     bind(T.EnableTwoFactor).toResolvedValue(
-      (st: SqlStore, t, b, n, r, c) => new EnableTwoFactor(st.accounts, st.people, t, b, st.events, n, st.uow, r, c),
-      [s, T.Totp, T.SecretBox, T.NotifyOwners, T.Random, T.Clock],
+      (st: SqlStore, t, b, n, r, c, rec: Recorder) => new EnableTwoFactor(st.accounts, st.people, t, b, rec, n, st.uow, r, c),
+      [s, T.Totp, T.SecretBox, T.NotifyOwners, T.Random, T.Clock, T.Recorder],
     ).inSingletonScope();
-    bind(T.DeleteAccount).toResolvedValue((st: SqlStore, a, r, c) => new DeleteAccount(st.people, a, st.events, st.uow, r, c), [s, T.Accounting, T.Random, T.Clock]).inSingletonScope();
+    bind(T.DeleteAccount).toResolvedValue((st: SqlStore, a, r, c, rec: Recorder) => new DeleteAccount(st.people, a, rec, st.uow, r, c), [s, T.Accounting, T.Random, T.Clock, T.Recorder]).inSingletonScope();
     bind(T.RevealTransferCode).toResolvedValue(
-      (st: SqlStore, e, n, r, c) => new RevealTransferCode(st.domains, e, st.events, n, st.uow, r, c),
-      [s, T.Environments, T.NotifyOwners, T.Random, T.Clock],
+      (st: SqlStore, e, n, r, c, rec: Recorder) => new RevealTransferCode(st.domains, e, rec, n, st.uow, r, c),
+      [s, T.Environments, T.NotifyOwners, T.Random, T.Clock, T.Recorder],
     ).inSingletonScope();
     bind(T.ChangeRegistrant).toResolvedValue(
-      (st: SqlStore, e, n, r, c) => new ChangeRegistrant(st.domains, e, st.events, n, st.uow, r, c),
-      [s, T.Environments, T.NotifyOwners, T.Random, T.Clock],
+      (st: SqlStore, e, n, r, c, rec: Recorder) => new ChangeRegistrant(st.domains, e, rec, n, st.uow, r, c),
+      [s, T.Environments, T.NotifyOwners, T.Random, T.Clock, T.Recorder],
     ).inSingletonScope();
     bind(T.ChangePaymentMethod).toResolvedValue(
-      (st: SqlStore, live: CardSetup | undefined, n: NotifyOwners, r: NodeRandom, c: Clock) => new ChangePaymentMethod(st.savedCards, (e) => (e === 'live' ? live ?? null : null), st.events, n, st.uow, r, c),
-      [s, { serviceIdentifier: T.LiveCardSetup, optional: true }, T.NotifyOwners, T.Random, T.Clock],
+      (st: SqlStore, live: CardSetup | undefined, n: NotifyOwners, r: NodeRandom, c: Clock, rec: Recorder) => new ChangePaymentMethod(st.savedCards, (e) => (e === 'live' ? live ?? null : null), rec, n, st.uow, r, c),
+      [s, { serviceIdentifier: T.LiveCardSetup, optional: true }, T.NotifyOwners, T.Random, T.Clock, T.Recorder],
     ).inSingletonScope();
     bind(T.HumanReads).toResolvedValue((st: SqlStore, a) => new HumanReads(st.domains, st.zones, a, st.ledger), [s, T.Accounting]).inSingletonScope();
   });
@@ -371,13 +373,13 @@ export const eventsModule = () =>
       [s, T.Random, T.Clock],
     ).inSingletonScope();
     bind(T.ManageWebhooks).toResolvedValue(
-      (st: SqlStore, sender: StandardWebhooksSender, b, r, c) => new ManageWebhooks(st.webhooks, sender, b, st.events, st.uow, r, c),
-      [s, T.WebhookSender, T.SecretBox, T.Random, T.Clock],
+      (st: SqlStore, sender: StandardWebhooksSender, b, r, c, rec: Recorder) => new ManageWebhooks(st.webhooks, sender, b, rec, st.uow, r, c),
+      [s, T.WebhookSender, T.SecretBox, T.Random, T.Clock, T.Recorder],
     ).inSingletonScope();
     bind(T.DeliverWebhooks).toResolvedValue(
-      (st: SqlStore, sender: StandardWebhooksSender, b, n, r, c, cfg: Config) =>
-        new DeliverWebhooks(st.webhooks, st.eventFeed, sender, b, n, st.events, st.uow, r, c, { leaseMs: cfg.webhooks.leaseMs }),
-      [s, T.WebhookSender, T.SecretBox, T.NotifyOwners, T.Random, T.Clock, T.Config],
+      (st: SqlStore, sender: StandardWebhooksSender, b, n, r, c, cfg: Config, rec: Recorder) =>
+        new DeliverWebhooks(st.webhooks, st.eventFeed, sender, b, n, rec, st.uow, r, c, { leaseMs: cfg.webhooks.leaseMs }),
+      [s, T.WebhookSender, T.SecretBox, T.NotifyOwners, T.Random, T.Clock, T.Config, T.Recorder],
     ).inSingletonScope();
   });
 
@@ -387,21 +389,21 @@ export const monitoringModule = () =>
     const s = id(T.Store);
     bind(T.MonitorProbes).toResolvedValue((cfg: Config, test: EnvironmentAdapters) => monitorProbes(cfg, test), [T.Config, T.TestAdapters]).inSingletonScope();
     bind(T.CreateMonitor).toResolvedValue(
-      (st: SqlStore, a, cfg: Config, r, c) => new CreateMonitor(st.monitors, a, st.events, monitorRules(cfg), st.uow, r, c),
-      [s, T.Authorizer, T.Config, T.Random, T.Clock],
+      (st: SqlStore, a, cfg: Config, r, c, rec: Recorder) => new CreateMonitor(st.monitors, a, rec, monitorRules(cfg), st.uow, r, c),
+      [s, T.Authorizer, T.Config, T.Random, T.Clock, T.Recorder],
     ).inSingletonScope();
     bind(T.UpdateMonitor).toResolvedValue(
-      (st: SqlStore, a, cfg: Config, r, c) => new UpdateMonitor(st.monitors, a, st.events, monitorRules(cfg), st.uow, r, c),
-      [s, T.Authorizer, T.Config, T.Random, T.Clock],
+      (st: SqlStore, a, cfg: Config, r, c, rec: Recorder) => new UpdateMonitor(st.monitors, a, rec, monitorRules(cfg), st.uow, r, c),
+      [s, T.Authorizer, T.Config, T.Random, T.Clock, T.Recorder],
     ).inSingletonScope();
-    bind(T.DeleteMonitor).toResolvedValue((st: SqlStore, a, r, c) => new DeleteMonitor(st.monitors, a, st.events, st.uow, r, c), [s, T.Authorizer, T.Random, T.Clock]).inSingletonScope();
+    bind(T.DeleteMonitor).toResolvedValue((st: SqlStore, a, r, c, rec: Recorder) => new DeleteMonitor(st.monitors, a, rec, st.uow, r, c), [s, T.Authorizer, T.Random, T.Clock, T.Recorder]).inSingletonScope();
     bind(T.ListMonitors).toResolvedValue((st: SqlStore, a) => new ListMonitors(st.monitors, a), [s, T.Authorizer]).inSingletonScope();
     bind(T.GetMonitor).toResolvedValue((st: SqlStore, a) => new GetMonitor(st.monitors, a), [s, T.Authorizer]).inSingletonScope();
     bind(T.ListMonitorResults).toResolvedValue((st: SqlStore, a) => new ListMonitorResults(st.monitors, a), [s, T.Authorizer]).inSingletonScope();
     bind(T.MonitorReport).toResolvedValue((st: SqlStore, a, c) => new MonitorReport(st.monitors, a, c), [s, T.Authorizer, T.Clock]).inSingletonScope();
     bind(T.RunMonitorChecks).toResolvedValue(
-      (st: SqlStore, p, at, n, r, c, cfg: Config) => new RunMonitorChecks(st.monitors, st.domains, p, at, st.events, n, st.uow, r, c, { timeoutMs: cfg.monitors.checkTimeoutMs, batch: cfg.monitors.batch }),
-      [s, T.MonitorProbes, T.AccountTime, T.NotifyOwners, T.Random, T.Clock, T.Config],
+      (st: SqlStore, p, at, n, r, c, cfg: Config, rec: Recorder) => new RunMonitorChecks(st.monitors, st.domains, p, at, rec, n, st.uow, r, c, { timeoutMs: cfg.monitors.checkTimeoutMs, batch: cfg.monitors.batch }),
+      [s, T.MonitorProbes, T.AccountTime, T.NotifyOwners, T.Random, T.Clock, T.Config, T.Recorder],
     ).inSingletonScope();
     bind(T.PruneMonitorResults).toResolvedValue((st: SqlStore, c) => new PruneMonitorResults(st.monitors, c), [s, T.Clock]).inSingletonScope();
   });

@@ -1,3 +1,4 @@
+import type { Recorder } from '../core/kernel/recorder.js';
 import type { Visibility } from '../core/kernel/visibility.port.js';
 import type { Domain } from '../core/domains/domain.js';
 import type { ProcessRegistryMessages } from '../core/domains/process-registry-messages.use-case.js';
@@ -101,6 +102,7 @@ export const TOKENS = {
   NotifyOwners: t<NotifyOwners>('NotifyOwners'),
   Authorizer: t<Authorizer<Domain>>('Authorizer'),
   Visibility: t<Visibility>('Visibility'),
+  Recorder: t<Recorder>('Recorder'),
   AuthenticateKey: t<AuthenticateKey>('AuthenticateKey'),
   AuthenticateSession: t<AuthenticateSession>('AuthenticateSession'),
   SignIn: t<SignIn>('SignIn'),
