@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { AcmeCertificateAuthority } from '../adapters/ca/acme/index.js';
-import type { SqlCaMaterial } from '../adapters/sql/repositories/certificate.repository.js';
+import type { SqlCaMaterial } from '../adapters/sql/repositories/certificates.repository.js';
 import type { CertificateAuthority, IssueOrder, IssuedCertificate } from '../core/certificates/ports/certificate-authority.port.js';
 import type { SecretBox } from '../core/kernel/secret-box.port.js';
 

@@ -12,7 +12,7 @@ import { SandboxRegistrar } from '../adapters/registrar/sandbox/index.js';
 import { SandboxPayments } from '../adapters/payments/sandbox/index.js';
 import { StripeCardSetup, StripePayments } from '../adapters/payments/stripe/index.js';
 import { createEppRegistrar, type EppRegistrar } from '../adapters/registrar/epp/index.js';
-import { SqlDomainHolders } from '../adapters/sql/repositories/domain-holders.repository.js';
+import { SqlDomainHolders } from '../adapters/sql/repositories/domains.repository.js';
 import { ProcessRegistryMessages } from '../core/domains/process-registry-messages.use-case.js';
 import { UnconfiguredPayments } from './live-payments.js';
 import { McpTools } from '../adapters/mcp/index.js';

@@ -3,6 +3,7 @@ import type { SavedCard, SavedCards } from '../../../core/billing/ports/payments
 import type { Environment } from '../../../core/kernel/environment.js';
 import { date, iso, num } from '../rows.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';
+import type { TopUp, TopUps } from '../../../core/billing/top-up.js';
 
 type EntryRow = {
   id: string; account_id: string; environment: string; amount: string | number; kind: string; status: string;
@@ -105,5 +106,30 @@ export class SqlSavedCards implements SavedCards {
     await this.uow.db()('saved_cards')
       .insert({ account_id: c.accountId, environment: c.environment, brand: c.brand, last4: c.last4, payment_method_ref: c.paymentMethodRef, customer_ref: c.customerRef })
       .onConflict(['account_id', 'environment']).merge();
+  }
+}
+
+export class SqlTopUps implements TopUps {
+  constructor(private readonly uow: KnexUnitOfWork) {}
+
+  async insert(t: TopUp): Promise<void> {
+    await this.uow.db()('topups').insert({
+      id: t.id, account_id: t.accountId, environment: t.environment, key_id: t.keyId, amount: t.amount, status: t.status,
+      provider_id: t.providerId, failure_code: t.failureCode, created_at: iso(t.createdAt),
+    });
+  }
+
+  async update(id: string, fields: Pick<TopUp, 'status' | 'providerId' | 'failureCode'>): Promise<void> {
+    await this.uow.db()('topups').where({ id }).update({ status: fields.status, provider_id: fields.providerId, failure_code: fields.failureCode });
+  }
+
+  async find(id: string): Promise<TopUp | null> {
+    const r = await this.uow.db()('topups').where({ id }).first();
+    return r
+      ? {
+          id: r.id, accountId: r.account_id, environment: r.environment as Environment, keyId: r.key_id, amount: Number(r.amount),
+          status: r.status, providerId: r.provider_id, failureCode: r.failure_code, createdAt: date(r.created_at),
+        }
+      : null;
   }
 }

@@ -1,10 +1,22 @@
 import type { DomainEvent, EventType } from '../../../core/kernel/events.js';
+import type { EventLog } from '../../../core/kernel/event-log.port.js';
+import type { Environment } from '../../../core/kernel/environment.js';
+import { date, iso, json, parse } from '../rows.js';
+import type { KnexUnitOfWork } from '../unit-of-work.js';
 import type { EventFeed } from '../../../core/events/ports/event-feed.port.js';
 import type { PublishedEvent } from '../../../core/events/public-event.js';
-import type { Environment } from '../../../core/kernel/environment.js';
 import type { Engine } from '../connection.js';
-import { date, iso, parse } from '../rows.js';
-import type { KnexUnitOfWork } from '../unit-of-work.js';
+
+export class SqlEventLog implements EventLog {
+  constructor(private readonly uow: KnexUnitOfWork) {}
+
+  async append(e: DomainEvent): Promise<void> {
+    await this.uow.db()('events').insert({
+      id: e.id, account_id: e.accountId, environment: e.environment, type: e.type, subject: e.subject, actor: e.actor,
+      data: json(e.data), occurred_at: iso(e.occurredAt),
+    });
+  }
+}
 
 type Row = Record<string, unknown>;
 

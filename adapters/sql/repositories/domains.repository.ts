@@ -1,12 +1,15 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Domain } from '../../../core/domains/domain.js';
-import type { DomainListQuery, DomainRepository } from '../../../core/domains/ports/domain-repository.port.js';
+import type { DomainListQuery, DomainRepository, DomainLocks } from '../../../core/domains/ports/domain-repository.port.js';
 import type { Environment } from '../../../core/kernel/environment.js';
 import { bool, date, iso, json, parse, rawRows } from '../rows.js';
 import type { SqliteReader } from '../sqlite-reader.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';
 import type { ChangeAnnouncer } from '../../../core/kernel/change-feed.port.js';
 import type { FeedCache } from '../change-feed.js';
+import type { DomainHolders } from '../../../core/domains/ports/registry-messages.port.js';
+import { randomUUID } from 'node:crypto';
+import { DomainError } from '../../../core/kernel/errors.js';
 
 type FoundRow = DomainRow & { label: string | null };
 /** What the domain read caches: the domain built from FIND_SQL's rows, or null (none); every read gets a copy. */
@@ -172,5 +175,52 @@ export class SqlDomainRepository implements DomainRepository {
       transferLock: bool(r.transfer_lock), nameservers: parse<string[]>(r.nameservers), createdAt: date(r.created_at),
       autoRenewFailedFor: r.auto_renew_failed_for ?? null,
     };
+  }
+}
+
+/** Who holds a name in an environment (registry messages name domains, not accounts). */
+export class SqlDomainHolders implements DomainHolders {
+  constructor(private readonly uow: KnexUnitOfWork) {}
+
+  async holderOf(environment: Environment, name: string): Promise<{ accountId: string; domainId: string } | null> {
+    const row: { id: string; account_id: string } | undefined = await this.uow.db()('domains')
+      .where({ environment, name: name.toLowerCase() }).first('id', 'account_id');
+    return row ? { accountId: row.account_id, domainId: row.id } : null;
+  }
+}
+
+/**
+ * Per-domain leases in the domains row. A caller waits (polling, with jitter) until the lease is free;
+ * a lease left by a crashed process runs out after LEASE_MS. Works the same across processes on one
+ * Postgres and on SQLite.
+ */
+export const LEASE_MS = 60_000;
+const WAIT_MS = 30_000;
+
+export class SqlDomainLocks implements DomainLocks {
+  constructor(private readonly domains: SqlDomainRepository, private readonly now: () => Date = () => new Date()) {}
+
+  async withLock<T>(domainId: string, fn: () => Promise<T>): Promise<T> {
+    const token = randomUUID();
+    const started = Date.now();
+    let delay = 5;
+    for (;;) {
+      const now = this.now();
+      if (await this.domains.tryLease(domainId, token, now, new Date(now.getTime() + LEASE_MS))) break;
+      if (Date.now() - started > WAIT_MS) throw new DomainError('operation_in_progress', { domain_id: domainId });
+      await new Promise((r) => setTimeout(r, delay + Math.random() * delay));
+      delay = Math.min(delay * 2, 100);
+    }
+    try {
+      // Another process may have changed the domain just before we got the lease, and this process's
+      // cached read may not have heard yet: decisions under the lease read the store.
+      return await this.domains.fresh(fn);
+    } finally {
+      await this.domains.releaseLease(domainId, token);
+    }
+  }
+
+  whileHeld<T>(fn: () => Promise<T>): Promise<T> {
+    return this.domains.fresh(fn);
   }
 }
