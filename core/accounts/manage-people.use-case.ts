@@ -135,7 +135,7 @@ export class ManagePeople {
       if (target.role === role) return viewPerson(target);
       if (role === 'member') await this.keepAnOwner(actor.accountId, target);
       await this.people.setRole(target.id, role);
-      await this.append('person.role_changed', actor, `person:${target.id}`, { from: target.role, to: role });
+      await this.append('person.role_changed', actor, `person:${target.id}`, { email: target.email, from: target.role, to: role });
       await this.notify.send({
         accountId: actor.accountId, environment: 'live', kind: 'person.role_changed',
         message: { uk: `Роль ${target.email} змінено: ${target.role} → ${role}.`, en: `The role of ${target.email} changed: ${target.role} → ${role}.` },

@@ -45,7 +45,7 @@ export class OperationLog {
         operation_id: op.id, kind: op.kind, domain: op.domain, status: op.status, activates_at: view.activates_at,
         ...(view.nameservers ? { nameservers: view.nameservers } : {}), ...(view.labels ? { labels: view.labels } : {}),
         ...(view.previous ? { previous: view.previous } : {}),
-        ...(op.warnings.length > 0 ? { warnings: op.warnings.map((w) => w.code) } : {}),
+        ...(op.warnings.length > 0 ? { warnings: op.warnings.map((w) => w.code), warning_messages: op.warnings.map((w) => ({ ...w.message })) } : {}),
         ...(op.failureReason ? { failure_reason: op.failureReason } : {}),
       },
     });
