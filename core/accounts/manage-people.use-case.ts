@@ -1,6 +1,6 @@
 import type { SecretHasher } from '../kernel/secret-hasher.port.js';
 import type { EventLog } from '../kernel/event-log.port.js';
-import type { EventType } from '../kernel/events.js';
+import type { EventData, EventType } from '../kernel/events.js';
 import type { NotifyOwners } from '../notices/notify-owners.js';
 import type { NoticeOutbox } from '../notices/ports/notice-outbox.port.js';
 import type { Clock } from '../kernel/clock.port.js';
@@ -185,7 +185,7 @@ export class ManagePeople {
     if (others.length === 0) throw new DomainError('last_owner', { email: leaving.email });
   }
 
-  private async append(type: EventType, actor: Pick<Actor, 'personId' | 'accountId'>, subject: string, data: Record<string, unknown>): Promise<void> {
+  private async append<T extends EventType>(type: T, actor: Pick<Actor, 'personId' | 'accountId'>, subject: string, data: EventData[T]): Promise<void> {
     await this.events.append({
       id: this.random.id(), accountId: actor.accountId, environment: null, type, subject, actor: `person:${actor.personId}`, occurredAt: this.clock.now(), data,
     });

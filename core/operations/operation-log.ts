@@ -1,4 +1,3 @@
-import type { EventType } from '../kernel/events.js';
 import type { EventLog } from '../kernel/event-log.port.js';
 import type { NotifyOwners } from '../notices/notify-owners.js';
 import type { Clock } from '../kernel/clock.port.js';
@@ -39,7 +38,7 @@ export class OperationLog {
     const view = viewOperation(op);
     const realNow = this.clock.now();
     await this.events.append({
-      id: this.random.id(), accountId: op.accountId, environment: op.environment, type: `operation.${change}` as EventType,
+      id: this.random.id(), accountId: op.accountId, environment: op.environment, type: `operation.${change}`,
       subject: `operation:${op.id}`, actor, occurredAt: realNow,
       data: {
         operation_id: op.id, kind: op.kind, domain: op.domain, status: op.status, activates_at: view.activates_at,
