@@ -28,6 +28,7 @@ import { GetDomain, ListDomains } from '../core/domains/read-domains.use-case.js
 import { SearchDomains } from '../core/domains/search-domains.use-case.js';
 import { ListNotices } from '../core/notices/list-notices.use-case.js';
 import { NotifyOwners } from '../core/notices/notify-owners.js';
+import { noticesOnEvent } from '../core/notices/on-event.js';
 import { SeedDemo } from '../core/sandbox/seed-demo.use-case.js';
 import { Accounting } from '../core/billing/accounting.js';
 import { ReadBilling } from '../core/billing/read-billing.use-case.js';
@@ -227,29 +228,30 @@ export const coreModule = () =>
     bind(T.Accounting).toResolvedValue((st: SqlStore, r, c) => new Accounting(st.ledger, st.wallets, st.spend, r, c), [s, T.Random, T.Clock]).inSingletonScope();
     bind(T.AccountTime).toResolvedValue((st: SqlStore, c) => new AccountTime(c, st.sandboxClocks), [s, T.Clock]).inSingletonScope();
     bind(T.RegisterDomain).toResolvedValue(
-      (st: SqlStore, e, a, n, at, z, r, rec: Recorder) => new RegisterDomain(st.domains, e, a, rec, n, at, z, st.uow, r),
-      [s, T.Environments, T.Accounting, T.NotifyOwners, T.AccountTime, T.ZoneService, T.Random, T.Recorder],
+      (st: SqlStore, e, a, at, z, r, rec: Recorder) => new RegisterDomain(st.domains, e, a, rec, at, z, st.uow, r),
+      [s, T.Environments, T.Accounting, T.AccountTime, T.ZoneService, T.Random, T.Recorder],
     ).inSingletonScope();
     bind(T.RenewDomain).toResolvedValue(
-      (st: SqlStore, e, a, n, at, r, rec: Recorder) => new RenewDomain(st.domains, st.domainLocks, e, a, rec, n, at, r),
-      [s, T.Environments, T.Accounting, T.NotifyOwners, T.AccountTime, T.Random, T.Recorder],
+      (st: SqlStore, e, a, at, r, rec: Recorder) => new RenewDomain(st.domains, st.domainLocks, e, a, rec, at, r),
+      [s, T.Environments, T.Accounting, T.AccountTime, T.Random, T.Recorder],
     ).inSingletonScope();
-    bind(T.SetAutoRenew).toResolvedValue((st: SqlStore, n, r, c, rec: Recorder) => new SetAutoRenew(st.domains, rec, n, r, c, st.uow), [s, T.NotifyOwners, T.Random, T.Clock, T.Recorder]).inSingletonScope();
+    bind(T.SetAutoRenew).toResolvedValue((st: SqlStore, r, c, rec: Recorder) => new SetAutoRenew(st.domains, rec, r, c, st.uow), [s, T.Random, T.Clock, T.Recorder]).inSingletonScope();
     bind(T.TopUpBalance).toResolvedValue(
-      (st: SqlStore, e, a, n, r, c, rec: Recorder) => new TopUpBalance(st.topUps, st.savedCards, e, a, rec, n, r, c),
-      [s, T.Environments, T.Accounting, T.NotifyOwners, T.Random, T.Clock, T.Recorder],
+      (st: SqlStore, e, a, r, c, rec: Recorder) => new TopUpBalance(st.topUps, st.savedCards, e, a, rec, r, c),
+      [s, T.Environments, T.Accounting, T.Random, T.Clock, T.Recorder],
     ).inSingletonScope();
     bind(T.ReadBilling).toResolvedValue((st: SqlStore, a) => new ReadBilling(a, st.ledger), [s, T.Accounting]).inSingletonScope();
     bind(T.ListKeyNotices).toResolvedValue((st: SqlStore) => new ListKeyNotices(st.notices, st.domains), [s]).inSingletonScope();
     bind(T.AdvanceLifecycle).toResolvedValue(
-      (st: SqlStore, at, rn, n, z, r, c, rec: Recorder) => new AdvanceLifecycle(st.domains, at, rn, rec, n, z, st.uow, r, c, new SqlDurableCheckpoints(st.idempotency, st.uow, c)),
-      [s, T.AccountTime, T.RenewDomain, T.NotifyOwners, T.ZoneService, T.Random, T.Clock, T.Recorder],
+      (st: SqlStore, at, rn, z, r, c, rec: Recorder) => new AdvanceLifecycle(st.domains, at, rn, rec, z, st.uow, r, c, new SqlDurableCheckpoints(st.idempotency, st.uow, c)),
+      [s, T.AccountTime, T.RenewDomain, T.ZoneService, T.Random, T.Clock, T.Recorder],
     ).inSingletonScope();
     bind(T.AdvanceSandboxClock).toResolvedValue(
       (st: SqlStore, l, r, c, ci: CertificateIssuance, ops: ActivateDueOperations, rec: Recorder) => new AdvanceSandboxClock(st.sandboxClocks, l, rec, st.uow, r, c, ci, ops),
       [s, T.AdvanceLifecycle, T.Random, T.Clock, T.CertificateIssuance, T.ActivateDueOperations, T.Recorder],
     ).inSingletonScope();
-    bind(T.Recorder).toResolvedValue((st: SqlStore) => new Recorder(st.events), [s]).inSingletonScope();
+    // Owners' notices follow from events, in the transaction that records them.
+    bind(T.Recorder).toResolvedValue((st: SqlStore, n: NotifyOwners) => new Recorder(st.events).subscribe(noticesOnEvent(n)), [s, T.NotifyOwners]).inSingletonScope();
     bind(T.Visibility).toResolvedValue((st: SqlStore) => new KeyVisibility(st.domains), [s]).inSingletonScope();
     bind(T.Authorizer).toResolvedValue((st: SqlStore) => new Authorizer(st.domains), [s]).inSingletonScope();
     bind(T.AuthenticateKey).toResolvedValue((st: SqlStore, h, c) => new AuthenticateKey(st.keys, h, c), [s, T.SecretHasher, T.Clock]).inSingletonScope();
@@ -260,8 +262,8 @@ export const coreModule = () =>
     ).inSingletonScope();
     bind(T.SignOut).toResolvedValue((st: SqlStore, c) => new SignOut(st.sessions, c), [s, T.Clock]).inSingletonScope();
     bind(T.IssueKey).toResolvedValue(
-      (st: SqlStore, n, h, r, c, rec: Recorder) => new IssueKey(st.keys, rec, n, st.uow, h, r, c),
-      [s, T.NotifyOwners, T.SecretHasher, T.Random, T.Clock, T.Recorder],
+      (st: SqlStore, h, r, c, rec: Recorder) => new IssueKey(st.keys, rec, st.uow, h, r, c),
+      [s, T.SecretHasher, T.Random, T.Clock, T.Recorder],
     ).inSingletonScope();
     bind(T.ListKeys).toResolvedValue((st: SqlStore, c) => new ListKeys(st.keys, c), [s, T.Clock]).inSingletonScope();
     bind(T.RevokeKey).toResolvedValue((st: SqlStore, r, c, rec: Recorder) => new RevokeKey(st.keys, rec, st.uow, r, c), [s, T.Random, T.Clock, T.Recorder]).inSingletonScope();
@@ -283,12 +285,12 @@ export const coreModule = () =>
       [s, T.Authorizer, T.Environments, T.CertificateKeys, T.SecretBox, T.IssuanceQueue, T.CertificateIssuance, T.Random, T.Clock, T.Recorder],
     ).inSingletonScope();
     bind(T.CertificateIssuance).toResolvedValue(
-      (st: SqlStore, e, ch, k, b, at, n, r, c, cfg: Config, hub: ZonePublisherHub, log: Logger, rec: Recorder) => new CertificateIssuance(
-        st.certificates, e, zoneChallengeSolver(ch, new ServedByOurDns(hub, { host: cfg.dnsHost, port: cfg.dnsPort })), k, b, at, n, rec, st.uow, r, c,
+      (st: SqlStore, e, ch, k, b, at, r, c, cfg: Config, hub: ZonePublisherHub, log: Logger, rec: Recorder) => new CertificateIssuance(
+        st.certificates, e, zoneChallengeSolver(ch, new ServedByOurDns(hub, { host: cfg.dnsHost, port: cfg.dnsPort })), k, b, at, rec, st.uow, r, c,
         { renewBeforeMs: cfg.certRenewBeforeDays * 24 * 3600_000, maxAttempts: 5 },
         (err, certificateId) => log.error({ err, certificateId, component: 'certificates' }, 'certificate run failed; retried on a later pass'),
       ),
-      [s, T.Environments, T.AcmeChallenges, T.CertificateKeys, T.SecretBox, T.AccountTime, T.NotifyOwners, T.Random, T.Clock, T.Config, T.ZonePublisher, T.Logger, T.Recorder],
+      [s, T.Environments, T.AcmeChallenges, T.CertificateKeys, T.SecretBox, T.AccountTime, T.Random, T.Clock, T.Config, T.ZonePublisher, T.Logger, T.Recorder],
     ).inSingletonScope();
     bind(T.CertificateStatusQuery).toResolvedValue((st: SqlStore) => new CertificateStatusQuery(st.certificates), [s]).inSingletonScope();
     bind(T.SeedDemo).toResolvedValue(
@@ -297,7 +299,7 @@ export const coreModule = () =>
     ).inSingletonScope();
     // class 3 operations (issue 10)
     bind(T.OperationAccess).toResolvedValue((st: SqlStore, a: Authorizer<Domain>) => new OperationAccess(a, st.accounts, st.domains), [s, T.Authorizer]).inSingletonScope();
-    bind(T.OperationLog).toResolvedValue((st: SqlStore, n, r, c, rec: Recorder) => new OperationLog(rec, n, r, c), [s, T.NotifyOwners, T.Random, T.Clock, T.Recorder]).inSingletonScope();
+    bind(T.OperationLog).toResolvedValue((st: SqlStore, r, c, rec: Recorder) => new OperationLog(rec, r, c), [s, T.Random, T.Clock, T.Recorder]).inSingletonScope();
     bind(T.RequestOperation).toResolvedValue(
       (st: SqlStore, a, l, t, r) => new RequestOperation(st.domains, st.operations, a, l, st.uow, t, r),
       [s, T.OperationAccess, T.OperationLog, T.AccountTime, T.Random],
@@ -321,8 +323,8 @@ export const coreModule = () =>
       [s, T.AccountTime, T.ActivateOperation, T.Clock, T.Random],
     ).inSingletonScope();
     bind(T.LockTransfer).toResolvedValue(
-      (st: SqlStore, x, a, e, n, r, c, rec: Recorder) => new LockTransfer(st.domains, st.operations, x, a, e, rec, n, st.uow, r, c),
-      [s, T.CancelOperation, T.Authorizer, T.Environments, T.NotifyOwners, T.Random, T.Clock, T.Recorder],
+      (st: SqlStore, x, a, e, r, c, rec: Recorder) => new LockTransfer(st.domains, st.operations, x, a, e, rec, st.uow, r, c),
+      [s, T.CancelOperation, T.Authorizer, T.Environments, T.Random, T.Clock, T.Recorder],
     ).inSingletonScope();
   });
 
@@ -335,26 +337,26 @@ export const humanActionsModule = () =>
       [s, T.PasswordHasher, T.Totp, T.SecretBox, T.Random, T.Clock, T.Recorder],
     ).inSingletonScope();
     bind(T.ManagePeople).toResolvedValue(
-      (st: SqlStore, p, t, b, h, n, r, c, cfg: Config, rec: Recorder) => new ManagePeople(st.accounts, st.people, st.invitations, p, t, b, h, st.outbox, n, rec, st.uow, r, c, cfg.consoleUrl),
-      [s, T.PasswordHasher, T.Totp, T.SecretBox, T.SecretHasher, T.NotifyOwners, T.Random, T.Clock, T.Config, T.Recorder],
+      (st: SqlStore, p, t, b, h, r, c, cfg: Config, rec: Recorder) => new ManagePeople(st.accounts, st.people, st.invitations, p, t, b, h, st.outbox, rec, st.uow, r, c, cfg.consoleUrl),
+      [s, T.PasswordHasher, T.Totp, T.SecretBox, T.SecretHasher, T.Random, T.Clock, T.Config, T.Recorder],
     ).inSingletonScope();
-    bind(T.DisableTwoFactor).toResolvedValue((st: SqlStore, n, r, c, rec: Recorder) => new DisableTwoFactor(st.people, rec, n, st.uow, r, c), [s, T.NotifyOwners, T.Random, T.Clock, T.Recorder]).inSingletonScope();
+    bind(T.DisableTwoFactor).toResolvedValue((st: SqlStore, r, c, rec: Recorder) => new DisableTwoFactor(st.people, rec, st.uow, r, c), [s, T.Random, T.Clock, T.Recorder]).inSingletonScope();
     bind(T.EnableTwoFactor).toResolvedValue(
-      (st: SqlStore, t, b, n, r, c, rec: Recorder) => new EnableTwoFactor(st.accounts, st.people, t, b, rec, n, st.uow, r, c),
-      [s, T.Totp, T.SecretBox, T.NotifyOwners, T.Random, T.Clock, T.Recorder],
+      (st: SqlStore, t, b, r, c, rec: Recorder) => new EnableTwoFactor(st.accounts, st.people, t, b, rec, st.uow, r, c),
+      [s, T.Totp, T.SecretBox, T.Random, T.Clock, T.Recorder],
     ).inSingletonScope();
     bind(T.DeleteAccount).toResolvedValue((st: SqlStore, a, r, c, rec: Recorder) => new DeleteAccount(st.people, a, rec, st.uow, r, c), [s, T.Accounting, T.Random, T.Clock, T.Recorder]).inSingletonScope();
     bind(T.RevealTransferCode).toResolvedValue(
-      (st: SqlStore, e, n, r, c, rec: Recorder) => new RevealTransferCode(st.domains, e, rec, n, st.uow, r, c),
-      [s, T.Environments, T.NotifyOwners, T.Random, T.Clock, T.Recorder],
+      (st: SqlStore, e, r, c, rec: Recorder) => new RevealTransferCode(st.domains, e, rec, st.uow, r, c),
+      [s, T.Environments, T.Random, T.Clock, T.Recorder],
     ).inSingletonScope();
     bind(T.ChangeRegistrant).toResolvedValue(
-      (st: SqlStore, e, n, r, c, rec: Recorder) => new ChangeRegistrant(st.domains, e, rec, n, st.uow, r, c),
-      [s, T.Environments, T.NotifyOwners, T.Random, T.Clock, T.Recorder],
+      (st: SqlStore, e, r, c, rec: Recorder) => new ChangeRegistrant(st.domains, e, rec, st.uow, r, c),
+      [s, T.Environments, T.Random, T.Clock, T.Recorder],
     ).inSingletonScope();
     bind(T.ChangePaymentMethod).toResolvedValue(
-      (st: SqlStore, live: CardSetup | undefined, n: NotifyOwners, r: NodeRandom, c: Clock, rec: Recorder) => new ChangePaymentMethod(st.savedCards, (e) => (e === 'live' ? live ?? null : null), rec, n, st.uow, r, c),
-      [s, { serviceIdentifier: T.LiveCardSetup, optional: true }, T.NotifyOwners, T.Random, T.Clock, T.Recorder],
+      (st: SqlStore, live: CardSetup | undefined, r: NodeRandom, c: Clock, rec: Recorder) => new ChangePaymentMethod(st.savedCards, (e) => (e === 'live' ? live ?? null : null), rec, st.uow, r, c),
+      [s, { serviceIdentifier: T.LiveCardSetup, optional: true }, T.Random, T.Clock, T.Recorder],
     ).inSingletonScope();
     bind(T.HumanReads).toResolvedValue((st: SqlStore, a) => new HumanReads(st.domains, st.zones, a, st.ledger), [s, T.Accounting]).inSingletonScope();
   });
@@ -377,9 +379,9 @@ export const eventsModule = () =>
       [s, T.WebhookSender, T.SecretBox, T.Random, T.Clock, T.Recorder],
     ).inSingletonScope();
     bind(T.DeliverWebhooks).toResolvedValue(
-      (st: SqlStore, sender: StandardWebhooksSender, b, n, r, c, cfg: Config, rec: Recorder) =>
-        new DeliverWebhooks(st.webhooks, st.eventFeed, sender, b, n, rec, st.uow, r, c, { leaseMs: cfg.webhooks.leaseMs }),
-      [s, T.WebhookSender, T.SecretBox, T.NotifyOwners, T.Random, T.Clock, T.Config, T.Recorder],
+      (st: SqlStore, sender: StandardWebhooksSender, b, r, c, cfg: Config, rec: Recorder) =>
+        new DeliverWebhooks(st.webhooks, st.eventFeed, sender, b, rec, st.uow, r, c, { leaseMs: cfg.webhooks.leaseMs }),
+      [s, T.WebhookSender, T.SecretBox, T.Random, T.Clock, T.Config, T.Recorder],
     ).inSingletonScope();
   });
 
@@ -402,8 +404,8 @@ export const monitoringModule = () =>
     bind(T.ListMonitorResults).toResolvedValue((st: SqlStore, a) => new ListMonitorResults(st.monitors, a), [s, T.Authorizer]).inSingletonScope();
     bind(T.MonitorReport).toResolvedValue((st: SqlStore, a, c) => new MonitorReport(st.monitors, a, c), [s, T.Authorizer, T.Clock]).inSingletonScope();
     bind(T.RunMonitorChecks).toResolvedValue(
-      (st: SqlStore, p, at, n, r, c, cfg: Config, rec: Recorder) => new RunMonitorChecks(st.monitors, st.domains, p, at, rec, n, st.uow, r, c, { timeoutMs: cfg.monitors.checkTimeoutMs, batch: cfg.monitors.batch }),
-      [s, T.MonitorProbes, T.AccountTime, T.NotifyOwners, T.Random, T.Clock, T.Config, T.Recorder],
+      (st: SqlStore, p, at, r, c, cfg: Config, rec: Recorder) => new RunMonitorChecks(st.monitors, st.domains, p, at, rec, st.uow, r, c, { timeoutMs: cfg.monitors.checkTimeoutMs, batch: cfg.monitors.batch }),
+      [s, T.MonitorProbes, T.AccountTime, T.Random, T.Clock, T.Config, T.Recorder],
     ).inSingletonScope();
     bind(T.PruneMonitorResults).toResolvedValue((st: SqlStore, c) => new PruneMonitorResults(st.monitors, c), [s, T.Clock]).inSingletonScope();
   });

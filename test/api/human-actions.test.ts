@@ -206,7 +206,7 @@ eachStore('The six human-only actions (seed A6)', (kind) => {
       const st = api.system.store;
       const uc = new ChangePaymentMethod(
         st.savedCards, (e) => (e === 'live' ? new StripeCardSetup({ secretKey: 'sk_test_4eC39HqLyjWDarjtT1zdp7dc', maxNetworkRetries: 0 }) : null),
-        st.events, api.system.get(TOKENS.NotifyOwners), st.uow, api.system.get(TOKENS.Random), api.clock,
+        api.system.get(TOKENS.Recorder), st.uow, api.system.get(TOKENS.Random), api.clock,
       );
       const human = await api.system.get(TOKENS.AuthenticateSession).execute(decodeURIComponent(owner.split('=')[1]!));
       if (!nock.isActive()) nock.activate();

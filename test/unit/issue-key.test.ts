@@ -14,6 +14,8 @@ import type { DomainEvent } from '../../core/kernel/events.js';
 import type { EventLog } from '../../core/kernel/event-log.port.js';
 import type { Notice } from '../../core/notices/notice.js';
 import { NotifyOwners } from '../../core/notices/notify-owners.js';
+import { noticesOnEvent } from '../../core/notices/on-event.js';
+import { Recorder } from '../../core/kernel/recorder.js';
 import type { NoticeRepository } from '../../core/notices/ports/notice-repository.port.js';
 import { DomainError } from '../../core/kernel/errors.js';
 import type { Random } from '../../core/kernel/random.port.js';
@@ -164,7 +166,8 @@ const setup = (now: Date = NOW) => {
   const random = new FakeRandom();
   const outbox = new FakeOutbox();
   const notify = new NotifyOwners(new FakeAccounts(), notices, outbox, clock, random);
-  const useCase = new IssueKey(keys, events, notify, uow, hasher, random, clock);
+  // The owners' notice follows from the key.issued event, as the composition root wires it.
+  const useCase = new IssueKey(keys, new Recorder(events).subscribe(noticesOnEvent(notify)), uow, hasher, random, clock);
   return { useCase, uow, keys, events, notices, clock, outbox };
 };
 
