@@ -14,7 +14,7 @@ import { StripeCardSetup, StripePayments } from '../adapters/payments/stripe/ind
 import { createEppRegistrar, type EppRegistrar } from '../adapters/registrar/epp/index.js';
 import { SqlDomainHolders } from '../adapters/sql/repositories/domains.repository.js';
 import { ProcessRegistryMessages } from '../core/domains/process-registry-messages.use-case.js';
-import { UnconfiguredPayments } from './live-payments.js';
+import { UnconfiguredPayments } from '../adapters/payments/unconfigured/index.js';
 import { McpTools } from '../adapters/mcp/index.js';
 import { SmtpMailer } from '../adapters/notify/smtp/index.js';
 import { SqlStore } from '../adapters/sql/index.js';
@@ -45,7 +45,7 @@ import { ZoneService } from '../core/dns/zone-service.js';
 import { ReadZone } from '../core/dns/read-zone.use-case.js';
 import { AcmeChallenges } from '../core/dns/acme-challenges.use-case.js';
 import { DnsPlans } from '../core/dns/dns-plans.use-case.js';
-import { ZonePublisherHub } from './zone-publisher-hub.js';
+import { ZonePublisherHub } from '../adapters/dns/zone-publisher-hub.js';
 import { SandboxCertificateAuthority } from '../adapters/ca/sandbox/index.js';
 import { X509CertificateKeys } from '../adapters/crypto/x509/index.js';
 import { Certificates } from '../core/certificates/certificates.use-case.js';
@@ -54,8 +54,8 @@ import { CertificateStatusQuery } from '../core/certificates/certificate-status.
 import { zoneChallengeSolver } from '../core/certificates/zone-challenge-solver.js';
 import type { CertificateAuthority } from '../core/certificates/ports/certificate-authority.port.js';
 import type { SecretBox } from '../core/kernel/secret-box.port.js';
-import { StoredAccountAcmeCa } from './acme-ca.js';
-import { ServedByOurDns } from './challenge-propagation.js';
+import { StoredAccountAcmeCa } from '../adapters/ca/acme/stored-account.js';
+import { ServedByOurDns } from '../adapters/dns/challenge-propagation.js';
 import { InProcessIssuanceQueue } from './issuance-queue.js';
 import type { Clock } from '../core/kernel/clock.port.js';
 import type { Environment } from '../core/kernel/environment.js';

@@ -27,7 +27,7 @@ import type { CertificateAuthority } from '../core/certificates/ports/certificat
 import type { Random } from '../core/kernel/random.port.js';
 import type { SecretBox } from '../core/kernel/secret-box.port.js';
 import type { Config } from './config.js';
-import type { ZonePublisherHub } from './zone-publisher-hub.js';
+import type { ZonePublisherHub } from '../adapters/dns/zone-publisher-hub.js';
 import type { ZoneService } from '../core/dns/zone-service.js';
 import type { ReadZone } from '../core/dns/read-zone.use-case.js';
 import type { AcmeChallenges } from '../core/dns/acme-challenges.use-case.js';

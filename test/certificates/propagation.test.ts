@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { CertificateAuthorityError } from '../../core/certificates/ports/certificate-authority.port.js';
-import { ServedByOurDns } from '../../src/challenge-propagation.js';
-import { ZonePublisherHub } from '../../src/zone-publisher-hub.js';
+import { ServedByOurDns } from '../../adapters/dns/challenge-propagation.js';
+import { ZonePublisherHub } from '../../adapters/dns/zone-publisher-hub.js';
 import { exampleZone } from '../dns-server/fixtures.js';
 import { startServer } from '../dns-server/tools.js';
 

@@ -4,7 +4,7 @@ import { createSocket } from 'node:dgram';
 import pino from 'pino';
 import { System } from '../../src/system.js';
 import { TOKENS } from '../../src/tokens.js';
-import { ZoneSync } from '../../src/zone-sync.js';
+import { ZoneSync } from '../../adapters/dns/zone-sync.js';
 import { EmbeddedNameserver } from '../../adapters/dns/embedded/index.js';
 import { eachStore } from '../support/stores.js';
 import { startApi, testConfig, type TestApi } from '../support/system.js';

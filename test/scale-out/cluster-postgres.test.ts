@@ -10,7 +10,7 @@ import { generate } from 'otplib';
 import pino from 'pino';
 import { System } from '../../src/system.js';
 import { TOKENS } from '../../src/tokens.js';
-import { knotConf } from '../../src/knot-conf.js';
+import { knotConf } from '../../adapters/dns/knot-conf.js';
 import { freePort, kdig, rdata, waitFor } from '../dns-server/tools.js';
 import { ROOT } from '../support/server-process.js';
 import { STORES, type FreshStore } from '../support/stores.js';

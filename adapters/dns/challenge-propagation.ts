@@ -1,6 +1,6 @@
 import { Resolver } from 'node:dns/promises';
-import type { ChallengePropagation } from '../core/certificates/zone-challenge-solver.js';
-import { CertificateAuthorityError } from '../core/certificates/ports/certificate-authority.port.js';
+import type { ChallengePropagation } from '../../core/certificates/zone-challenge-solver.js';
+import { CertificateAuthorityError } from '../../core/certificates/ports/certificate-authority.port.js';
 import type { ZonePublisherHub } from './zone-publisher-hub.js';
 
 /**

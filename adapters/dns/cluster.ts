@@ -1,7 +1,6 @@
 import cluster, { type Worker as ClusterWorker } from 'node:cluster';
-import { fileURLToPath } from 'node:url';
-import type { ZonePublisher } from '../core/dns/zone-service.js';
-import type { Zone } from '../core/dns/zone.js';
+import type { ZonePublisher } from '../../core/dns/zone-service.js';
+import type { Zone } from '../../core/dns/zone.js';
 
 /** What the cluster logs (a pino logger fits); by default one JSON line on stderr. */
 export interface DnsClusterLogger {
@@ -28,7 +27,7 @@ interface Slot {
 }
 
 /**
- * The DNS server as DNS_WORKERS cluster workers (src/main/dns-worker.ts). Each worker binds its own UDP
+ * The DNS server as DNS_WORKERS cluster workers (each runs `workerEntry`). Each worker binds its own UDP
  * socket on the port with SO_REUSEPORT (the udp_batch addon), so the kernel spreads senders among the
  * workers and a dead worker's share moves to the living at once. The TCP listener is one, which this
  * process (the API) binds and hands over, then leaves alone: with SCHED_NONE it accepts no TCP
@@ -47,15 +46,28 @@ export class DnsCluster implements ZonePublisher {
   private started = false;
   private stopping = false;
 
-  constructor(
-    private readonly count: number,
-    private readonly timeoutMs = 10_000,
-    private readonly log: DnsClusterLogger = STDERR,
-  ) {}
+  private readonly count: number;
+  private readonly workerEntry: string;
+  private readonly timeoutMs: number;
+  private readonly log: DnsClusterLogger;
+
+  constructor(options: {
+    /** How many worker processes serve DNS. */
+    readonly workers: number;
+    /** The script each worker runs (the composition root's DNS worker entry point). */
+    readonly workerEntry: string;
+    readonly timeoutMs?: number;
+    readonly log?: DnsClusterLogger;
+  }) {
+    this.count = options.workers;
+    this.workerEntry = options.workerEntry;
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.log = options.log ?? STDERR;
+  }
 
   async start(): Promise<void> {
     cluster.schedulingPolicy = cluster.SCHED_NONE;
-    cluster.setupPrimary({ exec: fileURLToPath(new URL('./main/dns-worker.ts', import.meta.url)) });
+    cluster.setupPrimary({ exec: this.workerEntry });
     for (let i = 0; i < this.count; i++) {
       this.slots.push(this.fork(i));
       this.restarts.push(0);
@@ -161,6 +173,11 @@ export class DnsCluster implements ZonePublisher {
 
   async publish(_zone: Zone): Promise<void> {
     await this.syncAll();
+  }
+
+  /** Every worker loads every changed zone now. */
+  resync(): Promise<void> {
+    return this.syncAll();
   }
 
   async withdraw(_domain: string): Promise<void> {

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import type { ZoneRepository } from '../core/dns/ports/zone-repository.port.js';
-import type { ZonePublisher } from '../core/dns/zone-service.js';
-import type { ChangeFeed } from '../core/kernel/change-feed.port.js';
+import type { ZoneRepository } from '../../core/dns/ports/zone-repository.port.js';
+import type { ZonePublisher } from '../../core/dns/zone-service.js';
+import type { ChangeFeed } from '../../core/kernel/change-feed.port.js';
 
 /**
  * Keeps a nameserver in step with the store: loads every zone at start, then polls the zones' serials

@@ -1,8 +1,14 @@
 import { readFileSync } from 'node:fs';
-import type { AcmeCertificateAuthority } from '../adapters/ca/acme/index.js';
-import type { SqlCaMaterial } from '../adapters/sql/repositories/certificates.repository.js';
-import type { CertificateAuthority, IssueOrder, IssuedCertificate } from '../core/certificates/ports/certificate-authority.port.js';
-import type { SecretBox } from '../core/kernel/secret-box.port.js';
+import type { AcmeCertificateAuthority } from './index.js';
+import type { CertificateAuthority, IssueOrder, IssuedCertificate } from '../../../core/certificates/ports/certificate-authority.port.js';
+import type { SecretBox } from '../../../core/kernel/secret-box.port.js';
+
+/** Where the ACME account key is kept (sealed), one per directory URL; the SQL store serves it. */
+export interface AcmeAccountKeys {
+  acmeAccountKey(directoryUrl: string): Promise<string | null>;
+  /** Saves the key unless one is there already, and returns the one kept. */
+  saveAcmeAccountKeyIfAbsent(directoryUrl: string, keySealed: string): Promise<string>;
+}
 
 /**
  * The ACME adapter with its account key kept in the store (sealed with DATA_KEY), one per directory
@@ -14,14 +20,14 @@ export class StoredAccountAcmeCa implements CertificateAuthority {
 
   constructor(
     private readonly options: { directoryUrl: string; email: string | null; caFile: string | null },
-    private readonly material: SqlCaMaterial,
+    private readonly material: AcmeAccountKeys,
     private readonly box: SecretBox,
   ) {}
 
   private instance(): Promise<AcmeCertificateAuthority> {
     this.ca ??= (async () => {
       // Loaded on first use: processes whose test CA is the sandbox never load acme-client.
-      const { AcmeCertificateAuthority } = await import('../adapters/ca/acme/index.js');
+      const { AcmeCertificateAuthority } = await import('./index.js');
       const { directoryUrl, email, caFile } = this.options;
       let sealed = await this.material.acmeAccountKey(directoryUrl);
       if (!sealed) {

@@ -1,4 +1,4 @@
-import { PaymentError, type ChargeRequest, type ChargeResult, type Payments } from '../core/billing/ports/payments.port.js';
+import { PaymentError, type ChargeRequest, type ChargeResult, type Payments } from '../../../core/billing/ports/payments.port.js';
 
 /**
  * The live environment's payments when no provider is configured (no STRIPE_SECRET_KEY): every top-up
