@@ -7,11 +7,11 @@ import { EmbeddedNameserver } from '../adapters/dns/embedded/index.js';
 import { SystemClock } from '../adapters/clock/system/index.js';
 import { NodeRandom } from '../adapters/crypto/node/index.js';
 import { SqlStore } from '../adapters/sql/index.js';
-import { buildPlan, isSafeChange, type ChangeInput, type PlanInput, type RecordSetInput } from '../core/dns/plan-builder.js';
-import type { Change } from '../core/dns/plan.js';
-import { staleReason, wholeZoneBefore } from '../core/dns/dns-plans.use-case.js';
-import type { RecordSet, RecordType } from '../core/dns/record-set.js';
-import { ZoneService, type ZonePublisher } from '../core/dns/zone-service.js';
+import { buildPlan, isSafeChange, type ChangeInput, type PlanInput, type RecordSetInput } from '../core/dns/plans/plan-builder.js';
+import type { Change } from '../core/dns/plans/plan.js';
+import { staleReason, wholeZoneBefore } from '../core/dns/plans/dns-plans.use-case.js';
+import type { RecordSet, RecordType } from '../core/dns/zone/record-set.js';
+import { ZoneService, type ZonePublisher } from '../core/dns/zone/zone-service.js';
 import { apexSets, benchSets, BENCH_SERIAL } from './zone-gen.js';
 
 /**

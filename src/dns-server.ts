@@ -3,7 +3,7 @@ import { DnsCluster } from '../adapters/dns/cluster.js';
 import { EmbeddedNameserver, type EmbeddedNameserverConfig } from '../adapters/dns/embedded/index.js';
 import { ZoneSync } from '../adapters/dns/zone-sync.js';
 import type { ZoneRepository } from '../core/dns/ports/zone-repository.port.js';
-import type { ZonePublisher } from '../core/dns/zone-service.js';
+import type { ZonePublisher } from '../core/dns/zone/zone-service.js';
 import type { ChangeFeed } from '../core/kernel/change-feed.port.js';
 import type { Config } from './config.js';
 

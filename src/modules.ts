@@ -41,10 +41,10 @@ import { DeliverNotices } from '../core/notices/deliver-notices.use-case.js';
 import { ListKeyNotices } from '../core/notices/list-key-notices.use-case.js';
 import { AccountTime } from '../core/sandbox/account-time.js';
 import { AdvanceSandboxClock } from '../core/sandbox/advance-clock.use-case.js';
-import { ZoneService } from '../core/dns/zone-service.js';
-import { ReadZone } from '../core/dns/read-zone.use-case.js';
-import { AcmeChallenges } from '../core/dns/acme-challenges.use-case.js';
-import { DnsPlans } from '../core/dns/dns-plans.use-case.js';
+import { ZoneService } from '../core/dns/zone/zone-service.js';
+import { ReadZone } from '../core/dns/zone/read-zone.use-case.js';
+import { AcmeChallenges } from '../core/dns/acme/acme-challenges.use-case.js';
+import { DnsPlans } from '../core/dns/plans/dns-plans.use-case.js';
 import { ZonePublisherHub } from '../adapters/dns/zone-publisher-hub.js';
 import { SandboxCertificateAuthority } from '../adapters/ca/sandbox/index.js';
 import { X509CertificateKeys } from '../adapters/crypto/x509/index.js';
@@ -52,6 +52,7 @@ import { Certificates } from '../core/certificates/certificates.use-case.js';
 import { CertificateIssuance } from '../core/certificates/certificate-issuance.use-case.js';
 import { CertificateStatusQuery } from '../core/certificates/certificate-status.use-case.js';
 import { zoneChallengeSolver } from '../core/certificates/zone-challenge-solver.js';
+import type { Dns01Solver } from '../core/certificates/ports/dns01-solver.port.js';
 import type { CertificateAuthority } from '../core/certificates/ports/certificate-authority.port.js';
 import type { SecretBox } from '../core/kernel/secret-box.port.js';
 import { StoredAccountAcmeCa } from '../adapters/ca/acme/stored-account.js';
@@ -284,7 +285,7 @@ export const coreModule = () =>
     ).inSingletonScope();
     bind(T.CertificateIssuance).toResolvedValue(
       (st: SqlStore, e, ch, k, b, at, n, r, c, cfg: Config, hub: ZonePublisherHub, log: Logger, rec: Recorder) => new CertificateIssuance(
-        st.certificates, e, zoneChallengeSolver(ch, new ServedByOurDns(hub, { host: cfg.dnsHost, port: cfg.dnsPort })), k, b, at, n, rec, st.uow, r, c,
+        st.certificates, e, zoneChallengeSolver(dns01Of(ch), new ServedByOurDns(hub, { host: cfg.dnsHost, port: cfg.dnsPort })), k, b, at, n, rec, st.uow, r, c,
         { renewBeforeMs: cfg.certRenewBeforeDays * 24 * 3600_000, maxAttempts: 5 },
         (err, certificateId) => log.error({ err, certificateId, component: 'certificates' }, 'certificate run failed; retried on a later pass'),
       ),
@@ -421,3 +422,9 @@ export const mcpModule = () =>
       ), [T.Config, T.SearchDomains, T.CertificateStatusQuery])
       .inSingletonScope();
   });
+
+/** Certificates' DNS-01 proofs go into our own zones through the ACME challenge use case. */
+const dns01Of = (challenges: AcmeChallenges): Dns01Solver => ({
+  present: (scope, zone, host, value, actor) => challenges.addFor(scope, zone, host, value, actor),
+  cleanUp: (scope, handle, actor) => challenges.removeFor(scope, handle, actor),
+});

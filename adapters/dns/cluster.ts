@@ -1,6 +1,6 @@
 import cluster, { type Worker as ClusterWorker } from 'node:cluster';
-import type { ZonePublisher } from '../../core/dns/zone-service.js';
-import type { Zone } from '../../core/dns/zone.js';
+import type { ZonePublisher } from '../../core/dns/zone/zone-service.js';
+import type { Zone } from '../../core/dns/zone/zone.js';
 
 /** What the cluster logs (a pino logger fits); by default one JSON line on stderr. */
 export interface DnsClusterLogger {

@@ -1,5 +1,5 @@
-import type { ZonePublisher } from '../../core/dns/zone-service.js';
-import type { Zone } from '../../core/dns/zone.js';
+import type { ZonePublisher } from '../../core/dns/zone/zone-service.js';
+import type { Zone } from '../../core/dns/zone/zone.js';
 
 /**
  * Forwards zone changes to the nameservers running in this process (the embedded server under

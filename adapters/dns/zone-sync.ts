@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { ZoneRepository } from '../../core/dns/ports/zone-repository.port.js';
-import type { ZonePublisher } from '../../core/dns/zone-service.js';
+import type { ZonePublisher } from '../../core/dns/zone/zone-service.js';
 import type { ChangeFeed } from '../../core/kernel/change-feed.port.js';
 
 /**

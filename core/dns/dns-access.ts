@@ -1,7 +1,7 @@
 import type { Authorizer } from '../access/authorize.js';
 import type { ApiKey } from '../kernel/caller.js';
 import { DomainError, isDomainError } from '../kernel/errors.js';
-import type { Change } from './plan.js';
+import type { Change } from './plans/plan.js';
 
 /**
  * Seed 2.4: dns.acme_challenge is deliberately narrow — a key holding only it may change nothing but

@@ -1,6 +1,6 @@
 import type { ZoneRepository } from '../dns/ports/zone-repository.port.js';
-import { ZoneChanged, type ZoneService } from '../dns/zone-service.js';
-import type { StoredZone } from '../dns/zone.js';
+import { ZoneChanged, type ZoneService } from '../dns/zone/zone-service.js';
+import type { StoredZone } from '../dns/zone/zone.js';
 import { requireCapability } from '../domains/capabilities.js';
 import type { Domain } from '../domains/domain.js';
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';

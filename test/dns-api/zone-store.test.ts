@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { SqlStore } from '../../adapters/sql/index.js';
-import type { RecordSet } from '../../core/dns/record-set.js';
-import type { StoredZone } from '../../core/dns/zone.js';
+import type { RecordSet } from '../../core/dns/zone/record-set.js';
+import type { StoredZone } from '../../core/dns/zone/zone.js';
 import { eachStore, type FreshStore } from '../support/stores.js';
 
 /**

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { EmbeddedNameserver } from '../../adapters/dns/embedded/index.js';
-import type { RecordSet } from '../../core/dns/record-set.js';
+import type { RecordSet } from '../../core/dns/zone/record-set.js';
 import { exampleZone } from '../dns-server/fixtures.js';
 import { dig, kdig, requireTools, startServer } from '../dns-server/tools.js';
 import { query, soaRecord, startKnot, summary, tcp, udp, waitForSerial, type KnotSecondary, type Summary } from './probe.js';

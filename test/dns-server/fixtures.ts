@@ -1,5 +1,5 @@
-import { SERVICE_NAMESERVERS, soaValue, type RecordSet } from '../../core/dns/record-set.js';
-import type { Zone } from '../../core/dns/zone.js';
+import { SERVICE_NAMESERVERS, soaValue, type RecordSet } from '../../core/dns/zone/record-set.js';
+import type { Zone } from '../../core/dns/zone/zone.js';
 
 /** Text of `n` octets, for long TXT values and oversized RRsets. */
 export const text = (n: number, seed = 'x'): string => seed.repeat(Math.ceil(n / seed.length)).slice(0, n);

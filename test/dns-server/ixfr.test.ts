@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
-import { soaValue, type RecordSet } from '../../core/dns/record-set.js';
-import type { Zone } from '../../core/dns/zone.js';
+import { soaValue, type RecordSet } from '../../core/dns/zone/record-set.js';
+import type { Zone } from '../../core/dns/zone/zone.js';
 import { exampleZone } from './fixtures.js';
 import { requireTools, startServer } from './tools.js';
 

@@ -4,7 +4,7 @@ import { execFile, spawnSync } from 'node:child_process';
 import dgram from 'node:dgram';
 import net from 'node:net';
 import { EmbeddedNameserver, type EmbeddedNameserverConfig } from '../../adapters/dns/embedded/index.js';
-import type { Zone } from '../../core/dns/zone.js';
+import type { Zone } from '../../core/dns/zone/zone.js';
 
 /**
  * Real DNS clients for the server suites (issue 4: "test the server with dig / kdig as a client, not

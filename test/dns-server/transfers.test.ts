@@ -3,8 +3,8 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import dnsPacket from 'dns-packet';
 import type { EmbeddedNameserver } from '../../adapters/dns/embedded/index.js';
-import { soaValue } from '../../core/dns/record-set.js';
-import type { Zone } from '../../core/dns/zone.js';
+import { soaValue } from '../../core/dns/zone/record-set.js';
+import type { Zone } from '../../core/dns/zone/zone.js';
 import { exampleZone, LONG_TXT } from './fixtures.js';
 import { digAxfr, rawUdp, requireTools, startServer } from './tools.js';
 

@@ -1,4 +1,4 @@
-import { RECORD_TYPES } from '../../../core/dns/record-set.js';
+import { RECORD_TYPES } from '../../../core/dns/zone/record-set.js';
 import type { Route } from '../route.js';
 import { domainParam, i18n, page, pageQuery } from '../schemas.js';
 import type { UseCases } from './use-cases.js';

@@ -12,9 +12,9 @@ import type { RenewDomain } from '../../../core/domains/renew-domain.use-case.js
 import type { SetAutoRenew } from '../../../core/domains/set-auto-renew.use-case.js';
 import type { ListKeyNotices } from '../../../core/notices/list-key-notices.use-case.js';
 import type { AdvanceSandboxClock } from '../../../core/sandbox/advance-clock.use-case.js';
-import type { AcmeChallenges } from '../../../core/dns/acme-challenges.use-case.js';
-import type { DnsPlans } from '../../../core/dns/dns-plans.use-case.js';
-import type { ReadZone } from '../../../core/dns/read-zone.use-case.js';
+import type { AcmeChallenges } from '../../../core/dns/acme/acme-challenges.use-case.js';
+import type { DnsPlans } from '../../../core/dns/plans/dns-plans.use-case.js';
+import type { ReadZone } from '../../../core/dns/zone/read-zone.use-case.js';
 import type { Certificates } from '../../../core/certificates/certificates.use-case.js';
 import type { Reauthenticate } from '../../../core/accounts/reauthenticate.use-case.js';
 import type { ManagePeople } from '../../../core/accounts/manage-people.use-case.js';

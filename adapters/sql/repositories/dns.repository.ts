@@ -1,7 +1,7 @@
-import type { Plan } from '../../../core/dns/plan.js';
+import type { Plan } from '../../../core/dns/plans/plan.js';
 import type { AcmeChallenge, AcmeChallengeRepository, PlanRepository, ZoneRepository } from '../../../core/dns/ports/zone-repository.port.js';
-import type { RecordSet, RecordType } from '../../../core/dns/record-set.js';
-import type { StoredZone } from '../../../core/dns/zone.js';
+import type { RecordSet, RecordType } from '../../../core/dns/zone/record-set.js';
+import type { StoredZone } from '../../../core/dns/zone/zone.js';
 import type { Environment } from '../../../core/kernel/environment.js';
 import { bool, date, dateOrNull, iso, json, parse, rawRows } from '../rows.js';
 import type { ChangeAnnouncer } from '../../../core/kernel/change-feed.port.js';

@@ -1,7 +1,7 @@
 import type { Environment } from '../../kernel/environment.js';
-import type { Plan } from '../plan.js';
-import type { RecordSet, RecordType } from '../record-set.js';
-import type { StoredZone } from '../zone.js';
+import type { Plan } from '../plans/plan.js';
+import type { RecordSet, RecordType } from '../zone/record-set.js';
+import type { StoredZone } from '../zone/zone.js';
 
 export interface ZoneRepository {
   /** The zone with all its record sets. */

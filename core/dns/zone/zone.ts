@@ -1,4 +1,4 @@
-import type { Environment } from '../kernel/environment.js';
+import type { Environment } from '../../kernel/environment.js';
 import type { RecordSet } from './record-set.js';
 
 /** A zone: the domain's record sets, including the service's apex SOA and NS. */

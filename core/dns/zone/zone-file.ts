@@ -1,13 +1,13 @@
-import { inputResult } from './checks/input-rule.js';
-import { recordType, SUPPORTED_TYPES } from './checks/record-type.js';
-import { result } from './checks/rule.js';
-import { mixedTtl } from './checks/rrset-ttl.js';
-import { zoneFileSyntax } from './checks/zone-file-syntax.js';
+import { inputResult } from '../checks/input-rule.js';
+import { recordType, SUPPORTED_TYPES } from '../checks/record-type.js';
+import { result } from '../checks/rule.js';
+import { mixedTtl } from '../checks/rrset-ttl.js';
+import { zoneFileSyntax } from '../checks/zone-file-syntax.js';
 import { canonicalKey, normalizeOrigin, relativeName, resolveName } from './names.js';
-import type { CheckResult } from './plan.js';
+import type { CheckResult } from '../plans/plan.js';
 import type { RecordSet, RecordType } from './record-set.js';
 import { isRecordType, rrsetKey, soaValue } from './record-set.js';
-import { quoteString, unescapeString } from './types/text.js';
+import { quoteString, unescapeString } from '../types/text.js';
 import { parsedValues } from './values.js';
 import type { Zone } from './zone.js';
 

@@ -1,9 +1,9 @@
-import type { Clock } from '../kernel/clock.port.js';
-import { kyivDate } from '../kernel/dates.js';
-import type { Environment } from '../kernel/environment.js';
-import type { Random } from '../kernel/random.port.js';
-import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
-import type { ZoneRepository } from './ports/zone-repository.port.js';
+import type { Clock } from '../../kernel/clock.port.js';
+import { kyivDate } from '../../kernel/dates.js';
+import type { Environment } from '../../kernel/environment.js';
+import type { Random } from '../../kernel/random.port.js';
+import type { UnitOfWork } from '../../kernel/unit-of-work.port.js';
+import type { ZoneRepository } from '../ports/zone-repository.port.js';
 import type { RecordSet, RecordType } from './record-set.js';
 import { nextSerial } from './serial.js';
 import { apexRecords, initialSerial, withSerial } from './zone-factory.js';

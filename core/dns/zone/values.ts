@@ -1,15 +1,15 @@
 import type { RecordSet, RecordType } from './record-set.js';
-import { parseA, parseAaaa } from './types/address.js';
-import { parseCaa } from './types/caa.js';
-import { parseMx } from './types/mx.js';
-import { parseSoa } from './types/soa.js';
-import { parseSrv } from './types/srv.js';
-import { parseTarget } from './types/target.js';
-import { parseTxt } from './types/txt.js';
-import type { ParsedValue } from './types/value.js';
+import { parseA, parseAaaa } from '../types/address.js';
+import { parseCaa } from '../types/caa.js';
+import { parseMx } from '../types/mx.js';
+import { parseSoa } from '../types/soa.js';
+import { parseSrv } from '../types/srv.js';
+import { parseTarget } from '../types/target.js';
+import { parseTxt } from '../types/txt.js';
+import type { ParsedValue } from '../types/value.js';
 
-export type { ParsedValue, ValueData, ValueProblem } from './types/value.js';
-export { splitTxt, quoteString, unescapeString } from './types/text.js';
+export type { ParsedValue, ValueData, ValueProblem } from '../types/value.js';
+export { splitTxt, quoteString, unescapeString } from '../types/text.js';
 
 /**
  * Presentation values per record type: parse, validate (every problem) and canonicalise. Each type lives

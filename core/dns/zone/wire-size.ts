@@ -3,7 +3,7 @@ import { wireLength } from './names.js';
 import type { RecordSet } from './record-set.js';
 import type { ParsedValue } from './values.js';
 import { parsedValues } from './values.js';
-import { splitTxt } from './types/text.js';
+import { splitTxt } from '../types/text.js';
 
 /** dns-packet's record codec (typed loosely: @types/dns-packet does not declare `answer`). */
 const answerCodec = (dnsPacket as unknown as { answer: { encodingLength(a: unknown): number } }).answer;

@@ -1,17 +1,17 @@
-import type { Authorizer } from '../access/authorize.js';
-import type { ApiKey } from '../kernel/caller.js';
-import type { EventLog } from '../kernel/event-log.port.js';
-import type { Clock } from '../kernel/clock.port.js';
-import { normalizeDomain } from '../kernel/domain-name.js';
-import { DomainError } from '../kernel/errors.js';
-import type { Random } from '../kernel/random.port.js';
-import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
-import { transientCheckpoints, type Checkpoints } from '../kernel/checkpoints.port.js';
-import { dnsAccess, isAcmeName } from './dns-access.js';
-import type { AcmeChallenge, AcmeChallengeRepository, ZoneRepository } from './ports/zone-repository.port.js';
-import type { RecordSet } from './record-set.js';
-import { ZoneChanged, type ZoneService } from './zone-service.js';
-import type { StoredZone } from './zone.js';
+import type { Authorizer } from '../../access/authorize.js';
+import type { ApiKey } from '../../kernel/caller.js';
+import type { EventLog } from '../../kernel/event-log.port.js';
+import type { Clock } from '../../kernel/clock.port.js';
+import { normalizeDomain } from '../../kernel/domain-name.js';
+import { DomainError } from '../../kernel/errors.js';
+import type { Random } from '../../kernel/random.port.js';
+import type { UnitOfWork } from '../../kernel/unit-of-work.port.js';
+import { transientCheckpoints, type Checkpoints } from '../../kernel/checkpoints.port.js';
+import { dnsAccess, isAcmeName } from '../dns-access.js';
+import type { AcmeChallenge, AcmeChallengeRepository, ZoneRepository } from '../ports/zone-repository.port.js';
+import type { RecordSet } from '../zone/record-set.js';
+import { ZoneChanged, type ZoneService } from '../zone/zone-service.js';
+import type { StoredZone } from '../zone/zone.js';
 
 /** Runs one committing transaction (a checkpoint phase when the request is phased). */
 type Committer = (fn: () => Promise<StoredZone>) => Promise<StoredZone>;

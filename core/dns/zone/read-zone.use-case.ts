@@ -1,8 +1,8 @@
-import type { ApiKey } from '../kernel/caller.js';
-import { normalizeDomain } from '../kernel/domain-name.js';
-import { DomainError } from '../kernel/errors.js';
-import { clampLimit, decodeCursor, encodeCursor, type Page } from '../kernel/pagination.js';
-import type { ZoneRepository } from './ports/zone-repository.port.js';
+import type { ApiKey } from '../../kernel/caller.js';
+import { normalizeDomain } from '../../kernel/domain-name.js';
+import { DomainError } from '../../kernel/errors.js';
+import { clampLimit, decodeCursor, encodeCursor, type Page } from '../../kernel/pagination.js';
+import type { ZoneRepository } from '../ports/zone-repository.port.js';
 import { rrsetKey, SERVICE_NAMESERVERS, type RecordSet } from './record-set.js';
 import type { StoredZone } from './zone.js';
 import { formatZoneFile } from './zone-file.js';

@@ -1,19 +1,19 @@
-import type { Authorizer } from '../access/authorize.js';
-import type { ApiKey } from '../kernel/caller.js';
-import type { EventLog } from '../kernel/event-log.port.js';
-import type { Clock } from '../kernel/clock.port.js';
-import { normalizeDomain } from '../kernel/domain-name.js';
-import { DomainError } from '../kernel/errors.js';
-import type { Random } from '../kernel/random.port.js';
-import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
-import { transientCheckpoints, type Checkpoints } from '../kernel/checkpoints.port.js';
-import { assertAcmeOnly, dnsAccess, isAcmeName } from './dns-access.js';
+import type { Authorizer } from '../../access/authorize.js';
+import type { ApiKey } from '../../kernel/caller.js';
+import type { EventLog } from '../../kernel/event-log.port.js';
+import type { Clock } from '../../kernel/clock.port.js';
+import { normalizeDomain } from '../../kernel/domain-name.js';
+import { DomainError } from '../../kernel/errors.js';
+import type { Random } from '../../kernel/random.port.js';
+import type { UnitOfWork } from '../../kernel/unit-of-work.port.js';
+import { transientCheckpoints, type Checkpoints } from '../../kernel/checkpoints.port.js';
+import { assertAcmeOnly, dnsAccess, isAcmeName } from '../dns-access.js';
 import { buildPlan, isSafeChange, type PlanInput } from './plan-builder.js';
 import type { Change, CheckResult, Plan } from './plan.js';
-import type { PlanRepository, ZoneRepository } from './ports/zone-repository.port.js';
-import type { RecordSet, RecordType } from './record-set.js';
-import { ZoneChanged, type ZoneService } from './zone-service.js';
-import type { StoredZone, Zone } from './zone.js';
+import type { PlanRepository, ZoneRepository } from '../ports/zone-repository.port.js';
+import type { RecordSet, RecordType } from '../zone/record-set.js';
+import { ZoneChanged, type ZoneService } from '../zone/zone-service.js';
+import type { StoredZone, Zone } from '../zone/zone.js';
 
 export const PLAN_LIFETIME_MS = 3600_000;
 

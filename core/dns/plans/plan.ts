@@ -1,5 +1,5 @@
-import type { Environment } from '../kernel/environment.js';
-import type { RecordSet, RecordType } from './record-set.js';
+import type { Environment } from '../../kernel/environment.js';
+import type { RecordSet, RecordType } from '../zone/record-set.js';
 
 /** One change of a plan (DESIGN: Wire formats). update and delete state the exact current set. */
 export interface Change {
