@@ -9,7 +9,7 @@ import { NodeRandom } from '../adapters/crypto/node/index.js';
 import { SqlStore } from '../adapters/sql/index.js';
 import { buildPlan, isSafeChange, type ChangeInput, type PlanInput, type RecordSetInput } from '../core/dns/plans/plan-builder.js';
 import type { Change } from '../core/dns/plans/plan.js';
-import { staleReason, wholeZoneBefore } from '../core/dns/plans/dns-plans.use-case.js';
+import { Plan, staleReason } from '../core/dns/plans/plan.js';
 import type { RecordSet, RecordType } from '../core/dns/zone/record-set.js';
 import { ZoneService, type ZonePublisher } from '../core/dns/zone/zone-service.js';
 import { apexSets, benchSets, BENCH_SERIAL } from './zone-gen.js';
@@ -126,7 +126,7 @@ const planAndApply = async (ctx: Ctx, domain: string, input: PlanInput, wholeZon
   const built = buildPlan({ origin: domain, current: zone.recordSets, input });
   const t2 = now();
   if (!built.valid) throw new Error(`the plan on ${domain} is invalid: ${JSON.stringify(built.checks.filter((c) => c.severity === 'error').slice(0, 5))}`);
-  const before = wholeZone ? wholeZoneBefore(zone) : built.before;
+  const before = wholeZone ? Plan.wholeZoneBefore(zone) : built.before;
   const p0 = now();
   const created = new Date();
   await store.plans.insert({

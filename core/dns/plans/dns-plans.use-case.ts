@@ -7,78 +7,17 @@ import { DomainError } from '../../kernel/errors.js';
 import type { Random } from '../../kernel/random.port.js';
 import type { UnitOfWork } from '../../kernel/unit-of-work.port.js';
 import { transientCheckpoints, type Checkpoints } from '../../kernel/checkpoints.port.js';
-import { assertAcmeOnly, dnsAccess, isAcmeName } from '../dns-access.js';
-import { buildPlan, isSafeChange, type PlanInput } from './plan-builder.js';
-import type { Change, CheckResult, Plan } from './plan.js';
+import { assertAcmeOnly, dnsAccess } from '../dns-access.js';
+import { buildPlan, type PlanInput } from './plan-builder.js';
+import { Plan, type Change, type CheckResult, type PlanView } from './plan.js';
+
+export type { PlanView };
 import type { PlanRepository, ZoneRepository } from '../ports/zone-repository.port.js';
 import type { RecordSet, RecordType } from '../zone/record-set.js';
 import { ZoneChanged, type ZoneService } from '../zone/zone-service.js';
 import type { StoredZone, Zone } from '../zone/zone.js';
 
 export const PLAN_LIFETIME_MS = 3600_000;
-
-export interface PlanView {
-  id: string;
-  domain: string;
-  source: Plan['source'];
-  valid: boolean;
-  base_serial: number;
-  changes: Change[];
-  checks: CheckResult[];
-  counts: { create: number; update: number; delete: number; errors: number; warnings: number };
-  expires_at: string;
-  applied_at: string | null;
-}
-
-const countsOf = (p: Pick<Plan, 'changes' | 'checks'>) => ({
-  create: p.changes.filter((c) => c.action === 'create').length,
-  update: p.changes.filter((c) => c.action === 'update').length,
-  delete: p.changes.filter((c) => c.action === 'delete').length,
-  errors: p.checks.filter((c) => c.severity === 'error').length,
-  warnings: p.checks.filter((c) => c.severity === 'warning').length,
-});
-
-export const viewPlan = (p: Plan): PlanView => ({
-  id: p.id, domain: p.domain, source: p.source, valid: p.valid, base_serial: p.baseSerial, changes: [...p.changes], checks: [...p.checks],
-  counts: countsOf(p), expires_at: p.expiresAt.toISOString(), applied_at: p.appliedAt?.toISOString() ?? null,
-});
-
-const sameSet = (a: RecordSet | null | undefined, b: RecordSet | null | undefined): boolean =>
-  (!a && !b) || (!!a && !!b && a.ttl === b.ttl && a.values.length === b.values.length && a.values.every((v, i) => v === b.values[i]));
-
-/** Apex SOA is the service's and changes with every apply; _acme-challenge sets change under plans. */
-const comparable = (zone: string) => (s: RecordSet) => !(s.name === zone && s.type === 'SOA') && !isAcmeName(s.name, zone);
-
-/** What a whole-zone plan's apply compares against: every comparable set of the zone as planned. */
-export const wholeZoneBefore = (zone: Zone): Plan['before'] =>
-  zone.recordSets.filter(comparable(zone.domain)).map((s) => ({ name: s.name, type: s.type, set: s }));
-
-/**
- * Why a plan is stale on the zone as it is now, or null when it is not: a set it touches differs from
- * what it saw (`before`), or — a whole-zone plan — a comparable set was added. One pass over the zone,
- * looking up only the plan's own names. The first difference in `before` order is named (then the first
- * added set in zone order), as DnsPlans reports it.
- */
-export const staleReason = (plan: Pick<Plan, 'domain' | 'source' | 'before'>, zone: Zone): string | null => {
-  // The plan's keys, name → type → the set the zone has now (undefined: none).
-  const now = new Map<string, Map<RecordType, RecordSet | undefined>>();
-  for (const b of plan.before) {
-    let types = now.get(b.name);
-    if (!types) now.set(b.name, (types = new Map()));
-    types.set(b.type, undefined);
-  }
-  for (const s of zone.recordSets) {
-    const types = now.get(s.name);
-    if (types?.has(s.type)) types.set(s.type, s);
-  }
-  for (const b of plan.before) if (!sameSet(b.set, now.get(b.name)!.get(b.type))) return `${b.name} ${b.type} changed`;
-  if (plan.source !== 'changes') {
-    const isComparable = comparable(plan.domain);
-    const added = zone.recordSets.find((s) => isComparable(s) && !now.get(s.name)?.has(s.type));
-    if (added) return `${added.name} ${added.type} was added`;
-  }
-  return null;
-};
 
 /**
  * DNS plans (issue 4): a plan writes nothing; apply writes it atomically, only if every record set it
@@ -114,22 +53,22 @@ export class DnsPlans {
     if (access === 'acme-only') assertAcmeOnly(built.changes, domain, domain);
     const now = this.clock.now();
     // What apply compares against: the touched sets, or for a whole-zone plan every comparable set.
-    const before = 'changes' in input ? built.before : wholeZoneBefore(zone);
-    const plan: Plan = {
+    const before = 'changes' in input ? built.before : Plan.wholeZoneBefore(zone);
+    const plan = Plan.of({
       id: this.random.id(), accountId: key.accountId, environment: key.environment, domain, keyId: key.id,
       source: 'changes' in input ? 'changes' : 'records' in input ? 'records' : 'zone_file',
       baseSerial: zone.serial, changes: built.changes, before, checks: built.checks, valid: built.valid,
       createdAt: now, expiresAt: new Date(now.getTime() + PLAN_LIFETIME_MS), appliedAt: null,
-    };
-    await this.plans.insert(plan);
-    return viewPlan(plan);
+    });
+    await this.plans.insert(plan.record);
+    return plan.view();
   }
 
   async get(key: ApiKey, domainInput: string, id: string): Promise<PlanView> {
     const domain = normalizeDomain(domainInput);
-    const plan = await this.plans.find(key.accountId, key.environment, id);
-    if (!plan || plan.domain !== domain) throw new DomainError('plan_not_found', { plan_id: id, domain });
-    return viewPlan(plan);
+    const stored = await this.plans.find(key.accountId, key.environment, id);
+    if (!stored || stored.domain !== domain) throw new DomainError('plan_not_found', { plan_id: id, domain });
+    return Plan.of(stored).view();
   }
 
   /**
@@ -146,8 +85,9 @@ export class DnsPlans {
       return cp.last.data.result as PlanView & { serial: number };
     }
     const access = await dnsAccess(this.authorizer, key, domain);
-    const plan = await this.plans.find(key.accountId, key.environment, id);
-    if (!plan || plan.domain !== domain) throw new DomainError('plan_not_found', { plan_id: id, domain });
+    const stored = await this.plans.find(key.accountId, key.environment, id);
+    if (!stored || stored.domain !== domain) throw new DomainError('plan_not_found', { plan_id: id, domain });
+    const plan = Plan.of(stored);
     if (plan.appliedAt) throw new DomainError('plan_already_applied', { plan_id: id });
     if (this.clock.now() > plan.expiresAt) throw new DomainError('plan_expired', { plan_id: id, domain });
     if (!plan.valid) throw new DomainError('plan_invalid', { plan_id: id, domain });
@@ -155,11 +95,8 @@ export class DnsPlans {
 
     for (let attempt = 0; attempt < 10; attempt++) {
       const zone = await this.zoneOf(key, domain);
-      this.assertFresh(plan, zone);
-      if (!opts.force && !isSafeChange(zone.recordSets.length, plan.changes)) {
-        const touched = plan.changes.filter((c) => c.action !== 'create').length;
-        throw new DomainError('plan_unsafe', { touched, size: zone.recordSets.length });
-      }
+      plan.assertFresh(zone);
+      if (!opts.force) plan.assertSafe(zone.recordSets.length);
       // The checks again, on the zone as it is now — unless nothing changed since the plan was made (same
       // serial: the checks already ran on exactly this zone).
       const recheck = zone.serial === plan.baseSerial
@@ -182,10 +119,10 @@ export class DnsPlans {
           if (!(await this.plans.markApplied(plan.id, now))) throw new DomainError('plan_already_applied', { plan_id: id });
           await this.events.append({
             id: this.random.id(), accountId: key.accountId, environment: key.environment, type: 'dns.plan_applied', subject: `domain:${domain}`,
-            actor: `key:${key.id}`, occurredAt: now, data: { plan_id: plan.id, serial: next.serial, counts: countsOf(plan) },
+            actor: `key:${key.id}`, occurredAt: now, data: { plan_id: plan.id, serial: next.serial, counts: plan.counts },
           });
           committed = next;
-          return { result: { ...viewPlan({ ...plan, appliedAt: now }), serial: next.serial } };
+          return { result: { ...plan.appliedOn(now).view(), serial: next.serial } };
         });
         // Returns only once our own server answers with the change.
         await this.zoneService.publish(committed!);
@@ -196,11 +133,6 @@ export class DnsPlans {
       }
     }
     throw new DomainError('operation_in_progress', { domain_id: domain });
-  }
-
-  private assertFresh(plan: Plan, zone: StoredZone): void {
-    const reason = staleReason(plan, zone);
-    if (reason !== null) throw new DomainError('plan_stale', { domain: plan.domain, reason });
   }
 }
 

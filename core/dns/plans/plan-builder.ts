@@ -379,19 +379,7 @@ export const applyChanges = (current: readonly RecordSet[], changes: readonly Ch
 };
 
 /** octoDNS's safety thresholds (Plan.raise_if_unsafe): zones of at least 10 sets, 30% of them. */
-export const SAFETY = { minZoneSize: 10, maxTouchedShare: 0.3 } as const;
-
-/**
- * Safety like octoDNS (issue 4): updating or deleting more than 30% of a zone of ≥ 10 record sets needs
- * `force`. Updates and deletes count together here (octoDNS checks each share on its own; together is stricter).
- * `zoneSize` is the number of record sets in the zone now.
- */
-export const isSafeChange = (zoneSize: number, changes: readonly Pick<Change, 'action'>[]): boolean => {
-  if (zoneSize < SAFETY.minZoneSize) return true;
-  let touched = 0;
-  for (const c of changes) if (c.action !== 'create') touched++;
-  return touched <= zoneSize * SAFETY.maxTouchedShare;
-};
+export { isSafeChange, SAFETY } from './plan.js';
 
 /**
  * Every check rule over a whole zone, as if every set were new (an import, or a sanity check of a stored zone).
