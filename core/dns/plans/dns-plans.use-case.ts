@@ -15,7 +15,7 @@ export type { PlanView };
 import type { PlanRepository, ZoneRepository } from '../ports/zone-repository.port.js';
 import type { RecordSet, RecordType } from '../zone/record-set.js';
 import { ZoneChanged, type ZoneService } from '../zone/zone-service.js';
-import type { StoredZone, Zone } from '../zone/zone.js';
+import type { StoredZone } from '../zone/zone.js';
 
 export const PLAN_LIFETIME_MS = 3600_000;
 
