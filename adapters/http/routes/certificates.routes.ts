@@ -1,6 +1,6 @@
 import type { Route } from '../route.js';
 import { page, pageQuery } from '../schemas.js';
-import type { UseCases } from './use-cases.js';
+import type { Certificates } from '../../../core/certificates/certificates.use-case.js';
 
 const iso = { type: ['string', 'null'], format: 'date-time' };
 const certificate = {
@@ -28,8 +28,12 @@ const certificate = {
 const idParam = { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 60 } } };
 const pem = (description: string) => ({ description, contentType: 'application/x-pem-file', schema: { type: 'string' } });
 
-/** Issue 5: free certificates (cert.issue class 1, cert.read class 0). */
-export const certificateRoutes = (uc: UseCases): Route[] => [
+/** Free certificates (/v1/certificates): cert.issue class 1, cert.read class 0. */
+export interface CertificatesUseCases {
+  readonly certificates: Pick<Certificates, 'request' | 'list' | 'get' | 'chain' | 'privateKey' | 'revoke'>;
+}
+
+export const certificateRoutes = (uc: CertificatesUseCases): Route[] => [
   {
     id: 'requestCertificate', method: 'POST', path: '/v1/certificates', tag: 'Certificates', writes: true,
     summary: 'Request a certificate for names inside your domains (wildcards allowed); issued in the background',
@@ -101,11 +105,5 @@ export const certificateRoutes = (uc: UseCases): Route[] => [
     responses: { 200: { description: 'Revoked', schema: certificate } },
     errors: ['certificate_not_found', 'certificate_not_revocable', 'certificate_authority_failed', 'right_missing'],
     handle: async (i) => ({ status: 200, body: await uc.certificates.revoke(i.key!, i.params.id!, (i.body as { reason?: number } | undefined)?.reason) }),
-  },
-  {
-    id: 'sandboxCaRoot', method: 'GET', path: '/v1/sandbox/ca.pem', tag: 'Certificates', writes: false, access: { kind: 'public' },
-    summary: "The sandbox CA's root certificate (PEM): add it to a trust store to verify sandbox chains",
-    responses: { 200: pem('Root certificate (PEM)') },
-    handle: async () => ({ status: 200, contentType: 'application/x-pem-file', body: await uc.certificates.trustRoot() }),
   },
 ];

@@ -1,7 +1,9 @@
 import { RECORD_TYPES } from '../../../core/dns/record-set.js';
 import type { Route } from '../route.js';
 import { domainParam, i18n, page, pageQuery } from '../schemas.js';
-import type { UseCases } from './use-cases.js';
+import type { AcmeChallenges } from '../../../core/dns/acme-challenges.use-case.js';
+import type { DnsPlans } from '../../../core/dns/dns-plans.use-case.js';
+import type { ReadZone } from '../../../core/dns/read-zone.use-case.js';
 
 const recordSet = {
   type: 'object', required: ['name', 'type', 'ttl', 'values'],
@@ -35,8 +37,14 @@ const plan = {
 };
 const planParams = { type: 'object', required: ['domain', 'id'], properties: { domain: { type: 'string', minLength: 1, maxLength: 300 }, id: { type: 'string', maxLength: 40 } } };
 
-/** Issue 4: DNS records, checked plans, the zone file, the ACME-only path. */
-export const dnsRoutes = (uc: UseCases): Route[] => [
+/** DNS (/v1/domains/{domain}/dns): records, checked plans, the zone file, the ACME-only path. */
+export interface DnsUseCases {
+  readonly readZone: Pick<ReadZone, 'records' | 'zoneFile'>;
+  readonly dnsPlans: Pick<DnsPlans, 'create' | 'get' | 'apply'>;
+  readonly acmeChallenges: Pick<AcmeChallenges, 'add' | 'remove'>;
+}
+
+export const dnsRoutes = (uc: DnsUseCases): Route[] => [
   {
     id: 'listRecords', method: 'GET', path: '/v1/domains/{domain}/dns/records', tag: 'DNS', writes: false,
     summary: "The zone's record sets (dns.read), by name then type, cursor pages",

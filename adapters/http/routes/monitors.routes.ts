@@ -1,9 +1,12 @@
 import { DNS_MONITOR_TYPES, MONITOR_KINDS } from '../../../core/monitoring/monitor.js';
-import type { CreateMonitorInput } from '../../../core/monitoring/create-monitor.use-case.js';
-import type { UpdateMonitorInput } from '../../../core/monitoring/update-monitor.use-case.js';
 import type { Route } from '../route.js';
 import { page, pageQuery } from '../schemas.js';
-import type { UseCases } from './use-cases.js';
+import type { CreateMonitor, CreateMonitorInput } from '../../../core/monitoring/create-monitor.use-case.js';
+import type { UpdateMonitor, UpdateMonitorInput } from '../../../core/monitoring/update-monitor.use-case.js';
+import type { DeleteMonitor } from '../../../core/monitoring/delete-monitor.use-case.js';
+import type { GetMonitor, ListMonitors } from '../../../core/monitoring/read-monitors.use-case.js';
+import type { ListMonitorResults } from '../../../core/monitoring/monitor-results.use-case.js';
+import type { MonitorReport } from '../../../core/monitoring/monitor-report.use-case.js';
 
 const iso = { type: ['string', 'null'], format: 'date-time' };
 const specProperties = {
@@ -65,8 +68,20 @@ const report = {
 };
 const idParam = { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 60 } } };
 
-/** Issue 11: monitoring (monitor.edit class 1, monitor.read class 0), scoped by the key's domains. */
-export const monitorRoutes = (uc: UseCases): Route[] => [
+/** Monitoring (/v1/monitors): monitor.edit class 1, monitor.read class 0, scoped by the key's domains. */
+export interface MonitorsUseCases {
+  readonly monitors: {
+    readonly create: Pick<CreateMonitor, 'execute'>;
+    readonly update: Pick<UpdateMonitor, 'execute'>;
+    readonly delete: Pick<DeleteMonitor, 'execute'>;
+    readonly list: Pick<ListMonitors, 'execute'>;
+    readonly get: Pick<GetMonitor, 'execute'>;
+    readonly results: Pick<ListMonitorResults, 'execute'>;
+    readonly report: Pick<MonitorReport, 'execute'>;
+  };
+}
+
+export const monitorRoutes = (uc: MonitorsUseCases): Route[] => [
   {
     id: 'createMonitor', method: 'POST', path: '/v1/monitors', tag: 'Monitoring', writes: true,
     summary: 'Create a monitor (dns, http, tls or domain_expiry) on one of your domains',
