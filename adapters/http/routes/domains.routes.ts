@@ -9,9 +9,10 @@ import type { ChangeRegistrant } from '../../../core/domains/change-registrant.u
 import type { RequestOperation } from '../../../core/operations/request-operation.use-case.js';
 import type { LockTransfer } from '../../../core/operations/lock-transfer.use-case.js';
 import type { Environment } from '../../../core/kernel/environment.js';
-import type { Route } from '../route.js';
+import { route, withBody, type Route } from '../route.js';
+import { schema, type FromSchema } from '../schema-type.js';
 import { domainParam, domainView, money, page, pageQuery } from '../schemas.js';
-import { envBody, human, REAUTH, str, TAG } from './human-only.js';
+import { envBody, REAUTH, str, TAG } from './human-only.js';
 import { operationView } from './operations.routes.js';
 
 /**
@@ -32,19 +33,19 @@ export interface DomainsUseCases {
   readonly changeRegistrant: Pick<ChangeRegistrant, 'execute'>;
 }
 
-const charged = {
+const charged = schema({
   ...domainView,
   properties: {
-    ...(domainView.properties as object),
+    ...domainView.properties,
     charge: { type: 'object', properties: { amount: money, ledger_entry_id: { type: 'string' } } },
   },
-};
+});
 
-const waiting = { 202: { description: 'The operation, pending: it takes effect when a second owner confirms it, or by itself 24 hours later', schema: operationView } };
+const waiting = schema({ 202: { description: 'The operation, pending: it takes effect when a second owner confirms it, or by itself 24 hours later', schema: operationView } });
 const REQUEST_ERRORS = ['domain_not_found', 'operation_pending', 'operation_no_change', 'owner_required'] as const;
 const location = (id: string) => ({ Location: `/v1/operations/${id}` });
 
-export const registrantSchema = {
+export const registrantSchema = schema({
   type: 'object', additionalProperties: false, required: ['name', 'email', 'address'],
   properties: {
     name: str(255), organization: { type: ['string', 'null'], maxLength: 255 }, email: str(320), phone: { type: ['string', 'null'], maxLength: 20 },
@@ -56,13 +57,9 @@ export const registrantSchema = {
       },
     },
   },
-};
+});
 
-type RegistrantBody = {
-  name: string; organization?: string | null; email: string; phone?: string | null;
-  address: { street: string[]; city: string; region?: string | null; postal_code?: string | null; country_code: string };
-};
-export const toContact = (b: RegistrantBody): RegistrantContact => ({
+export const toContact = (b: FromSchema<typeof registrantSchema>): RegistrantContact => ({
   name: b.name, organization: b.organization ?? null, email: b.email, phone: b.phone ?? null,
   address: { street: b.address.street, city: b.address.city, region: b.address.region ?? null, postalCode: b.address.postal_code ?? null, countryCode: b.address.country_code },
 });
@@ -72,7 +69,7 @@ export const fromContact = (c: RegistrantContact) => ({
 });
 
 export const domainRoutes = (uc: DomainsUseCases): Route[] => [
-  {
+  route({
     id: 'listDomains', method: 'GET', path: '/v1/domains', tag: 'Domains', writes: false,
     summary: 'Domains the key may read (domain.read), by name, cursor pages',
     access: { kind: 'key', right: 'domain.read' },
@@ -81,21 +78,21 @@ export const domainRoutes = (uc: DomainsUseCases): Route[] => [
     errors: ['cursor_invalid'],
     handle: async (i) => ({
       status: 200,
-      body: await uc.listDomains.execute(i.key!, {
-        label: i.query.label as string | undefined, cursor: i.query.cursor as string | undefined, limit: i.query.limit as number | undefined,
+      body: await uc.listDomains.execute(i.key, {
+        label: i.query.label, cursor: i.query.cursor, limit: i.query.limit,
       }),
     }),
-  },
-  {
+  }),
+  route({
     id: 'getDomain', method: 'GET', path: '/v1/domains/{domain}', tag: 'Domains', writes: false,
     summary: 'One domain (seed 2.5): status, expiry, automatic renewal, labels, nameservers, transfer lock',
     access: { kind: 'key', right: 'domain.read', domainParam: 'domain' },
     params: domainParam,
     responses: { 200: { description: 'The domain', schema: domainView } },
     errors: ['domain_not_found', 'domain_invalid'],
-    handle: async (i) => ({ status: 200, body: await uc.getDomain.execute(i.key!, i.params.domain!, i.domain) }),
-  },
-  {
+    handle: async (i) => ({ status: 200, body: await uc.getDomain.execute(i.key, i.params.domain, i.domain) }),
+  }),
+  route({
     id: 'search', method: 'GET', path: '/v1/search', tag: 'Domains', writes: false,
     summary: 'Availability of a name across the TLDs of the price list, with yearly prices; exact match first',
     access: { kind: 'key' },
@@ -122,13 +119,13 @@ export const domainRoutes = (uc: DomainsUseCases): Route[] => [
       },
     },
     errors: ['tld_not_supported', 'domain_invalid'],
-    handle: async (i) => ({ status: 200, body: await uc.searchDomains.execute(i.key!.environment, i.query.q as string) }),
-  },
-  {
+    handle: async (i) => ({ status: 200, body: await uc.searchDomains.execute(i.key.environment, i.query.q) }),
+  }),
+  route({
     id: 'registerDomain', method: 'POST', path: '/v1/domains', tag: 'Domains', writes: true, phased: true,
     summary: 'Register a domain and charge the balance at the price list (domain.register, class 2)',
     description: 'A key whose domain.register policy selects a label may register any name; the new domain carries that label. A taken name is 409 domain_taken with the date it is registered until.',
-    access: { kind: 'key', rights: (i) => [{ right: 'domain.register', domain: (i.body as { domain: string }).domain }] },
+    access: { kind: 'key', rights: (i) => [{ right: 'domain.register', domain: i.body.domain }] },
     body: {
       type: 'object', additionalProperties: false, required: ['domain', 'years'],
       properties: {
@@ -140,11 +137,11 @@ export const domainRoutes = (uc: DomainsUseCases): Route[] => [
     responses: { 201: { description: 'Registered and charged', schema: charged } },
     errors: ['domain_taken', 'domain_already_yours', 'tld_not_supported', 'insufficient_funds', 'spend_limit_exceeded', 'registry_failure', 'domain_invalid'],
     handle: async (i) => {
-      const r = await uc.registerDomain.execute(i.key!, i.body as { domain: string; years: number; auto_renew?: boolean }, i.checkpoints!);
+      const r = await uc.registerDomain.execute(i.key, i.body, i.checkpoints);
       return { status: 201, headers: { Location: `/v1/domains/${r.domain}` }, body: r };
     },
-  },
-  {
+  }),
+  route({
     id: 'renewDomain', method: 'POST', path: '/v1/domains/{domain}/renewals', tag: 'Domains', writes: true, phased: true,
     summary: 'Renew a domain (domain.renew, class 2); in redemptionPeriod this restores it for a fee',
     access: { kind: 'key', right: 'domain.renew', domainParam: 'domain' },
@@ -154,10 +151,10 @@ export const domainRoutes = (uc: DomainsUseCases): Route[] => [
     errors: ['domain_not_found', 'domain_not_renewable', 'insufficient_funds', 'spend_limit_exceeded', 'registry_failure', 'operation_in_progress'],
     handle: async (i) => ({
       status: 201,
-      body: await uc.renewDomain.execute({ kind: 'key', key: i.key! }, { domain: i.params.domain!, years: (i.body as { years: number }).years }, i.checkpoints!),
+      body: await uc.renewDomain.execute({ kind: 'key', key: i.key }, { domain: i.params.domain, years: i.body.years }, i.checkpoints),
     }),
-  },
-  {
+  }),
+  route({
     id: 'updateDomain', method: 'PATCH', path: '/v1/domains/{domain}', tag: 'Domains', writes: true,
     summary: 'Switch automatic renewal on or off (domain.renew, class 2)',
     access: { kind: 'key', right: 'domain.renew', domainParam: 'domain' },
@@ -165,9 +162,9 @@ export const domainRoutes = (uc: DomainsUseCases): Route[] => [
     body: { type: 'object', additionalProperties: false, required: ['auto_renew'], properties: { auto_renew: { type: 'boolean' } } },
     responses: { 200: { description: 'The domain', schema: domainView } },
     errors: ['domain_not_found'],
-    handle: async (i) => ({ status: 200, body: await uc.setAutoRenew.execute(i.key!, i.params.domain!, (i.body as { auto_renew: boolean }).auto_renew) }),
-  },
-  {
+    handle: async (i) => ({ status: 200, body: await uc.setAutoRenew.execute(i.key, i.params.domain, i.body.auto_renew) }),
+  }),
+  route({
     id: 'setNameservers', method: 'PUT', path: '/v1/domains/{domain}/nameservers', tag: 'Operations', writes: true,
     summary: "Change the domain's nameservers (domain.nameservers, class 3): 202, waits for a second owner or 24 hours",
     description: 'Our zone is kept and its apex NS follows the new delegation. Nameservers outside ours are flagged in `warnings` (`nameservers_outside`): the world stops seeing our zone once the change takes effect.',
@@ -180,11 +177,11 @@ export const domainRoutes = (uc: DomainsUseCases): Route[] => [
     responses: waiting,
     errors: [...REQUEST_ERRORS, 'nameservers_invalid'],
     handle: async (i) => {
-      const op = await uc.requestOperation.execute({ kind: 'key', key: i.key! }, { kind: 'nameservers', domain: i.params.domain!, nameservers: (i.body as { nameservers: string[] }).nameservers });
+      const op = await uc.requestOperation.execute({ kind: 'key', key: i.key }, { kind: 'nameservers', domain: i.params.domain, nameservers: i.body.nameservers });
       return { status: 202, headers: location(op.id), body: op };
     },
-  },
-  {
+  }),
+  route({
     id: 'liftTransferLock', method: 'DELETE', path: '/v1/domains/{domain}/transfer-lock', tag: 'Operations', writes: true,
     summary: 'Lift the transfer lock (domain.lock, class 3): 202, waits for a second owner or 24 hours',
     description: 'Removes clientTransferProhibited when it takes effect. It never yields the transfer code (seed A7): revealing it is a human-only action in the console.',
@@ -193,11 +190,11 @@ export const domainRoutes = (uc: DomainsUseCases): Route[] => [
     responses: waiting,
     errors: [...REQUEST_ERRORS],
     handle: async (i) => {
-      const op = await uc.requestOperation.execute({ kind: 'key', key: i.key! }, { kind: 'transfer_unlock', domain: i.params.domain! });
+      const op = await uc.requestOperation.execute({ kind: 'key', key: i.key }, { kind: 'transfer_unlock', domain: i.params.domain });
       return { status: 202, headers: location(op.id), body: op };
     },
-  },
-  {
+  }),
+  route({
     id: 'setTransferLock', method: 'PUT', path: '/v1/domains/{domain}/transfer-lock', tag: 'Operations', writes: true, phased: true,
     summary: 'Set the transfer lock again (domain.lock): at once, 200; cancels a pending request to lift it',
     access: { kind: 'key', right: 'domain.lock', domainParam: 'domain' },
@@ -205,13 +202,13 @@ export const domainRoutes = (uc: DomainsUseCases): Route[] => [
     responses: {
       200: {
         description: 'The domain, locked',
-        schema: { ...domainView, properties: { ...(domainView.properties as object), cancelled_operation: { ...operationView, type: ['object', 'null'] } } },
+        schema: { ...domainView, properties: { ...domainView.properties, cancelled_operation: { ...operationView, type: ['object', 'null'] } } },
       },
     },
     errors: ['domain_not_found', 'registry_failure', 'registrar_capability_missing'],
-    handle: async (i) => ({ status: 200, body: await uc.lockTransfer.execute(i.key!, i.params.domain!) }),
-  },
-  {
+    handle: async (i) => ({ status: 200, body: await uc.lockTransfer.execute(i.key, i.params.domain) }),
+  }),
+  route({
     id: 'setLabels', method: 'PUT', path: '/v1/domains/{domain}/labels', tag: 'Operations', writes: true,
     summary: "Replace the domain's labels (domain.labels, class 3: labels widen what label-scoped keys reach): 202, waits",
     access: { kind: 'key', right: 'domain.labels', domainParam: 'domain' },
@@ -223,25 +220,25 @@ export const domainRoutes = (uc: DomainsUseCases): Route[] => [
     responses: waiting,
     errors: [...REQUEST_ERRORS, 'labels_invalid'],
     handle: async (i) => {
-      const op = await uc.requestOperation.execute({ kind: 'key', key: i.key! }, { kind: 'labels', domain: i.params.domain!, labels: (i.body as { labels: string[] }).labels });
+      const op = await uc.requestOperation.execute({ kind: 'key', key: i.key }, { kind: 'labels', domain: i.params.domain, labels: i.body.labels });
       return { status: 202, headers: location(op.id), body: op };
     },
-  },
-  {
+  }),
+  route({
     id: 'revealTransferCode', method: 'POST', path: '/v1/account/domains/{domain}/transfer-code', tag: TAG, writes: true,
     summary: 'Reveal the transfer (auth) code of a domain (owners, signed in again within 5 minutes; every owner is told)',
     access: { kind: 'human', session: true, console: '/console/domains' },
-    params: domainParam, body: envBody(),
+    params: domainParam, body: envBody({}, []),
     responses: { 200: { description: 'The code', schema: { type: 'object', properties: { domain: { type: 'string' }, transfer_code: { type: 'string' } } } } },
     errors: [...REAUTH, 'domain_not_found', 'registrar_capability_missing'],
     handle: async (i) => {
-      const r = await uc.revealTransferCode.execute(human(i), (i.body as { environment: Environment }).environment, i.params.domain!);
+      const r = await uc.revealTransferCode.execute(i.human, i.body.environment, i.params.domain);
       return { status: 200, headers: { 'Cache-Control': 'no-store' }, body: { domain: r.domain, transfer_code: r.transferCode } };
     },
     // A replay never shows the code again.
-    replayable: (reply) => ({ ...reply, body: { ...(reply.body as object), transfer_code: null } }),
-  },
-  {
+    replayable: (reply) => withBody(reply, { transfer_code: null }),
+  }),
+  route({
     id: 'changeRegistrant', method: 'PUT', path: '/v1/account/domains/{domain}/registrant', tag: TAG, writes: true,
     summary: 'Change the registrant (domain holder) through the registrar (owners, signed in again)',
     access: { kind: 'human', session: true, console: '/console/domains' },
@@ -249,9 +246,9 @@ export const domainRoutes = (uc: DomainsUseCases): Route[] => [
     responses: { 200: { description: 'Changed', schema: { type: 'object', properties: { domain: { type: 'string' }, registrant: registrantSchema } } } },
     errors: [...REAUTH, 'domain_not_found', 'registrar_capability_missing', 'registry_failure'],
     handle: async (i) => {
-      const b = i.body as { environment: Environment; registrant: RegistrantBody };
-      const r = await uc.changeRegistrant.execute(human(i), b.environment, i.params.domain!, toContact(b.registrant));
+      const b = i.body;
+      const r = await uc.changeRegistrant.execute(i.human, b.environment, i.params.domain, toContact(b.registrant));
       return { status: 200, body: { domain: r.domain, registrant: fromContact(r.registrant) } };
     },
-  },
+  }),
 ];

@@ -1,6 +1,7 @@
 import { EVENT_CATALOGUE } from '../../../core/events/catalogue.js';
 import type { ListEvents } from '../../../core/events/list-events.use-case.js';
-import type { Route } from '../route.js';
+import { route, type Route } from '../route.js';
+import { schema } from '../schema-type.js';
 
 const publicTypes = [...new Set(Object.values(EVENT_CATALOGUE).map((i) => i.public).filter((n): n is string => n !== null))].sort();
 
@@ -9,7 +10,7 @@ const catalogueText = Object.values(EVENT_CATALOGUE)
   .map((i) => `- \`${i.public}\` (${i.scope}): ${i.describe.en} data: ${Object.entries(i.data).map(([k, v]) => `${k} (${v})`).join(', ') || '—'}`)
   .join('\n');
 
-export const eventSchema = {
+export const eventSchema = schema({
   type: 'object',
   required: ['id', 'type', 'created_at', 'environment', 'data'],
   properties: {
@@ -20,7 +21,7 @@ export const eventSchema = {
     domain: { type: 'string', description: 'For domain events: the domain it is about.' },
     data: { type: 'object', description: 'Shape by type: see the event catalogue.' },
   },
-};
+});
 
 /** The replayable event log (/v1/events). */
 export interface EventsUseCases {
@@ -28,7 +29,7 @@ export interface EventsUseCases {
 }
 
 export const eventRoutes = (uc: EventsUseCases): Route[] => [
-  {
+  route({
     id: 'listEvents', method: 'GET', path: '/v1/events', tag: 'Events', writes: false,
     summary: 'The replayable event log, oldest first from a cursor (kept 30 days)',
     description: 'Any key. Domain events only for domains the key may read (any read right of that domain); account-wide events only with billing.read (webhook.* also with webhook.manage). `next_cursor` is where to continue; poll with it for new events.\n\nEvent catalogue:\n' + catalogueText,
@@ -46,9 +47,9 @@ export const eventRoutes = (uc: EventsUseCases): Route[] => [
     errors: ['cursor_invalid', 'event_type_unknown'],
     handle: async (i) => ({
       status: 200,
-      body: await uc.listEvents.execute(i.key!, {
-        after: i.query.after as string | undefined, types: i.query.types as string | undefined, domain: i.query.domain as string | undefined, limit: i.query.limit as number | undefined,
+      body: await uc.listEvents.execute(i.key, {
+        after: i.query.after, types: i.query.types, domain: i.query.domain, limit: i.query.limit,
       }),
     }),
-  },
+  }),
 ];

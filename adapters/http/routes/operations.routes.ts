@@ -1,15 +1,16 @@
-import type { Route } from '../route.js';
+import { route, type Route } from '../route.js';
+import { schema } from '../schema-type.js';
 import type { ConfirmOperation } from '../../../core/operations/confirm-operation.use-case.js';
 import type { CancelOperation } from '../../../core/operations/cancel-operation.use-case.js';
 import type { GetOperation, ListOperations } from '../../../core/operations/read-operations.use-case.js';
 import { i18n, page, pageQuery } from '../schemas.js';
 
-const party = {
+const party = schema({
   type: 'object',
   properties: { type: { type: 'string', enum: ['key', 'person'] }, key_id: { type: 'string' }, person_id: { type: 'string' } },
-};
+});
 
-export const operationView = {
+export const operationView = schema({
   type: 'object',
   required: ['id', 'kind', 'domain', 'status', 'requested_by', 'activates_at', 'confirmations', 'links'],
   properties: {
@@ -33,9 +34,9 @@ export const operationView = {
     failure_reason: { type: ['string', 'null'], description: "The registry's reason when status is failed." },
     links: { type: 'object', properties: { self: { type: 'string' }, confirm: { type: 'string' }, cancel: { type: 'string' }, domain: { type: 'string' } } },
   },
-};
+});
 
-const idParam = { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 60 } } };
+const idParam = schema({ type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 60 } } });
 const DECIDE_ERRORS = ['operation_not_found', 'operation_not_pending', 'owner_required', 'right_missing'] as const;
 
 /**
@@ -50,7 +51,7 @@ export interface OperationsUseCases {
 }
 
 export const operationRoutes = (uc: OperationsUseCases): Route[] => [
-  {
+  route({
     id: 'listOperations', method: 'GET', path: '/v1/operations', tag: 'Operations', writes: false,
     summary: "Class 3 operations on domains the key's policies reach, newest first",
     access: { kind: 'key' },
@@ -62,24 +63,24 @@ export const operationRoutes = (uc: OperationsUseCases): Route[] => [
     errors: ['cursor_invalid'],
     handle: async (i) => ({
       status: 200,
-      body: await uc.listOperations.execute({ kind: 'key', key: i.key! }, {
-        ...(i.query.domain !== undefined ? { domain: i.query.domain as string } : {}),
-        ...(i.query.status !== undefined ? { status: i.query.status as 'pending' } : {}),
-        ...(i.query.cursor !== undefined ? { cursor: i.query.cursor as string } : {}),
-        ...(i.query.limit !== undefined ? { limit: i.query.limit as number } : {}),
+      body: await uc.listOperations.execute({ kind: 'key', key: i.key }, {
+        ...(i.query.domain !== undefined ? { domain: i.query.domain } : {}),
+        ...(i.query.status !== undefined ? { status: i.query.status } : {}),
+        ...(i.query.cursor !== undefined ? { cursor: i.query.cursor } : {}),
+        ...(i.query.limit !== undefined ? { limit: i.query.limit } : {}),
       }),
     }),
-  },
-  {
+  }),
+  route({
     id: 'getOperation', method: 'GET', path: '/v1/operations/{id}', tag: 'Operations', writes: false,
     summary: 'One operation (on a domain the key reaches)',
     access: { kind: 'key' },
     params: idParam,
     responses: { 200: { description: 'The operation', schema: operationView } },
     errors: ['operation_not_found'],
-    handle: async (i) => ({ status: 200, body: await uc.getOperation.execute({ kind: 'key', key: i.key! }, i.params.id!) }),
-  },
-  {
+    handle: async (i) => ({ status: 200, body: await uc.getOperation.execute({ kind: 'key', key: i.key }, i.params.id) }),
+  }),
+  route({
     id: 'confirmOperation', method: 'POST', path: '/v1/operations/{id}/confirm', tag: 'Operations', writes: true, phased: true,
     summary: "Confirm as a second owner: the operation takes effect at once",
     description: "The key must be issued by an owner other than the person who requested the operation (or issued the requesting key), and hold the operation's right on that domain. A member's key, or the requester's own keys, are refused.",
@@ -87,15 +88,15 @@ export const operationRoutes = (uc: OperationsUseCases): Route[] => [
     params: idParam,
     responses: { 200: { description: 'The operation after confirming: active (or failed with the registry\'s reason)', schema: operationView } },
     errors: [...DECIDE_ERRORS, 'confirmation_by_requester'],
-    handle: async (i) => ({ status: 200, body: await uc.confirmOperation.execute({ kind: 'key', key: i.key! }, i.params.id!) }),
-  },
-  {
+    handle: async (i) => ({ status: 200, body: await uc.confirmOperation.execute({ kind: 'key', key: i.key }, i.params.id) }),
+  }),
+  route({
     id: 'cancelOperation', method: 'POST', path: '/v1/operations/{id}/cancel', tag: 'Operations', writes: true,
     summary: "Cancel a pending operation (any owner: a key issued by an owner holding the operation's right)",
     access: { kind: 'key' },
     params: idParam,
     responses: { 200: { description: 'The operation, cancelled', schema: operationView } },
     errors: [...DECIDE_ERRORS],
-    handle: async (i) => ({ status: 200, body: await uc.cancelOperation.execute({ kind: 'key', key: i.key! }, i.params.id!) }),
-  },
+    handle: async (i) => ({ status: 200, body: await uc.cancelOperation.execute({ kind: 'key', key: i.key }, i.params.id) }),
+  }),
 ];
