@@ -1,6 +1,6 @@
 import type { OperationActor } from '../../../core/kernel/actor.js';
 import type { OperationView } from '../../../core/operations/operation.js';
-import type { UseCases } from '../routes/use-cases.js';
+import type { UseCases } from '../use-cases.js';
 import { html, type Html } from './html.js';
 import { csrfField, type View } from './layout.js';
 import type { ConsolePage, ConsoleRequest } from './page.js';
