@@ -112,7 +112,10 @@ export class IssueKey {
       await this.events.append({
         id: this.random.id(), accountId: actor.accountId, environment: draft.environment, type: 'key.issued',
         subject: `key:${id}`, actor: `person:${actor.personId}`, occurredAt: now,
-        data: { key_id: id, name: draft.name, class: draft.class, rights: draft.policies.map((p) => p.right) },
+        data: {
+          key_id: id, name: draft.name, class: draft.class, rights: draft.policies.map((p) => p.right),
+          expires_on: draft.conditions.expiresOn, cidr: draft.conditions.cidr, spend_limit: draft.conditions.spendLimit,
+        },
       });
       // DESIGN: issuing a key of class ≥ 2 sends every owner a notice.
       if (draft.class >= 2) {

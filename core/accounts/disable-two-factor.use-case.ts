@@ -27,7 +27,7 @@ export class DisableTwoFactor {
       await this.people.setTwoFactor(human.person.id, false);
       await this.events.append({
         id: this.random.id(), accountId: human.actor.accountId, environment: null, type: 'person.two_factor_disabled',
-        subject: `person:${human.person.id}`, actor: `person:${human.person.id}`, occurredAt: now, data: {},
+        subject: `person:${human.person.id}`, actor: `person:${human.person.id}`, occurredAt: now, data: { email: human.person.email },
       });
       await this.notify.send({
         accountId: human.actor.accountId, environment: 'live', kind: 'person.two_factor_disabled',

@@ -68,7 +68,7 @@ export class EnableTwoFactor {
       }
       await this.events.append({
         id: this.random.id(), accountId: person.accountId, environment: null, type: 'person.two_factor_enabled',
-        subject: `person:${person.id}`, actor: `person:${person.id}`, occurredAt: now, data: {},
+        subject: `person:${person.id}`, actor: `person:${person.id}`, occurredAt: now, data: { email: person.email },
       });
       await this.notify.send({
         accountId: person.accountId, environment: 'live', kind: 'person.two_factor_enabled',

@@ -1,6 +1,6 @@
 import type { SecretHasher } from '../kernel/secret-hasher.port.js';
 import type { EventLog } from '../kernel/event-log.port.js';
-import type { EventType } from '../kernel/events.js';
+import type { EventData, EventType } from '../kernel/events.js';
 import type { NotifyOwners } from '../notices/notify-owners.js';
 import type { NoticeOutbox } from '../notices/ports/notice-outbox.port.js';
 import type { Clock } from '../kernel/clock.port.js';
@@ -135,7 +135,7 @@ export class ManagePeople {
       if (target.role === role) return viewPerson(target);
       if (role === 'member') await this.keepAnOwner(actor.accountId, target);
       await this.people.setRole(target.id, role);
-      await this.append('person.role_changed', actor, `person:${target.id}`, { from: target.role, to: role });
+      await this.append('person.role_changed', actor, `person:${target.id}`, { email: target.email, from: target.role, to: role });
       await this.notify.send({
         accountId: actor.accountId, environment: 'live', kind: 'person.role_changed',
         message: { uk: `Роль ${target.email} змінено: ${target.role} → ${role}.`, en: `The role of ${target.email} changed: ${target.role} → ${role}.` },
@@ -185,7 +185,7 @@ export class ManagePeople {
     if (others.length === 0) throw new DomainError('last_owner', { email: leaving.email });
   }
 
-  private async append(type: EventType, actor: Pick<Actor, 'personId' | 'accountId'>, subject: string, data: Record<string, unknown>): Promise<void> {
+  private async append<T extends EventType>(type: T, actor: Pick<Actor, 'personId' | 'accountId'>, subject: string, data: EventData[T]): Promise<void> {
     await this.events.append({
       id: this.random.id(), accountId: actor.accountId, environment: null, type, subject, actor: `person:${actor.personId}`, occurredAt: this.clock.now(), data,
     });

@@ -100,7 +100,7 @@ export class ChangePaymentMethod {
       await this.cards.save(card);
       await this.events.append({
         id: this.random.id(), accountId: card.accountId, environment: card.environment, type: 'account.payment_method_changed',
-        subject: `account:${card.accountId}`, actor: `person:${human.person.id}`, occurredAt: at, data: { brand: card.brand, last4: card.last4 },
+        subject: `account:${card.accountId}`, actor: `person:${human.person.id}`, occurredAt: at, data: { brand: card.brand, last4: card.last4, actor_email: human.person.email },
       });
       await this.notify.send({
         accountId: card.accountId, environment: card.environment, kind: 'account.payment_method_changed',

@@ -87,7 +87,7 @@ export class TopUpBalance {
       await this.topUps.update(pending.topUpId, { status: 'succeeded', providerId, failureCode: null });
       await this.events.append({
         id: this.random.id(), accountId: key.accountId, environment: key.environment, type: 'billing.topup_succeeded',
-        subject: `topup:${pending.topUpId}`, actor: `key:${key.id}`, occurredAt: now, data: { amount, provider_id: providerId },
+        subject: `topup:${pending.topUpId}`, actor: `key:${key.id}`, occurredAt: now, data: { amount, provider_id: providerId, card: { brand: card.brand, last4: card.last4 } },
       });
       await this.notifyOwners.send({
         accountId: key.accountId, environment: key.environment, kind: 'billing.topup', domain: null,

@@ -194,7 +194,8 @@ export class CertificateIssuance {
       if (giveUp || kind === 'renew') {
         await this.events.append({
           id: this.random.id(), accountId: c.accountId, environment: c.environment, type: giveUp ? 'certificate.failed' : 'certificate.renewal_failed',
-          subject: `certificate:${c.id}`, actor: 'system:certificates', occurredAt: now, data: { names: [...c.names], reason, attempts, retryable },
+          subject: `certificate:${c.id}`, actor: 'system:certificates', occurredAt: now,
+          data: { names: [...c.names], domains: [...c.domains], reason, attempts, retryable, not_after: c.notAfter?.toISOString() ?? null },
         });
       }
       // Owners hear of a failing renewal once per certificate cycle (on its first failure).
@@ -217,7 +218,7 @@ export class CertificateIssuance {
       if (!(await this.certificates.update({ ...c, status: 'expired', nextAttemptAt: null, updatedAt: now }, 'issued'))) return;
       await this.events.append({
         id: this.random.id(), accountId: c.accountId, environment: c.environment, type: 'certificate.expired', subject: `certificate:${c.id}`,
-        actor: 'system:certificates', occurredAt: now, data: { names: [...c.names], not_after: c.notAfter?.toISOString() ?? null },
+        actor: 'system:certificates', occurredAt: now, data: { names: [...c.names], domains: [...c.domains], not_after: c.notAfter?.toISOString() ?? null },
       });
       await this.notifyOwners.send({
         accountId: c.accountId, environment: c.environment, kind: 'certificate_expired', domain: c.domains[0] ?? null,

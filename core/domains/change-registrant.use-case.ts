@@ -63,7 +63,7 @@ export class ChangeRegistrant {
       await this.events.append({
         id: this.random.id(), accountId: domain.accountId, environment, type: 'domain.registrant_changed',
         subject: `domain:${domainName}`, actor: `person:${human.person.id}`, occurredAt: at,
-        data: { domain: domainName, registrant: { name: contact.name, organization: contact.organization ?? null, email: contact.email, country_code: contact.address.countryCode } },
+        data: { domain: domainName, registrant: { name: contact.name, organization: contact.organization ?? null, email: contact.email, country_code: contact.address.countryCode }, actor_email: human.person.email },
       });
       await this.notify.send({
         accountId: domain.accountId, environment, kind: 'domain.registrant_changed', domain: domainName,

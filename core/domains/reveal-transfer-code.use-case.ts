@@ -39,7 +39,7 @@ export class RevealTransferCode {
     await this.uow.transaction(async () => {
       await this.events.append({
         id: this.random.id(), accountId: domain.accountId, environment, type: 'domain.transfer_code_revealed',
-        subject: `domain:${domainName}`, actor: `person:${human.person.id}`, occurredAt: at, data: { domain: domainName },
+        subject: `domain:${domainName}`, actor: `person:${human.person.id}`, occurredAt: at, data: { domain: domainName, actor_email: human.person.email },
       });
       await this.notify.send({
         accountId: domain.accountId, environment, kind: 'domain.transfer_code_revealed', domain: domainName,

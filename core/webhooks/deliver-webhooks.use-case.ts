@@ -241,7 +241,7 @@ export class DeliverWebhooks {
     await this.repo.cancelPending(w.id);
     await this.events.append({
       id: this.random.id(), accountId: w.accountId, environment: w.environment, type: 'webhook.disabled', subject: `webhook:${w.id}`,
-      actor: 'system:webhooks', occurredAt: now, data: { webhook_id: w.id, reason },
+      actor: 'system:webhooks', occurredAt: now, data: { webhook_id: w.id, url: w.url, reason },
     });
     const why = reason === 'gone'
       ? { uk: 'кінцева точка відповіла 410 Gone', en: 'the endpoint answered 410 Gone' }

@@ -542,7 +542,9 @@ describe('IssueKey (seed A8, DESIGN: classes)', () => {
       expect(events.rows[0]!.event).to.deep.include({
         accountId: 'acc-1', environment: 'test', type: 'key.issued', subject: `key:${r.key.id}`, actor: 'person:owner-1',
       });
-      expect(events.rows[0]!.event.data).to.deep.equal({ key_id: r.key.id, name: 'DNS editor', class: 1, rights: ['domain.read', 'dns.edit'] });
+      expect(events.rows[0]!.event.data).to.deep.equal({
+        key_id: r.key.id, name: 'DNS editor', class: 1, rights: ['domain.read', 'dns.edit'], expires_on: '2027-05-20', cidr: null, spend_limit: null,
+      });
     });
   });
 
