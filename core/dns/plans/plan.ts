@@ -1,6 +1,6 @@
 import type { Environment } from '../../kernel/environment.js';
 import { DomainError } from '../../kernel/errors.js';
-import { isAcmeName } from '../dns-access.js';
+import { isAcmeName } from '../zone/names.js';
 import type { RecordSet, RecordType } from '../zone/record-set.js';
 import type { Zone } from '../zone/zone.js';
 

@@ -167,3 +167,7 @@ export const compareNames = (a: string, b: string): number => {
 
 /** First label is `_acme-challenge` (RFC 8555 §8.4): whole-zone plans leave these names alone. */
 export const isAcmeChallengeName = (name: string): boolean => name === '_acme-challenge' || name.startsWith('_acme-challenge.');
+
+/** Whether `name` is an ACME DNS-01 name (`_acme-challenge.<host>`) inside `zone`. */
+export const isAcmeName = (name: string, zone: string): boolean =>
+  name.startsWith('_acme-challenge.') && (name === `_acme-challenge.${zone}` || name.endsWith(`.${zone}`));
