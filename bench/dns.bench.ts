@@ -7,7 +7,7 @@ import { createInterface, type Interface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import dnsPacket from 'dns-packet';
 import { BENCH_SERIAL, benchZone } from './zone-gen.js';
-import { freePort, knotSecondaryConf } from '../test/dns-server/tools.js';
+import { freePort, knotSecondaryConf } from '../test/dns/server/tools.js';
 
 /**
  * `npm run bench:dns`: our authoritative server against Knot, serving the same zone, measured by dnsperf

@@ -11,7 +11,7 @@ import pino from 'pino';
 import { System } from '../../src/system.js';
 import { TOKENS } from '../../src/tokens.js';
 import { knotConf } from '../../adapters/dns/knot-conf.js';
-import { freePort, kdig, rdata, waitFor } from '../dns-server/tools.js';
+import { freePort, kdig, rdata, waitFor } from '../dns/server/tools.js';
 import { ROOT } from '../support/server-process.js';
 import { STORES, type FreshStore } from '../support/stores.js';
 import { TEST_DATA_KEY_HEX, TEST_PEPPER_HEX, testConfig } from '../support/system.js';

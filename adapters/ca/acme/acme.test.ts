@@ -7,7 +7,7 @@ import { SERVICE_NAMESERVERS, soaValue, type RecordSet } from '../../../core/dns
 import {
   certificateAuthorityContract, expectCaError, SpySolver, type ChallengeDns,
 } from '../../../test/contracts/certificate-authority.contract.js';
-import { dig, freePort, rdata } from '../../../test/dns-server/tools.js';
+import { dig, freePort, rdata } from '../../../test/dns/server/tools.js';
 import { requirePebble, startPebble, type Pebble } from '../../../test/support/pebble.js';
 import { AcmeCertificateAuthority, type AcmeTimeouts } from './index.js';
 
