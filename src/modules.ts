@@ -1,3 +1,4 @@
+import type { Diagnostics } from '../core/kernel/diagnostics.port.js';
 import { Recorder } from '../core/kernel/recorder.js';
 import type { Visibility } from '../core/kernel/visibility.port.js';
 import { KeyVisibility } from '../core/access/visibility.js';
@@ -215,7 +216,7 @@ export const coreModule = () =>
     const s = id(T.Store);
     bind(T.NotifyOwners).toResolvedValue((st: SqlStore, c, r) => new NotifyOwners(st.accounts, st.notices, st.outbox, c, r), [s, T.Clock, T.Random]).inSingletonScope();
     bind(T.ZonePublisher).toConstantValue(new ZonePublisherHub());
-    bind(T.ZoneService).toResolvedValue((st: SqlStore, p, r, c) => new ZoneService(st.zones, p, st.uow, r, c), [s, T.ZonePublisher, T.Random, T.Clock]).inSingletonScope();
+    bind(T.ZoneService).toResolvedValue((st: SqlStore, p, r, c, log: Logger) => new ZoneService(st.zones, p, st.uow, r, c, loggedDiagnostics(log)), [s, T.ZonePublisher, T.Random, T.Clock, T.Logger]).inSingletonScope();
     bind(T.ReadZone).toResolvedValue((st: SqlStore) => new ReadZone(st.zones), [s]).inSingletonScope();
     bind(T.AcmeChallenges).toResolvedValue(
       (st: SqlStore, z, a, r, c, rec: Recorder) => new AcmeChallenges(st.zones, st.acmeChallenges, z, a, rec, st.uow, r, c),
@@ -427,4 +428,9 @@ export const mcpModule = () =>
 const dns01Of = (challenges: AcmeChallenges): Dns01Solver => ({
   present: (scope, zone, host, value, actor) => challenges.addFor(scope, zone, host, value, actor),
   cleanUp: (scope, handle, actor) => challenges.removeFor(scope, handle, actor),
+});
+
+/** The core's reported errors go to the log, with what failed. */
+const loggedDiagnostics = (log: Logger): Diagnostics => ({
+  report: (err, context) => log.error({ err, ...context }, context.what),
 });

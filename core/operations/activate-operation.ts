@@ -66,7 +66,7 @@ export class ActivateOperation {
     for (let attempt = 0; ; attempt++) {
       try {
         const done = await this.uow.transaction(async () => this.finish(op, token, failure, actor));
-        if (done.zone) await this.zoneService.publish(done.zone).catch(() => undefined);
+        if (done.zone) await this.zoneService.publishOrReport(done.zone);
         if (!done.operation) return { outcome: 'busy', operation: op };
         return { outcome: failure === null ? 'activated' : 'failed', operation: done.operation };
       } catch (err) {

@@ -1,3 +1,4 @@
+import type { Diagnostics } from '../../kernel/diagnostics.port.js';
 import type { Clock } from '../../kernel/clock.port.js';
 import { kyivDate } from '../../kernel/dates.js';
 import type { Environment } from '../../kernel/environment.js';
@@ -35,13 +36,19 @@ export class ZoneService {
     private readonly uow: UnitOfWork,
     private readonly random: Random,
     private readonly clock: Clock,
+    private readonly diagnostics: Diagnostics,
   ) {}
+
+  /** Publishes after commit; a nameserver that fails is reported and catches up by ZoneSync's poll. */
+  publishOrReport(zone: Zone): Promise<void> {
+    return this.publisher.publish(zone).catch((err: unknown) => this.diagnostics.report(err, { what: 'zone publish failed', domain: zone.domain }));
+  }
 
   async create(accountId: string, environment: Environment, domain: string, extra: readonly RecordSet[] = []): Promise<StoredZone> {
     const serial = initialSerial(kyivDate(this.clock.now()));
     const zone: StoredZone = { id: this.random.id(), accountId, environment, domain, serial, recordSets: [...apexRecords(domain, serial), ...extra] };
     await this.zones.create(zone);
-    this.uow.afterCommit(() => void this.publisher.publish(zone).catch(() => undefined));
+    this.uow.afterCommit(() => void this.publishOrReport(zone));
     return zone;
   }
 
@@ -78,6 +85,6 @@ export class ZoneService {
     const zone = await this.zones.find(accountId, environment, domain);
     if (!zone) return;
     await this.zones.remove(zone.id);
-    this.uow.afterCommit(() => void this.publisher.withdraw(domain).catch(() => undefined));
+    this.uow.afterCommit(() => void this.publisher.withdraw(domain).catch((err: unknown) => this.diagnostics.report(err, { what: 'zone withdraw failed', domain })));
   }
 }
