@@ -1,3 +1,4 @@
+import type { Diagnostics } from '../core/kernel/diagnostics.port.js';
 import { Recorder } from '../core/kernel/recorder.js';
 import type { Visibility } from '../core/kernel/visibility.port.js';
 import { KeyVisibility } from '../core/access/visibility.js';
@@ -14,7 +15,7 @@ import { StripeCardSetup, StripePayments } from '../adapters/payments/stripe/ind
 import { createEppRegistrar, type EppRegistrar } from '../adapters/registrar/epp/index.js';
 import { SqlDomainHolders } from '../adapters/sql/repositories/domains.repository.js';
 import { ProcessRegistryMessages } from '../core/domains/process-registry-messages.use-case.js';
-import { UnconfiguredPayments } from './live-payments.js';
+import { UnconfiguredPayments } from '../adapters/payments/unconfigured/index.js';
 import { McpTools } from '../adapters/mcp/index.js';
 import { SmtpMailer } from '../adapters/notify/smtp/index.js';
 import { SqlStore } from '../adapters/sql/index.js';
@@ -42,21 +43,22 @@ import { DeliverNotices } from '../core/notices/deliver-notices.use-case.js';
 import { ListKeyNotices } from '../core/notices/list-key-notices.use-case.js';
 import { AccountTime } from '../core/sandbox/account-time.js';
 import { AdvanceSandboxClock } from '../core/sandbox/advance-clock.use-case.js';
-import { ZoneService } from '../core/dns/zone-service.js';
-import { ReadZone } from '../core/dns/read-zone.use-case.js';
-import { AcmeChallenges } from '../core/dns/acme-challenges.use-case.js';
-import { DnsPlans } from '../core/dns/dns-plans.use-case.js';
-import { ZonePublisherHub } from './zone-publisher-hub.js';
+import { ZoneService } from '../core/dns/zone/zone-service.js';
+import { ReadZone } from '../core/dns/zone/read-zone.use-case.js';
+import { AcmeChallenges } from '../core/dns/acme/acme-challenges.use-case.js';
+import { DnsPlans } from '../core/dns/plans/dns-plans.use-case.js';
+import { ZonePublisherHub } from '../adapters/dns/zone-publisher-hub.js';
 import { SandboxCertificateAuthority } from '../adapters/ca/sandbox/index.js';
 import { X509CertificateKeys } from '../adapters/crypto/x509/index.js';
 import { Certificates } from '../core/certificates/certificates.use-case.js';
 import { CertificateIssuance } from '../core/certificates/certificate-issuance.use-case.js';
 import { CertificateStatusQuery } from '../core/certificates/certificate-status.use-case.js';
 import { zoneChallengeSolver } from '../core/certificates/zone-challenge-solver.js';
+import type { Dns01Solver } from '../core/certificates/ports/dns01-solver.port.js';
 import type { CertificateAuthority } from '../core/certificates/ports/certificate-authority.port.js';
 import type { SecretBox } from '../core/kernel/secret-box.port.js';
-import { StoredAccountAcmeCa } from './acme-ca.js';
-import { ServedByOurDns } from './challenge-propagation.js';
+import { StoredAccountAcmeCa } from '../adapters/ca/acme/stored-account.js';
+import { ServedByOurDns } from '../adapters/dns/challenge-propagation.js';
 import { InProcessIssuanceQueue } from './issuance-queue.js';
 import type { Clock } from '../core/kernel/clock.port.js';
 import type { Environment } from '../core/kernel/environment.js';
@@ -215,7 +217,7 @@ export const coreModule = () =>
     const s = id(T.Store);
     bind(T.NotifyOwners).toResolvedValue((st: SqlStore, c, r) => new NotifyOwners(st.accounts, st.notices, st.outbox, c, r), [s, T.Clock, T.Random]).inSingletonScope();
     bind(T.ZonePublisher).toConstantValue(new ZonePublisherHub());
-    bind(T.ZoneService).toResolvedValue((st: SqlStore, p, r, c) => new ZoneService(st.zones, p, st.uow, r, c), [s, T.ZonePublisher, T.Random, T.Clock]).inSingletonScope();
+    bind(T.ZoneService).toResolvedValue((st: SqlStore, p, r, c, log: Logger) => new ZoneService(st.zones, p, st.uow, r, c, loggedDiagnostics(log)), [s, T.ZonePublisher, T.Random, T.Clock, T.Logger]).inSingletonScope();
     bind(T.ReadZone).toResolvedValue((st: SqlStore) => new ReadZone(st.zones), [s]).inSingletonScope();
     bind(T.AcmeChallenges).toResolvedValue(
       (st: SqlStore, z, a, r, c, rec: Recorder) => new AcmeChallenges(st.zones, st.acmeChallenges, z, a, rec, st.uow, r, c),
@@ -286,7 +288,7 @@ export const coreModule = () =>
     ).inSingletonScope();
     bind(T.CertificateIssuance).toResolvedValue(
       (st: SqlStore, e, ch, k, b, at, r, c, cfg: Config, hub: ZonePublisherHub, log: Logger, rec: Recorder) => new CertificateIssuance(
-        st.certificates, e, zoneChallengeSolver(ch, new ServedByOurDns(hub, { host: cfg.dnsHost, port: cfg.dnsPort })), k, b, at, rec, st.uow, r, c,
+        st.certificates, e, zoneChallengeSolver(dns01Of(ch), new ServedByOurDns(hub, { host: cfg.dnsHost, port: cfg.dnsPort })), k, b, at, rec, st.uow, r, c,
         { renewBeforeMs: cfg.certRenewBeforeDays * 24 * 3600_000, maxAttempts: 5 },
         (err, certificateId) => log.error({ err, certificateId, component: 'certificates' }, 'certificate run failed; retried on a later pass'),
       ),
@@ -423,3 +425,14 @@ export const mcpModule = () =>
       ), [T.Config, T.SearchDomains, T.CertificateStatusQuery])
       .inSingletonScope();
   });
+
+/** Certificates' DNS-01 proofs go into our own zones through the ACME challenge use case. */
+const dns01Of = (challenges: AcmeChallenges): Dns01Solver => ({
+  present: (scope, zone, host, value, actor) => challenges.addFor(scope, zone, host, value, actor),
+  cleanUp: (scope, handle, actor) => challenges.removeFor(scope, handle, actor),
+});
+
+/** The core's reported errors go to the log, with what failed. */
+const loggedDiagnostics = (log: Logger): Diagnostics => ({
+  report: (err, context) => log.error({ err, ...context }, context.what),
+});

@@ -27,11 +27,11 @@ import type { CertificateAuthority } from '../core/certificates/ports/certificat
 import type { Random } from '../core/kernel/random.port.js';
 import type { SecretBox } from '../core/kernel/secret-box.port.js';
 import type { Config } from './config.js';
-import type { ZonePublisherHub } from './zone-publisher-hub.js';
-import type { ZoneService } from '../core/dns/zone-service.js';
-import type { ReadZone } from '../core/dns/read-zone.use-case.js';
-import type { AcmeChallenges } from '../core/dns/acme-challenges.use-case.js';
-import type { DnsPlans } from '../core/dns/dns-plans.use-case.js';
+import type { ZonePublisherHub } from '../adapters/dns/zone-publisher-hub.js';
+import type { ZoneService } from '../core/dns/zone/zone-service.js';
+import type { ReadZone } from '../core/dns/zone/read-zone.use-case.js';
+import type { AcmeChallenges } from '../core/dns/acme/acme-challenges.use-case.js';
+import type { DnsPlans } from '../core/dns/plans/dns-plans.use-case.js';
 import type { Accounting } from '../core/billing/accounting.js';
 import type { ReadBilling } from '../core/billing/read-billing.use-case.js';
 import type { TopUpBalance } from '../core/billing/top-up-balance.use-case.js';

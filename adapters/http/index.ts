@@ -1,25 +1,28 @@
 import type Koa from 'koa';
 import { createHttpApp, type HttpDeps } from './app.js';
 import { buildOpenApi } from './openapi.js';
+import { keyRoutes } from './routes/keys.routes.js';
 import { accountRoutes } from './routes/account.routes.js';
-import { keyedRoutes } from './routes/keyed.routes.js';
-import { moneyRoutes } from './routes/money.routes.js';
+import { domainRoutes } from './routes/domains.routes.js';
 import { dnsRoutes } from './routes/dns.routes.js';
+import { billingRoutes } from './routes/billing.routes.js';
+import { noticeRoutes } from './routes/notices.routes.js';
+import { sandboxRoutes } from './routes/sandbox.routes.js';
 import { certificateRoutes } from './routes/certificates.routes.js';
+import { operationRoutes } from './routes/operations.routes.js';
+import { eventRoutes } from './routes/events.routes.js';
+import { webhookRoutes } from './routes/webhooks.routes.js';
 import { monitorRoutes } from './routes/monitors.routes.js';
 import { metaRoutes, type MetaDeps } from './routes/meta.routes.js';
-import { operationRoutes } from './routes/operations.routes.js';
-import type { UseCases } from './routes/use-cases.js';
-import { eventRoutes } from './routes/events.routes.js';
+import type { UseCases } from './use-cases.js';
 import type { Route } from './route.js';
-import { humanActionRoutes } from './routes/human-actions.routes.js';
 import { consoleMiddleware } from './console/console.app.js';
 
 export { createHttpApp, SESSION_COOKIE, type HttpConfig, type HttpDeps } from './app.js';
 export { ERROR_TABLE, errorBody } from './error-table.js';
 export { buildOpenApi } from './openapi.js';
 export type { Route, RouteInput, Reply } from './route.js';
-export type { UseCases } from './routes/use-cases.js';
+export type { UseCases } from './use-cases.js';
 
 export const API_VERSION = '1.0.0';
 
@@ -27,9 +30,11 @@ export const API_VERSION = '1.0.0';
 export const allRoutes = (uc: UseCases, meta: Omit<MetaDeps, 'openapi'>, extra: readonly Route[] = []): Route[] => {
   const routes: Route[] = [];
   const openapi = () => buildOpenApi(routes, API_VERSION);
-  routes.push(...metaRoutes({ ...meta, openapi }), ...accountRoutes(uc), ...keyedRoutes(uc), ...moneyRoutes(uc), ...dnsRoutes(uc), ...certificateRoutes(uc), ...operationRoutes(uc), ...monitorRoutes(uc), ...extra);
-  routes.push(...humanActionRoutes(uc));
-  routes.push(...eventRoutes(uc));
+  routes.push(
+    ...metaRoutes({ ...meta, openapi }), ...keyRoutes(uc), ...accountRoutes(uc), ...domainRoutes(uc), ...dnsRoutes(uc), ...billingRoutes(uc),
+    ...noticeRoutes(uc), ...sandboxRoutes(uc), ...certificateRoutes(uc), ...operationRoutes(uc), ...eventRoutes(uc), ...webhookRoutes(uc),
+    ...monitorRoutes(uc), ...extra,
+  );
   return routes;
 };
 

@@ -4,6 +4,7 @@ import type { HumanContext } from '../../core/kernel/person.js';
 import type { Domain } from '../../core/domains/domain.js';
 import type { ErrorCode } from '../../core/kernel/errors.js';
 import type { Checkpoints } from '../../core/kernel/checkpoints.port.js';
+import type { FromSchema } from './schema-type.js';
 
 /**
  * Routes are data (STYLE 7): each declares its method, path, schemas, who may call it, whether it
@@ -12,7 +13,14 @@ import type { Checkpoints } from '../../core/kernel/checkpoints.port.js';
  */
 export type JsonSchema = Record<string, unknown>;
 
-export type Access =
+/** A right on a domain; without a domain, the right held in some policy (a list, filtered to what the key sees). */
+export interface RightPair {
+  readonly right: RightName;
+  readonly domain?: string;
+}
+
+/** Who may call a route. `I` is what a rights resolver reads: the route's validated, typed input. */
+export type Access<I = ResolverInput> =
   /** No credentials (health, OpenAPI). */
   | { readonly kind: 'public' }
   /** Human-only (seed A6), before sign-in: refuses any key. */
@@ -25,10 +33,18 @@ export type Access =
       readonly kind: 'key';
       readonly right?: RightName;
       readonly domainParam?: string;
-      readonly rights?: (input: RouteInput) => ReadonlyArray<{ right: RightName; domain?: string }>;
+      readonly rights?: (input: I) => readonly RightPair[];
       /** Test keys only: a live key gets 403 sandbox_only (checked before the environment). */
       readonly sandboxOnly?: boolean;
     };
+
+/** What a rights resolver reads: the request, validated, before anyone is authorised for it. */
+export interface ResolverInput {
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  body: unknown;
+  ip: string;
+}
 
 export interface RouteInput {
   params: Record<string, string>;
@@ -84,4 +100,54 @@ export interface Route {
   readonly phased?: boolean;
 }
 
+/** The reply with some fields of its body replaced (what a replay may show instead of a one-time secret). */
+export const withBody = (reply: Reply, fields: Record<string, unknown>): Reply => ({
+  ...reply,
+  body: { ...(typeof reply.body === 'object' && reply.body !== null ? reply.body : {}), ...fields },
+});
+
 export const isHumanOnly = (r: Route): boolean => r.access.kind === 'human';
+
+/** `{domain}` and `{id}` in a path: each a string once the router matched it. */
+type PathParams<P extends string> = P extends `${string}{${infer N}}${infer Rest}` ? { [K in N]: string } & PathParams<Rest> : {};
+
+/** The request as the route's schemas type it. */
+export interface TypedRequest<Path extends string, P, Q, B> {
+  params: (P extends undefined ? unknown : FromSchema<P>) & PathParams<Path>;
+  query: Q extends undefined ? Record<string, unknown> : FromSchema<Q>;
+  /** A route with a body schema gets `{}` for an empty body (validation fills it in). */
+  body: B extends undefined ? unknown : FromSchema<B>;
+  ip: string;
+}
+
+/** What a handler receives, typed by the route's own schemas and by who may call it. */
+export type HandlerInput<Path extends string, P, Q, B, A extends Access<never>, Ph> = Omit<RouteInput, 'params' | 'query' | 'body' | 'key' | 'human' | 'checkpoints'>
+  & TypedRequest<Path, P, Q, B>
+  & (A extends { kind: 'key' } ? { key: ApiKey } : A extends { kind: 'human'; session: true } ? { human: HumanContext } : unknown)
+  & (Ph extends true ? { checkpoints: Checkpoints } : { checkpoints?: Checkpoints });
+
+/** A route as written: like `Route`, with its handler typed from its path, schemas and access. */
+export type RouteSpec<Path extends string, P, Q, B, A extends Access<never>, Ph extends boolean> = Omit<Route, 'path' | 'access' | 'params' | 'query' | 'body' | 'phased' | 'handle'> & {
+  readonly path: Path;
+  readonly access: A;
+  readonly params?: P;
+  readonly query?: Q;
+  readonly body?: B;
+  readonly phased?: Ph;
+  readonly handle: (input: HandlerInput<Path, P, Q, B, A, Ph>) => Promise<Reply>;
+};
+
+/**
+ * Declares a route. The schemas keep their literal types (a `const` type parameter), so the handler's
+ * params, query and body are the types of what ajv lets through, and a key route's handler gets its key:
+ * the middleware in app.ts has authenticated it, validated the input and checked the declared rights
+ * before `handle` runs (a phased route also always gets its recovery points).
+ */
+export const route = <
+  const Path extends string,
+  const A extends Access<TypedRequest<Path, P, Q, B>>,
+  const P extends JsonSchema | undefined = undefined,
+  const Q extends JsonSchema | undefined = undefined,
+  const B extends JsonSchema | undefined = undefined,
+  const Ph extends boolean = false,
+>(spec: RouteSpec<Path, P, Q, B, A, Ph>): Route => spec as unknown as Route;

@@ -1,9 +1,10 @@
 import { RIGHT_NAMES } from '../../core/kernel/rights.js';
 import { TEMPLATE_IDS } from '../../core/access/templates.js';
 import type { JsonSchema } from './route.js';
+import { schema } from './schema-type.js';
 
 /** JSON Schemas shared by validation (ajv) and the OpenAPI document. */
-export const money: JsonSchema = {
+export const money = schema({
   type: 'object',
   additionalProperties: false,
   required: ['amount', 'currency'],
@@ -11,15 +12,15 @@ export const money: JsonSchema = {
     amount: { type: 'integer', description: 'Integer kopiykas (1 UAH = 100).' },
     currency: { type: 'string', enum: ['UAH'] },
   },
-};
+});
 
-export const i18n: JsonSchema = {
+export const i18n = schema({
   type: 'object',
   required: ['uk', 'en'],
   properties: { uk: { type: 'string' }, en: { type: 'string' } },
-};
+});
 
-export const selection: JsonSchema = {
+export const selection = schema({
   type: 'object',
   description: 'Named domains, or every domain that carries a label (seed 2.2).',
   additionalProperties: false,
@@ -27,16 +28,16 @@ export const selection: JsonSchema = {
     domains: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 253 }, maxItems: 500 },
     label: { type: 'string', pattern: '^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$' },
   },
-};
+});
 
-export const policy: JsonSchema = {
+export const policy = schema({
   type: 'object',
   additionalProperties: false,
   required: ['right', 'resources'],
   properties: { right: { type: 'string', enum: [...RIGHT_NAMES] }, resources: selection },
-};
+});
 
-export const keyView: JsonSchema = {
+export const keyView = schema({
   type: 'object',
   required: ['id', 'name', 'environment', 'class', 'policies', 'conditions', 'status', 'created_at'],
   properties: {
@@ -60,9 +61,9 @@ export const keyView: JsonSchema = {
     last_used_at: { type: ['string', 'null'], format: 'date-time' },
     revoked_at: { type: ['string', 'null'], format: 'date-time' },
   },
-};
+});
 
-export const summary: JsonSchema = {
+export const summary = schema({
   type: 'object',
   required: ['uk', 'en', 'lines'],
   properties: {
@@ -70,9 +71,9 @@ export const summary: JsonSchema = {
     en: { type: 'string' },
     lines: { type: 'object', properties: { uk: { type: 'array', items: { type: 'string' } }, en: { type: 'array', items: { type: 'string' } } } },
   },
-};
+});
 
-export const keyRequest: JsonSchema = {
+export const keyRequest = schema({
   type: 'object',
   additionalProperties: false,
   required: ['environment'],
@@ -95,9 +96,9 @@ export const keyRequest: JsonSchema = {
       },
     },
   },
-};
+});
 
-export const domainView: JsonSchema = {
+export const domainView = schema({
   type: 'object',
   required: ['domain', 'status', 'expires_at', 'auto_renew'],
   properties: {
@@ -110,15 +111,15 @@ export const domainView: JsonSchema = {
     transfer_lock: { type: 'boolean' },
     created_at: { type: 'string', format: 'date-time' },
   },
-};
+});
 
-export const page = (item: JsonSchema): JsonSchema => ({
+export const page = <const I extends JsonSchema>(item: I) => schema({
   type: 'object',
   required: ['data', 'next_cursor'],
   properties: { data: { type: 'array', items: item }, next_cursor: { type: ['string', 'null'] } },
 });
 
-export const pageQuery = (extra: Record<string, JsonSchema> = {}): JsonSchema => ({
+export const pageQuery = <const E extends Record<string, JsonSchema>>(extra: E) => schema({
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -128,8 +129,8 @@ export const pageQuery = (extra: Record<string, JsonSchema> = {}): JsonSchema =>
   },
 });
 
-export const domainParam: JsonSchema = {
+export const domainParam = schema({
   type: 'object',
   required: ['domain'],
   properties: { domain: { type: 'string', minLength: 1, maxLength: 300, description: 'Unicode or punycode; case-insensitive.' } },
-};
+});

@@ -170,7 +170,8 @@ export class CertificateIssuance {
       return true;
     });
     if (!written) {
-      await ca.revoke(issued.chainPem, 4).catch(() => undefined); // superseded; best effort, it is not handed out
+      // Superseded (RFC 5280 reason 4); best effort, it is never handed out, so a failure is only reported.
+      await ca.revoke(issued.chainPem, 4).catch((err: unknown) => this.onError(err, c.id));
       return 'failed';
     }
     return kind === 'issue' ? 'issued' : 'renewed';

@@ -10,7 +10,7 @@ import { RunMonitorChecks } from '../../core/monitoring/run-monitor-checks.use-c
 import { System } from '../../src/system.js';
 import { TOKENS } from '../../src/tokens.js';
 import { Worker } from '../../src/worker.js';
-import { freePort } from '../dns-server/tools.js';
+import { freePort } from '../dns/server/tools.js';
 import { expectErrorShape } from '../support/error-shape.js';
 import { eachStore } from '../support/stores.js';
 import { bearer, startApi, testConfig, type TestApi } from '../support/system.js';

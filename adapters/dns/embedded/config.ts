@@ -1,13 +1,9 @@
 import ipaddr from 'ipaddr.js';
+import type { NameserverLogger } from './logger.js';
 import { DEFAULT_NOTIFY_TIMING, type NotifyTiming, type Secondary } from './notifier.js';
 
-/** The logging this adapter needs; a pino logger fits. Nothing is logged per query. */
-export interface NameserverLogger {
-  debug(obj: object, msg: string): void;
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
+export type { NameserverLogger };
+
 
 /** Settings of the embedded nameserver (STYLE 4: src/ reads the environment, the constructor validates). */
 export interface EmbeddedNameserverConfig {

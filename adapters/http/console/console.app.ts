@@ -5,7 +5,7 @@ import type { Environment } from '../../../core/kernel/environment.js';
 import { DomainError, isDomainError } from '../../../core/kernel/errors.js';
 import type { Logger } from 'pino';
 import { ERROR_TABLE } from '../error-table.js';
-import type { UseCases } from '../routes/use-cases.js';
+import type { UseCases } from '../use-cases.js';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
 import { html, langFrom, type Html, type Lang } from './html.js';
 import { alert, layout, type View } from './layout.js';

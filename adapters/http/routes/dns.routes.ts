@@ -1,14 +1,17 @@
-import { RECORD_TYPES } from '../../../core/dns/record-set.js';
-import type { Route } from '../route.js';
+import { RECORD_TYPES } from '../../../core/dns/zone/record-set.js';
+import { route, type Route } from '../route.js';
+import { schema } from '../schema-type.js';
 import { domainParam, i18n, page, pageQuery } from '../schemas.js';
-import type { UseCases } from './use-cases.js';
+import type { AcmeChallenges } from '../../../core/dns/acme/acme-challenges.use-case.js';
+import type { DnsPlans } from '../../../core/dns/plans/dns-plans.use-case.js';
+import type { ReadZone } from '../../../core/dns/zone/read-zone.use-case.js';
 
-const recordSet = {
+const recordSet = schema({
   type: 'object', required: ['name', 'type', 'ttl', 'values'],
   properties: { name: { type: 'string' }, type: { type: 'string' }, ttl: { type: 'integer' }, values: { type: 'array', items: { type: 'string' } } },
-};
-const values = { type: 'array', items: { type: 'string', maxLength: 4096 }, maxItems: 1000 };
-const change = {
+});
+const values = schema({ type: 'array', items: { type: 'string', maxLength: 4096 }, maxItems: 1000 });
+const change = schema({
   type: 'object', additionalProperties: false, required: ['action', 'name', 'type'],
   properties: {
     action: { type: 'string', enum: ['create', 'update', 'delete'] },
@@ -18,12 +21,12 @@ const change = {
     values,
     current: { type: 'object', additionalProperties: false, required: ['ttl', 'values'], properties: { ttl: { type: 'integer' }, values } },
   },
-};
-const check = {
+});
+const check = schema({
   type: 'object',
   properties: { severity: { type: 'string', enum: ['error', 'warning'] }, rule: { type: 'string' }, name: { type: 'string' }, type: { type: ['string', 'null'] }, message: i18n },
-};
-const plan = {
+});
+const plan = schema({
   type: 'object',
   required: ['id', 'valid', 'base_serial', 'changes', 'checks', 'expires_at'],
   properties: {
@@ -32,27 +35,33 @@ const plan = {
     counts: { type: 'object' }, expires_at: { type: 'string', format: 'date-time' }, applied_at: { type: ['string', 'null'], format: 'date-time' },
     serial: { type: 'integer' },
   },
-};
-const planParams = { type: 'object', required: ['domain', 'id'], properties: { domain: { type: 'string', minLength: 1, maxLength: 300 }, id: { type: 'string', maxLength: 40 } } };
+});
+const planParams = schema({ type: 'object', required: ['domain', 'id'], properties: { domain: { type: 'string', minLength: 1, maxLength: 300 }, id: { type: 'string', maxLength: 40 } } });
 
-/** Issue 4: DNS records, checked plans, the zone file, the ACME-only path. */
-export const dnsRoutes = (uc: UseCases): Route[] => [
-  {
+/** DNS (/v1/domains/{domain}/dns): records, checked plans, the zone file, the ACME-only path. */
+export interface DnsUseCases {
+  readonly readZone: Pick<ReadZone, 'records' | 'zoneFile'>;
+  readonly dnsPlans: Pick<DnsPlans, 'create' | 'get' | 'apply'>;
+  readonly acmeChallenges: Pick<AcmeChallenges, 'add' | 'remove'>;
+}
+
+export const dnsRoutes = (uc: DnsUseCases): Route[] => [
+  route({
     id: 'listRecords', method: 'GET', path: '/v1/domains/{domain}/dns/records', tag: 'DNS', writes: false,
     summary: "The zone's record sets (dns.read), by name then type, cursor pages",
     access: { kind: 'key', right: 'dns.read', domainParam: 'domain' },
     params: domainParam,
     query: pageQuery({ name: { type: 'string', maxLength: 255 }, type: { type: 'string', enum: [...RECORD_TYPES] } }),
-    responses: { 200: { description: 'A page of record sets', schema: { ...page(recordSet), properties: { ...(page(recordSet).properties as object), serial: { type: 'integer' }, served_by_us: { type: 'boolean', description: 'False once the domain is delegated to nameservers outside ours (the zone is kept here).' }, nameservers: { type: 'array', items: { type: 'string' }, description: 'The delegation, as our apex NS follows it.' } } } } },
+    responses: { 200: { description: 'A page of record sets', schema: { ...page(recordSet), properties: { ...page(recordSet).properties, serial: { type: 'integer' }, served_by_us: { type: 'boolean', description: 'False once the domain is delegated to nameservers outside ours (the zone is kept here).' }, nameservers: { type: 'array', items: { type: 'string' }, description: 'The delegation, as our apex NS follows it.' } } } } },
     errors: ['domain_not_found', 'cursor_invalid'],
     handle: async (i) => ({
       status: 200,
-      body: await uc.readZone.records(i.key!, i.params.domain!, {
-        cursor: i.query.cursor as string | undefined, limit: i.query.limit as number | undefined, name: i.query.name as string | undefined, type: i.query.type as string | undefined,
+      body: await uc.readZone.records(i.key, i.params.domain, {
+        cursor: i.query.cursor, limit: i.query.limit, name: i.query.name, type: i.query.type,
       }),
     }),
-  },
-  {
+  }),
+  route({
     id: 'createPlan', method: 'POST', path: '/v1/domains/{domain}/dns/plans', tag: 'DNS', writes: true,
     summary: 'Make a checked plan from changes, the whole desired zone (records) or a BIND zone file; writes nothing to the zone',
     description: 'Needs dns.edit; a key holding only dns.acme_challenge may plan TXT changes at _acme-challenge.<name> only (anything else is 403 right_missing naming the change).',
@@ -69,18 +78,18 @@ export const dnsRoutes = (uc: UseCases): Route[] => [
     },
     responses: { 201: { description: 'The plan, with every check result', schema: plan } },
     errors: ['domain_not_found', 'right_missing'],
-    handle: async (i) => ({ status: 201, body: await uc.dnsPlans.create(i.key!, i.params.domain!, i.body as never) }),
-  },
-  {
+    handle: async (i) => ({ status: 201, body: await uc.dnsPlans.create(i.key, i.params.domain, i.body) }),
+  }),
+  route({
     id: 'getPlan', method: 'GET', path: '/v1/domains/{domain}/dns/plans/{id}', tag: 'DNS', writes: false,
     summary: 'A plan and its checks (dns.read)',
     access: { kind: 'key', right: 'dns.read', domainParam: 'domain' },
     params: planParams,
     responses: { 200: { description: 'The plan', schema: plan } },
     errors: ['plan_not_found'],
-    handle: async (i) => ({ status: 200, body: await uc.dnsPlans.get(i.key!, i.params.domain!, i.params.id!) }),
-  },
-  {
+    handle: async (i) => ({ status: 200, body: await uc.dnsPlans.get(i.key, i.params.domain, i.params.id) }),
+  }),
+  route({
     id: 'applyPlan', method: 'POST', path: '/v1/domains/{domain}/dns/plans/{id}/apply', tag: 'DNS', writes: true, phased: true,
     summary: 'Apply a valid plan atomically, if nothing it touches changed since; returns once our server answers with it',
     description: 'Updating or deleting more than 30% of a zone of ≥ 10 record sets needs {"force": true}.',
@@ -89,18 +98,18 @@ export const dnsRoutes = (uc: UseCases): Route[] => [
     body: { type: 'object', additionalProperties: false, properties: { force: { type: 'boolean' } } },
     responses: { 200: { description: 'Applied', schema: plan } },
     errors: ['plan_not_found', 'plan_expired', 'plan_invalid', 'plan_stale', 'plan_unsafe', 'plan_already_applied', 'right_missing'],
-    handle: async (i) => ({ status: 200, body: await uc.dnsPlans.apply(i.key!, i.params.domain!, i.params.id!, i.body as { force?: boolean }, i.checkpoints) }),
-  },
-  {
+    handle: async (i) => ({ status: 200, body: await uc.dnsPlans.apply(i.key, i.params.domain, i.params.id, i.body, i.checkpoints) }),
+  }),
+  route({
     id: 'exportZone', method: 'GET', path: '/v1/domains/{domain}/dns/zone', tag: 'DNS', writes: false,
     summary: 'The zone as a BIND zone file (text/dns)',
     access: { kind: 'key', right: 'dns.read', domainParam: 'domain' },
     params: domainParam,
     responses: { 200: { description: 'RFC 1035 master file', contentType: 'text/dns', schema: { type: 'string' } } },
     errors: ['domain_not_found'],
-    handle: async (i) => ({ status: 200, contentType: 'text/dns; charset=utf-8', body: await uc.readZone.zoneFile(i.key!, i.params.domain!) }),
-  },
-  {
+    handle: async (i) => ({ status: 200, contentType: 'text/dns; charset=utf-8', body: await uc.readZone.zoneFile(i.key, i.params.domain) }),
+  }),
+  route({
     id: 'addAcmeChallenge', method: 'POST', path: '/v1/domains/{domain}/dns/acme-challenges', tag: 'DNS', writes: true, phased: true,
     summary: 'Add one TXT value at _acme-challenge.<name> (additive, 60 s TTL, gone after 24 h) — dns.acme_challenge',
     access: { kind: 'key' },
@@ -117,11 +126,11 @@ export const dnsRoutes = (uc: UseCases): Route[] => [
     },
     errors: ['domain_not_found', 'right_missing'],
     handle: async (i) => {
-      const c = await uc.acmeChallenges.add(i.key!, i.params.domain!, i.body as { name: string; value: string }, i.checkpoints);
+      const c = await uc.acmeChallenges.add(i.key, i.params.domain, i.body, i.checkpoints);
       return { status: 201, headers: { Location: `/v1/domains/${i.params.domain}/dns/acme-challenges/${c.id}` }, body: c };
     },
-  },
-  {
+  }),
+  route({
     id: 'removeAcmeChallenge', method: 'DELETE', path: '/v1/domains/{domain}/dns/acme-challenges/{id}', tag: 'DNS', writes: true, phased: true,
     summary: 'Remove one ACME challenge value',
     access: { kind: 'key' },
@@ -129,8 +138,8 @@ export const dnsRoutes = (uc: UseCases): Route[] => [
     responses: { 204: { description: 'Removed' } },
     errors: ['challenge_not_found', 'right_missing'],
     handle: async (i) => {
-      await uc.acmeChallenges.remove(i.key!, i.params.domain!, i.params.id!, i.checkpoints);
+      await uc.acmeChallenges.remove(i.key, i.params.domain, i.params.id, i.checkpoints);
       return { status: 204 };
     },
-  },
+  }),
 ];

@@ -1,5 +1,5 @@
 import { RateLimiter, type BucketConfig } from '../middleware/rate-limit.js';
-import type { Route } from '../route.js';
+import { route, type Route } from '../route.js';
 
 /** What the MCP adapter offers the HTTP layer (adapters/mcp implements it; src/ wires the two). */
 export interface McpEndpoint {
@@ -14,7 +14,7 @@ export interface McpEndpoint {
 export const mcpRoutes = (mcp: McpEndpoint, limits: BucketConfig): Route[] => {
   const limiter = new RateLimiter(limits);
   return [
-    {
+    route({
       id: 'mcp', method: 'POST', path: '/mcp', tag: 'MCP', writes: false,
       summary: 'MCP tools for assistants (Streamable HTTP, stateless)',
       description: 'Model Context Protocol endpoint (JSON-RPC 2.0 over Streamable HTTP, no sessions). Tools: check_domain_availability {domain}, certificate_status {domain}. Read-only; no key; rate-limited per client address. Use an MCP client (see README "MCP for assistants").',
@@ -38,6 +38,6 @@ export const mcpRoutes = (mcp: McpEndpoint, limits: BucketConfig): Route[] => {
         const r = await mcp.handle(i.body);
         return { status: r.status, headers: { ...r.headers, ...rate }, ...(r.body === undefined ? {} : { body: r.body }) };
       },
-    },
+    }),
   ];
 };

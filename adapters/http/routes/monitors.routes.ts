@@ -1,12 +1,16 @@
 import { DNS_MONITOR_TYPES, MONITOR_KINDS } from '../../../core/monitoring/monitor.js';
-import type { CreateMonitorInput } from '../../../core/monitoring/create-monitor.use-case.js';
-import type { UpdateMonitorInput } from '../../../core/monitoring/update-monitor.use-case.js';
-import type { Route } from '../route.js';
+import { route, type Route } from '../route.js';
+import { schema } from '../schema-type.js';
 import { page, pageQuery } from '../schemas.js';
-import type { UseCases } from './use-cases.js';
+import type { CreateMonitor, CreateMonitorInput } from '../../../core/monitoring/create-monitor.use-case.js';
+import type { UpdateMonitor, UpdateMonitorInput } from '../../../core/monitoring/update-monitor.use-case.js';
+import type { DeleteMonitor } from '../../../core/monitoring/delete-monitor.use-case.js';
+import type { GetMonitor, ListMonitors } from '../../../core/monitoring/read-monitors.use-case.js';
+import type { ListMonitorResults } from '../../../core/monitoring/monitor-results.use-case.js';
+import type { MonitorReport } from '../../../core/monitoring/monitor-report.use-case.js';
 
-const iso = { type: ['string', 'null'], format: 'date-time' };
-const specProperties = {
+const iso = schema({ type: ['string', 'null'], format: 'date-time' });
+const specProperties = schema({
   name: { type: 'string', minLength: 1, maxLength: 253, description: 'dns: the name asked — "@" (default) is the domain, a name ending in the domain is absolute, any other is relative to it.' },
   type: { type: 'string', enum: [...DNS_MONITOR_TYPES, ...DNS_MONITOR_TYPES.map((t) => t.toLowerCase())], description: 'dns: the record type (default A).' },
   expected: { type: ['array', 'null'], maxItems: 50, items: { type: 'string', minLength: 1, maxLength: 2000 }, description: 'dns: the answer must hold exactly these values (presentation text: "10 mail.example.net." for MX).' },
@@ -18,12 +22,12 @@ const specProperties = {
   host: { type: 'string', minLength: 1, maxLength: 253, description: 'tls: the host name (default the domain), the domain or a name under it; sent as SNI and checked against the certificate.' },
   port: { type: 'integer', minimum: 1, maximum: 65_535, description: 'tls: the port (default 443).' },
   min_days_valid: { type: 'integer', minimum: 0, maximum: 3650, description: 'tls: fail when the certificate expires within this many days (default 14); domain_expiry: when the domain does (default 30).' },
-};
-const common = {
+});
+const common = schema({
   interval_seconds: { type: 'integer', minimum: 1, maximum: 86_400, description: 'Seconds between checks: at least 60 in live, 10 in the sandbox (default 300).' },
   enabled: { type: 'boolean', description: 'Paused monitors keep their history and run no checks (default true).' },
-};
-const monitor = {
+});
+const monitor = schema({
   type: 'object',
   required: ['id', 'kind', 'domain', 'interval_seconds', 'enabled', 'state', 'created_at', 'links'],
   properties: {
@@ -39,16 +43,16 @@ const monitor = {
     created_at: { type: 'string', format: 'date-time' }, updated_at: { type: 'string', format: 'date-time' },
     links: { type: 'object', properties: { self: { type: 'string' }, results: { type: 'string' }, report: { type: 'string' } } },
   },
-};
-const result = {
+});
+const result = schema({
   type: 'object',
   required: ['id', 'checked_at', 'ok', 'latency_ms', 'reason'],
   properties: {
     id: { type: 'string' }, checked_at: { type: 'string', format: 'date-time' }, ok: { type: 'boolean' },
     latency_ms: { type: ['integer', 'null'] }, reason: { type: ['string', 'null'] }, detail: { type: 'object' },
   },
-};
-const report = {
+});
+const report = schema({
   type: 'object',
   required: ['monitor_id', 'period', 'from', 'to', 'checks', 'failures', 'uptime_percent', 'latency_ms', 'incidents'],
   properties: {
@@ -62,12 +66,24 @@ const report = {
       items: { type: 'object', properties: { id: { type: 'string' }, started_at: { type: 'string' }, ended_at: iso, duration_seconds: { type: 'integer', description: 'Within the period.' }, reason: { type: ['string', 'null'] } } },
     },
   },
-};
-const idParam = { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 60 } } };
+});
+const idParam = schema({ type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 60 } } });
 
-/** Issue 11: monitoring (monitor.edit class 1, monitor.read class 0), scoped by the key's domains. */
-export const monitorRoutes = (uc: UseCases): Route[] => [
-  {
+/** Monitoring (/v1/monitors): monitor.edit class 1, monitor.read class 0, scoped by the key's domains. */
+export interface MonitorsUseCases {
+  readonly monitors: {
+    readonly create: Pick<CreateMonitor, 'execute'>;
+    readonly update: Pick<UpdateMonitor, 'execute'>;
+    readonly delete: Pick<DeleteMonitor, 'execute'>;
+    readonly list: Pick<ListMonitors, 'execute'>;
+    readonly get: Pick<GetMonitor, 'execute'>;
+    readonly results: Pick<ListMonitorResults, 'execute'>;
+    readonly report: Pick<MonitorReport, 'execute'>;
+  };
+}
+
+export const monitorRoutes = (uc: MonitorsUseCases): Route[] => [
+  route({
     id: 'createMonitor', method: 'POST', path: '/v1/monitors', tag: 'Monitoring', writes: true,
     summary: 'Create a monitor (dns, http, tls or domain_expiry) on one of your domains',
     description: 'Needs monitor.edit on the domain. Targets (a dns name, an http URL\'s host, a tls host) must be the domain or a name under it. The worker runs the first check at once, then every interval_seconds; a change between ok and failing opens or closes an incident, appends monitor.check_failed / monitor.check_recovered and notifies the owners.',
@@ -79,11 +95,11 @@ export const monitorRoutes = (uc: UseCases): Route[] => [
     responses: { 201: { description: 'Created (state pending until the first check)', schema: monitor } },
     errors: ['domain_not_found', 'right_missing', 'monitor_interval_too_short', 'monitor_limit_reached'],
     handle: async (i) => {
-      const m = await uc.monitors.create.execute(i.key!, i.body as CreateMonitorInput);
+      const m = await uc.monitors.create.execute(i.key, i.body);
       return { status: 201, headers: { Location: m.links.self }, body: m };
     },
-  },
-  {
+  }),
+  route({
     id: 'listMonitors', method: 'GET', path: '/v1/monitors', tag: 'Monitoring', writes: false,
     summary: 'Monitors of the domains the key may read (monitor.read), newest first, cursor pages',
     access: { kind: 'key' },
@@ -92,18 +108,18 @@ export const monitorRoutes = (uc: UseCases): Route[] => [
     errors: ['right_missing', 'cursor_invalid'],
     handle: async (i) => ({
       status: 200,
-      body: await uc.monitors.list.execute(i.key!, { cursor: i.query.cursor as string | undefined, limit: i.query.limit as number | undefined, domain: i.query.domain as string | undefined }),
+      body: await uc.monitors.list.execute(i.key, { cursor: i.query.cursor, limit: i.query.limit, domain: i.query.domain }),
     }),
-  },
-  {
+  }),
+  route({
     id: 'getMonitor', method: 'GET', path: '/v1/monitors/{id}', tag: 'Monitoring', writes: false,
     summary: 'One monitor and its current state (monitor.read)',
     access: { kind: 'key' }, params: idParam,
     responses: { 200: { description: 'The monitor', schema: monitor } },
     errors: ['monitor_not_found'],
-    handle: async (i) => ({ status: 200, body: await uc.monitors.get.execute(i.key!, i.params.id!) }),
-  },
-  {
+    handle: async (i) => ({ status: 200, body: await uc.monitors.get.execute(i.key, i.params.id) }),
+  }),
+  route({
     id: 'updateMonitor', method: 'PATCH', path: '/v1/monitors/{id}', tag: 'Monitoring', writes: true,
     summary: 'Change a monitor: its kind-specific fields, interval, enabled (monitor.edit). The kind and domain stay.',
     access: { kind: 'key' }, params: idParam,
@@ -113,17 +129,17 @@ export const monitorRoutes = (uc: UseCases): Route[] => [
     },
     responses: { 200: { description: 'The changed monitor', schema: monitor } },
     errors: ['monitor_not_found', 'right_missing', 'monitor_interval_too_short'],
-    handle: async (i) => ({ status: 200, body: await uc.monitors.update.execute(i.key!, i.params.id!, i.body as UpdateMonitorInput) }),
-  },
-  {
+    handle: async (i) => ({ status: 200, body: await uc.monitors.update.execute(i.key, i.params.id, i.body) }),
+  }),
+  route({
     id: 'deleteMonitor', method: 'DELETE', path: '/v1/monitors/{id}', tag: 'Monitoring', writes: true,
     summary: 'Delete a monitor with its results and incidents (monitor.edit)',
     access: { kind: 'key' }, params: idParam,
     responses: { 200: { description: 'Deleted', schema: { type: 'object', properties: { id: { type: 'string' }, deleted: { type: 'boolean' } } } } },
     errors: ['monitor_not_found', 'right_missing'],
-    handle: async (i) => ({ status: 200, body: await uc.monitors.delete.execute(i.key!, i.params.id!) }),
-  },
-  {
+    handle: async (i) => ({ status: 200, body: await uc.monitors.delete.execute(i.key, i.params.id) }),
+  }),
+  route({
     id: 'listMonitorResults', method: 'GET', path: '/v1/monitors/{id}/results', tag: 'Monitoring', writes: false,
     summary: 'Check results, newest first, within [from, to) — kept 30 days (monitor.read)',
     access: { kind: 'key' }, params: idParam,
@@ -135,18 +151,18 @@ export const monitorRoutes = (uc: UseCases): Route[] => [
     errors: ['monitor_not_found', 'cursor_invalid'],
     handle: async (i) => ({
       status: 200,
-      body: await uc.monitors.results.execute(i.key!, i.params.id!, {
-        from: i.query.from as string | undefined, to: i.query.to as string | undefined, cursor: i.query.cursor as string | undefined, limit: i.query.limit as number | undefined,
+      body: await uc.monitors.results.execute(i.key, i.params.id, {
+        from: i.query.from, to: i.query.to, cursor: i.query.cursor, limit: i.query.limit,
       }),
     }),
-  },
-  {
+  }),
+  route({
     id: 'getMonitorReport', method: 'GET', path: '/v1/monitors/{id}/report', tag: 'Monitoring', writes: false,
     summary: 'Uptime %, p50/p95 latency and incidents over the last 24h, 7d or 30d (monitor.read)',
     access: { kind: 'key' }, params: idParam,
     query: { type: 'object', additionalProperties: false, properties: { period: { type: 'string', enum: ['24h', '7d', '30d'], description: 'Default 24h.' } } },
     responses: { 200: { description: 'The report', schema: report } },
     errors: ['monitor_not_found'],
-    handle: async (i) => ({ status: 200, body: await uc.monitors.report.execute(i.key!, i.params.id!, (i.query.period as string | undefined) ?? '24h') }),
-  },
+    handle: async (i) => ({ status: 200, body: await uc.monitors.report.execute(i.key, i.params.id, i.query.period ?? '24h') }),
+  }),
 ];

@@ -1,0 +1,42 @@
+import type { ListNotices } from '../../../core/notices/list-notices.use-case.js';
+import type { ListKeyNotices } from '../../../core/notices/list-key-notices.use-case.js';
+import type { Environment } from '../../../core/kernel/environment.js';
+import { route, type Route } from '../route.js';
+import { i18n, page, pageQuery } from '../schemas.js';
+
+/** Notices (/v1/notices for keys, /v1/account/notices for the signed-in person). */
+export interface NoticesUseCases {
+  readonly listKeyNotices: Pick<ListKeyNotices, 'execute'>;
+  readonly listNotices: Pick<ListNotices, 'execute'>;
+}
+
+export const noticeRoutes = (uc: NoticesUseCases): Route[] => [
+  route({
+    id: 'listNotices', method: 'GET', path: '/v1/notices', tag: 'Notices', writes: false,
+    summary: 'Notices the key may see: about domains it may read, and billing ones with billing.read',
+    access: { kind: 'key' },
+    query: pageQuery({}),
+    responses: {
+      200: {
+        description: 'A page of notices, newest first',
+        schema: page({ type: 'object', properties: { id: { type: 'string' }, kind: { type: 'string' }, domain: { type: ['string', 'null'] }, message: i18n, created_at: { type: 'string' } } }),
+      },
+    },
+    errors: ['cursor_invalid'],
+    handle: async (i) => ({ status: 200, body: await uc.listKeyNotices.execute(i.key, { cursor: i.query.cursor, limit: i.query.limit }) }),
+  }),
+  route({
+    id: 'listAccountNotices', method: 'GET', path: '/v1/account/notices', tag: 'Account (humans)', writes: false,
+    summary: 'Notices to the signed-in person (e.g. class 2 keys issued), newest first',
+    access: { kind: 'human', session: true, console: '/console/notices' },
+    query: pageQuery({ environment: { type: 'string', enum: ['live', 'test'] } }),
+    responses: { 200: { description: 'A page of notices', schema: page({ type: 'object', properties: { id: { type: 'string' }, kind: { type: 'string' }, message: i18n, created_at: { type: 'string' } } }) } },
+    errors: ['cursor_invalid'],
+    handle: async (i) => ({
+      status: 200,
+      body: await uc.listNotices.execute(i.human.actor, {
+        environment: i.query.environment, cursor: i.query.cursor, limit: i.query.limit,
+      }),
+    }),
+  }),
+];
