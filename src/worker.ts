@@ -1,7 +1,5 @@
 import type { Logger } from 'pino';
 import { IDEMPOTENCY_RETENTION_MS } from '../core/kernel/idempotency-store.port.js';
-import type { CompleterReport } from '../adapters/http/completer.js';
-import type { LifecycleReport } from '../core/domains/advance-lifecycle.use-case.js';
 import type { System } from './system.js';
 import { TOKENS } from './tokens.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
