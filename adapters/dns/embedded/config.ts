@@ -27,7 +27,7 @@ export interface EmbeddedNameserverConfig {
   readonly nsid?: string;
   /**
    * NOTIFY secondaries on every publish (default true). False when something else orders the NOTIFY —
-   * the DNS cluster sends it only once every worker serves the new serial (src/dns-cluster.ts).
+   * the DNS cluster sends it only once every worker serves the new serial (adapters/dns/cluster.ts).
    */
   readonly notifyOnPublish?: boolean;
   /**

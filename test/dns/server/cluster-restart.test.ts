@@ -42,7 +42,7 @@ const workersOf = (root: number): number[] => {
 };
 
 /**
- * DNS_WORKERS=2 (src/dns-cluster.ts): a worker that dies is replaced; meanwhile the other one answers,
+ * DNS_WORKERS=2 (adapters/dns/cluster.ts): a worker that dies is replaced; meanwhile the other one answers,
  * and an apply afterwards is served by both (the replacement included). SQLite; the real entry point.
  */
 describe('npm start with DNS_WORKERS=2: a DNS worker that dies is replaced', function () {
