@@ -18,7 +18,7 @@ import { freePort } from '../test/dns/server/tools.js';
 import { startPebble, type Pebble } from '../test/support/pebble.js';
 
 /**
- * `npm run bench:acme` (issue 5): one certificate for `x` + `*.x` from Pebble through our API —
+ * `npm run bench:acme`: one certificate for `x` + `*.x` from Pebble through our API —
  * POST /v1/certificates, DNS-01 written through our zone machinery and answered by our own DNS server,
  * then GET until issued — against the same order made by bare acme-client with an in-memory TXT
  * responder, in the same run. Two Pebbles (one per DNS server; same flags). Prints each run, the

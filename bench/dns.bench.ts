@@ -11,7 +11,7 @@ import { freePort, knotSecondaryConf } from '../test/dns/server/tools.js';
 
 /**
  * `npm run bench:dns`: our authoritative server against Knot, serving the same zone, measured by dnsperf
- * in the same run (issue 4, "Benchmarks").
+ * in the same run ("Benchmarks").
  *
  * - The zone: bench/zone-gen.ts, BENCH_DNS_RECORDS record sets (default 1000: A, AAAA, TXT, MX, CNAME,
  *   20 % each) plus the apex SOA and NS, under `bench.test`.
@@ -606,7 +606,7 @@ const main = async (): Promise<number> => {
     const ratios = (key: Contender['key']): number[] => byRound(key).map((m) => m.perf.qps / knotRows.find((k) => k.round === m.round)!.perf.qps);
     const oursRatios = ratios('ours');
     const ratio = median(oursRatios);
-    // Targets (issue 13): one process ≥ 0.6 of knotd; the default workers (DNS_WORKERS unset) ≥ 0.8.
+    // Targets: one process ≥ 0.6 of knotd; the default workers (DNS_WORKERS unset) ≥ 0.8.
     const defaultKey: Contender['key'] | null = defaultWorkers === 1 ? 'ours' : cl && clusterWorkers === defaultWorkers ? 'cluster' : null;
     const defaultRatio = defaultKey ? median(ratios(defaultKey)) : null;
     const ok = ratio >= TARGET_RATIO && (defaultRatio === null || defaultRatio >= GOAL_RATIO);

@@ -16,7 +16,7 @@ import { apexSets, benchSets, BENCH_SERIAL } from './zone-gen.js';
 
 /**
  * `npm run bench:plan`: plan + checks + apply for zones of 1k, 10k and 100k record sets on SQLite
- * (issue 4, "Benchmarks": 10k ≤ 300 ms, 100k ≤ 3 s, growing no worse than n log n).
+ * ("Benchmarks": 10k ≤ 300 ms, 100k ≤ 3 s, growing no worse than n log n).
  *
  * For each size, a fresh temp SQLite SqlStore (migrated) and two scenarios, each the work DnsPlans does
  * (core/dns/dns-plans.use-case.ts) through the real store and core code:

@@ -23,7 +23,7 @@ import { onShutdown } from '../src/main/process.js';
  *   system: the real system on a fresh temp SQLite store, demo seeded, a domain.read test key issued
  *           through IssueKey → {"port", "key", "path", "body"} (body: the GET response, verbatim)
  *   bare:   Koa alone (no router, no auth), answering BENCH_BARE_BODY on the same path → {"port", "path"}
- *   reference: the same essential work as the keyed read, hand-built (issue 13): Koa + @koa/router, the
+ *   reference: the same essential work as the keyed read, hand-built: Koa + @koa/router, the
  *           bearer token parsed, its HMAC-SHA-256 (BENCH_REF_PEPPER) compared in constant time with the
  *           stored hash read by a prepared select, the domain read by the same prepared select as the
  *           repository's (SQLite: better-sqlite3 statements; Postgres: named pg statements), the same

@@ -8,7 +8,7 @@ import autocannon, { type Result } from 'autocannon';
 
 /**
  * `npm run bench:read`: what the keyed read path costs against a reference doing the same essential work
- * (issue 13: Koa + @koa/router + the key's HMAC check + the same prepared select; read-server.ts
+ * (Koa + @koa/router + the key's HMAC check + the same prepared select; read-server.ts
  * `reference`), and against a bare Koa answering the same bytes. On SQLite always, and on Postgres when
  * BENCH_PG_URL or TEST_PG_URL is set (BENCH_ENGINES=sqlite,postgres picks). Targets (SQLite):
  * keyed/reference ≥ 0.8 and keyed p99 ≤ 10 ms at 50 connections; Postgres reports the same figures.

@@ -15,7 +15,7 @@ import { TOKENS } from '../src/tokens.js';
 import { WebhookDispatcher } from '../src/webhook-dispatcher.js';
 
 /**
- * `npm run bench:webhooks` (issue 11): 10 000 events fanned out to a local receiver.
+ * `npm run bench:webhooks`: 10 000 events fanned out to a local receiver.
  *
  * The receiver runs in its own process (this file with `--receiver`): it answers 204 and reports each
  * arrival (webhook-id, wall-clock ms) on stdout. First its own ceiling is measured with autocannon

@@ -59,7 +59,7 @@ export interface Config {
   readonly argon2: { readonly memoryCost: number; readonly timeCost: number; readonly parallelism: number };
   /** The console's public address (PUBLIC_URL + /console), for links in e-mails (invitations). */
   readonly consoleUrl: string;
-  /** Issue 11: webhook delivery and the event log. */
+  /** webhook delivery and the event log. */
   readonly webhooks: {
     /** WEBHOOKS_ALLOW_LOOPBACK=1: test-environment endpoints may be http://127.0.0.1 (tests). Never live. */
     readonly allowLoopback: boolean;
@@ -77,7 +77,7 @@ export interface Config {
   /** EVENTS_RETENTION_DAYS: how long the event log keeps events (default 30). */
   readonly eventsRetentionDays: number;
   /**
-   * Monitoring (issue 11): MONITORS_ALLOW_LOOPBACK=1 lets sandbox monitors reach 127.0.0.0/8 and ::1
+   * Monitoring: MONITORS_ALLOW_LOOPBACK=1 lets sandbox monitors reach 127.0.0.0/8 and ::1
    * (tests; never live); MONITOR_CHECK_TIMEOUT_MS bounds each check (default 10 000);
    * MONITOR_BATCH is how many due checks one worker pass claims and runs at once (default 50);
    * MONITOR_LIMIT caps the monitors of one account per environment (default 200).
@@ -271,7 +271,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
 };
 
 /**
- * `npm run cluster` (issue 13): API_PROCESSES API processes sharing PORT (node:cluster), WORKERS workers,
+ * `npm run cluster`: API_PROCESSES API processes sharing PORT (node:cluster), WORKERS workers,
  * one DNS process (the hidden primary; DNS_WORKERS inside it as under npm start). WORKER_INTERVAL_MS is
  * how often each worker runs its pass (default 30 s).
  */

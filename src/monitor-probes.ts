@@ -8,7 +8,7 @@ import type { MonitorRules } from '../core/monitoring/monitor-spec.js';
 import type { EnvironmentAdapters } from './tokens.js';
 import type { Config } from './config.js';
 
-/** Interval floors and loopback (issue 11): 60 s live, 10 s sandbox; loopback only in the sandbox with MONITORS_ALLOW_LOOPBACK=1. */
+/** Interval floors and loopback: 60 s live, 10 s sandbox; loopback only in the sandbox with MONITORS_ALLOW_LOOPBACK=1. */
 export const monitorRules = (config: Config): MonitorRules => ({
   minIntervalSeconds: (e) => (e === 'live' ? 60 : 10),
   allowLoopback: (e) => e === 'test' && config.monitors.allowLoopback,

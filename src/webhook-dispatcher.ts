@@ -15,7 +15,7 @@ export interface DispatcherOptions {
 }
 
 /**
- * The worker's webhook loop (issue 11): publish new events (numbering + fan-out), claim due deliveries
+ * The worker's webhook loop: publish new events (numbering + fan-out), claim due deliveries
  * for endpoints not already busy here, and run one chain per endpoint — that endpoint's deliveries in
  * event order, one at a time — while other endpoints proceed in parallel, so a slow endpoint holds back
  * only itself. A chain stops and releases what is left before its lease could run out under a slow

@@ -160,7 +160,7 @@ export class DnsCluster implements ZonePublisher {
   /**
    * Syncs the workers that do not send NOTIFY first, all at once, and worker 0 — the one that NOTIFYs
    * the secondaries when its zone changes — only after them: a secondary told of a change asks us for
-   * the SOA right away, and whichever worker answers must already serve the new serial (issue 13: with
+   * the SOA right away, and whichever worker answers must already serve the new serial (with
    * all synced at once, 9 of 20 fast changes never reached Knot). Worker 0 also checks that each
    * secondary caught up and NOTIFYs again if not (notify.verifyMs), for changes it finds by polling.
    */

@@ -1,5 +1,5 @@
 /**
- * A knot.conf for a Knot DNS (3.2+) secondary of our hidden primary (issue 13): it listens where the
+ * A knot.conf for a Knot DNS (3.2+) secondary of our hidden primary: it listens where the
  * world asks, transfers every zone from the primary (AXFR, then IXFR on refresh) and takes NOTIFY
  * from it only. `npm run knot:conf` prints it for the zones in the store; the scale-out test runs
  * knotd on exactly this text (with test ports and directories), so the README sample is tested.

@@ -44,7 +44,7 @@ export class ZoneSync {
   private again = false;
 
   /**
-   * Issue 13: loads at once when any process announces a zone change (or the feed reconnected), instead
+   * Loads at once when any process announces a zone change (or the feed reconnected), instead
    * of waiting for the next poll; loads never overlap (one more runs after the current one if asked).
    */
   follow(feed: ChangeFeed): () => void {

@@ -26,7 +26,7 @@ export interface ChangeFeedOptions {
 }
 
 /**
- * Cross-process invalidation (issue 13). Announcements go out in the caller's transaction:
+ * Cross-process invalidation. Announcements go out in the caller's transaction:
  * on Postgres `pg_notify` (delivered on commit, never on rollback), on SQLite a row in `change_log`.
  * Listening: on Postgres a dedicated pg client (not from knex's pool) that LISTENs and reconnects with
  * back-off; on SQLite a poll of `change_log` every 200 ms through the read-only connection.

@@ -62,7 +62,7 @@ export class SqlStore {
   readonly webhooks: SqlWebhookRepository;
   readonly monitors: SqlMonitorRepository;
   private readonly reader: SqliteReader | null;
-  /** Cross-process invalidation (issue 13): LISTEN/NOTIFY on Postgres, a polled change log on SQLite. */
+  /** Cross-process invalidation: LISTEN/NOTIFY on Postgres, a polled change log on SQLite. */
   readonly changes: SqlChangeFeed;
 
   constructor(config: StoreConfig) {

@@ -1,7 +1,7 @@
 import type { Environment } from '../kernel/environment.js';
 
 /**
- * A certificate resource (issue 5). One id for the life of the certificate: a renewal replaces the
+ * A certificate resource. One id for the life of the certificate: a renewal replaces the
  * chain (and, for keys we generated, the key) in place, so clients keep fetching the same URL.
  *
  *   pending ──CA issues──▶ issued ──not_after passes──▶ expired

@@ -29,7 +29,7 @@ export interface RequestCertificateInput {
 }
 
 /**
- * POST/GET /v1/certificates… (issue 5; cert.issue class 1, cert.read class 0). A request is accepted
+ * POST/GET /v1/certificates… (cert.issue class 1, cert.read class 0). A request is accepted
  * at once (202, pending) and issued by the CA outside the request: the sandbox CA in milliseconds, a
  * public CA after its DNS-01 validation. Every name must lie in a domain of the account that the key
  * may issue for; a certificate is visible to keys that may read all of its domains.

@@ -1,7 +1,7 @@
 import type { EventData, EventType } from '../kernel/events.js';
 
 /**
- * The public event catalogue (issue 11): every internal EventType, the name it is published under (or
+ * The public event catalogue: every internal EventType, the name it is published under (or
  * null: internal only, never in the event log or a webhook), whether it is about a domain or the
  * account, a plain description in uk and en, and the shape of `data`. The README and OpenAPI are
  * generated from it; test/events/catalogue.test.ts fails when an EventType is missing here.
@@ -77,7 +77,7 @@ export const EVENT_CATALOGUE: { readonly [T in EventType]: EventInfo & { readonl
   'webhook.deleted': e('webhook.deleted', 'account', 'Вебхук видалено.', 'A webhook endpoint was deleted.', { webhook_id: 'string' }),
   'webhook.secret_rotated': e('webhook.secret_rotated', 'account', 'Секрет підпису вебхука замінено; старий підписує ще 24 години.', 'The signing secret of a webhook was rotated; the old one signs for 24 more hours.', { webhook_id: 'string', old_secret_expires_at: 'date-time' }),
   'webhook.disabled': e('webhook.disabled', 'account', 'Вебхук вимкнено: кінцева точка відповіла 410 або не приймала доставок 3 дні.', 'A webhook endpoint was disabled: it answered 410 or failed deliveries for 3 days.', { webhook_id: 'string', url: 'string', reason: "'gone' | 'failing'" }),
-  // issue 10: the six human-only actions (account events; the transfer code itself is never in an event)
+  // The six human-only actions (account events; the transfer code itself is never in an event)
   'person.reauthenticated': e(null, 'account', 'Людина повторно підтвердила вхід (лише внутрішньо).', 'A person signed in again for a sensitive action (internal only).', { session_id: 'string' }),
   'domain.transfer_code_revealed': e('domain.transfer_code_revealed', 'domain', 'Людина в консолі переглянула код перенесення домену (сам код не публікується).', 'A person in the console revealed the transfer code of a domain (the code itself is never published).', { domain: 'string', actor_email: 'string: the e-mail of the person who revealed it' }),
   'domain.registrant_changed': e('domain.registrant_changed', 'domain', 'Змінено власника (реєстранта) домену.', 'The registrant (holder) of a domain was changed.', { domain: 'string', registrant: 'object: name, organization, email, country_code', actor_email: 'string: the e-mail of the person who changed it' }),
@@ -90,20 +90,20 @@ export const EVENT_CATALOGUE: { readonly [T in EventType]: EventInfo & { readonl
   'person.two_factor_enrolment_started': e(null, 'account', 'Людина отримала новий секрет TOTP, щоб знову ввімкнути двофакторну перевірку (лише внутрішньо; сам секрет не записується).', 'A person got a new TOTP secret to switch two-factor checks on again (internal only; the secret itself is never recorded).', {}),
   'person.two_factor_enabled': e('person.two_factor_enabled', 'account', 'Людина знову ввімкнула двофакторну перевірку з новим секретом.', 'A person switched two-factor checks on again, with a new secret.', { email: 'string' }),
   'account.deleted': e('account.deleted', 'account', 'Рахунок видалено.', 'The account was deleted.', { keys_revoked: 'integer' }),
-  // issue 10: class 3 operations (about the operation's domain)
+  // Class 3 operations (about the operation's domain)
   'operation.pending': e('operation.pending', 'domain', 'Операцію класу 3 створено; вона чекає на другого власника або 24 години.', 'A class 3 operation was requested; it waits for a second owner or 24 hours.', OPERATION_DATA),
   'operation.confirmed': e('operation.confirmed', 'domain', 'Другий власник підтвердив операцію класу 3.', 'A second owner confirmed a class 3 operation.', OPERATION_DATA),
   'operation.cancelled': e('operation.cancelled', 'domain', 'Операцію класу 3 скасовано.', 'A class 3 operation was cancelled.', OPERATION_DATA),
   'operation.activated': e('operation.activated', 'domain', 'Операція класу 3 набула чинності.', 'A class 3 operation took effect.', OPERATION_DATA),
   'operation.failed': e('operation.failed', 'domain', 'Операція класу 3 не вдалася (реєстр відмовив).', 'A class 3 operation failed (the registry refused).', OPERATION_DATA),
   'domain.transfer_locked': e('domain.transfer_locked', 'domain', 'Заборону перенесення домену встановлено знову.', 'The transfer lock of a domain was set again.', { domain: 'string', transfer_lock: 'boolean' }),
-  // issue 11: monitoring (about the monitor's domain, named in data.domain)
+  // Monitoring (about the monitor's domain, named in data.domain)
   'monitor.created': e('monitor.created', 'domain', 'Створено перевірку моніторингу.', 'A monitoring check was created.', MONITOR_SETTINGS),
   'monitor.updated': e('monitor.updated', 'domain', 'Перевірку моніторингу змінено.', 'A monitoring check was changed.', MONITOR_SETTINGS),
   'monitor.deleted': e('monitor.deleted', 'domain', 'Перевірку моніторингу видалено.', 'A monitoring check was deleted.', { monitor_id: 'string', kind: 'string', domain: 'string' }),
   'monitor.check_failed': e('monitor.check_failed', 'domain', 'Перевірка моніторингу перестала проходити: почався інцидент.', 'A monitoring check started failing: an incident began.', MONITOR_CHECK),
   'monitor.check_recovered': e('monitor.check_recovered', 'domain', 'Перевірка моніторингу знову проходить: інцидент завершено.', 'A monitoring check passes again: the incident ended.', MONITOR_CHECK),
-  // issue 12: the live registry's messages (EPP poll), about one of our domains
+  // The live registry's messages (EPP poll), about one of our domains
   'domain.transfer_requested': e('domain.transfer_requested', 'domain', 'Реєстр повідомив: запитано перенесення домену до іншого реєстратора.', 'The registry reports that a transfer of the domain to another registrar was requested.', { domain: 'string', message_id: 'string', queued_at: 'date-time', text: 'string' }),
   'domain.transfer_completed': e('domain.transfer_completed', 'domain', 'Реєстр повідомив: перенесення домену завершено.', 'The registry reports that a transfer of the domain completed.', { domain: 'string', message_id: 'string', queued_at: 'date-time', text: 'string' }),
   'domain.transfer_cancelled': e('domain.transfer_cancelled', 'domain', 'Реєстр повідомив: перенесення домену скасовано або відхилено.', 'The registry reports that a transfer of the domain was cancelled or rejected.', { domain: 'string', message_id: 'string', queued_at: 'date-time', text: 'string' }),

@@ -18,7 +18,7 @@ export interface EventPage {
 }
 
 /**
- * GET /v1/events: the replayable log (issue 11), in publish order, kept 30 days. Domain events only for
+ * GET /v1/events: the replayable log, in publish order, kept 30 days. Domain events only for
  * domains the key may read (any read right); account-wide events only with billing.read (webhook.*
  * also with webhook.manage). Events of domains outside the key's policies are skipped, never shown.
  */

@@ -33,7 +33,7 @@ export type ErrorCode =
   | 'registry_failure'
   | 'domain_not_renewable'
   | 'domain_already_yours'
-  // registry refusals (EPP result codes, issue 12)
+  // registry refusals (EPP result codes)
   | 'registry_not_authorized'
   | 'registry_auth_info_invalid'
   | 'registry_object_missing'
@@ -64,7 +64,7 @@ export type ErrorCode =
   | 'csr_invalid'
   | 'csr_names_mismatch'
   | 'private_key_not_held'
-  // class 3 operations (issue 10)
+  // class 3 operations
   | 'operation_not_found'
   | 'operation_pending'
   | 'operation_not_pending'
@@ -73,12 +73,12 @@ export type ErrorCode =
   | 'owner_required'
   | 'nameservers_invalid'
   | 'labels_invalid'
-  // events & webhooks (issue 11)
+  // events & webhooks
   | 'webhook_not_found'
   | 'webhook_url_refused'
   | 'delivery_not_found'
   | 'event_type_unknown'
-  // monitoring (issue 11)
+  // monitoring
   | 'monitor_not_found'
   | 'monitor_interval_too_short'
   | 'monitor_limit_reached'
@@ -96,7 +96,7 @@ export type ErrorCode =
   | 'rate_limited'
   | 'cursor_invalid'
   | 'internal_error'
-  // the six human-only actions (issue 10)
+  // the six human-only actions
   | 'reauth_required'
   | 'owner_only'
   | 'person_exists'

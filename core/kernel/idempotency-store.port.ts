@@ -14,7 +14,7 @@ export interface StoredResponse {
 
 /**
  * What a phased request asked for, kept with its record so the completer can finish it when its client
- * never comes back (issue 13's gap: a charge reserved by an abandoned request stayed pending for good).
+ * never comes back (a charge reserved by an abandoned request stayed pending for good).
  * Adapter-neutral: the HTTP adapter stores its route id and the validated input.
  */
 export interface ResumableRequest {

@@ -19,7 +19,7 @@ export interface MonitorSpecInput {
   readonly min_days_valid?: number;
 }
 
-/** Per-environment rules (issue 11): the interval floor, and whether loopback peers are allowed. */
+/** Per-environment rules: the interval floor, and whether loopback peers are allowed. */
 export interface MonitorRules {
   readonly minIntervalSeconds: (environment: Environment) => number;
   /** Loopback targets / nameservers: never in live; in the sandbox only when MONITORS_ALLOW_LOOPBACK=1. */

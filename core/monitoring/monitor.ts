@@ -1,7 +1,7 @@
 import type { Environment } from '../kernel/environment.js';
 
 /**
- * A monitor (issue 11): one check of one of the account's domains, run by the worker every
+ * A monitor: one check of one of the account's domains, run by the worker every
  * `intervalSeconds`. Its state moves pending → ok | failing; each move between ok and failing opens or
  * closes an incident and appends monitor.check_failed / monitor.check_recovered.
  */

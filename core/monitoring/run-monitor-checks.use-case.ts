@@ -29,7 +29,7 @@ export interface MonitorChecksReport {
 class LeaseLost extends Error {}
 
 /**
- * The worker's monitoring pass (issue 11): claims due monitors under a lease, runs their probes
+ * The worker's monitoring pass: claims due monitors under a lease, runs their probes
  * concurrently (each with its own timeout), and records each outcome in one transaction with what it
  * causes — the result row; on ok→failing (or a first check that fails) an incident, the event
  * monitor.check_failed and a notice to every owner; on failing→ok the incident's end,

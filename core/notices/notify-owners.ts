@@ -17,7 +17,7 @@ const SUBJECTS: Record<string, { uk: string; en: string }> = {
   'domain.status_changed': { uk: 'змінився стан домену', en: 'domain status changed' },
   'domain.released': { uk: 'домен звільнено', en: 'domain released' },
   'billing.topup': { uk: 'баланс поповнено', en: 'balance topped up' },
-  // class 3 operations (issue 10)
+  // class 3 operations
   'operation.pending': { uk: 'операція класу 3 чекає', en: 'a class 3 operation is waiting' },
   'operation.confirmed': { uk: 'операцію класу 3 підтверджено', en: 'a class 3 operation was confirmed' },
   'operation.cancelled': { uk: 'операцію класу 3 скасовано', en: 'a class 3 operation was cancelled' },

@@ -27,7 +27,7 @@ export class AdvanceSandboxClock {
     private readonly clock: Clock,
     /** The certificates' pass (renewal, expiry) for the account, run right after the lifecycle. */
     private readonly certificates: { run(only: { accountId: string; environment: 'test' }): Promise<unknown> } | null = null,
-    /** Class 3 operations whose 24 hours have passed on the moved clock activate at once (issue 10). */
+    /** Class 3 operations whose 24 hours have passed on the moved clock activate at once. */
     private readonly operations: { run(only: { accountId: string; environment: 'test' }): Promise<unknown> } | null = null,
   ) {}
 

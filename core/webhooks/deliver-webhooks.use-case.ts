@@ -35,7 +35,7 @@ export interface DeliverOptions {
 }
 
 /**
- * Sends webhook deliveries (issue 11): at least once; 2xx = delivered; 410 disables the endpoint;
+ * Sends webhook deliveries: at least once; 2xx = delivered; 410 disables the endpoint;
  * anything else (or a timeout, a refused address, a redirect) is retried with exponential backoff and
  * jitter for 3 days on the Clock port; an endpoint failing for 3 days is disabled and its owners told.
  * Every attempt is logged. The dispatcher (src/webhook-dispatcher.ts) calls `claim` and `attempt`.

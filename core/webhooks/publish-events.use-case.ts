@@ -10,7 +10,7 @@ import type { EventFeed } from '../events/ports/event-feed.port.js';
 import { domainsOfEvent } from '../events/public-event.js';
 
 /**
- * The single publisher (issue 11): takes committed, unpublished events in insert order under the
+ * The single publisher: takes committed, unpublished events in insert order under the
  * publisher lock, gives each public one the next cursor position (pub_seq), and fans it out to the
  * enabled webhook endpoints that want it — all in one transaction, so an event is either numbered and
  * queued for every endpoint, or neither. Internal-only events are marked published without a number.

@@ -7,7 +7,7 @@ import { TOKENS } from '../tokens.js';
 import { onShutdown, runMain } from './process.js';
 
 /**
- * `npm run cluster` (issue 13): the production shape on one machine, all on one DATABASE_URL.
+ * `npm run cluster`: the production shape on one machine, all on one DATABASE_URL.
  *
  *   - this process: migrates and seeds once, then supervises (it serves nothing itself);
  *   - API_PROCESSES API processes (src/main/server.ts with RUN_DNS=false RUN_WORKER=false) sharing PORT

@@ -6,7 +6,7 @@ import { serveDns } from '../dns-server.js';
 import { onShutdown, runMain } from './process.js';
 
 /**
- * The DNS process of `npm run cluster` (issue 13): the one embedded DNS server set of the whole cluster —
+ * The DNS process of `npm run cluster`: the one embedded DNS server set of the whole cluster —
  * the hidden primary that Knot/NSD secondaries transfer from and that NOTIFYs them (DNS_SECONDARIES).
  * It serves every zone from the store and follows every zone change of every process through the change
  * feed (LISTEN/NOTIFY on Postgres, the polled change log on SQLite), with ZoneSync's 2 s poll as the

@@ -36,14 +36,14 @@ export const rightsCatalogue = (): string => {
 
 export const errorCatalogue = (): string => {
   const sample = { domain: 'example.com.ua', registered_until: '2031-03-14', label: 'example', right: 'dns.edit', key_id: 'AbC123xYz789', expires_on: '2026-12-31', cidr: '203.0.113.0/24', ip: '198.51.100.7', class: 2, max_class: 1, max_days: 90, max_date: '2027-02-19', today: '2026-11-21', min_prefix: 8, environment: 'live', path: '/v1/x', method: 'PUT', allow: 'GET', limit: 262144, retry_after: 3, registrar: 'sandbox', capability: 'transfer_code', tlds: 'ua, com.ua', console: '/console/keys' };
-  Object.assign(sample, { monitor_id: 'mon_01a20dfb463817f34de6', interval_seconds: 30, minimum: 60, maximum: 86400, limit: 200 }); // monitoring (issue 11)
+  Object.assign(sample, { monitor_id: 'mon_01a20dfb463817f34de6', interval_seconds: 30, minimum: 60, maximum: 86400, limit: 200 }); // monitoring
   const rows = Object.entries(ERROR_TABLE)
     .sort((a, b) => a[1].status - b[1].status || a[0].localeCompare(b[0]))
     .map(([code, e]) => `| ${e.status} | \`${code}\` | ${e.en(sample).replace(/\|/g, '\\|')} | ${e.uk(sample).replace(/\|/g, '\\|')} |`);
   return ['| HTTP | code | en (example) | uk (example) |', '|---|---|---|---|', ...rows].join('\n');
 };
 
-/** Issue 11: the public event catalogue (core/events/catalogue.ts). */
+/** the public event catalogue (core/events/catalogue.ts). */
 export const eventCatalogue = (): string => {
   const entries = Object.entries(EVENT_CATALOGUE);
   const pub = entries.filter(([, i]) => i.public).sort((a, b) => a[1].public!.localeCompare(b[1].public!));

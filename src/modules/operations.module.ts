@@ -20,7 +20,7 @@ import { LockTransfer } from '../../core/operations/lock-transfer.use-case.js';
 export const operationsModule = () =>
   new ContainerModule(({ bind }) => {
     const s = id(T.Store);
-    // class 3 operations (issue 10)
+    // class 3 operations
     bind(T.OperationAccess).toResolvedValue((st: SqlStore, a: Authorizer<Domain>) => new OperationAccess(a, st.accounts, st.domains), [s, T.Authorizer]).inSingletonScope();
     bind(T.OperationLog).toResolvedValue((st: SqlStore, r, c, rec: Recorder) => new OperationLog(rec, r, c), [s, T.Random, T.Clock, T.Recorder]).inSingletonScope();
     bind(T.RequestOperation).toResolvedValue(

@@ -138,7 +138,7 @@ const id = <X>(token: ServiceIdentifier<X>) => token;
 
 
 /**
- * The public MCP tools (issue 12): their own binding with read use cases only (search, certificate
+ * The public MCP tools: their own binding with read use cases only (search, certificate
  * status), so nothing reachable from /mcp can write. They read MCP_ENVIRONMENT (default: test).
  */
 export const mcpModule = () =>

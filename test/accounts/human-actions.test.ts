@@ -8,7 +8,7 @@ import { eachStore } from '../support/stores.js';
 import { addPerson, startApi, type TestApi } from '../support/system.js';
 
 /**
- * The six human-only actions (seed A6, DESIGN; issue 10) through the session API and their use cases:
+ * The six human-only actions (seed A6, DESIGN) through the session API and their use cases:
  * reveal the transfer code, change the registrant, manage people (and keys), change the payment method,
  * switch off two-factor checks, delete the account. Each state change appends its event.
  */

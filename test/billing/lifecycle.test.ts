@@ -7,7 +7,7 @@ import { TOKENS } from '../../src/tokens.js';
 import { eachStore } from '../support/stores.js';
 import { bearer, startApi, testConfig, type TestApi } from '../support/system.js';
 
-/** Issue 3: the lifecycle on the sandbox clock — automatic renewal, expiry, redemption, release. */
+/** the lifecycle on the sandbox clock — automatic renewal, expiry, redemption, release. */
 eachStore('Domain lifecycle and sandbox time travel', (kind) => {
   let api: TestApi;
   let key: string;

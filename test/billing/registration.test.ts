@@ -4,7 +4,7 @@ import type { EnvironmentAdapters } from '../../src/tokens.js';
 import { eachStore } from '../support/stores.js';
 import { bearer, startApi, type TestApi } from '../support/system.js';
 
-/** Issue 3: registration (domain.register, class 2), charged at the price list, in atomic phases. */
+/** registration (domain.register, class 2), charged at the price list, in atomic phases. */
 let crashAfterRegistry = false;
 const wrapSandbox = (a: EnvironmentAdapters): EnvironmentAdapters => ({
   ...a,

@@ -16,7 +16,7 @@ const zone = 'domivka-demo.com.ua';
 const pems = (bundle: string): string[] => bundle.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\n?/g) ?? [];
 
 /**
- * Issue 5, the ACME adapter end to end: POST /v1/certificates with the test environment's CA set to
+ * The ACME adapter end to end: POST /v1/certificates with the test environment's CA set to
  * ACME against a real Pebble (SANDBOX_CA=acme), whose DNS-01 lookups go to our own embedded server.
  */
 eachStore('certificates from Pebble through our API and our DNS', (kind) => {

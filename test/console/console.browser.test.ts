@@ -6,7 +6,7 @@ import { addPerson, bearer, startApi, type TestApi } from '../support/system.js'
 import { launch, shot, signInThroughForm, totpFor } from './browser.js';
 
 /**
- * The humans' console in headless Chromium (issue 10): sign-in with TOTP, the key wizard in seed A8's
+ * The humans' console in headless Chromium: sign-in with TOTP, the key wizard in seed A8's
  * order and the issued key used with fetch, the transfer code after signing in again, CSRF refusals,
  * the language switch and the Accept-Language default.
  */

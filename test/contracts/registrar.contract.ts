@@ -410,7 +410,7 @@ export const registrarContract = (name: string, makeSubject: MakeRegistrarSubjec
       });
     });
 
-    // Issue 12 (EPP): the registrant change (contact:create + domain:update <chg><registrant>).
+    // (EPP): the registrant change (contact:create + domain:update <chg><registrant>).
     describe('registrant (changeRegistrant)', () => {
       const holder = {
         name: 'Оксана Петренко', organization: null, email: 'oksana@example.com', phone: '+380.441234567',

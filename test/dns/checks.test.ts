@@ -7,7 +7,7 @@ import type { RecordSet } from '../../core/dns/zone/record-set.js';
 import { apex, ORIGIN, rs } from './zone-fixtures.js';
 
 /**
- * Issue 4, "The checks": every rule has an id, a severity, its RFC, and at least one zone that breaks it
+ * "The checks": every rule has an id, a severity, its RFC, and at least one zone that breaks it
  * (negative) and one that keeps it (positive). Zone rules are run on a whole zone (every set "changed");
  * input rules through buildPlan.
  */

@@ -3,7 +3,7 @@ import { applyChanges, buildPlan } from '../../core/dns/plans/plan-builder.js';
 import { apex, bigZoneRecords, ORIGIN } from './zone-fixtures.js';
 
 /**
- * Sanity check of the plan core's speed (issue 4 "bench:plan": 10k ≤ 300 ms and 100k ≤ 3 s with SQLite;
+ * Sanity check of the plan core's speed ("bench:plan": 10k ≤ 300 ms and 100k ≤ 3 s with SQLite;
  * growing no worse than n log n). Here: plan + every check + apply in memory, for a whole zone of n sets
  * created from nothing, and for one change in a zone of n sets. The assertion is loose (6 s for 100k) so a
  * loaded 2-core CI machine stays green; the printed times are the real figures.

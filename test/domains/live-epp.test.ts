@@ -8,7 +8,7 @@ import { eachStore } from '../support/stores.js';
 import { bearer, startApi, type TestApi } from '../support/system.js';
 
 /**
- * Issue 12: LIVE_REGISTRAR=epp pointed at the local EPP test registry lets a dmk_live_ key register,
+ * LIVE_REGISTRAR=epp pointed at the local EPP test registry lets a dmk_live_ key register,
  * renew and read a domain end to end through the HTTP API. The live balance is credited through the
  * billing core (Accounting.credit, a grant), as an operator would.
  */

@@ -32,7 +32,7 @@ const until = async (what: string, ok: () => boolean | Promise<boolean>, ms = 60
 };
 
 /**
- * Issue 11: a crash between commit and send loses nothing. A real worker process (npm run worker) is
+ * A crash between commit and send loses nothing. A real worker process (npm run worker) is
  * killed with SIGKILL while the receiver holds a delivery open; a new worker takes over once the lease
  * runs out; every event reaches the endpoint, and none is acknowledged (2xx) twice.
  */

@@ -6,7 +6,7 @@ import { eachStore } from '../support/stores.js';
 import { bearer, startApi, type TestApi } from '../support/system.js';
 
 /**
- * Issue 11: every state-changing use case appends its event through store.events.append inside the
+ * Every state-changing use case appends its event through store.events.append inside the
  * transaction of the change. Each step runs twice: first with a failure injected right after the event
  * append — the request fails and neither the change nor the event is stored — then for real: the event
  * is appended inside a transaction and committed with the change.

@@ -5,7 +5,7 @@ import { TOKENS } from '../../src/tokens.js';
 import { eachStore } from '../support/stores.js';
 import { bearer, startApi, type TestApi } from '../support/system.js';
 
-/** Issue 11: GET /v1/events — the replayable log, cursor-ordered, filtered to what the key may see. */
+/** GET /v1/events — the replayable log, cursor-ordered, filtered to what the key may see. */
 eachStore('Event log API', (kind) => {
   let api: TestApi;
   before(async () => {

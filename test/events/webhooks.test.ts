@@ -12,7 +12,7 @@ import { Receiver } from './support.js';
 
 const ENV = { WEBHOOKS_ALLOW_LOOPBACK: '1', WEBHOOKS_TIMEOUT_MS: '2000' };
 
-/** Issue 11: signed webhooks against a real local receiver, on both engines. */
+/** signed webhooks against a real local receiver, on both engines. */
 eachStore('Webhooks: Standard Webhooks delivery, retries, 410, redeliver, rotation, SSRF, claims', (kind) => {
   let api: TestApi;
   let key: string;

@@ -12,7 +12,7 @@ import { FastClient, mountedRoutes, plantKey, pool, rightSets, type Answer } fro
 import { sampleOf } from './support/samples.js';
 
 /**
- * Issue 14: the authorization matrix, GENERATED from the route table the app mounts. Every route ×
+ * The authorization matrix, GENERATED from the route table the app mounts. Every route ×
  * every right (alone and in each template) × four selections × test/live × inside/outside the CIDR ×
  * valid/expired/revoked, plus a human session and no credentials. The expected answer is computed from
  * the route's declaration (access kind, right / rights resolver, domainParam, sandboxOnly, writes) and
@@ -78,7 +78,7 @@ const USE_CASE_RIGHTS: Record<string, { needs: (f: Fixture) => Needs; sample?: (
   getMonitorReport: { needs: () => [[]], sample: () => ({ params: { id: 'no-such-monitor' } }) },
 };
 
-/** Class 3 writes that make a domain safer take effect at once (issue 10: setting the transfer lock again). */
+/** Class 3 writes that make a domain safer take effect at once (setting the transfer lock again). */
 const AT_ONCE_CLASS3 = new Set(['setTransferLock']);
 
 /** Sample inputs where a route's schema alone cannot produce a valid request (patterns, formats of the

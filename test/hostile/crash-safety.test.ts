@@ -11,7 +11,7 @@ import { eachStore, type FreshStore } from '../support/stores.js';
 import { TEST_DATA_KEY_HEX, TEST_PEPPER_HEX } from '../support/system.js';
 
 /**
- * Issue 14: crash safety. Registrations, renewals, top-ups, plan applies and certificate requests run
+ * Crash safety. Registrations, renewals, top-ups, plan applies and certificate requests run
  * with Idempotency-Keys against real API and worker processes (the npm start entry points, each ONE
  * node process so SIGKILL reaches the process that holds the work), which are killed with SIGKILL at
  * random moments CRASH_KILLS times (npm test: 3; npm run test:hostile: 20), restarted, and every request

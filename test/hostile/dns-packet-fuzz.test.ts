@@ -8,7 +8,7 @@ import { exampleZone } from '../dns/server/fixtures.js';
 import { dig, requireTools, startServer } from '../dns/server/tools.js';
 
 /**
- * Issue 14: DNS packet fuzzing of the embedded server. Random and mutated packets over UDP and TCP —
+ * DNS packet fuzzing of the embedded server. Random and mutated packets over UDP and TCP —
  * truncated lengths, compression loops, huge counts, bad OPT records, oversized labels. The server
  * stays up; a packet that is structurally broken gets FORMERR, REFUSED or NOTIMP (or nothing); no
  * packet ever gets SERVFAIL (that would be our own failure); and a good query is answered at the end.

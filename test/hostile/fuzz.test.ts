@@ -10,7 +10,7 @@ import { diffSnapshots, FastClient, mountedRoutes, plantKey, snapshot, type Answ
 import { sampleOf } from './support/samples.js';
 
 /**
- * Issue 14: property-based fuzzing of every mounted route (fast-check). Properties: never a 5xx; every
+ * Property-based fuzzing of every mounted route (fast-check). Properties: never a 5xx; every
  * error in the seed's shape with uk and en text and a code from the error table; a refused request
  * changes nothing stored (row count and checksum of every table before and after).
  *
@@ -134,7 +134,7 @@ export const judge = (r: Answer, method = 'GET', route?: string): string | null 
   if (r.status < 400) return null;
   if (method === 'HEAD') return null; // no body by definition (RFC 9110 9.3.2)
   if (r.status === 431 || r.status === 414 || r.status === 400 && r.body === undefined && r.text === '') return null; // Node's own parser refusals (no body reached Koa)
-  // POST /mcp speaks JSON-RPC 2.0 (issue 12): its refusals are JSON-RPC errors, never a stack.
+  // POST /mcp speaks JSON-RPC 2.0: its refusals are JSON-RPC errors, never a stack.
   if (route === 'mcp' && r.body?.jsonrpc === '2.0') {
     const e = r.body.error;
     if (!e || !Number.isInteger(e.code) || typeof e.message !== 'string' || !e.message) return `JSON-RPC error without code and message: ${r.text.slice(0, 300)}`;

@@ -6,7 +6,7 @@ import { bearer, startApi, type TestApi } from '../support/system.js';
 import { expectErrorShape, type Res } from '../support/error-shape.js';
 
 /**
- * Hostile tests for the money (issue 3) and DNS (issue 4) endpoints: weird bodies, cross-account and
+ * Hostile tests for the money and DNS endpoints: weird bodies, cross-account and
  * cross-zone references, races. Every refusal must be the seed's error shape with uk and en text, never
  * a 500 or a stack, and a refused request must change nothing stored (balances, ledger, zone serials).
  */

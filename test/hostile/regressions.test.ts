@@ -5,7 +5,7 @@ import { exampleZone } from '../dns/server/fixtures.js';
 import { dig, rawUdp, requireTools, startServer } from '../dns/server/tools.js';
 
 /**
- * Issue 14: every defect the hostile suites found, one named test each, so it stays fixed.
+ * Every defect the hostile suites found, one named test each, so it stays fixed.
  */
 const FORMERR = 1;
 

@@ -5,7 +5,7 @@ import { eachStore, STORES } from '../support/stores.js';
 import { startApi, type TestApi } from '../support/system.js';
 
 /**
- * Issue 12: the public MCP tools at POST /mcp, exercised with the MCP SDK's own client over the
+ * The public MCP tools at POST /mcp, exercised with the MCP SDK's own client over the
  * Streamable HTTP transport. No key; read-only (row counts of every table unchanged); rate-limited.
  */
 eachStore('MCP tools for assistants (POST /mcp)', (kind) => {

@@ -11,7 +11,7 @@ import { startHttpPeer, type HttpPeer } from './peers.js';
 
 const zone = 'domivka-demo.com.ua';
 
-/** Issue 11: loopback targets only in the sandbox with MONITORS_ALLOW_LOOPBACK=1; live intervals ≥ 60 s. */
+/** loopback targets only in the sandbox with MONITORS_ALLOW_LOOPBACK=1; live intervals ≥ 60 s. */
 eachStore('monitoring: loopback and live rules', (kind) => {
   let api: TestApi;
   let peer: HttpPeer;

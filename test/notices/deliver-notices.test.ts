@@ -9,7 +9,7 @@ import { startSmtpPeer, type SmtpPeerOptions } from '../support/smtp-peer.js';
 import { eachStore, type FreshStore, type StoreKind } from '../support/stores.js';
 
 /**
- * Seed A5 / issue 3: live notices are mailed through a durable outbox, so a mail server that is down
+ * Seed A5 / live notices are mailed through a durable outbox, so a mail server that is down
  * delays notices but loses none. Real SMTP server (smtp-server, see test/support/smtp-peer.ts), real
  * store (SQLite, and Postgres when TEST_PG_URL is set).
  */

@@ -6,7 +6,7 @@ import { eachStore } from '../support/stores.js';
 import { addPerson, startApi, type TestApi } from '../support/system.js';
 
 /**
- * Seed A5 / issue 3, end to end: the whole system in-process (HTTP API, container, store, worker)
+ * Seed A5 / , end to end: the whole system in-process (HTTP API, container, store, worker)
  * with SMTP_URL pointing at a real SMTP server started by the test. An owner issues a class 2 key
  * through the API; every owner gets the notice in the app, and — for the live environment only — by
  * e-mail when the worker ticks. A mail server that is down delays the e-mail, loses none.

@@ -5,7 +5,7 @@ import { SmtpMailer } from '../../adapters/notify/smtp/index.js';
 import { freePort, startSmtpPeer } from '../support/smtp-peer.js';
 
 /**
- * Seed A5 / issue 3: live notices go by e-mail over SMTP with nodemailer, tested against a real SMTP
+ * Seed A5 / live notices go by e-mail over SMTP with nodemailer, tested against a real SMTP
  * server started in the test (the smtp-server package, test/support/smtp-peer.ts), not a mock. The
  * peer's MIME reader is independent of nodemailer: it proves the message is standard, not just
  * nodemailer-readable.

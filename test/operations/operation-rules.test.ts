@@ -12,7 +12,7 @@ const code = (fn: () => unknown): string => {
   return 'none';
 };
 
-/** Issue 10: the pure rules of class 3 operations. */
+/** the pure rules of class 3 operations. */
 describe('Class 3 operations: nameserver rules and the pendingUpdate status', () => {
   it('normalises case and the trailing dot; refuses bad names, duplicates, glue and counts outside 2–13', () => {
     expect(normalizeNameservers('example.com.ua', ['NS1.Example.NET.', 'ns2.example.net'])).to.deep.equal(['ns1.example.net', 'ns2.example.net']);

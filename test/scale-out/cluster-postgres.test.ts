@@ -17,7 +17,7 @@ import { STORES, type FreshStore } from '../support/stores.js';
 import { TEST_DATA_KEY_HEX, TEST_PEPPER_HEX, testConfig } from '../support/system.js';
 
 /**
- * Issue 13, the production shape: `npm run cluster` with 2 API processes (one port, node:cluster
+ * The production shape: `npm run cluster` with 2 API processes (one port, node:cluster
  * round-robin) and 2 workers on one Postgres schema, its DNS process as the hidden primary, and a Knot
  * secondary configured by adapters/dns/knot-conf.ts (the README's sample). A mixed load — reads, plan applies,
  * renewals, certificate issuance (sandbox CA), top-ups, automatic renewal by the racing workers — and then:

@@ -15,7 +15,7 @@ const until = async (check: () => Promise<boolean> | boolean, timeoutMs: number)
 };
 
 /**
- * Issue 13: what one process caches (key lookups, domain reads, zone data) is dropped in every other
+ * What one process caches (key lookups, domain reads, zone data) is dropped in every other
  * process within a second — LISTEN/NOTIFY on Postgres, the polled change log on SQLite. A second
  * SqlStore over the same database stands in for another process.
  */

@@ -8,7 +8,7 @@ import { TestClock } from '../support/clock.js';
 import { eachStore, type FreshStore } from '../support/stores.js';
 
 /**
- * Issue 14, found by the crash suite: a request resumed after a crash found the domain's lease still
+ * Found by the crash suite: a request resumed after a crash found the domain's lease still
  * held by the dead process and answered 409 operation_in_progress. That answer was stored as final, so
  * every retry replayed it and the charge reserved before the crash stayed pending for good. "Busy, retry"
  * answers are not stored (DESIGN: 409 in flight): the record keeps its recovery point and a retry resumes.

@@ -3,7 +3,7 @@ import { SqlStore } from '../../adapters/sql/index.js';
 import type { Operation } from '../../core/operations/operation.js';
 import { eachStore, type FreshStore } from '../support/stores.js';
 
-/** Issue 10: the operations store's guarantees — one pending operation per domain, leases that exclude. */
+/** the operations store's guarantees — one pending operation per domain, leases that exclude. */
 eachStore('Operation repository', (kind) => {
   let fresh: FreshStore;
   let store: SqlStore;

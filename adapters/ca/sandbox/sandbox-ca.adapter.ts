@@ -89,7 +89,7 @@ const checkCsr = async (csrPem: string, names: readonly string[]): Promise<Pkcs1
 };
 
 /**
- * The test environment's CA (issue 5): issues real X.509 certificates at once, under a "Domivka Sandbox
+ * The test environment's CA: issues real X.509 certificates at once, under a "Domivka Sandbox
  * Root CA" users may add to a trust store, through the same DNS-01 motions as the live CA (a value per
  * distinct base host presented, optionally checked, then cleaned up). Root and intermediate are made on
  * first use and kept in the store; revocation status is the use case's record, not this adapter's.

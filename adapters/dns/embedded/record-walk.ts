@@ -1,5 +1,5 @@
 /**
- * A structural walk over the records after the question (found by the hostile DNS fuzz, issue 14):
+ * A structural walk over the records after the question (found by the hostile DNS fuzz):
  * dns-packet decodes leniently — an OPT whose options run past its RDATA, an OPT outside the
  * additional section, or octets after the last record were answered as if the query were sound.
  * RFC 6891 §6.1.1 (OPT only in the additional section) and §6.1.2 (options are code, length, data,

@@ -1,5 +1,5 @@
 /**
- * Outbound-HTTP SSRF guard (issue 11): every request we make to a URL a user gave us (webhook endpoints,
+ * Outbound-HTTP SSRF guard: every request we make to a URL a user gave us (webhook endpoints,
  * monitoring targets) goes through here.
  *
  *  - `assertPublicUrl(url, opts)` — syntax, scheme, no credentials, and literal-IP checks (before storing a

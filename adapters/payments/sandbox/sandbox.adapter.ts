@@ -6,7 +6,7 @@ import {
 import { assertChargeable } from '../charge-request.js';
 
 /**
- * The sandbox payments adapter (issue 3, "Balance and top-ups"). Deterministic magic cards by the saved
+ * The sandbox payments adapter ("Balance and top-ups"). Deterministic magic cards by the saved
  * card's last4 — the same endings as Stripe's test cards (4000 0000 0000 0002, …9995, …0119), so an
  * integrator who knows one knows the other:
  * - `0002` is declined (`card_declined`), `9995` is declined (`insufficient_funds`);

@@ -183,7 +183,7 @@ eachStore('Sandbox registrar', (kind) => {
       expect((await registrar.info('locked.ua'))!.status).to.deep.equal(['ok']);
     });
 
-    // Issue 14, found by the crash suite: the create and its client-transaction record were two writes;
+    // Found by the crash suite: the create and its client-transaction record were two writes;
     // a crash between them made the retry (same clTRID) "taken", with our charge kept.
     it('regression: a command cut between its write and its client-transaction record leaves neither; the retry succeeds once', async () => {
       const store = opened.store.sandboxRegistry;

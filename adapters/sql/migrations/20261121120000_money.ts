@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Money, notices outbox, lifecycle (issue 3). Same conventions as the foundation: ISO-8601 UTC text
+ * Money, notices outbox, lifecycle. Same conventions as the foundation: ISO-8601 UTC text
  * instants, JSON as text, kopiykas as bigint.
  */
 export async function up(knex: Knex): Promise<void> {

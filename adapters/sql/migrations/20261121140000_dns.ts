@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-/** DNS zones, record sets, plans and ACME challenge values (issue 4). */
+/** DNS zones, record sets, plans and ACME challenge values. */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('dns_zones', (t) => {
     t.string('id', 40).primary();

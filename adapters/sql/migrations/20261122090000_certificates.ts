@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-/** Certificates, their attempts, the sandbox CA's keys and ACME account keys (issue 5). */
+/** Certificates, their attempts, the sandbox CA's keys and ACME account keys. */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('certificates', (t) => {
     t.string('id', 40).primary();

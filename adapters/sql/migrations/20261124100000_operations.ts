@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-/** Class 3 operations (issue 10): nameservers, lifting the transfer lock, labels — each waits for a
+/** Class 3 operations: nameservers, lifting the transfer lock, labels — each waits for a
  * second owner or 24 hours. `pending_domain` holds the domain id while the operation is pending and is
  * unique, so two conflicting operations on one domain can never both be pending (even under concurrency). */
 export async function up(knex: Knex): Promise<void> {

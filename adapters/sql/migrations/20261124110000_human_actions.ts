@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * The six human-only actions (issue 10): invitations, two-factor switch, removed people, deleted
+ * The six human-only actions: invitations, two-factor switch, removed people, deleted
  * accounts, a CSRF synchronizer token per session, the sandbox registry's registrant contact.
  */
 export async function up(knex: Knex): Promise<void> {

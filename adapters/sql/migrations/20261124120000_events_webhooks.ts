@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Issue 11: the public event log and webhooks.
+ * The public event log and webhooks.
  *
  * events.pub_seq is the public cursor. It is NOT the insert sequence (`seq`): Postgres hands out
  * sequence values at insert, so a transaction holding seq 10 may commit after one holding seq 11 and a

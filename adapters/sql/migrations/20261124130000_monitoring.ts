@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-/** Monitoring (issue 11): monitors, their check results (kept 30 days) and incidents. */
+/** Monitoring: monitors, their check results (kept 30 days) and incidents. */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('monitors', (t) => {
     t.string('id', 40).primary();

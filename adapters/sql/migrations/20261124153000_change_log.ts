@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Issue 13: the change log that SQLite processes poll to drop what they cache (key lookups, domain reads,
+ * The change log that SQLite processes poll to drop what they cache (key lookups, domain reads,
  * zone data). Postgres uses LISTEN/NOTIFY instead and never writes here; the table exists on both so the
  * schemas stay the same.
  */

@@ -97,7 +97,7 @@ export class SqlKeyRepository implements KeyRepository {
       this.shared?.delete(id);
     });
     const n = await this.uow.db()('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: iso(at), revoked_by: by });
-    // Every other process drops it once this commits (issue 13).
+    // Every other process drops it once this commits.
     if (n > 0) await this.announcer?.announce('key', id);
     return n > 0;
   }

@@ -20,7 +20,7 @@ const toPerson = (r: PersonRow): Person => ({
   totpPendingSecret: r.totp_pending_secret ?? null,
 });
 
-/** People who can act: not removed, in an account that is not deleted (issue 10). */
+/** People who can act: not removed, in an account that is not deleted. */
 const active = (q: import('knex').Knex.QueryBuilder) =>
   q.select('people.*').join('accounts', 'accounts.id', 'people.account_id').whereNull('people.removed_at').whereNull('accounts.deleted_at');
 

@@ -66,7 +66,7 @@ const DELETE_SQL = {
 const rowsJson = (sets: readonly RecordSet[]): string => json(sets.map((s) => [s.name, s.type, s.ttl, json(s.values)]));
 
 export class SqlZoneRepository implements ZoneRepository {
-  /** announcer: every zone write is announced in its transaction (issue 13), so the DNS process re-reads it on commit. */
+  /** announcer: every zone write is announced in its transaction, so the DNS process re-reads it on commit. */
   constructor(private readonly uow: KnexUnitOfWork, private readonly announcer: ChangeAnnouncer | null = null) {}
 
   async lock(accountId: string, environment: Environment, domain: string): Promise<void> {

@@ -44,7 +44,7 @@ export class SqlDomainRepository implements DomainRepository {
     private readonly uow: KnexUnitOfWork,
     private readonly reader: SqliteReader | null = null,
     private readonly engine: 'sqlite' | 'postgres' = 'sqlite',
-    /** The domain read's per-process cache (issue 13); dropped whenever any process announces a domain change. */
+    /** The domain read's per-process cache; dropped whenever any process announces a domain change. */
     private readonly cache: FeedCache<DomainFindRows> | null = null,
     private readonly announcer: ChangeAnnouncer | null = null,
   ) {}

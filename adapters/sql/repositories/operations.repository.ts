@@ -17,7 +17,7 @@ const isUniqueViolation = (err: unknown): boolean => {
   return e.code === '23505' || e.code === 'SQLITE_CONSTRAINT_UNIQUE' || /UNIQUE constraint failed/i.test(e.message ?? '');
 };
 
-/** Class 3 operations (issue 10). Instants are ISO strings, so text order is time order on both engines. */
+/** Class 3 operations. Instants are ISO strings, so text order is time order on both engines. */
 export class SqlOperationRepository implements OperationRepository, DomainLabelWriter {
   constructor(
     private readonly uow: KnexUnitOfWork,
@@ -143,7 +143,7 @@ export class SqlOperationRepository implements OperationRepository, DomainLabelW
     const db: Knex | Knex.Transaction = this.uow.db();
     await db('domain_labels').where({ domain_id: domainId }).delete();
     if (labels.length > 0) await db('domain_labels').insert(labels.map((label) => ({ domain_id: domainId, label })));
-    // Labels are part of the domain read other processes cache (issue 13): announce in this transaction.
+    // Labels are part of the domain read other processes cache: announce in this transaction.
     await this.announcer?.announce('domain', domainId);
   }
 

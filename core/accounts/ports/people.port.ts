@@ -15,7 +15,7 @@ export interface Invitation {
   readonly revokedAt: Date | null;
 }
 
-/** People of an account and what the six human-only actions change about them (issue 10). */
+/** People of an account and what the six human-only actions change about them. */
 export interface PeopleRepository {
   list(accountId: string): Promise<Person[]>;
   /** Serialises people changes of one account (Postgres: a row lock on the account; SQLite: one writer). */

@@ -1,6 +1,6 @@
 import type { Environments } from '../../kernel/environments.port.js';
 /**
- * The certificate-authority port (issue 5). Two adapters answer it and share one contract suite
+ * The certificate-authority port. Two adapters answer it and share one contract suite
  * (test/contracts/certificate-authority.contract.ts): adapters/ca/sandbox, an in-process CA with its own
  * sandbox root, and adapters/ca/acme, an ACME client (RFC 8555) proving control by DNS-01 through our
  * own DNS machinery.

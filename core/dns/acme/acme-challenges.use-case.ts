@@ -82,7 +82,7 @@ export class AcmeChallenges {
   }
 
   /**
-   * The certificates' DNS-01 solver (issue 5): one value at `_acme-challenge.<host>` written by an
+   * The certificates' DNS-01 solver: one value at `_acme-challenge.<host>` written by an
    * internal actor through the same zone commit as a plan apply, additive, served by our own server
    * when this resolves. Returns the challenge id for `removeFor`.
    */

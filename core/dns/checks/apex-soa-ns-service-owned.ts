@@ -3,7 +3,7 @@ import type { Rule } from './rule.js';
 import { result } from './rule.js';
 
 /**
- * Apex SOA and NS belong to the service and follow the domain's nameservers (DESIGN; issue 4): a plan that
+ * Apex SOA and NS belong to the service and follow the domain's nameservers (DESIGN): a plan that
  * creates, updates or deletes them is invalid. The apex NS/SOA themselves are RFC 1034 §4.2.1's.
  */
 export const apexSoaNsServiceOwned: Rule = {

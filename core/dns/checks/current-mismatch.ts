@@ -2,6 +2,6 @@ import type { InputRule } from './input-rule.js';
 
 /**
  * update and delete state the exact current record set (ttl and values, in any order), as Route 53's
- * ChangeResourceRecordSets requires for DELETE; a mismatch means the zone moved on (issue 4).
+ * ChangeResourceRecordSets requires for DELETE; a mismatch means the zone moved on.
  */
 export const currentMismatch: InputRule = { id: 'current-mismatch', severity: 'error', rfc: 'issue 4 (Route 53 semantics); RFC 2181 §5' };

@@ -57,7 +57,7 @@ import { wildcardSoaNs } from './wildcard-soa-ns.js';
 export type { Rule, ZoneView } from './rule.js';
 export { makeView, indexSets } from './rule.js';
 
-/** Every zone rule (issue 4, "The checks"), errors first. */
+/** Every zone rule ("The checks"), errors first. */
 export const RULES: readonly Rule[] = [
   // names
   nameSyntax,

@@ -20,7 +20,7 @@ import type { StoredZone } from '../zone/zone.js';
 export const PLAN_LIFETIME_MS = 3600_000;
 
 /**
- * DNS plans (issue 4): a plan writes nothing; apply writes it atomically, only if every record set it
+ * DNS plans: a plan writes nothing; apply writes it atomically, only if every record set it
  * touches is unchanged since it was made (a whole-zone plan: nothing outside _acme-challenge changed)
  * and its checks still pass on the zone as it is now — otherwise 409 plan_stale. So an ACME value
  * written meanwhile does not stale unrelated plans, while two plans racing for one record set cannot

@@ -112,7 +112,7 @@ export const staleReason = (plan: Pick<PlanRecord, 'domain' | 'source' | 'before
 export const SAFETY = { minZoneSize: 10, maxTouchedShare: 0.3 } as const;
 
 /**
- * Safety like octoDNS (issue 4): updating or deleting more than 30% of a zone of ≥ 10 record sets needs
+ * Safety like octoDNS: updating or deleting more than 30% of a zone of ≥ 10 record sets needs
  * `force`. Updates and deletes count together here (octoDNS checks each share on its own; together is stricter).
  * `zoneSize` is the number of record sets in the zone now.
  */

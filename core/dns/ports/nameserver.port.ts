@@ -1,7 +1,7 @@
 import type { Zone } from '../zone/zone.js';
 
 /**
- * The authoritative nameserver that answers for our zones (issue 4: "an adapter behind a nameserver
+ * The authoritative nameserver that answers for our zones ("an adapter behind a nameserver
  * port"). The store stays the source of truth: the caller publishes a zone after every apply and at
  * start-up, and withdraws it when the domain leaves us.
  */

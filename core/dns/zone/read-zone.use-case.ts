@@ -51,7 +51,7 @@ export class ReadZone {
 
 export const view = (s: RecordSet): RecordSetView => ({ name: s.name, type: s.type, ttl: s.ttl, values: [...s.values] });
 
-/** Whether the world sees this zone (issue 10): the apex NS follows the domain's delegation, so a domain
+/** Whether the world sees this zone: the apex NS follows the domain's delegation, so a domain
  * moved to nameservers outside ours keeps its zone here, but it is not served by us. */
 export interface Delegation {
   served_by_us: boolean;

@@ -9,7 +9,7 @@ export interface SandboxRegistryEntry {
   readonly status: readonly string[];
   readonly nameservers: readonly string[];
   readonly transferCode: string;
-  /** The registrant contact object, once changed (issue 10); null: the account's default holder. */
+  /** The registrant contact object, once changed; null: the account's default holder. */
   readonly registrant?: RegistrantContact | null;
 }
 

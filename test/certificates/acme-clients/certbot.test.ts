@@ -6,7 +6,7 @@ import { eachStore } from '../../support/stores.js';
 import { HOOKS, OTHER_ZONE, ZONE, run, sans, setUp, verifyChain, type AcmeSetup } from './harness.js';
 
 /**
- * Issue 5: certbot (Debian `certbot` 2.1) obtains a certificate from Pebble with our manual auth and
+ * Certbot (Debian `certbot` 2.1) obtains a certificate from Pebble with our manual auth and
  * cleanup hooks, a key that holds only dns.acme_challenge, our API and our DNS server — the commands the
  * README shows. x + *.x puts two values at one name at once (certbot runs every auth hook first).
  */

@@ -6,7 +6,7 @@ import { eachStore } from '../../support/stores.js';
 import { HOOKS, OTHER_ZONE, ZONE, run, sans, setUp, verifyChain, type AcmeSetup } from './harness.js';
 
 /**
- * Issue 5: lego (Debian `lego` 4.9.1) obtains a certificate from Pebble with our exec hook, a key that
+ * Lego (Debian `lego` 4.9.1) obtains a certificate from Pebble with our exec hook, a key that
  * holds only dns.acme_challenge, our API and our DNS server — the commands the README shows.
  */
 eachStore('lego with examples/acme-hooks/lego-exec.sh', (kind) => {

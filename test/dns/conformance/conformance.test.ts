@@ -20,7 +20,7 @@ const WIDE: RecordSet[] = [
 ];
 
 /**
- * Issue 13: our server and a Knot 3.2 secondary of it, serving the same zone, asked the same questions;
+ * Our server and a Knot 3.2 secondary of it, serving the same zone, asked the same questions;
  * the parts that must match are compared. One test per conformance defect, one per operator feature.
  */
 describe('DNS conformance: our server against a Knot secondary of it', function () {

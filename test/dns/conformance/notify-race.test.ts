@@ -41,7 +41,7 @@ const engines: Array<{ name: string; env: () => Promise<Record<string, string>>;
 ];
 
 /**
- * Issue 13, defect 7: with DNS_WORKERS > 1 a NOTIFY went out before every worker served the new serial;
+ * Defect 7: with DNS_WORKERS > 1 a NOTIFY went out before every worker served the new serial;
  * Knot, asking the SOA of a worker that had not loaded it, was told "up to date" and stayed stale (9 of
  * 20 fast changes missed). Now the cluster syncs worker 0 — the one that NOTIFYs — after the others, and
  * worker 0 NOTIFYs again while a secondary's SOA is behind. 20 plan applies in a row through the API of

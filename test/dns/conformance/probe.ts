@@ -7,7 +7,7 @@ import dnsPacket from 'dns-packet';
 import { freePort, kdig, knotSecondaryConf, rawUdp, rdata, waitFor } from '../server/tools.js';
 
 /**
- * The conformance suite's tools (issue 13): a real Knot secondary of our server, and raw DNS exchanges
+ * The conformance suite's tools: a real Knot secondary of our server, and raw DNS exchanges
  * (dns-packet encodes what it can; the malformed probes are patched by hand) sent to both, with a
  * summary of each reply holding the parts that must match: rcode, opcode, flags, section contents, the
  * OPT record and its options, and the size.

@@ -10,7 +10,7 @@ import { freePort, kdig, knotSecondaryConf, rdata, requireTools, startServer, wa
 
 const SERIAL = 2026112100;
 
-/** Issue 4: "start knotd as a secondary in the test, apply a plan, and see the new record answered by Knot (kdig)". */
+/** "start knotd as a secondary in the test, apply a plan, and see the new record answered by Knot (kdig)". */
 describe('Knot as a secondary of our server (AXFR, NOTIFY, IXFR)', function () {
   this.timeout(60_000);
   let ns: EmbeddedNameserver;

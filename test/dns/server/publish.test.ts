@@ -5,7 +5,7 @@ import { childZone, exampleZone } from './fixtures.js';
 import { dig, kdig, rdata, requireTools } from './tools.js';
 
 /**
- * Issue 4: "answers are pre-encoded per name and type and rebuilt when a plan is applied; the apply
+ * "answers are pre-encoded per name and type and rebuilt when a plan is applied; the apply
  * returns only once the change is served by our own server (a test asserts the very next query sees
  * it)". The nameserver port's publish resolves when that is true.
  */

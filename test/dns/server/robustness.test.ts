@@ -32,7 +32,7 @@ const rcodeOf = (reply: Buffer): number => reply.readUInt16BE(2) & 0xf;
 const FORMERR = 1;
 const NOTIMP = 4;
 
-/** Issue 4: "malformed packets get FORMERR or are dropped and never crash the process". */
+/** "malformed packets get FORMERR or are dropped and never crash the process". */
 describe('DNS server robustness: malformed input', () => {
   let ns: EmbeddedNameserver;
   let port: number;

@@ -7,7 +7,7 @@ import { EmbeddedNameserver, type EmbeddedNameserverConfig } from '../../../adap
 import type { Zone } from '../../../core/dns/zone/zone.js';
 
 /**
- * Real DNS clients for the server suites (issue 4: "test the server with dig / kdig as a client, not
+ * Real DNS clients for the server suites ("test the server with dig / kdig as a client, not
  * only with our own code"). A missing tool skips the test on a workstation and fails it in CI.
  */
 export const requireTools = (ctx: Mocha.Context, ...tools: string[]): void => {
