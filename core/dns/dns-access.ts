@@ -1,6 +1,6 @@
 import type { Authorizer } from '../access/authorize.js';
 import type { ApiKey } from '../kernel/caller.js';
-import { DomainError, isDomainError } from '../kernel/errors.js';
+import { DomainError } from '../kernel/errors.js';
 import type { Change } from './plan.js';
 
 /**
@@ -10,12 +10,7 @@ import type { Change } from './plan.js';
 export type DnsAccess = 'full' | 'acme-only';
 
 export const dnsAccess = async (authorizer: Authorizer, key: ApiKey, domain: string): Promise<DnsAccess> => {
-  try {
-    await authorizer.check(key, 'dns.edit', domain);
-    return 'full';
-  } catch (err) {
-    if (!isDomainError(err) || err.code !== 'right_missing') throw err;
-  }
+  if (await authorizer.allows(key, 'dns.edit', domain)) return 'full';
   await authorizer.check(key, 'dns.acme_challenge', domain);
   return 'acme-only';
 };

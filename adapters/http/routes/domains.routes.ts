@@ -95,7 +95,7 @@ export const domainRoutes = (uc: DomainsUseCases): Route[] => [
   route({
     id: 'search', method: 'GET', path: '/v1/search', tag: 'Domains', writes: false,
     summary: 'Availability of a name across the TLDs of the price list, with yearly prices; exact match first',
-    access: { kind: 'key' },
+    access: { kind: 'key', anyKey: true },
     query: { type: 'object', additionalProperties: false, required: ['q'], properties: { q: { type: 'string', minLength: 1, maxLength: 253 } } },
     responses: {
       200: {
@@ -125,7 +125,7 @@ export const domainRoutes = (uc: DomainsUseCases): Route[] => [
     id: 'registerDomain', method: 'POST', path: '/v1/domains', tag: 'Domains', writes: true, phased: true,
     summary: 'Register a domain and charge the balance at the price list (domain.register, class 2)',
     description: 'A key whose domain.register policy selects a label may register any name; the new domain carries that label. A taken name is 409 domain_taken with the date it is registered until.',
-    access: { kind: 'key', rights: (i) => [{ right: 'domain.register', domain: i.body.domain }] },
+    access: { kind: 'key', rights: { names: ['domain.register'], of: (i) => [{ right: 'domain.register', domain: i.body.domain }] } },
     body: {
       type: 'object', additionalProperties: false, required: ['domain', 'years'],
       properties: {

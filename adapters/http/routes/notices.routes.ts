@@ -14,7 +14,7 @@ export const noticeRoutes = (uc: NoticesUseCases): Route[] => [
   route({
     id: 'listNotices', method: 'GET', path: '/v1/notices', tag: 'Notices', writes: false,
     summary: 'Notices the key may see: about domains it may read, and billing ones with billing.read',
-    access: { kind: 'key' },
+    access: { kind: 'key', anyKey: true },
     query: pageQuery({}),
     responses: {
       200: {
