@@ -8,7 +8,6 @@ import type { RevealTransferCode } from '../../../core/domains/reveal-transfer-c
 import type { ChangeRegistrant } from '../../../core/domains/change-registrant.use-case.js';
 import type { RequestOperation } from '../../../core/operations/request-operation.use-case.js';
 import type { LockTransfer } from '../../../core/operations/lock-transfer.use-case.js';
-import type { Environment } from '../../../core/kernel/environment.js';
 import { route, withBody, type Route } from '../route.js';
 import { schema, type FromSchema } from '../schema-type.js';
 import { domainParam, domainView, money, page, pageQuery } from '../schemas.js';

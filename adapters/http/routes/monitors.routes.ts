@@ -2,8 +2,8 @@ import { DNS_MONITOR_TYPES, MONITOR_KINDS } from '../../../core/monitoring/monit
 import { route, type Route } from '../route.js';
 import { schema } from '../schema-type.js';
 import { page, pageQuery } from '../schemas.js';
-import type { CreateMonitor, CreateMonitorInput } from '../../../core/monitoring/create-monitor.use-case.js';
-import type { UpdateMonitor, UpdateMonitorInput } from '../../../core/monitoring/update-monitor.use-case.js';
+import type { CreateMonitor } from '../../../core/monitoring/create-monitor.use-case.js';
+import type { UpdateMonitor } from '../../../core/monitoring/update-monitor.use-case.js';
 import type { DeleteMonitor } from '../../../core/monitoring/delete-monitor.use-case.js';
 import type { GetMonitor, ListMonitors } from '../../../core/monitoring/read-monitors.use-case.js';
 import type { ListMonitorResults } from '../../../core/monitoring/monitor-results.use-case.js';

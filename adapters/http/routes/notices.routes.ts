@@ -1,6 +1,5 @@
 import type { ListNotices } from '../../../core/notices/list-notices.use-case.js';
 import type { ListKeyNotices } from '../../../core/notices/list-key-notices.use-case.js';
-import type { Environment } from '../../../core/kernel/environment.js';
 import { route, type Route } from '../route.js';
 import { i18n, page, pageQuery } from '../schemas.js';
 
