@@ -13,8 +13,8 @@ import { EmbeddedNameserver } from '../adapters/dns/embedded/index.js';
 import { loadConfig } from '../src/config.js';
 import { System } from '../src/system.js';
 import { TOKENS } from '../src/tokens.js';
-import { ZoneSync } from '../src/zone-sync.js';
-import { freePort } from '../test/dns-server/tools.js';
+import { ZoneSync } from '../adapters/dns/zone-sync.js';
+import { freePort } from '../test/dns/server/tools.js';
 import { startPebble, type Pebble } from '../test/support/pebble.js';
 
 /**

@@ -71,7 +71,7 @@ const single = async (): Promise<void> => {
 const clustered = async (): Promise<void> => {
   const workers = Number(env('BENCH_DNS_WORKERS', '2'));
   if (cluster.isPrimary) {
-    cluster.schedulingPolicy = cluster.SCHED_NONE; // as src/dns-cluster.ts: workers accept TCP themselves
+    cluster.schedulingPolicy = cluster.SCHED_NONE; // as adapters/dns/cluster.ts: workers accept TCP themselves
     const pids: number[] = [];
     let stopping = false;
     const forked = Array.from({ length: workers }, () => cluster.fork());

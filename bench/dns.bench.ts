@@ -1,14 +1,13 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import dgram from 'node:dgram';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import dnsPacket from 'dns-packet';
 import { BENCH_SERIAL, benchZone } from './zone-gen.js';
-import { freePort, knotSecondaryConf } from '../test/dns-server/tools.js';
+import { freePort, knotSecondaryConf } from '../test/dns/server/tools.js';
 
 /**
  * `npm run bench:dns`: our authoritative server against Knot, serving the same zone, measured by dnsperf

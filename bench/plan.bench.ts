@@ -7,11 +7,11 @@ import { EmbeddedNameserver } from '../adapters/dns/embedded/index.js';
 import { SystemClock } from '../adapters/clock/system/index.js';
 import { NodeRandom } from '../adapters/crypto/node/index.js';
 import { SqlStore } from '../adapters/sql/index.js';
-import { buildPlan, isSafeChange, type ChangeInput, type PlanInput, type RecordSetInput } from '../core/dns/plan-builder.js';
-import type { Change } from '../core/dns/plan.js';
-import { staleReason, wholeZoneBefore } from '../core/dns/dns-plans.use-case.js';
-import type { RecordSet, RecordType } from '../core/dns/record-set.js';
-import { ZoneService, type ZonePublisher } from '../core/dns/zone-service.js';
+import { buildPlan, isSafeChange, type ChangeInput, type PlanInput, type RecordSetInput } from '../core/dns/plans/plan-builder.js';
+import type { Change } from '../core/dns/plans/plan.js';
+import { Plan, staleReason } from '../core/dns/plans/plan.js';
+import type { RecordSet, RecordType } from '../core/dns/zone/record-set.js';
+import { ZoneService, type ZonePublisher } from '../core/dns/zone/zone-service.js';
 import { apexSets, benchSets, BENCH_SERIAL } from './zone-gen.js';
 
 /**
@@ -126,7 +126,7 @@ const planAndApply = async (ctx: Ctx, domain: string, input: PlanInput, wholeZon
   const built = buildPlan({ origin: domain, current: zone.recordSets, input });
   const t2 = now();
   if (!built.valid) throw new Error(`the plan on ${domain} is invalid: ${JSON.stringify(built.checks.filter((c) => c.severity === 'error').slice(0, 5))}`);
-  const before = wholeZone ? wholeZoneBefore(zone) : built.before;
+  const before = wholeZone ? Plan.wholeZoneBefore(zone) : built.before;
   const p0 = now();
   const created = new Date();
   await store.plans.insert({
@@ -211,7 +211,7 @@ const openStore = async (dir: string): Promise<Ctx> => {
   return {
     store,
     random,
-    zoneService: new ZoneService(store.zones, noopPublisher, store.uow, random, new SystemClock()),
+    zoneService: new ZoneService(store.zones, noopPublisher, store.uow, random, new SystemClock(), { report: (err) => { throw err; } }),
     ns: new EmbeddedNameserver({ host: '127.0.0.1', port: 0, axfrAllow: [], secondaries: [] }),
   };
 };

@@ -1,5 +1,5 @@
-import { SERVICE_NAMESERVERS, soaValue, type RecordSet } from '../core/dns/record-set.js';
-import type { Zone } from '../core/dns/zone.js';
+import { SERVICE_NAMESERVERS, soaValue, type RecordSet } from '../core/dns/zone/record-set.js';
+import type { Zone } from '../core/dns/zone/zone.js';
 
 /**
  * Synthetic zones for bench:dns and bench:plan, deterministic for a given size.

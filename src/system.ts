@@ -7,11 +7,20 @@ import type { SqlStore } from '../adapters/sql/index.js';
 import type { Clock } from '../core/kernel/clock.port.js';
 import type { EnvironmentAdapters } from './tokens.js';
 import type { Config } from './config.js';
-import { configModule, coreModule, liveModule, mailModule, platformModule, sandboxModule, sqlModule } from './modules.js';
-import { humanActionsModule } from './modules.js';
-import { eventsModule } from './modules.js';
-import { monitoringModule } from './modules.js';
-import { mcpModule } from './modules.js';
+import { configModule, kernelModule, liveAdaptersModule, mailModule, mcpModule, platformModule, sandboxAdaptersModule, sqlModule } from './modules/platform.module.js';
+import { accessModule, accessUseCases } from './modules/access.module.js';
+import { accountsModule, accountsUseCases } from './modules/accounts.module.js';
+import { billingModule, billingUseCases } from './modules/billing.module.js';
+import { domainsModule, domainsUseCases } from './modules/domains.module.js';
+import { dnsModule, dnsUseCases } from './modules/dns.module.js';
+import { certificatesModule, certificatesUseCases } from './modules/certificates.module.js';
+import { operationsModule, operationsUseCases } from './modules/operations.module.js';
+import { monitoringModule, monitoringUseCases } from './modules/monitoring.module.js';
+import { sandboxModule, sandboxUseCases } from './modules/sandbox.module.js';
+import { noticesModule, noticesUseCases } from './modules/notices.module.js';
+import { webhooksModule, webhooksUseCases } from './modules/webhooks.module.js';
+import { eventsModule, eventsUseCases } from './modules/events.module.js';
+import { consoleModule, consoleUseCases } from './modules/console.module.js';
 import { mcpRoutes } from '../adapters/http/routes/mcp.routes.js';
 import { TOKENS as T } from './tokens.js';
 
@@ -37,14 +46,24 @@ export class System {
       configModule(config, options.logger),
       platformModule(options.clock),
       sqlModule(),
-      sandboxModule(options.wrapSandbox),
-      liveModule(config),
+      sandboxAdaptersModule(options.wrapSandbox),
+      liveAdaptersModule(config),
       mcpModule(),
       mailModule(config),
-      coreModule(),
-      humanActionsModule(),
-      eventsModule(),
+      kernelModule(),
+      accessModule(),
+      accountsModule(),
+      billingModule(),
+      domainsModule(),
+      dnsModule(),
+      certificatesModule(),
+      operationsModule(),
       monitoringModule(),
+      sandboxModule(),
+      noticesModule(),
+      webhooksModule(),
+      eventsModule(),
+      consoleModule(),
     );
   }
 
@@ -63,28 +82,22 @@ export class System {
   useCases(): UseCases {
     const c = this.container;
     return {
-      signIn: c.get(T.SignIn), signOut: c.get(T.SignOut), issueKey: c.get(T.IssueKey), listKeys: c.get(T.ListKeys),
-      revokeKey: c.get(T.RevokeKey), describeKey: c.get(T.DescribeKey), getDomain: c.get(T.GetDomain),
-      listDomains: c.get(T.ListDomains), searchDomains: c.get(T.SearchDomains), listNotices: c.get(T.ListNotices),
-      registerDomain: c.get(T.RegisterDomain), renewDomain: c.get(T.RenewDomain), setAutoRenew: c.get(T.SetAutoRenew),
-      readBilling: c.get(T.ReadBilling), topUp: c.get(T.TopUpBalance), listKeyNotices: c.get(T.ListKeyNotices),
-      advanceSandboxClock: c.get(T.AdvanceSandboxClock),
-      readZone: c.get(T.ReadZone), dnsPlans: c.get(T.DnsPlans), acmeChallenges: c.get(T.AcmeChallenges),
-      certificates: c.get(T.Certificates),
-      // the six human-only actions and the console (issue 10)
-      reauthenticate: c.get(T.Reauthenticate), managePeople: c.get(T.ManagePeople), disableTwoFactor: c.get(T.DisableTwoFactor),
-      enableTwoFactor: c.get(T.EnableTwoFactor),
-      deleteAccount: c.get(T.DeleteAccount), revealTransferCode: c.get(T.RevealTransferCode), changeRegistrant: c.get(T.ChangeRegistrant),
-      changePaymentMethod: c.get(T.ChangePaymentMethod), humanReads: c.get(T.HumanReads),
-      requestOperation: c.get(T.RequestOperation), confirmOperation: c.get(T.ConfirmOperation), cancelOperation: c.get(T.CancelOperation),
-      getOperation: c.get(T.GetOperation), listOperations: c.get(T.ListOperations), lockTransfer: c.get(T.LockTransfer),
-      listEvents: c.get(T.ListEvents), webhooks: c.get(T.ManageWebhooks),
-      monitors: {
-        create: c.get(T.CreateMonitor), update: c.get(T.UpdateMonitor), delete: c.get(T.DeleteMonitor), list: c.get(T.ListMonitors),
-        get: c.get(T.GetMonitor), results: c.get(T.ListMonitorResults), report: c.get(T.MonitorReport),
-      },
+      ...accountsUseCases(c),
+      ...accessUseCases(c),
+      ...domainsUseCases(c),
+      ...noticesUseCases(c),
+      ...billingUseCases(c),
+      ...sandboxUseCases(c),
+      ...dnsUseCases(c),
+      ...certificatesUseCases(c),
+      ...consoleUseCases(c),
+      ...operationsUseCases(c),
+      ...eventsUseCases(c),
+      ...webhooksUseCases(c),
+      ...monitoringUseCases(c),
     };
   }
+
 
   /** Applies migrations; then the system is ready to serve. */
   async migrate(): Promise<void> {

@@ -1,10 +1,25 @@
 import type { Logger } from 'pino';
 import { IDEMPOTENCY_RETENTION_MS } from '../core/kernel/idempotency-store.port.js';
-import type { CompleterReport } from '../adapters/http/completer.js';
-import type { LifecycleReport } from '../core/domains/advance-lifecycle.use-case.js';
 import type { System } from './system.js';
 import { TOKENS } from './tokens.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
+
+/** One job of the worker's pass (see Worker.jobs). */
+interface WorkerJob {
+  readonly name: string;
+  /** Logged with the error when the job throws. */
+  readonly failure: string;
+  /** Logged with the report when it is not quiet; none: never logged. */
+  readonly log?: string;
+  /** At most once per this many milliseconds; none: every pass. */
+  readonly every?: () => number;
+  /** Whether the job is configured in this process at all. */
+  readonly enabled?: () => boolean;
+  /** A failure ends the pass instead of being logged (the store itself is unreachable). */
+  readonly throws?: boolean;
+  readonly run: (now: Date) => Promise<any>;
+  readonly quiet: (report: any) => boolean;
+}
 
 /**
  * The background worker: the domain lifecycle (automatic renewal, expiry, redemption, release),
@@ -15,95 +30,102 @@ import { WebhookDispatcher } from './webhook-dispatcher.js';
 export class Worker {
   private timer: NodeJS.Timeout | null = null;
   private readonly log: Logger;
-  /** Issue 11: publishes events and sends webhooks continuously (not on the 30 s tick). */
+  /** Publishes events and sends webhooks continuously (not on the 30 s tick). */
   private dispatcher: WebhookDispatcher | null = null;
-  private lastRegistryPoll = 0;
-  private readonly registryPollMs = () => (this.system.config.epp?.pollSeconds ?? 60) * 1000;
 
   constructor(private readonly system: System, private readonly intervalMs = 30_000) {
     this.log = system.logger.child({ component: 'worker' });
   }
 
-  /** One pass: the domain lifecycle, e-mailed notices, housekeeping. Each part fails on its own. */
-  async tick(now = new Date()): Promise<{ idempotencyPurged: number; completer: CompleterReport | null; lifecycle: LifecycleReport | null; certificates: unknown; notices: unknown; operations: unknown; monitors?: unknown }> {
-    // Phased requests whose client went away (a charge reserved, then silence): finished before anything
-    // else, so what they hold is settled. Their records are kept by the purge below until then.
-    let completer: CompleterReport | null = null;
-    try {
-      completer = await this.system.completeAbandonedRequests();
-      if (completer.completed + completer.failed + completer.skipped > 0) this.log.info({ completer }, 'abandoned requests');
-    } catch (err) {
-      this.log.error({ err }, 'completer pass failed');
-    }
-    const idempotencyPurged = await this.system.store.idempotency.purge(new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS));
-    if (idempotencyPurged > 0) this.log.info({ idempotencyPurged }, 'purged idempotency records');
-    let lifecycle: LifecycleReport | null = null;
-    try {
-      lifecycle = await this.system.get(TOKENS.AdvanceLifecycle).run();
-      if (lifecycle.renewed + lifecycle.renewalFailed + lifecycle.moved + lifecycle.released > 0) this.log.info({ lifecycle }, 'domain lifecycle');
-    } catch (err) {
-      this.log.error({ err }, 'domain lifecycle pass failed');
-    }
-    try {
-      const expired = await this.system.get(TOKENS.AcmeChallenges).expire();
-      if (expired > 0) this.log.info({ expired }, 'expired ACME challenge values');
-    } catch (err) {
-      this.log.error({ err }, 'ACME challenge expiry failed');
-    }
-    let certificates: unknown = null;
-    try {
-      const report = await this.system.get(TOKENS.CertificateIssuance).run();
-      certificates = report;
-      if (Object.values(report).some((n) => n > 0)) this.log.info({ certificates: report }, 'certificates');
-    } catch (err) {
-      this.log.error({ err }, 'certificate pass failed');
-    }
-    // Class 3 operations whose activation time came (issue 10): claimed with leases, applied once.
-    let operations: unknown = null;
-    try {
-      const report = await this.system.get(TOKENS.ActivateDueOperations).run();
-      operations = report;
-      if (report.activated + report.failed + report.retry > 0) this.log.info({ operations: report }, 'class 3 operations');
-    } catch (err) {
-      this.log.error({ err }, 'class 3 operations pass failed');
-    }
-    let notices: unknown = null;
-    if (this.system.container.isBound(TOKENS.DeliverNotices)) {
+  /**
+   * What one pass runs, in this order, each on its own: a job that fails is logged and the pass goes on.
+   * `every`: on every pass (the 30 s tick), or at most once per that many milliseconds. `quiet` says
+   * when a report is not worth a log line. Phased requests whose client went away (a charge reserved,
+   * then silence) are finished first, so what they hold is settled before anything else runs.
+   */
+  private readonly jobs: readonly WorkerJob[] = [
+    {
+      name: 'completer', failure: 'completer pass failed', log: 'abandoned requests',
+      run: () => this.system.completeAbandonedRequests(),
+      quiet: (r) => r.completed + r.failed + r.skipped === 0,
+    },
+    {
+      name: 'idempotencyPurged', log: 'purged idempotency records', failure: 'idempotency purge failed', throws: true,
+      run: (now) => this.system.store.idempotency.purge(new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS)),
+      quiet: (n) => n === 0,
+    },
+    {
+      name: 'lifecycle', failure: 'domain lifecycle pass failed', log: 'domain lifecycle',
+      run: () => this.system.get(TOKENS.AdvanceLifecycle).run(),
+      quiet: (r) => r.renewed + r.renewalFailed + r.moved + r.released === 0,
+    },
+    {
+      name: 'acmeChallenges', failure: 'ACME challenge expiry failed', log: 'expired ACME challenge values',
+      run: () => this.system.get(TOKENS.AcmeChallenges).expire(),
+      quiet: (n) => n === 0,
+    },
+    {
+      name: 'certificates', failure: 'certificate pass failed', log: 'certificates',
+      run: () => this.system.get(TOKENS.CertificateIssuance).run(),
+      quiet: (r: Record<string, number>) => !Object.values(r).some((n) => n > 0),
+    },
+    {
+      // Class 3 operations whose activation time came: claimed with leases, applied once.
+      name: 'operations', failure: 'class 3 operations pass failed', log: 'class 3 operations',
+      run: () => this.system.get(TOKENS.ActivateDueOperations).run(),
+      quiet: (r) => r.activated + r.failed + r.retry === 0,
+    },
+    {
+      name: 'notices', failure: 'notice delivery pass failed',
+      enabled: () => this.system.container.isBound(TOKENS.DeliverNotices),
+      run: () => this.system.get(TOKENS.DeliverNotices).run(),
+      quiet: () => true,
+    },
+    {
+      // The event log keeps EVENTS_RETENTION_DAYS; delivery logs go with their events.
+      name: 'retention', failure: 'event retention pass failed', log: 'purged old events and webhook deliveries',
+      run: async () => {
+        const before = new Date(this.system.get(TOKENS.Clock).now().getTime() - this.system.config.eventsRetentionDays * 86_400_000);
+        return { events: await this.system.store.eventFeed.purge(before), deliveries: await this.system.store.webhooks.purge(before) };
+      },
+      quiet: (r) => r.events + r.deliveries === 0,
+    },
+    { name: 'monitors', failure: 'monitoring pass failed', run: () => this.monitors(), quiet: () => true },
+    {
+      // The live registry's messages (EPP poll → DomainEvents), when the live registrar is EPP.
+      name: 'registry', failure: 'registry message pass failed', log: 'registry messages',
+      every: () => (this.system.config.epp?.pollSeconds ?? 60) * 1000,
+      enabled: () => this.system.container.isBound(TOKENS.ProcessRegistryMessages),
+      run: () => this.system.get(TOKENS.ProcessRegistryMessages).run(),
+      quiet: (r) => r.recorded + r.unmatched === 0,
+    },
+  ];
+
+  private readonly lastRun = new Map<string, number>();
+
+  /** One pass over the jobs; returns each job's report by name (null when it failed or did not run). */
+  async tick(now = new Date()): Promise<Record<string, any>> {
+    const reports: Record<string, unknown> = {};
+    for (const job of this.jobs) {
+      reports[job.name] = null;
+      if (job.enabled && !job.enabled()) continue;
+      if (job.every) {
+        if (now.getTime() - (this.lastRun.get(job.name) ?? 0) < job.every()) continue;
+        this.lastRun.set(job.name, now.getTime());
+      }
       try {
-        notices = await this.system.get(TOKENS.DeliverNotices).run();
+        const report = await job.run(now);
+        reports[job.name] = report;
+        if (job.log && !job.quiet(report)) this.log.info({ [job.name]: report }, job.log);
       } catch (err) {
-        this.log.error({ err }, 'notice delivery pass failed');
+        if (job.throws) throw err;
+        this.log.error({ err }, job.failure);
       }
     }
-    // Issue 11: the event log keeps 30 days (EVENTS_RETENTION_DAYS); delivery logs go with their events.
-    try {
-      const before = new Date(this.system.get(TOKENS.Clock).now().getTime() - this.system.config.eventsRetentionDays * 86_400_000);
-      const events = await this.system.store.eventFeed.purge(before);
-      const deliveries = await this.system.store.webhooks.purge(before);
-      if (events + deliveries > 0) this.log.info({ events, deliveries }, 'purged old events and webhook deliveries');
-    } catch (err) {
-      this.log.error({ err }, 'event retention pass failed');
-    }
-    let monitors: unknown = null;
-    try {
-      monitors = await this.monitors();
-    } catch (err) {
-      this.log.error({ err }, 'monitoring pass failed');
-    }
-    // The live registry's messages (EPP poll → DomainEvents), when the live registrar is EPP.
-    if (this.system.container.isBound(TOKENS.ProcessRegistryMessages) && now.getTime() - this.lastRegistryPoll >= this.registryPollMs()) {
-      this.lastRegistryPoll = now.getTime();
-      try {
-        const registry = await this.system.get(TOKENS.ProcessRegistryMessages).run();
-        if (registry.recorded + registry.unmatched > 0) this.log.info({ registry }, 'registry messages');
-      } catch (err) {
-        this.log.error({ err }, 'registry message pass failed');
-      }
-    }
-    return { idempotencyPurged, completer, lifecycle, certificates, notices, operations, monitors };
+    return reports;
   }
 
-  /** Monitoring (issue 11): due checks (leased, run concurrently), then results past 30 days pruned. */
+  /** Monitoring: due checks (leased, run concurrently), then results past 30 days pruned. */
   async monitors(): Promise<{ checks: unknown; pruned: number }> {
     const checks = await this.system.get(TOKENS.RunMonitorChecks).run();
     if (checks.checked + checks.lost > 0) this.log.info({ monitors: checks }, 'monitor checks');

@@ -1,12 +1,10 @@
 import type { Actor } from '../kernel/person.js';
 import type { EventLog } from '../kernel/event-log.port.js';
-import type { NotifyOwners } from '../notices/notify-owners.js';
 import type { Clock } from '../kernel/clock.port.js';
 import { addDays, isIsoDate, kyivDate } from '../kernel/dates.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
 import type { Environment } from '../kernel/environment.js';
 import { DomainError } from '../kernel/errors.js';
-import { formatUah } from '../kernel/money.js';
 import type { Random } from '../kernel/random.port.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import { LABEL_RE } from '../kernel/labels.js';
@@ -65,7 +63,6 @@ export class IssueKey {
   constructor(
     private readonly keys: KeyRepository,
     private readonly events: EventLog,
-    private readonly notifyOwners: NotifyOwners,
     private readonly uow: UnitOfWork,
     private readonly hasher: SecretHasher,
     private readonly random: Random,
@@ -112,22 +109,11 @@ export class IssueKey {
       await this.events.append({
         id: this.random.id(), accountId: actor.accountId, environment: draft.environment, type: 'key.issued',
         subject: `key:${id}`, actor: `person:${actor.personId}`, occurredAt: now,
-        data: { key_id: id, name: draft.name, class: draft.class, rights: draft.policies.map((p) => p.right) },
+        data: {
+          key_id: id, name: draft.name, class: draft.class, rights: draft.policies.map((p) => p.right),
+          expires_on: draft.conditions.expiresOn, cidr: draft.conditions.cidr, spend_limit: draft.conditions.spendLimit,
+        },
       });
-      // DESIGN: issuing a key of class ≥ 2 sends every owner a notice.
-      if (draft.class >= 2) {
-        const c = draft.conditions;
-        await this.notifyOwners.send({
-          accountId: actor.accountId,
-          environment: draft.environment,
-          kind: 'key.issued',
-          message: {
-            uk: `Випущено ключ класу ${draft.class} «${draft.name}» (${id}) у середовищі ${draft.environment}: права ${draft.policies.map((p) => p.right).join(', ')}; діє до ${c.expiresOn}; мережа ${c.cidr}${c.spendLimit !== null ? `; ліміт ${formatUah(c.spendLimit)} грн на місяць` : ''}.`,
-            en: `A class ${draft.class} key "${draft.name}" (${id}) was issued in the ${draft.environment} environment: rights ${draft.policies.map((p) => p.right).join(', ')}; valid through ${c.expiresOn}; network ${c.cidr}${c.spendLimit !== null ? `; limit ${formatUah(c.spendLimit)} UAH per month` : ''}.`,
-          },
-          data: { key_id: id, class: draft.class, issued_by: actor.personId, issued_at: now.toISOString() },
-        });
-      }
     });
     return { key: viewKey(key, now), secret, summary: draft.summary };
   }

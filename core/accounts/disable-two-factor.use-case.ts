@@ -1,5 +1,4 @@
 import type { EventLog } from '../kernel/event-log.port.js';
-import type { NotifyOwners } from '../notices/notify-owners.js';
 import type { Clock } from '../kernel/clock.port.js';
 import type { Random } from '../kernel/random.port.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
@@ -13,7 +12,6 @@ export class DisableTwoFactor {
   constructor(
     private readonly people: PeopleRepository,
     private readonly events: EventLog,
-    private readonly notify: NotifyOwners,
     private readonly uow: UnitOfWork,
     private readonly random: Random,
     private readonly clock: Clock,
@@ -27,15 +25,7 @@ export class DisableTwoFactor {
       await this.people.setTwoFactor(human.person.id, false);
       await this.events.append({
         id: this.random.id(), accountId: human.actor.accountId, environment: null, type: 'person.two_factor_disabled',
-        subject: `person:${human.person.id}`, actor: `person:${human.person.id}`, occurredAt: now, data: {},
-      });
-      await this.notify.send({
-        accountId: human.actor.accountId, environment: 'live', kind: 'person.two_factor_disabled',
-        message: {
-          uk: `${human.person.email} вимкнув двофакторну перевірку: тепер для входу досить пароля.`,
-          en: `${human.person.email} switched off two-factor checks: signing in now takes the password only.`,
-        },
-        data: { person_id: human.person.id },
+        subject: `person:${human.person.id}`, actor: `person:${human.person.id}`, occurredAt: now, data: { email: human.person.email },
       });
     });
     return { two_factor: false };

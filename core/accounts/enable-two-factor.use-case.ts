@@ -1,5 +1,4 @@
 import type { EventLog } from '../kernel/event-log.port.js';
-import type { NotifyOwners } from '../notices/notify-owners.js';
 import type { Clock } from '../kernel/clock.port.js';
 import { DomainError } from '../kernel/errors.js';
 import type { Random } from '../kernel/random.port.js';
@@ -27,7 +26,6 @@ export class EnableTwoFactor {
     private readonly totp: TotpVerifier,
     private readonly box: SecretBox,
     private readonly events: EventLog,
-    private readonly notify: NotifyOwners,
     private readonly uow: UnitOfWork,
     private readonly random: Random,
     private readonly clock: Clock,
@@ -68,15 +66,7 @@ export class EnableTwoFactor {
       }
       await this.events.append({
         id: this.random.id(), accountId: person.accountId, environment: null, type: 'person.two_factor_enabled',
-        subject: `person:${person.id}`, actor: `person:${person.id}`, occurredAt: now, data: {},
-      });
-      await this.notify.send({
-        accountId: person.accountId, environment: 'live', kind: 'person.two_factor_enabled',
-        message: {
-          uk: `${person.email} знову ввімкнув двофакторну перевірку з новим секретом: для входу потрібні пароль і одноразовий код.`,
-          en: `${person.email} switched two-factor checks on again, with a new secret: signing in takes the password and a one-time code.`,
-        },
-        data: { person_id: person.id },
+        subject: `person:${person.id}`, actor: `person:${person.id}`, occurredAt: now, data: { email: person.email },
       });
     });
     return { two_factor: true };

@@ -1,8 +1,6 @@
 import type { SecretHasher } from '../kernel/secret-hasher.port.js';
 import type { EventLog } from '../kernel/event-log.port.js';
-import type { EventType } from '../kernel/events.js';
-import type { NotifyOwners } from '../notices/notify-owners.js';
-import type { NoticeOutbox } from '../notices/ports/notice-outbox.port.js';
+import type { EventData, EventType } from '../kernel/events.js';
 import type { Clock } from '../kernel/clock.port.js';
 import { DomainError } from '../kernel/errors.js';
 import type { Random } from '../kernel/random.port.js';
@@ -12,6 +10,7 @@ import { requireOwner } from '../kernel/human-guards.js';
 import type { Actor, Person, Role } from '../kernel/person.js';
 import type { AccountRepository } from './ports/account-repository.port.js';
 import type { PasswordHasher, TotpVerifier } from './ports/credentials.port.js';
+import type { InvitationMail } from './ports/invitation-mail.port.js';
 import type { Invitation, InvitationRepository, PeopleRepository } from './ports/people.port.js';
 
 /** An invitation link is good for 7 days, once. */
@@ -42,8 +41,7 @@ export class ManagePeople {
     private readonly totp: TotpVerifier,
     private readonly box: SecretBox,
     private readonly hasher: SecretHasher,
-    private readonly outbox: NoticeOutbox,
-    private readonly notify: NotifyOwners,
+    private readonly outbox: InvitationMail,
     private readonly events: EventLog,
     private readonly uow: UnitOfWork,
     private readonly random: Random,
@@ -116,11 +114,6 @@ export class ManagePeople {
       if (await this.accounts.findPersonByEmail(inv.email)) throw new DomainError('person_exists', { email: inv.email });
       await this.accounts.insertPerson(person);
       await this.append('person.joined', { personId: person.id, accountId: inv.accountId }, `person:${person.id}`, { email: person.email, role: person.role, invitation_id: inv.id });
-      await this.notify.send({
-        accountId: inv.accountId, environment: 'live', kind: 'person.joined',
-        message: { uk: `${person.email} приєднався до рахунку (роль: ${person.role}).`, en: `${person.email} joined the account (role: ${person.role}).` },
-        data: { person_id: person.id },
-      });
     });
     return { person: viewPerson(person), totpSecret, totpUri: this.totp.uri(totpSecret, person.email) };
   }
@@ -135,12 +128,7 @@ export class ManagePeople {
       if (target.role === role) return viewPerson(target);
       if (role === 'member') await this.keepAnOwner(actor.accountId, target);
       await this.people.setRole(target.id, role);
-      await this.append('person.role_changed', actor, `person:${target.id}`, { from: target.role, to: role });
-      await this.notify.send({
-        accountId: actor.accountId, environment: 'live', kind: 'person.role_changed',
-        message: { uk: `Роль ${target.email} змінено: ${target.role} → ${role}.`, en: `The role of ${target.email} changed: ${target.role} → ${role}.` },
-        data: { person_id: target.id, role },
-      });
+      await this.append('person.role_changed', actor, `person:${target.id}`, { email: target.email, from: target.role, to: role });
       return viewPerson({ ...target, role });
     });
   }
@@ -158,13 +146,6 @@ export class ManagePeople {
       await this.people.revokeSessions({ personId: target.id }, now);
       const keys = await this.people.revokeKeys({ createdBy: target.id }, now, actor.personId);
       await this.append('person.removed', actor, `person:${target.id}`, { email: target.email, left: target.id === actor.personId, keys_revoked: keys });
-      await this.notify.send({
-        accountId: actor.accountId, environment: 'live', kind: 'person.removed',
-        message: target.id === actor.personId
-          ? { uk: `${target.email} покинув рахунок; його ключі (${keys}) відкликано.`, en: `${target.email} left the account; their keys (${keys}) were revoked.` }
-          : { uk: `${target.email} видалено з рахунку; його ключі (${keys}) відкликано.`, en: `${target.email} was removed from the account; their keys (${keys}) were revoked.` },
-        data: { person_id: target.id },
-      });
     });
   }
 
@@ -185,7 +166,7 @@ export class ManagePeople {
     if (others.length === 0) throw new DomainError('last_owner', { email: leaving.email });
   }
 
-  private async append(type: EventType, actor: Pick<Actor, 'personId' | 'accountId'>, subject: string, data: Record<string, unknown>): Promise<void> {
+  private async append<T extends EventType>(type: T, actor: Pick<Actor, 'personId' | 'accountId'>, subject: string, data: EventData[T]): Promise<void> {
     await this.events.append({
       id: this.random.id(), accountId: actor.accountId, environment: null, type, subject, actor: `person:${actor.personId}`, occurredAt: this.clock.now(), data,
     });

@@ -5,7 +5,7 @@ import { DomainError } from '../kernel/errors.js';
 import type { Random } from '../kernel/random.port.js';
 import type { SecretBox } from '../kernel/secret-box.port.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
-import type { Actor, HumanContext, Person, Session } from '../kernel/person.js';
+import type { HumanContext, Person, Session } from '../kernel/person.js';
 
 export type { HumanContext };
 import type { AccountRepository, SessionRepository } from './ports/account-repository.port.js';

@@ -1,7 +1,6 @@
 import { requireOwner, requireRecentSignIn } from '../kernel/human-guards.js';
 import type { HumanContext } from '../kernel/person.js';
 import type { EventLog } from '../kernel/event-log.port.js';
-import type { NotifyOwners } from '../notices/notify-owners.js';
 import type { Clock } from '../kernel/clock.port.js';
 import type { Environment } from '../kernel/environment.js';
 import { DomainError } from '../kernel/errors.js';
@@ -38,7 +37,6 @@ export class ChangePaymentMethod {
     private readonly cards: SavedCards,
     private readonly setups: (environment: Environment) => CardSetup | null,
     private readonly events: EventLog,
-    private readonly notify: NotifyOwners,
     private readonly uow: UnitOfWork,
     private readonly random: Random,
     private readonly clock: Clock,
@@ -100,15 +98,7 @@ export class ChangePaymentMethod {
       await this.cards.save(card);
       await this.events.append({
         id: this.random.id(), accountId: card.accountId, environment: card.environment, type: 'account.payment_method_changed',
-        subject: `account:${card.accountId}`, actor: `person:${human.person.id}`, occurredAt: at, data: { brand: card.brand, last4: card.last4 },
-      });
-      await this.notify.send({
-        accountId: card.accountId, environment: card.environment, kind: 'account.payment_method_changed',
-        message: {
-          uk: `${human.person.email} змінив спосіб оплати: тепер картка ${card.brand} •••• ${card.last4}.`,
-          en: `${human.person.email} changed the payment method: now the ${card.brand} card •••• ${card.last4}.`,
-        },
-        data: { last4: card.last4 },
+        subject: `account:${card.accountId}`, actor: `person:${human.person.id}`, occurredAt: at, data: { brand: card.brand, last4: card.last4, actor_email: human.person.email },
       });
     });
   }

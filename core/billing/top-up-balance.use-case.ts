@@ -1,11 +1,10 @@
 import type { ApiKey } from '../kernel/caller.js';
 import type { EventLog } from '../kernel/event-log.port.js';
-import type { NotifyOwners } from '../notices/notify-owners.js';
 import type { Checkpoints } from '../kernel/checkpoints.port.js';
 import type { Clock } from '../kernel/clock.port.js';
 import type { PaymentEnvironments } from './ports/payments.port.js';
 import { DomainError } from '../kernel/errors.js';
-import { formatUah, uah, type Money } from '../kernel/money.js';
+import { uah, type Money } from '../kernel/money.js';
 import type { Random } from '../kernel/random.port.js';
 import type { Accounting } from './accounting.js';
 import { PaymentError, type SavedCard, type SavedCards } from './ports/payments.port.js';
@@ -34,7 +33,6 @@ export class TopUpBalance {
     private readonly environments: PaymentEnvironments,
     private readonly accounting: Accounting,
     private readonly events: EventLog,
-    private readonly notifyOwners: NotifyOwners,
     private readonly random: Random,
     private readonly clock: Clock,
   ) {}
@@ -87,15 +85,7 @@ export class TopUpBalance {
       await this.topUps.update(pending.topUpId, { status: 'succeeded', providerId, failureCode: null });
       await this.events.append({
         id: this.random.id(), accountId: key.accountId, environment: key.environment, type: 'billing.topup_succeeded',
-        subject: `topup:${pending.topUpId}`, actor: `key:${key.id}`, occurredAt: now, data: { amount, provider_id: providerId },
-      });
-      await this.notifyOwners.send({
-        accountId: key.accountId, environment: key.environment, kind: 'billing.topup', domain: null,
-        message: {
-          uk: `Ключ ${key.id} поповнив баланс на ${formatUah(amount)} грн з картки ${card4}. Час: ${now.toISOString()}.`,
-          en: `Key ${key.id} topped up the balance by ${formatUah(amount)} UAH from the card ${card4}. Time: ${now.toISOString()}.`,
-        },
-        data: { key_id: key.id, amount, topup_id: pending.topUpId, at: now.toISOString() },
+        subject: `topup:${pending.topUpId}`, actor: `key:${key.id}`, occurredAt: now, data: { amount, provider_id: providerId, card: { brand: card.brand, last4: card.last4 } },
       });
       const balance = await this.accounting.balance(key.accountId, key.environment);
       const result: TopUpView = {

@@ -1,5 +1,4 @@
 import type { EventLog } from '../kernel/event-log.port.js';
-import type { NotifyOwners } from '../notices/notify-owners.js';
 import type { AccountClock } from '../kernel/account-clock.port.js';
 import type { Clock } from '../kernel/clock.port.js';
 import type { Environment } from '../kernel/environment.js';
@@ -56,7 +55,6 @@ export class CertificateIssuance {
     private readonly keys: CertificateKeys,
     private readonly box: SecretBox,
     private readonly accountTime: AccountClock,
-    private readonly notifyOwners: NotifyOwners,
     private readonly events: EventLog,
     private readonly uow: UnitOfWork,
     private readonly random: Random,
@@ -172,7 +170,8 @@ export class CertificateIssuance {
       return true;
     });
     if (!written) {
-      await ca.revoke(issued.chainPem, 4).catch(() => undefined); // superseded; best effort, it is not handed out
+      // Superseded (RFC 5280 reason 4); best effort, it is never handed out, so a failure is only reported.
+      await ca.revoke(issued.chainPem, 4).catch((err: unknown) => this.onError(err, c.id));
       return 'failed';
     }
     return kind === 'issue' ? 'issued' : 'renewed';
@@ -194,18 +193,8 @@ export class CertificateIssuance {
       if (giveUp || kind === 'renew') {
         await this.events.append({
           id: this.random.id(), accountId: c.accountId, environment: c.environment, type: giveUp ? 'certificate.failed' : 'certificate.renewal_failed',
-          subject: `certificate:${c.id}`, actor: 'system:certificates', occurredAt: now, data: { names: [...c.names], reason, attempts, retryable },
-        });
-      }
-      // Owners hear of a failing renewal once per certificate cycle (on its first failure).
-      if (kind === 'renew' && c.attempts === 0) {
-        await this.notifyOwners.send({
-          accountId: c.accountId, environment: c.environment, kind: 'certificate_renewal_failed', domain: c.domains[0] ?? null,
-          message: {
-            uk: `Не вдалося поновити сертифікат для ${c.names.join(', ')}: ${reason}. Спробуємо ще; він чинний до ${c.notAfter?.toISOString() ?? '—'}.`,
-            en: `Renewing the certificate for ${c.names.join(', ')} failed: ${reason}. We will try again; it is valid until ${c.notAfter?.toISOString() ?? '—'}.`,
-          },
-          data: { certificate_id: c.id, reason },
+          subject: `certificate:${c.id}`, actor: 'system:certificates', occurredAt: now,
+          data: { names: [...c.names], domains: [...c.domains], reason, attempts, retryable, not_after: c.notAfter?.toISOString() ?? null },
         });
       }
     });
@@ -217,12 +206,7 @@ export class CertificateIssuance {
       if (!(await this.certificates.update({ ...c, status: 'expired', nextAttemptAt: null, updatedAt: now }, 'issued'))) return;
       await this.events.append({
         id: this.random.id(), accountId: c.accountId, environment: c.environment, type: 'certificate.expired', subject: `certificate:${c.id}`,
-        actor: 'system:certificates', occurredAt: now, data: { names: [...c.names], not_after: c.notAfter?.toISOString() ?? null },
-      });
-      await this.notifyOwners.send({
-        accountId: c.accountId, environment: c.environment, kind: 'certificate_expired', domain: c.domains[0] ?? null,
-        message: { uk: `Сертифікат для ${c.names.join(', ')} сплив.`, en: `The certificate for ${c.names.join(', ')} has expired.` },
-        data: { certificate_id: c.id },
+        actor: 'system:certificates', occurredAt: now, data: { names: [...c.names], domains: [...c.domains], not_after: c.notAfter?.toISOString() ?? null },
       });
     });
     return 'expired';

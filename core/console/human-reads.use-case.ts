@@ -2,7 +2,7 @@ import type { Accounting } from '../billing/accounting.js';
 import type { Ledger } from '../billing/ports/ledger.port.js';
 import { viewTransaction, type TransactionView } from '../billing/read-billing.use-case.js';
 import type { ZoneRepository } from '../dns/ports/zone-repository.port.js';
-import { view as viewRecordSet, type RecordSetView } from '../dns/read-zone.use-case.js';
+import { view as viewRecordSet, type RecordSetView } from '../dns/zone/read-zone.use-case.js';
 import { viewDomain, type DomainView } from '../domains/domain.js';
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
 import { normalizeDomain } from '../kernel/domain-name.js';

@@ -1,7 +1,10 @@
 import type { Authorizer } from '../access/authorize.js';
 import type { ApiKey } from '../kernel/caller.js';
 import { DomainError } from '../kernel/errors.js';
-import type { Change } from './plan.js';
+import type { Change } from './plans/plan.js';
+import { isAcmeName } from './zone/names.js';
+
+export { isAcmeName };
 
 /**
  * Seed 2.4: dns.acme_challenge is deliberately narrow — a key holding only it may change nothing but
@@ -14,9 +17,6 @@ export const dnsAccess = async (authorizer: Authorizer, key: ApiKey, domain: str
   await authorizer.check(key, 'dns.acme_challenge', domain);
   return 'acme-only';
 };
-
-export const isAcmeName = (name: string, zone: string): boolean =>
-  name.startsWith('_acme-challenge.') && (name === `_acme-challenge.${zone}` || name.endsWith(`.${zone}`));
 
 /** Refuses, naming the first offending change, any change an ACME-only key may not make. */
 export const assertAcmeOnly = (changes: readonly Change[], zone: string, domain: string): void => {

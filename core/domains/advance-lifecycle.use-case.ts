@@ -1,5 +1,4 @@
 import type { EventLog } from '../kernel/event-log.port.js';
-import type { NotifyOwners } from '../notices/notify-owners.js';
 import type { DomainZones } from './ports/zones.port.js';
 import type { AccountClock } from '../kernel/account-clock.port.js';
 import type { DurableCheckpoints, DurableRun } from '../kernel/checkpoints.port.js';
@@ -17,14 +16,6 @@ import type { RenewDomain } from './renew-domain.use-case.js';
 const LEASE_MS = 5 * 60_000;
 const AUTO_RENEW_SCOPE = 'system:auto-renew';
 const BATCH = 100;
-
-const PHASE_TEXT: Record<Phase, { uk: string; en: string }> = {
-  active: { uk: 'активний', en: 'active' },
-  autoRenewPeriod: { uk: 'строк дії минув; ще можна продовжити за звичайною ціною (autoRenewPeriod, 45 днів)', en: 'expired; it can still be renewed at the normal price (autoRenewPeriod, 45 days)' },
-  redemptionPeriod: { uk: 'у періоді викупу: відновлення коштує продовження плюс 1500 грн (redemptionPeriod, 30 днів)', en: 'in redemption: restoring it costs a renewal plus 1500 UAH (redemptionPeriod, 30 days)' },
-  pendingDelete: { uk: 'очікує видалення; відновити вже не можна (pendingDelete, 5 днів)', en: 'pending deletion; it can no longer be restored (pendingDelete, 5 days)' },
-  released: { uk: 'звільнений і вилучений з рахунку', en: 'released and removed from the account' },
-};
 
 export interface LifecycleReport {
   renewed: number;
@@ -44,7 +35,6 @@ export class AdvanceLifecycle {
     private readonly accountClock: AccountClock,
     private readonly renew: RenewDomain,
     private readonly events: EventLog,
-    private readonly notifyOwners: NotifyOwners,
     private readonly zones: Pick<DomainZones, 'remove'>,
     private readonly uow: UnitOfWork,
     private readonly random: Random,
@@ -186,14 +176,6 @@ export class AdvanceLifecycle {
         id: this.random.id(), accountId: d.accountId, environment: d.environment, type: 'domain.auto_renew_failed', subject: `domain:${d.name}`,
         actor: 'system:auto-renew', occurredAt: now, data: { domain: d.name, expires_at: d.expiresOn, reason },
       });
-      await this.notifyOwners.send({
-        accountId: d.accountId, environment: d.environment, kind: 'domain.auto_renew_failed', domain: d.name,
-        message: {
-          uk: `Не вдалося автоматично продовжити ${d.name} (діє до ${d.expiresOn}): ${reason === 'insufficient_funds' ? 'недостатньо коштів на балансі' : reason}. Поповніть баланс або продовжте вручну.`,
-          en: `Automatic renewal of ${d.name} (valid until ${d.expiresOn}) failed: ${reason === 'insufficient_funds' ? 'the balance is too low' : reason}. Top up the balance or renew it by hand.`,
-        },
-        data: { domain: d.name, reason, expires_at: d.expiresOn },
-      });
     });
     return updated;
   }
@@ -206,11 +188,6 @@ export class AdvanceLifecycle {
         id: this.random.id(), accountId: d.accountId, environment: d.environment, type: 'domain.status_changed', subject: `domain:${d.name}`,
         actor: 'system:lifecycle', occurredAt: now, data: { domain: d.name, from: d.status, to: updated.status, expires_at: d.expiresOn },
       });
-      await this.notifyOwners.send({
-        accountId: d.accountId, environment: d.environment, kind: 'domain.status_changed', domain: d.name,
-        message: { uk: `Домен ${d.name} (діяв до ${d.expiresOn}): ${PHASE_TEXT[phase].uk}.`, en: `The domain ${d.name} (valid until ${d.expiresOn}): ${PHASE_TEXT[phase].en}.` },
-        data: { domain: d.name, status: updated.status },
-      });
     });
     return updated;
   }
@@ -222,11 +199,6 @@ export class AdvanceLifecycle {
       await this.events.append({
         id: this.random.id(), accountId: d.accountId, environment: d.environment, type: 'domain.released', subject: `domain:${d.name}`,
         actor: 'system:lifecycle', occurredAt: now, data: { domain: d.name, expired_on: d.expiresOn },
-      });
-      await this.notifyOwners.send({
-        accountId: d.accountId, environment: d.environment, kind: 'domain.released', domain: d.name,
-        message: { uk: `Домен ${d.name} ${PHASE_TEXT.released.uk}.`, en: `The domain ${d.name} was ${PHASE_TEXT.released.en}.` },
-        data: { domain: d.name },
       });
     });
   }

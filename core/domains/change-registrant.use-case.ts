@@ -1,7 +1,6 @@
 import { requireOwner, requireRecentSignIn } from '../kernel/human-guards.js';
 import type { HumanContext } from '../kernel/person.js';
 import type { EventLog } from '../kernel/event-log.port.js';
-import type { NotifyOwners } from '../notices/notify-owners.js';
 import type { Clock } from '../kernel/clock.port.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
 import type { Environment } from '../kernel/environment.js';
@@ -37,7 +36,6 @@ export class ChangeRegistrant {
     private readonly domains: DomainRepository,
     private readonly environments: RegistrarEnvironments,
     private readonly events: EventLog,
-    private readonly notify: NotifyOwners,
     private readonly uow: UnitOfWork,
     private readonly random: Random,
     private readonly clock: Clock,
@@ -63,15 +61,7 @@ export class ChangeRegistrant {
       await this.events.append({
         id: this.random.id(), accountId: domain.accountId, environment, type: 'domain.registrant_changed',
         subject: `domain:${domainName}`, actor: `person:${human.person.id}`, occurredAt: at,
-        data: { domain: domainName, registrant: { name: contact.name, organization: contact.organization ?? null, email: contact.email, country_code: contact.address.countryCode } },
-      });
-      await this.notify.send({
-        accountId: domain.accountId, environment, kind: 'domain.registrant_changed', domain: domainName,
-        message: {
-          uk: `${human.person.email} змінив власника (реєстранта) домену ${domainName} на «${contact.name}».`,
-          en: `${human.person.email} changed the registrant of ${domainName} to "${contact.name}".`,
-        },
-        data: { domain: domainName },
+        data: { domain: domainName, registrant: { name: contact.name, organization: contact.organization ?? null, email: contact.email, country_code: contact.address.countryCode }, actor_email: human.person.email },
       });
     });
     return { domain: domainName, registrant: contact };

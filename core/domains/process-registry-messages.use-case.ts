@@ -32,14 +32,15 @@ export class ProcessRegistryMessages {
     for (let i = 0; i < limit; i++) {
       const m = await this.messages.poll();
       if (!m) break;
-      const holder = m.domain ? await this.holders.holderOf('live', m.domain) : null;
-      if (holder) {
+      const domain = m.domain;
+      const holder = domain ? await this.holders.holderOf('live', domain) : null;
+      if (domain && holder) {
         await this.uow.transaction(async () => {
           await this.events.append({
             id: this.random.id(), accountId: holder.accountId, environment: 'live',
             type: m.kind === 'other' ? 'domain.registry_message' : `domain.${m.kind}`,
-            subject: `domain:${m.domain}`, actor: 'registry', occurredAt: this.clock.now(),
-            data: { domain: m.domain, message_id: m.id, queued_at: m.queuedAt, text: m.text, ...m.data },
+            subject: `domain:${domain}`, actor: 'registry', occurredAt: this.clock.now(),
+            data: { domain, message_id: m.id, queued_at: m.queuedAt, text: m.text, ...m.data },
           });
         });
         recorded++;

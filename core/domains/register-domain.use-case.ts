@@ -2,7 +2,6 @@ import type { ApiKey } from '../kernel/caller.js';
 import { grants } from '../kernel/rights.js';
 import type { Accounting } from '../billing/accounting.js';
 import type { EventLog } from '../kernel/event-log.port.js';
-import type { NotifyOwners } from '../notices/notify-owners.js';
 import type { AccountClock } from '../kernel/account-clock.port.js';
 import type { Checkpoints } from '../kernel/checkpoints.port.js';
 import type { DomainZones } from './ports/zones.port.js';
@@ -10,7 +9,7 @@ import { kyivDate } from '../kernel/dates.js';
 import { labelsOf, normalizeDomain } from '../kernel/domain-name.js';
 import type { RegistrarEnvironments } from './ports/registrar.port.js';
 import { DomainError } from '../kernel/errors.js';
-import { formatUah, uah, type Money } from '../kernel/money.js';
+import { uah, type Money } from '../kernel/money.js';
 import type { Random } from '../kernel/random.port.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import { requireCapability } from './capabilities.js';
@@ -46,7 +45,6 @@ export class RegisterDomain {
     private readonly environments: RegistrarEnvironments,
     private readonly accounting: Accounting,
     private readonly events: EventLog,
-    private readonly notifyOwners: NotifyOwners,
     private readonly time: AccountClock,
     private readonly zones: Pick<DomainZones, 'create'>,
     private readonly uow: UnitOfWork,
@@ -104,14 +102,6 @@ export class RegisterDomain {
         id: this.random.id(), accountId: key.accountId, environment: key.environment, type: 'domain.registered',
         subject: `domain:${name}`, actor: `key:${key.id}`, occurredAt: now,
         data: { domain: name, years: input.years, expires_at: registeredUntil, amount, ledger_entry_id: reserved.entryId },
-      });
-      await this.notifyOwners.send({
-        accountId: key.accountId, environment: key.environment, kind: 'domain.registered', domain: name,
-        message: {
-          uk: `Ключ ${key.id} зареєстрував домен ${name} на ${input.years} р. (до ${registeredUntil}); списано ${formatUah(amount)} грн. Час: ${now.toISOString()}.`,
-          en: `Key ${key.id} registered ${name} for ${input.years} year(s) (until ${registeredUntil}); ${formatUah(amount)} UAH was charged. Time: ${now.toISOString()}.`,
-        },
-        data: { key_id: key.id, amount, domain: name, at: now.toISOString() },
       });
       return { result: { ...viewDomain(domain), charge: { amount: uah(amount), ledger_entry_id: reserved.entryId } } };
     });

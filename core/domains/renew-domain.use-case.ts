@@ -1,7 +1,6 @@
 import type { ApiKey } from '../kernel/caller.js';
 import type { Accounting } from '../billing/accounting.js';
 import type { EventLog } from '../kernel/event-log.port.js';
-import type { NotifyOwners } from '../notices/notify-owners.js';
 import type { AccountClock } from '../kernel/account-clock.port.js';
 import type { Checkpoints } from '../kernel/checkpoints.port.js';
 import { kyivDate } from '../kernel/dates.js';
@@ -9,7 +8,7 @@ import { normalizeDomain } from '../kernel/domain-name.js';
 import type { Environment } from '../kernel/environment.js';
 import type { RegistrarEnvironments } from './ports/registrar.port.js';
 import { DomainError } from '../kernel/errors.js';
-import { formatUah, uah } from '../kernel/money.js';
+import { uah } from '../kernel/money.js';
 import type { Random } from '../kernel/random.port.js';
 import { requireCapability } from './capabilities.js';
 import { viewDomain, type Domain, type DomainView } from './domain.js';
@@ -46,7 +45,6 @@ export class RenewDomain {
     private readonly environments: RegistrarEnvironments,
     private readonly accounting: Accounting,
     private readonly events: EventLog,
-    private readonly notifyOwners: NotifyOwners,
     private readonly time: AccountClock,
     private readonly random: Random,
   ) {}
@@ -120,15 +118,6 @@ export class RenewDomain {
         await this.events.append({
           id: this.random.id(), accountId, environment, type: 'domain.renewed', subject: `domain:${name}`, actor, occurredAt: now,
           data: { domain: name, years: input.years, expires_at: registeredUntil, amount, restore, automatic: by.kind === 'auto' },
-        });
-        const who = by.kind === 'key' ? { uk: `Ключ ${by.key.id} продовжив`, en: `Key ${by.key.id} renewed` } : { uk: 'Автоматично продовжено', en: 'Automatically renewed' };
-        await this.notifyOwners.send({
-          accountId, environment, kind: by.kind === 'key' ? 'domain.renewed' : 'domain.auto_renewed', domain: name,
-          message: {
-            uk: `${who.uk} ${name}${restore ? ' (відновлення з redemptionPeriod)' : ''} на ${input.years} р. — тепер до ${registeredUntil}; списано ${formatUah(amount)} грн. Час: ${now.toISOString()}.`,
-            en: `${who.en} ${name}${restore ? ' (restored from redemptionPeriod)' : ''} for ${input.years} year(s) — now until ${registeredUntil}; ${formatUah(amount)} UAH was charged. Time: ${now.toISOString()}.`,
-          },
-          data: { key_id: by.kind === 'key' ? by.key.id : null, amount, domain: name, at: now.toISOString() },
         });
         return { result: { ...viewDomain(renewed), charge: { amount: uah(amount), ledger_entry_id: reserved.entryId } } };
       });

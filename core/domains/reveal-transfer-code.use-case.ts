@@ -1,7 +1,6 @@
 import { requireOwner, requireRecentSignIn } from '../kernel/human-guards.js';
 import type { HumanContext } from '../kernel/person.js';
 import type { EventLog } from '../kernel/event-log.port.js';
-import type { NotifyOwners } from '../notices/notify-owners.js';
 import type { Clock } from '../kernel/clock.port.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
 import type { Environment } from '../kernel/environment.js';
@@ -21,7 +20,6 @@ export class RevealTransferCode {
     private readonly domains: DomainRepository,
     private readonly environments: RegistrarEnvironments,
     private readonly events: EventLog,
-    private readonly notify: NotifyOwners,
     private readonly uow: UnitOfWork,
     private readonly random: Random,
     private readonly clock: Clock,
@@ -39,15 +37,7 @@ export class RevealTransferCode {
     await this.uow.transaction(async () => {
       await this.events.append({
         id: this.random.id(), accountId: domain.accountId, environment, type: 'domain.transfer_code_revealed',
-        subject: `domain:${domainName}`, actor: `person:${human.person.id}`, occurredAt: at, data: { domain: domainName },
-      });
-      await this.notify.send({
-        accountId: domain.accountId, environment, kind: 'domain.transfer_code_revealed', domain: domainName,
-        message: {
-          uk: `${human.person.email} переглянув код передачі домену ${domainName}. Якщо це були не ви, змініть пароль і повідомте інших власників.`,
-          en: `${human.person.email} revealed the transfer code of ${domainName}. If this was not you, change your password and tell the other owners.`,
-        },
-        data: { domain: domainName, person_id: human.person.id },
+        subject: `domain:${domainName}`, actor: `person:${human.person.id}`, occurredAt: at, data: { domain: domainName, actor_email: human.person.email },
       });
     });
     return { domain: domainName, transferCode };

@@ -1,6 +1,5 @@
 import type { ApiKey } from '../kernel/caller.js';
 import type { EventLog } from '../kernel/event-log.port.js';
-import type { NotifyOwners } from '../notices/notify-owners.js';
 import type { Clock } from '../kernel/clock.port.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
 import { DomainError } from '../kernel/errors.js';
@@ -14,7 +13,6 @@ export class SetAutoRenew {
   constructor(
     private readonly domains: DomainRepository,
     private readonly events: EventLog,
-    private readonly notifyOwners: NotifyOwners,
     private readonly random: Random,
     private readonly clock: Clock,
     private readonly uow: UnitOfWork,
@@ -36,14 +34,6 @@ export class SetAutoRenew {
     await this.events.append({
       id: this.random.id(), accountId: key.accountId, environment: key.environment, type: 'domain.auto_renew_changed',
       subject: `domain:${name}`, actor: `key:${key.id}`, occurredAt: now, data: { domain: name, auto_renew: autoRenew },
-    });
-    await this.notifyOwners.send({
-      accountId: key.accountId, environment: key.environment, kind: 'domain.auto_renew_changed', domain: name,
-      message: {
-        uk: `Ключ ${key.id} ${autoRenew ? 'увімкнув' : 'вимкнув'} автоматичне продовження домену ${name}. Час: ${now.toISOString()}.`,
-        en: `Key ${key.id} switched automatic renewal of ${name} ${autoRenew ? 'on' : 'off'}. Time: ${now.toISOString()}.`,
-      },
-      data: { key_id: key.id, domain: name, auto_renew: autoRenew, at: now.toISOString() },
     });
     return viewDomain(updated);
   }

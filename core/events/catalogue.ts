@@ -1,4 +1,4 @@
-import type { EventType } from '../kernel/events.js';
+import type { EventData, EventType } from '../kernel/events.js';
 
 /**
  * The public event catalogue (issue 11): every internal EventType, the name it is published under (or
@@ -23,13 +23,34 @@ export interface EventInfo {
   readonly data: Readonly<Record<string, string>>;
 }
 
-const e = (pub: string | null, scope: EventScope, uk: string, en: string, data: Record<string, string> = {}): EventInfo => ({ public: pub, scope, describe: { uk, en }, data });
+/**
+ * What the catalogue must say about T's data: every field of its shape in core/kernel/events.ts (a field
+ * added there and not documented here fails to compile), plus the subject's id (`certificate_id`), which
+ * toPublicEvent adds to the payload.
+ */
+type DataDoc<T extends EventType> = { readonly [F in keyof EventData[T]]-?: string } & { readonly [subjectId: `${string}_id`]: string };
 
-export const EVENT_CATALOGUE: Readonly<Record<EventType, EventInfo>> = {
-  'key.issued': e('key.issued', 'account', 'Випущено ключ доступу.', 'An access key was issued.', { key_id: 'string', name: 'string', class: 'integer 0–3', rights: 'string[]' }),
+const e = <const D extends Record<string, string>>(pub: string | null, scope: EventScope, uk: string, en: string, data: D) =>
+  ({ public: pub, scope, describe: { uk, en }, data });
+
+const OPERATION_DATA = {
+  operation_id: 'string', kind: "'nameservers' | 'transfer_unlock' | 'labels'", domain: 'string', status: 'string', activates_at: 'date-time',
+  nameservers: 'string[] (nameservers)', labels: 'string[] (labels)', previous: 'string[]: the nameservers or labels before (nameservers, labels)',
+  warnings: 'string[]: warning codes, when there are any', warning_messages: 'object[]: uk, en of each warning', failure_reason: "string: the registry's reason (failed)",
+} as const;
+const MONITOR_SETTINGS = {
+  monitor_id: 'string', kind: "'dns' | 'http' | 'tls' | 'domain_expiry'", domain: 'string', interval_seconds: 'integer', enabled: 'boolean',
+} as const;
+const MONITOR_CHECK = {
+  monitor_id: 'string', kind: 'string', domain: 'string', target: 'string: what was checked, in words', incident_id: 'string',
+  reason: 'string | null', checked_at: 'date-time', latency_ms: 'integer | null',
+} as const;
+
+export const EVENT_CATALOGUE: { readonly [T in EventType]: EventInfo & { readonly data: DataDoc<T> } } = {
+  'key.issued': e('key.issued', 'account', 'Випущено ключ доступу.', 'An access key was issued.', { key_id: 'string', name: 'string', class: 'integer 0–3', rights: 'string[]', expires_on: 'date', cidr: 'string | null', spend_limit: 'integer kopiykas | null' }),
   'key.revoked': e('key.revoked', 'account', 'Ключ доступу відкликано.', 'An access key was revoked.', { key_id: 'string' }),
-  'person.signed_in': e(null, 'account', 'Людина увійшла в консоль (лише внутрішньо).', 'A person signed in to the console (internal only).'),
-  'account.created': e(null, 'account', 'Створено рахунок (лише внутрішньо).', 'The account was created (internal only).'),
+  'person.signed_in': e(null, 'account', 'Людина увійшла в консоль (лише внутрішньо).', 'A person signed in to the console (internal only).', { session_id: 'string' }),
+  'account.created': e(null, 'account', 'Створено рахунок (лише внутрішньо).', 'The account was created (internal only).', { demo: 'boolean' }),
   'domain.created': e('domain.created', 'domain', 'Домен додано до рахунку.', 'A domain was added to the account.', { domain: 'string' }),
   'domain.registered': e('domain.registered', 'domain', 'Домен зареєстровано й оплачено з балансу.', 'A domain was registered and charged to the balance.', { domain: 'string', years: 'integer', expires_at: 'date', amount: 'integer kopiykas', ledger_entry_id: 'string' }),
   'domain.renewed': e('domain.renewed', 'domain', 'Домен продовжено (вручну або автоматично).', 'A domain was renewed (by hand or automatically).', { domain: 'string', years: 'integer', expires_at: 'date', amount: 'integer kopiykas', restore: 'boolean', automatic: 'boolean' }),
@@ -37,7 +58,7 @@ export const EVENT_CATALOGUE: Readonly<Record<EventType, EventInfo>> = {
   'domain.auto_renew_failed': e('domain.auto_renew_failed', 'domain', 'Автоматичне продовження не вдалося (наприклад, бракує коштів).', 'Automatic renewal failed (for example, insufficient funds).', { domain: 'string', expires_at: 'date', reason: 'string' }),
   'domain.status_changed': e('domain.status_changed', 'domain', 'Змінився стан домену в життєвому циклі (закінчення, відновлення, видалення).', 'The lifecycle status of a domain changed (expiry, redemption, deletion).', { domain: 'string', from: 'string', to: 'string', expires_at: 'date' }),
   'domain.released': e('domain.released', 'domain', 'Домен звільнено: він покинув рахунок.', 'A domain was released: it left the account.', { domain: 'string', expired_on: 'date' }),
-  'billing.topup_succeeded': e('billing.topped_up', 'account', 'Баланс поповнено зі збереженої картки.', 'The balance was topped up from the saved card.', { topup_id: 'string', amount: 'integer kopiykas', provider_id: 'string' }),
+  'billing.topup_succeeded': e('billing.topped_up', 'account', 'Баланс поповнено зі збереженої картки.', 'The balance was topped up from the saved card.', { topup_id: 'string', amount: 'integer kopiykas', provider_id: 'string', card: 'object: brand, last4' }),
   'billing.topup_failed': e('billing.topup_failed', 'account', 'Поповнення балансу не вдалося (картку відхилено).', 'A top-up failed (the card was declined).', { topup_id: 'string', amount: 'integer kopiykas', reason: 'string', code: 'string' }),
   'sandbox.clock_advanced': e('sandbox.clock_advanced', 'account', 'Годинник пісочниці переведено вперед.', 'The sandbox clock was moved forward.', { advance: 'string', offset_ms: 'integer' }),
   'dns.plan_applied': e('dns.plan_applied', 'domain', 'DNS-план застосовано: зона змінилася.', 'A DNS plan was applied: the zone changed.', { plan_id: 'string', serial: 'integer', counts: 'object: create/update/delete counts' }),
@@ -46,42 +67,42 @@ export const EVENT_CATALOGUE: Readonly<Record<EventType, EventInfo>> = {
   'certificate.requested': e('certificate.requested', 'domain', 'Замовлено сертифікат.', 'A certificate was requested.', { certificate_id: 'string', names: 'string[]', domains: 'string[]', ca: 'string', csr: 'boolean' }),
   'certificate.issued': e('certificate.issued', 'domain', 'Сертифікат випущено.', 'A certificate was issued.', { certificate_id: 'string', names: 'string[]', serial: 'string', issuer: 'string', not_after: 'date-time' }),
   'certificate.renewed': e('certificate.renewed', 'domain', 'Сертифікат поновлено.', 'A certificate was renewed.', { certificate_id: 'string', names: 'string[]', serial: 'string', issuer: 'string', not_after: 'date-time' }),
-  'certificate.failed': e('certificate.failed', 'domain', 'Випуск сертифіката остаточно не вдався.', 'Issuing a certificate failed for good.', { certificate_id: 'string', names: 'string[]', reason: 'string', attempts: 'integer', retryable: 'boolean' }),
-  'certificate.renewal_failed': e('certificate.renewal_failed', 'domain', 'Спроба випуску чи поновлення сертифіката не вдалася; буде повтор.', 'An attempt to issue or renew a certificate failed; it will be retried.', { certificate_id: 'string', names: 'string[]', reason: 'string', attempts: 'integer', retryable: 'boolean' }),
-  'certificate.expired': e('certificate.expired', 'domain', 'Строк дії сертифіката минув.', 'A certificate expired.', { certificate_id: 'string', names: 'string[]', not_after: 'date-time' }),
-  'certificate.revoked': e('certificate.revoked', 'domain', 'Сертифікат відкликано.', 'A certificate was revoked.', { certificate_id: 'string', reason: 'string', serial: 'string' }),
-  'certificate.private_key_read': e(null, 'domain', 'Прочитано закритий ключ сертифіката (лише внутрішньо, аудит).', 'A certificate private key was read (internal only, audit).'),
+  'certificate.failed': e('certificate.failed', 'domain', 'Випуск сертифіката остаточно не вдався.', 'Issuing a certificate failed for good.', { certificate_id: 'string', names: 'string[]', domains: 'string[]', reason: 'string', attempts: 'integer', retryable: 'boolean', not_after: 'date-time | null' }),
+  'certificate.renewal_failed': e('certificate.renewal_failed', 'domain', 'Спроба випуску чи поновлення сертифіката не вдалася; буде повтор.', 'An attempt to issue or renew a certificate failed; it will be retried.', { certificate_id: 'string', names: 'string[]', domains: 'string[]', reason: 'string', attempts: 'integer', retryable: 'boolean', not_after: 'date-time | null' }),
+  'certificate.expired': e('certificate.expired', 'domain', 'Строк дії сертифіката минув.', 'A certificate expired.', { certificate_id: 'string', names: 'string[]', domains: 'string[]', not_after: 'date-time' }),
+  'certificate.revoked': e('certificate.revoked', 'domain', 'Сертифікат відкликано.', 'A certificate was revoked.', { certificate_id: 'string', reason: 'integer: the RFC 5280 reason code', serial: 'string' }),
+  'certificate.private_key_read': e(null, 'domain', 'Прочитано закритий ключ сертифіката (лише внутрішньо, аудит).', 'A certificate private key was read (internal only, audit).', {}),
   'webhook.created': e('webhook.created', 'account', 'Створено вебхук.', 'A webhook endpoint was created.', { webhook_id: 'string', url: 'string', events: 'string[]', domains: 'string[] | null', enabled: 'boolean' }),
   'webhook.updated': e('webhook.updated', 'account', 'Вебхук змінено.', 'A webhook endpoint was changed.', { webhook_id: 'string', url: 'string', events: 'string[]', domains: 'string[] | null', enabled: 'boolean' }),
   'webhook.deleted': e('webhook.deleted', 'account', 'Вебхук видалено.', 'A webhook endpoint was deleted.', { webhook_id: 'string' }),
   'webhook.secret_rotated': e('webhook.secret_rotated', 'account', 'Секрет підпису вебхука замінено; старий підписує ще 24 години.', 'The signing secret of a webhook was rotated; the old one signs for 24 more hours.', { webhook_id: 'string', old_secret_expires_at: 'date-time' }),
-  'webhook.disabled': e('webhook.disabled', 'account', 'Вебхук вимкнено: кінцева точка відповіла 410 або не приймала доставок 3 дні.', 'A webhook endpoint was disabled: it answered 410 or failed deliveries for 3 days.', { webhook_id: 'string', reason: "'gone' | 'failing'" }),
+  'webhook.disabled': e('webhook.disabled', 'account', 'Вебхук вимкнено: кінцева точка відповіла 410 або не приймала доставок 3 дні.', 'A webhook endpoint was disabled: it answered 410 or failed deliveries for 3 days.', { webhook_id: 'string', url: 'string', reason: "'gone' | 'failing'" }),
   // issue 10: the six human-only actions (account events; the transfer code itself is never in an event)
-  'person.reauthenticated': e(null, 'account', 'Людина повторно підтвердила вхід (лише внутрішньо).', 'A person signed in again for a sensitive action (internal only).'),
-  'domain.transfer_code_revealed': e('domain.transfer_code_revealed', 'domain', 'Людина в консолі переглянула код перенесення домену (сам код не публікується).', 'A person in the console revealed the transfer code of a domain (the code itself is never published).', { domain: 'string' }),
-  'domain.registrant_changed': e('domain.registrant_changed', 'domain', 'Змінено власника (реєстранта) домену.', 'The registrant (holder) of a domain was changed.', { domain: 'string', registrant: 'object: name, organization, email, country_code' }),
+  'person.reauthenticated': e(null, 'account', 'Людина повторно підтвердила вхід (лише внутрішньо).', 'A person signed in again for a sensitive action (internal only).', { session_id: 'string' }),
+  'domain.transfer_code_revealed': e('domain.transfer_code_revealed', 'domain', 'Людина в консолі переглянула код перенесення домену (сам код не публікується).', 'A person in the console revealed the transfer code of a domain (the code itself is never published).', { domain: 'string', actor_email: 'string: the e-mail of the person who revealed it' }),
+  'domain.registrant_changed': e('domain.registrant_changed', 'domain', 'Змінено власника (реєстранта) домену.', 'The registrant (holder) of a domain was changed.', { domain: 'string', registrant: 'object: name, organization, email, country_code', actor_email: 'string: the e-mail of the person who changed it' }),
   'person.invited': e('person.invited', 'account', 'Людину запрошено до рахунку.', 'A person was invited to the account.', { email: 'string', role: "'owner' | 'member'" }),
   'person.joined': e('person.joined', 'account', 'Запрошена людина приєдналася до рахунку.', 'An invited person joined the account.', { email: 'string', role: "'owner' | 'member'", invitation_id: 'string' }),
-  'person.role_changed': e('person.role_changed', 'account', 'Змінено роль людини в рахунку.', "A person's role in the account was changed.", { from: 'string', to: 'string' }),
+  'person.role_changed': e('person.role_changed', 'account', 'Змінено роль людини в рахунку.', "A person's role in the account was changed.", { email: 'string', from: 'string', to: 'string' }),
   'person.removed': e('person.removed', 'account', 'Людину вилучено з рахунку (або вона пішла); її ключі відкликано.', 'A person was removed from the account (or left); their keys were revoked.', { email: 'string', left: 'boolean', keys_revoked: 'integer' }),
-  'account.payment_method_changed': e('account.payment_method_changed', 'account', 'Змінено спосіб оплати (збережену картку).', 'The payment method (saved card) was changed.', { brand: 'string', last4: 'string' }),
-  'person.two_factor_disabled': e('person.two_factor_disabled', 'account', 'Людина вимкнула двофакторну перевірку.', 'A person switched off two-factor checks.'),
-  'person.two_factor_enrolment_started': e(null, 'account', 'Людина отримала новий секрет TOTP, щоб знову ввімкнути двофакторну перевірку (лише внутрішньо; сам секрет не записується).', 'A person got a new TOTP secret to switch two-factor checks on again (internal only; the secret itself is never recorded).'),
-  'person.two_factor_enabled': e('person.two_factor_enabled', 'account', 'Людина знову ввімкнула двофакторну перевірку з новим секретом.', 'A person switched two-factor checks on again, with a new secret.'),
+  'account.payment_method_changed': e('account.payment_method_changed', 'account', 'Змінено спосіб оплати (збережену картку).', 'The payment method (saved card) was changed.', { brand: 'string', last4: 'string', actor_email: 'string: the e-mail of the person who changed it' }),
+  'person.two_factor_disabled': e('person.two_factor_disabled', 'account', 'Людина вимкнула двофакторну перевірку.', 'A person switched off two-factor checks.', { email: 'string' }),
+  'person.two_factor_enrolment_started': e(null, 'account', 'Людина отримала новий секрет TOTP, щоб знову ввімкнути двофакторну перевірку (лише внутрішньо; сам секрет не записується).', 'A person got a new TOTP secret to switch two-factor checks on again (internal only; the secret itself is never recorded).', {}),
+  'person.two_factor_enabled': e('person.two_factor_enabled', 'account', 'Людина знову ввімкнула двофакторну перевірку з новим секретом.', 'A person switched two-factor checks on again, with a new secret.', { email: 'string' }),
   'account.deleted': e('account.deleted', 'account', 'Рахунок видалено.', 'The account was deleted.', { keys_revoked: 'integer' }),
   // issue 10: class 3 operations (about the operation's domain)
-  'operation.pending': e('operation.pending', 'domain', 'Операцію класу 3 створено; вона чекає на другого власника або 24 години.', 'A class 3 operation was requested; it waits for a second owner or 24 hours.', { operation_id: 'string', kind: "'nameservers' | 'transfer_unlock' | 'labels'", domain: 'string', status: 'string', activates_at: 'date-time', nameservers: 'string[] (nameservers)', labels: 'string[] (labels)' }),
-  'operation.confirmed': e('operation.confirmed', 'domain', 'Другий власник підтвердив операцію класу 3.', 'A second owner confirmed a class 3 operation.', { operation_id: 'string', kind: 'string', domain: 'string', status: 'string', activates_at: 'date-time' }),
-  'operation.cancelled': e('operation.cancelled', 'domain', 'Операцію класу 3 скасовано.', 'A class 3 operation was cancelled.', { operation_id: 'string', kind: 'string', domain: 'string', status: 'string', activates_at: 'date-time' }),
-  'operation.activated': e('operation.activated', 'domain', 'Операція класу 3 набула чинності.', 'A class 3 operation took effect.', { operation_id: 'string', kind: 'string', domain: 'string', status: 'string', activates_at: 'date-time' }),
-  'operation.failed': e('operation.failed', 'domain', 'Операція класу 3 не вдалася (реєстр відмовив).', 'A class 3 operation failed (the registry refused).', { operation_id: 'string', kind: 'string', domain: 'string', status: 'string', reason: 'string' }),
+  'operation.pending': e('operation.pending', 'domain', 'Операцію класу 3 створено; вона чекає на другого власника або 24 години.', 'A class 3 operation was requested; it waits for a second owner or 24 hours.', OPERATION_DATA),
+  'operation.confirmed': e('operation.confirmed', 'domain', 'Другий власник підтвердив операцію класу 3.', 'A second owner confirmed a class 3 operation.', OPERATION_DATA),
+  'operation.cancelled': e('operation.cancelled', 'domain', 'Операцію класу 3 скасовано.', 'A class 3 operation was cancelled.', OPERATION_DATA),
+  'operation.activated': e('operation.activated', 'domain', 'Операція класу 3 набула чинності.', 'A class 3 operation took effect.', OPERATION_DATA),
+  'operation.failed': e('operation.failed', 'domain', 'Операція класу 3 не вдалася (реєстр відмовив).', 'A class 3 operation failed (the registry refused).', OPERATION_DATA),
   'domain.transfer_locked': e('domain.transfer_locked', 'domain', 'Заборону перенесення домену встановлено знову.', 'The transfer lock of a domain was set again.', { domain: 'string', transfer_lock: 'boolean' }),
   // issue 11: monitoring (about the monitor's domain, named in data.domain)
-  'monitor.created': e('monitor.created', 'domain', 'Створено перевірку моніторингу.', 'A monitoring check was created.', { monitor_id: 'string', kind: "'dns' | 'http' | 'tls' | 'domain_expiry'", domain: 'string' }),
-  'monitor.updated': e('monitor.updated', 'domain', 'Перевірку моніторингу змінено.', 'A monitoring check was changed.', { monitor_id: 'string', kind: 'string', domain: 'string' }),
+  'monitor.created': e('monitor.created', 'domain', 'Створено перевірку моніторингу.', 'A monitoring check was created.', MONITOR_SETTINGS),
+  'monitor.updated': e('monitor.updated', 'domain', 'Перевірку моніторингу змінено.', 'A monitoring check was changed.', MONITOR_SETTINGS),
   'monitor.deleted': e('monitor.deleted', 'domain', 'Перевірку моніторингу видалено.', 'A monitoring check was deleted.', { monitor_id: 'string', kind: 'string', domain: 'string' }),
-  'monitor.check_failed': e('monitor.check_failed', 'domain', 'Перевірка моніторингу перестала проходити: почався інцидент.', 'A monitoring check started failing: an incident began.', { monitor_id: 'string', kind: 'string', domain: 'string', incident_id: 'string', reason: 'string' }),
-  'monitor.check_recovered': e('monitor.check_recovered', 'domain', 'Перевірка моніторингу знову проходить: інцидент завершено.', 'A monitoring check passes again: the incident ended.', { monitor_id: 'string', kind: 'string', domain: 'string', incident_id: 'string' }),
+  'monitor.check_failed': e('monitor.check_failed', 'domain', 'Перевірка моніторингу перестала проходити: почався інцидент.', 'A monitoring check started failing: an incident began.', MONITOR_CHECK),
+  'monitor.check_recovered': e('monitor.check_recovered', 'domain', 'Перевірка моніторингу знову проходить: інцидент завершено.', 'A monitoring check passes again: the incident ended.', MONITOR_CHECK),
   // issue 12: the live registry's messages (EPP poll), about one of our domains
   'domain.transfer_requested': e('domain.transfer_requested', 'domain', 'Реєстр повідомив: запитано перенесення домену до іншого реєстратора.', 'The registry reports that a transfer of the domain to another registrar was requested.', { domain: 'string', message_id: 'string', queued_at: 'date-time', text: 'string' }),
   'domain.transfer_completed': e('domain.transfer_completed', 'domain', 'Реєстр повідомив: перенесення домену завершено.', 'The registry reports that a transfer of the domain completed.', { domain: 'string', message_id: 'string', queued_at: 'date-time', text: 'string' }),

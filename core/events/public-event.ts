@@ -1,6 +1,6 @@
 import type { Environment } from '../kernel/environment.js';
 import { EVENT_CATALOGUE } from './catalogue.js';
-import type { DomainEvent, EventType } from '../kernel/events.js';
+import type { DomainEvent } from '../kernel/events.js';
 
 /** The public shape of an event (the event log and webhook payloads). */
 export interface PublicEvent {
@@ -40,7 +40,7 @@ export const toPublicEvent = (e: PublishedEvent): PublicEvent => ({
 
 /** The domain names an event is about, from its subject or its certificate names, among the account's domains. */
 export const domainsOfEvent = (e: Pick<DomainEvent, 'type' | 'subject' | 'data'>, accountDomains: readonly string[]): string[] => {
-  if (EVENT_CATALOGUE[e.type as EventType]?.scope !== 'domain') return [];
+  if (EVENT_CATALOGUE[e.type]?.scope !== 'domain') return [];
   if (e.subject.startsWith('domain:')) return [e.subject.slice('domain:'.length)];
   // Events about a thing of one domain (an operation, a monitor) name it in data.domain.
   if (typeof e.data.domain === 'string' && accountDomains.includes(e.data.domain)) return [e.data.domain];

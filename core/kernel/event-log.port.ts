@@ -1,6 +1,6 @@
-import type { DomainEvent } from './events.js';
+import type { EventOf, EventType } from './events.js';
 
 export interface EventLog {
-  /** Appends inside the caller's transaction (UnitOfWork). */
-  append(event: DomainEvent): Promise<void>;
+  /** Appends inside the caller's transaction (UnitOfWork); the event's data is checked against its type. */
+  append<T extends EventType>(event: EventOf<T>): Promise<void>;
 }

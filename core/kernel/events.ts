@@ -1,3 +1,4 @@
+import type { DangerClass } from './rights.js';
 import type { Environment } from './environment.js';
 
 /**
@@ -11,72 +12,139 @@ export interface DomainEvent {
   readonly type: EventType;
   /** What the event is about: "key:<id>", "domain:<name>", "person:<id>". */
   readonly subject: string;
+  /** Who did it: "key:<id>", "person:<id>", "system:<part>", "registry". */
   readonly actor: string;
   readonly data: Readonly<Record<string, unknown>>;
   readonly occurredAt: Date;
 }
 
-export type EventType =
-  | 'key.issued'
-  | 'key.revoked'
-  | 'person.signed_in'
-  | 'account.created'
-  | 'domain.created'
-  | 'domain.registered'
-  | 'domain.renewed'
-  | 'domain.auto_renew_changed'
-  | 'domain.auto_renew_failed'
-  | 'domain.status_changed'
-  | 'domain.released'
-  | 'billing.topup_succeeded'
-  | 'billing.topup_failed'
-  | 'sandbox.clock_advanced'
-  | 'dns.plan_applied'
-  | 'dns.acme_challenge_added'
-  | 'dns.acme_challenge_removed'
-  | 'certificate.requested'
-  | 'certificate.issued'
-  | 'certificate.renewed'
-  | 'certificate.failed'
-  | 'certificate.renewal_failed'
-  | 'certificate.expired'
-  | 'certificate.revoked'
-  | 'certificate.private_key_read'
-  // the six human-only actions (issue 10)
-  | 'person.reauthenticated'
-  | 'domain.transfer_code_revealed'
-  | 'domain.registrant_changed'
-  | 'person.invited'
-  | 'person.joined'
-  | 'person.role_changed'
-  | 'person.removed'
-  | 'account.payment_method_changed'
-  | 'person.two_factor_disabled'
-  | 'person.two_factor_enrolment_started'
-  | 'person.two_factor_enabled'
-  | 'account.deleted'
-  // class 3 operations (issue 10)
-  | 'operation.pending'
-  | 'operation.confirmed'
-  | 'operation.cancelled'
-  | 'operation.activated'
-  | 'operation.failed'
-  | 'domain.transfer_locked'
-  // issue 11: webhooks (account-wide)
-  | 'webhook.created'
-  | 'webhook.updated'
-  | 'webhook.deleted'
-  | 'webhook.secret_rotated'
-  | 'webhook.disabled'
-  // monitoring (issue 11)
-  | 'monitor.created'
-  | 'monitor.updated'
-  | 'monitor.deleted'
-  | 'monitor.check_failed'
-  | 'monitor.check_recovered'
-  // the live registry's messages (EPP poll, issue 12)
-  | 'domain.transfer_requested'
-  | 'domain.transfer_completed'
-  | 'domain.transfer_cancelled'
-  | 'domain.deleted_by_registry'
-  | 'domain.registry_message';
+/**
+ * An event of one type as it is recorded: its `data` has that type's shape (EventData), so a wrong or
+ * missing field is a compile error where the event is built. What the log reads back is a DomainEvent.
+ */
+export interface EventOf<T extends EventType> extends Omit<DomainEvent, 'type' | 'data'> {
+  readonly type: T;
+  readonly data: EventData[T];
+}
+
+/** Any recorded event, discriminated by `type`: a switch on it narrows `data`. */
+export type TypedEvent = { [T in EventType]: EventOf<T> }[EventType];
+
+type NoData = { readonly [field: string]: never };
+type KeyIssued = {
+  readonly key_id: string; readonly name: string; readonly class: DangerClass; readonly rights: readonly string[];
+  readonly expires_on: string; readonly cidr: string | null;
+  /** Kopiykas a month, or null. */
+  readonly spend_limit: number | null;
+};
+type DomainCharged = { readonly domain: string; readonly years: number; readonly expires_at: string; readonly amount: number };
+type CertificateIssued = { readonly names: readonly string[]; readonly serial: string; readonly issuer: string; readonly not_after: string };
+type CertificateFailed = {
+  readonly names: readonly string[]; readonly domains: readonly string[]; readonly reason: string; readonly attempts: number;
+  readonly retryable: boolean; readonly not_after: string | null;
+};
+type WebhookSettings = {
+  readonly webhook_id: string; readonly url: string; readonly events: readonly string[]; readonly domains: readonly string[] | null; readonly enabled: boolean;
+};
+type OperationChanged = {
+  readonly operation_id: string; readonly kind: 'nameservers' | 'transfer_unlock' | 'labels'; readonly domain: string;
+  readonly status: string; readonly activates_at: string;
+  readonly nameservers?: readonly string[]; readonly labels?: readonly string[]; readonly previous?: readonly string[];
+  readonly warnings?: readonly string[]; readonly warning_messages?: ReadonlyArray<{ readonly uk: string; readonly en: string }>;
+  readonly failure_reason?: string;
+};
+/** A monitor's own settings follow its kind (the probe's fields: url, host, name, …). */
+type MonitorSettings = {
+  readonly monitor_id: string; readonly domain: string; readonly kind: string; readonly interval_seconds: number; readonly enabled: boolean;
+  readonly [probeField: string]: unknown;
+};
+type MonitorAbout = { readonly monitor_id: string; readonly domain: string; readonly kind: string };
+type MonitorCheck = MonitorAbout & {
+  readonly target: string; readonly incident_id: string | null; readonly reason: string | null; readonly checked_at: string; readonly latency_ms: number | null;
+};
+/** The registry's message as polled; what else it says (the gaining registrar, dates) follows its kind. */
+type RegistryMessage = {
+  readonly domain: string; readonly message_id: string; readonly queued_at: string | null; readonly text: string;
+  readonly [registryField: string]: unknown;
+};
+type PersonSession = { readonly session_id: string };
+
+/**
+ * The shape of `data` for every event type: the one list of event types. The public catalogue
+ * (core/events/catalogue.ts) documents each field of these shapes, and the compiler checks it does.
+ */
+export interface EventData {
+  'key.issued': KeyIssued;
+  'key.revoked': { readonly key_id: string };
+  'person.signed_in': PersonSession;
+  'account.created': { readonly demo: boolean };
+  'domain.created': { readonly domain: string };
+  'domain.registered': DomainCharged & { readonly ledger_entry_id: string };
+  'domain.renewed': DomainCharged & { readonly restore: boolean; readonly automatic: boolean };
+  'domain.auto_renew_changed': { readonly domain: string; readonly auto_renew: boolean };
+  'domain.auto_renew_failed': { readonly domain: string; readonly expires_at: string; readonly reason: string };
+  'domain.status_changed': { readonly domain: string; readonly from: readonly string[]; readonly to: readonly string[]; readonly expires_at: string };
+  'domain.released': { readonly domain: string; readonly expired_on: string };
+  'billing.topup_succeeded': { readonly amount: number; readonly provider_id: string; readonly card: { readonly brand: string; readonly last4: string } };
+  'billing.topup_failed': { readonly amount: number; readonly reason: string; readonly code: string };
+  'sandbox.clock_advanced': { readonly advance: string; readonly offset_ms: number };
+  'dns.plan_applied': {
+    readonly plan_id: string; readonly serial: number;
+    readonly counts: { readonly create: number; readonly update: number; readonly delete: number; readonly errors: number; readonly warnings: number };
+  };
+  'dns.acme_challenge_added': { readonly name: string; readonly challenge_id: string };
+  'dns.acme_challenge_removed': { readonly name: string; readonly challenge_id: string };
+  'certificate.requested': { readonly names: readonly string[]; readonly domains: readonly string[]; readonly ca: string; readonly csr: boolean };
+  'certificate.issued': CertificateIssued;
+  'certificate.renewed': CertificateIssued;
+  'certificate.failed': CertificateFailed;
+  'certificate.renewal_failed': CertificateFailed;
+  'certificate.expired': { readonly names: readonly string[]; readonly domains: readonly string[]; readonly not_after: string | null };
+  /** reason: the RFC 5280 §5.3.1 reason code. */
+  'certificate.revoked': { readonly reason: number; readonly serial: string | null };
+  'certificate.private_key_read': NoData;
+  // the six human-only actions
+  'person.reauthenticated': PersonSession;
+  'domain.transfer_code_revealed': { readonly domain: string; readonly actor_email: string };
+  'domain.registrant_changed': {
+    readonly domain: string; readonly actor_email: string;
+    readonly registrant: { readonly name: string; readonly organization: string | null; readonly email: string; readonly country_code: string };
+  };
+  'person.invited': { readonly email: string; readonly role: 'owner' | 'member' };
+  'person.joined': { readonly email: string; readonly role: 'owner' | 'member'; readonly invitation_id: string };
+  'person.role_changed': { readonly email: string; readonly from: 'owner' | 'member'; readonly to: 'owner' | 'member' };
+  'person.removed': { readonly email: string; readonly left: boolean; readonly keys_revoked: number };
+  'account.payment_method_changed': { readonly brand: string; readonly last4: string; readonly actor_email: string };
+  'person.two_factor_disabled': { readonly email: string };
+  'person.two_factor_enrolment_started': NoData;
+  'person.two_factor_enabled': { readonly email: string };
+  'account.deleted': { readonly keys_revoked: number };
+  // class 3 operations
+  'operation.pending': OperationChanged;
+  'operation.confirmed': OperationChanged;
+  'operation.cancelled': OperationChanged;
+  'operation.activated': OperationChanged;
+  'operation.failed': OperationChanged;
+  'domain.transfer_locked': { readonly domain: string; readonly transfer_lock: true };
+  // webhooks (account-wide)
+  'webhook.created': WebhookSettings;
+  'webhook.updated': WebhookSettings;
+  'webhook.deleted': { readonly webhook_id: string };
+  'webhook.secret_rotated': { readonly webhook_id: string; readonly old_secret_expires_at: string };
+  'webhook.disabled': { readonly webhook_id: string; readonly url: string; readonly reason: 'gone' | 'failing' };
+  // monitoring
+  'monitor.created': MonitorSettings;
+  'monitor.updated': MonitorSettings;
+  'monitor.deleted': MonitorAbout;
+  'monitor.check_failed': MonitorCheck;
+  'monitor.check_recovered': MonitorCheck;
+  // the live registry's messages (EPP poll)
+  'domain.transfer_requested': RegistryMessage;
+  'domain.transfer_completed': RegistryMessage;
+  'domain.transfer_cancelled': RegistryMessage;
+  'domain.deleted_by_registry': RegistryMessage;
+  'domain.registry_message': RegistryMessage;
+}
+
+export type EventType = keyof EventData;
+

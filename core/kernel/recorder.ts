@@ -1,4 +1,4 @@
-import type { DomainEvent } from './events.js';
+import type { EventOf, EventType } from './events.js';
 import type { EventLog } from './event-log.port.js';
 
 /**
@@ -6,7 +6,7 @@ import type { EventLog } from './event-log.port.js';
  * writes commits or rolls back with the change itself. Slow or external work (webhooks, e-mail) reads
  * the committed outbox instead.
  */
-export type EventSubscriber = (event: DomainEvent) => Promise<void>;
+export type EventSubscriber = <T extends EventType>(event: EventOf<T>) => Promise<void>;
 
 /**
  * The one way a capability records what happened: appends the event to the log inside the caller's
@@ -23,7 +23,7 @@ export class Recorder implements EventLog {
     return this;
   }
 
-  async append(event: DomainEvent): Promise<void> {
+  async append<T extends EventType>(event: EventOf<T>): Promise<void> {
     await this.log.append(event);
     for (const s of this.subscribers) await s(event);
   }

@@ -1,6 +1,5 @@
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
 import type { EventLog } from '../kernel/event-log.port.js';
-import type { NotifyOwners } from '../notices/notify-owners.js';
 import type { AccountClock } from '../kernel/account-clock.port.js';
 import type { Clock } from '../kernel/clock.port.js';
 import type { Random } from '../kernel/random.port.js';
@@ -43,7 +42,6 @@ export class RunMonitorChecks {
     private readonly probesFor: ProbesFor,
     private readonly accountTime: AccountClock,
     private readonly events: EventLog,
-    private readonly notify: NotifyOwners,
     private readonly uow: UnitOfWork,
     private readonly random: Random,
     private readonly clock: Clock,
@@ -139,12 +137,6 @@ export class RunMonitorChecks {
     await this.events.append({
       id: this.random.id(), accountId: m.accountId, environment: m.environment, type: how === 'failed' ? 'monitor.check_failed' : 'monitor.check_recovered',
       subject: `monitor:${m.id}`, actor: 'system:monitoring', occurredAt: at, data,
-    });
-    await this.notify.send({
-      accountId: m.accountId, environment: m.environment, kind: `monitor.check_${how}`, domain: m.domain, data,
-      message: how === 'failed'
-        ? { uk: `Перевірка ${m.spec.kind} (${target}) не пройшла: ${r.reason ?? ''}`, en: `The ${m.spec.kind} check of ${target} is failing: ${r.reason ?? ''}` }
-        : { uk: `Перевірка ${m.spec.kind} (${target}) знову проходить.`, en: `The ${m.spec.kind} check of ${target} has recovered.` },
     });
   }
 }

@@ -1,6 +1,6 @@
 import type { ZoneRepository } from '../dns/ports/zone-repository.port.js';
-import { ZoneChanged, type ZoneService } from '../dns/zone-service.js';
-import type { StoredZone } from '../dns/zone.js';
+import { ZoneChanged, type ZoneService } from '../dns/zone/zone-service.js';
+import type { StoredZone } from '../dns/zone/zone.js';
 import { requireCapability } from '../domains/capabilities.js';
 import type { Domain } from '../domains/domain.js';
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
@@ -66,7 +66,7 @@ export class ActivateOperation {
     for (let attempt = 0; ; attempt++) {
       try {
         const done = await this.uow.transaction(async () => this.finish(op, token, failure, actor));
-        if (done.zone) await this.zoneService.publish(done.zone).catch(() => undefined);
+        if (done.zone) await this.zoneService.publishOrReport(done.zone);
         if (!done.operation) return { outcome: 'busy', operation: op };
         return { outcome: failure === null ? 'activated' : 'failed', operation: done.operation };
       } catch (err) {

@@ -1,7 +1,6 @@
 import type { ApiKey } from '../kernel/caller.js';
 import type { Authorizer } from '../access/authorize.js';
 import type { EventLog } from '../kernel/event-log.port.js';
-import type { NotifyOwners } from '../notices/notify-owners.js';
 import { requireCapability } from '../domains/capabilities.js';
 import { viewDomain, type DomainView } from '../domains/domain.js';
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
@@ -28,7 +27,6 @@ export class LockTransfer {
     private readonly authorizer: Pick<Authorizer, 'check'>,
     private readonly environments: RegistrarEnvironments,
     private readonly events: EventLog,
-    private readonly notifyOwners: NotifyOwners,
     private readonly uow: UnitOfWork,
     private readonly random: Random,
     private readonly clock: Clock,
@@ -59,14 +57,6 @@ export class LockTransfer {
       await this.events.append({
         id: this.random.id(), accountId: key.accountId, environment: key.environment, type: 'domain.transfer_locked',
         subject: `domain:${name}`, actor: `key:${key.id}`, occurredAt: now, data: { domain: name, transfer_lock: true },
-      });
-      await this.notifyOwners.send({
-        accountId: key.accountId, environment: key.environment, kind: 'domain.transfer_locked', domain: name,
-        message: {
-          uk: `Ключ ${key.id} знову встановив заборону перенесення домену ${name}. Час: ${now.toISOString()}.`,
-          en: `Key ${key.id} set the transfer lock of ${name} again. Time: ${now.toISOString()}.`,
-        },
-        data: { key_id: key.id, domain: name, at: now.toISOString() },
       });
       return next;
     });

@@ -1,4 +1,4 @@
-import { SERVICE_NAMESERVERS } from '../dns/record-set.js';
+import { SERVICE_NAMESERVERS } from '../dns/zone/record-set.js';
 import { DomainError } from '../kernel/errors.js';
 import type { OperationWarning } from './operation.js';
 

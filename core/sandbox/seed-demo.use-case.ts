@@ -1,7 +1,7 @@
 import type { AccountRepository } from '../accounts/ports/account-repository.port.js';
 import type { PasswordHasher, TotpVerifier } from '../accounts/ports/credentials.port.js';
 import type { Accounting } from '../billing/accounting.js';
-import type { ZoneService } from '../dns/zone-service.js';
+import type { ZoneService } from '../dns/zone/zone-service.js';
 import type { SavedCards } from '../billing/ports/payments.port.js';
 import type { Domain } from '../domains/domain.js';
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';

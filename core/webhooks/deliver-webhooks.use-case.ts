@@ -1,7 +1,6 @@
 import type { EventLog } from '../kernel/event-log.port.js';
 import type { EventFeed } from '../events/ports/event-feed.port.js';
 import { toPublicEvent, type PublishedEvent } from '../events/public-event.js';
-import type { NotifyOwners } from '../notices/notify-owners.js';
 import type { Clock } from '../kernel/clock.port.js';
 import type { Random } from '../kernel/random.port.js';
 import type { SecretBox } from '../kernel/secret-box.port.js';
@@ -47,7 +46,6 @@ export class DeliverWebhooks {
     private readonly feed: EventFeed,
     private readonly sender: WebhookSender,
     private readonly box: SecretBox,
-    private readonly notifyOwners: NotifyOwners,
     private readonly events: EventLog,
     private readonly uow: UnitOfWork,
     private readonly random: Random,
@@ -241,18 +239,7 @@ export class DeliverWebhooks {
     await this.repo.cancelPending(w.id);
     await this.events.append({
       id: this.random.id(), accountId: w.accountId, environment: w.environment, type: 'webhook.disabled', subject: `webhook:${w.id}`,
-      actor: 'system:webhooks', occurredAt: now, data: { webhook_id: w.id, reason },
-    });
-    const why = reason === 'gone'
-      ? { uk: 'кінцева точка відповіла 410 Gone', en: 'the endpoint answered 410 Gone' }
-      : { uk: 'доставки до нього не вдавалися 3 дні', en: 'deliveries to it failed for 3 days' };
-    await this.notifyOwners.send({
-      accountId: w.accountId, environment: w.environment, kind: 'webhook.disabled', domain: null,
-      message: {
-        uk: `Вебхук ${w.id} (${w.url}) вимкнено: ${why.uk}. Увімкніть його знову (PATCH /v1/webhooks/${w.id} {"enabled": true}), коли кінцева точка працюватиме.`,
-        en: `Webhook ${w.id} (${w.url}) was disabled: ${why.en}. Enable it again (PATCH /v1/webhooks/${w.id} {"enabled": true}) once the endpoint works.`,
-      },
-      data: { webhook_id: w.id, url: w.url, reason, at: now.toISOString() },
+      actor: 'system:webhooks', occurredAt: now, data: { webhook_id: w.id, url: w.url, reason },
     });
     return true;
   }

@@ -1,7 +1,7 @@
 import type { ApiKey } from '../kernel/caller.js';
 import { internalTypes } from '../events/catalogue.js';
 import type { EventLog } from '../kernel/event-log.port.js';
-import type { EventType } from '../kernel/events.js';
+import type { EventData, EventType } from '../kernel/events.js';
 import type { Clock } from '../kernel/clock.port.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
 import { DomainError } from '../kernel/errors.js';
@@ -60,7 +60,7 @@ export class ManageWebhooks {
     return [...new Set(events)];
   }
 
-  private async emit(key: ApiKey, type: EventType, w: Webhook, data: Record<string, unknown>): Promise<void> {
+  private async emit<T extends EventType>(key: ApiKey, type: T, w: Webhook, data: EventData[T]): Promise<void> {
     await this.events.append({
       id: this.random.id(), accountId: key.accountId, environment: key.environment, type, subject: `webhook:${w.id}`,
       actor: `key:${key.id}`, occurredAt: this.clock.now(), data,

@@ -1,9 +1,8 @@
 import pino from 'pino';
-import { EmbeddedNameserver } from '../../adapters/dns/embedded/index.js';
 import { SqlStore } from '../../adapters/sql/index.js';
 import { loadConfig } from '../config.js';
-import { DnsCluster } from '../dns-cluster.js';
-import { ZoneSync } from '../zone-sync.js';
+import { DNS_WORKER_ENTRY } from './dns-worker-entry.js';
+import { serveDns } from '../dns-server.js';
 import { onShutdown, runMain } from './process.js';
 
 /**
@@ -17,28 +16,13 @@ import { onShutdown, runMain } from './process.js';
 const main = async () => {
   const config = loadConfig();
   const log = pino({ level: config.logLevel }).child({ component: 'dns-primary' });
-  if (config.dnsWorkers > 1) {
-    const cluster = new DnsCluster(config.dnsWorkers, undefined, log);
-    await cluster.start();
-    onShutdown(() => cluster.stop());
-  } else {
-    const store = new SqlStore({ url: config.databaseUrl, ...(config.databaseSchema ? { schema: config.databaseSchema } : {}) });
-    const dns = new EmbeddedNameserver({
-      host: config.dnsHost, port: config.dnsPort, axfrAllow: [...config.axfrAllow],
-      secondaries: [...config.dnsSecondaries], logger: log,
-    });
-    const sync = new ZoneSync(store.zones, dns, log);
-    await sync.load();
-    await dns.start();
-    sync.start();
-    sync.follow(store.changes);
-    await store.changes.start();
-    onShutdown(async () => {
-      sync.stop();
-      await dns.stop();
-      await store.close();
-    });
-  }
+  const store = new SqlStore({ url: config.databaseUrl, ...(config.databaseSchema ? { schema: config.databaseSchema } : {}) });
+  const dns = await serveDns({ config, zones: store.zones, changes: store.changes, log, workerEntry: DNS_WORKER_ENTRY });
+  await store.changes.start();
+  onShutdown(async () => {
+    await dns.stop();
+    await store.close();
+  });
   log.info({ host: config.dnsHost, port: config.dnsPort, workers: config.dnsWorkers }, 'DNS hidden primary serving');
   process.send?.({ type: 'ready' });
 };

@@ -1,54 +1,40 @@
 import pino from 'pino';
-import { EmbeddedNameserver } from '../../adapters/dns/embedded/index.js';
 import { SqlStore } from '../../adapters/sql/index.js';
 import { loadConfig } from '../config.js';
-import { ZoneSync } from '../zone-sync.js';
+import { serveDns } from '../dns-server.js';
 
 /**
  * One DNS worker of `npm start` when DNS_WORKERS > 1 (node:cluster). Each worker binds its own UDP
  * socket on DNS_PORT with SO_REUSEPORT (the udp_batch addon; the kernel spreads senders among the
  * workers), and shares the TCP listener that the cluster primary — the API process — binds. Without the
- * addon, or with DNS_PORT=0, the workers share one UDP socket bound by the primary instead. Each worker serves every zone from the store, kept in step by ZoneSync; the primary asks for a
- * sync after each change and waits for every worker's answer. Only worker 0 sends NOTIFY, and the primary
- * syncs it last, so a secondary that hears NOTIFY finds the new serial on whichever worker answers.
+ * addon, or with DNS_PORT=0, the workers share one UDP socket bound by the primary instead. Each worker
+ * serves every zone from the store, kept in step by ZoneSync; the primary asks for a sync after each
+ * change and waits for every worker's answer. Only worker 0 sends NOTIFY, and the primary syncs it
+ * last, so a secondary that hears NOTIFY finds the new serial on whichever worker answers.
  */
 const config = loadConfig();
 const index = Number(process.env.DOMIVKA_DNS_WORKER ?? '0');
 const log = pino({ level: config.logLevel }).child({ component: 'dns', worker: index });
 const store = new SqlStore({ url: config.databaseUrl, ...(config.databaseSchema ? { schema: config.databaseSchema } : {}) });
-const dns = new EmbeddedNameserver({
-  host: config.dnsHost, port: config.dnsPort, axfrAllow: [...config.axfrAllow],
-  secondaries: index === 0 ? [...config.dnsSecondaries] : [], logger: log,
-  // Worker 0 NOTIFYs after the cluster primary has synced the other workers (src/dns-cluster.ts), and
-  // then checks each secondary's serial, NOTIFYing again while it is behind (changes found by polling).
-  notify: { verifyMs: 250 },
-  reusePort: true,
-  ...(config.dnsNsid ? { nsid: config.dnsNsid } : {}),
-});
-const sync = new ZoneSync(store.zones, dns, log);
 
 const main = async () => {
-  await sync.load();
-  await dns.start();
-  sync.start();
-  sync.follow(store.changes); // issue 13: every zone change of any process, within a second
+  const dns = await serveDns({ config, zones: store.zones, changes: store.changes, log, workerIndex: index });
   process.on('message', (m: { type?: string; id?: number }) => {
     if (m?.type !== 'sync') return;
-    sync.load().then(
+    dns.resync().then(
       () => process.send?.({ type: 'synced', id: m.id }),
-      (err) => {
+      (err: unknown) => {
         log.error({ err }, 'sync failed');
         process.send?.({ type: 'synced', id: m.id, error: String(err) });
       },
     );
   });
+  process.once('SIGTERM', () => {
+    void dns.stop().finally(() => store.close().finally(() => process.exit(0)));
+  });
   process.send?.({ type: 'ready' });
 };
 
-process.once('SIGTERM', () => {
-  sync.stop();
-  void dns.stop().finally(() => store.close().finally(() => process.exit(0)));
-});
 main().catch((err) => {
   process.stderr.write(`${(err as Error).stack}\n`);
   process.exit(1);

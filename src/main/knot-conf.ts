@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { SqlStore } from '../../adapters/sql/index.js';
 import { loadConfig } from '../config.js';
-import { knotConf } from '../knot-conf.js';
+import { knotConf } from '../../adapters/dns/knot-conf.js';
 import { runMain } from './process.js';
 
 /**

@@ -6,9 +6,8 @@ import { onShutdown, runMain } from './process.js';
 import { System } from '../system.js';
 import { TOKENS } from '../tokens.js';
 import { Worker } from '../worker.js';
-import { ZoneSync } from '../zone-sync.js';
-import { DnsCluster } from '../dns-cluster.js';
-import { EmbeddedNameserver } from '../../adapters/dns/embedded/index.js';
+import { DNS_WORKER_ENTRY } from './dns-worker-entry.js';
+import { serveDns } from '../dns-server.js';
 
 /**
  * `npm start`: API on PORT, store at DATABASE_URL, migrations applied, the sandbox demo account seeded
@@ -38,22 +37,10 @@ const main = async () => {
   }
   const { app } = system.http();
   // The authoritative DNS server: every zone from the store, kept in step by ZoneSync.
-  let dns: EmbeddedNameserver | null = null;
-  let sync: ZoneSync | null = null;
-  let dnsCluster: DnsCluster | null = null;
-  if (config.runDns && config.dnsWorkers > 1) {
-    dnsCluster = new DnsCluster(config.dnsWorkers, undefined, log.child({ component: 'dns-cluster' }));
-    await dnsCluster.start();
-    system.get(TOKENS.ZonePublisher).attach(dnsCluster);
-  } else if (config.runDns) {
-    dns = new EmbeddedNameserver({ host: config.dnsHost, port: config.dnsPort, axfrAllow: [...config.axfrAllow], secondaries: [...config.dnsSecondaries], logger: log.child({ component: 'dns' }), ...(config.dnsNsid ? { nsid: config.dnsNsid } : {}) });
-    await dns.start();
-    system.get(TOKENS.ZonePublisher).attach(dns);
-    sync = new ZoneSync(system.store.zones, dns, log.child({ component: 'zone-sync' }));
-    await sync.load();
-    sync.start();
-    sync.follow(system.store.changes); // issue 13: changes made by other processes, within a second
-  }
+  const dns = config.runDns
+    ? await serveDns({ config, zones: system.store.zones, changes: system.store.changes, log: log.child({ component: 'dns' }), workerEntry: DNS_WORKER_ENTRY })
+    : null;
+  if (dns) system.get(TOKENS.ZonePublisher).attach(dns.publisher);
   const worker = config.runWorker ? new Worker(system) : null;
   worker?.start();
   const server: Server = app.listen(config.port, config.host);
@@ -71,7 +58,7 @@ const main = async () => {
     [
       `Domivka is running (store: ${system.store.engine}${system.store.engine === 'sqlite' ? ` ${config.databaseUrl}` : ''}).`,
       `  API:      ${base}/v1  (OpenAPI: ${base}/v1/openapi.json, health: ${base}/healthz)`,
-      `  DNS:      ${config.runDns ? `${config.dnsHost}:${config.dnsPort} UDP+TCP${dnsCluster ? `, ${config.dnsWorkers} workers` : ''} (try: dig @${config.dnsHost} -p ${config.dnsPort} domivka-demo.com.ua A)` : 'off (RUN_DNS=false)'}`,
+      `  DNS:      ${config.runDns ? `${config.dnsHost}:${config.dnsPort} UDP+TCP${dns && config.dnsWorkers > 1 ? `, ${dns.shape}` : ''} (try: dig @${config.dnsHost} -p ${config.dnsPort} domivka-demo.com.ua A)` : 'off (RUN_DNS=false)'}`,
       `  Worker:   ${worker ? 'in this process' : 'off (RUN_WORKER=false; run `npm run worker`)'}`,
       `  Console:  ${base}/console/  (sign in with the demo owner below: e-mail, password, TOTP code)`,
       `  Test key: npm run sandbox:key -- --rights domain.read --label prod`,
@@ -83,9 +70,7 @@ const main = async () => {
     log.info('shutting down');
     await worker?.drain();
     worker?.stop();
-    sync?.stop();
     await dns?.stop();
-    await dnsCluster?.stop();
     server.close();
     await system.close();
   });

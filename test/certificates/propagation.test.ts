@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { CertificateAuthorityError } from '../../core/certificates/ports/certificate-authority.port.js';
-import { ServedByOurDns } from '../../src/challenge-propagation.js';
-import { ZonePublisherHub } from '../../src/zone-publisher-hub.js';
-import { exampleZone } from '../dns-server/fixtures.js';
-import { startServer } from '../dns-server/tools.js';
+import { ServedByOurDns } from '../../adapters/dns/challenge-propagation.js';
+import { ZonePublisherHub } from '../../adapters/dns/zone-publisher-hub.js';
+import { exampleZone } from '../dns/server/fixtures.js';
+import { startServer } from '../dns/server/tools.js';
 
 /** A worker without its own DNS server tells the CA to look only once our server answers the value. */
 describe('DNS-01 values: waiting until our own DNS server serves them', () => {

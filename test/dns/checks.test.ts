@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { INPUT_RULES, RULES } from '../../core/dns/checks/index.js';
 import { makeView } from '../../core/dns/checks/rule.js';
-import { buildPlan } from '../../core/dns/plan-builder.js';
-import type { Change, CheckResult } from '../../core/dns/plan.js';
-import type { RecordSet } from '../../core/dns/record-set.js';
+import { buildPlan } from '../../core/dns/plans/plan-builder.js';
+import type { Change, CheckResult } from '../../core/dns/plans/plan.js';
+import type { RecordSet } from '../../core/dns/zone/record-set.js';
 import { apex, ORIGIN, rs } from './zone-fixtures.js';
 
 /**

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { RULES } from '../../core/dns/checks/index.js';
-import { buildPlan, type ChangeInput, type PlanInput } from '../../core/dns/plan-builder.js';
-import type { RecordSet, RecordType } from '../../core/dns/record-set.js';
-import { soaValue } from '../../core/dns/record-set.js';
+import { buildPlan, type ChangeInput, type PlanInput } from '../../core/dns/plans/plan-builder.js';
+import type { RecordSet, RecordType } from '../../core/dns/zone/record-set.js';
+import { soaValue } from '../../core/dns/zone/record-set.js';
 import { apex, ORIGIN } from './zone-fixtures.js';
 
 /**

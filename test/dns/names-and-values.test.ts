@@ -1,13 +1,13 @@
 import { expect } from 'chai';
 import ipaddr from 'ipaddr.js';
 import { lastField } from '../../core/dns/checks/target-index.js';
-import { compareNames, isAtOrBelow, nameProblems, relativeName, resolveName, toAsciiLabels, wireLength } from '../../core/dns/names.js';
-import type { RecordType } from '../../core/dns/record-set.js';
+import { compareNames, isAtOrBelow, nameProblems, relativeName, resolveName, toAsciiLabels, wireLength } from '../../core/dns/zone/names.js';
+import type { RecordType } from '../../core/dns/zone/record-set.js';
 import { hexGroups } from '../../core/dns/types/address.js';
 import { hostCandidate, parseHost } from '../../core/dns/types/host.js';
 import { fields } from '../../core/dns/types/value.js';
-import { canonicalValue, parseValue, quoteString, splitTxt, unescapeString } from '../../core/dns/values.js';
-import { answerSize } from '../../core/dns/wire-size.js';
+import { canonicalValue, parseValue, quoteString, splitTxt, unescapeString } from '../../core/dns/zone/values.js';
+import { answerSize } from '../../core/dns/zone/wire-size.js';
 import { normalizeDomain } from '../../core/kernel/domain-name.js';
 
 const O = 'example.com';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { OverlayMap } from '../../core/dns/names-overlay.js';
+import { OverlayMap } from '../../core/dns/zone/names-overlay.js';
 
 /** OverlayMap must behave exactly like a copied Map changed by the same calls (entries, order, size). */
 describe('OverlayMap (the zone after a small plan, without copying the zone)', () => {

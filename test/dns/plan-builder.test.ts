@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { applyChanges, buildPlan, checkZone, isSafeChange } from '../../core/dns/plan-builder.js';
-import type { Change } from '../../core/dns/plan.js';
-import type { RecordSet } from '../../core/dns/record-set.js';
-import { formatZoneFile } from '../../core/dns/zone-file.js';
+import { applyChanges, buildPlan, checkZone, isSafeChange } from '../../core/dns/plans/plan-builder.js';
+import type { Change } from '../../core/dns/plans/plan.js';
+import type { RecordSet } from '../../core/dns/zone/record-set.js';
+import { formatZoneFile } from '../../core/dns/zone/zone-file.js';
 import { apex, ORIGIN, rs } from './zone-fixtures.js';
 
 const zone = (...sets: RecordSet[]): RecordSet[] => [...apex(), ...sets];

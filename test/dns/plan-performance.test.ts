@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { applyChanges, buildPlan } from '../../core/dns/plan-builder.js';
+import { applyChanges, buildPlan } from '../../core/dns/plans/plan-builder.js';
 import { apex, bigZoneRecords, ORIGIN } from './zone-fixtures.js';
 
 /**

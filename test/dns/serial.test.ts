@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { nextSerial, serialGt } from '../../core/dns/serial.js';
+import { nextSerial, serialGt } from '../../core/dns/zone/serial.js';
 
 describe('SOA serials (RFC 1982 serial arithmetic, SERIAL_BITS = 32)', () => {
   it('nextSerial adds one and wraps at 2^32, never to 0', () => {

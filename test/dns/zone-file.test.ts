@@ -3,9 +3,9 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildPlan } from '../../core/dns/plan-builder.js';
-import type { RecordSet } from '../../core/dns/record-set.js';
-import { formatZoneFile, parseTtl, parseZoneFile } from '../../core/dns/zone-file.js';
+import { buildPlan } from '../../core/dns/plans/plan-builder.js';
+import type { RecordSet } from '../../core/dns/zone/record-set.js';
+import { formatZoneFile, parseTtl, parseZoneFile } from '../../core/dns/zone/zone-file.js';
 import { apex, bigZoneRecords, ORIGIN, rs } from './zone-fixtures.js';
 
 const byKey = (sets: readonly RecordSet[]) =>

@@ -1,5 +1,5 @@
-import type { RecordSet, RecordType } from '../../core/dns/record-set.js';
-import { SERVICE_NAMESERVERS, soaValue } from '../../core/dns/record-set.js';
+import type { RecordSet, RecordType } from '../../core/dns/zone/record-set.js';
+import { SERVICE_NAMESERVERS, soaValue } from '../../core/dns/zone/record-set.js';
 
 export const ORIGIN = 'example.com';
 

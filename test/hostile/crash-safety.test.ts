@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import knexFactory, { type Knex } from 'knex';
-import { freePort } from '../dns-server/tools.js';
+import { freePort } from '../dns/server/tools.js';
 import { ROOT } from '../support/server-process.js';
 import { eachStore, type FreshStore } from '../support/stores.js';
 import { TEST_DATA_KEY_HEX, TEST_PEPPER_HEX } from '../support/system.js';

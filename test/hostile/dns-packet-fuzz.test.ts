@@ -4,8 +4,8 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import dnsPacket from 'dns-packet';
 import type { EmbeddedNameserver } from '../../adapters/dns/embedded/index.js';
-import { exampleZone } from '../dns-server/fixtures.js';
-import { dig, requireTools, startServer } from '../dns-server/tools.js';
+import { exampleZone } from '../dns/server/fixtures.js';
+import { dig, requireTools, startServer } from '../dns/server/tools.js';
 
 /**
  * Issue 14: DNS packet fuzzing of the embedded server. Random and mutated packets over UDP and TCP —

@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { randomUUID } from 'node:crypto';
 import type { Route } from '../../adapters/http/index.js';
 import { ERROR_TABLE } from '../../adapters/http/error-table.js';
 import { RIGHT_NAMES } from '../../core/kernel/rights.js';

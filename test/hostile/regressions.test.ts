@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import dnsPacket from 'dns-packet';
 import type { EmbeddedNameserver } from '../../adapters/dns/embedded/index.js';
-import { exampleZone } from '../dns-server/fixtures.js';
-import { dig, rawUdp, requireTools, startServer } from '../dns-server/tools.js';
+import { exampleZone } from '../dns/server/fixtures.js';
+import { dig, rawUdp, requireTools, startServer } from '../dns/server/tools.js';
 
 /**
  * Issue 14: every defect the hostile suites found, one named test each, so it stays fixed.

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { DomainError } from '../../core/kernel/errors.js';
 import { TOKENS } from '../../src/tokens.js';
 import { Worker } from '../../src/worker.js';
-import { freePort } from '../dns-server/tools.js';
+import { freePort } from '../dns/server/tools.js';
 import { expectErrorShape } from '../support/error-shape.js';
 import { eachStore } from '../support/stores.js';
 import { bearer, startApi, type TestApi } from '../support/system.js';

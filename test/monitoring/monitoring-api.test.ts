@@ -10,7 +10,7 @@ import { RunMonitorChecks } from '../../core/monitoring/run-monitor-checks.use-c
 import { System } from '../../src/system.js';
 import { TOKENS } from '../../src/tokens.js';
 import { Worker } from '../../src/worker.js';
-import { freePort } from '../dns-server/tools.js';
+import { freePort } from '../dns/server/tools.js';
 import { expectErrorShape } from '../support/error-shape.js';
 import { eachStore } from '../support/stores.js';
 import { bearer, startApi, testConfig, type TestApi } from '../support/system.js';
@@ -355,7 +355,7 @@ eachStore('monitoring through the API', (kind) => {
       const s = api.system.store;
       const worker2 = second
         ? second.get(TOKENS.RunMonitorChecks)
-        : new RunMonitorChecks(s.monitors, s.domains, api.system.get(TOKENS.MonitorProbes), api.system.get(TOKENS.AccountTime), s.events, api.system.get(TOKENS.NotifyOwners), s.uow, api.system.get(TOKENS.Random), api.clock, { timeoutMs: 2000, batch: 5 });
+        : new RunMonitorChecks(s.monitors, s.domains, api.system.get(TOKENS.MonitorProbes), api.system.get(TOKENS.AccountTime), api.system.get(TOKENS.Recorder), s.uow, api.system.get(TOKENS.Random), api.clock, { timeoutMs: 2000, batch: 5 });
       try {
         for (let round = 0; round < 3; round++) {
           if (round > 0) api.clock.advance(11_000);

@@ -10,8 +10,8 @@ import { generate } from 'otplib';
 import pino from 'pino';
 import { System } from '../../src/system.js';
 import { TOKENS } from '../../src/tokens.js';
-import { knotConf } from '../../src/knot-conf.js';
-import { freePort, kdig, rdata, waitFor } from '../dns-server/tools.js';
+import { knotConf } from '../../adapters/dns/knot-conf.js';
+import { freePort, kdig, rdata, waitFor } from '../dns/server/tools.js';
 import { ROOT } from '../support/server-process.js';
 import { STORES, type FreshStore } from '../support/stores.js';
 import { TEST_DATA_KEY_HEX, TEST_PEPPER_HEX, testConfig } from '../support/system.js';
@@ -19,7 +19,7 @@ import { TEST_DATA_KEY_HEX, TEST_PEPPER_HEX, testConfig } from '../support/syste
 /**
  * Issue 13, the production shape: `npm run cluster` with 2 API processes (one port, node:cluster
  * round-robin) and 2 workers on one Postgres schema, its DNS process as the hidden primary, and a Knot
- * secondary configured by src/knot-conf.ts (the README's sample). A mixed load — reads, plan applies,
+ * secondary configured by adapters/dns/knot-conf.ts (the README's sample). A mixed load — reads, plan applies,
  * renewals, certificate issuance (sandbox CA), top-ups, automatic renewal by the racing workers — and then:
  * no job ran twice, nothing was charged twice, every key revocation was refused by every API process
  * within 5 s, and Knot served every applied change within 1 s. Class 3 operations are not in this build.

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../dns-server/tools.js';
+import { freePort } from '../dns/server/tools.js';
 
 /**
  * A real Pebble (Let's Encrypt's test CA, Debian package `pebble`) for the ACME suites, validating

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../dns-server/tools.js';
+import { freePort } from '../dns/server/tools.js';
 import { TEST_DATA_KEY_HEX, TEST_PEPPER_HEX } from './system.js';
 
 export const ROOT = join(import.meta.dirname, '..', '..');

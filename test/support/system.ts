@@ -6,7 +6,7 @@ import type { Route } from '../../adapters/http/index.js';
 import type { DemoCredentials } from '../../core/sandbox/seed-demo.use-case.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { System, type SystemOptions } from '../../src/system.js';
-import { ZoneSync } from '../../src/zone-sync.js';
+import { ZoneSync } from '../../adapters/dns/zone-sync.js';
 import { EmbeddedNameserver } from '../../adapters/dns/embedded/index.js';
 import { TOKENS } from '../../src/tokens.js';
 import { TestClock } from './clock.js';

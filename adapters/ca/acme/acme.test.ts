@@ -3,11 +3,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { EmbeddedNameserver } from '../../dns/embedded/index.js';
 import { X509CertificateKeys } from '../../crypto/x509/index.js';
-import { SERVICE_NAMESERVERS, soaValue, type RecordSet } from '../../../core/dns/record-set.js';
+import { SERVICE_NAMESERVERS, soaValue, type RecordSet } from '../../../core/dns/zone/record-set.js';
 import {
   certificateAuthorityContract, expectCaError, SpySolver, type ChallengeDns,
 } from '../../../test/contracts/certificate-authority.contract.js';
-import { dig, freePort, rdata } from '../../../test/dns-server/tools.js';
+import { dig, freePort, rdata } from '../../../test/dns/server/tools.js';
 import { requirePebble, startPebble, type Pebble } from '../../../test/support/pebble.js';
 import { AcmeCertificateAuthority, type AcmeTimeouts } from './index.js';
 

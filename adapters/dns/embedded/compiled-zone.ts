@@ -1,5 +1,5 @@
-import { isRecordType, type RecordSet } from '../../../core/dns/record-set.js';
-import type { Zone } from '../../../core/dns/zone.js';
+import { isRecordType, type RecordSet } from '../../../core/dns/zone/record-set.js';
+import type { Zone } from '../../../core/dns/zone/zone.js';
 import { encodeValue, normaliseName, soaFields } from './rdata.js';
 import { encodedSet, nameWire, T, type EncodedSet } from './wire.js';
 

@@ -1,13 +1,9 @@
 import ipaddr from 'ipaddr.js';
+import type { NameserverLogger } from './logger.js';
 import { DEFAULT_NOTIFY_TIMING, type NotifyTiming, type Secondary } from './notifier.js';
 
-/** The logging this adapter needs; a pino logger fits. Nothing is logged per query. */
-export interface NameserverLogger {
-  debug(obj: object, msg: string): void;
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
+export type { NameserverLogger };
+
 
 /** Settings of the embedded nameserver (STYLE 4: src/ reads the environment, the constructor validates). */
 export interface EmbeddedNameserverConfig {
@@ -31,7 +27,7 @@ export interface EmbeddedNameserverConfig {
   readonly nsid?: string;
   /**
    * NOTIFY secondaries on every publish (default true). False when something else orders the NOTIFY —
-   * the DNS cluster sends it only once every worker serves the new serial (src/dns-cluster.ts).
+   * the DNS cluster sends it only once every worker serves the new serial (adapters/dns/cluster.ts).
    */
   readonly notifyOnPublish?: boolean;
   /**

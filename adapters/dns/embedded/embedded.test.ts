@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import dnsPacket from 'dns-packet';
 import { hasZoneTransfers } from '../../../core/dns/ports/nameserver.port.js';
-import { soaValue, type RecordSet } from '../../../core/dns/record-set.js';
+import { soaValue, type RecordSet } from '../../../core/dns/zone/record-set.js';
 import { compileZone } from './compiled-zone.js';
 import { allowed, validateConfig } from './config.js';
 import { EmbeddedNameserver } from './index.js';

@@ -3,7 +3,7 @@ import dgram from 'node:dgram';
 import { isIPv6 } from 'node:net';
 import dnsPacket from 'dns-packet';
 import type { NotifyOutcome } from '../../../core/dns/ports/nameserver.port.js';
-import type { NameserverLogger } from './config.js';
+import type { NameserverLogger } from './logger.js';
 import { FLAG, OPCODE, RCODE, serialBefore } from './wire.js';
 
 /** Waits `ms`; false when cancelled first. */

@@ -1,10 +1,10 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import type dnsPacket from 'dns-packet';
-import type { RecordType } from '../../../core/dns/record-set.js';
+import type { RecordType } from '../../../core/dns/zone/record-set.js';
 import { encodeTail, T } from './wire.js';
 
 /**
- * Presentation values (core/dns/record-set.ts) → wire tails, through dns-packet. The plan checks have
+ * Presentation values (core/dns/zone/record-set.ts) → wire tails, through dns-packet. The plan checks have
  * already refused bad values; whatever still cannot be encoded throws here, and the compiler skips that
  * record and logs it rather than serve garbage (dns-packet writes a 64-octet label without complaint).
  */

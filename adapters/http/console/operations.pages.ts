@@ -3,7 +3,7 @@ import type { OperationView } from '../../../core/operations/operation.js';
 import type { UseCases } from '../use-cases.js';
 import { html, type Html } from './html.js';
 import { csrfField, type View } from './layout.js';
-import type { ConsolePage, ConsoleRequest } from './pages.js';
+import type { ConsolePage, ConsoleRequest } from './page.js';
 
 /**
  * Class 3 operations in the console (DESIGN: a second owner confirms in the console, or it activates by

@@ -1,7 +1,6 @@
 import type { IssueKeyInput } from '../../../core/access/issue-key.use-case.js';
 import { TEMPLATES } from '../../../core/access/templates.js';
 import { RIGHTS, type RightName } from '../../../core/kernel/rights.js';
-import type { HumanContext } from '../../../core/kernel/person.js';
 import { formatUah } from '../../../core/kernel/money.js';
 import { DomainError } from '../../../core/kernel/errors.js';
 import type { Environment } from '../../../core/kernel/environment.js';
@@ -10,26 +9,9 @@ import { html, raw, type Html } from './html.js';
 import { alert, csrfField, type View } from './layout.js';
 import { operationPages } from './operations.pages.js';
 import { errorText } from './error-text.js';
+import type { ConsolePage, ConsoleRequest } from './page.js';
 
-export interface ConsoleRequest {
-  readonly view: View;
-  readonly human: HumanContext | null;
-  readonly params: string[];
-  readonly query: Record<string, string | undefined>;
-  readonly form: Record<string, string | string[]>;
-  readonly ip: string;
-}
-export interface CookieOut { name: string; value: string; expires?: Date; maxAge?: number }
-export type PageOut =
-  | { title: string; body: Html; status?: number; bare?: boolean; cookies?: CookieOut[] }
-  | { redirect: string; cookies?: CookieOut[] };
-export interface ConsolePage {
-  readonly method: 'GET' | 'POST';
-  readonly pattern: RegExp;
-  /** Needs a signed-in person. */
-  readonly auth: boolean;
-  handle(req: ConsoleRequest): Promise<PageOut>;
-}
+export type { ConsolePage, ConsoleRequest, CookieOut, PageOut } from './page.js';
 
 const field = (f: ConsoleRequest['form'], name: string): string => {
   const v = f[name];

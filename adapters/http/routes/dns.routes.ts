@@ -1,10 +1,10 @@
-import { RECORD_TYPES } from '../../../core/dns/record-set.js';
+import { RECORD_TYPES } from '../../../core/dns/zone/record-set.js';
 import { route, type Route } from '../route.js';
 import { schema } from '../schema-type.js';
 import { domainParam, i18n, page, pageQuery } from '../schemas.js';
-import type { AcmeChallenges } from '../../../core/dns/acme-challenges.use-case.js';
-import type { DnsPlans } from '../../../core/dns/dns-plans.use-case.js';
-import type { ReadZone } from '../../../core/dns/read-zone.use-case.js';
+import type { AcmeChallenges } from '../../../core/dns/acme/acme-challenges.use-case.js';
+import type { DnsPlans } from '../../../core/dns/plans/dns-plans.use-case.js';
+import type { ReadZone } from '../../../core/dns/zone/read-zone.use-case.js';
 
 const recordSet = schema({
   type: 'object', required: ['name', 'type', 'ttl', 'values'],

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import type { DnsSpec } from '../../../core/monitoring/monitor.js';
 import type { EmbeddedNameserver } from '../../dns/embedded/index.js';
-import { exampleZone } from '../../../test/dns-server/fixtures.js';
-import { freePort, startServer } from '../../../test/dns-server/tools.js';
+import { exampleZone } from '../../../test/dns/server/fixtures.js';
+import { freePort, startServer } from '../../../test/dns/server/tools.js';
 import { DnsProbeAdapter, normalizeValue } from './index.js';
 
 /** The dns probe against our own embedded DNS server (a real UDP/TCP peer). */

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import type { LookupAddress } from 'node:dns';
 import type { EmbeddedNameserver } from '../../dns/embedded/index.js';
-import { exampleZone } from '../../../test/dns-server/fixtures.js';
-import { startServer } from '../../../test/dns-server/tools.js';
+import { exampleZone } from '../../../test/dns/server/fixtures.js';
+import { startServer } from '../../../test/dns/server/tools.js';
 import { ownDnsResolve } from './index.js';
 
 /** Sandbox targets resolve through our own DNS server. */

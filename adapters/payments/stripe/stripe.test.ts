@@ -115,6 +115,8 @@ class FakeStripe {
   private readonly scope: nock.Scope;
 
   constructor() {
+    // nock's reply callbacks get their own `this` (the interceptor), so the fake is named here.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
     const fake = this;
     this.scope = nock(API, {
       reqheaders: {

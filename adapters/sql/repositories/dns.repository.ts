@@ -1,7 +1,7 @@
-import type { Plan } from '../../../core/dns/plan.js';
+import type { PlanRecord } from '../../../core/dns/plans/plan.js';
 import type { AcmeChallenge, AcmeChallengeRepository, PlanRepository, ZoneRepository } from '../../../core/dns/ports/zone-repository.port.js';
-import type { RecordSet, RecordType } from '../../../core/dns/record-set.js';
-import type { StoredZone } from '../../../core/dns/zone.js';
+import type { RecordSet, RecordType } from '../../../core/dns/zone/record-set.js';
+import type { StoredZone } from '../../../core/dns/zone/zone.js';
 import type { Environment } from '../../../core/kernel/environment.js';
 import { bool, date, dateOrNull, iso, json, parse, rawRows } from '../rows.js';
 import type { ChangeAnnouncer } from '../../../core/kernel/change-feed.port.js';
@@ -140,7 +140,7 @@ export class SqlZoneRepository implements ZoneRepository {
 export class SqlPlanRepository implements PlanRepository {
   constructor(private readonly uow: KnexUnitOfWork) {}
 
-  async insert(p: Plan): Promise<void> {
+  async insert(p: PlanRecord): Promise<void> {
     await this.uow.db()('dns_plans').insert({
       id: p.id, account_id: p.accountId, environment: p.environment, domain: p.domain, key_id: p.keyId, source: p.source,
       base_serial: p.baseSerial, changes: json(p.changes), before_sets: json(p.before), checks: json(p.checks), valid: p.valid,
@@ -148,7 +148,7 @@ export class SqlPlanRepository implements PlanRepository {
     });
   }
 
-  async find(accountId: string, environment: Environment, id: string): Promise<Plan | null> {
+  async find(accountId: string, environment: Environment, id: string): Promise<PlanRecord | null> {
     const r = await this.uow.db()('dns_plans').where({ id, account_id: accountId, environment }).first();
     if (!r) return null;
     return {

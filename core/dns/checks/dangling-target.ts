@@ -1,6 +1,6 @@
-import type { CheckResult } from '../plan.js';
-import type { RecordSet, RecordType } from '../record-set.js';
-import { isAtOrBelow, parentName } from '../names.js';
+import type { CheckResult } from '../plans/plan.js';
+import type { RecordSet, RecordType } from '../zone/record-set.js';
+import { isAtOrBelow, parentName } from '../zone/names.js';
 import type { Rule, ZoneView } from './rule.js';
 import { result } from './rule.js';
 import { ancestorIn, ancestorWhere, delegationPoints, isCut, owns, ownersOf } from './delegations.js';

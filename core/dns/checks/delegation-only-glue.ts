@@ -1,5 +1,5 @@
-import type { CheckResult } from '../plan.js';
-import type { RecordType } from '../record-set.js';
+import type { CheckResult } from '../plans/plan.js';
+import type { RecordType } from '../zone/record-set.js';
 import type { Rule, ZoneView } from './rule.js';
 import { result } from './rule.js';
 import { ancestorWhere, delegationPoints, isCut, nsTargets } from './delegations.js';

@@ -1,5 +1,5 @@
-import type { RecordType } from '../record-set.js';
-import { isAtOrBelow, parentName } from '../names.js';
+import type { RecordType } from '../zone/record-set.js';
+import { isAtOrBelow, parentName } from '../zone/names.js';
 import type { ZoneView } from './rule.js';
 
 /** Names below the apex that own NS records: delegation points (zone cuts, RFC 1034 §4.2.1). */

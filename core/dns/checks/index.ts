@@ -1,4 +1,4 @@
-import type { CheckResult } from '../plan.js';
+import type { CheckResult } from '../plans/plan.js';
 import { aIpv4 } from './a-ipv4.js';
 import { aaaaIpv6 } from './aaaa-ipv6.js';
 import { apexSoaNsServiceOwned } from './apex-soa-ns-service-owned.js';

@@ -1,6 +1,6 @@
-import type { CheckResult } from '../plan.js';
-import type { NameProblem } from '../names.js';
-import { nameProblems } from '../names.js';
+import type { CheckResult } from '../plans/plan.js';
+import type { NameProblem } from '../zone/names.js';
+import { nameProblems } from '../zone/names.js';
 import type { Rule, ZoneView } from './rule.js';
 import { result } from './rule.js';
 

@@ -1,5 +1,5 @@
-import type { CheckResult } from '../plan.js';
-import { isAtOrBelow, outsideZone } from '../names.js';
+import type { CheckResult } from '../plans/plan.js';
+import { isAtOrBelow, outsideZone } from '../zone/names.js';
 import type { Rule } from './rule.js';
 import { result } from './rule.js';
 

@@ -1,6 +1,6 @@
-import { isAtOrBelow } from '../names.js';
-import type { Change, CheckResult } from '../plan.js';
-import type { RecordSet, RecordType } from '../record-set.js';
+import { isAtOrBelow } from '../zone/names.js';
+import type { Change, CheckResult } from '../plans/plan.js';
+import type { RecordSet, RecordType } from '../zone/record-set.js';
 import type { PlanDelta, Rule, ZoneView } from './rule.js';
 import type { TargetIndex } from './target-index.js';
 

@@ -1,4 +1,4 @@
-import { RECORD_TYPES } from '../record-set.js';
+import { RECORD_TYPES } from '../zone/record-set.js';
 import type { InputRule } from './input-rule.js';
 
 /** Only the record types the service serves (core/dns/record-set.ts; RFC 1035 §3.2.2 and the types' own RFCs). */

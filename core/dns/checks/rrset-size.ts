@@ -1,5 +1,5 @@
-import type { CheckResult } from '../plan.js';
-import { answerSizeOver } from '../wire-size.js';
+import type { CheckResult } from '../plans/plan.js';
+import { answerSizeOver } from '../zone/wire-size.js';
 import type { Rule } from './rule.js';
 import { result } from './rule.js';
 

@@ -1,7 +1,7 @@
-import type { CheckResult, Change } from '../plan.js';
-import type { RecordSet, RecordType } from '../record-set.js';
-import type { ParsedValue } from '../values.js';
-import { parseValue } from '../values.js';
+import type { CheckResult, Change } from '../plans/plan.js';
+import type { RecordSet, RecordType } from '../zone/record-set.js';
+import type { ParsedValue } from '../zone/values.js';
+import { parseValue } from '../zone/values.js';
 import { TargetIndex } from './target-index.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { CheckResult } from '../plan.js';
+import type { CheckResult } from '../plans/plan.js';
 import type { Rule } from './rule.js';
 import { result } from './rule.js';
 

@@ -1,6 +1,6 @@
-import type { CheckResult } from '../plan.js';
-import { isAtOrBelow } from '../names.js';
-import type { RecordSet } from '../record-set.js';
+import type { CheckResult } from '../plans/plan.js';
+import { isAtOrBelow } from '../zone/names.js';
+import type { RecordSet } from '../zone/record-set.js';
 import type { Rule, ZoneView } from './rule.js';
 import { result } from './rule.js';
 import { spfValues } from './spf.js';

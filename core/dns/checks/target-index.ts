@@ -1,5 +1,5 @@
 import { hostCandidate } from '../types/host.js';
-import type { RecordSet, RecordType } from '../record-set.js';
+import type { RecordSet, RecordType } from '../zone/record-set.js';
 
 /** The types whose targets the zone rules follow (CNAME chains, NS glue, MX and SRV hosts). */
 export const POINTING_TYPES: ReadonlySet<RecordType> = new Set<RecordType>(['CNAME', 'MX', 'SRV', 'NS']);

@@ -1,4 +1,4 @@
-import type { Zone } from '../zone.js';
+import type { Zone } from '../zone/zone.js';
 
 /**
  * The authoritative nameserver that answers for our zones (issue 4: "an adapter behind a nameserver

@@ -1,7 +1,7 @@
 import type { Environment } from '../../kernel/environment.js';
-import type { Plan } from '../plan.js';
-import type { RecordSet, RecordType } from '../record-set.js';
-import type { StoredZone } from '../zone.js';
+import type { PlanRecord } from '../plans/plan.js';
+import type { RecordSet, RecordType } from '../zone/record-set.js';
+import type { StoredZone } from '../zone/zone.js';
 
 export interface ZoneRepository {
   /** The zone with all its record sets. */
@@ -22,8 +22,8 @@ export interface ZoneRepository {
 }
 
 export interface PlanRepository {
-  insert(plan: Plan): Promise<void>;
-  find(accountId: string, environment: Environment, id: string): Promise<Plan | null>;
+  insert(plan: PlanRecord): Promise<void>;
+  find(accountId: string, environment: Environment, id: string): Promise<PlanRecord | null>;
   markApplied(id: string, at: Date): Promise<boolean>;
 }
 

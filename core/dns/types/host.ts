@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { isAtOrBelow, nameProblems, toAsciiLabels } from '../names.js';
+import { isAtOrBelow, nameProblems, toAsciiLabels } from '../zone/names.js';
 import type { ValueProblem } from './value.js';
 import { shown } from './value.js';
 

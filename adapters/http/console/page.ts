@@ -1,0 +1,25 @@
+import type { HumanContext } from '../../../core/kernel/person.js';
+import type { Html } from './html.js';
+import type { View } from './layout.js';
+
+/** A console request as a page sees it: the view (language, environment), the person, the parsed input. */
+export interface ConsoleRequest {
+  readonly view: View;
+  readonly human: HumanContext | null;
+  readonly params: string[];
+  readonly query: Record<string, string | undefined>;
+  readonly form: Record<string, string | string[]>;
+  readonly ip: string;
+}
+export interface CookieOut { name: string; value: string; expires?: Date; maxAge?: number }
+export type PageOut =
+  | { title: string; body: Html; status?: number; bare?: boolean; cookies?: CookieOut[] }
+  | { redirect: string; cookies?: CookieOut[] };
+/** One console page: how it is matched, whether it needs a signed-in person, and what it answers. */
+export interface ConsolePage {
+  readonly method: 'GET' | 'POST';
+  readonly pattern: RegExp;
+  /** Needs a signed-in person. */
+  readonly auth: boolean;
+  handle(req: ConsoleRequest): Promise<PageOut>;
+}

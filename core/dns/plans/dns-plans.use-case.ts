@@ -1,0 +1,143 @@
+import type { Authorizer } from '../../access/authorize.js';
+import type { ApiKey } from '../../kernel/caller.js';
+import type { EventLog } from '../../kernel/event-log.port.js';
+import type { Clock } from '../../kernel/clock.port.js';
+import { normalizeDomain } from '../../kernel/domain-name.js';
+import { DomainError } from '../../kernel/errors.js';
+import type { Random } from '../../kernel/random.port.js';
+import type { UnitOfWork } from '../../kernel/unit-of-work.port.js';
+import { transientCheckpoints, type Checkpoints } from '../../kernel/checkpoints.port.js';
+import { assertAcmeOnly, dnsAccess } from '../dns-access.js';
+import { buildPlan, type PlanInput } from './plan-builder.js';
+import { Plan, type Change, type CheckResult, type PlanView } from './plan.js';
+
+export type { PlanView };
+import type { PlanRepository, ZoneRepository } from '../ports/zone-repository.port.js';
+import type { RecordSet, RecordType } from '../zone/record-set.js';
+import { ZoneChanged, type ZoneService } from '../zone/zone-service.js';
+import type { StoredZone } from '../zone/zone.js';
+
+export const PLAN_LIFETIME_MS = 3600_000;
+
+/**
+ * DNS plans (issue 4): a plan writes nothing; apply writes it atomically, only if every record set it
+ * touches is unchanged since it was made (a whole-zone plan: nothing outside _acme-challenge changed)
+ * and its checks still pass on the zone as it is now — otherwise 409 plan_stale. So an ACME value
+ * written meanwhile does not stale unrelated plans, while two plans racing for one record set cannot
+ * both win (the zone's serial is a compare-and-set).
+ */
+export class DnsPlans {
+  constructor(
+    private readonly zones: ZoneRepository,
+    private readonly plans: PlanRepository,
+    private readonly zoneService: ZoneService,
+    private readonly authorizer: Authorizer,
+    private readonly events: EventLog,
+    private readonly uow: UnitOfWork,
+    private readonly random: Random,
+    private readonly clock: Clock,
+  ) {}
+
+  private async zoneOf(key: ApiKey, domain: string): Promise<StoredZone> {
+    const zone = await this.zones.find(key.accountId, key.environment, domain);
+    if (!zone) throw new DomainError('domain_not_found', { domain });
+    return zone;
+  }
+
+  async create(key: ApiKey, domainInput: string, input: PlanInput): Promise<PlanView> {
+    const domain = normalizeDomain(domainInput);
+    const access = await dnsAccess(this.authorizer, key, domain);
+    if (access === 'acme-only' && !('changes' in input)) throw new DomainError('right_missing', { right: 'dns.edit', domain, change: 'a whole-zone plan' });
+    const zone = await this.zoneOf(key, domain);
+    const built = buildPlan({ origin: domain, current: zone.recordSets, input });
+    if (access === 'acme-only') assertAcmeOnly(built.changes, domain, domain);
+    const now = this.clock.now();
+    // What apply compares against: the touched sets, or for a whole-zone plan every comparable set.
+    const before = 'changes' in input ? built.before : Plan.wholeZoneBefore(zone);
+    const plan = Plan.of({
+      id: this.random.id(), accountId: key.accountId, environment: key.environment, domain, keyId: key.id,
+      source: 'changes' in input ? 'changes' : 'records' in input ? 'records' : 'zone_file',
+      baseSerial: zone.serial, changes: built.changes, before, checks: built.checks, valid: built.valid,
+      createdAt: now, expiresAt: new Date(now.getTime() + PLAN_LIFETIME_MS), appliedAt: null,
+    });
+    await this.plans.insert(plan.record);
+    return plan.view();
+  }
+
+  async get(key: ApiKey, domainInput: string, id: string): Promise<PlanView> {
+    const domain = normalizeDomain(domainInput);
+    const stored = await this.plans.find(key.accountId, key.environment, id);
+    if (!stored || stored.domain !== domain) throw new DomainError('plan_not_found', { plan_id: id, domain });
+    return Plan.of(stored).view();
+  }
+
+  /**
+   * Runs in atomic phases (the route is phased): the commit is one real transaction that also records
+   * the checkpoint, and only then is the zone published — so a nameserver that reads the store (the DNS
+   * workers of a cluster) sees the change when it is asked to.
+   */
+  async apply(key: ApiKey, domainInput: string, id: string, opts: { force?: boolean }, cp: Checkpoints = transientCheckpoints(this.uow)): Promise<PlanView & { serial: number }> {
+    const domain = normalizeDomain(domainInput);
+    if (cp.last?.point === 'applied') {
+      // Committed before a crash: make sure it is served, then answer as the first time.
+      const zone = await this.zones.find(key.accountId, key.environment, domain);
+      if (zone) await this.zoneService.publish(zone);
+      return cp.last.data.result as PlanView & { serial: number };
+    }
+    const access = await dnsAccess(this.authorizer, key, domain);
+    const stored = await this.plans.find(key.accountId, key.environment, id);
+    if (!stored || stored.domain !== domain) throw new DomainError('plan_not_found', { plan_id: id, domain });
+    const plan = Plan.of(stored);
+    if (plan.appliedAt) throw new DomainError('plan_already_applied', { plan_id: id });
+    if (this.clock.now() > plan.expiresAt) throw new DomainError('plan_expired', { plan_id: id, domain });
+    if (!plan.valid) throw new DomainError('plan_invalid', { plan_id: id, domain });
+    if (access === 'acme-only') assertAcmeOnly(plan.changes, domain, domain);
+
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const zone = await this.zoneOf(key, domain);
+      plan.assertFresh(zone);
+      if (!opts.force) plan.assertSafe(zone.recordSets.length);
+      // The checks again, on the zone as it is now — unless nothing changed since the plan was made (same
+      // serial: the checks already ran on exactly this zone).
+      const recheck = zone.serial === plan.baseSerial
+        ? { valid: true, checks: [] as CheckResult[] }
+        : buildPlan({ origin: domain, current: zone.recordSets, input: { changes: plan.changes.map(toInput) } });
+      if (!recheck.valid) {
+        throw new DomainError('plan_stale', { domain, reason: 'its checks fail on the zone as it is now' }, recheck.checks.filter((c) => c.severity === 'error').map((c) => ({ ...c })));
+      }
+      const upserts: RecordSet[] = [];
+      const deletes: Array<{ name: string; type: RecordType }> = [];
+      for (const c of plan.changes) {
+        if (c.action === 'delete') deletes.push({ name: c.name, type: c.type });
+        else upserts.push({ name: c.name, type: c.type, ttl: c.ttl!, values: [...(c.values ?? [])] });
+      }
+      const now = this.clock.now();
+      let committed: StoredZone | null = null;
+      try {
+        const out = await cp.reach('applied', async () => {
+          const next = await this.zoneService.commit(zone, upserts, deletes);
+          if (!(await this.plans.markApplied(plan.id, now))) throw new DomainError('plan_already_applied', { plan_id: id });
+          await this.events.append({
+            id: this.random.id(), accountId: key.accountId, environment: key.environment, type: 'dns.plan_applied', subject: `domain:${domain}`,
+            actor: `key:${key.id}`, occurredAt: now, data: { plan_id: plan.id, serial: next.serial, counts: plan.counts },
+          });
+          committed = next;
+          return { result: { ...plan.appliedOn(now).view(), serial: next.serial } };
+        });
+        // Returns only once our own server answers with the change.
+        await this.zoneService.publish(committed!);
+        return out.result;
+      } catch (err) {
+        if (err instanceof ZoneChanged) continue; // another change won: judge the plan again on the new zone
+        throw err;
+      }
+    }
+    throw new DomainError('operation_in_progress', { domain_id: domain });
+  }
+}
+
+const toInput = (c: Change) => ({
+  action: c.action, name: c.name, type: c.type,
+  ...(c.ttl !== undefined ? { ttl: c.ttl } : {}), ...(c.values ? { values: [...c.values] } : {}),
+  ...(c.current ? { current: { ttl: c.current.ttl, values: [...c.current.values] } } : {}),
+});

@@ -1,0 +1,90 @@
+import type { Diagnostics } from '../../kernel/diagnostics.port.js';
+import type { Clock } from '../../kernel/clock.port.js';
+import { kyivDate } from '../../kernel/dates.js';
+import type { Environment } from '../../kernel/environment.js';
+import type { Random } from '../../kernel/random.port.js';
+import type { UnitOfWork } from '../../kernel/unit-of-work.port.js';
+import type { ZoneRepository } from '../ports/zone-repository.port.js';
+import type { RecordSet, RecordType } from './record-set.js';
+import { nextSerial } from './serial.js';
+import { apexRecords, initialSerial, withSerial } from './zone-factory.js';
+import type { StoredZone, Zone } from './zone.js';
+
+/** The zone's serial moved since it was read: another change committed first. */
+export class ZoneChanged extends Error {
+  constructor(readonly domain: string) {
+    super(`zone ${domain} changed meanwhile`);
+    this.name = 'ZoneChanged';
+  }
+}
+
+/** What the service tells the nameserver (the port lives in ports/nameserver.port.ts). */
+export interface ZonePublisher {
+  publish(zone: Zone): Promise<void>;
+  withdraw(domain: string): Promise<void>;
+}
+
+/**
+ * The one place zones change: creation (a domain joins the account), commits (plans, ACME values) and
+ * removal (release). Each change is written in the caller's transaction and published to the
+ * nameserver once committed — a commit resolves only when our server answers with the new data.
+ */
+export class ZoneService {
+  constructor(
+    private readonly zones: ZoneRepository,
+    private readonly publisher: ZonePublisher,
+    private readonly uow: UnitOfWork,
+    private readonly random: Random,
+    private readonly clock: Clock,
+    private readonly diagnostics: Diagnostics,
+  ) {}
+
+  /** Publishes after commit; a nameserver that fails is reported and catches up by ZoneSync's poll. */
+  publishOrReport(zone: Zone): Promise<void> {
+    return this.publisher.publish(zone).catch((err: unknown) => this.diagnostics.report(err, { what: 'zone publish failed', domain: zone.domain }));
+  }
+
+  async create(accountId: string, environment: Environment, domain: string, extra: readonly RecordSet[] = []): Promise<StoredZone> {
+    const serial = initialSerial(kyivDate(this.clock.now()));
+    const zone: StoredZone = { id: this.random.id(), accountId, environment, domain, serial, recordSets: [...apexRecords(domain, serial), ...extra] };
+    await this.zones.create(zone);
+    this.uow.afterCommit(() => void this.publishOrReport(zone));
+    return zone;
+  }
+
+  /**
+   * Writes the changed record sets with the next serial (RFC 1982), if the zone is still at
+   * `zone.serial`; throws ZoneChanged when another change won the race (the caller's transaction
+   * rolls back, and it may judge its change again on the new zone). Publishing is the caller's, after commit.
+   */
+  async commit(zone: StoredZone, upserts: readonly RecordSet[], deletes: ReadonlyArray<{ name: string; type: RecordType }>): Promise<StoredZone> {
+    const serial = nextSerial(zone.serial);
+    const soa = withSerial(zone.recordSets.filter((s) => s.type === 'SOA' && s.name === zone.domain), zone.domain, serial);
+    const ok = await this.zones.commit(zone.id, zone.serial, serial, [...upserts.filter((s) => !(s.type === 'SOA' && s.name === zone.domain)), ...soa], deletes, this.clock.now());
+    if (!ok) throw new ZoneChanged(zone.domain);
+    // name → types replaced or removed (no key strings built per set of a large zone).
+    const gone = new Map<string, Set<RecordType>>();
+    for (const d of [...deletes, ...upserts]) {
+      const types = gone.get(d.name);
+      if (types) types.add(d.type);
+      else gone.set(d.name, new Set([d.type]));
+    }
+    const recordSets = zone.recordSets.filter((s) => !gone.get(s.name)?.has(s.type) && !(s.type === 'SOA' && s.name === zone.domain));
+    for (const s of upserts) if (!(s.type === 'SOA' && s.name === zone.domain)) recordSets.push(s);
+    for (const s of soa) recordSets.push(s);
+    const next: StoredZone = { ...zone, serial, recordSets };
+    return next;
+  }
+
+  /** Serves a committed zone now (the caller awaits it after its transaction). */
+  async publish(zone: Zone): Promise<void> {
+    await this.publisher.publish(zone);
+  }
+
+  async remove(accountId: string, environment: Environment, domain: string): Promise<void> {
+    const zone = await this.zones.find(accountId, environment, domain);
+    if (!zone) return;
+    await this.zones.remove(zone.id);
+    this.uow.afterCommit(() => void this.publisher.withdraw(domain).catch((err: unknown) => this.diagnostics.report(err, { what: 'zone withdraw failed', domain })));
+  }
+}

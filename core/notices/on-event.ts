@@ -1,0 +1,328 @@
+import type { EventOf, EventType } from '../kernel/events.js';
+import type { EventSubscriber } from '../kernel/recorder.js';
+import { formatUah } from '../kernel/money.js';
+import { phaseOfStatus, type Phase } from '../domains/lifecycle.js';
+import { describeEffect } from '../operations/operation.js';
+import type { NotifyOwners } from './notify-owners.js';
+
+/** What a notice says, built from the event alone; who gets it is NotifyOwners' business (every owner). */
+export interface NoticeDraft {
+  readonly kind: string;
+  readonly domain: string | null;
+  readonly message: { readonly uk: string; readonly en: string };
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+type Build<T extends EventType> = (e: EventOf<T>) => NoticeDraft | null;
+
+/** The id after the prefix of an actor or subject ("key:abc" → "abc"), or null when it is something else. */
+const idOf = (ref: string, kind: 'key' | 'person' | 'topup' | 'certificate'): string | null =>
+  ref.startsWith(`${kind}:`) ? ref.slice(kind.length + 1) : null;
+
+const PHASE_TEXT: Record<Phase, { uk: string; en: string }> = {
+  active: { uk: 'активний', en: 'active' },
+  autoRenewPeriod: { uk: 'строк дії минув; ще можна продовжити за звичайною ціною (autoRenewPeriod, 45 днів)', en: 'expired; it can still be renewed at the normal price (autoRenewPeriod, 45 days)' },
+  redemptionPeriod: { uk: 'у періоді викупу: відновлення коштує продовження плюс 1500 грн (redemptionPeriod, 30 днів)', en: 'in redemption: restoring it costs a renewal plus 1500 UAH (redemptionPeriod, 30 days)' },
+  pendingDelete: { uk: 'очікує видалення; відновити вже не можна (pendingDelete, 5 днів)', en: 'pending deletion; it can no longer be restored (pendingDelete, 5 days)' },
+  released: { uk: 'звільнений і вилучений з рахунку', en: 'released and removed from the account' },
+};
+
+type Who = { uk: string; en: string };
+type OperationChange = 'pending' | 'confirmed' | 'cancelled' | 'activated' | 'failed';
+const OPERATION_HEAD: Record<OperationChange, (by: Who) => { uk: string; en: string }> = {
+  pending: (by) => ({ uk: `${by.uk} запитав операцію класу 3, що чекає`, en: `${by.en} requested a waiting class 3 operation` }),
+  confirmed: (by) => ({ uk: `${by.uk} підтвердив операцію класу 3`, en: `${by.en} confirmed a class 3 operation` }),
+  cancelled: (by) => ({ uk: `${by.uk} скасував операцію класу 3`, en: `${by.en} cancelled a class 3 operation` }),
+  activated: () => ({ uk: 'Операцію класу 3 виконано', en: 'A class 3 operation took effect' }),
+  failed: () => ({ uk: 'Операція класу 3 не вдалася', en: 'A class 3 operation failed' }),
+};
+
+/** "key:<id>" → Ключ/Key <id>; "person:<id>" → Особа/Person <id>; anything else (system:…) as is. */
+const who = (actor: string): Who => {
+  if (actor.startsWith('key:')) return { uk: `Ключ ${actor.slice(4)}`, en: `Key ${actor.slice(4)}` };
+  if (actor.startsWith('person:')) return { uk: `Особа ${actor.slice(7)}`, en: `Person ${actor.slice(7)}` };
+  return { uk: actor, en: actor };
+};
+
+/**
+ * Every state change of a class 3 operation tells every owner (DESIGN: class 3). Notices never carry a
+ * transfer code (seed A7): neither does the event they are built from.
+ */
+const operationNotice = (change: OperationChange): Build<`operation.${OperationChange}`> => (e) => {
+  const d = e.data;
+  const head = OPERATION_HEAD[change](who(e.actor));
+  const effect = describeEffect({ kind: d.kind, domain: d.domain, params: { nameservers: d.nameservers, labels: d.labels, previous: d.previous } });
+  const tail = change === 'pending'
+    ? {
+        uk: ` Вона виконається сама ${d.activates_at}, якщо інший власник не підтвердить її раніше; будь-який власник може її скасувати.`,
+        en: ` It takes effect by itself at ${d.activates_at} unless another owner confirms it sooner; any owner may cancel it.`,
+      }
+    : change === 'failed'
+      ? { uk: ` Причина від реєстру: ${d.failure_reason ?? ''}`, en: ` The registry's reason: ${d.failure_reason ?? ''}` }
+      : { uk: '', en: '' };
+  const warnings = d.warning_messages ?? [];
+  const warn = warnings.length > 0 && (change === 'pending' || change === 'activated')
+    ? { uk: ` ${warnings.map((w) => w.uk).join(' ')}`, en: ` ${warnings.map((w) => w.en).join(' ')}` }
+    : { uk: '', en: '' };
+  const at = e.occurredAt.toISOString();
+  return {
+    kind: `operation.${change}`, domain: d.domain,
+    message: {
+      uk: `${head.uk} (${d.operation_id}): ${effect.uk}${tail.uk}${warn.uk} Час: ${at}.`,
+      en: `${head.en} (${d.operation_id}): ${effect.en}${tail.en}${warn.en} Time: ${at}.`,
+    },
+    data: { operation_id: d.operation_id, kind: d.kind, domain: d.domain, status: d.status, actor: e.actor, href: `/v1/operations/${d.operation_id}` },
+  };
+};
+
+const monitorNotice = (how: 'failed' | 'recovered'): Build<`monitor.check_${'failed' | 'recovered'}`> => (e) => {
+  const d = e.data;
+  return {
+    kind: `monitor.check_${how}`, domain: d.domain, data: d,
+    message: how === 'failed'
+      ? { uk: `Перевірка ${d.kind} (${d.target}) не пройшла: ${d.reason ?? ''}`, en: `The ${d.kind} check of ${d.target} is failing: ${d.reason ?? ''}` }
+      : { uk: `Перевірка ${d.kind} (${d.target}) знову проходить.`, en: `The ${d.kind} check of ${d.target} has recovered.` },
+  };
+};
+
+/**
+ * Event type → the notice every owner gets (seed A5, DESIGN: class 2 and 3 actions, the human-only
+ * actions, the lifecycle, failing checks). A type that is not here, or whose builder returns null,
+ * notifies nobody.
+ */
+export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
+  // DESIGN: issuing a key of class ≥ 2 sends every owner a notice.
+  'key.issued': (e) => {
+    const d = e.data;
+    if (d.class < 2) return null;
+    const rights = d.rights.join(', ');
+    return {
+      kind: 'key.issued', domain: null,
+      message: {
+        uk: `Випущено ключ класу ${d.class} «${d.name}» (${d.key_id}) у середовищі ${e.environment}: права ${rights}; діє до ${d.expires_on}; мережа ${d.cidr}${d.spend_limit !== null ? `; ліміт ${formatUah(d.spend_limit)} грн на місяць` : ''}.`,
+        en: `A class ${d.class} key "${d.name}" (${d.key_id}) was issued in the ${e.environment} environment: rights ${rights}; valid through ${d.expires_on}; network ${d.cidr}${d.spend_limit !== null ? `; limit ${formatUah(d.spend_limit)} UAH per month` : ''}.`,
+      },
+      data: { key_id: d.key_id, class: d.class, issued_by: idOf(e.actor, 'person'), issued_at: e.occurredAt.toISOString() },
+    };
+  },
+  'domain.registered': (e) => {
+    const d = e.data;
+    const keyId = idOf(e.actor, 'key');
+    const at = e.occurredAt.toISOString();
+    return {
+      kind: 'domain.registered', domain: d.domain,
+      message: {
+        uk: `Ключ ${keyId} зареєстрував домен ${d.domain} на ${d.years} р. (до ${d.expires_at}); списано ${formatUah(d.amount)} грн. Час: ${at}.`,
+        en: `Key ${keyId} registered ${d.domain} for ${d.years} year(s) (until ${d.expires_at}); ${formatUah(d.amount)} UAH was charged. Time: ${at}.`,
+      },
+      data: { key_id: keyId, amount: d.amount, domain: d.domain, at },
+    };
+  },
+  'domain.renewed': (e) => {
+    const d = e.data;
+    const keyId = d.automatic ? null : idOf(e.actor, 'key');
+    const by = d.automatic ? { uk: 'Автоматично продовжено', en: 'Automatically renewed' } : { uk: `Ключ ${keyId} продовжив`, en: `Key ${keyId} renewed` };
+    const at = e.occurredAt.toISOString();
+    return {
+      kind: d.automatic ? 'domain.auto_renewed' : 'domain.renewed', domain: d.domain,
+      message: {
+        uk: `${by.uk} ${d.domain}${d.restore ? ' (відновлення з redemptionPeriod)' : ''} на ${d.years} р. — тепер до ${d.expires_at}; списано ${formatUah(d.amount)} грн. Час: ${at}.`,
+        en: `${by.en} ${d.domain}${d.restore ? ' (restored from redemptionPeriod)' : ''} for ${d.years} year(s) — now until ${d.expires_at}; ${formatUah(d.amount)} UAH was charged. Time: ${at}.`,
+      },
+      data: { key_id: keyId, amount: d.amount, domain: d.domain, at },
+    };
+  },
+  'domain.auto_renew_changed': (e) => {
+    const d = e.data;
+    const keyId = idOf(e.actor, 'key');
+    const at = e.occurredAt.toISOString();
+    return {
+      kind: 'domain.auto_renew_changed', domain: d.domain,
+      message: {
+        uk: `Ключ ${keyId} ${d.auto_renew ? 'увімкнув' : 'вимкнув'} автоматичне продовження домену ${d.domain}. Час: ${at}.`,
+        en: `Key ${keyId} switched automatic renewal of ${d.domain} ${d.auto_renew ? 'on' : 'off'}. Time: ${at}.`,
+      },
+      data: { key_id: keyId, domain: d.domain, auto_renew: d.auto_renew, at },
+    };
+  },
+  'domain.auto_renew_failed': (e) => {
+    const d = e.data;
+    return {
+      kind: 'domain.auto_renew_failed', domain: d.domain,
+      message: {
+        uk: `Не вдалося автоматично продовжити ${d.domain} (діє до ${d.expires_at}): ${d.reason === 'insufficient_funds' ? 'недостатньо коштів на балансі' : d.reason}. Поповніть баланс або продовжте вручну.`,
+        en: `Automatic renewal of ${d.domain} (valid until ${d.expires_at}) failed: ${d.reason === 'insufficient_funds' ? 'the balance is too low' : d.reason}. Top up the balance or renew it by hand.`,
+      },
+      data: { domain: d.domain, reason: d.reason, expires_at: d.expires_at },
+    };
+  },
+  'domain.status_changed': (e) => {
+    const d = e.data;
+    const phase = PHASE_TEXT[phaseOfStatus(d.to)];
+    return {
+      kind: 'domain.status_changed', domain: d.domain,
+      message: { uk: `Домен ${d.domain} (діяв до ${d.expires_at}): ${phase.uk}.`, en: `The domain ${d.domain} (valid until ${d.expires_at}): ${phase.en}.` },
+      data: { domain: d.domain, status: d.to },
+    };
+  },
+  'domain.released': (e) => ({
+    kind: 'domain.released', domain: e.data.domain,
+    message: { uk: `Домен ${e.data.domain} ${PHASE_TEXT.released.uk}.`, en: `The domain ${e.data.domain} was ${PHASE_TEXT.released.en}.` },
+    data: { domain: e.data.domain },
+  }),
+  'domain.transfer_locked': (e) => {
+    const d = e.data;
+    const keyId = idOf(e.actor, 'key');
+    const at = e.occurredAt.toISOString();
+    return {
+      kind: 'domain.transfer_locked', domain: d.domain,
+      message: {
+        uk: `Ключ ${keyId} знову встановив заборону перенесення домену ${d.domain}. Час: ${at}.`,
+        en: `Key ${keyId} set the transfer lock of ${d.domain} again. Time: ${at}.`,
+      },
+      data: { key_id: keyId, domain: d.domain, at },
+    };
+  },
+  'billing.topup_succeeded': (e) => {
+    const d = e.data;
+    const keyId = idOf(e.actor, 'key');
+    const card = `${d.card.brand} •••• ${d.card.last4}`;
+    const at = e.occurredAt.toISOString();
+    return {
+      kind: 'billing.topup', domain: null,
+      message: {
+        uk: `Ключ ${keyId} поповнив баланс на ${formatUah(d.amount)} грн з картки ${card}. Час: ${at}.`,
+        en: `Key ${keyId} topped up the balance by ${formatUah(d.amount)} UAH from the card ${card}. Time: ${at}.`,
+      },
+      data: { key_id: keyId, amount: d.amount, topup_id: idOf(e.subject, 'topup'), at },
+    };
+  },
+  // The human-only actions (seed A6): every owner hears of each one.
+  'domain.transfer_code_revealed': (e) => {
+    const d = e.data;
+    return {
+      kind: 'domain.transfer_code_revealed', domain: d.domain,
+      message: {
+        uk: `${d.actor_email} переглянув код передачі домену ${d.domain}. Якщо це були не ви, змініть пароль і повідомте інших власників.`,
+        en: `${d.actor_email} revealed the transfer code of ${d.domain}. If this was not you, change your password and tell the other owners.`,
+      },
+      data: { domain: d.domain, person_id: idOf(e.actor, 'person') },
+    };
+  },
+  'domain.registrant_changed': (e) => {
+    const d = e.data;
+    return {
+      kind: 'domain.registrant_changed', domain: d.domain,
+      message: {
+        uk: `${d.actor_email} змінив власника (реєстранта) домену ${d.domain} на «${d.registrant.name}».`,
+        en: `${d.actor_email} changed the registrant of ${d.domain} to "${d.registrant.name}".`,
+      },
+      data: { domain: d.domain },
+    };
+  },
+  'account.payment_method_changed': (e) => {
+    const d = e.data;
+    return {
+      kind: 'account.payment_method_changed', domain: null,
+      message: {
+        uk: `${d.actor_email} змінив спосіб оплати: тепер картка ${d.brand} •••• ${d.last4}.`,
+        en: `${d.actor_email} changed the payment method: now the ${d.brand} card •••• ${d.last4}.`,
+      },
+      data: { last4: d.last4 },
+    };
+  },
+  'person.two_factor_disabled': (e) => ({
+    kind: 'person.two_factor_disabled', domain: null,
+    message: {
+      uk: `${e.data.email} вимкнув двофакторну перевірку: тепер для входу досить пароля.`,
+      en: `${e.data.email} switched off two-factor checks: signing in now takes the password only.`,
+    },
+    data: { person_id: idOf(e.subject, 'person') },
+  }),
+  'person.two_factor_enabled': (e) => ({
+    kind: 'person.two_factor_enabled', domain: null,
+    message: {
+      uk: `${e.data.email} знову ввімкнув двофакторну перевірку з новим секретом: для входу потрібні пароль і одноразовий код.`,
+      en: `${e.data.email} switched two-factor checks on again, with a new secret: signing in takes the password and a one-time code.`,
+    },
+    data: { person_id: idOf(e.subject, 'person') },
+  }),
+  'person.joined': (e) => ({
+    kind: 'person.joined', domain: null,
+    message: { uk: `${e.data.email} приєднався до рахунку (роль: ${e.data.role}).`, en: `${e.data.email} joined the account (role: ${e.data.role}).` },
+    data: { person_id: idOf(e.subject, 'person') },
+  }),
+  'person.role_changed': (e) => {
+    const d = e.data;
+    return {
+      kind: 'person.role_changed', domain: null,
+      message: { uk: `Роль ${d.email} змінено: ${d.from} → ${d.to}.`, en: `The role of ${d.email} changed: ${d.from} → ${d.to}.` },
+      data: { person_id: idOf(e.subject, 'person'), role: d.to },
+    };
+  },
+  'person.removed': (e) => {
+    const d = e.data;
+    return {
+      kind: 'person.removed', domain: null,
+      message: d.left
+        ? { uk: `${d.email} покинув рахунок; його ключі (${d.keys_revoked}) відкликано.`, en: `${d.email} left the account; their keys (${d.keys_revoked}) were revoked.` }
+        : { uk: `${d.email} видалено з рахунку; його ключі (${d.keys_revoked}) відкликано.`, en: `${d.email} was removed from the account; their keys (${d.keys_revoked}) were revoked.` },
+      data: { person_id: idOf(e.subject, 'person') },
+    };
+  },
+  'operation.pending': operationNotice('pending'),
+  'operation.confirmed': operationNotice('confirmed'),
+  'operation.cancelled': operationNotice('cancelled'),
+  'operation.activated': operationNotice('activated'),
+  'operation.failed': operationNotice('failed'),
+  // Owners hear of a failing renewal once per certificate cycle: on its first failed attempt.
+  'certificate.renewal_failed': (e) => {
+    const d = e.data;
+    if (d.attempts !== 1) return null;
+    return {
+      kind: 'certificate_renewal_failed', domain: d.domains[0] ?? null,
+      message: {
+        uk: `Не вдалося поновити сертифікат для ${d.names.join(', ')}: ${d.reason}. Спробуємо ще; він чинний до ${d.not_after ?? '—'}.`,
+        en: `Renewing the certificate for ${d.names.join(', ')} failed: ${d.reason}. We will try again; it is valid until ${d.not_after ?? '—'}.`,
+      },
+      data: { certificate_id: idOf(e.subject, 'certificate'), reason: d.reason },
+    };
+  },
+  'certificate.expired': (e) => ({
+    kind: 'certificate_expired', domain: e.data.domains[0] ?? null,
+    message: { uk: `Сертифікат для ${e.data.names.join(', ')} сплив.`, en: `The certificate for ${e.data.names.join(', ')} has expired.` },
+    data: { certificate_id: idOf(e.subject, 'certificate') },
+  }),
+  'monitor.check_failed': monitorNotice('failed'),
+  'monitor.check_recovered': monitorNotice('recovered'),
+  'webhook.disabled': (e) => {
+    const d = e.data;
+    const why = d.reason === 'gone'
+      ? { uk: 'кінцева точка відповіла 410 Gone', en: 'the endpoint answered 410 Gone' }
+      : { uk: 'доставки до нього не вдавалися 3 дні', en: 'deliveries to it failed for 3 days' };
+    return {
+      kind: 'webhook.disabled', domain: null,
+      message: {
+        uk: `Вебхук ${d.webhook_id} (${d.url}) вимкнено: ${why.uk}. Увімкніть його знову (PATCH /v1/webhooks/${d.webhook_id} {"enabled": true}), коли кінцева точка працюватиме.`,
+        en: `Webhook ${d.webhook_id} (${d.url}) was disabled: ${why.en}. Enable it again (PATCH /v1/webhooks/${d.webhook_id} {"enabled": true}) once the endpoint works.`,
+      },
+      data: { webhook_id: d.webhook_id, url: d.url, reason: d.reason, at: e.occurredAt.toISOString() },
+    };
+  },
+};
+
+/** The notice an event calls for, or null when it notifies nobody. */
+export const noticeFor = <T extends EventType>(e: EventOf<T>): NoticeDraft | null => {
+  const build: Build<T> | undefined = NOTICES[e.type];
+  return build ? build(e) : null;
+};
+
+/**
+ * Subscribed to the Recorder: the notice is written in the transaction that records the event, so it
+ * commits or rolls back with the change. Account events (people, two-factor) have no environment:
+ * their notices are live ones, e-mailed as well.
+ */
+export const noticesOnEvent = (notify: Pick<NotifyOwners, 'send'>): EventSubscriber => async (event) => {
+  const notice = noticeFor(event);
+  if (notice) await notify.send({ accountId: event.accountId, environment: event.environment ?? 'live', ...notice, data: { ...notice.data } });
+};

@@ -1,0 +1,71 @@
+import type { Logger } from 'pino';
+import { DnsCluster } from '../adapters/dns/cluster.js';
+import { EmbeddedNameserver, type EmbeddedNameserverConfig } from '../adapters/dns/embedded/index.js';
+import { ZoneSync } from '../adapters/dns/zone-sync.js';
+import type { ZoneRepository } from '../core/dns/ports/zone-repository.port.js';
+import type { ZonePublisher } from '../core/dns/zone/zone-service.js';
+import type { ChangeFeed } from '../core/kernel/change-feed.port.js';
+import type { Config } from './config.js';
+
+/** A running DNS server: where zone changes are published, and how to stop it. */
+export interface DnsServing {
+  readonly publisher: ZonePublisher;
+  /** "1 process" or "N workers", for the start-up banner. */
+  readonly shape: string;
+  /** Loads every zone whose version changed now (the cluster primary asks its workers for this). */
+  resync(): Promise<unknown>;
+  stop(): Promise<void>;
+}
+
+export interface DnsServingOptions {
+  readonly config: Config;
+  readonly zones: ZoneRepository;
+  readonly changes: ChangeFeed;
+  readonly log: Logger;
+  /** The script a cluster worker runs; needed when DNS_WORKERS > 1 and this is not a worker. */
+  readonly workerEntry?: string;
+  /** Set in a cluster worker: its index (worker 0 alone NOTIFYs the secondaries). */
+  readonly workerIndex?: number;
+  /** Test and bench overrides of the embedded server's settings (ports, answer cache…). */
+  readonly overrides?: Partial<EmbeddedNameserverConfig>;
+}
+
+/**
+ * The one way a process serves DNS from the store: DNS_WORKERS > 1 runs a cluster of workers (each
+ * calls this again with its index); otherwise one embedded server in this process, loaded with every
+ * zone and kept in step by ZoneSync (its poll, plus the change feed for other processes' writes).
+ */
+export const serveDns = async (o: DnsServingOptions): Promise<DnsServing> => {
+  const { config, log } = o;
+  if (o.workerIndex === undefined && config.dnsWorkers > 1) {
+    if (!o.workerEntry) throw new Error('serveDns: DNS_WORKERS > 1 needs the worker entry point');
+    const cluster = new DnsCluster({ workers: config.dnsWorkers, workerEntry: o.workerEntry, log: log.child({ component: 'dns-cluster' }) });
+    await cluster.start();
+    return { publisher: cluster, shape: `${config.dnsWorkers} workers`, resync: () => cluster.resync(), stop: () => cluster.stop() };
+  }
+  const worker = o.workerIndex;
+  const dns = new EmbeddedNameserver({
+    host: config.dnsHost, port: config.dnsPort, axfrAllow: [...config.axfrAllow],
+    secondaries: worker === undefined || worker === 0 ? [...config.dnsSecondaries] : [],
+    logger: log,
+    ...(config.dnsNsid ? { nsid: config.dnsNsid } : {}),
+    // Worker 0 NOTIFYs after the cluster primary has synced the other workers (adapters/dns/cluster.ts),
+    // then checks each secondary's serial, NOTIFYing again while it is behind.
+    ...(worker !== undefined ? { notify: { verifyMs: 250 }, reusePort: true } : {}),
+    ...o.overrides,
+  });
+  const sync = new ZoneSync(o.zones, dns, log.child({ component: 'zone-sync' }));
+  await sync.load();
+  await dns.start();
+  sync.start();
+  sync.follow(o.changes); // every zone change of any process, within a second
+  return {
+    publisher: dns,
+    shape: '1 process',
+    resync: () => sync.load(),
+    stop: async () => {
+      sync.stop();
+      await dns.stop();
+    },
+  };
+};

@@ -1,0 +1,37 @@
+import { Recorder } from '../../core/kernel/recorder.js';
+import { KeyVisibility } from '../../core/access/visibility.js';
+import { ContainerModule, type Container, type ServiceIdentifier } from 'inversify';
+import type { UseCases } from '../../adapters/http/index.js';
+import { SqlStore } from '../../adapters/sql/index.js';
+import { AuthenticateKey } from '../../core/access/authenticate-key.use-case.js';
+import { Authorizer } from '../../core/access/authorize.js';
+import { DescribeKey } from '../../core/access/describe-key.use-case.js';
+import { IssueKey } from '../../core/access/issue-key.use-case.js';
+import { ListKeys, RevokeKey } from '../../core/access/manage-keys.use-case.js';
+import { TOKENS as T } from '../tokens.js';
+
+/** The access capability's use cases, constructed by hand from their ports (no decorators in core/). */
+export const accessModule = () =>
+  new ContainerModule(({ bind }) => {
+    const s = id(T.Store);
+    bind(T.Visibility).toResolvedValue((st: SqlStore) => new KeyVisibility(st.domains), [s]).inSingletonScope();
+    bind(T.Authorizer).toResolvedValue((st: SqlStore) => new Authorizer(st.domains), [s]).inSingletonScope();
+    bind(T.AuthenticateKey).toResolvedValue((st: SqlStore, h, c) => new AuthenticateKey(st.keys, h, c), [s, T.SecretHasher, T.Clock]).inSingletonScope();
+    bind(T.IssueKey).toResolvedValue(
+      (st: SqlStore, h, r, c, rec: Recorder) => new IssueKey(st.keys, rec, st.uow, h, r, c),
+      [s, T.SecretHasher, T.Random, T.Clock, T.Recorder],
+    ).inSingletonScope();
+    bind(T.ListKeys).toResolvedValue((st: SqlStore, c) => new ListKeys(st.keys, c), [s, T.Clock]).inSingletonScope();
+    bind(T.RevokeKey).toResolvedValue((st: SqlStore, r, c, rec: Recorder) => new RevokeKey(st.keys, rec, st.uow, r, c), [s, T.Random, T.Clock, T.Recorder]).inSingletonScope();
+    bind(T.DescribeKey).toResolvedValue((st: SqlStore, c) => new DescribeKey(st.spend, c), [s, T.Clock]).inSingletonScope();
+  });
+
+const id = <X>(token: ServiceIdentifier<X>) => token;
+
+/** What the routes (and the console) call of this capability. */
+export const accessUseCases = (c: Container): Pick<UseCases, 'issueKey' | 'listKeys' | 'revokeKey' | 'describeKey'> => ({
+    issueKey: c.get(T.IssueKey),
+    listKeys: c.get(T.ListKeys),
+    revokeKey: c.get(T.RevokeKey),
+    describeKey: c.get(T.DescribeKey),
+});

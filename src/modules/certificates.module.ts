@@ -1,0 +1,57 @@
+import { Recorder } from '../../core/kernel/recorder.js';
+import { ContainerModule, type Container, type ServiceIdentifier } from 'inversify';
+import type { UseCases } from '../../adapters/http/index.js';
+import { type Logger } from 'pino';
+import { SqlStore } from '../../adapters/sql/index.js';
+import { AcmeChallenges } from '../../core/dns/acme/acme-challenges.use-case.js';
+import { ZonePublisherHub } from '../../adapters/dns/zone-publisher-hub.js';
+import { X509CertificateKeys } from '../../adapters/crypto/x509/index.js';
+import { Certificates } from '../../core/certificates/certificates.use-case.js';
+import { CertificateIssuance } from '../../core/certificates/certificate-issuance.use-case.js';
+import { CertificateStatusQuery } from '../../core/certificates/certificate-status.use-case.js';
+import { zoneChallengeSolver } from '../../core/certificates/zone-challenge-solver.js';
+import type { Dns01Solver } from '../../core/certificates/ports/dns01-solver.port.js';
+import { ServedByOurDns } from '../../adapters/dns/challenge-propagation.js';
+import { InProcessIssuanceQueue } from '../issuance-queue.js';
+import type { Config } from '../config.js';
+import { TOKENS as T } from '../tokens.js';
+
+/** The certificates capability's use cases, constructed by hand from their ports (no decorators in core/). */
+export const certificatesModule = () =>
+  new ContainerModule(({ bind }) => {
+    const s = id(T.Store);
+    bind(T.CertificateKeys).toConstantValue(new X509CertificateKeys());
+    bind(T.IssuanceQueue).toResolvedValue(
+      (l: Logger) => new InProcessIssuanceQueue(l.child({ component: 'certificates' })),
+      [T.Logger],
+    ).inSingletonScope();
+    bind(T.Certificates).toResolvedValue(
+      (st: SqlStore, a, e, k, b, q: InProcessIssuanceQueue, i: CertificateIssuance, r, c, rec: Recorder) => {
+        q.attach(i);
+        return new Certificates(st.certificates, st.domains, a, e, k, b, q, rec, st.uow, r, c);
+      },
+      [s, T.Authorizer, T.Environments, T.CertificateKeys, T.SecretBox, T.IssuanceQueue, T.CertificateIssuance, T.Random, T.Clock, T.Recorder],
+    ).inSingletonScope();
+    bind(T.CertificateIssuance).toResolvedValue(
+      (st: SqlStore, e, ch, k, b, at, r, c, cfg: Config, hub: ZonePublisherHub, log: Logger, rec: Recorder) => new CertificateIssuance(
+        st.certificates, e, zoneChallengeSolver(dns01Of(ch), new ServedByOurDns(hub, { host: cfg.dnsHost, port: cfg.dnsPort })), k, b, at, rec, st.uow, r, c,
+        { renewBeforeMs: cfg.certRenewBeforeDays * 24 * 3600_000, maxAttempts: 5 },
+        (err, certificateId) => log.error({ err, certificateId, component: 'certificates' }, 'certificate run failed; retried on a later pass'),
+      ),
+      [s, T.Environments, T.AcmeChallenges, T.CertificateKeys, T.SecretBox, T.AccountTime, T.Random, T.Clock, T.Config, T.ZonePublisher, T.Logger, T.Recorder],
+    ).inSingletonScope();
+    bind(T.CertificateStatusQuery).toResolvedValue((st: SqlStore) => new CertificateStatusQuery(st.certificates), [s]).inSingletonScope();
+  });
+
+const id = <X>(token: ServiceIdentifier<X>) => token;
+
+/** Certificates' DNS-01 proofs go into our own zones through the ACME challenge use case. */
+const dns01Of = (challenges: AcmeChallenges): Dns01Solver => ({
+  present: (scope, zone, host, value, actor) => challenges.addFor(scope, zone, host, value, actor),
+  cleanUp: (scope, handle, actor) => challenges.removeFor(scope, handle, actor),
+});
+
+/** What the routes (and the console) call of this capability. */
+export const certificatesUseCases = (c: Container): Pick<UseCases, 'certificates'> => ({
+    certificates: c.get(T.Certificates),
+});

@@ -1,0 +1,43 @@
+import type { Diagnostics } from '../../core/kernel/diagnostics.port.js';
+import { Recorder } from '../../core/kernel/recorder.js';
+import { ContainerModule, type Container, type ServiceIdentifier } from 'inversify';
+import type { UseCases } from '../../adapters/http/index.js';
+import { type Logger } from 'pino';
+import { SqlStore } from '../../adapters/sql/index.js';
+import { ZoneService } from '../../core/dns/zone/zone-service.js';
+import { ReadZone } from '../../core/dns/zone/read-zone.use-case.js';
+import { AcmeChallenges } from '../../core/dns/acme/acme-challenges.use-case.js';
+import { DnsPlans } from '../../core/dns/plans/dns-plans.use-case.js';
+import { ZonePublisherHub } from '../../adapters/dns/zone-publisher-hub.js';
+import { TOKENS as T } from '../tokens.js';
+
+/** The dns capability's use cases, constructed by hand from their ports (no decorators in core/). */
+export const dnsModule = () =>
+  new ContainerModule(({ bind }) => {
+    const s = id(T.Store);
+    bind(T.ZonePublisher).toConstantValue(new ZonePublisherHub());
+    bind(T.ZoneService).toResolvedValue((st: SqlStore, p, r, c, log: Logger) => new ZoneService(st.zones, p, st.uow, r, c, loggedDiagnostics(log)), [s, T.ZonePublisher, T.Random, T.Clock, T.Logger]).inSingletonScope();
+    bind(T.ReadZone).toResolvedValue((st: SqlStore) => new ReadZone(st.zones), [s]).inSingletonScope();
+    bind(T.AcmeChallenges).toResolvedValue(
+      (st: SqlStore, z, a, r, c, rec: Recorder) => new AcmeChallenges(st.zones, st.acmeChallenges, z, a, rec, st.uow, r, c),
+      [s, T.ZoneService, T.Authorizer, T.Random, T.Clock, T.Recorder],
+    ).inSingletonScope();
+    bind(T.DnsPlans).toResolvedValue(
+      (st: SqlStore, z, a, r, c, rec: Recorder) => new DnsPlans(st.zones, st.plans, z, a, rec, st.uow, r, c),
+      [s, T.ZoneService, T.Authorizer, T.Random, T.Clock, T.Recorder],
+    ).inSingletonScope();
+  });
+
+const id = <X>(token: ServiceIdentifier<X>) => token;
+
+/** The core's reported errors go to the log, with what failed. */
+const loggedDiagnostics = (log: Logger): Diagnostics => ({
+  report: (err, context) => log.error({ err, ...context }, context.what),
+});
+
+/** What the routes (and the console) call of this capability. */
+export const dnsUseCases = (c: Container): Pick<UseCases, 'readZone' | 'dnsPlans' | 'acmeChallenges'> => ({
+    readZone: c.get(T.ReadZone),
+    dnsPlans: c.get(T.DnsPlans),
+    acmeChallenges: c.get(T.AcmeChallenges),
+});

@@ -1,0 +1,61 @@
+import { Recorder } from '../../core/kernel/recorder.js';
+import type { Visibility } from '../../core/kernel/visibility.port.js';
+import { ContainerModule, type Container, type ServiceIdentifier } from 'inversify';
+import type { UseCases } from '../../adapters/http/index.js';
+import { SqlStore } from '../../adapters/sql/index.js';
+import { GetDomain, ListDomains } from '../../core/domains/read-domains.use-case.js';
+import { SearchDomains } from '../../core/domains/search-domains.use-case.js';
+import { AdvanceLifecycle } from '../../core/domains/advance-lifecycle.use-case.js';
+import { SqlDurableCheckpoints } from '../../adapters/sql/repositories/idempotency.repository.js';
+import { RegisterDomain } from '../../core/domains/register-domain.use-case.js';
+import { RenewDomain } from '../../core/domains/renew-domain.use-case.js';
+import { SetAutoRenew } from '../../core/domains/set-auto-renew.use-case.js';
+import type { Environments } from '../../core/kernel/environments.port.js';
+import type { EnvironmentAdapters } from '../tokens.js';
+import { TOKENS as T } from '../tokens.js';
+import { RevealTransferCode } from '../../core/domains/reveal-transfer-code.use-case.js';
+import { ChangeRegistrant } from '../../core/domains/change-registrant.use-case.js';
+
+/** The domains capability's use cases, constructed by hand from their ports (no decorators in core/). */
+export const domainsModule = () =>
+  new ContainerModule(({ bind }) => {
+    const s = id(T.Store);
+    bind(T.RegisterDomain).toResolvedValue(
+      (st: SqlStore, e, a, at, z, r, rec: Recorder) => new RegisterDomain(st.domains, e, a, rec, at, z, st.uow, r),
+      [s, T.Environments, T.Accounting, T.AccountTime, T.ZoneService, T.Random, T.Recorder],
+    ).inSingletonScope();
+    bind(T.RenewDomain).toResolvedValue(
+      (st: SqlStore, e, a, at, r, rec: Recorder) => new RenewDomain(st.domains, st.domainLocks, e, a, rec, at, r),
+      [s, T.Environments, T.Accounting, T.AccountTime, T.Random, T.Recorder],
+    ).inSingletonScope();
+    bind(T.SetAutoRenew).toResolvedValue((st: SqlStore, r, c, rec: Recorder) => new SetAutoRenew(st.domains, rec, r, c, st.uow), [s, T.Random, T.Clock, T.Recorder]).inSingletonScope();
+    bind(T.AdvanceLifecycle).toResolvedValue(
+      (st: SqlStore, at, rn, z, r, c, rec: Recorder) => new AdvanceLifecycle(st.domains, at, rn, rec, z, st.uow, r, c, new SqlDurableCheckpoints(st.idempotency, st.uow, c)),
+      [s, T.AccountTime, T.RenewDomain, T.ZoneService, T.Random, T.Clock, T.Recorder],
+    ).inSingletonScope();
+    bind(T.GetDomain).toResolvedValue((st: SqlStore) => new GetDomain(st.domains), [s]).inSingletonScope();
+    bind(T.ListDomains).toResolvedValue((st: SqlStore, v: Visibility) => new ListDomains(st.domains, v), [s, T.Visibility]).inSingletonScope();
+    bind(T.SearchDomains).toResolvedValue((e: Environments<EnvironmentAdapters>) => new SearchDomains(e), [T.Environments]).inSingletonScope();
+    bind(T.RevealTransferCode).toResolvedValue(
+      (st: SqlStore, e, r, c, rec: Recorder) => new RevealTransferCode(st.domains, e, rec, st.uow, r, c),
+      [s, T.Environments, T.Random, T.Clock, T.Recorder],
+    ).inSingletonScope();
+    bind(T.ChangeRegistrant).toResolvedValue(
+      (st: SqlStore, e, r, c, rec: Recorder) => new ChangeRegistrant(st.domains, e, rec, st.uow, r, c),
+      [s, T.Environments, T.Random, T.Clock, T.Recorder],
+    ).inSingletonScope();
+  });
+
+const id = <X>(token: ServiceIdentifier<X>) => token;
+
+/** What the routes (and the console) call of this capability. */
+export const domainsUseCases = (c: Container): Pick<UseCases, 'getDomain' | 'listDomains' | 'searchDomains' | 'registerDomain' | 'renewDomain' | 'setAutoRenew' | 'revealTransferCode' | 'changeRegistrant'> => ({
+    getDomain: c.get(T.GetDomain),
+    listDomains: c.get(T.ListDomains),
+    searchDomains: c.get(T.SearchDomains),
+    registerDomain: c.get(T.RegisterDomain),
+    renewDomain: c.get(T.RenewDomain),
+    setAutoRenew: c.get(T.SetAutoRenew),
+    revealTransferCode: c.get(T.RevealTransferCode),
+    changeRegistrant: c.get(T.ChangeRegistrant),
+});

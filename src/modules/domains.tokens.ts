@@ -1,0 +1,24 @@
+import { token } from './token.js';
+import type { ProcessRegistryMessages } from '../../core/domains/process-registry-messages.use-case.js';
+import type { GetDomain, ListDomains } from '../../core/domains/read-domains.use-case.js';
+import type { SearchDomains } from '../../core/domains/search-domains.use-case.js';
+import type { AdvanceLifecycle } from '../../core/domains/advance-lifecycle.use-case.js';
+import type { RegisterDomain } from '../../core/domains/register-domain.use-case.js';
+import type { RenewDomain } from '../../core/domains/renew-domain.use-case.js';
+import type { SetAutoRenew } from '../../core/domains/set-auto-renew.use-case.js';
+import type { RevealTransferCode } from '../../core/domains/reveal-transfer-code.use-case.js';
+import type { ChangeRegistrant } from '../../core/domains/change-registrant.use-case.js';
+
+/** Injection tokens of the domains capability (src/ binds them by explicit token; core/ has no decorators). */
+export const DOMAINS_TOKENS = {
+  GetDomain: token<GetDomain>('GetDomain'),
+  ListDomains: token<ListDomains>('ListDomains'),
+  SearchDomains: token<SearchDomains>('SearchDomains'),
+  RegisterDomain: token<RegisterDomain>('RegisterDomain'),
+  RenewDomain: token<RenewDomain>('RenewDomain'),
+  SetAutoRenew: token<SetAutoRenew>('SetAutoRenew'),
+  AdvanceLifecycle: token<AdvanceLifecycle>('AdvanceLifecycle'),
+  RevealTransferCode: token<RevealTransferCode>('RevealTransferCode'),
+  ChangeRegistrant: token<ChangeRegistrant>('ChangeRegistrant'),
+  ProcessRegistryMessages: token<ProcessRegistryMessages>('ProcessRegistryMessages'),
+} as const;

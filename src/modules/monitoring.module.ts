@@ -1,0 +1,51 @@
+import { Recorder } from '../../core/kernel/recorder.js';
+import { ContainerModule, type Container, type ServiceIdentifier } from 'inversify';
+import type { UseCases } from '../../adapters/http/index.js';
+import { SqlStore } from '../../adapters/sql/index.js';
+import type { EnvironmentAdapters } from '../tokens.js';
+import type { Config } from '../config.js';
+import { TOKENS as T } from '../tokens.js';
+import { CreateMonitor } from '../../core/monitoring/create-monitor.use-case.js';
+import { UpdateMonitor } from '../../core/monitoring/update-monitor.use-case.js';
+import { DeleteMonitor } from '../../core/monitoring/delete-monitor.use-case.js';
+import { GetMonitor, ListMonitors } from '../../core/monitoring/read-monitors.use-case.js';
+import { ListMonitorResults } from '../../core/monitoring/monitor-results.use-case.js';
+import { MonitorReport } from '../../core/monitoring/monitor-report.use-case.js';
+import { RunMonitorChecks } from '../../core/monitoring/run-monitor-checks.use-case.js';
+import { PruneMonitorResults } from '../../core/monitoring/prune-monitor-results.use-case.js';
+import { monitorProbes, monitorRules } from '../monitor-probes.js';
+
+/** The monitoring capability's use cases, constructed by hand from their ports (no decorators in core/). */
+export const monitoringModule = () =>
+  new ContainerModule(({ bind }) => {
+    const s = id(T.Store);
+    bind(T.MonitorProbes).toResolvedValue((cfg: Config, test: EnvironmentAdapters) => monitorProbes(cfg, test), [T.Config, T.TestAdapters]).inSingletonScope();
+    bind(T.CreateMonitor).toResolvedValue(
+      (st: SqlStore, a, cfg: Config, r, c, rec: Recorder) => new CreateMonitor(st.monitors, a, rec, monitorRules(cfg), st.uow, r, c),
+      [s, T.Authorizer, T.Config, T.Random, T.Clock, T.Recorder],
+    ).inSingletonScope();
+    bind(T.UpdateMonitor).toResolvedValue(
+      (st: SqlStore, a, cfg: Config, r, c, rec: Recorder) => new UpdateMonitor(st.monitors, a, rec, monitorRules(cfg), st.uow, r, c),
+      [s, T.Authorizer, T.Config, T.Random, T.Clock, T.Recorder],
+    ).inSingletonScope();
+    bind(T.DeleteMonitor).toResolvedValue((st: SqlStore, a, r, c, rec: Recorder) => new DeleteMonitor(st.monitors, a, rec, st.uow, r, c), [s, T.Authorizer, T.Random, T.Clock, T.Recorder]).inSingletonScope();
+    bind(T.ListMonitors).toResolvedValue((st: SqlStore, a) => new ListMonitors(st.monitors, a), [s, T.Authorizer]).inSingletonScope();
+    bind(T.GetMonitor).toResolvedValue((st: SqlStore, a) => new GetMonitor(st.monitors, a), [s, T.Authorizer]).inSingletonScope();
+    bind(T.ListMonitorResults).toResolvedValue((st: SqlStore, a) => new ListMonitorResults(st.monitors, a), [s, T.Authorizer]).inSingletonScope();
+    bind(T.MonitorReport).toResolvedValue((st: SqlStore, a, c) => new MonitorReport(st.monitors, a, c), [s, T.Authorizer, T.Clock]).inSingletonScope();
+    bind(T.RunMonitorChecks).toResolvedValue(
+      (st: SqlStore, p, at, r, c, cfg: Config, rec: Recorder) => new RunMonitorChecks(st.monitors, st.domains, p, at, rec, st.uow, r, c, { timeoutMs: cfg.monitors.checkTimeoutMs, batch: cfg.monitors.batch }),
+      [s, T.MonitorProbes, T.AccountTime, T.Random, T.Clock, T.Config, T.Recorder],
+    ).inSingletonScope();
+    bind(T.PruneMonitorResults).toResolvedValue((st: SqlStore, c) => new PruneMonitorResults(st.monitors, c), [s, T.Clock]).inSingletonScope();
+  });
+
+const id = <X>(token: ServiceIdentifier<X>) => token;
+
+/** What the routes (and the console) call of this capability. */
+export const monitoringUseCases = (c: Container): Pick<UseCases, 'monitors'> => ({
+    monitors: {
+      create: c.get(T.CreateMonitor), update: c.get(T.UpdateMonitor), delete: c.get(T.DeleteMonitor), list: c.get(T.ListMonitors),
+      get: c.get(T.GetMonitor), results: c.get(T.ListMonitorResults), report: c.get(T.MonitorReport),
+    },
+});

@@ -1,0 +1,64 @@
+import { Recorder } from '../../core/kernel/recorder.js';
+import type { Visibility } from '../../core/kernel/visibility.port.js';
+import type { Domain } from '../../core/domains/domain.js';
+import { ContainerModule, type Container, type ServiceIdentifier } from 'inversify';
+import type { UseCases } from '../../adapters/http/index.js';
+import { SqlStore } from '../../adapters/sql/index.js';
+import { Authorizer } from '../../core/access/authorize.js';
+import { TOKENS as T } from '../tokens.js';
+import { OperationAccess } from '../../core/operations/operation-access.js';
+import { OperationLog } from '../../core/operations/operation-log.js';
+import { RequestOperation } from '../../core/operations/request-operation.use-case.js';
+import { ConfirmOperation } from '../../core/operations/confirm-operation.use-case.js';
+import { CancelOperation } from '../../core/operations/cancel-operation.use-case.js';
+import { GetOperation, ListOperations } from '../../core/operations/read-operations.use-case.js';
+import { ActivateOperation } from '../../core/operations/activate-operation.js';
+import { ActivateDueOperations } from '../../core/operations/activate-due-operations.use-case.js';
+import { LockTransfer } from '../../core/operations/lock-transfer.use-case.js';
+
+/** The operations capability's use cases, constructed by hand from their ports (no decorators in core/). */
+export const operationsModule = () =>
+  new ContainerModule(({ bind }) => {
+    const s = id(T.Store);
+    // class 3 operations (issue 10)
+    bind(T.OperationAccess).toResolvedValue((st: SqlStore, a: Authorizer<Domain>) => new OperationAccess(a, st.accounts, st.domains), [s, T.Authorizer]).inSingletonScope();
+    bind(T.OperationLog).toResolvedValue((st: SqlStore, r, c, rec: Recorder) => new OperationLog(rec, r, c), [s, T.Random, T.Clock, T.Recorder]).inSingletonScope();
+    bind(T.RequestOperation).toResolvedValue(
+      (st: SqlStore, a, l, t, r) => new RequestOperation(st.domains, st.operations, a, l, st.uow, t, r),
+      [s, T.OperationAccess, T.OperationLog, T.AccountTime, T.Random],
+    ).inSingletonScope();
+    bind(T.ActivateOperation).toResolvedValue(
+      (st: SqlStore, e, z, l, t, c, r) => new ActivateOperation(st.operations, st.domains, st.operations, e, st.zones, z, l, st.uow, t, c, r),
+      [s, T.Environments, T.ZoneService, T.OperationLog, T.AccountTime, T.Clock, T.Random],
+    ).inSingletonScope();
+    bind(T.ConfirmOperation).toResolvedValue(
+      (st: SqlStore, a, x, l, t, c) => new ConfirmOperation(st.operations, a, x, l, st.uow, t, c),
+      [s, T.OperationAccess, T.ActivateOperation, T.OperationLog, T.AccountTime, T.Clock],
+    ).inSingletonScope();
+    bind(T.CancelOperation).toResolvedValue(
+      (st: SqlStore, a, l, t, c) => new CancelOperation(st.operations, st.domains, a, l, st.uow, t, c),
+      [s, T.OperationAccess, T.OperationLog, T.AccountTime, T.Clock],
+    ).inSingletonScope();
+    bind(T.GetOperation).toResolvedValue((st: SqlStore, a) => new GetOperation(st.operations, a), [s, T.OperationAccess]).inSingletonScope();
+    bind(T.ListOperations).toResolvedValue((st: SqlStore, v: Visibility) => new ListOperations(st.operations, v), [s, T.Visibility]).inSingletonScope();
+    bind(T.ActivateDueOperations).toResolvedValue(
+      (st: SqlStore, at, x, c, r) => new ActivateDueOperations(st.operations, at, x, c, r),
+      [s, T.AccountTime, T.ActivateOperation, T.Clock, T.Random],
+    ).inSingletonScope();
+    bind(T.LockTransfer).toResolvedValue(
+      (st: SqlStore, x, a, e, r, c, rec: Recorder) => new LockTransfer(st.domains, st.operations, x, a, e, rec, st.uow, r, c),
+      [s, T.CancelOperation, T.Authorizer, T.Environments, T.Random, T.Clock, T.Recorder],
+    ).inSingletonScope();
+  });
+
+const id = <X>(token: ServiceIdentifier<X>) => token;
+
+/** What the routes (and the console) call of this capability. */
+export const operationsUseCases = (c: Container): Pick<UseCases, 'requestOperation' | 'confirmOperation' | 'cancelOperation' | 'getOperation' | 'listOperations' | 'lockTransfer'> => ({
+    requestOperation: c.get(T.RequestOperation),
+    confirmOperation: c.get(T.ConfirmOperation),
+    cancelOperation: c.get(T.CancelOperation),
+    getOperation: c.get(T.GetOperation),
+    listOperations: c.get(T.ListOperations),
+    lockTransfer: c.get(T.LockTransfer),
+});

@@ -1,0 +1,173 @@
+import { Recorder } from '../../core/kernel/recorder.js';
+import { ContainerModule, type ServiceIdentifier } from 'inversify';
+import pino, { type Logger } from 'pino';
+import { SystemClock } from '../../adapters/clock/system/index.js';
+import { Argon2PasswordHasher } from '../../adapters/credentials/argon2/index.js';
+import { OtplibTotp } from '../../adapters/credentials/otplib/index.js';
+import { AesGcmSecretBox, NodeRandom, NodeSecretHasher } from '../../adapters/crypto/node/index.js';
+import { SandboxRegistrar } from '../../adapters/registrar/sandbox/index.js';
+import { SandboxPayments } from '../../adapters/payments/sandbox/index.js';
+import { StripeCardSetup, StripePayments } from '../../adapters/payments/stripe/index.js';
+import { createEppRegistrar, type EppRegistrar } from '../../adapters/registrar/epp/index.js';
+import { SqlDomainHolders } from '../../adapters/sql/repositories/domains.repository.js';
+import { ProcessRegistryMessages } from '../../core/domains/process-registry-messages.use-case.js';
+import { UnconfiguredPayments } from '../../adapters/payments/unconfigured/index.js';
+import { McpTools } from '../../adapters/mcp/index.js';
+import { SmtpMailer } from '../../adapters/notify/smtp/index.js';
+import { SqlStore } from '../../adapters/sql/index.js';
+import { SearchDomains } from '../../core/domains/search-domains.use-case.js';
+import { NotifyOwners } from '../../core/notices/notify-owners.js';
+import { noticesOnEvent } from '../../core/notices/on-event.js';
+import { DeliverNotices } from '../../core/notices/deliver-notices.use-case.js';
+import { SandboxCertificateAuthority } from '../../adapters/ca/sandbox/index.js';
+import { CertificateStatusQuery } from '../../core/certificates/certificate-status.use-case.js';
+import type { CertificateAuthority } from '../../core/certificates/ports/certificate-authority.port.js';
+import type { SecretBox } from '../../core/kernel/secret-box.port.js';
+import { StoredAccountAcmeCa } from '../../adapters/ca/acme/stored-account.js';
+import type { Clock } from '../../core/kernel/clock.port.js';
+import type { Environment } from '../../core/kernel/environment.js';
+import type { Environments } from '../../core/kernel/environments.port.js';
+import type { EnvironmentAdapters } from '../tokens.js';
+import { DomainError } from '../../core/kernel/errors.js';
+import type { Config } from '../config.js';
+import { TOKENS as T } from '../tokens.js';
+
+/**
+ * Container modules, one per adapter set (STYLE 6). Only src/ asks the container for objects.
+ */
+export const configModule = (config: Config, logger?: Logger) =>
+  new ContainerModule(({ bind }) => {
+    bind(T.Config).toConstantValue(config);
+    bind(T.Logger).toConstantValue(logger ?? pino({ level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] }));
+  });
+
+/** Platform adapters: clock, randomness, hashing, credentials. */
+export const platformModule = (clock?: Clock) =>
+  new ContainerModule(({ bind }) => {
+    bind(T.Clock).toConstantValue(clock ?? new SystemClock());
+    bind(T.Random).toConstantValue(new NodeRandom());
+    bind(T.SecretHasher).toResolvedValue((c: Config) => new NodeSecretHasher(c.keyPepper), [T.Config]).inSingletonScope();
+    bind(T.PasswordHasher).toResolvedValue((c: Config) => new Argon2PasswordHasher(c.argon2), [T.Config]).inSingletonScope();
+    bind(T.Totp).toConstantValue(new OtplibTotp());
+    bind(T.SecretBox).toResolvedValue((c: Config) => new AesGcmSecretBox(c.dataKey), [T.Config]).inSingletonScope();
+  });
+
+/** The SQL store (SQLite or Postgres by URL). */
+export const sqlModule = () =>
+  new ContainerModule(({ bind }) => {
+    bind(T.Store)
+      .toResolvedValue((c: Config) => new SqlStore({ url: c.databaseUrl, ...(c.databaseSchema ? { schema: c.databaseSchema } : {}) }), [T.Config])
+      .inSingletonScope();
+  });
+
+/** The test environment's CA: the in-process sandbox CA, or an ACME directory when SANDBOX_CA=acme. */
+const sandboxCa = (config: Config, s: SqlStore, box: SecretBox, clock: Clock): CertificateAuthority =>
+  config.sandboxCa.kind === 'acme'
+    ? new StoredAccountAcmeCa({ directoryUrl: config.sandboxCa.directoryUrl, email: null, caFile: config.sandboxCa.caFile }, s.caMaterial, box)
+    : new SandboxCertificateAuthority({
+        store: { load: () => s.caMaterial.loadSandbox(), saveIfAbsent: (m) => s.caMaterial.saveSandboxIfAbsent(m) },
+        box,
+        clock,
+      });
+
+/** The test environment's adapter set: sandbox registrar, sandbox payments, sandbox CA. */
+export const sandboxAdaptersModule = (wrap: (adapters: EnvironmentAdapters) => EnvironmentAdapters = (a) => a) =>
+  new ContainerModule(({ bind }) => {
+    bind(T.TestAdapters)
+      .toResolvedValue(
+        (config: Config, s: SqlStore, clock: Clock, random: NodeRandom, box: SecretBox): EnvironmentAdapters => wrap({
+          registrar: new SandboxRegistrar(s.sandboxRegistry, clock, () => random.base62(16)),
+          payments: new SandboxPayments(),
+          ca: sandboxCa(config, s, box, clock),
+        }),
+        [T.Config, T.Store, T.Clock, T.Random, T.SecretBox],
+      )
+      .inSingletonScope();
+  });
+
+/** Notices by e-mail: SMTP when configured (SMTP_URL); without it deliveries wait in the outbox. */
+export const mailModule = (config: Config) =>
+  new ContainerModule(({ bind }) => {
+    if (!config.smtp) return;
+    bind(T.Mailer).toConstantValue(new SmtpMailer({ url: config.smtp.url, from: config.smtp.from }));
+    bind(T.DeliverNotices).toResolvedValue((st: SqlStore, m, c) => new DeliverNotices(st.outbox, m, c), [T.Store, T.Mailer, T.Clock]).inSingletonScope();
+  });
+
+/**
+ * The live adapter set: bound only when configured (LIVE_REGISTRAR=epp). With none, live keys get 503.
+ * Registrar: EPP; payments: Stripe when STRIPE_SECRET_KEY is set, else refused top-ups; CA: ACME.
+ */
+export const liveAdaptersModule = (config: Config) =>
+  new ContainerModule(({ bind }) => {
+    if (config.liveRegistrar === 'none' || !config.epp) return;
+    const epp = config.epp;
+    bind(T.LiveAdapters)
+      .toResolvedValue(
+        (s: SqlStore, box: SecretBox, log: Logger): EnvironmentAdapters => ({
+          registrar: createEppRegistrar({
+            host: epp.host, port: epp.port, clientId: epp.clientId, password: epp.password,
+            cert: epp.cert, key: epp.key, ca: epp.ca, poolSize: epp.poolSize, defaultNameservers: epp.nameservers,
+            log: log.child({ component: 'epp' }),
+          }),
+          payments: config.liveStripe ? new StripePayments(config.liveStripe) : new UnconfiguredPayments(),
+          ca: new StoredAccountAcmeCa({ directoryUrl: config.acme.directoryUrl, email: config.acme.email, caFile: config.acme.caFile }, s.caMaterial, box),
+        }),
+        [T.Store, T.SecretBox, T.Logger],
+      )
+      .inSingletonScope();
+    // Saving a live card (the human-only payment-method change) goes through Stripe SetupIntents.
+    if (config.liveStripe) bind(T.LiveCardSetup).toConstantValue(new StripeCardSetup(config.liveStripe));
+    // The registry's message queue (EPP poll) becomes DomainEvents; the worker runs it.
+    bind(T.ProcessRegistryMessages)
+      .toResolvedValue(
+        (live: EnvironmentAdapters, s: SqlStore, r: NodeRandom, c: Clock) =>
+          new ProcessRegistryMessages(live.registrar as EppRegistrar, new SqlDomainHolders(s.uow), s.events, s.uow, r, c),
+        [T.LiveAdapters, T.Store, T.Random, T.Clock],
+      )
+      .inSingletonScope();
+  });
+
+const id = <X>(token: ServiceIdentifier<X>) => token;
+
+
+
+
+
+
+
+
+
+/**
+ * The public MCP tools (issue 12): their own binding with read use cases only (search, certificate
+ * status), so nothing reachable from /mcp can write. They read MCP_ENVIRONMENT (default: test).
+ */
+export const mcpModule = () =>
+  new ContainerModule(({ bind }) => {
+    bind(T.Mcp)
+      .toResolvedValue((config: Config, search: SearchDomains, status: CertificateStatusQuery) => new McpTools(
+        { search: (e, q) => search.execute(e, q), certificateStatus: (d, e) => status.forDomain(d, e) },
+        { environment: config.mcpEnvironment, version: '0.1.0' },
+      ), [T.Config, T.SearchDomains, T.CertificateStatusQuery])
+      .inSingletonScope();
+  });
+
+/** The kernel: the adapter set of each environment (every capability's `Environments<…>` port) and the event recorder. */
+export const kernelModule = () =>
+  new ContainerModule(({ bind }) => {
+    const s = id(T.Store);
+    bind(T.Environments)
+      .toResolvedValue((test: EnvironmentAdapters, live: EnvironmentAdapters | undefined): Environments<EnvironmentAdapters> => {
+        const sets: Record<Environment, EnvironmentAdapters | null> = { test, live: live ?? null };
+        return {
+          isAvailable: (e) => sets[e] !== null,
+          get: (e) => {
+            const set = sets[e];
+            if (!set) throw new DomainError('environment_unavailable', { environment: e });
+            return set;
+          },
+        };
+      }, [T.TestAdapters, { serviceIdentifier: T.LiveAdapters, optional: true }])
+      .inSingletonScope();
+    // Owners' notices follow from events, in the transaction that records them.
+    bind(T.Recorder).toResolvedValue((st: SqlStore, n: NotifyOwners) => new Recorder(st.events).subscribe(noticesOnEvent(n)), [s, T.NotifyOwners]).inSingletonScope();
+  });

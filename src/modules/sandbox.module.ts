@@ -1,0 +1,32 @@
+import { Recorder } from '../../core/kernel/recorder.js';
+import { ContainerModule, type Container, type ServiceIdentifier } from 'inversify';
+import type { UseCases } from '../../adapters/http/index.js';
+import { SqlStore } from '../../adapters/sql/index.js';
+import { SeedDemo } from '../../core/sandbox/seed-demo.use-case.js';
+import { AccountTime } from '../../core/sandbox/account-time.js';
+import { AdvanceSandboxClock } from '../../core/sandbox/advance-clock.use-case.js';
+import { CertificateIssuance } from '../../core/certificates/certificate-issuance.use-case.js';
+import { TOKENS as T } from '../tokens.js';
+import { ActivateDueOperations } from '../../core/operations/activate-due-operations.use-case.js';
+
+/** The sandbox capability's use cases, constructed by hand from their ports (no decorators in core/). */
+export const sandboxModule = () =>
+  new ContainerModule(({ bind }) => {
+    const s = id(T.Store);
+    bind(T.AccountTime).toResolvedValue((st: SqlStore, c) => new AccountTime(c, st.sandboxClocks), [s, T.Clock]).inSingletonScope();
+    bind(T.AdvanceSandboxClock).toResolvedValue(
+      (st: SqlStore, l, r, c, ci: CertificateIssuance, ops: ActivateDueOperations, rec: Recorder) => new AdvanceSandboxClock(st.sandboxClocks, l, rec, st.uow, r, c, ci, ops),
+      [s, T.AdvanceLifecycle, T.Random, T.Clock, T.CertificateIssuance, T.ActivateDueOperations, T.Recorder],
+    ).inSingletonScope();
+    bind(T.SeedDemo).toResolvedValue(
+      (st: SqlStore, a, p, t, b, z, r, c, rec: Recorder) => new SeedDemo(st.accounts, st.domains, st.sandboxRegistry, st.savedCards, a, rec, p, t, b, z, st.uow, r, c),
+      [s, T.Accounting, T.PasswordHasher, T.Totp, T.SecretBox, T.ZoneService, T.Random, T.Clock, T.Recorder],
+    ).inSingletonScope();
+  });
+
+const id = <X>(token: ServiceIdentifier<X>) => token;
+
+/** What the routes (and the console) call of this capability. */
+export const sandboxUseCases = (c: Container): Pick<UseCases, 'advanceSandboxClock'> => ({
+    advanceSandboxClock: c.get(T.AdvanceSandboxClock),
+});

@@ -1,0 +1,51 @@
+import { expect } from 'chai';
+import dnsPacket from 'dns-packet';
+import { createSocket } from 'node:dgram';
+import pino from 'pino';
+import { System } from '../../../src/system.js';
+import { TOKENS } from '../../../src/tokens.js';
+import { ZoneSync } from '../../../adapters/dns/zone-sync.js';
+import { EmbeddedNameserver } from '../../../adapters/dns/embedded/index.js';
+import { eachStore } from '../../support/stores.js';
+import { startApi, testConfig, type TestApi } from '../../support/system.js';
+
+const query = (port: number, name: string, type: 'A' | 'SOA'): Promise<dnsPacket.Packet> =>
+  new Promise((resolve, reject) => {
+    const sock = createSocket('udp4');
+    const timer = setTimeout(() => { sock.close(); reject(new Error('timeout')); }, 2000);
+    sock.on('message', (m) => { clearTimeout(timer); sock.close(); resolve(dnsPacket.decode(m)); });
+    sock.send(dnsPacket.encode({ type: 'query', id: 7, questions: [{ name, type }] }), port, '127.0.0.1');
+  });
+
+/** Zones changed by another process (the worker, another API process) reach this server's DNS. */
+eachStore('ZoneSync', (kind) => {
+  let api: TestApi;
+  before(async () => {
+    api = await startApi(kind);
+  });
+  after(async () => api.close());
+
+  it('publishes what another process committed, and withdraws what it removed', async () => {
+    const dns = new EmbeddedNameserver({ host: '127.0.0.1', port: 0, axfrAllow: [], secondaries: [] });
+    await dns.start();
+    const sync = new ZoneSync(api.system.store.zones, dns, pino({ level: 'silent' }));
+    try {
+      await sync.load();
+      const port = dns.address().port;
+      expect((await query(port, 'www.domivka-demo.dev', 'A')).answers!.map((a) => (a as { data: unknown }).data)).to.deep.equal(['192.0.2.10']);
+      // "Another process": a second system on the same store, with no nameserver of its own.
+      const other = new System(testConfig(api.store), { logger: pino({ level: 'silent' }) });
+      const zs = other.get(TOKENS.ZoneService);
+      const zone = (await other.store.zones.find(api.demo.accountId, 'test', 'domivka-demo.dev'))!;
+      await other.store.uow.transaction(() => zs.commit(zone, [{ name: 'www.domivka-demo.dev', type: 'A', ttl: 300, values: ['192.0.2.99'] }], []));
+      await other.store.uow.transaction(() => zs.remove(api.demo.accountId, 'test', 'domivka-blog.kyiv.ua'));
+      await other.close();
+      await sync.load();
+      expect((await query(port, 'www.domivka-demo.dev', 'A')).answers!.map((a) => (a as { data: unknown }).data)).to.deep.equal(['192.0.2.99']);
+      expect(((await query(port, 'domivka-blog.kyiv.ua', 'SOA')) as { rcode?: string }).rcode).to.equal('REFUSED');
+    } finally {
+      sync.stop();
+      await dns.stop();
+    }
+  });
+});
