@@ -38,7 +38,7 @@ export interface HttpConfig {
 export interface HttpDeps {
   readonly authenticateKey: { execute(token: string, ip: string): Promise<ApiKey> };
   readonly authenticateSession: { execute(token: string): Promise<HumanContext> };
-  readonly authorizer: { check(key: ApiKey, right: RightName, domain?: string): Promise<Domain | null> };
+  readonly authorizer: { check(key: ApiKey, right: RightName | readonly RightName[], domain?: string): Promise<Domain | null> };
   readonly environments: { isAvailable(environment: Environment): boolean };
   readonly idempotency: IdempotencyStore;
   readonly uow: UnitOfWork;
@@ -213,7 +213,7 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
           // Only reads reuse it: a write reads the domain again inside its own transaction or lock.
           if (!route.writes) input.domain = loaded;
         }
-        for (const pair of access.rights?.(input) ?? []) await deps.authorizer.check(input.key, pair.right, pair.domain);
+        for (const pair of access.rights?.of(input) ?? []) await deps.authorizer.check(input.key, pair.right, pair.domain);
       }
 
       // 5. Idempotency (seed 4): required on keyed writes, optional on the console's session writes.

@@ -1,6 +1,6 @@
 import { ERROR_TABLE, errorBody } from './error-table.js';
 import type { ErrorCode } from '../../core/kernel/errors.js';
-import { isHumanOnly, type JsonSchema, type Route } from './route.js';
+import { declaredRights, isHumanOnly, type JsonSchema, type Route } from './route.js';
 
 /**
  * OpenAPI 3.1, generated from the route declarations and the very schemas ajv validates with, so
@@ -93,7 +93,8 @@ export const buildOpenApi = (routes: readonly Route[], version: string): Record<
       tags: [r.tag],
       security,
       ...(isHumanOnly(r) ? { 'x-human-only': true } : {}),
-      ...(r.access.kind === 'key' && r.access.right ? { 'x-right': r.access.right } : {}),
+      // Every key route states what it needs (STYLE 15): a right, several (any one), or 'any-key'.
+      ...(r.access.kind === 'key' ? { 'x-right': declaredRights(r.access) } : {}),
       parameters: paramsOf(r),
       ...(r.body ? { requestBody: { required: true, content: { 'application/json': { schema: r.body } } } } : {}),
       responses,

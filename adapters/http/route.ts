@@ -13,11 +13,42 @@ import type { FromSchema } from './schema-type.js';
  */
 export type JsonSchema = Record<string, unknown>;
 
-/** A right on a domain; without a domain, the right held in some policy (a list, filtered to what the key sees). */
+/**
+ * A right on a domain; without a domain, the right held in some policy (a list, which the use case then
+ * filters to what the key sees). Several rights: any one of them will do (dns.edit or dns.acme_challenge).
+ */
 export interface RightPair {
-  readonly right: RightName;
+  readonly right: RightName | readonly RightName[];
   readonly domain?: string;
 }
+
+/** The rights a request needs, worked out from the request itself (a domain in the body, in the query). */
+export interface RightsResolver<I> {
+  /** Every right it may ask for (the OpenAPI document's x-right). */
+  readonly names: readonly RightName[];
+  readonly of: (input: I) => readonly RightPair[];
+}
+
+/**
+ * What a key route needs (seed 2.2, STYLE 15): exactly one of
+ * - `right` (+ `domainParam`): the right on the domain the path names, or held somewhere (lists);
+ * - `rights`: pairs resolved from the request before the handler runs;
+ * - `rightsOfRecord`: the right on a domain only the use case can name — a stored record's (a certificate,
+ *   a monitor, an operation), the domains a certificate's names fall under, a plan's diff against the
+ *   zone. The use case asks access once it knows the domain; the route declares which rights;
+ * - `anyKey`: any valid key (the calling key itself, feeds the use case filters to what the key sees).
+ */
+type KeyNeeds<I> =
+  | { readonly right: RightName; readonly domainParam?: string; readonly rights?: undefined; readonly rightsOfRecord?: undefined; readonly anyKey?: undefined }
+  | { readonly rights: RightsResolver<I>; readonly right?: undefined; readonly domainParam?: undefined; readonly rightsOfRecord?: undefined; readonly anyKey?: undefined }
+  | { readonly rightsOfRecord: readonly RightName[]; readonly right?: undefined; readonly domainParam?: undefined; readonly rights?: undefined; readonly anyKey?: undefined }
+  | { readonly anyKey: true; readonly right?: undefined; readonly domainParam?: undefined; readonly rights?: undefined; readonly rightsOfRecord?: undefined };
+
+export type KeyAccess<I = ResolverInput> = {
+  readonly kind: 'key';
+  /** Test keys only: a live key gets 403 sandbox_only (checked before the environment). */
+  readonly sandboxOnly?: boolean;
+} & KeyNeeds<I>;
 
 /** Who may call a route. `I` is what a rights resolver reads: the route's validated, typed input. */
 export type Access<I = ResolverInput> =
@@ -27,16 +58,14 @@ export type Access<I = ResolverInput> =
   | { readonly kind: 'human'; readonly session: false; readonly console: string }
   /** Human-only with a session; refuses any key. */
   | { readonly kind: 'human'; readonly session: true; readonly console: string }
-  /** A key. `right` + `domainParam` is the common case; `rights` derives the pairs from the request
-   * (a plan's changes, a certificate's names). Neither: any valid key. */
-  | {
-      readonly kind: 'key';
-      readonly right?: RightName;
-      readonly domainParam?: string;
-      readonly rights?: (input: I) => readonly RightPair[];
-      /** Test keys only: a live key gets 403 sandbox_only (checked before the environment). */
-      readonly sandboxOnly?: boolean;
-    };
+  | KeyAccess<I>;
+
+/** The rights a key route declares, for the OpenAPI document: one name, several, or 'any-key'. */
+export const declaredRights = (a: KeyAccess<never>): RightName | readonly RightName[] | 'any-key' => {
+  if (a.anyKey) return 'any-key';
+  const names = a.right ? [a.right] : a.rights ? a.rights.names : a.rightsOfRecord ?? [];
+  return names.length === 1 ? names[0]! : names;
+};
 
 /** What a rights resolver reads: the request, validated, before anyone is authorised for it. */
 export interface ResolverInput {

@@ -18,20 +18,38 @@ import { RIGHTS, type RightName } from '../kernel/rights.js';
 export class Authorizer<D extends ScopedDomain = ScopedDomain> {
   constructor(private readonly domains: DomainDirectory<D>) {}
 
-  /** Resolves to the domain (or null when absent / not a domain right), or throws right_missing. */
-  async check(key: ApiKey, right: RightName, domainInput?: string): Promise<D | null> {
+  /**
+   * Resolves to the domain (or null when absent / not a domain right), or throws right_missing. Several
+   * rights: any one of them will do (dns.edit or the narrower dns.acme_challenge); the refusal names the
+   * last, the narrowest asked.
+   */
+  async check(key: ApiKey, right: RightName | readonly RightName[], domainInput?: string): Promise<D | null> {
+    const rights: readonly RightName[] = typeof right === 'string' ? [right] : right;
+    let last: { ok: boolean; domain: D | null; name?: string } = { ok: false, domain: null };
+    for (const r of rights) {
+      last = await this.evaluate(key, r, domainInput);
+      if (last.ok) return last.domain;
+    }
+    const named = rights.at(-1)!;
+    throw new DomainError('right_missing', last.name === undefined ? { right: named } : { right: named, domain: last.name });
+  }
+
+  /** The same decision as `check`, as a yes or no: for a use case that shows only what the key may see. */
+  async allows(key: ApiKey, right: RightName, domainInput?: string): Promise<boolean> {
+    return (await this.evaluate(key, right, domainInput)).ok;
+  }
+
+  private async evaluate(key: ApiKey, right: RightName, domainInput?: string): Promise<{ ok: boolean; domain: D | null; name?: string }> {
     if (RIGHTS[right].scope === 'account' || domainInput === undefined) {
       // Account rights ignore the selection; a domain right asked without a domain (a list) needs only
       // to be held somewhere — the list itself is then filtered to the key's domains.
-      if (!heldRights(key.policies).has(right)) throw new DomainError('right_missing', { right });
-      return null;
+      return { ok: heldRights(key.policies).has(right), domain: null };
     }
     const name = normalizeDomain(domainInput);
     const domain = await this.domains.find(key.accountId, key.environment, name);
     const ok = domain
       ? allows(key.policies, right, { kind: 'domain', name, labels: domain.labels })
       : namesDomain(key.policies, right, name) || (right === 'domain.register' && registersByLabel(key.policies));
-    if (!ok) throw new DomainError('right_missing', { right, domain: name });
-    return domain;
+    return { ok, domain, name };
   }
 }

@@ -1,6 +1,6 @@
 import type { Authorizer } from '../access/authorize.js';
 import type { ApiKey } from '../kernel/caller.js';
-import { DomainError, isDomainError } from '../kernel/errors.js';
+import { DomainError } from '../kernel/errors.js';
 import type { Change } from './plans/plan.js';
 import { isAcmeName } from './zone/names.js';
 
@@ -13,12 +13,7 @@ export { isAcmeName };
 export type DnsAccess = 'full' | 'acme-only';
 
 export const dnsAccess = async (authorizer: Authorizer, key: ApiKey, domain: string): Promise<DnsAccess> => {
-  try {
-    await authorizer.check(key, 'dns.edit', domain);
-    return 'full';
-  } catch (err) {
-    if (!isDomainError(err) || err.code !== 'right_missing') throw err;
-  }
+  if (await authorizer.allows(key, 'dns.edit', domain)) return 'full';
   await authorizer.check(key, 'dns.acme_challenge', domain);
   return 'acme-only';
 };

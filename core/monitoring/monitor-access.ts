@@ -13,7 +13,7 @@ import type { MonitorRepository } from './ports/monitor-repository.port.js';
 export const loadMonitor = async (monitors: MonitorRepository, authorizer: Authorizer, key: ApiKey, id: string, right: RightName): Promise<Monitor> => {
   const m = await monitors.find(id);
   if (!m || m.accountId !== key.accountId || m.environment !== key.environment) throw new DomainError('monitor_not_found', { monitor_id: id });
-  const readable = await authorizer.check(key, 'monitor.read', m.domain).then(() => true, () => false);
+  const readable = await authorizer.allows(key, 'monitor.read', m.domain);
   if (!readable) throw new DomainError('monitor_not_found', { monitor_id: id });
   if (right !== 'monitor.read') await authorizer.check(key, right, m.domain);
   return m;

@@ -830,7 +830,7 @@ eachStore('Hostile: key issuance abuse through the session', (kind) => {
 /** A keyed write, for the cross-scope Idempotency-Key check (the foundation has no keyed write yet). */
 const echoRoute: Route = {
   id: 'hostileEcho', method: 'POST', path: '/v1/test/hostile-echo', tag: 'Test', writes: true, summary: 'echo',
-  access: { kind: 'key' },
+  access: { kind: 'key', anyKey: true },
   body: { type: 'object', additionalProperties: false, properties: { n: { type: 'integer' } } },
   responses: { 201: { description: 'echoed' } },
   handle: async (i) => ({ status: 201, body: { n: (i.body as { n?: number }).n ?? null, nonce: randomUUID() } }),

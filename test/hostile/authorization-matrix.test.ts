@@ -18,9 +18,10 @@ import { sampleOf } from './support/samples.js';
  * the route's declaration (access kind, right / rights resolver, domainParam, sandboxOnly, writes) and
  * an independent model of DESIGN's rules — never listed by hand.
  *
- * A keyed route that declares neither `right` nor `rights` authorises inside its use case; it must
- * appear in USE_CASE_RIGHTS below (what it needs, and a sample input when the schema alone cannot
- * reach the check) — otherwise the test FAILS naming it.
+ * A keyed route whose right lies on a domain only its use case can name (a stored record's, the names of
+ * a certificate, a plan's diff) declares `rightsOfRecord`; what that needs for the fixtures below must
+ * appear in USE_CASE_RIGHTS (and a sample input when the schema alone cannot reach the check) —
+ * otherwise the test FAILS naming it. Every other key route declares `right`, `rights` or `anyKey`.
  */
 
 const TARGET = 'domivka-demo.dev'; // seeded, labels [prod]
@@ -37,40 +38,25 @@ type Needs = Pair[][];
 interface Sample { params?: Record<string, string>; query?: Record<string, string>; body?: unknown }
 interface Fixture { certId: string }
 
-/** Routes that check rights inside their use case (the declaration says only "a key"). */
+/** Routes that declare `rightsOfRecord`: what they need for these fixtures (the check is the use case's). */
 const USE_CASE_RIGHTS: Record<string, { needs: (f: Fixture) => Needs; sample?: (f: Fixture) => Sample }> = {
-  getKey: { needs: () => [[]] },
-  search: { needs: () => [[]] },
-  listNotices: { needs: () => [[]] },
   createPlan: {
     needs: () => [[{ right: 'dns.edit', domain: TARGET }]],
     sample: () => ({ body: { changes: [{ action: 'create', name: 'hostile-matrix', type: 'A', ttl: 300, values: ['192.0.2.1'] }] } }),
   },
-  applyPlan: { needs: () => [[{ right: 'dns.edit', domain: TARGET }], [{ right: 'dns.acme_challenge', domain: TARGET }]], sample: () => ({ params: { id: 'no-such-plan' }, body: {} }) },
-  addAcmeChallenge: {
-    needs: () => [[{ right: 'dns.edit', domain: TARGET }], [{ right: 'dns.acme_challenge', domain: TARGET }]],
-    sample: () => ({ body: { name: `_acme-challenge.${TARGET}`, value: 'hostile-matrix-token' } }),
-  },
-  removeAcmeChallenge: { needs: () => [[{ right: 'dns.edit', domain: TARGET }], [{ right: 'dns.acme_challenge', domain: TARGET }]], sample: () => ({ params: { id: 'no-such-challenge' } }) },
   requestCertificate: { needs: () => [[{ right: 'cert.issue', domain: TARGET }]] },
   listCertificates: { needs: () => [[{ right: 'cert.read' }]] },
   getCertificate: { needs: () => [[{ right: 'cert.read', domain: TARGET }]], sample: (f) => ({ params: { id: f.certId } }) },
   getCertificateChain: { needs: () => [[{ right: 'cert.read', domain: TARGET }]], sample: (f) => ({ params: { id: f.certId } }) },
   getCertificatePrivateKey: { needs: () => [[{ right: 'cert.issue', domain: TARGET }]], sample: (f) => ({ params: { id: f.certId } }) },
   revokeCertificate: { needs: () => [[{ right: 'cert.issue', domain: TARGET }]], sample: (f) => ({ params: { id: f.certId } }) },
-  // Class 3 operations: which operations a key may see, confirm or cancel is the use case's (right of the
+  // Class 3 operations: which operations a key may confirm or cancel is the use case's (right of the
   // operation's kind on its domain, a different owner); test/operations/class3.test.ts walks those rules.
   // Here: an unknown id is 404 operation_not_found to every valid key, never an authorization answer.
-  listOperations: { needs: () => [[]] },
-  getOperation: { needs: () => [[]], sample: () => ({ params: { id: 'no-such-operation' } }) },
   confirmOperation: { needs: () => [[]], sample: () => ({ params: { id: 'no-such-operation' } }) },
   cancelOperation: { needs: () => [[]], sample: () => ({ params: { id: 'no-such-operation' } }) },
-  // The event log is filtered to what the key may read (test/events); any valid key may ask.
-  listEvents: { needs: () => [[]] },
-  // Monitors: created with monitor.edit on the domain; listed filtered by monitor.read; one of a domain the
-  // key cannot read is 404 monitor_not_found (test/monitoring walks the scope rules).
-  createMonitor: { needs: () => [[{ right: 'monitor.edit', domain: TARGET }]], sample: () => ({ body: { kind: 'domain_expiry', domain: TARGET } }) },
-  listMonitors: { needs: () => [[{ right: 'monitor.read' }]], sample: () => ({ query: {} }) },
+  // Monitors: one of a domain the key cannot read is 404 monitor_not_found (test/monitoring walks the
+  // scope rules); an unknown id is 404 to every valid key.
   getMonitor: { needs: () => [[]], sample: () => ({ params: { id: 'no-such-monitor' } }) },
   updateMonitor: { needs: () => [[]], sample: () => ({ params: { id: 'no-such-monitor' }, body: { enabled: false } }) },
   deleteMonitor: { needs: () => [[]], sample: () => ({ params: { id: 'no-such-monitor' } }) },
@@ -88,6 +74,12 @@ const SAMPLES: Record<string, (f: Fixture) => Sample> = {
   issueKey: () => ({ body: { environment: 'test', rights: ['domain.read'], domains: [TARGET] } }),
   revokeKey: () => ({ params: { id: '000000000000' } }),
   advanceSandboxClock: () => ({ body: { advance: 'PT1M' } }),
+  applyPlan: () => ({ params: { id: 'no-such-plan' }, body: {} }),
+  addAcmeChallenge: () => ({ body: { name: `_acme-challenge.${TARGET}`, value: 'hostile-matrix-token' } }),
+  removeAcmeChallenge: () => ({ params: { id: 'no-such-challenge' } }),
+  getOperation: () => ({ params: { id: 'no-such-operation' } }),
+  createMonitor: () => ({ body: { kind: 'domain_expiry', domain: TARGET } }),
+  listMonitors: () => ({ query: {} }),
   updateWebhook: () => ({ params: { id: 'no-such-webhook' }, body: { enabled: true } }),
   // A well-formed token that no invitation has: 404 invitation_invalid, past validation.
   inspectInvitation: () => ({ query: { token: 'A'.repeat(43) } }),
@@ -155,21 +147,24 @@ export const planRoute = (route: Route, f: Fixture): Plan => {
   const plan: Plan = { route, path, query: qs ? `?${qs}` : '', body: body === undefined ? (['POST', 'PUT', 'PATCH'].includes(route.method) ? '{}' : undefined) : JSON.stringify(body), needs: null };
   const a = route.access;
   if (a.kind !== 'key') return plan;
-  if (a.right || a.rights) {
-    const pairs: Pair[] = [];
-    if (a.right) pairs.push({ right: a.right, ...(a.domainParam ? { domain: TARGET } : {}) });
+  if (a.right || a.rights || a.anyKey) {
+    // Each declared pair is one requirement; a pair naming several rights is satisfied by any one of them.
+    const requirements: Pair[][] = [];
+    if (a.right) requirements.push([{ right: a.right, ...(a.domainParam ? { domain: TARGET } : {}) }]);
     if (a.rights) {
       const params: Record<string, string> = {};
       route.path.replace(/\{(\w+)\}/g, (_m, n: string) => (params[n] = decodeURIComponent(substitute({ ...route, path: `{${n}}` }, sample)), ''));
-      pairs.push(...a.rights({ params, query, body, ip: '127.0.0.1' }));
+      for (const p of a.rights.of({ params, query, body, ip: '127.0.0.1' })) {
+        requirements.push((typeof p.right === 'string' ? [p.right] : [...p.right]).map((right) => ({ right, ...(p.domain !== undefined ? { domain: p.domain } : {}) })));
+      }
     }
     if (table) plan.problem = `${route.id} declares its right and is also in USE_CASE_RIGHTS: remove the table entry`;
-    plan.needs = [pairs];
+    plan.needs = requirements.reduce<Needs>((alts, req) => alts.flatMap((alt) => req.map((p) => [...alt, p])), [[]]);
     return plan;
   }
-  if (table) plan.needs = table.needs(f);
-  else if (a.sandboxOnly) plan.needs = [[]];
-  else plan.problem = `${route.method} ${route.path} (${route.id}) is a keyed route with no access declaration: declare \`right\` (+ \`domainParam\`) or \`rights\`, or add it to USE_CASE_RIGHTS in test/hostile/authorization-matrix.test.ts`;
+  if (a.rightsOfRecord && table) plan.needs = table.needs(f);
+  else if (a.rightsOfRecord) plan.problem = `${route.method} ${route.path} (${route.id}) declares rightsOfRecord: add what it needs for the fixtures to USE_CASE_RIGHTS in test/hostile/authorization-matrix.test.ts`;
+  else plan.problem = `${route.method} ${route.path} (${route.id}) is a keyed route with no access declaration: declare \`right\` (+ \`domainParam\`), \`rights\`, \`rightsOfRecord\` or \`anyKey\``;
   return plan;
 };
 
@@ -231,7 +226,8 @@ eachStore('Hostile: authorization matrix (generated from the mounted routes)', (
   });
 
   it('a new keyed route without a declaration (or a table entry) fails the matrix, it is not skipped', () => {
-    const bare = { ...mountedRoutes(api).find((r) => r.id === 'getKey')!, id: 'brandNewRoute', path: '/v1/brand-new' };
+    // What the route types refuse to compile, built around them: a key route that states nothing.
+    const bare = { ...mountedRoutes(api).find((r) => r.id === 'getKey')!, id: 'brandNewRoute', path: '/v1/brand-new', access: { kind: 'key' } } as unknown as Route;
     expect(planRoute(bare, fixture).problem).to.match(/no access declaration/);
     const declared = { ...bare, access: { kind: 'key' as const, right: 'monitor.edit' as const, domainParam: 'domain' }, path: '/v1/domains/{domain}/brand-new' };
     const planned = planRoute(declared, fixture);

@@ -24,7 +24,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const routes: Route[] = [
   {
     id: 'testWrite', method: 'POST', path: '/v1/test/writes', tag: 'Test', writes: true, summary: 'test write',
-    access: { kind: 'key' },
+    access: { kind: 'key', anyKey: true },
     body: { type: 'object', additionalProperties: false, required: ['label'], properties: { label: { type: 'string' }, delay: { type: 'integer' } } },
     responses: { 201: { description: 'written' } },
     handle: async (i) => {
@@ -36,7 +36,7 @@ const routes: Route[] = [
   },
   {
     id: 'testBusinessError', method: 'POST', path: '/v1/test/taken', tag: 'Test', writes: true, summary: 'business error',
-    access: { kind: 'key' },
+    access: { kind: 'key', anyKey: true },
     body: { type: 'object', properties: { label: { type: 'string' } } },
     responses: { 201: { description: 'never' } },
     handle: async (i) => {
@@ -46,7 +46,7 @@ const routes: Route[] = [
   },
   {
     id: 'testCrash', method: 'POST', path: '/v1/test/crash', tag: 'Test', writes: true, summary: 'crash after a write',
-    access: { kind: 'key' },
+    access: { kind: 'key', anyKey: true },
     body: { type: 'object', properties: { label: { type: 'string' }, crash: { type: 'boolean' } } },
     responses: { 201: { description: 'written' } },
     handle: async (i) => {

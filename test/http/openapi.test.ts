@@ -4,6 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ERROR_TABLE } from '../../adapters/http/error-table.js';
+import { RIGHT_NAMES } from '../../core/kernel/rights.js';
 import { eachStore } from '../support/stores.js';
 import { startApi, type TestApi } from '../support/system.js';
 
@@ -37,6 +38,23 @@ eachStore('OpenAPI 3.1 from the route declarations', (kind) => {
     expect(doc.paths['/v1/account/keys'].get['x-human-only']).to.equal(true);
     expect(doc.paths['/v1/domains/{domain}'].get['x-right']).to.equal('domain.read');
     expect(Object.keys(doc.paths['/v1/domains/{domain}'].get.responses)).to.include.members(['200', '401', '403', '404', '429']);
+  });
+
+  it('every key route states its right: x-right names it, several (any one will do), or any-key', () => {
+    const rightNames = new Set<string>(RIGHT_NAMES);
+    const missing: string[] = [];
+    for (const [path, ops] of Object.entries<Record<string, any>>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(ops)) {
+        if (!op.security?.some((s: Record<string, unknown>) => 'bearerKey' in s)) continue;
+        const right = op['x-right'];
+        const names = right === 'any-key' ? [] : typeof right === 'string' ? [right] : Array.isArray(right) ? right : [undefined];
+        if (names.length === 0 && right !== 'any-key') missing.push(`${method.toUpperCase()} ${path}`);
+        for (const n of names) if (!rightNames.has(n)) missing.push(`${method.toUpperCase()} ${path} (${op.operationId}): x-right ${JSON.stringify(right)}`);
+      }
+    }
+    expect(missing, `key routes that state no right:\n${missing.join('\n')}`).to.deep.equal([]);
+    expect(doc.paths['/v1/key'].get['x-right']).to.equal('any-key');
+    expect(doc.paths['/v1/domains/{domain}/dns/acme-challenges'].post['x-right']).to.deep.equal(['dns.edit', 'dns.acme_challenge']);
   });
 
   it('passes the Redocly linter', function () {

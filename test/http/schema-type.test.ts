@@ -31,7 +31,7 @@ describe('Route handlers are typed by their JSON Schemas', () => {
   it('gives a key route its key, a session route its person, and path parameters as strings', () => {
     const r: Route = route({
       id: 'probe', method: 'POST', path: '/v1/things/{domain}/parts/{id}', tag: 'Test', writes: true, summary: 'probe',
-      access: { kind: 'key', rights: (i) => [{ right: 'dns.edit', domain: i.params.domain }] },
+      access: { kind: 'key', rights: { names: ['dns.edit'], of: (i) => [{ right: 'dns.edit', domain: i.params.domain }] } },
       body: { type: 'object', required: ['n'], properties: { n: { type: 'integer' } } },
       responses: { 200: { description: 'ok' } },
       handle: async (i) => {

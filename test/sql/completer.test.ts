@@ -23,7 +23,7 @@ eachStore('The completer: takeovers, clocks and retries', (kind) => {
   const failing = new Set<string>();
   const route: Route = {
     id: 'fakeTopUp', method: 'POST', path: '/fake', summary: 'fake', tag: 'Test', writes: true, phased: true,
-    access: { kind: 'key' }, responses: { 201: { description: 'ok' } },
+    access: { kind: 'key', anyKey: true }, responses: { 201: { description: 'ok' } },
     handle: async (i: RouteInput) => {
       const name = (i.body as { name: string }).name;
       const cp = i.checkpoints!;

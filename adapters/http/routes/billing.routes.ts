@@ -1,7 +1,6 @@
 import type { ReadBilling } from '../../../core/billing/read-billing.use-case.js';
 import type { TopUpBalance } from '../../../core/billing/top-up-balance.use-case.js';
 import type { ChangePaymentMethod } from '../../../core/billing/change-payment-method.use-case.js';
-import type { Environment } from '../../../core/kernel/environment.js';
 import { route, type Route } from '../route.js';
 import { schema } from '../schema-type.js';
 import { money, page, pageQuery } from '../schemas.js';

@@ -39,7 +39,7 @@ export const certificateRoutes = (uc: CertificatesUseCases): Route[] => [
     id: 'requestCertificate', method: 'POST', path: '/v1/certificates', tag: 'Certificates', writes: true,
     summary: 'Request a certificate for names inside your domains (wildcards allowed); issued in the background',
     description: 'Needs cert.issue on every domain the names belong to. With a CSR (PEM) the private key never reaches us; without one we generate an ECDSA P-256 key, keep it encrypted, and hand it out only to keys holding cert.issue for those names. Answers 202 with status pending: poll GET /v1/certificates/{id}. Test keys get the sandbox CA (root at /v1/sandbox/ca.pem); live keys a public ACME CA (DNS-01 through our own DNS).',
-    access: { kind: 'key' },
+    access: { kind: 'key', rightsOfRecord: ['cert.issue'] },
     body: {
       type: 'object', additionalProperties: false, required: ['domains'],
       properties: {
@@ -58,7 +58,8 @@ export const certificateRoutes = (uc: CertificatesUseCases): Route[] => [
   route({
     id: 'listCertificates', method: 'GET', path: '/v1/certificates', tag: 'Certificates', writes: false,
     summary: 'Certificates whose domains the key may read (cert.read), newest first, cursor pages',
-    access: { kind: 'key' },
+    // ?domain= may name a host below a registered domain: the use case finds that domain, then asks.
+    access: { kind: 'key', rightsOfRecord: ['cert.read'] },
     query: pageQuery({ domain: { type: 'string', minLength: 1, maxLength: 300, description: 'Only certificates covering this domain.' } }),
     responses: { 200: { description: 'A page of certificates', schema: page(certificate) } },
     errors: ['right_missing', 'cursor_invalid'],
@@ -70,7 +71,7 @@ export const certificateRoutes = (uc: CertificatesUseCases): Route[] => [
   route({
     id: 'getCertificate', method: 'GET', path: '/v1/certificates/{id}', tag: 'Certificates', writes: false,
     summary: 'One certificate: status, validity, issuer, failure (cert.read)',
-    access: { kind: 'key' },
+    access: { kind: 'key', rightsOfRecord: ['cert.read'] },
     params: idParam,
     responses: { 200: { description: 'The certificate', schema: certificate } },
     errors: ['certificate_not_found', 'right_missing'],
@@ -79,7 +80,7 @@ export const certificateRoutes = (uc: CertificatesUseCases): Route[] => [
   route({
     id: 'getCertificateChain', method: 'GET', path: '/v1/certificates/{id}/chain', tag: 'Certificates', writes: false,
     summary: 'The certificate chain as PEM, leaf first (cert.read)',
-    access: { kind: 'key' },
+    access: { kind: 'key', rightsOfRecord: ['cert.read'] },
     params: idParam,
     responses: { 200: pem('Leaf then intermediates (PEM)') },
     errors: ['certificate_not_found', 'certificate_not_ready', 'right_missing'],
@@ -88,7 +89,7 @@ export const certificateRoutes = (uc: CertificatesUseCases): Route[] => [
   route({
     id: 'getCertificatePrivateKey', method: 'GET', path: '/v1/certificates/{id}/private-key', tag: 'Certificates', writes: false,
     summary: 'The private key we generated (PKCS#8 PEM) — only to keys holding cert.issue for every name',
-    access: { kind: 'key' },
+    access: { kind: 'key', rightsOfRecord: ['cert.issue'] },
     params: idParam,
     responses: { 200: pem('PKCS#8 private key (PEM)') },
     errors: ['certificate_not_found', 'private_key_not_held', 'right_missing'],
@@ -97,7 +98,7 @@ export const certificateRoutes = (uc: CertificatesUseCases): Route[] => [
   route({
     id: 'revokeCertificate', method: 'POST', path: '/v1/certificates/{id}/revoke', tag: 'Certificates', writes: true,
     summary: 'Revoke an issued certificate at its CA (cert.issue)',
-    access: { kind: 'key' },
+    access: { kind: 'key', rightsOfRecord: ['cert.issue'] },
     params: idParam,
     body: {
       type: 'object', additionalProperties: false,

@@ -36,6 +36,9 @@ const plan = schema({
     serial: { type: 'integer' },
   },
 });
+/** dns.acme_challenge is the narrow alternative to dns.edit (seed 2.4): either lets a key touch the ACME
+ * path; the plan's use case then refuses an ACME-only key any change outside _acme-challenge TXT records. */
+const acmeOrEdit = ['dns.edit', 'dns.acme_challenge'] as const;
 const planParams = schema({ type: 'object', required: ['domain', 'id'], properties: { domain: { type: 'string', minLength: 1, maxLength: 300 }, id: { type: 'string', maxLength: 40 } } });
 
 /** DNS (/v1/domains/{domain}/dns): records, checked plans, the zone file, the ACME-only path. */
@@ -65,7 +68,7 @@ export const dnsRoutes = (uc: DnsUseCases): Route[] => [
     id: 'createPlan', method: 'POST', path: '/v1/domains/{domain}/dns/plans', tag: 'DNS', writes: true,
     summary: 'Make a checked plan from changes, the whole desired zone (records) or a BIND zone file; writes nothing to the zone',
     description: 'Needs dns.edit; a key holding only dns.acme_challenge may plan TXT changes at _acme-challenge.<name> only (anything else is 403 right_missing naming the change).',
-    access: { kind: 'key' },
+    access: { kind: 'key', rightsOfRecord: acmeOrEdit },
     params: domainParam,
     body: {
       type: 'object', additionalProperties: false,
@@ -93,7 +96,7 @@ export const dnsRoutes = (uc: DnsUseCases): Route[] => [
     id: 'applyPlan', method: 'POST', path: '/v1/domains/{domain}/dns/plans/{id}/apply', tag: 'DNS', writes: true, phased: true,
     summary: 'Apply a valid plan atomically, if nothing it touches changed since; returns once our server answers with it',
     description: 'Updating or deleting more than 30% of a zone of ≥ 10 record sets needs {"force": true}.',
-    access: { kind: 'key' },
+    access: { kind: 'key', rights: { names: acmeOrEdit, of: (i) => [{ right: acmeOrEdit, domain: i.params.domain }] } },
     params: planParams,
     body: { type: 'object', additionalProperties: false, properties: { force: { type: 'boolean' } } },
     responses: { 200: { description: 'Applied', schema: plan } },
@@ -112,7 +115,7 @@ export const dnsRoutes = (uc: DnsUseCases): Route[] => [
   route({
     id: 'addAcmeChallenge', method: 'POST', path: '/v1/domains/{domain}/dns/acme-challenges', tag: 'DNS', writes: true, phased: true,
     summary: 'Add one TXT value at _acme-challenge.<name> (additive, 60 s TTL, gone after 24 h) — dns.acme_challenge',
-    access: { kind: 'key' },
+    access: { kind: 'key', rights: { names: acmeOrEdit, of: (i) => [{ right: acmeOrEdit, domain: i.params.domain }] } },
     params: domainParam,
     body: {
       type: 'object', additionalProperties: false, required: ['name', 'value'],
@@ -133,7 +136,7 @@ export const dnsRoutes = (uc: DnsUseCases): Route[] => [
   route({
     id: 'removeAcmeChallenge', method: 'DELETE', path: '/v1/domains/{domain}/dns/acme-challenges/{id}', tag: 'DNS', writes: true, phased: true,
     summary: 'Remove one ACME challenge value',
-    access: { kind: 'key' },
+    access: { kind: 'key', rights: { names: acmeOrEdit, of: (i) => [{ right: acmeOrEdit, domain: i.params.domain }] } },
     params: planParams,
     responses: { 204: { description: 'Removed' } },
     errors: ['challenge_not_found', 'right_missing'],

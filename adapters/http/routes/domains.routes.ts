@@ -8,7 +8,6 @@ import type { RevealTransferCode } from '../../../core/domains/reveal-transfer-c
 import type { ChangeRegistrant } from '../../../core/domains/change-registrant.use-case.js';
 import type { RequestOperation } from '../../../core/operations/request-operation.use-case.js';
 import type { LockTransfer } from '../../../core/operations/lock-transfer.use-case.js';
-import type { Environment } from '../../../core/kernel/environment.js';
 import { route, withBody, type Route } from '../route.js';
 import { schema, type FromSchema } from '../schema-type.js';
 import { domainParam, domainView, money, page, pageQuery } from '../schemas.js';
@@ -95,7 +94,7 @@ export const domainRoutes = (uc: DomainsUseCases): Route[] => [
   route({
     id: 'search', method: 'GET', path: '/v1/search', tag: 'Domains', writes: false,
     summary: 'Availability of a name across the TLDs of the price list, with yearly prices; exact match first',
-    access: { kind: 'key' },
+    access: { kind: 'key', anyKey: true },
     query: { type: 'object', additionalProperties: false, required: ['q'], properties: { q: { type: 'string', minLength: 1, maxLength: 253 } } },
     responses: {
       200: {
@@ -125,7 +124,7 @@ export const domainRoutes = (uc: DomainsUseCases): Route[] => [
     id: 'registerDomain', method: 'POST', path: '/v1/domains', tag: 'Domains', writes: true, phased: true,
     summary: 'Register a domain and charge the balance at the price list (domain.register, class 2)',
     description: 'A key whose domain.register policy selects a label may register any name; the new domain carries that label. A taken name is 409 domain_taken with the date it is registered until.',
-    access: { kind: 'key', rights: (i) => [{ right: 'domain.register', domain: i.body.domain }] },
+    access: { kind: 'key', rights: { names: ['domain.register'], of: (i) => [{ right: 'domain.register', domain: i.body.domain }] } },
     body: {
       type: 'object', additionalProperties: false, required: ['domain', 'years'],
       properties: {

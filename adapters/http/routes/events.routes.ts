@@ -33,7 +33,7 @@ export const eventRoutes = (uc: EventsUseCases): Route[] => [
     id: 'listEvents', method: 'GET', path: '/v1/events', tag: 'Events', writes: false,
     summary: 'The replayable event log, oldest first from a cursor (kept 30 days)',
     description: 'Any key. Domain events only for domains the key may read (any read right of that domain); account-wide events only with billing.read (webhook.* also with webhook.manage). `next_cursor` is where to continue; poll with it for new events.\n\nEvent catalogue:\n' + catalogueText,
-    access: { kind: 'key' },
+    access: { kind: 'key', anyKey: true },
     query: {
       type: 'object', additionalProperties: false,
       properties: {

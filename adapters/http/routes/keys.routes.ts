@@ -29,7 +29,7 @@ export const keyRoutes = (uc: KeysUseCases): Route[] => [
   route({
     id: 'getKey', method: 'GET', path: '/v1/key', tag: 'Keys', writes: false,
     summary: 'The calling key: id, environment, policies, conditions, class, expiry and spend this month',
-    access: { kind: 'key' },
+    access: { kind: 'key', anyKey: true },
     responses: {
       200: {
         description: 'The key',

@@ -7,7 +7,7 @@ export interface McpEndpoint {
 }
 
 /**
- * Issue 12: public MCP tools for assistants at POST /mcp (Model Context Protocol, Streamable HTTP
+ * Public MCP tools for assistants at POST /mcp (Model Context Protocol, Streamable HTTP
  * transport, stateless, JSON responses). No key; rate-limited per client address with its own bucket
  * (a limited caller gets HTTP 429 with a JSON-RPC error body and Retry-After).
  */

@@ -2,8 +2,8 @@ import { DNS_MONITOR_TYPES, MONITOR_KINDS } from '../../../core/monitoring/monit
 import { route, type Route } from '../route.js';
 import { schema } from '../schema-type.js';
 import { page, pageQuery } from '../schemas.js';
-import type { CreateMonitor, CreateMonitorInput } from '../../../core/monitoring/create-monitor.use-case.js';
-import type { UpdateMonitor, UpdateMonitorInput } from '../../../core/monitoring/update-monitor.use-case.js';
+import type { CreateMonitor } from '../../../core/monitoring/create-monitor.use-case.js';
+import type { UpdateMonitor } from '../../../core/monitoring/update-monitor.use-case.js';
 import type { DeleteMonitor } from '../../../core/monitoring/delete-monitor.use-case.js';
 import type { GetMonitor, ListMonitors } from '../../../core/monitoring/read-monitors.use-case.js';
 import type { ListMonitorResults } from '../../../core/monitoring/monitor-results.use-case.js';
@@ -87,7 +87,7 @@ export const monitorRoutes = (uc: MonitorsUseCases): Route[] => [
     id: 'createMonitor', method: 'POST', path: '/v1/monitors', tag: 'Monitoring', writes: true,
     summary: 'Create a monitor (dns, http, tls or domain_expiry) on one of your domains',
     description: 'Needs monitor.edit on the domain. Targets (a dns name, an http URL\'s host, a tls host) must be the domain or a name under it. The worker runs the first check at once, then every interval_seconds; a change between ok and failing opens or closes an incident, appends monitor.check_failed / monitor.check_recovered and notifies the owners.',
-    access: { kind: 'key' },
+    access: { kind: 'key', rights: { names: ['monitor.edit'], of: (i) => [{ right: 'monitor.edit', domain: i.body.domain }] } },
     body: {
       type: 'object', additionalProperties: false, required: ['kind', 'domain'],
       properties: { kind: { type: 'string', enum: [...MONITOR_KINDS] }, domain: { type: 'string', minLength: 1, maxLength: 300 }, ...specProperties, ...common },
@@ -102,7 +102,7 @@ export const monitorRoutes = (uc: MonitorsUseCases): Route[] => [
   route({
     id: 'listMonitors', method: 'GET', path: '/v1/monitors', tag: 'Monitoring', writes: false,
     summary: 'Monitors of the domains the key may read (monitor.read), newest first, cursor pages',
-    access: { kind: 'key' },
+    access: { kind: 'key', rights: { names: ['monitor.read'], of: (i) => [{ right: 'monitor.read', domain: i.query.domain }] } },
     query: pageQuery({ domain: { type: 'string', minLength: 1, maxLength: 300, description: 'Only monitors of this domain.' } }),
     responses: { 200: { description: 'A page of monitors', schema: page(monitor) } },
     errors: ['right_missing', 'cursor_invalid'],
@@ -114,7 +114,7 @@ export const monitorRoutes = (uc: MonitorsUseCases): Route[] => [
   route({
     id: 'getMonitor', method: 'GET', path: '/v1/monitors/{id}', tag: 'Monitoring', writes: false,
     summary: 'One monitor and its current state (monitor.read)',
-    access: { kind: 'key' }, params: idParam,
+    access: { kind: 'key', rightsOfRecord: ['monitor.read'] }, params: idParam,
     responses: { 200: { description: 'The monitor', schema: monitor } },
     errors: ['monitor_not_found'],
     handle: async (i) => ({ status: 200, body: await uc.monitors.get.execute(i.key, i.params.id) }),
@@ -122,7 +122,7 @@ export const monitorRoutes = (uc: MonitorsUseCases): Route[] => [
   route({
     id: 'updateMonitor', method: 'PATCH', path: '/v1/monitors/{id}', tag: 'Monitoring', writes: true,
     summary: 'Change a monitor: its kind-specific fields, interval, enabled (monitor.edit). The kind and domain stay.',
-    access: { kind: 'key' }, params: idParam,
+    access: { kind: 'key', rightsOfRecord: ['monitor.edit'] }, params: idParam,
     body: {
       type: 'object', additionalProperties: false, minProperties: 1,
       properties: { kind: { type: 'string', enum: [...MONITOR_KINDS] }, domain: { type: 'string', minLength: 1, maxLength: 300 }, ...specProperties, ...common },
@@ -134,7 +134,7 @@ export const monitorRoutes = (uc: MonitorsUseCases): Route[] => [
   route({
     id: 'deleteMonitor', method: 'DELETE', path: '/v1/monitors/{id}', tag: 'Monitoring', writes: true,
     summary: 'Delete a monitor with its results and incidents (monitor.edit)',
-    access: { kind: 'key' }, params: idParam,
+    access: { kind: 'key', rightsOfRecord: ['monitor.edit'] }, params: idParam,
     responses: { 200: { description: 'Deleted', schema: { type: 'object', properties: { id: { type: 'string' }, deleted: { type: 'boolean' } } } } },
     errors: ['monitor_not_found', 'right_missing'],
     handle: async (i) => ({ status: 200, body: await uc.monitors.delete.execute(i.key, i.params.id) }),
@@ -142,7 +142,7 @@ export const monitorRoutes = (uc: MonitorsUseCases): Route[] => [
   route({
     id: 'listMonitorResults', method: 'GET', path: '/v1/monitors/{id}/results', tag: 'Monitoring', writes: false,
     summary: 'Check results, newest first, within [from, to) — kept 30 days (monitor.read)',
-    access: { kind: 'key' }, params: idParam,
+    access: { kind: 'key', rightsOfRecord: ['monitor.read'] }, params: idParam,
     query: pageQuery({
       from: { type: 'string', maxLength: 40, description: 'RFC 3339 instant or YYYY-MM-DD (inclusive).' },
       to: { type: 'string', maxLength: 40, description: 'RFC 3339 instant or YYYY-MM-DD (exclusive).' },
@@ -159,7 +159,7 @@ export const monitorRoutes = (uc: MonitorsUseCases): Route[] => [
   route({
     id: 'getMonitorReport', method: 'GET', path: '/v1/monitors/{id}/report', tag: 'Monitoring', writes: false,
     summary: 'Uptime %, p50/p95 latency and incidents over the last 24h, 7d or 30d (monitor.read)',
-    access: { kind: 'key' }, params: idParam,
+    access: { kind: 'key', rightsOfRecord: ['monitor.read'] }, params: idParam,
     query: { type: 'object', additionalProperties: false, properties: { period: { type: 'string', enum: ['24h', '7d', '30d'], description: 'Default 24h.' } } },
     responses: { 200: { description: 'The report', schema: report } },
     errors: ['monitor_not_found'],

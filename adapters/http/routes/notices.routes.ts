@@ -1,6 +1,5 @@
 import type { ListNotices } from '../../../core/notices/list-notices.use-case.js';
 import type { ListKeyNotices } from '../../../core/notices/list-key-notices.use-case.js';
-import type { Environment } from '../../../core/kernel/environment.js';
 import { route, type Route } from '../route.js';
 import { i18n, page, pageQuery } from '../schemas.js';
 
@@ -14,7 +13,7 @@ export const noticeRoutes = (uc: NoticesUseCases): Route[] => [
   route({
     id: 'listNotices', method: 'GET', path: '/v1/notices', tag: 'Notices', writes: false,
     summary: 'Notices the key may see: about domains it may read, and billing ones with billing.read',
-    access: { kind: 'key' },
+    access: { kind: 'key', anyKey: true },
     query: pageQuery({}),
     responses: {
       200: {

@@ -3,6 +3,7 @@ import { schema } from '../schema-type.js';
 import type { ConfirmOperation } from '../../../core/operations/confirm-operation.use-case.js';
 import type { CancelOperation } from '../../../core/operations/cancel-operation.use-case.js';
 import type { GetOperation, ListOperations } from '../../../core/operations/read-operations.use-case.js';
+import { RIGHT_OF } from '../../../core/operations/operation.js';
 import { i18n, page, pageQuery } from '../schemas.js';
 
 const party = schema({
@@ -37,6 +38,8 @@ export const operationView = schema({
 });
 
 const idParam = schema({ type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 60 } } });
+/** Deciding on an operation needs its kind's right on its domain (the use case reads both from the operation). */
+const OPERATION_RIGHTS = [...new Set(Object.values(RIGHT_OF))];
 const DECIDE_ERRORS = ['operation_not_found', 'operation_not_pending', 'owner_required', 'right_missing'] as const;
 
 /**
@@ -54,7 +57,7 @@ export const operationRoutes = (uc: OperationsUseCases): Route[] => [
   route({
     id: 'listOperations', method: 'GET', path: '/v1/operations', tag: 'Operations', writes: false,
     summary: "Class 3 operations on domains the key's policies reach, newest first",
-    access: { kind: 'key' },
+    access: { kind: 'key', anyKey: true },
     query: pageQuery({
       domain: { type: 'string', maxLength: 300 },
       status: { type: 'string', enum: ['pending', 'active', 'cancelled', 'failed'] },
@@ -74,7 +77,7 @@ export const operationRoutes = (uc: OperationsUseCases): Route[] => [
   route({
     id: 'getOperation', method: 'GET', path: '/v1/operations/{id}', tag: 'Operations', writes: false,
     summary: 'One operation (on a domain the key reaches)',
-    access: { kind: 'key' },
+    access: { kind: 'key', anyKey: true },
     params: idParam,
     responses: { 200: { description: 'The operation', schema: operationView } },
     errors: ['operation_not_found'],
@@ -84,7 +87,7 @@ export const operationRoutes = (uc: OperationsUseCases): Route[] => [
     id: 'confirmOperation', method: 'POST', path: '/v1/operations/{id}/confirm', tag: 'Operations', writes: true, phased: true,
     summary: "Confirm as a second owner: the operation takes effect at once",
     description: "The key must be issued by an owner other than the person who requested the operation (or issued the requesting key), and hold the operation's right on that domain. A member's key, or the requester's own keys, are refused.",
-    access: { kind: 'key' },
+    access: { kind: 'key', rightsOfRecord: OPERATION_RIGHTS },
     params: idParam,
     responses: { 200: { description: 'The operation after confirming: active (or failed with the registry\'s reason)', schema: operationView } },
     errors: [...DECIDE_ERRORS, 'confirmation_by_requester'],
@@ -93,7 +96,7 @@ export const operationRoutes = (uc: OperationsUseCases): Route[] => [
   route({
     id: 'cancelOperation', method: 'POST', path: '/v1/operations/{id}/cancel', tag: 'Operations', writes: true,
     summary: "Cancel a pending operation (any owner: a key issued by an owner holding the operation's right)",
-    access: { kind: 'key' },
+    access: { kind: 'key', rightsOfRecord: OPERATION_RIGHTS },
     params: idParam,
     responses: { 200: { description: 'The operation, cancelled', schema: operationView } },
     errors: [...DECIDE_ERRORS],

@@ -15,7 +15,7 @@ export const sandboxRoutes = (uc: SandboxUseCases): Route[] => [
     id: 'advanceSandboxClock', method: 'POST', path: '/v1/sandbox/clock', tag: 'Sandbox', writes: true,
     summary: "Move this account's sandbox time forward (any test key); the lifecycle runs at once",
     description: 'ISO 8601 duration in days, hours or minutes (P30D, PT12H), at most 3 years. Moves the domain lifecycle of the test environment; key validity, idempotency and the spend month follow real time.',
-    access: { kind: 'key', sandboxOnly: true },
+    access: { kind: 'key', anyKey: true, sandboxOnly: true },
     body: { type: 'object', additionalProperties: false, required: ['advance'], properties: { advance: { type: 'string', maxLength: 20 } } },
     responses: {
       200: {
