@@ -138,7 +138,7 @@ export const withBody = (reply: Reply, fields: Record<string, unknown>): Reply =
 export const isHumanOnly = (r: Route): boolean => r.access.kind === 'human';
 
 /** `{domain}` and `{id}` in a path: each a string once the router matched it. */
-type PathParams<P extends string> = P extends `${string}{${infer N}}${infer Rest}` ? { [K in N]: string } & PathParams<Rest> : {};
+type PathParams<P extends string> = P extends `${string}{${infer N}}${infer Rest}` ? { [K in N]: string } & PathParams<Rest> : unknown;
 
 /** The request as the route's schemas type it. */
 export interface TypedRequest<Path extends string, P, Q, B> {

@@ -23,8 +23,10 @@ describe('Route handlers are typed by their JSON Schemas', () => {
         limit: { oneOf: [{ type: 'integer' }, { type: 'null' }] },
       },
     });
+    expect(s.required).to.deep.equal(['name', 'kind']);
     expect(holds<Is<FromSchema<typeof s>, { name: string; kind: 'a' | 'b'; count?: number; tags?: string[]; note?: string | null; limit?: number | null }>>()).to.equal(true);
     const either = schema({ type: 'object', oneOf: [{ required: ['x'] }, { required: ['y'] }], properties: { x: { type: 'string' }, y: { type: 'boolean' } } });
+    expect(either.oneOf).to.have.length(2);
     expect(holds<Is<FromSchema<typeof either>, { x: string; y?: boolean } | { y: boolean; x?: string }>>()).to.equal(true);
   });
 

@@ -5,7 +5,7 @@ import { formatUah } from '../../../core/kernel/money.js';
 import { DomainError } from '../../../core/kernel/errors.js';
 import type { Environment } from '../../../core/kernel/environment.js';
 import type { UseCases } from '../use-cases.js';
-import { html, raw, type Html } from './html.js';
+import { html, raw } from './html.js';
 import { alert, csrfField, type View } from './layout.js';
 import { operationPages } from './operations.pages.js';
 import { errorText } from './error-text.js';
