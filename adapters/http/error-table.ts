@@ -323,7 +323,7 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorEntry>> = {
     uk: () => 'Це доступно лише в тестовому середовищі: скористайтеся тестовим ключем (dmk_test_…).',
     en: () => 'This is for the test environment only: use a test key (dmk_test_…).',
   },
-  // class 3 operations (issue 10)
+  // class 3 operations
   operation_not_found: {
     status: 404,
     uk: (p) => `Операцію ${s(p.operation_id)} не знайдено серед операцій над доменами, до яких має доступ цей ключ.`,
@@ -476,7 +476,7 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorEntry>> = {
     uk: () => 'Внутрішня помилка сервера. Ми вже знаємо; повторіть запит пізніше.',
     en: () => 'Internal server error. It has been logged; retry later.',
   },
-  // the six human-only actions (issue 10)
+  // the six human-only actions
   reauth_required: {
     status: 403,
     uk: (p) => `Для цієї дії увійдіть ще раз (пароль і одноразовий код): попередній вхід був понад ${s(p.minutes)} хв тому.`,

@@ -41,7 +41,7 @@ export const allRoutes = (uc: UseCases, meta: Omit<MetaDeps, 'openapi'>, extra: 
 export const buildApi = (uc: UseCases, meta: Omit<MetaDeps, 'openapi'>, deps: HttpDeps, extra: readonly Route[] = []): { app: Koa; routes: Route[] } => {
   const routes = allRoutes(uc, meta, extra);
   const app = createHttpApp(routes, deps);
-  // The humans' console at /console/ (issue 10): after the API router, on the same process and port.
+  // The humans' console at /console/: after the API router, on the same process and port.
   app.use(consoleMiddleware(uc, { authenticateSession: deps.authenticateSession, secureCookies: deps.config.secureCookies, logger: deps.logger }));
   return { app, routes };
 };

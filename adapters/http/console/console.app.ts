@@ -14,7 +14,7 @@ import { errorText } from './error-text.js';
 export { errorText };
 
 /**
- * The humans' console at /console/ (issue 10), served by the same process as the API. Server-rendered
+ * The humans' console at /console/, served by the same process as the API. Server-rendered
  * HTML and one small script; every page calls the same use cases as the API routes (no second copy of a
  * business rule). Protections:
  * - CSRF: every POST carries `_csrf`, compared in constant time with the session's synchronizer token
