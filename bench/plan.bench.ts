@@ -211,7 +211,7 @@ const openStore = async (dir: string): Promise<Ctx> => {
   return {
     store,
     random,
-    zoneService: new ZoneService(store.zones, noopPublisher, store.uow, random, new SystemClock(), { report: (err) => { throw err; } }),
+    zoneService: new ZoneService({ zones: store.zones, publisher: noopPublisher, uow: store.uow, random, clock: new SystemClock(), diagnostics: { report: (err) => { throw err; } } }),
     ns: new EmbeddedNameserver({ host: '127.0.0.1', port: 0, axfrAllow: [], secondaries: [] }),
   };
 };

@@ -59,15 +59,18 @@ export interface IssuedKey {
 const bad = (field: string, rule: string, value?: unknown) =>
   new DomainError('validation_failed', {}, [{ field, rule, ...(value === undefined ? {} : { value }) }]);
 
+/** What IssueKey is built from (one object, named, instead of positions). */
+export interface IssueKeyDeps {
+  readonly keys: KeyRepository;
+  readonly events: EventLog;
+  readonly uow: UnitOfWork;
+  readonly hasher: SecretHasher;
+  readonly random: Random;
+  readonly clock: Clock;
+}
+
 export class IssueKey {
-  constructor(
-    private readonly keys: KeyRepository,
-    private readonly events: EventLog,
-    private readonly uow: UnitOfWork,
-    private readonly hasher: SecretHasher,
-    private readonly random: Random,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly deps: IssueKeyDeps) {}
 
   /** Builds and checks the key without issuing it: what `POST /v1/account/keys/preview` shows. */
   preview(actor: Actor, input: IssueKeyInput): KeyDraft {
@@ -86,9 +89,9 @@ export class IssueKey {
 
   async issue(actor: Actor, input: IssueKeyInput): Promise<IssuedKey> {
     const draft = this.preview(actor, input);
-    const id = this.random.base62(KEY_ID_LENGTH);
-    const secret = formatToken(draft.environment, id, this.random.base62(KEY_SECRET_LENGTH), (t) => this.hasher.crc32(t));
-    const now = this.clock.now();
+    const id = this.deps.random.base62(KEY_ID_LENGTH);
+    const secret = formatToken(draft.environment, id, this.deps.random.base62(KEY_SECRET_LENGTH), (t) => this.deps.hasher.crc32(t));
+    const now = this.deps.clock.now();
     const key: ApiKey = {
       id,
       accountId: actor.accountId,
@@ -98,16 +101,16 @@ export class IssueKey {
       policies: draft.policies,
       conditions: draft.conditions,
       class: draft.class,
-      secretHash: this.hasher.hmac(secret),
+      secretHash: this.deps.hasher.hmac(secret),
       createdAt: now,
       lastUsedAt: null,
       revokedAt: null,
       revokedBy: null,
     };
-    await this.uow.transaction(async () => {
-      await this.keys.insert(key);
-      await this.events.append({
-        id: this.random.id(), accountId: actor.accountId, environment: draft.environment, type: 'key.issued',
+    await this.deps.uow.transaction(async () => {
+      await this.deps.keys.insert(key);
+      await this.deps.events.append({
+        id: this.deps.random.id(), accountId: actor.accountId, environment: draft.environment, type: 'key.issued',
         subject: `key:${id}`, actor: `person:${actor.personId}`, occurredAt: now,
         data: {
           key_id: id, name: draft.name, class: draft.class, rights: draft.policies.map((p) => p.right),
@@ -161,7 +164,7 @@ export class IssueKey {
 
   private conditionsOf(input: IssueKeyInput, cls: DangerClass, spends: boolean): KeyConditions {
     const c = input.conditions ?? {};
-    const today = kyivDate(this.clock.now());
+    const today = kyivDate(this.deps.clock.now());
     const maxDate = addDays(today, CLASSES[cls].maxLifetimeDays);
     let expiresOn = maxDate;
     if (c.expires_on !== undefined && c.expires_on !== null) {

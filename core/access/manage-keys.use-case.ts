@@ -27,31 +27,34 @@ export class ListKeys {
   }
 }
 
+/** What RevokeKey is built from (one object, named, instead of positions). */
+export interface RevokeKeyDeps {
+  readonly keys: KeyRepository;
+  readonly events: EventLog;
+  readonly uow: UnitOfWork;
+  readonly random: Random;
+  readonly clock: Clock;
+}
+
 export class RevokeKey {
-  constructor(
-    private readonly keys: KeyRepository,
-    private readonly events: EventLog,
-    private readonly uow: UnitOfWork,
-    private readonly random: Random,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly deps: RevokeKeyDeps) {}
 
   async execute(actor: Actor, keyId: string): Promise<KeyView> {
-    return this.uow.transaction(async () => {
-      const key = await this.keys.findById(keyId);
+    return this.deps.uow.transaction(async () => {
+      const key = await this.deps.keys.findById(keyId);
       // A key of another account, or a member's view of someone else's key, is simply not found.
       if (!key || key.accountId !== actor.accountId || (actor.role === 'member' && key.createdBy !== actor.personId)) {
         throw new DomainError('key_not_found', { key_id: keyId });
       }
-      const now = this.clock.now();
+      const now = this.deps.clock.now();
       if (!key.revokedAt) {
-        await this.keys.revoke(key.id, now, actor.personId);
-        await this.events.append({
-          id: this.random.id(), accountId: actor.accountId, environment: key.environment, type: 'key.revoked',
+        await this.deps.keys.revoke(key.id, now, actor.personId);
+        await this.deps.events.append({
+          id: this.deps.random.id(), accountId: actor.accountId, environment: key.environment, type: 'key.revoked',
           subject: `key:${key.id}`, actor: `person:${actor.personId}`, occurredAt: now, data: { key_id: key.id },
         });
       }
-      const after = await this.keys.findById(key.id);
+      const after = await this.deps.keys.findById(key.id);
       return viewKey(after!, now);
     });
   }

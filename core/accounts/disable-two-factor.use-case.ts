@@ -6,25 +6,28 @@ import { requireRecentSignIn } from '../kernel/human-guards.js';
 import type { HumanContext } from './sign-in.use-case.js';
 import type { PeopleRepository } from './ports/people.port.js';
 
+/** What DisableTwoFactor is built from (one object, named, instead of positions). */
+export interface DisableTwoFactorDeps {
+  readonly people: PeopleRepository;
+  readonly events: EventLog;
+  readonly uow: UnitOfWork;
+  readonly random: Random;
+  readonly clock: Clock;
+}
+
 /** Switch off two-factor checks for oneself — a human-only action (seed A6): after signing in again; every
  * owner hears of it. Sign-in then asks for the password only. */
 export class DisableTwoFactor {
-  constructor(
-    private readonly people: PeopleRepository,
-    private readonly events: EventLog,
-    private readonly uow: UnitOfWork,
-    private readonly random: Random,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly deps: DisableTwoFactorDeps) {}
 
   async execute(human: HumanContext): Promise<{ two_factor: false }> {
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     requireRecentSignIn(human.session, now);
     if (human.person.twoFactorEnabled === false) return { two_factor: false };
-    await this.uow.transaction(async () => {
-      await this.people.setTwoFactor(human.person.id, false);
-      await this.events.append({
-        id: this.random.id(), accountId: human.actor.accountId, environment: null, type: 'person.two_factor_disabled',
+    await this.deps.uow.transaction(async () => {
+      await this.deps.people.setTwoFactor(human.person.id, false);
+      await this.deps.events.append({
+        id: this.deps.random.id(), accountId: human.actor.accountId, environment: null, type: 'person.two_factor_disabled',
         subject: `person:${human.person.id}`, actor: `person:${human.person.id}`, occurredAt: now, data: { email: human.person.email },
       });
     });

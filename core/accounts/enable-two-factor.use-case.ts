@@ -11,6 +11,18 @@ import type { AccountRepository } from './ports/account-repository.port.js';
 import type { TotpVerifier } from './ports/credentials.port.js';
 import type { PeopleRepository } from './ports/people.port.js';
 
+/** What EnableTwoFactor is built from (one object, named, instead of positions). */
+export interface EnableTwoFactorDeps {
+  readonly accounts: AccountRepository;
+  readonly people: PeopleRepository;
+  readonly totp: TotpVerifier;
+  readonly box: SecretBox;
+  readonly events: EventLog;
+  readonly uow: UnitOfWork;
+  readonly random: Random;
+  readonly clock: Clock;
+}
+
 /**
  * Switch two-factor checks on again for oneself, with a fresh secret — the way back from DisableTwoFactor,
  * in two steps so a person never ends up locked out by a secret their app does not hold:
@@ -20,31 +32,22 @@ import type { PeopleRepository } from './ports/people.port.js';
  *    transaction with the event and the owners' notice. The old seed never comes back.
  */
 export class EnableTwoFactor {
-  constructor(
-    private readonly accounts: AccountRepository,
-    private readonly people: PeopleRepository,
-    private readonly totp: TotpVerifier,
-    private readonly box: SecretBox,
-    private readonly events: EventLog,
-    private readonly uow: UnitOfWork,
-    private readonly random: Random,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly deps: EnableTwoFactorDeps) {}
 
   async start(human: HumanContext): Promise<{ secret: string; otpauthUri: string }> {
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     requireRecentSignIn(human.session, now);
     const person = await this.current(human);
     if (person.twoFactorEnabled !== false) throw new DomainError('two_factor_already_on');
-    const secret = this.totp.generateSecret();
-    await this.uow.transaction(async () => {
-      if (!(await this.people.setPendingTotp(person.id, this.box.seal(secret)))) throw new DomainError('two_factor_already_on');
-      await this.events.append({
-        id: this.random.id(), accountId: person.accountId, environment: null, type: 'person.two_factor_enrolment_started',
+    const secret = this.deps.totp.generateSecret();
+    await this.deps.uow.transaction(async () => {
+      if (!(await this.deps.people.setPendingTotp(person.id, this.deps.box.seal(secret)))) throw new DomainError('two_factor_already_on');
+      await this.deps.events.append({
+        id: this.deps.random.id(), accountId: person.accountId, environment: null, type: 'person.two_factor_enrolment_started',
         subject: `person:${person.id}`, actor: `person:${person.id}`, occurredAt: now, data: {},
       });
     });
-    return { secret, otpauthUri: this.totp.uri(secret, person.email) };
+    return { secret, otpauthUri: this.deps.totp.uri(secret, person.email) };
   }
 
   async confirm(human: HumanContext, code: string): Promise<{ two_factor: true }> {
@@ -52,20 +55,20 @@ export class EnableTwoFactor {
     if (person.twoFactorEnabled !== false) throw new DomainError('two_factor_already_on');
     const pending = person.totpPendingSecret;
     if (!pending) throw new DomainError('two_factor_enrolment_missing');
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     // No code of this seed was ever accepted, so nothing earlier to refuse; the step it matched is recorded
     // with the switch, so this very code never signs in afterwards (RFC 6238 §5.2).
-    const step = await this.totp.verify(this.box.open(pending), code, now, null);
+    const step = await this.deps.totp.verify(this.deps.box.open(pending), code, now, null);
     if (step === null) throw new DomainError('totp_invalid');
-    await this.uow.transaction(async () => {
-      if (!(await this.people.confirmPendingTotp(person.id, pending, step))) {
+    await this.deps.uow.transaction(async () => {
+      if (!(await this.deps.people.confirmPendingTotp(person.id, pending, step))) {
         // Changed since we read it: a concurrent confirmation won, or a newer enrolment replaced the seed.
-        const latest = await this.accounts.findPerson(person.id);
+        const latest = await this.deps.accounts.findPerson(person.id);
         if (!latest || latest.twoFactorEnabled !== false) throw new DomainError('two_factor_already_on');
         throw new DomainError(latest.totpPendingSecret ? 'totp_invalid' : 'two_factor_enrolment_missing');
       }
-      await this.events.append({
-        id: this.random.id(), accountId: person.accountId, environment: null, type: 'person.two_factor_enabled',
+      await this.deps.events.append({
+        id: this.deps.random.id(), accountId: person.accountId, environment: null, type: 'person.two_factor_enabled',
         subject: `person:${person.id}`, actor: `person:${person.id}`, occurredAt: now, data: { email: person.email },
       });
     });
@@ -74,7 +77,7 @@ export class EnableTwoFactor {
 
   /** The person as stored now (the session's copy may predate an enrolment started in another tab). */
   private async current(human: HumanContext): Promise<Person> {
-    const person = await this.accounts.findPerson(human.person.id);
+    const person = await this.deps.accounts.findPerson(human.person.id);
     if (!person) throw new DomainError('session_required');
     return person;
   }

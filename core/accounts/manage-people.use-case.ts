@@ -1,3 +1,4 @@
+import { withDefaults } from '../kernel/defaults.js';
 import type { SecretHasher } from '../kernel/secret-hasher.port.js';
 import type { EventLog } from '../kernel/event-log.port.js';
 import type { EventData, EventType } from '../kernel/events.js';
@@ -26,6 +27,24 @@ export const viewPerson = (p: Person): PersonView => ({
 export interface InvitationView { id: string; email: string; role: Role; expires_at: string; created_at: string }
 const viewInvitation = (i: Invitation): InvitationView => ({ id: i.id, email: i.email, role: i.role, expires_at: i.expiresAt.toISOString(), created_at: i.createdAt.toISOString() });
 
+/** What ManagePeople is built from (one object, named, instead of positions). */
+export interface ManagePeopleDeps {
+  readonly accounts: AccountRepository;
+  readonly people: PeopleRepository;
+  readonly invitations: InvitationRepository;
+  readonly passwords: PasswordHasher;
+  readonly totp: TotpVerifier;
+  readonly box: SecretBox;
+  readonly hasher: SecretHasher;
+  readonly outbox: InvitationMail;
+  readonly events: EventLog;
+  readonly uow: UnitOfWork;
+  readonly random: Random;
+  readonly clock: Clock;
+  /** The console's public address, for the link in the invitation e-mail. */
+  readonly consoleUrl?: string;
+}
+
 /**
  * Manage people — a human-only action (seed A6): owners invite by e-mail link (a one-time token), change
  * roles and remove people; anyone may leave. The account always keeps at least one owner: the last owner
@@ -33,26 +52,15 @@ const viewInvitation = (i: Invitation): InvitationView => ({ id: i.id, email: i.
  * other at once cannot both succeed).
  */
 export class ManagePeople {
-  constructor(
-    private readonly accounts: AccountRepository,
-    private readonly people: PeopleRepository,
-    private readonly invitations: InvitationRepository,
-    private readonly passwords: PasswordHasher,
-    private readonly totp: TotpVerifier,
-    private readonly box: SecretBox,
-    private readonly hasher: SecretHasher,
-    private readonly outbox: InvitationMail,
-    private readonly events: EventLog,
-    private readonly uow: UnitOfWork,
-    private readonly random: Random,
-    private readonly clock: Clock,
-    /** The console's public address, for the link in the invitation e-mail. */
-    private readonly consoleUrl: string = '/console',
-  ) {}
+  private readonly deps: Required<ManagePeopleDeps>;
+
+  constructor(deps: ManagePeopleDeps) {
+    this.deps = withDefaults(deps, { consoleUrl: '/console' });
+  }
 
   async list(actor: Actor): Promise<{ people: PersonView[]; invitations: InvitationView[] }> {
-    const people = (await this.people.list(actor.accountId)).map(viewPerson);
-    const invitations = actor.role === 'owner' ? (await this.invitations.pending(actor.accountId, this.clock.now())).map(viewInvitation) : [];
+    const people = (await this.deps.people.list(actor.accountId)).map(viewPerson);
+    const invitations = actor.role === 'owner' ? (await this.deps.invitations.pending(actor.accountId, this.deps.clock.now())).map(viewInvitation) : [];
     return { people, invitations };
   }
 
@@ -62,18 +70,18 @@ export class ManagePeople {
     const email = input.email.trim().toLowerCase();
     if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 320) throw new DomainError('validation_failed', {}, [{ field: 'email', rule: 'an e-mail address' }]);
     if (input.role !== 'owner' && input.role !== 'member') throw new DomainError('validation_failed', {}, [{ field: 'role', rule: 'owner or member' }]);
-    if (await this.accounts.findPersonByEmail(email)) throw new DomainError('person_exists', { email });
-    const token = this.random.base62(43);
-    const now = this.clock.now();
+    if (await this.deps.accounts.findPersonByEmail(email)) throw new DomainError('person_exists', { email });
+    const token = this.deps.random.base62(43);
+    const now = this.deps.clock.now();
     const invitation: Invitation = {
-      id: this.random.id(), accountId: actor.accountId, email, role: input.role, tokenHash: this.hasher.sha256(token),
+      id: this.deps.random.id(), accountId: actor.accountId, email, role: input.role, tokenHash: this.deps.hasher.sha256(token),
       invitedBy: actor.personId, createdAt: now, expiresAt: new Date(now.getTime() + INVITATION_TTL_MS), acceptedAt: null, revokedAt: null,
     };
-    const link = `${this.consoleUrl.replace(/\/$/, '')}/invitations?token=${token}`;
-    await this.uow.transaction(async () => {
-      await this.invitations.insert(invitation);
-      await this.outbox.enqueue([{
-        id: this.random.id(), noticeId: invitation.id, recipientId: invitation.id, address: email,
+    const link = `${this.deps.consoleUrl.replace(/\/$/, '')}/invitations?token=${token}`;
+    await this.deps.uow.transaction(async () => {
+      await this.deps.invitations.insert(invitation);
+      await this.deps.outbox.enqueue([{
+        id: this.deps.random.id(), noticeId: invitation.id, recipientId: invitation.id, address: email,
         subject: 'Domivka: запрошення до рахунку / an invitation to an account',
         body: `Вас запросили до рахунку Domivka (роль: ${input.role}). Посилання діє 7 днів, один раз:\n${link}\n\n`
           + `You are invited to a Domivka account (role: ${input.role}). The link works once, for 7 days:\n${link}\n`,
@@ -86,13 +94,13 @@ export class ManagePeople {
 
   async revokeInvitation(actor: Actor, id: string): Promise<void> {
     requireOwner(actor, 'people');
-    if (!(await this.invitations.revoke(id, actor.accountId, this.clock.now()))) throw new DomainError('invitation_invalid');
+    if (!(await this.deps.invitations.revoke(id, actor.accountId, this.deps.clock.now()))) throw new DomainError('invitation_invalid');
   }
 
   /** What the invitation page shows before accepting. */
   async inspect(token: string): Promise<InvitationView> {
-    const inv = await this.invitations.findByTokenHash(this.hasher.sha256(token));
-    if (!inv || inv.acceptedAt || inv.revokedAt || inv.expiresAt <= this.clock.now()) throw new DomainError('invitation_invalid');
+    const inv = await this.deps.invitations.findByTokenHash(this.deps.hasher.sha256(token));
+    if (!inv || inv.acceptedAt || inv.revokedAt || inv.expiresAt <= this.deps.clock.now()) throw new DomainError('invitation_invalid');
     return viewInvitation(inv);
   }
 
@@ -100,34 +108,34 @@ export class ManagePeople {
   async accept(token: string, input: { name: string; password: string }): Promise<{ person: PersonView; totpSecret: string; totpUri: string }> {
     if (typeof input.name !== 'string' || input.name.trim() === '' || input.name.length > 200) throw new DomainError('validation_failed', {}, [{ field: 'name', rule: '1–200 characters' }]);
     if (typeof input.password !== 'string' || input.password.length < 12 || input.password.length > 1024) throw new DomainError('validation_failed', {}, [{ field: 'password', rule: 'at least 12 characters' }]);
-    const inv = await this.invitations.findByTokenHash(this.hasher.sha256(token));
+    const inv = await this.deps.invitations.findByTokenHash(this.deps.hasher.sha256(token));
     if (!inv) throw new DomainError('invitation_invalid');
-    const totpSecret = this.totp.generateSecret();
-    const now = this.clock.now();
+    const totpSecret = this.deps.totp.generateSecret();
+    const now = this.deps.clock.now();
     const person: Person = {
-      id: this.random.id(), accountId: inv.accountId, email: inv.email, name: input.name.trim(), role: inv.role,
-      passwordHash: await this.passwords.hash(input.password), totpSecret: this.box.seal(totpSecret), totpLastStep: null,
+      id: this.deps.random.id(), accountId: inv.accountId, email: inv.email, name: input.name.trim(), role: inv.role,
+      passwordHash: await this.deps.passwords.hash(input.password), totpSecret: this.deps.box.seal(totpSecret), totpLastStep: null,
       lastSignInAt: null, createdAt: now,
     };
-    await this.uow.transaction(async () => {
-      if (!(await this.invitations.accept(inv.id, now))) throw new DomainError('invitation_invalid');
-      if (await this.accounts.findPersonByEmail(inv.email)) throw new DomainError('person_exists', { email: inv.email });
-      await this.accounts.insertPerson(person);
+    await this.deps.uow.transaction(async () => {
+      if (!(await this.deps.invitations.accept(inv.id, now))) throw new DomainError('invitation_invalid');
+      if (await this.deps.accounts.findPersonByEmail(inv.email)) throw new DomainError('person_exists', { email: inv.email });
+      await this.deps.accounts.insertPerson(person);
       await this.append('person.joined', { personId: person.id, accountId: inv.accountId }, `person:${person.id}`, { email: person.email, role: person.role, invitation_id: inv.id });
     });
-    return { person: viewPerson(person), totpSecret, totpUri: this.totp.uri(totpSecret, person.email) };
+    return { person: viewPerson(person), totpSecret, totpUri: this.deps.totp.uri(totpSecret, person.email) };
   }
 
   async changeRole(actor: Actor, personId: string, role: Role): Promise<PersonView> {
     requireOwner(actor, 'people');
     if (role !== 'owner' && role !== 'member') throw new DomainError('validation_failed', {}, [{ field: 'role', rule: 'owner or member' }]);
-    return this.uow.transaction(async () => {
-      await this.people.lockAccount(actor.accountId);
+    return this.deps.uow.transaction(async () => {
+      await this.deps.people.lockAccount(actor.accountId);
       await this.stillOwner(actor);
       const target = await this.member(actor, personId);
       if (target.role === role) return viewPerson(target);
       if (role === 'member') await this.keepAnOwner(actor.accountId, target);
-      await this.people.setRole(target.id, role);
+      await this.deps.people.setRole(target.id, role);
       await this.append('person.role_changed', actor, `person:${target.id}`, { email: target.email, from: target.role, to: role });
       return viewPerson({ ...target, role });
     });
@@ -136,39 +144,39 @@ export class ManagePeople {
   /** Removes a person (owners), or the person leaves (anyone, themselves). Their sessions and keys end. */
   async remove(actor: Actor, personId: string): Promise<void> {
     if (personId !== actor.personId) requireOwner(actor, 'people');
-    const now = this.clock.now();
-    await this.uow.transaction(async () => {
-      await this.people.lockAccount(actor.accountId);
+    const now = this.deps.clock.now();
+    await this.deps.uow.transaction(async () => {
+      await this.deps.people.lockAccount(actor.accountId);
       if (personId !== actor.personId) await this.stillOwner(actor);
       const target = await this.member(actor, personId);
       if (target.role === 'owner') await this.keepAnOwner(actor.accountId, target);
-      await this.people.remove(target.id, now);
-      await this.people.revokeSessions({ personId: target.id }, now);
-      const keys = await this.people.revokeKeys({ createdBy: target.id }, now, actor.personId);
+      await this.deps.people.remove(target.id, now);
+      await this.deps.people.revokeSessions({ personId: target.id }, now);
+      const keys = await this.deps.people.revokeKeys({ createdBy: target.id }, now, actor.personId);
       await this.append('person.removed', actor, `person:${target.id}`, { email: target.email, left: target.id === actor.personId, keys_revoked: keys });
     });
   }
 
   private async member(actor: Actor, personId: string): Promise<Person> {
-    const p = await this.accounts.findPerson(personId);
+    const p = await this.deps.accounts.findPerson(personId);
     if (!p || p.accountId !== actor.accountId) throw new DomainError('person_not_found', { id: personId });
     return p;
   }
 
   /** The role read at sign-in may be stale: under the account's lock, the actor must still be an owner. */
   private async stillOwner(actor: Actor): Promise<void> {
-    const me = await this.accounts.findPerson(actor.personId);
+    const me = await this.deps.accounts.findPerson(actor.personId);
     if (!me || me.role !== 'owner') throw new DomainError('owner_only', { action: 'people' });
   }
 
   private async keepAnOwner(accountId: string, leaving: Person): Promise<void> {
-    const others = (await this.accounts.owners(accountId)).filter((o) => o.id !== leaving.id);
+    const others = (await this.deps.accounts.owners(accountId)).filter((o) => o.id !== leaving.id);
     if (others.length === 0) throw new DomainError('last_owner', { email: leaving.email });
   }
 
   private async append<T extends EventType>(type: T, actor: Pick<Actor, 'personId' | 'accountId'>, subject: string, data: EventData[T]): Promise<void> {
-    await this.events.append({
-      id: this.random.id(), accountId: actor.accountId, environment: null, type, subject, actor: `person:${actor.personId}`, occurredAt: this.clock.now(), data,
+    await this.deps.events.append({
+      id: this.deps.random.id(), accountId: actor.accountId, environment: null, type, subject, actor: `person:${actor.personId}`, occurredAt: this.deps.clock.now(), data,
     });
   }
 }

@@ -9,34 +9,37 @@ import type { AccountRepository } from './ports/account-repository.port.js';
 import type { PasswordHasher, TotpVerifier } from './ports/credentials.port.js';
 import type { PeopleRepository } from './ports/people.port.js';
 
+/** What Reauthenticate is built from (one object, named, instead of positions). */
+export interface ReauthenticateDeps {
+  readonly accounts: AccountRepository;
+  readonly people: PeopleRepository;
+  readonly passwords: PasswordHasher;
+  readonly totp: TotpVerifier;
+  readonly box: SecretBox;
+  readonly events: EventLog;
+  readonly uow: UnitOfWork;
+  readonly random: Random;
+  readonly clock: Clock;
+}
+
 /** "Sign in again" (seed A6): the signed-in person proves password + TOTP once more; the session
  * remembers when, and the sensitive actions accept it for REAUTH_WINDOW_MS. */
 export class Reauthenticate {
-  constructor(
-    private readonly accounts: AccountRepository,
-    private readonly people: PeopleRepository,
-    private readonly passwords: PasswordHasher,
-    private readonly totp: TotpVerifier,
-    private readonly box: SecretBox,
-    private readonly events: EventLog,
-    private readonly uow: UnitOfWork,
-    private readonly random: Random,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly deps: ReauthenticateDeps) {}
 
   async execute(human: HumanContext, input: { password: string; totp?: string }): Promise<{ authenticatedAt: Date }> {
-    const person = await this.accounts.findPerson(human.person.id);
+    const person = await this.deps.accounts.findPerson(human.person.id);
     if (!person) throw new DomainError('session_required');
-    const now = this.clock.now();
-    const passwordOk = await this.passwords.verify(person.passwordHash, input.password);
+    const now = this.deps.clock.now();
+    const passwordOk = await this.deps.passwords.verify(person.passwordHash, input.password);
     const twoFactor = person.twoFactorEnabled !== false;
-    const step = passwordOk && twoFactor ? await this.totp.verify(this.box.open(person.totpSecret), input.totp ?? '', now, person.totpLastStep) : null;
+    const step = passwordOk && twoFactor ? await this.deps.totp.verify(this.deps.box.open(person.totpSecret), input.totp ?? '', now, person.totpLastStep) : null;
     if (!passwordOk || (twoFactor && step === null)) throw new DomainError('sign_in_failed');
-    await this.uow.transaction(async () => {
-      if (!(await this.accounts.recordSignIn(person.id, now, step))) throw new DomainError('sign_in_failed');
-      await this.people.reauthenticated(human.session.id, now);
-      await this.events.append({
-        id: this.random.id(), accountId: person.accountId, environment: null, type: 'person.reauthenticated',
+    await this.deps.uow.transaction(async () => {
+      if (!(await this.deps.accounts.recordSignIn(person.id, now, step))) throw new DomainError('sign_in_failed');
+      await this.deps.people.reauthenticated(human.session.id, now);
+      await this.deps.events.append({
+        id: this.deps.random.id(), accountId: person.accountId, environment: null, type: 'person.reauthenticated',
         subject: `person:${person.id}`, actor: `person:${person.id}`, occurredAt: now, data: { session_id: human.session.id },
       });
     });

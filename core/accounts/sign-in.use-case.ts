@@ -24,46 +24,49 @@ export interface SignedIn {
   readonly person: Person;
 }
 
+/** What SignIn is built from (one object, named, instead of positions). */
+export interface SignInDeps {
+  readonly accounts: AccountRepository;
+  readonly sessions: SessionRepository;
+  readonly passwords: PasswordHasher;
+  readonly totp: TotpVerifier;
+  readonly box: SecretBox;
+  readonly hasher: SecretHasher;
+  readonly events: EventLog;
+  readonly uow: UnitOfWork;
+  readonly random: Random;
+  readonly clock: Clock;
+}
+
 /** Humans sign in with e-mail + password (argon2id) + TOTP, always (issue: Accounts). */
 export class SignIn {
-  constructor(
-    private readonly accounts: AccountRepository,
-    private readonly sessions: SessionRepository,
-    private readonly passwords: PasswordHasher,
-    private readonly totp: TotpVerifier,
-    private readonly box: SecretBox,
-    private readonly hasher: SecretHasher,
-    private readonly events: EventLog,
-    private readonly uow: UnitOfWork,
-    private readonly random: Random,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly deps: SignInDeps) {}
 
   async execute(input: { email: string; password: string; totp: string }): Promise<SignedIn> {
-    const person = await this.accounts.findPersonByEmail(input.email.trim().toLowerCase());
-    const passwordOk = await this.passwords.verify(person?.passwordHash ?? DUMMY_PASSWORD_HASH, input.password);
-    const now = this.clock.now();
+    const person = await this.deps.accounts.findPersonByEmail(input.email.trim().toLowerCase());
+    const passwordOk = await this.deps.passwords.verify(person?.passwordHash ?? DUMMY_PASSWORD_HASH, input.password);
+    const now = this.deps.clock.now();
     const twoFactor = person?.twoFactorEnabled !== false;
-    const step = person && passwordOk && twoFactor ? await this.totp.verify(this.box.open(person.totpSecret), input.totp, now, person.totpLastStep) : null;
+    const step = person && passwordOk && twoFactor ? await this.deps.totp.verify(this.deps.box.open(person.totpSecret), input.totp, now, person.totpLastStep) : null;
     // One answer for every failure: which factor failed is not told.
     if (!person || !passwordOk || (twoFactor && step === null)) throw new DomainError('sign_in_failed');
-    const token = this.random.base62(43);
+    const token = this.deps.random.base62(43);
     const session: Session = {
-      id: this.random.id(),
+      id: this.deps.random.id(),
       personId: person.id,
       accountId: person.accountId,
-      tokenHash: this.hasher.sha256(token),
+      tokenHash: this.deps.hasher.sha256(token),
       createdAt: now,
       authenticatedAt: now,
       expiresAt: new Date(now.getTime() + SESSION_TTL_MS),
       revokedAt: null,
-      csrfToken: this.random.base62(43),
+      csrfToken: this.deps.random.base62(43),
     };
-    await this.uow.transaction(async () => {
-      if (!(await this.accounts.recordSignIn(person.id, now, step))) throw new DomainError('sign_in_failed');
-      await this.sessions.insert(session);
-      await this.events.append({
-        id: this.random.id(), accountId: person.accountId, environment: null, type: 'person.signed_in',
+    await this.deps.uow.transaction(async () => {
+      if (!(await this.deps.accounts.recordSignIn(person.id, now, step))) throw new DomainError('sign_in_failed');
+      await this.deps.sessions.insert(session);
+      await this.deps.events.append({
+        id: this.deps.random.id(), accountId: person.accountId, environment: null, type: 'person.signed_in',
         subject: `person:${person.id}`, actor: `person:${person.id}`, occurredAt: now, data: { session_id: session.id },
       });
     });
@@ -72,18 +75,21 @@ export class SignIn {
 }
 
 
+/** What AuthenticateSession is built from (one object, named, instead of positions). */
+export interface AuthenticateSessionDeps {
+  readonly accounts: AccountRepository;
+  readonly sessions: SessionRepository;
+  readonly hasher: SecretHasher;
+  readonly clock: Clock;
+}
+
 export class AuthenticateSession {
-  constructor(
-    private readonly accounts: AccountRepository,
-    private readonly sessions: SessionRepository,
-    private readonly hasher: SecretHasher,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly deps: AuthenticateSessionDeps) {}
 
   async execute(token: string): Promise<HumanContext> {
-    const session = await this.sessions.findByTokenHash(this.hasher.sha256(token));
-    if (!session || session.revokedAt || session.expiresAt <= this.clock.now()) throw new DomainError('session_required');
-    const person = await this.accounts.findPerson(session.personId);
+    const session = await this.deps.sessions.findByTokenHash(this.deps.hasher.sha256(token));
+    if (!session || session.revokedAt || session.expiresAt <= this.deps.clock.now()) throw new DomainError('session_required');
+    const person = await this.deps.accounts.findPerson(session.personId);
     if (!person) throw new DomainError('session_required');
     return { actor: { personId: person.id, accountId: person.accountId, role: person.role }, person, session };
   }

@@ -12,6 +12,15 @@ export interface ChargingKey {
   readonly spendLimit: number | null;
 }
 
+/** What Accounting is built from (one object, named, instead of positions). */
+export interface AccountingDeps {
+  readonly ledger: Ledger;
+  readonly wallets: Wallets;
+  readonly spend: SpendCounters;
+  readonly random: Random;
+  readonly clock: Clock;
+}
+
 /**
  * Every movement of money goes through here, inside the caller's transaction, so the checks and the
  * change are one atomic step (seed 2.3, 8; DESIGN: a charge that would pass the limit is refused whole):
@@ -21,24 +30,18 @@ export interface ChargingKey {
  * - void(): they refused: the entry is voided and the money and spend come back.
  */
 export class Accounting {
-  constructor(
-    private readonly ledger: Ledger,
-    private readonly wallets: Wallets,
-    private readonly spend: SpendCounters,
-    private readonly random: Random,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly deps: AccountingDeps) {}
 
   async balance(accountId: string, environment: Environment): Promise<number> {
-    return this.wallets.balance(accountId, environment);
+    return this.deps.wallets.balance(accountId, environment);
   }
 
   /** Checks and counts spend through a key; throws spend_limit_exceeded saying what is left. */
   async reserveSpend(key: ChargingKey | null, amount: number, at: Date): Promise<void> {
     if (!key || key.spendLimit === null) return;
     const month = kyivMonth(at).month;
-    if (!(await this.spend.reserve(key.id, month, amount, key.spendLimit))) {
-      const spent = await this.spend.spent(key.id, month);
+    if (!(await this.deps.spend.reserve(key.id, month, amount, key.spendLimit))) {
+      const spent = await this.deps.spend.spent(key.id, month);
       const left = Math.max(0, key.spendLimit - spent);
       throw new DomainError('spend_limit_exceeded', {
         key_id: key.id, month, limit: formatUah(key.spendLimit), spent: formatUah(spent), left: formatUah(left), amount: formatUah(amount),
@@ -47,7 +50,7 @@ export class Accounting {
   }
 
   async releaseSpend(keyId: string | null, amount: number, at: Date): Promise<void> {
-    if (keyId) await this.spend.release(keyId, kyivMonth(at).month, amount);
+    if (keyId) await this.deps.spend.release(keyId, kyivMonth(at).month, amount);
   }
 
   /** A charge, pending until post() or void(). */
@@ -56,32 +59,32 @@ export class Accounting {
     description: string; key: ChargingKey | null;
   }): Promise<LedgerEntry> {
     if (!Number.isSafeInteger(input.amount) || input.amount <= 0) throw new Error(`a charge must be positive kopiykas, got ${input.amount}`);
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     await this.reserveSpend(input.key, input.amount, now);
-    if (!(await this.wallets.debit(input.accountId, input.environment, input.amount))) {
-      const balance = await this.wallets.balance(input.accountId, input.environment);
+    if (!(await this.deps.wallets.debit(input.accountId, input.environment, input.amount))) {
+      const balance = await this.deps.wallets.balance(input.accountId, input.environment);
       // Thrown inside the caller's transaction: the spend counted above is rolled back with it.
       throw new DomainError('insufficient_funds', { balance: formatUah(balance), amount: formatUah(input.amount) });
     }
     const entry: LedgerEntry = {
-      id: this.random.id(), accountId: input.accountId, environment: input.environment, amount: -input.amount,
+      id: this.deps.random.id(), accountId: input.accountId, environment: input.environment, amount: -input.amount,
       kind: input.kind, status: 'pending', keyId: input.key?.id ?? null, domain: input.domain, description: input.description,
       createdAt: now,
     };
-    await this.ledger.append(entry);
+    await this.deps.ledger.append(entry);
     return entry;
   }
 
   async post(entryId: string): Promise<void> {
-    await this.ledger.setStatus(entryId, 'posted');
+    await this.deps.ledger.setStatus(entryId, 'posted');
   }
 
   /** Undoes a pending charge: nothing was charged in the end. */
   async void(entryId: string): Promise<void> {
-    const e = await this.ledger.find(entryId);
+    const e = await this.deps.ledger.find(entryId);
     if (!e || e.status !== 'pending') return;
-    await this.ledger.setStatus(e.id, 'voided');
-    await this.wallets.credit(e.accountId, e.environment, -e.amount);
+    await this.deps.ledger.setStatus(e.id, 'voided');
+    await this.deps.wallets.credit(e.accountId, e.environment, -e.amount);
     await this.releaseSpend(e.keyId, -e.amount, e.createdAt);
   }
 
@@ -90,11 +93,11 @@ export class Accounting {
     accountId: string; environment: Environment; amount: number; kind: LedgerKind; description: string; keyId: string | null;
   }): Promise<LedgerEntry> {
     const entry: LedgerEntry = {
-      id: this.random.id(), accountId: input.accountId, environment: input.environment, amount: input.amount, kind: input.kind,
-      status: 'posted', keyId: input.keyId, domain: null, description: input.description, createdAt: this.clock.now(),
+      id: this.deps.random.id(), accountId: input.accountId, environment: input.environment, amount: input.amount, kind: input.kind,
+      status: 'posted', keyId: input.keyId, domain: null, description: input.description, createdAt: this.deps.clock.now(),
     };
-    await this.ledger.append(entry);
-    await this.wallets.credit(input.accountId, input.environment, input.amount);
+    await this.deps.ledger.append(entry);
+    await this.deps.wallets.credit(input.accountId, input.environment, input.amount);
     return entry;
   }
 }

@@ -26,6 +26,16 @@ const luhn = (digits: string): boolean => {
 const brandOf = (digits: string): string =>
   digits.startsWith('4') ? 'visa' : /^5[1-5]/.test(digits) || /^2[2-7]/.test(digits) ? 'mastercard' : /^3[47]/.test(digits) ? 'amex' : 'card';
 
+/** What ChangePaymentMethod is built from (one object, named, instead of positions). */
+export interface ChangePaymentMethodDeps {
+  readonly cards: SavedCards;
+  readonly setups: (environment: Environment) => CardSetup | null;
+  readonly events: EventLog;
+  readonly uow: UnitOfWork;
+  readonly random: Random;
+  readonly clock: Clock;
+}
+
 /**
  * Change the payment method — a human-only action (seed A6): an owner, signed in again within 5 minutes.
  * Test environment: a sandbox card number (Stripe's test numbers; the ending picks the outcome of later
@@ -33,17 +43,10 @@ const brandOf = (digits: string): string =>
  * completed here; the card number never passes through us.
  */
 export class ChangePaymentMethod {
-  constructor(
-    private readonly cards: SavedCards,
-    private readonly setups: (environment: Environment) => CardSetup | null,
-    private readonly events: EventLog,
-    private readonly uow: UnitOfWork,
-    private readonly random: Random,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly deps: ChangePaymentMethodDeps) {}
 
   async current(human: HumanContext, environment: Environment): Promise<CardView | null> {
-    const c = await this.cards.find(human.actor.accountId, environment);
+    const c = await this.deps.cards.find(human.actor.accountId, environment);
     return c ? viewCard(c) : null;
   }
 
@@ -62,16 +65,16 @@ export class ChangePaymentMethod {
 
   async startSetup(human: HumanContext, environment: Environment): Promise<{ setup_id: string; client_secret: string }> {
     this.guard(human);
-    const setup = this.setups(environment);
+    const setup = this.deps.setups(environment);
     if (!setup) throw new DomainError('card_setup_unavailable', { environment });
-    const existing = await this.cards.find(human.actor.accountId, environment);
+    const existing = await this.deps.cards.find(human.actor.accountId, environment);
     const s = await this.paying(() => setup.start({ accountId: human.actor.accountId, environment, customerRef: existing?.customerRef ?? null, email: human.person.email }));
     return { setup_id: s.setupRef, client_secret: s.clientSecret };
   }
 
   async completeSetup(human: HumanContext, environment: Environment, setupRef: string): Promise<CardView> {
     this.guard(human);
-    const setup = this.setups(environment);
+    const setup = this.deps.setups(environment);
     if (!setup) throw new DomainError('card_setup_unavailable', { environment });
     const card = await this.paying(() => setup.complete({ accountId: human.actor.accountId, environment, setupRef }));
     await this.save(human, card);
@@ -80,7 +83,7 @@ export class ChangePaymentMethod {
 
   private guard(human: HumanContext): void {
     requireOwner(human.actor, 'payment_method');
-    requireRecentSignIn(human.session, this.clock.now());
+    requireRecentSignIn(human.session, this.deps.clock.now());
   }
 
   private async paying<T>(fn: () => Promise<T>): Promise<T> {
@@ -93,11 +96,11 @@ export class ChangePaymentMethod {
   }
 
   private async save(human: HumanContext, card: SavedCard): Promise<void> {
-    const at = this.clock.now();
-    await this.uow.transaction(async () => {
-      await this.cards.save(card);
-      await this.events.append({
-        id: this.random.id(), accountId: card.accountId, environment: card.environment, type: 'account.payment_method_changed',
+    const at = this.deps.clock.now();
+    await this.deps.uow.transaction(async () => {
+      await this.deps.cards.save(card);
+      await this.deps.events.append({
+        id: this.deps.random.id(), accountId: card.accountId, environment: card.environment, type: 'account.payment_method_changed',
         subject: `account:${card.accountId}`, actor: `person:${human.person.id}`, occurredAt: at, data: { brand: card.brand, last4: card.last4, actor_email: human.person.email },
       });
     });

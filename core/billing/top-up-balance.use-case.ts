@@ -19,6 +19,17 @@ export interface TopUpView {
   created_at: string;
 }
 
+/** What TopUpBalance is built from (one object, named, instead of positions). */
+export interface TopUpBalanceDeps {
+  readonly topUps: TopUps;
+  readonly cards: SavedCards;
+  readonly environments: PaymentEnvironments;
+  readonly accounting: Accounting;
+  readonly events: EventLog;
+  readonly random: Random;
+  readonly clock: Clock;
+}
+
 /**
  * POST /v1/billing/topups (billing.topup, class 2): charges the saved card off-session. Phases:
  *   1. the spend limit is counted and a pending top-up row written (one tx);
@@ -27,33 +38,25 @@ export interface TopUpView {
  * A decline is 402 card_declined and changes nothing (the spend comes back); a gateway failure is 502.
  */
 export class TopUpBalance {
-  constructor(
-    private readonly topUps: TopUps,
-    private readonly cards: SavedCards,
-    private readonly environments: PaymentEnvironments,
-    private readonly accounting: Accounting,
-    private readonly events: EventLog,
-    private readonly random: Random,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly deps: TopUpBalanceDeps) {}
 
   async execute(key: ApiKey, amount: number, cp: Checkpoints): Promise<TopUpView> {
     if (cp.last?.point === 'credited') return cp.last.data.result as TopUpView;
     let pending = cp.last?.point === 'reserved' ? (cp.last.data as { topUpId: string; at: string; card?: SavedCard }) : null;
     // A resumed top-up charges the card it was started with (the provider replays that charge); the
     // saved card may have been replaced or removed since.
-    const card = pending?.card ?? (await this.cards.find(key.accountId, key.environment));
+    const card = pending?.card ?? (await this.deps.cards.find(key.accountId, key.environment));
     if (!card) throw new DomainError('no_saved_card');
-    const payments = this.environments.get(key.environment).payments;
+    const payments = this.deps.environments.get(key.environment).payments;
     if (!pending) {
       pending = await cp.reach('reserved', async () => {
-        const now = this.clock.now();
-        await this.accounting.reserveSpend({ id: key.id, spendLimit: key.conditions.spendLimit }, amount, now);
+        const now = this.deps.clock.now();
+        await this.deps.accounting.reserveSpend({ id: key.id, spendLimit: key.conditions.spendLimit }, amount, now);
         const topUp: TopUp = {
-          id: this.random.id(), accountId: key.accountId, environment: key.environment, keyId: key.id, amount, status: 'pending',
+          id: this.deps.random.id(), accountId: key.accountId, environment: key.environment, keyId: key.id, amount, status: 'pending',
           providerId: null, failureCode: null, createdAt: now,
         };
-        await this.topUps.insert(topUp);
+        await this.deps.topUps.insert(topUp);
         return { topUpId: topUp.id, at: now.toISOString(), card: { ...card } };
       });
     }
@@ -66,11 +69,11 @@ export class TopUpBalance {
     } catch (err) {
       if (!(err instanceof PaymentError)) throw err; // unknown outcome: a retry asks the provider again, same key
       await cp.reach('voided', async () => {
-        await this.accounting.releaseSpend(key.id, amount, new Date(pending.at));
-        await this.topUps.update(pending.topUpId, { status: err.reason === 'declined' ? 'declined' : 'failed', providerId: null, failureCode: err.code });
-        await this.events.append({
-          id: this.random.id(), accountId: key.accountId, environment: key.environment, type: 'billing.topup_failed',
-          subject: `topup:${pending.topUpId}`, actor: `key:${key.id}`, occurredAt: this.clock.now(), data: { amount, reason: err.reason, code: err.code },
+        await this.deps.accounting.releaseSpend(key.id, amount, new Date(pending.at));
+        await this.deps.topUps.update(pending.topUpId, { status: err.reason === 'declined' ? 'declined' : 'failed', providerId: null, failureCode: err.code });
+        await this.deps.events.append({
+          id: this.deps.random.id(), accountId: key.accountId, environment: key.environment, type: 'billing.topup_failed',
+          subject: `topup:${pending.topUpId}`, actor: `key:${key.id}`, occurredAt: this.deps.clock.now(), data: { amount, reason: err.reason, code: err.code },
         });
         return {};
       });
@@ -78,16 +81,16 @@ export class TopUpBalance {
       throw new DomainError('payment_failed', { code: err.code });
     }
     const out = await cp.reach('credited', async () => {
-      const now = this.clock.now();
-      await this.accounting.credit({
+      const now = this.deps.clock.now();
+      await this.deps.accounting.credit({
         accountId: key.accountId, environment: key.environment, amount, kind: 'topup', keyId: key.id, description: `Top-up from ${card4}`,
       });
-      await this.topUps.update(pending.topUpId, { status: 'succeeded', providerId, failureCode: null });
-      await this.events.append({
-        id: this.random.id(), accountId: key.accountId, environment: key.environment, type: 'billing.topup_succeeded',
+      await this.deps.topUps.update(pending.topUpId, { status: 'succeeded', providerId, failureCode: null });
+      await this.deps.events.append({
+        id: this.deps.random.id(), accountId: key.accountId, environment: key.environment, type: 'billing.topup_succeeded',
         subject: `topup:${pending.topUpId}`, actor: `key:${key.id}`, occurredAt: now, data: { amount, provider_id: providerId, card: { brand: card.brand, last4: card.last4 } },
       });
-      const balance = await this.accounting.balance(key.accountId, key.environment);
+      const balance = await this.deps.accounting.balance(key.accountId, key.environment);
       const result: TopUpView = {
         id: pending.topUpId, amount: uah(amount), status: 'succeeded', card: { brand: card.brand, last4: card.last4 },
         balance: uah(balance), created_at: pending.at,

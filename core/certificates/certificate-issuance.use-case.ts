@@ -1,3 +1,4 @@
+import { withDefaults } from '../kernel/defaults.js';
 import type { EventLog } from '../kernel/event-log.port.js';
 import type { AccountClock } from '../kernel/account-clock.port.js';
 import type { Clock } from '../kernel/clock.port.js';
@@ -40,6 +41,23 @@ export interface IssuanceReport {
 /** Builds the DNS-01 solver for one certificate: writes through our own zones as an internal actor. */
 export type SolverFactory = (certificate: Certificate) => DnsChallengeSolver;
 
+/** What CertificateIssuance is built from (one object, named, instead of positions). */
+export interface CertificateIssuanceDeps {
+  readonly certificates: CertificateRepository;
+  readonly environments: CaEnvironments;
+  readonly solverFor: SolverFactory;
+  readonly keys: CertificateKeys;
+  readonly box: SecretBox;
+  readonly accountTime: AccountClock;
+  readonly events: EventLog;
+  readonly uow: UnitOfWork;
+  readonly random: Random;
+  readonly clock: Clock;
+  readonly options?: IssuanceOptions;
+  /** Where unexpected errors of one certificate's run go (the worker's log); the pass goes on. */
+  readonly onError?: (err: unknown, certificateId: string) => void;
+}
+
 /**
  * Runs the CA for certificates: first issuance of pending ones, renewal of issued ones when due
  * (in place: same id, new chain, a new key when we hold the key), and expiry. Work on one certificate
@@ -48,53 +66,43 @@ export type SolverFactory = (certificate: Certificate) => DnsChallengeSolver;
  * one, with an event and an attempt record.
  */
 export class CertificateIssuance {
-  constructor(
-    private readonly certificates: CertificateRepository,
-    private readonly environments: CaEnvironments,
-    private readonly solverFor: SolverFactory,
-    private readonly keys: CertificateKeys,
-    private readonly box: SecretBox,
-    private readonly accountTime: AccountClock,
-    private readonly events: EventLog,
-    private readonly uow: UnitOfWork,
-    private readonly random: Random,
-    private readonly clock: Clock,
-    private readonly options: IssuanceOptions = DEFAULT_ISSUANCE,
-    /** Where unexpected errors of one certificate's run go (the worker's log); the pass goes on. */
-    private readonly onError: (err: unknown, certificateId: string) => void = () => undefined,
-  ) {}
+  private readonly deps: Required<CertificateIssuanceDeps>;
+
+  constructor(deps: CertificateIssuanceDeps) {
+    this.deps = withDefaults(deps, { options: DEFAULT_ISSUANCE, onError: () => undefined });
+  }
 
   /** Works on one certificate now if it needs work and nobody else holds it (the API's fast path). */
   async process(id: string): Promise<void> {
-    const token = this.random.id();
-    const now = this.clock.now();
-    if (!(await this.certificates.lease(id, token, now, new Date(now.getTime() + LEASE_MS)))) return;
+    const token = this.deps.random.id();
+    const now = this.deps.clock.now();
+    if (!(await this.deps.certificates.lease(id, token, now, new Date(now.getTime() + LEASE_MS)))) return;
     try {
-      const c = await this.certificates.find(id);
-      if (c) await this.advance(c, await this.accountTime.now(c.accountId, c.environment));
+      const c = await this.deps.certificates.find(id);
+      if (c) await this.advance(c, await this.deps.accountTime.now(c.accountId, c.environment));
     } finally {
-      await this.certificates.releaseLease(id, token);
+      await this.deps.certificates.releaseLease(id, token);
     }
   }
 
   /** The worker's pass: everything due, each account's test environment on its own sandbox clock. */
   async run(only?: { accountId: string; environment: Environment }): Promise<IssuanceReport> {
     const report: IssuanceReport = { issued: 0, renewed: 0, failed: 0, retried: 0, expired: 0, errors: 0 };
-    const real = this.clock.now();
-    const travelled = await this.accountTime.travelled();
+    const real = this.deps.clock.now();
+    const travelled = await this.deps.accountTime.travelled();
     const groups: Array<{ environment: Environment; accountId?: string; exclude?: string[]; accountNow: Date }> = only
-      ? [{ ...only, accountNow: await this.accountTime.now(only.accountId, only.environment) }]
+      ? [{ ...only, accountNow: await this.deps.accountTime.now(only.accountId, only.environment) }]
       : [
           { environment: 'live', accountNow: real },
           { environment: 'test', exclude: travelled.map((t) => t.accountId), accountNow: real },
           ...travelled.map((t) => ({ environment: 'test' as const, accountId: t.accountId, accountNow: new Date(real.getTime() + t.offsetMs) })),
         ];
     for (const g of groups) {
-      if (!this.environments.isAvailable(g.environment)) continue;
+      if (!this.deps.environments.isAvailable(g.environment)) continue;
       for (let page = 0; page < 50; page++) {
-        const token = this.random.id();
-        const now = this.clock.now();
-        const claimed = await this.certificates.claimDue({
+        const token = this.deps.random.id();
+        const now = this.deps.clock.now();
+        const claimed = await this.deps.certificates.claimDue({
           environment: g.environment, ...(g.accountId ? { accountId: g.accountId } : {}), ...(g.exclude ? { excludeAccounts: g.exclude } : {}),
           accountNow: g.accountNow, now, leaseUntil: new Date(now.getTime() + LEASE_MS), token, limit: BATCH,
         });
@@ -104,9 +112,9 @@ export class CertificateIssuance {
             if (outcome) report[outcome]++;
           } catch (err) {
             report.errors++;
-            this.onError(err, c.id);
+            this.deps.onError(err, c.id);
           } finally {
-            await this.certificates.releaseLease(c.id, token);
+            await this.deps.certificates.releaseLease(c.id, token);
           }
         }
         if (claimed.length < BATCH) break;
@@ -116,7 +124,7 @@ export class CertificateIssuance {
   }
 
   private async advance(c: Certificate, accountNow: Date): Promise<keyof IssuanceReport | null> {
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const retryDue = !c.nextAttemptAt || c.nextAttemptAt.getTime() <= now.getTime();
     if (c.status === 'pending') return retryDue ? this.attempt(c, 'issue', accountNow) : null;
     if (c.status !== 'issued') return null;
@@ -124,21 +132,21 @@ export class CertificateIssuance {
     if (renewalDue && retryDue) {
       const outcome = await this.attempt(c, 'renew', accountNow);
       if (outcome === 'renewed') return outcome;
-      c = (await this.certificates.find(c.id)) ?? c;
+      c = (await this.deps.certificates.find(c.id)) ?? c;
     }
     if (c.status === 'issued' && c.notAfter && c.notAfter.getTime() <= accountNow.getTime()) return this.expire(c);
     return null;
   }
 
   private async attempt(c: Certificate, kind: 'issue' | 'renew', accountNow: Date): Promise<keyof IssuanceReport> {
-    const startedAt = this.clock.now();
-    const ca = this.environments.get(c.environment).ca;
+    const startedAt = this.deps.clock.now();
+    const ca = this.deps.environments.get(c.environment).ca;
     // A renewal of a certificate whose key we hold gets a fresh key; a client's CSR is used again.
-    const fresh = kind === 'renew' && c.keySealed ? await this.keys.generate(c.names) : null;
+    const fresh = kind === 'renew' && c.keySealed ? await this.deps.keys.generate(c.names) : null;
     const csrPem = fresh ? fresh.csrPem : c.csrPem;
     let issued;
     try {
-      issued = await ca.issue({ names: c.names, csrPem, solver: this.solverFor(c), at: accountNow });
+      issued = await ca.issue({ names: c.names, csrPem, solver: this.deps.solverFor(c), at: accountNow });
     } catch (err) {
       const known = err instanceof CertificateAuthorityError;
       // Our own DNS refusing the proof (zone gone, too busy) is ours to say, and worth another try.
@@ -148,22 +156,22 @@ export class CertificateIssuance {
       const retryable = known ? err.retryable : true;
       await this.failed(c, kind, reason, retryable, startedAt);
       if (!known && !isDomainError(err)) throw err; // the caller reports what it was
-      return retryable && (kind === 'renew' || c.attempts + 1 < this.options.maxAttempts) ? 'retried' : 'failed';
+      return retryable && (kind === 'renew' || c.attempts + 1 < this.deps.options.maxAttempts) ? 'retried' : 'failed';
     }
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const lifetime = issued.notAfter.getTime() - issued.notBefore.getTime();
-    const renewAfter = new Date(issued.notAfter.getTime() - Math.min(this.options.renewBeforeMs, Math.floor(lifetime / 3)));
+    const renewAfter = new Date(issued.notAfter.getTime() - Math.min(this.deps.options.renewBeforeMs, Math.floor(lifetime / 3)));
     const next: Certificate = {
-      ...c, status: 'issued', ca: ca.kind, csrPem, keySealed: fresh ? this.box.seal(fresh.privateKeyPem) : c.keySealed,
+      ...c, status: 'issued', ca: ca.kind, csrPem, keySealed: fresh ? this.deps.box.seal(fresh.privateKeyPem) : c.keySealed,
       chainPem: issued.chainPem, notBefore: issued.notBefore, notAfter: issued.notAfter, issuer: issued.issuer, serial: issued.serial,
       failureReason: null, attempts: 0, nextAttemptAt: null, renewAfter, updatedAt: now, issuedAt: now,
     };
-    const written = await this.uow.transaction(async () => {
+    const written = await this.deps.uow.transaction(async () => {
       // Only if nobody revoked it while the CA worked: a revocation must never be undone.
-      if (!(await this.certificates.update(next, c.status))) return false;
-      await this.certificates.recordAttempt({ id: this.random.id(), certificateId: c.id, kind, outcome: 'issued', reason: null, startedAt, finishedAt: now });
-      await this.events.append({
-        id: this.random.id(), accountId: c.accountId, environment: c.environment, type: kind === 'issue' ? 'certificate.issued' : 'certificate.renewed',
+      if (!(await this.deps.certificates.update(next, c.status))) return false;
+      await this.deps.certificates.recordAttempt({ id: this.deps.random.id(), certificateId: c.id, kind, outcome: 'issued', reason: null, startedAt, finishedAt: now });
+      await this.deps.events.append({
+        id: this.deps.random.id(), accountId: c.accountId, environment: c.environment, type: kind === 'issue' ? 'certificate.issued' : 'certificate.renewed',
         subject: `certificate:${c.id}`, actor: 'system:certificates', occurredAt: now,
         data: { names: [...c.names], serial: issued.serial, issuer: issued.issuer, not_after: issued.notAfter.toISOString() },
       });
@@ -171,28 +179,28 @@ export class CertificateIssuance {
     });
     if (!written) {
       // Superseded (RFC 5280 reason 4); best effort, it is never handed out, so a failure is only reported.
-      await ca.revoke(issued.chainPem, 4).catch((err: unknown) => this.onError(err, c.id));
+      await ca.revoke(issued.chainPem, 4).catch((err: unknown) => this.deps.onError(err, c.id));
       return 'failed';
     }
     return kind === 'issue' ? 'issued' : 'renewed';
   }
 
   private async failed(c: Certificate, kind: 'issue' | 'renew', reason: string, retryable: boolean, startedAt: Date): Promise<void> {
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const attempts = c.attempts + 1;
-    const giveUp = kind === 'issue' && (!retryable || attempts >= this.options.maxAttempts);
+    const giveUp = kind === 'issue' && (!retryable || attempts >= this.deps.options.maxAttempts);
     // A failed renewal leaves the certificate issued and tries again (daily after a refusal) until it expires.
     const wait = retryable ? BACKOFF_MS[Math.min(attempts - 1, BACKOFF_MS.length - 1)]! : DAY;
     const next: Certificate = {
       ...c, status: giveUp ? 'failed' : c.status, failureReason: reason, attempts,
       nextAttemptAt: giveUp ? null : new Date(now.getTime() + wait), updatedAt: now,
     };
-    await this.uow.transaction(async () => {
-      if (!(await this.certificates.update(next, c.status))) return; // revoked meanwhile: nothing to record
-      await this.certificates.recordAttempt({ id: this.random.id(), certificateId: c.id, kind, outcome: giveUp || !retryable ? 'failed' : 'retry', reason, startedAt, finishedAt: now });
+    await this.deps.uow.transaction(async () => {
+      if (!(await this.deps.certificates.update(next, c.status))) return; // revoked meanwhile: nothing to record
+      await this.deps.certificates.recordAttempt({ id: this.deps.random.id(), certificateId: c.id, kind, outcome: giveUp || !retryable ? 'failed' : 'retry', reason, startedAt, finishedAt: now });
       if (giveUp || kind === 'renew') {
-        await this.events.append({
-          id: this.random.id(), accountId: c.accountId, environment: c.environment, type: giveUp ? 'certificate.failed' : 'certificate.renewal_failed',
+        await this.deps.events.append({
+          id: this.deps.random.id(), accountId: c.accountId, environment: c.environment, type: giveUp ? 'certificate.failed' : 'certificate.renewal_failed',
           subject: `certificate:${c.id}`, actor: 'system:certificates', occurredAt: now,
           data: { names: [...c.names], domains: [...c.domains], reason, attempts, retryable, not_after: c.notAfter?.toISOString() ?? null },
         });
@@ -201,11 +209,11 @@ export class CertificateIssuance {
   }
 
   private async expire(c: Certificate): Promise<'expired'> {
-    const now = this.clock.now();
-    await this.uow.transaction(async () => {
-      if (!(await this.certificates.update({ ...c, status: 'expired', nextAttemptAt: null, updatedAt: now }, 'issued'))) return;
-      await this.events.append({
-        id: this.random.id(), accountId: c.accountId, environment: c.environment, type: 'certificate.expired', subject: `certificate:${c.id}`,
+    const now = this.deps.clock.now();
+    await this.deps.uow.transaction(async () => {
+      if (!(await this.deps.certificates.update({ ...c, status: 'expired', nextAttemptAt: null, updatedAt: now }, 'issued'))) return;
+      await this.deps.events.append({
+        id: this.deps.random.id(), accountId: c.accountId, environment: c.environment, type: 'certificate.expired', subject: `certificate:${c.id}`,
         actor: 'system:certificates', occurredAt: now, data: { names: [...c.names], domains: [...c.domains], not_after: c.notAfter?.toISOString() ?? null },
       });
     });

@@ -28,6 +28,21 @@ export interface RequestCertificateInput {
   readonly auto_renew?: boolean;
 }
 
+/** What Certificates is built from (one object, named, instead of positions). */
+export interface CertificatesDeps {
+  readonly certificates: CertificateRepository;
+  readonly domains: DomainRepository;
+  readonly authorizer: Authorizer;
+  readonly environments: CaEnvironments;
+  readonly keys: CertificateKeys;
+  readonly box: SecretBox;
+  readonly queue: IssuanceQueue;
+  readonly events: EventLog;
+  readonly uow: UnitOfWork;
+  readonly random: Random;
+  readonly clock: Clock;
+}
+
 /**
  * POST/GET /v1/certificates… (cert.issue class 1, cert.read class 0). A request is accepted
  * at once (202, pending) and issued by the CA outside the request: the sandbox CA in milliseconds, a
@@ -35,30 +50,18 @@ export interface RequestCertificateInput {
  * may issue for; a certificate is visible to keys that may read all of its domains.
  */
 export class Certificates {
-  constructor(
-    private readonly certificates: CertificateRepository,
-    private readonly domains: DomainRepository,
-    private readonly authorizer: Authorizer,
-    private readonly environments: CaEnvironments,
-    private readonly keys: CertificateKeys,
-    private readonly box: SecretBox,
-    private readonly queue: IssuanceQueue,
-    private readonly events: EventLog,
-    private readonly uow: UnitOfWork,
-    private readonly random: Random,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly deps: CertificatesDeps) {}
 
   async request(key: ApiKey, input: RequestCertificateInput): Promise<CertificateView> {
     const names = normalizeNames(input.domains);
     const domains = await this.domainsFor(key, names);
-    for (const d of domains) await this.authorizer.check(key, 'cert.issue', d);
-    const ca = this.environments.get(key.environment).ca; // live without a CA: 503 environment_unavailable
+    for (const d of domains) await this.deps.authorizer.check(key, 'cert.issue', d);
+    const ca = this.deps.environments.get(key.environment).ca; // live without a CA: 503 environment_unavailable
     let csrPem: string;
     let keySealed: string | null = null;
     if (input.csr !== undefined) {
       csrPem = input.csr.trim() + '\n';
-      const info = await this.keys.inspectCsr(csrPem).catch((err: unknown) => {
+      const info = await this.deps.keys.inspectCsr(csrPem).catch((err: unknown) => {
         if (err instanceof MalformedCertificateInput) throw new DomainError('csr_invalid', { reason: err.detail });
         throw err;
       });
@@ -67,23 +70,23 @@ export class Certificates {
         throw new DomainError('csr_names_mismatch', { csr_names: [...info.names, ...info.otherNames], domains: names });
       }
     } else {
-      const generated = await this.keys.generate(names);
+      const generated = await this.deps.keys.generate(names);
       csrPem = generated.csrPem;
-      keySealed = this.box.seal(generated.privateKeyPem);
+      keySealed = this.deps.box.seal(generated.privateKeyPem);
     }
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const cert: Certificate = {
-      id: `crt_${this.random.id()}`, accountId: key.accountId, environment: key.environment, names, domains, status: 'pending', ca: ca.kind,
+      id: `crt_${this.deps.random.id()}`, accountId: key.accountId, environment: key.environment, names, domains, status: 'pending', ca: ca.kind,
       csrPem, keySealed, chainPem: null, notBefore: null, notAfter: null, issuer: null, serial: null, failureReason: null, attempts: 0,
       nextAttemptAt: now, renewAfter: null, autoRenew: input.auto_renew ?? true, keyId: key.id, createdAt: now, updatedAt: now, issuedAt: null, revokedAt: null,
     };
-    await this.uow.transaction(async () => {
-      await this.certificates.insert(cert);
-      await this.events.append({
-        id: this.random.id(), accountId: key.accountId, environment: key.environment, type: 'certificate.requested', subject: `certificate:${cert.id}`,
+    await this.deps.uow.transaction(async () => {
+      await this.deps.certificates.insert(cert);
+      await this.deps.events.append({
+        id: this.deps.random.id(), accountId: key.accountId, environment: key.environment, type: 'certificate.requested', subject: `certificate:${cert.id}`,
         actor: `key:${key.id}`, occurredAt: now, data: { names, domains, ca: ca.kind, csr: input.csr !== undefined },
       });
-      this.uow.afterCommit(() => this.queue.enqueue(cert.id));
+      this.deps.uow.afterCommit(() => this.deps.queue.enqueue(cert.id));
     });
     return viewCertificate(cert);
   }
@@ -93,7 +96,7 @@ export class Certificates {
     // certificates whose names cover it: the host itself or the wildcard of its parent).
     const host = q.domain !== undefined ? normalizeDomain(q.domain) : undefined;
     const domain = host !== undefined ? ((await this.registeredDomainOf(key, host)) ?? host) : undefined;
-    await this.authorizer.check(key, 'cert.read', domain); // held somewhere (or on that domain)
+    await this.deps.authorizer.check(key, 'cert.read', domain); // held somewhere (or on that domain)
     const covers = (c: Certificate): boolean =>
       host === undefined || host === domain || c.names.includes(host) || c.names.includes(`*.${host.slice(host.indexOf('.') + 1)}`);
     const limit = clampLimit(q.limit);
@@ -103,7 +106,7 @@ export class Certificates {
       for (const d of c.domains) {
         let ok = readable.get(d);
         if (ok === undefined) {
-          ok = await this.authorizer.allows(key, 'cert.read', d);
+          ok = await this.deps.authorizer.allows(key, 'cert.read', d);
           readable.set(d, ok);
         }
         if (!ok) return false;
@@ -114,7 +117,7 @@ export class Certificates {
     const out: Certificate[] = [];
     let next: string | undefined = undefined;
     for (let round = 0; ; round++) {
-      const batch = await this.certificates.list(key.accountId, key.environment, { ...(before ? { before } : {}), limit, ...(domain ? { domain } : {}) });
+      const batch = await this.deps.certificates.list(key.accountId, key.environment, { ...(before ? { before } : {}), limit, ...(domain ? { domain } : {}) });
       let i = 0;
       for (; i < batch.length && out.length < limit; i++) {
         before = cursorOf(batch[i]!);
@@ -148,11 +151,11 @@ export class Certificates {
   async privateKey(key: ApiKey, id: string): Promise<string> {
     const c = await this.load(key, id, 'cert.issue');
     if (!c.keySealed) throw new DomainError('private_key_not_held', { certificate_id: id });
-    await this.uow.transaction(() => this.events.append({
-      id: this.random.id(), accountId: c.accountId, environment: c.environment, type: 'certificate.private_key_read', subject: `certificate:${c.id}`,
-      actor: `key:${key.id}`, occurredAt: this.clock.now(), data: {},
+    await this.deps.uow.transaction(() => this.deps.events.append({
+      id: this.deps.random.id(), accountId: c.accountId, environment: c.environment, type: 'certificate.private_key_read', subject: `certificate:${c.id}`,
+      actor: `key:${key.id}`, occurredAt: this.deps.clock.now(), data: {},
     }));
-    return this.box.open(c.keySealed);
+    return this.deps.box.open(c.keySealed);
   }
 
   /** Revokes an issued certificate at its CA (RFC 8555 §7.6), then marks it revoked. */
@@ -160,27 +163,27 @@ export class Certificates {
     const c = await this.load(key, id, 'cert.issue');
     if (c.status === 'revoked') return viewCertificate(c);
     if (c.status !== 'issued' || !c.chainPem) throw new DomainError('certificate_not_revocable', { certificate_id: id, status: c.status });
-    const ca = this.environments.get(c.environment).ca;
+    const ca = this.deps.environments.get(c.environment).ca;
     try {
       await ca.revoke(c.chainPem, reason);
     } catch (err) {
       if (err instanceof CertificateAuthorityError) throw new DomainError('certificate_authority_failed', { reason: err.reason });
       throw err;
     }
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const revoked: Certificate = { ...c, status: 'revoked', revokedAt: now, updatedAt: now, nextAttemptAt: null };
-    const written = await this.uow.transaction(async () => {
+    const written = await this.deps.uow.transaction(async () => {
       // Conditional: a renewal finishing meanwhile must not bring the certificate back, nor this undo it.
-      if (!(await this.certificates.update(revoked, 'issued'))) return false;
-      await this.events.append({
-        id: this.random.id(), accountId: c.accountId, environment: c.environment, type: 'certificate.revoked', subject: `certificate:${c.id}`,
+      if (!(await this.deps.certificates.update(revoked, 'issued'))) return false;
+      await this.deps.events.append({
+        id: this.deps.random.id(), accountId: c.accountId, environment: c.environment, type: 'certificate.revoked', subject: `certificate:${c.id}`,
         actor: `key:${key.id}`, occurredAt: now, data: { reason, serial: c.serial },
       });
       return true;
     });
     if (!written) {
       // Renewed in place while we revoked at the CA: revoke what is current now.
-      const current = await this.certificates.find(id);
+      const current = await this.deps.certificates.find(id);
       if (current?.status === 'revoked') return viewCertificate(current);
       return this.revoke(key, id, reason);
     }
@@ -189,15 +192,15 @@ export class Certificates {
 
   /** The sandbox CA's root (PEM), for users to verify sandbox chains. */
   async trustRoot(): Promise<string> {
-    const root = await this.environments.get('test').ca.rootPem();
+    const root = await this.deps.environments.get('test').ca.rootPem();
     if (!root) throw new DomainError('not_found');
     return root;
   }
 
   private async load(key: ApiKey, id: string, right: RightName): Promise<Certificate> {
-    const c = await this.certificates.find(id);
+    const c = await this.deps.certificates.find(id);
     if (!c || c.accountId !== key.accountId || c.environment !== key.environment) throw new DomainError('certificate_not_found', { certificate_id: id });
-    for (const d of c.domains) await this.authorizer.check(key, right, d);
+    for (const d of c.domains) await this.deps.authorizer.check(key, right, d);
     return c;
   }
 
@@ -206,7 +209,7 @@ export class Certificates {
     for (const candidate of suffixes(host)) {
       let exists = known.get(candidate);
       if (exists === undefined) {
-        exists = (await this.domains.find(key.accountId, key.environment, candidate)) !== null;
+        exists = (await this.deps.domains.find(key.accountId, key.environment, candidate)) !== null;
         known.set(candidate, exists);
       }
       if (exists) return candidate;
@@ -222,7 +225,7 @@ export class Certificates {
       const owner = await this.registeredDomainOf(key, baseHost(name), known);
       if (!owner) {
         // Ask the authorizer first: a key that may not issue for the name learns nothing about the account.
-        await this.authorizer.check(key, 'cert.issue', suffixes(baseHost(name)).at(-1)!);
+        await this.deps.authorizer.check(key, 'cert.issue', suffixes(baseHost(name)).at(-1)!);
         throw new DomainError('domain_not_found', { domain: name });
       }
       found.add(owner);

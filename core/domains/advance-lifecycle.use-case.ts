@@ -24,31 +24,34 @@ export interface LifecycleReport {
   released: number;
 }
 
+/** What AdvanceLifecycle is built from (one object, named, instead of positions). */
+export interface AdvanceLifecycleDeps {
+  readonly domains: DomainRepository;
+  readonly accountClock: AccountClock;
+  readonly renew: RenewDomain;
+  readonly events: EventLog;
+  readonly zones: Pick<DomainZones, 'remove'>;
+  readonly uow: UnitOfWork;
+  readonly random: Random;
+  readonly clock: Clock;
+  readonly checkpoints: DurableCheckpoints;
+}
+
 /**
  * The worker's pass over the domain lifecycle (see lifecycle.ts). Domains are claimed with a lease
  * (FOR UPDATE SKIP LOCKED on Postgres), so two workers sharing a database never handle one domain at
  * once. Each account's test environment runs on its own sandbox clock.
  */
 export class AdvanceLifecycle {
-  constructor(
-    private readonly domains: DomainRepository,
-    private readonly accountClock: AccountClock,
-    private readonly renew: RenewDomain,
-    private readonly events: EventLog,
-    private readonly zones: Pick<DomainZones, 'remove'>,
-    private readonly uow: UnitOfWork,
-    private readonly random: Random,
-    private readonly clock: Clock,
-    private readonly checkpoints: DurableCheckpoints,
-  ) {}
+  constructor(private readonly deps: AdvanceLifecycleDeps) {}
 
   async run(only?: { accountId: string; environment: Environment }): Promise<LifecycleReport> {
     const report: LifecycleReport = { renewed: 0, renewalFailed: 0, moved: 0, released: 0 };
-    const real = this.clock.now();
-    const travelled = await this.accountClock.travelled();
+    const real = this.deps.clock.now();
+    const travelled = await this.deps.accountClock.travelled();
     const groups: Array<{ environment: Environment; accountId?: string; exclude?: string[]; now: Date }> = [];
     if (only) {
-      groups.push({ environment: only.environment, accountId: only.accountId, now: await this.accountClock.now(only.accountId, only.environment) });
+      groups.push({ environment: only.environment, accountId: only.accountId, now: await this.deps.accountClock.now(only.accountId, only.environment) });
     } else {
       groups.push({ environment: 'live', now: real });
       groups.push({ environment: 'test', exclude: travelled.map((t) => t.accountId), now: real });
@@ -57,7 +60,7 @@ export class AdvanceLifecycle {
     let failure: unknown = null;
     // Domains whose automatic renewal an earlier pass left with its charge reserved: claimed first and
     // whatever their expiry now (a manual renewal may have moved it), and settled before anything else.
-    const unfinished = new Set(await this.checkpoints.unfinished(AUTO_RENEW_SCOPE, 1000));
+    const unfinished = new Set(await this.deps.checkpoints.unfinished(AUTO_RENEW_SCOPE, 1000));
     const handle = async (claimed: readonly Domain[], token: string, now: Date): Promise<void> => {
       for (const d of claimed) {
         try {
@@ -67,7 +70,7 @@ export class AdvanceLifecycle {
           // go on (and their leases are released), and the pass reports the first error.
           failure ??= err;
         } finally {
-          await this.domains.releaseLease(d.id, token);
+          await this.deps.domains.releaseLease(d.id, token);
         }
       }
     };
@@ -78,15 +81,15 @@ export class AdvanceLifecycle {
         until: addDays(today, AUTO_RENEW_LEAD_DAYS), now: real, leaseUntil: new Date(real.getTime() + LEASE_MS), limit: BATCH,
       };
       if (unfinished.size > 0) {
-        const token = this.random.id();
-        await handle(await this.domains.claimExpiring({ ...base, ids: [...unfinished].slice(0, BATCH), token }), token, g.now);
+        const token = this.deps.random.id();
+        await handle(await this.deps.domains.claimExpiring({ ...base, ids: [...unfinished].slice(0, BATCH), token }), token, g.now);
       }
       // Every due domain once per pass, in (expiry, id) order: a cursor, so domains that stay due with
       // nothing to do (lapsed, auto-renew off or failed) cannot keep the ones behind them from their turn.
       let after: { expiresOn: string; id: string } | undefined;
       for (let page = 0; page < 100; page++) {
-        const token = this.random.id();
-        const claimed = await this.domains.claimExpiring({ ...base, ...(after ? { after } : {}), token });
+        const token = this.deps.random.id();
+        const claimed = await this.deps.domains.claimExpiring({ ...base, ...(after ? { after } : {}), token });
         if (claimed.length === 0) break;
         const last = claimed[claimed.length - 1]!;
         after = { expiresOn: last.expiresOn, id: last.id };
@@ -115,7 +118,7 @@ export class AdvanceLifecycle {
       let run: DurableRun | null = null;
       if (resume) {
         resume = false;
-        run = await this.checkpoints.open(AUTO_RENEW_SCOPE, d.id);
+        run = await this.deps.checkpoints.open(AUTO_RENEW_SCOPE, d.id);
         // Settled meanwhile by another pass (the list was read at the start of this one): nothing to resume.
         if (run.last === null) {
           await run.finish();
@@ -126,13 +129,13 @@ export class AdvanceLifecycle {
       if (resuming || (d.autoRenew && renewable && today >= addDays(d.expiresOn, -AUTO_RENEW_LEAD_DAYS) && d.autoRenewFailedFor !== d.expiresOn)) {
         // Kept in the store under the domain: a pass cut off after the registry renewed leaves the charge
         // pending, and the next pass resumes it (the same client transaction id, the expiry it renewed from).
-        run ??= await this.checkpoints.open(AUTO_RENEW_SCOPE, d.id);
+        run ??= await this.deps.checkpoints.open(AUTO_RENEW_SCOPE, d.id);
         try {
-          await this.renew.execute({ kind: 'auto', accountId: d.accountId, environment: d.environment, leaseHeld: true }, { domain: d.name, years: 1 }, run);
+          await this.deps.renew.execute({ kind: 'auto', accountId: d.accountId, environment: d.environment, leaseHeld: true }, { domain: d.name, years: 1 }, run);
           await run.finish();
           report.renewed++;
           changes++;
-          d = (await this.domains.find(d.accountId, d.environment, d.name))!;
+          d = (await this.deps.domains.find(d.accountId, d.environment, d.name))!;
           continue;
         } catch (err) {
           if (!isDomainError(err)) {
@@ -144,7 +147,7 @@ export class AdvanceLifecycle {
           if (resuming) {
             // The registry refused the renewal an earlier pass began (the domain moved on meanwhile): its
             // charge was voided; the domain is judged afresh, and no failure is recorded for it.
-            const fresh = await this.domains.find(d.accountId, d.environment, d.name);
+            const fresh = await this.deps.domains.find(d.accountId, d.environment, d.name);
             if (!fresh) break;
             d = fresh;
             continue;
@@ -170,10 +173,10 @@ export class AdvanceLifecycle {
 
   private async markAutoRenewFailed(d: Domain, reason: string, now: Date): Promise<Domain> {
     const updated: Domain = { ...d, autoRenewFailedFor: d.expiresOn };
-    await this.uow.transaction(async () => {
-      await this.domains.update(updated);
-      await this.events.append({
-        id: this.random.id(), accountId: d.accountId, environment: d.environment, type: 'domain.auto_renew_failed', subject: `domain:${d.name}`,
+    await this.deps.uow.transaction(async () => {
+      await this.deps.domains.update(updated);
+      await this.deps.events.append({
+        id: this.deps.random.id(), accountId: d.accountId, environment: d.environment, type: 'domain.auto_renew_failed', subject: `domain:${d.name}`,
         actor: 'system:auto-renew', occurredAt: now, data: { domain: d.name, expires_at: d.expiresOn, reason },
       });
     });
@@ -182,10 +185,10 @@ export class AdvanceLifecycle {
 
   private async move(d: Domain, phase: Phase, now: Date): Promise<Domain> {
     const updated: Domain = { ...d, status: statusFor(d.status, phase, d.transferLock) };
-    await this.uow.transaction(async () => {
-      await this.domains.update(updated);
-      await this.events.append({
-        id: this.random.id(), accountId: d.accountId, environment: d.environment, type: 'domain.status_changed', subject: `domain:${d.name}`,
+    await this.deps.uow.transaction(async () => {
+      await this.deps.domains.update(updated);
+      await this.deps.events.append({
+        id: this.deps.random.id(), accountId: d.accountId, environment: d.environment, type: 'domain.status_changed', subject: `domain:${d.name}`,
         actor: 'system:lifecycle', occurredAt: now, data: { domain: d.name, from: d.status, to: updated.status, expires_at: d.expiresOn },
       });
     });
@@ -193,11 +196,11 @@ export class AdvanceLifecycle {
   }
 
   private async release(d: Domain, now: Date): Promise<void> {
-    await this.uow.transaction(async () => {
-      await this.domains.remove(d.id);
-      await this.zones.remove(d.accountId, d.environment, d.name);
-      await this.events.append({
-        id: this.random.id(), accountId: d.accountId, environment: d.environment, type: 'domain.released', subject: `domain:${d.name}`,
+    await this.deps.uow.transaction(async () => {
+      await this.deps.domains.remove(d.id);
+      await this.deps.zones.remove(d.accountId, d.environment, d.name);
+      await this.deps.events.append({
+        id: this.deps.random.id(), accountId: d.accountId, environment: d.environment, type: 'domain.released', subject: `domain:${d.name}`,
         actor: 'system:lifecycle', occurredAt: now, data: { domain: d.name, expired_on: d.expiresOn },
       });
     });

@@ -30,36 +30,39 @@ export const checkRegistrant = (c: RegistrantContact): Array<{ field: string; ru
   return bad;
 };
 
+/** What ChangeRegistrant is built from (one object, named, instead of positions). */
+export interface ChangeRegistrantDeps {
+  readonly domains: DomainRepository;
+  readonly environments: RegistrarEnvironments;
+  readonly events: EventLog;
+  readonly uow: UnitOfWork;
+  readonly random: Random;
+  readonly clock: Clock;
+}
+
 /** Change the registrant (domain holder) — a human-only action (seed A6): an owner, signed in again. */
 export class ChangeRegistrant {
-  constructor(
-    private readonly domains: DomainRepository,
-    private readonly environments: RegistrarEnvironments,
-    private readonly events: EventLog,
-    private readonly uow: UnitOfWork,
-    private readonly random: Random,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly deps: ChangeRegistrantDeps) {}
 
   async execute(human: HumanContext, environment: Environment, name: string, contact: RegistrantContact): Promise<{ domain: string; registrant: RegistrantContact }> {
     requireOwner(human.actor, 'registrant');
-    requireRecentSignIn(human.session, this.clock.now());
+    requireRecentSignIn(human.session, this.deps.clock.now());
     const problems = checkRegistrant(contact);
     if (problems.length > 0) throw new DomainError('validation_failed', {}, problems);
     const domainName = normalizeDomain(name);
-    const domain = await this.domains.find(human.actor.accountId, environment, domainName);
+    const domain = await this.deps.domains.find(human.actor.accountId, environment, domainName);
     if (!domain) throw new DomainError('domain_not_found', { domain: domainName });
-    const registrar = requireCapability(this.environments.get(environment).registrar, 'registrant');
+    const registrar = requireCapability(this.deps.environments.get(environment).registrar, 'registrant');
     try {
-      await registrar.changeRegistrant(domainName, contact, `registrant-${this.random.id()}`);
+      await registrar.changeRegistrant(domainName, contact, `registrant-${this.deps.random.id()}`);
     } catch (err) {
       if (err instanceof RegistryError) throw new DomainError('registry_failure', { domain: domainName, reason: err.message });
       throw err;
     }
-    const at = this.clock.now();
-    await this.uow.transaction(async () => {
-      await this.events.append({
-        id: this.random.id(), accountId: domain.accountId, environment, type: 'domain.registrant_changed',
+    const at = this.deps.clock.now();
+    await this.deps.uow.transaction(async () => {
+      await this.deps.events.append({
+        id: this.deps.random.id(), accountId: domain.accountId, environment, type: 'domain.registrant_changed',
         subject: `domain:${domainName}`, actor: `person:${human.person.id}`, occurredAt: at,
         data: { domain: domainName, registrant: { name: contact.name, organization: contact.organization ?? null, email: contact.email, country_code: contact.address.countryCode }, actor_email: human.person.email },
       });

@@ -10,6 +10,16 @@ export interface RegistryMessagesReport {
   readonly unmatched: number;
 }
 
+/** What ProcessRegistryMessages is built from (one object, named, instead of positions). */
+export interface ProcessRegistryMessagesDeps {
+  readonly messages: RegistryMessages;
+  readonly holders: DomainHolders;
+  readonly events: Pick<EventLog, 'append'>;
+  readonly uow: UnitOfWork;
+  readonly random: Random;
+  readonly clock: Clock;
+}
+
 /**
  * Reads the live registry's message queue and records each message about a domain of ours as a
  * DomainEvent (domain.transfer_requested, domain.transfer_completed, domain.transfer_cancelled,
@@ -17,35 +27,28 @@ export interface RegistryMessagesReport {
  * Delivery is at least once: a crash between the commit and the ack records the message again.
  */
 export class ProcessRegistryMessages {
-  constructor(
-    private readonly messages: RegistryMessages,
-    private readonly holders: DomainHolders,
-    private readonly events: Pick<EventLog, 'append'>,
-    private readonly uow: UnitOfWork,
-    private readonly random: Random,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly deps: ProcessRegistryMessagesDeps) {}
 
   async run(limit = 100): Promise<RegistryMessagesReport> {
     let recorded = 0;
     let unmatched = 0;
     for (let i = 0; i < limit; i++) {
-      const m = await this.messages.poll();
+      const m = await this.deps.messages.poll();
       if (!m) break;
       const domain = m.domain;
-      const holder = domain ? await this.holders.holderOf('live', domain) : null;
+      const holder = domain ? await this.deps.holders.holderOf('live', domain) : null;
       if (domain && holder) {
-        await this.uow.transaction(async () => {
-          await this.events.append({
-            id: this.random.id(), accountId: holder.accountId, environment: 'live',
+        await this.deps.uow.transaction(async () => {
+          await this.deps.events.append({
+            id: this.deps.random.id(), accountId: holder.accountId, environment: 'live',
             type: m.kind === 'other' ? 'domain.registry_message' : `domain.${m.kind}`,
-            subject: `domain:${domain}`, actor: 'registry', occurredAt: this.clock.now(),
+            subject: `domain:${domain}`, actor: 'registry', occurredAt: this.deps.clock.now(),
             data: { domain, message_id: m.id, queued_at: m.queuedAt, text: m.text, ...m.data },
           });
         });
         recorded++;
       } else unmatched++;
-      await this.messages.ack(m.id);
+      await this.deps.messages.ack(m.id);
     }
     return { recorded, unmatched };
   }

@@ -31,6 +31,18 @@ export const labelsForNewDomain = (key: ApiKey): string[] =>
 export const takenError = (domain: string, registeredUntil: string | null): DomainError =>
   new DomainError('domain_taken', { domain, registered_until: registeredUntil ?? 'unknown', label: labelsOf(domain)[0]! });
 
+/** What RegisterDomain is built from (one object, named, instead of positions). */
+export interface RegisterDomainDeps {
+  readonly domains: DomainRepository;
+  readonly environments: RegistrarEnvironments;
+  readonly accounting: Accounting;
+  readonly events: EventLog;
+  readonly time: AccountClock;
+  readonly zones: Pick<DomainZones, 'create'>;
+  readonly uow: UnitOfWork;
+  readonly random: Random;
+}
+
 /**
  * POST /v1/domains (domain.register, class 2). Atomic phases:
  *   1. reserve: check availability, then the spend limit and the balance and a pending charge — one tx;
@@ -40,16 +52,7 @@ export const takenError = (domain: string, registeredUntil: string | null): Doma
  * on a retry with the same Idempotency-Key: one domain, one charge.
  */
 export class RegisterDomain {
-  constructor(
-    private readonly domains: DomainRepository,
-    private readonly environments: RegistrarEnvironments,
-    private readonly accounting: Accounting,
-    private readonly events: EventLog,
-    private readonly time: AccountClock,
-    private readonly zones: Pick<DomainZones, 'create'>,
-    private readonly uow: UnitOfWork,
-    private readonly random: Random,
-  ) {}
+  constructor(private readonly deps: RegisterDomainDeps) {}
 
   async execute(key: ApiKey, input: { domain: string; years: number; auto_renew?: boolean }, cp: Checkpoints): Promise<DomainView & Charged> {
     const name = normalizeDomain(input.domain);
@@ -57,23 +60,23 @@ export class RegisterDomain {
     const price = yearlyPrice(name);
     if (price === null || !isRegistrable(name)) throw new DomainError('tld_not_supported', { domain: name, tlds: Object.keys(PRICE_LIST) });
     const amount = price * input.years;
-    const registrar = requireCapability(this.environments.get(key.environment).registrar, 'register');
+    const registrar = requireCapability(this.deps.environments.get(key.environment).registrar, 'register');
 
     let reserved = cp.last?.point === 'reserved' ? (cp.last.data as { entryId: string; opId: string }) : null;
     if (!reserved) {
-      if (await this.domains.find(key.accountId, key.environment, name)) throw new DomainError('domain_already_yours', { domain: name });
+      if (await this.deps.domains.find(key.accountId, key.environment, name)) throw new DomainError('domain_already_yours', { domain: name });
       const [availability] = await registrar.check([name]);
       if (!availability!.available) throw takenError(name, availability!.registeredUntil);
       reserved = await cp.reach('reserved', async () => {
-        const entry = await this.accounting.reserve({
+        const entry = await this.deps.accounting.reserve({
           accountId: key.accountId, environment: key.environment, amount, kind: 'registration', domain: name,
           description: `Registration of ${name} for ${input.years} year(s)`, key: { id: key.id, spendLimit: key.conditions.spendLimit },
         });
-        return { entryId: entry.id, opId: this.random.id() };
+        return { entryId: entry.id, opId: this.deps.random.id() };
       });
     }
 
-    const now = await this.time.now(key.accountId, key.environment);
+    const now = await this.deps.time.now(key.accountId, key.environment);
     let registeredUntil: string;
     try {
       ({ registeredUntil } = await registrar.register({
@@ -82,7 +85,7 @@ export class RegisterDomain {
     } catch (err) {
       if (!(err instanceof RegistryError)) throw err; // unknown outcome: keep the reservation; a retry resumes
       await cp.reach('voided', async () => {
-        await this.accounting.void(reserved.entryId);
+        await this.deps.accounting.void(reserved.entryId);
         return {};
       });
       if (err.reason === 'taken') throw takenError(name, err.registeredUntil);
@@ -90,16 +93,16 @@ export class RegisterDomain {
     }
 
     const result = await cp.reach('registered', async () => {
-      await this.accounting.post(reserved.entryId);
+      await this.deps.accounting.post(reserved.entryId);
       const domain: Domain = {
-        id: this.random.id(), accountId: key.accountId, environment: key.environment, name, labels: labelsForNewDomain(key),
+        id: this.deps.random.id(), accountId: key.accountId, environment: key.environment, name, labels: labelsForNewDomain(key),
         status: ['clientTransferProhibited'], expiresOn: registeredUntil, autoRenew: input.auto_renew ?? true, transferLock: true,
         nameservers: DEFAULT_NAMESERVERS, createdAt: now, autoRenewFailedFor: null,
       };
-      await this.domains.insert(domain);
-      await this.zones.create(key.accountId, key.environment, name);
-      await this.events.append({
-        id: this.random.id(), accountId: key.accountId, environment: key.environment, type: 'domain.registered',
+      await this.deps.domains.insert(domain);
+      await this.deps.zones.create(key.accountId, key.environment, name);
+      await this.deps.events.append({
+        id: this.deps.random.id(), accountId: key.accountId, environment: key.environment, type: 'domain.registered',
         subject: `domain:${name}`, actor: `key:${key.id}`, occurredAt: now,
         data: { domain: name, years: input.years, expires_at: registeredUntil, amount, ledger_entry_id: reserved.entryId },
       });

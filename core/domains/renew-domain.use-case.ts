@@ -33,21 +33,24 @@ interface Reserved {
   readonly restore?: boolean;
 }
 
+/** What RenewDomain is built from (one object, named, instead of positions). */
+export interface RenewDomainDeps {
+  readonly domains: DomainRepository;
+  readonly locks: DomainLocks;
+  readonly environments: RegistrarEnvironments;
+  readonly accounting: Accounting;
+  readonly events: EventLog;
+  readonly time: AccountClock;
+  readonly random: Random;
+}
+
 /**
  * Renewal (domain.renew, class 2): the same atomic phases as registration, under a per-domain lock so
  * concurrent renewals of one domain run one after another (DESIGN: serialised, not refused). In
  * redemptionPeriod a renewal is a restore and costs RESTORE_FEE on top; in pendingDelete it is refused.
  */
 export class RenewDomain {
-  constructor(
-    private readonly domains: DomainRepository,
-    private readonly locks: DomainLocks,
-    private readonly environments: RegistrarEnvironments,
-    private readonly accounting: Accounting,
-    private readonly events: EventLog,
-    private readonly time: AccountClock,
-    private readonly random: Random,
-  ) {}
+  constructor(private readonly deps: RenewDomainDeps) {}
 
   async execute(by: Renewer, input: { domain: string; years: number }, cp: Checkpoints): Promise<DomainView & Charged> {
     if (cp.last?.point === 'renewed') return cp.last.data.result as DomainView & Charged;
@@ -57,25 +60,25 @@ export class RenewDomain {
     // Resuming a renewal that reserved its charge (a retry, the completer, the worker's next pass): it is
     // settled with the registry as it was reserved, whatever changed since; a refusal voids it.
     const resumed = cp.last?.point === 'reserved' ? (cp.last.data as unknown as Reserved) : null;
-    const first = await this.domains.find(accountId, environment, name);
+    const first = await this.deps.domains.find(accountId, environment, name);
     if (!first) {
       // Released meanwhile: the registry no longer renews it from our expiry; the charge comes back.
-      if (resumed) await cp.reach('voided', async () => (await this.accounting.void(resumed.entryId), {}));
+      if (resumed) await cp.reach('voided', async () => (await this.deps.accounting.void(resumed.entryId), {}));
       throw new DomainError('domain_not_found', { domain: name });
     }
     // The worker renews under the lease of its claim; a key's renewal takes the lease here.
-    const locked = <T>(fn: () => Promise<T>) => (by.kind === 'auto' ? this.locks.whileHeld(fn) : this.locks.withLock(first.id, fn));
+    const locked = <T>(fn: () => Promise<T>) => (by.kind === 'auto' ? this.deps.locks.whileHeld(fn) : this.deps.locks.withLock(first.id, fn));
     return locked(async () => {
       // Read again under the lock, from the store (not a cached copy): an earlier renewal, maybe in another
       // process, may have just moved the expiry, and the registry refuses a renewal from the old one.
-      const domain = (await this.domains.find(accountId, environment, name))!;
-      const now = await this.time.now(accountId, environment);
+      const domain = (await this.deps.domains.find(accountId, environment, name))!;
+      const now = await this.deps.time.now(accountId, environment);
       // The worker renews by the phase it last recorded (it may be catching up after a pause).
       const phase = by.kind === 'auto' ? phaseOfStatus(domain.status) : phaseOn(domain.expiresOn, kyivDate(now));
       if (!resumed && (phase === 'pendingDelete' || phase === 'released')) {
         throw new DomainError('domain_not_renewable', { domain: name, status: 'pendingDelete' });
       }
-      const registrar = requireCapability(this.environments.get(environment).registrar, 'renew');
+      const registrar = requireCapability(this.deps.environments.get(environment).registrar, 'renew');
       // What was reserved is what is charged and told (records from before `amount` was kept: recomputed).
       const restore = resumed?.restore ?? phase === 'redemptionPeriod';
       const amount = resumed?.amount ?? yearlyPrice(name)! * input.years + (restore ? RESTORE_FEE : 0);
@@ -84,11 +87,11 @@ export class RenewDomain {
       let reserved: Reserved | null = resumed;
       if (!reserved) {
         reserved = await cp.reach('reserved', async () => {
-          const entry = await this.accounting.reserve({
+          const entry = await this.deps.accounting.reserve({
             accountId, environment, amount, kind: restore ? 'restore' : 'renewal', domain: name,
             description: `${restore ? 'Restore and renewal' : 'Renewal'} of ${name} for ${input.years} year(s)`, key,
           });
-          return { entryId: entry.id, opId: this.random.id(), expiresOn: domain.expiresOn, amount, restore };
+          return { entryId: entry.id, opId: this.deps.random.id(), expiresOn: domain.expiresOn, amount, restore };
         });
       }
       let registeredUntil: string;
@@ -99,24 +102,24 @@ export class RenewDomain {
       } catch (err) {
         if (!(err instanceof RegistryError)) throw err;
         await cp.reach('voided', async () => {
-          await this.accounting.void(reserved.entryId);
+          await this.deps.accounting.void(reserved.entryId);
           return {};
         });
         throw new DomainError(err.refusal ?? 'registry_failure', { domain: name, ...(err.registryCode !== null ? { registry_code: err.registryCode } : {}) });
       }
       const out = await cp.reach('renewed', async () => {
-        await this.accounting.post(reserved.entryId);
+        await this.deps.accounting.post(reserved.entryId);
         // The row as it is now (read in this transaction, locked on Postgres): the registry call took a
         // while, and a change of another field meanwhile (auto_renew, a pending operation) must survive.
-        const current = (await this.domains.find(accountId, environment, name)) ?? domain;
+        const current = (await this.deps.domains.find(accountId, environment, name)) ?? domain;
         const renewed: Domain = {
           ...current, expiresOn: registeredUntil, autoRenewFailedFor: null,
           status: statusFor(current.status, phaseOn(registeredUntil, kyivDate(now)), current.transferLock),
         };
-        await this.domains.update(renewed);
+        await this.deps.domains.update(renewed);
         const actor = by.kind === 'key' ? `key:${by.key.id}` : 'system:auto-renew';
-        await this.events.append({
-          id: this.random.id(), accountId, environment, type: 'domain.renewed', subject: `domain:${name}`, actor, occurredAt: now,
+        await this.deps.events.append({
+          id: this.deps.random.id(), accountId, environment, type: 'domain.renewed', subject: `domain:${name}`, actor, occurredAt: now,
           data: { domain: name, years: input.years, expires_at: registeredUntil, amount, restore, automatic: by.kind === 'auto' },
         });
         return { result: { ...viewDomain(renewed), charge: { amount: uah(amount), ledger_entry_id: reserved.entryId } } };

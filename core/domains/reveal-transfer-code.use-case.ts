@@ -11,32 +11,35 @@ import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import { requireCapability } from './capabilities.js';
 import type { DomainRepository } from './ports/domain-repository.port.js';
 
+/** What RevealTransferCode is built from (one object, named, instead of positions). */
+export interface RevealTransferCodeDeps {
+  readonly domains: DomainRepository;
+  readonly environments: RegistrarEnvironments;
+  readonly events: EventLog;
+  readonly uow: UnitOfWork;
+  readonly random: Random;
+  readonly clock: Clock;
+}
+
 /**
  * Reveal the transfer (auth) code — a human-only action (seed A6, A7): an owner, signed in again within
  * the last 5 minutes. Every reveal is an event and a notice to every owner.
  */
 export class RevealTransferCode {
-  constructor(
-    private readonly domains: DomainRepository,
-    private readonly environments: RegistrarEnvironments,
-    private readonly events: EventLog,
-    private readonly uow: UnitOfWork,
-    private readonly random: Random,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly deps: RevealTransferCodeDeps) {}
 
   async execute(human: HumanContext, environment: Environment, name: string): Promise<{ domain: string; transferCode: string }> {
     requireOwner(human.actor, 'transfer_code');
-    requireRecentSignIn(human.session, this.clock.now());
+    requireRecentSignIn(human.session, this.deps.clock.now());
     const domainName = normalizeDomain(name);
-    const domain = await this.domains.find(human.actor.accountId, environment, domainName);
+    const domain = await this.deps.domains.find(human.actor.accountId, environment, domainName);
     if (!domain) throw new DomainError('domain_not_found', { domain: domainName });
-    const registrar = requireCapability(this.environments.get(environment).registrar, 'transfer_code');
+    const registrar = requireCapability(this.deps.environments.get(environment).registrar, 'transfer_code');
     const transferCode = await registrar.transferCode(domainName);
-    const at = this.clock.now();
-    await this.uow.transaction(async () => {
-      await this.events.append({
-        id: this.random.id(), accountId: domain.accountId, environment, type: 'domain.transfer_code_revealed',
+    const at = this.deps.clock.now();
+    await this.deps.uow.transaction(async () => {
+      await this.deps.events.append({
+        id: this.deps.random.id(), accountId: domain.accountId, environment, type: 'domain.transfer_code_revealed',
         subject: `domain:${domainName}`, actor: `person:${human.person.id}`, occurredAt: at, data: { domain: domainName, actor_email: human.person.email },
       });
     });

@@ -8,31 +8,34 @@ import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import { viewDomain, type DomainView } from './domain.js';
 import type { DomainRepository } from './ports/domain-repository.port.js';
 
+/** What SetAutoRenew is built from (one object, named, instead of positions). */
+export interface SetAutoRenewDeps {
+  readonly domains: DomainRepository;
+  readonly events: EventLog;
+  readonly random: Random;
+  readonly clock: Clock;
+  readonly uow: UnitOfWork;
+}
+
 /** PATCH /v1/domains/{domain} {auto_renew} (domain.renew, class 2: it commits future spending). */
 export class SetAutoRenew {
-  constructor(
-    private readonly domains: DomainRepository,
-    private readonly events: EventLog,
-    private readonly random: Random,
-    private readonly clock: Clock,
-    private readonly uow: UnitOfWork,
-  ) {}
+  constructor(private readonly deps: SetAutoRenewDeps) {}
 
   /** One transaction: the domain is read there (fresh, and locked on Postgres), so the whole-row update cannot undo a renewal that just committed. */
   execute(key: ApiKey, domainName: string, autoRenew: boolean): Promise<DomainView> {
-    return this.uow.transaction(() => this.run(key, domainName, autoRenew));
+    return this.deps.uow.transaction(() => this.run(key, domainName, autoRenew));
   }
 
   private async run(key: ApiKey, domainName: string, autoRenew: boolean): Promise<DomainView> {
     const name = normalizeDomain(domainName);
-    const domain = await this.domains.find(key.accountId, key.environment, name);
+    const domain = await this.deps.domains.find(key.accountId, key.environment, name);
     if (!domain) throw new DomainError('domain_not_found', { domain: name });
     if (domain.autoRenew === autoRenew) return viewDomain(domain);
     const updated = { ...domain, autoRenew, autoRenewFailedFor: null };
-    const now = this.clock.now();
-    await this.domains.update(updated);
-    await this.events.append({
-      id: this.random.id(), accountId: key.accountId, environment: key.environment, type: 'domain.auto_renew_changed',
+    const now = this.deps.clock.now();
+    await this.deps.domains.update(updated);
+    await this.deps.events.append({
+      id: this.deps.random.id(), accountId: key.accountId, environment: key.environment, type: 'domain.auto_renew_changed',
       subject: `domain:${name}`, actor: `key:${key.id}`, occurredAt: now, data: { domain: name, auto_renew: autoRenew },
     });
     return viewDomain(updated);

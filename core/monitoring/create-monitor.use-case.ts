@@ -18,39 +18,42 @@ export interface CreateMonitorInput extends MonitorSpecInput {
   readonly enabled?: boolean;
 }
 
+/** What CreateMonitor is built from (one object, named, instead of positions). */
+export interface CreateMonitorDeps {
+  readonly monitors: MonitorRepository;
+  readonly authorizer: Authorizer;
+  readonly events: EventLog;
+  readonly rules: MonitorRules;
+  readonly uow: UnitOfWork;
+  readonly random: Random;
+  readonly clock: Clock;
+}
+
 /** POST /v1/monitors (monitor.edit on the domain, class 1). The first check runs on the worker's next pass. */
 export class CreateMonitor {
-  constructor(
-    private readonly monitors: MonitorRepository,
-    private readonly authorizer: Authorizer,
-    private readonly events: EventLog,
-    private readonly rules: MonitorRules,
-    private readonly uow: UnitOfWork,
-    private readonly random: Random,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly deps: CreateMonitorDeps) {}
 
   async execute(key: ApiKey, input: CreateMonitorInput): Promise<MonitorView> {
     const name = normalizeDomain(input.domain);
-    const domain = await this.authorizer.check(key, 'monitor.edit', name);
+    const domain = await this.deps.authorizer.check(key, 'monitor.edit', name);
     if (!domain) throw new DomainError('domain_not_found', { domain: name });
     if (!(MONITOR_KINDS as readonly string[]).includes(input.kind)) throw new DomainError('validation_failed', {}, [{ field: '/body/kind', rule: 'monitor-kind', message: { uk: `вид перевірки: ${MONITOR_KINDS.join(', ')}`, en: `the monitor kind is one of ${MONITOR_KINDS.join(', ')}` } }]);
-    const spec = buildSpec(input.kind as MonitorKind, input, domain.name, key.environment, this.rules);
+    const spec = buildSpec(input.kind as MonitorKind, input, domain.name, key.environment, this.deps.rules);
     const interval = input.interval_seconds ?? DEFAULT_INTERVAL_SECONDS;
-    checkInterval(interval, key.environment, this.rules);
-    const now = this.clock.now();
+    checkInterval(interval, key.environment, this.deps.rules);
+    const now = this.deps.clock.now();
     const m: Monitor = {
-      id: `mon_${this.random.id()}`, accountId: key.accountId, environment: key.environment, domain: domain.name, spec, intervalSeconds: interval,
+      id: `mon_${this.deps.random.id()}`, accountId: key.accountId, environment: key.environment, domain: domain.name, spec, intervalSeconds: interval,
       enabled: input.enabled ?? true, state: 'pending', stateChangedAt: null, lastReason: null, lastCheckedAt: null, nextCheckAt: now,
       openIncidentId: null, createdAt: now, updatedAt: now,
     };
-    await this.uow.transaction(async () => {
-      if ((await this.monitors.count(key.accountId, key.environment, true)) >= this.rules.maxPerAccount) {
-        throw new DomainError('monitor_limit_reached', { limit: this.rules.maxPerAccount, environment: key.environment });
+    await this.deps.uow.transaction(async () => {
+      if ((await this.deps.monitors.count(key.accountId, key.environment, true)) >= this.deps.rules.maxPerAccount) {
+        throw new DomainError('monitor_limit_reached', { limit: this.deps.rules.maxPerAccount, environment: key.environment });
       }
-      await this.monitors.insert(m);
-      await this.events.append({
-        id: this.random.id(), accountId: key.accountId, environment: key.environment, type: 'monitor.created', subject: `monitor:${m.id}`,
+      await this.deps.monitors.insert(m);
+      await this.deps.events.append({
+        id: this.deps.random.id(), accountId: key.accountId, environment: key.environment, type: 'monitor.created', subject: `monitor:${m.id}`,
         actor: `key:${key.id}`, occurredAt: now, data: { monitor_id: m.id, domain: m.domain, kind: spec.kind, ...specFields(spec), interval_seconds: interval, enabled: m.enabled },
       });
     });

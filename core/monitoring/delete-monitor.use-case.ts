@@ -8,24 +8,27 @@ import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import { loadMonitor } from './monitor-access.js';
 import type { MonitorRepository } from './ports/monitor-repository.port.js';
 
+/** What DeleteMonitor is built from (one object, named, instead of positions). */
+export interface DeleteMonitorDeps {
+  readonly monitors: MonitorRepository;
+  readonly authorizer: Authorizer;
+  readonly events: EventLog;
+  readonly uow: UnitOfWork;
+  readonly random: Random;
+  readonly clock: Clock;
+}
+
 /** DELETE /v1/monitors/{id} (monitor.edit): the monitor, its results and incidents go. */
 export class DeleteMonitor {
-  constructor(
-    private readonly monitors: MonitorRepository,
-    private readonly authorizer: Authorizer,
-    private readonly events: EventLog,
-    private readonly uow: UnitOfWork,
-    private readonly random: Random,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly deps: DeleteMonitorDeps) {}
 
   async execute(key: ApiKey, id: string): Promise<{ id: string; deleted: true }> {
-    const m = await loadMonitor(this.monitors, this.authorizer, key, id, 'monitor.edit');
-    await this.uow.transaction(async () => {
-      if (!(await this.monitors.delete(id))) throw new DomainError('monitor_not_found', { monitor_id: id });
-      await this.events.append({
-        id: this.random.id(), accountId: key.accountId, environment: key.environment, type: 'monitor.deleted', subject: `monitor:${id}`,
-        actor: `key:${key.id}`, occurredAt: this.clock.now(), data: { monitor_id: id, domain: m.domain, kind: m.spec.kind },
+    const m = await loadMonitor(this.deps.monitors, this.deps.authorizer, key, id, 'monitor.edit');
+    await this.deps.uow.transaction(async () => {
+      if (!(await this.deps.monitors.delete(id))) throw new DomainError('monitor_not_found', { monitor_id: id });
+      await this.deps.events.append({
+        id: this.deps.random.id(), accountId: key.accountId, environment: key.environment, type: 'monitor.deleted', subject: `monitor:${id}`,
+        actor: `key:${key.id}`, occurredAt: this.deps.clock.now(), data: { monitor_id: id, domain: m.domain, kind: m.spec.kind },
       });
     });
     return { id, deleted: true };

@@ -28,6 +28,19 @@ export interface MonitorChecksReport {
 /** Thrown inside the transaction when another worker took the lease meanwhile: roll back, record nothing. */
 class LeaseLost extends Error {}
 
+/** What RunMonitorChecks is built from (one object, named, instead of positions). */
+export interface RunMonitorChecksDeps {
+  readonly monitors: MonitorRepository;
+  readonly domains: DomainRepository;
+  readonly probesFor: ProbesFor;
+  readonly accountTime: AccountClock;
+  readonly events: EventLog;
+  readonly uow: UnitOfWork;
+  readonly random: Random;
+  readonly clock: Clock;
+  readonly options: MonitorCheckOptions;
+}
+
 /**
  * The worker's monitoring pass: claims due monitors under a lease, runs their probes
  * concurrently (each with its own timeout), and records each outcome in one transaction with what it
@@ -36,22 +49,12 @@ class LeaseLost extends Error {}
  * monitor.check_recovered and a notice.
  */
 export class RunMonitorChecks {
-  constructor(
-    private readonly monitors: MonitorRepository,
-    private readonly domains: DomainRepository,
-    private readonly probesFor: ProbesFor,
-    private readonly accountTime: AccountClock,
-    private readonly events: EventLog,
-    private readonly uow: UnitOfWork,
-    private readonly random: Random,
-    private readonly clock: Clock,
-    private readonly options: MonitorCheckOptions,
-  ) {}
+  constructor(private readonly deps: RunMonitorChecksDeps) {}
 
   async run(): Promise<MonitorChecksReport> {
-    const now = this.clock.now();
-    const token = this.random.id();
-    const claimed = await this.monitors.claimDue({ now, token, leaseUntil: new Date(now.getTime() + this.options.timeoutMs + 60_000), limit: this.options.batch });
+    const now = this.deps.clock.now();
+    const token = this.deps.random.id();
+    const claimed = await this.deps.monitors.claimDue({ now, token, leaseUntil: new Date(now.getTime() + this.deps.options.timeoutMs + 60_000), limit: this.deps.options.batch });
     const report: MonitorChecksReport = { checked: 0, failed: 0, recovered: 0, lost: 0 };
     await Promise.all(claimed.map(async (m) => {
       const outcome = await this.probe(m);
@@ -69,22 +72,22 @@ export class RunMonitorChecks {
   /** Runs one probe (each honours the timeout itself; src/ adds a backstop around every probe). */
   private async probe(m: Monitor): Promise<ProbeOutcome> {
     try {
-      return await this.run1(m, this.options.timeoutMs);
+      return await this.run1(m, this.deps.options.timeoutMs);
     } catch (err) {
       return { ok: false, latencyMs: null, reason: `check could not run: ${err instanceof Error ? err.message : String(err)}`, detail: {} };
     }
   }
 
   private async run1(m: Monitor, timeoutMs: number): Promise<ProbeOutcome> {
-    const probes = this.probesFor(m.environment);
+    const probes = this.deps.probesFor(m.environment);
     switch (m.spec.kind) {
       case 'http': return probes.http.check(m.spec, timeoutMs);
-      case 'tls': return probes.tls.check(m.spec, await this.accountTime.now(m.accountId, m.environment), timeoutMs);
+      case 'tls': return probes.tls.check(m.spec, await this.deps.accountTime.now(m.accountId, m.environment), timeoutMs);
       case 'dns': return probes.dns.check(m.spec, timeoutMs);
       case 'domain_expiry': {
-        const d = await this.domains.find(m.accountId, m.environment, m.domain);
+        const d = await this.deps.domains.find(m.accountId, m.environment, m.domain);
         if (!d) return { ok: false, latencyMs: null, reason: `${m.domain} is no longer in the account`, detail: {} };
-        const now = await this.accountTime.now(m.accountId, m.environment);
+        const now = await this.deps.accountTime.now(m.accountId, m.environment);
         const daysLeft = Math.floor((Date.parse(`${d.expiresOn}T00:00:00Z`) - now.getTime()) / DAY);
         const ok = daysLeft >= m.spec.minDaysValid;
         return {
@@ -97,31 +100,31 @@ export class RunMonitorChecks {
 
   /** Records the outcome; returns the state it moved to ('same' when none), or null when the lease was lost. */
   private async record(m: Monitor, token: string, outcome: ProbeOutcome): Promise<MonitorState | 'same' | null> {
-    const at = this.clock.now();
+    const at = this.deps.clock.now();
     const result: CheckResult = {
-      id: this.random.id(), monitorId: m.id, checkedAt: at, ok: outcome.ok,
+      id: this.deps.random.id(), monitorId: m.id, checkedAt: at, ok: outcome.ok,
       latencyMs: outcome.latencyMs === null ? null : Math.round(outcome.latencyMs), reason: outcome.ok ? null : outcome.reason, detail: outcome.detail,
     };
     const turnsFailing = !outcome.ok && m.state !== 'failing';
     const recovers = outcome.ok && m.state === 'failing';
     const state: MonitorState = outcome.ok ? 'ok' : 'failing';
     try {
-      await this.uow.transaction(async () => {
+      await this.deps.uow.transaction(async () => {
         let openIncidentId = m.openIncidentId;
         if (turnsFailing) {
-          openIncidentId = this.random.id();
-          await this.monitors.insertIncident({ id: openIncidentId, monitorId: m.id, startedAt: at, endedAt: null, reason: result.reason });
+          openIncidentId = this.deps.random.id();
+          await this.deps.monitors.insertIncident({ id: openIncidentId, monitorId: m.id, startedAt: at, endedAt: null, reason: result.reason });
         }
         if (recovers && m.openIncidentId) {
-          await this.monitors.closeIncident(m.openIncidentId, at);
+          await this.deps.monitors.closeIncident(m.openIncidentId, at);
           openIncidentId = null;
         }
         const next: Monitor = {
           ...m, state, stateChangedAt: state !== m.state ? at : m.stateChangedAt, lastReason: result.reason, lastCheckedAt: at,
           nextCheckAt: new Date(at.getTime() + m.intervalSeconds * 1000), openIncidentId,
         };
-        if (!(await this.monitors.completeCheck(next, token))) throw new LeaseLost();
-        await this.monitors.insertResult(result);
+        if (!(await this.deps.monitors.completeCheck(next, token))) throw new LeaseLost();
+        await this.deps.monitors.insertResult(result);
         if (turnsFailing || recovers) await this.announce(m, result, turnsFailing ? 'failed' : 'recovered', turnsFailing ? openIncidentId : m.openIncidentId, at);
       });
     } catch (err) {
@@ -134,8 +137,8 @@ export class RunMonitorChecks {
   private async announce(m: Monitor, r: CheckResult, how: 'failed' | 'recovered', incidentId: string | null, at: Date): Promise<void> {
     const target = describeTarget(m);
     const data = { monitor_id: m.id, domain: m.domain, kind: m.spec.kind, target, incident_id: incidentId, reason: r.reason, checked_at: at.toISOString(), latency_ms: r.latencyMs };
-    await this.events.append({
-      id: this.random.id(), accountId: m.accountId, environment: m.environment, type: how === 'failed' ? 'monitor.check_failed' : 'monitor.check_recovered',
+    await this.deps.events.append({
+      id: this.deps.random.id(), accountId: m.accountId, environment: m.environment, type: how === 'failed' ? 'monitor.check_failed' : 'monitor.check_recovered',
       subject: `monitor:${m.id}`, actor: 'system:monitoring', occurredAt: at, data,
     });
   }

@@ -36,15 +36,18 @@ export const subjectOf = (kind: string, domain: string | null): string => {
   return `Domivka: ${s.uk} / ${s.en}${domain ? ` — ${domain}` : ''}`;
 };
 
+/** What NotifyOwners is built from (one object, named, instead of positions). */
+export interface NotifyOwnersDeps {
+  readonly accounts: AccountRepository;
+  readonly notices: NoticeRepository;
+  readonly outbox: NoticeOutbox;
+  readonly clock: Clock;
+  readonly random: Random;
+}
+
 /** Sends every owner of an account the same notice (seed A5). Runs inside the caller's transaction. */
 export class NotifyOwners {
-  constructor(
-    private readonly accounts: AccountRepository,
-    private readonly notices: NoticeRepository,
-    private readonly outbox: NoticeOutbox,
-    private readonly clock: Clock,
-    private readonly random: Random,
-  ) {}
+  constructor(private readonly deps: NotifyOwnersDeps) {}
 
   async send(input: {
     accountId: string;
@@ -54,11 +57,11 @@ export class NotifyOwners {
     message: { uk: string; en: string };
     data: Record<string, unknown>;
   }): Promise<number> {
-    const owners = await this.accounts.owners(input.accountId);
-    const at = this.clock.now();
-    const groupId = this.random.id();
+    const owners = await this.deps.accounts.owners(input.accountId);
+    const at = this.deps.clock.now();
+    const groupId = this.deps.random.id();
     const rows: Notice[] = owners.map((o) => ({
-      id: this.random.id(),
+      id: this.deps.random.id(),
       groupId,
       accountId: input.accountId,
       environment: input.environment,
@@ -69,12 +72,12 @@ export class NotifyOwners {
       data: input.data,
       createdAt: at,
     }));
-    await this.notices.insert(rows);
+    await this.deps.notices.insert(rows);
     // DESIGN: test-environment notices are in-app only; live ones are also e-mailed, through the
     // outbox written in this same transaction (a mail server that is down delays them, loses none).
     if (input.environment === 'live') {
-      await this.outbox.enqueue(rows.map((n, i) => ({
-        id: this.random.id(),
+      await this.deps.outbox.enqueue(rows.map((n, i) => ({
+        id: this.deps.random.id(),
         noticeId: n.id,
         recipientId: n.recipientId,
         address: owners[i]!.email,

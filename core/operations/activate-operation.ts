@@ -23,6 +23,21 @@ export type ActivationOutcome = 'activated' | 'failed' | 'busy' | 'retry';
 /** The registry's client transaction id for an operation: a retry after a crash is recognised (EPP clTRID). */
 export const transactionIdOf = (op: Operation): string => `${op.id}-apply`;
 
+/** What ActivateOperation is built from (one object, named, instead of positions). */
+export interface ActivateOperationDeps {
+  readonly operations: OperationRepository;
+  readonly domains: DomainRepository;
+  readonly labels: DomainLabelWriter;
+  readonly environments: RegistrarEnvironments;
+  readonly zones: ZoneRepository;
+  readonly zoneService: ZoneService;
+  readonly log: OperationLog;
+  readonly uow: UnitOfWork;
+  readonly time: AccountClock;
+  readonly clock: Clock;
+  readonly random: Random;
+}
+
 /**
  * Applies a pending operation's effect once: under a lease (a conditional update, so two workers — or a
  * worker and a confirming owner — never apply one twice), through the registrar port for nameservers and
@@ -30,26 +45,14 @@ export const transactionIdOf = (op: Operation): string => `${op.id}-apply`;
  * the operation's new status, its event and the owners' notices.
  */
 export class ActivateOperation {
-  constructor(
-    private readonly operations: OperationRepository,
-    private readonly domains: DomainRepository,
-    private readonly labels: DomainLabelWriter,
-    private readonly environments: RegistrarEnvironments,
-    private readonly zones: ZoneRepository,
-    private readonly zoneService: ZoneService,
-    private readonly log: OperationLog,
-    private readonly uow: UnitOfWork,
-    private readonly time: AccountClock,
-    private readonly clock: Clock,
-    private readonly random: Random,
-  ) {}
+  constructor(private readonly deps: ActivateOperationDeps) {}
 
   /** Takes the lease and applies. `held`: the caller already holds the lease with this token (the worker's claim). */
   async activate(op: Operation, actor: string, held?: string): Promise<{ outcome: ActivationOutcome; operation: Operation }> {
-    const token = held ?? this.random.id();
+    const token = held ?? this.deps.random.id();
     if (!held) {
-      const real = this.clock.now();
-      if (!(await this.operations.lease(op.id, token, real, new Date(real.getTime() + ACTIVATION_LEASE_MS)))) return { outcome: 'busy', operation: op };
+      const real = this.deps.clock.now();
+      if (!(await this.deps.operations.lease(op.id, token, real, new Date(real.getTime() + ACTIVATION_LEASE_MS)))) return { outcome: 'busy', operation: op };
     }
     let failure: string | null = null;
     try {
@@ -59,19 +62,19 @@ export class ActivateOperation {
       else if (isDomainError(err) && err.code === 'registrar_capability_missing') failure = `registrar_capability_missing: ${String(err.params.registrar)} cannot ${String(err.params.capability)}`;
       else {
         // Not the registry's answer (a network fault, a crash of ours): leave it pending for a later pass.
-        await this.operations.releaseLease(op.id, token);
+        await this.deps.operations.releaseLease(op.id, token);
         return { outcome: 'retry', operation: op };
       }
     }
     for (let attempt = 0; ; attempt++) {
       try {
-        const done = await this.uow.transaction(async () => this.finish(op, token, failure, actor));
-        if (done.zone) await this.zoneService.publishOrReport(done.zone);
+        const done = await this.deps.uow.transaction(async () => this.finish(op, token, failure, actor));
+        if (done.zone) await this.deps.zoneService.publishOrReport(done.zone);
         if (!done.operation) return { outcome: 'busy', operation: op };
         return { outcome: failure === null ? 'activated' : 'failed', operation: done.operation };
       } catch (err) {
         if (!(err instanceof ZoneChanged) || attempt >= 5) {
-          await this.operations.releaseLease(op.id, token);
+          await this.deps.operations.releaseLease(op.id, token);
           throw err;
         }
       }
@@ -80,7 +83,7 @@ export class ActivateOperation {
 
   private async applyAtRegistry(op: Operation): Promise<void> {
     if (op.kind === 'labels') return;
-    const registrar = this.environments.get(op.environment).registrar;
+    const registrar = this.deps.environments.get(op.environment).registrar;
     if (op.kind === 'nameservers') {
       const p = op.params as { nameservers: string[] };
       await requireCapability(registrar, 'nameservers').setNameservers(op.domain, p.nameservers, transactionIdOf(op));
@@ -91,12 +94,12 @@ export class ActivateOperation {
   }
 
   private async finish(op: Operation, token: string, failure: string | null, actor: string): Promise<{ operation: Operation | null; zone: StoredZone | null }> {
-    const now = await this.time.now(op.accountId, op.environment);
+    const now = await this.deps.time.now(op.accountId, op.environment);
     const next: Operation = failure === null
       ? { ...op, status: 'active', resolvedAt: now }
       : { ...op, status: 'failed', resolvedAt: now, failureReason: failure };
-    if (!(await this.operations.update(next, { token }))) return { operation: null, zone: null };
-    const domain = await this.domains.find(op.accountId, op.environment, op.domain);
+    if (!(await this.deps.operations.update(next, { token }))) return { operation: null, zone: null };
+    const domain = await this.deps.domains.find(op.accountId, op.environment, op.domain);
     let zone: StoredZone | null = null;
     if (domain) {
       let updated: Domain = { ...domain, status: withoutPendingUpdate(domain.status) };
@@ -109,23 +112,23 @@ export class ActivateOperation {
           const rest = updated.status.filter((s) => s !== 'clientTransferProhibited');
           updated = { ...updated, transferLock: false, status: rest.length > 0 ? rest : ['ok'] };
         } else {
-          await this.labels.setLabels(domain.id, (op.params as { labels: string[] }).labels);
+          await this.deps.labels.setLabels(domain.id, (op.params as { labels: string[] }).labels);
         }
       }
-      await this.domains.update(updated);
+      await this.deps.domains.update(updated);
     }
-    await this.log.record(next, failure === null ? 'activated' : 'failed', actor);
+    await this.deps.log.record(next, failure === null ? 'activated' : 'failed', actor);
     return { operation: next, zone };
   }
 
   /** DESIGN: the apex NS belongs to the service and follows the nameservers operation (parent and child
    * NS sets agree, RFC 1034 §4.2.2). Outside nameservers: our zone is kept, its apex NS says who serves it. */
   private async apexFollows(op: Operation, nameservers: readonly string[]): Promise<StoredZone | null> {
-    const zone = await this.zones.find(op.accountId, op.environment, op.domain);
+    const zone = await this.deps.zones.find(op.accountId, op.environment, op.domain);
     if (!zone) return null;
     const current = zone.recordSets.find((s) => s.name === zone.domain && s.type === 'NS');
     const values = nameservers.map((n) => `${n}.`);
     if (current && current.values.join() === values.join()) return null;
-    return this.zoneService.commit(zone, [{ name: zone.domain, type: 'NS', ttl: current?.ttl ?? 3600, values }], []);
+    return this.deps.zoneService.commit(zone, [{ name: zone.domain, type: 'NS', ttl: current?.ttl ?? 3600, values }], []);
   }
 }

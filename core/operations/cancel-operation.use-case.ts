@@ -10,42 +10,45 @@ import type { OperationLog } from './operation-log.js';
 import { partyLabel, viewOperation, withoutPendingUpdate, type Operation, type OperationView } from './operation.js';
 import type { OperationRepository } from './ports/operation-repository.port.js';
 
+/** What CancelOperation is built from (one object, named, instead of positions). */
+export interface CancelOperationDeps {
+  readonly operations: OperationRepository;
+  readonly domains: DomainRepository;
+  readonly access: OperationAccess;
+  readonly log: OperationLog;
+  readonly uow: UnitOfWork;
+  readonly time: AccountClock;
+  readonly clock: Clock;
+}
+
 /**
  * POST /v1/operations/{id}/cancel, and the console's cancel button: any owner (through a key: one
  * issued by an owner and holding the operation's right) cancels a pending operation before it activates.
  * An operation being applied at this moment (leased) cannot be cancelled any more: operation_not_pending.
  */
 export class CancelOperation {
-  constructor(
-    private readonly operations: OperationRepository,
-    private readonly domains: DomainRepository,
-    private readonly access: OperationAccess,
-    private readonly log: OperationLog,
-    private readonly uow: UnitOfWork,
-    private readonly time: AccountClock,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly deps: CancelOperationDeps) {}
 
   async execute(actor: OperationActor, operationId: string): Promise<OperationView> {
-    const found = await this.access.visible(actor, await this.operations.find(accountOf(actor), operationId), operationId);
-    await this.access.mayDecide(actor, found, 'cancel');
+    const found = await this.deps.access.visible(actor, await this.deps.operations.find(accountOf(actor), operationId), operationId);
+    await this.deps.access.mayDecide(actor, found, 'cancel');
     return viewOperation(await this.cancel(found, actor));
   }
 
   /** Cancels inside the caller's transaction (also used when a key sets the transfer lock again). */
   async cancel(found: Operation, actor: OperationActor): Promise<Operation> {
-    return this.uow.transaction(async () => {
-      const op = (await this.operations.find(found.accountId, found.id))!;
+    return this.deps.uow.transaction(async () => {
+      const op = (await this.deps.operations.find(found.accountId, found.id))!;
       if (op.status !== 'pending') throw new DomainError('operation_not_pending', { operation_id: op.id, status: op.status });
-      const now = await this.time.now(op.accountId, op.environment);
+      const now = await this.deps.time.now(op.accountId, op.environment);
       const next: Operation = { ...op, status: 'cancelled', resolvedAt: now, cancelledBy: partyOf(actor) };
       // Only while nobody is applying it: the conditional update refuses a leased row.
-      if (!(await this.operations.update(next, { unleasedAt: this.clock.now() }))) {
+      if (!(await this.deps.operations.update(next, { unleasedAt: this.deps.clock.now() }))) {
         throw new DomainError('operation_not_pending', { operation_id: op.id, status: 'activating' });
       }
-      const domain = await this.domains.find(op.accountId, op.environment, op.domain);
-      if (domain) await this.domains.update({ ...domain, status: withoutPendingUpdate(domain.status) });
-      await this.log.record(next, 'cancelled', partyLabel(partyOf(actor)));
+      const domain = await this.deps.domains.find(op.accountId, op.environment, op.domain);
+      if (domain) await this.deps.domains.update({ ...domain, status: withoutPendingUpdate(domain.status) });
+      await this.deps.log.record(next, 'cancelled', partyLabel(partyOf(actor)));
       return next;
     });
   }

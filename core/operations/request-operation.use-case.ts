@@ -24,46 +24,49 @@ export type OperationRequest =
 
 const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && [...a].sort().join() === [...b].sort().join();
 
+/** What RequestOperation is built from (one object, named, instead of positions). */
+export interface RequestOperationDeps {
+  readonly domains: DomainRepository;
+  readonly operations: OperationRepository;
+  readonly access: OperationAccess;
+  readonly log: OperationLog;
+  readonly uow: UnitOfWork;
+  readonly time: AccountClock;
+  readonly random: Random;
+}
+
 /**
  * PUT …/nameservers, DELETE …/transfer-lock, PUT …/labels (class 3): records a pending operation that
  * activates 24 hours later (account time: the sandbox clock for test domains) unless a second owner
  * confirms it sooner. The domain shows `pendingUpdate` meanwhile; one pending operation per domain.
  */
 export class RequestOperation {
-  constructor(
-    private readonly domains: DomainRepository,
-    private readonly operations: OperationRepository,
-    private readonly access: OperationAccess,
-    private readonly log: OperationLog,
-    private readonly uow: UnitOfWork,
-    private readonly time: AccountClock,
-    private readonly random: Random,
-  ) {}
+  constructor(private readonly deps: RequestOperationDeps) {}
 
   async execute(actor: OperationActor, request: OperationRequest): Promise<OperationView> {
     const name = normalizeDomain(request.domain);
     const accountId = accountOf(actor);
     const environment: Environment = actor.kind === 'key' ? actor.key.environment : actor.environment ?? 'test';
-    await this.access.mayRequest(actor, request.kind, name);
-    return this.uow.transaction(async () => {
-      const domain = await this.domains.find(accountId, environment, name);
+    await this.deps.access.mayRequest(actor, request.kind, name);
+    return this.deps.uow.transaction(async () => {
+      const domain = await this.deps.domains.find(accountId, environment, name);
       if (!domain) throw new DomainError('domain_not_found', { domain: name });
-      const pending = await this.operations.pendingOn(domain.id);
+      const pending = await this.deps.operations.pendingOn(domain.id);
       if (pending) throw conflict(pending);
       const { params, warnings } = this.effectOf(domain, request);
-      const now = await this.time.now(accountId, environment);
+      const now = await this.deps.time.now(accountId, environment);
       const op: Operation = {
-        id: `op_${this.random.id()}`, accountId, environment, domainId: domain.id, domain: name, kind: request.kind, status: 'pending',
+        id: `op_${this.deps.random.id()}`, accountId, environment, domainId: domain.id, domain: name, kind: request.kind, status: 'pending',
         params, warnings, requestedBy: partyOf(actor), confirmations: [], createdAt: now,
         activatesAt: new Date(now.getTime() + ACTIVATION_DELAY_MS), resolvedAt: null, cancelledBy: null, failureReason: null,
       };
-      if (!(await this.operations.insert(op))) {
+      if (!(await this.deps.operations.insert(op))) {
         // Another request on this domain committed between our check and our insert.
-        const winner = await this.operations.pendingOn(domain.id);
+        const winner = await this.deps.operations.pendingOn(domain.id);
         throw winner ? conflict(winner) : new DomainError('operation_pending', { domain: name, operation_id: '' });
       }
-      await this.domains.update({ ...domain, status: withPendingUpdate(domain.status) });
-      await this.log.record(op, 'pending', actor.kind === 'key' ? `key:${actor.key.id}` : `person:${actor.personId}`);
+      await this.deps.domains.update({ ...domain, status: withPendingUpdate(domain.status) });
+      await this.deps.log.record(op, 'pending', actor.kind === 'key' ? `key:${actor.key.id}` : `person:${actor.personId}`);
       return viewOperation(op);
     });
   }

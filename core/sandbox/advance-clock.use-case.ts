@@ -1,3 +1,4 @@
+import { withDefaults } from '../kernel/defaults.js';
 import type { ApiKey } from '../kernel/caller.js';
 import type { EventLog } from '../kernel/event-log.port.js';
 import type { Clock } from '../kernel/clock.port.js';
@@ -16,20 +17,27 @@ export const parseDuration = (text: string): number | null => {
 
 export const MAX_ADVANCE_MS = 3 * 365 * 24 * 3600_000;
 
+/** What AdvanceSandboxClock is built from (one object, named, instead of positions). */
+export interface AdvanceSandboxClockDeps {
+  readonly clocks: SandboxClocks;
+  readonly lifecycle: AdvanceLifecycle;
+  readonly events: EventLog;
+  readonly uow: UnitOfWork;
+  readonly random: Random;
+  readonly clock: Clock;
+  /** The certificates' pass (renewal, expiry) for the account, run right after the lifecycle. */
+  readonly certificates?: { run(only: { accountId: string; environment: 'test' }): Promise<unknown> } | null;
+  /** Class 3 operations whose 24 hours have passed on the moved clock activate at once. */
+  readonly operations?: { run(only: { accountId: string; environment: 'test' }): Promise<unknown> } | null;
+}
+
 /** POST /v1/sandbox/clock (test keys only): moves this account's sandbox time forward. */
 export class AdvanceSandboxClock {
-  constructor(
-    private readonly clocks: SandboxClocks,
-    private readonly lifecycle: AdvanceLifecycle,
-    private readonly events: EventLog,
-    private readonly uow: UnitOfWork,
-    private readonly random: Random,
-    private readonly clock: Clock,
-    /** The certificates' pass (renewal, expiry) for the account, run right after the lifecycle. */
-    private readonly certificates: { run(only: { accountId: string; environment: 'test' }): Promise<unknown> } | null = null,
-    /** Class 3 operations whose 24 hours have passed on the moved clock activate at once. */
-    private readonly operations: { run(only: { accountId: string; environment: 'test' }): Promise<unknown> } | null = null,
-  ) {}
+  private readonly deps: Required<AdvanceSandboxClockDeps>;
+
+  constructor(deps: AdvanceSandboxClockDeps) {
+    this.deps = withDefaults(deps, { certificates: null, operations: null });
+  }
 
   /** Moves the clock, then runs the lifecycle and the certificates for this account at once, so the effect is visible. */
   async execute(key: ApiKey, advance: string): Promise<{ now: string; offset_ms: number; lifecycle: LifecycleReport; certificates?: unknown; operations?: unknown }> {
@@ -38,17 +46,17 @@ export class AdvanceSandboxClock {
     if (ms === null || ms <= 0 || ms > MAX_ADVANCE_MS) {
       throw new DomainError('validation_failed', {}, [{ field: '/body/advance', rule: 'duration', value: advance, message: { uk: 'тривалість ISO 8601 у днях, годинах або хвилинах (напр. P30D), не більше 3 років', en: 'an ISO 8601 duration in days, hours or minutes (e.g. P30D), at most 3 years' } }]);
     }
-    const offset = await this.uow.transaction(async () => {
-      const o = await this.clocks.advance(key.accountId, ms);
-      await this.events.append({
-        id: this.random.id(), accountId: key.accountId, environment: 'test', type: 'sandbox.clock_advanced', subject: `account:${key.accountId}`,
-        actor: `key:${key.id}`, occurredAt: this.clock.now(), data: { advance, offset_ms: o },
+    const offset = await this.deps.uow.transaction(async () => {
+      const o = await this.deps.clocks.advance(key.accountId, ms);
+      await this.deps.events.append({
+        id: this.deps.random.id(), accountId: key.accountId, environment: 'test', type: 'sandbox.clock_advanced', subject: `account:${key.accountId}`,
+        actor: `key:${key.id}`, occurredAt: this.deps.clock.now(), data: { advance, offset_ms: o },
       });
       return o;
     });
-    const lifecycle = await this.lifecycle.run({ accountId: key.accountId, environment: 'test' });
-    const certificates = this.certificates ? await this.certificates.run({ accountId: key.accountId, environment: 'test' }) : undefined;
-    const operations = this.operations ? await this.operations.run({ accountId: key.accountId, environment: 'test' }) : undefined;
-    return { now: new Date(this.clock.now().getTime() + offset).toISOString(), offset_ms: offset, lifecycle, ...(certificates ? { certificates } : {}), ...(operations ? { operations } : {}) };
+    const lifecycle = await this.deps.lifecycle.run({ accountId: key.accountId, environment: 'test' });
+    const certificates = this.deps.certificates ? await this.deps.certificates.run({ accountId: key.accountId, environment: 'test' }) : undefined;
+    const operations = this.deps.operations ? await this.deps.operations.run({ accountId: key.accountId, environment: 'test' }) : undefined;
+    return { now: new Date(this.deps.clock.now().getTime() + offset).toISOString(), offset_ms: offset, lifecycle, ...(certificates ? { certificates } : {}), ...(operations ? { operations } : {}) };
   }
 }

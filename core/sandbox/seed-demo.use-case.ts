@@ -32,76 +32,79 @@ export interface DemoCredentials {
   readonly totpUri: string;
 }
 
+/** What SeedDemo is built from (one object, named, instead of positions). */
+export interface SeedDemoDeps {
+  readonly accounts: AccountRepository;
+  readonly domains: DomainRepository;
+  readonly registry: SandboxRegistryStore;
+  readonly cards: SavedCards;
+  readonly accounting: Accounting;
+  readonly events: EventLog;
+  readonly passwords: PasswordHasher;
+  readonly totp: TotpVerifier;
+  readonly box: SecretBox;
+  readonly zones: Pick<ZoneService, 'create'>;
+  readonly uow: UnitOfWork;
+  readonly random: Random;
+  readonly clock: Clock;
+}
+
 export class SeedDemo {
-  constructor(
-    private readonly accounts: AccountRepository,
-    private readonly domains: DomainRepository,
-    private readonly registry: SandboxRegistryStore,
-    private readonly cards: SavedCards,
-    private readonly accounting: Accounting,
-    private readonly events: EventLog,
-    private readonly passwords: PasswordHasher,
-    private readonly totp: TotpVerifier,
-    private readonly box: SecretBox,
-    private readonly zones: Pick<ZoneService, 'create'>,
-    private readonly uow: UnitOfWork,
-    private readonly random: Random,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly deps: SeedDemoDeps) {}
 
   /** Seeds the demo account unless it exists; returns the credentials only when it created them. */
   async execute(): Promise<DemoCredentials | null> {
-    if (await this.accounts.findPersonByEmail(DEMO_EMAIL)) return null;
-    const now = this.clock.now();
+    if (await this.deps.accounts.findPersonByEmail(DEMO_EMAIL)) return null;
+    const now = this.deps.clock.now();
     const today = kyivDate(now);
-    const password = `${this.random.base62(6)}-${this.random.base62(6)}-${this.random.base62(6)}`;
-    const totpSecret = this.totp.generateSecret();
-    const passwordHash = await this.passwords.hash(password);
-    const accountId = this.random.id();
-    const personId = this.random.id();
+    const password = `${this.deps.random.base62(6)}-${this.deps.random.base62(6)}-${this.deps.random.base62(6)}`;
+    const totpSecret = this.deps.totp.generateSecret();
+    const passwordHash = await this.deps.passwords.hash(password);
+    const accountId = this.deps.random.id();
+    const personId = this.deps.random.id();
     try {
       await this.seed(accountId, personId, passwordHash, totpSecret, now, today);
     } catch (err) {
       // Two processes seeding a fresh store at once (npm start beside sandbox:key): the other won.
-      if (await this.accounts.findPersonByEmail(DEMO_EMAIL)) return null;
+      if (await this.deps.accounts.findPersonByEmail(DEMO_EMAIL)) return null;
       throw err;
     }
-    return { accountId, personId, email: DEMO_EMAIL, password, totpSecret, totpUri: this.totp.uri(totpSecret, DEMO_EMAIL) };
+    return { accountId, personId, email: DEMO_EMAIL, password, totpSecret, totpUri: this.deps.totp.uri(totpSecret, DEMO_EMAIL) };
   }
 
   private async seed(accountId: string, personId: string, passwordHash: string, totpSecret: string, now: Date, today: string): Promise<void> {
-    await this.uow.transaction(async () => {
-      await this.accounts.insertAccount({ id: accountId, name: 'Domivka Demo', createdAt: now });
-      await this.accounts.insertPerson({
-        id: personId, accountId, email: DEMO_EMAIL, name: 'Demo Owner', role: 'owner', passwordHash, totpSecret: this.box.seal(totpSecret),
+    await this.deps.uow.transaction(async () => {
+      await this.deps.accounts.insertAccount({ id: accountId, name: 'Domivka Demo', createdAt: now });
+      await this.deps.accounts.insertPerson({
+        id: personId, accountId, email: DEMO_EMAIL, name: 'Demo Owner', role: 'owner', passwordHash, totpSecret: this.deps.box.seal(totpSecret),
         totpLastStep: null, lastSignInAt: null, createdAt: now,
       });
       for (const d of DEMO_DOMAINS) {
         const domain: Domain = {
-          id: this.random.id(), accountId, environment: 'test', name: d.name, labels: d.labels,
+          id: this.deps.random.id(), accountId, environment: 'test', name: d.name, labels: d.labels,
           status: ['clientTransferProhibited'], expiresOn: addDays(today, d.daysLeft), autoRenew: true,
           transferLock: true, nameservers: SANDBOX_NAMESERVERS, createdAt: now,
         };
-        await this.domains.insert(domain);
+        await this.deps.domains.insert(domain);
         // DESIGN: each demo domain has a small zone — SOA, NS, an A for the apex and www, an MX.
-        await this.zones.create(accountId, 'test', d.name, [
+        await this.deps.zones.create(accountId, 'test', d.name, [
           { name: d.name, type: 'A', ttl: 300, values: ['192.0.2.10'] },
           { name: `www.${d.name}`, type: 'A', ttl: 300, values: ['192.0.2.10'] },
           { name: d.name, type: 'MX', ttl: 3600, values: [`10 mail.${d.name}.`] },
           { name: `mail.${d.name}`, type: 'A', ttl: 3600, values: ['192.0.2.25'] },
         ]);
-        await this.registry.put({
+        await this.deps.registry.put({
           domain: d.name, registeredUntil: domain.expiresOn, status: domain.status, nameservers: domain.nameservers,
-          transferCode: this.random.base62(16),
+          transferCode: this.deps.random.base62(16),
         });
       }
       // A saved sandbox card that succeeds (see adapters/payments/sandbox: 4242 succeeds, 0002 declines).
-      await this.cards.save({ accountId, environment: 'test', brand: 'visa', last4: '4242', paymentMethodRef: 'pm_sandbox_4242', customerRef: null });
-      await this.accounting.credit({
+      await this.deps.cards.save({ accountId, environment: 'test', brand: 'visa', last4: '4242', paymentMethodRef: 'pm_sandbox_4242', customerRef: null });
+      await this.deps.accounting.credit({
         accountId, environment: 'test', amount: DEMO_BALANCE, kind: 'grant', keyId: null, description: 'Sandbox demo balance',
       });
-      await this.events.append({
-        id: this.random.id(), accountId, environment: 'test', type: 'account.created', subject: `account:${accountId}`,
+      await this.deps.events.append({
+        id: this.deps.random.id(), accountId, environment: 'test', type: 'account.created', subject: `account:${accountId}`,
         actor: 'system', occurredAt: now, data: { demo: true },
       });
     });

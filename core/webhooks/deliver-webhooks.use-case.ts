@@ -1,3 +1,4 @@
+import { withDefaults } from '../kernel/defaults.js';
 import type { EventLog } from '../kernel/event-log.port.js';
 import type { EventFeed } from '../events/ports/event-feed.port.js';
 import { toPublicEvent, type PublishedEvent } from '../events/public-event.js';
@@ -34,6 +35,19 @@ export interface DeliverOptions {
   readonly leaseMs: number;
 }
 
+/** What DeliverWebhooks is built from (one object, named, instead of positions). */
+export interface DeliverWebhooksDeps {
+  readonly repo: WebhookRepository;
+  readonly feed: EventFeed;
+  readonly sender: WebhookSender;
+  readonly box: SecretBox;
+  readonly events: EventLog;
+  readonly uow: UnitOfWork;
+  readonly random: Random;
+  readonly clock: Clock;
+  readonly options?: DeliverOptions;
+}
+
 /**
  * Sends webhook deliveries: at least once; 2xx = delivered; 410 disables the endpoint;
  * anything else (or a timeout, a refused address, a redirect) is retried with exponential backoff and
@@ -41,17 +55,11 @@ export interface DeliverOptions {
  * Every attempt is logged. The dispatcher (src/webhook-dispatcher.ts) calls `claim` and `attempt`.
  */
 export class DeliverWebhooks {
-  constructor(
-    private readonly repo: WebhookRepository,
-    private readonly feed: EventFeed,
-    private readonly sender: WebhookSender,
-    private readonly box: SecretBox,
-    private readonly events: EventLog,
-    private readonly uow: UnitOfWork,
-    private readonly random: Random,
-    private readonly clock: Clock,
-    private readonly options: DeliverOptions = { leaseMs: 60_000 },
-  ) {}
+  private readonly deps: Required<DeliverWebhooksDeps>;
+
+  constructor(deps: DeliverWebhooksDeps) {
+    this.deps = withDefaults(deps, { options: { leaseMs: 60_000 } });
+  }
 
   /** Successful attempts waiting for the next group commit, and the commit running now. */
   private delivered: Delivered[] = [];
@@ -59,15 +67,15 @@ export class DeliverWebhooks {
 
   /** Leases due deliveries, skipping endpoints that are busy in this process. */
   async claim(limit: number, busy: readonly string[] = []): Promise<{ token: string; deliveries: Delivery[] }> {
-    const now = this.clock.now();
-    const token = this.random.id();
-    const deliveries = await this.repo.claimDue({ now, leaseUntil: new Date(now.getTime() + this.options.leaseMs), token, limit, busy });
+    const now = this.deps.clock.now();
+    const token = this.deps.random.id();
+    const deliveries = await this.deps.repo.claimDue({ now, leaseUntil: new Date(now.getTime() + this.deps.options.leaseMs), token, limit, busy });
     return { token, deliveries };
   }
 
   /** Gives a leased delivery back untouched (a worker stopping, or a chain running out of lease time). */
   async release(d: Delivery, token: string): Promise<void> {
-    await this.repo.release(d.id, token);
+    await this.deps.repo.release(d.id, token);
   }
 
   /** One pass for tests and the worker tick: claims and sends everything due, one endpoint's in order. */
@@ -83,24 +91,24 @@ export class DeliverWebhooks {
   }
 
   private jitter(): number {
-    const b = this.random.bytes(2);
+    const b = this.deps.random.bytes(2);
     return ((b[0]! << 8) | b[1]!) / 65536;
   }
 
   /** Loads, in two queries, what a run of one endpoint's deliveries needs (its webhook and their events). */
   async prepare(list: readonly Delivery[]): Promise<DeliveryContext> {
     if (list.length === 0) return { webhook: null, events: new Map(), secrets: new Map() };
-    const webhook = await this.repo.findById(list[0]!.webhookId);
-    const events = new Map((await this.feed.getMany(list.map((d) => d.eventId))).map((e) => [e.id, e]));
+    const webhook = await this.deps.repo.findById(list[0]!.webhookId);
+    const events = new Map((await this.deps.feed.getMany(list.map((d) => d.eventId))).map((e) => [e.id, e]));
     return { webhook, events, secrets: new Map() };
   }
 
   private open(sealed: string, ctx?: DeliveryContext): string {
-    if (!ctx) return this.box.open(sealed);
+    if (!ctx) return this.deps.box.open(sealed);
     const cache = (ctx.secrets ??= new Map());
     let plain = cache.get(sealed);
     if (plain === undefined) {
-      plain = this.box.open(sealed);
+      plain = this.deps.box.open(sealed);
       cache.set(sealed, plain);
     }
     return plain;
@@ -119,21 +127,21 @@ export class DeliverWebhooks {
    * it lets the endpoint go.
    */
   async send(d: Delivery, token: string, ctx?: DeliveryContext): Promise<{ recorded: Promise<boolean> }> {
-    const w = ctx ? ctx.webhook : await this.repo.findById(d.webhookId);
+    const w = ctx ? ctx.webhook : await this.deps.repo.findById(d.webhookId);
     if (!w || !w.enabled) {
-      await this.repo.release(d.id, token);
+      await this.deps.repo.release(d.id, token);
       return { recorded: Promise.resolve(false) };
     }
-    const found = ctx ? ctx.events.get(d.eventId) : await this.feed.get(d.accountId, d.eventId);
+    const found = ctx ? ctx.events.get(d.eventId) : await this.deps.feed.get(d.accountId, d.eventId);
     const event = found && found.accountId === d.accountId ? found : null;
-    const started = this.clock.now();
+    const started = this.deps.clock.now();
     let outcome: SendOutcome;
     if (!event) {
       outcome = { kind: 'error', error: 'refused', message: 'the event is past the 30-day retention', latencyMs: 0 };
     } else {
       const secrets = [this.open(w.secretSealed, ctx)];
       if (w.oldSecretSealed && w.oldSecretExpiresAt && w.oldSecretExpiresAt > started) secrets.push(this.open(w.oldSecretSealed, ctx));
-      outcome = await this.sender.send({ url: w.url, environment: w.environment, messageId: d.eventId, payload: JSON.stringify(toPublicEvent(event)), secrets });
+      outcome = await this.deps.sender.send({ url: w.url, environment: w.environment, messageId: d.eventId, payload: JSON.stringify(toPublicEvent(event)), secrets });
     }
     if (event && outcome.kind === 'response' && outcome.status >= 200 && outcome.status < 300) {
       // A success changes nothing but the delivery: it joins the next group commit with the others.
@@ -168,21 +176,21 @@ export class DeliverWebhooks {
         await new Promise<void>((resolve) => setImmediate(resolve));
         const batch = this.delivered.splice(0, 500);
         try {
-          const now = this.clock.now();
+          const now = this.deps.clock.now();
           const items = batch.map((x) => ({
             token: x.token, firstAttemptAt: x.d.firstAttemptAt ?? x.at, deliveredAt: now,
             attempt: {
-              id: this.random.id(), deliveryId: x.d.id, webhookId: x.w.id, number: x.d.attempts + 1, attemptedAt: x.at, outcome: 'succeeded' as const,
+              id: this.deps.random.id(), deliveryId: x.d.id, webhookId: x.w.id, number: x.d.attempts + 1, attemptedAt: x.at, outcome: 'succeeded' as const,
               responseCode: x.outcome.status, latencyMs: Math.round(x.outcome.latencyMs), responseBody: x.outcome.body, error: null,
             },
           }));
-          const recorded = await this.uow.transaction(async () => {
-            const done = await this.repo.recordDelivered(items);
+          const recorded = await this.deps.uow.transaction(async () => {
+            const done = await this.deps.repo.recordDelivered(items);
             const healed = new Set<string>();
             for (const x of batch) {
               if (!done.has(x.d.id) || !x.w.failingSince || healed.has(x.w.id)) continue;
               healed.add(x.w.id);
-              await this.repo.markHealthy(x.w.id);
+              await this.deps.repo.markHealthy(x.w.id);
             }
             return done;
           });
@@ -198,7 +206,7 @@ export class DeliverWebhooks {
 
   /** Records the attempt; resolves true when it disabled the endpoint. */
   private async record(d: Delivery, w: Webhook, token: string, at: Date, outcome: SendOutcome, expired: boolean): Promise<boolean> {
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const number = d.attempts + 1;
     const ok = outcome.kind === 'response' && outcome.status >= 200 && outcome.status < 300;
     const gone = outcome.kind === 'response' && outcome.status === 410;
@@ -213,19 +221,19 @@ export class DeliverWebhooks {
         nextAttemptAt = null;
       }
     }
-    return this.uow.transaction(async () => {
-      const recorded = await this.repo.recordAttempt({
-        id: this.random.id(), deliveryId: d.id, webhookId: w.id, number, attemptedAt: at, outcome: ok ? 'succeeded' : 'failed',
+    return this.deps.uow.transaction(async () => {
+      const recorded = await this.deps.repo.recordAttempt({
+        id: this.deps.random.id(), deliveryId: d.id, webhookId: w.id, number, attemptedAt: at, outcome: ok ? 'succeeded' : 'failed',
         responseCode: outcome.kind === 'response' ? outcome.status : null, latencyMs: Math.round(outcome.latencyMs),
         responseBody: outcome.kind === 'response' ? outcome.body : null, error: outcome.kind === 'error' ? `${outcome.error}: ${outcome.message}` : null,
       }, { status, nextAttemptAt, firstAttemptAt: d.firstAttemptAt ?? at, deliveredAt: ok ? now : null }, token);
       if (!recorded) throw new LeaseLost();
       if (ok) {
-        if (w.failingSince) await this.repo.markHealthy(w.id);
+        if (w.failingSince) await this.deps.repo.markHealthy(w.id);
         return false;
       }
       if (gone) return this.disable(w, 'gone', now);
-      const since = await this.repo.markFailing(w.id, now);
+      const since = await this.deps.repo.markFailing(w.id, now);
       // Failing for 3 days: the streak is that old, or this delivery used up its 3 days of retries with
       // nothing delivered to the endpoint since it was created.
       const exhausted = status === 'failed' && since.getTime() <= (d.firstAttemptAt ?? at).getTime();
@@ -235,10 +243,10 @@ export class DeliverWebhooks {
   }
 
   private async disable(w: Webhook, reason: 'gone' | 'failing', now: Date): Promise<boolean> {
-    if (!(await this.repo.disable(w.id, reason, now))) return true;
-    await this.repo.cancelPending(w.id);
-    await this.events.append({
-      id: this.random.id(), accountId: w.accountId, environment: w.environment, type: 'webhook.disabled', subject: `webhook:${w.id}`,
+    if (!(await this.deps.repo.disable(w.id, reason, now))) return true;
+    await this.deps.repo.cancelPending(w.id);
+    await this.deps.events.append({
+      id: this.deps.random.id(), accountId: w.accountId, environment: w.environment, type: 'webhook.disabled', subject: `webhook:${w.id}`,
       actor: 'system:webhooks', occurredAt: now, data: { webhook_id: w.id, url: w.url, reason },
     });
     return true;

@@ -35,20 +35,23 @@ export interface DeliveryView {
 /** A Standard Webhooks secret: `whsec_` + base64 of 24 random bytes. */
 const newSecret = (random: Random): string => `whsec_${Buffer.from(random.bytes(24)).toString('base64')}`;
 
+/** What ManageWebhooks is built from (one object, named, instead of positions). */
+export interface ManageWebhooksDeps {
+  readonly repo: WebhookRepository;
+  readonly sender: WebhookSender;
+  readonly box: SecretBox;
+  readonly events: EventLog;
+  readonly uow: UnitOfWork;
+  readonly random: Random;
+  readonly clock: Clock;
+}
+
 /** POST/GET/PATCH/DELETE /v1/webhooks, secret rotation, the delivery log and redelivery (webhook.manage, class 1). */
 export class ManageWebhooks {
-  constructor(
-    private readonly repo: WebhookRepository,
-    private readonly sender: WebhookSender,
-    private readonly box: SecretBox,
-    private readonly events: EventLog,
-    private readonly uow: UnitOfWork,
-    private readonly random: Random,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly deps: ManageWebhooksDeps) {}
 
   private checkUrl(url: string, key: ApiKey): string {
-    const why = this.sender.refuse(url, key.environment);
+    const why = this.deps.sender.refuse(url, key.environment);
     if (why) throw new DomainError('webhook_url_refused', { url, reason: why });
     return url;
   }
@@ -61,14 +64,14 @@ export class ManageWebhooks {
   }
 
   private async emit<T extends EventType>(key: ApiKey, type: T, w: Webhook, data: EventData[T]): Promise<void> {
-    await this.events.append({
-      id: this.random.id(), accountId: key.accountId, environment: key.environment, type, subject: `webhook:${w.id}`,
-      actor: `key:${key.id}`, occurredAt: this.clock.now(), data,
+    await this.deps.events.append({
+      id: this.deps.random.id(), accountId: key.accountId, environment: key.environment, type, subject: `webhook:${w.id}`,
+      actor: `key:${key.id}`, occurredAt: this.deps.clock.now(), data,
     });
   }
 
   private async load(key: ApiKey, id: string): Promise<Webhook> {
-    const w = await this.repo.find(key.accountId, key.environment, id);
+    const w = await this.deps.repo.find(key.accountId, key.environment, id);
     if (!w) throw new DomainError('webhook_not_found', { webhook_id: id });
     return w;
   }
@@ -77,22 +80,22 @@ export class ManageWebhooks {
     const url = this.checkUrl(input.url, key);
     const events = this.checkEvents(input.events);
     const domains = input.domains ? [...new Set(input.domains.map(normalizeDomain))] : null;
-    const secret = newSecret(this.random);
-    const now = this.clock.now();
+    const secret = newSecret(this.deps.random);
+    const now = this.deps.clock.now();
     const w: Webhook = {
-      id: `wh_${this.random.base62(20)}`, accountId: key.accountId, environment: key.environment, url, description: input.description ?? null, events, domains,
-      enabled: input.enabled ?? true, disabledReason: null, secretSealed: this.box.seal(secret), oldSecretSealed: null, oldSecretExpiresAt: null,
+      id: `wh_${this.deps.random.base62(20)}`, accountId: key.accountId, environment: key.environment, url, description: input.description ?? null, events, domains,
+      enabled: input.enabled ?? true, disabledReason: null, secretSealed: this.deps.box.seal(secret), oldSecretSealed: null, oldSecretExpiresAt: null,
       failingSince: null, createdBy: `key:${key.id}`, createdAt: now, updatedAt: now,
     };
-    return this.uow.transaction(async () => {
-      await this.repo.insert(w);
+    return this.deps.uow.transaction(async () => {
+      await this.deps.repo.insert(w);
       await this.emit(key, 'webhook.created', w, { webhook_id: w.id, url, events, domains, enabled: w.enabled });
       return { ...viewWebhook(w), secret };
     });
   }
 
   async list(key: ApiKey, after: string | null, limit: number): Promise<{ data: WebhookView[]; next_cursor: string | null }> {
-    const rows = await this.repo.list(key.accountId, key.environment, after, limit + 1);
+    const rows = await this.deps.repo.list(key.accountId, key.environment, after, limit + 1);
     const page = rows.slice(0, limit);
     return { data: page.map(viewWebhook), next_cursor: rows.length > limit ? page[page.length - 1]!.id : null };
   }
@@ -102,7 +105,7 @@ export class ManageWebhooks {
   }
 
   async update(key: ApiKey, id: string, input: WebhookInput): Promise<WebhookView> {
-    return this.uow.transaction(async () => {
+    return this.deps.uow.transaction(async () => {
       const w = await this.load(key, id);
       const enabling = input.enabled === true && !w.enabled;
       const next: Webhook = {
@@ -114,31 +117,31 @@ export class ManageWebhooks {
         enabled: input.enabled ?? w.enabled,
         disabledReason: enabling ? null : input.enabled === false ? null : w.disabledReason,
         failingSince: enabling ? null : w.failingSince,
-        updatedAt: this.clock.now(),
+        updatedAt: this.deps.clock.now(),
       };
-      await this.repo.update(next);
-      if (!next.enabled && w.enabled) await this.repo.cancelPending(w.id);
+      await this.deps.repo.update(next);
+      if (!next.enabled && w.enabled) await this.deps.repo.cancelPending(w.id);
       await this.emit(key, 'webhook.updated', next, { webhook_id: w.id, url: next.url, events: next.events, domains: next.domains, enabled: next.enabled });
       return viewWebhook(next);
     });
   }
 
   async delete(key: ApiKey, id: string): Promise<void> {
-    await this.uow.transaction(async () => {
+    await this.deps.uow.transaction(async () => {
       const w = await this.load(key, id);
-      await this.repo.delete(w.id);
+      await this.deps.repo.delete(w.id);
       await this.emit(key, 'webhook.deleted', w, { webhook_id: w.id });
     });
   }
 
   /** A new secret; the old one keeps signing (a second v1 signature) for 24 hours. */
   async rotateSecret(key: ApiKey, id: string): Promise<WebhookView & { secret: string }> {
-    return this.uow.transaction(async () => {
+    return this.deps.uow.transaction(async () => {
       const w = await this.load(key, id);
-      const secret = newSecret(this.random);
-      const now = this.clock.now();
-      const next: Webhook = { ...w, secretSealed: this.box.seal(secret), oldSecretSealed: w.secretSealed, oldSecretExpiresAt: new Date(now.getTime() + ROTATION_OVERLAP_MS), updatedAt: now };
-      await this.repo.update(next);
+      const secret = newSecret(this.deps.random);
+      const now = this.deps.clock.now();
+      const next: Webhook = { ...w, secretSealed: this.deps.box.seal(secret), oldSecretSealed: w.secretSealed, oldSecretExpiresAt: new Date(now.getTime() + ROTATION_OVERLAP_MS), updatedAt: now };
+      await this.deps.repo.update(next);
       await this.emit(key, 'webhook.secret_rotated', next, { webhook_id: w.id, old_secret_expires_at: next.oldSecretExpiresAt!.toISOString() });
       return { ...viewWebhook(next), secret };
     });
@@ -146,7 +149,7 @@ export class ManageWebhooks {
 
   async deliveries(key: ApiKey, id: string, after: string | null, limit: number): Promise<{ data: DeliveryView[]; next_cursor: string | null }> {
     const w = await this.load(key, id);
-    const rows = await this.repo.listDeliveries(w.id, after, limit + 1);
+    const rows = await this.deps.repo.listDeliveries(w.id, after, limit + 1);
     const page = rows.slice(0, limit);
     return {
       data: page.map((d) => ({
@@ -164,13 +167,13 @@ export class ManageWebhooks {
 
   /** Queues the delivery's event again for this endpoint, as a new delivery due now. */
   async redeliver(key: ApiKey, id: string, deliveryId: string): Promise<{ id: string; event_id: string; status: 'pending'; redelivery_of: string }> {
-    return this.uow.transaction(async () => {
+    return this.deps.uow.transaction(async () => {
       const w = await this.load(key, id);
-      const d = await this.repo.findDelivery(w.id, deliveryId);
+      const d = await this.deps.repo.findDelivery(w.id, deliveryId);
       if (!d) throw new DomainError('delivery_not_found', { delivery_id: deliveryId });
-      const now = this.clock.now();
-      const newId = this.random.id();
-      await this.repo.insertDeliveries([{
+      const now = this.deps.clock.now();
+      const newId = this.deps.random.id();
+      await this.deps.repo.insertDeliveries([{
         id: newId, webhookId: w.id, accountId: w.accountId, environment: w.environment, eventId: d.eventId, eventSeq: d.eventSeq,
         eventCommittedAt: now, nextAttemptAt: now, createdAt: now,
       }]);

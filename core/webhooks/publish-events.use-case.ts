@@ -9,6 +9,16 @@ import { EVENT_CATALOGUE } from '../events/catalogue.js';
 import type { EventFeed } from '../events/ports/event-feed.port.js';
 import { domainsOfEvent } from '../events/public-event.js';
 
+/** What PublishEvents is built from (one object, named, instead of positions). */
+export interface PublishEventsDeps {
+  readonly feed: EventFeed;
+  readonly webhooks: WebhookRepository;
+  readonly domains: DomainRepository;
+  readonly uow: UnitOfWork;
+  readonly random: Random;
+  readonly clock: Clock;
+}
+
 /**
  * The single publisher: takes committed, unpublished events in insert order under the
  * publisher lock, gives each public one the next cursor position (pub_seq), and fans it out to the
@@ -16,27 +26,20 @@ import { domainsOfEvent } from '../events/public-event.js';
  * queued for every endpoint, or neither. Internal-only events are marked published without a number.
  */
 export class PublishEvents {
-  constructor(
-    private readonly feed: EventFeed,
-    private readonly webhooks: WebhookRepository,
-    private readonly domains: DomainRepository,
-    private readonly uow: UnitOfWork,
-    private readonly random: Random,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly deps: PublishEventsDeps) {}
 
   /** One batch; returns how many events it published (call again while it returns `limit`). */
   async run(limit = 500): Promise<{ taken: number; published: number; deliveries: number }> {
-    return this.uow.transaction(async () => {
-      const { lastSeq, events } = await this.feed.takeUnpublished(limit);
+    return this.deps.uow.transaction(async () => {
+      const { lastSeq, events } = await this.deps.feed.takeUnpublished(limit);
       if (events.length === 0) return { taken: 0, published: 0, deliveries: 0 };
-      const now = this.clock.now();
+      const now = this.deps.clock.now();
       const accountDomains = new Map<string, string[]>();
       const domainsOf = async (accountId: string, environment: Environment): Promise<string[]> => {
         const k = `${accountId}/${environment}`;
         let names = accountDomains.get(k);
         if (!names) {
-          names = (await this.domains.list({ accountId, environment, scope: { all: true, names: [], labels: [] }, limit: 100_000 })).map((d) => d.name);
+          names = (await this.deps.domains.list({ accountId, environment, scope: { all: true, names: [], labels: [] }, limit: 100_000 })).map((d) => d.name);
           accountDomains.set(k, names);
         }
         return names;
@@ -56,21 +59,21 @@ export class PublishEvents {
         rows.push({ id: e.id, pubSeq: seq.toString(), publicType: info.public, domains });
         published.push({ id: e.id, accountId: e.accountId, environment: e.environment, pubSeq: seq.toString(), publicType: info.public, domains, at: e.occurredAt });
       }
-      await this.feed.assign(now, rows, seq);
+      await this.deps.feed.assign(now, rows, seq);
       let deliveries = 0;
       if (published.length > 0) {
-        const hooks = await this.webhooks.enabledFor([...new Set(published.map((p) => p.accountId))]);
+        const hooks = await this.deps.webhooks.enabledFor([...new Set(published.map((p) => p.accountId))]);
         const out: NewDelivery[] = [];
         for (const p of published) {
           for (const w of hooks) {
             if (w.accountId !== p.accountId || w.environment !== p.environment || !wants(w, p.publicType, p.domains)) continue;
             out.push({
-              id: this.random.id(), webhookId: w.id, accountId: p.accountId, environment: p.environment, eventId: p.id, eventSeq: p.pubSeq,
+              id: this.deps.random.id(), webhookId: w.id, accountId: p.accountId, environment: p.environment, eventId: p.id, eventSeq: p.pubSeq,
               eventCommittedAt: p.at, nextAttemptAt: now, createdAt: now,
             });
           }
         }
-        await this.webhooks.insertDeliveries(out);
+        await this.deps.webhooks.insertDeliveries(out);
         deliveries = out.length;
       }
       return { taken: events.length, published: published.length, deliveries };

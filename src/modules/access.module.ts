@@ -18,11 +18,11 @@ export const accessModule = () =>
     bind(T.Authorizer).toResolvedValue((st: SqlStore) => new Authorizer(st.domains), [s]).inSingletonScope();
     bind(T.AuthenticateKey).toResolvedValue((st: SqlStore, h, c) => new AuthenticateKey(st.keys, h, c), [s, T.SecretHasher, T.Clock]).inSingletonScope();
     bind(T.IssueKey).toResolvedValue(
-      (st: SqlStore, h, r, c, rec: Recorder) => new IssueKey(st.keys, rec, st.uow, h, r, c),
+      (st: SqlStore, h, r, c, rec: Recorder) => new IssueKey({ keys: st.keys, events: rec, uow: st.uow, hasher: h, random: r, clock: c }),
       [s, T.SecretHasher, T.Random, T.Clock, T.Recorder],
     ).inSingletonScope();
     bind(T.ListKeys).toResolvedValue((st: SqlStore, c) => new ListKeys(st.keys, c), [s, T.Clock]).inSingletonScope();
-    bind(T.RevokeKey).toResolvedValue((st: SqlStore, r, c, rec: Recorder) => new RevokeKey(st.keys, rec, st.uow, r, c), [s, T.Random, T.Clock, T.Recorder]).inSingletonScope();
+    bind(T.RevokeKey).toResolvedValue((st: SqlStore, r, c, rec: Recorder) => new RevokeKey({ keys: st.keys, events: rec, uow: st.uow, random: r, clock: c }), [s, T.Random, T.Clock, T.Recorder]).inSingletonScope();
     bind(T.DescribeKey).toResolvedValue((st: SqlStore, c) => new DescribeKey(st.spend, c), [s, T.Clock]).inSingletonScope();
   });
 

@@ -28,16 +28,12 @@ export const certificatesModule = () =>
     bind(T.Certificates).toResolvedValue(
       (st: SqlStore, a, e, k, b, q: InProcessIssuanceQueue, i: CertificateIssuance, r, c, rec: Recorder) => {
         q.attach(i);
-        return new Certificates(st.certificates, st.domains, a, e, k, b, q, rec, st.uow, r, c);
+        return new Certificates({ certificates: st.certificates, domains: st.domains, authorizer: a, environments: e, keys: k, box: b, queue: q, events: rec, uow: st.uow, random: r, clock: c });
       },
       [s, T.Authorizer, T.Environments, T.CertificateKeys, T.SecretBox, T.IssuanceQueue, T.CertificateIssuance, T.Random, T.Clock, T.Recorder],
     ).inSingletonScope();
     bind(T.CertificateIssuance).toResolvedValue(
-      (st: SqlStore, e, ch, k, b, at, r, c, cfg: Config, hub: ZonePublisherHub, log: Logger, rec: Recorder) => new CertificateIssuance(
-        st.certificates, e, zoneChallengeSolver(dns01Of(ch), new ServedByOurDns(hub, { host: cfg.dnsHost, port: cfg.dnsPort })), k, b, at, rec, st.uow, r, c,
-        { renewBeforeMs: cfg.certRenewBeforeDays * 24 * 3600_000, maxAttempts: 5 },
-        (err, certificateId) => log.error({ err, certificateId, component: 'certificates' }, 'certificate run failed; retried on a later pass'),
-      ),
+      (st: SqlStore, e, ch, k, b, at, r, c, cfg: Config, hub: ZonePublisherHub, log: Logger, rec: Recorder) => new CertificateIssuance({ certificates: st.certificates, environments: e, solverFor: zoneChallengeSolver(dns01Of(ch), new ServedByOurDns(hub, { host: cfg.dnsHost, port: cfg.dnsPort })), keys: k, box: b, accountTime: at, events: rec, uow: st.uow, random: r, clock: c, options: { renewBeforeMs: cfg.certRenewBeforeDays * 24 * 3600_000, maxAttempts: 5 }, onError: (err, certificateId) => log.error({ err, certificateId, component: 'certificates' }, 'certificate run failed; retried on a later pass') }),
       [s, T.Environments, T.AcmeChallenges, T.CertificateKeys, T.SecretBox, T.AccountTime, T.Random, T.Clock, T.Config, T.ZonePublisher, T.Logger, T.Recorder],
     ).inSingletonScope();
     bind(T.CertificateStatusQuery).toResolvedValue((st: SqlStore) => new CertificateStatusQuery(st.certificates), [s]).inSingletonScope();

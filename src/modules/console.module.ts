@@ -8,7 +8,7 @@ import { HumanReads } from '../../core/console/human-reads.use-case.js';
 export const consoleModule = () =>
   new ContainerModule(({ bind }) => {
     const s = id(T.Store);
-    bind(T.HumanReads).toResolvedValue((st: SqlStore, a) => new HumanReads(st.domains, st.zones, a, st.ledger), [s, T.Accounting]).inSingletonScope();
+    bind(T.HumanReads).toResolvedValue((st: SqlStore, a) => new HumanReads({ domains: st.domains, zones: st.zones, accounting: a, ledger: st.ledger }), [s, T.Accounting]).inSingletonScope();
   });
 
 const id = <X>(token: ServiceIdentifier<X>) => token;

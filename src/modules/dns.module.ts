@@ -16,14 +16,14 @@ export const dnsModule = () =>
   new ContainerModule(({ bind }) => {
     const s = id(T.Store);
     bind(T.ZonePublisher).toConstantValue(new ZonePublisherHub());
-    bind(T.ZoneService).toResolvedValue((st: SqlStore, p, r, c, log: Logger) => new ZoneService(st.zones, p, st.uow, r, c, loggedDiagnostics(log)), [s, T.ZonePublisher, T.Random, T.Clock, T.Logger]).inSingletonScope();
+    bind(T.ZoneService).toResolvedValue((st: SqlStore, p, r, c, log: Logger) => new ZoneService({ zones: st.zones, publisher: p, uow: st.uow, random: r, clock: c, diagnostics: loggedDiagnostics(log) }), [s, T.ZonePublisher, T.Random, T.Clock, T.Logger]).inSingletonScope();
     bind(T.ReadZone).toResolvedValue((st: SqlStore) => new ReadZone(st.zones), [s]).inSingletonScope();
     bind(T.AcmeChallenges).toResolvedValue(
-      (st: SqlStore, z, a, r, c, rec: Recorder) => new AcmeChallenges(st.zones, st.acmeChallenges, z, a, rec, st.uow, r, c),
+      (st: SqlStore, z, a, r, c, rec: Recorder) => new AcmeChallenges({ zones: st.zones, challenges: st.acmeChallenges, zoneService: z, authorizer: a, events: rec, uow: st.uow, random: r, clock: c }),
       [s, T.ZoneService, T.Authorizer, T.Random, T.Clock, T.Recorder],
     ).inSingletonScope();
     bind(T.DnsPlans).toResolvedValue(
-      (st: SqlStore, z, a, r, c, rec: Recorder) => new DnsPlans(st.zones, st.plans, z, a, rec, st.uow, r, c),
+      (st: SqlStore, z, a, r, c, rec: Recorder) => new DnsPlans({ zones: st.zones, plans: st.plans, zoneService: z, authorizer: a, events: rec, uow: st.uow, random: r, clock: c }),
       [s, T.ZoneService, T.Authorizer, T.Random, T.Clock, T.Recorder],
     ).inSingletonScope();
   });

@@ -21,20 +21,20 @@ export const monitoringModule = () =>
     const s = id(T.Store);
     bind(T.MonitorProbes).toResolvedValue((cfg: Config, test: EnvironmentAdapters) => monitorProbes(cfg, test), [T.Config, T.TestAdapters]).inSingletonScope();
     bind(T.CreateMonitor).toResolvedValue(
-      (st: SqlStore, a, cfg: Config, r, c, rec: Recorder) => new CreateMonitor(st.monitors, a, rec, monitorRules(cfg), st.uow, r, c),
+      (st: SqlStore, a, cfg: Config, r, c, rec: Recorder) => new CreateMonitor({ monitors: st.monitors, authorizer: a, events: rec, rules: monitorRules(cfg), uow: st.uow, random: r, clock: c }),
       [s, T.Authorizer, T.Config, T.Random, T.Clock, T.Recorder],
     ).inSingletonScope();
     bind(T.UpdateMonitor).toResolvedValue(
-      (st: SqlStore, a, cfg: Config, r, c, rec: Recorder) => new UpdateMonitor(st.monitors, a, rec, monitorRules(cfg), st.uow, r, c),
+      (st: SqlStore, a, cfg: Config, r, c, rec: Recorder) => new UpdateMonitor({ monitors: st.monitors, authorizer: a, events: rec, rules: monitorRules(cfg), uow: st.uow, random: r, clock: c }),
       [s, T.Authorizer, T.Config, T.Random, T.Clock, T.Recorder],
     ).inSingletonScope();
-    bind(T.DeleteMonitor).toResolvedValue((st: SqlStore, a, r, c, rec: Recorder) => new DeleteMonitor(st.monitors, a, rec, st.uow, r, c), [s, T.Authorizer, T.Random, T.Clock, T.Recorder]).inSingletonScope();
+    bind(T.DeleteMonitor).toResolvedValue((st: SqlStore, a, r, c, rec: Recorder) => new DeleteMonitor({ monitors: st.monitors, authorizer: a, events: rec, uow: st.uow, random: r, clock: c }), [s, T.Authorizer, T.Random, T.Clock, T.Recorder]).inSingletonScope();
     bind(T.ListMonitors).toResolvedValue((st: SqlStore, a) => new ListMonitors(st.monitors, a), [s, T.Authorizer]).inSingletonScope();
     bind(T.GetMonitor).toResolvedValue((st: SqlStore, a) => new GetMonitor(st.monitors, a), [s, T.Authorizer]).inSingletonScope();
     bind(T.ListMonitorResults).toResolvedValue((st: SqlStore, a) => new ListMonitorResults(st.monitors, a), [s, T.Authorizer]).inSingletonScope();
     bind(T.MonitorReport).toResolvedValue((st: SqlStore, a, c) => new MonitorReport(st.monitors, a, c), [s, T.Authorizer, T.Clock]).inSingletonScope();
     bind(T.RunMonitorChecks).toResolvedValue(
-      (st: SqlStore, p, at, r, c, cfg: Config, rec: Recorder) => new RunMonitorChecks(st.monitors, st.domains, p, at, rec, st.uow, r, c, { timeoutMs: cfg.monitors.checkTimeoutMs, batch: cfg.monitors.batch }),
+      (st: SqlStore, p, at, r, c, cfg: Config, rec: Recorder) => new RunMonitorChecks({ monitors: st.monitors, domains: st.domains, probesFor: p, accountTime: at, events: rec, uow: st.uow, random: r, clock: c, options: { timeoutMs: cfg.monitors.checkTimeoutMs, batch: cfg.monitors.batch } }),
       [s, T.MonitorProbes, T.AccountTime, T.Random, T.Clock, T.Config, T.Recorder],
     ).inSingletonScope();
     bind(T.PruneMonitorResults).toResolvedValue((st: SqlStore, c) => new PruneMonitorResults(st.monitors, c), [s, T.Clock]).inSingletonScope();

@@ -121,7 +121,7 @@ export const liveAdaptersModule = (config: Config) =>
     bind(T.ProcessRegistryMessages)
       .toResolvedValue(
         (live: EnvironmentAdapters, s: SqlStore, r: NodeRandom, c: Clock) =>
-          new ProcessRegistryMessages(live.registrar as EppRegistrar, new SqlDomainHolders(s.uow), s.events, s.uow, r, c),
+          new ProcessRegistryMessages({ messages: live.registrar as EppRegistrar, holders: new SqlDomainHolders(s.uow), events: s.events, uow: s.uow, random: r, clock: c }),
         [T.LiveAdapters, T.Store, T.Random, T.Clock],
       )
       .inSingletonScope();

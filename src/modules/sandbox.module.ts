@@ -15,11 +15,11 @@ export const sandboxModule = () =>
     const s = id(T.Store);
     bind(T.AccountTime).toResolvedValue((st: SqlStore, c) => new AccountTime(c, st.sandboxClocks), [s, T.Clock]).inSingletonScope();
     bind(T.AdvanceSandboxClock).toResolvedValue(
-      (st: SqlStore, l, r, c, ci: CertificateIssuance, ops: ActivateDueOperations, rec: Recorder) => new AdvanceSandboxClock(st.sandboxClocks, l, rec, st.uow, r, c, ci, ops),
+      (st: SqlStore, l, r, c, ci: CertificateIssuance, ops: ActivateDueOperations, rec: Recorder) => new AdvanceSandboxClock({ clocks: st.sandboxClocks, lifecycle: l, events: rec, uow: st.uow, random: r, clock: c, certificates: ci, operations: ops }),
       [s, T.AdvanceLifecycle, T.Random, T.Clock, T.CertificateIssuance, T.ActivateDueOperations, T.Recorder],
     ).inSingletonScope();
     bind(T.SeedDemo).toResolvedValue(
-      (st: SqlStore, a, p, t, b, z, r, c, rec: Recorder) => new SeedDemo(st.accounts, st.domains, st.sandboxRegistry, st.savedCards, a, rec, p, t, b, z, st.uow, r, c),
+      (st: SqlStore, a, p, t, b, z, r, c, rec: Recorder) => new SeedDemo({ accounts: st.accounts, domains: st.domains, registry: st.sandboxRegistry, cards: st.savedCards, accounting: a, events: rec, passwords: p, totp: t, box: b, zones: z, uow: st.uow, random: r, clock: c }),
       [s, T.Accounting, T.PasswordHasher, T.Totp, T.SecretBox, T.ZoneService, T.Random, T.Clock, T.Recorder],
     ).inSingletonScope();
   });

@@ -18,16 +18,16 @@ export const webhooksModule = () =>
       [T.Config],
     ).inSingletonScope();
     bind(T.PublishEvents).toResolvedValue(
-      (st: SqlStore, r, c) => new PublishEvents(st.eventFeed, st.webhooks, st.domains, st.uow, r, c),
+      (st: SqlStore, r, c) => new PublishEvents({ feed: st.eventFeed, webhooks: st.webhooks, domains: st.domains, uow: st.uow, random: r, clock: c }),
       [s, T.Random, T.Clock],
     ).inSingletonScope();
     bind(T.ManageWebhooks).toResolvedValue(
-      (st: SqlStore, sender: StandardWebhooksSender, b, r, c, rec: Recorder) => new ManageWebhooks(st.webhooks, sender, b, rec, st.uow, r, c),
+      (st: SqlStore, sender: StandardWebhooksSender, b, r, c, rec: Recorder) => new ManageWebhooks({ repo: st.webhooks, sender, box: b, events: rec, uow: st.uow, random: r, clock: c }),
       [s, T.WebhookSender, T.SecretBox, T.Random, T.Clock, T.Recorder],
     ).inSingletonScope();
     bind(T.DeliverWebhooks).toResolvedValue(
       (st: SqlStore, sender: StandardWebhooksSender, b, r, c, cfg: Config, rec: Recorder) =>
-        new DeliverWebhooks(st.webhooks, st.eventFeed, sender, b, rec, st.uow, r, c, { leaseMs: cfg.webhooks.leaseMs }),
+        new DeliverWebhooks({ repo: st.webhooks, feed: st.eventFeed, sender, box: b, events: rec, uow: st.uow, random: r, clock: c, options: { leaseMs: cfg.webhooks.leaseMs } }),
       [s, T.WebhookSender, T.SecretBox, T.Random, T.Clock, T.Config, T.Recorder],
     ).inSingletonScope();
   });

@@ -204,10 +204,7 @@ eachStore('The six human-only actions (seed A6)', (kind) => {
     });
     it('live: the use case saves the card of a succeeded Stripe SetupIntent (nock for Stripe\'s API)', async () => {
       const st = api.system.store;
-      const uc = new ChangePaymentMethod(
-        st.savedCards, (e) => (e === 'live' ? new StripeCardSetup({ secretKey: 'sk_test_4eC39HqLyjWDarjtT1zdp7dc', maxNetworkRetries: 0 }) : null),
-        api.system.get(TOKENS.Recorder), st.uow, api.system.get(TOKENS.Random), api.clock,
-      );
+      const uc = new ChangePaymentMethod({ cards: st.savedCards, setups: (e) => (e === 'live' ? new StripeCardSetup({ secretKey: 'sk_test_4eC39HqLyjWDarjtT1zdp7dc', maxNetworkRetries: 0 }) : null), events: api.system.get(TOKENS.Recorder), uow: st.uow, random: api.system.get(TOKENS.Random), clock: api.clock });
       const human = await api.system.get(TOKENS.AuthenticateSession).execute(decodeURIComponent(owner.split('=')[1]!));
       if (!nock.isActive()) nock.activate();
       nock.disableNetConnect();

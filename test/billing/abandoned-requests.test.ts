@@ -248,7 +248,7 @@ eachStore('Automatic renewals an earlier pass left half done', (kind) => {
     await s.domains.update({ ...d, autoRenew: false });
     const lifecycle = api.system.get(TOKENS.AdvanceLifecycle);
     // The list this pass read before another pass settled (and forgot) the domain's run.
-    (lifecycle as unknown as { checkpoints: { unfinished: () => Promise<string[]> } }).checkpoints.unfinished = async () => [d.id];
+    (lifecycle as unknown as { deps: { checkpoints: { unfinished: () => Promise<string[]> } } }).deps.checkpoints.unfinished = async () => [d.id];
     await lifecycle.run({ accountId, environment: 'test' });
     expect((await s.domains.find(accountId, 'test', 'domivka-demo.com.ua'))!.expiresOn).to.equal(d.expiresOn);
     expect(await statuses('domivka-demo.com.ua')).to.deep.equal([]);

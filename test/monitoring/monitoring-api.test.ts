@@ -355,7 +355,7 @@ eachStore('monitoring through the API', (kind) => {
       const s = api.system.store;
       const worker2 = second
         ? second.get(TOKENS.RunMonitorChecks)
-        : new RunMonitorChecks(s.monitors, s.domains, api.system.get(TOKENS.MonitorProbes), api.system.get(TOKENS.AccountTime), api.system.get(TOKENS.Recorder), s.uow, api.system.get(TOKENS.Random), api.clock, { timeoutMs: 2000, batch: 5 });
+        : new RunMonitorChecks({ monitors: s.monitors, domains: s.domains, probesFor: api.system.get(TOKENS.MonitorProbes), accountTime: api.system.get(TOKENS.AccountTime), events: api.system.get(TOKENS.Recorder), uow: s.uow, random: api.system.get(TOKENS.Random), clock: api.clock, options: { timeoutMs: 2000, batch: 5 } });
       try {
         for (let round = 0; round < 3; round++) {
           if (round > 0) api.clock.advance(11_000);

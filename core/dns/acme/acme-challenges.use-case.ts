@@ -27,6 +27,18 @@ export interface ChallengeView {
   expires_at: string;
 }
 
+/** What AcmeChallenges is built from (one object, named, instead of positions). */
+export interface AcmeChallengesDeps {
+  readonly zones: ZoneRepository;
+  readonly challenges: AcmeChallengeRepository;
+  readonly zoneService: ZoneService;
+  readonly authorizer: Authorizer;
+  readonly events: EventLog;
+  readonly uow: UnitOfWork;
+  readonly random: Random;
+  readonly clock: Clock;
+}
+
 /**
  * POST/DELETE /v1/domains/{domain}/dns/acme-challenges (dns.acme_challenge or dns.edit): one TXT value
  * at _acme-challenge.<host>, additive (an order for x and *.x needs two values at one name at once),
@@ -34,16 +46,7 @@ export interface ChallengeView {
  * a trailing dot, or the bare `<host>` (DESIGN) — what certbot hooks and lego's exec provider send.
  */
 export class AcmeChallenges {
-  constructor(
-    private readonly zones: ZoneRepository,
-    private readonly challenges: AcmeChallengeRepository,
-    private readonly zoneService: ZoneService,
-    private readonly authorizer: Authorizer,
-    private readonly events: EventLog,
-    private readonly uow: UnitOfWork,
-    private readonly random: Random,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly deps: AcmeChallengesDeps) {}
 
   /** `_acme-challenge.<host>` from what ACME clients send; a wildcard's challenge is at its base name. */
   static challengeName(input: string, zone: string): string | null {
@@ -61,10 +64,10 @@ export class AcmeChallenges {
     return isAcmeName(name, zone) ? name : null;
   }
 
-  async add(key: ApiKey, domain: string, input: { name: string; value: string }, cp: Checkpoints = transientCheckpoints(this.uow)): Promise<ChallengeView> {
+  async add(key: ApiKey, domain: string, input: { name: string; value: string }, cp: Checkpoints = transientCheckpoints(this.deps.uow)): Promise<ChallengeView> {
     const zoneName = normalizeDomain(domain);
     if (cp.last?.point === 'added') return this.republish(key, zoneName, cp.last.data.result as ChallengeView);
-    await dnsAccess(this.authorizer, key, zoneName);
+    await dnsAccess(this.deps.authorizer, key, zoneName);
     const name = AcmeChallenges.challengeName(input.name, zoneName);
     if (!name) {
       throw new DomainError('validation_failed', {}, [{ field: '/body/name', rule: 'acme-name', value: input.name, message: { uk: `ім’я має бути _acme-challenge.<ім’я> у зоні ${zoneName}`, en: `the name must be _acme-challenge.<host> inside ${zoneName}` } }]);
@@ -97,40 +100,40 @@ export class AcmeChallenges {
     scope: { accountId: string; environment: ApiKey['environment'] }, zoneName: string, name: string, value: string, keyId: string | null, actor: string,
     commit?: (fn: () => Promise<StoredZone>, challenge: AcmeChallenge) => Promise<StoredZone>,
   ): Promise<AcmeChallenge> {
-    const now = this.clock.now();
-    const challenge: AcmeChallenge = { id: this.random.id(), zoneId: '', name, value, keyId, createdAt: now, expiresAt: new Date(now.getTime() + CHALLENGE_LIFETIME_MS) };
+    const now = this.deps.clock.now();
+    const challenge: AcmeChallenge = { id: this.deps.random.id(), zoneId: '', name, value, keyId, createdAt: now, expiresAt: new Date(now.getTime() + CHALLENGE_LIFETIME_MS) };
     const zone = await this.change(scope.accountId, scope.environment, zoneName, name, (values) => [...new Set([...values, value])], async (z) => {
-      await this.challenges.insert({ ...challenge, zoneId: z.id });
-      await this.events.append({
-        id: this.random.id(), accountId: scope.accountId, environment: scope.environment, type: 'dns.acme_challenge_added', subject: `domain:${zoneName}`,
+      await this.deps.challenges.insert({ ...challenge, zoneId: z.id });
+      await this.deps.events.append({
+        id: this.deps.random.id(), accountId: scope.accountId, environment: scope.environment, type: 'dns.acme_challenge_added', subject: `domain:${zoneName}`,
         actor, occurredAt: now, data: { name, challenge_id: challenge.id },
       });
     }, commit ? (fn) => commit(fn, challenge) : undefined);
-    await this.zoneService.publish(zone);
+    await this.deps.zoneService.publish(zone);
     return challenge;
   }
 
   /** Removes a value `addFor` wrote; one already gone (expired, removed) is fine. */
   async removeFor(scope: { accountId: string; environment: ApiKey['environment'] }, id: string, actor: string): Promise<void> {
-    const c = await this.challenges.find(id);
+    const c = await this.deps.challenges.find(id);
     if (!c) return;
-    const zone = await this.zones.findById(c.zoneId);
+    const zone = await this.deps.zones.findById(c.zoneId);
     if (!zone || zone.accountId !== scope.accountId || zone.environment !== scope.environment) return;
     await this.removeChallenge(zone, c, actor);
   }
 
   private async republish<T>(key: ApiKey, zoneName: string, result: T): Promise<T> {
-    const zone = await this.zones.find(key.accountId, key.environment, zoneName);
-    if (zone) await this.zoneService.publish(zone);
+    const zone = await this.deps.zones.find(key.accountId, key.environment, zoneName);
+    if (zone) await this.deps.zoneService.publish(zone);
     return result;
   }
 
-  async remove(key: ApiKey, domain: string, id: string, cp: Checkpoints = transientCheckpoints(this.uow)): Promise<void> {
+  async remove(key: ApiKey, domain: string, id: string, cp: Checkpoints = transientCheckpoints(this.deps.uow)): Promise<void> {
     const zoneName = normalizeDomain(domain);
     if (cp.last?.point === 'removed') return this.republish(key, zoneName, undefined);
-    await dnsAccess(this.authorizer, key, zoneName);
-    const zone = await this.zones.find(key.accountId, key.environment, zoneName);
-    const c = await this.challenges.find(id);
+    await dnsAccess(this.deps.authorizer, key, zoneName);
+    const zone = await this.deps.zones.find(key.accountId, key.environment, zoneName);
+    const c = await this.deps.challenges.find(id);
     if (!zone || !c || c.zoneId !== zone.id) throw new DomainError('challenge_not_found', { challenge_id: id });
     await this.removeChallenge(zone, c, `key:${key.id}`, async (fn) => {
       let next: StoredZone | null = null;
@@ -144,44 +147,44 @@ export class AcmeChallenges {
 
   /** The worker: values nobody removed go after 24 hours. */
   async expire(): Promise<number> {
-    const due = await this.challenges.expired(this.clock.now(), 200);
+    const due = await this.deps.challenges.expired(this.deps.clock.now(), 200);
     for (const c of due) {
-      const zone = await this.zones.findById(c.zoneId);
+      const zone = await this.deps.zones.findById(c.zoneId);
       if (zone) await this.removeChallenge(zone, c, 'system:expiry');
-      else await this.challenges.remove(c.id);
+      else await this.deps.challenges.remove(c.id);
     }
     return due.length;
   }
 
   private async removeChallenge(zone: StoredZone, c: AcmeChallenge, actor: string, commit?: Committer): Promise<void> {
     // Another live challenge may carry the same value at the same name: keep the value for it.
-    const others = (await this.challenges.forName(zone.id, c.name)).filter((o) => o.id !== c.id && o.value === c.value);
+    const others = (await this.deps.challenges.forName(zone.id, c.name)).filter((o) => o.id !== c.id && o.value === c.value);
     const next = await this.change(zone.accountId, zone.environment, zone.domain, c.name, (values) => (others.length > 0 ? [...values] : values.filter((v) => v !== c.value)), async () => {
-      await this.challenges.remove(c.id);
-      await this.events.append({
-        id: this.random.id(), accountId: zone.accountId, environment: zone.environment, type: 'dns.acme_challenge_removed', subject: `domain:${zone.domain}`,
-        actor, occurredAt: this.clock.now(), data: { name: c.name, challenge_id: c.id },
+      await this.deps.challenges.remove(c.id);
+      await this.deps.events.append({
+        id: this.deps.random.id(), accountId: zone.accountId, environment: zone.environment, type: 'dns.acme_challenge_removed', subject: `domain:${zone.domain}`,
+        actor, occurredAt: this.deps.clock.now(), data: { name: c.name, challenge_id: c.id },
       });
     }, commit);
-    await this.zoneService.publish(next);
+    await this.deps.zoneService.publish(next);
   }
 
   /** Read-modify-write of the TXT set at `name`, retried when another change to the zone wins the race. */
   private async change(
     accountId: string, environment: ApiKey['environment'], zoneName: string, name: string,
     edit: (values: readonly string[]) => string[], alongside: (zone: StoredZone) => Promise<void>,
-    commit: Committer = (fn) => this.uow.transaction(fn),
+    commit: Committer = (fn) => this.deps.uow.transaction(fn),
   ): Promise<StoredZone> {
     for (let attempt = 0; attempt < 20; attempt++) {
       const result = await commit(async () => {
-        await this.zones.lock(accountId, environment, zoneName); // challenge writers of one zone queue up
-        const zone = await this.zones.find(accountId, environment, zoneName);
+        await this.deps.zones.lock(accountId, environment, zoneName); // challenge writers of one zone queue up
+        const zone = await this.deps.zones.find(accountId, environment, zoneName);
         if (!zone) throw new DomainError('domain_not_found', { domain: zoneName });
         const current = zone.recordSets.find((s) => s.name === name && s.type === 'TXT');
         const values = edit(current?.values ?? []);
         const upserts: RecordSet[] = values.length > 0 ? [{ name, type: 'TXT', ttl: CHALLENGE_TTL, values }] : [];
         const deletes = values.length === 0 && current ? [{ name, type: 'TXT' as const }] : [];
-        const next = await this.zoneService.commit(zone, upserts, deletes); // ZoneChanged rolls this attempt back, checkpoint included
+        const next = await this.deps.zoneService.commit(zone, upserts, deletes); // ZoneChanged rolls this attempt back, checkpoint included
         await alongside(zone);
         return next;
       }).catch((err: unknown) => {

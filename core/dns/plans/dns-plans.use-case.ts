@@ -19,6 +19,18 @@ import type { StoredZone } from '../zone/zone.js';
 
 export const PLAN_LIFETIME_MS = 3600_000;
 
+/** What DnsPlans is built from (one object, named, instead of positions). */
+export interface DnsPlansDeps {
+  readonly zones: ZoneRepository;
+  readonly plans: PlanRepository;
+  readonly zoneService: ZoneService;
+  readonly authorizer: Authorizer;
+  readonly events: EventLog;
+  readonly uow: UnitOfWork;
+  readonly random: Random;
+  readonly clock: Clock;
+}
+
 /**
  * DNS plans: a plan writes nothing; apply writes it atomically, only if every record set it
  * touches is unchanged since it was made (a whole-zone plan: nothing outside _acme-challenge changed)
@@ -27,46 +39,37 @@ export const PLAN_LIFETIME_MS = 3600_000;
  * both win (the zone's serial is a compare-and-set).
  */
 export class DnsPlans {
-  constructor(
-    private readonly zones: ZoneRepository,
-    private readonly plans: PlanRepository,
-    private readonly zoneService: ZoneService,
-    private readonly authorizer: Authorizer,
-    private readonly events: EventLog,
-    private readonly uow: UnitOfWork,
-    private readonly random: Random,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly deps: DnsPlansDeps) {}
 
   private async zoneOf(key: ApiKey, domain: string): Promise<StoredZone> {
-    const zone = await this.zones.find(key.accountId, key.environment, domain);
+    const zone = await this.deps.zones.find(key.accountId, key.environment, domain);
     if (!zone) throw new DomainError('domain_not_found', { domain });
     return zone;
   }
 
   async create(key: ApiKey, domainInput: string, input: PlanInput): Promise<PlanView> {
     const domain = normalizeDomain(domainInput);
-    const access = await dnsAccess(this.authorizer, key, domain);
+    const access = await dnsAccess(this.deps.authorizer, key, domain);
     if (access === 'acme-only' && !('changes' in input)) throw new DomainError('right_missing', { right: 'dns.edit', domain, change: 'a whole-zone plan' });
     const zone = await this.zoneOf(key, domain);
     const built = buildPlan({ origin: domain, current: zone.recordSets, input });
     if (access === 'acme-only') assertAcmeOnly(built.changes, domain, domain);
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     // What apply compares against: the touched sets, or for a whole-zone plan every comparable set.
     const before = 'changes' in input ? built.before : Plan.wholeZoneBefore(zone);
     const plan = Plan.of({
-      id: this.random.id(), accountId: key.accountId, environment: key.environment, domain, keyId: key.id,
+      id: this.deps.random.id(), accountId: key.accountId, environment: key.environment, domain, keyId: key.id,
       source: 'changes' in input ? 'changes' : 'records' in input ? 'records' : 'zone_file',
       baseSerial: zone.serial, changes: built.changes, before, checks: built.checks, valid: built.valid,
       createdAt: now, expiresAt: new Date(now.getTime() + PLAN_LIFETIME_MS), appliedAt: null,
     });
-    await this.plans.insert(plan.record);
+    await this.deps.plans.insert(plan.record);
     return plan.view();
   }
 
   async get(key: ApiKey, domainInput: string, id: string): Promise<PlanView> {
     const domain = normalizeDomain(domainInput);
-    const stored = await this.plans.find(key.accountId, key.environment, id);
+    const stored = await this.deps.plans.find(key.accountId, key.environment, id);
     if (!stored || stored.domain !== domain) throw new DomainError('plan_not_found', { plan_id: id, domain });
     return Plan.of(stored).view();
   }
@@ -76,20 +79,20 @@ export class DnsPlans {
    * the checkpoint, and only then is the zone published — so a nameserver that reads the store (the DNS
    * workers of a cluster) sees the change when it is asked to.
    */
-  async apply(key: ApiKey, domainInput: string, id: string, opts: { force?: boolean }, cp: Checkpoints = transientCheckpoints(this.uow)): Promise<PlanView & { serial: number }> {
+  async apply(key: ApiKey, domainInput: string, id: string, opts: { force?: boolean }, cp: Checkpoints = transientCheckpoints(this.deps.uow)): Promise<PlanView & { serial: number }> {
     const domain = normalizeDomain(domainInput);
     if (cp.last?.point === 'applied') {
       // Committed before a crash: make sure it is served, then answer as the first time.
-      const zone = await this.zones.find(key.accountId, key.environment, domain);
-      if (zone) await this.zoneService.publish(zone);
+      const zone = await this.deps.zones.find(key.accountId, key.environment, domain);
+      if (zone) await this.deps.zoneService.publish(zone);
       return cp.last.data.result as PlanView & { serial: number };
     }
-    const access = await dnsAccess(this.authorizer, key, domain);
-    const stored = await this.plans.find(key.accountId, key.environment, id);
+    const access = await dnsAccess(this.deps.authorizer, key, domain);
+    const stored = await this.deps.plans.find(key.accountId, key.environment, id);
     if (!stored || stored.domain !== domain) throw new DomainError('plan_not_found', { plan_id: id, domain });
     const plan = Plan.of(stored);
     if (plan.appliedAt) throw new DomainError('plan_already_applied', { plan_id: id });
-    if (this.clock.now() > plan.expiresAt) throw new DomainError('plan_expired', { plan_id: id, domain });
+    if (this.deps.clock.now() > plan.expiresAt) throw new DomainError('plan_expired', { plan_id: id, domain });
     if (!plan.valid) throw new DomainError('plan_invalid', { plan_id: id, domain });
     if (access === 'acme-only') assertAcmeOnly(plan.changes, domain, domain);
 
@@ -111,21 +114,21 @@ export class DnsPlans {
         if (c.action === 'delete') deletes.push({ name: c.name, type: c.type });
         else upserts.push({ name: c.name, type: c.type, ttl: c.ttl!, values: [...(c.values ?? [])] });
       }
-      const now = this.clock.now();
+      const now = this.deps.clock.now();
       let committed: StoredZone | null = null;
       try {
         const out = await cp.reach('applied', async () => {
-          const next = await this.zoneService.commit(zone, upserts, deletes);
-          if (!(await this.plans.markApplied(plan.id, now))) throw new DomainError('plan_already_applied', { plan_id: id });
-          await this.events.append({
-            id: this.random.id(), accountId: key.accountId, environment: key.environment, type: 'dns.plan_applied', subject: `domain:${domain}`,
+          const next = await this.deps.zoneService.commit(zone, upserts, deletes);
+          if (!(await this.deps.plans.markApplied(plan.id, now))) throw new DomainError('plan_already_applied', { plan_id: id });
+          await this.deps.events.append({
+            id: this.deps.random.id(), accountId: key.accountId, environment: key.environment, type: 'dns.plan_applied', subject: `domain:${domain}`,
             actor: `key:${key.id}`, occurredAt: now, data: { plan_id: plan.id, serial: next.serial, counts: plan.counts },
           });
           committed = next;
           return { result: { ...plan.appliedOn(now).view(), serial: next.serial } };
         });
         // Returns only once our own server answers with the change.
-        await this.zoneService.publish(committed!);
+        await this.deps.zoneService.publish(committed!);
         return out.result;
       } catch (err) {
         if (err instanceof ZoneChanged) continue; // another change won: judge the plan again on the new zone

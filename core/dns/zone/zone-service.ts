@@ -24,31 +24,34 @@ export interface ZonePublisher {
   withdraw(domain: string): Promise<void>;
 }
 
+/** What ZoneService is built from (one object, named, instead of positions). */
+export interface ZoneServiceDeps {
+  readonly zones: ZoneRepository;
+  readonly publisher: ZonePublisher;
+  readonly uow: UnitOfWork;
+  readonly random: Random;
+  readonly clock: Clock;
+  readonly diagnostics: Diagnostics;
+}
+
 /**
  * The one place zones change: creation (a domain joins the account), commits (plans, ACME values) and
  * removal (release). Each change is written in the caller's transaction and published to the
  * nameserver once committed — a commit resolves only when our server answers with the new data.
  */
 export class ZoneService {
-  constructor(
-    private readonly zones: ZoneRepository,
-    private readonly publisher: ZonePublisher,
-    private readonly uow: UnitOfWork,
-    private readonly random: Random,
-    private readonly clock: Clock,
-    private readonly diagnostics: Diagnostics,
-  ) {}
+  constructor(private readonly deps: ZoneServiceDeps) {}
 
   /** Publishes after commit; a nameserver that fails is reported and catches up by ZoneSync's poll. */
   publishOrReport(zone: Zone): Promise<void> {
-    return this.publisher.publish(zone).catch((err: unknown) => this.diagnostics.report(err, { what: 'zone publish failed', domain: zone.domain }));
+    return this.deps.publisher.publish(zone).catch((err: unknown) => this.deps.diagnostics.report(err, { what: 'zone publish failed', domain: zone.domain }));
   }
 
   async create(accountId: string, environment: Environment, domain: string, extra: readonly RecordSet[] = []): Promise<StoredZone> {
-    const serial = initialSerial(kyivDate(this.clock.now()));
-    const zone: StoredZone = { id: this.random.id(), accountId, environment, domain, serial, recordSets: [...apexRecords(domain, serial), ...extra] };
-    await this.zones.create(zone);
-    this.uow.afterCommit(() => void this.publishOrReport(zone));
+    const serial = initialSerial(kyivDate(this.deps.clock.now()));
+    const zone: StoredZone = { id: this.deps.random.id(), accountId, environment, domain, serial, recordSets: [...apexRecords(domain, serial), ...extra] };
+    await this.deps.zones.create(zone);
+    this.deps.uow.afterCommit(() => void this.publishOrReport(zone));
     return zone;
   }
 
@@ -60,7 +63,7 @@ export class ZoneService {
   async commit(zone: StoredZone, upserts: readonly RecordSet[], deletes: ReadonlyArray<{ name: string; type: RecordType }>): Promise<StoredZone> {
     const serial = nextSerial(zone.serial);
     const soa = withSerial(zone.recordSets.filter((s) => s.type === 'SOA' && s.name === zone.domain), zone.domain, serial);
-    const ok = await this.zones.commit(zone.id, zone.serial, serial, [...upserts.filter((s) => !(s.type === 'SOA' && s.name === zone.domain)), ...soa], deletes, this.clock.now());
+    const ok = await this.deps.zones.commit(zone.id, zone.serial, serial, [...upserts.filter((s) => !(s.type === 'SOA' && s.name === zone.domain)), ...soa], deletes, this.deps.clock.now());
     if (!ok) throw new ZoneChanged(zone.domain);
     // name → types replaced or removed (no key strings built per set of a large zone).
     const gone = new Map<string, Set<RecordType>>();
@@ -78,13 +81,13 @@ export class ZoneService {
 
   /** Serves a committed zone now (the caller awaits it after its transaction). */
   async publish(zone: Zone): Promise<void> {
-    await this.publisher.publish(zone);
+    await this.deps.publisher.publish(zone);
   }
 
   async remove(accountId: string, environment: Environment, domain: string): Promise<void> {
-    const zone = await this.zones.find(accountId, environment, domain);
+    const zone = await this.deps.zones.find(accountId, environment, domain);
     if (!zone) return;
-    await this.zones.remove(zone.id);
-    this.uow.afterCommit(() => void this.publisher.withdraw(domain).catch((err: unknown) => this.diagnostics.report(err, { what: 'zone withdraw failed', domain })));
+    await this.deps.zones.remove(zone.id);
+    this.deps.uow.afterCommit(() => void this.deps.publisher.withdraw(domain).catch((err: unknown) => this.deps.diagnostics.report(err, { what: 'zone withdraw failed', domain })));
   }
 }
