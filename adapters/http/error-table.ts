@@ -10,17 +10,17 @@ export interface Action {
   readonly href: string;
 }
 
-export interface ErrorEntry {
+export interface ErrorEntry<C extends ErrorCode = ErrorCode> {
   readonly status: number;
-  readonly uk: (p: ErrorParams) => string;
-  readonly en: (p: ErrorParams) => string;
-  readonly actions?: (p: ErrorParams) => Action[];
+  readonly uk: (p: ErrorParams<C>) => string;
+  readonly en: (p: ErrorParams<C>) => string;
+  readonly actions?: (p: ErrorParams<C>) => Action[];
 }
 
 const s = (v: unknown): string => (Array.isArray(v) ? v.join(', ') : String(v ?? ''));
 const enc = encodeURIComponent;
 
-export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorEntry>> = {
+export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
   unauthenticated: {
     status: 401,
     uk: () => 'Потрібен ключ доступу: надішліть заголовок Authorization: Bearer <ключ>.',
@@ -559,8 +559,14 @@ export interface ErrorBody {
   };
 }
 
+/**
+ * The entry of any code, for code that renders errors whatever their code (the error body, the console,
+ * the README): a DomainError's params are its code's own by construction, so the entry takes them.
+ */
+export const entryOf = (code: ErrorCode): ErrorEntry => ERROR_TABLE[code] as unknown as ErrorEntry;
+
 export const errorBody = (code: ErrorCode, params: ErrorParams = {}, details?: ReadonlyArray<Record<string, unknown>>): ErrorBody => {
-  const e = ERROR_TABLE[code];
+  const e = entryOf(code);
   return {
     error: {
       code,

@@ -35,9 +35,8 @@ const price = (amount: number) => ({ amount, currency: 'UAH' as const, formatted
 /** Plain-language text for the errors a tool can meet (no stack, no internals). */
 const explain = (err: unknown): string => {
   if (isDomainError(err)) {
-    const p = err.params;
-    if (err.code === 'domain_invalid') return `"${String(p.domain)}" is not a valid domain name.`;
-    if (err.code === 'tld_not_supported') return `${String(p.domain)} cannot be registered here; supported zones: ${(p.tlds as string[] | undefined)?.join(', ') ?? ''}.`;
+    if (err.code === 'domain_invalid') return `"${String(err.fact('domain'))}" is not a valid domain name.`;
+    if (err.code === 'tld_not_supported') return `${String(err.fact('domain'))} cannot be registered here; supported zones: ${[err.fact('tlds') ?? []].flat().join(', ')}.`;
     if (err.code === 'environment_unavailable') return 'The registry is not configured on this server.';
     return `Refused (${err.code}).`;
   }

@@ -151,7 +151,7 @@ export class CertificateIssuance {
       const known = err instanceof CertificateAuthorityError;
       // Our own DNS refusing the proof (zone gone, too busy) is ours to say, and worth another try.
       const reason = known ? err.reason
-        : isDomainError(err) ? `Our DNS could not publish the DNS-01 proof (${err.code}${err.params.domain ? `: ${String(err.params.domain)}` : ''}).`
+        : isDomainError(err) ? `Our DNS could not publish the DNS-01 proof (${err.code}${err.fact('domain') ? `: ${String(err.fact('domain'))}` : ''}).`
           : 'The certificate authority could not be reached or answered unexpectedly.';
       const retryable = known ? err.retryable : true;
       await this.failed(c, kind, reason, retryable, startedAt);

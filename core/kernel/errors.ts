@@ -112,16 +112,128 @@ export type ErrorCode =
   | 'two_factor_enrolment_missing'
   | 'totp_invalid';
 
-export type ErrorParams = Record<string, string | number | boolean | undefined | null | string[]>;
+/** A fact an error message needs: what the table interpolates. */
+export type Param = string | number | boolean | undefined | null | string[];
+/** An error that carries no facts. */
+export type NoParams = { readonly [key: string]: never };
 
-export class DomainError extends Error {
+/**
+ * The facts each error code carries, by name: a throw that misspells one, or leaves out one its message
+ * needs, does not compile, and the HTTP error table reads only what the code carries. Required facts are
+ * the ones every throw of the code gives.
+ */
+export interface ErrorParamMap {
+  unauthenticated: NoParams;
+  key_invalid: NoParams;
+  key_expired: { expires_on: Param; key_id: Param };
+  key_revoked: { key_id: Param };
+  ip_not_allowed: { cidr: Param; ip: Param };
+  right_missing: { change?: Param; domain?: Param; right?: Param };
+  human_only: { console: Param };
+  session_required: NoParams;
+  sign_in_failed: NoParams;
+  role_forbidden: { class: Param; max_class: Param };
+  environment_unavailable: { environment: Param };
+  key_lifetime_exceeded: { class: Param; expires_on: Param; max_date: Param; max_days: Param };
+  expiry_in_past: { expires_on: Param; today: Param };
+  ip_restriction_required: { class: Param; min_prefix: Param };
+  ip_restriction_too_wide: { cidr: Param; class: Param; min_prefix: Param };
+  spend_limit_required: NoParams;
+  domains_required: NoParams;
+  key_not_found: { key_id: Param };
+  domain_invalid: { domain: Param };
+  domain_not_found: { domain: Param };
+  domain_taken: { domain: Param; label: Param; registered_until: Param };
+  tld_not_supported: { domain: Param; tlds: Param };
+  registrar_capability_missing: { capability: Param; registrar: Param };
+  registry_failure: { domain: Param; reason?: Param };
+  domain_not_renewable: { domain: Param; status: Param };
+  domain_already_yours: { domain: Param };
+  registry_not_authorized: { domain?: Param };
+  registry_auth_info_invalid: { domain?: Param };
+  registry_object_missing: { domain?: Param };
+  registry_status_prohibits: { domain?: Param };
+  registry_parameter_rejected: { domain?: Param };
+  registry_policy_refused: { domain?: Param };
+  insufficient_funds: { amount: Param; balance: Param };
+  spend_limit_exceeded: { amount: Param; key_id: Param; left: Param; limit: Param; month: Param; spent: Param };
+  card_declined: { card: Param; reason: Param };
+  payment_failed: { code: Param };
+  no_saved_card: NoParams;
+  sandbox_only: NoParams;
+  operation_in_progress: { domain_id: Param };
+  plan_not_found: { domain: Param; plan_id: Param };
+  plan_expired: { domain: Param; plan_id: Param };
+  plan_invalid: { domain: Param; plan_id: Param };
+  plan_stale: { domain: Param; reason: Param };
+  plan_unsafe: { size: Param; touched: Param };
+  plan_already_applied: { plan_id: Param };
+  challenge_not_found: { challenge_id: Param };
+  certificate_not_found: { certificate_id: Param };
+  certificate_not_ready: { certificate_id: Param; status: Param };
+  certificate_not_revocable: { certificate_id: Param; status: Param };
+  certificate_authority_failed: { reason: Param };
+  csr_invalid: { reason: Param };
+  csr_names_mismatch: { csr_names: Param; domains: Param };
+  private_key_not_held: { certificate_id: Param };
+  operation_not_found: { operation_id: Param };
+  operation_pending: { domain: Param; operation_id: Param; kind?: Param };
+  operation_not_pending: { operation_id: Param; status: Param };
+  operation_no_change: { domain: Param; kind: Param };
+  confirmation_by_requester: { operation_id: Param; person_id: Param };
+  owner_required: { action: Param; right: Param; key_id?: Param };
+  nameservers_invalid: { domain: Param; nameserver: Param; reason: Param };
+  labels_invalid: { domain: Param; label: Param };
+  webhook_not_found: { webhook_id: Param };
+  webhook_url_refused: { reason: Param; url: Param };
+  delivery_not_found: { delivery_id: Param };
+  event_type_unknown: { types: Param };
+  monitor_not_found: { monitor_id: Param };
+  monitor_interval_too_short: { environment: Param; interval_seconds: Param; maximum: Param; minimum: Param };
+  monitor_limit_reached: { environment: Param; limit: Param };
+  validation_failed: { field?: Param; value?: Param };
+  malformed_json: NoParams;
+  unsupported_media_type: { type?: Param };
+  payload_too_large: { limit: Param };
+  not_found: { path?: Param };
+  method_not_allowed: { allow: Param; method: Param; path: Param };
+  idempotency_key_required: NoParams;
+  idempotency_key_invalid: NoParams;
+  idempotency_key_reused: NoParams;
+  idempotency_key_in_use: { retry_after?: Param };
+  rate_limited: { retry_after: Param };
+  cursor_invalid: NoParams;
+  internal_error: NoParams;
+  reauth_required: { minutes: Param };
+  owner_only: { action: Param };
+  person_exists: { email: Param };
+  person_not_found: { id: Param };
+  invitation_invalid: NoParams;
+  last_owner: { email: Param };
+  account_not_empty: { balance_live: Param; balance_test: Param; domains: Param };
+  card_invalid: NoParams;
+  card_setup_unavailable: { environment: Param };
+  csrf_failed: NoParams;
+  two_factor_already_on: NoParams;
+  two_factor_enrolment_missing: NoParams;
+  totp_invalid: NoParams;
+}
+
+export type ErrorParams<C extends ErrorCode = ErrorCode> = ErrorParamMap[C];
+
+export class DomainError<C extends ErrorCode = ErrorCode> extends Error {
   constructor(
-    readonly code: ErrorCode,
-    readonly params: ErrorParams = {},
+    readonly code: C,
+    readonly params: ErrorParamMap[C] = {} as ErrorParamMap[C],
     readonly details?: ReadonlyArray<Record<string, unknown>>,
   ) {
     super(code);
     this.name = 'DomainError';
+  }
+
+  /** One fact by name, for code that handles errors of any code (a log line, a reason text). */
+  fact(name: string): Param {
+    return (this.params as Readonly<Record<string, Param>>)[name];
   }
 }
 

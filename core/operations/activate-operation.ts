@@ -59,7 +59,7 @@ export class ActivateOperation {
       await this.applyAtRegistry(op);
     } catch (err) {
       if (err instanceof RegistryError) failure = `${err.reason}: ${err.message}`;
-      else if (isDomainError(err) && err.code === 'registrar_capability_missing') failure = `registrar_capability_missing: ${String(err.params.registrar)} cannot ${String(err.params.capability)}`;
+      else if (isDomainError(err) && err.code === 'registrar_capability_missing') failure = `registrar_capability_missing: ${String(err.fact('registrar'))} cannot ${String(err.fact('capability'))}`;
       else {
         // Not the registry's answer (a network fault, a crash of ours): leave it pending for a later pass.
         await this.deps.operations.releaseLease(op.id, token);

@@ -327,7 +327,7 @@ describe('IssueKey (seed A8, DESIGN: classes)', () => {
       for (const input of [lock(), lock(null), lock(''), { ...CLASS2, conditions: { spend_limit: 100 } }]) {
         const e = await refusal(() => useCase.preview(OWNER, input));
         expect(e.code).to.equal('ip_restriction_required');
-        expect(e.params.min_prefix).to.equal(8);
+        expect(e.fact('min_prefix')).to.equal(8);
       }
     });
 

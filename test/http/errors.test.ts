@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { Route } from '../../adapters/http/index.js';
-import { ERROR_TABLE } from '../../adapters/http/error-table.js';
+import { entryOf, ERROR_TABLE } from '../../adapters/http/error-table.js';
+import type { ErrorCode } from '../../core/kernel/errors.js';
 import { eachStore } from '../support/stores.js';
 import { startApi, type TestApi } from '../support/system.js';
 
@@ -23,7 +24,8 @@ const isSeedShape = (body: any) => {
 
 describe('The error table (seed 7)', () => {
   it('every code has a 4xx/5xx status and real uk and en text', () => {
-    for (const [code, e] of Object.entries(ERROR_TABLE)) {
+    for (const code of Object.keys(ERROR_TABLE) as ErrorCode[]) {
+      const e = entryOf(code);
       expect(e.status, code).to.be.within(400, 599);
       const uk = e.uk({});
       const en = e.en({});
