@@ -51,7 +51,10 @@ const memoryResponder = async (port: number) => {
     if (!question) return;
     const values = question.type === 'TXT' ? [...(txt.get(question.name.toLowerCase()) ?? [])] : [];
     const reply = dnsPacket.encode({
-      id: q.id, type: 'response', flags: dnsPacket.AUTHORITATIVE_ANSWER, questions: [question],
+      id: q.id,
+      type: 'response',
+      flags: dnsPacket.AUTHORITATIVE_ANSWER,
+      questions: [question],
       answers: values.map((v) => ({ name: question.name, type: 'TXT' as const, class: 'IN' as const, ttl: 60, data: v })),
     });
     socket.send(reply, rinfo.port, rinfo.address);
@@ -70,18 +73,30 @@ const main = async () => {
   // Ours: the whole system in this process, its DNS server fed as under npm start; the test
   // environment's CA is ACME against the first Pebble (SANDBOX_CA=acme).
   const config = loadConfig({
-    DATABASE_URL: join(dir, 'bench.sqlite'), VAR_DIR: dir, KEY_PEPPER: randomBytes(32).toString('hex'), DATA_KEY: randomBytes(32).toString('hex'),
-    ARGON2_MEMORY_KIB: '1024', ARGON2_TIME_COST: '1', LOG_LEVEL: 'silent', SEED_DEMO: 'true', RUN_WORKER: 'false',
-    SANDBOX_CA: 'acme', SANDBOX_ACME_DIRECTORY_URL: ours.directoryUrl, SANDBOX_ACME_CA_FILE: ours.listenerCaFile,
-    RATE_LIMIT_BURST: '100000', RATE_LIMIT_PER_SECOND: '100000',
+    DATABASE_URL: join(dir, 'bench.sqlite'),
+    VAR_DIR: dir,
+    KEY_PEPPER: randomBytes(32).toString('hex'),
+    DATA_KEY: randomBytes(32).toString('hex'),
+    ARGON2_MEMORY_KIB: '1024',
+    ARGON2_TIME_COST: '1',
+    LOG_LEVEL: 'silent',
+    SEED_DEMO: 'true',
+    RUN_WORKER: 'false',
+    SANDBOX_CA: 'acme',
+    SANDBOX_ACME_DIRECTORY_URL: ours.directoryUrl,
+    SANDBOX_ACME_CA_FILE: ours.listenerCaFile,
+    RATE_LIMIT_BURST: '100000',
+    RATE_LIMIT_PER_SECOND: '100000',
   });
   const system = new System(config, { logger: pino({ level: 'silent' }) });
   await system.migrate();
   const demo = (await system.get(TOKENS.SeedDemo).execute())!;
-  const key = await system.get(TOKENS.IssueKey).issue(
-    { personId: demo.personId, accountId: demo.accountId, role: 'owner' },
-    { environment: 'test', name: 'acme bench', rights: ['cert.issue'], domains: [ZONE] },
-  );
+  const key = await system
+    .get(TOKENS.IssueKey)
+    .issue(
+      { personId: demo.personId, accountId: demo.accountId, role: 'owner' },
+      { environment: 'test', name: 'acme bench', rights: ['cert.issue'], domains: [ZONE] },
+    );
   const dns = new EmbeddedNameserver({ host: '127.0.0.1', port: ourDns, axfrAllow: [], secondaries: [] });
   await dns.start();
   system.get(TOKENS.ZonePublisher).attach(dns);
@@ -96,13 +111,17 @@ const main = async () => {
   const viaApi = async (label: string): Promise<number> => {
     const t0 = performance.now();
     const res = await fetch(`${base}/v1/certificates`, {
-      method: 'POST', headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
       body: JSON.stringify({ domains: [`${label}.${ZONE}`, `*.${label}.${ZONE}`] }),
     });
     const body = (await res.json()) as { id: string; status: string };
     if (res.status !== 202) throw new Error(`POST /v1/certificates answered ${res.status}: ${JSON.stringify(body)}`);
     for (;;) {
-      const c = (await (await fetch(`${base}/v1/certificates/${body.id}`, { headers: auth })).json()) as { status: string; failure: unknown };
+      const c = (await (await fetch(`${base}/v1/certificates/${body.id}`, { headers: auth })).json()) as {
+        status: string;
+        failure: unknown;
+      };
       if (c.status === 'issued') return performance.now() - t0;
       if (c.status !== 'pending') throw new Error(`certificate ${body.id} ended ${c.status}: ${JSON.stringify(c.failure)}`);
       await new Promise((r) => setTimeout(r, POLL_MS));
@@ -112,14 +131,23 @@ const main = async () => {
   // The reference: acme-client alone, one account, TXT values in memory.
   const responder = await memoryResponder(refDns);
   acme.axios.defaults.httpsAgent = new Agent({ ca: [ours.listenerCaPem, ref.listenerCaPem] });
-  const client = new acme.Client({ directoryUrl: ref.directoryUrl, accountKey: await acme.crypto.createPrivateEcdsaKey(), backoffAttempts: 10, backoffMin: 50, backoffMax: 1000 });
+  const client = new acme.Client({
+    directoryUrl: ref.directoryUrl,
+    accountKey: await acme.crypto.createPrivateEcdsaKey(),
+    backoffAttempts: 10,
+    backoffMin: 50,
+    backoffMax: 1000,
+  });
   await client.createAccount({ termsOfServiceAgreed: true });
   const bare = async (label: string): Promise<number> => {
     const names = [`${label}.bench.example`, `*.${label}.bench.example`];
     const [, csr] = await acme.crypto.createCsr({ commonName: names[0]!, altNames: names }, await acme.crypto.createPrivateEcdsaKey());
     const t0 = performance.now();
     await client.auto({
-      csr, challengePriority: ['dns-01'], termsOfServiceAgreed: true, skipChallengeVerification: true,
+      csr,
+      challengePriority: ['dns-01'],
+      termsOfServiceAgreed: true,
+      skipChallengeVerification: true,
       challengeCreateFn: async (authz, _c, value) => {
         const name = `_acme-challenge.${authz.identifier.value}`;
         if (!responder.txt.has(name)) responder.txt.set(name, new Set());
@@ -132,7 +160,11 @@ const main = async () => {
     return performance.now() - t0;
   };
 
-  console.log(`bench:acme — x + *.x from Pebble, ${ROUNDS} rounds each (after one warm-up each), poll ${POLL_MS} ms; load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `bench:acme — x + *.x from Pebble, ${ROUNDS} rounds each (after one warm-up each), poll ${POLL_MS} ms; load ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   await viaApi('warm');
   await bare('warm');
   const a: number[] = [];

@@ -35,17 +35,26 @@ const logger: NameserverLogger = {
   debug() {},
   info() {},
   warn: (obj, msg) => process.stderr.write(`dns-server[${process.pid}] warn: ${msg} ${JSON.stringify(obj)}\n`),
-  error: (obj, msg) => process.stderr.write(`dns-server[${process.pid}] error: ${msg} ${JSON.stringify(obj, (k, v) => (v instanceof Error ? v.stack : v))}\n`),
+  error: (obj, msg) =>
+    process.stderr.write(`dns-server[${process.pid}] error: ${msg} ${JSON.stringify(obj, (k, v) => (v instanceof Error ? v.stack : v))}\n`),
 };
 
 const startNameserver = async (secondaries: Array<{ host: string; port: number }>): Promise<EmbeddedNameserver> => {
-  const ns = new EmbeddedNameserver({ host: '127.0.0.1', port, axfrAllow: ['127.0.0.1'], secondaries, logger, reusePort: cluster.isWorker, udpBatch });
+  const ns = new EmbeddedNameserver({
+    host: '127.0.0.1',
+    port,
+    axfrAllow: ['127.0.0.1'],
+    secondaries,
+    logger,
+    reusePort: cluster.isWorker,
+    udpBatch,
+  });
   await ns.publish(benchZone(domain, records));
   await ns.start();
-  if (udpBatch && ns.udpMode() === 'dgram') throw new Error('bench:dns: our server fell back to dgram (run npm run build:native, or set BENCH_DNS_UDP_BATCH=0)');
+  if (udpBatch && ns.udpMode() === 'dgram')
+    throw new Error('bench:dns: our server fell back to dgram (run npm run build:native, or set BENCH_DNS_UDP_BATCH=0)');
   return ns;
 };
-
 
 const single = async (): Promise<void> => {
   const ns = await startNameserver(secondaryPort ? [{ host: '127.0.0.1', port: secondaryPort }] : []);
@@ -82,10 +91,16 @@ const clustered = async (): Promise<void> => {
         process.exit(1);
       });
     }
-    await Promise.all(forked.map((w) => new Promise<void>((ok) => w.once('message', (m: { ready?: number }) => (m.ready ? (pids.push(m.ready), ok()) : undefined)))));
+    await Promise.all(
+      forked.map(
+        (w) => new Promise<void>((ok) => w.once('message', (m: { ready?: number }) => (m.ready ? (pids.push(m.ready), ok()) : undefined))),
+      ),
+    );
     onShutdown(async () => {
       stopping = true;
-      await Promise.all(forked.map((w) => new Promise<void>((ok) => (w.isDead() ? ok() : (w.once('exit', () => ok()), w.process.kill('SIGTERM'))))));
+      await Promise.all(
+        forked.map((w) => new Promise<void>((ok) => (w.isDead() ? ok() : (w.once('exit', () => ok()), w.process.kill('SIGTERM'))))),
+      );
     });
     process.stdout.write(`${JSON.stringify({ port, pids: [...pids, process.pid] })}\n`);
     return;

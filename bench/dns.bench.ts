@@ -151,7 +151,6 @@ const startOurs = (mode: 'single' | 'cluster', env: Record<string, string>): Pro
     });
   });
 
-
 const have = (tool: string): boolean => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
 
 // ---------------------------------------------------------------------------------------------------
@@ -181,7 +180,12 @@ class UdpAsker {
       const done = this.waiting.get(p.id ?? -1);
       if (!done) return;
       this.waiting.delete(p.id!);
-      const answers = (p.answers ?? []).map((a) => `${a.name.toLowerCase()} ${a.type} ${JSON.stringify((a as { data?: unknown }).data, (_k, v) => (v?.type === 'Buffer' ? Buffer.from(v.data).toString() : v))}`).sort();
+      const answers = (p.answers ?? [])
+        .map(
+          (a) =>
+            `${a.name.toLowerCase()} ${a.type} ${JSON.stringify((a as { data?: unknown }).data, (_k, v) => (v?.type === 'Buffer' ? Buffer.from(v.data).toString() : v))}`,
+        )
+        .sort();
       done({ rcode: (p as { rcode?: string }).rcode ?? 'NOERROR', aa: ((p.flags ?? 0) & dnsPacket.AUTHORITATIVE_ANSWER) !== 0, answers });
     });
     this.ready = new Promise((ok) => this.sock.bind(0, '127.0.0.1', () => ok()));
@@ -191,7 +195,12 @@ class UdpAsker {
     await this.ready;
     const id = this.nextId;
     this.nextId = (this.nextId % 65535) + 1;
-    const packet = dnsPacket.encode({ type: 'query', id, flags: 0, questions: [{ type: type as dnsPacket.RecordType, name, class: 'IN' }] });
+    const packet = dnsPacket.encode({
+      type: 'query',
+      id,
+      flags: 0,
+      questions: [{ type: type as dnsPacket.RecordType, name, class: 'IN' }],
+    });
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.waiting.delete(id);
@@ -259,7 +268,13 @@ const sampleCpu = (dnsperfPid: number, serverPids: readonly number[], primaryPid
     const s = cpuSeconds(pid);
     server = s === null || server === null ? null : server + s;
   }
-  return { at: performance.now(), dnsperf: cpuSeconds(dnsperfPid), server, primary: primaryPid === null ? null : cpuSeconds(primaryPid), machine: machineJiffies() };
+  return {
+    at: performance.now(),
+    dnsperf: cpuSeconds(dnsperfPid),
+    server,
+    primary: primaryPid === null ? null : cpuSeconds(primaryPid),
+    machine: machineJiffies(),
+  };
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -398,13 +413,15 @@ const queryLines = (): Array<[string, string]> => {
   return q;
 };
 
-
 /** Knot's log lines with the time (performance.now()) they reached us, for timelines of slow runs. */
 const knotLines: Array<{ at: number; line: string }> = [];
 
 const startKnot = async (dir: string, knotPort: number, primaryPort: number): Promise<{ knot: Proc; logText: () => string }> => {
   const conf = join(dir, 'knot.conf');
-  writeFileSync(conf, knotSecondaryConf({ dir, knotPort, primaryPort, zones: [DOMAIN], ...(knotUdpWorkers ? { udpWorkers: knotUdpWorkers } : {}) }));
+  writeFileSync(
+    conf,
+    knotSecondaryConf({ dir, knotPort, primaryPort, zones: [DOMAIN], ...(knotUdpWorkers ? { udpWorkers: knotUdpWorkers } : {}) }),
+  );
   const check = spawnSync('knotc', ['-c', conf, 'conf-check'], { encoding: 'utf8' });
   if (check.status !== 0) throw new Error(`knotc conf-check failed: ${check.stdout}${check.stderr}`);
   const proc = spawn('knotd', ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -437,7 +454,8 @@ const compareServers = async (asker: UdpAsker, ours: number, knot: number, sampl
   for (const [name, type] of sample) {
     const [a, b] = await Promise.all([asker.ask(ours, name, type, 1000), asker.ask(knot, name, type, 1000)]);
     const show = (x: Answer | null): string => (x ? `${x.rcode}${x.aa ? ' aa' : ''} [${x.answers.join('; ')}]` : 'no answer');
-    if (!a || !b || a.rcode !== b.rcode || a.aa !== b.aa || a.answers.join('\n') !== b.answers.join('\n')) bad.push(`${name} ${type}: ours ${show(a)}, knot ${show(b)}`);
+    if (!a || !b || a.rcode !== b.rcode || a.aa !== b.aa || a.answers.join('\n') !== b.answers.join('\n'))
+      bad.push(`${name} ${type}: ours ${show(a)}, knot ${show(b)}`);
   }
   return bad;
 };
@@ -450,7 +468,19 @@ const lpad = (s: string, n: number) => (s.length >= n ? s : ' '.repeat(n - s.len
 const pctText = (x: number | null): string => (x === null ? 'n/a' : `${x.toFixed(0)} %`);
 
 const table = (rows: Measured[]): string => {
-  const head = ['', 'round', 'QPS', 'avg latency ms', 'lost', 'server CPU', 'dnsperf CPU', 'softirq', 'other', `machine (of ${cpus().length * 100} %)`, 'response codes'];
+  const head = [
+    '',
+    'round',
+    'QPS',
+    'avg latency ms',
+    'lost',
+    'server CPU',
+    'dnsperf CPU',
+    'softirq',
+    'other',
+    `machine (of ${cpus().length * 100} %)`,
+    'response codes',
+  ];
   const body = rows.map((m) => [
     m.name,
     String(m.round),
@@ -460,12 +490,20 @@ const table = (rows: Measured[]): string => {
     pctText(m.serverCpu) + (m.primaryCpu === null ? '' : ` (primary ${pctText(m.primaryCpu)})`),
     pctText(m.dnsperfCpu),
     pctText(m.machineIrq),
-    pctText(m.machineBusy === null || m.machineIrq === null || m.serverCpu === null || m.dnsperfCpu === null ? null : Math.max(0, m.machineBusy - m.machineIrq - m.serverCpu - m.dnsperfCpu)),
+    pctText(
+      m.machineBusy === null || m.machineIrq === null || m.serverCpu === null || m.dnsperfCpu === null
+        ? null
+        : Math.max(0, m.machineBusy - m.machineIrq - m.serverCpu - m.dnsperfCpu),
+    ),
     pctText(m.machineBusy),
     m.perf.rcodes.replace(/ \([\d.]+%\)/g, ''),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i === cells.length - 1 ? pad(c, widths[i]!) : lpad(c, widths[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === 0 || i === cells.length - 1 ? pad(c, widths[i]!) : lpad(c, widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(head), ...body.map(line)].join('\n');
 };
 
@@ -485,7 +523,9 @@ const main = async (): Promise<number> => {
   }
   log(
     `dns bench: ${recordCount} record sets, dnsperf -c ${clients}, ${rounds} rounds of ${warmupSeconds} s warm-up + ${seconds} s per server; node ${process.version}, ` +
-      `${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`,
+      `${cpus().length} cores, load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}\n`,
   );
   const dir = mkdtempSync(join(tmpdir(), 'domivka-dns-bench-'));
   const procs: Proc[] = [];
@@ -515,13 +555,19 @@ const main = async (): Promise<number> => {
     knotLog = k.logText;
     const bootstrap = await waitFor(async () => (await asker.soaSerial(knotPort, DOMAIN)) === BENCH_SERIAL, 30_000, 50);
     if (bootstrap === null) throw new Error(`knotd never served ${DOMAIN} serial ${BENCH_SERIAL}`);
-    const knotThreads = (/udp-workers: (\d+)/.exec(readFileSync(join(dir, 'knot.conf'), 'utf8'))?.[1] ?? `default (${cpus().length}, one per CPU)`);
-    log(`  knotd: pid ${k.knot.proc.pid} on 127.0.0.1:${knotPort}, secondary of ours, zone bootstrapped by AXFR in ${bootstrap.toFixed(0)} ms; UDP workers: ${knotThreads}\n`);
+    const knotThreads =
+      /udp-workers: (\d+)/.exec(readFileSync(join(dir, 'knot.conf'), 'utf8'))?.[1] ?? `default (${cpus().length}, one per CPU)`;
+    log(
+      `  knotd: pid ${k.knot.proc.pid} on 127.0.0.1:${knotPort}, secondary of ours, zone bootstrapped by AXFR in ${bootstrap.toFixed(0)} ms; UDP workers: ${knotThreads}\n`,
+    );
 
     // Same answers from both before any load.
     const sample = lines.filter((_, i) => i % Math.max(1, Math.floor(lines.length / 200)) === 0);
     const disagree = await compareServers(asker, oursPort, knotPort, sample);
-    if (disagree.length > 0) throw new Error(`the servers disagree on ${disagree.length} of ${sample.length} sampled queries:\n  ${disagree.slice(0, 10).join('\n  ')}`);
+    if (disagree.length > 0)
+      throw new Error(
+        `the servers disagree on ${disagree.length} of ${sample.length} sampled queries:\n  ${disagree.slice(0, 10).join('\n  ')}`,
+      );
     log(`  both servers give the same answers to ${sample.length} sampled queries\n`);
 
     const contenders: Contender[] = [
@@ -536,7 +582,9 @@ const main = async (): Promise<number> => {
       const same = await compareServers(asker, clusterPort, knotPort, sample);
       if (same.length > 0) throw new Error(`the cluster disagrees with knotd:\n  ${same.slice(0, 10).join('\n  ')}`);
       const primaryPid = cl.pids[cl.pids.length - 1]!;
-      log(`  ours (cluster): ${clusterWorkers} workers, pids ${cl.pids.slice(0, -1).join(',')}, primary ${primaryPid}, on 127.0.0.1:${clusterPort}; same answers as knotd\n`);
+      log(
+        `  ours (cluster): ${clusterWorkers} workers, pids ${cl.pids.slice(0, -1).join(',')}, primary ${primaryPid}, on 127.0.0.1:${clusterPort}; same answers as knotd\n`,
+      );
       contenders.push({ key: 'cluster', name: `ours (cluster, ${clusterWorkers} workers)`, port: clusterPort, pids: cl.pids, primaryPid });
     }
 
@@ -544,7 +592,11 @@ const main = async (): Promise<number> => {
     // the machine falls on every server alike, and each round gives its own ratio.
     const rows: Measured[] = [];
     for (let round = 1; round <= rounds; round++) {
-      log(`  round ${round} of ${rounds} (load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}):\n`);
+      log(
+        `  round ${round} of ${rounds} (load average ${loadavg()
+          .map((l) => l.toFixed(2))
+          .join(' ')}):\n`,
+      );
       for (let i = 0; i < contenders.length; i++) {
         const c = contenders[(i + round - 1) % contenders.length]!;
         rows.push(await measure(c, round, queries));
@@ -557,7 +609,9 @@ const main = async (): Promise<number> => {
       const after = await compareServers(asker, c.port, knotPort, sample);
       if (after.length > 0) throw new Error(`${c.name} disagrees with knotd after the load:\n  ${after.slice(0, 10).join('\n  ')}`);
     }
-    log(`  after the load, ${contenders.length - 1 === 1 ? 'ours gives' : 'both of ours give'} the same answers as knotd to the ${sample.length} sampled queries\n`);
+    log(
+      `  after the load, ${contenders.length - 1 === 1 ? 'ours gives' : 'both of ours give'} the same answers as knotd to the ${sample.length} sampled queries\n`,
+    );
     await cl?.stop();
 
     // Apply → Knot serves.
@@ -603,7 +657,8 @@ const main = async (): Promise<number> => {
 
     const byRound = (key: Contender['key']): Measured[] => rows.filter((m) => contenders.find((c) => c.name === m.name)?.key === key);
     const knotRows = byRound('knot');
-    const ratios = (key: Contender['key']): number[] => byRound(key).map((m) => m.perf.qps / knotRows.find((k) => k.round === m.round)!.perf.qps);
+    const ratios = (key: Contender['key']): number[] =>
+      byRound(key).map((m) => m.perf.qps / knotRows.find((k) => k.round === m.round)!.perf.qps);
     const oursRatios = ratios('ours');
     const ratio = median(oursRatios);
     // Targets: one process ≥ 0.6 of knotd; the default workers (DNS_WORKERS unset) ≥ 0.8.
@@ -618,11 +673,16 @@ const main = async (): Promise<number> => {
     if (cl) {
       const cr = ratios('cluster');
       const isDefault = defaultKey === 'cluster';
-      out += `ratio ours (cluster, ${clusterWorkers} workers)/knot QPS, same round: ${describe(cr)}  ` +
-        (isDefault ? `(the default DNS_WORKERS here; target ≥ ${GOAL_RATIO})  ${median(cr) >= GOAL_RATIO ? 'PASS' : 'FAIL'}\n` : `(not the default ${defaultWorkers} workers: reported, not judged)\n`);
+      out +=
+        `ratio ours (cluster, ${clusterWorkers} workers)/knot QPS, same round: ${describe(cr)}  ` +
+        (isDefault
+          ? `(the default DNS_WORKERS here; target ≥ ${GOAL_RATIO})  ${median(cr) >= GOAL_RATIO ? 'PASS' : 'FAIL'}\n`
+          : `(not the default ${defaultWorkers} workers: reported, not judged)\n`);
     }
-    if (defaultWorkers === 1) out += `the default DNS_WORKERS on one core is 1: the single process is judged against ${GOAL_RATIO} too  ${ratio >= GOAL_RATIO ? 'PASS' : 'FAIL'}\n`;
-    if (defaultKey === null) out += `the default DNS_WORKERS here (${defaultWorkers}) was not run (BENCH_DNS_WORKERS=${clusterWorkers}): not judged\n`;
+    if (defaultWorkers === 1)
+      out += `the default DNS_WORKERS on one core is 1: the single process is judged against ${GOAL_RATIO} too  ${ratio >= GOAL_RATIO ? 'PASS' : 'FAIL'}\n`;
+    if (defaultKey === null)
+      out += `the default DNS_WORKERS here (${defaultWorkers}) was not run (BENCH_DNS_WORKERS=${clusterWorkers}): not judged\n`;
     out +=
       `apply → Knot serves (publish on ours, NOTIFY, IXFR, Knot answers; ${knotRuns} runs): median ${median(delays).toFixed(1)} ms ` +
       `(min ${Math.min(...delays).toFixed(1)}, max ${Math.max(...delays).toFixed(1)}); publish → ours serves: median ${median(ownDelays).toFixed(1)} ms ` +
@@ -645,8 +705,7 @@ const main = async (): Promise<number> => {
     if (process.env.BENCH_KEEP_DIR) {
       writeFileSync(join(dir, 'knot.log'), knotLog());
       log(`kept ${dir}\n`);
-    }
-    else rmSync(dir, { recursive: true, force: true });
+    } else rmSync(dir, { recursive: true, force: true });
   }
 };
 

@@ -86,8 +86,11 @@ const noopPublisher: ZonePublisher = { publish: async () => undefined, withdraw:
 
 /** DnsPlans' private toInput: a stored change back into a `changes` input for the re-check. */
 const toInput = (c: Change): ChangeInput => ({
-  action: c.action, name: c.name, type: c.type,
-  ...(c.ttl !== undefined ? { ttl: c.ttl } : {}), ...(c.values ? { values: [...c.values] } : {}),
+  action: c.action,
+  name: c.name,
+  type: c.type,
+  ...(c.ttl !== undefined ? { ttl: c.ttl } : {}),
+  ...(c.values ? { values: [...c.values] } : {}),
   ...(c.current ? { current: { ttl: c.current.ttl, values: [...c.current.values] } } : {}),
 });
 
@@ -125,14 +128,26 @@ const planAndApply = async (ctx: Ctx, domain: string, input: PlanInput, wholeZon
   if (!zone) throw new Error(`zone ${domain} not found`);
   const built = buildPlan({ origin: domain, current: zone.recordSets, input });
   const t2 = now();
-  if (!built.valid) throw new Error(`the plan on ${domain} is invalid: ${JSON.stringify(built.checks.filter((c) => c.severity === 'error').slice(0, 5))}`);
+  if (!built.valid)
+    throw new Error(`the plan on ${domain} is invalid: ${JSON.stringify(built.checks.filter((c) => c.severity === 'error').slice(0, 5))}`);
   const before = wholeZone ? Plan.wholeZoneBefore(zone) : built.before;
   const p0 = now();
   const created = new Date();
   await store.plans.insert({
-    id: ctx.random.id(), accountId: ACCOUNT, environment: ENV, domain, keyId: 'benchkey0000', source: wholeZone ? 'records' : 'changes',
-    baseSerial: zone.serial, changes: built.changes, before, checks: built.checks, valid: built.valid,
-    createdAt: created, expiresAt: new Date(created.getTime() + 3600_000), appliedAt: null,
+    id: ctx.random.id(),
+    accountId: ACCOUNT,
+    environment: ENV,
+    domain,
+    keyId: 'benchkey0000',
+    source: wholeZone ? 'records' : 'changes',
+    baseSerial: zone.serial,
+    changes: built.changes,
+    before,
+    checks: built.checks,
+    valid: built.valid,
+    createdAt: created,
+    expiresAt: new Date(created.getTime() + 3600_000),
+    appliedAt: null,
   });
   const p1 = now();
 
@@ -145,11 +160,15 @@ const planAndApply = async (ctx: Ctx, domain: string, input: PlanInput, wholeZon
   if (stale !== null) throw new Error(`plan stale: ${stale}`);
   if (!isSafeChange(current.recordSets.length, built.changes)) throw new Error('plan_unsafe (the bench plans only creates)');
   // As DnsPlans.apply: the checks run again only when the zone moved on since the plan (serial changed).
-  const recheck = current.serial === zone.serial
-    ? { valid: true, checks: [] as Array<{ severity: string }> }
-    : buildPlan({ origin: domain, current: current.recordSets, input: { changes: built.changes.map(toInput) } });
+  const recheck =
+    current.serial === zone.serial
+      ? { valid: true, checks: [] as Array<{ severity: string }> }
+      : buildPlan({ origin: domain, current: current.recordSets, input: { changes: built.changes.map(toInput) } });
   const a2 = now();
-  if (!recheck.valid) throw new Error(`the re-check on ${domain} failed: ${JSON.stringify(recheck.checks.filter((c) => c.severity === 'error').slice(0, 5))}`);
+  if (!recheck.valid)
+    throw new Error(
+      `the re-check on ${domain} failed: ${JSON.stringify(recheck.checks.filter((c) => c.severity === 'error').slice(0, 5))}`,
+    );
   const upserts: RecordSet[] = [];
   const deletes: Array<{ name: string; type: RecordType }> = [];
   for (const c of built.changes) {
@@ -192,7 +211,8 @@ const medianTiming = (ts: readonly Timing[]): Timing => {
   return Object.fromEntries(keys.map((k) => [k, median(ts.map((t) => t[k]))])) as unknown as Timing;
 };
 
-const recordsInput = (domain: string, n: number): RecordSetInput[] => benchSets(domain, n).map((s) => ({ name: s.name, type: s.type, ttl: s.ttl, values: [...s.values] }));
+const recordsInput = (domain: string, n: number): RecordSetInput[] =>
+  benchSets(domain, n).map((s) => ({ name: s.name, type: s.type, ttl: s.ttl, values: [...s.values] }));
 
 interface Row {
   readonly n: number;
@@ -211,7 +231,18 @@ const openStore = async (dir: string): Promise<Ctx> => {
   return {
     store,
     random,
-    zoneService: new ZoneService({ zones: store.zones, publisher: noopPublisher, uow: store.uow, random, clock: new SystemClock(), diagnostics: { report: (err) => { throw err; } } }),
+    zoneService: new ZoneService({
+      zones: store.zones,
+      publisher: noopPublisher,
+      uow: store.uow,
+      random,
+      clock: new SystemClock(),
+      diagnostics: {
+        report: (err) => {
+          throw err;
+        },
+      },
+    }),
     ns: new EmbeddedNameserver({ host: '127.0.0.1', port: 0, axfrAllow: [], secondaries: [] }),
   };
 };
@@ -219,7 +250,14 @@ const openStore = async (dir: string): Promise<Ctx> => {
 const createZone = async (ctx: Ctx, domain: string, sets: readonly RecordSet[]): Promise<number> => {
   const t0 = now();
   await ctx.store.uow.transaction(() =>
-    ctx.store.zones.create({ id: ctx.random.id(), accountId: ACCOUNT, environment: ENV, domain, serial: BENCH_SERIAL, recordSets: [...apexSets(domain, BENCH_SERIAL), ...sets] }),
+    ctx.store.zones.create({
+      id: ctx.random.id(),
+      accountId: ACCOUNT,
+      environment: ENV,
+      domain,
+      serial: BENCH_SERIAL,
+      recordSets: [...apexSets(domain, BENCH_SERIAL), ...sets],
+    }),
   );
   return now() - t0;
 };
@@ -273,7 +311,22 @@ const lpad = (s: string, n: number) => (s.length >= n ? s : ' '.repeat(n - s.len
 const ms = (x: number): string => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
 
 const table = (rows: readonly Row[]): string => {
-  const head = ['n', 'plan', 'runs', 'plan ms', 'apply ms', 'total ms', '| find', 'buildPlan', 'apply find', 're-check', 'commit', '| plan row', 'compile', 'zone insert'];
+  const head = [
+    'n',
+    'plan',
+    'runs',
+    'plan ms',
+    'apply ms',
+    'total ms',
+    '| find',
+    'buildPlan',
+    'apply find',
+    're-check',
+    'commit',
+    '| plan row',
+    'compile',
+    'zone insert',
+  ];
   const body = rows.map((r) => [
     String(r.n),
     r.scenario === 'records' ? `records (${r.t.changes} creates)` : 'changes (1 create)',
@@ -298,7 +351,11 @@ const table = (rows: readonly Row[]): string => {
 const nlogn = (n: number): number => n * Math.log(n);
 
 const main = async (): Promise<number> => {
-  log(`plan bench: sizes ${sizes.join(', ')}; node ${process.version}, ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+  log(
+    `plan bench: sizes ${sizes.join(', ')}; node ${process.version}, ${cpus().length} cores, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}\n`,
+  );
   // Enough plans for the JIT to optimise the plan path (two were not: the first timed 10k runs came out
   // about twice as slow as the later ones).
   log(`  warm-up (${WARM_UP_RUNS} plans of each kind at 1k, untimed) … `);

@@ -46,10 +46,9 @@ const listen = (app: Koa): Promise<Server> =>
 
 const portOf = (s: Server) => (s.address() as AddressInfo).port;
 
-
 const startSystem = async () => {
   const dir = mkdtempSync(join(tmpdir(), 'domivka-bench-'));
-  const pgUrl = process.env.BENCH_STORE === 'postgres' ? (process.env.BENCH_PG_URL || process.env.TEST_PG_URL) : undefined;
+  const pgUrl = process.env.BENCH_STORE === 'postgres' ? process.env.BENCH_PG_URL || process.env.TEST_PG_URL : undefined;
   if (process.env.BENCH_STORE === 'postgres' && !pgUrl) throw new Error('BENCH_STORE=postgres needs BENCH_PG_URL or TEST_PG_URL');
   const schema = pgUrl ? `bench_${randomBytes(6).toString('hex')}` : undefined;
   if (pgUrl) {
@@ -78,10 +77,12 @@ const startSystem = async () => {
   await system.migrate();
   const demo = await system.get(TOKENS.SeedDemo).execute();
   if (!demo) throw new Error('the fresh store already had a demo account');
-  const issued = await system.get(TOKENS.IssueKey).issue(
-    { personId: demo.personId, accountId: demo.accountId, role: 'owner' },
-    { environment: 'test', name: 'read bench', rights: ['domain.read'], domains: [BENCH_DOMAIN] },
-  );
+  const issued = await system
+    .get(TOKENS.IssueKey)
+    .issue(
+      { personId: demo.personId, accountId: demo.accountId, role: 'owner' },
+      { environment: 'test', name: 'read bench', rights: ['domain.read'], domains: [BENCH_DOMAIN] },
+    );
   const { app } = system.http();
   const server = await listen(app);
   system.markStarted();
@@ -130,10 +131,22 @@ const FIND_SQL =
   'd.nameservers, d.created_at, d.auto_renew_failed_for, l.label as label from domains d left join domain_labels l on l.domain_id = d.id ' +
   'where d.account_id = ? and d.environment = ? and d.name = ?';
 const KEY_SQL = 'select account_id, environment, secret_hash, revoked_at from api_keys where id = ?';
-const dollars = (sql: string) => { let i = 0; return sql.replace(/\?/g, () => `$${++i}`); };
+const dollars = (sql: string) => {
+  let i = 0;
+  return sql.replace(/\?/g, () => `$${++i}`);
+};
 
 type KeyRow = { account_id: string; environment: string; secret_hash: string; revoked_at: string | null };
-type DomainRow = { name: string; status: string; expires_on: string; auto_renew: unknown; transfer_lock: unknown; nameservers: string; created_at: string; label: string | null };
+type DomainRow = {
+  name: string;
+  status: string;
+  expires_on: string;
+  auto_renew: unknown;
+  transfer_lock: unknown;
+  nameservers: string;
+  created_at: string;
+  label: string | null;
+};
 
 const startReference = async () => {
   const store = JSON.parse(process.env.BENCH_REF_STORE ?? 'null') as { url: string; schema?: string } | null;
@@ -144,7 +157,11 @@ const startReference = async () => {
   let findDomain: (a: string, e: string, n: string) => Promise<DomainRow[]>;
   let close: () => Promise<void>;
   if (store.url.startsWith('postgres')) {
-    const pool = new pg.Pool({ connectionString: store.url, max: 10, ...(store.schema ? { options: `-c search_path=${store.schema}` } : {}) });
+    const pool = new pg.Pool({
+      connectionString: store.url,
+      max: 10,
+      ...(store.schema ? { options: `-c search_path=${store.schema}` } : {}),
+    });
     findKey = async (id) => (await pool.query<KeyRow>({ name: 'ref_key', text: dollars(KEY_SQL), values: [id] })).rows[0];
     findDomain = async (a, e, n) => (await pool.query<DomainRow>({ name: 'ref_domain', text: dollars(FIND_SQL), values: [a, e, n] })).rows;
     close = () => pool.end();
@@ -176,9 +193,14 @@ const startReference = async () => {
     }
     const d = rows[0]!;
     ctx.body = {
-      domain: d.name, status: JSON.parse(d.status), expires_at: d.expires_on, auto_renew: truthy(d.auto_renew),
-      labels: rows.flatMap((r) => (r.label === null ? [] : [r.label])).sort(), nameservers: JSON.parse(d.nameservers),
-      transfer_lock: truthy(d.transfer_lock), created_at: new Date(d.created_at).toISOString(),
+      domain: d.name,
+      status: JSON.parse(d.status),
+      expires_at: d.expires_on,
+      auto_renew: truthy(d.auto_renew),
+      labels: rows.flatMap((r) => (r.label === null ? [] : [r.label])).sort(),
+      nameservers: JSON.parse(d.nameservers),
+      transfer_lock: truthy(d.transfer_lock),
+      created_at: new Date(d.created_at).toISOString(),
     };
   });
   const app = new Koa();

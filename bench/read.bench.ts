@@ -165,7 +165,10 @@ const table = (rows: Measured[]): string => {
 };
 
 const pgUrl = process.env.BENCH_PG_URL || process.env.TEST_PG_URL || '';
-const engines = (process.env.BENCH_ENGINES ?? (pgUrl ? 'sqlite,postgres' : 'sqlite')).split(',').map((e) => e.trim()).filter(Boolean);
+const engines = (process.env.BENCH_ENGINES ?? (pgUrl ? 'sqlite,postgres' : 'sqlite'))
+  .split(',')
+  .map((e) => e.trim())
+  .filter(Boolean);
 
 type SystemInfo = { port: number; key: string; path: string; body: string; store: { url: string; schema?: string }; pepper: string };
 
@@ -175,7 +178,8 @@ const runEngine = async (engine: string, children: Child<unknown>[]): Promise<bo
   const system = await startServer<SystemInfo>('system', { BENCH_STORE: engine });
   children.push(system);
   const reference = await startServer<{ port: number; path: string }>('reference', {
-    BENCH_REF_STORE: JSON.stringify(system.info.store), BENCH_REF_PEPPER: system.info.pepper,
+    BENCH_REF_STORE: JSON.stringify(system.info.store),
+    BENCH_REF_PEPPER: system.info.pepper,
   });
   children.push(reference);
   const bare = await startServer<{ port: number; path: string }>('bare', { BENCH_BARE_BODY: system.info.body });
@@ -189,7 +193,9 @@ const runEngine = async (engine: string, children: Child<unknown>[]): Promise<bo
   const [k, r, b] = await Promise.all([fetch(keyedUrl, { headers: auth }), fetch(refUrl, { headers: auth }), fetch(bareUrl)]);
   const [kb, rb, bb] = await Promise.all([k.text(), r.text(), b.text()]);
   if (k.status !== 200 || r.status !== 200 || b.status !== 200 || kb !== bb || rb !== bb) {
-    throw new Error(`the servers do not answer the same 200 body: keyed ${k.status} ${kb}, reference ${r.status} ${rb}, bare ${b.status} ${bb}`);
+    throw new Error(
+      `the servers do not answer the same 200 body: keyed ${k.status} ${kb}, reference ${r.status} ${rb}, bare ${b.status} ${bb}`,
+    );
   }
   process.stderr.write(`  all three answer 200 with the same ${kb.length}-byte body\n`);
 
@@ -211,7 +217,9 @@ const runEngine = async (engine: string, children: Child<unknown>[]): Promise<bo
   const sorted = [...measured].sort((a, b) => a.ratio - b.ratio);
   const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
   const { keyed, ref, plain } = median;
-  const cpuRatios = measured.map((m) => (m.keyed.cpuUsPerRequest && m.ref.cpuUsPerRequest ? m.ref.cpuUsPerRequest / m.keyed.cpuUsPerRequest : NaN));
+  const cpuRatios = measured.map((m) =>
+    m.keyed.cpuUsPerRequest && m.ref.cpuUsPerRequest ? m.ref.cpuUsPerRequest / m.keyed.cpuUsPerRequest : NaN,
+  );
   const cpuMedian = [...cpuRatios].sort((a, b) => a - b)[Math.floor((cpuRatios.length - 1) / 2)]!;
   process.stdout.write(
     `\n[${engine}] keyed/reference RPS per round: ${measured.map((m) => m.ratio.toFixed(3)).join(', ')}; keyed p99 per round: ${measured.map((m) => m.keyed.result.latency.p99).join(', ')} ms\n` +
@@ -233,9 +241,13 @@ const runEngine = async (engine: string, children: Child<unknown>[]): Promise<bo
       `[${engine}] overall: ${ratioOk && p99Ok ? 'PASS' : 'FAIL'}  (a report: the exit code does not depend on the targets)\n` +
       '(autocannon records latency in whole milliseconds)\n',
   );
-  const bad = measured.flatMap((m) => [m.keyed, m.ref, m.plain]).filter((m) => m.result.non2xx > 0 || m.result.errors > 0 || m.result.timeouts > 0);
+  const bad = measured
+    .flatMap((m) => [m.keyed, m.ref, m.plain])
+    .filter((m) => m.result.non2xx > 0 || m.result.errors > 0 || m.result.timeouts > 0);
   for (const m of bad) {
-    process.stderr.write(`${m.name}: ${m.result.non2xx} non-2xx, ${m.result.errors} errors, ${m.result.timeouts} timeouts; status codes ${JSON.stringify(m.result.statusCodeStats)}\n`);
+    process.stderr.write(
+      `${m.name}: ${m.result.non2xx} non-2xx, ${m.result.errors} errors, ${m.result.timeouts} timeouts; status codes ${JSON.stringify(m.result.statusCodeStats)}\n`,
+    );
   }
   await Promise.all([system.stop(), reference.stop(), bare.stop()]);
   return bad.length === 0;
@@ -244,7 +256,9 @@ const runEngine = async (engine: string, children: Child<unknown>[]): Promise<bo
 const main = async (): Promise<number> => {
   process.stderr.write(
     `read bench: ${connections} connections, ${warmupSeconds} s warm-up + ${seconds} s each; engines ${engines.join(', ')}; node ${process.version}, ` +
-      `${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`,
+      `${cpus().length} cores, load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}\n`,
   );
   const children: Child<unknown>[] = [];
   const stopAll = () => Promise.all(children.map((c) => c.stop()));

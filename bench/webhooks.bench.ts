@@ -66,36 +66,89 @@ async function main(): Promise<void> {
     });
   });
   const target = `http://127.0.0.1:${port}`;
-  const sample = JSON.stringify({ id: randomUUID(), type: 'domain.renewed', created_at: new Date().toISOString(), environment: 'test', domain: 'domivka-demo.dev', data: { domain: 'domivka-demo.dev', years: 1 } });
+  const sample = JSON.stringify({
+    id: randomUUID(),
+    type: 'domain.renewed',
+    created_at: new Date().toISOString(),
+    environment: 'test',
+    domain: 'domivka-demo.dev',
+    data: { domain: 'domivka-demo.dev', years: 1 },
+  });
 
-  console.log(`bench:webhooks — ${cpus().length} cores, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-  const ceiling = await autocannon({ url: `${target}/ceiling`, method: 'POST', body: sample, headers: { 'content-type': 'application/json' }, connections: 16, duration: 5 });
-  console.log(`receiver ceiling (autocannon, 16 connections, 5 s): ${Math.round(ceiling.requests.average)} req/s, p99 ${ceiling.latency.p99} ms`);
+  console.log(
+    `bench:webhooks — ${cpus().length} cores, load ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
+  const ceiling = await autocannon({
+    url: `${target}/ceiling`,
+    method: 'POST',
+    body: sample,
+    headers: { 'content-type': 'application/json' },
+    connections: 16,
+    duration: 5,
+  });
+  console.log(
+    `receiver ceiling (autocannon, 16 connections, 5 s): ${Math.round(ceiling.requests.average)} req/s, p99 ${ceiling.latency.p99} ms`,
+  );
 
   const dir = mkdtempSync(join(tmpdir(), 'bench-webhooks-'));
   const config = loadConfig({
-    DATABASE_URL: process.env.BENCH_DATABASE_URL || join(dir, 'bench.sqlite'), VAR_DIR: dir, LOG_LEVEL: 'silent', KEY_PEPPER: 'a1'.repeat(32), DATA_KEY: 'b2'.repeat(32),
-    WEBHOOKS_ALLOW_LOOPBACK: '1', ARGON2_MEMORY_KIB: '1024', ARGON2_TIME_COST: '1',
+    DATABASE_URL: process.env.BENCH_DATABASE_URL || join(dir, 'bench.sqlite'),
+    VAR_DIR: dir,
+    LOG_LEVEL: 'silent',
+    KEY_PEPPER: 'a1'.repeat(32),
+    DATA_KEY: 'b2'.repeat(32),
+    WEBHOOKS_ALLOW_LOOPBACK: '1',
+    ARGON2_MEMORY_KIB: '1024',
+    ARGON2_TIME_COST: '1',
   });
   const system = new System(config, { logger: pino({ level: 'silent' }) });
   await system.migrate();
   await system.get(TOKENS.SeedDemo).execute();
   const s = system.store;
   const accountId = (await s.knex('accounts').first('id')).id as string;
-  const types: EventType[] = ['domain.renewed', 'domain.registered', 'domain.auto_renew_changed', 'domain.status_changed', 'dns.plan_applied',
-    'dns.acme_challenge_added', 'dns.acme_challenge_removed', 'domain.released', 'domain.auto_renew_failed', 'domain.created'];
+  const types: EventType[] = [
+    'domain.renewed',
+    'domain.registered',
+    'domain.auto_renew_changed',
+    'domain.status_changed',
+    'dns.plan_applied',
+    'dns.acme_challenge_added',
+    'dns.acme_challenge_removed',
+    'domain.released',
+    'domain.auto_renew_failed',
+    'domain.created',
+  ];
   const box = system.get(TOKENS.SecretBox);
   const now = new Date();
   for (const [i, t] of types.entries()) {
     await s.webhooks.insert({
-      id: `wh_bench_${i}`, accountId, environment: 'test', url: `${target}/hook/${i}`, description: null, events: [t], domains: null, enabled: true,
-      disabledReason: null, secretSealed: box.seal(`whsec_${Buffer.alloc(24, i + 1).toString('base64')}`), oldSecretSealed: null, oldSecretExpiresAt: null,
-      failingSince: null, createdBy: 'bench', createdAt: now, updatedAt: now,
+      id: `wh_bench_${i}`,
+      accountId,
+      environment: 'test',
+      url: `${target}/hook/${i}`,
+      description: null,
+      events: [t],
+      domains: null,
+      enabled: true,
+      disabledReason: null,
+      secretSealed: box.seal(`whsec_${Buffer.alloc(24, i + 1).toString('base64')}`),
+      oldSecretSealed: null,
+      oldSecretExpiresAt: null,
+      failingSince: null,
+      createdBy: 'bench',
+      createdAt: now,
+      updatedAt: now,
     });
   }
   const w = config.webhooks;
-  const dispatcher = new WebhookDispatcher(system.get(TOKENS.PublishEvents), system.get(TOKENS.DeliverWebhooks),
-    { pollMs: w.pollMs, concurrency: w.concurrency, leaseMs: w.leaseMs, timeoutMs: w.timeoutMs, perEndpoint: w.perEndpoint }, pino({ level: 'silent' }));
+  const dispatcher = new WebhookDispatcher(
+    system.get(TOKENS.PublishEvents),
+    system.get(TOKENS.DeliverWebhooks),
+    { pollMs: w.pollMs, concurrency: w.concurrency, leaseMs: w.leaseMs, timeoutMs: w.timeoutMs, perEndpoint: w.perEndpoint },
+    pino({ level: 'silent' }),
+  );
   dispatcher.start();
 
   const committed = new Map<string, number>();
@@ -110,7 +163,16 @@ async function main(): Promise<void> {
       for (let j = n; j < Math.min(EVENTS, n + batch); j++) {
         const id = randomUUID();
         ids.push(id);
-        await s.events.append({ id, accountId, environment: 'test', type: types[j % types.length]!, subject: 'domain:domivka-demo.dev', actor: 'bench', occurredAt: new Date(), data: { domain: 'domivka-demo.dev', n: j } });
+        await s.events.append({
+          id,
+          accountId,
+          environment: 'test',
+          type: types[j % types.length]!,
+          subject: 'domain:domivka-demo.dev',
+          actor: 'bench',
+          occurredAt: new Date(),
+          data: { domain: 'domivka-demo.dev', n: j },
+        });
       }
     });
     const t = Date.now();
@@ -121,16 +183,29 @@ async function main(): Promise<void> {
   while (arrivals.size < EVENTS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   const last = Math.max(...arrivals.values());
   await dispatcher.stop();
-  const lat = [...committed.entries()].filter(([id]) => arrivals.has(id)).map(([id, t]) => arrivals.get(id)! - t).sort((a, b) => a - b);
+  const lat = [...committed.entries()]
+    .filter(([id]) => arrivals.has(id))
+    .map(([id, t]) => arrivals.get(id)! - t)
+    .sort((a, b) => a - b);
   const totalS = (last - started) / 1000;
   const p99 = pct(lat, 99);
   const deliveredPerS = arrivals.size / totalS;
-  console.log(`events: ${EVENTS} committed in ${(producedIn / 1000).toFixed(1)} s (target rate ${RATE}/s, transactions of ${batch}), 10 endpoints, store ${s.engine}`);
+  console.log(
+    `events: ${EVENTS} committed in ${(producedIn / 1000).toFixed(1)} s (target rate ${RATE}/s, transactions of ${batch}), 10 endpoints, store ${s.engine}`,
+  );
   console.log(`delivered: ${arrivals.size}/${EVENTS} first attempts, ${duplicates} duplicates`);
-  console.log(`total (first commit → last arrival): ${totalS.toFixed(2)} s  [target ≤ ${TARGET_TOTAL_S} s] ${totalS <= TARGET_TOTAL_S ? 'MET' : 'MISSED'}`);
-  console.log(`commit → first attempt: p50 ${pct(lat, 50)} ms, p99 ${p99} ms, max ${lat[lat.length - 1]} ms  [target p99 ≤ ${TARGET_P99_MS} ms] ${p99 <= TARGET_P99_MS ? 'MET' : 'MISSED'}`);
-  console.log(`delivery rate ${Math.round(deliveredPerS)}/s vs receiver ceiling ${Math.round(ceiling.requests.average)} req/s (ratio ${(deliveredPerS / ceiling.requests.average).toFixed(3)}; the producer paces at ${RATE}/s)`);
-  const sendMs = (await s.knex('webhook_attempts').select('latency_ms')).map((r: { latency_ms: number }) => Number(r.latency_ms)).sort((a, b) => a - b);
+  console.log(
+    `total (first commit → last arrival): ${totalS.toFixed(2)} s  [target ≤ ${TARGET_TOTAL_S} s] ${totalS <= TARGET_TOTAL_S ? 'MET' : 'MISSED'}`,
+  );
+  console.log(
+    `commit → first attempt: p50 ${pct(lat, 50)} ms, p99 ${p99} ms, max ${lat[lat.length - 1]} ms  [target p99 ≤ ${TARGET_P99_MS} ms] ${p99 <= TARGET_P99_MS ? 'MET' : 'MISSED'}`,
+  );
+  console.log(
+    `delivery rate ${Math.round(deliveredPerS)}/s vs receiver ceiling ${Math.round(ceiling.requests.average)} req/s (ratio ${(deliveredPerS / ceiling.requests.average).toFixed(3)}; the producer paces at ${RATE}/s)`,
+  );
+  const sendMs = (await s.knex('webhook_attempts').select('latency_ms'))
+    .map((r: { latency_ms: number }) => Number(r.latency_ms))
+    .sort((a, b) => a - b);
   console.log(`send round trip as the worker saw it (connect + request + answer): p50 ${pct(sendMs, 50)} ms, p99 ${pct(sendMs, 99)} ms`);
   rx.kill();
   await system.close();

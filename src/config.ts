@@ -51,7 +51,8 @@ export interface Config {
    * The test environment's certificate authority: our in-process sandbox CA (default), or an ACME
    * directory (Let's Encrypt staging, a local Pebble) — SANDBOX_CA=acme with SANDBOX_ACME_DIRECTORY_URL.
    */
-  readonly sandboxCa: { readonly kind: 'internal' } | { readonly kind: 'acme'; readonly directoryUrl: string; readonly caFile: string | null };
+  readonly sandboxCa:
+    { readonly kind: 'internal' } | { readonly kind: 'acme'; readonly directoryUrl: string; readonly caFile: string | null };
   /** ACME for live certificates (used once a live adapter set is configured): Let's Encrypt production by default. */
   readonly acme: { readonly directoryUrl: string; readonly email: string | null; readonly caFile: string | null };
   /** Renew issued certificates this many days before expiry (CERT_RENEW_BEFORE_DAYS, default 30). */
@@ -82,7 +83,12 @@ export interface Config {
    * MONITOR_BATCH is how many due checks one worker pass claims and runs at once (default 50);
    * MONITOR_LIMIT caps the monitors of one account per environment (default 200).
    */
-  readonly monitors: { readonly allowLoopback: boolean; readonly checkTimeoutMs: number; readonly batch: number; readonly maxPerAccount: number };
+  readonly monitors: {
+    readonly allowLoopback: boolean;
+    readonly checkTimeoutMs: number;
+    readonly batch: number;
+    readonly maxPerAccount: number;
+  };
   /** The EPP registry of the live environment (LIVE_REGISTRAR=epp): EPP_* variables; null otherwise. */
   readonly epp: EppConfig | null;
   /** Stripe for live top-ups (STRIPE_SECRET_KEY); without it live top-ups are refused with a clear error. */
@@ -118,7 +124,10 @@ const eppConfig = (env: NodeJS.ProcessEnv): EppConfig => {
     key: need('EPP_KEY'),
     ca: need('EPP_CA'),
     poolSize: int(env, 'EPP_POOL_SIZE', 2, 1),
-    nameservers: (env.EPP_NAMESERVERS || 'ns1.domivka.net,ns2.domivka.net').split(',').map((x) => x.trim()).filter(Boolean),
+    nameservers: (env.EPP_NAMESERVERS || 'ns1.domivka.net,ns2.domivka.net')
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean),
     pollSeconds: int(env, 'EPP_POLL_SECONDS', 60, 1),
   };
 };
@@ -187,7 +196,8 @@ const url = (env: NodeJS.ProcessEnv, name: string, fallback: string): string => 
 const sandboxCa = (env: NodeJS.ProcessEnv): Config['sandboxCa'] => {
   const kind = env.SANDBOX_CA || 'internal';
   if (kind === 'internal') return { kind };
-  if (kind === 'acme') return { kind, directoryUrl: url(env, 'SANDBOX_ACME_DIRECTORY_URL', LETS_ENCRYPT_STAGING), caFile: env.SANDBOX_ACME_CA_FILE || null };
+  if (kind === 'acme')
+    return { kind, directoryUrl: url(env, 'SANDBOX_ACME_DIRECTORY_URL', LETS_ENCRYPT_STAGING), caFile: env.SANDBOX_ACME_CA_FILE || null };
   throw new ConfigError(`SANDBOX_CA must be "internal" or "acme", got "${kind}"`);
 };
 
@@ -207,12 +217,19 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     host: env.HOST || '127.0.0.1',
     dnsPort: int(env, 'DNS_PORT', 5353),
     dnsHost: env.DNS_HOST || '127.0.0.1',
-    axfrAllow: (env.AXFR_ALLOW || '127.0.0.1').split(',').map((s) => s.trim()).filter(Boolean),
-    dnsSecondaries: (env.DNS_SECONDARIES || '').split(',').map((s) => s.trim()).filter(Boolean).map((s) => {
-      const m = /^(.+):(\d+)$/.exec(s);
-      if (!m) throw new ConfigError(`DNS_SECONDARIES entries are host:port, got "${s}"`);
-      return { host: m[1]!, port: Number(m[2]) };
-    }),
+    axfrAllow: (env.AXFR_ALLOW || '127.0.0.1')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    dnsSecondaries: (env.DNS_SECONDARIES || '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .map((s) => {
+        const m = /^(.+):(\d+)$/.exec(s);
+        if (!m) throw new ConfigError(`DNS_SECONDARIES entries are host:port, got "${s}"`);
+        return { host: m[1]!, port: Number(m[2]) };
+      }),
     runDns: bool(env, 'RUN_DNS', true),
     dnsWorkers: int(env, 'DNS_WORKERS', defaultDnsWorkers(), 1),
     databaseUrl,
@@ -265,7 +282,9 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     },
     epp: live === 'epp' ? eppConfig(env) : null,
     mcpEnvironment: mcpEnvironment(env),
-    liveStripe: env.STRIPE_SECRET_KEY ? { secretKey: env.STRIPE_SECRET_KEY, ...(env.STRIPE_API_BASE ? { apiBase: env.STRIPE_API_BASE } : {}) } : null,
+    liveStripe: env.STRIPE_SECRET_KEY
+      ? { secretKey: env.STRIPE_SECRET_KEY, ...(env.STRIPE_API_BASE ? { apiBase: env.STRIPE_API_BASE } : {}) }
+      : null,
     ...(env.DNS_NSID ? { dnsNsid: env.DNS_NSID } : {}),
   };
 };

@@ -39,13 +39,19 @@ export const serveDns = async (o: DnsServingOptions): Promise<DnsServing> => {
   const { config, log } = o;
   if (o.workerIndex === undefined && config.dnsWorkers > 1) {
     if (!o.workerEntry) throw new Error('serveDns: DNS_WORKERS > 1 needs the worker entry point');
-    const cluster = new DnsCluster({ workers: config.dnsWorkers, workerEntry: o.workerEntry, log: log.child({ component: 'dns-cluster' }) });
+    const cluster = new DnsCluster({
+      workers: config.dnsWorkers,
+      workerEntry: o.workerEntry,
+      log: log.child({ component: 'dns-cluster' }),
+    });
     await cluster.start();
     return { publisher: cluster, shape: `${config.dnsWorkers} workers`, resync: () => cluster.resync(), stop: () => cluster.stop() };
   }
   const worker = o.workerIndex;
   const dns = new EmbeddedNameserver({
-    host: config.dnsHost, port: config.dnsPort, axfrAllow: [...config.axfrAllow],
+    host: config.dnsHost,
+    port: config.dnsPort,
+    axfrAllow: [...config.axfrAllow],
     secondaries: worker === undefined || worker === 0 ? [...config.dnsSecondaries] : [],
     logger: log,
     ...(config.dnsNsid ? { nsid: config.dnsNsid } : {}),

@@ -22,7 +22,8 @@ export class InProcessIssuanceQueue implements IssuanceQueue {
 
   enqueue(certificateId: string): void {
     if (this.closed || !this.issuance) return; // the worker picks it up
-    const run: Promise<void> = this.issuance.process(certificateId)
+    const run: Promise<void> = this.issuance
+      .process(certificateId)
       .catch((err: unknown) => this.log.error({ err, certificateId }, 'certificate issuance failed; the worker will retry'))
       .finally(() => this.running.delete(run));
     this.running.add(run);

@@ -16,19 +16,39 @@ export const monitorRules = (config: Config): MonitorRules => ({
 });
 
 /** A backstop a second after the per-check timeout: a probe that never settles still yields a failed result. */
-const within = <T extends unknown[]>(fn: (...args: T) => Promise<ProbeOutcome>, timeoutOf: (...args: T) => number) => (...args: T): Promise<ProbeOutcome> => {
-  const timeoutMs = timeoutOf(...args);
-  let timer: NodeJS.Timeout | undefined;
-  const overrun = new Promise<ProbeOutcome>((resolve) => {
-    timer = setTimeout(() => resolve({ ok: false, latencyMs: null, reason: `no answer within ${timeoutMs} ms`, detail: { timeout_ms: timeoutMs } }), timeoutMs + 1000);
-  });
-  return Promise.race([fn(...args), overrun]).finally(() => clearTimeout(timer));
-};
+const within =
+  <T extends unknown[]>(fn: (...args: T) => Promise<ProbeOutcome>, timeoutOf: (...args: T) => number) =>
+  (...args: T): Promise<ProbeOutcome> => {
+    const timeoutMs = timeoutOf(...args);
+    let timer: NodeJS.Timeout | undefined;
+    const overrun = new Promise<ProbeOutcome>((resolve) => {
+      timer = setTimeout(
+        () => resolve({ ok: false, latencyMs: null, reason: `no answer within ${timeoutMs} ms`, detail: { timeout_ms: timeoutMs } }),
+        timeoutMs + 1000,
+      );
+    });
+    return Promise.race([fn(...args), overrun]).finally(() => clearTimeout(timer));
+  };
 
 const bounded = (p: MonitorProbes): MonitorProbes => ({
-  http: { check: within((spec, t: number) => p.http.check(spec, t), (_s, t) => t) },
-  tls: { check: within((spec, now: Date, t: number) => p.tls.check(spec, now, t), (_s, _n, t) => t) },
-  dns: { check: within((spec, t: number) => p.dns.check(spec, t), (_s, t) => t) },
+  http: {
+    check: within(
+      (spec, t: number) => p.http.check(spec, t),
+      (_s, t) => t,
+    ),
+  },
+  tls: {
+    check: within(
+      (spec, now: Date, t: number) => p.tls.check(spec, now, t),
+      (_s, _n, t) => t,
+    ),
+  },
+  dns: {
+    check: within(
+      (spec, t: number) => p.dns.check(spec, t),
+      (_s, t) => t,
+    ),
+  },
 });
 
 /**

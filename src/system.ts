@@ -7,7 +7,16 @@ import type { SqlStore } from '../adapters/sql/index.js';
 import type { Clock } from '../core/kernel/clock.port.js';
 import type { EnvironmentAdapters } from './tokens.js';
 import type { Config } from './config.js';
-import { configModule, kernelModule, liveAdaptersModule, mailModule, mcpModule, platformModule, sandboxAdaptersModule, sqlModule } from './modules/platform.module.js';
+import {
+  configModule,
+  kernelModule,
+  liveAdaptersModule,
+  mailModule,
+  mcpModule,
+  platformModule,
+  sandboxAdaptersModule,
+  sqlModule,
+} from './modules/platform.module.js';
 import { accessModule, accessUseCases } from './modules/access.module.js';
 import { accountsModule, accountsUseCases } from './modules/accounts.module.js';
 import { billingModule, billingUseCases } from './modules/billing.module.js';
@@ -41,7 +50,10 @@ export class System {
   readonly container = new Container();
   private started = false;
 
-  constructor(readonly config: Config, private readonly options: SystemOptions = {}) {
+  constructor(
+    readonly config: Config,
+    private readonly options: SystemOptions = {},
+  ) {
     this.container.load(
       configModule(config, options.logger),
       platformModule(options.clock),
@@ -98,7 +110,6 @@ export class System {
     };
   }
 
-
   /** Applies migrations; then the system is ready to serve. */
   async migrate(): Promise<void> {
     await this.store.migrate();
@@ -132,7 +143,14 @@ export class System {
         uow: store.uow,
         clock: c.get(T.Clock),
         logger: this.logger,
-        config: { secureCookies: this.config.secureCookies, trustProxy: this.config.trustProxy, proxyHops: this.config.proxyHops, maxBodyBytes: this.config.maxBodyBytes, idempotencyLockMs: this.config.idempotencyLockMs, rateLimit: this.config.rateLimit },
+        config: {
+          secureCookies: this.config.secureCookies,
+          trustProxy: this.config.trustProxy,
+          proxyHops: this.config.proxyHops,
+          maxBodyBytes: this.config.maxBodyBytes,
+          idempotencyLockMs: this.config.idempotencyLockMs,
+          rateLimit: this.config.rateLimit,
+        },
       },
       this.extraRoutes(),
     );
@@ -146,8 +164,12 @@ export class System {
     this.completerRoutes ??= allRoutes(this.useCases(), this.meta(), this.extraRoutes());
     return completeAbandoned(
       {
-        store: store.idempotency, uow: store.uow, clock: this.container.get(T.Clock), lockTimeoutMs: this.config.idempotencyLockMs,
-        keys: store.keys, logger: this.logger.child({ component: 'completer' }),
+        store: store.idempotency,
+        uow: store.uow,
+        clock: this.container.get(T.Clock),
+        lockTimeoutMs: this.config.idempotencyLockMs,
+        keys: store.keys,
+        logger: this.logger.child({ component: 'completer' }),
       },
       this.completerRoutes,
       { abandonedAfterMs: this.config.abandonedRequestMs },
@@ -158,7 +180,8 @@ export class System {
     if (this.container.isBound(T.IssuanceQueue)) await this.container.get(T.IssuanceQueue).close();
     this.container.get(T.WebhookSender).close();
     // The live registrar's sessions (EPP: logout, close TLS).
-    if (this.container.isBound(T.LiveAdapters)) await (this.container.get(T.LiveAdapters).registrar as { close?: () => Promise<void> }).close?.();
+    if (this.container.isBound(T.LiveAdapters))
+      await (this.container.get(T.LiveAdapters).registrar as { close?: () => Promise<void> }).close?.();
     await this.store.close();
   }
 }

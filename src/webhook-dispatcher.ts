@@ -86,9 +86,11 @@ export class WebhookDispatcher {
         }
         try {
           const { recorded } = await this.deliver.send(d, token, ctx);
-          recording.push(recorded.catch((err: unknown) => {
-            this.log.error({ err, deliveryId: d.id }, 'webhook attempt could not be recorded; the lease will free it');
-          }));
+          recording.push(
+            recorded.catch((err: unknown) => {
+              this.log.error({ err, deliveryId: d.id }, 'webhook attempt could not be recorded; the lease will free it');
+            }),
+          );
         } catch (err) {
           this.log.error({ err, deliveryId: d.id }, 'webhook attempt could not be recorded; the lease will free it');
         }

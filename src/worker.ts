@@ -33,7 +33,10 @@ export class Worker {
   /** Publishes events and sends webhooks continuously (not on the 30 s tick). */
   private dispatcher: WebhookDispatcher | null = null;
 
-  constructor(private readonly system: System, private readonly intervalMs = 30_000) {
+  constructor(
+    private readonly system: System,
+    private readonly intervalMs = 30_000,
+  ) {
     this.log = system.logger.child({ component: 'worker' });
   }
 
@@ -45,45 +48,61 @@ export class Worker {
    */
   private readonly jobs: readonly WorkerJob[] = [
     {
-      name: 'completer', failure: 'completer pass failed', log: 'abandoned requests',
+      name: 'completer',
+      failure: 'completer pass failed',
+      log: 'abandoned requests',
       run: () => this.system.completeAbandonedRequests(),
       quiet: (r) => r.completed + r.failed + r.skipped === 0,
     },
     {
-      name: 'idempotencyPurged', log: 'purged idempotency records', failure: 'idempotency purge failed', throws: true,
+      name: 'idempotencyPurged',
+      log: 'purged idempotency records',
+      failure: 'idempotency purge failed',
+      throws: true,
       run: (now) => this.system.store.idempotency.purge(new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS)),
       quiet: (n) => n === 0,
     },
     {
-      name: 'lifecycle', failure: 'domain lifecycle pass failed', log: 'domain lifecycle',
+      name: 'lifecycle',
+      failure: 'domain lifecycle pass failed',
+      log: 'domain lifecycle',
       run: () => this.system.get(TOKENS.AdvanceLifecycle).run(),
       quiet: (r) => r.renewed + r.renewalFailed + r.moved + r.released === 0,
     },
     {
-      name: 'acmeChallenges', failure: 'ACME challenge expiry failed', log: 'expired ACME challenge values',
+      name: 'acmeChallenges',
+      failure: 'ACME challenge expiry failed',
+      log: 'expired ACME challenge values',
       run: () => this.system.get(TOKENS.AcmeChallenges).expire(),
       quiet: (n) => n === 0,
     },
     {
-      name: 'certificates', failure: 'certificate pass failed', log: 'certificates',
+      name: 'certificates',
+      failure: 'certificate pass failed',
+      log: 'certificates',
       run: () => this.system.get(TOKENS.CertificateIssuance).run(),
       quiet: (r: Record<string, number>) => !Object.values(r).some((n) => n > 0),
     },
     {
       // Class 3 operations whose activation time came: claimed with leases, applied once.
-      name: 'operations', failure: 'class 3 operations pass failed', log: 'class 3 operations',
+      name: 'operations',
+      failure: 'class 3 operations pass failed',
+      log: 'class 3 operations',
       run: () => this.system.get(TOKENS.ActivateDueOperations).run(),
       quiet: (r) => r.activated + r.failed + r.retry === 0,
     },
     {
-      name: 'notices', failure: 'notice delivery pass failed',
+      name: 'notices',
+      failure: 'notice delivery pass failed',
       enabled: () => this.system.container.isBound(TOKENS.DeliverNotices),
       run: () => this.system.get(TOKENS.DeliverNotices).run(),
       quiet: () => true,
     },
     {
       // The event log keeps EVENTS_RETENTION_DAYS; delivery logs go with their events.
-      name: 'retention', failure: 'event retention pass failed', log: 'purged old events and webhook deliveries',
+      name: 'retention',
+      failure: 'event retention pass failed',
+      log: 'purged old events and webhook deliveries',
       run: async () => {
         const before = new Date(this.system.get(TOKENS.Clock).now().getTime() - this.system.config.eventsRetentionDays * 86_400_000);
         return { events: await this.system.store.eventFeed.purge(before), deliveries: await this.system.store.webhooks.purge(before) };
@@ -93,7 +112,9 @@ export class Worker {
     { name: 'monitors', failure: 'monitoring pass failed', run: () => this.monitors(), quiet: () => true },
     {
       // The live registry's messages (EPP poll → DomainEvents), when the live registrar is EPP.
-      name: 'registry', failure: 'registry message pass failed', log: 'registry messages',
+      name: 'registry',
+      failure: 'registry message pass failed',
+      log: 'registry messages',
       every: () => (this.system.config.epp?.pollSeconds ?? 60) * 1000,
       enabled: () => this.system.container.isBound(TOKENS.ProcessRegistryMessages),
       run: () => this.system.get(TOKENS.ProcessRegistryMessages).run(),
@@ -140,14 +161,17 @@ export class Worker {
     const run = () => {
       if (running) return;
       running = true;
-      this.tick().catch((err) => this.log.error({ err }, 'worker tick failed')).finally(() => (running = false));
+      this.tick()
+        .catch((err) => this.log.error({ err }, 'worker tick failed'))
+        .finally(() => (running = false));
     };
     run();
     this.timer = setInterval(run, this.intervalMs);
     this.timer.unref();
     const cfg = this.system.config.webhooks;
     this.dispatcher = new WebhookDispatcher(
-      this.system.get(TOKENS.PublishEvents), this.system.get(TOKENS.DeliverWebhooks),
+      this.system.get(TOKENS.PublishEvents),
+      this.system.get(TOKENS.DeliverWebhooks),
       { pollMs: cfg.pollMs, concurrency: cfg.concurrency, leaseMs: cfg.leaseMs, timeoutMs: cfg.timeoutMs, perEndpoint: cfg.perEndpoint },
       this.log.child({ component: 'webhooks' }),
     );

@@ -26,7 +26,10 @@ export class ServedByOurDns implements ChallengePropagation {
       const txt = await resolver.resolveTxt(name).catch(() => [] as string[][]);
       if (txt.some((chunks) => chunks.join('') === value)) return;
       if (Date.now() > deadline) {
-        throw new CertificateAuthorityError(`our DNS server at ${host}:${this.server.port} did not serve the challenge value at ${name} within ${this.timeoutMs / 1000} s`, true);
+        throw new CertificateAuthorityError(
+          `our DNS server at ${host}:${this.server.port} did not serve the challenge value at ${name} within ${this.timeoutMs / 1000} s`,
+          true,
+        );
       }
       await new Promise((r) => setTimeout(r, 200));
     }

@@ -110,7 +110,10 @@ export class DnsCluster implements ZonePublisher {
     if (lived >= HEALTHY_AFTER_MS) this.restarts[slot.index] = 0;
     const attempt = this.restarts[slot.index]!++;
     const delayMs = attempt === 0 ? 0 : Math.min(30_000, 1000 * 2 ** (attempt - 1));
-    this.log.error({ worker: slot.index, pid: slot.worker.process.pid, code, signal, livedMs: lived, restartInMs: delayMs }, 'DNS worker exited; starting another');
+    this.log.error(
+      { worker: slot.index, pid: slot.worker.process.pid, code, signal, livedMs: lived, restartInMs: delayMs },
+      'DNS worker exited; starting another',
+    );
     setTimeout(() => {
       if (this.stopping || this.slots[slot.index] !== slot) return;
       const next = this.fork(slot.index);
@@ -186,10 +189,15 @@ export class DnsCluster implements ZonePublisher {
 
   async stop(): Promise<void> {
     this.stopping = true;
-    await Promise.all(this.slots.map(({ worker: w }) => new Promise<void>((resolve) => {
-      if (w.isDead()) return resolve();
-      w.once('exit', () => resolve());
-      w.kill('SIGTERM');
-    })));
+    await Promise.all(
+      this.slots.map(
+        ({ worker: w }) =>
+          new Promise<void>((resolve) => {
+            if (w.isDead()) return resolve();
+            w.once('exit', () => resolve());
+            w.kill('SIGTERM');
+          }),
+      ),
+    );
   }
 }

@@ -13,7 +13,11 @@ export class ZoneSync {
   private readonly served = new Map<string, { id: string; serial: number }>();
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly zones: ZoneRepository, private readonly target: ZonePublisher, private readonly log: Logger) {}
+  constructor(
+    private readonly zones: ZoneRepository,
+    private readonly target: ZonePublisher,
+    private readonly log: Logger,
+  ) {}
 
   /** Publishes every zone whose version changed since the last call, withdraws the ones gone. */
   async load(): Promise<number> {

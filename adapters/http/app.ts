@@ -125,11 +125,19 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
     }
     if (!deps.logger.isLevelEnabled('info')) return;
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    deps.logger.info({
-      req_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 100) / 100,
-      key_id: (ctx.state.key as ApiKey | undefined)?.id, person_id: (ctx.state.human as HumanContext | undefined)?.person.id,
-      code: (ctx.body as { error?: { code?: string } } | undefined)?.error?.code,
-    }, 'request');
+    deps.logger.info(
+      {
+        req_id: requestId,
+        method: ctx.method,
+        path: ctx.path,
+        status: ctx.status,
+        ms: Math.round(ms * 100) / 100,
+        key_id: (ctx.state.key as ApiKey | undefined)?.id,
+        person_id: (ctx.state.human as HumanContext | undefined)?.person.id,
+        code: (ctx.body as { error?: { code?: string } } | undefined)?.error?.code,
+      },
+      'request',
+    );
   });
 
   for (const route of routes) {
@@ -140,7 +148,12 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
 
     router[method](koaPath(route.path), async (ctx: Context) => {
       const access = route.access;
-      const input: RouteInput = { params: { ...(ctx.params as Record<string, string>) }, query: { ...ctx.query }, body: undefined, ip: ctx.ip };
+      const input: RouteInput = {
+        params: { ...(ctx.params as Record<string, string>) },
+        query: { ...ctx.query },
+        body: undefined,
+        ip: ctx.ip,
+      };
       let limiter = anonLimiter;
       let limitId = `ip:${ctx.ip}`;
 
@@ -209,7 +222,11 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
       // 4. Rights (seed 2.2: a policy pairs the right with a selection containing the domain).
       if (access.kind === 'key' && input.key) {
         if (access.right) {
-          const loaded = await deps.authorizer.check(input.key, access.right, access.domainParam ? input.params[access.domainParam] : undefined);
+          const loaded = await deps.authorizer.check(
+            input.key,
+            access.right,
+            access.domainParam ? input.params[access.domainParam] : undefined,
+          );
           // Only reads reuse it: a write reads the domain again inside its own transaction or lock.
           if (!route.writes) input.domain = loaded;
         }
@@ -224,11 +241,29 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
       if (idemKey !== null) {
         const scope = input.key ? `key:${input.key.id}` : `person:${input.human!.person.id}`;
         reply = await runIdempotent(
-          { store: deps.idempotency, uow: deps.uow, clock: deps.clock, ...(deps.config.idempotencyLockMs ? { lockTimeoutMs: deps.config.idempotencyLockMs } : {}) },
-          scope, idemKey, fingerprintOf(route.method, ctx.path, input.body),
-          (checkpoints) => route.handle(checkpoints ? { ...input, checkpoints } : input), route.replayable, route.phased === true,
+          {
+            store: deps.idempotency,
+            uow: deps.uow,
+            clock: deps.clock,
+            ...(deps.config.idempotencyLockMs ? { lockTimeoutMs: deps.config.idempotencyLockMs } : {}),
+          },
+          scope,
+          idemKey,
+          fingerprintOf(route.method, ctx.path, input.body),
+          (checkpoints) => route.handle(checkpoints ? { ...input, checkpoints } : input),
+          route.replayable,
+          route.phased === true,
           // Kept with a phased keyed request, so the worker's completer can finish it (completer.ts).
-          input.key ? { route: route.id, keyId: input.key.id, params: input.params, query: route.query ? input.query : {}, body: input.body, ip: input.ip } : undefined,
+          input.key
+            ? {
+                route: route.id,
+                keyId: input.key.id,
+                params: input.params,
+                query: route.query ? input.query : {},
+                body: input.body,
+                ip: input.ip,
+              }
+            : undefined,
         );
         if (reply.replayed) ctx.set('Idempotent-Replayed', 'true');
       } else {

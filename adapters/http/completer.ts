@@ -46,7 +46,10 @@ export const completeAbandoned = async (
   const start = deps.clock.now();
   const lockMs = deps.lockTimeoutMs ?? LOCK_TIMEOUT_MS;
   const records = await deps.store.abandoned({
-    createdBefore: new Date(start.getTime() - opts.abandonedAfterMs), lockedBefore: new Date(start.getTime() - lockMs), now: start, limit: opts.limit ?? 50,
+    createdBefore: new Date(start.getTime() - opts.abandonedAfterMs),
+    lockedBefore: new Date(start.getTime() - lockMs),
+    now: start,
+    limit: opts.limit ?? 50,
   });
   let completed = 0;
   let failed = 0;
@@ -60,14 +63,22 @@ export const completeAbandoned = async (
   return { completed, failed, skipped };
 };
 
-const completeOne = async (deps: CompleterDeps, routes: readonly Route[], listed: IdempotencyRecord): Promise<'completed' | 'failed' | 'skipped'> => {
+const completeOne = async (
+  deps: CompleterDeps,
+  routes: readonly Route[],
+  listed: IdempotencyRecord,
+): Promise<'completed' | 'failed' | 'skipped'> => {
   const req = listed.request!;
   const where = { scope: listed.scope, idempotency_key: listed.key, route: req.route, attempts: listed.attempts };
-  const postpone = () => deps.store.postpone(listed.scope, listed.key, new Date(deps.clock.now().getTime() + retryDelayMs(listed.attempts)));
+  const postpone = () =>
+    deps.store.postpone(listed.scope, listed.key, new Date(deps.clock.now().getTime() + retryDelayMs(listed.attempts)));
   const route = routes.find((r) => r.id === req.route && r.phased === true);
   const key = route ? await deps.keys.findById(req.keyId) : null;
   if (!route || !key || listed.scope !== `key:${key.id}`) {
-    deps.logger.warn(where, route ? 'abandoned request not resumable: its key is gone' : 'abandoned request not resumable: no such phased route');
+    deps.logger.warn(
+      where,
+      route ? 'abandoned request not resumable: its key is gone' : 'abandoned request not resumable: no such phased route',
+    );
     await postpone();
     return 'skipped';
   }
@@ -79,9 +90,22 @@ const completeOne = async (deps: CompleterDeps, routes: readonly Route[], listed
   if (!rec) return 'skipped';
   try {
     const reply = await runClaimed(
-      deps, rec.scope, rec.key, token, rec,
-      (checkpoints) => route.handle({ params: { ...req.params }, query: { ...req.query }, body: req.body, ip: req.ip, key, ...(checkpoints ? { checkpoints } : {}) }),
-      route.replayable ?? ((r) => r), true,
+      deps,
+      rec.scope,
+      rec.key,
+      token,
+      rec,
+      (checkpoints) =>
+        route.handle({
+          params: { ...req.params },
+          query: { ...req.query },
+          body: req.body,
+          ip: req.ip,
+          key,
+          ...(checkpoints ? { checkpoints } : {}),
+        }),
+      route.replayable ?? ((r) => r),
+      true,
     );
     deps.logger.info({ ...where, recovery_point: rec.recoveryPoint, status: reply.status }, 'finished an abandoned request');
     return 'completed';

@@ -51,9 +51,13 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
   },
   right_missing: {
     status: 403,
-    uk: (p) => (p.domain ? `Ключ не має права ${s(p.right)} для домену ${s(p.domain)}.` : `Ключ не має права ${s(p.right)}.`) +
+    uk: (p) =>
+      (p.domain ? `Ключ не має права ${s(p.right)} для домену ${s(p.domain)}.` : `Ключ не має права ${s(p.right)}.`) +
       (p.change ? ` Ключ лише для ACME може змінювати тільки TXT-записи _acme-challenge; заборонена зміна: ${s(p.change)}.` : ''),
-    en: (p) => (p.domain ? `The key does not hold the right ${s(p.right)} for the domain ${s(p.domain)}.` : `The key does not hold the right ${s(p.right)}.`) +
+    en: (p) =>
+      (p.domain
+        ? `The key does not hold the right ${s(p.right)} for the domain ${s(p.domain)}.`
+        : `The key does not hold the right ${s(p.right)}.`) +
       (p.change ? ` An ACME-only key may change TXT records at _acme-challenge names only; refused change: ${s(p.change)}.` : ''),
     actions: () => [{ type: 'inspect_key', href: '/v1/key' }],
   },
@@ -76,7 +80,8 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
   },
   role_forbidden: {
     status: 403,
-    uk: (p) => `Учасник рахунку може випускати лише ключі класу не вище ${s(p.max_class)}; цей ключ має клас ${s(p.class)}. Попросіть власника.`,
+    uk: (p) =>
+      `Учасник рахунку може випускати лише ключі класу не вище ${s(p.max_class)}; цей ключ має клас ${s(p.class)}. Попросіть власника.`,
     en: (p) => `A member may issue keys of class ${s(p.max_class)} or lower; this key is class ${s(p.class)}. Ask an owner.`,
   },
   environment_unavailable: {
@@ -86,8 +91,10 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
   },
   key_lifetime_exceeded: {
     status: 422,
-    uk: (p) => `Ключ класу ${s(p.class)} може діяти не довше ${s(p.max_days)} днів, тобто до ${s(p.max_date)} включно; запитано ${s(p.expires_on)}.`,
-    en: (p) => `A class ${s(p.class)} key may last at most ${s(p.max_days)} days, that is through ${s(p.max_date)}; ${s(p.expires_on)} was asked.`,
+    uk: (p) =>
+      `Ключ класу ${s(p.class)} може діяти не довше ${s(p.max_days)} днів, тобто до ${s(p.max_date)} включно; запитано ${s(p.expires_on)}.`,
+    en: (p) =>
+      `A class ${s(p.class)} key may last at most ${s(p.max_days)} days, that is through ${s(p.max_date)}; ${s(p.expires_on)} was asked.`,
   },
   expiry_in_past: {
     status: 422,
@@ -96,8 +103,10 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
   },
   ip_restriction_required: {
     status: 422,
-    uk: (p) => `Ключ класу ${s(p.class)} мусить мати обмеження за IP: мережу IPv4 у форматі CIDR з префіксом /${s(p.min_prefix)} або довшим.`,
-    en: (p) => `A class ${s(p.class)} key needs an IP restriction: an IPv4 network in CIDR form with a prefix of /${s(p.min_prefix)} or longer.`,
+    uk: (p) =>
+      `Ключ класу ${s(p.class)} мусить мати обмеження за IP: мережу IPv4 у форматі CIDR з префіксом /${s(p.min_prefix)} або довшим.`,
+    en: (p) =>
+      `A class ${s(p.class)} key needs an IP restriction: an IPv4 network in CIDR form with a prefix of /${s(p.min_prefix)} or longer.`,
   },
   ip_restriction_too_wide: {
     status: 422,
@@ -173,8 +182,10 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
   },
   registry_parameter_rejected: {
     status: 422,
-    uk: (p) => `Реєстр відхилив значення запиту для ${s(p.domain)} за своїми правилами (EPP 2306), напр. строк або дату закінчення; кошти не списано.`,
-    en: (p) => `The registry's policy rejected a value of the request for ${s(p.domain)} (EPP 2306), e.g. the period or expiry date; nothing was charged.`,
+    uk: (p) =>
+      `Реєстр відхилив значення запиту для ${s(p.domain)} за своїми правилами (EPP 2306), напр. строк або дату закінчення; кошти не списано.`,
+    en: (p) =>
+      `The registry's policy rejected a value of the request for ${s(p.domain)} (EPP 2306), e.g. the period or expiry date; nothing was charged.`,
   },
   registry_policy_refused: {
     status: 422,
@@ -197,18 +208,24 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
     status: 402,
     uk: (p) => `Недостатньо коштів: потрібно ${s(p.amount)} грн, на балансі ${s(p.balance)} грн. Поповніть баланс.`,
     en: (p) => `Insufficient funds: ${s(p.amount)} UAH is needed and the balance is ${s(p.balance)} UAH. Top up the balance.`,
-    actions: () => [{ type: 'top_up', href: '/v1/billing/topups' }, { type: 'view_balance', href: '/v1/billing/balance' }],
+    actions: () => [
+      { type: 'top_up', href: '/v1/billing/topups' },
+      { type: 'view_balance', href: '/v1/billing/balance' },
+    ],
   },
   spend_limit_exceeded: {
     status: 402,
-    uk: (p) => `Перевищено місячний ліміт ключа ${s(p.key_id)}: ліміт ${s(p.limit)} грн за ${s(p.month)}, витрачено ${s(p.spent)} грн, лишилося ${s(p.left)} грн, а ця операція коштує ${s(p.amount)} грн.`,
-    en: (p) => `This would pass the monthly limit of key ${s(p.key_id)}: the limit is ${s(p.limit)} UAH for ${s(p.month)}, ${s(p.spent)} UAH is spent, ${s(p.left)} UAH is left, and this costs ${s(p.amount)} UAH.`,
+    uk: (p) =>
+      `Перевищено місячний ліміт ключа ${s(p.key_id)}: ліміт ${s(p.limit)} грн за ${s(p.month)}, витрачено ${s(p.spent)} грн, лишилося ${s(p.left)} грн, а ця операція коштує ${s(p.amount)} грн.`,
+    en: (p) =>
+      `This would pass the monthly limit of key ${s(p.key_id)}: the limit is ${s(p.limit)} UAH for ${s(p.month)}, ${s(p.spent)} UAH is spent, ${s(p.left)} UAH is left, and this costs ${s(p.amount)} UAH.`,
     actions: () => [{ type: 'inspect_key', href: '/v1/key' }],
   },
   card_declined: {
     status: 402,
     uk: (p) => `Картку ${s(p.card)} відхилено (${s(p.reason)}). Нічого не списано; змініть картку в консолі або спробуйте іншу суму.`,
-    en: (p) => `The card ${s(p.card)} was declined (${s(p.reason)}). Nothing was charged; change the card in the console or try another amount.`,
+    en: (p) =>
+      `The card ${s(p.card)} was declined (${s(p.reason)}). Nothing was charged; change the card in the console or try another amount.`,
     actions: () => [{ type: 'open_console', href: '/console/billing/card' }],
   },
   payment_failed: {
@@ -252,8 +269,10 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
   },
   plan_unsafe: {
     status: 409,
-    uk: (p) => `План змінює або видаляє ${s(p.touched)} з ${s(p.size)} наборів записів (понад 30%). Якщо це задумано, застосуйте з "force": true.`,
-    en: (p) => `The plan updates or deletes ${s(p.touched)} of ${s(p.size)} record sets (over 30%). If that is intended, apply with "force": true.`,
+    uk: (p) =>
+      `План змінює або видаляє ${s(p.touched)} з ${s(p.size)} наборів записів (понад 30%). Якщо це задумано, застосуйте з "force": true.`,
+    en: (p) =>
+      `The plan updates or deletes ${s(p.touched)} of ${s(p.size)} record sets (over 30%). If that is intended, apply with "force": true.`,
   },
   plan_already_applied: {
     status: 409,
@@ -299,7 +318,8 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
   private_key_not_held: {
     status: 404,
     uk: (p) => `Для сертифіката ${s(p.certificate_id)} ми не маємо приватного ключа: його запитали з власним CSR, тож ключ лише у вас.`,
-    en: (p) => `We hold no private key for the certificate ${s(p.certificate_id)}: it was requested with your own CSR, so only you have the key.`,
+    en: (p) =>
+      `We hold no private key for the certificate ${s(p.certificate_id)}: it was requested with your own CSR, so only you have the key.`,
   },
   monitor_not_found: {
     status: 404,
@@ -309,8 +329,10 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
   },
   monitor_interval_too_short: {
     status: 422,
-    uk: (p) => `Інтервал перевірки ${s(p.interval_seconds)} с не дозволено: від ${s(p.minimum)} до ${s(p.maximum)} с у ${p.environment === 'live' ? 'робочому' : 'тестовому'} середовищі.`,
-    en: (p) => `A check interval of ${s(p.interval_seconds)} s is not allowed: ${s(p.minimum)} to ${s(p.maximum)} s in the ${s(p.environment)} environment.`,
+    uk: (p) =>
+      `Інтервал перевірки ${s(p.interval_seconds)} с не дозволено: від ${s(p.minimum)} до ${s(p.maximum)} с у ${p.environment === 'live' ? 'робочому' : 'тестовому'} середовищі.`,
+    en: (p) =>
+      `A check interval of ${s(p.interval_seconds)} s is not allowed: ${s(p.minimum)} to ${s(p.maximum)} s in the ${s(p.environment)} environment.`,
   },
   monitor_limit_reached: {
     status: 409,
@@ -332,11 +354,17 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
   },
   operation_pending: {
     status: 409,
-    uk: (p) => `Над доменом ${s(p.domain)} уже чекає операція ${s(p.operation_id)} (${s(p.kind)}). Дочекайтеся її, підтвердьте або скасуйте, тоді повторіть запит.`,
-    en: (p) => `An operation ${s(p.operation_id)} (${s(p.kind)}) is already pending on ${s(p.domain)}. Wait for it, confirm or cancel it, then retry.`,
-    actions: (p) => (p.operation_id
-      ? [{ type: 'view_operation', href: `/v1/operations/${enc(s(p.operation_id))}` }, { type: 'cancel_operation', href: `/v1/operations/${enc(s(p.operation_id))}/cancel` }]
-      : [{ type: 'list_operations', href: `/v1/operations?domain=${enc(s(p.domain))}&status=pending` }]),
+    uk: (p) =>
+      `Над доменом ${s(p.domain)} уже чекає операція ${s(p.operation_id)} (${s(p.kind)}). Дочекайтеся її, підтвердьте або скасуйте, тоді повторіть запит.`,
+    en: (p) =>
+      `An operation ${s(p.operation_id)} (${s(p.kind)}) is already pending on ${s(p.domain)}. Wait for it, confirm or cancel it, then retry.`,
+    actions: (p) =>
+      p.operation_id
+        ? [
+            { type: 'view_operation', href: `/v1/operations/${enc(s(p.operation_id))}` },
+            { type: 'cancel_operation', href: `/v1/operations/${enc(s(p.operation_id))}/cancel` },
+          ]
+        : [{ type: 'list_operations', href: `/v1/operations?domain=${enc(s(p.domain))}&status=pending` }],
   },
   operation_not_pending: {
     status: 409,
@@ -352,39 +380,50 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
   },
   confirmation_by_requester: {
     status: 403,
-    uk: (p) => `Операцію ${s(p.operation_id)} запитала ця сама особа (або ключем, який вона випустила). Підтвердити її має інший власник рахунку — або вона виконається сама через 24 години.`,
-    en: (p) => `The operation ${s(p.operation_id)} was requested by this same person (or a key they issued). Another owner of the account must confirm it — or it takes effect by itself after 24 hours.`,
+    uk: (p) =>
+      `Операцію ${s(p.operation_id)} запитала ця сама особа (або ключем, який вона випустила). Підтвердити її має інший власник рахунку — або вона виконається сама через 24 години.`,
+    en: (p) =>
+      `The operation ${s(p.operation_id)} was requested by this same person (or a key they issued). Another owner of the account must confirm it — or it takes effect by itself after 24 hours.`,
     actions: (p) => [{ type: 'open_console', href: `/console/operations/${enc(s(p.operation_id))}` }],
   },
   owner_required: {
     status: 403,
-    uk: (p) => (p.key_id
-      ? `Ключ ${s(p.key_id)} випустив не власник рахунку: дію «${s(p.action)}» для операцій класу 3 (${s(p.right)}) можуть робити лише ключі власників.`
-      : `Дію «${s(p.action)}» для операцій класу 3 (${s(p.right)}) може робити лише власник рахунку, не учасник.`),
-    en: (p) => (p.key_id
-      ? `The key ${s(p.key_id)} was not issued by an owner of the account: only owners' keys may ${s(p.action)} class 3 operations (${s(p.right)}).`
-      : `Only an owner of the account, not a member, may ${s(p.action)} class 3 operations (${s(p.right)}).`),
+    uk: (p) =>
+      p.key_id
+        ? `Ключ ${s(p.key_id)} випустив не власник рахунку: дію «${s(p.action)}» для операцій класу 3 (${s(p.right)}) можуть робити лише ключі власників.`
+        : `Дію «${s(p.action)}» для операцій класу 3 (${s(p.right)}) може робити лише власник рахунку, не учасник.`,
+    en: (p) =>
+      p.key_id
+        ? `The key ${s(p.key_id)} was not issued by an owner of the account: only owners' keys may ${s(p.action)} class 3 operations (${s(p.right)}).`
+        : `Only an owner of the account, not a member, may ${s(p.action)} class 3 operations (${s(p.right)}).`,
     actions: () => [{ type: 'open_console', href: '/console/operations' }],
   },
   nameservers_invalid: {
     status: 422,
-    uk: (p) => ({
-      hostname: `«${s(p.nameserver)}» — не ім’я хоста сервера імен (літери, цифри, дефіси, щонайменше дві мітки).`,
-      glue: `Сервер імен ${s(p.nameserver)} лежить усередині самого домену ${s(p.domain)}: для цього потрібні glue-адреси, яких сервіс поки не веде. Оберіть сервери поза доменом.`,
-      duplicate: `Сервер імен ${s(p.nameserver)} указано двічі.`,
-      count: `Потрібно від 2 до 13 серверів імен; отримано: ${s(p.nameserver) || 'жодного'}.`,
-    } as Record<string, string>)[s(p.reason)] ?? `Неприйнятний список серверів імен для ${s(p.domain)}.`,
-    en: (p) => ({
-      hostname: `"${s(p.nameserver)}" is not a nameserver host name (letters, digits, hyphens, at least two labels).`,
-      glue: `The nameserver ${s(p.nameserver)} lies inside ${s(p.domain)} itself: that needs glue addresses, which this service does not manage yet. Choose nameservers outside the domain.`,
-      duplicate: `The nameserver ${s(p.nameserver)} is listed twice.`,
-      count: `2 to 13 nameservers are needed; got: ${s(p.nameserver) || 'none'}.`,
-    } as Record<string, string>)[s(p.reason)] ?? `Not an acceptable nameserver list for ${s(p.domain)}.`,
+    uk: (p) =>
+      (
+        ({
+          hostname: `«${s(p.nameserver)}» — не ім’я хоста сервера імен (літери, цифри, дефіси, щонайменше дві мітки).`,
+          glue: `Сервер імен ${s(p.nameserver)} лежить усередині самого домену ${s(p.domain)}: для цього потрібні glue-адреси, яких сервіс поки не веде. Оберіть сервери поза доменом.`,
+          duplicate: `Сервер імен ${s(p.nameserver)} указано двічі.`,
+          count: `Потрібно від 2 до 13 серверів імен; отримано: ${s(p.nameserver) || 'жодного'}.`,
+        }) as Record<string, string>
+      )[s(p.reason)] ?? `Неприйнятний список серверів імен для ${s(p.domain)}.`,
+    en: (p) =>
+      (
+        ({
+          hostname: `"${s(p.nameserver)}" is not a nameserver host name (letters, digits, hyphens, at least two labels).`,
+          glue: `The nameserver ${s(p.nameserver)} lies inside ${s(p.domain)} itself: that needs glue addresses, which this service does not manage yet. Choose nameservers outside the domain.`,
+          duplicate: `The nameserver ${s(p.nameserver)} is listed twice.`,
+          count: `2 to 13 nameservers are needed; got: ${s(p.nameserver) || 'none'}.`,
+        }) as Record<string, string>
+      )[s(p.reason)] ?? `Not an acceptable nameserver list for ${s(p.domain)}.`,
   },
   labels_invalid: {
     status: 422,
     uk: (p) => `Мітка «${s(p.label)}» неприйнятна: лише малі латинські літери, цифри й дефіси, до 63 знаків, без дефіса на краях.`,
-    en: (p) => `The label "${s(p.label)}" is not acceptable: lower-case letters, digits and hyphens only, up to 63 characters, no hyphen at either end.`,
+    en: (p) =>
+      `The label "${s(p.label)}" is not acceptable: lower-case letters, digits and hyphens only, up to 63 characters, no hyphen at either end.`,
   },
   validation_failed: {
     status: 422,
@@ -435,8 +474,14 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
   },
   idempotency_key_in_use: {
     status: 409,
-    uk: (p) => p.retry_after === undefined ? 'Запит із цим Idempotency-Key ще виконується. Повторіть трохи згодом.' : `Запит із цим Idempotency-Key ще виконується (або перерваний). Повторіть через ${s(p.retry_after)} с.`,
-    en: (p) => p.retry_after === undefined ? 'A request with this Idempotency-Key is still running. Retry in a moment.' : `A request with this Idempotency-Key is still running (or was cut off). Retry in ${s(p.retry_after)} s.`,
+    uk: (p) =>
+      p.retry_after === undefined
+        ? 'Запит із цим Idempotency-Key ще виконується. Повторіть трохи згодом.'
+        : `Запит із цим Idempotency-Key ще виконується (або перерваний). Повторіть через ${s(p.retry_after)} с.`,
+    en: (p) =>
+      p.retry_after === undefined
+        ? 'A request with this Idempotency-Key is still running. Retry in a moment.'
+        : `A request with this Idempotency-Key is still running (or was cut off). Retry in ${s(p.retry_after)} s.`,
   },
   rate_limited: {
     status: 429,
@@ -451,8 +496,10 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
   },
   webhook_url_refused: {
     status: 422,
-    uk: (p) => `Адресу ${s(p.url)} не можна використати для вебхука: ${s(p.reason)}. Потрібна публічна адреса https:// (не локальна, не приватна мережа, не службова адреса хмари).`,
-    en: (p) => `The URL ${s(p.url)} cannot be a webhook endpoint: ${s(p.reason)}. A public https:// address is required (not loopback, a private network or a cloud metadata address).`,
+    uk: (p) =>
+      `Адресу ${s(p.url)} не можна використати для вебхука: ${s(p.reason)}. Потрібна публічна адреса https:// (не локальна, не приватна мережа, не службова адреса хмари).`,
+    en: (p) =>
+      `The URL ${s(p.url)} cannot be a webhook endpoint: ${s(p.reason)}. A public https:// address is required (not loopback, a private network or a cloud metadata address).`,
     actions: () => [{ type: 'read_docs', href: '/v1/openapi.json' }],
   },
   delivery_not_found: {
@@ -481,7 +528,10 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
     status: 403,
     uk: (p) => `Для цієї дії увійдіть ще раз (пароль і одноразовий код): попередній вхід був понад ${s(p.minutes)} хв тому.`,
     en: (p) => `Sign in again (password and one-time code) for this action: the last sign-in was more than ${s(p.minutes)} minutes ago.`,
-    actions: () => [{ type: 'reauthenticate', href: '/v1/account/reauthentications' }, { type: 'open_console', href: '/console/reauth' }],
+    actions: () => [
+      { type: 'reauthenticate', href: '/v1/account/reauthentications' },
+      { type: 'open_console', href: '/console/reauth' },
+    ],
   },
   owner_only: {
     status: 403,
@@ -506,13 +556,16 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
   last_owner: {
     status: 409,
     uk: (p) => `${s(p.email)} — останній власник рахунку: спершу зробіть власником когось іншого. Рахунок не може лишитися без власника.`,
-    en: (p) => `${s(p.email)} is the last owner of the account: make someone else an owner first. An account cannot be left without an owner.`,
+    en: (p) =>
+      `${s(p.email)} is the last owner of the account: make someone else an owner first. An account cannot be left without an owner.`,
     actions: () => [{ type: 'open_console', href: '/console/people' }],
   },
   account_not_empty: {
     status: 409,
-    uk: (p) => `Рахунок не можна видалити: на ньому ${s(p.domains)} доменів і баланс ${s(p.balance_live)} грн (робоче середовище) та ${s(p.balance_test)} грн (пісочниця). Спершу передайте або звільніть домени і виведіть баланс до нуля.`,
-    en: (p) => `The account cannot be deleted: it holds ${s(p.domains)} domains and a balance of ${s(p.balance_live)} UAH (live) and ${s(p.balance_test)} UAH (sandbox). Transfer or release the domains and bring the balance to zero first.`,
+    uk: (p) =>
+      `Рахунок не можна видалити: на ньому ${s(p.domains)} доменів і баланс ${s(p.balance_live)} грн (робоче середовище) та ${s(p.balance_test)} грн (пісочниця). Спершу передайте або звільніть домени і виведіть баланс до нуля.`,
+    en: (p) =>
+      `The account cannot be deleted: it holds ${s(p.domains)} domains and a balance of ${s(p.balance_live)} UAH (live) and ${s(p.balance_test)} UAH (sandbox). Transfer or release the domains and bring the balance to zero first.`,
     actions: () => [{ type: 'open_console', href: '/console/' }],
   },
   card_invalid: {
@@ -533,20 +586,29 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
   // switching two-factor checks on again
   two_factor_already_on: {
     status: 409,
-    uk: () => 'Двофакторну перевірку вже ввімкнено: вхід просить пароль і одноразовий код. Щоб перейти на новий секрет, спершу вимкніть її, а потім увімкніть знову.',
-    en: () => 'Two-factor checks are already on: signing in asks for the password and a one-time code. To move to a new secret, switch them off first, then on again.',
+    uk: () =>
+      'Двофакторну перевірку вже ввімкнено: вхід просить пароль і одноразовий код. Щоб перейти на новий секрет, спершу вимкніть її, а потім увімкніть знову.',
+    en: () =>
+      'Two-factor checks are already on: signing in asks for the password and a one-time code. To move to a new secret, switch them off first, then on again.',
     actions: () => [{ type: 'open_console', href: '/console/security' }],
   },
   two_factor_enrolment_missing: {
     status: 409,
-    uk: () => 'Немає нового секрету, що чекає на підтвердження: спершу отримайте його (POST /v1/account/two-factor/enrolment), додайте до застосунку-автентифікатора, а тоді надішліть код із нього.',
-    en: () => 'There is no new secret waiting to be confirmed: get one first (POST /v1/account/two-factor/enrolment), add it to your authenticator app, then send a code from it.',
-    actions: () => [{ type: 'start_enrolment', href: '/v1/account/two-factor/enrolment' }, { type: 'open_console', href: '/console/security' }],
+    uk: () =>
+      'Немає нового секрету, що чекає на підтвердження: спершу отримайте його (POST /v1/account/two-factor/enrolment), додайте до застосунку-автентифікатора, а тоді надішліть код із нього.',
+    en: () =>
+      'There is no new secret waiting to be confirmed: get one first (POST /v1/account/two-factor/enrolment), add it to your authenticator app, then send a code from it.',
+    actions: () => [
+      { type: 'start_enrolment', href: '/v1/account/two-factor/enrolment' },
+      { type: 'open_console', href: '/console/security' },
+    ],
   },
   totp_invalid: {
     status: 422,
-    uk: () => 'Одноразовий код не підходить до нового секрету. Перевірте, що застосунок-автентифікатор показує код саме для цього секрету і що час на пристрої точний, і введіть наступний код.',
-    en: () => 'The one-time code does not match the new secret. Check that your authenticator app shows the code for this very secret and that the device’s clock is right, then enter the next code.',
+    uk: () =>
+      'Одноразовий код не підходить до нового секрету. Перевірте, що застосунок-автентифікатор показує код саме для цього секрету і що час на пристрої точний, і введіть наступний код.',
+    en: () =>
+      'The one-time code does not match the new secret. Check that your authenticator app shows the code for this very secret and that the device’s clock is right, then enter the next code.',
   },
 };
 

@@ -31,17 +31,35 @@ export const allRoutes = (uc: UseCases, meta: Omit<MetaDeps, 'openapi'>, extra: 
   const routes: Route[] = [];
   const openapi = () => buildOpenApi(routes, API_VERSION);
   routes.push(
-    ...metaRoutes({ ...meta, openapi }), ...keyRoutes(uc), ...accountRoutes(uc), ...domainRoutes(uc), ...dnsRoutes(uc), ...billingRoutes(uc),
-    ...noticeRoutes(uc), ...sandboxRoutes(uc), ...certificateRoutes(uc), ...operationRoutes(uc), ...eventRoutes(uc), ...webhookRoutes(uc),
-    ...monitorRoutes(uc), ...extra,
+    ...metaRoutes({ ...meta, openapi }),
+    ...keyRoutes(uc),
+    ...accountRoutes(uc),
+    ...domainRoutes(uc),
+    ...dnsRoutes(uc),
+    ...billingRoutes(uc),
+    ...noticeRoutes(uc),
+    ...sandboxRoutes(uc),
+    ...certificateRoutes(uc),
+    ...operationRoutes(uc),
+    ...eventRoutes(uc),
+    ...webhookRoutes(uc),
+    ...monitorRoutes(uc),
+    ...extra,
   );
   return routes;
 };
 
-export const buildApi = (uc: UseCases, meta: Omit<MetaDeps, 'openapi'>, deps: HttpDeps, extra: readonly Route[] = []): { app: Koa; routes: Route[] } => {
+export const buildApi = (
+  uc: UseCases,
+  meta: Omit<MetaDeps, 'openapi'>,
+  deps: HttpDeps,
+  extra: readonly Route[] = [],
+): { app: Koa; routes: Route[] } => {
   const routes = allRoutes(uc, meta, extra);
   const app = createHttpApp(routes, deps);
   // The humans' console at /console/: after the API router, on the same process and port.
-  app.use(consoleMiddleware(uc, { authenticateSession: deps.authenticateSession, secureCookies: deps.config.secureCookies, logger: deps.logger }));
+  app.use(
+    consoleMiddleware(uc, { authenticateSession: deps.authenticateSession, secureCookies: deps.config.secureCookies, logger: deps.logger }),
+  );
   return { app, routes };
 };

@@ -16,7 +16,10 @@ const errorSchema: JsonSchema = {
       properties: {
         code: { type: 'string', enum: Object.keys(ERROR_TABLE) },
         message: { type: 'object', required: ['uk', 'en'], properties: { uk: { type: 'string' }, en: { type: 'string' } } },
-        actions: { type: 'array', items: { type: 'object', required: ['type', 'href'], properties: { type: { type: 'string' }, href: { type: 'string' } } } },
+        actions: {
+          type: 'array',
+          items: { type: 'object', required: ['type', 'href'], properties: { type: { type: 'string' }, href: { type: 'string' } } },
+        },
         details: { type: 'array', items: { type: 'object' } },
       },
     },
@@ -25,7 +28,8 @@ const errorSchema: JsonSchema = {
 
 const commonErrors = (r: Route): ErrorCode[] => {
   const codes: ErrorCode[] = ['internal_error', 'method_not_allowed'];
-  if (r.access.kind === 'key') codes.push('unauthenticated', 'key_invalid', 'key_revoked', 'key_expired', 'ip_not_allowed', 'rate_limited', 'environment_unavailable');
+  if (r.access.kind === 'key')
+    codes.push('unauthenticated', 'key_invalid', 'key_revoked', 'key_expired', 'ip_not_allowed', 'rate_limited', 'environment_unavailable');
   if (r.access.kind === 'key' && (r.access.right || r.access.rights)) codes.push('right_missing');
   if (r.access.kind === 'human') codes.push('human_only', 'rate_limited');
   if (r.access.kind === 'human' && r.access.session) codes.push('session_required');
@@ -38,20 +42,33 @@ const commonErrors = (r: Route): ErrorCode[] => {
 
 const paramsOf = (r: Route) => {
   const out: unknown[] = [];
-  for (const [where, schema] of [['path', r.params], ['query', r.query]] as const) {
+  for (const [where, schema] of [
+    ['path', r.params],
+    ['query', r.query],
+  ] as const) {
     const props = (schema?.properties ?? {}) as Record<string, JsonSchema>;
     const required = new Set((schema?.required as string[] | undefined) ?? []);
     for (const [name, s] of Object.entries(props)) {
       const { description, ...rest } = s as { description?: string };
-      out.push({ name, in: where, required: where === 'path' || required.has(name), schema: rest, ...(description ? { description } : {}) });
+      out.push({
+        name,
+        in: where,
+        required: where === 'path' || required.has(name),
+        schema: rest,
+        ...(description ? { description } : {}),
+      });
     }
   }
   for (const m of r.path.matchAll(/\{(\w+)\}/g)) {
-    if (!out.some((p) => (p as { name: string }).name === m[1])) out.push({ name: m[1], in: 'path', required: true, schema: { type: 'string' } });
+    if (!out.some((p) => (p as { name: string }).name === m[1]))
+      out.push({ name: m[1], in: 'path', required: true, schema: { type: 'string' } });
   }
   if (r.writes && r.access.kind !== 'public') {
     out.push({
-      name: 'Idempotency-Key', in: 'header', required: r.access.kind === 'key', schema: { type: 'string', maxLength: 255 },
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: r.access.kind === 'key',
+      schema: { type: 'string', maxLength: 255 },
       description: 'A unique value per write (a UUID). Repeats return the stored response with Idempotent-Replayed: true; kept 24 h.',
     });
   }
@@ -84,7 +101,8 @@ export const buildOpenApi = (routes: readonly Route[], version: string): Record<
         },
       };
     }
-    const security = r.access.kind === 'key' ? [{ bearerKey: [] }] : r.access.kind === 'human' && r.access.session ? [{ sessionCookie: [] }] : [];
+    const security =
+      r.access.kind === 'key' ? [{ bearerKey: [] }] : r.access.kind === 'human' && r.access.session ? [{ sessionCookie: [] }] : [];
     paths[r.path] ??= {};
     paths[r.path]![r.method.toLowerCase()] = {
       operationId: r.id,
@@ -106,7 +124,8 @@ export const buildOpenApi = (routes: readonly Route[], version: string): Record<
     info: {
       title: 'Domivka API',
       version,
-      description: 'Domains, DNS plans, certificates and a prepaid balance, reachable with narrowly scoped access keys. Errors are `{"error":{"code","message":{"uk","en"},"actions":[…]}}`.',
+      description:
+        'Domains, DNS plans, certificates and a prepaid balance, reachable with narrowly scoped access keys. Errors are `{"error":{"code","message":{"uk","en"},"actions":[…]}}`.',
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       contact: { name: 'Domivka', email: 'api@domivka.net' },
     },

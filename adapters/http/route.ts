@@ -39,10 +39,34 @@ export interface RightsResolver<I> {
  * - `anyKey`: any valid key (the calling key itself, feeds the use case filters to what the key sees).
  */
 type KeyNeeds<I> =
-  | { readonly right: RightName; readonly domainParam?: string; readonly rights?: undefined; readonly rightsOfRecord?: undefined; readonly anyKey?: undefined }
-  | { readonly rights: RightsResolver<I>; readonly right?: undefined; readonly domainParam?: undefined; readonly rightsOfRecord?: undefined; readonly anyKey?: undefined }
-  | { readonly rightsOfRecord: readonly RightName[]; readonly right?: undefined; readonly domainParam?: undefined; readonly rights?: undefined; readonly anyKey?: undefined }
-  | { readonly anyKey: true; readonly right?: undefined; readonly domainParam?: undefined; readonly rights?: undefined; readonly rightsOfRecord?: undefined };
+  | {
+      readonly right: RightName;
+      readonly domainParam?: string;
+      readonly rights?: undefined;
+      readonly rightsOfRecord?: undefined;
+      readonly anyKey?: undefined;
+    }
+  | {
+      readonly rights: RightsResolver<I>;
+      readonly right?: undefined;
+      readonly domainParam?: undefined;
+      readonly rightsOfRecord?: undefined;
+      readonly anyKey?: undefined;
+    }
+  | {
+      readonly rightsOfRecord: readonly RightName[];
+      readonly right?: undefined;
+      readonly domainParam?: undefined;
+      readonly rights?: undefined;
+      readonly anyKey?: undefined;
+    }
+  | {
+      readonly anyKey: true;
+      readonly right?: undefined;
+      readonly domainParam?: undefined;
+      readonly rights?: undefined;
+      readonly rightsOfRecord?: undefined;
+    };
 
 export type KeyAccess<I = ResolverInput> = {
   readonly kind: 'key';
@@ -63,7 +87,7 @@ export type Access<I = ResolverInput> =
 /** The rights a key route declares, for the OpenAPI document: one name, several, or 'any-key'. */
 export const declaredRights = (a: KeyAccess<never>): RightName | readonly RightName[] | 'any-key' => {
   if (a.anyKey) return 'any-key';
-  const names = a.right ? [a.right] : a.rights ? a.rights.names : a.rightsOfRecord ?? [];
+  const names = a.right ? [a.right] : a.rights ? a.rights.names : (a.rightsOfRecord ?? []);
   return names.length === 1 ? names[0]! : names;
 };
 
@@ -150,13 +174,19 @@ export interface TypedRequest<Path extends string, P, Q, B> {
 }
 
 /** What a handler receives, typed by the route's own schemas and by who may call it. */
-export type HandlerInput<Path extends string, P, Q, B, A extends Access<never>, Ph> = Omit<RouteInput, 'params' | 'query' | 'body' | 'key' | 'human' | 'checkpoints'>
-  & TypedRequest<Path, P, Q, B>
-  & (A extends { kind: 'key' } ? { key: ApiKey } : A extends { kind: 'human'; session: true } ? { human: HumanContext } : unknown)
-  & (Ph extends true ? { checkpoints: Checkpoints } : { checkpoints?: Checkpoints });
+export type HandlerInput<Path extends string, P, Q, B, A extends Access<never>, Ph> = Omit<
+  RouteInput,
+  'params' | 'query' | 'body' | 'key' | 'human' | 'checkpoints'
+> &
+  TypedRequest<Path, P, Q, B> &
+  (A extends { kind: 'key' } ? { key: ApiKey } : A extends { kind: 'human'; session: true } ? { human: HumanContext } : unknown) &
+  (Ph extends true ? { checkpoints: Checkpoints } : { checkpoints?: Checkpoints });
 
 /** A route as written: like `Route`, with its handler typed from its path, schemas and access. */
-export type RouteSpec<Path extends string, P, Q, B, A extends Access<never>, Ph extends boolean> = Omit<Route, 'path' | 'access' | 'params' | 'query' | 'body' | 'phased' | 'handle'> & {
+export type RouteSpec<Path extends string, P, Q, B, A extends Access<never>, Ph extends boolean> = Omit<
+  Route,
+  'path' | 'access' | 'params' | 'query' | 'body' | 'phased' | 'handle'
+> & {
   readonly path: Path;
   readonly access: A;
   readonly params?: P;
@@ -179,4 +209,6 @@ export const route = <
   const Q extends JsonSchema | undefined = undefined,
   const B extends JsonSchema | undefined = undefined,
   const Ph extends boolean = false,
->(spec: RouteSpec<Path, P, Q, B, A, Ph>): Route => spec as unknown as Route;
+>(
+  spec: RouteSpec<Path, P, Q, B, A, Ph>,
+): Route => spec as unknown as Route;

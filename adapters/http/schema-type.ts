@@ -8,23 +8,37 @@
  *
  * Schemas must keep their literal types: declare them inline in a route, or through `schema()`.
  */
-export type FromSchema<S> =
-  S extends { readonly const: infer C } ? C
-  : S extends { readonly enum: readonly (infer E)[] } ? E
-  : S extends { readonly oneOf: readonly (infer O)[] } ? Branches<S, O>
-  : S extends { readonly anyOf: readonly (infer O)[] } ? Branches<S, O>
-  : S extends { readonly type: infer T } ? (T extends readonly (infer U)[] ? OfType<U, S> : OfType<T, S>)
-  : S extends { readonly properties: object } ? Obj<S>
-  : unknown;
+export type FromSchema<S> = S extends { readonly const: infer C }
+  ? C
+  : S extends { readonly enum: readonly (infer E)[] }
+    ? E
+    : S extends { readonly oneOf: readonly (infer O)[] }
+      ? Branches<S, O>
+      : S extends { readonly anyOf: readonly (infer O)[] }
+        ? Branches<S, O>
+        : S extends { readonly type: infer T }
+          ? T extends readonly (infer U)[]
+            ? OfType<U, S>
+            : OfType<T, S>
+          : S extends { readonly properties: object }
+            ? Obj<S>
+            : unknown;
 
-type OfType<T, S> =
-  T extends 'string' ? string
-  : T extends 'integer' | 'number' ? number
-  : T extends 'boolean' ? boolean
-  : T extends 'null' ? null
-  : T extends 'array' ? (S extends { readonly items: infer I } ? FromSchema<I>[] : unknown[])
-  : T extends 'object' ? Obj<S>
-  : unknown;
+type OfType<T, S> = T extends 'string'
+  ? string
+  : T extends 'integer' | 'number'
+    ? number
+    : T extends 'boolean'
+      ? boolean
+      : T extends 'null'
+        ? null
+        : T extends 'array'
+          ? S extends { readonly items: infer I }
+            ? FromSchema<I>[]
+            : unknown[]
+          : T extends 'object'
+            ? Obj<S>
+            : unknown;
 
 /** A branch that is a whole schema stands alone; one that only adds `required` (one field of several) narrows the schema it sits in. */
 type Branches<S, O> = O extends unknown
@@ -36,7 +50,9 @@ type Branches<S, O> = O extends unknown
 type Required<S> = S extends { readonly required: readonly (infer R)[] } ? R : never;
 
 type Obj<S> = S extends { readonly properties: infer P }
-  ? Flat<{ -readonly [K in keyof P & Required<S>]: FromSchema<P[K]> } & { -readonly [K in Exclude<keyof P, Required<S>>]?: FromSchema<P[K]> }>
+  ? Flat<
+      { -readonly [K in keyof P & Required<S>]: FromSchema<P[K]> } & { -readonly [K in Exclude<keyof P, Required<S>>]?: FromSchema<P[K]> }
+    >
   : Record<string, unknown>;
 
 type Flat<T> = { [K in keyof T]: T[K] } & {};

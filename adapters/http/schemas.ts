@@ -69,7 +69,10 @@ export const summary = schema({
   properties: {
     uk: { type: 'string' },
     en: { type: 'string' },
-    lines: { type: 'object', properties: { uk: { type: 'array', items: { type: 'string' } }, en: { type: 'array', items: { type: 'string' } } } },
+    lines: {
+      type: 'object',
+      properties: { uk: { type: 'array', items: { type: 'string' } }, en: { type: 'array', items: { type: 'string' } } },
+    },
   },
 });
 
@@ -113,21 +116,23 @@ export const domainView = schema({
   },
 });
 
-export const page = <const I extends JsonSchema>(item: I) => schema({
-  type: 'object',
-  required: ['data', 'next_cursor'],
-  properties: { data: { type: 'array', items: item }, next_cursor: { type: ['string', 'null'] } },
-});
+export const page = <const I extends JsonSchema>(item: I) =>
+  schema({
+    type: 'object',
+    required: ['data', 'next_cursor'],
+    properties: { data: { type: 'array', items: item }, next_cursor: { type: ['string', 'null'] } },
+  });
 
-export const pageQuery = <const E extends Record<string, JsonSchema>>(extra: E) => schema({
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    limit: { type: 'integer', minimum: 1, maximum: 200, description: 'Page size (default 50, at most 200).' },
-    cursor: { type: 'string', maxLength: 500 },
-    ...extra,
-  },
-});
+export const pageQuery = <const E extends Record<string, JsonSchema>>(extra: E) =>
+  schema({
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      limit: { type: 'integer', minimum: 1, maximum: 200, description: 'Page size (default 50, at most 200).' },
+      cursor: { type: 'string', maxLength: 500 },
+      ...extra,
+    },
+  });
 
 export const domainParam = schema({
   type: 'object',

@@ -21,5 +21,16 @@ export interface ConsoleUseCases {
  * Everything the HTTP adapter calls: each routes file declares the use cases of its resource, and the
  * console calls the same ones (assembled in src/, the composition root).
  */
-export type UseCases = KeysUseCases & AccountUseCases & DomainsUseCases & DnsUseCases & BillingUseCases & NoticesUseCases & SandboxUseCases
-  & CertificatesUseCases & OperationsUseCases & EventsUseCases & WebhooksUseCases & MonitorsUseCases & ConsoleUseCases;
+export type UseCases = KeysUseCases &
+  AccountUseCases &
+  DomainsUseCases &
+  DnsUseCases &
+  BillingUseCases &
+  NoticesUseCases &
+  SandboxUseCases &
+  CertificatesUseCases &
+  OperationsUseCases &
+  EventsUseCases &
+  WebhooksUseCases &
+  MonitorsUseCases &
+  ConsoleUseCases;

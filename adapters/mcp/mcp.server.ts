@@ -36,7 +36,8 @@ const price = (amount: number) => ({ amount, currency: 'UAH' as const, formatted
 const explain = (err: unknown): string => {
   if (isDomainError(err)) {
     if (err.code === 'domain_invalid') return `"${String(err.fact('domain'))}" is not a valid domain name.`;
-    if (err.code === 'tld_not_supported') return `${String(err.fact('domain'))} cannot be registered here; supported zones: ${[err.fact('tlds') ?? []].flat().join(', ')}.`;
+    if (err.code === 'tld_not_supported')
+      return `${String(err.fact('domain'))} cannot be registered here; supported zones: ${[err.fact('tlds') ?? []].flat().join(', ')}.`;
     if (err.code === 'environment_unavailable') return 'The registry is not configured on this server.';
     return `Refused (${err.code}).`;
   }
@@ -44,58 +45,80 @@ const explain = (err: unknown): string => {
 };
 
 export class McpTools {
-  constructor(private readonly reads: McpReads, private readonly options: McpOptions) {}
+  constructor(
+    private readonly reads: McpReads,
+    private readonly options: McpOptions,
+  ) {}
 
   /** A fresh server per request (stateless transport: no session survives a request). */
   private server(): McpServer {
     const server = new McpServer({ name: 'domivka', version: this.options.version }, { capabilities: { tools: {} } });
     const env = this.options.environment;
 
-    server.registerTool('check_domain_availability', {
-      title: 'Check domain availability',
-      description: 'Is a domain name free to register? Answers free or taken (with the date it is registered until), the yearly price in UAH (kopiykas and formatted), and alternatives in other zones. Read-only; no account needed.',
-      inputSchema: { domain: z.string().min(3).max(253).describe('A full domain name, e.g. kvitka.com.ua') },
-      annotations: { readOnlyHint: true, openWorldHint: true, idempotentHint: true },
-    }, async ({ domain }) => {
-      try {
-        const { results } = await this.reads.search(env, domain);
-        const exact = results.find((r) => r.exact);
-        if (!exact) return { isError: true, content: [{ type: 'text' as const, text: `"${domain}" is not a full domain name (e.g. kvitka.com.ua).` }] };
-        const answer = {
-          domain: exact.domain,
-          available: exact.available,
-          registered_until: exact.registered_until,
-          price_per_year: price(exact.price.amount),
-          alternatives: results.filter((r) => !r.exact && r.available).map((r) => ({ domain: r.domain, price_per_year: price(r.price.amount) })),
-          environment: env,
-        };
-        const text = exact.available
-          ? `${exact.domain} is free: ${answer.price_per_year.formatted} per year.`
-          : `${exact.domain} is taken${exact.registered_until ? ` (registered until ${exact.registered_until})` : ''}.`;
-        const alt = answer.alternatives.length > 0 ? ` Free alternatives: ${answer.alternatives.map((a) => `${a.domain} (${a.price_per_year.formatted})`).join(', ')}.` : '';
-        return { content: [{ type: 'text' as const, text: text + alt }], structuredContent: answer };
-      } catch (err) {
-        return { isError: true, content: [{ type: 'text' as const, text: explain(err) }] };
-      }
-    });
+    server.registerTool(
+      'check_domain_availability',
+      {
+        title: 'Check domain availability',
+        description:
+          'Is a domain name free to register? Answers free or taken (with the date it is registered until), the yearly price in UAH (kopiykas and formatted), and alternatives in other zones. Read-only; no account needed.',
+        inputSchema: { domain: z.string().min(3).max(253).describe('A full domain name, e.g. kvitka.com.ua') },
+        annotations: { readOnlyHint: true, openWorldHint: true, idempotentHint: true },
+      },
+      async ({ domain }) => {
+        try {
+          const { results } = await this.reads.search(env, domain);
+          const exact = results.find((r) => r.exact);
+          if (!exact)
+            return {
+              isError: true,
+              content: [{ type: 'text' as const, text: `"${domain}" is not a full domain name (e.g. kvitka.com.ua).` }],
+            };
+          const answer = {
+            domain: exact.domain,
+            available: exact.available,
+            registered_until: exact.registered_until,
+            price_per_year: price(exact.price.amount),
+            alternatives: results
+              .filter((r) => !r.exact && r.available)
+              .map((r) => ({ domain: r.domain, price_per_year: price(r.price.amount) })),
+            environment: env,
+          };
+          const text = exact.available
+            ? `${exact.domain} is free: ${answer.price_per_year.formatted} per year.`
+            : `${exact.domain} is taken${exact.registered_until ? ` (registered until ${exact.registered_until})` : ''}.`;
+          const alt =
+            answer.alternatives.length > 0
+              ? ` Free alternatives: ${answer.alternatives.map((a) => `${a.domain} (${a.price_per_year.formatted})`).join(', ')}.`
+              : '';
+          return { content: [{ type: 'text' as const, text: text + alt }], structuredContent: answer };
+        } catch (err) {
+          return { isError: true, content: [{ type: 'text' as const, text: explain(err) }] };
+        }
+      },
+    );
 
-    server.registerTool('certificate_status', {
-      title: 'Certificate status',
-      description: 'The latest TLS certificate Domivka issued for a domain: status, validity (not before/after) and issuer. Shows no account data. Read-only.',
-      inputSchema: { domain: z.string().min(3).max(253).describe('A domain name, e.g. kvitka.com.ua') },
-      annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: true },
-    }, async ({ domain }) => {
-      try {
-        const s = await this.reads.certificateStatus(domain, env);
-        const c = s.certificate;
-        const text = c
-          ? `${s.domain}: certificate ${c.status}${c.not_after ? `, valid until ${c.not_after}` : ''}${c.issuer ? `, issued by ${c.issuer}` : ''}.`
-          : `${s.domain}: no certificate has been requested through Domivka.`;
-        return { content: [{ type: 'text' as const, text }], structuredContent: { ...s, environment: env } };
-      } catch (err) {
-        return { isError: true, content: [{ type: 'text' as const, text: explain(err) }] };
-      }
-    });
+    server.registerTool(
+      'certificate_status',
+      {
+        title: 'Certificate status',
+        description:
+          'The latest TLS certificate Domivka issued for a domain: status, validity (not before/after) and issuer. Shows no account data. Read-only.',
+        inputSchema: { domain: z.string().min(3).max(253).describe('A domain name, e.g. kvitka.com.ua') },
+        annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: true },
+      },
+      async ({ domain }) => {
+        try {
+          const s = await this.reads.certificateStatus(domain, env);
+          const c = s.certificate;
+          const text = c
+            ? `${s.domain}: certificate ${c.status}${c.not_after ? `, valid until ${c.not_after}` : ''}${c.issuer ? `, issued by ${c.issuer}` : ''}.`
+            : `${s.domain}: no certificate has been requested through Domivka.`;
+          return { content: [{ type: 'text' as const, text }], structuredContent: { ...s, environment: env } };
+        } catch (err) {
+          return { isError: true, content: [{ type: 'text' as const, text: explain(err) }] };
+        }
+      },
+    );
     return server;
   }
 
@@ -105,11 +128,13 @@ export class McpTools {
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {
-      const res = await transport.handleRequest(new Request('http://mcp.local/mcp', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify(message),
-      }));
+      const res = await transport.handleRequest(
+        new Request('http://mcp.local/mcp', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: JSON.stringify(message),
+        }),
+      );
       const raw = await res.text();
       const headers: Record<string, string> = {};
       res.headers.forEach((v, k) => {

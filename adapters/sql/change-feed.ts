@@ -49,7 +49,10 @@ export class SqlChangeFeed implements ChangeFeed, ChangeAnnouncer {
   private lastPollAt = 0;
   private announced = 0;
 
-  constructor(private readonly uow: KnexUnitOfWork, private readonly options: ChangeFeedOptions) {
+  constructor(
+    private readonly uow: KnexUnitOfWork,
+    private readonly options: ChangeFeedOptions,
+  ) {
     this.channel = channelFor(options.schema);
   }
 
@@ -164,7 +167,8 @@ export class SqlChangeFeed implements ChangeFeed, ChangeAnnouncer {
         return;
       }
       const rows = reader.all<{ seq: number; topic: string; ref: string }>(
-        'select seq, topic, ref from change_log where seq > ? order by seq limit 1000', [this.lastSeq],
+        'select seq, topic, ref from change_log where seq > ? order by seq limit 1000',
+        [this.lastSeq],
       );
       let gap = rows.length > 0 && Number(rows[0]!.seq) !== this.lastSeq + 1;
       for (const r of rows) {
@@ -204,7 +208,10 @@ export class FeedCache<V> {
   private readonly entries = new Map<string, V>();
   private epoch = 0;
 
-  constructor(private readonly feed: ChangeFeed | null, private readonly max = 50_000) {}
+  constructor(
+    private readonly feed: ChangeFeed | null,
+    private readonly max = 50_000,
+  ) {}
 
   /** The cached value, or undefined when absent or when the feed cannot vouch for it. */
   get(key: string): V | undefined {

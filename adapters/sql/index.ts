@@ -73,7 +73,12 @@ export class SqlStore {
     this.sessions = new SqlSessionRepository(this.uow);
     // Hot reads on a SQLite file go through a read-only connection (see SqliteReader).
     this.reader = this.engine === 'sqlite' && config.url !== ':memory:' ? new SqliteReader(config.url) : null;
-    this.changes = new SqlChangeFeed(this.uow, { engine: this.engine, url: config.url, ...(config.schema ? { schema: config.schema } : {}), reader: this.engine === 'sqlite' && config.url !== ':memory:' ? new SqliteReader(config.url) : null });
+    this.changes = new SqlChangeFeed(this.uow, {
+      engine: this.engine,
+      url: config.url,
+      ...(config.schema ? { schema: config.schema } : {}),
+      reader: this.engine === 'sqlite' && config.url !== ':memory:' ? new SqliteReader(config.url) : null,
+    });
     const keyCache = new FeedCache<ApiKey>(this.changes);
     const domainCache = new FeedCache<DomainFindRows>(this.changes);
     this.changes.subscribe((c) => {
@@ -127,7 +132,9 @@ export class SqlStore {
         await this.knex.migrate.latest({ migrationSource });
         return;
       } catch (err) {
-        const race = (err as Error).name === 'MigrationLocked' || /already (exists|locked)|duplicate key|SQLITE_BUSY|database is locked/i.test(String((err as Error).message));
+        const race =
+          (err as Error).name === 'MigrationLocked' ||
+          /already (exists|locked)|duplicate key|SQLITE_BUSY|database is locked/i.test(String((err as Error).message));
         if (!race || Date.now() > deadline) {
           if (race) (err as Error).message += ` (waited ${Math.round(waitMs / 1000)} s for another process's migrations)`;
           throw err;

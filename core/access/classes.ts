@@ -18,24 +18,41 @@ export const MIN_CIDR_PREFIX = 8;
 
 export const CLASSES: Readonly<Record<DangerClass, ClassInfo>> = {
   0: {
-    class: 0, maxLifetimeDays: 365, ipRestrictionRequired: false,
+    class: 0,
+    maxLifetimeDays: 365,
+    ipRestrictionRequired: false,
     name: { uk: 'Читання', en: 'Read' },
     meaning: { uk: 'лише перегляд; нічого не змінює', en: 'reads only; changes nothing' },
   },
   1: {
-    class: 1, maxLifetimeDays: 180, ipRestrictionRequired: false,
+    class: 1,
+    maxLifetimeDays: 180,
+    ipRestrictionRequired: false,
     name: { uk: 'Зворотна зміна', en: 'Reversible change' },
-    meaning: { uk: 'зміни, які можна скасувати (DNS-запис, перевірка моніторингу, вебхук)', en: 'changes that can be undone (a DNS record, a monitoring check, a webhook)' },
+    meaning: {
+      uk: 'зміни, які можна скасувати (DNS-запис, перевірка моніторингу, вебхук)',
+      en: 'changes that can be undone (a DNS record, a monitoring check, a webhook)',
+    },
   },
   2: {
-    class: 2, maxLifetimeDays: 90, ipRestrictionRequired: true,
+    class: 2,
+    maxLifetimeDays: 90,
+    ipRestrictionRequired: true,
     name: { uk: 'Гроші', en: 'Money' },
-    meaning: { uk: 'витрачає кошти з балансу; про кожну таку операцію отримують сповіщення всі власники', en: 'spends money from the balance; every such operation notifies all owners' },
+    meaning: {
+      uk: 'витрачає кошти з балансу; про кожну таку операцію отримують сповіщення всі власники',
+      en: 'spends money from the balance; every such operation notifies all owners',
+    },
   },
   3: {
-    class: 3, maxLifetimeDays: 30, ipRestrictionRequired: true,
+    class: 3,
+    maxLifetimeDays: 30,
+    ipRestrictionRequired: true,
     name: { uk: 'Власність і незворотні дії', en: 'Ownership and irreversible' },
-    meaning: { uk: 'операція чекає підтвердження другого власника або набирає чинності через 24 години', en: 'an operation waits for a second owner to confirm it, or takes effect after 24 hours' },
+    meaning: {
+      uk: 'операція чекає підтвердження другого власника або набирає чинності через 24 години',
+      en: 'an operation waits for a second owner to confirm it, or takes effect after 24 hours',
+    },
   },
 };
 

@@ -14,7 +14,10 @@ export interface KeySelfView extends KeyView {
 
 /** GET /v1/key — what the calling key is (Cloudflare's "verify token"). */
 export class DescribeKey {
-  constructor(private readonly spend: SpendCounters, private readonly clock: Clock) {}
+  constructor(
+    private readonly spend: SpendCounters,
+    private readonly clock: Clock,
+  ) {}
 
   async execute(key: ApiKey): Promise<KeySelfView> {
     const now = this.clock.now();

@@ -84,7 +84,14 @@ export class IssueKey {
     // Unnamed keys are named after what they hold, so a list of keys stays readable.
     const template = input.template !== undefined ? templateById(input.template) : undefined;
     const name = ((input.name ?? '').trim() || template?.title.en || [...new Set(rights)].join(', ')).slice(0, 100);
-    return { environment: input.environment, name, policies, conditions, class: cls, summary: summarise(input.environment, policies, conditions, cls) };
+    return {
+      environment: input.environment,
+      name,
+      policies,
+      conditions,
+      class: cls,
+      summary: summarise(input.environment, policies, conditions, cls),
+    };
   }
 
   async issue(actor: Actor, input: IssueKeyInput): Promise<IssuedKey> {
@@ -110,11 +117,21 @@ export class IssueKey {
     await this.deps.uow.transaction(async () => {
       await this.deps.keys.insert(key);
       await this.deps.events.append({
-        id: this.deps.random.id(), accountId: actor.accountId, environment: draft.environment, type: 'key.issued',
-        subject: `key:${id}`, actor: `person:${actor.personId}`, occurredAt: now,
+        id: this.deps.random.id(),
+        accountId: actor.accountId,
+        environment: draft.environment,
+        type: 'key.issued',
+        subject: `key:${id}`,
+        actor: `person:${actor.personId}`,
+        occurredAt: now,
         data: {
-          key_id: id, name: draft.name, class: draft.class, rights: draft.policies.map((p) => p.right),
-          expires_on: draft.conditions.expiresOn, cidr: draft.conditions.cidr, spend_limit: draft.conditions.spendLimit,
+          key_id: id,
+          name: draft.name,
+          class: draft.class,
+          rights: draft.policies.map((p) => p.right),
+          expires_on: draft.conditions.expiresOn,
+          cidr: draft.conditions.cidr,
+          spend_limit: draft.conditions.spendLimit,
         },
       });
     });
@@ -128,7 +145,15 @@ export class IssueKey {
       }
       return input.policies.map((p, i) => {
         if (!isRightName(p.right)) throw bad(`/policies/${i}/right`, 'enum', p.right);
-        return { right: p.right, resources: this.selectionOf(p.resources.domains, p.resources.label, RIGHTS[p.right].scope === 'domain', `/policies/${i}/resources`) };
+        return {
+          right: p.right,
+          resources: this.selectionOf(
+            p.resources.domains,
+            p.resources.label,
+            RIGHTS[p.right].scope === 'domain',
+            `/policies/${i}/resources`,
+          ),
+        };
       });
     }
     const rights = new Set<RightName>();
@@ -171,7 +196,12 @@ export class IssueKey {
       if (!isIsoDate(c.expires_on)) throw bad('/conditions/expires_on', 'format', c.expires_on);
       if (c.expires_on < today) throw new DomainError('expiry_in_past', { expires_on: c.expires_on, today });
       if (c.expires_on > maxDate) {
-        throw new DomainError('key_lifetime_exceeded', { class: cls, max_days: CLASSES[cls].maxLifetimeDays, max_date: maxDate, expires_on: c.expires_on });
+        throw new DomainError('key_lifetime_exceeded', {
+          class: cls,
+          max_days: CLASSES[cls].maxLifetimeDays,
+          max_date: maxDate,
+          expires_on: c.expires_on,
+        });
       }
       expiresOn = c.expires_on;
     }

@@ -10,7 +10,10 @@ import type { KeyRepository } from './ports/key-repository.port.js';
 
 /** DESIGN: owners list and revoke any key of the account; members only their own. */
 export class ListKeys {
-  constructor(private readonly keys: KeyRepository, private readonly clock: Clock) {}
+  constructor(
+    private readonly keys: KeyRepository,
+    private readonly clock: Clock,
+  ) {}
 
   async execute(actor: Actor, opts: { cursor?: string; limit?: number }): Promise<Page<KeyView>> {
     const limit = clampLimit(opts.limit);
@@ -50,8 +53,14 @@ export class RevokeKey {
       if (!key.revokedAt) {
         await this.deps.keys.revoke(key.id, now, actor.personId);
         await this.deps.events.append({
-          id: this.deps.random.id(), accountId: actor.accountId, environment: key.environment, type: 'key.revoked',
-          subject: `key:${key.id}`, actor: `person:${actor.personId}`, occurredAt: now, data: { key_id: key.id },
+          id: this.deps.random.id(),
+          accountId: actor.accountId,
+          environment: key.environment,
+          type: 'key.revoked',
+          subject: `key:${key.id}`,
+          actor: `person:${actor.personId}`,
+          occurredAt: now,
+          data: { key_id: key.id },
         });
       }
       const after = await this.deps.keys.findById(key.id);

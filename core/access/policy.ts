@@ -3,11 +3,8 @@ import { grants, RIGHTS, type RightName } from '../kernel/rights.js';
 
 export type { Policy, Selection };
 
-
 /** What a check is about: a domain (its name and the labels it carries now), or the account. */
-export type Subject =
-  | { readonly kind: 'domain'; readonly name: string; readonly labels: readonly string[] }
-  | { readonly kind: 'account' };
+export type Subject = { readonly kind: 'domain'; readonly name: string; readonly labels: readonly string[] } | { readonly kind: 'account' };
 
 export const selects = (selection: Selection, name: string, labels: readonly string[]): boolean =>
   'domains' in selection ? selection.domains.includes(name) : labels.includes(selection.label);

@@ -26,12 +26,16 @@ export const summarise = (
 ): KeySummary => {
   const uk: string[] = [];
   const en: string[] = [];
-  uk.push(environment === 'test'
-    ? 'Ключ працює в тестовому середовищі (пісочниці): реєстрації та оплати там виглядають справжніми, але нічого не змінюють.'
-    : 'Ключ працює в робочому середовищі: операції справжні, оплати списуються з балансу.');
-  en.push(environment === 'test'
-    ? 'The key works in the test environment (sandbox): registrations and charges there look real but change nothing.'
-    : 'The key works in the live environment: operations are real and charges come out of the balance.');
+  uk.push(
+    environment === 'test'
+      ? 'Ключ працює в тестовому середовищі (пісочниці): реєстрації та оплати там виглядають справжніми, але нічого не змінюють.'
+      : 'Ключ працює в робочому середовищі: операції справжні, оплати списуються з балансу.',
+  );
+  en.push(
+    environment === 'test'
+      ? 'The key works in the test environment (sandbox): registrations and charges there look real but change nothing.'
+      : 'The key works in the live environment: operations are real and charges come out of the balance.',
+  );
   uk.push('Ключ може:');
   en.push('The key may:');
   for (const p of policies) {

@@ -10,12 +10,20 @@ export interface KeyTemplate {
 export const TEMPLATES: readonly KeyTemplate[] = [
   { id: 'read_only', rights: ['domain.read', 'dns.read', 'cert.read', 'monitor.read'], title: { uk: 'Лише читання', en: 'Read-only' } },
   { id: 'dns_editor', rights: ['domain.read', 'dns.edit'], title: { uk: 'Редактор DNS', en: 'DNS editor' } },
-  { id: 'acme_client', rights: ['dns.acme_challenge'], title: { uk: 'ACME-клієнт (лише _acme-challenge)', en: 'ACME client (_acme-challenge only)' } },
+  {
+    id: 'acme_client',
+    rights: ['dns.acme_challenge'],
+    title: { uk: 'ACME-клієнт (лише _acme-challenge)', en: 'ACME client (_acme-challenge only)' },
+  },
   { id: 'certificates', rights: ['domain.read', 'cert.issue'], title: { uk: 'Сертифікати', en: 'Certificates' } },
   { id: 'monitoring', rights: ['domain.read', 'monitor.edit'], title: { uk: 'Моніторинг', en: 'Monitoring' } },
   { id: 'billing', rights: ['billing.read', 'billing.topup'], title: { uk: 'Оплата (поповнення балансу)', en: 'Billing (top-ups)' } },
   { id: 'renewals', rights: ['domain.read', 'domain.renew', 'billing.read'], title: { uk: 'Продовження доменів', en: 'Domain renewals' } },
-  { id: 'registrar', rights: ['domain.read', 'domain.register', 'domain.renew', 'billing.read'], title: { uk: 'Реєстрація і продовження', en: 'Registration and renewal' } },
+  {
+    id: 'registrar',
+    rights: ['domain.read', 'domain.register', 'domain.renew', 'billing.read'],
+    title: { uk: 'Реєстрація і продовження', en: 'Registration and renewal' },
+  },
 ];
 
 export const TEMPLATE_IDS = TEMPLATES.map((t) => t.id);

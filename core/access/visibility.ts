@@ -28,8 +28,15 @@ export class KeyVisibility implements Visibility {
   }
 
   async visibleDomains(key: ApiKey, rights: readonly RightName[]): Promise<ReadonlySet<string>> {
-    const all = await this.domains.list({ accountId: key.accountId, environment: key.environment, scope: EVERY_DOMAIN, limit: ACCOUNT_DOMAINS_MAX });
-    return new Set(all.filter((d) => rights.some((r) => allows(key.policies, r, { kind: 'domain', name: d.name, labels: d.labels }))).map((d) => d.name));
+    const all = await this.domains.list({
+      accountId: key.accountId,
+      environment: key.environment,
+      scope: EVERY_DOMAIN,
+      limit: ACCOUNT_DOMAINS_MAX,
+    });
+    return new Set(
+      all.filter((d) => rights.some((r) => allows(key.policies, r, { kind: 'domain', name: d.name, labels: d.labels }))).map((d) => d.name),
+    );
   }
 
   holds(key: ApiKey, right: RightName): boolean {

@@ -44,8 +44,14 @@ export class DeleteAccount {
       await this.deps.people.revokeSessions({ accountId }, now);
       const keys = await this.deps.people.revokeKeys({ accountId }, now, human.person.id);
       await this.deps.events.append({
-        id: this.deps.random.id(), accountId, environment: null, type: 'account.deleted', subject: `account:${accountId}`,
-        actor: `person:${human.person.id}`, occurredAt: now, data: { keys_revoked: keys },
+        id: this.deps.random.id(),
+        accountId,
+        environment: null,
+        type: 'account.deleted',
+        subject: `account:${accountId}`,
+        actor: `person:${human.person.id}`,
+        occurredAt: now,
+        data: { keys_revoked: keys },
       });
     });
     return { deleted: true };

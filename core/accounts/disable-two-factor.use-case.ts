@@ -27,8 +27,14 @@ export class DisableTwoFactor {
     await this.deps.uow.transaction(async () => {
       await this.deps.people.setTwoFactor(human.person.id, false);
       await this.deps.events.append({
-        id: this.deps.random.id(), accountId: human.actor.accountId, environment: null, type: 'person.two_factor_disabled',
-        subject: `person:${human.person.id}`, actor: `person:${human.person.id}`, occurredAt: now, data: { email: human.person.email },
+        id: this.deps.random.id(),
+        accountId: human.actor.accountId,
+        environment: null,
+        type: 'person.two_factor_disabled',
+        subject: `person:${human.person.id}`,
+        actor: `person:${human.person.id}`,
+        occurredAt: now,
+        data: { email: human.person.email },
       });
     });
     return { two_factor: false };

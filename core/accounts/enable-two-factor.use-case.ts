@@ -43,8 +43,14 @@ export class EnableTwoFactor {
     await this.deps.uow.transaction(async () => {
       if (!(await this.deps.people.setPendingTotp(person.id, this.deps.box.seal(secret)))) throw new DomainError('two_factor_already_on');
       await this.deps.events.append({
-        id: this.deps.random.id(), accountId: person.accountId, environment: null, type: 'person.two_factor_enrolment_started',
-        subject: `person:${person.id}`, actor: `person:${person.id}`, occurredAt: now, data: {},
+        id: this.deps.random.id(),
+        accountId: person.accountId,
+        environment: null,
+        type: 'person.two_factor_enrolment_started',
+        subject: `person:${person.id}`,
+        actor: `person:${person.id}`,
+        occurredAt: now,
+        data: {},
       });
     });
     return { secret, otpauthUri: this.deps.totp.uri(secret, person.email) };
@@ -68,8 +74,14 @@ export class EnableTwoFactor {
         throw new DomainError(latest.totpPendingSecret ? 'totp_invalid' : 'two_factor_enrolment_missing');
       }
       await this.deps.events.append({
-        id: this.deps.random.id(), accountId: person.accountId, environment: null, type: 'person.two_factor_enabled',
-        subject: `person:${person.id}`, actor: `person:${person.id}`, occurredAt: now, data: { email: person.email },
+        id: this.deps.random.id(),
+        accountId: person.accountId,
+        environment: null,
+        type: 'person.two_factor_enabled',
+        subject: `person:${person.id}`,
+        actor: `person:${person.id}`,
+        occurredAt: now,
+        data: { email: person.email },
       });
     });
     return { two_factor: true };

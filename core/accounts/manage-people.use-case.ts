@@ -18,14 +18,37 @@ import type { Invitation, InvitationRepository, PeopleRepository } from './ports
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
 
 export interface PersonView {
-  id: string; email: string; name: string; role: Role; two_factor: boolean; last_sign_in_at: string | null; created_at: string;
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  two_factor: boolean;
+  last_sign_in_at: string | null;
+  created_at: string;
 }
 export const viewPerson = (p: Person): PersonView => ({
-  id: p.id, email: p.email, name: p.name, role: p.role, two_factor: p.twoFactorEnabled !== false,
-  last_sign_in_at: p.lastSignInAt?.toISOString() ?? null, created_at: p.createdAt.toISOString(),
+  id: p.id,
+  email: p.email,
+  name: p.name,
+  role: p.role,
+  two_factor: p.twoFactorEnabled !== false,
+  last_sign_in_at: p.lastSignInAt?.toISOString() ?? null,
+  created_at: p.createdAt.toISOString(),
 });
-export interface InvitationView { id: string; email: string; role: Role; expires_at: string; created_at: string }
-const viewInvitation = (i: Invitation): InvitationView => ({ id: i.id, email: i.email, role: i.role, expires_at: i.expiresAt.toISOString(), created_at: i.createdAt.toISOString() });
+export interface InvitationView {
+  id: string;
+  email: string;
+  role: Role;
+  expires_at: string;
+  created_at: string;
+}
+const viewInvitation = (i: Invitation): InvitationView => ({
+  id: i.id,
+  email: i.email,
+  role: i.role,
+  expires_at: i.expiresAt.toISOString(),
+  created_at: i.createdAt.toISOString(),
+});
 
 /** What ManagePeople is built from (one object, named, instead of positions). */
 export interface ManagePeopleDeps {
@@ -60,7 +83,8 @@ export class ManagePeople {
 
   async list(actor: Actor): Promise<{ people: PersonView[]; invitations: InvitationView[] }> {
     const people = (await this.deps.people.list(actor.accountId)).map(viewPerson);
-    const invitations = actor.role === 'owner' ? (await this.deps.invitations.pending(actor.accountId, this.deps.clock.now())).map(viewInvitation) : [];
+    const invitations =
+      actor.role === 'owner' ? (await this.deps.invitations.pending(actor.accountId, this.deps.clock.now())).map(viewInvitation) : [];
     return { people, invitations };
   }
 
@@ -68,25 +92,42 @@ export class ManagePeople {
   async invite(actor: Actor, input: { email: string; role: Role }): Promise<{ invitation: InvitationView; token: string; link: string }> {
     requireOwner(actor, 'people');
     const email = input.email.trim().toLowerCase();
-    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 320) throw new DomainError('validation_failed', {}, [{ field: 'email', rule: 'an e-mail address' }]);
-    if (input.role !== 'owner' && input.role !== 'member') throw new DomainError('validation_failed', {}, [{ field: 'role', rule: 'owner or member' }]);
+    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 320)
+      throw new DomainError('validation_failed', {}, [{ field: 'email', rule: 'an e-mail address' }]);
+    if (input.role !== 'owner' && input.role !== 'member')
+      throw new DomainError('validation_failed', {}, [{ field: 'role', rule: 'owner or member' }]);
     if (await this.deps.accounts.findPersonByEmail(email)) throw new DomainError('person_exists', { email });
     const token = this.deps.random.base62(43);
     const now = this.deps.clock.now();
     const invitation: Invitation = {
-      id: this.deps.random.id(), accountId: actor.accountId, email, role: input.role, tokenHash: this.deps.hasher.sha256(token),
-      invitedBy: actor.personId, createdAt: now, expiresAt: new Date(now.getTime() + INVITATION_TTL_MS), acceptedAt: null, revokedAt: null,
+      id: this.deps.random.id(),
+      accountId: actor.accountId,
+      email,
+      role: input.role,
+      tokenHash: this.deps.hasher.sha256(token),
+      invitedBy: actor.personId,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
+      acceptedAt: null,
+      revokedAt: null,
     };
     const link = `${this.deps.consoleUrl.replace(/\/$/, '')}/invitations?token=${token}`;
     await this.deps.uow.transaction(async () => {
       await this.deps.invitations.insert(invitation);
-      await this.deps.outbox.enqueue([{
-        id: this.deps.random.id(), noticeId: invitation.id, recipientId: invitation.id, address: email,
-        subject: 'Domivka: запрошення до рахунку / an invitation to an account',
-        body: `Вас запросили до рахунку Domivka (роль: ${input.role}). Посилання діє 7 днів, один раз:\n${link}\n\n`
-          + `You are invited to a Domivka account (role: ${input.role}). The link works once, for 7 days:\n${link}\n`,
-        attempts: 0, createdAt: now,
-      }]);
+      await this.deps.outbox.enqueue([
+        {
+          id: this.deps.random.id(),
+          noticeId: invitation.id,
+          recipientId: invitation.id,
+          address: email,
+          subject: 'Domivka: запрошення до рахунку / an invitation to an account',
+          body:
+            `Вас запросили до рахунку Domivka (роль: ${input.role}). Посилання діє 7 днів, один раз:\n${link}\n\n` +
+            `You are invited to a Domivka account (role: ${input.role}). The link works once, for 7 days:\n${link}\n`,
+          attempts: 0,
+          createdAt: now,
+        },
+      ]);
       await this.append('person.invited', actor, `invitation:${invitation.id}`, { email, role: input.role });
     });
     return { invitation: viewInvitation(invitation), token, link };
@@ -105,23 +146,39 @@ export class ManagePeople {
   }
 
   /** Accepting creates the person; the TOTP secret is returned once, for their authenticator app. */
-  async accept(token: string, input: { name: string; password: string }): Promise<{ person: PersonView; totpSecret: string; totpUri: string }> {
-    if (typeof input.name !== 'string' || input.name.trim() === '' || input.name.length > 200) throw new DomainError('validation_failed', {}, [{ field: 'name', rule: '1–200 characters' }]);
-    if (typeof input.password !== 'string' || input.password.length < 12 || input.password.length > 1024) throw new DomainError('validation_failed', {}, [{ field: 'password', rule: 'at least 12 characters' }]);
+  async accept(
+    token: string,
+    input: { name: string; password: string },
+  ): Promise<{ person: PersonView; totpSecret: string; totpUri: string }> {
+    if (typeof input.name !== 'string' || input.name.trim() === '' || input.name.length > 200)
+      throw new DomainError('validation_failed', {}, [{ field: 'name', rule: '1–200 characters' }]);
+    if (typeof input.password !== 'string' || input.password.length < 12 || input.password.length > 1024)
+      throw new DomainError('validation_failed', {}, [{ field: 'password', rule: 'at least 12 characters' }]);
     const inv = await this.deps.invitations.findByTokenHash(this.deps.hasher.sha256(token));
     if (!inv) throw new DomainError('invitation_invalid');
     const totpSecret = this.deps.totp.generateSecret();
     const now = this.deps.clock.now();
     const person: Person = {
-      id: this.deps.random.id(), accountId: inv.accountId, email: inv.email, name: input.name.trim(), role: inv.role,
-      passwordHash: await this.deps.passwords.hash(input.password), totpSecret: this.deps.box.seal(totpSecret), totpLastStep: null,
-      lastSignInAt: null, createdAt: now,
+      id: this.deps.random.id(),
+      accountId: inv.accountId,
+      email: inv.email,
+      name: input.name.trim(),
+      role: inv.role,
+      passwordHash: await this.deps.passwords.hash(input.password),
+      totpSecret: this.deps.box.seal(totpSecret),
+      totpLastStep: null,
+      lastSignInAt: null,
+      createdAt: now,
     };
     await this.deps.uow.transaction(async () => {
       if (!(await this.deps.invitations.accept(inv.id, now))) throw new DomainError('invitation_invalid');
       if (await this.deps.accounts.findPersonByEmail(inv.email)) throw new DomainError('person_exists', { email: inv.email });
       await this.deps.accounts.insertPerson(person);
-      await this.append('person.joined', { personId: person.id, accountId: inv.accountId }, `person:${person.id}`, { email: person.email, role: person.role, invitation_id: inv.id });
+      await this.append('person.joined', { personId: person.id, accountId: inv.accountId }, `person:${person.id}`, {
+        email: person.email,
+        role: person.role,
+        invitation_id: inv.id,
+      });
     });
     return { person: viewPerson(person), totpSecret, totpUri: this.deps.totp.uri(totpSecret, person.email) };
   }
@@ -153,7 +210,11 @@ export class ManagePeople {
       await this.deps.people.remove(target.id, now);
       await this.deps.people.revokeSessions({ personId: target.id }, now);
       const keys = await this.deps.people.revokeKeys({ createdBy: target.id }, now, actor.personId);
-      await this.append('person.removed', actor, `person:${target.id}`, { email: target.email, left: target.id === actor.personId, keys_revoked: keys });
+      await this.append('person.removed', actor, `person:${target.id}`, {
+        email: target.email,
+        left: target.id === actor.personId,
+        keys_revoked: keys,
+      });
     });
   }
 
@@ -174,9 +235,21 @@ export class ManagePeople {
     if (others.length === 0) throw new DomainError('last_owner', { email: leaving.email });
   }
 
-  private async append<T extends EventType>(type: T, actor: Pick<Actor, 'personId' | 'accountId'>, subject: string, data: EventData[T]): Promise<void> {
+  private async append<T extends EventType>(
+    type: T,
+    actor: Pick<Actor, 'personId' | 'accountId'>,
+    subject: string,
+    data: EventData[T],
+  ): Promise<void> {
     await this.deps.events.append({
-      id: this.deps.random.id(), accountId: actor.accountId, environment: null, type, subject, actor: `person:${actor.personId}`, occurredAt: this.deps.clock.now(), data,
+      id: this.deps.random.id(),
+      accountId: actor.accountId,
+      environment: null,
+      type,
+      subject,
+      actor: `person:${actor.personId}`,
+      occurredAt: this.deps.clock.now(),
+      data,
     });
   }
 }

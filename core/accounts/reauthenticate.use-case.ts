@@ -33,14 +33,23 @@ export class Reauthenticate {
     const now = this.deps.clock.now();
     const passwordOk = await this.deps.passwords.verify(person.passwordHash, input.password);
     const twoFactor = person.twoFactorEnabled !== false;
-    const step = passwordOk && twoFactor ? await this.deps.totp.verify(this.deps.box.open(person.totpSecret), input.totp ?? '', now, person.totpLastStep) : null;
+    const step =
+      passwordOk && twoFactor
+        ? await this.deps.totp.verify(this.deps.box.open(person.totpSecret), input.totp ?? '', now, person.totpLastStep)
+        : null;
     if (!passwordOk || (twoFactor && step === null)) throw new DomainError('sign_in_failed');
     await this.deps.uow.transaction(async () => {
       if (!(await this.deps.accounts.recordSignIn(person.id, now, step))) throw new DomainError('sign_in_failed');
       await this.deps.people.reauthenticated(human.session.id, now);
       await this.deps.events.append({
-        id: this.deps.random.id(), accountId: person.accountId, environment: null, type: 'person.reauthenticated',
-        subject: `person:${person.id}`, actor: `person:${person.id}`, occurredAt: now, data: { session_id: human.session.id },
+        id: this.deps.random.id(),
+        accountId: person.accountId,
+        environment: null,
+        type: 'person.reauthenticated',
+        subject: `person:${person.id}`,
+        actor: `person:${person.id}`,
+        occurredAt: now,
+        data: { session_id: human.session.id },
       });
     });
     return { authenticatedAt: now };

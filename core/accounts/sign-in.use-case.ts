@@ -15,8 +15,7 @@ import type { PasswordHasher, TotpVerifier } from './ports/credentials.port.js';
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 
 /** An argon2id hash of a random string, verified when the e-mail is unknown so timing tells nothing. */
-export const DUMMY_PASSWORD_HASH =
-  '$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$W9ZT5wN+5vh8i1dYQ5IYKhY9fYV1uNrqDRP6b7bD5lE';
+export const DUMMY_PASSWORD_HASH = '$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$W9ZT5wN+5vh8i1dYQ5IYKhY9fYV1uNrqDRP6b7bD5lE';
 
 export interface SignedIn {
   readonly token: string;
@@ -47,7 +46,10 @@ export class SignIn {
     const passwordOk = await this.deps.passwords.verify(person?.passwordHash ?? DUMMY_PASSWORD_HASH, input.password);
     const now = this.deps.clock.now();
     const twoFactor = person?.twoFactorEnabled !== false;
-    const step = person && passwordOk && twoFactor ? await this.deps.totp.verify(this.deps.box.open(person.totpSecret), input.totp, now, person.totpLastStep) : null;
+    const step =
+      person && passwordOk && twoFactor
+        ? await this.deps.totp.verify(this.deps.box.open(person.totpSecret), input.totp, now, person.totpLastStep)
+        : null;
     // One answer for every failure: which factor failed is not told.
     if (!person || !passwordOk || (twoFactor && step === null)) throw new DomainError('sign_in_failed');
     const token = this.deps.random.base62(43);
@@ -66,14 +68,19 @@ export class SignIn {
       if (!(await this.deps.accounts.recordSignIn(person.id, now, step))) throw new DomainError('sign_in_failed');
       await this.deps.sessions.insert(session);
       await this.deps.events.append({
-        id: this.deps.random.id(), accountId: person.accountId, environment: null, type: 'person.signed_in',
-        subject: `person:${person.id}`, actor: `person:${person.id}`, occurredAt: now, data: { session_id: session.id },
+        id: this.deps.random.id(),
+        accountId: person.accountId,
+        environment: null,
+        type: 'person.signed_in',
+        subject: `person:${person.id}`,
+        actor: `person:${person.id}`,
+        occurredAt: now,
+        data: { session_id: session.id },
       });
     });
     return { token, session, person };
   }
 }
-
 
 /** What AuthenticateSession is built from (one object, named, instead of positions). */
 export interface AuthenticateSessionDeps {
@@ -96,7 +103,10 @@ export class AuthenticateSession {
 }
 
 export class SignOut {
-  constructor(private readonly sessions: SessionRepository, private readonly clock: Clock) {}
+  constructor(
+    private readonly sessions: SessionRepository,
+    private readonly clock: Clock,
+  ) {}
 
   async execute(session: Session): Promise<void> {
     await this.sessions.revoke(session.id, this.clock.now());

@@ -44,7 +44,12 @@ export class Accounting {
       const spent = await this.deps.spend.spent(key.id, month);
       const left = Math.max(0, key.spendLimit - spent);
       throw new DomainError('spend_limit_exceeded', {
-        key_id: key.id, month, limit: formatUah(key.spendLimit), spent: formatUah(spent), left: formatUah(left), amount: formatUah(amount),
+        key_id: key.id,
+        month,
+        limit: formatUah(key.spendLimit),
+        spent: formatUah(spent),
+        left: formatUah(left),
+        amount: formatUah(amount),
       });
     }
   }
@@ -55,10 +60,16 @@ export class Accounting {
 
   /** A charge, pending until post() or void(). */
   async reserve(input: {
-    accountId: string; environment: Environment; amount: number; kind: LedgerKind; domain: string | null;
-    description: string; key: ChargingKey | null;
+    accountId: string;
+    environment: Environment;
+    amount: number;
+    kind: LedgerKind;
+    domain: string | null;
+    description: string;
+    key: ChargingKey | null;
   }): Promise<LedgerEntry> {
-    if (!Number.isSafeInteger(input.amount) || input.amount <= 0) throw new Error(`a charge must be positive kopiykas, got ${input.amount}`);
+    if (!Number.isSafeInteger(input.amount) || input.amount <= 0)
+      throw new Error(`a charge must be positive kopiykas, got ${input.amount}`);
     const now = this.deps.clock.now();
     await this.reserveSpend(input.key, input.amount, now);
     if (!(await this.deps.wallets.debit(input.accountId, input.environment, input.amount))) {
@@ -67,8 +78,15 @@ export class Accounting {
       throw new DomainError('insufficient_funds', { balance: formatUah(balance), amount: formatUah(input.amount) });
     }
     const entry: LedgerEntry = {
-      id: this.deps.random.id(), accountId: input.accountId, environment: input.environment, amount: -input.amount,
-      kind: input.kind, status: 'pending', keyId: input.key?.id ?? null, domain: input.domain, description: input.description,
+      id: this.deps.random.id(),
+      accountId: input.accountId,
+      environment: input.environment,
+      amount: -input.amount,
+      kind: input.kind,
+      status: 'pending',
+      keyId: input.key?.id ?? null,
+      domain: input.domain,
+      description: input.description,
       createdAt: now,
     };
     await this.deps.ledger.append(entry);
@@ -90,11 +108,24 @@ export class Accounting {
 
   /** A credit that stands at once (grant, top-up confirmed by the card). */
   async credit(input: {
-    accountId: string; environment: Environment; amount: number; kind: LedgerKind; description: string; keyId: string | null;
+    accountId: string;
+    environment: Environment;
+    amount: number;
+    kind: LedgerKind;
+    description: string;
+    keyId: string | null;
   }): Promise<LedgerEntry> {
     const entry: LedgerEntry = {
-      id: this.deps.random.id(), accountId: input.accountId, environment: input.environment, amount: input.amount, kind: input.kind,
-      status: 'posted', keyId: input.keyId, domain: null, description: input.description, createdAt: this.deps.clock.now(),
+      id: this.deps.random.id(),
+      accountId: input.accountId,
+      environment: input.environment,
+      amount: input.amount,
+      kind: input.kind,
+      status: 'posted',
+      keyId: input.keyId,
+      domain: null,
+      description: input.description,
+      createdAt: this.deps.clock.now(),
     };
     await this.deps.ledger.append(entry);
     await this.deps.wallets.credit(input.accountId, input.environment, input.amount);

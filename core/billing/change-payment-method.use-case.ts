@@ -9,7 +9,11 @@ import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import type { CardSetup } from './ports/card-setup.port.js';
 import { PaymentError, type SavedCard, type SavedCards } from './ports/payments.port.js';
 
-export interface CardView { environment: Environment; brand: string; last4: string }
+export interface CardView {
+  environment: Environment;
+  brand: string;
+  last4: string;
+}
 const viewCard = (c: SavedCard): CardView => ({ environment: c.environment, brand: c.brand, last4: c.last4 });
 
 /** Luhn check (ISO/IEC 7812-1): a mistyped card number is caught before it is saved. */
@@ -24,7 +28,13 @@ const luhn = (digits: string): boolean => {
 };
 
 const brandOf = (digits: string): string =>
-  digits.startsWith('4') ? 'visa' : /^5[1-5]/.test(digits) || /^2[2-7]/.test(digits) ? 'mastercard' : /^3[47]/.test(digits) ? 'amex' : 'card';
+  digits.startsWith('4')
+    ? 'visa'
+    : /^5[1-5]/.test(digits) || /^2[2-7]/.test(digits)
+      ? 'mastercard'
+      : /^3[47]/.test(digits)
+        ? 'amex'
+        : 'card';
 
 /** What ChangePaymentMethod is built from (one object, named, instead of positions). */
 export interface ChangePaymentMethodDeps {
@@ -56,8 +66,12 @@ export class ChangePaymentMethod {
     const digits = cardNumber.replace(/[\s-]/g, '');
     if (!/^\d{12,19}$/.test(digits) || !luhn(digits)) throw new DomainError('card_invalid');
     const card: SavedCard = {
-      accountId: human.actor.accountId, environment: 'test', brand: brandOf(digits), last4: digits.slice(-4),
-      paymentMethodRef: `pm_sandbox_${digits.slice(-4)}`, customerRef: null,
+      accountId: human.actor.accountId,
+      environment: 'test',
+      brand: brandOf(digits),
+      last4: digits.slice(-4),
+      paymentMethodRef: `pm_sandbox_${digits.slice(-4)}`,
+      customerRef: null,
     };
     await this.save(human, card);
     return viewCard(card);
@@ -68,7 +82,9 @@ export class ChangePaymentMethod {
     const setup = this.deps.setups(environment);
     if (!setup) throw new DomainError('card_setup_unavailable', { environment });
     const existing = await this.deps.cards.find(human.actor.accountId, environment);
-    const s = await this.paying(() => setup.start({ accountId: human.actor.accountId, environment, customerRef: existing?.customerRef ?? null, email: human.person.email }));
+    const s = await this.paying(() =>
+      setup.start({ accountId: human.actor.accountId, environment, customerRef: existing?.customerRef ?? null, email: human.person.email }),
+    );
     return { setup_id: s.setupRef, client_secret: s.clientSecret };
   }
 
@@ -90,7 +106,8 @@ export class ChangePaymentMethod {
     try {
       return await fn();
     } catch (err) {
-      if (err instanceof PaymentError) throw new DomainError(err.reason === 'declined' ? 'card_declined' : 'payment_failed', { card: '(SetupIntent)', reason: err.code });
+      if (err instanceof PaymentError)
+        throw new DomainError(err.reason === 'declined' ? 'card_declined' : 'payment_failed', { card: '(SetupIntent)', reason: err.code });
       throw err;
     }
   }
@@ -100,8 +117,14 @@ export class ChangePaymentMethod {
     await this.deps.uow.transaction(async () => {
       await this.deps.cards.save(card);
       await this.deps.events.append({
-        id: this.deps.random.id(), accountId: card.accountId, environment: card.environment, type: 'account.payment_method_changed',
-        subject: `account:${card.accountId}`, actor: `person:${human.person.id}`, occurredAt: at, data: { brand: card.brand, last4: card.last4, actor_email: human.person.email },
+        id: this.deps.random.id(),
+        accountId: card.accountId,
+        environment: card.environment,
+        type: 'account.payment_method_changed',
+        subject: `account:${card.accountId}`,
+        actor: `person:${human.person.id}`,
+        occurredAt: at,
+        data: { brand: card.brand, last4: card.last4, actor_email: human.person.email },
       });
     });
   }

@@ -16,13 +16,22 @@ export interface TransactionView {
 }
 
 export const viewTransaction = (e: LedgerEntry): TransactionView => ({
-  id: e.id, amount: uah(e.amount), kind: e.kind, status: e.status, domain: e.domain, key_id: e.keyId,
-  description: e.description, created_at: e.createdAt.toISOString(),
+  id: e.id,
+  amount: uah(e.amount),
+  kind: e.kind,
+  status: e.status,
+  domain: e.domain,
+  key_id: e.keyId,
+  description: e.description,
+  created_at: e.createdAt.toISOString(),
 });
 
 /** GET /v1/billing/balance and /v1/billing/transactions (billing.read). */
 export class ReadBilling {
-  constructor(private readonly accounting: Accounting, private readonly ledger: Ledger) {}
+  constructor(
+    private readonly accounting: Accounting,
+    private readonly ledger: Ledger,
+  ) {}
 
   async balance(key: ApiKey): Promise<{ balance: Money }> {
     return { balance: uah(await this.accounting.balance(key.accountId, key.environment)) };
@@ -31,7 +40,12 @@ export class ReadBilling {
   async transactions(key: ApiKey, opts: { cursor?: string; limit?: number }): Promise<Page<TransactionView>> {
     const limit = clampLimit(opts.limit);
     const after = decodeCursor(opts.cursor);
-    const rows = await this.ledger.list({ accountId: key.accountId, environment: key.environment, ...(after ? { after } : {}), limit: limit + 1 });
+    const rows = await this.ledger.list({
+      accountId: key.accountId,
+      environment: key.environment,
+      ...(after ? { after } : {}),
+      limit: limit + 1,
+    });
     const page = rows.slice(0, limit);
     return { data: page.map(viewTransaction), next_cursor: rows.length > limit ? encodeCursor(page[page.length - 1]!.id) : null };
   }

@@ -53,8 +53,15 @@ export class TopUpBalance {
         const now = this.deps.clock.now();
         await this.deps.accounting.reserveSpend({ id: key.id, spendLimit: key.conditions.spendLimit }, amount, now);
         const topUp: TopUp = {
-          id: this.deps.random.id(), accountId: key.accountId, environment: key.environment, keyId: key.id, amount, status: 'pending',
-          providerId: null, failureCode: null, createdAt: now,
+          id: this.deps.random.id(),
+          accountId: key.accountId,
+          environment: key.environment,
+          keyId: key.id,
+          amount,
+          status: 'pending',
+          providerId: null,
+          failureCode: null,
+          createdAt: now,
         };
         await this.deps.topUps.insert(topUp);
         return { topUpId: topUp.id, at: now.toISOString(), card: { ...card } };
@@ -64,16 +71,30 @@ export class TopUpBalance {
     let providerId: string;
     try {
       ({ providerId } = await payments.charge({
-        amount, currency: 'UAH', card, idempotencyKey: pending.topUpId, description: `Domivka balance top-up ${pending.topUpId}`,
+        amount,
+        currency: 'UAH',
+        card,
+        idempotencyKey: pending.topUpId,
+        description: `Domivka balance top-up ${pending.topUpId}`,
       }));
     } catch (err) {
       if (!(err instanceof PaymentError)) throw err; // unknown outcome: a retry asks the provider again, same key
       await cp.reach('voided', async () => {
         await this.deps.accounting.releaseSpend(key.id, amount, new Date(pending.at));
-        await this.deps.topUps.update(pending.topUpId, { status: err.reason === 'declined' ? 'declined' : 'failed', providerId: null, failureCode: err.code });
+        await this.deps.topUps.update(pending.topUpId, {
+          status: err.reason === 'declined' ? 'declined' : 'failed',
+          providerId: null,
+          failureCode: err.code,
+        });
         await this.deps.events.append({
-          id: this.deps.random.id(), accountId: key.accountId, environment: key.environment, type: 'billing.topup_failed',
-          subject: `topup:${pending.topUpId}`, actor: `key:${key.id}`, occurredAt: this.deps.clock.now(), data: { amount, reason: err.reason, code: err.code },
+          id: this.deps.random.id(),
+          accountId: key.accountId,
+          environment: key.environment,
+          type: 'billing.topup_failed',
+          subject: `topup:${pending.topUpId}`,
+          actor: `key:${key.id}`,
+          occurredAt: this.deps.clock.now(),
+          data: { amount, reason: err.reason, code: err.code },
         });
         return {};
       });
@@ -83,17 +104,32 @@ export class TopUpBalance {
     const out = await cp.reach('credited', async () => {
       const now = this.deps.clock.now();
       await this.deps.accounting.credit({
-        accountId: key.accountId, environment: key.environment, amount, kind: 'topup', keyId: key.id, description: `Top-up from ${card4}`,
+        accountId: key.accountId,
+        environment: key.environment,
+        amount,
+        kind: 'topup',
+        keyId: key.id,
+        description: `Top-up from ${card4}`,
       });
       await this.deps.topUps.update(pending.topUpId, { status: 'succeeded', providerId, failureCode: null });
       await this.deps.events.append({
-        id: this.deps.random.id(), accountId: key.accountId, environment: key.environment, type: 'billing.topup_succeeded',
-        subject: `topup:${pending.topUpId}`, actor: `key:${key.id}`, occurredAt: now, data: { amount, provider_id: providerId, card: { brand: card.brand, last4: card.last4 } },
+        id: this.deps.random.id(),
+        accountId: key.accountId,
+        environment: key.environment,
+        type: 'billing.topup_succeeded',
+        subject: `topup:${pending.topUpId}`,
+        actor: `key:${key.id}`,
+        occurredAt: now,
+        data: { amount, provider_id: providerId, card: { brand: card.brand, last4: card.last4 } },
       });
       const balance = await this.deps.accounting.balance(key.accountId, key.environment);
       const result: TopUpView = {
-        id: pending.topUpId, amount: uah(amount), status: 'succeeded', card: { brand: card.brand, last4: card.last4 },
-        balance: uah(balance), created_at: pending.at,
+        id: pending.topUpId,
+        amount: uah(amount),
+        status: 'succeeded',
+        card: { brand: card.brand, last4: card.last4 },
+        balance: uah(balance),
+        created_at: pending.at,
       };
       return { result };
     });

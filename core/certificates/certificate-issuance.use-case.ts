@@ -95,7 +95,11 @@ export class CertificateIssuance {
       : [
           { environment: 'live', accountNow: real },
           { environment: 'test', exclude: travelled.map((t) => t.accountId), accountNow: real },
-          ...travelled.map((t) => ({ environment: 'test' as const, accountId: t.accountId, accountNow: new Date(real.getTime() + t.offsetMs) })),
+          ...travelled.map((t) => ({
+            environment: 'test' as const,
+            accountId: t.accountId,
+            accountNow: new Date(real.getTime() + t.offsetMs),
+          })),
         ];
     for (const g of groups) {
       if (!this.deps.environments.isAvailable(g.environment)) continue;
@@ -103,8 +107,14 @@ export class CertificateIssuance {
         const token = this.deps.random.id();
         const now = this.deps.clock.now();
         const claimed = await this.deps.certificates.claimDue({
-          environment: g.environment, ...(g.accountId ? { accountId: g.accountId } : {}), ...(g.exclude ? { excludeAccounts: g.exclude } : {}),
-          accountNow: g.accountNow, now, leaseUntil: new Date(now.getTime() + LEASE_MS), token, limit: BATCH,
+          environment: g.environment,
+          ...(g.accountId ? { accountId: g.accountId } : {}),
+          ...(g.exclude ? { excludeAccounts: g.exclude } : {}),
+          accountNow: g.accountNow,
+          now,
+          leaseUntil: new Date(now.getTime() + LEASE_MS),
+          token,
+          limit: BATCH,
         });
         for (const c of claimed) {
           try {
@@ -150,8 +160,10 @@ export class CertificateIssuance {
     } catch (err) {
       const known = err instanceof CertificateAuthorityError;
       // Our own DNS refusing the proof (zone gone, too busy) is ours to say, and worth another try.
-      const reason = known ? err.reason
-        : isDomainError(err) ? `Our DNS could not publish the DNS-01 proof (${err.code}${err.fact('domain') ? `: ${String(err.fact('domain'))}` : ''}).`
+      const reason = known
+        ? err.reason
+        : isDomainError(err)
+          ? `Our DNS could not publish the DNS-01 proof (${err.code}${err.fact('domain') ? `: ${String(err.fact('domain'))}` : ''}).`
           : 'The certificate authority could not be reached or answered unexpectedly.';
       const retryable = known ? err.retryable : true;
       await this.failed(c, kind, reason, retryable, startedAt);
@@ -162,17 +174,43 @@ export class CertificateIssuance {
     const lifetime = issued.notAfter.getTime() - issued.notBefore.getTime();
     const renewAfter = new Date(issued.notAfter.getTime() - Math.min(this.deps.options.renewBeforeMs, Math.floor(lifetime / 3)));
     const next: Certificate = {
-      ...c, status: 'issued', ca: ca.kind, csrPem, keySealed: fresh ? this.deps.box.seal(fresh.privateKeyPem) : c.keySealed,
-      chainPem: issued.chainPem, notBefore: issued.notBefore, notAfter: issued.notAfter, issuer: issued.issuer, serial: issued.serial,
-      failureReason: null, attempts: 0, nextAttemptAt: null, renewAfter, updatedAt: now, issuedAt: now,
+      ...c,
+      status: 'issued',
+      ca: ca.kind,
+      csrPem,
+      keySealed: fresh ? this.deps.box.seal(fresh.privateKeyPem) : c.keySealed,
+      chainPem: issued.chainPem,
+      notBefore: issued.notBefore,
+      notAfter: issued.notAfter,
+      issuer: issued.issuer,
+      serial: issued.serial,
+      failureReason: null,
+      attempts: 0,
+      nextAttemptAt: null,
+      renewAfter,
+      updatedAt: now,
+      issuedAt: now,
     };
     const written = await this.deps.uow.transaction(async () => {
       // Only if nobody revoked it while the CA worked: a revocation must never be undone.
       if (!(await this.deps.certificates.update(next, c.status))) return false;
-      await this.deps.certificates.recordAttempt({ id: this.deps.random.id(), certificateId: c.id, kind, outcome: 'issued', reason: null, startedAt, finishedAt: now });
+      await this.deps.certificates.recordAttempt({
+        id: this.deps.random.id(),
+        certificateId: c.id,
+        kind,
+        outcome: 'issued',
+        reason: null,
+        startedAt,
+        finishedAt: now,
+      });
       await this.deps.events.append({
-        id: this.deps.random.id(), accountId: c.accountId, environment: c.environment, type: kind === 'issue' ? 'certificate.issued' : 'certificate.renewed',
-        subject: `certificate:${c.id}`, actor: 'system:certificates', occurredAt: now,
+        id: this.deps.random.id(),
+        accountId: c.accountId,
+        environment: c.environment,
+        type: kind === 'issue' ? 'certificate.issued' : 'certificate.renewed',
+        subject: `certificate:${c.id}`,
+        actor: 'system:certificates',
+        occurredAt: now,
         data: { names: [...c.names], serial: issued.serial, issuer: issued.issuer, not_after: issued.notAfter.toISOString() },
       });
       return true;
@@ -192,16 +230,33 @@ export class CertificateIssuance {
     // A failed renewal leaves the certificate issued and tries again (daily after a refusal) until it expires.
     const wait = retryable ? BACKOFF_MS[Math.min(attempts - 1, BACKOFF_MS.length - 1)]! : DAY;
     const next: Certificate = {
-      ...c, status: giveUp ? 'failed' : c.status, failureReason: reason, attempts,
-      nextAttemptAt: giveUp ? null : new Date(now.getTime() + wait), updatedAt: now,
+      ...c,
+      status: giveUp ? 'failed' : c.status,
+      failureReason: reason,
+      attempts,
+      nextAttemptAt: giveUp ? null : new Date(now.getTime() + wait),
+      updatedAt: now,
     };
     await this.deps.uow.transaction(async () => {
       if (!(await this.deps.certificates.update(next, c.status))) return; // revoked meanwhile: nothing to record
-      await this.deps.certificates.recordAttempt({ id: this.deps.random.id(), certificateId: c.id, kind, outcome: giveUp || !retryable ? 'failed' : 'retry', reason, startedAt, finishedAt: now });
+      await this.deps.certificates.recordAttempt({
+        id: this.deps.random.id(),
+        certificateId: c.id,
+        kind,
+        outcome: giveUp || !retryable ? 'failed' : 'retry',
+        reason,
+        startedAt,
+        finishedAt: now,
+      });
       if (giveUp || kind === 'renew') {
         await this.deps.events.append({
-          id: this.deps.random.id(), accountId: c.accountId, environment: c.environment, type: giveUp ? 'certificate.failed' : 'certificate.renewal_failed',
-          subject: `certificate:${c.id}`, actor: 'system:certificates', occurredAt: now,
+          id: this.deps.random.id(),
+          accountId: c.accountId,
+          environment: c.environment,
+          type: giveUp ? 'certificate.failed' : 'certificate.renewal_failed',
+          subject: `certificate:${c.id}`,
+          actor: 'system:certificates',
+          occurredAt: now,
           data: { names: [...c.names], domains: [...c.domains], reason, attempts, retryable, not_after: c.notAfter?.toISOString() ?? null },
         });
       }
@@ -213,8 +268,14 @@ export class CertificateIssuance {
     await this.deps.uow.transaction(async () => {
       if (!(await this.deps.certificates.update({ ...c, status: 'expired', nextAttemptAt: null, updatedAt: now }, 'issued'))) return;
       await this.deps.events.append({
-        id: this.deps.random.id(), accountId: c.accountId, environment: c.environment, type: 'certificate.expired', subject: `certificate:${c.id}`,
-        actor: 'system:certificates', occurredAt: now, data: { names: [...c.names], domains: [...c.domains], not_after: c.notAfter?.toISOString() ?? null },
+        id: this.deps.random.id(),
+        accountId: c.accountId,
+        environment: c.environment,
+        type: 'certificate.expired',
+        subject: `certificate:${c.id}`,
+        actor: 'system:certificates',
+        occurredAt: now,
+        data: { names: [...c.names], domains: [...c.domains], not_after: c.notAfter?.toISOString() ?? null },
       });
     });
     return 'expired';

@@ -23,17 +23,26 @@ export const normalizeNames = (input: readonly string[]): string[] => {
       if (!out.includes(name)) out.push(name);
     } catch {
       details.push({
-        field: `/body/domains/${i}`, rule: 'certificate-name', value: raw.slice(0, 300),
-        message: { uk: 'очікується ім’я хоста або *.<ім’я хоста> (зірочка лише як ціла крайня ліва мітка)', en: 'expected a host name or *.<host name> (a wildcard only as the whole left-most label)' },
+        field: `/body/domains/${i}`,
+        rule: 'certificate-name',
+        value: raw.slice(0, 300),
+        message: {
+          uk: 'очікується ім’я хоста або *.<ім’я хоста> (зірочка лише як ціла крайня ліва мітка)',
+          en: 'expected a host name or *.<host name> (a wildcard only as the whole left-most label)',
+        },
       });
     }
   });
   if (details.length > 0) throw new DomainError('validation_failed', {}, details);
   if (out.length === 0 || out.length > MAX_NAMES) {
-    throw new DomainError('validation_failed', {}, [{
-      field: '/body/domains', rule: 'count', value: out.length,
-      message: { uk: `від 1 до ${MAX_NAMES} імен`, en: `from 1 to ${MAX_NAMES} names` },
-    }]);
+    throw new DomainError('validation_failed', {}, [
+      {
+        field: '/body/domains',
+        rule: 'count',
+        value: out.length,
+        message: { uk: `від 1 до ${MAX_NAMES} імен`, en: `from 1 to ${MAX_NAMES} names` },
+      },
+    ]);
   }
   return out;
 };

@@ -76,15 +76,42 @@ export class Certificates {
     }
     const now = this.deps.clock.now();
     const cert: Certificate = {
-      id: `crt_${this.deps.random.id()}`, accountId: key.accountId, environment: key.environment, names, domains, status: 'pending', ca: ca.kind,
-      csrPem, keySealed, chainPem: null, notBefore: null, notAfter: null, issuer: null, serial: null, failureReason: null, attempts: 0,
-      nextAttemptAt: now, renewAfter: null, autoRenew: input.auto_renew ?? true, keyId: key.id, createdAt: now, updatedAt: now, issuedAt: null, revokedAt: null,
+      id: `crt_${this.deps.random.id()}`,
+      accountId: key.accountId,
+      environment: key.environment,
+      names,
+      domains,
+      status: 'pending',
+      ca: ca.kind,
+      csrPem,
+      keySealed,
+      chainPem: null,
+      notBefore: null,
+      notAfter: null,
+      issuer: null,
+      serial: null,
+      failureReason: null,
+      attempts: 0,
+      nextAttemptAt: now,
+      renewAfter: null,
+      autoRenew: input.auto_renew ?? true,
+      keyId: key.id,
+      createdAt: now,
+      updatedAt: now,
+      issuedAt: null,
+      revokedAt: null,
     };
     await this.deps.uow.transaction(async () => {
       await this.deps.certificates.insert(cert);
       await this.deps.events.append({
-        id: this.deps.random.id(), accountId: key.accountId, environment: key.environment, type: 'certificate.requested', subject: `certificate:${cert.id}`,
-        actor: `key:${key.id}`, occurredAt: now, data: { names, domains, ca: ca.kind, csr: input.csr !== undefined },
+        id: this.deps.random.id(),
+        accountId: key.accountId,
+        environment: key.environment,
+        type: 'certificate.requested',
+        subject: `certificate:${cert.id}`,
+        actor: `key:${key.id}`,
+        occurredAt: now,
+        data: { names, domains, ca: ca.kind, csr: input.csr !== undefined },
       });
       this.deps.uow.afterCommit(() => this.deps.queue.enqueue(cert.id));
     });
@@ -117,7 +144,11 @@ export class Certificates {
     const out: Certificate[] = [];
     let next: string | undefined = undefined;
     for (let round = 0; ; round++) {
-      const batch = await this.deps.certificates.list(key.accountId, key.environment, { ...(before ? { before } : {}), limit, ...(domain ? { domain } : {}) });
+      const batch = await this.deps.certificates.list(key.accountId, key.environment, {
+        ...(before ? { before } : {}),
+        limit,
+        ...(domain ? { domain } : {}),
+      });
       let i = 0;
       for (; i < batch.length && out.length < limit; i++) {
         before = cursorOf(batch[i]!);
@@ -151,10 +182,18 @@ export class Certificates {
   async privateKey(key: ApiKey, id: string): Promise<string> {
     const c = await this.load(key, id, 'cert.issue');
     if (!c.keySealed) throw new DomainError('private_key_not_held', { certificate_id: id });
-    await this.deps.uow.transaction(() => this.deps.events.append({
-      id: this.deps.random.id(), accountId: c.accountId, environment: c.environment, type: 'certificate.private_key_read', subject: `certificate:${c.id}`,
-      actor: `key:${key.id}`, occurredAt: this.deps.clock.now(), data: {},
-    }));
+    await this.deps.uow.transaction(() =>
+      this.deps.events.append({
+        id: this.deps.random.id(),
+        accountId: c.accountId,
+        environment: c.environment,
+        type: 'certificate.private_key_read',
+        subject: `certificate:${c.id}`,
+        actor: `key:${key.id}`,
+        occurredAt: this.deps.clock.now(),
+        data: {},
+      }),
+    );
     return this.deps.box.open(c.keySealed);
   }
 
@@ -176,8 +215,14 @@ export class Certificates {
       // Conditional: a renewal finishing meanwhile must not bring the certificate back, nor this undo it.
       if (!(await this.deps.certificates.update(revoked, 'issued'))) return false;
       await this.deps.events.append({
-        id: this.deps.random.id(), accountId: c.accountId, environment: c.environment, type: 'certificate.revoked', subject: `certificate:${c.id}`,
-        actor: `key:${key.id}`, occurredAt: now, data: { reason, serial: c.serial },
+        id: this.deps.random.id(),
+        accountId: c.accountId,
+        environment: c.environment,
+        type: 'certificate.revoked',
+        subject: `certificate:${c.id}`,
+        actor: `key:${key.id}`,
+        occurredAt: now,
+        data: { reason, serial: c.serial },
       });
       return true;
     });
@@ -199,7 +244,8 @@ export class Certificates {
 
   private async load(key: ApiKey, id: string, right: RightName): Promise<Certificate> {
     const c = await this.deps.certificates.find(id);
-    if (!c || c.accountId !== key.accountId || c.environment !== key.environment) throw new DomainError('certificate_not_found', { certificate_id: id });
+    if (!c || c.accountId !== key.accountId || c.environment !== key.environment)
+      throw new DomainError('certificate_not_found', { certificate_id: id });
     for (const d of c.domains) await this.deps.authorizer.check(key, right, d);
     return c;
   }

@@ -13,19 +13,21 @@ export interface ChallengePropagation {
   served(name: string, value: string): Promise<void>;
 }
 
-export const zoneChallengeSolver = (dns01: Dns01Solver, propagation: ChallengePropagation) => (c: Certificate): DnsChallengeSolver => {
-  const scope = { accountId: c.accountId, environment: c.environment };
-  const actor = `system:certificates:${c.id}`;
-  return {
-    async present(host, value) {
-      const zone = domainOf(host, c.domains);
-      if (!zone) throw new CertificateAuthorityError(`${host} is not inside the certificate's domains (${c.domains.join(', ')})`, false);
-      const id = await dns01.present(scope, zone, host, value, actor);
-      // A public CA looks right after we say "ready": in a worker without its own DNS server, wait
-      // until the server process (which picks changes up by polling) answers with the value.
-      if (c.ca === 'acme') await propagation.served(`_acme-challenge.${host}`, value);
-      return id;
-    },
-    cleanup: (handle) => dns01.cleanUp(scope, handle, actor),
+export const zoneChallengeSolver =
+  (dns01: Dns01Solver, propagation: ChallengePropagation) =>
+  (c: Certificate): DnsChallengeSolver => {
+    const scope = { accountId: c.accountId, environment: c.environment };
+    const actor = `system:certificates:${c.id}`;
+    return {
+      async present(host, value) {
+        const zone = domainOf(host, c.domains);
+        if (!zone) throw new CertificateAuthorityError(`${host} is not inside the certificate's domains (${c.domains.join(', ')})`, false);
+        const id = await dns01.present(scope, zone, host, value, actor);
+        // A public CA looks right after we say "ready": in a worker without its own DNS server, wait
+        // until the server process (which picks changes up by polling) answers with the value.
+        if (c.ca === 'acme') await propagation.served(`_acme-challenge.${host}`, value);
+        return id;
+      },
+      cleanup: (handle) => dns01.cleanUp(scope, handle, actor),
+    };
   };
-};

@@ -27,16 +27,29 @@ export class HumanReads {
   constructor(private readonly deps: HumanReadsDeps) {}
 
   async domainList(actor: Actor, environment: Environment): Promise<DomainView[]> {
-    const rows = await this.deps.domains.list({ accountId: actor.accountId, environment, scope: { all: true, names: [], labels: [] }, limit: 200 });
+    const rows = await this.deps.domains.list({
+      accountId: actor.accountId,
+      environment,
+      scope: { all: true, names: [], labels: [] },
+      limit: 200,
+    });
     return rows.map(viewDomain);
   }
 
-  async domain(actor: Actor, environment: Environment, name: string): Promise<{ domain: DomainView; records: RecordSetView[]; serial: number | null }> {
+  async domain(
+    actor: Actor,
+    environment: Environment,
+    name: string,
+  ): Promise<{ domain: DomainView; records: RecordSetView[]; serial: number | null }> {
     const n = normalizeDomain(name);
     const d = await this.deps.domains.find(actor.accountId, environment, n);
     if (!d) throw new DomainError('domain_not_found', { domain: n });
     const zone = await this.deps.zones.find(actor.accountId, environment, n);
-    const records = zone ? [...zone.recordSets].sort((a, b) => (a.name === b.name ? a.type.localeCompare(b.type) : a.name.localeCompare(b.name))).map(viewRecordSet) : [];
+    const records = zone
+      ? [...zone.recordSets]
+          .sort((a, b) => (a.name === b.name ? a.type.localeCompare(b.type) : a.name.localeCompare(b.name)))
+          .map(viewRecordSet)
+      : [];
     return { domain: viewDomain(d), records, serial: zone?.serial ?? null };
   }
 

@@ -51,7 +51,11 @@ export class AdvanceLifecycle {
     const travelled = await this.deps.accountClock.travelled();
     const groups: Array<{ environment: Environment; accountId?: string; exclude?: string[]; now: Date }> = [];
     if (only) {
-      groups.push({ environment: only.environment, accountId: only.accountId, now: await this.deps.accountClock.now(only.accountId, only.environment) });
+      groups.push({
+        environment: only.environment,
+        accountId: only.accountId,
+        now: await this.deps.accountClock.now(only.accountId, only.environment),
+      });
     } else {
       groups.push({ environment: 'live', now: real });
       groups.push({ environment: 'test', exclude: travelled.map((t) => t.accountId), now: real });
@@ -77,8 +81,13 @@ export class AdvanceLifecycle {
     for (const g of groups) {
       const today = kyivDate(g.now);
       const base = {
-        environment: g.environment, ...(g.accountId ? { accountId: g.accountId } : {}), ...(g.exclude ? { excludeAccounts: g.exclude } : {}),
-        until: addDays(today, AUTO_RENEW_LEAD_DAYS), now: real, leaseUntil: new Date(real.getTime() + LEASE_MS), limit: BATCH,
+        environment: g.environment,
+        ...(g.accountId ? { accountId: g.accountId } : {}),
+        ...(g.exclude ? { excludeAccounts: g.exclude } : {}),
+        until: addDays(today, AUTO_RENEW_LEAD_DAYS),
+        now: real,
+        leaseUntil: new Date(real.getTime() + LEASE_MS),
+        limit: BATCH,
       };
       if (unfinished.size > 0) {
         const token = this.deps.random.id();
@@ -126,12 +135,19 @@ export class AdvanceLifecycle {
         }
       }
       const resuming = run !== null;
-      if (resuming || (d.autoRenew && renewable && today >= addDays(d.expiresOn, -AUTO_RENEW_LEAD_DAYS) && d.autoRenewFailedFor !== d.expiresOn)) {
+      if (
+        resuming ||
+        (d.autoRenew && renewable && today >= addDays(d.expiresOn, -AUTO_RENEW_LEAD_DAYS) && d.autoRenewFailedFor !== d.expiresOn)
+      ) {
         // Kept in the store under the domain: a pass cut off after the registry renewed leaves the charge
         // pending, and the next pass resumes it (the same client transaction id, the expiry it renewed from).
         run ??= await this.deps.checkpoints.open(AUTO_RENEW_SCOPE, d.id);
         try {
-          await this.deps.renew.execute({ kind: 'auto', accountId: d.accountId, environment: d.environment, leaseHeld: true }, { domain: d.name, years: 1 }, run);
+          await this.deps.renew.execute(
+            { kind: 'auto', accountId: d.accountId, environment: d.environment, leaseHeld: true },
+            { domain: d.name, years: 1 },
+            run,
+          );
           await run.finish();
           report.renewed++;
           changes++;
@@ -176,8 +192,14 @@ export class AdvanceLifecycle {
     await this.deps.uow.transaction(async () => {
       await this.deps.domains.update(updated);
       await this.deps.events.append({
-        id: this.deps.random.id(), accountId: d.accountId, environment: d.environment, type: 'domain.auto_renew_failed', subject: `domain:${d.name}`,
-        actor: 'system:auto-renew', occurredAt: now, data: { domain: d.name, expires_at: d.expiresOn, reason },
+        id: this.deps.random.id(),
+        accountId: d.accountId,
+        environment: d.environment,
+        type: 'domain.auto_renew_failed',
+        subject: `domain:${d.name}`,
+        actor: 'system:auto-renew',
+        occurredAt: now,
+        data: { domain: d.name, expires_at: d.expiresOn, reason },
       });
     });
     return updated;
@@ -188,8 +210,14 @@ export class AdvanceLifecycle {
     await this.deps.uow.transaction(async () => {
       await this.deps.domains.update(updated);
       await this.deps.events.append({
-        id: this.deps.random.id(), accountId: d.accountId, environment: d.environment, type: 'domain.status_changed', subject: `domain:${d.name}`,
-        actor: 'system:lifecycle', occurredAt: now, data: { domain: d.name, from: d.status, to: updated.status, expires_at: d.expiresOn },
+        id: this.deps.random.id(),
+        accountId: d.accountId,
+        environment: d.environment,
+        type: 'domain.status_changed',
+        subject: `domain:${d.name}`,
+        actor: 'system:lifecycle',
+        occurredAt: now,
+        data: { domain: d.name, from: d.status, to: updated.status, expires_at: d.expiresOn },
       });
     });
     return updated;
@@ -200,8 +228,14 @@ export class AdvanceLifecycle {
       await this.deps.domains.remove(d.id);
       await this.deps.zones.remove(d.accountId, d.environment, d.name);
       await this.deps.events.append({
-        id: this.deps.random.id(), accountId: d.accountId, environment: d.environment, type: 'domain.released', subject: `domain:${d.name}`,
-        actor: 'system:lifecycle', occurredAt: now, data: { domain: d.name, expired_on: d.expiresOn },
+        id: this.deps.random.id(),
+        accountId: d.accountId,
+        environment: d.environment,
+        type: 'domain.released',
+        subject: `domain:${d.name}`,
+        actor: 'system:lifecycle',
+        occurredAt: now,
+        data: { domain: d.name, expired_on: d.expiresOn },
       });
     });
   }

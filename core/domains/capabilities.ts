@@ -1,6 +1,13 @@
 import { DomainError } from '../kernel/errors.js';
 import type {
-  NameserverControl, RegistrantControl, Registering, Registrar, RegistrarCapability, Renewing, TransferCodes, TransferLockControl,
+  NameserverControl,
+  RegistrantControl,
+  Registering,
+  Registrar,
+  RegistrarCapability,
+  Renewing,
+  TransferCodes,
+  TransferLockControl,
 } from './ports/registrar.port.js';
 
 type Ability = {
@@ -13,7 +20,12 @@ type Ability = {
 };
 
 const method: Record<RegistrarCapability, string> = {
-  register: 'register', renew: 'renew', nameservers: 'setNameservers', transfer_lock: 'setTransferLock', transfer_code: 'transferCode', registrant: 'changeRegistrant',
+  register: 'register',
+  renew: 'renew',
+  nameservers: 'setNameservers',
+  transfer_lock: 'setTransferLock',
+  transfer_code: 'transferCode',
+  registrant: 'changeRegistrant',
 };
 
 /** Returns the registrar narrowed to an ability, or refuses with `registrar_capability_missing`. */

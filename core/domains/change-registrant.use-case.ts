@@ -19,14 +19,17 @@ export const checkRegistrant = (c: RegistrantContact): Array<{ field: string; ru
   if (!text(c.name, 255)) bad.push({ field: 'name', rule: 'required, 1–255 characters' });
   if (c.organization != null && !text(c.organization, 255)) bad.push({ field: 'organization', rule: '1–255 characters' });
   if (typeof c.email !== 'string' || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(c.email)) bad.push({ field: 'email', rule: 'an e-mail address' });
-  if (c.phone != null && c.phone !== '' && !/^\+\d{1,3}\.\d{4,14}$/.test(c.phone)) bad.push({ field: 'phone', rule: 'E.164 in EPP form, +CC.NUMBER' });
+  if (c.phone != null && c.phone !== '' && !/^\+\d{1,3}\.\d{4,14}$/.test(c.phone))
+    bad.push({ field: 'phone', rule: 'E.164 in EPP form, +CC.NUMBER' });
   const a = c.address;
   if (!a || !Array.isArray(a.street) || a.street.length < 1 || a.street.length > 3 || !a.street.every((s) => text(s, 255))) {
     bad.push({ field: 'address.street', rule: '1–3 lines' });
   }
   if (!a || !text(a.city, 255)) bad.push({ field: 'address.city', rule: 'required' });
-  if (!a || typeof a.countryCode !== 'string' || !/^[A-Z]{2}$/.test(a.countryCode)) bad.push({ field: 'address.country_code', rule: 'ISO 3166-1 alpha-2, e.g. UA' });
-  if (a?.postalCode != null && a.postalCode !== '' && !text(a.postalCode, 16)) bad.push({ field: 'address.postal_code', rule: 'up to 16 characters' });
+  if (!a || typeof a.countryCode !== 'string' || !/^[A-Z]{2}$/.test(a.countryCode))
+    bad.push({ field: 'address.country_code', rule: 'ISO 3166-1 alpha-2, e.g. UA' });
+  if (a?.postalCode != null && a.postalCode !== '' && !text(a.postalCode, 16))
+    bad.push({ field: 'address.postal_code', rule: 'up to 16 characters' });
   return bad;
 };
 
@@ -44,7 +47,12 @@ export interface ChangeRegistrantDeps {
 export class ChangeRegistrant {
   constructor(private readonly deps: ChangeRegistrantDeps) {}
 
-  async execute(human: HumanContext, environment: Environment, name: string, contact: RegistrantContact): Promise<{ domain: string; registrant: RegistrantContact }> {
+  async execute(
+    human: HumanContext,
+    environment: Environment,
+    name: string,
+    contact: RegistrantContact,
+  ): Promise<{ domain: string; registrant: RegistrantContact }> {
     requireOwner(human.actor, 'registrant');
     requireRecentSignIn(human.session, this.deps.clock.now());
     const problems = checkRegistrant(contact);
@@ -62,9 +70,23 @@ export class ChangeRegistrant {
     const at = this.deps.clock.now();
     await this.deps.uow.transaction(async () => {
       await this.deps.events.append({
-        id: this.deps.random.id(), accountId: domain.accountId, environment, type: 'domain.registrant_changed',
-        subject: `domain:${domainName}`, actor: `person:${human.person.id}`, occurredAt: at,
-        data: { domain: domainName, registrant: { name: contact.name, organization: contact.organization ?? null, email: contact.email, country_code: contact.address.countryCode }, actor_email: human.person.email },
+        id: this.deps.random.id(),
+        accountId: domain.accountId,
+        environment,
+        type: 'domain.registrant_changed',
+        subject: `domain:${domainName}`,
+        actor: `person:${human.person.id}`,
+        occurredAt: at,
+        data: {
+          domain: domainName,
+          registrant: {
+            name: contact.name,
+            organization: contact.organization ?? null,
+            email: contact.email,
+            country_code: contact.address.countryCode,
+          },
+          actor_email: human.person.email,
+        },
       });
     });
     return { domain: domainName, registrant: contact };

@@ -40,9 +40,13 @@ export class ProcessRegistryMessages {
       if (domain && holder) {
         await this.deps.uow.transaction(async () => {
           await this.deps.events.append({
-            id: this.deps.random.id(), accountId: holder.accountId, environment: 'live',
+            id: this.deps.random.id(),
+            accountId: holder.accountId,
+            environment: 'live',
             type: m.kind === 'other' ? 'domain.registry_message' : `domain.${m.kind}`,
-            subject: `domain:${domain}`, actor: 'registry', occurredAt: this.deps.clock.now(),
+            subject: `domain:${domain}`,
+            actor: 'registry',
+            occurredAt: this.deps.clock.now(),
             data: { domain, message_id: m.id, queued_at: m.queuedAt, text: m.text, ...m.data },
           });
         });

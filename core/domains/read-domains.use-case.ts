@@ -21,7 +21,10 @@ export class GetDomain {
 
 /** GET /v1/domains: only the domains the key may read, ordered by name, cursor pages. */
 export class ListDomains {
-  constructor(private readonly domains: DomainRepository, private readonly visibility: Visibility) {}
+  constructor(
+    private readonly domains: DomainRepository,
+    private readonly visibility: Visibility,
+  ) {}
 
   async execute(key: ApiKey, opts: { label?: string; cursor?: string; limit?: number }): Promise<Page<DomainView>> {
     const limit = clampLimit(opts.limit);

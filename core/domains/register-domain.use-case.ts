@@ -25,8 +25,13 @@ export interface Charged {
 }
 
 /** The labels a new domain carries: those of the key's domain.register policies that select a label. */
-export const labelsForNewDomain = (key: ApiKey): string[] =>
-  [...new Set(key.policies.filter((p) => grants(p.right, 'domain.register') && 'label' in p.resources).map((p) => (p.resources as { label: string }).label))];
+export const labelsForNewDomain = (key: ApiKey): string[] => [
+  ...new Set(
+    key.policies
+      .filter((p) => grants(p.right, 'domain.register') && 'label' in p.resources)
+      .map((p) => (p.resources as { label: string }).label),
+  ),
+];
 
 export const takenError = (domain: string, registeredUntil: string | null): DomainError =>
   new DomainError('domain_taken', { domain, registered_until: registeredUntil ?? 'unknown', label: labelsOf(domain)[0]! });
@@ -54,7 +59,11 @@ export interface RegisterDomainDeps {
 export class RegisterDomain {
   constructor(private readonly deps: RegisterDomainDeps) {}
 
-  async execute(key: ApiKey, input: { domain: string; years: number; auto_renew?: boolean }, cp: Checkpoints): Promise<DomainView & Charged> {
+  async execute(
+    key: ApiKey,
+    input: { domain: string; years: number; auto_renew?: boolean },
+    cp: Checkpoints,
+  ): Promise<DomainView & Charged> {
     const name = normalizeDomain(input.domain);
     if (cp.last?.point === 'registered') return cp.last.data.result as DomainView & Charged;
     const price = yearlyPrice(name);
@@ -64,13 +73,19 @@ export class RegisterDomain {
 
     let reserved = cp.last?.point === 'reserved' ? (cp.last.data as { entryId: string; opId: string }) : null;
     if (!reserved) {
-      if (await this.deps.domains.find(key.accountId, key.environment, name)) throw new DomainError('domain_already_yours', { domain: name });
+      if (await this.deps.domains.find(key.accountId, key.environment, name))
+        throw new DomainError('domain_already_yours', { domain: name });
       const [availability] = await registrar.check([name]);
       if (!availability!.available) throw takenError(name, availability!.registeredUntil);
       reserved = await cp.reach('reserved', async () => {
         const entry = await this.deps.accounting.reserve({
-          accountId: key.accountId, environment: key.environment, amount, kind: 'registration', domain: name,
-          description: `Registration of ${name} for ${input.years} year(s)`, key: { id: key.id, spendLimit: key.conditions.spendLimit },
+          accountId: key.accountId,
+          environment: key.environment,
+          amount,
+          kind: 'registration',
+          domain: name,
+          description: `Registration of ${name} for ${input.years} year(s)`,
+          key: { id: key.id, spendLimit: key.conditions.spendLimit },
         });
         return { entryId: entry.id, opId: this.deps.random.id() };
       });
@@ -80,7 +95,11 @@ export class RegisterDomain {
     let registeredUntil: string;
     try {
       ({ registeredUntil } = await registrar.register({
-        domain: name, years: input.years, nameservers: DEFAULT_NAMESERVERS, clientTransactionId: reserved.opId, today: kyivDate(now),
+        domain: name,
+        years: input.years,
+        nameservers: DEFAULT_NAMESERVERS,
+        clientTransactionId: reserved.opId,
+        today: kyivDate(now),
       }));
     } catch (err) {
       if (!(err instanceof RegistryError)) throw err; // unknown outcome: keep the reservation; a retry resumes
@@ -89,21 +108,38 @@ export class RegisterDomain {
         return {};
       });
       if (err.reason === 'taken') throw takenError(name, err.registeredUntil);
-      throw new DomainError(err.refusal ?? 'registry_failure', { domain: name, ...(err.registryCode !== null ? { registry_code: err.registryCode } : {}) });
+      throw new DomainError(err.refusal ?? 'registry_failure', {
+        domain: name,
+        ...(err.registryCode !== null ? { registry_code: err.registryCode } : {}),
+      });
     }
 
     const result = await cp.reach('registered', async () => {
       await this.deps.accounting.post(reserved.entryId);
       const domain: Domain = {
-        id: this.deps.random.id(), accountId: key.accountId, environment: key.environment, name, labels: labelsForNewDomain(key),
-        status: ['clientTransferProhibited'], expiresOn: registeredUntil, autoRenew: input.auto_renew ?? true, transferLock: true,
-        nameservers: DEFAULT_NAMESERVERS, createdAt: now, autoRenewFailedFor: null,
+        id: this.deps.random.id(),
+        accountId: key.accountId,
+        environment: key.environment,
+        name,
+        labels: labelsForNewDomain(key),
+        status: ['clientTransferProhibited'],
+        expiresOn: registeredUntil,
+        autoRenew: input.auto_renew ?? true,
+        transferLock: true,
+        nameservers: DEFAULT_NAMESERVERS,
+        createdAt: now,
+        autoRenewFailedFor: null,
       };
       await this.deps.domains.insert(domain);
       await this.deps.zones.create(key.accountId, key.environment, name);
       await this.deps.events.append({
-        id: this.deps.random.id(), accountId: key.accountId, environment: key.environment, type: 'domain.registered',
-        subject: `domain:${name}`, actor: `key:${key.id}`, occurredAt: now,
+        id: this.deps.random.id(),
+        accountId: key.accountId,
+        environment: key.environment,
+        type: 'domain.registered',
+        subject: `domain:${name}`,
+        actor: `key:${key.id}`,
+        occurredAt: now,
         data: { domain: name, years: input.years, expires_at: registeredUntil, amount, ledger_entry_id: reserved.entryId },
       });
       return { result: { ...viewDomain(domain), charge: { amount: uah(amount), ledger_entry_id: reserved.entryId } } };

@@ -67,7 +67,8 @@ export class RenewDomain {
       throw new DomainError('domain_not_found', { domain: name });
     }
     // The worker renews under the lease of its claim; a key's renewal takes the lease here.
-    const locked = <T>(fn: () => Promise<T>) => (by.kind === 'auto' ? this.deps.locks.whileHeld(fn) : this.deps.locks.withLock(first.id, fn));
+    const locked = <T>(fn: () => Promise<T>) =>
+      by.kind === 'auto' ? this.deps.locks.whileHeld(fn) : this.deps.locks.withLock(first.id, fn);
     return locked(async () => {
       // Read again under the lock, from the store (not a cached copy): an earlier renewal, maybe in another
       // process, may have just moved the expiry, and the registry refuses a renewal from the old one.
@@ -88,8 +89,13 @@ export class RenewDomain {
       if (!reserved) {
         reserved = await cp.reach('reserved', async () => {
           const entry = await this.deps.accounting.reserve({
-            accountId, environment, amount, kind: restore ? 'restore' : 'renewal', domain: name,
-            description: `${restore ? 'Restore and renewal' : 'Renewal'} of ${name} for ${input.years} year(s)`, key,
+            accountId,
+            environment,
+            amount,
+            kind: restore ? 'restore' : 'renewal',
+            domain: name,
+            description: `${restore ? 'Restore and renewal' : 'Renewal'} of ${name} for ${input.years} year(s)`,
+            key,
           });
           return { entryId: entry.id, opId: this.deps.random.id(), expiresOn: domain.expiresOn, amount, restore };
         });
@@ -97,7 +103,10 @@ export class RenewDomain {
       let registeredUntil: string;
       try {
         ({ registeredUntil } = await registrar.renew({
-          domain: name, years: input.years, currentExpiry: reserved.expiresOn, clientTransactionId: reserved.opId,
+          domain: name,
+          years: input.years,
+          currentExpiry: reserved.expiresOn,
+          clientTransactionId: reserved.opId,
         }));
       } catch (err) {
         if (!(err instanceof RegistryError)) throw err;
@@ -105,7 +114,10 @@ export class RenewDomain {
           await this.deps.accounting.void(reserved.entryId);
           return {};
         });
-        throw new DomainError(err.refusal ?? 'registry_failure', { domain: name, ...(err.registryCode !== null ? { registry_code: err.registryCode } : {}) });
+        throw new DomainError(err.refusal ?? 'registry_failure', {
+          domain: name,
+          ...(err.registryCode !== null ? { registry_code: err.registryCode } : {}),
+        });
       }
       const out = await cp.reach('renewed', async () => {
         await this.deps.accounting.post(reserved.entryId);
@@ -113,13 +125,21 @@ export class RenewDomain {
         // while, and a change of another field meanwhile (auto_renew, a pending operation) must survive.
         const current = (await this.deps.domains.find(accountId, environment, name)) ?? domain;
         const renewed: Domain = {
-          ...current, expiresOn: registeredUntil, autoRenewFailedFor: null,
+          ...current,
+          expiresOn: registeredUntil,
+          autoRenewFailedFor: null,
           status: statusFor(current.status, phaseOn(registeredUntil, kyivDate(now)), current.transferLock),
         };
         await this.deps.domains.update(renewed);
         const actor = by.kind === 'key' ? `key:${by.key.id}` : 'system:auto-renew';
         await this.deps.events.append({
-          id: this.deps.random.id(), accountId, environment, type: 'domain.renewed', subject: `domain:${name}`, actor, occurredAt: now,
+          id: this.deps.random.id(),
+          accountId,
+          environment,
+          type: 'domain.renewed',
+          subject: `domain:${name}`,
+          actor,
+          occurredAt: now,
           data: { domain: name, years: input.years, expires_at: registeredUntil, amount, restore, automatic: by.kind === 'auto' },
         });
         return { result: { ...viewDomain(renewed), charge: { amount: uah(amount), ledger_entry_id: reserved.entryId } } };

@@ -39,8 +39,14 @@ export class RevealTransferCode {
     const at = this.deps.clock.now();
     await this.deps.uow.transaction(async () => {
       await this.deps.events.append({
-        id: this.deps.random.id(), accountId: domain.accountId, environment, type: 'domain.transfer_code_revealed',
-        subject: `domain:${domainName}`, actor: `person:${human.person.id}`, occurredAt: at, data: { domain: domainName, actor_email: human.person.email },
+        id: this.deps.random.id(),
+        accountId: domain.accountId,
+        environment,
+        type: 'domain.transfer_code_revealed',
+        subject: `domain:${domainName}`,
+        actor: `person:${human.person.id}`,
+        occurredAt: at,
+        data: { domain: domainName, actor_email: human.person.email },
       });
     });
     return { domain: domainName, transferCode };

@@ -35,8 +35,14 @@ export class SetAutoRenew {
     const now = this.deps.clock.now();
     await this.deps.domains.update(updated);
     await this.deps.events.append({
-      id: this.deps.random.id(), accountId: key.accountId, environment: key.environment, type: 'domain.auto_renew_changed',
-      subject: `domain:${name}`, actor: `key:${key.id}`, occurredAt: now, data: { domain: name, auto_renew: autoRenew },
+      id: this.deps.random.id(),
+      accountId: key.accountId,
+      environment: key.environment,
+      type: 'domain.auto_renew_changed',
+      subject: `domain:${name}`,
+      actor: `key:${key.id}`,
+      occurredAt: now,
+      data: { domain: name, auto_renew: autoRenew },
     });
     return viewDomain(updated);
   }

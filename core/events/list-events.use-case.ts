@@ -23,14 +23,20 @@ export interface EventPage {
  * also with webhook.manage). Events of domains outside the key's policies are skipped, never shown.
  */
 export class ListEvents {
-  constructor(private readonly feed: EventFeed, private readonly visibility: Visibility) {}
+  constructor(
+    private readonly feed: EventFeed,
+    private readonly visibility: Visibility,
+  ) {}
 
   async execute(key: ApiKey, q: { after?: string; types?: string; domain?: string; limit?: number }): Promise<EventPage> {
     const limit = Math.min(Math.max(q.limit ?? 50, 1), 200);
     if (q.after !== undefined && !/^\d{1,18}$/.test(q.after)) throw new DomainError('cursor_invalid');
     let types = null;
     if (q.types) {
-      const names = q.types.split(',').map((s) => s.trim()).filter(Boolean);
+      const names = q.types
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       types = internalTypes(names);
       if (!types) throw new DomainError('event_type_unknown', { types: names.filter((n) => n !== '*' && internalTypes([n]) === null) });
     }
@@ -43,7 +49,14 @@ export class ListEvents {
     let more = true;
     // Skip what the key may not see; scan at most 10 batches per request (the cursor then moves on).
     for (let round = 0; round < 10 && out.length < limit && more; round++) {
-      const batch = await this.feed.page({ accountId: key.accountId, environment: key.environment, after: cursor, types, domain, limit: limit + 1 });
+      const batch = await this.feed.page({
+        accountId: key.accountId,
+        environment: key.environment,
+        after: cursor,
+        types,
+        domain,
+        limit: limit + 1,
+      });
       more = batch.length > limit;
       for (const e of batch.slice(0, limit)) {
         if (out.length >= limit) {
@@ -52,9 +65,12 @@ export class ListEvents {
         }
         cursor = e.pubSeq;
         const info = EVENT_CATALOGUE[e.type];
-        const ok = info.scope === 'domain'
-          ? e.domains.length > 0 && e.domains.every((d) => visible.has(d))
-          : e.type.startsWith('webhook.') ? webhooks : account;
+        const ok =
+          info.scope === 'domain'
+            ? e.domains.length > 0 && e.domains.every((d) => visible.has(d))
+            : e.type.startsWith('webhook.')
+              ? webhooks
+              : account;
         if (ok) out.push(toPublicEvent(e));
       }
     }

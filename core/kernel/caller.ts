@@ -5,9 +5,7 @@ import type { DangerClass, RightName } from './rights.js';
  * Seed 2.2 / A4: a policy pairs one right with a selection of domains — named domains, or every domain
  * carrying a label. Rights and selections are separate axes.
  */
-export type Selection =
-  | { readonly domains: readonly string[] }
-  | { readonly label: string };
+export type Selection = { readonly domains: readonly string[] } | { readonly label: string };
 
 export interface Policy {
   readonly right: RightName;

@@ -53,9 +53,10 @@ export const storedCheckpoints = (
   save: (point: string, data: Readonly<Record<string, unknown>>) => Promise<void>,
 ): Checkpoints => ({
   last: record.recoveryPoint !== 'started' && record.recoveryData ? { point: record.recoveryPoint, data: record.recoveryData } : null,
-  reach: (point, fn) => uow.transaction(async () => {
-    const data = await fn();
-    await save(point, data);
-    return data;
-  }),
+  reach: (point, fn) =>
+    uow.transaction(async () => {
+      const data = await fn();
+      await save(point, data);
+      return data;
+    }),
 });

@@ -14,7 +14,10 @@ export const isIsoDate = (s: string): boolean => {
 };
 
 const ymdFormatter = new Intl.DateTimeFormat('en-CA', {
-  timeZone: ACCOUNT_TIME_ZONE, year: 'numeric', month: '2-digit', day: '2-digit',
+  timeZone: ACCOUNT_TIME_ZONE,
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
 });
 
 /** The calendar date (YYYY-MM-DD) in Kyiv at the given instant. */
@@ -27,8 +30,14 @@ export const addDays = (date: string, days: number): string => {
 };
 
 const offsetFormatter = new Intl.DateTimeFormat('en-US', {
-  timeZone: ACCOUNT_TIME_ZONE, hourCycle: 'h23',
-  year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
+  timeZone: ACCOUNT_TIME_ZONE,
+  hourCycle: 'h23',
+  year: 'numeric',
+  month: 'numeric',
+  day: 'numeric',
+  hour: 'numeric',
+  minute: 'numeric',
+  second: 'numeric',
 });
 
 /** Kyiv's UTC offset in milliseconds at an instant (+2 h in winter, +3 h in summer). */

@@ -32,39 +32,73 @@ export type TypedEvent = { [T in EventType]: EventOf<T> }[EventType];
 
 type NoData = { readonly [field: string]: never };
 type KeyIssued = {
-  readonly key_id: string; readonly name: string; readonly class: DangerClass; readonly rights: readonly string[];
-  readonly expires_on: string; readonly cidr: string | null;
+  readonly key_id: string;
+  readonly name: string;
+  readonly class: DangerClass;
+  readonly rights: readonly string[];
+  readonly expires_on: string;
+  readonly cidr: string | null;
   /** Kopiykas a month, or null. */
   readonly spend_limit: number | null;
 };
 type DomainCharged = { readonly domain: string; readonly years: number; readonly expires_at: string; readonly amount: number };
-type CertificateIssued = { readonly names: readonly string[]; readonly serial: string; readonly issuer: string; readonly not_after: string };
+type CertificateIssued = {
+  readonly names: readonly string[];
+  readonly serial: string;
+  readonly issuer: string;
+  readonly not_after: string;
+};
 type CertificateFailed = {
-  readonly names: readonly string[]; readonly domains: readonly string[]; readonly reason: string; readonly attempts: number;
-  readonly retryable: boolean; readonly not_after: string | null;
+  readonly names: readonly string[];
+  readonly domains: readonly string[];
+  readonly reason: string;
+  readonly attempts: number;
+  readonly retryable: boolean;
+  readonly not_after: string | null;
 };
 type WebhookSettings = {
-  readonly webhook_id: string; readonly url: string; readonly events: readonly string[]; readonly domains: readonly string[] | null; readonly enabled: boolean;
+  readonly webhook_id: string;
+  readonly url: string;
+  readonly events: readonly string[];
+  readonly domains: readonly string[] | null;
+  readonly enabled: boolean;
 };
 type OperationChanged = {
-  readonly operation_id: string; readonly kind: 'nameservers' | 'transfer_unlock' | 'labels'; readonly domain: string;
-  readonly status: string; readonly activates_at: string;
-  readonly nameservers?: readonly string[]; readonly labels?: readonly string[]; readonly previous?: readonly string[];
-  readonly warnings?: readonly string[]; readonly warning_messages?: ReadonlyArray<{ readonly uk: string; readonly en: string }>;
+  readonly operation_id: string;
+  readonly kind: 'nameservers' | 'transfer_unlock' | 'labels';
+  readonly domain: string;
+  readonly status: string;
+  readonly activates_at: string;
+  readonly nameservers?: readonly string[];
+  readonly labels?: readonly string[];
+  readonly previous?: readonly string[];
+  readonly warnings?: readonly string[];
+  readonly warning_messages?: ReadonlyArray<{ readonly uk: string; readonly en: string }>;
   readonly failure_reason?: string;
 };
 /** A monitor's own settings follow its kind (the probe's fields: url, host, name, …). */
 type MonitorSettings = {
-  readonly monitor_id: string; readonly domain: string; readonly kind: string; readonly interval_seconds: number; readonly enabled: boolean;
+  readonly monitor_id: string;
+  readonly domain: string;
+  readonly kind: string;
+  readonly interval_seconds: number;
+  readonly enabled: boolean;
   readonly [probeField: string]: unknown;
 };
 type MonitorAbout = { readonly monitor_id: string; readonly domain: string; readonly kind: string };
 type MonitorCheck = MonitorAbout & {
-  readonly target: string; readonly incident_id: string | null; readonly reason: string | null; readonly checked_at: string; readonly latency_ms: number | null;
+  readonly target: string;
+  readonly incident_id: string | null;
+  readonly reason: string | null;
+  readonly checked_at: string;
+  readonly latency_ms: number | null;
 };
 /** The registry's message as polled; what else it says (the gaining registrar, dates) follows its kind. */
 type RegistryMessage = {
-  readonly domain: string; readonly message_id: string; readonly queued_at: string | null; readonly text: string;
+  readonly domain: string;
+  readonly message_id: string;
+  readonly queued_at: string | null;
+  readonly text: string;
   readonly [registryField: string]: unknown;
 };
 type PersonSession = { readonly session_id: string };
@@ -83,18 +117,39 @@ export interface EventData {
   'domain.renewed': DomainCharged & { readonly restore: boolean; readonly automatic: boolean };
   'domain.auto_renew_changed': { readonly domain: string; readonly auto_renew: boolean };
   'domain.auto_renew_failed': { readonly domain: string; readonly expires_at: string; readonly reason: string };
-  'domain.status_changed': { readonly domain: string; readonly from: readonly string[]; readonly to: readonly string[]; readonly expires_at: string };
+  'domain.status_changed': {
+    readonly domain: string;
+    readonly from: readonly string[];
+    readonly to: readonly string[];
+    readonly expires_at: string;
+  };
   'domain.released': { readonly domain: string; readonly expired_on: string };
-  'billing.topup_succeeded': { readonly amount: number; readonly provider_id: string; readonly card: { readonly brand: string; readonly last4: string } };
+  'billing.topup_succeeded': {
+    readonly amount: number;
+    readonly provider_id: string;
+    readonly card: { readonly brand: string; readonly last4: string };
+  };
   'billing.topup_failed': { readonly amount: number; readonly reason: string; readonly code: string };
   'sandbox.clock_advanced': { readonly advance: string; readonly offset_ms: number };
   'dns.plan_applied': {
-    readonly plan_id: string; readonly serial: number;
-    readonly counts: { readonly create: number; readonly update: number; readonly delete: number; readonly errors: number; readonly warnings: number };
+    readonly plan_id: string;
+    readonly serial: number;
+    readonly counts: {
+      readonly create: number;
+      readonly update: number;
+      readonly delete: number;
+      readonly errors: number;
+      readonly warnings: number;
+    };
   };
   'dns.acme_challenge_added': { readonly name: string; readonly challenge_id: string };
   'dns.acme_challenge_removed': { readonly name: string; readonly challenge_id: string };
-  'certificate.requested': { readonly names: readonly string[]; readonly domains: readonly string[]; readonly ca: string; readonly csr: boolean };
+  'certificate.requested': {
+    readonly names: readonly string[];
+    readonly domains: readonly string[];
+    readonly ca: string;
+    readonly csr: boolean;
+  };
   'certificate.issued': CertificateIssued;
   'certificate.renewed': CertificateIssued;
   'certificate.failed': CertificateFailed;
@@ -107,8 +162,14 @@ export interface EventData {
   'person.reauthenticated': PersonSession;
   'domain.transfer_code_revealed': { readonly domain: string; readonly actor_email: string };
   'domain.registrant_changed': {
-    readonly domain: string; readonly actor_email: string;
-    readonly registrant: { readonly name: string; readonly organization: string | null; readonly email: string; readonly country_code: string };
+    readonly domain: string;
+    readonly actor_email: string;
+    readonly registrant: {
+      readonly name: string;
+      readonly organization: string | null;
+      readonly email: string;
+      readonly country_code: string;
+    };
   };
   'person.invited': { readonly email: string; readonly role: 'owner' | 'member' };
   'person.joined': { readonly email: string; readonly role: 'owner' | 'member'; readonly invitation_id: string };
@@ -147,4 +208,3 @@ export interface EventData {
 }
 
 export type EventType = keyof EventData;
-

@@ -86,7 +86,12 @@ export interface IdempotencyStore {
    * SETTLED_POINTS, created before `createdBefore`, unlocked or locked before `lockedBefore` (the
    * process that held it died), and not postponed past `now`.
    */
-  abandoned(q: { readonly createdBefore: Date; readonly lockedBefore: Date; readonly now: Date; readonly limit: number }): Promise<IdempotencyRecord[]>;
+  abandoned(q: {
+    readonly createdBefore: Date;
+    readonly lockedBefore: Date;
+    readonly now: Date;
+    readonly limit: number;
+  }): Promise<IdempotencyRecord[]>;
   /** The completer could not finish it (the peer still failing, the key gone): not before `until`. */
   postpone(scope: string, key: string, until: Date): Promise<void>;
 }

@@ -37,15 +37,34 @@ export class CreateMonitor {
     const name = normalizeDomain(input.domain);
     const domain = await this.deps.authorizer.check(key, 'monitor.edit', name);
     if (!domain) throw new DomainError('domain_not_found', { domain: name });
-    if (!(MONITOR_KINDS as readonly string[]).includes(input.kind)) throw new DomainError('validation_failed', {}, [{ field: '/body/kind', rule: 'monitor-kind', message: { uk: `вид перевірки: ${MONITOR_KINDS.join(', ')}`, en: `the monitor kind is one of ${MONITOR_KINDS.join(', ')}` } }]);
+    if (!(MONITOR_KINDS as readonly string[]).includes(input.kind))
+      throw new DomainError('validation_failed', {}, [
+        {
+          field: '/body/kind',
+          rule: 'monitor-kind',
+          message: { uk: `вид перевірки: ${MONITOR_KINDS.join(', ')}`, en: `the monitor kind is one of ${MONITOR_KINDS.join(', ')}` },
+        },
+      ]);
     const spec = buildSpec(input.kind as MonitorKind, input, domain.name, key.environment, this.deps.rules);
     const interval = input.interval_seconds ?? DEFAULT_INTERVAL_SECONDS;
     checkInterval(interval, key.environment, this.deps.rules);
     const now = this.deps.clock.now();
     const m: Monitor = {
-      id: `mon_${this.deps.random.id()}`, accountId: key.accountId, environment: key.environment, domain: domain.name, spec, intervalSeconds: interval,
-      enabled: input.enabled ?? true, state: 'pending', stateChangedAt: null, lastReason: null, lastCheckedAt: null, nextCheckAt: now,
-      openIncidentId: null, createdAt: now, updatedAt: now,
+      id: `mon_${this.deps.random.id()}`,
+      accountId: key.accountId,
+      environment: key.environment,
+      domain: domain.name,
+      spec,
+      intervalSeconds: interval,
+      enabled: input.enabled ?? true,
+      state: 'pending',
+      stateChangedAt: null,
+      lastReason: null,
+      lastCheckedAt: null,
+      nextCheckAt: now,
+      openIncidentId: null,
+      createdAt: now,
+      updatedAt: now,
     };
     await this.deps.uow.transaction(async () => {
       if ((await this.deps.monitors.count(key.accountId, key.environment, true)) >= this.deps.rules.maxPerAccount) {
@@ -53,8 +72,14 @@ export class CreateMonitor {
       }
       await this.deps.monitors.insert(m);
       await this.deps.events.append({
-        id: this.deps.random.id(), accountId: key.accountId, environment: key.environment, type: 'monitor.created', subject: `monitor:${m.id}`,
-        actor: `key:${key.id}`, occurredAt: now, data: { monitor_id: m.id, domain: m.domain, kind: spec.kind, ...specFields(spec), interval_seconds: interval, enabled: m.enabled },
+        id: this.deps.random.id(),
+        accountId: key.accountId,
+        environment: key.environment,
+        type: 'monitor.created',
+        subject: `monitor:${m.id}`,
+        actor: `key:${key.id}`,
+        occurredAt: now,
+        data: { monitor_id: m.id, domain: m.domain, kind: spec.kind, ...specFields(spec), interval_seconds: interval, enabled: m.enabled },
       });
     });
     return viewMonitor(m);

@@ -27,8 +27,14 @@ export class DeleteMonitor {
     await this.deps.uow.transaction(async () => {
       if (!(await this.deps.monitors.delete(id))) throw new DomainError('monitor_not_found', { monitor_id: id });
       await this.deps.events.append({
-        id: this.deps.random.id(), accountId: key.accountId, environment: key.environment, type: 'monitor.deleted', subject: `monitor:${id}`,
-        actor: `key:${key.id}`, occurredAt: this.deps.clock.now(), data: { monitor_id: id, domain: m.domain, kind: m.spec.kind },
+        id: this.deps.random.id(),
+        accountId: key.accountId,
+        environment: key.environment,
+        type: 'monitor.deleted',
+        subject: `monitor:${id}`,
+        actor: `key:${key.id}`,
+        occurredAt: this.deps.clock.now(),
+        data: { monitor_id: id, domain: m.domain, kind: m.spec.kind },
       });
     });
     return { id, deleted: true };

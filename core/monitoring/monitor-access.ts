@@ -10,9 +10,16 @@ import type { MonitorRepository } from './ports/monitor-repository.port.js';
  * (seed A4: right + domain, like everything else). A monitor of a domain outside the key's policies
  * answers 404 monitor_not_found, so a key learns nothing about domains it cannot see.
  */
-export const loadMonitor = async (monitors: MonitorRepository, authorizer: Authorizer, key: ApiKey, id: string, right: RightName): Promise<Monitor> => {
+export const loadMonitor = async (
+  monitors: MonitorRepository,
+  authorizer: Authorizer,
+  key: ApiKey,
+  id: string,
+  right: RightName,
+): Promise<Monitor> => {
   const m = await monitors.find(id);
-  if (!m || m.accountId !== key.accountId || m.environment !== key.environment) throw new DomainError('monitor_not_found', { monitor_id: id });
+  if (!m || m.accountId !== key.accountId || m.environment !== key.environment)
+    throw new DomainError('monitor_not_found', { monitor_id: id });
   const readable = await authorizer.allows(key, 'monitor.read', m.domain);
   if (!readable) throw new DomainError('monitor_not_found', { monitor_id: id });
   if (right !== 'monitor.read') await authorizer.check(key, right, m.domain);

@@ -11,22 +11,43 @@ export const instant = (value: string | undefined, field: string): Date | undefi
   if (value === undefined) return undefined;
   const d = new Date(value);
   if (!/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(value) || Number.isNaN(d.getTime())) {
-    throw new DomainError('validation_failed', {}, [{ field: `/query/${field}`, rule: 'date-time', message: { uk: 'момент у форматі RFC 3339 (2026-11-24T12:00:00Z) або дата YYYY-MM-DD', en: 'an RFC 3339 instant (2026-11-24T12:00:00Z) or a YYYY-MM-DD date' } }]);
+    throw new DomainError('validation_failed', {}, [
+      {
+        field: `/query/${field}`,
+        rule: 'date-time',
+        message: {
+          uk: 'момент у форматі RFC 3339 (2026-11-24T12:00:00Z) або дата YYYY-MM-DD',
+          en: 'an RFC 3339 instant (2026-11-24T12:00:00Z) or a YYYY-MM-DD date',
+        },
+      },
+    ]);
   }
   return d;
 };
 
 /** GET /v1/monitors/{id}/results?from&to: check results, newest first, cursor pages (kept 30 days). */
 export class ListMonitorResults {
-  constructor(private readonly monitors: MonitorRepository, private readonly authorizer: Authorizer) {}
+  constructor(
+    private readonly monitors: MonitorRepository,
+    private readonly authorizer: Authorizer,
+  ) {}
 
-  async execute(key: ApiKey, id: string, q: { from?: string; to?: string; cursor?: string; limit?: number }): Promise<Page<ReturnType<typeof viewResult>>> {
+  async execute(
+    key: ApiKey,
+    id: string,
+    q: { from?: string; to?: string; cursor?: string; limit?: number },
+  ): Promise<Page<ReturnType<typeof viewResult>>> {
     const m = await loadMonitor(this.monitors, this.authorizer, key, id, 'monitor.read');
     const from = instant(q.from, 'from');
     const to = instant(q.to, 'to');
     const limit = clampLimit(q.limit);
     const before = decodeCursor(q.cursor);
-    const rows = await this.monitors.results(m.id, { ...(from ? { from } : {}), ...(to ? { to } : {}), ...(before ? { before } : {}), limit: limit + 1 });
+    const rows = await this.monitors.results(m.id, {
+      ...(from ? { from } : {}),
+      ...(to ? { to } : {}),
+      ...(before ? { before } : {}),
+      limit: limit + 1,
+    });
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {

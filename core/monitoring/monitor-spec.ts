@@ -67,7 +67,8 @@ const dnsName = (input: string | undefined, domain: string): string | null => {
 
 /** "ip" or "ip:port" or "[v6]:port" → canonical text, or null. */
 const nameserver = (input: string, allowLoopback: boolean): { value: string } | { error: 'syntax' | 'range' } => {
-  const m = /^\[([0-9a-fA-F:.]+)\](?::(\d{1,5}))?$/.exec(input) ?? /^([0-9.]+)(?::(\d{1,5}))?$/.exec(input) ?? /^([0-9a-fA-F:]+)()$/.exec(input);
+  const m =
+    /^\[([0-9a-fA-F:.]+)\](?::(\d{1,5}))?$/.exec(input) ?? /^([0-9.]+)(?::(\d{1,5}))?$/.exec(input) ?? /^([0-9a-fA-F:]+)()$/.exec(input);
   if (!m || !ipaddr.isValid(m[1]!)) return { error: 'syntax' };
   const port = m[2] ? Number(m[2]) : 53;
   if (port < 1 || port > 65_535) return { error: 'syntax' };
@@ -85,15 +86,30 @@ const nameserver = (input: string, allowLoopback: boolean): { value: string } | 
  * Targets: a dns name, an http URL's host and a tls host must be the monitor's domain or a name under
  * it (no IP literals, no other domains): a key scoped to a domain can only watch that domain.
  */
-export const buildSpec = (kind: MonitorKind, input: MonitorSpecInput, domain: string, environment: Environment, rules: MonitorRules): MonitorSpec => {
+export const buildSpec = (
+  kind: MonitorKind,
+  input: MonitorSpecInput,
+  domain: string,
+  environment: Environment,
+  rules: MonitorRules,
+): MonitorSpec => {
   const details: Detail[] = [];
   for (const f of ALL_SPEC_FIELDS) {
     if (!FIELDS_OF[kind].includes(f) && (input as Record<string, unknown>)[f] !== undefined) {
-      details.push(problem(f, 'field-kind', `поле ${f} не належить до перевірки виду ${kind}`, `the field ${f} does not belong to a ${kind} monitor`));
+      details.push(
+        problem(f, 'field-kind', `поле ${f} не належить до перевірки виду ${kind}`, `the field ${f} does not belong to a ${kind} monitor`),
+      );
     }
   }
   const outside = (field: string, value: string) =>
-    details.push(problem(field, 'target-in-domain', `${value} має бути доменом ${domain} або іменем у ньому`, `${value} must be the domain ${domain} or a name under it`));
+    details.push(
+      problem(
+        field,
+        'target-in-domain',
+        `${value} має бути доменом ${domain} або іменем у ньому`,
+        `${value} must be the domain ${domain} or a name under it`,
+      ),
+    );
   let spec: MonitorSpec | null = null;
   switch (kind) {
     case 'dns': {
@@ -102,18 +118,44 @@ export const buildSpec = (kind: MonitorKind, input: MonitorSpecInput, domain: st
       else if (!inDomain(name, domain)) outside('name', name);
       const type = (input.type ?? 'A').toUpperCase();
       if (!(DNS_MONITOR_TYPES as readonly string[]).includes(type)) {
-        details.push(problem('type', 'record-type', `тип запису має бути одним із ${DNS_MONITOR_TYPES.join(', ')}`, `the record type must be one of ${DNS_MONITOR_TYPES.join(', ')}`));
+        details.push(
+          problem(
+            'type',
+            'record-type',
+            `тип запису має бути одним із ${DNS_MONITOR_TYPES.join(', ')}`,
+            `the record type must be one of ${DNS_MONITOR_TYPES.join(', ')}`,
+          ),
+        );
       }
       const nameservers: string[] = [];
       for (const [i, ns] of (input.nameservers ?? []).entries()) {
         const r = nameserver(ns.trim(), rules.allowLoopback(environment));
         if ('value' in r) nameservers.push(r.value);
-        else if (r.error === 'syntax') details.push(problem(`nameservers/${i}`, 'nameserver-address', 'сервер імен задається IP-адресою, за потреби з портом (203.0.113.5:53, [2001:db8::1]:53)', 'a nameserver is an IP address, optionally with a port (203.0.113.5:53, [2001:db8::1]:53)'));
-        else details.push(problem(`nameservers/${i}`, 'nameserver-public', 'сервер імен має бути публічною адресою (не локальною, приватною чи службовою)', 'a nameserver must be a public address (not loopback, private or reserved)'));
+        else if (r.error === 'syntax')
+          details.push(
+            problem(
+              `nameservers/${i}`,
+              'nameserver-address',
+              'сервер імен задається IP-адресою, за потреби з портом (203.0.113.5:53, [2001:db8::1]:53)',
+              'a nameserver is an IP address, optionally with a port (203.0.113.5:53, [2001:db8::1]:53)',
+            ),
+          );
+        else
+          details.push(
+            problem(
+              `nameservers/${i}`,
+              'nameserver-public',
+              'сервер імен має бути публічною адресою (не локальною, приватною чи службовою)',
+              'a nameserver must be a public address (not loopback, private or reserved)',
+            ),
+          );
       }
       if (name && details.length === 0) {
         spec = {
-          kind, name, type: type as DnsMonitorType, nameservers: [...new Set(nameservers)],
+          kind,
+          name,
+          type: type as DnsMonitorType,
+          nameservers: [...new Set(nameservers)],
           expected: input.expected === undefined || input.expected === null ? null : [...new Set(input.expected.map((v) => v.trim()))],
         };
       }
@@ -124,13 +166,29 @@ export const buildSpec = (kind: MonitorKind, input: MonitorSpecInput, domain: st
       try {
         url = new URL(input.url ?? '');
       } catch {
-        details.push(problem('url', 'url-syntax', 'потрібна повна адреса http:// або https://', 'a full http:// or https:// URL is required'));
+        details.push(
+          problem('url', 'url-syntax', 'потрібна повна адреса http:// або https://', 'a full http:// or https:// URL is required'),
+        );
       }
       if (url) {
         const host = hostName(url.hostname);
-        if (url.protocol !== 'http:' && url.protocol !== 'https:') details.push(problem('url', 'url-scheme', 'адреса має починатися з http:// або https://', 'the URL must start with http:// or https://'));
-        else if (url.username || url.password) details.push(problem('url', 'url-credentials', 'адреса не може містити ім’я користувача чи пароль', 'the URL must not carry a user name or password'));
-        else if (!host) details.push(problem('url', 'url-host-name', 'у адресі має бути доменне ім’я, не IP-адреса', 'the URL must name a host, not an IP address'));
+        if (url.protocol !== 'http:' && url.protocol !== 'https:')
+          details.push(
+            problem('url', 'url-scheme', 'адреса має починатися з http:// або https://', 'the URL must start with http:// or https://'),
+          );
+        else if (url.username || url.password)
+          details.push(
+            problem(
+              'url',
+              'url-credentials',
+              'адреса не може містити ім’я користувача чи пароль',
+              'the URL must not carry a user name or password',
+            ),
+          );
+        else if (!host)
+          details.push(
+            problem('url', 'url-host-name', 'у адресі має бути доменне ім’я, не IP-адреса', 'the URL must name a host, not an IP address'),
+          );
         else if (!inDomain(host, domain)) outside('url', host);
       }
       const expectedStatus = input.expected_status ?? 200;
@@ -138,13 +196,20 @@ export const buildSpec = (kind: MonitorKind, input: MonitorSpecInput, domain: st
         details.push(problem('expected_status', 'status-range', 'код відповіді від 100 до 599', 'a status code from 100 to 599'));
       }
       if (url && details.length === 0) {
-        spec = { kind, url: url.toString(), expectedStatus, bodyContains: input.body_contains ?? null, maxLatencyMs: input.max_latency_ms ?? null };
+        spec = {
+          kind,
+          url: url.toString(),
+          expectedStatus,
+          bodyContains: input.body_contains ?? null,
+          maxLatencyMs: input.max_latency_ms ?? null,
+        };
       }
       break;
     }
     case 'tls': {
       const host = hostName(input.host ?? domain);
-      if (!host) details.push(problem('host', 'host-name', 'потрібне доменне ім’я, не IP-адреса', 'a host name is required, not an IP address'));
+      if (!host)
+        details.push(problem('host', 'host-name', 'потрібне доменне ім’я, не IP-адреса', 'a host name is required, not an IP address'));
       else if (!inDomain(host, domain)) outside('host', host);
       if (host && details.length === 0) spec = { kind, host, port: input.port ?? 443, minDaysValid: input.min_days_valid ?? 14 };
       break;
@@ -161,8 +226,17 @@ export const buildSpec = (kind: MonitorKind, input: MonitorSpecInput, domain: st
 export const checkInterval = (seconds: number, environment: Environment, rules: MonitorRules): void => {
   const min = rules.minIntervalSeconds(environment);
   if (!Number.isInteger(seconds) || seconds < min || seconds > MAX_INTERVAL_SECONDS) {
-    throw new DomainError('monitor_interval_too_short', { minimum: min, maximum: MAX_INTERVAL_SECONDS, interval_seconds: seconds, environment }, [
-      problem('interval_seconds', 'interval-range', `інтервал від ${min} до ${MAX_INTERVAL_SECONDS} секунд (${environment === 'live' ? 'робоче середовище' : 'тестове середовище'})`, `the interval must be ${min} to ${MAX_INTERVAL_SECONDS} seconds (${environment} environment)`),
-    ]);
+    throw new DomainError(
+      'monitor_interval_too_short',
+      { minimum: min, maximum: MAX_INTERVAL_SECONDS, interval_seconds: seconds, environment },
+      [
+        problem(
+          'interval_seconds',
+          'interval-range',
+          `інтервал від ${min} до ${MAX_INTERVAL_SECONDS} секунд (${environment === 'live' ? 'робоче середовище' : 'тестове середовище'})`,
+          `the interval must be ${min} to ${MAX_INTERVAL_SECONDS} seconds (${environment} environment)`,
+        ),
+      ],
+    );
   }
 };

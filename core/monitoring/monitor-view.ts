@@ -23,10 +23,14 @@ const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
 export const specFields = (s: MonitorSpec): Record<string, unknown> => {
   switch (s.kind) {
-    case 'dns': return { name: s.name, type: s.type, expected: s.expected ? [...s.expected] : null, nameservers: [...s.nameservers] };
-    case 'http': return { url: s.url, expected_status: s.expectedStatus, body_contains: s.bodyContains, max_latency_ms: s.maxLatencyMs };
-    case 'tls': return { host: s.host, port: s.port, min_days_valid: s.minDaysValid };
-    case 'domain_expiry': return { min_days_valid: s.minDaysValid };
+    case 'dns':
+      return { name: s.name, type: s.type, expected: s.expected ? [...s.expected] : null, nameservers: [...s.nameservers] };
+    case 'http':
+      return { url: s.url, expected_status: s.expectedStatus, body_contains: s.bodyContains, max_latency_ms: s.maxLatencyMs };
+    case 'tls':
+      return { host: s.host, port: s.port, min_days_valid: s.minDaysValid };
+    case 'domain_expiry':
+      return { min_days_valid: s.minDaysValid };
   }
 };
 
@@ -49,9 +53,17 @@ export const viewMonitor = (m: Monitor): MonitorView => ({
 });
 
 export const viewResult = (r: CheckResult) => ({
-  id: r.id, checked_at: r.checkedAt.toISOString(), ok: r.ok, latency_ms: r.latencyMs, reason: r.reason, detail: r.detail,
+  id: r.id,
+  checked_at: r.checkedAt.toISOString(),
+  ok: r.ok,
+  latency_ms: r.latencyMs,
+  reason: r.reason,
+  detail: r.detail,
 });
 
 export const viewIncident = (i: Incident) => ({
-  id: i.id, started_at: i.startedAt.toISOString(), ended_at: iso(i.endedAt), reason: i.reason,
+  id: i.id,
+  started_at: i.startedAt.toISOString(),
+  ended_at: iso(i.endedAt),
+  reason: i.reason,
 });

@@ -11,7 +11,10 @@ const cursorOf = (m: Monitor): string => `${m.createdAt.toISOString()}|${m.id}`;
 
 /** GET /v1/monitors: monitors of the domains the key may read (monitor.read), newest first, cursor pages. */
 export class ListMonitors {
-  constructor(private readonly monitors: MonitorRepository, private readonly authorizer: Authorizer) {}
+  constructor(
+    private readonly monitors: MonitorRepository,
+    private readonly authorizer: Authorizer,
+  ) {}
 
   async execute(key: ApiKey, q: { cursor?: string; limit?: number; domain?: string }): Promise<Page<MonitorView>> {
     const domain = q.domain !== undefined ? normalizeDomain(q.domain) : undefined;
@@ -23,7 +26,11 @@ export class ListMonitors {
     let next: string | undefined;
     // Filtered by the key's domains after reading: fetch until the page is full or the list ends.
     for (let round = 0; ; round++) {
-      const batch = await this.monitors.list(key.accountId, key.environment, { ...(before ? { before } : {}), limit, ...(domain ? { domain } : {}) });
+      const batch = await this.monitors.list(key.accountId, key.environment, {
+        ...(before ? { before } : {}),
+        limit,
+        ...(domain ? { domain } : {}),
+      });
       let i = 0;
       for (; i < batch.length && out.length < limit; i++) {
         const m = batch[i]!;
@@ -48,7 +55,10 @@ export class ListMonitors {
 
 /** GET /v1/monitors/{id} (monitor.read on its domain). */
 export class GetMonitor {
-  constructor(private readonly monitors: MonitorRepository, private readonly authorizer: Authorizer) {}
+  constructor(
+    private readonly monitors: MonitorRepository,
+    private readonly authorizer: Authorizer,
+  ) {}
 
   async execute(key: ApiKey, id: string): Promise<MonitorView> {
     return viewMonitor(await loadMonitor(this.monitors, this.authorizer, key, id, 'monitor.read'));

@@ -24,9 +24,18 @@ export const percentile = (sorted: readonly number[], p: number): number | null 
 };
 
 /** The figures of a report, computed from the results and incidents of the period. */
-export const computeReport = (period: string, from: Date, to: Date, results: readonly CheckResult[], incidents: readonly Incident[]): Report => {
+export const computeReport = (
+  period: string,
+  from: Date,
+  to: Date,
+  results: readonly CheckResult[],
+  incidents: readonly Incident[],
+): Report => {
   const failures = results.filter((r) => !r.ok).length;
-  const latencies = results.map((r) => r.latencyMs).filter((l): l is number => l !== null).sort((a, b) => a - b);
+  const latencies = results
+    .map((r) => r.latencyMs)
+    .filter((l): l is number => l !== null)
+    .sort((a, b) => a - b);
   return {
     period,
     from: from.toISOString(),
@@ -40,7 +49,9 @@ export const computeReport = (period: string, from: Date, to: Date, results: rea
       started_at: i.startedAt.toISOString(),
       ended_at: i.endedAt ? i.endedAt.toISOString() : null,
       // Time down within the period (an incident may have begun before it or still be open).
-      duration_seconds: Math.round((Math.min((i.endedAt ?? to).getTime(), to.getTime()) - Math.max(i.startedAt.getTime(), from.getTime())) / 1000),
+      duration_seconds: Math.round(
+        (Math.min((i.endedAt ?? to).getTime(), to.getTime()) - Math.max(i.startedAt.getTime(), from.getTime())) / 1000,
+      ),
       reason: i.reason,
     })),
   };

@@ -54,18 +54,25 @@ export class RunMonitorChecks {
   async run(): Promise<MonitorChecksReport> {
     const now = this.deps.clock.now();
     const token = this.deps.random.id();
-    const claimed = await this.deps.monitors.claimDue({ now, token, leaseUntil: new Date(now.getTime() + this.deps.options.timeoutMs + 60_000), limit: this.deps.options.batch });
+    const claimed = await this.deps.monitors.claimDue({
+      now,
+      token,
+      leaseUntil: new Date(now.getTime() + this.deps.options.timeoutMs + 60_000),
+      limit: this.deps.options.batch,
+    });
     const report: MonitorChecksReport = { checked: 0, failed: 0, recovered: 0, lost: 0 };
-    await Promise.all(claimed.map(async (m) => {
-      const outcome = await this.probe(m);
-      const moved = await this.record(m, token, outcome);
-      if (moved === null) report.lost++;
-      else {
-        report.checked++;
-        if (moved === 'failing') report.failed++;
-        if (moved === 'ok') report.recovered++;
-      }
-    }));
+    await Promise.all(
+      claimed.map(async (m) => {
+        const outcome = await this.probe(m);
+        const moved = await this.record(m, token, outcome);
+        if (moved === null) report.lost++;
+        else {
+          report.checked++;
+          if (moved === 'failing') report.failed++;
+          if (moved === 'ok') report.recovered++;
+        }
+      }),
+    );
     return report;
   }
 
@@ -81,9 +88,12 @@ export class RunMonitorChecks {
   private async run1(m: Monitor, timeoutMs: number): Promise<ProbeOutcome> {
     const probes = this.deps.probesFor(m.environment);
     switch (m.spec.kind) {
-      case 'http': return probes.http.check(m.spec, timeoutMs);
-      case 'tls': return probes.tls.check(m.spec, await this.deps.accountTime.now(m.accountId, m.environment), timeoutMs);
-      case 'dns': return probes.dns.check(m.spec, timeoutMs);
+      case 'http':
+        return probes.http.check(m.spec, timeoutMs);
+      case 'tls':
+        return probes.tls.check(m.spec, await this.deps.accountTime.now(m.accountId, m.environment), timeoutMs);
+      case 'dns':
+        return probes.dns.check(m.spec, timeoutMs);
       case 'domain_expiry': {
         const d = await this.deps.domains.find(m.accountId, m.environment, m.domain);
         if (!d) return { ok: false, latencyMs: null, reason: `${m.domain} is no longer in the account`, detail: {} };
@@ -91,8 +101,14 @@ export class RunMonitorChecks {
         const daysLeft = Math.floor((Date.parse(`${d.expiresOn}T00:00:00Z`) - now.getTime()) / DAY);
         const ok = daysLeft >= m.spec.minDaysValid;
         return {
-          ok, latencyMs: null, detail: { expires_at: d.expiresOn, days_left: daysLeft, auto_renew: d.autoRenew },
-          reason: ok ? null : daysLeft < 0 ? `${m.domain} expired on ${d.expiresOn}` : `${m.domain} expires on ${d.expiresOn}, in ${daysLeft} days (fewer than ${m.spec.minDaysValid})`,
+          ok,
+          latencyMs: null,
+          detail: { expires_at: d.expiresOn, days_left: daysLeft, auto_renew: d.autoRenew },
+          reason: ok
+            ? null
+            : daysLeft < 0
+              ? `${m.domain} expired on ${d.expiresOn}`
+              : `${m.domain} expires on ${d.expiresOn}, in ${daysLeft} days (fewer than ${m.spec.minDaysValid})`,
         };
       }
     }
@@ -102,8 +118,13 @@ export class RunMonitorChecks {
   private async record(m: Monitor, token: string, outcome: ProbeOutcome): Promise<MonitorState | 'same' | null> {
     const at = this.deps.clock.now();
     const result: CheckResult = {
-      id: this.deps.random.id(), monitorId: m.id, checkedAt: at, ok: outcome.ok,
-      latencyMs: outcome.latencyMs === null ? null : Math.round(outcome.latencyMs), reason: outcome.ok ? null : outcome.reason, detail: outcome.detail,
+      id: this.deps.random.id(),
+      monitorId: m.id,
+      checkedAt: at,
+      ok: outcome.ok,
+      latencyMs: outcome.latencyMs === null ? null : Math.round(outcome.latencyMs),
+      reason: outcome.ok ? null : outcome.reason,
+      detail: outcome.detail,
     };
     const turnsFailing = !outcome.ok && m.state !== 'failing';
     const recovers = outcome.ok && m.state === 'failing';
@@ -113,19 +134,31 @@ export class RunMonitorChecks {
         let openIncidentId = m.openIncidentId;
         if (turnsFailing) {
           openIncidentId = this.deps.random.id();
-          await this.deps.monitors.insertIncident({ id: openIncidentId, monitorId: m.id, startedAt: at, endedAt: null, reason: result.reason });
+          await this.deps.monitors.insertIncident({
+            id: openIncidentId,
+            monitorId: m.id,
+            startedAt: at,
+            endedAt: null,
+            reason: result.reason,
+          });
         }
         if (recovers && m.openIncidentId) {
           await this.deps.monitors.closeIncident(m.openIncidentId, at);
           openIncidentId = null;
         }
         const next: Monitor = {
-          ...m, state, stateChangedAt: state !== m.state ? at : m.stateChangedAt, lastReason: result.reason, lastCheckedAt: at,
-          nextCheckAt: new Date(at.getTime() + m.intervalSeconds * 1000), openIncidentId,
+          ...m,
+          state,
+          stateChangedAt: state !== m.state ? at : m.stateChangedAt,
+          lastReason: result.reason,
+          lastCheckedAt: at,
+          nextCheckAt: new Date(at.getTime() + m.intervalSeconds * 1000),
+          openIncidentId,
         };
         if (!(await this.deps.monitors.completeCheck(next, token))) throw new LeaseLost();
         await this.deps.monitors.insertResult(result);
-        if (turnsFailing || recovers) await this.announce(m, result, turnsFailing ? 'failed' : 'recovered', turnsFailing ? openIncidentId : m.openIncidentId, at);
+        if (turnsFailing || recovers)
+          await this.announce(m, result, turnsFailing ? 'failed' : 'recovered', turnsFailing ? openIncidentId : m.openIncidentId, at);
       });
     } catch (err) {
       if (err instanceof LeaseLost) return null;
@@ -136,10 +169,25 @@ export class RunMonitorChecks {
 
   private async announce(m: Monitor, r: CheckResult, how: 'failed' | 'recovered', incidentId: string | null, at: Date): Promise<void> {
     const target = describeTarget(m);
-    const data = { monitor_id: m.id, domain: m.domain, kind: m.spec.kind, target, incident_id: incidentId, reason: r.reason, checked_at: at.toISOString(), latency_ms: r.latencyMs };
+    const data = {
+      monitor_id: m.id,
+      domain: m.domain,
+      kind: m.spec.kind,
+      target,
+      incident_id: incidentId,
+      reason: r.reason,
+      checked_at: at.toISOString(),
+      latency_ms: r.latencyMs,
+    };
     await this.deps.events.append({
-      id: this.deps.random.id(), accountId: m.accountId, environment: m.environment, type: how === 'failed' ? 'monitor.check_failed' : 'monitor.check_recovered',
-      subject: `monitor:${m.id}`, actor: 'system:monitoring', occurredAt: at, data,
+      id: this.deps.random.id(),
+      accountId: m.accountId,
+      environment: m.environment,
+      type: how === 'failed' ? 'monitor.check_failed' : 'monitor.check_recovered',
+      subject: `monitor:${m.id}`,
+      actor: 'system:monitoring',
+      occurredAt: at,
+      data,
     });
   }
 }

@@ -38,26 +38,59 @@ export class UpdateMonitor {
 
   async execute(key: ApiKey, id: string, input: UpdateMonitorInput): Promise<MonitorView> {
     const current = await loadMonitor(this.deps.monitors, this.deps.authorizer, key, id, 'monitor.edit');
-    const fixed = (['kind', 'domain'] as const).filter((f) => input[f] !== undefined && input[f] !== (f === 'kind' ? current.spec.kind : current.domain));
+    const fixed = (['kind', 'domain'] as const).filter(
+      (f) => input[f] !== undefined && input[f] !== (f === 'kind' ? current.spec.kind : current.domain),
+    );
     if (fixed.length > 0) {
-      throw new DomainError('validation_failed', {}, fixed.map((f) => ({ field: `/body/${f}`, rule: 'immutable', message: { uk: `поле ${f} не змінюється: створіть нову перевірку`, en: `${f} cannot change: create a new monitor instead` } })));
+      throw new DomainError(
+        'validation_failed',
+        {},
+        fixed.map((f) => ({
+          field: `/body/${f}`,
+          rule: 'immutable',
+          message: { uk: `поле ${f} не змінюється: створіть нову перевірку`, en: `${f} cannot change: create a new monitor instead` },
+        })),
+      );
     }
     const { interval_seconds, enabled, kind: _k, domain: _d, ...specInput } = input;
-    const spec = buildSpec(current.spec.kind, { ...(specFields(current.spec) as MonitorSpecInput), ...specInput }, current.domain, key.environment, this.deps.rules);
+    const spec = buildSpec(
+      current.spec.kind,
+      { ...(specFields(current.spec) as MonitorSpecInput), ...specInput },
+      current.domain,
+      key.environment,
+      this.deps.rules,
+    );
     const interval = interval_seconds ?? current.intervalSeconds;
     if (interval_seconds !== undefined) checkInterval(interval, key.environment, this.deps.rules);
     const now = this.deps.clock.now();
     const nowEnabled = enabled ?? current.enabled;
     const next: Monitor = {
-      ...current, spec, intervalSeconds: interval, enabled: nowEnabled, updatedAt: now,
+      ...current,
+      spec,
+      intervalSeconds: interval,
+      enabled: nowEnabled,
+      updatedAt: now,
       // Switched on again or rescheduled: check soon rather than after the old interval.
       nextCheckAt: (!current.enabled && nowEnabled) || interval !== current.intervalSeconds ? now : current.nextCheckAt,
     };
     await this.deps.uow.transaction(async () => {
       if (!(await this.deps.monitors.update(next))) throw new DomainError('monitor_not_found', { monitor_id: id });
       await this.deps.events.append({
-        id: this.deps.random.id(), accountId: key.accountId, environment: key.environment, type: 'monitor.updated', subject: `monitor:${id}`,
-        actor: `key:${key.id}`, occurredAt: now, data: { monitor_id: id, domain: current.domain, kind: spec.kind, ...specFields(spec), interval_seconds: interval, enabled: nowEnabled },
+        id: this.deps.random.id(),
+        accountId: key.accountId,
+        environment: key.environment,
+        type: 'monitor.updated',
+        subject: `monitor:${id}`,
+        actor: `key:${key.id}`,
+        occurredAt: now,
+        data: {
+          monitor_id: id,
+          domain: current.domain,
+          kind: spec.kind,
+          ...specFields(spec),
+          interval_seconds: interval,
+          enabled: nowEnabled,
+        },
       });
     });
     return viewMonitor(next);

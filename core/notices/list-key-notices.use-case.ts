@@ -11,7 +11,10 @@ import type { NoticeRepository } from './ports/notice-repository.port.js';
  * (domain.read), and billing ones with billing.read. Notices about keys and people are the humans'.
  */
 export class ListKeyNotices {
-  constructor(private readonly notices: NoticeRepository, private readonly domains: DomainRepository) {}
+  constructor(
+    private readonly notices: NoticeRepository,
+    private readonly domains: DomainRepository,
+  ) {}
 
   async execute(key: ApiKey, opts: { cursor?: string; limit?: number }): Promise<Page<NoticeView>> {
     const limit = clampLimit(opts.limit);
@@ -33,7 +36,15 @@ export class ListKeyNotices {
     }
     const page = out.slice(0, limit);
     return {
-      data: page.map((n) => ({ id: n.groupId, environment: n.environment, kind: n.kind, domain: n.domain, message: { ...n.message }, data: { ...n.data }, created_at: n.createdAt.toISOString() })),
+      data: page.map((n) => ({
+        id: n.groupId,
+        environment: n.environment,
+        kind: n.kind,
+        domain: n.domain,
+        message: { ...n.message },
+        data: { ...n.data },
+        created_at: n.createdAt.toISOString(),
+      })),
       next_cursor: out.length > limit ? encodeCursor(page[page.length - 1]!.id) : null,
     };
   }
@@ -41,7 +52,9 @@ export class ListKeyNotices {
   private async visible(key: ApiKey, held: Set<string>, n: Notice): Promise<boolean> {
     if (n.domain) {
       const d = await this.domains.find(key.accountId, key.environment, n.domain);
-      return d ? allows(key.policies, 'domain.read', { kind: 'domain', name: d.name, labels: d.labels }) : namesDomain(key.policies, 'domain.read', n.domain);
+      return d
+        ? allows(key.policies, 'domain.read', { kind: 'domain', name: d.name, labels: d.labels })
+        : namesDomain(key.policies, 'domain.read', n.domain);
     }
     return n.kind.startsWith('billing.') && held.has('billing.read');
   }

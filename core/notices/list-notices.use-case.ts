@@ -15,7 +15,12 @@ export interface NoticeView {
 }
 
 const view = (n: Notice): NoticeView => ({
-  id: n.id, environment: n.environment, kind: n.kind, domain: n.domain, message: { ...n.message }, data: { ...n.data },
+  id: n.id,
+  environment: n.environment,
+  kind: n.kind,
+  domain: n.domain,
+  message: { ...n.message },
+  data: { ...n.data },
   created_at: n.createdAt.toISOString(),
 });
 

@@ -76,16 +76,18 @@ export class NotifyOwners {
     // DESIGN: test-environment notices are in-app only; live ones are also e-mailed, through the
     // outbox written in this same transaction (a mail server that is down delays them, loses none).
     if (input.environment === 'live') {
-      await this.deps.outbox.enqueue(rows.map((n, i) => ({
-        id: this.deps.random.id(),
-        noticeId: n.id,
-        recipientId: n.recipientId,
-        address: owners[i]!.email,
-        subject: subjectOf(n.kind, n.domain),
-        body: `${n.message.uk}\n\n${n.message.en}\n\n— Domivka (${at.toISOString()})\n`,
-        attempts: 0,
-        createdAt: at,
-      })));
+      await this.deps.outbox.enqueue(
+        rows.map((n, i) => ({
+          id: this.deps.random.id(),
+          noticeId: n.id,
+          recipientId: n.recipientId,
+          address: owners[i]!.email,
+          subject: subjectOf(n.kind, n.domain),
+          body: `${n.message.uk}\n\n${n.message.en}\n\n— Domivka (${at.toISOString()})\n`,
+          attempts: 0,
+          createdAt: at,
+        })),
+      );
     }
     return rows.length;
   }

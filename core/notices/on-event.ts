@@ -21,9 +21,18 @@ const idOf = (ref: string, kind: 'key' | 'person' | 'topup' | 'certificate'): st
 
 const PHASE_TEXT: Record<Phase, { uk: string; en: string }> = {
   active: { uk: 'активний', en: 'active' },
-  autoRenewPeriod: { uk: 'строк дії минув; ще можна продовжити за звичайною ціною (autoRenewPeriod, 45 днів)', en: 'expired; it can still be renewed at the normal price (autoRenewPeriod, 45 days)' },
-  redemptionPeriod: { uk: 'у періоді викупу: відновлення коштує продовження плюс 1500 грн (redemptionPeriod, 30 днів)', en: 'in redemption: restoring it costs a renewal plus 1500 UAH (redemptionPeriod, 30 days)' },
-  pendingDelete: { uk: 'очікує видалення; відновити вже не можна (pendingDelete, 5 днів)', en: 'pending deletion; it can no longer be restored (pendingDelete, 5 days)' },
+  autoRenewPeriod: {
+    uk: 'строк дії минув; ще можна продовжити за звичайною ціною (autoRenewPeriod, 45 днів)',
+    en: 'expired; it can still be renewed at the normal price (autoRenewPeriod, 45 days)',
+  },
+  redemptionPeriod: {
+    uk: 'у періоді викупу: відновлення коштує продовження плюс 1500 грн (redemptionPeriod, 30 днів)',
+    en: 'in redemption: restoring it costs a renewal plus 1500 UAH (redemptionPeriod, 30 days)',
+  },
+  pendingDelete: {
+    uk: 'очікує видалення; відновити вже не можна (pendingDelete, 5 днів)',
+    en: 'pending deletion; it can no longer be restored (pendingDelete, 5 days)',
+  },
   released: { uk: 'звільнений і вилучений з рахунку', en: 'released and removed from the account' },
 };
 
@@ -48,42 +57,66 @@ const who = (actor: string): Who => {
  * Every state change of a class 3 operation tells every owner (DESIGN: class 3). Notices never carry a
  * transfer code (seed A7): neither does the event they are built from.
  */
-const operationNotice = (change: OperationChange): Build<`operation.${OperationChange}`> => (e) => {
-  const d = e.data;
-  const head = OPERATION_HEAD[change](who(e.actor));
-  const effect = describeEffect({ kind: d.kind, domain: d.domain, params: { nameservers: d.nameservers, labels: d.labels, previous: d.previous } });
-  const tail = change === 'pending'
-    ? {
-        uk: ` Вона виконається сама ${d.activates_at}, якщо інший власник не підтвердить її раніше; будь-який власник може її скасувати.`,
-        en: ` It takes effect by itself at ${d.activates_at} unless another owner confirms it sooner; any owner may cancel it.`,
-      }
-    : change === 'failed'
-      ? { uk: ` Причина від реєстру: ${d.failure_reason ?? ''}`, en: ` The registry's reason: ${d.failure_reason ?? ''}` }
-      : { uk: '', en: '' };
-  const warnings = d.warning_messages ?? [];
-  const warn = warnings.length > 0 && (change === 'pending' || change === 'activated')
-    ? { uk: ` ${warnings.map((w) => w.uk).join(' ')}`, en: ` ${warnings.map((w) => w.en).join(' ')}` }
-    : { uk: '', en: '' };
-  const at = e.occurredAt.toISOString();
-  return {
-    kind: `operation.${change}`, domain: d.domain,
-    message: {
-      uk: `${head.uk} (${d.operation_id}): ${effect.uk}${tail.uk}${warn.uk} Час: ${at}.`,
-      en: `${head.en} (${d.operation_id}): ${effect.en}${tail.en}${warn.en} Time: ${at}.`,
-    },
-    data: { operation_id: d.operation_id, kind: d.kind, domain: d.domain, status: d.status, actor: e.actor, href: `/v1/operations/${d.operation_id}` },
+const operationNotice =
+  (change: OperationChange): Build<`operation.${OperationChange}`> =>
+  (e) => {
+    const d = e.data;
+    const head = OPERATION_HEAD[change](who(e.actor));
+    const effect = describeEffect({
+      kind: d.kind,
+      domain: d.domain,
+      params: { nameservers: d.nameservers, labels: d.labels, previous: d.previous },
+    });
+    const tail =
+      change === 'pending'
+        ? {
+            uk: ` Вона виконається сама ${d.activates_at}, якщо інший власник не підтвердить її раніше; будь-який власник може її скасувати.`,
+            en: ` It takes effect by itself at ${d.activates_at} unless another owner confirms it sooner; any owner may cancel it.`,
+          }
+        : change === 'failed'
+          ? { uk: ` Причина від реєстру: ${d.failure_reason ?? ''}`, en: ` The registry's reason: ${d.failure_reason ?? ''}` }
+          : { uk: '', en: '' };
+    const warnings = d.warning_messages ?? [];
+    const warn =
+      warnings.length > 0 && (change === 'pending' || change === 'activated')
+        ? { uk: ` ${warnings.map((w) => w.uk).join(' ')}`, en: ` ${warnings.map((w) => w.en).join(' ')}` }
+        : { uk: '', en: '' };
+    const at = e.occurredAt.toISOString();
+    return {
+      kind: `operation.${change}`,
+      domain: d.domain,
+      message: {
+        uk: `${head.uk} (${d.operation_id}): ${effect.uk}${tail.uk}${warn.uk} Час: ${at}.`,
+        en: `${head.en} (${d.operation_id}): ${effect.en}${tail.en}${warn.en} Time: ${at}.`,
+      },
+      data: {
+        operation_id: d.operation_id,
+        kind: d.kind,
+        domain: d.domain,
+        status: d.status,
+        actor: e.actor,
+        href: `/v1/operations/${d.operation_id}`,
+      },
+    };
   };
-};
 
-const monitorNotice = (how: 'failed' | 'recovered'): Build<`monitor.check_${'failed' | 'recovered'}`> => (e) => {
-  const d = e.data;
-  return {
-    kind: `monitor.check_${how}`, domain: d.domain, data: d,
-    message: how === 'failed'
-      ? { uk: `Перевірка ${d.kind} (${d.target}) не пройшла: ${d.reason ?? ''}`, en: `The ${d.kind} check of ${d.target} is failing: ${d.reason ?? ''}` }
-      : { uk: `Перевірка ${d.kind} (${d.target}) знову проходить.`, en: `The ${d.kind} check of ${d.target} has recovered.` },
+const monitorNotice =
+  (how: 'failed' | 'recovered'): Build<`monitor.check_${'failed' | 'recovered'}`> =>
+  (e) => {
+    const d = e.data;
+    return {
+      kind: `monitor.check_${how}`,
+      domain: d.domain,
+      data: d,
+      message:
+        how === 'failed'
+          ? {
+              uk: `Перевірка ${d.kind} (${d.target}) не пройшла: ${d.reason ?? ''}`,
+              en: `The ${d.kind} check of ${d.target} is failing: ${d.reason ?? ''}`,
+            }
+          : { uk: `Перевірка ${d.kind} (${d.target}) знову проходить.`, en: `The ${d.kind} check of ${d.target} has recovered.` },
+    };
   };
-};
 
 /**
  * Event type → the notice every owner gets (seed A5, DESIGN: class 2 and 3 actions, the human-only
@@ -97,7 +130,8 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
     if (d.class < 2) return null;
     const rights = d.rights.join(', ');
     return {
-      kind: 'key.issued', domain: null,
+      kind: 'key.issued',
+      domain: null,
       message: {
         uk: `Випущено ключ класу ${d.class} «${d.name}» (${d.key_id}) у середовищі ${e.environment}: права ${rights}; діє до ${d.expires_on}; мережа ${d.cidr}${d.spend_limit !== null ? `; ліміт ${formatUah(d.spend_limit)} грн на місяць` : ''}.`,
         en: `A class ${d.class} key "${d.name}" (${d.key_id}) was issued in the ${e.environment} environment: rights ${rights}; valid through ${d.expires_on}; network ${d.cidr}${d.spend_limit !== null ? `; limit ${formatUah(d.spend_limit)} UAH per month` : ''}.`,
@@ -110,7 +144,8 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
     const keyId = idOf(e.actor, 'key');
     const at = e.occurredAt.toISOString();
     return {
-      kind: 'domain.registered', domain: d.domain,
+      kind: 'domain.registered',
+      domain: d.domain,
       message: {
         uk: `Ключ ${keyId} зареєстрував домен ${d.domain} на ${d.years} р. (до ${d.expires_at}); списано ${formatUah(d.amount)} грн. Час: ${at}.`,
         en: `Key ${keyId} registered ${d.domain} for ${d.years} year(s) (until ${d.expires_at}); ${formatUah(d.amount)} UAH was charged. Time: ${at}.`,
@@ -121,10 +156,13 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
   'domain.renewed': (e) => {
     const d = e.data;
     const keyId = d.automatic ? null : idOf(e.actor, 'key');
-    const by = d.automatic ? { uk: 'Автоматично продовжено', en: 'Automatically renewed' } : { uk: `Ключ ${keyId} продовжив`, en: `Key ${keyId} renewed` };
+    const by = d.automatic
+      ? { uk: 'Автоматично продовжено', en: 'Automatically renewed' }
+      : { uk: `Ключ ${keyId} продовжив`, en: `Key ${keyId} renewed` };
     const at = e.occurredAt.toISOString();
     return {
-      kind: d.automatic ? 'domain.auto_renewed' : 'domain.renewed', domain: d.domain,
+      kind: d.automatic ? 'domain.auto_renewed' : 'domain.renewed',
+      domain: d.domain,
       message: {
         uk: `${by.uk} ${d.domain}${d.restore ? ' (відновлення з redemptionPeriod)' : ''} на ${d.years} р. — тепер до ${d.expires_at}; списано ${formatUah(d.amount)} грн. Час: ${at}.`,
         en: `${by.en} ${d.domain}${d.restore ? ' (restored from redemptionPeriod)' : ''} for ${d.years} year(s) — now until ${d.expires_at}; ${formatUah(d.amount)} UAH was charged. Time: ${at}.`,
@@ -137,7 +175,8 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
     const keyId = idOf(e.actor, 'key');
     const at = e.occurredAt.toISOString();
     return {
-      kind: 'domain.auto_renew_changed', domain: d.domain,
+      kind: 'domain.auto_renew_changed',
+      domain: d.domain,
       message: {
         uk: `Ключ ${keyId} ${d.auto_renew ? 'увімкнув' : 'вимкнув'} автоматичне продовження домену ${d.domain}. Час: ${at}.`,
         en: `Key ${keyId} switched automatic renewal of ${d.domain} ${d.auto_renew ? 'on' : 'off'}. Time: ${at}.`,
@@ -148,7 +187,8 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
   'domain.auto_renew_failed': (e) => {
     const d = e.data;
     return {
-      kind: 'domain.auto_renew_failed', domain: d.domain,
+      kind: 'domain.auto_renew_failed',
+      domain: d.domain,
       message: {
         uk: `Не вдалося автоматично продовжити ${d.domain} (діє до ${d.expires_at}): ${d.reason === 'insufficient_funds' ? 'недостатньо коштів на балансі' : d.reason}. Поповніть баланс або продовжте вручну.`,
         en: `Automatic renewal of ${d.domain} (valid until ${d.expires_at}) failed: ${d.reason === 'insufficient_funds' ? 'the balance is too low' : d.reason}. Top up the balance or renew it by hand.`,
@@ -160,13 +200,18 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
     const d = e.data;
     const phase = PHASE_TEXT[phaseOfStatus(d.to)];
     return {
-      kind: 'domain.status_changed', domain: d.domain,
-      message: { uk: `Домен ${d.domain} (діяв до ${d.expires_at}): ${phase.uk}.`, en: `The domain ${d.domain} (valid until ${d.expires_at}): ${phase.en}.` },
+      kind: 'domain.status_changed',
+      domain: d.domain,
+      message: {
+        uk: `Домен ${d.domain} (діяв до ${d.expires_at}): ${phase.uk}.`,
+        en: `The domain ${d.domain} (valid until ${d.expires_at}): ${phase.en}.`,
+      },
       data: { domain: d.domain, status: d.to },
     };
   },
   'domain.released': (e) => ({
-    kind: 'domain.released', domain: e.data.domain,
+    kind: 'domain.released',
+    domain: e.data.domain,
     message: { uk: `Домен ${e.data.domain} ${PHASE_TEXT.released.uk}.`, en: `The domain ${e.data.domain} was ${PHASE_TEXT.released.en}.` },
     data: { domain: e.data.domain },
   }),
@@ -175,7 +220,8 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
     const keyId = idOf(e.actor, 'key');
     const at = e.occurredAt.toISOString();
     return {
-      kind: 'domain.transfer_locked', domain: d.domain,
+      kind: 'domain.transfer_locked',
+      domain: d.domain,
       message: {
         uk: `Ключ ${keyId} знову встановив заборону перенесення домену ${d.domain}. Час: ${at}.`,
         en: `Key ${keyId} set the transfer lock of ${d.domain} again. Time: ${at}.`,
@@ -189,7 +235,8 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
     const card = `${d.card.brand} •••• ${d.card.last4}`;
     const at = e.occurredAt.toISOString();
     return {
-      kind: 'billing.topup', domain: null,
+      kind: 'billing.topup',
+      domain: null,
       message: {
         uk: `Ключ ${keyId} поповнив баланс на ${formatUah(d.amount)} грн з картки ${card}. Час: ${at}.`,
         en: `Key ${keyId} topped up the balance by ${formatUah(d.amount)} UAH from the card ${card}. Time: ${at}.`,
@@ -201,7 +248,8 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
   'domain.transfer_code_revealed': (e) => {
     const d = e.data;
     return {
-      kind: 'domain.transfer_code_revealed', domain: d.domain,
+      kind: 'domain.transfer_code_revealed',
+      domain: d.domain,
       message: {
         uk: `${d.actor_email} переглянув код передачі домену ${d.domain}. Якщо це були не ви, змініть пароль і повідомте інших власників.`,
         en: `${d.actor_email} revealed the transfer code of ${d.domain}. If this was not you, change your password and tell the other owners.`,
@@ -212,7 +260,8 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
   'domain.registrant_changed': (e) => {
     const d = e.data;
     return {
-      kind: 'domain.registrant_changed', domain: d.domain,
+      kind: 'domain.registrant_changed',
+      domain: d.domain,
       message: {
         uk: `${d.actor_email} змінив власника (реєстранта) домену ${d.domain} на «${d.registrant.name}».`,
         en: `${d.actor_email} changed the registrant of ${d.domain} to "${d.registrant.name}".`,
@@ -223,7 +272,8 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
   'account.payment_method_changed': (e) => {
     const d = e.data;
     return {
-      kind: 'account.payment_method_changed', domain: null,
+      kind: 'account.payment_method_changed',
+      domain: null,
       message: {
         uk: `${d.actor_email} змінив спосіб оплати: тепер картка ${d.brand} •••• ${d.last4}.`,
         en: `${d.actor_email} changed the payment method: now the ${d.brand} card •••• ${d.last4}.`,
@@ -232,7 +282,8 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
     };
   },
   'person.two_factor_disabled': (e) => ({
-    kind: 'person.two_factor_disabled', domain: null,
+    kind: 'person.two_factor_disabled',
+    domain: null,
     message: {
       uk: `${e.data.email} вимкнув двофакторну перевірку: тепер для входу досить пароля.`,
       en: `${e.data.email} switched off two-factor checks: signing in now takes the password only.`,
@@ -240,7 +291,8 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
     data: { person_id: idOf(e.subject, 'person') },
   }),
   'person.two_factor_enabled': (e) => ({
-    kind: 'person.two_factor_enabled', domain: null,
+    kind: 'person.two_factor_enabled',
+    domain: null,
     message: {
       uk: `${e.data.email} знову ввімкнув двофакторну перевірку з новим секретом: для входу потрібні пароль і одноразовий код.`,
       en: `${e.data.email} switched two-factor checks on again, with a new secret: signing in takes the password and a one-time code.`,
@@ -248,14 +300,19 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
     data: { person_id: idOf(e.subject, 'person') },
   }),
   'person.joined': (e) => ({
-    kind: 'person.joined', domain: null,
-    message: { uk: `${e.data.email} приєднався до рахунку (роль: ${e.data.role}).`, en: `${e.data.email} joined the account (role: ${e.data.role}).` },
+    kind: 'person.joined',
+    domain: null,
+    message: {
+      uk: `${e.data.email} приєднався до рахунку (роль: ${e.data.role}).`,
+      en: `${e.data.email} joined the account (role: ${e.data.role}).`,
+    },
     data: { person_id: idOf(e.subject, 'person') },
   }),
   'person.role_changed': (e) => {
     const d = e.data;
     return {
-      kind: 'person.role_changed', domain: null,
+      kind: 'person.role_changed',
+      domain: null,
       message: { uk: `Роль ${d.email} змінено: ${d.from} → ${d.to}.`, en: `The role of ${d.email} changed: ${d.from} → ${d.to}.` },
       data: { person_id: idOf(e.subject, 'person'), role: d.to },
     };
@@ -263,10 +320,17 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
   'person.removed': (e) => {
     const d = e.data;
     return {
-      kind: 'person.removed', domain: null,
+      kind: 'person.removed',
+      domain: null,
       message: d.left
-        ? { uk: `${d.email} покинув рахунок; його ключі (${d.keys_revoked}) відкликано.`, en: `${d.email} left the account; their keys (${d.keys_revoked}) were revoked.` }
-        : { uk: `${d.email} видалено з рахунку; його ключі (${d.keys_revoked}) відкликано.`, en: `${d.email} was removed from the account; their keys (${d.keys_revoked}) were revoked.` },
+        ? {
+            uk: `${d.email} покинув рахунок; його ключі (${d.keys_revoked}) відкликано.`,
+            en: `${d.email} left the account; their keys (${d.keys_revoked}) were revoked.`,
+          }
+        : {
+            uk: `${d.email} видалено з рахунку; його ключі (${d.keys_revoked}) відкликано.`,
+            en: `${d.email} was removed from the account; their keys (${d.keys_revoked}) were revoked.`,
+          },
       data: { person_id: idOf(e.subject, 'person') },
     };
   },
@@ -280,7 +344,8 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
     const d = e.data;
     if (d.attempts !== 1) return null;
     return {
-      kind: 'certificate_renewal_failed', domain: d.domains[0] ?? null,
+      kind: 'certificate_renewal_failed',
+      domain: d.domains[0] ?? null,
       message: {
         uk: `Не вдалося поновити сертифікат для ${d.names.join(', ')}: ${d.reason}. Спробуємо ще; він чинний до ${d.not_after ?? '—'}.`,
         en: `Renewing the certificate for ${d.names.join(', ')} failed: ${d.reason}. We will try again; it is valid until ${d.not_after ?? '—'}.`,
@@ -289,7 +354,8 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
     };
   },
   'certificate.expired': (e) => ({
-    kind: 'certificate_expired', domain: e.data.domains[0] ?? null,
+    kind: 'certificate_expired',
+    domain: e.data.domains[0] ?? null,
     message: { uk: `Сертифікат для ${e.data.names.join(', ')} сплив.`, en: `The certificate for ${e.data.names.join(', ')} has expired.` },
     data: { certificate_id: idOf(e.subject, 'certificate') },
   }),
@@ -297,11 +363,13 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
   'monitor.check_recovered': monitorNotice('recovered'),
   'webhook.disabled': (e) => {
     const d = e.data;
-    const why = d.reason === 'gone'
-      ? { uk: 'кінцева точка відповіла 410 Gone', en: 'the endpoint answered 410 Gone' }
-      : { uk: 'доставки до нього не вдавалися 3 дні', en: 'deliveries to it failed for 3 days' };
+    const why =
+      d.reason === 'gone'
+        ? { uk: 'кінцева точка відповіла 410 Gone', en: 'the endpoint answered 410 Gone' }
+        : { uk: 'доставки до нього не вдавалися 3 дні', en: 'deliveries to it failed for 3 days' };
     return {
-      kind: 'webhook.disabled', domain: null,
+      kind: 'webhook.disabled',
+      domain: null,
       message: {
         uk: `Вебхук ${d.webhook_id} (${d.url}) вимкнено: ${why.uk}. Увімкніть його знову (PATCH /v1/webhooks/${d.webhook_id} {"enabled": true}), коли кінцева точка працюватиме.`,
         en: `Webhook ${d.webhook_id} (${d.url}) was disabled: ${why.en}. Enable it again (PATCH /v1/webhooks/${d.webhook_id} {"enabled": true}) once the endpoint works.`,
@@ -322,7 +390,10 @@ export const noticeFor = <T extends EventType>(e: EventOf<T>): NoticeDraft | nul
  * commits or rolls back with the change. Account events (people, two-factor) have no environment:
  * their notices are live ones, e-mailed as well.
  */
-export const noticesOnEvent = (notify: Pick<NotifyOwners, 'send'>): EventSubscriber => async (event) => {
-  const notice = noticeFor(event);
-  if (notice) await notify.send({ accountId: event.accountId, environment: event.environment ?? 'live', ...notice, data: { ...notice.data } });
-};
+export const noticesOnEvent =
+  (notify: Pick<NotifyOwners, 'send'>): EventSubscriber =>
+  async (event) => {
+    const notice = noticeFor(event);
+    if (notice)
+      await notify.send({ accountId: event.accountId, environment: event.environment ?? 'live', ...notice, data: { ...notice.data } });
+  };

@@ -33,7 +33,11 @@ export class ActivateDueOperations {
     const real = this.deps.clock.now();
     const groups: Array<{ environment: Environment; accountId?: string; exclude?: string[]; due: Date }> = [];
     if (only) {
-      groups.push({ environment: only.environment, accountId: only.accountId, due: await this.deps.accountClock.now(only.accountId, only.environment) });
+      groups.push({
+        environment: only.environment,
+        accountId: only.accountId,
+        due: await this.deps.accountClock.now(only.accountId, only.environment),
+      });
     } else {
       const travelled = await this.deps.accountClock.travelled();
       groups.push({ environment: 'live', due: real });
@@ -45,8 +49,14 @@ export class ActivateDueOperations {
         const token = this.deps.random.id();
         const now = this.deps.clock.now();
         const claimed = await this.deps.operations.claimDue({
-          environment: g.environment, ...(g.accountId ? { accountId: g.accountId } : {}), ...(g.exclude ? { excludeAccounts: g.exclude } : {}),
-          due: g.due, now, leaseUntil: new Date(now.getTime() + ACTIVATION_LEASE_MS), token, limit: 20,
+          environment: g.environment,
+          ...(g.accountId ? { accountId: g.accountId } : {}),
+          ...(g.exclude ? { excludeAccounts: g.exclude } : {}),
+          due: g.due,
+          now,
+          leaseUntil: new Date(now.getTime() + ACTIVATION_LEASE_MS),
+          token,
+          limit: 20,
         });
         for (const op of claimed) {
           const { outcome } = await this.deps.activation.activate(op, 'system:activation', token);

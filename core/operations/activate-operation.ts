@@ -52,14 +52,16 @@ export class ActivateOperation {
     const token = held ?? this.deps.random.id();
     if (!held) {
       const real = this.deps.clock.now();
-      if (!(await this.deps.operations.lease(op.id, token, real, new Date(real.getTime() + ACTIVATION_LEASE_MS)))) return { outcome: 'busy', operation: op };
+      if (!(await this.deps.operations.lease(op.id, token, real, new Date(real.getTime() + ACTIVATION_LEASE_MS))))
+        return { outcome: 'busy', operation: op };
     }
     let failure: string | null = null;
     try {
       await this.applyAtRegistry(op);
     } catch (err) {
       if (err instanceof RegistryError) failure = `${err.reason}: ${err.message}`;
-      else if (isDomainError(err) && err.code === 'registrar_capability_missing') failure = `registrar_capability_missing: ${String(err.fact('registrar'))} cannot ${String(err.fact('capability'))}`;
+      else if (isDomainError(err) && err.code === 'registrar_capability_missing')
+        failure = `registrar_capability_missing: ${String(err.fact('registrar'))} cannot ${String(err.fact('capability'))}`;
       else {
         // Not the registry's answer (a network fault, a crash of ours): leave it pending for a later pass.
         await this.deps.operations.releaseLease(op.id, token);
@@ -93,11 +95,17 @@ export class ActivateOperation {
     }
   }
 
-  private async finish(op: Operation, token: string, failure: string | null, actor: string): Promise<{ operation: Operation | null; zone: StoredZone | null }> {
+  private async finish(
+    op: Operation,
+    token: string,
+    failure: string | null,
+    actor: string,
+  ): Promise<{ operation: Operation | null; zone: StoredZone | null }> {
     const now = await this.deps.time.now(op.accountId, op.environment);
-    const next: Operation = failure === null
-      ? { ...op, status: 'active', resolvedAt: now }
-      : { ...op, status: 'failed', resolvedAt: now, failureReason: failure };
+    const next: Operation =
+      failure === null
+        ? { ...op, status: 'active', resolvedAt: now }
+        : { ...op, status: 'failed', resolvedAt: now, failureReason: failure };
     if (!(await this.deps.operations.update(next, { token }))) return { operation: null, zone: null };
     const domain = await this.deps.domains.find(op.accountId, op.environment, op.domain);
     let zone: StoredZone | null = null;

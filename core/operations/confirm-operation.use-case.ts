@@ -39,7 +39,8 @@ export class ConfirmOperation {
       if (op.confirmations.some((c) => c.by.personId === personOf(actor))) return op;
       const now = await this.deps.time.now(op.accountId, op.environment);
       const next: Operation = {
-        ...op, confirmations: [...op.confirmations, { by: partyOf(actor), at: now }],
+        ...op,
+        confirmations: [...op.confirmations, { by: partyOf(actor), at: now }],
         activatesAt: now < op.activatesAt ? now : op.activatesAt,
       };
       if (!(await this.deps.operations.update(next, { unleasedAt: this.deps.clock.now() }))) {

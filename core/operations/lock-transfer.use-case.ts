@@ -44,7 +44,11 @@ export class LockTransfer {
     const cancelled = pending?.kind === 'transfer_unlock' ? await this.deps.cancelOperation.cancel(pending, { kind: 'key', key }) : null;
     if (!domain.transferLock) {
       try {
-        await requireCapability(this.deps.environments.get(key.environment).registrar, 'transfer_lock').setTransferLock(name, true, `lock-${this.deps.random.id()}`);
+        await requireCapability(this.deps.environments.get(key.environment).registrar, 'transfer_lock').setTransferLock(
+          name,
+          true,
+          `lock-${this.deps.random.id()}`,
+        );
       } catch (err) {
         if (err instanceof RegistryError) throw new DomainError('registry_failure', { domain: name });
         throw err;
@@ -58,8 +62,14 @@ export class LockTransfer {
       await this.deps.domains.update(next);
       const now = this.deps.clock.now();
       await this.deps.events.append({
-        id: this.deps.random.id(), accountId: key.accountId, environment: key.environment, type: 'domain.transfer_locked',
-        subject: `domain:${name}`, actor: `key:${key.id}`, occurredAt: now, data: { domain: name, transfer_lock: true },
+        id: this.deps.random.id(),
+        accountId: key.accountId,
+        environment: key.environment,
+        type: 'domain.transfer_locked',
+        subject: `domain:${name}`,
+        actor: `key:${key.id}`,
+        occurredAt: now,
+        data: { domain: name, transfer_lock: true },
       });
       return next;
     });

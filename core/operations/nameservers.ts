@@ -19,7 +19,8 @@ export const normalizeNameservers = (domain: string, input: readonly string[]): 
   for (const raw of input) {
     const ns = raw.trim().toLowerCase().replace(/\.$/, '');
     if (!HOST_RE.test(ns)) throw new DomainError('nameservers_invalid', { domain, nameserver: raw, reason: 'hostname' });
-    if (ns === domain || ns.endsWith(`.${domain}`)) throw new DomainError('nameservers_invalid', { domain, nameserver: raw, reason: 'glue' });
+    if (ns === domain || ns.endsWith(`.${domain}`))
+      throw new DomainError('nameservers_invalid', { domain, nameserver: raw, reason: 'glue' });
     if (out.includes(ns)) throw new DomainError('nameservers_invalid', { domain, nameserver: raw, reason: 'duplicate' });
     out.push(ns);
   }
@@ -42,23 +43,27 @@ export const nameserverWarnings = (domain: string, nameservers: readonly string[
   const d = delegationOf(nameservers);
   const ours = SERVICE_NAMESERVERS.join(', ');
   if (d === 'outside') {
-    return [{
-      code: 'nameservers_outside',
-      message: {
-        uk: `Домен ${domain} буде делеговано на сервери імен поза Domivka (${nameservers.join(', ')}). Наша зона зберігається, але світ її більше не бачитиме: записи DNS, плани та ACME-перевірки через наш DNS не діятимуть, доки домен не повернеться на ${ours}.`,
-        en: `${domain} will be delegated to nameservers outside Domivka (${nameservers.join(', ')}). Our zone is kept, but the world will no longer see it: DNS records, plans and ACME checks through our DNS have no effect until the domain is back on ${ours}.`,
+    return [
+      {
+        code: 'nameservers_outside',
+        message: {
+          uk: `Домен ${domain} буде делеговано на сервери імен поза Domivka (${nameservers.join(', ')}). Наша зона зберігається, але світ її більше не бачитиме: записи DNS, плани та ACME-перевірки через наш DNS не діятимуть, доки домен не повернеться на ${ours}.`,
+          en: `${domain} will be delegated to nameservers outside Domivka (${nameservers.join(', ')}). Our zone is kept, but the world will no longer see it: DNS records, plans and ACME checks through our DNS have no effect until the domain is back on ${ours}.`,
+        },
       },
-    }];
+    ];
   }
   if (d === 'mixed') {
     const outside = nameservers.filter((n) => !isOurs(n));
-    return [{
-      code: 'nameservers_mixed',
-      message: {
-        uk: `Серед серверів імен є сторонні (${outside.join(', ')}): вони мають віддавати ту саму зону, що й наші, інакше відповіді різнитимуться.`,
-        en: `Some nameservers are not ours (${outside.join(', ')}): they must serve the same zone as ours, or answers will differ.`,
+    return [
+      {
+        code: 'nameservers_mixed',
+        message: {
+          uk: `Серед серверів імен є сторонні (${outside.join(', ')}): вони мають віддавати ту саму зону, що й наші, інакше відповіді різнитимуться.`,
+          en: `Some nameservers are not ours (${outside.join(', ')}): they must serve the same zone as ours, or answers will differ.`,
+        },
       },
-    }];
+    ];
   }
   return [];
 };

@@ -37,7 +37,12 @@ export class OperationAccess {
 
   /** The operation as this actor may see it, or operation_not_found (never "exists but not yours"). */
   visible = async (actor: OperationActor, op: Operation | null, id: string): Promise<Operation> => {
-    if (!op || (actor.kind === 'key' ? !(await this.reaches(actor.key, op)) : actor.environment !== undefined && actor.environment !== op.environment)) {
+    if (
+      !op ||
+      (actor.kind === 'key'
+        ? !(await this.reaches(actor.key, op))
+        : actor.environment !== undefined && actor.environment !== op.environment)
+    ) {
       throw new DomainError('operation_not_found', { operation_id: id });
     }
     return op;

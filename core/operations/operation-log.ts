@@ -21,13 +21,25 @@ export class OperationLog {
     const view = viewOperation(op);
     const realNow = this.clock.now();
     await this.events.append({
-      id: this.random.id(), accountId: op.accountId, environment: op.environment, type: `operation.${change}`,
-      subject: `operation:${op.id}`, actor, occurredAt: realNow,
+      id: this.random.id(),
+      accountId: op.accountId,
+      environment: op.environment,
+      type: `operation.${change}`,
+      subject: `operation:${op.id}`,
+      actor,
+      occurredAt: realNow,
       data: {
-        operation_id: op.id, kind: op.kind, domain: op.domain, status: op.status, activates_at: view.activates_at,
-        ...(view.nameservers ? { nameservers: view.nameservers } : {}), ...(view.labels ? { labels: view.labels } : {}),
+        operation_id: op.id,
+        kind: op.kind,
+        domain: op.domain,
+        status: op.status,
+        activates_at: view.activates_at,
+        ...(view.nameservers ? { nameservers: view.nameservers } : {}),
+        ...(view.labels ? { labels: view.labels } : {}),
         ...(view.previous ? { previous: view.previous } : {}),
-        ...(op.warnings.length > 0 ? { warnings: op.warnings.map((w) => w.code), warning_messages: op.warnings.map((w) => ({ ...w.message })) } : {}),
+        ...(op.warnings.length > 0
+          ? { warnings: op.warnings.map((w) => w.code), warning_messages: op.warnings.map((w) => ({ ...w.message })) }
+          : {}),
         ...(op.failureReason ? { failure_reason: op.failureReason } : {}),
       },
     });

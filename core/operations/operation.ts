@@ -22,8 +22,7 @@ export const RIGHT_OF: Readonly<Record<OperationKind, RightName>> = {
 
 /** Who did something: a key (and the person who issued it), or a signed-in person in the console. */
 export type Party =
-  | { readonly type: 'key'; readonly keyId: string; readonly personId: string }
-  | { readonly type: 'person'; readonly personId: string };
+  { readonly type: 'key'; readonly keyId: string; readonly personId: string } | { readonly type: 'person'; readonly personId: string };
 
 export interface Confirmation {
   readonly by: Party;

@@ -10,7 +10,10 @@ import type { OperationListQuery, OperationRepository } from './ports/operation-
 
 /** GET /v1/operations/{id}: an operation on a domain the key's policies reach (else 404, never 403). */
 export class GetOperation {
-  constructor(private readonly operations: OperationRepository, private readonly access: OperationAccess) {}
+  constructor(
+    private readonly operations: OperationRepository,
+    private readonly access: OperationAccess,
+  ) {}
 
   async execute(actor: OperationActor, id: string): Promise<OperationView> {
     return viewOperation(await this.access.visible(actor, await this.operations.find(accountOf(actor), id), id));
@@ -22,9 +25,15 @@ export class GetOperation {
  * operations on domains its policies reach (any right), a person those of the environment shown.
  */
 export class ListOperations {
-  constructor(private readonly operations: OperationRepository, private readonly visibility: Visibility) {}
+  constructor(
+    private readonly operations: OperationRepository,
+    private readonly visibility: Visibility,
+  ) {}
 
-  async execute(actor: OperationActor, opts: { domain?: string; status?: OperationStatus; cursor?: string; limit?: number }): Promise<Page<OperationView>> {
+  async execute(
+    actor: OperationActor,
+    opts: { domain?: string; status?: OperationStatus; cursor?: string; limit?: number },
+  ): Promise<Page<OperationView>> {
     const limit = clampLimit(opts.limit);
     const after = decodeCursor(opts.cursor);
     let before: OperationListQuery['before'];
@@ -36,7 +45,9 @@ export class ListOperations {
     // Any right on a domain shows its operations; what each one may do is checked when it acts.
     const scope = actor.kind === 'key' ? this.visibility.scope(actor.key, RIGHT_NAMES) : EVERY_DOMAIN;
     const rows = await this.operations.list({
-      accountId: accountOf(actor), environment: actor.kind === 'key' ? actor.key.environment : actor.environment ?? 'test', scope,
+      accountId: accountOf(actor),
+      environment: actor.kind === 'key' ? actor.key.environment : (actor.environment ?? 'test'),
+      scope,
       ...(opts.domain !== undefined ? { domain: normalizeDomain(opts.domain) } : {}),
       ...(opts.status !== undefined ? { status: opts.status } : {}),
       ...(before ? { before } : {}),
@@ -44,6 +55,9 @@ export class ListOperations {
     });
     const page = rows.slice(0, limit);
     const last = page.at(-1);
-    return { data: page.map(viewOperation), next_cursor: rows.length > limit && last ? encodeCursor(`${last.createdAt.toISOString()}|${last.id}`) : null };
+    return {
+      data: page.map(viewOperation),
+      next_cursor: rows.length > limit && last ? encodeCursor(`${last.createdAt.toISOString()}|${last.id}`) : null,
+    };
   }
 }

@@ -13,7 +13,14 @@ import { nameserverWarnings, normalizeNameservers } from './nameservers.js';
 import type { OperationAccess } from './operation-access.js';
 import type { OperationLog } from './operation-log.js';
 import {
-  ACTIVATION_DELAY_MS, viewOperation, withPendingUpdate, type Operation, type OperationKind, type OperationParams, type OperationView, type OperationWarning,
+  ACTIVATION_DELAY_MS,
+  viewOperation,
+  withPendingUpdate,
+  type Operation,
+  type OperationKind,
+  type OperationParams,
+  type OperationView,
+  type OperationWarning,
 } from './operation.js';
 import type { OperationRepository } from './ports/operation-repository.port.js';
 
@@ -46,7 +53,7 @@ export class RequestOperation {
   async execute(actor: OperationActor, request: OperationRequest): Promise<OperationView> {
     const name = normalizeDomain(request.domain);
     const accountId = accountOf(actor);
-    const environment: Environment = actor.kind === 'key' ? actor.key.environment : actor.environment ?? 'test';
+    const environment: Environment = actor.kind === 'key' ? actor.key.environment : (actor.environment ?? 'test');
     await this.deps.access.mayRequest(actor, request.kind, name);
     return this.deps.uow.transaction(async () => {
       const domain = await this.deps.domains.find(accountId, environment, name);
@@ -56,9 +63,22 @@ export class RequestOperation {
       const { params, warnings } = this.effectOf(domain, request);
       const now = await this.deps.time.now(accountId, environment);
       const op: Operation = {
-        id: `op_${this.deps.random.id()}`, accountId, environment, domainId: domain.id, domain: name, kind: request.kind, status: 'pending',
-        params, warnings, requestedBy: partyOf(actor), confirmations: [], createdAt: now,
-        activatesAt: new Date(now.getTime() + ACTIVATION_DELAY_MS), resolvedAt: null, cancelledBy: null, failureReason: null,
+        id: `op_${this.deps.random.id()}`,
+        accountId,
+        environment,
+        domainId: domain.id,
+        domain: name,
+        kind: request.kind,
+        status: 'pending',
+        params,
+        warnings,
+        requestedBy: partyOf(actor),
+        confirmations: [],
+        createdAt: now,
+        activatesAt: new Date(now.getTime() + ACTIVATION_DELAY_MS),
+        resolvedAt: null,
+        cancelledBy: null,
+        failureReason: null,
       };
       if (!(await this.deps.operations.insert(op))) {
         // Another request on this domain committed between our check and our insert.
@@ -75,7 +95,8 @@ export class RequestOperation {
     switch (request.kind) {
       case 'nameservers': {
         const nameservers = normalizeNameservers(domain.name, request.nameservers);
-        if (sameSet(nameservers, domain.nameservers)) throw new DomainError('operation_no_change', { domain: domain.name, kind: request.kind });
+        if (sameSet(nameservers, domain.nameservers))
+          throw new DomainError('operation_no_change', { domain: domain.name, kind: request.kind });
         return { params: { nameservers, previous: [...domain.nameservers] }, warnings: nameserverWarnings(domain.name, nameservers) };
       }
       case 'transfer_unlock':

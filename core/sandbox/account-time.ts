@@ -5,7 +5,10 @@ import type { SandboxClocks } from './ports/sandbox-clock.port.js';
 
 /** The account clock: real time for live; real time plus the account's sandbox offset for test. */
 export class AccountTime implements AccountClock {
-  constructor(private readonly clock: Clock, private readonly sandbox: SandboxClocks) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly sandbox: SandboxClocks,
+  ) {}
 
   async now(accountId: string, environment: Environment): Promise<Date> {
     const real = this.clock.now();

@@ -40,23 +40,50 @@ export class AdvanceSandboxClock {
   }
 
   /** Moves the clock, then runs the lifecycle and the certificates for this account at once, so the effect is visible. */
-  async execute(key: ApiKey, advance: string): Promise<{ now: string; offset_ms: number; lifecycle: LifecycleReport; certificates?: unknown; operations?: unknown }> {
+  async execute(
+    key: ApiKey,
+    advance: string,
+  ): Promise<{ now: string; offset_ms: number; lifecycle: LifecycleReport; certificates?: unknown; operations?: unknown }> {
     if (key.environment !== 'test') throw new DomainError('sandbox_only');
     const ms = parseDuration(advance);
     if (ms === null || ms <= 0 || ms > MAX_ADVANCE_MS) {
-      throw new DomainError('validation_failed', {}, [{ field: '/body/advance', rule: 'duration', value: advance, message: { uk: 'тривалість ISO 8601 у днях, годинах або хвилинах (напр. P30D), не більше 3 років', en: 'an ISO 8601 duration in days, hours or minutes (e.g. P30D), at most 3 years' } }]);
+      throw new DomainError('validation_failed', {}, [
+        {
+          field: '/body/advance',
+          rule: 'duration',
+          value: advance,
+          message: {
+            uk: 'тривалість ISO 8601 у днях, годинах або хвилинах (напр. P30D), не більше 3 років',
+            en: 'an ISO 8601 duration in days, hours or minutes (e.g. P30D), at most 3 years',
+          },
+        },
+      ]);
     }
     const offset = await this.deps.uow.transaction(async () => {
       const o = await this.deps.clocks.advance(key.accountId, ms);
       await this.deps.events.append({
-        id: this.deps.random.id(), accountId: key.accountId, environment: 'test', type: 'sandbox.clock_advanced', subject: `account:${key.accountId}`,
-        actor: `key:${key.id}`, occurredAt: this.deps.clock.now(), data: { advance, offset_ms: o },
+        id: this.deps.random.id(),
+        accountId: key.accountId,
+        environment: 'test',
+        type: 'sandbox.clock_advanced',
+        subject: `account:${key.accountId}`,
+        actor: `key:${key.id}`,
+        occurredAt: this.deps.clock.now(),
+        data: { advance, offset_ms: o },
       });
       return o;
     });
     const lifecycle = await this.deps.lifecycle.run({ accountId: key.accountId, environment: 'test' });
-    const certificates = this.deps.certificates ? await this.deps.certificates.run({ accountId: key.accountId, environment: 'test' }) : undefined;
+    const certificates = this.deps.certificates
+      ? await this.deps.certificates.run({ accountId: key.accountId, environment: 'test' })
+      : undefined;
     const operations = this.deps.operations ? await this.deps.operations.run({ accountId: key.accountId, environment: 'test' }) : undefined;
-    return { now: new Date(this.deps.clock.now().getTime() + offset).toISOString(), offset_ms: offset, lifecycle, ...(certificates ? { certificates } : {}), ...(operations ? { operations } : {}) };
+    return {
+      now: new Date(this.deps.clock.now().getTime() + offset).toISOString(),
+      offset_ms: offset,
+      lifecycle,
+      ...(certificates ? { certificates } : {}),
+      ...(operations ? { operations } : {}),
+    };
   }
 }

@@ -72,18 +72,41 @@ export class SeedDemo {
     return { accountId, personId, email: DEMO_EMAIL, password, totpSecret, totpUri: this.deps.totp.uri(totpSecret, DEMO_EMAIL) };
   }
 
-  private async seed(accountId: string, personId: string, passwordHash: string, totpSecret: string, now: Date, today: string): Promise<void> {
+  private async seed(
+    accountId: string,
+    personId: string,
+    passwordHash: string,
+    totpSecret: string,
+    now: Date,
+    today: string,
+  ): Promise<void> {
     await this.deps.uow.transaction(async () => {
       await this.deps.accounts.insertAccount({ id: accountId, name: 'Domivka Demo', createdAt: now });
       await this.deps.accounts.insertPerson({
-        id: personId, accountId, email: DEMO_EMAIL, name: 'Demo Owner', role: 'owner', passwordHash, totpSecret: this.deps.box.seal(totpSecret),
-        totpLastStep: null, lastSignInAt: null, createdAt: now,
+        id: personId,
+        accountId,
+        email: DEMO_EMAIL,
+        name: 'Demo Owner',
+        role: 'owner',
+        passwordHash,
+        totpSecret: this.deps.box.seal(totpSecret),
+        totpLastStep: null,
+        lastSignInAt: null,
+        createdAt: now,
       });
       for (const d of DEMO_DOMAINS) {
         const domain: Domain = {
-          id: this.deps.random.id(), accountId, environment: 'test', name: d.name, labels: d.labels,
-          status: ['clientTransferProhibited'], expiresOn: addDays(today, d.daysLeft), autoRenew: true,
-          transferLock: true, nameservers: SANDBOX_NAMESERVERS, createdAt: now,
+          id: this.deps.random.id(),
+          accountId,
+          environment: 'test',
+          name: d.name,
+          labels: d.labels,
+          status: ['clientTransferProhibited'],
+          expiresOn: addDays(today, d.daysLeft),
+          autoRenew: true,
+          transferLock: true,
+          nameservers: SANDBOX_NAMESERVERS,
+          createdAt: now,
         };
         await this.deps.domains.insert(domain);
         // DESIGN: each demo domain has a small zone — SOA, NS, an A for the apex and www, an MX.
@@ -94,18 +117,39 @@ export class SeedDemo {
           { name: `mail.${d.name}`, type: 'A', ttl: 3600, values: ['192.0.2.25'] },
         ]);
         await this.deps.registry.put({
-          domain: d.name, registeredUntil: domain.expiresOn, status: domain.status, nameservers: domain.nameservers,
+          domain: d.name,
+          registeredUntil: domain.expiresOn,
+          status: domain.status,
+          nameservers: domain.nameservers,
           transferCode: this.deps.random.base62(16),
         });
       }
       // A saved sandbox card that succeeds (see adapters/payments/sandbox: 4242 succeeds, 0002 declines).
-      await this.deps.cards.save({ accountId, environment: 'test', brand: 'visa', last4: '4242', paymentMethodRef: 'pm_sandbox_4242', customerRef: null });
+      await this.deps.cards.save({
+        accountId,
+        environment: 'test',
+        brand: 'visa',
+        last4: '4242',
+        paymentMethodRef: 'pm_sandbox_4242',
+        customerRef: null,
+      });
       await this.deps.accounting.credit({
-        accountId, environment: 'test', amount: DEMO_BALANCE, kind: 'grant', keyId: null, description: 'Sandbox demo balance',
+        accountId,
+        environment: 'test',
+        amount: DEMO_BALANCE,
+        kind: 'grant',
+        keyId: null,
+        description: 'Sandbox demo balance',
       });
       await this.deps.events.append({
-        id: this.deps.random.id(), accountId, environment: 'test', type: 'account.created', subject: `account:${accountId}`,
-        actor: 'system', occurredAt: now, data: { demo: true },
+        id: this.deps.random.id(),
+        accountId,
+        environment: 'test',
+        type: 'account.created',
+        subject: `account:${accountId}`,
+        actor: 'system',
+        occurredAt: now,
+        data: { demo: true },
       });
     });
   }

@@ -69,7 +69,13 @@ export class DeliverWebhooks {
   async claim(limit: number, busy: readonly string[] = []): Promise<{ token: string; deliveries: Delivery[] }> {
     const now = this.deps.clock.now();
     const token = this.deps.random.id();
-    const deliveries = await this.deps.repo.claimDue({ now, leaseUntil: new Date(now.getTime() + this.deps.options.leaseMs), token, limit, busy });
+    const deliveries = await this.deps.repo.claimDue({
+      now,
+      leaseUntil: new Date(now.getTime() + this.deps.options.leaseMs),
+      token,
+      limit,
+      busy,
+    });
     return { token, deliveries };
   }
 
@@ -83,10 +89,12 @@ export class DeliverWebhooks {
     const { token, deliveries } = await this.claim(limit);
     const byHook = new Map<string, Delivery[]>();
     for (const d of deliveries) byHook.set(d.webhookId, [...(byHook.get(d.webhookId) ?? []), d]);
-    await Promise.all([...byHook.values()].map(async (list) => {
-      const ctx = await this.prepare(list);
-      for (const d of list) await this.attempt(d, token, ctx);
-    }));
+    await Promise.all(
+      [...byHook.values()].map(async (list) => {
+        const ctx = await this.prepare(list);
+        for (const d of list) await this.attempt(d, token, ctx);
+      }),
+    );
     return { attempted: deliveries.length };
   }
 
@@ -141,7 +149,13 @@ export class DeliverWebhooks {
     } else {
       const secrets = [this.open(w.secretSealed, ctx)];
       if (w.oldSecretSealed && w.oldSecretExpiresAt && w.oldSecretExpiresAt > started) secrets.push(this.open(w.oldSecretSealed, ctx));
-      outcome = await this.deps.sender.send({ url: w.url, environment: w.environment, messageId: d.eventId, payload: JSON.stringify(toPublicEvent(event)), secrets });
+      outcome = await this.deps.sender.send({
+        url: w.url,
+        environment: w.environment,
+        messageId: d.eventId,
+        payload: JSON.stringify(toPublicEvent(event)),
+        secrets,
+      });
     }
     if (event && outcome.kind === 'response' && outcome.status >= 200 && outcome.status < 300) {
       // A success changes nothing but the delivery: it joins the next group commit with the others.
@@ -178,10 +192,20 @@ export class DeliverWebhooks {
         try {
           const now = this.deps.clock.now();
           const items = batch.map((x) => ({
-            token: x.token, firstAttemptAt: x.d.firstAttemptAt ?? x.at, deliveredAt: now,
+            token: x.token,
+            firstAttemptAt: x.d.firstAttemptAt ?? x.at,
+            deliveredAt: now,
             attempt: {
-              id: this.deps.random.id(), deliveryId: x.d.id, webhookId: x.w.id, number: x.d.attempts + 1, attemptedAt: x.at, outcome: 'succeeded' as const,
-              responseCode: x.outcome.status, latencyMs: Math.round(x.outcome.latencyMs), responseBody: x.outcome.body, error: null,
+              id: this.deps.random.id(),
+              deliveryId: x.d.id,
+              webhookId: x.w.id,
+              number: x.d.attempts + 1,
+              attemptedAt: x.at,
+              outcome: 'succeeded' as const,
+              responseCode: x.outcome.status,
+              latencyMs: Math.round(x.outcome.latencyMs),
+              responseBody: x.outcome.body,
+              error: null,
             },
           }));
           const recorded = await this.deps.uow.transaction(async () => {
@@ -222,11 +246,22 @@ export class DeliverWebhooks {
       }
     }
     return this.deps.uow.transaction(async () => {
-      const recorded = await this.deps.repo.recordAttempt({
-        id: this.deps.random.id(), deliveryId: d.id, webhookId: w.id, number, attemptedAt: at, outcome: ok ? 'succeeded' : 'failed',
-        responseCode: outcome.kind === 'response' ? outcome.status : null, latencyMs: Math.round(outcome.latencyMs),
-        responseBody: outcome.kind === 'response' ? outcome.body : null, error: outcome.kind === 'error' ? `${outcome.error}: ${outcome.message}` : null,
-      }, { status, nextAttemptAt, firstAttemptAt: d.firstAttemptAt ?? at, deliveredAt: ok ? now : null }, token);
+      const recorded = await this.deps.repo.recordAttempt(
+        {
+          id: this.deps.random.id(),
+          deliveryId: d.id,
+          webhookId: w.id,
+          number,
+          attemptedAt: at,
+          outcome: ok ? 'succeeded' : 'failed',
+          responseCode: outcome.kind === 'response' ? outcome.status : null,
+          latencyMs: Math.round(outcome.latencyMs),
+          responseBody: outcome.kind === 'response' ? outcome.body : null,
+          error: outcome.kind === 'error' ? `${outcome.error}: ${outcome.message}` : null,
+        },
+        { status, nextAttemptAt, firstAttemptAt: d.firstAttemptAt ?? at, deliveredAt: ok ? now : null },
+        token,
+      );
       if (!recorded) throw new LeaseLost();
       if (ok) {
         if (w.failingSince) await this.deps.repo.markHealthy(w.id);
@@ -246,8 +281,14 @@ export class DeliverWebhooks {
     if (!(await this.deps.repo.disable(w.id, reason, now))) return true;
     await this.deps.repo.cancelPending(w.id);
     await this.deps.events.append({
-      id: this.deps.random.id(), accountId: w.accountId, environment: w.environment, type: 'webhook.disabled', subject: `webhook:${w.id}`,
-      actor: 'system:webhooks', occurredAt: now, data: { webhook_id: w.id, url: w.url, reason },
+      id: this.deps.random.id(),
+      accountId: w.accountId,
+      environment: w.environment,
+      type: 'webhook.disabled',
+      subject: `webhook:${w.id}`,
+      actor: 'system:webhooks',
+      occurredAt: now,
+      data: { webhook_id: w.id, url: w.url, reason },
     });
     return true;
   }

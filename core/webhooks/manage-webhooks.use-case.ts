@@ -29,7 +29,15 @@ export interface DeliveryView {
   next_attempt_at: string | null;
   created_at: string;
   delivered_at: string | null;
-  attempt_log: Array<{ number: number; attempted_at: string; outcome: Attempt['outcome']; response_code: number | null; latency_ms: number | null; response_body: string | null; error: string | null }>;
+  attempt_log: Array<{
+    number: number;
+    attempted_at: string;
+    outcome: Attempt['outcome'];
+    response_code: number | null;
+    latency_ms: number | null;
+    response_body: string | null;
+    error: string | null;
+  }>;
 }
 
 /** A Standard Webhooks secret: `whsec_` + base64 of 24 random bytes. */
@@ -65,8 +73,14 @@ export class ManageWebhooks {
 
   private async emit<T extends EventType>(key: ApiKey, type: T, w: Webhook, data: EventData[T]): Promise<void> {
     await this.deps.events.append({
-      id: this.deps.random.id(), accountId: key.accountId, environment: key.environment, type, subject: `webhook:${w.id}`,
-      actor: `key:${key.id}`, occurredAt: this.deps.clock.now(), data,
+      id: this.deps.random.id(),
+      accountId: key.accountId,
+      environment: key.environment,
+      type,
+      subject: `webhook:${w.id}`,
+      actor: `key:${key.id}`,
+      occurredAt: this.deps.clock.now(),
+      data,
     });
   }
 
@@ -83,9 +97,22 @@ export class ManageWebhooks {
     const secret = newSecret(this.deps.random);
     const now = this.deps.clock.now();
     const w: Webhook = {
-      id: `wh_${this.deps.random.base62(20)}`, accountId: key.accountId, environment: key.environment, url, description: input.description ?? null, events, domains,
-      enabled: input.enabled ?? true, disabledReason: null, secretSealed: this.deps.box.seal(secret), oldSecretSealed: null, oldSecretExpiresAt: null,
-      failingSince: null, createdBy: `key:${key.id}`, createdAt: now, updatedAt: now,
+      id: `wh_${this.deps.random.base62(20)}`,
+      accountId: key.accountId,
+      environment: key.environment,
+      url,
+      description: input.description ?? null,
+      events,
+      domains,
+      enabled: input.enabled ?? true,
+      disabledReason: null,
+      secretSealed: this.deps.box.seal(secret),
+      oldSecretSealed: null,
+      oldSecretExpiresAt: null,
+      failingSince: null,
+      createdBy: `key:${key.id}`,
+      createdAt: now,
+      updatedAt: now,
     };
     return this.deps.uow.transaction(async () => {
       await this.deps.repo.insert(w);
@@ -121,7 +148,13 @@ export class ManageWebhooks {
       };
       await this.deps.repo.update(next);
       if (!next.enabled && w.enabled) await this.deps.repo.cancelPending(w.id);
-      await this.emit(key, 'webhook.updated', next, { webhook_id: w.id, url: next.url, events: next.events, domains: next.domains, enabled: next.enabled });
+      await this.emit(key, 'webhook.updated', next, {
+        webhook_id: w.id,
+        url: next.url,
+        events: next.events,
+        domains: next.domains,
+        enabled: next.enabled,
+      });
       return viewWebhook(next);
     });
   }
@@ -140,25 +173,49 @@ export class ManageWebhooks {
       const w = await this.load(key, id);
       const secret = newSecret(this.deps.random);
       const now = this.deps.clock.now();
-      const next: Webhook = { ...w, secretSealed: this.deps.box.seal(secret), oldSecretSealed: w.secretSealed, oldSecretExpiresAt: new Date(now.getTime() + ROTATION_OVERLAP_MS), updatedAt: now };
+      const next: Webhook = {
+        ...w,
+        secretSealed: this.deps.box.seal(secret),
+        oldSecretSealed: w.secretSealed,
+        oldSecretExpiresAt: new Date(now.getTime() + ROTATION_OVERLAP_MS),
+        updatedAt: now,
+      };
       await this.deps.repo.update(next);
-      await this.emit(key, 'webhook.secret_rotated', next, { webhook_id: w.id, old_secret_expires_at: next.oldSecretExpiresAt!.toISOString() });
+      await this.emit(key, 'webhook.secret_rotated', next, {
+        webhook_id: w.id,
+        old_secret_expires_at: next.oldSecretExpiresAt!.toISOString(),
+      });
       return { ...viewWebhook(next), secret };
     });
   }
 
-  async deliveries(key: ApiKey, id: string, after: string | null, limit: number): Promise<{ data: DeliveryView[]; next_cursor: string | null }> {
+  async deliveries(
+    key: ApiKey,
+    id: string,
+    after: string | null,
+    limit: number,
+  ): Promise<{ data: DeliveryView[]; next_cursor: string | null }> {
     const w = await this.load(key, id);
     const rows = await this.deps.repo.listDeliveries(w.id, after, limit + 1);
     const page = rows.slice(0, limit);
     return {
       data: page.map((d) => ({
-        id: d.id, event_id: d.eventId, event_type: d.eventType, status: d.status, attempts: d.attempts,
-        next_attempt_at: d.status === 'pending' ? d.nextAttemptAt?.toISOString() ?? null : null, created_at: d.createdAt.toISOString(),
+        id: d.id,
+        event_id: d.eventId,
+        event_type: d.eventType,
+        status: d.status,
+        attempts: d.attempts,
+        next_attempt_at: d.status === 'pending' ? (d.nextAttemptAt?.toISOString() ?? null) : null,
+        created_at: d.createdAt.toISOString(),
         delivered_at: d.deliveredAt?.toISOString() ?? null,
         attempt_log: d.log.map((a) => ({
-          number: a.number, attempted_at: a.attemptedAt.toISOString(), outcome: a.outcome, response_code: a.responseCode,
-          latency_ms: a.latencyMs, response_body: a.responseBody, error: a.error,
+          number: a.number,
+          attempted_at: a.attemptedAt.toISOString(),
+          outcome: a.outcome,
+          response_code: a.responseCode,
+          latency_ms: a.latencyMs,
+          response_body: a.responseBody,
+          error: a.error,
         })),
       })),
       next_cursor: rows.length > limit ? page[page.length - 1]!.id : null,
@@ -166,17 +223,30 @@ export class ManageWebhooks {
   }
 
   /** Queues the delivery's event again for this endpoint, as a new delivery due now. */
-  async redeliver(key: ApiKey, id: string, deliveryId: string): Promise<{ id: string; event_id: string; status: 'pending'; redelivery_of: string }> {
+  async redeliver(
+    key: ApiKey,
+    id: string,
+    deliveryId: string,
+  ): Promise<{ id: string; event_id: string; status: 'pending'; redelivery_of: string }> {
     return this.deps.uow.transaction(async () => {
       const w = await this.load(key, id);
       const d = await this.deps.repo.findDelivery(w.id, deliveryId);
       if (!d) throw new DomainError('delivery_not_found', { delivery_id: deliveryId });
       const now = this.deps.clock.now();
       const newId = this.deps.random.id();
-      await this.deps.repo.insertDeliveries([{
-        id: newId, webhookId: w.id, accountId: w.accountId, environment: w.environment, eventId: d.eventId, eventSeq: d.eventSeq,
-        eventCommittedAt: now, nextAttemptAt: now, createdAt: now,
-      }]);
+      await this.deps.repo.insertDeliveries([
+        {
+          id: newId,
+          webhookId: w.id,
+          accountId: w.accountId,
+          environment: w.environment,
+          eventId: d.eventId,
+          eventSeq: d.eventSeq,
+          eventCommittedAt: now,
+          nextAttemptAt: now,
+          createdAt: now,
+        },
+      ]);
       return { id: newId, event_id: d.eventId, status: 'pending', redelivery_of: d.id };
     });
   }

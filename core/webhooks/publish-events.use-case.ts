@@ -39,14 +39,24 @@ export class PublishEvents {
         const k = `${accountId}/${environment}`;
         let names = accountDomains.get(k);
         if (!names) {
-          names = (await this.deps.domains.list({ accountId, environment, scope: { all: true, names: [], labels: [] }, limit: 100_000 })).map((d) => d.name);
+          names = (
+            await this.deps.domains.list({ accountId, environment, scope: { all: true, names: [], labels: [] }, limit: 100_000 })
+          ).map((d) => d.name);
           accountDomains.set(k, names);
         }
         return names;
       };
       let seq = lastSeq;
       const rows: Array<{ id: string; pubSeq: string | null; publicType: string | null; domains: string[] }> = [];
-      const published: Array<{ id: string; accountId: string; environment: Environment; pubSeq: string; publicType: string; domains: string[]; at: Date }> = [];
+      const published: Array<{
+        id: string;
+        accountId: string;
+        environment: Environment;
+        pubSeq: string;
+        publicType: string;
+        domains: string[];
+        at: Date;
+      }> = [];
       for (const e of events) {
         const info = EVENT_CATALOGUE[e.type];
         if (!info?.public || !e.environment) {
@@ -57,7 +67,15 @@ export class PublishEvents {
         const domains = domainsOfEvent(e, needsLookup ? await domainsOf(e.accountId, e.environment) : []);
         seq += 1n;
         rows.push({ id: e.id, pubSeq: seq.toString(), publicType: info.public, domains });
-        published.push({ id: e.id, accountId: e.accountId, environment: e.environment, pubSeq: seq.toString(), publicType: info.public, domains, at: e.occurredAt });
+        published.push({
+          id: e.id,
+          accountId: e.accountId,
+          environment: e.environment,
+          pubSeq: seq.toString(),
+          publicType: info.public,
+          domains,
+          at: e.occurredAt,
+        });
       }
       await this.deps.feed.assign(now, rows, seq);
       let deliveries = 0;
@@ -68,8 +86,15 @@ export class PublishEvents {
           for (const w of hooks) {
             if (w.accountId !== p.accountId || w.environment !== p.environment || !wants(w, p.publicType, p.domains)) continue;
             out.push({
-              id: this.deps.random.id(), webhookId: w.id, accountId: p.accountId, environment: p.environment, eventId: p.id, eventSeq: p.pubSeq,
-              eventCommittedAt: p.at, nextAttemptAt: now, createdAt: now,
+              id: this.deps.random.id(),
+              webhookId: w.id,
+              accountId: p.accountId,
+              environment: p.environment,
+              eventId: p.id,
+              eventSeq: p.pubSeq,
+              eventCommittedAt: p.at,
+              nextAttemptAt: now,
+              createdAt: now,
             });
           }
         }

@@ -34,7 +34,9 @@ const main = async () => {
   if (config.seedDemo) {
     const seeded = await system.get(TOKENS.SeedDemo).execute();
     if (seeded) {
-      process.stdout.write(`Sandbox demo owner (shown once): e-mail ${seeded.email}, password ${seeded.password}, TOTP secret ${seeded.totpSecret}\n`);
+      process.stdout.write(
+        `Sandbox demo owner (shown once): e-mail ${seeded.email}, password ${seeded.password}, TOTP secret ${seeded.totpSecret}\n`,
+      );
     }
   }
   await system.close();

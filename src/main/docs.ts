@@ -36,9 +36,35 @@ export const rightsCatalogue = (): string => {
 };
 
 export const errorCatalogue = (): string => {
-  const sample = { domain: 'example.com.ua', registered_until: '2031-03-14', label: 'example', right: 'dns.edit', key_id: 'AbC123xYz789', expires_on: '2026-12-31', cidr: '203.0.113.0/24', ip: '198.51.100.7', class: 2, max_class: 1, max_days: 90, max_date: '2027-02-19', today: '2026-11-21', min_prefix: 8, environment: 'live', path: '/v1/x', method: 'PUT', allow: 'GET', limit: 262144, retry_after: 3, registrar: 'sandbox', capability: 'transfer_code', tlds: 'ua, com.ua', console: '/console/keys' };
+  const sample = {
+    domain: 'example.com.ua',
+    registered_until: '2031-03-14',
+    label: 'example',
+    right: 'dns.edit',
+    key_id: 'AbC123xYz789',
+    expires_on: '2026-12-31',
+    cidr: '203.0.113.0/24',
+    ip: '198.51.100.7',
+    class: 2,
+    max_class: 1,
+    max_days: 90,
+    max_date: '2027-02-19',
+    today: '2026-11-21',
+    min_prefix: 8,
+    environment: 'live',
+    path: '/v1/x',
+    method: 'PUT',
+    allow: 'GET',
+    limit: 262144,
+    retry_after: 3,
+    registrar: 'sandbox',
+    capability: 'transfer_code',
+    tlds: 'ua, com.ua',
+    console: '/console/keys',
+  };
   Object.assign(sample, { monitor_id: 'mon_01a20dfb463817f34de6', interval_seconds: 30, minimum: 60, maximum: 86400, limit: 200 }); // monitoring
-  const rows = (Object.keys(ERROR_TABLE) as ErrorCode[]).map((code) => [code, entryOf(code)] as const)
+  const rows = (Object.keys(ERROR_TABLE) as ErrorCode[])
+    .map((code) => [code, entryOf(code)] as const)
     .sort((a, b) => a[1].status - b[1].status || a[0].localeCompare(b[0]))
     .map(([code, e]) => `| ${e.status} | \`${code}\` | ${e.en(sample).replace(/\|/g, '\\|')} | ${e.uk(sample).replace(/\|/g, '\\|')} |`);
   return ['| HTTP | code | en (example) | uk (example) |', '|---|---|---|---|', ...rows].join('\n');
@@ -49,7 +75,11 @@ export const eventCatalogue = (): string => {
   const entries = Object.entries(EVENT_CATALOGUE);
   const pub = entries.filter(([, i]) => i.public).sort((a, b) => a[1].public!.localeCompare(b[1].public!));
   const rows = pub.map(([internal, i]) => {
-    const data = Object.entries(i.data).map(([k, v]) => `\`${k}\` ${v}`).join(', ').replace(/\|/g, '\\|') || '—';
+    const data =
+      Object.entries(i.data)
+        .map(([k, v]) => `\`${k}\` ${v}`)
+        .join(', ')
+        .replace(/\|/g, '\\|') || '—';
     return `| \`${i.public}\`${internal !== i.public ? ` (internally \`${internal}\`)` : ''} | ${i.scope} | ${i.describe.en} / ${i.describe.uk} | ${data} |`;
   });
   const internal = entries.filter(([, i]) => !i.public).map(([t, i]) => `\`${t}\` (${i.describe.en})`);

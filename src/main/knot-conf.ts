@@ -11,17 +11,27 @@ import { runMain } from './process.js';
  */
 const main = async () => {
   const { values } = parseArgs({
-    options: { primary: { type: 'string' }, listen: { type: 'string', multiple: true }, dir: { type: 'string' }, 'notify-from': { type: 'string' } },
+    options: {
+      primary: { type: 'string' },
+      listen: { type: 'string', multiple: true },
+      dir: { type: 'string' },
+      'notify-from': { type: 'string' },
+    },
   });
   const config = loadConfig();
   const primary = values.primary ?? `${config.dnsHost}@${config.dnsPort}`;
   const store = new SqlStore({ url: config.databaseUrl, ...(config.databaseSchema ? { schema: config.databaseSchema } : {}) });
   try {
     const zones = [...new Set((await store.zones.versions()).map((v) => v.domain))].sort();
-    process.stdout.write(knotConf({
-      dir: values.dir ?? '/var/lib/knot', listen: values.listen ?? ['0.0.0.0@53', '::@53'], primary,
-      notifyFrom: values['notify-from'] ?? primary.split('@')[0]!, zones,
-    }));
+    process.stdout.write(
+      knotConf({
+        dir: values.dir ?? '/var/lib/knot',
+        listen: values.listen ?? ['0.0.0.0@53', '::@53'],
+        primary,
+        notifyFrom: values['notify-from'] ?? primary.split('@')[0]!,
+        zones,
+      }),
+    );
   } finally {
     await store.close();
   }

@@ -6,7 +6,10 @@ import { System } from '../system.js';
 
 /** Writes the OpenAPI document to a file (for linting in CI). Touches no store. */
 const out = process.argv[2] ?? 'var/openapi.json';
-const system = new System({ ...loadConfig({ ...process.env, DATABASE_URL: ':memory:', VAR_DIR: 'var' }) }, { logger: pino({ level: 'silent' }) });
+const system = new System(
+  { ...loadConfig({ ...process.env, DATABASE_URL: ':memory:', VAR_DIR: 'var' }) },
+  { logger: pino({ level: 'silent' }) },
+);
 const { routes } = system.http();
 const doc = routes.find((r) => r.id === 'openapi')!;
 const reply = await doc.handle({ params: {}, query: {}, body: undefined, ip: '127.0.0.1' });

@@ -22,16 +22,29 @@ import { TOKENS } from '../tokens.js';
 const USAGE = `usage: npm run sandbox:key -- (--rights R1,R2 | --template T) (--domains a.example,b.example | --label L)
        [--cidr 203.0.113.0/24] [--expires YYYY-MM-DD] [--spend-limit UAH] [--name NAME] [--json]`;
 
-const list = (v: string | undefined) => (v === undefined ? undefined : v.split(',').map((x) => x.trim()).filter(Boolean));
+const list = (v: string | undefined) =>
+  v === undefined
+    ? undefined
+    : v
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean);
 
 const main = async (): Promise<number> => {
   let args;
   try {
     args = parseArgs({
       options: {
-        rights: { type: 'string' }, template: { type: 'string' }, domains: { type: 'string' }, label: { type: 'string' },
-        cidr: { type: 'string' }, expires: { type: 'string' }, 'spend-limit': { type: 'string' }, name: { type: 'string' },
-        json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false },
+        rights: { type: 'string' },
+        template: { type: 'string' },
+        domains: { type: 'string' },
+        label: { type: 'string' },
+        cidr: { type: 'string' },
+        expires: { type: 'string' },
+        'spend-limit': { type: 'string' },
+        name: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', default: false },
       },
       strict: true,
     }).values;
@@ -90,7 +103,9 @@ const main = async (): Promise<number> => {
     const body = errorBody(err.code, err.params, err.details);
     if (args.json) process.stdout.write(`${JSON.stringify(body)}\n`);
     const details = (err.details ?? []).map((d) => `  - ${JSON.stringify(d)}`).join('\n');
-    process.stderr.write(`error ${err.code} (HTTP ${ERROR_TABLE[err.code].status})\n  uk: ${body.error.message.uk}\n  en: ${body.error.message.en}\n${details ? `${details}\n` : ''}`);
+    process.stderr.write(
+      `error ${err.code} (HTTP ${ERROR_TABLE[err.code].status})\n  uk: ${body.error.message.uk}\n  en: ${body.error.message.en}\n${details ? `${details}\n` : ''}`,
+    );
     return 1;
   } finally {
     await system.close();

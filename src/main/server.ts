@@ -38,7 +38,13 @@ const main = async () => {
   const { app } = system.http();
   // The authoritative DNS server: every zone from the store, kept in step by ZoneSync.
   const dns = config.runDns
-    ? await serveDns({ config, zones: system.store.zones, changes: system.store.changes, log: log.child({ component: 'dns' }), workerEntry: DNS_WORKER_ENTRY })
+    ? await serveDns({
+        config,
+        zones: system.store.zones,
+        changes: system.store.changes,
+        log: log.child({ component: 'dns' }),
+        workerEntry: DNS_WORKER_ENTRY,
+      })
     : null;
   if (dns) system.get(TOKENS.ZonePublisher).attach(dns.publisher);
   const worker = config.runWorker ? new Worker(system) : null;
@@ -64,7 +70,9 @@ const main = async () => {
       `  Test key: npm run sandbox:key -- --rights domain.read --label prod`,
       credentials,
       '',
-    ].filter((l) => l !== '').join('\n') + '\n',
+    ]
+      .filter((l) => l !== '')
+      .join('\n') + '\n',
   );
   onShutdown(async () => {
     log.info('shutting down');

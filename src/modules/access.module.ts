@@ -14,24 +14,41 @@ import { TOKENS as T } from '../tokens.js';
 export const accessModule = () =>
   new ContainerModule(({ bind }) => {
     const s = id(T.Store);
-    bind(T.Visibility).toResolvedValue((st: SqlStore) => new KeyVisibility(st.domains), [s]).inSingletonScope();
-    bind(T.Authorizer).toResolvedValue((st: SqlStore) => new Authorizer(st.domains), [s]).inSingletonScope();
-    bind(T.AuthenticateKey).toResolvedValue((st: SqlStore, h, c) => new AuthenticateKey(st.keys, h, c), [s, T.SecretHasher, T.Clock]).inSingletonScope();
-    bind(T.IssueKey).toResolvedValue(
-      (st: SqlStore, h, r, c, rec: Recorder) => new IssueKey({ keys: st.keys, events: rec, uow: st.uow, hasher: h, random: r, clock: c }),
-      [s, T.SecretHasher, T.Random, T.Clock, T.Recorder],
-    ).inSingletonScope();
-    bind(T.ListKeys).toResolvedValue((st: SqlStore, c) => new ListKeys(st.keys, c), [s, T.Clock]).inSingletonScope();
-    bind(T.RevokeKey).toResolvedValue((st: SqlStore, r, c, rec: Recorder) => new RevokeKey({ keys: st.keys, events: rec, uow: st.uow, random: r, clock: c }), [s, T.Random, T.Clock, T.Recorder]).inSingletonScope();
-    bind(T.DescribeKey).toResolvedValue((st: SqlStore, c) => new DescribeKey(st.spend, c), [s, T.Clock]).inSingletonScope();
+    bind(T.Visibility)
+      .toResolvedValue((st: SqlStore) => new KeyVisibility(st.domains), [s])
+      .inSingletonScope();
+    bind(T.Authorizer)
+      .toResolvedValue((st: SqlStore) => new Authorizer(st.domains), [s])
+      .inSingletonScope();
+    bind(T.AuthenticateKey)
+      .toResolvedValue((st: SqlStore, h, c) => new AuthenticateKey(st.keys, h, c), [s, T.SecretHasher, T.Clock])
+      .inSingletonScope();
+    bind(T.IssueKey)
+      .toResolvedValue(
+        (st: SqlStore, h, r, c, rec: Recorder) => new IssueKey({ keys: st.keys, events: rec, uow: st.uow, hasher: h, random: r, clock: c }),
+        [s, T.SecretHasher, T.Random, T.Clock, T.Recorder],
+      )
+      .inSingletonScope();
+    bind(T.ListKeys)
+      .toResolvedValue((st: SqlStore, c) => new ListKeys(st.keys, c), [s, T.Clock])
+      .inSingletonScope();
+    bind(T.RevokeKey)
+      .toResolvedValue(
+        (st: SqlStore, r, c, rec: Recorder) => new RevokeKey({ keys: st.keys, events: rec, uow: st.uow, random: r, clock: c }),
+        [s, T.Random, T.Clock, T.Recorder],
+      )
+      .inSingletonScope();
+    bind(T.DescribeKey)
+      .toResolvedValue((st: SqlStore, c) => new DescribeKey(st.spend, c), [s, T.Clock])
+      .inSingletonScope();
   });
 
 const id = <X>(token: ServiceIdentifier<X>) => token;
 
 /** What the routes (and the console) call of this capability. */
 export const accessUseCases = (c: Container): Pick<UseCases, 'issueKey' | 'listKeys' | 'revokeKey' | 'describeKey'> => ({
-    issueKey: c.get(T.IssueKey),
-    listKeys: c.get(T.ListKeys),
-    revokeKey: c.get(T.RevokeKey),
-    describeKey: c.get(T.DescribeKey),
+  issueKey: c.get(T.IssueKey),
+  listKeys: c.get(T.ListKeys),
+  revokeKey: c.get(T.RevokeKey),
+  describeKey: c.get(T.DescribeKey),
 });

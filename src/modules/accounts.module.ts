@@ -15,37 +15,104 @@ import { DeleteAccount } from '../../core/accounts/delete-account.use-case.js';
 export const accountsModule = () =>
   new ContainerModule(({ bind }) => {
     const s = id(T.Store);
-    bind(T.AuthenticateSession).toResolvedValue((st: SqlStore, h, c) => new AuthenticateSession({ accounts: st.accounts, sessions: st.sessions, hasher: h, clock: c }), [s, T.SecretHasher, T.Clock]).inSingletonScope();
-    bind(T.SignIn).toResolvedValue(
-      (st: SqlStore, p, t, b, h, r, c, rec: Recorder) => new SignIn({ accounts: st.accounts, sessions: st.sessions, passwords: p, totp: t, box: b, hasher: h, events: rec, uow: st.uow, random: r, clock: c }),
-      [s, T.PasswordHasher, T.Totp, T.SecretBox, T.SecretHasher, T.Random, T.Clock, T.Recorder],
-    ).inSingletonScope();
-    bind(T.SignOut).toResolvedValue((st: SqlStore, c) => new SignOut(st.sessions, c), [s, T.Clock]).inSingletonScope();
-    bind(T.Reauthenticate).toResolvedValue(
-      (st: SqlStore, p, t, b, r, c, rec: Recorder) => new Reauthenticate({ accounts: st.accounts, people: st.people, passwords: p, totp: t, box: b, events: rec, uow: st.uow, random: r, clock: c }),
-      [s, T.PasswordHasher, T.Totp, T.SecretBox, T.Random, T.Clock, T.Recorder],
-    ).inSingletonScope();
-    bind(T.ManagePeople).toResolvedValue(
-      (st: SqlStore, p, t, b, h, r, c, cfg: Config, rec: Recorder) => new ManagePeople({ accounts: st.accounts, people: st.people, invitations: st.invitations, passwords: p, totp: t, box: b, hasher: h, outbox: st.outbox, events: rec, uow: st.uow, random: r, clock: c, consoleUrl: cfg.consoleUrl }),
-      [s, T.PasswordHasher, T.Totp, T.SecretBox, T.SecretHasher, T.Random, T.Clock, T.Config, T.Recorder],
-    ).inSingletonScope();
-    bind(T.DisableTwoFactor).toResolvedValue((st: SqlStore, r, c, rec: Recorder) => new DisableTwoFactor({ people: st.people, events: rec, uow: st.uow, random: r, clock: c }), [s, T.Random, T.Clock, T.Recorder]).inSingletonScope();
-    bind(T.EnableTwoFactor).toResolvedValue(
-      (st: SqlStore, t, b, r, c, rec: Recorder) => new EnableTwoFactor({ accounts: st.accounts, people: st.people, totp: t, box: b, events: rec, uow: st.uow, random: r, clock: c }),
-      [s, T.Totp, T.SecretBox, T.Random, T.Clock, T.Recorder],
-    ).inSingletonScope();
-    bind(T.DeleteAccount).toResolvedValue((st: SqlStore, a, r, c, rec: Recorder) => new DeleteAccount({ people: st.people, accounting: a, events: rec, uow: st.uow, random: r, clock: c }), [s, T.Accounting, T.Random, T.Clock, T.Recorder]).inSingletonScope();
+    bind(T.AuthenticateSession)
+      .toResolvedValue(
+        (st: SqlStore, h, c) => new AuthenticateSession({ accounts: st.accounts, sessions: st.sessions, hasher: h, clock: c }),
+        [s, T.SecretHasher, T.Clock],
+      )
+      .inSingletonScope();
+    bind(T.SignIn)
+      .toResolvedValue(
+        (st: SqlStore, p, t, b, h, r, c, rec: Recorder) =>
+          new SignIn({
+            accounts: st.accounts,
+            sessions: st.sessions,
+            passwords: p,
+            totp: t,
+            box: b,
+            hasher: h,
+            events: rec,
+            uow: st.uow,
+            random: r,
+            clock: c,
+          }),
+        [s, T.PasswordHasher, T.Totp, T.SecretBox, T.SecretHasher, T.Random, T.Clock, T.Recorder],
+      )
+      .inSingletonScope();
+    bind(T.SignOut)
+      .toResolvedValue((st: SqlStore, c) => new SignOut(st.sessions, c), [s, T.Clock])
+      .inSingletonScope();
+    bind(T.Reauthenticate)
+      .toResolvedValue(
+        (st: SqlStore, p, t, b, r, c, rec: Recorder) =>
+          new Reauthenticate({
+            accounts: st.accounts,
+            people: st.people,
+            passwords: p,
+            totp: t,
+            box: b,
+            events: rec,
+            uow: st.uow,
+            random: r,
+            clock: c,
+          }),
+        [s, T.PasswordHasher, T.Totp, T.SecretBox, T.Random, T.Clock, T.Recorder],
+      )
+      .inSingletonScope();
+    bind(T.ManagePeople)
+      .toResolvedValue(
+        (st: SqlStore, p, t, b, h, r, c, cfg: Config, rec: Recorder) =>
+          new ManagePeople({
+            accounts: st.accounts,
+            people: st.people,
+            invitations: st.invitations,
+            passwords: p,
+            totp: t,
+            box: b,
+            hasher: h,
+            outbox: st.outbox,
+            events: rec,
+            uow: st.uow,
+            random: r,
+            clock: c,
+            consoleUrl: cfg.consoleUrl,
+          }),
+        [s, T.PasswordHasher, T.Totp, T.SecretBox, T.SecretHasher, T.Random, T.Clock, T.Config, T.Recorder],
+      )
+      .inSingletonScope();
+    bind(T.DisableTwoFactor)
+      .toResolvedValue(
+        (st: SqlStore, r, c, rec: Recorder) => new DisableTwoFactor({ people: st.people, events: rec, uow: st.uow, random: r, clock: c }),
+        [s, T.Random, T.Clock, T.Recorder],
+      )
+      .inSingletonScope();
+    bind(T.EnableTwoFactor)
+      .toResolvedValue(
+        (st: SqlStore, t, b, r, c, rec: Recorder) =>
+          new EnableTwoFactor({ accounts: st.accounts, people: st.people, totp: t, box: b, events: rec, uow: st.uow, random: r, clock: c }),
+        [s, T.Totp, T.SecretBox, T.Random, T.Clock, T.Recorder],
+      )
+      .inSingletonScope();
+    bind(T.DeleteAccount)
+      .toResolvedValue(
+        (st: SqlStore, a, r, c, rec: Recorder) =>
+          new DeleteAccount({ people: st.people, accounting: a, events: rec, uow: st.uow, random: r, clock: c }),
+        [s, T.Accounting, T.Random, T.Clock, T.Recorder],
+      )
+      .inSingletonScope();
   });
 
 const id = <X>(token: ServiceIdentifier<X>) => token;
 
 /** What the routes (and the console) call of this capability. */
-export const accountsUseCases = (c: Container): Pick<UseCases, 'signIn' | 'signOut' | 'reauthenticate' | 'managePeople' | 'disableTwoFactor' | 'enableTwoFactor' | 'deleteAccount'> => ({
-    signIn: c.get(T.SignIn),
-    signOut: c.get(T.SignOut),
-    reauthenticate: c.get(T.Reauthenticate),
-    managePeople: c.get(T.ManagePeople),
-    disableTwoFactor: c.get(T.DisableTwoFactor),
-    enableTwoFactor: c.get(T.EnableTwoFactor),
-    deleteAccount: c.get(T.DeleteAccount),
+export const accountsUseCases = (
+  c: Container,
+): Pick<UseCases, 'signIn' | 'signOut' | 'reauthenticate' | 'managePeople' | 'disableTwoFactor' | 'enableTwoFactor' | 'deleteAccount'> => ({
+  signIn: c.get(T.SignIn),
+  signOut: c.get(T.SignOut),
+  reauthenticate: c.get(T.Reauthenticate),
+  managePeople: c.get(T.ManagePeople),
+  disableTwoFactor: c.get(T.DisableTwoFactor),
+  enableTwoFactor: c.get(T.EnableTwoFactor),
+  deleteAccount: c.get(T.DeleteAccount),
 });

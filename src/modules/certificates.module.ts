@@ -21,22 +21,78 @@ export const certificatesModule = () =>
   new ContainerModule(({ bind }) => {
     const s = id(T.Store);
     bind(T.CertificateKeys).toConstantValue(new X509CertificateKeys());
-    bind(T.IssuanceQueue).toResolvedValue(
-      (l: Logger) => new InProcessIssuanceQueue(l.child({ component: 'certificates' })),
-      [T.Logger],
-    ).inSingletonScope();
-    bind(T.Certificates).toResolvedValue(
-      (st: SqlStore, a, e, k, b, q: InProcessIssuanceQueue, i: CertificateIssuance, r, c, rec: Recorder) => {
-        q.attach(i);
-        return new Certificates({ certificates: st.certificates, domains: st.domains, authorizer: a, environments: e, keys: k, box: b, queue: q, events: rec, uow: st.uow, random: r, clock: c });
-      },
-      [s, T.Authorizer, T.Environments, T.CertificateKeys, T.SecretBox, T.IssuanceQueue, T.CertificateIssuance, T.Random, T.Clock, T.Recorder],
-    ).inSingletonScope();
-    bind(T.CertificateIssuance).toResolvedValue(
-      (st: SqlStore, e, ch, k, b, at, r, c, cfg: Config, hub: ZonePublisherHub, log: Logger, rec: Recorder) => new CertificateIssuance({ certificates: st.certificates, environments: e, solverFor: zoneChallengeSolver(dns01Of(ch), new ServedByOurDns(hub, { host: cfg.dnsHost, port: cfg.dnsPort })), keys: k, box: b, accountTime: at, events: rec, uow: st.uow, random: r, clock: c, options: { renewBeforeMs: cfg.certRenewBeforeDays * 24 * 3600_000, maxAttempts: 5 }, onError: (err, certificateId) => log.error({ err, certificateId, component: 'certificates' }, 'certificate run failed; retried on a later pass') }),
-      [s, T.Environments, T.AcmeChallenges, T.CertificateKeys, T.SecretBox, T.AccountTime, T.Random, T.Clock, T.Config, T.ZonePublisher, T.Logger, T.Recorder],
-    ).inSingletonScope();
-    bind(T.CertificateStatusQuery).toResolvedValue((st: SqlStore) => new CertificateStatusQuery(st.certificates), [s]).inSingletonScope();
+    bind(T.IssuanceQueue)
+      .toResolvedValue((l: Logger) => new InProcessIssuanceQueue(l.child({ component: 'certificates' })), [T.Logger])
+      .inSingletonScope();
+    bind(T.Certificates)
+      .toResolvedValue(
+        (st: SqlStore, a, e, k, b, q: InProcessIssuanceQueue, i: CertificateIssuance, r, c, rec: Recorder) => {
+          q.attach(i);
+          return new Certificates({
+            certificates: st.certificates,
+            domains: st.domains,
+            authorizer: a,
+            environments: e,
+            keys: k,
+            box: b,
+            queue: q,
+            events: rec,
+            uow: st.uow,
+            random: r,
+            clock: c,
+          });
+        },
+        [
+          s,
+          T.Authorizer,
+          T.Environments,
+          T.CertificateKeys,
+          T.SecretBox,
+          T.IssuanceQueue,
+          T.CertificateIssuance,
+          T.Random,
+          T.Clock,
+          T.Recorder,
+        ],
+      )
+      .inSingletonScope();
+    bind(T.CertificateIssuance)
+      .toResolvedValue(
+        (st: SqlStore, e, ch, k, b, at, r, c, cfg: Config, hub: ZonePublisherHub, log: Logger, rec: Recorder) =>
+          new CertificateIssuance({
+            certificates: st.certificates,
+            environments: e,
+            solverFor: zoneChallengeSolver(dns01Of(ch), new ServedByOurDns(hub, { host: cfg.dnsHost, port: cfg.dnsPort })),
+            keys: k,
+            box: b,
+            accountTime: at,
+            events: rec,
+            uow: st.uow,
+            random: r,
+            clock: c,
+            options: { renewBeforeMs: cfg.certRenewBeforeDays * 24 * 3600_000, maxAttempts: 5 },
+            onError: (err, certificateId) =>
+              log.error({ err, certificateId, component: 'certificates' }, 'certificate run failed; retried on a later pass'),
+          }),
+        [
+          s,
+          T.Environments,
+          T.AcmeChallenges,
+          T.CertificateKeys,
+          T.SecretBox,
+          T.AccountTime,
+          T.Random,
+          T.Clock,
+          T.Config,
+          T.ZonePublisher,
+          T.Logger,
+          T.Recorder,
+        ],
+      )
+      .inSingletonScope();
+    bind(T.CertificateStatusQuery)
+      .toResolvedValue((st: SqlStore) => new CertificateStatusQuery(st.certificates), [s])
+      .inSingletonScope();
   });
 
 const id = <X>(token: ServiceIdentifier<X>) => token;
@@ -49,5 +105,5 @@ const dns01Of = (challenges: AcmeChallenges): Dns01Solver => ({
 
 /** What the routes (and the console) call of this capability. */
 export const certificatesUseCases = (c: Container): Pick<UseCases, 'certificates'> => ({
-    certificates: c.get(T.Certificates),
+  certificates: c.get(T.Certificates),
 });

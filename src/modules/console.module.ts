@@ -8,12 +8,17 @@ import { HumanReads } from '../../core/console/human-reads.use-case.js';
 export const consoleModule = () =>
   new ContainerModule(({ bind }) => {
     const s = id(T.Store);
-    bind(T.HumanReads).toResolvedValue((st: SqlStore, a) => new HumanReads({ domains: st.domains, zones: st.zones, accounting: a, ledger: st.ledger }), [s, T.Accounting]).inSingletonScope();
+    bind(T.HumanReads)
+      .toResolvedValue(
+        (st: SqlStore, a) => new HumanReads({ domains: st.domains, zones: st.zones, accounting: a, ledger: st.ledger }),
+        [s, T.Accounting],
+      )
+      .inSingletonScope();
   });
 
 const id = <X>(token: ServiceIdentifier<X>) => token;
 
 /** What the routes (and the console) call of this capability. */
 export const consoleUseCases = (c: Container): Pick<UseCases, 'humanReads'> => ({
-    humanReads: c.get(T.HumanReads),
+  humanReads: c.get(T.HumanReads),
 });

@@ -16,16 +16,39 @@ export const dnsModule = () =>
   new ContainerModule(({ bind }) => {
     const s = id(T.Store);
     bind(T.ZonePublisher).toConstantValue(new ZonePublisherHub());
-    bind(T.ZoneService).toResolvedValue((st: SqlStore, p, r, c, log: Logger) => new ZoneService({ zones: st.zones, publisher: p, uow: st.uow, random: r, clock: c, diagnostics: loggedDiagnostics(log) }), [s, T.ZonePublisher, T.Random, T.Clock, T.Logger]).inSingletonScope();
-    bind(T.ReadZone).toResolvedValue((st: SqlStore) => new ReadZone(st.zones), [s]).inSingletonScope();
-    bind(T.AcmeChallenges).toResolvedValue(
-      (st: SqlStore, z, a, r, c, rec: Recorder) => new AcmeChallenges({ zones: st.zones, challenges: st.acmeChallenges, zoneService: z, authorizer: a, events: rec, uow: st.uow, random: r, clock: c }),
-      [s, T.ZoneService, T.Authorizer, T.Random, T.Clock, T.Recorder],
-    ).inSingletonScope();
-    bind(T.DnsPlans).toResolvedValue(
-      (st: SqlStore, z, a, r, c, rec: Recorder) => new DnsPlans({ zones: st.zones, plans: st.plans, zoneService: z, authorizer: a, events: rec, uow: st.uow, random: r, clock: c }),
-      [s, T.ZoneService, T.Authorizer, T.Random, T.Clock, T.Recorder],
-    ).inSingletonScope();
+    bind(T.ZoneService)
+      .toResolvedValue(
+        (st: SqlStore, p, r, c, log: Logger) =>
+          new ZoneService({ zones: st.zones, publisher: p, uow: st.uow, random: r, clock: c, diagnostics: loggedDiagnostics(log) }),
+        [s, T.ZonePublisher, T.Random, T.Clock, T.Logger],
+      )
+      .inSingletonScope();
+    bind(T.ReadZone)
+      .toResolvedValue((st: SqlStore) => new ReadZone(st.zones), [s])
+      .inSingletonScope();
+    bind(T.AcmeChallenges)
+      .toResolvedValue(
+        (st: SqlStore, z, a, r, c, rec: Recorder) =>
+          new AcmeChallenges({
+            zones: st.zones,
+            challenges: st.acmeChallenges,
+            zoneService: z,
+            authorizer: a,
+            events: rec,
+            uow: st.uow,
+            random: r,
+            clock: c,
+          }),
+        [s, T.ZoneService, T.Authorizer, T.Random, T.Clock, T.Recorder],
+      )
+      .inSingletonScope();
+    bind(T.DnsPlans)
+      .toResolvedValue(
+        (st: SqlStore, z, a, r, c, rec: Recorder) =>
+          new DnsPlans({ zones: st.zones, plans: st.plans, zoneService: z, authorizer: a, events: rec, uow: st.uow, random: r, clock: c }),
+        [s, T.ZoneService, T.Authorizer, T.Random, T.Clock, T.Recorder],
+      )
+      .inSingletonScope();
   });
 
 const id = <X>(token: ServiceIdentifier<X>) => token;
@@ -37,7 +60,7 @@ const loggedDiagnostics = (log: Logger): Diagnostics => ({
 
 /** What the routes (and the console) call of this capability. */
 export const dnsUseCases = (c: Container): Pick<UseCases, 'readZone' | 'dnsPlans' | 'acmeChallenges'> => ({
-    readZone: c.get(T.ReadZone),
-    dnsPlans: c.get(T.DnsPlans),
-    acmeChallenges: c.get(T.AcmeChallenges),
+  readZone: c.get(T.ReadZone),
+  dnsPlans: c.get(T.DnsPlans),
+  acmeChallenges: c.get(T.AcmeChallenges),
 });

@@ -20,42 +20,99 @@ import { ChangeRegistrant } from '../../core/domains/change-registrant.use-case.
 export const domainsModule = () =>
   new ContainerModule(({ bind }) => {
     const s = id(T.Store);
-    bind(T.RegisterDomain).toResolvedValue(
-      (st: SqlStore, e, a, at, z, r, rec: Recorder) => new RegisterDomain({ domains: st.domains, environments: e, accounting: a, events: rec, time: at, zones: z, uow: st.uow, random: r }),
-      [s, T.Environments, T.Accounting, T.AccountTime, T.ZoneService, T.Random, T.Recorder],
-    ).inSingletonScope();
-    bind(T.RenewDomain).toResolvedValue(
-      (st: SqlStore, e, a, at, r, rec: Recorder) => new RenewDomain({ domains: st.domains, locks: st.domainLocks, environments: e, accounting: a, events: rec, time: at, random: r }),
-      [s, T.Environments, T.Accounting, T.AccountTime, T.Random, T.Recorder],
-    ).inSingletonScope();
-    bind(T.SetAutoRenew).toResolvedValue((st: SqlStore, r, c, rec: Recorder) => new SetAutoRenew({ domains: st.domains, events: rec, random: r, clock: c, uow: st.uow }), [s, T.Random, T.Clock, T.Recorder]).inSingletonScope();
-    bind(T.AdvanceLifecycle).toResolvedValue(
-      (st: SqlStore, at, rn, z, r, c, rec: Recorder) => new AdvanceLifecycle({ domains: st.domains, accountClock: at, renew: rn, events: rec, zones: z, uow: st.uow, random: r, clock: c, checkpoints: new SqlDurableCheckpoints(st.idempotency, st.uow, c) }),
-      [s, T.AccountTime, T.RenewDomain, T.ZoneService, T.Random, T.Clock, T.Recorder],
-    ).inSingletonScope();
-    bind(T.GetDomain).toResolvedValue((st: SqlStore) => new GetDomain(st.domains), [s]).inSingletonScope();
-    bind(T.ListDomains).toResolvedValue((st: SqlStore, v: Visibility) => new ListDomains(st.domains, v), [s, T.Visibility]).inSingletonScope();
-    bind(T.SearchDomains).toResolvedValue((e: Environments<EnvironmentAdapters>) => new SearchDomains(e), [T.Environments]).inSingletonScope();
-    bind(T.RevealTransferCode).toResolvedValue(
-      (st: SqlStore, e, r, c, rec: Recorder) => new RevealTransferCode({ domains: st.domains, environments: e, events: rec, uow: st.uow, random: r, clock: c }),
-      [s, T.Environments, T.Random, T.Clock, T.Recorder],
-    ).inSingletonScope();
-    bind(T.ChangeRegistrant).toResolvedValue(
-      (st: SqlStore, e, r, c, rec: Recorder) => new ChangeRegistrant({ domains: st.domains, environments: e, events: rec, uow: st.uow, random: r, clock: c }),
-      [s, T.Environments, T.Random, T.Clock, T.Recorder],
-    ).inSingletonScope();
+    bind(T.RegisterDomain)
+      .toResolvedValue(
+        (st: SqlStore, e, a, at, z, r, rec: Recorder) =>
+          new RegisterDomain({
+            domains: st.domains,
+            environments: e,
+            accounting: a,
+            events: rec,
+            time: at,
+            zones: z,
+            uow: st.uow,
+            random: r,
+          }),
+        [s, T.Environments, T.Accounting, T.AccountTime, T.ZoneService, T.Random, T.Recorder],
+      )
+      .inSingletonScope();
+    bind(T.RenewDomain)
+      .toResolvedValue(
+        (st: SqlStore, e, a, at, r, rec: Recorder) =>
+          new RenewDomain({ domains: st.domains, locks: st.domainLocks, environments: e, accounting: a, events: rec, time: at, random: r }),
+        [s, T.Environments, T.Accounting, T.AccountTime, T.Random, T.Recorder],
+      )
+      .inSingletonScope();
+    bind(T.SetAutoRenew)
+      .toResolvedValue(
+        (st: SqlStore, r, c, rec: Recorder) => new SetAutoRenew({ domains: st.domains, events: rec, random: r, clock: c, uow: st.uow }),
+        [s, T.Random, T.Clock, T.Recorder],
+      )
+      .inSingletonScope();
+    bind(T.AdvanceLifecycle)
+      .toResolvedValue(
+        (st: SqlStore, at, rn, z, r, c, rec: Recorder) =>
+          new AdvanceLifecycle({
+            domains: st.domains,
+            accountClock: at,
+            renew: rn,
+            events: rec,
+            zones: z,
+            uow: st.uow,
+            random: r,
+            clock: c,
+            checkpoints: new SqlDurableCheckpoints(st.idempotency, st.uow, c),
+          }),
+        [s, T.AccountTime, T.RenewDomain, T.ZoneService, T.Random, T.Clock, T.Recorder],
+      )
+      .inSingletonScope();
+    bind(T.GetDomain)
+      .toResolvedValue((st: SqlStore) => new GetDomain(st.domains), [s])
+      .inSingletonScope();
+    bind(T.ListDomains)
+      .toResolvedValue((st: SqlStore, v: Visibility) => new ListDomains(st.domains, v), [s, T.Visibility])
+      .inSingletonScope();
+    bind(T.SearchDomains)
+      .toResolvedValue((e: Environments<EnvironmentAdapters>) => new SearchDomains(e), [T.Environments])
+      .inSingletonScope();
+    bind(T.RevealTransferCode)
+      .toResolvedValue(
+        (st: SqlStore, e, r, c, rec: Recorder) =>
+          new RevealTransferCode({ domains: st.domains, environments: e, events: rec, uow: st.uow, random: r, clock: c }),
+        [s, T.Environments, T.Random, T.Clock, T.Recorder],
+      )
+      .inSingletonScope();
+    bind(T.ChangeRegistrant)
+      .toResolvedValue(
+        (st: SqlStore, e, r, c, rec: Recorder) =>
+          new ChangeRegistrant({ domains: st.domains, environments: e, events: rec, uow: st.uow, random: r, clock: c }),
+        [s, T.Environments, T.Random, T.Clock, T.Recorder],
+      )
+      .inSingletonScope();
   });
 
 const id = <X>(token: ServiceIdentifier<X>) => token;
 
 /** What the routes (and the console) call of this capability. */
-export const domainsUseCases = (c: Container): Pick<UseCases, 'getDomain' | 'listDomains' | 'searchDomains' | 'registerDomain' | 'renewDomain' | 'setAutoRenew' | 'revealTransferCode' | 'changeRegistrant'> => ({
-    getDomain: c.get(T.GetDomain),
-    listDomains: c.get(T.ListDomains),
-    searchDomains: c.get(T.SearchDomains),
-    registerDomain: c.get(T.RegisterDomain),
-    renewDomain: c.get(T.RenewDomain),
-    setAutoRenew: c.get(T.SetAutoRenew),
-    revealTransferCode: c.get(T.RevealTransferCode),
-    changeRegistrant: c.get(T.ChangeRegistrant),
+export const domainsUseCases = (
+  c: Container,
+): Pick<
+  UseCases,
+  | 'getDomain'
+  | 'listDomains'
+  | 'searchDomains'
+  | 'registerDomain'
+  | 'renewDomain'
+  | 'setAutoRenew'
+  | 'revealTransferCode'
+  | 'changeRegistrant'
+> => ({
+  getDomain: c.get(T.GetDomain),
+  listDomains: c.get(T.ListDomains),
+  searchDomains: c.get(T.SearchDomains),
+  registerDomain: c.get(T.RegisterDomain),
+  renewDomain: c.get(T.RenewDomain),
+  setAutoRenew: c.get(T.SetAutoRenew),
+  revealTransferCode: c.get(T.RevealTransferCode),
+  changeRegistrant: c.get(T.ChangeRegistrant),
 });

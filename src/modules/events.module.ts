@@ -9,12 +9,14 @@ import { ListEvents } from '../../core/events/list-events.use-case.js';
 export const eventsModule = () =>
   new ContainerModule(({ bind }) => {
     const s = id(T.Store);
-    bind(T.ListEvents).toResolvedValue((st: SqlStore, v: Visibility) => new ListEvents(st.eventFeed, v), [s, T.Visibility]).inSingletonScope();
+    bind(T.ListEvents)
+      .toResolvedValue((st: SqlStore, v: Visibility) => new ListEvents(st.eventFeed, v), [s, T.Visibility])
+      .inSingletonScope();
   });
 
 const id = <X>(token: ServiceIdentifier<X>) => token;
 
 /** What the routes (and the console) call of this capability. */
 export const eventsUseCases = (c: Container): Pick<UseCases, 'listEvents'> => ({
-    listEvents: c.get(T.ListEvents),
+  listEvents: c.get(T.ListEvents),
 });

@@ -19,33 +19,91 @@ import { monitorProbes, monitorRules } from '../monitor-probes.js';
 export const monitoringModule = () =>
   new ContainerModule(({ bind }) => {
     const s = id(T.Store);
-    bind(T.MonitorProbes).toResolvedValue((cfg: Config, test: EnvironmentAdapters) => monitorProbes(cfg, test), [T.Config, T.TestAdapters]).inSingletonScope();
-    bind(T.CreateMonitor).toResolvedValue(
-      (st: SqlStore, a, cfg: Config, r, c, rec: Recorder) => new CreateMonitor({ monitors: st.monitors, authorizer: a, events: rec, rules: monitorRules(cfg), uow: st.uow, random: r, clock: c }),
-      [s, T.Authorizer, T.Config, T.Random, T.Clock, T.Recorder],
-    ).inSingletonScope();
-    bind(T.UpdateMonitor).toResolvedValue(
-      (st: SqlStore, a, cfg: Config, r, c, rec: Recorder) => new UpdateMonitor({ monitors: st.monitors, authorizer: a, events: rec, rules: monitorRules(cfg), uow: st.uow, random: r, clock: c }),
-      [s, T.Authorizer, T.Config, T.Random, T.Clock, T.Recorder],
-    ).inSingletonScope();
-    bind(T.DeleteMonitor).toResolvedValue((st: SqlStore, a, r, c, rec: Recorder) => new DeleteMonitor({ monitors: st.monitors, authorizer: a, events: rec, uow: st.uow, random: r, clock: c }), [s, T.Authorizer, T.Random, T.Clock, T.Recorder]).inSingletonScope();
-    bind(T.ListMonitors).toResolvedValue((st: SqlStore, a) => new ListMonitors(st.monitors, a), [s, T.Authorizer]).inSingletonScope();
-    bind(T.GetMonitor).toResolvedValue((st: SqlStore, a) => new GetMonitor(st.monitors, a), [s, T.Authorizer]).inSingletonScope();
-    bind(T.ListMonitorResults).toResolvedValue((st: SqlStore, a) => new ListMonitorResults(st.monitors, a), [s, T.Authorizer]).inSingletonScope();
-    bind(T.MonitorReport).toResolvedValue((st: SqlStore, a, c) => new MonitorReport(st.monitors, a, c), [s, T.Authorizer, T.Clock]).inSingletonScope();
-    bind(T.RunMonitorChecks).toResolvedValue(
-      (st: SqlStore, p, at, r, c, cfg: Config, rec: Recorder) => new RunMonitorChecks({ monitors: st.monitors, domains: st.domains, probesFor: p, accountTime: at, events: rec, uow: st.uow, random: r, clock: c, options: { timeoutMs: cfg.monitors.checkTimeoutMs, batch: cfg.monitors.batch } }),
-      [s, T.MonitorProbes, T.AccountTime, T.Random, T.Clock, T.Config, T.Recorder],
-    ).inSingletonScope();
-    bind(T.PruneMonitorResults).toResolvedValue((st: SqlStore, c) => new PruneMonitorResults(st.monitors, c), [s, T.Clock]).inSingletonScope();
+    bind(T.MonitorProbes)
+      .toResolvedValue((cfg: Config, test: EnvironmentAdapters) => monitorProbes(cfg, test), [T.Config, T.TestAdapters])
+      .inSingletonScope();
+    bind(T.CreateMonitor)
+      .toResolvedValue(
+        (st: SqlStore, a, cfg: Config, r, c, rec: Recorder) =>
+          new CreateMonitor({
+            monitors: st.monitors,
+            authorizer: a,
+            events: rec,
+            rules: monitorRules(cfg),
+            uow: st.uow,
+            random: r,
+            clock: c,
+          }),
+        [s, T.Authorizer, T.Config, T.Random, T.Clock, T.Recorder],
+      )
+      .inSingletonScope();
+    bind(T.UpdateMonitor)
+      .toResolvedValue(
+        (st: SqlStore, a, cfg: Config, r, c, rec: Recorder) =>
+          new UpdateMonitor({
+            monitors: st.monitors,
+            authorizer: a,
+            events: rec,
+            rules: monitorRules(cfg),
+            uow: st.uow,
+            random: r,
+            clock: c,
+          }),
+        [s, T.Authorizer, T.Config, T.Random, T.Clock, T.Recorder],
+      )
+      .inSingletonScope();
+    bind(T.DeleteMonitor)
+      .toResolvedValue(
+        (st: SqlStore, a, r, c, rec: Recorder) =>
+          new DeleteMonitor({ monitors: st.monitors, authorizer: a, events: rec, uow: st.uow, random: r, clock: c }),
+        [s, T.Authorizer, T.Random, T.Clock, T.Recorder],
+      )
+      .inSingletonScope();
+    bind(T.ListMonitors)
+      .toResolvedValue((st: SqlStore, a) => new ListMonitors(st.monitors, a), [s, T.Authorizer])
+      .inSingletonScope();
+    bind(T.GetMonitor)
+      .toResolvedValue((st: SqlStore, a) => new GetMonitor(st.monitors, a), [s, T.Authorizer])
+      .inSingletonScope();
+    bind(T.ListMonitorResults)
+      .toResolvedValue((st: SqlStore, a) => new ListMonitorResults(st.monitors, a), [s, T.Authorizer])
+      .inSingletonScope();
+    bind(T.MonitorReport)
+      .toResolvedValue((st: SqlStore, a, c) => new MonitorReport(st.monitors, a, c), [s, T.Authorizer, T.Clock])
+      .inSingletonScope();
+    bind(T.RunMonitorChecks)
+      .toResolvedValue(
+        (st: SqlStore, p, at, r, c, cfg: Config, rec: Recorder) =>
+          new RunMonitorChecks({
+            monitors: st.monitors,
+            domains: st.domains,
+            probesFor: p,
+            accountTime: at,
+            events: rec,
+            uow: st.uow,
+            random: r,
+            clock: c,
+            options: { timeoutMs: cfg.monitors.checkTimeoutMs, batch: cfg.monitors.batch },
+          }),
+        [s, T.MonitorProbes, T.AccountTime, T.Random, T.Clock, T.Config, T.Recorder],
+      )
+      .inSingletonScope();
+    bind(T.PruneMonitorResults)
+      .toResolvedValue((st: SqlStore, c) => new PruneMonitorResults(st.monitors, c), [s, T.Clock])
+      .inSingletonScope();
   });
 
 const id = <X>(token: ServiceIdentifier<X>) => token;
 
 /** What the routes (and the console) call of this capability. */
 export const monitoringUseCases = (c: Container): Pick<UseCases, 'monitors'> => ({
-    monitors: {
-      create: c.get(T.CreateMonitor), update: c.get(T.UpdateMonitor), delete: c.get(T.DeleteMonitor), list: c.get(T.ListMonitors),
-      get: c.get(T.GetMonitor), results: c.get(T.ListMonitorResults), report: c.get(T.MonitorReport),
-    },
+  monitors: {
+    create: c.get(T.CreateMonitor),
+    update: c.get(T.UpdateMonitor),
+    delete: c.get(T.DeleteMonitor),
+    list: c.get(T.ListMonitors),
+    get: c.get(T.GetMonitor),
+    results: c.get(T.ListMonitorResults),
+    report: c.get(T.MonitorReport),
+  },
 });

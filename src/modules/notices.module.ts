@@ -10,15 +10,24 @@ import { TOKENS as T } from '../tokens.js';
 export const noticesModule = () =>
   new ContainerModule(({ bind }) => {
     const s = id(T.Store);
-    bind(T.NotifyOwners).toResolvedValue((st: SqlStore, c, r) => new NotifyOwners({ accounts: st.accounts, notices: st.notices, outbox: st.outbox, clock: c, random: r }), [s, T.Clock, T.Random]).inSingletonScope();
-    bind(T.ListKeyNotices).toResolvedValue((st: SqlStore) => new ListKeyNotices(st.notices, st.domains), [s]).inSingletonScope();
-    bind(T.ListNotices).toResolvedValue((st: SqlStore) => new ListNotices(st.notices), [s]).inSingletonScope();
+    bind(T.NotifyOwners)
+      .toResolvedValue(
+        (st: SqlStore, c, r) => new NotifyOwners({ accounts: st.accounts, notices: st.notices, outbox: st.outbox, clock: c, random: r }),
+        [s, T.Clock, T.Random],
+      )
+      .inSingletonScope();
+    bind(T.ListKeyNotices)
+      .toResolvedValue((st: SqlStore) => new ListKeyNotices(st.notices, st.domains), [s])
+      .inSingletonScope();
+    bind(T.ListNotices)
+      .toResolvedValue((st: SqlStore) => new ListNotices(st.notices), [s])
+      .inSingletonScope();
   });
 
 const id = <X>(token: ServiceIdentifier<X>) => token;
 
 /** What the routes (and the console) call of this capability. */
 export const noticesUseCases = (c: Container): Pick<UseCases, 'listNotices' | 'listKeyNotices'> => ({
-    listNotices: c.get(T.ListNotices),
-    listKeyNotices: c.get(T.ListKeyNotices),
+  listNotices: c.get(T.ListNotices),
+  listKeyNotices: c.get(T.ListKeyNotices),
 });

@@ -21,44 +21,94 @@ export const operationsModule = () =>
   new ContainerModule(({ bind }) => {
     const s = id(T.Store);
     // class 3 operations
-    bind(T.OperationAccess).toResolvedValue((st: SqlStore, a: Authorizer<Domain>) => new OperationAccess(a, st.accounts, st.domains), [s, T.Authorizer]).inSingletonScope();
-    bind(T.OperationLog).toResolvedValue((st: SqlStore, r, c, rec: Recorder) => new OperationLog(rec, r, c), [s, T.Random, T.Clock, T.Recorder]).inSingletonScope();
-    bind(T.RequestOperation).toResolvedValue(
-      (st: SqlStore, a, l, t, r) => new RequestOperation({ domains: st.domains, operations: st.operations, access: a, log: l, uow: st.uow, time: t, random: r }),
-      [s, T.OperationAccess, T.OperationLog, T.AccountTime, T.Random],
-    ).inSingletonScope();
-    bind(T.ActivateOperation).toResolvedValue(
-      (st: SqlStore, e, z, l, t, c, r) => new ActivateOperation({ operations: st.operations, domains: st.domains, labels: st.operations, environments: e, zones: st.zones, zoneService: z, log: l, uow: st.uow, time: t, clock: c, random: r }),
-      [s, T.Environments, T.ZoneService, T.OperationLog, T.AccountTime, T.Clock, T.Random],
-    ).inSingletonScope();
-    bind(T.ConfirmOperation).toResolvedValue(
-      (st: SqlStore, a, x, l, t, c) => new ConfirmOperation({ operations: st.operations, access: a, activation: x, log: l, uow: st.uow, time: t, clock: c }),
-      [s, T.OperationAccess, T.ActivateOperation, T.OperationLog, T.AccountTime, T.Clock],
-    ).inSingletonScope();
-    bind(T.CancelOperation).toResolvedValue(
-      (st: SqlStore, a, l, t, c) => new CancelOperation({ operations: st.operations, domains: st.domains, access: a, log: l, uow: st.uow, time: t, clock: c }),
-      [s, T.OperationAccess, T.OperationLog, T.AccountTime, T.Clock],
-    ).inSingletonScope();
-    bind(T.GetOperation).toResolvedValue((st: SqlStore, a) => new GetOperation(st.operations, a), [s, T.OperationAccess]).inSingletonScope();
-    bind(T.ListOperations).toResolvedValue((st: SqlStore, v: Visibility) => new ListOperations(st.operations, v), [s, T.Visibility]).inSingletonScope();
-    bind(T.ActivateDueOperations).toResolvedValue(
-      (st: SqlStore, at, x, c, r) => new ActivateDueOperations({ operations: st.operations, accountClock: at, activation: x, clock: c, random: r }),
-      [s, T.AccountTime, T.ActivateOperation, T.Clock, T.Random],
-    ).inSingletonScope();
-    bind(T.LockTransfer).toResolvedValue(
-      (st: SqlStore, x, a, e, r, c, rec: Recorder) => new LockTransfer({ domains: st.domains, operations: st.operations, cancelOperation: x, authorizer: a, environments: e, events: rec, uow: st.uow, random: r, clock: c }),
-      [s, T.CancelOperation, T.Authorizer, T.Environments, T.Random, T.Clock, T.Recorder],
-    ).inSingletonScope();
+    bind(T.OperationAccess)
+      .toResolvedValue((st: SqlStore, a: Authorizer<Domain>) => new OperationAccess(a, st.accounts, st.domains), [s, T.Authorizer])
+      .inSingletonScope();
+    bind(T.OperationLog)
+      .toResolvedValue((st: SqlStore, r, c, rec: Recorder) => new OperationLog(rec, r, c), [s, T.Random, T.Clock, T.Recorder])
+      .inSingletonScope();
+    bind(T.RequestOperation)
+      .toResolvedValue(
+        (st: SqlStore, a, l, t, r) =>
+          new RequestOperation({ domains: st.domains, operations: st.operations, access: a, log: l, uow: st.uow, time: t, random: r }),
+        [s, T.OperationAccess, T.OperationLog, T.AccountTime, T.Random],
+      )
+      .inSingletonScope();
+    bind(T.ActivateOperation)
+      .toResolvedValue(
+        (st: SqlStore, e, z, l, t, c, r) =>
+          new ActivateOperation({
+            operations: st.operations,
+            domains: st.domains,
+            labels: st.operations,
+            environments: e,
+            zones: st.zones,
+            zoneService: z,
+            log: l,
+            uow: st.uow,
+            time: t,
+            clock: c,
+            random: r,
+          }),
+        [s, T.Environments, T.ZoneService, T.OperationLog, T.AccountTime, T.Clock, T.Random],
+      )
+      .inSingletonScope();
+    bind(T.ConfirmOperation)
+      .toResolvedValue(
+        (st: SqlStore, a, x, l, t, c) =>
+          new ConfirmOperation({ operations: st.operations, access: a, activation: x, log: l, uow: st.uow, time: t, clock: c }),
+        [s, T.OperationAccess, T.ActivateOperation, T.OperationLog, T.AccountTime, T.Clock],
+      )
+      .inSingletonScope();
+    bind(T.CancelOperation)
+      .toResolvedValue(
+        (st: SqlStore, a, l, t, c) =>
+          new CancelOperation({ operations: st.operations, domains: st.domains, access: a, log: l, uow: st.uow, time: t, clock: c }),
+        [s, T.OperationAccess, T.OperationLog, T.AccountTime, T.Clock],
+      )
+      .inSingletonScope();
+    bind(T.GetOperation)
+      .toResolvedValue((st: SqlStore, a) => new GetOperation(st.operations, a), [s, T.OperationAccess])
+      .inSingletonScope();
+    bind(T.ListOperations)
+      .toResolvedValue((st: SqlStore, v: Visibility) => new ListOperations(st.operations, v), [s, T.Visibility])
+      .inSingletonScope();
+    bind(T.ActivateDueOperations)
+      .toResolvedValue(
+        (st: SqlStore, at, x, c, r) =>
+          new ActivateDueOperations({ operations: st.operations, accountClock: at, activation: x, clock: c, random: r }),
+        [s, T.AccountTime, T.ActivateOperation, T.Clock, T.Random],
+      )
+      .inSingletonScope();
+    bind(T.LockTransfer)
+      .toResolvedValue(
+        (st: SqlStore, x, a, e, r, c, rec: Recorder) =>
+          new LockTransfer({
+            domains: st.domains,
+            operations: st.operations,
+            cancelOperation: x,
+            authorizer: a,
+            environments: e,
+            events: rec,
+            uow: st.uow,
+            random: r,
+            clock: c,
+          }),
+        [s, T.CancelOperation, T.Authorizer, T.Environments, T.Random, T.Clock, T.Recorder],
+      )
+      .inSingletonScope();
   });
 
 const id = <X>(token: ServiceIdentifier<X>) => token;
 
 /** What the routes (and the console) call of this capability. */
-export const operationsUseCases = (c: Container): Pick<UseCases, 'requestOperation' | 'confirmOperation' | 'cancelOperation' | 'getOperation' | 'listOperations' | 'lockTransfer'> => ({
-    requestOperation: c.get(T.RequestOperation),
-    confirmOperation: c.get(T.ConfirmOperation),
-    cancelOperation: c.get(T.CancelOperation),
-    getOperation: c.get(T.GetOperation),
-    listOperations: c.get(T.ListOperations),
-    lockTransfer: c.get(T.LockTransfer),
+export const operationsUseCases = (
+  c: Container,
+): Pick<UseCases, 'requestOperation' | 'confirmOperation' | 'cancelOperation' | 'getOperation' | 'listOperations' | 'lockTransfer'> => ({
+  requestOperation: c.get(T.RequestOperation),
+  confirmOperation: c.get(T.ConfirmOperation),
+  cancelOperation: c.get(T.CancelOperation),
+  getOperation: c.get(T.GetOperation),
+  listOperations: c.get(T.ListOperations),
+  lockTransfer: c.get(T.LockTransfer),
 });

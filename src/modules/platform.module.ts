@@ -46,24 +46,37 @@ export const platformModule = (clock?: Clock) =>
   new ContainerModule(({ bind }) => {
     bind(T.Clock).toConstantValue(clock ?? new SystemClock());
     bind(T.Random).toConstantValue(new NodeRandom());
-    bind(T.SecretHasher).toResolvedValue((c: Config) => new NodeSecretHasher(c.keyPepper), [T.Config]).inSingletonScope();
-    bind(T.PasswordHasher).toResolvedValue((c: Config) => new Argon2PasswordHasher(c.argon2), [T.Config]).inSingletonScope();
+    bind(T.SecretHasher)
+      .toResolvedValue((c: Config) => new NodeSecretHasher(c.keyPepper), [T.Config])
+      .inSingletonScope();
+    bind(T.PasswordHasher)
+      .toResolvedValue((c: Config) => new Argon2PasswordHasher(c.argon2), [T.Config])
+      .inSingletonScope();
     bind(T.Totp).toConstantValue(new OtplibTotp());
-    bind(T.SecretBox).toResolvedValue((c: Config) => new AesGcmSecretBox(c.dataKey), [T.Config]).inSingletonScope();
+    bind(T.SecretBox)
+      .toResolvedValue((c: Config) => new AesGcmSecretBox(c.dataKey), [T.Config])
+      .inSingletonScope();
   });
 
 /** The SQL store (SQLite or Postgres by URL). */
 export const sqlModule = () =>
   new ContainerModule(({ bind }) => {
     bind(T.Store)
-      .toResolvedValue((c: Config) => new SqlStore({ url: c.databaseUrl, ...(c.databaseSchema ? { schema: c.databaseSchema } : {}) }), [T.Config])
+      .toResolvedValue(
+        (c: Config) => new SqlStore({ url: c.databaseUrl, ...(c.databaseSchema ? { schema: c.databaseSchema } : {}) }),
+        [T.Config],
+      )
       .inSingletonScope();
   });
 
 /** The test environment's CA: the in-process sandbox CA, or an ACME directory when SANDBOX_CA=acme. */
 const sandboxCa = (config: Config, s: SqlStore, box: SecretBox, clock: Clock): CertificateAuthority =>
   config.sandboxCa.kind === 'acme'
-    ? new StoredAccountAcmeCa({ directoryUrl: config.sandboxCa.directoryUrl, email: null, caFile: config.sandboxCa.caFile }, s.caMaterial, box)
+    ? new StoredAccountAcmeCa(
+        { directoryUrl: config.sandboxCa.directoryUrl, email: null, caFile: config.sandboxCa.caFile },
+        s.caMaterial,
+        box,
+      )
     : new SandboxCertificateAuthority({
         store: { load: () => s.caMaterial.loadSandbox(), saveIfAbsent: (m) => s.caMaterial.saveSandboxIfAbsent(m) },
         box,
@@ -75,11 +88,12 @@ export const sandboxAdaptersModule = (wrap: (adapters: EnvironmentAdapters) => E
   new ContainerModule(({ bind }) => {
     bind(T.TestAdapters)
       .toResolvedValue(
-        (config: Config, s: SqlStore, clock: Clock, random: NodeRandom, box: SecretBox): EnvironmentAdapters => wrap({
-          registrar: new SandboxRegistrar(s.sandboxRegistry, clock, () => random.base62(16)),
-          payments: new SandboxPayments(),
-          ca: sandboxCa(config, s, box, clock),
-        }),
+        (config: Config, s: SqlStore, clock: Clock, random: NodeRandom, box: SecretBox): EnvironmentAdapters =>
+          wrap({
+            registrar: new SandboxRegistrar(s.sandboxRegistry, clock, () => random.base62(16)),
+            payments: new SandboxPayments(),
+            ca: sandboxCa(config, s, box, clock),
+          }),
         [T.Config, T.Store, T.Clock, T.Random, T.SecretBox],
       )
       .inSingletonScope();
@@ -90,7 +104,9 @@ export const mailModule = (config: Config) =>
   new ContainerModule(({ bind }) => {
     if (!config.smtp) return;
     bind(T.Mailer).toConstantValue(new SmtpMailer({ url: config.smtp.url, from: config.smtp.from }));
-    bind(T.DeliverNotices).toResolvedValue((st: SqlStore, m, c) => new DeliverNotices(st.outbox, m, c), [T.Store, T.Mailer, T.Clock]).inSingletonScope();
+    bind(T.DeliverNotices)
+      .toResolvedValue((st: SqlStore, m, c) => new DeliverNotices(st.outbox, m, c), [T.Store, T.Mailer, T.Clock])
+      .inSingletonScope();
   });
 
 /**
@@ -105,12 +121,23 @@ export const liveAdaptersModule = (config: Config) =>
       .toResolvedValue(
         (s: SqlStore, box: SecretBox, log: Logger): EnvironmentAdapters => ({
           registrar: createEppRegistrar({
-            host: epp.host, port: epp.port, clientId: epp.clientId, password: epp.password,
-            cert: epp.cert, key: epp.key, ca: epp.ca, poolSize: epp.poolSize, defaultNameservers: epp.nameservers,
+            host: epp.host,
+            port: epp.port,
+            clientId: epp.clientId,
+            password: epp.password,
+            cert: epp.cert,
+            key: epp.key,
+            ca: epp.ca,
+            poolSize: epp.poolSize,
+            defaultNameservers: epp.nameservers,
             log: log.child({ component: 'epp' }),
           }),
           payments: config.liveStripe ? new StripePayments(config.liveStripe) : new UnconfiguredPayments(),
-          ca: new StoredAccountAcmeCa({ directoryUrl: config.acme.directoryUrl, email: config.acme.email, caFile: config.acme.caFile }, s.caMaterial, box),
+          ca: new StoredAccountAcmeCa(
+            { directoryUrl: config.acme.directoryUrl, email: config.acme.email, caFile: config.acme.caFile },
+            s.caMaterial,
+            box,
+          ),
         }),
         [T.Store, T.SecretBox, T.Logger],
       )
@@ -121,21 +148,20 @@ export const liveAdaptersModule = (config: Config) =>
     bind(T.ProcessRegistryMessages)
       .toResolvedValue(
         (live: EnvironmentAdapters, s: SqlStore, r: NodeRandom, c: Clock) =>
-          new ProcessRegistryMessages({ messages: live.registrar as EppRegistrar, holders: new SqlDomainHolders(s.uow), events: s.events, uow: s.uow, random: r, clock: c }),
+          new ProcessRegistryMessages({
+            messages: live.registrar as EppRegistrar,
+            holders: new SqlDomainHolders(s.uow),
+            events: s.events,
+            uow: s.uow,
+            random: r,
+            clock: c,
+          }),
         [T.LiveAdapters, T.Store, T.Random, T.Clock],
       )
       .inSingletonScope();
   });
 
 const id = <X>(token: ServiceIdentifier<X>) => token;
-
-
-
-
-
-
-
-
 
 /**
  * The public MCP tools: their own binding with read use cases only (search, certificate
@@ -144,10 +170,14 @@ const id = <X>(token: ServiceIdentifier<X>) => token;
 export const mcpModule = () =>
   new ContainerModule(({ bind }) => {
     bind(T.Mcp)
-      .toResolvedValue((config: Config, search: SearchDomains, status: CertificateStatusQuery) => new McpTools(
-        { search: (e, q) => search.execute(e, q), certificateStatus: (d, e) => status.forDomain(d, e) },
-        { environment: config.mcpEnvironment, version: '0.1.0' },
-      ), [T.Config, T.SearchDomains, T.CertificateStatusQuery])
+      .toResolvedValue(
+        (config: Config, search: SearchDomains, status: CertificateStatusQuery) =>
+          new McpTools(
+            { search: (e, q) => search.execute(e, q), certificateStatus: (d, e) => status.forDomain(d, e) },
+            { environment: config.mcpEnvironment, version: '0.1.0' },
+          ),
+        [T.Config, T.SearchDomains, T.CertificateStatusQuery],
+      )
       .inSingletonScope();
   });
 
@@ -156,18 +186,23 @@ export const kernelModule = () =>
   new ContainerModule(({ bind }) => {
     const s = id(T.Store);
     bind(T.Environments)
-      .toResolvedValue((test: EnvironmentAdapters, live: EnvironmentAdapters | undefined): Environments<EnvironmentAdapters> => {
-        const sets: Record<Environment, EnvironmentAdapters | null> = { test, live: live ?? null };
-        return {
-          isAvailable: (e) => sets[e] !== null,
-          get: (e) => {
-            const set = sets[e];
-            if (!set) throw new DomainError('environment_unavailable', { environment: e });
-            return set;
-          },
-        };
-      }, [T.TestAdapters, { serviceIdentifier: T.LiveAdapters, optional: true }])
+      .toResolvedValue(
+        (test: EnvironmentAdapters, live: EnvironmentAdapters | undefined): Environments<EnvironmentAdapters> => {
+          const sets: Record<Environment, EnvironmentAdapters | null> = { test, live: live ?? null };
+          return {
+            isAvailable: (e) => sets[e] !== null,
+            get: (e) => {
+              const set = sets[e];
+              if (!set) throw new DomainError('environment_unavailable', { environment: e });
+              return set;
+            },
+          };
+        },
+        [T.TestAdapters, { serviceIdentifier: T.LiveAdapters, optional: true }],
+      )
       .inSingletonScope();
     // Owners' notices follow from events, in the transaction that records them.
-    bind(T.Recorder).toResolvedValue((st: SqlStore, n: NotifyOwners) => new Recorder(st.events).subscribe(noticesOnEvent(n)), [s, T.NotifyOwners]).inSingletonScope();
+    bind(T.Recorder)
+      .toResolvedValue((st: SqlStore, n: NotifyOwners) => new Recorder(st.events).subscribe(noticesOnEvent(n)), [s, T.NotifyOwners])
+      .inSingletonScope();
   });

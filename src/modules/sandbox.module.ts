@@ -13,20 +13,51 @@ import { ActivateDueOperations } from '../../core/operations/activate-due-operat
 export const sandboxModule = () =>
   new ContainerModule(({ bind }) => {
     const s = id(T.Store);
-    bind(T.AccountTime).toResolvedValue((st: SqlStore, c) => new AccountTime(c, st.sandboxClocks), [s, T.Clock]).inSingletonScope();
-    bind(T.AdvanceSandboxClock).toResolvedValue(
-      (st: SqlStore, l, r, c, ci: CertificateIssuance, ops: ActivateDueOperations, rec: Recorder) => new AdvanceSandboxClock({ clocks: st.sandboxClocks, lifecycle: l, events: rec, uow: st.uow, random: r, clock: c, certificates: ci, operations: ops }),
-      [s, T.AdvanceLifecycle, T.Random, T.Clock, T.CertificateIssuance, T.ActivateDueOperations, T.Recorder],
-    ).inSingletonScope();
-    bind(T.SeedDemo).toResolvedValue(
-      (st: SqlStore, a, p, t, b, z, r, c, rec: Recorder) => new SeedDemo({ accounts: st.accounts, domains: st.domains, registry: st.sandboxRegistry, cards: st.savedCards, accounting: a, events: rec, passwords: p, totp: t, box: b, zones: z, uow: st.uow, random: r, clock: c }),
-      [s, T.Accounting, T.PasswordHasher, T.Totp, T.SecretBox, T.ZoneService, T.Random, T.Clock, T.Recorder],
-    ).inSingletonScope();
+    bind(T.AccountTime)
+      .toResolvedValue((st: SqlStore, c) => new AccountTime(c, st.sandboxClocks), [s, T.Clock])
+      .inSingletonScope();
+    bind(T.AdvanceSandboxClock)
+      .toResolvedValue(
+        (st: SqlStore, l, r, c, ci: CertificateIssuance, ops: ActivateDueOperations, rec: Recorder) =>
+          new AdvanceSandboxClock({
+            clocks: st.sandboxClocks,
+            lifecycle: l,
+            events: rec,
+            uow: st.uow,
+            random: r,
+            clock: c,
+            certificates: ci,
+            operations: ops,
+          }),
+        [s, T.AdvanceLifecycle, T.Random, T.Clock, T.CertificateIssuance, T.ActivateDueOperations, T.Recorder],
+      )
+      .inSingletonScope();
+    bind(T.SeedDemo)
+      .toResolvedValue(
+        (st: SqlStore, a, p, t, b, z, r, c, rec: Recorder) =>
+          new SeedDemo({
+            accounts: st.accounts,
+            domains: st.domains,
+            registry: st.sandboxRegistry,
+            cards: st.savedCards,
+            accounting: a,
+            events: rec,
+            passwords: p,
+            totp: t,
+            box: b,
+            zones: z,
+            uow: st.uow,
+            random: r,
+            clock: c,
+          }),
+        [s, T.Accounting, T.PasswordHasher, T.Totp, T.SecretBox, T.ZoneService, T.Random, T.Clock, T.Recorder],
+      )
+      .inSingletonScope();
   });
 
 const id = <X>(token: ServiceIdentifier<X>) => token;
 
 /** What the routes (and the console) call of this capability. */
 export const sandboxUseCases = (c: Container): Pick<UseCases, 'advanceSandboxClock'> => ({
-    advanceSandboxClock: c.get(T.AdvanceSandboxClock),
+  advanceSandboxClock: c.get(T.AdvanceSandboxClock),
 });

@@ -15,8 +15,23 @@ describe('CIDR (seed 2.3: an IPv4 network in CIDR notation)', () => {
       for (const p of [0, 7, 8, 16, 31, 32]) expect(parseCidr(`10.0.0.0/${p}`).prefix).to.equal(p);
     });
     it('refuses IPv6, missing prefixes, out-of-range values and garbage', () => {
-      for (const bad of ['::1/128', '2001:db8::/32', '::ffff:10.0.0.0/104', '10.0.0.0', '10.0.0.0/33', '10.0.0.0/-1', '256.0.0.0/8',
-        '10.0.0/8', '10.0.0.0.0/8', 'abc', '', ' 10.0.0.0/8', '10.0.0.0/8 ', '0x0a.0.0.0/8', '10.0.0.0/8/8']) {
+      for (const bad of [
+        '::1/128',
+        '2001:db8::/32',
+        '::ffff:10.0.0.0/104',
+        '10.0.0.0',
+        '10.0.0.0/33',
+        '10.0.0.0/-1',
+        '256.0.0.0/8',
+        '10.0.0/8',
+        '10.0.0.0.0/8',
+        'abc',
+        '',
+        ' 10.0.0.0/8',
+        '10.0.0.0/8 ',
+        '0x0a.0.0.0/8',
+        '10.0.0.0/8/8',
+      ]) {
         let caught: unknown;
         try {
           parseCidr(bad);
@@ -38,7 +53,7 @@ describe('CIDR (seed 2.3: an IPv4 network in CIDR notation)', () => {
     });
   });
 
-  describe('cidrContains (DESIGN: the client address is the socket\'s)', () => {
+  describe("cidrContains (DESIGN: the client address is the socket's)", () => {
     it('tells inside from outside for IPv4', () => {
       expect(cidrContains('203.0.113.0/24', '203.0.113.9')).to.equal(true);
       expect(cidrContains('203.0.113.0/24', '203.0.113.255')).to.equal(true);

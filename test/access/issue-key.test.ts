@@ -100,8 +100,16 @@ class FakeOutbox implements NoticeOutbox {
 }
 
 const person = (id: string, role: 'owner' | 'member'): Person => ({
-  id, accountId: 'acc-1', email: `${id}@example.com`, name: id, role, passwordHash: 'x', totpSecret: 'x', totpLastStep: null,
-  lastSignInAt: null, createdAt: new Date(0),
+  id,
+  accountId: 'acc-1',
+  email: `${id}@example.com`,
+  name: id,
+  role,
+  passwordHash: 'x',
+  totpSecret: 'x',
+  totpLastStep: null,
+  lastSignInAt: null,
+  createdAt: new Date(0),
 });
 const PEOPLE = [person('owner-1', 'owner'), person('owner-2', 'owner'), person('member-1', 'member')];
 
@@ -183,7 +191,10 @@ const refusal = async (p: Promise<unknown> | (() => unknown)): Promise<DomainErr
 };
 
 const CLASS2: IssueKeyInput = {
-  environment: 'test', name: 'Renewals bot', template: 'renewals', domains: ['domivka-demo.com.ua'],
+  environment: 'test',
+  name: 'Renewals bot',
+  template: 'renewals',
+  domains: ['domivka-demo.com.ua'],
   conditions: { cidr: '203.0.113.7/24', spend_limit: 50000 },
 };
 
@@ -191,12 +202,19 @@ describe('IssueKey (seed A8, DESIGN: classes)', () => {
   describe('A8: template → domains → conditions → summary → issue', () => {
     it('a read-only template on named domains is a class 0 key valid 365 days', async () => {
       const { useCase } = setup();
-      const r = await useCase.issue(OWNER, { environment: 'test', template: 'read_only', domains: ['domivka-demo.com.ua', 'domivka-demo.dev'] });
+      const r = await useCase.issue(OWNER, {
+        environment: 'test',
+        template: 'read_only',
+        domains: ['domivka-demo.com.ua', 'domivka-demo.dev'],
+      });
       expect(r.key.class).to.equal(0);
       expect(r.key.class_name).to.deep.equal({ uk: 'Читання', en: 'Read' });
-      expect(r.key.policies).to.deep.equal(['domain.read', 'dns.read', 'cert.read', 'monitor.read'].map((right) => ({
-        right, resources: { domains: ['domivka-demo.com.ua', 'domivka-demo.dev'] },
-      })));
+      expect(r.key.policies).to.deep.equal(
+        ['domain.read', 'dns.read', 'cert.read', 'monitor.read'].map((right) => ({
+          right,
+          resources: { domains: ['domivka-demo.com.ua', 'domivka-demo.dev'] },
+        })),
+      );
       expect(r.key.conditions).to.deep.equal({ cidr: null, expires_on: '2027-11-21', spend_limit: null });
       expect(r.key.status).to.equal('active');
       expect(r.key.name).to.equal('Read-only'); // unnamed keys take their template's title
@@ -217,7 +235,11 @@ describe('IssueKey (seed A8, DESIGN: classes)', () => {
       const { useCase } = setup();
       expect((await useCase.issue(OWNER, CLASS2)).key.class).to.equal(2);
       const r3 = await useCase.issue(OWNER, {
-        environment: 'live', template: 'read_only', rights: ['domain.lock'], domains: ['domivka-demo.com.ua'], conditions: { cidr: '10.0.0.0/8' },
+        environment: 'live',
+        template: 'read_only',
+        rights: ['domain.lock'],
+        domains: ['domivka-demo.com.ua'],
+        conditions: { cidr: '10.0.0.0/8' },
       });
       expect(r3.key.class).to.equal(3);
       expect(r3.key.class_name.en).to.equal('Ownership and irreversible');
@@ -234,7 +256,11 @@ describe('IssueKey (seed A8, DESIGN: classes)', () => {
       expect(issued.summary).to.deep.equal(draft.summary);
       expect(issued.key.class).to.equal(draft.class);
       expect(issued.key.policies).to.deep.equal(draft.policies);
-      expect(issued.key.conditions).to.deep.equal({ cidr: '203.0.113.0/24', expires_on: '2027-02-19', spend_limit: { amount: 50000, currency: 'UAH' } });
+      expect(issued.key.conditions).to.deep.equal({
+        cidr: '203.0.113.0/24',
+        expires_on: '2027-02-19',
+        spend_limit: { amount: 50000, currency: 'UAH' },
+      });
       expect(draft.conditions).to.deep.equal({ cidr: '203.0.113.0/24', expiresOn: '2027-02-19', spendLimit: 50000 });
     });
 
@@ -258,9 +284,13 @@ describe('IssueKey (seed A8, DESIGN: classes)', () => {
 
     it('explicit policies exclude template, rights, domains and label', async () => {
       const { useCase } = setup();
-      const e = await refusal(() => useCase.preview(OWNER, {
-        environment: 'test', template: 'read_only', policies: [{ right: 'domain.read', resources: { domains: ['a.example.com'] } }],
-      }));
+      const e = await refusal(() =>
+        useCase.preview(OWNER, {
+          environment: 'test',
+          template: 'read_only',
+          policies: [{ right: 'domain.read', resources: { domains: ['a.example.com'] } }],
+        }),
+      );
       expect(e.code).to.equal('validation_failed');
       expect(e.details).to.deep.equal([{ field: '/policies', rule: 'exclusive' }]);
     });
@@ -270,8 +300,16 @@ describe('IssueKey (seed A8, DESIGN: classes)', () => {
     const inputs: Array<[number, IssueKeyInput, string]> = [
       [0, { environment: 'test', rights: ['domain.read'], domains: ['a.example.com'] }, '2027-11-21'],
       [1, { environment: 'test', rights: ['dns.edit'], domains: ['a.example.com'] }, '2027-05-20'],
-      [2, { environment: 'test', rights: ['domain.renew'], domains: ['a.example.com'], conditions: { cidr: '10.0.0.0/8', spend_limit: 100 } }, '2027-02-19'],
-      [3, { environment: 'test', rights: ['domain.nameservers'], domains: ['a.example.com'], conditions: { cidr: '10.0.0.0/8' } }, '2026-12-21'],
+      [
+        2,
+        { environment: 'test', rights: ['domain.renew'], domains: ['a.example.com'], conditions: { cidr: '10.0.0.0/8', spend_limit: 100 } },
+        '2027-02-19',
+      ],
+      [
+        3,
+        { environment: 'test', rights: ['domain.nameservers'], domains: ['a.example.com'], conditions: { cidr: '10.0.0.0/8' } },
+        '2026-12-21',
+      ],
     ];
 
     for (const [cls, input, cap] of inputs) {
@@ -296,14 +334,26 @@ describe('IssueKey (seed A8, DESIGN: classes)', () => {
 
     it('an expiry before today is expiry_in_past', async () => {
       const { useCase } = setup();
-      const e = await refusal(() => useCase.preview(OWNER, { environment: 'test', rights: ['domain.read'], domains: ['a.example.com'], conditions: { expires_on: '2026-11-20' } }));
+      const e = await refusal(() =>
+        useCase.preview(OWNER, {
+          environment: 'test',
+          rights: ['domain.read'],
+          domains: ['a.example.com'],
+          conditions: { expires_on: '2026-11-20' },
+        }),
+      );
       expect(e.code).to.equal('expiry_in_past');
       expect(e.params).to.include({ expires_on: '2026-11-20', today: '2026-11-21' });
     });
 
     it('"today" is the Kyiv date: at 22:30 UTC it is already tomorrow', async () => {
       const { useCase } = setup(new Date('2026-11-21T22:30:00Z'));
-      const input: IssueKeyInput = { environment: 'test', rights: ['domain.lock'], domains: ['a.example.com'], conditions: { cidr: '10.0.0.0/8' } };
+      const input: IssueKeyInput = {
+        environment: 'test',
+        rights: ['domain.lock'],
+        domains: ['a.example.com'],
+        conditions: { cidr: '10.0.0.0/8' },
+      };
       expect(useCase.preview(OWNER, input).conditions.expiresOn).to.equal('2026-12-22');
       const e = await refusal(() => useCase.preview(OWNER, { ...input, conditions: { cidr: '10.0.0.0/8', expires_on: '2026-11-21' } }));
       expect(e.code).to.equal('expiry_in_past');
@@ -311,7 +361,14 @@ describe('IssueKey (seed A8, DESIGN: classes)', () => {
 
     it('an impossible date is a validation error', async () => {
       const { useCase } = setup();
-      const e = await refusal(() => useCase.preview(OWNER, { environment: 'test', rights: ['domain.read'], domains: ['a.example.com'], conditions: { expires_on: '2026-02-30' } }));
+      const e = await refusal(() =>
+        useCase.preview(OWNER, {
+          environment: 'test',
+          rights: ['domain.read'],
+          domains: ['a.example.com'],
+          conditions: { expires_on: '2026-02-30' },
+        }),
+      );
       expect(e.code).to.equal('validation_failed');
       expect(e.details).to.deep.equal([{ field: '/conditions/expires_on', rule: 'format', value: '2026-02-30' }]);
     });
@@ -319,7 +376,10 @@ describe('IssueKey (seed A8, DESIGN: classes)', () => {
 
   describe('IP restriction (DESIGN: classes 2 and 3 need /8 or longer)', () => {
     const lock = (cidr?: string | null): IssueKeyInput => ({
-      environment: 'test', rights: ['domain.lock'], domains: ['a.example.com'], ...(cidr === undefined ? {} : { conditions: { cidr } }),
+      environment: 'test',
+      rights: ['domain.lock'],
+      domains: ['a.example.com'],
+      ...(cidr === undefined ? {} : { conditions: { cidr } }),
     });
 
     it('class 2 and 3 without a CIDR are ip_restriction_required', async () => {
@@ -348,14 +408,29 @@ describe('IssueKey (seed A8, DESIGN: classes)', () => {
 
     it('classes 0 and 1 need none, and may have any, even /0', () => {
       const { useCase } = setup();
-      expect(useCase.preview(OWNER, { environment: 'test', rights: ['dns.edit'], domains: ['a.example.com'] }).conditions.cidr).to.equal(null);
-      expect(useCase.preview(OWNER, { environment: 'test', rights: ['domain.read'], domains: ['a.example.com'], conditions: { cidr: '0.0.0.0/0' } }).conditions.cidr)
-        .to.equal('0.0.0.0/0');
+      expect(useCase.preview(OWNER, { environment: 'test', rights: ['dns.edit'], domains: ['a.example.com'] }).conditions.cidr).to.equal(
+        null,
+      );
+      expect(
+        useCase.preview(OWNER, {
+          environment: 'test',
+          rights: ['domain.read'],
+          domains: ['a.example.com'],
+          conditions: { cidr: '0.0.0.0/0' },
+        }).conditions.cidr,
+      ).to.equal('0.0.0.0/0');
     });
 
     it('an invalid CIDR is a validation error even where none is required', async () => {
       const { useCase } = setup();
-      const e = await refusal(() => useCase.preview(OWNER, { environment: 'test', rights: ['domain.read'], domains: ['a.example.com'], conditions: { cidr: '::1/128' } }));
+      const e = await refusal(() =>
+        useCase.preview(OWNER, {
+          environment: 'test',
+          rights: ['domain.read'],
+          domains: ['a.example.com'],
+          conditions: { cidr: '::1/128' },
+        }),
+      );
       expect(e.code).to.equal('validation_failed');
     });
   });
@@ -364,7 +439,9 @@ describe('IssueKey (seed A8, DESIGN: classes)', () => {
     for (const right of ['domain.register', 'domain.renew', 'billing.topup']) {
       it(`${right} without a spend limit is spend_limit_required`, async () => {
         const { useCase } = setup();
-        const e = await refusal(() => useCase.preview(OWNER, { environment: 'test', rights: [right], domains: ['a.example.com'], conditions: { cidr: '10.0.0.0/8' } }));
+        const e = await refusal(() =>
+          useCase.preview(OWNER, { environment: 'test', rights: [right], domains: ['a.example.com'], conditions: { cidr: '10.0.0.0/8' } }),
+        );
         expect(e.code).to.equal('spend_limit_required');
       });
     }
@@ -384,8 +461,14 @@ describe('IssueKey (seed A8, DESIGN: classes)', () => {
 
     it('class 3 rights that spend nothing need no limit', () => {
       const { useCase } = setup();
-      expect(useCase.preview(OWNER, { environment: 'test', rights: ['domain.nameservers'], domains: ['a.example.com'], conditions: { cidr: '10.0.0.0/8' } }).conditions.spendLimit)
-        .to.equal(null);
+      expect(
+        useCase.preview(OWNER, {
+          environment: 'test',
+          rights: ['domain.nameservers'],
+          domains: ['a.example.com'],
+          conditions: { cidr: '10.0.0.0/8' },
+        }).conditions.spendLimit,
+      ).to.equal(null);
     });
   });
 
@@ -395,7 +478,14 @@ describe('IssueKey (seed A8, DESIGN: classes)', () => {
       const e2 = await refusal(useCase.issue(MEMBER, CLASS2));
       expect(e2.code).to.equal('role_forbidden');
       expect(e2.params).to.include({ class: 2, max_class: 1 });
-      const e3 = await refusal(useCase.issue(MEMBER, { environment: 'test', rights: ['domain.lock'], domains: ['a.example.com'], conditions: { cidr: '10.0.0.0/8' } }));
+      const e3 = await refusal(
+        useCase.issue(MEMBER, {
+          environment: 'test',
+          rights: ['domain.lock'],
+          domains: ['a.example.com'],
+          conditions: { cidr: '10.0.0.0/8' },
+        }),
+      );
       expect(e3.code).to.equal('role_forbidden');
       expect(keys.rows).to.have.length(0);
       expect(events.rows).to.have.length(0);
@@ -411,7 +501,12 @@ describe('IssueKey (seed A8, DESIGN: classes)', () => {
 
     it('an owner may issue class 3', async () => {
       const { useCase } = setup();
-      const r = await useCase.issue(OWNER, { environment: 'test', rights: ['domain.labels'], label: 'prod', conditions: { cidr: '10.0.0.0/8' } });
+      const r = await useCase.issue(OWNER, {
+        environment: 'test',
+        rights: ['domain.labels'],
+        label: 'prod',
+        conditions: { cidr: '10.0.0.0/8' },
+      });
       expect(r.key.class).to.equal(3);
     });
   });
@@ -422,7 +517,9 @@ describe('IssueKey (seed A8, DESIGN: classes)', () => {
         const { useCase } = setup();
         const needsCidr = ['billing', 'renewals', 'registrar'].includes(t.id);
         const draft = useCase.preview(OWNER, {
-          environment: 'test', template: t.id, domains: ['a.example.com'],
+          environment: 'test',
+          template: t.id,
+          domains: ['a.example.com'],
           conditions: needsCidr ? { cidr: '10.0.0.0/8', spend_limit: 100 } : {},
         });
         expect(draft.policies.map((p) => p.right)).to.deep.equal([...t.rights]);
@@ -431,7 +528,12 @@ describe('IssueKey (seed A8, DESIGN: classes)', () => {
 
     it('template plus extra rights is their union, without duplicates', () => {
       const { useCase } = setup();
-      const draft = useCase.preview(OWNER, { environment: 'test', template: 'dns_editor', rights: ['dns.edit', 'cert.read'], domains: ['a.example.com'] });
+      const draft = useCase.preview(OWNER, {
+        environment: 'test',
+        template: 'dns_editor',
+        rights: ['dns.edit', 'cert.read'],
+        domains: ['a.example.com'],
+      });
       expect(draft.policies.map((p) => p.right)).to.deep.equal(['domain.read', 'dns.edit', 'cert.read']);
     });
 
@@ -440,7 +542,9 @@ describe('IssueKey (seed A8, DESIGN: classes)', () => {
       const t = await refusal(() => useCase.preview(OWNER, { environment: 'test', template: 'god_mode', domains: ['a.example.com'] }));
       expect(t.code).to.equal('validation_failed');
       expect(t.details).to.deep.equal([{ field: '/template', rule: 'enum', value: 'god_mode' }]);
-      const r = await refusal(() => useCase.preview(OWNER, { environment: 'test', rights: ['domain.read', 'dns.write'], domains: ['a.example.com'] }));
+      const r = await refusal(() =>
+        useCase.preview(OWNER, { environment: 'test', rights: ['domain.read', 'dns.write'], domains: ['a.example.com'] }),
+      );
       expect(r.details).to.deep.equal([{ field: '/rights/1', rule: 'enum', value: 'dns.write' }]);
       const none = await refusal(() => useCase.preview(OWNER, { environment: 'test', rights: [], domains: ['a.example.com'] }));
       expect(none.details).to.deep.equal([{ field: '/rights', rule: 'required' }]);
@@ -471,7 +575,11 @@ describe('IssueKey (seed A8, DESIGN: classes)', () => {
 
     it('a billing-only key needs no domains', async () => {
       const { useCase } = setup();
-      const r = await useCase.issue(OWNER, { environment: 'test', template: 'billing', conditions: { cidr: '10.0.0.0/8', spend_limit: 100000 } });
+      const r = await useCase.issue(OWNER, {
+        environment: 'test',
+        template: 'billing',
+        conditions: { cidr: '10.0.0.0/8', spend_limit: 100000 },
+      });
       expect(r.key.class).to.equal(2);
       expect(r.key.policies).to.deep.equal([
         { right: 'billing.read', resources: { domains: [] } },
@@ -482,16 +590,24 @@ describe('IssueKey (seed A8, DESIGN: classes)', () => {
 
     it('domain names are normalised (case, trailing dot, IDN) and deduplicated', () => {
       const { useCase } = setup();
-      const draft = useCase.preview(OWNER, { environment: 'test', rights: ['domain.read'], domains: ['Example.COM.', 'example.com', 'приклад.укр'] });
+      const draft = useCase.preview(OWNER, {
+        environment: 'test',
+        rights: ['domain.read'],
+        domains: ['Example.COM.', 'example.com', 'приклад.укр'],
+      });
       expect(draft.policies[0]!.resources).to.deep.equal({ domains: ['example.com', 'xn--80aikifvh.xn--j1amh'] });
     });
 
     it('an invalid domain is domain_invalid; a bad label or label plus domains is a validation error', async () => {
       const { useCase } = setup();
-      expect((await refusal(() => useCase.preview(OWNER, { environment: 'test', rights: ['domain.read'], domains: ['not a domain'] }))).code).to.equal('domain_invalid');
+      expect(
+        (await refusal(() => useCase.preview(OWNER, { environment: 'test', rights: ['domain.read'], domains: ['not a domain'] }))).code,
+      ).to.equal('domain_invalid');
       const bad = await refusal(() => useCase.preview(OWNER, { environment: 'test', rights: ['domain.read'], label: 'Prod!' }));
       expect(bad.details).to.deep.equal([{ field: '/label', rule: 'pattern', value: 'Prod!' }]);
-      const both = await refusal(() => useCase.preview(OWNER, { environment: 'test', rights: ['domain.read'], label: 'prod', domains: ['a.example.com'] }));
+      const both = await refusal(() =>
+        useCase.preview(OWNER, { environment: 'test', rights: ['domain.read'], label: 'prod', domains: ['a.example.com'] }),
+      );
       expect(both.details).to.deep.equal([{ field: '/label', rule: 'exclusive' }]);
     });
   });
@@ -528,8 +644,15 @@ describe('IssueKey (seed A8, DESIGN: classes)', () => {
       const r = await useCase.issue(OWNER, CLASS2);
       const k = keys.rows[0]!.key;
       expect(k).to.deep.include({
-        id: r.key.id, accountId: 'acc-1', environment: 'test', name: 'Renewals bot', createdBy: 'owner-1', class: 2,
-        lastUsedAt: null, revokedAt: null, revokedBy: null,
+        id: r.key.id,
+        accountId: 'acc-1',
+        environment: 'test',
+        name: 'Renewals bot',
+        createdBy: 'owner-1',
+        class: 2,
+        lastUsedAt: null,
+        revokedAt: null,
+        revokedBy: null,
       });
       expect(k.createdAt.toISOString()).to.equal(NOW.toISOString());
       expect(k.conditions).to.deep.equal({ cidr: '203.0.113.0/24', expiresOn: '2027-02-19', spendLimit: 50000 });
@@ -543,10 +666,20 @@ describe('IssueKey (seed A8, DESIGN: classes)', () => {
       expect(events.rows).to.have.length(1);
       expect(events.rows[0]!.inTransaction).to.equal(true);
       expect(events.rows[0]!.event).to.deep.include({
-        accountId: 'acc-1', environment: 'test', type: 'key.issued', subject: `key:${r.key.id}`, actor: 'person:owner-1',
+        accountId: 'acc-1',
+        environment: 'test',
+        type: 'key.issued',
+        subject: `key:${r.key.id}`,
+        actor: 'person:owner-1',
       });
       expect(events.rows[0]!.event.data).to.deep.equal({
-        key_id: r.key.id, name: 'DNS editor', class: 1, rights: ['domain.read', 'dns.edit'], expires_on: '2027-05-20', cidr: null, spend_limit: null,
+        key_id: r.key.id,
+        name: 'DNS editor',
+        class: 1,
+        rights: ['domain.read', 'dns.edit'],
+        expires_on: '2027-05-20',
+        cidr: null,
+        spend_limit: null,
       });
     });
   });
@@ -560,15 +693,30 @@ describe('IssueKey (seed A8, DESIGN: classes)', () => {
         expect(inTransaction).to.equal(true);
         expect(notice).to.deep.include({ accountId: 'acc-1', environment: 'test', kind: 'key.issued', domain: null });
         expect(notice.data).to.deep.equal({ key_id: r.key.id, class: 2, issued_by: 'owner-1', issued_at: NOW.toISOString() });
-        expect(notice.message.en).to.contain(r.key.id).and.contain('class 2').and.contain('203.0.113.0/24').and.contain('2027-02-19').and.contain('500.00 UAH');
-        expect(notice.message.uk).to.contain(r.key.id).and.contain('класу 2').and.contain('203.0.113.0/24').and.contain('2027-02-19').and.contain('500.00 грн');
+        expect(notice.message.en)
+          .to.contain(r.key.id)
+          .and.contain('class 2')
+          .and.contain('203.0.113.0/24')
+          .and.contain('2027-02-19')
+          .and.contain('500.00 UAH');
+        expect(notice.message.uk)
+          .to.contain(r.key.id)
+          .and.contain('класу 2')
+          .and.contain('203.0.113.0/24')
+          .and.contain('2027-02-19')
+          .and.contain('500.00 грн');
         expect(notice.createdAt.toISOString()).to.equal(NOW.toISOString());
       }
     });
 
     it('a class 3 key notifies the owners too', async () => {
       const { useCase, notices } = setup();
-      await useCase.issue(OWNER, { environment: 'live', rights: ['domain.lock'], domains: ['a.example.com'], conditions: { cidr: '10.0.0.0/8' } });
+      await useCase.issue(OWNER, {
+        environment: 'live',
+        rights: ['domain.lock'],
+        domains: ['a.example.com'],
+        conditions: { cidr: '10.0.0.0/8' },
+      });
       expect(notices.rows).to.have.length(2);
       expect(notices.rows[0]!.notice.environment).to.equal('live');
     });
@@ -585,10 +733,20 @@ describe('IssueKey (seed A8, DESIGN: classes)', () => {
     it('class 2 on named domains: domains, expiry, CIDR, spend limit and class name in uk and en', () => {
       const { useCase } = setup();
       const { summary } = useCase.preview(OWNER, { ...CLASS2, domains: ['domivka-demo.com.ua', 'domivka-demo.dev'] });
-      expect(summary.en).to.contain('domivka-demo.com.ua, domivka-demo.dev').and.contain('2027-02-19').and.contain('203.0.113.0/24')
-        .and.contain('500.00 UAH').and.contain('"Money"').and.contain('All owners of the account will be notified');
-      expect(summary.uk).to.contain('domivka-demo.com.ua, domivka-demo.dev').and.contain('2027-02-19').and.contain('203.0.113.0/24')
-        .and.contain('500.00 грн').and.contain('«Гроші»').and.contain('сповіщення всі власники');
+      expect(summary.en)
+        .to.contain('domivka-demo.com.ua, domivka-demo.dev')
+        .and.contain('2027-02-19')
+        .and.contain('203.0.113.0/24')
+        .and.contain('500.00 UAH')
+        .and.contain('"Money"')
+        .and.contain('All owners of the account will be notified');
+      expect(summary.uk)
+        .to.contain('domivka-demo.com.ua, domivka-demo.dev')
+        .and.contain('2027-02-19')
+        .and.contain('203.0.113.0/24')
+        .and.contain('500.00 грн')
+        .and.contain('«Гроші»')
+        .and.contain('сповіщення всі власники');
       expect(summary.en).to.contain('test environment');
       expect(summary.uk).to.contain('тестовому середовищі');
       expect(summary.lines.en.join('\n')).to.equal(summary.en);
@@ -599,10 +757,18 @@ describe('IssueKey (seed A8, DESIGN: classes)', () => {
     it('class 1 on a label: the label, no CIDR, no spend limit, no owner notice', () => {
       const { useCase } = setup();
       const { summary } = useCase.preview(OWNER, { environment: 'live', template: 'dns_editor', label: 'prod' });
-      expect(summary.en).to.contain('on domains labelled "prod"').and.contain('2027-05-20').and.contain('Works from any IP address')
-        .and.contain('"Reversible change"').and.contain('live environment');
-      expect(summary.uk).to.contain('на доменах з міткою «prod»').and.contain('2027-05-20').and.contain('з будь-якої IP-адреси')
-        .and.contain('«Зворотна зміна»').and.contain('робочому середовищі');
+      expect(summary.en)
+        .to.contain('on domains labelled "prod"')
+        .and.contain('2027-05-20')
+        .and.contain('Works from any IP address')
+        .and.contain('"Reversible change"')
+        .and.contain('live environment');
+      expect(summary.uk)
+        .to.contain('на доменах з міткою «prod»')
+        .and.contain('2027-05-20')
+        .and.contain('з будь-якої IP-адреси')
+        .and.contain('«Зворотна зміна»')
+        .and.contain('робочому середовищі');
       expect(summary.en).to.not.contain('UAH');
       expect(summary.en).to.not.contain('notified');
       expect(summary.uk).to.not.contain('грн');

@@ -75,7 +75,12 @@ eachStore('Keyed calls (seed A1–A3, 2.3)', (kind) => {
     });
     it('a key works through its expiry date (end of day, Kyiv) and is 401 key_expired after', async () => {
       api.clock.set(new Date('2026-11-21T10:00:00Z'));
-      const k = await api.issueKey({ environment: 'test', rights: ['domain.read'], domains: ['domivka-demo.com.ua'], conditions: { expires_on: '2026-11-30' } });
+      const k = await api.issueKey({
+        environment: 'test',
+        rights: ['domain.read'],
+        domains: ['domivka-demo.com.ua'],
+        conditions: { expires_on: '2026-11-30' },
+      });
       api.clock.set(new Date('2026-11-30T21:59:59Z')); // 23:59:59 in Kyiv (UTC+2)
       expect((await read(k.secret)).status).to.equal(200);
       api.clock.set(new Date('2026-11-30T22:00:01Z'));
@@ -87,15 +92,30 @@ eachStore('Keyed calls (seed A1–A3, 2.3)', (kind) => {
 
   describe('IP restriction (seed 2.3)', () => {
     it('a caller outside the CIDR is 403 ip_not_allowed; inside it passes', async () => {
-      const out = await api.issueKey({ environment: 'test', rights: ['domain.read'], domains: ['domivka-demo.com.ua'], conditions: { cidr: '10.0.0.0/8' } });
+      const out = await api.issueKey({
+        environment: 'test',
+        rights: ['domain.read'],
+        domains: ['domivka-demo.com.ua'],
+        conditions: { cidr: '10.0.0.0/8' },
+      });
       const r = await read(out.secret);
       expectError(r, 403, 'ip_not_allowed');
       expect(r.body.error.message.en).to.contain('10.0.0.0/8');
-      const inside = await api.issueKey({ environment: 'test', rights: ['domain.read'], domains: ['domivka-demo.com.ua'], conditions: { cidr: '127.0.0.0/8' } });
+      const inside = await api.issueKey({
+        environment: 'test',
+        rights: ['domain.read'],
+        domains: ['domivka-demo.com.ua'],
+        conditions: { cidr: '127.0.0.0/8' },
+      });
       expect((await read(inside.secret)).status).to.equal(200);
     });
     it('X-Forwarded-For is ignored unless TRUST_PROXY is set', async () => {
-      const k = await api.issueKey({ environment: 'test', rights: ['domain.read'], domains: ['domivka-demo.com.ua'], conditions: { cidr: '203.0.113.0/24' } });
+      const k = await api.issueKey({
+        environment: 'test',
+        rights: ['domain.read'],
+        domains: ['domivka-demo.com.ua'],
+        conditions: { cidr: '203.0.113.0/24' },
+      });
       expectError(await read(k.secret, undefined, { 'x-forwarded-for': '203.0.113.9' }), 403, 'ip_not_allowed');
     });
   });
@@ -139,7 +159,6 @@ eachStore('Keyed calls (seed A1–A3, 2.3)', (kind) => {
       expect(list.body.data.map((d: any) => d.domain)).to.deep.equal(['domivka-demo.com.ua', 'domivka-demo.dev']);
     });
   });
-
 });
 
 eachStore('TRUST_PROXY', (kind) => {
@@ -150,7 +169,12 @@ eachStore('TRUST_PROXY', (kind) => {
   after(async () => api.close());
 
   it('with TRUST_PROXY the X-Forwarded-For address is the client address', async () => {
-    const k = await api.issueKey({ environment: 'test', rights: ['domain.read'], domains: ['domivka-demo.com.ua'], conditions: { cidr: '203.0.113.0/24' } });
+    const k = await api.issueKey({
+      environment: 'test',
+      rights: ['domain.read'],
+      domains: ['domivka-demo.com.ua'],
+      conditions: { cidr: '203.0.113.0/24' },
+    });
     const ok = await api.call('/v1/domains/domivka-demo.com.ua', { headers: { ...bearer(k.secret), 'x-forwarded-for': '203.0.113.9' } });
     expect(ok.status).to.equal(200);
     const no = await api.call('/v1/domains/domivka-demo.com.ua', { headers: { ...bearer(k.secret), 'x-forwarded-for': '198.51.100.1' } });
@@ -193,7 +217,9 @@ eachStore('Failed authentications are rate-limited per address', (kind) => {
   after(async () => api.close());
 
   it('forged keys with valid checksums run into 429 rate_limited', async () => {
-    const forged = Array.from({ length: 40 }, (_, i) => formatToken('test', `AAAAAAAAAA${String(i).padStart(2, '0')}`, 'B'.repeat(32), (t) => crc32(t)));
+    const forged = Array.from({ length: 40 }, (_, i) =>
+      formatToken('test', `AAAAAAAAAA${String(i).padStart(2, '0')}`, 'B'.repeat(32), (t) => crc32(t)),
+    );
     const results = [];
     for (const f of forged) results.push(await api.call('/v1/domains', { headers: bearer(f) }));
     expect(results.filter((r) => r.status === 401).length).to.be.within(20, 23);

@@ -1,7 +1,13 @@
 import { expect } from 'chai';
 import { crc32 } from 'node:zlib';
 import {
-  checksumOf, formatToken, KEY_CHECKSUM_LENGTH, KEY_ID_LENGTH, KEY_SECRET_LENGTH, parseToken, toBase62,
+  checksumOf,
+  formatToken,
+  KEY_CHECKSUM_LENGTH,
+  KEY_ID_LENGTH,
+  KEY_SECRET_LENGTH,
+  parseToken,
+  toBase62,
 } from '../../core/access/key-token.js';
 
 const B62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -29,7 +35,10 @@ describe('key strings (seed A2, DESIGN: dmk_<env>_<id><secret><checksum>)', () =
       const t = formatToken(env, ID, SECRET, crc);
       const p = parseToken(t);
       expect(p).to.deep.equal({
-        environment: env, id: ID, body: `dmk_${env}_${ID}${SECRET}`, checksum: t.slice(-6),
+        environment: env,
+        id: ID,
+        body: `dmk_${env}_${ID}${SECRET}`,
+        checksum: t.slice(-6),
       });
       expect(checksumOf(p!.body, crc)).to.equal(p!.checksum);
       expect(t.startsWith(`dmk_${env}_${ID}${SECRET}`)).to.equal(true);

@@ -17,15 +17,31 @@ eachStore('Key issuance by humans (seed A8, DESIGN classes)', (kind) => {
   it('preview shows class, policies, conditions and a uk+en summary, and issues nothing', async () => {
     const before = Number((await api.system.store.knex('api_keys').count({ n: '*' }).first())!.n);
     const r = await post('/v1/account/keys/preview', {
-      environment: 'test', template: 'registrar', domains: ['new-shop.com.ua'],
+      environment: 'test',
+      template: 'registrar',
+      domains: ['new-shop.com.ua'],
       conditions: { cidr: '203.0.113.7/24', expires_on: '2027-01-31', spend_limit: { amount: 150000, currency: 'UAH' } },
     });
     expect(r.status, JSON.stringify(r.body)).to.equal(200);
     expect(r.body.class).to.equal(2);
-    expect(r.body.conditions).to.deep.equal({ cidr: '203.0.113.0/24', expires_on: '2027-01-31', spend_limit: { amount: 150000, currency: 'UAH' } });
+    expect(r.body.conditions).to.deep.equal({
+      cidr: '203.0.113.0/24',
+      expires_on: '2027-01-31',
+      spend_limit: { amount: 150000, currency: 'UAH' },
+    });
     expect(r.body.policies.map((p: any) => p.right)).to.have.members(['domain.read', 'domain.register', 'domain.renew', 'billing.read']);
-    expect(r.body.summary.en).to.contain('new-shop.com.ua').and.contain('2027-01-31').and.contain('203.0.113.0/24').and.contain('1500.00 UAH').and.contain('Money');
-    expect(r.body.summary.uk).to.contain('new-shop.com.ua').and.contain('2027-01-31').and.contain('203.0.113.0/24').and.contain('1500.00 грн').and.contain('Гроші');
+    expect(r.body.summary.en)
+      .to.contain('new-shop.com.ua')
+      .and.contain('2027-01-31')
+      .and.contain('203.0.113.0/24')
+      .and.contain('1500.00 UAH')
+      .and.contain('Money');
+    expect(r.body.summary.uk)
+      .to.contain('new-shop.com.ua')
+      .and.contain('2027-01-31')
+      .and.contain('203.0.113.0/24')
+      .and.contain('1500.00 грн')
+      .and.contain('Гроші');
     expect(r.body).not.to.have.property('secret');
     const after = Number((await api.system.store.knex('api_keys').count({ n: '*' }).first())!.n);
     expect(after).to.equal(before);
@@ -50,24 +66,63 @@ eachStore('Key issuance by humans (seed A8, DESIGN classes)', (kind) => {
   };
 
   it('lifetime is capped per class (0: 365, 1: 180, 2: 90, 3: 30 days)', async () => {
-    const r = await refused({ environment: 'test', rights: ['dns.edit'], domains: ['a.com'], conditions: { expires_on: '2027-05-21' } }, 422, 'key_lifetime_exceeded');
+    const r = await refused(
+      { environment: 'test', rights: ['dns.edit'], domains: ['a.com'], conditions: { expires_on: '2027-05-21' } },
+      422,
+      'key_lifetime_exceeded',
+    );
     expect(r.body.error.message.en).to.contain('2027-05-20');
-    await refused({ environment: 'test', rights: ['domain.nameservers'], domains: ['a.com'], conditions: { cidr: '10.0.0.0/8', expires_on: '2026-12-22' } }, 422, 'key_lifetime_exceeded');
-    await refused({ environment: 'test', rights: ['domain.read'], domains: ['a.com'], conditions: { expires_on: '2026-11-20' } }, 422, 'expiry_in_past');
+    await refused(
+      {
+        environment: 'test',
+        rights: ['domain.nameservers'],
+        domains: ['a.com'],
+        conditions: { cidr: '10.0.0.0/8', expires_on: '2026-12-22' },
+      },
+      422,
+      'key_lifetime_exceeded',
+    );
+    await refused(
+      { environment: 'test', rights: ['domain.read'], domains: ['a.com'], conditions: { expires_on: '2026-11-20' } },
+      422,
+      'expiry_in_past',
+    );
   });
 
   it('class ≥ 2 needs an IPv4 restriction of /8 or longer', async () => {
-    await refused({ environment: 'test', rights: ['domain.renew'], domains: ['a.com'], conditions: { spend_limit: { amount: 100, currency: 'UAH' } } }, 422, 'ip_restriction_required');
-    await refused({ environment: 'test', rights: ['domain.renew'], domains: ['a.com'], conditions: { cidr: '10.0.0.0/7', spend_limit: { amount: 100, currency: 'UAH' } } }, 422, 'ip_restriction_too_wide');
+    await refused(
+      { environment: 'test', rights: ['domain.renew'], domains: ['a.com'], conditions: { spend_limit: { amount: 100, currency: 'UAH' } } },
+      422,
+      'ip_restriction_required',
+    );
+    await refused(
+      {
+        environment: 'test',
+        rights: ['domain.renew'],
+        domains: ['a.com'],
+        conditions: { cidr: '10.0.0.0/7', spend_limit: { amount: 100, currency: 'UAH' } },
+      },
+      422,
+      'ip_restriction_too_wide',
+    );
     await refused({ environment: 'test', rights: ['domain.lock'], domains: ['a.com'] }, 422, 'ip_restriction_required');
-    const v = await post('/v1/account/keys', { environment: 'test', rights: ['domain.read'], domains: ['a.com'], conditions: { cidr: '2001:db8::/32' } });
+    const v = await post('/v1/account/keys', {
+      environment: 'test',
+      rights: ['domain.read'],
+      domains: ['a.com'],
+      conditions: { cidr: '2001:db8::/32' },
+    });
     expect(v.status).to.equal(422);
     expect(v.body.error.code).to.equal('validation_failed');
   });
 
   it('a spending right needs a spend limit', async () => {
     await refused({ environment: 'test', rights: ['billing.topup'], conditions: { cidr: '10.0.0.0/8' } }, 422, 'spend_limit_required');
-    await refused({ environment: 'test', rights: ['domain.register'], label: 'prod', conditions: { cidr: '10.0.0.0/8' } }, 422, 'spend_limit_required');
+    await refused(
+      { environment: 'test', rights: ['domain.register'], label: 'prod', conditions: { cidr: '10.0.0.0/8' } },
+      422,
+      'spend_limit_required',
+    );
   });
 
   it('domain rights need domains; account rights (billing.*) do not', async () => {
@@ -91,7 +146,15 @@ eachStore('Key issuance by humans (seed A8, DESIGN classes)', (kind) => {
     const [a0, b0] = [await count(owner), await count(secondCookie)];
     await api.issueKey({ environment: 'test', rights: ['domain.read'], domains: ['a.com'] }, owner);
     expect(await count(owner)).to.equal(a0);
-    const k = await api.issueKey({ environment: 'test', rights: ['domain.renew'], domains: ['domivka-demo.dev'], conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 50000, currency: 'UAH' } } }, owner);
+    const k = await api.issueKey(
+      {
+        environment: 'test',
+        rights: ['domain.renew'],
+        domains: ['domivka-demo.dev'],
+        conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 50000, currency: 'UAH' } },
+      },
+      owner,
+    );
     expect(await count(owner)).to.equal(a0 + 1);
     expect(await count(secondCookie)).to.equal(b0 + 1);
     const n = (await api.call('/v1/account/notices', { headers: { cookie: secondCookie } })).body.data[0];
@@ -103,7 +166,17 @@ eachStore('Key issuance by humans (seed A8, DESIGN classes)', (kind) => {
   it('members issue keys of class ≤ 1 only, and see and revoke only their own', async () => {
     const m = await addPerson(api, 'member', 'member@domivka-demo.com.ua');
     const mc = await api.signIn(m);
-    await refused({ environment: 'test', rights: ['domain.renew'], domains: ['a.com'], conditions: { cidr: '10.0.0.0/8', spend_limit: { amount: 100, currency: 'UAH' } } }, 403, 'role_forbidden', mc);
+    await refused(
+      {
+        environment: 'test',
+        rights: ['domain.renew'],
+        domains: ['a.com'],
+        conditions: { cidr: '10.0.0.0/8', spend_limit: { amount: 100, currency: 'UAH' } },
+      },
+      403,
+      'role_forbidden',
+      mc,
+    );
     const mine = await api.issueKey({ environment: 'test', rights: ['dns.edit'], domains: ['domivka-demo.dev'] }, mc);
     const ownersKey = await api.issueKey({ environment: 'test', rights: ['domain.read'], domains: ['domivka-demo.dev'] }, owner);
     const list = await api.call('/v1/account/keys?limit=200', { headers: { cookie: mc } });
@@ -136,13 +209,30 @@ eachStore('Key issuance by humans (seed A8, DESIGN classes)', (kind) => {
   });
 
   it('GET /v1/key shows the calling key, its class, conditions and spend this month', async () => {
-    const k = await api.issueKey({ environment: 'test', rights: ['domain.renew'], label: 'prod', conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 30000, currency: 'UAH' } } }, owner);
+    const k = await api.issueKey(
+      {
+        environment: 'test',
+        rights: ['domain.renew'],
+        label: 'prod',
+        conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 30000, currency: 'UAH' } },
+      },
+      owner,
+    );
     const r = await api.call('/v1/key', { headers: bearer(k.secret) });
     expect(r.status).to.equal(200);
     expect(r.body).to.include({ id: k.id, environment: 'test', class: 2, status: 'active' });
     expect(r.body.policies).to.deep.equal([{ right: 'domain.renew', resources: { label: 'prod' } }]);
-    expect(r.body.conditions).to.deep.equal({ cidr: '127.0.0.0/8', expires_on: '2027-02-19', spend_limit: { amount: 30000, currency: 'UAH' } });
-    expect(r.body.spend).to.deep.equal({ month: '2026-11', used: { amount: 0, currency: 'UAH' }, limit: { amount: 30000, currency: 'UAH' }, remaining: { amount: 30000, currency: 'UAH' } });
+    expect(r.body.conditions).to.deep.equal({
+      cidr: '127.0.0.0/8',
+      expires_on: '2027-02-19',
+      spend_limit: { amount: 30000, currency: 'UAH' },
+    });
+    expect(r.body.spend).to.deep.equal({
+      month: '2026-11',
+      used: { amount: 0, currency: 'UAH' },
+      limit: { amount: 30000, currency: 'UAH' },
+      remaining: { amount: 30000, currency: 'UAH' },
+    });
     expect(r.body.class_meaning.en).to.contain('owners');
   });
 });

@@ -87,7 +87,10 @@ describe('policies (seed 2.2, A4): a right paired with a selection of domains', 
       expect(allows(labelled, 'billing.topup', ACCOUNT)).to.equal(false);
     });
     it('a domain right is never allowed against the account as a whole', () => {
-      const p: Policy[] = [{ right: 'domain.read', resources: { label: 'prod' } }, { right: 'dns.edit', resources: { domains: ['a.example'] } }];
+      const p: Policy[] = [
+        { right: 'domain.read', resources: { label: 'prod' } },
+        { right: 'dns.edit', resources: { domains: ['a.example'] } },
+      ];
       expect(allows(p, 'domain.read', ACCOUNT)).to.equal(false);
       expect(allows(p, 'dns.edit', ACCOUNT)).to.equal(false);
     });

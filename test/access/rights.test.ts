@@ -4,10 +4,22 @@ import { expandRight, grants, isRightName, RIGHT_NAMES, RIGHTS, type RightName }
 
 /** DESIGN "Decisions": the rights catalogue, class in brackets. */
 const CATALOGUE: Record<string, number> = {
-  'domain.read': 0, 'dns.read': 0, 'cert.read': 0, 'monitor.read': 0, 'billing.read': 0,
-  'dns.edit': 1, 'dns.acme_challenge': 1, 'cert.issue': 1, 'monitor.edit': 1, 'webhook.manage': 1,
-  'domain.renew': 2, 'domain.register': 2, 'billing.topup': 2,
-  'domain.nameservers': 3, 'domain.lock': 3, 'domain.labels': 3,
+  'domain.read': 0,
+  'dns.read': 0,
+  'cert.read': 0,
+  'monitor.read': 0,
+  'billing.read': 0,
+  'dns.edit': 1,
+  'dns.acme_challenge': 1,
+  'cert.issue': 1,
+  'monitor.edit': 1,
+  'webhook.manage': 1,
+  'domain.renew': 2,
+  'domain.register': 2,
+  'billing.topup': 2,
+  'domain.nameservers': 3,
+  'domain.lock': 3,
+  'domain.labels': 3,
 };
 
 /** What each right grants, itself included (DESIGN: dns.edit ⊃ dns.read, cert.issue ⊃ cert.read, …). */
@@ -134,7 +146,12 @@ describe('danger classes (seed A5, DESIGN)', () => {
   });
 
   it('names the classes as the seed does, in both languages', () => {
-    expect([0, 1, 2, 3].map((c) => CLASSES[c as 0 | 1 | 2 | 3].name.en)).to.deep.equal(['Read', 'Reversible change', 'Money', 'Ownership and irreversible']);
+    expect([0, 1, 2, 3].map((c) => CLASSES[c as 0 | 1 | 2 | 3].name.en)).to.deep.equal([
+      'Read',
+      'Reversible change',
+      'Money',
+      'Ownership and irreversible',
+    ]);
     for (const c of [0, 1, 2, 3] as const) {
       expect(CLASSES[c].class).to.equal(c);
       expect(CLASSES[c].name.uk).to.match(/[а-яіїєґ]/i);

@@ -21,7 +21,11 @@ eachStore('The six human-only actions (seed A6)', (kind) => {
     return generate({ secret, epoch: Math.floor(api.clock.now().getTime() / 1000) });
   };
   const reauth = async (c: string, who = api.demo) => {
-    const r = await api.call('/v1/account/reauthentications', { method: 'POST', headers: cookieHeaders(c), json: { password: who.password, totp: await totp(who.totpSecret) } });
+    const r = await api.call('/v1/account/reauthentications', {
+      method: 'POST',
+      headers: cookieHeaders(c),
+      json: { password: who.password, totp: await totp(who.totpSecret) },
+    });
     expect(r.status, JSON.stringify(r.body)).to.equal(201);
   };
   const events = (type: string) => api.system.store.uow.db()('events').where({ type });
@@ -36,7 +40,11 @@ eachStore('The six human-only actions (seed A6)', (kind) => {
   describe('sign in again (re-auth)', () => {
     it('a wrong password or code is refused; a right one opens a 5-minute window', async () => {
       api.clock.advance(6 * 60_000);
-      const bad = await api.call('/v1/account/reauthentications', { method: 'POST', headers: cookieHeaders(owner), json: { password: 'nope', totp: '000000' } });
+      const bad = await api.call('/v1/account/reauthentications', {
+        method: 'POST',
+        headers: cookieHeaders(owner),
+        json: { password: 'nope', totp: '000000' },
+      });
       expect(bad.status).to.equal(401);
       expect(bad.body.error.code).to.equal('sign_in_failed');
       await reauth(owner);
@@ -46,7 +54,11 @@ eachStore('The six human-only actions (seed A6)', (kind) => {
 
   describe('reveal the transfer code', () => {
     const reveal = (c: string, domain = 'domivka-demo.com.ua', headers: Record<string, string> = {}) =>
-      api.call(`/v1/account/domains/${domain}/transfer-code`, { method: 'POST', headers: { ...cookieHeaders(c), ...headers }, json: { environment: 'test' } });
+      api.call(`/v1/account/domains/${domain}/transfer-code`, {
+        method: 'POST',
+        headers: { ...cookieHeaders(c), ...headers },
+        json: { environment: 'test' },
+      });
 
     it('needs a sign-in within 5 minutes; then answers the code, records an event and tells every owner', async () => {
       const second = await addPerson(api, 'owner', 'second@example.com');
@@ -66,7 +78,10 @@ eachStore('The six human-only actions (seed A6)', (kind) => {
       expect(ev[0].environment).to.equal('test');
       for (const id of [api.demo.personId, second.id]) {
         const ns = await api.system.store.notices.listForPerson(id, 'test', undefined, 10);
-        expect(ns.map((n) => n.kind), id).to.include('domain.transfer_code_revealed');
+        expect(
+          ns.map((n) => n.kind),
+          id,
+        ).to.include('domain.transfer_code_revealed');
       }
     });
 
@@ -93,11 +108,18 @@ eachStore('The six human-only actions (seed A6)', (kind) => {
 
   describe('change the registrant', () => {
     const registrant = {
-      name: 'Олена Коваль', organization: null, email: 'olena@example.com.ua', phone: '+380.441234567',
+      name: 'Олена Коваль',
+      organization: null,
+      email: 'olena@example.com.ua',
+      phone: '+380.441234567',
       address: { street: ['вул. Хрещатик, 1'], city: 'Київ', postal_code: '01001', country_code: 'UA' },
     };
     it('goes through the registrar port; the sandbox registry holds the contact; an event and notices follow', async () => {
-      const r = await api.call('/v1/account/domains/domivka-demo.com.ua/registrant', { method: 'PUT', headers: cookieHeaders(owner), json: { environment: 'test', registrant } });
+      const r = await api.call('/v1/account/domains/domivka-demo.com.ua/registrant', {
+        method: 'PUT',
+        headers: cookieHeaders(owner),
+        json: { environment: 'test', registrant },
+      });
       expect(r.status, JSON.stringify(r.body)).to.equal(200);
       expect(r.body.registrant.address.country_code).to.equal('UA');
       const held = (await api.system.store.sandboxRegistry.find('domivka-demo.com.ua'))!.registrant!;
@@ -107,8 +129,12 @@ eachStore('The six human-only actions (seed A6)', (kind) => {
     });
     it('a contact a registry would refuse is 422 with every reason, and nothing changes', async () => {
       const r = await api.call('/v1/account/domains/domivka-demo.com.ua/registrant', {
-        method: 'PUT', headers: cookieHeaders(owner),
-        json: { environment: 'test', registrant: { ...registrant, email: 'nope', phone: '0441234567', address: { ...registrant.address, country_code: 'U' } } },
+        method: 'PUT',
+        headers: cookieHeaders(owner),
+        json: {
+          environment: 'test',
+          registrant: { ...registrant, email: 'nope', phone: '0441234567', address: { ...registrant.address, country_code: 'U' } },
+        },
       });
       expect(r.status).to.equal(422);
       expect(r.body.error.code).to.equal('validation_failed');
@@ -120,17 +146,27 @@ eachStore('The six human-only actions (seed A6)', (kind) => {
 
   describe('manage people', () => {
     it('invite by e-mail link → accept with a one-time token → the new person signs in with TOTP', async () => {
-      const inv = await api.call('/v1/account/invitations', { method: 'POST', headers: cookieHeaders(owner), json: { email: 'New.Person@Example.com', role: 'member' } });
+      const inv = await api.call('/v1/account/invitations', {
+        method: 'POST',
+        headers: cookieHeaders(owner),
+        json: { email: 'New.Person@Example.com', role: 'member' },
+      });
       expect(inv.status, JSON.stringify(inv.body)).to.equal(201);
       const token = /\/invitations\?token=([0-9A-Za-z]{43})$/.exec(inv.body.link)![1]!;
       const mail = await api.system.store.uow.db()('notice_deliveries').where({ address: 'new.person@example.com' });
       expect(mail).to.have.length(1);
       expect(mail[0].body).to.include(inv.body.link);
       expect((await api.call(`/v1/invitations?token=${token}`)).body).to.include({ email: 'new.person@example.com', role: 'member' });
-      const acc = await api.call('/v1/invitations/accept', { method: 'POST', json: { token, name: 'New Person', password: 'a long enough password' } });
+      const acc = await api.call('/v1/invitations/accept', {
+        method: 'POST',
+        json: { token, name: 'New Person', password: 'a long enough password' },
+      });
       expect(acc.status, JSON.stringify(acc.body)).to.equal(201);
       expect(acc.body.totp_uri).to.match(/^otpauth:\/\/totp\//);
-      const again = await api.call('/v1/invitations/accept', { method: 'POST', json: { token, name: 'Twice', password: 'a long enough password' } });
+      const again = await api.call('/v1/invitations/accept', {
+        method: 'POST',
+        json: { token, name: 'Twice', password: 'a long enough password' },
+      });
       expect(again.status).to.equal(404);
       expect(again.body.error.code).to.equal('invitation_invalid');
       const c = await api.signIn({ email: 'new.person@example.com', password: 'a long enough password', totpSecret: acc.body.totp_secret });
@@ -138,14 +174,21 @@ eachStore('The six human-only actions (seed A6)', (kind) => {
       expect(await events('person.invited')).to.have.length(1);
       expect(await events('person.joined')).to.have.length(1);
       // A member cannot invite.
-      const refused = await api.call('/v1/account/invitations', { method: 'POST', headers: cookieHeaders(c), json: { email: 'x@example.com', role: 'owner' } });
+      const refused = await api.call('/v1/account/invitations', {
+        method: 'POST',
+        headers: cookieHeaders(c),
+        json: { email: 'x@example.com', role: 'owner' },
+      });
       expect(refused.status).to.equal(403);
       expect(refused.body.error.code).to.equal('owner_only');
     });
 
     it('the last owner cannot be demoted, removed or leave; with a second owner they can', async () => {
       const me = api.demo.personId;
-      for (const [method, path, json] of [['PATCH', `/v1/account/people/${me}`, { role: 'member' }], ['DELETE', `/v1/account/people/${me}`, undefined]] as const) {
+      for (const [method, path, json] of [
+        ['PATCH', `/v1/account/people/${me}`, { role: 'member' }],
+        ['DELETE', `/v1/account/people/${me}`, undefined],
+      ] as const) {
         const r = await api.call(path, { method, headers: cookieHeaders(owner), ...(json ? { json } : {}) });
         expect(r.status, `${method} ${path}`).to.equal(409);
         expect(r.body.error.code).to.equal('last_owner');
@@ -190,30 +233,65 @@ eachStore('The six human-only actions (seed A6)', (kind) => {
 
   describe('change the payment method', () => {
     it('a sandbox card by number (after signing in again); a wrong number is refused', async () => {
-      const bad = await api.call('/v1/account/payment-method', { method: 'PUT', headers: cookieHeaders(owner), json: { environment: 'test', card_number: '4242 4242 4242 4241' } });
+      const bad = await api.call('/v1/account/payment-method', {
+        method: 'PUT',
+        headers: cookieHeaders(owner),
+        json: { environment: 'test', card_number: '4242 4242 4242 4241' },
+      });
       expect(bad.status).to.equal(422);
       expect(bad.body.error.code).to.equal('card_invalid');
-      const r = await api.call('/v1/account/payment-method', { method: 'PUT', headers: cookieHeaders(owner), json: { environment: 'test', card_number: '4000 0000 0000 0002' } });
+      const r = await api.call('/v1/account/payment-method', {
+        method: 'PUT',
+        headers: cookieHeaders(owner),
+        json: { environment: 'test', card_number: '4000 0000 0000 0002' },
+      });
       expect(r.status, JSON.stringify(r.body)).to.equal(200);
       expect(r.body).to.deep.equal({ environment: 'test', brand: 'visa', last4: '0002' });
-      expect((await api.call('/v1/account/payment-method?environment=test', { headers: cookieHeaders(owner) })).body.card.last4).to.equal('0002');
+      expect((await api.call('/v1/account/payment-method?environment=test', { headers: cookieHeaders(owner) })).body.card.last4).to.equal(
+        '0002',
+      );
       expect(await events('account.payment_method_changed')).to.have.length(1);
       api.clock.advance(6 * 60_000);
-      const stale = await api.call('/v1/account/payment-method', { method: 'PUT', headers: cookieHeaders(owner), json: { environment: 'test', card_number: '4242424242424242' } });
+      const stale = await api.call('/v1/account/payment-method', {
+        method: 'PUT',
+        headers: cookieHeaders(owner),
+        json: { environment: 'test', card_number: '4242424242424242' },
+      });
       expect(stale.body.error.code).to.equal('reauth_required');
     });
-    it('live: the use case saves the card of a succeeded Stripe SetupIntent (nock for Stripe\'s API)', async () => {
+    it("live: the use case saves the card of a succeeded Stripe SetupIntent (nock for Stripe's API)", async () => {
       const st = api.system.store;
-      const uc = new ChangePaymentMethod({ cards: st.savedCards, setups: (e) => (e === 'live' ? new StripeCardSetup({ secretKey: 'sk_test_4eC39HqLyjWDarjtT1zdp7dc', maxNetworkRetries: 0 }) : null), events: api.system.get(TOKENS.Recorder), uow: st.uow, random: api.system.get(TOKENS.Random), clock: api.clock });
+      const uc = new ChangePaymentMethod({
+        cards: st.savedCards,
+        setups: (e) => (e === 'live' ? new StripeCardSetup({ secretKey: 'sk_test_4eC39HqLyjWDarjtT1zdp7dc', maxNetworkRetries: 0 }) : null),
+        events: api.system.get(TOKENS.Recorder),
+        uow: st.uow,
+        random: api.system.get(TOKENS.Random),
+        clock: api.clock,
+      });
       const human = await api.system.get(TOKENS.AuthenticateSession).execute(decodeURIComponent(owner.split('=')[1]!));
       if (!nock.isActive()) nock.activate();
       nock.disableNetConnect();
       nock.enableNetConnect('127.0.0.1');
       try {
-        nock('https://api.stripe.com').post('/v1/customers').reply(200, { id: 'cus_live1', object: 'customer' })
-          .post('/v1/setup_intents').reply(200, { id: 'seti_live1', object: 'setup_intent', status: 'requires_payment_method', client_secret: 'seti_live1_secret_y', customer: 'cus_live1' })
-          .get('/v1/setup_intents/seti_live1').query(true).reply(200, {
-            id: 'seti_live1', object: 'setup_intent', status: 'succeeded', customer: 'cus_live1',
+        nock('https://api.stripe.com')
+          .post('/v1/customers')
+          .reply(200, { id: 'cus_live1', object: 'customer' })
+          .post('/v1/setup_intents')
+          .reply(200, {
+            id: 'seti_live1',
+            object: 'setup_intent',
+            status: 'requires_payment_method',
+            client_secret: 'seti_live1_secret_y',
+            customer: 'cus_live1',
+          })
+          .get('/v1/setup_intents/seti_live1')
+          .query(true)
+          .reply(200, {
+            id: 'seti_live1',
+            object: 'setup_intent',
+            status: 'succeeded',
+            customer: 'cus_live1',
             metadata: { domivka_account_id: api.demo.accountId, domivka_environment: 'live' },
             payment_method: { id: 'pm_live1', object: 'payment_method', type: 'card', card: { brand: 'visa', last4: '1881' } },
           });
@@ -232,7 +310,11 @@ eachStore('The six human-only actions (seed A6)', (kind) => {
     });
 
     it('the live card setup says when it is not configured', async () => {
-      const r = await api.call('/v1/account/payment-method/setups', { method: 'POST', headers: cookieHeaders(owner), json: { environment: 'live' } });
+      const r = await api.call('/v1/account/payment-method/setups', {
+        method: 'POST',
+        headers: cookieHeaders(owner),
+        json: { environment: 'live' },
+      });
       expect(r.status).to.equal(503);
       expect(r.body.error.code).to.equal('card_setup_unavailable');
     });
@@ -241,14 +323,22 @@ eachStore('The six human-only actions (seed A6)', (kind) => {
   describe('switch off two-factor checks', () => {
     it('needs a fresh sign-in; then sign-in takes the password only and every owner is told', async () => {
       api.clock.advance(6 * 60_000);
-      expect((await api.call('/v1/account/two-factor', { method: 'DELETE', headers: cookieHeaders(owner) })).body.error.code).to.equal('reauth_required');
+      expect((await api.call('/v1/account/two-factor', { method: 'DELETE', headers: cookieHeaders(owner) })).body.error.code).to.equal(
+        'reauth_required',
+      );
       await reauth(owner);
       const r = await api.call('/v1/account/two-factor', { method: 'DELETE', headers: cookieHeaders(owner) });
       expect(r.status).to.equal(200);
       expect(r.body).to.deep.equal({ two_factor: false });
-      const s = await api.call('/v1/account/sessions', { method: 'POST', json: { email: api.demo.email, password: api.demo.password, totp: '' } });
+      const s = await api.call('/v1/account/sessions', {
+        method: 'POST',
+        json: { email: api.demo.email, password: api.demo.password, totp: '' },
+      });
       expect(s.status).to.equal(201);
-      const wrong = await api.call('/v1/account/sessions', { method: 'POST', json: { email: api.demo.email, password: 'wrong', totp: '' } });
+      const wrong = await api.call('/v1/account/sessions', {
+        method: 'POST',
+        json: { email: api.demo.email, password: 'wrong', totp: '' },
+      });
       expect(wrong.status).to.equal(401);
       expect(await events('person.two_factor_disabled')).to.have.length(1);
       const ns = await api.system.store.notices.listForPerson(api.demo.personId, 'live', undefined, 10);
@@ -259,8 +349,10 @@ eachStore('The six human-only actions (seed A6)', (kind) => {
   describe('switch two-factor checks on again, with a new secret', () => {
     const enrol = (c: string, headers: Record<string, string> = {}) =>
       api.call('/v1/account/two-factor/enrolment', { method: 'POST', headers: { ...cookieHeaders(c), ...headers } });
-    const confirm = (c: string, code: string) => api.call('/v1/account/two-factor', { method: 'PUT', headers: cookieHeaders(c), json: { totp: code } });
-    const signInWith = (code: string) => api.call('/v1/account/sessions', { method: 'POST', json: { email: api.demo.email, password: api.demo.password, totp: code } });
+    const confirm = (c: string, code: string) =>
+      api.call('/v1/account/two-factor', { method: 'PUT', headers: cookieHeaders(c), json: { totp: code } });
+    const signInWith = (code: string) =>
+      api.call('/v1/account/sessions', { method: 'POST', json: { email: api.demo.email, password: api.demo.password, totp: code } });
     const row = () => api.system.store.uow.db()('people').where({ id: api.demo.personId }).first();
     const counts = async () => ({
       events: Number((await api.system.store.uow.db()('events').count({ n: '*' }).first())!.n),
@@ -286,7 +378,15 @@ eachStore('The six human-only actions (seed A6)', (kind) => {
       const stale = await enrol(owner);
       expect(stale.status).to.equal(403);
       expect(stale.body.error.code).to.equal('reauth_required');
-      expect((await api.call('/v1/account/reauthentications', { method: 'POST', headers: cookieHeaders(owner), json: { password: api.demo.password } })).status).to.equal(201);
+      expect(
+        (
+          await api.call('/v1/account/reauthentications', {
+            method: 'POST',
+            headers: cookieHeaders(owner),
+            json: { password: api.demo.password },
+          })
+        ).status,
+      ).to.equal(201);
       const first = await enrol(owner);
       expect(first.status, JSON.stringify(first.body)).to.equal(201);
       // Calling again replaces the pending secret: the first one's codes are refused from now on.
@@ -295,8 +395,14 @@ eachStore('The six human-only actions (seed A6)', (kind) => {
       expect(r.headers.get('cache-control')).to.equal('no-store');
       expect(Object.keys(r.body).sort()).to.deep.equal(['otpauth_uri', 'secret']);
       const secret: string = r.body.secret;
-      expect(secret).to.match(/^[A-Z2-7]{16,}$/).and.not.equal(first.body.secret).and.not.equal(api.demo.totpSecret);
-      expect(r.body.otpauth_uri).to.match(/^otpauth:\/\/totp\//).and.include(`secret=${secret}`).and.include('issuer=Domivka');
+      expect(secret)
+        .to.match(/^[A-Z2-7]{16,}$/)
+        .and.not.equal(first.body.secret)
+        .and.not.equal(api.demo.totpSecret);
+      expect(r.body.otpauth_uri)
+        .to.match(/^otpauth:\/\/totp\//)
+        .and.include(`secret=${secret}`)
+        .and.include('issuer=Domivka');
       const pending = await row();
       expect(pending.totp_pending_secret, 'stored sealed, never in clear').to.be.a('string').and.not.include(secret);
       expect(api.system.get(TOKENS.SecretBox).open(pending.totp_pending_secret)).to.equal(secret);
@@ -350,7 +456,11 @@ eachStore('The six human-only actions (seed A6)', (kind) => {
       const signedIn = await signInWith(await codeNow(secret));
       expect(signedIn.status, JSON.stringify(signedIn.body)).to.equal(201);
       expect((await signInWith(await codeNow(secret))).status, 'and that code only once').to.equal(401);
-      expect((await api.call('/v1/account/people', { headers: cookieHeaders(owner) })).body.people.find((p: { id: string }) => p.id === api.demo.personId).two_factor).to.equal(true);
+      expect(
+        (await api.call('/v1/account/people', { headers: cookieHeaders(owner) })).body.people.find(
+          (p: { id: string }) => p.id === api.demo.personId,
+        ).two_factor,
+      ).to.equal(true);
     });
 
     it('while two-factor checks are on, both steps are refused with 409 two_factor_already_on and nothing changes', async () => {
@@ -391,8 +501,15 @@ eachStore('The six human-only actions (seed A6)', (kind) => {
     it('a key never reaches either step, whatever it carries (403 human_only, pointing to the console)', async () => {
       await switchOff(owner);
       const key = await api.issueKey({ environment: 'test', template: 'read_only', domains: ['domivka-demo.dev'] }, owner);
-      for (const [path, method] of [['/v1/account/two-factor/enrolment', 'POST'], ['/v1/account/two-factor', 'PUT']] as const) {
-        const r = await api.call(path, { method, headers: { authorization: `Bearer ${key.secret}`, 'idempotency-key': `k-${method}` }, json: method === 'PUT' ? { totp: '123456' } : {} });
+      for (const [path, method] of [
+        ['/v1/account/two-factor/enrolment', 'POST'],
+        ['/v1/account/two-factor', 'PUT'],
+      ] as const) {
+        const r = await api.call(path, {
+          method,
+          headers: { authorization: `Bearer ${key.secret}`, 'idempotency-key': `k-${method}` },
+          json: method === 'PUT' ? { totp: '123456' } : {},
+        });
         expect(r.status, path).to.equal(403);
         expect(r.body.error.code).to.equal('human_only');
         expect(r.body.error.actions[0]).to.deep.equal({ type: 'open_console', href: '/console/security' });
@@ -418,9 +535,16 @@ eachStore('The six human-only actions (seed A6)', (kind) => {
       const password = 'pw-empty-account-1';
       const totpSecret = api.system.get(TOKENS.Totp).generateSecret();
       await store.accounts.insertPerson({
-        id: 'p-empty', accountId, email: 'empty@example.com', name: 'Empty', role: 'owner',
-        passwordHash: await api.system.get(TOKENS.PasswordHasher).hash(password), totpSecret: api.system.get(TOKENS.SecretBox).seal(totpSecret),
-        totpLastStep: null, lastSignInAt: null, createdAt: api.clock.now(),
+        id: 'p-empty',
+        accountId,
+        email: 'empty@example.com',
+        name: 'Empty',
+        role: 'owner',
+        passwordHash: await api.system.get(TOKENS.PasswordHasher).hash(password),
+        totpSecret: api.system.get(TOKENS.SecretBox).seal(totpSecret),
+        totpLastStep: null,
+        lastSignInAt: null,
+        createdAt: api.clock.now(),
       });
       const who = { email: 'empty@example.com', password, totpSecret };
       const c = await api.signIn(who);

@@ -10,10 +10,24 @@ import { bearer, startApi, type TestApi } from '../support/system.js';
  * particular none of the six human-only actions — whatever its rights, class, environment or conditions.
  */
 const SIX_ACTIONS = [
-  'revealTransferCode', 'changeRegistrant', // the transfer code; the registrant
-  'listPeople', 'invitePerson', 'revokeInvitation', 'changeRole', 'removePerson', 'issueKey', 'listKeys', 'revokeKey', 'previewKey', // people and keys
-  'getPaymentMethod', 'saveSandboxCard', 'startCardSetup', 'completeCardSetup', // the payment method
-  'disableTwoFactor', 'startTwoFactorEnrolment', 'enableTwoFactor', // two-factor checks (off, and on again)
+  'revealTransferCode',
+  'changeRegistrant', // the transfer code; the registrant
+  'listPeople',
+  'invitePerson',
+  'revokeInvitation',
+  'changeRole',
+  'removePerson',
+  'issueKey',
+  'listKeys',
+  'revokeKey',
+  'previewKey', // people and keys
+  'getPaymentMethod',
+  'saveSandboxCard',
+  'startCardSetup',
+  'completeCardSetup', // the payment method
+  'disableTwoFactor',
+  'startTwoFactorEnrolment',
+  'enableTwoFactor', // two-factor checks (off, and on again)
   'deleteAccount', // the account
 ];
 
@@ -43,7 +57,15 @@ eachStore('No key reaches a human-only route, whatever it carries (seed A6, walk
         keys.push({ name: `${environment} ${right}`, secret: issued.secret });
       }
     }
-    const all = await api.issueKey({ environment: 'test', rights: [...RIGHT_NAMES], domains: ['domivka-demo.com.ua', 'domivka-demo.dev', 'domivka-blog.kyiv.ua'], conditions: conditions([...RIGHT_NAMES]) }, owner);
+    const all = await api.issueKey(
+      {
+        environment: 'test',
+        rights: [...RIGHT_NAMES],
+        domains: ['domivka-demo.com.ua', 'domivka-demo.dev', 'domivka-blog.kyiv.ua'],
+        conditions: conditions([...RIGHT_NAMES]),
+      },
+      owner,
+    );
     keys.push({ name: 'test, every right on every domain', secret: all.secret });
   });
   after(async () => api?.close());
@@ -88,10 +110,21 @@ eachStore('No key reaches a human-only route, whatever it carries (seed A6, walk
     }
     expect(calls).to.equal(routes.length * keys.length);
     // Nothing a human-only action writes happened: no event of theirs in the log.
-    const events = await api.system.store.uow.db()('events').whereIn('type', [
-      'domain.transfer_code_revealed', 'domain.registrant_changed', 'person.invited', 'person.joined', 'person.role_changed', 'person.removed',
-      'account.payment_method_changed', 'person.two_factor_disabled', 'person.two_factor_enrolment_started', 'person.two_factor_enabled', 'account.deleted',
-    ]);
+    const events = await api.system.store.uow
+      .db()('events')
+      .whereIn('type', [
+        'domain.transfer_code_revealed',
+        'domain.registrant_changed',
+        'person.invited',
+        'person.joined',
+        'person.role_changed',
+        'person.removed',
+        'account.payment_method_changed',
+        'person.two_factor_disabled',
+        'person.two_factor_enrolment_started',
+        'person.two_factor_enabled',
+        'account.deleted',
+      ]);
     expect(events).to.deep.equal([]);
   });
 });

@@ -16,12 +16,40 @@ eachStore('Human-only routes refuse every key (seed A6)', (kind) => {
     const owner = await api.signIn();
     keys['test class 0'] = (await api.issueKey({ environment: 'test', template: 'read_only', label: 'prod' }, owner)).secret;
     keys['live class 1'] = (await api.issueKey({ environment: 'live', rights: ['dns.edit'], label: 'prod' }, owner)).secret;
-    keys['test class 2'] = (await api.issueKey({ environment: 'test', template: 'registrar', label: 'prod', conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 100000, currency: 'UAH' } } }, owner)).secret;
-    keys['test class 3 (every right)'] = (await api.issueKey({
-      environment: 'test',
-      rights: ['domain.read', 'dns.edit', 'cert.issue', 'monitor.edit', 'webhook.manage', 'billing.topup', 'domain.register', 'domain.renew', 'domain.nameservers', 'domain.lock', 'domain.labels'],
-      label: 'prod', conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 100000, currency: 'UAH' } },
-    }, owner)).secret;
+    keys['test class 2'] = (
+      await api.issueKey(
+        {
+          environment: 'test',
+          template: 'registrar',
+          label: 'prod',
+          conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 100000, currency: 'UAH' } },
+        },
+        owner,
+      )
+    ).secret;
+    keys['test class 3 (every right)'] = (
+      await api.issueKey(
+        {
+          environment: 'test',
+          rights: [
+            'domain.read',
+            'dns.edit',
+            'cert.issue',
+            'monitor.edit',
+            'webhook.manage',
+            'billing.topup',
+            'domain.register',
+            'domain.renew',
+            'domain.nameservers',
+            'domain.lock',
+            'domain.labels',
+          ],
+          label: 'prod',
+          conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 100000, currency: 'UAH' } },
+        },
+        owner,
+      )
+    ).secret;
     const revoked = await api.issueKey({ environment: 'test', rights: ['domain.read'], label: 'prod' }, owner);
     await api.call(`/v1/account/keys/${revoked.id}`, { method: 'DELETE', headers: { cookie: owner } });
     keys.revoked = revoked.secret;

@@ -20,7 +20,11 @@ eachStore('Sign-in: e-mail + password (argon2id) + TOTP, session cookie', (kind)
     const r = await signIn({ email: api.demo.email, password: api.demo.password, totp: await code() });
     expect(r.status, JSON.stringify(r.body)).to.equal(201);
     const cookie = r.headers.getSetCookie()[0]!;
-    expect(cookie).to.match(/^dmk_session=[0-9A-Za-z]{43};/).and.contain('HttpOnly').and.contain('SameSite=Strict').and.contain('Path=/');
+    expect(cookie)
+      .to.match(/^dmk_session=[0-9A-Za-z]{43};/)
+      .and.contain('HttpOnly')
+      .and.contain('SameSite=Strict')
+      .and.contain('Path=/');
     expect(cookie).not.to.contain('Secure');
     expect(r.body.person).to.include({ email: api.demo.email, role: 'owner' });
     const me = await api.call('/v1/account', { headers: { cookie: cookie.split(';')[0]! } });
@@ -33,13 +37,18 @@ eachStore('Sign-in: e-mail + password (argon2id) + TOTP, session cookie', (kind)
     // fetch() may not set Host, so this one goes through node:http.
     const body = JSON.stringify({ email: api.demo.email, password: api.demo.password, totp: await code() });
     const setCookie = await new Promise<string[]>((resolve, reject) => {
-      const req = request(`${api.base}/v1/account/sessions`, {
-        method: 'POST', headers: { host: 'api.domivka.net', 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-      }, (res) => {
-        res.resume();
-        expect(res.statusCode).to.equal(201);
-        resolve(res.headers['set-cookie'] ?? []);
-      });
+      const req = request(
+        `${api.base}/v1/account/sessions`,
+        {
+          method: 'POST',
+          headers: { host: 'api.domivka.net', 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          res.resume();
+          expect(res.statusCode).to.equal(201);
+          resolve(res.headers['set-cookie'] ?? []);
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -123,7 +132,10 @@ eachStore('COOKIE_SECURE=true', (kind) => {
   it('marks the session cookie Secure even on localhost (behind a TLS proxy)', async () => {
     api.clock.advance(31_000);
     const totp = await generate({ secret: api.demo.totpSecret, epoch: Math.floor(api.clock.now().getTime() / 1000) });
-    const r = await api.call('/v1/account/sessions', { method: 'POST', json: { email: api.demo.email, password: api.demo.password, totp } });
+    const r = await api.call('/v1/account/sessions', {
+      method: 'POST',
+      json: { email: api.demo.email, password: api.demo.password, totp },
+    });
     expect(r.headers.getSetCookie()[0]).to.contain('Secure');
   });
 });

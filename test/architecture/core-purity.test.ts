@@ -7,9 +7,31 @@ import { join, relative } from 'node:path';
  * adapters/ or src/, and never reads process.env or the clock. This test fails when that breaks.
  */
 const FORBIDDEN_MODULES = [
-  'koa', '@koa/router', 'knex', 'pg', 'better-sqlite3', 'inversify', 'pino', 'nock', 'otplib', '@node-rs/argon2',
-  'node:http', 'node:https', 'node:net', 'node:dgram', 'node:fs', 'node:child_process', 'node:crypto', 'node:zlib',
-  'http', 'https', 'net', 'dgram', 'fs', 'child_process', 'crypto',
+  'koa',
+  '@koa/router',
+  'knex',
+  'pg',
+  'better-sqlite3',
+  'inversify',
+  'pino',
+  'nock',
+  'otplib',
+  '@node-rs/argon2',
+  'node:http',
+  'node:https',
+  'node:net',
+  'node:dgram',
+  'node:fs',
+  'node:child_process',
+  'node:crypto',
+  'node:zlib',
+  'http',
+  'https',
+  'net',
+  'dgram',
+  'fs',
+  'child_process',
+  'crypto',
 ];
 
 const files = (dir: string): string[] =>
@@ -24,12 +46,17 @@ const ALLOWED_PACKAGES = ['ipaddr.js', 'node:url', 'dns-packet'];
 export const violations = (path: string, text: string): string[] => {
   const out: string[] = [];
   const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/.*$/gm, '$1');
-  for (const m of code.matchAll(/(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)/g)) {
+  for (const m of code.matchAll(
+    /(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)/g,
+  )) {
     const spec = (m[1] ?? m[2] ?? m[3])!;
     const root = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!;
     if (FORBIDDEN_MODULES.includes(spec) || FORBIDDEN_MODULES.includes(root)) out.push(`${path}: imports ${spec}`);
     else if (!spec.startsWith('.') && !ALLOWED_PACKAGES.includes(spec)) out.push(`${path}: imports ${spec} (not on core's allowlist)`);
-    if (/^(\.\.\/)+(adapters|src)\//.test(spec) || /(^|\/)(adapters|src)\//.test(spec.replace(/^(\.\.\/)+/, '')) && spec.startsWith('..')) {
+    if (
+      /^(\.\.\/)+(adapters|src)\//.test(spec) ||
+      (/(^|\/)(adapters|src)\//.test(spec.replace(/^(\.\.\/)+/, '')) && spec.startsWith('..'))
+    ) {
       out.push(`${path}: imports ${spec} (outside core)`);
     }
   }
@@ -85,14 +112,17 @@ describe('adapters never import each other; only src/ uses the container (DESIGN
       for (const m of readFileSync(file, 'utf8').matchAll(/from\s+['"](\.[^'"]+)['"]/g)) {
         const target = relative(root, join(file, '..', m[1]!));
         if (target.startsWith('core/')) continue;
-        if (target.startsWith('src/') || (target.startsWith('adapters/') && target.split('/')[1] !== family)) found.push(`${relative(root, file)} → ${target}`);
+        if (target.startsWith('src/') || (target.startsWith('adapters/') && target.split('/')[1] !== family))
+          found.push(`${relative(root, file)} → ${target}`);
       }
     }
     expect(found).to.deep.equal([]);
   });
 
   it('inversify appears only in src/', () => {
-    const found = [...all(join(root, 'core')), ...all(join(root, 'adapters'))].filter((f) => /from\s+['"]inversify['"]/.test(readFileSync(f, 'utf8')));
+    const found = [...all(join(root, 'core')), ...all(join(root, 'adapters'))].filter((f) =>
+      /from\s+['"]inversify['"]/.test(readFileSync(f, 'utf8')),
+    );
     expect(found.map((f) => relative(root, f))).to.deep.equal([]);
   });
 });

@@ -10,7 +10,9 @@ import { dirname, join, relative, resolve } from 'node:path';
  */
 export const LAYERS: Readonly<Record<string, number>> = {
   kernel: 0,
-  access: 1, accounts: 1, events: 1,
+  access: 1,
+  accounts: 1,
+  events: 1,
   billing: 2,
   domains: 3,
   dns: 4,
@@ -19,7 +21,9 @@ export const LAYERS: Readonly<Record<string, number>> = {
   monitoring: 7,
   sandbox: 8,
   // Side effects and read models: may import any folder above; nothing imports them.
-  notices: 9, webhooks: 9, console: 9,
+  notices: 9,
+  webhooks: 9,
+  console: 9,
 };
 const TOP = 9;
 
@@ -97,7 +101,9 @@ export const circles = (edges: ReadonlyArray<readonly [string, string]>): string
 };
 
 const graph = (folders: readonly string[]): Array<[string, string]> =>
-  folders.flatMap((d) => sourceFiles(join(root, d))).flatMap((f) => importsOf(f, readFileSync(f, 'utf8')).map((to): [string, string] => [relative(root, f), to]));
+  folders
+    .flatMap((d) => sourceFiles(join(root, d)))
+    .flatMap((f) => importsOf(f, readFileSync(f, 'utf8')).map((to): [string, string] => [relative(root, f), to]));
 
 describe('the house: layers and circles', () => {
   const edges = graph(['core', 'adapters', 'src']);
@@ -121,13 +127,38 @@ describe('the house: layers and circles', () => {
     expect(layerViolations([['core/access/a.ts', 'core/events/b.ts']]), 'same layer').to.have.length(1);
     expect(layerViolations([['core/domains/a.ts', 'core/notices/b.ts']])).to.have.length(1);
     expect(layerViolations([['core/newthing/a.ts', 'core/kernel/b.ts']])).to.have.length(1);
-    expect(layerViolations([['core/dns/a.ts', 'core/domains/b.ts'], ['core/notices/a.ts', 'core/sandbox/b.ts']])).to.deep.equal([]);
-    expect(circles([['a', 'b'], ['b', 'c'], ['c', 'a'], ['c', 'd']])).to.deep.equal([['a', 'b', 'c']]);
+    expect(
+      layerViolations([
+        ['core/dns/a.ts', 'core/domains/b.ts'],
+        ['core/notices/a.ts', 'core/sandbox/b.ts'],
+      ]),
+    ).to.deep.equal([]);
+    expect(
+      circles([
+        ['a', 'b'],
+        ['b', 'c'],
+        ['c', 'a'],
+        ['c', 'd'],
+      ]),
+    ).to.deep.equal([['a', 'b', 'c']]);
     expect(circles([['a', 'a']])).to.deep.equal([['a']]);
-    expect(circles([['a', 'b'], ['b', 'c']])).to.deep.equal([]);
-    const planted = [...edges, ['core/kernel/errors.ts', 'core/dns/zone.ts'] as [string, string], ['core/dns/zone.ts', 'core/kernel/errors.ts'] as [string, string]];
+    expect(
+      circles([
+        ['a', 'b'],
+        ['b', 'c'],
+      ]),
+    ).to.deep.equal([]);
+    const planted = [
+      ...edges,
+      ['core/kernel/errors.ts', 'core/dns/zone.ts'] as [string, string],
+      ['core/dns/zone.ts', 'core/kernel/errors.ts'] as [string, string],
+    ];
     expect(circles(planted).some((c) => c.includes('core/kernel/errors.ts'))).to.equal(true);
-    expect(importsOf(join(root, 'core/x/a.ts'), "import { a } from '../kernel/b.js';\nexport * from './c.js';\nconst m = await import('../dns/d.js');"))
-      .to.deep.equal(['core/kernel/b.ts', 'core/x/c.ts', 'core/dns/d.ts']);
+    expect(
+      importsOf(
+        join(root, 'core/x/a.ts'),
+        "import { a } from '../kernel/b.js';\nexport * from './c.js';\nconst m = await import('../dns/d.js');",
+      ),
+    ).to.deep.equal(['core/kernel/b.ts', 'core/x/c.ts', 'core/dns/d.ts']);
   });
 });

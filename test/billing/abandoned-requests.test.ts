@@ -52,8 +52,18 @@ eachStore('Abandoned requests: the completer finishes what a client left half do
   before(async () => {
     api = await startApi(kind, { wrapSandbox });
     const conditions = { cidr: '127.0.0.0/8', spend_limit: { amount: 5_000_000, currency: 'UAH' } };
-    key = await api.issueKey({ environment: 'test', rights: ['domain.register', 'domain.read', 'billing.read', 'billing.topup'], label: 'shop', conditions });
-    renewer = await api.issueKey({ environment: 'test', rights: ['domain.renew', 'domain.read'], domains: ['domivka-demo.com.ua'], conditions });
+    key = await api.issueKey({
+      environment: 'test',
+      rights: ['domain.register', 'domain.read', 'billing.read', 'billing.topup'],
+      label: 'shop',
+      conditions,
+    });
+    renewer = await api.issueKey({
+      environment: 'test',
+      rights: ['domain.renew', 'domain.read'],
+      domains: ['domivka-demo.com.ua'],
+      conditions,
+    });
   });
   after(async () => api.close());
   afterEach(() => Object.assign(faults, { register: 'none', renew: 'none', charge: 'none' }));
@@ -61,10 +71,15 @@ eachStore('Abandoned requests: the completer finishes what a client left half do
   const post = (path: string, body: unknown, idem: string, by = key) =>
     api.call(path, { method: 'POST', headers: { ...bearer(by.secret), 'idempotency-key': idem }, json: body });
   const complete = () => api.system.completeAbandonedRequests();
-  const ledgerFor = async (domain: string) => (await api.system.store.knex('ledger_entries').where({ domain }).orderBy('created_at')).map((e: any) => e.status);
+  const ledgerFor = async (domain: string) =>
+    (await api.system.store.knex('ledger_entries').where({ domain }).orderBy('created_at')).map((e: any) => e.status);
   const balance = () => api.system.store.wallets.balance(api.demo.accountId, 'test');
   const walletMatchesLedger = async () => expect(await balance()).to.equal(await api.system.store.ledger.sum(api.demo.accountId, 'test'));
-  const record = (idem: string, by = key) => api.system.store.knex('idempotency_keys').where({ scope: `key:${by.id}`, key: idem }).first();
+  const record = (idem: string, by = key) =>
+    api.system.store
+      .knex('idempotency_keys')
+      .where({ scope: `key:${by.id}`, key: idem })
+      .first();
 
   it('a registration the registry made, then silence: untouched for 15 minutes, then the charge is posted and the domain is ours; a late retry gets the 201 replayed', async () => {
     const idem = randomUUID();
@@ -76,7 +91,11 @@ eachStore('Abandoned requests: the completer finishes what a client left half do
     expect(await balance(), 'the pending charge holds the money').to.equal(before - 40_000);
 
     api.clock.advance(14 * MINUTE);
-    expect(await complete(), 'within ABANDONED_REQUEST_MINUTES the client may still retry').to.deep.equal({ completed: 0, failed: 0, skipped: 0 });
+    expect(await complete(), 'within ABANDONED_REQUEST_MINUTES the client may still retry').to.deep.equal({
+      completed: 0,
+      failed: 0,
+      skipped: 0,
+    });
     expect(await ledgerFor('left-behind.com.ua')).to.deep.equal(['pending']);
 
     api.clock.advance(2 * MINUTE);
@@ -88,7 +107,7 @@ eachStore('Abandoned requests: the completer finishes what a client left half do
     expect(await ledgerFor('left-behind.com.ua')).to.deep.equal(['posted']);
     expect(await balance()).to.equal(before - 40_000);
     const domain = await api.system.store.domains.find(api.demo.accountId, 'test', 'left-behind.com.ua');
-    expect(domain?.labels, 'the key\'s label, as the request would have given it').to.deep.equal(['shop']);
+    expect(domain?.labels, "the key's label, as the request would have given it").to.deep.equal(['shop']);
     const registered = await api.system.store.knex('events').where({ type: 'domain.registered', subject: 'domain:left-behind.com.ua' });
     expect(registered).to.have.length(1);
     expect(registered[0].actor).to.equal(`key:${key.id}`);
@@ -120,7 +139,7 @@ eachStore('Abandoned requests: the completer finishes what a client left half do
     await walletMatchesLedger();
   });
 
-  it('a card charged, then silence: the worker\'s pass credits the balance once (the card is not charged twice)', async () => {
+  it("a card charged, then silence: the worker's pass credits the balance once (the card is not charged twice)", async () => {
     const idem = randomUUID();
     const before = await balance();
     faults.charge = 'after';
@@ -152,20 +171,27 @@ eachStore('Abandoned requests: the completer finishes what a client left half do
     const after = (await api.system.store.domains.find(api.demo.accountId, 'test', 'domivka-demo.com.ua'))!.expiresOn;
     expect(after).to.equal(`${Number(expiry.slice(0, 4)) + 1}${expiry.slice(4)}`);
     expect((await api.system.store.sandboxRegistry.find('domivka-demo.com.ua'))!.registeredUntil).to.equal(after);
-    expect(await ledgerFor('domivka-demo.com.ua')).to.include('posted').and.not.include('pending');
+    expect(await ledgerFor('domivka-demo.com.ua'))
+      .to.include('posted')
+      .and.not.include('pending');
     expect((await record(idem, renewer)).response_status).to.equal(201);
     await walletMatchesLedger();
   });
 
-  it('regression: the worker\'s own automatic renewal cut off after the registry renewed is resumed by the next pass (it reserved a second charge, the registry refused it, and the first stayed pending)', async () => {
+  it("regression: the worker's own automatic renewal cut off after the registry renewed is resumed by the next pass (it reserved a second charge, the registry refused it, and the first stayed pending)", async () => {
     const s = api.system.store;
     const accountId = api.demo.accountId;
     const due = ['domivka-demo.dev', 'domivka-blog.kyiv.ua'];
-    const before = Object.fromEntries(await Promise.all(due.map(async (n) => [n, (await s.domains.find(accountId, 'test', n))!.expiresOn] as const)));
+    const before = Object.fromEntries(
+      await Promise.all(due.map(async (n) => [n, (await s.domains.find(accountId, 'test', n))!.expiresOn] as const)),
+    );
     await s.sandboxClocks.advance(accountId, 70 * 86_400_000); // .dev is 5 days from expiry, the blog's kyiv.ua past it
     faults.renew = 'after';
     const lifecycle = api.system.get(TOKENS.AdvanceLifecycle);
-    await lifecycle.run({ accountId, environment: 'test' }).then(() => expect.fail('the cut-off must surface'), (e: Error) => expect(e.message).to.contain('connection reset'));
+    await lifecycle.run({ accountId, environment: 'test' }).then(
+      () => expect.fail('the cut-off must surface'),
+      (e: Error) => expect(e.message).to.contain('connection reset'),
+    );
     const pending = await s.knex('ledger_entries').where({ account_id: accountId, status: 'pending' });
     expect(pending, 'the cut-off renewal holds its charge').to.have.length(1);
     // The other due domain of the batch was still renewed by that pass (before, the error ended the pass and
@@ -200,15 +226,27 @@ eachStore('Automatic renewals an earlier pass left half done', (kind) => {
   const cutOffPass = async (fault: Fault): Promise<{ name: string; expiry: string }> => {
     const s = api.system.store;
     const accountId = api.demo.accountId;
-    const before = new Map((await s.knex('domains').where({ account_id: accountId, environment: 'test' })).map((d: any) => [d.name as string, d.expires_on as string]));
+    const before = new Map(
+      (await s.knex('domains').where({ account_id: accountId, environment: 'test' })).map((d: any) => [
+        d.name as string,
+        d.expires_on as string,
+      ]),
+    );
     await s.sandboxClocks.advance(accountId, 70 * 86_400_000);
     faults.renew = fault;
-    await api.system.get(TOKENS.AdvanceLifecycle).run({ accountId, environment: 'test' }).then(() => expect.fail('the cut-off must surface'), (e: Error) => expect(e.message).to.contain('connection reset'));
+    await api.system
+      .get(TOKENS.AdvanceLifecycle)
+      .run({ accountId, environment: 'test' })
+      .then(
+        () => expect.fail('the cut-off must surface'),
+        (e: Error) => expect(e.message).to.contain('connection reset'),
+      );
     const [pending, ...more] = await s.knex('ledger_entries').where({ account_id: accountId, status: 'pending' });
     expect(more).to.have.length(0);
     return { name: pending.domain, expiry: before.get(pending.domain)! };
   };
-  const statuses = async (name: string) => (await api.system.store.knex('ledger_entries').where({ domain: name }).orderBy('created_at')).map((e: any) => e.status);
+  const statuses = async (name: string) =>
+    (await api.system.store.knex('ledger_entries').where({ domain: name }).orderBy('created_at')).map((e: any) => e.status);
   const plusYear = (d: string) => `${Number(d.slice(0, 4)) + 1}${d.slice(4)}`;
 
   it('auto_renew switched off after the cut-off: the next pass still settles the renewal the registry made (one charge, posted)', async () => {
@@ -228,8 +266,17 @@ eachStore('Automatic renewals an earlier pass left half done', (kind) => {
     const s = api.system.store;
     const accountId = api.demo.accountId;
     const { name, expiry } = await cutOffPass('before');
-    const k = await api.issueKey({ environment: 'test', rights: ['domain.renew'], domains: [name], conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 1_000_000, currency: 'UAH' } } });
-    const manual = await api.call(`/v1/domains/${name}/renewals`, { method: 'POST', headers: { ...bearer(k.secret), 'idempotency-key': randomUUID() }, json: { years: 1 } });
+    const k = await api.issueKey({
+      environment: 'test',
+      rights: ['domain.renew'],
+      domains: [name],
+      conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 1_000_000, currency: 'UAH' } },
+    });
+    const manual = await api.call(`/v1/domains/${name}/renewals`, {
+      method: 'POST',
+      headers: { ...bearer(k.secret), 'idempotency-key': randomUUID() },
+      json: { years: 1 },
+    });
     expect(manual.status, JSON.stringify(manual.body)).to.equal(201);
     expect(manual.body.expires_at).to.equal(plusYear(expiry));
     await api.system.get(TOKENS.AdvanceLifecycle).run({ accountId, environment: 'test' });
@@ -248,7 +295,9 @@ eachStore('Automatic renewals an earlier pass left half done', (kind) => {
     await s.domains.update({ ...d, autoRenew: false });
     const lifecycle = api.system.get(TOKENS.AdvanceLifecycle);
     // The list this pass read before another pass settled (and forgot) the domain's run.
-    (lifecycle as unknown as { deps: { checkpoints: { unfinished: () => Promise<string[]> } } }).deps.checkpoints.unfinished = async () => [d.id];
+    (lifecycle as unknown as { deps: { checkpoints: { unfinished: () => Promise<string[]> } } }).deps.checkpoints.unfinished = async () => [
+      d.id,
+    ];
     await lifecycle.run({ accountId, environment: 'test' });
     expect((await s.domains.find(accountId, 'test', 'domivka-demo.com.ua'))!.expiresOn).to.equal(d.expiresOn);
     expect(await statuses('domivka-demo.com.ua')).to.deep.equal([]);
@@ -263,9 +312,18 @@ eachStore('Automatic renewals an earlier pass left half done', (kind) => {
     const lapsedOn = addDays(today, -10);
     for (let i = 0; i < 120; i++) {
       await s.domains.insert({
-        id: `lapsed${String(i).padStart(3, '0')}`, accountId, environment: 'test', name: `lapsed-${i}.com.ua`, labels: [],
-        status: statusFor([], phaseOn(lapsedOn, today), false), expiresOn: lapsedOn, autoRenew: false, transferLock: false,
-        nameservers: ['ns1.domivka.net'], createdAt: api.clock.now(), autoRenewFailedFor: null,
+        id: `lapsed${String(i).padStart(3, '0')}`,
+        accountId,
+        environment: 'test',
+        name: `lapsed-${i}.com.ua`,
+        labels: [],
+        status: statusFor([], phaseOn(lapsedOn, today), false),
+        expiresOn: lapsedOn,
+        autoRenew: false,
+        transferLock: false,
+        nameservers: ['ns1.domivka.net'],
+        createdAt: api.clock.now(),
+        autoRenewFailedFor: null,
       });
     }
     const blog = (await s.domains.find(accountId, 'test', 'domivka-blog.kyiv.ua'))!;

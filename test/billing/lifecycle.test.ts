@@ -63,7 +63,9 @@ eachStore('Domain lifecycle and sandbox time travel', (kind) => {
     // Released: it left the account (a label-scoped key cannot even tell it existed: 403, not 404).
     const gone = await api.call('/v1/domains/domivka-demo.com.ua', { headers: bearer(key) });
     expect(gone.status).to.equal(403);
-    expect((await api.call('/v1/domains', { headers: bearer(key) })).body.data.map((x: any) => x.domain)).not.to.include('domivka-demo.com.ua');
+    expect((await api.call('/v1/domains', { headers: bearer(key) })).body.data.map((x: any) => x.domain)).not.to.include(
+      'domivka-demo.com.ua',
+    );
     expect(await s.domains.find(api.demo.accountId, 'test', 'domivka-demo.com.ua')).to.equal(null);
     const cookie = await api.signIn();
     const kinds = (await api.call('/v1/account/notices?limit=200', { headers: { cookie } })).body.data.map((n: any) => n.kind);
@@ -75,7 +77,18 @@ eachStore('Domain lifecycle and sandbox time travel', (kind) => {
     const bal = await s.wallets.balance(api.demo.accountId, 'test');
     await s.uow.transaction(async () => {
       await s.wallets.debit(api.demo.accountId, 'test', bal);
-      await s.ledger.append({ id: randomUUID(), accountId: api.demo.accountId, environment: 'test', amount: -bal, kind: 'refund', status: 'posted', keyId: null, domain: null, description: 'test: empty the balance', createdAt: new Date() });
+      await s.ledger.append({
+        id: randomUUID(),
+        accountId: api.demo.accountId,
+        environment: 'test',
+        amount: -bal,
+        kind: 'refund',
+        status: 'posted',
+        keyId: null,
+        domain: null,
+        description: 'test: empty the balance',
+        createdAt: new Date(),
+      });
     });
     const d = (await s.domains.find(api.demo.accountId, 'test', 'domivka-demo.dev'))!;
     const offsetNow = new Date(Date.now() + (await s.sandboxClocks.offset(api.demo.accountId)));
@@ -85,8 +98,9 @@ eachStore('Domain lifecycle and sandbox time travel', (kind) => {
     const again = await travel('PT1H');
     expect(again.body.lifecycle.renewalFailed).to.equal(0);
     const cookie = await api.signIn();
-    const failed = (await api.call('/v1/account/notices?limit=200', { headers: { cookie } })).body.data
-      .filter((n: any) => n.kind === 'domain.auto_renew_failed' && n.domain === 'domivka-demo.dev');
+    const failed = (await api.call('/v1/account/notices?limit=200', { headers: { cookie } })).body.data.filter(
+      (n: any) => n.kind === 'domain.auto_renew_failed' && n.domain === 'domivka-demo.dev',
+    );
     expect(failed).to.have.length(1);
     expect(failed[0].message.en).to.contain('domivka-demo.dev').and.contain('balance is too low');
   });
@@ -102,21 +116,43 @@ eachStore('Two workers on one store', (kind) => {
   it('each due domain is renewed once, whichever worker claims it', async function () {
     this.timeout(60_000);
     const s = api.system.store;
-    await s.uow.transaction(() => api.system.get(TOKENS.Accounting).credit({ accountId: api.demo.accountId, environment: 'test', amount: 2_000_000, kind: 'grant', keyId: null, description: 'test' }));
+    await s.uow.transaction(() =>
+      api.system
+        .get(TOKENS.Accounting)
+        .credit({ accountId: api.demo.accountId, environment: 'test', amount: 2_000_000, kind: 'grant', keyId: null, description: 'test' }),
+    );
     // Forty domains due for automatic renewal, real clock.
     for (let i = 0; i < 40; i++) {
       const name = `auto-${i}-${randomUUID().slice(0, 6)}.com.ua`;
       const expiresOn = addDays(new Date().toISOString().slice(0, 10), 3);
-      await s.domains.insert({ id: randomUUID(), accountId: api.demo.accountId, environment: 'test', name, labels: [], status: ['ok'], expiresOn, autoRenew: true, transferLock: false, nameservers: [], createdAt: new Date() });
+      await s.domains.insert({
+        id: randomUUID(),
+        accountId: api.demo.accountId,
+        environment: 'test',
+        name,
+        labels: [],
+        status: ['ok'],
+        expiresOn,
+        autoRenew: true,
+        transferLock: false,
+        nameservers: [],
+        createdAt: new Date(),
+      });
       await s.sandboxRegistry.put({ domain: name, registeredUntil: expiresOn, status: ['ok'], nameservers: [], transferCode: 'x' });
     }
     const second = new System(testConfig(api.store), { logger: pino({ level: 'silent' }) });
-    const runs = kind.engine === 'postgres'
-      ? await Promise.all([api.system.get(TOKENS.AdvanceLifecycle).run(), second.get(TOKENS.AdvanceLifecycle).run()])
-      : [await api.system.get(TOKENS.AdvanceLifecycle).run(), await second.get(TOKENS.AdvanceLifecycle).run()];
+    const runs =
+      kind.engine === 'postgres'
+        ? await Promise.all([api.system.get(TOKENS.AdvanceLifecycle).run(), second.get(TOKENS.AdvanceLifecycle).run()])
+        : [await api.system.get(TOKENS.AdvanceLifecycle).run(), await second.get(TOKENS.AdvanceLifecycle).run()];
     await second.close();
     expect(runs[0]!.renewed + runs[1]!.renewed).to.equal(40);
-    const renewals = await s.knex('ledger_entries').where({ kind: 'renewal' }).andWhere('domain', 'like', 'auto-%').count({ n: '*' }).first();
+    const renewals = await s
+      .knex('ledger_entries')
+      .where({ kind: 'renewal' })
+      .andWhere('domain', 'like', 'auto-%')
+      .count({ n: '*' })
+      .first();
     expect(Number(renewals!.n)).to.equal(40);
   });
 });

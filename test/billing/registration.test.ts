@@ -27,7 +27,9 @@ eachStore('Registration (issue 3)', (kind) => {
   before(async () => {
     api = await startApi(kind, { wrapSandbox });
     const k = await api.issueKey({
-      environment: 'test', rights: ['domain.register', 'domain.read', 'billing.read'], label: 'shop',
+      environment: 'test',
+      rights: ['domain.register', 'domain.read', 'billing.read'],
+      label: 'shop',
       conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 900_000, currency: 'UAH' } },
     });
     key = k.secret;
@@ -44,7 +46,7 @@ eachStore('Registration (issue 3)', (kind) => {
     expect(await s.wallets.balance(api.demo.accountId, 'test')).to.equal(await s.ledger.sum(api.demo.accountId, 'test'));
   };
 
-  it('registers, charges the price list, and the new domain carries the key\'s label', async () => {
+  it("registers, charges the price list, and the new domain carries the key's label", async () => {
     const before = await balance();
     const r = await register({ domain: 'new-shop.com.ua', years: 2 });
     expect(r.status, JSON.stringify(r.body)).to.equal(201);
@@ -63,7 +65,11 @@ eachStore('Registration (issue 3)', (kind) => {
     const cookie = await api.signIn();
     const notices = await api.call('/v1/account/notices', { headers: { cookie } });
     const n = notices.body.data.find((x: any) => x.kind === 'domain.registered');
-    expect(n.message.en).to.contain('new-shop.com.ua').and.contain(keyId).and.contain('800.00 UAH').and.match(/Time: \d{4}-/);
+    expect(n.message.en)
+      .to.contain('new-shop.com.ua')
+      .and.contain(keyId)
+      .and.contain('800.00 UAH')
+      .and.match(/Time: \d{4}-/);
     expect(n.message.uk).to.contain('new-shop.com.ua').and.contain(keyId).and.contain('800.00 грн');
   });
 
@@ -90,7 +96,10 @@ eachStore('Registration (issue 3)', (kind) => {
 
   it('not enough balance is 402 insufficient_funds with an action to top up; nothing changes', async () => {
     const rich = await api.issueKey({
-      environment: 'test', rights: ['domain.register'], label: 'shop', conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 100_000_000, currency: 'UAH' } },
+      environment: 'test',
+      rights: ['domain.register'],
+      label: 'shop',
+      conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 100_000_000, currency: 'UAH' } },
     });
     const before = await balance();
     const r = await register({ domain: 'expensive-shop.io', years: 10 }, randomUUID(), rich.secret); // 18 000 UAH > balance
@@ -101,7 +110,7 @@ eachStore('Registration (issue 3)', (kind) => {
     expect(await ledgerFor('expensive-shop.io')).to.deep.equal([]);
   });
 
-  it('a charge past the key\'s spend limit is 402 spend_limit_exceeded saying what is left', async () => {
+  it("a charge past the key's spend limit is 402 spend_limit_exceeded saying what is left", async () => {
     const r = await register({ domain: 'too-much-shop.io', years: 5 }); // 9 000 UAH; 8 200 left
     expect(r.status).to.equal(402);
     expect(r.body.error.code).to.equal('spend_limit_exceeded');
@@ -111,7 +120,10 @@ eachStore('Registration (issue 3)', (kind) => {
 
   it('the right is checked: a key without domain.register is 403; a named key cannot register other names', async () => {
     const named = await api.issueKey({
-      environment: 'test', rights: ['domain.register'], domains: ['only-this.com.ua'], conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 100_000, currency: 'UAH' } },
+      environment: 'test',
+      rights: ['domain.register'],
+      domains: ['only-this.com.ua'],
+      conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 100_000, currency: 'UAH' } },
     });
     const r = await register({ domain: 'something-else.com.ua', years: 1 }, randomUUID(), named.secret);
     expect(r.status).to.equal(403);
@@ -135,7 +147,7 @@ eachStore('Registration (issue 3)', (kind) => {
     const crashed = await register({ domain: 'crash-shop.com.ua', years: 1 }, idem);
     expect(crashed.status).to.equal(500);
     // The registry has the name; our charge is pending, the domain not yet ours.
-    expect((await api.system.store.sandboxRegistry.find('crash-shop.com.ua'))).to.not.equal(null);
+    expect(await api.system.store.sandboxRegistry.find('crash-shop.com.ua')).to.not.equal(null);
     expect((await ledgerFor('crash-shop.com.ua')).map((e: any) => e.status)).to.deep.equal(['pending']);
     const retry = await register({ domain: 'crash-shop.com.ua', years: 1 }, idem);
     expect(retry.status, JSON.stringify(retry.body)).to.equal(201);
@@ -145,7 +157,14 @@ eachStore('Registration (issue 3)', (kind) => {
     const entries = await ledgerFor('crash-shop.com.ua');
     expect(entries.map((e: any) => e.status)).to.deep.equal(['posted']);
     expect(await balance()).to.equal(before - 40_000);
-    expect(await api.system.store.knex('domains').where({ name: 'crash-shop.com.ua' }).count({ n: '*' }).first().then((r: any) => Number(r.n))).to.equal(1);
+    expect(
+      await api.system.store
+        .knex('domains')
+        .where({ name: 'crash-shop.com.ua' })
+        .count({ n: '*' })
+        .first()
+        .then((r: any) => Number(r.n)),
+    ).to.equal(1);
     await walletMatchesLedger();
   });
 

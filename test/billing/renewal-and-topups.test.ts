@@ -15,8 +15,11 @@ eachStore('Renewal, spend limits, top-ups (issue 3)', (kind) => {
     api.call(path, { method, headers: { ...bearer(secret), 'idempotency-key': randomUUID() }, json });
   const moneyKey = async (rights: string[], limitKopiykas: number, extra: Record<string, unknown> = {}) =>
     api.issueKey({
-      environment: 'test', rights, domains: ['domivka-demo.com.ua', 'domivka-demo.dev'],
-      conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: limitKopiykas, currency: 'UAH' } }, ...extra,
+      environment: 'test',
+      rights,
+      domains: ['domivka-demo.com.ua', 'domivka-demo.dev'],
+      conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: limitKopiykas, currency: 'UAH' } },
+      ...extra,
     });
 
   it('renews: the expiry moves by the years bought, the price is charged, owners are told', async () => {
@@ -36,7 +39,9 @@ eachStore('Renewal, spend limits, top-ups (issue 3)', (kind) => {
     this.timeout(120_000);
     const k = await moneyKey(['domain.renew'], 120_000); // com.ua renews at 400 UAH a year: 3 × 400 = 1200
     const balanceBefore = await api.system.store.wallets.balance(api.demo.accountId, 'test');
-    const results = await Promise.all(Array.from({ length: 50 }, () => write('POST', '/v1/domains/domivka-demo.com.ua/renewals', k.secret, { years: 1 })));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => write('POST', '/v1/domains/domivka-demo.com.ua/renewals', k.secret, { years: 1 })),
+    );
     const ok = results.filter((r) => r.status === 201);
     const refused = results.filter((r) => r.status === 402);
     expect(ok, results.map((r) => `${r.status}:${r.body?.error?.code ?? ''}`).join(' ')).to.have.length(3);
@@ -55,7 +60,7 @@ eachStore('Renewal, spend limits, top-ups (issue 3)', (kind) => {
     expect(registry!.registeredUntil).to.equal(ours!.expiresOn);
   });
 
-  it('regression: a renewal reads the current expiry from the store, not from a cached copy another process\'s renewal has not yet dropped (was 502 registry_failure)', async () => {
+  it("regression: a renewal reads the current expiry from the store, not from a cached copy another process's renewal has not yet dropped (was 502 registry_failure)", async () => {
     const k = await moneyKey(['domain.renew', 'domain.read'], 1_000_000);
     const s = api.system.store;
     const name = 'domivka-demo.dev';
@@ -107,11 +112,19 @@ eachStore('Renewal, spend limits, top-ups (issue 3)', (kind) => {
   });
 
   it('tops up from the saved card; the spend limit counts top-ups', async () => {
-    const k = await api.issueKey({ environment: 'test', template: 'billing', conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 150_000, currency: 'UAH' } } });
+    const k = await api.issueKey({
+      environment: 'test',
+      template: 'billing',
+      conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 150_000, currency: 'UAH' } },
+    });
     const before = (await api.call('/v1/billing/balance', { headers: bearer(k.secret) })).body.balance.amount;
     const r = await write('POST', '/v1/billing/topups', k.secret, { amount: 100_000 });
     expect(r.status, JSON.stringify(r.body)).to.equal(201);
-    expect(r.body).to.deep.include({ status: 'succeeded', amount: { amount: 100_000, currency: 'UAH' }, card: { brand: 'visa', last4: '4242' } });
+    expect(r.body).to.deep.include({
+      status: 'succeeded',
+      amount: { amount: 100_000, currency: 'UAH' },
+      card: { brand: 'visa', last4: '4242' },
+    });
     expect(r.body.balance.amount).to.equal(before + 100_000);
     const over = await write('POST', '/v1/billing/topups', k.secret, { amount: 60_000 });
     expect(over.status).to.equal(402);
@@ -122,21 +135,46 @@ eachStore('Renewal, spend limits, top-ups (issue 3)', (kind) => {
   });
 
   it('a declined card is 402 card_declined and changes nothing; a gateway failure is 502', async () => {
-    const k = await api.issueKey({ environment: 'test', template: 'billing', conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 10_000_000, currency: 'UAH' } } });
+    const k = await api.issueKey({
+      environment: 'test',
+      template: 'billing',
+      conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 10_000_000, currency: 'UAH' } },
+    });
     const s = api.system.store;
     const before = await s.wallets.balance(api.demo.accountId, 'test');
-    await s.savedCards.save({ accountId: api.demo.accountId, environment: 'test', brand: 'visa', last4: '0002', paymentMethodRef: 'pm_sandbox_0002', customerRef: null });
+    await s.savedCards.save({
+      accountId: api.demo.accountId,
+      environment: 'test',
+      brand: 'visa',
+      last4: '0002',
+      paymentMethodRef: 'pm_sandbox_0002',
+      customerRef: null,
+    });
     const declined = await write('POST', '/v1/billing/topups', k.secret, { amount: 50_000 });
     expect(declined.status).to.equal(402);
     expect(declined.body.error.code).to.equal('card_declined');
     expect(declined.body.error.message.en).to.contain('0002');
-    await s.savedCards.save({ accountId: api.demo.accountId, environment: 'test', brand: 'visa', last4: '0119', paymentMethodRef: 'pm_sandbox_0119', customerRef: null });
+    await s.savedCards.save({
+      accountId: api.demo.accountId,
+      environment: 'test',
+      brand: 'visa',
+      last4: '0119',
+      paymentMethodRef: 'pm_sandbox_0119',
+      customerRef: null,
+    });
     const failed = await write('POST', '/v1/billing/topups', k.secret, { amount: 50_000 });
     expect(failed.status).to.equal(502);
     expect(failed.body.error.code).to.equal('payment_failed');
     expect(await s.wallets.balance(api.demo.accountId, 'test')).to.equal(before);
     expect((await api.call('/v1/key', { headers: bearer(k.secret) })).body.spend.used.amount).to.equal(0);
-    await s.savedCards.save({ accountId: api.demo.accountId, environment: 'test', brand: 'visa', last4: '4242', paymentMethodRef: 'pm_sandbox_4242', customerRef: null });
+    await s.savedCards.save({
+      accountId: api.demo.accountId,
+      environment: 'test',
+      brand: 'visa',
+      last4: '4242',
+      paymentMethodRef: 'pm_sandbox_4242',
+      customerRef: null,
+    });
     const tooSmall = await write('POST', '/v1/billing/topups', k.secret, { amount: 500 });
     expect(tooSmall.status).to.equal(422);
   });

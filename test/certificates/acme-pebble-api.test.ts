@@ -30,7 +30,8 @@ eachStore('certificates from Pebble through our API and our DNS', (kind) => {
     const dnsPort = await freePort();
     pebble = await startPebble(dnsPort);
     api = await startApi(kind, {
-      dns: true, dnsPort,
+      dns: true,
+      dnsPort,
       env: { SANDBOX_CA: 'acme', SANDBOX_ACME_DIRECTORY_URL: pebble.directoryUrl, SANDBOX_ACME_CA_FILE: pebble.listenerCaFile },
     });
     issuer = (await api.issueKey({ environment: 'test', template: 'certificates', domains: [zone] })).secret;
@@ -45,10 +46,12 @@ eachStore('certificates from Pebble through our API and our DNS', (kind) => {
     return (await api.call(`/v1/certificates/${id}`, { headers: bearer(issuer) })).body;
   };
 
-  it('issues x and *.x; the chain verifies against Pebble\'s root; no challenge value stays behind', async function () {
+  it("issues x and *.x; the chain verifies against Pebble's root; no challenge value stays behind", async function () {
     this.timeout(60_000);
     const r = await api.call('/v1/certificates', {
-      method: 'POST', headers: { ...bearer(issuer), 'idempotency-key': randomUUID() }, json: { domains: [`www.${zone}`, `*.${zone}`] },
+      method: 'POST',
+      headers: { ...bearer(issuer), 'idempotency-key': randomUUID() },
+      json: { domains: [`www.${zone}`, `*.${zone}`] },
     });
     expect(r.status, JSON.stringify(r.body)).to.equal(202);
     expect(r.body.ca).to.equal('acme');
@@ -62,11 +65,20 @@ eachStore('certificates from Pebble through our API and our DNS', (kind) => {
     writeFileSync(join(dir, 'leaf.pem'), leaf!);
     writeFileSync(join(dir, 'inter.pem'), intermediates.join(''));
     writeFileSync(join(dir, 'root.pem'), await pebble.rootPem());
-    const { stdout } = await run('openssl', ['verify', '-CAfile', join(dir, 'root.pem'), '-untrusted', join(dir, 'inter.pem'), join(dir, 'leaf.pem')]);
+    const { stdout } = await run('openssl', [
+      'verify',
+      '-CAfile',
+      join(dir, 'root.pem'),
+      '-untrusted',
+      join(dir, 'inter.pem'),
+      join(dir, 'leaf.pem'),
+    ]);
     expect(stdout.trim()).to.match(/OK$/);
     const left = await api.system.store.knex('acme_challenges').count({ n: '*' });
     expect(Number(left[0]!.n)).to.equal(0);
-    const records = await api.call(`/v1/domains/${zone}/dns/records?name=_acme-challenge.${zone}`, { headers: bearer((await api.issueKey({ environment: 'test', template: 'read_only', domains: [zone] })).secret) });
+    const records = await api.call(`/v1/domains/${zone}/dns/records?name=_acme-challenge.${zone}`, {
+      headers: bearer((await api.issueKey({ environment: 'test', template: 'read_only', domains: [zone] })).secret),
+    });
     expect(records.body.data).to.deep.equal([]);
   });
 
@@ -80,7 +92,9 @@ eachStore('certificates from Pebble through our API and our DNS', (kind) => {
   it('renews from Pebble in place when due', async function () {
     this.timeout(60_000);
     const r = await api.call('/v1/certificates', {
-      method: 'POST', headers: { ...bearer(issuer), 'idempotency-key': randomUUID() }, json: { domains: [`renew.${zone}`] },
+      method: 'POST',
+      headers: { ...bearer(issuer), 'idempotency-key': randomUUID() },
+      json: { domains: [`renew.${zone}`] },
     });
     const first = await waitIssued(r.body.id);
     expect(first.status, JSON.stringify(first.failure)).to.equal('issued');

@@ -27,11 +27,24 @@ const verifyChain = async (chain: string, root: string): Promise<string> => {
   writeFileSync(join(dir, 'leaf.pem'), leaf!);
   writeFileSync(join(dir, 'inter.pem'), rest.join(''));
   writeFileSync(join(dir, 'root.pem'), root);
-  const { stdout } = await run('openssl', ['verify', '-purpose', 'sslserver', '-CAfile', join(dir, 'root.pem'), '-untrusted', join(dir, 'inter.pem'), join(dir, 'leaf.pem')]);
+  const { stdout } = await run('openssl', [
+    'verify',
+    '-purpose',
+    'sslserver',
+    '-CAfile',
+    join(dir, 'root.pem'),
+    '-untrusted',
+    join(dir, 'inter.pem'),
+    join(dir, 'leaf.pem'),
+  ]);
   return stdout.trim();
 };
 
-const sans = (pem: string): string[] => (new X509Certificate(pem).subjectAltName ?? '').split(', ').map((s) => s.replace(/^DNS:/, '')).sort();
+const sans = (pem: string): string[] =>
+  (new X509Certificate(pem).subjectAltName ?? '')
+    .split(', ')
+    .map((s) => s.replace(/^DNS:/, ''))
+    .sort();
 
 /** Issue 5 through the API with the sandbox CA: request, issue, read, revoke, renew, expire. */
 eachStore('certificates through the API (sandbox CA)', (kind) => {
@@ -108,7 +121,9 @@ eachStore('certificates through the API (sandbox CA)', (kind) => {
     expect(key.status).to.equal(200);
     expect(key.headers.get('cache-control')).to.equal('no-store');
     const pub = createPublicKey(createPrivateKey(key.body)).export({ format: 'der', type: 'spki' });
-    expect(Buffer.from(new X509Certificate(pems(chain.body)[0]!).publicKey.export({ format: 'der', type: 'spki' })).equals(Buffer.from(pub))).to.equal(true);
+    expect(
+      Buffer.from(new X509Certificate(pems(chain.body)[0]!).publicKey.export({ format: 'der', type: 'spki' })).equals(Buffer.from(pub)),
+    ).to.equal(true);
     expectErrorShape(await get(`/v1/certificates/${r.body.id}/private-key`, reader), 403, 'right_missing');
     // The read-only key sees the certificate and its chain.
     expect((await get(`/v1/certificates/${r.body.id}`, reader)).body.status).to.equal('issued');
@@ -123,7 +138,10 @@ eachStore('certificates through the API (sandbox CA)', (kind) => {
   });
 
   it('proved control through our own zone, by an internal actor, and left no challenge value behind', async () => {
-    const events = await api.system.store.knex('events').where({ type: 'dns.acme_challenge_added' }).andWhere('actor', 'like', 'system:certificates:%');
+    const events = await api.system.store
+      .knex('events')
+      .where({ type: 'dns.acme_challenge_added' })
+      .andWhere('actor', 'like', 'system:certificates:%');
     expect(events.length).to.be.greaterThan(0);
     const records = await get(`/v1/domains/${zone}/dns/records?name=_acme-challenge.${zone}`, reader);
     expect(records.body.data).to.deep.equal([]);
@@ -131,14 +149,30 @@ eachStore('certificates through the API (sandbox CA)', (kind) => {
 
   it('with a CSR the private key never reaches us', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'csr-'));
-    await run('openssl', ['req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'r.pem'), '-subj', `/CN=api.${zone}`, '-addext', `subjectAltName=DNS:api.${zone}`]);
+    await run('openssl', [
+      'req',
+      '-new',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      join(dir, 'k.pem'),
+      '-out',
+      join(dir, 'r.pem'),
+      '-subj',
+      `/CN=api.${zone}`,
+      '-addext',
+      `subjectAltName=DNS:api.${zone}`,
+    ]);
     const body = await request({ domains: [`api.${zone}`], csr: readFileSync(join(dir, 'r.pem'), 'utf8') });
     expect(body.private_key_held).to.equal(false);
     const c = await get(`/v1/certificates/${body.id}`);
     expect(c.body.status).to.equal('issued');
     const leaf = pems((await get(`/v1/certificates/${body.id}/chain`)).body)[0]!;
     const mine = createPublicKey(createPrivateKey(readFileSync(join(dir, 'k.pem')))).export({ format: 'der', type: 'spki' });
-    expect(Buffer.from(new X509Certificate(leaf).publicKey.export({ format: 'der', type: 'spki' })).equals(Buffer.from(mine))).to.equal(true);
+    expect(Buffer.from(new X509Certificate(leaf).publicKey.export({ format: 'der', type: 'spki' })).equals(Buffer.from(mine))).to.equal(
+      true,
+    );
     expectErrorShape(await get(`/v1/certificates/${body.id}/private-key`), 404, 'private_key_not_held');
   });
 
@@ -150,7 +184,21 @@ eachStore('certificates through the API (sandbox CA)', (kind) => {
     expectErrorShape(await post('/v1/certificates', { domains: [`www.${other}`] }), 403, 'right_missing');
     expectErrorShape(await post('/v1/certificates', { domains: [`www.${zone}`], csr: 'not a csr' }), 422, 'csr_invalid');
     const dir = mkdtempSync(join(tmpdir(), 'csr-'));
-    await run('openssl', ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'r.pem'), '-subj', `/CN=mail.${zone}`]);
+    await run('openssl', [
+      'req',
+      '-new',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      join(dir, 'k.pem'),
+      '-out',
+      join(dir, 'r.pem'),
+      '-subj',
+      `/CN=mail.${zone}`,
+    ]);
     const mismatch = await post('/v1/certificates', { domains: [`www.${zone}`], csr: readFileSync(join(dir, 'r.pem'), 'utf8') });
     expectErrorShape(mismatch, 422, 'csr_names_mismatch');
     expectErrorShape(await post('/v1/certificates', { domains: [`www.${zone}`] }, reader), 403, 'right_missing');
@@ -164,7 +212,10 @@ eachStore('certificates through the API (sandbox CA)', (kind) => {
     const b = await post('/v1/certificates', { domains: [`shop.${zone}`] }, issuer, key);
     expect(b.body.id).to.equal(a.body.id);
     await drain();
-    const n = await api.system.store.knex('certificates').whereRaw('names like ?', [`%shop.${zone}%`]).count({ n: '*' });
+    const n = await api.system.store
+      .knex('certificates')
+      .whereRaw('names like ?', [`%shop.${zone}%`])
+      .count({ n: '*' });
     expect(Number(n[0]!.n)).to.equal(1);
   });
 
@@ -246,7 +297,7 @@ eachStore('certificates through the API (sandbox CA)', (kind) => {
     expect(done.failure).to.equal(null);
   });
 
-  it('a refusal fails the request with the CA\'s reason', async () => {
+  it("a refusal fails the request with the CA's reason", async () => {
     failNext.set(`refused.${zone}`, { reason: 'urn:ietf:params:acme:error:rejectedIdentifier: policy forbids', retryable: false });
     const c = await request({ domains: [`refused.${zone}`] });
     const failed = (await get(`/v1/certificates/${c.id}`)).body;
@@ -273,5 +324,4 @@ eachStore('certificates through the API (sandbox CA)', (kind) => {
     expect(Object.keys(status.certificate!).sort()).to.deep.equal(['covers_wildcard', 'issuer', 'not_after', 'not_before', 'status']);
     expect((await api.system.get(TOKENS.CertificateStatusQuery).forDomain('nothing-here.com.ua', 'test')).certificate).to.equal(null);
   });
-
 });

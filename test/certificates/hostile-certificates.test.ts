@@ -7,7 +7,11 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
 import pino from 'pino';
-import { CertificateAuthorityError, type CertificateAuthority, type IssueOrder } from '../../core/certificates/ports/certificate-authority.port.js';
+import {
+  CertificateAuthorityError,
+  type CertificateAuthority,
+  type IssueOrder,
+} from '../../core/certificates/ports/certificate-authority.port.js';
 import { encodeCursor } from '../../core/kernel/pagination.js';
 import { TOKENS } from '../../src/tokens.js';
 import { Worker } from '../../src/worker.js';
@@ -24,14 +28,26 @@ const CYRILLIC = /[\u0400-\u04FF]/;
 
 const pems = (bundle: string): string[] => bundle.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\n?/g) ?? [];
 const spki = (pem: string): Buffer => Buffer.from(createPublicKey(pem).export({ format: 'der', type: 'spki' }));
-const leafSpki = (chain: string): Buffer => Buffer.from(new X509Certificate(pems(chain)[0]!).publicKey.export({ format: 'der', type: 'spki' }));
+const leafSpki = (chain: string): Buffer =>
+  Buffer.from(new X509Certificate(pems(chain)[0]!).publicKey.export({ format: 'der', type: 'spki' }));
 
 /** An openssl CSR; `san` is the subjectAltName extension value (or none). */
 const csrOf = async (opts: { cn: string; san?: string; key?: string[] }): Promise<{ csr: string; key: string }> => {
   const dir = mkdtempSync(join(tmpdir(), 'hostile-csr-'));
   const key = opts.key ?? ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'];
-  await run('openssl', ['req', '-new', ...key, '-nodes', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'r.pem'), '-subj', `/CN=${opts.cn}`,
-    ...(opts.san ? ['-addext', `subjectAltName=${opts.san}`] : [])]);
+  await run('openssl', [
+    'req',
+    '-new',
+    ...key,
+    '-nodes',
+    '-keyout',
+    join(dir, 'k.pem'),
+    '-out',
+    join(dir, 'r.pem'),
+    '-subj',
+    `/CN=${opts.cn}`,
+    ...(opts.san ? ['-addext', `subjectAltName=${opts.san}`] : []),
+  ]);
   return { csr: readFileSync(join(dir, 'r.pem'), 'utf8'), key: readFileSync(join(dir, 'k.pem'), 'utf8') };
 };
 
@@ -61,7 +77,12 @@ eachStore('certificates, hostile review', (kind) => {
   let onIssue: ((order: IssueOrder) => void) | null = null;
 
   before(async () => {
-    const sink = new Writable({ write(chunk, _e, done) { lines.push(String(chunk)); done(); } });
+    const sink = new Writable({
+      write(chunk, _e, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
     api = await startApi(kind, {
       dns: true,
       logger: pino({ level: 'trace' }, sink),
@@ -75,7 +96,10 @@ eachStore('certificates, hostile review', (kind) => {
             const key = [...order.names].sort().join(',');
             caCalls.set(key, (caCalls.get(key) ?? 0) + 1);
             onIssue?.(order);
-            for (const n of order.names) { const g = gates.get(n); if (g) await g; }
+            for (const n of order.names) {
+              const g = gates.get(n);
+              if (g) await g;
+            }
             const name = order.names.find((n) => failNext.has(n));
             if (name) {
               const err = failNext.get(name)!;
@@ -101,9 +125,17 @@ eachStore('certificates, hostile review', (kind) => {
   after(async () => api?.close());
 
   const post = (path: string, json: unknown, secret = issuer, key: string | null = randomUUID()) =>
-    api.call(path, { method: 'POST', headers: { ...bearer(secret), ...(key ? { 'idempotency-key': key } : {}) }, ...(json === undefined ? {} : { json }) });
+    api.call(path, {
+      method: 'POST',
+      headers: { ...bearer(secret), ...(key ? { 'idempotency-key': key } : {}) },
+      ...(json === undefined ? {} : { json }),
+    });
   const postRaw = (path: string, body: string, secret = issuer) =>
-    api.call(path, { method: 'POST', headers: { ...bearer(secret), 'idempotency-key': randomUUID(), 'content-type': 'application/json' }, body });
+    api.call(path, {
+      method: 'POST',
+      headers: { ...bearer(secret), 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
+      body,
+    });
   const get = (path: string, secret = issuer) => api.call(path, { headers: bearer(secret) });
   const drain = () => api.system.get(TOKENS.IssuanceQueue).drain();
   const worker = () => new Worker(api.system).tick();
@@ -121,7 +153,8 @@ eachStore('certificates, hostile review', (kind) => {
     it('a key scoped to another domain learns nothing: GET, chain, private key, revoke are 403 right_missing', async () => {
       const c = await request({ domains: [`authz.${zone}`] });
       expect(c.status).to.equal('issued');
-      for (const p of ['', '/chain', '/private-key']) expectErrorShape(await get(`/v1/certificates/${c.id}${p}`, otherIssuer), 403, 'right_missing');
+      for (const p of ['', '/chain', '/private-key'])
+        expectErrorShape(await get(`/v1/certificates/${c.id}${p}`, otherIssuer), 403, 'right_missing');
       expectErrorShape(await post(`/v1/certificates/${c.id}/revoke`, {}, otherIssuer), 403, 'right_missing');
       expect((await get(`/v1/certificates/${c.id}`)).body.status).to.equal('issued');
     });
@@ -155,7 +188,7 @@ eachStore('certificates, hostile review', (kind) => {
       expectErrorShape(await get('/v1/certificates', acme), 403, 'right_missing');
     });
 
-    it('names under a domain that is not the account\'s, or a bare public suffix, are 403 right_missing, not 404 or 500', async () => {
+    it("names under a domain that is not the account's, or a bare public suffix, are 403 right_missing, not 404 or 500", async () => {
       for (const name of ['www.example.com', 'com.ua', '*.com.ua', 'kyiv.ua', `www.${zone}.evil.com`]) {
         expectErrorShape(await post('/v1/certificates', { domains: [name] }), 403, 'right_missing');
       }
@@ -165,21 +198,28 @@ eachStore('certificates, hostile review', (kind) => {
       const c = await request({ domains: [`env.${zone}`] });
       const live = (await api.issueKey({ environment: 'live', template: 'certificates', domains: [zone] })).secret;
       // No live adapter set here: every live call is 503 environment_unavailable (uk + en), never the test certificate.
-      for (const p of ['', '/chain', '/private-key']) expectBilingual(await get(`/v1/certificates/${c.id}${p}`, live), 503, 'environment_unavailable');
+      for (const p of ['', '/chain', '/private-key'])
+        expectBilingual(await get(`/v1/certificates/${c.id}${p}`, live), 503, 'environment_unavailable');
       expectBilingual(await post(`/v1/certificates/${c.id}/revoke`, {}, live), 503, 'environment_unavailable');
       expectBilingual(await get('/v1/certificates', live), 503, 'environment_unavailable');
       expectBilingual(await post('/v1/certificates', { domains: [`env.${zone}`] }, live), 503, 'environment_unavailable');
     });
 
-    it('another account\'s certificate id is 404 certificate_not_found everywhere, and never listed', async () => {
+    it("another account's certificate id is 404 certificate_not_found everywhere, and never listed", async () => {
       const c = await request({ domains: [`foreign.${zone}`] });
       const knex = api.system.store.knex;
       await knex('accounts').insert({ id: 'acc_foreign', name: 'Foreign', created_at: new Date().toISOString() }).onConflict('id').ignore();
       const row = await knex('certificates').where({ id: c.id }).first();
       const fid = `crt_foreign_${Date.now()}`;
       await knex('certificates').insert({ ...row, id: fid, account_id: 'acc_foreign', created_at: '2999-01-01T00:00:00.000Z' });
-      await knex('certificate_domains').insert({ certificate_id: fid, environment: 'test', domain: zone, created_at: '2999-01-01T00:00:00.000Z' });
-      for (const p of ['', '/chain', '/private-key']) expectErrorShape(await get(`/v1/certificates/${fid}${p}`), 404, 'certificate_not_found');
+      await knex('certificate_domains').insert({
+        certificate_id: fid,
+        environment: 'test',
+        domain: zone,
+        created_at: '2999-01-01T00:00:00.000Z',
+      });
+      for (const p of ['', '/chain', '/private-key'])
+        expectErrorShape(await get(`/v1/certificates/${fid}${p}`), 404, 'certificate_not_found');
       expectErrorShape(await post(`/v1/certificates/${fid}/revoke`, {}), 404, 'certificate_not_found');
       const l = await get('/v1/certificates?limit=200');
       expect(l.body.data.map((x: any) => x.id)).not.to.include(fid);
@@ -193,7 +233,23 @@ eachStore('certificates, hostile review', (kind) => {
   describe('names and bodies', () => {
     it('bad names are 422 validation_failed with every bad index, uk + en, nothing stored', async () => {
       const before = await count();
-      const bad = ['*.', '*', '*.*.' + zone, `a.*.${zone}`, `x*.${zone}`, `*x.${zone}`, ' ', `-a.${zone}`, `a_b.${zone}`, `www..${zone}`, '.', `${'a'.repeat(64)}.${zone}`, '1.2.3.4', `http://${zone}`, `${zone}/x`];
+      const bad = [
+        '*.',
+        '*',
+        '*.*.' + zone,
+        `a.*.${zone}`,
+        `x*.${zone}`,
+        `*x.${zone}`,
+        ' ',
+        `-a.${zone}`,
+        `a_b.${zone}`,
+        `www..${zone}`,
+        '.',
+        `${'a'.repeat(64)}.${zone}`,
+        '1.2.3.4',
+        `http://${zone}`,
+        `${zone}/x`,
+      ];
       for (const name of bad) {
         const r = await post('/v1/certificates', { domains: [name] });
         expectErrorShape(r, 422, 'validation_failed');
@@ -208,7 +264,9 @@ eachStore('certificates, hostile review', (kind) => {
       const c = await request({ domains: [`WWW.Domivka-Demo.COM.UA.`, `www.${zone}`, `тест.${zone}`, `*.${zone.toUpperCase()}.`] });
       expect(c.domains).to.deep.equal([`www.${zone}`, `xn--e1aybc.${zone}`, `*.${zone}`]);
       expect(c.status).to.equal('issued');
-      const sans = (new X509Certificate(pems((await get(`/v1/certificates/${c.id}/chain`)).body)[0]!).subjectAltName ?? '').split(', ').sort();
+      const sans = (new X509Certificate(pems((await get(`/v1/certificates/${c.id}/chain`)).body)[0]!).subjectAltName ?? '')
+        .split(', ')
+        .sort();
       expect(sans).to.deep.equal([`DNS:*.${zone}`, `DNS:www.${zone}`, `DNS:xn--e1aybc.${zone}`].sort());
     });
 
@@ -234,17 +292,36 @@ eachStore('certificates, hostile review', (kind) => {
 
     it('JSON type confusion and unknown fields are 422, never 500', async () => {
       const bodies: unknown[] = [
-        { domains: `www.${zone}` }, { domains: [123] }, { domains: [null] }, { domains: [[`www.${zone}`]] }, { domains: [{}] },
-        { domains: [`www.${zone}`], csr: 123 }, { domains: [`www.${zone}`], csr: '' }, { domains: [`www.${zone}`], auto_renew: 'yes' },
-        { domains: [`www.${zone}`], auto_renew: null }, { domains: [`www.${zone}`], extra: 1 }, { domains: [`www.${zone}`], __proto__: { x: 1 }, constructor: 1 },
-        {}, [], null, 'x', 42, { domains: [''] }, { domains: ['a'.repeat(301)] },
+        { domains: `www.${zone}` },
+        { domains: [123] },
+        { domains: [null] },
+        { domains: [[`www.${zone}`]] },
+        { domains: [{}] },
+        { domains: [`www.${zone}`], csr: 123 },
+        { domains: [`www.${zone}`], csr: '' },
+        { domains: [`www.${zone}`], auto_renew: 'yes' },
+        { domains: [`www.${zone}`], auto_renew: null },
+        { domains: [`www.${zone}`], extra: 1 },
+        { domains: [`www.${zone}`], __proto__: { x: 1 }, constructor: 1 },
+        {},
+        [],
+        null,
+        'x',
+        42,
+        { domains: [''] },
+        { domains: ['a'.repeat(301)] },
       ];
       for (const b of bodies) {
         const r = await post('/v1/certificates', b);
         expect(r.status, `${JSON.stringify(b)} → ${JSON.stringify(r.body)}`).to.be.within(400, 499);
         expectErrorShape(r);
       }
-      for (const raw of ['{"domains":["www.domivka-demo.com.ua"]', '{"domains":["\\u0000.x"]}', '\u0000', '{"domains":["www.domivka-demo.com.ua"],"domains":1}']) {
+      for (const raw of [
+        '{"domains":["www.domivka-demo.com.ua"]',
+        '{"domains":["\\u0000.x"]}',
+        '\u0000',
+        '{"domains":["www.domivka-demo.com.ua"],"domains":1}',
+      ]) {
         const r = await postRaw('/v1/certificates', raw);
         expect(r.status, `${raw} → ${JSON.stringify(r.body)}`).to.be.within(400, 499);
         expectErrorShape(r);
@@ -287,7 +364,13 @@ eachStore('certificates, hostile review', (kind) => {
         ['-----BEGIN CERTIFICATE REQUEST-----\nnot*base64\n-----END CERTIFICATE REQUEST-----', 422, 'csr_invalid'],
         ['-----BEGIN CERTIFICATE REQUEST-----\nAAAA\n-----END CERTIFICATE REQUEST-----', 422, 'csr_invalid'],
         ['-----BEGIN CERTIFICATE REQUEST-----\n' + 'A'.repeat(60_000) + '\n-----END CERTIFICATE REQUEST-----', 422, 'csr_invalid'],
-        ['-----BEGIN CERTIFICATE REQUEST-----\n' + Buffer.from('x'.repeat(40_000)).toString('base64') + '\n-----END CERTIFICATE REQUEST-----', 422, 'csr_invalid'],
+        [
+          '-----BEGIN CERTIFICATE REQUEST-----\n' +
+            Buffer.from('x'.repeat(40_000)).toString('base64') +
+            '\n-----END CERTIFICATE REQUEST-----',
+          422,
+          'csr_invalid',
+        ],
         [csr + 'x'.repeat(65_536), 422, 'validation_failed'],
         ['-----BEGIN CERTIFICATE REQUEST-----\nMIIB\n', 422, 'csr_invalid'],
         [csr.replace('REQUEST-----\n', 'REQUEST-----\nProc-Type: 4,ENCRYPTED\n\n'), 422, 'csr_invalid'],
@@ -301,7 +384,10 @@ eachStore('certificates, hostile review', (kind) => {
       const { csr } = await csrOf({ cn: `sig.${zone}`, san: `DNS:sig.${zone}` });
       const der = Buffer.from(csr.replace(/-----[^-]+-----/g, '').replace(/\s+/g, ''), 'base64');
       der[der.length - 5] = der[der.length - 5]! ^ 0x01; // inside the signature
-      const bad = `-----BEGIN CERTIFICATE REQUEST-----\n${der.toString('base64').match(/.{1,64}/g)!.join('\n')}\n-----END CERTIFICATE REQUEST-----\n`;
+      const bad = `-----BEGIN CERTIFICATE REQUEST-----\n${der
+        .toString('base64')
+        .match(/.{1,64}/g)!
+        .join('\n')}\n-----END CERTIFICATE REQUEST-----\n`;
       expectErrorShape(await post('/v1/certificates', { domains: [`sig.${zone}`], csr: bad }), 422, 'csr_invalid');
     });
 
@@ -325,7 +411,7 @@ eachStore('certificates, hostile review', (kind) => {
       }
     });
 
-    it('a CSR for names outside the key\'s scope is refused before the CSR is looked at (403)', async () => {
+    it("a CSR for names outside the key's scope is refused before the CSR is looked at (403)", async () => {
       const { csr } = await csrOf({ cn: `x.${other}`, san: `DNS:x.${other}` });
       expectErrorShape(await post('/v1/certificates', { domains: [`x.${other}`], csr }), 403, 'right_missing');
     });
@@ -362,12 +448,22 @@ eachStore('certificates, hostile review', (kind) => {
     });
 
     it('20 parallel requests on one zone (x and *.x each) are all issued, no 500, all proofs cleaned up', async () => {
-      const rs = await Promise.all(Array.from({ length: 20 }, (_, i) => post('/v1/certificates', { domains: [`p${i}.${zone}`, `*.p${i}.${zone}`] })));
+      const rs = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => post('/v1/certificates', { domains: [`p${i}.${zone}`, `*.p${i}.${zone}`] })),
+      );
       for (const r of rs) expect(r.status, JSON.stringify(r.body)).to.equal(202);
       await drain();
       const states = await Promise.all(rs.map(async (r) => (await get(`/v1/certificates/${r.body.id}`)).body));
-      const errors = lines.filter((l) => l.includes('certificate issuance failed')).map((l) => { const j = JSON.parse(l); return `${j.err?.type}: ${j.err?.message} ${JSON.stringify(j.err?.code ?? '')}`; });
-      expect(states.map((s) => `${s.status}${s.failure ? ':' + s.failure.reason : ''}`), errors.join('\n')).to.deep.equal(Array(20).fill('issued'));
+      const errors = lines
+        .filter((l) => l.includes('certificate issuance failed'))
+        .map((l) => {
+          const j = JSON.parse(l);
+          return `${j.err?.type}: ${j.err?.message} ${JSON.stringify(j.err?.code ?? '')}`;
+        });
+      expect(
+        states.map((s) => `${s.status}${s.failure ? ':' + s.failure.reason : ''}`),
+        errors.join('\n'),
+      ).to.deep.equal(Array(20).fill('issued'));
       const left = await get(`/v1/domains/${zone}/dns/records?limit=200`, reader);
       expect((left.body.data as any[]).filter((r) => String(r.name).startsWith('_acme-challenge'))).to.deep.equal([]);
     });
@@ -396,11 +492,18 @@ eachStore('certificates, hostile review', (kind) => {
       let release!: () => void;
       let started!: () => void;
       const atCa = new Promise<void>((r) => (started = r));
-      onIssue = (o) => { if (o.names.includes(`race.${zone}`)) started(); };
+      onIssue = (o) => {
+        if (o.names.includes(`race.${zone}`)) started();
+      };
       gates.set(`race.${zone}`, new Promise<void>((r) => (release = r)));
       const tick = worker();
       try {
-        await Promise.race([atCa, tick.then(() => { throw new Error('the worker did not renew it'); })]);
+        await Promise.race([
+          atCa,
+          tick.then(() => {
+            throw new Error('the worker did not renew it');
+          }),
+        ]);
         onIssue = null;
         const rv = await post(`/v1/certificates/${c.id}/revoke`, { reason: 1 });
         expect(rv.status, JSON.stringify(rv.body)).to.equal(200);
@@ -434,7 +537,7 @@ eachStore('certificates, hostile review', (kind) => {
       expect(n.some((x: any) => JSON.stringify(x).includes(c.id))).to.equal(true);
     });
 
-    it('a CSR certificate is renewed with the same public key (the client\'s CSR is used again)', async () => {
+    it("a CSR certificate is renewed with the same public key (the client's CSR is used again)", async () => {
       const { csr, key } = await csrOf({ cn: `csrrenew.${zone}`, san: `DNS:csrrenew.${zone}` });
       const c = await request({ domains: [`csrrenew.${zone}`], csr });
       api.clock.set(new Date(new Date(c.renew_after).getTime() + 1000));
@@ -459,7 +562,7 @@ eachStore('certificates, hostile review', (kind) => {
       expect((await get(`/v1/certificates/${second!.id}`)).body.status, 'the second certificate was not worked on').to.equal('issued');
     });
 
-    it('sandbox time travel: the certificate follows the account\'s sandbox clock (renewed by the worker, dated in sandbox time)', async () => {
+    it("sandbox time travel: the certificate follows the account's sandbox clock (renewed by the worker, dated in sandbox time)", async () => {
       const c = await request({ domains: [`travel.${zone}`] });
       const adv = await post('/v1/sandbox/clock', { advance: 'P61D' });
       expect(adv.status, JSON.stringify(adv.body)).to.equal(200);
@@ -487,7 +590,15 @@ eachStore('certificates, hostile review', (kind) => {
       for (let i = 0; i < 3; i++) mine.push((await request({ domains: [`pg${i}.${blog}`] }, blogIssuer)).id);
       for (let i = 0; i < 25; i++) await request({ domains: [`inv${i}.${zone}`] }); // invisible to blogIssuer
       mine.push((await request({ domains: [`pgz.${blog}`] }, blogIssuer)).id);
-      const expected = (await api.system.store.knex('certificates').whereIn('id', mine).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])).map((r: any) => r.id);
+      const expected = (
+        await api.system.store
+          .knex('certificates')
+          .whereIn('id', mine)
+          .orderBy([
+            { column: 'created_at', order: 'desc' },
+            { column: 'id', order: 'desc' },
+          ])
+      ).map((r: any) => r.id);
       for (const limit of [1, 2, 3]) {
         const seen: string[] = [];
         let cursor: string | null = null;
@@ -504,7 +615,7 @@ eachStore('certificates, hostile review', (kind) => {
       }
     });
 
-    it('?domain= filter: the registered domain, a covered host name, a wildcard, another key\'s domain', async () => {
+    it("?domain= filter: the registered domain, a covered host name, a wildcard, another key's domain", async () => {
       const c = await request({ domains: [`filter.${zone}`] });
       const byZone = await get(`/v1/certificates?limit=200&domain=${zone.toUpperCase()}.`);
       expect(byZone.status).to.equal(200);
@@ -518,12 +629,25 @@ eachStore('certificates, hostile review', (kind) => {
     });
 
     it('limits and forged cursors are 422, never 500', async () => {
-      for (const q of ['limit=0', 'limit=201', 'limit=abc', 'limit=1.5', 'cursor=' + 'x'.repeat(501), 'cursor=%00', 'domain=' + 'a'.repeat(301)]) {
+      for (const q of [
+        'limit=0',
+        'limit=201',
+        'limit=abc',
+        'limit=1.5',
+        'cursor=' + 'x'.repeat(501),
+        'cursor=%00',
+        'domain=' + 'a'.repeat(301),
+      ]) {
         const r = await get(`/v1/certificates?${q}`);
         expect(r.status, `${q} ${JSON.stringify(r.body)}`).to.be.within(400, 499);
         expectErrorShape(r);
       }
-      for (const forged of [encodeCursor('not-a-date|x'), encodeCursor(''), encodeCursor("'; drop table certificates; --|z"), Buffer.from('{"a":1}').toString('base64url')]) {
+      for (const forged of [
+        encodeCursor('not-a-date|x'),
+        encodeCursor(''),
+        encodeCursor("'; drop table certificates; --|z"),
+        Buffer.from('{"a":1}').toString('base64url'),
+      ]) {
         const r = await get(`/v1/certificates?cursor=${forged}`);
         expect(r.status, `${forged} ${JSON.stringify(r.body)}`).to.be.oneOf([200, 422]);
         if (r.status !== 200) expectErrorShape(r, 422, 'cursor_invalid');
@@ -545,7 +669,10 @@ eachStore('certificates, hostile review', (kind) => {
       const row = await knex('certificates').where({ id: c.id }).first();
       expect(row.key_sealed).to.be.a('string').and.not.contain('PRIVATE KEY');
       const sealedBits = String(row.key_sealed).slice(-40);
-      const b64 = pk.body.replace(/-----[^-]+-----/g, '').replace(/\s+/g, '').slice(20, 80);
+      const b64 = pk.body
+        .replace(/-----[^-]+-----/g, '')
+        .replace(/\s+/g, '')
+        .slice(20, 80);
       const haystacks = {
         json: JSON.stringify([(await get(`/v1/certificates/${c.id}`)).body, (await get('/v1/certificates?limit=200')).body]),
         events: JSON.stringify(await knex('events')),
@@ -565,8 +692,14 @@ eachStore('certificates, hostile review', (kind) => {
     it('a revocation the CA refuses is a 502 with uk + en text and leaves the certificate issued', async () => {
       const c = await request({ domains: [`rvca.${zone}`] });
       // A chain not from our sandbox CA makes the CA refuse.
-      const foreign = await request({ domains: [`rvca2.${zone}`], csr: (await csrOf({ cn: `rvca2.${zone}`, san: `DNS:rvca2.${zone}` })).csr });
-      await api.system.store.knex('certificates').where({ id: c.id }).update({ chain_pem: (await get(`/v1/certificates/${foreign.id}/chain`)).body.replace(/MII/, 'MII') });
+      const foreign = await request({
+        domains: [`rvca2.${zone}`],
+        csr: (await csrOf({ cn: `rvca2.${zone}`, san: `DNS:rvca2.${zone}` })).csr,
+      });
+      await api.system.store
+        .knex('certificates')
+        .where({ id: c.id })
+        .update({ chain_pem: (await get(`/v1/certificates/${foreign.id}/chain`)).body.replace(/MII/, 'MII') });
       const bogus = '-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUQ\n-----END CERTIFICATE-----\n';
       await api.system.store.knex('certificates').where({ id: c.id }).update({ chain_pem: bogus });
       const r = await post(`/v1/certificates/${c.id}/revoke`, {});

@@ -18,9 +18,14 @@ describe('DNS-01 values: waiting until our own DNS server serves them', () => {
   it('asks the server at DNS_HOST:DNS_PORT until the value shows (the other process picks it up later)', async () => {
     const { ns, port } = await startServer([exampleZone(1)]);
     try {
-      const wait = new ServedByOurDns(new ZonePublisherHub(), { host: '127.0.0.1', port }, 5000).served('_acme-challenge.www.example.test', 'late-value');
+      const wait = new ServedByOurDns(new ZonePublisherHub(), { host: '127.0.0.1', port }, 5000).served(
+        '_acme-challenge.www.example.test',
+        'late-value',
+      );
       setTimeout(() => {
-        void ns.publish(exampleZone(2, [{ name: '_acme-challenge.www.example.test', type: 'TXT', ttl: 60, values: ['other', 'late-value'] }]));
+        void ns.publish(
+          exampleZone(2, [{ name: '_acme-challenge.www.example.test', type: 'TXT', ttl: 60, values: ['other', 'late-value'] }]),
+        );
       }, 400);
       const t0 = Date.now();
       await wait;
@@ -33,7 +38,9 @@ describe('DNS-01 values: waiting until our own DNS server serves them', () => {
   it('gives up with a retryable CA error when the value never shows', async () => {
     const { ns, port } = await startServer([exampleZone(1)]);
     try {
-      const err = await new ServedByOurDns(new ZonePublisherHub(), { host: '127.0.0.1', port }, 500).served('_acme-challenge.www.example.test', 'never').catch((e: unknown) => e);
+      const err = await new ServedByOurDns(new ZonePublisherHub(), { host: '127.0.0.1', port }, 500)
+        .served('_acme-challenge.www.example.test', 'never')
+        .catch((e: unknown) => e);
       expect(err).to.be.instanceOf(CertificateAuthorityError);
       expect((err as CertificateAuthorityError).retryable).to.equal(true);
       expect((err as CertificateAuthorityError).reason).to.match(/did not serve/);

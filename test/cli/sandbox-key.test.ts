@@ -30,7 +30,11 @@ eachStore('npm run sandbox:key', (kind) => {
   const run = (args: string[], viaNpm = false) => {
     const r = viaNpm
       ? spawnSync('npm', ['run', '-s', 'sandbox:key', '--', ...args], { cwd: ROOT, env: env(), encoding: 'utf8' })
-      : spawnSync(join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/main/sandbox-key.ts', ...args], { cwd: ROOT, env: env(), encoding: 'utf8' });
+      : spawnSync(join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/main/sandbox-key.ts', ...args], {
+          cwd: ROOT,
+          env: env(),
+          encoding: 'utf8',
+        });
     return { code: r.status, stdout: r.stdout, stderr: r.stderr };
   };
   const issue = (args: string[]) => {
@@ -58,7 +62,11 @@ eachStore('npm run sandbox:key', (kind) => {
     expect(outside.status).to.equal(403);
     expect(outside.body.error.code).to.equal('right_missing');
     for (const route of api.system.http().routes.filter(isHumanOnly)) {
-      const res = await api.call(route.path.replace('{id}', out.id), { method: route.method, headers: bearer(out.key), ...(route.method === 'POST' ? { json: {} } : {}) });
+      const res = await api.call(route.path.replace('{id}', out.id), {
+        method: route.method,
+        headers: bearer(out.key),
+        ...(route.method === 'POST' ? { json: {} } : {}),
+      });
       expect(res.status, `${route.method} ${route.path}`).to.equal(403);
       expect(res.body.error.code).to.equal('human_only');
     }
@@ -76,7 +84,14 @@ eachStore('npm run sandbox:key', (kind) => {
 
   it('--expires: refused after the expiry date', async function () {
     this.timeout(30_000);
-    const k = issue(['--rights', 'domain.read', '--domains', 'domivka-demo.dev', '--expires', new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)]);
+    const k = issue([
+      '--rights',
+      'domain.read',
+      '--domains',
+      'domivka-demo.dev',
+      '--expires',
+      new Date(Date.now() + 86_400_000).toISOString().slice(0, 10),
+    ]);
     expect((await read(k.key, 'domivka-demo.dev')).status).to.equal(200);
     const saved = api.clock.now();
     api.clock.advance(3 * 86_400_000);

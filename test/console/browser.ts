@@ -10,8 +10,14 @@ import type { TestApi } from '../support/system.js';
  */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 export const SCREENSHOTS = join(process.cwd(), 'var', 'screenshots');
 
@@ -28,7 +34,11 @@ export const totpFor = async (api: TestApi, secret: string): Promise<string> => 
   return generate({ secret, epoch: Math.floor(api.clock.now().getTime() / 1000) });
 };
 
-export const signInThroughForm = async (page: Page, api: TestApi, who: { email: string; password: string; totpSecret: string }): Promise<void> => {
+export const signInThroughForm = async (
+  page: Page,
+  api: TestApi,
+  who: { email: string; password: string; totpSecret: string },
+): Promise<void> => {
   await page.goto(`${api.base}/console/`);
   await page.fill('#email', who.email);
   await page.fill('#password', who.password);

@@ -27,7 +27,9 @@ eachStore('Console in headless Chromium', (kind) => {
     page.on('dialog', (d) => void d.accept());
     // A CSP violation or a script error shows in the console: none may happen.
     // (The one refused sign-in answers 401 on purpose.)
-    page.on('console', (m) => { if (m.type() === 'error' && !/status of 401/.test(m.text())) errors.push(m.text()); });
+    page.on('console', (m) => {
+      if (m.type() === 'error' && !/status of 401/.test(m.text())) errors.push(m.text());
+    });
     page.on('pageerror', (e) => errors.push(String(e)));
   });
   // A browser on a loaded CI machine is slow: each step may take up to two minutes (mocha's default is 20 s).
@@ -87,7 +89,11 @@ eachStore('Console in headless Chromium', (kind) => {
   });
 
   it('Accept-Language sets the default language before any choice', async () => {
-    for (const [locale, heading] of [['en-US', 'Sign in to the console'], ['uk-UA', 'Вхід до консолі'], ['de-DE', 'Вхід до консолі']] as const) {
+    for (const [locale, heading] of [
+      ['en-US', 'Sign in to the console'],
+      ['uk-UA', 'Вхід до консолі'],
+      ['de-DE', 'Вхід до консолі'],
+    ] as const) {
       const c = await browser.newContext({ locale });
       const p = await c.newPage();
       await p.goto(`${api.base}/console/sign-in`);
@@ -123,7 +129,9 @@ eachStore('Console in headless Chromium', (kind) => {
     expect(secret).to.match(/^dmk_test_/);
     await page.click('button[data-copy=key-secret]');
     // The copy is asynchronous (Clipboard API, else the selection): wait for the button to say so.
-    await page.waitForFunction(() => document.querySelector('button[data-copy=key-secret]')?.textContent === 'Copied', null, { timeout: 10_000 });
+    await page.waitForFunction(() => document.querySelector('button[data-copy=key-secret]')?.textContent === 'Copied', null, {
+      timeout: 10_000,
+    });
     await shot(page, `${tag}-06-key-issued`);
     // The key works with a plain HTTP client, and reaches exactly the prod-labelled domains.
     const r = await fetch(`${api.base}/v1/domains`, { headers: bearer(secret) });
@@ -138,7 +146,9 @@ eachStore('Console in headless Chromium', (kind) => {
   });
 
   it('a form POST without or with a wrong CSRF token is refused and changes nothing', async () => {
-    const keyId = (await api.system.store.keys.list({ accountId: api.demo.accountId, limit: 50 })).find((k) => k.name === 'browser read-only')!.id;
+    const keyId = (await api.system.store.keys.list({ accountId: api.demo.accountId, limit: 50 })).find(
+      (k) => k.name === 'browser read-only',
+    )!.id;
     const form = { headers: { 'content-type': 'application/x-www-form-urlencoded' } };
     // page.request carries the browser's cookies, as a forged cross-site form would if cookies were sent.
     const missing = await page.request.post(`${api.base}/console/keys/${keyId}/revoke`, { ...form, data: '' });
@@ -178,8 +188,10 @@ eachStore('Console in headless Chromium', (kind) => {
 
   it('the other pages render for a person: notices, balance, people, security', async () => {
     for (const [path, heading, name] of [
-      ['/console/notices', 'Notices', '10-notices'], ['/console/billing', 'Balance and payment', '11-billing'],
-      ['/console/people', 'People of the account', '12-people'], ['/console/security', 'Security', '13-security'],
+      ['/console/notices', 'Notices', '10-notices'],
+      ['/console/billing', 'Balance and payment', '11-billing'],
+      ['/console/people', 'People of the account', '12-people'],
+      ['/console/security', 'Security', '13-security'],
       ['/console/operations', 'Pending operations', '14-operations'],
     ] as const) {
       await page.goto(`${api.base}${path}`);

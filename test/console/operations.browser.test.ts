@@ -26,9 +26,14 @@ eachStore('Console: a second owner confirms a class 3 operation (headless Chromi
     first = await (await browser.newContext({ locale: 'en-GB', viewport: { width: 1200, height: 900 } })).newPage();
     second = await (await browser.newContext({ locale: 'uk-UA', viewport: { width: 1200, height: 900 } })).newPage();
     for (const p of [first, second]) p.on('dialog', (d) => void d.accept());
-    key = (await api.issueKey({
-      environment: 'test', rights: ['domain.read', 'domain.nameservers'], domains: ['domivka-demo.dev'], conditions: { cidr: '127.0.0.0/8' },
-    })).secret;
+    key = (
+      await api.issueKey({
+        environment: 'test',
+        rights: ['domain.read', 'domain.nameservers'],
+        domains: ['domivka-demo.dev'],
+        conditions: { cidr: '127.0.0.0/8' },
+      })
+    ).secret;
   });
   // A browser on a loaded CI machine is slow: each step may take up to two minutes (mocha's default is 20 s).
   beforeEach(function () {
@@ -41,7 +46,9 @@ eachStore('Console: a second owner confirms a class 3 operation (headless Chromi
 
   it('a key asks for new nameservers: 202 and a pending operation', async () => {
     const r = await api.call('/v1/domains/domivka-demo.dev/nameservers', {
-      method: 'PUT', headers: { ...bearer(key), 'idempotency-key': 'ns-1' }, json: { nameservers: ['ns1.domivka.net', 'ns2.domivka.net', 'ns3.example.net'] },
+      method: 'PUT',
+      headers: { ...bearer(key), 'idempotency-key': 'ns-1' },
+      json: { nameservers: ['ns1.domivka.net', 'ns2.domivka.net', 'ns3.example.net'] },
     });
     expect(r.status, JSON.stringify(r.body)).to.equal(202);
     expect(r.body.status).to.equal('pending');
@@ -56,7 +63,8 @@ eachStore('Console: a second owner confirms a class 3 operation (headless Chromi
     await shot(first, `${tag}-30-operations-requester`);
     const csrf = await first.locator('input[name=_csrf]').first().getAttribute('value');
     const forced = await first.request.post(`${api.base}/console/operations/${opId}/confirm`, {
-      headers: { 'content-type': 'application/x-www-form-urlencoded' }, data: `_csrf=${encodeURIComponent(csrf!)}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      data: `_csrf=${encodeURIComponent(csrf!)}`,
     });
     expect(forced.status()).to.be.within(400, 499);
     expect((await api.call(`/v1/operations/${opId}`, { headers: bearer(key) })).body.status).to.equal('pending');
@@ -75,6 +83,10 @@ eachStore('Console: a second owner confirms a class 3 operation (headless Chromi
     const op = (await api.call(`/v1/operations/${opId}`, { headers: bearer(key) })).body;
     expect(op.status).to.equal('active');
     expect(op.confirmations.map((c: { by: { person_id: string } }) => c.by.person_id)).to.deep.equal([other.id]);
-    expect((await api.system.store.sandboxRegistry.find('domivka-demo.dev'))!.nameservers).to.deep.equal(['ns1.domivka.net', 'ns2.domivka.net', 'ns3.example.net']);
+    expect((await api.system.store.sandboxRegistry.find('domivka-demo.dev'))!.nameservers).to.deep.equal([
+      'ns1.domivka.net',
+      'ns2.domivka.net',
+      'ns3.example.net',
+    ]);
   });
 });

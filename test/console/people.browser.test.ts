@@ -119,8 +119,12 @@ eachStore('Console people and account pages in headless Chromium', (kind) => {
     await nav(page, page.click('text=Switch on two-factor checks'));
     const secret = (await page.locator('#totp-secret').textContent())!.trim();
     const uri = (await page.locator('#totp-uri').textContent())!.trim();
-    expect(secret).to.match(/^[A-Z2-7]{16,}$/).and.not.equal(api.demo.totpSecret);
-    expect(uri).to.match(/^otpauth:\/\/totp\//).and.include(`secret=${secret}`);
+    expect(secret)
+      .to.match(/^[A-Z2-7]{16,}$/)
+      .and.not.equal(api.demo.totpSecret);
+    expect(uri)
+      .to.match(/^otpauth:\/\/totp\//)
+      .and.include(`secret=${secret}`);
     expect(await page.locator('[role=status]').textContent()).to.include('authenticator app');
     await shot(page, `${tag}-25-two-factor-enrolment`);
     // A wrong code (the old secret's): refused, the form asks again, nothing switched.
@@ -128,7 +132,9 @@ eachStore('Console people and account pages in headless Chromium', (kind) => {
     const old = await totpFor(api, api.demo.totpSecret);
     await page.fill('#totp', old === right ? String((Number(old) + 1) % 1_000_000).padStart(6, '0') : old);
     await nav(page, page.click('text=Confirm and switch on'));
-    expect(await page.locator('[role=alert]').textContent()).to.include('does not match').and.include('totp_invalid');
+    expect(await page.locator('[role=alert]').textContent())
+      .to.include('does not match')
+      .and.include('totp_invalid');
     expect((await api.system.store.accounts.findPerson(api.demo.personId))!.twoFactorEnabled).to.equal(false);
     await shot(page, `${tag}-26-two-factor-wrong-code`);
     // The enrolment waits: the security page (here in Ukrainian) asks for the code of the pending secret.

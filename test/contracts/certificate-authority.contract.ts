@@ -5,7 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { X509CertificateKeys } from '../../adapters/crypto/x509/index.js';
 import {
-  CertificateAuthorityError, type CertificateAuthority, type DnsChallengeSolver, type IssuedCertificate,
+  CertificateAuthorityError,
+  type CertificateAuthority,
+  type DnsChallengeSolver,
+  type IssuedCertificate,
 } from '../../core/certificates/ports/certificate-authority.port.js';
 
 /**
@@ -48,7 +51,10 @@ export class SpySolver implements DnsChallengeSolver {
   readonly cleaned: string[] = [];
   private n = 0;
 
-  constructor(private readonly dns: ChallengeDns, private readonly mode: 'publish' | 'silent' | 'wrong' | 'failSecond' = 'publish') {}
+  constructor(
+    private readonly dns: ChallengeDns,
+    private readonly mode: 'publish' | 'silent' | 'wrong' | 'failSecond' = 'publish',
+  ) {}
 
   async present(host: string, value: string): Promise<string> {
     if (this.mode === 'failSecond' && this.presented.length === 1) throw new Error('the zone commit failed (spy)');
@@ -95,7 +101,9 @@ export const expectCaError = async (p: Promise<unknown>): Promise<CertificateAut
   } catch (e) {
     caught = e;
   }
-  expect(caught, `expected CertificateAuthorityError, got ${caught === undefined ? 'no error' : String(caught)}`).to.be.instanceOf(CertificateAuthorityError);
+  expect(caught, `expected CertificateAuthorityError, got ${caught === undefined ? 'no error' : String(caught)}`).to.be.instanceOf(
+    CertificateAuthorityError,
+  );
   const err = caught as CertificateAuthorityError;
   expect(err.reason).to.be.a('string').and.not.equal('');
   return err;
@@ -141,22 +149,26 @@ export const certificateAuthorityContract = (name: string, makeSubject: MakeCert
         issued = await ca.issue({ names, csrPem, solver, at: new Date() });
       });
 
-      it('is one certificate whose SAN holds exactly those names, for the CSR\'s key', async () => {
+      it("is one certificate whose SAN holds exactly those names, for the CSR's key", async () => {
         const leaf = await keys.inspectCertificate(issued.certificatePem);
         expect([...leaf.names].sort()).to.deep.equal([...names].sort());
         const fromCsr = openssl(['req', '-noout', '-pubkey'], csrPem).out;
         const fromCert = openssl(['x509', '-noout', '-pubkey'], issued.certificatePem).out;
-        expect(fromCert).to.equal(fromCsr).and.match(/BEGIN PUBLIC KEY/);
+        expect(fromCert)
+          .to.equal(fromCsr)
+          .and.match(/BEGIN PUBLIC KEY/);
       });
 
-      it('reports the leaf\'s own dates, issuer and serial; notBefore < notAfter', async () => {
+      it("reports the leaf's own dates, issuer and serial; notBefore < notAfter", async () => {
         const leaf = await keys.inspectCertificate(issued.certificatePem);
         expect(issued.notBefore.getTime()).to.equal(leaf.notBefore.getTime());
         expect(issued.notAfter.getTime()).to.equal(leaf.notAfter.getTime());
         expect(issued.notBefore.getTime()).to.be.lessThan(issued.notAfter.getTime());
         expect(issued.notBefore.getTime()).to.be.at.most(Date.now() + 60_000);
         expect(issued.issuer).to.equal(leaf.issuer).and.match(/CN=/);
-        expect(issued.serial).to.equal(leaf.serial).and.match(/^[0-9a-f]+$/);
+        expect(issued.serial)
+          .to.equal(leaf.serial)
+          .and.match(/^[0-9a-f]+$/);
         expect(openssl(['x509', '-noout', '-serial'], issued.certificatePem).out.trim().toLowerCase()).to.equal(`serial=${issued.serial}`);
       });
 
@@ -169,11 +181,37 @@ export const certificateAuthorityContract = (name: string, makeSubject: MakeCert
         writeFileSync(join(dir, 'root.pem'), anchor);
         writeFileSync(join(dir, 'inter.pem'), chain.slice(1).join(''));
         writeFileSync(join(dir, 'leaf.pem'), chain[0]!);
-        const v = openssl(['verify', '-x509_strict', '-purpose', 'sslserver', '-CAfile', join(dir, 'root.pem'), '-untrusted', join(dir, 'inter.pem'), join(dir, 'leaf.pem')]);
+        const v = openssl([
+          'verify',
+          '-x509_strict',
+          '-purpose',
+          'sslserver',
+          '-CAfile',
+          join(dir, 'root.pem'),
+          '-untrusted',
+          join(dir, 'inter.pem'),
+          join(dir, 'leaf.pem'),
+        ]);
         expect(v.out).to.include(`${join(dir, 'leaf.pem')}: OK`);
         expect(v.ok, v.out).to.equal(true);
         // Not against some other root.
-        openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', join(dir, 'o.key'), '-out', join(dir, 'other.pem'), '-days', '1', '-subj', '/CN=Other Root']);
+        openssl([
+          'req',
+          '-x509',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:P-256',
+          '-nodes',
+          '-keyout',
+          join(dir, 'o.key'),
+          '-out',
+          join(dir, 'other.pem'),
+          '-days',
+          '1',
+          '-subj',
+          '/CN=Other Root',
+        ]);
         const other = openssl(['verify', '-CAfile', join(dir, 'other.pem'), '-untrusted', join(dir, 'inter.pem'), join(dir, 'leaf.pem')]);
         expect(other.ok).to.equal(false);
       });
@@ -198,7 +236,23 @@ export const certificateAuthorityContract = (name: string, makeSubject: MakeCert
     });
 
     it('refuses to revoke a certificate it did not issue', async () => {
-      openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', join(dir, 'f.key'), '-out', join(dir, 'f.pem'), '-days', '1', '-subj', `/CN=${subject.freshHost()}`]);
+      openssl([
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-keyout',
+        join(dir, 'f.key'),
+        '-out',
+        join(dir, 'f.pem'),
+        '-days',
+        '1',
+        '-subj',
+        `/CN=${subject.freshHost()}`,
+      ]);
       const err = await expectCaError(ca.revoke(readFileSync(join(dir, 'f.pem'), 'utf8')));
       expect(err.retryable).to.equal(false);
     });

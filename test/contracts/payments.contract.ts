@@ -1,7 +1,5 @@
 import { expect } from 'chai';
-import {
-  PaymentError, type ChargeRequest, type Payments, type SavedCard,
-} from '../../core/billing/ports/payments.port.js';
+import { PaymentError, type ChargeRequest, type Payments, type SavedCard } from '../../core/billing/ports/payments.port.js';
 
 /**
  * The payments port's contract (STYLE 5). Every payments adapter runs it: the sandbox always, live
@@ -32,8 +30,7 @@ export type MakePaymentsSubject = () => PaymentsSubject | Promise<PaymentsSubjec
 
 let keyCounter = 0;
 /** An idempotency key no other test uses (Stripe allows up to 255 characters). */
-export const newIdempotencyKey = (what = 'charge'): string =>
-  `contract-${what}-${process.pid}-${Date.now().toString(36)}-${++keyCounter}`;
+export const newIdempotencyKey = (what = 'charge'): string => `contract-${what}-${process.pid}-${Date.now().toString(36)}-${++keyCounter}`;
 
 /** A top-up charge of `amount` kopiykas (default 250.00 UAH). */
 export const chargeOf = (card: SavedCard, overrides: Partial<ChargeRequest> = {}): ChargeRequest => ({
@@ -57,10 +54,12 @@ const settle = async (p: Promise<unknown>): Promise<unknown> => {
 /** Awaits a promise that must reject with a PaymentError of the given reason; returns the error. */
 export const expectPaymentError = async (p: Promise<unknown>, reason: PaymentError['reason']): Promise<PaymentError> => {
   const caught = await settle(p);
-  expect(caught, `expected PaymentError '${reason}', got ${caught === undefined ? 'no error' : String(caught)}`).to.be.instanceOf(PaymentError);
+  expect(caught, `expected PaymentError '${reason}', got ${caught === undefined ? 'no error' : String(caught)}`).to.be.instanceOf(
+    PaymentError,
+  );
   const err = caught as PaymentError;
   expect(err.reason, err.message).to.equal(reason);
-  expect(err.code, 'a PaymentError carries the provider\'s code').to.be.a('string').and.not.equal('');
+  expect(err.code, "a PaymentError carries the provider's code").to.be.a('string').and.not.equal('');
   expect(err.message, 'a PaymentError explains itself').to.be.a('string').and.not.equal('');
   return err;
 };
@@ -83,7 +82,7 @@ export const paymentsContract = (name: string, makeSubject: MakePaymentsSubject)
     });
 
     describe('a succeeding card', () => {
-      it('is charged and the provider\'s id of the charge is returned', async () => {
+      it("is charged and the provider's id of the charge is returned", async () => {
         const result = await payments.charge(chargeOf(subject.cards.succeeding()));
         expect(Object.keys(result)).to.deep.equal(['providerId']);
         expect(result.providerId).to.be.a('string').and.have.length.at.least(4);
@@ -130,7 +129,7 @@ export const paymentsContract = (name: string, makeSubject: MakePaymentsSubject)
     });
 
     describe('refusals', () => {
-      it('a declined card is a PaymentError with reason declined and the provider\'s code', async () => {
+      it("a declined card is a PaymentError with reason declined and the provider's code", async () => {
         await expectPaymentError(payments.charge(chargeOf(subject.cards.declining())), 'declined');
       });
 

@@ -1,8 +1,6 @@
 import { expect } from 'chai';
 import { requireCapability } from '../../core/domains/capabilities.js';
-import {
-  RegistryError, type Registrar, type RegistrarCapability,
-} from '../../core/domains/ports/registrar.port.js';
+import { RegistryError, type Registrar, type RegistrarCapability } from '../../core/domains/ports/registrar.port.js';
 import { addYears, isIsoDate } from '../../core/kernel/dates.js';
 import { DomainError } from '../../core/kernel/errors.js';
 
@@ -58,7 +56,10 @@ export const expectRegistryError = async (p: Promise<unknown>, reason?: Registry
   } catch (e) {
     caught = e;
   }
-  expect(caught, `expected RegistryError${reason ? ` '${reason}'` : ''}, got ${caught === undefined ? 'no error' : String(caught)}`).to.be.instanceOf(RegistryError);
+  expect(
+    caught,
+    `expected RegistryError${reason ? ` '${reason}'` : ''}, got ${caught === undefined ? 'no error' : String(caught)}`,
+  ).to.be.instanceOf(RegistryError);
   const err = caught as RegistryError;
   if (reason) expect(err.reason, err.message).to.equal(reason);
   return err;
@@ -91,7 +92,10 @@ export const registrarContract = (name: string, makeSubject: MakeRegistrarSubjec
     const registerFresh = async (years = 1, tld = TLD) => {
       const domain = subject.names.free(tld);
       const result = await requireCapability(registrar, 'register').register({
-        domain, years, nameservers: [], clientTransactionId: clTRID('register'),
+        domain,
+        years,
+        nameservers: [],
+        clientTransactionId: clTRID('register'),
       });
       return { domain, result };
     };
@@ -119,7 +123,9 @@ export const registrarContract = (name: string, makeSubject: MakeRegistrarSubjec
 
       it('requireCapability refuses an undeclared capability with registrar_capability_missing', () => {
         for (const c of ALL_CAPABILITIES.filter((x) => !registrar.capabilities.has(x))) {
-          expect(() => requireCapability(registrar, c)).to.throw(DomainError).with.property('code', 'registrar_capability_missing');
+          expect(() => requireCapability(registrar, c))
+            .to.throw(DomainError)
+            .with.property('code', 'registrar_capability_missing');
         }
         // The same registrar seen with one capability withdrawn (as a configuration could): refused too.
         for (const c of registrar.capabilities) {
@@ -146,7 +152,9 @@ export const registrarContract = (name: string, makeSubject: MakeRegistrarSubjec
           info: registrar.info.bind(registrar),
         };
         for (const c of ALL_CAPABILITIES) {
-          expect(() => requireCapability(hollow, c), c).to.throw(DomainError).with.property('code', 'registrar_capability_missing');
+          expect(() => requireCapability(hollow, c), c)
+            .to.throw(DomainError)
+            .with.property('code', 'registrar_capability_missing');
         }
       });
     });
@@ -201,7 +209,10 @@ export const registrarContract = (name: string, makeSubject: MakeRegistrarSubjec
         needs(this, 'register');
         const domain = subject.names.free(TLD);
         const result = await requireCapability(registrar, 'register').register({
-          domain, years: 2, nameservers: [], clientTransactionId: clTRID('register'),
+          domain,
+          years: 2,
+          nameservers: [],
+          clientTransactionId: clTRID('register'),
         });
         const until = addYears(subject.today(), 2);
         expect(result).to.deep.equal({ domain, registeredUntil: until });
@@ -231,7 +242,10 @@ export const registrarContract = (name: string, makeSubject: MakeRegistrarSubjec
         expect(await registrar.check([domain])).to.deep.equal([{ domain, available: false, registeredUntil: first.registeredUntil }]);
         expect((await registrar.info(domain))!.registeredUntil).to.equal(first.registeredUntil);
         // A new transaction for the same name is a second registration: the name is ours, hence taken.
-        const err = await expectRegistryError(r.register({ domain, years: 1, nameservers: [], clientTransactionId: clTRID('register') }), 'taken');
+        const err = await expectRegistryError(
+          r.register({ domain, years: 1, nameservers: [], clientTransactionId: clTRID('register') }),
+          'taken',
+        );
         expect(err.registeredUntil).to.equal(first.registeredUntil);
       });
 
@@ -275,7 +289,10 @@ export const registrarContract = (name: string, makeSubject: MakeRegistrarSubjec
         needs(this, 'register', 'renew');
         const { domain, result } = await registerFresh(1);
         const renewed = await requireCapability(registrar, 'renew').renew({
-          domain, years: 2, currentExpiry: result.registeredUntil, clientTransactionId: clTRID('renew'),
+          domain,
+          years: 2,
+          currentExpiry: result.registeredUntil,
+          clientTransactionId: clTRID('renew'),
         });
         const until = addYears(result.registeredUntil, 2);
         expect(renewed).to.deep.equal({ domain, registeredUntil: until });
@@ -310,7 +327,10 @@ export const registrarContract = (name: string, makeSubject: MakeRegistrarSubjec
         const { domain, result } = await registerFresh(1);
         const r = requireCapability(registrar, 'renew');
         const first = await r.renew({ domain, years: 1, currentExpiry: result.registeredUntil, clientTransactionId: clTRID('renew') });
-        await expectRegistryError(r.renew({ domain, years: 1, currentExpiry: result.registeredUntil, clientTransactionId: clTRID('renew') }), 'rejected');
+        await expectRegistryError(
+          r.renew({ domain, years: 1, currentExpiry: result.registeredUntil, clientTransactionId: clTRID('renew') }),
+          'rejected',
+        );
         expect((await registrar.info(domain))!.registeredUntil).to.equal(first.registeredUntil);
       });
 
@@ -318,7 +338,12 @@ export const registrarContract = (name: string, makeSubject: MakeRegistrarSubjec
         needs(this, 'renew');
         const domain = subject.names.free(TLD);
         await expectRegistryError(
-          requireCapability(registrar, 'renew').renew({ domain, years: 1, currentExpiry: subject.today(), clientTransactionId: clTRID('renew') }),
+          requireCapability(registrar, 'renew').renew({
+            domain,
+            years: 1,
+            currentExpiry: subject.today(),
+            clientTransactionId: clTRID('renew'),
+          }),
           'rejected',
         );
         expect(await registrar.info(domain)).to.equal(null);
@@ -343,7 +368,11 @@ export const registrarContract = (name: string, makeSubject: MakeRegistrarSubjec
       it('setNameservers of a name we do not hold is a RegistryError', async function () {
         needs(this, 'nameservers');
         await expectRegistryError(
-          requireCapability(registrar, 'nameservers').setNameservers(subject.names.free(TLD), ['ns1.x.example', 'ns2.x.example'], clTRID('ns')),
+          requireCapability(registrar, 'nameservers').setNameservers(
+            subject.names.free(TLD),
+            ['ns1.x.example', 'ns2.x.example'],
+            clTRID('ns'),
+          ),
           'rejected',
         );
       });
@@ -379,7 +408,10 @@ export const registrarContract = (name: string, makeSubject: MakeRegistrarSubjec
       });
 
       const contact = {
-        name: 'Олена Коваль', organization: 'ТОВ «Домівка Тест»', email: 'olena@example.com.ua', phone: '+380.441234567',
+        name: 'Олена Коваль',
+        organization: 'ТОВ «Домівка Тест»',
+        email: 'olena@example.com.ua',
+        phone: '+380.441234567',
         address: { street: ['вул. Хрещатик, 1'], city: 'Київ', region: null, postalCode: '01001', countryCode: 'UA' },
       };
 
@@ -397,14 +429,21 @@ export const registrarContract = (name: string, makeSubject: MakeRegistrarSubjec
 
       it('changeRegistrant of a name we do not hold is a RegistryError', async function () {
         needs(this, 'registrant');
-        await expectRegistryError(requireCapability(registrar, 'registrant').changeRegistrant(subject.names.free(TLD), contact, clTRID('registrant')), 'rejected');
+        await expectRegistryError(
+          requireCapability(registrar, 'registrant').changeRegistrant(subject.names.free(TLD), contact, clTRID('registrant')),
+          'rejected',
+        );
       });
 
       it('changeRegistrant with a country code that is not ISO 3166-1 alpha-2 is rejected (RFC 5733 §2.4)', async function () {
         needs(this, 'register', 'registrant');
         const { domain } = await registerFresh(1);
         await expectRegistryError(
-          requireCapability(registrar, 'registrant').changeRegistrant(domain, { ...contact, address: { ...contact.address, countryCode: 'Ukraine' } }, clTRID('registrant')),
+          requireCapability(registrar, 'registrant').changeRegistrant(
+            domain,
+            { ...contact, address: { ...contact.address, countryCode: 'Ukraine' } },
+            clTRID('registrant'),
+          ),
           'rejected',
         );
       });
@@ -413,7 +452,10 @@ export const registrarContract = (name: string, makeSubject: MakeRegistrarSubjec
     // (EPP): the registrant change (contact:create + domain:update <chg><registrant>).
     describe('registrant (changeRegistrant)', () => {
       const holder = {
-        name: 'Оксана Петренко', organization: null, email: 'oksana@example.com', phone: '+380.441234567',
+        name: 'Оксана Петренко',
+        organization: null,
+        email: 'oksana@example.com',
+        phone: '+380.441234567',
         address: { street: ['вул. Хрещатик, 1'], city: 'Київ', region: null, postalCode: '01001', countryCode: 'UA' },
       };
 
@@ -432,7 +474,10 @@ export const registrarContract = (name: string, makeSubject: MakeRegistrarSubjec
 
       it('of a name we do not hold is a RegistryError', async function () {
         needs(this, 'registrant');
-        await expectRegistryError(requireCapability(registrar, 'registrant').changeRegistrant(subject.names.free(TLD), holder, clTRID('registrant')), 'rejected');
+        await expectRegistryError(
+          requireCapability(registrar, 'registrant').changeRegistrant(subject.names.free(TLD), holder, clTRID('registrant')),
+          'rejected',
+        );
       });
     });
   });

@@ -30,14 +30,44 @@ const chance = (r: Rand, p: number): boolean => r() < p;
 
 /** Owner names, relative to the zone ('@' is the apex); xn--e1aybc is "тест" as an A-label. */
 const NAMES = [
-  '@', 'a', 'b', 'c', 'd', 'www', 'mail', 'ns1', 'sub', 'ns.sub', 'x.sub', 'deep.x.sub', 'dn', 'y.dn', 'z.y.dn',
-  '*', '*.sub', '*.dn', 'w', '*.w', 'q.w', 'r.q.w', '_spf', '_spf2', '_sip._tcp', 'xn--e1aybc', 'l1', 'l2', 'l3',
+  '@',
+  'a',
+  'b',
+  'c',
+  'd',
+  'www',
+  'mail',
+  'ns1',
+  'sub',
+  'ns.sub',
+  'x.sub',
+  'deep.x.sub',
+  'dn',
+  'y.dn',
+  'z.y.dn',
+  '*',
+  '*.sub',
+  '*.dn',
+  'w',
+  '*.w',
+  'q.w',
+  'r.q.w',
+  '_spf',
+  '_spf2',
+  '_sip._tcp',
+  'xn--e1aybc',
+  'l1',
+  'l2',
+  'l3',
 ];
 const abs = (rel: string): string => (rel === '@' ? ORIGIN : `${rel}.${ORIGIN}`);
 
 /** A target as a user might write it: relative, absolute, upper case, Unicode, outside, the root, an address. */
 const target = (r: Rand): string => {
-  const n = pick(r, NAMES.filter((x) => !x.startsWith('*')));
+  const n = pick(
+    r,
+    NAMES.filter((x) => !x.startsWith('*')),
+  );
   const k = r();
   if (k < 0.3) return n === '@' ? '@' : n;
   if (k < 0.6) return `${abs(n)}.`;
@@ -78,7 +108,19 @@ const rawValue = (r: Rand, type: RecordType): string => {
       if (chance(r, 0.3)) return pick(r, ['hello', 'v=DMARC1; p=none', 'x'.repeat(20)]);
       const terms: string[] = [];
       const n = Math.floor(r() * 9);
-      for (let i = 0; i < n; i++) terms.push(pick(r, ['a', 'mx', 'ptr', `exists:%{i}.${ORIGIN}`, `include:${spfTarget(r)}`, `include:${spfTarget(r)}`, `include:${spfTarget(r)}`, 'ip4:192.0.2.0/24']));
+      for (let i = 0; i < n; i++)
+        terms.push(
+          pick(r, [
+            'a',
+            'mx',
+            'ptr',
+            `exists:%{i}.${ORIGIN}`,
+            `include:${spfTarget(r)}`,
+            `include:${spfTarget(r)}`,
+            `include:${spfTarget(r)}`,
+            'ip4:192.0.2.0/24',
+          ]),
+        );
       if (chance(r, 0.2)) terms.push(`redirect=${spfTarget(r)}`);
       return `v=spf1 ${terms.join(' ')} -all`;
     }
@@ -133,8 +175,16 @@ const randomChanges = (r: Rand, zone: readonly RecordSet[]): ChangeInput[] => {
       const current = chance(r, 0.9) ? { ttl: existing.ttl, values: [...existing.values] } : { ttl: existing.ttl, values: ['192.0.2.99'] };
       const k = r();
       if (k < 0.45) out.push({ action: 'delete', name: ownerInput(r, existing), type: existing.type, current });
-      else if (k < 0.9) out.push({ action: 'update', name: ownerInput(r, existing), type: existing.type, values: randomSet(r, 'x', existing.type).values, current });
-      else out.push({ action: 'create', name: ownerInput(r, existing), type: existing.type, values: randomSet(r, 'x', existing.type).values });
+      else if (k < 0.9)
+        out.push({
+          action: 'update',
+          name: ownerInput(r, existing),
+          type: existing.type,
+          values: randomSet(r, 'x', existing.type).values,
+          current,
+        });
+      else
+        out.push({ action: 'create', name: ownerInput(r, existing), type: existing.type, values: randomSet(r, 'x', existing.type).values });
     } else {
       const name = pick(r, NAMES);
       const type = pick(r, WEIGHTED);

@@ -1,7 +1,15 @@
 import { expect } from 'chai';
 import ipaddr from 'ipaddr.js';
 import { lastField } from '../../core/dns/checks/target-index.js';
-import { compareNames, isAtOrBelow, nameProblems, relativeName, resolveName, toAsciiLabels, wireLength } from '../../core/dns/zone/names.js';
+import {
+  compareNames,
+  isAtOrBelow,
+  nameProblems,
+  relativeName,
+  resolveName,
+  toAsciiLabels,
+  wireLength,
+} from '../../core/dns/zone/names.js';
 import type { RecordType } from '../../core/dns/zone/record-set.js';
 import { hexGroups } from '../../core/dns/types/address.js';
 import { hostCandidate, parseHost } from '../../core/dns/types/host.js';
@@ -121,7 +129,9 @@ describe('DNS values: each type parses, validates (every reason) and canonicalis
   });
 
   it('SOA: seven fields', () => {
-    expect(canon('SOA', 'NS1.domivka.net. hostmaster.domivka.net. 5 3600 600 1209600 300')).to.equal('ns1.domivka.net. hostmaster.domivka.net. 5 3600 600 1209600 300');
+    expect(canon('SOA', 'NS1.domivka.net. hostmaster.domivka.net. 5 3600 600 1209600 300')).to.equal(
+      'ns1.domivka.net. hostmaster.domivka.net. 5 3600 600 1209600 300',
+    );
     expect(problems('SOA', 'ns1.domivka.net. hostmaster.domivka.net. 5')).to.deep.equal(['soa-value']);
   });
 
@@ -158,8 +168,35 @@ describe('fast paths are exact (names, targets, IPv6), checked against the gener
       const padded = r() < 0.15 ? s.padStart(4, '0') : s;
       return r() < 0.2 ? padded.toUpperCase() : padded;
     };
-    const texts: string[] = ['::', '::1', '1::', '1:2:3:4:5:6:7::', '::2:3:4:5:6:7:8', '1:2:3:4:5:6:7:8', '::ffff:c000:201', '::FFFF:1:2', '0:0:0:0:0:ffff:0:0', '1:0:0:2:0:0:0:3', '1:0:0:2:0:0:3:4'];
-    const bad = [':', ':::', '1:', ':1', '1::2::3', '1:2:3:4:5:6:7:8:9', '12345::', 'g::1', '1:2:3:4:5:6:7', '1::2:3:4:5:6:7:8', '::1.2.3.4', '1::%eth0', ' ::1', '1:::2'];
+    const texts: string[] = [
+      '::',
+      '::1',
+      '1::',
+      '1:2:3:4:5:6:7::',
+      '::2:3:4:5:6:7:8',
+      '1:2:3:4:5:6:7:8',
+      '::ffff:c000:201',
+      '::FFFF:1:2',
+      '0:0:0:0:0:ffff:0:0',
+      '1:0:0:2:0:0:0:3',
+      '1:0:0:2:0:0:3:4',
+    ];
+    const bad = [
+      ':',
+      ':::',
+      '1:',
+      ':1',
+      '1::2::3',
+      '1:2:3:4:5:6:7:8:9',
+      '12345::',
+      'g::1',
+      '1:2:3:4:5:6:7',
+      '1::2:3:4:5:6:7:8',
+      '::1.2.3.4',
+      '1::%eth0',
+      ' ::1',
+      '1:::2',
+    ];
     for (let i = 0; i < 20000; i++) {
       const groups = Array.from({ length: 8 }, hex);
       const at = Math.floor(r() * 8);

@@ -21,7 +21,14 @@ describe('plans from changes (create / update / delete; update and delete state 
           { action: 'create', name: 'mail', type: 'MX', ttl: 300, values: ['10 Mail.Example.net.'] },
           { action: 'create', name: 'b', type: 'AAAA', values: ['2001:DB8::0:1'] },
           { action: 'create', name: 'b', type: 'A', values: ['192.0.2.8'] },
-          { action: 'update', name: 'www.example.com.', type: 'A', ttl: 60, values: ['192.0.2.2'], current: { ttl: 300, values: ['192.0.2.1'] } },
+          {
+            action: 'update',
+            name: 'www.example.com.',
+            type: 'A',
+            ttl: 60,
+            values: ['192.0.2.2'],
+            current: { ttl: 300, values: ['192.0.2.1'] },
+          },
           { action: 'delete', name: 'old', type: 'TXT', current: { ttl: 300, values: ['bye'] } },
         ],
       },
@@ -37,7 +44,14 @@ describe('plans from changes (create / update / delete; update and delete state 
     ]);
     expect(p.changes[3]!.values).to.deep.equal(['2001:db8::1']);
     expect(p.changes[4]!.values).to.deep.equal(['10 mail.example.net.']);
-    expect(p.changes[1]).to.deep.equal({ action: 'update', name: 'www.example.com', type: 'A', ttl: 60, values: ['192.0.2.2'], current: { ttl: 300, values: ['192.0.2.1'] } });
+    expect(p.changes[1]).to.deep.equal({
+      action: 'update',
+      name: 'www.example.com',
+      type: 'A',
+      ttl: 60,
+      values: ['192.0.2.2'],
+      current: { ttl: 300, values: ['192.0.2.1'] },
+    });
     expect(p.counts).to.deep.equal({ create: 3, update: 1, delete: 1, errors: 0, warnings: 0 });
     expect(p.before.map((b) => [b.name, b.type, b.set?.values ?? null])).to.deep.equal([
       ['old.example.com', 'TXT', ['bye']],
@@ -54,12 +68,22 @@ describe('plans from changes (create / update / delete; update and delete state 
   });
 
   it('an update without ttl keeps the current TTL', () => {
-    const p = buildPlan({ origin: ORIGIN, current, input: { changes: [{ action: 'update', name: 'www', type: 'A', values: ['192.0.2.3'], current: { ttl: 300, values: ['192.0.2.1'] } }] } });
+    const p = buildPlan({
+      origin: ORIGIN,
+      current,
+      input: {
+        changes: [{ action: 'update', name: 'www', type: 'A', values: ['192.0.2.3'], current: { ttl: 300, values: ['192.0.2.1'] } }],
+      },
+    });
     expect(p.changes[0]!.ttl).to.equal(300);
   });
 
   it('a stated current that does not match makes the plan invalid (current-mismatch)', () => {
-    const p = buildPlan({ origin: ORIGIN, current, input: { changes: [{ action: 'delete', name: 'www', type: 'A', current: { ttl: 300, values: ['192.0.2.9'] } }] } });
+    const p = buildPlan({
+      origin: ORIGIN,
+      current,
+      input: { changes: [{ action: 'delete', name: 'www', type: 'A', current: { ttl: 300, values: ['192.0.2.9'] } }] },
+    });
     expect(p.valid).to.equal(false);
     expect(rules(p.checks)).to.deep.equal(['current-mismatch']);
     expect(p.checks[0]!.message.en).to.contain('192.0.2.1');
@@ -82,15 +106,43 @@ describe('plans from changes (create / update / delete; update and delete state 
 
   it('problems already in the zone on untouched sets do not block an unrelated plan; new ones anywhere do', () => {
     // The zone already has a dangling MX and an underscore host; an unrelated change stays clean.
-    const messy = zone(rs('@', 'MX', ['10 nomail.example.com.']), rs('my_host', 'A', ['192.0.2.1']), rs('sub', 'NS', ['ns.sub.example.com.', 'ns2.example.net.']), rs('ns.sub', 'A', ['192.0.2.53']));
-    const unrelated = buildPlan({ origin: ORIGIN, current: messy, input: { changes: [{ action: 'create', name: 'api', type: 'A', values: ['192.0.2.5'] }] } });
+    const messy = zone(
+      rs('@', 'MX', ['10 nomail.example.com.']),
+      rs('my_host', 'A', ['192.0.2.1']),
+      rs('sub', 'NS', ['ns.sub.example.com.', 'ns2.example.net.']),
+      rs('ns.sub', 'A', ['192.0.2.53']),
+    );
+    const unrelated = buildPlan({
+      origin: ORIGIN,
+      current: messy,
+      input: { changes: [{ action: 'create', name: 'api', type: 'A', values: ['192.0.2.5'] }] },
+    });
     expect(unrelated.checks).to.deep.equal([]);
     // Deleting the glue of sub. breaks glue-present on a set the plan did not touch: reported.
-    const breaking = buildPlan({ origin: ORIGIN, current: messy, input: { changes: [{ action: 'delete', name: 'ns.sub', type: 'A', current: { ttl: 300, values: ['192.0.2.53'] } }] } });
+    const breaking = buildPlan({
+      origin: ORIGIN,
+      current: messy,
+      input: { changes: [{ action: 'delete', name: 'ns.sub', type: 'A', current: { ttl: 300, values: ['192.0.2.53'] } }] },
+    });
     expect(breaking.valid).to.equal(false);
     expect(breaking.checks.map((c) => [c.rule, c.name])).to.deep.equal([['glue-present', 'sub.example.com']]);
     // Touching the MX set shows its problem again.
-    const touching = buildPlan({ origin: ORIGIN, current: messy, input: { changes: [{ action: 'update', name: '@', type: 'MX', ttl: 60, values: ['10 nomail.example.com.'], current: { ttl: 300, values: ['10 nomail.example.com.'] } }] } });
+    const touching = buildPlan({
+      origin: ORIGIN,
+      current: messy,
+      input: {
+        changes: [
+          {
+            action: 'update',
+            name: '@',
+            type: 'MX',
+            ttl: 60,
+            values: ['10 nomail.example.com.'],
+            current: { ttl: 300, values: ['10 nomail.example.com.'] },
+          },
+        ],
+      },
+    });
     expect(rules(touching.checks)).to.deep.equal(['dangling-target']);
   });
 
@@ -98,15 +150,26 @@ describe('plans from changes (create / update / delete; update and delete state 
     const p = buildPlan({
       origin: ORIGIN,
       current,
-      input: { changes: [{ action: 'create', name: 'www', type: 'CNAME', values: ['example.com.'] }, { action: 'create', name: 'solo', type: 'NS', values: ['ns1.example.net.'] }] },
+      input: {
+        changes: [
+          { action: 'create', name: 'www', type: 'CNAME', values: ['example.com.'] },
+          { action: 'create', name: 'solo', type: 'NS', values: ['ns1.example.net.'] },
+        ],
+      },
     });
     expect(rules(p.checks)).to.deep.equal(['cname-exclusive', 'ns-count']);
     expect(p.counts.errors).to.equal(1);
     expect(p.counts.warnings).to.equal(1);
   });
 
-  it('re-checking a plan\'s own changes on the unchanged zone gives the same result (apply re-runs it)', () => {
-    const p = buildPlan({ origin: ORIGIN, current, input: { changes: [{ action: 'update', name: 'www', type: 'A', values: ['192.0.2.2'], current: { ttl: 300, values: ['192.0.2.1'] } }] } });
+  it("re-checking a plan's own changes on the unchanged zone gives the same result (apply re-runs it)", () => {
+    const p = buildPlan({
+      origin: ORIGIN,
+      current,
+      input: {
+        changes: [{ action: 'update', name: 'www', type: 'A', values: ['192.0.2.2'], current: { ttl: 300, values: ['192.0.2.1'] } }],
+      },
+    });
     const again = buildPlan({ origin: ORIGIN, current, input: { changes: p.changes.map((c) => ({ ...c })) } });
     expect(again.valid).to.equal(true);
     expect(again.changes).to.deep.equal(p.changes);
@@ -215,13 +278,21 @@ describe('plans from a zone file (BIND text imported into a diff)', () => {
   });
 
   it('a malformed input is an error, never an empty zone that deletes everything', () => {
-    const p = buildPlan({ origin: ORIGIN, current: zone(rs('www', 'A', ['192.0.2.1'])), input: { zone_file: 42 } as unknown as { zone_file: string } });
+    const p = buildPlan({
+      origin: ORIGIN,
+      current: zone(rs('www', 'A', ['192.0.2.1'])),
+      input: { zone_file: 42 } as unknown as { zone_file: string },
+    });
     expect(p.changes).to.deep.equal([]);
     expect(rules(p.checks)).to.deep.equal(['input-syntax']);
   });
 
   it('parse problems become check results, with the line', () => {
-    const p = buildPlan({ origin: ORIGIN, current: zone(), input: { zone_file: 'ok 300 IN A 192.0.2.1\nbad 300 IN WKS x\nx 300 CH A 192.0.2.1\n' } });
+    const p = buildPlan({
+      origin: ORIGIN,
+      current: zone(),
+      input: { zone_file: 'ok 300 IN A 192.0.2.1\nbad 300 IN WKS x\nx 300 CH A 192.0.2.1\n' },
+    });
     expect(p.valid).to.equal(false);
     expect(p.checks.map((c) => [c.rule, c.message.en.slice(0, 7)])).to.deep.equal([
       ['record-type', 'Line 2:'],
@@ -248,7 +319,8 @@ describe('applyChanges and the safety rule (octoDNS: > 30% of a zone of ≥ 10 s
   });
 
   it('updates and deletes together above 30% of a zone of at least 10 sets are unsafe; creates never count', () => {
-    const ch = (action: Change['action'], n: number): Change[] => Array.from({ length: n }, (_, i) => ({ action, name: `n${i}.example.com`, type: 'A' }));
+    const ch = (action: Change['action'], n: number): Change[] =>
+      Array.from({ length: n }, (_, i) => ({ action, name: `n${i}.example.com`, type: 'A' }));
     expect(isSafeChange(9, ch('delete', 9))).to.equal(true);
     expect(isSafeChange(10, ch('update', 3))).to.equal(true);
     expect(isSafeChange(10, ch('update', 4))).to.equal(false);
@@ -259,6 +331,8 @@ describe('applyChanges and the safety rule (octoDNS: > 30% of a zone of ≥ 10 s
   });
 
   it('checkZone runs every rule over a whole zone', () => {
-    expect(checkZone(ORIGIN, zone(rs('www', 'CNAME', ['example.com.']), rs('www', 'A', ['192.0.2.1']))).map((c) => c.rule)).to.deep.equal(['cname-exclusive']);
+    expect(checkZone(ORIGIN, zone(rs('www', 'CNAME', ['example.com.']), rs('www', 'A', ['192.0.2.1']))).map((c) => c.rule)).to.deep.equal([
+      'cname-exclusive',
+    ]);
   });
 });

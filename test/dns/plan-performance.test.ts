@@ -29,7 +29,11 @@ describe('plan performance (sanity; prints the times)', function () {
       const one = buildPlan({
         origin: ORIGIN,
         current: zone,
-        input: { changes: [{ action: 'update', name: 'h0', type: 'A', ttl: 60, values: ['10.9.9.9'], current: { ttl: 300, values: ['10.0.0.0'] } }] },
+        input: {
+          changes: [
+            { action: 'update', name: 'h0', type: 'A', ttl: 60, values: ['10.9.9.9'], current: { ttl: 300, values: ['10.0.0.0'] } },
+          ],
+        },
       });
       applyChanges(zone, one.changes);
       const t3 = performance.now();

@@ -17,7 +17,12 @@ const richZone = (): RecordSet[] => [
   rs('@', 'A', ['192.0.2.1']),
   rs('@', 'AAAA', ['2001:db8::1']),
   rs('@', 'MX', ['10 mail.example.com.', '20 mx.example.net.']),
-  rs('@', 'TXT', ['v=spf1 mx include:_spf.example.net -all', `${'DKIM-like '.repeat(60)}end`, 'quote " and backslash \\ and ї and tab\t.', '']),
+  rs('@', 'TXT', [
+    'v=spf1 mx include:_spf.example.net -all',
+    `${'DKIM-like '.repeat(60)}end`,
+    'quote " and backslash \\ and ї and tab\t.',
+    '',
+  ]),
   rs('@', 'CAA', ['0 issue "letsencrypt.org; validationmethods=dns-01"', '0 issuewild ";"', '0 iodef "mailto:security@example.com"']),
   rs('mail', 'A', ['192.0.2.25']),
   rs('www', 'CNAME', ['example.com.']),
@@ -34,8 +39,15 @@ const richZone = (): RecordSet[] => [
 
 describe('zone files: BIND text out (GET …/dns/zone) and in (zone_file plans)', () => {
   it('formats $ORIGIN, the SOA first with the zone serial, then sets in canonical order, names relative', () => {
-    const text = formatZoneFile({ domain: ORIGIN, serial: 77, recordSets: [rs('www', 'A', ['192.0.2.1']), ...apex(5), rs('@', 'TXT', ['x'.repeat(300)])] });
-    const lines = text.trim().split('\n').filter((l) => !l.startsWith(';'));
+    const text = formatZoneFile({
+      domain: ORIGIN,
+      serial: 77,
+      recordSets: [rs('www', 'A', ['192.0.2.1']), ...apex(5), rs('@', 'TXT', ['x'.repeat(300)])],
+    });
+    const lines = text
+      .trim()
+      .split('\n')
+      .filter((l) => !l.startsWith(';'));
     expect(lines[0]).to.equal('$ORIGIN example.com.');
     expect(lines[1]).to.equal('@ 3600 IN SOA ns1.domivka.net. hostmaster.domivka.net. 77 3600 600 1209600 300');
     expect(lines[2]).to.equal('@ 3600 IN NS ns1.domivka.net.');
@@ -74,7 +86,12 @@ describe('zone files: BIND text out (GET …/dns/zone) and in (zone_file plans)'
     const { recordSets, results } = parseZoneFile(text, ORIGIN);
     expect(results).to.deep.equal([]);
     const get = (name: string, type: string) => recordSets.find((s) => s.name === name && s.type === type);
-    expect(get('example.com', 'SOA')).to.deep.equal({ name: 'example.com', type: 'SOA', ttl: 7200, values: ['ns1.domivka.net. hostmaster.domivka.net. 1 3600 600 1209600 300'] });
+    expect(get('example.com', 'SOA')).to.deep.equal({
+      name: 'example.com',
+      type: 'SOA',
+      ttl: 7200,
+      values: ['ns1.domivka.net. hostmaster.domivka.net. 1 3600 600 1209600 300'],
+    });
     expect(get('example.com', 'NS')!.values).to.deep.equal(['ns1.domivka.net.', 'ns2.domivka.net.']);
     expect(get('www.example.com', 'A')).to.deep.equal({ name: 'www.example.com', type: 'A', ttl: 300, values: ['192.0.2.1', '192.0.2.2'] });
     expect(get('example.com', 'TXT')!.values).to.deep.equal(['v=spf1 ; not a commentsecond']);

@@ -7,11 +7,26 @@ eachStore('Domains: the read path (seed 2.5, 4) and search', (kind) => {
   let all: string;
   before(async () => {
     api = await startApi(kind);
-    all = (await api.issueKey({ environment: 'test', rights: ['domain.read'], domains: ['domivka-demo.com.ua', 'domivka-demo.dev', 'domivka-blog.kyiv.ua'] })).secret;
+    all = (
+      await api.issueKey({
+        environment: 'test',
+        rights: ['domain.read'],
+        domains: ['domivka-demo.com.ua', 'domivka-demo.dev', 'domivka-blog.kyiv.ua'],
+      })
+    ).secret;
     // An IDN domain, to read in Unicode and in punycode.
     await api.system.store.domains.insert({
-      id: 'idn-1', accountId: api.demo.accountId, environment: 'test', name: 'xn--80aikifvh.xn--j1amh', labels: ['prod'],
-      status: ['ok'], expiresOn: '2027-06-01', autoRenew: false, transferLock: false, nameservers: ['ns1.domivka.net'], createdAt: api.clock.now(),
+      id: 'idn-1',
+      accountId: api.demo.accountId,
+      environment: 'test',
+      name: 'xn--80aikifvh.xn--j1amh',
+      labels: ['prod'],
+      status: ['ok'],
+      expiresOn: '2027-06-01',
+      autoRenew: false,
+      transferLock: false,
+      nameservers: ['ns1.domivka.net'],
+      createdAt: api.clock.now(),
     });
   });
   after(async () => api.close());
@@ -21,7 +36,16 @@ eachStore('Domains: the read path (seed 2.5, 4) and search', (kind) => {
   it('GET /v1/domains/{domain} returns the four seed fields plus labels, nameservers, transfer_lock, created_at', async () => {
     const r = await get('/v1/domains/domivka-demo.com.ua');
     expect(r.status).to.equal(200);
-    expect(Object.keys(r.body).sort()).to.deep.equal(['auto_renew', 'created_at', 'domain', 'expires_at', 'labels', 'nameservers', 'status', 'transfer_lock']);
+    expect(Object.keys(r.body).sort()).to.deep.equal([
+      'auto_renew',
+      'created_at',
+      'domain',
+      'expires_at',
+      'labels',
+      'nameservers',
+      'status',
+      'transfer_lock',
+    ]);
     expect(r.body.domain).to.equal('domivka-demo.com.ua');
     expect(r.body.status).to.be.an('array').that.includes('clientTransferProhibited');
     expect(r.body.expires_at).to.match(/^\d{4}-\d{2}-\d{2}$/);
@@ -60,7 +84,11 @@ eachStore('Domains: the read path (seed 2.5, 4) and search', (kind) => {
 
   it('GET /v1/domains lists only what the key may read, by name, with a label filter and cursor pages', async () => {
     const prod = (await api.issueKey({ environment: 'test', rights: ['domain.read'], label: 'prod' })).secret;
-    expect((await get('/v1/domains', prod)).body.data.map((d: any) => d.domain)).to.deep.equal(['domivka-demo.com.ua', 'domivka-demo.dev', 'xn--80aikifvh.xn--j1amh']);
+    expect((await get('/v1/domains', prod)).body.data.map((d: any) => d.domain)).to.deep.equal([
+      'domivka-demo.com.ua',
+      'domivka-demo.dev',
+      'xn--80aikifvh.xn--j1amh',
+    ]);
     expect((await get('/v1/domains?label=shop', prod)).body.data.map((d: any) => d.domain)).to.deep.equal(['domivka-demo.com.ua']);
     const p1 = await get('/v1/domains?limit=2');
     expect(p1.body.data.map((d: any) => d.domain)).to.deep.equal(['domivka-blog.kyiv.ua', 'domivka-demo.com.ua']);
@@ -86,7 +114,11 @@ eachStore('Domains: the read path (seed 2.5, 4) and search', (kind) => {
     expect(r.body.results[0].registered_until).to.match(/^\d{4}-\d{2}-\d{2}$/);
     const tlds = r.body.results.map((x: any) => x.tld);
     expect(tlds).to.include.members(['ua', 'com.ua', 'kyiv.ua', 'org.ua', 'com', 'net', 'org', 'dev', 'io']);
-    expect(r.body.results.find((x: any) => x.domain === 'domivka-demo.io')).to.deep.include({ available: true, price: { amount: 180000, currency: 'UAH' }, registered_until: null });
+    expect(r.body.results.find((x: any) => x.domain === 'domivka-demo.io')).to.deep.include({
+      available: true,
+      price: { amount: 180000, currency: 'UAH' },
+      registered_until: null,
+    });
     const taken = await get('/v1/search?q=taken-shop', k);
     expect(taken.body.results.every((x: any) => x.available === false && x.registered_until === '2031-03-14')).to.equal(true);
   });

@@ -34,13 +34,21 @@ eachStore('Live environment on EPP (LIVE_REGISTRAR=epp)', (kind) => {
         EPP_CA: certs.files.ca,
       },
     });
-    const issued = await api.issueKey({ environment: 'live', rights: ['domain.register', 'domain.renew', 'domain.read', 'billing.read'], label: 'shop',
+    const issued = await api.issueKey({
+      environment: 'live',
+      rights: ['domain.register', 'domain.renew', 'domain.read', 'billing.read'],
+      label: 'shop',
       conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 1_000_000, currency: 'UAH' } },
     });
     key = issued.secret;
     expect(key.startsWith('dmk_live_')).to.equal(true);
     await api.system.get(TOKENS.Accounting).credit({
-      accountId: api.demo.accountId, environment: 'live', amount: 500_000, kind: 'grant', description: 'Test credit for the live environment', keyId: null,
+      accountId: api.demo.accountId,
+      environment: 'live',
+      amount: 500_000,
+      kind: 'grant',
+      description: 'Test credit for the live environment',
+      keyId: null,
     });
   });
   after(async () => {
@@ -86,8 +94,10 @@ eachStore('Live environment on EPP (LIVE_REGISTRAR=epp)', (kind) => {
     const report = await new Worker(api.system).tick();
     expect(report).to.have.property('idempotencyPurged');
     expect(server.messages, 'every message acknowledged').to.deep.equal([]);
-    const rows: Array<{ type: string; account_id: string; subject: string; data: string; actor: string }> = await api.system.store.knex('events')
-      .whereIn('type', ['domain.transfer_requested', 'domain.deleted_by_registry']).orderBy('seq');
+    const rows: Array<{ type: string; account_id: string; subject: string; data: string; actor: string }> = await api.system.store
+      .knex('events')
+      .whereIn('type', ['domain.transfer_requested', 'domain.deleted_by_registry'])
+      .orderBy('seq');
     expect(rows.map((r) => [r.type, r.subject])).to.deep.equal([
       ['domain.transfer_requested', 'domain:polled-live.com.ua'],
       ['domain.deleted_by_registry', 'domain:polled-live.com.ua'],

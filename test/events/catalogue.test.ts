@@ -18,7 +18,9 @@ describe('Event catalogue', () => {
   });
 
   it('public names are <resource>.<verb>, unique, with real uk and en descriptions; internal ones are kept out', () => {
-    const names = Object.values(EVENT_CATALOGUE).map((i) => i.public).filter(Boolean);
+    const names = Object.values(EVENT_CATALOGUE)
+      .map((i) => i.public)
+      .filter(Boolean);
     expect(new Set(names).size).to.equal(names.length);
     for (const [t, i] of Object.entries(EVENT_CATALOGUE)) {
       if (i.public) expect(i.public).to.match(/^[a-z]+\.[a-z_]+$/);
@@ -26,7 +28,8 @@ describe('Event catalogue', () => {
       expect(i.describe.en, t).to.match(/[a-z]/);
     }
     expect(EVENT_CATALOGUE['billing.topup_succeeded'].public).to.equal('billing.topped_up');
-    for (const t of ['person.signed_in', 'certificate.private_key_read', 'account.created'] as const) expect(EVENT_CATALOGUE[t].public).to.equal(null);
+    for (const t of ['person.signed_in', 'certificate.private_key_read', 'account.created'] as const)
+      expect(EVENT_CATALOGUE[t].public).to.equal(null);
     expect(PUBLIC_EVENT_TYPES.get('billing.topped_up')).to.equal('billing.topup_succeeded');
     expect(internalTypes(['person.signed_in'])).to.equal(null);
     expect(internalTypes(['*'])).to.not.include('person.signed_in');

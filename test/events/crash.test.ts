@@ -10,7 +10,13 @@ import { eachStore, type FreshStore } from '../support/stores.js';
 import { TEST_DATA_KEY_HEX, TEST_PEPPER_HEX, testConfig } from '../support/system.js';
 import { Receiver } from './support.js';
 
-const WORKER_ENV = { WEBHOOKS_ALLOW_LOOPBACK: '1', WEBHOOKS_LEASE_MS: '5000', WEBHOOKS_TIMEOUT_MS: '2000', WEBHOOKS_POLL_MS: '50', WEBHOOKS_PER_ENDPOINT: '1' };
+const WORKER_ENV = {
+  WEBHOOKS_ALLOW_LOOPBACK: '1',
+  WEBHOOKS_LEASE_MS: '5000',
+  WEBHOOKS_TIMEOUT_MS: '2000',
+  WEBHOOKS_POLL_MS: '50',
+  WEBHOOKS_PER_ENDPOINT: '1',
+};
 
 const startWorker = (store: FreshStore): ChildProcess =>
   // node itself (not the tsx wrapper, which would leave its child running on SIGKILL), so kill -9 kills the worker.
@@ -18,8 +24,15 @@ const startWorker = (store: FreshStore): ChildProcess =>
     cwd: ROOT,
     stdio: 'ignore',
     env: {
-      ...process.env, DATABASE_URL: store.url, ...(store.schema ? { DATABASE_SCHEMA: store.schema } : {}), VAR_DIR: '/tmp',
-      KEY_PEPPER: TEST_PEPPER_HEX, DATA_KEY: TEST_DATA_KEY_HEX, LOG_LEVEL: 'silent', SEED_DEMO: 'false', ...WORKER_ENV,
+      ...process.env,
+      DATABASE_URL: store.url,
+      ...(store.schema ? { DATABASE_SCHEMA: store.schema } : {}),
+      VAR_DIR: '/tmp',
+      KEY_PEPPER: TEST_PEPPER_HEX,
+      DATA_KEY: TEST_DATA_KEY_HEX,
+      LOG_LEVEL: 'silent',
+      SEED_DEMO: 'false',
+      ...WORKER_ENV,
     },
   });
 
@@ -67,17 +80,39 @@ eachStore('Webhooks survive kill -9 of the worker mid-delivery', (kind) => {
     const secret = `whsec_${Buffer.alloc(24, 9).toString('base64')}`;
     const now = new Date();
     await s.webhooks.insert({
-      id: 'wh_crash', accountId, environment: 'test', url: rx.url('/hook'), description: null, events: ['*'], domains: null, enabled: true,
-      disabledReason: null, secretSealed: system.get(TOKENS.SecretBox).seal(secret), oldSecretSealed: null, oldSecretExpiresAt: null,
-      failingSince: null, createdBy: 'test', createdAt: now, updatedAt: now,
+      id: 'wh_crash',
+      accountId,
+      environment: 'test',
+      url: rx.url('/hook'),
+      description: null,
+      events: ['*'],
+      domains: null,
+      enabled: true,
+      disabledReason: null,
+      secretSealed: system.get(TOKENS.SecretBox).seal(secret),
+      oldSecretSealed: null,
+      oldSecretExpiresAt: null,
+      failingSince: null,
+      createdBy: 'test',
+      createdAt: now,
+      updatedAt: now,
     });
     const ids: string[] = [];
     for (let i = 0; i < 30; i++) {
       const id = randomUUID();
       ids.push(id);
-      await s.uow.transaction(() => s.events.append({
-        id, accountId, environment: 'test', type: 'domain.renewed', subject: 'domain:domivka-demo.dev', actor: 'test', occurredAt: new Date(), data: { domain: 'domivka-demo.dev' },
-      }));
+      await s.uow.transaction(() =>
+        s.events.append({
+          id,
+          accountId,
+          environment: 'test',
+          type: 'domain.renewed',
+          subject: 'domain:domivka-demo.dev',
+          actor: 'test',
+          occurredAt: new Date(),
+          data: { domain: 'domivka-demo.dev' },
+        }),
+      );
     }
     const first = startWorker(store);
     children.push(first);

@@ -16,7 +16,9 @@ eachStore('Event log API', (kind) => {
   const emit = async (type: EventType, subject: string, data: Record<string, unknown> = {}, environment: 'test' | 'live' = 'test') => {
     const s = api.system.store;
     const id = randomUUID();
-    await s.uow.transaction(() => s.events.append({ id, accountId: api.demo.accountId, environment, type, subject, actor: 'test', occurredAt: api.clock.now(), data }));
+    await s.uow.transaction(() =>
+      s.events.append({ id, accountId: api.demo.accountId, environment, type, subject, actor: 'test', occurredAt: api.clock.now(), data }),
+    );
     return id;
   };
   const publish = () => api.system.get(TOKENS.PublishEvents).run();
@@ -28,7 +30,8 @@ eachStore('Event log API', (kind) => {
 
   it('shows domain events only for domains the key may read, account events only with billing.read, never internal ones', async () => {
     const prod = (await api.issueKey({ environment: 'test', rights: ['dns.read'], label: 'prod' })).secret;
-    const blog = (await api.issueKey({ environment: 'test', rights: ['domain.read', 'billing.read'], domains: ['domivka-blog.kyiv.ua'] })).secret;
+    const blog = (await api.issueKey({ environment: 'test', rights: ['domain.read', 'billing.read'], domains: ['domivka-blog.kyiv.ua'] }))
+      .secret;
     const a = await emit('domain.renewed', 'domain:domivka-demo.dev', { domain: 'domivka-demo.dev' });
     const b = await emit('domain.renewed', 'domain:domivka-blog.kyiv.ua', { domain: 'domivka-blog.kyiv.ua' });
     const c = await emit('billing.topup_succeeded', 'topup:t1', { amount: 10_000, provider_id: 'p' });
@@ -44,7 +47,11 @@ eachStore('Event log API', (kind) => {
     expect(q.map((x) => x.id)).to.include.members([b, c]);
     expect(q.map((x) => x.id)).to.not.include.members([a, d, e, f]);
     const topup = q.find((x) => x.id === c);
-    expect(topup).to.deep.include({ type: 'billing.topped_up', environment: 'test', data: { topup_id: 't1', amount: 10_000, provider_id: 'p' } });
+    expect(topup).to.deep.include({
+      type: 'billing.topped_up',
+      environment: 'test',
+      data: { topup_id: 't1', amount: 10_000, provider_id: 'p' },
+    });
     expect(topup).to.not.have.property('domain');
     const cert = (await list(prod)).data.find((x) => x.id === e);
     expect(cert).to.include({ type: 'certificate.issued', domain: 'domivka-demo.dev' });
@@ -56,7 +63,14 @@ eachStore('Event log API', (kind) => {
     const k = (await api.issueKey({ environment: 'test', rights: ['domain.read'], label: 'prod' })).secret;
     const start = (await list(k, '?limit=200')).next_cursor;
     const ids: string[] = [];
-    for (let i = 0; i < 7; i++) ids.push(await emit(i % 2 ? 'domain.renewed' : 'domain.auto_renew_changed', i % 3 ? 'domain:domivka-demo.dev' : 'domain:domivka-demo.com.ua', {}));
+    for (let i = 0; i < 7; i++)
+      ids.push(
+        await emit(
+          i % 2 ? 'domain.renewed' : 'domain.auto_renew_changed',
+          i % 3 ? 'domain:domivka-demo.dev' : 'domain:domivka-demo.com.ua',
+          {},
+        ),
+      );
     await publish();
     const got: string[] = [];
     let cursor = start;
@@ -78,7 +92,7 @@ eachStore('Event log API', (kind) => {
     expect((await api.call('/v1/events?types=person.signed_in', { headers: bearer(k) })).body.error.code).to.equal('event_type_unknown');
   });
 
-  it('a transaction that commits later is published later, never skipped (the cursor is the publisher\'s, not the insert sequence)', async () => {
+  it("a transaction that commits later is published later, never skipped (the cursor is the publisher's, not the insert sequence)", async () => {
     const k = (await api.issueKey({ environment: 'test', rights: ['domain.read'], label: 'prod' })).secret;
     const start = (await list(k, '?limit=200')).next_cursor;
     const s = api.system.store;
@@ -91,9 +105,23 @@ eachStore('Event log API', (kind) => {
     const c1 = (await list(k, start ? `?after=${start}` : '')).next_cursor;
     // It commits now, but its insert sequence is older than every published row (as a Postgres
     // transaction that took its sequence value early and committed late would be).
-    await s.uow.transaction(() => s.events.append({ id: late, accountId: api.demo.accountId, environment: 'test', type: 'domain.renewed', subject: 'domain:domivka-demo.dev', actor: 't', occurredAt: api.clock.now(), data: {} }));
+    await s.uow.transaction(() =>
+      s.events.append({
+        id: late,
+        accountId: api.demo.accountId,
+        environment: 'test',
+        type: 'domain.renewed',
+        subject: 'domain:domivka-demo.dev',
+        actor: 't',
+        occurredAt: api.clock.now(),
+        data: {},
+      }),
+    );
     const min = Number((await s.knex('events').min({ m: 'seq' }))[0]!.m);
-    await s.knex('events').where({ id: late }).update({ seq: min - 1000 });
+    await s
+      .knex('events')
+      .where({ id: late })
+      .update({ seq: min - 1000 });
     await publish();
     const after = (await list(k, `?after=${c1}`)).data.map((x) => x.id);
     expect(after).to.deep.equal([late]);
@@ -102,7 +130,10 @@ eachStore('Event log API', (kind) => {
   it('the worker keeps 30 days: older events are purged', async () => {
     const k = (await api.issueKey({ environment: 'test', rights: ['domain.read'], label: 'prod' })).secret;
     const old = await emit('domain.renewed', 'domain:domivka-demo.dev');
-    await api.system.store.knex('events').where({ id: old }).update({ occurred_at: new Date(api.clock.now().getTime() - 31 * 86_400_000).toISOString() });
+    await api.system.store
+      .knex('events')
+      .where({ id: old })
+      .update({ occurred_at: new Date(api.clock.now().getTime() - 31 * 86_400_000).toISOString() });
     await publish();
     expect((await list(k, '?limit=200')).data.map((x) => x.id)).to.include(old);
     const { Worker } = await import('../../src/worker.js');

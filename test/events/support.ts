@@ -30,7 +30,13 @@ export class Receiver {
         const n = (this.counts.get(path) ?? 0) + 1;
         this.counts.set(path, n);
         const b = this.behaviour(path, n);
-        const rec: Received = { path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), status: b.status, at: Date.now() };
+        const rec: Received = {
+          path,
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+          status: b.status,
+          at: Date.now(),
+        };
         if (b.hold) {
           rec.status = 0;
           this.received.push(rec);

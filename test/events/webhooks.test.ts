@@ -46,10 +46,18 @@ eachStore('Webhooks: Standard Webhooks delivery, retries, 410, redeliver, rotati
   const emit = async (type: EventType = 'domain.auto_renew_changed', domain = 'domivka-demo.dev') => {
     const s = api.system.store;
     const id = randomUUID();
-    await s.uow.transaction(() => s.events.append({
-      id, accountId: api.demo.accountId, environment: 'test', type, subject: `domain:${domain}`, actor: 'test', occurredAt: api.clock.now(),
-      data: { domain, auto_renew: false },
-    }));
+    await s.uow.transaction(() =>
+      s.events.append({
+        id,
+        accountId: api.demo.accountId,
+        environment: 'test',
+        type,
+        subject: `domain:${domain}`,
+        actor: 'test',
+        occurredAt: api.clock.now(),
+        data: { domain, auto_renew: false },
+      }),
+    );
     return id;
   };
   const pump = async () => {
@@ -78,7 +86,9 @@ eachStore('Webhooks: Standard Webhooks delivery, retries, 410, redeliver, rotati
     // a key without webhook.manage is refused
     const ro = await api.issueKey({ environment: 'test', rights: ['domain.read'], label: 'prod' });
     expect((await write('POST', '/v1/webhooks', body, ro.secret)).status).to.equal(403);
-    expect((await write('POST', '/v1/webhooks', { url: rx.url('/x'), events: ['no.such'] })).body.error.code).to.equal('event_type_unknown');
+    expect((await write('POST', '/v1/webhooks', { url: rx.url('/x'), events: ['no.such'] })).body.error.code).to.equal(
+      'event_type_unknown',
+    );
     expect((await write('DELETE', `/v1/webhooks/${r.body.id}`)).status).to.equal(204);
     expect((await get(`/v1/webhooks/${r.body.id}`)).status).to.equal(404);
   });
@@ -94,7 +104,9 @@ eachStore('Webhooks: Standard Webhooks delivery, retries, 410, redeliver, rotati
     expect(got[0]!.headers['webhook-id']).to.equal(id);
     expect(verified).to.include({ id, type: 'domain.auto_renew_changed', environment: 'test', domain: 'domivka-demo.dev' });
     expect(verified.data).to.deep.equal({ domain: 'domivka-demo.dev', auto_renew: false });
-    expect(() => new Webhook(`whsec_${Buffer.alloc(24, 7).toString('base64')}`).verify(got[0]!.body, got[0]!.headers as Record<string, string>)).to.throw();
+    expect(() =>
+      new Webhook(`whsec_${Buffer.alloc(24, 7).toString('base64')}`).verify(got[0]!.body, got[0]!.headers as Record<string, string>),
+    ).to.throw();
     const [d] = await deliveries(w.id);
     expect(d).to.include({ event_id: id, status: 'delivered', attempts: 1, event_type: 'domain.auto_renew_changed' });
     expect(d.attempt_log[0]).to.include({ outcome: 'succeeded', response_code: 200 });
@@ -194,7 +206,9 @@ eachStore('Webhooks: Standard Webhooks delivery, retries, 410, redeliver, rotati
     const r = await write('POST', `/v1/webhooks/${w.id}/rotate-secret`);
     expect(r.status).to.equal(200);
     const fresh = r.body.secret as string;
-    expect(fresh).to.match(/^whsec_/).and.not.equal(w.secret);
+    expect(fresh)
+      .to.match(/^whsec_/)
+      .and.not.equal(w.secret);
     await emit();
     await pump();
     const [a] = rx.on('/rotate');
@@ -221,7 +235,14 @@ eachStore('Webhooks: Standard Webhooks delivery, retries, 410, redeliver, rotati
   });
 
   it('SSRF: private, metadata and non-https URLs are refused at creation even with the sandbox loopback opening', async () => {
-    for (const url of ['http://10.0.0.1/h', 'http://169.254.169.254/latest', 'http://example.com/h', 'https://192.168.1.1/', 'http://[fd00:ec2::254]/', 'ftp://example.com/']) {
+    for (const url of [
+      'http://10.0.0.1/h',
+      'http://169.254.169.254/latest',
+      'http://example.com/h',
+      'https://192.168.1.1/',
+      'http://[fd00:ec2::254]/',
+      'ftp://example.com/',
+    ]) {
       const r = await write('POST', '/v1/webhooks', { url, events: ['*'] });
       expect(r.status, url).to.equal(422);
       expect(r.body.error.code).to.equal('webhook_url_refused');
@@ -231,18 +252,42 @@ eachStore('Webhooks: Standard Webhooks delivery, retries, 410, redeliver, rotati
   it('SSRF in live (and in the sandbox without WEBHOOKS_ALLOW_LOOPBACK): loopback, private, metadata, names resolving to loopback, rebinding — refused, nothing reaches the receiver', async () => {
     const strict = new StandardWebhooksSender({ allowLoopback: false, timeoutMs: 1000 });
     const before = rx.received.length;
-    const urls = ['http://127.0.0.1/', 'http://[::1]/', 'http://10.0.0.1/', 'http://169.254.169.254/', `http://localhost:${rx.port}/ok`, `https://localhost:${rx.port}/ok`, rx.url('/ok')];
+    const urls = [
+      'http://127.0.0.1/',
+      'http://[::1]/',
+      'http://10.0.0.1/',
+      'http://169.254.169.254/',
+      `http://localhost:${rx.port}/ok`,
+      `https://localhost:${rx.port}/ok`,
+      rx.url('/ok'),
+    ];
     for (const env of ['live', 'test'] as const) {
       for (const url of urls) {
         expect(strict.refuse(url, env), `${env} ${url}`).to.be.a('string');
-        const out = await strict.send({ url, environment: env, messageId: 'msg_1', payload: '{}', secrets: ['whsec_' + Buffer.alloc(24, 1).toString('base64')] });
+        const out = await strict.send({
+          url,
+          environment: env,
+          messageId: 'msg_1',
+          payload: '{}',
+          secrets: ['whsec_' + Buffer.alloc(24, 1).toString('base64')],
+        });
         expect(out, url).to.include({ kind: 'error', error: 'refused' });
       }
     }
     // A public-looking name that resolves to loopback when connecting (DNS rebinding) is refused then.
-    const rebinding = new StandardWebhooksSender({ allowLoopback: false, timeoutMs: 1000, resolve: (_h, _o, cb) => cb(null, [{ address: '127.0.0.1', family: 4 }]) });
+    const rebinding = new StandardWebhooksSender({
+      allowLoopback: false,
+      timeoutMs: 1000,
+      resolve: (_h, _o, cb) => cb(null, [{ address: '127.0.0.1', family: 4 }]),
+    });
     expect(rebinding.refuse(`https://hooks.example.com:${rx.port}/ok`, 'live')).to.equal(null);
-    const out = await rebinding.send({ url: `https://hooks.example.com:${rx.port}/ok`, environment: 'live', messageId: 'm', payload: '{}', secrets: ['whsec_' + Buffer.alloc(24, 1).toString('base64')] });
+    const out = await rebinding.send({
+      url: `https://hooks.example.com:${rx.port}/ok`,
+      environment: 'live',
+      messageId: 'm',
+      payload: '{}',
+      secrets: ['whsec_' + Buffer.alloc(24, 1).toString('base64')],
+    });
     expect(out).to.include({ kind: 'error', error: 'refused' });
     expect(rx.received.length).to.equal(before);
     // The loopback opening is the test environment's only: a live key's endpoint is judged strictly.
@@ -254,7 +299,7 @@ eachStore('Webhooks: Standard Webhooks delivery, retries, 410, redeliver, rotati
     open.close();
   });
 
-  it('two workers (two processes\' worth of pools on one store) never send one attempt twice', async () => {
+  it("two workers (two processes' worth of pools on one store) never send one attempt twice", async () => {
     const w = await create('/race');
     const ids = new Set<string>();
     for (let i = 0; i < 40; i++) ids.add(await emit());
@@ -270,7 +315,15 @@ eachStore('Webhooks: Standard Webhooks delivery, retries, 410, redeliver, rotati
       await other.close();
     }
     const seen = rx.on('/race').map((r) => r.headers['webhook-id'] as string);
-    if (seen.length !== 40) console.log(JSON.stringify((await deliveries(w.id)).filter((d) => d.status !== 'delivered'), null, 1), await api.system.store.knex('webhook_deliveries').where({ webhook_id: w.id }).whereNot({ status: 'delivered' }));
+    if (seen.length !== 40)
+      console.log(
+        JSON.stringify(
+          (await deliveries(w.id)).filter((d) => d.status !== 'delivered'),
+          null,
+          1,
+        ),
+        await api.system.store.knex('webhook_deliveries').where({ webhook_id: w.id }).whereNot({ status: 'delivered' }),
+      );
     expect(seen).to.have.length(40);
     expect(new Set(seen)).to.deep.equal(ids);
     const bad = (await deliveries(w.id)).filter((d) => !(d.status === 'delivered' && d.attempts === 1));
@@ -296,7 +349,9 @@ eachStore('Webhooks: Standard Webhooks delivery, retries, 410, redeliver, rotati
     expect(rows.map((r) => [r.status, Number(r.attempts), r.lease_token])).to.deep.equal(rows.map(() => ['pending', 0, second.token]));
     expect(await api.system.store.knex('webhook_attempts').where({ webhook_id: w.id })).to.have.length(0);
     const ctx2 = await deliver.prepare(mine);
-    expect(await Promise.all(second.deliveries.filter((d) => d.webhookId === w.id).map((d) => deliver.attempt(d, second.token, ctx2)))).to.deep.equal([true, true, true]);
+    expect(
+      await Promise.all(second.deliveries.filter((d) => d.webhookId === w.id).map((d) => deliver.attempt(d, second.token, ctx2))),
+    ).to.deep.equal([true, true, true]);
     rows = await api.system.store.knex('webhook_deliveries').where({ webhook_id: w.id });
     expect(rows.map((r) => [r.status, Number(r.attempts), r.lease_token])).to.deep.equal(rows.map(() => ['delivered', 1, null]));
     const log = await api.system.store.knex('webhook_attempts').where({ webhook_id: w.id });

@@ -15,7 +15,6 @@ import { expectErrorShape, type Res } from '../support/error-shape.js';
  * stack trace, and nothing already stored may be lost.
  */
 
-
 /** Sends raw bytes on a fresh connection and reads the whole answer (Connection: close). */
 const raw = (api: TestApi, request: string | Buffer): Promise<Res & { text: string }> =>
   new Promise((resolve, reject) => {
@@ -128,15 +127,21 @@ eachStore('Hostile: Authorization header', (kind) => {
   });
 
   it('non-ASCII bytes in the header are 401 key_invalid; the key with a unicode look-alike suffix does not pass', async () => {
-    const r = await raw(api, Buffer.concat([
-      Buffer.from(head('GET', `/v1/domains/${DEV}`).slice(0, -2)),
-      Buffer.from(`Authorization: Bearer ${key.secret.slice(0, -1)}ѕ\r\n\r\n`, 'utf8'),
-    ]));
+    const r = await raw(
+      api,
+      Buffer.concat([
+        Buffer.from(head('GET', `/v1/domains/${DEV}`).slice(0, -2)),
+        Buffer.from(`Authorization: Bearer ${key.secret.slice(0, -1)}ѕ\r\n\r\n`, 'utf8'),
+      ]),
+    );
     expectErrorShape(r, 401, 'key_invalid');
-    const r2 = await raw(api, Buffer.concat([
-      Buffer.from(head('GET', `/v1/domains/${DEV}`).slice(0, -2)),
-      Buffer.from(`Authorization: Bearer ${key.secret}\u00a0\r\n\r\n`, 'latin1'),
-    ]));
+    const r2 = await raw(
+      api,
+      Buffer.concat([
+        Buffer.from(head('GET', `/v1/domains/${DEV}`).slice(0, -2)),
+        Buffer.from(`Authorization: Bearer ${key.secret}\u00a0\r\n\r\n`, 'latin1'),
+      ]),
+    );
     expect(r2.status).not.to.equal(500);
     expect(r2.status).to.be.oneOf([200, 401]);
   });
@@ -148,7 +153,10 @@ eachStore('Hostile: Authorization header', (kind) => {
   });
 
   it('two Authorization headers never authenticate with the second one', async () => {
-    const r = await raw(api, head('GET', `/v1/domains/${DEV}`, ['Authorization: Bearer dmk_test_nonsense', `Authorization: Bearer ${key.secret}`]));
+    const r = await raw(
+      api,
+      head('GET', `/v1/domains/${DEV}`, ['Authorization: Bearer dmk_test_nonsense', `Authorization: Bearer ${key.secret}`]),
+    );
     expect(r.status).to.be.within(400, 401);
   });
 
@@ -178,8 +186,19 @@ eachStore('Hostile: Authorization header', (kind) => {
     const cookie = await api.signIn();
     const revoked = await api.issueKey({ environment: 'test', rights: ['domain.read'], domains: [DEV] }, cookie);
     expect((await api.call(`/v1/account/keys/${revoked.id}`, { method: 'DELETE', headers: { cookie } })).status).to.equal(200);
-    const fenced = await api.issueKey({ environment: 'test', rights: ['domain.read'], domains: [DEV], conditions: { cidr: '198.51.100.0/24' } }, cookie);
-    const short = await api.issueKey({ environment: 'test', rights: ['domain.read'], domains: [DEV], conditions: { expires_on: kyivDate(new Date(api.clock.now().getTime() + 24 * 60 * 60 * 1000)) } }, cookie);
+    const fenced = await api.issueKey(
+      { environment: 'test', rights: ['domain.read'], domains: [DEV], conditions: { cidr: '198.51.100.0/24' } },
+      cookie,
+    );
+    const short = await api.issueKey(
+      {
+        environment: 'test',
+        rights: ['domain.read'],
+        domains: [DEV],
+        conditions: { expires_on: kyivDate(new Date(api.clock.now().getTime() + 24 * 60 * 60 * 1000)) },
+      },
+      cookie,
+    );
     api.clock.advance(40 * 24 * 60 * 60 * 1000);
     for (const k of [revoked, fenced, short]) {
       const wrong = formatToken('test', k.id, 'w'.repeat(32), (t) => crc32(t));
@@ -214,7 +233,16 @@ eachStore('Hostile: domain scoping and names', (kind) => {
   const get = (path: string, secret = named) => api.call(path, { headers: bearer(secret) });
 
   it('spellings of the named domain reach it, and only it', async () => {
-    for (const p of ['DOMIVKA-DEMO.DEV', 'DOMIVKA-DEMO.DEV.', '%64omivka-demo.dev', 'domivka-demo%2Edev', 'Domivka-Demo.Dev.', 'domivka-demo.dev%20', '%20domivka-demo.dev', encodeURIComponent('domivka-demo\u3002dev')]) {
+    for (const p of [
+      'DOMIVKA-DEMO.DEV',
+      'DOMIVKA-DEMO.DEV.',
+      '%64omivka-demo.dev',
+      'domivka-demo%2Edev',
+      'Domivka-Demo.Dev.',
+      'domivka-demo.dev%20',
+      '%20domivka-demo.dev',
+      encodeURIComponent('domivka-demo\u3002dev'),
+    ]) {
       const r = await get(`/v1/domains/${p}`);
       expect(r.status, p).to.equal(200);
       expect(r.body.domain, p).to.equal(DEV);
@@ -223,14 +251,33 @@ eachStore('Hostile: domain scoping and names', (kind) => {
 
   it('variants that are other names or not names never pass a named-domain policy', async () => {
     const variants = [
-      'domivka-demo.dev%2F', 'domivka-demo.dev%2F..', 'domivka-demo.dev%00', 'domivka-demo.dev..', '.domivka-demo.dev',
-      'domivka-demo.dev%23x', 'domivka-demo.dev%3Fx', 'domivka-demo.dev%40domivka-demo.com.ua',
-      'domivka-demo.com.ua%2F..%2Fdomivka-demo.dev', '..%2Faccount%2Fkeys', '..%2F..%2Fv1%2Faccount%2Fkeys', '%2E%2E',
+      'domivka-demo.dev%2F',
+      'domivka-demo.dev%2F..',
+      'domivka-demo.dev%00',
+      'domivka-demo.dev..',
+      '.domivka-demo.dev',
+      'domivka-demo.dev%23x',
+      'domivka-demo.dev%3Fx',
+      'domivka-demo.dev%40domivka-demo.com.ua',
+      'domivka-demo.com.ua%2F..%2Fdomivka-demo.dev',
+      '..%2Faccount%2Fkeys',
+      '..%2F..%2Fv1%2Faccount%2Fkeys',
+      '%2E%2E',
       encodeURIComponent('dоmivka-demo.dev'), // Cyrillic о
       encodeURIComponent('domivka-demo.dеv'), // Cyrillic е
-      'xn--domivka-demo-xyz.dev', 'domivka-demo.dev.com.ua', 'www.domivka-demo.dev', '*.domivka-demo.dev', '%2A',
-      'domivka-demo.com.ua', 'domivka-demo.com.ua%0Adomivka-demo.dev', 'domivka-demo.dev%5C', 'domivka-demo.dev%3A443',
-      `${'a'.repeat(63)}.dev`, `${'a.'.repeat(140)}dev`, 'a'.repeat(300), '%E0%A4%A',
+      'xn--domivka-demo-xyz.dev',
+      'domivka-demo.dev.com.ua',
+      'www.domivka-demo.dev',
+      '*.domivka-demo.dev',
+      '%2A',
+      'domivka-demo.com.ua',
+      'domivka-demo.com.ua%0Adomivka-demo.dev',
+      'domivka-demo.dev%5C',
+      'domivka-demo.dev%3A443',
+      `${'a'.repeat(63)}.dev`,
+      `${'a.'.repeat(140)}dev`,
+      'a'.repeat(300),
+      '%E0%A4%A',
     ];
     for (const v of variants) {
       const r = await get(`/v1/domains/${v}`);
@@ -241,7 +288,12 @@ eachStore('Hostile: domain scoping and names', (kind) => {
   });
 
   it('path traversal in the domain parameter never reaches another route', async () => {
-    for (const p of ['/v1/domains/..%2Faccount%2Fkeys', '/v1/domains/%2e%2e/account/keys', '/v1/domains/../account/keys', '/v1/domains/..%252Faccount']) {
+    for (const p of [
+      '/v1/domains/..%2Faccount%2Fkeys',
+      '/v1/domains/%2e%2e/account/keys',
+      '/v1/domains/../account/keys',
+      '/v1/domains/..%252Faccount',
+    ]) {
       const r = await get(p);
       expect(r.status, p).not.to.equal(200);
       expectErrorShape(r);
@@ -258,8 +310,17 @@ eachStore('Hostile: domain scoping and names', (kind) => {
 
   it('a label-scoped test key never sees a live domain carrying the same label', async () => {
     await api.system.store.domains.insert({
-      id: `d-${randomUUID()}`, accountId: api.demo.accountId, environment: 'live', name: 'live-only-blog.dev', labels: ['blog'],
-      status: ['ok'], expiresOn: '2030-01-01', autoRenew: true, transferLock: true, nameservers: [], createdAt: new Date(),
+      id: `d-${randomUUID()}`,
+      accountId: api.demo.accountId,
+      environment: 'live',
+      name: 'live-only-blog.dev',
+      labels: ['blog'],
+      status: ['ok'],
+      expiresOn: '2030-01-01',
+      autoRenew: true,
+      transferLock: true,
+      nameservers: [],
+      createdAt: new Date(),
     });
     expectErrorShape(await get('/v1/domains/live-only-blog.dev', labelled), 403, 'right_missing');
     const list = await get('/v1/domains', labelled);
@@ -294,7 +355,29 @@ eachStore('Hostile: domain scoping and names', (kind) => {
   });
 
   it('search with hostile text: 422 for non-names, never 500, never SQL', async () => {
-    for (const q of ['*', '%', '_', "'", "%_'", "' OR 1=1--", '...', '.', '..com', 'a'.repeat(1000), 'a'.repeat(64), '%00', '\u0000', '<script>', 'a b', '\\', 'xn--', '-a', 'a-', 'com.ua', 'a..com']) {
+    for (const q of [
+      '*',
+      '%',
+      '_',
+      "'",
+      "%_'",
+      "' OR 1=1--",
+      '...',
+      '.',
+      '..com',
+      'a'.repeat(1000),
+      'a'.repeat(64),
+      '%00',
+      '\u0000',
+      '<script>',
+      'a b',
+      '\\',
+      'xn--',
+      '-a',
+      'a-',
+      'com.ua',
+      'a..com',
+    ]) {
       const r = await get(`/v1/search?q=${encodeURIComponent(q)}`);
       expect(r.status, `${JSON.stringify(q)} → ${JSON.stringify(r.body)}`).to.be.oneOf([422]);
       expectErrorShape(r);
@@ -312,7 +395,11 @@ eachStore('Hostile: domain scoping and names', (kind) => {
   });
 
   it('nothing was lost: the demo domains are all still there', async () => {
-    const rows = await api.system.store.knex('domains').where({ account_id: api.demo.accountId, environment: 'test' }).orderBy('name').pluck('name');
+    const rows = await api.system.store
+      .knex('domains')
+      .where({ account_id: api.demo.accountId, environment: 'test' })
+      .orderBy('name')
+      .pluck('name');
     expect(rows).to.deep.equal(['domivka-blog.kyiv.ua', 'domivka-demo.com.ua', 'domivka-demo.dev']);
   });
 });
@@ -332,7 +419,18 @@ eachStore('Hostile: query strings', (kind) => {
   const get = (q: string) => api.call(`/v1/domains${q}`, { headers: bearer(secret) });
 
   it('bad limits are 422 validation_failed', async () => {
-    for (const q of ['?limit=abc', '?limit=1.5', '?limit=-1', '?limit=0', '?limit=201', '?limit=1e3', '?limit=', '?limit=1&limit=2', '?limit=NaN', '?limit=9007199254740993']) {
+    for (const q of [
+      '?limit=abc',
+      '?limit=1.5',
+      '?limit=-1',
+      '?limit=0',
+      '?limit=201',
+      '?limit=1e3',
+      '?limit=',
+      '?limit=1&limit=2',
+      '?limit=NaN',
+      '?limit=9007199254740993',
+    ]) {
       expectErrorShape(await get(q), 422, 'validation_failed');
     }
   });
@@ -347,7 +445,15 @@ eachStore('Hostile: query strings', (kind) => {
   });
 
   it('unknown and prototype-named params are 422, never 500', async () => {
-    for (const q of ['?foo=1', '?__proto__=1', '?constructor=1', '?__proto__[limit]=1', '?toString=1', '?label[]=prod', '?label=prod&label=shop']) {
+    for (const q of [
+      '?foo=1',
+      '?__proto__=1',
+      '?constructor=1',
+      '?__proto__[limit]=1',
+      '?toString=1',
+      '?label[]=prod',
+      '?label=prod&label=shop',
+    ]) {
       expectErrorShape(await get(q), 422, 'validation_failed');
     }
     expect(({} as Record<string, unknown>).limit).to.equal(undefined);
@@ -355,7 +461,16 @@ eachStore('Hostile: query strings', (kind) => {
 
   it('garbage cursors are 422 cursor_invalid', async () => {
     const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64url');
-    for (const c of ['x', '%%%', b64('null'), b64('{"a":1}'), b64('{"a":{"$gt":""}}'), b64('[]'), b64('"a"'), b64('{"__proto__":{"a":"x"}}')]) {
+    for (const c of [
+      'x',
+      '%%%',
+      b64('null'),
+      b64('{"a":1}'),
+      b64('{"a":{"$gt":""}}'),
+      b64('[]'),
+      b64('"a"'),
+      b64('{"__proto__":{"a":"x"}}'),
+    ]) {
       const r = await get(`?cursor=${encodeURIComponent(c)}`);
       expectErrorShape(r, 422, 'cursor_invalid');
     }
@@ -423,10 +538,19 @@ eachStore('Hostile: human-only routes and sessions', (kind) => {
   it('every /v1/account route refuses a key in any spelling, with or without a valid session', async () => {
     const keysBefore = await countRows(api, 'api_keys');
     for (const [method, path, json] of routes) {
-      for (const authorization of [`Bearer ${key.secret}`, `bearer ${key.secret}`, `BEARER   ${key.secret}`, `Bearer\t${key.secret}`, key.secret, 'Bearer x', 'Basic eDp4']) {
+      for (const authorization of [
+        `Bearer ${key.secret}`,
+        `bearer ${key.secret}`,
+        `BEARER   ${key.secret}`,
+        `Bearer\t${key.secret}`,
+        key.secret,
+        'Bearer x',
+        'Basic eDp4',
+      ]) {
         for (const withCookie of [false, true]) {
           const r = await api.call(path, {
-            method, headers: { authorization, 'idempotency-key': randomUUID(), ...(withCookie ? { cookie } : {}) },
+            method,
+            headers: { authorization, 'idempotency-key': randomUUID(), ...(withCookie ? { cookie } : {}) },
             ...(json !== undefined ? { json } : {}),
           });
           expectErrorShape(r, 403, 'human_only');
@@ -441,13 +565,28 @@ eachStore('Hostile: human-only routes and sessions', (kind) => {
 
   it('no spelling of a /v1/account path lets a key in, and no method override turns a read into a write', async () => {
     const before = await countRows(api, 'api_keys');
-    const paths = ['/V1/ACCOUNT/KEYS', '/v1/account/keys/', '/v1/Account/Keys', '/v1//account/keys', '/v1/account/./keys', '/v1/account/keys;x',
-      '/v1/account/%6Beys', '/v1/account/keys%2F', '/v1/domains/../account/keys', '/v1/account/keys?limit=1', '/v1/account/keys#x', '/v1/account'];
+    const paths = [
+      '/V1/ACCOUNT/KEYS',
+      '/v1/account/keys/',
+      '/v1/Account/Keys',
+      '/v1//account/keys',
+      '/v1/account/./keys',
+      '/v1/account/keys;x',
+      '/v1/account/%6Beys',
+      '/v1/account/keys%2F',
+      '/v1/domains/../account/keys',
+      '/v1/account/keys?limit=1',
+      '/v1/account/keys#x',
+      '/v1/account',
+    ];
     for (const path of paths) {
       for (const method of ['GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'HEAD', 'OPTIONS']) {
         const r = await api.call(path, {
-          method, headers: { ...bearer(key.secret), 'x-http-method-override': 'POST', 'idempotency-key': randomUUID() },
-          ...(method === 'POST' || method === 'PUT' || method === 'PATCH' ? { json: { environment: 'test', rights: ['domain.read'], domains: [DEV] } } : {}),
+          method,
+          headers: { ...bearer(key.secret), 'x-http-method-override': 'POST', 'idempotency-key': randomUUID() },
+          ...(method === 'POST' || method === 'PUT' || method === 'PATCH'
+            ? { json: { environment: 'test', rights: ['domain.read'], domains: [DEV] } }
+            : {}),
         });
         expect(r.status, `${method} ${path}`).to.be.within(400, 499);
         if (method !== 'HEAD') expectErrorShape(r);
@@ -458,7 +597,16 @@ eachStore('Hostile: human-only routes and sessions', (kind) => {
 
   it('a forged, random or empty session cookie is 401 session_required', async () => {
     const tokenHash = (await api.system.store.knex('sessions').first()).token_hash as string;
-    for (const c of ['dmk_session=', 'dmk_session=x', `dmk_session=${'A'.repeat(43)}`, `dmk_session=${tokenHash}`, `dmk_session=${key.secret}`, 'dmk_session=%00', `dmk_session=${'A'.repeat(4000)}`, 'DMK_SESSION=x']) {
+    for (const c of [
+      'dmk_session=',
+      'dmk_session=x',
+      `dmk_session=${'A'.repeat(43)}`,
+      `dmk_session=${tokenHash}`,
+      `dmk_session=${key.secret}`,
+      'dmk_session=%00',
+      `dmk_session=${'A'.repeat(4000)}`,
+      'DMK_SESSION=x',
+    ]) {
       expectErrorShape(await api.call('/v1/account', { headers: { cookie: c } }), 401, 'session_required');
     }
   });
@@ -483,7 +631,11 @@ eachStore('Hostile: human-only routes and sessions', (kind) => {
     api.clock.advance(31_000);
     const { generate } = await import('otplib');
     const totp = await generate({ secret: api.demo.totpSecret, epoch: Math.floor(api.clock.now().getTime() / 1000) });
-    const r = await api.call('/v1/account/sessions', { method: 'POST', headers: { cookie: planted }, json: { email: api.demo.email, password: api.demo.password, totp } });
+    const r = await api.call('/v1/account/sessions', {
+      method: 'POST',
+      headers: { cookie: planted },
+      json: { email: api.demo.email, password: api.demo.password, totp },
+    });
     expect(r.status).to.equal(201);
     const set = r.headers.getSetCookie()[0]!.split(';')[0]!;
     expect(set).not.to.equal(planted);
@@ -529,7 +681,10 @@ eachStore('Hostile: human-only routes and sessions', (kind) => {
 
   // Regression guard (was a bug found by the hostile pass).
   it('sign-in with a NUL byte in the e-mail is 401 sign_in_failed (or 422), never 500', async () => {
-    const r = await api.call('/v1/account/sessions', { method: 'POST', json: { email: `${api.demo.email}\u0000`, password: api.demo.password, totp: '123456' } });
+    const r = await api.call('/v1/account/sessions', {
+      method: 'POST',
+      json: { email: `${api.demo.email}\u0000`, password: api.demo.password, totp: '123456' },
+    });
     expect(r.status, JSON.stringify(r.body)).to.be.oneOf([401, 422]);
     expectErrorShape(r);
   });
@@ -566,20 +721,30 @@ eachStore('Hostile: request bodies', (kind) => {
     const before = await countRows(api, 'api_keys');
     const big = JSON.stringify({ ...good, name: 'x'.repeat(400 * 1024) });
     expectErrorShape(await post('/v1/account/keys', big), 413, 'payload_too_large');
-    const r = await raw(api, Buffer.concat([
-      Buffer.from(head('POST', '/v1/account/keys', [`Cookie: ${cookie}`, 'Content-Type: application/json', 'Transfer-Encoding: chunked'])),
-      Buffer.from(`${big.length.toString(16)}\r\n${big}\r\n0\r\n\r\n`),
-    ]));
+    const r = await raw(
+      api,
+      Buffer.concat([
+        Buffer.from(
+          head('POST', '/v1/account/keys', [`Cookie: ${cookie}`, 'Content-Type: application/json', 'Transfer-Encoding: chunked']),
+        ),
+        Buffer.from(`${big.length.toString(16)}\r\n${big}\r\n0\r\n\r\n`),
+      ]),
+    );
     expectErrorShape(r, 413, 'payload_too_large');
     expect(await countRows(api, 'api_keys')).to.equal(before);
   });
 
   it('a valid chunked body without Content-Length works', async () => {
     const body = JSON.stringify(good);
-    const r = await raw(api, Buffer.concat([
-      Buffer.from(head('POST', '/v1/account/keys/preview', [`Cookie: ${cookie}`, 'Content-Type: application/json', 'Transfer-Encoding: chunked'])),
-      Buffer.from(`5\r\n${body.slice(0, 5)}\r\n${(body.length - 5).toString(16)}\r\n${body.slice(5)}\r\n0\r\n\r\n`),
-    ]));
+    const r = await raw(
+      api,
+      Buffer.concat([
+        Buffer.from(
+          head('POST', '/v1/account/keys/preview', [`Cookie: ${cookie}`, 'Content-Type: application/json', 'Transfer-Encoding: chunked']),
+        ),
+        Buffer.from(`5\r\n${body.slice(0, 5)}\r\n${(body.length - 5).toString(16)}\r\n${body.slice(5)}\r\n0\r\n\r\n`),
+      ]),
+    );
     expect(r.status, r.text).to.equal(200);
     expect(r.body.class).to.equal(0);
   });
@@ -587,7 +752,11 @@ eachStore('Hostile: request bodies', (kind) => {
   it('deeply nested JSON (10 000 and ~120 000 levels) is a clean 4xx, never 500', async () => {
     for (const depth of [10_000, 120_000]) {
       const nested = '['.repeat(depth) + ']'.repeat(depth);
-      for (const text of [nested, `{"environment":"test","name":${nested}}`, `{"environment":"test","rights":["domain.read"],"domains":["${DEV}"],"conditions":{"cidr":${nested}}}`]) {
+      for (const text of [
+        nested,
+        `{"environment":"test","name":${nested}}`,
+        `{"environment":"test","rights":["domain.read"],"domains":["${DEV}"],"conditions":{"cidr":${nested}}}`,
+      ]) {
         const r = await post('/v1/account/keys', text);
         expect(r.status, `${depth}: ${JSON.stringify(r.body).slice(0, 200)}`).to.be.oneOf([400, 413, 422]);
         expectErrorShape(r);
@@ -661,22 +830,41 @@ eachStore('Hostile: request bodies', (kind) => {
 
   it('Content-Type variants: charset parameters are fine, other types are 415, no type is 415', async () => {
     const body = JSON.stringify(good);
-    for (const ct of ['application/json; charset=utf-8', 'application/json; charset=latin1', 'APPLICATION/JSON', 'application/problem+json']) {
+    for (const ct of [
+      'application/json; charset=utf-8',
+      'application/json; charset=latin1',
+      'APPLICATION/JSON',
+      'application/problem+json',
+    ]) {
       expect((await post('/v1/account/keys/preview', body, { 'content-type': ct })).status, ct).to.equal(200);
     }
-    for (const ct of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx', 'application/json-seq', 'text/json']) {
+    for (const ct of [
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/jsonx',
+      'application/json-seq',
+      'text/json',
+    ]) {
       expectErrorShape(await post('/v1/account/keys/preview', body, { 'content-type': ct }), 415, 'unsupported_media_type');
     }
-    const r = await raw(api, Buffer.concat([
-      Buffer.from(head('POST', '/v1/account/keys/preview', [`Cookie: ${cookie}`, `Content-Length: ${Buffer.byteLength(body)}`])),
-      Buffer.from(body),
-    ]));
+    const r = await raw(
+      api,
+      Buffer.concat([
+        Buffer.from(head('POST', '/v1/account/keys/preview', [`Cookie: ${cookie}`, `Content-Length: ${Buffer.byteLength(body)}`])),
+        Buffer.from(body),
+      ]),
+    );
     expectErrorShape(r, 415, 'unsupported_media_type');
   });
 
   // Regression guard (was a bug found by the hostile pass).
   it('a body that is not valid UTF-8 is 400 malformed_json, not silently mangled', async () => {
-    const bytes = Buffer.concat([Buffer.from(`{"environment":"test","rights":["domain.read"],"domains":["${DEV}"],"name":"Caf`), Buffer.from([0xe9]), Buffer.from('"}')]);
+    const bytes = Buffer.concat([
+      Buffer.from(`{"environment":"test","rights":["domain.read"],"domains":["${DEV}"],"name":"Caf`),
+      Buffer.from([0xe9]),
+      Buffer.from('"}'),
+    ]);
     const r = await post('/v1/account/keys', bytes, { 'content-type': 'application/json; charset=latin1' });
     expectErrorShape(r, 400, 'malformed_json');
   });
@@ -697,10 +885,13 @@ eachStore('Hostile: request bodies', (kind) => {
   });
 
   it('a GET with a body ignores the body', async () => {
-    const r = await raw(api, Buffer.concat([
-      Buffer.from(head('GET', '/v1/account', [`Cookie: ${cookie}`, 'Content-Type: application/json', 'Content-Length: 11'])),
-      Buffer.from('{"a":"b"}\r\n'),
-    ]));
+    const r = await raw(
+      api,
+      Buffer.concat([
+        Buffer.from(head('GET', '/v1/account', [`Cookie: ${cookie}`, 'Content-Type: application/json', 'Content-Length: 11'])),
+        Buffer.from('{"a":"b"}\r\n'),
+      ]),
+    );
     expect(r.status, r.text).to.equal(200);
     expect(r.body.person.email).to.equal(api.demo.email);
   });
@@ -725,7 +916,11 @@ eachStore('Hostile: key issuance abuse through the session', (kind) => {
       const r = await preview({ ...money, conditions: { cidr: '127.0.0.0/8', spend_limit: { amount, currency: 'UAH' } } });
       expectErrorShape(r, 422);
     }
-    expectErrorShape(await preview({ ...money, conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 100, currency: 'USD' } } }), 422, 'validation_failed');
+    expectErrorShape(
+      await preview({ ...money, conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 100, currency: 'USD' } } }),
+      422,
+      'validation_failed',
+    );
     expectErrorShape(await preview({ ...money, conditions: { cidr: '127.0.0.0/8', spend_limit: 100 } }), 422, 'validation_failed');
     expectErrorShape(await preview({ ...money, conditions: { cidr: '127.0.0.0/8', spend_limit: null } }), 422, 'spend_limit_required');
   });
@@ -735,8 +930,24 @@ eachStore('Hostile: key issuance abuse through the session', (kind) => {
     expectErrorShape(await preview({ ...money, conditions: { cidr: '0.0.0.0/0', spend_limit: lim } }), 422, 'ip_restriction_too_wide');
     expectErrorShape(await preview({ ...money, conditions: { cidr: '10.0.0.0/7', spend_limit: lim } }), 422, 'ip_restriction_too_wide');
     expectErrorShape(await preview({ ...money, conditions: { cidr: '', spend_limit: lim } }), 422, 'ip_restriction_required');
-    for (const cidr of ['127.0.0.1/33', '127.0.0.1', '256.0.0.0/8', '127.0.0.01/8', '0127.0.0.1/8', ' 127.0.0.0/8', '127.0.0.0/8 ', '::1/128', '::ffff:127.0.0.1/104',
-      '127.0.0.0/08', '127.0.0.0/-1', '127.1/8', '0x7f.0.0.1/8', '127.0.0.0/8,10.0.0.0/8', '127.0.0.0\u0000/8', 'localhost/8']) {
+    for (const cidr of [
+      '127.0.0.1/33',
+      '127.0.0.1',
+      '256.0.0.0/8',
+      '127.0.0.01/8',
+      '0127.0.0.1/8',
+      ' 127.0.0.0/8',
+      '127.0.0.0/8 ',
+      '::1/128',
+      '::ffff:127.0.0.1/104',
+      '127.0.0.0/08',
+      '127.0.0.0/-1',
+      '127.1/8',
+      '0x7f.0.0.1/8',
+      '127.0.0.0/8,10.0.0.0/8',
+      '127.0.0.0\u0000/8',
+      'localhost/8',
+    ]) {
       expectErrorShape(await preview({ ...money, conditions: { cidr, spend_limit: lim } }), 422);
     }
     const r = await preview({ environment: 'test', rights: ['domain.read'], domains: [DEV], conditions: { cidr: '0.0.0.0/0' } });
@@ -745,7 +956,20 @@ eachStore('Hostile: key issuance abuse through the session', (kind) => {
   });
 
   it('impossible or out-of-range expiry dates are 422', async () => {
-    for (const expires_on of ['2026-02-30', '2026-02-29', '2026-13-01', '2026-00-10', '2026-1-20', '20260120', '2026-01-20T00:00:00Z', '+2026-01-20', '2026-01-09', '2027-01-11', '9999-12-31', '0000-01-01']) {
+    for (const expires_on of [
+      '2026-02-30',
+      '2026-02-29',
+      '2026-13-01',
+      '2026-00-10',
+      '2026-1-20',
+      '20260120',
+      '2026-01-20T00:00:00Z',
+      '+2026-01-20',
+      '2026-01-09',
+      '2027-01-11',
+      '9999-12-31',
+      '0000-01-01',
+    ]) {
       const r = await preview({ environment: 'test', rights: ['domain.read'], domains: [DEV], conditions: { expires_on } });
       expectErrorShape(r, 422);
     }
@@ -754,31 +978,68 @@ eachStore('Hostile: key issuance abuse through the session', (kind) => {
   });
 
   it('rights: duplicates, unknown names, case variants are 422', async () => {
-    for (const rights of [['domain.read', 'domain.read'], ['Domain.Read'], ['domain.*'], ['*'], [], ['domain.read '], Array.from({ length: 17 }, () => 'domain.read')]) {
+    for (const rights of [
+      ['domain.read', 'domain.read'],
+      ['Domain.Read'],
+      ['domain.*'],
+      ['*'],
+      [],
+      ['domain.read '],
+      Array.from({ length: 17 }, () => 'domain.read'),
+    ]) {
       expectErrorShape(await preview({ environment: 'test', rights, domains: [DEV] }), 422);
     }
   });
 
   it('selection: domains and a label together, template with policies, policies with both, are 422', async () => {
     expectErrorShape(await preview({ environment: 'test', rights: ['domain.read'], domains: [DEV], label: 'prod' }), 422);
-    expectErrorShape(await preview({ environment: 'test', template: 'read_only', policies: [{ right: 'domain.read', resources: { domains: [DEV] } }] }), 422);
-    expectErrorShape(await preview({ environment: 'test', rights: ['dns.read'], policies: [{ right: 'domain.read', resources: { domains: [DEV] } }] }), 422);
-    expectErrorShape(await preview({ environment: 'test', policies: [{ right: 'domain.read', resources: { domains: [DEV], label: 'prod' } }] }), 422);
+    expectErrorShape(
+      await preview({ environment: 'test', template: 'read_only', policies: [{ right: 'domain.read', resources: { domains: [DEV] } }] }),
+      422,
+    );
+    expectErrorShape(
+      await preview({ environment: 'test', rights: ['dns.read'], policies: [{ right: 'domain.read', resources: { domains: [DEV] } }] }),
+      422,
+    );
+    expectErrorShape(
+      await preview({ environment: 'test', policies: [{ right: 'domain.read', resources: { domains: [DEV], label: 'prod' } }] }),
+      422,
+    );
     expectErrorShape(await preview({ environment: 'test', policies: [{ right: 'domain.read', resources: {} }] }), 422, 'domains_required');
-    expectErrorShape(await preview({ environment: 'test', policies: [{ right: 'domain.read', resources: { domains: [] } }] }), 422, 'domains_required');
+    expectErrorShape(
+      await preview({ environment: 'test', policies: [{ right: 'domain.read', resources: { domains: [] } }] }),
+      422,
+      'domains_required',
+    );
   });
 
   it('labels must be lower-case label syntax; wildcards and non-names are refused as domains', async () => {
     for (const label of ['Prod', 'PROD', 'prod ', '-prod', 'prod-', 'pr od', 'пром', '%', '*', 'a'.repeat(64), '']) {
       expectErrorShape(await preview({ environment: 'test', rights: ['domain.read'], label }), 422);
     }
-    for (const d of ['*.domivka-demo.dev', '*', '%', 'domivka-demo', 'dev', '127.0.0.1', 'domivka-demo.dev/x', 'http://domivka-demo.dev', 'a@domivka-demo.dev', '.', '']) {
+    for (const d of [
+      '*.domivka-demo.dev',
+      '*',
+      '%',
+      'domivka-demo',
+      'dev',
+      '127.0.0.1',
+      'domivka-demo.dev/x',
+      'http://domivka-demo.dev',
+      'a@domivka-demo.dev',
+      '.',
+      '',
+    ]) {
       expectErrorShape(await preview({ environment: 'test', rights: ['domain.read'], domains: [d] }), 422);
     }
   });
 
   it('names in a policy are normalised and de-duplicated: case, trailing dot, unicode', async () => {
-    const r = await preview({ environment: 'test', rights: ['domain.read'], domains: ['DOMIVKA-DEMO.DEV.', DEV, 'київ.dev', 'КИЇВ.DEV', 'xn--b1alf1j.dev'] });
+    const r = await preview({
+      environment: 'test',
+      rights: ['domain.read'],
+      domains: ['DOMIVKA-DEMO.DEV.', DEV, 'київ.dev', 'КИЇВ.DEV', 'xn--b1alf1j.dev'],
+    });
     expect(r.status).to.equal(200);
     expect(r.body.policies[0].resources.domains).to.deep.equal([DEV, 'xn--b1alf1j.dev']);
   });
@@ -790,7 +1051,11 @@ eachStore('Hostile: key issuance abuse through the session', (kind) => {
     expect(r.status, JSON.stringify(r.body).slice(0, 300)).to.equal(201);
     expect((await api.call(`/v1/domains/${DEV}`, { headers: bearer(r.body.secret) })).status).to.equal(200);
     expectErrorShape(await api.call('/v1/domains/domivka-demo.com.ua', { headers: bearer(r.body.secret) }), 403, 'right_missing');
-    expectErrorShape(await preview({ environment: 'test', rights: ['domain.read'], domains: [...domains, 'x.example.com'] }), 422, 'validation_failed');
+    expectErrorShape(
+      await preview({ environment: 'test', rights: ['domain.read'], domains: [...domains, 'x.example.com'] }),
+      422,
+      'validation_failed',
+    );
   });
 
   it('names, environments and unknown fields: over-long, wrong case, extra are 422', async () => {
@@ -800,16 +1065,29 @@ eachStore('Hostile: key issuance abuse through the session', (kind) => {
     expectErrorShape(await preview({ rights: ['domain.read'], domains: [DEV] }), 422);
     expectErrorShape(await preview({ environment: 'test', rights: ['domain.read'], domains: [DEV], class: 0 }), 422);
     expectErrorShape(await preview({ environment: 'test', rights: ['domain.read'], domains: [DEV], account_id: 'other' }), 422);
-    expectErrorShape(await preview({ environment: 'test', rights: ['domain.read'], domains: [DEV], conditions: { cidr: null, ip: '1.2.3.4' } }), 422);
+    expectErrorShape(
+      await preview({ environment: 'test', rights: ['domain.read'], domains: [DEV], conditions: { cidr: null, ip: '1.2.3.4' } }),
+      422,
+    );
   });
 
   it('a class-3 right hidden in explicit policies still makes the key class 3 (IP and 30-day cap apply)', async () => {
-    const base = { environment: 'test', policies: [{ right: 'domain.read', resources: { domains: [DEV] } }, { right: 'domain.lock', resources: { label: 'prod' } }] };
+    const base = {
+      environment: 'test',
+      policies: [
+        { right: 'domain.read', resources: { domains: [DEV] } },
+        { right: 'domain.lock', resources: { label: 'prod' } },
+      ],
+    };
     expectErrorShape(await preview(base), 422, 'ip_restriction_required');
     const r = await preview({ ...base, conditions: { cidr: '127.0.0.0/8' } });
     expect(r.body.class).to.equal(3);
     expect(r.body.conditions.expires_on).to.equal('2026-02-09');
-    expectErrorShape(await preview({ ...base, conditions: { cidr: '127.0.0.0/8', expires_on: '2026-02-10' } }), 422, 'key_lifetime_exceeded');
+    expectErrorShape(
+      await preview({ ...base, conditions: { cidr: '127.0.0.0/8', expires_on: '2026-02-10' } }),
+      422,
+      'key_lifetime_exceeded',
+    );
   });
 
   it('a member cannot issue class ≥ 2 however the rights are spelled', async () => {
@@ -817,8 +1095,20 @@ eachStore('Hostile: key issuance abuse through the session', (kind) => {
     const m = await addPerson(api, 'member', `m${randomUUID().slice(0, 8)}@example.com`);
     const mc = await api.signIn(m);
     for (const body of [
-      { environment: 'test', template: 'registrar', domains: [DEV], conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 1, currency: 'UAH' } } },
-      { environment: 'test', policies: [{ right: 'dns.read', resources: { domains: [DEV] } }, { right: 'domain.nameservers', resources: { domains: [DEV] } }], conditions: { cidr: '127.0.0.0/8' } },
+      {
+        environment: 'test',
+        template: 'registrar',
+        domains: [DEV],
+        conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 1, currency: 'UAH' } },
+      },
+      {
+        environment: 'test',
+        policies: [
+          { right: 'dns.read', resources: { domains: [DEV] } },
+          { right: 'domain.nameservers', resources: { domains: [DEV] } },
+        ],
+        conditions: { cidr: '127.0.0.0/8' },
+      },
       { environment: 'test', rights: ['billing.topup'], conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 1, currency: 'UAH' } } },
     ]) {
       const r = await api.call('/v1/account/keys', { method: 'POST', headers: { cookie: mc }, json: body });
@@ -829,7 +1119,12 @@ eachStore('Hostile: key issuance abuse through the session', (kind) => {
 
 /** A keyed write, for the cross-scope Idempotency-Key check (the foundation has no keyed write yet). */
 const echoRoute: Route = {
-  id: 'hostileEcho', method: 'POST', path: '/v1/test/hostile-echo', tag: 'Test', writes: true, summary: 'echo',
+  id: 'hostileEcho',
+  method: 'POST',
+  path: '/v1/test/hostile-echo',
+  tag: 'Test',
+  writes: true,
+  summary: 'echo',
   access: { kind: 'key', anyKey: true },
   body: { type: 'object', additionalProperties: false, properties: { n: { type: 'integer' } } },
   responses: { 201: { description: 'echoed' } },
@@ -861,11 +1156,20 @@ eachStore('Hostile: Idempotency-Key', (kind) => {
     const before = await countRows(api, 'api_keys');
     const bodyText = JSON.stringify(body('unicode'));
     for (const value of ['ключ-1', 'a b', 'é', '\u00a0x', 'x\ty']) {
-      const r = await raw(api, Buffer.concat([
-        Buffer.from(head('POST', '/v1/account/keys', [`Cookie: ${cookie}`, 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(bodyText)}`]).slice(0, -2)),
-        Buffer.from(`Idempotency-Key: ${value}\r\n\r\n`, 'utf8'),
-        Buffer.from(bodyText),
-      ]));
+      const r = await raw(
+        api,
+        Buffer.concat([
+          Buffer.from(
+            head('POST', '/v1/account/keys', [
+              `Cookie: ${cookie}`,
+              'Content-Type: application/json',
+              `Content-Length: ${Buffer.byteLength(bodyText)}`,
+            ]).slice(0, -2),
+          ),
+          Buffer.from(`Idempotency-Key: ${value}\r\n\r\n`, 'utf8'),
+          Buffer.from(bodyText),
+        ]),
+      );
       expectErrorShape(r, 400, 'idempotency_key_invalid');
     }
     expect(await countRows(api, 'api_keys')).to.equal(before);
@@ -876,7 +1180,11 @@ eachStore('Hostile: Idempotency-Key', (kind) => {
     const a = await issueWith(idem, 'scoped');
     expect(a.status).to.equal(201);
     const k = await api.issueKey(body('echo-key'), cookie);
-    const b = await api.call('/v1/test/hostile-echo', { method: 'POST', headers: { ...bearer(k.secret), 'idempotency-key': idem }, json: { n: 1 } });
+    const b = await api.call('/v1/test/hostile-echo', {
+      method: 'POST',
+      headers: { ...bearer(k.secret), 'idempotency-key': idem },
+      json: { n: 1 },
+    });
     expect(b.status, JSON.stringify(b.body)).to.equal(201);
     expect(b.headers.get('idempotent-replayed')).to.equal(null);
     expect(b.body.n).to.equal(1);
@@ -943,14 +1251,20 @@ eachStore('Hostile: TRUST_PROXY and X-Forwarded-For', (kind) => {
 
   // Regression guard (was a bug found by the hostile pass).
   it('behind a proxy that appends the client address, a spoofed left-most X-Forwarded-For does not pass the CIDR', async () => {
-    const k = await api.issueKey({ environment: 'test', rights: ['domain.read'], domains: [DEV], conditions: { cidr: '203.0.113.0/24' } }, cookie);
+    const k = await api.issueKey(
+      { environment: 'test', rights: ['domain.read'], domains: [DEV], conditions: { cidr: '203.0.113.0/24' } },
+      cookie,
+    );
     // The client sent "X-Forwarded-For: 203.0.113.9"; the proxy appended the real peer, 198.51.100.1.
     const r = await api.call(`/v1/domains/${DEV}`, { headers: { ...bearer(k.secret), 'x-forwarded-for': '203.0.113.9, 198.51.100.1' } });
     expectErrorShape(r, 403, 'ip_not_allowed');
   });
 
   it('a garbage X-Forwarded-For is a clean 403 for a CIDR key, not a 500', async () => {
-    const k = await api.issueKey({ environment: 'test', rights: ['domain.read'], domains: [DEV], conditions: { cidr: '203.0.113.0/24' } }, cookie);
+    const k = await api.issueKey(
+      { environment: 'test', rights: ['domain.read'], domains: [DEV], conditions: { cidr: '203.0.113.0/24' } },
+      cookie,
+    );
     for (const xff of ['garbage', '', ',', '999.999.999.999', '203.0.113.9/24', `${'9'.repeat(500)}`]) {
       const r = await api.call(`/v1/domains/${DEV}`, { headers: { ...bearer(k.secret), 'x-forwarded-for': xff } });
       expect(r.status, xff).to.be.oneOf([403]);
@@ -961,7 +1275,8 @@ eachStore('Hostile: TRUST_PROXY and X-Forwarded-For', (kind) => {
   // Regression guard (was a bug found by the hostile pass).
   it('a long X-Forwarded-For with an Idempotency-Key on sign-in is never a 500', async () => {
     const r = await api.call('/v1/account/sessions', {
-      method: 'POST', headers: { 'x-forwarded-for': 'x'.repeat(200), 'idempotency-key': randomUUID() },
+      method: 'POST',
+      headers: { 'x-forwarded-for': 'x'.repeat(200), 'idempotency-key': randomUUID() },
       json: { email: 'nobody@example.com', password: 'x', totp: '000000' },
     });
     expectErrorShape(r, 401, 'sign_in_failed');

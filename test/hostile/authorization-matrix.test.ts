@@ -35,8 +35,14 @@ const ENV = { RATE_LIMIT_BURST: '10000000', RATE_LIMIT_ANON_BURST: '10000000', M
 type Pair = { right: RightName; domain?: string };
 /** Alternatives (any one suffices), each a conjunction of pairs; [[]] = any valid key. */
 type Needs = Pair[][];
-interface Sample { params?: Record<string, string>; query?: Record<string, string>; body?: unknown }
-interface Fixture { certId: string }
+interface Sample {
+  params?: Record<string, string>;
+  query?: Record<string, string>;
+  body?: unknown;
+}
+interface Fixture {
+  certId: string;
+}
 
 /** Routes that declare `rightsOfRecord`: what they need for these fixtures (the check is the use case's). */
 const USE_CASE_RIGHTS: Record<string, { needs: (f: Fixture) => Needs; sample?: (f: Fixture) => Sample }> = {
@@ -89,16 +95,43 @@ const SAMPLES: Record<string, (f: Fixture) => Sample> = {
   enableTwoFactor: () => ({ body: { totp: '000000' } }),
   changeRegistrant: () => ({
     params: { domain: TARGET },
-    body: { environment: 'test', registrant: { name: 'Hostile Matrix', email: 'holder@example.com', phone: '+380.441234567', address: { street: ['Khreshchatyk 1'], city: 'Kyiv', postal_code: '01001', country_code: 'UA' } } },
+    body: {
+      environment: 'test',
+      registrant: {
+        name: 'Hostile Matrix',
+        email: 'holder@example.com',
+        phone: '+380.441234567',
+        address: { street: ['Khreshchatyk 1'], city: 'Kyiv', postal_code: '01001', country_code: 'UA' },
+      },
+    },
   }),
 };
 
 /** 503s that say an adapter is not configured here (live registrar, live card setup), not a crash. */
 const CONFIGURATION_503 = new Set(['environment_unavailable', 'card_setup_unavailable']);
 /** Codes that mean "refused before the route's own work": an allowed call must never get one. */
-const AUTH_CODES = new Set(['unauthenticated', 'key_invalid', 'key_expired', 'key_revoked', 'ip_not_allowed', 'right_missing', 'human_only', 'session_required', 'sandbox_only', 'environment_unavailable']);
+const AUTH_CODES = new Set([
+  'unauthenticated',
+  'key_invalid',
+  'key_expired',
+  'key_revoked',
+  'ip_not_allowed',
+  'right_missing',
+  'human_only',
+  'session_required',
+  'sandbox_only',
+  'environment_unavailable',
+]);
 /** Codes that mean the sample itself was not accepted, so the route's check was never reached. */
-const SAMPLE_CODES = new Set(['validation_failed', 'malformed_json', 'idempotency_key_required', 'idempotency_key_invalid', 'unsupported_media_type', 'not_found', 'method_not_allowed']);
+const SAMPLE_CODES = new Set([
+  'validation_failed',
+  'malformed_json',
+  'idempotency_key_required',
+  'idempotency_key_invalid',
+  'unsupported_media_type',
+  'not_found',
+  'method_not_allowed',
+]);
 
 // ---- An independent model of DESIGN's policy rules (not core/access/policy.ts) ----------------------
 const closure = (r: RightName): Set<RightName> => {
@@ -106,7 +139,8 @@ const closure = (r: RightName): Set<RightName> => {
   for (const x of RIGHTS[r].implies) for (const y of closure(x)) out.add(y);
   return out;
 };
-const selected = (s: Selection, domain: string): boolean => ('domains' in s ? s.domains.includes(domain) : (LABELS[domain] ?? []).includes(s.label));
+const selected = (s: Selection, domain: string): boolean =>
+  'domains' in s ? s.domains.includes(domain) : (LABELS[domain] ?? []).includes(s.label);
 const pairAllowed = (policies: readonly Policy[], pair: Pair): boolean => {
   const holders = policies.filter((p) => closure(p.right).has(pair.right));
   if (RIGHTS[pair.right].scope === 'account' || pair.domain === undefined) return holders.length > 0;
@@ -126,16 +160,34 @@ const SELECTIONS: Record<string, Selection> = {
 const CIDRS = { inside: '127.0.0.0/8', outside: '10.0.0.0/8' } as const;
 const VALIDITY = ['valid', 'expired', 'revoked'] as const;
 
-interface KeyCase { set: number; label: string; token: string; environment: 'test' | 'live'; policies: Policy[]; cidr: keyof typeof CIDRS; validity: (typeof VALIDITY)[number] }
+interface KeyCase {
+  set: number;
+  label: string;
+  token: string;
+  environment: 'test' | 'live';
+  policies: Policy[];
+  cidr: keyof typeof CIDRS;
+  validity: (typeof VALIDITY)[number];
+}
 type Caller = { kind: 'key'; key: KeyCase } | { kind: 'session' } | { kind: 'none' };
 type Expected = { allowed: true } | { allowed: false; status: number; code: string };
 
-interface Plan { route: Route; path: string; query: string; body: string | undefined; needs: Needs | null; problem?: string }
+interface Plan {
+  route: Route;
+  path: string;
+  query: string;
+  body: string | undefined;
+  needs: Needs | null;
+  problem?: string;
+}
 
-const substitute = (route: Route, sample: Sample): string => route.path.replace(/\{(\w+)\}/g, (_m, name: string) => {
-  const v = sample.params?.[name] ?? (route.access.kind === 'key' && route.access.domainParam === name ? TARGET : /domain/i.test(name) ? TARGET : 'hostile-id');
-  return encodeURIComponent(v);
-});
+const substitute = (route: Route, sample: Sample): string =>
+  route.path.replace(/\{(\w+)\}/g, (_m, name: string) => {
+    const v =
+      sample.params?.[name] ??
+      (route.access.kind === 'key' && route.access.domainParam === name ? TARGET : /domain/i.test(name) ? TARGET : 'hostile-id');
+    return encodeURIComponent(v);
+  });
 
 export const planRoute = (route: Route, f: Fixture): Plan => {
   const table = USE_CASE_RIGHTS[route.id];
@@ -144,7 +196,13 @@ export const planRoute = (route: Route, f: Fixture): Plan => {
   const query = sample.query ?? (route.query ? (sampleOf(route.query, TARGET) as Record<string, string>) : {});
   const path = substitute(route, sample);
   const qs = new URLSearchParams(Object.entries(query ?? {}).map(([k, v]) => [k, String(v)])).toString();
-  const plan: Plan = { route, path, query: qs ? `?${qs}` : '', body: body === undefined ? (['POST', 'PUT', 'PATCH'].includes(route.method) ? '{}' : undefined) : JSON.stringify(body), needs: null };
+  const plan: Plan = {
+    route,
+    path,
+    query: qs ? `?${qs}` : '',
+    body: body === undefined ? (['POST', 'PUT', 'PATCH'].includes(route.method) ? '{}' : undefined) : JSON.stringify(body),
+    needs: null,
+  };
   const a = route.access;
   if (a.kind !== 'key') return plan;
   if (a.right || a.rights || a.anyKey) {
@@ -153,9 +211,17 @@ export const planRoute = (route: Route, f: Fixture): Plan => {
     if (a.right) requirements.push([{ right: a.right, ...(a.domainParam ? { domain: TARGET } : {}) }]);
     if (a.rights) {
       const params: Record<string, string> = {};
-      route.path.replace(/\{(\w+)\}/g, (_m, n: string) => (params[n] = decodeURIComponent(substitute({ ...route, path: `{${n}}` }, sample)), ''));
+      route.path.replace(
+        /\{(\w+)\}/g,
+        (_m, n: string) => ((params[n] = decodeURIComponent(substitute({ ...route, path: `{${n}}` }, sample))), ''),
+      );
       for (const p of a.rights.of({ params, query, body, ip: '127.0.0.1' })) {
-        requirements.push((typeof p.right === 'string' ? [p.right] : [...p.right]).map((right) => ({ right, ...(p.domain !== undefined ? { domain: p.domain } : {}) })));
+        requirements.push(
+          (typeof p.right === 'string' ? [p.right] : [...p.right]).map((right) => ({
+            right,
+            ...(p.domain !== undefined ? { domain: p.domain } : {}),
+          })),
+        );
       }
     }
     if (table) plan.problem = `${route.id} declares its right and is also in USE_CASE_RIGHTS: remove the table entry`;
@@ -163,8 +229,10 @@ export const planRoute = (route: Route, f: Fixture): Plan => {
     return plan;
   }
   if (a.rightsOfRecord && table) plan.needs = table.needs(f);
-  else if (a.rightsOfRecord) plan.problem = `${route.method} ${route.path} (${route.id}) declares rightsOfRecord: add what it needs for the fixtures to USE_CASE_RIGHTS in test/hostile/authorization-matrix.test.ts`;
-  else plan.problem = `${route.method} ${route.path} (${route.id}) is a keyed route with no access declaration: declare \`right\` (+ \`domainParam\`), \`rights\`, \`rightsOfRecord\` or \`anyKey\``;
+  else if (a.rightsOfRecord)
+    plan.problem = `${route.method} ${route.path} (${route.id}) declares rightsOfRecord: add what it needs for the fixtures to USE_CASE_RIGHTS in test/hostile/authorization-matrix.test.ts`;
+  else
+    plan.problem = `${route.method} ${route.path} (${route.id}) is a keyed route with no access declaration: declare \`right\` (+ \`domainParam\`), \`rights\`, \`rightsOfRecord\` or \`anyKey\``;
   return plan;
 };
 
@@ -201,17 +269,45 @@ eachStore('Hostile: authorization matrix (generated from the mounted routes)', (
     api = await startApi(kind, { env: ENV });
     client = new FastClient(api.base);
     // A certificate on TARGET, so the certificate routes reach their rights check.
-    const issuer = await plantKey(api, { environment: 'test', policies: [{ right: 'cert.issue', resources: { domains: [TARGET] } }], cidr: null, expiresOn: '2099-12-31', revoked: false });
-    const cert = await client.send('POST', '/v1/certificates', { authorization: `Bearer ${issuer.token}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() }, JSON.stringify({ domains: [TARGET] }));
+    const issuer = await plantKey(api, {
+      environment: 'test',
+      policies: [{ right: 'cert.issue', resources: { domains: [TARGET] } }],
+      cidr: null,
+      expiresOn: '2099-12-31',
+      revoked: false,
+    });
+    const cert = await client.send(
+      'POST',
+      '/v1/certificates',
+      { authorization: `Bearer ${issuer.token}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+      JSON.stringify({ domains: [TARGET] }),
+    );
     expect(cert.status, cert.text).to.equal(202);
     fixture = { certId: cert.body.id };
     const sets = rightSets(TEMPLATES, RIGHT_NAMES);
     const specs: Array<Omit<KeyCase, 'token'>> = [];
-    for (const [setIndex, set] of sets.entries()) for (const [selName, sel] of Object.entries(SELECTIONS)) for (const environment of ['test', 'live'] as const) for (const cidr of ['inside', 'outside'] as const) for (const validity of VALIDITY) {
-      specs.push({ set: setIndex, label: `${set.name} · ${selName} · ${environment} · ${cidr} CIDR · ${validity}`, environment, cidr, validity, policies: set.rights.map((right) => ({ right, resources: sel })) });
-    }
+    for (const [setIndex, set] of sets.entries())
+      for (const [selName, sel] of Object.entries(SELECTIONS))
+        for (const environment of ['test', 'live'] as const)
+          for (const cidr of ['inside', 'outside'] as const)
+            for (const validity of VALIDITY) {
+              specs.push({
+                set: setIndex,
+                label: `${set.name} · ${selName} · ${environment} · ${cidr} CIDR · ${validity}`,
+                environment,
+                cidr,
+                validity,
+                policies: set.rights.map((right) => ({ right, resources: sel })),
+              });
+            }
     await pool(specs, 4, async (s) => {
-      const { token } = await plantKey(api, { environment: s.environment, policies: s.policies, cidr: CIDRS[s.cidr], expiresOn: s.validity === 'expired' ? '2020-01-31' : '2099-12-31', revoked: s.validity === 'revoked' });
+      const { token } = await plantKey(api, {
+        environment: s.environment,
+        policies: s.policies,
+        cidr: CIDRS[s.cidr],
+        expiresOn: s.validity === 'expired' ? '2020-01-31' : '2099-12-31',
+        revoked: s.validity === 'revoked',
+      });
       keys.push({ ...s, token });
     });
   });
@@ -221,15 +317,26 @@ eachStore('Hostile: authorization matrix (generated from the mounted routes)', (
   });
 
   it('every mounted route carries an access declaration the matrix can compute from', () => {
-    const problems = mountedRoutes(api).map((r) => planRoute(r, fixture).problem).filter(Boolean);
+    const problems = mountedRoutes(api)
+      .map((r) => planRoute(r, fixture).problem)
+      .filter(Boolean);
     expect(problems, problems.join('\n')).to.deep.equal([]);
   });
 
   it('a new keyed route without a declaration (or a table entry) fails the matrix, it is not skipped', () => {
     // What the route types refuse to compile, built around them: a key route that states nothing.
-    const bare = { ...mountedRoutes(api).find((r) => r.id === 'getKey')!, id: 'brandNewRoute', path: '/v1/brand-new', access: { kind: 'key' } } as unknown as Route;
+    const bare = {
+      ...mountedRoutes(api).find((r) => r.id === 'getKey')!,
+      id: 'brandNewRoute',
+      path: '/v1/brand-new',
+      access: { kind: 'key' },
+    } as unknown as Route;
     expect(planRoute(bare, fixture).problem).to.match(/no access declaration/);
-    const declared = { ...bare, access: { kind: 'key' as const, right: 'monitor.edit' as const, domainParam: 'domain' }, path: '/v1/domains/{domain}/brand-new' };
+    const declared = {
+      ...bare,
+      access: { kind: 'key' as const, right: 'monitor.edit' as const, domainParam: 'domain' },
+      path: '/v1/domains/{domain}/brand-new',
+    };
     const planned = planRoute(declared, fixture);
     expect(planned.problem).to.equal(undefined);
     expect(planned.needs).to.deep.equal([[{ right: 'monitor.edit', domain: TARGET }]]);
@@ -279,14 +386,26 @@ eachStore('Hostile: authorization matrix (generated from the mounted routes)', (
       }
       if (exp.allowed) {
         seen.allowed++;
-        if (code && SAMPLE_CODES.has(code)) unreachable.add(`${plan.route.id}: the generated sample was refused with ${code} (${r.text.slice(0, 300)}) — add a sample to USE_CASE_RIGHTS`);
+        if (code && SAMPLE_CODES.has(code))
+          unreachable.add(
+            `${plan.route.id}: the generated sample was refused with ${code} (${r.text.slice(0, 300)}) — add a sample to USE_CASE_RIGHTS`,
+          );
         else if (code && AUTH_CODES.has(code)) failures.push(`${label}: expected to pass authorization, got ${r.status} ${code}`);
-        else if (plan.route.writes && plan.needs && highestClass(plan.needs) === 3 && !AT_ONCE_CLASS3.has(plan.route.id) && r.status >= 200 && r.status < 300 && r.status !== 202) {
+        else if (
+          plan.route.writes &&
+          plan.needs &&
+          highestClass(plan.needs) === 3 &&
+          !AT_ONCE_CLASS3.has(plan.route.id) &&
+          r.status >= 200 &&
+          r.status < 300 &&
+          r.status !== 202
+        ) {
           failures.push(`${label}: a class 3 write must answer 202 (an operation that waits), got ${r.status}`);
         }
       } else {
         seen.refused++;
-        if (r.status !== exp.status || code !== exp.code) failures.push(`${label}: expected ${exp.status} ${exp.code}, got ${r.status} ${code ?? r.text.slice(0, 200)}`);
+        if (r.status !== exp.status || code !== exp.code)
+          failures.push(`${label}: expected ${exp.status} ${exp.code}, got ${r.status} ${code ?? r.text.slice(0, 200)}`);
         else if (ERROR_TABLE[exp.code as keyof typeof ERROR_TABLE].status < 500) {
           try {
             expectErrorShape({ status: r.status, headers: {}, body: r.body }, exp.status, exp.code);
@@ -296,10 +415,16 @@ eachStore('Hostile: authorization matrix (generated from the mounted routes)', (
         }
       }
     };
-    await pool(cases.filter((c) => !isSessionWrite(c)), 8, runCase);
+    await pool(
+      cases.filter((c) => !isSessionWrite(c)),
+      8,
+      runCase,
+    );
     await pool(cases.filter(isSessionWrite), 1, runCase);
     const secs = (Date.now() - started) / 1000;
-    console.log(`      authorization matrix [${kind.engine}]: ${cases.length} cases over ${plans.length} routes and ${keys.length} keys (${seen.allowed} allowed, ${seen.refused} refused) in ${secs.toFixed(1)} s${FULL ? '' : ' (MATRIX_FULL=1 for every condition combination)'}`);
+    console.log(
+      `      authorization matrix [${kind.engine}]: ${cases.length} cases over ${plans.length} routes and ${keys.length} keys (${seen.allowed} allowed, ${seen.refused} refused) in ${secs.toFixed(1)} s${FULL ? '' : ' (MATRIX_FULL=1 for every condition combination)'}`,
+    );
     const all = [...unreachable, ...failures];
     expect(all.length, `${all.length} failures:\n${all.slice(0, 60).join('\n')}`).to.equal(0);
     expect(cases.length).to.be.greaterThan(FULL ? 40_000 : 10_000);

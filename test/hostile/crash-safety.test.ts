@@ -34,7 +34,11 @@ const prng = (seed: number) => () => {
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 };
 
-interface Procs { api: string; server: ChildProcess; worker: ChildProcess }
+interface Procs {
+  api: string;
+  server: ChildProcess;
+  worker: ChildProcess;
+}
 
 const nodeTsx = (script: string, env: NodeJS.ProcessEnv): ChildProcess =>
   spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -68,25 +72,52 @@ const kill9 = async (p: Procs): Promise<void> => {
 };
 
 /** One logical operation: a sequence of steps, each a request with its own fixed Idempotency-Key. */
-interface Step { method: string; path: (prev: any) => string; body: (prev: any) => unknown; idem: string }
-interface Op { name: string; kind: 'register' | 'renew' | 'topup' | 'plan' | 'cert'; nr: number; steps: Step[]; at: number; prev: any; answers: Array<{ status: number; body: any }>; done: boolean }
+interface Step {
+  method: string;
+  path: (prev: any) => string;
+  body: (prev: any) => unknown;
+  idem: string;
+}
+interface Op {
+  name: string;
+  kind: 'register' | 'renew' | 'topup' | 'plan' | 'cert';
+  nr: number;
+  steps: Step[];
+  at: number;
+  prev: any;
+  answers: Array<{ status: number; body: any }>;
+  done: boolean;
+}
 
 const step = (method: string, path: string | ((p: any) => string), body: unknown | ((p: any) => unknown)): Step => ({
-  method, idem: randomUUID(), path: typeof path === 'function' ? path : () => path, body: typeof body === 'function' ? (body as (p: any) => unknown) : () => body,
+  method,
+  idem: randomUUID(),
+  path: typeof path === 'function' ? path : () => path,
+  body: typeof body === 'function' ? (body as (p: any) => unknown) : () => body,
 });
 
 /** One life's batch: n of each kind, numbered from `from` (a plan's record name carries its number). */
 const makeOps = (n: number, from: number): Op[] => {
   const ops: Op[] = [];
-  const op = (name: string, kind: Op['kind'], steps: Step[], nr = 0) => ops.push({ name, kind, nr, steps, at: 0, prev: null, answers: [], done: false });
+  const op = (name: string, kind: Op['kind'], steps: Step[], nr = 0) =>
+    ops.push({ name, kind, nr, steps, at: 0, prev: null, answers: [], done: false });
   for (let i = from; i < from + n; i++) {
-    op(`register crash-${i}`, 'register', [step('POST', '/v1/domains', { domain: `crash-${i}-${randomUUID().slice(0, 8)}.com.ua`, years: 1 })]);
+    op(`register crash-${i}`, 'register', [
+      step('POST', '/v1/domains', { domain: `crash-${i}-${randomUUID().slice(0, 8)}.com.ua`, years: 1 }),
+    ]);
     op(`renew #${i}`, 'renew', [step('POST', `/v1/domains/${RENEWED}/renewals`, { years: 1 })]);
     op(`top-up #${i}`, 'topup', [step('POST', '/v1/billing/topups', { amount: 10_000 + i })]);
-    op(`plan #${i}`, 'plan', [
-      step('POST', `/v1/domains/${PLANNED}/dns/plans`, { changes: [{ action: 'create', name: `crash-${i}`, type: 'A', ttl: 300, values: [`192.0.2.${(i % 250) + 1}`] }] }),
-      step('POST', (p) => `/v1/domains/${PLANNED}/dns/plans/${p.id}/apply`, {}),
-    ], i);
+    op(
+      `plan #${i}`,
+      'plan',
+      [
+        step('POST', `/v1/domains/${PLANNED}/dns/plans`, {
+          changes: [{ action: 'create', name: `crash-${i}`, type: 'A', ttl: 300, values: [`192.0.2.${(i % 250) + 1}`] }],
+        }),
+        step('POST', (p) => `/v1/domains/${PLANNED}/dns/plans/${p.id}/apply`, {}),
+      ],
+      i,
+    );
     op(`certificate #${i}`, 'cert', [step('POST', '/v1/certificates', { domains: [i % 2 ? `crash-${i}.${PLANNED}` : `www.${PLANNED}`] })]);
   }
   return ops;
@@ -100,41 +131,54 @@ const isFinal = (status: number, body: any) => status < 500 && !(status === 409 
 
 /** Drives every unfinished op until it is done or the processes die under it. */
 const seenFailures = { transport: 0, retried5xx: 0 };
-const drive = async (ops: Op[], api: string, token: string, stop: { dead: boolean }, onAnswer: () => void = () => undefined): Promise<void> => {
-  await Promise.all(ops.filter((o) => !o.done).map(async (o) => {
-    while (!o.done && !stop.dead) {
-      const s = o.steps[o.at]!;
-      let status: number;
-      let body: any;
-      try {
-        const res = await fetch(api + s.path(o.prev), {
-          method: s.method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': s.idem }, body: JSON.stringify(s.body(o.prev)),
-        });
-        status = res.status;
-        const text = await res.text();
-        body = text ? JSON.parse(text) : undefined;
-      } catch {
-        seenFailures.transport++;
-        if (stop.dead) return;
-        await new Promise((r) => setTimeout(r, 50));
-        continue;
-      }
-      if (!isFinal(status, body)) {
-        seenFailures.retried5xx++;
-        await new Promise((r) => setTimeout(r, 100));
-        continue;
-      }
-      if (stop.dead) return; // answered as the processes died: the next life retries it with its key
-      o.answers[o.at] = { status, body };
-      o.prev = body;
-      onAnswer();
-      if (status >= 300 || o.at === o.steps.length - 1) o.done = true;
-      else o.at++;
-    }
-  }));
+const drive = async (
+  ops: Op[],
+  api: string,
+  token: string,
+  stop: { dead: boolean },
+  onAnswer: () => void = () => undefined,
+): Promise<void> => {
+  await Promise.all(
+    ops
+      .filter((o) => !o.done)
+      .map(async (o) => {
+        while (!o.done && !stop.dead) {
+          const s = o.steps[o.at]!;
+          let status: number;
+          let body: any;
+          try {
+            const res = await fetch(api + s.path(o.prev), {
+              method: s.method,
+              headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': s.idem },
+              body: JSON.stringify(s.body(o.prev)),
+            });
+            status = res.status;
+            const text = await res.text();
+            body = text ? JSON.parse(text) : undefined;
+          } catch {
+            seenFailures.transport++;
+            if (stop.dead) return;
+            await new Promise((r) => setTimeout(r, 50));
+            continue;
+          }
+          if (!isFinal(status, body)) {
+            seenFailures.retried5xx++;
+            await new Promise((r) => setTimeout(r, 100));
+            continue;
+          }
+          if (stop.dead) return; // answered as the processes died: the next life retries it with its key
+          o.answers[o.at] = { status, body };
+          o.prev = body;
+          onAnswer();
+          if (status >= 300 || o.at === o.steps.length - 1) o.done = true;
+          else o.at++;
+        }
+      }),
+  );
 };
 
-const count = async (db: Knex, table: string, where: Record<string, unknown> = {}): Promise<number> => Number((await db(table).where(where).count({ n: '*' }).first())!.n);
+const count = async (db: Knex, table: string, where: Record<string, unknown> = {}): Promise<number> =>
+  Number((await db(table).where(where).count({ n: '*' }).first())!.n);
 
 eachStore('Hostile: crash safety (kill -9 of API and worker, retries with Idempotency-Keys)', (kind) => {
   let store: FreshStore;
@@ -146,14 +190,25 @@ eachStore('Hostile: crash safety (kill -9 of API and worker, retries with Idempo
     store = await kind.fresh();
     const dir = mkdtempSync(join(tmpdir(), 'crash-'));
     baseEnv = {
-      ...process.env, DATABASE_URL: store.url, ...(store.schema ? { DATABASE_SCHEMA: store.schema } : {}), VAR_DIR: dir, KEY_PEPPER: TEST_PEPPER_HEX,
-      DATA_KEY: TEST_DATA_KEY_HEX, LOG_LEVEL: 'error', RATE_LIMIT_BURST: '100000', RATE_LIMIT_ANON_BURST: '100000', ARGON2_MEMORY_KIB: '1024', ARGON2_TIME_COST: '1',
+      ...process.env,
+      DATABASE_URL: store.url,
+      ...(store.schema ? { DATABASE_SCHEMA: store.schema } : {}),
+      VAR_DIR: dir,
+      KEY_PEPPER: TEST_PEPPER_HEX,
+      DATA_KEY: TEST_DATA_KEY_HEX,
+      LOG_LEVEL: 'error',
+      RATE_LIMIT_BURST: '100000',
+      RATE_LIMIT_ANON_BURST: '100000',
+      ARGON2_MEMORY_KIB: '1024',
+      ARGON2_TIME_COST: '1',
       // A request cut by a kill keeps its key locked this long; the retries then take it over (and resume).
       IDEMPOTENCY_LOCK_SECONDS: '3',
     };
-    db = knexFactory(store.engine === 'sqlite'
-      ? { client: 'better-sqlite3', connection: { filename: store.url }, useNullAsDefault: true }
-      : { client: 'pg', connection: store.url, searchPath: [store.schema!], pool: { min: 0, max: 2 } });
+    db = knexFactory(
+      store.engine === 'sqlite'
+        ? { client: 'better-sqlite3', connection: { filename: store.url }, useNullAsDefault: true }
+        : { client: 'pg', connection: store.url, searchPath: [store.schema!], pool: { min: 0, max: 2 } },
+    );
   });
   after(async () => {
     await db?.destroy();
@@ -168,7 +223,24 @@ eachStore('Hostile: crash safety (kill -9 of API and worker, retries with Idempo
     let procs = await startProcs(baseEnv);
     // The key, through the same issuance a human uses (npm run sandbox:key).
     const issued = await new Promise<string>((resolve, reject) => {
-      const c = spawn(process.execPath, ['--import', 'tsx', 'src/main/sandbox-key.ts', '--rights', 'domain.read,domain.register,domain.renew,billing.read,billing.topup,dns.edit,cert.issue', '--label', 'prod', '--cidr', '127.0.0.0/8', '--spend-limit', '100000', '--json'], { cwd: ROOT, env: baseEnv, stdio: ['ignore', 'pipe', 'inherit'] });
+      const c = spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          'src/main/sandbox-key.ts',
+          '--rights',
+          'domain.read,domain.register,domain.renew,billing.read,billing.topup,dns.edit,cert.issue',
+          '--label',
+          'prod',
+          '--cidr',
+          '127.0.0.0/8',
+          '--spend-limit',
+          '100000',
+          '--json',
+        ],
+        { cwd: ROOT, env: baseEnv, stdio: ['ignore', 'pipe', 'inherit'] },
+      );
       let out = '';
       c.stdout!.on('data', (d) => (out += d));
       c.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`sandbox:key exited ${code}`))));
@@ -187,7 +259,9 @@ eachStore('Hostile: crash safety (kill -9 of API and worker, retries with Idempo
       let reached!: () => void;
       const enough = new Promise<void>((r) => (reached = r));
       const stop = { dead: false };
-      const run = drive(ops, procs.api, token, stop, () => { if (++answered >= target) reached(); });
+      const run = drive(ops, procs.api, token, stop, () => {
+        if (++answered >= target) reached();
+      });
       await Promise.race([enough, new Promise((r) => setTimeout(r, 200 + Math.floor(rand() * 3000)))]);
       stop.dead = true;
       await kill9(procs);
@@ -197,15 +271,24 @@ eachStore('Hostile: crash safety (kill -9 of API and worker, retries with Idempo
     // The last life: everything gets its final answer; then the worker finishes what it holds.
     await drive(ops, procs.api, token, { dead: false });
     const until = Date.now() + 60_000;
-    while (Date.now() < until && ((await count(db, 'certificates', { status: 'pending' })) > 0 || (await count(db, 'topups', { status: 'pending' })) > 0)) await new Promise((r) => setTimeout(r, 250));
+    while (
+      Date.now() < until &&
+      ((await count(db, 'certificates', { status: 'pending' })) > 0 || (await count(db, 'topups', { status: 'pending' })) > 0)
+    )
+      await new Promise((r) => setTimeout(r, 250));
     await kill9(procs);
 
     // The kills landed on requests in flight (else this suite would prove nothing about crashes).
     if (KILLS > 0) expect(seenFailures.transport, 'requests cut by a kill').to.be.greaterThan(0);
-    const summary = ops.map((o) => `${o.name}: ${o.answers.map((a) => `${a.status}${a.body?.error ? ` ${a.body.error.code}` : ''}`).join(' → ')}`);
+    const summary = ops.map(
+      (o) => `${o.name}: ${o.answers.map((a) => `${a.status}${a.body?.error ? ` ${a.body.error.code}` : ''}`).join(' → ')}`,
+    );
     const ok = (o: Op) => o.answers.length === o.steps.length && o.answers.every((a) => a.status >= 200 && a.status < 300);
     // Every op got a final answer.
-    expect(ops.every((o) => o.done), summary.join('\n')).to.equal(true);
+    expect(
+      ops.every((o) => o.done),
+      summary.join('\n'),
+    ).to.equal(true);
 
     // Ledger: nothing pending; balance = sum of posted entries; one charge per successful op.
     const env = { environment: 'test' };
@@ -213,7 +296,12 @@ eachStore('Hostile: crash safety (kill -9 of API and worker, retries with Idempo
     expect(await count(db, 'topups', { ...env, status: 'pending' }), 'pending top-ups').to.equal(0);
     const wallets = await db('wallets').where(env);
     for (const w of wallets) {
-      const posted = Number((await db('ledger_entries').where({ account_id: w.account_id, environment: w.environment, status: 'posted' }).sum({ s: 'amount' }).first())!.s ?? 0);
+      const posted = Number(
+        (await db('ledger_entries')
+          .where({ account_id: w.account_id, environment: w.environment, status: 'posted' })
+          .sum({ s: 'amount' })
+          .first())!.s ?? 0,
+      );
       expect(Number(w.balance), 'balance = sum of posted entries').to.equal(posted);
     }
     for (const o of ops.filter((x) => x.kind === 'register')) {
@@ -222,10 +310,17 @@ eachStore('Hostile: crash safety (kill -9 of API and worker, retries with Idempo
       const rows = await count(db, 'domains', { name });
       expect(charges, `${o.name} charges (${summary.join('; ')})`).to.equal(ok(o) ? 1 : 0);
       expect(rows, `${o.name} domain rows`).to.equal(ok(o) ? 1 : 0);
-      expect(await count(db, 'events', { type: 'domain.registered', subject: `domain:${name}` }), `${o.name} event`).to.equal(ok(o) ? 1 : 0);
+      expect(await count(db, 'events', { type: 'domain.registered', subject: `domain:${name}` }), `${o.name} event`).to.equal(
+        ok(o) ? 1 : 0,
+      );
     }
     const renewals = ops.filter((o) => o.kind === 'renew' && ok(o)).length;
-    const renewCharges = (await db('ledger_entries').where({ domain: RENEWED, ...env, status: 'posted' }).whereNot({ kind: 'registration' }).where('amount', '<', 0)).length;
+    const renewCharges = (
+      await db('ledger_entries')
+        .where({ domain: RENEWED, ...env, status: 'posted' })
+        .whereNot({ kind: 'registration' })
+        .where('amount', '<', 0)
+    ).length;
     expect(renewCharges, `one charge per renewal (${summary.filter((x) => x.startsWith('renew')).join('; ')})`).to.equal(renewals);
     expect(await count(db, 'events', { type: 'domain.renewed', subject: `domain:${RENEWED}` }), 'renewal events').to.equal(renewals);
     const topups = ops.filter((o) => o.kind === 'topup' && ok(o)).length;
@@ -243,15 +338,25 @@ eachStore('Hostile: crash safety (kill -9 of API and worker, retries with Idempo
       expect(present, `${o.name} (${summary.join('; ')})`).to.equal(ok(o) ? 1 : 0);
       if (ok(o)) expect(Number(o.answers[1]!.body.serial)).to.be.at.most(Number(zone.serial));
     }
-    expect(await count(db, 'dns_plans', { domain: PLANNED }).then(async () => Number((await db('dns_plans').whereNotNull('applied_at').count({ n: '*' }).first())!.n)), 'applied plans').to.equal(applied);
+    expect(
+      await count(db, 'dns_plans', { domain: PLANNED }).then(async () =>
+        Number((await db('dns_plans').whereNotNull('applied_at').count({ n: '*' }).first())!.n),
+      ),
+      'applied plans',
+    ).to.equal(applied);
     expect(await count(db, 'events', { type: 'dns.plan_applied', subject: `domain:${PLANNED}` }), 'plan events').to.equal(applied);
     // Certificates: one row and one certificate.requested event per accepted request.
     const certs = ops.filter((o) => o.kind === 'cert' && ok(o));
     for (const o of certs) {
       expect(await count(db, 'certificates', { id: o.answers[0]!.body.id }), o.name).to.equal(1);
-      expect(await count(db, 'events', { type: 'certificate.requested', subject: `certificate:${o.answers[0]!.body.id}` }), `${o.name} event`).to.equal(1);
+      expect(
+        await count(db, 'events', { type: 'certificate.requested', subject: `certificate:${o.answers[0]!.body.id}` }),
+        `${o.name} event`,
+      ).to.equal(1);
     }
     expect(await count(db, 'certificates', env), 'no certificate without its request').to.equal(certs.length);
-    console.log(`      crash safety [${kind.engine}]: ${KILLS} SIGKILLs, ${ops.length} operations (${ops.filter(ok).length} succeeded), ${seenFailures.transport} requests cut by a kill, ${seenFailures.retried5xx} retried after 5xx/409; ${summary.filter((s) => !/: 2\d\d( → 2\d\d)?$/.test(s)).join('; ') || 'all 2xx'}`);
+    console.log(
+      `      crash safety [${kind.engine}]: ${KILLS} SIGKILLs, ${ops.length} operations (${ops.filter(ok).length} succeeded), ${seenFailures.transport} requests cut by a kill, ${seenFailures.retried5xx} retried after 5xx/409; ${summary.filter((s) => !/: 2\d\d( → 2\d\d)?$/.test(s)).join('; ') || 'all 2xx'}`,
+    );
   });
 });

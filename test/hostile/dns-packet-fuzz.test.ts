@@ -16,73 +16,184 @@ import { dig, requireTools, startServer } from '../dns/server/tools.js';
  * DNS_FUZZ_PACKETS sets the count (npm test: 10 000; npm run test:hostile: 100 000); FUZZ_SEED replays.
  */
 const COUNT = Number(process.env.DNS_FUZZ_PACKETS ?? 10_000);
-const SEED = process.env.FUZZ_SEED !== undefined && process.env.FUZZ_SEED !== 'random' ? Number(process.env.FUZZ_SEED) : process.env.FUZZ_SEED === 'random' ? Date.now() & 0x7fffffff : 1414;
+const SEED =
+  process.env.FUZZ_SEED !== undefined && process.env.FUZZ_SEED !== 'random'
+    ? Number(process.env.FUZZ_SEED)
+    : process.env.FUZZ_SEED === 'random'
+      ? Date.now() & 0x7fffffff
+      : 1414;
 
-const NOERROR = 0, FORMERR = 1, SERVFAIL = 2, NXDOMAIN = 3, NOTIMP = 4, REFUSED = 5, NOTAUTH = 9;
+const NOERROR = 0,
+  FORMERR = 1,
+  SERVFAIL = 2,
+  NXDOMAIN = 3,
+  NOTIMP = 4,
+  REFUSED = 5,
+  NOTAUTH = 9;
 /** Packets whose structure is broken: only these answers (or silence) are right. */
 const BROKEN_OK = new Set([FORMERR, REFUSED, NOTIMP]);
 
 type Kind = 'random' | 'mutated' | 'compression-loop' | 'huge-counts' | 'bad-opt' | 'long-label' | 'truncated';
-interface Packet { kind: Kind; bytes: Buffer; broken: boolean }
+interface Packet {
+  kind: Kind;
+  bytes: Buffer;
+  broken: boolean;
+}
 
 const header = (id: number, flags: number, qd: number, an = 0, ns = 0, ar = 0): Buffer => {
   const b = Buffer.alloc(12);
-  b.writeUInt16BE(id, 0); b.writeUInt16BE(flags, 2); b.writeUInt16BE(qd, 4); b.writeUInt16BE(an, 6); b.writeUInt16BE(ns, 8); b.writeUInt16BE(ar, 10);
+  b.writeUInt16BE(id, 0);
+  b.writeUInt16BE(flags, 2);
+  b.writeUInt16BE(qd, 4);
+  b.writeUInt16BE(an, 6);
+  b.writeUInt16BE(ns, 8);
+  b.writeUInt16BE(ar, 10);
   return b;
 };
 const qtail = (type = 1, klass = 1) => Buffer.from([type >> 8, type & 255, klass >> 8, klass & 255]);
-const NAMES = ['www.example.test', 'example.test', 'nope.example.test', 'long.example.test', '_acme-challenge.example.test', 'other.invalid', 'xn--80aswg.example.test', '*.example.test', '.', 'a.b.c.d.e.f.g.example.test'];
-const TYPES = ['A', 'AAAA', 'MX', 'TXT', 'NS', 'SOA', 'CAA', 'SRV', 'ANY', 'AXFR', 'IXFR', 'CNAME', 'PTR', 'DS', 'DNSKEY'] as dnsPacket.RecordType[];
+const NAMES = [
+  'www.example.test',
+  'example.test',
+  'nope.example.test',
+  'long.example.test',
+  '_acme-challenge.example.test',
+  'other.invalid',
+  'xn--80aswg.example.test',
+  '*.example.test',
+  '.',
+  'a.b.c.d.e.f.g.example.test',
+];
+const TYPES = [
+  'A',
+  'AAAA',
+  'MX',
+  'TXT',
+  'NS',
+  'SOA',
+  'CAA',
+  'SRV',
+  'ANY',
+  'AXFR',
+  'IXFR',
+  'CNAME',
+  'PTR',
+  'DS',
+  'DNSKEY',
+] as dnsPacket.RecordType[];
 
-const query = fc.record({ name: fc.constantFrom(...NAMES), type: fc.constantFrom(...TYPES), edns: fc.boolean(), rd: fc.boolean() }).map(({ name, type, edns, rd }) =>
-  Buffer.from(dnsPacket.encode({
-    type: 'query', id: 0, flags: rd ? dnsPacket.RECURSION_DESIRED : 0, questions: [{ name: name === '.' ? '' : name, type, class: 'IN' }],
-    ...(edns ? { additionals: [{ type: 'OPT', name: '.', udpPayloadSize: 1232, flags: 0 } as dnsPacket.Answer] } : {}),
-  })));
+const query = fc
+  .record({ name: fc.constantFrom(...NAMES), type: fc.constantFrom(...TYPES), edns: fc.boolean(), rd: fc.boolean() })
+  .map(({ name, type, edns, rd }) =>
+    Buffer.from(
+      dnsPacket.encode({
+        type: 'query',
+        id: 0,
+        flags: rd ? dnsPacket.RECURSION_DESIRED : 0,
+        questions: [{ name: name === '.' ? '' : name, type, class: 'IN' }],
+        ...(edns ? { additionals: [{ type: 'OPT', name: '.', udpPayloadSize: 1232, flags: 0 } as dnsPacket.Answer] } : {}),
+      }),
+    ),
+  );
 
 const packetArb: fc.Arbitrary<Packet> = fc.oneof(
-  { weight: 2, arbitrary: fc.uint8Array({ minLength: 0, maxLength: 600 }).map((a) => ({ kind: 'random' as const, bytes: Buffer.from(a), broken: false })) },
-  { weight: 4, arbitrary: fc.tuple(query, fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 8 })).map(([q, flips]) => {
-    const b = Buffer.from(q);
-    for (const [at, v] of flips) b[2 + (at % (b.length - 2))] = v; // never the ID (the oracle needs it)
-    return { kind: 'mutated' as const, bytes: b, broken: false };
-  }) },
-  { weight: 1, arbitrary: fc.tuple(query, fc.nat()).map(([q, n]) => ({ kind: 'truncated' as const, bytes: q.subarray(0, 12 + (n % Math.max(1, q.length - 13))), broken: true })) },
-  { weight: 1, arbitrary: fc.constantFrom(
-    // a name that points at itself; two pointers at each other; a pointer past the end; a pointer forward
-    Buffer.concat([header(0, 0, 1), Buffer.from([0xc0, 12]), qtail()]),
-    Buffer.concat([header(0, 0, 1), Buffer.from([0xc0, 14, 0xc0, 12]), qtail()]),
-    Buffer.concat([header(0, 0, 1), Buffer.from([3, 0x77, 0x77, 0x77, 0xc0, 12]), qtail()]),
-    Buffer.concat([header(0, 0, 1), Buffer.from([0xc0, 0xff]), qtail()]),
-    Buffer.concat([header(0, 0, 1), Buffer.from([0xff, 0xff]), qtail()]),
-    Buffer.concat([header(0, 0, 1), Buffer.from([0x80, 12]), qtail()]), // reserved label type 10
-    Buffer.concat([header(0, 0, 1), Buffer.from([0x40, 12]), qtail()]), // extended label type 01
-  ).map((bytes) => ({ kind: 'compression-loop' as const, bytes, broken: true })) },
-  { weight: 1, arbitrary: fc.tuple(query, fc.integer({ min: 2, max: 0xffff }), fc.integer({ min: 0, max: 3 })).map(([q, n, which]) => {
-    const b = Buffer.from(q);
-    b.writeUInt16BE(which === 0 ? n : Math.max(n, b.readUInt16BE(4 + 2 * which) + 1), 4 + 2 * which);
-    return { kind: 'huge-counts' as const, bytes: b, broken: true };
-  }) },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...NAMES.slice(0, 3)), fc.constantFrom('rdlen-over', 'rdlen-under', 'two-opts', 'option-overflow', 'opt-in-answer', 'name-not-root')).map(([name, how]) => {
-    const q = Buffer.concat([header(0, 0, 1, 0, 0, 1), Buffer.from(dnsPacket.encode({ type: 'query', id: 0, questions: [{ name, type: 'A', class: 'IN' }] })).subarray(12)]);
-    const opt = (rdlen: number, rdata: Buffer, owner = Buffer.from([0])) => Buffer.concat([owner, Buffer.from([0, 41, 0x04, 0xd0, 0, 0, 0, 0, rdlen >> 8, rdlen & 255]), rdata]);
-    let bytes: Buffer;
-    switch (how) {
-      case 'rdlen-over': bytes = Buffer.concat([q, opt(200, Buffer.alloc(4))]); break;
-      case 'rdlen-under': bytes = Buffer.concat([q, opt(2, Buffer.from([0, 10, 0, 8, 1, 2, 3, 4, 5, 6, 7, 8]))]); break;
-      case 'two-opts': bytes = Buffer.concat([q, opt(0, Buffer.alloc(0)), opt(0, Buffer.alloc(0))]); bytes.writeUInt16BE(2, 10); break;
-      case 'option-overflow': bytes = Buffer.concat([q, opt(6, Buffer.from([0, 10, 0xff, 0xff, 1, 2]))]); break;
-      case 'opt-in-answer': bytes = Buffer.concat([q, opt(0, Buffer.alloc(0))]); bytes.writeUInt16BE(1, 6); bytes.writeUInt16BE(0, 10); break;
-      default: bytes = Buffer.concat([q, opt(0, Buffer.alloc(0), Buffer.from([1, 0x61, 0]))]); break;
-    }
-    return { kind: 'bad-opt' as const, bytes, broken: true };
-  }) },
-  { weight: 1, arbitrary: fc.integer({ min: 64, max: 255 }).map((n) => {
-    const label = Buffer.concat([Buffer.from([n & 0x3f ? n : 63]), Buffer.alloc(Math.min(n, 63), 0x61)]);
-    // n ≥ 64 as a length byte is a pointer/reserved type; 63-octet labels ×5 exceed 255 octets.
-    const name = n % 2 ? Buffer.concat([label, label, label, label, label, Buffer.from([0])]) : Buffer.concat([Buffer.from([n]), Buffer.alloc(10, 0x61), Buffer.from([0])]);
-    return { kind: 'long-label' as const, bytes: Buffer.concat([header(0, 0, 1), name, qtail()]), broken: true };
-  }) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .uint8Array({ minLength: 0, maxLength: 600 })
+      .map((a) => ({ kind: 'random' as const, bytes: Buffer.from(a), broken: false })),
+  },
+  {
+    weight: 4,
+    arbitrary: fc
+      .tuple(query, fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 8 }))
+      .map(([q, flips]) => {
+        const b = Buffer.from(q);
+        for (const [at, v] of flips) b[2 + (at % (b.length - 2))] = v; // never the ID (the oracle needs it)
+        return { kind: 'mutated' as const, bytes: b, broken: false };
+      }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(query, fc.nat())
+      .map(([q, n]) => ({ kind: 'truncated' as const, bytes: q.subarray(0, 12 + (n % Math.max(1, q.length - 13))), broken: true })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom(
+        // a name that points at itself; two pointers at each other; a pointer past the end; a pointer forward
+        Buffer.concat([header(0, 0, 1), Buffer.from([0xc0, 12]), qtail()]),
+        Buffer.concat([header(0, 0, 1), Buffer.from([0xc0, 14, 0xc0, 12]), qtail()]),
+        Buffer.concat([header(0, 0, 1), Buffer.from([3, 0x77, 0x77, 0x77, 0xc0, 12]), qtail()]),
+        Buffer.concat([header(0, 0, 1), Buffer.from([0xc0, 0xff]), qtail()]),
+        Buffer.concat([header(0, 0, 1), Buffer.from([0xff, 0xff]), qtail()]),
+        Buffer.concat([header(0, 0, 1), Buffer.from([0x80, 12]), qtail()]), // reserved label type 10
+        Buffer.concat([header(0, 0, 1), Buffer.from([0x40, 12]), qtail()]), // extended label type 01
+      )
+      .map((bytes) => ({ kind: 'compression-loop' as const, bytes, broken: true })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(query, fc.integer({ min: 2, max: 0xffff }), fc.integer({ min: 0, max: 3 })).map(([q, n, which]) => {
+      const b = Buffer.from(q);
+      b.writeUInt16BE(which === 0 ? n : Math.max(n, b.readUInt16BE(4 + 2 * which) + 1), 4 + 2 * which);
+      return { kind: 'huge-counts' as const, bytes: b, broken: true };
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(
+        fc.constantFrom(...NAMES.slice(0, 3)),
+        fc.constantFrom('rdlen-over', 'rdlen-under', 'two-opts', 'option-overflow', 'opt-in-answer', 'name-not-root'),
+      )
+      .map(([name, how]) => {
+        const q = Buffer.concat([
+          header(0, 0, 1, 0, 0, 1),
+          Buffer.from(dnsPacket.encode({ type: 'query', id: 0, questions: [{ name, type: 'A', class: 'IN' }] })).subarray(12),
+        ]);
+        const opt = (rdlen: number, rdata: Buffer, owner = Buffer.from([0])) =>
+          Buffer.concat([owner, Buffer.from([0, 41, 0x04, 0xd0, 0, 0, 0, 0, rdlen >> 8, rdlen & 255]), rdata]);
+        let bytes: Buffer;
+        switch (how) {
+          case 'rdlen-over':
+            bytes = Buffer.concat([q, opt(200, Buffer.alloc(4))]);
+            break;
+          case 'rdlen-under':
+            bytes = Buffer.concat([q, opt(2, Buffer.from([0, 10, 0, 8, 1, 2, 3, 4, 5, 6, 7, 8]))]);
+            break;
+          case 'two-opts':
+            bytes = Buffer.concat([q, opt(0, Buffer.alloc(0)), opt(0, Buffer.alloc(0))]);
+            bytes.writeUInt16BE(2, 10);
+            break;
+          case 'option-overflow':
+            bytes = Buffer.concat([q, opt(6, Buffer.from([0, 10, 0xff, 0xff, 1, 2]))]);
+            break;
+          case 'opt-in-answer':
+            bytes = Buffer.concat([q, opt(0, Buffer.alloc(0))]);
+            bytes.writeUInt16BE(1, 6);
+            bytes.writeUInt16BE(0, 10);
+            break;
+          default:
+            bytes = Buffer.concat([q, opt(0, Buffer.alloc(0), Buffer.from([1, 0x61, 0]))]);
+            break;
+        }
+        return { kind: 'bad-opt' as const, bytes, broken: true };
+      }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.integer({ min: 64, max: 255 }).map((n) => {
+      const label = Buffer.concat([Buffer.from([n & 0x3f ? n : 63]), Buffer.alloc(Math.min(n, 63), 0x61)]);
+      // n ≥ 64 as a length byte is a pointer/reserved type; 63-octet labels ×5 exceed 255 octets.
+      const name =
+        n % 2
+          ? Buffer.concat([label, label, label, label, label, Buffer.from([0])])
+          : Buffer.concat([Buffer.from([n]), Buffer.alloc(10, 0x61), Buffer.from([0])]);
+      return { kind: 'long-label' as const, bytes: Buffer.concat([header(0, 0, 1), name, qtail()]), broken: true };
+    }),
+  },
 );
 
 const rcodeOf = (reply: Buffer) => reply.readUInt16BE(2) & 0xf;
@@ -142,7 +253,7 @@ describe('Hostile: DNS packet fuzzing of the embedded server', () => {
       slice.forEach((i, j) => {
         const p = packets[i]!;
         const bytes = Buffer.from(p.bytes);
-        const id = (b / BATCH * 7919 + j) & 0xffff;
+        const id = ((b / BATCH) * 7919 + j) & 0xffff;
         if (bytes.length >= 2) {
           bytes.writeUInt16BE(id, 0);
           waiting.set(id, { p, i });
@@ -208,7 +319,9 @@ describe('Hostile: DNS packet fuzzing of the embedded server', () => {
     const r = await dig(port, 'www.example.test', 'A');
     const tcp = await dig(port, '+tcp', 'www.example.test', 'A');
     const secs = (Date.now() - started) / 1000;
-    console.log(`      DNS fuzz: ${seen.udp} UDP + ${seen.tcp} TCP packets (seed ${SEED}) in ${secs.toFixed(1)} s; ${seen.replies} replies, ${seen.silent} UDP packets left unanswered`);
+    console.log(
+      `      DNS fuzz: ${seen.udp} UDP + ${seen.tcp} TCP packets (seed ${SEED}) in ${secs.toFixed(1)} s; ${seen.replies} replies, ${seen.silent} UDP packets left unanswered`,
+    );
     expect(failures.length, `replay with FUZZ_SEED=${SEED}\n${failures.slice(0, 30).join('\n')}`).to.equal(0);
     expect(r.status).to.equal('NOERROR');
     expect(r.answer).to.have.length(2);

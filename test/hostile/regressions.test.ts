@@ -17,7 +17,8 @@ const withAdditional = (name: string, counts: { an?: number; ar?: number }, tail
   return Buffer.concat([q, tail]);
 };
 /** An OPT RR: root owner, TYPE 41, payload 1232, TTL 0, then RDLENGTH and the RDATA as given. */
-const opt = (rdlength: number, rdata: Buffer): Buffer => Buffer.concat([Buffer.from([0, 0, 41, 0x04, 0xd0, 0, 0, 0, 0, rdlength >> 8, rdlength & 255]), rdata]);
+const opt = (rdlength: number, rdata: Buffer): Buffer =>
+  Buffer.concat([Buffer.from([0, 0, 41, 0x04, 0xd0, 0, 0, 0, 0, rdlength >> 8, rdlength & 255]), rdata]);
 
 describe('Hostile regressions: defects the fuzzers found', () => {
   let ns: EmbeddedNameserver;

@@ -6,7 +6,13 @@ import { eachStore } from '../support/stores.js';
 import { startApi, type TestApi } from '../support/system.js';
 
 const boom: Route = {
-  id: 'testBoom', method: 'GET', path: '/v1/test/boom', tag: 'Test', writes: false, summary: 'throws', access: { kind: 'public' },
+  id: 'testBoom',
+  method: 'GET',
+  path: '/v1/test/boom',
+  tag: 'Test',
+  writes: false,
+  summary: 'throws',
+  access: { kind: 'public' },
   responses: { 200: { description: 'never' } },
   handle: async () => {
     throw new Error('secret internals: password=hunter2 at /srv/app.ts:42');
@@ -15,7 +21,9 @@ const boom: Route = {
 
 const isSeedShape = (body: any) => {
   expect(Object.keys(body)).to.deep.equal(['error']);
-  expect(body.error.code).to.be.a('string').and.match(/^[a-z_]+$/);
+  expect(body.error.code)
+    .to.be.a('string')
+    .and.match(/^[a-z_]+$/);
   expect(Object.keys(body.error.message).sort()).to.deep.equal(['en', 'uk']);
   expect(body.error.message.uk).to.match(/[а-щьюяєіїґ]/i);
   expect(body.error.actions).to.be.an('array');
@@ -68,7 +76,11 @@ eachStore('Every failure answers in the seed shape', (kind) => {
   });
 
   it('malformed JSON → 400 malformed_json', async () => {
-    const r = await api.call('/v1/account/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"email":' });
+    const r = await api.call('/v1/account/sessions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"email":',
+    });
     expectCode(r, 400, 'malformed_json');
   });
 
@@ -79,7 +91,9 @@ eachStore('Every failure answers in the seed shape', (kind) => {
 
   it('body too large → 413 payload_too_large', async () => {
     const r = await api.call('/v1/account/sessions', {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'x'.repeat(300 * 1024) }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'x'.repeat(300 * 1024) }),
     });
     expectCode(r, 413, 'payload_too_large');
   });

@@ -12,20 +12,37 @@ import { bearer, startApi, type TestApi } from '../support/system.js';
 let current: TestApi;
 const effect = async (label: string) => {
   await current.system.store.events.append({
-    id: randomUUID(), accountId: 'test', environment: 'test', type: 'domain.created', subject: label, actor: 'test',
-    data: {}, occurredAt: new Date(),
+    id: randomUUID(),
+    accountId: 'test',
+    environment: 'test',
+    type: 'domain.created',
+    subject: label,
+    actor: 'test',
+    data: {},
+    occurredAt: new Date(),
   });
 };
 // Through the unit of work, as repositories do: inside a handler this is the request's transaction.
-const effects = async (label: string) => Number((await current.system.store.uow.db()('events').where({ subject: label }).count({ n: '*' }).first())!.n);
+const effects = async (label: string) =>
+  Number((await current.system.store.uow.db()('events').where({ subject: label }).count({ n: '*' }).first())!.n);
 const crashed = new Set<string>();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const routes: Route[] = [
   {
-    id: 'testWrite', method: 'POST', path: '/v1/test/writes', tag: 'Test', writes: true, summary: 'test write',
+    id: 'testWrite',
+    method: 'POST',
+    path: '/v1/test/writes',
+    tag: 'Test',
+    writes: true,
+    summary: 'test write',
     access: { kind: 'key', anyKey: true },
-    body: { type: 'object', additionalProperties: false, required: ['label'], properties: { label: { type: 'string' }, delay: { type: 'integer' } } },
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['label'],
+      properties: { label: { type: 'string' }, delay: { type: 'integer' } },
+    },
     responses: { 201: { description: 'written' } },
     handle: async (i) => {
       const b = i.body as { label: string; delay?: number };
@@ -35,7 +52,12 @@ const routes: Route[] = [
     },
   },
   {
-    id: 'testBusinessError', method: 'POST', path: '/v1/test/taken', tag: 'Test', writes: true, summary: 'business error',
+    id: 'testBusinessError',
+    method: 'POST',
+    path: '/v1/test/taken',
+    tag: 'Test',
+    writes: true,
+    summary: 'business error',
     access: { kind: 'key', anyKey: true },
     body: { type: 'object', properties: { label: { type: 'string' } } },
     responses: { 201: { description: 'never' } },
@@ -45,7 +67,12 @@ const routes: Route[] = [
     },
   },
   {
-    id: 'testCrash', method: 'POST', path: '/v1/test/crash', tag: 'Test', writes: true, summary: 'crash after a write',
+    id: 'testCrash',
+    method: 'POST',
+    path: '/v1/test/crash',
+    tag: 'Test',
+    writes: true,
+    summary: 'crash after a write',
     access: { kind: 'key', anyKey: true },
     body: { type: 'object', properties: { label: { type: 'string' }, crash: { type: 'boolean' } } },
     responses: { 201: { description: 'written' } },
@@ -104,7 +131,9 @@ eachStore('Idempotency-Key (seed 4)', (kind) => {
     const k = randomUUID();
     await post('/v1/test/writes', { label: 'c', delay: 0 }, k);
     const again = await api.call('/v1/test/writes', {
-      method: 'POST', headers: { ...bearer(secret), 'idempotency-key': k, 'content-type': 'application/json' }, body: '{ "delay":0,  "label":"c" }',
+      method: 'POST',
+      headers: { ...bearer(secret), 'idempotency-key': k, 'content-type': 'application/json' },
+      body: '{ "delay":0,  "label":"c" }',
     });
     expect(again.headers.get('idempotent-replayed')).to.equal('true');
   });
@@ -158,7 +187,10 @@ eachStore('Idempotency-Key (seed 4)', (kind) => {
     const k = randomUUID();
     const results = await Promise.all(Array.from({ length: 20 }, () => post('/v1/test/writes', { label: 'h', delay: 150 }, k)));
     const statuses = results.map((r) => r.status);
-    expect(statuses.every((s) => s === 201 || s === 409), statuses.join(',')).to.equal(true);
+    expect(
+      statuses.every((s) => s === 201 || s === 409),
+      statuses.join(','),
+    ).to.equal(true);
     const fresh = results.filter((r) => r.status === 201 && r.headers.get('idempotent-replayed') === null);
     expect(fresh).to.have.length(1);
     for (const r of results.filter((x) => x.status === 201)) expect(r.body).to.deep.equal(fresh[0]!.body);
@@ -190,7 +222,10 @@ eachStore('Idempotency-Key (seed 4)', (kind) => {
     const retry = await post('/v1/test/writes', { label: 'slow', delay: 800 }, k);
     const first = await slow;
     const statuses = [first.status, retry.status];
-    expect(statuses.every((s) => s === 201 || s === 409), statuses.join(',')).to.equal(true);
+    expect(
+      statuses.every((s) => s === 201 || s === 409),
+      statuses.join(','),
+    ).to.equal(true);
     expect(statuses.filter((s) => s === 201).length).to.be.at.least(1);
     expect(await effects('slow')).to.equal(1);
   });
@@ -222,8 +257,11 @@ eachStore('Idempotency-Key (seed 4)', (kind) => {
     const before = Number((await api.system.store.knex('api_keys').count({ n: '*' }).first())!.n);
     const k = randomUUID();
     const body = { environment: 'test', rights: ['domain.read'], domains: ['domivka-demo.dev'], name: 'once' };
-    const results = await Promise.all(Array.from({ length: 10 }, () =>
-      api.call('/v1/account/keys', { method: 'POST', headers: { cookie, 'idempotency-key': k }, json: body })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        api.call('/v1/account/keys', { method: 'POST', headers: { cookie, 'idempotency-key': k }, json: body }),
+      ),
+    );
     const created = results.filter((r) => r.status === 201);
     expect(created.length).to.be.at.least(1);
     expect(new Set(created.map((r) => r.body.key.id)).size).to.equal(1);

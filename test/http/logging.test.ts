@@ -23,9 +23,12 @@ eachStore('Logs', (kind) => {
     const cookie = await api.signIn();
     const k = await api.issueKey({ environment: 'test', rights: ['domain.read'], label: 'prod' }, cookie);
     const ok = await api.call('/v1/domains/domivka-demo.com.ua', { headers: bearer(k.secret) });
-    await api.call("/v1/domains/domivka-demo.com.ua", { headers: bearer(`${k.secret.slice(0, -1)}${k.secret.endsWith("x") ? "y" : "x"}`) });
+    await api.call('/v1/domains/domivka-demo.com.ua', { headers: bearer(`${k.secret.slice(0, -1)}${k.secret.endsWith('x') ? 'y' : 'x'}`) });
     await api.call('/v1/account/keys', { headers: bearer(k.secret) });
-    await api.call('/v1/account/sessions', { method: 'POST', json: { email: api.demo.email, password: api.demo.password, totp: '123456' } });
+    await api.call('/v1/account/sessions', {
+      method: 'POST',
+      json: { email: api.demo.email, password: api.demo.password, totp: '123456' },
+    });
     const all = lines.join('');
     for (const secret of [k.secret, k.secret.slice(21, 53), cookie.split('=')[1]!, api.demo.password, api.demo.totpSecret]) {
       expect(all).not.to.contain(secret);

@@ -49,7 +49,8 @@ eachStore('OpenAPI 3.1 from the route declarations', (kind) => {
         const right = op['x-right'];
         const names = right === 'any-key' ? [] : typeof right === 'string' ? [right] : Array.isArray(right) ? right : [undefined];
         if (names.length === 0 && right !== 'any-key') missing.push(`${method.toUpperCase()} ${path}`);
-        for (const n of names) if (!rightNames.has(n)) missing.push(`${method.toUpperCase()} ${path} (${op.operationId}): x-right ${JSON.stringify(right)}`);
+        for (const n of names)
+          if (!rightNames.has(n)) missing.push(`${method.toUpperCase()} ${path} (${op.operationId}): x-right ${JSON.stringify(right)}`);
       }
     }
     expect(missing, `key routes that state no right:\n${missing.join('\n')}`).to.deep.equal([]);
@@ -64,7 +65,8 @@ eachStore('OpenAPI 3.1 from the route declarations', (kind) => {
     writeFileSync(file, JSON.stringify(doc));
     const root = join(import.meta.dirname, '..', '..');
     const r = spawnSync(join(root, 'node_modules', '.bin', 'redocly'), ['lint', file, '--config', join(root, '.redocly.yaml')], {
-      encoding: 'utf8', env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      encoding: 'utf8',
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
     });
     const out = `${r.stdout}${r.stderr}`;
     expect(r.status, out).to.equal(0);

@@ -1,7 +1,5 @@
 import { expect } from 'chai';
-import {
-  addDays, addYears, endOfKyivDay, isIsoDate, kyivDate, kyivMonth, startOfKyivDay,
-} from '../../core/kernel/dates.js';
+import { addDays, addYears, endOfKyivDay, isIsoDate, kyivDate, kyivMonth, startOfKyivDay } from '../../core/kernel/dates.js';
 
 const at = (iso: string) => new Date(iso);
 
@@ -73,11 +71,19 @@ describe('dates in Europe/Kyiv (DESIGN: Time)', () => {
     });
     it('December ends at the Kyiv new year; a month spanning the DST change has mixed offsets', () => {
       const dec = kyivMonth(at('2026-12-15T12:00:00Z'));
-      expect([dec.month, dec.start.toISOString(), dec.end.toISOString()]).to.deep.equal(['2026-12', '2026-11-30T22:00:00.000Z', '2026-12-31T22:00:00.000Z']);
+      expect([dec.month, dec.start.toISOString(), dec.end.toISOString()]).to.deep.equal([
+        '2026-12',
+        '2026-11-30T22:00:00.000Z',
+        '2026-12-31T22:00:00.000Z',
+      ]);
       const jan = kyivMonth(at('2026-12-31T22:30:00Z'));
       expect(jan.month).to.equal('2027-01');
       const oct = kyivMonth(at('2026-10-31T21:59:59Z'));
-      expect([oct.month, oct.start.toISOString(), oct.end.toISOString()]).to.deep.equal(['2026-10', '2026-09-30T21:00:00.000Z', '2026-10-31T22:00:00.000Z']);
+      expect([oct.month, oct.start.toISOString(), oct.end.toISOString()]).to.deep.equal([
+        '2026-10',
+        '2026-09-30T21:00:00.000Z',
+        '2026-10-31T22:00:00.000Z',
+      ]);
     });
     it('consecutive months touch: one ends where the next starts', () => {
       let m = kyivMonth(at('2026-01-10T12:00:00Z'));
@@ -121,7 +127,19 @@ describe('dates in Europe/Kyiv (DESIGN: Time)', () => {
       for (const d of ['2026-01-01', '2026-12-31', '2028-02-29', '2026-02-28']) expect(isIsoDate(d), d).to.equal(true);
     });
     it('rejects impossible dates and other shapes', () => {
-      for (const d of ['2026-02-30', '2026-02-29', '2026-13-01', '2026-00-10', '2026-04-31', '2026-1-01', '26-01-01', '2026-01-01T00:00:00Z', '2026/01/01', '', ' 2026-01-01']) {
+      for (const d of [
+        '2026-02-30',
+        '2026-02-29',
+        '2026-13-01',
+        '2026-00-10',
+        '2026-04-31',
+        '2026-1-01',
+        '26-01-01',
+        '2026-01-01T00:00:00Z',
+        '2026/01/01',
+        '',
+        ' 2026-01-01',
+      ]) {
         expect(isIsoDate(d), d).to.equal(false);
       }
     });

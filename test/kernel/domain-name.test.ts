@@ -49,7 +49,17 @@ describe('domain names (A-labels, lower case, no trailing dot)', () => {
   });
 
   it('rejects whitespace inside, underscores and other characters outside LDH', () => {
-    for (const s of ['exa mple.com', 'exa\tmple.com', 'example.com\nx.com', '_acme-challenge.example.com', 'under_score.com', 'a@b.com', 'example.com:8080', 'http://example.com']) invalid(s);
+    for (const s of [
+      'exa mple.com',
+      'exa\tmple.com',
+      'example.com\nx.com',
+      '_acme-challenge.example.com',
+      'under_score.com',
+      'a@b.com',
+      'example.com:8080',
+      'http://example.com',
+    ])
+      invalid(s);
   });
 
   it('rejects hyphens at the start or end of a label', () => {

@@ -20,7 +20,9 @@ describe('money: integer kopiykas (DESIGN: Money)', () => {
     });
     it('refuses more than two decimals, signs, letters, exponents and empty text', () => {
       for (const bad of ['1.234', '-1', '+1', 'abc', '1e3', '', '.5', '5.', '1,50', '1 000', 'NaN', 'Infinity', '0x10']) {
-        expect(() => parseUah(bad), bad).to.throw(DomainError).with.property('code', 'validation_failed');
+        expect(() => parseUah(bad), bad)
+          .to.throw(DomainError)
+          .with.property('code', 'validation_failed');
       }
     });
   });

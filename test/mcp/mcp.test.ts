@@ -24,9 +24,14 @@ eachStore('MCP tools for assistants (POST /mcp)', (kind) => {
   /** Rows per table, every table of the schema. */
   const rowCounts = async (): Promise<Record<string, number>> => {
     const knex = api.system.store.knex;
-    const tables: string[] = kind.engine === 'sqlite'
-      ? (await knex.raw("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")).map((r: { name: string }) => r.name)
-      : (await knex.raw('SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()')).rows.map((r: { table_name: string }) => r.table_name);
+    const tables: string[] =
+      kind.engine === 'sqlite'
+        ? (await knex.raw("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")).map(
+            (r: { name: string }) => r.name,
+          )
+        : (await knex.raw('SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()')).rows.map(
+            (r: { table_name: string }) => r.table_name,
+          );
     const out: Record<string, number> = {};
     for (const t of tables.sort()) out[t] = Number((await knex(t).count({ n: '*' }))[0]!.n);
     return out;
@@ -87,7 +92,7 @@ eachStore('MCP tools for assistants (POST /mcp)', (kind) => {
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/delete_everything', params: {} }),
     });
-    const body = await raw.json() as any;
+    const body = (await raw.json()) as any;
     expect(body.jsonrpc).to.equal('2.0');
     expect(body.id).to.equal(7);
     expect(body.error.code).to.equal(-32601);
@@ -120,11 +125,12 @@ describe('MCP rate limit per client address', () => {
     this.timeout(60_000);
     const api = await startApi(STORES[0]!, { env: { RATE_LIMIT_ANON_BURST: '10', RATE_LIMIT_ANON_PER_SECOND: '1' } });
     try {
-      const call = () => fetch(`${api.base}/mcp`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
-      });
+      const call = () =>
+        fetch(`${api.base}/mcp`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+        });
       const statuses: number[] = [];
       let limited: Response | null = null;
       for (let i = 0; i < 14; i++) {
@@ -132,10 +138,13 @@ describe('MCP rate limit per client address', () => {
         statuses.push(r.status);
         if (r.status === 429) limited = r;
       }
-      expect(statuses.slice(0, 10).every((s) => s === 200), statuses.join(',')).to.equal(true);
+      expect(
+        statuses.slice(0, 10).every((s) => s === 200),
+        statuses.join(','),
+      ).to.equal(true);
       expect(limited, statuses.join(',')).to.not.equal(null);
       expect(Number(limited!.headers.get('retry-after'))).to.be.at.least(1);
-      const body = await limited!.json() as any;
+      const body = (await limited!.json()) as any;
       expect(body).to.deep.include({ jsonrpc: '2.0', id: null });
       expect(body.error.data.code).to.equal('rate_limited');
     } finally {

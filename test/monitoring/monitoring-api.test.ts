@@ -33,16 +33,24 @@ eachStore('monitoring through the API', (kind) => {
   before(async function () {
     this.timeout(120_000);
     const dnsPort = await freePort();
-    api = await startApi(kind, { dns: true, dnsPort, env: { DNS_PORT: String(dnsPort), MONITORS_ALLOW_LOOPBACK: '1', MONITOR_CHECK_TIMEOUT_MS: '2000' } });
+    api = await startApi(kind, {
+      dns: true,
+      dnsPort,
+      env: { DNS_PORT: String(dnsPort), MONITORS_ALLOW_LOOPBACK: '1', MONITOR_CHECK_TIMEOUT_MS: '2000' },
+    });
     peer = await startHttpPeer();
     editor = (await api.issueKey({ environment: 'test', template: 'monitoring', domains: [zone] })).secret;
     reader = (await api.issueKey({ environment: 'test', template: 'read_only', domains: [zone] })).secret;
     otherEditor = (await api.issueKey({ environment: 'test', template: 'monitoring', domains: [other] })).secret;
     // app.<zone> and tls.<zone> point at 127.0.0.1 in our own DNS: sandbox targets resolve there.
     const dnsKey = (await api.issueKey({ environment: 'test', template: 'dns_editor', domains: [zone] })).secret;
-    const plan = await post(`/v1/domains/${zone}/dns/plans`, {
-      changes: ['app', 'tls', 'badtls'].map((name) => ({ action: 'create', name, type: 'A', ttl: 60, values: ['127.0.0.1'] })),
-    }, dnsKey);
+    const plan = await post(
+      `/v1/domains/${zone}/dns/plans`,
+      {
+        changes: ['app', 'tls', 'badtls'].map((name) => ({ action: 'create', name, type: 'A', ttl: 60, values: ['127.0.0.1'] })),
+      },
+      dnsKey,
+    );
     expect(plan.status, JSON.stringify(plan.body)).to.equal(201);
     const applied = await post(`/v1/domains/${zone}/dns/plans/${plan.body.id}/apply`, {}, dnsKey);
     expect(applied.status, JSON.stringify(applied.body)).to.equal(200);
@@ -54,9 +62,12 @@ eachStore('monitoring through the API', (kind) => {
     await api?.close();
   });
 
-  const post = (path: string, json: unknown, secret = editor) => api.call(path, { method: 'POST', headers: { ...bearer(secret), 'idempotency-key': randomUUID() }, json });
-  const patch = (path: string, json: unknown, secret = editor) => api.call(path, { method: 'PATCH', headers: { ...bearer(secret), 'idempotency-key': randomUUID() }, json });
-  const del = (path: string, secret = editor) => api.call(path, { method: 'DELETE', headers: { ...bearer(secret), 'idempotency-key': randomUUID() } });
+  const post = (path: string, json: unknown, secret = editor) =>
+    api.call(path, { method: 'POST', headers: { ...bearer(secret), 'idempotency-key': randomUUID() }, json });
+  const patch = (path: string, json: unknown, secret = editor) =>
+    api.call(path, { method: 'PATCH', headers: { ...bearer(secret), 'idempotency-key': randomUUID() }, json });
+  const del = (path: string, secret = editor) =>
+    api.call(path, { method: 'DELETE', headers: { ...bearer(secret), 'idempotency-key': randomUUID() } });
   const get = (path: string, secret = editor) => api.call(path, { headers: bearer(secret) });
   const pass = () => new Worker(api.system).monitors();
   const create = async (body: Record<string, unknown>, secret = editor) => {
@@ -71,9 +82,16 @@ eachStore('monitoring through the API', (kind) => {
   };
   const latest = async (id: string) => (await get(`/v1/monitors/${id}/results?limit=1`)).body.data[0];
   const events = async (type: string, monitorId: string) =>
-    (await api.system.store.knex('events').where({ type, subject: `monitor:${monitorId}` }).orderBy('id')).map((e: { data: string }) => JSON.parse(e.data));
+    (
+      await api.system.store
+        .knex('events')
+        .where({ type, subject: `monitor:${monitorId}` })
+        .orderBy('id')
+    ).map((e: { data: string }) => JSON.parse(e.data));
   const notices = async (kindName: string, monitorId: string) =>
-    (await api.system.store.knex('notices').where({ kind: kindName })).filter((n: { data: string }) => JSON.parse(n.data).monitor_id === monitorId);
+    (await api.system.store.knex('notices').where({ kind: kindName })).filter(
+      (n: { data: string }) => JSON.parse(n.data).monitor_id === monitorId,
+    );
 
   describe('http monitors against a local server', () => {
     it('creates (201, pending), checks on the worker pass, and reads the monitor and its results', async () => {
@@ -186,7 +204,25 @@ eachStore('monitoring through the API', (kind) => {
     it('a certificate from our sandbox CA verifies (chain, name, days left); too few days left, a foreign chain or a wrong name fail', async () => {
       const tls = await startTlsPeer(chain, key);
       const dir = mkdtempSync(join(tmpdir(), 'selfsigned-'));
-      await run('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'c.pem'), '-days', '30', '-subj', `/CN=tls.${zone}`, '-addext', `subjectAltName=DNS:tls.${zone}`]);
+      await run('openssl', [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-keyout',
+        join(dir, 'k.pem'),
+        '-out',
+        join(dir, 'c.pem'),
+        '-days',
+        '30',
+        '-subj',
+        `/CN=tls.${zone}`,
+        '-addext',
+        `subjectAltName=DNS:tls.${zone}`,
+      ]);
       const self = await startTlsPeer(readFileSync(join(dir, 'c.pem'), 'utf8'), readFileSync(join(dir, 'k.pem'), 'utf8'));
       try {
         const good = await create({ kind: 'tls', host: `tls.${zone}`, port: tls.port, min_days_valid: 14 });
@@ -239,7 +275,7 @@ eachStore('monitoring through the API', (kind) => {
       const fine = await create({ kind: 'domain_expiry', min_days_valid: 30 });
       const close = await create({ kind: 'domain_expiry', min_days_valid: days + 1 });
       await pass();
-      expect((await latest(fine.id))).to.include({ ok: true });
+      expect(await latest(fine.id)).to.include({ ok: true });
       expect((await latest(fine.id)).detail).to.include({ expires_at: d.expires_at, days_left: days });
       expect((await latest(close.id)).reason).to.equal(`${zone} expires on ${d.expires_at}, in ${days} days (fewer than ${days + 1})`);
     });
@@ -269,7 +305,7 @@ eachStore('monitoring through the API', (kind) => {
       expectErrorShape(await post('/v1/monitors', { kind: 'domain_expiry', domain: 'not-ours.com.ua' }, stranger), 404, 'domain_not_found');
     });
 
-    it('targets stay inside the monitor\'s domain: other domains and IP literals are refused', async () => {
+    it("targets stay inside the monitor's domain: other domains and IP literals are refused", async () => {
       for (const body of [
         { kind: 'http', url: `http://www.${other}/` },
         { kind: 'http', url: 'http://127.0.0.1/' },
@@ -279,12 +315,14 @@ eachStore('monitoring through the API', (kind) => {
       ]) {
         const r = await post('/v1/monitors', { domain: zone, ...body });
         expectErrorShape(r, 422, 'validation_failed');
-        expect(r.body.error.details.map((d: { rule: string }) => d.rule).join(), JSON.stringify(body)).to.match(/target-in-domain|url-host-name|name-syntax/);
+        expect(r.body.error.details.map((d: { rule: string }) => d.rule).join(), JSON.stringify(body)).to.match(
+          /target-in-domain|url-host-name|name-syntax/,
+        );
       }
     });
   });
 
-  describe('validation in the seed\'s error shape', () => {
+  describe("validation in the seed's error shape", () => {
     it('names every problem in details (schema, kind rules, nameservers) and the interval minimum', async () => {
       expectErrorShape(await post('/v1/monitors', { kind: 'ping', domain: zone }), 422, 'validation_failed');
       const noUrl = await post('/v1/monitors', { kind: 'http', domain: zone, port: 443 });
@@ -299,7 +337,11 @@ eachStore('monitoring through the API', (kind) => {
       expect(short.body.error.message.en).to.match(/10 to 86400 s in the test environment/);
       expect((await post('/v1/monitors', { kind: 'domain_expiry', domain: zone, interval_seconds: 10 })).status).to.equal(201);
       expectErrorShape(await get('/v1/monitors/mon_x/report?period=1y'), 422, 'validation_failed');
-      const noKey = await api.call('/v1/monitors', { method: 'POST', headers: bearer(editor), json: { kind: 'domain_expiry', domain: zone } });
+      const noKey = await api.call('/v1/monitors', {
+        method: 'POST',
+        headers: bearer(editor),
+        json: { kind: 'domain_expiry', domain: zone },
+      });
       expectErrorShape(noKey, 400, 'idempotency_key_required');
     });
   });
@@ -311,16 +353,52 @@ eachStore('monitoring through the API', (kind) => {
       const now = api.clock.now().getTime();
       // 20 results over the last 20 hours: latencies 10, 20, …, 200 ms; the 5th and 6th failed.
       for (let i = 1; i <= 20; i++) {
-        await repo.insertResult({ id: `r${String(i).padStart(3, '0')}`, monitorId: m.id, checkedAt: new Date(now - (21 - i) * 3600_000), ok: i !== 5 && i !== 6, latencyMs: i * 10, reason: i === 5 || i === 6 ? 'status 500, expected 200' : null, detail: {} });
+        await repo.insertResult({
+          id: `r${String(i).padStart(3, '0')}`,
+          monitorId: m.id,
+          checkedAt: new Date(now - (21 - i) * 3600_000),
+          ok: i !== 5 && i !== 6,
+          latencyMs: i * 10,
+          reason: i === 5 || i === 6 ? 'status 500, expected 200' : null,
+          detail: {},
+        });
       }
       // One older result (3 days ago) counts in 7d only; an incident from hour 16 to hour 14 before now.
-      await repo.insertResult({ id: 'r000', monitorId: m.id, checkedAt: new Date(now - 3 * DAY), ok: false, latencyMs: null, reason: 'timeout', detail: {} });
-      await repo.insertIncident({ id: 'inc1', monitorId: m.id, startedAt: new Date(now - 16 * 3600_000), endedAt: new Date(now - 14 * 3600_000), reason: 'status 500, expected 200' });
-      await repo.insertIncident({ id: 'inc0', monitorId: m.id, startedAt: new Date(now - 3 * DAY), endedAt: new Date(now - 3 * DAY + 60_000), reason: 'timeout' });
+      await repo.insertResult({
+        id: 'r000',
+        monitorId: m.id,
+        checkedAt: new Date(now - 3 * DAY),
+        ok: false,
+        latencyMs: null,
+        reason: 'timeout',
+        detail: {},
+      });
+      await repo.insertIncident({
+        id: 'inc1',
+        monitorId: m.id,
+        startedAt: new Date(now - 16 * 3600_000),
+        endedAt: new Date(now - 14 * 3600_000),
+        reason: 'status 500, expected 200',
+      });
+      await repo.insertIncident({
+        id: 'inc0',
+        monitorId: m.id,
+        startedAt: new Date(now - 3 * DAY),
+        endedAt: new Date(now - 3 * DAY + 60_000),
+        reason: 'timeout',
+      });
       const day = (await get(`/v1/monitors/${m.id}/report?period=24h`)).body;
       expect(day).to.include({ monitor_id: m.id, period: '24h', checks: 20, failures: 2, uptime_percent: 90 });
       expect(day.latency_ms).to.deep.equal({ p50: 100, p95: 190 });
-      expect(day.incidents).to.deep.equal([{ id: 'inc1', started_at: new Date(now - 16 * 3600_000).toISOString(), ended_at: new Date(now - 14 * 3600_000).toISOString(), duration_seconds: 7200, reason: 'status 500, expected 200' }]);
+      expect(day.incidents).to.deep.equal([
+        {
+          id: 'inc1',
+          started_at: new Date(now - 16 * 3600_000).toISOString(),
+          ended_at: new Date(now - 14 * 3600_000).toISOString(),
+          duration_seconds: 7200,
+          reason: 'status 500, expected 200',
+        },
+      ]);
       const week = (await get(`/v1/monitors/${m.id}/report?period=7d`)).body;
       expect(week).to.include({ checks: 21, failures: 3, uptime_percent: 85.714 });
       expect(week.incidents.map((i: { id: string }) => i.id)).to.deep.equal(['inc0', 'inc1']);
@@ -329,12 +407,22 @@ eachStore('monitoring through the API', (kind) => {
       expect(p1.body.data.map((r: { id: string }) => r.id)).to.deep.equal(['r020', 'r019', 'r018', 'r017', 'r016', 'r015', 'r014', 'r013']);
       const p2 = await get(`/v1/monitors/${m.id}/results?limit=8&cursor=${p1.body.next_cursor}`);
       expect(p2.body.data[0].id).to.equal('r012');
-      const window = await get(`/v1/monitors/${m.id}/results?from=${new Date(now - 16 * 3600_000).toISOString()}&to=${new Date(now - 14 * 3600_000).toISOString()}`);
+      const window = await get(
+        `/v1/monitors/${m.id}/results?from=${new Date(now - 16 * 3600_000).toISOString()}&to=${new Date(now - 14 * 3600_000).toISOString()}`,
+      );
       expect(window.body.data.map((r: { id: string }) => r.id)).to.deep.equal(['r006', 'r005']);
       expect(window.body.next_cursor).to.equal(null);
       expectErrorShape(await get(`/v1/monitors/${m.id}/results?from=yesterday`), 422, 'validation_failed');
       // Retention: the worker prunes results older than 30 days.
-      await repo.insertResult({ id: 'rold', monitorId: m.id, checkedAt: new Date(now - 31 * DAY), ok: true, latencyMs: 5, reason: null, detail: {} });
+      await repo.insertResult({
+        id: 'rold',
+        monitorId: m.id,
+        checkedAt: new Date(now - 31 * DAY),
+        ok: true,
+        latencyMs: 5,
+        reason: null,
+        detail: {},
+      });
       const { pruned } = await pass();
       expect(pruned).to.equal(1);
       expect(await api.system.store.knex('monitor_results').where({ id: 'rold' })).to.have.length(0);
@@ -349,13 +437,27 @@ eachStore('monitoring through the API', (kind) => {
       for (let i = 0; i < 12; i++) ids.push((await create({ kind: 'http', url: `http://app.${zone}:${peer.port}/count/${i}` })).id);
       // Postgres: a second worker with its own connection pool (FOR UPDATE SKIP LOCKED). SQLite: one writer
       // per file, so a second worker in this process shares the store (the conditional update decides).
-      const second = kind.engine === 'postgres'
-        ? new System(testConfig(api.store, { DNS_PORT: String(api.dnsPort), MONITORS_ALLOW_LOOPBACK: '1' }), { clock: api.clock, logger: pino({ level: 'silent' }) })
-        : null;
+      const second =
+        kind.engine === 'postgres'
+          ? new System(testConfig(api.store, { DNS_PORT: String(api.dnsPort), MONITORS_ALLOW_LOOPBACK: '1' }), {
+              clock: api.clock,
+              logger: pino({ level: 'silent' }),
+            })
+          : null;
       const s = api.system.store;
       const worker2 = second
         ? second.get(TOKENS.RunMonitorChecks)
-        : new RunMonitorChecks({ monitors: s.monitors, domains: s.domains, probesFor: api.system.get(TOKENS.MonitorProbes), accountTime: api.system.get(TOKENS.AccountTime), events: api.system.get(TOKENS.Recorder), uow: s.uow, random: api.system.get(TOKENS.Random), clock: api.clock, options: { timeoutMs: 2000, batch: 5 } });
+        : new RunMonitorChecks({
+            monitors: s.monitors,
+            domains: s.domains,
+            probesFor: api.system.get(TOKENS.MonitorProbes),
+            accountTime: api.system.get(TOKENS.AccountTime),
+            events: api.system.get(TOKENS.Recorder),
+            uow: s.uow,
+            random: api.system.get(TOKENS.Random),
+            clock: api.clock,
+            options: { timeoutMs: 2000, batch: 5 },
+          });
       try {
         for (let round = 0; round < 3; round++) {
           if (round > 0) api.clock.advance(11_000);
@@ -374,7 +476,10 @@ eachStore('monitoring through the API', (kind) => {
       await api.system.store.knex('monitors').update({ enabled: false });
       for (let i = 0; i < 12; i++) await create({ kind: 'http', url: `http://app.${zone}:${peer.port}/proc/${i}` });
       // The children run on the real clock: make these due now.
-      await api.system.store.knex('monitors').where({ enabled: true }).update({ next_check_at: new Date(Date.now() - 1000).toISOString() });
+      await api.system.store
+        .knex('monitors')
+        .where({ enabled: true })
+        .update({ next_check_at: new Date(Date.now() - 1000).toISOString() });
       const script = join(import.meta.dirname, 'run-checks-process.ts');
       const args = [api.store.url, api.store.schema ?? '-', String(api.dnsPort)];
       const [a, b] = await Promise.all([0, 1].map(() => run(process.execPath, ['--import', 'tsx', script, ...args], { timeout: 60_000 })));

@@ -32,10 +32,11 @@ export const startHttpPeer = async (): Promise<HttpPeer> => {
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
   return Object.assign(peer, {
     port: (server.address() as AddressInfo).port,
-    close: () => new Promise<void>((ok) => {
-      server.closeAllConnections();
-      server.close(() => ok());
-    }),
+    close: () =>
+      new Promise<void>((ok) => {
+        server.closeAllConnections();
+        server.close(() => ok());
+      }),
   });
 };
 

@@ -8,8 +8,15 @@ import { TOKENS } from '../../src/tokens.js';
 import { testConfig } from '../support/system.js';
 
 const [url, schema, dnsPort] = process.argv.slice(2) as [string, string, string];
-const store = { engine: url.startsWith('postgres') ? 'postgres' : 'sqlite', url, ...(schema !== '-' ? { schema } : {}), drop: async () => {} } as const;
-const system = new System(testConfig(store, { DNS_PORT: dnsPort, MONITORS_ALLOW_LOOPBACK: '1', MONITOR_BATCH: '3' }), { logger: pino({ level: 'silent' }) });
+const store = {
+  engine: url.startsWith('postgres') ? 'postgres' : 'sqlite',
+  url,
+  ...(schema !== '-' ? { schema } : {}),
+  drop: async () => {},
+} as const;
+const system = new System(testConfig(store, { DNS_PORT: dnsPort, MONITORS_ALLOW_LOOPBACK: '1', MONITOR_BATCH: '3' }), {
+  logger: pino({ level: 'silent' }),
+});
 let checked = 0;
 for (;;) {
   const r = await system.get(TOKENS.RunMonitorChecks).run();

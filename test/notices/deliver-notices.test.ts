@@ -19,7 +19,10 @@ const MINUTE = 60_000;
 
 /** Delays every send, so a run is still busy while another one claims. */
 class SlowMailer implements Mailer {
-  constructor(private readonly inner: Mailer, private readonly ms: number) {}
+  constructor(
+    private readonly inner: Mailer,
+    private readonly ms: number,
+  ) {}
   async send(m: { to: string; subject: string; text: string }): Promise<void> {
     await new Promise((r) => setTimeout(r, this.ms));
     await this.inner.send(m);
@@ -60,9 +63,9 @@ eachStore('Notice e-mail outbox (seed A5): DeliverNotices over SMTP', (kind) => 
   const closers: Array<() => Promise<void>> = [];
 
   const rows = async (): Promise<Row[]> =>
-    (await store.knex('notice_deliveries').select('id', 'status', 'attempts', 'next_attempt_at', 'last_error', 'sent_at').orderBy('id')).map(
-      (r: Row) => ({ ...r, attempts: Number(r.attempts) }),
-    );
+    (
+      await store.knex('notice_deliveries').select('id', 'status', 'attempts', 'next_attempt_at', 'last_error', 'sent_at').orderBy('id')
+    ).map((r: Row) => ({ ...r, attempts: Number(r.attempts) }));
   const peer = async (opts: SmtpPeerOptions = {}) => {
     const p = await startSmtpPeer(opts);
     closers.push(p.close);
@@ -83,7 +86,11 @@ eachStore('Notice e-mail outbox (seed A5): DeliverNotices over SMTP', (kind) => 
   it('sends every due delivery once, marks it sent, and a second run sends nothing', async () => {
     const smtp = await peer();
     await store.outbox.enqueue([delivery(1), delivery(2), delivery(3)]);
-    const deliver = new DeliverNotices(store.outbox, new SmtpMailer({ url: `smtp://127.0.0.1:${smtp.port}`, from: 'notices@domivka.test' }), clock);
+    const deliver = new DeliverNotices(
+      store.outbox,
+      new SmtpMailer({ url: `smtp://127.0.0.1:${smtp.port}`, from: 'notices@domivka.test' }),
+      clock,
+    );
 
     expect(await deliver.run()).to.deep.equal({ sent: 3, failed: 0, retried: 0 });
     expect(smtp.recipients()).to.deep.equal(['owner1@example.com', 'owner2@example.com', 'owner3@example.com']);
@@ -107,7 +114,11 @@ eachStore('Notice e-mail outbox (seed A5): DeliverNotices over SMTP', (kind) => 
   it('a delivery not yet due (created later) waits; one refused recipient does not stop the others', async () => {
     const smtp = await peer({ refuse: (a) => a === 'owner2@example.com' });
     await store.outbox.enqueue([delivery(1), delivery(2), delivery(3), delivery(4, new Date(T0.getTime() + MINUTE))]);
-    const deliver = new DeliverNotices(store.outbox, new SmtpMailer({ url: `smtp://127.0.0.1:${smtp.port}`, from: 'notices@domivka.test' }), clock);
+    const deliver = new DeliverNotices(
+      store.outbox,
+      new SmtpMailer({ url: `smtp://127.0.0.1:${smtp.port}`, from: 'notices@domivka.test' }),
+      clock,
+    );
 
     expect(await deliver.run()).to.deep.equal({ sent: 2, failed: 0, retried: 1 });
     expect(smtp.recipients()).to.deep.equal(['owner1@example.com', 'owner3@example.com']);
@@ -164,7 +175,8 @@ eachStore('Notice e-mail outbox (seed A5): DeliverNotices over SMTP', (kind) => 
     const ids = [1, 2, 3, 4, 5, 6, 7, 8];
     await store.outbox.enqueue(ids.map((n) => delivery(n)));
     const url = `smtp://127.0.0.1:${smtp.port}`;
-    const worker = () => new DeliverNotices(store.outbox, new SlowMailer(new SmtpMailer({ url, from: 'notices@domivka.test' }), 50), clock, { batch: 5 });
+    const worker = () =>
+      new DeliverNotices(store.outbox, new SlowMailer(new SmtpMailer({ url, from: 'notices@domivka.test' }), 50), clock, { batch: 5 });
 
     const [a, b] = await Promise.all([worker().run(), worker().run()]);
     // Both claimed at once: one got 5, the other the 3 left (on Postgres via FOR UPDATE SKIP LOCKED).
@@ -199,7 +211,11 @@ eachStore('Notice e-mail outbox (seed A5): DeliverNotices over SMTP', (kind) => 
     await store.outbox.enqueue([delivery(1)]);
     // A worker claims with a one-minute lease, then dies before sending.
     expect(await store.outbox.claimDue(T0, 20, new Date(T0.getTime() + MINUTE))).to.have.length(1);
-    const deliver = new DeliverNotices(store.outbox, new SmtpMailer({ url: `smtp://127.0.0.1:${smtp.port}`, from: 'notices@domivka.test' }), clock);
+    const deliver = new DeliverNotices(
+      store.outbox,
+      new SmtpMailer({ url: `smtp://127.0.0.1:${smtp.port}`, from: 'notices@domivka.test' }),
+      clock,
+    );
 
     expect(await deliver.run()).to.deep.equal({ sent: 0, failed: 0, retried: 0 });
     clock.advance(MINUTE);
@@ -216,10 +232,19 @@ eachStore('Notice e-mail outbox (seed A5): DeliverNotices over SMTP', (kind) => 
     await store.outbox.enqueue([delivery(1)]);
 
     // Backoff after attempts 1, 2, 3: 1, 2, 4 minutes; the 4th failure gives up.
-    for (const [wait, expected] of [[0, 'retried'], [1, 'retried'], [2, 'retried'], [4, 'failed']] as const) {
+    for (const [wait, expected] of [
+      [0, 'retried'],
+      [1, 'retried'],
+      [2, 'retried'],
+      [4, 'failed'],
+    ] as const) {
       clock.advance(wait * MINUTE);
       const report = await deliver.run();
-      expect(report, `after ${wait} min`).to.deep.equal({ sent: 0, failed: expected === 'failed' ? 1 : 0, retried: expected === 'retried' ? 1 : 0 });
+      expect(report, `after ${wait} min`).to.deep.equal({
+        sent: 0,
+        failed: expected === 'failed' ? 1 : 0,
+        retried: expected === 'retried' ? 1 : 0,
+      });
     }
     const [r] = await rows();
     expect(r).to.include({ status: 'failed', attempts: 4, sent_at: null });

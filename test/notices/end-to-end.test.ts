@@ -72,7 +72,9 @@ eachStore('Notices end to end (seed A5): API → outbox → worker → SMTP', (k
     const notice = (await noticeOfKey(cookie, key.id))!;
     expect(notice, 'in-app notice').to.exist;
     expect(notice.environment).to.equal('live');
-    expect(notice.message.uk).to.include(key.id).and.to.match(/[А-Яа-яІіЇїЄєҐґ]/);
+    expect(notice.message.uk)
+      .to.include(key.id)
+      .and.to.match(/[А-Яа-яІіЇїЄєҐґ]/);
     expect(notice.message.en).to.include(key.id).and.to.include('class 2');
 
     // Queued for e-mail in the same transaction, not sent before the worker runs.

@@ -50,7 +50,12 @@ eachStore('Class 3 operations', (kind) => {
   before(async () => {
     calls.length = 0;
     api = await startApi(kind, { wrapSandbox });
-    const a = await api.issueKey({ environment: 'test', rights: RIGHTS, domains: ['domivka-demo.com.ua', 'domivka-demo.dev', 'domivka-blog.kyiv.ua'], conditions: CLASS3 });
+    const a = await api.issueKey({
+      environment: 'test',
+      rights: RIGHTS,
+      domains: ['domivka-demo.com.ua', 'domivka-demo.dev', 'domivka-blog.kyiv.ua'],
+      conditions: CLASS3,
+    });
     ownerA = a.secret;
     ownerAId = a.id;
     ownerA2 = (await api.issueKey({ environment: 'test', rights: RIGHTS, label: 'prod', conditions: CLASS3 })).secret;
@@ -67,8 +72,7 @@ eachStore('Class 3 operations', (kind) => {
   const write = (method: string, path: string, secret: string, json?: unknown, idem = randomUUID()) =>
     api.call(path, { method, headers: { ...bearer(secret), 'idempotency-key': idem }, ...(json !== undefined ? { json } : {}) });
   const get = (path: string, secret = ownerA) => api.call(path, { headers: bearer(secret) });
-  const events = async (type: string, subject: string) =>
-    (await api.system.store.knex('events').where({ type, subject })).length;
+  const events = async (type: string, subject: string) => (await api.system.store.knex('events').where({ type, subject })).length;
   const ownerNotices = async (kindName: string, operationId: string) => {
     const rows = await api.system.store.knex('notices').where({ kind: kindName });
     return rows.filter((r: any) => String(r.data).includes(operationId));
@@ -76,7 +80,9 @@ eachStore('Class 3 operations', (kind) => {
   const travel = (advance: string) => write('POST', '/v1/sandbox/clock', ownerA, { advance });
 
   it('PUT nameservers answers 202 with a pending operation; the domain shows pendingUpdate', async () => {
-    const r = await write('PUT', '/v1/domains/domivka-demo.dev/nameservers', ownerA, { nameservers: ['ns1.domivka.net', 'ns2.domivka.net', 'ns3.example.net'] });
+    const r = await write('PUT', '/v1/domains/domivka-demo.dev/nameservers', ownerA, {
+      nameservers: ['ns1.domivka.net', 'ns2.domivka.net', 'ns3.example.net'],
+    });
     expect(r.status, JSON.stringify(r.body)).to.equal(202);
     const op = r.body;
     expect(op).to.include({ kind: 'nameservers', domain: 'domivka-demo.dev', status: 'pending' });
@@ -84,7 +90,12 @@ eachStore('Class 3 operations', (kind) => {
     expect(op.requested_by).to.deep.equal({ type: 'key', key_id: ownerAId, person_id: api.demo.personId });
     expect(op.confirmations).to.deep.equal([]);
     expect(new Date(op.activates_at).getTime() - new Date(op.created_at).getTime()).to.equal(24 * 3600_000);
-    expect(op.links).to.deep.equal({ self: `/v1/operations/${op.id}`, confirm: `/v1/operations/${op.id}/confirm`, cancel: `/v1/operations/${op.id}/cancel`, domain: '/v1/domains/domivka-demo.dev' });
+    expect(op.links).to.deep.equal({
+      self: `/v1/operations/${op.id}`,
+      confirm: `/v1/operations/${op.id}/confirm`,
+      cancel: `/v1/operations/${op.id}/cancel`,
+      domain: '/v1/domains/domivka-demo.dev',
+    });
     expect(r.headers.get('location')).to.equal(`/v1/operations/${op.id}`);
     expect(op.warnings.map((w: any) => w.code)).to.deep.equal(['nameservers_mixed']);
     expect((await get('/v1/domains/domivka-demo.dev')).body.status).to.include('pendingUpdate');
@@ -128,14 +139,21 @@ eachStore('Class 3 operations', (kind) => {
     expect(r.body.confirmations[0].by.person_id).to.equal(ownerBPerson);
     const reg = await api.system.get(TOKENS.TestAdapters).registrar.info('domivka-demo.dev');
     expect(reg!.nameservers).to.deep.equal(['ns1.domivka.net', 'ns2.domivka.net', 'ns3.example.net']);
-    expect(calls.filter((c) => c.domain === 'domivka-demo.dev' && c.op === 'nameservers').map((c) => c.clTRID)).to.deep.equal([`${op.id}-apply`]);
+    expect(calls.filter((c) => c.domain === 'domivka-demo.dev' && c.op === 'nameservers').map((c) => c.clTRID)).to.deep.equal([
+      `${op.id}-apply`,
+    ]);
     const d = (await get('/v1/domains/domivka-demo.dev')).body;
     expect(d.status).not.to.include('pendingUpdate');
     expect(d.nameservers).to.deep.equal(['ns1.domivka.net', 'ns2.domivka.net', 'ns3.example.net']);
     const zone = (await get('/v1/domains/domivka-demo.dev/dns/records?type=NS')).body;
-    expect(zone.data.find((s: any) => s.name === 'domivka-demo.dev').values).to.deep.equal(['ns1.domivka.net.', 'ns2.domivka.net.', 'ns3.example.net.']);
+    expect(zone.data.find((s: any) => s.name === 'domivka-demo.dev').values).to.deep.equal([
+      'ns1.domivka.net.',
+      'ns2.domivka.net.',
+      'ns3.example.net.',
+    ]);
     expect(zone.served_by_us).to.equal(true);
-    for (const t of ['operation.pending', 'operation.confirmed', 'operation.activated']) expect(await events(t, `operation:${op.id}`), t).to.equal(1);
+    for (const t of ['operation.pending', 'operation.confirmed', 'operation.activated'])
+      expect(await events(t, `operation:${op.id}`), t).to.equal(1);
     expect((await ownerNotices('operation.confirmed', op.id)).length).to.equal(2);
     expect((await ownerNotices('operation.activated', op.id)).length).to.equal(2);
     // Resolved: no second confirmation or cancellation.
@@ -145,7 +163,9 @@ eachStore('Class 3 operations', (kind) => {
   });
 
   it('moving to nameservers outside ours says so in the operation and in the zone read; our zone is kept', async () => {
-    const r = await write('PUT', '/v1/domains/domivka-demo.dev/nameservers', ownerA, { nameservers: ['ns1.elsewhere.example', 'NS2.elsewhere.example.'] });
+    const r = await write('PUT', '/v1/domains/domivka-demo.dev/nameservers', ownerA, {
+      nameservers: ['ns1.elsewhere.example', 'NS2.elsewhere.example.'],
+    });
     expect(r.status, JSON.stringify(r.body)).to.equal(202);
     expect(r.body.nameservers).to.deep.equal(['ns1.elsewhere.example', 'ns2.elsewhere.example']);
     const w = r.body.warnings.find((x: any) => x.code === 'nameservers_outside');
@@ -159,12 +179,18 @@ eachStore('Class 3 operations', (kind) => {
   });
 
   it('nameserver input is checked (hostnames, duplicates, glue inside the domain) and an unchanged list is 422', async () => {
-    const bad = await write('PUT', '/v1/domains/domivka-demo.com.ua/nameservers', ownerA, { nameservers: ['ns1.example.net', 'not a host'] });
+    const bad = await write('PUT', '/v1/domains/domivka-demo.com.ua/nameservers', ownerA, {
+      nameservers: ['ns1.example.net', 'not a host'],
+    });
     expect(bad.status).to.equal(422);
     expect(bad.body.error.code).to.equal('nameservers_invalid');
-    const glue = await write('PUT', '/v1/domains/domivka-demo.com.ua/nameservers', ownerA, { nameservers: ['ns1.domivka-demo.com.ua', 'ns1.example.net'] });
+    const glue = await write('PUT', '/v1/domains/domivka-demo.com.ua/nameservers', ownerA, {
+      nameservers: ['ns1.domivka-demo.com.ua', 'ns1.example.net'],
+    });
     expect(glue.body.error.code).to.equal('nameservers_invalid');
-    const same = await write('PUT', '/v1/domains/domivka-demo.com.ua/nameservers', ownerA, { nameservers: ['ns2.domivka.net', 'ns1.domivka.net'] });
+    const same = await write('PUT', '/v1/domains/domivka-demo.com.ua/nameservers', ownerA, {
+      nameservers: ['ns2.domivka.net', 'ns1.domivka.net'],
+    });
     expect(same.status).to.equal(422);
     expect(same.body.error.code).to.equal('operation_no_change');
     expect((await get('/v1/domains/domivka-demo.com.ua')).body.status).not.to.include('pendingUpdate');
@@ -216,7 +242,9 @@ eachStore('Class 3 operations', (kind) => {
     expect(lock.status, JSON.stringify(lock.body)).to.equal(200);
     expect(lock.body.transfer_lock).to.equal(true);
     expect(lock.body.status).to.include('clientTransferProhibited');
-    expect((await api.system.get(TOKENS.TestAdapters).registrar.info('domivka-demo.com.ua'))!.status).to.include('clientTransferProhibited');
+    expect((await api.system.get(TOKENS.TestAdapters).registrar.info('domivka-demo.com.ua'))!.status).to.include(
+      'clientTransferProhibited',
+    );
     const lift = await write('DELETE', '/v1/domains/domivka-demo.com.ua/transfer-lock', ownerA);
     expect(lift.status).to.equal(202);
     const again = await write('PUT', '/v1/domains/domivka-demo.com.ua/transfer-lock', ownerA);
@@ -227,14 +255,19 @@ eachStore('Class 3 operations', (kind) => {
   });
 
   it('the 24 h path through a worker pass; two workers racing apply one operation exactly once', async () => {
-    const r = await write('PUT', '/v1/domains/domivka-demo.com.ua/nameservers', ownerA, { nameservers: ['ns1.domivka.net', 'ns2.domivka.net', 'ns9.example.org'] });
+    const r = await write('PUT', '/v1/domains/domivka-demo.com.ua/nameservers', ownerA, {
+      nameservers: ['ns1.domivka.net', 'ns2.domivka.net', 'ns9.example.org'],
+    });
     expect(r.status).to.equal(202);
     // Move the sandbox clock without the API's own pass, so only the workers see the due operation.
     await api.system.store.sandboxClocks.advance(api.demo.accountId, 24 * 3600_000 + 1000);
     // Postgres: a second system with its own pool, as a second worker process. SQLite: a second Worker over
     // the same system (better-sqlite3 is synchronous; a second connection in one process would block the
     // event loop the first needs) — the two passes still interleave at every await.
-    const second = kind.engine === 'postgres' ? new System(testConfig(api.store), { clock: api.clock, logger: pino({ level: 'silent' }), wrapSandbox }) : api.system;
+    const second =
+      kind.engine === 'postgres'
+        ? new System(testConfig(api.store), { clock: api.clock, logger: pino({ level: 'silent' }), wrapSandbox })
+        : api.system;
     try {
       const before = calls.length;
       const [t1, t2] = await Promise.all([new Worker(api.system).tick(), new Worker(second).tick()]);
@@ -253,7 +286,9 @@ eachStore('Class 3 operations', (kind) => {
   });
 
   it("a registry refusal makes the operation failed with the registry's reason; owners hear it", async () => {
-    const r = await write('PUT', '/v1/domains/domivka-demo.com.ua/nameservers', ownerA, { nameservers: ['ns1.domivka.net', 'ns2.domivka.net'] });
+    const r = await write('PUT', '/v1/domains/domivka-demo.com.ua/nameservers', ownerA, {
+      nameservers: ['ns1.domivka.net', 'ns2.domivka.net'],
+    });
     expect(r.status, JSON.stringify(r.body)).to.equal(202);
     failNext = 'host ns1.domivka.net unknown to the registry';
     const c = await write('POST', `/v1/operations/${r.body.id}/confirm`, ownerB);
@@ -273,7 +308,9 @@ eachStore('Class 3 operations', (kind) => {
     expect(c.status).to.equal(404); // B's key does not reach the blog yet: it cannot even see the operation
     expect(c.body.error.code).to.equal('operation_not_found');
     // The console path: a signed-in second owner confirms with the same use case.
-    const done = await api.system.get(TOKENS.ConfirmOperation).execute({ kind: 'person', personId: ownerBPerson, accountId: api.demo.accountId, role: 'owner' }, r.body.id);
+    const done = await api.system
+      .get(TOKENS.ConfirmOperation)
+      .execute({ kind: 'person', personId: ownerBPerson, accountId: api.demo.accountId, role: 'owner' }, r.body.id);
     expect(done.status).to.equal('active');
     expect((await get('/v1/domains/domivka-blog.kyiv.ua', ownerB)).body.labels).to.deep.equal(['blog', 'prod']);
   });
@@ -284,9 +321,13 @@ eachStore('Class 3 operations', (kind) => {
     const cancel = api.system.get(TOKENS.CancelOperation);
     const requester = r.body.requested_by.person_id as string;
     let code = '';
-    await confirm.execute({ kind: 'person', personId: requester, accountId: api.demo.accountId, role: 'owner' }, r.body.id).catch((e) => (code = e.code));
+    await confirm
+      .execute({ kind: 'person', personId: requester, accountId: api.demo.accountId, role: 'owner' }, r.body.id)
+      .catch((e) => (code = e.code));
     expect(code).to.equal('confirmation_by_requester');
-    await cancel.execute({ kind: 'person', personId: 'p-member@example.com', accountId: api.demo.accountId, role: 'member' }, r.body.id).catch((e) => (code = e.code));
+    await cancel
+      .execute({ kind: 'person', personId: 'p-member@example.com', accountId: api.demo.accountId, role: 'member' }, r.body.id)
+      .catch((e) => (code = e.code));
     expect(code).to.equal('owner_required');
     const done = await cancel.execute({ kind: 'person', personId: requester, accountId: api.demo.accountId, role: 'owner' }, r.body.id);
     expect(done.status).to.equal('cancelled');
@@ -336,7 +377,11 @@ eachStore('Class 3 operations', (kind) => {
     expect(b.status).to.equal(202);
     expect(b.headers.get('idempotent-replayed')).to.equal('true');
     expect(b.body.id).to.equal(a.body.id);
-    const missing = await api.call('/v1/domains/domivka-blog.kyiv.ua/labels', { method: 'PUT', headers: bearer(ownerA), json: { labels: ['x1'] } });
+    const missing = await api.call('/v1/domains/domivka-blog.kyiv.ua/labels', {
+      method: 'PUT',
+      headers: bearer(ownerA),
+      json: { labels: ['x1'] },
+    });
     expect(missing.body.error.code).to.equal('idempotency_key_required');
   });
 });

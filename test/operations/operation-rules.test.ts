@@ -15,10 +15,17 @@ const code = (fn: () => unknown): string => {
 /** the pure rules of class 3 operations. */
 describe('Class 3 operations: nameserver rules and the pendingUpdate status', () => {
   it('normalises case and the trailing dot; refuses bad names, duplicates, glue and counts outside 2–13', () => {
-    expect(normalizeNameservers('example.com.ua', ['NS1.Example.NET.', 'ns2.example.net'])).to.deep.equal(['ns1.example.net', 'ns2.example.net']);
+    expect(normalizeNameservers('example.com.ua', ['NS1.Example.NET.', 'ns2.example.net'])).to.deep.equal([
+      'ns1.example.net',
+      'ns2.example.net',
+    ]);
     expect(code(() => normalizeNameservers('example.com.ua', ['ns1.example.net', 'bad name']))).to.equal('nameservers_invalid:hostname');
-    expect(code(() => normalizeNameservers('example.com.ua', ['ns1.example.net', 'NS1.example.net.']))).to.equal('nameservers_invalid:duplicate');
-    expect(code(() => normalizeNameservers('example.com.ua', ['ns1.example.com.ua', 'ns1.example.net']))).to.equal('nameservers_invalid:glue');
+    expect(code(() => normalizeNameservers('example.com.ua', ['ns1.example.net', 'NS1.example.net.']))).to.equal(
+      'nameservers_invalid:duplicate',
+    );
+    expect(code(() => normalizeNameservers('example.com.ua', ['ns1.example.com.ua', 'ns1.example.net']))).to.equal(
+      'nameservers_invalid:glue',
+    );
     expect(code(() => normalizeNameservers('example.com.ua', ['ns1.example.net']))).to.equal('nameservers_invalid:count');
     const many = Array.from({ length: 14 }, (_, i) => `ns${i}.example.net`);
     expect(code(() => normalizeNameservers('example.com.ua', many))).to.equal('nameservers_invalid:count');

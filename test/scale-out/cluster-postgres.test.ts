@@ -63,23 +63,33 @@ suite(title, function () {
   const request = (method: string, path: string, headers: Record<string, string> = {}, json?: unknown): Promise<Reply> =>
     new Promise((resolve, reject) => {
       const body = json === undefined ? undefined : JSON.stringify(json);
-      const req = http.request({
-        host: '127.0.0.1', port, method, path, agent: false,
-        headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}) },
-      }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => {
-          let parsed: unknown = text;
-          try {
-            parsed = text === '' ? undefined : JSON.parse(text);
-          } catch {
-            /* not JSON */
-          }
-          resolve({ status: res.statusCode!, headers: res.headers, body: parsed });
-        });
-      });
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          method,
+          path,
+          agent: false,
+          headers: {
+            ...headers,
+            ...(body !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}),
+          },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => (text += c));
+          res.on('end', () => {
+            let parsed: unknown = text;
+            try {
+              parsed = text === '' ? undefined : JSON.parse(text);
+            } catch {
+              /* not JSON */
+            }
+            resolve({ status: res.statusCode!, headers: res.headers, body: parsed });
+          });
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -111,11 +121,25 @@ suite(title, function () {
     cluster = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/main/cluster.ts'], {
       cwd: ROOT,
       env: {
-        ...process.env, DATABASE_URL: store.url, DATABASE_SCHEMA: store.schema!, VAR_DIR: dir,
-        KEY_PEPPER: TEST_PEPPER_HEX, DATA_KEY: TEST_DATA_KEY_HEX, ARGON2_MEMORY_KIB: '1024', ARGON2_TIME_COST: '1',
-        PORT: String(port), DNS_PORT: String(dnsPort), DNS_WORKERS: '1', DNS_SECONDARIES: `127.0.0.1:${knotPort}`,
-        AXFR_ALLOW: '127.0.0.1', API_PROCESSES: '2', WORKERS: '2', WORKER_INTERVAL_MS: '300', LOG_LEVEL: 'warn',
-        RATE_LIMIT_BURST: '100000', RATE_LIMIT_PER_SECOND: '100000',
+        ...process.env,
+        DATABASE_URL: store.url,
+        DATABASE_SCHEMA: store.schema!,
+        VAR_DIR: dir,
+        KEY_PEPPER: TEST_PEPPER_HEX,
+        DATA_KEY: TEST_DATA_KEY_HEX,
+        ARGON2_MEMORY_KIB: '1024',
+        ARGON2_TIME_COST: '1',
+        PORT: String(port),
+        DNS_PORT: String(dnsPort),
+        DNS_WORKERS: '1',
+        DNS_SECONDARIES: `127.0.0.1:${knotPort}`,
+        AXFR_ALLOW: '127.0.0.1',
+        API_PROCESSES: '2',
+        WORKERS: '2',
+        WORKER_INTERVAL_MS: '300',
+        LOG_LEVEL: 'warn',
+        RATE_LIMIT_BURST: '100000',
+        RATE_LIMIT_PER_SECOND: '100000',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -137,29 +161,54 @@ suite(title, function () {
     // Knot, configured by the same generator as the README's sample; it bootstraps every zone by AXFR.
     for (const sub of ['run', 'db', 'zones']) await mkdir(join(dir, 'knot', sub), { recursive: true }); // as the sample's first line says
     const conf = join(dir, 'knot.conf');
-    await writeFile(conf, knotConf({
-      dir: join(dir, 'knot'), listen: [`127.0.0.1@${knotPort}`], primary: `127.0.0.1@${dnsPort}`, notifyFrom: '127.0.0.1',
-      zones: [BLOG, COM, DEV], logLevel: 'info',
-    }));
+    await writeFile(
+      conf,
+      knotConf({
+        dir: join(dir, 'knot'),
+        listen: [`127.0.0.1@${knotPort}`],
+        primary: `127.0.0.1@${dnsPort}`,
+        notifyFrom: '127.0.0.1',
+        zones: [BLOG, COM, DEV],
+        logLevel: 'info',
+      }),
+    );
     const check = spawnSync('knotc', ['-c', conf, 'conf-check'], { encoding: 'utf8' });
     expect(check.status, `knotc conf-check: ${check.stdout}${check.stderr}`).to.equal(0);
     knotd = spawn('knotd', ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
     knotd.stdout!.on('data', (d: Buffer) => (knotLog += d.toString()));
     knotd.stderr!.on('data', (d: Buffer) => (knotLog += d.toString()));
-    const boot = await waitFor(async () => {
-      for (const z of [BLOG, COM, DEV]) if ((await kdig(knotPort, z, 'SOA')).status !== 'NOERROR') return false;
-      return true;
-    }, 30_000, 100);
+    const boot = await waitFor(
+      async () => {
+        for (const z of [BLOG, COM, DEV]) if ((await kdig(knotPort, z, 'SOA')).status !== 'NOERROR') return false;
+        return true;
+      },
+      30_000,
+      100,
+    );
     expect(boot, `Knot never served the zones; its log:\n${knotLog}`).to.not.equal(null);
 
     // One human sign-in (a TOTP code is good once), then the keys the load uses.
     const totp = await generate({ secret: demo.totpSecret });
     const s = await new Promise<string>((resolve, reject) => {
       const body = JSON.stringify({ email: demo.email, password: demo.password, totp });
-      const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/v1/account/sessions', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        res.resume();
-        res.on('end', () => (res.statusCode === 201 ? resolve(res.headers['set-cookie']![0]!.split(';')[0]!) : reject(new Error(`sign-in ${res.statusCode}`))));
-      });
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/v1/account/sessions',
+          agent: false,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () =>
+            res.statusCode === 201
+              ? resolve(res.headers['set-cookie']![0]!.split(';')[0]!)
+              : reject(new Error(`sign-in ${res.statusCode}`)),
+          );
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -228,7 +277,9 @@ suite(title, function () {
     const applies = (async () => {
       for (let i = 0; i < 6; i++) {
         const value = `192.0.2.${100 + i}`;
-        const plan = await post(`/v1/domains/${COM}/dns/plans`, keys.dns!, { changes: [{ action: 'create', name: `scale${i}`, type: 'A', ttl: 60, values: [value] }] });
+        const plan = await post(`/v1/domains/${COM}/dns/plans`, keys.dns!, {
+          changes: [{ action: 'create', name: `scale${i}`, type: 'A', ttl: 60, values: [value] }],
+        });
         expect(plan.status, JSON.stringify(plan.body)).to.equal(201);
         const applied = await post(`/v1/domains/${COM}/dns/plans/${plan.body.id}/apply`, keys.dns!, {});
         expect(applied.status, JSON.stringify(applied.body)).to.equal(200);
@@ -279,42 +330,70 @@ suite(title, function () {
 
     // Certificates: every one issued, each exactly once.
     const ids = requested.map((r) => r.body.id as string);
-    const issued = await waitFor(async () => {
-      const states = await Promise.all(ids.map(async (id) => (await request('GET', `/v1/certificates/${id}`, auth(keys.cert!))).body.status));
-      return states.every((s) => s === 'issued');
-    }, 30_000, 200);
+    const issued = await waitFor(
+      async () => {
+        const states = await Promise.all(
+          ids.map(async (id) => (await request('GET', `/v1/certificates/${id}`, auth(keys.cert!))).body.status),
+        );
+        return states.every((s) => s === 'issued');
+      },
+      30_000,
+      200,
+    );
     expect(issued, 'every certificate issued').to.not.equal(null);
     // Let the workers run a few more passes: nothing may happen twice afterwards either.
     await new Promise((r) => setTimeout(r, 1500));
     for (const id of ids) {
-      expect(await count("select count(*) as n from events where type = 'certificate.issued' and subject like ?", [`%${id}%`]), `certificate.issued events of ${id}`).to.equal(1);
+      expect(
+        await count("select count(*) as n from events where type = 'certificate.issued' and subject like ?", [`%${id}%`]),
+        `certificate.issued events of ${id}`,
+      ).to.equal(1);
     }
 
     // Renewals of .dev: five (four + one idempotent) — ledger, events and expiry agree.
-    const devRenewalsLedger = await count("select count(*) as n from ledger_entries where account_id = ? and environment = 'test' and domain = ? and amount < 0", [accountId, DEV]);
+    const devRenewalsLedger = await count(
+      "select count(*) as n from ledger_entries where account_id = ? and environment = 'test' and domain = ? and amount < 0",
+      [accountId, DEV],
+    );
     const devRenewedEvents = await count("select count(*) as n from events where type = 'domain.renewed' and subject like ?", [`%${DEV}%`]);
     expect(devRenewalsLedger, 'renewal charges for .dev').to.equal(5);
     expect(devRenewedEvents, 'domain.renewed events for .dev').to.equal(5);
     // Automatic renewal of the blog domain: once, however many processes raced for it.
-    const blogCharges = await count("select count(*) as n from ledger_entries where account_id = ? and environment = 'test' and domain = ? and amount < 0", [accountId, BLOG]);
+    const blogCharges = await count(
+      "select count(*) as n from ledger_entries where account_id = ? and environment = 'test' and domain = ? and amount < 0",
+      [accountId, BLOG],
+    );
     const blogEvents = await count("select count(*) as n from events where type = 'domain.renewed' and subject like ?", [`%${BLOG}%`]);
     expect(blogCharges, 'automatic renewal charges for the blog').to.equal(1);
     expect(blogEvents, 'domain.renewed events for the blog').to.equal(1);
     const blogAfter = (await request('GET', `/v1/domains/${BLOG}`, auth(keys.reader!))).body;
     expect(Number(blogAfter.expires_at.slice(0, 4))).to.equal(Number(blogBefore.expires_at.slice(0, 4)) + 1);
     // Top-ups: six (five + one idempotent), in the ledger, the events and the top-up table.
-    expect(await count("select count(*) as n from ledger_entries where account_id = ? and kind = 'topup'", [accountId]), 'top-up ledger entries').to.equal(6);
-    expect(await count("select count(*) as n from events where type = 'billing.topup_succeeded' and account_id = ?", [accountId]), 'top-up events').to.equal(6);
-    expect(await count("select count(*) as n from topups where account_id = ? and status = 'succeeded'", [accountId]), 'top-ups').to.equal(6);
+    expect(
+      await count("select count(*) as n from ledger_entries where account_id = ? and kind = 'topup'", [accountId]),
+      'top-up ledger entries',
+    ).to.equal(6);
+    expect(
+      await count("select count(*) as n from events where type = 'billing.topup_succeeded' and account_id = ?", [accountId]),
+      'top-up events',
+    ).to.equal(6);
+    expect(await count("select count(*) as n from topups where account_id = ? and status = 'succeeded'", [accountId]), 'top-ups').to.equal(
+      6,
+    );
     // The balance is the ledger's sum: nothing charged or credited twice.
     const balance1 = (await request('GET', '/v1/billing/balance', auth(keys.reader!))).body.balance.amount as number;
-    const ledgerDelta = await count("select coalesce(sum(amount), 0) as n from ledger_entries where account_id = ? and environment = 'test'", [accountId]);
+    const ledgerDelta = await count(
+      "select coalesce(sum(amount), 0) as n from ledger_entries where account_id = ? and environment = 'test'",
+      [accountId],
+    );
     const topUpTotal = 10_000 + 10_001 + 10_002 + 10_003 + 10_004 + 77_700;
     expect(balance1).to.equal(ledgerDelta);
     expect(balance1 - balance0).to.be.below(topUpTotal); // the renewals were charged too
     // The DNS: every applied change served by Knot within a second.
     // eslint-disable-next-line no-console
-    console.log(`      ${readCount} reads during the load; apply → Knot serves: ${knotDelays.join(', ')} ms (max ${Math.max(...knotDelays)} ms)`);
+    console.log(
+      `      ${readCount} reads during the load; apply → Knot serves: ${knotDelays.join(', ')} ms (max ${Math.max(...knotDelays)} ms)`,
+    );
     expect(knotDelays).to.have.length(6);
     for (const ms of knotDelays) expect(ms, `apply → Knot serves (log:\n${knotLog.slice(-2000)})`).to.be.below(1000);
     // Knot took the changes as incremental IXFR from the DNS workers' journals, and stored every one.

@@ -44,16 +44,18 @@ eachStore('Change feed across processes', (kind) => {
       expect(heard.filter((c) => c?.ref === 'z-commit')).to.have.length(0); // not before the commit
     });
     expect(await until(() => heard.some((c) => c?.ref === 'z-commit'), 1000), 'heard within 1 s').to.not.equal(null);
-    await store.uow.transaction(async () => {
-      await store.changes.announce('zone', 'z-rollback');
-      throw new Error('roll back');
-    }).catch(() => undefined);
+    await store.uow
+      .transaction(async () => {
+        await store.changes.announce('zone', 'z-rollback');
+        throw new Error('roll back');
+      })
+      .catch(() => undefined);
     await store.changes.announce('zone', 'z-after');
     expect(await until(() => heard.some((c) => c?.ref === 'z-after'), 1000)).to.not.equal(null);
     expect(heard.some((c) => c?.ref === 'z-rollback')).to.equal(false);
   });
 
-  it('a key revoked in one process is dropped from the other\'s cache within 1 s', async () => {
+  it("a key revoked in one process is dropped from the other's cache within 1 s", async () => {
     const k = await api.issueKey({ environment: 'test', rights: ['domain.read'], domains: ['domivka-demo.dev'] });
     expect((await api.call('/v1/domains/domivka-demo.dev', { headers: bearer(k.secret) })).status).to.equal(200);
     const first = await other.keys.findById(k.id);
@@ -72,7 +74,10 @@ eachStore('Change feed across processes', (kind) => {
     const d = (await other.domains.find(api.demo.accountId, 'test', 'domivka-demo.dev'))!;
     expect(d.autoRenew).to.equal(true);
     await api.system.store.domains.update({ ...d, autoRenew: false });
-    const took = await until(async () => (await other.domains.find(api.demo.accountId, 'test', 'domivka-demo.dev'))?.autoRenew === false, 1000);
+    const took = await until(
+      async () => (await other.domains.find(api.demo.accountId, 'test', 'domivka-demo.dev'))?.autoRenew === false,
+      1000,
+    );
     expect(took).to.not.equal(null);
     await api.system.store.domains.update({ ...d, autoRenew: true });
   });
@@ -82,7 +87,7 @@ eachStore('Change feed across processes', (kind) => {
       heard.length = 0;
       const admin = knexFactory({ client: 'pg', connection: api.store.url, pool: { min: 0, max: 1 } });
       try {
-        await admin.raw("select pg_terminate_backend(pid) from pg_stat_activity where query = ?", [`LISTEN "${other.changes.channel}"`]);
+        await admin.raw('select pg_terminate_backend(pid) from pg_stat_activity where query = ?', [`LISTEN "${other.changes.channel}"`]);
       } finally {
         await admin.destroy();
       }

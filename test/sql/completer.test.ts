@@ -22,8 +22,15 @@ eachStore('The completer: takeovers, clocks and retries', (kind) => {
   const during = new Map<string, () => Promise<void>>();
   const failing = new Set<string>();
   const route: Route = {
-    id: 'fakeTopUp', method: 'POST', path: '/fake', summary: 'fake', tag: 'Test', writes: true, phased: true,
-    access: { kind: 'key', anyKey: true }, responses: { 201: { description: 'ok' } },
+    id: 'fakeTopUp',
+    method: 'POST',
+    path: '/fake',
+    summary: 'fake',
+    tag: 'Test',
+    writes: true,
+    phased: true,
+    access: { kind: 'key', anyKey: true },
+    responses: { 201: { description: 'ok' } },
     handle: async (i: RouteInput) => {
       const name = (i.body as { name: string }).name;
       const cp = i.checkpoints!;
@@ -39,15 +46,32 @@ eachStore('The completer: takeovers, clocks and retries', (kind) => {
     },
   };
   const key = { id: 'k1' } as ApiKey;
-  const deps = () => ({ store: store.idempotency, uow: store.uow, clock, keys: { findById: async (id: string) => (id === 'k1' ? key : null) }, logger: pino({ level: 'silent' }) });
+  const deps = () => ({
+    store: store.idempotency,
+    uow: store.uow,
+    clock,
+    keys: { findById: async (id: string) => (id === 'k1' ? key : null) },
+    logger: pino({ level: 'silent' }),
+  });
   const complete = () => completeAbandoned(deps(), [route], { abandonedAfterMs: 15 * 60_000 });
 
   /** A request that reserved, then met an unknown outcome: left unlocked at 'reserved'. */
   const leave = async (name: string, routeId = route.id) => {
     failing.add(name);
     const request = { route: routeId, keyId: 'k1', params: {}, query: {}, body: { name }, ip: '127.0.0.1' };
-    await runIdempotent({ store: store.idempotency, uow: store.uow, clock }, 'key:k1', name, 'fp', (cp) => route.handle({ params: {}, query: {}, body: { name }, ip: '127.0.0.1', key, ...(cp ? { checkpoints: cp } : {}) }), (r) => r, true, request)
-      .then(() => expect.fail('must fail'), (e: Error) => expect(e.message).to.contain('peer down'));
+    await runIdempotent(
+      { store: store.idempotency, uow: store.uow, clock },
+      'key:k1',
+      name,
+      'fp',
+      (cp) => route.handle({ params: {}, query: {}, body: { name }, ip: '127.0.0.1', key, ...(cp ? { checkpoints: cp } : {}) }),
+      (r) => r,
+      true,
+      request,
+    ).then(
+      () => expect.fail('must fail'),
+      (e: Error) => expect(e.message).to.contain('peer down'),
+    );
     failing.delete(name);
     clock.advance(1000);
   };
@@ -65,7 +89,7 @@ eachStore('The completer: takeovers, clocks and retries', (kind) => {
     await fresh?.drop();
   });
 
-  it('resumes from the record as it is when taken over, not as listed: another holder\'s later point is not done again (was: a second credit)', async () => {
+  it("resumes from the record as it is when taken over, not as listed: another holder's later point is not done again (was: a second credit)", async () => {
     await leave('first');
     await leave('second');
     clock.advance(16 * 60_000);

@@ -7,8 +7,17 @@ eachStore('Domain repository reads', (kind) => {
   let fresh: FreshStore;
   let store: SqlStore;
   const domain = (id: string, name: string, labels: string[]): Domain => ({
-    id, accountId: 'a1', environment: 'test', name, labels, status: ['ok'], expiresOn: '2027-01-01', autoRenew: true,
-    transferLock: false, nameservers: ['ns1.domivka.net'], createdAt: new Date('2026-11-21T00:00:00Z'),
+    id,
+    accountId: 'a1',
+    environment: 'test',
+    name,
+    labels,
+    status: ['ok'],
+    expiresOn: '2027-01-01',
+    autoRenew: true,
+    transferLock: false,
+    nameservers: ['ns1.domivka.net'],
+    createdAt: new Date('2026-11-21T00:00:00Z'),
   });
   before(async () => {
     fresh = await kind.fresh();

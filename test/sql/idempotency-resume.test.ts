@@ -32,17 +32,23 @@ eachStore('Idempotency records: resuming after a recovery point, and abandoned r
     const reserved: string[] = [];
     let busy = true;
     const handler = async (cp: Checkpoints | null) => {
-      const at = cp!.last?.point === 'reserved' ? (cp!.last.data as { id: string }) : await cp!.reach('reserved', async () => {
-        const id = randomUUID();
-        reserved.push(id);
-        return { id };
-      });
+      const at =
+        cp!.last?.point === 'reserved'
+          ? (cp!.last.data as { id: string })
+          : await cp!.reach('reserved', async () => {
+              const id = randomUUID();
+              reserved.push(id);
+              return { id };
+            });
       if (busy) throw new DomainError('operation_in_progress', { domain_id: 'd1' });
       return { status: 201, body: { reserved: at.id } };
     };
     const run = () => runIdempotent(deps, 'key:k1', key, 'fp', handler, (r) => r, true);
 
-    await run().then(() => expect.fail('busy must surface'), (e) => expect((e as DomainError).code).to.equal('operation_in_progress'));
+    await run().then(
+      () => expect.fail('busy must surface'),
+      (e) => expect((e as DomainError).code).to.equal('operation_in_progress'),
+    );
     busy = false;
     const retry = await run();
     expect(retry.status, 'the retry ran again instead of replaying the 409').to.equal(201);
@@ -57,7 +63,14 @@ eachStore('Idempotency records: resuming after a recovery point, and abandoned r
     const s = store.idempotency;
     const t0 = new Date('2026-11-20T10:00:00Z');
     const at = (min: number) => new Date(t0.getTime() + min * 60_000);
-    const request = { route: 'registerDomain', keyId: 'k9', params: {}, query: {}, body: { domain: 'x.com.ua', years: 1 }, ip: '127.0.0.1' };
+    const request = {
+      route: 'registerDomain',
+      keyId: 'k9',
+      params: {},
+      query: {},
+      body: { domain: 'x.com.ua', years: 1 },
+      ip: '127.0.0.1',
+    };
     const make = async (name: string, o: { at: Date; point?: string; request?: boolean; unlock?: boolean; finish?: boolean }) => {
       const token = randomUUID();
       await s.claim('key:k9', name, 'fp', o.at, token, o.request === false ? undefined : request);
@@ -76,7 +89,8 @@ eachStore('Idempotency records: resuming after a recovery point, and abandoned r
     await make('retrying', { at: at(0), point: 'reserved' });
     expect(await s.takeOver('key:k9', 'retrying', at(0), at(29), randomUUID())).to.not.equal(null);
 
-    const query = (now: Date, limit = 50) => s.abandoned({ createdBefore: new Date(now.getTime() - 15 * 60_000), lockedBefore: new Date(now.getTime() - 60_000), now, limit });
+    const query = (now: Date, limit = 50) =>
+      s.abandoned({ createdBefore: new Date(now.getTime() - 15 * 60_000), lockedBefore: new Date(now.getTime() - 60_000), now, limit });
     const found = await query(at(30));
     expect(found.map((r) => r.key).sort()).to.deep.equal(['dead-lock', 'unlocked']);
     expect(found[0]!.request).to.deep.equal(request);
@@ -113,6 +127,8 @@ eachStore('Idempotency records: resuming after a recovery point, and abandoned r
     const taken = await s.takeOver('key:k8', 'r1', listed.lockedAt, new Date(t.getTime() + 2000), randomUUID());
     expect(taken?.recoveryPoint, 'resumes from the later point').to.equal('credited');
     expect(taken?.recoveryData).to.deep.equal({ step: 2 });
-    expect(await s.takeOver('key:k8', 'r1', null, new Date(t.getTime() + 3000), randomUUID()), 'held now: a second taker loses').to.equal(null);
+    expect(await s.takeOver('key:k8', 'r1', null, new Date(t.getTime() + 3000), randomUUID()), 'held now: a second taker loses').to.equal(
+      null,
+    );
   });
 });

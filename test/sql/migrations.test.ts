@@ -14,7 +14,20 @@ eachStore('Migrations (both engines, up and down)', (kind) => {
     await fresh.drop();
   });
 
-  const TABLES = ['accounts', 'people', 'sessions', 'api_keys', 'domains', 'domain_labels', 'ledger_entries', 'notices', 'events', 'idempotency_keys', 'sandbox_registry', 'sandbox_registry_transactions'];
+  const TABLES = [
+    'accounts',
+    'people',
+    'sessions',
+    'api_keys',
+    'domains',
+    'domain_labels',
+    'ledger_entries',
+    'notices',
+    'events',
+    'idempotency_keys',
+    'sandbox_registry',
+    'sandbox_registry_transactions',
+  ];
 
   it('latest creates every table; running it again is a no-op', async () => {
     await store.migrate();
@@ -33,7 +46,19 @@ eachStore('Migrations (both engines, up and down)', (kind) => {
 
   it('one name per environment: the same domain cannot be held twice in one environment', async () => {
     await store.accounts.insertAccount({ id: 'a1', name: 'A', createdAt: new Date() });
-    const d = { id: 'd1', accountId: 'a1', environment: 'test' as const, name: 'x.com', labels: [], status: ['ok'], expiresOn: '2027-01-01', autoRenew: false, transferLock: false, nameservers: [], createdAt: new Date() };
+    const d = {
+      id: 'd1',
+      accountId: 'a1',
+      environment: 'test' as const,
+      name: 'x.com',
+      labels: [],
+      status: ['ok'],
+      expiresOn: '2027-01-01',
+      autoRenew: false,
+      transferLock: false,
+      nameservers: [],
+      createdAt: new Date(),
+    };
     await store.domains.insert(d);
     let failed = false;
     try {

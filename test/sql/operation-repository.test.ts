@@ -14,9 +14,22 @@ eachStore('Operation repository', (kind) => {
   let other: SqlStore;
   const t0 = new Date('2026-11-24T10:00:00Z');
   const op = (id: string, domainId: string, activatesAt = t0): Operation => ({
-    id, accountId: 'a1', environment: 'test', domainId, domain: `${domainId}.com.ua`, kind: 'labels', status: 'pending',
-    params: { labels: ['x'], previous: [] }, warnings: [], requestedBy: { type: 'key', keyId: 'k1', personId: 'p1' }, confirmations: [],
-    createdAt: new Date(activatesAt.getTime() - 86_400_000), activatesAt, resolvedAt: null, cancelledBy: null, failureReason: null,
+    id,
+    accountId: 'a1',
+    environment: 'test',
+    domainId,
+    domain: `${domainId}.com.ua`,
+    kind: 'labels',
+    status: 'pending',
+    params: { labels: ['x'], previous: [] },
+    warnings: [],
+    requestedBy: { type: 'key', keyId: 'k1', personId: 'p1' },
+    confirmations: [],
+    createdAt: new Date(activatesAt.getTime() - 86_400_000),
+    activatesAt,
+    resolvedAt: null,
+    cancelledBy: null,
+    failureReason: null,
   });
   before(async () => {
     fresh = await kind.fresh();

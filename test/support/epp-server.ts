@@ -37,16 +37,66 @@ export interface EppCerts {
 export const makeEppCerts = (): EppCerts => {
   const dir = mkdtempSync(join(tmpdir(), 'epp-certs-'));
   const o = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-  o('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=Domivka EPP test CA');
+  o(
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.pem',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=Domivka EPP test CA',
+  );
   writeFileSync(join(dir, 'server.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');
   writeFileSync(join(dir, 'client.ext'), 'extendedKeyUsage=clientAuth\n');
   for (const who of ['server', 'client']) {
-    o('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${who}.key`, '-out', `${who}.csr`, '-subj', `/CN=epp-${who}`);
-    o('x509', '-req', '-in', `${who}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${who}.pem`, '-days', '2', '-extfile', `${who}.ext`);
+    o(
+      'req',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      `${who}.key`,
+      '-out',
+      `${who}.csr`,
+      '-subj',
+      `/CN=epp-${who}`,
+    );
+    o(
+      'x509',
+      '-req',
+      '-in',
+      `${who}.csr`,
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      `${who}.pem`,
+      '-days',
+      '2',
+      '-extfile',
+      `${who}.ext`,
+    );
   }
   const r = (f: string) => readFileSync(join(dir, f), 'utf8');
   return {
-    dir, ca: r('ca.pem'), serverCert: r('server.pem'), serverKey: r('server.key'), clientCert: r('client.pem'), clientKey: r('client.key'),
+    dir,
+    ca: r('ca.pem'),
+    serverCert: r('server.pem'),
+    serverKey: r('server.key'),
+    clientCert: r('client.pem'),
+    clientKey: r('client.key'),
     files: { ca: join(dir, 'ca.pem'), clientCert: join(dir, 'client.pem'), clientKey: join(dir, 'client.key') },
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
   };
@@ -81,8 +131,21 @@ interface DomainRow {
   authInfo: string;
   transfer: { status: string; reID: string; reDate: string; acID: string; acDate: string } | null;
 }
-interface ContactRow { id: string; roid: string; name: string; email: string; cc: string; clID: string; crDate: string }
-interface Message { id: string; qDate: string; msg: string; resData?: XmlNode }
+interface ContactRow {
+  id: string;
+  roid: string;
+  name: string;
+  email: string;
+  cc: string;
+  clID: string;
+  crDate: string;
+}
+interface Message {
+  id: string;
+  qDate: string;
+  msg: string;
+  resData?: XmlNode;
+}
 
 const MESSAGES: Record<number, string> = {
   1000: 'Command completed successfully',
@@ -160,12 +223,23 @@ export class EppTestServer {
     const d = this.domains.get(domain);
     if (!d) throw new Error(`no ${domain}`);
     const now = new Date();
-    d.transfer = { status: 'pending', reID: by, reDate: now.toISOString(), acID: d.clID, acDate: new Date(now.getTime() + 5 * 86400_000).toISOString() };
+    d.transfer = {
+      status: 'pending',
+      reID: by,
+      reDate: now.toISOString(),
+      acID: d.clID,
+      acDate: new Date(now.getTime() + 5 * 86400_000).toISOString(),
+    };
     if (!d.status.includes('pendingTransfer')) d.status = [...d.status.filter((s) => s !== 'ok'), 'pendingTransfer'];
     this.queue('Transfer requested.', {
       'domain:trnData': {
-        '@_xmlns:domain': NS.domain, 'domain:name': domain, 'domain:trStatus': 'pending', 'domain:reID': by,
-        'domain:reDate': d.transfer.reDate, 'domain:acID': d.transfer.acID, 'domain:acDate': d.transfer.acDate,
+        '@_xmlns:domain': NS.domain,
+        'domain:name': domain,
+        'domain:trStatus': 'pending',
+        'domain:reID': by,
+        'domain:reDate': d.transfer.reDate,
+        'domain:acID': d.transfer.acID,
+        'domain:acDate': d.transfer.acDate,
       },
     });
   }
@@ -175,8 +249,10 @@ export class EppTestServer {
     if (!this.domains.delete(domain)) throw new Error(`no ${domain}`);
     this.queue(`Domain ${domain} deleted by the registry.`, {
       'domain:panData': {
-        '@_xmlns:domain': NS.domain, 'domain:name': { '#text': domain, '@_paResult': '1' },
-        'domain:paTRID': { svTRID: this.svTRID() }, 'domain:paDate': new Date().toISOString(),
+        '@_xmlns:domain': NS.domain,
+        'domain:name': { '#text': domain, '@_paResult': '1' },
+        'domain:paTRID': { svTRID: this.svTRID() },
+        'domain:paDate': new Date().toISOString(),
       },
     });
   }
@@ -186,10 +262,17 @@ export class EppTestServer {
   }
 
   async start(): Promise<this> {
-    this.server = createServer({
-      cert: this.opts.certs.serverCert, key: this.opts.certs.serverKey, ca: this.opts.certs.ca,
-      requestCert: true, rejectUnauthorized: true, minVersion: 'TLSv1.2',
-    }, (socket) => this.accept(socket));
+    this.server = createServer(
+      {
+        cert: this.opts.certs.serverCert,
+        key: this.opts.certs.serverKey,
+        ca: this.opts.certs.ca,
+        requestCert: true,
+        rejectUnauthorized: true,
+        minVersion: 'TLSv1.2',
+      },
+      (socket) => this.accept(socket),
+    );
     await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
     this.port = (this.server!.address() as AddressInfo).port;
     return this;
@@ -222,14 +305,16 @@ export class EppTestServer {
       delete tree['?xml'];
       doc = validatingBuilder.build(tree) as string;
     }
-    this.validations.push(new Promise<void>((done) => {
-      const p = execFile('xmllint', ['--noout', '--schema', SCHEMA, '-'], (err, _out, stderr) => {
-        this.validatedFrames++;
-        if (err) this.schemaErrors.push(`${direction}: ${stderr.trim()}\n${xml}`);
-        done();
-      });
-      p.stdin!.end(doc);
-    }));
+    this.validations.push(
+      new Promise<void>((done) => {
+        const p = execFile('xmllint', ['--noout', '--schema', SCHEMA, '-'], (err, _out, stderr) => {
+          this.validatedFrames++;
+          if (err) this.schemaErrors.push(`${direction}: ${stderr.trim()}\n${xml}`);
+          done();
+        });
+        p.stdin!.end(doc);
+      }),
+    );
   }
 
   private send(socket: TLSSocket, xml: string): void {
@@ -245,7 +330,10 @@ export class EppTestServer {
         svID: 'Domivka EPP test registry',
         svDate: new Date().toISOString(),
         svcMenu: { version: '1.0', lang: ['en', 'uk'], objURI, svcExtension: { extURI } },
-        dcp: { access: { all: '' }, statement: { purpose: { admin: '', prov: '' }, recipient: { ours: '', public: '' }, retention: { stated: '' } } },
+        dcp: {
+          access: { all: '' },
+          statement: { purpose: { admin: '', prov: '' }, recipient: { ours: '', public: '' }, retention: { stated: '' } },
+        },
       },
     } as XmlNode);
   }
@@ -283,11 +371,16 @@ export class EppTestServer {
     return `SV-${++this.seq}`;
   }
 
-  private respond(code: number, clTRID: string | null, extra: { resData?: XmlNode; extension?: XmlNode; msgQ?: XmlNode; reason?: string } = {}): string {
+  private respond(
+    code: number,
+    clTRID: string | null,
+    extra: { resData?: XmlNode; extension?: XmlNode; msgQ?: XmlNode; reason?: string } = {},
+  ): string {
     return buildEpp({
       response: {
         result: {
-          '@_code': code, msg: MESSAGES[code] ?? 'Command failed',
+          '@_code': code,
+          msg: MESSAGES[code] ?? 'Command failed',
           ...(extra.reason ? { extValue: { value: { text: extra.reason }, reason: extra.reason } } : {}),
         },
         ...(extra.msgQ ? { msgQ: extra.msgQ } : {}),
@@ -369,8 +462,16 @@ export class EppTestServer {
   private ensureTaken(name: string): void {
     if (isTaken(name) && !this.domains.has(name)) {
       this.domains.set(name, {
-        name, roid: `D${++this.seq}-DMKT`, clID: 'otherreg', status: ['clientTransferProhibited'], ns: ['ns1.elsewhere.example'],
-        registrant: null, crDate: '2021-03-14T10:00:00.0Z', exDate: `${TAKEN_UNTIL}T10:00:00.0Z`, authInfo: 'other-secret', transfer: null,
+        name,
+        roid: `D${++this.seq}-DMKT`,
+        clID: 'otherreg',
+        status: ['clientTransferProhibited'],
+        ns: ['ns1.elsewhere.example'],
+        registrant: null,
+        crDate: '2021-03-14T10:00:00.0Z',
+        exDate: `${TAKEN_UNTIL}T10:00:00.0Z`,
+        authInfo: 'other-secret',
+        transfer: null,
       });
     }
   }
@@ -398,13 +499,23 @@ export class EppTestServer {
       if (xmlns === NS.host) {
         const names = children(o, 'name').map(text);
         return this.respond(1000, clTRID, {
-          resData: { 'host:chkData': { '@_xmlns:host': NS.host, 'host:cd': names.map((n) => ({ 'host:name': { '#text': n, '@_avail': this.hosts.has(n) ? '0' : '1' } })) } },
+          resData: {
+            'host:chkData': {
+              '@_xmlns:host': NS.host,
+              'host:cd': names.map((n) => ({ 'host:name': { '#text': n, '@_avail': this.hosts.has(n) ? '0' : '1' } })),
+            },
+          },
         });
       }
       if (xmlns === NS.contact) {
         const ids = children(o, 'id').map(text);
         return this.respond(1000, clTRID, {
-          resData: { 'contact:chkData': { '@_xmlns:contact': NS.contact, 'contact:cd': ids.map((i) => ({ 'contact:id': { '#text': i, '@_avail': this.contacts.has(i) ? '0' : '1' } })) } },
+          resData: {
+            'contact:chkData': {
+              '@_xmlns:contact': NS.contact,
+              'contact:cd': ids.map((i) => ({ 'contact:id': { '#text': i, '@_avail': this.contacts.has(i) ? '0' : '1' } })),
+            },
+          },
         });
       }
       const names = children(o, 'name').map(text);
@@ -431,9 +542,19 @@ export class EppTestServer {
         return this.respond(1000, clTRID, {
           resData: {
             'contact:infData': {
-              '@_xmlns:contact': NS.contact, 'contact:id': c.id, 'contact:roid': c.roid, 'contact:status': { '@_s': 'ok' },
-              'contact:postalInfo': { '@_type': 'int', 'contact:name': c.name, 'contact:addr': { 'contact:city': 'Kyiv', 'contact:cc': c.cc } },
-              'contact:email': c.email, 'contact:clID': c.clID, 'contact:crID': c.clID, 'contact:crDate': c.crDate,
+              '@_xmlns:contact': NS.contact,
+              'contact:id': c.id,
+              'contact:roid': c.roid,
+              'contact:status': { '@_s': 'ok' },
+              'contact:postalInfo': {
+                '@_type': 'int',
+                'contact:name': c.name,
+                'contact:addr': { 'contact:city': 'Kyiv', 'contact:cc': c.cc },
+              },
+              'contact:email': c.email,
+              'contact:clID': c.clID,
+              'contact:crID': c.clID,
+              'contact:crDate': c.crDate,
             },
           },
         });
@@ -448,11 +569,21 @@ export class EppTestServer {
         resData: {
           'domain:infData': {
             '@_xmlns:domain': NS.domain,
-            'domain:name': d.name, 'domain:roid': d.roid,
+            'domain:name': d.name,
+            'domain:roid': d.roid,
             'domain:status': d.status.map((s) => ({ '@_s': s })),
             ...(d.registrant ? { 'domain:registrant': d.registrant } : {}),
-            ...(d.ns.length ? { 'domain:ns': hostObjects ? { 'domain:hostObj': d.ns } : { 'domain:hostAttr': d.ns.map((h) => ({ 'domain:hostName': h })) } } : {}),
-            'domain:clID': d.clID, 'domain:crID': d.clID, 'domain:crDate': d.crDate, 'domain:exDate': d.exDate,
+            ...(d.ns.length
+              ? {
+                  'domain:ns': hostObjects
+                    ? { 'domain:hostObj': d.ns }
+                    : { 'domain:hostAttr': d.ns.map((h) => ({ 'domain:hostName': h })) },
+                }
+              : {}),
+            'domain:clID': d.clID,
+            'domain:crID': d.clID,
+            'domain:crDate': d.crDate,
+            'domain:exDate': d.exDate,
             ...(mine ? { 'domain:authInfo': { 'domain:pw': d.authInfo } } : {}),
           },
         },
@@ -463,17 +594,26 @@ export class EppTestServer {
         const name = text(child(o, 'name'));
         if (this.hosts.has(name)) return this.respond(2302, clTRID);
         this.hosts.add(name);
-        return this.respond(1000, clTRID, { resData: { 'host:creData': { '@_xmlns:host': NS.host, 'host:name': name, 'host:crDate': now } } });
+        return this.respond(1000, clTRID, {
+          resData: { 'host:creData': { '@_xmlns:host': NS.host, 'host:name': name, 'host:crDate': now } },
+        });
       }
       if (xmlns === NS.contact) {
         const id = text(child(o, 'id'));
         if (this.contacts.has(id)) return this.respond(2302, clTRID);
         const p = children(o, 'postalInfo')[0];
         this.contacts.set(id, {
-          id, roid: `C${++this.seq}-DMKT`, name: text(child(p, 'name')), email: text(child(o, 'email')),
-          cc: text(child(child(p, 'addr'), 'cc')), clID: this.clientId, crDate: now,
+          id,
+          roid: `C${++this.seq}-DMKT`,
+          name: text(child(p, 'name')),
+          email: text(child(o, 'email')),
+          cc: text(child(child(p, 'addr'), 'cc')),
+          clID: this.clientId,
+          crDate: now,
         });
-        return this.respond(1000, clTRID, { resData: { 'contact:creData': { '@_xmlns:contact': NS.contact, 'contact:id': id, 'contact:crDate': now } } });
+        return this.respond(1000, clTRID, {
+          resData: { 'contact:creData': { '@_xmlns:contact': NS.contact, 'contact:id': id, 'contact:crDate': now } },
+        });
       }
       const name = text(child(o, 'name'));
       this.ensureTaken(name);
@@ -482,13 +622,24 @@ export class EppTestServer {
       const years = Number(text(child(o, 'period')) || '1');
       if (years < 1 || years > 10) return this.respond(2306, clTRID, { reason: 'period out of range' });
       const ns = this.nsOf(child(o, 'ns'));
-      if (this.opts.hostObjects !== false && ns.some((h) => !this.hosts.has(h))) return this.respond(2303, clTRID, { reason: 'unknown host object' });
+      if (this.opts.hostObjects !== false && ns.some((h) => !this.hosts.has(h)))
+        return this.respond(2303, clTRID, { reason: 'unknown host object' });
       const exDate = `${addYears(now, years)}${now.slice(10)}`;
       this.domains.set(name, {
-        name, roid: `D${++this.seq}-DMKT`, clID: this.clientId, status: ['ok'], ns, registrant: text(child(o, 'registrant')) || null,
-        crDate: now, exDate, authInfo: text(child(child(o, 'authInfo'), 'pw')), transfer: null,
+        name,
+        roid: `D${++this.seq}-DMKT`,
+        clID: this.clientId,
+        status: ['ok'],
+        ns,
+        registrant: text(child(o, 'registrant')) || null,
+        crDate: now,
+        exDate,
+        authInfo: text(child(child(o, 'authInfo'), 'pw')),
+        transfer: null,
       });
-      return this.respond(1000, clTRID, { resData: { 'domain:creData': { '@_xmlns:domain': NS.domain, 'domain:name': name, 'domain:crDate': now, 'domain:exDate': exDate } } });
+      return this.respond(1000, clTRID, {
+        resData: { 'domain:creData': { '@_xmlns:domain': NS.domain, 'domain:name': name, 'domain:crDate': now, 'domain:exDate': exDate } },
+      });
     }
     if (verb === 'renew' && kind === 'renew') {
       const name = text(child(o, 'name'));
@@ -500,7 +651,9 @@ export class EppTestServer {
       if (text(child(o, 'curExpDate')) !== d.exDate.slice(0, 10)) return this.respond(2306, clTRID, { reason: 'curExpDate mismatch' });
       const years = Number(text(child(o, 'period')) || '1');
       d.exDate = `${addYears(d.exDate, years)}${d.exDate.slice(10)}`;
-      return this.respond(1000, clTRID, { resData: { 'domain:renData': { '@_xmlns:domain': NS.domain, 'domain:name': name, 'domain:exDate': d.exDate } } });
+      return this.respond(1000, clTRID, {
+        resData: { 'domain:renData': { '@_xmlns:domain': NS.domain, 'domain:name': name, 'domain:exDate': d.exDate } },
+      });
     }
     if (verb === 'update' && kind === 'update') {
       const name = text(child(o, 'name'));
@@ -513,7 +666,8 @@ export class EppTestServer {
       const rem = child(o, 'rem');
       const chg = child(o, 'chg');
       const addNs = this.nsOf(child(add, 'ns'));
-      if (this.opts.hostObjects !== false && addNs.some((h) => !this.hosts.has(h))) return this.respond(2303, clTRID, { reason: 'unknown host object' });
+      if (this.opts.hostObjects !== false && addNs.some((h) => !this.hosts.has(h)))
+        return this.respond(2303, clTRID, { reason: 'unknown host object' });
       const remNs = this.nsOf(child(rem, 'ns'));
       if (addNs.some((h) => d.ns.includes(h))) return this.respond(2302, clTRID);
       const addStatus = children(add, 'status').map((s) => attr(s, 's')!);
@@ -535,8 +689,13 @@ export class EppTestServer {
       return this.respond(1000, clTRID, {
         resData: {
           'domain:trnData': {
-            '@_xmlns:domain': NS.domain, 'domain:name': name, 'domain:trStatus': d.transfer.status, 'domain:reID': d.transfer.reID,
-            'domain:reDate': d.transfer.reDate, 'domain:acID': d.transfer.acID, 'domain:acDate': d.transfer.acDate,
+            '@_xmlns:domain': NS.domain,
+            'domain:name': name,
+            'domain:trStatus': d.transfer.status,
+            'domain:reID': d.transfer.reID,
+            'domain:reDate': d.transfer.reDate,
+            'domain:acID': d.transfer.acID,
+            'domain:acDate': d.transfer.acDate,
           },
         },
       });
@@ -548,7 +707,11 @@ export class EppTestServer {
         const i = this.messages.findIndex((m) => m.id === id);
         if (i < 0) return this.respond(2303, clTRID);
         this.messages.splice(i, 1);
-        return this.respond(1000, clTRID, this.messages.length ? { msgQ: { '@_count': this.messages.length, '@_id': this.messages[0]!.id } } : {});
+        return this.respond(
+          1000,
+          clTRID,
+          this.messages.length ? { msgQ: { '@_count': this.messages.length, '@_id': this.messages[0]!.id } } : {},
+        );
       }
       const m = this.messages[0];
       if (!m) return this.respond(1300, clTRID);
@@ -561,7 +724,9 @@ export class EppTestServer {
   }
 
   private nsOf(ns: XmlNode | undefined): string[] {
-    return [...children(ns, 'hostObj').map(text), ...children(ns, 'hostAttr').map((h) => text(child(h, 'hostName')))].map((h) => h.toLowerCase());
+    return [...children(ns, 'hostObj').map(text), ...children(ns, 'hostAttr').map((h) => text(child(h, 'hostName')))].map((h) =>
+      h.toLowerCase(),
+    );
   }
 
   private feeAnswer(names: string[], feeCheck: XmlNode): XmlNode {
@@ -573,12 +738,18 @@ export class EppTestServer {
         '@_xmlns:fee': NS.fee,
         'fee:currency': 'UAH',
         'fee:cd': names.map((n) => {
-          const tld = Object.keys(this.opts.fees ?? {}).filter((t) => n.endsWith(`.${t}`)).sort((a, b) => b.length - a.length)[0];
+          const tld = Object.keys(this.opts.fees ?? {})
+            .filter((t) => n.endsWith(`.${t}`))
+            .sort((a, b) => b.length - a.length)[0];
           const yearly = tld ? Number(this.opts.fees![tld]) : null;
           return {
             '@_avail': yearly === null ? '0' : '1',
             'fee:objID': n,
-            'fee:command': { '@_name': action, 'fee:period': { '#text': years, '@_unit': 'y' }, ...(yearly === null ? {} : { 'fee:fee': (yearly * years).toFixed(2) }) },
+            'fee:command': {
+              '@_name': action,
+              'fee:period': { '#text': years, '@_unit': 'y' },
+              ...(yearly === null ? {} : { 'fee:fee': (yearly * years).toFixed(2) }),
+            },
             ...(yearly === null ? { 'fee:reason': 'no price' } : {}),
           };
         }),

@@ -51,23 +51,48 @@ export const startPebble = async (dnsPort: number, options: { env?: Record<strin
   const dir = mkdtempSync(join(tmpdir(), 'pebble-'));
   const keyFile = join(dir, 'key.pem');
   const certFile = join(dir, 'cert.pem');
-  const made = spawnSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '7',
-    '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
-  ], { encoding: 'utf8' });
+  const made = spawnSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+      '-days',
+      '7',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+    ],
+    { encoding: 'utf8' },
+  );
   if (made.status !== 0) throw new Error(`openssl failed: ${made.stderr}`);
   const port = await freePort([dnsPort]);
   const mgmt = await freePort([dnsPort, port]);
   const httpPort = await freePort([dnsPort, port, mgmt]);
   const tlsPort = await freePort([dnsPort, port, mgmt, httpPort]);
   const config = join(dir, 'pebble.json');
-  writeFileSync(config, JSON.stringify({
-    pebble: {
-      listenAddress: `127.0.0.1:${port}`, managementListenAddress: `127.0.0.1:${mgmt}`,
-      certificate: certFile, privateKey: keyFile, httpPort, tlsPort,
-      ocspResponderURL: '', externalAccountBindingRequired: false,
-    },
-  }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      pebble: {
+        listenAddress: `127.0.0.1:${port}`,
+        managementListenAddress: `127.0.0.1:${mgmt}`,
+        certificate: certFile,
+        privateKey: keyFile,
+        httpPort,
+        tlsPort,
+        ocspResponderURL: '',
+        externalAccountBindingRequired: false,
+      },
+    }),
+  );
   const child: ChildProcess = spawn('pebble', ['-config', config, '-dnsserver', `127.0.0.1:${dnsPort}`], {
     env: { ...process.env, PEBBLE_VA_NOSLEEP: '1', PEBBLE_WFE_NONCEREJECT: '0', PEBBLE_AUTHZREUSE: '0', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -81,7 +106,10 @@ export const startPebble = async (dnsPort: number, options: { env?: Record<strin
   const deadline = Date.now() + 15_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`pebble exited (${child.exitCode}): ${log}`);
-    const ok = await get(directoryUrl, agent).then((r) => r.status === 200, () => false);
+    const ok = await get(directoryUrl, agent).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ok) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');

@@ -22,8 +22,16 @@ export const startServerProcess = async (extraEnv: Record<string, string> = {}):
   const port = await freePort();
   const dnsPort = await freePort([port]);
   const env = {
-    ...process.env, DATABASE_URL: join(dir, 'db.sqlite'), VAR_DIR: dir, KEY_PEPPER: TEST_PEPPER_HEX, DATA_KEY: TEST_DATA_KEY_HEX,
-    PORT: String(port), DNS_PORT: String(dnsPort), LOG_LEVEL: 'warn', RUN_WORKER: 'false', ...extraEnv,
+    ...process.env,
+    DATABASE_URL: join(dir, 'db.sqlite'),
+    VAR_DIR: dir,
+    KEY_PEPPER: TEST_PEPPER_HEX,
+    DATA_KEY: TEST_DATA_KEY_HEX,
+    PORT: String(port),
+    DNS_PORT: String(dnsPort),
+    LOG_LEVEL: 'warn',
+    RUN_WORKER: 'false',
+    ...extraEnv,
   };
   const api = `http://127.0.0.1:${port}`;
   const child = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/main/server.ts'], { cwd: ROOT, env, stdio: 'ignore' });

@@ -44,13 +44,19 @@ export const decodeWords = (v: string): string =>
 /** The text of a single-part text/plain; charset=utf-8 body, line ends as \n, without the final one. */
 export const decodeBody = (headers: Map<string, string>, body: string): string => {
   const type = headers.get('content-type') ?? '';
-  if (!/^text\/plain;\s*charset="?utf-8"?/i.test(type)) throw new Error(`content-type ${JSON.stringify(type)}, expected text/plain; charset=utf-8`);
+  if (!/^text\/plain;\s*charset="?utf-8"?/i.test(type))
+    throw new Error(`content-type ${JSON.stringify(type)}, expected text/plain; charset=utf-8`);
   const cte = (headers.get('content-transfer-encoding') ?? '7bit').toLowerCase();
   const bytes =
-    cte === 'base64' ? Buffer.from(body.replace(/\s+/g, ''), 'base64')
-    : cte === 'quoted-printable' ? decodeQuotedPrintable(body)
-    : cte === '7bit' || cte === '8bit' ? latin1Bytes(body)
-    : (() => { throw new Error(`content-transfer-encoding ${cte}`); })();
+    cte === 'base64'
+      ? Buffer.from(body.replace(/\s+/g, ''), 'base64')
+      : cte === 'quoted-printable'
+        ? decodeQuotedPrintable(body)
+        : cte === '7bit' || cte === '8bit'
+          ? latin1Bytes(body)
+          : (() => {
+              throw new Error(`content-transfer-encoding ${cte}`);
+            })();
   return bytes.toString('utf8').replace(/\r\n/g, '\n').replace(/\n$/, '');
 };
 
@@ -126,11 +132,13 @@ export const startSmtpPeer = async (opts: SmtpPeerOptions = {}): Promise<SmtpPee
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
-        received.push(new ReceivedMail(
-          session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-          session.envelope.rcptTo.map((r) => r.address),
-          Buffer.concat(chunks).toString('latin1'),
-        ));
+        received.push(
+          new ReceivedMail(
+            session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            session.envelope.rcptTo.map((r) => r.address),
+            Buffer.concat(chunks).toString('latin1'),
+          ),
+        );
         cb();
       });
     },

@@ -120,7 +120,15 @@ export const startApi = async (kind: StoreKind, options: TestApiOptions = {}): P
   };
 
   return {
-    base, system, clock, demo, store, call, signIn, issueKey, dnsPort: dns ? dns.address().port : null,
+    base,
+    system,
+    clock,
+    demo,
+    store,
+    call,
+    signIn,
+    issueKey,
+    dnsPort: dns ? dns.address().port : null,
     async close() {
       await dns?.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -139,9 +147,16 @@ export const addPerson = async (api: TestApi, role: 'owner' | 'member', email: s
   const totpSecret = api.system.get(TOKENS.Totp).generateSecret();
   const id = `p-${email}`;
   await api.system.store.accounts.insertPerson({
-    id, accountId: api.demo.accountId, email, name: email, role,
-    passwordHash: await api.system.get(TOKENS.PasswordHasher).hash(password), totpSecret: api.system.get(TOKENS.SecretBox).seal(totpSecret),
-    totpLastStep: null, lastSignInAt: null, createdAt: api.clock.now(),
+    id,
+    accountId: api.demo.accountId,
+    email,
+    name: email,
+    role,
+    passwordHash: await api.system.get(TOKENS.PasswordHasher).hash(password),
+    totpSecret: api.system.get(TOKENS.SecretBox).seal(totpSecret),
+    totpLastStep: null,
+    lastSignInAt: null,
+    createdAt: api.clock.now(),
   });
   return { id, email, password, totpSecret };
 };

@@ -3,7 +3,10 @@ import { generateKeyPair } from 'node:crypto';
 import { promisify } from 'node:util';
 import { baseHost } from '../../../core/certificates/certificate-names.js';
 import {
-  CertificateAuthorityError, type CertificateAuthority, type IssueOrder, type IssuedCertificate,
+  CertificateAuthorityError,
+  type CertificateAuthority,
+  type IssueOrder,
+  type IssuedCertificate,
 } from '../../../core/certificates/ports/certificate-authority.port.js';
 import { csrProblem, issuedFrom } from './certificate.js';
 import { AcmeNetworkError, Transport, type AcmeProblem, type CallContext } from './transport.js';
@@ -53,14 +56,23 @@ const validate = (c: AcmeCertificateAuthorityConfig): ValidConfig => {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('ACME: directoryUrl must be http(s)');
   if (c.termsOfServiceAgreed !== true) throw new Error('ACME: termsOfServiceAgreed must be true to create an account (RFC 8555 §7.3)');
-  if (c.email !== undefined && !/^[^\s@,<>]+@[^\s@,<>]+\.[^\s@,<>]+$/.test(c.email)) throw new Error(`ACME: email is not an address: ${c.email}`);
-  if (c.accountKeyPem !== undefined && !/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(c.accountKeyPem)) throw new Error('ACME: accountKeyPem is not a PEM private key');
+  if (c.email !== undefined && !/^[^\s@,<>]+@[^\s@,<>]+\.[^\s@,<>]+$/.test(c.email))
+    throw new Error(`ACME: email is not an address: ${c.email}`);
+  if (c.accountKeyPem !== undefined && !/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(c.accountKeyPem))
+    throw new Error('ACME: accountKeyPem is not a PEM private key');
   if (c.caPem !== undefined && !/-----BEGIN CERTIFICATE-----/.test(c.caPem)) throw new Error('ACME: caPem is not a PEM certificate');
   const t = {
-    requestMs: 30_000, networkRetries: 2, retryDelayMs: 2_000, pollAttempts: 12, pollMinMs: 1_000, pollMaxMs: 10_000, ...c.timeouts,
+    requestMs: 30_000,
+    networkRetries: 2,
+    retryDelayMs: 2_000,
+    pollAttempts: 12,
+    pollMinMs: 1_000,
+    pollMaxMs: 10_000,
+    ...c.timeouts,
   };
   for (const [k, v] of Object.entries(t)) {
-    if (!Number.isInteger(v) || v < 0 || (k !== 'networkRetries' && k !== 'retryDelayMs' && v === 0)) throw new Error(`ACME: timeouts.${k} must be a positive integer`);
+    if (!Number.isInteger(v) || v < 0 || (k !== 'networkRetries' && k !== 'retryDelayMs' && v === 0))
+      throw new Error(`ACME: timeouts.${k} must be a positive integer`);
   }
   return { ...c, timeouts: t };
 };
@@ -72,7 +84,9 @@ const clip = (s: string): string => (s.length > MAX_REASON ? `${s.slice(0, MAX_R
 
 /** "urn:…:type: detail", with the subproblems' identifiers and details (RFC 8555 §6.7.1). */
 const describe = (p: Pick<AcmeProblem, 'type' | 'detail' | 'subproblems'>): string => {
-  const subs = (p.subproblems ?? []).map((s) => `${s.identifier?.value ? `${s.identifier.value}: ` : ''}${s.type ?? ''}${s.detail ? `: ${s.detail}` : ''}`);
+  const subs = (p.subproblems ?? []).map(
+    (s) => `${s.identifier?.value ? `${s.identifier.value}: ` : ''}${s.type ?? ''}${s.detail ? `: ${s.detail}` : ''}`,
+  );
   return [`${p.type}: ${p.detail || '(no detail)'}`, ...subs].join('; ');
 };
 
@@ -90,8 +104,10 @@ const toCaError = (err: unknown, ctx: CallContext): CertificateAuthorityError =>
   const p = ctx.lastProblem;
   // acme-client throws Error(detail) for a problem answer: match it back to the document we saw.
   if (p && oneLine(p.detail) === message) return fromProblem(p);
-  if (message === 'Operation is pending or processing') return new CertificateAuthorityError('The ACME server did not finish the order in time.', true);
-  if (ctx.lastBareStatus !== null) return new CertificateAuthorityError(`The ACME server answered HTTP ${ctx.lastBareStatus} without a problem document.`, true);
+  if (message === 'Operation is pending or processing')
+    return new CertificateAuthorityError('The ACME server did not finish the order in time.', true);
+  if (ctx.lastBareStatus !== null)
+    return new CertificateAuthorityError(`The ACME server answered HTTP ${ctx.lastBareStatus} without a problem document.`, true);
   return new CertificateAuthorityError(clip(`ACME: ${message}`), true);
 };
 
@@ -120,7 +136,9 @@ export class AcmeCertificateAuthority implements CertificateAuthority {
     this.config = validate(config);
     const t = this.config.timeouts;
     this.transport = new Transport({
-      requestTimeoutMs: t.requestMs, networkRetries: t.networkRetries, retryDelayMs: t.retryDelayMs,
+      requestTimeoutMs: t.requestMs,
+      networkRetries: t.networkRetries,
+      retryDelayMs: t.retryDelayMs,
       ...(config.caPem ? { caPem: config.caPem } : {}),
     });
   }
@@ -129,13 +147,16 @@ export class AcmeCertificateAuthority implements CertificateAuthority {
   accountKeyPem(): Promise<string> {
     this.key ??= this.config.accountKeyPem
       ? Promise.resolve(this.config.accountKeyPem)
-      : promisify(generateKeyPair)('ec', { namedCurve: 'P-256' }).then(({ privateKey }) => privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
+      : promisify(generateKeyPair)('ec', { namedCurve: 'P-256' }).then(({ privateKey }) =>
+          privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+        );
     return this.key;
   }
 
   async issue(order: IssueOrder): Promise<IssuedCertificate> {
     const names = [...new Set(order.names.map((n) => n.toLowerCase()))];
-    if (names.length === 0) throw new CertificateAuthorityError(`${ACME}malformed: an order needs at least one identifier`, false, `${ACME}malformed`);
+    if (names.length === 0)
+      throw new CertificateAuthorityError(`${ACME}malformed: an order needs at least one identifier`, false, `${ACME}malformed`);
     // Checked here rather than by the CA at finalize: a request that cannot be finalized makes no DNS motions.
     const problem = await csrProblem(order.csrPem, names);
     if (problem) throw new CertificateAuthorityError(`${ACME}badCSR: ${problem}`, false, `${ACME}badCSR`);
@@ -151,10 +172,16 @@ export class AcmeCertificateAuthority implements CertificateAuthority {
         const challenge = authz.challenges.find((c) => c.type === 'dns-01');
         if (authz.status !== 'pending' || !challenge) {
           throw new CertificateAuthorityError(
-            `${authz.identifier.value}: ${!challenge ? 'the CA offers no dns-01 challenge' : `the authorization is ${authz.status}`}`, false,
+            `${authz.identifier.value}: ${!challenge ? 'the CA offers no dns-01 challenge' : `the authorization is ${authz.status}`}`,
+            false,
           );
         }
-        proofs.push({ authz, challenge, host: baseHost(authz.identifier.value.toLowerCase()), digest: await client.getChallengeKeyAuthorization(challenge) });
+        proofs.push({
+          authz,
+          challenge,
+          host: baseHost(authz.identifier.value.toLowerCase()),
+          digest: await client.getChallengeKeyAuthorization(challenge),
+        });
       }
 
       const handles: string[] = [];
@@ -172,7 +199,9 @@ export class AcmeCertificateAuthority implements CertificateAuthority {
         throw err;
       } finally {
         for (const h of handles) {
-          await order.solver.cleanup(h).catch((err: unknown) => this.config.logger?.warn({ err, handle: h }, 'ACME: a DNS-01 proof could not be cleaned up'));
+          await order.solver
+            .cleanup(h)
+            .catch((err: unknown) => this.config.logger?.warn({ err, handle: h }, 'ACME: a DNS-01 proof could not be cleaned up'));
         }
       }
 
@@ -214,11 +243,15 @@ export class AcmeCertificateAuthority implements CertificateAuthority {
     this.client ??= (async () => {
       const t = this.config.timeouts;
       const client = new Client({
-        directoryUrl: this.config.directoryUrl, accountKey: await this.accountKeyPem(),
-        backoffAttempts: t.pollAttempts, backoffMin: t.pollMinMs, backoffMax: t.pollMaxMs,
+        directoryUrl: this.config.directoryUrl,
+        accountKey: await this.accountKeyPem(),
+        backoffAttempts: t.pollAttempts,
+        backoffMin: t.pollMinMs,
+        backoffMax: t.pollMaxMs,
       });
       await client.createAccount({
-        termsOfServiceAgreed: true, ...(this.config.email ? { contact: [`mailto:${this.config.email}`] } : {}),
+        termsOfServiceAgreed: true,
+        ...(this.config.email ? { contact: [`mailto:${this.config.email}`] } : {}),
       });
       return client;
     })();
@@ -227,14 +260,28 @@ export class AcmeCertificateAuthority implements CertificateAuthority {
   }
 
   /** The CA's own reason for a failed challenge, read back from the authorization (RFC 8555 §7.1.4 `error`). */
-  private async validationError(client: Client, placed: Parameters<Client['getAuthorizations']>[0], proofs: Proof[], err: unknown, ctx: CallContext): Promise<CertificateAuthorityError> {
+  private async validationError(
+    client: Client,
+    placed: Parameters<Client['getAuthorizations']>[0],
+    proofs: Proof[],
+    err: unknown,
+    ctx: CallContext,
+  ): Promise<CertificateAuthorityError> {
     const authzs = await client.getAuthorizations(placed).catch(() => []);
     for (const a of authzs) {
       const failed = a.challenges.find((c) => c.type === 'dns-01' && c.status === 'invalid' && c.error);
       if (failed?.error) {
         const e = failed.error as { type?: string; detail?: string; subproblems?: AcmeProblem['subproblems'] };
         const host = baseHost(a.identifier.value.toLowerCase());
-        return fromProblem({ type: e.type ?? `${ACME}unauthorized`, detail: e.detail ?? '', status: 200, ...(e.subproblems ? { subproblems: e.subproblems } : {}) }, `_acme-challenge.${host}`);
+        return fromProblem(
+          {
+            type: e.type ?? `${ACME}unauthorized`,
+            detail: e.detail ?? '',
+            status: 200,
+            ...(e.subproblems ? { subproblems: e.subproblems } : {}),
+          },
+          `_acme-challenge.${host}`,
+        );
       }
     }
     const mapped = toCaError(err, ctx);

@@ -5,7 +5,10 @@ import { EmbeddedNameserver } from '../../dns/embedded/index.js';
 import { X509CertificateKeys } from '../../crypto/x509/index.js';
 import { SERVICE_NAMESERVERS, soaValue, type RecordSet } from '../../../core/dns/zone/record-set.js';
 import {
-  certificateAuthorityContract, expectCaError, SpySolver, type ChallengeDns,
+  certificateAuthorityContract,
+  expectCaError,
+  SpySolver,
+  type ChallengeDns,
 } from '../../../test/contracts/certificate-authority.contract.js';
 import { dig, freePort, rdata } from '../../../test/dns/server/tools.js';
 import { requirePebble, startPebble, type Pebble } from '../../../test/support/pebble.js';
@@ -78,7 +81,12 @@ describe('ACME CA (adapters/ca/acme)', () => {
     const made: AcmeCertificateAuthority[] = [];
     const acmeCa = (extra: Partial<ConstructorParameters<typeof AcmeCertificateAuthority>[0]> = {}): AcmeCertificateAuthority => {
       const c = new AcmeCertificateAuthority({
-        directoryUrl: pebble.directoryUrl, caPem: pebble.listenerCaPem, termsOfServiceAgreed: true, email: 'hostmaster@domivka.test', timeouts: FAST, ...extra,
+        directoryUrl: pebble.directoryUrl,
+        caPem: pebble.listenerCaPem,
+        termsOfServiceAgreed: true,
+        email: 'hostmaster@domivka.test',
+        timeouts: FAST,
+        ...extra,
       });
       made.push(c);
       return c;
@@ -102,7 +110,9 @@ describe('ACME CA (adapters/ca/acme)', () => {
     });
 
     certificateAuthorityContract('acme (Pebble)', () => ({
-      ca, dns, freshHost,
+      ca,
+      dns,
+      freshHost,
       trustAnchorPem: () => pebble.rootPem(),
       cleanup: async () => {
         expect([...dns.txt.keys()], 'proofs left in the zone').to.deep.equal([]);
@@ -139,7 +149,7 @@ describe('ACME CA (adapters/ca/acme)', () => {
       expect(solver.presented).to.deep.equal([]);
     });
 
-    it('validation failure carries the CA\'s problem type and detail (urn:…:unauthorized)', async () => {
+    it("validation failure carries the CA's problem type and detail (urn:…:unauthorized)", async () => {
       const host = freshHost();
       const solver = new SpySolver(dns, 'wrong');
       const err = await expectCaError(ca.issue({ names: [host], csrPem: (await keys.generate([host])).csrPem, solver, at: new Date() }));
@@ -154,7 +164,12 @@ describe('ACME CA (adapters/ca/acme)', () => {
       expect(await first.accountKeyPem()).to.equal(key);
       expect(await acmeCa().accountKeyPem()).to.not.equal(key);
       const host = freshHost();
-      const issued = await first.issue({ names: [host], csrPem: (await keys.generate([host])).csrPem, solver: new SpySolver(dns), at: new Date() });
+      const issued = await first.issue({
+        names: [host],
+        csrPem: (await keys.generate([host])).csrPem,
+        solver: new SpySolver(dns),
+        at: new Date(),
+      });
       const again = acmeCa({ accountKeyPem: key });
       expect(await again.accountKeyPem()).to.equal(key);
       await again.revoke(issued.certificatePem, 1);
@@ -163,17 +178,24 @@ describe('ACME CA (adapters/ca/acme)', () => {
       // Another account may not revoke it.
       const stranger = acmeCa();
       const host2 = freshHost();
-      const other = await first.issue({ names: [host2], csrPem: (await keys.generate([host2])).csrPem, solver: new SpySolver(dns), at: new Date() });
+      const other = await first.issue({
+        names: [host2],
+        csrPem: (await keys.generate([host2])).csrPem,
+        solver: new SpySolver(dns),
+        at: new Date(),
+      });
       const err = await expectCaError(stranger.revoke(other.certificatePem));
       expect(err.retryable).to.equal(false);
     });
 
-    it('TLS stays verified: without Pebble\'s listener certificate as caPem it fails at once, retryable', async () => {
+    it("TLS stays verified: without Pebble's listener certificate as caPem it fails at once, retryable", async () => {
       const untrusting = acmeCa({ caPem: undefined });
       const t0 = Date.now();
       const host = freshHost();
       const solver = new SpySolver(dns);
-      const err = await expectCaError(untrusting.issue({ names: [host], csrPem: (await keys.generate([host])).csrPem, solver, at: new Date() }));
+      const err = await expectCaError(
+        untrusting.issue({ names: [host], csrPem: (await keys.generate([host])).csrPem, solver, at: new Date() }),
+      );
       expect(Date.now() - t0).to.be.below(3000);
       expect(err.retryable).to.equal(true);
       expect(err.reason).to.match(/could not be reached: .*(self[- ]signed|certificate)/i);
@@ -214,7 +236,13 @@ describe('ACME CA (adapters/ca/acme)', () => {
             res.writeHead(status, { 'Content-Type': status >= 400 ? 'application/problem+json' : 'application/json', ...headers });
             res.end(JSON.stringify(data));
           };
-          if (req.url === '/dir') return json(200, { newNonce: `${base}/nonce`, newAccount: `${base}/acct`, newOrder: `${base}/order`, revokeCert: `${base}/revoke` });
+          if (req.url === '/dir')
+            return json(200, {
+              newNonce: `${base}/nonce`,
+              newAccount: `${base}/acct`,
+              newOrder: `${base}/order`,
+              revokeCert: `${base}/revoke`,
+            });
           if (req.url === '/nonce') return void res.writeHead(200).end();
           if (req.url === '/acct') return json(201, { status: 'valid' }, { Location: `${base}/acct/1` });
           return json(404, { type: 'urn:ietf:params:acme:error:malformed', detail: 'no such resource' });
@@ -242,9 +270,18 @@ describe('ACME CA (adapters/ca/acme)', () => {
       return err;
     };
 
-    it('rateLimited (429, Retry-After): retryable at once, with the CA\'s words', async () => {
-      const err = await orderFailsWith(429, { type: 'urn:ietf:params:acme:error:rateLimited', detail: 'too many certificates (5) already issued for this exact set of identifiers' }, { 'Retry-After': '3600' });
-      expect(err.reason).to.equal('urn:ietf:params:acme:error:rateLimited: too many certificates (5) already issued for this exact set of identifiers');
+    it("rateLimited (429, Retry-After): retryable at once, with the CA's words", async () => {
+      const err = await orderFailsWith(
+        429,
+        {
+          type: 'urn:ietf:params:acme:error:rateLimited',
+          detail: 'too many certificates (5) already issued for this exact set of identifiers',
+        },
+        { 'Retry-After': '3600' },
+      );
+      expect(err.reason).to.equal(
+        'urn:ietf:params:acme:error:rateLimited: too many certificates (5) already issued for this exact set of identifiers',
+      );
       expect(err.problemType).to.equal('urn:ietf:params:acme:error:rateLimited');
       expect(err.retryable).to.equal(true);
     });
@@ -256,12 +293,24 @@ describe('ACME CA (adapters/ca/acme)', () => {
 
     it('rejectedIdentifier and caa: not retryable; subproblems name the identifier (RFC 8555 §6.7.1)', async () => {
       const rej = await orderFailsWith(400, {
-        type: 'urn:ietf:params:acme:error:rejectedIdentifier', detail: 'Error creating new order',
-        subproblems: [{ type: 'urn:ietf:params:acme:error:rejectedIdentifier', detail: 'Domain name is on a blocklist', identifier: { type: 'dns', value: 'x.example.com' } }],
+        type: 'urn:ietf:params:acme:error:rejectedIdentifier',
+        detail: 'Error creating new order',
+        subproblems: [
+          {
+            type: 'urn:ietf:params:acme:error:rejectedIdentifier',
+            detail: 'Domain name is on a blocklist',
+            identifier: { type: 'dns', value: 'x.example.com' },
+          },
+        ],
       });
       expect(rej.retryable).to.equal(false);
-      expect(rej.reason).to.equal('urn:ietf:params:acme:error:rejectedIdentifier: Error creating new order; x.example.com: urn:ietf:params:acme:error:rejectedIdentifier: Domain name is on a blocklist');
-      const caa = await orderFailsWith(403, { type: 'urn:ietf:params:acme:error:caa', detail: 'CAA record for x.example.com prevents issuance' });
+      expect(rej.reason).to.equal(
+        'urn:ietf:params:acme:error:rejectedIdentifier: Error creating new order; x.example.com: urn:ietf:params:acme:error:rejectedIdentifier: Domain name is on a blocklist',
+      );
+      const caa = await orderFailsWith(403, {
+        type: 'urn:ietf:params:acme:error:caa',
+        detail: 'CAA record for x.example.com prevents issuance',
+      });
       expect(caa).to.include({ retryable: false, problemType: 'urn:ietf:params:acme:error:caa' });
     });
 
@@ -270,17 +319,25 @@ describe('ACME CA (adapters/ca/acme)', () => {
       const names = ['x.example.com'];
       const csrPem = (await keys.generate(names)).csrPem;
       const solver = new SpySolver({ add: async () => undefined, remove: async () => undefined });
-      const down = new AcmeCertificateAuthority({ directoryUrl: `http://127.0.0.1:${port}/dir`, termsOfServiceAgreed: true, timeouts: FAST });
+      const down = new AcmeCertificateAuthority({
+        directoryUrl: `http://127.0.0.1:${port}/dir`,
+        termsOfServiceAgreed: true,
+        timeouts: FAST,
+      });
       const err = await expectCaError(down.issue({ names, csrPem, solver, at: new Date() }));
       expect(err.retryable).to.equal(true);
       expect(err.reason).to.match(/ECONNREFUSED|connect/);
-      const patient = new AcmeCertificateAuthority({ directoryUrl: `http://127.0.0.1:${port}/dir`, termsOfServiceAgreed: true, timeouts: { ...FAST, networkRetries: 2, retryDelayMs: 100 } });
+      const patient = new AcmeCertificateAuthority({
+        directoryUrl: `http://127.0.0.1:${port}/dir`,
+        termsOfServiceAgreed: true,
+        timeouts: { ...FAST, networkRetries: 2, retryDelayMs: 100 },
+      });
       const t0 = Date.now();
       await expectCaError(patient.issue({ names, csrPem, solver, at: new Date() }));
       expect(Date.now() - t0).to.be.within(300, 2000); // waits 100 + 200 ms between three attempts
     });
 
-    it('an HTTP error without a problem document (a proxy\'s HTML page): retryable, short reason', async () => {
+    it("an HTTP error without a problem document (a proxy's HTML page): retryable, short reason", async () => {
       answer = (req, res) => {
         if (req.url !== '/order') return false;
         res.writeHead(502, { 'Content-Type': 'text/html' }).end(`<html><body>${'Bad gateway. '.repeat(500)}</body></html>`);
@@ -288,7 +345,14 @@ describe('ACME CA (adapters/ca/acme)', () => {
       };
       const ca = new AcmeCertificateAuthority({ directoryUrl: `${base}/dir`, termsOfServiceAgreed: true, timeouts: FAST });
       const names = ['x.example.com'];
-      const err = await expectCaError(ca.issue({ names, csrPem: (await keys.generate(names)).csrPem, solver: new SpySolver({ add: async () => undefined, remove: async () => undefined }), at: new Date() }));
+      const err = await expectCaError(
+        ca.issue({
+          names,
+          csrPem: (await keys.generate(names)).csrPem,
+          solver: new SpySolver({ add: async () => undefined, remove: async () => undefined }),
+          at: new Date(),
+        }),
+      );
       ca.close();
       answer = () => false;
       expect(err).to.include({ retryable: true, reason: 'The ACME server answered HTTP 502 without a problem document.' });
@@ -296,10 +360,21 @@ describe('ACME CA (adapters/ca/acme)', () => {
 
     it('a server that does not answer: retryable after requestMs', async () => {
       answer = (req) => req.url === '/dir'; // never responds
-      const ca = new AcmeCertificateAuthority({ directoryUrl: `${base}/dir`, termsOfServiceAgreed: true, timeouts: { ...FAST, requestMs: 300 } });
+      const ca = new AcmeCertificateAuthority({
+        directoryUrl: `${base}/dir`,
+        termsOfServiceAgreed: true,
+        timeouts: { ...FAST, requestMs: 300 },
+      });
       const t0 = Date.now();
       const names = ['x.example.com'];
-      const err = await expectCaError(ca.issue({ names, csrPem: (await keys.generate(names)).csrPem, solver: new SpySolver({ add: async () => undefined, remove: async () => undefined }), at: new Date() }));
+      const err = await expectCaError(
+        ca.issue({
+          names,
+          csrPem: (await keys.generate(names)).csrPem,
+          solver: new SpySolver({ add: async () => undefined, remove: async () => undefined }),
+          at: new Date(),
+        }),
+      );
       expect(Date.now() - t0).to.be.within(250, 2000);
       expect(err).to.include({ retryable: true });
       expect(err.reason).to.match(/no answer within 300 ms/);
@@ -316,7 +391,9 @@ describe('ACME CA (adapters/ca/acme)', () => {
       const completed = new Set<string>();
       answer = (req, res, body) => {
         const json = (status: number, data: unknown, headers: Record<string, string> = {}): true => {
-          res.writeHead(status, { 'Content-Type': status >= 400 ? 'application/problem+json' : 'application/json', ...headers }).end(JSON.stringify(data));
+          res
+            .writeHead(status, { 'Content-Type': status >= 400 ? 'application/problem+json' : 'application/json', ...headers })
+            .end(JSON.stringify(data));
           return true;
         };
         const m = /^\/(order|authz|chall)\/?(\d*)$/.exec(req.url ?? '');
@@ -327,22 +404,37 @@ describe('ACME CA (adapters/ca/acme)', () => {
         }
         const [, kind, n] = m;
         const payload = payloadOf(body);
-        if (kind === 'order') return json(201, { status: 'pending', authorizations: [`${base}/authz/1`, `${base}/authz/2`], finalize: `${base}/finalize` }, { Location: `${base}/order/1` });
+        if (kind === 'order')
+          return json(
+            201,
+            { status: 'pending', authorizations: [`${base}/authz/1`, `${base}/authz/2`], finalize: `${base}/finalize` },
+            { Location: `${base}/order/1` },
+          );
         if (kind === 'authz') {
           if (payload.includes('deactivated')) {
             events.push(`deactivate ${n}`);
             return json(200, { status: 'deactivated' });
           }
           return json(200, {
-            status: 'pending', identifier: { type: 'dns', value: 'x.example.com' }, ...(n === '2' ? { wildcard: true } : {}),
-            challenges: [{ type: 'http-01', url: `${base}/http/${n}`, token: `h${n}`, status: 'pending' }, { type: 'dns-01', url: `${base}/chall/${n}`, token: `token${n}`, status: 'pending' }],
+            status: 'pending',
+            identifier: { type: 'dns', value: 'x.example.com' },
+            ...(n === '2' ? { wildcard: true } : {}),
+            challenges: [
+              { type: 'http-01', url: `${base}/http/${n}`, token: `h${n}`, status: 'pending' },
+              { type: 'dns-01', url: `${base}/chall/${n}`, token: `token${n}`, status: 'pending' },
+            ],
           });
         }
         if (payload === '{}') {
           events.push(`complete ${n}`);
           completed.add(n!);
         }
-        return json(200, { type: 'dns-01', url: `${base}/chall/${n}`, token: `token${n}`, status: completed.has(n!) ? 'valid' : 'pending' });
+        return json(200, {
+          type: 'dns-01',
+          url: `${base}/chall/${n}`,
+          token: `token${n}`,
+          status: completed.has(n!) ? 'valid' : 'pending',
+        });
       };
     };
 
@@ -399,7 +491,9 @@ describe('ACME CA (adapters/ca/acme)', () => {
       const ok = { directoryUrl: 'https://acme.example/dir', termsOfServiceAgreed: true as const };
       expect(() => new AcmeCertificateAuthority({ ...ok, directoryUrl: 'not a url' })).to.throw(/directoryUrl/);
       expect(() => new AcmeCertificateAuthority({ ...ok, directoryUrl: 'ftp://acme.example/dir' })).to.throw(/http/);
-      expect(() => new AcmeCertificateAuthority({ ...ok, termsOfServiceAgreed: false as unknown as true })).to.throw(/termsOfServiceAgreed/);
+      expect(() => new AcmeCertificateAuthority({ ...ok, termsOfServiceAgreed: false as unknown as true })).to.throw(
+        /termsOfServiceAgreed/,
+      );
       expect(() => new AcmeCertificateAuthority({ ...ok, email: 'nobody' })).to.throw(/email/);
       expect(() => new AcmeCertificateAuthority({ ...ok, accountKeyPem: 'x' })).to.throw(/accountKeyPem/);
       expect(() => new AcmeCertificateAuthority({ ...ok, caPem: 'x' })).to.throw(/caPem/);
@@ -407,7 +501,7 @@ describe('ACME CA (adapters/ca/acme)', () => {
       expect(new AcmeCertificateAuthority(ok).kind).to.equal('acme');
     });
 
-    it('rootPem() is null: a public CA\'s roots are already trusted', async () => {
+    it("rootPem() is null: a public CA's roots are already trusted", async () => {
       expect(await new AcmeCertificateAuthority({ directoryUrl: `${base}/dir`, termsOfServiceAgreed: true }).rootPem()).to.equal(null);
     });
   });

@@ -13,10 +13,12 @@ export const csrProblem = async (csrPem: string, names: readonly string[]): Prom
   let csr: Pkcs10CertificateRequest;
   const got = new Set<string>();
   try {
-    if (typeof csrPem !== 'string' || csrPem.length > MAX_CSR_BYTES || !/-----BEGIN (NEW )?CERTIFICATE REQUEST-----/.test(csrPem)) throw new Error();
+    if (typeof csrPem !== 'string' || csrPem.length > MAX_CSR_BYTES || !/-----BEGIN (NEW )?CERTIFICATE REQUEST-----/.test(csrPem))
+      throw new Error();
     csr = new Pkcs10CertificateRequest(csrPem);
     const san = csr.getExtension('2.5.29.17');
-    if (san) for (const n of new SubjectAlternativeNameExtension(san.rawData).names.items) if (n.type === 'dns') got.add(n.value.toLowerCase());
+    if (san)
+      for (const n of new SubjectAlternativeNameExtension(san.rawData).names.items) if (n.type === 'dns') got.add(n.value.toLowerCase());
     const cn = csr.subjectName.getField('CN')[0]?.toLowerCase();
     if (cn && HOSTNAME.test(cn)) got.add(cn);
   } catch {

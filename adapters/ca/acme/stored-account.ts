@@ -31,12 +31,19 @@ export class StoredAccountAcmeCa implements CertificateAuthority {
       const { directoryUrl, email, caFile } = this.options;
       let sealed = await this.material.acmeAccountKey(directoryUrl);
       if (!sealed) {
-        const fresh = new AcmeCertificateAuthority({ directoryUrl, termsOfServiceAgreed: true, ...(caFile ? { caPem: readFileSync(caFile, 'utf8') } : {}) });
+        const fresh = new AcmeCertificateAuthority({
+          directoryUrl,
+          termsOfServiceAgreed: true,
+          ...(caFile ? { caPem: readFileSync(caFile, 'utf8') } : {}),
+        });
         sealed = await this.material.saveAcmeAccountKeyIfAbsent(directoryUrl, this.box.seal(await fresh.accountKeyPem()));
       }
       return new AcmeCertificateAuthority({
-        directoryUrl, termsOfServiceAgreed: true, accountKeyPem: this.box.open(sealed),
-        ...(email ? { email } : {}), ...(caFile ? { caPem: readFileSync(caFile, 'utf8') } : {}),
+        directoryUrl,
+        termsOfServiceAgreed: true,
+        accountKeyPem: this.box.open(sealed),
+        ...(email ? { email } : {}),
+        ...(caFile ? { caPem: readFileSync(caFile, 'utf8') } : {}),
       });
     })().catch((err: unknown) => {
       this.ca = null;

@@ -24,7 +24,10 @@ export interface AcmeProblem {
 
 /** The server could not be reached, or did not answer in time, after our retries. */
 export class AcmeNetworkError extends Error {
-  constructor(message: string, readonly code?: string) {
+  constructor(
+    message: string,
+    readonly code?: string,
+  ) {
     super(message);
     this.name = 'AcmeNetworkError';
   }
@@ -76,7 +79,8 @@ const install = (): void => {
 const headersOf = (cfg: AxiosLikeConfig): Record<string, string> => {
   const raw = typeof cfg.headers?.toJSON === 'function' ? cfg.headers.toJSON() : (cfg.headers ?? {});
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(raw)) if (v !== undefined && v !== null && typeof v !== 'object' && typeof v !== 'function') out[k] = String(v);
+  for (const [k, v] of Object.entries(raw))
+    if (v !== undefined && v !== null && typeof v !== 'object' && typeof v !== 'function') out[k] = String(v);
   return out;
 };
 
@@ -90,7 +94,8 @@ const problemIn = (status: number, body: string): AcmeProblem | null => {
   if (!json || typeof json !== 'object') return null;
   const o = json as Record<string, unknown>;
   // A problem document (status ≥ 400), or an object that carries one as `error` (an invalid challenge or order).
-  const p = status >= 400 ? o : o.status === 'invalid' && o.error && typeof o.error === 'object' ? (o.error as Record<string, unknown>) : null;
+  const p =
+    status >= 400 ? o : o.status === 'invalid' && o.error && typeof o.error === 'object' ? (o.error as Record<string, unknown>) : null;
   if (!p || typeof p.type !== 'string') return null;
   return {
     type: p.type,
@@ -122,7 +127,8 @@ export class Transport {
   async send(ctx: CallContext, cfg: AxiosLikeConfig): Promise<unknown> {
     const url = new URL(String(cfg.url));
     const method = String(cfg.method ?? 'get').toUpperCase();
-    const body = typeof cfg.data === 'string' ? cfg.data : cfg.data === undefined || cfg.data === null ? undefined : JSON.stringify(cfg.data);
+    const body =
+      typeof cfg.data === 'string' ? cfg.data : cfg.data === undefined || cfg.data === null ? undefined : JSON.stringify(cfg.data);
     const headers = headersOf(cfg);
     if (body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(body));
     for (let attempt = 0; ; attempt++) {
@@ -153,12 +159,19 @@ export class Transport {
           if (size > MAX_BODY) req.destroy(new Error(`answer larger than ${MAX_BODY} octets`));
           else chunks.push(c);
         });
-        res.on('end', () => resolve({
-          status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', headers: res.headers, body: Buffer.concat(chunks).toString('utf8'),
-        }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            statusText: res.statusMessage ?? '',
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
         res.on('error', fail);
       });
-      req.setTimeout(this.options.requestTimeoutMs, () => req.destroy(Object.assign(new Error(`no answer within ${this.options.requestTimeoutMs} ms`), { code: 'ETIMEDOUT' })));
+      req.setTimeout(this.options.requestTimeoutMs, () =>
+        req.destroy(Object.assign(new Error(`no answer within ${this.options.requestTimeoutMs} ms`), { code: 'ETIMEDOUT' })),
+      );
       req.on('error', fail);
       if (body !== undefined) req.write(body);
       req.end();

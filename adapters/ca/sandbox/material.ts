@@ -1,8 +1,16 @@
 // @peculiar/x509 2.x needs a Reflect metadata polyfill loaded before it.
 import 'reflect-metadata';
 import {
-  AuthorityKeyIdentifierExtension, BasicConstraintsExtension, ExtendedKeyUsage, ExtendedKeyUsageExtension, KeyUsageFlags,
-  KeyUsagesExtension, PemConverter, SubjectKeyIdentifierExtension, X509Certificate, X509CertificateGenerator,
+  AuthorityKeyIdentifierExtension,
+  BasicConstraintsExtension,
+  ExtendedKeyUsage,
+  ExtendedKeyUsageExtension,
+  KeyUsageFlags,
+  KeyUsagesExtension,
+  PemConverter,
+  SubjectKeyIdentifierExtension,
+  X509Certificate,
+  X509CertificateGenerator,
 } from '@peculiar/x509';
 import { randomBytes, webcrypto } from 'node:crypto';
 import type { SecretBox } from '../../../core/kernel/secret-box.port.js';
@@ -67,27 +75,43 @@ export const createMaterial = async (box: SecretBox, now: Date): Promise<Sandbox
   const notBefore = new Date(now.getTime() - DAY);
   const notAfter = new Date(now.getTime() + CA_LIFETIME_MS);
   const rootKeys = await ecKeys('P-384');
-  const root = await X509CertificateGenerator.createSelfSigned({
-    serialNumber: randomSerial(), name: ROOT_NAME, notBefore, notAfter, keys: rootKeys,
-    signingAlgorithm: { name: 'ECDSA', hash: 'SHA-384' },
-    extensions: [
-      new BasicConstraintsExtension(true, undefined, true),
-      new KeyUsagesExtension(KeyUsageFlags.keyCertSign | KeyUsageFlags.cRLSign, true),
-      await SubjectKeyIdentifierExtension.create(rootKeys.publicKey, false, crypto),
-    ],
-  }, crypto);
+  const root = await X509CertificateGenerator.createSelfSigned(
+    {
+      serialNumber: randomSerial(),
+      name: ROOT_NAME,
+      notBefore,
+      notAfter,
+      keys: rootKeys,
+      signingAlgorithm: { name: 'ECDSA', hash: 'SHA-384' },
+      extensions: [
+        new BasicConstraintsExtension(true, undefined, true),
+        new KeyUsagesExtension(KeyUsageFlags.keyCertSign | KeyUsageFlags.cRLSign, true),
+        await SubjectKeyIdentifierExtension.create(rootKeys.publicKey, false, crypto),
+      ],
+    },
+    crypto,
+  );
   const issuingKeys = await ecKeys('P-256');
-  const issuing = await X509CertificateGenerator.create({
-    serialNumber: randomSerial(), subject: ISSUING_NAME, issuer: root.subjectName, notBefore, notAfter,
-    publicKey: issuingKeys.publicKey, signingKey: rootKeys.privateKey, signingAlgorithm: { name: 'ECDSA', hash: 'SHA-384' },
-    extensions: [
-      new BasicConstraintsExtension(true, 0, true),
-      new KeyUsagesExtension(KeyUsageFlags.keyCertSign | KeyUsageFlags.cRLSign | KeyUsageFlags.digitalSignature, true),
-      new ExtendedKeyUsageExtension([ExtendedKeyUsage.serverAuth, ExtendedKeyUsage.clientAuth]),
-      await SubjectKeyIdentifierExtension.create(issuingKeys.publicKey, false, crypto),
-      await AuthorityKeyIdentifierExtension.create(rootKeys.publicKey, false, crypto),
-    ],
-  }, crypto);
+  const issuing = await X509CertificateGenerator.create(
+    {
+      serialNumber: randomSerial(),
+      subject: ISSUING_NAME,
+      issuer: root.subjectName,
+      notBefore,
+      notAfter,
+      publicKey: issuingKeys.publicKey,
+      signingKey: rootKeys.privateKey,
+      signingAlgorithm: { name: 'ECDSA', hash: 'SHA-384' },
+      extensions: [
+        new BasicConstraintsExtension(true, 0, true),
+        new KeyUsagesExtension(KeyUsageFlags.keyCertSign | KeyUsageFlags.cRLSign | KeyUsageFlags.digitalSignature, true),
+        new ExtendedKeyUsageExtension([ExtendedKeyUsage.serverAuth, ExtendedKeyUsage.clientAuth]),
+        await SubjectKeyIdentifierExtension.create(issuingKeys.publicKey, false, crypto),
+        await AuthorityKeyIdentifierExtension.create(rootKeys.publicKey, false, crypto),
+      ],
+    },
+    crypto,
+  );
   return {
     rootCertificatePem: pem(root),
     rootKeySealed: await sealKey(box, rootKeys.privateKey),
@@ -102,7 +126,11 @@ export const openMaterial = async (box: SecretBox, m: SandboxCaMaterial): Promis
   const issuing = new X509Certificate(m.intermediateCertificatePem);
   const curve = (issuing.publicKey.algorithm as EcKeyAlgorithm).namedCurve;
   const issuingKey = await crypto.subtle.importKey(
-    'pkcs8', PemConverter.decodeFirst(box.open(m.intermediateKeySealed)), { name: 'ECDSA', namedCurve: curve }, false, ['sign'],
+    'pkcs8',
+    PemConverter.decodeFirst(box.open(m.intermediateKeySealed)),
+    { name: 'ECDSA', namedCurve: curve },
+    false,
+    ['sign'],
   );
   return { root, rootPem: pem(root), issuing, issuingPem: pem(issuing), issuingKey };
 };

@@ -1,13 +1,24 @@
 import 'reflect-metadata';
 import {
-  AuthorityKeyIdentifierExtension, BasicConstraintsExtension, ExtendedKeyUsage, ExtendedKeyUsageExtension, KeyUsageFlags,
-  KeyUsagesExtension, Pkcs10CertificateRequest, SubjectAlternativeNameExtension, SubjectKeyIdentifierExtension,
-  X509Certificate, X509CertificateGenerator,
+  AuthorityKeyIdentifierExtension,
+  BasicConstraintsExtension,
+  ExtendedKeyUsage,
+  ExtendedKeyUsageExtension,
+  KeyUsageFlags,
+  KeyUsagesExtension,
+  Pkcs10CertificateRequest,
+  SubjectAlternativeNameExtension,
+  SubjectKeyIdentifierExtension,
+  X509Certificate,
+  X509CertificateGenerator,
 } from '@peculiar/x509';
 import { createHash, createPublicKey } from 'node:crypto';
 import { baseHost } from '../../../core/certificates/certificate-names.js';
 import {
-  CertificateAuthorityError, type CertificateAuthority, type IssueOrder, type IssuedCertificate,
+  CertificateAuthorityError,
+  type CertificateAuthority,
+  type IssueOrder,
+  type IssuedCertificate,
 } from '../../../core/certificates/ports/certificate-authority.port.js';
 import type { Clock } from '../../../core/kernel/clock.port.js';
 import type { SecretBox } from '../../../core/kernel/secret-box.port.js';
@@ -53,7 +64,9 @@ const keyProblem = (spki: ArrayBuffer): string | null => {
   }
   const d = key.asymmetricKeyDetails ?? {};
   if (key.asymmetricKeyType === 'ec') {
-    return d.namedCurve === 'prime256v1' || d.namedCurve === 'secp384r1' ? null : `ECDSA curve ${d.namedCurve} is not accepted (P-256 or P-384)`;
+    return d.namedCurve === 'prime256v1' || d.namedCurve === 'secp384r1'
+      ? null
+      : `ECDSA curve ${d.namedCurve} is not accepted (P-256 or P-384)`;
   }
   if (key.asymmetricKeyType === 'rsa') {
     const bits = d.modulusLength ?? 0;
@@ -67,10 +80,13 @@ const checkCsr = async (csrPem: string, names: readonly string[]): Promise<Pkcs1
   let csr: Pkcs10CertificateRequest;
   let csrNames: string[];
   try {
-    if (typeof csrPem !== 'string' || csrPem.length > MAX_CSR_BYTES || !/-----BEGIN (NEW )?CERTIFICATE REQUEST-----/.test(csrPem)) throw new Error();
+    if (typeof csrPem !== 'string' || csrPem.length > MAX_CSR_BYTES || !/-----BEGIN (NEW )?CERTIFICATE REQUEST-----/.test(csrPem))
+      throw new Error();
     csr = new Pkcs10CertificateRequest(csrPem);
     const san = csr.getExtension('2.5.29.17');
-    csrNames = san ? new SubjectAlternativeNameExtension(san.rawData).names.items.filter((n) => n.type === 'dns').map((n) => n.value.toLowerCase()) : [];
+    csrNames = san
+      ? new SubjectAlternativeNameExtension(san.rawData).names.items.filter((n) => n.type === 'dns').map((n) => n.value.toLowerCase())
+      : [];
     const cn = csr.subjectName.getField('CN')[0]?.toLowerCase();
     if (cn && HOSTNAME.test(cn)) csrNames.push(cn);
   } catch {
@@ -83,7 +99,10 @@ const checkCsr = async (csrPem: string, names: readonly string[]): Promise<Pkcs1
   const wanted = new Set(names.map((n) => n.toLowerCase()));
   const got = new Set(csrNames);
   if (got.size !== wanted.size || [...got].some((n) => !wanted.has(n))) {
-    throw refuse('badCSR', `the CSR names (${[...got].sort().join(', ') || 'none'}) differ from the order's (${[...wanted].sort().join(', ')})`);
+    throw refuse(
+      'badCSR',
+      `the CSR names (${[...got].sort().join(', ') || 'none'}) differ from the order's (${[...wanted].sort().join(', ')})`,
+    );
   }
   return csr;
 };
@@ -113,7 +132,8 @@ export class SandboxCertificateAuthority implements CertificateAuthority {
   }
 
   async revoke(certificatePem: string, reason?: number): Promise<void> {
-    if (reason !== undefined && !REVOCATION_REASONS.has(reason)) throw refuse('badRevocationReason', `reason code ${reason} is not an RFC 5280 reason`);
+    if (reason !== undefined && !REVOCATION_REASONS.has(reason))
+      throw refuse('badRevocationReason', `reason code ${reason} is not an RFC 5280 reason`);
     let cert: X509Certificate;
     try {
       cert = new X509Certificate(certificatePem);
@@ -122,7 +142,9 @@ export class SandboxCertificateAuthority implements CertificateAuthority {
     }
     const ca = await this.material();
     // Every deployment's sandbox CA has the same names: the signature tells ours from another's.
-    const ours = cert.issuer === ca.issuing.subject && (await cert.verify({ publicKey: ca.issuing.publicKey, signatureOnly: true }, crypto).catch(() => false));
+    const ours =
+      cert.issuer === ca.issuing.subject &&
+      (await cert.verify({ publicKey: ca.issuing.publicKey, signatureOnly: true }, crypto).catch(() => false));
     if (!ours) throw refuse('unauthorized', 'the certificate was not issued by this sandbox CA');
   }
 
@@ -156,9 +178,10 @@ export class SandboxCertificateAuthority implements CertificateAuthority {
         const found = await this.options.lookupTxt(name);
         if (!found.includes(sandboxProof(host))) {
           // Let's Encrypt's wording for the same failure.
-          throw refuse('unauthorized', found.length
-            ? `Incorrect TXT record "${found[0]}" found at ${name}`
-            : `No TXT record found at ${name}`);
+          throw refuse(
+            'unauthorized',
+            found.length ? `Incorrect TXT record "${found[0]}" found at ${name}` : `No TXT record found at ${name}`,
+          );
         }
       }
     } finally {
@@ -173,24 +196,31 @@ export class SandboxCertificateAuthority implements CertificateAuthority {
     const notAfter = new Date(order.at.getTime() + LEAF_LIFETIME_MS);
     const rsa = csr.publicKey.algorithm.name.startsWith('RSA');
     const cn = [...names.filter((n) => !n.startsWith('*.')), ...names].find((n) => n.length <= 64);
-    const leaf = await X509CertificateGenerator.create({
-      serialNumber: randomSerial(),
-      subject: cn ? [{ CN: [cn] }] : [],
-      issuer: ca.issuing.subjectName,
-      notBefore, notAfter,
-      publicKey: csr.publicKey,
-      signingKey: ca.issuingKey,
-      signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' },
-      extensions: [
-        new SubjectAlternativeNameExtension(names.map((value) => ({ type: 'dns' as const, value })), !cn),
-        // RSA keys may still do TLS 1.2 RSA key exchange, which needs keyEncipherment (RFC 5246 §7.4.2).
-        new KeyUsagesExtension(KeyUsageFlags.digitalSignature | (rsa ? KeyUsageFlags.keyEncipherment : 0), true),
-        new ExtendedKeyUsageExtension([ExtendedKeyUsage.serverAuth]),
-        new BasicConstraintsExtension(false, undefined, true),
-        await SubjectKeyIdentifierExtension.create(csr.publicKey, false, crypto),
-        await AuthorityKeyIdentifierExtension.create(ca.issuing.publicKey, false, crypto),
-      ],
-    }, crypto);
+    const leaf = await X509CertificateGenerator.create(
+      {
+        serialNumber: randomSerial(),
+        subject: cn ? [{ CN: [cn] }] : [],
+        issuer: ca.issuing.subjectName,
+        notBefore,
+        notAfter,
+        publicKey: csr.publicKey,
+        signingKey: ca.issuingKey,
+        signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' },
+        extensions: [
+          new SubjectAlternativeNameExtension(
+            names.map((value) => ({ type: 'dns' as const, value })),
+            !cn,
+          ),
+          // RSA keys may still do TLS 1.2 RSA key exchange, which needs keyEncipherment (RFC 5246 §7.4.2).
+          new KeyUsagesExtension(KeyUsageFlags.digitalSignature | (rsa ? KeyUsageFlags.keyEncipherment : 0), true),
+          new ExtendedKeyUsageExtension([ExtendedKeyUsage.serverAuth]),
+          new BasicConstraintsExtension(false, undefined, true),
+          await SubjectKeyIdentifierExtension.create(csr.publicKey, false, crypto),
+          await AuthorityKeyIdentifierExtension.create(ca.issuing.publicKey, false, crypto),
+        ],
+      },
+      crypto,
+    );
     const certificatePem = pem(leaf);
     return {
       certificatePem,

@@ -8,9 +8,20 @@ import { AesGcmSecretBox } from '../../crypto/node/index.js';
 import { X509CertificateKeys } from '../../crypto/x509/index.js';
 import type { Clock } from '../../../core/kernel/clock.port.js';
 import {
-  certificateAuthorityContract, expectCaError, pemBlocks, SpySolver, type ChallengeDns,
+  certificateAuthorityContract,
+  expectCaError,
+  pemBlocks,
+  SpySolver,
+  type ChallengeDns,
 } from '../../../test/contracts/certificate-authority.contract.js';
-import { ISSUING_NAME, ROOT_NAME, SandboxCertificateAuthority, sandboxProof, type SandboxCaMaterial, type SandboxCaStore } from './index.js';
+import {
+  ISSUING_NAME,
+  ROOT_NAME,
+  SandboxCertificateAuthority,
+  sandboxProof,
+  type SandboxCaMaterial,
+  type SandboxCaStore,
+} from './index.js';
 
 /** The SQL store's behaviour in memory: one row, first writer wins. */
 class MemoryCaStore implements SandboxCaStore {
@@ -69,7 +80,9 @@ describe('sandbox CA (adapters/ca/sandbox)', () => {
     const dns = new MemoryDns();
     const ca = new SandboxCertificateAuthority({ store: new MemoryCaStore(), box, clock, lookupTxt: dns.lookup });
     return {
-      ca, dns, freshHost,
+      ca,
+      dns,
+      freshHost,
       trustAnchorPem: async () => (await ca.rootPem())!,
       cleanup: async () => {
         expect([...dns.txt.keys()], 'proofs left in DNS').to.deep.equal([]);
@@ -100,7 +113,18 @@ describe('sandbox CA (adapters/ca/sandbox)', () => {
       writeFileSync(join(dir, 'i.pem'), inter.join(''));
       writeFileSync(join(dir, 'l.pem'), leaf!);
       const attime = at ? ['-attime', String(Math.floor(at.getTime() / 1000))] : [];
-      return openssl(['verify', '-x509_strict', '-purpose', 'sslserver', ...attime, '-CAfile', join(dir, 'r.pem'), '-untrusted', join(dir, 'i.pem'), join(dir, 'l.pem')]);
+      return openssl([
+        'verify',
+        '-x509_strict',
+        '-purpose',
+        'sslserver',
+        ...attime,
+        '-CAfile',
+        join(dir, 'r.pem'),
+        '-untrusted',
+        join(dir, 'i.pem'),
+        join(dir, 'l.pem'),
+      ]);
     };
 
     it('leaf profile: 90 days from order.at (backdated 1 min), random positive 16-octet serial, CN = first non-wildcard name, serverAuth, CA:FALSE, SKI/AKI', async () => {
@@ -144,19 +168,48 @@ describe('sandbox CA (adapters/ca/sandbox)', () => {
     });
 
     it('an RSA 2048 request made by openssl is signed for that key, with keyEncipherment too', async () => {
-      openssl(['req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'rsa.key'), '-out', join(dir, 'rsa.csr'),
-        '-subj', '/CN=rsa.example.com', '-addext', 'subjectAltName=DNS:rsa.example.com']);
+      openssl([
+        'req',
+        '-new',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        join(dir, 'rsa.key'),
+        '-out',
+        join(dir, 'rsa.csr'),
+        '-subj',
+        '/CN=rsa.example.com',
+        '-addext',
+        'subjectAltName=DNS:rsa.example.com',
+      ]);
       const ca = new SandboxCertificateAuthority({ store: new MemoryCaStore(), box });
       const issued = await issueFor(ca, ['rsa.example.com'], new Date(), readFileSync(join(dir, 'rsa.csr'), 'utf8'));
-      expect(openssl(['x509', '-noout', '-text'], issued.certificatePem)).to.match(/Key Usage: critical\s+Digital Signature, Key Encipherment/);
-      expect(openssl(['x509', '-noout', '-pubkey'], issued.certificatePem)).to.equal(openssl(['req', '-noout', '-pubkey', '-in', join(dir, 'rsa.csr')]));
+      expect(openssl(['x509', '-noout', '-text'], issued.certificatePem)).to.match(
+        /Key Usage: critical\s+Digital Signature, Key Encipherment/,
+      );
+      expect(openssl(['x509', '-noout', '-pubkey'], issued.certificatePem)).to.equal(
+        openssl(['req', '-noout', '-pubkey', '-in', join(dir, 'rsa.csr')]),
+      );
       expect(verify((await ca.rootPem())!, issued.chainPem)).to.match(/: OK/);
     });
 
     it('refuses keys a public CA refuses (RSA 1024, Ed25519) and names that are not host names', async () => {
       const ca = new SandboxCertificateAuthority({ store: new MemoryCaStore(), box });
       for (const newkey of [['rsa:1024'], ['ed25519']]) {
-        openssl(['req', '-new', '-newkey', ...newkey, '-nodes', '-keyout', join(dir, 'w.key'), '-out', join(dir, 'w.csr'), '-subj', '/CN=weak.example.com']);
+        openssl([
+          'req',
+          '-new',
+          '-newkey',
+          ...newkey,
+          '-nodes',
+          '-keyout',
+          join(dir, 'w.key'),
+          '-out',
+          join(dir, 'w.csr'),
+          '-subj',
+          '/CN=weak.example.com',
+        ]);
         const err = await expectCaError(issueFor(ca, ['weak.example.com'], new Date(), readFileSync(join(dir, 'w.csr'), 'utf8')));
         expect(err.problemType).to.equal('urn:ietf:params:acme:error:badCSR');
         expect(err.retryable).to.equal(false);
@@ -171,7 +224,8 @@ describe('sandbox CA (adapters/ca/sandbox)', () => {
       const dns = new MemoryDns();
       const seen: string[] = [];
       const ca = new SandboxCertificateAuthority({
-        store: new MemoryCaStore(), box,
+        store: new MemoryCaStore(),
+        box,
         lookupTxt: async (name) => {
           seen.push(`lookup ${name} with ${[...dns.txt.keys()].length} names published`);
           return dns.lookup(name);
@@ -219,7 +273,9 @@ describe('sandbox CA (adapters/ca/sandbox)', () => {
       expect(box.open(m.rootKeySealed)).to.match(/^-----BEGIN PRIVATE KEY-----/);
       expect(box.open(m.intermediateKeySealed)).to.match(/^-----BEGIN PRIVATE KEY-----/);
       let caught: unknown;
-      await new SandboxCertificateAuthority({ store, box: new AesGcmSecretBox(randomBytes(32)) }).rootPem().catch((e: unknown) => (caught = e));
+      await new SandboxCertificateAuthority({ store, box: new AesGcmSecretBox(randomBytes(32)) })
+        .rootPem()
+        .catch((e: unknown) => (caught = e));
       expect(caught).to.be.instanceOf(Error);
     });
 
@@ -256,7 +312,9 @@ describe('sandbox CA (adapters/ca/sandbox)', () => {
       const foreign = await issueFor(other, ['revoke.example.com']);
       expect(foreign.issuer).to.equal(issued.issuer);
       expect((await expectCaError(ca.revoke(foreign.certificatePem))).problemType).to.equal('urn:ietf:params:acme:error:unauthorized');
-      expect((await expectCaError(ca.revoke(issued.certificatePem, 7))).problemType).to.equal('urn:ietf:params:acme:error:badRevocationReason');
+      expect((await expectCaError(ca.revoke(issued.certificatePem, 7))).problemType).to.equal(
+        'urn:ietf:params:acme:error:badRevocationReason',
+      );
       expect((await expectCaError(ca.revoke('not a certificate'))).problemType).to.equal('urn:ietf:params:acme:error:malformed');
     });
 

@@ -1,12 +1,20 @@
 // @peculiar/x509 2.x needs a Reflect metadata polyfill loaded before it (its README, "Reflect Polyfill Required").
 import 'reflect-metadata';
 import {
-  Pkcs10CertificateRequest, Pkcs10CertificateRequestGenerator, SubjectAlternativeNameExtension, X509Certificate,
-  PemConverter, type Extension,
+  Pkcs10CertificateRequest,
+  Pkcs10CertificateRequestGenerator,
+  SubjectAlternativeNameExtension,
+  X509Certificate,
+  PemConverter,
+  type Extension,
 } from '@peculiar/x509';
 import { createPublicKey, webcrypto } from 'node:crypto';
 import {
-  MalformedCertificateInput, type CertificateInfo, type CertificateKeys, type CsrInfo, type GeneratedKey,
+  MalformedCertificateInput,
+  type CertificateInfo,
+  type CertificateKeys,
+  type CsrInfo,
+  type GeneratedKey,
 } from '../../../core/certificates/ports/certificate-keys.port.js';
 
 const crypto = webcrypto as unknown as Crypto;
@@ -112,13 +120,21 @@ export class X509CertificateKeys implements CertificateKeys {
     if (names.length === 0) throw new Error('a certificate request needs at least one name');
     const keys = (await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify'])) as CryptoKeyPair;
     const cn = [...names.filter((n) => !n.startsWith('*.')), ...names].find((n) => n.length <= MAX_CN);
-    const csr = await Pkcs10CertificateRequestGenerator.create({
-      ...(cn ? { name: [{ CN: [cn] }] } : {}),
-      keys,
-      signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' },
-      // RFC 5280 §4.2.1.6: with an empty subject the SAN is critical.
-      extensions: [new SubjectAlternativeNameExtension(names.map((value) => ({ type: 'dns' as const, value })), !cn)],
-    }, crypto);
+    const csr = await Pkcs10CertificateRequestGenerator.create(
+      {
+        ...(cn ? { name: [{ CN: [cn] }] } : {}),
+        keys,
+        signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' },
+        // RFC 5280 §4.2.1.6: with an empty subject the SAN is critical.
+        extensions: [
+          new SubjectAlternativeNameExtension(
+            names.map((value) => ({ type: 'dns' as const, value })),
+            !cn,
+          ),
+        ],
+      },
+      crypto,
+    );
     const pkcs8 = await crypto.subtle.exportKey('pkcs8', keys.privateKey);
     return { privateKeyPem: PemConverter.encode(pkcs8, 'PRIVATE KEY'), csrPem: csr.toString('pem') };
   }

@@ -52,17 +52,58 @@ describe('X509CertificateKeys (adapters/crypto/x509)', () => {
     requireOpenssl(this);
     dir = mkdtempSync(join(tmpdir(), 'x509-test-'));
     openssl([
-      'req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'rsa.key'), '-out', join(dir, 'rsa.csr'),
-      '-subj', '/CN=WWW.Example.COM', '-addext', 'subjectAltName=DNS:Example.com,DNS:www.example.com,DNS:example.com,IP:192.0.2.1',
+      'req',
+      '-new',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      join(dir, 'rsa.key'),
+      '-out',
+      join(dir, 'rsa.csr'),
+      '-subj',
+      '/CN=WWW.Example.COM',
+      '-addext',
+      'subjectAltName=DNS:Example.com,DNS:www.example.com,DNS:example.com,IP:192.0.2.1',
     ]);
     rsaCsr = readFileSync(join(dir, 'rsa.csr'), 'utf8');
     openssl([
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-384', '-nodes', '-keyout', join(dir, 'c.key'),
-      '-out', join(dir, 'c.pem'), '-days', '30', '-set_serial', '0x8a0000000000000000000000000000ff',
-      '-subj', '/O=Test Org/CN=Test Issuer', '-addext', 'subjectAltName=DNS:a.example.org,DNS:*.a.example.org',
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-384',
+      '-nodes',
+      '-keyout',
+      join(dir, 'c.key'),
+      '-out',
+      join(dir, 'c.pem'),
+      '-days',
+      '30',
+      '-set_serial',
+      '0x8a0000000000000000000000000000ff',
+      '-subj',
+      '/O=Test Org/CN=Test Issuer',
+      '-addext',
+      'subjectAltName=DNS:a.example.org,DNS:*.a.example.org',
     ]);
     selfSigned = readFileSync(join(dir, 'c.pem'), 'utf8');
-    openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'o.key'), '-out', join(dir, 'o.pem'), '-days', '1', '-subj', '/CN=other.example.net']);
+    openssl([
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      join(dir, 'o.key'),
+      '-out',
+      join(dir, 'o.pem'),
+      '-days',
+      '1',
+      '-subj',
+      '/CN=other.example.net',
+    ]);
     otherCert = readFileSync(join(dir, 'o.pem'), 'utf8');
   });
   after(() => dir && rmSync(dir, { recursive: true, force: true }));
@@ -103,7 +144,12 @@ describe('X509CertificateKeys (adapters/crypto/x509)', () => {
   describe('inspectCsr', () => {
     it('reads its own requests back: names, "EC P-256", a valid signature', async () => {
       const g = await keys.generate(['example.com', '*.example.com']);
-      expect(await keys.inspectCsr(g.csrPem)).to.deep.equal({ names: ['example.com', '*.example.com'], otherNames: [], keyAlgorithm: 'EC P-256', signatureValid: true });
+      expect(await keys.inspectCsr(g.csrPem)).to.deep.equal({
+        names: ['example.com', '*.example.com'],
+        otherNames: [],
+        keyAlgorithm: 'EC P-256',
+        signatureValid: true,
+      });
     });
 
     it('an RSA request made by `openssl req`: SAN dNSNames lower-cased and deduplicated, the CN added, IPs reported apart', async () => {
@@ -117,11 +163,44 @@ describe('X509CertificateKeys (adapters/crypto/x509)', () => {
 
     it('a CN that is a host name missing from the SAN is a name; a CN that is not a host name is not', async () => {
       const p = join(dir, 'cn.csr');
-      openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-384', '-nodes', '-keyout', join(dir, 'cn.key'), '-out', p,
-        '-subj', '/CN=Only.Example.NET']);
-      expect(await keys.inspectCsr(readFileSync(p, 'utf8'))).to.deep.equal({ names: ['only.example.net'], otherNames: [], keyAlgorithm: 'EC P-384', signatureValid: true });
-      openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', join(dir, 'cn.key'), '-out', p,
-        '-subj', '/CN=My Web Server', '-addext', 'subjectAltName=DNS:a.example.net']);
+      openssl([
+        'req',
+        '-new',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-384',
+        '-nodes',
+        '-keyout',
+        join(dir, 'cn.key'),
+        '-out',
+        p,
+        '-subj',
+        '/CN=Only.Example.NET',
+      ]);
+      expect(await keys.inspectCsr(readFileSync(p, 'utf8'))).to.deep.equal({
+        names: ['only.example.net'],
+        otherNames: [],
+        keyAlgorithm: 'EC P-384',
+        signatureValid: true,
+      });
+      openssl([
+        'req',
+        '-new',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-keyout',
+        join(dir, 'cn.key'),
+        '-out',
+        p,
+        '-subj',
+        '/CN=My Web Server',
+        '-addext',
+        'subjectAltName=DNS:a.example.net',
+      ]);
       expect((await keys.inspectCsr(readFileSync(p, 'utf8'))).names).to.deep.equal(['a.example.net']);
     });
 
@@ -151,8 +230,14 @@ describe('X509CertificateKeys (adapters/crypto/x509)', () => {
       const g = await keys.generate(['example.com']);
       await expectMalformed(keys.inspectCsr(''), /empty/);
       await expectMalformed(keys.inspectCsr('hello, world'), /not PEM/);
-      await expectMalformed(keys.inspectCsr('-----BEGIN CERTIFICATE REQUEST-----\nAAAA\n-----END CERTIFICATE REQUEST-----\n'), /not a valid PKCS#10/);
-      await expectMalformed(keys.inspectCsr('-----BEGIN CERTIFICATE REQUEST-----\nnot base64 at all!\n-----END CERTIFICATE REQUEST-----\n'), /base64/);
+      await expectMalformed(
+        keys.inspectCsr('-----BEGIN CERTIFICATE REQUEST-----\nAAAA\n-----END CERTIFICATE REQUEST-----\n'),
+        /not a valid PKCS#10/,
+      );
+      await expectMalformed(
+        keys.inspectCsr('-----BEGIN CERTIFICATE REQUEST-----\nnot base64 at all!\n-----END CERTIFICATE REQUEST-----\n'),
+        /base64/,
+      );
       await expectMalformed(keys.inspectCsr(g.csrPem.replace(/-----END CERTIFICATE REQUEST-----/, '')), /not closed/);
       await expectMalformed(keys.inspectCsr(g.csrPem.replace(/END CERTIFICATE REQUEST/, 'END CERTIFICATE')), /ends as/);
       await expectMalformed(keys.inspectCsr(g.csrPem + g.csrPem), /one PEM block, got 2/);

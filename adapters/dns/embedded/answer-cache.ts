@@ -45,7 +45,8 @@ export class AnswerCache {
   private nameEnd = 0;
 
   constructor(slots = 1 << 16, maxBytes = 16 * 1024 * 1024) {
-    if (!Number.isInteger(Math.log2(slots)) || slots < 2 || slots > 1 << 24) throw new TypeError('AnswerCache: slots must be a power of two, 2 to 2^24');
+    if (!Number.isInteger(Math.log2(slots)) || slots < 2 || slots > 1 << 24)
+      throw new TypeError('AnswerCache: slots must be a power of two, 2 to 2^24');
     this.maxBytes = maxBytes;
     this.replies = new Array<Buffer | undefined>(slots).fill(undefined);
     this.variants = new Int32Array(slots);
@@ -97,7 +98,8 @@ export class AnswerCache {
     this.slot = -1;
     const len = msg.length;
     // Header: QR 0 and opcode QUERY (the top five bits of octet 2); QDCOUNT 1, ANCOUNT 0, NSCOUNT 0, ARCOUNT 0 or 1.
-    if (len < 17 || (msg[2]! & 0xf8) !== 0 || msg[4] !== 0 || msg[5] !== 1 || (msg[6]! | msg[7]! | msg[8]! | msg[9]! | msg[10]!) !== 0) return undefined;
+    if (len < 17 || (msg[2]! & 0xf8) !== 0 || msg[4] !== 0 || msg[5] !== 1 || (msg[6]! | msg[7]! | msg[8]! | msg[9]! | msg[10]!) !== 0)
+      return undefined;
     const ar = msg[11]!;
     if (ar > 1) return undefined;
 
@@ -134,7 +136,7 @@ export class AnswerCache {
       if (end + 11 > len || msg[end] !== 0 || msg[end + 1] !== 0 || msg[end + 2] !== T.OPT || msg[end + 6] !== 0) return undefined;
       const rdlen = (msg[end + 9]! << 8) | msg[end + 10]!;
       if (end + 11 + rdlen !== len) return undefined;
-      for (let o = end + 11; o < len; ) {
+      for (let o = end + 11; o < len;) {
         if (o + 4 > len) return undefined;
         const code = (msg[o]! << 8) | msg[o + 1]!;
         // ECS, keepalive, key tag (parsed into fields by dns-packet); NSID and EXPIRE (answered per query, message.ts).

@@ -4,7 +4,6 @@ import { DEFAULT_NOTIFY_TIMING, type NotifyTiming, type Secondary } from './noti
 
 export type { NameserverLogger };
 
-
 /** Settings of the embedded nameserver (STYLE 4: src/ reads the environment, the constructor validates). */
 export interface EmbeddedNameserverConfig {
   /** The address to listen on, UDP and TCP: an IP literal (`127.0.0.1`, `0.0.0.0`, `::`). */
@@ -114,18 +113,30 @@ export const validateConfig = (c: EmbeddedNameserverConfig): ValidConfig => {
     if (typeof logger[level] !== 'function') throw configError(`logger.${level} must be a function`);
   }
   const notify = { ...DEFAULT_NOTIFY_TIMING, ...(c.notify ?? {}) };
-  if (!Number.isInteger(notify.attempts) || notify.attempts < 1 || notify.attempts > 20) throw configError('notify.attempts must be an integer 1–20');
-  if (!Number.isInteger(notify.firstTimeoutMs) || notify.firstTimeoutMs < 1 || notify.firstTimeoutMs > 60_000) throw configError('notify.firstTimeoutMs must be an integer 1–60000');
+  if (!Number.isInteger(notify.attempts) || notify.attempts < 1 || notify.attempts > 20)
+    throw configError('notify.attempts must be an integer 1–20');
+  if (!Number.isInteger(notify.firstTimeoutMs) || notify.firstTimeoutMs < 1 || notify.firstTimeoutMs > 60_000)
+    throw configError('notify.firstTimeoutMs must be an integer 1–60000');
   if (c.answerCache !== undefined && typeof c.answerCache !== 'boolean') throw configError('answerCache must be true or false');
-  if (c.nsid !== undefined && (typeof c.nsid !== 'string' || c.nsid === '' || Buffer.byteLength(c.nsid) > 128)) throw configError('nsid must be a string of 1–128 octets');
+  if (c.nsid !== undefined && (typeof c.nsid !== 'string' || c.nsid === '' || Buffer.byteLength(c.nsid) > 128))
+    throw configError('nsid must be a string of 1–128 octets');
   if (c.notifyOnPublish !== undefined && typeof c.notifyOnPublish !== 'boolean') throw configError('notifyOnPublish must be true or false');
   if (c.udpBatch !== undefined && typeof c.udpBatch !== 'boolean') throw configError('udpBatch must be true or false');
   if (c.reusePort !== undefined && typeof c.reusePort !== 'boolean') throw configError('reusePort must be true or false');
-  if (c.ixfrJournal !== undefined && (!Number.isInteger(c.ixfrJournal) || c.ixfrJournal < 0 || c.ixfrJournal > 10_000)) throw configError('ixfrJournal must be an integer 0–10000');
-  if (notify.verifyMs !== undefined && (!Number.isInteger(notify.verifyMs) || notify.verifyMs < 0 || notify.verifyMs > 60_000)) throw configError('notify.verifyMs must be an integer 0–60000');
+  if (c.ixfrJournal !== undefined && (!Number.isInteger(c.ixfrJournal) || c.ixfrJournal < 0 || c.ixfrJournal > 10_000))
+    throw configError('ixfrJournal must be an integer 0–10000');
+  if (notify.verifyMs !== undefined && (!Number.isInteger(notify.verifyMs) || notify.verifyMs < 0 || notify.verifyMs > 60_000))
+    throw configError('notify.verifyMs must be an integer 0–60000');
   return {
-    host: host.toString(), port: c.port, axfrAllow, secondaries, logger, notify, answerCache: c.answerCache ?? true,
-    nsid: c.nsid === undefined ? null : Buffer.from(c.nsid, 'utf8'), notifyOnPublish: c.notifyOnPublish ?? true,
+    host: host.toString(),
+    port: c.port,
+    axfrAllow,
+    secondaries,
+    logger,
+    notify,
+    answerCache: c.answerCache ?? true,
+    nsid: c.nsid === undefined ? null : Buffer.from(c.nsid, 'utf8'),
+    notifyOnPublish: c.notifyOnPublish ?? true,
     udpBatch: c.udpBatch ?? true,
     reusePort: c.reusePort ?? false,
     ixfrJournal: c.ixfrJournal ?? 100,

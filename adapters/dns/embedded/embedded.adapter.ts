@@ -5,7 +5,18 @@ import type { Zone } from '../../../core/dns/zone/zone.js';
 import { AnswerCache } from './answer-cache.js';
 import { compileZone, type CompiledZone } from './compiled-zone.js';
 import { allowed, validateConfig, type EmbeddedNameserverConfig, type NameserverLogger, type ValidConfig } from './config.js';
-import { bareReply, buildReply, EDE, parseQuery, soaOnly, transferMessages, transferMessagesOf, udpLimit, type OptExtras, type Query } from './message.js';
+import {
+  bareReply,
+  buildReply,
+  EDE,
+  parseQuery,
+  soaOnly,
+  transferMessages,
+  transferMessagesOf,
+  udpLimit,
+  type OptExtras,
+  type Query,
+} from './message.js';
 import { Journal } from './journal.js';
 import { Notifier } from './notifier.js';
 import { normaliseName } from './rdata.js';
@@ -86,7 +97,8 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
       let batched: BatchedUdp | null = null;
       if (this.config.reusePort && this.config.udpBatch && this.config.port !== 0) {
         batched = bindReusePort(host, this.config.port, UDP_BUFFER_BYTES, this.answerInto);
-        if (!batched) this.log.warn({ reason: batchedUdpUnavailable() }, 'DNS UDP: SO_REUSEPORT needs the udp_batch addon; sharing one socket instead');
+        if (!batched)
+          this.log.warn({ reason: batchedUdpUnavailable() }, 'DNS UDP: SO_REUSEPORT needs the udp_batch addon; sharing one socket instead');
       }
       if (!batched) udp = await this.bindDgram(host);
       const port = udp ? udp.address().port : this.config.port;
@@ -213,7 +225,9 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     this.cache?.clear();
     this.log.debug({ zone: compiled.apex, serial: compiled.serial, records: compiled.recordCount }, 'zone published');
     if (this.bound && this.config.secondaries.length > 0 && this.config.notifyOnPublish) {
-      this.notifier.notify(compiled.apex, compiled.serial).catch((err: unknown) => this.log.error({ err, zone: compiled.apex }, 'NOTIFY failed'));
+      this.notifier
+        .notify(compiled.apex, compiled.serial)
+        .catch((err: unknown) => this.log.error({ err, zone: compiled.apex }, 'NOTIFY failed'));
     }
   }
 
@@ -290,7 +304,12 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
       if (q.qtype === T.AXFR || q.qtype === T.IXFR) return this.transfer(q, zone, transport, peer);
       const limit = transport === 'tcp' ? MAX_TCP_MESSAGE : udpLimit(q);
       const reply = zone
-        ? buildReply(q, resolve(zone, q.name, q.suffixes, q.qtype), limit, q.edns?.expire && q.qtype === T.SOA && q.name === zone.apex ? { ...this.extras, expire: zone.expire } : this.extras)
+        ? buildReply(
+            q,
+            resolve(zone, q.name, q.suffixes, q.qtype),
+            limit,
+            q.edns?.expire && q.qtype === T.SOA && q.name === zone.apex ? { ...this.extras, expire: zone.expire } : this.extras,
+          )
         : bareReply(q, RCODE.REFUSED, false, { ...this.extras, ede: EDE.NOT_AUTHORITATIVE }); // RFC 8914 §4.21
       if (store) this.cache?.store(reply);
       return [reply];
@@ -329,11 +348,32 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     const changes = q.qtype === T.IXFR && q.clientSerial !== null ? this.journals.get(zone.apex)?.since(q.clientSerial, zone) : null;
     if (changes) {
       const messages = transferMessagesOf(q, changes, { ...this.extras, expire: zone.expire });
-      this.log.info({ peer, zone: zone.apex, from: q.clientSerial, serial: zone.serial, records: changes.length, messages: messages.length, type: 'IXFR' }, 'zone changes transferred');
+      this.log.info(
+        {
+          peer,
+          zone: zone.apex,
+          from: q.clientSerial,
+          serial: zone.serial,
+          records: changes.length,
+          messages: messages.length,
+          type: 'IXFR',
+        },
+        'zone changes transferred',
+      );
       return messages;
     }
     const messages = transferMessages(q, zone, this.extras);
-    this.log.info({ peer, zone: zone.apex, serial: zone.serial, records: zone.recordCount, messages: messages.length, type: q.qtype === T.AXFR ? 'AXFR' : 'IXFR (AXFR-style)' }, 'zone transferred');
+    this.log.info(
+      {
+        peer,
+        zone: zone.apex,
+        serial: zone.serial,
+        records: zone.recordCount,
+        messages: messages.length,
+        type: q.qtype === T.AXFR ? 'AXFR' : 'IXFR (AXFR-style)',
+      },
+      'zone transferred',
+    );
     return messages;
   }
 

@@ -10,7 +10,12 @@ import { NameWriter, wireName } from './wire.js';
 
 /** Config validation and the encoding of presentation values; the behaviour on the wire is tested with dig in test/dns-server/. */
 describe('EmbeddedNameserver', () => {
-  const ok = { host: '127.0.0.1', port: 5353, axfrAllow: ['127.0.0.1', '10.0.0.0/8', '::1', '2001:db8::/32'], secondaries: [{ host: '127.0.0.1', port: 5399 }] };
+  const ok = {
+    host: '127.0.0.1',
+    port: 5353,
+    axfrAllow: ['127.0.0.1', '10.0.0.0/8', '::1', '2001:db8::/32'],
+    secondaries: [{ host: '127.0.0.1', port: 5399 }],
+  };
 
   describe('config', () => {
     it('accepts IP hosts, ports 0–65535, addresses and networks in axfrAllow', () => {
@@ -35,7 +40,10 @@ describe('EmbeddedNameserver', () => {
         ['answerCache', { answerCache: 'yes' }],
       ];
       for (const [field, patch] of bad) {
-        expect(() => new EmbeddedNameserver({ ...ok, ...patch } as never), JSON.stringify(patch)).to.throw(TypeError, new RegExp(`nameserver config: ${field.replace('.', '\\.')}`));
+        expect(() => new EmbeddedNameserver({ ...ok, ...patch } as never), JSON.stringify(patch)).to.throw(
+          TypeError,
+          new RegExp(`nameserver config: ${field.replace('.', '\\.')}`),
+        );
       }
     });
 
@@ -70,14 +78,28 @@ describe('EmbeddedNameserver', () => {
   describe('presentation values → wire (decoded back by dns-packet)', () => {
     /** The tail behind a root owner is a whole record again, for dns-packet's decoder. */
     const roundTrip = (type: RecordSet['type'], value: string): dnsPacket.Answer =>
-      (dnsPacket as unknown as { answer: { decode(b: Buffer): dnsPacket.Answer } }).answer.decode(Buffer.concat([Buffer.from([0]), encodeValue(type, 300, value).tail]));
+      (dnsPacket as unknown as { answer: { decode(b: Buffer): dnsPacket.Answer } }).answer.decode(
+        Buffer.concat([Buffer.from([0]), encodeValue(type, 300, value).tail]),
+      );
 
     it('MX, SRV, CAA, SOA', () => {
-      expect(roundTrip('MX', '10 Mail.Example.TEST.')).to.deep.include({ type: 'MX', ttl: 300, data: { preference: 10, exchange: 'mail.example.test' } });
+      expect(roundTrip('MX', '10 Mail.Example.TEST.')).to.deep.include({
+        type: 'MX',
+        ttl: 300,
+        data: { preference: 10, exchange: 'mail.example.test' },
+      });
       expect(roundTrip('MX', '0 .')).to.deep.include({ data: { preference: 0, exchange: '.' } });
-      expect(roundTrip('SRV', '10 60 5060 sip.example.test.')).to.deep.include({ data: { priority: 10, weight: 60, port: 5060, target: 'sip.example.test' } });
-      expect(roundTrip('CAA', '128 issue "ca.example; account=\\"1\\""')).to.deep.include({ data: { flags: 128, tag: 'issue', value: 'ca.example; account="1"', issuerCritical: true } });
-      expect(roundTrip('SOA', soaValue(7))).to.deep.nested.include({ 'data.serial': 7, 'data.minimum': 300, 'data.mname': 'ns1.domivka.net' });
+      expect(roundTrip('SRV', '10 60 5060 sip.example.test.')).to.deep.include({
+        data: { priority: 10, weight: 60, port: 5060, target: 'sip.example.test' },
+      });
+      expect(roundTrip('CAA', '128 issue "ca.example; account=\\"1\\""')).to.deep.include({
+        data: { flags: 128, tag: 'issue', value: 'ca.example; account="1"', issuerCritical: true },
+      });
+      expect(roundTrip('SOA', soaValue(7))).to.deep.nested.include({
+        'data.serial': 7,
+        'data.minimum': 300,
+        'data.mname': 'ns1.domivka.net',
+      });
     });
 
     it('TXT: UTF-8 text split into ≤ 255-octet strings; SPF is type 99 with the same RDATA', () => {
@@ -170,11 +192,16 @@ describe('EmbeddedNameserver', () => {
 
     it('compresses names inside NS, MX and SOA data but writes SRV targets whole (RFC 2782)', () => {
       const zone = compileZone(
-        { id: 'z', domain: 'example.test', serial: 1, recordSets: [
-          { name: 'example.test', type: 'SOA', ttl: 3600, values: [soaValue(1)] },
-          { name: 'example.test', type: 'MX', ttl: 300, values: ['10 mail.example.test.'] },
-          { name: '_s._tcp.example.test', type: 'SRV', ttl: 300, values: ['1 1 1 sip.example.test.'] },
-        ] } as never,
+        {
+          id: 'z',
+          domain: 'example.test',
+          serial: 1,
+          recordSets: [
+            { name: 'example.test', type: 'SOA', ttl: 3600, values: [soaValue(1)] },
+            { name: 'example.test', type: 'MX', ttl: 300, values: ['10 mail.example.test.'] },
+            { name: '_s._tcp.example.test', type: 'SRV', ttl: 300, values: ['1 1 1 sip.example.test.'] },
+          ],
+        } as never,
         () => undefined,
       );
       const mx = zone.apexNode.sets.get(15)!;

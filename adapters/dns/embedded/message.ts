@@ -73,7 +73,7 @@ const BROKEN: Scan = { ok: false, questionEnd: 0, edns: null, clientSerial: null
 
 /** The offset after a (possibly compressed) name at `off`, or -1. */
 const skipName = (buf: Buffer, off: number): number => {
-  for (let octets = 1; ; ) {
+  for (let octets = 1; ;) {
     const len = buf[off];
     if (len === undefined) return -1;
     if (len === 0) return off + 1;
@@ -128,7 +128,7 @@ const scan = (buf: Buffer): Scan => {
       if (edns || buf[ownerAt] !== 0) return BROKEN; // RFC 6891 §6.1.1: one OPT, owner root
       let nsid = false;
       let expire = false;
-      for (let o = rdStart; o < rdEnd; ) {
+      for (let o = rdStart; o < rdEnd;) {
         if (o + 4 > rdEnd) return BROKEN;
         const code = buf.readUInt16BE(o);
         const len = buf.readUInt16BE(o + 2);
@@ -138,7 +138,13 @@ const scan = (buf: Buffer): Scan => {
         o += 4 + len;
       }
       const ttl = buf.readUInt32BE(nameEnd + 4);
-      edns = { payload: Math.max(512, buf.readUInt16BE(nameEnd + 2)), version: (ttl >>> 16) & 0xff, dnssecOk: (ttl & 0x8000) !== 0, nsid, expire };
+      edns = {
+        payload: Math.max(512, buf.readUInt16BE(nameEnd + 2)),
+        version: (ttl >>> 16) & 0xff,
+        dnssecOk: (ttl & 0x8000) !== 0,
+        nsid,
+        expire,
+      };
     } else if (type === T.SOA && i >= an && i < an + ns) {
       let o = skipName(buf, rdStart);
       if (o !== -1) o = skipName(buf, o);
@@ -424,7 +430,13 @@ export const transferMessagesOf = (q: Query, records: ReadonlyArray<readonly Buf
 export const soaOnly = (q: Query, zone: CompiledZone, extras: OptExtras = NO_EXTRAS): Buffer =>
   buildReply(
     q,
-    { rcode: RCODE.NOERROR, aa: true, answer: [{ owner: zone.apex, ownerWire: zone.apexNode.wire, set: zone.soa }], authority: [], additional: [] },
+    {
+      rcode: RCODE.NOERROR,
+      aa: true,
+      answer: [{ owner: zone.apex, ownerWire: zone.apexNode.wire, set: zone.soa }],
+      authority: [],
+      additional: [],
+    },
     Number.MAX_SAFE_INTEGER,
     { ...extras, expire: zone.expire },
   );

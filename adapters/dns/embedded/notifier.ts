@@ -120,7 +120,11 @@ export class Notifier {
           }
         });
       });
-      socket.send(dnsPacket.encode({ type: 'query', id, questions: [{ name: zone, type: 'SOA', class: 'IN' }] }), secondary.port, secondary.host);
+      socket.send(
+        dnsPacket.encode({ type: 'query', id, questions: [{ name: zone, type: 'SOA', class: 'IN' }] }),
+        secondary.port,
+        secondary.host,
+      );
       return await reply;
     } finally {
       socket.close();

@@ -95,7 +95,10 @@ export const encodeValue = (type: RecordType, ttl: number, value: string): { tai
     case 'MX': {
       const [pref, exchange] = fields(value, 2, type);
       const target = normaliseName(exchange!);
-      return { tail: encodeTail({ ...base, type: 'MX', data: { preference: u16(pref, 'MX preference'), exchange: target || '.' } }), target };
+      return {
+        tail: encodeTail({ ...base, type: 'MX', data: { preference: u16(pref, 'MX preference'), exchange: target || '.' } }),
+        target,
+      };
     }
     case 'SRV': {
       const [priority, weight, port, rawTarget] = fields(value, 4, type);
@@ -104,7 +107,12 @@ export const encodeValue = (type: RecordType, ttl: number, value: string): { tai
         tail: encodeTail({
           ...base,
           type: 'SRV',
-          data: { priority: u16(priority, 'SRV priority'), weight: u16(weight, 'SRV weight'), port: u16(port, 'SRV port'), target: target || '.' },
+          data: {
+            priority: u16(priority, 'SRV priority'),
+            weight: u16(weight, 'SRV weight'),
+            port: u16(port, 'SRV port'),
+            target: target || '.',
+          },
         }),
         target,
       };

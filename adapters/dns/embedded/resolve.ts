@@ -90,7 +90,12 @@ export const resolve = (zone: CompiledZone, qname: string, suffixes: readonly st
           return res;
         }
         if (synthesized.includes('\\')) return res; // an odd query label: let the resolver synthesize
-        const cname = encodedSet(T.CNAME, d.ttl, [encodeTail({ name: '.', type: 'CNAME', ttl: d.ttl, data: synthesized || '.' })], [synthesized]);
+        const cname = encodedSet(
+          T.CNAME,
+          d.ttl,
+          [encodeTail({ name: '.', type: 'CNAME', ttl: d.ttl, data: synthesized || '.' })],
+          [synthesized],
+        );
         res.answer.push({ owner: name, ownerWire: null, set: cname });
         next = synthesized;
         break;

@@ -24,7 +24,17 @@ const SLOT = 65536;
 const CTL_STRIDE = 8;
 
 interface Addon {
-  open(fd: number, batch: number, slot: number, input: ArrayBuffer, output: ArrayBuffer, ctl: ArrayBuffer, addr: ArrayBuffer, onBatch: (n: number) => void, own: boolean): unknown;
+  open(
+    fd: number,
+    batch: number,
+    slot: number,
+    input: ArrayBuffer,
+    output: ArrayBuffer,
+    ctl: ArrayBuffer,
+    addr: ArrayBuffer,
+    onBatch: (n: number) => void,
+    own: boolean,
+  ): unknown;
   bindReusePort(host: string, port: number, bufferBytes: number): number;
   close(handle: unknown): void;
   stats(handle: unknown): [number, number, number, number, number];
@@ -67,7 +77,9 @@ export interface BatchedUdp {
 /** dgram's handle behind a bound socket: its fd and recvStop (Node internals, checked before use). */
 const handleOf = (socket: dgram.Socket): { fd: number; recvStop(): number } | null => {
   const state = Object.getOwnPropertySymbols(socket).find((s) => s.description === 'state symbol');
-  const handle = state ? (socket as unknown as Record<symbol, { handle?: { fd?: unknown; recvStop?: unknown } }>)[state]?.handle : undefined;
+  const handle = state
+    ? (socket as unknown as Record<symbol, { handle?: { fd?: unknown; recvStop?: unknown } }>)[state]?.handle
+    : undefined;
   if (!handle || typeof handle.fd !== 'number' || handle.fd < 0 || typeof handle.recvStop !== 'function') return null;
   return handle as { fd: number; recvStop(): number };
 };

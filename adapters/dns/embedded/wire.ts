@@ -25,7 +25,17 @@ export const T = {
 export const CLASS_IN = 1;
 export const CLASS_ANY = 255;
 
-export const RCODE = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5, YXDOMAIN: 6, NOTAUTH: 9, BADVERS: 16 } as const;
+export const RCODE = {
+  NOERROR: 0,
+  FORMERR: 1,
+  SERVFAIL: 2,
+  NXDOMAIN: 3,
+  NOTIMP: 4,
+  REFUSED: 5,
+  YXDOMAIN: 6,
+  NOTAUTH: 9,
+  BADVERS: 16,
+} as const;
 export const OPCODE = { QUERY: 0, NOTIFY: 4 } as const;
 
 export const FLAG = { QR: 0x8000, AA: 0x0400, TC: 0x0200, RD: 0x0100, CD: 0x0010 } as const;

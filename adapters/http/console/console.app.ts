@@ -30,7 +30,8 @@ const LANG_COOKIE = 'dmk_lang';
 const ENV_COOKIE = 'dmk_env';
 const MAX_FORM_BYTES = 64 * 1024;
 
-export const CONSOLE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+export const CONSOLE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 export interface ConsoleDeps {
   readonly authenticateSession: { execute(token: string): Promise<HumanContext> };
@@ -147,7 +148,11 @@ export const consoleMiddleware = (uc: UseCases, deps: ConsoleDeps): Middleware =
       setCookie(PRE_COOKIE, pre);
     }
     const view: View = {
-      lang, env, path: ctx.path, human, csrf: human ? human.session.csrfToken ?? '' : pre!,
+      lang,
+      env,
+      path: ctx.path,
+      human,
+      csrf: human ? (human.session.csrfToken ?? '') : pre!,
       t: (uk, en) => (lang === 'uk' ? uk : en),
     };
 
@@ -156,14 +161,27 @@ export const consoleMiddleware = (uc: UseCases, deps: ConsoleDeps): Middleware =
       const known = routes.some((r) => r.pattern.test(ctx.path));
       ctx.status = known ? 405 : 404;
       ctx.type = 'text/html; charset=utf-8';
-      ctx.body = layout(view, view.t('Не знайдено', 'Not found'), html`<h1>${known ? view.t('Метод не дозволено', 'Method not allowed') : view.t('Сторінку не знайдено', 'Page not found')}</h1><p><a href="/console/">${view.t('До доменів', 'Back to domains')}</a></p>`);
+      ctx.body = layout(
+        view,
+        view.t('Не знайдено', 'Not found'),
+        html`<h1>${known ? view.t('Метод не дозволено', 'Method not allowed') : view.t('Сторінку не знайдено', 'Page not found')}</h1>
+          <p><a href="/console/">${view.t('До доменів', 'Back to domains')}</a></p>`,
+      );
       return;
     }
     if (match.auth && !human) {
-      if (ctx.method === 'GET') return ctx.redirect(`/console/sign-in?next=${encodeURIComponent(ctx.path + (ctx.querystring ? `?${ctx.querystring}` : ''))}${token ? '&ended=1' : ''}`);
+      if (ctx.method === 'GET')
+        return ctx.redirect(
+          `/console/sign-in?next=${encodeURIComponent(ctx.path + (ctx.querystring ? `?${ctx.querystring}` : ''))}${token ? '&ended=1' : ''}`,
+        );
       ctx.status = 401;
       ctx.type = 'text/html; charset=utf-8';
-      ctx.body = layout(view, view.t('Потрібно увійти', 'Sign-in required'), html`<h1>${view.t('Потрібно увійти', 'Sign-in required')}</h1><p><a href="/console/sign-in">${view.t('Увійти', 'Sign in')}</a></p>`);
+      ctx.body = layout(
+        view,
+        view.t('Потрібно увійти', 'Sign-in required'),
+        html`<h1>${view.t('Потрібно увійти', 'Sign-in required')}</h1>
+          <p><a href="/console/sign-in">${view.t('Увійти', 'Sign in')}</a></p>`,
+      );
       return;
     }
 
@@ -176,7 +194,14 @@ export const consoleMiddleware = (uc: UseCases, deps: ConsoleDeps): Middleware =
         if (!sameToken(sent, view.csrf)) throw new DomainError('csrf_failed');
       }
       const req: ConsoleRequest = {
-        view, human, params: match.pattern.exec(ctx.path)!.slice(1).map((p) => decodeURIComponent(p)), query: ctx.query as Record<string, string | undefined>, form,
+        view,
+        human,
+        params: match.pattern
+          .exec(ctx.path)!
+          .slice(1)
+          .map((p) => decodeURIComponent(p)),
+        query: ctx.query as Record<string, string | undefined>,
+        form,
         ip: ctx.ip,
       };
       const out = await match.handle(req);
@@ -202,9 +227,17 @@ export const consoleMiddleware = (uc: UseCases, deps: ConsoleDeps): Middleware =
       ctx.status = ERROR_TABLE[e.code].status;
       ctx.type = 'text/html; charset=utf-8';
       const back = typeof form._back === 'string' ? safeNext(form._back) : ctx.method === 'GET' ? '/console/' : safeNext(ctx.path);
-      ctx.body = layout(view, view.t('Не вдалося', 'That did not work'), html`<h1>${view.t('Не вдалося', 'That did not work')}</h1>
-${alert('error', html`<p>${errorText(lang, e)}</p><p class="muted">${view.t('Код помилки', 'Error code')}: <code>${e.code}</code></p>`)}
-<p><a class="button secondary" href="${back}">${view.t('Назад', 'Back')}</a></p>`);
+      ctx.body = layout(
+        view,
+        view.t('Не вдалося', 'That did not work'),
+        html`<h1>${view.t('Не вдалося', 'That did not work')}</h1>
+          ${alert(
+            'error',
+            html`<p>${errorText(lang, e)}</p>
+              <p class="muted">${view.t('Код помилки', 'Error code')}: <code>${e.code}</code></p>`,
+          )}
+          <p><a class="button secondary" href="${back}">${view.t('Назад', 'Back')}</a></p>`,
+      );
     }
   };
 };

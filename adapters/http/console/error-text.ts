@@ -9,4 +9,3 @@ export const errorText = (lang: Lang, err: DomainError): string => {
   const details = (err.details ?? []).map((d) => [d.field, d.rule ?? d.message].filter(Boolean).join(': ')).filter(Boolean);
   return details.length > 0 ? `${main} (${details.join('; ')})` : main;
 };
-

@@ -30,11 +30,15 @@ const render = (v: unknown): string => {
 
 /** Accept-Language (RFC 9110 §12.5.4): the first of uk/en by quality; Ukrainian when neither is asked. */
 export const langFrom = (header: string | undefined): Lang => {
-  const prefs = (header ?? '').split(',').map((part, i) => {
-    const [tag, ...params] = part.trim().toLowerCase().split(';');
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    return { tag: tag ?? '', q: q ? Number(q.slice(2)) || 0 : 1, i };
-  }).filter((p) => p.tag !== '' && p.q > 0).sort((a, b) => b.q - a.q || a.i - b.i);
+  const prefs = (header ?? '')
+    .split(',')
+    .map((part, i) => {
+      const [tag, ...params] = part.trim().toLowerCase().split(';');
+      const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+      return { tag: tag ?? '', q: q ? Number(q.slice(2)) || 0 : 1, i };
+    })
+    .filter((p) => p.tag !== '' && p.q > 0)
+    .sort((a, b) => b.q - a.q || a.i - b.i);
   for (const p of prefs) {
     if (p.tag === 'uk' || p.tag.startsWith('uk-')) return 'uk';
     if (p.tag === 'en' || p.tag.startsWith('en-')) return 'en';

@@ -15,7 +15,8 @@ const actorOf = (r: ConsoleRequest): OperationActor => {
   return { kind: 'person', personId: h.person.id, accountId: h.actor.accountId, role: h.actor.role, environment: r.view.env };
 };
 
-const when = (iso: string, v: View) => new Date(iso).toLocaleString(v.lang === 'uk' ? 'uk-UA' : 'en-GB', { timeZone: 'Europe/Kyiv', dateStyle: 'medium', timeStyle: 'short' });
+const when = (iso: string, v: View) =>
+  new Date(iso).toLocaleString(v.lang === 'uk' ? 'uk-UA' : 'en-GB', { timeZone: 'Europe/Kyiv', dateStyle: 'medium', timeStyle: 'short' });
 
 const table = async (uc: UseCases, r: ConsoleRequest, ops: OperationView[], withDomain: boolean): Promise<Html> => {
   const v = r.view;
@@ -25,47 +26,78 @@ const table = async (uc: UseCases, r: ConsoleRequest, ops: OperationView[], with
     return p.type === 'key' ? v.t(`ключ ${p.key_id} (${person})`, `key ${p.key_id} (${person})`) : person;
   };
   const mine = (op: OperationView) => op.requested_by.person_id === r.human!.person.id;
-  return html`<table><thead><tr>${withDomain ? html`<th scope="col">${v.t('Домен', 'Domain')}</th>` : ''}<th scope="col">${v.t('Що зміниться', 'What changes')}</th><th scope="col">${v.t('Хто попросив', 'Requested by')}</th><th scope="col">${v.t('Набуде чинності', 'Takes effect')}</th><th scope="col">${v.t('Підтвердження', 'Confirmations')}</th><th scope="col"><span class="muted">${v.t('Дії', 'Actions')}</span></th></tr></thead>
-<tbody>${ops.map((op) => html`<tr id="op-${op.id}">${withDomain ? html`<td><a href="/console/domains/${encodeURIComponent(op.domain)}">${op.domain}</a></td>` : ''}
-<td>${v.lang === 'uk' ? op.effect.uk : op.effect.en}${op.warnings.map((w) => html`<br><span class="note warn">${v.lang === 'uk' ? w.message.uk : w.message.en}</span>`)}</td>
-<td>${who(op.requested_by)}<br><span class="muted">${when(op.created_at, v)}</span></td>
-<td>${when(op.activates_at, v)}</td>
-<td>${op.confirmations.length === 0 ? '—' : op.confirmations.map((c) => html`${who(c.by)}<br>`)}</td>
-<td>${r.human!.actor.role === 'owner' && !mine(op) ? html`<form class="inline" method="post" action="/console/operations/${op.id}/confirm">${csrfField(v)}<input type="hidden" name="_back" value="/console/operations"><button class="small" type="submit">${v.t('Підтвердити', 'Confirm')}</button></form> ` : ''}
-${mine(op) ? html`<span class="muted">${v.t('Підтвердити має інший власник.', 'Another owner confirms.')}</span><br>` : ''}
-${r.human!.actor.role === 'owner' ? html`<form class="inline" method="post" action="/console/operations/${op.id}/cancel" data-confirm="${v.t('Скасувати цю операцію?', 'Cancel this operation?')}">${csrfField(v)}<input type="hidden" name="_back" value="/console/operations"><button class="small danger" type="submit">${v.t('Скасувати', 'Cancel')}</button></form>` : ''}</td></tr>`)}</tbody></table>`;
+  return html`<table>
+    <thead>
+      <tr>
+        ${withDomain ? html`<th scope="col">${v.t('Домен', 'Domain')}</th>` : ''}
+        <th scope="col">${v.t('Що зміниться', 'What changes')}</th>
+        <th scope="col">${v.t('Хто попросив', 'Requested by')}</th>
+        <th scope="col">${v.t('Набуде чинності', 'Takes effect')}</th>
+        <th scope="col">${v.t('Підтвердження', 'Confirmations')}</th>
+        <th scope="col"><span class="muted">${v.t('Дії', 'Actions')}</span></th>
+      </tr>
+    </thead>
+    <tbody>
+      ${ops.map(
+        (op) =>
+          html`<tr id="op-${op.id}">
+            ${withDomain ? html`<td><a href="/console/domains/${encodeURIComponent(op.domain)}">${op.domain}</a></td>` : ''}
+            <td>
+              ${v.lang === 'uk' ? op.effect.uk : op.effect.en}${op.warnings.map((w) => html`<br /><span class="note warn">${v.lang === 'uk' ? w.message.uk : w.message.en}</span>`)}
+            </td>
+            <td>${who(op.requested_by)}<br /><span class="muted">${when(op.created_at, v)}</span></td>
+            <td>${when(op.activates_at, v)}</td>
+            <td>${op.confirmations.length === 0 ? '—' : op.confirmations.map((c) => html`${who(c.by)}<br />`)}</td>
+            <td>
+              ${r.human!.actor.role === 'owner' && !mine(op) ? html`<form class="inline" method="post" action="/console/operations/${op.id}/confirm">${csrfField(v)}<input type="hidden" name="_back" value="/console/operations" /><button class="small" type="submit">${v.t('Підтвердити', 'Confirm')}</button></form> ` : ''}
+              ${mine(op) ? html`<span class="muted">${v.t('Підтвердити має інший власник.', 'Another owner confirms.')}</span><br />` : ''}
+              ${r.human!.actor.role === 'owner' ? html`<form class="inline" method="post" action="/console/operations/${op.id}/cancel" data-confirm="${v.t('Скасувати цю операцію?', 'Cancel this operation?')}">${csrfField(v)}<input type="hidden" name="_back" value="/console/operations" /><button class="small danger" type="submit">${v.t('Скасувати', 'Cancel')}</button></form>` : ''}
+            </td>
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
 };
 
 export const operationPages = {
   pendingFor: async (uc: UseCases, r: ConsoleRequest, domain: string): Promise<Html> => {
     const page = await uc.listOperations.execute(actorOf(r), { domain, status: 'pending', limit: 50 });
     if (page.data.length === 0) return html``;
-    return html`<h2>${r.view.t('Операції класу 3, що очікують', 'Pending class 3 operations')}</h2>${await table(uc, r, page.data, false)}`;
+    return html`<h2>${r.view.t('Операції класу 3, що очікують', 'Pending class 3 operations')}</h2>
+      ${await table(uc, r, page.data, false)}`;
   },
   pages: (uc: UseCases): ConsolePage[] => [
     {
-      method: 'GET', pattern: /^\/console\/operations$/, auth: true,
+      method: 'GET',
+      pattern: /^\/console\/operations$/,
+      auth: true,
       handle: async (r) => {
         const v = r.view;
         const page = await uc.listOperations.execute(actorOf(r), { status: 'pending', limit: 100 });
         return {
           title: v.t('Операції', 'Operations'),
           body: html`<h1>${v.t('Операції, що очікують', 'Pending operations')}</h1>
-${r.query.done ? html`<div class="alert ok" role="status">${v.t('Готово.', 'Done.')}</div>` : ''}
-<p class="lead">${v.t('Операції класу 3 (сервери імен, зняття блокування передачі, мітки) чекають: інший власник підтверджує їх тут, інакше вони набудуть чинності самі через 24 години. Будь-який власник може скасувати.', 'Class 3 operations (nameservers, lifting the transfer lock, labels) wait: another owner confirms them here, or they take effect by themselves after 24 hours. Any owner may cancel.')}</p>
-${page.data.length === 0 ? html`<p>${v.t('Немає операцій класу 3, що очікують.', 'No class 3 operations are pending.')}</p>` : await table(uc, r, page.data, true)}`,
+            ${r.query.done ? html`<div class="alert ok" role="status">${v.t('Готово.', 'Done.')}</div>` : ''}
+            <p class="lead">
+              ${v.t('Операції класу 3 (сервери імен, зняття блокування передачі, мітки) чекають: інший власник підтверджує їх тут, інакше вони набудуть чинності самі через 24 години. Будь-який власник може скасувати.', 'Class 3 operations (nameservers, lifting the transfer lock, labels) wait: another owner confirms them here, or they take effect by themselves after 24 hours. Any owner may cancel.')}
+            </p>
+            ${page.data.length === 0 ? html`<p>${v.t('Немає операцій класу 3, що очікують.', 'No class 3 operations are pending.')}</p>` : await table(uc, r, page.data, true)}`,
         };
       },
     },
     {
-      method: 'POST', pattern: /^\/console\/operations\/([^/]+)\/confirm$/, auth: true,
+      method: 'POST',
+      pattern: /^\/console\/operations\/([^/]+)\/confirm$/,
+      auth: true,
       handle: async (r) => {
         await uc.confirmOperation.execute(actorOf(r), r.params[0]!);
         return { redirect: '/console/operations?done=confirmed' };
       },
     },
     {
-      method: 'POST', pattern: /^\/console\/operations\/([^/]+)\/cancel$/, auth: true,
+      method: 'POST',
+      pattern: /^\/console\/operations\/([^/]+)\/cancel$/,
+      auth: true,
       handle: async (r) => {
         await uc.cancelOperation.execute(actorOf(r), r.params[0]!);
         return { redirect: '/console/operations?done=cancelled' };

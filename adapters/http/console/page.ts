@@ -11,10 +11,14 @@ export interface ConsoleRequest {
   readonly form: Record<string, string | string[]>;
   readonly ip: string;
 }
-export interface CookieOut { name: string; value: string; expires?: Date; maxAge?: number }
+export interface CookieOut {
+  name: string;
+  value: string;
+  expires?: Date;
+  maxAge?: number;
+}
 export type PageOut =
-  | { title: string; body: Html; status?: number; bare?: boolean; cookies?: CookieOut[] }
-  | { redirect: string; cookies?: CookieOut[] };
+  { title: string; body: Html; status?: number; bare?: boolean; cookies?: CookieOut[] } | { redirect: string; cookies?: CookieOut[] };
 /** One console page: how it is matched, whether it needs a signed-in person, and what it answers. */
 export interface ConsolePage {
   readonly method: 'GET' | 'POST';

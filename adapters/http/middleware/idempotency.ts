@@ -1,7 +1,14 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Clock } from '../../../core/kernel/clock.port.js';
 import { DomainError, isDomainError } from '../../../core/kernel/errors.js';
-import { ClaimLostError, IDEMPOTENCY_RETENTION_MS, type IdempotencyRecord, type IdempotencyStore, type ResumableRequest, type StoredResponse } from '../../../core/kernel/idempotency-store.port.js';
+import {
+  ClaimLostError,
+  IDEMPOTENCY_RETENTION_MS,
+  type IdempotencyRecord,
+  type IdempotencyStore,
+  type ResumableRequest,
+  type StoredResponse,
+} from '../../../core/kernel/idempotency-store.port.js';
 import type { UnitOfWork } from '../../../core/kernel/unit-of-work.port.js';
 import { storedCheckpoints, type Checkpoints } from '../../../core/kernel/checkpoints.port.js';
 import { ERROR_TABLE, errorBody } from '../error-table.js';
@@ -32,13 +39,21 @@ export interface IdempotencyDeps {
 }
 
 export const fingerprintOf = (method: string, path: string, body: unknown): string =>
-  createHash('sha256').update(`${method} ${path}\n${canonicalJson(body)}`).digest('hex');
+  createHash('sha256')
+    .update(`${method} ${path}\n${canonicalJson(body)}`)
+    .digest('hex');
 
 /** Which outcomes are kept (DESIGN): successes and business errors (e.g. domain_taken) are; 401, 403,
  * 409 in flight, 422 schema violations, 429 and server faults are not, so the client may retry. */
 // operation_in_progress is "busy, retry": a request resumed after a crash may find the domain's lease
 // still held by the dead process; stored, it would strand the charge it had reserved.
-const NOT_STORED = new Set<string>(['validation_failed', 'idempotency_key_in_use', 'idempotency_key_reused', 'rate_limited', 'operation_in_progress']);
+const NOT_STORED = new Set<string>([
+  'validation_failed',
+  'idempotency_key_in_use',
+  'idempotency_key_reused',
+  'rate_limited',
+  'operation_in_progress',
+]);
 const storable = (code: keyof typeof ERROR_TABLE): boolean => {
   const status = ERROR_TABLE[code].status;
   return !(status === 401 || status === 403 || status === 429 || status >= 500 || NOT_STORED.has(code));

@@ -22,7 +22,10 @@ export interface RateDecision {
 export class RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
 
-  constructor(private readonly config: BucketConfig, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly config: BucketConfig,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   take(id: string): RateDecision {
     const t = this.now();

@@ -26,31 +26,68 @@ export interface AccountUseCases {
 const person = schema({
   type: 'object',
   properties: {
-    id: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' }, role: { type: 'string', enum: ['owner', 'member'] },
-    account_id: { type: 'string' }, last_sign_in_at: { type: ['string', 'null'], format: 'date-time' },
+    id: { type: 'string' },
+    email: { type: 'string' },
+    name: { type: 'string' },
+    role: { type: 'string', enum: ['owner', 'member'] },
+    account_id: { type: 'string' },
+    last_sign_in_at: { type: ['string', 'null'], format: 'date-time' },
   },
 });
 const personView = schema({
   type: 'object',
   properties: {
-    id: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' }, role: { type: 'string', enum: ['owner', 'member'] },
-    two_factor: { type: 'boolean' }, last_sign_in_at: { type: ['string', 'null'] }, created_at: { type: 'string' },
+    id: { type: 'string' },
+    email: { type: 'string' },
+    name: { type: 'string' },
+    role: { type: 'string', enum: ['owner', 'member'] },
+    two_factor: { type: 'boolean' },
+    last_sign_in_at: { type: ['string', 'null'] },
+    created_at: { type: 'string' },
   },
 });
-const invitationView = schema({ type: 'object', properties: { id: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' }, expires_at: { type: 'string' }, created_at: { type: 'string' } } });
-const idParam = schema({ type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 100, pattern: '^[0-9A-Za-z_.@+-]+$' } } });
+const invitationView = schema({
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    email: { type: 'string' },
+    role: { type: 'string' },
+    expires_at: { type: 'string' },
+    created_at: { type: 'string' },
+  },
+});
+const idParam = schema({
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string', minLength: 1, maxLength: 100, pattern: '^[0-9A-Za-z_.@+-]+$' } },
+});
 const tokenParam = schema({ type: 'object', required: ['token'], properties: { token: { type: 'string', pattern: '^[0-9A-Za-z]{43}$' } } });
 
 export const accountRoutes = (uc: AccountUseCases): Route[] => [
   route({
-    id: 'signIn', method: 'POST', path: '/v1/account/sessions', tag: 'Account (humans)', writes: true,
+    id: 'signIn',
+    method: 'POST',
+    path: '/v1/account/sessions',
+    tag: 'Account (humans)',
+    writes: true,
     summary: 'Sign in with e-mail, password and TOTP code; sets the session cookie',
     access: { kind: 'human', session: false, console: '/console/sign-in' },
     body: {
-      type: 'object', additionalProperties: false, required: ['email', 'password', 'totp'],
-      properties: { email: { type: 'string', maxLength: 320 }, password: { type: 'string', maxLength: 1024 }, totp: { type: 'string', maxLength: 10 } },
+      type: 'object',
+      additionalProperties: false,
+      required: ['email', 'password', 'totp'],
+      properties: {
+        email: { type: 'string', maxLength: 320 },
+        password: { type: 'string', maxLength: 1024 },
+        totp: { type: 'string', maxLength: 10 },
+      },
     },
-    responses: { 201: { description: 'Signed in', schema: { type: 'object', properties: { person, expires_at: { type: 'string', format: 'date-time' } } } } },
+    responses: {
+      201: {
+        description: 'Signed in',
+        schema: { type: 'object', properties: { person, expires_at: { type: 'string', format: 'date-time' } } },
+      },
+    },
     errors: ['sign_in_failed'],
     handle: async (i) => {
       const b = i.body;
@@ -59,14 +96,25 @@ export const accountRoutes = (uc: AccountUseCases): Route[] => [
         status: 201,
         cookies: [{ name: SESSION_COOKIE, value: s.token, expires: s.session.expiresAt }],
         body: {
-          person: { id: s.person.id, email: s.person.email, name: s.person.name, role: s.person.role, account_id: s.person.accountId, last_sign_in_at: s.session.authenticatedAt.toISOString() },
+          person: {
+            id: s.person.id,
+            email: s.person.email,
+            name: s.person.name,
+            role: s.person.role,
+            account_id: s.person.accountId,
+            last_sign_in_at: s.session.authenticatedAt.toISOString(),
+          },
           expires_at: s.session.expiresAt.toISOString(),
         },
       };
     },
   }),
   route({
-    id: 'signOut', method: 'DELETE', path: '/v1/account/sessions/current', tag: 'Account (humans)', writes: true,
+    id: 'signOut',
+    method: 'DELETE',
+    path: '/v1/account/sessions/current',
+    tag: 'Account (humans)',
+    writes: true,
     summary: 'Sign out (ends this session)',
     access: { kind: 'human', session: true, console: '/console' },
     responses: { 204: { description: 'Signed out' } },
@@ -76,7 +124,11 @@ export const accountRoutes = (uc: AccountUseCases): Route[] => [
     },
   }),
   route({
-    id: 'getAccount', method: 'GET', path: '/v1/account', tag: 'Account (humans)', writes: false,
+    id: 'getAccount',
+    method: 'GET',
+    path: '/v1/account',
+    tag: 'Account (humans)',
+    writes: false,
     summary: 'The signed-in person and their session',
     access: { kind: 'human', session: true, console: '/console' },
     responses: { 200: { description: 'The person', schema: { type: 'object', properties: { person, session: { type: 'object' } } } } },
@@ -85,38 +137,86 @@ export const accountRoutes = (uc: AccountUseCases): Route[] => [
       return {
         status: 200,
         body: {
-          person: { id: h.person.id, email: h.person.email, name: h.person.name, role: h.person.role, account_id: h.person.accountId, last_sign_in_at: h.person.lastSignInAt?.toISOString() ?? null },
+          person: {
+            id: h.person.id,
+            email: h.person.email,
+            name: h.person.name,
+            role: h.person.role,
+            account_id: h.person.accountId,
+            last_sign_in_at: h.person.lastSignInAt?.toISOString() ?? null,
+          },
           session: { authenticated_at: h.session.authenticatedAt.toISOString(), expires_at: h.session.expiresAt.toISOString() },
         },
       };
     },
   }),
   route({
-    id: 'reauthenticate', method: 'POST', path: '/v1/account/reauthentications', tag: TAG, writes: true,
+    id: 'reauthenticate',
+    method: 'POST',
+    path: '/v1/account/reauthentications',
+    tag: TAG,
+    writes: true,
     summary: 'Sign in again (password + TOTP): the sensitive actions accept it for 5 minutes',
     access: { kind: 'human', session: true, console: '/console/reauth' },
     body: { type: 'object', additionalProperties: false, required: ['password'], properties: { password: str(1024), totp: str(10) } },
-    responses: { 201: { description: 'Signed in again', schema: { type: 'object', properties: { authenticated_at: { type: 'string' }, valid_until: { type: 'string' } } } } },
+    responses: {
+      201: {
+        description: 'Signed in again',
+        schema: { type: 'object', properties: { authenticated_at: { type: 'string' }, valid_until: { type: 'string' } } },
+      },
+    },
     errors: ['sign_in_failed'],
     handle: async (i) => {
       const b = i.body;
       const r = await uc.reauthenticate.execute(i.human, b);
-      return { status: 201, body: { authenticated_at: r.authenticatedAt.toISOString(), valid_until: new Date(r.authenticatedAt.getTime() + 5 * 60_000).toISOString() } };
+      return {
+        status: 201,
+        body: {
+          authenticated_at: r.authenticatedAt.toISOString(),
+          valid_until: new Date(r.authenticatedAt.getTime() + 5 * 60_000).toISOString(),
+        },
+      };
     },
   }),
   route({
-    id: 'listPeople', method: 'GET', path: '/v1/account/people', tag: TAG, writes: false,
+    id: 'listPeople',
+    method: 'GET',
+    path: '/v1/account/people',
+    tag: TAG,
+    writes: false,
     summary: 'The people of the account (and, for owners, pending invitations)',
     access: { kind: 'human', session: true, console: '/console/people' },
-    responses: { 200: { description: 'People', schema: { type: 'object', properties: { people: { type: 'array', items: personView }, invitations: { type: 'array', items: invitationView } } } } },
+    responses: {
+      200: {
+        description: 'People',
+        schema: {
+          type: 'object',
+          properties: { people: { type: 'array', items: personView }, invitations: { type: 'array', items: invitationView } },
+        },
+      },
+    },
     handle: async (i) => ({ status: 200, body: await uc.managePeople.list(i.human.actor) }),
   }),
   route({
-    id: 'invitePerson', method: 'POST', path: '/v1/account/invitations', tag: TAG, writes: true,
+    id: 'invitePerson',
+    method: 'POST',
+    path: '/v1/account/invitations',
+    tag: TAG,
+    writes: true,
     summary: 'Invite a person by e-mail (owners); the link carries a one-time token, valid 7 days',
     access: { kind: 'human', session: true, console: '/console/people' },
-    body: { type: 'object', additionalProperties: false, required: ['email', 'role'], properties: { email: str(320), role: { type: 'string', enum: ['owner', 'member'] } } },
-    responses: { 201: { description: 'Invited', schema: { type: 'object', properties: { invitation: invitationView, link: { type: ['string', 'null'] } } } } },
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['email', 'role'],
+      properties: { email: str(320), role: { type: 'string', enum: ['owner', 'member'] } },
+    },
+    responses: {
+      201: {
+        description: 'Invited',
+        schema: { type: 'object', properties: { invitation: invitationView, link: { type: ['string', 'null'] } } },
+      },
+    },
     errors: ['owner_only', 'person_exists'],
     handle: async (i) => {
       const r = await uc.managePeople.invite(i.human.actor, i.body);
@@ -125,7 +225,11 @@ export const accountRoutes = (uc: AccountUseCases): Route[] => [
     replayable: (reply) => withBody(reply, { link: null }),
   }),
   route({
-    id: 'revokeInvitation', method: 'DELETE', path: '/v1/account/invitations/{id}', tag: TAG, writes: true,
+    id: 'revokeInvitation',
+    method: 'DELETE',
+    path: '/v1/account/invitations/{id}',
+    tag: TAG,
+    writes: true,
     summary: 'Withdraw a pending invitation (owners)',
     access: { kind: 'human', session: true, console: '/console/people' },
     params: idParam,
@@ -137,7 +241,11 @@ export const accountRoutes = (uc: AccountUseCases): Route[] => [
     },
   }),
   route({
-    id: 'inspectInvitation', method: 'GET', path: '/v1/invitations', tag: TAG, writes: false,
+    id: 'inspectInvitation',
+    method: 'GET',
+    path: '/v1/invitations',
+    tag: TAG,
+    writes: false,
     summary: 'What an invitation link offers (no sign-in: the token is the proof; in the query, so request logs never hold it)',
     access: { kind: 'human', session: false, console: '/console/invitations' },
     query: { type: 'object', additionalProperties: false, required: ['token'], properties: { token: tokenParam.properties.token } },
@@ -146,30 +254,61 @@ export const accountRoutes = (uc: AccountUseCases): Route[] => [
     handle: async (i) => ({ status: 200, body: await uc.managePeople.inspect(i.query.token) }),
   }),
   route({
-    id: 'acceptInvitation', method: 'POST', path: '/v1/invitations/accept', tag: TAG, writes: true,
+    id: 'acceptInvitation',
+    method: 'POST',
+    path: '/v1/invitations/accept',
+    tag: TAG,
+    writes: true,
     summary: 'Accept an invitation: its token, a name and a password; the TOTP secret is answered once',
     access: { kind: 'human', session: false, console: '/console/invitations' },
-    body: { type: 'object', additionalProperties: false, required: ['token', 'name', 'password'], properties: { token: tokenParam.properties.token, name: str(200), password: str(1024) } },
-    responses: { 201: { description: 'Joined', schema: { type: 'object', properties: { person: personView, totp_secret: { type: 'string' }, totp_uri: { type: 'string' } } } } },
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['token', 'name', 'password'],
+      properties: { token: tokenParam.properties.token, name: str(200), password: str(1024) },
+    },
+    responses: {
+      201: {
+        description: 'Joined',
+        schema: { type: 'object', properties: { person: personView, totp_secret: { type: 'string' }, totp_uri: { type: 'string' } } },
+      },
+    },
     errors: ['invitation_invalid', 'person_exists'],
     handle: async (i) => {
       const b = i.body;
       const r = await uc.managePeople.accept(b.token, { name: b.name, password: b.password });
-      return { status: 201, headers: { 'Cache-Control': 'no-store' }, body: { person: r.person, totp_secret: r.totpSecret, totp_uri: r.totpUri } };
+      return {
+        status: 201,
+        headers: { 'Cache-Control': 'no-store' },
+        body: { person: r.person, totp_secret: r.totpSecret, totp_uri: r.totpUri },
+      };
     },
   }),
   route({
-    id: 'changeRole', method: 'PATCH', path: '/v1/account/people/{id}', tag: TAG, writes: true,
-    summary: 'Change a person\'s role (owners); the last owner cannot be demoted',
+    id: 'changeRole',
+    method: 'PATCH',
+    path: '/v1/account/people/{id}',
+    tag: TAG,
+    writes: true,
+    summary: "Change a person's role (owners); the last owner cannot be demoted",
     access: { kind: 'human', session: true, console: '/console/people' },
     params: idParam,
-    body: { type: 'object', additionalProperties: false, required: ['role'], properties: { role: { type: 'string', enum: ['owner', 'member'] } } },
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['role'],
+      properties: { role: { type: 'string', enum: ['owner', 'member'] } },
+    },
     responses: { 200: { description: 'The person', schema: personView } },
     errors: ['owner_only', 'person_not_found', 'last_owner'],
     handle: async (i) => ({ status: 200, body: await uc.managePeople.changeRole(i.human.actor, i.params.id, i.body.role) }),
   }),
   route({
-    id: 'removePerson', method: 'DELETE', path: '/v1/account/people/{id}', tag: TAG, writes: true,
+    id: 'removePerson',
+    method: 'DELETE',
+    path: '/v1/account/people/{id}',
+    tag: TAG,
+    writes: true,
     summary: 'Remove a person (owners) or leave (yourself); their sessions and keys end; the last owner cannot leave',
     access: { kind: 'human', session: true, console: '/console/people' },
     params: idParam,
@@ -181,7 +320,11 @@ export const accountRoutes = (uc: AccountUseCases): Route[] => [
     },
   }),
   route({
-    id: 'disableTwoFactor', method: 'DELETE', path: '/v1/account/two-factor', tag: TAG, writes: true,
+    id: 'disableTwoFactor',
+    method: 'DELETE',
+    path: '/v1/account/two-factor',
+    tag: TAG,
+    writes: true,
     summary: 'Switch off two-factor checks for yourself (signed in again; every owner is told)',
     access: { kind: 'human', session: true, console: '/console/security' },
     responses: { 200: { description: 'Switched off', schema: { type: 'object', properties: { two_factor: { type: 'boolean' } } } } },
@@ -191,14 +334,26 @@ export const accountRoutes = (uc: AccountUseCases): Route[] => [
   // Switching two-factor checks on again, in two steps: a new secret, then a code from it (the same action
   // as switching them off, so human-only too: a key must never choose a person's second factor).
   route({
-    id: 'startTwoFactorEnrolment', method: 'POST', path: '/v1/account/two-factor/enrolment', tag: TAG, writes: true,
-    summary: 'Start switching two-factor checks on again: a new TOTP secret, answered once (signed in again; while two-factor checks are off)',
-    description: 'The secret waits, pending, until PUT /v1/account/two-factor confirms it with a code; calling this again replaces it. An Idempotency-Key replay never shows the secret again.',
+    id: 'startTwoFactorEnrolment',
+    method: 'POST',
+    path: '/v1/account/two-factor/enrolment',
+    tag: TAG,
+    writes: true,
+    summary:
+      'Start switching two-factor checks on again: a new TOTP secret, answered once (signed in again; while two-factor checks are off)',
+    description:
+      'The secret waits, pending, until PUT /v1/account/two-factor confirms it with a code; calling this again replaces it. An Idempotency-Key replay never shows the secret again.',
     access: { kind: 'human', session: true, console: '/console/security' },
     responses: {
       201: {
         description: 'A new secret, pending until a code from it confirms it',
-        schema: { type: 'object', properties: { secret: { type: ['string', 'null'], description: 'Base32 TOTP seed (RFC 6238: SHA-1, 6 digits, 30 s)' }, otpauth_uri: { type: ['string', 'null'], description: 'otpauth:// URI for authenticator apps' } } },
+        schema: {
+          type: 'object',
+          properties: {
+            secret: { type: ['string', 'null'], description: 'Base32 TOTP seed (RFC 6238: SHA-1, 6 digits, 30 s)' },
+            otpauth_uri: { type: ['string', 'null'], description: 'otpauth:// URI for authenticator apps' },
+          },
+        },
       },
     },
     errors: ['reauth_required', 'two_factor_already_on'],
@@ -209,16 +364,29 @@ export const accountRoutes = (uc: AccountUseCases): Route[] => [
     replayable: (reply) => withBody(reply, { secret: null, otpauth_uri: null }),
   }),
   route({
-    id: 'enableTwoFactor', method: 'PUT', path: '/v1/account/two-factor', tag: TAG, writes: true,
+    id: 'enableTwoFactor',
+    method: 'PUT',
+    path: '/v1/account/two-factor',
+    tag: TAG,
+    writes: true,
     summary: 'Switch two-factor checks on again: a current code from the pending secret makes it yours (every owner is told)',
     access: { kind: 'human', session: true, console: '/console/security' },
-    body: { type: 'object', additionalProperties: false, required: ['totp'], properties: { totp: { type: 'string', pattern: '^[0-9]{6}$', description: 'Six digits from the new secret' } } },
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['totp'],
+      properties: { totp: { type: 'string', pattern: '^[0-9]{6}$', description: 'Six digits from the new secret' } },
+    },
     responses: { 200: { description: 'Switched on', schema: { type: 'object', properties: { two_factor: { type: 'boolean' } } } } },
     errors: ['two_factor_already_on', 'two_factor_enrolment_missing', 'totp_invalid'],
     handle: async (i) => ({ status: 200, body: await uc.enableTwoFactor.confirm(i.human, i.body.totp) }),
   }),
   route({
-    id: 'deleteAccount', method: 'DELETE', path: '/v1/account', tag: TAG, writes: true,
+    id: 'deleteAccount',
+    method: 'DELETE',
+    path: '/v1/account',
+    tag: TAG,
+    writes: true,
     summary: 'Delete the account (owners, signed in again); refused while it holds domains or a non-zero balance',
     access: { kind: 'human', session: true, console: '/console/account' },
     responses: { 200: { description: 'Deleted', schema: { type: 'object', properties: { deleted: { type: 'boolean' } } } } },

@@ -7,12 +7,20 @@ import type { DnsPlans } from '../../../core/dns/plans/dns-plans.use-case.js';
 import type { ReadZone } from '../../../core/dns/zone/read-zone.use-case.js';
 
 const recordSet = schema({
-  type: 'object', required: ['name', 'type', 'ttl', 'values'],
-  properties: { name: { type: 'string' }, type: { type: 'string' }, ttl: { type: 'integer' }, values: { type: 'array', items: { type: 'string' } } },
+  type: 'object',
+  required: ['name', 'type', 'ttl', 'values'],
+  properties: {
+    name: { type: 'string' },
+    type: { type: 'string' },
+    ttl: { type: 'integer' },
+    values: { type: 'array', items: { type: 'string' } },
+  },
 });
 const values = schema({ type: 'array', items: { type: 'string', maxLength: 4096 }, maxItems: 1000 });
 const change = schema({
-  type: 'object', additionalProperties: false, required: ['action', 'name', 'type'],
+  type: 'object',
+  additionalProperties: false,
+  required: ['action', 'name', 'type'],
   properties: {
     action: { type: 'string', enum: ['create', 'update', 'delete'] },
     name: { type: 'string', maxLength: 1000, description: 'FQDN, a name relative to the zone, or @ for the apex.' },
@@ -24,22 +32,39 @@ const change = schema({
 });
 const check = schema({
   type: 'object',
-  properties: { severity: { type: 'string', enum: ['error', 'warning'] }, rule: { type: 'string' }, name: { type: 'string' }, type: { type: ['string', 'null'] }, message: i18n },
+  properties: {
+    severity: { type: 'string', enum: ['error', 'warning'] },
+    rule: { type: 'string' },
+    name: { type: 'string' },
+    type: { type: ['string', 'null'] },
+    message: i18n,
+  },
 });
 const plan = schema({
   type: 'object',
   required: ['id', 'valid', 'base_serial', 'changes', 'checks', 'expires_at'],
   properties: {
-    id: { type: 'string' }, domain: { type: 'string' }, source: { type: 'string', enum: ['changes', 'records', 'zone_file'] }, valid: { type: 'boolean' },
-    base_serial: { type: 'integer' }, changes: { type: 'array', items: change }, checks: { type: 'array', items: check },
-    counts: { type: 'object' }, expires_at: { type: 'string', format: 'date-time' }, applied_at: { type: ['string', 'null'], format: 'date-time' },
+    id: { type: 'string' },
+    domain: { type: 'string' },
+    source: { type: 'string', enum: ['changes', 'records', 'zone_file'] },
+    valid: { type: 'boolean' },
+    base_serial: { type: 'integer' },
+    changes: { type: 'array', items: change },
+    checks: { type: 'array', items: check },
+    counts: { type: 'object' },
+    expires_at: { type: 'string', format: 'date-time' },
+    applied_at: { type: ['string', 'null'], format: 'date-time' },
     serial: { type: 'integer' },
   },
 });
 /** dns.acme_challenge is the narrow alternative to dns.edit (seed 2.4): either lets a key touch the ACME
  * path; the plan's use case then refuses an ACME-only key any change outside _acme-challenge TXT records. */
 const acmeOrEdit = ['dns.edit', 'dns.acme_challenge'] as const;
-const planParams = schema({ type: 'object', required: ['domain', 'id'], properties: { domain: { type: 'string', minLength: 1, maxLength: 300 }, id: { type: 'string', maxLength: 40 } } });
+const planParams = schema({
+  type: 'object',
+  required: ['domain', 'id'],
+  properties: { domain: { type: 'string', minLength: 1, maxLength: 300 }, id: { type: 'string', maxLength: 40 } },
+});
 
 /** DNS (/v1/domains/{domain}/dns): records, checked plans, the zone file, the ACME-only path. */
 export interface DnsUseCases {
@@ -50,32 +75,75 @@ export interface DnsUseCases {
 
 export const dnsRoutes = (uc: DnsUseCases): Route[] => [
   route({
-    id: 'listRecords', method: 'GET', path: '/v1/domains/{domain}/dns/records', tag: 'DNS', writes: false,
+    id: 'listRecords',
+    method: 'GET',
+    path: '/v1/domains/{domain}/dns/records',
+    tag: 'DNS',
+    writes: false,
     summary: "The zone's record sets (dns.read), by name then type, cursor pages",
     access: { kind: 'key', right: 'dns.read', domainParam: 'domain' },
     params: domainParam,
     query: pageQuery({ name: { type: 'string', maxLength: 255 }, type: { type: 'string', enum: [...RECORD_TYPES] } }),
-    responses: { 200: { description: 'A page of record sets', schema: { ...page(recordSet), properties: { ...page(recordSet).properties, serial: { type: 'integer' }, served_by_us: { type: 'boolean', description: 'False once the domain is delegated to nameservers outside ours (the zone is kept here).' }, nameservers: { type: 'array', items: { type: 'string' }, description: 'The delegation, as our apex NS follows it.' } } } } },
+    responses: {
+      200: {
+        description: 'A page of record sets',
+        schema: {
+          ...page(recordSet),
+          properties: {
+            ...page(recordSet).properties,
+            serial: { type: 'integer' },
+            served_by_us: {
+              type: 'boolean',
+              description: 'False once the domain is delegated to nameservers outside ours (the zone is kept here).',
+            },
+            nameservers: { type: 'array', items: { type: 'string' }, description: 'The delegation, as our apex NS follows it.' },
+          },
+        },
+      },
+    },
     errors: ['domain_not_found', 'cursor_invalid'],
     handle: async (i) => ({
       status: 200,
       body: await uc.readZone.records(i.key, i.params.domain, {
-        cursor: i.query.cursor, limit: i.query.limit, name: i.query.name, type: i.query.type,
+        cursor: i.query.cursor,
+        limit: i.query.limit,
+        name: i.query.name,
+        type: i.query.type,
       }),
     }),
   }),
   route({
-    id: 'createPlan', method: 'POST', path: '/v1/domains/{domain}/dns/plans', tag: 'DNS', writes: true,
+    id: 'createPlan',
+    method: 'POST',
+    path: '/v1/domains/{domain}/dns/plans',
+    tag: 'DNS',
+    writes: true,
     summary: 'Make a checked plan from changes, the whole desired zone (records) or a BIND zone file; writes nothing to the zone',
-    description: 'Needs dns.edit; a key holding only dns.acme_challenge may plan TXT changes at _acme-challenge.<name> only (anything else is 403 right_missing naming the change).',
+    description:
+      'Needs dns.edit; a key holding only dns.acme_challenge may plan TXT changes at _acme-challenge.<name> only (anything else is 403 right_missing naming the change).',
     access: { kind: 'key', rightsOfRecord: acmeOrEdit },
     params: domainParam,
     body: {
-      type: 'object', additionalProperties: false,
+      type: 'object',
+      additionalProperties: false,
       oneOf: [{ required: ['changes'] }, { required: ['records'] }, { required: ['zone_file'] }],
       properties: {
         changes: { type: 'array', items: change, maxItems: 10_000 },
-        records: { type: 'array', items: { type: 'object', additionalProperties: false, required: ['name', 'type', 'ttl', 'values'], properties: { name: { type: 'string', maxLength: 1000 }, type: { type: 'string', enum: [...RECORD_TYPES] }, ttl: { type: 'integer' }, values } }, maxItems: 100_000 },
+        records: {
+          type: 'array',
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['name', 'type', 'ttl', 'values'],
+            properties: {
+              name: { type: 'string', maxLength: 1000 },
+              type: { type: 'string', enum: [...RECORD_TYPES] },
+              ttl: { type: 'integer' },
+              values,
+            },
+          },
+          maxItems: 100_000,
+        },
         zone_file: { type: 'string', maxLength: 10_000_000 },
       },
     },
@@ -84,7 +152,11 @@ export const dnsRoutes = (uc: DnsUseCases): Route[] => [
     handle: async (i) => ({ status: 201, body: await uc.dnsPlans.create(i.key, i.params.domain, i.body) }),
   }),
   route({
-    id: 'getPlan', method: 'GET', path: '/v1/domains/{domain}/dns/plans/{id}', tag: 'DNS', writes: false,
+    id: 'getPlan',
+    method: 'GET',
+    path: '/v1/domains/{domain}/dns/plans/{id}',
+    tag: 'DNS',
+    writes: false,
     summary: 'A plan and its checks (dns.read)',
     access: { kind: 'key', right: 'dns.read', domainParam: 'domain' },
     params: planParams,
@@ -93,7 +165,12 @@ export const dnsRoutes = (uc: DnsUseCases): Route[] => [
     handle: async (i) => ({ status: 200, body: await uc.dnsPlans.get(i.key, i.params.domain, i.params.id) }),
   }),
   route({
-    id: 'applyPlan', method: 'POST', path: '/v1/domains/{domain}/dns/plans/{id}/apply', tag: 'DNS', writes: true, phased: true,
+    id: 'applyPlan',
+    method: 'POST',
+    path: '/v1/domains/{domain}/dns/plans/{id}/apply',
+    tag: 'DNS',
+    writes: true,
+    phased: true,
     summary: 'Apply a valid plan atomically, if nothing it touches changed since; returns once our server answers with it',
     description: 'Updating or deleting more than 30% of a zone of ≥ 10 record sets needs {"force": true}.',
     access: { kind: 'key', rights: { names: acmeOrEdit, of: (i) => [{ right: acmeOrEdit, domain: i.params.domain }] } },
@@ -104,28 +181,55 @@ export const dnsRoutes = (uc: DnsUseCases): Route[] => [
     handle: async (i) => ({ status: 200, body: await uc.dnsPlans.apply(i.key, i.params.domain, i.params.id, i.body, i.checkpoints) }),
   }),
   route({
-    id: 'exportZone', method: 'GET', path: '/v1/domains/{domain}/dns/zone', tag: 'DNS', writes: false,
+    id: 'exportZone',
+    method: 'GET',
+    path: '/v1/domains/{domain}/dns/zone',
+    tag: 'DNS',
+    writes: false,
     summary: 'The zone as a BIND zone file (text/dns)',
     access: { kind: 'key', right: 'dns.read', domainParam: 'domain' },
     params: domainParam,
     responses: { 200: { description: 'RFC 1035 master file', contentType: 'text/dns', schema: { type: 'string' } } },
     errors: ['domain_not_found'],
-    handle: async (i) => ({ status: 200, contentType: 'text/dns; charset=utf-8', body: await uc.readZone.zoneFile(i.key, i.params.domain) }),
+    handle: async (i) => ({
+      status: 200,
+      contentType: 'text/dns; charset=utf-8',
+      body: await uc.readZone.zoneFile(i.key, i.params.domain),
+    }),
   }),
   route({
-    id: 'addAcmeChallenge', method: 'POST', path: '/v1/domains/{domain}/dns/acme-challenges', tag: 'DNS', writes: true, phased: true,
+    id: 'addAcmeChallenge',
+    method: 'POST',
+    path: '/v1/domains/{domain}/dns/acme-challenges',
+    tag: 'DNS',
+    writes: true,
+    phased: true,
     summary: 'Add one TXT value at _acme-challenge.<name> (additive, 60 s TTL, gone after 24 h) — dns.acme_challenge',
     access: { kind: 'key', rights: { names: acmeOrEdit, of: (i) => [{ right: acmeOrEdit, domain: i.params.domain }] } },
     params: domainParam,
     body: {
-      type: 'object', additionalProperties: false, required: ['name', 'value'],
+      type: 'object',
+      additionalProperties: false,
+      required: ['name', 'value'],
       properties: {
         name: { type: 'string', maxLength: 300, description: '_acme-challenge.<host> (trailing dot optional) or the bare <host>.' },
         value: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
       },
     },
     responses: {
-      201: { description: 'Added and served', schema: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' }, value: { type: 'string' }, ttl: { type: 'integer' }, expires_at: { type: 'string', format: 'date-time' } } } },
+      201: {
+        description: 'Added and served',
+        schema: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            name: { type: 'string' },
+            value: { type: 'string' },
+            ttl: { type: 'integer' },
+            expires_at: { type: 'string', format: 'date-time' },
+          },
+        },
+      },
     },
     errors: ['domain_not_found', 'right_missing'],
     handle: async (i) => {
@@ -134,7 +238,12 @@ export const dnsRoutes = (uc: DnsUseCases): Route[] => [
     },
   }),
   route({
-    id: 'removeAcmeChallenge', method: 'DELETE', path: '/v1/domains/{domain}/dns/acme-challenges/{id}', tag: 'DNS', writes: true, phased: true,
+    id: 'removeAcmeChallenge',
+    method: 'DELETE',
+    path: '/v1/domains/{domain}/dns/acme-challenges/{id}',
+    tag: 'DNS',
+    writes: true,
+    phased: true,
     summary: 'Remove one ACME challenge value',
     access: { kind: 'key', rights: { names: acmeOrEdit, of: (i) => [{ right: acmeOrEdit, domain: i.params.domain }] } },
     params: planParams,

@@ -40,36 +40,73 @@ const charged = schema({
   },
 });
 
-const waiting = schema({ 202: { description: 'The operation, pending: it takes effect when a second owner confirms it, or by itself 24 hours later', schema: operationView } });
+const waiting = schema({
+  202: {
+    description: 'The operation, pending: it takes effect when a second owner confirms it, or by itself 24 hours later',
+    schema: operationView,
+  },
+});
 const REQUEST_ERRORS = ['domain_not_found', 'operation_pending', 'operation_no_change', 'owner_required'] as const;
 const location = (id: string) => ({ Location: `/v1/operations/${id}` });
 
 export const registrantSchema = schema({
-  type: 'object', additionalProperties: false, required: ['name', 'email', 'address'],
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'email', 'address'],
   properties: {
-    name: str(255), organization: { type: ['string', 'null'], maxLength: 255 }, email: str(320), phone: { type: ['string', 'null'], maxLength: 20 },
+    name: str(255),
+    organization: { type: ['string', 'null'], maxLength: 255 },
+    email: str(320),
+    phone: { type: ['string', 'null'], maxLength: 20 },
     address: {
-      type: 'object', additionalProperties: false, required: ['street', 'city', 'country_code'],
+      type: 'object',
+      additionalProperties: false,
+      required: ['street', 'city', 'country_code'],
       properties: {
-        street: { type: 'array', items: str(255), minItems: 1, maxItems: 3 }, city: str(255), region: { type: ['string', 'null'], maxLength: 255 },
-        postal_code: { type: ['string', 'null'], maxLength: 16 }, country_code: str(2),
+        street: { type: 'array', items: str(255), minItems: 1, maxItems: 3 },
+        city: str(255),
+        region: { type: ['string', 'null'], maxLength: 255 },
+        postal_code: { type: ['string', 'null'], maxLength: 16 },
+        country_code: str(2),
       },
     },
   },
 });
 
 export const toContact = (b: FromSchema<typeof registrantSchema>): RegistrantContact => ({
-  name: b.name, organization: b.organization ?? null, email: b.email, phone: b.phone ?? null,
-  address: { street: b.address.street, city: b.address.city, region: b.address.region ?? null, postalCode: b.address.postal_code ?? null, countryCode: b.address.country_code },
+  name: b.name,
+  organization: b.organization ?? null,
+  email: b.email,
+  phone: b.phone ?? null,
+  address: {
+    street: b.address.street,
+    city: b.address.city,
+    region: b.address.region ?? null,
+    postalCode: b.address.postal_code ?? null,
+    countryCode: b.address.country_code,
+  },
 });
 export const fromContact = (c: RegistrantContact) => ({
-  name: c.name, organization: c.organization ?? null, email: c.email, phone: c.phone ?? null,
-  address: { street: [...c.address.street], city: c.address.city, region: c.address.region ?? null, postal_code: c.address.postalCode ?? null, country_code: c.address.countryCode },
+  name: c.name,
+  organization: c.organization ?? null,
+  email: c.email,
+  phone: c.phone ?? null,
+  address: {
+    street: [...c.address.street],
+    city: c.address.city,
+    region: c.address.region ?? null,
+    postal_code: c.address.postalCode ?? null,
+    country_code: c.address.countryCode,
+  },
 });
 
 export const domainRoutes = (uc: DomainsUseCases): Route[] => [
   route({
-    id: 'listDomains', method: 'GET', path: '/v1/domains', tag: 'Domains', writes: false,
+    id: 'listDomains',
+    method: 'GET',
+    path: '/v1/domains',
+    tag: 'Domains',
+    writes: false,
     summary: 'Domains the key may read (domain.read), by name, cursor pages',
     access: { kind: 'key', right: 'domain.read' },
     query: pageQuery({ label: { type: 'string', maxLength: 63 } }),
@@ -78,12 +115,18 @@ export const domainRoutes = (uc: DomainsUseCases): Route[] => [
     handle: async (i) => ({
       status: 200,
       body: await uc.listDomains.execute(i.key, {
-        label: i.query.label, cursor: i.query.cursor, limit: i.query.limit,
+        label: i.query.label,
+        cursor: i.query.cursor,
+        limit: i.query.limit,
       }),
     }),
   }),
   route({
-    id: 'getDomain', method: 'GET', path: '/v1/domains/{domain}', tag: 'Domains', writes: false,
+    id: 'getDomain',
+    method: 'GET',
+    path: '/v1/domains/{domain}',
+    tag: 'Domains',
+    writes: false,
     summary: 'One domain (seed 2.5): status, expiry, automatic renewal, labels, nameservers, transfer lock',
     access: { kind: 'key', right: 'domain.read', domainParam: 'domain' },
     params: domainParam,
@@ -92,10 +135,19 @@ export const domainRoutes = (uc: DomainsUseCases): Route[] => [
     handle: async (i) => ({ status: 200, body: await uc.getDomain.execute(i.key, i.params.domain, i.domain) }),
   }),
   route({
-    id: 'search', method: 'GET', path: '/v1/search', tag: 'Domains', writes: false,
+    id: 'search',
+    method: 'GET',
+    path: '/v1/search',
+    tag: 'Domains',
+    writes: false,
     summary: 'Availability of a name across the TLDs of the price list, with yearly prices; exact match first',
     access: { kind: 'key', anyKey: true },
-    query: { type: 'object', additionalProperties: false, required: ['q'], properties: { q: { type: 'string', minLength: 1, maxLength: 253 } } },
+    query: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['q'],
+      properties: { q: { type: 'string', minLength: 1, maxLength: 253 } },
+    },
     responses: {
       200: {
         description: 'Search results',
@@ -108,8 +160,12 @@ export const domainRoutes = (uc: DomainsUseCases): Route[] => [
               items: {
                 type: 'object',
                 properties: {
-                  domain: { type: 'string' }, tld: { type: 'string' }, available: { type: 'boolean' }, price: money,
-                  registered_until: { type: ['string', 'null'], format: 'date' }, exact: { type: 'boolean' },
+                  domain: { type: 'string' },
+                  tld: { type: 'string' },
+                  available: { type: 'boolean' },
+                  price: money,
+                  registered_until: { type: ['string', 'null'], format: 'date' },
+                  exact: { type: 'boolean' },
                 },
               },
             },
@@ -121,12 +177,20 @@ export const domainRoutes = (uc: DomainsUseCases): Route[] => [
     handle: async (i) => ({ status: 200, body: await uc.searchDomains.execute(i.key.environment, i.query.q) }),
   }),
   route({
-    id: 'registerDomain', method: 'POST', path: '/v1/domains', tag: 'Domains', writes: true, phased: true,
+    id: 'registerDomain',
+    method: 'POST',
+    path: '/v1/domains',
+    tag: 'Domains',
+    writes: true,
+    phased: true,
     summary: 'Register a domain and charge the balance at the price list (domain.register, class 2)',
-    description: 'A key whose domain.register policy selects a label may register any name; the new domain carries that label. A taken name is 409 domain_taken with the date it is registered until.',
+    description:
+      'A key whose domain.register policy selects a label may register any name; the new domain carries that label. A taken name is 409 domain_taken with the date it is registered until.',
     access: { kind: 'key', rights: { names: ['domain.register'], of: (i) => [{ right: 'domain.register', domain: i.body.domain }] } },
     body: {
-      type: 'object', additionalProperties: false, required: ['domain', 'years'],
+      type: 'object',
+      additionalProperties: false,
+      required: ['domain', 'years'],
       properties: {
         domain: { type: 'string', minLength: 1, maxLength: 253 },
         years: { type: 'integer', minimum: 1, maximum: 10 },
@@ -134,27 +198,56 @@ export const domainRoutes = (uc: DomainsUseCases): Route[] => [
       },
     },
     responses: { 201: { description: 'Registered and charged', schema: charged } },
-    errors: ['domain_taken', 'domain_already_yours', 'tld_not_supported', 'insufficient_funds', 'spend_limit_exceeded', 'registry_failure', 'domain_invalid'],
+    errors: [
+      'domain_taken',
+      'domain_already_yours',
+      'tld_not_supported',
+      'insufficient_funds',
+      'spend_limit_exceeded',
+      'registry_failure',
+      'domain_invalid',
+    ],
     handle: async (i) => {
       const r = await uc.registerDomain.execute(i.key, i.body, i.checkpoints);
       return { status: 201, headers: { Location: `/v1/domains/${r.domain}` }, body: r };
     },
   }),
   route({
-    id: 'renewDomain', method: 'POST', path: '/v1/domains/{domain}/renewals', tag: 'Domains', writes: true, phased: true,
+    id: 'renewDomain',
+    method: 'POST',
+    path: '/v1/domains/{domain}/renewals',
+    tag: 'Domains',
+    writes: true,
+    phased: true,
     summary: 'Renew a domain (domain.renew, class 2); in redemptionPeriod this restores it for a fee',
     access: { kind: 'key', right: 'domain.renew', domainParam: 'domain' },
     params: domainParam,
-    body: { type: 'object', additionalProperties: false, required: ['years'], properties: { years: { type: 'integer', minimum: 1, maximum: 10 } } },
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['years'],
+      properties: { years: { type: 'integer', minimum: 1, maximum: 10 } },
+    },
     responses: { 201: { description: 'Renewed and charged', schema: charged } },
-    errors: ['domain_not_found', 'domain_not_renewable', 'insufficient_funds', 'spend_limit_exceeded', 'registry_failure', 'operation_in_progress'],
+    errors: [
+      'domain_not_found',
+      'domain_not_renewable',
+      'insufficient_funds',
+      'spend_limit_exceeded',
+      'registry_failure',
+      'operation_in_progress',
+    ],
     handle: async (i) => ({
       status: 201,
       body: await uc.renewDomain.execute({ kind: 'key', key: i.key }, { domain: i.params.domain, years: i.body.years }, i.checkpoints),
     }),
   }),
   route({
-    id: 'updateDomain', method: 'PATCH', path: '/v1/domains/{domain}', tag: 'Domains', writes: true,
+    id: 'updateDomain',
+    method: 'PATCH',
+    path: '/v1/domains/{domain}',
+    tag: 'Domains',
+    writes: true,
     summary: 'Switch automatic renewal on or off (domain.renew, class 2)',
     access: { kind: 'key', right: 'domain.renew', domainParam: 'domain' },
     params: domainParam,
@@ -164,26 +257,41 @@ export const domainRoutes = (uc: DomainsUseCases): Route[] => [
     handle: async (i) => ({ status: 200, body: await uc.setAutoRenew.execute(i.key, i.params.domain, i.body.auto_renew) }),
   }),
   route({
-    id: 'setNameservers', method: 'PUT', path: '/v1/domains/{domain}/nameservers', tag: 'Operations', writes: true,
+    id: 'setNameservers',
+    method: 'PUT',
+    path: '/v1/domains/{domain}/nameservers',
+    tag: 'Operations',
+    writes: true,
     summary: "Change the domain's nameservers (domain.nameservers, class 3): 202, waits for a second owner or 24 hours",
-    description: 'Our zone is kept and its apex NS follows the new delegation. Nameservers outside ours are flagged in `warnings` (`nameservers_outside`): the world stops seeing our zone once the change takes effect.',
+    description:
+      'Our zone is kept and its apex NS follows the new delegation. Nameservers outside ours are flagged in `warnings` (`nameservers_outside`): the world stops seeing our zone once the change takes effect.',
     access: { kind: 'key', right: 'domain.nameservers', domainParam: 'domain' },
     params: domainParam,
     body: {
-      type: 'object', additionalProperties: false, required: ['nameservers'],
+      type: 'object',
+      additionalProperties: false,
+      required: ['nameservers'],
       properties: { nameservers: { type: 'array', minItems: 2, maxItems: 13, items: { type: 'string', minLength: 1, maxLength: 254 } } },
     },
     responses: waiting,
     errors: [...REQUEST_ERRORS, 'nameservers_invalid'],
     handle: async (i) => {
-      const op = await uc.requestOperation.execute({ kind: 'key', key: i.key }, { kind: 'nameservers', domain: i.params.domain, nameservers: i.body.nameservers });
+      const op = await uc.requestOperation.execute(
+        { kind: 'key', key: i.key },
+        { kind: 'nameservers', domain: i.params.domain, nameservers: i.body.nameservers },
+      );
       return { status: 202, headers: location(op.id), body: op };
     },
   }),
   route({
-    id: 'liftTransferLock', method: 'DELETE', path: '/v1/domains/{domain}/transfer-lock', tag: 'Operations', writes: true,
+    id: 'liftTransferLock',
+    method: 'DELETE',
+    path: '/v1/domains/{domain}/transfer-lock',
+    tag: 'Operations',
+    writes: true,
     summary: 'Lift the transfer lock (domain.lock, class 3): 202, waits for a second owner or 24 hours',
-    description: 'Removes clientTransferProhibited when it takes effect. It never yields the transfer code (seed A7): revealing it is a human-only action in the console.',
+    description:
+      'Removes clientTransferProhibited when it takes effect. It never yields the transfer code (seed A7): revealing it is a human-only action in the console.',
     access: { kind: 'key', right: 'domain.lock', domainParam: 'domain' },
     params: domainParam,
     responses: waiting,
@@ -194,41 +302,68 @@ export const domainRoutes = (uc: DomainsUseCases): Route[] => [
     },
   }),
   route({
-    id: 'setTransferLock', method: 'PUT', path: '/v1/domains/{domain}/transfer-lock', tag: 'Operations', writes: true, phased: true,
+    id: 'setTransferLock',
+    method: 'PUT',
+    path: '/v1/domains/{domain}/transfer-lock',
+    tag: 'Operations',
+    writes: true,
+    phased: true,
     summary: 'Set the transfer lock again (domain.lock): at once, 200; cancels a pending request to lift it',
     access: { kind: 'key', right: 'domain.lock', domainParam: 'domain' },
     params: domainParam,
     responses: {
       200: {
         description: 'The domain, locked',
-        schema: { ...domainView, properties: { ...domainView.properties, cancelled_operation: { ...operationView, type: ['object', 'null'] } } },
+        schema: {
+          ...domainView,
+          properties: { ...domainView.properties, cancelled_operation: { ...operationView, type: ['object', 'null'] } },
+        },
       },
     },
     errors: ['domain_not_found', 'registry_failure', 'registrar_capability_missing'],
     handle: async (i) => ({ status: 200, body: await uc.lockTransfer.execute(i.key, i.params.domain) }),
   }),
   route({
-    id: 'setLabels', method: 'PUT', path: '/v1/domains/{domain}/labels', tag: 'Operations', writes: true,
+    id: 'setLabels',
+    method: 'PUT',
+    path: '/v1/domains/{domain}/labels',
+    tag: 'Operations',
+    writes: true,
     summary: "Replace the domain's labels (domain.labels, class 3: labels widen what label-scoped keys reach): 202, waits",
     access: { kind: 'key', right: 'domain.labels', domainParam: 'domain' },
     params: domainParam,
     body: {
-      type: 'object', additionalProperties: false, required: ['labels'],
+      type: 'object',
+      additionalProperties: false,
+      required: ['labels'],
       properties: { labels: { type: 'array', maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 63 } } },
     },
     responses: waiting,
     errors: [...REQUEST_ERRORS, 'labels_invalid'],
     handle: async (i) => {
-      const op = await uc.requestOperation.execute({ kind: 'key', key: i.key }, { kind: 'labels', domain: i.params.domain, labels: i.body.labels });
+      const op = await uc.requestOperation.execute(
+        { kind: 'key', key: i.key },
+        { kind: 'labels', domain: i.params.domain, labels: i.body.labels },
+      );
       return { status: 202, headers: location(op.id), body: op };
     },
   }),
   route({
-    id: 'revealTransferCode', method: 'POST', path: '/v1/account/domains/{domain}/transfer-code', tag: TAG, writes: true,
+    id: 'revealTransferCode',
+    method: 'POST',
+    path: '/v1/account/domains/{domain}/transfer-code',
+    tag: TAG,
+    writes: true,
     summary: 'Reveal the transfer (auth) code of a domain (owners, signed in again within 5 minutes; every owner is told)',
     access: { kind: 'human', session: true, console: '/console/domains' },
-    params: domainParam, body: envBody({}, []),
-    responses: { 200: { description: 'The code', schema: { type: 'object', properties: { domain: { type: 'string' }, transfer_code: { type: 'string' } } } } },
+    params: domainParam,
+    body: envBody({}, []),
+    responses: {
+      200: {
+        description: 'The code',
+        schema: { type: 'object', properties: { domain: { type: 'string' }, transfer_code: { type: 'string' } } },
+      },
+    },
     errors: [...REAUTH, 'domain_not_found', 'registrar_capability_missing'],
     handle: async (i) => {
       const r = await uc.revealTransferCode.execute(i.human, i.body.environment, i.params.domain);
@@ -238,11 +373,18 @@ export const domainRoutes = (uc: DomainsUseCases): Route[] => [
     replayable: (reply) => withBody(reply, { transfer_code: null }),
   }),
   route({
-    id: 'changeRegistrant', method: 'PUT', path: '/v1/account/domains/{domain}/registrant', tag: TAG, writes: true,
+    id: 'changeRegistrant',
+    method: 'PUT',
+    path: '/v1/account/domains/{domain}/registrant',
+    tag: TAG,
+    writes: true,
     summary: 'Change the registrant (domain holder) through the registrar (owners, signed in again)',
     access: { kind: 'human', session: true, console: '/console/domains' },
-    params: domainParam, body: envBody({ registrant: registrantSchema }, ['registrant']),
-    responses: { 200: { description: 'Changed', schema: { type: 'object', properties: { domain: { type: 'string' }, registrant: registrantSchema } } } },
+    params: domainParam,
+    body: envBody({ registrant: registrantSchema }, ['registrant']),
+    responses: {
+      200: { description: 'Changed', schema: { type: 'object', properties: { domain: { type: 'string' }, registrant: registrantSchema } } },
+    },
     errors: [...REAUTH, 'domain_not_found', 'registrar_capability_missing', 'registry_failure'],
     handle: async (i) => {
       const b = i.body;

@@ -8,8 +8,12 @@ import { schema } from '../schema-type.js';
  */
 export const TAG = 'Human-only actions';
 export const environment = schema({ type: 'string', enum: ['live', 'test'] });
-export const envBody = <const E extends Record<string, JsonSchema>, const R extends readonly string[]>(extra: E, required: R) => schema({
-  type: 'object', additionalProperties: false, required: ['environment', ...required], properties: { environment, ...extra },
-});
+export const envBody = <const E extends Record<string, JsonSchema>, const R extends readonly string[]>(extra: E, required: R) =>
+  schema({
+    type: 'object',
+    additionalProperties: false,
+    required: ['environment', ...required],
+    properties: { environment, ...extra },
+  });
 export const str = (max: number) => schema({ type: 'string', maxLength: max });
 export const REAUTH = ['reauth_required', 'owner_only'] as const;

@@ -15,9 +15,14 @@ export const mcpRoutes = (mcp: McpEndpoint, limits: BucketConfig): Route[] => {
   const limiter = new RateLimiter(limits);
   return [
     route({
-      id: 'mcp', method: 'POST', path: '/mcp', tag: 'MCP', writes: false,
+      id: 'mcp',
+      method: 'POST',
+      path: '/mcp',
+      tag: 'MCP',
+      writes: false,
       summary: 'MCP tools for assistants (Streamable HTTP, stateless)',
-      description: 'Model Context Protocol endpoint (JSON-RPC 2.0 over Streamable HTTP, no sessions). Tools: check_domain_availability {domain}, certificate_status {domain}. Read-only; no key; rate-limited per client address. Use an MCP client (see README "MCP for assistants").',
+      description:
+        'Model Context Protocol endpoint (JSON-RPC 2.0 over Streamable HTTP, no sessions). Tools: check_domain_availability {domain}, certificate_status {domain}. Read-only; no key; rate-limited per client address. Use an MCP client (see README "MCP for assistants").',
       access: { kind: 'public' },
       body: { type: ['object', 'array'], description: 'A JSON-RPC 2.0 request, notification or batch (MCP).' },
       responses: {
@@ -27,12 +32,24 @@ export const mcpRoutes = (mcp: McpEndpoint, limits: BucketConfig): Route[] => {
       errors: ['rate_limited'],
       handle: async (i) => {
         const d = limiter.take(`ip:${i.ip}`);
-        const rate = { 'RateLimit-Limit': String(d.limit), 'RateLimit-Remaining': String(d.remaining), 'RateLimit-Reset': String(d.resetSeconds) };
+        const rate = {
+          'RateLimit-Limit': String(d.limit),
+          'RateLimit-Remaining': String(d.remaining),
+          'RateLimit-Reset': String(d.resetSeconds),
+        };
         if (!d.allowed) {
           return {
             status: 429,
             headers: { ...rate, 'Retry-After': String(d.retryAfterSeconds) },
-            body: { jsonrpc: '2.0', id: null, error: { code: -32000, message: `Too many requests. Retry in ${d.retryAfterSeconds} s.`, data: { code: 'rate_limited', retry_after: d.retryAfterSeconds } } },
+            body: {
+              jsonrpc: '2.0',
+              id: null,
+              error: {
+                code: -32000,
+                message: `Too many requests. Retry in ${d.retryAfterSeconds} s.`,
+                data: { code: 'rate_limited', retry_after: d.retryAfterSeconds },
+              },
+            },
           };
         }
         const r = await mcp.handle(i.body);

@@ -11,30 +11,57 @@ export interface NoticesUseCases {
 
 export const noticeRoutes = (uc: NoticesUseCases): Route[] => [
   route({
-    id: 'listNotices', method: 'GET', path: '/v1/notices', tag: 'Notices', writes: false,
+    id: 'listNotices',
+    method: 'GET',
+    path: '/v1/notices',
+    tag: 'Notices',
+    writes: false,
     summary: 'Notices the key may see: about domains it may read, and billing ones with billing.read',
     access: { kind: 'key', anyKey: true },
     query: pageQuery({}),
     responses: {
       200: {
         description: 'A page of notices, newest first',
-        schema: page({ type: 'object', properties: { id: { type: 'string' }, kind: { type: 'string' }, domain: { type: ['string', 'null'] }, message: i18n, created_at: { type: 'string' } } }),
+        schema: page({
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            kind: { type: 'string' },
+            domain: { type: ['string', 'null'] },
+            message: i18n,
+            created_at: { type: 'string' },
+          },
+        }),
       },
     },
     errors: ['cursor_invalid'],
     handle: async (i) => ({ status: 200, body: await uc.listKeyNotices.execute(i.key, { cursor: i.query.cursor, limit: i.query.limit }) }),
   }),
   route({
-    id: 'listAccountNotices', method: 'GET', path: '/v1/account/notices', tag: 'Account (humans)', writes: false,
+    id: 'listAccountNotices',
+    method: 'GET',
+    path: '/v1/account/notices',
+    tag: 'Account (humans)',
+    writes: false,
     summary: 'Notices to the signed-in person (e.g. class 2 keys issued), newest first',
     access: { kind: 'human', session: true, console: '/console/notices' },
     query: pageQuery({ environment: { type: 'string', enum: ['live', 'test'] } }),
-    responses: { 200: { description: 'A page of notices', schema: page({ type: 'object', properties: { id: { type: 'string' }, kind: { type: 'string' }, message: i18n, created_at: { type: 'string' } } }) } },
+    responses: {
+      200: {
+        description: 'A page of notices',
+        schema: page({
+          type: 'object',
+          properties: { id: { type: 'string' }, kind: { type: 'string' }, message: i18n, created_at: { type: 'string' } },
+        }),
+      },
+    },
     errors: ['cursor_invalid'],
     handle: async (i) => ({
       status: 200,
       body: await uc.listNotices.execute(i.human.actor, {
-        environment: i.query.environment, cursor: i.query.cursor, limit: i.query.limit,
+        environment: i.query.environment,
+        cursor: i.query.cursor,
+        limit: i.query.limit,
       }),
     }),
   }),

@@ -23,7 +23,12 @@ export const operationView = schema({
     right: { type: 'string' },
     requested_by: party,
     created_at: { type: 'string', format: 'date-time' },
-    activates_at: { type: 'string', format: 'date-time', description: 'When it takes effect by itself (24 h after the request, on the sandbox clock for test domains); a second owner\'s confirmation moves it to now.' },
+    activates_at: {
+      type: 'string',
+      format: 'date-time',
+      description:
+        "When it takes effect by itself (24 h after the request, on the sandbox clock for test domains); a second owner's confirmation moves it to now.",
+    },
     resolved_at: { type: ['string', 'null'], format: 'date-time' },
     confirmations: { type: 'array', items: { type: 'object', properties: { by: party, at: { type: 'string', format: 'date-time' } } } },
     effect: i18n,
@@ -33,7 +38,10 @@ export const operationView = schema({
     previous: { type: 'array', items: { type: 'string' } },
     cancelled_by: { ...party, type: ['object', 'null'] },
     failure_reason: { type: ['string', 'null'], description: "The registry's reason when status is failed." },
-    links: { type: 'object', properties: { self: { type: 'string' }, confirm: { type: 'string' }, cancel: { type: 'string' }, domain: { type: 'string' } } },
+    links: {
+      type: 'object',
+      properties: { self: { type: 'string' }, confirm: { type: 'string' }, cancel: { type: 'string' }, domain: { type: 'string' } },
+    },
   },
 });
 
@@ -55,7 +63,11 @@ export interface OperationsUseCases {
 
 export const operationRoutes = (uc: OperationsUseCases): Route[] => [
   route({
-    id: 'listOperations', method: 'GET', path: '/v1/operations', tag: 'Operations', writes: false,
+    id: 'listOperations',
+    method: 'GET',
+    path: '/v1/operations',
+    tag: 'Operations',
+    writes: false,
     summary: "Class 3 operations on domains the key's policies reach, newest first",
     access: { kind: 'key', anyKey: true },
     query: pageQuery({
@@ -66,16 +78,23 @@ export const operationRoutes = (uc: OperationsUseCases): Route[] => [
     errors: ['cursor_invalid'],
     handle: async (i) => ({
       status: 200,
-      body: await uc.listOperations.execute({ kind: 'key', key: i.key }, {
-        ...(i.query.domain !== undefined ? { domain: i.query.domain } : {}),
-        ...(i.query.status !== undefined ? { status: i.query.status } : {}),
-        ...(i.query.cursor !== undefined ? { cursor: i.query.cursor } : {}),
-        ...(i.query.limit !== undefined ? { limit: i.query.limit } : {}),
-      }),
+      body: await uc.listOperations.execute(
+        { kind: 'key', key: i.key },
+        {
+          ...(i.query.domain !== undefined ? { domain: i.query.domain } : {}),
+          ...(i.query.status !== undefined ? { status: i.query.status } : {}),
+          ...(i.query.cursor !== undefined ? { cursor: i.query.cursor } : {}),
+          ...(i.query.limit !== undefined ? { limit: i.query.limit } : {}),
+        },
+      ),
     }),
   }),
   route({
-    id: 'getOperation', method: 'GET', path: '/v1/operations/{id}', tag: 'Operations', writes: false,
+    id: 'getOperation',
+    method: 'GET',
+    path: '/v1/operations/{id}',
+    tag: 'Operations',
+    writes: false,
     summary: 'One operation (on a domain the key reaches)',
     access: { kind: 'key', anyKey: true },
     params: idParam,
@@ -84,17 +103,29 @@ export const operationRoutes = (uc: OperationsUseCases): Route[] => [
     handle: async (i) => ({ status: 200, body: await uc.getOperation.execute({ kind: 'key', key: i.key }, i.params.id) }),
   }),
   route({
-    id: 'confirmOperation', method: 'POST', path: '/v1/operations/{id}/confirm', tag: 'Operations', writes: true, phased: true,
-    summary: "Confirm as a second owner: the operation takes effect at once",
-    description: "The key must be issued by an owner other than the person who requested the operation (or issued the requesting key), and hold the operation's right on that domain. A member's key, or the requester's own keys, are refused.",
+    id: 'confirmOperation',
+    method: 'POST',
+    path: '/v1/operations/{id}/confirm',
+    tag: 'Operations',
+    writes: true,
+    phased: true,
+    summary: 'Confirm as a second owner: the operation takes effect at once',
+    description:
+      "The key must be issued by an owner other than the person who requested the operation (or issued the requesting key), and hold the operation's right on that domain. A member's key, or the requester's own keys, are refused.",
     access: { kind: 'key', rightsOfRecord: OPERATION_RIGHTS },
     params: idParam,
-    responses: { 200: { description: 'The operation after confirming: active (or failed with the registry\'s reason)', schema: operationView } },
+    responses: {
+      200: { description: "The operation after confirming: active (or failed with the registry's reason)", schema: operationView },
+    },
     errors: [...DECIDE_ERRORS, 'confirmation_by_requester'],
     handle: async (i) => ({ status: 200, body: await uc.confirmOperation.execute({ kind: 'key', key: i.key }, i.params.id) }),
   }),
   route({
-    id: 'cancelOperation', method: 'POST', path: '/v1/operations/{id}/cancel', tag: 'Operations', writes: true,
+    id: 'cancelOperation',
+    method: 'POST',
+    path: '/v1/operations/{id}/cancel',
+    tag: 'Operations',
+    writes: true,
     summary: "Cancel a pending operation (any owner: a key issued by an owner holding the operation's right)",
     access: { kind: 'key', rightsOfRecord: OPERATION_RIGHTS },
     params: idParam,

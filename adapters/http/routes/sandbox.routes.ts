@@ -12,22 +12,40 @@ const pem = (description: string) => ({ description, contentType: 'application/x
 
 export const sandboxRoutes = (uc: SandboxUseCases): Route[] => [
   route({
-    id: 'advanceSandboxClock', method: 'POST', path: '/v1/sandbox/clock', tag: 'Sandbox', writes: true,
+    id: 'advanceSandboxClock',
+    method: 'POST',
+    path: '/v1/sandbox/clock',
+    tag: 'Sandbox',
+    writes: true,
     summary: "Move this account's sandbox time forward (any test key); the lifecycle runs at once",
-    description: 'ISO 8601 duration in days, hours or minutes (P30D, PT12H), at most 3 years. Moves the domain lifecycle of the test environment; key validity, idempotency and the spend month follow real time.',
+    description:
+      'ISO 8601 duration in days, hours or minutes (P30D, PT12H), at most 3 years. Moves the domain lifecycle of the test environment; key validity, idempotency and the spend month follow real time.',
     access: { kind: 'key', anyKey: true, sandboxOnly: true },
-    body: { type: 'object', additionalProperties: false, required: ['advance'], properties: { advance: { type: 'string', maxLength: 20 } } },
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['advance'],
+      properties: { advance: { type: 'string', maxLength: 20 } },
+    },
     responses: {
       200: {
         description: 'The new sandbox time and what the lifecycle did',
-        schema: { type: 'object', properties: { now: { type: 'string', format: 'date-time' }, offset_ms: { type: 'integer' }, lifecycle: { type: 'object' } } },
+        schema: {
+          type: 'object',
+          properties: { now: { type: 'string', format: 'date-time' }, offset_ms: { type: 'integer' }, lifecycle: { type: 'object' } },
+        },
       },
     },
     errors: ['sandbox_only'],
     handle: async (i) => ({ status: 200, body: await uc.advanceSandboxClock.execute(i.key, i.body.advance) }),
   }),
   route({
-    id: 'sandboxCaRoot', method: 'GET', path: '/v1/sandbox/ca.pem', tag: 'Certificates', writes: false, access: { kind: 'public' },
+    id: 'sandboxCaRoot',
+    method: 'GET',
+    path: '/v1/sandbox/ca.pem',
+    tag: 'Certificates',
+    writes: false,
+    access: { kind: 'public' },
     summary: "The sandbox CA's root certificate (PEM): add it to a trust store to verify sandbox chains",
     responses: { 200: pem('Root certificate (PEM)') },
     handle: async () => ({ status: 200, contentType: 'application/x-pem-file', body: await uc.certificates.trustRoot() }),

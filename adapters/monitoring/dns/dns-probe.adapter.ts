@@ -21,31 +21,57 @@ export const normalizeValue = (type: DnsMonitorType, value: string): string => {
     const m = /^(\d+) (\S+) "?(.*?)"?$/.exec(v);
     return m ? `${m[1]} ${m[2]!.toLowerCase()} ${m[3]}` : v;
   }
-  if (NAME_TYPES.has(type)) return v.split(' ').map((t) => t.toLowerCase().replace(/\.$/, '')).join(' ');
+  if (NAME_TYPES.has(type))
+    return v
+      .split(' ')
+      .map((t) => t.toLowerCase().replace(/\.$/, ''))
+      .join(' ');
   return v;
 };
 
 /** What node:dns hands back for each type, as presentation text. */
 const present = (type: DnsMonitorType, answer: unknown): string[] => {
   switch (type) {
-    case 'A': case 'AAAA': case 'CNAME': case 'NS': return (answer as string[]).map((v) => normalizeValue(type, v));
-    case 'TXT': return (answer as string[][]).map((chunks) => chunks.join(''));
-    case 'MX': return (answer as Array<{ priority: number; exchange: string }>).map((r) => normalizeValue(type, `${r.priority} ${r.exchange}`));
-    case 'SRV': return (answer as Array<{ priority: number; weight: number; port: number; name: string }>).map((r) => normalizeValue(type, `${r.priority} ${r.weight} ${r.port} ${r.name}`));
-    case 'CAA': return (answer as Array<Record<string, unknown> & { critical: number }>).map((r) => {
-      const tag = Object.keys(r).find((k) => k !== 'critical')!;
-      return `${r.critical} ${tag} ${String(r[tag])}`;
-    });
+    case 'A':
+    case 'AAAA':
+    case 'CNAME':
+    case 'NS':
+      return (answer as string[]).map((v) => normalizeValue(type, v));
+    case 'TXT':
+      return (answer as string[][]).map((chunks) => chunks.join(''));
+    case 'MX':
+      return (answer as Array<{ priority: number; exchange: string }>).map((r) => normalizeValue(type, `${r.priority} ${r.exchange}`));
+    case 'SRV':
+      return (answer as Array<{ priority: number; weight: number; port: number; name: string }>).map((r) =>
+        normalizeValue(type, `${r.priority} ${r.weight} ${r.port} ${r.name}`),
+      );
+    case 'CAA':
+      return (answer as Array<Record<string, unknown> & { critical: number }>).map((r) => {
+        const tag = Object.keys(r).find((k) => k !== 'critical')!;
+        return `${r.critical} ${tag} ${String(r[tag])}`;
+      });
     case 'SOA': {
-      const s = answer as { nsname: string; hostmaster: string; serial: number; refresh: number; retry: number; expire: number; minttl: number };
+      const s = answer as {
+        nsname: string;
+        hostmaster: string;
+        serial: number;
+        refresh: number;
+        retry: number;
+        expire: number;
+        minttl: number;
+      };
       return [normalizeValue(type, `${s.nsname} ${s.hostmaster} ${s.serial} ${s.refresh} ${s.retry} ${s.expire} ${s.minttl}`)];
     }
   }
 };
 
 const ERRORS: Record<string, string> = {
-  ENOTFOUND: 'NXDOMAIN (the name does not exist)', ENODATA: 'no records of this type', ESERVFAIL: 'SERVFAIL', EREFUSED: 'REFUSED',
-  ETIMEOUT: 'no answer (timeout)', ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'NXDOMAIN (the name does not exist)',
+  ENODATA: 'no records of this type',
+  ESERVFAIL: 'SERVFAIL',
+  EREFUSED: 'REFUSED',
+  ETIMEOUT: 'no answer (timeout)',
+  ECONNREFUSED: 'connection refused',
 };
 
 /**
@@ -77,7 +103,9 @@ export class DnsProbeAdapter implements DnsProbe {
     }
     const latencyMs = Math.max(...answers.map((a) => a.latency_ms));
     return {
-      ok: problems.length === 0, latencyMs, reason: problems.length === 0 ? null : `${spec.name} ${spec.type}: ${problems.join('; ')}`,
+      ok: problems.length === 0,
+      latencyMs,
+      reason: problems.length === 0 ? null : `${spec.name} ${spec.type}: ${problems.join('; ')}`,
       detail: { name: spec.name, type: spec.type, servers: answers },
     };
   }
@@ -89,7 +117,13 @@ export class DnsProbeAdapter implements DnsProbe {
     try {
       const answer = await resolver.resolve(spec.name, spec.type as 'A');
       const values = present(spec.type, answer);
-      return { server, ok: values.length > 0, values, error: values.length > 0 ? null : 'no records of this type', latency_ms: Math.round(performance.now() - started) };
+      return {
+        server,
+        ok: values.length > 0,
+        values,
+        error: values.length > 0 ? null : 'no records of this type',
+        latency_ms: Math.round(performance.now() - started),
+      };
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? 'ERROR';
       return { server, ok: false, values: [], error: ERRORS[code] ?? code, latency_ms: Math.round(performance.now() - started) };

@@ -52,10 +52,19 @@ export class HttpProbeAdapter implements HttpProbe {
         headers: { 'user-agent': this.options.userAgent ?? 'Domivka-Monitor/1.0 (+https://domivka.net)', accept: '*/*' },
         ...(ca.length > 0 ? { ca: [...rootCertificates, ...ca] } : {}),
       });
-      const timer = setTimeout(() => finish({ ok: false, latencyMs: null, reason: `no complete answer within ${timeoutMs} ms`, detail: { timeout_ms: timeoutMs } }), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          finish({ ok: false, latencyMs: null, reason: `no complete answer within ${timeoutMs} ms`, detail: { timeout_ms: timeoutMs } }),
+        timeoutMs,
+      );
       req.on('error', (err: NodeJS.ErrnoException) => {
         const refused = (err as { code?: string }).code === 'ssrf_refused';
-        finish({ ok: false, latencyMs: null, reason: refused ? `target refused: ${err.message}` : `connection failed: ${err.code ?? err.message}`, detail: refused ? { refused: true } : { error: err.code ?? err.message } });
+        finish({
+          ok: false,
+          latencyMs: null,
+          reason: refused ? `target refused: ${err.message}` : `connection failed: ${err.code ?? err.message}`,
+          detail: refused ? { refused: true } : { error: err.code ?? err.message },
+        });
       });
       req.on('response', (res) => {
         const chunks: Buffer[] = [];
@@ -65,7 +74,8 @@ export class HttpProbeAdapter implements HttpProbe {
           const status = res.statusCode ?? 0;
           const body = Buffer.concat(chunks).toString('utf8');
           const detail = { status, latency_ms: latencyMs, ...(res.headers.location ? { location: res.headers.location } : {}) };
-          if (status !== spec.expectedStatus) return finish({ ok: false, latencyMs, reason: `status ${status}, expected ${spec.expectedStatus}`, detail });
+          if (status !== spec.expectedStatus)
+            return finish({ ok: false, latencyMs, reason: `status ${status}, expected ${spec.expectedStatus}`, detail });
           if (spec.bodyContains !== null && !body.includes(spec.bodyContains)) {
             return finish({ ok: false, latencyMs, reason: `the body does not contain "${spec.bodyContains.slice(0, 100)}"`, detail });
           }

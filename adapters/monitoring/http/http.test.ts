@@ -12,12 +12,18 @@ describe('adapters/monitoring/http: HttpProbeAdapter', () => {
   });
   after(async () => peer.close());
 
-  const probe = (allowLoopback: boolean) => new HttpProbeAdapter({
-    lookup: guardedLookup({ allowLoopback }) as never,
-    assertUrl: (u) => assertPublicUrl(u, { allowLoopback, requireHttps: false }),
-  });
+  const probe = (allowLoopback: boolean) =>
+    new HttpProbeAdapter({
+      lookup: guardedLookup({ allowLoopback }) as never,
+      assertUrl: (u) => assertPublicUrl(u, { allowLoopback, requireHttps: false }),
+    });
   const spec = (path: string, extra: Partial<HttpSpec> = {}): HttpSpec => ({
-    kind: 'http', url: `http://localhost:${peer.port}${path}`, expectedStatus: 200, bodyContains: null, maxLatencyMs: null, ...extra,
+    kind: 'http',
+    url: `http://localhost:${peer.port}${path}`,
+    expectedStatus: 200,
+    bodyContains: null,
+    maxLatencyMs: null,
+    ...extra,
   });
 
   it('up: the status, the body substring and the latency are checked', async () => {

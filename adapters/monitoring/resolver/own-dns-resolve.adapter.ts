@@ -1,7 +1,11 @@
 import { Resolver } from 'node:dns/promises';
 import type { LookupAddress, LookupOptions } from 'node:dns';
 
-type Resolve = (hostname: string, options: LookupOptions & { all: true }, cb: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+type Resolve = (
+  hostname: string,
+  options: LookupOptions & { all: true },
+  cb: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
 /**
  * Resolves monitor targets through our own authoritative DNS server (the sandbox): sandbox domains exist
@@ -18,13 +22,19 @@ export const ownDnsResolve = (own: { host: string; port: number }, timeoutMs = 2
     Promise.all([
       want === 6 ? Promise.resolve([]) : resolver.resolve4(hostname).catch(() => [] as string[]),
       want === 4 ? Promise.resolve([]) : resolver.resolve6(hostname).catch(() => [] as string[]),
-    ]).then(([v4, v6]) => {
-      const list: LookupAddress[] = [...v4.map((address) => ({ address, family: 4 })), ...v6.map((address) => ({ address, family: 6 }))];
-      if (list.length === 0) {
-        const e = Object.assign(new Error(`${hostname} has no address at our DNS server`), { code: 'ENOTFOUND', hostname }) as NodeJS.ErrnoException;
-        return cb(e, []);
-      }
-      cb(null, list);
-    }, (err: NodeJS.ErrnoException) => cb(err, []));
+    ]).then(
+      ([v4, v6]) => {
+        const list: LookupAddress[] = [...v4.map((address) => ({ address, family: 4 })), ...v6.map((address) => ({ address, family: 6 }))];
+        if (list.length === 0) {
+          const e = Object.assign(new Error(`${hostname} has no address at our DNS server`), {
+            code: 'ENOTFOUND',
+            hostname,
+          }) as NodeJS.ErrnoException;
+          return cb(e, []);
+        }
+        cb(null, list);
+      },
+      (err: NodeJS.ErrnoException) => cb(err, []),
+    );
   };
 };

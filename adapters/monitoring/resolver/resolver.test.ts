@@ -14,11 +14,17 @@ describe('adapters/monitoring/resolver: ownDnsResolve', () => {
   });
   after(async () => ns.stop());
 
-  const resolve = (name: string, family?: number) => new Promise<{ err: NodeJS.ErrnoException | null; list: LookupAddress[] }>((ok) =>
-    ownDnsResolve({ host: '127.0.0.1', port })(name, { all: true, ...(family ? { family } : {}) }, (err, list) => ok({ err, list })));
+  const resolve = (name: string, family?: number) =>
+    new Promise<{ err: NodeJS.ErrnoException | null; list: LookupAddress[] }>((ok) =>
+      ownDnsResolve({ host: '127.0.0.1', port })(name, { all: true, ...(family ? { family } : {}) }, (err, list) => ok({ err, list })),
+    );
 
   it('answers A and AAAA like dns.lookup(…, {all: true}); a family narrows it; a missing name is ENOTFOUND', async () => {
-    expect((await resolve('www.example.test')).list).to.deep.equal([{ address: '192.0.2.1', family: 4 }, { address: '192.0.2.2', family: 4 }, { address: '2001:db8::1', family: 6 }]);
+    expect((await resolve('www.example.test')).list).to.deep.equal([
+      { address: '192.0.2.1', family: 4 },
+      { address: '192.0.2.2', family: 4 },
+      { address: '2001:db8::1', family: 6 },
+    ]);
     expect((await resolve('www.example.test', 6)).list).to.deep.equal([{ address: '2001:db8::1', family: 6 }]);
     expect((await resolve('nope.example.test')).err?.code).to.equal('ENOTFOUND');
   });

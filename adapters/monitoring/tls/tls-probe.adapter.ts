@@ -14,7 +14,15 @@ const TIME_ERRORS = new Set(['CERT_NOT_YET_VALID', 'CERT_HAS_EXPIRED']);
  * when OpenSSL's verdict was about time (OpenSSL reports one error, so a time error could hide another).
  */
 const signaturesVerify = (peer: DetailedPeerCertificate, trusted: readonly string[]): boolean => {
-  const roots = trusted.map((pem) => { try { return new X509Certificate(pem); } catch { return null; } }).filter((c): c is X509Certificate => c !== null);
+  const roots = trusted
+    .map((pem) => {
+      try {
+        return new X509Certificate(pem);
+      } catch {
+        return null;
+      }
+    })
+    .filter((c): c is X509Certificate => c !== null);
   let cert = new X509Certificate(peer.raw);
   let next: DetailedPeerCertificate | undefined = peer.issuerCertificate;
   for (let depth = 0; depth < 10; depth++) {
@@ -58,13 +66,26 @@ export class TlsProbeAdapter implements TlsProbe {
         resolve(o);
       };
       const socket = connect({
-        host: spec.host, port: spec.port, servername: spec.host, lookup: this.options.lookup,
-        ca: [...rootCertificates, ...extra], rejectUnauthorized: false, ALPNProtocols: ['http/1.1'],
+        host: spec.host,
+        port: spec.port,
+        servername: spec.host,
+        lookup: this.options.lookup,
+        ca: [...rootCertificates, ...extra],
+        rejectUnauthorized: false,
+        ALPNProtocols: ['http/1.1'],
       });
-      const timer = setTimeout(() => finish({ ok: false, latencyMs: null, reason: `no handshake within ${timeoutMs} ms`, detail: { timeout_ms: timeoutMs } }), timeoutMs);
+      const timer = setTimeout(
+        () => finish({ ok: false, latencyMs: null, reason: `no handshake within ${timeoutMs} ms`, detail: { timeout_ms: timeoutMs } }),
+        timeoutMs,
+      );
       socket.on('error', (err: NodeJS.ErrnoException) => {
         const refused = (err as { code?: string }).code === 'ssrf_refused';
-        finish({ ok: false, latencyMs: null, reason: refused ? `target refused: ${err.message}` : `handshake failed: ${err.code ?? err.message}`, detail: refused ? { refused: true } : { error: err.code ?? err.message } });
+        finish({
+          ok: false,
+          latencyMs: null,
+          reason: refused ? `target refused: ${err.message}` : `handshake failed: ${err.code ?? err.message}`,
+          detail: refused ? { refused: true } : { error: err.code ?? err.message },
+        });
       });
       socket.once('secureConnect', () => {
         const latencyMs = Math.round(performance.now() - started);
@@ -74,25 +95,64 @@ export class TlsProbeAdapter implements TlsProbe {
         const notBefore = new Date(cert.valid_from);
         const daysLeft = Math.floor((notAfter.getTime() - now.getTime()) / DAY);
         const chain: string[] = [];
-        for (let c: DetailedPeerCertificate | undefined = cert; c && chain.length < 10; c = c.issuerCertificate === c ? undefined : c.issuerCertificate) {
+        for (
+          let c: DetailedPeerCertificate | undefined = cert;
+          c && chain.length < 10;
+          c = c.issuerCertificate === c ? undefined : c.issuerCertificate
+        ) {
           chain.push(typeof c.subject?.CN === 'string' ? c.subject.CN : JSON.stringify(c.subject));
         }
         const detail = {
-          subject: cert.subject?.CN ?? null, issuer: cert.issuer?.CN ?? null, not_before: notBefore.toISOString(), not_after: notAfter.toISOString(),
-          days_left: daysLeft, serial: cert.serialNumber, chain, protocol: socket.getProtocol(),
+          subject: cert.subject?.CN ?? null,
+          issuer: cert.issuer?.CN ?? null,
+          not_before: notBefore.toISOString(),
+          not_after: notAfter.toISOString(),
+          days_left: daysLeft,
+          serial: cert.serialNumber,
+          chain,
+          protocol: socket.getProtocol(),
         };
-        const verdict = socket.authorized ? null : String((socket.authorizationError as unknown as { code?: string })?.code ?? socket.authorizationError);
+        const verdict = socket.authorized
+          ? null
+          : String((socket.authorizationError as unknown as { code?: string })?.code ?? socket.authorizationError);
         // Node checks the name only once the chain verified: a name error means the chain is fine (the name is judged below).
-        const chainOk = verdict === null || verdict === 'ERR_TLS_CERT_ALTNAME_INVALID' || (TIME_ERRORS.has(verdict) && signaturesVerify(cert, [...rootCertificates, ...extra]));
-        if (!chainOk) return finish({ ok: false, latencyMs, reason: `the chain does not verify: ${verdict}`, detail: { ...detail, authorized: false } });
+        const chainOk =
+          verdict === null ||
+          verdict === 'ERR_TLS_CERT_ALTNAME_INVALID' ||
+          (TIME_ERRORS.has(verdict) && signaturesVerify(cert, [...rootCertificates, ...extra]));
+        if (!chainOk)
+          return finish({
+            ok: false,
+            latencyMs,
+            reason: `the chain does not verify: ${verdict}`,
+            detail: { ...detail, authorized: false },
+          });
         const identity = checkServerIdentity(spec.host, cert);
-        if (identity) return finish({ ok: false, latencyMs, reason: `the certificate does not cover ${spec.host}: ${identity.message}`, detail });
-        for (let c: DetailedPeerCertificate | undefined = cert.issuerCertificate, i = 0; c && c !== cert && i < 10; c = c.issuerCertificate === c ? undefined : c.issuerCertificate, i++) {
-          if (now < new Date(c.valid_from) || now > new Date(c.valid_to)) return finish({ ok: false, latencyMs, reason: `the chain certificate ${String(c.subject?.CN)} is not valid at ${now.toISOString()}`, detail });
+        if (identity)
+          return finish({ ok: false, latencyMs, reason: `the certificate does not cover ${spec.host}: ${identity.message}`, detail });
+        for (
+          let c: DetailedPeerCertificate | undefined = cert.issuerCertificate, i = 0;
+          c && c !== cert && i < 10;
+          c = c.issuerCertificate === c ? undefined : c.issuerCertificate, i++
+        ) {
+          if (now < new Date(c.valid_from) || now > new Date(c.valid_to))
+            return finish({
+              ok: false,
+              latencyMs,
+              reason: `the chain certificate ${String(c.subject?.CN)} is not valid at ${now.toISOString()}`,
+              detail,
+            });
         }
-        if (now < notBefore) return finish({ ok: false, latencyMs, reason: `the certificate is not valid before ${notBefore.toISOString()}`, detail });
+        if (now < notBefore)
+          return finish({ ok: false, latencyMs, reason: `the certificate is not valid before ${notBefore.toISOString()}`, detail });
         if (daysLeft < 0) return finish({ ok: false, latencyMs, reason: `the certificate expired on ${notAfter.toISOString()}`, detail });
-        if (daysLeft < spec.minDaysValid) return finish({ ok: false, latencyMs, reason: `the certificate expires in ${daysLeft} days (fewer than ${spec.minDaysValid})`, detail });
+        if (daysLeft < spec.minDaysValid)
+          return finish({
+            ok: false,
+            latencyMs,
+            reason: `the certificate expires in ${daysLeft} days (fewer than ${spec.minDaysValid})`,
+            detail,
+          });
         finish({ ok: true, latencyMs, reason: null, detail });
       });
     });

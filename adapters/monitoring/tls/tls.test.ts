@@ -17,10 +17,42 @@ const makePki = async () => {
   const dir = mkdtempSync(join(tmpdir(), 'tls-probe-'));
   const f = (n: string) => join(dir, n);
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
-  await run('openssl', ['req', '-x509', ...ec, '-keyout', f('ca.key'), '-out', f('ca.pem'), '-days', '30', '-subj', '/CN=Probe Test Root', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
+  await run('openssl', [
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    f('ca.key'),
+    '-out',
+    f('ca.pem'),
+    '-days',
+    '30',
+    '-subj',
+    '/CN=Probe Test Root',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  ]);
   await run('openssl', ['req', ...ec, '-keyout', f('leaf.key'), '-out', f('leaf.csr'), '-subj', '/CN=tls.example.test']);
   writeFileSync(f('ext.cnf'), 'subjectAltName=DNS:tls.example.test\nbasicConstraints=critical,CA:FALSE\nextendedKeyUsage=serverAuth\n');
-  await run('openssl', ['x509', '-req', '-in', f('leaf.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'), '-CAcreateserial', '-out', f('leaf.pem'), '-days', '20', '-extfile', f('ext.cnf')]);
+  await run('openssl', [
+    'x509',
+    '-req',
+    '-in',
+    f('leaf.csr'),
+    '-CA',
+    f('ca.pem'),
+    '-CAkey',
+    f('ca.key'),
+    '-CAcreateserial',
+    '-out',
+    f('leaf.pem'),
+    '-days',
+    '20',
+    '-extfile',
+    f('ext.cnf'),
+  ]);
   return { root: readFileSync(f('ca.pem'), 'utf8'), leaf: readFileSync(f('leaf.pem'), 'utf8'), key: readFileSync(f('leaf.key'), 'utf8') };
 };
 
@@ -34,11 +66,13 @@ describe('adapters/monitoring/tls: TlsProbeAdapter', () => {
   after(async () => server?.close());
 
   // Every name resolves to 127.0.0.1 here, through the guard as src/ wires it.
-  const toLoopback = (_h: string, _o: unknown, cb: (e: null, a: Array<{ address: string; family: number }>) => void) => cb(null, [{ address: '127.0.0.1', family: 4 }]);
-  const probe = (trustRoot = true, allowLoopback = true) => new TlsProbeAdapter({
-    lookup: guardedLookup({ allowLoopback }, toLoopback) as never,
-    ...(trustRoot ? { ca: async () => [pki.root] } : {}),
-  });
+  const toLoopback = (_h: string, _o: unknown, cb: (e: null, a: Array<{ address: string; family: number }>) => void) =>
+    cb(null, [{ address: '127.0.0.1', family: 4 }]);
+  const probe = (trustRoot = true, allowLoopback = true) =>
+    new TlsProbeAdapter({
+      lookup: guardedLookup({ allowLoopback }, toLoopback) as never,
+      ...(trustRoot ? { ca: async () => [pki.root] } : {}),
+    });
   const spec = (host = 'tls.example.test', minDaysValid = 7): TlsSpec => ({ kind: 'tls', host, port: server.port, minDaysValid });
 
   it('a chain to a trusted root, covering the name, with enough days left passes', async () => {
@@ -49,7 +83,9 @@ describe('adapters/monitoring/tls: TlsProbeAdapter', () => {
   });
 
   it('fails: fewer days left than asked, expired or not yet valid on the given clock, an untrusted root, another name', async () => {
-    expect((await probe().check(spec('tls.example.test', 25), new Date(), 2000)).reason).to.match(/^the certificate expires in 1\d days \(fewer than 25\)$/);
+    expect((await probe().check(spec('tls.example.test', 25), new Date(), 2000)).reason).to.match(
+      /^the certificate expires in 1\d days \(fewer than 25\)$/,
+    );
     expect((await probe().check(spec(), new Date(Date.now() + 25 * DAY), 2000)).reason).to.match(/is not valid at|expired on/);
     expect((await probe().check(spec(), new Date(Date.now() - 2 * DAY), 2000)).reason).to.match(/not valid/);
     expect((await probe(false).check(spec(), new Date(), 2000)).reason).to.match(/^the chain does not verify: /);

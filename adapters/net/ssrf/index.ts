@@ -27,12 +27,7 @@ export interface SsrfOptions {
   requireHttps: boolean;
 }
 
-export type SsrfReason =
-  | 'invalid_url'
-  | 'scheme'
-  | 'credentials'
-  | 'host'
-  | 'address';
+export type SsrfReason = 'invalid_url' | 'scheme' | 'credentials' | 'host' | 'address';
 
 /** Thrown (or passed to the lookup callback) when a URL or an address is refused. */
 export class SsrfRefusedError extends Error {
@@ -90,7 +85,10 @@ export function assertPublicUrl(url: string, opts: SsrfOptions): void {
     throw new SsrfRefusedError('invalid_url', 'not an absolute URL');
   }
   if (u.protocol !== 'https:' && !(u.protocol === 'http:' && !opts.requireHttps)) {
-    throw new SsrfRefusedError('scheme', opts.requireHttps ? 'only https:// URLs are allowed' : 'only http:// and https:// URLs are allowed');
+    throw new SsrfRefusedError(
+      'scheme',
+      opts.requireHttps ? 'only https:// URLs are allowed' : 'only http:// and https:// URLs are allowed',
+    );
   }
   if (u.username || u.password) throw new SsrfRefusedError('credentials', 'URLs with credentials are not allowed');
   // WHATWG URL has already normalised numeric hosts (2130706433, 0x7f.1, 127.1) to dotted quads.
@@ -115,7 +113,11 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
 /** The shape of `dns.lookup` as net.connect calls it. */
 export type LookupFunction = (hostname: string, options: LookupOptions, callback: LookupCallback) => void;
 /** A resolver to inject in tests (default: dns.lookup with all: true). */
-export type Resolve = (hostname: string, options: LookupOptions & { all: true }, cb: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+export type Resolve = (
+  hostname: string,
+  options: LookupOptions & { all: true },
+  cb: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
 const defaultResolve: Resolve = (hostname, options, cb) => dnsLookup(hostname, options, cb);
 
@@ -133,7 +135,10 @@ export function guardedLookup(opts: Pick<SsrfOptions, 'allowLoopback'>, resolve:
       const list = (addresses ?? []).filter((a) => !family || a.family === family);
       const refused = list.find((a) => !isAllowedAddress(a.address, opts));
       if (refused || list.length === 0) {
-        const e = new SsrfRefusedError('address', refused ? `${hostname} resolves to ${refused.address}, which is not public` : `${hostname} has no address`);
+        const e = new SsrfRefusedError(
+          'address',
+          refused ? `${hostname} resolves to ${refused.address}, which is not public` : `${hostname} has no address`,
+        );
         return callback(e as unknown as NodeJS.ErrnoException, wantAll ? [] : '', undefined);
       }
       if (wantAll) return callback(null, list);
@@ -240,6 +245,9 @@ export function guardedFetch(url: string, opts: GuardedFetchOptions): Promise<Gu
 }
 
 /** Options for an http(s).Agent whose every new connection is checked by guardedLookup. */
-export function guardedAgentOptions(opts: Pick<SsrfOptions, 'allowLoopback'>, resolve?: Resolve): { lookup: LookupFunction; keepAlive: true } {
+export function guardedAgentOptions(
+  opts: Pick<SsrfOptions, 'allowLoopback'>,
+  resolve?: Resolve,
+): { lookup: LookupFunction; keepAlive: true } {
   return { lookup: guardedLookup(opts, resolve), keepAlive: true };
 }

@@ -1,7 +1,15 @@
 import { expect } from 'chai';
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import { assertPublicUrl, guardedFetch, guardedLookup, isAllowedAddress, SsrfRefusedError, GuardedFetchError, type Resolve } from './index.js';
+import {
+  assertPublicUrl,
+  guardedFetch,
+  guardedLookup,
+  isAllowedAddress,
+  SsrfRefusedError,
+  GuardedFetchError,
+  type Resolve,
+} from './index.js';
 
 const live = { allowLoopback: false, requireHttps: true };
 const sandbox = { allowLoopback: true, requireHttps: false };
@@ -26,7 +34,12 @@ async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ se
 describe('SSRF guard (adapters/net/ssrf)', () => {
   describe('assertPublicUrl', () => {
     it('accepts public https URLs in live', () => {
-      for (const u of ['https://example.com/hook', 'https://hooks.example.co.uk:8443/a?b=c', 'https://93.184.216.34/x', 'https://[2606:2800:220:1:248:1893:25c8:1946]/']) {
+      for (const u of [
+        'https://example.com/hook',
+        'https://hooks.example.co.uk:8443/a?b=c',
+        'https://93.184.216.34/x',
+        'https://[2606:2800:220:1:248:1893:25c8:1946]/',
+      ]) {
         expect(() => assertPublicUrl(u, live), u).not.to.throw();
       }
     });
@@ -40,11 +53,32 @@ describe('SSRF guard (adapters/net/ssrf)', () => {
     });
     it('refuses loopback, private, link-local, unique-local, CGNAT, multicast, unspecified, metadata and their mapped forms', () => {
       const bad = [
-        'http://127.0.0.1/', 'http://127.8.9.1/', 'http://[::1]/', 'http://10.0.0.1/', 'http://172.16.3.4/', 'http://192.168.1.1/',
-        'http://169.254.169.254/latest/meta-data/', 'http://169.254.1.1/', 'http://[fe80::1]/', 'http://[fd00::1]/', 'http://[fd00:ec2::254]/',
-        'http://100.64.0.1/', 'http://224.0.0.1/', 'http://[ff02::1]/', 'http://0.0.0.0/', 'http://[::]/', 'http://255.255.255.255/',
-        'http://[::ffff:127.0.0.1]/', 'http://[::ffff:10.0.0.1]/', 'http://[::ffff:169.254.169.254]/', 'http://[64:ff9b::7f00:1]/', 'http://[2002:7f00:1::]/',
-        'http://2130706433/', 'http://0x7f.1/', 'http://127.1/', 'http://017700000001/',
+        'http://127.0.0.1/',
+        'http://127.8.9.1/',
+        'http://[::1]/',
+        'http://10.0.0.1/',
+        'http://172.16.3.4/',
+        'http://192.168.1.1/',
+        'http://169.254.169.254/latest/meta-data/',
+        'http://169.254.1.1/',
+        'http://[fe80::1]/',
+        'http://[fd00::1]/',
+        'http://[fd00:ec2::254]/',
+        'http://100.64.0.1/',
+        'http://224.0.0.1/',
+        'http://[ff02::1]/',
+        'http://0.0.0.0/',
+        'http://[::]/',
+        'http://255.255.255.255/',
+        'http://[::ffff:127.0.0.1]/',
+        'http://[::ffff:10.0.0.1]/',
+        'http://[::ffff:169.254.169.254]/',
+        'http://[64:ff9b::7f00:1]/',
+        'http://[2002:7f00:1::]/',
+        'http://2130706433/',
+        'http://0x7f.1/',
+        'http://127.1/',
+        'http://017700000001/',
       ];
       for (const u of bad) {
         refused(() => assertPublicUrl(u.replace('http:', 'https:'), live), 'address');
@@ -52,13 +86,21 @@ describe('SSRF guard (adapters/net/ssrf)', () => {
       }
     });
     it('refuses names that only ever mean this machine or a local network', () => {
-      for (const u of ['https://localhost/', 'https://api.localhost/', 'https://intranet/', 'https://printer.local/', 'https://metadata.google.internal/']) refused(() => assertPublicUrl(u, live), 'host');
+      for (const u of [
+        'https://localhost/',
+        'https://api.localhost/',
+        'https://intranet/',
+        'https://printer.local/',
+        'https://metadata.google.internal/',
+      ])
+        refused(() => assertPublicUrl(u, live), 'host');
     });
     it('the sandbox opening admits loopback only — not private or metadata addresses', () => {
       expect(() => assertPublicUrl('http://127.0.0.1:8080/hook', sandbox)).not.to.throw();
       expect(() => assertPublicUrl('http://[::1]:8080/hook', sandbox)).not.to.throw();
       expect(() => assertPublicUrl('http://localhost:8080/hook', sandbox)).not.to.throw();
-      for (const u of ['http://10.0.0.1/', 'http://169.254.169.254/', 'http://[fd00::1]/', 'http://192.168.0.1/']) refused(() => assertPublicUrl(u, sandbox), 'address');
+      for (const u of ['http://10.0.0.1/', 'http://169.254.169.254/', 'http://[fd00::1]/', 'http://192.168.0.1/'])
+        refused(() => assertPublicUrl(u, sandbox), 'address');
     });
     it('isAllowedAddress judges embedded IPv4 by the IPv4 address', () => {
       expect(isAllowedAddress('::ffff:93.184.216.34', { allowLoopback: false })).to.equal(true);
@@ -90,11 +132,20 @@ describe('SSRF guard (adapters/net/ssrf)', () => {
       const resolve: Resolve = (_h, _o, cb) => cb(null, [{ address: answer, family: 4 }]);
       expect(() => assertPublicUrl('http://rebind.example.com/', { allowLoopback: false, requireHttps: false })).not.to.throw();
       answer = '127.0.0.1';
-      const err = await guardedFetch('http://rebind.example.com/', { allowLoopback: false, requireHttps: false, resolve, timeoutMs: 2000 }).catch((e) => e);
+      const err = await guardedFetch('http://rebind.example.com/', {
+        allowLoopback: false,
+        requireHttps: false,
+        resolve,
+        timeoutMs: 2000,
+      }).catch((e) => e);
       expect(err).to.be.instanceOf(SsrfRefusedError);
     });
     it('refuses a name when any one of its addresses is not public', async () => {
-      const resolve: Resolve = (_h, _o, cb) => cb(null, [{ address: '93.184.216.34', family: 4 }, { address: '10.1.2.3', family: 4 }]);
+      const resolve: Resolve = (_h, _o, cb) =>
+        cb(null, [
+          { address: '93.184.216.34', family: 4 },
+          { address: '10.1.2.3', family: 4 },
+        ]);
       const lookup = guardedLookup({ allowLoopback: false }, resolve);
       const err = await new Promise((r) => lookup('mixed.example.com', { all: true }, (e) => r(e)));
       expect(err).to.be.instanceOf(SsrfRefusedError);
@@ -103,7 +154,14 @@ describe('SSRF guard (adapters/net/ssrf)', () => {
 
   describe('guardedFetch', () => {
     it('in live, http://127.0.0.1, http://[::1], http://10.0.0.1, http://169.254.169.254 and localhost are refused', async () => {
-      for (const u of ['http://127.0.0.1/', 'http://[::1]/', 'http://10.0.0.1/', 'http://169.254.169.254/', 'https://localhost/', 'https://127.0.0.1/']) {
+      for (const u of [
+        'http://127.0.0.1/',
+        'http://[::1]/',
+        'http://10.0.0.1/',
+        'http://169.254.169.254/',
+        'https://localhost/',
+        'https://127.0.0.1/',
+      ]) {
         const err = await guardedFetch(u, { ...live, timeoutMs: 1000 }).catch((e) => e);
         expect(err, u).to.be.instanceOf(SsrfRefusedError);
       }
@@ -137,7 +195,11 @@ describe('SSRF guard (adapters/net/ssrf)', () => {
         });
       });
       try {
-        const res = await guardedFetch(`http://127.0.0.1:${port}/in`, { ...sandbox, headers: { 'x-test': 'ok', 'content-type': 'application/json' }, body: '{"a":1}' });
+        const res = await guardedFetch(`http://127.0.0.1:${port}/in`, {
+          ...sandbox,
+          headers: { 'x-test': 'ok', 'content-type': 'application/json' },
+          body: '{"a":1}',
+        });
         expect(res.status).to.equal(200);
         expect(got).to.equal('{"a":1}');
         expect(res.headers['x-seen']).to.equal('ok');

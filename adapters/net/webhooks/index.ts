@@ -3,7 +3,15 @@ import { Agent as HttpsAgent } from 'node:https';
 import { Webhook } from 'standardwebhooks';
 import type { Environment } from '../../../core/kernel/environment.js';
 import type { SendOutcome, WebhookRequest, WebhookSender } from '../../../core/webhooks/ports/webhook-sender.port.js';
-import { assertPublicUrl, guardedAgentOptions, guardedFetch, GuardedFetchError, SsrfRefusedError, type Resolve, type SsrfOptions } from '../ssrf/index.js';
+import {
+  assertPublicUrl,
+  guardedAgentOptions,
+  guardedFetch,
+  GuardedFetchError,
+  SsrfRefusedError,
+  type Resolve,
+  type SsrfOptions,
+} from '../ssrf/index.js';
 
 export interface SenderOptions {
   /** WEBHOOKS_ALLOW_LOOPBACK=1: test-environment endpoints may be http://127.0.0.1 / [::1] / localhost. Never in live. */

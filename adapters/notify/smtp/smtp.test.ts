@@ -12,13 +12,22 @@ describe('SmtpMailer config', () => {
   });
 
   it('refuses another scheme, a path or query, or a non-URL', () => {
-    for (const url of ['http://mail.example.com', 'mail.example.com:25', 'smtp://mail.example.com/x', 'smtp://mail.example.com?secure=false', '']) {
+    for (const url of [
+      'http://mail.example.com',
+      'mail.example.com:25',
+      'smtp://mail.example.com/x',
+      'smtp://mail.example.com?secure=false',
+      '',
+    ]) {
       expect(() => new SmtpMailer({ ...ok, url }), url).to.throw(TypeError, /SMTP mailer config/);
     }
   });
 
   it('never echoes the password in a config error', () => {
-    expect(() => new SmtpMailer({ ...ok, url: 'http://user:s3cret@mail.example.com' })).to.throw(TypeError).with.property('message').that.does.not.include('s3cret');
+    expect(() => new SmtpMailer({ ...ok, url: 'http://user:s3cret@mail.example.com' }))
+      .to.throw(TypeError)
+      .with.property('message')
+      .that.does.not.include('s3cret');
   });
 
   it('refuses a From that is not one address or that carries a line break (header injection)', () => {

@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Environment } from '../../../core/kernel/environment.js';
 import {
-  PaymentError, type ChargeRequest, type ChargeResult, type Payments, type SavedCard,
+  PaymentError,
+  type ChargeRequest,
+  type ChargeResult,
+  type Payments,
+  type SavedCard,
 } from '../../../core/billing/ports/payments.port.js';
 import { assertChargeable } from '../charge-request.js';
 
@@ -67,13 +71,22 @@ export class SandboxPayments implements Payments {
       throw new Error(`the sandbox charges only test-environment cards, got a ${req.card.environment} card`);
     }
     const fingerprint = JSON.stringify([
-      req.amount, req.currency, req.card.accountId, req.card.environment, req.card.paymentMethodRef, req.card.customerRef, req.description,
+      req.amount,
+      req.currency,
+      req.card.accountId,
+      req.card.environment,
+      req.card.paymentMethodRef,
+      req.card.customerRef,
+      req.description,
     ]);
     let remembered = this.byKey.get(req.idempotencyKey);
     if (remembered && remembered.fingerprint !== fingerprint) {
       // Stripe answers a reused key with other parameters with an idempotency_error and charges nothing.
-      throw new PaymentError('gateway', 'idempotency_error',
-        `idempotency key ${req.idempotencyKey} was already used for a different charge`);
+      throw new PaymentError(
+        'gateway',
+        'idempotency_error',
+        `idempotency key ${req.idempotencyKey} was already used for a different charge`,
+      );
     }
     if (!remembered) {
       remembered = { fingerprint, outcome: this.decide(req.card) };
@@ -89,10 +102,17 @@ export class SandboxPayments implements Payments {
       case MAGIC_LAST4.declined:
         return { ok: false, reason: 'declined', code: 'card_declined', message: 'Your card was declined. (sandbox card ending 0002)' };
       case MAGIC_LAST4.insufficientFunds:
-        return { ok: false, reason: 'declined', code: 'insufficient_funds', message: 'Your card has insufficient funds. (sandbox card ending 9995)' };
+        return {
+          ok: false,
+          reason: 'declined',
+          code: 'insufficient_funds',
+          message: 'Your card has insufficient funds. (sandbox card ending 9995)',
+        };
       case MAGIC_LAST4.gatewayFailure:
         return {
-          ok: false, reason: 'gateway', code: 'processing_error',
+          ok: false,
+          reason: 'gateway',
+          code: 'processing_error',
           message: 'An error occurred while processing your card. Try again later. (sandbox card ending 0119)',
         };
       default:

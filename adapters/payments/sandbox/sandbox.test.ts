@@ -30,7 +30,12 @@ describe('sandbox payments specifics (README: magic cards)', () => {
 
   it('sandboxCard builds a visa with pm_sandbox_<last4> and no customer', () => {
     expect(sandboxCard(ACCOUNT, 'test', '0002')).to.deep.equal({
-      accountId: ACCOUNT, environment: 'test', brand: 'visa', last4: '0002', paymentMethodRef: 'pm_sandbox_0002', customerRef: null,
+      accountId: ACCOUNT,
+      environment: 'test',
+      brand: 'visa',
+      last4: '0002',
+      paymentMethodRef: 'pm_sandbox_0002',
+      customerRef: null,
     });
     for (const bad of ['', '123', '12345', 'abcd', '42 4']) {
       expect(() => sandboxCard(ACCOUNT, 'test', bad), bad).to.throw(/last4/);

@@ -22,11 +22,18 @@ export class StripeCardSetup implements CardSetup {
 
   async start(input: { accountId: string; environment: Environment; customerRef: string | null; email: string }): Promise<CardSetupStart> {
     try {
-      const customer = input.customerRef ?? (await this.stripe.customers.create({
-        email: input.email, metadata: { domivka_account_id: input.accountId, domivka_environment: input.environment },
-      })).id;
+      const customer =
+        input.customerRef ??
+        (
+          await this.stripe.customers.create({
+            email: input.email,
+            metadata: { domivka_account_id: input.accountId, domivka_environment: input.environment },
+          })
+        ).id;
       const si = await this.stripe.setupIntents.create({
-        customer, usage: 'off_session', allowed_payment_method_types: ['card'],
+        customer,
+        usage: 'off_session',
+        allowed_payment_method_types: ['card'],
         metadata: { domivka_account_id: input.accountId, domivka_environment: input.environment },
       });
       if (!si.client_secret) throw new PaymentError('gateway', 'invalid_response', `Stripe SetupIntent ${si.id} has no client_secret`);
@@ -47,13 +54,19 @@ export class StripeCardSetup implements CardSetup {
       // A setup started for another account (or environment) is never saved here.
       throw new PaymentError('declined', 'setup_not_this_account', `SetupIntent ${si.id} was not started for this account`);
     }
-    if (si.status !== 'succeeded') throw new PaymentError('declined', `setup_${si.status}`, `SetupIntent ${si.id} is ${si.status}, not succeeded`);
+    if (si.status !== 'succeeded')
+      throw new PaymentError('declined', `setup_${si.status}`, `SetupIntent ${si.id} is ${si.status}, not succeeded`);
     const pm = si.payment_method;
-    if (!pm || typeof pm === 'string' || !pm.card) throw new PaymentError('gateway', 'invalid_response', `SetupIntent ${si.id} has no card payment method`);
-    const customer = typeof si.customer === 'string' ? si.customer : si.customer?.id ?? null;
+    if (!pm || typeof pm === 'string' || !pm.card)
+      throw new PaymentError('gateway', 'invalid_response', `SetupIntent ${si.id} has no card payment method`);
+    const customer = typeof si.customer === 'string' ? si.customer : (si.customer?.id ?? null);
     return {
-      accountId: input.accountId, environment: input.environment, brand: pm.card.brand, last4: pm.card.last4,
-      paymentMethodRef: pm.id, customerRef: customer,
+      accountId: input.accountId,
+      environment: input.environment,
+      brand: pm.card.brand,
+      last4: pm.card.last4,
+      paymentMethodRef: pm.id,
+      customerRef: customer,
     };
   }
 }

@@ -56,12 +56,15 @@ export const validateStripeConfig = (config: StripePaymentsConfig): ValidStripeC
     return fail(`apiBase is not a URL: ${JSON.stringify(apiBase)}`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') fail(`apiBase must be https, got ${url.protocol}`);
-  if (url.protocol === 'http:' && !LOOPBACK.has(url.hostname)) fail('apiBase may use plain http only on a loopback host (e.g. stripe-mock)');
+  if (url.protocol === 'http:' && !LOOPBACK.has(url.hostname))
+    fail('apiBase may use plain http only on a loopback host (e.g. stripe-mock)');
   if (url.username || url.password) fail('apiBase must not carry credentials');
-  if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) fail('apiBase is an origin only (no path, query or fragment): the SDK adds /v1/…');
+  if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash)
+    fail('apiBase is an origin only (no path, query or fragment): the SDK adds /v1/…');
 
   if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 600_000) fail('timeoutMs must be an integer from 1 to 600000');
-  if (!Number.isSafeInteger(maxNetworkRetries) || maxNetworkRetries < 0 || maxNetworkRetries > 10) fail('maxNetworkRetries must be an integer from 0 to 10');
+  if (!Number.isSafeInteger(maxNetworkRetries) || maxNetworkRetries < 0 || maxNetworkRetries > 10)
+    fail('maxNetworkRetries must be an integer from 0 to 10');
 
   const protocol = url.protocol === 'http:' ? 'http' : 'https';
   return {

@@ -1,7 +1,5 @@
 import Stripe from 'stripe';
-import {
-  PaymentError, type ChargeRequest, type ChargeResult, type Payments,
-} from '../../../core/billing/ports/payments.port.js';
+import { PaymentError, type ChargeRequest, type ChargeResult, type Payments } from '../../../core/billing/ports/payments.port.js';
 import { assertChargeable } from '../charge-request.js';
 import { createStripeClient, validateStripeConfig, type StripePaymentsConfig } from './client.js';
 
@@ -89,10 +87,13 @@ const toPaymentError = (err: unknown): unknown => {
     if (err.code === 'processing_error') return new PaymentError('gateway', 'processing_error', message);
     return new PaymentError('declined', err.decline_code ?? err.code ?? 'card_declined', message);
   }
-  const code = err.code
-    ?? err.rawType
-    ?? (err instanceof Stripe.errors.StripeConnectionError ? 'api_connection_error'
-      : err instanceof Stripe.errors.StripeRateLimitError ? 'rate_limit'
+  const code =
+    err.code ??
+    err.rawType ??
+    (err instanceof Stripe.errors.StripeConnectionError
+      ? 'api_connection_error'
+      : err instanceof Stripe.errors.StripeRateLimitError
+        ? 'rate_limit'
         : 'api_error');
   return new PaymentError('gateway', code, message);
 };

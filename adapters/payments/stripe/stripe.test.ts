@@ -4,7 +4,13 @@ import type { AddressInfo, Socket } from 'node:net';
 import nock, { useNock } from '../../../test/support/nock.js';
 import type { SavedCard } from '../../../core/billing/ports/payments.port.js';
 import { chargeOf, expectPaymentError, newIdempotencyKey, paymentsContract } from '../../../test/contracts/payments.contract.js';
-import { DEFAULT_MAX_NETWORK_RETRIES, DEFAULT_TIMEOUT_MS, StripePayments, validateStripeConfig, type StripePaymentsConfig } from './index.js';
+import {
+  DEFAULT_MAX_NETWORK_RETRIES,
+  DEFAULT_TIMEOUT_MS,
+  StripePayments,
+  validateStripeConfig,
+  type StripePaymentsConfig,
+} from './index.js';
 
 /**
  * The Stripe adapter against nock fixtures of Stripe's documented API v1:
@@ -24,7 +30,12 @@ const CUSTOMER = 'cus_DomivkaFixture01';
 const ACCOUNT = 'acc_stripe_fixture';
 
 const stripeCard = (paymentMethodRef: string, last4 = '4242'): SavedCard => ({
-  accountId: ACCOUNT, environment: 'live', brand: 'visa', last4, paymentMethodRef, customerRef: CUSTOMER,
+  accountId: ACCOUNT,
+  environment: 'live',
+  brand: 'visa',
+  last4,
+  paymentMethodRef,
+  customerRef: CUSTOMER,
 });
 
 interface SeenRequest {
@@ -72,7 +83,9 @@ const cardError = (p: URLSearchParams, code: string, declineCode: string | null,
     charge: stripeId('ch'),
     request_log_url: 'https://dashboard.stripe.com/test/logs/req_fixture',
   };
-  const pi = paymentIntent(p, 'requires_payment_method', { last_payment_error: { ...error, payment_method: { id: p.get('payment_method') } } });
+  const pi = paymentIntent(p, 'requires_payment_method', {
+    last_payment_error: { ...error, payment_method: { id: p.get('payment_method') } },
+  });
   return [402, { error: { ...error, payment_intent: pi } }];
 };
 
@@ -88,8 +101,12 @@ const outcome = (p: URLSearchParams): Reply => {
     case 'pm_card_chargeDeclinedProcessingError':
       return cardError(p, 'processing_error', null, 'An error occurred while processing your card. Try again in a little bit.');
     case 'pm_card_authenticationRequired':
-      return cardError(p, 'authentication_required', 'authentication_required',
-        'Your card was declined. This transaction requires authentication.');
+      return cardError(
+        p,
+        'authentication_required',
+        'authentication_required',
+        'Your card was declined. This transaction requires authentication.',
+      );
     case 'pm_fixture_api_error':
       return [500, { error: { type: 'api_error', message: 'An unknown error occurred' } }];
     case 'pm_fixture_rate_limit':
@@ -99,7 +116,17 @@ const outcome = (p: URLSearchParams): Reply => {
     case 'pm_fixture_requires_action':
       return [200, paymentIntent(p, 'requires_action', { next_action: { type: 'use_stripe_sdk' } })];
     default:
-      return [400, { error: { type: 'invalid_request_error', code: 'resource_missing', param: 'payment_method', message: `No such PaymentMethod: '${p.get('payment_method')}'` } }];
+      return [
+        400,
+        {
+          error: {
+            type: 'invalid_request_error',
+            code: 'resource_missing',
+            param: 'payment_method',
+            message: `No such PaymentMethod: '${p.get('payment_method')}'`,
+          },
+        },
+      ];
   }
 };
 
@@ -128,27 +155,43 @@ class FakeStripe {
     })
       .persist()
       // The documented create request: form fields, matched here so a wrong request finds no fixture.
-      .post('/v1/payment_intents', (body: Record<string, string>) =>
-        /^[1-9]\d*$/.test(body.amount ?? '')
-        && body.currency === 'uah'
-        && body.customer === CUSTOMER
-        && typeof body.payment_method === 'string' && body.payment_method.startsWith('pm_')
-        && body.off_session === 'true'
-        && body.confirm === 'true'
-        && typeof body.description === 'string'
-        && body['metadata[domivka_account_id]'] === ACCOUNT
-        && body['metadata[domivka_environment]'] === 'live')
+      .post(
+        '/v1/payment_intents',
+        (body: Record<string, string>) =>
+          /^[1-9]\d*$/.test(body.amount ?? '') &&
+          body.currency === 'uah' &&
+          body.customer === CUSTOMER &&
+          typeof body.payment_method === 'string' &&
+          body.payment_method.startsWith('pm_') &&
+          body.off_session === 'true' &&
+          body.confirm === 'true' &&
+          typeof body.description === 'string' &&
+          body['metadata[domivka_account_id]'] === ACCOUNT &&
+          body['metadata[domivka_environment]'] === 'live',
+      )
       .reply(function (_uri, rawBody) {
         const params = new URLSearchParams(String(rawBody));
         const headers = this.req.headers as SeenRequest['headers'];
         fake.requests.push({ headers, body: params });
         const key = String(headers['idempotency-key']);
-        const canonical = [...params.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k}=${v}`).join('&');
+        const canonical = [...params.entries()]
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([k, v]) => `${k}=${v}`)
+          .join('&');
         const requestId = { 'Request-Id': `req_fixture${fake.requests.length}` };
         const saved = fake.stored.get(key);
         if (saved) {
           if (saved.params !== canonical) {
-            return [400, { error: { type: 'idempotency_error', message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.` } }, requestId];
+            return [
+              400,
+              {
+                error: {
+                  type: 'idempotency_error',
+                  message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.`,
+                },
+              },
+              requestId,
+            ];
           }
           const [status, body, h] = saved.reply;
           return [status, body, { ...h, ...requestId, 'Idempotency-Key': key, 'Idempotent-Replayed': 'true' }];
@@ -265,7 +308,10 @@ describe('Stripe payments (nock fixtures of the documented API)', () => {
     it('generic decline (402 card_error) → declined with the decline_code', async () => {
       const err = await expectPaymentError(adapter().charge(chargeOf(stripeCard('pm_card_chargeDeclined'))), 'declined');
       expect(err.code).to.equal('generic_decline');
-      expect(err.message).to.match(/^Your card was declined\./).and.match(/payment_intent pi_/).and.match(/request req_fixture1/);
+      expect(err.message)
+        .to.match(/^Your card was declined\./)
+        .and.match(/payment_intent pi_/)
+        .and.match(/request req_fixture1/);
       expect(fake.charges).to.equal(0);
     });
 
@@ -295,7 +341,10 @@ describe('Stripe payments (nock fixtures of the documented API)', () => {
     });
 
     it('with retries on, the SDK retries a 500 with the same Idempotency-Key (and gets the stored answer)', async () => {
-      const err = await expectPaymentError(adapter({ maxNetworkRetries: 1 }).charge(chargeOf(stripeCard('pm_fixture_api_error'))), 'gateway');
+      const err = await expectPaymentError(
+        adapter({ maxNetworkRetries: 1 }).charge(chargeOf(stripeCard('pm_fixture_api_error'))),
+        'gateway',
+      );
       expect(err.code).to.equal('api_error');
       expect(fake.requests).to.have.length(2);
       expect(new Set(fake.requests.map((r) => r.headers['idempotency-key'])).size).to.equal(1);
@@ -323,9 +372,11 @@ describe('Stripe payments (nock fixtures of the documented API)', () => {
       expect(err.code).to.equal('resource_missing');
     });
 
-    it('a wrong secret key finds no fixture: the request never passes nock\'s header match', async () => {
+    it("a wrong secret key finds no fixture: the request never passes nock's header match", async () => {
       const err = await expectPaymentError(
-        adapter({ secretKey: 'sk_test_somebodyElse0000' }).charge(chargeOf(stripeCard('pm_card_visa'))), 'gateway');
+        adapter({ secretKey: 'sk_test_somebodyElse0000' }).charge(chargeOf(stripeCard('pm_card_visa'))),
+        'gateway',
+      );
       expect(err.code).to.equal('api_connection_error');
       expect(fake.requests).to.have.length(0);
     });
@@ -349,7 +400,9 @@ describe('Stripe payments (nock fixtures of the documented API)', () => {
     afterEach(() => nock.cleanAll());
 
     it('a connection error → gateway api_connection_error', async () => {
-      nock(API).post('/v1/payment_intents').replyWithError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+      nock(API)
+        .post('/v1/payment_intents')
+        .replyWithError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
       const err = await expectPaymentError(adapter().charge(chargeOf(stripeCard('pm_card_visa'))), 'gateway');
       expect(err.code).to.equal('api_connection_error');
     });
@@ -373,8 +426,7 @@ describe('Stripe payments (nock fixtures of the documented API)', () => {
       try {
         const { port } = server.address() as AddressInfo;
         const req = chargeOf(stripeCard('pm_card_visa'));
-        const err = await expectPaymentError(
-          adapter({ apiBase: `http://127.0.0.1:${port}`, timeoutMs: 200 }).charge(req), 'gateway');
+        const err = await expectPaymentError(adapter({ apiBase: `http://127.0.0.1:${port}`, timeoutMs: 200 }).charge(req), 'gateway');
         expect(err.code).to.equal('api_connection_error');
         expect(seen).to.deep.equal([`POST /v1/payment_intents ${req.idempotencyKey}`]);
       } finally {
@@ -388,11 +440,13 @@ describe('Stripe payments (nock fixtures of the documented API)', () => {
       const keys: string[] = [];
       const key = newIdempotencyKey('retry');
       nock(API)
-        .post('/v1/payment_intents').reply(function () {
+        .post('/v1/payment_intents')
+        .reply(function () {
           keys.push(String(this.req.headers['idempotency-key']));
           return [503, { error: { type: 'api_error', message: 'Service unavailable' } }];
         })
-        .post('/v1/payment_intents').reply(function (_uri, body) {
+        .post('/v1/payment_intents')
+        .reply(function (_uri, body) {
           keys.push(String(this.req.headers['idempotency-key']));
           const p = new URLSearchParams(String(body));
           return [200, paymentIntent(p, 'succeeded')];
@@ -406,15 +460,28 @@ describe('Stripe payments (nock fixtures of the documented API)', () => {
   describe('config (validated in the constructor)', () => {
     it('has defaults: api.stripe.com over https, 30 s, 2 retries', () => {
       expect(validateStripeConfig({ secretKey: SECRET })).to.deep.equal({
-        secretKey: SECRET, protocol: 'https', host: 'api.stripe.com', port: 443, timeoutMs: DEFAULT_TIMEOUT_MS, maxNetworkRetries: DEFAULT_MAX_NETWORK_RETRIES,
+        secretKey: SECRET,
+        protocol: 'https',
+        host: 'api.stripe.com',
+        port: 443,
+        timeoutMs: DEFAULT_TIMEOUT_MS,
+        maxNetworkRetries: DEFAULT_MAX_NETWORK_RETRIES,
       });
       expect(DEFAULT_TIMEOUT_MS).to.equal(30_000);
       expect(DEFAULT_MAX_NETWORK_RETRIES).to.equal(2);
     });
 
     it('takes an apiBase for a local peer (stripe-mock) over http on loopback', () => {
-      expect(validateStripeConfig({ secretKey: SECRET, apiBase: 'http://localhost:12111' })).to.include({ protocol: 'http', host: 'localhost', port: 12111 });
-      expect(validateStripeConfig({ secretKey: SECRET, apiBase: 'https://stripe.internal.example:8443/' })).to.include({ protocol: 'https', host: 'stripe.internal.example', port: 8443 });
+      expect(validateStripeConfig({ secretKey: SECRET, apiBase: 'http://localhost:12111' })).to.include({
+        protocol: 'http',
+        host: 'localhost',
+        port: 12111,
+      });
+      expect(validateStripeConfig({ secretKey: SECRET, apiBase: 'https://stripe.internal.example:8443/' })).to.include({
+        protocol: 'https',
+        host: 'stripe.internal.example',
+        port: 8443,
+      });
     });
 
     const bad: Array<[string, StripePaymentsConfig]> = [
@@ -439,7 +506,10 @@ describe('Stripe payments (nock fixtures of the documented API)', () => {
     }
 
     it('never echoes the secret key in its errors', () => {
-      expect(() => new StripePayments({ secretKey: SECRET, timeoutMs: -5 })).to.throw().with.property('message').that.does.not.include(SECRET);
+      expect(() => new StripePayments({ secretKey: SECRET, timeoutMs: -5 }))
+        .to.throw()
+        .with.property('message')
+        .that.does.not.include(SECRET);
     });
   });
 });

@@ -46,7 +46,10 @@ export interface EppClientOptions {
 
 /** The session could not carry the command (connection lost, timeout, greeting late, login refused). */
 export class EppTransportError extends Error {
-  constructor(message: string, readonly eppCode: number | null = null) {
+  constructor(
+    message: string,
+    readonly eppCode: number | null = null,
+  ) {
     super(message);
     this.name = 'EppTransportError';
   }
@@ -91,7 +94,10 @@ export class EppSession {
   lastUsed = Date.now();
   private seq = 0;
 
-  private constructor(private readonly socket: TLSSocket, private readonly opts: EppClientOptions) {
+  private constructor(
+    private readonly socket: TLSSocket,
+    private readonly opts: EppClientOptions,
+  ) {
     socket.on('data', (chunk: Buffer) => {
       let frames: string[];
       try {
@@ -120,7 +126,11 @@ export class EppSession {
   static async open(opts: EppClientOptions): Promise<EppSession> {
     const socket = await new Promise<TLSSocket>((resolve, reject) => {
       const s = connect({
-        host: opts.host, port: opts.port, cert: opts.tls.cert, key: opts.tls.key, ca: opts.tls.ca,
+        host: opts.host,
+        port: opts.port,
+        cert: opts.tls.cert,
+        key: opts.tls.key,
+        ca: opts.tls.ca,
         minVersion: 'TLSv1.2',
         ...(opts.tls.servername || !isIP(opts.host) ? { servername: opts.tls.servername ?? opts.host } : {}),
       });
@@ -201,12 +211,16 @@ export class EppSession {
     const objURIs = this.opts.wantObjURIs.filter((u) => g.objURIs.includes(u));
     const extURIs = this.opts.wantExtURIs.filter((u) => g.extURIs.includes(u));
     if (!objURIs.includes(NS.domain)) throw new EppTransportError(`the registry (${g.svID}) does not offer the domain object`);
-    const xml = buildCommand('login', {
-      clID: this.opts.clientId,
-      pw: this.opts.password,
-      options: { version: '1.0', lang: g.langs.includes('en') || g.langs.length === 0 ? 'en' : g.langs[0]! },
-      svcs: { objURI: objURIs, ...(extURIs.length > 0 ? { svcExtension: { extURI: extURIs } } : {}) },
-    }, this.nextTrid('login'));
+    const xml = buildCommand(
+      'login',
+      {
+        clID: this.opts.clientId,
+        pw: this.opts.password,
+        options: { version: '1.0', lang: g.langs.includes('en') || g.langs.length === 0 ? 'en' : g.langs[0]! },
+        svcs: { objURI: objURIs, ...(extURIs.length > 0 ? { svcExtension: { extURI: extURIs } } : {}) },
+      },
+      this.nextTrid('login'),
+    );
     const res = await this.command(xml);
     const code = res.results[0]?.code ?? 0;
     if (code !== 1000) {

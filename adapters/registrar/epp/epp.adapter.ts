@@ -2,8 +2,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import { yearlyPrice } from '../../../core/domains/price-list.js';
 import {
   RegistryError,
-  type Availability, type RegisterRequest, type Registrar, type RegistrarCapability, type RegistrantContact,
-  type RegistryDomainInfo, type RegistryRefusal, type RegistryResult, type RenewRequest,
+  type Availability,
+  type RegisterRequest,
+  type Registrar,
+  type RegistrarCapability,
+  type RegistrantContact,
+  type RegistryDomainInfo,
+  type RegistryRefusal,
+  type RegistryResult,
+  type RenewRequest,
 } from '../../../core/domains/ports/registrar.port.js';
 import type { RegistryMessage, RegistryMessages } from '../../../core/domains/ports/registry-messages.port.js';
 import { EppPool, EppTransportError, type EppClientOptions, type EppSession } from './client.js';
@@ -20,7 +27,6 @@ export interface EppRegistrarOptions {
   /** Retries of a command whose connection failed mid-way (same clTRID each time). */
   readonly retries: number;
 }
-
 
 /** A price the registry quotes (RFC 8748 fee extension) or our price list gives. */
 export interface Quote {
@@ -54,11 +60,19 @@ const dateOf = (dateTime: string): string => dateTime.slice(0, 10);
 export class EppRegistrar implements Registrar, RegistryMessages {
   readonly name = 'epp';
   readonly capabilities: ReadonlySet<RegistrarCapability> = new Set<RegistrarCapability>([
-    'register', 'renew', 'nameservers', 'transfer_lock', 'transfer_code', 'registrant',
+    'register',
+    'renew',
+    'nameservers',
+    'transfer_lock',
+    'transfer_code',
+    'registrant',
   ]);
   private readonly pool: EppPool;
 
-  constructor(client: EppClientOptions, private readonly options: EppRegistrarOptions) {
+  constructor(
+    client: EppClientOptions,
+    private readonly options: EppRegistrarOptions,
+  ) {
     if (options.defaultNameservers.length < 1) throw new Error('EPP registrar needs at least one default nameserver');
     this.pool = new EppPool(client);
   }
@@ -93,9 +107,18 @@ export class EppRegistrar implements Registrar, RegistryMessages {
 
   async check(domains: readonly string[]): Promise<Availability[]> {
     if (domains.length === 0) return [];
-    const res = this.ok(await this.run((s) => buildCommand('check', {
-      'domain:check': { '@_xmlns:domain': NS.domain, 'domain:name': [...domains] },
-    }, s.nextTrid('dmk-chk'))), 'domain:check');
+    const res = this.ok(
+      await this.run((s) =>
+        buildCommand(
+          'check',
+          {
+            'domain:check': { '@_xmlns:domain': NS.domain, 'domain:name': [...domains] },
+          },
+          s.nextTrid('dmk-chk'),
+        ),
+      ),
+      'domain:check',
+    );
     const avail = new Map<string, boolean>();
     for (const cd of children(child(res.resData, 'chkData'), 'cd')) {
       const n = child(cd, 'name');
@@ -112,9 +135,15 @@ export class EppRegistrar implements Registrar, RegistryMessages {
   }
 
   private async infoData(domain: string): Promise<XmlNode | null> {
-    const res = await this.run((s) => buildCommand('info', {
-      'domain:info': { '@_xmlns:domain': NS.domain, 'domain:name': { '#text': domain, '@_hosts': 'all' } },
-    }, s.nextTrid('dmk-inf')));
+    const res = await this.run((s) =>
+      buildCommand(
+        'info',
+        {
+          'domain:info': { '@_xmlns:domain': NS.domain, 'domain:name': { '#text': domain, '@_hosts': 'all' } },
+        },
+        s.nextTrid('dmk-inf'),
+      ),
+    );
     if (res.results[0]?.code === 2303) return null;
     return child(this.ok(res, `domain:info ${domain}`).resData, 'infData') ?? null;
   }
@@ -123,14 +152,13 @@ export class EppRegistrar implements Registrar, RegistryMessages {
     const d = await this.infoData(domain);
     if (!d) return null;
     const ns = child(d, 'ns');
-    const nameservers = [
-      ...children(ns, 'hostObj').map(text),
-      ...children(ns, 'hostAttr').map((h) => text(child(h, 'hostName'))),
-    ];
+    const nameservers = [...children(ns, 'hostObj').map(text), ...children(ns, 'hostAttr').map((h) => text(child(h, 'hostName')))];
     return {
       domain,
       registeredUntil: dateOf(text(child(d, 'exDate'))),
-      status: children(d, 'status').map((s) => attr(s, 's') ?? '').filter(Boolean),
+      status: children(d, 'status')
+        .map((s) => attr(s, 's') ?? '')
+        .filter(Boolean),
       nameservers,
     };
   }
@@ -139,17 +167,32 @@ export class EppRegistrar implements Registrar, RegistryMessages {
   private async nsElement(nameservers: readonly string[], clientTransactionId: string): Promise<XmlNode> {
     const g = await this.greeting();
     if (!g.objURIs.includes(NS.host)) return { 'domain:hostAttr': nameservers.map((h) => ({ 'domain:hostName': h })) };
-    const chk = this.ok(await this.run((s) => buildCommand('check', {
-      'host:check': { '@_xmlns:host': NS.host, 'host:name': [...nameservers] },
-    }, s.nextTrid('dmk-hchk'))), 'host:check');
+    const chk = this.ok(
+      await this.run((s) =>
+        buildCommand(
+          'check',
+          {
+            'host:check': { '@_xmlns:host': NS.host, 'host:name': [...nameservers] },
+          },
+          s.nextTrid('dmk-hchk'),
+        ),
+      ),
+      'host:check',
+    );
     const missing = children(child(chk.resData, 'chkData'), 'cd')
       .map((cd) => child(cd, 'name'))
       .filter((n) => ['1', 'true'].includes(attr(n, 'avail') ?? ''))
       .map((n) => text(n));
     for (const [i, host] of missing.entries()) {
-      const res = await this.run(() => buildCommand('create', {
-        'host:create': { '@_xmlns:host': NS.host, 'host:name': host },
-      }, clTRIDFor(clientTransactionId, `-h${i}`)));
+      const res = await this.run(() =>
+        buildCommand(
+          'create',
+          {
+            'host:create': { '@_xmlns:host': NS.host, 'host:name': host },
+          },
+          clTRIDFor(clientTransactionId, `-h${i}`),
+        ),
+      );
       this.ok(res, `host:create ${host}`, [2302]);
     }
     return { 'domain:hostObj': [...nameservers] };
@@ -158,15 +201,21 @@ export class EppRegistrar implements Registrar, RegistryMessages {
   async register(req: RegisterRequest): Promise<RegistryResult> {
     const nameservers = req.nameservers.length > 0 ? req.nameservers : this.options.defaultNameservers;
     const ns = await this.nsElement(nameservers, req.clientTransactionId);
-    const res = await this.run(() => buildCommand('create', {
-      'domain:create': {
-        '@_xmlns:domain': NS.domain,
-        'domain:name': req.domain,
-        'domain:period': { '#text': req.years, '@_unit': 'y' },
-        'domain:ns': ns,
-        'domain:authInfo': { 'domain:pw': newAuthInfo() },
-      },
-    }, clTRIDFor(req.clientTransactionId)));
+    const res = await this.run(() =>
+      buildCommand(
+        'create',
+        {
+          'domain:create': {
+            '@_xmlns:domain': NS.domain,
+            'domain:name': req.domain,
+            'domain:period': { '#text': req.years, '@_unit': 'y' },
+            'domain:ns': ns,
+            'domain:authInfo': { 'domain:pw': newAuthInfo() },
+          },
+        },
+        clTRIDFor(req.clientTransactionId),
+      ),
+    );
     if (res.results[0]?.code === 2302) {
       const holder = await this.info(req.domain).catch(() => null);
       throw new RegistryError('taken', `${req.domain} is registered`, holder?.registeredUntil ?? null, null, 2302);
@@ -178,14 +227,23 @@ export class EppRegistrar implements Registrar, RegistryMessages {
   }
 
   async renew(req: RenewRequest): Promise<RegistryResult> {
-    const res = this.ok(await this.run(() => buildCommand('renew', {
-      'domain:renew': {
-        '@_xmlns:domain': NS.domain,
-        'domain:name': req.domain,
-        'domain:curExpDate': req.currentExpiry,
-        'domain:period': { '#text': req.years, '@_unit': 'y' },
-      },
-    }, clTRIDFor(req.clientTransactionId))), `domain:renew ${req.domain}`);
+    const res = this.ok(
+      await this.run(() =>
+        buildCommand(
+          'renew',
+          {
+            'domain:renew': {
+              '@_xmlns:domain': NS.domain,
+              'domain:name': req.domain,
+              'domain:curExpDate': req.currentExpiry,
+              'domain:period': { '#text': req.years, '@_unit': 'y' },
+            },
+          },
+          clTRIDFor(req.clientTransactionId),
+        ),
+      ),
+      `domain:renew ${req.domain}`,
+    );
     let exDate = text(child(child(res.resData, 'renData'), 'exDate'));
     if (!exDate) exDate = (await this.info(req.domain))?.registeredUntil ?? '';
     return { domain: req.domain, registeredUntil: dateOf(exDate) };
@@ -198,7 +256,7 @@ export class EppRegistrar implements Registrar, RegistryMessages {
   }
 
   async setNameservers(domain: string, nameservers: readonly string[], clientTransactionId: string): Promise<void> {
-    const current = (await this.info(domain));
+    const current = await this.info(domain);
     if (!current) throw new RegistryError('rejected', `${domain} is not registered at the registry`, null, 'registry_object_missing', 2303);
     const want = nameservers.map((n) => n.toLowerCase());
     const have = current.nameservers.map((n) => n.toLowerCase());
@@ -206,17 +264,29 @@ export class EppRegistrar implements Registrar, RegistryMessages {
     const rem = have.filter((n) => !want.includes(n));
     if (add.length === 0 && rem.length === 0) return;
     const addNs = add.length > 0 ? await this.nsElement(add, clientTransactionId) : null;
-    const remNs = rem.length > 0 ? ('domain:hostAttr' in (addNs ?? {}) || !(await this.greeting()).objURIs.includes(NS.host)
-      ? { 'domain:hostAttr': rem.map((h) => ({ 'domain:hostName': h })) }
-      : { 'domain:hostObj': rem }) : null;
-    this.ok(await this.run(() => buildCommand('update', {
-      'domain:update': {
-        '@_xmlns:domain': NS.domain,
-        'domain:name': domain,
-        ...(addNs ? { 'domain:add': { 'domain:ns': addNs } } : {}),
-        ...(remNs ? { 'domain:rem': { 'domain:ns': remNs } } : {}),
-      },
-    }, clTRIDFor(clientTransactionId))), `domain:update ${domain}`);
+    const remNs =
+      rem.length > 0
+        ? 'domain:hostAttr' in (addNs ?? {}) || !(await this.greeting()).objURIs.includes(NS.host)
+          ? { 'domain:hostAttr': rem.map((h) => ({ 'domain:hostName': h })) }
+          : { 'domain:hostObj': rem }
+        : null;
+    this.ok(
+      await this.run(() =>
+        buildCommand(
+          'update',
+          {
+            'domain:update': {
+              '@_xmlns:domain': NS.domain,
+              'domain:name': domain,
+              ...(addNs ? { 'domain:add': { 'domain:ns': addNs } } : {}),
+              ...(remNs ? { 'domain:rem': { 'domain:ns': remNs } } : {}),
+            },
+          },
+          clTRIDFor(clientTransactionId),
+        ),
+      ),
+      `domain:update ${domain}`,
+    );
   }
 
   async setTransferLock(domain: string, locked: boolean, clientTransactionId: string): Promise<void> {
@@ -224,20 +294,36 @@ export class EppRegistrar implements Registrar, RegistryMessages {
     const has = children(d, 'status').some((s) => attr(s, 's') === 'clientTransferProhibited');
     if (has === locked) return;
     const change = { 'domain:status': { '@_s': 'clientTransferProhibited' } };
-    this.ok(await this.run(() => buildCommand('update', {
-      'domain:update': {
-        '@_xmlns:domain': NS.domain,
-        'domain:name': domain,
-        ...(locked ? { 'domain:add': change } : { 'domain:rem': change }),
-      },
-    }, clTRIDFor(clientTransactionId))), `domain:update ${domain}`);
+    this.ok(
+      await this.run(() =>
+        buildCommand(
+          'update',
+          {
+            'domain:update': {
+              '@_xmlns:domain': NS.domain,
+              'domain:name': domain,
+              ...(locked ? { 'domain:add': change } : { 'domain:rem': change }),
+            },
+          },
+          clTRIDFor(clientTransactionId),
+        ),
+      ),
+      `domain:update ${domain}`,
+    );
   }
 
   /** The authInfo (transfer code) the registry keeps for a name we sponsor (for the human-only reveal). */
   async transferCode(domain: string): Promise<string> {
     const d = await this.mustInfo(domain);
     const pw = text(child(child(d, 'authInfo'), 'pw'));
-    if (!pw) throw new RegistryError('rejected', `the registry did not disclose the transfer code of ${domain}`, null, 'registry_not_authorized', 2201);
+    if (!pw)
+      throw new RegistryError(
+        'rejected',
+        `the registry did not disclose the transfer code of ${domain}`,
+        null,
+        'registry_not_authorized',
+        2201,
+      );
     return pw;
   }
 
@@ -246,44 +332,67 @@ export class EppRegistrar implements Registrar, RegistryMessages {
     // What the contact schema and RFC 5733 §2.4 require, checked before a frame the registry would
     // refuse (2001/2005) is ever sent: cc is ISO 3166-1 alpha-2; name, city and e-mail are required.
     const a0 = registrant.address;
-    const problem = !/^[A-Za-z]{2}$/.test(a0.countryCode) ? `the country code "${a0.countryCode}" is not ISO 3166-1 alpha-2`
-      : !registrant.name.trim() ? 'the name is empty' : !a0.city.trim() ? 'the city is empty'
-      : !/^[^@\s]+@[^@\s]+$/.test(registrant.email) ? 'the e-mail address is not valid' : null;
+    const problem = !/^[A-Za-z]{2}$/.test(a0.countryCode)
+      ? `the country code "${a0.countryCode}" is not ISO 3166-1 alpha-2`
+      : !registrant.name.trim()
+        ? 'the name is empty'
+        : !a0.city.trim()
+          ? 'the city is empty'
+          : !/^[^@\s]+@[^@\s]+$/.test(registrant.email)
+            ? 'the e-mail address is not valid'
+            : null;
     if (problem) throw new RegistryError('rejected', `contact for ${domain} is not valid: ${problem}`);
     await this.mustInfo(domain);
     const contactId = `dmk${createHash('sha256').update(clientTransactionId).digest('hex').slice(0, 13)}`;
     const a = registrant.address;
-    const created = await this.run(() => buildCommand('create', {
-      'contact:create': {
-        '@_xmlns:contact': NS.contact,
-        'contact:id': contactId,
-        'contact:postalInfo': {
-          '@_type': 'int',
-          'contact:name': registrant.name,
-          ...(registrant.organization ? { 'contact:org': registrant.organization } : {}),
-          'contact:addr': {
-            'contact:street': a.street.slice(0, 3),
-            'contact:city': a.city,
-            ...(a.region ? { 'contact:sp': a.region } : {}),
-            ...(a.postalCode ? { 'contact:pc': a.postalCode } : {}),
-            'contact:cc': a.countryCode.toUpperCase(),
+    const created = await this.run(() =>
+      buildCommand(
+        'create',
+        {
+          'contact:create': {
+            '@_xmlns:contact': NS.contact,
+            'contact:id': contactId,
+            'contact:postalInfo': {
+              '@_type': 'int',
+              'contact:name': registrant.name,
+              ...(registrant.organization ? { 'contact:org': registrant.organization } : {}),
+              'contact:addr': {
+                'contact:street': a.street.slice(0, 3),
+                'contact:city': a.city,
+                ...(a.region ? { 'contact:sp': a.region } : {}),
+                ...(a.postalCode ? { 'contact:pc': a.postalCode } : {}),
+                'contact:cc': a.countryCode.toUpperCase(),
+              },
+            },
+            ...(registrant.phone ? { 'contact:voice': registrant.phone } : {}),
+            'contact:email': registrant.email,
+            'contact:authInfo': { 'contact:pw': newAuthInfo() },
           },
         },
-        ...(registrant.phone ? { 'contact:voice': registrant.phone } : {}),
-        'contact:email': registrant.email,
-        'contact:authInfo': { 'contact:pw': newAuthInfo() },
-      },
-    }, clTRIDFor(clientTransactionId, '-c')));
+        clTRIDFor(clientTransactionId, '-c'),
+      ),
+    );
     // 2302: the contact exists already — a repeat of this same change.
     this.ok(created, `contact:create ${contactId}`, [2302]);
-    this.ok(await this.run(() => buildCommand('update', {
-      'domain:update': { '@_xmlns:domain': NS.domain, 'domain:name': domain, 'domain:chg': { 'domain:registrant': contactId } },
-    }, clTRIDFor(clientTransactionId))), `domain:update ${domain}`);
+    this.ok(
+      await this.run(() =>
+        buildCommand(
+          'update',
+          {
+            'domain:update': { '@_xmlns:domain': NS.domain, 'domain:name': domain, 'domain:chg': { 'domain:registrant': contactId } },
+          },
+          clTRIDFor(clientTransactionId),
+        ),
+      ),
+      `domain:update ${domain}`,
+    );
   }
 
   /** contact:info, for checking what the registry holds about a contact id. */
   async contactInfo(id: string): Promise<{ id: string; name: string; email: string; countryCode: string } | null> {
-    const res = await this.run((s) => buildCommand('info', { 'contact:info': { '@_xmlns:contact': NS.contact, 'contact:id': id } }, s.nextTrid('dmk-cinf')));
+    const res = await this.run((s) =>
+      buildCommand('info', { 'contact:info': { '@_xmlns:contact': NS.contact, 'contact:id': id } }, s.nextTrid('dmk-cinf')),
+    );
     if (res.results[0]?.code === 2303) return null;
     const d = child(this.ok(res, `contact:info ${id}`).resData, 'infData');
     const p = children(d, 'postalInfo')[0];
@@ -297,12 +406,25 @@ export class EppRegistrar implements Registrar, RegistryMessages {
 
   /** domain:transfer op="query" (RFC 5731 §3.1.3): the state of a transfer of the name. */
   async transferStatus(domain: string): Promise<{ status: string; requestedBy: string; requestedAt: string; actBy: string } | null> {
-    const res = await this.run((s) => buildCommand('transfer', {
-      'domain:transfer': { '@_xmlns:domain': NS.domain, 'domain:name': domain },
-    }, s.nextTrid('dmk-trq'), undefined, { '@_op': 'query' }));
+    const res = await this.run((s) =>
+      buildCommand(
+        'transfer',
+        {
+          'domain:transfer': { '@_xmlns:domain': NS.domain, 'domain:name': domain },
+        },
+        s.nextTrid('dmk-trq'),
+        undefined,
+        { '@_op': 'query' },
+      ),
+    );
     if ([2301, 2303].includes(res.results[0]?.code ?? 0)) return null;
     const t = child(this.ok(res, `domain:transfer query ${domain}`).resData, 'trnData');
-    return { status: text(child(t, 'trStatus')), requestedBy: text(child(t, 'reID')), requestedAt: text(child(t, 'reDate')), actBy: text(child(t, 'acDate')) };
+    return {
+      status: text(child(t, 'trStatus')),
+      requestedBy: text(child(t, 'reID')),
+      requestedAt: text(child(t, 'reDate')),
+      actBy: text(child(t, 'acDate')),
+    };
   }
 
   /** Prices: the registry's fee extension (RFC 8748) when its greeting announces it, else our price list. */
@@ -314,15 +436,25 @@ export class EppRegistrar implements Registrar, RegistryMessages {
         return { domain, years, amount: y === null ? null : y * years, currency: 'UAH', source: 'price_list' as const };
       });
     }
-    const res = this.ok(await this.run((s) => buildCommand('check', {
-      'domain:check': { '@_xmlns:domain': NS.domain, 'domain:name': [...domains] },
-    }, s.nextTrid('dmk-fee'), {
-      'fee:check': {
-        '@_xmlns:fee': NS.fee,
-        'fee:currency': 'UAH',
-        'fee:command': { '@_name': command, 'fee:period': { '#text': years, '@_unit': 'y' } },
-      },
-    })), 'domain:check (fee)');
+    const res = this.ok(
+      await this.run((s) =>
+        buildCommand(
+          'check',
+          {
+            'domain:check': { '@_xmlns:domain': NS.domain, 'domain:name': [...domains] },
+          },
+          s.nextTrid('dmk-fee'),
+          {
+            'fee:check': {
+              '@_xmlns:fee': NS.fee,
+              'fee:currency': 'UAH',
+              'fee:command': { '@_name': command, 'fee:period': { '#text': years, '@_unit': 'y' } },
+            },
+          },
+        ),
+      ),
+      'domain:check (fee)',
+    );
     const fees = new Map<string, { amount: number | null; currency: string }>();
     const chk = child(res.extension, 'chkData');
     const currency = text(child(chk, 'currency')) || 'UAH';
@@ -341,18 +473,34 @@ export class EppRegistrar implements Registrar, RegistryMessages {
 
   /** The oldest registry message (poll req), or null when the queue is empty. */
   async poll(): Promise<RegistryMessage | null> {
-    const res = this.ok(await this.run((s) => buildCommand('poll', null, s.nextTrid('dmk-poll'), undefined, { '@_op': 'req' })), 'poll req');
+    const res = this.ok(
+      await this.run((s) => buildCommand('poll', null, s.nextTrid('dmk-poll'), undefined, { '@_op': 'req' })),
+      'poll req',
+    );
     if (res.results[0]?.code === 1300 || !res.msgQ) return null;
     const trn = child(res.resData, 'trnData');
     const pan = child(res.resData, 'panData');
     const msg = res.msgQ;
     if (trn) {
       const status = text(child(trn, 'trStatus'));
-      const kind = status === 'pending' ? 'transfer_requested'
-        : status === 'serverApproved' || status === 'clientApproved' ? 'transfer_completed' : 'transfer_cancelled';
+      const kind =
+        status === 'pending'
+          ? 'transfer_requested'
+          : status === 'serverApproved' || status === 'clientApproved'
+            ? 'transfer_completed'
+            : 'transfer_cancelled';
       return {
-        id: msg.id, kind, domain: text(child(trn, 'name')) || null, queuedAt: msg.qDate, text: msg.msg,
-        data: { status, requested_by: text(child(trn, 'reID')), requested_at: text(child(trn, 'reDate')), act_by: text(child(trn, 'acDate')) },
+        id: msg.id,
+        kind,
+        domain: text(child(trn, 'name')) || null,
+        queuedAt: msg.qDate,
+        text: msg.msg,
+        data: {
+          status,
+          requested_by: text(child(trn, 'reID')),
+          requested_at: text(child(trn, 'reDate')),
+          act_by: text(child(trn, 'acDate')),
+        },
       };
     }
     const domain = text(child(pan, 'name')) || null;
@@ -362,7 +510,10 @@ export class EppRegistrar implements Registrar, RegistryMessages {
 
   /** Removes a message from the queue (poll ack). */
   async ack(id: string): Promise<void> {
-    this.ok(await this.run((s) => buildCommand('poll', null, s.nextTrid('dmk-ack'), undefined, { '@_op': 'ack', '@_msgID': id })), `poll ack ${id}`);
+    this.ok(
+      await this.run((s) => buildCommand('poll', null, s.nextTrid('dmk-ack'), undefined, { '@_op': 'ack', '@_msgID': id })),
+      `poll ack ${id}`,
+    );
   }
 
   async close(): Promise<void> {

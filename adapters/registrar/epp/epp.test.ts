@@ -9,9 +9,17 @@ import { createEppRegistrar, type EppRegistrar, type EppSettings } from './index
 const utcToday = () => new Date().toISOString().slice(0, 10);
 
 const settingsFor = (server: EppTestServer, certs: EppCerts, extra: Partial<EppSettings> = {}): EppSettings => ({
-  host: '127.0.0.1', port: server.port, clientId: server.clientId, password: server.password,
-  cert: certs.clientCert, key: certs.clientKey, ca: certs.ca,
-  greetingTimeoutMs: 2000, commandTimeoutMs: 5000, backoffMs: 20, maxBackoffMs: 200,
+  host: '127.0.0.1',
+  port: server.port,
+  clientId: server.clientId,
+  password: server.password,
+  cert: certs.clientCert,
+  key: certs.clientKey,
+  ca: certs.ca,
+  greetingTimeoutMs: 2000,
+  commandTimeoutMs: 5000,
+  backoffMs: 20,
+  maxBackoffMs: 200,
   ...extra,
 });
 
@@ -61,13 +69,27 @@ describe('EPP registrar (adapters/registrar/epp) against the local EPP test regi
       expect(server.schemaErrors, server.schemaErrors.join('\n\n')).to.deep.equal([]);
     });
 
-    it('logs in with the greeting\'s services, runs create → info → renew, and logs out on close', async () => {
+    it("logs in with the greeting's services, runs create → info → renew, and logs out on close", async () => {
       await open();
-      const r = await registrar.register({ domain: 'roundtrip.com.ua', years: 1, nameservers: ['ns1.example.net', 'ns2.example.net'], clientTransactionId: 'rt-1' });
+      const r = await registrar.register({
+        domain: 'roundtrip.com.ua',
+        years: 1,
+        nameservers: ['ns1.example.net', 'ns2.example.net'],
+        clientTransactionId: 'rt-1',
+      });
       expect(r.registeredUntil).to.equal(addYears(utcToday(), 1));
       const info = await registrar.info('roundtrip.com.ua');
-      expect(info).to.deep.include({ registeredUntil: r.registeredUntil, nameservers: ['ns1.example.net', 'ns2.example.net'], status: ['ok'] });
-      const renewed = await registrar.renew({ domain: 'roundtrip.com.ua', years: 2, currentExpiry: r.registeredUntil, clientTransactionId: 'rt-2' });
+      expect(info).to.deep.include({
+        registeredUntil: r.registeredUntil,
+        nameservers: ['ns1.example.net', 'ns2.example.net'],
+        status: ['ok'],
+      });
+      const renewed = await registrar.renew({
+        domain: 'roundtrip.com.ua',
+        years: 2,
+        currentExpiry: r.registeredUntil,
+        clientTransactionId: 'rt-2',
+      });
       expect(renewed.registeredUntil).to.equal(addYears(r.registeredUntil, 2));
       expect(server.hosts.has('ns1.example.net'), 'host objects created first').to.equal(true);
       const verbs = server.received.map((c) => c.verb);
@@ -81,7 +103,9 @@ describe('EPP registrar (adapters/registrar/epp) against the local EPP test regi
       await open({ hostObjects: false });
       await registrar.register({ domain: 'attrs.com.ua', years: 1, nameservers: ['ns1.example.net'], clientTransactionId: 'attr-1' });
       expect(server.received.some((c) => c.object === 'host:check' || c.object === 'host:create')).to.equal(false);
-      expect(server.frames.some((f) => f.includes('<domain:hostAttr><domain:hostName>ns1.example.net</domain:hostName></domain:hostAttr>'))).to.equal(true);
+      expect(
+        server.frames.some((f) => f.includes('<domain:hostAttr><domain:hostName>ns1.example.net</domain:hostName></domain:hostAttr>')),
+      ).to.equal(true);
       expect((await registrar.info('attrs.com.ua'))!.nameservers).to.deep.equal(['ns1.example.net']);
     });
 
@@ -91,7 +115,12 @@ describe('EPP registrar (adapters/registrar/epp) against the local EPP test regi
       // The host objects are created on the dropped session's first creates: drop the domain create itself.
       await registrar.check(['drop.com.ua']);
       const before = server.connections;
-      const r = await registrar.register({ domain: 'drop.com.ua', years: 1, nameservers: ['ns1.drop.example'], clientTransactionId: 'drop-1' });
+      const r = await registrar.register({
+        domain: 'drop.com.ua',
+        years: 1,
+        nameservers: ['ns1.drop.example'],
+        clientTransactionId: 'drop-1',
+      });
       expect(server.connections).to.be.greaterThan(before);
       expect(r.registeredUntil).to.equal(addYears(utcToday(), 1));
       const creates = server.received.filter((c) => c.verb === 'create');
@@ -103,7 +132,9 @@ describe('EPP registrar (adapters/registrar/epp) against the local EPP test regi
     it('2400 is a registry outage (unavailable) and the name stays free', async () => {
       await open();
       server.failNext('create', 2400);
-      const err = await rejection(registrar.register({ domain: 'outage.com.ua', years: 1, nameservers: ['ns1.example.net'], clientTransactionId: 'out-1' }));
+      const err = await rejection(
+        registrar.register({ domain: 'outage.com.ua', years: 1, nameservers: ['ns1.example.net'], clientTransactionId: 'out-1' }),
+      );
       expect(err.reason).to.equal('unavailable');
       expect(err.registryCode).to.equal(2400);
       expect(await registrar.info('outage.com.ua')).to.equal(null);
@@ -113,18 +144,31 @@ describe('EPP registrar (adapters/registrar/epp) against the local EPP test regi
       await open();
       await registrar.register({ domain: 'codes.com.ua', years: 1, nameservers: ['ns1.example.net'], clientTransactionId: 'codes-1' });
       const expected = {
-        2201: 'registry_not_authorized', 2202: 'registry_auth_info_invalid', 2303: 'registry_object_missing',
-        2304: 'registry_status_prohibits', 2306: 'registry_parameter_rejected', 2308: 'registry_policy_refused',
+        2201: 'registry_not_authorized',
+        2202: 'registry_auth_info_invalid',
+        2303: 'registry_object_missing',
+        2304: 'registry_status_prohibits',
+        2306: 'registry_parameter_rejected',
+        2308: 'registry_policy_refused',
       } as const;
       for (const [code, refusal] of Object.entries(expected)) {
         server.failNext('renew', Number(code));
-        const err = await rejection(registrar.renew({ domain: 'codes.com.ua', years: 1, currentExpiry: addYears(utcToday(), 1), clientTransactionId: `codes-r${code}` }));
+        const err = await rejection(
+          registrar.renew({
+            domain: 'codes.com.ua',
+            years: 1,
+            currentExpiry: addYears(utcToday(), 1),
+            clientTransactionId: `codes-r${code}`,
+          }),
+        );
         expect(err.reason).to.equal('rejected');
         expect(err.refusal, code).to.equal(refusal);
         expect(err.registryCode).to.equal(Number(code));
       }
       // Renewing a name another registrar sponsors: 2201 from the registry itself.
-      const err = await rejection(registrar.renew({ domain: 'taken-codes.com.ua', years: 1, currentExpiry: TAKEN_UNTIL, clientTransactionId: 'codes-x' }));
+      const err = await rejection(
+        registrar.renew({ domain: 'taken-codes.com.ua', years: 1, currentExpiry: TAKEN_UNTIL, clientTransactionId: 'codes-x' }),
+      );
       expect(err.refusal).to.equal('registry_not_authorized');
     });
 
@@ -178,7 +222,12 @@ describe('EPP registrar (adapters/registrar/epp) against the local EPP test regi
       await open();
       const other = makeEppCerts();
       try {
-        const stranger = createEppRegistrar({ ...settingsFor(server, certs), cert: other.clientCert, key: other.clientKey, connectAttempts: 1 });
+        const stranger = createEppRegistrar({
+          ...settingsFor(server, certs),
+          cert: other.clientCert,
+          key: other.clientKey,
+          connectAttempts: 1,
+        });
         const err = await rejection(stranger.check(['x.com.ua']));
         expect(err.reason).to.equal('unavailable');
         await stranger.close();
@@ -191,14 +240,22 @@ describe('EPP registrar (adapters/registrar/epp) against the local EPP test regi
       await open();
       await registrar.register({ domain: 'holder.com.ua', years: 1, nameservers: [], clientTransactionId: 'h-1' });
       const contact = {
-        name: 'Оксана Петренко', organization: 'ТОВ «Домівка»', email: 'oksana@example.com', phone: '+380.441234567',
+        name: 'Оксана Петренко',
+        organization: 'ТОВ «Домівка»',
+        email: 'oksana@example.com',
+        phone: '+380.441234567',
         address: { street: ['вул. Хрещатик, 1'], city: 'Київ', postalCode: '01001', countryCode: 'ua' },
       };
       await registrar.changeRegistrant('holder.com.ua', contact, 'h-2');
       await registrar.changeRegistrant('holder.com.ua', contact, 'h-2');
       const id = await registrar.registrantOf('holder.com.ua');
       expect(id).to.match(/^dmk[0-9a-f]{13}$/);
-      expect(await registrar.contactInfo(id!)).to.deep.equal({ id, name: 'Оксана Петренко', email: 'oksana@example.com', countryCode: 'UA' });
+      expect(await registrar.contactInfo(id!)).to.deep.equal({
+        id,
+        name: 'Оксана Петренко',
+        email: 'oksana@example.com',
+        countryCode: 'UA',
+      });
       expect(server.contacts.size).to.equal(1);
       await rejection(registrar.changeRegistrant('nobody.com.ua', contact, 'h-3'));
     });
@@ -240,7 +297,10 @@ describe('EPP registrar (adapters/registrar/epp) against the local EPP test regi
 
     it('never logs the password or authInfo', async () => {
       const lines: string[] = [];
-      const log = { debug: (o: object, m: string) => lines.push(JSON.stringify(o) + m), warn: (o: object, m: string) => lines.push(JSON.stringify(o) + m) };
+      const log = {
+        debug: (o: object, m: string) => lines.push(JSON.stringify(o) + m),
+        warn: (o: object, m: string) => lines.push(JSON.stringify(o) + m),
+      };
       await open({}, { log });
       await registrar.register({ domain: 'secret.com.ua', years: 1, nameservers: [], clientTransactionId: 's-1' });
       const code = await registrar.transferCode('secret.com.ua');

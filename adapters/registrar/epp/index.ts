@@ -43,14 +43,21 @@ const pem = (what: string, v: string): string => {
 export const createEppRegistrar = (s: EppSettings): EppRegistrar => {
   if (!s.host) throw new Error('EPP_HOST is required');
   if (!Number.isInteger(s.port) || s.port < 1 || s.port > 65535) throw new Error(`EPP_PORT must be a TCP port, got ${s.port}`);
-  if (!s.clientId || s.clientId.length < 3 || s.clientId.length > 16) throw new Error('EPP_CLIENT_ID must be 3–16 characters (RFC 5730 clIDType)');
-  if (!s.password || s.password.length < 6 || s.password.length > 64) throw new Error('EPP_PASSWORD must be 6–64 characters (RFC 5730 pwType)');
+  if (!s.clientId || s.clientId.length < 3 || s.clientId.length > 16)
+    throw new Error('EPP_CLIENT_ID must be 3–16 characters (RFC 5730 clIDType)');
+  if (!s.password || s.password.length < 6 || s.password.length > 64)
+    throw new Error('EPP_PASSWORD must be 6–64 characters (RFC 5730 pwType)');
   const client: EppClientOptions = {
     host: s.host,
     port: s.port,
     clientId: s.clientId,
     password: s.password,
-    tls: { cert: pem('certificate', s.cert), key: pem('key', s.key), ca: pem('CA', s.ca), ...(s.servername ? { servername: s.servername } : {}) },
+    tls: {
+      cert: pem('certificate', s.cert),
+      key: pem('key', s.key),
+      ca: pem('CA', s.ca),
+      ...(s.servername ? { servername: s.servername } : {}),
+    },
     poolSize: s.poolSize ?? 2,
     greetingTimeoutMs: s.greetingTimeoutMs ?? 10_000,
     commandTimeoutMs: s.commandTimeoutMs ?? 30_000,

@@ -21,8 +21,22 @@ export type XmlValue = string | number | boolean | XmlNode | XmlValue[] | null |
 const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@_', suppressEmptyNode: true, format: false });
 
 const ARRAYS = new Set([
-  'result', 'cd', 'status', 'hostObj', 'hostAttr', 'hostAddr', 'contact', 'objURI', 'extURI', 'lang', 'version',
-  'command', 'street', 'postalInfo', 'host', 'value',
+  'result',
+  'cd',
+  'status',
+  'hostObj',
+  'hostAttr',
+  'hostAddr',
+  'contact',
+  'objURI',
+  'extURI',
+  'lang',
+  'version',
+  'command',
+  'street',
+  'postalInfo',
+  'host',
+  'value',
 ]);
 const parser = new XMLParser({
   ignoreAttributes: false,
@@ -61,7 +75,7 @@ export const child = (n: XmlValue, name: string): XmlNode | undefined => {
   if (!n || typeof n !== 'object' || Array.isArray(n)) return undefined;
   const v = (n as XmlNode)[name];
   if (Array.isArray(v)) return v[0] as XmlNode | undefined;
-  if (v === '' ) return {};
+  if (v === '') return {};
   return v && typeof v === 'object' ? (v as XmlNode) : v === undefined ? undefined : ({ '#text': v } as XmlNode);
 };
 export const children = (n: XmlValue, name: string): XmlNode[] => {
@@ -115,9 +129,7 @@ export const readResponse = (xml: string): EppResponse => {
   const results = children(res, 'result').map((r) => ({
     code: Number(attr(r, 'code')),
     message: text(child(r, 'msg')),
-    reasons: [
-      ...children(r, 'extValue').map((x) => text(child(x, 'reason'))),
-    ].filter(Boolean),
+    reasons: [...children(r, 'extValue').map((x) => text(child(x, 'reason')))].filter(Boolean),
   }));
   const q = child(res, 'msgQ');
   const trID = child(res, 'trID');
@@ -126,7 +138,12 @@ export const readResponse = (xml: string): EppResponse => {
     resData: child(res, 'resData'),
     extension: child(res, 'extension'),
     msgQ: q
-      ? { count: Number(attr(q, 'count') ?? 0), id: attr(q, 'id') ?? '', qDate: text(child(q, 'qDate')) || null, msg: text(child(q, 'msg')) }
+      ? {
+          count: Number(attr(q, 'count') ?? 0),
+          id: attr(q, 'id') ?? '',
+          qDate: text(child(q, 'qDate')) || null,
+          msg: text(child(q, 'msg')),
+        }
       : null,
     clTRID: text(child(trID, 'clTRID')) || null,
     svTRID: text(child(trID, 'svTRID')) || null,

@@ -3,8 +3,14 @@ import type { Clock } from '../../../core/kernel/clock.port.js';
 import { isRegistrable } from '../../../core/domains/price-list.js';
 import {
   RegistryError,
-  type Availability, type RegisterRequest, type Registrar, type RegistrarCapability, type RegistryDomainInfo,
-  type RegistryResult, type RenewRequest, type RegistrantContact,
+  type Availability,
+  type RegisterRequest,
+  type Registrar,
+  type RegistrarCapability,
+  type RegistryDomainInfo,
+  type RegistryResult,
+  type RenewRequest,
+  type RegistrantContact,
 } from '../../../core/domains/ports/registrar.port.js';
 import type { SandboxRegistryStore } from '../../../core/sandbox/ports/sandbox-registry.port.js';
 
@@ -25,7 +31,12 @@ const isFailMagic = (name: string) => name.split('.')[0]!.startsWith('fail-');
 export class SandboxRegistrar implements Registrar {
   readonly name = 'sandbox';
   readonly capabilities: ReadonlySet<RegistrarCapability> = new Set<RegistrarCapability>([
-    'register', 'renew', 'nameservers', 'transfer_lock', 'transfer_code', 'registrant',
+    'register',
+    'renew',
+    'nameservers',
+    'transfer_lock',
+    'transfer_code',
+    'registrant',
   ]);
 
   constructor(
@@ -45,7 +56,8 @@ export class SandboxRegistrar implements Registrar {
   }
 
   async info(domain: string): Promise<RegistryDomainInfo | null> {
-    if (isTakenMagic(domain)) return { domain, registeredUntil: TAKEN_UNTIL, status: ['clientTransferProhibited'], nameservers: ['ns1.elsewhere.example'] };
+    if (isTakenMagic(domain))
+      return { domain, registeredUntil: TAKEN_UNTIL, status: ['clientTransferProhibited'], nameservers: ['ns1.elsewhere.example'] };
     const e = await this.store.find(domain);
     return e ? { domain, registeredUntil: e.registeredUntil, status: [...e.status], nameservers: [...e.nameservers] } : null;
   }
@@ -63,8 +75,11 @@ export class SandboxRegistrar implements Registrar {
       const registeredUntil = addYears(req.today ?? kyivDate(this.clock.now()), req.years);
       // Atomic, like a real registry: of two racing creates of one name, one wins and one is refused.
       const created = await this.store.putIfAbsent({
-        domain: req.domain, registeredUntil, status: ['ok'],
-        nameservers: req.nameservers.length > 0 ? [...req.nameservers] : SANDBOX_NS, transferCode: this.newTransferCode(),
+        domain: req.domain,
+        registeredUntil,
+        status: ['ok'],
+        nameservers: req.nameservers.length > 0 ? [...req.nameservers] : SANDBOX_NS,
+        transferCode: this.newTransferCode(),
       });
       if (!created) {
         const holder = await this.store.find(req.domain);
@@ -124,11 +139,22 @@ export class SandboxRegistrar implements Registrar {
     return this.store.atomically(async () => {
       if (await this.store.transaction(clientTransactionId)) return;
       // What a registry checks of a contact (RFC 5733 §2.4: cc is ISO 3166 alpha-2; name, city, email required).
-      if (!/^[A-Z]{2}$/.test(registrant.address.countryCode) || !registrant.name.trim() || !registrant.address.city.trim() || !registrant.email.includes('@')) {
-        throw new RegistryError('rejected', `contact for ${domain} is not valid (name, email, city and a two-letter country code are required)`);
+      if (
+        !/^[A-Z]{2}$/.test(registrant.address.countryCode) ||
+        !registrant.name.trim() ||
+        !registrant.address.city.trim() ||
+        !registrant.email.includes('@')
+      ) {
+        throw new RegistryError(
+          'rejected',
+          `contact for ${domain} is not valid (name, email, city and a two-letter country code are required)`,
+        );
       }
       const e = await this.mustFind(domain);
-      await this.store.put({ ...e, registrant: { ...registrant, address: { ...registrant.address, street: [...registrant.address.street] } } });
+      await this.store.put({
+        ...e,
+        registrant: { ...registrant, address: { ...registrant.address, street: [...registrant.address.street] } },
+      });
       await this.store.recordTransaction(clientTransactionId, 'registrant', domain, JSON.stringify({ name: registrant.name }));
     });
   }
@@ -147,7 +173,8 @@ export class SandboxRegistrar implements Registrar {
   private async replayed(id: string, op: string, domain: string): Promise<RegistryResult | null> {
     const t = await this.store.transaction(id);
     if (!t) return null;
-    if (t.op !== op || t.domain !== domain) throw new RegistryError('rejected', `client transaction id ${id} was used for ${t.op} ${t.domain}`);
+    if (t.op !== op || t.domain !== domain)
+      throw new RegistryError('rejected', `client transaction id ${id} was used for ${t.op} ${t.domain}`);
     return JSON.parse(t.result) as RegistryResult;
   }
 }

@@ -64,16 +64,27 @@ eachStore('Sandbox registrar', (kind) => {
     });
 
     it('declares all six capabilities', () => {
-      expect([...registrar.capabilities].sort()).to.deep.equal(['nameservers', 'register', 'registrant', 'renew', 'transfer_code', 'transfer_lock']);
+      expect([...registrar.capabilities].sort()).to.deep.equal([
+        'nameservers',
+        'register',
+        'registrant',
+        'renew',
+        'transfer_code',
+        'transfer_lock',
+      ]);
       expect(registrar.name).to.equal('sandbox');
     });
 
     it('a first label starting with taken- is registered elsewhere until TAKEN_UNTIL, under every TLD', async () => {
       expect(TAKEN_UNTIL).to.equal('2031-03-14');
       const names = ['taken-shop.com.ua', 'taken-x.dev', 'taken-1.io'];
-      expect(await registrar.check(names)).to.deep.equal(names.map((domain) => ({ domain, available: false, registeredUntil: TAKEN_UNTIL })));
+      expect(await registrar.check(names)).to.deep.equal(
+        names.map((domain) => ({ domain, available: false, registeredUntil: TAKEN_UNTIL })),
+      );
       expect(await registrar.info('taken-shop.com.ua')).to.deep.include({ domain: 'taken-shop.com.ua', registeredUntil: TAKEN_UNTIL });
-      const err = await rejection(registrar.register({ domain: 'taken-shop.com.ua', years: 1, nameservers: [], clientTransactionId: id() }));
+      const err = await rejection(
+        registrar.register({ domain: 'taken-shop.com.ua', years: 1, nameservers: [], clientTransactionId: id() }),
+      );
       expect(err.reason).to.equal('taken');
       expect(err.registeredUntil).to.equal(TAKEN_UNTIL);
     });
@@ -86,12 +97,16 @@ eachStore('Sandbox registrar', (kind) => {
     });
 
     it('a first label starting with fail- is available on check but fails at the registry', async () => {
-      expect(await registrar.check(['fail-shop.com.ua'])).to.deep.equal([{ domain: 'fail-shop.com.ua', available: true, registeredUntil: null }]);
+      expect(await registrar.check(['fail-shop.com.ua'])).to.deep.equal([
+        { domain: 'fail-shop.com.ua', available: true, registeredUntil: null },
+      ]);
       const err = await rejection(registrar.register({ domain: 'fail-shop.com.ua', years: 1, nameservers: [], clientTransactionId: id() }));
       expect(err.reason).to.equal('unavailable');
       expect(err.registeredUntil).to.equal(null);
-      expect((await rejection(registrar.renew({ domain: 'fail-shop.com.ua', years: 1, currentExpiry: '2027-11-21', clientTransactionId: id() }))).reason)
-        .to.equal('unavailable');
+      expect(
+        (await rejection(registrar.renew({ domain: 'fail-shop.com.ua', years: 1, currentExpiry: '2027-11-21', clientTransactionId: id() })))
+          .reason,
+      ).to.equal('unavailable');
       expect(await opened.store.sandboxRegistry.find('fail-shop.com.ua')).to.equal(null);
     });
 
@@ -109,7 +124,9 @@ eachStore('Sandbox registrar', (kind) => {
     it('a priced suffix itself (com.ua, kyiv.ua, org.ua) is not a registrable name', async () => {
       const names = ['com.ua', 'kyiv.ua', 'org.ua'];
       expect(await registrar.check(names)).to.deep.equal(names.map((domain) => ({ domain, available: false, registeredUntil: null })));
-      expect((await rejection(registrar.register({ domain: 'kyiv.ua', years: 1, nameservers: [], clientTransactionId: id() }))).reason).to.equal('rejected');
+      expect(
+        (await rejection(registrar.register({ domain: 'kyiv.ua', years: 1, nameservers: [], clientTransactionId: id() }))).reason,
+      ).to.equal('rejected');
     });
 
     it('every TLD of the price list is sold', async () => {
@@ -122,8 +139,12 @@ eachStore('Sandbox registrar', (kind) => {
       const r = await registrar.register({ domain: 'stored.kyiv.ua', years: 1, nameservers: [], clientTransactionId: id() });
       expect(r).to.deep.equal({ domain: 'stored.kyiv.ua', registeredUntil: '2027-11-21' });
       expect(await opened.store.sandboxRegistry.find('stored.kyiv.ua')).to.deep.equal({
-        domain: 'stored.kyiv.ua', registeredUntil: '2027-11-21', status: ['ok'],
-        nameservers: ['ns1.domivka.net', 'ns2.domivka.net'], transferCode: 'CODE00000001', registrant: null,
+        domain: 'stored.kyiv.ua',
+        registeredUntil: '2027-11-21',
+        status: ['ok'],
+        nameservers: ['ns1.domivka.net', 'ns2.domivka.net'],
+        transferCode: 'CODE00000001',
+        registrant: null,
       });
       expect(await registrar.transferCode('stored.kyiv.ua')).to.equal('CODE00000001');
     });
@@ -131,7 +152,10 @@ eachStore('Sandbox registrar', (kind) => {
     it('changeRegistrant stores the contact object in the sandbox registry (and keeps it through later writes)', async () => {
       await registrar.register({ domain: 'holder.kyiv.ua', years: 1, nameservers: [], clientTransactionId: id() });
       const contact = {
-        name: 'Ірина Шевченко', organization: 'ФОП Шевченко', email: 'iryna@example.com.ua', phone: '+380.501234567',
+        name: 'Ірина Шевченко',
+        organization: 'ФОП Шевченко',
+        email: 'iryna@example.com.ua',
+        phone: '+380.501234567',
         address: { street: ['вул. Січових Стрільців, 5', 'кв. 2'], city: 'Київ', region: null, postalCode: '04053', countryCode: 'UA' },
       };
       await registrar.changeRegistrant('holder.kyiv.ua', contact, id());
@@ -143,7 +167,9 @@ eachStore('Sandbox registrar', (kind) => {
     it('the registry is shared: another sandbox registrar over the same store sees the name as taken', async () => {
       await registrar.register({ domain: 'shared.org.ua', years: 3, nameservers: [], clientTransactionId: id() });
       const other = new SandboxRegistrar(opened.store.sandboxRegistry, clock, codes());
-      expect(await other.check(['shared.org.ua'])).to.deep.equal([{ domain: 'shared.org.ua', available: false, registeredUntil: '2029-11-21' }]);
+      expect(await other.check(['shared.org.ua'])).to.deep.equal([
+        { domain: 'shared.org.ua', available: false, registeredUntil: '2029-11-21' },
+      ]);
     });
 
     it('registration dates follow the Kyiv calendar: 22:30 UTC on 28 Feb is already 1 March in Kyiv', async () => {
@@ -162,16 +188,25 @@ eachStore('Sandbox registrar', (kind) => {
       const tid = id();
       const first = await registrar.register({ domain: 'replayed.dev', years: 1, nameservers: [], clientTransactionId: tid });
       clock.set(new Date('2027-06-01T10:00:00Z'));
-      expect(await registrar.register({ domain: 'replayed.dev', years: 1, nameservers: [], clientTransactionId: tid })).to.deep.equal(first);
+      expect(await registrar.register({ domain: 'replayed.dev', years: 1, nameservers: [], clientTransactionId: tid })).to.deep.equal(
+        first,
+      );
       expect(first.registeredUntil).to.equal('2027-11-21');
     });
 
     it('a client transaction id reused for another name or operation is rejected', async () => {
       const tid = id();
       await registrar.register({ domain: 'owner-of-id.io', years: 1, nameservers: [], clientTransactionId: tid });
-      expect((await rejection(registrar.register({ domain: 'another-name.io', years: 1, nameservers: [], clientTransactionId: tid }))).reason).to.equal('rejected');
-      expect((await rejection(registrar.renew({ domain: 'owner-of-id.io', years: 1, currentExpiry: '2027-11-21', clientTransactionId: tid }))).reason).to.equal('rejected');
-      expect(await registrar.check(['another-name.io'])).to.deep.equal([{ domain: 'another-name.io', available: true, registeredUntil: null }]);
+      expect(
+        (await rejection(registrar.register({ domain: 'another-name.io', years: 1, nameservers: [], clientTransactionId: tid }))).reason,
+      ).to.equal('rejected');
+      expect(
+        (await rejection(registrar.renew({ domain: 'owner-of-id.io', years: 1, currentExpiry: '2027-11-21', clientTransactionId: tid })))
+          .reason,
+      ).to.equal('rejected');
+      expect(await registrar.check(['another-name.io'])).to.deep.equal([
+        { domain: 'another-name.io', available: true, registeredUntil: null },
+      ]);
       expect((await registrar.info('owner-of-id.io'))!.registeredUntil).to.equal('2027-11-21');
     });
 
@@ -197,7 +232,10 @@ eachStore('Sandbox registrar', (kind) => {
       const flaky = new SandboxRegistrar(crashing, clock, codes());
       const tid = id();
       const req = { domain: 'cut-create.com.ua', years: 1, nameservers: [], clientTransactionId: tid };
-      await flaky.register(req).then(() => expect.fail('the simulated crash must surface'), (e: Error) => expect(e.message).to.contain('simulated crash'));
+      await flaky.register(req).then(
+        () => expect.fail('the simulated crash must surface'),
+        (e: Error) => expect(e.message).to.contain('simulated crash'),
+      );
       expect(await registrar.info('cut-create.com.ua'), 'the create was rolled back with its record').to.equal(null);
       cut = false;
       expect((await flaky.register(req)).registeredUntil).to.equal('2027-11-21');
@@ -206,7 +244,10 @@ eachStore('Sandbox registrar', (kind) => {
       // The same for a renewal: cut, then the retry renews exactly once.
       cut = true;
       const renew = { domain: 'cut-create.com.ua', years: 1, currentExpiry: '2027-11-21', clientTransactionId: id() };
-      await flaky.renew(renew).then(() => expect.fail('the simulated crash must surface'), (e: Error) => expect(e.message).to.contain('simulated crash'));
+      await flaky.renew(renew).then(
+        () => expect.fail('the simulated crash must surface'),
+        (e: Error) => expect(e.message).to.contain('simulated crash'),
+      );
       expect((await registrar.info('cut-create.com.ua'))!.registeredUntil, 'the renewal was rolled back').to.equal('2027-11-21');
       cut = false;
       expect((await flaky.renew(renew)).registeredUntil).to.equal('2028-11-21');

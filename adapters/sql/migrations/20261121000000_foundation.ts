@@ -140,8 +140,18 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   for (const table of [
-    'sandbox_registry_transactions', 'sandbox_registry', 'idempotency_keys', 'events', 'notices', 'ledger_entries',
-    'domain_labels', 'domains', 'api_keys', 'sessions', 'people', 'accounts',
+    'sandbox_registry_transactions',
+    'sandbox_registry',
+    'idempotency_keys',
+    'events',
+    'notices',
+    'ledger_entries',
+    'domain_labels',
+    'domains',
+    'api_keys',
+    'sessions',
+    'people',
+    'accounts',
   ]) {
     await knex.schema.dropTableIfExists(table);
   }

@@ -65,5 +65,6 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const table of ['acme_accounts', 'sandbox_ca', 'certificate_attempts', 'certificate_domains', 'certificates']) await knex.schema.dropTableIfExists(table);
+  for (const table of ['acme_accounts', 'sandbox_ca', 'certificate_attempts', 'certificate_domains', 'certificates'])
+    await knex.schema.dropTableIfExists(table);
 }

@@ -9,17 +9,37 @@ import type { FeedCache } from '../change-feed.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';
 
 type KeyRow = {
-  id: string; account_id: string; environment: string; name: string; created_by: string; policies: string;
-  cidr: string | null; expires_on: string; spend_limit: string | number | null; class: number; secret_hash: string;
-  created_at: string; last_used_at: string | null; revoked_at: string | null; revoked_by: string | null;
+  id: string;
+  account_id: string;
+  environment: string;
+  name: string;
+  created_by: string;
+  policies: string;
+  cidr: string | null;
+  expires_on: string;
+  spend_limit: string | number | null;
+  class: number;
+  secret_hash: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+  revoked_by: string | null;
 };
 
 const toKey = (r: KeyRow): ApiKey => ({
-  id: r.id, accountId: r.account_id, environment: r.environment as Environment, name: r.name, createdBy: r.created_by,
+  id: r.id,
+  accountId: r.account_id,
+  environment: r.environment as Environment,
+  name: r.name,
+  createdBy: r.created_by,
   policies: parse<Policy[]>(r.policies),
   conditions: { cidr: r.cidr, expiresOn: r.expires_on, spendLimit: r.spend_limit === null ? null : Number(r.spend_limit) },
-  class: Number(r.class) as DangerClass, secretHash: r.secret_hash, createdAt: date(r.created_at),
-  lastUsedAt: dateOrNull(r.last_used_at), revokedAt: dateOrNull(r.revoked_at), revokedBy: r.revoked_by,
+  class: Number(r.class) as DangerClass,
+  secretHash: r.secret_hash,
+  createdAt: date(r.created_at),
+  lastUsedAt: dateOrNull(r.last_used_at),
+  revokedAt: dateOrNull(r.revoked_at),
+  revokedBy: r.revoked_by,
 });
 
 /**
@@ -42,12 +62,25 @@ export class SqlKeyRepository implements KeyRepository {
   ) {}
 
   async insert(k: ApiKey): Promise<void> {
-    await this.uow.db()('api_keys').insert({
-      id: k.id, account_id: k.accountId, environment: k.environment, name: k.name, created_by: k.createdBy,
-      policies: json(k.policies), cidr: k.conditions.cidr, expires_on: k.conditions.expiresOn,
-      spend_limit: k.conditions.spendLimit, class: k.class, secret_hash: k.secretHash, created_at: iso(k.createdAt),
-      last_used_at: null, revoked_at: null, revoked_by: null,
-    });
+    await this.uow
+      .db()('api_keys')
+      .insert({
+        id: k.id,
+        account_id: k.accountId,
+        environment: k.environment,
+        name: k.name,
+        created_by: k.createdBy,
+        policies: json(k.policies),
+        cidr: k.conditions.cidr,
+        expires_on: k.conditions.expiresOn,
+        spend_limit: k.conditions.spendLimit,
+        class: k.class,
+        secret_hash: k.secretHash,
+        created_at: iso(k.createdAt),
+        last_used_at: null,
+        revoked_at: null,
+        revoked_by: null,
+      });
   }
 
   async findById(id: string): Promise<ApiKey | null> {
@@ -96,13 +129,20 @@ export class SqlKeyRepository implements KeyRepository {
       this.cache.delete(id);
       this.shared?.delete(id);
     });
-    const n = await this.uow.db()('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: iso(at), revoked_by: by });
+    const n = await this.uow
+      .db()('api_keys')
+      .where({ id })
+      .whereNull('revoked_at')
+      .update({ revoked_at: iso(at), revoked_by: by });
     // Every other process drops it once this commits.
     if (n > 0) await this.announcer?.announce('key', id);
     return n > 0;
   }
 
   async touchLastUsed(id: string, at: Date): Promise<void> {
-    await this.uow.db()('api_keys').where({ id }).update({ last_used_at: iso(at) });
+    await this.uow
+      .db()('api_keys')
+      .where({ id })
+      .update({ last_used_at: iso(at) });
   }
 }

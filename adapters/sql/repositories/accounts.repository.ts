@@ -5,17 +5,31 @@ import type { KnexUnitOfWork } from '../unit-of-work.js';
 import type { Invitation, InvitationRepository, PeopleRepository } from '../../../core/accounts/ports/people.port.js';
 
 type PersonRow = {
-  id: string; account_id: string; email: string; name: string; role: string; password_hash: string;
-  totp_secret: string; totp_last_step: string | number | null; last_sign_in_at: string | null; created_at: string;
+  id: string;
+  account_id: string;
+  email: string;
+  name: string;
+  role: string;
+  password_hash: string;
+  totp_secret: string;
+  totp_last_step: string | number | null;
+  last_sign_in_at: string | null;
+  created_at: string;
   two_factor_enabled?: boolean | number | null;
   totp_pending_secret?: string | null;
 };
 
 const toPerson = (r: PersonRow): Person => ({
-  id: r.id, accountId: r.account_id, email: r.email, name: r.name, role: r.role as Person['role'],
-  passwordHash: r.password_hash, totpSecret: r.totp_secret,
+  id: r.id,
+  accountId: r.account_id,
+  email: r.email,
+  name: r.name,
+  role: r.role as Person['role'],
+  passwordHash: r.password_hash,
+  totpSecret: r.totp_secret,
   totpLastStep: r.totp_last_step === null ? null : Number(r.totp_last_step),
-  lastSignInAt: dateOrNull(r.last_sign_in_at), createdAt: date(r.created_at),
+  lastSignInAt: dateOrNull(r.last_sign_in_at),
+  createdAt: date(r.created_at),
   twoFactorEnabled: r.two_factor_enabled === undefined || r.two_factor_enabled === null ? true : Boolean(r.two_factor_enabled),
   totpPendingSecret: r.totp_pending_secret ?? null,
 });
@@ -28,7 +42,9 @@ export class SqlAccountRepository implements AccountRepository {
   constructor(private readonly uow: KnexUnitOfWork) {}
 
   async insertAccount(a: Account): Promise<void> {
-    await this.uow.db()('accounts').insert({ id: a.id, name: a.name, created_at: iso(a.createdAt) });
+    await this.uow
+      .db()('accounts')
+      .insert({ id: a.id, name: a.name, created_at: iso(a.createdAt) });
   }
 
   async findAccount(id: string): Promise<Account | null> {
@@ -37,11 +53,20 @@ export class SqlAccountRepository implements AccountRepository {
   }
 
   async insertPerson(p: Person): Promise<void> {
-    await this.uow.db()('people').insert({
-      id: p.id, account_id: p.accountId, email: p.email, name: p.name, role: p.role, password_hash: p.passwordHash,
-      totp_secret: p.totpSecret, totp_last_step: p.totpLastStep, last_sign_in_at: p.lastSignInAt ? iso(p.lastSignInAt) : null,
-      created_at: iso(p.createdAt),
-    });
+    await this.uow
+      .db()('people')
+      .insert({
+        id: p.id,
+        account_id: p.accountId,
+        email: p.email,
+        name: p.name,
+        role: p.role,
+        password_hash: p.passwordHash,
+        totp_secret: p.totpSecret,
+        totp_last_step: p.totpLastStep,
+        last_sign_in_at: p.lastSignInAt ? iso(p.lastSignInAt) : null,
+        created_at: iso(p.createdAt),
+      });
   }
 
   async findPersonByEmail(email: string): Promise<Person | null> {
@@ -61,9 +86,17 @@ export class SqlAccountRepository implements AccountRepository {
 
   async recordSignIn(personId: string, at: Date, totpStep: number | null): Promise<boolean> {
     // Two-factor checks switched off: no step to record.
-    if (totpStep === null) return (await this.uow.db()('people').where({ id: personId }).update({ last_sign_in_at: iso(at) })) > 0;
+    if (totpStep === null)
+      return (
+        (await this.uow
+          .db()('people')
+          .where({ id: personId })
+          .update({ last_sign_in_at: iso(at) })) > 0
+      );
     // Conditional: of two concurrent sign-ins with one code, only one records it (RFC 6238 §5.2).
-    const n = await this.uow.db()('people').where({ id: personId })
+    const n = await this.uow
+      .db()('people')
+      .where({ id: personId })
       .andWhere((w) => w.whereNull('totp_last_step').orWhere('totp_last_step', '<', totpStep))
       .update({ last_sign_in_at: iso(at), totp_last_step: totpStep });
     return n > 0;
@@ -74,25 +107,44 @@ export class SqlSessionRepository implements SessionRepository {
   constructor(private readonly uow: KnexUnitOfWork) {}
 
   async insert(s: Session): Promise<void> {
-    await this.uow.db()('sessions').insert({
-      id: s.id, token_hash: s.tokenHash, person_id: s.personId, account_id: s.accountId, created_at: iso(s.createdAt),
-      authenticated_at: iso(s.authenticatedAt), expires_at: iso(s.expiresAt), revoked_at: null, csrf_token: s.csrfToken ?? null,
-    });
+    await this.uow
+      .db()('sessions')
+      .insert({
+        id: s.id,
+        token_hash: s.tokenHash,
+        person_id: s.personId,
+        account_id: s.accountId,
+        created_at: iso(s.createdAt),
+        authenticated_at: iso(s.authenticatedAt),
+        expires_at: iso(s.expiresAt),
+        revoked_at: null,
+        csrf_token: s.csrfToken ?? null,
+      });
   }
 
   async findByTokenHash(tokenHash: string): Promise<Session | null> {
     const r = await this.uow.db()('sessions').where({ token_hash: tokenHash }).first();
     return r
       ? {
-          id: r.id, personId: r.person_id, accountId: r.account_id, tokenHash: r.token_hash, createdAt: date(r.created_at),
-          authenticatedAt: date(r.authenticated_at), expiresAt: date(r.expires_at), revokedAt: dateOrNull(r.revoked_at),
+          id: r.id,
+          personId: r.person_id,
+          accountId: r.account_id,
+          tokenHash: r.token_hash,
+          createdAt: date(r.created_at),
+          authenticatedAt: date(r.authenticated_at),
+          expiresAt: date(r.expires_at),
+          revokedAt: dateOrNull(r.revoked_at),
           csrfToken: r.csrf_token ?? null,
         }
       : null;
   }
 
   async revoke(id: string, at: Date): Promise<void> {
-    await this.uow.db()('sessions').where({ id }).whereNull('revoked_at').update({ revoked_at: iso(at) });
+    await this.uow
+      .db()('sessions')
+      .where({ id })
+      .whereNull('revoked_at')
+      .update({ revoked_at: iso(at) });
   }
 }
 
@@ -105,12 +157,17 @@ export class SqlPeopleRepository implements PeopleRepository {
   ) {}
 
   async list(accountId: string): Promise<Person[]> {
-    return (await this.uow.db()('people').where({ account_id: accountId }).whereNull('removed_at').orderBy('created_at').orderBy('id')).map(toPerson);
+    return (await this.uow.db()('people').where({ account_id: accountId }).whereNull('removed_at').orderBy('created_at').orderBy('id')).map(
+      toPerson,
+    );
   }
 
   async lockAccount(accountId: string): Promise<void> {
     // An UPDATE takes the row lock on Postgres until the transaction ends; SQLite has one writer anyway.
-    await this.uow.db()('accounts').where({ id: accountId }).update({ name: this.uow.db().raw('name') });
+    await this.uow
+      .db()('accounts')
+      .where({ id: accountId })
+      .update({ name: this.uow.db().raw('name') });
   }
 
   async setRole(personId: string, role: Role): Promise<void> {
@@ -120,7 +177,10 @@ export class SqlPeopleRepository implements PeopleRepository {
   async remove(personId: string, at: Date): Promise<void> {
     const r = await this.uow.db()('people').where({ id: personId }).first();
     if (!r) return;
-    await this.uow.db()('people').where({ id: personId }).update({ removed_at: iso(at), email: `removed:${personId}:${r.email}`.slice(0, 320) });
+    await this.uow
+      .db()('people')
+      .where({ id: personId })
+      .update({ removed_at: iso(at), email: `removed:${personId}:${r.email}`.slice(0, 320) });
   }
 
   async setTwoFactor(personId: string, enabled: boolean): Promise<void> {
@@ -128,36 +188,58 @@ export class SqlPeopleRepository implements PeopleRepository {
   }
 
   async setPendingTotp(personId: string, sealedSecret: string): Promise<boolean> {
-    const n = await this.uow.db()('people').where({ id: personId, two_factor_enabled: false }).update({ totp_pending_secret: sealedSecret });
+    const n = await this.uow
+      .db()('people')
+      .where({ id: personId, two_factor_enabled: false })
+      .update({ totp_pending_secret: sealedSecret });
     return n > 0;
   }
 
   async confirmPendingTotp(personId: string, sealedSecret: string, step: number): Promise<boolean> {
     // One conditional UPDATE: of two concurrent confirmations only one matches (Postgres re-checks the WHERE
     // after the first commits; SQLite has one writer).
-    const n = await this.uow.db()('people').where({ id: personId, two_factor_enabled: false, totp_pending_secret: sealedSecret })
+    const n = await this.uow
+      .db()('people')
+      .where({ id: personId, two_factor_enabled: false, totp_pending_secret: sealedSecret })
       .update({ totp_secret: sealedSecret, two_factor_enabled: true, totp_pending_secret: null, totp_last_step: step });
     return n > 0;
   }
 
   async markAccountDeleted(accountId: string, at: Date): Promise<void> {
-    await this.uow.db()('accounts').where({ id: accountId }).update({ deleted_at: iso(at) });
+    await this.uow
+      .db()('accounts')
+      .where({ id: accountId })
+      .update({ deleted_at: iso(at) });
   }
 
   async reauthenticated(sessionId: string, at: Date): Promise<void> {
-    await this.uow.db()('sessions').where({ id: sessionId }).update({ authenticated_at: iso(at) });
+    await this.uow
+      .db()('sessions')
+      .where({ id: sessionId })
+      .update({ authenticated_at: iso(at) });
   }
 
   async revokeSessions(scope: { personId: string } | { accountId: string }, at: Date): Promise<void> {
     const where = 'personId' in scope ? { person_id: scope.personId } : { account_id: scope.accountId };
-    await this.uow.db()('sessions').where(where).whereNull('revoked_at').update({ revoked_at: iso(at) });
+    await this.uow
+      .db()('sessions')
+      .where(where)
+      .whereNull('revoked_at')
+      .update({ revoked_at: iso(at) });
   }
 
   async revokeKeys(scope: { createdBy: string } | { accountId: string }, at: Date, by: string): Promise<number> {
     const where = 'createdBy' in scope ? { created_by: scope.createdBy } : { account_id: scope.accountId };
-    if (!this.revokeKey) return this.uow.db()('api_keys').where(where).whereNull('revoked_at').update({ revoked_at: iso(at), revoked_by: by });
+    if (!this.revokeKey)
+      return this.uow
+        .db()('api_keys')
+        .where(where)
+        .whereNull('revoked_at')
+        .update({ revoked_at: iso(at), revoked_by: by });
     // One by one through the key repository, so cached lookups of these keys die with them.
-    const ids: string[] = (await this.uow.db()('api_keys').where(where).whereNull('revoked_at').select('id')).map((r: { id: string }) => r.id);
+    const ids: string[] = (await this.uow.db()('api_keys').where(where).whereNull('revoked_at').select('id')).map(
+      (r: { id: string }) => r.id,
+    );
     let n = 0;
     for (const id of ids) if (await this.revokeKey(id, at, by)) n++;
     return n;
@@ -170,22 +252,48 @@ export class SqlPeopleRepository implements PeopleRepository {
 }
 
 type InvitationRow = {
-  id: string; account_id: string; email: string; role: string; token_hash: string; invited_by: string;
-  created_at: string; expires_at: string; accepted_at: string | null; revoked_at: string | null;
+  id: string;
+  account_id: string;
+  email: string;
+  role: string;
+  token_hash: string;
+  invited_by: string;
+  created_at: string;
+  expires_at: string;
+  accepted_at: string | null;
+  revoked_at: string | null;
 };
 const toInvitation = (r: InvitationRow): Invitation => ({
-  id: r.id, accountId: r.account_id, email: r.email, role: r.role as Role, tokenHash: r.token_hash, invitedBy: r.invited_by,
-  createdAt: date(r.created_at), expiresAt: date(r.expires_at), acceptedAt: dateOrNull(r.accepted_at), revokedAt: dateOrNull(r.revoked_at),
+  id: r.id,
+  accountId: r.account_id,
+  email: r.email,
+  role: r.role as Role,
+  tokenHash: r.token_hash,
+  invitedBy: r.invited_by,
+  createdAt: date(r.created_at),
+  expiresAt: date(r.expires_at),
+  acceptedAt: dateOrNull(r.accepted_at),
+  revokedAt: dateOrNull(r.revoked_at),
 });
 
 export class SqlInvitationRepository implements InvitationRepository {
   constructor(private readonly uow: KnexUnitOfWork) {}
 
   async insert(i: Invitation): Promise<void> {
-    await this.uow.db()('invitations').insert({
-      id: i.id, account_id: i.accountId, email: i.email, role: i.role, token_hash: i.tokenHash, invited_by: i.invitedBy,
-      created_at: iso(i.createdAt), expires_at: iso(i.expiresAt), accepted_at: null, revoked_at: null,
-    });
+    await this.uow
+      .db()('invitations')
+      .insert({
+        id: i.id,
+        account_id: i.accountId,
+        email: i.email,
+        role: i.role,
+        token_hash: i.tokenHash,
+        invited_by: i.invitedBy,
+        created_at: iso(i.createdAt),
+        expires_at: iso(i.expiresAt),
+        accepted_at: null,
+        revoked_at: null,
+      });
   }
 
   async findByTokenHash(tokenHash: string): Promise<Invitation | null> {
@@ -194,19 +302,34 @@ export class SqlInvitationRepository implements InvitationRepository {
   }
 
   async pending(accountId: string, now: Date): Promise<Invitation[]> {
-    const rows = await this.uow.db()('invitations').where({ account_id: accountId }).whereNull('accepted_at').whereNull('revoked_at')
-      .where('expires_at', '>', iso(now)).orderBy('created_at');
+    const rows = await this.uow
+      .db()('invitations')
+      .where({ account_id: accountId })
+      .whereNull('accepted_at')
+      .whereNull('revoked_at')
+      .where('expires_at', '>', iso(now))
+      .orderBy('created_at');
     return rows.map(toInvitation);
   }
 
   async accept(id: string, at: Date): Promise<boolean> {
-    const n = await this.uow.db()('invitations').where({ id }).whereNull('accepted_at').whereNull('revoked_at')
-      .where('expires_at', '>', iso(at)).update({ accepted_at: iso(at) });
+    const n = await this.uow
+      .db()('invitations')
+      .where({ id })
+      .whereNull('accepted_at')
+      .whereNull('revoked_at')
+      .where('expires_at', '>', iso(at))
+      .update({ accepted_at: iso(at) });
     return n > 0;
   }
 
   async revoke(id: string, accountId: string, at: Date): Promise<boolean> {
-    const n = await this.uow.db()('invitations').where({ id, account_id: accountId }).whereNull('accepted_at').whereNull('revoked_at').update({ revoked_at: iso(at) });
+    const n = await this.uow
+      .db()('invitations')
+      .where({ id, account_id: accountId })
+      .whereNull('accepted_at')
+      .whereNull('revoked_at')
+      .update({ revoked_at: iso(at) });
     return n > 0;
   }
 }

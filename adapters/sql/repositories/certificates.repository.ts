@@ -6,31 +6,74 @@ import type { Engine } from '../connection.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';
 
 type Row = {
-  id: string; account_id: string; environment: string; names: string; status: string; ca: string; csr_pem: string; key_sealed: string | null;
-  chain_pem: string | null; not_before: string | null; not_after: string | null; issuer: string | null; serial: string | null;
-  failure_reason: string | null; attempts: number; next_attempt_at: string | null; renew_after: string | null; auto_renew: unknown;
-  key_id: string | null; created_at: string; updated_at: string; issued_at: string | null; revoked_at: string | null;
+  id: string;
+  account_id: string;
+  environment: string;
+  names: string;
+  status: string;
+  ca: string;
+  csr_pem: string;
+  key_sealed: string | null;
+  chain_pem: string | null;
+  not_before: string | null;
+  not_after: string | null;
+  issuer: string | null;
+  serial: string | null;
+  failure_reason: string | null;
+  attempts: number;
+  next_attempt_at: string | null;
+  renew_after: string | null;
+  auto_renew: unknown;
+  key_id: string | null;
+  created_at: string;
+  updated_at: string;
+  issued_at: string | null;
+  revoked_at: string | null;
 };
 
 const isoOrNull = (d: Date | null): string | null => (d ? iso(d) : null);
 
 const mutable = (c: Certificate) => ({
-  status: c.status, ca: c.ca, csr_pem: c.csrPem, key_sealed: c.keySealed, chain_pem: c.chainPem, not_before: isoOrNull(c.notBefore),
-  not_after: isoOrNull(c.notAfter), issuer: c.issuer, serial: c.serial, failure_reason: c.failureReason, attempts: c.attempts,
-  next_attempt_at: isoOrNull(c.nextAttemptAt), renew_after: isoOrNull(c.renewAfter), auto_renew: c.autoRenew, updated_at: iso(c.updatedAt),
-  issued_at: isoOrNull(c.issuedAt), revoked_at: isoOrNull(c.revokedAt),
+  status: c.status,
+  ca: c.ca,
+  csr_pem: c.csrPem,
+  key_sealed: c.keySealed,
+  chain_pem: c.chainPem,
+  not_before: isoOrNull(c.notBefore),
+  not_after: isoOrNull(c.notAfter),
+  issuer: c.issuer,
+  serial: c.serial,
+  failure_reason: c.failureReason,
+  attempts: c.attempts,
+  next_attempt_at: isoOrNull(c.nextAttemptAt),
+  renew_after: isoOrNull(c.renewAfter),
+  auto_renew: c.autoRenew,
+  updated_at: iso(c.updatedAt),
+  issued_at: isoOrNull(c.issuedAt),
+  revoked_at: isoOrNull(c.revokedAt),
 });
 
 export class SqlCertificateRepository implements CertificateRepository {
-  constructor(private readonly uow: KnexUnitOfWork, private readonly engine: Engine) {}
+  constructor(
+    private readonly uow: KnexUnitOfWork,
+    private readonly engine: Engine,
+  ) {}
 
   async insert(c: Certificate): Promise<void> {
     await this.uow.transaction(async () => {
       const db = this.uow.db();
       await db('certificates').insert({
-        id: c.id, account_id: c.accountId, environment: c.environment, names: json(c.names), key_id: c.keyId, created_at: iso(c.createdAt), ...mutable(c),
+        id: c.id,
+        account_id: c.accountId,
+        environment: c.environment,
+        names: json(c.names),
+        key_id: c.keyId,
+        created_at: iso(c.createdAt),
+        ...mutable(c),
       });
-      await db('certificate_domains').insert(c.domains.map((d) => ({ certificate_id: c.id, environment: c.environment, domain: d, created_at: iso(c.createdAt) })));
+      await db('certificate_domains').insert(
+        c.domains.map((d) => ({ certificate_id: c.id, environment: c.environment, domain: d, created_at: iso(c.createdAt) })),
+      );
     });
   }
 
@@ -51,18 +94,31 @@ export class SqlCertificateRepository implements CertificateRepository {
       const [at, id] = splitCursor(q.before);
       sel.andWhere((w) => w.where('c.created_at', '<', at).orWhere((x) => x.where('c.created_at', at).andWhere('c.id', '<', id)));
     }
-    const rows: Row[] = await sel.orderBy([{ column: 'c.created_at', order: 'desc' }, { column: 'c.id', order: 'desc' }]).limit(q.limit);
+    const rows: Row[] = await sel
+      .orderBy([
+        { column: 'c.created_at', order: 'desc' },
+        { column: 'c.id', order: 'desc' },
+      ])
+      .limit(q.limit);
     return this.withDomains(rows);
   }
 
   async latestForDomain(environment: Environment, domain: string): Promise<Certificate | null> {
     const db = this.uow.db();
-    const link = await db('certificate_domains').where({ environment, domain }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'certificate_id', order: 'desc' }]).first();
+    const link = await db('certificate_domains')
+      .where({ environment, domain })
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'certificate_id', order: 'desc' },
+      ])
+      .first();
     return link ? this.find(link.certificate_id) : null;
   }
 
   async lease(id: string, token: string, now: Date, until: Date): Promise<boolean> {
-    const n = await this.uow.db()('certificates').where({ id })
+    const n = await this.uow
+      .db()('certificates')
+      .where({ id })
       .andWhere((w) => w.whereNull('lock_expires_at').orWhere('lock_expires_at', '<', iso(now)))
       .update({ lock_token: token, lock_expires_at: iso(until) });
     return n > 0;
@@ -73,19 +129,36 @@ export class SqlCertificateRepository implements CertificateRepository {
       const db = this.uow.db();
       const now = iso(q.now);
       const accountNow = iso(q.accountNow);
-      const sel = db('certificates').select('id').where({ environment: q.environment })
-        .andWhere((w) => w
-          .where((p) => p.where('status', 'pending').andWhere('next_attempt_at', '<=', now))
-          .orWhere((r) => r.where('status', 'issued').andWhere((x) => x
-            .where((y) => y.where('auto_renew', true).andWhere('renew_after', '<=', accountNow).andWhere((z) => z.whereNull('next_attempt_at').orWhere('next_attempt_at', '<=', now)))
-            .orWhere('not_after', '<=', accountNow))))
+      const sel = db('certificates')
+        .select('id')
+        .where({ environment: q.environment })
+        .andWhere((w) =>
+          w
+            .where((p) => p.where('status', 'pending').andWhere('next_attempt_at', '<=', now))
+            .orWhere((r) =>
+              r.where('status', 'issued').andWhere((x) =>
+                x
+                  .where((y) =>
+                    y
+                      .where('auto_renew', true)
+                      .andWhere('renew_after', '<=', accountNow)
+                      .andWhere((z) => z.whereNull('next_attempt_at').orWhere('next_attempt_at', '<=', now)),
+                  )
+                  .orWhere('not_after', '<=', accountNow),
+              ),
+            ),
+        )
         .andWhere((w) => w.whereNull('lock_expires_at').orWhere('lock_expires_at', '<', now))
-        .orderBy('id').limit(q.limit);
+        .orderBy('id')
+        .limit(q.limit);
       if (q.accountId) sel.andWhere({ account_id: q.accountId });
       if (q.excludeAccounts && q.excludeAccounts.length > 0) sel.whereNotIn('account_id', [...q.excludeAccounts]);
       if (this.engine === 'postgres') sel.forUpdate().skipLocked();
       const found = (await sel).map((r: { id: string }) => r.id);
-      if (found.length > 0) await db('certificates').whereIn('id', found).update({ lock_token: q.token, lock_expires_at: iso(q.leaseUntil) });
+      if (found.length > 0)
+        await db('certificates')
+          .whereIn('id', found)
+          .update({ lock_token: q.token, lock_expires_at: iso(q.leaseUntil) });
       return found;
     });
     if (ids.length === 0) return [];
@@ -97,22 +170,48 @@ export class SqlCertificateRepository implements CertificateRepository {
   }
 
   async recordAttempt(a: CertificateAttempt): Promise<void> {
-    await this.uow.db()('certificate_attempts').insert({
-      id: a.id, certificate_id: a.certificateId, kind: a.kind, outcome: a.outcome, reason: a.reason, started_at: iso(a.startedAt), finished_at: iso(a.finishedAt),
-    });
+    await this.uow
+      .db()('certificate_attempts')
+      .insert({
+        id: a.id,
+        certificate_id: a.certificateId,
+        kind: a.kind,
+        outcome: a.outcome,
+        reason: a.reason,
+        started_at: iso(a.startedAt),
+        finished_at: iso(a.finishedAt),
+      });
   }
 
   async attempts(certificateId: string, limit: number): Promise<CertificateAttempt[]> {
-    const rows = await this.uow.db()('certificate_attempts').where({ certificate_id: certificateId }).orderBy([{ column: 'started_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit);
+    const rows = await this.uow
+      .db()('certificate_attempts')
+      .where({ certificate_id: certificateId })
+      .orderBy([
+        { column: 'started_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(limit);
     return rows.map((r: { id: string; kind: string; outcome: string; reason: string | null; started_at: string; finished_at: string }) => ({
-      id: r.id, certificateId, kind: r.kind as CertificateAttempt['kind'], outcome: r.outcome as CertificateAttempt['outcome'], reason: r.reason,
-      startedAt: date(r.started_at), finishedAt: date(r.finished_at),
+      id: r.id,
+      certificateId,
+      kind: r.kind as CertificateAttempt['kind'],
+      outcome: r.outcome as CertificateAttempt['outcome'],
+      reason: r.reason,
+      startedAt: date(r.started_at),
+      finishedAt: date(r.finished_at),
     }));
   }
 
   private async withDomains(rows: Row[]): Promise<Certificate[]> {
     if (rows.length === 0) return [];
-    const links: Array<{ certificate_id: string; domain: string }> = await this.uow.db()('certificate_domains').whereIn('certificate_id', rows.map((r) => r.id)).orderBy('domain');
+    const links: Array<{ certificate_id: string; domain: string }> = await this.uow
+      .db()('certificate_domains')
+      .whereIn(
+        'certificate_id',
+        rows.map((r) => r.id),
+      )
+      .orderBy('domain');
     const byId = new Map<string, string[]>();
     for (const l of links) {
       const list = byId.get(l.certificate_id) ?? [];
@@ -120,11 +219,30 @@ export class SqlCertificateRepository implements CertificateRepository {
       byId.set(l.certificate_id, list);
     }
     return rows.map((r) => ({
-      id: r.id, accountId: r.account_id, environment: r.environment as Environment, names: parse<string[]>(r.names), domains: byId.get(r.id) ?? [],
-      status: r.status as CertificateStatus, ca: r.ca, csrPem: r.csr_pem, keySealed: r.key_sealed, chainPem: r.chain_pem,
-      notBefore: dateOrNull(r.not_before), notAfter: dateOrNull(r.not_after), issuer: r.issuer, serial: r.serial, failureReason: r.failure_reason,
-      attempts: Number(r.attempts), nextAttemptAt: dateOrNull(r.next_attempt_at), renewAfter: dateOrNull(r.renew_after), autoRenew: bool(r.auto_renew),
-      keyId: r.key_id, createdAt: date(r.created_at), updatedAt: date(r.updated_at), issuedAt: dateOrNull(r.issued_at), revokedAt: dateOrNull(r.revoked_at),
+      id: r.id,
+      accountId: r.account_id,
+      environment: r.environment as Environment,
+      names: parse<string[]>(r.names),
+      domains: byId.get(r.id) ?? [],
+      status: r.status as CertificateStatus,
+      ca: r.ca,
+      csrPem: r.csr_pem,
+      keySealed: r.key_sealed,
+      chainPem: r.chain_pem,
+      notBefore: dateOrNull(r.not_before),
+      notAfter: dateOrNull(r.not_after),
+      issuer: r.issuer,
+      serial: r.serial,
+      failureReason: r.failure_reason,
+      attempts: Number(r.attempts),
+      nextAttemptAt: dateOrNull(r.next_attempt_at),
+      renewAfter: dateOrNull(r.renew_after),
+      autoRenew: bool(r.auto_renew),
+      keyId: r.key_id,
+      createdAt: date(r.created_at),
+      updatedAt: date(r.updated_at),
+      issuedAt: dateOrNull(r.issued_at),
+      revokedAt: dateOrNull(r.revoked_at),
     }));
   }
 }
@@ -145,7 +263,11 @@ export class SqlCaMaterial {
 
   /** Stores the material unless another process stored its own first; returns the one that won. */
   async saveSandboxIfAbsent<T>(material: T): Promise<T> {
-    await this.uow.db()('sandbox_ca').insert({ id: 'current', material: json(material), created_at: iso(new Date()) }).onConflict('id').ignore();
+    await this.uow
+      .db()('sandbox_ca')
+      .insert({ id: 'current', material: json(material), created_at: iso(new Date()) })
+      .onConflict('id')
+      .ignore();
     return (await this.loadSandbox<T>())!;
   }
 
@@ -155,7 +277,11 @@ export class SqlCaMaterial {
   }
 
   async saveAcmeAccountKeyIfAbsent(directoryUrl: string, keySealed: string): Promise<string> {
-    await this.uow.db()('acme_accounts').insert({ directory_url: directoryUrl, key_sealed: keySealed, created_at: iso(new Date()) }).onConflict('directory_url').ignore();
+    await this.uow
+      .db()('acme_accounts')
+      .insert({ directory_url: directoryUrl, key_sealed: keySealed, created_at: iso(new Date()) })
+      .onConflict('directory_url')
+      .ignore();
     return (await this.acmeAccountKey(directoryUrl))!;
   }
 }

@@ -1,5 +1,10 @@
 import type { PlanRecord } from '../../../core/dns/plans/plan.js';
-import type { AcmeChallenge, AcmeChallengeRepository, PlanRepository, ZoneRepository } from '../../../core/dns/ports/zone-repository.port.js';
+import type {
+  AcmeChallenge,
+  AcmeChallengeRepository,
+  PlanRepository,
+  ZoneRepository,
+} from '../../../core/dns/ports/zone-repository.port.js';
 import type { RecordSet, RecordType } from '../../../core/dns/zone/record-set.js';
 import type { StoredZone } from '../../../core/dns/zone/zone.js';
 import type { Environment } from '../../../core/kernel/environment.js';
@@ -54,20 +59,25 @@ const setsOf = (flat: unknown[], engine: 'sqlite' | 'postgres'): RecordSet[] => 
  */
 const ROWS_SQL = {
   sqlite: 'select ?, value ->> 0, value ->> 1, value ->> 2, value ->> 3 from json_each(?) where true order by value ->> 0, value ->> 1',
-  postgres: 'select ?::text, r ->> 0, r ->> 1, (r ->> 2)::integer, r ->> 3 from json_array_elements(?::json) as r order by r ->> 0, r ->> 1',
+  postgres:
+    'select ?::text, r ->> 0, r ->> 1, (r ->> 2)::integer, r ->> 3 from json_array_elements(?::json) as r order by r ->> 0, r ->> 1',
 };
 const UPSERT = ' on conflict (zone_id, name, type) do update set ttl = excluded.ttl, record_values = excluded.record_values';
 const INSERT = 'insert into dns_record_sets (zone_id, name, type, ttl, record_values) ';
 const DELETE_SQL = {
   sqlite: 'delete from dns_record_sets where zone_id = ? and (name, type) in (select value ->> 0, value ->> 1 from json_each(?))',
-  postgres: 'delete from dns_record_sets where zone_id = ? and (name, type) in (select r ->> 0, r ->> 1 from json_array_elements(?::json) as r)',
+  postgres:
+    'delete from dns_record_sets where zone_id = ? and (name, type) in (select r ->> 0, r ->> 1 from json_array_elements(?::json) as r)',
 };
 
 const rowsJson = (sets: readonly RecordSet[]): string => json(sets.map((s) => [s.name, s.type, s.ttl, json(s.values)]));
 
 export class SqlZoneRepository implements ZoneRepository {
   /** announcer: every zone write is announced in its transaction, so the DNS process re-reads it on commit. */
-  constructor(private readonly uow: KnexUnitOfWork, private readonly announcer: ChangeAnnouncer | null = null) {}
+  constructor(
+    private readonly uow: KnexUnitOfWork,
+    private readonly announcer: ChangeAnnouncer | null = null,
+  ) {}
 
   async lock(accountId: string, environment: Environment, domain: string): Promise<void> {
     const db = this.uow.db();
@@ -86,7 +96,11 @@ export class SqlZoneRepository implements ZoneRepository {
       for (const r of rows) byZone.set(r.zone_id, setsOf(parse<unknown[]>(r.sets), engine));
     }
     return zones.map((z) => ({
-      id: z.id, accountId: z.account_id, environment: z.environment as Environment, domain: z.domain, serial: Number(z.serial),
+      id: z.id,
+      accountId: z.account_id,
+      environment: z.environment as Environment,
+      domain: z.domain,
+      serial: Number(z.serial),
       recordSets: byZone.get(z.id) ?? [],
     }));
   }
@@ -112,17 +126,34 @@ export class SqlZoneRepository implements ZoneRepository {
 
   async create(zone: StoredZone): Promise<void> {
     const db = this.uow.db();
-    await db('dns_zones').insert({ id: zone.id, account_id: zone.accountId, environment: zone.environment, domain: zone.domain, serial: zone.serial, updated_at: iso(new Date()) });
-    if (zone.recordSets.length > 0) await db.raw(INSERT + ROWS_SQL[isPostgres(db) ? 'postgres' : 'sqlite'], [zone.id, rowsJson(zone.recordSets)]);
+    await db('dns_zones').insert({
+      id: zone.id,
+      account_id: zone.accountId,
+      environment: zone.environment,
+      domain: zone.domain,
+      serial: zone.serial,
+      updated_at: iso(new Date()),
+    });
+    if (zone.recordSets.length > 0)
+      await db.raw(INSERT + ROWS_SQL[isPostgres(db) ? 'postgres' : 'sqlite'], [zone.id, rowsJson(zone.recordSets)]);
     await this.announcer?.announce('zone', zone.id);
   }
 
-  async commit(zoneId: string, expectedSerial: number, serial: number, upserts: readonly RecordSet[], deletes: ReadonlyArray<{ name: string; type: RecordType }>, at: Date): Promise<boolean> {
+  async commit(
+    zoneId: string,
+    expectedSerial: number,
+    serial: number,
+    upserts: readonly RecordSet[],
+    deletes: ReadonlyArray<{ name: string; type: RecordType }>,
+    at: Date,
+  ): Promise<boolean> {
     return this.uow.transaction(async () => {
       const db = this.uow.db();
       const engine = isPostgres(db) ? 'postgres' : 'sqlite';
       // The serial is the zone's version: a conditional update makes concurrent applies take turns.
-      const n = await db('dns_zones').where({ id: zoneId, serial: expectedSerial }).update({ serial, updated_at: iso(at) });
+      const n = await db('dns_zones')
+        .where({ id: zoneId, serial: expectedSerial })
+        .update({ serial, updated_at: iso(at) });
       if (n === 0) return false;
       if (deletes.length > 0) await db.raw(DELETE_SQL[engine], [zoneId, json(deletes.map((d) => [d.name, d.type]))]);
       if (upserts.length > 0) await db.raw(INSERT + ROWS_SQL[engine] + UPSERT, [zoneId, rowsJson(upserts)]);
@@ -141,25 +172,55 @@ export class SqlPlanRepository implements PlanRepository {
   constructor(private readonly uow: KnexUnitOfWork) {}
 
   async insert(p: PlanRecord): Promise<void> {
-    await this.uow.db()('dns_plans').insert({
-      id: p.id, account_id: p.accountId, environment: p.environment, domain: p.domain, key_id: p.keyId, source: p.source,
-      base_serial: p.baseSerial, changes: json(p.changes), before_sets: json(p.before), checks: json(p.checks), valid: p.valid,
-      created_at: iso(p.createdAt), expires_at: iso(p.expiresAt), applied_at: null,
-    });
+    await this.uow
+      .db()('dns_plans')
+      .insert({
+        id: p.id,
+        account_id: p.accountId,
+        environment: p.environment,
+        domain: p.domain,
+        key_id: p.keyId,
+        source: p.source,
+        base_serial: p.baseSerial,
+        changes: json(p.changes),
+        before_sets: json(p.before),
+        checks: json(p.checks),
+        valid: p.valid,
+        created_at: iso(p.createdAt),
+        expires_at: iso(p.expiresAt),
+        applied_at: null,
+      });
   }
 
   async find(accountId: string, environment: Environment, id: string): Promise<PlanRecord | null> {
     const r = await this.uow.db()('dns_plans').where({ id, account_id: accountId, environment }).first();
     if (!r) return null;
     return {
-      id: r.id, accountId: r.account_id, environment: r.environment, domain: r.domain, keyId: r.key_id, source: r.source,
-      baseSerial: Number(r.base_serial), changes: parse(r.changes), before: parse(r.before_sets), checks: parse(r.checks),
-      valid: bool(r.valid), createdAt: date(r.created_at), expiresAt: date(r.expires_at), appliedAt: dateOrNull(r.applied_at),
+      id: r.id,
+      accountId: r.account_id,
+      environment: r.environment,
+      domain: r.domain,
+      keyId: r.key_id,
+      source: r.source,
+      baseSerial: Number(r.base_serial),
+      changes: parse(r.changes),
+      before: parse(r.before_sets),
+      checks: parse(r.checks),
+      valid: bool(r.valid),
+      createdAt: date(r.created_at),
+      expiresAt: date(r.expires_at),
+      appliedAt: dateOrNull(r.applied_at),
     };
   }
 
   async markApplied(id: string, at: Date): Promise<boolean> {
-    return (await this.uow.db()('dns_plans').where({ id }).whereNull('applied_at').update({ applied_at: iso(at) })) > 0;
+    return (
+      (await this.uow
+        .db()('dns_plans')
+        .where({ id })
+        .whereNull('applied_at')
+        .update({ applied_at: iso(at) })) > 0
+    );
   }
 }
 
@@ -167,11 +228,29 @@ export class SqlAcmeChallenges implements AcmeChallengeRepository {
   constructor(private readonly uow: KnexUnitOfWork) {}
 
   private toChallenge(r: Record<string, string>): AcmeChallenge {
-    return { id: r.id!, zoneId: r.zone_id!, name: r.name!, value: r.value!, keyId: r.key_id ?? null, createdAt: date(r.created_at!), expiresAt: date(r.expires_at!) };
+    return {
+      id: r.id!,
+      zoneId: r.zone_id!,
+      name: r.name!,
+      value: r.value!,
+      keyId: r.key_id ?? null,
+      createdAt: date(r.created_at!),
+      expiresAt: date(r.expires_at!),
+    };
   }
 
   async insert(c: AcmeChallenge): Promise<void> {
-    await this.uow.db()('acme_challenges').insert({ id: c.id, zone_id: c.zoneId, name: c.name, value: c.value, key_id: c.keyId, created_at: iso(c.createdAt), expires_at: iso(c.expiresAt) });
+    await this.uow
+      .db()('acme_challenges')
+      .insert({
+        id: c.id,
+        zone_id: c.zoneId,
+        name: c.name,
+        value: c.value,
+        key_id: c.keyId,
+        created_at: iso(c.createdAt),
+        expires_at: iso(c.expiresAt),
+      });
   }
 
   async find(id: string): Promise<AcmeChallenge | null> {
@@ -184,10 +263,14 @@ export class SqlAcmeChallenges implements AcmeChallengeRepository {
   }
 
   async forName(zoneId: string, name: string): Promise<AcmeChallenge[]> {
-    return (await this.uow.db()('acme_challenges').where({ zone_id: zoneId, name }).orderBy('id')).map((r: Record<string, string>) => this.toChallenge(r));
+    return (await this.uow.db()('acme_challenges').where({ zone_id: zoneId, name }).orderBy('id')).map((r: Record<string, string>) =>
+      this.toChallenge(r),
+    );
   }
 
   async expired(before: Date, limit: number): Promise<AcmeChallenge[]> {
-    return (await this.uow.db()('acme_challenges').where('expires_at', '<', iso(before)).limit(limit)).map((r: Record<string, string>) => this.toChallenge(r));
+    return (await this.uow.db()('acme_challenges').where('expires_at', '<', iso(before)).limit(limit)).map((r: Record<string, string>) =>
+      this.toChallenge(r),
+    );
   }
 }

@@ -16,12 +16,25 @@ type FoundRow = DomainRow & { label: string | null };
 export type DomainFindRows = { readonly domain: Domain | null };
 
 const copyOf = (d: Domain): Domain => ({
-  ...d, labels: [...d.labels], status: [...d.status], nameservers: [...d.nameservers], createdAt: new Date(d.createdAt.getTime()),
+  ...d,
+  labels: [...d.labels],
+  status: [...d.status],
+  nameservers: [...d.nameservers],
+  createdAt: new Date(d.createdAt.getTime()),
 });
 
 type DomainRow = {
-  id: string; account_id: string; environment: string; name: string; status: string; expires_on: string;
-  auto_renew: unknown; transfer_lock: unknown; nameservers: string; created_at: string; auto_renew_failed_for?: string | null;
+  id: string;
+  account_id: string;
+  environment: string;
+  name: string;
+  status: string;
+  expires_on: string;
+  auto_renew: unknown;
+  transfer_lock: unknown;
+  nameservers: string;
+  created_at: string;
+  auto_renew_failed_for?: string | null;
 };
 
 /** One statement for a domain and its labels (a row per label; none → one row with a null label). */
@@ -59,8 +72,15 @@ export class SqlDomainRepository implements DomainRepository {
   async insert(d: Domain): Promise<void> {
     const db = this.uow.db();
     await db('domains').insert({
-      id: d.id, account_id: d.accountId, environment: d.environment, name: d.name, status: json(d.status),
-      expires_on: d.expiresOn, auto_renew: d.autoRenew, transfer_lock: d.transferLock, nameservers: json(d.nameservers),
+      id: d.id,
+      account_id: d.accountId,
+      environment: d.environment,
+      name: d.name,
+      status: json(d.status),
+      expires_on: d.expiresOn,
+      auto_renew: d.autoRenew,
+      transfer_lock: d.transferLock,
+      nameservers: json(d.nameservers),
       created_at: iso(d.createdAt),
     });
     if (d.labels.length > 0) await db('domain_labels').insert(d.labels.map((label) => ({ domain_id: d.id, label })));
@@ -83,9 +103,10 @@ export class SqlDomainRepository implements DomainRepository {
     const hit = inTx || this.freshReads.getStore() ? undefined : this.cache?.get(cacheKey);
     if (hit) return hit.domain ? copyOf(hit.domain) : null;
     const begun = this.cache?.begin() ?? 0;
-    const rows = this.reader && !inTx
-      ? this.reader.all<FoundRow>(FIND_SQL, params)
-      : await rawRows<FoundRow>(this.uow.db(), inTx && this.engine === 'postgres' ? FIND_FOR_UPDATE_SQL : FIND_SQL, params);
+    const rows =
+      this.reader && !inTx
+        ? this.reader.all<FoundRow>(FIND_SQL, params)
+        : await rawRows<FoundRow>(this.uow.db(), inTx && this.engine === 'postgres' ? FIND_FOR_UPDATE_SQL : FIND_SQL, params);
     const domain = rows.length === 0 ? null : this.toDomain(rows[0]!, rows.flatMap((r) => (r.label === null ? [] : [r.label])).sort());
     if (!inTx && this.cache) this.cache.set(cacheKey, { domain: domain ? copyOf(domain) : null }, begun);
     return domain;
@@ -99,23 +120,40 @@ export class SqlDomainRepository implements DomainRepository {
     if (!q.scope.all) {
       query.andWhere((w) => {
         w.whereIn('name', [...q.scope.names]);
-        if (q.scope.labels.length > 0) w.orWhereIn('id', db('domain_labels').select('domain_id').whereIn('label', [...q.scope.labels]));
+        if (q.scope.labels.length > 0)
+          w.orWhereIn(
+            'id',
+            db('domain_labels')
+              .select('domain_id')
+              .whereIn('label', [...q.scope.labels]),
+          );
       });
     }
     const rows: DomainRow[] = await query;
     if (rows.length === 0) return [];
     const labelRows: Array<{ domain_id: string; label: string }> = await db('domain_labels')
-      .whereIn('domain_id', rows.map((r) => r.id)).orderBy('label');
+      .whereIn(
+        'domain_id',
+        rows.map((r) => r.id),
+      )
+      .orderBy('label');
     const byDomain = new Map<string, string[]>();
     for (const l of labelRows) byDomain.set(l.domain_id, [...(byDomain.get(l.domain_id) ?? []), l.label]);
     return rows.map((r) => this.toDomain(r, byDomain.get(r.id) ?? []));
   }
 
   async update(d: Domain): Promise<void> {
-    await this.uow.db()('domains').where({ id: d.id }).update({
-      status: json(d.status), expires_on: d.expiresOn, auto_renew: d.autoRenew, transfer_lock: d.transferLock,
-      nameservers: json(d.nameservers), auto_renew_failed_for: d.autoRenewFailedFor ?? null,
-    });
+    await this.uow
+      .db()('domains')
+      .where({ id: d.id })
+      .update({
+        status: json(d.status),
+        expires_on: d.expiresOn,
+        auto_renew: d.autoRenew,
+        transfer_lock: d.transferLock,
+        nameservers: json(d.nameservers),
+        auto_renew_failed_for: d.autoRenewFailedFor ?? null,
+      });
     await this.changed(d.id);
   }
 
@@ -127,33 +165,58 @@ export class SqlDomainRepository implements DomainRepository {
   }
 
   async claimExpiring(q: {
-    environment: Environment; accountId?: string; excludeAccounts?: readonly string[]; until: string; after?: { expiresOn: string; id: string };
-    ids?: readonly string[]; now: Date; leaseUntil: Date; token: string; limit: number;
+    environment: Environment;
+    accountId?: string;
+    excludeAccounts?: readonly string[];
+    until: string;
+    after?: { expiresOn: string; id: string };
+    ids?: readonly string[];
+    now: Date;
+    leaseUntil: Date;
+    token: string;
+    limit: number;
   }): Promise<Domain[]> {
     if (q.ids && q.ids.length === 0) return [];
     const ids: string[] = await this.uow.transaction(async () => {
       const db = this.uow.db();
-      const sel = db('domains').select('id').where({ environment: q.environment })
+      const sel = db('domains')
+        .select('id')
+        .where({ environment: q.environment })
         .andWhere((w) => w.whereNull('lock_expires_at').orWhere('lock_expires_at', '<', iso(q.now)))
-        .orderBy([{ column: 'expires_on' }, { column: 'id' }]).limit(q.limit);
+        .orderBy([{ column: 'expires_on' }, { column: 'id' }])
+        .limit(q.limit);
       if (q.ids) sel.whereIn('id', [...q.ids]);
       else sel.andWhere('expires_on', '<=', q.until);
       const after = q.after;
-      if (after) sel.andWhere((w) => w.where('expires_on', '>', after.expiresOn).orWhere((x) => x.where('expires_on', '=', after.expiresOn).andWhere('id', '>', after.id)));
+      if (after)
+        sel.andWhere((w) =>
+          w
+            .where('expires_on', '>', after.expiresOn)
+            .orWhere((x) => x.where('expires_on', '=', after.expiresOn).andWhere('id', '>', after.id)),
+        );
       if (q.accountId) sel.andWhere({ account_id: q.accountId });
       if (q.excludeAccounts && q.excludeAccounts.length > 0) sel.whereNotIn('account_id', [...q.excludeAccounts]);
       if (this.engine === 'postgres') sel.forUpdate().skipLocked();
       const found = (await sel).map((r: { id: string }) => r.id);
       if (found.length > 0) {
-        await db('domains').whereIn('id', found).update({ lock_token: q.token, lock_expires_at: iso(q.leaseUntil) });
+        await db('domains')
+          .whereIn('id', found)
+          .update({ lock_token: q.token, lock_expires_at: iso(q.leaseUntil) });
       }
       return found;
     });
     if (ids.length === 0) return [];
     const db = this.uow.db();
-    const rows: DomainRow[] = await db('domains').whereIn('id', ids).orderBy([{ column: 'expires_on' }, { column: 'id' }]);
+    const rows: DomainRow[] = await db('domains')
+      .whereIn('id', ids)
+      .orderBy([{ column: 'expires_on' }, { column: 'id' }]);
     const labels: Array<{ domain_id: string; label: string }> = await db('domain_labels').whereIn('domain_id', ids).orderBy('label');
-    return rows.map((r) => this.toDomain(r, labels.filter((l) => l.domain_id === r.id).map((l) => l.label)));
+    return rows.map((r) =>
+      this.toDomain(
+        r,
+        labels.filter((l) => l.domain_id === r.id).map((l) => l.label),
+      ),
+    );
   }
 
   async releaseLease(id: string, token: string): Promise<void> {
@@ -162,7 +225,9 @@ export class SqlDomainRepository implements DomainRepository {
 
   /** Takes the lease if it is free or ran out; false when someone else holds it. */
   async tryLease(id: string, token: string, now: Date, until: Date): Promise<boolean> {
-    const n = await this.uow.db()('domains').where({ id })
+    const n = await this.uow
+      .db()('domains')
+      .where({ id })
       .andWhere((w) => w.whereNull('lock_expires_at').orWhere('lock_expires_at', '<', iso(now)))
       .update({ lock_token: token, lock_expires_at: iso(until) });
     return n > 0;
@@ -170,9 +235,17 @@ export class SqlDomainRepository implements DomainRepository {
 
   private toDomain(r: DomainRow, labels: string[]): Domain {
     return {
-      id: r.id, accountId: r.account_id, environment: r.environment as Environment, name: r.name, labels,
-      status: parse<string[]>(r.status), expiresOn: r.expires_on, autoRenew: bool(r.auto_renew),
-      transferLock: bool(r.transfer_lock), nameservers: parse<string[]>(r.nameservers), createdAt: date(r.created_at),
+      id: r.id,
+      accountId: r.account_id,
+      environment: r.environment as Environment,
+      name: r.name,
+      labels,
+      status: parse<string[]>(r.status),
+      expiresOn: r.expires_on,
+      autoRenew: bool(r.auto_renew),
+      transferLock: bool(r.transfer_lock),
+      nameservers: parse<string[]>(r.nameservers),
+      createdAt: date(r.created_at),
       autoRenewFailedFor: r.auto_renew_failed_for ?? null,
     };
   }
@@ -183,8 +256,10 @@ export class SqlDomainHolders implements DomainHolders {
   constructor(private readonly uow: KnexUnitOfWork) {}
 
   async holderOf(environment: Environment, name: string): Promise<{ accountId: string; domainId: string } | null> {
-    const row: { id: string; account_id: string } | undefined = await this.uow.db()('domains')
-      .where({ environment, name: name.toLowerCase() }).first('id', 'account_id');
+    const row: { id: string; account_id: string } | undefined = await this.uow
+      .db()('domains')
+      .where({ environment, name: name.toLowerCase() })
+      .first('id', 'account_id');
     return row ? { accountId: row.account_id, domainId: row.id } : null;
   }
 }
@@ -198,7 +273,10 @@ export const LEASE_MS = 60_000;
 const WAIT_MS = 30_000;
 
 export class SqlDomainLocks implements DomainLocks {
-  constructor(private readonly domains: SqlDomainRepository, private readonly now: () => Date = () => new Date()) {}
+  constructor(
+    private readonly domains: SqlDomainRepository,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
 
   async withLock<T>(domainId: string, fn: () => Promise<T>): Promise<T> {
     const token = randomUUID();

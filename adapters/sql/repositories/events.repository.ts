@@ -11,48 +11,83 @@ export class SqlEventLog implements EventLog {
   constructor(private readonly uow: KnexUnitOfWork) {}
 
   async append(e: DomainEvent): Promise<void> {
-    await this.uow.db()('events').insert({
-      id: e.id, account_id: e.accountId, environment: e.environment, type: e.type, subject: e.subject, actor: e.actor,
-      data: json(e.data), occurred_at: iso(e.occurredAt),
-    });
+    await this.uow
+      .db()('events')
+      .insert({
+        id: e.id,
+        account_id: e.accountId,
+        environment: e.environment,
+        type: e.type,
+        subject: e.subject,
+        actor: e.actor,
+        data: json(e.data),
+        occurred_at: iso(e.occurredAt),
+      });
   }
 }
 
 type Row = Record<string, unknown>;
 
 const toEvent = (r: Row): DomainEvent & { environment: Environment | null } => ({
-  id: r.id as string, accountId: r.account_id as string, environment: (r.environment as Environment | null) ?? null, type: r.type as EventType,
-  subject: r.subject as string, actor: r.actor as string, data: parse<Record<string, unknown>>(r.data as string), occurredAt: date(r.occurred_at as string),
+  id: r.id as string,
+  accountId: r.account_id as string,
+  environment: (r.environment as Environment | null) ?? null,
+  type: r.type as EventType,
+  subject: r.subject as string,
+  actor: r.actor as string,
+  data: parse<Record<string, unknown>>(r.data as string),
+  occurredAt: date(r.occurred_at as string),
 });
 
 const toPublished = (r: Row): PublishedEvent => ({
-  ...toEvent(r), environment: r.environment as Environment, pubSeq: String(r.pub_seq), domains: r.domains ? parse<string[]>(r.domains as string) : [],
+  ...toEvent(r),
+  environment: r.environment as Environment,
+  pubSeq: String(r.pub_seq),
+  domains: r.domains ? parse<string[]>(r.domains as string) : [],
 });
 
 /** The event log's published side (see the migration 20261124120000 for why pub_seq, not seq). */
 export class SqlEventFeed implements EventFeed {
-  constructor(private readonly uow: KnexUnitOfWork, private readonly engine: Engine) {}
+  constructor(
+    private readonly uow: KnexUnitOfWork,
+    private readonly engine: Engine,
+  ) {}
 
   async takeUnpublished(limit: number): Promise<{ lastSeq: bigint; events: Array<DomainEvent & { environment: Environment | null }> }> {
     const db = this.uow.db();
     // The publisher lock: a row lock to commit on Postgres; on SQLite this write takes the database's write lock.
-    await db('event_publisher').where({ id: 1 }).update({ locked_at: iso(new Date()) });
+    await db('event_publisher')
+      .where({ id: 1 })
+      .update({ locked_at: iso(new Date()) });
     const state = await db('event_publisher').where({ id: 1 }).first('last_seq');
     const rows = await db('events').whereNull('published_at').orderBy('seq', 'asc').limit(limit);
     return { lastSeq: BigInt(state.last_seq), events: rows.map(toEvent) };
   }
 
-  async assign(now: Date, rows: ReadonlyArray<{ id: string; pubSeq: string | null; publicType: string | null; domains: readonly string[] }>, lastSeq: bigint): Promise<void> {
+  async assign(
+    now: Date,
+    rows: ReadonlyArray<{ id: string; pubSeq: string | null; publicType: string | null; domains: readonly string[] }>,
+    lastSeq: bigint,
+  ): Promise<void> {
     const db = this.uow.db();
     const at = iso(now);
     const internal = rows.filter((r) => r.pubSeq === null).map((r) => r.id);
-    for (let i = 0; i < internal.length; i += 500) await db('events').whereIn('id', internal.slice(i, i + 500)).update({ published_at: at });
+    for (let i = 0; i < internal.length; i += 500)
+      await db('events')
+        .whereIn('id', internal.slice(i, i + 500))
+        .update({ published_at: at });
     const pub = rows.filter((r) => r.pubSeq !== null);
     if (this.engine === 'postgres') {
       for (let i = 0; i < pub.length; i += 500) {
         const chunk = pub.slice(i, i + 500);
         const values = chunk.map(() => '(?, ?::bigint, ?, ?, ?)').join(', ');
-        const params = chunk.flatMap((r) => [r.id, r.pubSeq, r.publicType, r.domains[0] ?? null, r.domains.length ? JSON.stringify(r.domains) : null]);
+        const params = chunk.flatMap((r) => [
+          r.id,
+          r.pubSeq,
+          r.publicType,
+          r.domains[0] ?? null,
+          r.domains.length ? JSON.stringify(r.domains) : null,
+        ]);
         await db.raw(
           `update events as e set pub_seq = v.p, public_type = v.t, domain = v.d, domains = v.ds, published_at = ? from (values ${values}) as v(id, p, t, d, ds) where e.id = v.id`,
           [at, ...params],
@@ -63,7 +98,13 @@ export class SqlEventFeed implements EventFeed {
       for (let i = 0; i < pub.length; i += 500) {
         const chunk = pub.slice(i, i + 500);
         const values = chunk.map(() => '(?, ?, ?, ?, ?)').join(', ');
-        const params = chunk.flatMap((r) => [r.id, Number(r.pubSeq), r.publicType, r.domains[0] ?? null, r.domains.length ? JSON.stringify(r.domains) : null]);
+        const params = chunk.flatMap((r) => [
+          r.id,
+          Number(r.pubSeq),
+          r.publicType,
+          r.domains[0] ?? null,
+          r.domains.length ? JSON.stringify(r.domains) : null,
+        ]);
         await db.raw(
           `with v(id, p, t, d, ds) as (values ${values}) update events set pub_seq = v.p, public_type = v.t, domain = v.d, domains = v.ds, published_at = ? from v where events.id = v.id`,
           [...params, at],
@@ -73,8 +114,16 @@ export class SqlEventFeed implements EventFeed {
     await db('event_publisher').where({ id: 1 }).update({ last_seq: lastSeq.toString() });
   }
 
-  async page(q: { accountId: string; environment: Environment; after: string | null; types: readonly EventType[] | null; domain: string | null; limit: number }): Promise<PublishedEvent[]> {
-    const query = this.uow.db()('events')
+  async page(q: {
+    accountId: string;
+    environment: Environment;
+    after: string | null;
+    types: readonly EventType[] | null;
+    domain: string | null;
+    limit: number;
+  }): Promise<PublishedEvent[]> {
+    const query = this.uow
+      .db()('events')
       .where({ account_id: q.accountId, environment: q.environment })
       .whereNotNull('pub_seq')
       .orderBy('pub_seq', 'asc')
@@ -92,7 +141,12 @@ export class SqlEventFeed implements EventFeed {
 
   async getMany(ids: readonly string[]): Promise<PublishedEvent[]> {
     if (ids.length === 0) return [];
-    return (await this.uow.db()('events').whereIn('id', [...new Set(ids)]).whereNotNull('pub_seq')).map(toPublished);
+    return (
+      await this.uow
+        .db()('events')
+        .whereIn('id', [...new Set(ids)])
+        .whereNotNull('pub_seq')
+    ).map(toPublished);
   }
 
   async purge(before: Date): Promise<number> {

@@ -6,26 +6,69 @@ import { bool, date, dateOrNull, iso, json, parse } from '../rows.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';
 
 type Row = {
-  id: string; account_id: string; environment: string; domain: string; kind: string; spec: string; interval_seconds: number; enabled: unknown;
-  state: string; state_changed_at: string | null; last_reason: string | null; last_checked_at: string | null; next_check_at: string;
-  open_incident_id: string | null; created_at: string; updated_at: string;
+  id: string;
+  account_id: string;
+  environment: string;
+  domain: string;
+  kind: string;
+  spec: string;
+  interval_seconds: number;
+  enabled: unknown;
+  state: string;
+  state_changed_at: string | null;
+  last_reason: string | null;
+  last_checked_at: string | null;
+  next_check_at: string;
+  open_incident_id: string | null;
+  created_at: string;
+  updated_at: string;
 };
-type ResultRow = { id: string; monitor_id: string; checked_at: string; ok: unknown; latency_ms: number | null; reason: string | null; detail: string };
+type ResultRow = {
+  id: string;
+  monitor_id: string;
+  checked_at: string;
+  ok: unknown;
+  latency_ms: number | null;
+  reason: string | null;
+  detail: string;
+};
 type IncidentRow = { id: string; monitor_id: string; started_at: string; ended_at: string | null; reason: string | null };
 
 const isoOrNull = (d: Date | null): string | null => (d ? iso(d) : null);
 
 const toMonitor = (r: Row): Monitor => ({
-  id: r.id, accountId: r.account_id, environment: r.environment as Environment, domain: r.domain, spec: parse<MonitorSpec>(r.spec),
-  intervalSeconds: Number(r.interval_seconds), enabled: bool(r.enabled), state: r.state as MonitorState, stateChangedAt: dateOrNull(r.state_changed_at),
-  lastReason: r.last_reason, lastCheckedAt: dateOrNull(r.last_checked_at), nextCheckAt: date(r.next_check_at), openIncidentId: r.open_incident_id,
-  createdAt: date(r.created_at), updatedAt: date(r.updated_at),
+  id: r.id,
+  accountId: r.account_id,
+  environment: r.environment as Environment,
+  domain: r.domain,
+  spec: parse<MonitorSpec>(r.spec),
+  intervalSeconds: Number(r.interval_seconds),
+  enabled: bool(r.enabled),
+  state: r.state as MonitorState,
+  stateChangedAt: dateOrNull(r.state_changed_at),
+  lastReason: r.last_reason,
+  lastCheckedAt: dateOrNull(r.last_checked_at),
+  nextCheckAt: date(r.next_check_at),
+  openIncidentId: r.open_incident_id,
+  createdAt: date(r.created_at),
+  updatedAt: date(r.updated_at),
 });
 const toResult = (r: ResultRow): CheckResult => ({
-  id: r.id, monitorId: r.monitor_id, checkedAt: date(r.checked_at), ok: bool(r.ok), latencyMs: r.latency_ms === null ? null : Number(r.latency_ms),
-  reason: r.reason, detail: parse<Record<string, unknown>>(r.detail),
+  id: r.id,
+  monitorId: r.monitor_id,
+  checkedAt: date(r.checked_at),
+  ok: bool(r.ok),
+  latencyMs: r.latency_ms === null ? null : Number(r.latency_ms),
+  reason: r.reason,
+  detail: parse<Record<string, unknown>>(r.detail),
 });
-const toIncident = (r: IncidentRow): Incident => ({ id: r.id, monitorId: r.monitor_id, startedAt: date(r.started_at), endedAt: dateOrNull(r.ended_at), reason: r.reason });
+const toIncident = (r: IncidentRow): Incident => ({
+  id: r.id,
+  monitorId: r.monitor_id,
+  startedAt: date(r.started_at),
+  endedAt: dateOrNull(r.ended_at),
+  reason: r.reason,
+});
 
 const splitCursor = (c: string): [string, string] => {
   const i = c.indexOf('|');
@@ -33,20 +76,45 @@ const splitCursor = (c: string): [string, string] => {
 };
 
 export class SqlMonitorRepository implements MonitorRepository {
-  constructor(private readonly uow: KnexUnitOfWork, private readonly engine: Engine) {}
+  constructor(
+    private readonly uow: KnexUnitOfWork,
+    private readonly engine: Engine,
+  ) {}
 
   async insert(m: Monitor): Promise<void> {
-    await this.uow.db()('monitors').insert({
-      id: m.id, account_id: m.accountId, environment: m.environment, domain: m.domain, kind: m.spec.kind, created_at: iso(m.createdAt),
-      spec: json(m.spec), interval_seconds: m.intervalSeconds, enabled: m.enabled, updated_at: iso(m.updatedAt), next_check_at: iso(m.nextCheckAt),
-      state: m.state, state_changed_at: isoOrNull(m.stateChangedAt), last_reason: m.lastReason, last_checked_at: isoOrNull(m.lastCheckedAt), open_incident_id: m.openIncidentId,
-    });
+    await this.uow
+      .db()('monitors')
+      .insert({
+        id: m.id,
+        account_id: m.accountId,
+        environment: m.environment,
+        domain: m.domain,
+        kind: m.spec.kind,
+        created_at: iso(m.createdAt),
+        spec: json(m.spec),
+        interval_seconds: m.intervalSeconds,
+        enabled: m.enabled,
+        updated_at: iso(m.updatedAt),
+        next_check_at: iso(m.nextCheckAt),
+        state: m.state,
+        state_changed_at: isoOrNull(m.stateChangedAt),
+        last_reason: m.lastReason,
+        last_checked_at: isoOrNull(m.lastCheckedAt),
+        open_incident_id: m.openIncidentId,
+      });
   }
 
   async update(m: Monitor): Promise<boolean> {
-    const n = await this.uow.db()('monitors').where({ id: m.id }).update({
-      spec: json(m.spec), interval_seconds: m.intervalSeconds, enabled: m.enabled, updated_at: iso(m.updatedAt), next_check_at: iso(m.nextCheckAt),
-    });
+    const n = await this.uow
+      .db()('monitors')
+      .where({ id: m.id })
+      .update({
+        spec: json(m.spec),
+        interval_seconds: m.intervalSeconds,
+        enabled: m.enabled,
+        updated_at: iso(m.updatedAt),
+        next_check_at: iso(m.nextCheckAt),
+      });
     return n > 0;
   }
 
@@ -80,7 +148,12 @@ export class SqlMonitorRepository implements MonitorRepository {
       const [at, id] = splitCursor(q.before);
       sel.andWhere((w) => w.where('created_at', '<', at).orWhere((x) => x.where('created_at', at).andWhere('id', '<', id)));
     }
-    const rows: Row[] = await sel.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(q.limit);
+    const rows: Row[] = await sel
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(q.limit);
     return rows.map(toMonitor);
   }
 
@@ -88,20 +161,29 @@ export class SqlMonitorRepository implements MonitorRepository {
     const now = iso(q.now);
     const ids: string[] = await this.uow.transaction(async () => {
       const db = this.uow.db();
-      const sel = db('monitors').select('id').where({ enabled: true }).andWhere('next_check_at', '<=', now)
+      const sel = db('monitors')
+        .select('id')
+        .where({ enabled: true })
+        .andWhere('next_check_at', '<=', now)
         .andWhere((w) => w.whereNull('lock_expires_at').orWhere('lock_expires_at', '<', now))
-        .orderBy('next_check_at').limit(q.limit);
+        .orderBy('next_check_at')
+        .limit(q.limit);
       if (this.engine === 'postgres') {
         // Rows another worker is claiming are skipped, not waited for.
         sel.forUpdate().skipLocked();
         const found = (await sel).map((r: { id: string }) => r.id);
-        if (found.length > 0) await db('monitors').whereIn('id', found).update({ lock_token: q.token, lock_expires_at: iso(q.leaseUntil) });
+        if (found.length > 0)
+          await db('monitors')
+            .whereIn('id', found)
+            .update({ lock_token: q.token, lock_expires_at: iso(q.leaseUntil) });
         return found;
       }
       // SQLite: one writer at a time; the conditional update still refuses a row someone leased meanwhile.
       const got: string[] = [];
       for (const { id } of (await sel) as Array<{ id: string }>) {
-        const n = await db('monitors').where({ id }).andWhere((w) => w.whereNull('lock_expires_at').orWhere('lock_expires_at', '<', now))
+        const n = await db('monitors')
+          .where({ id })
+          .andWhere((w) => w.whereNull('lock_expires_at').orWhere('lock_expires_at', '<', now))
           .update({ lock_token: q.token, lock_expires_at: iso(q.leaseUntil) });
         if (n > 0) got.push(id);
       }
@@ -112,17 +194,34 @@ export class SqlMonitorRepository implements MonitorRepository {
   }
 
   async completeCheck(m: Monitor, token: string): Promise<boolean> {
-    const n = await this.uow.db()('monitors').where({ id: m.id, lock_token: token }).update({
-      state: m.state, state_changed_at: isoOrNull(m.stateChangedAt), last_reason: m.lastReason, last_checked_at: isoOrNull(m.lastCheckedAt),
-      next_check_at: iso(m.nextCheckAt), open_incident_id: m.openIncidentId, lock_token: null, lock_expires_at: null,
-    });
+    const n = await this.uow
+      .db()('monitors')
+      .where({ id: m.id, lock_token: token })
+      .update({
+        state: m.state,
+        state_changed_at: isoOrNull(m.stateChangedAt),
+        last_reason: m.lastReason,
+        last_checked_at: isoOrNull(m.lastCheckedAt),
+        next_check_at: iso(m.nextCheckAt),
+        open_incident_id: m.openIncidentId,
+        lock_token: null,
+        lock_expires_at: null,
+      });
     return n > 0;
   }
 
   async insertResult(r: CheckResult): Promise<void> {
-    await this.uow.db()('monitor_results').insert({
-      id: r.id, monitor_id: r.monitorId, checked_at: iso(r.checkedAt), ok: r.ok, latency_ms: r.latencyMs, reason: r.reason, detail: json(r.detail),
-    });
+    await this.uow
+      .db()('monitor_results')
+      .insert({
+        id: r.id,
+        monitor_id: r.monitorId,
+        checked_at: iso(r.checkedAt),
+        ok: r.ok,
+        latency_ms: r.latencyMs,
+        reason: r.reason,
+        detail: json(r.detail),
+      });
   }
 
   async results(monitorId: string, q: { from?: Date; to?: Date; before?: string; limit: number }): Promise<CheckResult[]> {
@@ -133,28 +232,52 @@ export class SqlMonitorRepository implements MonitorRepository {
       const [at, id] = splitCursor(q.before);
       sel.andWhere((w) => w.where('checked_at', '<', at).orWhere((x) => x.where('checked_at', at).andWhere('id', '<', id)));
     }
-    const rows: ResultRow[] = await sel.orderBy([{ column: 'checked_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(q.limit);
+    const rows: ResultRow[] = await sel
+      .orderBy([
+        { column: 'checked_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(q.limit);
     return rows.map(toResult);
   }
 
   async resultsBetween(monitorId: string, from: Date, to: Date): Promise<CheckResult[]> {
-    const rows: ResultRow[] = await this.uow.db()('monitor_results').where({ monitor_id: monitorId })
-      .andWhere('checked_at', '>=', iso(from)).andWhere('checked_at', '<=', iso(to)).orderBy([{ column: 'checked_at', order: 'asc' }, { column: 'id', order: 'asc' }]);
+    const rows: ResultRow[] = await this.uow
+      .db()('monitor_results')
+      .where({ monitor_id: monitorId })
+      .andWhere('checked_at', '>=', iso(from))
+      .andWhere('checked_at', '<=', iso(to))
+      .orderBy([
+        { column: 'checked_at', order: 'asc' },
+        { column: 'id', order: 'asc' },
+      ]);
     return rows.map(toResult);
   }
 
   async insertIncident(i: Incident): Promise<void> {
-    await this.uow.db()('monitor_incidents').insert({ id: i.id, monitor_id: i.monitorId, started_at: iso(i.startedAt), ended_at: isoOrNull(i.endedAt), reason: i.reason });
+    await this.uow
+      .db()('monitor_incidents')
+      .insert({ id: i.id, monitor_id: i.monitorId, started_at: iso(i.startedAt), ended_at: isoOrNull(i.endedAt), reason: i.reason });
   }
 
   async closeIncident(id: string, endedAt: Date): Promise<void> {
-    await this.uow.db()('monitor_incidents').where({ id }).whereNull('ended_at').update({ ended_at: iso(endedAt) });
+    await this.uow
+      .db()('monitor_incidents')
+      .where({ id })
+      .whereNull('ended_at')
+      .update({ ended_at: iso(endedAt) });
   }
 
   async incidentsBetween(monitorId: string, from: Date, to: Date): Promise<Incident[]> {
-    const rows: IncidentRow[] = await this.uow.db()('monitor_incidents').where({ monitor_id: monitorId })
-      .andWhere('started_at', '<=', iso(to)).andWhere((w) => w.whereNull('ended_at').orWhere('ended_at', '>=', iso(from)))
-      .orderBy([{ column: 'started_at', order: 'asc' }, { column: 'id', order: 'asc' }]);
+    const rows: IncidentRow[] = await this.uow
+      .db()('monitor_incidents')
+      .where({ monitor_id: monitorId })
+      .andWhere('started_at', '<=', iso(to))
+      .andWhere((w) => w.whereNull('ended_at').orWhere('ended_at', '>=', iso(from)))
+      .orderBy([
+        { column: 'started_at', order: 'asc' },
+        { column: 'id', order: 'asc' },
+      ]);
     return rows.map(toIncident);
   }
 

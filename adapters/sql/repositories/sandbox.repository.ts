@@ -14,7 +14,9 @@ export class SqlSandboxClocks implements SandboxClocks {
   async advance(accountId: string, ms: number): Promise<number> {
     const db = this.uow.db();
     await db('sandbox_clocks').insert({ account_id: accountId, offset_ms: 0 }).onConflict('account_id').ignore();
-    await db('sandbox_clocks').where({ account_id: accountId }).update({ offset_ms: db.raw('offset_ms + ?', [ms]) });
+    await db('sandbox_clocks')
+      .where({ account_id: accountId })
+      .update({ offset_ms: db.raw('offset_ms + ?', [ms]) });
     return this.offset(accountId);
   }
 
@@ -24,10 +26,21 @@ export class SqlSandboxClocks implements SandboxClocks {
   }
 }
 
-type Row = { domain: string; registered_until: string; status: string; nameservers: string; transfer_code: string; registrant?: string | null };
+type Row = {
+  domain: string;
+  registered_until: string;
+  status: string;
+  nameservers: string;
+  transfer_code: string;
+  registrant?: string | null;
+};
 const toEntry = (r: Row): SandboxRegistryEntry => ({
-  domain: r.domain, registeredUntil: r.registered_until, status: parse(r.status), nameservers: parse(r.nameservers),
-  transferCode: r.transfer_code, registrant: r.registrant ? parse(r.registrant) : null,
+  domain: r.domain,
+  registeredUntil: r.registered_until,
+  status: parse(r.status),
+  nameservers: parse(r.nameservers),
+  transferCode: r.transfer_code,
+  registrant: r.registrant ? parse(r.registrant) : null,
 });
 
 export class SqlSandboxRegistryStore implements SandboxRegistryStore {
@@ -40,22 +53,41 @@ export class SqlSandboxRegistryStore implements SandboxRegistryStore {
 
   async findMany(domains: readonly string[]): Promise<SandboxRegistryEntry[]> {
     if (domains.length === 0) return [];
-    return (await this.uow.db()('sandbox_registry').whereIn('domain', [...domains])).map(toEntry);
+    return (
+      await this.uow
+        .db()('sandbox_registry')
+        .whereIn('domain', [...domains])
+    ).map(toEntry);
   }
 
   async put(e: SandboxRegistryEntry): Promise<void> {
-    await this.uow.db()('sandbox_registry')
+    await this.uow
+      .db()('sandbox_registry')
       .insert({
-        domain: e.domain, registered_until: e.registeredUntil, status: json(e.status), nameservers: json(e.nameservers), transfer_code: e.transferCode,
+        domain: e.domain,
+        registered_until: e.registeredUntil,
+        status: json(e.status),
+        nameservers: json(e.nameservers),
+        transfer_code: e.transferCode,
         registrant: e.registrant ? json(e.registrant) : null,
       })
-      .onConflict('domain').merge();
+      .onConflict('domain')
+      .merge();
   }
 
   async putIfAbsent(e: SandboxRegistryEntry): Promise<boolean> {
-    const inserted = await this.uow.db()('sandbox_registry')
-      .insert({ domain: e.domain, registered_until: e.registeredUntil, status: json(e.status), nameservers: json(e.nameservers), transfer_code: e.transferCode })
-      .onConflict('domain').ignore().returning('domain');
+    const inserted = await this.uow
+      .db()('sandbox_registry')
+      .insert({
+        domain: e.domain,
+        registered_until: e.registeredUntil,
+        status: json(e.status),
+        nameservers: json(e.nameservers),
+        transfer_code: e.transferCode,
+      })
+      .onConflict('domain')
+      .ignore()
+      .returning('domain');
     return inserted.length > 0;
   }
 

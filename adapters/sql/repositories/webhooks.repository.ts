@@ -8,38 +8,78 @@ import type { KnexUnitOfWork } from '../unit-of-work.js';
 type Row = Record<string, unknown>;
 
 const toWebhook = (r: Row): Webhook => ({
-  id: r.id as string, accountId: r.account_id as string, environment: r.environment as Environment, url: r.url as string,
-  description: (r.description as string | null) ?? null, events: parse<string[]>(r.events as string),
-  domains: r.domains ? parse<string[]>(r.domains as string) : null, enabled: bool(r.enabled),
-  disabledReason: (r.disabled_reason as Webhook['disabledReason']) ?? null, secretSealed: r.secret_sealed as string,
-  oldSecretSealed: (r.old_secret_sealed as string | null) ?? null, oldSecretExpiresAt: dateOrNull(r.old_secret_expires_at as string | null),
-  failingSince: dateOrNull(r.failing_since as string | null), createdBy: r.created_by as string,
-  createdAt: date(r.created_at as string), updatedAt: date(r.updated_at as string),
+  id: r.id as string,
+  accountId: r.account_id as string,
+  environment: r.environment as Environment,
+  url: r.url as string,
+  description: (r.description as string | null) ?? null,
+  events: parse<string[]>(r.events as string),
+  domains: r.domains ? parse<string[]>(r.domains as string) : null,
+  enabled: bool(r.enabled),
+  disabledReason: (r.disabled_reason as Webhook['disabledReason']) ?? null,
+  secretSealed: r.secret_sealed as string,
+  oldSecretSealed: (r.old_secret_sealed as string | null) ?? null,
+  oldSecretExpiresAt: dateOrNull(r.old_secret_expires_at as string | null),
+  failingSince: dateOrNull(r.failing_since as string | null),
+  createdBy: r.created_by as string,
+  createdAt: date(r.created_at as string),
+  updatedAt: date(r.updated_at as string),
 });
 
 const webhookRow = (w: Webhook): Row => ({
-  id: w.id, account_id: w.accountId, environment: w.environment, url: w.url, description: w.description, events: json(w.events),
-  domains: w.domains ? json(w.domains) : null, enabled: w.enabled, disabled_reason: w.disabledReason, secret_sealed: w.secretSealed,
-  old_secret_sealed: w.oldSecretSealed, old_secret_expires_at: w.oldSecretExpiresAt ? iso(w.oldSecretExpiresAt) : null,
-  failing_since: w.failingSince ? iso(w.failingSince) : null, created_by: w.createdBy, created_at: iso(w.createdAt), updated_at: iso(w.updatedAt),
+  id: w.id,
+  account_id: w.accountId,
+  environment: w.environment,
+  url: w.url,
+  description: w.description,
+  events: json(w.events),
+  domains: w.domains ? json(w.domains) : null,
+  enabled: w.enabled,
+  disabled_reason: w.disabledReason,
+  secret_sealed: w.secretSealed,
+  old_secret_sealed: w.oldSecretSealed,
+  old_secret_expires_at: w.oldSecretExpiresAt ? iso(w.oldSecretExpiresAt) : null,
+  failing_since: w.failingSince ? iso(w.failingSince) : null,
+  created_by: w.createdBy,
+  created_at: iso(w.createdAt),
+  updated_at: iso(w.updatedAt),
 });
 
 const toDelivery = (r: Row): Delivery => ({
-  id: r.id as string, webhookId: r.webhook_id as string, accountId: r.account_id as string, environment: r.environment as Environment,
-  eventId: r.event_id as string, eventSeq: String(r.event_seq), status: r.status as Delivery['status'], attempts: num(r.attempts),
-  nextAttemptAt: dateOrNull(r.next_attempt_at as string | null), eventCommittedAt: date(r.event_committed_at as string),
-  firstAttemptAt: dateOrNull(r.first_attempt_at as string | null), deliveredAt: dateOrNull(r.delivered_at as string | null), createdAt: date(r.created_at as string),
+  id: r.id as string,
+  webhookId: r.webhook_id as string,
+  accountId: r.account_id as string,
+  environment: r.environment as Environment,
+  eventId: r.event_id as string,
+  eventSeq: String(r.event_seq),
+  status: r.status as Delivery['status'],
+  attempts: num(r.attempts),
+  nextAttemptAt: dateOrNull(r.next_attempt_at as string | null),
+  eventCommittedAt: date(r.event_committed_at as string),
+  firstAttemptAt: dateOrNull(r.first_attempt_at as string | null),
+  deliveredAt: dateOrNull(r.delivered_at as string | null),
+  createdAt: date(r.created_at as string),
 });
 
 const toAttempt = (r: Row): Attempt => ({
-  id: r.id as string, deliveryId: r.delivery_id as string, webhookId: r.webhook_id as string, number: num(r.number), attemptedAt: date(r.attempted_at as string),
-  outcome: r.outcome as Attempt['outcome'], responseCode: r.response_code === null ? null : num(r.response_code),
-  latencyMs: r.latency_ms === null ? null : num(r.latency_ms), responseBody: (r.response_body as string | null) ?? null, error: (r.error as string | null) ?? null,
+  id: r.id as string,
+  deliveryId: r.delivery_id as string,
+  webhookId: r.webhook_id as string,
+  number: num(r.number),
+  attemptedAt: date(r.attempted_at as string),
+  outcome: r.outcome as Attempt['outcome'],
+  responseCode: r.response_code === null ? null : num(r.response_code),
+  latencyMs: r.latency_ms === null ? null : num(r.latency_ms),
+  responseBody: (r.response_body as string | null) ?? null,
+  error: (r.error as string | null) ?? null,
 });
 
 /** Webhook endpoints, their deliveries (the work queue) and the attempt log. */
 export class SqlWebhookRepository implements WebhookRepository {
-  constructor(private readonly uow: KnexUnitOfWork, private readonly engine: Engine) {}
+  constructor(
+    private readonly uow: KnexUnitOfWork,
+    private readonly engine: Engine,
+  ) {}
 
   async insert(w: Webhook): Promise<void> {
     await this.uow.db()('webhooks').insert(webhookRow(w));
@@ -74,14 +114,28 @@ export class SqlWebhookRepository implements WebhookRepository {
 
   async enabledFor(accountIds: readonly string[]): Promise<Webhook[]> {
     if (accountIds.length === 0) return [];
-    return (await this.uow.db()('webhooks').whereIn('account_id', [...accountIds]).where({ enabled: true, deleted: false })).map(toWebhook);
+    return (
+      await this.uow
+        .db()('webhooks')
+        .whereIn('account_id', [...accountIds])
+        .where({ enabled: true, deleted: false })
+    ).map(toWebhook);
   }
 
   async insertDeliveries(rows: readonly NewDelivery[]): Promise<void> {
     const db = this.uow.db();
     const mapped = rows.map((d) => ({
-      id: d.id, webhook_id: d.webhookId, account_id: d.accountId, environment: d.environment, event_id: d.eventId, event_seq: d.eventSeq,
-      status: 'pending', attempts: 0, next_attempt_at: iso(d.nextAttemptAt), event_committed_at: iso(d.eventCommittedAt), created_at: iso(d.createdAt),
+      id: d.id,
+      webhook_id: d.webhookId,
+      account_id: d.accountId,
+      environment: d.environment,
+      event_id: d.eventId,
+      event_seq: d.eventSeq,
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: iso(d.nextAttemptAt),
+      event_committed_at: iso(d.eventCommittedAt),
+      created_at: iso(d.createdAt),
     }));
     for (let i = 0; i < mapped.length; i += 200) await db('webhook_deliveries').insert(mapped.slice(i, i + 200));
   }
@@ -96,33 +150,69 @@ export class SqlWebhookRepository implements WebhookRepository {
     const params = [now, now, true, false, ...q.busy, q.limit];
     const run = async () => {
       if (this.engine === 'postgres') {
-        return rawRows<Row>(this.uow.db(), `update webhook_deliveries set lease_token = ?, lease_expires_at = ?
-          where id in (${pick} for update of d skip locked) returning *`, [q.token, iso(q.leaseUntil), ...params]);
+        return rawRows<Row>(
+          this.uow.db(),
+          `update webhook_deliveries set lease_token = ?, lease_expires_at = ?
+          where id in (${pick} for update of d skip locked) returning *`,
+          [q.token, iso(q.leaseUntil), ...params],
+        );
       }
       // SQLite: one statement under the write lock; the conditions are re-checked by the UPDATE itself.
-      return rawRows<Row>(this.uow.db(), `update webhook_deliveries set lease_token = ?, lease_expires_at = ?
+      return rawRows<Row>(
+        this.uow.db(),
+        `update webhook_deliveries set lease_token = ?, lease_expires_at = ?
         where id in (${pick}) and status = 'pending' and (lease_expires_at is null or lease_expires_at < ?) returning *`,
-        [q.token, iso(q.leaseUntil), now, now, 1, 0, ...q.busy, q.limit, now]);
+        [q.token, iso(q.leaseUntil), now, now, 1, 0, ...q.busy, q.limit, now],
+      );
     };
     const rows = await run();
-    return rows.map(toDelivery).sort((a, b) => (BigInt(a.eventSeq) < BigInt(b.eventSeq) ? -1 : BigInt(a.eventSeq) > BigInt(b.eventSeq) ? 1 : a.createdAt.getTime() - b.createdAt.getTime()));
+    return rows
+      .map(toDelivery)
+      .sort((a, b) =>
+        BigInt(a.eventSeq) < BigInt(b.eventSeq)
+          ? -1
+          : BigInt(a.eventSeq) > BigInt(b.eventSeq)
+            ? 1
+            : a.createdAt.getTime() - b.createdAt.getTime(),
+      );
   }
 
-  async recordAttempt(a: Attempt, next: { status: Delivery['status']; nextAttemptAt: Date | null; firstAttemptAt: Date; deliveredAt: Date | null }, token: string): Promise<boolean> {
+  async recordAttempt(
+    a: Attempt,
+    next: { status: Delivery['status']; nextAttemptAt: Date | null; firstAttemptAt: Date; deliveredAt: Date | null },
+    token: string,
+  ): Promise<boolean> {
     const db = this.uow.db();
-    const n = await db('webhook_deliveries').where({ id: a.deliveryId, lease_token: token, status: 'pending' }).update({
-      status: next.status, attempts: a.number, next_attempt_at: next.nextAttemptAt ? iso(next.nextAttemptAt) : null,
-      first_attempt_at: iso(next.firstAttemptAt), delivered_at: next.deliveredAt ? iso(next.deliveredAt) : null, lease_token: null, lease_expires_at: null,
-    });
+    const n = await db('webhook_deliveries')
+      .where({ id: a.deliveryId, lease_token: token, status: 'pending' })
+      .update({
+        status: next.status,
+        attempts: a.number,
+        next_attempt_at: next.nextAttemptAt ? iso(next.nextAttemptAt) : null,
+        first_attempt_at: iso(next.firstAttemptAt),
+        delivered_at: next.deliveredAt ? iso(next.deliveredAt) : null,
+        lease_token: null,
+        lease_expires_at: null,
+      });
     if (n === 0) return false;
     await db('webhook_attempts').insert({
-      id: a.id, delivery_id: a.deliveryId, webhook_id: a.webhookId, number: a.number, attempted_at: iso(a.attemptedAt), outcome: a.outcome,
-      response_code: a.responseCode, latency_ms: a.latencyMs, response_body: a.responseBody, error: a.error,
+      id: a.id,
+      delivery_id: a.deliveryId,
+      webhook_id: a.webhookId,
+      number: a.number,
+      attempted_at: iso(a.attemptedAt),
+      outcome: a.outcome,
+      response_code: a.responseCode,
+      latency_ms: a.latencyMs,
+      response_body: a.responseBody,
+      error: a.error,
     });
     return true;
   }
 
-  async recordDelivered(items: ReadonlyArray<{ attempt: Attempt; token: string; firstAttemptAt: Date; deliveredAt: Date }>): Promise<Set<string>> {
+  async recordDelivered(
+    items: ReadonlyArray<{ attempt: Attempt; token: string; firstAttemptAt: Date; deliveredAt: Date }>,
+  ): Promise<Set<string>> {
     const db = this.uow.db();
     const done = new Set<string>();
     // One UPDATE … FROM a VALUES table per chunk (the lease and status are checked per row by the join),
@@ -141,10 +231,20 @@ export class SqlWebhookRepository implements WebhookRepository {
            from v where webhook_deliveries.id = v.id and webhook_deliveries.lease_token = v.tok and webhook_deliveries.status = 'pending' returning webhook_deliveries.id`;
       const rows = await rawRows<Row>(db, sql, params);
       const updated = new Set(rows.map((r) => r.id as string));
-      const logged = chunk.filter((x) => updated.has(x.attempt.deliveryId)).map(({ attempt: a }) => ({
-        id: a.id, delivery_id: a.deliveryId, webhook_id: a.webhookId, number: a.number, attempted_at: iso(a.attemptedAt), outcome: a.outcome,
-        response_code: a.responseCode, latency_ms: a.latencyMs, response_body: a.responseBody, error: a.error,
-      }));
+      const logged = chunk
+        .filter((x) => updated.has(x.attempt.deliveryId))
+        .map(({ attempt: a }) => ({
+          id: a.id,
+          delivery_id: a.deliveryId,
+          webhook_id: a.webhookId,
+          number: a.number,
+          attempted_at: iso(a.attemptedAt),
+          outcome: a.outcome,
+          response_code: a.responseCode,
+          latency_ms: a.latencyMs,
+          response_body: a.responseBody,
+          error: a.error,
+        }));
       if (logged.length > 0) await db('webhook_attempts').insert(logged);
       for (const id of updated) done.add(id);
     }
@@ -152,7 +252,10 @@ export class SqlWebhookRepository implements WebhookRepository {
   }
 
   async release(deliveryId: string, token: string): Promise<void> {
-    await this.uow.db()('webhook_deliveries').where({ id: deliveryId, lease_token: token }).update({ lease_token: null, lease_expires_at: null });
+    await this.uow
+      .db()('webhook_deliveries')
+      .where({ id: deliveryId, lease_token: token })
+      .update({ lease_token: null, lease_expires_at: null });
   }
 
   async findDelivery(webhookId: string, id: string): Promise<Delivery | null> {
@@ -160,21 +263,36 @@ export class SqlWebhookRepository implements WebhookRepository {
     return r ? toDelivery(r) : null;
   }
 
-  async listDeliveries(webhookId: string, after: string | null, limit: number): Promise<Array<Delivery & { eventType: string; log: Attempt[] }>> {
+  async listDeliveries(
+    webhookId: string,
+    after: string | null,
+    limit: number,
+  ): Promise<Array<Delivery & { eventType: string; log: Attempt[] }>> {
     const db = this.uow.db();
     // Newest first; the cursor is the last delivery id of the previous page (ids are time-ordered).
-    const q = db('webhook_deliveries as d').leftJoin('events as e', 'e.id', 'd.event_id').where('d.webhook_id', webhookId)
-      .orderBy('d.id', 'desc').limit(limit).select('d.*', 'e.public_type as event_type');
+    const q = db('webhook_deliveries as d')
+      .leftJoin('events as e', 'e.id', 'd.event_id')
+      .where('d.webhook_id', webhookId)
+      .orderBy('d.id', 'desc')
+      .limit(limit)
+      .select('d.*', 'e.public_type as event_type');
     if (after) q.andWhere('d.id', '<', after);
     const rows = await q;
     const ids = rows.map((r: Row) => r.id as string);
     const attempts = ids.length ? (await db('webhook_attempts').whereIn('delivery_id', ids).orderBy('number', 'asc')).map(toAttempt) : [];
-    return rows.map((r: Row) => ({ ...toDelivery(r), eventType: (r.event_type as string | null) ?? 'unknown', log: attempts.filter((a) => a.deliveryId === r.id) }));
+    return rows.map((r: Row) => ({
+      ...toDelivery(r),
+      eventType: (r.event_type as string | null) ?? 'unknown',
+      log: attempts.filter((a) => a.deliveryId === r.id),
+    }));
   }
 
   async markFailing(id: string, at: Date): Promise<Date> {
     const db = this.uow.db();
-    await db('webhooks').where({ id }).whereNull('failing_since').update({ failing_since: iso(at) });
+    await db('webhooks')
+      .where({ id })
+      .whereNull('failing_since')
+      .update({ failing_since: iso(at) });
     const r = await db('webhooks').where({ id }).first('failing_since');
     return date(r.failing_since as string);
   }
@@ -184,12 +302,18 @@ export class SqlWebhookRepository implements WebhookRepository {
   }
 
   async disable(id: string, reason: 'gone' | 'failing', at: Date): Promise<boolean> {
-    const n = await this.uow.db()('webhooks').where({ id, enabled: true }).update({ enabled: false, disabled_reason: reason, updated_at: iso(at) });
+    const n = await this.uow
+      .db()('webhooks')
+      .where({ id, enabled: true })
+      .update({ enabled: false, disabled_reason: reason, updated_at: iso(at) });
     return n > 0;
   }
 
   async cancelPending(webhookId: string): Promise<number> {
-    return this.uow.db()('webhook_deliveries').where({ webhook_id: webhookId, status: 'pending' }).update({ status: 'failed', next_attempt_at: null });
+    return this.uow
+      .db()('webhook_deliveries')
+      .where({ webhook_id: webhookId, status: 'pending' })
+      .update({ status: 'failed', next_attempt_at: null });
   }
 
   async purge(before: Date): Promise<number> {

@@ -4,15 +4,17 @@
  * notice and never an event: accounts writes the message straight to the durable outbox.
  */
 export interface InvitationMail {
-  enqueue(mails: ReadonlyArray<{
-    readonly id: string;
-    /** The invitation's id: the outbox keys every message by what it tells of. */
-    readonly noticeId: string;
-    readonly recipientId: string;
-    readonly address: string;
-    readonly subject: string;
-    readonly body: string;
-    readonly attempts: number;
-    readonly createdAt: Date;
-  }>): Promise<void>;
+  enqueue(
+    mails: ReadonlyArray<{
+      readonly id: string;
+      /** The invitation's id: the outbox keys every message by what it tells of. */
+      readonly noticeId: string;
+      readonly recipientId: string;
+      readonly address: string;
+      readonly subject: string;
+      readonly body: string;
+      readonly attempts: number;
+      readonly createdAt: Date;
+    }>,
+  ): Promise<void>;
 }

@@ -54,7 +54,11 @@ export interface IssuedCertificate {
  * the same order may succeed later (rate limit, CA down) or needs a change (wrong DNS, CAA forbids it).
  */
 export class CertificateAuthorityError extends Error {
-  constructor(readonly reason: string, readonly retryable: boolean, readonly problemType?: string) {
+  constructor(
+    readonly reason: string,
+    readonly retryable: boolean,
+    readonly problemType?: string,
+  ) {
     super(reason);
     this.name = 'CertificateAuthorityError';
   }

@@ -23,7 +23,11 @@ export interface CertificateRepository {
   update(c: Certificate, expected: CertificateStatus): Promise<boolean>;
   find(id: string): Promise<Certificate | null>;
   /** Newest first, keyset pages on (created_at, id); `domains` limits to certificates all of whose domains are listed. */
-  list(accountId: string, environment: Environment, q: { before?: string; limit: number; domains?: readonly string[] | null; domain?: string }): Promise<Certificate[]>;
+  list(
+    accountId: string,
+    environment: Environment,
+    q: { before?: string; limit: number; domains?: readonly string[] | null; domain?: string },
+  ): Promise<Certificate[]>;
   /** The newest certificate covering `domain` (a registered domain) in `environment`. */
   latestForDomain(environment: Environment, domain: string): Promise<Certificate | null>;
   /** Takes the lease on one certificate if free; false when another worker holds it. */

@@ -7,7 +7,13 @@ import type { Environment } from '../../kernel/environment.js';
 export interface Dns01Solver {
   /** Publishes `value` at `_acme-challenge.<host>` in `zone`; returns a handle for cleanUp. Additive:
    * other values at that name stay. Resolves once the value is committed and served. */
-  present(scope: { accountId: string; environment: Environment }, zone: string, host: string, value: string, actor: string): Promise<string>;
+  present(
+    scope: { accountId: string; environment: Environment },
+    zone: string,
+    host: string,
+    value: string,
+    actor: string,
+  ): Promise<string>;
   /** Removes what `present` wrote; a value already gone is fine. */
   cleanUp(scope: { accountId: string; environment: Environment }, handle: string, actor: string): Promise<void>;
 }

@@ -64,23 +64,52 @@ export class AcmeChallenges {
     return isAcmeName(name, zone) ? name : null;
   }
 
-  async add(key: ApiKey, domain: string, input: { name: string; value: string }, cp: Checkpoints = transientCheckpoints(this.deps.uow)): Promise<ChallengeView> {
+  async add(
+    key: ApiKey,
+    domain: string,
+    input: { name: string; value: string },
+    cp: Checkpoints = transientCheckpoints(this.deps.uow),
+  ): Promise<ChallengeView> {
     const zoneName = normalizeDomain(domain);
     if (cp.last?.point === 'added') return this.republish(key, zoneName, cp.last.data.result as ChallengeView);
     await dnsAccess(this.deps.authorizer, key, zoneName);
     const name = AcmeChallenges.challengeName(input.name, zoneName);
     if (!name) {
-      throw new DomainError('validation_failed', {}, [{ field: '/body/name', rule: 'acme-name', value: input.name, message: { uk: `ім’я має бути _acme-challenge.<ім’я> у зоні ${zoneName}`, en: `the name must be _acme-challenge.<host> inside ${zoneName}` } }]);
+      throw new DomainError('validation_failed', {}, [
+        {
+          field: '/body/name',
+          rule: 'acme-name',
+          value: input.name,
+          message: {
+            uk: `ім’я має бути _acme-challenge.<ім’я> у зоні ${zoneName}`,
+            en: `the name must be _acme-challenge.<host> inside ${zoneName}`,
+          },
+        },
+      ]);
     }
-    const view = (c: AcmeChallenge): ChallengeView => ({ id: c.id, name, value: input.value, ttl: CHALLENGE_TTL, expires_at: c.expiresAt.toISOString() });
-    const challenge = await this.insertValue({ accountId: key.accountId, environment: key.environment }, zoneName, name, input.value, key.id, `key:${key.id}`, async (fn, c) => {
-      let zone: StoredZone | null = null;
-      await cp.reach('added', async () => {
-        zone = await fn();
-        return { result: view(c) }; // the checkpoint keeps the answer, not the zone
-      });
-      return zone!;
+    const view = (c: AcmeChallenge): ChallengeView => ({
+      id: c.id,
+      name,
+      value: input.value,
+      ttl: CHALLENGE_TTL,
+      expires_at: c.expiresAt.toISOString(),
     });
+    const challenge = await this.insertValue(
+      { accountId: key.accountId, environment: key.environment },
+      zoneName,
+      name,
+      input.value,
+      key.id,
+      `key:${key.id}`,
+      async (fn, c) => {
+        let zone: StoredZone | null = null;
+        await cp.reach('added', async () => {
+          zone = await fn();
+          return { result: view(c) }; // the checkpoint keeps the answer, not the zone
+        });
+        return zone!;
+      },
+    );
     return view(challenge);
   }
 
@@ -89,7 +118,13 @@ export class AcmeChallenges {
    * internal actor through the same zone commit as a plan apply, additive, served by our own server
    * when this resolves. Returns the challenge id for `removeFor`.
    */
-  async addFor(scope: { accountId: string; environment: ApiKey['environment'] }, zoneName: string, host: string, value: string, actor: string): Promise<string> {
+  async addFor(
+    scope: { accountId: string; environment: ApiKey['environment'] },
+    zoneName: string,
+    host: string,
+    value: string,
+    actor: string,
+  ): Promise<string> {
     const name = AcmeChallenges.challengeName(host, zoneName);
     if (!name) throw new DomainError('domain_invalid', { domain: host });
     return (await this.insertValue(scope, zoneName, name, value, null, actor)).id;
@@ -97,18 +132,45 @@ export class AcmeChallenges {
 
   /** One more value at `name` (additive), its challenge row and event in the same commit; then served. */
   private async insertValue(
-    scope: { accountId: string; environment: ApiKey['environment'] }, zoneName: string, name: string, value: string, keyId: string | null, actor: string,
+    scope: { accountId: string; environment: ApiKey['environment'] },
+    zoneName: string,
+    name: string,
+    value: string,
+    keyId: string | null,
+    actor: string,
     commit?: (fn: () => Promise<StoredZone>, challenge: AcmeChallenge) => Promise<StoredZone>,
   ): Promise<AcmeChallenge> {
     const now = this.deps.clock.now();
-    const challenge: AcmeChallenge = { id: this.deps.random.id(), zoneId: '', name, value, keyId, createdAt: now, expiresAt: new Date(now.getTime() + CHALLENGE_LIFETIME_MS) };
-    const zone = await this.change(scope.accountId, scope.environment, zoneName, name, (values) => [...new Set([...values, value])], async (z) => {
-      await this.deps.challenges.insert({ ...challenge, zoneId: z.id });
-      await this.deps.events.append({
-        id: this.deps.random.id(), accountId: scope.accountId, environment: scope.environment, type: 'dns.acme_challenge_added', subject: `domain:${zoneName}`,
-        actor, occurredAt: now, data: { name, challenge_id: challenge.id },
-      });
-    }, commit ? (fn) => commit(fn, challenge) : undefined);
+    const challenge: AcmeChallenge = {
+      id: this.deps.random.id(),
+      zoneId: '',
+      name,
+      value,
+      keyId,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + CHALLENGE_LIFETIME_MS),
+    };
+    const zone = await this.change(
+      scope.accountId,
+      scope.environment,
+      zoneName,
+      name,
+      (values) => [...new Set([...values, value])],
+      async (z) => {
+        await this.deps.challenges.insert({ ...challenge, zoneId: z.id });
+        await this.deps.events.append({
+          id: this.deps.random.id(),
+          accountId: scope.accountId,
+          environment: scope.environment,
+          type: 'dns.acme_challenge_added',
+          subject: `domain:${zoneName}`,
+          actor,
+          occurredAt: now,
+          data: { name, challenge_id: challenge.id },
+        });
+      },
+      commit ? (fn) => commit(fn, challenge) : undefined,
+    );
     await this.deps.zoneService.publish(zone);
     return challenge;
   }
@@ -159,20 +221,38 @@ export class AcmeChallenges {
   private async removeChallenge(zone: StoredZone, c: AcmeChallenge, actor: string, commit?: Committer): Promise<void> {
     // Another live challenge may carry the same value at the same name: keep the value for it.
     const others = (await this.deps.challenges.forName(zone.id, c.name)).filter((o) => o.id !== c.id && o.value === c.value);
-    const next = await this.change(zone.accountId, zone.environment, zone.domain, c.name, (values) => (others.length > 0 ? [...values] : values.filter((v) => v !== c.value)), async () => {
-      await this.deps.challenges.remove(c.id);
-      await this.deps.events.append({
-        id: this.deps.random.id(), accountId: zone.accountId, environment: zone.environment, type: 'dns.acme_challenge_removed', subject: `domain:${zone.domain}`,
-        actor, occurredAt: this.deps.clock.now(), data: { name: c.name, challenge_id: c.id },
-      });
-    }, commit);
+    const next = await this.change(
+      zone.accountId,
+      zone.environment,
+      zone.domain,
+      c.name,
+      (values) => (others.length > 0 ? [...values] : values.filter((v) => v !== c.value)),
+      async () => {
+        await this.deps.challenges.remove(c.id);
+        await this.deps.events.append({
+          id: this.deps.random.id(),
+          accountId: zone.accountId,
+          environment: zone.environment,
+          type: 'dns.acme_challenge_removed',
+          subject: `domain:${zone.domain}`,
+          actor,
+          occurredAt: this.deps.clock.now(),
+          data: { name: c.name, challenge_id: c.id },
+        });
+      },
+      commit,
+    );
     await this.deps.zoneService.publish(next);
   }
 
   /** Read-modify-write of the TXT set at `name`, retried when another change to the zone wins the race. */
   private async change(
-    accountId: string, environment: ApiKey['environment'], zoneName: string, name: string,
-    edit: (values: readonly string[]) => string[], alongside: (zone: StoredZone) => Promise<void>,
+    accountId: string,
+    environment: ApiKey['environment'],
+    zoneName: string,
+    name: string,
+    edit: (values: readonly string[]) => string[],
+    alongside: (zone: StoredZone) => Promise<void>,
     commit: Committer = (fn) => this.deps.uow.transaction(fn),
   ): Promise<StoredZone> {
     for (let attempt = 0; attempt < 20; attempt++) {

@@ -7,7 +7,12 @@ import { ancestorWhere, ownersOf } from './delegations.js';
 const meta = { id: 'below-dname', severity: 'error' } as const;
 
 /** The results at one name; `above` finds the DNAME it is below (or null). */
-const checkName = (name: string, types: ReadonlyMap<RecordType, unknown>, above: (name: string) => string | null, out: CheckResult[]): void => {
+const checkName = (
+  name: string,
+  types: ReadonlyMap<RecordType, unknown>,
+  above: (name: string) => string | null,
+  out: CheckResult[],
+): void => {
   const d = above(name);
   if (d === null) return;
   for (const type of types.keys()) {
@@ -24,8 +29,10 @@ const checkName = (name: string, types: ReadonlyMap<RecordType, unknown>, above:
 };
 
 /** The DNAME above `name`: the apex's, or the nearest one between. */
-const dnameAbove = (zone: ZoneView, apexDname: boolean, isDname: (name: string) => boolean) => (name: string): string | null =>
-  apexDname && name !== zone.origin ? zone.origin : ancestorWhere(name, zone.origin, isDname);
+const dnameAbove =
+  (zone: ZoneView, apexDname: boolean, isDname: (name: string) => boolean) =>
+  (name: string): string | null =>
+    apexDname && name !== zone.origin ? zone.origin : ancestorWhere(name, zone.origin, isDname);
 
 /** Nothing below a DNAME: it redirects the whole subtree, so names below it cannot hold data (RFC 6672 §2.4). */
 export const belowDname: Rule = {

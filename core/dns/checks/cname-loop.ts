@@ -35,7 +35,15 @@ export const cnameLoop: Rule = {
         const cycle = path.slice(path.indexOf(at));
         const shown = [...cycle, at].join(' → ');
         for (const name of cycle) {
-          out.push(result(this, name, 'CNAME', `CNAME loop: ${shown}. Point one of them at a real host.`, `Цикл CNAME: ${shown}. Спрямуйте один із них на справжній вузол.`));
+          out.push(
+            result(
+              this,
+              name,
+              'CNAME',
+              `CNAME loop: ${shown}. Point one of them at a real host.`,
+              `Цикл CNAME: ${shown}. Спрямуйте один із них на справжній вузол.`,
+            ),
+          );
         }
       }
       for (const n of path) state.set(n, 2);

@@ -28,11 +28,22 @@ const checkSet = (zone: ZoneView, set: RecordSet, elsewhere: (t: string) => bool
   for (const t of zone.targets(set)) {
     if (!isAtOrBelow(t, zone.origin) || elsewhere(t)) continue;
     const at = zone.names.get(t);
-    const ok = type === 'CNAME' ? at !== undefined || wildcardCovers(zone, t, () => true) : at ? hasAddress(at) : wildcardCovers(zone, t, hasAddress);
+    const ok =
+      type === 'CNAME'
+        ? at !== undefined || wildcardCovers(zone, t, () => true)
+        : at
+          ? hasAddress(at)
+          : wildcardCovers(zone, t, hasAddress);
     if (ok) continue;
     out.push(
       type === 'CNAME'
-        ? result(meta, name, type, `The CNAME target ${t} is inside the zone but has no records.`, `Ціль CNAME ${t} лежить у зоні, але не має жодних записів.`)
+        ? result(
+            meta,
+            name,
+            type,
+            `The CNAME target ${t} is inside the zone but has no records.`,
+            `Ціль CNAME ${t} лежить у зоні, але не має жодних записів.`,
+          )
         : result(
             meta,
             name,
@@ -58,7 +69,8 @@ export const danglingTarget: Rule = {
     // Every delegation point and DNAME, once (most zones have none: then nothing is walked).
     const cuts = delegationPoints(zone);
     const dnames = ownersOf(zone, 'DNAME');
-    const elsewhere = (t: string) => cuts.has(t) || ancestorIn(t, cuts, zone.origin) !== null || dnames.has(t) || ancestorIn(t, dnames, zone.origin) !== null;
+    const elsewhere = (t: string) =>
+      cuts.has(t) || ancestorIn(t, cuts, zone.origin) !== null || dnames.has(t) || ancestorIn(t, dnames, zone.origin) !== null;
     for (const type of TYPES) for (const set of zone.ofType(type)) checkSet(zone, set, elsewhere, out);
     return out;
   },
@@ -67,7 +79,8 @@ export const danglingTarget: Rule = {
     // The same test by lookups: no walk over the zone.
     const cut = (at: string) => isCut(zone, at);
     const dname = (at: string) => owns(zone, at, 'DNAME');
-    const elsewhere = (t: string) => cut(t) || ancestorWhere(t, zone.origin, cut) !== null || dname(t) || ancestorWhere(t, zone.origin, dname) !== null;
+    const elsewhere = (t: string) =>
+      cut(t) || ancestorWhere(t, zone.origin, cut) !== null || dname(t) || ancestorWhere(t, zone.origin, dname) !== null;
     for (const type of TYPES) {
       for (const name of names) {
         const set = zone.get(name, type);
@@ -82,7 +95,9 @@ export const danglingTarget: Rule = {
   // delegation, DNAME or wildcard.
   affected(delta) {
     const out = delta.referrers(delta.changedWithout('A', 'AAAA', 'CNAME'));
-    const add = (names: Iterable<string>) => { for (const n of names) out.add(n); };
+    const add = (names: Iterable<string>) => {
+      for (const n of names) out.add(n);
+    };
     for (const name of delta.changedNames) {
       const types = delta.changedTypes(name);
       if ((types.has('NS') && name !== delta.origin) || types.has('DNAME')) add(delta.referrersAtOrBelow(name));

@@ -60,7 +60,15 @@ export const delegationOnlyGlue: Rule = {
     if (cuts.size === 0) return [];
     const glue = nsTargets(zone);
     const out: CheckResult[] = [];
-    for (const [name, types] of zone.names) checkName(zone, name, types, (n) => cuts.has(n), (n) => glue.has(n), out);
+    for (const [name, types] of zone.names)
+      checkName(
+        zone,
+        name,
+        types,
+        (n) => cuts.has(n),
+        (n) => glue.has(n),
+        out,
+      );
     return out;
   },
   checkNames(zone, names) {

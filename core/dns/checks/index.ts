@@ -118,4 +118,11 @@ export const RULES: readonly Rule[] = [
 export const runRules = (zone: ZoneView, rules: readonly Rule[] = RULES): CheckResult[] => rules.flatMap((r) => r.check(zone));
 
 /** Rules about the plan's input (reported by the plan builder and the zone-file parser). */
-export const INPUT_RULES: readonly InputRule[] = [currentMismatch, createExisting, changeDuplicate, inputSyntax, recordType, zoneFileSyntax];
+export const INPUT_RULES: readonly InputRule[] = [
+  currentMismatch,
+  createExisting,
+  changeDuplicate,
+  inputSyntax,
+  recordType,
+  zoneFileSyntax,
+];

@@ -98,7 +98,13 @@ const resultKey = (r: CheckResult): string => `${r.rule}\u0000${r.name}\u0000${r
  * whole-zone evaluation's (test/dns/incremental-checks.test.ts compares them on random zones and plans).
  * Without a delta, or when a rule cannot tell, the rule runs on the whole zone, before and after.
  */
-export const zoneRuleResults = (rules: readonly Rule[], before: ZoneView, after: ZoneView, changedNames: ReadonlySet<string>, delta: PlanDelta | null): CheckResult[] => {
+export const zoneRuleResults = (
+  rules: readonly Rule[],
+  before: ZoneView,
+  after: ZoneView,
+  changedNames: ReadonlySet<string>,
+  delta: PlanDelta | null,
+): CheckResult[] => {
   const out: CheckResult[] = [];
   const keep = (now: readonly CheckResult[], then: readonly CheckResult[]): void => {
     const already = new Set(then.map(resultKey));

@@ -92,13 +92,13 @@ export interface Rule {
   affected?(delta: PlanDelta): Iterable<string> | 'all';
 }
 
-export const result = (
-  rule: Pick<Rule, 'id' | 'severity'>,
-  name: string,
-  type: string | null,
-  en: string,
-  uk: string,
-): CheckResult => ({ severity: rule.severity, rule: rule.id, name, type, message: { uk, en } });
+export const result = (rule: Pick<Rule, 'id' | 'severity'>, name: string, type: string | null, en: string, uk: string): CheckResult => ({
+  severity: rule.severity,
+  rule: rule.id,
+  name,
+  type,
+  message: { uk, en },
+});
 
 /** The names → types → sets map of a list of record sets. */
 export const indexSets = (sets: Iterable<RecordSet>): Map<string, Map<RecordType, RecordSet>> => {
@@ -189,7 +189,12 @@ export const makeView = (origin: string, sets: readonly RecordSet[], options: Vi
     },
     changedNames: options.changedNames ?? (full ? new Set(names.keys()) : NO_NAMES),
     changes: options.changes ?? [],
-    isChanged: changedObjects ? (name, type) => { const s = names.get(name)?.get(type); return s !== undefined && changedObjects.has(s); } : () => true,
+    isChanged: changedObjects
+      ? (name, type) => {
+          const s = names.get(name)?.get(type);
+          return s !== undefined && changedObjects.has(s);
+        }
+      : () => true,
     get: (name, type) => names.get(name)?.get(type),
     ofType(type) {
       if (byType === null) {
@@ -205,7 +210,11 @@ export const makeView = (origin: string, sets: readonly RecordSet[], options: Vi
     },
     parsed,
     pointingAt(target, type) {
-      const index = options.targetIndex ?? (ownIndex ??= new TargetIndex(origin, (visit) => { for (const types of names.values()) for (const s of types.values()) visit(s); }));
+      const index =
+        options.targetIndex ??
+        (ownIndex ??= new TargetIndex(origin, (visit) => {
+          for (const types of names.values()) for (const s of types.values()) visit(s);
+        }));
       let out: RecordSet[] | null = null;
       for (const s of index.candidates(target)) {
         if (s.type !== type || names.get(s.name)?.get(type) !== s || !targets(s).includes(target)) continue;
@@ -223,12 +232,13 @@ export const valueProblemRule = (meta: { id: string; severity: 'error' | 'warnin
   scope: 'changed',
   check(zone) {
     const out: CheckResult[] = [];
-    for (const type of types) for (const set of zone.changedOfType(type)) {
-      for (const p of zone.parsed(set)) {
-        for (const problem of p.problems) if (problem.rule === meta.id) out.push(result(meta, set.name, set.type, problem.en, problem.uk));
+    for (const type of types)
+      for (const set of zone.changedOfType(type)) {
+        for (const p of zone.parsed(set)) {
+          for (const problem of p.problems)
+            if (problem.rule === meta.id) out.push(result(meta, set.name, set.type, problem.en, problem.uk));
+        }
       }
-    }
     return out;
   },
 });
-

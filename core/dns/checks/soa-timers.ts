@@ -19,11 +19,22 @@ export const soaTimers: Rule = {
         if (p.data?.kind !== 'soa') continue;
         const { refresh, retry, expire, minimum } = p.data;
         const odd: Array<[string, string]> = [];
-        if (refresh < 1200 || refresh > 43200) odd.push([`refresh ${refresh} is outside 1200–43200 s`, `refresh ${refresh} поза межами 1200–43200 с`]);
-        if (retry >= refresh) odd.push([`retry ${retry} is not below refresh ${refresh}`, `retry ${retry} не менший за refresh ${refresh}`]);
-        if (expire < 1209600 || expire > 2419200) odd.push([`expire ${expire} is outside 2–4 weeks (1209600–2419200 s)`, `expire ${expire} поза межами 2–4 тижнів (1209600–2419200 с)`]);
-        if (expire <= refresh + retry) odd.push([`expire ${expire} is not above refresh + retry`, `expire ${expire} не більший за refresh + retry`]);
-        if (minimum > 86400) odd.push([`minimum (negative-caching TTL) ${minimum} is over a day`, `minimum (TTL негативного кешування) ${minimum} перевищує добу`]);
+        if (refresh < 1200 || refresh > 43200)
+          odd.push([`refresh ${refresh} is outside 1200–43200 s`, `refresh ${refresh} поза межами 1200–43200 с`]);
+        if (retry >= refresh)
+          odd.push([`retry ${retry} is not below refresh ${refresh}`, `retry ${retry} не менший за refresh ${refresh}`]);
+        if (expire < 1209600 || expire > 2419200)
+          odd.push([
+            `expire ${expire} is outside 2–4 weeks (1209600–2419200 s)`,
+            `expire ${expire} поза межами 2–4 тижнів (1209600–2419200 с)`,
+          ]);
+        if (expire <= refresh + retry)
+          odd.push([`expire ${expire} is not above refresh + retry`, `expire ${expire} не більший за refresh + retry`]);
+        if (minimum > 86400)
+          odd.push([
+            `minimum (negative-caching TTL) ${minimum} is over a day`,
+            `minimum (TTL негативного кешування) ${minimum} перевищує добу`,
+          ]);
         if (odd.length === 0) continue;
         out.push(
           result(

@@ -50,7 +50,8 @@ export class DnsPlans {
   async create(key: ApiKey, domainInput: string, input: PlanInput): Promise<PlanView> {
     const domain = normalizeDomain(domainInput);
     const access = await dnsAccess(this.deps.authorizer, key, domain);
-    if (access === 'acme-only' && !('changes' in input)) throw new DomainError('right_missing', { right: 'dns.edit', domain, change: 'a whole-zone plan' });
+    if (access === 'acme-only' && !('changes' in input))
+      throw new DomainError('right_missing', { right: 'dns.edit', domain, change: 'a whole-zone plan' });
     const zone = await this.zoneOf(key, domain);
     const built = buildPlan({ origin: domain, current: zone.recordSets, input });
     if (access === 'acme-only') assertAcmeOnly(built.changes, domain, domain);
@@ -58,10 +59,20 @@ export class DnsPlans {
     // What apply compares against: the touched sets, or for a whole-zone plan every comparable set.
     const before = 'changes' in input ? built.before : Plan.wholeZoneBefore(zone);
     const plan = Plan.of({
-      id: this.deps.random.id(), accountId: key.accountId, environment: key.environment, domain, keyId: key.id,
+      id: this.deps.random.id(),
+      accountId: key.accountId,
+      environment: key.environment,
+      domain,
+      keyId: key.id,
       source: 'changes' in input ? 'changes' : 'records' in input ? 'records' : 'zone_file',
-      baseSerial: zone.serial, changes: built.changes, before, checks: built.checks, valid: built.valid,
-      createdAt: now, expiresAt: new Date(now.getTime() + PLAN_LIFETIME_MS), appliedAt: null,
+      baseSerial: zone.serial,
+      changes: built.changes,
+      before,
+      checks: built.checks,
+      valid: built.valid,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + PLAN_LIFETIME_MS),
+      appliedAt: null,
     });
     await this.deps.plans.insert(plan.record);
     return plan.view();
@@ -79,7 +90,13 @@ export class DnsPlans {
    * the checkpoint, and only then is the zone published — so a nameserver that reads the store (the DNS
    * workers of a cluster) sees the change when it is asked to.
    */
-  async apply(key: ApiKey, domainInput: string, id: string, opts: { force?: boolean }, cp: Checkpoints = transientCheckpoints(this.deps.uow)): Promise<PlanView & { serial: number }> {
+  async apply(
+    key: ApiKey,
+    domainInput: string,
+    id: string,
+    opts: { force?: boolean },
+    cp: Checkpoints = transientCheckpoints(this.deps.uow),
+  ): Promise<PlanView & { serial: number }> {
     const domain = normalizeDomain(domainInput);
     if (cp.last?.point === 'applied') {
       // Committed before a crash: make sure it is served, then answer as the first time.
@@ -102,11 +119,16 @@ export class DnsPlans {
       if (!opts.force) plan.assertSafe(zone.recordSets.length);
       // The checks again, on the zone as it is now — unless nothing changed since the plan was made (same
       // serial: the checks already ran on exactly this zone).
-      const recheck = zone.serial === plan.baseSerial
-        ? { valid: true, checks: [] as CheckResult[] }
-        : buildPlan({ origin: domain, current: zone.recordSets, input: { changes: plan.changes.map(toInput) } });
+      const recheck =
+        zone.serial === plan.baseSerial
+          ? { valid: true, checks: [] as CheckResult[] }
+          : buildPlan({ origin: domain, current: zone.recordSets, input: { changes: plan.changes.map(toInput) } });
       if (!recheck.valid) {
-        throw new DomainError('plan_stale', { domain, reason: 'its checks fail on the zone as it is now' }, recheck.checks.filter((c) => c.severity === 'error').map((c) => ({ ...c })));
+        throw new DomainError(
+          'plan_stale',
+          { domain, reason: 'its checks fail on the zone as it is now' },
+          recheck.checks.filter((c) => c.severity === 'error').map((c) => ({ ...c })),
+        );
       }
       const upserts: RecordSet[] = [];
       const deletes: Array<{ name: string; type: RecordType }> = [];
@@ -121,8 +143,14 @@ export class DnsPlans {
           const next = await this.deps.zoneService.commit(zone, upserts, deletes);
           if (!(await this.deps.plans.markApplied(plan.id, now))) throw new DomainError('plan_already_applied', { plan_id: id });
           await this.deps.events.append({
-            id: this.deps.random.id(), accountId: key.accountId, environment: key.environment, type: 'dns.plan_applied', subject: `domain:${domain}`,
-            actor: `key:${key.id}`, occurredAt: now, data: { plan_id: plan.id, serial: next.serial, counts: plan.counts },
+            id: this.deps.random.id(),
+            accountId: key.accountId,
+            environment: key.environment,
+            type: 'dns.plan_applied',
+            subject: `domain:${domain}`,
+            actor: `key:${key.id}`,
+            occurredAt: now,
+            data: { plan_id: plan.id, serial: next.serial, counts: plan.counts },
           });
           committed = next;
           return { result: { ...plan.appliedOn(now).view(), serial: next.serial } };
@@ -140,7 +168,10 @@ export class DnsPlans {
 }
 
 const toInput = (c: Change) => ({
-  action: c.action, name: c.name, type: c.type,
-  ...(c.ttl !== undefined ? { ttl: c.ttl } : {}), ...(c.values ? { values: [...c.values] } : {}),
+  action: c.action,
+  name: c.name,
+  type: c.type,
+  ...(c.ttl !== undefined ? { ttl: c.ttl } : {}),
+  ...(c.values ? { values: [...c.values] } : {}),
   ...(c.current ? { current: { ttl: c.current.ttl, values: [...c.current.values] } } : {}),
 });

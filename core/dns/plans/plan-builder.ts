@@ -40,7 +40,8 @@ export interface RecordSetInput {
   readonly values: readonly string[];
 }
 
-export type PlanInput = { readonly changes: readonly ChangeInput[] } | { readonly records: readonly RecordSetInput[] } | { readonly zone_file: string };
+export type PlanInput =
+  { readonly changes: readonly ChangeInput[] } | { readonly records: readonly RecordSetInput[] } | { readonly zone_file: string };
 
 export interface PlanCounts {
   readonly create: number;
@@ -84,8 +85,10 @@ type Index = Map<string, Map<RecordType, RecordSet>>;
 /** Parsed input values per change, to prime the rules' parse cache (each value is parsed once per plan). */
 type ParsedByChange = Map<Change, readonly ParsedValue[]>;
 
-const canonicalAll = (type: RecordType, values: readonly string[], origin: string): string[] => values.map((v) => canonicalValue(type, v, origin));
-const parseAll = (type: RecordType, values: readonly string[], origin: string): ParsedValue[] => values.map((v) => parseValue(type, v, origin));
+const canonicalAll = (type: RecordType, values: readonly string[], origin: string): string[] =>
+  values.map((v) => canonicalValue(type, v, origin));
+const parseAll = (type: RecordType, values: readonly string[], origin: string): ParsedValue[] =>
+  values.map((v) => parseValue(type, v, origin));
 
 /** The three input forms end here: changes with resolved names and canonical values, plus input problems. */
 const fromChanges = (origin: string, current: Index, inputs: readonly ChangeInput[], parsedBy: ParsedByChange): Draft => {
@@ -214,7 +217,11 @@ const fromChanges = (origin: string, current: Index, inputs: readonly ChangeInpu
       );
     }
 
-    const current_ = existing ? { ttl: existing.ttl, values: [...existing.values] } : stated ? { ttl: stated.ttl, values: [...stated.values] } : undefined;
+    const current_ = existing
+      ? { ttl: existing.ttl, values: [...existing.values] }
+      : stated
+        ? { ttl: stated.ttl, values: [...stated.values] }
+        : undefined;
     let change: Change;
     if (action === 'create') change = { action, name, type, ttl: c.ttl ?? DEFAULT_TTL, values: values! };
     else if (action === 'update') {
@@ -260,14 +267,30 @@ class DesiredSets {
 }
 
 /** Whole-zone inputs: group into sets (one TTL per set), then diff against the zone. */
-const fromDesired = (origin: string, current: readonly RecordSet[], currentNames: Index, desired: DesiredSets, parsedBy: ParsedByChange): Change[] => {
+const fromDesired = (
+  origin: string,
+  current: readonly RecordSet[],
+  currentNames: Index,
+  desired: DesiredSets,
+  parsedBy: ParsedByChange,
+): Change[] => {
   const changes: Change[] = [];
   for (const d of desired.list) {
     const existing = currentNames.get(d.name)?.get(d.type);
     let change: Change | null = null;
     if (!existing) change = { action: 'create', name: d.name, type: d.type, ttl: d.ttl, values: d.values };
-    else if (existing.ttl !== d.ttl || !(sameValues(existing.values, d.values) || sameValues(canonicalAll(d.type, existing.values, origin), d.values))) {
-      change = { action: 'update', name: d.name, type: d.type, ttl: d.ttl, values: d.values, current: { ttl: existing.ttl, values: [...existing.values] } };
+    else if (
+      existing.ttl !== d.ttl ||
+      !(sameValues(existing.values, d.values) || sameValues(canonicalAll(d.type, existing.values, origin), d.values))
+    ) {
+      change = {
+        action: 'update',
+        name: d.name,
+        type: d.type,
+        ttl: d.ttl,
+        values: d.values,
+        current: { ttl: existing.ttl, values: [...existing.values] },
+      };
     }
     if (change) {
       changes.push(change);
@@ -276,7 +299,8 @@ const fromDesired = (origin: string, current: readonly RecordSet[], currentNames
   }
   for (const s of current) {
     if (isApexOwned(s.name, s.type, origin) || isAcmeChallengeName(s.name)) continue;
-    if (!desired.get(s.name, s.type)) changes.push({ action: 'delete', name: s.name, type: s.type, current: { ttl: s.ttl, values: [...s.values] } });
+    if (!desired.get(s.name, s.type))
+      changes.push({ action: 'delete', name: s.name, type: s.type, current: { ttl: s.ttl, values: [...s.values] } });
   }
   return changes;
 };
@@ -299,7 +323,9 @@ const fromRecords = (origin: string, inputs: readonly RecordSetInput[]): { desir
   const desired = new DesiredSets();
   const results: CheckResult[] = [];
   if (!Array.isArray(inputs)) {
-    results.push(inputResult(inputSyntax, origin, null, '"records" must be a list of record sets.', '«records» має бути списком наборів записів.'));
+    results.push(
+      inputResult(inputSyntax, origin, null, '"records" must be a list of record sets.', '«records» має бути списком наборів записів.'),
+    );
     return { desired, results };
   }
   for (const r of inputs) {
@@ -361,7 +387,10 @@ const sortChanges = (changes: Change[]): Change[] => {
 };
 
 const sortChecks = (checks: CheckResult[]): CheckResult[] => {
-  const keyed = checks.map((r) => ({ r, k: `${r.severity === 'error' ? 0 : 1}\u0001${canonicalKey(r.name)}\u0001${r.type ?? ''}\u0001${r.rule}` }));
+  const keyed = checks.map((r) => ({
+    r,
+    k: `${r.severity === 'error' ? 0 : 1}\u0001${canonicalKey(r.name)}\u0001${r.type ?? ''}\u0001${r.rule}`,
+  }));
   keyed.sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
   return keyed.map((x) => x.r);
 };
@@ -429,7 +458,15 @@ export const buildPlan = (args: {
     source = 'zone_file';
     draft = {
       changes: [],
-      results: [inputResult(inputSyntax, origin, null, 'A plan needs "changes", "records" or "zone_file" (text).', 'План потребує «changes», «records» або «zone_file» (текст).')],
+      results: [
+        inputResult(
+          inputSyntax,
+          origin,
+          null,
+          'A plan needs "changes", "records" or "zone_file" (text).',
+          'План потребує «changes», «records» або «zone_file» (текст).',
+        ),
+      ],
     };
   }
 
@@ -441,7 +478,9 @@ export const buildPlan = (args: {
   const incremental = changes.length > 0 && (mode === 'incremental' || (mode === 'auto' && changedNames.size * 4 <= currentNames.size));
   // The zone after the changes: the index with only the touched names copied deeper — for a small plan an
   // overlay on it (same entries, same order), so that a change to a zone of 100k sets does not copy it.
-  const afterNames: Map<string, Map<RecordType, RecordSet>> | OverlayMap<string, Map<RecordType, RecordSet>> = incremental ? new OverlayMap(currentNames) : new Map(currentNames);
+  const afterNames: Map<string, Map<RecordType, RecordSet>> | OverlayMap<string, Map<RecordType, RecordSet>> = incremental
+    ? new OverlayMap(currentNames)
+    : new Map(currentNames);
   const cache = newViewCache();
   const changedSets: RecordSet[] = [];
   for (const c of changes) {
@@ -472,7 +511,9 @@ export const buildPlan = (args: {
   for (const rule of RULES) if (rule.scope === 'changed') checks.push(...rule.check(afterView));
   if (changes.length > 0) {
     const beforeView = makeView(origin, current, { names: currentNames, changedSets: [], changedNames: new Set(), cache, targetIndex });
-    const delta = incremental ? makePlanDelta({ origin, before: beforeView, after: afterView, changes, changedNames, changedSets, targetIndex }) : null;
+    const delta = incremental
+      ? makePlanDelta({ origin, before: beforeView, after: afterView, changes, changedNames, changedSets, targetIndex })
+      : null;
     checks.push(...zoneRuleResults(ZONE_RULES, beforeView, afterView, changedNames, delta));
   }
 

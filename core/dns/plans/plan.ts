@@ -71,7 +71,6 @@ const countsOf = (p: Pick<PlanRecord, 'changes' | 'checks'>): PlanCounts => ({
   warnings: p.checks.filter((c) => c.severity === 'warning').length,
 });
 
-
 const sameSet = (a: RecordSet | null | undefined, b: RecordSet | null | undefined): boolean =>
   (!a && !b) || (!!a && !!b && a.ttl === b.ttl && a.values.length === b.values.length && a.values.every((v, i) => v === b.values[i]));
 
@@ -186,8 +185,16 @@ export class Plan implements PlanRecord {
 
   view(): PlanView {
     return {
-      id: this.id, domain: this.domain, source: this.source, valid: this.valid, base_serial: this.baseSerial, changes: [...this.changes], checks: [...this.checks],
-      counts: this.counts, expires_at: this.expiresAt.toISOString(), applied_at: this.appliedAt?.toISOString() ?? null,
+      id: this.id,
+      domain: this.domain,
+      source: this.source,
+      valid: this.valid,
+      base_serial: this.baseSerial,
+      changes: [...this.changes],
+      checks: [...this.checks],
+      counts: this.counts,
+      expires_at: this.expiresAt.toISOString(),
+      applied_at: this.appliedAt?.toISOString() ?? null,
     };
   }
 }

@@ -14,7 +14,14 @@ export interface ZoneRepository {
   create(zone: StoredZone): Promise<void>;
   /** Writes the changed record sets and the new serial; false (nothing written) when the serial is
    * no longer `expectedSerial` — another apply won the race. */
-  commit(zoneId: string, expectedSerial: number, serial: number, upserts: readonly RecordSet[], deletes: ReadonlyArray<{ name: string; type: RecordType }>, at: Date): Promise<boolean>;
+  commit(
+    zoneId: string,
+    expectedSerial: number,
+    serial: number,
+    upserts: readonly RecordSet[],
+    deletes: ReadonlyArray<{ name: string; type: RecordType }>,
+    at: Date,
+  ): Promise<boolean>;
   remove(zoneId: string): Promise<void>;
   /** Inside a transaction: holds the zone's row until commit, so writers of one zone queue instead of
    * racing (Postgres row lock; SQLite transactions are serialised already). */

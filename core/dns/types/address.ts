@@ -83,7 +83,7 @@ export const hexGroups = (v: string): number[] | null => {
 export const rfc5952 = (g: readonly number[]): string => {
   let best = -1;
   let bestLength = 1;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (g[i] !== 0) {
       i++;
       continue;

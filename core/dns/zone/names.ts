@@ -100,7 +100,12 @@ export const nameProblems = (name: string, what: { en: string; uk: string } = { 
   const out: NameProblem[] = [];
   // Fast path: the common, clean name (labels 1–63 allowed characters, ≤ 253 characters) has no problem.
   if (name.length <= 253 && CLEAN_NAME.test(name)) return out;
-  if (/\s/.test(name)) out.push({ rule: 'name-syntax', en: `${what.en} "${name}" contains whitespace.`, uk: `${what.uk} «${name}» містить пробільні символи.` });
+  if (/\s/.test(name))
+    out.push({
+      rule: 'name-syntax',
+      en: `${what.en} "${name}" contains whitespace.`,
+      uk: `${what.uk} «${name}» містить пробільні символи.`,
+    });
   if (name === '' || name.split('.').some((l) => l === '')) {
     out.push({
       rule: 'name-syntax',

@@ -30,7 +30,11 @@ export class ReadZone {
     return formatZoneFile(await this.zone(key, domain));
   }
 
-  async records(key: ApiKey, domain: string, opts: { cursor?: string; limit?: number; name?: string; type?: string }): Promise<Page<RecordSetView> & { serial: number } & Delegation> {
+  async records(
+    key: ApiKey,
+    domain: string,
+    opts: { cursor?: string; limit?: number; name?: string; type?: string },
+  ): Promise<Page<RecordSetView> & { serial: number } & Delegation> {
     const zone = await this.zone(key, domain);
     const limit = clampLimit(opts.limit);
     const after = decodeCursor(opts.cursor);

@@ -19,6 +19,13 @@ export const rrsetKey = (name: string, type: string): string => `${name}\u0000${
 
 /** Zone apex SOA and NS belong to the service (DESIGN): plans cannot change them. */
 export const SERVICE_NAMESERVERS = ['ns1.domivka.net', 'ns2.domivka.net'];
-export const SOA_DEFAULTS = { mname: 'ns1.domivka.net', rname: 'hostmaster.domivka.net', refresh: 3600, retry: 600, expire: 1209600, minimum: 300 };
+export const SOA_DEFAULTS = {
+  mname: 'ns1.domivka.net',
+  rname: 'hostmaster.domivka.net',
+  refresh: 3600,
+  retry: 600,
+  expire: 1209600,
+  minimum: 300,
+};
 export const soaValue = (serial: number): string =>
   `${SOA_DEFAULTS.mname}. ${SOA_DEFAULTS.rname}. ${serial} ${SOA_DEFAULTS.refresh} ${SOA_DEFAULTS.retry} ${SOA_DEFAULTS.expire} ${SOA_DEFAULTS.minimum}`;

@@ -12,5 +12,4 @@ export const nextSerial = (current: number): number => {
 };
 
 /** s1 > s2 in RFC 1982 §3.2 terms (undefined at exactly half the space: false here). */
-export const serialGt = (s1: number, s2: number): boolean =>
-  (s1 < s2 && s2 - s1 > HALF) || (s1 > s2 && s1 - s2 < HALF);
+export const serialGt = (s1: number, s2: number): boolean => (s1 < s2 && s2 - s1 > HALF) || (s1 > s2 && s1 - s2 < HALF);

@@ -15,7 +15,8 @@ const OPT = 11;
 /** A compression pointer to the question name (RFC 1035 §4.1.4), how our server writes answer owners. */
 const OWNER_POINTER = 2;
 
-const rdataOf = (set: RecordSet, parsed: readonly ParsedValue[]): Array<{ type: string; data: unknown }> => parsed.map((p, i) => {
+const rdataOf = (set: RecordSet, parsed: readonly ParsedValue[]): Array<{ type: string; data: unknown }> =>
+  parsed.map((p, i) => {
     const raw = set.values[i]!;
     const d = p.data;
     if (!d) return { type: 'TXT', data: splitTxt(raw) };
@@ -34,7 +35,18 @@ const rdataOf = (set: RecordSet, parsed: readonly ParsedValue[]): Array<{ type: 
         // SPF (type 99) has TXT's RDATA format (RFC 7208 §3.1); dns-packet has no SPF codec.
         return { type: 'TXT', data: d.strings };
       case 'soa':
-        return { type: 'SOA', data: { mname: d.mname, rname: d.rname, serial: d.serial, refresh: d.refresh, retry: d.retry, expire: d.expire, minimum: d.minimum } };
+        return {
+          type: 'SOA',
+          data: {
+            mname: d.mname,
+            rname: d.rname,
+            serial: d.serial,
+            refresh: d.refresh,
+            retry: d.retry,
+            expire: d.expire,
+            minimum: d.minimum,
+          },
+        };
     }
   });
 

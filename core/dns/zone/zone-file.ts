@@ -182,7 +182,8 @@ export const parseZoneFile = (text: string, originInput: string): ParsedZoneFile
   const sets = new Map<string, { name: string; type: RecordType; ttl: number; values: string[]; ttls: Set<number> }>();
 
   /** A name in the file, made absolute with a trailing dot against the current $ORIGIN. */
-  const absolute = (token: string): string => (token === '@' ? `${currentOrigin}.` : token.endsWith('.') ? token : `${token}.${currentOrigin}.`);
+  const absolute = (token: string): string =>
+    token === '@' ? `${currentOrigin}.` : token.endsWith('.') ? token : `${token}.${currentOrigin}.`;
 
   for (const e of entries) {
     const t = e.tokens;
@@ -193,7 +194,8 @@ export const parseZoneFile = (text: string, originInput: string): ParsedZoneFile
         const o = absolute(t[1].text).toLowerCase();
         currentOrigin = o === '.' ? '' : o.slice(0, -1);
       } else if (directive === '$TTL' && t[1] && parseTtl(t[1].text) !== null) defaultTtl = parseTtl(t[1].text);
-      else if (directive === '$INCLUDE') syntax(e.line, '$INCLUDE is not supported; paste the included text', '$INCLUDE не підтримується; вставте вміст файлу');
+      else if (directive === '$INCLUDE')
+        syntax(e.line, '$INCLUDE is not supported; paste the included text', '$INCLUDE не підтримується; вставте вміст файлу');
       else syntax(e.line, `cannot read the directive ${first.text}`, `не вдалося прочитати директиву ${first.text}`);
       continue;
     }
@@ -208,7 +210,15 @@ export const parseZoneFile = (text: string, originInput: string): ParsedZoneFile
       }
       const resolved = resolveName(absolute(first.text), origin);
       if (!resolved.ok) {
-        results.push(result({ id: resolved.problem.rule, severity: 'error' }, first.text, null, `Line ${e.line}: ${resolved.problem.en}`, `Рядок ${e.line}: ${resolved.problem.uk}`));
+        results.push(
+          result(
+            { id: resolved.problem.rule, severity: 'error' },
+            first.text,
+            null,
+            `Line ${e.line}: ${resolved.problem.en}`,
+            `Рядок ${e.line}: ${resolved.problem.uk}`,
+          ),
+        );
         lastOwner = null;
         continue;
       }
@@ -216,7 +226,11 @@ export const parseZoneFile = (text: string, originInput: string): ParsedZoneFile
       k = 1;
     }
     if (owner === null) {
-      syntax(e.line, 'the record has no owner name (the line starts with a space and no record comes before it)', 'запис не має імені власника (рядок починається з пробілу, а попереднього запису немає)');
+      syntax(
+        e.line,
+        'the record has no owner name (the line starts with a space and no record comes before it)',
+        'запис не має імені власника (рядок починається з пробілу, а попереднього запису немає)',
+      );
       continue;
     }
     lastOwner = owner;
@@ -284,7 +298,12 @@ export const parseZoneFile = (text: string, originInput: string): ParsedZoneFile
 };
 
 /** A record's rdata tokens as our presentation value (names absolute with a trailing dot; TXT as plain text). */
-const rdataValue = (type: RecordType, rdata: Token[], absolute: (t: string) => string, problem: (en: string, uk: string) => void): string | null => {
+const rdataValue = (
+  type: RecordType,
+  rdata: Token[],
+  absolute: (t: string) => string,
+  problem: (en: string, uk: string) => void,
+): string | null => {
   const name = (tok: Token | undefined): string => {
     if (!tok) return '';
     if (tok.quoted || tok.text.includes('\\')) {

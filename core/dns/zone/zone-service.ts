@@ -44,12 +44,21 @@ export class ZoneService {
 
   /** Publishes after commit; a nameserver that fails is reported and catches up by ZoneSync's poll. */
   publishOrReport(zone: Zone): Promise<void> {
-    return this.deps.publisher.publish(zone).catch((err: unknown) => this.deps.diagnostics.report(err, { what: 'zone publish failed', domain: zone.domain }));
+    return this.deps.publisher
+      .publish(zone)
+      .catch((err: unknown) => this.deps.diagnostics.report(err, { what: 'zone publish failed', domain: zone.domain }));
   }
 
   async create(accountId: string, environment: Environment, domain: string, extra: readonly RecordSet[] = []): Promise<StoredZone> {
     const serial = initialSerial(kyivDate(this.deps.clock.now()));
-    const zone: StoredZone = { id: this.deps.random.id(), accountId, environment, domain, serial, recordSets: [...apexRecords(domain, serial), ...extra] };
+    const zone: StoredZone = {
+      id: this.deps.random.id(),
+      accountId,
+      environment,
+      domain,
+      serial,
+      recordSets: [...apexRecords(domain, serial), ...extra],
+    };
     await this.deps.zones.create(zone);
     this.deps.uow.afterCommit(() => void this.publishOrReport(zone));
     return zone;
@@ -60,10 +69,25 @@ export class ZoneService {
    * `zone.serial`; throws ZoneChanged when another change won the race (the caller's transaction
    * rolls back, and it may judge its change again on the new zone). Publishing is the caller's, after commit.
    */
-  async commit(zone: StoredZone, upserts: readonly RecordSet[], deletes: ReadonlyArray<{ name: string; type: RecordType }>): Promise<StoredZone> {
+  async commit(
+    zone: StoredZone,
+    upserts: readonly RecordSet[],
+    deletes: ReadonlyArray<{ name: string; type: RecordType }>,
+  ): Promise<StoredZone> {
     const serial = nextSerial(zone.serial);
-    const soa = withSerial(zone.recordSets.filter((s) => s.type === 'SOA' && s.name === zone.domain), zone.domain, serial);
-    const ok = await this.deps.zones.commit(zone.id, zone.serial, serial, [...upserts.filter((s) => !(s.type === 'SOA' && s.name === zone.domain)), ...soa], deletes, this.deps.clock.now());
+    const soa = withSerial(
+      zone.recordSets.filter((s) => s.type === 'SOA' && s.name === zone.domain),
+      zone.domain,
+      serial,
+    );
+    const ok = await this.deps.zones.commit(
+      zone.id,
+      zone.serial,
+      serial,
+      [...upserts.filter((s) => !(s.type === 'SOA' && s.name === zone.domain)), ...soa],
+      deletes,
+      this.deps.clock.now(),
+    );
     if (!ok) throw new ZoneChanged(zone.domain);
     // name → types replaced or removed (no key strings built per set of a large zone).
     const gone = new Map<string, Set<RecordType>>();
@@ -88,6 +112,11 @@ export class ZoneService {
     const zone = await this.deps.zones.find(accountId, environment, domain);
     if (!zone) return;
     await this.deps.zones.remove(zone.id);
-    this.deps.uow.afterCommit(() => void this.deps.publisher.withdraw(domain).catch((err: unknown) => this.deps.diagnostics.report(err, { what: 'zone withdraw failed', domain })));
+    this.deps.uow.afterCommit(
+      () =>
+        void this.deps.publisher
+          .withdraw(domain)
+          .catch((err: unknown) => this.deps.diagnostics.report(err, { what: 'zone withdraw failed', domain })),
+    );
   }
 }

@@ -4,7 +4,6 @@ import type { Domain } from '../domain.js';
 
 export type { DomainScope };
 
-
 export interface DomainListQuery {
   readonly accountId: string;
   readonly environment: Environment;
@@ -32,8 +31,16 @@ export interface DomainRepository {
    * `after`, skipping leased ones; or, with `ids`, those domains whatever their expiry.
    */
   claimExpiring(q: {
-    environment: Environment; accountId?: string; excludeAccounts?: readonly string[]; until: string; after?: { expiresOn: string; id: string };
-    ids?: readonly string[]; now: Date; leaseUntil: Date; token: string; limit: number;
+    environment: Environment;
+    accountId?: string;
+    excludeAccounts?: readonly string[];
+    until: string;
+    after?: { expiresOn: string; id: string };
+    ids?: readonly string[];
+    now: Date;
+    leaseUntil: Date;
+    token: string;
+    limit: number;
   }): Promise<Domain[]>;
   releaseLease(id: string, token: string): Promise<void>;
 }

@@ -11,9 +11,20 @@ import type { PublishedEvent } from '../public-event.js';
 export interface EventFeed {
   takeUnpublished(limit: number): Promise<{ lastSeq: bigint; events: Array<DomainEvent & { environment: Environment | null }> }>;
   /** Numbers the public ones (pubSeq set) and marks every given event published. */
-  assign(now: Date, rows: ReadonlyArray<{ id: string; pubSeq: string | null; publicType: string | null; domains: readonly string[] }>, lastSeq: bigint): Promise<void>;
+  assign(
+    now: Date,
+    rows: ReadonlyArray<{ id: string; pubSeq: string | null; publicType: string | null; domains: readonly string[] }>,
+    lastSeq: bigint,
+  ): Promise<void>;
   /** Published public events after the cursor, in cursor order. */
-  page(q: { accountId: string; environment: Environment; after: string | null; types: readonly EventType[] | null; domain: string | null; limit: number }): Promise<PublishedEvent[]>;
+  page(q: {
+    accountId: string;
+    environment: Environment;
+    after: string | null;
+    types: readonly EventType[] | null;
+    domain: string | null;
+    limit: number;
+  }): Promise<PublishedEvent[]>;
   get(accountId: string, id: string): Promise<PublishedEvent | null>;
   getMany(ids: readonly string[]): Promise<PublishedEvent[]>;
   /** Deletes events that occurred before `before` (retention). */

@@ -30,7 +30,16 @@ export interface OperationRepository {
    * Pending operations of one environment (and, when given, one account) due at `due`, leased to the
    * caller until `leaseUntil` (Postgres: FOR UPDATE SKIP LOCKED; a lease that runs out frees them).
    */
-  claimDue(q: { environment: Environment; accountId?: string; excludeAccounts?: readonly string[]; due: Date; now: Date; leaseUntil: Date; token: string; limit: number }): Promise<Operation[]>;
+  claimDue(q: {
+    environment: Environment;
+    accountId?: string;
+    excludeAccounts?: readonly string[];
+    due: Date;
+    now: Date;
+    leaseUntil: Date;
+    token: string;
+    limit: number;
+  }): Promise<Operation[]>;
   releaseLease(id: string, token: string): Promise<void>;
 }
 

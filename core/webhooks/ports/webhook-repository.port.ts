@@ -31,7 +31,11 @@ export interface WebhookRepository {
    */
   claimDue(q: { now: Date; leaseUntil: Date; token: string; limit: number; busy: readonly string[] }): Promise<Delivery[]>;
   /** Records one attempt and the delivery's next state, only while `token` still holds the lease. */
-  recordAttempt(a: Attempt, next: { status: Delivery['status']; nextAttemptAt: Date | null; firstAttemptAt: Date; deliveredAt: Date | null }, token: string): Promise<boolean>;
+  recordAttempt(
+    a: Attempt,
+    next: { status: Delivery['status']; nextAttemptAt: Date | null; firstAttemptAt: Date; deliveredAt: Date | null },
+    token: string,
+  ): Promise<boolean>;
   /**
    * Records many successful (2xx) attempts at once: each delivery becomes `delivered` and its attempt is
    * logged only while its own token still holds its lease. Returns the ids of the deliveries recorded

@@ -21,16 +21,34 @@ eachStore('certbot with examples/acme-hooks/certbot-{auth,cleanup}.sh', (kind) =
 
   /** README "Use with certbot", plus what Pebble needs (its CA file) and a directory of its own. */
   const certbot = (dir: string, domains: readonly string[]) =>
-    run('certbot', [
-      'certonly', '--non-interactive', '--agree-tos', '--register-unsafely-without-email',
-      '--server', s.pebble.directoryUrl,
-      '--config-dir', join(dir, 'config'), '--work-dir', join(dir, 'work'), '--logs-dir', join(dir, 'logs'),
-      '--manual', '--preferred-challenges', 'dns',
-      '--manual-auth-hook', join(HOOKS, 'certbot-auth.sh'), '--manual-cleanup-hook', join(HOOKS, 'certbot-cleanup.sh'),
-      ...domains.flatMap((d) => ['-d', d]),
-    ], { ...s.hookEnv(join(dir, 'state')), REQUESTS_CA_BUNDLE: s.files.listenerCa, HOME: dir });
+    run(
+      'certbot',
+      [
+        'certonly',
+        '--non-interactive',
+        '--agree-tos',
+        '--register-unsafely-without-email',
+        '--server',
+        s.pebble.directoryUrl,
+        '--config-dir',
+        join(dir, 'config'),
+        '--work-dir',
+        join(dir, 'work'),
+        '--logs-dir',
+        join(dir, 'logs'),
+        '--manual',
+        '--preferred-challenges',
+        'dns',
+        '--manual-auth-hook',
+        join(HOOKS, 'certbot-auth.sh'),
+        '--manual-cleanup-hook',
+        join(HOOKS, 'certbot-cleanup.sh'),
+        ...domains.flatMap((d) => ['-d', d]),
+      ],
+      { ...s.hookEnv(join(dir, 'state')), REQUESTS_CA_BUNDLE: s.files.listenerCa, HOME: dir },
+    );
 
-  it('issues x + *.x: exit 0, the SANs asked for, a chain to Pebble\'s root, no challenge value left', async function () {
+  it("issues x + *.x: exit 0, the SANs asked for, a chain to Pebble's root, no challenge value left", async function () {
     this.timeout(90_000);
     const dir = join(s.tmp, 'certbot-ok');
     const names = [ZONE, `*.${ZONE}`];

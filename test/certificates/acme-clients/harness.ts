@@ -29,14 +29,18 @@ export interface Run {
 export const run = (file: string, args: readonly string[], env: Record<string, string>, timeoutMs = 80_000): Promise<Run> =>
   new Promise((done) => {
     const t0 = Date.now();
-    execFile(file, args, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: env.HOME ?? tmpdir(), ...env }, timeout: timeoutMs, maxBuffer: 16 << 20 },
+    execFile(
+      file,
+      args,
+      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: env.HOME ?? tmpdir(), ...env }, timeout: timeoutMs, maxBuffer: 16 << 20 },
       (err, stdout, stderr) => {
         const e = err as (Error & { code?: unknown; signal?: string | null }) | null;
         // A number: the exit code. Otherwise it did not start (ENOENT…) or was killed (the timeout).
         const code = !e ? 0 : typeof e.code === 'number' ? e.code : -1;
         const why = e && code === -1 ? `\n[${e.signal ? `killed by ${e.signal} after ${Date.now() - t0} ms` : e.message}]` : '';
         done({ code, out: `${stdout}${stderr}${why}`, ms: Date.now() - t0 });
-      });
+      },
+    );
   });
 
 export interface AcmeSetup {
@@ -71,7 +75,11 @@ export const setUp = async (kind: StoreKind): Promise<AcmeSetup> => {
   const resolver = new Resolver({ timeout: 2000, tries: 1 });
   resolver.setServers([`127.0.0.1:${api.dnsPort}`]);
   return {
-    api, pebble, acmeKey, readKey, tmp,
+    api,
+    pebble,
+    acmeKey,
+    readKey,
+    tmp,
     files: { listenerCa: pebble.listenerCaFile, root },
     hookEnv: (stateDir) => ({ DOMIVKA_API: api.base, DOMIVKA_KEY: acmeKey, DOMIVKA_STATE_DIR: stateDir }),
     async leftovers(zone, hosts) {
@@ -101,7 +109,11 @@ export const setUp = async (kind: StoreKind): Promise<AcmeSetup> => {
 
 /** The DNS names a certificate (PEM, leaf first) is for. */
 export const sans = (pem: string): string[] =>
-  (new X509Certificate(pem).subjectAltName ?? '').split(/,\s*/).filter((s) => s.startsWith('DNS:')).map((s) => s.slice(4)).sort();
+  (new X509Certificate(pem).subjectAltName ?? '')
+    .split(/,\s*/)
+    .filter((s) => s.startsWith('DNS:'))
+    .map((s) => s.slice(4))
+    .sort();
 
 /** `openssl verify -CAfile root -untrusted chain leaf`: the chain must lead to this Pebble run's root. */
 export const verifyChain = (root: string, chain: string, leaf: string): Promise<Run> =>

@@ -13,7 +13,11 @@ const SCRIPTS = ['domivka-acme.sh', 'lego-exec.sh', 'certbot-auth.sh', 'certbot-
 /** The shipped hook scripts on their own: syntax, lint, and their contract with the API. */
 describe('examples/acme-hooks: the scripts', () => {
   it('are all there, executable, and pass sh -n (and shellcheck when installed)', async () => {
-    expect(readdirSync(HOOKS).filter((f) => f.endsWith('.sh')).sort()).to.deep.equal([...SCRIPTS].sort());
+    expect(
+      readdirSync(HOOKS)
+        .filter((f) => f.endsWith('.sh'))
+        .sort(),
+    ).to.deep.equal([...SCRIPTS].sort());
     for (const f of SCRIPTS) {
       accessSync(join(HOOKS, f), constants.X_OK);
       const n = await run('sh', ['-n', join(HOOKS, f)], {});
@@ -26,7 +30,9 @@ describe('examples/acme-hooks: the scripts', () => {
   });
 
   it('refuse to run without a key or with a malformed name, saying why (exit 2)', async () => {
-    const noKey = await run(join(HOOKS, 'lego-exec.sh'), ['present', `_acme-challenge.${ZONE}.`, 'abc'], { DOMIVKA_API: 'http://127.0.0.1:9' });
+    const noKey = await run(join(HOOKS, 'lego-exec.sh'), ['present', `_acme-challenge.${ZONE}.`, 'abc'], {
+      DOMIVKA_API: 'http://127.0.0.1:9',
+    });
     expect(noKey.code).to.equal(2);
     expect(noKey.out).to.contain('DOMIVKA_KEY is not set');
     const bad = await run(join(HOOKS, 'lego-exec.sh'), ['present', '_acme-challenge.x;rm -rf /.', 'abc'], { DOMIVKA_KEY: 'k' });
@@ -39,9 +45,17 @@ describe('examples/acme-hooks: the scripts', () => {
 
   it('an API that cannot be reached is a clear failure (exit 1)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'acme-hooks-state-'));
-    const r = await run(join(HOOKS, 'domivka-acme.sh'), ['present', ZONE, 'abc'], {
-      DOMIVKA_API: 'http://127.0.0.1:9', DOMIVKA_KEY: 'dmk_test_secret', DOMIVKA_DOMAIN: ZONE, DOMIVKA_STATE_DIR: dir,
-    }, 20_000);
+    const r = await run(
+      join(HOOKS, 'domivka-acme.sh'),
+      ['present', ZONE, 'abc'],
+      {
+        DOMIVKA_API: 'http://127.0.0.1:9',
+        DOMIVKA_KEY: 'dmk_test_secret',
+        DOMIVKA_DOMAIN: ZONE,
+        DOMIVKA_STATE_DIR: dir,
+      },
+      20_000,
+    );
     rmSync(dir, { recursive: true, force: true });
     expect(r.code, r.out).to.equal(1);
     expect(r.out).to.contain('cannot reach http://127.0.0.1:9');
@@ -81,7 +95,11 @@ eachStore('examples/acme-hooks against the API', (kind) => {
     const name = `_acme-challenge.shop.${ZONE}.`;
     const one = await hook(['present', name, 'value-one']);
     expect(one.code, one.out).to.equal(0);
-    expect(one.out).to.match(new RegExp(`added TXT _acme-challenge\\.shop\\.${ZONE.replace(/\./g, '\\.')} in zone ${ZONE.replace(/\./g, '\\.')} \\(challenge \\w+\\)`));
+    expect(one.out).to.match(
+      new RegExp(
+        `added TXT _acme-challenge\\.shop\\.${ZONE.replace(/\./g, '\\.')} in zone ${ZONE.replace(/\./g, '\\.')} \\(challenge \\w+\\)`,
+      ),
+    );
     const again = await hook(['present', name, 'value-one']); // a retried hook: the same challenge, not a second one
     expect(again.code, again.out).to.equal(0);
     expect(again.out.match(/challenge (\w+)/)![1]).to.equal(one.out.match(/challenge (\w+)/)![1]);
@@ -124,7 +142,7 @@ eachStore('examples/acme-hooks against the API', (kind) => {
     expect(await txt(`_acme-challenge.mail.${ZONE}`)).to.deep.equal([]);
   });
 
-  it('a refusal prints the API\'s code and English message, exits 1, and never the key', async () => {
+  it("a refusal prints the API's code and English message, exits 1, and never the key", async () => {
     const scoped = await hook(['present', `_acme-challenge.${OTHER_ZONE}`, 'v'], { DOMIVKA_DOMAIN: OTHER_ZONE });
     expect(scoped.code).to.equal(1);
     expect(scoped.out).to.contain(`could not add TXT _acme-challenge.${OTHER_ZONE} in zone ${OTHER_ZONE}: 403 right_missing: `);
@@ -136,17 +154,22 @@ eachStore('examples/acme-hooks against the API', (kind) => {
     for (const r of [scoped, bad]) expect(r.out).not.to.contain(acmeKey).and.not.to.contain(wrongKey);
   });
 
-  it('acme.sh: dns_domivka_add / dns_domivka_rm (acme.sh\'s helpers stubbed; acme.sh itself is not tested)', async () => {
+  it("acme.sh: dns_domivka_add / dns_domivka_rm (acme.sh's helpers stubbed; acme.sh itself is not tested)", async () => {
     const stubs = [
-      '_info() { echo "[info] $*"; }', '_err() { echo "[err] $*" >&2; }',
-      '_readaccountconf_mutable() { :; }', '_saveaccountconf_mutable() { :; }',
+      '_info() { echo "[info] $*"; }',
+      '_err() { echo "[err] $*" >&2; }',
+      '_readaccountconf_mutable() { :; }',
+      '_saveaccountconf_mutable() { :; }',
     ].join('\n');
     const script = `${stubs}\n. "$1"\ndns_domivka_add "$2" "$3" && dns_domivka_rm "$2" "$3"`;
     const env = { DOMIVKA_API: api.base, DOMIVKA_KEY: acmeKey, DOMIVKA_STATE_DIR: state, DOMIVKA_HOOK: join(HOOKS, 'domivka-acme.sh') };
     const r = await run('sh', ['-c', script, 'sh', join(HOOKS, 'dns_domivka.sh'), `_acme-challenge.api.${ZONE}`, 'value-acmesh'], env);
     expect(r.code, r.out).to.equal(0);
     expect(r.out).to.contain(`added TXT _acme-challenge.api.${ZONE}`).and.contain(`removed TXT _acme-challenge.api.${ZONE}`);
-    const missing = await run('sh', ['-c', script, 'sh', join(HOOKS, 'dns_domivka.sh'), `_acme-challenge.api.${ZONE}`, 'v'], { ...env, DOMIVKA_HOOK: '' });
+    const missing = await run('sh', ['-c', script, 'sh', join(HOOKS, 'dns_domivka.sh'), `_acme-challenge.api.${ZONE}`, 'v'], {
+      ...env,
+      DOMIVKA_HOOK: '',
+    });
     expect(missing.code).to.equal(1);
     expect(missing.out).to.contain('DOMIVKA_HOOK');
   });

@@ -20,19 +20,34 @@ eachStore('lego with examples/acme-hooks/lego-exec.sh', (kind) => {
 
   /** README "Use with lego", plus what Pebble needs (its CA file, our DNS server as the resolver). */
   const lego = (dir: string, domains: readonly string[]) =>
-    run('lego', [
-      '--server', s.pebble.directoryUrl, '--accept-tos', '--email', 'acme@domivka-demo.com.ua', '--path', dir,
-      '--dns', 'exec', '--dns.disable-cp', '--dns.resolvers', `127.0.0.1:${s.api.dnsPort}`,
-      ...domains.flatMap((d) => ['-d', d]), 'run',
-    ], {
-      ...s.hookEnv(join(dir, 'state')),
-      EXEC_PATH: join(HOOKS, 'lego-exec.sh'),
-      EXEC_SEQUENCE_INTERVAL: '1',
-      EXEC_POLLING_INTERVAL: '1',
-      LEGO_CA_CERTIFICATES: s.files.listenerCa,
-    });
+    run(
+      'lego',
+      [
+        '--server',
+        s.pebble.directoryUrl,
+        '--accept-tos',
+        '--email',
+        'acme@domivka-demo.com.ua',
+        '--path',
+        dir,
+        '--dns',
+        'exec',
+        '--dns.disable-cp',
+        '--dns.resolvers',
+        `127.0.0.1:${s.api.dnsPort}`,
+        ...domains.flatMap((d) => ['-d', d]),
+        'run',
+      ],
+      {
+        ...s.hookEnv(join(dir, 'state')),
+        EXEC_PATH: join(HOOKS, 'lego-exec.sh'),
+        EXEC_SEQUENCE_INTERVAL: '1',
+        EXEC_POLLING_INTERVAL: '1',
+        LEGO_CA_CERTIFICATES: s.files.listenerCa,
+      },
+    );
 
-  it('issues www.x + *.x: exit 0, the SANs asked for, a chain to Pebble\'s root, no challenge value left', async function () {
+  it("issues www.x + *.x: exit 0, the SANs asked for, a chain to Pebble's root, no challenge value left", async function () {
     this.timeout(90_000);
     const dir = join(s.tmp, 'lego-ok');
     const names = [`www.${ZONE}`, `*.${ZONE}`];

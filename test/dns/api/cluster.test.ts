@@ -49,17 +49,21 @@ const udpOwners = (port: number): Array<{ pid: number; worker: string | null }> 
 /** Asks `n` queries, each from its own socket (its own source port), all at once; how many were answered with data. */
 const burst = async (port: number, name: string, n: number): Promise<number> => {
   const answered = await Promise.all(
-    Array.from({ length: n }, (_, i) => new Promise<boolean>((done) => {
-      const s = dgram.createSocket('udp4');
-      const timer = setTimeout(() => finish(false), 2000);
-      const finish = (ok: boolean): void => {
-        clearTimeout(timer);
-        s.close();
-        done(ok);
-      };
-      s.once('message', (m) => finish((dnsPacket.decode(m).answers ?? []).length > 0));
-      s.send(dnsPacket.encode({ type: 'query', id: i, flags: 0, questions: [{ name, type: 'A', class: 'IN' }] }), port, '127.0.0.1');
-    })),
+    Array.from(
+      { length: n },
+      (_, i) =>
+        new Promise<boolean>((done) => {
+          const s = dgram.createSocket('udp4');
+          const timer = setTimeout(() => finish(false), 2000);
+          const finish = (ok: boolean): void => {
+            clearTimeout(timer);
+            s.close();
+            done(ok);
+          };
+          s.once('message', (m) => finish((dnsPacket.decode(m).answers ?? []).length > 0));
+          s.send(dnsPacket.encode({ type: 'query', id: i, flags: 0, questions: [{ name, type: 'A', class: 'IN' }] }), port, '127.0.0.1');
+        }),
+    ),
   );
   return answered.filter(Boolean).length;
 };
@@ -93,14 +97,25 @@ describe('npm start with DNS_WORKERS=2', function () {
 
   it('serves the zones, and an applied plan is seen by every following query', async () => {
     expect(await dig('domivka-demo.com.ua', 'A')).to.equal('192.0.2.10');
-    const { stdout } = await run(join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/main/sandbox-key.ts', '--template', 'dns_editor', '--label', 'prod', '--json'], { cwd: ROOT, env });
+    const { stdout } = await run(
+      join(ROOT, 'node_modules', '.bin', 'tsx'),
+      ['src/main/sandbox-key.ts', '--template', 'dns_editor', '--label', 'prod', '--json'],
+      { cwd: ROOT, env },
+    );
     const key = JSON.parse(stdout.trim()).key as string;
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    const plan = await (await fetch(`${api}/v1/domains/domivka-demo.com.ua/dns/plans`, {
-      method: 'POST', headers: { ...headers, 'idempotency-key': 'p1' },
-      body: JSON.stringify({ changes: [{ action: 'create', name: 'cl', type: 'A', ttl: 60, values: ['192.0.2.77'] }] }),
-    })).json() as { id: string };
-    const applied = await fetch(`${api}/v1/domains/domivka-demo.com.ua/dns/plans/${plan.id}/apply`, { method: 'POST', headers: { ...headers, 'idempotency-key': 'a1' }, body: '{}' });
+    const plan = (await (
+      await fetch(`${api}/v1/domains/domivka-demo.com.ua/dns/plans`, {
+        method: 'POST',
+        headers: { ...headers, 'idempotency-key': 'p1' },
+        body: JSON.stringify({ changes: [{ action: 'create', name: 'cl', type: 'A', ttl: 60, values: ['192.0.2.77'] }] }),
+      })
+    ).json()) as { id: string };
+    const applied = await fetch(`${api}/v1/domains/domivka-demo.com.ua/dns/plans/${plan.id}/apply`, {
+      method: 'POST',
+      headers: { ...headers, 'idempotency-key': 'a1' },
+      body: '{}',
+    });
     expect(applied.status).to.equal(200);
     const answers = await Promise.all(Array.from({ length: 8 }, () => dig('cl.domivka-demo.com.ua', 'A')));
     expect(answers).to.deep.equal(Array(8).fill('192.0.2.77'));

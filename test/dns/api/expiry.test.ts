@@ -14,11 +14,17 @@ eachStore('DNS: plans and ACME values expire', (kind) => {
   });
   after(async () => api.close());
 
-  const post = (path: string, json: unknown) => api.call(path, { method: 'POST', headers: { ...bearer(key), 'idempotency-key': randomUUID() }, json });
-  const txt = async () => (await api.system.store.zones.find(api.demo.accountId, 'test', zone))!.recordSets.find((s) => s.name === `_acme-challenge.${zone}` && s.type === 'TXT');
+  const post = (path: string, json: unknown) =>
+    api.call(path, { method: 'POST', headers: { ...bearer(key), 'idempotency-key': randomUUID() }, json });
+  const txt = async () =>
+    (await api.system.store.zones.find(api.demo.accountId, 'test', zone))!.recordSets.find(
+      (s) => s.name === `_acme-challenge.${zone}` && s.type === 'TXT',
+    );
 
   it('a plan expires after an hour: 409 plan_expired with an action to re-plan', async () => {
-    const plan = await post(`/v1/domains/${zone}/dns/plans`, { changes: [{ action: 'create', name: 'late', type: 'A', ttl: 300, values: ['192.0.2.9'] }] });
+    const plan = await post(`/v1/domains/${zone}/dns/plans`, {
+      changes: [{ action: 'create', name: 'late', type: 'A', ttl: 300, values: ['192.0.2.9'] }],
+    });
     api.clock.advance(3600_000 + 1000);
     const r = await post(`/v1/domains/${zone}/dns/plans/${plan.body.id}/apply`, {});
     expect(r.status).to.equal(409);
@@ -40,7 +46,9 @@ eachStore('DNS: plans and ACME values expire', (kind) => {
 
   it('long TXT text is split into 255-octet strings, not refused', async () => {
     const long = 'v=DKIM1; k=rsa; p=' + 'A'.repeat(600);
-    const plan = await post(`/v1/domains/${zone}/dns/plans`, { changes: [{ action: 'create', name: 'sel._domainkey', type: 'TXT', ttl: 300, values: [long] }] });
+    const plan = await post(`/v1/domains/${zone}/dns/plans`, {
+      changes: [{ action: 'create', name: 'sel._domainkey', type: 'TXT', ttl: 300, values: [long] }],
+    });
     expect(plan.body.valid, JSON.stringify(plan.body.checks)).to.equal(true);
     expect((await post(`/v1/domains/${zone}/dns/plans/${plan.body.id}/apply`, {})).status).to.equal(200);
     const file = (await api.call(`/v1/domains/${zone}/dns/zone`, { headers: bearer(key) })).body as string;

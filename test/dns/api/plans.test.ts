@@ -41,7 +41,12 @@ eachStore('DNS plans through the API', (kind) => {
   it('lists record sets with the seed fields', async () => {
     const r = await api.call(`/v1/domains/${zone}/dns/records`, { headers: bearer(editor) });
     expect(r.status).to.equal(200);
-    expect(r.body.data.find((s: any) => s.type === 'MX')).to.deep.equal({ name: zone, type: 'MX', ttl: 3600, values: [`10 mail.${zone}.`] });
+    expect(r.body.data.find((s: any) => s.type === 'MX')).to.deep.equal({
+      name: zone,
+      type: 'MX',
+      ttl: 3600,
+      values: [`10 mail.${zone}.`],
+    });
   });
 
   it('plan → checks → apply → the very next query sees it', async () => {
@@ -83,23 +88,34 @@ eachStore('DNS plans through the API', (kind) => {
   });
 
   it('apex SOA and NS belong to the service', async () => {
-    const plan = await post(`/v1/domains/${zone}/dns/plans`, { changes: [{ action: 'create', name: '@', type: 'NS', ttl: 300, values: ['ns.evil.example.'] }] });
+    const plan = await post(`/v1/domains/${zone}/dns/plans`, {
+      changes: [{ action: 'create', name: '@', type: 'NS', ttl: 300, values: ['ns.evil.example.'] }],
+    });
     expect(plan.body.valid).to.equal(false);
     expect(plan.body.checks.map((c: any) => c.rule)).to.include('apex-soa-ns-service-owned');
   });
 
   it('two plans racing for one record set cannot both win: the second is 409 plan_stale', async () => {
     const current = { ttl: 300, values: ['192.0.2.10'] };
-    const a = await post(`/v1/domains/${zone}/dns/plans`, { changes: [{ action: 'update', name: 'www', type: 'A', ttl: 300, values: ['192.0.2.11'], current }] });
-    const b = await post(`/v1/domains/${zone}/dns/plans`, { changes: [{ action: 'update', name: 'www', type: 'A', ttl: 300, values: ['192.0.2.12'], current }] });
-    const [ra, rb] = await Promise.all([post(`/v1/domains/${zone}/dns/plans/${a.body.id}/apply`, {}), post(`/v1/domains/${zone}/dns/plans/${b.body.id}/apply`, {})]);
+    const a = await post(`/v1/domains/${zone}/dns/plans`, {
+      changes: [{ action: 'update', name: 'www', type: 'A', ttl: 300, values: ['192.0.2.11'], current }],
+    });
+    const b = await post(`/v1/domains/${zone}/dns/plans`, {
+      changes: [{ action: 'update', name: 'www', type: 'A', ttl: 300, values: ['192.0.2.12'], current }],
+    });
+    const [ra, rb] = await Promise.all([
+      post(`/v1/domains/${zone}/dns/plans/${a.body.id}/apply`, {}),
+      post(`/v1/domains/${zone}/dns/plans/${b.body.id}/apply`, {}),
+    ]);
     expect([ra.status, rb.status].sort()).to.deep.equal([200, 409]);
     expect([ra, rb].find((r) => r.status === 409)!.body.error.code).to.equal('plan_stale');
     expect(['192.0.2.11', '192.0.2.12']).to.include(await dig(`www.${zone}`, 'A'));
   });
 
   it('an ACME value written meanwhile does not stale an unrelated plan', async () => {
-    const plan = await post(`/v1/domains/${zone}/dns/plans`, { changes: [{ action: 'create', name: 'blog', type: 'A', ttl: 300, values: ['192.0.2.50'] }] });
+    const plan = await post(`/v1/domains/${zone}/dns/plans`, {
+      changes: [{ action: 'create', name: 'blog', type: 'A', ttl: 300, values: ['192.0.2.50'] }],
+    });
     const c = await post(`/v1/domains/${zone}/dns/acme-challenges`, { name: `_acme-challenge.${zone}.`, value: 'token-one' });
     expect(c.status, JSON.stringify(c.body)).to.equal(201);
     const r = await post(`/v1/domains/${zone}/dns/plans/${plan.body.id}/apply`, {});
@@ -114,16 +130,27 @@ eachStore('DNS plans through the API', (kind) => {
     expect(two.body.name).to.equal(`_acme-challenge.${zone}`);
     const txt = (await dig(`_acme-challenge.${zone}`, 'TXT')).split('\n');
     expect(txt).to.include.members(['"value-for-x"', '"value-for-star"']);
-    const del = await api.call(`/v1/domains/${zone}/dns/acme-challenges/${one.body.id}`, { method: 'DELETE', headers: { ...bearer(acme), 'idempotency-key': randomUUID() } });
+    const del = await api.call(`/v1/domains/${zone}/dns/acme-challenges/${one.body.id}`, {
+      method: 'DELETE',
+      headers: { ...bearer(acme), 'idempotency-key': randomUUID() },
+    });
     expect(del.status).to.equal(204);
     expect((await dig(`_acme-challenge.${zone}`, 'TXT')).split('\n')).to.not.include('"value-for-x"');
   });
 
   it('a key with only dns.acme_challenge may not touch anything else: 403 naming the change', async () => {
     const acme = (await api.issueKey({ environment: 'test', rights: ['dns.acme_challenge'], domains: [zone] })).secret;
-    const ok = await post(`/v1/domains/${zone}/dns/plans`, { changes: [{ action: 'create', name: `_acme-challenge.shop.${zone}`, type: 'TXT', ttl: 60, values: ['abc'] }] }, acme);
+    const ok = await post(
+      `/v1/domains/${zone}/dns/plans`,
+      { changes: [{ action: 'create', name: `_acme-challenge.shop.${zone}`, type: 'TXT', ttl: 60, values: ['abc'] }] },
+      acme,
+    );
     expect(ok.status).to.equal(201);
-    const mx = await post(`/v1/domains/${zone}/dns/plans`, { changes: [{ action: 'delete', name: '@', type: 'MX', current: { ttl: 3600, values: [`10 mail.${zone}.`] } }] }, acme);
+    const mx = await post(
+      `/v1/domains/${zone}/dns/plans`,
+      { changes: [{ action: 'delete', name: '@', type: 'MX', current: { ttl: 3600, values: [`10 mail.${zone}.`] } }] },
+      acme,
+    );
     expect(mx.status).to.equal(403);
     expect(mx.body.error.code).to.equal('right_missing');
     expect(mx.body.error.message.en).to.contain('delete').and.contain('MX');
@@ -133,7 +160,9 @@ eachStore('DNS plans through the API', (kind) => {
 
   it('a whole-zone plan computes the diff, and more than 30% of a zone of ≥ 10 sets needs force', async () => {
     const now = await api.call(`/v1/domains/${zone}/dns/records?limit=200`, { headers: bearer(editor) });
-    const keep = now.body.data.filter((s: any) => !(s.name === zone && (s.type === 'SOA' || s.type === 'NS')) && !s.name.startsWith('_acme-challenge.'));
+    const keep = now.body.data.filter(
+      (s: any) => !(s.name === zone && (s.type === 'SOA' || s.type === 'NS')) && !s.name.startsWith('_acme-challenge.'),
+    );
     const extra = Array.from({ length: 10 }, (_, i) => ({ name: `h${i}`, type: 'A', ttl: 300, values: [`192.0.2.${100 + i}`] }));
     const grow = await post(`/v1/domains/${zone}/dns/plans`, { records: [...keep, ...extra] });
     expect(grow.body.valid, JSON.stringify(grow.body.checks)).to.equal(true);
@@ -154,7 +183,10 @@ eachStore('DNS plans through the API', (kind) => {
     expect(file.headers.get('content-type')).to.contain('text/dns');
     const dir = mkdtempSync(join(tmpdir(), 'zone-'));
     writeFileSync(join(dir, 'z'), file.body);
-    for (const [tool, args] of [['kzonecheck', ['-o', zone, join(dir, 'z')]], ['named-checkzone', [zone, join(dir, 'z')]]] as const) {
+    for (const [tool, args] of [
+      ['kzonecheck', ['-o', zone, join(dir, 'z')]],
+      ['named-checkzone', [zone, join(dir, 'z')]],
+    ] as const) {
       if (!has(tool)) {
         if (process.env.CI) throw new Error(`${tool} is required in CI`);
         continue;

@@ -23,7 +23,8 @@ eachStore('zone store round trip', (kind) => {
     await fresh.drop();
   });
 
-  const byKey = (a: RecordSet, b: RecordSet) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.type < b.type ? -1 : a.type > b.type ? 1 : 0);
+  const byKey = (a: RecordSet, b: RecordSet) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : a.type < b.type ? -1 : a.type > b.type ? 1 : 0;
   const sorted = (sets: readonly RecordSet[]) => [...sets].sort(byKey);
   /** SQLite orders by code units, as JS does; Postgres by its collation: compare its order-free. */
   const expectSets = (got: readonly RecordSet[], want: readonly RecordSet[]) =>
@@ -34,7 +35,12 @@ eachStore('zone store round trip', (kind) => {
     const odd = ['say "hi"', 'back\\slash', 'tab\there', 'ünïcödé ✓', 'ctl\u0001x', '{"json":[1,2]}', "it's"];
     for (let i = 2999; i >= 0; i--) {
       const name = `${['h', '_srv._tcp.h', '*.w', 'x-y'][i % 4]}${i}.store.test`;
-      sets.push({ name, type: (['A', 'TXT', 'MX', 'AAAA'] as const)[i % 4]!, ttl: [300, 0, 2147483647, 60][i % 4]!, values: i % 4 === 1 ? [odd[i % odd.length]!, `v${i}`] : [`value ${i}`] });
+      sets.push({
+        name,
+        type: (['A', 'TXT', 'MX', 'AAAA'] as const)[i % 4]!,
+        ttl: [300, 0, 2147483647, 60][i % 4]!,
+        values: i % 4 === 1 ? [odd[i % odd.length]!, `v${i}`] : [`value ${i}`],
+      });
     }
     const zone: StoredZone = { id: 'zone-a', accountId: 'acc', environment: 'live', domain: 'store.test', serial: 1, recordSets: sets };
     await store.uow.transaction(() => store.zones.create(zone));
@@ -59,9 +65,14 @@ eachStore('zone store round trip', (kind) => {
     expect(after.serial).to.equal(2);
     expectSets(after.recordSets, want);
     // Every zone at once (all()), and an empty zone.
-    await store.uow.transaction(() => store.zones.create({ id: 'zone-b', accountId: 'acc', environment: 'live', domain: 'empty.test', serial: 7, recordSets: [] }));
+    await store.uow.transaction(() =>
+      store.zones.create({ id: 'zone-b', accountId: 'acc', environment: 'live', domain: 'empty.test', serial: 7, recordSets: [] }),
+    );
     const all = await store.zones.all();
-    expect(all.map((z) => [z.domain, z.recordSets.length])).to.deep.equal([['empty.test', 0], ['store.test', want.length]]);
+    expect(all.map((z) => [z.domain, z.recordSets.length])).to.deep.equal([
+      ['empty.test', 0],
+      ['store.test', want.length],
+    ]);
   });
 
   if (kind.engine === 'sqlite') {
@@ -72,7 +83,9 @@ eachStore('zone store round trip', (kind) => {
         { name: 'a\uE000.odd.test', type: 'A', ttl: 1, values: ['2'] },
         { name: 'b.odd.test', type: 'A', ttl: 1, values: ['3'] },
       ];
-      await store.uow.transaction(() => store.zones.create({ id: 'zone-c', accountId: 'acc', environment: 'live', domain: 'odd.test', serial: 1, recordSets: sets }));
+      await store.uow.transaction(() =>
+        store.zones.create({ id: 'zone-c', accountId: 'acc', environment: 'live', domain: 'odd.test', serial: 1, recordSets: sets }),
+      );
       expect((await store.zones.find('acc', 'live', 'odd.test'))!.recordSets).to.deep.equal(sorted(sets));
     });
   }

@@ -12,8 +12,15 @@ import { startApi, testConfig, type TestApi } from '../../support/system.js';
 const query = (port: number, name: string, type: 'A' | 'SOA'): Promise<dnsPacket.Packet> =>
   new Promise((resolve, reject) => {
     const sock = createSocket('udp4');
-    const timer = setTimeout(() => { sock.close(); reject(new Error('timeout')); }, 2000);
-    sock.on('message', (m) => { clearTimeout(timer); sock.close(); resolve(dnsPacket.decode(m)); });
+    const timer = setTimeout(() => {
+      sock.close();
+      reject(new Error('timeout'));
+    }, 2000);
+    sock.on('message', (m) => {
+      clearTimeout(timer);
+      sock.close();
+      resolve(dnsPacket.decode(m));
+    });
     sock.send(dnsPacket.encode({ type: 'query', id: 7, questions: [{ name, type }] }), port, '127.0.0.1');
   });
 
@@ -32,16 +39,22 @@ eachStore('ZoneSync', (kind) => {
     try {
       await sync.load();
       const port = dns.address().port;
-      expect((await query(port, 'www.domivka-demo.dev', 'A')).answers!.map((a) => (a as { data: unknown }).data)).to.deep.equal(['192.0.2.10']);
+      expect((await query(port, 'www.domivka-demo.dev', 'A')).answers!.map((a) => (a as { data: unknown }).data)).to.deep.equal([
+        '192.0.2.10',
+      ]);
       // "Another process": a second system on the same store, with no nameserver of its own.
       const other = new System(testConfig(api.store), { logger: pino({ level: 'silent' }) });
       const zs = other.get(TOKENS.ZoneService);
       const zone = (await other.store.zones.find(api.demo.accountId, 'test', 'domivka-demo.dev'))!;
-      await other.store.uow.transaction(() => zs.commit(zone, [{ name: 'www.domivka-demo.dev', type: 'A', ttl: 300, values: ['192.0.2.99'] }], []));
+      await other.store.uow.transaction(() =>
+        zs.commit(zone, [{ name: 'www.domivka-demo.dev', type: 'A', ttl: 300, values: ['192.0.2.99'] }], []),
+      );
       await other.store.uow.transaction(() => zs.remove(api.demo.accountId, 'test', 'domivka-blog.kyiv.ua'));
       await other.close();
       await sync.load();
-      expect((await query(port, 'www.domivka-demo.dev', 'A')).answers!.map((a) => (a as { data: unknown }).data)).to.deep.equal(['192.0.2.99']);
+      expect((await query(port, 'www.domivka-demo.dev', 'A')).answers!.map((a) => (a as { data: unknown }).data)).to.deep.equal([
+        '192.0.2.99',
+      ]);
       expect(((await query(port, 'domivka-blog.kyiv.ua', 'SOA')) as { rcode?: string }).rcode).to.equal('REFUSED');
     } finally {
       sync.stop();

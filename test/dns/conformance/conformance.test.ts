@@ -80,7 +80,12 @@ describe('DNS conformance: our server against a Knot secondary of it', function 
     expect(r.flags).to.not.include('tc');
     expect(r.additional).to.have.length(12);
     // Names inside MX and SOA data are compressed too.
-    for (const [name, type] of [[ZONE, 'MX'], [ZONE, 'SOA'], ['c1.example.test', 'A'], ['nothing.example.test', 'A']] as const) {
+    for (const [name, type] of [
+      [ZONE, 'MX'],
+      [ZONE, 'SOA'],
+      ['c1.example.test', 'A'],
+      ['nothing.example.test', 'A'],
+    ] as const) {
       const p = await both(query(name, type));
       sameContent(p.o, p.k);
       expect(p.o.size, `${name} ${type}: ours ${p.o.size}, Knot ${p.k.size}`).to.be.at.most(p.k.size + 8);
@@ -137,19 +142,30 @@ describe('DNS conformance: our server against a Knot secondary of it', function 
   });
 
   it('3. additional-section processing: MX and SRV targets in the zone get their A/AAAA (RFC 1035 §3.3.9, RFC 2782)', async () => {
-    for (const [name, type] of [[ZONE, 'MX'], ['_sip._tcp.example.test', 'SRV'], ['sub.example.test', 'NS'], ['wide.example.test', 'NS']] as const) {
+    for (const [name, type] of [
+      [ZONE, 'MX'],
+      ['_sip._tcp.example.test', 'SRV'],
+      ['sub.example.test', 'NS'],
+      ['wide.example.test', 'NS'],
+    ] as const) {
       const { o, k } = await both(query(name, type));
       sameContent(o, k);
     }
     const mx = await both(query(ZONE, 'MX'));
-    expect(mx.o.additional.join('\n')).to.include('mail.example.test 300 A 192.0.2.25').and.to.include('mail.example.test 300 AAAA 2001:db8::25');
+    expect(mx.o.additional.join('\n'))
+      .to.include('mail.example.test 300 A 192.0.2.25')
+      .and.to.include('mail.example.test 300 AAAA 2001:db8::25');
     // Size limits: without EDNS an MX answer that would not fit its additions loses them, not the answer.
     const srv = await kdig(ours, '_sip._tcp.example.test', 'SRV');
     expect(srv.additional.map((r) => r.data)).to.deep.equal(['192.0.2.60']);
   });
 
   it('4. QCLASS ANY (255) matches IN data (RFC 1035 §3.2.5)', async () => {
-    for (const [name, type] of [['www.example.test', 'A'], [ZONE, 'SOA'], ['nothing.example.test', 'A']] as const) {
+    for (const [name, type] of [
+      ['www.example.test', 'A'],
+      [ZONE, 'SOA'],
+      ['nothing.example.test', 'A'],
+    ] as const) {
       const { o, k } = await both(query(name, type, { klass: 'ANY' }));
       expect(o.rcode).to.not.equal('REFUSED');
       sameContent(o, k);

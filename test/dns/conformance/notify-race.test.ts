@@ -22,23 +22,24 @@ const pgSql = async (sql: string): Promise<void> => {
   }
 };
 
-const engines: Array<{ name: string; env: () => Promise<Record<string, string>>; drop?: (env: Record<string, string>) => Promise<void> }> = [
-  { name: 'SQLite', env: async () => ({}) },
-  ...(process.env.TEST_PG_URL
-    ? [
-        {
-          name: 'Postgres',
-          // A fresh schema of its own (npm start migrates into it), dropped afterwards.
-          env: async () => {
-            const schema = `notify_race_${randomBytes(6).toString('hex')}`;
-            await pgSql(`create schema ${schema}`);
-            return { DATABASE_URL: process.env.TEST_PG_URL!, DATABASE_SCHEMA: schema };
+const engines: Array<{ name: string; env: () => Promise<Record<string, string>>; drop?: (env: Record<string, string>) => Promise<void> }> =
+  [
+    { name: 'SQLite', env: async () => ({}) },
+    ...(process.env.TEST_PG_URL
+      ? [
+          {
+            name: 'Postgres',
+            // A fresh schema of its own (npm start migrates into it), dropped afterwards.
+            env: async () => {
+              const schema = `notify_race_${randomBytes(6).toString('hex')}`;
+              await pgSql(`create schema ${schema}`);
+              return { DATABASE_URL: process.env.TEST_PG_URL!, DATABASE_SCHEMA: schema };
+            },
+            drop: async (env: Record<string, string>) => pgSql(`drop schema if exists ${env.DATABASE_SCHEMA!} cascade`),
           },
-          drop: async (env: Record<string, string>) => pgSql(`drop schema if exists ${env.DATABASE_SCHEMA!} cascade`),
-        },
-      ]
-    : []),
-];
+        ]
+      : []),
+  ];
 
 /**
  * Defect 7: with DNS_WORKERS > 1 a NOTIFY went out before every worker served the new serial;
@@ -71,10 +72,14 @@ for (const engine of engines) {
       knot = await startKnot({ primaryPort: server.dnsPort, zones: [ZONE], knotPort });
       const took = await waitFor(async () => (await serialAt(knot.port, ZONE)) !== null, 30_000, 100);
       expect(took, `Knot never served ${ZONE}; its log:\n${knot.log()}`).to.not.equal(null);
-      const { stdout } = await run(join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/main/sandbox-key.ts', '--template', 'dns_editor', '--domains', ZONE, '--json'], {
-        cwd: ROOT,
-        env: server.env,
-      });
+      const { stdout } = await run(
+        join(ROOT, 'node_modules', '.bin', 'tsx'),
+        ['src/main/sandbox-key.ts', '--template', 'dns_editor', '--domains', ZONE, '--json'],
+        {
+          cwd: ROOT,
+          env: server.env,
+        },
+      );
       key = JSON.parse(stdout.trim()).key as string;
     });
 
@@ -107,7 +112,11 @@ for (const engine of engines) {
       for (let i = 1; i <= 20; i++) {
         await apply(i);
         const ourSerial = await serialAt(server.dnsPort, ZONE);
-        const took = await waitFor(async () => rdata((await kdig(knot.port, `race${i}.${ZONE}`, 'A')).answer)[0] === `192.0.2.${100 + i}`, 5000, 50);
+        const took = await waitFor(
+          async () => rdata((await kdig(knot.port, `race${i}.${ZONE}`, 'A')).answer)[0] === `192.0.2.${100 + i}`,
+          5000,
+          50,
+        );
         if (took === null) missed.push(i);
         else delays.push(took);
         // Knot ends at our serial (not merely at one with the record).
@@ -115,7 +124,9 @@ for (const engine of engines) {
       }
       delays.sort((a, b) => a - b);
       // eslint-disable-next-line no-console
-      console.log(`      apply → Knot serves: median ${delays[Math.floor(delays.length / 2)]} ms, max ${delays.at(-1)} ms over ${delays.length} changes`);
+      console.log(
+        `      apply → Knot serves: median ${delays[Math.floor(delays.length / 2)]} ms, max ${delays.at(-1)} ms over ${delays.length} changes`,
+      );
       expect(missed, `changes Knot never served; its log:\n${knot.log().split('\n').slice(-40).join('\n')}`).to.deep.equal([]);
     });
   });

@@ -24,11 +24,26 @@ export interface KnotSecondary {
  * knotd as a secondary of `primaryPort` for `zones` (Knot 3.2 config, FACTS.md), which also lets
  * 127.0.0.1 transfer from it (so both servers can be asked AXFR/IXFR) and names itself by NSID.
  */
-export const startKnot = async (o: { primaryPort: number; zones: readonly string[]; knotPort?: number; nsid?: string }): Promise<KnotSecondary> => {
+export const startKnot = async (o: {
+  primaryPort: number;
+  zones: readonly string[];
+  knotPort?: number;
+  nsid?: string;
+}): Promise<KnotSecondary> => {
   const dir = await mkdtemp(join(tmpdir(), 'domivka-conf-knot-'));
   const port = o.knotPort ?? (await freePort([o.primaryPort]));
   const conf = join(dir, 'knot.conf');
-  await writeFile(conf, knotSecondaryConf({ dir, knotPort: port, primaryPort: o.primaryPort, zones: o.zones, ...(o.nsid ? { nsid: o.nsid } : {}), transferToLocal: true }));
+  await writeFile(
+    conf,
+    knotSecondaryConf({
+      dir,
+      knotPort: port,
+      primaryPort: o.primaryPort,
+      zones: o.zones,
+      ...(o.nsid ? { nsid: o.nsid } : {}),
+      transferToLocal: true,
+    }),
+  );
   const check = spawnSync('knotc', ['-c', conf, 'conf-check'], { encoding: 'utf8' });
   if (check.status !== 0) throw new Error(`knotc conf-check: ${check.stdout}${check.stderr}`);
   let log = '';
@@ -93,7 +108,14 @@ export const OPT = (options: Array<{ code: number; data: Buffer }> = [], udpPayl
 export const query = (
   name: string,
   type: string,
-  o: { id?: number; klass?: string; edns?: boolean | Array<{ code: number; data: Buffer }>; authorities?: dnsPacket.Answer[]; opcode?: number; rd?: boolean } = {},
+  o: {
+    id?: number;
+    klass?: string;
+    edns?: boolean | Array<{ code: number; data: Buffer }>;
+    authorities?: dnsPacket.Answer[];
+    opcode?: number;
+    rd?: boolean;
+  } = {},
 ): Buffer => {
   const edns = o.edns ?? true;
   const packet = dnsPacket.encode({
@@ -108,7 +130,12 @@ export const query = (
 };
 
 export const soaRecord = (zone: string, serial: number): dnsPacket.Answer =>
-  ({ name: zone, type: 'SOA', ttl: 0, data: { mname: 'ns.invalid', rname: 'h.invalid', serial: serial >>> 0, refresh: 1, retry: 1, expire: 1, minimum: 1 } }) as dnsPacket.Answer;
+  ({
+    name: zone,
+    type: 'SOA',
+    ttl: 0,
+    data: { mname: 'ns.invalid', rname: 'h.invalid', serial: serial >>> 0, refresh: 1, retry: 1, expire: 1, minimum: 1 },
+  }) as dnsPacket.Answer;
 
 const RCODES = ['NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED', 'YXDOMAIN', 'YXRRSET', 'NXRRSET', 'NOTAUTH', 'NOTZONE'];
 
@@ -157,7 +184,10 @@ export const summary = (m: Buffer): Summary => {
     questions: m.readUInt16BE(4),
     answer: (d.answers ?? []).map(rrText).sort(),
     authority: (d.authorities ?? []).map(rrText).sort(),
-    additional: (d.additionals ?? []).filter((r) => r.type !== 'OPT').map(rrText).sort(),
+    additional: (d.additionals ?? [])
+      .filter((r) => r.type !== 'OPT')
+      .map(rrText)
+      .sort(),
     opt: optRr ? options.map((o) => o.code) : null,
     optOptions: options.map((o) => ({ code: o.code, data: (o.data ?? Buffer.alloc(0)).toString('hex') })),
     size: m.length,

@@ -58,7 +58,7 @@ describe('DNS server UDP answer cache', () => {
     });
   }
 
-  it('one set of two slots, the same questions in every EDNS variant one after another: a variant never gets another variant\'s reply', async () => {
+  it("one set of two slots, the same questions in every EDNS variant one after another: a variant never gets another variant's reply", async () => {
     const cached = await server(true);
     (cached as unknown as { cache: AnswerCache }).cache = new AnswerCache(2);
     const plain = await server(false);
@@ -77,9 +77,17 @@ describe('DNS server UDP answer cache', () => {
     for (const name of NAMES) {
       for (const qtype of [1, 2, 6, 16, 28, 65, 255, 0x0141]) {
         for (const edns of [...variants, ...variants.reverse()]) {
-          const p = packet({ id: n++, flags: r() < 0.5 ? 0x0100 : 0x0010, name: randomCase(name, r), qtype, qclass: 1, ...(edns ? { edns } : {}) });
+          const p = packet({
+            id: n++,
+            flags: r() < 0.5 ? 0x0100 : 0x0010,
+            name: randomCase(name, r),
+            qtype,
+            qclass: 1,
+            ...(edns ? { edns } : {}),
+          });
           const b = plain.answer(p, 'udp', '127.0.0.1');
-          for (const a of [cached.answer(p, 'udp', '127.0.0.1'), cached.answer(p, 'udp', '127.0.0.1')]) expect(hex(a[0]), p.toString('hex')).to.equal(hex(b[0]));
+          for (const a of [cached.answer(p, 'udp', '127.0.0.1'), cached.answer(p, 'udp', '127.0.0.1')])
+            expect(hex(a[0]), p.toString('hex')).to.equal(hex(b[0]));
         }
       }
     }
@@ -89,7 +97,13 @@ describe('DNS server UDP answer cache', () => {
   it('a publish or withdraw is seen by the very next query, though the old answer was cached', async () => {
     const ns = await server(true);
     const ask = (name: string, type: dnsPacket.RecordType): { rcode: string; texts: string[] } => {
-      const p = dnsPacket.decode(ns.answer(dnsPacket.encode({ type: 'query', id: 1, flags: 0x100, questions: [{ name, type, class: 'IN' }] }), 'udp', '127.0.0.1')[0]!);
+      const p = dnsPacket.decode(
+        ns.answer(
+          dnsPacket.encode({ type: 'query', id: 1, flags: 0x100, questions: [{ name, type, class: 'IN' }] }),
+          'udp',
+          '127.0.0.1',
+        )[0]!,
+      );
       return { rcode: (p as { rcode?: string }).rcode ?? '', texts: (p.answers ?? []).map((a) => String((a as { data?: unknown }).data)) };
     };
     for (let i = 0; i < 3; i++) expect(ask('fresh.example.test', 'TXT').rcode).to.equal('NXDOMAIN');
@@ -118,7 +132,9 @@ describe('DNS server UDP answer cache', () => {
           expect(again.status).to.equal(first.status);
           expect(again.flags).to.deep.equal(first.flags);
           // dig sends the name as typed and shows it as received; kdig lowers it before sending.
-          expect(again.answer.map((a) => a.name)).to.deep.equal(tool === dig ? ['WWW.example.test.', 'WWW.example.test.'] : ['www.example.test.', 'www.example.test.']);
+          expect(again.answer.map((a) => a.name)).to.deep.equal(
+            tool === dig ? ['WWW.example.test.', 'WWW.example.test.'] : ['www.example.test.', 'www.example.test.'],
+          );
           expect(again.question).to.equal(tool === dig ? 'WWW.example.test.' : 'www.example.test.');
           expect(rdata(again.answer)).to.deep.equal(rdata(first.answer));
           expect(again.ednsUdp).to.equal(first.ednsUdp);
@@ -168,9 +184,39 @@ describe('DNS server UDP answer cache', () => {
         ['a compressed name', Buffer.concat([plain.subarray(0, 12), Buffer.from([0xc0, 12, 0, 1, 0, 1])])],
         ['class CH', packet({ id: 1, flags: 0, name: 'www.example.test', qtype: 1, qclass: 3 })],
         ['AXFR', packet({ id: 1, flags: 0, name: 'example.test', qtype: 252, qclass: 1 })],
-        ['EDNS version 1', packet({ id: 1, flags: 0, name: 'www.example.test', qtype: 1, qclass: 1, edns: { payload: 1232, version: 1, dnssecOk: false, options: Buffer.alloc(0) } })],
-        ['an ECS option', packet({ id: 1, flags: 0, name: 'www.example.test', qtype: 1, qclass: 1, edns: { payload: 1232, version: 0, dnssecOk: false, options: option(8, Buffer.from([0, 1, 24, 0, 192, 0, 2])) } })],
-        ['an option running past the OPT', packet({ id: 1, flags: 0, name: 'www.example.test', qtype: 1, qclass: 1, edns: { payload: 1232, version: 0, dnssecOk: false, options: option(10, Buffer.alloc(8)).subarray(0, 10) } })],
+        [
+          'EDNS version 1',
+          packet({
+            id: 1,
+            flags: 0,
+            name: 'www.example.test',
+            qtype: 1,
+            qclass: 1,
+            edns: { payload: 1232, version: 1, dnssecOk: false, options: Buffer.alloc(0) },
+          }),
+        ],
+        [
+          'an ECS option',
+          packet({
+            id: 1,
+            flags: 0,
+            name: 'www.example.test',
+            qtype: 1,
+            qclass: 1,
+            edns: { payload: 1232, version: 0, dnssecOk: false, options: option(8, Buffer.from([0, 1, 24, 0, 192, 0, 2])) },
+          }),
+        ],
+        [
+          'an option running past the OPT',
+          packet({
+            id: 1,
+            flags: 0,
+            name: 'www.example.test',
+            qtype: 1,
+            qclass: 1,
+            edns: { payload: 1232, version: 0, dnssecOk: false, options: option(10, Buffer.alloc(8)).subarray(0, 10) },
+          }),
+        ],
         ['a truncated question', plain.subarray(0, plain.length - 2)],
       ];
       for (const [what, p] of cases) {
@@ -181,7 +227,8 @@ describe('DNS server UDP answer cache', () => {
 
     it('tells EDNS variants apart: none, DO, and each size limit (≥ 1232 is one)', () => {
       const c = new AnswerCache(1 << 10);
-      const v = (edns?: Edns): Buffer => packet({ id: 1, flags: 0, name: 'www.example.test', qtype: 1, qclass: 1, ...(edns ? { edns } : {}) });
+      const v = (edns?: Edns): Buffer =>
+        packet({ id: 1, flags: 0, name: 'www.example.test', qtype: 1, qclass: 1, ...(edns ? { edns } : {}) });
       const e = (payload: number, dnssecOk = false): Edns => ({ payload, version: 0, dnssecOk, options: Buffer.alloc(0) });
       const variants = [v(), v(e(512)), v(e(700)), v(e(1232)), v(e(1232, true))];
       variants.forEach((p, i) => {

@@ -79,14 +79,25 @@ describe('npm start with DNS_WORKERS=2: a DNS worker that dies is replaced', fun
     expect(after).to.include(before[1]!);
     expect(after).to.not.include(before[0]!);
 
-    const { stdout } = await run(join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/main/sandbox-key.ts', '--template', 'dns_editor', '--label', 'prod', '--json'], { cwd: ROOT, env });
+    const { stdout } = await run(
+      join(ROOT, 'node_modules', '.bin', 'tsx'),
+      ['src/main/sandbox-key.ts', '--template', 'dns_editor', '--label', 'prod', '--json'],
+      { cwd: ROOT, env },
+    );
     const key = JSON.parse(stdout.trim()).key as string;
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    const plan = (await (await fetch(`${api}/v1/domains/domivka-demo.com.ua/dns/plans`, {
-      method: 'POST', headers: { ...headers, 'idempotency-key': 'p1' },
-      body: JSON.stringify({ changes: [{ action: 'create', name: 'again', type: 'A', ttl: 60, values: ['192.0.2.78'] }] }),
-    })).json()) as { id: string };
-    const applied = await fetch(`${api}/v1/domains/domivka-demo.com.ua/dns/plans/${plan.id}/apply`, { method: 'POST', headers: { ...headers, 'idempotency-key': 'a1' }, body: '{}' });
+    const plan = (await (
+      await fetch(`${api}/v1/domains/domivka-demo.com.ua/dns/plans`, {
+        method: 'POST',
+        headers: { ...headers, 'idempotency-key': 'p1' },
+        body: JSON.stringify({ changes: [{ action: 'create', name: 'again', type: 'A', ttl: 60, values: ['192.0.2.78'] }] }),
+      })
+    ).json()) as { id: string };
+    const applied = await fetch(`${api}/v1/domains/domivka-demo.com.ua/dns/plans/${plan.id}/apply`, {
+      method: 'POST',
+      headers: { ...headers, 'idempotency-key': 'a1' },
+      body: '{}',
+    });
     expect(applied.status).to.equal(200);
     const answers = await Promise.all(Array.from({ length: 12 }, () => dig('again.domivka-demo.com.ua', 'A')));
     expect(answers).to.deep.equal(Array(12).fill('192.0.2.78'));

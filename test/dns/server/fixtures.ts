@@ -50,7 +50,12 @@ export const exampleZone = (serial = 2026112100, extra: readonly RecordSet[] = [
       // Sizes: `medium` fits 1232 but not 512; `large` (about 2 KB) is over 1232 but under 4096; `big` fits only TCP.
       { name: 'medium.example.test', type: 'TXT', ttl: 300, values: Array.from({ length: 6 }, (_, i) => text(100, String(i))) },
       { name: 'large.example.test', type: 'TXT', ttl: 300, values: Array.from({ length: 10 }, (_, i) => text(200, String(i))) },
-      { name: 'big.example.test', type: 'TXT', ttl: 300, values: Array.from({ length: 30 }, (_, i) => text(200, String.fromCharCode(97 + (i % 26)) + i)) },
+      {
+        name: 'big.example.test',
+        type: 'TXT',
+        ttl: 300,
+        values: Array.from({ length: 30 }, (_, i) => text(200, String.fromCharCode(97 + (i % 26)) + i)),
+      },
       ...extra,
     ],
   };

@@ -37,7 +37,23 @@ const V2 = {
 
 /** dig's records of an IXFR over TCP, as "name ttl type data" lines. */
 const ixfr = async (port: number, serial: number): Promise<string[]> => {
-  const { stdout } = await promisify(execFile)('dig', ['@127.0.0.1', '-p', String(port), '+tcp', '+time=3', '+tries=1', '+nocmd', '+nostats', '+nocomments', `ixfr=${serial}`, 'example.test'], { timeout: 15_000 });
+  const { stdout } = await promisify(execFile)(
+    'dig',
+    [
+      '@127.0.0.1',
+      '-p',
+      String(port),
+      '+tcp',
+      '+time=3',
+      '+tries=1',
+      '+nocmd',
+      '+nostats',
+      '+nocomments',
+      `ixfr=${serial}`,
+      'example.test',
+    ],
+    { timeout: 15_000 },
+  );
   return stdout
     .split('\n')
     .filter((l) => l.trim() && !l.startsWith(';'))
@@ -53,7 +69,7 @@ describe('DNS server incremental IXFR (RFC 1995) from its journal', function () 
     requireTools(this, 'dig');
   });
 
-  it('sends the changes since the client\'s serial, diff by diff: old SOA, deletions, new SOA, additions', async () => {
+  it("sends the changes since the client's serial, diff by diff: old SOA, deletions, new SOA, additions", async () => {
     const { ns, port } = await startServer([version(S)]);
     try {
       await ns.publish(version(S + 1, V1));
@@ -63,8 +79,11 @@ describe('DNS server incremental IXFR (RFC 1995) from its journal', function () 
       // From v1: one diff.
       expect(await ixfr(port, S + 1)).to.deep.equal([
         soa(S + 2),
-        soa(S + 1), 'www.example.test. 60 A 192.0.2.2',
-        soa(S + 2), 'www.example.test. 60 A 192.0.2.3', 'two.example.test. 300 TXT "second change"',
+        soa(S + 1),
+        'www.example.test. 60 A 192.0.2.2',
+        soa(S + 2),
+        'www.example.test. 60 A 192.0.2.3',
+        'two.example.test. 300 TXT "second change"',
         soa(S + 2),
       ]);
       // From v0: both diffs in order.
@@ -73,9 +92,17 @@ describe('DNS server incremental IXFR (RFC 1995) from its journal', function () 
       expect(both.at(-1)).to.equal(soa(S + 2));
       const first = both.slice(1, both.indexOf(soa(S + 1)));
       expect(first[0]).to.equal(soa(S));
-      expect(first.slice(1)).to.have.members(['mail.example.test. 300 A 192.0.2.25', 'www.example.test. 300 A 192.0.2.1', 'www.example.test. 300 A 192.0.2.2']);
+      expect(first.slice(1)).to.have.members([
+        'mail.example.test. 300 A 192.0.2.25',
+        'www.example.test. 300 A 192.0.2.1',
+        'www.example.test. 300 A 192.0.2.2',
+      ]);
       const added = both.slice(both.indexOf(soa(S + 1)) + 1, both.indexOf(soa(S + 1), both.indexOf(soa(S + 1)) + 1));
-      expect(added).to.have.members(['www.example.test. 60 A 192.0.2.1', 'www.example.test. 60 A 192.0.2.2', 'new.example.test. 60 A 192.0.2.99']);
+      expect(added).to.have.members([
+        'www.example.test. 60 A 192.0.2.1',
+        'www.example.test. 60 A 192.0.2.2',
+        'new.example.test. 60 A 192.0.2.99',
+      ]);
       expect(both.length, 'SOA ×6 and 11 changed records').to.equal(6 + 3 + 3 + 1 + 2);
       // Current: the SOA alone. Unknown (older than the journal): the whole zone, AXFR-style.
       expect(await ixfr(port, S + 2)).to.deep.equal([soa(S + 2)]);
@@ -103,18 +130,31 @@ describe('DNS server incremental IXFR (RFC 1995) from its journal', function () 
       expect(ns.journalSpan('example.test')).to.equal(null);
       expect((await ixfr(port, S + 1)).length).to.be.greaterThan(60);
       // Many small versions (two records each): at most ixfrJournal diffs, and fewer records than the zone has.
-      const small = (i: number): Zone => version(S + i, { ...V2, 'n.example.test TXT': { name: 'n.example.test', type: 'TXT', ttl: 300, values: [`v${i}`] } });
+      const small = (i: number): Zone =>
+        version(S + i, { ...V2, 'n.example.test TXT': { name: 'n.example.test', type: 'TXT', ttl: 300, values: [`v${i}`] } });
       for (let i = 3; i <= 130; i++) {
         await ns.publish(small(i));
         await ten.ns.publish(small(i));
       }
       expect(ten.ns.journalSpan('example.test')).to.deep.equal({ diffs: 10, from: S + 120, to: S + 130, records: 20 });
-      const zoneRecords = small(130).recordSets.filter((r) => r.type !== 'SOA').reduce((n, r) => n + r.values.length, 0);
-      expect(ns.journalSpan('example.test')).to.deep.equal({ diffs: Math.floor(zoneRecords / 2), from: S + 130 - Math.floor(zoneRecords / 2), to: S + 130, records: 2 * Math.floor(zoneRecords / 2) });
+      const zoneRecords = small(130)
+        .recordSets.filter((r) => r.type !== 'SOA')
+        .reduce((n, r) => n + r.values.length, 0);
+      expect(ns.journalSpan('example.test')).to.deep.equal({
+        diffs: Math.floor(zoneRecords / 2),
+        from: S + 130 - Math.floor(zoneRecords / 2),
+        to: S + 130,
+        records: 2 * Math.floor(zoneRecords / 2),
+      });
       expect(await ixfr(port, S + 129)).to.have.length(6); // SOA, old SOA, 1 deleted, new SOA, 1 added, SOA
       // A change bigger than the zone (200 names replaced by 200 others: 400 records in a zone of ~280): no diff is worth keeping.
       const hosts = (p: string): Record<string, RecordSet> =>
-        Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`${p}${i}.example.test A`, { name: `${p}${i}.example.test`, type: 'A' as const, ttl: 300, values: [`10.9.${i >> 8}.${i & 255}`] }]));
+        Object.fromEntries(
+          Array.from({ length: 200 }, (_, i) => [
+            `${p}${i}.example.test A`,
+            { name: `${p}${i}.example.test`, type: 'A' as const, ttl: 300, values: [`10.9.${i >> 8}.${i & 255}`] },
+          ]),
+        );
       await ns.publish(version(S + 131, { ...V2, ...hosts('b') }));
       expect(ns.journalSpan('example.test')).to.deep.include({ to: S + 131 });
       await ns.publish(version(S + 132, { ...V2, ...hosts('c') }));

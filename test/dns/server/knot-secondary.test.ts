@@ -7,7 +7,6 @@ import type { EmbeddedNameserver } from '../../../adapters/dns/embedded/index.js
 import { exampleZone } from './fixtures.js';
 import { freePort, kdig, knotSecondaryConf, rdata, requireTools, startServer, waitFor } from './tools.js';
 
-
 const SERIAL = 2026112100;
 
 /** "start knotd as a secondary in the test, apply a plan, and see the new record answered by Knot (kdig)". */

@@ -41,7 +41,10 @@ describe('DNS server NOTIFY to secondaries', () => {
 
   it('retries until acknowledged', async () => {
     const sec = await fakeSecondary(3);
-    const { ns } = await startServer([exampleZone()], { secondaries: [{ host: '127.0.0.1', port: sec.port }], notify: { attempts: 5, firstTimeoutMs: 50 } });
+    const { ns } = await startServer([exampleZone()], {
+      secondaries: [{ host: '127.0.0.1', port: sec.port }],
+      notify: { attempts: 5, firstTimeoutMs: 50 },
+    });
     try {
       const outcomes = await ns.notifySecondaries('example.test');
       expect(outcomes[0]).to.include({ acknowledged: true, attempts: 3 });
@@ -54,7 +57,10 @@ describe('DNS server NOTIFY to secondaries', () => {
 
   it('gives up after the configured attempts; publish never waits for a silent secondary', async () => {
     const sec = await fakeSecondary(0);
-    const { ns } = await startServer([], { secondaries: [{ host: '127.0.0.1', port: sec.port }], notify: { attempts: 3, firstTimeoutMs: 40 } });
+    const { ns } = await startServer([], {
+      secondaries: [{ host: '127.0.0.1', port: sec.port }],
+      notify: { attempts: 3, firstTimeoutMs: 40 },
+    });
     try {
       const t0 = Date.now();
       await ns.publish(exampleZone());

@@ -21,7 +21,15 @@ export interface Edns {
 }
 
 /** A query written octet by octet, so that every header bit, the name's case and the OPT are ours to choose. */
-export const packet = (o: { id: number; flags: number; name: string; qtype: number; qclass: number; edns?: Edns; trailing?: Buffer }): Buffer => {
+export const packet = (o: {
+  id: number;
+  flags: number;
+  name: string;
+  qtype: number;
+  qclass: number;
+  edns?: Edns;
+  trailing?: Buffer;
+}): Buffer => {
   const parts: Buffer[] = [];
   const header = Buffer.alloc(12);
   header.writeUInt16BE(o.id, 0);
@@ -59,26 +67,66 @@ export const option = (code: number, data: Buffer): Buffer => {
 };
 
 export const NAMES = [
-  'example.test', 'www.example.test', 'mail.example.test', 'long.example.test', '_sip._tcp.example.test', '_acme-challenge.example.test',
-  'x.wild.example.test', 'p.q.wild.example.test', 'b.wild.example.test', 'c.b.wild.example.test', 'a.b.wild.example.test', '*.wild.example.test',
-  'foo.alias.example.test', 'c1.example.test', 'loop1.example.test', 'out.example.test', 'dangling.example.test',
-  'sub.example.test', 'x.sub.example.test', 'ns1.sub.example.test', 'child.example.test', 'www.child.example.test', 'nope.child.example.test',
-  'old.example.test', 'www.old.example.test', 'mail.old.example.test', 'medium.example.test', 'large.example.test', 'big.example.test',
-  'nope.example.test', 'a.b.c.nope.example.test', 'example.net', 'www.example.net', '', 'test',
-  'odd\x00label.example.test', 'dot.in\x2elabel.example.test', 'back\\slash.example.test', 'ÿhigh.example.test',
+  'example.test',
+  'www.example.test',
+  'mail.example.test',
+  'long.example.test',
+  '_sip._tcp.example.test',
+  '_acme-challenge.example.test',
+  'x.wild.example.test',
+  'p.q.wild.example.test',
+  'b.wild.example.test',
+  'c.b.wild.example.test',
+  'a.b.wild.example.test',
+  '*.wild.example.test',
+  'foo.alias.example.test',
+  'c1.example.test',
+  'loop1.example.test',
+  'out.example.test',
+  'dangling.example.test',
+  'sub.example.test',
+  'x.sub.example.test',
+  'ns1.sub.example.test',
+  'child.example.test',
+  'www.child.example.test',
+  'nope.child.example.test',
+  'old.example.test',
+  'www.old.example.test',
+  'mail.old.example.test',
+  'medium.example.test',
+  'large.example.test',
+  'big.example.test',
+  'nope.example.test',
+  'a.b.c.nope.example.test',
+  'example.net',
+  'www.example.net',
+  '',
+  'test',
+  'odd\x00label.example.test',
+  'dot.in\x2elabel.example.test',
+  'back\\slash.example.test',
+  'ÿhigh.example.test',
 ];
 // 65 = HTTPS: its octets (0x00 0x41) must not be lowered like the name's.
 export const TYPES = [1, 2, 5, 6, 15, 16, 28, 33, 39, 43, 65, 97, 99, 255, 257, 251, 252, 0, 41, 0xffff];
 export const CLASSES = [1, 1, 1, 1, 3, 255, 254];
 
-export const randomCase = (name: string, r: () => number): string => [...name].map((c) => (r() < 0.5 ? c.toUpperCase() : c.toLowerCase())).join('');
+export const randomCase = (name: string, r: () => number): string =>
+  [...name].map((c) => (r() < 0.5 ? c.toUpperCase() : c.toLowerCase())).join('');
 
 export const randomQuery = (r: () => number): Buffer => {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
   // Mostly RD/CD variants; sometimes any header bit (AA, TC, Z, AD, opcodes, QR).
   const flags = r() < 0.8 ? (r() < 0.5 ? 0x0100 : 0) | (r() < 0.3 ? 0x0010 : 0) : Math.floor(r() * 0x10000);
   const ednsPick = r();
-  const options = [Buffer.alloc(0), option(10, Buffer.from('0123456789abcdef', 'hex')), option(12, Buffer.alloc(5)), option(8, Buffer.from([0, 1, 24, 0, 192, 0, 2])), option(11, Buffer.alloc(0)), option(3, Buffer.alloc(0))];
+  const options = [
+    Buffer.alloc(0),
+    option(10, Buffer.from('0123456789abcdef', 'hex')),
+    option(12, Buffer.alloc(5)),
+    option(8, Buffer.from([0, 1, 24, 0, 192, 0, 2])),
+    option(11, Buffer.alloc(0)),
+    option(3, Buffer.alloc(0)),
+  ];
   const edns: Edns | undefined =
     ednsPick < 0.35
       ? undefined
@@ -105,4 +153,3 @@ export const mutate = (p: Buffer, r: () => number): Buffer => {
   for (let i = 0; i < n; i++) m[Math.floor(r() * m.length)] = Math.floor(r() * 256);
   return r() < 0.1 ? m.subarray(0, Math.floor(r() * m.length)) : m;
 };
-

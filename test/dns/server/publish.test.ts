@@ -67,7 +67,9 @@ describe('DNS server publish and withdraw', () => {
     );
     expect((await dig(port, 'bad.example.test', 'A')).status).to.equal('NXDOMAIN');
     expect(rdata((await dig(port, 'good.example.test', 'A')).answer)).to.deep.equal(['192.0.2.10']);
-    const errors = logged.filter((l) => l.level === 'error' && l.msg === 'record set not served').map((l) => (l.obj as { name: string }).name);
+    const errors = logged
+      .filter((l) => l.level === 'error' && l.msg === 'record set not served')
+      .map((l) => (l.obj as { name: string }).name);
     expect(errors).to.include.members(['bad.example.test', 'elsewhere.example.org']);
   });
 

@@ -64,12 +64,40 @@ describe('DNS server robustness: malformed input', () => {
     const formerr: Array<[string, () => Buffer]> = [
       ['a header promising a question that is not there', () => header(101, 0, 1)],
       ['no question at all', () => header(102, 0, 0)],
-      ['two questions', () => dnsPacket.encode({ type: 'query', id: 103, questions: [{ name: 'a.example.test', type: 'A' }, { name: 'b.example.test', type: 'A' }] })],
+      [
+        'two questions',
+        () =>
+          dnsPacket.encode({
+            type: 'query',
+            id: 103,
+            questions: [
+              { name: 'a.example.test', type: 'A' },
+              { name: 'b.example.test', type: 'A' },
+            ],
+          }),
+      ],
       ['a question cut short', () => query(104).subarray(0, 20)],
-      ['a question name that is a compression pointer to itself', () => Buffer.concat([header(105, 0, 1), Buffer.from([0xc0, 0x0c, 0, 1, 0, 1])])],
-      ['a label of 64 octets (reserved label type)', () => Buffer.concat([header(106, 0, 1), Buffer.from([0x40]), Buffer.alloc(64, 0x61), Buffer.from([0, 0, 1, 0, 1])])],
-      ['a name over 255 octets', () => Buffer.concat([header(107, 0, 1), ...Array.from({ length: 5 }, () => Buffer.concat([Buffer.from([63]), Buffer.alloc(63, 0x61)])), Buffer.from([0, 0, 1, 0, 1])])],
-      ['answer records promised and missing', () => Buffer.concat([query(108).subarray(0, 2), Buffer.from([0, 0, 0, 1, 0, 50, 0, 0, 0, 0]), query(108).subarray(12)])],
+      [
+        'a question name that is a compression pointer to itself',
+        () => Buffer.concat([header(105, 0, 1), Buffer.from([0xc0, 0x0c, 0, 1, 0, 1])]),
+      ],
+      [
+        'a label of 64 octets (reserved label type)',
+        () => Buffer.concat([header(106, 0, 1), Buffer.from([0x40]), Buffer.alloc(64, 0x61), Buffer.from([0, 0, 1, 0, 1])]),
+      ],
+      [
+        'a name over 255 octets',
+        () =>
+          Buffer.concat([
+            header(107, 0, 1),
+            ...Array.from({ length: 5 }, () => Buffer.concat([Buffer.from([63]), Buffer.alloc(63, 0x61)])),
+            Buffer.from([0, 0, 1, 0, 1]),
+          ]),
+      ],
+      [
+        'answer records promised and missing',
+        () => Buffer.concat([query(108).subarray(0, 2), Buffer.from([0, 0, 0, 1, 0, 50, 0, 0, 0, 0]), query(108).subarray(12)]),
+      ],
       [
         'two OPT records',
         () =>
@@ -128,7 +156,10 @@ describe('DNS server robustness: malformed input', () => {
       const rnd = prng(42);
       for (let i = 0; i < 20_000; i++) {
         // Half random bytes, half a real query with a few octets flipped.
-        const p = i % 2 ? Buffer.from(Array.from({ length: Math.floor(rnd() * 80) }, () => Math.floor(rnd() * 256))) : Buffer.from(query(i & 0xffff));
+        const p =
+          i % 2
+            ? Buffer.from(Array.from({ length: Math.floor(rnd() * 80) }, () => Math.floor(rnd() * 256)))
+            : Buffer.from(query(i & 0xffff));
         if (i % 2 === 0) for (let k = 0; k < 3; k++) p[Math.floor(rnd() * p.length)] = Math.floor(rnd() * 256);
         for (const transport of ['udp', 'tcp'] as const) {
           const out = ns.answer(p, transport, '127.0.0.1');
@@ -179,8 +210,13 @@ describe('DNS server robustness: malformed input', () => {
     const frame = (b: Buffer): Buffer => Buffer.concat([Buffer.from([b.length >> 8, b.length & 0xff]), b]);
 
     it('answers pipelined queries sent in one write, in order', async () => {
-      const replies = await exchange([Buffer.concat([frame(query(1)), frame(query(2, 'nope.example.test')), frame(query(3, 'example.test', 'MX'))])], 3);
-      expect(replies.map((r) => dnsPacket.decode(r) as dnsPacket.DecodedPacket & { rcode: string }).map((r) => [r.id, r.rcode])).to.deep.equal([
+      const replies = await exchange(
+        [Buffer.concat([frame(query(1)), frame(query(2, 'nope.example.test')), frame(query(3, 'example.test', 'MX'))])],
+        3,
+      );
+      expect(
+        replies.map((r) => dnsPacket.decode(r) as dnsPacket.DecodedPacket & { rcode: string }).map((r) => [r.id, r.rcode]),
+      ).to.deep.equal([
         [1, 'NOERROR'],
         [2, 'NXDOMAIN'],
         [3, 'NOERROR'],

@@ -62,7 +62,11 @@ export const parseDig = (raw: string): DigAnswer => {
       inQuestion = false;
       continue;
     }
-    if (inQuestion && !question) question = line.replace(/^;+\s*/, '').trim().split(/\s+/)[0]!;
+    if (inQuestion && !question)
+      question = line
+        .replace(/^;+\s*/, '')
+        .trim()
+        .split(/\s+/)[0]!;
     if (current && !line.startsWith(';')) current.push(parseRr(line));
   }
   const flagsLine = /;; flags: ([^;]*);/i.exec(raw);
@@ -95,7 +99,11 @@ export const kdig = async (port: number, ...args: string[]): Promise<DigAnswer> 
   parseDig(await run('kdig', ['@127.0.0.1', '-p', String(port), '+norec', '+time=2', '+retry=0', ...args]));
 
 /** `dig axfr`: the records received and dig's summary line. */
-export const digAxfr = async (port: number, zone: string, ...args: string[]): Promise<{ records: Rr[]; messages: number | null; raw: string }> => {
+export const digAxfr = async (
+  port: number,
+  zone: string,
+  ...args: string[]
+): Promise<{ records: Rr[]; messages: number | null; raw: string }> => {
   const raw = await run('dig', ['@127.0.0.1', '-p', String(port), '+time=2', '+tries=1', ...args, 'axfr', zone]);
   const records = raw
     .split('\n')
@@ -123,7 +131,10 @@ export const freePort = async (avoid: readonly number[] = []): Promise<number> =
 };
 
 /** Our server on 127.0.0.1 and a random port, serving `zones`. */
-export const startServer = async (zones: readonly Zone[], config: Partial<EmbeddedNameserverConfig> = {}): Promise<{ ns: EmbeddedNameserver; port: number }> => {
+export const startServer = async (
+  zones: readonly Zone[],
+  config: Partial<EmbeddedNameserverConfig> = {},
+): Promise<{ ns: EmbeddedNameserver; port: number }> => {
   const ns = new EmbeddedNameserver({ host: '127.0.0.1', port: 0, axfrAllow: ['127.0.0.1'], secondaries: [], ...config });
   for (const z of zones) await ns.publish(z);
   await ns.start();
@@ -162,7 +173,13 @@ export const waitFor = async (check: () => Promise<boolean>, timeoutMs: number, 
 /** A Knot 3.2 secondary of `primaryPort` (FACTS.md). `nsid` names it (RFC 5001); `transferToLocal` lets
  * 127.0.0.1 transfer from it too, so a test can ask it AXFR/IXFR beside our server. */
 export const knotSecondaryConf = (o: {
-  dir: string; knotPort: number; primaryPort: number; zones: readonly string[]; udpWorkers?: number; nsid?: string; transferToLocal?: boolean;
+  dir: string;
+  knotPort: number;
+  primaryPort: number;
+  zones: readonly string[];
+  udpWorkers?: number;
+  nsid?: string;
+  transferToLocal?: boolean;
 }): string => {
   // knotd does not create its database directory: without it every journal write fails ("not exists"),
   // and an incremental IXFR falls back to AXFR.

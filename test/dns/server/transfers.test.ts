@@ -25,7 +25,12 @@ const bulkZone = (): Zone => ({
   recordSets: [
     { name: 'bulk.test', type: 'SOA', ttl: 3600, values: [soaValue(7)] },
     { name: 'bulk.test', type: 'NS', ttl: 3600, values: ['ns1.domivka.net.', 'ns2.domivka.net.'] },
-    ...Array.from({ length: 2000 }, (_, i) => ({ name: `host${i}.bulk.test`, type: 'A' as const, ttl: 300, values: [`10.0.${i >> 8}.${i & 255}`] })),
+    ...Array.from({ length: 2000 }, (_, i) => ({
+      name: `host${i}.bulk.test`,
+      type: 'A' as const,
+      ttl: 300,
+      values: [`10.0.${i >> 8}.${i & 255}`],
+    })),
   ],
 });
 
@@ -80,7 +85,10 @@ describe('DNS server zone transfers', () => {
   });
 
   it('AXFR over UDP is FORMERR (RFC 5936 §4.2: TCP only)', async () => {
-    const reply = await rawUdp(port, dnsPacket.encode({ type: 'query', id: 4242, questions: [{ name: 'example.test', type: 'AXFR', class: 'IN' }] }));
+    const reply = await rawUdp(
+      port,
+      dnsPacket.encode({ type: 'query', id: 4242, questions: [{ name: 'example.test', type: 'AXFR', class: 'IN' }] }),
+    );
     expect(reply).to.not.equal(null);
     const r = dnsPacket.decode(reply!) as dnsPacket.DecodedPacket & { rcode: string };
     expect(r.id).to.equal(4242);

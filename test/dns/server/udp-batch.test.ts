@@ -21,7 +21,11 @@ import { freePort, startServer } from './tools.js';
  * The wait is long by default: after a stall of the event loop (a major GC late in a full run), libuv runs the
  * expired timers before it reads the replies waiting in the sockets, so a short wait counts answered queries as lost.
  */
-const askAll = async (port: number, packets: readonly Buffer[], o: { host?: string; parallel?: number; waitMs?: number } = {}): Promise<Array<Buffer | null>> => {
+const askAll = async (
+  port: number,
+  packets: readonly Buffer[],
+  o: { host?: string; parallel?: number; waitMs?: number } = {},
+): Promise<Array<Buffer | null>> => {
   const host = o.host ?? '127.0.0.1';
   const out: Array<Buffer | null> = new Array(packets.length).fill(null);
   const one = (i: number): Promise<void> =>
@@ -45,13 +49,24 @@ const askAll = async (port: number, packets: readonly Buffer[], o: { host?: stri
   return out;
 };
 
-const query = (name: string, type: dnsPacket.RecordType, id = 7): Buffer => dnsPacket.encode({ type: 'query', id, flags: dnsPacket.RECURSION_DESIRED, questions: [{ name, type, class: 'IN' }] });
+const query = (name: string, type: dnsPacket.RecordType, id = 7): Buffer =>
+  dnsPacket.encode({ type: 'query', id, flags: dnsPacket.RECURSION_DESIRED, questions: [{ name, type, class: 'IN' }] });
 
 /** An IXFR query over UDP carrying the client's SOA (RFC 1995 §3): answered with the SOA alone to an allowed peer. */
 const ixfr = (serial: number): Buffer =>
   dnsPacket.encode({
-    type: 'query', id: 9, flags: 0, questions: [{ name: 'example.test', type: 'IXFR', class: 'IN' }],
-    authorities: [{ name: 'example.test', type: 'SOA', ttl: 0, data: { mname: 'a.', rname: 'b.', serial, refresh: 1, retry: 1, expire: 1, minimum: 1 } }],
+    type: 'query',
+    id: 9,
+    flags: 0,
+    questions: [{ name: 'example.test', type: 'IXFR', class: 'IN' }],
+    authorities: [
+      {
+        name: 'example.test',
+        type: 'SOA',
+        ttl: 0,
+        data: { mname: 'a.', rname: 'b.', serial, refresh: 1, retry: 1, expire: 1, minimum: 1 },
+      },
+    ],
   });
 
 const rcodeOf = (m: Buffer | null): string | null => (m ? ((dnsPacket.decode(m) as { rcode?: string }).rcode ?? 'NOERROR') : null);
@@ -80,7 +95,7 @@ describe('DNS server batched UDP (recvmmsg/sendmmsg addon)', function () {
     expect(off.ns.udpBatchStats()).to.equal(null);
   });
 
-  it('over the wire, answers 3000 varied queries and 3000 mutations byte for byte as dgram\'s path does, and drops the same ones', async () => {
+  it("over the wire, answers 3000 varied queries and 3000 mutations byte for byte as dgram's path does, and drops the same ones", async () => {
     const batched = await serve({});
     const plain = await serve({ udpBatch: false });
     const r = prng(20261124);
@@ -101,7 +116,9 @@ describe('DNS server batched UDP (recvmmsg/sendmmsg addon)', function () {
     }
     let replies = 0;
     for (let i = 0; i < all.length; i++) {
-      expect(a[i]?.toString('hex') ?? 'none', `packet ${i % packets.length} ${all[i]!.toString('hex')}`).to.equal(b[i]?.toString('hex') ?? 'none');
+      expect(a[i]?.toString('hex') ?? 'none', `packet ${i % packets.length} ${all[i]!.toString('hex')}`).to.equal(
+        b[i]?.toString('hex') ?? 'none',
+      );
       if (a[i]) replies++;
     }
     expect(replies, 'most packets are answered').to.be.greaterThan(all.length * 0.6);
@@ -112,7 +129,7 @@ describe('DNS server batched UDP (recvmmsg/sendmmsg addon)', function () {
     expect(stats.dropped).to.equal(0);
   });
 
-  it('a burst of 4000 queries from 200 sockets at once is answered in full, many per system call; a 65 000-octet datagram gets what dgram\'s path gives it', async () => {
+  it("a burst of 4000 queries from 200 sockets at once is answered in full, many per system call; a 65 000-octet datagram gets what dgram's path gives it", async () => {
     const { ns, port } = await serve({});
     const plain = await serve({ udpBatch: false });
     const names = ['www.example.test', 'mail.example.test', 'nope.example.test', 'www.child.example.test'];
@@ -146,7 +163,29 @@ describe('DNS server batched UDP (recvmmsg/sendmmsg addon)', function () {
   it('formats IPv6 addresses as inet_ntop (net.SocketAddress, and so dgram) does: RFC 5952, IPv4-mapped and IPv4-compatible dotted', () => {
     // Inputs in hex words only: ipaddr.js reads a dotted tail (::1.2.3.4) as IPv4-mapped.
     const bytes = (addr: string): Uint8Array => Uint8Array.from(ipaddr.IPv6.parse(addr).toByteArray());
-    for (const addr of ['::1', '::', '2001:db8::1', '2001:db8:0:0:1:0:0:1', '2001:0:0:1::1', 'fe80::1:2:3:4', '1:2:3:4:5:6:7:8', '1::8', '1:0:3:4:5:6:7:0', '::ffff:127.0.0.1', '::ffff:10.1.2.3', '64:ff9b::192.0.2.1', '0:0:0:1::', '::7f00:1', '::102:304', '::ffff:0:1', '::100', '::1:0:0:0', '1:0:0:2:0:0:0:3', 'ffff::', '::ffff']) {
+    for (const addr of [
+      '::1',
+      '::',
+      '2001:db8::1',
+      '2001:db8:0:0:1:0:0:1',
+      '2001:0:0:1::1',
+      'fe80::1:2:3:4',
+      '1:2:3:4:5:6:7:8',
+      '1::8',
+      '1:0:3:4:5:6:7:0',
+      '::ffff:127.0.0.1',
+      '::ffff:10.1.2.3',
+      '64:ff9b::192.0.2.1',
+      '0:0:0:1::',
+      '::7f00:1',
+      '::102:304',
+      '::ffff:0:1',
+      '::100',
+      '::1:0:0:0',
+      '1:0:0:2:0:0:0:3',
+      'ffff::',
+      '::ffff',
+    ]) {
       const expected = new net.SocketAddress({ address: addr, family: 'ipv6' }).address;
       expect(formatIpv6(bytes(addr)), addr).to.equal(expected);
     }
@@ -174,7 +213,10 @@ describe('DNS server batched UDP (recvmmsg/sendmmsg addon)', function () {
     other!.close();
     other = null;
     const alone = await askAll(port, packets, { parallel: 200 });
-    expect(alone.every((m) => m && m.length > 12 && dnsPacket.decode(m).answers!.length > 0), 'after close(), ours answers every query').to.equal(true);
+    expect(
+      alone.every((m) => m && m.length > 12 && dnsPacket.decode(m).answers!.length > 0),
+      'after close(), ours answers every query',
+    ).to.equal(true);
     // A socket without SO_REUSEPORT on the port is refused, so nothing unasked can take a share.
     const plain = dgram.createSocket('udp4');
     const err = await new Promise<NodeJS.ErrnoException | null>((ok) => {
@@ -237,6 +279,10 @@ describe('DNS server batched UDP (recvmmsg/sendmmsg addon)', function () {
     `;
     const { spawnSync } = await import('node:child_process');
     const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 30_000 });
-    expect({ status: r.status, signal: r.signal, out: r.stdout.trim() }, r.stderr).to.deep.equal({ status: 0, signal: null, out: 'all four ended' });
+    expect({ status: r.status, signal: r.signal, out: r.stdout.trim() }, r.stderr).to.deep.equal({
+      status: 0,
+      signal: null,
+      out: 'all four ended',
+    });
   });
 });

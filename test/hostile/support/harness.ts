@@ -18,7 +18,12 @@ import type { TestApi } from '../../support/system.js';
 /** The route table the running system mounts (buildApi → allRoutes). */
 export const mountedRoutes = (api: TestApi): Route[] => api.system.http().routes;
 
-export interface Answer { status: number; headers: Record<string, string | string[] | undefined>; text: string; body: any }
+export interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  body: any;
+}
 
 export class FastClient {
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 16 });
@@ -84,17 +89,31 @@ export interface KeySpec {
 /** Writes a key to the store as issuance would (HMAC of the token only) and returns its token. */
 export const plantKey = async (api: TestApi, spec: KeySpec): Promise<{ id: string; token: string }> => {
   const hasher = api.system.get(TOKENS.SecretHasher);
-  const id = toBase62(++serial, 4) + randomBytes(8).toString('hex').slice(0, 8).replace(/[^0-9A-Za-z]/g, '0');
+  const id =
+    toBase62(++serial, 4) +
+    randomBytes(8)
+      .toString('hex')
+      .slice(0, 8)
+      .replace(/[^0-9A-Za-z]/g, '0');
   const secret = Array.from(randomBytes(32), (b) => '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'[b % 62]).join('');
   const token = formatToken(spec.environment, id, secret, (t) => hasher.crc32(t));
   const cls = Math.max(0, ...spec.policies.map((p) => RIGHTS[p.right].class)) as ApiKey['class'];
   const spends = spec.policies.some((p) => RIGHTS[p.right].spends);
   const now = api.clock.now();
   const key: ApiKey = {
-    id, accountId: api.demo.accountId, environment: spec.environment, name: `hostile ${id}`, createdBy: api.demo.personId,
-    policies: spec.policies, conditions: { cidr: spec.cidr, expiresOn: spec.expiresOn, spendLimit: spends ? 100_000_000 : null },
-    class: cls, secretHash: hasher.hmac(token), createdAt: now, lastUsedAt: null,
-    revokedAt: spec.revoked ? now : null, revokedBy: spec.revoked ? api.demo.personId : null,
+    id,
+    accountId: api.demo.accountId,
+    environment: spec.environment,
+    name: `hostile ${id}`,
+    createdBy: api.demo.personId,
+    policies: spec.policies,
+    conditions: { cidr: spec.cidr, expiresOn: spec.expiresOn, spendLimit: spends ? 100_000_000 : null },
+    class: cls,
+    secretHash: hasher.hmac(token),
+    createdAt: now,
+    lastUsedAt: null,
+    revokedAt: spec.revoked ? now : null,
+    revokedBy: spec.revoked ? api.demo.personId : null,
   };
   await api.system.store.keys.insert({ ...key, revokedAt: null, revokedBy: null });
   if (spec.revoked) await api.system.store.keys.revoke(id, now, api.demo.personId);
@@ -116,22 +135,41 @@ export const snapshot = async (api: TestApi, skip: readonly string[] = []): Prom
   const engine = api.store.engine;
   let tables = tableCache.get(api);
   if (!tables) {
-    tables = (engine === 'sqlite'
-      ? (await knex.raw(`select name from sqlite_master where type='table' and name not like 'sqlite_%'`)).map((r: { name: string }) => r.name)
-      : (await knex.raw(`select table_name as name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'`)).rows.map((r: { name: string }) => r.name)) as string[];
+    tables = (
+      engine === 'sqlite'
+        ? (await knex.raw(`select name from sqlite_master where type='table' and name not like 'sqlite_%'`)).map(
+            (r: { name: string }) => r.name,
+          )
+        : (
+            await knex.raw(
+              `select table_name as name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'`,
+            )
+          ).rows.map((r: { name: string }) => r.name)
+    ) as string[];
     tables.sort();
     tableCache.set(api, tables);
   }
   const wanted = tables.filter((t) => !skip.includes(t));
   const out = new Map<string, string>();
   if (engine === 'postgres') {
-    const sql = wanted.map((t) => `select '${t}' as t, count(*)::text as n, coalesce(md5(string_agg(md5(x::text), ',' order by md5(x::text))), '') as h from "${t}" x`).join(' union all ');
+    const sql = wanted
+      .map(
+        (t) =>
+          `select '${t}' as t, count(*)::text as n, coalesce(md5(string_agg(md5(x::text), ',' order by md5(x::text))), '') as h from "${t}" x`,
+      )
+      .join(' union all ');
     for (const r of (await knex.raw(sql)).rows as Array<{ t: string; n: string; h: string }>) out.set(r.t, `${r.n}:${r.h.slice(0, 16)}`);
     return out;
   }
   for (const t of wanted) {
     const rows: Array<Record<string, unknown>> = await knex(t).select('*');
-    const digests = rows.map((r) => createHash('sha256').update(JSON.stringify(r, (_k, v) => (Buffer.isBuffer(v) ? v.toString('hex') : typeof v === 'bigint' ? String(v) : v))).digest('hex')).sort();
+    const digests = rows
+      .map((r) =>
+        createHash('sha256')
+          .update(JSON.stringify(r, (_k, v) => (Buffer.isBuffer(v) ? v.toString('hex') : typeof v === 'bigint' ? String(v) : v)))
+          .digest('hex'),
+      )
+      .sort();
     out.set(t, `${rows.length}:${createHash('sha256').update(digests.join(',')).digest('hex').slice(0, 16)}`);
   }
   return out;

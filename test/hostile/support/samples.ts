@@ -16,7 +16,11 @@ export const sampleOf = (schema: JsonSchema | undefined, domain: string, prop = 
     const first = (s.oneOf ?? s.anyOf)[0] as Record<string, any>;
     if (first.type || first.properties) return sampleOf({ ...first }, domain, prop);
     // oneOf of "required" alternatives over the outer properties: satisfy the first only.
-    return sampleOf({ ...s, oneOf: undefined, anyOf: undefined, required: [...(s.required ?? []), ...(first.required ?? [])] }, domain, prop);
+    return sampleOf(
+      { ...s, oneOf: undefined, anyOf: undefined, required: [...(s.required ?? []), ...(first.required ?? [])] },
+      domain,
+      prop,
+    );
   }
   switch (type ?? (s.properties ? 'object' : undefined)) {
     case 'object': {
