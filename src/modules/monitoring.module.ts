@@ -1,3 +1,7 @@
+import type { Clock } from '../../core/kernel/clock.port.js';
+import type { Random } from '../../core/kernel/random.port.js';
+import type { Domain } from '../../core/domains/domain.js';
+import type { Authorizer } from '../../core/access/authorize.js';
 import { Recorder } from '../../core/kernel/recorder.js';
 import { ContainerModule, type Container, type ServiceIdentifier } from 'inversify';
 import type { UseCases } from '../../adapters/http/index.js';
@@ -24,31 +28,15 @@ export const monitoringModule = () =>
       .inSingletonScope();
     bind(T.CreateMonitor)
       .toResolvedValue(
-        (st: SqlStore, a, cfg: Config, r, c, rec: Recorder) =>
-          new CreateMonitor({
-            monitors: st.monitors,
-            authorizer: a,
-            events: rec,
-            rules: monitorRules(cfg),
-            uow: st.uow,
-            random: r,
-            clock: c,
-          }),
+        (st: SqlStore, a: Authorizer<Domain>, cfg: Config, r: Random, c: Clock, rec: Recorder) =>
+          new CreateMonitor(editing(st, a, cfg, r, c, rec)),
         [s, T.Authorizer, T.Config, T.Random, T.Clock, T.Recorder],
       )
       .inSingletonScope();
     bind(T.UpdateMonitor)
       .toResolvedValue(
-        (st: SqlStore, a, cfg: Config, r, c, rec: Recorder) =>
-          new UpdateMonitor({
-            monitors: st.monitors,
-            authorizer: a,
-            events: rec,
-            rules: monitorRules(cfg),
-            uow: st.uow,
-            random: r,
-            clock: c,
-          }),
+        (st: SqlStore, a: Authorizer<Domain>, cfg: Config, r: Random, c: Clock, rec: Recorder) =>
+          new UpdateMonitor(editing(st, a, cfg, r, c, rec)),
         [s, T.Authorizer, T.Config, T.Random, T.Clock, T.Recorder],
       )
       .inSingletonScope();
@@ -106,4 +94,15 @@ export const monitoringUseCases = (c: Container): Pick<UseCases, 'monitors'> => 
     results: c.get(T.ListMonitorResults),
     report: c.get(T.MonitorReport),
   },
+});
+
+/** Creating and changing a monitor need the same parts. */
+const editing = (st: SqlStore, authorizer: Authorizer<Domain>, cfg: Config, random: Random, clock: Clock, events: Recorder) => ({
+  monitors: st.monitors,
+  authorizer,
+  events,
+  rules: monitorRules(cfg),
+  uow: st.uow,
+  random,
+  clock,
 });
