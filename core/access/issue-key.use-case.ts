@@ -1,12 +1,9 @@
+import type { RecordingDeps } from '../kernel/recording-deps.js';
 import type { Actor } from '../kernel/person.js';
-import type { EventLog } from '../kernel/event-log.port.js';
-import type { Clock } from '../kernel/clock.port.js';
 import { addDays, isIsoDate, kyivDate } from '../kernel/dates.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
 import type { Environment } from '../kernel/environment.js';
 import { DomainError } from '../kernel/errors.js';
-import type { Random } from '../kernel/random.port.js';
-import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import { LABEL_RE } from '../kernel/labels.js';
 import { parseCidr } from './cidr.js';
 import { CLASSES, classOf, MIN_CIDR_PREFIX, spendsMoney } from './classes.js';
@@ -60,13 +57,9 @@ const bad = (field: string, rule: string, value?: unknown) =>
   new DomainError('validation_failed', {}, [{ field, rule, ...(value === undefined ? {} : { value }) }]);
 
 /** What IssueKey is built from (one object, named, instead of positions). */
-export interface IssueKeyDeps {
+export interface IssueKeyDeps extends RecordingDeps {
   readonly keys: KeyRepository;
-  readonly events: EventLog;
-  readonly uow: UnitOfWork;
   readonly hasher: SecretHasher;
-  readonly random: Random;
-  readonly clock: Clock;
 }
 
 export class IssueKey {

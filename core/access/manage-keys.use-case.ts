@@ -1,10 +1,8 @@
+import type { RecordingDeps } from '../kernel/recording-deps.js';
 import type { Actor } from '../kernel/person.js';
-import type { EventLog } from '../kernel/event-log.port.js';
 import type { Clock } from '../kernel/clock.port.js';
 import { DomainError } from '../kernel/errors.js';
 import { clampLimit, decodeCursor, encodeCursor, type Page } from '../kernel/pagination.js';
-import type { Random } from '../kernel/random.port.js';
-import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import { viewKey, type KeyView } from './key-view.js';
 import type { KeyRepository } from './ports/key-repository.port.js';
 
@@ -31,12 +29,8 @@ export class ListKeys {
 }
 
 /** What RevokeKey is built from (one object, named, instead of positions). */
-export interface RevokeKeyDeps {
+export interface RevokeKeyDeps extends RecordingDeps {
   readonly keys: KeyRepository;
-  readonly events: EventLog;
-  readonly uow: UnitOfWork;
-  readonly random: Random;
-  readonly clock: Clock;
 }
 
 export class RevokeKey {

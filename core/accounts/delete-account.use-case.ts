@@ -1,22 +1,15 @@
-import type { EventLog } from '../kernel/event-log.port.js';
-import type { Clock } from '../kernel/clock.port.js';
+import type { RecordingDeps } from '../kernel/recording-deps.js';
 import { formatUah } from '../kernel/money.js';
 import { DomainError } from '../kernel/errors.js';
-import type { Random } from '../kernel/random.port.js';
-import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import { requireOwner, requireRecentSignIn } from '../kernel/human-guards.js';
 import type { HumanContext } from './sign-in.use-case.js';
 import type { PeopleRepository } from './ports/people.port.js';
 import type { Balances } from './ports/balances.port.js';
 
 /** What DeleteAccount is built from (one object, named, instead of positions). */
-export interface DeleteAccountDeps {
+export interface DeleteAccountDeps extends RecordingDeps {
   readonly people: PeopleRepository;
   readonly accounting: Balances;
-  readonly events: EventLog;
-  readonly uow: UnitOfWork;
-  readonly random: Random;
-  readonly clock: Clock;
 }
 
 /**

@@ -1,18 +1,11 @@
-import type { EventLog } from '../kernel/event-log.port.js';
-import type { Clock } from '../kernel/clock.port.js';
-import type { Random } from '../kernel/random.port.js';
-import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
+import type { RecordingDeps } from '../kernel/recording-deps.js';
 import { requireRecentSignIn } from '../kernel/human-guards.js';
 import type { HumanContext } from './sign-in.use-case.js';
 import type { PeopleRepository } from './ports/people.port.js';
 
 /** What DisableTwoFactor is built from (one object, named, instead of positions). */
-export interface DisableTwoFactorDeps {
+export interface DisableTwoFactorDeps extends RecordingDeps {
   readonly people: PeopleRepository;
-  readonly events: EventLog;
-  readonly uow: UnitOfWork;
-  readonly random: Random;
-  readonly clock: Clock;
 }
 
 /** Switch off two-factor checks for oneself — a human-only action (seed A6): after signing in again; every

@@ -1,9 +1,6 @@
-import type { EventLog } from '../kernel/event-log.port.js';
-import type { Clock } from '../kernel/clock.port.js';
+import type { RecordingDeps } from '../kernel/recording-deps.js';
 import { DomainError } from '../kernel/errors.js';
-import type { Random } from '../kernel/random.port.js';
 import type { SecretBox } from '../kernel/secret-box.port.js';
-import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import { requireRecentSignIn } from '../kernel/human-guards.js';
 import type { Person } from '../kernel/person.js';
 import type { HumanContext } from './sign-in.use-case.js';
@@ -12,15 +9,11 @@ import type { TotpVerifier } from './ports/credentials.port.js';
 import type { PeopleRepository } from './ports/people.port.js';
 
 /** What EnableTwoFactor is built from (one object, named, instead of positions). */
-export interface EnableTwoFactorDeps {
+export interface EnableTwoFactorDeps extends RecordingDeps {
   readonly accounts: AccountRepository;
   readonly people: PeopleRepository;
   readonly totp: TotpVerifier;
   readonly box: SecretBox;
-  readonly events: EventLog;
-  readonly uow: UnitOfWork;
-  readonly random: Random;
-  readonly clock: Clock;
 }
 
 /**

@@ -1,12 +1,9 @@
+import type { RecordingDeps } from '../kernel/recording-deps.js';
 import { withDefaults } from '../kernel/defaults.js';
 import type { SecretHasher } from '../kernel/secret-hasher.port.js';
-import type { EventLog } from '../kernel/event-log.port.js';
 import type { EventData, EventType } from '../kernel/events.js';
-import type { Clock } from '../kernel/clock.port.js';
 import { DomainError } from '../kernel/errors.js';
-import type { Random } from '../kernel/random.port.js';
 import type { SecretBox } from '../kernel/secret-box.port.js';
-import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import { requireOwner } from '../kernel/human-guards.js';
 import type { Actor, Person, Role } from '../kernel/person.js';
 import type { AccountRepository } from './ports/account-repository.port.js';
@@ -51,7 +48,7 @@ const viewInvitation = (i: Invitation): InvitationView => ({
 });
 
 /** What ManagePeople is built from (one object, named, instead of positions). */
-export interface ManagePeopleDeps {
+export interface ManagePeopleDeps extends RecordingDeps {
   readonly accounts: AccountRepository;
   readonly people: PeopleRepository;
   readonly invitations: InvitationRepository;
@@ -60,10 +57,6 @@ export interface ManagePeopleDeps {
   readonly box: SecretBox;
   readonly hasher: SecretHasher;
   readonly outbox: InvitationMail;
-  readonly events: EventLog;
-  readonly uow: UnitOfWork;
-  readonly random: Random;
-  readonly clock: Clock;
   /** The console's public address, for the link in the invitation e-mail. */
   readonly consoleUrl?: string;
 }

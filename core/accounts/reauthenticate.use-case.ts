@@ -1,25 +1,18 @@
-import type { EventLog } from '../kernel/event-log.port.js';
-import type { Clock } from '../kernel/clock.port.js';
+import type { RecordingDeps } from '../kernel/recording-deps.js';
 import { DomainError } from '../kernel/errors.js';
-import type { Random } from '../kernel/random.port.js';
 import type { SecretBox } from '../kernel/secret-box.port.js';
-import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import type { HumanContext } from './sign-in.use-case.js';
 import type { AccountRepository } from './ports/account-repository.port.js';
 import type { PasswordHasher, TotpVerifier } from './ports/credentials.port.js';
 import type { PeopleRepository } from './ports/people.port.js';
 
 /** What Reauthenticate is built from (one object, named, instead of positions). */
-export interface ReauthenticateDeps {
+export interface ReauthenticateDeps extends RecordingDeps {
   readonly accounts: AccountRepository;
   readonly people: PeopleRepository;
   readonly passwords: PasswordHasher;
   readonly totp: TotpVerifier;
   readonly box: SecretBox;
-  readonly events: EventLog;
-  readonly uow: UnitOfWork;
-  readonly random: Random;
-  readonly clock: Clock;
 }
 
 /** "Sign in again" (seed A6): the signed-in person proves password + TOTP once more; the session

@@ -1,10 +1,8 @@
+import type { RecordingDeps } from '../kernel/recording-deps.js';
 import type { SecretHasher } from '../kernel/secret-hasher.port.js';
-import type { EventLog } from '../kernel/event-log.port.js';
 import type { Clock } from '../kernel/clock.port.js';
 import { DomainError } from '../kernel/errors.js';
-import type { Random } from '../kernel/random.port.js';
 import type { SecretBox } from '../kernel/secret-box.port.js';
-import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import type { HumanContext, Person, Session } from '../kernel/person.js';
 
 export type { HumanContext };
@@ -24,17 +22,13 @@ export interface SignedIn {
 }
 
 /** What SignIn is built from (one object, named, instead of positions). */
-export interface SignInDeps {
+export interface SignInDeps extends RecordingDeps {
   readonly accounts: AccountRepository;
   readonly sessions: SessionRepository;
   readonly passwords: PasswordHasher;
   readonly totp: TotpVerifier;
   readonly box: SecretBox;
   readonly hasher: SecretHasher;
-  readonly events: EventLog;
-  readonly uow: UnitOfWork;
-  readonly random: Random;
-  readonly clock: Clock;
 }
 
 /** Humans sign in with e-mail + password (argon2id) + TOTP, always (issue: Accounts). */

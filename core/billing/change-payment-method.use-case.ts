@@ -1,11 +1,8 @@
+import type { RecordingDeps } from '../kernel/recording-deps.js';
 import { requireOwner, requireRecentSignIn } from '../kernel/human-guards.js';
 import type { HumanContext } from '../kernel/person.js';
-import type { EventLog } from '../kernel/event-log.port.js';
-import type { Clock } from '../kernel/clock.port.js';
 import type { Environment } from '../kernel/environment.js';
 import { DomainError } from '../kernel/errors.js';
-import type { Random } from '../kernel/random.port.js';
-import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import type { CardSetup } from './ports/card-setup.port.js';
 import { PaymentError, type SavedCard, type SavedCards } from './ports/payments.port.js';
 
@@ -37,13 +34,9 @@ const brandOf = (digits: string): string =>
         : 'card';
 
 /** What ChangePaymentMethod is built from (one object, named, instead of positions). */
-export interface ChangePaymentMethodDeps {
+export interface ChangePaymentMethodDeps extends RecordingDeps {
   readonly cards: SavedCards;
   readonly setups: (environment: Environment) => CardSetup | null;
-  readonly events: EventLog;
-  readonly uow: UnitOfWork;
-  readonly random: Random;
-  readonly clock: Clock;
 }
 
 /**

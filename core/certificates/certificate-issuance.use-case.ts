@@ -1,13 +1,10 @@
+import type { RecordingDeps } from '../kernel/recording-deps.js';
 import { withDefaults } from '../kernel/defaults.js';
-import type { EventLog } from '../kernel/event-log.port.js';
 import type { AccountClock } from '../kernel/account-clock.port.js';
-import type { Clock } from '../kernel/clock.port.js';
 import type { Environment } from '../kernel/environment.js';
 import type { CaEnvironments } from './ports/certificate-authority.port.js';
-import type { Random } from '../kernel/random.port.js';
 import type { SecretBox } from '../kernel/secret-box.port.js';
 import { isDomainError } from '../kernel/errors.js';
-import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import type { Certificate } from './certificate.js';
 import { CertificateAuthorityError, type DnsChallengeSolver } from './ports/certificate-authority.port.js';
 import type { CertificateKeys } from './ports/certificate-keys.port.js';
@@ -42,17 +39,13 @@ export interface IssuanceReport {
 export type SolverFactory = (certificate: Certificate) => DnsChallengeSolver;
 
 /** What CertificateIssuance is built from (one object, named, instead of positions). */
-export interface CertificateIssuanceDeps {
+export interface CertificateIssuanceDeps extends RecordingDeps {
   readonly certificates: CertificateRepository;
   readonly environments: CaEnvironments;
   readonly solverFor: SolverFactory;
   readonly keys: CertificateKeys;
   readonly box: SecretBox;
   readonly accountTime: AccountClock;
-  readonly events: EventLog;
-  readonly uow: UnitOfWork;
-  readonly random: Random;
-  readonly clock: Clock;
   readonly options?: IssuanceOptions;
   /** Where unexpected errors of one certificate's run go (the worker's log); the pass goes on. */
   readonly onError?: (err: unknown, certificateId: string) => void;

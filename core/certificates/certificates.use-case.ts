@@ -1,16 +1,13 @@
+import type { RecordingDeps } from '../kernel/recording-deps.js';
 import type { Authorizer } from '../access/authorize.js';
 import type { ApiKey } from '../kernel/caller.js';
 import type { RightName } from '../kernel/rights.js';
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
-import type { EventLog } from '../kernel/event-log.port.js';
-import type { Clock } from '../kernel/clock.port.js';
 import type { CaEnvironments } from './ports/certificate-authority.port.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
 import { DomainError } from '../kernel/errors.js';
 import { clampLimit, decodeCursor, encodeCursor, type Page } from '../kernel/pagination.js';
-import type { Random } from '../kernel/random.port.js';
 import type { SecretBox } from '../kernel/secret-box.port.js';
-import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import { viewCertificate, type Certificate, type CertificateView } from './certificate.js';
 import { baseHost, normalizeNames, sameNames, suffixes } from './certificate-names.js';
 import { CertificateAuthorityError } from './ports/certificate-authority.port.js';
@@ -29,7 +26,7 @@ export interface RequestCertificateInput {
 }
 
 /** What Certificates is built from (one object, named, instead of positions). */
-export interface CertificatesDeps {
+export interface CertificatesDeps extends RecordingDeps {
   readonly certificates: CertificateRepository;
   readonly domains: DomainRepository;
   readonly authorizer: Authorizer;
@@ -37,10 +34,6 @@ export interface CertificatesDeps {
   readonly keys: CertificateKeys;
   readonly box: SecretBox;
   readonly queue: IssuanceQueue;
-  readonly events: EventLog;
-  readonly uow: UnitOfWork;
-  readonly random: Random;
-  readonly clock: Clock;
 }
 
 /**

@@ -1,13 +1,10 @@
-import type { EventLog } from '../kernel/event-log.port.js';
+import type { RecordingDeps } from '../kernel/recording-deps.js';
 import type { DomainZones } from './ports/zones.port.js';
 import type { AccountClock } from '../kernel/account-clock.port.js';
 import type { DurableCheckpoints, DurableRun } from '../kernel/checkpoints.port.js';
-import type { Clock } from '../kernel/clock.port.js';
 import { addDays, kyivDate } from '../kernel/dates.js';
 import type { Environment } from '../kernel/environment.js';
 import { isDomainError } from '../kernel/errors.js';
-import type { Random } from '../kernel/random.port.js';
-import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import type { Domain } from './domain.js';
 import { AUTO_RENEW_LEAD_DAYS, phaseOfStatus, phaseOn, statusFor, type Phase } from './lifecycle.js';
 import type { DomainRepository } from './ports/domain-repository.port.js';
@@ -25,15 +22,11 @@ export interface LifecycleReport {
 }
 
 /** What AdvanceLifecycle is built from (one object, named, instead of positions). */
-export interface AdvanceLifecycleDeps {
+export interface AdvanceLifecycleDeps extends RecordingDeps {
   readonly domains: DomainRepository;
   readonly accountClock: AccountClock;
   readonly renew: RenewDomain;
-  readonly events: EventLog;
   readonly zones: Pick<DomainZones, 'remove'>;
-  readonly uow: UnitOfWork;
-  readonly random: Random;
-  readonly clock: Clock;
   readonly checkpoints: DurableCheckpoints;
 }
 

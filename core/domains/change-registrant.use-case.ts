@@ -1,13 +1,10 @@
+import type { RecordingDeps } from '../kernel/recording-deps.js';
 import { requireOwner, requireRecentSignIn } from '../kernel/human-guards.js';
 import type { HumanContext } from '../kernel/person.js';
-import type { EventLog } from '../kernel/event-log.port.js';
-import type { Clock } from '../kernel/clock.port.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
 import type { Environment } from '../kernel/environment.js';
 import type { RegistrarEnvironments } from './ports/registrar.port.js';
 import { DomainError } from '../kernel/errors.js';
-import type { Random } from '../kernel/random.port.js';
-import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import { requireCapability } from './capabilities.js';
 import type { DomainRepository } from './ports/domain-repository.port.js';
 import { RegistryError, type RegistrantContact } from './ports/registrar.port.js';
@@ -34,13 +31,9 @@ export const checkRegistrant = (c: RegistrantContact): Array<{ field: string; ru
 };
 
 /** What ChangeRegistrant is built from (one object, named, instead of positions). */
-export interface ChangeRegistrantDeps {
+export interface ChangeRegistrantDeps extends RecordingDeps {
   readonly domains: DomainRepository;
   readonly environments: RegistrarEnvironments;
-  readonly events: EventLog;
-  readonly uow: UnitOfWork;
-  readonly random: Random;
-  readonly clock: Clock;
 }
 
 /** Change the registrant (domain holder) — a human-only action (seed A6): an owner, signed in again. */

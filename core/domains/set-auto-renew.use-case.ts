@@ -1,20 +1,13 @@
+import type { RecordingDeps } from '../kernel/recording-deps.js';
 import type { ApiKey } from '../kernel/caller.js';
-import type { EventLog } from '../kernel/event-log.port.js';
-import type { Clock } from '../kernel/clock.port.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
 import { DomainError } from '../kernel/errors.js';
-import type { Random } from '../kernel/random.port.js';
-import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import { viewDomain, type DomainView } from './domain.js';
 import type { DomainRepository } from './ports/domain-repository.port.js';
 
 /** What SetAutoRenew is built from (one object, named, instead of positions). */
-export interface SetAutoRenewDeps {
+export interface SetAutoRenewDeps extends RecordingDeps {
   readonly domains: DomainRepository;
-  readonly events: EventLog;
-  readonly random: Random;
-  readonly clock: Clock;
-  readonly uow: UnitOfWork;
 }
 
 /** PATCH /v1/domains/{domain} {auto_renew} (domain.renew, class 2: it commits future spending). */

@@ -1,11 +1,8 @@
+import type { RecordingDeps } from '../kernel/recording-deps.js';
 import type { Authorizer } from '../access/authorize.js';
 import type { ApiKey } from '../kernel/caller.js';
-import type { EventLog } from '../kernel/event-log.port.js';
-import type { Clock } from '../kernel/clock.port.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
 import { DomainError } from '../kernel/errors.js';
-import type { Random } from '../kernel/random.port.js';
-import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import { MONITOR_KINDS, type Monitor, type MonitorKind } from './monitor.js';
 import { buildSpec, checkInterval, DEFAULT_INTERVAL_SECONDS, type MonitorRules, type MonitorSpecInput } from './monitor-spec.js';
 import { specFields, viewMonitor, type MonitorView } from './monitor-view.js';
@@ -19,14 +16,10 @@ export interface CreateMonitorInput extends MonitorSpecInput {
 }
 
 /** What CreateMonitor is built from (one object, named, instead of positions). */
-export interface CreateMonitorDeps {
+export interface CreateMonitorDeps extends RecordingDeps {
   readonly monitors: MonitorRepository;
   readonly authorizer: Authorizer;
-  readonly events: EventLog;
   readonly rules: MonitorRules;
-  readonly uow: UnitOfWork;
-  readonly random: Random;
-  readonly clock: Clock;
 }
 
 /** POST /v1/monitors (monitor.edit on the domain, class 1). The first check runs on the worker's next pass. */

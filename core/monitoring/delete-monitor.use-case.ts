@@ -1,21 +1,14 @@
+import type { RecordingDeps } from '../kernel/recording-deps.js';
 import type { Authorizer } from '../access/authorize.js';
 import type { ApiKey } from '../kernel/caller.js';
-import type { EventLog } from '../kernel/event-log.port.js';
-import type { Clock } from '../kernel/clock.port.js';
 import { DomainError } from '../kernel/errors.js';
-import type { Random } from '../kernel/random.port.js';
-import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import { loadMonitor } from './monitor-access.js';
 import type { MonitorRepository } from './ports/monitor-repository.port.js';
 
 /** What DeleteMonitor is built from (one object, named, instead of positions). */
-export interface DeleteMonitorDeps {
+export interface DeleteMonitorDeps extends RecordingDeps {
   readonly monitors: MonitorRepository;
   readonly authorizer: Authorizer;
-  readonly events: EventLog;
-  readonly uow: UnitOfWork;
-  readonly random: Random;
-  readonly clock: Clock;
 }
 
 /** DELETE /v1/monitors/{id} (monitor.edit): the monitor, its results and incidents go. */

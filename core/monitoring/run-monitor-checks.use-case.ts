@@ -1,9 +1,6 @@
+import type { RecordingDeps } from '../kernel/recording-deps.js';
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
-import type { EventLog } from '../kernel/event-log.port.js';
 import type { AccountClock } from '../kernel/account-clock.port.js';
-import type { Clock } from '../kernel/clock.port.js';
-import type { Random } from '../kernel/random.port.js';
-import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import type { CheckResult, Monitor, MonitorState } from './monitor.js';
 import { describeTarget } from './monitor-target.js';
 import type { MonitorRepository } from './ports/monitor-repository.port.js';
@@ -29,15 +26,11 @@ export interface MonitorChecksReport {
 class LeaseLost extends Error {}
 
 /** What RunMonitorChecks is built from (one object, named, instead of positions). */
-export interface RunMonitorChecksDeps {
+export interface RunMonitorChecksDeps extends RecordingDeps {
   readonly monitors: MonitorRepository;
   readonly domains: DomainRepository;
   readonly probesFor: ProbesFor;
   readonly accountTime: AccountClock;
-  readonly events: EventLog;
-  readonly uow: UnitOfWork;
-  readonly random: Random;
-  readonly clock: Clock;
   readonly options: MonitorCheckOptions;
 }
 

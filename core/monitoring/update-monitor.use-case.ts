@@ -1,10 +1,7 @@
+import type { RecordingDeps } from '../kernel/recording-deps.js';
 import type { Authorizer } from '../access/authorize.js';
 import type { ApiKey } from '../kernel/caller.js';
-import type { EventLog } from '../kernel/event-log.port.js';
-import type { Clock } from '../kernel/clock.port.js';
 import { DomainError } from '../kernel/errors.js';
-import type { Random } from '../kernel/random.port.js';
-import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import type { Monitor } from './monitor.js';
 import { loadMonitor } from './monitor-access.js';
 import { buildSpec, checkInterval, type MonitorRules, type MonitorSpecInput } from './monitor-spec.js';
@@ -19,14 +16,10 @@ export interface UpdateMonitorInput extends MonitorSpecInput {
 }
 
 /** What UpdateMonitor is built from (one object, named, instead of positions). */
-export interface UpdateMonitorDeps {
+export interface UpdateMonitorDeps extends RecordingDeps {
   readonly monitors: MonitorRepository;
   readonly authorizer: Authorizer;
-  readonly events: EventLog;
   readonly rules: MonitorRules;
-  readonly uow: UnitOfWork;
-  readonly random: Random;
-  readonly clock: Clock;
 }
 
 /**

@@ -1,31 +1,24 @@
+import type { RecordingDeps } from '../kernel/recording-deps.js';
 import type { ApiKey } from '../kernel/caller.js';
 import type { Authorizer } from '../access/authorize.js';
-import type { EventLog } from '../kernel/event-log.port.js';
 import { requireCapability } from '../domains/capabilities.js';
 import { viewDomain, type DomainView } from '../domains/domain.js';
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
 import { RegistryError } from '../domains/ports/registrar.port.js';
-import type { Clock } from '../kernel/clock.port.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
 import type { RegistrarEnvironments } from '../domains/ports/registrar.port.js';
 import { DomainError } from '../kernel/errors.js';
-import type { Random } from '../kernel/random.port.js';
-import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import type { CancelOperation } from './cancel-operation.use-case.js';
 import { viewOperation, type OperationView } from './operation.js';
 import type { OperationRepository } from './ports/operation-repository.port.js';
 
 /** What LockTransfer is built from (one object, named, instead of positions). */
-export interface LockTransferDeps {
+export interface LockTransferDeps extends RecordingDeps {
   readonly domains: DomainRepository;
   readonly operations: OperationRepository;
   readonly cancelOperation: Pick<CancelOperation, 'cancel'>;
   readonly authorizer: Pick<Authorizer, 'check'>;
   readonly environments: RegistrarEnvironments;
-  readonly events: EventLog;
-  readonly uow: UnitOfWork;
-  readonly random: Random;
-  readonly clock: Clock;
 }
 
 /**

@@ -1,10 +1,7 @@
+import type { RecordingDeps } from '../kernel/recording-deps.js';
 import { withDefaults } from '../kernel/defaults.js';
 import type { ApiKey } from '../kernel/caller.js';
-import type { EventLog } from '../kernel/event-log.port.js';
-import type { Clock } from '../kernel/clock.port.js';
 import { DomainError } from '../kernel/errors.js';
-import type { Random } from '../kernel/random.port.js';
-import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import type { SandboxClocks } from './ports/sandbox-clock.port.js';
 import type { AdvanceLifecycle, LifecycleReport } from '../domains/advance-lifecycle.use-case.js';
 
@@ -18,13 +15,9 @@ export const parseDuration = (text: string): number | null => {
 export const MAX_ADVANCE_MS = 3 * 365 * 24 * 3600_000;
 
 /** What AdvanceSandboxClock is built from (one object, named, instead of positions). */
-export interface AdvanceSandboxClockDeps {
+export interface AdvanceSandboxClockDeps extends RecordingDeps {
   readonly clocks: SandboxClocks;
   readonly lifecycle: AdvanceLifecycle;
-  readonly events: EventLog;
-  readonly uow: UnitOfWork;
-  readonly random: Random;
-  readonly clock: Clock;
   /** The certificates' pass (renewal, expiry) for the account, run right after the lifecycle. */
   readonly certificates?: { run(only: { accountId: string; environment: 'test' }): Promise<unknown> } | null;
   /** Class 3 operations whose 24 hours have passed on the moved clock activate at once. */

@@ -1,3 +1,4 @@
+import type { RecordingDeps } from '../kernel/recording-deps.js';
 import type { AccountRepository } from '../accounts/ports/account-repository.port.js';
 import type { PasswordHasher, TotpVerifier } from '../accounts/ports/credentials.port.js';
 import type { Accounting } from '../billing/accounting.js';
@@ -5,12 +6,8 @@ import type { ZoneService } from '../dns/zone/zone-service.js';
 import type { SavedCards } from '../billing/ports/payments.port.js';
 import type { Domain } from '../domains/domain.js';
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
-import type { EventLog } from '../kernel/event-log.port.js';
-import type { Clock } from '../kernel/clock.port.js';
 import { addDays, kyivDate } from '../kernel/dates.js';
-import type { Random } from '../kernel/random.port.js';
 import type { SecretBox } from '../kernel/secret-box.port.js';
-import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import type { SandboxRegistryStore } from './ports/sandbox-registry.port.js';
 
 /** DESIGN: the sandbox demo account, seeded once on first start. */
@@ -33,20 +30,16 @@ export interface DemoCredentials {
 }
 
 /** What SeedDemo is built from (one object, named, instead of positions). */
-export interface SeedDemoDeps {
+export interface SeedDemoDeps extends RecordingDeps {
   readonly accounts: AccountRepository;
   readonly domains: DomainRepository;
   readonly registry: SandboxRegistryStore;
   readonly cards: SavedCards;
   readonly accounting: Accounting;
-  readonly events: EventLog;
   readonly passwords: PasswordHasher;
   readonly totp: TotpVerifier;
   readonly box: SecretBox;
   readonly zones: Pick<ZoneService, 'create'>;
-  readonly uow: UnitOfWork;
-  readonly random: Random;
-  readonly clock: Clock;
 }
 
 export class SeedDemo {

@@ -1,11 +1,8 @@
+import type { RecordingDeps } from '../kernel/recording-deps.js';
 import { withDefaults } from '../kernel/defaults.js';
-import type { EventLog } from '../kernel/event-log.port.js';
 import type { EventFeed } from '../events/ports/event-feed.port.js';
 import { toPublicEvent, type PublishedEvent } from '../events/public-event.js';
-import type { Clock } from '../kernel/clock.port.js';
-import type { Random } from '../kernel/random.port.js';
 import type { SecretBox } from '../kernel/secret-box.port.js';
-import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import type { WebhookRepository } from './ports/webhook-repository.port.js';
 import type { SendOutcome, WebhookSender } from './ports/webhook-sender.port.js';
 import { RETRY_WINDOW_MS, retryDelayMs, type Delivery, type Webhook } from './webhook.js';
@@ -36,15 +33,11 @@ export interface DeliverOptions {
 }
 
 /** What DeliverWebhooks is built from (one object, named, instead of positions). */
-export interface DeliverWebhooksDeps {
+export interface DeliverWebhooksDeps extends RecordingDeps {
   readonly repo: WebhookRepository;
   readonly feed: EventFeed;
   readonly sender: WebhookSender;
   readonly box: SecretBox;
-  readonly events: EventLog;
-  readonly uow: UnitOfWork;
-  readonly random: Random;
-  readonly clock: Clock;
   readonly options?: DeliverOptions;
 }
 

@@ -1,13 +1,11 @@
+import type { RecordingDeps } from '../kernel/recording-deps.js';
 import type { ApiKey } from '../kernel/caller.js';
 import { internalTypes } from '../events/catalogue.js';
-import type { EventLog } from '../kernel/event-log.port.js';
 import type { EventData, EventType } from '../kernel/events.js';
-import type { Clock } from '../kernel/clock.port.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
 import { DomainError } from '../kernel/errors.js';
 import type { Random } from '../kernel/random.port.js';
 import type { SecretBox } from '../kernel/secret-box.port.js';
-import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import type { WebhookRepository } from './ports/webhook-repository.port.js';
 import type { WebhookSender } from './ports/webhook-sender.port.js';
 import { ROTATION_OVERLAP_MS, viewWebhook, type Attempt, type Delivery, type Webhook, type WebhookView } from './webhook.js';
@@ -44,14 +42,10 @@ export interface DeliveryView {
 const newSecret = (random: Random): string => `whsec_${Buffer.from(random.bytes(24)).toString('base64')}`;
 
 /** What ManageWebhooks is built from (one object, named, instead of positions). */
-export interface ManageWebhooksDeps {
+export interface ManageWebhooksDeps extends RecordingDeps {
   readonly repo: WebhookRepository;
   readonly sender: WebhookSender;
   readonly box: SecretBox;
-  readonly events: EventLog;
-  readonly uow: UnitOfWork;
-  readonly random: Random;
-  readonly clock: Clock;
 }
 
 /** POST/GET/PATCH/DELETE /v1/webhooks, secret rotation, the delivery log and redelivery (webhook.manage, class 1). */

@@ -1,11 +1,8 @@
+import type { RecordingDeps } from '../../kernel/recording-deps.js';
 import type { Authorizer } from '../../access/authorize.js';
 import type { ApiKey } from '../../kernel/caller.js';
-import type { EventLog } from '../../kernel/event-log.port.js';
-import type { Clock } from '../../kernel/clock.port.js';
 import { normalizeDomain } from '../../kernel/domain-name.js';
 import { DomainError } from '../../kernel/errors.js';
-import type { Random } from '../../kernel/random.port.js';
-import type { UnitOfWork } from '../../kernel/unit-of-work.port.js';
 import { transientCheckpoints, type Checkpoints } from '../../kernel/checkpoints.port.js';
 import { dnsAccess, isAcmeName } from '../dns-access.js';
 import type { AcmeChallenge, AcmeChallengeRepository, ZoneRepository } from '../ports/zone-repository.port.js';
@@ -28,15 +25,11 @@ export interface ChallengeView {
 }
 
 /** What AcmeChallenges is built from (one object, named, instead of positions). */
-export interface AcmeChallengesDeps {
+export interface AcmeChallengesDeps extends RecordingDeps {
   readonly zones: ZoneRepository;
   readonly challenges: AcmeChallengeRepository;
   readonly zoneService: ZoneService;
   readonly authorizer: Authorizer;
-  readonly events: EventLog;
-  readonly uow: UnitOfWork;
-  readonly random: Random;
-  readonly clock: Clock;
 }
 
 /**

@@ -1,11 +1,8 @@
+import type { RecordingDeps } from '../../kernel/recording-deps.js';
 import type { Authorizer } from '../../access/authorize.js';
 import type { ApiKey } from '../../kernel/caller.js';
-import type { EventLog } from '../../kernel/event-log.port.js';
-import type { Clock } from '../../kernel/clock.port.js';
 import { normalizeDomain } from '../../kernel/domain-name.js';
 import { DomainError } from '../../kernel/errors.js';
-import type { Random } from '../../kernel/random.port.js';
-import type { UnitOfWork } from '../../kernel/unit-of-work.port.js';
 import { transientCheckpoints, type Checkpoints } from '../../kernel/checkpoints.port.js';
 import { assertAcmeOnly, dnsAccess } from '../dns-access.js';
 import { buildPlan, type PlanInput } from './plan-builder.js';
@@ -20,15 +17,11 @@ import type { StoredZone } from '../zone/zone.js';
 export const PLAN_LIFETIME_MS = 3600_000;
 
 /** What DnsPlans is built from (one object, named, instead of positions). */
-export interface DnsPlansDeps {
+export interface DnsPlansDeps extends RecordingDeps {
   readonly zones: ZoneRepository;
   readonly plans: PlanRepository;
   readonly zoneService: ZoneService;
   readonly authorizer: Authorizer;
-  readonly events: EventLog;
-  readonly uow: UnitOfWork;
-  readonly random: Random;
-  readonly clock: Clock;
 }
 
 /**

@@ -1,0 +1,15 @@
+import type { Clock } from './clock.port.js';
+import type { EventLog } from './event-log.port.js';
+import type { Random } from './random.port.js';
+import type { UnitOfWork } from './unit-of-work.port.js';
+
+/**
+ * What a use case that changes state needs of the platform: its transactions, the event recorder it
+ * records what happened with, ids and the time.
+ */
+export interface RecordingDeps {
+  readonly events: EventLog;
+  readonly uow: UnitOfWork;
+  readonly random: Random;
+  readonly clock: Clock;
+}
