@@ -1,6 +1,5 @@
 import type { ApiKey } from '../kernel/caller.js';
-import { allows, heldRights, namesDomain } from '../access/policy.js';
-import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
+import type { Authorizer } from '../access/authorize.js';
 import { clampLimit, decodeCursor, encodeCursor, type Page } from '../kernel/pagination.js';
 import type { NoticeView } from './list-notices.use-case.js';
 import type { Notice } from './notice.js';
@@ -13,12 +12,11 @@ import type { NoticeRepository } from './ports/notice-repository.port.js';
 export class ListKeyNotices {
   constructor(
     private readonly notices: NoticeRepository,
-    private readonly domains: DomainRepository,
+    private readonly authorizer: Pick<Authorizer, 'allows'>,
   ) {}
 
   async execute(key: ApiKey, opts: { cursor?: string; limit?: number }): Promise<Page<NoticeView>> {
     const limit = clampLimit(opts.limit);
-    const held = heldRights(key.policies);
     const out: Notice[] = [];
     let after = decodeCursor(opts.cursor);
     let more = true;
@@ -29,7 +27,7 @@ export class ListKeyNotices {
       more = batch.length === 100;
       for (const n of batch) {
         lastScanned = n.id;
-        if (await this.visible(key, held, n)) out.push(n);
+        if (await this.visible(key, n)) out.push(n);
         if (out.length > limit) break;
       }
       after = lastScanned;
@@ -49,13 +47,9 @@ export class ListKeyNotices {
     };
   }
 
-  private async visible(key: ApiKey, held: Set<string>, n: Notice): Promise<boolean> {
-    if (n.domain) {
-      const d = await this.domains.find(key.accountId, key.environment, n.domain);
-      return d
-        ? allows(key.policies, 'domain.read', { kind: 'domain', name: d.name, labels: d.labels })
-        : namesDomain(key.policies, 'domain.read', n.domain);
-    }
-    return n.kind.startsWith('billing.') && held.has('billing.read');
+  /** Access decides: domain.read on the notice's domain, or billing.read for billing notices. */
+  private visible(key: ApiKey, n: Notice): Promise<boolean> {
+    if (n.domain) return this.authorizer.allows(key, 'domain.read', n.domain);
+    return n.kind.startsWith('billing.') ? this.authorizer.allows(key, 'billing.read') : Promise.resolve(false);
   }
 }

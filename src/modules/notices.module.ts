@@ -1,3 +1,5 @@
+import type { Authorizer } from '../../core/access/authorize.js';
+import type { Domain } from '../../core/domains/domain.js';
 import { ContainerModule, type Container, type ServiceIdentifier } from 'inversify';
 import type { UseCases } from '../../adapters/http/index.js';
 import { SqlStore } from '../../adapters/sql/index.js';
@@ -17,7 +19,7 @@ export const noticesModule = () =>
       )
       .inSingletonScope();
     bind(T.ListKeyNotices)
-      .toResolvedValue((st: SqlStore) => new ListKeyNotices(st.notices, st.domains), [s])
+      .toResolvedValue((st: SqlStore, a: Authorizer<Domain>) => new ListKeyNotices(st.notices, a), [s, T.Authorizer])
       .inSingletonScope();
     bind(T.ListNotices)
       .toResolvedValue((st: SqlStore) => new ListNotices(st.notices), [s])
