@@ -2,7 +2,7 @@ import type { ApiKey } from '../kernel/caller.js';
 import type { Environment } from '../kernel/environment.js';
 import { grants, type RightName } from '../kernel/rights.js';
 import { EVERY_DOMAIN, type DomainScope, type Visibility } from '../kernel/visibility.port.js';
-import { allows, heldRights } from './policy.js';
+import { allows, heldRights, selects } from './policy.js';
 import type { ScopedDomain } from './ports/domain-directory.port.js';
 
 /** The account's domains with their labels, as the domains capability stores them. */
@@ -37,6 +37,10 @@ export class KeyVisibility implements Visibility {
     return new Set(
       all.filter((d) => rights.some((r) => allows(key.policies, r, { kind: 'domain', name: d.name, labels: d.labels }))).map((d) => d.name),
     );
+  }
+
+  sees(key: ApiKey, rights: readonly RightName[], domain: { readonly name: string; readonly labels: readonly string[] }): boolean {
+    return key.policies.some((p) => rights.some((r) => grants(p.right, r)) && selects(p.resources, domain.name, domain.labels));
   }
 
   holds(key: ApiKey, right: RightName): boolean {

@@ -21,6 +21,8 @@ export interface Visibility {
   scope(key: ApiKey, rights: readonly RightName[]): DomainScope;
   /** The account's domains the key sees with any of `rights`, by name (labels read from the store now). */
   visibleDomains(key: ApiKey, rights: readonly RightName[]): Promise<ReadonlySet<string>>;
+  /** Whether a policy granting any of `rights` selects this domain (by name, or by a label it carries now). */
+  sees(key: ApiKey, rights: readonly RightName[], domain: { readonly name: string; readonly labels: readonly string[] }): boolean;
   /** Whether one of the key's policies grants `right` (account rights, or a domain right anywhere). */
   holds(key: ApiKey, right: RightName): boolean;
 }

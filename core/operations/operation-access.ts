@@ -1,6 +1,7 @@
 import type { Authorizer } from '../access/authorize.js';
 import type { ApiKey } from '../kernel/caller.js';
-import { selects } from '../access/policy.js';
+import { RIGHT_NAMES } from '../kernel/rights.js';
+import type { Visibility } from '../kernel/visibility.port.js';
 import type { AccountRepository } from '../accounts/ports/account-repository.port.js';
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
 import { DomainError } from '../kernel/errors.js';
@@ -16,6 +17,7 @@ export class OperationAccess {
     private readonly authorizer: Pick<Authorizer, 'check'>,
     private readonly accounts: Pick<AccountRepository, 'findPerson'>,
     private readonly domains: Pick<DomainRepository, 'find'>,
+    private readonly visibility: Pick<Visibility, 'sees'>,
   ) {}
 
   /** A key needs the kind's right on the domain; a person must be an owner (members: keys of class ≤ 1 only). */
@@ -30,9 +32,10 @@ export class OperationAccess {
   /** Whether a key's policies reach the domain at all (any right): lists and reads show only those. */
   async reaches(key: ApiKey, op: Operation): Promise<boolean> {
     if (key.environment !== op.environment) return false;
-    if (key.policies.some((p) => 'domains' in p.resources && p.resources.domains.includes(op.domain))) return true;
+    // Named outright: no need to read the domain's labels.
+    if (this.visibility.sees(key, RIGHT_NAMES, { name: op.domain, labels: [] })) return true;
     const d = await this.domains.find(op.accountId, op.environment, op.domain);
-    return d !== null && key.policies.some((p) => selects(p.resources, op.domain, d.labels));
+    return d !== null && this.visibility.sees(key, RIGHT_NAMES, { name: op.domain, labels: d.labels });
   }
 
   /** The operation as this actor may see it, or operation_not_found (never "exists but not yours"). */

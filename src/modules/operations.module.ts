@@ -22,7 +22,10 @@ export const operationsModule = () =>
     const s = id(T.Store);
     // class 3 operations
     bind(T.OperationAccess)
-      .toResolvedValue((st: SqlStore, a: Authorizer<Domain>) => new OperationAccess(a, st.accounts, st.domains), [s, T.Authorizer])
+      .toResolvedValue(
+        (st: SqlStore, a: Authorizer<Domain>, v: Visibility) => new OperationAccess(a, st.accounts, st.domains, v),
+        [s, T.Authorizer, T.Visibility],
+      )
       .inSingletonScope();
     bind(T.OperationLog)
       .toResolvedValue((st: SqlStore, r, c, rec: Recorder) => new OperationLog(rec, r, c), [s, T.Random, T.Clock, T.Recorder])
