@@ -30,3 +30,8 @@ export const heldRights = (policies: readonly Policy[]): Set<RightName> => {
   for (const p of policies) for (const x of Object.keys(RIGHTS) as RightName[]) if (grants(p.right, x)) out.add(x);
   return out;
 };
+
+/** The labels selected by the policies that grant `right` (a new domain registered by label carries them). */
+export const labelsGranting = (policies: readonly Policy[], right: RightName): string[] => [
+  ...new Set(policies.flatMap((p) => (grants(p.right, right) && 'label' in p.resources ? [p.resources.label] : []))),
+];

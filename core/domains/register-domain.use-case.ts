@@ -1,5 +1,5 @@
+import { labelsGranting } from '../access/policy.js';
 import type { ApiKey } from '../kernel/caller.js';
-import { grants } from '../kernel/rights.js';
 import type { Accounting } from '../billing/accounting.js';
 import type { EventLog } from '../kernel/event-log.port.js';
 import type { AccountClock } from '../kernel/account-clock.port.js';
@@ -25,13 +25,7 @@ export interface Charged {
 }
 
 /** The labels a new domain carries: those of the key's domain.register policies that select a label. */
-export const labelsForNewDomain = (key: ApiKey): string[] => [
-  ...new Set(
-    key.policies
-      .filter((p) => grants(p.right, 'domain.register') && 'label' in p.resources)
-      .map((p) => (p.resources as { label: string }).label),
-  ),
-];
+export const labelsForNewDomain = (key: ApiKey): string[] => labelsGranting(key.policies, 'domain.register');
 
 export const takenError = (domain: string, registeredUntil: string | null): DomainError =>
   new DomainError('domain_taken', { domain, registered_until: registeredUntil ?? 'unknown', label: labelsOf(domain)[0]! });
