@@ -1,17 +1,10 @@
+import type { OutboxMail } from '../../kernel/outbox-mail.js';
+
 /**
  * The durable outbox for e-mailed notices (seed A5): a delivery is written in the same transaction as
  * its notice, and the worker sends it later. A mail server that is down delays notices, loses none.
  */
-export interface NoticeDelivery {
-  readonly id: string;
-  readonly noticeId: string;
-  readonly recipientId: string;
-  readonly address: string;
-  readonly subject: string;
-  readonly body: string;
-  readonly attempts: number;
-  readonly createdAt: Date;
-}
+export type NoticeDelivery = OutboxMail;
 
 export interface NoticeOutbox {
   enqueue(deliveries: readonly NoticeDelivery[]): Promise<void>;
