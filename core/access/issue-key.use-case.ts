@@ -109,15 +109,16 @@ export class IssueKey {
     };
     await this.deps.uow.transaction(async () => {
       await this.deps.keys.insert(key);
-      await this.deps.events.append({
-        id: this.deps.random.id(),
-        accountId: actor.accountId,
-        environment: draft.environment,
-        type: 'key.issued',
-        subject: `key:${id}`,
-        actor: `person:${actor.personId}`,
-        occurredAt: now,
-        data: {
+      await this.deps.events.record(
+        'key.issued',
+        {
+          accountId: actor.accountId,
+          environment: draft.environment,
+          subject: `key:${id}`,
+          actor: `person:${actor.personId}`,
+          occurredAt: now,
+        },
+        {
           key_id: id,
           name: draft.name,
           class: draft.class,
@@ -126,7 +127,7 @@ export class IssueKey {
           cidr: draft.conditions.cidr,
           spend_limit: draft.conditions.spendLimit,
         },
-      });
+      );
     });
     return { key: viewKey(key, now), secret, summary: draft.summary };
   }

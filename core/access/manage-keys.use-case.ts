@@ -46,16 +46,17 @@ export class RevokeKey {
       const now = this.deps.clock.now();
       if (!key.revokedAt) {
         await this.deps.keys.revoke(key.id, now, actor.personId);
-        await this.deps.events.append({
-          id: this.deps.random.id(),
-          accountId: actor.accountId,
-          environment: key.environment,
-          type: 'key.revoked',
-          subject: `key:${key.id}`,
-          actor: `person:${actor.personId}`,
-          occurredAt: now,
-          data: { key_id: key.id },
-        });
+        await this.deps.events.record(
+          'key.revoked',
+          {
+            accountId: actor.accountId,
+            environment: key.environment,
+            subject: `key:${key.id}`,
+            actor: `person:${actor.personId}`,
+            occurredAt: now,
+          },
+          { key_id: key.id },
+        );
       }
       const after = await this.deps.keys.findById(key.id);
       return viewKey(after!, now);

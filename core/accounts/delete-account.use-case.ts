@@ -36,16 +36,11 @@ export class DeleteAccount {
       await this.deps.people.markAccountDeleted(accountId, now);
       await this.deps.people.revokeSessions({ accountId }, now);
       const keys = await this.deps.people.revokeKeys({ accountId }, now, human.person.id);
-      await this.deps.events.append({
-        id: this.deps.random.id(),
-        accountId,
-        environment: null,
-        type: 'account.deleted',
-        subject: `account:${accountId}`,
-        actor: `person:${human.person.id}`,
-        occurredAt: now,
-        data: { keys_revoked: keys },
-      });
+      await this.deps.events.record(
+        'account.deleted',
+        { accountId, environment: null, subject: `account:${accountId}`, actor: `person:${human.person.id}`, occurredAt: now },
+        { keys_revoked: keys },
+      );
     });
     return { deleted: true };
   }

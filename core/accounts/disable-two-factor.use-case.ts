@@ -19,16 +19,17 @@ export class DisableTwoFactor {
     if (human.person.twoFactorEnabled === false) return { two_factor: false };
     await this.deps.uow.transaction(async () => {
       await this.deps.people.setTwoFactor(human.person.id, false);
-      await this.deps.events.append({
-        id: this.deps.random.id(),
-        accountId: human.actor.accountId,
-        environment: null,
-        type: 'person.two_factor_disabled',
-        subject: `person:${human.person.id}`,
-        actor: `person:${human.person.id}`,
-        occurredAt: now,
-        data: { email: human.person.email },
-      });
+      await this.deps.events.record(
+        'person.two_factor_disabled',
+        {
+          accountId: human.actor.accountId,
+          environment: null,
+          subject: `person:${human.person.id}`,
+          actor: `person:${human.person.id}`,
+          occurredAt: now,
+        },
+        { email: human.person.email },
+      );
     });
     return { two_factor: false };
   }

@@ -35,16 +35,11 @@ export class EnableTwoFactor {
     const secret = this.deps.totp.generateSecret();
     await this.deps.uow.transaction(async () => {
       if (!(await this.deps.people.setPendingTotp(person.id, this.deps.box.seal(secret)))) throw new DomainError('two_factor_already_on');
-      await this.deps.events.append({
-        id: this.deps.random.id(),
-        accountId: person.accountId,
-        environment: null,
-        type: 'person.two_factor_enrolment_started',
-        subject: `person:${person.id}`,
-        actor: `person:${person.id}`,
-        occurredAt: now,
-        data: {},
-      });
+      await this.deps.events.record(
+        'person.two_factor_enrolment_started',
+        { accountId: person.accountId, environment: null, subject: `person:${person.id}`, actor: `person:${person.id}`, occurredAt: now },
+        {},
+      );
     });
     return { secret, otpauthUri: this.deps.totp.uri(secret, person.email) };
   }
@@ -66,16 +61,11 @@ export class EnableTwoFactor {
         if (!latest || latest.twoFactorEnabled !== false) throw new DomainError('two_factor_already_on');
         throw new DomainError(latest.totpPendingSecret ? 'totp_invalid' : 'two_factor_enrolment_missing');
       }
-      await this.deps.events.append({
-        id: this.deps.random.id(),
-        accountId: person.accountId,
-        environment: null,
-        type: 'person.two_factor_enabled',
-        subject: `person:${person.id}`,
-        actor: `person:${person.id}`,
-        occurredAt: now,
-        data: { email: person.email },
-      });
+      await this.deps.events.record(
+        'person.two_factor_enabled',
+        { accountId: person.accountId, environment: null, subject: `person:${person.id}`, actor: `person:${person.id}`, occurredAt: now },
+        { email: person.email },
+      );
     });
     return { two_factor: true };
   }

@@ -121,7 +121,7 @@ export class ManagePeople {
           createdAt: now,
         },
       ]);
-      await this.append('person.invited', actor, `invitation:${invitation.id}`, { email, role: input.role });
+      await this.record('person.invited', actor, `invitation:${invitation.id}`, { email, role: input.role });
     });
     return { invitation: viewInvitation(invitation), token, link };
   }
@@ -167,7 +167,7 @@ export class ManagePeople {
       if (!(await this.deps.invitations.accept(inv.id, now))) throw new DomainError('invitation_invalid');
       if (await this.deps.accounts.findPersonByEmail(inv.email)) throw new DomainError('person_exists', { email: inv.email });
       await this.deps.accounts.insertPerson(person);
-      await this.append('person.joined', { personId: person.id, accountId: inv.accountId }, `person:${person.id}`, {
+      await this.record('person.joined', { personId: person.id, accountId: inv.accountId }, `person:${person.id}`, {
         email: person.email,
         role: person.role,
         invitation_id: inv.id,
@@ -186,7 +186,7 @@ export class ManagePeople {
       if (target.role === role) return viewPerson(target);
       if (role === 'member') await this.keepAnOwner(actor.accountId, target);
       await this.deps.people.setRole(target.id, role);
-      await this.append('person.role_changed', actor, `person:${target.id}`, { email: target.email, from: target.role, to: role });
+      await this.record('person.role_changed', actor, `person:${target.id}`, { email: target.email, from: target.role, to: role });
       return viewPerson({ ...target, role });
     });
   }
@@ -203,7 +203,7 @@ export class ManagePeople {
       await this.deps.people.remove(target.id, now);
       await this.deps.people.revokeSessions({ personId: target.id }, now);
       const keys = await this.deps.people.revokeKeys({ createdBy: target.id }, now, actor.personId);
-      await this.append('person.removed', actor, `person:${target.id}`, {
+      await this.record('person.removed', actor, `person:${target.id}`, {
         email: target.email,
         left: target.id === actor.personId,
         keys_revoked: keys,
@@ -228,21 +228,16 @@ export class ManagePeople {
     if (others.length === 0) throw new DomainError('last_owner', { email: leaving.email });
   }
 
-  private async append<T extends EventType>(
+  private async record<T extends EventType>(
     type: T,
     actor: Pick<Actor, 'personId' | 'accountId'>,
     subject: string,
     data: EventData[T],
   ): Promise<void> {
-    await this.deps.events.append({
-      id: this.deps.random.id(),
-      accountId: actor.accountId,
-      environment: null,
+    await this.deps.events.record(
       type,
-      subject,
-      actor: `person:${actor.personId}`,
-      occurredAt: this.deps.clock.now(),
+      { accountId: actor.accountId, environment: null, subject, actor: `person:${actor.personId}`, occurredAt: this.deps.clock.now() },
       data,
-    });
+    );
   }
 }

@@ -34,16 +34,11 @@ export class Reauthenticate {
     await this.deps.uow.transaction(async () => {
       if (!(await this.deps.accounts.recordSignIn(person.id, now, step))) throw new DomainError('sign_in_failed');
       await this.deps.people.reauthenticated(human.session.id, now);
-      await this.deps.events.append({
-        id: this.deps.random.id(),
-        accountId: person.accountId,
-        environment: null,
-        type: 'person.reauthenticated',
-        subject: `person:${person.id}`,
-        actor: `person:${person.id}`,
-        occurredAt: now,
-        data: { session_id: human.session.id },
-      });
+      await this.deps.events.record(
+        'person.reauthenticated',
+        { accountId: person.accountId, environment: null, subject: `person:${person.id}`, actor: `person:${person.id}`, occurredAt: now },
+        { session_id: human.session.id },
+      );
     });
     return { authenticatedAt: now };
   }

@@ -61,16 +61,11 @@ export class SignIn {
     await this.deps.uow.transaction(async () => {
       if (!(await this.deps.accounts.recordSignIn(person.id, now, step))) throw new DomainError('sign_in_failed');
       await this.deps.sessions.insert(session);
-      await this.deps.events.append({
-        id: this.deps.random.id(),
-        accountId: person.accountId,
-        environment: null,
-        type: 'person.signed_in',
-        subject: `person:${person.id}`,
-        actor: `person:${person.id}`,
-        occurredAt: now,
-        data: { session_id: session.id },
-      });
+      await this.deps.events.record(
+        'person.signed_in',
+        { accountId: person.accountId, environment: null, subject: `person:${person.id}`, actor: `person:${person.id}`, occurredAt: now },
+        { session_id: session.id },
+      );
     });
     return { token, session, person };
   }

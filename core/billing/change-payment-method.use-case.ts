@@ -109,16 +109,17 @@ export class ChangePaymentMethod {
     const at = this.deps.clock.now();
     await this.deps.uow.transaction(async () => {
       await this.deps.cards.save(card);
-      await this.deps.events.append({
-        id: this.deps.random.id(),
-        accountId: card.accountId,
-        environment: card.environment,
-        type: 'account.payment_method_changed',
-        subject: `account:${card.accountId}`,
-        actor: `person:${human.person.id}`,
-        occurredAt: at,
-        data: { brand: card.brand, last4: card.last4, actor_email: human.person.email },
-      });
+      await this.deps.events.record(
+        'account.payment_method_changed',
+        {
+          accountId: card.accountId,
+          environment: card.environment,
+          subject: `account:${card.accountId}`,
+          actor: `person:${human.person.id}`,
+          occurredAt: at,
+        },
+        { brand: card.brand, last4: card.last4, actor_email: human.person.email },
+      );
     });
   }
 }

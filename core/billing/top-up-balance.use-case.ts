@@ -1,5 +1,5 @@
 import type { ApiKey } from '../kernel/caller.js';
-import type { EventLog } from '../kernel/event-log.port.js';
+import type { EventRecorder } from '../kernel/event-log.port.js';
 import type { Checkpoints } from '../kernel/checkpoints.port.js';
 import type { Clock } from '../kernel/clock.port.js';
 import type { PaymentEnvironments } from './ports/payments.port.js';
@@ -25,7 +25,7 @@ export interface TopUpBalanceDeps {
   readonly cards: SavedCards;
   readonly environments: PaymentEnvironments;
   readonly accounting: Accounting;
-  readonly events: EventLog;
+  readonly events: EventRecorder;
   readonly random: Random;
   readonly clock: Clock;
 }
@@ -86,16 +86,17 @@ export class TopUpBalance {
           providerId: null,
           failureCode: err.code,
         });
-        await this.deps.events.append({
-          id: this.deps.random.id(),
-          accountId: key.accountId,
-          environment: key.environment,
-          type: 'billing.topup_failed',
-          subject: `topup:${pending.topUpId}`,
-          actor: `key:${key.id}`,
-          occurredAt: this.deps.clock.now(),
-          data: { amount, reason: err.reason, code: err.code },
-        });
+        await this.deps.events.record(
+          'billing.topup_failed',
+          {
+            accountId: key.accountId,
+            environment: key.environment,
+            subject: `topup:${pending.topUpId}`,
+            actor: `key:${key.id}`,
+            occurredAt: this.deps.clock.now(),
+          },
+          { amount, reason: err.reason, code: err.code },
+        );
         return {};
       });
       if (err.reason === 'declined') throw new DomainError('card_declined', { card: card4, reason: err.code });
@@ -112,16 +113,17 @@ export class TopUpBalance {
         description: `Top-up from ${card4}`,
       });
       await this.deps.topUps.update(pending.topUpId, { status: 'succeeded', providerId, failureCode: null });
-      await this.deps.events.append({
-        id: this.deps.random.id(),
-        accountId: key.accountId,
-        environment: key.environment,
-        type: 'billing.topup_succeeded',
-        subject: `topup:${pending.topUpId}`,
-        actor: `key:${key.id}`,
-        occurredAt: now,
-        data: { amount, provider_id: providerId, card: { brand: card.brand, last4: card.last4 } },
-      });
+      await this.deps.events.record(
+        'billing.topup_succeeded',
+        {
+          accountId: key.accountId,
+          environment: key.environment,
+          subject: `topup:${pending.topUpId}`,
+          actor: `key:${key.id}`,
+          occurredAt: now,
+        },
+        { amount, provider_id: providerId, card: { brand: card.brand, last4: card.last4 } },
+      );
       const balance = await this.deps.accounting.balance(key.accountId, key.environment);
       const result: TopUpView = {
         id: pending.topUpId,

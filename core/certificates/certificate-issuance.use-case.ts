@@ -196,16 +196,17 @@ export class CertificateIssuance {
         startedAt,
         finishedAt: now,
       });
-      await this.deps.events.append({
-        id: this.deps.random.id(),
-        accountId: c.accountId,
-        environment: c.environment,
-        type: kind === 'issue' ? 'certificate.issued' : 'certificate.renewed',
-        subject: `certificate:${c.id}`,
-        actor: 'system:certificates',
-        occurredAt: now,
-        data: { names: [...c.names], serial: issued.serial, issuer: issued.issuer, not_after: issued.notAfter.toISOString() },
-      });
+      await this.deps.events.record(
+        kind === 'issue' ? 'certificate.issued' : 'certificate.renewed',
+        {
+          accountId: c.accountId,
+          environment: c.environment,
+          subject: `certificate:${c.id}`,
+          actor: 'system:certificates',
+          occurredAt: now,
+        },
+        { names: [...c.names], serial: issued.serial, issuer: issued.issuer, not_after: issued.notAfter.toISOString() },
+      );
       return true;
     });
     if (!written) {
@@ -242,16 +243,17 @@ export class CertificateIssuance {
         finishedAt: now,
       });
       if (giveUp || kind === 'renew') {
-        await this.deps.events.append({
-          id: this.deps.random.id(),
-          accountId: c.accountId,
-          environment: c.environment,
-          type: giveUp ? 'certificate.failed' : 'certificate.renewal_failed',
-          subject: `certificate:${c.id}`,
-          actor: 'system:certificates',
-          occurredAt: now,
-          data: { names: [...c.names], domains: [...c.domains], reason, attempts, retryable, not_after: c.notAfter?.toISOString() ?? null },
-        });
+        await this.deps.events.record(
+          giveUp ? 'certificate.failed' : 'certificate.renewal_failed',
+          {
+            accountId: c.accountId,
+            environment: c.environment,
+            subject: `certificate:${c.id}`,
+            actor: 'system:certificates',
+            occurredAt: now,
+          },
+          { names: [...c.names], domains: [...c.domains], reason, attempts, retryable, not_after: c.notAfter?.toISOString() ?? null },
+        );
       }
     });
   }
@@ -260,16 +262,17 @@ export class CertificateIssuance {
     const now = this.deps.clock.now();
     await this.deps.uow.transaction(async () => {
       if (!(await this.deps.certificates.update({ ...c, status: 'expired', nextAttemptAt: null, updatedAt: now }, 'issued'))) return;
-      await this.deps.events.append({
-        id: this.deps.random.id(),
-        accountId: c.accountId,
-        environment: c.environment,
-        type: 'certificate.expired',
-        subject: `certificate:${c.id}`,
-        actor: 'system:certificates',
-        occurredAt: now,
-        data: { names: [...c.names], domains: [...c.domains], not_after: c.notAfter?.toISOString() ?? null },
-      });
+      await this.deps.events.record(
+        'certificate.expired',
+        {
+          accountId: c.accountId,
+          environment: c.environment,
+          subject: `certificate:${c.id}`,
+          actor: 'system:certificates',
+          occurredAt: now,
+        },
+        { names: [...c.names], domains: [...c.domains], not_after: c.notAfter?.toISOString() ?? null },
+      );
     });
     return 'expired';
   }

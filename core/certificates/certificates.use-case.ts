@@ -96,16 +96,17 @@ export class Certificates {
     };
     await this.deps.uow.transaction(async () => {
       await this.deps.certificates.insert(cert);
-      await this.deps.events.append({
-        id: this.deps.random.id(),
-        accountId: key.accountId,
-        environment: key.environment,
-        type: 'certificate.requested',
-        subject: `certificate:${cert.id}`,
-        actor: `key:${key.id}`,
-        occurredAt: now,
-        data: { names, domains, ca: ca.kind, csr: input.csr !== undefined },
-      });
+      await this.deps.events.record(
+        'certificate.requested',
+        {
+          accountId: key.accountId,
+          environment: key.environment,
+          subject: `certificate:${cert.id}`,
+          actor: `key:${key.id}`,
+          occurredAt: now,
+        },
+        { names, domains, ca: ca.kind, csr: input.csr !== undefined },
+      );
       this.deps.uow.afterCommit(() => this.deps.queue.enqueue(cert.id));
     });
     return viewCertificate(cert);
@@ -176,16 +177,17 @@ export class Certificates {
     const c = await this.load(key, id, 'cert.issue');
     if (!c.keySealed) throw new DomainError('private_key_not_held', { certificate_id: id });
     await this.deps.uow.transaction(() =>
-      this.deps.events.append({
-        id: this.deps.random.id(),
-        accountId: c.accountId,
-        environment: c.environment,
-        type: 'certificate.private_key_read',
-        subject: `certificate:${c.id}`,
-        actor: `key:${key.id}`,
-        occurredAt: this.deps.clock.now(),
-        data: {},
-      }),
+      this.deps.events.record(
+        'certificate.private_key_read',
+        {
+          accountId: c.accountId,
+          environment: c.environment,
+          subject: `certificate:${c.id}`,
+          actor: `key:${key.id}`,
+          occurredAt: this.deps.clock.now(),
+        },
+        {},
+      ),
     );
     return this.deps.box.open(c.keySealed);
   }
@@ -207,16 +209,11 @@ export class Certificates {
     const written = await this.deps.uow.transaction(async () => {
       // Conditional: a renewal finishing meanwhile must not bring the certificate back, nor this undo it.
       if (!(await this.deps.certificates.update(revoked, 'issued'))) return false;
-      await this.deps.events.append({
-        id: this.deps.random.id(),
-        accountId: c.accountId,
-        environment: c.environment,
-        type: 'certificate.revoked',
-        subject: `certificate:${c.id}`,
-        actor: `key:${key.id}`,
-        occurredAt: now,
-        data: { reason, serial: c.serial },
-      });
+      await this.deps.events.record(
+        'certificate.revoked',
+        { accountId: c.accountId, environment: c.environment, subject: `certificate:${c.id}`, actor: `key:${key.id}`, occurredAt: now },
+        { reason, serial: c.serial },
+      );
       return true;
     });
     if (!written) {

@@ -184,16 +184,11 @@ export class AdvanceLifecycle {
     const updated: Domain = { ...d, autoRenewFailedFor: d.expiresOn };
     await this.deps.uow.transaction(async () => {
       await this.deps.domains.update(updated);
-      await this.deps.events.append({
-        id: this.deps.random.id(),
-        accountId: d.accountId,
-        environment: d.environment,
-        type: 'domain.auto_renew_failed',
-        subject: `domain:${d.name}`,
-        actor: 'system:auto-renew',
-        occurredAt: now,
-        data: { domain: d.name, expires_at: d.expiresOn, reason },
-      });
+      await this.deps.events.record(
+        'domain.auto_renew_failed',
+        { accountId: d.accountId, environment: d.environment, subject: `domain:${d.name}`, actor: 'system:auto-renew', occurredAt: now },
+        { domain: d.name, expires_at: d.expiresOn, reason },
+      );
     });
     return updated;
   }
@@ -202,16 +197,11 @@ export class AdvanceLifecycle {
     const updated: Domain = { ...d, status: statusFor(d.status, phase, d.transferLock) };
     await this.deps.uow.transaction(async () => {
       await this.deps.domains.update(updated);
-      await this.deps.events.append({
-        id: this.deps.random.id(),
-        accountId: d.accountId,
-        environment: d.environment,
-        type: 'domain.status_changed',
-        subject: `domain:${d.name}`,
-        actor: 'system:lifecycle',
-        occurredAt: now,
-        data: { domain: d.name, from: d.status, to: updated.status, expires_at: d.expiresOn },
-      });
+      await this.deps.events.record(
+        'domain.status_changed',
+        { accountId: d.accountId, environment: d.environment, subject: `domain:${d.name}`, actor: 'system:lifecycle', occurredAt: now },
+        { domain: d.name, from: d.status, to: updated.status, expires_at: d.expiresOn },
+      );
     });
     return updated;
   }
@@ -220,16 +210,11 @@ export class AdvanceLifecycle {
     await this.deps.uow.transaction(async () => {
       await this.deps.domains.remove(d.id);
       await this.deps.zones.remove(d.accountId, d.environment, d.name);
-      await this.deps.events.append({
-        id: this.deps.random.id(),
-        accountId: d.accountId,
-        environment: d.environment,
-        type: 'domain.released',
-        subject: `domain:${d.name}`,
-        actor: 'system:lifecycle',
-        occurredAt: now,
-        data: { domain: d.name, expired_on: d.expiresOn },
-      });
+      await this.deps.events.record(
+        'domain.released',
+        { accountId: d.accountId, environment: d.environment, subject: `domain:${d.name}`, actor: 'system:lifecycle', occurredAt: now },
+        { domain: d.name, expired_on: d.expiresOn },
+      );
     });
   }
 }

@@ -62,15 +62,10 @@ export class ChangeRegistrant {
     }
     const at = this.deps.clock.now();
     await this.deps.uow.transaction(async () => {
-      await this.deps.events.append({
-        id: this.deps.random.id(),
-        accountId: domain.accountId,
-        environment,
-        type: 'domain.registrant_changed',
-        subject: `domain:${domainName}`,
-        actor: `person:${human.person.id}`,
-        occurredAt: at,
-        data: {
+      await this.deps.events.record(
+        'domain.registrant_changed',
+        { accountId: domain.accountId, environment, subject: `domain:${domainName}`, actor: `person:${human.person.id}`, occurredAt: at },
+        {
           domain: domainName,
           registrant: {
             name: contact.name,
@@ -80,7 +75,7 @@ export class ChangeRegistrant {
           },
           actor_email: human.person.email,
         },
-      });
+      );
     });
     return { domain: domainName, registrant: contact };
   }

@@ -1,4 +1,4 @@
-import type { EventLog } from '../kernel/event-log.port.js';
+import type { EventRecorder } from '../kernel/event-log.port.js';
 import type { Clock } from '../kernel/clock.port.js';
 import type { Random } from '../kernel/random.port.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
@@ -14,7 +14,7 @@ export interface RegistryMessagesReport {
 export interface ProcessRegistryMessagesDeps {
   readonly messages: RegistryMessages;
   readonly holders: DomainHolders;
-  readonly events: Pick<EventLog, 'append'>;
+  readonly events: EventRecorder;
   readonly uow: UnitOfWork;
   readonly random: Random;
   readonly clock: Clock;
@@ -39,16 +39,17 @@ export class ProcessRegistryMessages {
       const holder = domain ? await this.deps.holders.holderOf('live', domain) : null;
       if (domain && holder) {
         await this.deps.uow.transaction(async () => {
-          await this.deps.events.append({
-            id: this.deps.random.id(),
-            accountId: holder.accountId,
-            environment: 'live',
-            type: m.kind === 'other' ? 'domain.registry_message' : `domain.${m.kind}`,
-            subject: `domain:${domain}`,
-            actor: 'registry',
-            occurredAt: this.deps.clock.now(),
-            data: { domain, message_id: m.id, queued_at: m.queuedAt, text: m.text, ...m.data },
-          });
+          await this.deps.events.record(
+            m.kind === 'other' ? 'domain.registry_message' : `domain.${m.kind}`,
+            {
+              accountId: holder.accountId,
+              environment: 'live',
+              subject: `domain:${domain}`,
+              actor: 'registry',
+              occurredAt: this.deps.clock.now(),
+            },
+            { domain, message_id: m.id, queued_at: m.queuedAt, text: m.text, ...m.data },
+          );
         });
         recorded++;
       } else unmatched++;

@@ -1,7 +1,7 @@
 import { labelsGranting } from '../access/policy.js';
 import type { ApiKey } from '../kernel/caller.js';
 import type { Accounting } from '../billing/accounting.js';
-import type { EventLog } from '../kernel/event-log.port.js';
+import type { EventRecorder } from '../kernel/event-log.port.js';
 import type { AccountClock } from '../kernel/account-clock.port.js';
 import type { Checkpoints } from '../kernel/checkpoints.port.js';
 import type { DomainZones } from './ports/zones.port.js';
@@ -35,7 +35,7 @@ export interface RegisterDomainDeps {
   readonly domains: DomainRepository;
   readonly environments: RegistrarEnvironments;
   readonly accounting: Accounting;
-  readonly events: EventLog;
+  readonly events: EventRecorder;
   readonly time: AccountClock;
   readonly zones: Pick<DomainZones, 'create'>;
   readonly uow: UnitOfWork;
@@ -126,16 +126,11 @@ export class RegisterDomain {
       };
       await this.deps.domains.insert(domain);
       await this.deps.zones.create(key.accountId, key.environment, name);
-      await this.deps.events.append({
-        id: this.deps.random.id(),
-        accountId: key.accountId,
-        environment: key.environment,
-        type: 'domain.registered',
-        subject: `domain:${name}`,
-        actor: `key:${key.id}`,
-        occurredAt: now,
-        data: { domain: name, years: input.years, expires_at: registeredUntil, amount, ledger_entry_id: reserved.entryId },
-      });
+      await this.deps.events.record(
+        'domain.registered',
+        { accountId: key.accountId, environment: key.environment, subject: `domain:${name}`, actor: `key:${key.id}`, occurredAt: now },
+        { domain: name, years: input.years, expires_at: registeredUntil, amount, ledger_entry_id: reserved.entryId },
+      );
       return { result: { ...viewDomain(domain), charge: { amount: uah(amount), ledger_entry_id: reserved.entryId } } };
     });
     return result.result;

@@ -1,6 +1,6 @@
 import type { ApiKey } from '../kernel/caller.js';
 import type { Accounting } from '../billing/accounting.js';
-import type { EventLog } from '../kernel/event-log.port.js';
+import type { EventRecorder } from '../kernel/event-log.port.js';
 import type { AccountClock } from '../kernel/account-clock.port.js';
 import type { Checkpoints } from '../kernel/checkpoints.port.js';
 import { kyivDate } from '../kernel/dates.js';
@@ -39,7 +39,7 @@ export interface RenewDomainDeps {
   readonly locks: DomainLocks;
   readonly environments: RegistrarEnvironments;
   readonly accounting: Accounting;
-  readonly events: EventLog;
+  readonly events: EventRecorder;
   readonly time: AccountClock;
   readonly random: Random;
 }
@@ -132,16 +132,11 @@ export class RenewDomain {
         };
         await this.deps.domains.update(renewed);
         const actor = by.kind === 'key' ? `key:${by.key.id}` : 'system:auto-renew';
-        await this.deps.events.append({
-          id: this.deps.random.id(),
-          accountId,
-          environment,
-          type: 'domain.renewed',
-          subject: `domain:${name}`,
-          actor,
-          occurredAt: now,
-          data: { domain: name, years: input.years, expires_at: registeredUntil, amount, restore, automatic: by.kind === 'auto' },
-        });
+        await this.deps.events.record(
+          'domain.renewed',
+          { accountId, environment, subject: `domain:${name}`, actor, occurredAt: now },
+          { domain: name, years: input.years, expires_at: registeredUntil, amount, restore, automatic: by.kind === 'auto' },
+        );
         return { result: { ...viewDomain(renewed), charge: { amount: uah(amount), ledger_entry_id: reserved.entryId } } };
       });
       return out.result;

@@ -31,16 +31,11 @@ export class RevealTransferCode {
     const transferCode = await registrar.transferCode(domainName);
     const at = this.deps.clock.now();
     await this.deps.uow.transaction(async () => {
-      await this.deps.events.append({
-        id: this.deps.random.id(),
-        accountId: domain.accountId,
-        environment,
-        type: 'domain.transfer_code_revealed',
-        subject: `domain:${domainName}`,
-        actor: `person:${human.person.id}`,
-        occurredAt: at,
-        data: { domain: domainName, actor_email: human.person.email },
-      });
+      await this.deps.events.record(
+        'domain.transfer_code_revealed',
+        { accountId: domain.accountId, environment, subject: `domain:${domainName}`, actor: `person:${human.person.id}`, occurredAt: at },
+        { domain: domainName, actor_email: human.person.email },
+      );
     });
     return { domain: domainName, transferCode };
   }

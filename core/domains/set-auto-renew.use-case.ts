@@ -27,16 +27,11 @@ export class SetAutoRenew {
     const updated = { ...domain, autoRenew, autoRenewFailedFor: null };
     const now = this.deps.clock.now();
     await this.deps.domains.update(updated);
-    await this.deps.events.append({
-      id: this.deps.random.id(),
-      accountId: key.accountId,
-      environment: key.environment,
-      type: 'domain.auto_renew_changed',
-      subject: `domain:${name}`,
-      actor: `key:${key.id}`,
-      occurredAt: now,
-      data: { domain: name, auto_renew: autoRenew },
-    });
+    await this.deps.events.record(
+      'domain.auto_renew_changed',
+      { accountId: key.accountId, environment: key.environment, subject: `domain:${name}`, actor: `key:${key.id}`, occurredAt: now },
+      { domain: name, auto_renew: autoRenew },
+    );
     return viewDomain(updated);
   }
 }

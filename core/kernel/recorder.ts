@@ -1,5 +1,6 @@
-import type { EventOf, EventType } from './events.js';
-import type { EventLog } from './event-log.port.js';
+import type { EventData, EventOf, EventType } from './events.js';
+import type { EventFacts, EventLog, EventRecorder } from './event-log.port.js';
+import type { Random } from './random.port.js';
 
 /**
  * Reacts to an event inside the transaction that recorded it (a notice to the owners, say): what it
@@ -13,17 +14,21 @@ export type EventSubscriber = <T extends EventType>(event: EventOf<T>) => Promis
  * transaction, then runs the in-transaction subscribers in the order they subscribed. A capability
  * never calls another capability's side effect directly; it records the fact and subscribers react.
  */
-export class Recorder implements EventLog {
+export class Recorder implements EventRecorder {
   private readonly subscribers: EventSubscriber[] = [];
 
-  constructor(private readonly log: EventLog) {}
+  constructor(
+    private readonly log: EventLog,
+    private readonly random: Pick<Random, 'id'>,
+  ) {}
 
   subscribe(subscriber: EventSubscriber): this {
     this.subscribers.push(subscriber);
     return this;
   }
 
-  async append<T extends EventType>(event: EventOf<T>): Promise<void> {
+  async record<T extends EventType>(type: T, facts: EventFacts, data: EventData[T]): Promise<void> {
+    const event: EventOf<T> = { ...facts, id: this.random.id(), type, data };
     await this.log.append(event);
     for (const s of this.subscribers) await s(event);
   }

@@ -1,5 +1,5 @@
 import type { Clock } from './clock.port.js';
-import type { EventLog } from './event-log.port.js';
+import type { EventRecorder } from './event-log.port.js';
 import type { Random } from './random.port.js';
 import type { UnitOfWork } from './unit-of-work.port.js';
 
@@ -8,7 +8,7 @@ import type { UnitOfWork } from './unit-of-work.port.js';
  * records what happened with, ids and the time.
  */
 export interface RecordingDeps {
-  readonly events: EventLog;
+  readonly events: EventRecorder;
   readonly uow: UnitOfWork;
   readonly random: Random;
   readonly clock: Clock;

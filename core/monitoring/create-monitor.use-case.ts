@@ -64,16 +64,11 @@ export class CreateMonitor {
         throw new DomainError('monitor_limit_reached', { limit: this.deps.rules.maxPerAccount, environment: key.environment });
       }
       await this.deps.monitors.insert(m);
-      await this.deps.events.append({
-        id: this.deps.random.id(),
-        accountId: key.accountId,
-        environment: key.environment,
-        type: 'monitor.created',
-        subject: `monitor:${m.id}`,
-        actor: `key:${key.id}`,
-        occurredAt: now,
-        data: { monitor_id: m.id, domain: m.domain, kind: spec.kind, ...specFields(spec), interval_seconds: interval, enabled: m.enabled },
-      });
+      await this.deps.events.record(
+        'monitor.created',
+        { accountId: key.accountId, environment: key.environment, subject: `monitor:${m.id}`, actor: `key:${key.id}`, occurredAt: now },
+        { monitor_id: m.id, domain: m.domain, kind: spec.kind, ...specFields(spec), interval_seconds: interval, enabled: m.enabled },
+      );
     });
     return viewMonitor(m);
   }

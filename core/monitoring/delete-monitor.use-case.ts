@@ -19,16 +19,17 @@ export class DeleteMonitor {
     const m = await loadMonitor(this.deps.monitors, this.deps.authorizer, key, id, 'monitor.edit');
     await this.deps.uow.transaction(async () => {
       if (!(await this.deps.monitors.delete(id))) throw new DomainError('monitor_not_found', { monitor_id: id });
-      await this.deps.events.append({
-        id: this.deps.random.id(),
-        accountId: key.accountId,
-        environment: key.environment,
-        type: 'monitor.deleted',
-        subject: `monitor:${id}`,
-        actor: `key:${key.id}`,
-        occurredAt: this.deps.clock.now(),
-        data: { monitor_id: id, domain: m.domain, kind: m.spec.kind },
-      });
+      await this.deps.events.record(
+        'monitor.deleted',
+        {
+          accountId: key.accountId,
+          environment: key.environment,
+          subject: `monitor:${id}`,
+          actor: `key:${key.id}`,
+          occurredAt: this.deps.clock.now(),
+        },
+        { monitor_id: id, domain: m.domain, kind: m.spec.kind },
+      );
     });
     return { id, deleted: true };
   }

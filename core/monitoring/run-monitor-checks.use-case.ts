@@ -172,15 +172,10 @@ export class RunMonitorChecks {
       checked_at: at.toISOString(),
       latency_ms: r.latencyMs,
     };
-    await this.deps.events.append({
-      id: this.deps.random.id(),
-      accountId: m.accountId,
-      environment: m.environment,
-      type: how === 'failed' ? 'monitor.check_failed' : 'monitor.check_recovered',
-      subject: `monitor:${m.id}`,
-      actor: 'system:monitoring',
-      occurredAt: at,
+    await this.deps.events.record(
+      how === 'failed' ? 'monitor.check_failed' : 'monitor.check_recovered',
+      { accountId: m.accountId, environment: m.environment, subject: `monitor:${m.id}`, actor: 'system:monitoring', occurredAt: at },
       data,
-    });
+    );
   }
 }

@@ -68,15 +68,10 @@ export class UpdateMonitor {
     };
     await this.deps.uow.transaction(async () => {
       if (!(await this.deps.monitors.update(next))) throw new DomainError('monitor_not_found', { monitor_id: id });
-      await this.deps.events.append({
-        id: this.deps.random.id(),
-        accountId: key.accountId,
-        environment: key.environment,
-        type: 'monitor.updated',
-        subject: `monitor:${id}`,
-        actor: `key:${key.id}`,
-        occurredAt: now,
-        data: {
+      await this.deps.events.record(
+        'monitor.updated',
+        { accountId: key.accountId, environment: key.environment, subject: `monitor:${id}`, actor: `key:${key.id}`, occurredAt: now },
+        {
           monitor_id: id,
           domain: current.domain,
           kind: spec.kind,
@@ -84,7 +79,7 @@ export class UpdateMonitor {
           interval_seconds: interval,
           enabled: nowEnabled,
         },
-      });
+      );
     });
     return viewMonitor(next);
   }

@@ -54,16 +54,11 @@ export class LockTransfer {
       const next = { ...d, transferLock: true, status };
       await this.deps.domains.update(next);
       const now = this.deps.clock.now();
-      await this.deps.events.append({
-        id: this.deps.random.id(),
-        accountId: key.accountId,
-        environment: key.environment,
-        type: 'domain.transfer_locked',
-        subject: `domain:${name}`,
-        actor: `key:${key.id}`,
-        occurredAt: now,
-        data: { domain: name, transfer_lock: true },
-      });
+      await this.deps.events.record(
+        'domain.transfer_locked',
+        { accountId: key.accountId, environment: key.environment, subject: `domain:${name}`, actor: `key:${key.id}`, occurredAt: now },
+        { domain: name, transfer_lock: true },
+      );
       return next;
     });
     return { ...viewDomain(updated), cancelled_operation: cancelled ? viewOperation(cancelled) : null };

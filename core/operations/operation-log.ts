@@ -1,4 +1,4 @@
-import type { EventLog } from '../kernel/event-log.port.js';
+import type { EventRecorder } from '../kernel/event-log.port.js';
 import type { Clock } from '../kernel/clock.port.js';
 import type { Random } from '../kernel/random.port.js';
 import { viewOperation, type Operation } from './operation.js';
@@ -12,7 +12,7 @@ type Change = 'pending' | 'confirmed' | 'cancelled' | 'activated' | 'failed';
  */
 export class OperationLog {
   constructor(
-    private readonly events: EventLog,
+    private readonly events: EventRecorder,
     private readonly random: Random,
     private readonly clock: Clock,
   ) {}
@@ -20,15 +20,10 @@ export class OperationLog {
   async record(op: Operation, change: Change, actor: string): Promise<void> {
     const view = viewOperation(op);
     const realNow = this.clock.now();
-    await this.events.append({
-      id: this.random.id(),
-      accountId: op.accountId,
-      environment: op.environment,
-      type: `operation.${change}`,
-      subject: `operation:${op.id}`,
-      actor,
-      occurredAt: realNow,
-      data: {
+    await this.events.record(
+      `operation.${change}`,
+      { accountId: op.accountId, environment: op.environment, subject: `operation:${op.id}`, actor, occurredAt: realNow },
+      {
         operation_id: op.id,
         kind: op.kind,
         domain: op.domain,
@@ -42,6 +37,6 @@ export class OperationLog {
           : {}),
         ...(op.failureReason ? { failure_reason: op.failureReason } : {}),
       },
-    });
+    );
   }
 }

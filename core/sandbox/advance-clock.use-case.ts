@@ -54,16 +54,17 @@ export class AdvanceSandboxClock {
     }
     const offset = await this.deps.uow.transaction(async () => {
       const o = await this.deps.clocks.advance(key.accountId, ms);
-      await this.deps.events.append({
-        id: this.deps.random.id(),
-        accountId: key.accountId,
-        environment: 'test',
-        type: 'sandbox.clock_advanced',
-        subject: `account:${key.accountId}`,
-        actor: `key:${key.id}`,
-        occurredAt: this.deps.clock.now(),
-        data: { advance, offset_ms: o },
-      });
+      await this.deps.events.record(
+        'sandbox.clock_advanced',
+        {
+          accountId: key.accountId,
+          environment: 'test',
+          subject: `account:${key.accountId}`,
+          actor: `key:${key.id}`,
+          occurredAt: this.deps.clock.now(),
+        },
+        { advance, offset_ms: o },
+      );
       return o;
     });
     const lifecycle = await this.deps.lifecycle.run({ accountId: key.accountId, environment: 'test' });

@@ -134,16 +134,11 @@ export class SeedDemo {
         keyId: null,
         description: 'Sandbox demo balance',
       });
-      await this.deps.events.append({
-        id: this.deps.random.id(),
-        accountId,
-        environment: 'test',
-        type: 'account.created',
-        subject: `account:${accountId}`,
-        actor: 'system',
-        occurredAt: now,
-        data: { demo: true },
-      });
+      await this.deps.events.record(
+        'account.created',
+        { accountId, environment: 'test', subject: `account:${accountId}`, actor: 'system', occurredAt: now },
+        { demo: true },
+      );
     });
   }
 }

@@ -273,16 +273,11 @@ export class DeliverWebhooks {
   private async disable(w: Webhook, reason: 'gone' | 'failing', now: Date): Promise<boolean> {
     if (!(await this.deps.repo.disable(w.id, reason, now))) return true;
     await this.deps.repo.cancelPending(w.id);
-    await this.deps.events.append({
-      id: this.deps.random.id(),
-      accountId: w.accountId,
-      environment: w.environment,
-      type: 'webhook.disabled',
-      subject: `webhook:${w.id}`,
-      actor: 'system:webhooks',
-      occurredAt: now,
-      data: { webhook_id: w.id, url: w.url, reason },
-    });
+    await this.deps.events.record(
+      'webhook.disabled',
+      { accountId: w.accountId, environment: w.environment, subject: `webhook:${w.id}`, actor: 'system:webhooks', occurredAt: now },
+      { webhook_id: w.id, url: w.url, reason },
+    );
     return true;
   }
 }

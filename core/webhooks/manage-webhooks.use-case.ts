@@ -66,16 +66,17 @@ export class ManageWebhooks {
   }
 
   private async emit<T extends EventType>(key: ApiKey, type: T, w: Webhook, data: EventData[T]): Promise<void> {
-    await this.deps.events.append({
-      id: this.deps.random.id(),
-      accountId: key.accountId,
-      environment: key.environment,
+    await this.deps.events.record(
       type,
-      subject: `webhook:${w.id}`,
-      actor: `key:${key.id}`,
-      occurredAt: this.deps.clock.now(),
+      {
+        accountId: key.accountId,
+        environment: key.environment,
+        subject: `webhook:${w.id}`,
+        actor: `key:${key.id}`,
+        occurredAt: this.deps.clock.now(),
+      },
       data,
-    });
+    );
   }
 
   private async load(key: ApiKey, id: string): Promise<Webhook> {

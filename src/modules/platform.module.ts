@@ -151,7 +151,8 @@ export const liveAdaptersModule = (config: Config) =>
           new ProcessRegistryMessages({
             messages: live.registrar as EppRegistrar,
             holders: new SqlDomainHolders(s.uow),
-            events: s.events,
+            // Straight to the log, as before: registry messages make no owners' notice here.
+            events: new Recorder(s.events, r),
             uow: s.uow,
             random: r,
             clock: c,
@@ -203,6 +204,9 @@ export const kernelModule = () =>
       .inSingletonScope();
     // Owners' notices follow from events, in the transaction that records them.
     bind(T.Recorder)
-      .toResolvedValue((st: SqlStore, n: NotifyOwners) => new Recorder(st.events).subscribe(noticesOnEvent(n)), [s, T.NotifyOwners])
+      .toResolvedValue(
+        (st: SqlStore, n: NotifyOwners, r: NodeRandom) => new Recorder(st.events, r).subscribe(noticesOnEvent(n)),
+        [s, T.NotifyOwners, T.Random],
+      )
       .inSingletonScope();
   });

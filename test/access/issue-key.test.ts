@@ -175,7 +175,14 @@ const setup = (now: Date = NOW) => {
   const outbox = new FakeOutbox();
   const notify = new NotifyOwners({ accounts: new FakeAccounts(), notices, outbox, clock, random });
   // The owners' notice follows from the key.issued event, as the composition root wires it.
-  const useCase = new IssueKey({ keys, events: new Recorder(events).subscribe(noticesOnEvent(notify)), uow, hasher, random, clock });
+  const useCase = new IssueKey({
+    keys,
+    events: new Recorder(events, random).subscribe(noticesOnEvent(notify)),
+    uow,
+    hasher,
+    random,
+    clock,
+  });
   return { useCase, uow, keys, events, notices, clock, outbox };
 };
 

@@ -151,16 +151,11 @@ export class AcmeChallenges {
       (values) => [...new Set([...values, value])],
       async (z) => {
         await this.deps.challenges.insert({ ...challenge, zoneId: z.id });
-        await this.deps.events.append({
-          id: this.deps.random.id(),
-          accountId: scope.accountId,
-          environment: scope.environment,
-          type: 'dns.acme_challenge_added',
-          subject: `domain:${zoneName}`,
-          actor,
-          occurredAt: now,
-          data: { name, challenge_id: challenge.id },
-        });
+        await this.deps.events.record(
+          'dns.acme_challenge_added',
+          { accountId: scope.accountId, environment: scope.environment, subject: `domain:${zoneName}`, actor, occurredAt: now },
+          { name, challenge_id: challenge.id },
+        );
       },
       commit ? (fn) => commit(fn, challenge) : undefined,
     );
@@ -222,16 +217,17 @@ export class AcmeChallenges {
       (values) => (others.length > 0 ? [...values] : values.filter((v) => v !== c.value)),
       async () => {
         await this.deps.challenges.remove(c.id);
-        await this.deps.events.append({
-          id: this.deps.random.id(),
-          accountId: zone.accountId,
-          environment: zone.environment,
-          type: 'dns.acme_challenge_removed',
-          subject: `domain:${zone.domain}`,
-          actor,
-          occurredAt: this.deps.clock.now(),
-          data: { name: c.name, challenge_id: c.id },
-        });
+        await this.deps.events.record(
+          'dns.acme_challenge_removed',
+          {
+            accountId: zone.accountId,
+            environment: zone.environment,
+            subject: `domain:${zone.domain}`,
+            actor,
+            occurredAt: this.deps.clock.now(),
+          },
+          { name: c.name, challenge_id: c.id },
+        );
       },
       commit,
     );

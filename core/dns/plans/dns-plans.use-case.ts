@@ -135,16 +135,17 @@ export class DnsPlans {
         const out = await cp.reach('applied', async () => {
           const next = await this.deps.zoneService.commit(zone, upserts, deletes);
           if (!(await this.deps.plans.markApplied(plan.id, now))) throw new DomainError('plan_already_applied', { plan_id: id });
-          await this.deps.events.append({
-            id: this.deps.random.id(),
-            accountId: key.accountId,
-            environment: key.environment,
-            type: 'dns.plan_applied',
-            subject: `domain:${domain}`,
-            actor: `key:${key.id}`,
-            occurredAt: now,
-            data: { plan_id: plan.id, serial: next.serial, counts: plan.counts },
-          });
+          await this.deps.events.record(
+            'dns.plan_applied',
+            {
+              accountId: key.accountId,
+              environment: key.environment,
+              subject: `domain:${domain}`,
+              actor: `key:${key.id}`,
+              occurredAt: now,
+            },
+            { plan_id: plan.id, serial: next.serial, counts: plan.counts },
+          );
           committed = next;
           return { result: { ...plan.appliedOn(now).view(), serial: next.serial } };
         });
