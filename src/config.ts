@@ -19,6 +19,8 @@ export interface Config {
   readonly axfrAllow: readonly string[];
   /** Secondaries told of every change (RFC 1996 NOTIFY), as host:port. */
   readonly dnsSecondaries: ReadonlyArray<{ host: string; port: number }>;
+  /** The catalog zone (RFC 9432) listing every served zone for the secondaries; null: none offered. */
+  readonly dnsCatalogZone: string | null;
   /** Whether npm start runs the DNS server (RUN_DNS=false to leave it out). */
   readonly runDns: boolean;
   /** DNS_WORKERS: 1 = in the API process; more = that many cluster workers sharing the sockets (default: one per core, ≤ 4). */
@@ -207,6 +209,15 @@ const mcpEnvironment = (env: NodeJS.ProcessEnv): 'test' | 'live' => {
   return v;
 };
 
+/** DNS_CATALOG_ZONE: a domain name (empty: no catalog zone). */
+const catalogZoneName = (v: string): string | null => {
+  const name = v.trim().toLowerCase().replace(/\.$/, '');
+  if (name === '') return null;
+  if (name.length > 253 || !name.split('.').every((l) => /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/.test(l)))
+    throw new ConfigError(`DNS_CATALOG_ZONE must be a domain name (or empty for none), got "${v}"`);
+  return name;
+};
+
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
   const databaseUrl = env.DATABASE_URL || './var/domivka.sqlite';
   const varDir = resolve(env.VAR_DIR || (databaseUrl.startsWith('postgres') ? './var' : dirname(databaseUrl)));
@@ -230,6 +241,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
         if (!m) throw new ConfigError(`DNS_SECONDARIES entries are host:port, got "${s}"`);
         return { host: m[1]!, port: Number(m[2]) };
       }),
+    dnsCatalogZone: catalogZoneName(env.DNS_CATALOG_ZONE ?? 'catalog.domivka.invalid'),
     runDns: bool(env, 'RUN_DNS', true),
     dnsWorkers: int(env, 'DNS_WORKERS', defaultDnsWorkers(), 1),
     databaseUrl,

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { DnsCluster } from '../adapters/dns/cluster.js';
 import { EmbeddedNameserver, type EmbeddedNameserverConfig } from '../adapters/dns/embedded/index.js';
+import type { CatalogVersion } from '../adapters/dns/catalog.js';
 import { ZoneSync } from '../adapters/dns/zone-sync.js';
 import type { ZoneRepository } from '../core/dns/ports/zone-repository.port.js';
 import type { ZonePublisher } from '../core/dns/zone/zone-service.js';
@@ -19,7 +20,8 @@ export interface DnsServing {
 
 export interface DnsServingOptions {
   readonly config: Config;
-  readonly zones: ZoneRepository;
+  /** The zones, and the catalog zone's version beside them. */
+  readonly zones: ZoneRepository & CatalogVersion;
   readonly changes: ChangeFeed;
   readonly log: Logger;
   /** The script a cluster worker runs; needed when DNS_WORKERS > 1 and this is not a worker. */
@@ -60,7 +62,8 @@ export const serveDns = async (o: DnsServingOptions): Promise<DnsServing> => {
     ...(worker !== undefined ? { notify: { verifyMs: 250 }, reusePort: true } : {}),
     ...o.overrides,
   });
-  const sync = new ZoneSync(o.zones, dns, log.child({ component: 'zone-sync' }));
+  const catalog = config.dnsCatalogZone ? { name: config.dnsCatalogZone, version: o.zones } : null;
+  const sync = new ZoneSync(o.zones, dns, log.child({ component: 'zone-sync' }), catalog);
   await sync.load();
   await dns.start();
   sync.start();

@@ -14,7 +14,13 @@ export interface KnotConfOptions {
   readonly primary: string;
   /** The address the primary's NOTIFY comes from (its DNS_HOST, or the host's outgoing address). */
   readonly notifyFrom: string;
+  /** Zones listed one by one (none needed for the zones the catalog lists). */
   readonly zones: readonly string[];
+  /**
+   * The primary's catalog zone (RFC 9432, DNS_CATALOG_ZONE): Knot interprets it and adds or drops member
+   * zones by itself as domains come and go, with no config reload.
+   */
+  readonly catalog?: string;
   /** Log level for stderr (info in tests, so transfers show). */
   readonly logLevel?: 'info' | 'notice' | 'warning';
 }
@@ -51,5 +57,8 @@ template:
     acl: notify_from_primary
 
 zone:
-${o.zones.map((z) => `  - domain: ${z}`).join('\n')}
+${[
+  ...(o.catalog ? [`  - domain: ${o.catalog}\n    catalog-role: interpret\n    catalog-template: default`] : []),
+  ...o.zones.map((z) => `  - domain: ${z}`),
+].join('\n')}
 `;

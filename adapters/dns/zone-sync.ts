@@ -2,6 +2,13 @@ import type { Logger } from 'pino';
 import type { ZoneRepository } from '../../core/dns/ports/zone-repository.port.js';
 import type { ZonePublisher } from '../../core/dns/zone/zone-service.js';
 import type { ChangeFeed } from '../../core/kernel/change-feed.port.js';
+import { catalogZone, type CatalogVersion } from './catalog.js';
+
+/** The catalog zone (RFC 9432) this server offers its secondaries, and where its version is kept. */
+export interface CatalogOptions {
+  readonly name: string;
+  readonly version: CatalogVersion;
+}
 
 /**
  * Keeps a nameserver in step with the store: loads every zone at start, then polls the zones' serials
@@ -12,17 +19,21 @@ import type { ChangeFeed } from '../../core/kernel/change-feed.port.js';
 export class ZoneSync {
   private readonly served = new Map<string, { id: string; serial: number }>();
   private timer: NodeJS.Timeout | null = null;
+  /** The catalog serial served, and the members it listed. */
+  private catalogServed: { serial: number } | null = null;
 
   constructor(
     private readonly zones: ZoneRepository,
     private readonly target: ZonePublisher,
     private readonly log: Logger,
+    private readonly catalog: CatalogOptions | null = null,
   ) {}
 
   /** Publishes every zone whose version changed since the last call, withdraws the ones gone. */
   async load(): Promise<number> {
+    const { versions, catalogSerial } = await this.readVersions();
     const chosen = new Map<string, { id: string; environment: string; serial: number }>();
-    for (const v of await this.zones.versions()) {
+    for (const v of versions) {
       const have = chosen.get(v.domain);
       if (!have || (have.environment === 'test' && v.environment === 'live')) chosen.set(v.domain, v);
     }
@@ -41,7 +52,37 @@ export class ZoneSync {
         this.served.delete(domain);
       }
     }
+    if (catalogSerial !== null) await this.publishCatalog(catalogSerial, [...chosen.keys()]);
     return chosen.size;
+  }
+
+  /**
+   * The zones' versions and, with a catalog, the catalog serial they belong to: the serial is read before
+   * and after the list, and the list read again if a zone was added or removed in between, so a catalog
+   * serial is never served with two different member lists (by two workers, or one worker twice).
+   */
+  private async readVersions(): Promise<{ versions: Awaited<ReturnType<ZoneRepository['versions']>>; catalogSerial: number | null }> {
+    if (!this.catalog) return { versions: await this.zones.versions(), catalogSerial: null };
+    for (let attempt = 0; ; attempt++) {
+      const before = await this.catalog.version.catalogSerial();
+      const versions = await this.zones.versions();
+      const after = await this.catalog.version.catalogSerial();
+      if (before === after || attempt >= 4) return { versions, catalogSerial: before === after ? after : null };
+    }
+  }
+
+  /** Serves the catalog of the zones just read under its serial, once per serial. */
+  private async publishCatalog(serial: number, members: string[]): Promise<void> {
+    if (!this.catalog || this.catalogServed?.serial === serial) return;
+    const name = this.catalog.name.toLowerCase().replace(/\.$/, '');
+    await this.target.publish(
+      catalogZone(
+        name,
+        serial,
+        members.filter((m) => m !== name),
+      ),
+    );
+    this.catalogServed = { serial };
   }
 
   private running: Promise<void> | null = null;

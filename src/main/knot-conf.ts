@@ -6,8 +6,9 @@ import { runMain } from './process.js';
 
 /**
  * `npm run knot:conf -- --primary 10.0.0.5@5353 [--listen 0.0.0.0@53] [--dir /var/lib/knot] [--notify-from 10.0.0.5]`:
- * prints a knot.conf for a secondary of our hidden primary serving every zone in the store (DATABASE_URL).
- * Zones added later need a new line (or Knot's catalog zones, not offered by our primary yet).
+ * prints a knot.conf for a secondary of our hidden primary. With the primary's catalog zone (DNS_CATALOG_ZONE,
+ * on by default) Knot follows it and adds or drops zones by itself; with DNS_CATALOG_ZONE= (none) every
+ * zone in the store (DATABASE_URL) is listed, and a zone added later needs a new line.
  */
 const main = async () => {
   const { values } = parseArgs({
@@ -22,7 +23,8 @@ const main = async () => {
   const primary = values.primary ?? `${config.dnsHost}@${config.dnsPort}`;
   const store = new SqlStore({ url: config.databaseUrl, ...(config.databaseSchema ? { schema: config.databaseSchema } : {}) });
   try {
-    const zones = [...new Set((await store.zones.versions()).map((v) => v.domain))].sort();
+    const catalog = config.dnsCatalogZone;
+    const zones = catalog ? [] : [...new Set((await store.zones.versions()).map((v) => v.domain))].sort();
     process.stdout.write(
       knotConf({
         dir: values.dir ?? '/var/lib/knot',
@@ -30,6 +32,7 @@ const main = async () => {
         primary,
         notifyFrom: values['notify-from'] ?? primary.split('@')[0]!,
         zones,
+        ...(catalog ? { catalog } : {}),
       }),
     );
   } finally {

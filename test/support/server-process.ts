@@ -41,7 +41,8 @@ export const startServerProcess = async (extraEnv: Record<string, string> = {}):
     child.kill('SIGTERM');
     await exited;
   };
-  for (let i = 0; i < 120; i++) {
+  // Up to 60 s: a loaded 2-core machine compiling under tsx takes half of that.
+  for (let i = 0; i < 240; i++) {
     try {
       if ((await fetch(`${api}/healthz`)).ok) return { api, dnsPort, env, child, stop };
     } catch {

@@ -136,6 +136,7 @@ export class SqlZoneRepository implements ZoneRepository {
     });
     if (zone.recordSets.length > 0)
       await db.raw(INSERT + ROWS_SQL[isPostgres(db) ? 'postgres' : 'sqlite'], [zone.id, rowsJson(zone.recordSets)]);
+    await this.bumpCatalog();
     await this.announcer?.announce('zone', zone.id);
   }
 
@@ -163,8 +164,22 @@ export class SqlZoneRepository implements ZoneRepository {
   }
 
   async remove(zoneId: string): Promise<void> {
-    await this.uow.db()('dns_zones').where({ id: zoneId }).delete();
+    if ((await this.uow.db()('dns_zones').where({ id: zoneId }).delete()) > 0) await this.bumpCatalog();
     await this.announcer?.announce('zone', zoneId);
+  }
+
+  /** The catalog zone's version (adapters/dns/catalog.ts): every DNS worker reads the same one. */
+  async catalogSerial(): Promise<number> {
+    const row = await this.uow.db()('dns_catalog').where({ id: 1 }).first('serial');
+    return row ? Number(row.serial) : 1;
+  }
+
+  /**
+   * In the caller's transaction: the zone set changed, so the catalog gets a new serial (wrapping below
+   * 2^32). One atomic UPDATE: concurrent writers queue on the row and each gets its own serial.
+   */
+  private async bumpCatalog(): Promise<void> {
+    await this.uow.db().raw('update dns_catalog set serial = (serial % 4294967295) + 1 where id = 1');
   }
 }
 

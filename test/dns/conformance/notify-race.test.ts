@@ -1,45 +1,16 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import pg from 'pg';
 import { ROOT, startServerProcess, type ServerProcess } from '../../support/server-process.js';
 import { freePort, kdig, rdata, requireTools, waitFor } from '../server/tools.js';
+import { serverEngines } from './engines.js';
 import { startKnot, waitForSerial, serialAt, type KnotSecondary } from './probe.js';
 
 const run = promisify(execFile);
 const ZONE = 'domivka-demo.com.ua';
 
-/** The stores `npm start` runs on here: SQLite always, and Postgres (a fresh schema) when TEST_PG_URL is set. */
-const pgSql = async (sql: string): Promise<void> => {
-  const client = new pg.Client({ connectionString: process.env.TEST_PG_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-};
-
-const engines: Array<{ name: string; env: () => Promise<Record<string, string>>; drop?: (env: Record<string, string>) => Promise<void> }> =
-  [
-    { name: 'SQLite', env: async () => ({}) },
-    ...(process.env.TEST_PG_URL
-      ? [
-          {
-            name: 'Postgres',
-            // A fresh schema of its own (npm start migrates into it), dropped afterwards.
-            env: async () => {
-              const schema = `notify_race_${randomBytes(6).toString('hex')}`;
-              await pgSql(`create schema ${schema}`);
-              return { DATABASE_URL: process.env.TEST_PG_URL!, DATABASE_SCHEMA: schema };
-            },
-            drop: async (env: Record<string, string>) => pgSql(`drop schema if exists ${env.DATABASE_SCHEMA!} cascade`),
-          },
-        ]
-      : []),
-  ];
+const engines = serverEngines('notify_race');
 
 /**
  * Defect 7: with DNS_WORKERS > 1 a NOTIFY went out before every worker served the new serial;

@@ -1,0 +1,38 @@
+import { createHash } from 'node:crypto';
+import type { Zone } from '../../core/dns/zone/zone.js';
+
+/**
+ * A catalog zone (RFC 9432, schema version 2) listing every zone the hidden primary serves, so a
+ * secondary configured once (Knot: `catalog-role: interpret`) adds and drops member zones by itself.
+ * Every DNS worker builds the same catalog from the store: the member list is the served zones and the
+ * serial is the store's catalog version (bumped in the transaction that adds or removes a zone), so
+ * whichever worker a secondary asks answers the same serial with the same content, across restarts too.
+ */
+export interface CatalogVersion {
+  /** The store's catalog version: grows whenever a zone is added or removed. */
+  catalogSerial(): Promise<number>;
+}
+
+/**
+ * A member's unique id (RFC 9432 §4.3): a stable label derived from the zone's name, so a restart or
+ * another worker names it the same (a changed id would make the secondary drop and re-add the zone).
+ */
+export const catalogMemberId = (domain: string): string =>
+  createHash('sha256').update(domain.toLowerCase().replace(/\.$/, '')).digest('hex').slice(0, 32);
+
+/** The catalog as a zone the embedded server serves (and transfers) like any other. */
+export const catalogZone = (name: string, serial: number, members: Iterable<string>): Zone => {
+  const apex = name.toLowerCase().replace(/\.$/, '');
+  const sorted = [...new Set([...members].map((m) => m.toLowerCase().replace(/\.$/, '')))].sort();
+  return {
+    domain: apex,
+    serial,
+    recordSets: [
+      // RFC 9432 §4.1: the SOA and NS are placeholders; the NS target is the invalid TLD.
+      { name: apex, type: 'SOA', ttl: 0, values: [`invalid. invalid. ${serial} 3600 600 2147483646 0`] },
+      { name: apex, type: 'NS', ttl: 0, values: ['invalid.'] },
+      { name: `version.${apex}`, type: 'TXT', ttl: 0, values: ['2'] },
+      ...sorted.map((m) => ({ name: `${catalogMemberId(m)}.zones.${apex}`, type: 'PTR' as const, ttl: 0, values: [`${m}.`] })),
+    ],
+  };
+};

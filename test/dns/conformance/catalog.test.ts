@@ -1,0 +1,140 @@
+import { expect } from 'chai';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { knotConf } from '../../../adapters/dns/knot-conf.js';
+import { SqlStore } from '../../../adapters/sql/index.js';
+import { ROOT, startServerProcess, type ServerProcess } from '../../support/server-process.js';
+import { freePort, kdig, rdata, requireTools, waitFor } from '../server/tools.js';
+import { serverEngines } from './engines.js';
+import { serialAt } from './probe.js';
+
+const run = promisify(execFile);
+const CATALOG = 'catalog.domivka.invalid';
+const DEMO = 'domivka-demo.com.ua';
+
+/**
+ * New zones reach the secondaries by themselves: `npm start` offers a catalog zone (RFC 9432) and Knot,
+ * configured once by `npm run knot:conf`'s text (catalog-role: interpret), adds a domain registered
+ * after it started and drops a zone removed from the store, with no config reload.
+ */
+for (const engine of serverEngines('catalog')) {
+  describe(`DNS catalog zone (${engine.name}): a Knot secondary follows zones as they come and go`, function () {
+    this.timeout(180_000);
+    let server: ServerProcess;
+    let knotd: ChildProcess;
+    let knotDir: string;
+    let knotPort: number;
+    let knotLog = '';
+    let engineEnv: Record<string, string> = {};
+
+    before(async function () {
+      requireTools(this, 'knotd', 'knotc', 'kdig');
+      knotPort = await freePort();
+      engineEnv = await engine.env();
+      server = await startServerProcess({ DNS_SECONDARIES: `127.0.0.1:${knotPort}`, ...engineEnv });
+      knotDir = await mkdtemp(join(tmpdir(), 'domivka-catalog-knot-'));
+      for (const d of ['run', 'db', 'zones']) await mkdir(join(knotDir, d));
+      const conf = join(knotDir, 'knot.conf');
+      // The text `npm run knot:conf` prints, with this test's ports and directory.
+      await writeFile(
+        conf,
+        knotConf({
+          dir: knotDir,
+          listen: [`127.0.0.1@${knotPort}`],
+          primary: `127.0.0.1@${server.dnsPort}`,
+          notifyFrom: '127.0.0.1',
+          zones: [],
+          catalog: CATALOG,
+          logLevel: 'info',
+        }),
+      );
+      const check = spawnSync('knotc', ['-c', conf, 'conf-check'], { encoding: 'utf8' });
+      expect(check.status, `${check.stdout}${check.stderr}`).to.equal(0);
+      knotd = spawn('knotd', ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
+      knotd.stdout!.on('data', (d: Buffer) => (knotLog += d.toString()));
+      knotd.stderr!.on('data', (d: Buffer) => (knotLog += d.toString()));
+    });
+
+    after(async () => {
+      if (knotd && knotd.exitCode === null) {
+        const exited = new Promise((r) => knotd.once('exit', r));
+        knotd.kill('SIGTERM');
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+        if (knotd.exitCode === null) knotd.kill('SIGKILL');
+      }
+      if (knotDir) await rm(knotDir, { recursive: true, force: true });
+      await server?.stop();
+      await engine.drop?.(engineEnv);
+    });
+
+    const tail = () => knotLog.split('\n').slice(-30).join('\n');
+
+    it('serves the catalog itself: version 2 and one PTR per zone, under a stable member id', async () => {
+      const version = await kdig(server.dnsPort, `version.${CATALOG}`, 'TXT');
+      expect(rdata(version.answer, 'TXT')).to.deep.equal(['"2"']);
+      const axfr = await run('kdig', ['@127.0.0.1', '-p', String(server.dnsPort), '+tcp', CATALOG, 'AXFR']);
+      const members = axfr.stdout
+        .split('\n')
+        .filter((l) => /\sPTR\s/.test(l))
+        .map((l) => l.trim().split(/\s+/));
+      expect(members.map((m) => m.at(-1))).to.include(`${DEMO}.`);
+      for (const m of members) expect(m[0]).to.match(new RegExp(`^[0-9a-f]{32}\\.zones\\.${CATALOG.replace(/\./g, '\\.')}\\.$`));
+    });
+
+    it('Knot, configured with the catalog only, serves the zones that existed when it started', async () => {
+      const took = await waitFor(async () => (await serialAt(knotPort, DEMO)) !== null, 30_000, 100);
+      expect(took, `Knot never served ${DEMO}; its log:\n${tail()}`).to.not.equal(null);
+    });
+
+    it('a domain registered after Knot started is served by Knot without touching its configuration', async () => {
+      const { stdout } = await run(
+        join(ROOT, 'node_modules', '.bin', 'tsx'),
+        [
+          'src/main/sandbox-key.ts',
+          '--rights',
+          'domain.register,domain.read',
+          '--domains',
+          'catalog-new-shop.com.ua',
+          '--cidr',
+          '127.0.0.0/8',
+          '--spend-limit',
+          '2000',
+          '--json',
+        ],
+        { cwd: ROOT, env: server.env },
+      );
+      const key = JSON.parse(stdout.trim()).key as string;
+      const res = await fetch(`${server.api}/v1/domains`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': 'catalog-register-1' },
+        body: JSON.stringify({ domain: 'catalog-new-shop.com.ua', years: 1 }),
+      });
+      expect(res.status, await res.clone().text()).to.equal(201);
+      const registered = Date.now();
+      const took = await waitFor(async () => (await serialAt(knotPort, 'catalog-new-shop.com.ua')) !== null, 20_000, 50);
+      expect(took, `Knot never served the new zone; its log:\n${tail()}`).to.not.equal(null);
+      // eslint-disable-next-line no-console
+      console.log(`      registered → Knot serves the new zone: ${Date.now() - registered} ms`);
+    });
+
+    it('a zone removed from the store stops being served by Knot', async () => {
+      const store = new SqlStore({
+        url: server.env.DATABASE_URL!,
+        ...(server.env.DATABASE_SCHEMA ? { schema: server.env.DATABASE_SCHEMA } : {}),
+      });
+      try {
+        const zone = (await store.zones.versions()).find((v) => v.domain === 'catalog-new-shop.com.ua');
+        expect(zone, 'the registered zone is in the store').to.not.equal(undefined);
+        await store.uow.transaction(() => store.zones.remove(zone!.id));
+      } finally {
+        await store.close();
+      }
+      const took = await waitFor(async () => (await serialAt(knotPort, 'catalog-new-shop.com.ua')) === null, 20_000, 100);
+      expect(took, `Knot still serves the removed zone; its log:\n${tail()}`).to.not.equal(null);
+      expect(await serialAt(knotPort, DEMO), 'the other zones stay').to.not.equal(null);
+    });
+  });
+}
