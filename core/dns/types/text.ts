@@ -11,18 +11,24 @@ import { scanSteps } from './scan.js';
  * string, never inside a UTF-8 sequence.
  */
 
-/** Octets of one code point of the text at `i` (a lone U+DC80–U+DCFF is its one octet). */
-const octetsAt = (text: string, i: number): { size: number; units: number } => {
+/**
+ * Octets of the code point at `i` (a lone U+DC80–U+DCFF is its one octet; another lone surrogate counts as
+ * U+FFFD's three); a surrogate pair counts 4 at its first unit and 0 at its second.
+ */
+const octetsAt = (text: string, i: number): number => {
   const c = text.charCodeAt(i);
-  if (c < 0x80) return { size: 1, units: 1 };
-  if (c < 0x800) return { size: 2, units: 1 };
+  if (c < 0x80) return 1;
+  if (c < 0x800) return 2;
   if (c >= 0xd800 && c <= 0xdbff) {
     const d = text.charCodeAt(i + 1);
-    if (d >= 0xdc00 && d <= 0xdfff) return { size: 4, units: 2 };
-    return { size: 3, units: 1 }; // a lone high surrogate: not encodable (refused by the TXT check)
+    return d >= 0xdc00 && d <= 0xdfff ? 4 : 3;
   }
-  if (c >= 0xdc80 && c <= 0xdcff) return { size: 1, units: 1 };
-  return { size: 3, units: 1 };
+  if (c >= 0xdc00 && c <= 0xdfff) {
+    const p = i > 0 ? text.charCodeAt(i - 1) : 0;
+    if (p >= 0xd800 && p <= 0xdbff) return 0; // the second half of a pair
+    return c >= 0xdc80 && c <= 0xdcff ? 1 : 3;
+  }
+  return 3;
 };
 
 /** Lone surrogates that stand for no octet (anything but U+DC80–U+DCFF): such text has no octets. */
@@ -116,22 +122,21 @@ export const octetsText = (b: Uint8Array): string => {
 
 /** Split text into strings of at most 255 octets, never inside a UTF-8 sequence. "" is one empty string. */
 export const splitTxt = (text: string): string[] => {
+  scanSteps.n += text.length + 1;
+  if (text.length <= 63) return [text]; // at most 4 octets per unit: fits one string
   const out: string[] = [];
   let start = 0;
   let octets = 0;
-  let i = 0;
-  while (i < text.length) {
-    const { size, units } = octetsAt(text, i);
-    if (octets + size > 255) {
+  for (let i = 0; i < text.length; i++) {
+    const size = octetsAt(text, i);
+    if (size > 0 && octets + size > 255) {
       out.push(text.slice(start, i));
       start = i;
       octets = 0;
     }
     octets += size;
-    i += units;
   }
   out.push(text.slice(start));
-  scanSteps.n += text.length + 1;
   return out;
 };
 
@@ -143,11 +148,7 @@ export const txtRdataLength = (strings: readonly string[]): number => {
   let n = 0;
   for (const s of strings) {
     n += 1;
-    for (let i = 0; i < s.length;) {
-      const o = octetsAt(s, i);
-      n += o.size;
-      i += o.units;
-    }
+    for (let i = 0; i < s.length; i++) n += octetsAt(s, i);
   }
   return n;
 };

@@ -26,7 +26,8 @@ export const parseTxt = (type: string, raw: string): ParsedValue => {
     });
   }
   // Each character is at least one octet: text this long can never fit, whatever the split.
-  const exact = raw.length > 65535 ? raw.length : txtRdataLength(splitTxt(raw));
+  const strings = raw.length > 65535 ? null : splitTxt(raw);
+  const exact = strings === null ? raw.length : txtRdataLength(strings);
   if (exact > 65535) {
     problems.push({
       rule: 'txt-string-length',
@@ -36,6 +37,7 @@ export const parseTxt = (type: string, raw: string): ParsedValue => {
   }
   if (problems.length > 0) return { canonical: raw, data: null, problems };
   // Octets written as escapes that together are valid UTF-8 are those characters: one text per octet string.
-  const text = hasEscapedOctet(raw) ? octetsText(txtOctets(raw)) : raw;
+  if (!hasEscapedOctet(raw)) return { canonical: raw, problems: NO_PROBLEMS, data: { kind: 'txt', text: raw, strings: strings! } };
+  const text = octetsText(txtOctets(raw));
   return { canonical: text, problems: NO_PROBLEMS, data: { kind: 'txt', text, strings: splitTxt(text) } };
 };
