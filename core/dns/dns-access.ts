@@ -2,7 +2,7 @@ import type { Authorizer } from '../access/authorize.js';
 import type { ApiKey } from '../kernel/caller.js';
 import { DomainError } from '../kernel/errors.js';
 import type { Change } from './plans/plan.js';
-import { isAcmeName } from './zone/names.js';
+import { isAcmeName, resolveName } from './zone/names.js';
 
 export { isAcmeName };
 
@@ -23,6 +23,23 @@ export const assertAcmeOnly = (changes: readonly Change[], zone: string, domain:
   for (const c of changes) {
     if (c.type !== 'TXT' || !isAcmeName(c.name, zone)) {
       throw new DomainError('right_missing', { right: 'dns.edit', domain, change: `${c.action} ${c.name} ${c.type}` });
+    }
+  }
+};
+
+/**
+ * The same refusal on the plan's input, before any value is parsed: each change's name resolved as the
+ * plan would resolve it (bounded work on a bounded name), its type TXT.
+ */
+export const assertAcmeOnlyInput = (changes: ReadonlyArray<{ action: string; name: string; type: string }>, domain: string): void => {
+  for (const c of changes) {
+    const resolved = typeof c.name === 'string' ? resolveName(c.name, domain) : null;
+    if (c.type !== 'TXT' || !resolved?.ok || !isAcmeName(resolved.name, domain)) {
+      throw new DomainError('right_missing', {
+        right: 'dns.edit',
+        domain,
+        change: `${String(c.action)} ${String(c.name).slice(0, 300)} ${String(c.type)}`,
+      });
     }
   }
 };

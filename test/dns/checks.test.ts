@@ -337,6 +337,17 @@ const CASES: Record<string, Case> = {
     bad: [run('spf-type', [rs('@', 'SPF', ['v=spf1 -all'])])],
     good: [run('spf-type', [rs('@', 'TXT', ['v=spf1 -all'])])],
   },
+  'txt-octets': {
+    bad: [run('txt-octets', [rs('t', 'TXT', ['lone \ud800 surrogate'])]), run('txt-octets', [rs('t', 'TXT', ['\udc10'])])],
+    good: [run('txt-octets', [rs('t', 'TXT', ['octet \udcff kept', 'emoji 😀 ok'])])],
+  },
+  'value-length': {
+    bad: [
+      run('value-length', [rs('@', 'CAA', [`0 issue "${' '.repeat(5000)}"`])]),
+      run('value-length', [rs('m', 'MX', [`10 ${'a.'.repeat(2100)}`])]),
+    ],
+    good: [run('value-length', [rs('@', 'CAA', ['0 issue "letsencrypt.org"'])])],
+  },
   'spf-lookup-count': {
     bad: [
       run('spf-lookup-count', [

@@ -2,6 +2,8 @@ import { isIPv4, isIPv6 } from 'node:net';
 import type dnsPacket from 'dns-packet';
 import type { RecordType } from '../../../core/dns/zone/record-set.js';
 import { encodeTail, T } from './wire.js';
+import { caaValueBody, splitCaa } from '../../../core/dns/types/caa.js';
+import { txtStringOctets, unescapeString } from '../../../core/dns/types/text.js';
 
 /**
  * Presentation values (core/dns/zone/record-set.ts) → wire tails, through dns-packet. The plan checks have
@@ -52,27 +54,24 @@ const fields = (value: string, n: number, type: string): string[] => {
   return f;
 };
 
-/** TXT text → character-strings of at most 255 octets (RFC 1035 §3.3.14; the split is ours, not refused). */
-export const txtStrings = (text: string): Buffer[] => {
-  const all = Buffer.from(text, 'utf8');
-  if (all.length === 0) return [Buffer.alloc(0)];
-  const out: Buffer[] = [];
-  for (let i = 0; i < all.length; i += 255) out.push(all.subarray(i, i + 255));
-  return out;
-};
+/** TXT text → its character strings as octets: the one split the export and the size checks use too. */
+export const txtStrings = (text: string): Buffer[] => txtStringOctets(text).map((o) => Buffer.from(o.buffer, o.byteOffset, o.byteLength));
 
-/** A CAA value "0 issue \"ca.example; account=1\"" (RFC 8659 §4.1.1). */
+/** A CAA value "0 issue \"ca.example; account=1\"" (RFC 8659 §4.1.1), scanned once (no backtracking). */
 const caa = (value: string): dnsPacket.CaaData => {
-  const m = /^\s*(\d+)\s+([A-Za-z0-9]+)\s+(.*?)\s*$/s.exec(value);
-  if (!m) return fail(`CAA value "${value}" is not "flags tag value"`);
-  const flags = u16(m[1], 'CAA flags');
+  const m = splitCaa(value);
+  if (!m || !/^\d+$/.test(m.flags) || !/^[A-Za-z0-9]+$/.test(m.tag))
+    return fail(`CAA value "${value.slice(0, 100)}" is not "flags tag value"`);
+  const flags = u16(m.flags, 'CAA flags');
   if (flags > 255) fail(`CAA flags ${flags} are not 0–255`);
-  let v = m[3]!;
+  let v = m.value;
   if (v.startsWith('"')) {
-    if (v.length < 2 || !v.endsWith('"') || v.endsWith('\\"')) fail(`CAA value ${v} is not a closed quoted string`);
-    v = v.slice(1, -1).replace(/\\(\d{3}|.)/g, (_, e: string) => (e.length === 3 ? String.fromCharCode(Number(e)) : e));
+    const body = caaValueBody(v);
+    if (body === null) return fail(`CAA value ${v.slice(0, 100)} is not a closed quoted string`);
+    // dns-packet writes the value as UTF-8: decode the escapes to the text those octets are.
+    v = unescapeString(body).text;
   }
-  return { flags, tag: m[2]!.toLowerCase() as dnsPacket.CaaData['tag'], value: v };
+  return { flags, tag: m.tag.toLowerCase() as dnsPacket.CaaData['tag'], value: v };
 };
 
 /** One record's tail (see wire.ts) and, for NS/CNAME/DNAME/PTR/MX/SRV, its target. */
@@ -80,10 +79,11 @@ export const encodeValue = (type: RecordType, ttl: number, value: string): { tai
   const base = { name: '.', ttl, class: 'IN' as const };
   switch (type) {
     case 'A':
-      if (!isIPv4(value.trim())) fail(`A value "${value}" is not an IPv4 address`);
+      // Addresses are short: a long value is refused before node:net's address patterns see it.
+      if (value.length > 64 || !isIPv4(value.trim())) fail(`A value "${value}" is not an IPv4 address`);
       return { tail: encodeTail({ ...base, type: 'A', data: value.trim() }) };
     case 'AAAA':
-      if (!isIPv6(value.trim())) fail(`AAAA value "${value}" is not an IPv6 address`);
+      if (value.length > 128 || !isIPv6(value.trim())) fail(`AAAA value "${value}" is not an IPv6 address`);
       return { tail: encodeTail({ ...base, type: 'AAAA', data: value.trim() }) };
     case 'NS':
     case 'CNAME':

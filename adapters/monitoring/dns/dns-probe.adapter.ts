@@ -1,5 +1,6 @@
 import { Resolver } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
+import { octetsText } from '../../../core/dns/types/text.js';
 import type { DnsMonitorType, DnsSpec } from '../../../core/monitoring/monitor.js';
 import type { DnsProbe, ProbeOutcome } from '../../../core/monitoring/ports/probes.port.js';
 
@@ -38,7 +39,9 @@ const present = (type: DnsMonitorType, answer: unknown): string[] => {
     case 'NS':
       return (answer as string[]).map((v) => normalizeValue(type, v));
     case 'TXT':
-      return (answer as string[][]).map((chunks) => chunks.join(''));
+      // c-ares hands each character string over as Latin-1 (one character per octet): back to the octets,
+      // then to TXT text as plans write it (UTF-8, other octets as U+DC80–U+DCFF; core/dns/types/text.ts).
+      return (answer as string[][]).map((chunks) => octetsText(Buffer.from(chunks.join(''), 'latin1')));
     case 'MX':
       return (answer as Array<{ priority: number; exchange: string }>).map((r) => normalizeValue(type, `${r.priority} ${r.exchange}`));
     case 'SRV':

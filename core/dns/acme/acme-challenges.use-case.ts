@@ -6,6 +6,7 @@ import { DomainError } from '../../kernel/errors.js';
 import { transientCheckpoints, type Checkpoints } from '../../kernel/checkpoints.port.js';
 import { dnsAccess, isAcmeName } from '../dns-access.js';
 import type { AcmeChallenge, AcmeChallengeRepository, ZoneRepository } from '../ports/zone-repository.port.js';
+import { storableName } from '../zone/names.js';
 import type { RecordSet } from '../zone/record-set.js';
 import { ZoneChanged, type ZoneService } from '../zone/zone-service.js';
 import type { StoredZone } from '../zone/zone.js';
@@ -43,18 +44,22 @@ export class AcmeChallenges {
 
   /** `_acme-challenge.<host>` from what ACME clients send; a wildcard's challenge is at its base name. */
   static challengeName(input: string, zone: string): string | null {
-    let host = input.trim().toLowerCase().replace(/\.$/, '');
+    let host = input.trim().toLowerCase();
+    if (host.endsWith('.')) host = host.slice(0, -1);
     if (host.startsWith('_acme-challenge.')) host = host.slice('_acme-challenge.'.length);
     // A bare *.x (certbot's CERTBOT_DOMAIN for a wildcard) is validated at _acme-challenge.x (RFC 8555 §8.4).
     else if (host.startsWith('*.')) host = host.slice(2);
     if (host.includes('*') || host.includes('_')) return null;
+    // Stored as A-labels, like every other name in the zone: a Unicode owner is never answered by DNS.
+    let ascii: string;
     try {
-      normalizeDomain(host);
+      ascii = normalizeDomain(host);
     } catch {
       if (host !== zone) return null;
+      ascii = zone;
     }
-    const name = `_acme-challenge.${host}`;
-    return isAcmeName(name, zone) ? name : null;
+    const stored = storableName(`_acme-challenge.${ascii}.`, zone);
+    return stored.ok && isAcmeName(stored.name, zone) ? stored.name : null;
   }
 
   async add(

@@ -51,6 +51,8 @@ import { targetNotAddress } from './target-not-address.js';
 import { targetSyntax } from './target-syntax.js';
 import { ttlRange } from './ttl-range.js';
 import { txtStringLength } from './txt-string-length.js';
+import { txtOctets } from './txt-octets.js';
+import { valueLength } from './value-length.js';
 import { wildcardPosition } from './wildcard-position.js';
 import { wildcardSoaNs } from './wildcard-soa-ns.js';
 
@@ -97,6 +99,8 @@ export const RULES: readonly Rule[] = [
   caaTag,
   caaValue,
   txtStringLength,
+  txtOctets,
+  valueLength,
   soaValue,
   spfSingle,
   // delegations and DNAME

@@ -4,7 +4,7 @@ import type { ApiKey } from '../../kernel/caller.js';
 import { normalizeDomain } from '../../kernel/domain-name.js';
 import { DomainError } from '../../kernel/errors.js';
 import { transientCheckpoints, type Checkpoints } from '../../kernel/checkpoints.port.js';
-import { assertAcmeOnly, dnsAccess } from '../dns-access.js';
+import { assertAcmeOnly, assertAcmeOnlyInput, dnsAccess } from '../dns-access.js';
 import { buildPlan, type PlanInput } from './plan-builder.js';
 import { Plan, type Change, type CheckResult, type PlanView } from './plan.js';
 
@@ -45,6 +45,8 @@ export class DnsPlans {
     const access = await dnsAccess(this.deps.authorizer, key, domain);
     if (access === 'acme-only' && !('changes' in input))
       throw new DomainError('right_missing', { right: 'dns.edit', domain, change: 'a whole-zone plan' });
+    // Refused by right before anything is read or parsed: a key may not make us parse values it could never write.
+    if (access === 'acme-only' && 'changes' in input) assertAcmeOnlyInput(input.changes, domain);
     const zone = await this.zoneOf(key, domain);
     const built = buildPlan({ origin: domain, current: zone.recordSets, input });
     if (access === 'acme-only') assertAcmeOnly(built.changes, domain, domain);

@@ -64,6 +64,19 @@ export const resolveName = (input: unknown, origin: string): ResolvedName => {
   return { ok: true, name: `${ascii}.${origin}` };
 };
 
+/**
+ * The one test every stored owner name passes, whoever writes it (plans, ACME challenges, migrations):
+ * resolved against the zone to absolute A-labels (UTS #46), then free of every name problem (labels
+ * 1–63 octets, ≤ 255 octets on the wire, no characters that need escaping). A name that fails it could
+ * never be served, exported or deleted by a plan, so it is never stored.
+ */
+export const storableName = (input: string, origin: string): ResolvedName => {
+  const resolved = resolveName(input, origin);
+  if (!resolved.ok) return resolved;
+  const problems = nameProblems(resolved.name);
+  return problems.length > 0 ? { ok: false, problem: problems[0]! } : resolved;
+};
+
 export const outsideZone = (name: string, origin: string): NameProblem => ({
   rule: 'owner-in-zone',
   en: `"${name}" is outside the zone ${origin}.`,

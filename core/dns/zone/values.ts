@@ -9,13 +9,29 @@ import { parseTxt } from '../types/txt.js';
 import type { ParsedValue } from '../types/value.js';
 
 export type { ParsedValue, ValueData, ValueProblem } from '../types/value.js';
-export { splitTxt, quoteString, unescapeString } from '../types/text.js';
+export { splitTxt, quoteString, unescapeString, octetsText, txtOctets, txtStringOctets } from '../types/text.js';
+
+/** The longest presentation value of a type other than TXT/SPF (the API's schema holds values to it too). */
+export const MAX_VALUE_CHARS = 4096;
+
+const tooLong = (type: RecordType, raw: string): ParsedValue => ({
+  canonical: raw,
+  data: null,
+  problems: [
+    {
+      rule: 'value-length',
+      en: `A ${type} value holds at most ${MAX_VALUE_CHARS} characters; this one has ${raw.length}.`,
+      uk: `Значення ${type} вміщує не більше ${MAX_VALUE_CHARS} символів; це має ${raw.length}.`,
+    },
+  ],
+});
 
 /**
  * Presentation values per record type: parse, validate (every problem) and canonicalise. Each type lives
  * in core/dns/types/ and validates itself (STYLE 9); this file only dispatches.
  */
 export const parseValue = (type: RecordType, raw: string, origin: string): ParsedValue => {
+  if (raw.length > MAX_VALUE_CHARS && type !== 'TXT' && type !== 'SPF') return tooLong(type, raw);
   switch (type) {
     case 'A':
       return parseA(raw);

@@ -3,7 +3,7 @@ import { wireLength } from './names.js';
 import type { RecordSet } from './record-set.js';
 import type { ParsedValue } from './values.js';
 import { parsedValues } from './values.js';
-import { splitTxt } from '../types/text.js';
+import { splitTxt, txtOctets } from '../types/text.js';
 
 /** dns-packet's record codec (typed loosely: @types/dns-packet does not declare `answer`). */
 const answerCodec = (dnsPacket as unknown as { answer: { encodingLength(a: unknown): number } }).answer;
@@ -19,7 +19,7 @@ const rdataOf = (set: RecordSet, parsed: readonly ParsedValue[]): Array<{ type: 
   parsed.map((p, i) => {
     const raw = set.values[i]!;
     const d = p.data;
-    if (!d) return { type: 'TXT', data: splitTxt(raw) };
+    if (!d) return { type: 'TXT', data: splitTxt(raw).map(txtOctets) };
     switch (d.kind) {
       case 'address':
         return { type: set.type, data: d.address };
@@ -33,7 +33,7 @@ const rdataOf = (set: RecordSet, parsed: readonly ParsedValue[]): Array<{ type: 
         return { type: 'CAA', data: { flags: d.flags, tag: d.tag, value: d.value } };
       case 'txt':
         // SPF (type 99) has TXT's RDATA format (RFC 7208 §3.1); dns-packet has no SPF codec.
-        return { type: 'TXT', data: d.strings };
+        return { type: 'TXT', data: d.strings.map(txtOctets) };
       case 'soa':
         return {
           type: 'SOA',
