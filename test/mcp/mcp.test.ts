@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpTools } from '../../adapters/mcp/index.js';
+import { MCP_MAX_BATCH, mcpRoutes } from '../../adapters/http/routes/mcp.routes.js';
 import { eachStore, STORES } from '../support/stores.js';
 import { startApi, type TestApi } from '../support/system.js';
 
@@ -150,5 +152,98 @@ describe('MCP rate limit per client address', () => {
     } finally {
       await api.close();
     }
+  });
+});
+
+describe('MCP batches: every message costs a token, a batch is capped', () => {
+  const post = (api: TestApi, body: unknown) =>
+    fetch(`${api.base}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(body),
+    });
+  const calls = (n: number, from = 0) =>
+    Array.from({ length: n }, (_, i) => ({
+      jsonrpc: '2.0',
+      id: from + i,
+      method: 'tools/call',
+      params: { name: 'certificate_status', arguments: { domain: `batch-${from + i}.com.ua` } },
+    }));
+
+  it('a batch of N calls spends N tokens; past the bucket it is HTTP 429 with a JSON-RPC rate error, nothing run', async function () {
+    this.timeout(60_000);
+    const api = await startApi(STORES[0]!, { env: { RATE_LIMIT_ANON_BURST: '30', RATE_LIMIT_ANON_PER_SECOND: '1' } });
+    try {
+      const first = await post(api, calls(MCP_MAX_BATCH));
+      expect(first.status).to.equal(200);
+      expect(((await first.json()) as any[]).length).to.equal(MCP_MAX_BATCH);
+      // 30 − 20 spent (a token or so may have come back since).
+      expect(Number(first.headers.get('ratelimit-remaining'))).to.be.within(10, 11);
+      const second = await post(api, calls(MCP_MAX_BATCH, 100));
+      expect(second.status).to.equal(429);
+      expect(Number(second.headers.get('retry-after'))).to.be.at.least(1);
+      const body = (await second.json()) as any;
+      expect(body).to.deep.include({ jsonrpc: '2.0', id: null });
+      expect(body.error.code).to.equal(-32000);
+      expect(body.error.data.code).to.equal('rate_limited');
+      // A refused batch spent nothing: a single call still goes through.
+      expect((await post(api, calls(1, 200)[0])).status).to.equal(200);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('a batch over the cap is refused whole with a JSON-RPC error and spends no token', async function () {
+    this.timeout(60_000);
+    const api = await startApi(STORES[0]!, { env: { RATE_LIMIT_ANON_BURST: '100', RATE_LIMIT_ANON_PER_SECOND: '1' } });
+    try {
+      const r = await post(api, calls(MCP_MAX_BATCH + 1));
+      expect(r.status).to.equal(422);
+      const body = (await r.json()) as any;
+      expect(body).to.deep.include({ jsonrpc: '2.0', id: null });
+      expect(body.error.code).to.equal(-32600);
+      expect(body.error.data.code).to.equal('validation_failed');
+      expect(JSON.stringify(body)).to.not.contain('"result"');
+      const next = await post(api, calls(1)[0]);
+      expect(next.status).to.equal(200);
+      expect(Number(next.headers.get('ratelimit-remaining'))).to.equal(99);
+      // Not JSON at all: still a JSON-RPC error (parse error), not our error shape.
+      const garbled = await fetch(`${api.base}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"jsonrpc":',
+      });
+      expect(garbled.status).to.equal(400);
+      const g = (await garbled.json()) as any;
+      expect(g.error.code).to.equal(-32700);
+      expect(g.error.data.code).to.equal('malformed_json');
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('with MCP_ENVIRONMENT=live, batches reach the registry no more often than the bucket allows', async () => {
+    let checks = 0;
+    const tools = new McpTools(
+      {
+        search: async (_e, q) => {
+          checks += 1;
+          return { query: q, results: [] };
+        },
+        certificateStatus: async (domain) => ({ domain, certificate: null }),
+      },
+      { environment: 'live', version: 'test' },
+    );
+    const [mcp] = mcpRoutes(tools, { burst: 30, perSecond: 1 });
+    const batch = Array.from({ length: MCP_MAX_BATCH }, (_, i) => ({
+      jsonrpc: '2.0',
+      id: i,
+      method: 'tools/call',
+      params: { name: 'check_domain_availability', arguments: { domain: `live-${i}.com.ua` } },
+    }));
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await mcp!.handle({ params: {}, query: {}, body: batch, ip: '192.0.2.1' })).status);
+    expect(statuses).to.deep.equal([200, 429, 429, 429, 429]);
+    expect(checks).to.equal(MCP_MAX_BATCH);
   });
 });
