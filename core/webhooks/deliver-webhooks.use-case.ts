@@ -1,3 +1,4 @@
+import { hostOfUrl } from '../kernel/url-parts.js';
 import type { RecordingDeps } from '../kernel/recording-deps.js';
 import { withDefaults } from '../kernel/defaults.js';
 import type { EventFeed } from '../events/ports/event-feed.port.js';
@@ -281,7 +282,7 @@ export class DeliverWebhooks {
       subject: `webhook:${w.id}`,
       actor: 'system:webhooks',
       occurredAt: now,
-      data: { webhook_id: w.id, url: w.url, reason },
+      data: { webhook_id: w.id, host: hostOfUrl(w.url), reason },
     });
     return true;
   }
