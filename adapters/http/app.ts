@@ -84,6 +84,20 @@ const setCookieHeader = (c: CookieSpec, host: string, secure: boolean | 'auto'):
   return parts.join('; ');
 };
 
+/**
+ * A header value Node will send: octets outside visible ASCII are percent-encoded (what a URI in
+ * Location wants anyway). Headers are set after a write committed, and a value Node refuses would turn
+ * a stored success into a 500, again on every idempotent replay.
+ */
+const headerSafe = (v: string): string =>
+  v.replace(/[^\x20-\x7e]/gu, (c) => {
+    try {
+      return encodeURIComponent(c);
+    } catch {
+      return '%EF%BF%BD'; // a lone surrogate: no UTF-8 for it
+    }
+  });
+
 const sendError = (ctx: Context, err: DomainError): void => {
   ctx.status = ERROR_TABLE[err.code].status;
   // "Try again later" errors say when (429 rate_limited, 409 idempotency_key_in_use).
@@ -274,7 +288,7 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
       }
 
       ctx.status = reply.status;
-      for (const [k, v] of Object.entries(reply.headers ?? {})) ctx.set(k, v);
+      for (const [k, v] of Object.entries(reply.headers ?? {})) ctx.set(k, headerSafe(v));
       for (const c of reply.cookies ?? []) ctx.append('Set-Cookie', setCookieHeader(c, ctx.host, deps.config.secureCookies));
       if (reply.contentType) ctx.type = reply.contentType;
       if (reply.body !== undefined) ctx.body = reply.body;
