@@ -58,7 +58,8 @@ eachStore('MCP tools for assistants (POST /mcp)', (kind) => {
     expect(s).to.deep.include({ domain: 'kvitka-mcp.com.ua', available: true, registered_until: null, environment: 'test' });
     expect(s.price_per_year).to.deep.equal({ amount: 40000, currency: 'UAH', formatted: '400.00 грн' });
     expect(s.alternatives.map((a: any) => a.domain)).to.include('kvitka-mcp.com');
-    expect((free.content as any)[0].text).to.match(/kvitka-mcp\.com\.ua is free: 400\.00 грн per year/);
+    // The text content is the structured content, serialized.
+    expect(JSON.parse((free.content as any)[0].text)).to.deep.equal(s);
 
     const taken = await client.callTool({ name: 'check_domain_availability', arguments: { domain: 'taken-mcp.com.ua' } });
     expect(taken.structuredContent).to.deep.include({ domain: 'taken-mcp.com.ua', available: false, registered_until: '2031-03-14' });
@@ -112,6 +113,38 @@ eachStore('MCP tools for assistants (POST /mcp)', (kind) => {
     await client.listTools();
     await client.close();
     expect(await rowCounts()).to.deep.equal(before);
+  });
+
+  it('certificate_status answers by the names a certificate covers, wildcards included; outputSchema holds; no listChanged', async () => {
+    const key = (await api.issueKey({ environment: 'test', rights: ['cert.issue'], domains: ['domivka-demo.dev'] })).secret;
+    for (const domains of [['www.domivka-demo.dev'], ['*.wild.domivka-demo.dev']]) {
+      const r = await api.call('/v1/certificates', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'idempotency-key': crypto.randomUUID() },
+        json: { domains },
+      });
+      expect(r.status, JSON.stringify(r.body)).to.equal(202);
+    }
+    const client = await connect();
+    // A server made fresh for every request can never tell a client that its list changed.
+    expect(client.getServerCapabilities()?.tools?.listChanged).to.equal(undefined);
+    const { tools } = await client.listTools();
+    for (const t of tools) expect(t.outputSchema?.type, t.name).to.equal('object');
+    const status = async (domain: string) => {
+      // The SDK client validates structuredContent against the tool's outputSchema (it throws otherwise).
+      const r = await client.callTool({ name: 'certificate_status', arguments: { domain } });
+      expect(r.isError ?? false, JSON.stringify(r)).to.equal(false);
+      expect(JSON.parse((r.content as any)[0].text)).to.deep.equal(r.structuredContent);
+      return (r.structuredContent as any).certificate;
+    };
+    expect(await status('www.domivka-demo.dev')).to.not.equal(null);
+    expect(await status('WWW.Domivka-Demo.dev')).to.not.equal(null);
+    expect(await status('domivka-demo.dev')).to.equal(null);
+    expect(await status('mail.domivka-demo.dev')).to.equal(null);
+    expect(await status('a.wild.domivka-demo.dev')).to.not.equal(null);
+    expect(await status('wild.domivka-demo.dev')).to.equal(null);
+    expect(await status('a.b.wild.domivka-demo.dev')).to.equal(null);
+    await client.close();
   });
 
   it('is in the OpenAPI document as a public POST /mcp', async () => {
