@@ -12,6 +12,7 @@ import type { Environment } from '../../core/kernel/environment.js';
 import { DomainError, isDomainError } from '../../core/kernel/errors.js';
 import type { UnitOfWork } from '../../core/kernel/unit-of-work.port.js';
 import { ERROR_TABLE, errorBody } from './error-table.js';
+import { jsonRpcErrorOf } from './jsonrpc.js';
 import { readJsonBody } from './middleware/body.js';
 import { fingerprintOf, parseIdempotencyKey, runIdempotent } from './middleware/idempotency.js';
 import { RateLimiter, type BucketConfig } from './middleware/rate-limit.js';
@@ -83,12 +84,27 @@ const setCookieHeader = (c: CookieSpec, host: string, secure: boolean | 'auto'):
   return parts.join('; ');
 };
 
+/**
+ * A header value Node will send: octets outside visible ASCII are percent-encoded (what a URI in
+ * Location wants anyway). Headers are set after a write committed, and a value Node refuses would turn
+ * a stored success into a 500, again on every idempotent replay.
+ */
+const headerSafe = (v: string): string =>
+  v.replace(/[^\x20-\x7e]/gu, (c) => {
+    try {
+      return encodeURIComponent(c);
+    } catch {
+      return '%EF%BF%BD'; // a lone surrogate: no UTF-8 for it
+    }
+  });
+
 const sendError = (ctx: Context, err: DomainError): void => {
   ctx.status = ERROR_TABLE[err.code].status;
   // "Try again later" errors say when (429 rate_limited, 409 idempotency_key_in_use).
   const retryAfter = (err.params as { retry_after?: unknown } | undefined)?.retry_after;
   if (typeof retryAfter === 'number' && Number.isFinite(retryAfter)) ctx.set('Retry-After', String(Math.max(1, Math.ceil(retryAfter))));
-  ctx.body = errorBody(err.code, err.params, err.details);
+  const body = errorBody(err.code, err.params, err.details);
+  ctx.body = ctx.state.errorFormat === 'jsonrpc' ? jsonRpcErrorOf(ctx.status, body) : body;
 };
 
 export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => {
@@ -147,6 +163,7 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
 
     router[method](koaPath(route.path), async (ctx: Context) => {
+      if (route.errorFormat) ctx.state.errorFormat = route.errorFormat;
       const access = route.access;
       const input: RouteInput = {
         params: { ...(ctx.params as Record<string, string>) },
@@ -271,10 +288,15 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
       }
 
       ctx.status = reply.status;
-      for (const [k, v] of Object.entries(reply.headers ?? {})) ctx.set(k, v);
+      for (const [k, v] of Object.entries(reply.headers ?? {})) ctx.set(k, headerSafe(v));
       for (const c of reply.cookies ?? []) ctx.append('Set-Cookie', setCookieHeader(c, ctx.host, deps.config.secureCookies));
       if (reply.contentType) ctx.type = reply.contentType;
       if (reply.body !== undefined) ctx.body = reply.body;
+      // No body means none: not Koa's status text ("Accepted") in text/plain.
+      else if (ctx.body === undefined) {
+        ctx.body = '';
+        ctx.remove('Content-Type');
+      }
     });
   }
 

@@ -1,5 +1,6 @@
 import { ERROR_TABLE, errorBody } from './error-table.js';
 import type { ErrorCode } from '../../core/kernel/errors.js';
+import { jsonRpcErrorOf, jsonRpcErrorSchema } from './jsonrpc.js';
 import { declaredRights, isHumanOnly, type JsonSchema, type Route } from './route.js';
 
 /**
@@ -27,7 +28,8 @@ const errorSchema: JsonSchema = {
 };
 
 const commonErrors = (r: Route): ErrorCode[] => {
-  const codes: ErrorCode[] = ['internal_error', 'method_not_allowed'];
+  // A JSON-RPC route is POST only and its 405 (another method) is not this operation's answer.
+  const codes: ErrorCode[] = r.errorFormat === 'jsonrpc' ? ['internal_error'] : ['internal_error', 'method_not_allowed'];
   if (r.access.kind === 'key')
     codes.push('unauthenticated', 'key_invalid', 'key_revoked', 'key_expired', 'ip_not_allowed', 'rate_limited', 'environment_unavailable');
   if (r.access.kind === 'key' && (r.access.right || r.access.rights)) codes.push('right_missing');
@@ -91,12 +93,13 @@ export const buildOpenApi = (routes: readonly Route[], version: string): Record<
       byStatus.set(st, [...(byStatus.get(st) ?? []), code]);
     }
     for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+      const jsonRpc = r.errorFormat === 'jsonrpc';
       responses[String(status)] = {
         description: `Error: ${codes.join(', ')}`,
         content: {
           'application/json': {
-            schema: { $ref: '#/components/schemas/Error' },
-            examples: Object.fromEntries(codes.map((c) => [c, { value: errorBody(c) }])),
+            schema: { $ref: `#/components/schemas/${jsonRpc ? 'JsonRpcError' : 'Error'}` },
+            examples: Object.fromEntries(codes.map((c) => [c, { value: jsonRpc ? jsonRpcErrorOf(status, errorBody(c)) : errorBody(c) }])),
           },
         },
       };
@@ -134,7 +137,7 @@ export const buildOpenApi = (routes: readonly Route[], version: string): Record<
     tags,
     paths,
     components: {
-      schemas: { Error: errorSchema },
+      schemas: { Error: errorSchema, JsonRpcError: jsonRpcErrorSchema },
       securitySchemes: {
         bearerKey: { type: 'http', scheme: 'bearer', description: 'An access key: dmk_live_… or dmk_test_….' },
         sessionCookie: { type: 'apiKey', in: 'cookie', name: 'dmk_session', description: 'Console session (humans only).' },

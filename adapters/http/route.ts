@@ -144,6 +144,8 @@ export interface Route {
   readonly responses: Readonly<Record<number, { description: string; schema?: JsonSchema; contentType?: string }>>;
   /** Error codes this route answers with beyond the common ones (documented in OpenAPI). */
   readonly errors?: readonly ErrorCode[];
+  /** How its refusals are shaped: our error body (default), or a JSON-RPC error object (jsonrpc.ts). */
+  readonly errorFormat?: 'jsonrpc';
   readonly handle: (input: RouteInput) => Promise<Reply>;
   /** What an Idempotency-Key replay may show again. Default: the reply as it was. A reply that carries
    * a one-time secret (a new key) says here how to keep it without the secret. */

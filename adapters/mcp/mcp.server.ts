@@ -30,6 +30,46 @@ export interface McpHttpAnswer {
   readonly headers: Record<string, string>;
 }
 
+const priceSchema = z.object({
+  amount: z.number().int().describe('Kopiykas (1/100 UAH)'),
+  currency: z.literal('UAH'),
+  formatted: z.string().describe('e.g. "400.00 грн"'),
+});
+
+/** What check_domain_availability answers (its structuredContent; the text content is the same JSON). */
+const availabilityOutput = {
+  domain: z.string().describe('The name checked, in A-labels'),
+  available: z.boolean(),
+  registered_until: z.string().nullable().describe('For a taken name, the date it is registered until, when the registry tells'),
+  price_per_year: priceSchema,
+  alternatives: z
+    .array(z.object({ domain: z.string(), price_per_year: priceSchema }))
+    .describe('Free names with the same label in the other zones'),
+  environment: z.enum(['test', 'live']),
+};
+
+/** What certificate_status answers. */
+const certificateOutput = {
+  domain: z.string().describe('The name asked about, in A-labels'),
+  certificate: z
+    .object({
+      status: z.string().describe('pending, issued, failed, expired or revoked'),
+      not_before: z.string().nullable(),
+      not_after: z.string().nullable(),
+      issuer: z.string().nullable(),
+      covers_wildcard: z.boolean().describe('Whether it also covers *. + the name'),
+    })
+    .nullable()
+    .describe('The newest certificate whose names cover the name (wildcards included), or null'),
+  environment: z.enum(['test', 'live']),
+};
+
+/** A tool's answer: the structured content, and the same JSON as text for clients that read text only. */
+const answer = <T extends Record<string, unknown>>(structured: T) => ({
+  content: [{ type: 'text' as const, text: JSON.stringify(structured) }],
+  structuredContent: structured,
+});
+
 const price = (amount: number) => ({ amount, currency: 'UAH' as const, formatted: `${formatUah(amount)} грн` });
 
 /** Plain-language text for the errors a tool can meet (no stack, no internals). */
@@ -62,6 +102,7 @@ export class McpTools {
         description:
           'Is a domain name free to register? Answers free or taken (with the date it is registered until), the yearly price in UAH (kopiykas and formatted), and alternatives in other zones. Read-only; no account needed.',
         inputSchema: { domain: z.string().min(3).max(253).describe('A full domain name, e.g. kvitka.com.ua') },
+        outputSchema: availabilityOutput,
         annotations: { readOnlyHint: true, openWorldHint: true, idempotentHint: true },
       },
       async ({ domain }) => {
@@ -73,7 +114,7 @@ export class McpTools {
               isError: true,
               content: [{ type: 'text' as const, text: `"${domain}" is not a full domain name (e.g. kvitka.com.ua).` }],
             };
-          const answer = {
+          return answer({
             domain: exact.domain,
             available: exact.available,
             registered_until: exact.registered_until,
@@ -82,15 +123,7 @@ export class McpTools {
               .filter((r) => !r.exact && r.available)
               .map((r) => ({ domain: r.domain, price_per_year: price(r.price.amount) })),
             environment: env,
-          };
-          const text = exact.available
-            ? `${exact.domain} is free: ${answer.price_per_year.formatted} per year.`
-            : `${exact.domain} is taken${exact.registered_until ? ` (registered until ${exact.registered_until})` : ''}.`;
-          const alt =
-            answer.alternatives.length > 0
-              ? ` Free alternatives: ${answer.alternatives.map((a) => `${a.domain} (${a.price_per_year.formatted})`).join(', ')}.`
-              : '';
-          return { content: [{ type: 'text' as const, text: text + alt }], structuredContent: answer };
+          });
         } catch (err) {
           return { isError: true, content: [{ type: 'text' as const, text: explain(err) }] };
         }
@@ -102,23 +135,24 @@ export class McpTools {
       {
         title: 'Certificate status',
         description:
-          'The latest TLS certificate Domivka issued for a domain: status, validity (not before/after) and issuer. Shows no account data. Read-only.',
-        inputSchema: { domain: z.string().min(3).max(253).describe('A domain name, e.g. kvitka.com.ua') },
+          'The newest TLS certificate Domivka issued that covers a host name (its own names, wildcards included: *.x covers www.x, not x): status, validity (not before/after) and issuer. Shows no account data. Read-only.',
+        inputSchema: { domain: z.string().min(3).max(253).describe('A host name, e.g. www.kvitka.com.ua') },
+        outputSchema: certificateOutput,
         annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: true },
       },
       async ({ domain }) => {
         try {
           const s = await this.reads.certificateStatus(domain, env);
-          const c = s.certificate;
-          const text = c
-            ? `${s.domain}: certificate ${c.status}${c.not_after ? `, valid until ${c.not_after}` : ''}${c.issuer ? `, issued by ${c.issuer}` : ''}.`
-            : `${s.domain}: no certificate has been requested through Domivka.`;
-          return { content: [{ type: 'text' as const, text }], structuredContent: { ...s, environment: env } };
+          return answer({ domain: s.domain, certificate: s.certificate, environment: env });
         } catch (err) {
           return { isError: true, content: [{ type: 'text' as const, text: explain(err) }] };
         }
       },
     );
+    // Stateless: a fresh server per request, so no client ever stays to hear that the list changed.
+    // registerTool advertises tools.listChanged; take it back (getCapabilities is TypeScript-private but
+    // returns the very object initialize answers with; test/mcp checks the capabilities a client sees).
+    delete server.server['getCapabilities']().tools?.listChanged;
     return server;
   }
 

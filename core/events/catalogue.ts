@@ -56,6 +56,7 @@ const MONITOR_SETTINGS = {
   domain: 'string',
   interval_seconds: 'integer',
   enabled: 'boolean',
+  url: 'string: the URL an HTTP probe fetches, without its query string (http)',
 } as const;
 const MONITOR_CHECK = {
   monitor_id: 'string',
@@ -245,14 +246,14 @@ export const EVENT_CATALOGUE: { readonly [T in EventType]: EventInfo & { readonl
   ),
   'webhook.created': e('webhook.created', 'account', 'Створено вебхук.', 'A webhook endpoint was created.', {
     webhook_id: 'string',
-    url: 'string',
+    host: 'string: the host of the endpoint (never its path or query string)',
     events: 'string[]',
     domains: 'string[] | null',
     enabled: 'boolean',
   }),
   'webhook.updated': e('webhook.updated', 'account', 'Вебхук змінено.', 'A webhook endpoint was changed.', {
     webhook_id: 'string',
-    url: 'string',
+    host: 'string: the host of the endpoint (never its path or query string)',
     events: 'string[]',
     domains: 'string[] | null',
     enabled: 'boolean',
@@ -270,7 +271,7 @@ export const EVENT_CATALOGUE: { readonly [T in EventType]: EventInfo & { readonl
     'account',
     'Вебхук вимкнено: кінцева точка відповіла 410 або не приймала доставок 3 дні.',
     'A webhook endpoint was disabled: it answered 410 or failed deliveries for 3 days.',
-    { webhook_id: 'string', url: 'string', reason: "'gone' | 'failing'" },
+    { webhook_id: 'string', host: 'string: the host of the endpoint', reason: "'gone' | 'failing'" },
   ),
   // The six human-only actions (account events; the transfer code itself is never in an event)
   'person.reauthenticated': e(

@@ -1,5 +1,6 @@
 import type { DangerClass } from './rights.js';
 import type { Environment } from './environment.js';
+import type { UrlHost, UrlWithoutQuery } from './url-parts.js';
 
 /**
  * Every state change others may want to hear about is recorded here, in the same transaction as the
@@ -56,9 +57,10 @@ type CertificateFailed = {
   readonly retryable: boolean;
   readonly not_after: string | null;
 };
+/** The endpoint's host only: its path and query string often hold a secret, and events reach other keys. */
 type WebhookSettings = {
   readonly webhook_id: string;
-  readonly url: string;
+  readonly host: UrlHost;
   readonly events: readonly string[];
   readonly domains: readonly string[] | null;
   readonly enabled: boolean;
@@ -76,13 +78,15 @@ type OperationChanged = {
   readonly warning_messages?: ReadonlyArray<{ readonly uk: string; readonly en: string }>;
   readonly failure_reason?: string;
 };
-/** A monitor's own settings follow its kind (the probe's fields: url, host, name, …). */
+/** A monitor's own settings follow its kind (the probe's fields: url, host, name, …); an HTTP probe's URL
+ * without its query string (a token there would reach every key that reads the domain's events). */
 type MonitorSettings = {
   readonly monitor_id: string;
   readonly domain: string;
   readonly kind: string;
   readonly interval_seconds: number;
   readonly enabled: boolean;
+  readonly url?: UrlWithoutQuery;
   readonly [probeField: string]: unknown;
 };
 type MonitorAbout = { readonly monitor_id: string; readonly domain: string; readonly kind: string };
@@ -192,7 +196,7 @@ export interface EventData {
   'webhook.updated': WebhookSettings;
   'webhook.deleted': { readonly webhook_id: string };
   'webhook.secret_rotated': { readonly webhook_id: string; readonly old_secret_expires_at: string };
-  'webhook.disabled': { readonly webhook_id: string; readonly url: string; readonly reason: 'gone' | 'failing' };
+  'webhook.disabled': { readonly webhook_id: string; readonly host: UrlHost; readonly reason: 'gone' | 'failing' };
   // monitoring
   'monitor.created': MonitorSettings;
   'monitor.updated': MonitorSettings;

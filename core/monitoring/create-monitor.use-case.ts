@@ -5,7 +5,7 @@ import { normalizeDomain } from '../kernel/domain-name.js';
 import { DomainError } from '../kernel/errors.js';
 import { MONITOR_KINDS, type Monitor, type MonitorKind } from './monitor.js';
 import { buildSpec, checkInterval, DEFAULT_INTERVAL_SECONDS, type MonitorRules, type MonitorSpecInput } from './monitor-spec.js';
-import { specFields, viewMonitor, type MonitorView } from './monitor-view.js';
+import { eventSpecFields, viewMonitor, type MonitorView } from './monitor-view.js';
 import type { MonitorRepository } from './ports/monitor-repository.port.js';
 
 export interface CreateMonitorInput extends MonitorSpecInput {
@@ -67,7 +67,14 @@ export class CreateMonitor {
       await this.deps.events.record(
         'monitor.created',
         { accountId: key.accountId, environment: key.environment, subject: `monitor:${m.id}`, actor: `key:${key.id}`, occurredAt: now },
-        { monitor_id: m.id, domain: m.domain, kind: spec.kind, ...specFields(spec), interval_seconds: interval, enabled: m.enabled },
+        {
+          monitor_id: m.id,
+          domain: m.domain,
+          kind: spec.kind,
+          ...eventSpecFields(spec),
+          interval_seconds: interval,
+          enabled: m.enabled,
+        },
       );
     });
     return viewMonitor(m);

@@ -1,3 +1,4 @@
+import { urlWithoutQuery } from '../kernel/url-parts.js';
 import type { CheckResult, Incident, Monitor, MonitorSpec } from './monitor.js';
 
 /** The wire shape of a monitor (snake_case, RFC 3339 instants). */
@@ -33,6 +34,10 @@ export const specFields = (s: MonitorSpec): Record<string, unknown> => {
       return { min_days_valid: s.minDaysValid };
   }
 };
+
+/** The probe's fields as events carry them: an HTTP URL without its query string (a token may sit there). */
+export const eventSpecFields = (s: MonitorSpec): Record<string, unknown> =>
+  s.kind === 'http' ? { ...specFields(s), url: urlWithoutQuery(s.url) } : specFields(s);
 
 export const viewMonitor = (m: Monitor): MonitorView => ({
   id: m.id,

@@ -5,7 +5,7 @@ import { DomainError } from '../kernel/errors.js';
 import type { Monitor } from './monitor.js';
 import { loadMonitor } from './monitor-access.js';
 import { buildSpec, checkInterval, type MonitorRules, type MonitorSpecInput } from './monitor-spec.js';
-import { specFields, viewMonitor, type MonitorView } from './monitor-view.js';
+import { eventSpecFields, specFields, viewMonitor, type MonitorView } from './monitor-view.js';
 import type { MonitorRepository } from './ports/monitor-repository.port.js';
 
 export interface UpdateMonitorInput extends MonitorSpecInput {
@@ -75,7 +75,7 @@ export class UpdateMonitor {
           monitor_id: id,
           domain: current.domain,
           kind: spec.kind,
-          ...specFields(spec),
+          ...eventSpecFields(spec),
           interval_seconds: interval,
           enabled: nowEnabled,
         },

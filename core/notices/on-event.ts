@@ -371,10 +371,10 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
       kind: 'webhook.disabled',
       domain: null,
       message: {
-        uk: `Вебхук ${d.webhook_id} (${d.url}) вимкнено: ${why.uk}. Увімкніть його знову (PATCH /v1/webhooks/${d.webhook_id} {"enabled": true}), коли кінцева точка працюватиме.`,
-        en: `Webhook ${d.webhook_id} (${d.url}) was disabled: ${why.en}. Enable it again (PATCH /v1/webhooks/${d.webhook_id} {"enabled": true}) once the endpoint works.`,
+        uk: `Вебхук ${d.webhook_id} (${d.host}) вимкнено: ${why.uk}. Увімкніть його знову (PATCH /v1/webhooks/${d.webhook_id} {"enabled": true}), коли кінцева точка працюватиме.`,
+        en: `Webhook ${d.webhook_id} (${d.host}) was disabled: ${why.en}. Enable it again (PATCH /v1/webhooks/${d.webhook_id} {"enabled": true}) once the endpoint works.`,
       },
-      data: { webhook_id: d.webhook_id, url: d.url, reason: d.reason, at: e.occurredAt.toISOString() },
+      data: { webhook_id: d.webhook_id, host: d.host, reason: d.reason, at: e.occurredAt.toISOString() },
     };
   },
 };

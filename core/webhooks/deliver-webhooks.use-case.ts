@@ -1,3 +1,4 @@
+import { hostOfUrl } from '../kernel/url-parts.js';
 import type { RecordingDeps } from '../kernel/recording-deps.js';
 import { withDefaults } from '../kernel/defaults.js';
 import type { EventFeed } from '../events/ports/event-feed.port.js';
@@ -276,7 +277,7 @@ export class DeliverWebhooks {
     await this.deps.events.record(
       'webhook.disabled',
       { accountId: w.accountId, environment: w.environment, subject: `webhook:${w.id}`, actor: 'system:webhooks', occurredAt: now },
-      { webhook_id: w.id, url: w.url, reason },
+      { webhook_id: w.id, host: hostOfUrl(w.url), reason },
     );
     return true;
   }

@@ -1,3 +1,4 @@
+import { hostOfUrl } from '../kernel/url-parts.js';
 import type { RecordingDeps } from '../kernel/recording-deps.js';
 import type { ApiKey } from '../kernel/caller.js';
 import { internalTypes } from '../events/catalogue.js';
@@ -111,7 +112,7 @@ export class ManageWebhooks {
     };
     return this.deps.uow.transaction(async () => {
       await this.deps.repo.insert(w);
-      await this.emit(key, 'webhook.created', w, { webhook_id: w.id, url, events, domains, enabled: w.enabled });
+      await this.emit(key, 'webhook.created', w, { webhook_id: w.id, host: hostOfUrl(url), events, domains, enabled: w.enabled });
       return { ...viewWebhook(w), secret };
     });
   }
@@ -145,7 +146,7 @@ export class ManageWebhooks {
       if (!next.enabled && w.enabled) await this.deps.repo.cancelPending(w.id);
       await this.emit(key, 'webhook.updated', next, {
         webhook_id: w.id,
-        url: next.url,
+        host: hostOfUrl(next.url),
         events: next.events,
         domains: next.domains,
         enabled: next.enabled,

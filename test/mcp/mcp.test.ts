@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpTools } from '../../adapters/mcp/index.js';
+import { MCP_MAX_BATCH, mcpRoutes } from '../../adapters/http/routes/mcp.routes.js';
 import { eachStore, STORES } from '../support/stores.js';
 import { startApi, type TestApi } from '../support/system.js';
 
@@ -56,7 +58,8 @@ eachStore('MCP tools for assistants (POST /mcp)', (kind) => {
     expect(s).to.deep.include({ domain: 'kvitka-mcp.com.ua', available: true, registered_until: null, environment: 'test' });
     expect(s.price_per_year).to.deep.equal({ amount: 40000, currency: 'UAH', formatted: '400.00 грн' });
     expect(s.alternatives.map((a: any) => a.domain)).to.include('kvitka-mcp.com');
-    expect((free.content as any)[0].text).to.match(/kvitka-mcp\.com\.ua is free: 400\.00 грн per year/);
+    // The text content is the structured content, serialized.
+    expect(JSON.parse((free.content as any)[0].text)).to.deep.equal(s);
 
     const taken = await client.callTool({ name: 'check_domain_availability', arguments: { domain: 'taken-mcp.com.ua' } });
     expect(taken.structuredContent).to.deep.include({ domain: 'taken-mcp.com.ua', available: false, registered_until: '2031-03-14' });
@@ -112,6 +115,38 @@ eachStore('MCP tools for assistants (POST /mcp)', (kind) => {
     expect(await rowCounts()).to.deep.equal(before);
   });
 
+  it('certificate_status answers by the names a certificate covers, wildcards included; outputSchema holds; no listChanged', async () => {
+    const key = (await api.issueKey({ environment: 'test', rights: ['cert.issue'], domains: ['domivka-demo.dev'] })).secret;
+    for (const domains of [['www.domivka-demo.dev'], ['*.wild.domivka-demo.dev']]) {
+      const r = await api.call('/v1/certificates', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'idempotency-key': crypto.randomUUID() },
+        json: { domains },
+      });
+      expect(r.status, JSON.stringify(r.body)).to.equal(202);
+    }
+    const client = await connect();
+    // A server made fresh for every request can never tell a client that its list changed.
+    expect(client.getServerCapabilities()?.tools?.listChanged).to.equal(undefined);
+    const { tools } = await client.listTools();
+    for (const t of tools) expect(t.outputSchema?.type, t.name).to.equal('object');
+    const status = async (domain: string) => {
+      // The SDK client validates structuredContent against the tool's outputSchema (it throws otherwise).
+      const r = await client.callTool({ name: 'certificate_status', arguments: { domain } });
+      expect(r.isError ?? false, JSON.stringify(r)).to.equal(false);
+      expect(JSON.parse((r.content as any)[0].text)).to.deep.equal(r.structuredContent);
+      return (r.structuredContent as any).certificate;
+    };
+    expect(await status('www.domivka-demo.dev')).to.not.equal(null);
+    expect(await status('WWW.Domivka-Demo.dev')).to.not.equal(null);
+    expect(await status('domivka-demo.dev')).to.equal(null);
+    expect(await status('mail.domivka-demo.dev')).to.equal(null);
+    expect(await status('a.wild.domivka-demo.dev')).to.not.equal(null);
+    expect(await status('wild.domivka-demo.dev')).to.equal(null);
+    expect(await status('a.b.wild.domivka-demo.dev')).to.equal(null);
+    await client.close();
+  });
+
   it('is in the OpenAPI document as a public POST /mcp', async () => {
     const doc = (await api.call('/v1/openapi.json')).body;
     const op = doc.paths['/mcp'].post;
@@ -150,5 +185,98 @@ describe('MCP rate limit per client address', () => {
     } finally {
       await api.close();
     }
+  });
+});
+
+describe('MCP batches: every message costs a token, a batch is capped', () => {
+  const post = (api: TestApi, body: unknown) =>
+    fetch(`${api.base}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(body),
+    });
+  const calls = (n: number, from = 0) =>
+    Array.from({ length: n }, (_, i) => ({
+      jsonrpc: '2.0',
+      id: from + i,
+      method: 'tools/call',
+      params: { name: 'certificate_status', arguments: { domain: `batch-${from + i}.com.ua` } },
+    }));
+
+  it('a batch of N calls spends N tokens; past the bucket it is HTTP 429 with a JSON-RPC rate error, nothing run', async function () {
+    this.timeout(60_000);
+    const api = await startApi(STORES[0]!, { env: { RATE_LIMIT_ANON_BURST: '30', RATE_LIMIT_ANON_PER_SECOND: '1' } });
+    try {
+      const first = await post(api, calls(MCP_MAX_BATCH));
+      expect(first.status).to.equal(200);
+      expect(((await first.json()) as any[]).length).to.equal(MCP_MAX_BATCH);
+      // 30 − 20 spent (a token or so may have come back since).
+      expect(Number(first.headers.get('ratelimit-remaining'))).to.be.within(10, 11);
+      const second = await post(api, calls(MCP_MAX_BATCH, 100));
+      expect(second.status).to.equal(429);
+      expect(Number(second.headers.get('retry-after'))).to.be.at.least(1);
+      const body = (await second.json()) as any;
+      expect(body).to.deep.include({ jsonrpc: '2.0', id: null });
+      expect(body.error.code).to.equal(-32000);
+      expect(body.error.data.code).to.equal('rate_limited');
+      // A refused batch spent nothing: a single call still goes through.
+      expect((await post(api, calls(1, 200)[0])).status).to.equal(200);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('a batch over the cap is refused whole with a JSON-RPC error and spends no token', async function () {
+    this.timeout(60_000);
+    const api = await startApi(STORES[0]!, { env: { RATE_LIMIT_ANON_BURST: '100', RATE_LIMIT_ANON_PER_SECOND: '1' } });
+    try {
+      const r = await post(api, calls(MCP_MAX_BATCH + 1));
+      expect(r.status).to.equal(422);
+      const body = (await r.json()) as any;
+      expect(body).to.deep.include({ jsonrpc: '2.0', id: null });
+      expect(body.error.code).to.equal(-32600);
+      expect(body.error.data.code).to.equal('validation_failed');
+      expect(JSON.stringify(body)).to.not.contain('"result"');
+      const next = await post(api, calls(1)[0]);
+      expect(next.status).to.equal(200);
+      expect(Number(next.headers.get('ratelimit-remaining'))).to.equal(99);
+      // Not JSON at all: still a JSON-RPC error (parse error), not our error shape.
+      const garbled = await fetch(`${api.base}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"jsonrpc":',
+      });
+      expect(garbled.status).to.equal(400);
+      const g = (await garbled.json()) as any;
+      expect(g.error.code).to.equal(-32700);
+      expect(g.error.data.code).to.equal('malformed_json');
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('with MCP_ENVIRONMENT=live, batches reach the registry no more often than the bucket allows', async () => {
+    let checks = 0;
+    const tools = new McpTools(
+      {
+        search: async (_e, q) => {
+          checks += 1;
+          return { query: q, results: [] };
+        },
+        certificateStatus: async (domain) => ({ domain, certificate: null }),
+      },
+      { environment: 'live', version: 'test' },
+    );
+    const [mcp] = mcpRoutes(tools, { burst: 30, perSecond: 1 });
+    const batch = Array.from({ length: MCP_MAX_BATCH }, (_, i) => ({
+      jsonrpc: '2.0',
+      id: i,
+      method: 'tools/call',
+      params: { name: 'check_domain_availability', arguments: { domain: `live-${i}.com.ua` } },
+    }));
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await mcp!.handle({ params: {}, query: {}, body: batch, ip: '192.0.2.1' })).status);
+    expect(statuses).to.deep.equal([200, 429, 429, 429, 429]);
+    expect(checks).to.equal(MCP_MAX_BATCH);
   });
 });

@@ -27,14 +27,15 @@ export class RateLimiter {
     private readonly now: () => number = Date.now,
   ) {}
 
-  take(id: string): RateDecision {
+  /** Takes `cost` tokens at once, or none: a refused request spends nothing. */
+  take(id: string, cost = 1): RateDecision {
     const t = this.now();
     const { burst, perSecond } = this.config;
     const b = this.buckets.get(id) ?? { tokens: burst, at: t };
     b.tokens = Math.min(burst, b.tokens + ((t - b.at) / 1000) * perSecond);
     b.at = t;
-    const allowed = b.tokens >= 1;
-    if (allowed) b.tokens -= 1;
+    const allowed = b.tokens >= cost;
+    if (allowed) b.tokens -= cost;
     this.buckets.set(id, b);
     if (this.buckets.size > 100_000) this.evict(t);
     return {
@@ -42,7 +43,7 @@ export class RateLimiter {
       limit: burst,
       remaining: Math.floor(b.tokens),
       resetSeconds: Math.ceil((burst - b.tokens) / perSecond),
-      retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - b.tokens) / perSecond)),
+      retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((cost - b.tokens) / perSecond)),
     };
   }
 

@@ -1,4 +1,5 @@
 import { RECORD_TYPES } from '../../../core/dns/zone/record-set.js';
+import { normalizeDomain } from '../../../core/kernel/domain-name.js';
 import { route, type Route } from '../route.js';
 import { schema } from '../schema-type.js';
 import { domainParam, i18n, page, pageQuery } from '../schemas.js';
@@ -234,7 +235,9 @@ export const dnsRoutes = (uc: DnsUseCases): Route[] => [
     errors: ['domain_not_found', 'right_missing'],
     handle: async (i) => {
       const c = await uc.acmeChallenges.add(i.key, i.params.domain, i.body, i.checkpoints);
-      return { status: 201, headers: { Location: `/v1/domains/${i.params.domain}/dns/acme-challenges/${c.id}` }, body: c };
+      // The canonical (A-label) name: the path segment as typed may hold what no header can carry.
+      const domain = normalizeDomain(i.params.domain);
+      return { status: 201, headers: { Location: `/v1/domains/${domain}/dns/acme-challenges/${c.id}` }, body: c };
     },
   }),
   route({

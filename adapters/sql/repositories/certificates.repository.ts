@@ -103,16 +103,24 @@ export class SqlCertificateRepository implements CertificateRepository {
     return this.withDomains(rows);
   }
 
-  async latestForDomain(environment: Environment, domain: string): Promise<Certificate | null> {
+  async newestForDomains(environment: Environment, domains: readonly string[], limit: number): Promise<Certificate[]> {
+    if (domains.length === 0) return [];
     const db = this.uow.db();
-    const link = await db('certificate_domains')
-      .where({ environment, domain })
+    // Driven by the (environment, domain, created_at) index of the links, newest first.
+    const links: Array<{ certificate_id: string }> = await db('certificate_domains')
+      .select('certificate_id')
+      .where({ environment })
+      .whereIn('domain', [...domains])
       .orderBy([
         { column: 'created_at', order: 'desc' },
         { column: 'certificate_id', order: 'desc' },
       ])
-      .first();
-    return link ? this.find(link.certificate_id) : null;
+      .limit(limit);
+    const ids = [...new Set(links.map((l) => l.certificate_id))];
+    if (ids.length === 0) return [];
+    const rows: Row[] = await db('certificates').whereIn('id', ids);
+    const order = new Map(ids.map((id, i) => [id, i]));
+    return this.withDomains(rows.sort((a, b) => order.get(a.id)! - order.get(b.id)!));
   }
 
   async lease(id: string, token: string, now: Date, until: Date): Promise<boolean> {

@@ -28,8 +28,8 @@ export interface CertificateRepository {
     environment: Environment,
     q: { before?: string; limit: number; domains?: readonly string[] | null; domain?: string },
   ): Promise<Certificate[]>;
-  /** The newest certificate covering `domain` (a registered domain) in `environment`. */
-  latestForDomain(environment: Environment, domain: string): Promise<Certificate | null>;
+  /** The newest certificates (at most `limit`) linked to any of `domains` (registered domains) in `environment`, newest first. */
+  newestForDomains(environment: Environment, domains: readonly string[], limit: number): Promise<Certificate[]>;
   /** Takes the lease on one certificate if free; false when another worker holds it. */
   lease(id: string, token: string, now: Date, until: Date): Promise<boolean>;
   /** Claims certificates needing work (pending and due, issued and due for renewal or past expiry). */
