@@ -425,6 +425,13 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
     en: (p) =>
       `The label "${s(p.label)}" is not acceptable: lower-case letters, digits and hyphens only, up to 63 characters, no hyphen at either end.`,
   },
+  contact_character_forbidden: {
+    status: 422,
+    uk: (p) =>
+      `Поле ${s(p.field)} містить символ ${s(p.character)}, який не можна передати реєстру (XML 1.0 його забороняє); приберіть його. Усі такі поля — у details.`,
+    en: (p) =>
+      `The field ${s(p.field)} holds the character ${s(p.character)}, which cannot be sent to the registry (XML 1.0 forbids it); remove it. Every such field is in details.`,
+  },
   validation_failed: {
     status: 422,
     uk: () => 'Запит не відповідає схемі: дивіться details.',

@@ -9,6 +9,43 @@ import { requireCapability } from './capabilities.js';
 import type { DomainRepository } from './ports/domain-repository.port.js';
 import { RegistryError, type RegistrantContact } from './ports/registrar.port.js';
 
+/**
+ * The first code point XML 1.0 forbids (its `Char` production: #x9 | #xA | #xD | [#x20-#xD7FF] |
+ * [#xE000-#xFFFD] | [#x10000-#x10FFFF]), as `U+XXXX`, or null. A contact travels to the registry inside
+ * an EPP (XML) frame, where such a character cannot be written at all, escaped or not.
+ */
+export const xmlForbiddenChar = (v: string): string | null => {
+  for (const ch of v) {
+    const c = ch.codePointAt(0)!;
+    const ok =
+      c === 0x9 || c === 0xa || c === 0xd || (c >= 0x20 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd) || (c >= 0x10000 && c <= 0x10ffff);
+    if (!ok) return `U+${c.toString(16).toUpperCase().padStart(4, '0')}`;
+  }
+  return null;
+};
+
+/** Every text field of a contact with a character XML forbids: field name and the character. */
+export const contactForbiddenChars = (c: RegistrantContact): Array<{ field: string; rule: string; character: string }> => {
+  const a = c.address as Partial<RegistrantContact['address']> | undefined;
+  const fields: Array<[string, unknown]> = [
+    ['name', c.name],
+    ['organization', c.organization],
+    ['email', c.email],
+    ['phone', c.phone],
+    ...(Array.isArray(a?.street) ? a.street.map((v, i): [string, unknown] => [`address.street.${i}`, v]) : []),
+    ['address.city', a?.city],
+    ['address.region', a?.region],
+    ['address.postal_code', a?.postalCode],
+    ['address.country_code', a?.countryCode],
+  ];
+  const bad: Array<{ field: string; rule: string; character: string }> = [];
+  for (const [field, v] of fields) {
+    const character = typeof v === 'string' ? xmlForbiddenChar(v) : null;
+    if (character) bad.push({ field, rule: 'xml-char', character });
+  }
+  return bad;
+};
+
 /** Checks a contact object the way a registry would (RFC 5733 §2.4–2.6); every reason, not the first. */
 export const checkRegistrant = (c: RegistrantContact): Array<{ field: string; rule: string }> => {
   const bad: Array<{ field: string; rule: string }> = [];
@@ -48,6 +85,9 @@ export class ChangeRegistrant {
   ): Promise<{ domain: string; registrant: RegistrantContact }> {
     requireOwner(human.actor, 'registrant');
     requireRecentSignIn(human.session, this.deps.clock.now());
+    const forbidden = contactForbiddenChars(contact);
+    if (forbidden.length > 0)
+      throw new DomainError('contact_character_forbidden', { field: forbidden[0]!.field, character: forbidden[0]!.character }, forbidden);
     const problems = checkRegistrant(contact);
     if (problems.length > 0) throw new DomainError('validation_failed', {}, problems);
     const domainName = normalizeDomain(name);

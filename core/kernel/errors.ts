@@ -33,6 +33,7 @@ export type ErrorCode =
   | 'registry_failure'
   | 'domain_not_renewable'
   | 'domain_already_yours'
+  | 'contact_character_forbidden'
   // registry refusals (EPP result codes)
   | 'registry_not_authorized'
   | 'registry_auth_info_invalid'
@@ -184,6 +185,7 @@ export interface ErrorParamMap {
   owner_required: { action: Param; right: Param; key_id?: Param };
   nameservers_invalid: { domain: Param; nameserver: Param; reason: Param };
   labels_invalid: { domain: Param; label: Param };
+  contact_character_forbidden: { field: Param; character: Param };
   webhook_not_found: { webhook_id: Param };
   webhook_url_refused: { reason: Param; url: Param };
   delivery_not_found: { delivery_id: Param };

@@ -2,6 +2,7 @@ import type { RecordingDeps } from '../kernel/recording-deps.js';
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
 import type { AccountClock } from '../kernel/account-clock.port.js';
 import type { CheckResult, Monitor, MonitorState } from './monitor.js';
+import { storableText, storableValue } from '../kernel/foreign-text.js';
 import { describeTarget } from './monitor-target.js';
 import type { MonitorRepository } from './ports/monitor-repository.port.js';
 import type { ProbeOutcome, ProbesFor } from './ports/probes.port.js';
@@ -107,17 +108,39 @@ export class RunMonitorChecks {
     }
   }
 
-  /** Records the outcome; returns the state it moved to ('same' when none), or null when the lease was lost. */
-  private async record(m: Monitor, token: string, outcome: ProbeOutcome): Promise<MonitorState | 'same' | null> {
+  /**
+   * Records the outcome; returns the state it moved to ('same' when none), or null when the lease was
+   * lost. When the store refuses the record (anything but a lost lease), a failed check that says so is
+   * recorded instead, so the monitor still moves on to its next check and its owners hear of it.
+   */
+  private async record(m: Monitor, token: string, outcome: ProbeOutcome, fallback = false): Promise<MonitorState | 'same' | null> {
+    try {
+      return await this.recordOnce(m, token, outcome);
+    } catch (err) {
+      if (fallback) throw err;
+      const why = err instanceof Error ? err.message : String(err);
+      const failed: ProbeOutcome = {
+        ok: false,
+        latencyMs: outcome.latencyMs,
+        reason: `the check's result could not be stored (${why.slice(0, 300)})`,
+        detail: {},
+      };
+      return this.record(m, token, failed, true);
+    }
+  }
+
+  private async recordOnce(m: Monitor, token: string, outcome: ProbeOutcome): Promise<MonitorState | 'same' | null> {
     const at = this.deps.clock.now();
+    // A reason and a detail can carry what a target answered (a body, a TXT value, an error's text):
+    // stored so that any store takes them.
     const result: CheckResult = {
       id: this.deps.random.id(),
       monitorId: m.id,
       checkedAt: at,
       ok: outcome.ok,
       latencyMs: outcome.latencyMs === null ? null : Math.round(outcome.latencyMs),
-      reason: outcome.ok ? null : outcome.reason,
-      detail: outcome.detail,
+      reason: outcome.ok || outcome.reason === null ? null : storableText(outcome.reason),
+      detail: storableValue(outcome.detail),
     };
     const turnsFailing = !outcome.ok && m.state !== 'failing';
     const recovers = outcome.ok && m.state === 'failing';

@@ -1,4 +1,5 @@
 import type { Clock } from '../kernel/clock.port.js';
+import { oneLine } from '../kernel/foreign-text.js';
 import type { Environment } from '../kernel/environment.js';
 import type { Random } from '../kernel/random.port.js';
 import type { AccountRepository } from '../accounts/ports/account-repository.port.js';
@@ -83,7 +84,8 @@ export class NotifyOwners {
           recipientId: n.recipientId,
           address: owners[i]!.email,
           subject: subjectOf(n.kind, n.domain),
-          body: `${n.message.uk}\n\n${n.message.en}\n\n— Domivka (${at.toISOString()})\n`,
+          // Each language on one line: a message can quote foreign text, which must not add lines of its own.
+          body: `${oneLine(n.message.uk, 10_000)}\n\n${oneLine(n.message.en, 10_000)}\n\n— Domivka (${at.toISOString()})\n`,
           attempts: 0,
           createdAt: at,
         })),

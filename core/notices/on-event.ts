@@ -1,6 +1,7 @@
 import type { EventOf, EventType } from '../kernel/events.js';
 import type { EventSubscriber } from '../kernel/recorder.js';
 import { formatUah } from '../kernel/money.js';
+import { oneLine, quoted } from '../kernel/foreign-text.js';
 import { phaseOfStatus, type Phase } from '../domains/lifecycle.js';
 import { describeEffect } from '../operations/operation.js';
 import type { NotifyOwners } from './notify-owners.js';
@@ -111,10 +112,13 @@ const monitorNotice =
       message:
         how === 'failed'
           ? {
-              uk: `Перевірка ${d.kind} (${d.target}) не пройшла: ${d.reason ?? ''}`,
-              en: `The ${d.kind} check of ${d.target} is failing: ${d.reason ?? ''}`,
+              uk: `Перевірка ${d.kind} (${oneLine(d.target, 200)}) не пройшла: ${quoted(d.reason ?? '', 200)}`,
+              en: `The ${d.kind} check of ${oneLine(d.target, 200)} is failing: ${quoted(d.reason ?? '', 200)}`,
             }
-          : { uk: `Перевірка ${d.kind} (${d.target}) знову проходить.`, en: `The ${d.kind} check of ${d.target} has recovered.` },
+          : {
+              uk: `Перевірка ${d.kind} (${oneLine(d.target, 200)}) знову проходить.`,
+              en: `The ${d.kind} check of ${oneLine(d.target, 200)} has recovered.`,
+            },
     };
   };
 

@@ -6,6 +6,7 @@ import { toPublicEvent, type PublishedEvent } from '../events/public-event.js';
 import type { SecretBox } from '../kernel/secret-box.port.js';
 import type { WebhookRepository } from './ports/webhook-repository.port.js';
 import type { SendOutcome, WebhookSender } from './ports/webhook-sender.port.js';
+import { storableText } from '../kernel/foreign-text.js';
 import { RETRY_WINDOW_MS, retryDelayMs, type Delivery, type Webhook } from './webhook.js';
 
 class LeaseLost extends Error {}
@@ -160,14 +161,44 @@ export class DeliverWebhooks {
       });
       return { recorded };
     }
+    const disabled = await this.recordOrFail(d, w, token, started, outcome, !event);
+    // The rest of this endpoint's run sees it disabled (their leases are released, not sent).
+    if (disabled && ctx) ctx.webhook = null;
+    return { recorded: Promise.resolve(disabled !== null) };
+  }
+
+  /**
+   * Records the attempt; when the store refuses it (anything but a lost lease), records a failed
+   * attempt that says so instead, with the usual back-off: a delivery whose attempt cannot be stored is
+   * retried on the schedule and in the end disables its endpoint, never re-sent every lease period.
+   * Resolves whether it disabled the endpoint, or null when the lease was lost.
+   */
+  private async recordOrFail(
+    d: Delivery,
+    w: Webhook,
+    token: string,
+    at: Date,
+    outcome: SendOutcome,
+    expired: boolean,
+  ): Promise<boolean | null> {
     try {
-      const disabled = await this.record(d, w, token, started, outcome, !event);
-      // The rest of this endpoint's run sees it disabled (their leases are released, not sent).
-      if (disabled && ctx) ctx.webhook = null;
-      return { recorded: Promise.resolve(true) };
+      return await this.record(d, w, token, at, outcome, expired);
     } catch (err) {
-      if (err instanceof LeaseLost) return { recorded: Promise.resolve(false) };
-      throw err;
+      if (err instanceof LeaseLost) return null;
+      const message = `the attempt could not be recorded (${err instanceof Error ? err.message : String(err)})`;
+      try {
+        return await this.record(
+          d,
+          w,
+          token,
+          at,
+          { kind: 'error', error: 'store', message: message.slice(0, 500), latencyMs: outcome.latencyMs },
+          expired,
+        );
+      } catch (again) {
+        if (again instanceof LeaseLost) return null;
+        throw again;
+      }
     }
   }
 
@@ -198,7 +229,7 @@ export class DeliverWebhooks {
               outcome: 'succeeded' as const,
               responseCode: x.outcome.status,
               latencyMs: Math.round(x.outcome.latencyMs),
-              responseBody: x.outcome.body,
+              responseBody: storableText(x.outcome.body),
               error: null,
             },
           }));
@@ -213,8 +244,14 @@ export class DeliverWebhooks {
             return done;
           });
           for (const x of batch) x.resolve(recorded.has(x.d.id));
-        } catch (err) {
-          for (const x of batch) x.reject(err);
+        } catch {
+          // The batch could not be stored: each attempt is recorded on its own, as a failure if need be.
+          for (const x of batch) {
+            await this.recordOrFail(x.d, x.w, x.token, x.at, x.outcome, false).then(
+              (r) => x.resolve(r !== null),
+              (err: unknown) => x.reject(err),
+            );
+          }
         }
       }
     } finally {
@@ -250,8 +287,9 @@ export class DeliverWebhooks {
           outcome: ok ? 'succeeded' : 'failed',
           responseCode: outcome.kind === 'response' ? outcome.status : null,
           latencyMs: Math.round(outcome.latencyMs),
-          responseBody: outcome.kind === 'response' ? outcome.body : null,
-          error: outcome.kind === 'error' ? `${outcome.error}: ${outcome.message}` : null,
+          // The receiver's answer and an error's text are foreign: stored so that any store takes them.
+          responseBody: outcome.kind === 'response' ? storableText(outcome.body) : null,
+          error: outcome.kind === 'error' ? storableText(`${outcome.error}: ${outcome.message}`) : null,
         },
         { status, nextAttemptAt, firstAttemptAt: d.firstAttemptAt ?? at, deliveredAt: ok ? now : null },
         token,

@@ -1,3 +1,4 @@
+import { expectErrorShape } from '../support/error-shape.js';
 import { expect } from 'chai';
 import { generate } from 'otplib';
 import nock from '../support/nock.js';
@@ -139,6 +140,26 @@ eachStore('The six human-only actions (seed A6)', (kind) => {
       expect(r.status).to.equal(422);
       expect(r.body.error.code).to.equal('validation_failed');
       expect(r.body.error.details.map((d: { field: string }) => d.field)).to.include.members(['email', 'phone', 'address.country_code']);
+      expect((await api.system.store.sandboxRegistry.find('domivka-demo.com.ua'))!.registrant ?? null).to.equal(null);
+      expect(await events('domain.registrant_changed')).to.have.length(0);
+    });
+    it('a character XML 1.0 forbids (U+0001, U+001B, U+FFFE, a lone surrogate) in any contact field is 422 contact_character_forbidden, nothing reaches the registry', async () => {
+      const cases: Array<[string, unknown, string]> = [
+        ['name', { ...registrant, name: 'Олена\u0001Коваль' }, 'U+0001'],
+        ['organization', { ...registrant, organization: 'ТОВ \u001b[31mДомівка' }, 'U+001B'],
+        ['address.city', { ...registrant, address: { ...registrant.address, city: 'Київ\ufffe' } }, 'U+FFFE'],
+        ['address.street.0', { ...registrant, address: { ...registrant.address, street: ['вул. \ud800Хрещатик'] } }, 'U+D800'],
+      ];
+      for (const [field, body, character] of cases) {
+        const r = await api.call('/v1/account/domains/domivka-demo.com.ua/registrant', {
+          method: 'PUT',
+          headers: cookieHeaders(owner),
+          json: { environment: 'test', registrant: body },
+        });
+        expectErrorShape(r, 422, 'contact_character_forbidden');
+        expect(r.body.error.details, field).to.deep.equal([{ field, rule: 'xml-char', character }]);
+        expect(r.body.error.message.en).to.contain(character);
+      }
       expect((await api.system.store.sandboxRegistry.find('domivka-demo.com.ua'))!.registrant ?? null).to.equal(null);
       expect(await events('domain.registrant_changed')).to.have.length(0);
     });

@@ -52,6 +52,28 @@ eachStore('monitoring: loopback and live rules', (kind) => {
     expectErrorShape(await post('/v1/monitors', { kind: 'dns', domain: zone, nameservers: ['127.0.0.1'] }, key), 422, 'validation_failed');
   });
 
+  it('a sandbox target whose AAAA is IPv4-compatible loopback (::7f00:1) is refused at connect time like 127.0.0.1', async () => {
+    const dnsKey = (await api.issueKey({ environment: 'test', template: 'dns_editor', domains: [zone] })).secret;
+    const plan = await post(
+      `/v1/domains/${zone}/dns/plans`,
+      { changes: [{ action: 'create', name: 'compat', type: 'AAAA', ttl: 60, values: ['::7f00:1'] }] },
+      dnsKey,
+    );
+    expect((await post(`/v1/domains/${zone}/dns/plans/${plan.body.id}/apply`, {}, dnsKey)).status).to.equal(200);
+    const key = (await api.issueKey({ environment: 'test', template: 'monitoring', domains: [zone] })).secret;
+    const m = await post(
+      '/v1/monitors',
+      { kind: 'http', domain: zone, url: `http://compat.${zone}:${peer.port}/up`, interval_seconds: 10 },
+      key,
+    );
+    expect(m.status).to.equal(201);
+    await new Worker(api.system).monitors();
+    const r = (await api.call(`/v1/monitors/${m.body.id}/results`, { headers: bearer(key) })).body.data[0];
+    expect(r.ok).to.equal(false);
+    expect(r.reason, r.reason).to.match(/^target refused: compat\.domivka-demo\.com\.ua resolves to ::(7f00:1|127\.0\.0\.1)/);
+    expect(peer.hits.size).to.equal(0);
+  });
+
   it('live (through the use case: this build answers live keys 503 at the HTTP edge): intervals of at least 60 s', async () => {
     await api.system.store.domains.insert({
       id: 'dom_live1',

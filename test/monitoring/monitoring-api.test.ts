@@ -142,6 +142,53 @@ eachStore('monitoring through the API', (kind) => {
       expect(report.body.incidents[0].duration_seconds).to.equal(22);
     });
 
+    it('text a key controls (body_contains with line breaks) reaches the owners quoted on one line, bounded, without control characters: notice and e-mail', async () => {
+      const bait = `hello\n\nDear owner, send money to UA00 1234 5678 9012 3456 today.\r\n${'Thank you! '.repeat(30)}\u001b[2J\u202e»end`;
+      const m = await create({ kind: 'http', url: `http://app.${zone}:${peer.port}/wrong`, body_contains: bait });
+      await pass();
+      const [n] = await notices('monitor.check_failed', m.id);
+      expect(n, 'a notice').to.not.equal(undefined);
+      // eslint-disable-next-line no-control-regex
+      const controls = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+      const clean = (text: string) => {
+        expect(text, text).not.to.match(controls);
+        expect(text, text).to.match(/: «the body does not contain "hello\\n\\nDear owner, send money/);
+        expect(text, text).to.match(/…"?…?»$/);
+        expect(text.length, text).to.be.below(400);
+        expect(text.match(/«/g), text).to.have.length(1);
+        expect(text.match(/»/g), text).to.have.length(1);
+      };
+      clean(n.message_uk);
+      clean(n.message_en);
+      // Live notices are e-mailed too: the same event in live puts one mail per owner in the outbox.
+      const [event] = await api.system.store.knex('events').where({ type: 'monitor.check_failed', subject: `monitor:${m.id}` });
+      const recorder = api.system.get(TOKENS.Recorder);
+      await api.system.store.uow.transaction(() =>
+        recorder.append({
+          id: randomUUID(),
+          accountId: api.demo.accountId,
+          environment: 'live',
+          type: 'monitor.check_failed',
+          subject: `monitor:${m.id}`,
+          actor: 'system:monitoring',
+          occurredAt: api.clock.now(),
+          data: JSON.parse(event.data),
+        }),
+      );
+      const mails = (await api.system.store.knex('notice_deliveries')).filter(
+        (d: { body: string }) => d.body.includes(m.id) || d.body.includes('Dear owner'),
+      );
+      expect(mails).to.have.length.greaterThan(0);
+      for (const mail of mails as Array<{ body: string }>) {
+        const [uk, blank, en] = mail.body.split('\n');
+        expect(blank).to.equal('');
+        clean(uk!);
+        clean(en!);
+        // eslint-disable-next-line no-control-regex
+        expect(mail.body.replace(/\n/g, '')).not.to.match(controls);
+      }
+    });
+
     it('a 500, a wrong body, a slow answer over max_latency_ms, a timeout and a redirect each fail with their reason', async () => {
       peer.slowMs = 400;
       const cases: Array<[Record<string, unknown>, RegExp]> = [

@@ -385,7 +385,7 @@ export const domainRoutes = (uc: DomainsUseCases): Route[] => [
     responses: {
       200: { description: 'Changed', schema: { type: 'object', properties: { domain: { type: 'string' }, registrant: registrantSchema } } },
     },
-    errors: [...REAUTH, 'domain_not_found', 'registrar_capability_missing', 'registry_failure'],
+    errors: [...REAUTH, 'domain_not_found', 'registrar_capability_missing', 'registry_failure', 'contact_character_forbidden'],
     handle: async (i) => {
       const b = i.body;
       const r = await uc.changeRegistrant.execute(i.human, b.environment, i.params.domain, toContact(b.registrant));

@@ -5,6 +5,12 @@ import { rootCertificates } from 'node:tls';
 import type { HttpSpec } from '../../../core/monitoring/monitor.js';
 import type { HttpProbe, ProbeOutcome } from '../../../core/monitoring/ports/probes.port.js';
 
+/** The key's text as a JSON string, at most `max` characters: line breaks and controls show as escapes, on one line. */
+const quoteJson = (v: string, max: number): string => {
+  const chars = [...v];
+  return JSON.stringify(chars.length <= max ? v : `${chars.slice(0, max - 1).join('')}…`);
+};
+
 export interface HttpProbeOptions {
   /** Connect-time resolver: the SSRF guard's (live) or one asking our own DNS (sandbox). */
   readonly lookup: LookupFunction;
@@ -77,7 +83,7 @@ export class HttpProbeAdapter implements HttpProbe {
           if (status !== spec.expectedStatus)
             return finish({ ok: false, latencyMs, reason: `status ${status}, expected ${spec.expectedStatus}`, detail });
           if (spec.bodyContains !== null && !body.includes(spec.bodyContains)) {
-            return finish({ ok: false, latencyMs, reason: `the body does not contain "${spec.bodyContains.slice(0, 100)}"`, detail });
+            return finish({ ok: false, latencyMs, reason: `the body does not contain ${quoteJson(spec.bodyContains, 100)}`, detail });
           }
           if (spec.maxLatencyMs !== null && latencyMs > spec.maxLatencyMs) {
             return finish({ ok: false, latencyMs, reason: `answered in ${latencyMs} ms, over ${spec.maxLatencyMs} ms`, detail });

@@ -11,8 +11,8 @@
  *    a hard overall timeout, the response body read up to a cap.
  *
  * Address classification is ipaddr.js's (`range()`); only its `unicast` range is public. IPv6 forms that
- * embed an IPv4 address (IPv4-mapped, NAT64 64:ff9b::/96, 6to4 2002::/16) are judged by that IPv4 address;
- * Teredo and SIIT (rfc6145) are refused outright.
+ * embed an IPv4 address (IPv4-compatible ::/96, IPv4-mapped, SIIT, NAT64 64:ff9b::/96 and 64:ff9b:1::/48,
+ * 6to4 2002::/16, Teredo 2001::/32) are judged by that IPv4 address (see embeddedV4).
  */
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { request as httpRequest, type Agent as HttpAgent, type IncomingHttpHeaders } from 'node:http';
@@ -50,12 +50,33 @@ function v4Allowed(addr: ipaddr.IPv4, opts: Pick<SsrfOptions, 'allowLoopback'>):
   return range === 'loopback' && opts.allowLoopback;
 }
 
-function embeddedV4(addr: ipaddr.IPv6): ipaddr.IPv4 | null {
-  const range = addr.range();
+const v4At = (hi: number, lo: number): ipaddr.IPv4 => ipaddr.fromByteArray([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]) as ipaddr.IPv4;
+const zero = (parts: number[], from: number, to: number): boolean => parts.slice(from, to).every((x) => x === 0);
+const within = (addr: ipaddr.IPv6, cidr: string): boolean => addr.match(ipaddr.parseCIDR(cidr) as [ipaddr.IPv6, number]);
+
+/**
+ * The IPv4 addresses an IPv6 address stands for when its form embeds some (null: it embeds none). A
+ * packet to such an address reaches the embedded IPv4 host through a translator or a tunnel, so the
+ * address is only as public as what it embeds. An empty list means "embeds an address we cannot place":
+ * refused.
+ */
+function embeddedV4(addr: ipaddr.IPv6): ipaddr.IPv4[] | null {
   const p = addr.parts;
-  if (range === 'ipv4Mapped') return addr.toIPv4Address();
-  if (range === 'rfc6052') return ipaddr.fromByteArray([p[6]! >> 8, p[6]! & 0xff, p[7]! >> 8, p[7]! & 0xff]) as ipaddr.IPv4;
-  if (range === '6to4') return ipaddr.fromByteArray([p[1]! >> 8, p[1]! & 0xff, p[2]! >> 8, p[2]! & 0xff]) as ipaddr.IPv4;
+  // IPv4-compatible ::a.b.c.d (deprecated by RFC 4291, still routed by some stacks); :: and ::1 are
+  // IPv6's own unspecified and loopback addresses and are judged as such.
+  if (zero(p, 0, 6) && !(p[6] === 0 && (p[7] === 0 || p[7] === 1))) return [v4At(p[6]!, p[7]!)];
+  // IPv4-mapped ::ffff:a.b.c.d and SIIT's IPv4-translated ::ffff:0:a.b.c.d (RFC 6145).
+  if (within(addr, '::ffff:0:0/96') || within(addr, '::ffff:0:0:0/96')) return [v4At(p[6]!, p[7]!)];
+  // NAT64 well-known prefix 64:ff9b::/96 (RFC 6052): the last 32 bits.
+  if (within(addr, '64:ff9b::/96')) return [v4At(p[6]!, p[7]!)];
+  // NAT64 local-use 64:ff9b:1::/48 (RFC 8215): the operator picks the prefix length, so where the IPv4
+  // address sits is not knowable; only the /96 layout (bits 48–95 zero) is judged, anything else refused.
+  if (within(addr, '64:ff9b:1::/48')) return zero(p, 3, 6) ? [v4At(p[6]!, p[7]!)] : [];
+  // 6to4 2002:AABB:CCDD::/48 (RFC 3056).
+  if (within(addr, '2002::/16')) return [v4At(p[1]!, p[2]!)];
+  // Teredo 2001:0:SSSS:SSSS:flags:port:CCCC:CCCC (RFC 4380): the client's address is the last 32 bits
+  // inverted; the Teredo server's address must be public as well.
+  if (within(addr, '2001::/32')) return [v4At(~p[6]! & 0xffff, ~p[7]! & 0xffff), v4At(p[2]!, p[3]!)];
   return null;
 }
 
@@ -68,7 +89,7 @@ export function isAllowedAddress(address: string, opts: Pick<SsrfOptions, 'allow
   const v6 = addr as ipaddr.IPv6;
   if (METADATA.has(v6.toNormalizedString()) || METADATA.has(v6.toString())) return false;
   const inner = embeddedV4(v6);
-  if (inner) return v4Allowed(inner, opts);
+  if (inner) return inner.length > 0 && inner.every((a) => v4Allowed(a, opts));
   const range = v6.range();
   if (range === 'unicast') return true;
   return range === 'loopback' && opts.allowLoopback;

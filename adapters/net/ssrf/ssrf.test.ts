@@ -152,6 +152,57 @@ describe('SSRF guard (adapters/net/ssrf)', () => {
     });
   });
 
+  describe('IPv6 forms that embed an IPv4 address are judged by the embedded address', () => {
+    /** Every IPv6 form that carries `v4`, as a resolver or a URL would hand it to us. */
+    const forms = (v4: string): Record<string, string> => {
+      const [a, b, c, d] = v4.split('.').map(Number) as [number, number, number, number];
+      const hex = (x: number, y: number) => ((x << 8) | y).toString(16);
+      const inv = (x: number, y: number) => (~((x << 8) | y) & 0xffff).toString(16);
+      return {
+        'IPv4-compatible, dotted': `::${v4}`,
+        'IPv4-compatible, hex': `::${hex(a, b)}:${hex(c, d)}`,
+        'IPv4-mapped': `::ffff:${v4}`,
+        'IPv4-mapped, hex': `::ffff:${hex(a, b)}:${hex(c, d)}`,
+        'SIIT IPv4-translated': `::ffff:0:${v4}`,
+        'NAT64 64:ff9b::/96': `64:ff9b::${v4}`,
+        'NAT64 local-use 64:ff9b:1::/48': `64:ff9b:1::${v4}`,
+        '6to4 2002::/16': `2002:${hex(a, b)}:${hex(c, d)}::1`,
+        'Teredo 2001::/32 (client = last 32 bits inverted)': `2001:0:4136:e378:8000:63bf:${inv(a, b)}:${inv(c, d)}`,
+      };
+    };
+    const lookupOf = (address: string) =>
+      new Promise<unknown>((r) =>
+        guardedLookup({ allowLoopback: false }, (_h, _o, cb) => cb(null, [{ address, family: 6 }]))('x.example.com', { all: true }, (e) =>
+          r(e),
+        ),
+      );
+    for (const inner of ['127.0.0.1', '10.0.0.1', '169.254.169.254', '192.168.1.1']) {
+      it(`refuses every form embedding ${inner}: literal URL, connect-time lookup`, async () => {
+        for (const [form, address] of Object.entries(forms(inner))) {
+          expect(isAllowedAddress(address, { allowLoopback: false }), `${form} ${address}`).to.equal(false);
+          refused(() => assertPublicUrl(`https://[${address}]/hook`, live), 'address');
+          expect(await lookupOf(address), `${form} ${address}`).to.be.instanceOf(SsrfRefusedError);
+        }
+      });
+    }
+    it('allows every form embedding 8.8.8.8', async () => {
+      for (const [form, address] of Object.entries(forms('8.8.8.8'))) {
+        expect(isAllowedAddress(address, { allowLoopback: false }), `${form} ${address}`).to.equal(true);
+        expect(() => assertPublicUrl(`https://[${address}]/hook`, live), form).not.to.throw();
+        expect(await lookupOf(address), `${form} ${address}`).to.equal(null);
+      }
+    });
+    it('refuses a local-use NAT64 address whose IPv4 is not in the /96 layout, and a Teredo address with a private server', () => {
+      expect(isAllowedAddress('64:ff9b:1:808:8:800::', { allowLoopback: false })).to.equal(false);
+      expect(isAllowedAddress('2001:0:a00:1:8000:63bf:f7f7:f7f7', { allowLoopback: false })).to.equal(false);
+    });
+    it('keeps :: refused and ::1 loopback (open only with allowLoopback)', () => {
+      expect(isAllowedAddress('::', { allowLoopback: true })).to.equal(false);
+      expect(isAllowedAddress('::1', { allowLoopback: false })).to.equal(false);
+      expect(isAllowedAddress('::1', { allowLoopback: true })).to.equal(true);
+    });
+  });
+
   describe('guardedFetch', () => {
     it('in live, http://127.0.0.1, http://[::1], http://10.0.0.1, http://169.254.169.254 and localhost are refused', async () => {
       for (const u of [

@@ -13,7 +13,12 @@ export interface WebhookRequest {
 
 export type SendOutcome =
   | { readonly kind: 'response'; readonly status: number; readonly body: string; readonly latencyMs: number }
-  | { readonly kind: 'error'; readonly error: 'timeout' | 'network' | 'refused'; readonly message: string; readonly latencyMs: number };
+  | {
+      readonly kind: 'error';
+      readonly error: 'timeout' | 'network' | 'refused' | 'store';
+      readonly message: string;
+      readonly latencyMs: number;
+    };
 
 /**
  * Sends one signed delivery (Standard Webhooks headers) through the outbound SSRF guard: no redirects,
