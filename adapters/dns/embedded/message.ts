@@ -220,8 +220,8 @@ const optFor = (edns: Edns, rcode: number, extras: OptExtras): Buffer => {
  * opcode and RD (RFC 1035 §4.1.1); its question when it was one plain name; and an OPT when the query
  * had a well-formed one (RFC 6891 §7).
  */
-const headerReply = (buf: Buffer, rcode: number, s: Scan, extras: OptExtras): Buffer => {
-  const question = s.ok && s.questionEnd > 0 && buf.readUInt16BE(4) === 1 ? buf.subarray(12, s.questionEnd) : null;
+const headerReply = (buf: Buffer, rcode: number, s: Scan, extras: OptExtras, questionEnd: number): Buffer => {
+  const question = questionEnd > 12 ? buf.subarray(12, questionEnd) : null;
   const opt = s.ok && s.edns ? optFor(s.edns, rcode, extras) : null;
   const out = Buffer.alloc(12 + (question?.length ?? 0) + (opt?.length ?? 0));
   out.writeUInt16BE(buf.readUInt16BE(0), 0);
@@ -234,24 +234,40 @@ const headerReply = (buf: Buffer, rcode: number, s: Scan, extras: OptExtras): Bu
   return out;
 };
 
+const DROP: Parsed = { kind: 'drop' };
+
 /**
- * Reads one query. Fewer than 12 octets or a response (QR set) is dropped: nothing to answer, and
- * answering answers invites loops. Another opcode gets NOTIMP. A packet without exactly one question,
- * that dns-packet cannot decode, with a compressed or oversized question name, or with a broken OPT
- * (two of them, an owner other than the root, an option running past the RDATA) gets FORMERR. Every
- * such reply carries an OPT when the query had a well-formed one.
+ * Reads one query. As Knot does, a packet without a readable header and question is dropped, not
+ * answered: fewer than 12 octets, a response (QR set: answering answers invites loops), more than one
+ * question, a question that is cut short, compressed or has an oversized label or name, or no question
+ * and octets that are no records. Such a packet is noise or spoofed, and a FORMERR to each would make
+ * us a free reflector. Past a good question: another opcode gets NOTIMP; records the packet cannot
+ * hold, a packet dns-packet cannot decode, or a broken OPT (two of them, an owner other than the root,
+ * an option running past the RDATA) gets FORMERR with the question. Every reply carries an OPT when the
+ * query had a well-formed one.
  */
 export const parseQuery = (buf: Buffer, extras: OptExtras = NO_EXTRAS): Parsed => {
-  if (buf.length < 12) return { kind: 'drop' };
+  if (buf.length < 12) return DROP;
   const flags = buf.readUInt16BE(2);
-  if (flags & FLAG.QR) return { kind: 'drop' };
+  if (flags & FLAG.QR) return DROP;
+  const qd = buf.readUInt16BE(4);
+  const an = buf.readUInt16BE(6);
+  const ns = buf.readUInt16BE(8);
+  const ar = buf.readUInt16BE(10);
+  let questionEnd = 12;
+  if (qd > 1) return DROP;
+  if (qd === 1) {
+    const nameEnd = plainNameEnd(buf, 12);
+    if (nameEnd === -1 || nameEnd - 12 > 255 || nameEnd + 4 > buf.length) return DROP;
+    questionEnd = nameEnd + 4;
+  } else if (buf.length > 12 && !recordsWellFormed(buf, 12, an, ns, ar)) return DROP;
   // Counts the packet cannot hold (a record takes at least 11 octets) are refused before decoding:
   // dns-packet sizes arrays by them and spends ~1 ms on such a packet, a cheap way to load us.
-  if (5 * buf.readUInt16BE(4) + 11 * (buf.readUInt16BE(6) + buf.readUInt16BE(8) + buf.readUInt16BE(10)) > buf.length - 12) {
-    return { kind: 'reply', reply: headerReply(buf, RCODE.FORMERR, BROKEN, extras) };
+  if (11 * (an + ns + ar) > buf.length - questionEnd) {
+    return { kind: 'reply', reply: headerReply(buf, RCODE.FORMERR, BROKEN, extras, questionEnd) };
   }
   const s = scan(buf);
-  const reply = (rcode: number, sc: Scan = s): Parsed => ({ kind: 'reply', reply: headerReply(buf, rcode, sc, extras) });
+  const reply = (rcode: number, sc: Scan = s): Parsed => ({ kind: 'reply', reply: headerReply(buf, rcode, sc, extras, questionEnd) });
   if (((flags >> 11) & 0xf) !== OPCODE.QUERY) return reply(RCODE.NOTIMP);
   if (!s.ok) return reply(RCODE.FORMERR);
   if (buf.readUInt16BE(4) !== 1) return reply(RCODE.FORMERR);
