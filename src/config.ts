@@ -99,6 +99,12 @@ export interface Config {
   readonly mcpEnvironment: 'test' | 'live';
   /** DNS_NSID: the DNS server's NSID (RFC 5001), sent to queries that ask for it; unset: none. */
   readonly dnsNsid?: string;
+  /**
+   * DNS_RRL_RATE / DNS_RRL_SLIP: UDP response rate limiting, as Knot's RRL: answers per second per source
+   * /24 (IPv4) or /56 (IPv6), and every how-many-th limited answer goes out truncated (TC) instead of
+   * dropped (default 1; 0 drops all). Rate 0, the default, is off.
+   */
+  readonly dnsRrl: { readonly rate: number; readonly slip: number } | null;
 }
 
 /** EPP_* (RFC 5734 over TLS with a client certificate): the adapter's connection settings (host, port,
@@ -298,6 +304,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
       ? { secretKey: env.STRIPE_SECRET_KEY, ...(env.STRIPE_API_BASE ? { apiBase: env.STRIPE_API_BASE } : {}) }
       : null,
     ...(env.DNS_NSID ? { dnsNsid: env.DNS_NSID } : {}),
+    dnsRrl: int(env, 'DNS_RRL_RATE', 0) > 0 ? { rate: int(env, 'DNS_RRL_RATE', 0), slip: int(env, 'DNS_RRL_SLIP', 1) } : null,
   };
 };
 

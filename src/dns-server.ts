@@ -57,6 +57,7 @@ export const serveDns = async (o: DnsServingOptions): Promise<DnsServing> => {
     secondaries: worker === undefined || worker === 0 ? [...config.dnsSecondaries] : [],
     logger: log,
     ...(config.dnsNsid ? { nsid: config.dnsNsid } : {}),
+    ...(config.dnsRrl ? { rrl: config.dnsRrl } : {}),
     // Worker 0 NOTIFYs after the cluster primary has synced the other workers (adapters/dns/cluster.ts),
     // then checks each secondary's serial, NOTIFYing again while it is behind.
     ...(worker !== undefined ? { notify: { verifyMs: 250 }, reusePort: true } : {}),

@@ -244,6 +244,13 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
     uk: () => 'Над цим доменом саме виконується інша грошова операція. Повторіть запит за кілька секунд.',
     en: () => 'Another money operation on this domain is running. Retry in a few seconds.',
   },
+  zone_busy: {
+    status: 409,
+    uk: (p) =>
+      `Зону ${s(p.domain)} саме змінюють інші запити; цю зміну не записано. Повторіть за ${s(p.retry_after)} с з тим самим Idempotency-Key.`,
+    en: (p) =>
+      `The zone ${s(p.domain)} is being changed by other requests; this change was not written. Retry in ${s(p.retry_after)} s with the same Idempotency-Key.`,
+  },
   plan_not_found: {
     status: 404,
     uk: (p) => `План ${s(p.plan_id)} не знайдено для домену ${s(p.domain)}.`,

@@ -57,6 +57,7 @@ export type ErrorCode =
   | 'plan_unsafe'
   | 'plan_already_applied'
   | 'challenge_not_found'
+  | 'zone_busy'
   // certificates
   | 'certificate_not_found'
   | 'certificate_not_ready'
@@ -170,6 +171,7 @@ export interface ErrorParamMap {
   plan_unsafe: { size: Param; touched: Param };
   plan_already_applied: { plan_id: Param };
   challenge_not_found: { challenge_id: Param };
+  zone_busy: { domain: Param; retry_after: Param };
   certificate_not_found: { certificate_id: Param };
   certificate_not_ready: { certificate_id: Param; status: Param };
   certificate_not_revocable: { certificate_id: Param; status: Param };

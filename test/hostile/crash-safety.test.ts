@@ -125,8 +125,8 @@ const makeOps = (n: number, from: number): Op[] => {
 
 /** A final answer: anything but a transport failure, a 5xx or "busy, retry" (409 idempotency_key_in_use: the
  * key is still locked to a cut-off attempt; 409 operation_in_progress: the domain is leased, perhaps by a
- * dead process whose lease has yet to run out). */
-const RETRY_409 = new Set(['idempotency_key_in_use', 'operation_in_progress']);
+ * dead process whose lease has yet to run out; 409 zone_busy: other writes of the zone won every attempt). */
+const RETRY_409 = new Set(['idempotency_key_in_use', 'operation_in_progress', 'zone_busy']);
 const isFinal = (status: number, body: any) => status < 500 && !(status === 409 && RETRY_409.has(body?.error?.code));
 
 /** Drives every unfinished op until it is done or the processes die under it. */

@@ -33,12 +33,21 @@ const NOERROR = 0,
 /** Packets whose structure is broken: only these answers (or silence) are right. */
 const BROKEN_OK = new Set([FORMERR, REFUSED, NOTIMP]);
 
-type Kind = 'random' | 'mutated' | 'compression-loop' | 'huge-counts' | 'bad-opt' | 'long-label' | 'truncated';
+type Kind = 'valid' | 'random' | 'mutated' | 'compression-loop' | 'huge-counts' | 'bad-opt' | 'long-label' | 'truncated';
 interface Packet {
   kind: Kind;
   bytes: Buffer;
   broken: boolean;
+  /** For a well-formed query: its type, so the share of replies is checked per type. */
+  qtype?: string;
 }
+
+/**
+ * Every well-formed query deserves a reply (an answer, NXDOMAIN, REFUSED, NOTAUTH, or FORMERR for a
+ * transfer over UDP); silence there is the server failing. Below this share of replies for any one query
+ * type the run fails (a little room for UDP loss on a loaded machine).
+ */
+const MIN_REPLY_SHARE = 0.9;
 
 const header = (id: number, flags: number, qd: number, an = 0, ns = 0, ar = 0): Buffer => {
   const b = Buffer.alloc(12);
@@ -81,10 +90,11 @@ const TYPES = [
   'DNSKEY',
 ] as dnsPacket.RecordType[];
 
-const query = fc
+const typedQuery = fc
   .record({ name: fc.constantFrom(...NAMES), type: fc.constantFrom(...TYPES), edns: fc.boolean(), rd: fc.boolean() })
-  .map(({ name, type, edns, rd }) =>
-    Buffer.from(
+  .map(({ name, type, edns, rd }) => ({
+    type: type as string,
+    bytes: Buffer.from(
       dnsPacket.encode({
         type: 'query',
         id: 0,
@@ -93,9 +103,14 @@ const query = fc
         ...(edns ? { additionals: [{ type: 'OPT', name: '.', udpPayloadSize: 1232, flags: 0 } as dnsPacket.Answer] } : {}),
       }),
     ),
-  );
+  }));
+const query = typedQuery.map((q) => q.bytes);
 
 const packetArb: fc.Arbitrary<Packet> = fc.oneof(
+  {
+    weight: 2,
+    arbitrary: typedQuery.map((q) => ({ kind: 'valid' as const, bytes: q.bytes, broken: false, qtype: q.type })),
+  },
   {
     weight: 2,
     arbitrary: fc
@@ -223,11 +238,22 @@ describe('Hostile: DNS packet fuzzing of the embedded server', () => {
   });
   after(async () => ns?.stop());
 
-  it(`${COUNT} random and mutated packets over UDP and TCP: FORMERR/REFUSED/NOTIMP or silence for broken ones, never SERVFAIL, still answering (seed ${SEED})`, async function () {
+  it(`${COUNT} random, mutated and well-formed packets over UDP and TCP: FORMERR/REFUSED/NOTIMP or silence for broken ones, never SERVFAIL, no internal error, every query type answered, still answering (seed ${SEED})`, async function () {
     this.timeout(1_800_000);
     const packets = fc.sample(packetArb, { seed: SEED, numRuns: COUNT });
     const failures: string[] = [];
     const seen = { udp: 0, tcp: 0, replies: 0, silent: 0 };
+    /** Well-formed queries per type: sent, and replied to. */
+    const perType = new Map<string, { sent: number; replied: number }>();
+    const sent = (p: Packet): void => {
+      if (!p.qtype) return;
+      const t = perType.get(p.qtype) ?? { sent: 0, replied: 0 };
+      t.sent++;
+      perType.set(p.qtype, t);
+    };
+    const replied = (p: Packet): void => {
+      if (p.qtype) perType.get(p.qtype)!.replied++;
+    };
     const started = Date.now();
 
     // UDP in batches: each packet gets a unique ID within its batch, so replies match their queries.
@@ -242,6 +268,7 @@ describe('Hostile: DNS packet fuzzing of the embedded server', () => {
       if (!w) return void failures.push(`a reply to no query (ID ${id})`);
       waiting.delete(id);
       seen.replies++;
+      replied(w.p);
       const wrong = judge(w.p, id, m);
       if (wrong) failures.push(`#${w.i} ${w.p.kind} ${hex(w.p.bytes)}: ${wrong}`);
     });
@@ -259,6 +286,7 @@ describe('Hostile: DNS packet fuzzing of the embedded server', () => {
           waiting.set(id, { p, i });
         }
         sock.send(bytes, port, '127.0.0.1');
+        sent(p);
         seen.udp++;
       });
       // Until every reply is in, or 150 ms of quiet.
@@ -285,6 +313,7 @@ describe('Hostile: DNS packet fuzzing of the embedded server', () => {
         const len = Buffer.alloc(2);
         len.writeUInt16BE(bytes.length);
         frames.push(len, bytes);
+        sent(p);
         seen.tcp++;
       });
       // The last frame of every other connection claims more octets than it sends.
@@ -311,6 +340,7 @@ describe('Hostile: DNS packet fuzzing of the embedded server', () => {
           continue;
         }
         seen.replies++;
+        replied(w.p);
         const wrong = judge(w.p, id, m);
         if (wrong) failures.push(`TCP #${w.i} ${w.p.kind} ${hex(w.p.bytes)}: ${wrong}`);
       }
@@ -323,6 +353,14 @@ describe('Hostile: DNS packet fuzzing of the embedded server', () => {
       `      DNS fuzz: ${seen.udp} UDP + ${seen.tcp} TCP packets (seed ${SEED}) in ${secs.toFixed(1)} s; ${seen.replies} replies, ${seen.silent} UDP packets left unanswered`,
     );
     expect(failures.length, `replay with FUZZ_SEED=${SEED}\n${failures.slice(0, 30).join('\n')}`).to.equal(0);
+    // Silence is right for many broken packets, so the server's own failures are counted where the
+    // network cannot see them: none may have happened, and every well-formed query type got replies.
+    expect(ns.stats().internalErrors, 'packets whose handling threw inside the server (see its log)').to.equal(0);
+    const starved = [...perType]
+      .filter(([, t]) => t.replied < MIN_REPLY_SHARE * t.sent)
+      .map(([type, t]) => `${type} ${t.replied}/${t.sent}`);
+    expect(starved, `query types answered less than ${MIN_REPLY_SHARE * 100}% of the time (seed ${SEED})`).to.deep.equal([]);
+    expect(perType.size, 'every query type was sent').to.equal(TYPES.length);
     expect(r.status).to.equal('NOERROR');
     expect(r.answer).to.have.length(2);
     expect(tcp.status).to.equal('NOERROR');

@@ -47,6 +47,12 @@ export interface EmbeddedNameserverConfig {
    * zone AXFR-style). Fewer are kept when together they outgrow the zone.
    */
   readonly ixfrJournal?: number;
+  /**
+   * Response rate limiting of UDP answers (rrl.ts; default off, as in Knot): `rate` answers per second per
+   * source /24 (IPv4) or /56 (IPv6), every `slip`-th answer over it sent truncated (default 1: all), the
+   * rest dropped; 0 drops them all.
+   */
+  readonly rrl?: { readonly rate: number; readonly slip?: number } | null;
 }
 
 export interface ValidConfig {
@@ -62,6 +68,7 @@ export interface ValidConfig {
   readonly udpBatch: boolean;
   readonly reusePort: boolean;
   readonly ixfrJournal: number;
+  readonly rrl: { readonly rate: number; readonly slip: number } | null;
 }
 
 const configError = (what: string): TypeError => new TypeError(`nameserver config: ${what}`);
@@ -125,6 +132,10 @@ export const validateConfig = (c: EmbeddedNameserverConfig): ValidConfig => {
   if (c.reusePort !== undefined && typeof c.reusePort !== 'boolean') throw configError('reusePort must be true or false');
   if (c.ixfrJournal !== undefined && (!Number.isInteger(c.ixfrJournal) || c.ixfrJournal < 0 || c.ixfrJournal > 10_000))
     throw configError('ixfrJournal must be an integer 0–10000');
+  if (c.rrl && (!Number.isInteger(c.rrl.rate) || c.rrl.rate < 1 || c.rrl.rate > 1_000_000))
+    throw configError('rrl.rate must be an integer 1–1000000 (answers per second per prefix)');
+  if (c.rrl && c.rrl.slip !== undefined && (!Number.isInteger(c.rrl.slip) || c.rrl.slip < 0 || c.rrl.slip > 100))
+    throw configError('rrl.slip must be an integer 0–100');
   if (notify.verifyMs !== undefined && (!Number.isInteger(notify.verifyMs) || notify.verifyMs < 0 || notify.verifyMs > 60_000))
     throw configError('notify.verifyMs must be an integer 0–60000');
   return {
@@ -140,6 +151,7 @@ export const validateConfig = (c: EmbeddedNameserverConfig): ValidConfig => {
     udpBatch: c.udpBatch ?? true,
     reusePort: c.reusePort ?? false,
     ixfrJournal: c.ixfrJournal ?? 100,
+    rrl: c.rrl ? { rate: c.rrl.rate, slip: c.rrl.slip ?? 1 } : null,
   };
 };
 

@@ -21,6 +21,7 @@ import { Journal } from './journal.js';
 import { Notifier } from './notifier.js';
 import { normaliseName } from './rdata.js';
 import { resolve } from './resolve.js';
+import { ResponseRateLimiter, truncateInPlace, Verdict, type RrlStats } from './rrl.js';
 import { attach, batchedUdpUnavailable, bindReusePort, type BatchedUdp } from './udp-batch.js';
 import { CLASS_ANY, CLASS_IN, MAX_TCP_MESSAGE, RCODE, serialBefore, T } from './wire.js';
 
@@ -76,6 +77,13 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
   private bound: { host: string; port: number } | null = null;
   /** What every OPT record we send may carry from our configuration (NSID, RFC 5001). */
   private readonly extras: OptExtras;
+  /** UDP response rate limiting (rrl.ts), null when off. */
+  private readonly rrl: ResponseRateLimiter | null;
+  /**
+   * Packets whose handling threw (a bug of ours: the packet is dropped and logged). Readable by tests and
+   * metrics through stats(), never from the network.
+   */
+  private internalErrors = 0;
 
   constructor(config: EmbeddedNameserverConfig) {
     this.config = validateConfig(config);
@@ -83,6 +91,21 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     this.notifier = new Notifier(this.config.secondaries, this.log, this.config.notify);
     this.cache = this.config.answerCache ? new AnswerCache() : null;
     this.extras = { nsid: this.config.nsid };
+    this.rrl = this.config.rrl ? new ResponseRateLimiter(this.config.rrl) : null;
+  }
+
+  /**
+   * The server's counters, for tests and metrics: packets whose handling failed inside (internalErrors;
+   * any above 0 is a bug), and response rate limiting (null when off).
+   */
+  stats(): { internalErrors: number; rrl: RrlStats | null } {
+    return { internalErrors: this.internalErrors, rrl: this.rrl?.stats() ?? null };
+  }
+
+  /** A failure of ours while handling a packet: counted, logged, and the packet dropped. */
+  private failed(err: unknown, context: Record<string, unknown>, msg: string): void {
+    this.internalErrors++;
+    this.log.error({ err, ...context }, msg);
   }
 
   /**
@@ -262,12 +285,16 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
   private answerUdp(packet: Buffer, peer: string): Buffer | null {
     try {
       const cache = this.cache;
-      if (cache === null) return this.answerSlow(packet, 'udp', peer, false)[0] ?? null;
-      const hit = cache.lookup(packet);
-      if (hit !== null) return hit;
-      return this.answerSlow(packet, 'udp', peer, cache.cacheable)[0] ?? null;
+      const hit = cache?.lookup(packet) ?? null;
+      const out = hit ?? this.answerSlow(packet, 'udp', peer, cache !== null && cache.cacheable)[0] ?? null;
+      if (out === null || this.rrl === null) return out;
+      const verdict = this.rrl.check(peer);
+      if (verdict === Verdict.Pass) return out;
+      if (verdict === Verdict.Drop) return null;
+      const slipped = Buffer.from(out);
+      return slipped.subarray(0, truncateInPlace(slipped, 0, slipped.length));
     } catch (err) {
-      this.log.error({ err, transport: 'udp', peer }, 'DNS query failed; dropped');
+      this.failed(err, { transport: 'udp', peer }, 'DNS query failed; dropped');
       return null;
     }
   }
@@ -276,16 +303,18 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
   private readonly answerInto = (query: Buffer, out: Buffer, at: number, room: number, peer: () => string): number => {
     try {
       const cache = this.cache;
-      if (cache !== null) {
-        const n = cache.lookupInto(query, out, at, room);
-        if (n > 0) return n;
+      let n = cache !== null ? cache.lookupInto(query, out, at, room) : 0;
+      if (n === 0) {
+        const reply = this.answerSlow(query, 'udp', peer(), cache !== null && cache.cacheable)[0];
+        if (reply === undefined || reply.length > room) return 0;
+        n = reply.copy(out, at);
       }
-      const reply = this.answerSlow(query, 'udp', peer(), cache !== null && cache.cacheable)[0];
-      if (reply === undefined || reply.length > room) return 0;
-      reply.copy(out, at);
-      return reply.length;
+      if (this.rrl === null) return n;
+      const verdict = this.rrl.check(peer());
+      if (verdict === Verdict.Pass) return n;
+      return verdict === Verdict.Drop ? 0 : truncateInPlace(out, at, n);
     } catch (err) {
-      this.log.error({ err, transport: 'udp' }, 'DNS query failed; dropped');
+      this.failed(err, { transport: 'udp' }, 'DNS query failed; dropped');
       return 0;
     }
   };
@@ -314,7 +343,7 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
       if (store) this.cache?.store(reply);
       return [reply];
     } catch (err) {
-      this.log.error({ err, transport, peer }, 'DNS query failed; dropped');
+      this.failed(err, { transport, peer }, 'DNS query failed; dropped');
       return [];
     }
   }
@@ -446,7 +475,7 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
           conn.once('drain', () => conn.resume());
         }
       } catch (err) {
-        this.log.error({ err }, 'DNS TCP handling failed');
+        this.failed(err, { transport: 'tcp' }, 'DNS TCP handling failed');
         conn.destroy();
       }
     });

@@ -1,4 +1,5 @@
 import type { CompiledZone } from './compiled-zone.js';
+import { serialBefore } from './wire.js';
 
 /**
  * The changes between the zone versions this server has published, so that a secondary that asks IXFR
@@ -11,6 +12,15 @@ import type { CompiledZone } from './compiled-zone.js';
  * journal lives in memory, one per zone per process: after a restart (or on a DNS worker that missed a
  * version) an IXFR from a serial it does not know is answered with the whole zone, AXFR-style, as before.
  */
+
+/**
+ * A step of at least this much (a quarter of the serial space) is a jump: an RFC 1982 §7 reset in
+ * progress, or a serial set by hand. The journal starts again after it.
+ */
+const SERIAL_JUMP = 2 ** 30;
+
+/** How far `b` lies ahead of `a` on the serial circle (RFC 1982: 0 to 2^32 - 1). */
+const serialDistance = (a: number, b: number): number => (b - a + 2 ** 32) % 2 ** 32;
 
 /** A record as sent in a transfer: owner name (wire form) and the rest (type, class, TTL, RDATA). */
 type WireRecord = readonly [Buffer, Buffer];
@@ -83,11 +93,23 @@ export class Journal {
     if (old.serial === next.serial || this.maxDiffs === 0) return;
     // A gap (a version published elsewhere, or a withdraw between): the older diffs no longer lead here.
     if (this.diffs.length > 0 && this.diffs.at(-1)!.to !== old.serial) this.clear();
+    // A serial that goes back, or jumps (an RFC 1982 §7 reset, stepping round the circle): the serials
+    // before it may come again, and a client holding one of them would be sent the wrong history.
+    const step = serialDistance(old.serial, next.serial);
+    if (!serialBefore(old.serial, next.serial) || step >= SERIAL_JUMP) {
+      this.clear();
+      return;
+    }
     const { deleted, added } = diff(old, next);
     this.diffs.push({ from: old.serial, to: next.serial, fromSoa: old.soa.tails[0]!, toSoa: next.soa.tails[0]!, deleted, added });
     this.size += deleted.length + added.length;
     const limit = Math.max(next.recordCount, 64);
-    while (this.diffs.length > 0 && (this.diffs.length > this.maxDiffs || this.size > limit)) {
+    // Every serial held must compare (RFC 1982) with every other, so none can appear twice: the span from
+    // the oldest to the newest stays under 2^31.
+    while (
+      this.diffs.length > 0 &&
+      (this.diffs.length > this.maxDiffs || this.size > limit || serialDistance(this.diffs[0]!.from, next.serial) >= 2 ** 31)
+    ) {
       const gone = this.diffs.shift()!;
       this.size -= gone.deleted.length + gone.added.length;
     }
@@ -105,12 +127,22 @@ export class Journal {
    */
   since(serial: number, zone: CompiledZone): Array<readonly Buffer[]> | null {
     if (this.diffs.length === 0 || this.diffs.at(-1)!.to !== zone.serial) return null;
-    const first = this.diffs.findIndex((d) => d.from === serial);
+    // The newest diff from that serial: should a serial ever be held twice, the older history is not
+    // the client's. And in doubt (the chain passes the final serial, or the client's, midway: a client
+    // would stop there, or apply the wrong history) the whole zone goes instead.
+    let first = this.diffs.length - 1;
+    while (first >= 0 && this.diffs[first]!.from !== serial) first--;
     if (first === -1) return null;
+    const chain = this.diffs.slice(first);
+    for (let i = 0; i < chain.length; i++) {
+      const d = chain[i]!;
+      if (i > 0 && (d.from === serial || d.from === zone.serial)) return null;
+      if (i < chain.length - 1 && d.to === zone.serial) return null;
+    }
     const apex = zone.apexNode.wire;
     const current = zone.soa.tails[0]!;
     const out: Array<readonly Buffer[]> = [[apex, current]];
-    for (const d of this.diffs.slice(first)) {
+    for (const d of chain) {
       out.push([apex, d.fromSoa], ...d.deleted, [apex, d.toSoa], ...d.added);
     }
     out.push([apex, current]);

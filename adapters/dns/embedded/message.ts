@@ -1,7 +1,20 @@
 import dnsPacket from 'dns-packet';
 import type { CompiledZone, Part } from './compiled-zone.js';
 import type { Resolution } from './resolve.js';
-import { FLAG, labelText, MAX_UDP_PAYLOAD, NameWriter, OPCODE, RCODE, T, wireName, wireNameAt, type WireName } from './wire.js';
+import {
+  FLAG,
+  labelText,
+  layoutOfTail,
+  MAX_TCP_MESSAGE,
+  MAX_UDP_PAYLOAD,
+  NameWriter,
+  OPCODE,
+  RCODE,
+  T,
+  wireName,
+  wireNameAt,
+  type WireName,
+} from './wire.js';
 import { recordsWellFormed } from './record-walk.js';
 
 /**
@@ -207,8 +220,8 @@ const optFor = (edns: Edns, rcode: number, extras: OptExtras): Buffer => {
  * opcode and RD (RFC 1035 §4.1.1); its question when it was one plain name; and an OPT when the query
  * had a well-formed one (RFC 6891 §7).
  */
-const headerReply = (buf: Buffer, rcode: number, s: Scan, extras: OptExtras): Buffer => {
-  const question = s.ok && s.questionEnd > 0 && buf.readUInt16BE(4) === 1 ? buf.subarray(12, s.questionEnd) : null;
+const headerReply = (buf: Buffer, rcode: number, s: Scan, extras: OptExtras, questionEnd: number): Buffer => {
+  const question = questionEnd > 12 ? buf.subarray(12, questionEnd) : null;
   const opt = s.ok && s.edns ? optFor(s.edns, rcode, extras) : null;
   const out = Buffer.alloc(12 + (question?.length ?? 0) + (opt?.length ?? 0));
   out.writeUInt16BE(buf.readUInt16BE(0), 0);
@@ -221,24 +234,40 @@ const headerReply = (buf: Buffer, rcode: number, s: Scan, extras: OptExtras): Bu
   return out;
 };
 
+const DROP: Parsed = { kind: 'drop' };
+
 /**
- * Reads one query. Fewer than 12 octets or a response (QR set) is dropped: nothing to answer, and
- * answering answers invites loops. Another opcode gets NOTIMP. A packet without exactly one question,
- * that dns-packet cannot decode, with a compressed or oversized question name, or with a broken OPT
- * (two of them, an owner other than the root, an option running past the RDATA) gets FORMERR. Every
- * such reply carries an OPT when the query had a well-formed one.
+ * Reads one query. As Knot does, a packet without a readable header and question is dropped, not
+ * answered: fewer than 12 octets, a response (QR set: answering answers invites loops), more than one
+ * question, a question that is cut short, compressed or has an oversized label or name, or no question
+ * and octets that are no records. Such a packet is noise or spoofed, and a FORMERR to each would make
+ * us a free reflector. Past a good question: another opcode gets NOTIMP; records the packet cannot
+ * hold, a packet dns-packet cannot decode, or a broken OPT (two of them, an owner other than the root,
+ * an option running past the RDATA) gets FORMERR with the question. Every reply carries an OPT when the
+ * query had a well-formed one.
  */
 export const parseQuery = (buf: Buffer, extras: OptExtras = NO_EXTRAS): Parsed => {
-  if (buf.length < 12) return { kind: 'drop' };
+  if (buf.length < 12) return DROP;
   const flags = buf.readUInt16BE(2);
-  if (flags & FLAG.QR) return { kind: 'drop' };
+  if (flags & FLAG.QR) return DROP;
+  const qd = buf.readUInt16BE(4);
+  const an = buf.readUInt16BE(6);
+  const ns = buf.readUInt16BE(8);
+  const ar = buf.readUInt16BE(10);
+  let questionEnd = 12;
+  if (qd > 1) return DROP;
+  if (qd === 1) {
+    const nameEnd = plainNameEnd(buf, 12);
+    if (nameEnd === -1 || nameEnd - 12 > 255 || nameEnd + 4 > buf.length) return DROP;
+    questionEnd = nameEnd + 4;
+  } else if (buf.length > 12 && !recordsWellFormed(buf, 12, an, ns, ar)) return DROP;
   // Counts the packet cannot hold (a record takes at least 11 octets) are refused before decoding:
   // dns-packet sizes arrays by them and spends ~1 ms on such a packet, a cheap way to load us.
-  if (5 * buf.readUInt16BE(4) + 11 * (buf.readUInt16BE(6) + buf.readUInt16BE(8) + buf.readUInt16BE(10)) > buf.length - 12) {
-    return { kind: 'reply', reply: headerReply(buf, RCODE.FORMERR, BROKEN, extras) };
+  if (11 * (an + ns + ar) > buf.length - questionEnd) {
+    return { kind: 'reply', reply: headerReply(buf, RCODE.FORMERR, BROKEN, extras, questionEnd) };
   }
   const s = scan(buf);
-  const reply = (rcode: number, sc: Scan = s): Parsed => ({ kind: 'reply', reply: headerReply(buf, rcode, sc, extras) });
+  const reply = (rcode: number, sc: Scan = s): Parsed => ({ kind: 'reply', reply: headerReply(buf, rcode, sc, extras, questionEnd) });
   if (((flags >> 11) & 0xf) !== OPCODE.QUERY) return reply(RCODE.NOTIMP);
   if (!s.ok) return reply(RCODE.FORMERR);
   if (buf.readUInt16BE(4) !== 1) return reply(RCODE.FORMERR);
@@ -371,8 +400,12 @@ export const buildReply = (q: Query, r: Resolution, limit: number, extras: OptEx
 export const bareReply = (q: Query, rcode: number, aa = false, extras: OptExtras = NO_EXTRAS): Buffer =>
   buildReply(q, { rcode, aa, answer: [], authority: [], additional: [] }, Number.MAX_SAFE_INTEGER, extras);
 
-/** Target size of one AXFR message; several are sent (RFC 5936 §2.2). */
-const TRANSFER_MESSAGE = 16 * 1024;
+/**
+ * Largest transfer message (RFC 5936 §2.2: a message takes up to 65535 octets over TCP). Compression
+ * pointers reach only the first 16 KiB (RFC 1035 §4.1.4), so names past it are written whole unless a
+ * suffix of theirs lies below; still fewer, larger messages cost fewer headers and OPTs.
+ */
+const TRANSFER_MESSAGE = MAX_TCP_MESSAGE;
 
 /**
  * A whole zone as AXFR messages (also the AXFR-style IXFR answer, RFC 1995 §4): the SOA, every other
@@ -392,34 +425,58 @@ export const transferMessages = (q: Query, zone: CompiledZone, extras: OptExtras
   return transferMessagesOf(q, records, { ...extras, expire: zone.expire });
 };
 
+/** A node's owner name (wire form) ready for compression, made once per buffer. */
+const transferOwner = (wire: Buffer): WireName => {
+  let n = ownerNames.get(wire);
+  if (!n) {
+    n = wireNameAt(wire, 0).name;
+    ownerNames.set(wire, n);
+  }
+  return n;
+};
+
 /**
- * Records (owner, tail) as transfer messages of about 16 KiB: the question in the first only, an OPT in
- * every one when the query had EDNS (as Knot does; RFC 6891 §7).
+ * Records (owner, tail) as transfer messages of up to 64 KiB, names compressed as in query answers
+ * (owners and the names inside NS, CNAME, SOA, MX and PTR data): the question in the first only, an OPT
+ * in every one when the query had EDNS (as Knot does; RFC 6891 §7).
  */
 export const transferMessagesOf = (q: Query, records: ReadonlyArray<readonly Buffer[]>, extras: OptExtras = NO_EXTRAS): Buffer[] => {
   const opt = q.edns ? optFor(q.edns, RCODE.NOERROR, extras) : null;
+  const budget = TRANSFER_MESSAGE - (opt?.length ?? 0);
   const messages: Buffer[] = [];
-  let chunk: Buffer[] = [];
+  const w = writer;
   let n = 0;
-  let size = 12 + q.question.length + (opt?.length ?? 0);
-  const flush = (): void => {
-    const header = Buffer.alloc(12);
-    header.writeUInt16BE(q.id, 0);
-    header.writeUInt16BE(FLAG.QR | FLAG.AA | (q.flags & FLAG.RD), 2);
+  const begin = (): void => {
     const first = messages.length === 0;
-    header.writeUInt16BE(first ? 1 : 0, 4);
-    header.writeUInt16BE(n, 6);
-    header.writeUInt16BE(opt ? 1 : 0, 10);
-    messages.push(Buffer.concat([header, ...(first ? [q.question] : []), ...chunk, ...(opt ? [opt] : [])]));
-    chunk = [];
+    w.start(first ? q.suffixes : [], first ? q.offsets : []);
+    w.at = 12;
+    if (first) w.raw(q.question);
     n = 0;
-    size = 12 + (opt?.length ?? 0);
   };
+  const flush = (): void => {
+    if (opt) w.raw(opt);
+    const out = Buffer.allocUnsafe(w.at);
+    w.buf.copy(out, 0, 0, w.at);
+    out.writeUInt16BE(q.id, 0);
+    out.writeUInt16BE(FLAG.QR | FLAG.AA | (q.flags & FLAG.RD), 2);
+    out.writeUInt16BE(messages.length === 0 ? 1 : 0, 4);
+    out.writeUInt16BE(n, 6);
+    out.writeUInt16BE(0, 8);
+    out.writeUInt16BE(opt ? 1 : 0, 10);
+    messages.push(out);
+  };
+  begin();
   for (const [owner, tail] of records) {
-    const s = owner!.length + tail!.length;
-    if (n > 0 && size + s > TRANSFER_MESSAGE) flush();
-    chunk.push(owner!, tail!);
-    size += s;
+    const name = transferOwner(owner!);
+    const layout = layoutOfTail(tail!);
+    const before = w.mark();
+    w.record(name, tail!, layout);
+    if (w.at > budget && n > 0) {
+      w.rollback(before);
+      flush();
+      begin();
+      w.record(name, tail!, layout);
+    }
     n++;
   }
   flush();

@@ -134,6 +134,21 @@ export interface RecordLayout {
   readonly pieces: ReadonlyArray<Buffer | WireName>;
 }
 
+/**
+ * The layout of a record given only its tail (type read from it): for records that come without their
+ * set (the IXFR journal), so transfers compress RDATA names too. Cached per tail buffer.
+ */
+const tailLayouts = new WeakMap<Buffer, RecordLayout | null>();
+export const layoutOfTail = (tail: Buffer): RecordLayout | undefined => {
+  let l = tailLayouts.get(tail);
+  if (l === undefined) {
+    const type = tail.readUInt16BE(0);
+    l = COMPRESSIBLE.has(type) ? layoutOf(type, tail) : null;
+    tailLayouts.set(tail, l);
+  }
+  return l ?? undefined;
+};
+
 const layoutOf = (type: number, tail: Buffer): RecordLayout => {
   const head = tail.subarray(0, 8);
   const start = 10;

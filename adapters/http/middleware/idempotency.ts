@@ -46,13 +46,15 @@ export const fingerprintOf = (method: string, path: string, body: unknown): stri
 /** Which outcomes are kept (DESIGN): successes and business errors (e.g. domain_taken) are; 401, 403,
  * 409 in flight, 422 schema violations, 429 and server faults are not, so the client may retry. */
 // operation_in_progress is "busy, retry": a request resumed after a crash may find the domain's lease
-// still held by the dead process; stored, it would strand the charge it had reserved.
+// still held by the dead process; stored, it would strand the charge it had reserved. zone_busy likewise:
+// other writes of the zone won every attempt, and the same key must be able to try again.
 const NOT_STORED = new Set<string>([
   'validation_failed',
   'idempotency_key_in_use',
   'idempotency_key_reused',
   'rate_limited',
   'operation_in_progress',
+  'zone_busy',
 ]);
 const storable = (code: keyof typeof ERROR_TABLE): boolean => {
   const status = ERROR_TABLE[code].status;

@@ -178,7 +178,16 @@ export const dnsRoutes = (uc: DnsUseCases): Route[] => [
     params: planParams,
     body: { type: 'object', additionalProperties: false, properties: { force: { type: 'boolean' } } },
     responses: { 200: { description: 'Applied', schema: plan } },
-    errors: ['plan_not_found', 'plan_expired', 'plan_invalid', 'plan_stale', 'plan_unsafe', 'plan_already_applied', 'right_missing'],
+    errors: [
+      'plan_not_found',
+      'plan_expired',
+      'plan_invalid',
+      'plan_stale',
+      'plan_unsafe',
+      'plan_already_applied',
+      'zone_busy',
+      'right_missing',
+    ],
     handle: async (i) => ({ status: 200, body: await uc.dnsPlans.apply(i.key, i.params.domain, i.params.id, i.body, i.checkpoints) }),
   }),
   route({
@@ -232,7 +241,7 @@ export const dnsRoutes = (uc: DnsUseCases): Route[] => [
         },
       },
     },
-    errors: ['domain_not_found', 'right_missing'],
+    errors: ['domain_not_found', 'zone_busy', 'right_missing'],
     handle: async (i) => {
       const c = await uc.acmeChallenges.add(i.key, i.params.domain, i.body, i.checkpoints);
       // The canonical (A-label) name: the path segment as typed may hold what no header can carry.
@@ -251,7 +260,7 @@ export const dnsRoutes = (uc: DnsUseCases): Route[] => [
     access: { kind: 'key', rights: { names: acmeOrEdit, of: (i) => [{ right: acmeOrEdit, domain: i.params.domain }] } },
     params: planParams,
     responses: { 204: { description: 'Removed' } },
-    errors: ['challenge_not_found', 'right_missing'],
+    errors: ['challenge_not_found', 'zone_busy', 'right_missing'],
     handle: async (i) => {
       await uc.acmeChallenges.remove(i.key, i.params.domain, i.params.id, i.checkpoints);
       return { status: 204 };

@@ -8,7 +8,7 @@ import { dnsAccess, isAcmeName } from '../dns-access.js';
 import type { AcmeChallenge, AcmeChallengeRepository, ZoneRepository } from '../ports/zone-repository.port.js';
 import { storableName } from '../zone/names.js';
 import type { RecordSet } from '../zone/record-set.js';
-import { ZoneChanged, type ZoneService } from '../zone/zone-service.js';
+import { ZONE_BUSY_RETRY_AFTER_S, ZoneChanged, type ZoneService } from '../zone/zone-service.js';
 import type { StoredZone } from '../zone/zone.js';
 
 /** Runs one committing transaction (a checkpoint phase when the request is phased). */
@@ -267,6 +267,6 @@ export class AcmeChallenges {
       });
       if (result) return result;
     }
-    throw new DomainError('operation_in_progress', { domain_id: zoneName });
+    throw new DomainError('zone_busy', { domain: zoneName, retry_after: ZONE_BUSY_RETRY_AFTER_S });
   }
 }

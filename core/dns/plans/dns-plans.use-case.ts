@@ -11,7 +11,7 @@ import { Plan, type Change, type CheckResult, type PlanView } from './plan.js';
 export type { PlanView };
 import type { PlanRepository, ZoneRepository } from '../ports/zone-repository.port.js';
 import type { RecordSet, RecordType } from '../zone/record-set.js';
-import { ZoneChanged, type ZoneService } from '../zone/zone-service.js';
+import { ZONE_BUSY_RETRY_AFTER_S, ZoneChanged, type ZoneService } from '../zone/zone-service.js';
 import type { StoredZone } from '../zone/zone.js';
 
 export const PLAN_LIFETIME_MS = 3600_000;
@@ -159,7 +159,8 @@ export class DnsPlans {
         throw err;
       }
     }
-    throw new DomainError('operation_in_progress', { domain_id: domain });
+    // Every attempt lost the race to other writes of this zone: busy, retry (not stored, see idempotency).
+    throw new DomainError('zone_busy', { domain, retry_after: ZONE_BUSY_RETRY_AFTER_S });
   }
 }
 

@@ -11,6 +11,9 @@ import { apexRecords, initialSerial, withSerial } from './zone-factory.js';
 import type { StoredZone, Zone } from './zone.js';
 
 /** The zone's serial moved since it was read: another change committed first. */
+/** The Retry-After of zone_busy: every attempt of a write lost the race to other writes of the zone. */
+export const ZONE_BUSY_RETRY_AFTER_S = 1;
+
 export class ZoneChanged extends Error {
   constructor(readonly domain: string) {
     super(`zone ${domain} changed meanwhile`);

@@ -166,4 +166,44 @@ describe('DNS server incremental IXFR (RFC 1995) from its journal', function () 
       await ten.ns.stop();
     }
   });
+  it("regression: a serial that comes round again (RFC 1982) never gets another version's history: jumps and spans of 2^31 drop the journal", async () => {
+    const www = (v: string): Record<string, RecordSet> => ({
+      'www.example.test A': { name: 'www.example.test', type: 'A', ttl: 300, values: [v] },
+    });
+    const A = 1000;
+    const B = (A + 2 ** 31 - 1) >>> 0; // newer than A by RFC 1982, the largest step there is
+    const C = (B + 2 ** 31 - 1) >>> 0; // newer than B: 998, just before A again
+    const { ns, port } = await startServer([version(A, www('192.0.2.10'))]);
+    try {
+      // A jump empties the journal: what came before it may come again. C → A is a small step (one diff).
+      for (const [serial, v, diffs] of [
+        [B, '192.0.2.11', 0],
+        [C, '192.0.2.12', 0],
+        [A, '192.0.2.13', 1],
+        [B, '192.0.2.14', 0],
+      ] as const) {
+        await ns.publish(version(serial, www(v)));
+        expect(ns.journalSpan('example.test'), `after ${serial}`).to.deep.include({ diffs });
+      }
+      // A secondary at A (the second A, www .13) asks from A: the whole zone of B, with www .14.
+      const lines = await ixfr(port, A);
+      expect(lines.length).to.be.greaterThan(20);
+      expect(lines.filter((l) => l.startsWith('www.example.test. 300 A '))).to.deep.equal(['www.example.test. 300 A 192.0.2.14']);
+      // Small steps that add up to half the circle: the oldest diffs go, so no serial is held twice.
+      const step = 2 ** 30 - 1;
+      let serial = B;
+      for (let i = 1; i <= 5; i++) {
+        serial = (serial + step) >>> 0;
+        await ns.publish(version(serial, www(`192.0.2.${20 + i}`)));
+        const span = ns.journalSpan('example.test')!;
+        expect(span.diffs, `step ${i}`).to.equal(Math.min(i, 2));
+        expect((span.to! - span.from! + 2 ** 32) % 2 ** 32).to.be.lessThan(2 ** 31);
+      }
+      // Two steps back: both diffs; one step back: one (SOA, old SOA, 1 deleted, new SOA, 1 added, SOA).
+      expect(await ixfr(port, (serial - 2 * step + 2 ** 32) % 2 ** 32)).to.have.length(10);
+      expect(await ixfr(port, (serial - step + 2 ** 32) % 2 ** 32)).to.have.length(6);
+    } finally {
+      await ns.stop();
+    }
+  });
 });
