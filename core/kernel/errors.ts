@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'human_only'
   | 'session_required'
   | 'sign_in_failed'
+  | 'too_many_attempts'
   | 'role_forbidden'
   | 'environment_unavailable'
   // issuance rules (DESIGN: classes)
@@ -132,6 +133,7 @@ export interface ErrorParamMap {
   human_only: { console: Param };
   session_required: NoParams;
   sign_in_failed: NoParams;
+  too_many_attempts: { retry_after: Param };
   role_forbidden: { class: Param; max_class: Param };
   environment_unavailable: { environment: Param };
   key_lifetime_exceeded: { class: Param; expires_on: Param; max_date: Param; max_days: Param };
