@@ -453,6 +453,11 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
     uk: (p) => `Тіло запиту завелике: не більше ${s(p.limit)} байтів.`,
     en: (p) => `The request body is too large: at most ${s(p.limit)} bytes.`,
   },
+  request_timeout: {
+    status: 408,
+    uk: (p) => `Тіло запиту перестало надходити: ${s(p.seconds)} с без жодного байта. Надішліть запит знову.`,
+    en: (p) => `The request body stopped arriving: ${s(p.seconds)} s without a byte. Send the request again.`,
+  },
   not_found: {
     status: 404,
     uk: (p) => `Адреси ${s(p.path)} в API немає.`,

@@ -88,6 +88,7 @@ export type ErrorCode =
   | 'malformed_json'
   | 'unsupported_media_type'
   | 'payload_too_large'
+  | 'request_timeout'
   | 'not_found'
   | 'method_not_allowed'
   | 'idempotency_key_required'
@@ -197,6 +198,7 @@ export interface ErrorParamMap {
   malformed_json: NoParams;
   unsupported_media_type: { type?: Param };
   payload_too_large: { limit: Param };
+  request_timeout: { seconds: Param };
   not_found: { path?: Param };
   method_not_allowed: { allow: Param; method: Param; path: Param };
   idempotency_key_required: NoParams;
