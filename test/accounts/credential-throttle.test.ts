@@ -3,7 +3,10 @@ import { generate } from 'otplib';
 import { CREDENTIAL_POLICY } from '../../core/accounts/credential-throttle.js';
 import { TOKENS } from '../../src/tokens.js';
 import { eachStore } from '../support/stores.js';
-import { addPerson, startApi, type TestApi } from '../support/system.js';
+import pino from 'pino';
+import { System } from '../../src/system.js';
+import { DomainError } from '../../core/kernel/errors.js';
+import { addPerson, startApi, testConfig, type TestApi } from '../support/system.js';
 
 const FREE = CREDENTIAL_POLICY.person.free;
 const CAP = CREDENTIAL_POLICY.person.capMs;
@@ -103,6 +106,27 @@ eachStore('Credential checks are throttled per address and per person, API and c
       got.join(','),
     ).to.have.length(FREE);
     expect(got.slice(FREE)).to.deep.equal(Array(30 - FREE).fill('too_many_attempts'));
+  });
+
+  it('the counts are shared by every API process (they live in the store, not in one process)', async () => {
+    // A second process over the same store, as under npm run cluster.
+    const other = new System(testConfig(api.store, { TRUST_PROXY: 'true' }), { clock: api.clock, logger: pino({ level: 'silent' }) });
+    try {
+      const signInThere = () =>
+        other
+          .get(TOKENS.SignIn)
+          .execute({ email: api.demo.email, password: 'wrong', totp: '000000', address: '198.51.100.60' })
+          .then(
+            () => 'ok',
+            (e: unknown) => (e instanceof DomainError ? e.code : String(e)),
+          );
+      for (let i = 0; i < FREE - 1; i++) expect(codes([await wrong('198.51.100.60')])).to.deep.equal(['sign_in_failed']);
+      expect(await signInThere(), 'the other process checks the last free one').to.equal('sign_in_failed');
+      expect(await signInThere(), 'and then refuses, as this one does').to.equal('too_many_attempts');
+      expect(codes([await wrong('198.51.100.60')])).to.deep.equal(['too_many_attempts']);
+    } finally {
+      await other.close();
+    }
   });
 
   it('a refused attempt takes the same path for an unknown e-mail as for a known one: no hashing, no lookup', async () => {
