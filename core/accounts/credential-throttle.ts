@@ -95,7 +95,9 @@ export class CredentialThrottle {
    * as failed until `succeeded` takes it back. `identity` is the e-mail as the person signs in with it.
    */
   async admit(address: string, identity: string): Promise<AdmittedCheck> {
-    const addr = addressKey(address);
+    // Both HMAC'd: fixed-length keys whatever a client sends as its address (X-Forwarded-For behind a
+    // proxy), and no address or e-mail kept in the clear.
+    const addr = this.deps.hasher.hmac(`credential-address:${addressKey(address)}`);
     const id = this.deps.hasher.hmac(`credential:${identity.trim().toLowerCase()}`);
     const keys = [`addr:${addr}`, `person:${id}`, `pair:${id}:${addr}`] as const;
     const now = this.deps.clock.now();

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 
 /**
  * Counters of failed password and TOTP checks (core/accounts/credential-throttle.ts): one row per source
- * address, per sign-in identity (an HMAC of the e-mail, never the e-mail) and per pair of both. In the
+ * address, per sign-in identity and per pair of both, keyed by HMACs (never an address or an e-mail). In the
  * store, not in memory, so every API process counts the same failures.
  */
 export async function up(knex: Knex): Promise<void> {
