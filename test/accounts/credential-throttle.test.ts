@@ -5,6 +5,7 @@ import { TOKENS } from '../../src/tokens.js';
 import { eachStore } from '../support/stores.js';
 import pino from 'pino';
 import { System } from '../../src/system.js';
+import { Worker } from '../../src/worker.js';
 import { DomainError } from '../../core/kernel/errors.js';
 import { addPerson, startApi, testConfig, type TestApi } from '../support/system.js';
 
@@ -225,6 +226,19 @@ eachStore('Credential checks are throttled per address and per person, API and c
     expect(await r.text())
       .to.contain('Too many failed sign-in attempts')
       .and.contain('too_many_attempts');
+  });
+
+  it('the worker forgets counters a day old (they would count from zero anyway)', async () => {
+    for (let i = 0; i < 3; i++) await wrong('192.0.2.77');
+    const rows = () => api.system.store.knex('credential_attempts').count({ n: '*' }).first();
+    expect(Number((await rows())!.n)).to.be.at.least(3);
+    expect(JSON.stringify(await api.system.store.knex('credential_attempts')))
+      .not.to.contain(api.demo.email)
+      .and.not.to.contain('192.0.2.77');
+    api.clock.advance(CREDENTIAL_POLICY.pairMemoryMs + 1000);
+    const report = await new Worker(api.system).tick(new Date());
+    expect(report.credentialAttemptsPruned).to.be.at.least(3);
+    expect(Number((await rows())!.n)).to.equal(0);
   });
 
   it('the first code of a new TOTP secret is limited too', async () => {
