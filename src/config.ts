@@ -43,6 +43,8 @@ export interface Config {
   readonly smtp: { readonly url: string; readonly from: string } | null;
   readonly runWorker: boolean;
   readonly maxBodyBytes: number;
+  /** How long a slow client may take (adapters/http/http-server.ts). */
+  readonly clientTimeouts: { readonly headersMs: number; readonly bodyIdleMs: number; readonly requestMs: number };
   readonly idempotencyLockMs: number;
   /** ABANDONED_REQUEST_MINUTES: a phased request still unfinished this long after it began is finished by the worker's completer. */
   readonly abandonedRequestMs: number;
@@ -263,6 +265,11 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
     smtp: env.SMTP_URL ? { url: env.SMTP_URL, from: env.SMTP_FROM || 'Domivka <notices@domivka.net>' } : null,
     runWorker: bool(env, 'RUN_WORKER', true),
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 256 * 1024, 1024),
+    clientTimeouts: {
+      headersMs: int(env, 'HTTP_HEADERS_TIMEOUT_SECONDS', 30, 1) * 1000,
+      bodyIdleMs: int(env, 'HTTP_BODY_IDLE_SECONDS', 30, 1) * 1000,
+      requestMs: int(env, 'HTTP_REQUEST_TIMEOUT_SECONDS', 600, 1) * 1000,
+    },
     idempotencyLockMs: int(env, 'IDEMPOTENCY_LOCK_SECONDS', 60, 1) * 1000,
     abandonedRequestMs: int(env, 'ABANDONED_REQUEST_MINUTES', 15, 1) * 60_000,
     secureCookies: !env.COOKIE_SECURE || env.COOKIE_SECURE === 'auto' ? 'auto' : bool(env, 'COOKIE_SECURE', false),

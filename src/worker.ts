@@ -63,6 +63,14 @@ export class Worker {
       quiet: (n) => n === 0,
     },
     {
+      name: 'credentialAttemptsPruned',
+      log: 'pruned credential attempt counters',
+      failure: 'credential attempt prune failed',
+      every: () => 10 * 60_000,
+      run: () => this.system.get(TOKENS.CredentialThrottle).prune(),
+      quiet: (n) => n === 0,
+    },
+    {
       name: 'lifecycle',
       failure: 'domain lifecycle pass failed',
       log: 'domain lifecycle',

@@ -78,6 +78,13 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
     uk: () => 'Не вдалося увійти: неправильна адреса, пароль або одноразовий код.',
     en: () => 'Sign-in failed: wrong e-mail, password or one-time code.',
   },
+  too_many_attempts: {
+    status: 429,
+    uk: (p) =>
+      `Забагато невдалих спроб увійти з цієї адреси або під цією електронною поштою. Перевірку сповільнено: спробуйте знову через ${s(p.retry_after)} с.`,
+    en: (p) =>
+      `Too many failed sign-in attempts from this address or for this e-mail. Checks are slowed down: try again in ${s(p.retry_after)} s.`,
+  },
   role_forbidden: {
     status: 403,
     uk: (p) =>
@@ -459,6 +466,11 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
     status: 413,
     uk: (p) => `Тіло запиту завелике: не більше ${s(p.limit)} байтів.`,
     en: (p) => `The request body is too large: at most ${s(p.limit)} bytes.`,
+  },
+  request_timeout: {
+    status: 408,
+    uk: (p) => `Тіло запиту перестало надходити: ${s(p.seconds)} с без жодного байта. Надішліть запит знову.`,
+    en: (p) => `The request body stopped arriving: ${s(p.seconds)} s without a byte. Send the request again.`,
   },
   not_found: {
     status: 404,

@@ -21,6 +21,7 @@ import { consoleMiddleware } from './console/console.app.js';
 export { createHttpApp, SESSION_COOKIE, type HttpConfig, type HttpDeps } from './app.js';
 export { ERROR_TABLE, errorBody } from './error-table.js';
 export { buildOpenApi } from './openapi.js';
+export { httpServer, type ClientTimeouts } from './http-server.js';
 export type { Route, RouteInput, Reply } from './route.js';
 export type { UseCases } from './use-cases.js';
 

@@ -18,6 +18,7 @@ import { SqlSandboxRegistryStore } from './repositories/sandbox.repository.js';
 import { SqlOperationRepository } from './repositories/operations.repository.js';
 import { SqlMonitorRepository } from './repositories/monitoring.repository.js';
 import { SqliteReader } from './sqlite-reader.js';
+import { SqlCredentialAttempts } from './repositories/credential-attempts.repository.js';
 import { KnexUnitOfWork } from './unit-of-work.js';
 import { SqlInvitationRepository, SqlPeopleRepository } from './repositories/accounts.repository.js';
 import { SqlEventFeed } from './repositories/events.repository.js';
@@ -61,6 +62,7 @@ export class SqlStore {
   readonly eventFeed: SqlEventFeed;
   readonly webhooks: SqlWebhookRepository;
   readonly monitors: SqlMonitorRepository;
+  readonly credentialAttempts: SqlCredentialAttempts;
   private readonly reader: SqliteReader | null;
   /** Cross-process invalidation: LISTEN/NOTIFY on Postgres, a polled change log on SQLite. */
   readonly changes: SqlChangeFeed;
@@ -113,6 +115,7 @@ export class SqlStore {
     this.eventFeed = new SqlEventFeed(this.uow, this.engine);
     this.webhooks = new SqlWebhookRepository(this.uow, this.engine);
     this.monitors = new SqlMonitorRepository(this.uow, this.engine);
+    this.credentialAttempts = new SqlCredentialAttempts(this.uow, this.engine);
   }
 
   /**

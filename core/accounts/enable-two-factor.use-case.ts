@@ -7,6 +7,7 @@ import type { HumanContext } from './sign-in.use-case.js';
 import type { AccountRepository } from './ports/account-repository.port.js';
 import type { TotpVerifier } from './ports/credentials.port.js';
 import type { PeopleRepository } from './ports/people.port.js';
+import type { CredentialThrottle } from './credential-throttle.js';
 
 /** What EnableTwoFactor is built from (one object, named, instead of positions). */
 export interface EnableTwoFactorDeps extends RecordingDeps {
@@ -14,6 +15,7 @@ export interface EnableTwoFactorDeps extends RecordingDeps {
   readonly people: PeopleRepository;
   readonly totp: TotpVerifier;
   readonly box: SecretBox;
+  readonly throttle: Pick<CredentialThrottle, 'admit' | 'succeeded' | 'failed'>;
 }
 
 /**
@@ -44,7 +46,8 @@ export class EnableTwoFactor {
     return { secret, otpauthUri: this.deps.totp.uri(secret, person.email) };
   }
 
-  async confirm(human: HumanContext, code: string): Promise<{ two_factor: true }> {
+  /** `address`: where the attempt comes from; a code check is throttled like sign-in's. */
+  async confirm(human: HumanContext, code: string, address: string): Promise<{ two_factor: true }> {
     const person = await this.current(human);
     if (person.twoFactorEnabled !== false) throw new DomainError('two_factor_already_on');
     const pending = person.totpPendingSecret;
@@ -52,8 +55,13 @@ export class EnableTwoFactor {
     const now = this.deps.clock.now();
     // No code of this seed was ever accepted, so nothing earlier to refuse; the step it matched is recorded
     // with the switch, so this very code never signs in afterwards (RFC 6238 §5.2).
+    const check = await this.deps.throttle.admit(address, person.email);
     const step = await this.deps.totp.verify(this.deps.box.open(pending), code, now, null);
-    if (step === null) throw new DomainError('totp_invalid');
+    if (step === null) {
+      await this.deps.throttle.failed(check, person);
+      throw new DomainError('totp_invalid');
+    }
+    await this.deps.throttle.succeeded(check);
     await this.deps.uow.transaction(async () => {
       if (!(await this.deps.people.confirmPendingTotp(person.id, pending, step))) {
         // Changed since we read it: a concurrent confirmation won, or a newer enrolment replaced the seed.

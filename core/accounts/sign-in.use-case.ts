@@ -8,6 +8,7 @@ import type { HumanContext, Person, Session } from '../kernel/person.js';
 export type { HumanContext };
 import type { AccountRepository, SessionRepository } from './ports/account-repository.port.js';
 import type { PasswordHasher, TotpVerifier } from './ports/credentials.port.js';
+import type { CredentialThrottle } from './credential-throttle.js';
 
 /** A session lasts this long after sign-in; there is no sliding renewal. */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
@@ -29,14 +30,20 @@ export interface SignInDeps extends RecordingDeps {
   readonly totp: TotpVerifier;
   readonly box: SecretBox;
   readonly hasher: SecretHasher;
+  readonly throttle: Pick<CredentialThrottle, 'admit' | 'succeeded' | 'failed'>;
 }
 
 /** Humans sign in with e-mail + password (argon2id) + TOTP, always (issue: Accounts). */
 export class SignIn {
   constructor(private readonly deps: SignInDeps) {}
 
-  async execute(input: { email: string; password: string; totp: string }): Promise<SignedIn> {
-    const person = await this.deps.accounts.findPersonByEmail(input.email.trim().toLowerCase());
+  /** `address`: where the attempt comes from (the client address), for the throttle. */
+  async execute(input: { email: string; password: string; totp: string; address: string }): Promise<SignedIn> {
+    const email = input.email.trim().toLowerCase();
+    // Before the store is asked about the e-mail and before any hashing: a refusal takes the same path
+    // whether or not anyone has this e-mail.
+    const check = await this.deps.throttle.admit(input.address, email);
+    const person = await this.deps.accounts.findPersonByEmail(email);
     const passwordOk = await this.deps.passwords.verify(person?.passwordHash ?? DUMMY_PASSWORD_HASH, input.password);
     const now = this.deps.clock.now();
     const twoFactor = person?.twoFactorEnabled !== false;
@@ -45,7 +52,10 @@ export class SignIn {
         ? await this.deps.totp.verify(this.deps.box.open(person.totpSecret), input.totp, now, person.totpLastStep)
         : null;
     // One answer for every failure: which factor failed is not told.
-    if (!person || !passwordOk || (twoFactor && step === null)) throw new DomainError('sign_in_failed');
+    if (!person || !passwordOk || (twoFactor && step === null)) {
+      await this.deps.throttle.failed(check, person);
+      throw new DomainError('sign_in_failed');
+    }
     const token = this.deps.random.base62(43);
     const session: Session = {
       id: this.deps.random.id(),
@@ -58,15 +68,22 @@ export class SignIn {
       revokedAt: null,
       csrfToken: this.deps.random.base62(43),
     };
-    await this.deps.uow.transaction(async () => {
-      if (!(await this.deps.accounts.recordSignIn(person.id, now, step))) throw new DomainError('sign_in_failed');
+    const recorded = await this.deps.uow.transaction(async () => {
+      // A code used already (a concurrent sign-in won with it) is a failed check like any other.
+      if (!(await this.deps.accounts.recordSignIn(person.id, now, step))) return false;
       await this.deps.sessions.insert(session);
       await this.deps.events.record(
         'person.signed_in',
         { accountId: person.accountId, environment: null, subject: `person:${person.id}`, actor: `person:${person.id}`, occurredAt: now },
         { session_id: session.id },
       );
+      return true;
     });
+    if (!recorded) {
+      await this.deps.throttle.failed(check, person);
+      throw new DomainError('sign_in_failed');
+    }
+    await this.deps.throttle.succeeded(check);
     return { token, session, person };
   }
 }

@@ -10,7 +10,8 @@ import type { EventData, EventType } from '../kernel/events.js';
  * `certificate.private_key_read` (an audit record of a read, not a change; it would also tell
  * every subscriber when a key was fetched), `account.created` (happens before any key or webhook
  * can exist), `person.two_factor_enrolment_started` (a secret handed out that changes nothing yet;
- * the owners hear of `person.two_factor_enabled` once a code confirms it).
+ * the owners hear of `person.two_factor_enabled` once a code confirms it), `person.sign_in_throttled`
+ * (like sign-ins, private to the console; the owners get a notice).
  */
 export type EventScope = 'domain' | 'account';
 
@@ -349,6 +350,13 @@ export const EVENT_CATALOGUE: { readonly [T in EventType]: EventInfo & { readonl
     'Людина знову ввімкнула двофакторну перевірку з новим секретом.',
     'A person switched two-factor checks on again, with a new secret.',
     { email: 'string' },
+  ),
+  'person.sign_in_throttled': e(
+    null,
+    'account',
+    'Багато невдалих перевірок пароля чи одноразового коду людини: їх сповільнено (лише внутрішньо; власники отримують сповіщення).',
+    'Many failed password or one-time code checks for a person: they are slowed down (internal only; the owners get a notice).',
+    { email: 'string', failures: 'integer: failed checks in the burst so far' },
   ),
   'account.deleted': e('account.deleted', 'account', 'Рахунок видалено.', 'The account was deleted.', { keys_revoked: 'integer' }),
   // Class 3 operations (about the operation's domain)

@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'human_only'
   | 'session_required'
   | 'sign_in_failed'
+  | 'too_many_attempts'
   | 'role_forbidden'
   | 'environment_unavailable'
   // issuance rules (DESIGN: classes)
@@ -89,6 +90,7 @@ export type ErrorCode =
   | 'malformed_json'
   | 'unsupported_media_type'
   | 'payload_too_large'
+  | 'request_timeout'
   | 'not_found'
   | 'method_not_allowed'
   | 'idempotency_key_required'
@@ -134,6 +136,7 @@ export interface ErrorParamMap {
   human_only: { console: Param };
   session_required: NoParams;
   sign_in_failed: NoParams;
+  too_many_attempts: { retry_after: Param };
   role_forbidden: { class: Param; max_class: Param };
   environment_unavailable: { environment: Param };
   key_lifetime_exceeded: { class: Param; expires_on: Param; max_date: Param; max_days: Param };
@@ -199,6 +202,7 @@ export interface ErrorParamMap {
   malformed_json: NoParams;
   unsupported_media_type: { type?: Param };
   payload_too_large: { limit: Param };
+  request_timeout: { seconds: Param };
   not_found: { path?: Param };
   method_not_allowed: { allow: Param; method: Param; path: Param };
   idempotency_key_required: NoParams;

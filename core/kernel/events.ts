@@ -183,6 +183,8 @@ export interface EventData {
   'person.two_factor_disabled': { readonly email: string };
   'person.two_factor_enrolment_started': NoData;
   'person.two_factor_enabled': { readonly email: string };
+  /** Failed password or TOTP checks for this person's e-mail began to be slowed down (once per burst). */
+  'person.sign_in_throttled': { readonly email: string; readonly failures: number };
   'account.deleted': { readonly keys_revoked: number };
   // class 3 operations
   'operation.pending': OperationChanged;

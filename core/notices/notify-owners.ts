@@ -30,6 +30,7 @@ const SUBJECTS: Record<string, { uk: string; en: string }> = {
   // two-factor checks of a person (the human-only action and its way back)
   'person.two_factor_disabled': { uk: 'двофакторну перевірку вимкнено', en: 'two-factor checks switched off' },
   'person.two_factor_enabled': { uk: 'двофакторну перевірку знову ввімкнено', en: 'two-factor checks switched on again' },
+  'person.sign_in_throttled': { uk: 'багато невдалих спроб увійти', en: 'many failed sign-in attempts' },
 };
 
 export const subjectOf = (kind: string, domain: string | null): string => {

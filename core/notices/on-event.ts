@@ -303,6 +303,16 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
     },
     data: { person_id: idOf(e.subject, 'person') },
   }),
+  // Once per burst (CredentialThrottle): the attempts themselves are never a notice each.
+  'person.sign_in_throttled': (e) => ({
+    kind: 'person.sign_in_throttled',
+    domain: null,
+    message: {
+      uk: `${e.data.email}: ${e.data.failures} невдалих перевірок пароля чи одноразового коду поспіль, тож наступні спроби сповільнено (до 5 хвилин очікування). Якщо це не ця людина, хтось, можливо, підбирає її пароль.`,
+      en: `${e.data.email}: ${e.data.failures} failed password or one-time code checks in a row, so further attempts are slowed down (waits of up to 5 minutes). If it was not this person, someone may be guessing their password.`,
+    },
+    data: { person_id: idOf(e.subject, 'person') },
+  }),
   'person.joined': (e) => ({
     kind: 'person.joined',
     domain: null,

@@ -61,6 +61,7 @@ export const errorCatalogue = (): string => {
     capability: 'transfer_code',
     tlds: 'ua, com.ua',
     console: '/console/keys',
+    seconds: 30,
   };
   Object.assign(sample, { monitor_id: 'mon_01a20dfb463817f34de6', interval_seconds: 30, minimum: 60, maximum: 86400, limit: 200 }); // monitoring
   const rows = (Object.keys(ERROR_TABLE) as ErrorCode[])

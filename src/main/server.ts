@@ -8,6 +8,7 @@ import { TOKENS } from '../tokens.js';
 import { Worker } from '../worker.js';
 import { DNS_WORKER_ENTRY } from './dns-worker-entry.js';
 import { serveDns } from '../dns-server.js';
+import { httpServer } from '../../adapters/http/index.js';
 
 /**
  * `npm start`: API on PORT, store at DATABASE_URL, migrations applied, the sandbox demo account seeded
@@ -49,11 +50,8 @@ const main = async () => {
   if (dns) system.get(TOKENS.ZonePublisher).attach(dns.publisher);
   const worker = config.runWorker ? new Worker(system) : null;
   worker?.start();
-  const server: Server = app.listen(config.port, config.host);
-  // Idle keep-alive connections outlive a client's or a load balancer's own idle timeout (60 s is
-  // common), so it is always the client that closes one — never a reset under a reused request.
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
+  // Slow clients are bound (headers, a silent body, the whole request); keep-alive as explained there.
+  const server: Server = httpServer(app, config.clientTimeouts).listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', () => resolve());
     server.once('error', reject);

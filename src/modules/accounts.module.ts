@@ -10,6 +10,7 @@ import { ManagePeople } from '../../core/accounts/manage-people.use-case.js';
 import { DisableTwoFactor } from '../../core/accounts/disable-two-factor.use-case.js';
 import { EnableTwoFactor } from '../../core/accounts/enable-two-factor.use-case.js';
 import { DeleteAccount } from '../../core/accounts/delete-account.use-case.js';
+import { CredentialThrottle } from '../../core/accounts/credential-throttle.js';
 
 /** The accounts capability's use cases, constructed by hand from their ports (no decorators in core/). */
 export const accountsModule = () =>
@@ -21,10 +22,19 @@ export const accountsModule = () =>
         [s, T.SecretHasher, T.Clock],
       )
       .inSingletonScope();
+    // Every password and TOTP check (sign-in, signing in again, a new secret's first code) goes through it.
+    bind(T.CredentialThrottle)
+      .toResolvedValue(
+        (st: SqlStore, h, r, c, rec: Recorder) =>
+          new CredentialThrottle({ attempts: st.credentialAttempts, hasher: h, events: rec, uow: st.uow, random: r, clock: c }),
+        [s, T.SecretHasher, T.Random, T.Clock, T.Recorder],
+      )
+      .inSingletonScope();
     bind(T.SignIn)
       .toResolvedValue(
-        (st: SqlStore, p, t, b, h, r, c, rec: Recorder) =>
+        (st: SqlStore, p, t, b, h, r, c, rec: Recorder, th: CredentialThrottle) =>
           new SignIn({
+            throttle: th,
             accounts: st.accounts,
             sessions: st.sessions,
             passwords: p,
@@ -36,7 +46,7 @@ export const accountsModule = () =>
             random: r,
             clock: c,
           }),
-        [s, T.PasswordHasher, T.Totp, T.SecretBox, T.SecretHasher, T.Random, T.Clock, T.Recorder],
+        [s, T.PasswordHasher, T.Totp, T.SecretBox, T.SecretHasher, T.Random, T.Clock, T.Recorder, T.CredentialThrottle],
       )
       .inSingletonScope();
     bind(T.SignOut)
@@ -44,8 +54,9 @@ export const accountsModule = () =>
       .inSingletonScope();
     bind(T.Reauthenticate)
       .toResolvedValue(
-        (st: SqlStore, p, t, b, r, c, rec: Recorder) =>
+        (st: SqlStore, p, t, b, r, c, rec: Recorder, th: CredentialThrottle) =>
           new Reauthenticate({
+            throttle: th,
             accounts: st.accounts,
             people: st.people,
             passwords: p,
@@ -56,7 +67,7 @@ export const accountsModule = () =>
             random: r,
             clock: c,
           }),
-        [s, T.PasswordHasher, T.Totp, T.SecretBox, T.Random, T.Clock, T.Recorder],
+        [s, T.PasswordHasher, T.Totp, T.SecretBox, T.Random, T.Clock, T.Recorder, T.CredentialThrottle],
       )
       .inSingletonScope();
     bind(T.ManagePeople)
@@ -88,9 +99,19 @@ export const accountsModule = () =>
       .inSingletonScope();
     bind(T.EnableTwoFactor)
       .toResolvedValue(
-        (st: SqlStore, t, b, r, c, rec: Recorder) =>
-          new EnableTwoFactor({ accounts: st.accounts, people: st.people, totp: t, box: b, events: rec, uow: st.uow, random: r, clock: c }),
-        [s, T.Totp, T.SecretBox, T.Random, T.Clock, T.Recorder],
+        (st: SqlStore, t, b, r, c, rec: Recorder, th: CredentialThrottle) =>
+          new EnableTwoFactor({
+            accounts: st.accounts,
+            people: st.people,
+            totp: t,
+            box: b,
+            throttle: th,
+            events: rec,
+            uow: st.uow,
+            random: r,
+            clock: c,
+          }),
+        [s, T.Totp, T.SecretBox, T.Random, T.Clock, T.Recorder, T.CredentialThrottle],
       )
       .inSingletonScope();
     bind(T.DeleteAccount)

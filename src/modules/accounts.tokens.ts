@@ -5,6 +5,7 @@ import type { ManagePeople } from '../../core/accounts/manage-people.use-case.js
 import type { DisableTwoFactor } from '../../core/accounts/disable-two-factor.use-case.js';
 import type { EnableTwoFactor } from '../../core/accounts/enable-two-factor.use-case.js';
 import type { DeleteAccount } from '../../core/accounts/delete-account.use-case.js';
+import type { CredentialThrottle } from '../../core/accounts/credential-throttle.js';
 
 /** Injection tokens of the accounts capability (src/ binds them by explicit token; core/ has no decorators). */
 export const ACCOUNTS_TOKENS = {
@@ -16,4 +17,5 @@ export const ACCOUNTS_TOKENS = {
   DisableTwoFactor: token<DisableTwoFactor>('DisableTwoFactor'),
   EnableTwoFactor: token<EnableTwoFactor>('EnableTwoFactor'),
   DeleteAccount: token<DeleteAccount>('DeleteAccount'),
+  CredentialThrottle: token<CredentialThrottle>('CredentialThrottle'),
 } as const;

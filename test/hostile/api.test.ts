@@ -8,6 +8,7 @@ import { kyivDate } from '../../core/kernel/dates.js';
 import { eachStore } from '../support/stores.js';
 import { bearer, startApi, type TestApi } from '../support/system.js';
 import { expectErrorShape, type Res } from '../support/error-shape.js';
+import { CREDENTIAL_POLICY } from '../../core/accounts/credential-throttle.js';
 
 /**
  * Hostile tests: what an attacker or a sloppy integrator sends. Every answer must be the seed's error
@@ -671,6 +672,8 @@ eachStore('Hostile: human-only routes and sessions', (kind) => {
       { email: "' OR 1=1--", password: "' OR 1=1--", totp: '1' },
     ];
     for (const json of attempts) {
+      // Past the credential throttle's wait, so every attempt is checked (its refusals are tested elsewhere).
+      api.clock.advance(CREDENTIAL_POLICY.person.capMs);
       const r = await api.call('/v1/account/sessions', { method: 'POST', json });
       expectErrorShape(r, 401, 'sign_in_failed');
       expect(r.headers.getSetCookie()).to.deep.equal([]);

@@ -164,16 +164,17 @@ eachStore('monitoring through the API', (kind) => {
       const [event] = await api.system.store.knex('events').where({ type: 'monitor.check_failed', subject: `monitor:${m.id}` });
       const recorder = api.system.get(TOKENS.Recorder);
       await api.system.store.uow.transaction(() =>
-        recorder.append({
-          id: randomUUID(),
-          accountId: api.demo.accountId,
-          environment: 'live',
-          type: 'monitor.check_failed',
-          subject: `monitor:${m.id}`,
-          actor: 'system:monitoring',
-          occurredAt: api.clock.now(),
-          data: JSON.parse(event.data),
-        }),
+        recorder.record(
+          'monitor.check_failed',
+          {
+            accountId: api.demo.accountId,
+            environment: 'live',
+            subject: `monitor:${m.id}`,
+            actor: 'system:monitoring',
+            occurredAt: api.clock.now(),
+          },
+          JSON.parse(event.data),
+        ),
       );
       const mails = (await api.system.store.knex('notice_deliveries')).filter(
         (d: { body: string }) => d.body.includes(m.id) || d.body.includes('Dear owner'),

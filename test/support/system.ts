@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { generate } from 'otplib';
 import pino from 'pino';
-import type { Route } from '../../adapters/http/index.js';
+import { httpServer, type Route } from '../../adapters/http/index.js';
 import type { DemoCredentials } from '../../core/sandbox/seed-demo.use-case.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { System, type SystemOptions } from '../../src/system.js';
@@ -79,10 +79,9 @@ export const startApi = async (kind: StoreKind, options: TestApiOptions = {}): P
   }
   system.markStarted();
   const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-    // As under npm start: a loaded machine must not let the server drop a connection fetch reuses.
-    s.keepAliveTimeout = 65_000;
-    s.headersTimeout = 66_000;
+    // As under npm start: the same timeouts (and keep-alive, so a loaded machine never drops a
+    // connection fetch reuses).
+    const s = httpServer(app, system.config.clientTimeouts).listen(0, '127.0.0.1', () => resolve(s));
   });
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 

@@ -210,6 +210,7 @@ export const consoleMiddleware = (uc: UseCases, deps: ConsoleDeps): Middleware =
         return ctx.redirect(out.redirect);
       }
       for (const c of out.cookies ?? []) setCookie(c.name, c.value, c);
+      for (const [k, v] of Object.entries(out.headers ?? {})) ctx.set(k, v);
       ctx.status = out.status ?? 200;
       ctx.type = 'text/html; charset=utf-8';
       ctx.body = layout(view, out.title, out.body, { bare: out.bare ?? false });
@@ -225,6 +226,8 @@ export const consoleMiddleware = (uc: UseCases, deps: ConsoleDeps): Middleware =
         return ctx.redirect(`/console/sign-in?next=${encodeURIComponent(back)}&ended=1`);
       }
       ctx.status = ERROR_TABLE[e.code].status;
+      const retryAfter = (e.params as { retry_after?: unknown } | undefined)?.retry_after;
+      if (typeof retryAfter === 'number') ctx.set('Retry-After', String(Math.max(1, Math.ceil(retryAfter))));
       ctx.type = 'text/html; charset=utf-8';
       const back = typeof form._back === 'string' ? safeNext(form._back) : ctx.method === 'GET' ? '/console/' : safeNext(ctx.path);
       ctx.body = layout(

@@ -18,7 +18,8 @@ export interface CookieOut {
   maxAge?: number;
 }
 export type PageOut =
-  { title: string; body: Html; status?: number; bare?: boolean; cookies?: CookieOut[] } | { redirect: string; cookies?: CookieOut[] };
+  | { title: string; body: Html; status?: number; bare?: boolean; cookies?: CookieOut[]; headers?: Record<string, string> }
+  | { redirect: string; cookies?: CookieOut[] };
 /** One console page: how it is matched, whether it needs a signed-in person, and what it answers. */
 export interface ConsolePage {
   readonly method: 'GET' | 'POST';

@@ -205,6 +205,7 @@ export const pages = (uc: UseCases): ConsolePage[] => [
           email: field(r.form, 'email'),
           password: field(r.form, 'password'),
           totp: field(r.form, 'totp'),
+          address: r.ip,
         });
         return {
           redirect: safeNext(field(r.form, 'next')),
@@ -224,6 +225,16 @@ export const pages = (uc: UseCases): ConsolePage[] => [
                 'Sign-in failed: wrong e-mail, password or one-time code.',
               ),
             ),
+          };
+        }
+        // The throttle's refusal, in the API's words, above the form (the wait is in the text).
+        if (err instanceof DomainError && err.code === 'too_many_attempts') {
+          return {
+            title: r.view.t('Вхід', 'Sign in'),
+            status: 429,
+            bare: true,
+            headers: { 'Retry-After': String(err.params?.retry_after ?? 1) },
+            body: signInForm(r.view, r, errorText(r.view.lang, err)),
           };
         }
         throw err;
@@ -267,7 +278,7 @@ export const pages = (uc: UseCases): ConsolePage[] => [
     pattern: /^\/console\/reauth$/,
     auth: true,
     handle: async (r) => {
-      await uc.reauthenticate.execute(me(r), { password: field(r.form, 'password'), totp: field(r.form, 'totp') });
+      await uc.reauthenticate.execute(me(r), { password: field(r.form, 'password'), totp: field(r.form, 'totp'), address: r.ip });
       return { redirect: `${safeNext(field(r.form, 'next'))}${field(r.form, 'next').includes('?') ? '&' : '?'}reauthed=1` };
     },
   },
@@ -1216,7 +1227,7 @@ ${
     handle: async (r) => {
       const v = r.view;
       try {
-        await uc.enableTwoFactor.confirm(me(r), field(r.form, 'totp').trim());
+        await uc.enableTwoFactor.confirm(me(r), field(r.form, 'totp').trim(), r.ip);
       } catch (err) {
         if (!(err instanceof DomainError && err.code === 'totp_invalid')) throw err;
         return {

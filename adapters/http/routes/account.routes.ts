@@ -88,10 +88,10 @@ export const accountRoutes = (uc: AccountUseCases): Route[] => [
         schema: { type: 'object', properties: { person, expires_at: { type: 'string', format: 'date-time' } } },
       },
     },
-    errors: ['sign_in_failed'],
+    errors: ['sign_in_failed', 'too_many_attempts'],
     handle: async (i) => {
       const b = i.body;
-      const s = await uc.signIn.execute(b);
+      const s = await uc.signIn.execute({ ...b, address: i.ip });
       return {
         status: 201,
         cookies: [{ name: SESSION_COOKIE, value: s.token, expires: s.session.expiresAt }],
@@ -165,10 +165,10 @@ export const accountRoutes = (uc: AccountUseCases): Route[] => [
         schema: { type: 'object', properties: { authenticated_at: { type: 'string' }, valid_until: { type: 'string' } } },
       },
     },
-    errors: ['sign_in_failed'],
+    errors: ['sign_in_failed', 'too_many_attempts'],
     handle: async (i) => {
       const b = i.body;
-      const r = await uc.reauthenticate.execute(i.human, b);
+      const r = await uc.reauthenticate.execute(i.human, { ...b, address: i.ip });
       return {
         status: 201,
         body: {
@@ -378,8 +378,8 @@ export const accountRoutes = (uc: AccountUseCases): Route[] => [
       properties: { totp: { type: 'string', pattern: '^[0-9]{6}$', description: 'Six digits from the new secret' } },
     },
     responses: { 200: { description: 'Switched on', schema: { type: 'object', properties: { two_factor: { type: 'boolean' } } } } },
-    errors: ['two_factor_already_on', 'two_factor_enrolment_missing', 'totp_invalid'],
-    handle: async (i) => ({ status: 200, body: await uc.enableTwoFactor.confirm(i.human, i.body.totp) }),
+    errors: ['two_factor_already_on', 'two_factor_enrolment_missing', 'totp_invalid', 'too_many_attempts'],
+    handle: async (i) => ({ status: 200, body: await uc.enableTwoFactor.confirm(i.human, i.body.totp, i.ip) }),
   }),
   route({
     id: 'deleteAccount',
