@@ -44,7 +44,7 @@ export class DeleteAccount {
         subject: `account:${accountId}`,
         actor: `person:${human.person.id}`,
         occurredAt: now,
-        data: { keys_revoked: keys },
+        data: { keys_revoked: keys.length },
       });
     });
     return { deleted: true };
