@@ -10,6 +10,7 @@ import * as monitoring from './migrations/20261124130000_monitoring.js';
 import * as changeLog from './migrations/20261124153000_change_log.js';
 import * as twoFactorEnrolment from './migrations/20261125090000_two_factor_enrolment.js';
 import * as resumableRequests from './migrations/20261125100000_resumable_requests.js';
+import * as autoRenewKey from './migrations/20261126120000_auto_renew_key.js';
 
 /** Migrations listed explicitly: no directory scanning, so they load the same under tsx, tests and CLI. */
 const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
@@ -24,6 +25,7 @@ const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
   ['20261124153000_change_log', changeLog],
   ['20261125090000_two_factor_enrolment', twoFactorEnrolment],
   ['20261125100000_resumable_requests', resumableRequests],
+  ['20261126120000_auto_renew_key', autoRenewKey],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

@@ -207,12 +207,21 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
   },
   'domain.auto_renew_failed': (e) => {
     const d = e.data;
+    const why =
+      d.reason === 'insufficient_funds'
+        ? { uk: 'недостатньо коштів на балансі', en: 'the balance is too low' }
+        : d.reason === 'spend_limit_exceeded'
+          ? {
+              uk: 'це перевищило б місячний ліміт витрат ключа, який увімкнув автопродовження (продовження рахується на нього, поки ключ чинний); нічого не списано',
+              en: 'it would pass the monthly spend limit of the key that switched automatic renewal on (the renewal counts against it while that key is valid); nothing was charged',
+            }
+          : { uk: d.reason, en: d.reason };
     return {
       kind: 'domain.auto_renew_failed',
       domain: d.domain,
       message: {
-        uk: `Не вдалося автоматично продовжити ${d.domain} (діє до ${d.expires_at}): ${d.reason === 'insufficient_funds' ? 'недостатньо коштів на балансі' : d.reason}. Поповніть баланс або продовжте вручну.`,
-        en: `Automatic renewal of ${d.domain} (valid until ${d.expires_at}) failed: ${d.reason === 'insufficient_funds' ? 'the balance is too low' : d.reason}. Top up the balance or renew it by hand.`,
+        uk: `Не вдалося автоматично продовжити ${d.domain} (діє до ${d.expires_at}): ${why.uk}. Поповніть баланс або продовжте вручну.`,
+        en: `Automatic renewal of ${d.domain} (valid until ${d.expires_at}) failed: ${why.en}. Top up the balance or renew it by hand.`,
       },
       data: { domain: d.domain, reason: d.reason, expires_at: d.expires_at },
     };
