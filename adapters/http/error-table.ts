@@ -125,6 +125,11 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
     uk: () => 'Ключ із правом витрачати кошти (domain.register, domain.renew, billing.topup) мусить мати місячний ліміт витрат.',
     en: () => 'A key with a spending right (domain.register, domain.renew, billing.topup) needs a monthly spend limit.',
   },
+  right_test_only: {
+    status: 422,
+    uk: (p) => `Право ${s(p.right)} діє лише в пісочниці: його може мати тільки тестовий ключ (dmk_test_…).`,
+    en: (p) => `The right ${s(p.right)} acts on the sandbox only: only a test key (dmk_test_…) may hold it.`,
+  },
   domains_required: {
     status: 422,
     uk: () => 'Оберіть домени: перелік імен або одну мітку.',

@@ -10,10 +10,11 @@ import * as monitoring from './migrations/20261124130000_monitoring.js';
 import * as changeLog from './migrations/20261124153000_change_log.js';
 import * as twoFactorEnrolment from './migrations/20261125090000_two_factor_enrolment.js';
 import * as resumableRequests from './migrations/20261125100000_resumable_requests.js';
+import * as autoRenewKey from './migrations/20261126120000_auto_renew_key.js';
 import * as credentialAttempts from './migrations/20261126120000_credential_attempts.js';
 import * as dnsNamesALabels from './migrations/20261126120000_dns_names_a_labels.js';
-import * as eventUrlParts from './migrations/20261126130000_event_url_parts.js';
 import * as dnsCatalog from './migrations/20261126130000_dns_catalog.js';
+import * as eventUrlParts from './migrations/20261126130000_event_url_parts.js';
 
 /** Migrations listed explicitly: no directory scanning, so they load the same under tsx, tests and CLI. */
 const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
@@ -28,8 +29,9 @@ const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
   ['20261124153000_change_log', changeLog],
   ['20261125090000_two_factor_enrolment', twoFactorEnrolment],
   ['20261125100000_resumable_requests', resumableRequests],
-  ['20261126120000_credential_attempts', credentialAttempts],
   ['20261126120000_dns_names_a_labels', dnsNamesALabels],
+  ['20261126120000_auto_renew_key', autoRenewKey],
+  ['20261126120000_credential_attempts', credentialAttempts],
   ['20261126130000_dns_catalog', dnsCatalog],
   ['20261126130000_event_url_parts', eventUrlParts],
 ];

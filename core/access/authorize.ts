@@ -40,6 +40,8 @@ export class Authorizer<D extends ScopedDomain = ScopedDomain> {
   }
 
   private async evaluate(key: ApiKey, right: RightName, domainInput?: string): Promise<{ ok: boolean; domain: D | null; name?: string }> {
+    // Issuing refuses a test-only right to a live key; a stored row that says otherwise still grants nothing.
+    if (RIGHTS[right].testOnly && key.environment !== 'test') return { ok: false, domain: null };
     if (RIGHTS[right].scope === 'account' || domainInput === undefined) {
       // Account rights ignore the selection; a domain right asked without a domain (a list) needs only
       // to be held somewhere — the list itself is then filtered to the key's domains.

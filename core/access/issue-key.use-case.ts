@@ -69,6 +69,8 @@ export class IssueKey {
   preview(actor: Actor, input: IssueKeyInput): KeyDraft {
     const policies = this.policiesOf(input);
     const rights = policies.map((p) => p.right);
+    const testOnly = input.environment === 'live' ? rights.find((x) => RIGHTS[x].testOnly) : undefined;
+    if (testOnly !== undefined) throw new DomainError('right_test_only', { right: testOnly });
     const cls = classOf(rights);
     if (actor.role === 'member' && cls >= 2) {
       throw new DomainError('role_forbidden', { class: cls, max_class: 1 });

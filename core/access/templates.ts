@@ -24,6 +24,11 @@ export const TEMPLATES: readonly KeyTemplate[] = [
     rights: ['domain.read', 'domain.register', 'domain.renew', 'billing.read'],
     title: { uk: 'Реєстрація і продовження', en: 'Registration and renewal' },
   },
+  {
+    id: 'sandbox_clock',
+    rights: ['sandbox.clock'],
+    title: { uk: 'Годинник пісочниці (лише тестові ключі)', en: 'Sandbox clock (test keys only)' },
+  },
 ];
 
 export const TEMPLATE_IDS = TEMPLATES.map((t) => t.id);

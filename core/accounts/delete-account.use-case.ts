@@ -39,7 +39,7 @@ export class DeleteAccount {
       await this.deps.events.record(
         'account.deleted',
         { accountId, environment: null, subject: `account:${accountId}`, actor: `person:${human.person.id}`, occurredAt: now },
-        { keys_revoked: keys },
+        { keys_revoked: keys.length },
       );
     });
     return { deleted: true };

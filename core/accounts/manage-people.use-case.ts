@@ -6,10 +6,14 @@ import { DomainError } from '../kernel/errors.js';
 import type { SecretBox } from '../kernel/secret-box.port.js';
 import { requireOwner } from '../kernel/human-guards.js';
 import type { Actor, Person, Role } from '../kernel/person.js';
+import type { DangerClass } from '../kernel/rights.js';
 import type { AccountRepository } from './ports/account-repository.port.js';
 import type { PasswordHasher, TotpVerifier } from './ports/credentials.port.js';
 import type { InvitationMail } from './ports/invitation-mail.port.js';
-import type { Invitation, InvitationRepository, PeopleRepository } from './ports/people.port.js';
+import type { Invitation, InvitationRepository, PeopleRepository, RevokedKey } from './ports/people.port.js';
+
+/** The lowest key class a member may not hold (DESIGN: classes 2 and 3 are issued by owners only). */
+const BEYOND_MEMBER: DangerClass = 2;
 
 /** An invitation link is good for 7 days, once. */
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -186,7 +190,20 @@ export class ManagePeople {
       if (target.role === role) return viewPerson(target);
       if (role === 'member') await this.keepAnOwner(actor.accountId, target);
       await this.deps.people.setRole(target.id, role);
-      await this.record('person.role_changed', actor, `person:${target.id}`, { email: target.email, from: target.role, to: role });
+      // Keys beyond a member's powers stop working with the change, in its transaction. Revoked, not
+      // suspended: a suspended key would come back by itself on a later promotion, handing owner powers to
+      // a key the owners may long have forgotten; a promoted person issues a new key instead.
+      const revoked =
+        role === 'member'
+          ? await this.deps.people.revokeKeys({ createdBy: target.id, minClass: BEYOND_MEMBER }, this.deps.clock.now(), actor.personId)
+          : [];
+      await this.record('person.role_changed', actor, `person:${target.id}`, {
+        email: target.email,
+        from: target.role,
+        to: role,
+        ...(role === 'member' ? { revoked_key_ids: revoked.map((k) => k.id) } : {}),
+      });
+      await this.keysRevoked(actor, revoked, 'role_changed');
       return viewPerson({ ...target, role });
     });
   }
@@ -206,9 +223,29 @@ export class ManagePeople {
       await this.record('person.removed', actor, `person:${target.id}`, {
         email: target.email,
         left: target.id === actor.personId,
-        keys_revoked: keys,
+        keys_revoked: keys.length,
+        revoked_key_ids: keys.map((k) => k.id),
       });
+      await this.keysRevoked(actor, keys, 'person_removed');
     });
+  }
+
+  /** Each key revoked with a change to its issuer is its own `key.revoked` event, as a revocation by hand is:
+   * what follows a revocation (its pending operations cancelled, webhooks) follows these too. */
+  private async keysRevoked(actor: Actor, keys: readonly RevokedKey[], reason: 'role_changed' | 'person_removed'): Promise<void> {
+    for (const k of keys) {
+      await this.deps.events.record(
+        'key.revoked',
+        {
+          accountId: actor.accountId,
+          environment: k.environment,
+          subject: `key:${k.id}`,
+          actor: `person:${actor.personId}`,
+          occurredAt: this.deps.clock.now(),
+        },
+        { key_id: k.id, reason },
+      );
+    }
   }
 
   private async member(actor: Actor, personId: string): Promise<Person> {

@@ -2,13 +2,14 @@ import type { RecordingDeps } from '../kernel/recording-deps.js';
 import type { DomainZones } from './ports/zones.port.js';
 import type { AccountClock } from '../kernel/account-clock.port.js';
 import type { DurableCheckpoints, DurableRun } from '../kernel/checkpoints.port.js';
-import { addDays, kyivDate } from '../kernel/dates.js';
+import { addDays, endOfKyivDay, kyivDate } from '../kernel/dates.js';
 import type { Environment } from '../kernel/environment.js';
 import { isDomainError } from '../kernel/errors.js';
 import type { Domain } from './domain.js';
 import { AUTO_RENEW_LEAD_DAYS, phaseOfStatus, phaseOn, statusFor, type Phase } from './lifecycle.js';
 import type { DomainRepository } from './ports/domain-repository.port.js';
 import type { RenewDomain } from './renew-domain.use-case.js';
+import type { KeyRepository } from '../access/ports/key-repository.port.js';
 
 const LEASE_MS = 5 * 60_000;
 const AUTO_RENEW_SCOPE = 'system:auto-renew';
@@ -28,6 +29,8 @@ export interface AdvanceLifecycleDeps extends RecordingDeps {
   readonly renew: RenewDomain;
   readonly zones: Pick<DomainZones, 'remove'>;
   readonly checkpoints: DurableCheckpoints;
+  /** Where the key that switched auto-renew on is looked up (absent: renewals follow the account's rules). */
+  readonly keys?: Pick<KeyRepository, 'findById'>;
 }
 
 /**
@@ -137,7 +140,7 @@ export class AdvanceLifecycle {
         run ??= await this.deps.checkpoints.open(AUTO_RENEW_SCOPE, d.id);
         try {
           await this.deps.renew.execute(
-            { kind: 'auto', accountId: d.accountId, environment: d.environment, leaseHeld: true },
+            { kind: 'auto', accountId: d.accountId, environment: d.environment, leaseHeld: true, spendingKey: await this.spendingKey(d) },
             { domain: d.name, years: 1 },
             run,
           );
@@ -178,6 +181,20 @@ export class AdvanceLifecycle {
       report.moved++;
     }
     return changes;
+  }
+
+  /**
+   * A renewal that follows from a key's switch is that key's spending: it counts against the key's spend
+   * limit (its Kyiv month, real time) while the key is valid — not revoked, not expired, of this account
+   * and environment. Once the key is gone, the account's rules apply: the balance alone, as for a domain
+   * whose auto-renew no key switched on.
+   */
+  private async spendingKey(d: Domain): Promise<{ id: string; spendLimit: number | null } | null> {
+    if (!d.autoRenewKeyId || !this.deps.keys) return null;
+    const key = await this.deps.keys.findById(d.autoRenewKeyId);
+    if (!key || key.revokedAt || key.accountId !== d.accountId || key.environment !== d.environment) return null;
+    if (this.deps.clock.now() > endOfKyivDay(key.conditions.expiresOn)) return null;
+    return { id: key.id, spendLimit: key.conditions.spendLimit };
   }
 
   private async markAutoRenewFailed(d: Domain, reason: string, now: Date): Promise<Domain> {

@@ -17,6 +17,9 @@ export interface Domain {
   readonly createdAt: Date;
   /** The expiry date for which automatic renewal last failed (so owners hear it once per cycle). */
   readonly autoRenewFailedFor?: string | null;
+  /** The key that switched automatic renewal on: its spend limit bounds the renewals that follow while
+   * it is valid (null: no key did, or auto-renew was switched off since). */
+  readonly autoRenewKeyId?: string | null;
 }
 
 /** The read shape (seed 2.5 plus labels, nameservers, transfer_lock, created_at). */

@@ -18,11 +18,19 @@ import { RegistryError } from './ports/registrar.port.js';
 import { yearlyPrice } from './price-list.js';
 import type { Charged } from './register-domain.use-case.js';
 
-/** Who renews: a key (POST …/renewals), or the worker's automatic renewal (no key, no spend limit). */
+/** Who renews: a key (POST …/renewals), or the worker's automatic renewal. */
 export type Renewer =
   | { kind: 'key'; key: ApiKey }
-  /** The worker, which already holds the domain's lease (its claim). */
-  | { kind: 'auto'; accountId: string; environment: Environment; leaseHeld: true };
+  /** The worker, which already holds the domain's lease (its claim). `spendingKey`: the still-valid key
+   * that switched auto-renew on, whose spend limit the renewal counts against; null: the account's rules
+   * (the balance only). */
+  | {
+      kind: 'auto';
+      accountId: string;
+      environment: Environment;
+      leaseHeld: true;
+      spendingKey?: { readonly id: string; readonly spendLimit: number | null } | null;
+    };
 
 /** What the 'reserved' recovery point keeps: the charge, the registry's client transaction id, the expiry renewed from. */
 interface Reserved {
@@ -83,7 +91,7 @@ export class RenewDomain {
       // What was reserved is what is charged and told (records from before `amount` was kept: recomputed).
       const restore = resumed?.restore ?? phase === 'redemptionPeriod';
       const amount = resumed?.amount ?? yearlyPrice(name)! * input.years + (restore ? RESTORE_FEE : 0);
-      const key = by.kind === 'key' ? { id: by.key.id, spendLimit: by.key.conditions.spendLimit } : null;
+      const key = by.kind === 'key' ? { id: by.key.id, spendLimit: by.key.conditions.spendLimit } : (by.spendingKey ?? null);
 
       let reserved: Reserved | null = resumed;
       if (!reserved) {

@@ -24,7 +24,8 @@ export class SetAutoRenew {
     const domain = await this.deps.domains.find(key.accountId, key.environment, name);
     if (!domain) throw new DomainError('domain_not_found', { domain: name });
     if (domain.autoRenew === autoRenew) return viewDomain(domain);
-    const updated = { ...domain, autoRenew, autoRenewFailedFor: null };
+    // The switching key is kept: the renewals its switch causes count against its spend limit (README).
+    const updated = { ...domain, autoRenew, autoRenewFailedFor: null, autoRenewKeyId: autoRenew ? key.id : null };
     const now = this.deps.clock.now();
     await this.deps.domains.update(updated);
     await this.deps.events.record(

@@ -50,6 +50,8 @@ const OPERATION_DATA = {
   warnings: 'string[]: warning codes, when there are any',
   warning_messages: 'object[]: uk, en of each warning',
   failure_reason: "string: the registry's reason (failed)",
+  cancel_reason:
+    "'key_revoked' | 'requester_demoted' | 'requester_removed': the service cancelled it because its requester lost the power (cancelled)",
 } as const;
 const MONITOR_SETTINGS = {
   monitor_id: 'string',
@@ -80,7 +82,10 @@ export const EVENT_CATALOGUE: { readonly [T in EventType]: EventInfo & { readonl
     cidr: 'string | null',
     spend_limit: 'integer kopiykas | null',
   }),
-  'key.revoked': e('key.revoked', 'account', 'Ключ доступу відкликано.', 'An access key was revoked.', { key_id: 'string' }),
+  'key.revoked': e('key.revoked', 'account', 'Ключ доступу відкликано.', 'An access key was revoked.', {
+    key_id: 'string',
+    reason: "'role_changed' | 'person_removed': its issuer lost the power to hold it (absent: revoked by hand)",
+  }),
   'person.signed_in': e(
     null,
     'account',
@@ -314,14 +319,14 @@ export const EVENT_CATALOGUE: { readonly [T in EventType]: EventInfo & { readonl
     'account',
     'Змінено роль людини в рахунку.',
     "A person's role in the account was changed.",
-    { email: 'string', from: 'string', to: 'string' },
+    { email: 'string', from: 'string', to: 'string', revoked_key_ids: 'string[]: keys above the new role, revoked with the change' },
   ),
   'person.removed': e(
     'person.removed',
     'account',
     'Людину вилучено з рахунку (або вона пішла); її ключі відкликано.',
     'A person was removed from the account (or left); their keys were revoked.',
-    { email: 'string', left: 'boolean', keys_revoked: 'integer' },
+    { email: 'string', left: 'boolean', keys_revoked: 'integer', revoked_key_ids: 'string[]' },
   ),
   'account.payment_method_changed': e(
     'account.payment_method_changed',

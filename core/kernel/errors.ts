@@ -23,6 +23,7 @@ export type ErrorCode =
   | 'ip_restriction_required'
   | 'ip_restriction_too_wide'
   | 'spend_limit_required'
+  | 'right_test_only'
   | 'domains_required'
   | 'key_not_found'
   // domains
@@ -144,6 +145,7 @@ export interface ErrorParamMap {
   ip_restriction_required: { class: Param; min_prefix: Param };
   ip_restriction_too_wide: { cidr: Param; class: Param; min_prefix: Param };
   spend_limit_required: NoParams;
+  right_test_only: { right: Param };
   domains_required: NoParams;
   key_not_found: { key_id: Param };
   domain_invalid: { domain: Param };

@@ -77,6 +77,8 @@ type OperationChanged = {
   readonly warnings?: readonly string[];
   readonly warning_messages?: ReadonlyArray<{ readonly uk: string; readonly en: string }>;
   readonly failure_reason?: string;
+  /** Set when the service cancelled it because its requester lost the power (key revoked, demoted, removed). */
+  readonly cancel_reason?: 'key_revoked' | 'requester_demoted' | 'requester_removed';
 };
 /** A monitor's own settings follow its kind (the probe's fields: url, host, name, …); an HTTP probe's URL
  * without its query string (a token there would reach every key that reads the domain's events). */
@@ -113,7 +115,11 @@ type PersonSession = { readonly session_id: string };
  */
 export interface EventData {
   'key.issued': KeyIssued;
-  'key.revoked': { readonly key_id: string };
+  'key.revoked': {
+    readonly key_id: string;
+    /** Absent: revoked by hand. Otherwise the issuer lost the power to hold it (demoted, removed). */
+    readonly reason?: 'role_changed' | 'person_removed';
+  };
   'person.signed_in': PersonSession;
   'account.created': { readonly demo: boolean };
   'domain.created': { readonly domain: string };
@@ -177,8 +183,19 @@ export interface EventData {
   };
   'person.invited': { readonly email: string; readonly role: 'owner' | 'member' };
   'person.joined': { readonly email: string; readonly role: 'owner' | 'member'; readonly invitation_id: string };
-  'person.role_changed': { readonly email: string; readonly from: 'owner' | 'member'; readonly to: 'owner' | 'member' };
-  'person.removed': { readonly email: string; readonly left: boolean; readonly keys_revoked: number };
+  'person.role_changed': {
+    readonly email: string;
+    readonly from: 'owner' | 'member';
+    readonly to: 'owner' | 'member';
+    /** Keys of the person above the new role's powers, revoked with the change (a member: class ≤ 1). */
+    readonly revoked_key_ids?: readonly string[];
+  };
+  'person.removed': {
+    readonly email: string;
+    readonly left: boolean;
+    readonly keys_revoked: number;
+    readonly revoked_key_ids?: readonly string[];
+  };
   'account.payment_method_changed': { readonly brand: string; readonly last4: string; readonly actor_email: string };
   'person.two_factor_disabled': { readonly email: string };
   'person.two_factor_enrolment_started': NoData;

@@ -13,6 +13,8 @@ export interface RightInfo {
   readonly implies: readonly RightName[];
   /** Whether it spends money from the balance (then a spend limit is mandatory). */
   readonly spends: boolean;
+  /** Only test keys may hold it (a live key is refused at issue): it acts on the sandbox alone. */
+  readonly testOnly?: true;
   readonly describe: { readonly uk: string; readonly en: string };
 }
 
@@ -27,6 +29,7 @@ export const RIGHT_NAMES = [
   'cert.issue',
   'monitor.edit',
   'webhook.manage',
+  'sandbox.clock',
   'domain.renew',
   'domain.register',
   'billing.topup',
@@ -90,6 +93,18 @@ export const RIGHTS: Readonly<Record<RightName, RightInfo>> = {
     ['monitor.read'],
   ),
   'webhook.manage': r('webhook.manage', 1, 'account', 'керувати вебхуками', 'manage webhooks'),
+  // Moving the sandbox clock activates waiting class 3 operations and runs the lifecycle at once, so it
+  // is a right of its own rather than something any test key can do (DESIGN: Sandbox clock).
+  'sandbox.clock': {
+    ...r(
+      'sandbox.clock',
+      1,
+      'account',
+      'переводити годинник пісочниці вперед (лише тестові ключі); очікувані операції класу 3 тоді можуть виконатися',
+      'move the sandbox clock forward (test keys only); waiting class 3 operations may then take effect',
+    ),
+    testOnly: true,
+  },
   'domain.renew': r(
     'domain.renew',
     2,

@@ -58,8 +58,14 @@ export class NotifyOwners {
     domain?: string | null;
     message: { uk: string; en: string };
     data: Record<string, unknown>;
+    /** Recipients besides the owners (an owner among them gets it once). */
+    alsoTo?: ReadonlyArray<{ readonly personId: string; readonly email: string }>;
   }): Promise<number> {
-    const owners = await this.deps.accounts.owners(input.accountId);
+    const found = await this.deps.accounts.owners(input.accountId);
+    const owners: Array<{ id: string; email: string }> = [
+      ...found,
+      ...(input.alsoTo ?? []).filter((x) => !found.some((o) => o.id === x.personId)).map((x) => ({ id: x.personId, email: x.email })),
+    ];
     const at = this.deps.clock.now();
     const groupId = this.deps.random.id();
     const rows: Notice[] = owners.map((o) => ({

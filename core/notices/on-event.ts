@@ -12,6 +12,8 @@ export interface NoticeDraft {
   readonly domain: string | null;
   readonly message: { readonly uk: string; readonly en: string };
   readonly data: Readonly<Record<string, unknown>>;
+  /** Someone besides the owners who must hear of it (a demoted or removed person, of their own keys). */
+  readonly alsoTo?: ReadonlyArray<{ readonly personId: string; readonly email: string }>;
 }
 
 type Build<T extends EventType> = (e: EventOf<T>) => NoticeDraft | null;
@@ -47,6 +49,22 @@ const OPERATION_HEAD: Record<OperationChange, (by: Who) => { uk: string; en: str
   failed: () => ({ uk: 'Операція класу 3 не вдалася', en: 'A class 3 operation failed' }),
 };
 
+/** Why the service cancelled an operation itself: its requester lost the power to ask for it. */
+const CANCEL_REASON_TEXT: Record<'key_revoked' | 'requester_demoted' | 'requester_removed', { uk: string; en: string }> = {
+  key_revoked: {
+    uk: ' Причина: ключ, яким її запитали, відкликано. Якщо зміна ще потрібна, запитайте її знову.',
+    en: ' Why: the key that requested it was revoked. If the change is still wanted, request it again.',
+  },
+  requester_demoted: {
+    uk: ' Причина: особа, що її запитала, більше не власник. Якщо зміна ще потрібна, власник може запитати її знову.',
+    en: ' Why: the person who requested it is no longer an owner. If the change is still wanted, an owner may request it again.',
+  },
+  requester_removed: {
+    uk: ' Причина: особу, що її запитала, вилучено з рахунку. Якщо зміна ще потрібна, власник може запитати її знову.',
+    en: ' Why: the person who requested it was removed from the account. If the change is still wanted, an owner may request it again.',
+  },
+};
+
 /** "key:<id>" → Ключ/Key <id>; "person:<id>" → Особа/Person <id>; anything else (system:…) as is. */
 const who = (actor: string): Who => {
   if (actor.startsWith('key:')) return { uk: `Ключ ${actor.slice(4)}`, en: `Key ${actor.slice(4)}` };
@@ -76,7 +94,9 @@ const operationNotice =
           }
         : change === 'failed'
           ? { uk: ` Причина від реєстру: ${d.failure_reason ?? ''}`, en: ` The registry's reason: ${d.failure_reason ?? ''}` }
-          : { uk: '', en: '' };
+          : change === 'cancelled' && d.cancel_reason
+            ? CANCEL_REASON_TEXT[d.cancel_reason]
+            : { uk: '', en: '' };
     const warnings = d.warning_messages ?? [];
     const warn =
       warnings.length > 0 && (change === 'pending' || change === 'activated')
@@ -96,6 +116,7 @@ const operationNotice =
         domain: d.domain,
         status: d.status,
         actor: e.actor,
+        ...(d.cancel_reason ? { cancel_reason: d.cancel_reason } : {}),
         href: `/v1/operations/${d.operation_id}`,
       },
     };
@@ -190,12 +211,21 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
   },
   'domain.auto_renew_failed': (e) => {
     const d = e.data;
+    const why =
+      d.reason === 'insufficient_funds'
+        ? { uk: 'недостатньо коштів на балансі', en: 'the balance is too low' }
+        : d.reason === 'spend_limit_exceeded'
+          ? {
+              uk: 'це перевищило б місячний ліміт витрат ключа, який увімкнув автопродовження (продовження рахується на нього, поки ключ чинний); нічого не списано',
+              en: 'it would pass the monthly spend limit of the key that switched automatic renewal on (the renewal counts against it while that key is valid); nothing was charged',
+            }
+          : { uk: d.reason, en: d.reason };
     return {
       kind: 'domain.auto_renew_failed',
       domain: d.domain,
       message: {
-        uk: `Не вдалося автоматично продовжити ${d.domain} (діє до ${d.expires_at}): ${d.reason === 'insufficient_funds' ? 'недостатньо коштів на балансі' : d.reason}. Поповніть баланс або продовжте вручну.`,
-        en: `Automatic renewal of ${d.domain} (valid until ${d.expires_at}) failed: ${d.reason === 'insufficient_funds' ? 'the balance is too low' : d.reason}. Top up the balance or renew it by hand.`,
+        uk: `Не вдалося автоматично продовжити ${d.domain} (діє до ${d.expires_at}): ${why.uk}. Поповніть баланс або продовжте вручну.`,
+        en: `Automatic renewal of ${d.domain} (valid until ${d.expires_at}) failed: ${why.en}. Top up the balance or renew it by hand.`,
       },
       data: { domain: d.domain, reason: d.reason, expires_at: d.expires_at },
     };
@@ -324,28 +354,56 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
   }),
   'person.role_changed': (e) => {
     const d = e.data;
+    const personId = idOf(e.subject, 'person');
+    const keys = d.revoked_key_ids ?? [];
+    const tail =
+      keys.length > 0
+        ? {
+            uk: ` Ключі класу 2 і 3, які ${d.email} випустив, відкликано, бо учасник може мати ключі лише класу 0–1: ${keys.join(', ')}. Очікувані операції класу 3, які він запитав, скасовано.`,
+            en: ` The class 2 and 3 keys ${d.email} issued were revoked, as a member may hold keys of class 0–1 only: ${keys.join(', ')}. Any waiting class 3 operations they requested were cancelled.`,
+          }
+        : d.to === 'member'
+          ? {
+              uk: ' Очікувані операції класу 3, які він запитав (якщо були), скасовано.',
+              en: ' Any waiting class 3 operations they requested were cancelled.',
+            }
+          : { uk: '', en: '' };
     return {
       kind: 'person.role_changed',
       domain: null,
-      message: { uk: `Роль ${d.email} змінено: ${d.from} → ${d.to}.`, en: `The role of ${d.email} changed: ${d.from} → ${d.to}.` },
-      data: { person_id: idOf(e.subject, 'person'), role: d.to },
+      message: {
+        uk: `Роль ${d.email} змінено: ${d.from} → ${d.to}.${tail.uk}`,
+        en: `The role of ${d.email} changed: ${d.from} → ${d.to}.${tail.en}`,
+      },
+      data: { person_id: personId, role: d.to, revoked_key_ids: [...keys] },
+      // The person hears of it too: once demoted they are no longer among the owners every notice goes to.
+      ...(personId ? { alsoTo: [{ personId, email: d.email }] } : {}),
     };
   },
   'person.removed': (e) => {
     const d = e.data;
+    const personId = idOf(e.subject, 'person');
+    const keys = d.revoked_key_ids ?? [];
+    const which = keys.length > 0 ? `: ${keys.join(', ')}` : '';
+    const ops = {
+      uk: ' Очікувані операції класу 3, які він запитав (якщо були), скасовано.',
+      en: ' Any waiting class 3 operations they requested were cancelled.',
+    };
     return {
       kind: 'person.removed',
       domain: null,
       message: d.left
         ? {
-            uk: `${d.email} покинув рахунок; його ключі (${d.keys_revoked}) відкликано.`,
-            en: `${d.email} left the account; their keys (${d.keys_revoked}) were revoked.`,
+            uk: `${d.email} покинув рахунок; його ключі (${d.keys_revoked}) відкликано${which}.${ops.uk}`,
+            en: `${d.email} left the account; their keys (${d.keys_revoked}) were revoked${which}.${ops.en}`,
           }
         : {
-            uk: `${d.email} видалено з рахунку; його ключі (${d.keys_revoked}) відкликано.`,
-            en: `${d.email} was removed from the account; their keys (${d.keys_revoked}) were revoked.`,
+            uk: `${d.email} видалено з рахунку; його ключі (${d.keys_revoked}) відкликано${which}.${ops.uk}`,
+            en: `${d.email} was removed from the account; their keys (${d.keys_revoked}) were revoked${which}.${ops.en}`,
           },
-      data: { person_id: idOf(e.subject, 'person') },
+      data: { person_id: personId, revoked_key_ids: [...keys] },
+      // Removed, they can no longer sign in: the e-mail (account notices are live ones, e-mailed) tells them.
+      ...(personId ? { alsoTo: [{ personId, email: d.email }] } : {}),
     };
   },
   'operation.pending': operationNotice('pending'),

@@ -5,6 +5,9 @@ import { viewOperation, type Operation } from './operation.js';
 
 type Change = 'pending' | 'confirmed' | 'cancelled' | 'activated' | 'failed';
 
+/** Why the service itself cancelled an operation: its requester lost the power to request it. */
+export type CancelReason = 'key_revoked' | 'requester_demoted' | 'requester_removed';
+
 /**
  * Every state change of an operation becomes its DomainEvent (`operation.<change>`), written in the
  * caller's transaction; the owners' notice follows from it (core/notices/on-event.ts). The event carries
@@ -17,7 +20,7 @@ export class OperationLog {
     private readonly clock: Clock,
   ) {}
 
-  async record(op: Operation, change: Change, actor: string): Promise<void> {
+  async record(op: Operation, change: Change, actor: string, cancelReason?: CancelReason): Promise<void> {
     const view = viewOperation(op);
     const realNow = this.clock.now();
     await this.events.record(
@@ -36,6 +39,7 @@ export class OperationLog {
           ? { warnings: op.warnings.map((w) => w.code), warning_messages: op.warnings.map((w) => ({ ...w.message })) }
           : {}),
         ...(op.failureReason ? { failure_reason: op.failureReason } : {}),
+        ...(cancelReason ? { cancel_reason: cancelReason } : {}),
       },
     );
   }

@@ -24,12 +24,19 @@ export interface AdvanceSandboxClockDeps extends RecordingDeps {
   readonly operations?: { run(only: { accountId: string; environment: 'test' }): Promise<unknown> } | null;
 }
 
-/** POST /v1/sandbox/clock (test keys only): moves this account's sandbox time forward. */
+/** POST /v1/sandbox/clock (test keys holding sandbox.clock): moves this account's sandbox time forward. */
 export class AdvanceSandboxClock {
   private readonly deps: Required<AdvanceSandboxClockDeps>;
 
   constructor(deps: AdvanceSandboxClockDeps) {
     this.deps = withDefaults(deps, { certificates: null, operations: null });
+  }
+
+  /** GET /v1/sandbox/clock: this account's sandbox time (any valid test key may read it). */
+  async read(key: ApiKey): Promise<{ now: string; offset_ms: number }> {
+    if (key.environment !== 'test') throw new DomainError('sandbox_only');
+    const offset = await this.deps.clocks.offset(key.accountId);
+    return { now: new Date(this.deps.clock.now().getTime() + offset).toISOString(), offset_ms: offset };
   }
 
   /** Moves the clock, then runs the lifecycle and the certificates for this account at once, so the effect is visible. */

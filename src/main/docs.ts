@@ -64,10 +64,12 @@ export const errorCatalogue = (): string => {
     seconds: 30,
   };
   Object.assign(sample, { monitor_id: 'mon_01a20dfb463817f34de6', interval_seconds: 30, minimum: 60, maximum: 86400, limit: 200 }); // monitoring
+  // Codes whose example reads wrong with the shared sample (a test-only right is no dns.edit).
+  const own: Partial<Record<ErrorCode, Record<string, unknown>>> = { right_test_only: { right: 'sandbox.clock' } };
   const rows = (Object.keys(ERROR_TABLE) as ErrorCode[])
-    .map((code) => [code, entryOf(code)] as const)
+    .map((code) => [code, entryOf(code), { ...sample, ...own[code] }] as const)
     .sort((a, b) => a[1].status - b[1].status || a[0].localeCompare(b[0]))
-    .map(([code, e]) => `| ${e.status} | \`${code}\` | ${e.en(sample).replace(/\|/g, '\\|')} | ${e.uk(sample).replace(/\|/g, '\\|')} |`);
+    .map(([code, e, p]) => `| ${e.status} | \`${code}\` | ${e.en(p).replace(/\|/g, '\\|')} | ${e.uk(p).replace(/\|/g, '\\|')} |`);
   return ['| HTTP | code | en (example) | uk (example) |', '|---|---|---|---|', ...rows].join('\n');
 };
 

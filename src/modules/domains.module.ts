@@ -62,6 +62,7 @@ export const domainsModule = () =>
             random: r,
             clock: c,
             checkpoints: new SqlDurableCheckpoints(st.idempotency, st.uow, c),
+            keys: st.keys,
           }),
         [s, T.AccountTime, T.RenewDomain, T.ZoneService, T.Random, T.Clock, T.Recorder],
       )

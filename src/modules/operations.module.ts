@@ -15,11 +15,23 @@ import { GetOperation, ListOperations } from '../../core/operations/read-operati
 import { ActivateOperation } from '../../core/operations/activate-operation.js';
 import { ActivateDueOperations } from '../../core/operations/activate-due-operations.use-case.js';
 import { LockTransfer } from '../../core/operations/lock-transfer.use-case.js';
+import { cancelOnRevocation } from '../../core/operations/cancel-on-revocation.js';
+import type { EventSubscriber } from '../../core/kernel/recorder.js';
 
 /** The operations capability's use cases, constructed by hand from their ports (no decorators in core/). */
 export const operationsModule = () =>
-  new ContainerModule(({ bind }) => {
+  new ContainerModule(({ bind, onActivation }) => {
     const s = id(T.Store);
+    // A revoked key, or a requester demoted or removed, cancels their pending operations in the transaction
+    // that records it. CancelOperation itself records through the Recorder, so the subscriber is resolved on
+    // the first event, once the Recorder exists, rather than when the Recorder is built.
+    onActivation(T.Recorder, (ctx, recorder) => {
+      let subscriber: EventSubscriber | null = null;
+      return recorder.subscribe(async (event) => {
+        subscriber ??= cancelOnRevocation({ operations: ctx.get(T.Store).operations, cancel: ctx.get(T.CancelOperation) });
+        await subscriber(event);
+      });
+    });
     // class 3 operations
     bind(T.OperationAccess)
       .toResolvedValue(

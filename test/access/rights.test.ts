@@ -14,6 +14,7 @@ const CATALOGUE: Record<string, number> = {
   'cert.issue': 1,
   'monitor.edit': 1,
   'webhook.manage': 1,
+  'sandbox.clock': 1,
   'domain.renew': 2,
   'domain.register': 2,
   'billing.topup': 2,
@@ -34,6 +35,7 @@ const EXPANSION: Record<RightName, RightName[]> = {
   'cert.issue': ['cert.issue', 'cert.read'],
   'monitor.edit': ['monitor.edit', 'monitor.read'],
   'webhook.manage': ['webhook.manage'],
+  'sandbox.clock': ['sandbox.clock'],
   'domain.renew': ['domain.renew'],
   'domain.register': ['domain.register'],
   'billing.topup': ['billing.topup', 'billing.read'],
@@ -96,7 +98,7 @@ describe('rights catalogue (seed 2.4, DESIGN "Decisions")', () => {
 
   it('billing rights concern the account, domain/dns/cert/monitor rights concern domains', () => {
     const account = RIGHT_NAMES.filter((r) => RIGHTS[r].scope === 'account').sort();
-    expect(account).to.deep.equal(['billing.read', 'billing.topup', 'webhook.manage']);
+    expect(account).to.deep.equal(['billing.read', 'billing.topup', 'sandbox.clock', 'webhook.manage']);
     for (const r of RIGHT_NAMES.filter((x) => /^(domain|dns|cert|monitor)\./.test(x))) expect(RIGHTS[r].scope, r).to.equal('domain');
   });
 

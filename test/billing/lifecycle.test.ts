@@ -13,7 +13,8 @@ eachStore('Domain lifecycle and sandbox time travel', (kind) => {
   let key: string;
   before(async () => {
     api = await startApi(kind);
-    key = (await api.issueKey({ environment: 'test', rights: ['domain.read', 'billing.read'], label: 'prod' })).secret;
+    // Moving the clock needs its own right (sandbox.clock); reading it, any test key.
+    key = (await api.issueKey({ environment: 'test', rights: ['domain.read', 'billing.read', 'sandbox.clock'], label: 'prod' })).secret;
   });
   after(async () => api.close());
 
@@ -29,6 +30,45 @@ eachStore('Domain lifecycle and sandbox time travel', (kind) => {
     expect(r.body.error.code).to.equal('sandbox_only');
     expect((await travel('P1M')).status).to.equal(422);
     expect((await travel('P0D')).status).to.equal(422);
+  });
+
+  it('moving the clock needs sandbox.clock: a read-only test key gets 403 right_missing and time stays; any test key reads it', async () => {
+    const reader = (await api.issueKey({ environment: 'test', template: 'read_only', label: 'prod' })).secret;
+    const before = await api.call('/v1/sandbox/clock', { headers: bearer(reader) });
+    expect(before.status, JSON.stringify(before.body)).to.equal(200);
+    expect(before.body.offset_ms).to.be.a('number');
+    const refused = await travel('P30D', reader);
+    expect(refused.status).to.equal(403);
+    expect(refused.body.error.code).to.equal('right_missing');
+    expect(refused.body.error.message.en).to.include('sandbox.clock');
+    expect((await api.call('/v1/sandbox/clock', { headers: bearer(reader) })).body.offset_ms).to.equal(before.body.offset_ms);
+    const moved = await travel('PT1M');
+    expect(moved.status, JSON.stringify(moved.body)).to.equal(200);
+    const after = await api.call('/v1/sandbox/clock', { headers: bearer(reader) });
+    expect(after.body.offset_ms).to.equal(before.body.offset_ms + 60_000);
+    expect(after.body.now).to.equal(moved.body.now);
+  });
+
+  it('a live key can never hold sandbox.clock (422 right_test_only), and a live key cannot read the sandbox clock', async () => {
+    const cookie = await api.signIn();
+    const r = await api.call('/v1/account/keys', {
+      method: 'POST',
+      headers: { cookie },
+      json: { environment: 'live', rights: ['domain.read', 'sandbox.clock'], label: 'prod' },
+    });
+    expect(r.status, JSON.stringify(r.body)).to.equal(422);
+    expect(r.body.error.code).to.equal('right_test_only');
+    expect(r.body.error.message.en).to.include('sandbox.clock');
+    const t = await api.call('/v1/account/keys', {
+      method: 'POST',
+      headers: { cookie },
+      json: { environment: 'live', template: 'sandbox_clock' },
+    });
+    expect(t.body.error.code).to.equal('right_test_only');
+    const live = await api.issueKey({ environment: 'live', rights: ['domain.read'], label: 'prod' });
+    const read = await api.call('/v1/sandbox/clock', { headers: bearer(live.secret) });
+    expect(read.status).to.equal(403);
+    expect(read.body.error.code).to.equal('sandbox_only');
   });
 
   it('automatic renewal happens shortly before expiry when the balance allows; owners are told', async () => {

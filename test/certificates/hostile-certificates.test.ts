@@ -64,6 +64,7 @@ const expectBilingual = (r: { status: number; body: any }, status: number, code:
 eachStore('certificates, hostile review', (kind) => {
   let api: TestApi;
   let issuer: string; // certificates template on zone
+  let clock: string; // sandbox_clock template: moving sandbox time is its own right
   let reader: string; // read_only on zone
   let otherIssuer: string; // certificates on other
   let bothIssuer: string; // certificates on zone + other
@@ -117,6 +118,7 @@ eachStore('certificates, hostile review', (kind) => {
     const cookie = await api.signIn();
     const k = (body: Record<string, unknown>) => api.issueKey(body, cookie).then((x) => x.secret);
     issuer = await k({ environment: 'test', template: 'certificates', domains: [zone] });
+    clock = await k({ environment: 'test', template: 'sandbox_clock' });
     reader = await k({ environment: 'test', template: 'read_only', domains: [zone] });
     otherIssuer = await k({ environment: 'test', template: 'certificates', domains: [other] });
     bothIssuer = await k({ environment: 'test', template: 'certificates', domains: [zone, other] });
@@ -564,7 +566,7 @@ eachStore('certificates, hostile review', (kind) => {
 
     it("sandbox time travel: the certificate follows the account's sandbox clock (renewed by the worker, dated in sandbox time)", async () => {
       const c = await request({ domains: [`travel.${zone}`] });
-      const adv = await post('/v1/sandbox/clock', { advance: 'P61D' });
+      const adv = await post('/v1/sandbox/clock', { advance: 'P61D' }, clock);
       expect(adv.status, JSON.stringify(adv.body)).to.equal(200);
       await worker();
       const r = (await get(`/v1/certificates/${c.id}`)).body;
@@ -574,7 +576,7 @@ eachStore('certificates, hostile review', (kind) => {
 
     it('sandbox time travel runs the certificates\' lifecycle at once (README: "runs its lifecycle at once")', async () => {
       const c = await request({ domains: [`travel2.${zone}`], auto_renew: false });
-      const adv = await post('/v1/sandbox/clock', { advance: 'P91D' });
+      const adv = await post('/v1/sandbox/clock', { advance: 'P91D' }, clock);
       expect(adv.status, JSON.stringify(adv.body)).to.equal(200);
       expect((await get(`/v1/certificates/${c.id}`)).body.status).to.equal('expired');
     });

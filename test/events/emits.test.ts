@@ -31,7 +31,16 @@ eachStore('Every state change emits its event in its own transaction', (kind) =>
       await api.issueKey(
         {
           environment: 'test',
-          rights: ['domain.register', 'domain.renew', 'domain.read', 'billing.topup', 'dns.edit', 'dns.acme_challenge', 'cert.issue'],
+          rights: [
+            'domain.register',
+            'domain.renew',
+            'domain.read',
+            'billing.topup',
+            'dns.edit',
+            'dns.acme_challenge',
+            'cert.issue',
+            'sandbox.clock',
+          ],
           label: 'prod',
           conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 10_000_000, currency: 'UAH' } },
         },

@@ -52,7 +52,8 @@ eachStore('Class 3 operations', (kind) => {
     api = await startApi(kind, { wrapSandbox });
     const a = await api.issueKey({
       environment: 'test',
-      rights: RIGHTS,
+      // ownerA also moves the sandbox clock (its own right: it activates waiting operations).
+      rights: [...RIGHTS, 'sandbox.clock'],
       domains: ['domivka-demo.com.ua', 'domivka-demo.dev', 'domivka-blog.kyiv.ua'],
       conditions: CLASS3,
     });

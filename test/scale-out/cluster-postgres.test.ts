@@ -221,7 +221,9 @@ suite(title, function () {
     const money = { cidr: '127.0.0.0/8', spend_limit: { amount: 50_000_000, currency: 'UAH' } };
     keys.reader = (await issue({ rights: ['domain.read', 'billing.read'], domains: [COM, DEV, BLOG] })).secret;
     keys.dns = (await issue({ rights: ['dns.edit'], domains: [COM] })).secret;
-    keys.money = (await issue({ rights: ['domain.renew', 'billing.topup', 'domain.read'], label: 'prod', conditions: money })).secret;
+    keys.money = (
+      await issue({ rights: ['domain.renew', 'billing.topup', 'domain.read', 'sandbox.clock'], label: 'prod', conditions: money })
+    ).secret;
     keys.cert = (await issue({ rights: ['cert.issue'], domains: [COM] })).secret;
     for (let i = 0; i < 4; i++) revocable.push(await issue({ rights: ['domain.read'], domains: [DEV] }));
   });

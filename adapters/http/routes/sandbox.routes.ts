@@ -2,9 +2,9 @@ import type { AdvanceSandboxClock } from '../../../core/sandbox/advance-clock.us
 import type { Certificates } from '../../../core/certificates/certificates.use-case.js';
 import { route, type Route } from '../route.js';
 
-/** The sandbox (/v1/sandbox): its clock (test keys) and its CA's root certificate (public). */
+/** The sandbox (/v1/sandbox): its clock (read: any test key; moved: sandbox.clock) and its CA's root certificate (public). */
 export interface SandboxUseCases {
-  readonly advanceSandboxClock: Pick<AdvanceSandboxClock, 'execute'>;
+  readonly advanceSandboxClock: Pick<AdvanceSandboxClock, 'execute' | 'read'>;
   readonly certificates: Pick<Certificates, 'trustRoot'>;
 }
 
@@ -12,15 +12,37 @@ const pem = (description: string) => ({ description, contentType: 'application/x
 
 export const sandboxRoutes = (uc: SandboxUseCases): Route[] => [
   route({
+    id: 'readSandboxClock',
+    method: 'GET',
+    path: '/v1/sandbox/clock',
+    tag: 'Sandbox',
+    writes: false,
+    summary: "This account's sandbox time (any valid test key)",
+    access: { kind: 'key', anyKey: true, sandboxOnly: true },
+    responses: {
+      200: {
+        description: 'The sandbox time and how far it is ahead of real time',
+        schema: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['now', 'offset_ms'],
+          properties: { now: { type: 'string', format: 'date-time' }, offset_ms: { type: 'integer' } },
+        },
+      },
+    },
+    errors: ['sandbox_only'],
+    handle: async (i) => ({ status: 200, body: await uc.advanceSandboxClock.read(i.key) }),
+  }),
+  route({
     id: 'advanceSandboxClock',
     method: 'POST',
     path: '/v1/sandbox/clock',
     tag: 'Sandbox',
     writes: true,
-    summary: "Move this account's sandbox time forward (any test key); the lifecycle runs at once",
+    summary: "Move this account's sandbox time forward (test keys holding sandbox.clock); the lifecycle runs at once",
     description:
-      'ISO 8601 duration in days, hours or minutes (P30D, PT12H), at most 3 years. Moves the domain lifecycle of the test environment; key validity, idempotency and the spend month follow real time.',
-    access: { kind: 'key', anyKey: true, sandboxOnly: true },
+      'ISO 8601 duration in days, hours or minutes (P30D, PT12H), at most 3 years. Moves the domain lifecycle of the test environment; key validity, idempotency and the spend month follow real time. Class 3 operations whose 24 hours pass activate at once, so moving time needs its own right.',
+    access: { kind: 'key', right: 'sandbox.clock', sandboxOnly: true },
     body: {
       type: 'object',
       additionalProperties: false,
@@ -36,7 +58,7 @@ export const sandboxRoutes = (uc: SandboxUseCases): Route[] => [
         },
       },
     },
-    errors: ['sandbox_only'],
+    errors: ['sandbox_only', 'right_missing'],
     handle: async (i) => ({ status: 200, body: await uc.advanceSandboxClock.execute(i.key, i.body.advance) }),
   }),
   route({

@@ -2,7 +2,9 @@ import type { Account, Person, Session, Role } from '../../../core/kernel/person
 import type { AccountRepository, SessionRepository } from '../../../core/accounts/ports/account-repository.port.js';
 import { date, dateOrNull, iso } from '../rows.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';
-import type { Invitation, InvitationRepository, PeopleRepository } from '../../../core/accounts/ports/people.port.js';
+import type { Invitation, InvitationRepository, PeopleRepository, RevokedKey } from '../../../core/accounts/ports/people.port.js';
+import type { Environment } from '../../../core/kernel/environment.js';
+import type { DangerClass } from '../../../core/kernel/rights.js';
 
 type PersonRow = {
   id: string;
@@ -228,21 +230,28 @@ export class SqlPeopleRepository implements PeopleRepository {
       .update({ revoked_at: iso(at) });
   }
 
-  async revokeKeys(scope: { createdBy: string } | { accountId: string }, at: Date, by: string): Promise<number> {
+  async revokeKeys(
+    scope: { createdBy: string; minClass?: DangerClass } | { accountId: string },
+    at: Date,
+    by: string,
+  ): Promise<RevokedKey[]> {
     const where = 'createdBy' in scope ? { created_by: scope.createdBy } : { account_id: scope.accountId };
-    if (!this.revokeKey)
-      return this.uow
-        .db()('api_keys')
-        .where(where)
-        .whereNull('revoked_at')
-        .update({ revoked_at: iso(at), revoked_by: by });
+    const q = this.uow.db()('api_keys').where(where).whereNull('revoked_at');
+    if ('createdBy' in scope && scope.minClass !== undefined) q.andWhere('class', '>=', scope.minClass);
+    const rows: Array<{ id: string; environment: Environment; class: number }> = await q.select('id', 'environment', 'class').orderBy('id');
+    const out: RevokedKey[] = [];
     // One by one through the key repository, so cached lookups of these keys die with them.
-    const ids: string[] = (await this.uow.db()('api_keys').where(where).whereNull('revoked_at').select('id')).map(
-      (r: { id: string }) => r.id,
-    );
-    let n = 0;
-    for (const id of ids) if (await this.revokeKey(id, at, by)) n++;
-    return n;
+    for (const r of rows) {
+      const done = this.revokeKey
+        ? await this.revokeKey(r.id, at, by)
+        : (await this.uow
+            .db()('api_keys')
+            .where({ id: r.id })
+            .whereNull('revoked_at')
+            .update({ revoked_at: iso(at), revoked_by: by })) > 0;
+      if (done) out.push({ id: r.id, environment: r.environment, class: Number(r.class) as DangerClass });
+    }
+    return out;
   }
 
   async countDomains(accountId: string): Promise<number> {

@@ -35,12 +35,13 @@ type DomainRow = {
   nameservers: string;
   created_at: string;
   auto_renew_failed_for?: string | null;
+  auto_renew_key_id?: string | null;
 };
 
 /** One statement for a domain and its labels (a row per label; none → one row with a null label). */
 const FIND_SQL =
   'select d.id, d.account_id, d.environment, d.name, d.status, d.expires_on, d.auto_renew, d.transfer_lock, ' +
-  'd.nameservers, d.created_at, d.auto_renew_failed_for, l.label as label from domains d left join domain_labels l on l.domain_id = d.id ' +
+  'd.nameservers, d.created_at, d.auto_renew_failed_for, d.auto_renew_key_id, l.label as label from domains d left join domain_labels l on l.domain_id = d.id ' +
   'where d.account_id = ? and d.environment = ? and d.name = ?';
 /**
  * Inside a transaction on Postgres the domain row is locked until commit: every read-modify-write of a
@@ -153,6 +154,8 @@ export class SqlDomainRepository implements DomainRepository {
         transfer_lock: d.transferLock,
         nameservers: json(d.nameservers),
         auto_renew_failed_for: d.autoRenewFailedFor ?? null,
+        // Absent: a Domain built without it keeps the stored key (only SetAutoRenew decides it).
+        ...(d.autoRenewKeyId !== undefined ? { auto_renew_key_id: d.autoRenewKeyId } : {}),
       });
     await this.changed(d.id);
   }
@@ -247,6 +250,7 @@ export class SqlDomainRepository implements DomainRepository {
       nameservers: parse<string[]>(r.nameservers),
       createdAt: date(r.created_at),
       autoRenewFailedFor: r.auto_renew_failed_for ?? null,
+      autoRenewKeyId: r.auto_renew_key_id ?? null,
     };
   }
 }

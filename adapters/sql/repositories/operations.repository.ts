@@ -70,6 +70,15 @@ export class SqlOperationRepository implements OperationRepository, DomainLabelW
     return row ? this.toOperation(row) : null;
   }
 
+  async pendingRequestedBy(accountId: string, by: { readonly keyId: string } | { readonly personId: string }): Promise<Operation[]> {
+    const rows: Row[] = await this.uow
+      .db()('operations')
+      .where({ account_id: accountId, status: 'pending' })
+      .andWhere('keyId' in by ? { requested_by_key: by.keyId } : { requested_by_person: by.personId })
+      .orderBy('id');
+    return rows.map((r) => this.toOperation(r));
+  }
+
   async list(q: OperationListQuery): Promise<Operation[]> {
     const db = this.uow.db();
     const query = db('operations')

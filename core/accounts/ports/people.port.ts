@@ -1,4 +1,13 @@
 import type { Person, Role } from '../../kernel/person.js';
+import type { Environment } from '../../kernel/environment.js';
+import type { DangerClass } from '../../kernel/rights.js';
+
+/** A key revoked along with a change to its issuer. */
+export interface RevokedKey {
+  readonly id: string;
+  readonly environment: Environment;
+  readonly class: DangerClass;
+}
 
 /** Invitations to join an account (manage people, a human-only action — seed A6). */
 export interface Invitation {
@@ -35,8 +44,8 @@ export interface PeopleRepository {
   /** The session proved password (+ TOTP) again now ("sign in again"). */
   reauthenticated(sessionId: string, at: Date): Promise<void>;
   revokeSessions(scope: { personId: string } | { accountId: string }, at: Date): Promise<void>;
-  /** Revokes every active key of the scope; returns how many. */
-  revokeKeys(scope: { createdBy: string } | { accountId: string }, at: Date, by: string): Promise<number>;
+  /** Revokes every active key of the scope (of a person: from class `minClass` up, when given); returns them. */
+  revokeKeys(scope: { createdBy: string; minClass?: DangerClass } | { accountId: string }, at: Date, by: string): Promise<RevokedKey[]>;
   /** Domains the account holds in either environment. */
   countDomains(accountId: string): Promise<number>;
 }

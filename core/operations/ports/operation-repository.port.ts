@@ -19,6 +19,9 @@ export interface OperationRepository {
   insert(op: Operation): Promise<boolean>;
   find(accountId: string, id: string): Promise<Operation | null>;
   pendingOn(domainId: string): Promise<Operation | null>;
+  /** Pending operations of the account requested through this key, or by this person (through any of
+   * their keys or in the console). */
+  pendingRequestedBy(accountId: string, by: { readonly keyId: string } | { readonly personId: string }): Promise<Operation[]>;
   list(q: OperationListQuery): Promise<Operation[]>;
   /** Writes status, confirmations, activates_at, resolution fields — only while the row is still
    * `pending`, and with `token` only while leased by that token, with `unleasedAt` only while nobody
