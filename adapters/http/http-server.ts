@@ -51,12 +51,17 @@ const watchBody = (req: IncomingMessage, res: ServerResponse, idleMs: number): v
   const hasBody = req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
   if (!hasBody || req.complete) return;
   const socket = req.socket;
-  socket.setTimeout(idleMs);
-  const done = () => {
-    if (!socket.destroyed) socket.setTimeout(0);
+  const arm = () => {
+    if (!req.complete && !socket.destroyed) socket.setTimeout(idleMs);
   };
-  req.once('end', done);
-  req.once('close', done);
+  arm();
+  // Read whole: no bound while the handler works; once answered, the connection idles as keep-alive.
+  req.once('end', () => {
+    if (!socket.destroyed) socket.setTimeout(res.writableFinished ? KEEP_ALIVE_MS : 0);
+  });
+  // Answered before the body was read (401, 413, 429 …): Node reads the rest to keep the connection and
+  // would give it keep-alive's 65 s of silence; the rest of the body gets the same idle bound instead.
+  res.once('finish', arm);
   // Node emits 'timeout' on the request it is parsing when the socket went silent.
   req.once('timeout', () => {
     const err = new DomainError('request_timeout', { seconds: Math.ceil(idleMs / 1000) });

@@ -82,6 +82,14 @@ eachStore('Slow clients: header time and body idle time are bound, a flowing upl
     expect(jsonOf(raw).error.code).to.equal('request_timeout');
   });
 
+  it('answered before its body was read (401), a body that stalls is ended too, not kept for keep-alive', async () => {
+    const c = open(api);
+    c.socket.write('POST /v1/domains HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":');
+    const raw = await c.closed;
+    expect(statusOf(raw), raw).to.equal(401);
+    expect(jsonOf(raw).error.code).to.equal('unauthenticated');
+  });
+
   it('a chunked body that stalls is ended too', async () => {
     const c = open(api);
     c.socket.write(
