@@ -261,12 +261,23 @@ describe('Hostile: DNS packet fuzzing of the embedded server', () => {
     await new Promise<void>((ok) => sock.bind(0, '127.0.0.1', () => ok()));
     sock.setRecvBufferSize?.(4 * 1024 * 1024);
     let waiting = new Map<number, { p: Packet; i: number }>();
+    // The last batches' unanswered queries: on a loaded machine a reply may come after its batch's quiet
+    // spell. It is judged like any other (IDs do not repeat within a few batches).
+    let earlier: Array<Map<number, { p: Packet; i: number }>> = [];
     sock.on('message', (m) => {
       if (m.length < 2) return void failures.push(`a ${m.length}-octet reply`);
       const id = m.readUInt16BE(0);
-      const w = waiting.get(id);
+      let w = waiting.get(id);
+      if (w) waiting.delete(id);
+      else {
+        const batch = earlier.find((m) => m.has(id));
+        w = batch?.get(id);
+        if (w) {
+          batch!.delete(id);
+          seen.silent--;
+        }
+      }
       if (!w) return void failures.push(`a reply to no query (ID ${id})`);
-      waiting.delete(id);
       seen.replies++;
       replied(w.p);
       const wrong = judge(w.p, id, m);
@@ -275,6 +286,7 @@ describe('Hostile: DNS packet fuzzing of the embedded server', () => {
     const udpIdx = packets.map((_, i) => i).filter((i) => i % 10 !== 0);
     const BATCH = 250;
     for (let b = 0; b < udpIdx.length; b += BATCH) {
+      earlier = [waiting, ...earlier].slice(0, 4);
       waiting = new Map();
       const slice = udpIdx.slice(b, b + BATCH);
       slice.forEach((i, j) => {
