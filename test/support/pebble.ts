@@ -21,6 +21,8 @@ export interface Pebble {
   rootPem(): Promise<string>;
   /** Its intermediate of this run (PEM). */
   intermediatePem(): Promise<string>;
+  /** What Pebble's management port says of a certificate it issued (serial in hex): Valid or Revoked. */
+  certStatus(serialHex: string): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -128,6 +130,8 @@ export const startPebble = async (dnsPort: number, options: { env?: Record<strin
     listenerCaFile: certFile,
     rootPem: () => mgmtGet('/roots/0'),
     intermediatePem: () => mgmtGet('/intermediates/0'),
+    certStatus: async (serialHex) =>
+      String((JSON.parse(await mgmtGet(`/cert-status-by-serial/${serialHex}`)) as { Status?: unknown }).Status),
     stop: async () => {
       agent.destroy();
       if (child.exitCode === null) {

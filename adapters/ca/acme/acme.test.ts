@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { X509Certificate } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EmbeddedNameserver } from '../../dns/embedded/index.js';
@@ -114,6 +115,7 @@ describe('ACME CA (adapters/ca/acme)', () => {
       dns,
       freshHost,
       trustAnchorPem: () => pebble.rootPem(),
+      isRevoked: async (pem) => (await pebble.certStatus(new X509Certificate(pem).serialNumber)) === 'Revoked',
       cleanup: async () => {
         expect([...dns.txt.keys()], 'proofs left in the zone').to.deep.equal([]);
       },

@@ -112,6 +112,46 @@ eachStore('DNS plans through the API', (kind) => {
     expect(['192.0.2.11', '192.0.2.12']).to.include(await dig(`www.${zone}`, 'A'));
   });
 
+  it('a plan whose record set changed meanwhile is 409 plan_stale naming that set (the freshness guard, not the re-run checks)', async () => {
+    const made = await post(`/v1/domains/${zone}/dns/plans`, {
+      changes: [{ action: 'create', name: 'stale-guard', type: 'A', ttl: 300, values: ['192.0.2.60'] }],
+    });
+    expect((await post(`/v1/domains/${zone}/dns/plans/${made.body.id}/apply`, {})).status).to.equal(200);
+    const current = { ttl: 300, values: ['192.0.2.60'] };
+    const mine = await post(`/v1/domains/${zone}/dns/plans`, {
+      changes: [{ action: 'update', name: 'stale-guard', type: 'A', ttl: 300, values: ['192.0.2.61'], current }],
+    });
+    const theirs = await post(`/v1/domains/${zone}/dns/plans`, {
+      changes: [{ action: 'update', name: 'stale-guard', type: 'A', ttl: 300, values: ['192.0.2.62'], current }],
+    });
+    expect((await post(`/v1/domains/${zone}/dns/plans/${theirs.body.id}/apply`, {})).status).to.equal(200);
+    const r = await post(`/v1/domains/${zone}/dns/plans/${mine.body.id}/apply`, {});
+    expect(r.status, JSON.stringify(r.body)).to.equal(409);
+    expect(r.body.error.code).to.equal('plan_stale');
+    // The reason is the set that changed: the checks re-run on the new zone would say something else.
+    expect(r.body.error.message.en).to.contain(`(stale-guard.${zone} A changed)`);
+    expect(await dig(`stale-guard.${zone}`, 'A')).to.equal('192.0.2.62');
+  });
+
+  it('a whole-zone plan is 409 plan_stale when a record set was added meanwhile (it would not delete it)', async () => {
+    const now = await api.call(`/v1/domains/${zone}/dns/records?limit=200`, { headers: bearer(editor) });
+    const keep = now.body.data.filter(
+      (s: any) => !(s.name === zone && (s.type === 'SOA' || s.type === 'NS')) && !s.name.startsWith('_acme-challenge.'),
+    );
+    const whole = await post(`/v1/domains/${zone}/dns/plans`, { records: keep });
+    expect(whole.status, JSON.stringify(whole.body)).to.equal(201);
+    expect(whole.body.valid, JSON.stringify(whole.body.checks)).to.equal(true);
+    const added = await post(`/v1/domains/${zone}/dns/plans`, {
+      changes: [{ action: 'create', name: 'added-meanwhile', type: 'A', ttl: 300, values: ['192.0.2.70'] }],
+    });
+    expect((await post(`/v1/domains/${zone}/dns/plans/${added.body.id}/apply`, {})).status).to.equal(200);
+    const r = await post(`/v1/domains/${zone}/dns/plans/${whole.body.id}/apply`, {});
+    expect(r.status, JSON.stringify(r.body)).to.equal(409);
+    expect(r.body.error.code).to.equal('plan_stale');
+    expect(r.body.error.message.en).to.contain(`(added-meanwhile.${zone} A was added)`);
+    expect(await dig(`added-meanwhile.${zone}`, 'A')).to.equal('192.0.2.70');
+  });
+
   it('an ACME value written meanwhile does not stale an unrelated plan', async () => {
     const plan = await post(`/v1/domains/${zone}/dns/plans`, {
       changes: [{ action: 'create', name: 'blog', type: 'A', ttl: 300, values: ['192.0.2.50'] }],
@@ -156,6 +196,7 @@ eachStore('DNS plans through the API', (kind) => {
     expect(mx.body.error.message.en).to.contain('delete').and.contain('MX');
     const whole = await post(`/v1/domains/${zone}/dns/plans`, { records: [] }, acme);
     expect(whole.status).to.equal(403);
+    expect(whole.body.error.code).to.equal('right_missing');
   });
 
   it('a whole-zone plan computes the diff, and more than 30% of a zone of ≥ 10 sets needs force', async () => {
@@ -201,8 +242,11 @@ eachStore('DNS plans through the API', (kind) => {
 
   it('reading needs dns.read; a domain.read key is refused', async () => {
     const reader = (await api.issueKey({ environment: 'test', rights: ['domain.read'], domains: [zone] })).secret;
-    expect((await api.call(`/v1/domains/${zone}/dns/records`, { headers: bearer(reader) })).status).to.equal(403);
+    const read = await api.call(`/v1/domains/${zone}/dns/records`, { headers: bearer(reader) });
+    expect(read.status).to.equal(403);
+    expect(read.body.error.code).to.equal('right_missing');
     const plan = await post(`/v1/domains/${zone}/dns/plans`, { changes: [] }, reader);
     expect(plan.status).to.equal(403);
+    expect(plan.body.error.code).to.equal('right_missing');
   });
 });

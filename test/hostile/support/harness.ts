@@ -84,6 +84,9 @@ export interface KeySpec {
   readonly cidr: string | null;
   readonly expiresOn: string;
   readonly revoked: boolean;
+  /** Another account's key (default: the demo account, issued by its owner). */
+  readonly accountId?: string;
+  readonly createdBy?: string;
 }
 
 /** Writes a key to the store as issuance would (HMAC of the token only) and returns its token. */
@@ -102,10 +105,10 @@ export const plantKey = async (api: TestApi, spec: KeySpec): Promise<{ id: strin
   const now = api.clock.now();
   const key: ApiKey = {
     id,
-    accountId: api.demo.accountId,
+    accountId: spec.accountId ?? api.demo.accountId,
     environment: spec.environment,
     name: `hostile ${id}`,
-    createdBy: api.demo.personId,
+    createdBy: spec.createdBy ?? api.demo.personId,
     policies: spec.policies,
     conditions: { cidr: spec.cidr, expiresOn: spec.expiresOn, spendLimit: spends ? 100_000_000 : null },
     class: cls,
