@@ -1,10 +1,10 @@
 import cluster, { type Worker as ClusterWorker } from 'node:cluster';
 import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { loadClusterConfig, loadConfig } from '../config.js';
 import { System } from '../system.js';
 import { TOKENS } from '../tokens.js';
 import { onShutdown, runMain } from './process.js';
+import { siblingEntry as here } from './dns-worker-entry.js';
 
 /**
  * `npm run cluster`: the production shape on one machine, all on one DATABASE_URL.
@@ -22,7 +22,6 @@ import { onShutdown, runMain } from './process.js';
  * Prints one line "cluster ready …" on stdout once every API process listens and the DNS serves.
  */
 const HEALTHY_AFTER_MS = 60_000;
-const here = (f: string) => fileURLToPath(new URL(`./${f}`, import.meta.url));
 
 const main = async () => {
   const config = loadConfig();
@@ -59,7 +58,7 @@ const main = async () => {
     const ready = new Promise<void>((resolve, reject) => {
       child.on('message', (m: { type?: string }) => m?.type === 'ready' && resolve());
       child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before it was ready`)));
-      if (file === 'worker.ts') child.once('spawn', () => resolve());
+      if (file === 'worker') child.once('spawn', () => resolve());
     });
     child.once('exit', (code, signal) => {
       if (stopping || children.get(name) !== child) return;
@@ -74,7 +73,7 @@ const main = async () => {
   const apis = new Map<number, ClusterWorker>();
   // Round-robin: this process accepts and hands each connection to the next API process in turn.
   cluster.schedulingPolicy = cluster.SCHED_RR;
-  cluster.setupPrimary({ exec: here('server.ts') });
+  cluster.setupPrimary({ exec: here('server') });
   const startApi = (index: number): Promise<void> => {
     const at = Date.now();
     const w = cluster.fork({ ...childEnv, DOMIVKA_API_PROCESS: String(index) });
@@ -108,8 +107,8 @@ const main = async () => {
   });
 
   const waits: Promise<void>[] = [];
-  if (config.runDns) waits.push(startChild('dns', 'dns-primary.ts', { ...childEnv }));
-  for (let i = 0; i < shape.workers; i++) waits.push(startChild(`worker-${i}`, 'worker.ts', { ...childEnv, DOMIVKA_WORKER: String(i) }));
+  if (config.runDns) waits.push(startChild('dns', 'dns-primary', { ...childEnv }));
+  for (let i = 0; i < shape.workers; i++) waits.push(startChild(`worker-${i}`, 'worker', { ...childEnv, DOMIVKA_WORKER: String(i) }));
   for (let i = 0; i < shape.apiProcesses; i++) waits.push(startApi(i));
   await Promise.all(waits);
   process.stdout.write(
