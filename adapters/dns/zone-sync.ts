@@ -2,12 +2,14 @@ import type { Logger } from 'pino';
 import type { ZoneRepository } from '../../core/dns/ports/zone-repository.port.js';
 import type { ZonePublisher } from '../../core/dns/zone/zone-service.js';
 import type { ChangeFeed } from '../../core/kernel/change-feed.port.js';
+import type { Environment } from '../../core/kernel/environment.js';
 
 /**
  * Keeps a nameserver in step with the store: loads every zone at start, then polls the zones' serials
  * and publishes what changed — zones changed by other processes (the worker, other API processes)
  * included. Changes made in this process are published at once by ZoneService; this is the backstop.
- * Where a name exists in both environments, the live zone is served.
+ * Where a name exists in both environments, the live zone is served. With `only`, the zones of that
+ * environment alone (production serves sandbox zones on a port of their own).
  */
 export class ZoneSync {
   private readonly served = new Map<string, { id: string; serial: number }>();
@@ -17,12 +19,14 @@ export class ZoneSync {
     private readonly zones: ZoneRepository,
     private readonly target: ZonePublisher,
     private readonly log: Logger,
+    private readonly only?: Environment,
   ) {}
 
   /** Publishes every zone whose version changed since the last call, withdraws the ones gone. */
   async load(): Promise<number> {
     const chosen = new Map<string, { id: string; environment: string; serial: number }>();
     for (const v of await this.zones.versions()) {
+      if (this.only && v.environment !== this.only) continue;
       const have = chosen.get(v.domain);
       if (!have || (have.environment === 'test' && v.environment === 'live')) chosen.set(v.domain, v);
     }

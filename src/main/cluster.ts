@@ -5,6 +5,8 @@ import { System } from '../system.js';
 import { TOKENS } from '../tokens.js';
 import { onShutdown, runMain } from './process.js';
 import { siblingEntry as here } from './dns-worker-entry.js';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { clusterWorkers, serveGroupMetrics } from '../metrics.js';
 
 /**
  * `npm run cluster`: the production shape on one machine, all on one DATABASE_URL.
@@ -41,7 +43,8 @@ const main = async () => {
   await system.close();
 
   let stopping = false;
-  const childEnv = { RUN_DNS: 'false', RUN_WORKER: 'false', SEED_DEMO: 'false' };
+  // Children hand their metrics to this process, which serves one /metrics for the whole cluster.
+  const childEnv = { RUN_DNS: 'false', RUN_WORKER: 'false', SEED_DEMO: 'false', DOMIVKA_METRICS_CHILD: '1' };
   const restarts = new Map<string, number>();
   const backoff = (name: string, lived: number): number => {
     const n = lived >= HEALTHY_AFTER_MS ? 0 : (restarts.get(name) ?? 0);
@@ -111,6 +114,10 @@ const main = async () => {
   for (let i = 0; i < shape.workers; i++) waits.push(startChild(`worker-${i}`, 'worker', { ...childEnv, DOMIVKA_WORKER: String(i) }));
   for (let i = 0; i < shape.apiProcesses; i++) waits.push(startApi(i));
   await Promise.all(waits);
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const live = (c: ChildProcess) => c.connected && c.exitCode === null;
+  await serveGroupMetrics(config, registry, log, () => [...clusterWorkers(), ...([...children.values()].filter(live) as never[])]);
   process.stdout.write(
     `cluster ready: ${shape.apiProcesses} API processes on ${config.host}:${config.port}, ${shape.workers} workers, ` +
       `DNS hidden primary ${config.runDns ? `on ${config.dnsHost}:${config.dnsPort} (${config.dnsWorkers} DNS workers)` : 'off'}, ` +

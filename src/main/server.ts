@@ -8,6 +8,8 @@ import { TOKENS } from '../tokens.js';
 import { Worker } from '../worker.js';
 import { DNS_WORKER_ENTRY } from './dns-worker-entry.js';
 import { serveDns } from '../dns-server.js';
+import { Metrics } from '../../adapters/metrics/index.js';
+import { answerScrapes, instrumentHttp, instrumentSystem, serveGroupMetrics, workerHooks } from '../metrics.js';
 
 /**
  * `npm start`: API on PORT, store at DATABASE_URL, migrations applied, the sandbox demo account seeded
@@ -18,6 +20,11 @@ const main = async () => {
   const config = loadConfig();
   const system = new System(config);
   const log = system.logger;
+  // Metrics: served here on METRICS_PORT (with the DNS workers' summed in), or, in an API process of
+  // npm run cluster, handed to the supervisor that serves them for the whole cluster.
+  const metricsChild = process.env.DOMIVKA_METRICS_CHILD === '1';
+  const metrics = config.metrics.port !== 0 || metricsChild ? new Metrics() : null;
+  if (metrics) instrumentSystem(system, metrics);
   await system.migrate();
   let credentials = '';
   if (config.seedDemo) {
@@ -36,6 +43,13 @@ const main = async () => {
     }
   }
   const { app } = system.http();
+  let draining = false;
+  // While draining, each response closes its keep-alive connection, so clients reconnect elsewhere.
+  app.middleware.unshift(async (ctx, next) => {
+    if (draining) ctx.set('Connection', 'close');
+    await next();
+  });
+  if (metrics) instrumentHttp(app, metrics);
   // The authoritative DNS server: every zone from the store, kept in step by ZoneSync.
   const dns = config.runDns
     ? await serveDns({
@@ -44,10 +58,11 @@ const main = async () => {
         changes: system.store.changes,
         log: log.child({ component: 'dns' }),
         workerEntry: DNS_WORKER_ENTRY,
+        ...(metrics ? { observer: metrics.dns() } : {}),
       })
     : null;
   if (dns) system.get(TOKENS.ZonePublisher).attach(dns.publisher);
-  const worker = config.runWorker ? new Worker(system) : null;
+  const worker = config.runWorker ? new Worker(system, undefined, metrics ? workerHooks(metrics) : undefined) : null;
   worker?.start();
   const server: Server = app.listen(config.port, config.host);
   // Idle keep-alive connections outlive a client's or a load balancer's own idle timeout (60 s is
@@ -58,6 +73,8 @@ const main = async () => {
     server.once('listening', () => resolve());
     server.once('error', reject);
   });
+  const metricsServer = metrics && !metricsChild ? await serveGroupMetrics(config, metrics.registry, log) : null;
+  if (metrics && metricsChild) answerScrapes(metrics.registry);
   system.markStarted();
   const base = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
   process.stdout.write(
@@ -66,6 +83,8 @@ const main = async () => {
       `  API:      ${base}/v1  (OpenAPI: ${base}/v1/openapi.json, health: ${base}/healthz)`,
       `  DNS:      ${config.runDns ? `${config.dnsHost}:${config.dnsPort} UDP+TCP${dns && config.dnsWorkers > 1 ? `, ${dns.shape}` : ''} (try: dig @${config.dnsHost} -p ${config.dnsPort} domivka-demo.com.ua A)` : 'off (RUN_DNS=false)'}`,
       `  Worker:   ${worker ? 'in this process' : 'off (RUN_WORKER=false; run `npm run worker`)'}`,
+      config.sandboxDns ? `  Sandbox DNS: ${config.sandboxDns.host}:${config.sandboxDns.port} (sandbox zones; never on DNS_PORT)` : '',
+      ...config.secretFiles.map((f) => `  Secret:   ${f}`),
       `  Console:  ${base}/console/  (sign in with the demo owner below: e-mail, password, TOTP code)`,
       `  Test key: npm run sandbox:key -- --rights domain.read --label prod`,
       credentials,
@@ -74,13 +93,30 @@ const main = async () => {
       .filter((l) => l !== '')
       .join('\n') + '\n',
   );
+  // SIGTERM: /readyz says draining; no new connection is accepted; requests in flight and the worker's
+  // current job finish (each within SHUTDOWN_TIMEOUT_MS); then DNS stops, letting transfers in flight
+  // finish within the same bound; then the store closes; exit 0.
   onShutdown(async () => {
     log.info('shutting down');
-    await worker?.drain();
-    worker?.stop();
-    await dns?.stop();
-    server.close();
+    draining = true;
+    system.markDraining();
+    metrics?.draining.set(1);
+    const bound = config.shutdownTimeoutMs;
+    const closed = new Promise<boolean>((resolve) => server.close(() => resolve(true)));
+    server.closeIdleConnections();
+    const [served, worked] = await Promise.all([
+      Promise.race([closed, new Promise<boolean>((r) => setTimeout(() => r(false), bound).unref())]),
+      worker ? worker.finish(bound) : true,
+    ]);
+    if (!served) {
+      log.warn({ boundMs: bound }, 'requests still in flight at the shutdown bound; closing their connections');
+      server.closeAllConnections();
+    }
+    if (!worked) log.warn({ boundMs: bound }, 'the worker was still busy at the shutdown bound');
+    await dns?.stop(bound);
+    metricsServer?.close();
     await system.close();
+    log.info('stopped');
   });
 };
 

@@ -19,6 +19,7 @@ import {
 } from './message.js';
 import { Journal } from './journal.js';
 import { Notifier } from './notifier.js';
+import type { DnsObserver } from './observer.js';
 import { normaliseName } from './rdata.js';
 import { resolve } from './resolve.js';
 import { attach, batchedUdpUnavailable, bindReusePort, type BatchedUdp } from './udp-batch.js';
@@ -76,6 +77,8 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
   private bound: { host: string; port: number } | null = null;
   /** What every OPT record we send may carry from our configuration (NSID, RFC 5001). */
   private readonly extras: OptExtras;
+  /** Counts what is served (metrics), when one is attached. */
+  private observer: DnsObserver | null = null;
 
   constructor(config: EmbeddedNameserverConfig) {
     this.config = validateConfig(config);
@@ -157,8 +160,12 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     return udp;
   }
 
-  /** Closes both sockets and every TCP connection, and cancels pending NOTIFYs. */
-  async stop(): Promise<void> {
+  /**
+   * Closes both sockets and every TCP connection, and cancels pending NOTIFYs. With `graceMs` (shutdown),
+   * each TCP connection first gets that long to take what was written to it (a zone transfer in flight)
+   * before it is closed.
+   */
+  async stop(graceMs = 0): Promise<void> {
     this.notifier.close();
     const udp = this.udp;
     const tcp = this.tcp;
@@ -167,12 +174,24 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     this.bound = null;
     this.batched?.close();
     this.batched = null;
+    if (graceMs > 0 && this.connections.size > 0) {
+      tcp?.close();
+      const open = [...this.connections].map(
+        (c) => new Promise<void>((ok) => (c.destroyed ? ok() : (c.once('close', () => ok()), c.end()))),
+      );
+      await Promise.race([Promise.all(open), new Promise((ok) => setTimeout(ok, graceMs).unref())]);
+    }
     for (const c of this.connections) c.destroy();
     this.connections.clear();
     await Promise.all([
       udp ? new Promise<void>((ok) => udp.close(() => ok())) : undefined,
-      tcp ? new Promise<void>((ok) => tcp.close(() => ok())) : undefined,
+      tcp?.listening ? new Promise<void>((ok) => tcp.close(() => ok())) : undefined,
     ]);
+  }
+
+  /** Attaches an observer (metrics) told of every reply, transfer and NOTIFY. */
+  observe(observer: DnsObserver): void {
+    this.observer = observer;
   }
 
   /** What the IXFR journal of a zone holds (null: none yet): its diffs, from and to which serial, and their records. */
@@ -225,6 +244,7 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     this.cache?.clear();
     this.log.debug({ zone: compiled.apex, serial: compiled.serial, records: compiled.recordCount }, 'zone published');
     if (this.bound && this.config.secondaries.length > 0 && this.config.notifyOnPublish) {
+      this.observer?.notified();
       this.notifier
         .notify(compiled.apex, compiled.serial)
         .catch((err: unknown) => this.log.error({ err, zone: compiled.apex }, 'NOTIFY failed'));
@@ -253,7 +273,11 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
    * whatever goes wrong is logged and the packet is dropped.
    */
   answer(packet: Buffer, transport: Transport, peer: string): Buffer[] {
-    if (transport === 'tcp') return this.answerSlow(packet, 'tcp', peer, false);
+    if (transport === 'tcp') {
+      const out = this.answerSlow(packet, 'tcp', peer, false);
+      if (out[0]) this.observer?.answered(out[0], 0, 'tcp', false);
+      return out;
+    }
     const out = this.answerUdp(packet, peer);
     return out ? [out] : [];
   }
@@ -262,10 +286,14 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
   private answerUdp(packet: Buffer, peer: string): Buffer | null {
     try {
       const cache = this.cache;
-      if (cache === null) return this.answerSlow(packet, 'udp', peer, false)[0] ?? null;
-      const hit = cache.lookup(packet);
-      if (hit !== null) return hit;
-      return this.answerSlow(packet, 'udp', peer, cache.cacheable)[0] ?? null;
+      const hit = cache === null ? null : cache.lookup(packet);
+      if (hit !== null) {
+        this.observer?.answered(hit, 0, 'udp', true);
+        return hit;
+      }
+      const reply = this.answerSlow(packet, 'udp', peer, cache !== null && cache.cacheable)[0] ?? null;
+      if (reply) this.observer?.answered(reply, 0, 'udp', false);
+      return reply;
     } catch (err) {
       this.log.error({ err, transport: 'udp', peer }, 'DNS query failed; dropped');
       return null;
@@ -278,10 +306,14 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
       const cache = this.cache;
       if (cache !== null) {
         const n = cache.lookupInto(query, out, at, room);
-        if (n > 0) return n;
+        if (n > 0) {
+          this.observer?.answered(out, at, 'udp', true);
+          return n;
+        }
       }
       const reply = this.answerSlow(query, 'udp', peer(), cache !== null && cache.cacheable)[0];
       if (reply === undefined || reply.length > room) return 0;
+      this.observer?.answered(reply, 0, 'udp', false);
       reply.copy(out, at);
       return reply.length;
     } catch (err) {
@@ -346,6 +378,7 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     }
     // IXFR from a serial the journal reaches back to: only the changes since (RFC 1995 §4).
     const changes = q.qtype === T.IXFR && q.clientSerial !== null ? this.journals.get(zone.apex)?.since(q.clientSerial, zone) : null;
+    this.observer?.transferred(q.qtype === T.AXFR ? 'AXFR' : 'IXFR');
     if (changes) {
       const messages = transferMessagesOf(q, changes, { ...this.extras, expire: zone.expire });
       this.log.info(
