@@ -17,6 +17,14 @@ import { answerScrapes, instrumentHttp, instrumentSystem, serveGroupMetrics, wor
  * the worker running in-process unless RUN_WORKER=false.
  */
 const main = async () => {
+  // Where the start goes (logged once started; npm run bench:start reads it): from process start.
+  const phasesMs: Record<string, number> = { modules: performance.now() };
+  let mark = performance.now();
+  const phase = (name: string) => {
+    const now = performance.now();
+    phasesMs[name] = now - mark;
+    mark = now;
+  };
   const config = loadConfig();
   const system = new System(config);
   const log = system.logger;
@@ -25,7 +33,9 @@ const main = async () => {
   const metricsChild = process.env.DOMIVKA_METRICS_CHILD === '1';
   const metrics = config.metrics.port !== 0 || metricsChild ? new Metrics() : null;
   if (metrics) instrumentSystem(system, metrics);
+  phase('config');
   await system.migrate();
+  phase('migrate');
   let credentials = '';
   if (config.seedDemo) {
     const seeded = await system.get(TOKENS.SeedDemo).execute();
@@ -42,7 +52,9 @@ const main = async () => {
       chmodSync(file, 0o600);
     }
   }
+  phase('seed');
   const { app } = system.http();
+  phase('api');
   let draining = false;
   // While draining, each response closes its keep-alive connection, so clients reconnect elsewhere.
   app.middleware.unshift(async (ctx, next) => {
@@ -62,6 +74,7 @@ const main = async () => {
       })
     : null;
   if (dns) system.get(TOKENS.ZonePublisher).attach(dns.publisher);
+  phase('dns');
   const worker = config.runWorker ? new Worker(system, undefined, metrics ? workerHooks(metrics) : undefined) : null;
   worker?.start();
   const server: Server = app.listen(config.port, config.host);
@@ -73,9 +86,12 @@ const main = async () => {
     server.once('listening', () => resolve());
     server.once('error', reject);
   });
+  phase('listen');
   const metricsServer = metrics && !metricsChild ? await serveGroupMetrics(config, metrics.registry, log) : null;
   if (metrics && metricsChild) answerScrapes(metrics.registry);
   system.markStarted();
+  phase('metrics');
+  log.info({ phasesMs: Object.fromEntries(Object.entries(phasesMs).map(([k, v]) => [k, Math.round(v)])) }, 'started');
   const base = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
   process.stdout.write(
     [
