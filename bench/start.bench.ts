@@ -116,9 +116,20 @@ const startOnce = async (dir: string, command: string, args: string[]): Promise<
   return { ms, rssMb: processes.reduce((a, p) => a + p.mb, 0), processes, phases };
 };
 
+/** A port taken between freePort and the start (other processes on the machine) is tried again. */
+const retried = async (f: () => Promise<Run>): Promise<Run> => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await f();
+    } catch (err) {
+      if (attempt === 3 || !String(err).includes('EADDRINUSE')) throw err;
+    }
+  }
+};
+
 const report = async (label: string, dir: string, command: string, args: string[]) => {
   const runs: Run[] = [];
-  for (let i = 0; i < RUNS; i++) runs.push(await startOnce(dir, command, args));
+  for (let i = 0; i < RUNS; i++) runs.push(await retried(() => startOnce(dir, command, args)));
   const ms = median(runs.map((r) => r.ms));
   const mb = median(runs.map((r) => r.rssMb));
   const mid = runs.find((r) => r.rssMb === mb)!;
@@ -138,7 +149,7 @@ const main = async () => {
   if (!existsSync(join(ROOT, 'dist/src/main/server.js'))) throw new Error('dist/ is missing: npm run build');
   const dir = mkdtempSync(join(tmpdir(), 'bench-start-'));
   // The first start seeds the demo; every measured start is a restart on that store.
-  await startOnce(dir, 'npm', ['start', '--silent']);
+  await retried(() => startOnce(dir, 'npm', ['start', '--silent']));
   process.stdout.write(`bench:start on ${dir} (the demo store), ${RUNS} restarts each`);
   await report('npm start (compiled: node dist/src/main/server.js, under npm)', dir, 'npm', ['start', '--silent']);
   if (process.env.BENCH_START_TSX === '1') {
