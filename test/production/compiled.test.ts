@@ -21,7 +21,9 @@ describe('compiled build: entry points run dist/ with no TypeScript at run time'
       ['migrate', 'migrate'],
       ['knot:conf', 'knot-conf'],
     ] as const) {
-      expect(pkg.scripts[script], script).to.match(new RegExp(`^node (--[\\w-]+(=\\S+)? )*dist/src/main/${file}\\.js$`));
+      // exec: the shell npm runs the script in becomes node, so npm's SIGTERM reaches the server itself
+      // (sh -c would otherwise die alone and leave the server running).
+      expect(pkg.scripts[script], script).to.match(new RegExp(`^exec node (--[\\w-]+(=\\S+)? )*dist/src/main/${file}\\.js$`));
     }
     expect(pkg.scripts.prepare).to.contain('scripts/build.mjs');
     expect(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8')).to.contain('"sourceMap": true');
