@@ -10,6 +10,10 @@ import type { EppSettings } from '../adapters/registrar/epp/index.js';
  * constructors that receive these values validate them (STYLE 4).
  */
 export interface Config {
+  /** NODE_ENV=production: no generated secrets, no development allowances, no demo, sandbox DNS on its own port. */
+  readonly production: boolean;
+  /** Where KEY_PEPPER and DATA_KEY were read from files rather than the environment (printed at start in production). */
+  readonly secretFiles: readonly string[];
   readonly port: number;
   readonly host: string;
   readonly dnsPort: number;
@@ -107,7 +111,21 @@ export interface Config {
    * dropped (default 1; 0 drops all). Rate 0, the default, is off.
    */
   readonly dnsRrl: { readonly rate: number; readonly slip: number } | null;
+  /**
+   * Where sandbox (test environment) zones are served. Development: null, beside the live zones on
+   * DNS_PORT. Production: SANDBOX_DNS_PORT (default 5354) on DNS_HOST, never on DNS_PORT, so never
+   * transferred or NOTIFYed to the secondaries the world asks.
+   */
+  readonly sandboxDns: { readonly host: string; readonly port: number } | null;
+  /** METRICS_HOST:METRICS_PORT (default 127.0.0.1:9464) serve GET /metrics; port 0: none. */
+  readonly metrics: { readonly host: string; readonly port: number };
+  /** SHUTDOWN_TIMEOUT_MS: how long SIGTERM waits for requests, transfers and the worker's job in flight (default 10 000). */
+  readonly shutdownTimeoutMs: number;
 }
+
+/** The DNS server a sandbox check (ACME challenge propagation, DNS monitors) or a live one asks. */
+export const ownDns = (config: Config, environment: 'test' | 'live'): { host: string; port: number } =>
+  environment === 'test' && config.sandboxDns ? config.sandboxDns : { host: config.dnsHost, port: config.dnsPort };
 
 /** EPP_* (RFC 5734 over TLS with a client certificate): the adapter's connection settings (host, port,
  * client id, password, and the PEM files or text of our certificate, its key and the registry's CA),
@@ -122,8 +140,8 @@ export interface EppConfig extends Pick<EppSettings, 'host' | 'port' | 'clientId
 const eppConfig = (env: NodeJS.ProcessEnv): EppConfig => {
   const need = (name: string): string => {
     const v = env[name];
-    if (!v) throw new ConfigError(`${name} is required when LIVE_REGISTRAR=epp`);
-    return v;
+    if (!v) problem(`${name} is required when LIVE_REGISTRAR=epp`);
+    return v ?? '';
   };
   return {
     host: need('EPP_HOST'),
@@ -142,13 +160,34 @@ const eppConfig = (env: NodeJS.ProcessEnv): EppConfig => {
   };
 };
 
-export class ConfigError extends Error {}
+/** A configuration refused: every problem found, each naming its variable. */
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+  constructor(problems: string | readonly string[]) {
+    const list = typeof problems === 'string' ? [problems] : problems;
+    super(list.join('; '));
+    this.problems = list;
+  }
+}
+
+/**
+ * While loadConfig runs, every problem is noted here and parsing goes on with the fallback, so that one
+ * start reports them all; loadConfig throws them together at the end.
+ */
+let problems: string[] | null = null;
+const problem = (message: string): void => {
+  if (problems) problems.push(message);
+  else throw new ConfigError(message);
+};
 
 const int = (env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number => {
   const v = env[name];
   if (v === undefined || v === '') return fallback;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < min) throw new ConfigError(`${name} must be an integer ≥ ${min}, got "${v}"`);
+  if (!Number.isInteger(n) || n < min) {
+    problem(`${name} must be an integer ≥ ${min}, got "${v}"`);
+    return fallback;
+  }
   return n;
 };
 
@@ -157,19 +196,49 @@ const bool = (env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
   if (v === undefined || v === '') return fallback;
   if (/^(1|true|yes|on)$/i.test(v)) return true;
   if (/^(0|false|no|off)$/i.test(v)) return false;
-  throw new ConfigError(`${name} must be true or false, got "${v}"`);
+  problem(`${name} must be true or false, got "${v}"`);
+  return fallback;
 };
 
-/** A secret from the environment (hex), or in development one generated once into var/<file> (0600). */
-const secretFrom = (env: NodeJS.ProcessEnv, name: string, varDir: string, fileName: string, exact: boolean): Buffer => {
+/**
+ * A secret from the environment (hex), or from var/<file>: in development generated there once (0600);
+ * in production never generated — the file must exist (its path goes to `files`, printed at start).
+ */
+const secretFrom = (
+  env: NodeJS.ProcessEnv,
+  name: string,
+  varDir: string,
+  fileName: string,
+  exact: boolean,
+  production: boolean,
+  files: string[],
+): Buffer => {
   const v = env[name];
+  const shape = exact ? /^[0-9a-fA-F]{64}$/ : /^[0-9a-fA-F]{64,}$/;
+  const wrong = `${name} must be ${exact ? 'exactly' : 'at least'} 64 hex digits (32 bytes)`;
   if (v) {
-    if (!(exact ? /^[0-9a-fA-F]{64}$/ : /^[0-9a-fA-F]{64,}$/).test(v)) {
-      throw new ConfigError(`${name} must be ${exact ? 'exactly' : 'at least'} 64 hex digits (32 bytes)`);
+    if (!shape.test(v)) {
+      problem(wrong);
+      return Buffer.alloc(32);
     }
     return Buffer.from(v, 'hex');
   }
   const file = join(varDir, fileName);
+  if (production) {
+    if (!existsSync(file)) {
+      problem(
+        `${name} is not set and ${file} does not exist: production never generates it (set ${name}, 64 hex digits, or put it in that file)`,
+      );
+      return Buffer.alloc(32);
+    }
+    const text = readFileSync(file, 'utf8').trim();
+    if (!shape.test(text)) {
+      problem(`${wrong} (read from ${file})`);
+      return Buffer.alloc(32);
+    }
+    files.push(`${name} from ${file}`);
+    return Buffer.from(text, 'hex');
+  }
   if (!existsSync(file)) {
     mkdirSync(varDir, { recursive: true });
     writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
@@ -197,9 +266,10 @@ const url = (env: NodeJS.ProcessEnv, name: string, fallback: string): string => 
   try {
     parsed = new URL(v);
   } catch {
-    throw new ConfigError(`${name} must be an https URL, got "${v}"`);
+    problem(`${name} must be an https URL, got "${v}"`);
+    return fallback;
   }
-  if (parsed.protocol !== 'https:') throw new ConfigError(`${name} must be an https URL (RFC 8555 §6.1), got "${v}"`);
+  if (parsed.protocol !== 'https:') problem(`${name} must be an https URL (RFC 8555 §6.1), got "${v}"`);
   return v;
 };
 
@@ -208,12 +278,16 @@ const sandboxCa = (env: NodeJS.ProcessEnv): Config['sandboxCa'] => {
   if (kind === 'internal') return { kind };
   if (kind === 'acme')
     return { kind, directoryUrl: url(env, 'SANDBOX_ACME_DIRECTORY_URL', LETS_ENCRYPT_STAGING), caFile: env.SANDBOX_ACME_CA_FILE || null };
-  throw new ConfigError(`SANDBOX_CA must be "internal" or "acme", got "${kind}"`);
+  problem(`SANDBOX_CA must be "internal" or "acme", got "${kind}"`);
+  return { kind: 'internal' };
 };
 
 const mcpEnvironment = (env: NodeJS.ProcessEnv): 'test' | 'live' => {
   const v = env.MCP_ENVIRONMENT || 'test';
-  if (v !== 'test' && v !== 'live') throw new ConfigError(`MCP_ENVIRONMENT must be "test" or "live", got "${v}"`);
+  if (v !== 'test' && v !== 'live') {
+    problem(`MCP_ENVIRONMENT must be "test" or "live", got "${v}"`);
+    return 'test';
+  }
   return v;
 };
 
@@ -221,21 +295,64 @@ const mcpEnvironment = (env: NodeJS.ProcessEnv): 'test' | 'live' => {
 const catalogZoneName = (v: string): string | null => {
   const name = v.trim().toLowerCase().replace(/\.$/, '');
   if (name === '') return null;
-  if (name.length > 253 || !name.split('.').every((l) => /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/.test(l)))
-    throw new ConfigError(`DNS_CATALOG_ZONE must be a domain name (or empty for none), got "${v}"`);
+  if (name.length > 253 || !name.split('.').every((l) => /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/.test(l))) {
+    problem(`DNS_CATALOG_ZONE must be a domain name (or empty for none), got "${v}"`);
+    return null;
+  }
   return name;
 };
 
+/** Development allowances that production refuses (each lets a test environment reach loopback). */
+const DEVELOPMENT_ALLOWANCES = ['WEBHOOKS_ALLOW_LOOPBACK', 'MONITORS_ALLOW_LOOPBACK', 'DNS_IMPORT_ALLOW_LOOPBACK'];
+
+/** What production adds to the checks: no development allowance, Secure cookies, no demo, a sandbox DNS port of its own. */
+const productionProblems = (env: NodeJS.ProcessEnv, c: Config): void => {
+  for (const name of DEVELOPMENT_ALLOWANCES) {
+    if (bool(env, name, false)) problem(`${name} is a development allowance; production refuses it (unset it)`);
+  }
+  if (c.secureCookies !== true)
+    problem(`COOKIE_SECURE must be true in production (cookies only over TLS), got "${env.COOKIE_SECURE ?? ''}"`);
+  if (bool(env, 'SEED_DEMO', false)) problem('SEED_DEMO: production never seeds the demo account (unset it)');
+  if (c.sandboxDns && c.sandboxDns.port === c.dnsPort)
+    problem(
+      `SANDBOX_DNS_PORT must differ from DNS_PORT in production (sandbox zones are never served on DNS_PORT), got ${c.sandboxDns.port}`,
+    );
+};
+
+/**
+ * Reads and checks the whole configuration; throws one ConfigError listing every problem, each naming
+ * its variable (a production start shows them all at once).
+ */
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
+  problems = [];
+  try {
+    const config = readConfig(env);
+    if (config.production) productionProblems(env, config);
+    if (problems.length > 0) throw new ConfigError(problems);
+    return config;
+  } finally {
+    problems = null;
+  }
+};
+
+const readConfig = (env: NodeJS.ProcessEnv): Config => {
+  const production = env.NODE_ENV === 'production';
+  const secretFiles: string[] = [];
   const databaseUrl = env.DATABASE_URL || './var/domivka.sqlite';
   const varDir = resolve(env.VAR_DIR || (databaseUrl.startsWith('postgres') ? './var' : dirname(databaseUrl)));
-  const live = env.LIVE_REGISTRAR || 'none';
-  if (live !== 'none' && live !== 'epp') throw new ConfigError(`LIVE_REGISTRAR must be "none" or "epp", got "${live}"`);
+  let live = env.LIVE_REGISTRAR || 'none';
+  if (live !== 'none' && live !== 'epp') {
+    problem(`LIVE_REGISTRAR must be "none" or "epp", got "${live}"`);
+    live = 'none';
+  }
+  const dnsHost = env.DNS_HOST || '127.0.0.1';
   return {
+    production,
+    secretFiles,
     port: int(env, 'PORT', 8080),
     host: env.HOST || '127.0.0.1',
     dnsPort: int(env, 'DNS_PORT', 5353),
-    dnsHost: env.DNS_HOST || '127.0.0.1',
+    dnsHost,
     axfrAllow: (env.AXFR_ALLOW || '127.0.0.1')
       .split(',')
       .map((s) => s.trim())
@@ -246,22 +363,26 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
       .filter(Boolean)
       .map((s) => {
         const m = /^(.+):(\d+)$/.exec(s);
-        if (!m) throw new ConfigError(`DNS_SECONDARIES entries are host:port, got "${s}"`);
+        if (!m) {
+          problem(`DNS_SECONDARIES entries are host:port, got "${s}"`);
+          return null;
+        }
         return { host: m[1]!, port: Number(m[2]) };
-      }),
+      })
+      .filter((x): x is { host: string; port: number } => x !== null),
     dnsCatalogZone: catalogZoneName(env.DNS_CATALOG_ZONE ?? 'catalog.domivka.invalid'),
     runDns: bool(env, 'RUN_DNS', true),
     dnsWorkers: int(env, 'DNS_WORKERS', defaultDnsWorkers(), 1),
     databaseUrl,
     ...(env.DATABASE_SCHEMA ? { databaseSchema: env.DATABASE_SCHEMA } : {}),
     varDir,
-    keyPepper: secretFrom(env, 'KEY_PEPPER', varDir, 'key-pepper', false),
-    dataKey: secretFrom(env, 'DATA_KEY', varDir, 'data-key', true),
+    keyPepper: secretFrom(env, 'KEY_PEPPER', varDir, 'key-pepper', false, production, secretFiles),
+    dataKey: secretFrom(env, 'DATA_KEY', varDir, 'data-key', true, production, secretFiles),
     trustProxy: bool(env, 'TRUST_PROXY', false),
     proxyHops: int(env, 'TRUST_PROXY_HOPS', 1, 1),
     logLevel: env.LOG_LEVEL || 'info',
-    liveRegistrar: live,
-    seedDemo: bool(env, 'SEED_DEMO', true),
+    liveRegistrar: live as 'none' | 'epp',
+    seedDemo: !production && bool(env, 'SEED_DEMO', true),
     smtp: env.SMTP_URL ? { url: env.SMTP_URL, from: env.SMTP_FROM || 'Domivka <notices@domivka.net>' } : null,
     runWorker: bool(env, 'RUN_WORKER', true),
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 256 * 1024, 1024),
@@ -312,6 +433,9 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => {
       : null,
     ...(env.DNS_NSID ? { dnsNsid: env.DNS_NSID } : {}),
     dnsRrl: int(env, 'DNS_RRL_RATE', 0) > 0 ? { rate: int(env, 'DNS_RRL_RATE', 0), slip: int(env, 'DNS_RRL_SLIP', 1) } : null,
+    sandboxDns: production ? { host: dnsHost, port: int(env, 'SANDBOX_DNS_PORT', 5354) } : null,
+    metrics: { host: env.METRICS_HOST || '127.0.0.1', port: int(env, 'METRICS_PORT', 9464) },
+    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0),
   };
 };
 

@@ -6,6 +6,8 @@ import { ZoneSync } from '../adapters/dns/zone-sync.js';
 import type { ZoneRepository } from '../core/dns/ports/zone-repository.port.js';
 import type { ZonePublisher } from '../core/dns/zone/zone-service.js';
 import type { ChangeFeed } from '../core/kernel/change-feed.port.js';
+import type { Environment } from '../core/kernel/environment.js';
+import type { DnsObserver } from '../adapters/dns/embedded/observer.js';
 import type { Config } from './config.js';
 
 /** A running DNS server: where zone changes are published, and how to stop it. */
@@ -15,7 +17,8 @@ export interface DnsServing {
   readonly shape: string;
   /** Loads every zone whose version changed now (the cluster primary asks its workers for this). */
   resync(): Promise<unknown>;
-  stop(): Promise<void>;
+  /** Stops serving; `graceMs` lets TCP connections (transfers in flight) take what was written to them first. */
+  stop(graceMs?: number): Promise<void>;
 }
 
 export interface DnsServingOptions {
@@ -30,6 +33,8 @@ export interface DnsServingOptions {
   readonly workerIndex?: number;
   /** Test and bench overrides of the embedded server's settings (ports, answer cache…). */
   readonly overrides?: Partial<EmbeddedNameserverConfig>;
+  /** Counts what the server(s) of this process serve (metrics). */
+  readonly observer?: DnsObserver;
 }
 
 /**
@@ -50,32 +55,64 @@ export const serveDns = async (o: DnsServingOptions): Promise<DnsServing> => {
     return { publisher: cluster, shape: `${config.dnsWorkers} workers`, resync: () => cluster.resync(), stop: () => cluster.stop() };
   }
   const worker = o.workerIndex;
-  const dns = new EmbeddedNameserver({
-    host: config.dnsHost,
-    port: config.dnsPort,
-    axfrAllow: [...config.axfrAllow],
-    secondaries: worker === undefined || worker === 0 ? [...config.dnsSecondaries] : [],
-    logger: log,
-    ...(config.dnsNsid ? { nsid: config.dnsNsid } : {}),
-    ...(config.dnsRrl ? { rrl: config.dnsRrl } : {}),
-    // Worker 0 NOTIFYs after the cluster primary has synced the other workers (adapters/dns/cluster.ts),
-    // then checks each secondary's serial, NOTIFYing again while it is behind.
-    ...(worker !== undefined ? { notify: { verifyMs: 250 }, reusePort: true } : {}),
-    ...o.overrides,
-  });
-  const catalog = config.dnsCatalogZone ? { name: config.dnsCatalogZone, version: o.zones } : null;
-  const sync = new ZoneSync(o.zones, dns, log.child({ component: 'zone-sync' }), catalog);
-  await sync.load();
-  await dns.start();
-  sync.start();
-  sync.follow(o.changes); // every zone change of any process, within a second
+  const one = async (port: number, only: Environment | undefined, secondaries: boolean, axfrAllow: readonly string[]) => {
+    const dns = new EmbeddedNameserver({
+      host: config.dnsHost,
+      port,
+      axfrAllow: [...axfrAllow],
+      secondaries: secondaries && (worker === undefined || worker === 0) ? [...config.dnsSecondaries] : [],
+      logger: log,
+      ...(config.dnsNsid ? { nsid: config.dnsNsid } : {}),
+      ...(config.dnsRrl ? { rrl: config.dnsRrl } : {}),
+      // Worker 0 NOTIFYs after the cluster primary has synced the other workers (adapters/dns/cluster.ts),
+      // then checks each secondary's serial, NOTIFYing again while it is behind.
+      ...(worker !== undefined ? { notify: { verifyMs: 250 }, reusePort: true } : {}),
+      ...o.overrides,
+    });
+    if (o.observer) dns.observe(o.observer);
+    // The catalog (RFC 9432) goes with the server the secondaries transfer from: never the sandbox's.
+    const catalog = secondaries && config.dnsCatalogZone ? { name: config.dnsCatalogZone, version: o.zones } : null;
+    const sync = new ZoneSync(o.zones, dns, log.child({ component: 'zone-sync', ...(only ? { environment: only } : {}) }), {
+      ...(only ? { only } : {}),
+      catalog,
+    });
+    await sync.load();
+    await dns.start();
+    sync.start();
+    sync.follow(o.changes); // every zone change of any process, within a second
+    return { dns, sync };
+  };
+  // Development: one server for both environments on DNS_PORT (the tour digs sandbox zones there).
+  if (!config.sandboxDns) {
+    const { dns, sync } = await one(config.dnsPort, undefined, true, config.axfrAllow);
+    return {
+      publisher: dns,
+      shape: '1 process',
+      resync: () => sync.load(),
+      stop: async (graceMs?: number) => {
+        sync.stop();
+        await dns.stop(graceMs);
+      },
+    };
+  }
+  // Production: live zones alone on DNS_PORT (transferred to and NOTIFYed to the secondaries); sandbox
+  // zones on SANDBOX_DNS_PORT, which no secondary is told of and which transfers nothing.
+  const live = await one(config.dnsPort, 'live', true, config.axfrAllow);
+  const sandbox = await one(config.sandboxDns.port, 'test', false, []);
+  // A change is served once each server has re-read the store (as the DNS cluster does): which
+  // server a zone belongs to is the stored zone's environment, and a name may be in both.
+  const both = async (): Promise<void> => {
+    await Promise.all([live.sync.kick(), sandbox.sync.kick()]);
+  };
+  const publisher: ZonePublisher = { publish: both, withdraw: both };
   return {
-    publisher: dns,
+    publisher,
     shape: '1 process',
-    resync: () => sync.load(),
-    stop: async () => {
-      sync.stop();
-      await dns.stop();
+    resync: () => Promise.all([live.sync.load(), sandbox.sync.load()]),
+    stop: async (graceMs?: number) => {
+      live.sync.stop();
+      sandbox.sync.stop();
+      await Promise.all([live.dns.stop(graceMs), sandbox.dns.stop(graceMs)]);
     },
   };
 };

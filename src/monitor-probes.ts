@@ -6,7 +6,7 @@ import { assertPublicUrl, guardedLookup } from '../adapters/net/ssrf/index.js';
 import type { MonitorProbes, ProbeOutcome, ProbesFor } from '../core/monitoring/ports/probes.port.js';
 import type { MonitorRules } from '../core/monitoring/monitor-spec.js';
 import type { EnvironmentAdapters } from './tokens.js';
-import type { Config } from './config.js';
+import { ownDns, type Config } from './config.js';
 
 /** Interval floors and loopback: 60 s live, 10 s sandbox; loopback only in the sandbox with MONITORS_ALLOW_LOOPBACK=1. */
 export const monitorRules = (config: Config): MonitorRules => ({
@@ -59,9 +59,15 @@ const bounded = (p: MonitorProbes): MonitorProbes => ({
  * may end at the sandbox CA's root.
  */
 export const monitorProbes = (config: Config, test: EnvironmentAdapters): ProbesFor => {
-  const own = { host: config.dnsHost, port: config.dnsPort };
-  const dns = new DnsProbeAdapter({ own });
-  const build = (allowLoopback: boolean, viaOwnDns: boolean, ca?: () => Promise<readonly string[]>): MonitorProbes => {
+  const build = (
+    environment: 'test' | 'live',
+    allowLoopback: boolean,
+    viaOwnDns: boolean,
+    ca?: () => Promise<readonly string[]>,
+  ): MonitorProbes => {
+    // Each environment asks the server its zones are on (production: sandbox zones on SANDBOX_DNS_PORT).
+    const own = ownDns(config, environment);
+    const dns = new DnsProbeAdapter({ own });
     const lookup = guardedLookup({ allowLoopback }, viaOwnDns ? ownDnsResolve(own) : undefined);
     const assertUrl = (url: string) => assertPublicUrl(url, { allowLoopback, requireHttps: false });
     return {
@@ -74,6 +80,9 @@ export const monitorProbes = (config: Config, test: EnvironmentAdapters): Probes
     const root = await test.ca.rootPem();
     return root ? [root] : [];
   };
-  const probes = { live: bounded(build(false, false)), test: bounded(build(config.monitors.allowLoopback, true, sandboxRoot)) };
+  const probes = {
+    live: bounded(build('live', false, false)),
+    test: bounded(build('test', config.monitors.allowLoopback, true, sandboxRoot)),
+  };
   return (environment) => probes[environment];
 };

@@ -119,9 +119,16 @@ export class System {
     this.started = true;
   }
 
+  private draining = false;
+
+  /** Shutdown began: /readyz answers 503 from now on. */
+  markDraining(): void {
+    this.draining = true;
+  }
+
   private meta() {
     const store = this.store;
-    return { started: () => this.started, ping: () => store.ping() };
+    return { started: () => this.started, ping: () => store.ping(), draining: () => this.draining };
   }
 
   private extraRoutes(): Route[] {

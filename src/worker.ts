@@ -21,6 +21,13 @@ interface WorkerJob {
   readonly quiet: (report: any) => boolean;
 }
 
+/** What the worker reports as it runs (metrics); nothing by default. */
+export interface WorkerHooks {
+  jobRan(job: string, seconds: number, ok: boolean): void;
+  /** How late a pass started after it was due. */
+  passLag(seconds: number): void;
+}
+
 /**
  * The background worker: the domain lifecycle (automatic renewal, expiry, redemption, release),
  * certificates (issuance left over, renewal 30 days before expiry, expiry), the e-mail outbox of notices, monitoring checks (also on their own 5 s beat) and their 30-day retention, the completer (phased requests whose client went away, adapters/http/completer.ts) and housekeeping (idempotency records past their 24 h). Runs inside
@@ -33,9 +40,15 @@ export class Worker {
   /** Publishes events and sends webhooks continuously (not on the 30 s tick). */
   private dispatcher: WebhookDispatcher | null = null;
 
+  /** Set by finish(): the pass in progress ends after its current job, and no new one starts. */
+  private stopping = false;
+  /** The pass in progress (start()'s tick), if any. */
+  private pass: Promise<unknown> | null = null;
+
   constructor(
     private readonly system: System,
     private readonly intervalMs = 30_000,
+    private readonly hooks?: WorkerHooks,
   ) {
     this.log = system.logger.child({ component: 'worker' });
   }
@@ -137,16 +150,20 @@ export class Worker {
     const reports: Record<string, unknown> = {};
     for (const job of this.jobs) {
       reports[job.name] = null;
+      if (this.stopping) continue;
       if (job.enabled && !job.enabled()) continue;
       if (job.every) {
         if (now.getTime() - (this.lastRun.get(job.name) ?? 0) < job.every()) continue;
         this.lastRun.set(job.name, now.getTime());
       }
+      const began = performance.now();
       try {
         const report = await job.run(now);
         reports[job.name] = report;
+        this.hooks?.jobRan(job.name, (performance.now() - began) / 1000, true);
         if (job.log && !job.quiet(report)) this.log.info({ [job.name]: report }, job.log);
       } catch (err) {
+        this.hooks?.jobRan(job.name, (performance.now() - began) / 1000, false);
         if (job.throws) throw err;
         this.log.error({ err }, job.failure);
       }
@@ -165,13 +182,16 @@ export class Worker {
 
   start(): void {
     // One tick at a time: a slow pass (a registry timing out) is not overlapped by the next one.
-    let running = false;
+    let due = performance.now();
     const run = () => {
-      if (running) return;
-      running = true;
-      this.tick()
+      if (this.pass || this.stopping) return;
+      this.hooks?.passLag(Math.max(0, performance.now() - due) / 1000);
+      this.pass = this.tick()
         .catch((err) => this.log.error({ err }, 'worker tick failed'))
-        .finally(() => (running = false));
+        .finally(() => {
+          this.pass = null;
+          due = Math.max(due + this.intervalMs, performance.now());
+        });
     };
     run();
     this.timer = setInterval(run, this.intervalMs);
@@ -204,6 +224,23 @@ export class Worker {
         .finally(() => (this.monitorPass = null));
     }, 5_000);
     this.monitorTimer.unref();
+  }
+
+  /**
+   * Shutdown: no new pass or job starts; the job running finishes (up to `timeoutMs`), as do the webhook
+   * attempts and the monitor checks in flight. Resolves false if something was still running at the bound.
+   */
+  async finish(timeoutMs: number): Promise<boolean> {
+    this.stopping = true;
+    if (this.timer) clearInterval(this.timer);
+    if (this.monitorTimer) clearInterval(this.monitorTimer);
+    this.timer = this.monitorTimer = null;
+    const all = Promise.all([this.pass, this.monitorPass, this.drain()]).then(() => true);
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), timeoutMs)));
+    const done = await Promise.race([all, bound]);
+    clearTimeout(timer);
+    return done;
   }
 
   stop(): void {

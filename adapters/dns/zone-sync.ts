@@ -9,12 +9,20 @@ export interface CatalogOptions {
   readonly name: string;
   readonly version: CatalogVersion;
 }
+import type { Environment } from '../../core/kernel/environment.js';
+
+/** What a ZoneSync serves: one environment's zones alone (`only`), and the catalog zone, if any. */
+export interface ZoneSyncOptions {
+  readonly only?: Environment;
+  readonly catalog?: CatalogOptions | null;
+}
 
 /**
  * Keeps a nameserver in step with the store: loads every zone at start, then polls the zones' serials
  * and publishes what changed — zones changed by other processes (the worker, other API processes)
  * included. Changes made in this process are published at once by ZoneService; this is the backstop.
- * Where a name exists in both environments, the live zone is served.
+ * Where a name exists in both environments, the live zone is served. With `only`, the zones of that
+ * environment alone (production serves sandbox zones on a port of their own).
  */
 export class ZoneSync {
   private readonly served = new Map<string, { id: string; serial: number }>();
@@ -26,7 +34,7 @@ export class ZoneSync {
     private readonly zones: ZoneRepository,
     private readonly target: ZonePublisher,
     private readonly log: Logger,
-    private readonly catalog: CatalogOptions | null = null,
+    private readonly options: ZoneSyncOptions = {},
   ) {}
 
   /** Publishes every zone whose version changed since the last call, withdraws the ones gone. */
@@ -34,6 +42,7 @@ export class ZoneSync {
     const { versions, catalogSerial } = await this.readVersions();
     const chosen = new Map<string, { id: string; environment: string; serial: number }>();
     for (const v of versions) {
+      if (this.options.only && v.environment !== this.options.only) continue;
       const have = chosen.get(v.domain);
       if (!have || (have.environment === 'test' && v.environment === 'live')) chosen.set(v.domain, v);
     }
@@ -62,19 +71,19 @@ export class ZoneSync {
    * serial is never served with two different member lists (by two workers, or one worker twice).
    */
   private async readVersions(): Promise<{ versions: Awaited<ReturnType<ZoneRepository['versions']>>; catalogSerial: number | null }> {
-    if (!this.catalog) return { versions: await this.zones.versions(), catalogSerial: null };
+    if (!this.options.catalog) return { versions: await this.zones.versions(), catalogSerial: null };
     for (let attempt = 0; ; attempt++) {
-      const before = await this.catalog.version.catalogSerial();
+      const before = await this.options.catalog.version.catalogSerial();
       const versions = await this.zones.versions();
-      const after = await this.catalog.version.catalogSerial();
+      const after = await this.options.catalog.version.catalogSerial();
       if (before === after || attempt >= 4) return { versions, catalogSerial: before === after ? after : null };
     }
   }
 
   /** Serves the catalog of the zones just read under its serial, once per serial. */
   private async publishCatalog(serial: number, members: string[]): Promise<void> {
-    if (!this.catalog || this.catalogServed?.serial === serial) return;
-    const name = this.catalog.name.toLowerCase().replace(/\.$/, '');
+    if (!this.options.catalog || this.options.catalogServed?.serial === serial) return;
+    const name = this.options.catalog.name.toLowerCase().replace(/\.$/, '');
     await this.target.publish(
       catalogZone(
         name,
@@ -82,7 +91,7 @@ export class ZoneSync {
         members.filter((m) => m !== name),
       ),
     );
-    this.catalogServed = { serial };
+    this.options.catalogServed = { serial };
   }
 
   private running: Promise<void> | null = null;

@@ -1,5 +1,4 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { DomainCertificateStatus } from '../../core/certificates/certificate-status.use-case.js';
 import type { SearchResult } from '../../core/domains/search-domains.use-case.js';
@@ -84,6 +83,17 @@ const explain = (err: unknown): string => {
   return 'The registry did not answer; try again later.';
 };
 
+/** The MCP SDK, loaded on the first MCP request: a process that serves none never loads it (start time, memory). */
+let sdk: Promise<{
+  McpServer: typeof import('@modelcontextprotocol/sdk/server/mcp.js').McpServer;
+  Transport: typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js').WebStandardStreamableHTTPServerTransport;
+}> | null = null;
+const loadSdk = () =>
+  (sdk ??= Promise.all([
+    import('@modelcontextprotocol/sdk/server/mcp.js'),
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+  ]).then(([m, t]) => ({ McpServer: m.McpServer, Transport: t.WebStandardStreamableHTTPServerTransport })));
+
 export class McpTools {
   constructor(
     private readonly reads: McpReads,
@@ -91,8 +101,8 @@ export class McpTools {
   ) {}
 
   /** A fresh server per request (stateless transport: no session survives a request). */
-  private server(): McpServer {
-    const server = new McpServer({ name: 'domivka', version: this.options.version }, { capabilities: { tools: {} } });
+  private server(Server: typeof McpServer): McpServer {
+    const server = new Server({ name: 'domivka', version: this.options.version }, { capabilities: { tools: {} } });
     const env = this.options.environment;
 
     server.registerTool(
@@ -158,8 +168,9 @@ export class McpTools {
 
   /** One HTTP POST of the Streamable HTTP transport (JSON responses, no sessions). */
   async handle(message: unknown): Promise<McpHttpAnswer> {
-    const server = this.server();
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const { McpServer: Server, Transport } = await loadSdk();
+    const server = this.server(Server);
+    const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {
       const res = await transport.handleRequest(

@@ -1,10 +1,12 @@
 import cluster, { type Worker as ClusterWorker } from 'node:cluster';
 import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { loadClusterConfig, loadConfig } from '../config.js';
 import { System } from '../system.js';
 import { TOKENS } from '../tokens.js';
 import { onShutdown, runMain } from './process.js';
+import { siblingEntry as here } from './dns-worker-entry.js';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { clusterWorkers, serveGroupMetrics } from '../metrics.js';
 
 /**
  * `npm run cluster`: the production shape on one machine, all on one DATABASE_URL.
@@ -22,7 +24,6 @@ import { onShutdown, runMain } from './process.js';
  * Prints one line "cluster ready …" on stdout once every API process listens and the DNS serves.
  */
 const HEALTHY_AFTER_MS = 60_000;
-const here = (f: string) => fileURLToPath(new URL(`./${f}`, import.meta.url));
 
 const main = async () => {
   const config = loadConfig();
@@ -42,7 +43,8 @@ const main = async () => {
   await system.close();
 
   let stopping = false;
-  const childEnv = { RUN_DNS: 'false', RUN_WORKER: 'false', SEED_DEMO: 'false' };
+  // Children hand their metrics to this process, which serves one /metrics for the whole cluster.
+  const childEnv = { RUN_DNS: 'false', RUN_WORKER: 'false', SEED_DEMO: 'false', DOMIVKA_METRICS_CHILD: '1' };
   const restarts = new Map<string, number>();
   const backoff = (name: string, lived: number): number => {
     const n = lived >= HEALTHY_AFTER_MS ? 0 : (restarts.get(name) ?? 0);
@@ -59,7 +61,7 @@ const main = async () => {
     const ready = new Promise<void>((resolve, reject) => {
       child.on('message', (m: { type?: string }) => m?.type === 'ready' && resolve());
       child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before it was ready`)));
-      if (file === 'worker.ts') child.once('spawn', () => resolve());
+      if (file === 'worker') child.once('spawn', () => resolve());
     });
     child.once('exit', (code, signal) => {
       if (stopping || children.get(name) !== child) return;
@@ -74,7 +76,7 @@ const main = async () => {
   const apis = new Map<number, ClusterWorker>();
   // Round-robin: this process accepts and hands each connection to the next API process in turn.
   cluster.schedulingPolicy = cluster.SCHED_RR;
-  cluster.setupPrimary({ exec: here('server.ts') });
+  cluster.setupPrimary({ exec: here('server') });
   const startApi = (index: number): Promise<void> => {
     const at = Date.now();
     const w = cluster.fork({ ...childEnv, DOMIVKA_API_PROCESS: String(index) });
@@ -108,10 +110,14 @@ const main = async () => {
   });
 
   const waits: Promise<void>[] = [];
-  if (config.runDns) waits.push(startChild('dns', 'dns-primary.ts', { ...childEnv }));
-  for (let i = 0; i < shape.workers; i++) waits.push(startChild(`worker-${i}`, 'worker.ts', { ...childEnv, DOMIVKA_WORKER: String(i) }));
+  if (config.runDns) waits.push(startChild('dns', 'dns-primary', { ...childEnv }));
+  for (let i = 0; i < shape.workers; i++) waits.push(startChild(`worker-${i}`, 'worker', { ...childEnv, DOMIVKA_WORKER: String(i) }));
   for (let i = 0; i < shape.apiProcesses; i++) waits.push(startApi(i));
   await Promise.all(waits);
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const live = (c: ChildProcess) => c.connected && c.exitCode === null;
+  await serveGroupMetrics(config, registry, log, () => [...clusterWorkers(), ...([...children.values()].filter(live) as never[])]);
   process.stdout.write(
     `cluster ready: ${shape.apiProcesses} API processes on ${config.host}:${config.port}, ${shape.workers} workers, ` +
       `DNS hidden primary ${config.runDns ? `on ${config.dnsHost}:${config.dnsPort} (${config.dnsWorkers} DNS workers)` : 'off'}, ` +

@@ -4,6 +4,9 @@ import { loadConfig } from '../config.js';
 import { DNS_WORKER_ENTRY } from './dns-worker-entry.js';
 import { serveDns } from '../dns-server.js';
 import { onShutdown, runMain } from './process.js';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { DnsMetrics } from '../../adapters/metrics/index.js';
+import { answerScrapes } from '../metrics.js';
 
 /**
  * The DNS process of `npm run cluster`: the one embedded DNS server set of the whole cluster —
@@ -17,10 +20,15 @@ const main = async () => {
   const config = loadConfig();
   const log = pino({ level: config.logLevel }).child({ component: 'dns-primary' });
   const store = new SqlStore({ url: config.databaseUrl, ...(config.databaseSchema ? { schema: config.databaseSchema } : {}) });
-  const dns = await serveDns({ config, zones: store.zones, changes: store.changes, log, workerEntry: DNS_WORKER_ENTRY });
+  // Metrics: this process's and its DNS workers', summed and handed to the cluster supervisor's /metrics.
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const observer = new DnsMetrics(registry);
+  answerScrapes(registry);
+  const dns = await serveDns({ config, zones: store.zones, changes: store.changes, log, workerEntry: DNS_WORKER_ENTRY, observer });
   await store.changes.start();
   onShutdown(async () => {
-    await dns.stop();
+    await dns.stop(config.shutdownTimeoutMs);
     await store.close();
   });
   log.info({ host: config.dnsHost, port: config.dnsPort, workers: config.dnsWorkers }, 'DNS hidden primary serving');

@@ -2,6 +2,9 @@ import pino from 'pino';
 import { SqlStore } from '../../adapters/sql/index.js';
 import { loadConfig } from '../config.js';
 import { serveDns } from '../dns-server.js';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { DnsMetrics } from '../../adapters/metrics/index.js';
+import { answerScrapes } from '../metrics.js';
 
 /**
  * One DNS worker of `npm start` when DNS_WORKERS > 1 (node:cluster). Each worker binds its own UDP
@@ -17,8 +20,14 @@ const index = Number(process.env.DOMIVKA_DNS_WORKER ?? '0');
 const log = pino({ level: config.logLevel }).child({ component: 'dns', worker: index });
 const store = new SqlStore({ url: config.databaseUrl, ...(config.databaseSchema ? { schema: config.databaseSchema } : {}) });
 
+// This worker's metrics, summed into the primary's /metrics at each scrape.
+const registry = new Registry();
+collectDefaultMetrics({ register: registry });
+const observer = new DnsMetrics(registry);
+answerScrapes(registry, () => []);
+
 const main = async () => {
-  const dns = await serveDns({ config, zones: store.zones, changes: store.changes, log, workerIndex: index });
+  const dns = await serveDns({ config, zones: store.zones, changes: store.changes, log, workerIndex: index, observer });
   process.on('message', (m: { type?: string; id?: number }) => {
     if (m?.type !== 'sync') return;
     dns.resync().then(
@@ -30,7 +39,8 @@ const main = async () => {
     );
   });
   process.once('SIGTERM', () => {
-    void dns.stop().finally(() => store.close().finally(() => process.exit(0)));
+    // Zone transfers in flight finish (within SHUTDOWN_TIMEOUT_MS) before the store closes.
+    void dns.stop(config.shutdownTimeoutMs).finally(() => store.close().finally(() => process.exit(0)));
   });
   process.send?.({ type: 'ready' });
 };

@@ -7,7 +7,13 @@ export const runMain = (main: () => Promise<number | void>): void => {
       if (typeof code === 'number') process.exit(code);
     },
     (err) => {
-      process.stderr.write(`${err instanceof ConfigError ? `Configuration error: ${err.message}` : (err as Error).stack}\n`);
+      process.stderr.write(
+        err instanceof ConfigError
+          ? err.problems.length === 1
+            ? `Configuration error: ${err.problems[0]}\n`
+            : `Configuration errors (${err.problems.length}):\n${err.problems.map((p) => `  - ${p}\n`).join('')}`
+          : `${(err as Error).stack}\n`,
+      );
       process.exit(1);
     },
   );

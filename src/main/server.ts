@@ -9,6 +9,8 @@ import { Worker } from '../worker.js';
 import { DNS_WORKER_ENTRY } from './dns-worker-entry.js';
 import { serveDns } from '../dns-server.js';
 import { httpServer } from '../../adapters/http/index.js';
+import { Metrics } from '../../adapters/metrics/index.js';
+import { answerScrapes, instrumentHttp, instrumentSystem, serveGroupMetrics, workerHooks } from '../metrics.js';
 
 /**
  * `npm start`: API on PORT, store at DATABASE_URL, migrations applied, the sandbox demo account seeded
@@ -16,10 +18,25 @@ import { httpServer } from '../../adapters/http/index.js';
  * the worker running in-process unless RUN_WORKER=false.
  */
 const main = async () => {
+  // Where the start goes (logged once started; npm run bench:start reads it): from process start.
+  const phasesMs: Record<string, number> = { modules: performance.now() };
+  let mark = performance.now();
+  const phase = (name: string) => {
+    const now = performance.now();
+    phasesMs[name] = now - mark;
+    mark = now;
+  };
   const config = loadConfig();
   const system = new System(config);
   const log = system.logger;
+  // Metrics: served here on METRICS_PORT (with the DNS workers' summed in), or, in an API process of
+  // npm run cluster, handed to the supervisor that serves them for the whole cluster.
+  const metricsChild = process.env.DOMIVKA_METRICS_CHILD === '1';
+  const metrics = config.metrics.port !== 0 || metricsChild ? new Metrics() : null;
+  if (metrics) instrumentSystem(system, metrics);
+  phase('config');
   await system.migrate();
+  phase('migrate');
   let credentials = '';
   if (config.seedDemo) {
     const seeded = await system.get(TOKENS.SeedDemo).execute();
@@ -36,7 +53,16 @@ const main = async () => {
       chmodSync(file, 0o600);
     }
   }
+  phase('seed');
   const { app } = system.http();
+  phase('api');
+  let draining = false;
+  // While draining, each response closes its keep-alive connection, so clients reconnect elsewhere.
+  app.middleware.unshift(async (ctx, next) => {
+    if (draining) ctx.set('Connection', 'close');
+    await next();
+  });
+  if (metrics) instrumentHttp(app, metrics);
   // The authoritative DNS server: every zone from the store, kept in step by ZoneSync.
   const dns = config.runDns
     ? await serveDns({
@@ -45,10 +71,12 @@ const main = async () => {
         changes: system.store.changes,
         log: log.child({ component: 'dns' }),
         workerEntry: DNS_WORKER_ENTRY,
+        ...(metrics ? { observer: metrics.dns() } : {}),
       })
     : null;
   if (dns) system.get(TOKENS.ZonePublisher).attach(dns.publisher);
-  const worker = config.runWorker ? new Worker(system) : null;
+  phase('dns');
+  const worker = config.runWorker ? new Worker(system, undefined, metrics ? workerHooks(metrics) : undefined) : null;
   worker?.start();
   // Slow clients are bound (headers, a silent body, the whole request); keep-alive as explained there.
   const server: Server = httpServer(app, config.clientTimeouts).listen(config.port, config.host);
@@ -56,7 +84,12 @@ const main = async () => {
     server.once('listening', () => resolve());
     server.once('error', reject);
   });
+  phase('listen');
+  const metricsServer = metrics && !metricsChild ? await serveGroupMetrics(config, metrics.registry, log) : null;
+  if (metrics && metricsChild) answerScrapes(metrics.registry);
   system.markStarted();
+  phase('metrics');
+  log.info({ phasesMs: Object.fromEntries(Object.entries(phasesMs).map(([k, v]) => [k, Math.round(v)])) }, 'started');
   const base = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
   process.stdout.write(
     [
@@ -64,6 +97,8 @@ const main = async () => {
       `  API:      ${base}/v1  (OpenAPI: ${base}/v1/openapi.json, health: ${base}/healthz)`,
       `  DNS:      ${config.runDns ? `${config.dnsHost}:${config.dnsPort} UDP+TCP${dns && config.dnsWorkers > 1 ? `, ${dns.shape}` : ''} (try: dig @${config.dnsHost} -p ${config.dnsPort} domivka-demo.com.ua A)` : 'off (RUN_DNS=false)'}`,
       `  Worker:   ${worker ? 'in this process' : 'off (RUN_WORKER=false; run `npm run worker`)'}`,
+      config.sandboxDns ? `  Sandbox DNS: ${config.sandboxDns.host}:${config.sandboxDns.port} (sandbox zones; never on DNS_PORT)` : '',
+      ...config.secretFiles.map((f) => `  Secret:   ${f}`),
       `  Console:  ${base}/console/  (sign in with the demo owner below: e-mail, password, TOTP code)`,
       `  Test key: npm run sandbox:key -- --rights domain.read --label prod`,
       credentials,
@@ -72,13 +107,30 @@ const main = async () => {
       .filter((l) => l !== '')
       .join('\n') + '\n',
   );
+  // SIGTERM: /readyz says draining; no new connection is accepted; requests in flight and the worker's
+  // current job finish (each within SHUTDOWN_TIMEOUT_MS); then DNS stops, letting transfers in flight
+  // finish within the same bound; then the store closes; exit 0.
   onShutdown(async () => {
     log.info('shutting down');
-    await worker?.drain();
-    worker?.stop();
-    await dns?.stop();
-    server.close();
+    draining = true;
+    system.markDraining();
+    metrics?.draining.set(1);
+    const bound = config.shutdownTimeoutMs;
+    const closed = new Promise<boolean>((resolve) => server.close(() => resolve(true)));
+    server.closeIdleConnections();
+    const [served, worked] = await Promise.all([
+      Promise.race([closed, new Promise<boolean>((r) => setTimeout(() => r(false), bound).unref())]),
+      worker ? worker.finish(bound) : true,
+    ]);
+    if (!served) {
+      log.warn({ boundMs: bound }, 'requests still in flight at the shutdown bound; closing their connections');
+      server.closeAllConnections();
+    }
+    if (!worked) log.warn({ boundMs: bound }, 'the worker was still busy at the shutdown bound');
+    await dns?.stop(bound);
+    metricsServer?.close();
     await system.close();
+    log.info('stopped');
   });
 };
 

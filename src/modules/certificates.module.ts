@@ -13,7 +13,8 @@ import { zoneChallengeSolver } from '../../core/certificates/zone-challenge-solv
 import type { Dns01Solver } from '../../core/certificates/ports/dns01-solver.port.js';
 import { ServedByOurDns } from '../../adapters/dns/challenge-propagation.js';
 import { InProcessIssuanceQueue } from '../issuance-queue.js';
-import type { Config } from '../config.js';
+import { ownDns, type Config } from '../config.js';
+import type { Certificate } from '../../core/certificates/certificate.js';
 import { TOKENS as T } from '../tokens.js';
 
 /** The certificates capability's use cases, constructed by hand from their ports (no decorators in core/). */
@@ -62,7 +63,15 @@ export const certificatesModule = () =>
           new CertificateIssuance({
             certificates: st.certificates,
             environments: e,
-            solverFor: zoneChallengeSolver(dns01Of(ch), new ServedByOurDns(hub, { host: cfg.dnsHost, port: cfg.dnsPort })),
+            // Each environment's challenges are checked where its zones are served (production: sandbox
+            // zones on SANDBOX_DNS_PORT, never on DNS_PORT).
+            solverFor: (
+              (test, live) => (c: Certificate) =>
+                (c.environment === 'test' ? test : live)(c)
+            )(
+              zoneChallengeSolver(dns01Of(ch), new ServedByOurDns(hub, ownDns(cfg, 'test'))),
+              zoneChallengeSolver(dns01Of(ch), new ServedByOurDns(hub, ownDns(cfg, 'live'))),
+            ),
             keys: k,
             box: b,
             accountTime: at,

@@ -31,6 +31,7 @@ export const startServerProcess = async (extraEnv: Record<string, string> = {}):
     DNS_PORT: String(dnsPort),
     LOG_LEVEL: 'warn',
     RUN_WORKER: 'false',
+    METRICS_PORT: '0',
     ...extraEnv,
   };
   const api = `http://127.0.0.1:${port}`;

@@ -19,6 +19,7 @@ import {
 } from './message.js';
 import { Journal } from './journal.js';
 import { Notifier } from './notifier.js';
+import type { DnsObserver } from './observer.js';
 import { normaliseName } from './rdata.js';
 import { resolve } from './resolve.js';
 import { ResponseRateLimiter, truncateInPlace, Verdict, type RrlStats } from './rrl.js';
@@ -84,6 +85,8 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
    * metrics through stats(), never from the network.
    */
   private internalErrors = 0;
+  /** Counts what is served (metrics), when one is attached. */
+  private observer: DnsObserver | null = null;
 
   constructor(config: EmbeddedNameserverConfig) {
     this.config = validateConfig(config);
@@ -180,8 +183,12 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     return udp;
   }
 
-  /** Closes both sockets and every TCP connection, and cancels pending NOTIFYs. */
-  async stop(): Promise<void> {
+  /**
+   * Closes both sockets and every TCP connection, and cancels pending NOTIFYs. With `graceMs` (shutdown),
+   * each TCP connection first gets that long to take what was written to it (a zone transfer in flight)
+   * before it is closed.
+   */
+  async stop(graceMs = 0): Promise<void> {
     this.notifier.close();
     const udp = this.udp;
     const tcp = this.tcp;
@@ -190,12 +197,24 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     this.bound = null;
     this.batched?.close();
     this.batched = null;
+    if (graceMs > 0 && this.connections.size > 0) {
+      tcp?.close();
+      const open = [...this.connections].map(
+        (c) => new Promise<void>((ok) => (c.destroyed ? ok() : (c.once('close', () => ok()), c.end()))),
+      );
+      await Promise.race([Promise.all(open), new Promise((ok) => setTimeout(ok, graceMs).unref())]);
+    }
     for (const c of this.connections) c.destroy();
     this.connections.clear();
     await Promise.all([
       udp ? new Promise<void>((ok) => udp.close(() => ok())) : undefined,
-      tcp ? new Promise<void>((ok) => tcp.close(() => ok())) : undefined,
+      tcp?.listening ? new Promise<void>((ok) => tcp.close(() => ok())) : undefined,
     ]);
+  }
+
+  /** Attaches an observer (metrics) told of every reply, transfer and NOTIFY. */
+  observe(observer: DnsObserver): void {
+    this.observer = observer;
   }
 
   /** What the IXFR journal of a zone holds (null: none yet): its diffs, from and to which serial, and their records. */
@@ -248,6 +267,7 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     this.cache?.clear();
     this.log.debug({ zone: compiled.apex, serial: compiled.serial, records: compiled.recordCount }, 'zone published');
     if (this.bound && this.config.secondaries.length > 0 && this.config.notifyOnPublish) {
+      this.observer?.notified();
       this.notifier
         .notify(compiled.apex, compiled.serial)
         .catch((err: unknown) => this.log.error({ err, zone: compiled.apex }, 'NOTIFY failed'));
@@ -276,7 +296,11 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
    * whatever goes wrong is logged and the packet is dropped.
    */
   answer(packet: Buffer, transport: Transport, peer: string): Buffer[] {
-    if (transport === 'tcp') return this.answerSlow(packet, 'tcp', peer, false);
+    if (transport === 'tcp') {
+      const out = this.answerSlow(packet, 'tcp', peer, false);
+      if (out[0]) this.observer?.answered(out[0], 0, 'tcp', false);
+      return out;
+    }
     const out = this.answerUdp(packet, peer);
     return out ? [out] : [];
   }
@@ -287,12 +311,17 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
       const cache = this.cache;
       const hit = cache?.lookup(packet) ?? null;
       const out = hit ?? this.answerSlow(packet, 'udp', peer, cache !== null && cache.cacheable)[0] ?? null;
-      if (out === null || this.rrl === null) return out;
-      const verdict = this.rrl.check(peer);
-      if (verdict === Verdict.Pass) return out;
-      if (verdict === Verdict.Drop) return null;
-      const slipped = Buffer.from(out);
-      return slipped.subarray(0, truncateInPlace(slipped, 0, slipped.length));
+      if (out === null) return null;
+      if (this.rrl !== null) {
+        const verdict = this.rrl.check(peer);
+        if (verdict === Verdict.Drop) return null;
+        if (verdict !== Verdict.Pass) {
+          const slipped = Buffer.from(out);
+          return slipped.subarray(0, truncateInPlace(slipped, 0, slipped.length));
+        }
+      }
+      this.observer?.answered(out, 0, 'udp', hit !== null);
+      return out;
     } catch (err) {
       this.failed(err, { transport: 'udp', peer }, 'DNS query failed; dropped');
       return null;
@@ -304,15 +333,19 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     try {
       const cache = this.cache;
       let n = cache !== null ? cache.lookupInto(query, out, at, room) : 0;
-      if (n === 0) {
+      const hit = n > 0;
+      if (!hit) {
         const reply = this.answerSlow(query, 'udp', peer(), cache !== null && cache.cacheable)[0];
         if (reply === undefined || reply.length > room) return 0;
         n = reply.copy(out, at);
       }
-      if (this.rrl === null) return n;
-      const verdict = this.rrl.check(peer());
-      if (verdict === Verdict.Pass) return n;
-      return verdict === Verdict.Drop ? 0 : truncateInPlace(out, at, n);
+      if (this.rrl !== null) {
+        const verdict = this.rrl.check(peer());
+        if (verdict === Verdict.Drop) return 0;
+        if (verdict !== Verdict.Pass) return truncateInPlace(out, at, n);
+      }
+      this.observer?.answered(out, at, 'udp', hit);
+      return n;
     } catch (err) {
       this.failed(err, { transport: 'udp' }, 'DNS query failed; dropped');
       return 0;
@@ -375,6 +408,7 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     }
     // IXFR from a serial the journal reaches back to: only the changes since (RFC 1995 §4).
     const changes = q.qtype === T.IXFR && q.clientSerial !== null ? this.journals.get(zone.apex)?.since(q.clientSerial, zone) : null;
+    this.observer?.transferred(q.qtype === T.AXFR ? 'AXFR' : 'IXFR');
     if (changes) {
       const messages = transferMessagesOf(q, changes, { ...this.extras, expire: zone.expire });
       this.log.info(

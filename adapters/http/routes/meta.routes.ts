@@ -6,6 +6,8 @@ export interface MetaDeps {
   readonly started: () => boolean;
   /** True while the store answers. */
   readonly ping: () => Promise<boolean>;
+  /** True while the process shuts down: load balancers stop sending new requests. */
+  readonly draining?: () => boolean;
   readonly openapi: () => Record<string, unknown>;
 }
 
@@ -33,7 +35,11 @@ export const metaRoutes = (deps: MetaDeps): Route[] => [
     summary: 'Readiness: 200 when started and the store answers',
     responses: { 200: { description: 'Ready', schema: status }, 503: { description: 'Not ready', schema: status } },
     handle: async () =>
-      deps.started() && (await deps.ping()) ? { status: 200, body: { status: 'ready' } } : { status: 503, body: { status: 'not_ready' } },
+      deps.draining?.()
+        ? { status: 503, body: { status: 'draining' } }
+        : deps.started() && (await deps.ping())
+          ? { status: 200, body: { status: 'ready' } }
+          : { status: 503, body: { status: 'not_ready' } },
   }),
   route({
     id: 'openapi',

@@ -1,0 +1,50 @@
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startCompiled } from '../support/compiled-process.js';
+import { ROOT } from '../support/server-process.js';
+
+/**
+ * `npm start` and every other entry point run compiled JavaScript from dist/ (built by `npm ci` through
+ * `prepare`): no TypeScript compiler, no tsx, in any process of the group at run time.
+ */
+describe('compiled build: entry points run dist/ with no TypeScript at run time', function () {
+  this.timeout(120_000);
+
+  it('every entry point script runs node dist/…, and npm ci builds through prepare', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    for (const [script, file] of [
+      ['start', 'server'],
+      ['worker', 'worker'],
+      ['cluster', 'cluster'],
+      ['sandbox:key', 'sandbox-key'],
+      ['migrate', 'migrate'],
+      ['knot:conf', 'knot-conf'],
+    ] as const) {
+      // exec: the shell npm runs the script in becomes node, so npm's SIGTERM reaches the server itself
+      // (sh -c would otherwise die alone and leave the server running).
+      expect(pkg.scripts[script], script).to.match(new RegExp(`^exec node (--[\\w-]+(=\\S+)? )*dist/src/main/${file}\\.js$`));
+    }
+    expect(pkg.scripts.prepare).to.contain('scripts/build.mjs');
+    expect(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8')).to.contain('"sourceMap": true');
+    expect(readFileSync(join(ROOT, '.gitignore'), 'utf8')).to.match(/^dist\/$/m);
+  });
+
+  it('npm start (node dist/src/main/server.js, its DNS workers included) loads neither tsx nor typescript', async () => {
+    const graph = join(ROOT, 'var', `module-graph-${process.pid}.txt`);
+    const p = await startCompiled(
+      { MODULE_GRAPH_FILE: graph, DNS_WORKERS: '2' },
+      { nodeArgs: ['--import', join(ROOT, 'test/support/module-graph.mjs')] },
+    );
+    expect((await fetch(`${p.api}/v1/openapi.json`)).status).to.equal(200);
+    expect((await fetch(`${p.api}/console/sign-in`)).status).to.equal(200);
+    expect(await p.stop()).to.equal(0);
+    const loaded = readFileSync(graph, 'utf8').split('\n').filter(Boolean);
+    expect(loaded.some((f) => f.includes('/dist/src/main/server.js'))).to.equal(true);
+    expect(
+      loaded.some((f) => f.includes('/dist/src/main/dns-worker.js')),
+      'the DNS workers run dist too',
+    ).to.equal(true);
+    expect(loaded.filter((f) => /node_modules\/(tsx|typescript|esbuild)\/|\.ts$/.test(f))).to.deep.equal([]);
+  });
+});
