@@ -38,19 +38,19 @@ const main = async () => {
   await system.migrate();
   phase('migrate');
   let credentials = '';
+  const credentialsFile = join(config.varDir, 'demo-credentials.txt');
   if (config.seedDemo) {
     const seeded = await system.get(TOKENS.SeedDemo).execute();
     if (seeded) {
       credentials = [
-        'Sandbox demo owner (shown once; also in var/demo-credentials.txt):',
+        `Sandbox demo owner (shown once; also in ${credentialsFile}):`,
         `  e-mail:      ${seeded.email}`,
         `  password:    ${seeded.password}`,
         `  TOTP secret: ${seeded.totpSecret}`,
         `  TOTP URI:    ${seeded.totpUri}`,
       ].join('\n');
-      const file = join(config.varDir, 'demo-credentials.txt');
-      writeFileSync(file, `${credentials}\n`, { mode: 0o600 });
-      chmodSync(file, 0o600);
+      writeFileSync(credentialsFile, `${credentials}\n`, { mode: 0o600 });
+      chmodSync(credentialsFile, 0o600);
     }
   }
   phase('seed');
@@ -94,12 +94,13 @@ const main = async () => {
   process.stdout.write(
     [
       `Domivka is running (store: ${system.store.engine}${system.store.engine === 'sqlite' ? ` ${config.databaseUrl}` : ''}).`,
-      `  API:      ${base}/v1  (OpenAPI: ${base}/v1/openapi.json, health: ${base}/healthz)`,
+      `  API:      ${base}/v1/…  (the routes: ${base}/v1/openapi.json; health: ${base}/healthz)`,
       `  DNS:      ${config.runDns ? `${config.dnsHost}:${config.dnsPort} UDP+TCP${dns && config.dnsWorkers > 1 ? `, ${dns.shape}` : ''} (try: dig @${config.dnsHost} -p ${config.dnsPort} domivka-demo.com.ua A)` : 'off (RUN_DNS=false)'}`,
       `  Worker:   ${worker ? 'in this process' : 'off (RUN_WORKER=false; run `npm run worker`)'}`,
       config.sandboxDns ? `  Sandbox DNS: ${config.sandboxDns.host}:${config.sandboxDns.port} (sandbox zones; never on DNS_PORT)` : '',
       ...config.secretFiles.map((f) => `  Secret:   ${f}`),
-      `  Console:  ${base}/console/  (sign in with the demo owner below: e-mail, password, TOTP code)`,
+      // The demo owner's sign-in is printed on the first start only; later starts say where it is kept.
+      `  Console:  ${base}/console/  (sign in as the demo owner: e-mail, password, TOTP code ${credentials ? 'below' : `in ${credentialsFile}`})`,
       `  Test key: npm run sandbox:key -- --rights domain.read --label prod`,
       credentials,
       '',
