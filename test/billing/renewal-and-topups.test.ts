@@ -109,6 +109,7 @@ eachStore('Renewal, spend limits, top-ups (issue 3)', (kind) => {
     const ro = await api.issueKey({ environment: 'test', rights: ['domain.read'], domains: ['domivka-demo.dev'] });
     const denied = await write('PATCH', '/v1/domains/domivka-demo.dev', ro.secret, { auto_renew: true });
     expect(denied.status).to.equal(403);
+    expect(denied.body.error.code).to.equal('right_missing');
   });
 
   it('tops up from the saved card; the spend limit counts top-ups', async () => {
@@ -177,6 +178,7 @@ eachStore('Renewal, spend limits, top-ups (issue 3)', (kind) => {
     });
     const tooSmall = await write('POST', '/v1/billing/topups', k.secret, { amount: 500 });
     expect(tooSmall.status).to.equal(422);
+    expect(tooSmall.body.error.code).to.equal('validation_failed');
   });
 
   it('keys see notices about domains they may read, and billing ones only with billing.read', async () => {
