@@ -82,7 +82,7 @@ export class ZoneSync {
 
   /** Serves the catalog of the zones just read under its serial, once per serial. */
   private async publishCatalog(serial: number, members: string[]): Promise<void> {
-    if (!this.options.catalog || this.options.catalogServed?.serial === serial) return;
+    if (!this.options.catalog || this.catalogServed?.serial === serial) return;
     const name = this.options.catalog.name.toLowerCase().replace(/\.$/, '');
     await this.target.publish(
       catalogZone(
@@ -91,7 +91,7 @@ export class ZoneSync {
         members.filter((m) => m !== name),
       ),
     );
-    this.options.catalogServed = { serial };
+    this.catalogServed = { serial };
   }
 
   private running: Promise<void> | null = null;
