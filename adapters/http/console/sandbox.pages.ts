@@ -10,12 +10,12 @@ import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
  * console). The same use case as /v1/sandbox/clock, with the person as the event's actor.
  */
 const MOVES: ReadonlyArray<{ value: string; uk: string; en: string }> = [
-  { value: 'PT1H', uk: '1 година', en: '1 hour' },
   { value: 'P1D', uk: '1 день', en: '1 day' },
   { value: 'P7D', uk: '7 днів', en: '7 days' },
   { value: 'P30D', uk: '30 днів', en: '30 days' },
   { value: 'P100D', uk: '100 днів', en: '100 days' },
   { value: 'P365D', uk: '1 рік (365 днів)', en: '1 year (365 days)' },
+  { value: 'PT1H', uk: '1 година', en: '1 hour' },
 ];
 
 const field = (r: ConsoleRequest, name: string): string => {
