@@ -2,6 +2,8 @@ import type { RecordingDeps } from '../kernel/recording-deps.js';
 import { withDefaults } from '../kernel/defaults.js';
 import type { ApiKey } from '../kernel/caller.js';
 import { DomainError } from '../kernel/errors.js';
+import { requireOwner } from '../kernel/human-guards.js';
+import type { HumanContext } from '../kernel/person.js';
 import type { SandboxClocks } from './ports/sandbox-clock.port.js';
 import type { AdvanceLifecycle, LifecycleReport } from '../domains/advance-lifecycle.use-case.js';
 
@@ -13,6 +15,20 @@ export const parseDuration = (text: string): number | null => {
 };
 
 export const MAX_ADVANCE_MS = 3 * 365 * 24 * 3600_000;
+
+/** What a refused duration is told, in both languages (the API and the console show the same words). */
+export const DURATION_MESSAGE = {
+  uk: 'тривалість ISO 8601 у днях, годинах або хвилинах (напр. P30D), не більше 3 років',
+  en: 'an ISO 8601 duration in days, hours or minutes (e.g. P30D), at most 3 years',
+} as const;
+
+export interface AdvanceReport {
+  now: string;
+  offset_ms: number;
+  lifecycle: LifecycleReport;
+  certificates?: unknown;
+  operations?: unknown;
+}
 
 /** What AdvanceSandboxClock is built from (one object, named, instead of positions). */
 export interface AdvanceSandboxClockDeps extends RecordingDeps {
@@ -35,50 +51,62 @@ export class AdvanceSandboxClock {
   /** GET /v1/sandbox/clock: this account's sandbox time (any valid test key may read it). */
   async read(key: ApiKey): Promise<{ now: string; offset_ms: number }> {
     if (key.environment !== 'test') throw new DomainError('sandbox_only');
-    const offset = await this.deps.clocks.offset(key.accountId);
-    return { now: new Date(this.deps.clock.now().getTime() + offset).toISOString(), offset_ms: offset };
+    return this.timeOf(key.accountId);
   }
 
   /** Moves the clock, then runs the lifecycle and the certificates for this account at once, so the effect is visible. */
-  async execute(
-    key: ApiKey,
-    advance: string,
-  ): Promise<{ now: string; offset_ms: number; lifecycle: LifecycleReport; certificates?: unknown; operations?: unknown }> {
+  async execute(key: ApiKey, advance: string): Promise<AdvanceReport> {
     if (key.environment !== 'test') throw new DomainError('sandbox_only');
+    return this.move(key.accountId, `key:${key.id}`, advance, '/body/advance');
+  }
+
+  /** The console's read: any person of the account sees its sandbox time. */
+  async readAsPerson(human: HumanContext): Promise<{ now: string; offset_ms: number }> {
+    return this.timeOf(human.actor.accountId);
+  }
+
+  /** The console's path: the same move as a key's, recorded with the person as the actor; owners only. */
+  async executeAsPerson(human: HumanContext, advance: string): Promise<AdvanceReport> {
+    requireOwner(human.actor, 'sandbox.clock');
+    return this.move(human.actor.accountId, `person:${human.actor.personId}`, advance, 'advance');
+  }
+
+  private async timeOf(accountId: string): Promise<{ now: string; offset_ms: number }> {
+    const offset = await this.deps.clocks.offset(accountId);
+    return { now: new Date(this.deps.clock.now().getTime() + offset).toISOString(), offset_ms: offset };
+  }
+
+  private async move(accountId: string, actor: string, advance: string, field: string): Promise<AdvanceReport> {
     const ms = parseDuration(advance);
     if (ms === null || ms <= 0 || ms > MAX_ADVANCE_MS) {
       throw new DomainError('validation_failed', {}, [
         {
-          field: '/body/advance',
+          field,
           rule: 'duration',
           value: advance,
-          message: {
-            uk: 'тривалість ISO 8601 у днях, годинах або хвилинах (напр. P30D), не більше 3 років',
-            en: 'an ISO 8601 duration in days, hours or minutes (e.g. P30D), at most 3 years',
-          },
+          message: DURATION_MESSAGE,
         },
       ]);
     }
     const offset = await this.deps.uow.transaction(async () => {
-      const o = await this.deps.clocks.advance(key.accountId, ms);
+      const o = await this.deps.clocks.advance(accountId, ms);
       await this.deps.events.record(
         'sandbox.clock_advanced',
         {
-          accountId: key.accountId,
+          accountId,
           environment: 'test',
-          subject: `account:${key.accountId}`,
-          actor: `key:${key.id}`,
+          subject: `account:${accountId}`,
+          actor,
           occurredAt: this.deps.clock.now(),
         },
         { advance, offset_ms: o },
       );
       return o;
     });
-    const lifecycle = await this.deps.lifecycle.run({ accountId: key.accountId, environment: 'test' });
-    const certificates = this.deps.certificates
-      ? await this.deps.certificates.run({ accountId: key.accountId, environment: 'test' })
-      : undefined;
-    const operations = this.deps.operations ? await this.deps.operations.run({ accountId: key.accountId, environment: 'test' }) : undefined;
+    const only = { accountId, environment: 'test' as const };
+    const lifecycle = await this.deps.lifecycle.run(only);
+    const certificates = this.deps.certificates ? await this.deps.certificates.run(only) : undefined;
+    const operations = this.deps.operations ? await this.deps.operations.run(only) : undefined;
     return {
       now: new Date(this.deps.clock.now().getTime() + offset).toISOString(),
       offset_ms: offset,

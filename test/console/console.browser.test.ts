@@ -186,13 +186,14 @@ eachStore('Console in headless Chromium', (kind) => {
     expect(events).to.have.length(1);
   });
 
-  it('the other pages render for a person: notices, balance, people, security', async () => {
+  it('the other pages render for a person: notices, balance, people, security, operations, sandbox', async () => {
     for (const [path, heading, name] of [
       ['/console/notices', 'Notices', '10-notices'],
       ['/console/billing', 'Balance and payment', '11-billing'],
       ['/console/people', 'People of the account', '12-people'],
       ['/console/security', 'Security', '13-security'],
       ['/console/operations', 'Pending operations', '14-operations'],
+      ['/console/sandbox', 'Sandbox clock', '15-sandbox'],
     ] as const) {
       await page.goto(`${api.base}${path}`);
       expect(await page.locator('h1').textContent(), path).to.equal(heading);

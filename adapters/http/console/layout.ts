@@ -24,6 +24,7 @@ const NAV: ReadonlyArray<{ href: string; uk: string; en: string }> = [
   { href: '/console/billing', uk: 'Баланс', en: 'Balance' },
   { href: '/console/people', uk: 'Люди', en: 'People' },
   { href: '/console/security', uk: 'Безпека', en: 'Security' },
+  { href: '/console/sandbox', uk: 'Пісочниця', en: 'Sandbox' },
 ];
 
 const current = (v: View, href: string) =>

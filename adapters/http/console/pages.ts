@@ -8,6 +8,7 @@ import type { UseCases } from '../use-cases.js';
 import { html, raw } from './html.js';
 import { alert, csrfField, type View } from './layout.js';
 import { operationPages } from './operations.pages.js';
+import { sandboxPages } from './sandbox.pages.js';
 import { errorText } from './error-text.js';
 import type { ConsolePage, ConsoleRequest } from './page.js';
 
@@ -1290,6 +1291,7 @@ ${
     },
   },
   ...operationPages.pages(uc),
+  ...sandboxPages(uc),
 ];
 
 export { fields };

@@ -4,7 +4,7 @@ import { route, type Route } from '../route.js';
 
 /** The sandbox (/v1/sandbox): its clock (read: any test key; moved: sandbox.clock) and its CA's root certificate (public). */
 export interface SandboxUseCases {
-  readonly advanceSandboxClock: Pick<AdvanceSandboxClock, 'execute' | 'read'>;
+  readonly advanceSandboxClock: Pick<AdvanceSandboxClock, 'execute' | 'read' | 'executeAsPerson' | 'readAsPerson'>;
   readonly certificates: Pick<Certificates, 'trustRoot'>;
 }
 
