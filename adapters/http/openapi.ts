@@ -21,7 +21,7 @@ const errorSchema: JsonSchema = {
           type: 'array',
           items: { type: 'object', required: ['type', 'href'], properties: { type: { type: 'string' }, href: { type: 'string' } } },
         },
-        details: { type: 'array', items: { type: 'object' } },
+        details: { type: 'array', items: { type: 'object', additionalProperties: true } },
       },
     },
   },

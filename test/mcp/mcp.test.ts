@@ -149,6 +149,19 @@ eachStore('MCP tools for assistants (POST /mcp)', (kind) => {
     const op = doc.paths['/mcp'].post;
     expect(op.operationId).to.equal('mcp');
     expect(op.security ?? []).to.deep.equal([]);
+    // True to what the server sends: 202 without a body, refusals as JSON-RPC errors.
+    expect(op.responses['202'].content).to.equal(undefined);
+    for (const status of ['400', '422', '429']) {
+      expect(op.responses[status].content['application/json'].schema, status).to.deep.equal({ $ref: '#/components/schemas/JsonRpcError' });
+    }
+    const note = await fetch(`${api.base}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    });
+    expect(note.status).to.equal(202);
+    expect(await note.text()).to.equal('');
+    expect(note.headers.get('content-type')).to.equal(null);
   });
 });
 

@@ -131,7 +131,12 @@ export const accountRoutes = (uc: AccountUseCases): Route[] => [
     writes: false,
     summary: 'The signed-in person and their session',
     access: { kind: 'human', session: true, console: '/console' },
-    responses: { 200: { description: 'The person', schema: { type: 'object', properties: { person, session: { type: 'object' } } } } },
+    responses: {
+      200: {
+        description: 'The person',
+        schema: { type: 'object', properties: { person, session: { type: 'object', additionalProperties: true } } },
+      },
+    },
     handle: async (i) => {
       const h = i.human;
       return {

@@ -87,7 +87,7 @@ export const billingRoutes = (uc: BillingUseCases): Route[] => [
             id: { type: 'string' },
             amount: money,
             status: { type: 'string' },
-            card: { type: 'object' },
+            card: { type: 'object', properties: { brand: { type: 'string' }, last4: { type: 'string' } }, additionalProperties: true },
             balance: money,
             created_at: { type: 'string' },
           },

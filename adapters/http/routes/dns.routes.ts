@@ -52,7 +52,17 @@ const plan = schema({
     base_serial: { type: 'integer' },
     changes: { type: 'array', items: change },
     checks: { type: 'array', items: check },
-    counts: { type: 'object' },
+    counts: {
+      type: 'object',
+      properties: {
+        create: { type: 'integer' },
+        update: { type: 'integer' },
+        delete: { type: 'integer' },
+        errors: { type: 'integer' },
+        warnings: { type: 'integer' },
+      },
+      additionalProperties: { type: 'integer' },
+    },
     expires_at: { type: 'string', format: 'date-time' },
     applied_at: { type: ['string', 'null'], format: 'date-time' },
     serial: { type: 'integer' },

@@ -32,7 +32,7 @@ export const eventSchema = schema({
     created_at: { type: 'string', format: 'date-time' },
     environment: { type: 'string', enum: ['live', 'test'] },
     domain: { type: 'string', description: 'For domain events: the domain it is about.' },
-    data: { type: 'object', description: 'Shape by type: see the event catalogue.' },
+    data: { type: 'object', additionalProperties: true, description: 'Shape by type: see the event catalogue.' },
   },
 });
 

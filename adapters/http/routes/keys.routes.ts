@@ -42,6 +42,7 @@ export const keyRoutes = (uc: KeysUseCases): Route[] => [
           ...keyView,
           properties: {
             ...keyView.properties,
+            class_meaning: i18n,
             spend: {
               type: 'object',
               properties: {
@@ -77,7 +78,7 @@ export const keyRoutes = (uc: KeysUseCases): Route[] => [
             class: { type: 'integer' },
             class_name: i18n,
             policies: { type: 'array', items: policy },
-            conditions: { type: 'object' },
+            conditions: { type: 'object', additionalProperties: true },
             summary,
           },
         },

@@ -49,7 +49,7 @@ export const metaRoutes = (deps: MetaDeps): Route[] => [
     writes: false,
     access: { kind: 'public' },
     summary: 'This API described in OpenAPI 3.1',
-    responses: { 200: { description: 'The OpenAPI document', schema: { type: 'object' } } },
+    responses: { 200: { description: 'The OpenAPI document', schema: { type: 'object', additionalProperties: true } } },
     handle: async () => ({ status: 200, body: deps.openapi() }),
   }),
 ];

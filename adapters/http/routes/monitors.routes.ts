@@ -102,7 +102,7 @@ const result = schema({
     ok: { type: 'boolean' },
     latency_ms: { type: ['integer', 'null'] },
     reason: { type: ['string', 'null'] },
-    detail: { type: 'object' },
+    detail: { type: 'object', additionalProperties: true },
   },
 });
 const report = schema({

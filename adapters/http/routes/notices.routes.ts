@@ -27,8 +27,10 @@ export const noticeRoutes = (uc: NoticesUseCases): Route[] => [
           properties: {
             id: { type: 'string' },
             kind: { type: 'string' },
+            environment: { type: ['string', 'null'], enum: ['live', 'test', null] },
             domain: { type: ['string', 'null'] },
             message: i18n,
+            data: { type: 'object', additionalProperties: true, description: 'Facts of the notice, by kind (ids, dates, reasons).' },
             created_at: { type: 'string' },
           },
         }),
@@ -51,7 +53,15 @@ export const noticeRoutes = (uc: NoticesUseCases): Route[] => [
         description: 'A page of notices',
         schema: page({
           type: 'object',
-          properties: { id: { type: 'string' }, kind: { type: 'string' }, message: i18n, created_at: { type: 'string' } },
+          properties: {
+            id: { type: 'string' },
+            kind: { type: 'string' },
+            environment: { type: ['string', 'null'], enum: ['live', 'test', null] },
+            domain: { type: ['string', 'null'] },
+            message: i18n,
+            data: { type: 'object', additionalProperties: true, description: 'Facts of the notice, by kind (ids, dates, reasons).' },
+            created_at: { type: 'string' },
+          },
         }),
       },
     },

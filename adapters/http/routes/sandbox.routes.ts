@@ -54,7 +54,17 @@ export const sandboxRoutes = (uc: SandboxUseCases): Route[] => [
         description: 'The new sandbox time and what the lifecycle did',
         schema: {
           type: 'object',
-          properties: { now: { type: 'string', format: 'date-time' }, offset_ms: { type: 'integer' }, lifecycle: { type: 'object' } },
+          properties: {
+            now: { type: 'string', format: 'date-time' },
+            offset_ms: { type: 'integer' },
+            lifecycle: { type: 'object', additionalProperties: true, description: 'What the domain lifecycle did (counts by step).' },
+            certificates: {
+              type: 'object',
+              additionalProperties: true,
+              description: "What the certificates' pass did (renewals, expiries).",
+            },
+            operations: { type: 'object', additionalProperties: true, description: 'Class 3 operations activated on the moved clock.' },
+          },
         },
       },
     },
