@@ -85,7 +85,7 @@ export const keyRequest = schema({
     environment: { type: 'string', enum: ['test', 'live'] },
     name: { type: 'string', maxLength: 100 },
     template: { type: 'string', enum: [...TEMPLATE_IDS] },
-    rights: { type: 'array', items: { type: 'string', enum: [...RIGHT_NAMES] }, uniqueItems: true, maxItems: 16 },
+    rights: { type: 'array', items: { type: 'string', enum: [...RIGHT_NAMES] }, uniqueItems: true, maxItems: RIGHT_NAMES.length },
     domains: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 253 }, maxItems: 500 },
     label: { type: 'string', pattern: '^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$' },
     policies: { type: 'array', items: policy, maxItems: 32 },
