@@ -9,8 +9,8 @@ import { RIGHT_NAMES, RIGHTS, type RightName } from '../../core/kernel/rights.js
 import { TEMPLATES } from '../../core/access/templates.js';
 import { eachStore } from '../support/stores.js';
 import { startApi, type TestApi } from '../support/system.js';
-import { TOKENS } from '../../src/tokens.js';
 import { expectErrorShape } from '../support/error-shape.js';
+import { secondAccount } from './support/second-account.js';
 import { FastClient, mountedRoutes, plantKey, pool, rightSets, type Answer } from './support/harness.js';
 import { sampleOf } from './support/samples.js';
 
@@ -89,8 +89,6 @@ const notFound = (code: string) => ({ status: 404, code });
 /** The sandbox clock's own right (DESIGN "Sandbox clock"). Until the product's catalogue has it, moving the
  * clock is open to any test key and GET /v1/sandbox/clock is not mounted: PENDING PRODUCT, flips by itself
  * when `sandbox.clock` lands in core/kernel/rights.ts (then delete this switch and the pending set). */
-const SANDBOX_CLOCK_RIGHT = (RIGHT_NAMES as readonly string[]).includes('sandbox.clock');
-const PENDING_PRODUCT = new Set(SANDBOX_CLOCK_RIGHT ? [] : ['getSandboxClock']);
 
 export const RIGHTS_BY_HAND: Record<string, Hand> = {
   healthz: PUBLIC,
@@ -186,9 +184,9 @@ export const RIGHTS_BY_HAND: Record<string, Hand> = {
   advanceSandboxClock: {
     access: 'key',
     sandboxOnly: true,
-    gates: [gate(SANDBOX_CLOCK_RIGHT ? held('sandbox.clock' as RightName) : ANY_KEY)],
+    gates: [gate(held('sandbox.clock'))],
   },
-  getSandboxClock: { access: 'key', sandboxOnly: true, gates: [gate(ANY_KEY)] },
+  readSandboxClock: { access: 'key', sandboxOnly: true, gates: [gate(ANY_KEY)] },
 };
 
 /** Class 3 writes that take effect at once: setting the transfer lock again (safer), deciding an operation. */
@@ -384,46 +382,6 @@ const highestClass = (hand: Hand): number =>
 const README = fileURLToPath(new URL('../../README.md', import.meta.url));
 const FIGURES = /<!-- matrix-figures:begin -->[\s\S]*?<!-- matrix-figures:end -->/;
 
-/** A second account with one domain (labels [prod], like TARGET) and an owner. */
-const secondAccount = async (api: TestApi, domain: string) => {
-  const s = api.system.store;
-  const accountId = `acct-b-${randomUUID().slice(0, 8)}`;
-  const personId = `p-${accountId}`;
-  await s.accounts.insertAccount({ id: accountId, name: 'B', createdAt: api.clock.now() });
-  await s.accounts.insertPerson({
-    id: personId,
-    accountId,
-    email: `owner-b-${accountId}@example.com`,
-    name: 'B owner',
-    role: 'owner',
-    passwordHash: await api.system.get(TOKENS.PasswordHasher).hash(`pw-${accountId}`),
-    totpSecret: api.system.get(TOKENS.SecretBox).seal(api.system.get(TOKENS.Totp).generateSecret()),
-    totpLastStep: null,
-    lastSignInAt: null,
-    createdAt: api.clock.now(),
-  });
-  await s.domains.insert({
-    id: `d-${accountId}`,
-    accountId,
-    environment: 'test',
-    name: domain,
-    labels: ['prod'],
-    status: ['clientTransferProhibited'],
-    expiresOn: '2030-01-01',
-    autoRenew: true,
-    transferLock: true,
-    nameservers: ['ns1.domivka.net', 'ns2.domivka.net'],
-    createdAt: api.clock.now(),
-  });
-  await api.system
-    .get(TOKENS.ZoneService)
-    .create(accountId, 'test', domain, [{ name: domain, type: 'A', ttl: 300, values: ['192.0.2.99'] }]);
-  await api.system
-    .get(TOKENS.Accounting)
-    .credit({ accountId, environment: 'test', amount: 500_000, kind: 'grant', keyId: null, description: 'B grant' });
-  return { accountId, personId };
-};
-
 const EVERY_RIGHT = (sel: Selection): Policy[] => RIGHT_NAMES.map((right) => ({ right, resources: sel }));
 
 /** Creates one record of each kind on `domain` with `token` and returns their ids (fails loudly). */
@@ -548,7 +506,7 @@ eachStore('Hostile: authorization matrix (from the hand table of rights)', (kind
     const mounted = new Set(mountedRoutes(api).map((r) => r.id));
     const missing = [...mounted].filter((id) => !RIGHTS_BY_HAND[id]).map((id) => `${id}: mounted, not in RIGHTS_BY_HAND`);
     const gone = Object.keys(RIGHTS_BY_HAND)
-      .filter((id) => !mounted.has(id) && !PENDING_PRODUCT.has(id))
+      .filter((id) => !mounted.has(id))
       .map((id) => `${id}: in RIGHTS_BY_HAND, not mounted`);
     expect([...missing, ...gone], [...missing, ...gone].join('\n')).to.deep.equal([]);
   });

@@ -4,6 +4,7 @@ import { TOKENS } from '../../src/tokens.js';
 import { eachStore } from '../support/stores.js';
 import { bearer, startApi, type TestApi } from '../support/system.js';
 import { expectErrorShape, type Res } from '../support/error-shape.js';
+import { secondAccount as anotherAccount } from './support/second-account.js';
 
 /**
  * Hostile tests for the money and DNS endpoints: weird bodies, cross-account and
@@ -18,47 +19,10 @@ const SHOP = 'domivka-demo.com.ua';
 const DEV = 'domivka-demo.dev';
 const CIDR = { cidr: '127.0.0.0/8', spend_limit: { amount: 5_000_000, currency: 'UAH' } };
 
-/** A second account with an owner who can sign in, a balance, a saved card and one domain with a zone. */
+/** A second account (hostile support) whose owner is signed in. */
 const secondAccount = async (api: TestApi, domain: string) => {
-  const s = api.system.store;
-  const accountId = `acct-b-${randomUUID().slice(0, 8)}`;
-  const email = `owner-b-${accountId}@example.com`;
-  const password = `pw-${accountId}`;
-  const totpSecret = api.system.get(TOKENS.Totp).generateSecret();
-  await s.accounts.insertAccount({ id: accountId, name: 'B', createdAt: api.clock.now() });
-  await s.accounts.insertPerson({
-    id: `p-${accountId}`,
-    accountId,
-    email,
-    name: 'B owner',
-    role: 'owner',
-    passwordHash: await api.system.get(TOKENS.PasswordHasher).hash(password),
-    totpSecret: api.system.get(TOKENS.SecretBox).seal(totpSecret),
-    totpLastStep: null,
-    lastSignInAt: null,
-    createdAt: api.clock.now(),
-  });
-  await s.domains.insert({
-    id: `d-${accountId}`,
-    accountId,
-    environment: 'test',
-    name: domain,
-    labels: ['prod'],
-    status: ['clientTransferProhibited'],
-    expiresOn: '2030-01-01',
-    autoRenew: true,
-    transferLock: true,
-    nameservers: ['ns1.domivka.net', 'ns2.domivka.net'],
-    createdAt: api.clock.now(),
-  });
-  await api.system
-    .get(TOKENS.ZoneService)
-    .create(accountId, 'test', domain, [{ name: domain, type: 'A', ttl: 300, values: ['192.0.2.99'] }]);
-  await api.system
-    .get(TOKENS.Accounting)
-    .credit({ accountId, environment: 'test', amount: 500_000, kind: 'grant', keyId: null, description: 'B grant' });
-  const cookie = await api.signIn({ email, password, totpSecret });
-  return { accountId, cookie };
+  const b = await anotherAccount(api, domain);
+  return { accountId: b.accountId, cookie: await api.signIn({ email: b.email, password: b.password, totpSecret: b.totpSecret }) };
 };
 
 const snapshot = async (api: TestApi, accountId: string) => {
