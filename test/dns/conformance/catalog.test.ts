@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { knotConf } from '../../../adapters/dns/knot-conf.js';
 import { SqlStore } from '../../../adapters/sql/index.js';
 import { ROOT, startServerProcess, type ServerProcess } from '../../support/server-process.js';
-import { freePort, kdig, rdata, requireTools, waitFor } from '../server/tools.js';
+import { freePort, kdig, rdata, requireTools, waitFor, runKnotd, type Knotd } from '../server/tools.js';
 import { serverEngines } from './engines.js';
 import { serialAt } from './probe.js';
 
@@ -24,10 +24,9 @@ for (const engine of serverEngines('catalog')) {
   describe(`DNS catalog zone (${engine.name}): a Knot secondary follows zones as they come and go`, function () {
     this.timeout(180_000);
     let server: ServerProcess;
-    let knotd: ChildProcess;
+    let knotd: Knotd | undefined;
     let knotDir: string;
     let knotPort: number;
-    let knotLog = '';
     let engineEnv: Record<string, string> = {};
 
     before(async function () {
@@ -51,26 +50,17 @@ for (const engine of serverEngines('catalog')) {
           logLevel: 'info',
         }),
       );
-      const check = spawnSync('knotc', ['-c', conf, 'conf-check'], { encoding: 'utf8' });
-      expect(check.status, `${check.stdout}${check.stderr}`).to.equal(0);
-      knotd = spawn('knotd', ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
-      knotd.stdout!.on('data', (d: Buffer) => (knotLog += d.toString()));
-      knotd.stderr!.on('data', (d: Buffer) => (knotLog += d.toString()));
+      knotd = runKnotd(conf);
     });
 
     after(async () => {
-      if (knotd && knotd.exitCode === null) {
-        const exited = new Promise((r) => knotd.once('exit', r));
-        knotd.kill('SIGTERM');
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-        if (knotd.exitCode === null) knotd.kill('SIGKILL');
-      }
+      await knotd?.stop();
       if (knotDir) await rm(knotDir, { recursive: true, force: true });
       await server?.stop();
       await engine.drop?.(engineEnv);
     });
 
-    const tail = () => knotLog.split('\n').slice(-30).join('\n');
+    const tail = () => knotd!.log().split('\n').slice(-30).join('\n');
 
     it('serves the catalog itself: version 2 and one PTR per zone, under a stable member id', async () => {
       const version = await kdig(server.dnsPort, `version.${CATALOG}`, 'TXT');

@@ -1,10 +1,9 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import dnsPacket from 'dns-packet';
-import { freePort, kdig, knotSecondaryConf, rawUdp, rdata, waitFor } from '../server/tools.js';
+import { freePort, kdig, knotSecondaryConf, rawUdp, rdata, runKnotd, waitFor } from '../server/tools.js';
 
 /**
  * The conformance suite's tools: a real Knot secondary of our server, and raw DNS exchanges
@@ -44,22 +43,12 @@ export const startKnot = async (o: {
       transferToLocal: true,
     }),
   );
-  const check = spawnSync('knotc', ['-c', conf, 'conf-check'], { encoding: 'utf8' });
-  if (check.status !== 0) throw new Error(`knotc conf-check: ${check.stdout}${check.stderr}`);
-  let log = '';
-  const knotd: ChildProcess = spawn('knotd', ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
-  knotd.stdout!.on('data', (d: Buffer) => (log += d.toString()));
-  knotd.stderr!.on('data', (d: Buffer) => (log += d.toString()));
+  const knotd = runKnotd(conf);
   const stop = async (): Promise<void> => {
-    if (knotd.exitCode === null) {
-      const exited = new Promise((r) => knotd.once('exit', r));
-      knotd.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-      if (knotd.exitCode === null) knotd.kill('SIGKILL');
-    }
+    await knotd.stop();
     await rm(dir, { recursive: true, force: true });
   };
-  return { port, dir, log: () => log, stop };
+  return { port, dir, log: knotd.log, stop };
 };
 
 /** Knot's SOA serial for `zone`, or null while it serves none. */

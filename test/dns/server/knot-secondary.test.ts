@@ -1,11 +1,10 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import type { EmbeddedNameserver } from '../../../adapters/dns/embedded/index.js';
 import { exampleZone } from './fixtures.js';
-import { freePort, kdig, knotSecondaryConf, rdata, requireTools, startServer, waitFor } from './tools.js';
+import { freePort, kdig, knotSecondaryConf, rdata, requireTools, startServer, waitFor, runKnotd, type Knotd } from './tools.js';
 
 const SERIAL = 2026112100;
 
@@ -15,8 +14,7 @@ describe('Knot as a secondary of our server (AXFR, NOTIFY, IXFR)', function () {
   let ns: EmbeddedNameserver;
   let knotPort: number;
   let dir: string;
-  let knotd: ChildProcess | null = null;
-  let knotLog = '';
+  let knotd: Knotd | undefined;
 
   const knotSerial = async (): Promise<number | null> => {
     const soa = rdata((await kdig(knotPort, 'example.test', 'SOA')).answer, 'SOA')[0];
@@ -30,23 +28,14 @@ describe('Knot as a secondary of our server (AXFR, NOTIFY, IXFR)', function () {
     ({ ns } = await startServer([exampleZone(SERIAL)], { secondaries: [{ host: '127.0.0.1', port: knotPort }] }));
     const conf = join(dir, 'knot.conf');
     await writeFile(conf, knotSecondaryConf({ dir, knotPort, primaryPort: ns.address().port, zones: ['example.test'] }));
-    const check = spawnSync('knotc', ['-c', conf, 'conf-check'], { encoding: 'utf8' });
-    expect(check.status, `knotc conf-check: ${check.stdout}${check.stderr}`).to.equal(0);
-    knotd = spawn('knotd', ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
-    knotd.stdout!.on('data', (d: Buffer) => (knotLog += d.toString()));
-    knotd.stderr!.on('data', (d: Buffer) => (knotLog += d.toString()));
+    knotd = runKnotd(conf);
     // Knot starts with no zone file and bootstraps the zone by AXFR from us.
     const took = await waitFor(async () => (await knotSerial()) === SERIAL, 20_000, 100);
-    expect(took, `knotd never served the zone; its log:\n${knotLog}`).to.not.equal(null);
+    expect(took, `knotd never served the zone; its log:\n${knotd!.log()}`).to.not.equal(null);
   });
 
   after(async () => {
-    if (knotd && knotd.exitCode === null) {
-      const exited = new Promise((r) => knotd!.once('exit', r));
-      knotd.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-      if (knotd.exitCode === null) knotd.kill('SIGKILL');
-    }
+    await knotd?.stop();
     await ns?.stop();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
@@ -57,7 +46,7 @@ describe('Knot as a secondary of our server (AXFR, NOTIFY, IXFR)', function () {
     expect(r.flags).to.include('aa');
     expect(rdata(r.answer)).to.have.members(['192.0.2.1', '192.0.2.2']);
     expect(rdata((await kdig(knotPort, 'long.example.test', 'TXT')).answer)).to.have.length(1);
-    expect(knotLog).to.match(/AXFR, incoming, remote 127\.0\.0\.1@\d+, finished/);
+    expect(knotd!.log()).to.match(/AXFR, incoming, remote 127\.0\.0\.1@\d+, finished/);
   });
 
   it('serves a record published to our server within seconds (NOTIFY, then a transfer)', async () => {
@@ -67,10 +56,10 @@ describe('Knot as a secondary of our server (AXFR, NOTIFY, IXFR)', function () {
     expect(rdata((await kdig(ns.address().port, 'new.example.test', 'A')).answer)).to.deep.equal(['192.0.2.99']);
     // …and Knot's soon after, told by NOTIFY rather than its hourly refresh.
     const took = await waitFor(async () => rdata((await kdig(knotPort, 'new.example.test', 'A')).answer)[0] === '192.0.2.99', 5000);
-    expect(took, `Knot did not serve the new record within 5 s; its log:\n${knotLog}`).to.not.equal(null);
-    expect(knotLog).to.match(/notify, incoming, remote 127\.0\.0\.1@\d+/i);
+    expect(took, `Knot did not serve the new record within 5 s; its log:\n${knotd!.log()}`).to.not.equal(null);
+    expect(knotd!.log()).to.match(/notify, incoming, remote 127\.0\.0\.1@\d+/i);
     // Only the change came: an incremental IXFR from our journal, which Knot stored (no AXFR fallback).
-    const since = knotLog.slice(knotLog.lastIndexOf('notify, incoming'));
+    const since = knotd!.log().slice(knotd!.log().lastIndexOf('notify, incoming'));
     expect(since).to.match(/IXFR, incoming, remote 127\.0\.0\.1@\d+, finished/);
     expect(since).to.not.match(/AXFR-style|fallback to AXFR|failed to store/);
     expect(ns.journalSpan('example.test')).to.deep.include({ diffs: 1, from: SERIAL, to: SERIAL + 1, records: 1 });
@@ -80,13 +69,13 @@ describe('Knot as a secondary of our server (AXFR, NOTIFY, IXFR)', function () {
   });
 
   it('a removed record goes from Knot too (an IXFR that deletes it)', async () => {
-    const mark = knotLog.length;
+    const mark = knotd!.log().length;
     await ns.publish(exampleZone(SERIAL + 2));
     const took = await waitFor(async () => (await kdig(knotPort, 'new.example.test', 'A')).status === 'NXDOMAIN', 5000);
-    expect(took, knotLog).to.not.equal(null);
+    expect(took, knotd!.log()).to.not.equal(null);
     expect(await knotSerial()).to.equal(SERIAL + 2);
-    expect(knotLog.slice(mark)).to.match(/IXFR, incoming, remote 127\.0\.0\.1@\d+, finished/);
-    expect(knotLog.slice(mark)).to.not.match(/AXFR-style|fallback to AXFR|failed to store/);
+    expect(knotd!.log().slice(mark)).to.match(/IXFR, incoming, remote 127\.0\.0\.1@\d+, finished/);
+    expect(knotd!.log().slice(mark)).to.not.match(/AXFR-style|fallback to AXFR|failed to store/);
   });
 
   it('notifySecondaries reports that Knot acknowledged', async () => {

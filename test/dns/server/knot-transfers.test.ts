@@ -1,4 +1,4 @@
-import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import type { EmbeddedNameserver } from '../../../adapters/dns/embedded/index.js';
 import { soaValue, type RecordSet } from '../../../core/dns/zone/record-set.js';
 import type { Zone } from '../../../core/dns/zone/zone.js';
-import { freePort, kdig, knotSecondaryConf, rdata, requireTools, startServer, waitFor } from './tools.js';
+import { freePort, kdig, knotSecondaryConf, rdata, requireTools, startServer, waitFor, runKnotd, type Knotd } from './tools.js';
 
 /**
  * Zone transfers held against Knot as a secondary of our server: what Knot ends up serving must be
@@ -82,8 +82,7 @@ describe('Knot as a secondary: transfers carry the same data, as compactly', fun
   let port: number;
   let knotPort: number;
   let dir: string;
-  let knotd: ChildProcess | null = null;
-  let knotLog = '';
+  let knotd: Knotd | undefined;
 
   const knotSerial = async (zone: string): Promise<number | null> => {
     const soa = rdata((await kdig(knotPort, zone, 'SOA')).answer, 'SOA')[0];
@@ -99,22 +98,13 @@ describe('Knot as a secondary: transfers carry the same data, as compactly', fun
     }));
     const conf = join(dir, 'knot.conf');
     await writeFile(conf, knotSecondaryConf({ dir, knotPort, primaryPort: port, zones: ['big.test', 'roll.test'], transferToLocal: true }));
-    const check = spawnSync('knotc', ['-c', conf, 'conf-check'], { encoding: 'utf8' });
-    expect(check.status, `knotc conf-check: ${check.stdout}${check.stderr}`).to.equal(0);
-    knotd = spawn('knotd', ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
-    knotd.stdout!.on('data', (d: Buffer) => (knotLog += d.toString()));
-    knotd.stderr!.on('data', (d: Buffer) => (knotLog += d.toString()));
+    knotd = runKnotd(conf);
     const took = await waitFor(async () => (await knotSerial('big.test')) === 1 && (await knotSerial('roll.test')) === 1000, 30_000, 100);
-    expect(took, `knotd never served the zones; its log:\n${knotLog}`).to.not.equal(null);
+    expect(took, `knotd never served the zones; its log:\n${knotd!.log()}`).to.not.equal(null);
   });
 
   after(async () => {
-    if (knotd && knotd.exitCode === null) {
-      const exited = new Promise((r) => knotd!.once('exit', r));
-      knotd.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-      if (knotd.exitCode === null) knotd.kill('SIGKILL');
-    }
+    await knotd?.stop();
     await ns?.stop();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
@@ -144,7 +134,7 @@ describe('Knot as a secondary: transfers carry the same data, as compactly', fun
     for (const [serial, www] of steps) {
       await ns.publish(rollZone(serial, www));
       const took = await waitFor(async () => (await knotSerial('roll.test')) === serial, 10_000, 50);
-      expect(took, `Knot never reached ${serial}; its log:\n${knotLog}`).to.not.equal(null);
+      expect(took, `Knot never reached ${serial}; its log:\n${knotd!.log()}`).to.not.equal(null);
       // The same serial must mean the same data: every record, and the names asked one by one.
       const [ours, knots] = [await axfr(port, 'roll.test'), await axfr(knotPort, 'roll.test')];
       expect(knots.records, `at serial ${serial}`).to.deep.equal(ours.records);

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import dgram from 'node:dgram';
 import net from 'node:net';
 import { EmbeddedNameserver, type EmbeddedNameserverConfig } from '../../../adapters/dns/embedded/index.js';
@@ -216,3 +216,29 @@ template:
 zone:
 ${o.zones.map((z) => `  - domain: ${z}\n    master: primary\n    acl: ${o.transferToLocal ? '[notify_from_primary, transfer_to_local]' : 'notify_from_primary'}`).join('\n')}
 `;
+
+/** A running knotd: what it has logged so far, and how to stop it (SIGTERM, then SIGKILL after 5 s). */
+export interface Knotd {
+  log(): string;
+  stop(): Promise<void>;
+}
+
+/** Checks a knot.conf with `knotc conf-check` (throws with Knot's words if it fails), then runs knotd on it. */
+export const runKnotd = (conf: string): Knotd => {
+  const check = spawnSync('knotc', ['-c', conf, 'conf-check'], { encoding: 'utf8' });
+  if (check.status !== 0) throw new Error(`knotc conf-check: ${check.stdout}${check.stderr}`);
+  let log = '';
+  const knotd = spawn('knotd', ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
+  knotd.stdout.on('data', (d: Buffer) => (log += d.toString()));
+  knotd.stderr.on('data', (d: Buffer) => (log += d.toString()));
+  return {
+    log: () => log,
+    stop: async () => {
+      if (knotd.exitCode !== null) return;
+      const exited = new Promise((r) => knotd.once('exit', r));
+      knotd.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+      if (knotd.exitCode === null) knotd.kill('SIGKILL');
+    },
+  };
+};

@@ -1,4 +1,3 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +9,7 @@ import { parseValue } from '../../../core/dns/zone/values.js';
 import { formatZoneFile, parseZoneFile } from '../../../core/dns/zone/zone-file.js';
 import type { RecordSet } from '../../../core/dns/zone/record-set.js';
 import { exampleZone } from './fixtures.js';
-import { freePort, kdig, knotSecondaryConf, requireTools, startServer, waitFor } from './tools.js';
+import { freePort, kdig, knotSecondaryConf, requireTools, startServer, waitFor, runKnotd, type Knotd } from './tools.js';
 
 const SERIAL = 2026112600;
 const ZONE = 'example.test';
@@ -32,8 +31,7 @@ describe('TXT data is octet-exact: API text → wire → AXFR → Knot → prese
   let port: number;
   let knotPort: number;
   let dir: string;
-  let knotd: ChildProcess | null = null;
-  let knotLog = '';
+  let knotd: Knotd | undefined;
   const sets: RecordSet[] = Object.entries(CASES).map(([k, v]) => ({ name: `${k}.${ZONE}`, type: 'TXT', ttl: 300, values: [v] }));
   const zone = exampleZone(SERIAL, sets);
 
@@ -44,22 +42,13 @@ describe('TXT data is octet-exact: API text → wire → AXFR → Knot → prese
     ({ ns, port } = await startServer([zone], { secondaries: [{ host: '127.0.0.1', port: knotPort }] }));
     const conf = join(dir, 'knot.conf');
     await writeFile(conf, knotSecondaryConf({ dir, knotPort, primaryPort: ns.address().port, zones: [ZONE] }));
-    const check = spawnSync('knotc', ['-c', conf, 'conf-check'], { encoding: 'utf8' });
-    expect(check.status, `knotc conf-check: ${check.stdout}${check.stderr}`).to.equal(0);
-    knotd = spawn('knotd', ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
-    knotd.stdout!.on('data', (d: Buffer) => (knotLog += d.toString()));
-    knotd.stderr!.on('data', (d: Buffer) => (knotLog += d.toString()));
+    knotd = runKnotd(conf);
     const took = await waitFor(async () => (await kdig(knotPort, ZONE, 'SOA')).answer.length > 0, 20_000, 100);
-    expect(took, `knotd never served the zone; its log:\n${knotLog}`).to.not.equal(null);
+    expect(took, `knotd never served the zone; its log:\n${knotd!.log()}`).to.not.equal(null);
   });
 
   after(async () => {
-    if (knotd && knotd.exitCode === null) {
-      const exited = new Promise((r) => knotd!.once('exit', r));
-      knotd.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-      if (knotd.exitCode === null) knotd.kill('SIGKILL');
-    }
+    await knotd?.stop();
     await ns?.stop();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
@@ -77,7 +66,7 @@ describe('TXT data is octet-exact: API text → wire → AXFR → Knot → prese
   for (const [k, v] of Object.entries(CASES)) {
     it(`${k}: Knot serves the same octets, split only between characters, and they import back to the same text`, async () => {
       const answer = (await kdig(knotPort, `${k}.${ZONE}`, 'TXT')).answer.filter((r) => r.type === 'TXT');
-      expect(answer, knotLog).to.have.length(1);
+      expect(answer, knotd!.log()).to.have.length(1);
       const rdata = answer[0]!.data;
       expect(imported(k, rdata)).to.equal(v);
       // Each string on its own is whole characters (for text that is UTF-8 throughout).
