@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { expectErrorShape } from '../support/error-shape.js';
 import { formatToken } from '../../core/access/key-token.js';
 import { crc32 } from 'node:zlib';
 import { eachStore } from '../support/stores.js';
@@ -178,7 +179,7 @@ eachStore('TRUST_PROXY', (kind) => {
     const ok = await api.call('/v1/domains/domivka-demo.com.ua', { headers: { ...bearer(k.secret), 'x-forwarded-for': '203.0.113.9' } });
     expect(ok.status).to.equal(200);
     const no = await api.call('/v1/domains/domivka-demo.com.ua', { headers: { ...bearer(k.secret), 'x-forwarded-for': '198.51.100.1' } });
-    expect(no.status).to.equal(403);
+    expectErrorShape(no, 403, 'ip_not_allowed');
   });
 });
 

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { expectErrorShape } from '../support/error-shape.js';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { System } from '../../src/system.js';
@@ -38,11 +39,15 @@ eachStore('Revocation across processes', (kind) => {
     this.timeout(15_000);
     const cookie = await api.signIn();
     const k = await api.issueKey({ environment: 'test', rights: ['domain.read'], domains: ['domivka-demo.dev'] }, cookie);
-    const readThere = async () => (await fetch(`${otherBase}/v1/domains/domivka-demo.dev`, { headers: bearer(k.secret) })).status;
+    const readThereFully = async () => {
+      const r = await fetch(`${otherBase}/v1/domains/domivka-demo.dev`, { headers: bearer(k.secret) });
+      return { status: r.status, headers: r.headers, body: await r.json() };
+    };
+    const readThere = async () => (await readThereFully()).status;
     expect(await readThere()).to.equal(200); // now cached over there
     const revokedAt = Date.now();
     await api.call(`/v1/account/keys/${k.id}`, { method: 'DELETE', headers: { cookie } });
-    expect((await api.call('/v1/domains/domivka-demo.dev', { headers: bearer(k.secret) })).status).to.equal(401);
+    expectErrorShape(await api.call('/v1/domains/domivka-demo.dev', { headers: bearer(k.secret) }), 401, 'key_revoked');
     let status = await readThere();
     while (status === 200 && Date.now() - revokedAt < 6000) {
       await new Promise((r) => setTimeout(r, 250));
@@ -50,6 +55,7 @@ eachStore('Revocation across processes', (kind) => {
     }
     expect(status).to.equal(401);
     expect(Date.now() - revokedAt).to.be.below(5000);
+    expectErrorShape(await readThereFully(), 401, 'key_revoked');
   });
 
   it('the worker purges idempotency records older than 24 hours', async () => {

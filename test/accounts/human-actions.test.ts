@@ -102,7 +102,7 @@ eachStore('The six human-only actions (seed A6)', (kind) => {
       expect(r.status).to.equal(403);
       expect(r.body.error.code).to.equal('owner_only');
       const nf = await reveal(owner, 'not-ours.com.ua');
-      expect(nf.status).to.equal(404);
+      expectErrorShape(nf, 404, 'domain_not_found');
       expect(await events('domain.transfer_code_revealed')).to.have.length(0);
     });
   });
@@ -244,7 +244,7 @@ eachStore('The six human-only actions (seed A6)', (kind) => {
       const key = await api.issueKey({ environment: 'test', template: 'read_only', label: 'prod' }, mc);
       const r = await api.call(`/v1/account/people/${m.id}`, { method: 'DELETE', headers: cookieHeaders(owner) });
       expect(r.status).to.equal(204);
-      expect((await api.call('/v1/account', { headers: cookieHeaders(mc) })).status).to.equal(401);
+      expectErrorShape(await api.call('/v1/account', { headers: cookieHeaders(mc) }), 401, 'session_required');
       expect((await api.system.store.keys.findById(key.id))!.revokedAt).to.not.equal(null);
       const list = await api.call('/v1/account/people', { headers: cookieHeaders(owner) });
       expect(list.body.people.map((p: { email: string }) => p.email)).to.not.include('leaver@example.com');
@@ -360,7 +360,7 @@ eachStore('The six human-only actions (seed A6)', (kind) => {
         method: 'POST',
         json: { email: api.demo.email, password: 'wrong', totp: '' },
       });
-      expect(wrong.status).to.equal(401);
+      expectErrorShape(wrong, 401, 'sign_in_failed');
       expect(await events('person.two_factor_disabled')).to.have.length(1);
       const ns = await api.system.store.notices.listForPerson(api.demo.personId, 'live', undefined, 10);
       expect(ns.map((n) => n.kind)).to.include('person.two_factor_disabled');
@@ -469,14 +469,14 @@ eachStore('The six human-only actions (seed A6)', (kind) => {
       const again = await confirm(owner, code);
       expect(again.status).to.equal(409);
       expect(again.body.error.code).to.equal('two_factor_already_on');
-      expect((await signInWith(code)).status, 'the enabling code signs in once: never').to.equal(401);
+      expectErrorShape(await signInWith(code), 401, 'sign_in_failed'); // the enabling code signs in once: never
       // Sign-in now asks for a code, and only the new secret's.
       api.clock.advance(31_000);
-      expect((await signInWith('')).status, 'password only').to.equal(401);
-      expect((await signInWith(await codeNow(api.demo.totpSecret))).status, 'the old secret').to.equal(401);
+      expectErrorShape(await signInWith(''), 401, 'sign_in_failed'); // password only
+      expectErrorShape(await signInWith(await codeNow(api.demo.totpSecret)), 401, 'sign_in_failed'); // the old secret
       const signedIn = await signInWith(await codeNow(secret));
       expect(signedIn.status, JSON.stringify(signedIn.body)).to.equal(201);
-      expect((await signInWith(await codeNow(secret))).status, 'and that code only once').to.equal(401);
+      expectErrorShape(await signInWith(await codeNow(secret)), 401, 'sign_in_failed'); // and that code only once
       expect(
         (await api.call('/v1/account/people', { headers: cookieHeaders(owner) })).body.people.find(
           (p: { id: string }) => p.id === api.demo.personId,
@@ -572,8 +572,8 @@ eachStore('The six human-only actions (seed A6)', (kind) => {
       const key = await api.issueKey({ environment: 'test', template: 'read_only', domains: ['x.com.ua'] }, c);
       const r = await api.call('/v1/account', { method: 'DELETE', headers: cookieHeaders(c) });
       expect(r.status, JSON.stringify(r.body)).to.equal(200);
-      expect((await api.call('/v1/account', { headers: cookieHeaders(c) })).status).to.equal(401);
-      expect((await api.call('/v1/key', { headers: { authorization: `Bearer ${key.secret}` } })).status).to.equal(401);
+      expectErrorShape(await api.call('/v1/account', { headers: cookieHeaders(c) }), 401, 'session_required');
+      expectErrorShape(await api.call('/v1/key', { headers: { authorization: `Bearer ${key.secret}` } }), 401, 'key_revoked');
       let failed = false;
       try {
         await api.signIn(who);

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { expectErrorShape } from '../support/error-shape.js';
 import { request } from 'node:http';
 import { generate } from 'otplib';
 import { eachStore } from '../support/stores.js';
@@ -83,7 +84,7 @@ eachStore('Sign-in: e-mail + password (argon2id) + TOTP, session cookie', (kind)
     const c = await code();
     expect((await signIn({ email: api.demo.email, password: api.demo.password, totp: c })).status).to.equal(201);
     const again = await signIn({ email: api.demo.email, password: api.demo.password, totp: c });
-    expect(again.status).to.equal(401);
+    expectErrorShape(again, 401, 'sign_in_failed');
   });
 
   it('two concurrent sign-ins with one code: only one gets a session (RFC 6238 §5.2)', async () => {

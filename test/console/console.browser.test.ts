@@ -156,6 +156,7 @@ eachStore('Console in headless Chromium', (kind) => {
     expect(await missing.text()).to.include('csrf_failed');
     const wrong = await page.request.post(`${api.base}/console/keys/${keyId}/revoke`, { ...form, data: `_csrf=${'x'.repeat(43)}` });
     expect(wrong.status()).to.equal(403);
+    expect(await wrong.text()).to.include('csrf_failed');
     expect((await fetch(`${api.base}/v1/domains`, { headers: bearer(secret) })).status, 'the key still works').to.equal(200);
     // The page's own form (with the session's token) does revoke it.
     await page.goto(`${api.base}/console/keys`);

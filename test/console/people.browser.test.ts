@@ -59,6 +59,7 @@ eachStore('Console people and account pages in headless Chromium', (kind) => {
     // The link works once.
     const again = await other.goto(`${api.base}${new URL(link).pathname}${new URL(link).search}`);
     expect(again!.status()).to.equal(404);
+    expect(await again!.text()).to.include('<code>invitation_invalid</code>');
     await other.context().close();
   });
 

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { expectErrorShape } from '../support/error-shape.js';
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
@@ -85,12 +86,12 @@ eachStore('Webhooks: Standard Webhooks delivery, retries, 410, redeliver, rotati
     expect(events.map((e: any) => e.data.webhook_id)).to.include(r.body.id);
     // a key without webhook.manage is refused
     const ro = await api.issueKey({ environment: 'test', rights: ['domain.read'], label: 'prod' });
-    expect((await write('POST', '/v1/webhooks', body, ro.secret)).status).to.equal(403);
+    expectErrorShape(await write('POST', '/v1/webhooks', body, ro.secret), 403, 'right_missing');
     expect((await write('POST', '/v1/webhooks', { url: rx.url('/x'), events: ['no.such'] })).body.error.code).to.equal(
       'event_type_unknown',
     );
     expect((await write('DELETE', `/v1/webhooks/${r.body.id}`)).status).to.equal(204);
-    expect((await get(`/v1/webhooks/${r.body.id}`)).status).to.equal(404);
+    expectErrorShape(await get(`/v1/webhooks/${r.body.id}`), 404, 'webhook_not_found');
   });
 
   it('delivers signed per Standard Webhooks: the receiver verifies with standardwebhooks; 2xx = delivered; the log has code, latency, 1 KiB of body', async () => {

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { expectErrorShape } from '../support/error-shape.js';
 import { randomUUID } from 'node:crypto';
 import type { Route } from '../../adapters/http/index.js';
 import { DomainError } from '../../core/kernel/errors.js';
@@ -164,7 +165,7 @@ eachStore('Idempotency-Key (seed 4)', (kind) => {
     expect(r.body.error.code).to.equal('domain_taken');
     expect(await effects('f')).to.equal(0);
     const again = await post('/v1/test/taken', { label: 'f' }, k);
-    expect(again.status).to.equal(409);
+    expectErrorShape(again, 409, 'domain_taken');
     expect(again.headers.get('idempotent-replayed')).to.equal('true');
   });
 
@@ -248,7 +249,7 @@ eachStore('Idempotency-Key (seed 4)', (kind) => {
   it('is checked after authentication: a bad key is 401 and nothing is stored', async () => {
     const k = randomUUID();
     const r = await post('/v1/test/writes', { label: 'k' }, k, 'dmk_test_nonsense');
-    expect(r.status).to.equal(401);
+    expectErrorShape(r, 401, 'key_invalid');
     expect(await api.system.store.knex('idempotency_keys').where({ key: k }).first()).to.equal(undefined);
   });
 

@@ -95,7 +95,9 @@ eachStore('Slow clients: header time and body idle time are bound, a flowing upl
     c.socket.write(
       'POST /v1/test/body-size HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"pad\r\n',
     );
-    expect(statusOf(await c.closed)).to.equal(408);
+    const raw = await c.closed;
+    expect(statusOf(raw), raw).to.equal(408);
+    expect(jsonOf(raw).error.code).to.equal('request_timeout');
   });
 
   it('headers that never finish: Node answers 408 and closes', async () => {

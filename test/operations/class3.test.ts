@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { expectErrorShape } from '../support/error-shape.js';
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import type { EnvironmentAdapters } from '../../src/tokens.js';
@@ -306,7 +307,7 @@ eachStore('Class 3 operations', (kind) => {
   it('labels: a confirmed change widens what label-scoped keys reach at once', async () => {
     const r = await write('PUT', '/v1/domains/domivka-blog.kyiv.ua/labels', ownerA, { labels: ['blog', 'prod'] });
     expect(r.status).to.equal(202);
-    expect((await get('/v1/domains/domivka-blog.kyiv.ua', ownerB)).status).to.equal(403); // B's key is prod-scoped
+    expectErrorShape(await get('/v1/domains/domivka-blog.kyiv.ua', ownerB), 403, 'right_missing'); // B's key is prod-scoped
     const c = await write('POST', `/v1/operations/${r.body.id}/confirm`, ownerB);
     expect(c.status).to.equal(404); // B's key does not reach the blog yet: it cannot even see the operation
     expect(c.body.error.code).to.equal('operation_not_found');
@@ -342,7 +343,7 @@ eachStore('Class 3 operations', (kind) => {
     expect(mine.length).to.be.greaterThan(0);
     expect(mine.every((o: any) => o.domain === 'domivka-blog.kyiv.ua')).to.equal(true);
     const other = (await get('/v1/operations?domain=domivka-demo.dev', ownerA)).body.data[0];
-    expect((await get(`/v1/operations/${other.id}`, reader)).status).to.equal(404);
+    expectErrorShape(await get(`/v1/operations/${other.id}`, reader), 404, 'operation_not_found');
     const all = (await get('/v1/operations?limit=200', ownerA)).body.data;
     const paged: any[] = [];
     let cursor: string | null = null;

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { expectErrorShape } from '../support/error-shape.js';
 import knexFactory from 'knex';
 import { SqlStore } from '../../adapters/sql/index.js';
 import type { Change } from '../../core/kernel/change-feed.port.js';
@@ -64,7 +65,7 @@ eachStore('Change feed across processes', (kind) => {
     const cookie = await api.signIn();
     await api.call(`/v1/account/keys/${k.id}`, { method: 'DELETE', headers: { cookie } });
     // At once in the revoking process…
-    expect((await api.call('/v1/domains/domivka-demo.dev', { headers: bearer(k.secret) })).status).to.equal(401);
+    expectErrorShape(await api.call('/v1/domains/domivka-demo.dev', { headers: bearer(k.secret) }), 401, 'key_revoked');
     // …and within a second in the other.
     const took = await until(async () => (await other.keys.findById(k.id))?.revokedAt != null, 1000);
     expect(took, 'the other process saw the revocation').to.not.equal(null);
