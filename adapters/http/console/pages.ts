@@ -9,6 +9,7 @@ import { html, raw } from './html.js';
 import { alert, csrfField, type View } from './layout.js';
 import { operationPages } from './operations.pages.js';
 import { sandboxPages } from './sandbox.pages.js';
+import { dnsPages } from './dns.pages.js';
 import { errorText } from './error-text.js';
 import type { ConsolePage, ConsoleRequest } from './page.js';
 
@@ -388,8 +389,10 @@ export const pages = (uc: UseCases): ConsolePage[] => [
                   </tbody>
                 </table>`
           }
-          <p class="muted">
-            ${v.t('Записи змінюють через перевірений план DNS (API, право dns.edit).', 'Records are changed through a checked DNS plan (API, right dns.edit).')}
+          <p>
+            <a class="button" href="/console/domains/${encodeURIComponent(d.domain)}/dns"
+              >${v.t('Редагувати DNS-записи', 'Edit the DNS records')}</a
+            >
           </p>
           <h2>${v.t('Дії лише для людей', 'Actions for people only')}</h2>
           <div class="card">
@@ -1292,6 +1295,7 @@ ${
   },
   ...operationPages.pages(uc),
   ...sandboxPages(uc),
+  ...dnsPages(uc),
 ];
 
 export { fields };

