@@ -24,6 +24,9 @@ export const personKey = (args: {
   readonly actor: Actor;
   readonly environment: Environment;
   readonly domains: readonly string[];
+  /** Labels a domain registered with this key carries: a domain.register policy selecting each (the
+   * rule a label-scoped key registers by), so only a person who may register can label that way. */
+  readonly registerLabels?: readonly string[];
   readonly today: string;
   readonly now: Date;
 }): ApiKey => {
@@ -35,7 +38,12 @@ export const personKey = (args: {
     environment: args.environment,
     name: 'console',
     createdBy: args.actor.personId,
-    policies: rights.map((right) => ({ right, resources: { domains } })),
+    policies: [
+      ...rights.map((right) => ({ right, resources: { domains } })),
+      ...(rights.includes('domain.register')
+        ? (args.registerLabels ?? []).map((label) => ({ right: 'domain.register' as const, resources: { label } }))
+        : []),
+    ],
     conditions: { cidr: null, expiresOn: args.today, spendLimit: null },
     class: maxClassOf(args.actor),
     secretHash: '',

@@ -151,4 +151,81 @@ eachStore('Console: a person’s day (headless Chromium)', (kind) => {
     await shots('dns-history');
     expect(await wide.locator('#history + table tbody tr').count()).to.be.at.least(2);
   });
+
+  it('money: search, register with a label (a bad label shown on the form first), renew, auto-renew; reloads charge nothing twice', async () => {
+    const balance = async () => (await api.call('/v1/billing/balance', { headers: bearer(reader) })).body.balance.amount as number;
+    const start = await balance();
+    await wide.goto(`${api.base}/console/`);
+    await nav(wide, wide.click('text=Find and register a domain'));
+    await wide.fill('#q', 'console-day');
+    await nav(wide, wide.click('button:has-text("Search")'));
+    await shots('search');
+    const first = wide
+      .locator('#results tbody tr')
+      .filter({ has: wide.locator('a', { hasText: 'Register' }) })
+      .first();
+    const name = (await first.locator('th').textContent())!.trim().split(/\s/)[0]!;
+    await nav(wide, first.locator('a', { hasText: 'Register' }).click());
+    await wide.selectOption('#reg-years', '2');
+    await wide.fill('#reg-labels', 'Not A Label');
+    await nav(wide, wide.click('button:has-text("Register and pay")'));
+    expect(await wide.locator('#err-labels').textContent()).to.include('Not A Label');
+    expect(await wide.inputValue('#reg-labels')).to.equal('Not A Label');
+    expect(await wide.inputValue('#reg-years')).to.equal('2');
+    await shots('register-error');
+    expect(await balance()).to.equal(start);
+    await wide.fill('#reg-labels', 'prod');
+    await nav(wide, wide.click('button:has-text("Register and pay")'));
+    expect(await wide.locator('main').textContent()).to.include('The domain is registered');
+    await shots('domain-registered');
+    const registered = await balance();
+    expect(registered).to.be.below(start);
+    await wide.reload();
+    expect(await balance()).to.equal(registered);
+    const owner = (await api.issueKey({ environment: 'test', rights: ['domain.read'], label: 'prod' })).secret;
+    const d1 = (await api.call(`/v1/domains/${name}`, { headers: bearer(owner) })).body;
+    expect(d1.labels).to.deep.equal(['prod']);
+    await wide.selectOption('#renew-years', '1');
+    await nav(wide, wide.click('button:has-text("Renew and pay")'));
+    expect(await wide.locator('main').textContent()).to.include('The domain was renewed');
+    const d2 = (await api.call(`/v1/domains/${name}`, { headers: bearer(owner) })).body;
+    expect(Number(d2.expires_at.slice(0, 4))).to.equal(Number(d1.expires_at.slice(0, 4)) + 1);
+    const renewed = await balance();
+    expect(renewed).to.be.below(registered);
+    await wide.reload();
+    expect(await balance()).to.equal(renewed);
+    expect((await api.call(`/v1/domains/${name}`, { headers: bearer(owner) })).body.expires_at).to.equal(d2.expires_at);
+    await nav(wide, wide.click('button:has-text("Switch off")'));
+    expect((await api.call(`/v1/domains/${name}`, { headers: bearer(owner) })).body.auto_renew).to.equal(false);
+    // Every owner is told of the class 2 actions, as through the API.
+    await wide.goto(`${api.base}/console/notices`);
+    expect(await wide.locator('main').textContent()).to.include(name);
+  });
+
+  it('money: top up in hryvnias from the saved card (a bad amount explained first); transactions filter; a reload tops up nothing twice', async () => {
+    const balance = async () => (await api.call('/v1/billing/balance', { headers: bearer(reader) })).body.balance.amount as number;
+    await wide.goto(`${api.base}/console/billing`);
+    await wide.fill('#topup-amount', '12 abc');
+    await nav(wide, wide.click('button:has-text("Top up")'));
+    expect(await wide.locator('#err-amount').textContent()).to.include('hryvnias');
+    expect(await wide.inputValue('#topup-amount')).to.equal('12 abc');
+    await wide.fill('#topup-amount', '50');
+    await nav(wide, wide.click('button:has-text("Top up")'));
+    expect(await wide.locator('#err-amount').textContent()).to.include('100');
+    const before = await balance();
+    await wide.fill('#topup-amount', '500,50');
+    await nav(wide, wide.click('button:has-text("Top up")'));
+    expect(await wide.locator('main').textContent()).to.include('topped up');
+    await shots('billing-topped-up');
+    expect(await balance()).to.equal(before + 50_050);
+    await wide.reload();
+    expect(await balance()).to.equal(before + 50_050);
+    await nav(wide, wide.click('text=All transactions, with filters'));
+    await wide.selectOption('#f-kind', 'topup');
+    await nav(wide, wide.click('button:has-text("Show")'));
+    const rows = wide.locator('#transactions tbody tr');
+    expect(await rows.count()).to.equal(1);
+    expect(await rows.first().textContent()).to.include('500.50');
+    await shots('transactions-filtered');
+  });
 });

@@ -16,7 +16,12 @@ import type { ConsoleRequest } from './page.js';
  * What the console's action pages share: the person's transient key (so the pages call the same use cases
  * as the API, under the same rule of classes), form reading, and an error shown next to its form.
  */
-export const keyFor = async (uc: UseCases, r: ConsoleRequest, extraDomains: readonly string[] = []): Promise<ApiKey> => {
+export const keyFor = async (
+  uc: UseCases,
+  r: ConsoleRequest,
+  extraDomains: readonly string[] = [],
+  registerLabels: readonly string[] = [],
+): Promise<ApiKey> => {
   const h = r.human!;
   const list = await uc.humanReads.domainList(h.actor, r.view.env);
   const now = new Date();
@@ -24,6 +29,7 @@ export const keyFor = async (uc: UseCases, r: ConsoleRequest, extraDomains: read
     actor: h.actor,
     environment: r.view.env,
     domains: [...list.map((d) => d.domain), ...extraDomains],
+    registerLabels,
     today: now.toISOString().slice(0, 10),
     now,
   });
