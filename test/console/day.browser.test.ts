@@ -5,6 +5,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { TOKENS } from '../../src/tokens.js';
 import { eachStore } from '../support/stores.js';
 import { bearer, startApi, type TestApi } from '../support/system.js';
+import { Receiver } from '../events/support.js';
 import { launch, signInThroughForm } from './browser.js';
 
 /**
@@ -23,6 +24,7 @@ eachStore('Console: a person’s day (headless Chromium)', (kind) => {
   let phone: Page;
   let phoneCtx: BrowserContext;
   let reader = '';
+  let rx: Receiver;
   const tag = kind.engine;
   const nav = (p: Page, action: Promise<unknown>) => Promise.all([p.waitForNavigation(), action]);
   /** Both widths of the page the wide context is on (the phone context shares its sign-in). */
@@ -45,7 +47,8 @@ eachStore('Console: a person’s day (headless Chromium)', (kind) => {
 
   before(async function () {
     this.timeout(120_000);
-    api = await startApi(kind);
+    api = await startApi(kind, { env: { WEBHOOKS_ALLOW_LOOPBACK: '1', WEBHOOKS_TIMEOUT_MS: '2000' } });
+    rx = await new Receiver(() => ({ status: 200, body: 'thanks' })).start();
     browser = await launch();
     const ctx = await browser.newContext({ locale: 'en-GB', viewport: { width: 1280, height: 900 } });
     wide = await ctx.newPage();
@@ -60,6 +63,7 @@ eachStore('Console: a person’s day (headless Chromium)', (kind) => {
   });
   after(async () => {
     await browser?.close();
+    await rx?.stop();
     await api?.close();
   });
 
@@ -227,5 +231,101 @@ eachStore('Console: a person’s day (headless Chromium)', (kind) => {
     expect(await rows.count()).to.equal(1);
     expect(await rows.first().textContent()).to.include('500.50');
     await shots('transactions-filtered');
+  });
+
+  it('certificates: request names with a wildcard (a name outside the account refused first), watch it issue, download chain and key, revoke', async () => {
+    await wide.goto(`${api.base}/console/certificates`);
+    await wide.fill('#cert-names', 'www.not-ours.example');
+    await nav(wide, wide.click('button:has-text("Request")'));
+    expect(await wide.locator('.alert.error').textContent()).to.match(/not-ours|right|not found/i);
+    expect(await wide.inputValue('#cert-names')).to.equal('www.not-ours.example');
+    await shots('certificates-error');
+    await wide.fill('#cert-names', `shop.${ZONE}\n*.${ZONE}`);
+    await nav(wide, wide.click('button:has-text("Request")'));
+    expect(await wide.locator('#cert-status').textContent()).to.include('waiting');
+    await shots('certificate-pending');
+    await api.system.get(TOKENS.IssuanceQueue).drain();
+    await wide.reload();
+    expect(await wide.locator('#cert-status').textContent()).to.include('issued');
+    await shots('certificate-issued');
+    const chain = await wide.request.get(`${wide.url().split('?')[0]}/chain`);
+    expect(await chain.text()).to.match(/^-----BEGIN CERTIFICATE-----/);
+    const pkey = await wide.request.get(`${wide.url().split('?')[0]}/private-key`);
+    expect(await pkey.text()).to.include('PRIVATE KEY-----');
+    await nav(wide, wide.click('button:has-text("Revoke the certificate")'));
+    expect(await wide.locator('#cert-status').textContent()).to.include('revoked');
+    await wide.reload();
+    expect(await wide.locator('#cert-status').textContent()).to.include('revoked');
+    await wide.goto(`${api.base}/console/certificates`);
+    expect(await wide.locator('#certificates tbody tr').count()).to.equal(1);
+    await shots('certificates');
+  });
+
+  it('monitoring: a bad interval is shown on the form; create a check, run it, see its charts and report; edit; a reload creates nothing twice', async () => {
+    await wide.goto(`${api.base}/console/monitors`);
+    await nav(wide, wide.click('text=+ Domain expiry'));
+    await wide.selectOption('#mon-domain', ZONE);
+    await wide.fill('#mon-interval', 'often');
+    await nav(wide, wide.click('button:has-text("Create the check")'));
+    expect(await wide.locator('#err-interval_seconds').textContent()).to.match(/integer/);
+    expect(await wide.inputValue('#mon-interval')).to.equal('often');
+    await shots('monitor-form-error');
+    await wide.fill('#mon-interval', '10');
+    await nav(wide, wide.click('button:has-text("Create the check")'));
+    expect(await wide.locator('main').textContent()).to.include('The check was created');
+    await api.system.get(TOKENS.RunMonitorChecks).run();
+    api.clock.advance(11_000);
+    await api.system.get(TOKENS.RunMonitorChecks).run();
+    await wide.reload();
+    expect(await wide.locator('svg.chart').count()).to.equal(2);
+    expect(await wide.locator('svg.chart rect.up').count()).to.be.at.least(2);
+    expect(await wide.locator('#report-table tbody tr').first().textContent()).to.include('100%');
+    await shots('monitor-chart');
+    await wide.fill('#mon-min_days_valid', '45');
+    await nav(wide, wide.click('button:has-text("Save")'));
+    expect(await wide.inputValue('#mon-min_days_valid')).to.equal('45');
+    await wide.goto(`${api.base}/console/monitors`);
+    expect(await wide.locator('#monitors tbody tr').count()).to.equal(1);
+    await shots('monitors');
+  });
+
+  it('webhooks: create (the secret shown once, gone on reload), an event is delivered with its response code, redeliver, disable; the event feed filters', async () => {
+    await wide.goto(`${api.base}/console/webhooks`);
+    await wide.fill('#wh-url', 'ftp://nowhere');
+    await nav(wide, wide.click('button:has-text("Create the webhook")'));
+    expect(await wide.locator('.alert.error').count()).to.be.at.least(1);
+    expect(await wide.inputValue('#wh-url')).to.equal('ftp://nowhere');
+    await shots('webhook-error');
+    await wide.fill('#wh-url', rx.url('/hook'));
+    await nav(wide, wide.click('button:has-text("Create the webhook")'));
+    expect(await wide.locator('#wh-secret').textContent()).to.match(/^whsec_/);
+    await shots('webhook-secret');
+    await wide.reload();
+    expect(await wide.locator('#wh-secret').count()).to.equal(0);
+    expect(await wide.locator('main').textContent()).to.include('already shown');
+    // Something happens (auto-renew switched in the console), the worker publishes and delivers it.
+    const here = wide.url().split('?')[0]!;
+    await wide.goto(`${api.base}/console/domains/${ZONE}`);
+    await nav(wide, wide.click('button:has-text("Switch o")'));
+    await api.system.get(TOKENS.PublishEvents).run();
+    await api.system.get(TOKENS.DeliverWebhooks).runOnce();
+    expect(rx.received.length).to.be.at.least(1);
+    await wide.goto(here);
+    const log = wide.locator('#delivery-log tbody tr');
+    expect(await log.count()).to.be.at.least(1);
+    expect(await log.first().locator('.response-code').first().textContent()).to.include('200');
+    await shots('webhook-deliveries');
+    const before = await log.count();
+    await nav(wide, log.first().locator('button', { hasText: 'Send again' }).click());
+    expect(await wide.locator('main').textContent()).to.include('queued to be sent again');
+    await wide.reload();
+    expect(await wide.locator('#delivery-log tbody tr').count()).to.equal(before + 1);
+    await nav(wide, wide.click('button:has-text("Disable")'));
+    expect(await wide.locator('main').textContent()).to.include('The webhook was disabled');
+    await wide.goto(`${api.base}/console/events?type=dns.plan_applied`);
+    const rows = wide.locator('#events tbody tr');
+    expect(await rows.count()).to.be.at.least(2);
+    for (const t of await rows.locator('code').allTextContents()) expect(t).to.equal('dns.plan_applied');
+    await shots('events');
   });
 });

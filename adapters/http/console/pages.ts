@@ -12,6 +12,9 @@ import { sandboxPages } from './sandbox.pages.js';
 import { dnsPages } from './dns.pages.js';
 import { domainPages } from './domains.pages.js';
 import { billingPages } from './billing.pages.js';
+import { certificatePages } from './certificates.pages.js';
+import { monitorPages } from './monitors.pages.js';
+import { webhookPages } from './webhooks.pages.js';
 import { errorText } from './error-text.js';
 import type { ConsolePage, ConsoleRequest } from './page.js';
 
@@ -1302,6 +1305,9 @@ ${
   ...dnsPages(uc),
   ...domainPages(uc).pages,
   ...billingPages(uc).pages,
+  ...certificatePages(uc),
+  ...monitorPages(uc),
+  ...webhookPages(uc),
 ];
 
 export { fields };
