@@ -15,6 +15,8 @@ import type { WebhooksUseCases } from './routes/webhooks.routes.js';
 /** What the console reads beyond the routes' use cases. */
 export interface ConsoleUseCases {
   readonly humanReads: Pick<HumanReads, 'domainList' | 'domain' | 'billing'>;
+  /** The store's transactions: the console's phased writes (a registration, a top-up) run each phase in one. */
+  readonly consoleWork: { transaction<T>(fn: () => Promise<T>): Promise<T> };
 }
 
 /**

@@ -19,6 +19,7 @@ export const consoleModule = () =>
 const id = <X>(token: ServiceIdentifier<X>) => token;
 
 /** What the routes (and the console) call of this capability. */
-export const consoleUseCases = (c: Container): Pick<UseCases, 'humanReads'> => ({
+export const consoleUseCases = (c: Container): Pick<UseCases, 'humanReads' | 'consoleWork'> => ({
   humanReads: c.get(T.HumanReads),
+  consoleWork: c.get(T.Store).uow,
 });

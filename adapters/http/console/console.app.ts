@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { ERROR_TABLE } from '../error-table.js';
 import type { UseCases } from '../use-cases.js';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
+import { PAGES_CSS } from './pages.css.js';
 import { html, langFrom, type Html, type Lang } from './html.js';
 import { alert, layout, type View } from './layout.js';
 import { pages, type ConsoleRequest } from './pages.js';
@@ -103,7 +104,7 @@ export const consoleMiddleware = (uc: UseCases, deps: ConsoleDeps): Middleware =
     if (ctx.method === 'GET' && ctx.path === '/console/assets/console.css') {
       ctx.type = 'text/css; charset=utf-8';
       ctx.set('Cache-Control', 'public, max-age=300');
-      ctx.body = CONSOLE_CSS;
+      ctx.body = CONSOLE_CSS + PAGES_CSS;
       return;
     }
     ctx.set('Cache-Control', 'no-store');
@@ -208,6 +209,12 @@ export const consoleMiddleware = (uc: UseCases, deps: ConsoleDeps): Middleware =
       if ('redirect' in out) {
         for (const c of out.cookies ?? []) setCookie(c.name, c.value, c);
         return ctx.redirect(out.redirect);
+      }
+      if ('file' in out) {
+        ctx.type = out.file.type;
+        ctx.set('Content-Disposition', `attachment; filename="${out.file.name.replace(/[^\w.-]/g, '_')}"`);
+        ctx.body = out.file.body;
+        return;
       }
       for (const c of out.cookies ?? []) setCookie(c.name, c.value, c);
       for (const [k, v] of Object.entries(out.headers ?? {})) ctx.set(k, v);

@@ -19,6 +19,9 @@ export const csrfField = (v: View) => html`<input type="hidden" name="_csrf" val
 const NAV: ReadonlyArray<{ href: string; uk: string; en: string }> = [
   { href: '/console/', uk: 'Домени', en: 'Domains' },
   { href: '/console/operations', uk: 'Операції', en: 'Operations' },
+  { href: '/console/certificates', uk: 'Сертифікати', en: 'Certificates' },
+  { href: '/console/monitors', uk: 'Моніторинг', en: 'Monitoring' },
+  { href: '/console/webhooks', uk: 'Вебхуки', en: 'Webhooks' },
   { href: '/console/keys', uk: 'Ключі', en: 'Keys' },
   { href: '/console/notices', uk: 'Сповіщення', en: 'Notices' },
   { href: '/console/billing', uk: 'Баланс', en: 'Balance' },

@@ -19,7 +19,9 @@ export interface CookieOut {
 }
 export type PageOut =
   | { title: string; body: Html; status?: number; bare?: boolean; cookies?: CookieOut[]; headers?: Record<string, string> }
-  | { redirect: string; cookies?: CookieOut[] };
+  | { redirect: string; cookies?: CookieOut[] }
+  /** A download (a zone file, a certificate chain): sent as is, not inside the page layout. */
+  | { file: { body: string; type: string; name: string } };
 /** One console page: how it is matched, whether it needs a signed-in person, and what it answers. */
 export interface ConsolePage {
   readonly method: 'GET' | 'POST';

@@ -9,6 +9,12 @@ import { html, raw } from './html.js';
 import { alert, csrfField, type View } from './layout.js';
 import { operationPages } from './operations.pages.js';
 import { sandboxPages } from './sandbox.pages.js';
+import { dnsPages } from './dns.pages.js';
+import { domainPages } from './domains.pages.js';
+import { billingPages } from './billing.pages.js';
+import { certificatePages } from './certificates.pages.js';
+import { monitorPages } from './monitors.pages.js';
+import { webhookPages } from './webhooks.pages.js';
 import { errorText } from './error-text.js';
 import type { ConsolePage, ConsoleRequest } from './page.js';
 
@@ -295,6 +301,7 @@ export const pages = (uc: UseCases): ConsolePage[] => [
       return {
         title: v.t('Домени', 'Domains'),
         body: html`<h1>${v.t('Домени', 'Domains')}</h1>
+          <p><a class="button" href="/console/search">${v.t('Знайти й зареєструвати домен', 'Find and register a domain')}</a></p>
           <p class="lead">
             ${v.env === 'test' ? v.t('Пісочниця: реєстрації та оплати тут виглядають справжніми, але нічого не змінюють.', 'Sandbox: registrations and charges here look real but change nothing.') : v.t('Робоче середовище: усе тут справжнє.', 'Live: everything here is real.')}
           </p>
@@ -344,7 +351,7 @@ export const pages = (uc: UseCases): ConsolePage[] => [
       return {
         title: d.domain,
         body: html`<h1>${d.domain}</h1>
-          ${done(r, 'Готово.', 'Done.')}
+          ${['registered', 'renewed', 'auto-renew'].includes(r.query.done ?? '') ? '' : done(r, 'Готово.', 'Done.')}
           <div class="card">
             <dl class="kv">
               <dt>${v.t('Стан', 'Status')}</dt>
@@ -361,7 +368,7 @@ export const pages = (uc: UseCases): ConsolePage[] => [
               <dd>${d.labels.map((l) => html`<span class="pill">${l}</span>`)}</dd>
             </dl>
           </div>
-          ${ops}
+          ${ops} ${await domainPages(uc).panel(r, d)}
           <h2>${v.t('Записи зони', 'Zone records')}${serial !== null ? html` <small class="muted">(serial ${serial})</small>` : ''}</h2>
           ${
             records.length === 0
@@ -388,8 +395,10 @@ export const pages = (uc: UseCases): ConsolePage[] => [
                   </tbody>
                 </table>`
           }
-          <p class="muted">
-            ${v.t('Записи змінюють через перевірений план DNS (API, право dns.edit).', 'Records are changed through a checked DNS plan (API, right dns.edit).')}
+          <p>
+            <a class="button" href="/console/domains/${encodeURIComponent(d.domain)}/dns"
+              >${v.t('Редагувати DNS-записи', 'Edit the DNS records')}</a
+            >
           </p>
           <h2>${v.t('Дії лише для людей', 'Actions for people only')}</h2>
           <div class="card">
@@ -817,7 +826,7 @@ export const pages = (uc: UseCases): ConsolePage[] => [
       return {
         title: v.t('Баланс', 'Balance'),
         body: html`<h1>${v.t('Баланс і оплата', 'Balance and payment')}</h1>
-          ${done(r, 'Спосіб оплати змінено.', 'The payment method was changed.')}
+          ${r.query.done === 'card' ? done(r, 'Спосіб оплати змінено.', 'The payment method was changed.') : ''}
           <div class="card">
             <dl class="kv">
               <dt>${v.t('Баланс', 'Balance')}</dt>
@@ -826,6 +835,7 @@ export const pages = (uc: UseCases): ConsolePage[] => [
               <dd>${card ? `${card.brand} •••• ${card.last4}` : v.t('не збережено', 'none saved')}</dd>
             </dl>
           </div>
+          ${await billingPages(uc).panel(r)}
           <h2>${v.t('Змінити спосіб оплати', 'Change the payment method')}</h2>
           <div class="card">
             ${
@@ -1292,6 +1302,12 @@ ${
   },
   ...operationPages.pages(uc),
   ...sandboxPages(uc),
+  ...dnsPages(uc),
+  ...domainPages(uc).pages,
+  ...billingPages(uc).pages,
+  ...certificatePages(uc),
+  ...monitorPages(uc),
+  ...webhookPages(uc),
 ];
 
 export { fields };

@@ -1,0 +1,236 @@
+import { personMay } from '../../../core/access/person-key.js';
+import type { TransactionView } from '../../../core/billing/read-billing.use-case.js';
+import { kyivMonth } from '../../../core/kernel/dates.js';
+import { DomainError } from '../../../core/kernel/errors.js';
+import { billingRoutes } from '../routes/billing.routes.js';
+import type { UseCases } from '../use-cases.js';
+import { attempt, checkpoints, errorBox, field, fieldError, keyFor, postForm, uah, when } from './acting.js';
+import { html, type Html } from './html.js';
+import { alert, type View } from './layout.js';
+import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
+import { validateBody } from './acting.js';
+
+/**
+ * Money in the console: the spend this month, a top-up from the saved card (typed in hryvnias, sent as
+ * kopiykas to the same use case as POST /v1/billing/topups) and the transactions with filters.
+ */
+const SPENDING = new Set(['registration', 'renewal', 'restore']);
+const KINDS = ['grant', 'topup', 'registration', 'renewal', 'restore', 'refund'] as const;
+const STATUSES = ['pending', 'posted', 'voided'] as const;
+
+/** Hryvnias as typed ("500", "500,50", "1 000.5") → kopiykas; null when it is not an amount. */
+export const kopiykasOf = (text: string): number | null => {
+  const m = /^\s*(\d{1,9})(?:[.,](\d{1,2}))?\s*(?:₴|грн|uah)?\s*$/i.exec(text.replace(/[\s\u00a0](?=\d{3}\b)/g, ''));
+  return m ? Number(m[1]) * 100 + Number((m[2] ?? '').padEnd(2, '0')) : null;
+};
+
+const kindName = (v: View, k: string) =>
+  ({
+    grant: v.t('нарахування', 'grant'),
+    topup: v.t('поповнення', 'top-up'),
+    registration: v.t('реєстрація', 'registration'),
+    renewal: v.t('продовження', 'renewal'),
+    restore: v.t('відновлення', 'restore'),
+    refund: v.t('повернення', 'refund'),
+  })[k] ?? k;
+
+/** Up to `max` newest transactions through the API's use case (cursor pages). */
+const recent = async (uc: UseCases, r: ConsoleRequest, max = 1000): Promise<TransactionView[]> => {
+  const key = await keyFor(uc, r);
+  const out: TransactionView[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await uc.readBilling.transactions(key, { limit: 200, ...(cursor ? { cursor } : {}) });
+    out.push(...page.data);
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor && out.length < max);
+  return out;
+};
+
+export const billingPages = (uc: UseCases) => {
+  const routes = billingRoutes(uc);
+
+  const panel = async (r: ConsoleRequest, typed?: { amount: string; error: DomainError }): Promise<Html> => {
+    const v = r.view;
+    const month = kyivMonth(new Date());
+    const rows = await recent(uc, r, 400);
+    const spent = rows
+      .filter(
+        (t) => SPENDING.has(t.kind) && t.status !== 'voided' && new Date(t.created_at) >= month.start && new Date(t.created_at) < month.end,
+      )
+      .reduce((s, t) => s - t.amount.amount, 0);
+    const may = personMay(r.human!.actor, 'billing.topup');
+    const amountError = typed?.error;
+    return html`<h2 id="spend">${v.t('Витрати цього місяця', 'Spent this month')}</h2>
+      <div class="card">
+        <p>
+          <strong>${uah(Math.max(0, spent))}</strong>
+          <span class="muted">(${month.month}; ${v.t('реєстрації й продовження', 'registrations and renewals')})</span>
+        </p>
+        <p><a href="/console/billing/transactions">${v.t('Усі операції з фільтрами', 'All transactions, with filters')}</a></p>
+      </div>
+      <h2 id="top-up">${v.t('Поповнити баланс', 'Top up the balance')}</h2>
+      <div class="card">
+        ${r.query.done === 'topup' ? alert('ok', v.t('Баланс поповнено зі збереженої картки; власників сповіщено.', 'The balance was topped up from the saved card; the owners were notified.')) : ''}
+        ${
+          !may
+            ? html`<p class="muted">
+                ${v.t('Поповнюють лише власники (учасники — до класу 1).', 'Only owners top up (members go up to class 1).')}
+              </p>`
+            : html`${alert('info', v.t('Дія класу 2 (гроші): списання зі збереженої картки; усі власники отримають сповіщення.', 'A class 2 action (money): the saved card is charged; every owner is notified.'))}
+              ${amountError ? errorBox(v, amountError) : ''}
+              ${postForm(
+                v,
+                '/console/billing/top-up',
+                html`<label for="topup-amount">${v.t('Сума, ₴', 'Amount, UAH')}</label>
+                  <input
+                    id="topup-amount"
+                    name="amount"
+                    type="text"
+                    inputmode="decimal"
+                    value="${typed?.amount ?? ''}"
+                    placeholder="500"
+                    aria-describedby="topup-hint"
+                    ${amountError ? html`aria-invalid="true"` : ''}
+                  />
+                  ${fieldError(v, amountError, 'amount')}
+                  <p class="hint" id="topup-hint">
+                    ${v.t('Від 100 до 500 000 ₴; копійки через кому.', 'From 100 to 500,000 UAH; kopiykas after a comma or point.')}
+                  </p>
+                  <div class="actions"><button type="submit">${v.t('Поповнити', 'Top up')}</button></div>`,
+              )}`
+        }
+      </div>`;
+  };
+
+  const transactions = async (r: ConsoleRequest): Promise<PageOut> => {
+    const v = r.view;
+    const q = {
+      kind: r.query.kind ?? '',
+      status: r.query.status ?? '',
+      domain: (r.query.domain ?? '').trim().toLowerCase(),
+      from: r.query.from ?? '',
+      to: r.query.to ?? '',
+    };
+    const all = await recent(uc, r);
+    const rows = all.filter(
+      (t) =>
+        (!q.kind || t.kind === q.kind) &&
+        (!q.status || t.status === q.status) &&
+        (!q.domain || (t.domain ?? '').includes(q.domain)) &&
+        (!q.from || t.created_at.slice(0, 10) >= q.from) &&
+        (!q.to || t.created_at.slice(0, 10) <= q.to),
+    );
+    const total = rows.filter((t) => t.status !== 'voided').reduce((s, t) => s + t.amount.amount, 0);
+    return {
+      title: v.t('Операції', 'Transactions'),
+      body: html`<p><a href="/console/billing">← ${v.t('Баланс', 'Balance')}</a></p>
+        <h1>${v.t('Операції з балансом', 'Balance transactions')}</h1>
+        <form method="get" action="/console/billing/transactions" class="filters">
+          <div>
+            <label for="f-kind">${v.t('Вид', 'Kind')}</label>
+            <select id="f-kind" name="kind">
+              <option value="">${v.t('усі', 'all')}</option>
+              ${KINDS.map((k) => html`<option value="${k}" ${q.kind === k ? html`selected` : ''}>${kindName(v, k)}</option>`)}
+            </select>
+          </div>
+          <div>
+            <label for="f-status">${v.t('Стан', 'Status')}</label>
+            <select id="f-status" name="status">
+              <option value="">${v.t('усі', 'all')}</option>
+              ${STATUSES.map((k) => html`<option value="${k}" ${q.status === k ? html`selected` : ''}>${k}</option>`)}
+            </select>
+          </div>
+          <div>
+            <label for="f-domain">${v.t('Домен', 'Domain')}</label><input id="f-domain" name="domain" type="text" value="${q.domain}" />
+          </div>
+          <div><label for="f-from">${v.t('Від', 'From')}</label><input id="f-from" name="from" type="date" value="${q.from}" /></div>
+          <div><label for="f-to">${v.t('До', 'To')}</label><input id="f-to" name="to" type="date" value="${q.to}" /></div>
+          <button type="submit">${v.t('Показати', 'Show')}</button>
+          <a href="/console/billing/transactions">${v.t('Скинути', 'Reset')}</a>
+        </form>
+        <table class="stack" id="transactions">
+          <caption>
+            ${v.t(`Операцій: ${rows.length}; разом (без анульованих): ${uah(total)}`, `${rows.length} transaction(s); total (voided excluded): ${uah(total)}`)}
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">${v.t('Коли', 'When')}</th>
+              <th scope="col">${v.t('Вид', 'Kind')}</th>
+              <th scope="col">${v.t('Опис', 'Description')}</th>
+              <th scope="col">${v.t('Домен', 'Domain')}</th>
+              <th scope="col">${v.t('Стан', 'Status')}</th>
+              <th scope="col" class="num">${v.t('Сума', 'Amount')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            ${rows.map(
+              (t) =>
+                html`<tr>
+                  <td data-label="${v.t('Коли', 'When')}">${when(t.created_at, v)}</td>
+                  <td data-label="${v.t('Вид', 'Kind')}">${kindName(v, t.kind)}</td>
+                  <td data-label="${v.t('Опис', 'Description')}">${t.description}</td>
+                  <td data-label="${v.t('Домен', 'Domain')}">${t.domain ?? '—'}</td>
+                  <td data-label="${v.t('Стан', 'Status')}">
+                    <span class="pill ${t.status === 'posted' ? 'ok' : t.status === 'pending' ? 'warn' : 'bad'}">${t.status}</span>
+                  </td>
+                  <td class="num" data-label="${v.t('Сума', 'Amount')}">${uah(t.amount.amount)}</td>
+                </tr>`,
+            )}
+          </tbody>
+        </table>`,
+    };
+  };
+
+  const pages: ConsolePage[] = [
+    { method: 'GET', pattern: /^\/console\/billing\/transactions$/, auth: true, handle: transactions },
+    {
+      method: 'POST',
+      pattern: /^\/console\/billing\/top-up$/,
+      auth: true,
+      handle: async (r) => {
+        const typed = field(r, 'amount');
+        const amount = kopiykasOf(typed);
+        const out = await attempt(async () => {
+          if (amount === null)
+            throw new DomainError('validation_failed', {}, [
+              {
+                field: '/body/amount',
+                rule: 'type',
+                message: {
+                  uk: 'Введіть суму в гривнях, наприклад 500 або 500,50.',
+                  en: 'Type an amount in hryvnias, such as 500 or 500.50.',
+                },
+              },
+            ]);
+          validateBody(routes, 'topUp', { amount });
+          return uc.topUp.execute(await keyFor(uc, r), amount, checkpoints(uc));
+        });
+        if ('error' in out) {
+          const v = r.view;
+          const e = out.error;
+          // The schema counts kopiykas; the person typed hryvnias: say the limits in hryvnias.
+          const shown =
+            e.code === 'validation_failed' && amount !== null
+              ? new DomainError('validation_failed', {}, [
+                  {
+                    field: '/body/amount',
+                    rule: 'range',
+                    message: { uk: 'Сума має бути від 100 до 500 000 ₴.', en: 'The amount must be from 100 to 500,000 UAH.' },
+                  },
+                ])
+              : e;
+          return {
+            status: 422,
+            title: v.t('Поповнення', 'Top-up'),
+            body: html`<p><a href="/console/billing">← ${v.t('Баланс', 'Balance')}</a></p>
+              <h1>${v.t('Поповнення не вдалося', 'The top-up did not go through')}</h1>
+              ${await panel(r, { amount: typed, error: shown })}`,
+          };
+        }
+        return { redirect: '/console/billing?done=topup#top-up' };
+      },
+    },
+  ];
+  return { pages, panel };
+};

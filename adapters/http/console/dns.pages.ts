@@ -1,0 +1,646 @@
+import type { DomainError } from '../../../core/kernel/errors.js';
+import type { CheckResult, PlanView } from '../../../core/dns/plans/plan.js';
+import type { ChangeInput } from '../../../core/dns/plans/plan-builder.js';
+import { RECORD_TYPES } from '../../../core/dns/zone/record-set.js';
+import { dnsRoutes } from '../routes/dns.routes.js';
+import type { UseCases } from '../use-cases.js';
+import { attempt, checkpoints, enc, errorBox, field, fieldError, fieldMessages, keyFor, postForm, validateBody, when } from './acting.js';
+import { html, type Html } from './html.js';
+import { alert, type View } from './layout.js';
+import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
+
+/**
+ * The DNS editor. A half-made plan (the draft: the changes typed so far) travels in the address as
+ * base64url JSON, so a reload, a back button or an error never loses it and nothing is stored until the
+ * person asks for a review. "Review" makes a plan through the same use case as POST /dns/plans (every
+ * check, in the person's language); "Apply" applies exactly that plan by its id.
+ */
+
+/** Types a person edits (the apex SOA belongs to the service; the plan refuses it with its reason). */
+const EDITABLE = RECORD_TYPES.filter((t) => t !== 'SOA');
+
+const HINTS: Record<string, [string, string, string]> = {
+  A: ['IPv4-адреса, одна в рядку', 'IPv4 address, one per line', '203.0.113.10'],
+  AAAA: ['IPv6-адреса, одна в рядку', 'IPv6 address, one per line', '2001:db8::10'],
+  CNAME: ['одне ім’я, на яке вказує цей запис', 'one name this record points to', 'target.example.net.'],
+  MX: ['пріоритет і поштовий сервер', 'priority and mail server', '10 mail.example.net.'],
+  NS: ['сервер імен піддомену', 'a nameserver of the subdomain', 'ns1.example.net.'],
+  TXT: ['текст, одне значення в рядку (лапки не потрібні)', 'text, one value per line (no quotes needed)', 'v=spf1 -all'],
+  SPF: ['текст політики SPF', 'SPF policy text', 'v=spf1 -all'],
+  SRV: ['пріоритет, вага, порт, ціль', 'priority, weight, port, target', '10 5 5060 sip.example.net.'],
+  CAA: ['прапорці, тег, значення', 'flags, tag, value', '0 issue "letsencrypt.org"'],
+  DNAME: ['ім’я, на яке переноситься все дерево', 'the name the whole subtree maps to', 'example.net.'],
+  PTR: ['ім’я вузла', 'a host name', 'host.example.net.'],
+};
+
+type Draft = ChangeInput[];
+
+export const encodeDraft = (d: Draft): string => (d.length === 0 ? '' : Buffer.from(JSON.stringify(d), 'utf8').toString('base64url'));
+const decodeDraft = (s: string | undefined): Draft => {
+  if (!s) return [];
+  try {
+    const v: unknown = JSON.parse(Buffer.from(s, 'base64url').toString('utf8'));
+    return Array.isArray(v) ? (v.filter((c) => c && typeof c === 'object') as Draft) : [];
+  } catch {
+    return [];
+  }
+};
+/** A plan's changes as a draft again (to edit it further or plan it anew). */
+const draftOf = (p: PlanView): Draft =>
+  p.changes.map((c) => ({
+    action: c.action,
+    name: c.name,
+    type: c.type,
+    ...(c.ttl !== undefined ? { ttl: c.ttl } : {}),
+    ...(c.values ? { values: [...c.values] } : {}),
+    ...(c.current ? { current: { ttl: c.current.ttl, values: [...c.current.values] } } : {}),
+  }));
+/** The same changes stated against the zone as it is now: each "current" precondition is read afresh. */
+const refreshed = (d: Draft, now: ReadonlyArray<{ name: string; type: string; ttl: number; values: readonly string[] }>): Draft =>
+  d.map(({ current: _c, ...rest }) => {
+    const set = rest.action === 'create' ? undefined : now.find((s) => s.name === rest.name && s.type === rest.type);
+    return set ? { ...rest, current: { ttl: set.ttl, values: [...set.values] } } : rest;
+  });
+
+const rel = (name: string, zone: string) => (name === zone ? '@' : name.endsWith(`.${zone}`) ? name.slice(0, -zone.length - 1) : name);
+const base = (d: string) => `/console/domains/${enc(d)}/dns`;
+const editorUrl = (d: string, draft: Draft, extra = '') => {
+  const q = [draft.length ? `draft=${encodeDraft(draft)}` : '', extra].filter(Boolean).join('&');
+  return `${base(d)}${q ? `?${q}` : ''}`;
+};
+
+const actionName = (v: View, a: string) =>
+  a === 'create' ? v.t('додати', 'add') : a === 'update' ? v.t('змінити', 'change') : v.t('видалити', 'delete');
+
+const checkList = (v: View, checks: readonly CheckResult[]) =>
+  checks.length === 0
+    ? html`<p>${v.t('Усі перевірки пройдено.', 'Every check passed.')}</p>`
+    : html`<ul class="checks">
+        ${checks.map(
+          (c) =>
+            html`<li class="${c.severity}">
+              <strong>${c.severity === 'error' ? v.t('Помилка', 'Error') : v.t('Попередження', 'Warning')}</strong>
+              <span class="mono">${c.name}${c.type ? ` ${c.type}` : ''}</span>: ${v.lang === 'uk' ? c.message.uk : c.message.en}
+              <span class="muted">(${c.rule})</span>
+            </li>`,
+        )}
+      </ul>`;
+
+const diffTable = (v: View, zone: string, changes: readonly ChangeInput[], opts: { draftRemove?: (i: number) => Html } = {}) =>
+  html`<table class="diff stack">
+    <thead>
+      <tr>
+        <th scope="col">${v.t('Дія', 'Action')}</th>
+        <th scope="col">${v.t('Ім’я', 'Name')}</th>
+        <th scope="col">${v.t('Тип', 'Type')}</th>
+        <th scope="col">${v.t('Було', 'Before')}</th>
+        <th scope="col">${v.t('Стане', 'After')}</th>
+        ${opts.draftRemove ? html`<th scope="col"><span class="muted">${v.t('Дії', 'Actions')}</span></th>` : ''}
+      </tr>
+    </thead>
+    <tbody>
+      ${changes.map(
+        (c, i) =>
+          html`<tr class="${c.action}">
+            <td class="act" data-label="${v.t('Дія', 'Action')}">${actionName(v, c.action)}</td>
+            <td class="mono" data-label="${v.t('Ім’я', 'Name')}">${rel(c.name, zone)}</td>
+            <td data-label="${v.t('Тип', 'Type')}">${c.type}</td>
+            <td class="mono" data-label="${v.t('Було', 'Before')}">
+              ${c.current ? html`<del>TTL ${c.current.ttl}: ${c.current.values.join(' | ')}</del>` : '—'}
+            </td>
+            <td class="mono" data-label="${v.t('Стане', 'After')}">
+              ${c.action === 'delete' ? '—' : html`<ins>TTL ${c.ttl ?? '?'}: ${(c.values ?? []).join(' | ')}</ins>`}
+            </td>
+            ${opts.draftRemove ? html`<td>${opts.draftRemove(i)}</td>` : ''}
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
+
+interface RecordForm {
+  action: 'create' | 'update';
+  name: string;
+  type: string;
+  ttl: string;
+  values: string;
+  current?: { ttl: number; values: string[] };
+}
+
+const recordForm = (v: View, zone: string, draft: Draft, f: RecordForm, err?: { error?: DomainError | null; checks?: CheckResult[] }) => {
+  const hint = HINTS[f.type] ?? HINTS.A!;
+  const checks = err?.checks ?? [];
+  const inv = (name: string, extra = false) => (fieldMessages(v, err?.error, name).length > 0 || extra ? html` aria-invalid="true"` : '');
+  return postForm(
+    v,
+    `${base(zone)}/draft`,
+    html`<input type="hidden" name="draft" value="${encodeDraft(draft)}" />
+      <input type="hidden" name="action" value="${f.action}" />
+      ${f.current ? html`<input type="hidden" name="current" value="${JSON.stringify(f.current)}" />` : ''} ${errorBox(v, err?.error)}
+      ${
+        checks.length > 0
+          ? alert(
+              'error',
+              html`<p>${v.t('Цей запис не пройде перевірки:', 'This record would fail the checks:')}</p>
+                ${checkList(v, checks)}`,
+            )
+          : ''
+      }
+      <label for="rec-name">${v.t('Ім’я', 'Name')}</label>
+      ${
+        f.action === 'update'
+          ? html`<input type="hidden" name="name" value="${f.name}" /><input id="rec-name" type="text" value="${f.name}" readonly />`
+          : html`<input id="rec-name" name="name" type="text" value="${f.name}" placeholder="www" ${inv('changes/0/name')} />
+              ${fieldError(v, err?.error, 'changes/0/name')}`
+      }
+      <p class="hint">${v.t(`Відносно ${zone}; @ — сама зона.`, `Relative to ${zone}; @ is the zone itself.`)}</p>
+      <label for="rec-type">${v.t('Тип', 'Type')}</label>
+      ${
+        f.action === 'update'
+          ? html`<input type="hidden" name="type" value="${f.type}" /><input id="rec-type" type="text" value="${f.type}" readonly />`
+          : html`<select id="rec-type" name="type">
+              ${EDITABLE.map((t) => html`<option value="${t}" ${t === f.type ? html`selected` : ''}>${t} — ${v.t(HINTS[t]![0], HINTS[t]![1])}</option>`)}
+            </select>`
+      }
+      <label for="rec-ttl">TTL (${v.t('секунди', 'seconds')})</label>
+      <input id="rec-ttl" name="ttl" type="text" inputmode="numeric" value="${f.ttl}" ${inv('changes/0/ttl')} />
+      ${fieldError(v, err?.error, 'changes/0/ttl')}
+      <p class="hint">
+        ${v.t('3600 — година; менше — швидші зміни, більше запитів.', '3600 is an hour; lower means faster changes and more queries.')}
+      </p>
+      <label for="rec-values">${v.t('Значення', 'Values')}</label>
+      <textarea id="rec-values" name="values" aria-describedby="rec-values-hint" ${inv('changes/0/values', checks.length > 0)}>
+${f.values}</textarea>
+      ${fieldError(v, err?.error, 'changes/0/values')}
+      <p class="hint" id="rec-values-hint">${v.t(hint[0], hint[1])}. ${v.t('Наприклад', 'For example')}: <code>${hint[2]}</code></p>
+      <div class="actions">
+        <button type="submit">${v.t('Додати до плану', 'Add to the plan')}</button>
+        <a class="button secondary" href="${editorUrl(zone, draft)}">${v.t('Скасувати', 'Cancel')}</a>
+      </div>`,
+  );
+};
+
+export const dnsPages = (uc: UseCases): ConsolePage[] => {
+  const routes = dnsRoutes(uc);
+
+  const editor = async (
+    r: ConsoleRequest,
+    draft: Draft,
+    form?: { f: RecordForm; error?: DomainError | null; checks?: CheckResult[] },
+    status?: number,
+  ): Promise<PageOut> => {
+    const v = r.view;
+    const { domain: d, records, serial } = await uc.humanReads.domain(r.human!.actor, v.env, r.params[0]!);
+    const zone = d.domain;
+    const key = await keyFor(uc, r);
+    const history = await uc.listEvents.execute(key, { types: 'dns.plan_applied', domain: zone, limit: 20 }).catch(() => ({ data: [] }));
+    const acme = records.filter((s) => s.type === 'TXT' && s.name.startsWith('_acme-challenge.'));
+    const pending = new Set(draft.map((c) => `${c.name}|${c.type}`));
+    const fq = (n: string) => (n === '@' || n === '' ? zone : n.endsWith(`.${zone}`) || n === zone ? n : `${n}.${zone}`);
+    const inDraft = (name: string, type: string) =>
+      pending.has(`${name}|${type}`) || pending.has(`${rel(name, zone)}|${type}`) || pending.has(`${fq(name)}|${type}`);
+    const edit = r.query.edit ? records.find((s) => `${s.name}|${s.type}` === r.query.edit) : undefined;
+    const shownForm: RecordForm | null =
+      form?.f ??
+      (edit
+        ? {
+            action: 'update',
+            name: edit.name,
+            type: edit.type,
+            ttl: String(edit.ttl),
+            values: edit.values.join('\n'),
+            current: { ttl: edit.ttl, values: [...edit.values] },
+          }
+        : r.query.add
+          ? { action: 'create', name: '', type: r.query.type && HINTS[r.query.type] ? r.query.type : 'A', ttl: '3600', values: '' }
+          : null);
+    return {
+      title: v.t(`DNS — ${zone}`, `DNS — ${zone}`),
+      ...(status ? { status } : {}),
+      body: html`<p><a href="/console/domains/${enc(zone)}">← ${zone}</a></p>
+        <h1>${v.t('DNS-записи', 'DNS records')} <small class="muted">${zone}</small></h1>
+        ${r.query.done === 'challenge' ? alert('ok', v.t('Значення ACME додано; наш сервер уже відповідає ним.', 'The ACME value was added; our server already answers with it.')) : ''}
+        <p class="lead">
+          ${v.t('Зміни спершу збираються в план (він зберігається в адресі сторінки й не губиться), потім «Переглянути» показує всі перевірки, а «Застосувати» змінює зону.', 'Changes are first collected in a plan (kept in the page address, so it is never lost); "Review" then shows every check, and "Apply" changes the zone.')}
+          ${serial !== null ? html`<span class="muted">Serial ${serial}.</span>` : ''}
+        </p>
+        ${
+          draft.length > 0
+            ? html`<section class="card" aria-labelledby="draft-h">
+                <h2 id="draft-h">${v.t(`Чернетка плану: змін — ${draft.length}`, `Draft plan: ${draft.length} change(s)`)}</h2>
+                ${diffTable(v, zone, draft, {
+                  draftRemove: (i) =>
+                    postForm(
+                      v,
+                      `${base(zone)}/draft`,
+                      html`<input type="hidden" name="draft" value="${encodeDraft(draft)}" /><input
+                          type="hidden"
+                          name="action"
+                          value="drop"
+                        /><input type="hidden" name="index" value="${i}" /><button class="small secondary" type="submit">
+                          ${v.t('Прибрати', 'Remove')}
+                        </button>`,
+                      { cls: 'inline' },
+                    ),
+                })}
+                ${postForm(
+                  v,
+                  `${base(zone)}/review`,
+                  html`<input type="hidden" name="draft" value="${encodeDraft(draft)}" />
+                    <div class="actions">
+                      <button type="submit">${v.t('Переглянути план', 'Review the plan')}</button>
+                      <a class="button secondary" href="${base(zone)}">${v.t('Відкинути чернетку', 'Discard the draft')}</a>
+                    </div>`,
+                )}
+              </section>`
+            : ''
+        }
+        ${
+          shownForm
+            ? html`<section class="card" aria-labelledby="form-h" id="record-form">
+                <h2 id="form-h">
+                  ${shownForm.action === 'update' ? v.t('Змінити набір записів', 'Change a record set') : v.t('Новий набір записів', 'New record set')}
+                </h2>
+                ${recordForm(v, zone, draft, shownForm, form)}
+              </section>`
+            : html`<p class="actions">
+                <a class="button" href="${editorUrl(zone, draft, 'add=1')}#record-form">${v.t('Додати запис', 'Add a record')}</a>
+                <a class="button secondary" href="${base(zone)}/zone">${v.t('Завантажити файл зони', 'Download the zone file')}</a>
+              </p>`
+        }
+        <table class="stack" id="records">
+          <caption>
+            ${v.t(`Наборів записів: ${records.length}`, `${records.length} record sets`)}
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">${v.t('Ім’я', 'Name')}</th>
+              <th scope="col">${v.t('Тип', 'Type')}</th>
+              <th scope="col">TTL</th>
+              <th scope="col">${v.t('Значення', 'Values')}</th>
+              <th scope="col"><span class="muted">${v.t('Дії', 'Actions')}</span></th>
+            </tr>
+          </thead>
+          <tbody>
+            ${records.map((s) => {
+              const service = s.name === zone && (s.type === 'SOA' || s.type === 'NS');
+              return html`<tr>
+                <td class="mono" data-label="${v.t('Ім’я', 'Name')}">${rel(s.name, zone)}</td>
+                <td data-label="${v.t('Тип', 'Type')}">${s.type}</td>
+                <td class="num" data-label="TTL">${s.ttl}</td>
+                <td class="mono" data-label="${v.t('Значення', 'Values')}">${s.values.map((x) => html`${x}<br />`)}</td>
+                <td>
+                  ${
+                    service
+                      ? html`<span class="muted">${v.t('керує сервіс', 'kept by the service')}</span>`
+                      : inDraft(s.name, s.type)
+                        ? html`<span class="pill warn">${v.t('у чернетці', 'in the draft')}</span>`
+                        : html`<a
+                              class="button small secondary"
+                              href="${editorUrl(zone, draft, `edit=${enc(`${s.name}|${s.type}`)}`)}#record-form"
+                              >${v.t('Змінити', 'Change')}<span class="muted" hidden> ${rel(s.name, zone)} ${s.type}</span></a
+                            >
+                            ${postForm(
+                              v,
+                              `${base(zone)}/draft`,
+                              html`<input type="hidden" name="draft" value="${encodeDraft(draft)}" /><input
+                                  type="hidden"
+                                  name="action"
+                                  value="delete"
+                                /><input type="hidden" name="name" value="${s.name}" /><input
+                                  type="hidden"
+                                  name="type"
+                                  value="${s.type}"
+                                /><input type="hidden" name="current" value="${JSON.stringify({ ttl: s.ttl, values: s.values })}" /><button
+                                  class="small danger"
+                                  type="submit"
+                                  aria-label="${v.t(`Видалити ${rel(s.name, zone)} ${s.type}`, `Delete ${rel(s.name, zone)} ${s.type}`)}"
+                                >
+                                  ${v.t('Видалити', 'Delete')}
+                                </button>`,
+                              { cls: 'inline' },
+                            )}`
+                  }
+                </td>
+              </tr>`;
+            })}
+          </tbody>
+        </table>
+        <h2 id="import">${v.t('Імпорт файлу зони', 'Import a zone file')}</h2>
+        <div class="card">
+          <p>
+            ${v.t('Вставте файл зони у форматі BIND: з нього буде зроблено план заміни всієї зони (SOA і NS вершини лишаються наші). Нічого не зміниться, доки ви не застосуєте план.', 'Paste a BIND zone file: it becomes a plan replacing the whole zone (the apex SOA and NS stay ours). Nothing changes until you apply the plan.')}
+          </p>
+          ${postForm(
+            v,
+            `${base(zone)}/review`,
+            html`<label for="zone-file">${v.t('Файл зони', 'Zone file')}</label>
+              <textarea id="zone-file" name="zone_file" rows="8" placeholder="$ORIGIN ${zone}.&#10;www 3600 IN A 203.0.113.10"></textarea>
+              <div class="actions">
+                <button type="submit" class="secondary">${v.t('Зробити план з файлу', 'Plan from the file')}</button>
+              </div>`,
+          )}
+        </div>
+        <h2 id="acme">${v.t('Перевірки ACME (_acme-challenge)', 'ACME challenges (_acme-challenge)')}</h2>
+        <div class="card">
+          <p>
+            ${v.t('Значення TXT для перевірки DNS-01: додаються до наявних, TTL 60 с, зникають самі через 24 години.', 'TXT values for the DNS-01 check: added next to the existing ones, TTL 60 s, gone by themselves after 24 hours.')}
+          </p>
+          ${
+            acme.length === 0
+              ? html`<p class="muted">${v.t('Зараз немає жодного значення.', 'There are no values now.')}</p>`
+              : html`<ul>
+                  ${acme.map((s) => html`<li class="mono">${s.name}: ${s.values.join(', ')}</li>`)}
+                </ul>`
+          }
+          ${postForm(
+            v,
+            `${base(zone)}/acme`,
+            html`<label for="acme-name">${v.t('Ім’я вузла', 'Host name')}</label>
+              <input id="acme-name" name="name" type="text" placeholder="${zone}" />
+              <label for="acme-value">${v.t('Значення', 'Value')}</label>
+              <input id="acme-value" name="value" type="text" />
+              <div class="actions"><button type="submit" class="secondary">${v.t('Додати значення', 'Add the value')}</button></div>`,
+          )}
+        </div>
+        <h2 id="history">${v.t('Історія застосованих планів', 'Applied plans')}</h2>
+        ${
+          history.data.length === 0
+            ? html`<p class="muted">${v.t('Ще жодного.', 'None yet.')}</p>`
+            : html`<table class="stack">
+                <thead>
+                  <tr>
+                    <th scope="col">${v.t('Коли', 'When')}</th>
+                    <th scope="col">${v.t('План', 'Plan')}</th>
+                    <th scope="col">Serial</th>
+                    <th scope="col">${v.t('Змін', 'Changes')}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${history.data.map((e) => {
+                    const data = e.data as { plan_id?: string; serial?: number; counts?: Record<string, number> };
+                    const c = data.counts ?? {};
+                    return html`<tr>
+                      <td data-label="${v.t('Коли', 'When')}">${when(e.created_at, v)}</td>
+                      <td data-label="${v.t('План', 'Plan')}">
+                        <a class="mono" href="${base(zone)}/plans/${enc(data.plan_id ?? '')}">${data.plan_id}</a>
+                      </td>
+                      <td class="num" data-label="Serial">${data.serial}</td>
+                      <td data-label="${v.t('Змін', 'Changes')}">+${c.create ?? 0} ~${c.update ?? 0} −${c.delete ?? 0}</td>
+                    </tr>`;
+                  })}
+                </tbody>
+              </table>`
+        }`,
+    };
+  };
+
+  const planPage = async (
+    r: ConsoleRequest,
+    plan: PlanView,
+    extra: { error?: DomainError | null; stale?: boolean; unsafe?: boolean } = {},
+    status?: number,
+  ): Promise<PageOut> => {
+    const v = r.view;
+    const zone = plan.domain;
+    const draft = draftOf(plan);
+    const applied = plan.applied_at !== null;
+    return {
+      title: v.t('План DNS', 'DNS plan'),
+      ...(status ? { status } : {}),
+      body: html`<p><a href="${applied ? base(zone) : editorUrl(zone, draft)}">← ${v.t('До записів', 'Back to the records')}</a></p>
+        <h1>
+          ${applied ? v.t('Застосований план', 'Applied plan') : v.t('Перегляд плану', 'Plan review')} <small class="muted">${zone}</small>
+        </h1>
+        ${r.query.done === 'applied' ? alert('ok', v.t('План застосовано; наш DNS-сервер уже відповідає новими записами.', 'The plan was applied; our DNS server already answers with the new records.')) : ''}
+        ${
+          extra.stale
+            ? alert(
+                'error',
+                html`<p>
+                    <strong
+                      >${v.t('Зона змінилася після того, як план було складено.', 'The zone changed after this plan was made.')}</strong
+                    >
+                    ${v.t('Хтось інший (людина, ключ або перевірка ACME) змінив ті самі записи, тому цей план не застосовано, щоб не затерти їхню зміну. Складіть план знову на зоні, як вона є зараз, перегляньте й застосуйте.', 'Someone else (a person, a key or an ACME check) changed the same records, so this plan was not applied, lest it overwrite their change. Plan it again on the zone as it is now, review it and apply it.')}
+                  </p>
+                  ${extra.error ? html`<p class="muted">${v.lang === 'uk' ? '' : ''}<code>${extra.error.code}</code></p>` : ''}
+                  ${(extra.error?.details ?? []).length > 0 ? checkList(v, (extra.error?.details ?? []) as unknown as CheckResult[]) : ''}
+                  ${postForm(
+                    v,
+                    `${base(zone)}/review`,
+                    html`<input type="hidden" name="draft" value="${encodeDraft(draft)}" /><input
+                        type="hidden"
+                        name="refresh"
+                        value="1"
+                      /><button type="submit">${v.t('Скласти план знову', 'Plan it again')}</button>`,
+                  )}`,
+              )
+            : errorBox(v, extra.error)
+        }
+        <dl class="kv card">
+          <dt>${v.t('План', 'Plan')}</dt>
+          <dd class="mono">${plan.id}</dd>
+          <dt>${v.t('Складено на serial', 'Made on serial')}</dt>
+          <dd>${plan.base_serial}</dd>
+          <dt>${v.t('Змін', 'Changes')}</dt>
+          <dd>+${plan.counts.create} ~${plan.counts.update} −${plan.counts.delete}</dd>
+          <dt>${applied ? v.t('Застосовано', 'Applied') : v.t('Дійсний до', 'Valid until')}</dt>
+          <dd>${when(applied ? plan.applied_at : plan.expires_at, v)}</dd>
+        </dl>
+        <h2>${v.t('Зміни по черзі', 'Changes, in order')}</h2>
+        ${plan.changes.length === 0 ? html`<p>${v.t('План нічого не змінює.', 'The plan changes nothing.')}</p>` : diffTable(v, zone, plan.changes)}
+        <h2>${v.t('Перевірки', 'Checks')}</h2>
+        ${checkList(v, plan.checks)}
+        ${
+          applied
+            ? ''
+            : plan.valid
+              ? plan.changes.length > 0 && !extra.stale
+                ? postForm(
+                    v,
+                    `${base(zone)}/plans/${enc(plan.id)}/apply`,
+                    html`${
+                        extra.unsafe
+                          ? html`<div class="choice">
+                              <input id="force" name="force" type="checkbox" value="1" /><label for="force"
+                                >${v.t('Так, я свідомо змінюю або видаляю понад 30% зони', 'Yes, I mean to change or delete over 30% of the zone')}</label
+                              >
+                            </div>`
+                          : ''
+                      }
+                      <div class="actions">
+                        <button type="submit">${v.t('Застосувати цей план', 'Apply this plan')}</button>
+                        <a class="button secondary" href="${editorUrl(zone, draft)}"
+                          >${v.t('Повернутися до редагування', 'Back to editing')}</a
+                        >
+                      </div>`,
+                  )
+                : ''
+              : html`<p>
+                  ${v.t('План має помилки, тому його не можна застосувати. Виправте їх у чернетці.', 'The plan has errors, so it cannot be applied. Fix them in the draft.')}
+                  <a class="button" href="${editorUrl(zone, draft)}">${v.t('Повернутися до редагування', 'Back to editing')}</a>
+                </p>`
+        }`,
+    };
+  };
+
+  /** The change the record form describes, as the API's change (TTL as typed: the schema judges it). */
+  const changeFromForm = (r: ConsoleRequest): { change: ChangeInput; f: RecordForm } => {
+    const action = field(r, 'action') === 'update' ? 'update' : 'create';
+    const ttlText = field(r, 'ttl').trim();
+    let current: RecordForm['current'];
+    try {
+      const c = JSON.parse(field(r, 'current') || 'null') as RecordForm['current'] | null;
+      if (c && typeof c.ttl === 'number' && Array.isArray(c.values)) current = { ttl: c.ttl, values: c.values.map(String) };
+    } catch {
+      current = undefined;
+    }
+    const f: RecordForm = {
+      action,
+      name: field(r, 'name'),
+      type: field(r, 'type'),
+      ttl: ttlText,
+      values: field(r, 'values'),
+      ...(current ? { current } : {}),
+    };
+    const values = f.values
+      .split(/\r?\n/)
+      .map((x) => x.trim())
+      .filter((x) => x !== '');
+    const change: ChangeInput = {
+      action,
+      name: f.name.trim(),
+      type: f.type,
+      ttl: /^-?\d+$/.test(ttlText) ? Number(ttlText) : (ttlText as unknown as number),
+      values,
+      ...(current ? { current } : {}),
+    };
+    return { change, f };
+  };
+
+  return [
+    {
+      method: 'GET',
+      pattern: /^\/console\/domains\/([^/]+)\/dns$/,
+      auth: true,
+      handle: (r) => editor(r, decodeDraft(r.query.draft)),
+    },
+    {
+      method: 'POST',
+      pattern: /^\/console\/domains\/([^/]+)\/dns\/draft$/,
+      auth: true,
+      handle: async (r) => {
+        const zone = r.params[0]!;
+        const draft = decodeDraft(field(r, 'draft'));
+        const action = field(r, 'action');
+        if (action === 'drop') {
+          const i = Number(field(r, 'index'));
+          return {
+            redirect: editorUrl(
+              zone,
+              draft.filter((_, j) => j !== i),
+            ),
+          };
+        }
+        if (action === 'delete') {
+          let current: { ttl: number; values: string[] } | undefined;
+          try {
+            current = JSON.parse(field(r, 'current')) as { ttl: number; values: string[] };
+          } catch {
+            current = undefined;
+          }
+          const change: ChangeInput = { action: 'delete', name: field(r, 'name'), type: field(r, 'type'), ...(current ? { current } : {}) };
+          return { redirect: editorUrl(zone, [...draft, change]) };
+        }
+        const { change, f } = changeFromForm(r);
+        const next = [...draft, change];
+        // The API's own schema, then a plan of the draft with this change: its checks about this record set
+        // are shown on the form, with what was typed; nothing is written to the zone.
+        const judged = await attempt(async () => {
+          validateBody(routes, 'createPlan', { changes: [change] });
+          const key = await keyFor(uc, r);
+          return uc.dnsPlans.create(key, zone, { changes: next });
+        });
+        if ('error' in judged) return editor(r, draft, { f, error: judged.error }, 422);
+        const plan = judged.ok;
+        const mine = plan.checks.filter(
+          (c) => c.severity === 'error' && c.name === (plan.changes.at(-1)?.name ?? c.name) && (c.type === null || c.type === change.type),
+        );
+        const errors = mine.length > 0 ? mine : plan.valid ? [] : plan.checks.filter((c) => c.severity === 'error');
+        if (errors.length > 0) return editor(r, draft, { f, checks: errors }, 422);
+        return { redirect: editorUrl(zone, next) };
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/console\/domains\/([^/]+)\/dns\/review$/,
+      auth: true,
+      handle: async (r) => {
+        const zone = r.params[0]!;
+        const zoneFile = field(r, 'zone_file');
+        let draft = decodeDraft(field(r, 'draft'));
+        if (field(r, 'refresh') === '1') draft = refreshed(draft, (await uc.humanReads.domain(r.human!.actor, r.view.env, zone)).records);
+        const input = zoneFile.trim() !== '' ? { zone_file: zoneFile } : { changes: draft };
+        const made = await attempt(async () => {
+          validateBody(routes, 'createPlan', input);
+          return uc.dnsPlans.create(await keyFor(uc, r), zone, input);
+        });
+        if ('error' in made)
+          return editor(r, draft, undefined, 422).then((p) =>
+            'body' in p ? { ...p, body: html`${errorBox(r.view, made.error)}${p.body}` } : p,
+          );
+        return { redirect: `${base(zone)}/plans/${enc(made.ok.id)}` };
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/console\/domains\/([^/]+)\/dns\/plans\/([^/]+)$/,
+      auth: true,
+      handle: async (r) => planPage(r, await uc.dnsPlans.get(await keyFor(uc, r), r.params[0]!, r.params[1]!)),
+    },
+    {
+      method: 'POST',
+      pattern: /^\/console\/domains\/([^/]+)\/dns\/plans\/([^/]+)\/apply$/,
+      auth: true,
+      handle: async (r) => {
+        const [zone, id] = [r.params[0]!, r.params[1]!];
+        const key = await keyFor(uc, r);
+        const out = await attempt(() => uc.dnsPlans.apply(key, zone, id, { force: field(r, 'force') === '1' }, checkpoints(uc)));
+        if ('ok' in out) return { redirect: `${base(zone)}/plans/${enc(id)}?done=applied` };
+        const plan = await uc.dnsPlans.get(key, zone, id);
+        const e = out.error;
+        if (e.code === 'plan_stale' || e.code === 'plan_expired') return planPage(r, plan, { error: e, stale: true }, 409);
+        if (e.code === 'plan_unsafe') return planPage(r, plan, { error: e, unsafe: true }, 409);
+        // Already applied (a second tab, a repeated post): the plan's page says so, nothing is done twice.
+        if (e.code === 'plan_already_applied') return { redirect: `${base(zone)}/plans/${enc(id)}` };
+        return planPage(r, plan, { error: e }, 409);
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/console\/domains\/([^/]+)\/dns\/zone$/,
+      auth: true,
+      handle: async (r) => {
+        const text = await uc.readZone.zoneFile(await keyFor(uc, r), r.params[0]!);
+        return { file: { body: text, type: 'text/dns; charset=utf-8', name: `${r.params[0]!}.zone` } };
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/console\/domains\/([^/]+)\/dns\/acme$/,
+      auth: true,
+      handle: async (r) => {
+        const zone = r.params[0]!;
+        const body = { name: field(r, 'name').trim(), value: field(r, 'value').trim() };
+        const out = await attempt(async () => {
+          validateBody(routes, 'addAcmeChallenge', body);
+          return uc.acmeChallenges.add(await keyFor(uc, r), zone, body, checkpoints(uc));
+        });
+        if ('error' in out)
+          return editor(r, [], undefined, 422).then((p) =>
+            'body' in p ? { ...p, body: html`${errorBox(r.view, out.error)}${p.body}` } : p,
+          );
+        return { redirect: `${base(zone)}?done=challenge#acme` };
+      },
+    },
+  ];
+};

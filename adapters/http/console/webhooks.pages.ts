@@ -1,0 +1,428 @@
+import { randomBytes } from 'node:crypto';
+import { EVENT_CATALOGUE, PUBLIC_EVENT_TYPES } from '../../../core/events/catalogue.js';
+import type { DomainError } from '../../../core/kernel/errors.js';
+import type { WebhookView } from '../../../core/webhooks/webhook.js';
+import { webhookRoutes } from '../routes/webhooks.routes.js';
+import type { UseCases } from '../use-cases.js';
+import { attempt, doneBanner, enc, errorBox, field, fieldError, fieldMessages, keyFor, postForm, validateBody, when } from './acting.js';
+import { html, type Html } from './html.js';
+import { alert, type View } from './layout.js';
+import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
+
+/**
+ * Webhooks and the event feed in the console (the same use cases as /v1/webhooks and /v1/events). A new
+ * or rotated signing secret is shown once, after the redirect: it waits in this process's memory for at
+ * most five minutes under a random ticket bound to the session, and the first GET takes it away — a
+ * reload shows that it was already shown (rotate it if it was lost).
+ */
+const base = '/console/webhooks';
+const TICKET_MS = 5 * 60_000;
+const tickets = new Map<string, { session: string; secret: string; until: number }>();
+const putTicket = (session: string, secret: string): string => {
+  const now = Date.now();
+  for (const [k, t] of tickets) if (t.until < now) tickets.delete(k);
+  const id = randomBytes(16).toString('hex');
+  tickets.set(id, { session, secret, until: now + TICKET_MS });
+  return id;
+};
+const takeTicket = (id: string | undefined, session: string): string | null => {
+  if (!id) return null;
+  const t = tickets.get(id);
+  tickets.delete(id);
+  return t && t.session === session && t.until >= Date.now() ? t.secret : null;
+};
+
+const PUBLIC = [...PUBLIC_EVENT_TYPES.keys()].sort();
+const describe = (v: View, name: string) => {
+  const t = PUBLIC_EVENT_TYPES.get(name);
+  return t ? (v.lang === 'uk' ? EVENT_CATALOGUE[t].describe.uk : EVENT_CATALOGUE[t].describe.en) : '';
+};
+const lines = (s: string) =>
+  s
+    .split(/[\s,]+/)
+    .map((x) => x.trim())
+    .filter(Boolean);
+
+interface HookForm {
+  url: string;
+  events: string[];
+  domains: string;
+}
+
+export const webhookPages = (uc: UseCases): ConsolePage[] => {
+  const routes = webhookRoutes(uc);
+  const sessionOf = (r: ConsoleRequest) => r.human!.session.id;
+
+  const form = (v: View, action: string, f: HookForm, e: DomainError | null | undefined, submit: string): Html =>
+    postForm(
+      v,
+      action,
+      html`<label for="wh-url">${v.t('Адреса (URL)', 'URL')}</label>
+        <input
+          id="wh-url"
+          name="url"
+          type="text"
+          value="${f.url}"
+          placeholder="https://example.com/hooks/domivka"
+          ${fieldMessages(v, e, 'url').length || e?.code === 'webhook_url_refused' ? html`aria-invalid="true"` : ''}
+        />
+        ${fieldError(v, e, 'url')}
+        <p class="hint">
+          ${v.t('Публічна адреса https://; переспрямування не виконуються.', 'A public https:// address; redirects are not followed.')}
+        </p>
+        <fieldset class="events">
+          <legend>${v.t('Події', 'Events')}</legend>
+          ${fieldError(v, e, 'events')}
+          <div class="choice">
+            <input id="ev-all" type="checkbox" name="events" value="*" ${f.events.includes('*') ? html`checked` : ''} /><label for="ev-all"
+              ><strong>${v.t('Усі події', 'Every event')}</strong></label
+            >
+          </div>
+          ${PUBLIC.map(
+            (n, i) =>
+              html`<div class="choice">
+                <input id="ev-${i}" type="checkbox" name="events" value="${n}" ${f.events.includes(n) ? html`checked` : ''} /><label
+                  for="ev-${i}"
+                  ><code>${n}</code> <small class="muted">${describe(v, n)}</small></label
+                >
+              </div>`,
+          )}
+        </fieldset>
+        <label for="wh-domains">${v.t('Лише для доменів (необов’язково)', 'Only for domains (optional)')}</label>
+        <input id="wh-domains" name="domains" type="text" value="${f.domains}" placeholder="example.com, example.net" />
+        ${fieldError(v, e, 'domains')}
+        <p class="hint">${v.t('Порожньо — усі домени.', 'Empty means every domain.')}</p>
+        <div class="actions"><button type="submit">${submit}</button></div>`,
+    );
+
+  const bodyOf = (r: ConsoleRequest) => {
+    const raw = r.form.events;
+    const events = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
+    const f: HookForm = { url: field(r, 'url').trim(), events, domains: field(r, 'domains') };
+    const domains = lines(f.domains);
+    return { f, body: { url: f.url, events: events.includes('*') ? ['*'] : events, domains: domains.length ? domains : null } };
+  };
+
+  const list = async (r: ConsoleRequest, typed?: { f: HookForm; error: DomainError }): Promise<PageOut> => {
+    const v = r.view;
+    const hooks = await uc.webhooks.list(await keyFor(uc, r), null, 100);
+    return {
+      title: v.t('Вебхуки', 'Webhooks'),
+      ...(typed ? { status: 422 } : {}),
+      body: html`<h1>${v.t('Вебхуки', 'Webhooks')}</h1>
+        ${doneBanner(r, { deleted: ['Вебхук видалено.', 'The webhook was deleted.'] })}
+        <p class="lead">
+          ${v.t('Ми надсилаємо події на вашу адресу, підписані за Standard Webhooks. Усі події також є у стрічці:', 'We send events to your address, signed per Standard Webhooks. Every event is also in the feed:')}
+          <a href="/console/events">${v.t('Стрічка подій', 'Event feed')}</a>
+        </p>
+        ${
+          hooks.data.length === 0
+            ? html`<p>${v.t('Вебхуків ще немає.', 'No webhooks yet.')}</p>`
+            : html`<table class="stack" id="webhooks">
+                <thead>
+                  <tr>
+                    <th scope="col">URL</th>
+                    <th scope="col">${v.t('Події', 'Events')}</th>
+                    <th scope="col">${v.t('Стан', 'State')}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${hooks.data.map(
+                    (w) =>
+                      html`<tr>
+                        <td class="mono"><a href="${base}/${enc(w.id)}">${w.url}</a></td>
+                        <td data-label="${v.t('Події', 'Events')}">${w.events.join(', ')}</td>
+                        <td data-label="${v.t('Стан', 'State')}">${statePill(v, w)}</td>
+                      </tr>`,
+                  )}
+                </tbody>
+              </table>`
+        }
+        <h2 id="new">${v.t('Новий вебхук', 'New webhook')}</h2>
+        <div class="card">
+          ${errorBox(v, typed?.error)}
+          ${form(v, base, typed?.f ?? { url: '', events: ['*'], domains: '' }, typed?.error, v.t('Створити вебхук', 'Create the webhook'))}
+        </div>`,
+    };
+  };
+
+  const detail = async (r: ConsoleRequest, typed?: { f: HookForm; error: DomainError }): Promise<PageOut> => {
+    const v = r.view;
+    const key = await keyFor(uc, r);
+    const id = r.params[0]!;
+    const w = await uc.webhooks.get(key, id);
+    const deliveries = await uc.webhooks.deliveries(key, id, null, 50);
+    const secret = takeTicket(r.query.secret, sessionOf(r));
+    const self = `${base}/${enc(w.id)}`;
+    return {
+      title: v.t('Вебхук', 'Webhook'),
+      ...(typed ? { status: 422 } : {}),
+      body: html`<p><a href="${base}">← ${v.t('Вебхуки', 'Webhooks')}</a></p>
+        <h1>${v.t('Вебхук', 'Webhook')} <small class="muted mono wrap">${w.url}</small></h1>
+        ${doneBanner(r, {
+          created: ['Вебхук створено.', 'The webhook was created.'],
+          rotated: ['Секрет замінено; старий підписує ще 24 години.', 'The secret was rotated; the old one keeps signing for 24 hours.'],
+          saved: ['Зміни збережено.', 'The changes were saved.'],
+          enabled: ['Вебхук увімкнено.', 'The webhook was enabled.'],
+          disabled: ['Вебхук вимкнено.', 'The webhook was disabled.'],
+          redelivered: ['Подію поставлено в чергу на повторне надсилання.', 'The event was queued to be sent again.'],
+        })}
+        ${
+          secret
+            ? alert(
+                'info',
+                html`<p>
+                    <strong
+                      >${v.t('Секрет підпису — показується лише зараз, один раз:', 'The signing secret — shown now, only once:')}</strong
+                    >
+                  </p>
+                  <div class="secret">
+                    <code id="wh-secret">${secret}</code
+                    ><button type="button" class="secondary" data-copy="wh-secret" data-copied="${v.t('Скопійовано', 'Copied')}">
+                      ${v.t('Копіювати', 'Copy')}
+                    </button>
+                  </div>
+                  <p>
+                    ${v.t('Збережіть його у своєму сервері. Якщо його буде втрачено — замініть.', 'Keep it in your server. If it is lost, rotate it.')}
+                  </p>`,
+              )
+            : r.query.secret
+              ? alert(
+                  'info',
+                  v.t(
+                    'Секрет уже було показано один раз. Якщо його втрачено — замініть його нижче.',
+                    'The secret was already shown once. If it was lost, rotate it below.',
+                  ),
+                )
+              : ''
+        }
+        <div class="card">
+          <dl class="kv">
+            <dt>${v.t('Стан', 'State')}</dt>
+            <dd>${statePill(v, w)}</dd>
+            <dt>${v.t('Події', 'Events')}</dt>
+            <dd class="mono">${w.events.join(', ')}</dd>
+            <dt>${v.t('Домени', 'Domains')}</dt>
+            <dd>${w.domains ? w.domains.join(', ') : v.t('усі', 'all')}</dd>
+            ${
+              w.secret_rotation_ends_at
+                ? html`<dt>${v.t('Старий секрет діє до', 'Old secret valid until')}</dt>
+                    <dd>${when(w.secret_rotation_ends_at, v)}</dd>`
+                : ''
+            }
+          </dl>
+          <div class="actions">
+            ${postForm(v, `${self}/${w.enabled ? 'disable' : 'enable'}`, html`<button type="submit" class="secondary">${w.enabled ? v.t('Вимкнути', 'Disable') : v.t('Увімкнути', 'Enable')}</button>`, { cls: 'inline' })}
+            ${postForm(
+              v,
+              `${self}/rotate`,
+              html`<button type="submit" class="secondary">${v.t('Замінити секрет', 'Rotate the secret')}</button>`,
+              {
+                cls: 'inline',
+                confirm: v.t(
+                  'Замінити секрет? Старий підписуватиме ще 24 години.',
+                  'Rotate the secret? The old one keeps signing for 24 hours.',
+                ),
+              },
+            )}
+            ${postForm(v, `${self}/delete`, html`<button type="submit" class="danger">${v.t('Видалити', 'Delete')}</button>`, {
+              cls: 'inline',
+              confirm: v.t('Видалити цей вебхук?', 'Delete this webhook?'),
+            })}
+          </div>
+        </div>
+        <h2 id="deliveries">${v.t('Надсилання', 'Deliveries')}</h2>
+        ${
+          deliveries.data.length === 0
+            ? html`<p>${v.t('Ще нічого не надсилали.', 'Nothing was sent yet.')}</p>`
+            : html`<table class="stack" id="delivery-log">
+                <thead>
+                  <tr>
+                    <th scope="col">${v.t('Подія', 'Event')}</th>
+                    <th scope="col">${v.t('Стан', 'Status')}</th>
+                    <th scope="col">${v.t('Спроби (код відповіді, затримка)', 'Attempts (response code, latency)')}</th>
+                    <th scope="col"><span class="muted">${v.t('Дії', 'Actions')}</span></th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${deliveries.data.map(
+                    (d) =>
+                      html`<tr>
+                        <td><code>${d.event_type}</code><br /><span class="muted">${when(d.created_at, v)}</span></td>
+                        <td data-label="${v.t('Стан', 'Status')}">
+                          <span class="pill ${d.status === 'delivered' ? 'ok' : d.status === 'failed' ? 'bad' : 'warn'}">${d.status}</span>
+                        </td>
+                        <td data-label="${v.t('Спроби', 'Attempts')}">
+                          ${d.attempt_log.map(
+                            (a) =>
+                              html`<span class="response-code"
+                                  >#${a.number}:
+                                  ${a.response_code ?? '—'}${a.latency_ms !== null ? ` · ${a.latency_ms} ms` : ''}${a.error ? ` · ${a.error}` : ''}</span
+                                ><br />`,
+                          )}
+                        </td>
+                        <td>
+                          ${postForm(v, `${self}/deliveries/${enc(d.id)}/redeliver`, html`<button class="small secondary" type="submit">${v.t('Надіслати знову', 'Send again')}</button>`, { cls: 'inline' })}
+                        </td>
+                      </tr>`,
+                  )}
+                </tbody>
+              </table>`
+        }
+        <h2 id="edit">${v.t('Змінити', 'Edit')}</h2>
+        <div class="card">
+          ${errorBox(v, typed?.error)}
+          ${form(v, self, typed?.f ?? { url: w.url, events: w.events, domains: (w.domains ?? []).join(', ') }, typed?.error, v.t('Зберегти', 'Save'))}
+        </div>`,
+    };
+  };
+
+  const feed = async (r: ConsoleRequest): Promise<PageOut> => {
+    const v = r.view;
+    const type = r.query.type ?? '';
+    const domain = (r.query.domain ?? '').trim();
+    const out = await attempt(async () =>
+      uc.listEvents.execute(await keyFor(uc, r), {
+        ...(r.query.after ? { after: r.query.after } : {}),
+        ...(type ? { types: type } : {}),
+        ...(domain ? { domain } : {}),
+        limit: 50,
+      }),
+    );
+    const qs = (after: string) =>
+      `/console/events?${new URLSearchParams({ ...(type ? { type } : {}), ...(domain ? { domain } : {}), after }).toString()}`;
+    return {
+      title: v.t('Події', 'Events'),
+      body: html`<h1>${v.t('Стрічка подій', 'Event feed')}</h1>
+        <p class="lead">
+          ${v.t('Усе, що сталося в обліковому записі, за 30 днів — від найстаріших.', 'Everything that happened in the account, kept 30 days — oldest first.')}
+        </p>
+        <form method="get" action="/console/events" class="filters">
+          <div>
+            <label for="ev-type">${v.t('Вид', 'Type')}</label>
+            <select id="ev-type" name="type">
+              <option value="">${v.t('усі', 'all')}</option>
+              ${PUBLIC.map((n) => html`<option value="${n}" ${n === type ? html`selected` : ''}>${n}</option>`)}
+            </select>
+          </div>
+          <div>
+            <label for="ev-domain">${v.t('Домен', 'Domain')}</label><input id="ev-domain" name="domain" type="text" value="${domain}" />
+          </div>
+          <button type="submit">${v.t('Показати', 'Show')}</button>
+          <a href="/console/events">${v.t('Скинути', 'Reset')}</a>
+        </form>
+        ${'error' in out ? errorBox(v, out.error) : ''}
+        ${
+          'ok' in out
+            ? out.ok.data.length === 0
+              ? html`<p>${v.t('Подій немає.', 'No events.')}</p>`
+              : html`<table class="stack" id="events">
+                    <thead>
+                      <tr>
+                        <th scope="col">${v.t('Коли', 'When')}</th>
+                        <th scope="col">${v.t('Подія', 'Event')}</th>
+                        <th scope="col">${v.t('Домен', 'Domain')}</th>
+                        <th scope="col">${v.t('Дані', 'Data')}</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      ${out.ok.data.map(
+                        (e) =>
+                          html`<tr>
+                            <td data-label="${v.t('Коли', 'When')}">${when(e.created_at, v)}</td>
+                            <td data-label="${v.t('Подія', 'Event')}">
+                              <code>${e.type}</code><br /><small class="muted">${describe(v, e.type)}</small>
+                            </td>
+                            <td data-label="${v.t('Домен', 'Domain')}">${e.domain ?? '—'}</td>
+                            <td class="mono" data-label="${v.t('Дані', 'Data')}">${JSON.stringify(e.data)}</td>
+                          </tr>`,
+                      )}
+                    </tbody>
+                  </table>
+                  ${out.ok.has_more && out.ok.next_cursor ? html`<p><a class="button secondary" href="${qs(out.ok.next_cursor)}">${v.t('Далі', 'Next')}</a></p>` : ''}`
+            : ''
+        }`,
+    };
+  };
+
+  return [
+    { method: 'GET', pattern: /^\/console\/events$/, auth: true, handle: feed },
+    { method: 'GET', pattern: /^\/console\/webhooks$/, auth: true, handle: (r) => list(r) },
+    {
+      method: 'POST',
+      pattern: /^\/console\/webhooks$/,
+      auth: true,
+      handle: async (r) => {
+        const { f, body } = bodyOf(r);
+        const out = await attempt(async () => {
+          validateBody(routes, 'createWebhook', body);
+          return uc.webhooks.create(await keyFor(uc, r), body);
+        });
+        if ('error' in out) return list(r, { f, error: out.error });
+        return { redirect: `${base}/${enc(out.ok.id)}?done=created&secret=${putTicket(sessionOf(r), out.ok.secret)}` };
+      },
+    },
+    { method: 'GET', pattern: /^\/console\/webhooks\/([^/]+)$/, auth: true, handle: (r) => detail(r) },
+    {
+      method: 'POST',
+      pattern: /^\/console\/webhooks\/([^/]+)$/,
+      auth: true,
+      handle: async (r) => {
+        const id = r.params[0]!;
+        const { f, body } = bodyOf(r);
+        const out = await attempt(async () => {
+          validateBody(routes, 'updateWebhook', body);
+          return uc.webhooks.update(await keyFor(uc, r), id, body);
+        });
+        if ('error' in out) return detail(r, { f, error: out.error });
+        return { redirect: `${base}/${enc(id)}?done=saved` };
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/console\/webhooks\/([^/]+)\/(enable|disable)$/,
+      auth: true,
+      handle: async (r) => {
+        const [id, what] = [r.params[0]!, r.params[1]!];
+        await uc.webhooks.update(await keyFor(uc, r), id, { enabled: what === 'enable' });
+        return { redirect: `${base}/${enc(id)}?done=${what}d` };
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/console\/webhooks\/([^/]+)\/rotate$/,
+      auth: true,
+      handle: async (r) => {
+        const id = r.params[0]!;
+        const w = await uc.webhooks.rotateSecret(await keyFor(uc, r), id);
+        return { redirect: `${base}/${enc(id)}?done=rotated&secret=${putTicket(sessionOf(r), w.secret)}` };
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/console\/webhooks\/([^/]+)\/delete$/,
+      auth: true,
+      handle: async (r) => {
+        await uc.webhooks.delete(await keyFor(uc, r), r.params[0]!);
+        return { redirect: `${base}?done=deleted` };
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/console\/webhooks\/([^/]+)\/deliveries\/([^/]+)\/redeliver$/,
+      auth: true,
+      handle: async (r) => {
+        const id = r.params[0]!;
+        await uc.webhooks.redeliver(await keyFor(uc, r), id, r.params[1]!);
+        return { redirect: `${base}/${enc(id)}?done=redelivered#deliveries` };
+      },
+    },
+  ];
+};
+
+const statePill = (v: View, w: WebhookView) =>
+  w.enabled
+    ? html`<span class="pill ok">${v.t('увімкнено', 'enabled')}</span>`
+    : html`<span class="pill bad"
+        >${v.t('вимкнено', 'disabled')}${w.disabled_reason === 'gone' ? v.t(' (адреса відповіла 410)', ' (the URL answered 410)') : w.disabled_reason === 'failing' ? v.t(' (надсилання не вдаються)', ' (deliveries keep failing)') : ''}</span
+      >`;
