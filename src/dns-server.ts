@@ -9,6 +9,7 @@ import type { ChangeFeed } from '../core/kernel/change-feed.port.js';
 import type { Environment } from '../core/kernel/environment.js';
 import type { DnsObserver } from '../adapters/dns/embedded/observer.js';
 import type { Config } from './config.js';
+import { SignedMessages, type SignedDnsUseCases } from '../adapters/dns/update/signed-messages.js';
 
 /** A running DNS server: where zone changes are published, and how to stop it. */
 export interface DnsServing {
@@ -35,6 +36,8 @@ export interface DnsServingOptions {
   readonly overrides?: Partial<EmbeddedNameserverConfig>;
   /** Counts what the server(s) of this process serve (metrics). */
   readonly observer?: DnsObserver;
+  /** DNS UPDATE and TSIG-signed messages: the core use cases they reach (without them, UPDATE is not served). */
+  readonly signed?: SignedDnsUseCases;
 }
 
 /**
@@ -70,6 +73,7 @@ export const serveDns = async (o: DnsServingOptions): Promise<DnsServing> => {
       ...o.overrides,
     });
     if (o.observer) dns.observe(o.observer);
+    if (o.signed) dns.acceptSigned(new SignedMessages(o.signed, { serves: only ?? null, log: log.child({ component: 'dns-update' }) }));
     // The catalog (RFC 9432) goes with the server the secondaries transfer from: never the sandbox's.
     const catalog = secondaries && config.dnsCatalogZone ? { name: config.dnsCatalogZone, version: o.zones } : null;
     const sync = new ZoneSync(o.zones, dns, log.child({ component: 'zone-sync', ...(only ? { environment: only } : {}) }), {

@@ -98,7 +98,29 @@ export const keyRequest = schema({
         spend_limit: { oneOf: [money, { type: 'null' }], description: 'Monthly limit; mandatory with a spending right.' },
       },
     },
+    tsig_algorithm: {
+      type: 'string',
+      enum: ['hmac-sha256', 'hmac-sha512'],
+      description:
+        'Algorithm of the TSIG credential issued with a key holding dns.read, dns.edit or dns.acme_challenge (DNS UPDATE, signed queries and transfers). Default hmac-sha256.',
+    },
   },
+});
+
+/** A key's TSIG credential, shown once beside the key (null for a key without a DNS right, and in a replay). */
+export const tsigCredential = schema({
+  oneOf: [
+    {
+      type: 'object',
+      required: ['name', 'algorithm', 'secret'],
+      properties: {
+        name: { type: 'string', description: 'The TSIG key name (RFC 8945), e.g. dmk-test-3f0c…' },
+        algorithm: { type: 'string', enum: ['hmac-sha256', 'hmac-sha512'] },
+        secret: { type: 'string', description: 'Base64; shown once.' },
+      },
+    },
+    { type: 'null' },
+  ],
 });
 
 export const domainView = schema({

@@ -1,3 +1,4 @@
+import { SqlTsigReplays } from './repositories/tsig-replays.repository.js';
 import type { Knex } from 'knex';
 import { createKnex, engineOf, type Engine, type StoreConfig } from './connection.js';
 import { migrationSource } from './migration-source.js';
@@ -38,6 +39,7 @@ export class SqlStore {
   readonly accounts: SqlAccountRepository;
   readonly sessions: SqlSessionRepository;
   readonly keys: SqlKeyRepository;
+  readonly tsigReplays: SqlTsigReplays;
   readonly domains: SqlDomainRepository;
   readonly events: SqlEventLog;
   readonly notices: SqlNoticeRepository;
@@ -116,6 +118,7 @@ export class SqlStore {
     this.webhooks = new SqlWebhookRepository(this.uow, this.engine);
     this.monitors = new SqlMonitorRepository(this.uow, this.engine);
     this.credentialAttempts = new SqlCredentialAttempts(this.uow, this.engine);
+    this.tsigReplays = new SqlTsigReplays(this.uow);
   }
 
   /**

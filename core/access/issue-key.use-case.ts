@@ -7,7 +7,8 @@ import { DomainError } from '../kernel/errors.js';
 import { LABEL_RE } from '../kernel/labels.js';
 import { parseCidr } from './cidr.js';
 import { CLASSES, classOf, MIN_CIDR_PREFIX, spendsMoney } from './classes.js';
-import type { ApiKey, KeyConditions } from '../kernel/caller.js';
+import { TSIG_ALGORITHMS, type ApiKey, type KeyConditions, type TsigAlgorithmName, type TsigCredential } from '../kernel/caller.js';
+import type { SecretBox } from '../kernel/secret-box.port.js';
 import { formatToken, KEY_ID_LENGTH, KEY_SECRET_LENGTH } from './key-token.js';
 import { viewKey, type KeyView } from './key-view.js';
 import type { Policy, Selection } from './policy.js';
@@ -35,6 +36,8 @@ export interface IssueKeyInput {
     /** Kopiykas. */
     readonly spend_limit?: number | null;
   };
+  /** The TSIG credential's algorithm for a key holding a DNS right (default hmac-sha256). */
+  readonly tsig_algorithm?: string;
 }
 
 export interface KeyDraft {
@@ -51,7 +54,14 @@ export interface IssuedKey {
   /** The key string: shown once, never stored. */
   readonly secret: string;
   readonly summary: KeySummary;
+  /** The DNS (TSIG) credential, secret shown once beside the key; null for a key without a DNS right. */
+  readonly tsig: { readonly name: string; readonly algorithm: TsigAlgorithmName; readonly secret: string } | null;
 }
+
+/** Rights that come with a TSIG credential (DNS UPDATE, signed queries and transfers). */
+const DNS_RIGHTS: readonly RightName[] = ['dns.read', 'dns.edit', 'dns.acme_challenge'];
+/** Secret length per algorithm: the hash's output length (RFC 8945 §6: no shorter than the output). */
+const TSIG_SECRET_BYTES: Record<TsigAlgorithmName, number> = { 'hmac-sha256': 32, 'hmac-sha512': 64 };
 
 const bad = (field: string, rule: string, value?: unknown) =>
   new DomainError('validation_failed', {}, [{ field, rule, ...(value === undefined ? {} : { value }) }]);
@@ -60,6 +70,7 @@ const bad = (field: string, rule: string, value?: unknown) =>
 export interface IssueKeyDeps extends RecordingDeps {
   readonly keys: KeyRepository;
   readonly hasher: SecretHasher;
+  readonly secretBox: SecretBox;
 }
 
 export class IssueKey {
@@ -91,9 +102,19 @@ export class IssueKey {
 
   async issue(actor: Actor, input: IssueKeyInput): Promise<IssuedKey> {
     const draft = this.preview(actor, input);
+    const algorithm = this.tsigAlgorithmOf(input);
     const id = this.deps.random.base62(KEY_ID_LENGTH);
     const secret = formatToken(draft.environment, id, this.deps.random.base62(KEY_SECRET_LENGTH), (t) => this.deps.hasher.crc32(t));
     const now = this.deps.clock.now();
+    let tsig: IssuedKey['tsig'] = null;
+    let credential: TsigCredential | null = null;
+    if (draft.policies.some((p) => DNS_RIGHTS.includes(p.right))) {
+      // A DNS name unique per key, lower case (DNS compares names case-insensitively): 80 random bits.
+      const name = `dmk-${draft.environment}-${hex(this.deps.random.bytes(10))}`;
+      const tsigSecret = base64(this.deps.random.bytes(TSIG_SECRET_BYTES[algorithm]));
+      tsig = { name, algorithm, secret: tsigSecret };
+      credential = { name, algorithm, sealedSecret: this.deps.secretBox.seal(tsigSecret) };
+    }
     const key: ApiKey = {
       id,
       accountId: actor.accountId,
@@ -108,6 +129,7 @@ export class IssueKey {
       lastUsedAt: null,
       revokedAt: null,
       revokedBy: null,
+      tsig: credential,
     };
     await this.deps.uow.transaction(async () => {
       await this.deps.keys.insert(key);
@@ -131,7 +153,13 @@ export class IssueKey {
         },
       );
     });
-    return { key: viewKey(key, now), secret, summary: draft.summary };
+    return { key: viewKey(key, now), secret, summary: draft.summary, tsig };
+  }
+
+  private tsigAlgorithmOf(input: IssueKeyInput): TsigAlgorithmName {
+    const a = input.tsig_algorithm ?? 'hmac-sha256';
+    if (!(TSIG_ALGORITHMS as readonly string[]).includes(a)) throw bad('/tsig_algorithm', 'enum', a);
+    return a as TsigAlgorithmName;
   }
 
   private policiesOf(input: IssueKeyInput): Policy[] {
@@ -220,3 +248,6 @@ export class IssueKey {
     return { cidr, expiresOn, spendLimit };
   }
 }
+
+const hex = (b: Uint8Array): string => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+const base64 = (b: Uint8Array): string => Buffer.from(b).toString('base64');

@@ -22,6 +22,20 @@ export interface KeyConditions {
   readonly spendLimit: number | null;
 }
 
+/** TSIG algorithms a key's DNS credential may use (RFC 8945 §6). */
+export const TSIG_ALGORITHMS = ['hmac-sha256', 'hmac-sha512'] as const;
+export type TsigAlgorithmName = (typeof TSIG_ALGORITHMS)[number];
+
+/**
+ * A key's TSIG credential (DNS UPDATE, signed queries and transfers): its DNS name (lower case, unique
+ * among keys), the algorithm chosen at issuance and the secret sealed by the secret box.
+ */
+export interface TsigCredential {
+  readonly name: string;
+  readonly algorithm: TsigAlgorithmName;
+  readonly sealedSecret: string;
+}
+
 /** An access key as stored: the secret itself is never kept, only its HMAC (DESIGN: Fixed names). */
 export interface ApiKey {
   readonly id: string;
@@ -37,6 +51,8 @@ export interface ApiKey {
   lastUsedAt: Date | null;
   readonly revokedAt: Date | null;
   readonly revokedBy: string | null;
+  /** Keys holding dns.read, dns.edit or dns.acme_challenge have one; null for the others. */
+  readonly tsig?: TsigCredential | null;
 }
 
 export type KeyStatus = 'active' | 'expired' | 'revoked';

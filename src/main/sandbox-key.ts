@@ -20,7 +20,8 @@ import { TOKENS } from '../tokens.js';
  * demo account only if the store has none yet (never re-seeds).
  */
 const USAGE = `usage: npm run sandbox:key -- (--rights R1,R2 | --template T) (--domains a.example,b.example | --label L)
-       [--cidr 203.0.113.0/24] [--expires YYYY-MM-DD] [--spend-limit UAH] [--name NAME] [--json]`;
+       [--cidr 203.0.113.0/24] [--expires YYYY-MM-DD] [--spend-limit UAH] [--name NAME]
+       [--tsig-algorithm hmac-sha256|hmac-sha512] [--json]`;
 
 const list = (v: string | undefined) =>
   v === undefined
@@ -43,6 +44,7 @@ const main = async (): Promise<number> => {
         expires: { type: 'string' },
         'spend-limit': { type: 'string' },
         name: { type: 'string' },
+        'tsig-algorithm': { type: 'string' },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
       },
@@ -86,15 +88,19 @@ const main = async (): Promise<number> => {
         ...(args.rights !== undefined ? { rights: list(args.rights)! } : {}),
         ...(args.domains !== undefined ? { domains: list(args.domains)! } : {}),
         ...(args.label !== undefined ? { label: args.label } : {}),
+        ...(args['tsig-algorithm'] !== undefined ? { tsig_algorithm: args['tsig-algorithm'] } : {}),
         conditions: { cidr: args.cidr ?? null, expires_on: args.expires ?? null, spend_limit: spendLimit },
       },
     );
     if (args.json) {
-      process.stdout.write(`${JSON.stringify({ id: issued.key.id, key: issued.secret, summary: issued.summary })}\n`);
+      process.stdout.write(`${JSON.stringify({ id: issued.key.id, key: issued.secret, summary: issued.summary, tsig: issued.tsig })}\n`);
     } else {
       process.stdout.write(
         `Test key ${issued.key.id} issued for the sandbox demo account. It is shown once:\n\n  ${issued.secret}\n\n` +
-          `${issued.summary.uk}\n\n${issued.summary.en}\n`,
+          `${issued.summary.uk}\n\n${issued.summary.en}\n` +
+          (issued.tsig
+            ? `\nDNS UPDATE (TSIG) credential, also shown once: ${issued.tsig.algorithm}:${issued.tsig.name}:${issued.tsig.secret}\n`
+            : ''),
       );
     }
     return 0;

@@ -71,6 +71,7 @@ const main = async () => {
         changes: system.store.changes,
         log: log.child({ component: 'dns' }),
         workerEntry: DNS_WORKER_ENTRY,
+        signed: { tsigKeys: system.get(TOKENS.ResolveTsigKey), update: system.get(TOKENS.ApplyDnsUpdate) },
         ...(metrics ? { observer: metrics.dns() } : {}),
       })
     : null;

@@ -8,6 +8,7 @@ import { Authorizer } from '../../core/access/authorize.js';
 import { DescribeKey } from '../../core/access/describe-key.use-case.js';
 import { IssueKey } from '../../core/access/issue-key.use-case.js';
 import { ListKeys, RevokeKey } from '../../core/access/manage-keys.use-case.js';
+import { ResolveTsigKey } from '../../core/access/resolve-tsig-key.use-case.js';
 import { TOKENS as T } from '../tokens.js';
 
 /** The access capability's use cases, constructed by hand from their ports (no decorators in core/). */
@@ -25,8 +26,9 @@ export const accessModule = () =>
       .inSingletonScope();
     bind(T.IssueKey)
       .toResolvedValue(
-        (st: SqlStore, h, r, c, rec: Recorder) => new IssueKey({ keys: st.keys, events: rec, uow: st.uow, hasher: h, random: r, clock: c }),
-        [s, T.SecretHasher, T.Random, T.Clock, T.Recorder],
+        (st: SqlStore, h, r, c, rec: Recorder, box) =>
+          new IssueKey({ keys: st.keys, events: rec, uow: st.uow, hasher: h, random: r, clock: c, secretBox: box }),
+        [s, T.SecretHasher, T.Random, T.Clock, T.Recorder, T.SecretBox],
       )
       .inSingletonScope();
     bind(T.ListKeys)
@@ -37,6 +39,9 @@ export const accessModule = () =>
         (st: SqlStore, r, c, rec: Recorder) => new RevokeKey({ keys: st.keys, events: rec, uow: st.uow, random: r, clock: c }),
         [s, T.Random, T.Clock, T.Recorder],
       )
+      .inSingletonScope();
+    bind(T.ResolveTsigKey)
+      .toResolvedValue((st: SqlStore, box, c) => new ResolveTsigKey(st.keys, box, c, st.tsigReplays), [s, T.SecretBox, T.Clock])
       .inSingletonScope();
     bind(T.DescribeKey)
       .toResolvedValue((st: SqlStore, c) => new DescribeKey(st.spend, c), [s, T.Clock])

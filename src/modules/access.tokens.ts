@@ -6,6 +6,7 @@ import type { Authorizer } from '../../core/access/authorize.js';
 import type { DescribeKey } from '../../core/access/describe-key.use-case.js';
 import type { IssueKey } from '../../core/access/issue-key.use-case.js';
 import type { ListKeys, RevokeKey } from '../../core/access/manage-keys.use-case.js';
+import type { ResolveTsigKey } from '../../core/access/resolve-tsig-key.use-case.js';
 
 /** Injection tokens of the access capability (src/ binds them by explicit token; core/ has no decorators). */
 export const ACCESS_TOKENS = {
@@ -16,4 +17,5 @@ export const ACCESS_TOKENS = {
   ListKeys: token<ListKeys>('ListKeys'),
   RevokeKey: token<RevokeKey>('RevokeKey'),
   DescribeKey: token<DescribeKey>('DescribeKey'),
+  ResolveTsigKey: token<ResolveTsigKey>('ResolveTsigKey'),
 } as const;

@@ -8,6 +8,7 @@ import { ZoneService } from '../../core/dns/zone/zone-service.js';
 import { ReadZone } from '../../core/dns/zone/read-zone.use-case.js';
 import { AcmeChallenges } from '../../core/dns/acme/acme-challenges.use-case.js';
 import { DnsPlans } from '../../core/dns/plans/dns-plans.use-case.js';
+import { ApplyDnsUpdate } from '../../core/dns/update/apply-dns-update.use-case.js';
 import { ZonePublisherHub } from '../../adapters/dns/zone-publisher-hub.js';
 import { TOKENS as T } from '../tokens.js';
 
@@ -47,6 +48,12 @@ export const dnsModule = () =>
         (st: SqlStore, z, a, r, c, rec: Recorder) =>
           new DnsPlans({ zones: st.zones, plans: st.plans, zoneService: z, authorizer: a, events: rec, uow: st.uow, random: r, clock: c }),
         [s, T.ZoneService, T.Authorizer, T.Random, T.Clock, T.Recorder],
+      )
+      .inSingletonScope();
+    bind(T.ApplyDnsUpdate)
+      .toResolvedValue(
+        (st: SqlStore, p: DnsPlans, a) => new ApplyDnsUpdate({ zones: st.zones, plans: p, authorizer: a }),
+        [s, T.DnsPlans, T.Authorizer],
       )
       .inSingletonScope();
   });

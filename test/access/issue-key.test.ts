@@ -52,6 +52,9 @@ class FakeKeys implements KeyRepository {
   async findById(id: string) {
     return this.rows.find((r) => r.key.id === id)?.key ?? null;
   }
+  async findByTsigName(name: string) {
+    return this.rows.find((r) => r.key.tsig?.name === name.toLowerCase())?.key ?? null;
+  }
   async list() {
     return this.rows.map((r) => r.key);
   }
@@ -158,6 +161,9 @@ class FakeRandom implements Random {
   }
 }
 
+/** Seals by reversing and tagging: enough to tell a sealed secret from the plain one. */
+const box = { seal: (p: string) => `sealed:${[...p].reverse().join('')}`, open: (s: string) => [...s.slice(7)].reverse().join('') };
+
 /* ---------- fixture ---------- */
 
 /** 12:00 in Kyiv on Saturday 2026-11-21 (UTC+2). */
@@ -182,6 +188,7 @@ const setup = (now: Date = NOW) => {
     hasher,
     random,
     clock,
+    secretBox: box,
   });
   return { useCase, uow, keys, events, notices, clock, outbox };
 };
@@ -616,6 +623,45 @@ describe('IssueKey (seed A8, DESIGN: classes)', () => {
         useCase.preview(OWNER, { environment: 'test', rights: ['domain.read'], label: 'prod', domains: ['a.example.com'] }),
       );
       expect(both.details).to.deep.equal([{ field: '/label', rule: 'exclusive' }]);
+    });
+  });
+
+  describe('TSIG credential (DNS UPDATE): issued with a key holding a DNS right', () => {
+    it('a key with dns.acme_challenge, dns.read or dns.edit gets a lower-case name, hmac-sha256 and a 32-octet secret, stored sealed', async () => {
+      const { useCase, keys } = setup();
+      const names = new Set<string>();
+      for (const right of ['dns.acme_challenge', 'dns.read', 'dns.edit']) {
+        const r = await useCase.issue(OWNER, { environment: 'test', rights: [right], domains: ['a.example.com'] });
+        expect(r.tsig).to.not.equal(null);
+        expect(r.tsig!.name).to.match(/^dmk-test-[0-9a-f]{20}$/);
+        expect(r.tsig!.algorithm).to.equal('hmac-sha256');
+        expect(Buffer.from(r.tsig!.secret, 'base64')).to.have.length(32);
+        const stored = keys.rows.find((x) => x.key.id === r.key.id)!.key;
+        expect(stored.tsig).to.deep.equal({ name: r.tsig!.name, algorithm: 'hmac-sha256', sealedSecret: box.seal(r.tsig!.secret) });
+        expect(JSON.stringify(stored)).not.to.include(r.tsig!.secret);
+        names.add(r.tsig!.name);
+      }
+      expect(names.size).to.equal(3);
+    });
+
+    it('hmac-sha512 on request (64-octet secret); another algorithm is refused; no credential without a DNS right', async () => {
+      const { useCase } = setup();
+      const r = await useCase.issue(OWNER, {
+        environment: 'live',
+        rights: ['dns.edit'],
+        domains: ['a.example.com'],
+        tsig_algorithm: 'hmac-sha512',
+      });
+      expect(r.tsig).to.include({ algorithm: 'hmac-sha512' });
+      expect(r.tsig!.name).to.match(/^dmk-live-/);
+      expect(Buffer.from(r.tsig!.secret, 'base64')).to.have.length(64);
+      const md5 = await refusal(
+        useCase.issue(OWNER, { environment: 'test', rights: ['dns.edit'], domains: ['a.example.com'], tsig_algorithm: 'hmac-md5' }),
+      );
+      expect(md5.code).to.equal('validation_failed');
+      expect(md5.details).to.deep.equal([{ field: '/tsig_algorithm', rule: 'enum', value: 'hmac-md5' }]);
+      const none = await useCase.issue(OWNER, { environment: 'test', rights: ['domain.read'], domains: ['a.example.com'] });
+      expect(none.tsig).to.equal(null);
     });
   });
 

@@ -53,7 +53,8 @@ eachStore('npm run sandbox:key', (kind) => {
     const lines = r.stdout.trim().split('\n');
     expect(lines).to.have.length(1);
     const out = JSON.parse(lines[0]!);
-    expect(Object.keys(out).sort()).to.deep.equal(['id', 'key', 'summary']);
+    expect(Object.keys(out).sort()).to.deep.equal(['id', 'key', 'summary', 'tsig']);
+    expect(out.tsig).to.equal(null); // no DNS right, no TSIG credential
     expect(out.key).to.match(/^dmk_test_/);
     expect(out.summary.en).to.contain('labelled "prod"');
     expect((await read(out.key, 'domivka-demo.com.ua')).status).to.equal(200);
@@ -80,6 +81,19 @@ eachStore('npm run sandbox:key', (kind) => {
     expect(r.body.error.code).to.equal('ip_not_allowed');
     const ok = issue(['--rights', 'domain.read', '--domains', 'domivka-demo.dev', '--cidr', '127.0.0.1/32']);
     expect((await read(ok.key, 'domivka-demo.dev')).status).to.equal(200);
+  });
+
+  it('--json with a DNS right carries the TSIG credential; --tsig-algorithm picks hmac-sha512', async function () {
+    this.timeout(60_000);
+    const k = issue(['--rights', 'dns.acme_challenge', '--domains', 'domivka-demo.dev']) as unknown as {
+      tsig: { name: string; algorithm: string; secret: string };
+    };
+    expect(k.tsig.name).to.match(/^dmk-test-[0-9a-f]{20}$/);
+    expect(k.tsig.algorithm).to.equal('hmac-sha256');
+    expect(Buffer.from(k.tsig.secret, 'base64')).to.have.length(32);
+    const k512 = issue(['--rights', 'dns.edit', '--domains', 'domivka-demo.dev', '--tsig-algorithm', 'hmac-sha512']) as unknown as typeof k;
+    expect(k512.tsig.algorithm).to.equal('hmac-sha512');
+    expect(Buffer.from(k512.tsig.secret, 'base64')).to.have.length(64);
   });
 
   it('--expires: refused after the expiry date', async function () {

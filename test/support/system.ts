@@ -1,3 +1,4 @@
+import { SignedMessages } from '../../adapters/dns/update/signed-messages.js';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { generate } from 'otplib';
@@ -75,6 +76,12 @@ export const startApi = async (kind: StoreKind, options: TestApiOptions = {}): P
     dns = new EmbeddedNameserver({ host: '127.0.0.1', port: options.dnsPort ?? 0, axfrAllow: ['127.0.0.1'], secondaries: [] });
     await dns.start();
     system.get(TOKENS.ZonePublisher).attach(dns);
+    dns.acceptSigned(
+      new SignedMessages(
+        { tsigKeys: system.get(TOKENS.ResolveTsigKey), update: system.get(TOKENS.ApplyDnsUpdate) },
+        { serves: null, log: pino({ level: 'silent' }) },
+      ),
+    );
     await new ZoneSync(system.store.zones, dns, pino({ level: 'silent' })).load();
   }
   system.markStarted();

@@ -51,6 +51,23 @@ const literalLookup = (address: string, family: unknown, callback: (err: Error |
 export type Transport = 'udp' | 'tcp';
 
 /**
+ * Who answers the messages this server does not answer alone: UPDATE and TSIG-signed messages, which
+ * need the store (keys, zones). Asked only on a cache miss (a signed message is never cached); its
+ * answers come later, so UDP replies are sent when they are ready.
+ */
+export interface SignedMessageHandler {
+  wants(packet: Buffer): boolean;
+  handle(
+    packet: Buffer,
+    transport: Transport,
+    peer: string,
+    server: { answerUnsigned(packet: Buffer, transport: Transport, peer: string): Buffer[] },
+  ): Promise<Buffer[]>;
+  /** A synchronous TC answer, for a UDP path that cannot send later (a worker's own SO_REUSEPORT socket). */
+  truncated(packet: Buffer): Buffer;
+}
+
+/**
  * Our authoritative DNS server, on dns-packet, UDP and TCP on one port. Zones are compiled when they
  * are published (every RRset encoded once, see compiled-zone.ts), so a query is a few map lookups and
  * one buffer copy; a UDP question asked before is one table probe and one copy (answer-cache.ts).
@@ -87,6 +104,8 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
   private internalErrors = 0;
   /** Counts what is served (metrics), when one is attached. */
   private observer: DnsObserver | null = null;
+  /** UPDATE and signed messages (DNS UPDATE with TSIG), when attached. */
+  private signed: SignedMessageHandler | null = null;
 
   constructor(config: EmbeddedNameserverConfig) {
     this.config = validateConfig(config);
@@ -212,6 +231,30 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     ]);
   }
 
+  /** Attaches the answerer of UPDATE and TSIG-signed messages; without one, they get the ordinary answers (UPDATE: NOTIMP). */
+  acceptSigned(handler: SignedMessageHandler): void {
+    this.signed = handler;
+  }
+
+  /** The ordinary answer to a query (a signed one, once its TSIG was checked and removed). */
+  readonly answerUnsigned = (packet: Buffer, transport: Transport, peer: string): Buffer[] =>
+    this.answerSlow(packet, transport, peer, false);
+
+  /** Hands a signed message to its handler; its replies go out by `send` when ready. Never throws. */
+  private dispatchSigned(packet: Buffer, transport: Transport, peer: string, send: (reply: Buffer) => void): void {
+    const handler = this.signed!;
+    const copy = Buffer.from(packet); // the batched reader reuses its buffers
+    handler.handle(copy, transport, peer, this).then(
+      (replies) => {
+        for (const r of replies) {
+          this.observer?.answered(r, 0, transport, false);
+          send(r);
+        }
+      },
+      (err: unknown) => this.failed(err, { transport, peer }, 'signed DNS message failed; dropped'),
+    );
+  }
+
   /** Attaches an observer (metrics) told of every reply, transfer and NOTIFY. */
   observe(observer: DnsObserver): void {
     this.observer = observer;
@@ -306,10 +349,16 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
   }
 
   /** A UDP packet's reply, or null: from the answer cache when the question was answered before. */
-  private answerUdp(packet: Buffer, peer: string): Buffer | null {
+  private answerUdp(packet: Buffer, peer: string, port = 0): Buffer | null {
     try {
       const cache = this.cache;
       const hit = cache?.lookup(packet) ?? null;
+      if (hit === null && this.signed !== null && this.signed.wants(packet)) {
+        const udp = this.udp;
+        if (!udp || port === 0) return this.signed.truncated(packet);
+        this.dispatchSigned(packet, 'udp', peer, (r) => udp.send(r, port, peer));
+        return null;
+      }
       const out = hit ?? this.answerSlow(packet, 'udp', peer, cache !== null && cache.cacheable)[0] ?? null;
       if (out === null) return null;
       if (this.rrl !== null) {
@@ -329,11 +378,30 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
   }
 
   /** One datagram of a batch (udp-batch.ts): its reply written into the send arena, or 0 for none. Never throws. */
-  private readonly answerInto = (query: Buffer, out: Buffer, at: number, room: number, peer: () => string): number => {
+  private readonly answerInto = (
+    query: Buffer,
+    out: Buffer,
+    at: number,
+    room: number,
+    peer: () => string,
+    peerPort: () => number,
+  ): number => {
     try {
       const cache = this.cache;
       let n = cache !== null ? cache.lookupInto(query, out, at, room) : 0;
       const hit = n > 0;
+      if (!hit && this.signed !== null && this.signed.wants(query)) {
+        const udp = this.udp;
+        // A worker's own SO_REUSEPORT socket has no dgram handle to send from later: TC sends the client to TCP.
+        if (!udp) {
+          const tc = this.signed.truncated(query);
+          return tc.length <= room ? tc.copy(out, at) : 0;
+        }
+        const address = peer();
+        const port = peerPort();
+        this.dispatchSigned(query, 'udp', address, (r) => udp.send(r, port, address));
+        return 0;
+      }
       if (!hit) {
         const reply = this.answerSlow(query, 'udp', peer(), cache !== null && cache.cacheable)[0];
         if (reply === undefined || reply.length > room) return 0;
@@ -450,7 +518,7 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
    * client retries).
    */
   private onDatagram(msg: Buffer, rinfo: dgram.RemoteInfo): void {
-    const out = this.answerUdp(msg, rinfo.address);
+    const out = this.answerUdp(msg, rinfo.address, rinfo.port);
     if (out === null) return;
     const n = this.outgoing.length;
     if (n === 0) setImmediate(this.flushReplies);
@@ -495,6 +563,17 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
           if (pending.length < 2 + len) break;
           const msg = pending.subarray(2, 2 + len);
           pending = pending.subarray(2 + len);
+          if (this.signed !== null && this.signed.wants(msg)) {
+            // RFC 7766 §7: answers on a connection may come out of order; this one comes when the store has spoken.
+            this.dispatchSigned(msg, 'tcp', conn.remoteAddress ?? '', (out) => {
+              if (conn.destroyed) return;
+              const frame = Buffer.allocUnsafe(2 + out.length);
+              frame.writeUInt16BE(out.length, 0);
+              out.copy(frame, 2);
+              conn.write(frame);
+            });
+            continue;
+          }
           for (const out of this.answer(msg, 'tcp', conn.remoteAddress ?? '')) {
             const frame = Buffer.allocUnsafe(2 + out.length);
             frame.writeUInt16BE(out.length, 0);

@@ -64,9 +64,9 @@ export const batchedUdpUnavailable = (): string | null => (load() === null ? loa
 
 /**
  * One received datagram's reply: written into `out` at `at` (at most `room` octets), its length
- * returned; 0 sends nothing. `peer()` formats the sender's address (only the slow path needs it).
+ * returned; 0 sends nothing. `peer()` formats the sender's address (only the slow path needs it), `peerPort()` its port.
  */
-export type BatchAnswer = (query: Buffer, out: Buffer, at: number, room: number, peer: () => string) => number;
+export type BatchAnswer = (query: Buffer, out: Buffer, at: number, room: number, peer: () => string, peerPort: () => number) => number;
 
 export interface BatchedUdp {
   /** Batches read, datagrams received, replies sent, replies the kernel refused (dropped) and socket errors, so far. */
@@ -144,6 +144,7 @@ const serve = (native: Addon, fd: number, own: boolean, answer: BatchAnswer): Ba
     const c = current * CTL_STRIDE;
     return ctl[c + 2] === 4 ? ipv4(addr, current * 16) : formatIpv6(addr, current * 16);
   };
+  const peerPort = (): number => ctl[current * CTL_STRIDE + 1]!;
   const onBatch = (n: number): void => {
     for (let i = 0; i < n; i++) {
       const c = i * CTL_STRIDE;
@@ -152,7 +153,7 @@ const serve = (native: Addon, fd: number, own: boolean, answer: BatchAnswer): Ba
       if (len < 0 || ctl[c + 3] === 1) continue;
       current = i;
       const at = i * SLOT;
-      ctl[c + 4] = answer(inBytes.subarray(at, at + len), outBytes, at, SLOT, peer);
+      ctl[c + 4] = answer(inBytes.subarray(at, at + len), outBytes, at, SLOT, peer, peerPort);
     }
   };
   let h: unknown;

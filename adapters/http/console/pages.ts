@@ -768,6 +768,23 @@ export const pages = (uc: UseCases): ConsolePage[] => [
             <code id="key-secret">${issued.secret}</code
             ><button type="button" data-copy="key-secret" data-copied="${v.t('Скопійовано', 'Copied')}">${v.t('Копіювати', 'Copy')}</button>
           </div>
+          ${
+            issued.tsig
+              ? html`<div class="card secret tsig">
+                  <h2>${v.t('Облікові дані DNS UPDATE (TSIG)', 'DNS UPDATE credential (TSIG)')}</h2>
+                  <p>
+                    ${v.t(
+                      'Для nsupdate, certbot (rfc2136), lego та інших клієнтів RFC 2136; теж показано лише один раз.',
+                      'For nsupdate, certbot (rfc2136), lego and other RFC 2136 clients; also shown only once.',
+                    )}
+                  </p>
+                  <code id="key-tsig">${issued.tsig.algorithm}:${issued.tsig.name}:${issued.tsig.secret}</code
+                  ><button type="button" data-copy="key-tsig" data-copied="${v.t('Скопійовано', 'Copied')}">
+                    ${v.t('Копіювати', 'Copy')}
+                  </button>
+                </div>`
+              : ''
+          }
           <div class="card summary">
             ${(v.lang === 'uk' ? issued.summary.lines.uk : issued.summary.lines.en).map((l) => html`<p>${l}</p>`)}
           </div>

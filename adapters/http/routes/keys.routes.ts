@@ -3,7 +3,7 @@ import type { IssueKey, IssueKeyInput } from '../../../core/access/issue-key.use
 import type { ListKeys, RevokeKey } from '../../../core/access/manage-keys.use-case.js';
 import { route, withBody, type Route } from '../route.js';
 import type { FromSchema } from '../schema-type.js';
-import { i18n, keyRequest, keyView, money, page, pageQuery, policy, summary } from '../schemas.js';
+import { i18n, keyRequest, keyView, money, page, pageQuery, policy, summary, tsigCredential } from '../schemas.js';
 
 /**
  * Keys: the calling key (/v1/key, any key) and managing an account's keys (/v1/account/keys, a session
@@ -134,6 +134,7 @@ export const keyRoutes = (uc: KeysUseCases): Route[] => [
             secret: { type: ['string', 'null'], description: 'dmk_live_… or dmk_test_…; shown once (null in an Idempotency-Key replay).' },
             secret_note: i18n,
             summary,
+            tsig: tsigCredential,
           },
         },
       },
@@ -157,6 +158,7 @@ export const keyRoutes = (uc: KeysUseCases): Route[] => [
     replayable: (reply) =>
       withBody(reply, {
         secret: null,
+        tsig: null,
         secret_note: {
           uk: 'Рядок ключа показується лише один раз. Якщо його втрачено, відкличте цей ключ і випустіть новий.',
           en: 'The key string is shown only once. If it was lost, revoke this key and issue a new one.',

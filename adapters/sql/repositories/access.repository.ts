@@ -1,4 +1,4 @@
-import type { ApiKey } from '../../../core/kernel/caller.js';
+import type { ApiKey, TsigAlgorithmName } from '../../../core/kernel/caller.js';
 import type { Policy } from '../../../core/access/policy.js';
 import type { KeyListQuery, KeyRepository } from '../../../core/access/ports/key-repository.port.js';
 import type { DangerClass } from '../../../core/kernel/rights.js';
@@ -24,6 +24,9 @@ type KeyRow = {
   last_used_at: string | null;
   revoked_at: string | null;
   revoked_by: string | null;
+  tsig_name?: string | null;
+  tsig_algorithm?: string | null;
+  tsig_secret?: string | null;
 };
 
 const toKey = (r: KeyRow): ApiKey => ({
@@ -40,6 +43,10 @@ const toKey = (r: KeyRow): ApiKey => ({
   lastUsedAt: dateOrNull(r.last_used_at),
   revokedAt: dateOrNull(r.revoked_at),
   revokedBy: r.revoked_by,
+  tsig:
+    r.tsig_name && r.tsig_algorithm && r.tsig_secret
+      ? { name: r.tsig_name, algorithm: r.tsig_algorithm as TsigAlgorithmName, sealedSecret: r.tsig_secret }
+      : null,
 });
 
 /**
@@ -53,6 +60,7 @@ export const KEY_CACHE_TTL_MS = 4_000;
 
 export class SqlKeyRepository implements KeyRepository {
   private readonly cache = new Map<string, { key: ApiKey; at: number }>();
+  private readonly tsigIds = new Map<string, string>();
 
   constructor(
     private readonly uow: KnexUnitOfWork,
@@ -80,6 +88,9 @@ export class SqlKeyRepository implements KeyRepository {
         last_used_at: null,
         revoked_at: null,
         revoked_by: null,
+        tsig_name: k.tsig?.name ?? null,
+        tsig_algorithm: k.tsig?.algorithm ?? null,
+        tsig_secret: k.tsig?.sealedSecret ?? null,
       });
   }
 
@@ -112,6 +123,23 @@ export class SqlKeyRepository implements KeyRepository {
     if (this.cache.size > 50_000) this.cache.clear();
     this.cache.set(id, { key, at: this.now() });
     return key;
+  }
+
+  /**
+   * The key whose TSIG credential has this name (lower case). The name never changes, so name → id is
+   * remembered; the key itself comes through findById, whose cache follows revocations across processes.
+   */
+  async findByTsigName(name: string): Promise<ApiKey | null> {
+    const lower = name.toLowerCase();
+    let id = this.tsigIds.get(lower);
+    if (id === undefined) {
+      const r = (await this.uow.db()('api_keys').where({ tsig_name: lower }).first('id')) as { id: string } | undefined;
+      if (!r) return null;
+      id = r.id;
+      if (this.tsigIds.size > 50_000) this.tsigIds.clear();
+      this.tsigIds.set(lower, id);
+    }
+    return this.findById(id);
   }
 
   async list(q: KeyListQuery): Promise<ApiKey[]> {

@@ -11,6 +11,8 @@ export interface KeyListQuery {
 export interface KeyRepository {
   insert(key: ApiKey): Promise<void>;
   findById(id: string): Promise<ApiKey | null>;
+  /** The key whose TSIG credential has this name (compared lower case), revoked or not. */
+  findByTsigName(name: string): Promise<ApiKey | null>;
   list(query: KeyListQuery): Promise<ApiKey[]>;
   /** Marks revoked; false when already revoked or unknown. */
   revoke(id: string, at: Date, by: string): Promise<boolean>;

@@ -89,7 +89,7 @@ export class DnsPlans {
     key: ApiKey,
     domainInput: string,
     id: string,
-    opts: { force?: boolean },
+    opts: { force?: boolean; sameZone?: boolean },
     cp: Checkpoints = transientCheckpoints(this.deps.uow),
   ): Promise<PlanView & { serial: number }> {
     const domain = normalizeDomain(domainInput);
@@ -111,6 +111,9 @@ export class DnsPlans {
     for (let attempt = 0; attempt < 10; attempt++) {
       const zone = await this.zoneOf(key, domain);
       plan.assertFresh(zone);
+      // DNS UPDATE: its prerequisites were judged on the zone the plan was made on; any change since stales it.
+      if (opts.sameZone && zone.serial !== plan.baseSerial)
+        throw new DomainError('plan_stale', { domain, reason: 'the zone changed meanwhile' });
       if (!opts.force) plan.assertSafe(zone.recordSets.length);
       // The checks again, on the zone as it is now — unless nothing changed since the plan was made (same
       // serial: the checks already ran on exactly this zone).

@@ -1,0 +1,166 @@
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import { eachStore } from '../../support/stores.js';
+import { startApi, type TestApi } from '../../support/system.js';
+import { dig, rdata, requireTools } from '../server/tools.js';
+
+interface Tsig {
+  name: string;
+  algorithm: string;
+  secret: string;
+}
+
+/** nsupdate (BIND) or knsupdate (Knot) with a script on stdin: exit code and what it printed. */
+const nsupdate = (
+  tool: 'nsupdate' | 'knsupdate',
+  tsig: Tsig,
+  script: string,
+  args: string[] = [],
+): Promise<{ code: number; out: string }> =>
+  new Promise((resolve) => {
+    const child = execFile(
+      tool,
+      [...args, '-y', `${tsig.algorithm}:${tsig.name}:${tsig.secret}`],
+      { timeout: 15_000 },
+      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: `${stdout}${stderr}` }),
+    );
+    child.stdin!.end(script);
+  });
+
+/**
+ * DESIGN "DNS UPDATE": a key's TSIG credential signs RFC 2136 updates to DNS_PORT, authorised by the key's
+ * policies and applied through the plan path (serial, events). Real clients: BIND's nsupdate, Knot's knsupdate.
+ */
+eachStore("DNS UPDATE with a key's TSIG credential (nsupdate, knsupdate)", (kind) => {
+  let api: TestApi;
+  let port: number;
+  let edit: { id: string; secret: string; tsig: Tsig };
+  let acme: { id: string; secret: string; tsig: Tsig };
+  before(async function () {
+    requireTools(this, 'nsupdate', 'knsupdate', 'dig');
+    api = await startApi(kind, { dns: true });
+    port = api.dnsPort!;
+    const e = await api.issueKey({
+      environment: 'test',
+      rights: ['dns.edit'],
+      domains: ['domivka-demo.dev'],
+      tsig_algorithm: 'hmac-sha512',
+    });
+    edit = { id: e.id, secret: e.secret, tsig: e.body.tsig };
+    const a = await api.issueKey({ environment: 'test', rights: ['dns.acme_challenge'], domains: ['domivka-demo.dev'] });
+    acme = { id: a.id, secret: a.secret, tsig: a.body.tsig };
+  });
+  after(async () => api?.close());
+
+  const script = (lines: string[]) => `server 127.0.0.1 ${port}\nzone domivka-demo.dev\n${lines.join('\n')}\nsend\n`;
+  const serial = async () => Number((await dig(port, 'domivka-demo.dev', 'SOA')).answer[0]!.data.split(' ')[2]);
+
+  it('the issuance answer carries the credential: hmac-sha512 as asked, a 64-octet secret', () => {
+    expect(edit.tsig.name).to.match(/^dmk-test-[0-9a-f]{20}$/);
+    expect(edit.tsig.algorithm).to.equal('hmac-sha512');
+    expect(Buffer.from(edit.tsig.secret, 'base64')).to.have.length(64);
+    expect(acme.tsig.algorithm).to.equal('hmac-sha256');
+  });
+
+  for (const tool of ['nsupdate', 'knsupdate'] as const) {
+    it(`${tool}: adds and deletes TXT and A over UDP and TCP; each change bumps the serial and is a plan applied by the key`, async () => {
+      const host = `${tool}.domivka-demo.dev`;
+      const before = await serial();
+      const add = await nsupdate(
+        tool,
+        edit.tsig,
+        script([`update add ${host}. 300 A 192.0.2.7`, `update add ${host}. 300 TXT "made by ${tool}"`]),
+      );
+      expect(add, add.out).to.deep.include({ code: 0 });
+      expect(rdata((await dig(port, host, 'A')).answer)).to.deep.equal(['192.0.2.7']);
+      expect(rdata((await dig(port, host, 'TXT')).answer)).to.deep.equal([`"made by ${tool}"`]);
+      expect(await serial()).to.be.greaterThan(before);
+      const records = await api.call('/v1/domains/domivka-demo.dev/dns/records', { headers: { authorization: `Bearer ${edit.secret}` } });
+      expect(records.body.data, JSON.stringify(records.body)).to.deep.include({ name: host, type: 'A', ttl: 300, values: ['192.0.2.7'] });
+      const events = await api.system.store.knex('events').where({ type: 'dns.plan_applied', actor: `key:${edit.id}` });
+      expect(events.length).to.be.greaterThan(0);
+
+      const del = await nsupdate(
+        tool,
+        edit.tsig,
+        script([`update delete ${host}. A 192.0.2.7`, `update delete ${host}. TXT`]),
+        tool === 'nsupdate' ? ['-v'] : [],
+      );
+      expect(del, del.out).to.deep.include({ code: 0 });
+      expect((await dig(port, host, 'A')).status).to.equal('NXDOMAIN');
+    });
+  }
+
+  it('prerequisites that hold apply; ones that fail answer YXRRSET / NXDOMAIN / NXRRSET and change nothing', async () => {
+    const host = 'prereq.domivka-demo.dev';
+    const ok = await nsupdate('nsupdate', edit.tsig, script([`prereq nxrrset ${host}. A`, `update add ${host}. 60 A 192.0.2.1`]));
+    expect(ok, ok.out).to.deep.include({ code: 0 });
+    const s = await serial();
+    const yx = await nsupdate('nsupdate', edit.tsig, script([`prereq nxrrset ${host}. A`, `update add ${host}. 60 A 192.0.2.2`]));
+    expect(yx.out).to.match(/update failed: YXRRSET/);
+    const nx = await nsupdate(
+      'nsupdate',
+      edit.tsig,
+      script([`prereq yxdomain nothing-here.domivka-demo.dev.`, `update add ${host}. 60 A 192.0.2.3`]),
+    );
+    expect(nx.out).to.match(/update failed: NXDOMAIN/);
+    const differ = await nsupdate(
+      'nsupdate',
+      edit.tsig,
+      script([`prereq yxrrset ${host}. A 192.0.2.9`, `update add ${host}. 60 A 192.0.2.4`]),
+    );
+    expect(differ.out).to.match(/update failed: NXRRSET/);
+    const same = await nsupdate(
+      'knsupdate',
+      edit.tsig,
+      script([`prereq yxrrset ${host}. A 192.0.2.1`, `update add ${host}. 60 A 192.0.2.5`]),
+    );
+    expect(same, same.out).to.deep.include({ code: 0 });
+    expect(rdata((await dig(port, host, 'A')).answer).sort()).to.deep.equal(['192.0.2.1', '192.0.2.5']);
+    expect(await serial()).to.equal(s + 1);
+  });
+
+  it('an ACME-only key adds TXT at _acme-challenge; the same key is REFUSED for an A record and for another domain', async () => {
+    const ok = await nsupdate('nsupdate', acme.tsig, script([`update add _acme-challenge.www.domivka-demo.dev. 60 TXT "token-1"`]));
+    expect(ok, ok.out).to.deep.include({ code: 0 });
+    expect(rdata((await dig(port, '_acme-challenge.www.domivka-demo.dev', 'TXT')).answer)).to.deep.equal(['"token-1"']);
+    const s = await serial();
+    const a = await nsupdate('nsupdate', acme.tsig, script([`update add www2.domivka-demo.dev. 60 A 192.0.2.8`]));
+    expect(a.out).to.match(/update failed: REFUSED/);
+    const txtElsewhere = await nsupdate('nsupdate', acme.tsig, script([`update add other.domivka-demo.dev. 60 TXT "x"`]));
+    expect(txtElsewhere.out).to.match(/update failed: REFUSED/);
+    const other = await nsupdate(
+      'nsupdate',
+      acme.tsig,
+      `server 127.0.0.1 ${port}\nzone domivka-demo.com.ua\nupdate add _acme-challenge.domivka-demo.com.ua. 60 TXT "x"\nsend\n`,
+    );
+    expect(other.out).to.match(/update failed: REFUSED/);
+    expect(await serial()).to.equal(s);
+  });
+
+  it("the apex SOA and NS stay the service's; an unknown zone is NOTAUTH; a wrong secret NOTAUTH(BADSIG)", async () => {
+    const ns = await nsupdate('nsupdate', edit.tsig, script([`update add domivka-demo.dev. 300 NS ns.example.net.`]));
+    expect(ns.out).to.match(/update failed: REFUSED/);
+    const soa = await nsupdate('nsupdate', edit.tsig, script([`update delete domivka-demo.dev. SOA`]));
+    expect(soa.out).to.match(/update failed: REFUSED/);
+    const foreign = await nsupdate(
+      'nsupdate',
+      edit.tsig,
+      `server 127.0.0.1 ${port}\nzone not-ours.example\nupdate add a.not-ours.example. 60 A 192.0.2.1\nsend\n`,
+    );
+    expect(foreign.out).to.match(/update failed: NOTAUTH/);
+    const wrong = { ...edit.tsig, secret: Buffer.alloc(64, 7).toString('base64') };
+    const bad = await nsupdate('nsupdate', wrong, script([`update add x.domivka-demo.dev. 60 A 192.0.2.1`]));
+    expect(bad.out).to.match(/NOTAUTH\(BADSIG\)/);
+  });
+
+  it("a revoked key's credential is refused at once: NOTAUTH(BADKEY)", async () => {
+    const k = await api.issueKey({ environment: 'test', rights: ['dns.edit'], domains: ['domivka-demo.dev'] });
+    const first = await nsupdate('nsupdate', k.body.tsig, script([`update add revoked.domivka-demo.dev. 60 A 192.0.2.1`]));
+    expect(first, first.out).to.deep.include({ code: 0 });
+    const cookie = await api.signIn();
+    expect((await api.call(`/v1/account/keys/${k.id}`, { method: 'DELETE', headers: { cookie } })).status).to.equal(200);
+    const after = await nsupdate('nsupdate', k.body.tsig, script([`update add revoked.domivka-demo.dev. 60 A 192.0.2.2`]));
+    expect(after.out).to.match(/NOTAUTH\(BADKEY\)/);
+  });
+});
