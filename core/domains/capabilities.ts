@@ -8,6 +8,10 @@ import type {
   Renewing,
   TransferCodes,
   TransferLockControl,
+  TransferRequesting,
+  TransferQuerying,
+  TransferCancelling,
+  TransferRejecting,
 } from './ports/registrar.port.js';
 
 type Ability = {
@@ -17,6 +21,10 @@ type Ability = {
   transfer_lock: TransferLockControl;
   transfer_code: TransferCodes;
   registrant: RegistrantControl;
+  transfer_request: TransferRequesting;
+  transfer_query: TransferQuerying;
+  transfer_cancel: TransferCancelling;
+  transfer_reject: TransferRejecting;
 };
 
 const method: Record<RegistrarCapability, string> = {
@@ -26,6 +34,10 @@ const method: Record<RegistrarCapability, string> = {
   transfer_lock: 'setTransferLock',
   transfer_code: 'transferCode',
   registrant: 'changeRegistrant',
+  transfer_request: 'requestTransfer',
+  transfer_query: 'queryTransfer',
+  transfer_cancel: 'cancelTransfer',
+  transfer_reject: 'rejectTransfer',
 };
 
 /** Returns the registrar narrowed to an ability, or refuses with `registrar_capability_missing`. */

@@ -17,6 +17,10 @@ export interface RegistrarNames {
   taken(): string;
   /** A name that shows as available but whose writes fail at the registry (an outage). */
   failing(): string;
+  /** A name held at another registrar that may be transferred in with `authCode` (fresh per call). */
+  transferable?(): { domain: string; authCode: string };
+  /** A name held at another registrar and locked there (clientTransferProhibited). */
+  transferLocked?(): string;
 }
 
 export interface RegistrarSubject {
@@ -25,6 +29,10 @@ export interface RegistrarSubject {
   /** The registry's "today" (YYYY-MM-DD): registrations run from it. */
   today(): string;
   cleanup(): Promise<void>;
+  /** Lets the losing side's answer period pass (the sandbox clock moves; a registry peer auto-approves). */
+  passTransferPeriod?(domain: string): Promise<void>;
+  /** Another registrar asks the registry for a name we hold (a transfer out begins). */
+  startTransferOut?(domain: string): Promise<void>;
 }
 
 export type MakeRegistrarSubject = () => RegistrarSubject | Promise<RegistrarSubject>;
@@ -37,6 +45,10 @@ export const CAPABILITY_METHODS: Readonly<Record<RegistrarCapability, string>> =
   transfer_lock: 'setTransferLock',
   transfer_code: 'transferCode',
   registrant: 'changeRegistrant',
+  transfer_request: 'requestTransfer',
+  transfer_query: 'queryTransfer',
+  transfer_cancel: 'cancelTransfer',
+  transfer_reject: 'rejectTransfer',
 };
 const ALL_CAPABILITIES = Object.keys(CAPABILITY_METHODS) as RegistrarCapability[];
 
@@ -446,6 +458,114 @@ export const registrarContract = (name: string, makeSubject: MakeRegistrarSubjec
           ),
           'rejected',
         );
+      });
+    });
+
+    describe('transfers (RFC 5731 §3.2.4)', () => {
+      const transferable = (ctx: Mocha.Context) => {
+        if (!subject.names.transferable) ctx.skip();
+        return subject.names.transferable!();
+      };
+
+      it('request with the right authInfo is pending (direction in); a repeat with the same id asks once; query shows it', async function () {
+        needs(this, 'transfer_request', 'transfer_query');
+        const { domain, authCode } = transferable(this);
+        const id = clTRID('transfer');
+        const r = requireCapability(registrar, 'transfer_request');
+        const first = await r.requestTransfer({ domain, authCode, years: 1, clientTransactionId: id });
+        expect(first).to.include({ domain, status: 'pending', direction: 'in', registeredUntil: null });
+        expect(Date.parse(first.actionAt)).to.be.greaterThan(Date.parse(first.requestedAt));
+        const again = await r.requestTransfer({ domain, authCode, years: 1, clientTransactionId: id });
+        expect(again).to.deep.equal(first);
+        expect(await requireCapability(registrar, 'transfer_query').queryTransfer(domain)).to.deep.equal(first);
+        // A second request (a new transaction) while one is pending is refused by the registry.
+        const err = await expectRegistryError(
+          r.requestTransfer({ domain, authCode, years: 1, clientTransactionId: clTRID('transfer') }),
+          'rejected',
+        );
+        expect(err.refusal).to.equal('registry_status_prohibits');
+      });
+
+      it('a wrong authInfo is refused (registry_auth_info_invalid) and nothing is pending', async function () {
+        needs(this, 'transfer_request', 'transfer_query');
+        const { domain } = transferable(this);
+        const err = await expectRegistryError(
+          requireCapability(registrar, 'transfer_request').requestTransfer({
+            domain,
+            authCode: 'wrong-code-123',
+            years: 1,
+            clientTransactionId: clTRID('transfer'),
+          }),
+          'rejected',
+        );
+        expect(err.refusal).to.equal('registry_auth_info_invalid');
+        expect(await requireCapability(registrar, 'transfer_query').queryTransfer(domain)).to.equal(null);
+      });
+
+      it('a name locked at the losing side is refused (registry_status_prohibits)', async function () {
+        needs(this, 'transfer_request');
+        if (!subject.names.transferLocked) this.skip();
+        const domain = subject.names.transferLocked!();
+        const err = await expectRegistryError(
+          requireCapability(registrar, 'transfer_request').requestTransfer({
+            domain,
+            authCode: transferable(this).authCode,
+            years: 1,
+            clientTransactionId: clTRID('transfer'),
+          }),
+          'rejected',
+        );
+        expect(err.refusal).to.equal('registry_status_prohibits');
+      });
+
+      it('the gaining side cancels its pending request; cancelling again is refused', async function () {
+        needs(this, 'transfer_request', 'transfer_cancel', 'transfer_query');
+        const { domain, authCode } = transferable(this);
+        await requireCapability(registrar, 'transfer_request').requestTransfer({
+          domain,
+          authCode,
+          years: 1,
+          clientTransactionId: clTRID('transfer'),
+        });
+        const c = requireCapability(registrar, 'transfer_cancel');
+        const id = clTRID('cancel');
+        const cancelled = await c.cancelTransfer(domain, id);
+        expect(cancelled).to.include({ domain, status: 'clientCancelled', direction: 'in' });
+        expect(await c.cancelTransfer(domain, id), 'a repeat with the same id').to.deep.equal(cancelled);
+        await expectRegistryError(c.cancelTransfer(domain, clTRID('cancel')), 'rejected');
+        expect((await requireCapability(registrar, 'transfer_query').queryTransfer(domain))!.status).to.equal('clientCancelled');
+      });
+
+      it("after the losing side's period the transfer is approved: the name is ours with the years added", async function () {
+        needs(this, 'transfer_request', 'transfer_query');
+        if (!subject.passTransferPeriod) this.skip();
+        const { domain, authCode } = transferable(this);
+        const before = (await registrar.info(domain))!.registeredUntil;
+        await requireCapability(registrar, 'transfer_request').requestTransfer({
+          domain,
+          authCode,
+          years: 1,
+          clientTransactionId: clTRID('transfer'),
+        });
+        await subject.passTransferPeriod!(domain);
+        const done = (await requireCapability(registrar, 'transfer_query').queryTransfer(domain))!;
+        expect(['serverApproved', 'clientApproved']).to.include(done.status);
+        expect(done).to.include({ domain, direction: 'in', registeredUntil: addYears(before, 1) });
+        expect((await registrar.info(domain))!.registeredUntil).to.equal(addYears(before, 1));
+      });
+
+      it('rejectTransfer refuses what is not a pending transfer out; a transfer out is rejected at once', async function () {
+        needs(this, 'register', 'transfer_reject', 'transfer_query');
+        const { domain } = await registerFresh(1);
+        const r = requireCapability(registrar, 'transfer_reject');
+        await expectRegistryError(r.rejectTransfer(domain, clTRID('reject')), 'rejected');
+        if (!subject.startTransferOut) return;
+        await subject.startTransferOut(domain);
+        const pending = (await requireCapability(registrar, 'transfer_query').queryTransfer(domain))!;
+        expect(pending).to.include({ domain, status: 'pending', direction: 'out' });
+        const rejected = await r.rejectTransfer(domain, clTRID('reject'));
+        expect(rejected).to.include({ domain, status: 'clientRejected', direction: 'out' });
+        expect((await registrar.info(domain))!.status).to.not.include('pendingTransfer');
       });
     });
 

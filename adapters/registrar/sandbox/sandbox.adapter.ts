@@ -11,13 +11,19 @@ import {
   type RegistryResult,
   type RenewRequest,
   type RegistrantContact,
+  type TransferRequest,
+  type TransferState,
 } from '../../../core/domains/ports/registrar.port.js';
-import type { SandboxRegistryStore } from '../../../core/sandbox/ports/sandbox-registry.port.js';
+import type { SandboxRegistryEntry, SandboxRegistryStore, SandboxTransfer } from '../../../core/sandbox/ports/sandbox-registry.port.js';
 
 /**
  * The sandbox registrar (DESIGN: Wire formats). Deterministic and looks real:
  * - a name whose first label starts with `taken-` is registered elsewhere until TAKEN_UNTIL;
  * - one starting with `fail-` is available but every write to it fails at the "registry";
+ * - one starting with `transfer-` is registered elsewhere and may be transferred in with the auth code
+ *   `sandbox-auth-ok` (`sandbox-auth-reject` is accepted, then rejected by the losing side; any other code
+ *   is refused), except `transfer-locked-` names, refused as locked. The losing side answers after
+ *   TRANSFER_DAYS of the requester's clock (the sandbox clock), as registries auto-approve after theirs;
  * - any other registrable name under a priced TLD is free until someone registers it in the sandbox.
  * State lives in our store (sandbox_registry), shared by every account of the test environment, and
  * nothing outside changes. Writes are idempotent by client transaction id, like EPP's clTRID.
@@ -27,6 +33,24 @@ const SANDBOX_NS = ['ns1.domivka.net', 'ns2.domivka.net'];
 
 const isTakenMagic = (name: string) => name.split('.')[0]!.startsWith('taken-');
 const isFailMagic = (name: string) => name.split('.')[0]!.startsWith('fail-');
+const isTransferMagic = (name: string) => name.split('.')[0]!.startsWith('transfer-');
+const isLockedMagic = (name: string) => name.split('.')[0]!.startsWith('transfer-locked-');
+/** The auth codes the losing side of a `transfer-` name knows. */
+export const SANDBOX_AUTH_OK = 'sandbox-auth-ok';
+export const SANDBOX_AUTH_REJECT = 'sandbox-auth-reject';
+/** Days the losing side has to answer (RFC 5731 leaves it to policy; gTLDs use 5). */
+export const TRANSFER_DAYS = 5;
+const ELSEWHERE_NS = ['ns1.elsewhere.example', 'ns2.elsewhere.example'];
+const PENDING = 'pendingTransfer';
+
+const stateOf = (domain: string, t: SandboxTransfer): TransferState => ({
+  domain,
+  status: t.status,
+  direction: t.direction,
+  requestedAt: t.requestedAt,
+  actionAt: t.actionAt,
+  registeredUntil: t.registeredUntil,
+});
 
 export class SandboxRegistrar implements Registrar {
   readonly name = 'sandbox';
@@ -37,6 +61,10 @@ export class SandboxRegistrar implements Registrar {
     'transfer_lock',
     'transfer_code',
     'registrant',
+    'transfer_request',
+    'transfer_query',
+    'transfer_cancel',
+    'transfer_reject',
   ]);
 
   constructor(
@@ -50,6 +78,7 @@ export class SandboxRegistrar implements Registrar {
     return domains.map((domain) => {
       if (isTakenMagic(domain)) return { domain, available: false, registeredUntil: TAKEN_UNTIL };
       const entry = held.get(domain);
+      if (!entry && isTransferMagic(domain)) return { domain, available: false, registeredUntil: TAKEN_UNTIL };
       if (entry) return { domain, available: false, registeredUntil: entry.registeredUntil };
       return { domain, available: isRegistrable(domain), registeredUntil: null };
     });
@@ -59,7 +88,148 @@ export class SandboxRegistrar implements Registrar {
     if (isTakenMagic(domain))
       return { domain, registeredUntil: TAKEN_UNTIL, status: ['clientTransferProhibited'], nameservers: ['ns1.elsewhere.example'] };
     const e = await this.store.find(domain);
+    if (!e && isTransferMagic(domain))
+      return {
+        domain,
+        registeredUntil: TAKEN_UNTIL,
+        status: isLockedMagic(domain) ? ['clientTransferProhibited'] : ['ok'],
+        nameservers: ELSEWHERE_NS,
+      };
     return e ? { domain, registeredUntil: e.registeredUntil, status: [...e.status], nameservers: [...e.nameservers] } : null;
+  }
+
+  /**
+   * <domain:transfer op="request"> (RFC 5731 §3.2.4). A `transfer-` name held elsewhere, or one of ours
+   * asked for again, is refused as the registry would: 2202 for a wrong authInfo, 2304 when the name is
+   * locked (clientTransferProhibited) or already pending transfer, 2303 for an unknown name.
+   */
+  async requestTransfer(req: TransferRequest): Promise<TransferState> {
+    return this.store.atomically(async () => {
+      const now = req.now ?? this.clock.now();
+      if (await this.store.transaction(req.clientTransactionId)) return (await this.query(req.domain, now))!;
+      if (isFailMagic(req.domain)) throw new RegistryError('unavailable', `registry failure for ${req.domain} (sandbox fail- name)`);
+      const held = await this.store.find(req.domain);
+      if (held?.transfer?.status === 'pending') await this.query(req.domain, now);
+      const e = await this.store.find(req.domain);
+      if (e && e.transfer?.status === 'pending')
+        throw new RegistryError('rejected', `${req.domain} is pending transfer already`, null, 'registry_status_prohibits', 2304);
+      if (!isTransferMagic(req.domain) || (e && e.transfer?.direction === 'in' && e.transfer.status.endsWith('Approved'))) {
+        throw e
+          ? new RegistryError('rejected', `${req.domain} is sponsored by us already`, null, 'registry_policy_refused', 2106)
+          : new RegistryError('rejected', `${req.domain} does not exist`, null, 'registry_object_missing', 2303);
+      }
+      if (isLockedMagic(req.domain))
+        throw new RegistryError('rejected', `${req.domain} is locked (clientTransferProhibited)`, null, 'registry_status_prohibits', 2304);
+      if (req.authCode !== SANDBOX_AUTH_OK && req.authCode !== SANDBOX_AUTH_REJECT)
+        throw new RegistryError('rejected', `the authInfo for ${req.domain} is not valid`, null, 'registry_auth_info_invalid', 2202);
+      const transfer: SandboxTransfer = {
+        direction: 'in',
+        status: 'pending',
+        requestedAt: now.toISOString(),
+        actionAt: new Date(now.getTime() + TRANSFER_DAYS * 86_400_000).toISOString(),
+        years: req.years,
+        outcome: req.authCode === SANDBOX_AUTH_REJECT ? 'reject' : 'approve',
+        registeredUntil: null,
+      };
+      await this.store.put({
+        domain: req.domain,
+        registeredUntil: e?.registeredUntil ?? TAKEN_UNTIL,
+        status: ['ok', PENDING],
+        nameservers: e?.nameservers ? [...e.nameservers] : ELSEWHERE_NS,
+        transferCode: e?.transferCode ?? this.newTransferCode(),
+        registrant: e?.registrant ?? null,
+        transfer,
+      });
+      await this.store.recordTransaction(req.clientTransactionId, 'transfer', req.domain, JSON.stringify({ direction: 'in' }));
+      return stateOf(req.domain, transfer);
+    });
+  }
+
+  async queryTransfer(domain: string, now?: Date): Promise<TransferState | null> {
+    return this.store.atomically(() => this.query(domain, now ?? this.clock.now()));
+  }
+
+  async cancelTransfer(domain: string, clientTransactionId: string, now?: Date): Promise<TransferState> {
+    return this.answer(domain, clientTransactionId, now, 'in', 'clientCancelled');
+  }
+
+  async rejectTransfer(domain: string, clientTransactionId: string, now?: Date): Promise<TransferState> {
+    return this.answer(domain, clientTransactionId, now, 'out', 'clientRejected');
+  }
+
+  /**
+   * Sandbox only (POST /v1/sandbox/transfer-out): another registrar asks for a name we hold. A locked
+   * name is refused as the registry would (2304); the transfer completes after TRANSFER_DAYS unless rejected.
+   */
+  async simulateTransferOut(domain: string, now?: Date): Promise<TransferState> {
+    return this.store.atomically(async () => {
+      const at = now ?? this.clock.now();
+      await this.query(domain, at);
+      const e = await this.mustFind(domain);
+      if (e.transfer?.status === 'pending')
+        throw new RegistryError('rejected', `${domain} is pending transfer already`, null, 'registry_status_prohibits', 2304);
+      if (e.transfer?.direction === 'out' && e.transfer.status.endsWith('Approved'))
+        throw new RegistryError('rejected', `${domain} is not ours any more`, null, 'registry_object_missing', 2303);
+      if (e.status.includes('clientTransferProhibited'))
+        throw new RegistryError('rejected', `${domain} is locked (clientTransferProhibited)`, null, 'registry_status_prohibits', 2304);
+      const transfer: SandboxTransfer = {
+        direction: 'out',
+        status: 'pending',
+        requestedAt: at.toISOString(),
+        actionAt: new Date(at.getTime() + TRANSFER_DAYS * 86_400_000).toISOString(),
+        years: 1,
+        outcome: 'approve',
+        registeredUntil: null,
+      };
+      await this.store.put({ ...e, status: [...e.status.filter((s) => s !== 'ok'), PENDING], transfer });
+      return stateOf(domain, transfer);
+    });
+  }
+
+  /** The losing side answers once its period ended (the transfer completes or is rejected then). */
+  private async query(domain: string, now: Date): Promise<TransferState | null> {
+    const e = await this.store.find(domain);
+    if (!e?.transfer) return null;
+    const t = e.transfer;
+    if (t.status !== 'pending' || now.getTime() < Date.parse(t.actionAt)) return stateOf(domain, t);
+    const rest = e.status.filter((s) => s !== PENDING);
+    if (t.outcome === 'reject') {
+      const done: SandboxTransfer = { ...t, status: 'clientRejected' };
+      await this.store.put({ ...e, status: rest.length > 0 ? rest : ['ok'], transfer: done });
+      return stateOf(domain, done);
+    }
+    // RFC 5731 §3.2.4: a transfer adds the years asked for to the expiry (at least one on the losing side's).
+    const registeredUntil = addYears(e.registeredUntil, t.years);
+    const done: SandboxTransfer = { ...t, status: 'serverApproved', registeredUntil };
+    const next: SandboxRegistryEntry =
+      t.direction === 'in'
+        ? { ...e, registeredUntil, status: ['ok'], nameservers: SANDBOX_NS, transferCode: this.newTransferCode(), transfer: done }
+        : { ...e, registeredUntil, status: ['ok'], nameservers: ELSEWHERE_NS, transferCode: this.newTransferCode(), transfer: done };
+    await this.store.put(next);
+    return stateOf(domain, done);
+  }
+
+  private async answer(
+    domain: string,
+    clientTransactionId: string,
+    now: Date | undefined,
+    direction: 'in' | 'out',
+    status: 'clientCancelled' | 'clientRejected',
+  ): Promise<TransferState> {
+    return this.store.atomically(async () => {
+      const at = now ?? this.clock.now();
+      const replay = await this.store.transaction(clientTransactionId);
+      if (replay) return (await this.query(domain, at))!;
+      const current = await this.query(domain, at);
+      const e = await this.store.find(domain);
+      if (!e || !current || current.direction !== direction || current.status !== 'pending')
+        throw new RegistryError('rejected', `${domain} has no pending transfer to answer`, null, 'registry_status_prohibits', 2301);
+      const rest = e.status.filter((s) => s !== PENDING);
+      const done: SandboxTransfer = { ...e.transfer!, status };
+      await this.store.put({ ...e, status: rest.length > 0 ? rest : ['ok'], transfer: done });
+      await this.store.recordTransaction(clientTransactionId, status, domain, JSON.stringify({ status }));
+      return stateOf(domain, done);
+    });
   }
 
   async register(req: RegisterRequest): Promise<RegistryResult> {

@@ -4,7 +4,7 @@ import { kyivDate } from '../../../core/kernel/dates.js';
 import { expectRegistryError as rejection, registrarContract } from '../../../test/contracts/registrar.contract.js';
 import { TestClock } from '../../../test/support/clock.js';
 import { eachStore, type FreshStore, type StoreKind } from '../../../test/support/stores.js';
-import { SandboxRegistrar, TAKEN_UNTIL } from './index.js';
+import { SANDBOX_AUTH_OK, SANDBOX_AUTH_REJECT, SandboxRegistrar, TAKEN_UNTIL, TRANSFER_DAYS } from './index.js';
 
 /** A fixed instant: 12:00 in Kyiv on 2026-11-21 (UTC+2). */
 const FIXED_NOW = new Date('2026-11-21T10:00:00Z');
@@ -35,14 +35,19 @@ eachStore('Sandbox registrar', (kind) => {
     const { store, close } = await openStore(kind);
     const clock = new TestClock(FIXED_NOW);
     let n = 0;
+    const registrar = new SandboxRegistrar(store.sandboxRegistry, clock, codes());
     return {
-      registrar: new SandboxRegistrar(store.sandboxRegistry, clock, codes()),
+      registrar,
       names: {
         free: (tld) => `contract-${++n}.${tld}`,
         taken: () => `taken-contract-${++n}.com.ua`,
         failing: () => `fail-contract-${++n}.com.ua`,
+        transferable: () => ({ domain: `transfer-contract-${++n}.com.ua`, authCode: SANDBOX_AUTH_OK }),
+        transferLocked: () => `transfer-locked-contract-${++n}.com.ua`,
       },
       today: () => kyivDate(clock.now()),
+      passTransferPeriod: async () => clock.advance(TRANSFER_DAYS * 86_400_000),
+      startTransferOut: async (domain) => void (await registrar.simulateTransferOut(domain)),
       cleanup: close,
     };
   });
@@ -63,14 +68,18 @@ eachStore('Sandbox registrar', (kind) => {
       registrar = new SandboxRegistrar(opened.store.sandboxRegistry, clock, codes());
     });
 
-    it('declares all six capabilities', () => {
+    it('declares all ten capabilities', () => {
       expect([...registrar.capabilities].sort()).to.deep.equal([
         'nameservers',
         'register',
         'registrant',
         'renew',
+        'transfer_cancel',
         'transfer_code',
         'transfer_lock',
+        'transfer_query',
+        'transfer_reject',
+        'transfer_request',
       ]);
       expect(registrar.name).to.equal('sandbox');
     });
@@ -145,8 +154,41 @@ eachStore('Sandbox registrar', (kind) => {
         nameservers: ['ns1.domivka.net', 'ns2.domivka.net'],
         transferCode: 'CODE00000001',
         registrant: null,
+        transfer: null,
       });
       expect(await registrar.transferCode('stored.kyiv.ua')).to.equal('CODE00000001');
+    });
+
+    it('transfer- names: sandbox-auth-reject is accepted, then rejected by the losing side after 5 days, not before', async () => {
+      const domain = 'transfer-rejected.com.ua';
+      expect(await registrar.check([domain])).to.deep.equal([{ domain, available: false, registeredUntil: TAKEN_UNTIL }]);
+      const asked = await registrar.requestTransfer({ domain, authCode: SANDBOX_AUTH_REJECT, years: 1, clientTransactionId: id() });
+      expect(asked).to.include({ status: 'pending', direction: 'in', actionAt: '2026-11-26T10:00:00.000Z' });
+      clock.advance(TRANSFER_DAYS * 86_400_000 - 1000);
+      expect((await registrar.queryTransfer(domain))!.status).to.equal('pending');
+      clock.advance(1000);
+      expect(await registrar.queryTransfer(domain)).to.include({ status: 'clientRejected', registeredUntil: null });
+      expect((await registrar.info(domain))!.registeredUntil).to.equal(TAKEN_UNTIL);
+      // The sandbox's "now" may come with the request (the account's sandbox clock), ahead of the real one.
+      const other = 'transfer-ahead.com.ua';
+      await registrar.requestTransfer({ domain: other, authCode: SANDBOX_AUTH_OK, years: 2, clientTransactionId: id(), now: clock.now() });
+      const later = new Date(clock.now().getTime() + TRANSFER_DAYS * 86_400_000);
+      expect(await registrar.queryTransfer(other, later)).to.include({ status: 'serverApproved', registeredUntil: '2033-03-14' });
+      expect(await registrar.check([other])).to.deep.equal([{ domain: other, available: false, registeredUntil: '2033-03-14' }]);
+    });
+
+    it('a transfer out of a locked name is refused (2304); an unlocked one completes after 5 days', async () => {
+      const domain = 'leaving.com.ua';
+      await registrar.register({ domain, years: 1, nameservers: [], clientTransactionId: id() });
+      await registrar.setTransferLock(domain, true, id());
+      const err = await rejection(registrar.simulateTransferOut(domain), 'rejected');
+      expect([err.refusal, err.registryCode]).to.deep.equal(['registry_status_prohibits', 2304]);
+      await registrar.setTransferLock(domain, false, id());
+      expect(await registrar.simulateTransferOut(domain)).to.include({ status: 'pending', direction: 'out' });
+      expect((await registrar.info(domain))!.status).to.include('pendingTransfer');
+      clock.advance(TRANSFER_DAYS * 86_400_000);
+      expect(await registrar.queryTransfer(domain)).to.include({ status: 'serverApproved', direction: 'out' });
+      expect((await registrar.info(domain))!.nameservers).to.deep.equal(['ns1.elsewhere.example', 'ns2.elsewhere.example']);
     });
 
     it('changeRegistrant stores the contact object in the sandbox registry (and keeps it through later writes)', async () => {

@@ -33,6 +33,7 @@ type Row = {
   nameservers: string;
   transfer_code: string;
   registrant?: string | null;
+  transfer?: string | null;
 };
 const toEntry = (r: Row): SandboxRegistryEntry => ({
   domain: r.domain,
@@ -41,6 +42,7 @@ const toEntry = (r: Row): SandboxRegistryEntry => ({
   nameservers: parse(r.nameservers),
   transferCode: r.transfer_code,
   registrant: r.registrant ? parse(r.registrant) : null,
+  transfer: r.transfer ? parse(r.transfer) : null,
 });
 
 export class SqlSandboxRegistryStore implements SandboxRegistryStore {
@@ -70,6 +72,7 @@ export class SqlSandboxRegistryStore implements SandboxRegistryStore {
         nameservers: json(e.nameservers),
         transfer_code: e.transferCode,
         registrant: e.registrant ? json(e.registrant) : null,
+        transfer: e.transfer ? json(e.transfer) : null,
       })
       .onConflict('domain')
       .merge();
@@ -84,6 +87,7 @@ export class SqlSandboxRegistryStore implements SandboxRegistryStore {
         status: json(e.status),
         nameservers: json(e.nameservers),
         transfer_code: e.transferCode,
+        transfer: e.transfer ? json(e.transfer) : null,
       })
       .onConflict('domain')
       .ignore()

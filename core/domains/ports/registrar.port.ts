@@ -4,7 +4,17 @@ import type { Environments } from '../../kernel/environments.port.js';
  * every registrar has, plus optional abilities as separate interfaces, declared in `capabilities`
  * (STYLE 3: a registrar that cannot do something says so, and the core answers with a clear error).
  */
-export type RegistrarCapability = 'register' | 'renew' | 'nameservers' | 'transfer_lock' | 'transfer_code' | 'registrant';
+export type RegistrarCapability =
+  | 'register'
+  | 'renew'
+  | 'nameservers'
+  | 'transfer_lock'
+  | 'transfer_code'
+  | 'registrant'
+  | 'transfer_request'
+  | 'transfer_query'
+  | 'transfer_cancel'
+  | 'transfer_reject';
 
 export interface Availability {
   readonly domain: string;
@@ -88,8 +98,67 @@ export interface RegistrantControl {
   changeRegistrant(domain: string, registrant: RegistrantContact, clientTransactionId: string): Promise<void>;
 }
 
+/**
+ * Transfers between registrars (RFC 5731 §3.2.4, <domain:transfer op="request|query|cancel|reject">).
+ * `trStatus` keeps the EPP names (RFC 5731 §3.2.4: pending, clientApproved, clientCancelled,
+ * clientRejected, serverApproved, serverCancelled).
+ */
+export type TransferStatus = 'pending' | 'clientApproved' | 'clientCancelled' | 'clientRejected' | 'serverApproved' | 'serverCancelled';
+
+export interface TransferState {
+  readonly domain: string;
+  readonly status: TransferStatus;
+  /** Which side we are: `in` when we asked for the name (reID is our client id), `out` when another did (acID is ours). */
+  readonly direction: 'in' | 'out';
+  /** When it was asked for (ISO 8601, reDate) and when the losing side must have answered (acDate). */
+  readonly requestedAt: string;
+  readonly actionAt: string;
+  /** The expiry (YYYY-MM-DD) after the transfer, when the registry tells (exDate). */
+  readonly registeredUntil: string | null;
+}
+
+export interface TransferRequest {
+  readonly domain: string;
+  /** The authInfo the current holder gave (RFC 5731 §2.6): sent to the registry, never kept in clear. */
+  readonly authCode: string;
+  readonly years: number;
+  readonly clientTransactionId: string;
+  /** The requester's "now". Real registries use their own clock and ignore it; the sandbox honours it so
+   * sandbox time travel stays coherent (as `RegisterRequest.today`). */
+  readonly now?: Date;
+}
+
+export interface TransferRequesting {
+  /** Asks for a name held at another registrar. Idempotent by client transaction id. Refusals: RegistryError
+   * 'rejected' with refusal `registry_auth_info_invalid` (wrong code) or `registry_status_prohibits` (locked). */
+  requestTransfer(req: TransferRequest): Promise<TransferState>;
+}
+export interface TransferQuerying {
+  /** The latest transfer of a name, either direction (null: none the registry knows of). */
+  queryTransfer(domain: string, now?: Date): Promise<TransferState | null>;
+}
+export interface TransferCancelling {
+  /** The gaining side withdraws its own pending request. */
+  cancelTransfer(domain: string, clientTransactionId: string, now?: Date): Promise<TransferState>;
+}
+export interface TransferRejecting {
+  /** The losing side refuses a pending transfer of a name it holds. */
+  rejectTransfer(domain: string, clientTransactionId: string, now?: Date): Promise<TransferState>;
+}
+
 export type Registrar = RegistrarBase &
-  Partial<Registering & Renewing & NameserverControl & TransferLockControl & TransferCodes & RegistrantControl>;
+  Partial<
+    Registering &
+      Renewing &
+      NameserverControl &
+      TransferLockControl &
+      TransferCodes &
+      RegistrantControl &
+      TransferRequesting &
+      TransferQuerying &
+      TransferCancelling &
+      TransferRejecting
+  >;
 
 /**
  * Why a registry refused, as stable codes (each maps to an error of core/shared/errors.ts). EPP result

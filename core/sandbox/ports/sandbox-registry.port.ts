@@ -1,4 +1,4 @@
-import type { RegistrantContact } from '../../domains/ports/registrar.port.js';
+import type { RegistrantContact, TransferStatus } from '../../domains/ports/registrar.port.js';
 /**
  * State of the sandbox registry (the make-believe registry that sandbox registrations go to). It lives
  * in our store so sandbox registrations persist and look real to everyone in the test environment.
@@ -11,6 +11,21 @@ export interface SandboxRegistryEntry {
   readonly transferCode: string;
   /** The registrant contact object, once changed; null: the account's default holder. */
   readonly registrant?: RegistrantContact | null;
+  /** The latest transfer of the name, either direction (null: none). */
+  readonly transfer?: SandboxTransfer | null;
+}
+
+/** A transfer the sandbox registry tracks (RFC 5731 §3.2.4 trStatus names). */
+export interface SandboxTransfer {
+  readonly direction: 'in' | 'out';
+  readonly status: TransferStatus;
+  readonly requestedAt: string;
+  readonly actionAt: string;
+  readonly years: number;
+  /** What the losing side does when the period ends: approve (registries auto-approve) or reject. */
+  readonly outcome: 'approve' | 'reject';
+  /** The expiry once transferred (null while pending). */
+  readonly registeredUntil: string | null;
 }
 
 export interface SandboxRegistryStore {
