@@ -86,6 +86,67 @@ export const instrumentSystem = (system: System, metrics: Metrics): void => {
     const p = (system.store.knex.client as { pool?: TarnPool }).pool;
     return p ? [[{}, p.max]] : [];
   });
+  instrumentWebhookHealth(system, metrics);
+};
+
+const ENVIRONMENTS = ['test', 'live'] as const;
+const ENDPOINT_STATES = ['healthy', 'failing', 'disabled'] as const;
+
+/**
+ * Webhook endpoint health, read from the store at scrape time (a grouped count, not a row per endpoint):
+ * endpoints by environment and state, and how long the oldest failing streak has lasted. Labels are bounded
+ * (environment × state), never an endpoint id or URL. Every API process reads the same store, so the
+ * process group keeps one value (max), not their sum.
+ */
+export const instrumentWebhookHealth = (system: System, metrics: Metrics, now: () => number = Date.now): void => {
+  const read = async (): Promise<Array<{ environment: string; state: string; n: number; oldest: string | null }>> => {
+    try {
+      const rows = (await system.store
+        .knex('webhooks')
+        .where({ deleted: false })
+        .select('environment')
+        .select(
+          system.store.knex.raw(
+            "case when not enabled then 'disabled' when failing_since is null then 'healthy' else 'failing' end as state",
+          ),
+        )
+        .count({ n: '*' })
+        .min({ oldest: 'failing_since' })
+        .groupByRaw('1, 2')) as Array<{ environment: string; state: string; n: number | string; oldest: string | null }>;
+      return rows.map((r) => ({ environment: r.environment, state: r.state, n: Number(r.n), oldest: r.oldest }));
+    } catch {
+      return []; // the store is closing or away: no figure rather than a failed scrape
+    }
+  };
+  metrics.asyncGauge(
+    'domivka_webhook_endpoints',
+    'Webhook endpoints (not deleted), by environment and state: healthy, failing (its deliveries fail, not yet disabled), disabled.',
+    ['environment', 'state'],
+    async () => {
+      const rows = await read();
+      return ENVIRONMENTS.flatMap((environment) =>
+        ENDPOINT_STATES.map((state): [Record<string, string>, number] => [
+          { environment, state },
+          rows.filter((r) => r.environment === environment && r.state === state).reduce((a, r) => a + r.n, 0),
+        ]),
+      );
+    },
+  );
+  metrics.asyncGauge(
+    'domivka_webhook_endpoint_failing_seconds_max',
+    'How long the oldest failing streak of an enabled webhook endpoint has lasted, by environment (0: none failing).',
+    ['environment'],
+    async () => {
+      const rows = await read();
+      return ENVIRONMENTS.map((environment): [Record<string, string>, number] => {
+        const oldest = rows
+          .filter((r) => r.environment === environment && r.state === 'failing' && r.oldest)
+          .map((r) => Date.parse(r.oldest!))
+          .reduce((a, b) => Math.min(a, b), Infinity);
+        return [{ environment }, oldest === Infinity ? 0 : Math.max(0, (now() - oldest) / 1000)];
+      });
+    },
+  );
 };
 
 interface TarnPool {

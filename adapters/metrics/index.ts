@@ -186,6 +186,31 @@ export class Metrics {
     return (this.dnsMetrics ??= new DnsMetrics(this.registry));
   }
 
+  /**
+   * A gauge read at scrape time from something slower (the store). `aggregator` says how a process group
+   * combines it: 'max' when every process reads the same shared figure.
+   */
+  asyncGauge(
+    name: string,
+    help: string,
+    labelNames: string[],
+    read: () => Promise<Array<[Record<string, string>, number]>>,
+    aggregator: 'sum' | 'max' | 'first' = 'max',
+  ): void {
+    new Gauge({
+      name,
+      help,
+      labelNames,
+      aggregator,
+      registers: [this.registry],
+      async collect() {
+        const values = await read();
+        this.reset();
+        for (const [labels, v] of values) this.set(labels, v);
+      },
+    });
+  }
+
   /** A gauge read at scrape time. */
   gauge(name: string, help: string, labelNames: string[], read: () => Array<[Record<string, string>, number]>): void {
     new Gauge({

@@ -57,10 +57,13 @@ const main = async () => {
   const { app } = system.http();
   phase('api');
   let draining = false;
-  // While draining, each response closes its keep-alive connection, so clients reconnect elsewhere.
+  // While draining, each response closes its keep-alive connection, so clients reconnect elsewhere. Checked
+  // again after the handler: a request that began before SIGTERM (a slow upload) ends after it, and its
+  // connection, idle once answered, would otherwise keep server.close() waiting until the shutdown bound.
   app.middleware.unshift(async (ctx, next) => {
     if (draining) ctx.set('Connection', 'close');
     await next();
+    if (draining) ctx.set('Connection', 'close');
   });
   if (metrics) instrumentHttp(app, metrics);
   // The authoritative DNS server: every zone from the store, kept in step by ZoneSync.

@@ -18,6 +18,11 @@ import { TEST_DATA_KEY_HEX, TEST_PEPPER_HEX } from '../support/system.js';
  * is retried with its key until it gets a final answer. Then the store must hold: no double charge, no
  * pending ledger entry or top-up, balance = sum of posted entries, every domain once, zone serials
  * monotonic and no half-applied plan, and an event for every committed change.
+ *
+ * Each life also sends client mistakes (an invalid name, zero years, a negative top-up, applying a plan whose
+ * record is not valid, an apply of a plan that does not exist, a certificate for a name not in the account):
+ * whatever the kills did, each must end in its 4xx and stable code, never a 5xx. Every 5xx the suite sees is
+ * counted and printed with its code; a 500 (internal_error) to any request fails the run.
  */
 const KILLS = Number(process.env.CRASH_KILLS ?? 3);
 const OPS_PER_KIND = Number(process.env.CRASH_OPS ?? 3);
@@ -80,7 +85,9 @@ interface Step {
 }
 interface Op {
   name: string;
-  kind: 'register' | 'renew' | 'topup' | 'plan' | 'cert';
+  kind: 'register' | 'renew' | 'topup' | 'plan' | 'cert' | 'mistake';
+  /** For a client mistake: the status and code it must end with. */
+  expect?: { status: number; code: string };
   nr: number;
   steps: Step[];
   at: number;
@@ -99,8 +106,10 @@ const step = (method: string, path: string | ((p: any) => string), body: unknown
 /** One life's batch: n of each kind, numbered from `from` (a plan's record name carries its number). */
 const makeOps = (n: number, from: number): Op[] => {
   const ops: Op[] = [];
-  const op = (name: string, kind: Op['kind'], steps: Step[], nr = 0) =>
-    ops.push({ name, kind, nr, steps, at: 0, prev: null, answers: [], done: false });
+  const op = (name: string, kind: Op['kind'], steps: Step[], nr = 0, expected?: Op['expect']) =>
+    ops.push({ name, kind, nr, steps, at: 0, prev: null, answers: [], done: false, ...(expected ? { expect: expected } : {}) });
+  const mistake = (name: string, s: Step | Step[], status: number, code: string) =>
+    op(name, 'mistake', Array.isArray(s) ? s : [s], 0, { status, code });
   for (let i = from; i < from + n; i++) {
     op(`register crash-${i}`, 'register', [
       step('POST', '/v1/domains', { domain: `crash-${i}-${randomUUID().slice(0, 8)}.com.ua`, years: 1 }),
@@ -120,6 +129,33 @@ const makeOps = (n: number, from: number): Op[] => {
     );
     op(`certificate #${i}`, 'cert', [step('POST', '/v1/certificates', { domains: [i % 2 ? `crash-${i}.${PLANNED}` : `www.${PLANNED}`] })]);
   }
+  // Client mistakes, one of each per life.
+  mistake(
+    `mistake: invalid name #${from}`,
+    step('POST', '/v1/domains', { domain: `not a name ${from}!`, years: 1 }),
+    422,
+    'domain_invalid',
+  );
+  mistake(`mistake: zero years #${from}`, step('POST', `/v1/domains/${RENEWED}/renewals`, { years: 0 }), 422, 'validation_failed');
+  mistake(`mistake: negative top-up #${from}`, step('POST', '/v1/billing/topups', { amount: -500 }), 422, 'validation_failed');
+  mistake(
+    `mistake: apply an invalid plan #${from}`,
+    [
+      step('POST', `/v1/domains/${PLANNED}/dns/plans`, {
+        changes: [{ action: 'create', name: `bad-${from}`, type: 'A', ttl: 300, values: ['not-an-address'] }],
+      }),
+      step('POST', (p) => `/v1/domains/${PLANNED}/dns/plans/${p.id}/apply`, {}),
+    ],
+    422,
+    'plan_invalid',
+  );
+  mistake(
+    `mistake: unknown plan #${from}`,
+    step('POST', `/v1/domains/${PLANNED}/dns/plans/${randomUUID()}/apply`, {}),
+    404,
+    'plan_not_found',
+  );
+  mistake(`mistake: foreign certificate #${from}`, step('POST', '/v1/certificates', { domains: ['example.org'] }), 403, 'right_missing');
   return ops;
 };
 
@@ -130,7 +166,7 @@ const RETRY_409 = new Set(['idempotency_key_in_use', 'operation_in_progress', 'z
 const isFinal = (status: number, body: any) => status < 500 && !(status === 409 && RETRY_409.has(body?.error?.code));
 
 /** Drives every unfinished op until it is done or the processes die under it. */
-const seenFailures = { transport: 0, retried5xx: 0 };
+const seenFailures = { transport: 0, retried409: 0, fiveXX: [] as string[] };
 const drive = async (
   ops: Op[],
   api: string,
@@ -161,8 +197,16 @@ const drive = async (
             await new Promise((r) => setTimeout(r, 50));
             continue;
           }
+          if (status >= 500) {
+            seenFailures.fiveXX.push(`${o.name}: ${status} ${body?.error?.code ?? '(no code)'}`);
+            // A client mistake is final at its first 5xx: the assertions below name it.
+            if (o.kind === 'mistake' && !stop.dead) {
+              o.answers[o.at] = { status, body };
+              o.done = true;
+              continue;
+            }
+          } else if (!isFinal(status, body)) seenFailures.retried409++;
           if (!isFinal(status, body)) {
-            seenFailures.retried5xx++;
             await new Promise((r) => setTimeout(r, 100));
             continue;
           }
@@ -219,7 +263,8 @@ eachStore('Hostile: crash safety (kill -9 of API and worker, retries with Idempo
     this.timeout(1_800_000);
     const rand = prng(SEED);
     seenFailures.transport = 0;
-    seenFailures.retried5xx = 0;
+    seenFailures.retried409 = 0;
+    seenFailures.fiveXX = [];
     let procs = await startProcs(baseEnv);
     // The key, through the same issuance a human uses (npm run sandbox:key).
     const issued = await new Promise<string>((resolve, reject) => {
@@ -289,6 +334,21 @@ eachStore('Hostile: crash safety (kill -9 of API and worker, retries with Idempo
       ops.every((o) => o.done),
       summary.join('\n'),
     ).to.equal(true);
+    // Client mistakes: their 4xx and code, whatever the kills did; no 5xx to them; no 500 to anything.
+    const mistakes = ops.filter((o) => o.kind === 'mistake');
+    expect(mistakes.length).to.equal(6 * KILLS);
+    expect(
+      mistakes.map((o) => `${o.name}: ${o.answers.at(-1)?.status} ${o.answers.at(-1)?.body?.error?.code}`),
+      `client mistakes (5xx seen: ${seenFailures.fiveXX.join('; ') || 'none'})`,
+    ).to.deep.equal(mistakes.map((o) => `${o.name}: ${o.expect!.status} ${o.expect!.code}`));
+    expect(
+      seenFailures.fiveXX.filter((f) => f.startsWith('mistake')),
+      'a client mistake got a 5xx',
+    ).to.deep.equal([]);
+    expect(
+      seenFailures.fiveXX.filter((f) => / 500 /.test(f)),
+      'a 500 (internal_error) answered a request',
+    ).to.deep.equal([]);
 
     // Ledger: nothing pending; balance = sum of posted entries; one charge per successful op.
     const env = { environment: 'test' };
@@ -356,7 +416,7 @@ eachStore('Hostile: crash safety (kill -9 of API and worker, retries with Idempo
     }
     expect(await count(db, 'certificates', env), 'no certificate without its request').to.equal(certs.length);
     console.log(
-      `      crash safety [${kind.engine}]: ${KILLS} SIGKILLs, ${ops.length} operations (${ops.filter(ok).length} succeeded), ${seenFailures.transport} requests cut by a kill, ${seenFailures.retried5xx} retried after 5xx/409; ${summary.filter((s) => !/: 2\d\d( → 2\d\d)?$/.test(s)).join('; ') || 'all 2xx'}`,
+      `      crash safety [${kind.engine}]: ${KILLS} SIGKILLs, ${ops.length} operations (${ops.filter(ok).length} succeeded), ${seenFailures.transport} requests cut by a kill, ${seenFailures.retried409} retried after a busy 409, ${seenFailures.fiveXX.length} 5xx answers (${seenFailures.fiveXX.join('; ') || 'none'}); ${summary.filter((s) => !/: 2\d\d( → 2\d\d)?$/.test(s)).join('; ') || 'all 2xx'}`,
     );
   });
 });
