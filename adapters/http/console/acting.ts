@@ -91,8 +91,14 @@ export const fieldError = (v: View, e: DomainError | null | undefined, name: str
   return mine.length === 0 ? '' : html`<p class="field-error" id="err-${name}">${mine.join('; ')}</p>`;
 };
 
-export const postForm = (v: View, action: string, body: Html, opts: { cls?: string; confirm?: string; back?: string } = {}) =>
-  html`<form method="post" action="${action}" class="${opts.cls ?? 'stack'}" ${opts.confirm ? html`data-confirm="${opts.confirm}"` : ''}>
+export const postForm = (v: View, action: string, body: Html, opts: { cls?: string; confirm?: string; back?: string; id?: string } = {}) =>
+  html`<form
+    method="post"
+    action="${action}"
+    class="${opts.cls ?? 'stack'}"
+    ${opts.id ? html`id="${opts.id}"` : ''}
+    ${opts.confirm ? html`data-confirm="${opts.confirm}"` : ''}
+  >
     ${csrfField(v)}${opts.back ? html`<input type="hidden" name="_back" value="${opts.back}" />` : ''}${body}
   </form>`;
 

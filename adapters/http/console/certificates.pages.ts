@@ -118,10 +118,13 @@ ${typed?.names ?? ''}</textarea>
       body: html`<p><a href="${base}">← ${v.t('Сертифікати', 'Certificates')}</a></p>
         <h1>${v.t('Сертифікат', 'Certificate')} <small class="muted mono">${c.domains.join(', ')}</small></h1>
         ${doneBanner(r, {
-          requested: [
-            'Замовлення прийнято; сертифікат видається у фоні.',
-            'The request was accepted; the certificate is being issued in the background.',
-          ],
+          requested:
+            c.status === 'pending'
+              ? [
+                  'Замовлення прийнято; сертифікат видається у фоні — оновіть стан за хвилину.',
+                  'The request was accepted; the certificate is being issued in the background — refresh the status in a minute.',
+                ]
+              : ['Замовлення виконано.', 'The request was handled.'],
           revoked: ['Сертифікат відкликано.', 'The certificate was revoked.'],
         })}
         ${errorBox(v, error)}

@@ -198,6 +198,11 @@ export const dnsPages = (uc: UseCases): ConsolePage[] => {
     const fq = (n: string) => (n === '@' || n === '' ? zone : n.endsWith(`.${zone}`) || n === zone ? n : `${n}.${zone}`);
     const inDraft = (name: string, type: string) =>
       pending.has(`${name}|${type}`) || pending.has(`${rel(name, zone)}|${type}`) || pending.has(`${fq(name)}|${type}`);
+    const labels = { name: v.t('Ім’я', 'Name'), type: v.t('Тип', 'Type'), values: v.t('Значення', 'Values') };
+    const keptByService = html`<span class="muted">${v.t('керує сервіс', 'kept by the service')}</span>`;
+    const inDraftPill = html`<span class="pill warn">${v.t('у чернетці', 'in the draft')}</span>`;
+    const changeText = v.t('Змінити', 'Change');
+    const deleteText = v.t('Видалити', 'Delete');
     const edit = r.query.edit ? records.find((s) => `${s.name}|${s.type}` === r.query.edit) : undefined;
     const shownForm: RecordForm | null =
       form?.f ??
@@ -267,6 +272,10 @@ export const dnsPages = (uc: UseCases): ConsolePage[] => {
                 <a class="button secondary" href="${base(zone)}/zone">${v.t('Завантажити файл зони', 'Download the zone file')}</a>
               </p>`
         }
+        <form id="edit-set" method="get" action="${base(zone)}">
+          ${draft.length ? html`<input type="hidden" name="draft" value="${encodeDraft(draft)}" />` : ''}
+        </form>
+        ${postForm(v, `${base(zone)}/draft`, html`<input type="hidden" name="draft" value="${encodeDraft(draft)}" /><input type="hidden" name="action" value="delete" />`, { cls: 'inline', id: 'delete-set' })}
         <table class="stack" id="records">
           <caption>
             ${v.t(`Наборів записів: ${records.length}`, `${records.length} record sets`)}
@@ -282,45 +291,37 @@ export const dnsPages = (uc: UseCases): ConsolePage[] => {
           </thead>
           <tbody>
             ${records.map((s) => {
-              const service = s.name === zone && (s.type === 'SOA' || s.type === 'NS');
+              const name = rel(s.name, zone);
+              const target = `${s.name}|${s.type}`;
+              const actions =
+                s.name === zone && (s.type === 'SOA' || s.type === 'NS')
+                  ? keptByService
+                  : inDraft(s.name, s.type)
+                    ? inDraftPill
+                    : html`<button
+                          form="edit-set"
+                          class="small secondary"
+                          name="edit"
+                          value="${target}"
+                          aria-label="${v.t(`Змінити ${name} ${s.type}`, `Change ${name} ${s.type}`)}"
+                        >
+                          ${changeText}
+                        </button>
+                        <button
+                          form="delete-set"
+                          class="small danger"
+                          name="target"
+                          value="${target}"
+                          aria-label="${v.t(`Видалити ${name} ${s.type}`, `Delete ${name} ${s.type}`)}"
+                        >
+                          ${deleteText}
+                        </button>`;
               return html`<tr>
-                <td class="mono" data-label="${v.t('Ім’я', 'Name')}">${rel(s.name, zone)}</td>
-                <td data-label="${v.t('Тип', 'Type')}">${s.type}</td>
+                <td class="mono" data-label="${labels.name}">${name}</td>
+                <td data-label="${labels.type}">${s.type}</td>
                 <td class="num" data-label="TTL">${s.ttl}</td>
-                <td class="mono" data-label="${v.t('Значення', 'Values')}">${s.values.map((x) => html`${x}<br />`)}</td>
-                <td>
-                  ${
-                    service
-                      ? html`<span class="muted">${v.t('керує сервіс', 'kept by the service')}</span>`
-                      : inDraft(s.name, s.type)
-                        ? html`<span class="pill warn">${v.t('у чернетці', 'in the draft')}</span>`
-                        : html`<a
-                              class="button small secondary"
-                              href="${editorUrl(zone, draft, `edit=${enc(`${s.name}|${s.type}`)}`)}#record-form"
-                              >${v.t('Змінити', 'Change')}<span class="muted" hidden> ${rel(s.name, zone)} ${s.type}</span></a
-                            >
-                            ${postForm(
-                              v,
-                              `${base(zone)}/draft`,
-                              html`<input type="hidden" name="draft" value="${encodeDraft(draft)}" /><input
-                                  type="hidden"
-                                  name="action"
-                                  value="delete"
-                                /><input type="hidden" name="name" value="${s.name}" /><input
-                                  type="hidden"
-                                  name="type"
-                                  value="${s.type}"
-                                /><input type="hidden" name="current" value="${JSON.stringify({ ttl: s.ttl, values: s.values })}" /><button
-                                  class="small danger"
-                                  type="submit"
-                                  aria-label="${v.t(`Видалити ${rel(s.name, zone)} ${s.type}`, `Delete ${rel(s.name, zone)} ${s.type}`)}"
-                                >
-                                  ${v.t('Видалити', 'Delete')}
-                                </button>`,
-                              { cls: 'inline' },
-                            )}`
-                  }
-                </td>
+                <td class="mono" data-label="${labels.values}">${s.values.map((x) => html`${x}<br />`)}</td>
+                <td>${actions}</td>
               </tr>`;
             })}
           </tbody>
@@ -542,13 +543,13 @@ export const dnsPages = (uc: UseCases): ConsolePage[] => {
           };
         }
         if (action === 'delete') {
-          let current: { ttl: number; values: string[] } | undefined;
-          try {
-            current = JSON.parse(field(r, 'current')) as { ttl: number; values: string[] };
-          } catch {
-            current = undefined;
-          }
-          const change: ChangeInput = { action: 'delete', name: field(r, 'name'), type: field(r, 'type'), ...(current ? { current } : {}) };
+          // The set as it is now is the delete's precondition: a change made meanwhile makes the plan stale.
+          const [name = '', type = ''] = field(r, 'target').split('|');
+          const set = (await uc.humanReads.domain(r.human!.actor, r.view.env, zone)).records.find(
+            (x) => x.name === name && x.type === type,
+          );
+          if (!set) return { redirect: editorUrl(zone, draft) };
+          const change: ChangeInput = { action: 'delete', name, type, current: { ttl: set.ttl, values: [...set.values] } };
           return { redirect: editorUrl(zone, [...draft, change]) };
         }
         const { change, f } = changeFromForm(r);

@@ -334,7 +334,7 @@ export const webhookPages = (uc: UseCases): ConsolePage[] => {
                               <code>${e.type}</code><br /><small class="muted">${describe(v, e.type)}</small>
                             </td>
                             <td data-label="${v.t('Домен', 'Domain')}">${e.domain ?? '—'}</td>
-                            <td class="mono" data-label="${v.t('Дані', 'Data')}">${JSON.stringify(e.data)}</td>
+                            <td class="mono" data-label="${v.t('Дані', 'Data')}">${dataLines(e.data)}</td>
                           </tr>`,
                       )}
                     </tbody>
@@ -419,6 +419,21 @@ export const webhookPages = (uc: UseCases): ConsolePage[] => {
     },
   ];
 };
+
+/** An event's data as "field: value" lines (nested objects on one line), not raw JSON. */
+const dataLines = (data: Readonly<Record<string, unknown>>): Html[] =>
+  Object.entries(data).map(
+    ([k, x]) =>
+      html`<span class="muted">${k}:</span> ${
+          x !== null && typeof x === 'object' && !Array.isArray(x)
+            ? Object.entries(x as Record<string, unknown>)
+                .map(([a, b]) => `${a} ${String(b)}`)
+                .join(', ')
+            : Array.isArray(x)
+              ? x.join(', ')
+              : String(x)
+        }<br />`,
+  );
 
 const statePill = (v: View, w: WebhookView) =>
   w.enabled
