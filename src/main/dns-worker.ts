@@ -1,5 +1,6 @@
 import pino from 'pino';
-import { SqlStore } from '../../adapters/sql/index.js';
+import { System } from '../system.js';
+import { TOKENS } from '../tokens.js';
 import { loadConfig } from '../config.js';
 import { serveDns } from '../dns-server.js';
 import { collectDefaultMetrics, Registry } from 'prom-client';
@@ -13,12 +14,16 @@ import { answerScrapes } from '../metrics.js';
  * addon, or with DNS_PORT=0, the workers share one UDP socket bound by the primary instead. Each worker
  * serves every zone from the store, kept in step by ZoneSync; the primary asks for a sync after each
  * change and waits for every worker's answer. Only worker 0 sends NOTIFY, and the primary syncs it
- * last, so a secondary that hears NOTIFY finds the new serial on whichever worker answers.
+ * last, so a secondary that hears NOTIFY finds the new serial on whichever worker answers. A DNS UPDATE
+ * reaching a worker is applied by that worker through the core (one commit in the store, like an API
+ * apply); the other workers and the secondaries follow the change feed.
  */
 const config = loadConfig();
 const index = Number(process.env.DOMIVKA_DNS_WORKER ?? '0');
 const log = pino({ level: config.logLevel }).child({ component: 'dns', worker: index });
-const store = new SqlStore({ url: config.databaseUrl, ...(config.databaseSchema ? { schema: config.databaseSchema } : {}) });
+// The core's use cases for DNS UPDATE and signed messages (the same as the API process's), over this worker's store.
+const system = new System(config, { logger: log });
+const store = system.store;
 
 // This worker's metrics, summed into the primary's /metrics at each scrape.
 const registry = new Registry();
@@ -27,7 +32,17 @@ const observer = new DnsMetrics(registry);
 answerScrapes(registry, () => []);
 
 const main = async () => {
-  const dns = await serveDns({ config, zones: store.zones, changes: store.changes, log, workerIndex: index, observer });
+  const dns = await serveDns({
+    config,
+    zones: store.zones,
+    changes: store.changes,
+    log,
+    workerIndex: index,
+    observer,
+    signed: { tsigKeys: system.get(TOKENS.ResolveTsigKey), update: system.get(TOKENS.ApplyDnsUpdate) },
+  });
+  // An UPDATE applied here is served here at once; the other workers follow the store's change feed.
+  system.get(TOKENS.ZonePublisher).attach(dns.publisher);
   process.on('message', (m: { type?: string; id?: number }) => {
     if (m?.type !== 'sync') return;
     dns.resync().then(
@@ -40,7 +55,7 @@ const main = async () => {
   });
   process.once('SIGTERM', () => {
     // Zone transfers in flight finish (within SHUTDOWN_TIMEOUT_MS) before the store closes.
-    void dns.stop(config.shutdownTimeoutMs).finally(() => store.close().finally(() => process.exit(0)));
+    void dns.stop(config.shutdownTimeoutMs).finally(() => system.close().finally(() => process.exit(0)));
   });
   process.send?.({ type: 'ready' });
 };

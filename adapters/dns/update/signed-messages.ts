@@ -153,6 +153,13 @@ export class SignedMessages {
 
   /** TC, so the client asks again over TCP (RFC 2136 §3.8 clients retry TCP on truncation). */
   truncated(packet: Buffer): Buffer {
+    // An UPDATE answered NOERROR would read as applied to a client that does not retry (nsupdate without -v).
+    if (packet.length >= 12 && ((packet[2]! >> 3) & 0xf) === OPCODE_UPDATE) {
+      return bareReply(packet, RCODES.REFUSED, {
+        tc: true,
+        ede: { code: EDE_PROHIBITED, text: 'send UPDATE over TCP to this server (nsupdate -v)' },
+      });
+    }
     return bareReply(packet, RCODES.NOERROR, { tc: true });
   }
 
@@ -225,7 +232,15 @@ export class SignedMessages {
     parsed: ParsedTsig,
   ): Promise<Buffer> {
     // A UDP source address can be forged: a key bound to addresses updates over TCP only (TC sends the client there).
-    if (key.conditions.cidr && transport === 'udp') return sign(bareReply(unsigned, RCODES.NOERROR, { tc: true }));
+    // REFUSED beside TC: a client that does not retry over TCP (nsupdate without -v) must not take it for success.
+    if (key.conditions.cidr && transport === 'udp') {
+      return sign(
+        bareReply(unsigned, RCODES.REFUSED, {
+          tc: true,
+          ede: { code: EDE_PROHIBITED, text: 'this key updates over TCP only (nsupdate -v)' },
+        }),
+      );
+    }
     const req = parseUpdate(unsigned);
     if (!req.ok) {
       this.opts.log.info({ peer, key_id: key.id, rcode: req.rcode, reason: req.reason }, 'DNS UPDATE refused');

@@ -3,6 +3,46 @@ import { execFile } from 'node:child_process';
 import { eachStore } from '../../support/stores.js';
 import { startApi, type TestApi } from '../../support/system.js';
 import { dig, rdata, requireTools } from '../server/tools.js';
+import net from 'node:net';
+import dgram from 'node:dgram';
+import dnsPacket from 'dns-packet';
+import { parseTsig, signRequest, verifyResponse, type TsigAlgorithm } from '../../../adapters/dns/tsig.js';
+
+/** One message over TCP, one answer back. */
+const tcpAsk = (port: number, msg: Buffer): Promise<Buffer> =>
+  new Promise((resolve, reject) => {
+    let buf = Buffer.alloc(0);
+    const sock = net.connect(port, '127.0.0.1', () => {
+      const len = Buffer.alloc(2);
+      len.writeUInt16BE(msg.length);
+      sock.write(Buffer.concat([len, msg]));
+    });
+    sock.on('error', reject);
+    sock.on('data', (d) => {
+      buf = Buffer.concat([buf, d]);
+      if (buf.length >= 2 && buf.length >= 2 + buf.readUInt16BE(0)) {
+        sock.destroy();
+        resolve(buf.subarray(2, 2 + buf.readUInt16BE(0)));
+      }
+    });
+  });
+
+const rcodeOf = (m: Buffer): number => m.readUInt16BE(2) & 0xf;
+
+/** dnspython (as certbot's rfc2136 plugin uses it): a signed UPDATE over TCP, then a signed SOA query whose answer it verifies. */
+const DNSPYTHON = `
+import sys, dns.update, dns.query, dns.tsigkeyring, dns.message, dns.rcode, dns.name
+port, name, alg, secret = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+ring = dns.tsigkeyring.from_text({name: (alg, secret)})
+u = dns.update.Update('domivka-demo.dev', keyring=ring, keyname=dns.name.from_text(name), keyalgorithm=alg)
+u.add('_acme-challenge.py', 60, 'TXT', '"from dnspython"')
+r = dns.query.tcp(u, '127.0.0.1', port=port, timeout=5)
+print('update', dns.rcode.to_text(r.rcode()))
+q = dns.message.make_query('domivka-demo.dev', 'SOA')
+q.use_tsig(ring, keyname=dns.name.from_text(name), algorithm=alg)
+r = dns.query.udp(q, '127.0.0.1', port=port, timeout=5)
+print('query', dns.rcode.to_text(r.rcode()), 'signed' if r.had_tsig else 'unsigned', len(r.answer))
+`;
 
 interface Tsig {
   name: string;
@@ -162,5 +202,99 @@ eachStore("DNS UPDATE with a key's TSIG credential (nsupdate, knsupdate)", (kind
     expect((await api.call(`/v1/account/keys/${k.id}`, { method: 'DELETE', headers: { cookie } })).status).to.equal(200);
     const after = await nsupdate('nsupdate', k.body.tsig, script([`update add revoked.domivka-demo.dev. 60 A 192.0.2.2`]));
     expect(after.out).to.match(/NOTAUTH\(BADKEY\)/);
+  });
+
+  it("dnspython (certbot's library) updates, and its signed SOA query gets a signed answer it verifies", async () => {
+    const out = await new Promise<string>((resolve) =>
+      execFile(
+        '/usr/bin/python3',
+        ['-c', DNSPYTHON, String(port), acme.tsig.name, acme.tsig.algorithm, acme.tsig.secret],
+        { timeout: 20_000 },
+        (_e, so, se) => resolve(`${so}${se}`),
+      ),
+    );
+    expect(out).to.contain('update NOERROR');
+    expect(out).to.contain('query NOERROR signed 1');
+    expect(rdata((await dig(port, '_acme-challenge.py.domivka-demo.dev', 'TXT')).answer)).to.deep.equal(['"from dnspython"']);
+  });
+
+  it('a replayed signed UPDATE is refused (NOTAUTH) and changes nothing', async () => {
+    const update = dnsPacket.encode({
+      type: 'query',
+      id: 77,
+      flags: 5 << 11,
+      questions: [{ name: 'domivka-demo.dev', type: 'SOA', class: 'IN' }],
+      authorities: [{ name: 'replay.domivka-demo.dev', type: 'A', ttl: 60, class: 'IN', data: '192.0.2.77' }],
+    });
+    const key = { name: edit.tsig.name, algorithm: edit.tsig.algorithm as TsigAlgorithm, secret: Buffer.from(edit.tsig.secret, 'base64') };
+    const now = Math.floor(Date.now() / 1000);
+    const signed = signRequest(update, key, { now });
+    const first = await tcpAsk(port, signed.message);
+    expect(rcodeOf(first)).to.equal(0);
+    expect(verifyResponse(first, key, signed.mac, { now })).to.include({ ok: true });
+    const s = await serial();
+    const again = await tcpAsk(port, signed.message);
+    expect(rcodeOf(again)).to.equal(9);
+    expect(verifyResponse(again, key, signed.mac, { now })).to.include({ ok: true }); // refused, but by us: signed
+    expect(await serial()).to.equal(s);
+    // Signed 10 minutes ago: outside any window, BADTIME.
+    const old = signRequest(update, key, { now: now - 600 });
+    const late = await tcpAsk(port, old.message);
+    const t = parseTsig(late);
+    expect(rcodeOf(late)).to.equal(9);
+    expect(t.kind === 'tsig' && t.tsig.error).to.equal(18);
+  });
+
+  it('a key bound to a CIDR: UDP gets TC and REFUSED (so no client takes it for success), TCP applies; outside the CIDR, REFUSED', async () => {
+    const inside = await api.issueKey({
+      environment: 'test',
+      rights: ['dns.edit'],
+      domains: ['domivka-demo.dev'],
+      conditions: { cidr: '127.0.0.1/32' },
+    });
+    const update = dnsPacket.encode({
+      type: 'query',
+      id: 78,
+      flags: 5 << 11,
+      questions: [{ name: 'domivka-demo.dev', type: 'SOA', class: 'IN' }],
+      authorities: [{ name: 'cidr.domivka-demo.dev', type: 'A', ttl: 60, class: 'IN', data: '192.0.2.78' }],
+    });
+    const key = { name: inside.body.tsig.name, algorithm: 'hmac-sha256' as const, secret: Buffer.from(inside.body.tsig.secret, 'base64') };
+    const udpReply = await new Promise<Buffer>((resolve) => {
+      const sock = dgram.createSocket('udp4');
+      sock.on('message', (m: Buffer) => {
+        sock.close();
+        resolve(m);
+      });
+      sock.send(signRequest(update, key, { now: Math.floor(Date.now() / 1000) }).message, port, '127.0.0.1');
+    });
+    expect(udpReply.readUInt16BE(2) & 0x0200).to.equal(0x0200);
+    expect(rcodeOf(udpReply)).to.equal(5);
+    expect((await dig(port, 'cidr.domivka-demo.dev', 'A')).status).to.equal('NXDOMAIN');
+    const overUdp = await nsupdate('nsupdate', inside.body.tsig, script([`update add cidr.domivka-demo.dev. 60 A 192.0.2.78`]));
+    expect(overUdp.out).to.match(/update failed: REFUSED/);
+    const viaNsupdate = await nsupdate('nsupdate', inside.body.tsig, script([`update add cidr.domivka-demo.dev. 60 A 192.0.2.78`]), ['-v']);
+    expect(viaNsupdate, viaNsupdate.out).to.deep.include({ code: 0 });
+    expect(rdata((await dig(port, 'cidr.domivka-demo.dev', 'A')).answer)).to.deep.equal(['192.0.2.78']);
+    const outside = await api.issueKey({
+      environment: 'test',
+      rights: ['dns.edit'],
+      domains: ['domivka-demo.dev'],
+      conditions: { cidr: '10.0.0.0/8' },
+    });
+    const refused = await nsupdate('nsupdate', outside.body.tsig, script([`update add cidr2.domivka-demo.dev. 60 A 192.0.2.79`]), ['-v']);
+    expect(refused.out).to.match(/update failed: REFUSED/);
+  });
+
+  it("an expired key's credential is refused: NOTAUTH(BADKEY) (last: it moves the clock)", async () => {
+    const k = await api.issueKey({
+      environment: 'test',
+      rights: ['dns.edit'],
+      domains: ['domivka-demo.dev'],
+      conditions: { expires_on: new Date(api.clock.now().getTime() + 86_400_000).toISOString().slice(0, 10) },
+    });
+    api.clock.advance(3 * 86_400_000);
+    const r = await nsupdate('nsupdate', k.body.tsig, script([`update add expired.domivka-demo.dev. 60 A 192.0.2.1`]));
+    expect(r.out).to.match(/NOTAUTH\(BADKEY\)/);
   });
 });
