@@ -91,6 +91,14 @@ export class Worker {
       quiet: (r) => r.renewed + r.renewalFailed + r.moved + r.released === 0,
     },
     {
+      // Transfers between registrars under way: asked again after an outage, answered, settled once.
+      name: 'transfers',
+      failure: 'domain transfer pass failed',
+      log: 'domain transfers',
+      run: () => this.system.get(TOKENS.AdvanceTransfers).run(),
+      quiet: (r) => r.completed + r.ended === 0,
+    },
+    {
       name: 'acmeChallenges',
       failure: 'ACME challenge expiry failed',
       log: 'expired ACME challenge values',

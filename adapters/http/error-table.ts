@@ -216,6 +216,46 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
     en: (p) => `The domain ${s(p.domain)} already belongs to this account; renew it to extend it.`,
     actions: (p) => [{ type: 'renew', href: `/v1/domains/${enc(s(p.domain))}/renewals` }],
   },
+  transfer_auth_code_invalid: {
+    status: 422,
+    uk: (p) =>
+      `Код авторизації (auth code) для ${s(p.domain)} неправильний: його не прийняв теперішній реєстратор. Попросіть у нього чинний код; кошти не списано.`,
+    en: (p) =>
+      `The auth code for ${s(p.domain)} is wrong: the current registrar did not accept it. Ask them for a valid code; nothing was charged.`,
+  },
+  transfer_domain_locked: {
+    status: 409,
+    uk: (p) =>
+      `Домен ${s(p.domain)} заблоковано від перенесення у теперішнього реєстратора (clientTransferProhibited). Зніміть блокування там і спробуйте знову; кошти не списано.`,
+    en: (p) =>
+      `${s(p.domain)} is locked against transfer at its current registrar (clientTransferProhibited). Lift the lock there and try again; nothing was charged.`,
+  },
+  transfer_not_transferable: {
+    status: 409,
+    uk: (p) => `Домен ${s(p.domain)} не можна перенести: реєстр його не знає або не дозволяє перенесення; кошти не списано.`,
+    en: (p) => `${s(p.domain)} cannot be transferred: the registry does not know it or does not allow its transfer; nothing was charged.`,
+  },
+  transfer_already_pending: {
+    status: 409,
+    uk: (p) => `Перенесення домену ${s(p.domain)} уже триває; дочекайтеся його завершення або скасуйте його.`,
+    en: (p) => `A transfer of ${s(p.domain)} is already under way; wait for it to end or cancel it.`,
+    actions: (p) => [{ type: 'view_transfers', href: `/v1/domains/${enc(s(p.domain))}/transfers` }],
+  },
+  transfer_not_found: {
+    status: 404,
+    uk: (p) => `Перенесення ${s(p.transfer_id)} не знайдено в цьому рахунку й середовищі.`,
+    en: (p) => `The transfer ${s(p.transfer_id)} was not found in this account and environment.`,
+  },
+  transfer_not_cancellable: {
+    status: 409,
+    uk: (p) => `Перенесення ${s(p.transfer_id)} уже завершено (${s(p.status)}); скасувати його не можна.`,
+    en: (p) => `The transfer ${s(p.transfer_id)} has already ended (${s(p.status)}); it cannot be cancelled.`,
+  },
+  transfer_out_not_pending: {
+    status: 409,
+    uk: (p) => `Для домену ${s(p.domain)} немає запиту на перенесення до іншого реєстратора, який можна відхилити.`,
+    en: (p) => `There is no pending transfer of ${s(p.domain)} to another registrar to reject.`,
+  },
   insufficient_funds: {
     status: 402,
     uk: (p) => `Недостатньо коштів: потрібно ${s(p.amount)} грн, на балансі ${s(p.balance)} грн. Поповніть баланс.`,

@@ -11,6 +11,7 @@ import type { NoticesUseCases } from './routes/notices.routes.js';
 import type { OperationsUseCases } from './routes/operations.routes.js';
 import type { SandboxUseCases } from './routes/sandbox.routes.js';
 import type { WebhooksUseCases } from './routes/webhooks.routes.js';
+import type { TransfersUseCases } from './routes/transfers.routes.js';
 
 /** What the console reads beyond the routes' use cases. */
 export interface ConsoleUseCases {
@@ -26,6 +27,7 @@ export interface ConsoleUseCases {
 export type UseCases = KeysUseCases &
   AccountUseCases &
   DomainsUseCases &
+  TransfersUseCases &
   DnsUseCases &
   BillingUseCases &
   NoticesUseCases &

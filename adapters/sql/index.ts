@@ -17,6 +17,7 @@ import { SqlAcmeChallenges, SqlPlanRepository, SqlZoneRepository } from './repos
 import { SqlCaMaterial, SqlCertificateRepository } from './repositories/certificates.repository.js';
 import { SqlSandboxRegistryStore } from './repositories/sandbox.repository.js';
 import { SqlOperationRepository } from './repositories/operations.repository.js';
+import { SqlTransferRepository } from './repositories/transfers.repository.js';
 import { SqlMonitorRepository } from './repositories/monitoring.repository.js';
 import { SqliteReader } from './sqlite-reader.js';
 import { SqlCredentialAttempts } from './repositories/credential-attempts.repository.js';
@@ -61,6 +62,7 @@ export class SqlStore {
   readonly people: SqlPeopleRepository;
   readonly invitations: SqlInvitationRepository;
   readonly operations: SqlOperationRepository;
+  readonly transfers: SqlTransferRepository;
   readonly eventFeed: SqlEventFeed;
   readonly webhooks: SqlWebhookRepository;
   readonly monitors: SqlMonitorRepository;
@@ -114,6 +116,7 @@ export class SqlStore {
     this.people = new SqlPeopleRepository(this.uow, (id, at, by) => this.keys.revoke(id, at, by));
     this.invitations = new SqlInvitationRepository(this.uow);
     this.operations = new SqlOperationRepository(this.uow, this.engine, this.changes);
+    this.transfers = new SqlTransferRepository(this.uow, this.engine);
     this.eventFeed = new SqlEventFeed(this.uow, this.engine);
     this.webhooks = new SqlWebhookRepository(this.uow, this.engine);
     this.monitors = new SqlMonitorRepository(this.uow, this.engine);

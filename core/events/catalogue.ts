@@ -465,6 +465,56 @@ export const EVENT_CATALOGUE: { readonly [T in EventType]: EventInfo & { readonl
     'Another message from the registry about the domain.',
     { domain: 'string', message_id: 'string', queued_at: 'date-time', text: 'string' },
   ),
+  'domain.transfer_in_requested': e(
+    'domain.transfer_in_requested',
+    'domain',
+    'Запитано перенесення домену до нас з іншого реєстратора; оплату зарезервовано.',
+    'A transfer of a domain to us from another registrar was requested; its price is reserved.',
+    { domain: 'string', transfer_id: 'string', years: 'integer', amount: 'integer kopiykas', ledger_entry_id: 'string' },
+  ),
+  'domain.transfer_in_completed': e(
+    'domain.transfer_in_completed',
+    'domain',
+    'Домен перенесено до нас: він у рахунку, оплату списано.',
+    'A domain was transferred to us: it is in the account and the reserved price was charged.',
+    {
+      domain: 'string',
+      transfer_id: 'string',
+      years: 'integer',
+      amount: 'integer kopiykas',
+      ledger_entry_id: 'string',
+      expires_at: 'date',
+    },
+  ),
+  'domain.transfer_in_failed': e(
+    'domain.transfer_in_failed',
+    'domain',
+    'Перенесення домену до нас не вдалося або його відхилено; резерв повернено.',
+    'A transfer of a domain to us failed or was rejected; the reserved price was returned.',
+    {
+      domain: 'string',
+      transfer_id: 'string',
+      years: 'integer',
+      amount: 'integer kopiykas',
+      ledger_entry_id: 'string',
+      reason: 'string (error code)',
+      rejected: 'boolean (the losing side refused)',
+    },
+  ),
+  'domain.transfer_in_cancelled': e(
+    'domain.transfer_in_cancelled',
+    'domain',
+    'Перенесення домену до нас скасовано; резерв повернено.',
+    'A transfer of a domain to us was cancelled; the reserved price was returned.',
+    { domain: 'string', transfer_id: 'string', years: 'integer', amount: 'integer kopiykas', ledger_entry_id: 'string' },
+  ),
+  'domain.transfer_out_rejected': e(
+    'domain.transfer_out_rejected',
+    'domain',
+    'Перенесення домену до іншого реєстратора відхилено: домен лишається у нас.',
+    'A transfer of a domain to another registrar was rejected: the domain stays with us.',
+    { domain: 'string', transfer_id: 'string' },
+  ),
 };
 
 /** Public name → internal type (for the `types` filter). */

@@ -35,6 +35,14 @@ export type ErrorCode =
   | 'registry_failure'
   | 'domain_not_renewable'
   | 'domain_already_yours'
+  // transfers between registrars
+  | 'transfer_auth_code_invalid'
+  | 'transfer_domain_locked'
+  | 'transfer_not_transferable'
+  | 'transfer_already_pending'
+  | 'transfer_not_found'
+  | 'transfer_not_cancellable'
+  | 'transfer_out_not_pending'
   | 'contact_character_forbidden'
   // registry refusals (EPP result codes)
   | 'registry_not_authorized'
@@ -156,6 +164,13 @@ export interface ErrorParamMap {
   registry_failure: { domain: Param; reason?: Param };
   domain_not_renewable: { domain: Param; status: Param };
   domain_already_yours: { domain: Param };
+  transfer_auth_code_invalid: { domain: Param };
+  transfer_domain_locked: { domain: Param };
+  transfer_not_transferable: { domain: Param; registry_code?: Param };
+  transfer_already_pending: { domain: Param; transfer_id?: Param };
+  transfer_not_found: { transfer_id: Param };
+  transfer_not_cancellable: { transfer_id: Param; status: Param };
+  transfer_out_not_pending: { domain: Param };
   registry_not_authorized: { domain?: Param };
   registry_auth_info_invalid: { domain?: Param };
   registry_object_missing: { domain?: Param };

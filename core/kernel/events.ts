@@ -108,6 +108,14 @@ type RegistryMessage = {
   readonly [registryField: string]: unknown;
 };
 type PersonSession = { readonly session_id: string };
+/** A transfer in: what was asked for and the charge reserved for it (never the authInfo). */
+type TransferIn = {
+  readonly domain: string;
+  readonly transfer_id: string;
+  readonly years: number;
+  readonly amount: number;
+  readonly ledger_entry_id: string;
+};
 
 /**
  * The shape of `data` for every event type: the one list of event types. The public catalogue
@@ -228,6 +236,12 @@ export interface EventData {
   'domain.transfer_cancelled': RegistryMessage;
   'domain.deleted_by_registry': RegistryMessage;
   'domain.registry_message': RegistryMessage;
+  // transfers in (asked for by the account) and the answer to a transfer out
+  'domain.transfer_in_requested': TransferIn;
+  'domain.transfer_in_completed': TransferIn & { readonly expires_at: string };
+  'domain.transfer_in_failed': TransferIn & { readonly reason: string; readonly rejected: boolean };
+  'domain.transfer_in_cancelled': TransferIn;
+  'domain.transfer_out_rejected': { readonly domain: string; readonly transfer_id: string };
 }
 
 export type EventType = keyof EventData;

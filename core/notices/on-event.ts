@@ -243,6 +243,98 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
       data: { domain: d.domain, status: d.to },
     };
   },
+  // Transfers between registrars: every owner hears of money reserved, charged or returned, and of a
+  // transfer out they may still reject (the losing side's period is short).
+  'domain.transfer_in_requested': (e) => {
+    const d = e.data;
+    const by = who(e.actor);
+    return {
+      kind: 'domain.transfer_in_requested',
+      domain: d.domain,
+      message: {
+        uk: `${by.uk} запитав перенесення домену ${d.domain} до нас (${d.years} р.); зарезервовано ${formatUah(d.amount)} грн до відповіді теперішнього реєстратора.`,
+        en: `${by.en} asked for ${d.domain} to be transferred to us (${d.years} year(s)); ${formatUah(d.amount)} UAH is reserved until the current registrar answers.`,
+      },
+      data: { domain: d.domain, transfer_id: d.transfer_id, amount: d.amount, href: `/v1/domains/${d.domain}/transfers/${d.transfer_id}` },
+    };
+  },
+  'domain.transfer_in_completed': (e) => {
+    const d = e.data;
+    return {
+      kind: 'domain.transfer_in_completed',
+      domain: d.domain,
+      message: {
+        uk: `Домен ${d.domain} перенесено до нас (до ${d.expires_at}); списано ${formatUah(d.amount)} грн.`,
+        en: `${d.domain} was transferred to us (until ${d.expires_at}); ${formatUah(d.amount)} UAH was charged.`,
+      },
+      data: { domain: d.domain, transfer_id: d.transfer_id, amount: d.amount },
+    };
+  },
+  'domain.transfer_in_failed': (e) => {
+    const d = e.data;
+    return {
+      kind: 'domain.transfer_in_failed',
+      domain: d.domain,
+      message: d.rejected
+        ? {
+            uk: `Теперішній реєстратор відхилив перенесення домену ${d.domain}; ${formatUah(d.amount)} грн повернено на баланс.`,
+            en: `The current registrar rejected the transfer of ${d.domain}; ${formatUah(d.amount)} UAH was returned to the balance.`,
+          }
+        : {
+            uk: `Перенесення домену ${d.domain} не вдалося (${d.reason}); ${formatUah(d.amount)} грн повернено на баланс.`,
+            en: `The transfer of ${d.domain} failed (${d.reason}); ${formatUah(d.amount)} UAH was returned to the balance.`,
+          },
+      data: { domain: d.domain, transfer_id: d.transfer_id, reason: d.reason },
+    };
+  },
+  'domain.transfer_in_cancelled': (e) => {
+    const d = e.data;
+    const by = who(e.actor);
+    return {
+      kind: 'domain.transfer_in_cancelled',
+      domain: d.domain,
+      message: {
+        uk: `${by.uk} скасував перенесення домену ${d.domain}; ${formatUah(d.amount)} грн повернено на баланс.`,
+        en: `${by.en} cancelled the transfer of ${d.domain}; ${formatUah(d.amount)} UAH was returned to the balance.`,
+      },
+      data: { domain: d.domain, transfer_id: d.transfer_id },
+    };
+  },
+  'domain.transfer_requested': (e) => {
+    const d = e.data;
+    const when = typeof d.action_at === 'string' ? d.action_at : null;
+    return {
+      kind: 'domain.transfer_requested',
+      domain: d.domain,
+      message: {
+        uk: `Інший реєстратор запитав перенесення домену ${d.domain}${when ? `; якщо його не відхилити, домен піде ${when}` : ''}. Якщо ви цього не робили, відхиліть: POST /v1/domains/${d.domain}/transfer-out/reject.`,
+        en: `Another registrar asked for ${d.domain} to be transferred${when ? `; unless rejected, the domain leaves at ${when}` : ''}. If this was not you, reject it: POST /v1/domains/${d.domain}/transfer-out/reject.`,
+      },
+      data: { domain: d.domain, ...(when ? { action_at: when } : {}), href: `/v1/domains/${d.domain}/transfer-out/reject` },
+    };
+  },
+  'domain.transfer_out_rejected': (e) => {
+    const d = e.data;
+    const by = who(e.actor);
+    return {
+      kind: 'domain.transfer_out_rejected',
+      domain: d.domain,
+      message: {
+        uk: `${by.uk} відхилив перенесення домену ${d.domain} до іншого реєстратора; домен лишається у нас.`,
+        en: `${by.en} rejected the transfer of ${d.domain} to another registrar; the domain stays with us.`,
+      },
+      data: { domain: d.domain, transfer_id: d.transfer_id },
+    };
+  },
+  'domain.transfer_completed': (e) => ({
+    kind: 'domain.transfer_completed',
+    domain: e.data.domain,
+    message: {
+      uk: `Домен ${e.data.domain} перенесено до іншого реєстратора; він вилучений з рахунку.`,
+      en: `${e.data.domain} was transferred to another registrar; it has left the account.`,
+    },
+    data: { domain: e.data.domain },
+  }),
   'domain.released': (e) => ({
     kind: 'domain.released',
     domain: e.data.domain,

@@ -28,6 +28,7 @@ export interface AdvanceReport {
   lifecycle: LifecycleReport;
   certificates?: unknown;
   operations?: unknown;
+  transfers?: unknown;
 }
 
 /** What AdvanceSandboxClock is built from (one object, named, instead of positions). */
@@ -38,6 +39,8 @@ export interface AdvanceSandboxClockDeps extends RecordingDeps {
   readonly certificates?: { run(only: { accountId: string; environment: 'test' }): Promise<unknown> } | null;
   /** Class 3 operations whose 24 hours have passed on the moved clock activate at once. */
   readonly operations?: { run(only: { accountId: string; environment: 'test' }): Promise<unknown> } | null;
+  /** Transfers whose losing side's period passed on the moved clock are answered at once. */
+  readonly transfers?: { run(only: { accountId: string; environment: 'test' }): Promise<unknown> } | null;
 }
 
 /** POST /v1/sandbox/clock (test keys holding sandbox.clock): moves this account's sandbox time forward. */
@@ -45,7 +48,7 @@ export class AdvanceSandboxClock {
   private readonly deps: Required<AdvanceSandboxClockDeps>;
 
   constructor(deps: AdvanceSandboxClockDeps) {
-    this.deps = withDefaults(deps, { certificates: null, operations: null });
+    this.deps = withDefaults(deps, { certificates: null, operations: null, transfers: null });
   }
 
   /** GET /v1/sandbox/clock: this account's sandbox time (any valid test key may read it). */
@@ -107,12 +110,14 @@ export class AdvanceSandboxClock {
     const lifecycle = await this.deps.lifecycle.run(only);
     const certificates = this.deps.certificates ? await this.deps.certificates.run(only) : undefined;
     const operations = this.deps.operations ? await this.deps.operations.run(only) : undefined;
+    const transfers = this.deps.transfers ? await this.deps.transfers.run(only) : undefined;
     return {
       now: new Date(this.deps.clock.now().getTime() + offset).toISOString(),
       offset_ms: offset,
       lifecycle,
       ...(certificates ? { certificates } : {}),
       ...(operations ? { operations } : {}),
+      ...(transfers ? { transfers } : {}),
     };
   }
 }

@@ -15,6 +15,19 @@ import type { EnvironmentAdapters } from '../tokens.js';
 import { TOKENS as T } from '../tokens.js';
 import { RevealTransferCode } from '../../core/domains/reveal-transfer-code.use-case.js';
 import { ChangeRegistrant } from '../../core/domains/change-registrant.use-case.js';
+import { TransferSettlement } from '../../core/domains/transfer-settlement.js';
+import { RequestTransfer } from '../../core/domains/request-transfer.use-case.js';
+import { CancelTransfer } from '../../core/domains/cancel-transfer.use-case.js';
+import { ReadTransfers } from '../../core/domains/read-transfers.use-case.js';
+import { AdvanceTransfers } from '../../core/domains/advance-transfers.use-case.js';
+import { NoteTransferOut, RejectTransferOut, type TransferOutDeps } from '../../core/domains/transfer-out.use-case.js';
+import { SimulateTransferOut } from '../../core/sandbox/simulate-transfer-out.use-case.js';
+import { SqlDomainHolders } from '../../adapters/sql/repositories/domains.repository.js';
+import type { SecretBox } from '../../core/kernel/secret-box.port.js';
+import type { AccountClock } from '../../core/kernel/account-clock.port.js';
+import type { Clock } from '../../core/kernel/clock.port.js';
+import type { Random } from '../../core/kernel/random.port.js';
+import type { RegistrarEnvironments } from '../../core/domains/ports/registrar.port.js';
 
 /** The domains capability's use cases, constructed by hand from their ports (no decorators in core/). */
 export const domainsModule = () =>
@@ -90,6 +103,93 @@ export const domainsModule = () =>
         [s, T.Environments, T.Random, T.Clock, T.Recorder],
       )
       .inSingletonScope();
+    // Transfers between registrars (both directions): one settlement, where money ends exactly once.
+    bind(T.TransferSettlement)
+      .toResolvedValue(
+        (st: SqlStore, a, z, b: SecretBox, r, c, rec: Recorder) =>
+          new TransferSettlement({
+            transfers: st.transfers,
+            domains: st.domains,
+            accounting: a,
+            zones: z,
+            box: b,
+            events: rec,
+            uow: st.uow,
+            random: r,
+            clock: c,
+          }),
+        [s, T.Accounting, T.ZoneService, T.SecretBox, T.Random, T.Clock, T.Recorder],
+      )
+      .inSingletonScope();
+    bind(T.RequestTransfer)
+      .toResolvedValue(
+        (st: SqlStore, e, a, at, b: SecretBox, set: TransferSettlement, r, c, rec: Recorder) =>
+          new RequestTransfer({
+            domains: st.domains,
+            holders: new SqlDomainHolders(st.uow),
+            transfers: st.transfers,
+            environments: e,
+            accounting: a,
+            time: at,
+            box: b,
+            settlement: set,
+            events: rec,
+            uow: st.uow,
+            random: r,
+            clock: c,
+          }),
+        [s, T.Environments, T.Accounting, T.AccountTime, T.SecretBox, T.TransferSettlement, T.Random, T.Clock, T.Recorder],
+      )
+      .inSingletonScope();
+    bind(T.CancelTransfer)
+      .toResolvedValue(
+        (st: SqlStore, e, set: TransferSettlement, at, r) =>
+          new CancelTransfer({ transfers: st.transfers, environments: e, settlement: set, time: at, random: r }),
+        [s, T.Environments, T.TransferSettlement, T.AccountTime, T.Random],
+      )
+      .inSingletonScope();
+    bind(T.ReadTransfers)
+      .toResolvedValue((st: SqlStore) => new ReadTransfers(st.transfers, st.domains), [s])
+      .inSingletonScope();
+    bind(T.AdvanceTransfers)
+      .toResolvedValue(
+        (st: SqlStore, e, set: TransferSettlement, at, c) =>
+          new AdvanceTransfers({ transfers: st.transfers, environments: e, settlement: set, accountClock: at, clock: c }),
+        [s, T.Environments, T.TransferSettlement, T.AccountTime, T.Clock],
+      )
+      .inSingletonScope();
+    const outDeps = (
+      st: SqlStore,
+      e: RegistrarEnvironments,
+      set: TransferSettlement,
+      at: AccountClock,
+      r: Random,
+      c: Clock,
+      rec: Recorder,
+    ): TransferOutDeps => ({
+      domains: st.domains,
+      transfers: st.transfers,
+      environments: e,
+      settlement: set,
+      time: at,
+      events: rec,
+      uow: st.uow,
+      random: r,
+      clock: c,
+    });
+    const outTokens = [s, T.Environments, T.TransferSettlement, T.AccountTime, T.Random, T.Clock, T.Recorder] as const;
+    bind(T.NoteTransferOut)
+      .toResolvedValue((...a: Parameters<typeof outDeps>) => new NoteTransferOut(outDeps(...a)), [...outTokens])
+      .inSingletonScope();
+    bind(T.RejectTransferOut)
+      .toResolvedValue((...a: Parameters<typeof outDeps>) => new RejectTransferOut(outDeps(...a)), [...outTokens])
+      .inSingletonScope();
+    bind(T.SimulateTransferOut)
+      .toResolvedValue(
+        (st: SqlStore, e, n: NoteTransferOut, at) => new SimulateTransferOut({ domains: st.domains, environments: e, note: n, time: at }),
+        [s, T.Environments, T.NoteTransferOut, T.AccountTime],
+      )
+      .inSingletonScope();
   });
 
 const id = <X>(token: ServiceIdentifier<X>) => token;
@@ -107,6 +207,11 @@ export const domainsUseCases = (
   | 'setAutoRenew'
   | 'revealTransferCode'
   | 'changeRegistrant'
+  | 'requestTransfer'
+  | 'readTransfers'
+  | 'cancelTransfer'
+  | 'rejectTransferOut'
+  | 'simulateTransferOut'
 > => ({
   getDomain: c.get(T.GetDomain),
   listDomains: c.get(T.ListDomains),
@@ -116,4 +221,9 @@ export const domainsUseCases = (
   setAutoRenew: c.get(T.SetAutoRenew),
   revealTransferCode: c.get(T.RevealTransferCode),
   changeRegistrant: c.get(T.ChangeRegistrant),
+  requestTransfer: c.get(T.RequestTransfer),
+  readTransfers: c.get(T.ReadTransfers),
+  cancelTransfer: c.get(T.CancelTransfer),
+  rejectTransferOut: c.get(T.RejectTransferOut),
+  simulateTransferOut: c.get(T.SimulateTransferOut),
 });

@@ -8,6 +8,13 @@ import type { RenewDomain } from '../../core/domains/renew-domain.use-case.js';
 import type { SetAutoRenew } from '../../core/domains/set-auto-renew.use-case.js';
 import type { RevealTransferCode } from '../../core/domains/reveal-transfer-code.use-case.js';
 import type { ChangeRegistrant } from '../../core/domains/change-registrant.use-case.js';
+import type { TransferSettlement } from '../../core/domains/transfer-settlement.js';
+import type { RequestTransfer } from '../../core/domains/request-transfer.use-case.js';
+import type { CancelTransfer } from '../../core/domains/cancel-transfer.use-case.js';
+import type { ReadTransfers } from '../../core/domains/read-transfers.use-case.js';
+import type { AdvanceTransfers } from '../../core/domains/advance-transfers.use-case.js';
+import type { NoteTransferOut, RejectTransferOut } from '../../core/domains/transfer-out.use-case.js';
+import type { SimulateTransferOut } from '../../core/sandbox/simulate-transfer-out.use-case.js';
 
 /** Injection tokens of the domains capability (src/ binds them by explicit token; core/ has no decorators). */
 export const DOMAINS_TOKENS = {
@@ -21,4 +28,12 @@ export const DOMAINS_TOKENS = {
   RevealTransferCode: token<RevealTransferCode>('RevealTransferCode'),
   ChangeRegistrant: token<ChangeRegistrant>('ChangeRegistrant'),
   ProcessRegistryMessages: token<ProcessRegistryMessages>('ProcessRegistryMessages'),
+  TransferSettlement: token<TransferSettlement>('TransferSettlement'),
+  RequestTransfer: token<RequestTransfer>('RequestTransfer'),
+  CancelTransfer: token<CancelTransfer>('CancelTransfer'),
+  ReadTransfers: token<ReadTransfers>('ReadTransfers'),
+  AdvanceTransfers: token<AdvanceTransfers>('AdvanceTransfers'),
+  NoteTransferOut: token<NoteTransferOut>('NoteTransferOut'),
+  RejectTransferOut: token<RejectTransferOut>('RejectTransferOut'),
+  SimulateTransferOut: token<SimulateTransferOut>('SimulateTransferOut'),
 } as const;

@@ -8,6 +8,7 @@ import { AdvanceSandboxClock } from '../../core/sandbox/advance-clock.use-case.j
 import { CertificateIssuance } from '../../core/certificates/certificate-issuance.use-case.js';
 import { TOKENS as T } from '../tokens.js';
 import { ActivateDueOperations } from '../../core/operations/activate-due-operations.use-case.js';
+import type { AdvanceTransfers } from '../../core/domains/advance-transfers.use-case.js';
 
 /** The sandbox capability's use cases, constructed by hand from their ports (no decorators in core/). */
 export const sandboxModule = () =>
@@ -18,7 +19,7 @@ export const sandboxModule = () =>
       .inSingletonScope();
     bind(T.AdvanceSandboxClock)
       .toResolvedValue(
-        (st: SqlStore, l, r, c, ci: CertificateIssuance, ops: ActivateDueOperations, rec: Recorder) =>
+        (st: SqlStore, l, r, c, ci: CertificateIssuance, ops: ActivateDueOperations, rec: Recorder, tr: AdvanceTransfers) =>
           new AdvanceSandboxClock({
             clocks: st.sandboxClocks,
             lifecycle: l,
@@ -28,8 +29,9 @@ export const sandboxModule = () =>
             clock: c,
             certificates: ci,
             operations: ops,
+            transfers: tr,
           }),
-        [s, T.AdvanceLifecycle, T.Random, T.Clock, T.CertificateIssuance, T.ActivateDueOperations, T.Recorder],
+        [s, T.AdvanceLifecycle, T.Random, T.Clock, T.CertificateIssuance, T.ActivateDueOperations, T.Recorder, T.AdvanceTransfers],
       )
       .inSingletonScope();
     bind(T.SeedDemo)

@@ -140,6 +140,14 @@ export const RIGHTS_BY_HAND: Record<string, Hand> = {
   liftTransferLock: key(gate(on('domain.lock'))),
   setTransferLock: key(gate(on('domain.lock'))),
   setLabels: key(gate(on('domain.labels'))),
+  // Transfers: acquiring a name is domain.register on it; rejecting a transfer out is the safe direction of domain.lock.
+  requestTransfer: key(gate(on('domain.register'))),
+  listTransfers: key(gate(on('domain.register'))),
+  getTransfer: key(gate(on('domain.register'))),
+  cancelTransfer: key(gate(on('domain.register'))),
+  rejectTransferOut: key(gate(on('domain.lock'))),
+  cancelTransferAsOwner: SESSION,
+  rejectTransferOutAsOwner: SESSION,
   // DNS: the domain in the path. The plan under test changes an A record, so only dns.edit applies it.
   listRecords: key(gate(on('dns.read'))),
   exportZone: key(gate(on('dns.read'))),
@@ -187,10 +195,11 @@ export const RIGHTS_BY_HAND: Record<string, Hand> = {
     gates: [gate(held('sandbox.clock'))],
   },
   readSandboxClock: { access: 'key', sandboxOnly: true, gates: [gate(ANY_KEY)] },
+  simulateTransferOut: { access: 'key', sandboxOnly: true, gates: [gate(on('domain.read'))] },
 };
 
 /** Class 3 writes that take effect at once: setting the transfer lock again (safer), deciding an operation. */
-const AT_ONCE_CLASS3 = new Set(['setTransferLock', 'confirmOperation', 'cancelOperation']);
+const AT_ONCE_CLASS3 = new Set(['setTransferLock', 'confirmOperation', 'cancelOperation', 'rejectTransferOut']);
 
 /** Inputs for each route: the real ids of the fixture, and bodies the schema alone cannot produce. */
 const SAMPLES: Record<string, (f: Fixture) => Sample> = {
@@ -198,6 +207,12 @@ const SAMPLES: Record<string, (f: Fixture) => Sample> = {
   issueKey: () => ({ body: { environment: 'test', rights: ['domain.read'], domains: [TARGET] } }),
   revokeKey: (f) => ({ params: { id: f.key } }),
   advanceSandboxClock: () => ({ body: { advance: 'PT1M' } }),
+  requestTransfer: () => ({ body: { auth_code: 'sandbox-auth-ok' } }),
+  getTransfer: () => ({ params: { id: 'no-such-transfer' } }),
+  cancelTransfer: () => ({ params: { id: 'no-such-transfer' }, body: {} }),
+  cancelTransferAsOwner: () => ({ params: { domain: TARGET, id: 'no-such-transfer' }, body: { environment: 'test' } }),
+  rejectTransferOutAsOwner: () => ({ params: { domain: TARGET }, body: { environment: 'test' } }),
+  simulateTransferOut: () => ({ body: { domain: TARGET } }),
   createPlan: () => ({ body: { changes: [{ action: 'create', name: 'hostile-matrix', type: 'A', ttl: 300, values: ['192.0.2.1'] }] } }),
   getPlan: (f) => ({ params: { id: f.plan } }),
   applyPlan: (f) => ({ params: { id: f.planApply }, body: {} }),
@@ -253,6 +268,11 @@ const NO_SUCCESS_EXPECTED: Record<string, string> = {
   liftTransferLock: 'the fixture operation waits on the domain until a key cancels it: 409 operation_pending',
   setLabels: 'the fixture operation waits on the domain until a key cancels it: 409 operation_pending',
   confirmOperation: 'every key here is issued by the owner who requested the operation: 409 confirmation_by_requester',
+  requestTransfer: 'the sample names TARGET, which the account already holds: 409 domain_already_yours past authorization',
+  getTransfer: 'no transfer of TARGET exists in the fixture: 404 transfer_not_found past authorization',
+  cancelTransfer: 'no transfer of TARGET exists in the fixture: 404 transfer_not_found past authorization',
+  rejectTransferOut: 'no transfer out of TARGET is pending: 409 transfer_out_not_pending past authorization',
+  simulateTransferOut: 'TARGET is transfer-locked (seeded so): 409 transfer_domain_locked past authorization',
 };
 
 /** 503s that say an adapter is not configured here (live registrar, live card setup), not a crash. */

@@ -18,7 +18,7 @@ const transaction = schema({
   properties: {
     id: { type: 'string' },
     amount: money,
-    kind: { type: 'string', enum: ['grant', 'topup', 'registration', 'renewal', 'restore', 'refund'] },
+    kind: { type: 'string', enum: ['grant', 'topup', 'registration', 'renewal', 'restore', 'transfer', 'refund'] },
     status: { type: 'string', enum: ['pending', 'posted', 'voided'] },
     domain: { type: ['string', 'null'] },
     key_id: { type: ['string', 'null'] },

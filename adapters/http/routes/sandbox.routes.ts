@@ -64,6 +64,11 @@ export const sandboxRoutes = (uc: SandboxUseCases): Route[] => [
               description: "What the certificates' pass did (renewals, expiries).",
             },
             operations: { type: 'object', additionalProperties: true, description: 'Class 3 operations activated on the moved clock.' },
+            transfers: {
+              type: 'object',
+              additionalProperties: true,
+              description: 'Transfers answered on the moved clock (completed, ended, pending).',
+            },
           },
         },
       },

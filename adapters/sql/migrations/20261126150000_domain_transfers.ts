@@ -21,6 +21,7 @@ export async function up(knex: Knex): Promise<void> {
     t.string('ledger_entry_id', 40).nullable();
     t.string('key_id', 40).nullable();
     t.string('requested_by', 80).notNullable();
+    t.text('labels').notNullable();
     t.text('auth_code').nullable();
     t.string('client_transaction_id', 64).notNullable();
     t.string('registry_status', 20).nullable();

@@ -7,7 +7,7 @@ import type { Environment } from '../../kernel/environment.js';
  * or `voided` when they refused — so a registry failure charges nothing.
  * The balance is the sum of posted and pending entries; it can never go below 0 (see Wallets).
  */
-export type LedgerKind = 'grant' | 'topup' | 'registration' | 'renewal' | 'restore' | 'refund';
+export type LedgerKind = 'grant' | 'topup' | 'registration' | 'renewal' | 'restore' | 'transfer' | 'refund';
 export type LedgerStatus = 'pending' | 'posted' | 'voided';
 
 export interface LedgerEntry {

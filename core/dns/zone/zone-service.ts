@@ -111,6 +111,13 @@ export class ZoneService {
     await this.deps.publisher.publish(zone);
   }
 
+  /** A domain transferred in: its hosted zone carries over untouched (no gap in answers), or the default one is made. */
+  async adopt(accountId: string, environment: Environment, domain: string): Promise<'kept' | 'created'> {
+    if (await this.deps.zones.find(accountId, environment, domain)) return 'kept';
+    await this.create(accountId, environment, domain);
+    return 'created';
+  }
+
   async remove(accountId: string, environment: Environment, domain: string): Promise<void> {
     const zone = await this.deps.zones.find(accountId, environment, domain);
     if (!zone) return;

@@ -7,6 +7,12 @@ import type { Environment } from '../../kernel/environment.js';
 export interface DomainZones {
   /** Creates the default zone for a new domain, inside the caller's transaction. */
   create(accountId: string, environment: Environment, domain: string): Promise<unknown>;
+  /**
+   * A domain transferred in joins the account: the zone the account already has for the name (prepared
+   * beforehand as a hosted domain) is kept as it is, so answers continue with no gap; otherwise the
+   * default zone is created. Inside the caller's transaction.
+   */
+  adopt(accountId: string, environment: Environment, domain: string): Promise<'kept' | 'created'>;
   /** Removes the zone (and stops serving it) when the domain leaves the account. */
   remove(accountId: string, environment: Environment, domain: string): Promise<void>;
 }

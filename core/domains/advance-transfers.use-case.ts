@@ -1,0 +1,66 @@
+import type { AccountClock } from '../kernel/account-clock.port.js';
+import type { Clock } from '../kernel/clock.port.js';
+import type { Environment } from '../kernel/environment.js';
+import type { RegistrarEnvironments } from './ports/registrar.port.js';
+import type { TransferRepository } from './ports/transfer-repository.port.js';
+import type { DomainTransfer } from './transfer.js';
+import type { TransferSettlement } from './transfer-settlement.js';
+
+export interface TransfersReport {
+  completed: number;
+  ended: number;
+  pending: number;
+}
+
+/** What AdvanceTransfers is built from (one object, named, instead of positions). */
+export interface AdvanceTransfersDeps {
+  readonly transfers: TransferRepository;
+  readonly environments: RegistrarEnvironments;
+  readonly settlement: TransferSettlement;
+  readonly accountClock: AccountClock;
+  readonly clock: Clock;
+}
+
+const BATCH = 200;
+
+/**
+ * The worker's pass over transfers under way (and the sandbox clock's, for one account): a request the
+ * registry never confirmed (an outage, a crash) is sent again with its client transaction id; every
+ * other is queried and settled (TransferSettlement: exactly once). A transfer survives the revocation of
+ * the key that asked for it: nothing here depends on the key.
+ */
+export class AdvanceTransfers {
+  constructor(private readonly deps: AdvanceTransfersDeps) {}
+
+  async run(only?: { accountId: string; environment: Environment }): Promise<TransfersReport> {
+    const report: TransfersReport = { completed: 0, ended: 0, pending: 0 };
+    const environments: Environment[] = only ? [only.environment] : ['live', 'test'];
+    let failure: unknown = null;
+    for (const environment of environments) {
+      if (!this.deps.environments.isAvailable(environment)) continue;
+      const list = await this.deps.transfers.listActive({ environment, ...(only ? { accountId: only.accountId } : {}), limit: BATCH });
+      for (const t of list) {
+        try {
+          const after = await this.one(t);
+          if (after.status === 'completed') report.completed++;
+          else if (after.status === 'requesting' || after.status === 'pending') report.pending++;
+          else report.ended++;
+        } catch (err) {
+          // An unknown outcome (the registry cut off): this transfer waits for the next pass; the others go on.
+          failure ??= err;
+        }
+      }
+    }
+    if (failure !== null) throw failure;
+    return report;
+  }
+
+  /** Asks the registry about one transfer and settles what it says. */
+  async one(t: DomainTransfer): Promise<DomainTransfer> {
+    const registrar = this.deps.environments.get(t.environment).registrar;
+    const now = t.environment === 'live' ? this.deps.clock.now() : await this.deps.accountClock.now(t.accountId, t.environment);
+    if (t.status === 'requesting' && t.direction === 'in') return (await this.deps.settlement.ask(t, registrar, now)).transfer;
+    if (!registrar.queryTransfer) return t;
+    return this.deps.settlement.apply(t, await registrar.queryTransfer(t.domain, now), now);
+  }
+}

@@ -1,0 +1,30 @@
+import type { Environment } from '../../kernel/environment.js';
+import type { DomainTransfer, TransferPhase } from '../transfer.js';
+
+export interface TransferRepository {
+  /** Inserts a new active transfer; false when another transfer of the name is under way in the environment. */
+  insertActive(t: DomainTransfer): Promise<boolean>;
+  find(accountId: string, environment: Environment, id: string): Promise<DomainTransfer | null>;
+  /** The transfers of one name in an account, newest first. */
+  listFor(accountId: string, environment: Environment, domain: string, limit: number): Promise<DomainTransfer[]>;
+  /** The active transfer of a name, in any account of the environment. */
+  activeFor(environment: Environment, domain: string): Promise<DomainTransfer | null>;
+  /** Active transfers to look at (oldest first), of one environment and, when given, one account. */
+  listActive(q: {
+    environment: Environment;
+    accountId?: string;
+    excludeAccounts?: readonly string[];
+    limit: number;
+  }): Promise<DomainTransfer[]>;
+  /**
+   * Moves a transfer from one of `from` to `to` with the fields given, only if it is still in one of
+   * `from` (compare and set): true for the one caller that moved it. An ended transfer loses its authInfo
+   * and its `active` mark here.
+   */
+  advance(
+    id: string,
+    from: readonly TransferPhase[],
+    to: TransferPhase,
+    fields: Partial<Pick<DomainTransfer, 'registryStatus' | 'actionAt' | 'registeredUntil' | 'error' | 'finishedAt'>>,
+  ): Promise<boolean>;
+}

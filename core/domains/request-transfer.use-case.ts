@@ -1,0 +1,115 @@
+import type { Accounting } from '../billing/accounting.js';
+import type { ApiKey } from '../kernel/caller.js';
+import type { AccountClock } from '../kernel/account-clock.port.js';
+import type { Checkpoints } from '../kernel/checkpoints.port.js';
+import { normalizeDomain } from '../kernel/domain-name.js';
+import { DomainError } from '../kernel/errors.js';
+import type { RecordingDeps } from '../kernel/recording-deps.js';
+import type { SecretBox } from '../kernel/secret-box.port.js';
+import { requireCapability } from './capabilities.js';
+import type { DomainRepository } from './ports/domain-repository.port.js';
+import type { RegistrarEnvironments } from './ports/registrar.port.js';
+import type { DomainHolders } from './ports/registry-messages.port.js';
+import type { TransferRepository } from './ports/transfer-repository.port.js';
+import { isRegistrable, PRICE_LIST, yearlyPrice } from './price-list.js';
+import { labelsForNewDomain } from './register-domain.use-case.js';
+import { viewTransfer, type DomainTransfer, type TransferView } from './transfer.js';
+import type { TransferSettlement } from './transfer-settlement.js';
+
+/** What RequestTransfer is built from (one object, named, instead of positions). */
+export interface RequestTransferDeps extends RecordingDeps {
+  readonly domains: DomainRepository;
+  readonly holders: DomainHolders;
+  readonly transfers: TransferRepository;
+  readonly environments: RegistrarEnvironments;
+  readonly accounting: Accounting;
+  readonly time: AccountClock;
+  readonly box: SecretBox;
+  readonly settlement: TransferSettlement;
+}
+
+/**
+ * POST /v1/domains/{domain}/transfers (domain.register, class 2: acquiring a name by transfer). Phases:
+ *   1. reserve: the checks, the spend limit, the balance, a pending charge of years × the renewal price and
+ *      the transfer (its authInfo sealed) — one transaction; a second transfer of the name under way makes
+ *      the whole transaction roll back (the unique `active` mark), so two parallel requests charge once;
+ *   2. the registry request, idempotent by the transfer's client transaction id;
+ *   3. its answer is applied by TransferSettlement: pending; or refused (the charge voided, the error
+ *      returned); a registry outage leaves it pending and the worker's pass asks again with the same id.
+ * The charge is posted when the name arrives, or voided when the transfer fails, is rejected or cancelled.
+ * A crash anywhere resumes from the last phase (a retry with the same Idempotency-Key, or the pass).
+ */
+export class RequestTransfer {
+  constructor(private readonly deps: RequestTransferDeps) {}
+
+  async execute(key: ApiKey, input: { domain: string; auth_code: string; years?: number }, cp: Checkpoints): Promise<TransferView> {
+    const name = normalizeDomain(input.domain);
+    if (cp.last?.point === 'answered') return cp.last.data.result as TransferView;
+    const price = yearlyPrice(name);
+    if (price === null || !isRegistrable(name)) throw new DomainError('tld_not_supported', { domain: name, tlds: Object.keys(PRICE_LIST) });
+    const years = input.years ?? 1;
+    const amount = price * years;
+    const registrar = requireCapability(this.deps.environments.get(key.environment).registrar, 'transfer_request');
+
+    let reserved = cp.last?.point === 'reserved' ? (cp.last.data as { transferId: string }) : null;
+    if (!reserved) {
+      if (await this.deps.domains.find(key.accountId, key.environment, name))
+        throw new DomainError('domain_already_yours', { domain: name });
+      // Held by another account here: no transfer between registrars, and nothing about that account leaks.
+      if (await this.deps.holders.holderOf(key.environment, name)) throw new DomainError('domain_not_found', { domain: name });
+      reserved = await cp.reach('reserved', async () => {
+        const active = await this.deps.transfers.activeFor(key.environment, name);
+        if (active) throw new DomainError('transfer_already_pending', { domain: name });
+        const now = this.deps.clock.now();
+        const entry = await this.deps.accounting.reserve({
+          accountId: key.accountId,
+          environment: key.environment,
+          amount,
+          kind: 'transfer',
+          domain: name,
+          description: `Transfer of ${name} with ${years} year(s)`,
+          key: { id: key.id, spendLimit: key.conditions.spendLimit },
+        });
+        const t: DomainTransfer = {
+          id: this.deps.random.id(),
+          accountId: key.accountId,
+          environment: key.environment,
+          domain: name,
+          direction: 'in',
+          status: 'requesting',
+          years,
+          amount,
+          ledgerEntryId: entry.id,
+          keyId: key.id,
+          requestedBy: `key:${key.id}`,
+          labels: labelsForNewDomain(key),
+          authCode: this.deps.box.seal(input.auth_code),
+          clientTransactionId: this.deps.random.id(),
+          registryStatus: null,
+          actionAt: null,
+          registeredUntil: null,
+          error: null,
+          createdAt: now,
+          finishedAt: null,
+        };
+        // Lost a race with a parallel request: this transaction (and its reservation) rolls back.
+        if (!(await this.deps.transfers.insertActive(t))) throw new DomainError('transfer_already_pending', { domain: name });
+        await this.deps.events.record(
+          'domain.transfer_in_requested',
+          { accountId: key.accountId, environment: key.environment, subject: `domain:${name}`, actor: `key:${key.id}`, occurredAt: now },
+          { domain: name, transfer_id: t.id, years, amount, ledger_entry_id: entry.id },
+        );
+        return { transferId: t.id };
+      });
+    }
+
+    const t = await this.deps.transfers.find(key.accountId, key.environment, reserved.transferId);
+    if (!t) throw new DomainError('transfer_not_found', { transfer_id: reserved.transferId });
+    const now = await this.deps.time.now(key.accountId, key.environment);
+    const { transfer, refusal } =
+      t.status === 'requesting' ? await this.deps.settlement.ask(t, registrar, now) : { transfer: t, refusal: null };
+    if (refusal) throw refusal;
+    const result = await cp.reach('answered', async () => ({ result: viewTransfer(transfer) }));
+    return result.result;
+  }
+}

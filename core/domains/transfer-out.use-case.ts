@@ -1,0 +1,120 @@
+import type { ApiKey } from '../kernel/caller.js';
+import type { AccountClock } from '../kernel/account-clock.port.js';
+import { normalizeDomain } from '../kernel/domain-name.js';
+import type { Environment } from '../kernel/environment.js';
+import { DomainError } from '../kernel/errors.js';
+import { requireOwner } from '../kernel/human-guards.js';
+import type { HumanContext } from '../kernel/person.js';
+import type { RecordingDeps } from '../kernel/recording-deps.js';
+import { requireCapability } from './capabilities.js';
+import type { DomainRepository } from './ports/domain-repository.port.js';
+import { RegistryError, type RegistrarEnvironments, type TransferState } from './ports/registrar.port.js';
+import type { TransferRepository } from './ports/transfer-repository.port.js';
+import { viewTransfer, type DomainTransfer, type TransferView } from './transfer.js';
+import type { TransferSettlement } from './transfer-settlement.js';
+
+/** What the transfer-out use cases are built from (one object, named, instead of positions). */
+export interface TransferOutDeps extends RecordingDeps {
+  readonly domains: DomainRepository;
+  readonly transfers: TransferRepository;
+  readonly environments: RegistrarEnvironments;
+  readonly settlement: TransferSettlement;
+  readonly time: AccountClock;
+}
+
+/**
+ * The registry tells us another registrar asked for a name we hold (its notice shows pendingTransfer,
+ * RFC 5731 §3.2.4 with acID = our client id): the transfer out is recorded once, the domain shows
+ * pendingTransfer, and `domain.transfer_requested` tells every owner (its notice), who may reject it.
+ */
+export class NoteTransferOut {
+  constructor(private readonly deps: TransferOutDeps) {}
+
+  async execute(input: {
+    accountId: string;
+    environment: Environment;
+    domain: string;
+    state: Pick<TransferState, 'actionAt' | 'status'>;
+    messageId?: string;
+    text?: string;
+  }): Promise<DomainTransfer | null> {
+    const now = this.deps.clock.now();
+    return this.deps.uow.transaction(async () => {
+      const d = await this.deps.domains.find(input.accountId, input.environment, input.domain);
+      if (!d) return null;
+      const t: DomainTransfer = {
+        id: this.deps.random.id(),
+        accountId: input.accountId,
+        environment: input.environment,
+        domain: d.name,
+        direction: 'out',
+        status: 'pending',
+        years: null,
+        amount: null,
+        ledgerEntryId: null,
+        keyId: null,
+        requestedBy: 'registry',
+        labels: [],
+        authCode: null,
+        clientTransactionId: this.deps.random.id(),
+        registryStatus: input.state.status,
+        actionAt: input.state.actionAt,
+        registeredUntil: null,
+        error: null,
+        createdAt: now,
+        finishedAt: null,
+      };
+      // Told twice (a message delivered again): the transfer under way stands; nothing is recorded again.
+      if (!(await this.deps.transfers.insertActive(t))) return null;
+      if (!d.status.includes('pendingTransfer'))
+        await this.deps.domains.update({ ...d, status: [...d.status.filter((s) => s !== 'ok'), 'pendingTransfer'] });
+      await this.deps.events.record(
+        'domain.transfer_requested',
+        { accountId: d.accountId, environment: d.environment, subject: `domain:${d.name}`, actor: 'registry', occurredAt: now },
+        {
+          domain: d.name,
+          message_id: input.messageId ?? t.id,
+          queued_at: now.toISOString(),
+          text: input.text ?? `Another registrar asked for ${d.name}; it leaves the account at ${input.state.actionAt} unless rejected.`,
+          transfer_id: t.id,
+          action_at: input.state.actionAt,
+        },
+      );
+      return t;
+    });
+  }
+}
+
+/** Who rejects: a key holding domain.lock on the domain (the safe direction), or an owner in the console. */
+export type TransferOutRejecter =
+  | { readonly kind: 'key'; readonly key: ApiKey }
+  | { readonly kind: 'human'; readonly human: HumanContext; readonly environment: Environment };
+
+/** POST /v1/domains/{domain}/transfer-out/reject: the losing side refuses at once (op="reject"). */
+export class RejectTransferOut {
+  constructor(private readonly deps: TransferOutDeps) {}
+
+  async execute(who: TransferOutRejecter, domain: string): Promise<TransferView> {
+    const accountId = who.kind === 'key' ? who.key.accountId : who.human.actor.accountId;
+    const environment = who.kind === 'key' ? who.key.environment : who.environment;
+    if (who.kind === 'human') requireOwner(who.human.actor, 'transfer_out.reject');
+    const name = normalizeDomain(domain);
+    if (!(await this.deps.domains.find(accountId, environment, name))) throw new DomainError('domain_not_found', { domain: name });
+    const t = await this.deps.transfers.activeFor(environment, name);
+    if (!t || t.direction !== 'out' || t.accountId !== accountId) throw new DomainError('transfer_out_not_pending', { domain: name });
+    const actor = who.kind === 'key' ? `key:${who.key.id}` : `person:${who.human.actor.personId}`;
+    const now = await this.deps.time.now(accountId, environment);
+    const registrar = requireCapability(this.deps.environments.get(environment).registrar, 'transfer_reject');
+    let state: TransferState;
+    try {
+      state = await registrar.rejectTransfer(name, this.deps.random.id(), now);
+    } catch (err) {
+      if (!(err instanceof RegistryError)) throw err;
+      if (err.reason === 'unavailable') throw new DomainError('registry_failure', { domain: name });
+      // Answered meanwhile (completed or withdrawn): settle what the registry says; nothing left to reject.
+      if (registrar.queryTransfer) await this.deps.settlement.apply(t, await registrar.queryTransfer(name, now), now);
+      throw new DomainError('transfer_out_not_pending', { domain: name });
+    }
+    return viewTransfer(await this.deps.settlement.endOut(t, 'rejected', state.status, now, actor));
+  }
+}

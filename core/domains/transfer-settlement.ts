@@ -1,0 +1,208 @@
+import type { Accounting } from '../billing/accounting.js';
+import { DomainError } from '../kernel/errors.js';
+import type { RecordingDeps } from '../kernel/recording-deps.js';
+import type { SecretBox } from '../kernel/secret-box.port.js';
+import type { Domain } from './domain.js';
+import { DEFAULT_NAMESERVERS } from './register-domain.use-case.js';
+import type { DomainRepository } from './ports/domain-repository.port.js';
+import { RegistryError, type Registrar, type TransferState } from './ports/registrar.port.js';
+import type { TransferRepository } from './ports/transfer-repository.port.js';
+import type { DomainZones } from './ports/zones.port.js';
+import { ACTIVE_PHASES, type DomainTransfer, type TransferPhase } from './transfer.js';
+
+/** What TransferSettlement is built from (one object, named, instead of positions). */
+export interface TransferSettlementDeps extends RecordingDeps {
+  readonly transfers: TransferRepository;
+  readonly domains: DomainRepository;
+  readonly accounting: Accounting;
+  readonly zones: Pick<DomainZones, 'adopt' | 'remove'>;
+  readonly box: SecretBox;
+}
+
+const APPROVED = new Set(['clientApproved', 'serverApproved']);
+
+/** A registry refusal of a transfer request, as our stable error code. */
+export const refusalOf = (err: RegistryError, domain: string): DomainError => {
+  if (err.refusal === 'registry_auth_info_invalid') return new DomainError('transfer_auth_code_invalid', { domain });
+  if (err.refusal === 'registry_status_prohibits') return new DomainError('transfer_domain_locked', { domain });
+  return new DomainError('transfer_not_transferable', {
+    domain,
+    ...(err.registryCode !== null ? { registry_code: err.registryCode } : {}),
+  });
+};
+
+/**
+ * The one place a transfer ends and its money settles. Every end is a compare-and-set on the transfer's
+ * phase, in the same transaction as the money: of two callers that see the same answer (the request, the
+ * worker's pass, a registry message, two workers), exactly one posts or voids the charge.
+ */
+export class TransferSettlement {
+  constructor(private readonly deps: TransferSettlementDeps) {}
+
+  /**
+   * Sends (or sends again, with the same client transaction id) a transfer's request to the registry.
+   * A registry outage leaves it pending (asked again by the next pass); a refusal ends it and voids the
+   * charge, and is returned; an unknown failure is thrown with the reservation kept.
+   */
+  async ask(t: DomainTransfer, registrar: Registrar, now: Date): Promise<{ transfer: DomainTransfer; refusal: DomainError | null }> {
+    if (!registrar.requestTransfer || !t.authCode) return { transfer: t, refusal: null };
+    let state: TransferState;
+    try {
+      state = await registrar.requestTransfer({
+        domain: t.domain,
+        authCode: this.deps.box.open(t.authCode),
+        years: t.years ?? 1,
+        clientTransactionId: t.clientTransactionId,
+        now,
+      });
+    } catch (err) {
+      if (!(err instanceof RegistryError)) throw err;
+      if (err.reason === 'unavailable') return { transfer: t, refusal: null };
+      const refusal = refusalOf(err, t.domain);
+      return { transfer: await this.endIn(t, 'failed', refusal.code, false, now), refusal };
+    }
+    return { transfer: await this.apply(t, state, now), refusal: null };
+  }
+
+  /** Applies what the registry says of a transfer; returns the transfer as it stands after. */
+  async apply(t: DomainTransfer, state: TransferState | null, now: Date): Promise<DomainTransfer> {
+    if (!state || state.direction !== t.direction) return t;
+    if (state.status === 'pending') {
+      if (t.status !== 'requesting') return t;
+      return this.deps.uow.transaction(async () => {
+        await this.deps.transfers.advance(t.id, ['requesting'], 'pending', { registryStatus: state.status, actionAt: state.actionAt });
+        return this.reload(t);
+      });
+    }
+    if (t.direction === 'in') {
+      if (APPROVED.has(state.status)) return this.completeIn(t, state, now);
+      if (state.status === 'clientCancelled') return this.endIn(t, 'cancelled', null, false, now, state.status);
+      return this.endIn(t, 'rejected', 'transfer_rejected', true, now, state.status);
+    }
+    if (APPROVED.has(state.status)) return this.completeOut(t, state, now);
+    return this.endOut(t, state.status === 'clientRejected' ? 'rejected' : 'cancelled', state.status, now);
+  }
+
+  private async reload(t: DomainTransfer): Promise<DomainTransfer> {
+    return (await this.deps.transfers.find(t.accountId, t.environment, t.id)) ?? t;
+  }
+
+  private facts(t: DomainTransfer, actor: string, now: Date) {
+    return { accountId: t.accountId, environment: t.environment, subject: `domain:${t.domain}`, actor, occurredAt: now };
+  }
+
+  private money(t: DomainTransfer) {
+    return { domain: t.domain, transfer_id: t.id, years: t.years ?? 1, amount: t.amount ?? 0, ledger_entry_id: t.ledgerEntryId ?? '' };
+  }
+
+  /** The name arrived: the charge stands, the domain joins the account with its zone (a hosted one is kept). */
+  private async completeIn(t: DomainTransfer, state: TransferState, now: Date): Promise<DomainTransfer> {
+    return this.deps.uow.transaction(async () => {
+      const moved = await this.deps.transfers.advance(t.id, ACTIVE_PHASES, 'completed', {
+        registryStatus: state.status,
+        registeredUntil: state.registeredUntil,
+        finishedAt: now,
+      });
+      if (!moved) return this.reload(t);
+      if (t.ledgerEntryId) await this.deps.accounting.post(t.ledgerEntryId);
+      const expiresOn = state.registeredUntil ?? '';
+      const domain: Domain = {
+        id: this.deps.random.id(),
+        accountId: t.accountId,
+        environment: t.environment,
+        name: t.domain,
+        labels: [...t.labels],
+        status: ['ok'],
+        expiresOn,
+        autoRenew: true,
+        transferLock: false,
+        nameservers: DEFAULT_NAMESERVERS,
+        createdAt: now,
+        autoRenewFailedFor: null,
+      };
+      await this.deps.domains.insert(domain);
+      // The seam with hosted domains: an existing zone of the account for the name carries over as is.
+      await this.deps.zones.adopt(t.accountId, t.environment, t.domain);
+      await this.deps.events.record('domain.transfer_in_completed', this.facts(t, 'registry', now), {
+        ...this.money(t),
+        expires_at: expiresOn,
+      });
+      return this.reload(t);
+    });
+  }
+
+  /** A transfer in that ended without the name: the reservation is voided, the authInfo deleted. */
+  async endIn(
+    t: DomainTransfer,
+    to: Extract<TransferPhase, 'failed' | 'rejected' | 'cancelled'>,
+    error: string | null,
+    rejected: boolean,
+    now: Date,
+    registryStatus?: string,
+    actor = 'registry',
+  ): Promise<DomainTransfer> {
+    return this.deps.uow.transaction(async () => {
+      const moved = await this.deps.transfers.advance(t.id, ACTIVE_PHASES, to, {
+        error,
+        finishedAt: now,
+        ...(registryStatus ? { registryStatus } : {}),
+      });
+      if (!moved) return this.reload(t);
+      if (t.ledgerEntryId) await this.deps.accounting.void(t.ledgerEntryId);
+      if (to === 'cancelled') await this.deps.events.record('domain.transfer_in_cancelled', this.facts(t, actor, now), this.money(t));
+      else
+        await this.deps.events.record('domain.transfer_in_failed', this.facts(t, actor, now), {
+          ...this.money(t),
+          reason: error ?? to,
+          rejected,
+        });
+      return this.reload(t);
+    });
+  }
+
+  /** The name went to another registrar: it leaves the account cleanly (its zone goes with it). */
+  private async completeOut(t: DomainTransfer, state: TransferState, now: Date): Promise<DomainTransfer> {
+    return this.deps.uow.transaction(async () => {
+      if (!(await this.deps.transfers.advance(t.id, ACTIVE_PHASES, 'completed', { registryStatus: state.status, finishedAt: now })))
+        return this.reload(t);
+      const d = await this.deps.domains.find(t.accountId, t.environment, t.domain);
+      if (d) await this.deps.domains.remove(d.id);
+      await this.deps.zones.remove(t.accountId, t.environment, t.domain);
+      await this.deps.events.record('domain.transfer_completed', this.facts(t, 'registry', now), {
+        domain: t.domain,
+        message_id: t.id,
+        queued_at: now.toISOString(),
+        text: `${t.domain} was transferred to another registrar; it left the account.`,
+      });
+      return this.reload(t);
+    });
+  }
+
+  /** A transfer out that did not happen: the domain stays, without pendingTransfer. */
+  async endOut(
+    t: DomainTransfer,
+    to: 'rejected' | 'cancelled',
+    registryStatus: string,
+    now: Date,
+    actor = 'registry',
+  ): Promise<DomainTransfer> {
+    return this.deps.uow.transaction(async () => {
+      if (!(await this.deps.transfers.advance(t.id, ACTIVE_PHASES, to, { registryStatus, finishedAt: now }))) return this.reload(t);
+      const d = await this.deps.domains.find(t.accountId, t.environment, t.domain);
+      if (d) {
+        const rest = d.status.filter((s) => s !== 'pendingTransfer');
+        await this.deps.domains.update({ ...d, status: rest.length > 0 ? rest : ['ok'] });
+      }
+      if (to === 'rejected')
+        await this.deps.events.record('domain.transfer_out_rejected', this.facts(t, actor, now), { domain: t.domain, transfer_id: t.id });
+      else
+        await this.deps.events.record('domain.transfer_cancelled', this.facts(t, actor, now), {
+          domain: t.domain,
+          message_id: t.id,
+          queued_at: now.toISOString(),
+          text: `The transfer of ${t.domain} to another registrar was cancelled.`,
+        });
+      return this.reload(t);
+    });
+  }
+}
