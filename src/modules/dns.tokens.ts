@@ -4,6 +4,7 @@ import type { ZoneService } from '../../core/dns/zone/zone-service.js';
 import type { ReadZone } from '../../core/dns/zone/read-zone.use-case.js';
 import type { AcmeChallenges } from '../../core/dns/acme/acme-challenges.use-case.js';
 import type { DnsPlans } from '../../core/dns/plans/dns-plans.use-case.js';
+import type { ImportZone } from '../../core/dns/imports/import-zone.use-case.js';
 
 /** Injection tokens of the dns capability (src/ binds them by explicit token; core/ has no decorators). */
 export const DNS_TOKENS = {
@@ -12,4 +13,5 @@ export const DNS_TOKENS = {
   ReadZone: token<ReadZone>('ReadZone'),
   AcmeChallenges: token<AcmeChallenges>('AcmeChallenges'),
   DnsPlans: token<DnsPlans>('DnsPlans'),
+  ImportZone: token<ImportZone>('ImportZone'),
 } as const;
