@@ -97,6 +97,19 @@ export interface Config {
     readonly batch: number;
     readonly maxPerAccount: number;
   };
+  /**
+   * Zone import (POST …/dns/imports): DNS_IMPORT_MAX_BYTES caps a zone file (the body limit of that route,
+   * JSON or text/dns) and an AXFR answer; DNS_IMPORT_MAX_RECORDS the records read; DNS_IMPORT_MAX_SECONDS
+   * the whole job; DNS_IMPORT_GENERATE_MAX the records one $GENERATE makes; DNS_IMPORT_ALLOW_LOOPBACK=1 lets
+   * AXFR reach loopback servers (development and tests; production refuses it).
+   */
+  readonly dnsImport: {
+    readonly maxBytes: number;
+    readonly maxRecords: number;
+    readonly maxSeconds: number;
+    readonly generateMax: number;
+    readonly allowLoopback: boolean;
+  };
   /** The EPP registry of the live environment (LIVE_REGISTRAR=epp): EPP_* variables; null otherwise. */
   readonly epp: EppConfig | null;
   /** Stripe for live top-ups (STRIPE_SECRET_KEY); without it live top-ups are refused with a clear error. */
@@ -425,6 +438,13 @@ const readConfig = (env: NodeJS.ProcessEnv): Config => {
       checkTimeoutMs: int(env, 'MONITOR_CHECK_TIMEOUT_MS', 10_000, 100),
       batch: int(env, 'MONITOR_BATCH', 50, 1),
       maxPerAccount: int(env, 'MONITOR_LIMIT', 200, 1),
+    },
+    dnsImport: {
+      maxBytes: int(env, 'DNS_IMPORT_MAX_BYTES', 64 * 1024 * 1024, 1024),
+      maxRecords: int(env, 'DNS_IMPORT_MAX_RECORDS', 1_000_000, 1),
+      maxSeconds: int(env, 'DNS_IMPORT_MAX_SECONDS', 120, 1),
+      generateMax: int(env, 'DNS_IMPORT_GENERATE_MAX', 10_000, 1),
+      allowLoopback: bool(env, 'DNS_IMPORT_ALLOW_LOOPBACK', false),
     },
     epp: live === 'epp' ? eppConfig(env) : null,
     mcpEnvironment: mcpEnvironment(env),

@@ -13,7 +13,7 @@ import { DomainError, isDomainError } from '../../core/kernel/errors.js';
 import type { UnitOfWork } from '../../core/kernel/unit-of-work.port.js';
 import { ERROR_TABLE, errorBody } from './error-table.js';
 import { jsonRpcErrorOf } from './jsonrpc.js';
-import { readJsonBody } from './middleware/body.js';
+import { mediaTypeOf, readJsonBody, readTextBody } from './middleware/body.js';
 import { fingerprintOf, parseIdempotencyKey, runIdempotent } from './middleware/idempotency.js';
 import { RateLimiter, type BucketConfig } from './middleware/rate-limit.js';
 import type { CookieSpec, Reply, Route, RouteInput } from './route.js';
@@ -46,6 +46,14 @@ export interface HttpDeps {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly config: HttpConfig;
+}
+
+/** Text chunks handed on one by one, letting other requests run between them. */
+async function* textChunks(chunks: readonly string[]): AsyncIterable<string> {
+  for (const c of chunks) {
+    yield c;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
 }
 
 const koaPath = (p: string) => p.replace(/\{(\w+)\}/g, ':$1');
@@ -224,7 +232,14 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
       }
 
       // 3. Body and schemas.
-      if (BODY_METHODS.has(route.method)) input.body = await readJsonBody(ctx.req, deps.config.maxBodyBytes);
+      if (BODY_METHODS.has(route.method)) {
+        const limit = route.maxBodyBytes ?? deps.config.maxBodyBytes;
+        if (route.textBody?.includes(mediaTypeOf(ctx.req))) {
+          const text = await readTextBody(ctx.req, limit);
+          input.body = { text_sha256: text.sha256 };
+          input.text = textChunks(text.chunks);
+        } else input.body = await readJsonBody(ctx.req, limit);
+      }
       rejectUnstorable(input.params, 'params');
       rejectUnstorable(input.query, 'query');
       rejectUnstorable(input.body, 'body');
@@ -233,7 +248,7 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
         check(validateQuery, input.query, 'query');
         rejectUnstorable(input.query, 'query'); // coercion may have made ±Infinity of "Infinity"
       }
-      if (validateBody) check(validateBody, input.body === undefined ? {} : input.body, 'body');
+      if (validateBody && !input.text) check(validateBody, input.body === undefined ? {} : input.body, 'body');
       if (validateBody && input.body === undefined) input.body = {};
 
       // 4. Rights (seed 2.2: a policy pairs the right with a selection containing the domain).

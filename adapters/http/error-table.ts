@@ -303,6 +303,93 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
     en: (p) =>
       `The zone ${s(p.domain)} is being changed by other requests; this change was not written. Retry in ${s(p.retry_after)} s with the same Idempotency-Key.`,
   },
+  import_not_found: {
+    status: 404,
+    uk: (p) => `Імпорт ${s(p.import_id)} не знайдено для домену ${s(p.domain)}.`,
+    en: (p) => `The import ${s(p.import_id)} was not found for ${s(p.domain)}.`,
+  },
+  import_too_many_records: {
+    status: 422,
+    uk: (p) => `Зона має понад ${s(p.limit)} записів — більше, ніж дозволяє імпорт (DNS_IMPORT_MAX_RECORDS).`,
+    en: (p) => `The zone holds over ${s(p.limit)} records, more than an import may read (DNS_IMPORT_MAX_RECORDS).`,
+  },
+  import_too_large: {
+    status: 413,
+    uk: (p) => `Зона більша за ${s(p.limit)} байтів — більше, ніж дозволяє імпорт (DNS_IMPORT_MAX_BYTES).`,
+    en: (p) => `The zone is larger than ${s(p.limit)} bytes, more than an import may read (DNS_IMPORT_MAX_BYTES).`,
+  },
+  import_timeout: {
+    status: 422,
+    uk: (p) => `Імпорт не завершився за ${s(p.seconds)} с (DNS_IMPORT_MAX_SECONDS); нічого не змінено.`,
+    en: (p) => `The import did not finish within ${s(p.seconds)} s (DNS_IMPORT_MAX_SECONDS); nothing was changed.`,
+  },
+  import_interrupted: {
+    status: 500,
+    uk: () => 'Імпорт перервано (сервер перезапустився); нічого не змінено. Почніть імпорт знову.',
+    en: () => 'The import was interrupted (the server restarted); nothing was changed. Start the import again.',
+  },
+  zone_file_invalid: {
+    status: 422,
+    uk: (p) => `Файл зони не читається, рядок ${s(p.line)}: ${s(p.reason_uk)}.`,
+    en: (p) => `The zone file does not parse, line ${s(p.line)}: ${s(p.reason)}.`,
+  },
+  zone_file_include: {
+    status: 422,
+    uk: (p) => `Рядок ${s(p.line)}: $INCLUDE не підтримується (ми не читаємо інших файлів); вставте вміст включеного файлу.`,
+    en: (p) => `Line ${s(p.line)}: $INCLUDE is refused (no other file is ever read); paste the included text instead.`,
+  },
+  zone_file_out_of_zone: {
+    status: 422,
+    uk: (p) => `Рядок ${s(p.line)}: ім’я ${s(p.name)} лежить поза зоною ${s(p.domain)}.`,
+    en: (p) => `Line ${s(p.line)}: the name ${s(p.name)} is outside the zone ${s(p.domain)}.`,
+  },
+  zone_file_class: {
+    status: 422,
+    uk: (p) => `Рядок ${s(p.line)}: клас ${s(p.class)} не обслуговується; лише IN.`,
+    en: (p) => `Line ${s(p.line)}: the class ${s(p.class)} is not served; only IN.`,
+  },
+  zone_file_generate_too_large: {
+    status: 422,
+    uk: (p) => `Рядок ${s(p.line)}: $GENERATE створює ${s(p.count)} записів, а дозволено щонайбільше ${s(p.limit)}.`,
+    en: (p) => `Line ${s(p.line)}: $GENERATE makes ${s(p.count)} records; at most ${s(p.limit)} are allowed.`,
+  },
+  axfr_server_not_allowed: {
+    status: 422,
+    uk: (p) => `Сервер ${s(p.server)} не дозволено для передачі зони: ${s(p.reason)}.`,
+    en: (p) => `The server ${s(p.server)} is not allowed for a zone transfer: ${s(p.reason)}.`,
+  },
+  axfr_unreachable: {
+    status: 502,
+    uk: (p) => `Не вдалося з’єднатися з сервером ${s(p.server)} по TCP (${s(p.reason)}).`,
+    en: (p) => `Could not connect to the server ${s(p.server)} over TCP (${s(p.reason)}).`,
+  },
+  axfr_timeout: {
+    status: 504,
+    uk: (p) => `Сервер ${s(p.server)} не передав зону за ${s(p.seconds)} с.`,
+    en: (p) => `The server ${s(p.server)} did not transfer the zone within ${s(p.seconds)} s.`,
+  },
+  axfr_refused: {
+    status: 502,
+    uk: (p) => `Сервер ${s(p.server)} відмовив у передачі зони (${s(p.rcode)}). Дозвольте AXFR для нашої адреси або вкажіть ключ TSIG.`,
+    en: (p) => `The server ${s(p.server)} refused the zone transfer (${s(p.rcode)}). Allow AXFR from our address, or give a TSIG key.`,
+  },
+  axfr_failed: {
+    status: 502,
+    uk: (p) => `Сервер ${s(p.server)} відповів на запит передачі зони помилкою ${s(p.rcode)}.`,
+    en: (p) => `The server ${s(p.server)} answered the zone transfer with ${s(p.rcode)}.`,
+  },
+  axfr_incomplete: {
+    status: 502,
+    uk: (p) =>
+      `Передача зони з ${s(p.server)} неповна: ${p.reason === 'no-opening-soa' ? 'відповідь не починається із SOA' : 'немає завершального SOA (з’єднання закрито раніше)'}.`,
+    en: (p) =>
+      `The zone transfer from ${s(p.server)} is incomplete: ${p.reason === 'no-opening-soa' ? 'the answer does not start with the SOA' : 'no closing SOA (the connection ended first)'}.`,
+  },
+  axfr_tsig_invalid: {
+    status: 502,
+    uk: (p) => `Підпис TSIG передачі зони з ${s(p.server)} не прийнято: ${s(p.reason)}.`,
+    en: (p) => `The TSIG signature of the zone transfer from ${s(p.server)} failed: ${s(p.reason)}.`,
+  },
   plan_not_found: {
     status: 404,
     uk: (p) => `План ${s(p.plan_id)} не знайдено для домену ${s(p.domain)}.`,

@@ -110,6 +110,8 @@ export interface RouteInput {
   domain?: Domain | null;
   /** Recovery points of a phased write (routes with `phased: true`). */
   checkpoints?: Checkpoints;
+  /** A body of one of the route's `textBody` media types, as text in chunks (then `body` is `{text_sha256}`). */
+  text?: AsyncIterable<string>;
 }
 
 export interface CookieSpec {
@@ -150,6 +152,14 @@ export interface Route {
   /** What an Idempotency-Key replay may show again. Default: the reply as it was. A reply that carries
    * a one-time secret (a new key) says here how to keep it without the secret. */
   readonly replayable?: (reply: Reply) => Reply;
+  /** This route's body limit, when not MAX_BODY_BYTES (a zone import's is DNS_IMPORT_MAX_BYTES). */
+  readonly maxBodyBytes?: number;
+  /**
+   * Media types besides JSON the route reads as text (a zone file as `text/dns`): the body is read up to
+   * the route's limit, checked as UTF-8, fingerprinted by its SHA-256 for Idempotency-Key (`body` becomes
+   * `{text_sha256}`; the body schema is not applied), and handed to the handler as `text`, in chunks.
+   */
+  readonly textBody?: readonly string[];
   /** The write calls a peer outside our database (registry, card processor): it runs in atomic phases
    * with recovery points instead of one transaction (see core/kernel/checkpoints.port.ts). */
   readonly phased?: boolean;

@@ -14,6 +14,7 @@ import { SqlDomainLocks } from './repositories/domains.repository.js';
 import { SqlSandboxClocks } from './repositories/sandbox.repository.js';
 import { SqlTopUps } from './repositories/billing.repository.js';
 import { SqlAcmeChallenges, SqlPlanRepository, SqlZoneRepository } from './repositories/dns.repository.js';
+import { SqlZoneImports } from './repositories/dns-imports.repository.js';
 import { SqlCaMaterial, SqlCertificateRepository } from './repositories/certificates.repository.js';
 import { SqlSandboxRegistryStore } from './repositories/sandbox.repository.js';
 import { SqlOperationRepository } from './repositories/operations.repository.js';
@@ -54,6 +55,7 @@ export class SqlStore {
   readonly topUps: SqlTopUps;
   readonly zones: SqlZoneRepository;
   readonly plans: SqlPlanRepository;
+  readonly zoneImports: SqlZoneImports;
   readonly acmeChallenges: SqlAcmeChallenges;
   readonly idempotency: SqlIdempotencyStore;
   readonly sandboxRegistry: SqlSandboxRegistryStore;
@@ -101,6 +103,7 @@ export class SqlStore {
     this.topUps = new SqlTopUps(this.uow);
     this.zones = new SqlZoneRepository(this.uow, this.changes);
     this.plans = new SqlPlanRepository(this.uow);
+    this.zoneImports = new SqlZoneImports(this.uow);
     this.acmeChallenges = new SqlAcmeChallenges(this.uow);
     this.events = new SqlEventLog(this.uow);
     this.notices = new SqlNoticeRepository(this.uow);

@@ -68,6 +68,24 @@ export type ErrorCode =
   | 'plan_already_applied'
   | 'challenge_not_found'
   | 'zone_busy'
+  // zone import (DESIGN "Zone import")
+  | 'import_not_found'
+  | 'import_too_many_records'
+  | 'import_too_large'
+  | 'import_timeout'
+  | 'import_interrupted'
+  | 'zone_file_invalid'
+  | 'zone_file_include'
+  | 'zone_file_out_of_zone'
+  | 'zone_file_class'
+  | 'zone_file_generate_too_large'
+  | 'axfr_server_not_allowed'
+  | 'axfr_unreachable'
+  | 'axfr_timeout'
+  | 'axfr_refused'
+  | 'axfr_failed'
+  | 'axfr_incomplete'
+  | 'axfr_tsig_invalid'
   // certificates
   | 'certificate_not_found'
   | 'certificate_not_ready'
@@ -192,6 +210,23 @@ export interface ErrorParamMap {
   plan_already_applied: { plan_id: Param };
   challenge_not_found: { challenge_id: Param };
   zone_busy: { domain: Param; retry_after: Param };
+  import_not_found: { import_id: Param; domain: Param };
+  import_too_many_records: { limit: Param };
+  import_too_large: { limit: Param };
+  import_timeout: { seconds: Param };
+  import_interrupted: NoParams;
+  zone_file_invalid: { line: Param; reason: Param; reason_uk: Param };
+  zone_file_include: { line: Param };
+  zone_file_out_of_zone: { line: Param; name: Param; domain: Param };
+  zone_file_class: { line: Param; class: Param };
+  zone_file_generate_too_large: { line: Param; count: Param; limit: Param };
+  axfr_server_not_allowed: { server: Param; reason: Param };
+  axfr_unreachable: { server: Param; reason: Param };
+  axfr_timeout: { server: Param; seconds: Param };
+  axfr_refused: { server: Param; rcode: Param };
+  axfr_failed: { server: Param; rcode: Param };
+  axfr_incomplete: { server: Param; reason: Param };
+  axfr_tsig_invalid: { server: Param; reason: Param };
   certificate_not_found: { certificate_id: Param };
   certificate_not_ready: { certificate_id: Param; status: Param };
   certificate_not_revocable: { certificate_id: Param; status: Param };

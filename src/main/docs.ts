@@ -64,8 +64,21 @@ export const errorCatalogue = (): string => {
     seconds: 30,
   };
   Object.assign(sample, { monitor_id: 'mon_01a20dfb463817f34de6', interval_seconds: 30, minimum: 60, maximum: 86400, limit: 200 }); // monitoring
+  Object.assign(sample, { import_id: '01a2f0c3d4e5', line: 12, server: 'ns1.old-provider.net:53', rcode: 'REFUSED', count: 65536 }); // zone import
   // Codes whose example reads wrong with the shared sample (a test-only right is no dns.edit).
-  const own: Partial<Record<ErrorCode, Record<string, unknown>>> = { right_test_only: { right: 'sandbox.clock' } };
+  const own: Partial<Record<ErrorCode, Record<string, unknown>>> = {
+    right_test_only: { right: 'sandbox.clock' },
+    zone_file_class: { class: 'CH' },
+    zone_file_invalid: { reason: 'an unterminated quoted string', reason_uk: 'незакритий рядок у лапках' },
+    zone_file_out_of_zone: { name: 'www.example.net.' },
+    zone_file_generate_too_large: { limit: 10000 },
+    import_too_many_records: { limit: 1000000 },
+    import_too_large: { limit: 67108864 },
+    axfr_server_not_allowed: { reason: 'ns1.old-provider.net resolves to 10.0.0.53, which is not public' },
+    axfr_unreachable: { reason: 'ECONNREFUSED' },
+    axfr_failed: { rcode: 'SERVFAIL' },
+    axfr_tsig_invalid: { reason: 'BADSIG' },
+  };
   const rows = (Object.keys(ERROR_TABLE) as ErrorCode[])
     .map((code) => [code, entryOf(code), { ...sample, ...own[code] }] as const)
     .sort((a, b) => a[1].status - b[1].status || a[0].localeCompare(b[0]))

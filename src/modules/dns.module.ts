@@ -11,6 +11,11 @@ import { DnsPlans } from '../../core/dns/plans/dns-plans.use-case.js';
 import { ApplyDnsUpdate } from '../../core/dns/update/apply-dns-update.use-case.js';
 import { ZonePublisherHub } from '../../adapters/dns/zone-publisher-hub.js';
 import { TOKENS as T } from '../tokens.js';
+import { ImportZone } from '../../core/dns/imports/import-zone.use-case.js';
+import { AxfrClient } from '../../adapters/dns/axfr/index.js';
+import { guardedLookup } from '../../adapters/net/ssrf/index.js';
+import type { Config } from '../config.js';
+import type { SecretBox } from '../../core/kernel/secret-box.port.js';
 
 /** The dns capability's use cases, constructed by hand from their ports (no decorators in core/). */
 export const dnsModule = () =>
@@ -56,6 +61,25 @@ export const dnsModule = () =>
         [s, T.DnsPlans, T.Authorizer],
       )
       .inSingletonScope();
+    bind(T.ImportZone)
+      .toResolvedValue(
+        (st: SqlStore, plans: DnsPlans, box: SecretBox, r, c, log: Logger, cfg: Config) =>
+          new ImportZone({
+            zones: st.zones,
+            imports: st.zoneImports,
+            plans,
+            // AXFR through the SSRF guard: resolved once, the checked address connected to (adapters/net/ssrf).
+            transfer: new AxfrClient({ lookup: guardedLookup({ allowLoopback: cfg.dnsImport.allowLoopback }) }),
+            box,
+            uow: st.uow,
+            random: r,
+            clock: c,
+            diagnostics: loggedDiagnostics(log),
+            limits: cfg.dnsImport,
+          }),
+        [s, T.DnsPlans, T.SecretBox, T.Random, T.Clock, T.Logger, T.Config],
+      )
+      .inSingletonScope();
   });
 
 const id = <X>(token: ServiceIdentifier<X>) => token;
@@ -66,7 +90,8 @@ const loggedDiagnostics = (log: Logger): Diagnostics => ({
 });
 
 /** What the routes (and the console) call of this capability. */
-export const dnsUseCases = (c: Container): Pick<UseCases, 'readZone' | 'dnsPlans' | 'acmeChallenges'> => ({
+export const dnsUseCases = (c: Container): Pick<UseCases, 'readZone' | 'dnsPlans' | 'acmeChallenges' | 'importZone'> => ({
+  importZone: c.get(T.ImportZone),
   readZone: c.get(T.ReadZone),
   dnsPlans: c.get(T.DnsPlans),
   acmeChallenges: c.get(T.AcmeChallenges),

@@ -48,6 +48,7 @@ type Fixture = Record<
   | 'certRevoke'
   | 'plan'
   | 'planApply'
+  | 'zoneImport'
   | 'challenge'
   | 'challengeRemove'
   | 'operation'
@@ -154,6 +155,8 @@ export const RIGHTS_BY_HAND: Record<string, Hand> = {
   createPlan: key(gate(on('dns.edit'))),
   getPlan: key(gate(on('dns.read'))),
   applyPlan: key(gate(on('dns.edit'))),
+  startZoneImport: key(gate(on('dns.edit'))),
+  getZoneImport: key(gate(on('dns.read'))),
   addAcmeChallenge: key(gate(anyOf(['dns.acme_challenge', 'dns.edit']))),
   removeAcmeChallenge: key(gate(anyOf(['dns.acme_challenge', 'dns.edit']))),
   // Billing: account-wide rights.
@@ -216,6 +219,8 @@ const SAMPLES: Record<string, (f: Fixture) => Sample> = {
   createPlan: () => ({ body: { changes: [{ action: 'create', name: 'hostile-matrix', type: 'A', ttl: 300, values: ['192.0.2.1'] }] } }),
   getPlan: (f) => ({ params: { id: f.plan } }),
   applyPlan: (f) => ({ params: { id: f.planApply }, body: {} }),
+  startZoneImport: () => ({ body: { zone_file: 'hostile-matrix 300 IN A 192.0.2.1\n' } }),
+  getZoneImport: (f) => ({ params: { id: f.zoneImport } }),
   addAcmeChallenge: () => ({ body: { name: `_acme-challenge.${TARGET}`, value: 'hostile-matrix-token' } }),
   removeAcmeChallenge: (f) => ({ params: { id: f.challengeRemove } }),
   getCertificate: (f) => ({ params: { id: f.cert } }),
@@ -439,6 +444,7 @@ const makeRecords = async (client: FastClient, token: string, domain: string) =>
     certRevoke: await cert(),
     plan: await plan(),
     planApply: await plan(),
+    zoneImport: await call('POST', `/v1/domains/${d}/dns/imports`, { zone_file: 'matrix 300 IN A 192.0.2.1\n' }, [202]),
     challenge: await challenge(),
     challengeRemove: await challenge(),
     operation: op,
@@ -680,6 +686,7 @@ eachStore('Hostile: authorization matrix (from the hand table of rights)', (kind
     const ids: Record<string, string> = {
       getPlan: o.plan,
       applyPlan: o.planApply,
+      getZoneImport: o.zoneImport,
       removeAcmeChallenge: o.challengeRemove,
       getCertificate: o.cert,
       getCertificateChain: o.cert,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { DomainError } from '../../../core/kernel/errors.js';
 
@@ -44,4 +45,59 @@ export const readJsonBody = async (req: IncomingMessage, limit: number): Promise
   } catch {
     throw new DomainError('malformed_json');
   }
+};
+
+/** The media type of a request, lower case, without parameters ('' when none). */
+export const mediaTypeOf = (req: IncomingMessage): string => (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+
+/** A text body as read: its chunks (decoded, in order), its SHA-256 and its size in bytes. */
+export interface TextBody {
+  readonly chunks: readonly string[];
+  readonly sha256: string;
+  readonly bytes: number;
+}
+
+/**
+ * Reads a text body (a zone file as text/dns) with a size limit: 413 past it, checked on Content-Length
+ * first, then while reading; the bytes must be UTF-8 (decoded strictly, chunk by chunk). The chunks stay as
+ * they came, so a large body is never joined into one string.
+ */
+export const readTextBody = async (req: IncomingMessage, limit: number): Promise<TextBody> => {
+  const length = req.headers['content-length'];
+  if (length !== undefined && Number(length) > limit) {
+    req.resume();
+    throw new DomainError('payload_too_large', { limit });
+  }
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const hash = createHash('sha256');
+  const chunks: string[] = [];
+  let size = 0;
+  let lines = 1;
+  const notUtf8 = () =>
+    new DomainError('zone_file_invalid', { line: lines, reason: 'the text is not UTF-8', reason_uk: 'текст не в кодуванні UTF-8' });
+  for await (const chunk of req) {
+    const b = chunk as Buffer;
+    size += b.length;
+    if (size > limit) {
+      req.resume();
+      throw new DomainError('payload_too_large', { limit });
+    }
+    hash.update(b);
+    let text: string;
+    try {
+      text = decoder.decode(b, { stream: true });
+    } catch {
+      req.resume();
+      throw notUtf8();
+    }
+    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lines++;
+    if (text !== '') chunks.push(text);
+  }
+  try {
+    const rest = decoder.decode();
+    if (rest !== '') chunks.push(rest);
+  } catch {
+    throw notUtf8();
+  }
+  return { chunks, sha256: hash.digest('hex'), bytes: size };
 };

@@ -6,6 +6,9 @@ import { domainParam, i18n, page, pageQuery } from '../schemas.js';
 import type { AcmeChallenges } from '../../../core/dns/acme/acme-challenges.use-case.js';
 import type { DnsPlans } from '../../../core/dns/plans/dns-plans.use-case.js';
 import type { ReadZone } from '../../../core/dns/zone/read-zone.use-case.js';
+import type { ImportZone } from '../../../core/dns/imports/import-zone.use-case.js';
+import type { ZoneImportView } from '../../../core/dns/imports/zone-import.js';
+import { errorBody } from '../error-table.js';
 
 const recordSet = schema({
   type: 'object',
@@ -80,8 +83,62 @@ const planParams = schema({
 /** DNS (/v1/domains/{domain}/dns): records, checked plans, the zone file, the ACME-only path. */
 export interface DnsUseCases {
   readonly readZone: Pick<ReadZone, 'records' | 'zoneFile'>;
+  readonly importZone: Pick<ImportZone, 'start' | 'get' | 'maxBytes'>;
   readonly dnsPlans: Pick<DnsPlans, 'create' | 'get' | 'apply'>;
   readonly acmeChallenges: Pick<AcmeChallenges, 'add' | 'remove'>;
+}
+
+const zoneImport = schema({
+  type: 'object',
+  required: ['id', 'status', 'records_read', 'skipped', 'plan_id', 'error'],
+  properties: {
+    id: { type: 'string' },
+    domain: { type: 'string' },
+    source: { type: 'string', enum: ['zone_file', 'axfr'] },
+    server: { type: ['string', 'null'], description: 'host:port of the AXFR source' },
+    status: { type: 'string', enum: ['running', 'ready', 'failed'] },
+    records_read: { type: 'integer', description: 'Records read, skipped ones included' },
+    skipped: {
+      type: 'array',
+      description: 'What was left out: apex SOA and NS (the service’s), DNSSEC types (we sign zones ourselves), types we do not serve',
+      items: {
+        type: 'object',
+        properties: {
+          type: { type: 'string' },
+          reason: { type: 'string', enum: ['service-owned', 'dnssec', 'unsupported'] },
+          count: { type: 'integer' },
+          names: { type: 'array', items: { type: 'string' }, description: 'Up to five examples' },
+        },
+      },
+    },
+    plan_id: { type: ['string', 'null'], description: 'The unapplied plan, once ready: review it and apply it through the plan routes' },
+    error: {
+      type: ['object', 'null'],
+      description: 'Why it failed: a stable code (the error catalogue) and its text',
+      properties: { code: { type: 'string' }, message: i18n },
+    },
+    created_at: { type: 'string', format: 'date-time' },
+    finished_at: { type: ['string', 'null'], format: 'date-time' },
+  },
+});
+const importParams = schema({
+  type: 'object',
+  required: ['domain', 'id'],
+  properties: { domain: { type: 'string', minLength: 1, maxLength: 300 }, id: { type: 'string', maxLength: 40 } },
+});
+
+/** The job as the API shows it: a failure worded through the error table, like any error. */
+const importBody = (v: ZoneImportView) => ({
+  ...v,
+  error: v.error ? { code: v.error.code, message: errorBody(v.error.code, v.error.params as never).error.message } : null,
+});
+
+/** A zone file sent as a JSON string, handed on in slices so the reading never holds up other requests. */
+async function* slices(text: string, size = 256 * 1024): AsyncIterable<string> {
+  for (let i = 0; i < text.length; i += size) {
+    yield text.slice(i, i + size);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
 }
 
 export const dnsRoutes = (uc: DnsUseCases): Route[] => [
@@ -275,5 +332,75 @@ export const dnsRoutes = (uc: DnsUseCases): Route[] => [
       await uc.acmeChallenges.remove(i.key, i.params.domain, i.params.id, i.checkpoints);
       return { status: 204 };
     },
+  }),
+  route({
+    id: 'startZoneImport',
+    method: 'POST',
+    path: '/v1/domains/{domain}/dns/imports',
+    tag: 'DNS',
+    writes: true,
+    summary: 'Import the zone from its current provider — a BIND zone file or an AXFR pull — into an unapplied plan (dns.edit)',
+    description:
+      'Body: {"zone_file": "<BIND text>"}, a raw text/dns body (both up to DNS_IMPORT_MAX_BYTES), or {"axfr": {"server": "host:port", "tsig"?: {"name", "algorithm", "secret"}}}. ' +
+      'Answers 202 at once; GET the import until it is ready (plan_id: review the plan, then apply it) or failed (error). $INCLUDE, names outside the zone and classes other than IN are refused; ' +
+      'apex SOA/NS and DNSSEC records are skipped (listed in skipped). The TSIG secret is kept sealed only while the pull runs.',
+    access: { kind: 'key', right: 'dns.edit', domainParam: 'domain' },
+    params: domainParam,
+    textBody: ['text/dns'],
+    maxBodyBytes: uc.importZone.maxBytes,
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      oneOf: [{ required: ['zone_file'] }, { required: ['axfr'] }],
+      properties: {
+        zone_file: { type: 'string' },
+        axfr: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['server'],
+          properties: {
+            server: { type: 'string', minLength: 3, maxLength: 300, description: 'host:port or [IPv6]:port' },
+            tsig: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['name', 'algorithm', 'secret'],
+              properties: {
+                name: { type: 'string', minLength: 1, maxLength: 255 },
+                algorithm: {
+                  type: 'string',
+                  enum: ['hmac-sha256', 'hmac-sha384', 'hmac-sha512', 'hmac-sha224', 'hmac-sha1', 'hmac-md5.sig-alg.reg.int'],
+                },
+                secret: { type: 'string', minLength: 4, maxLength: 1024, pattern: '^[A-Za-z0-9+/]+={0,2}$', description: 'base64' },
+              },
+            },
+          },
+        },
+      },
+    },
+    responses: { 202: { description: 'The import job (running)', schema: zoneImport } },
+    errors: ['domain_not_found', 'payload_too_large', 'zone_file_invalid'],
+    handle: async (i) => {
+      const input = i.text
+        ? { text: i.text }
+        : 'axfr' in i.body && i.body.axfr
+          ? { axfr: i.body.axfr }
+          : { text: slices(String((i.body as { zone_file?: string }).zone_file ?? '')) };
+      const v = await uc.importZone.start(i.key, i.params.domain, input);
+      const domain = normalizeDomain(i.params.domain);
+      return { status: 202, headers: { Location: `/v1/domains/${domain}/dns/imports/${v.id}` }, body: importBody(v) };
+    },
+  }),
+  route({
+    id: 'getZoneImport',
+    method: 'GET',
+    path: '/v1/domains/{domain}/dns/imports/{id}',
+    tag: 'DNS',
+    writes: false,
+    summary: 'A zone import: running, ready (with its plan_id) or failed (with its error) — dns.read',
+    access: { kind: 'key', right: 'dns.read', domainParam: 'domain' },
+    params: importParams,
+    responses: { 200: { description: 'The import job', schema: zoneImport } },
+    errors: ['import_not_found'],
+    handle: async (i) => ({ status: 200, body: importBody(await uc.importZone.get(i.key, i.params.domain, i.params.id)) }),
   }),
 ];

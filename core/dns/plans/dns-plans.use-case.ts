@@ -13,8 +13,13 @@ import type { PlanRepository, ZoneRepository } from '../ports/zone-repository.po
 import type { RecordSet, RecordType } from '../zone/record-set.js';
 import { ZONE_BUSY_RETRY_AFTER_S, ZoneChanged, type ZoneService } from '../zone/zone-service.js';
 import type { StoredZone } from '../zone/zone.js';
+import type { ParsedZoneFile } from '../zone/zone-file.js';
+import type { Environment } from '../../kernel/environment.js';
 
 export const PLAN_LIFETIME_MS = 3600_000;
+
+/** Whose plan it is: the calling key, or (an import finishing after its request) the account, environment and key that asked. */
+export type PlanOwner = ApiKey | { readonly accountId: string; readonly environment: Environment; readonly keyId: string };
 
 /** What DnsPlans is built from (one object, named, instead of positions). */
 export interface DnsPlansDeps extends RecordingDeps {
@@ -48,18 +53,33 @@ export class DnsPlans {
     // Refused by right before anything is read or parsed: a key may not make us parse values it could never write.
     if (access === 'acme-only' && 'changes' in input) assertAcmeOnlyInput(input.changes, domain);
     const zone = await this.zoneOf(key, domain);
+    return this.planOn(key, zone, input, access === 'acme-only');
+  }
+
+  /**
+   * A plan from a zone file an import has read (DESIGN "Zone import"): an ordinary unapplied whole-zone
+   * plan, made for the key that started the import (its dns.edit was checked then), applied through the plan routes.
+   */
+  async createImported(owner: PlanOwner, domain: string, parsed: ParsedZoneFile): Promise<PlanView> {
+    const zone = await this.deps.zones.find(owner.accountId, owner.environment, domain);
+    if (!zone) throw new DomainError('domain_not_found', { domain });
+    return this.planOn(owner, zone, { parsed }, false);
+  }
+
+  private async planOn(owner: PlanOwner, zone: StoredZone, input: PlanInput, acmeOnly: boolean): Promise<PlanView> {
+    const domain = zone.domain;
     const built = buildPlan({ origin: domain, current: zone.recordSets, input });
-    if (access === 'acme-only') assertAcmeOnly(built.changes, domain, domain);
+    if (acmeOnly) assertAcmeOnly(built.changes, domain, domain);
     const now = this.deps.clock.now();
     // What apply compares against: the touched sets, or for a whole-zone plan every comparable set.
     const before = 'changes' in input ? built.before : Plan.wholeZoneBefore(zone);
     const plan = Plan.of({
       id: this.deps.random.id(),
-      accountId: key.accountId,
-      environment: key.environment,
+      accountId: owner.accountId,
+      environment: owner.environment,
       domain,
-      keyId: key.id,
-      source: 'changes' in input ? 'changes' : 'records' in input ? 'records' : 'zone_file',
+      keyId: 'keyId' in owner ? owner.keyId : owner.id,
+      source: built.source,
       baseSerial: zone.serial,
       changes: built.changes,
       before,

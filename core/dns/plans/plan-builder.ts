@@ -17,7 +17,7 @@ import { isRecordType, rrsetKey } from '../zone/record-set.js';
 import type { ParsedValue } from '../zone/values.js';
 import { canonicalValue, parseValue, sameValues } from '../zone/values.js';
 import { OverlayMap } from '../zone/names-overlay.js';
-import { parseZoneFile } from '../zone/zone-file.js';
+import { parseZoneFile, type ParsedZoneFile } from '../zone/zone-file.js';
 
 /** TTL of a created set when the input names none (Route 53 and Cloudflare users expect one; an hour is BIND's usual). */
 export const DEFAULT_TTL = 3600;
@@ -41,7 +41,11 @@ export interface RecordSetInput {
 }
 
 export type PlanInput =
-  { readonly changes: readonly ChangeInput[] } | { readonly records: readonly RecordSetInput[] } | { readonly zone_file: string };
+  | { readonly changes: readonly ChangeInput[] }
+  | { readonly records: readonly RecordSetInput[] }
+  | { readonly zone_file: string }
+  /** A zone file already read (an import streams it through ZoneFileParser): planned as `zone_file` is. */
+  | { readonly parsed: ParsedZoneFile };
 
 export interface PlanCounts {
   readonly create: number;
@@ -447,9 +451,9 @@ export const buildPlan = (args: {
     source = 'records';
     const { desired, results } = fromRecords(origin, input.records);
     draft = { changes: fromDesired(origin, current, currentNames, desired, parsedBy), results: [...results, ...mixedTtls(desired)] };
-  } else if ('zone_file' in input && typeof input.zone_file === 'string') {
+  } else if (('zone_file' in input && typeof input.zone_file === 'string') || 'parsed' in input) {
     source = 'zone_file';
-    const parsed = parseZoneFile(input.zone_file, origin);
+    const parsed = 'parsed' in input ? input.parsed : parseZoneFile(input.zone_file, origin);
     const desired = new DesiredSets();
     for (const s of parsed.recordSets) addDesired(desired, origin, s.name, s.type, s.ttl, s.values);
     draft = { changes: fromDesired(origin, current, currentNames, desired, parsedBy), results: parsed.results };

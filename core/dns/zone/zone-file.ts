@@ -8,6 +8,7 @@ import type { CheckResult } from '../plans/plan.js';
 import type { RecordSet, RecordType } from './record-set.js';
 import { isRecordType, rrsetKey, soaValue } from './record-set.js';
 import { quoteString, unescapeString } from '../types/text.js';
+import { DomainError } from '../../kernel/errors.js';
 import { parsedValues } from './values.js';
 import type { Zone } from './zone.js';
 
@@ -67,81 +68,102 @@ interface Entry {
   readonly tokens: Token[];
 }
 
+interface LexProblem {
+  readonly line: number;
+  readonly en: string;
+  readonly uk: string;
+}
+
 const isSpace = (c: string): boolean => c === ' ' || c === '\t' || c === '\r';
 
-/** Split the text into logical entries: parentheses join lines, `;` starts a comment, quotes keep spaces. */
-const lex = (text: string, problems: Array<{ line: number; en: string; uk: string }>): Entry[] => {
-  const entries: Entry[] = [];
-  let line = 1;
-  let depth = 0;
-  let cur: Entry | null = null;
-  let atLineStart = true;
-  let i = 0;
-  const finish = () => {
-    if (cur && cur.tokens.length > 0) entries.push(cur);
-    cur = null;
-  };
-  while (i < text.length) {
-    const c = text[i]!;
-    if (atLineStart && depth === 0) {
-      finish();
-      cur = { line, blankOwner: isSpace(c), tokens: [] };
-      atLineStart = false;
-    }
-    if (c === '\n') {
-      line++;
-      atLineStart = true;
-      i++;
-      continue;
-    }
-    if (isSpace(c)) {
-      i++;
-      continue;
-    }
-    if (c === ';') {
-      while (i < text.length && text[i] !== '\n') i++;
-      continue;
-    }
-    if (c === '(') {
-      depth++;
-      i++;
-      continue;
-    }
-    if (c === ')') {
-      if (depth === 0) problems.push({ line, en: 'a ")" without "("', uk: '«)» без «(»' });
-      else depth--;
-      i++;
-      continue;
-    }
-    if (c === '"') {
-      let j = i + 1;
-      let body = '';
-      while (j < text.length && text[j] !== '"' && text[j] !== '\n') {
-        if (text[j] === '\\' && j + 1 < text.length) {
-          body += text.slice(j, j + 2);
-          j += 2;
-        } else body += text[j++];
-      }
-      if (text[j] !== '"') problems.push({ line, en: 'an unterminated quoted string', uk: 'незакритий рядок у лапках' });
-      cur!.tokens.push({ text: body, quoted: true });
-      i = text[j] === '"' ? j + 1 : j;
-      continue;
-    }
-    let j = i;
-    let word = '';
-    while (j < text.length && !isSpace(text[j]!) && !'\n;()"'.includes(text[j]!)) {
-      if (text[j] === '\\' && j + 1 < text.length && text[j + 1] !== '\n') {
-        word += text.slice(j, j + 2);
-        j += 2;
-      } else word += text[j++];
-    }
-    cur!.tokens.push({ text: word, quoted: false });
-    i = j;
+/**
+ * Splits text into logical entries: parentheses join lines, `;` starts a comment, quotes keep spaces.
+ * Streaming: it is fed text that ends at a line end (no token crosses one), any number of times, and
+ * hands each entry on once the next line shows it is complete — so a file is never held whole.
+ */
+class Lexer {
+  private line = 1;
+  private depth = 0;
+  private cur: Entry | null = null;
+  private atLineStart = true;
+
+  constructor(
+    private readonly onEntry: (e: Entry) => void,
+    private readonly onProblem: (p: LexProblem) => void,
+  ) {}
+
+  private finish(): void {
+    if (this.cur && this.cur.tokens.length > 0) this.onEntry(this.cur);
+    this.cur = null;
   }
-  finish();
-  if (depth > 0) problems.push({ line, en: 'a "(" that is never closed', uk: '«(», яку так і не закрито' });
-  return entries;
-};
+
+  /** Whole lines (the last may lack its line end only at the end of the input). */
+  feed(text: string): void {
+    let i = 0;
+    while (i < text.length) {
+      const c = text[i]!;
+      if (this.atLineStart && this.depth === 0) {
+        this.finish();
+        this.cur = { line: this.line, blankOwner: isSpace(c), tokens: [] };
+        this.atLineStart = false;
+      }
+      if (c === '\n') {
+        this.line++;
+        this.atLineStart = true;
+        i++;
+        continue;
+      }
+      if (isSpace(c)) {
+        i++;
+        continue;
+      }
+      if (c === ';') {
+        while (i < text.length && text[i] !== '\n') i++;
+        continue;
+      }
+      if (c === '(') {
+        this.depth++;
+        i++;
+        continue;
+      }
+      if (c === ')') {
+        if (this.depth === 0) this.onProblem({ line: this.line, en: 'a ")" without "("', uk: '«)» без «(»' });
+        else this.depth--;
+        i++;
+        continue;
+      }
+      if (c === '"') {
+        let j = i + 1;
+        let body = '';
+        while (j < text.length && text[j] !== '"' && text[j] !== '\n') {
+          if (text[j] === '\\' && j + 1 < text.length) {
+            body += text.slice(j, j + 2);
+            j += 2;
+          } else body += text[j++];
+        }
+        if (text[j] !== '"') this.onProblem({ line: this.line, en: 'an unterminated quoted string', uk: 'незакритий рядок у лапках' });
+        this.cur!.tokens.push({ text: body, quoted: true });
+        i = text[j] === '"' ? j + 1 : j;
+        continue;
+      }
+      let j = i;
+      let word = '';
+      while (j < text.length && !isSpace(text[j]!) && !'\n;()"'.includes(text[j]!)) {
+        if (text[j] === '\\' && j + 1 < text.length && text[j + 1] !== '\n') {
+          word += text.slice(j, j + 2);
+          j += 2;
+        } else word += text[j++];
+      }
+      this.cur!.tokens.push({ text: word, quoted: false });
+      i = j;
+    }
+  }
+
+  end(): void {
+    this.finish();
+    if (this.depth > 0) this.onProblem({ line: this.line, en: 'a "(" that is never closed', uk: '«(», яку так і не закрито' });
+  }
+}
 
 /** BIND TTL syntax: seconds, or units w/d/h/m/s (e.g. 1h30m). null when it is not a TTL. */
 export const parseTtl = (token: string): number | null => {
@@ -155,62 +177,154 @@ export const parseTtl = (token: string): number | null => {
 
 const CLASSES = ['IN', 'CH', 'HS', 'CS'];
 
+/** DNSSEC record types: the service signs zones itself (DESIGN), so an import reports and drops them. */
+export const DNSSEC_TYPES = ['DNSKEY', 'RRSIG', 'NSEC', 'NSEC3', 'NSEC3PARAM', 'CDS', 'CDNSKEY'] as const;
+
 export interface ParsedZoneFile {
   /** Record sets with absolute names and canonical-ready values, including apex SOA and NS if present. */
   readonly recordSets: RecordSet[];
   readonly results: CheckResult[];
 }
 
-/**
- * Parse BIND text against the zone `origin`: `$ORIGIN`, `$TTL`, relative names, `@`, blank owners,
- * parentheses, comments, quoted strings with `\X`/`\DDD` escapes, TTL units, class IN. TXT strings of one
- * record are joined into the plain text (DESIGN). Problems come back as check results, never thrown.
- */
-export const parseZoneFile = (text: string, originInput: string): ParsedZoneFile => {
-  const origin = normalizeOrigin(originInput);
-  const results: CheckResult[] = [];
-  const lexProblems: Array<{ line: number; en: string; uk: string }> = [];
-  const entries = lex(text, lexProblems);
-  const syntax = (line: number, en: string, uk: string, type: string | null = null) =>
-    results.push(inputResult(zoneFileSyntax, origin, type, `Line ${line}: ${en}.`, `Рядок ${line}: ${uk}.`));
-  for (const p of lexProblems) syntax(p.line, p.en, p.uk);
+/** A record an import leaves out, and why (the service's own, DNSSEC, or a type we do not serve). */
+export interface SkippedRecord {
+  readonly name: string;
+  readonly type: string;
+  readonly reason: 'service-owned' | 'dnssec' | 'unsupported';
+  readonly line: number;
+}
 
-  let currentOrigin = origin;
-  let defaultTtl: number | null = null;
-  let lastTtl: number | null = null;
-  let lastOwner: string | null = null;
-  const sets = new Map<string, { name: string; type: RecordType; ttl: number; values: string[]; ttls: Set<number> }>();
+/**
+ * How strictly to read. A `zone_file` plan reports every problem as a check result; an import (`strict`)
+ * stops at the first thing that makes the text not this zone's file — a syntax error, `$INCLUDE`, a name
+ * outside the zone, a class other than IN — with a DomainError naming the line, and reports what it leaves
+ * out (apex SOA/NS, DNSSEC types, types we do not serve) instead of calling them errors.
+ */
+export interface ZoneFileOptions {
+  readonly strict?: boolean;
+  /** `$GENERATE` (BIND) is read, up to this many records per directive; without it, it is refused. */
+  readonly generateMax?: number;
+  /** Every record read (skipped ones too) counts; past this many the parse stops (import_too_many_records). */
+  readonly maxRecords?: number;
+  readonly onSkipped?: (s: SkippedRecord) => void;
+}
+
+interface SetDraft {
+  readonly name: string;
+  readonly type: RecordType;
+  readonly ttl: number;
+  readonly values: string[];
+  /** Every TTL seen, only once a second one differs (RFC 2181 §5.2). */
+  ttls: number[] | null;
+}
+
+/**
+ * Streaming BIND master-file reader (RFC 1035 §5; `$TTL` RFC 2308 §4): `push` text in chunks of any size,
+ * then `end`. `$ORIGIN`, `$TTL`, relative names, `@`, blank owners, parentheses, comments, quoted strings
+ * with `\X`/`\DDD` escapes, TTL units, class IN; `$GENERATE` when allowed. Names become A-labels (UTS #46).
+ * TXT strings of one record are joined into the plain text (DESIGN).
+ */
+export class ZoneFileParser {
+  private readonly origin: string;
+  private readonly results: CheckResult[] = [];
+  private readonly lexResults: CheckResult[] = [];
+  private readonly sets = new Map<string, SetDraft>();
+  private readonly lexer: Lexer;
+  private pending = '';
+  private currentOrigin: string;
+  private defaultTtl: number | null = null;
+  private lastTtl: number | null = null;
+  private lastOwner: string | null = null;
+  /** Records read so far, skipped ones included. */
+  recordsRead = 0;
+
+  constructor(
+    originInput: string,
+    private readonly options: ZoneFileOptions = {},
+  ) {
+    this.origin = normalizeOrigin(originInput);
+    this.currentOrigin = this.origin;
+    this.lexer = new Lexer(
+      (e) => this.entry(e),
+      (p) => {
+        // Reported before the records' problems, as a whole-text read always did.
+        if (this.options.strict) this.syntax(p.line, p.en, p.uk);
+        else this.lexResults.push(inputResult(zoneFileSyntax, this.origin, null, `Line ${p.line}: ${p.en}.`, `Рядок ${p.line}: ${p.uk}.`));
+      },
+    );
+  }
+
+  push(chunk: string): void {
+    const text = this.pending + chunk;
+    const cut = text.lastIndexOf('\n');
+    if (cut < 0) {
+      this.pending = text;
+      return;
+    }
+    this.pending = text.slice(cut + 1);
+    this.lexer.feed(text.slice(0, cut + 1));
+  }
+
+  end(): ParsedZoneFile {
+    if (this.pending !== '') this.lexer.feed(this.pending);
+    this.pending = '';
+    this.lexer.end();
+    const recordSets: RecordSet[] = [];
+    for (const s of this.sets.values()) {
+      if (s.ttls) this.results.push(mixedTtl(s.name, s.type, s.ttls));
+      recordSets.push({ name: s.name, type: s.type, ttl: s.ttl, values: s.values });
+    }
+    this.sets.clear();
+    return { recordSets, results: [...this.lexResults, ...this.results] };
+  }
+
+  private syntax(line: number, en: string, uk: string, type: string | null = null): void {
+    if (this.options.strict) throw new DomainError('zone_file_invalid', { line, reason: en, reason_uk: uk });
+    this.results.push(inputResult(zoneFileSyntax, this.origin, type, `Line ${line}: ${en}.`, `Рядок ${line}: ${uk}.`));
+  }
 
   /** A name in the file, made absolute with a trailing dot against the current $ORIGIN. */
-  const absolute = (token: string): string =>
-    token === '@' ? `${currentOrigin}.` : token.endsWith('.') ? token : `${token}.${currentOrigin}.`;
+  private absolute(token: string): string {
+    return token === '@' ? `${this.currentOrigin}.` : token.endsWith('.') ? token : `${token}.${this.currentOrigin}.`;
+  }
 
-  for (const e of entries) {
+  private entry(e: Entry): void {
     const t = e.tokens;
     const first = t[0]!;
     if (!e.blankOwner && !first.quoted && first.text.startsWith('$')) {
       const directive = first.text.toUpperCase();
       if (directive === '$ORIGIN' && t[1]) {
-        const o = absolute(t[1].text).toLowerCase();
-        currentOrigin = o === '.' ? '' : o.slice(0, -1);
-      } else if (directive === '$TTL' && t[1] && parseTtl(t[1].text) !== null) defaultTtl = parseTtl(t[1].text);
-      else if (directive === '$INCLUDE')
-        syntax(e.line, '$INCLUDE is not supported; paste the included text', '$INCLUDE не підтримується; вставте вміст файлу');
-      else syntax(e.line, `cannot read the directive ${first.text}`, `не вдалося прочитати директиву ${first.text}`);
-      continue;
+        const o = this.absolute(t[1].text).toLowerCase();
+        this.currentOrigin = o === '.' ? '' : o.slice(0, -1);
+      } else if (directive === '$TTL' && t[1] && parseTtl(t[1].text) !== null) this.defaultTtl = parseTtl(t[1].text);
+      else if (directive === '$INCLUDE') {
+        if (this.options.strict) throw new DomainError('zone_file_include', { line: e.line });
+        this.syntax(e.line, '$INCLUDE is not supported; paste the included text', '$INCLUDE не підтримується; вставте вміст файлу');
+      } else if (directive === '$GENERATE' && this.options.generateMax !== undefined) this.generate(e);
+      else this.syntax(e.line, `cannot read the directive ${first.text}`, `не вдалося прочитати директиву ${first.text}`);
+      return;
     }
+    this.record(e);
+  }
 
+  private record(e: Entry): void {
+    const t = e.tokens;
+    const first = t[0]!;
     let k = 0;
     let owner: string | null;
-    if (e.blankOwner) owner = lastOwner;
+    if (e.blankOwner) owner = this.lastOwner;
     else {
       if (first.text.includes('\\')) {
-        syntax(e.line, `escapes in names are not supported: ${first.text}`, `екранування в іменах не підтримується: ${first.text}`);
-        continue;
+        this.syntax(e.line, `escapes in names are not supported: ${first.text}`, `екранування в іменах не підтримується: ${first.text}`);
+        return;
       }
-      const resolved = resolveName(absolute(first.text), origin);
+      const resolved = resolveName(this.absolute(first.text), this.origin);
       if (!resolved.ok) {
-        results.push(
+        if (this.options.strict && resolved.problem.rule === 'owner-in-zone')
+          throw new DomainError('zone_file_out_of_zone', { line: e.line, name: first.text, domain: this.origin });
+        if (this.options.strict)
+          throw new DomainError('zone_file_invalid', { line: e.line, reason: resolved.problem.en, reason_uk: resolved.problem.uk });
+        this.results.push(
           result(
             { id: resolved.problem.rule, severity: 'error' },
             first.text,
@@ -219,21 +333,21 @@ export const parseZoneFile = (text: string, originInput: string): ParsedZoneFile
             `Рядок ${e.line}: ${resolved.problem.uk}`,
           ),
         );
-        lastOwner = null;
-        continue;
+        this.lastOwner = null;
+        return;
       }
       owner = resolved.name;
       k = 1;
     }
     if (owner === null) {
-      syntax(
+      this.syntax(
         e.line,
         'the record has no owner name (the line starts with a space and no record comes before it)',
         'запис не має імені власника (рядок починається з пробілу, а попереднього запису немає)',
       );
-      continue;
+      return;
     }
-    lastOwner = owner;
+    this.lastOwner = owner;
 
     let ttl: number | null = null;
     let klass = 'IN';
@@ -243,22 +357,33 @@ export const parseZoneFile = (text: string, originInput: string): ParsedZoneFile
       if (asTtl !== null) {
         ttl = asTtl;
         k++;
-      } else if (CLASSES.includes(tok.toUpperCase())) {
+      } else if (CLASSES.includes(tok.toUpperCase()) || /^CLASS\d+$/i.test(tok)) {
         klass = tok.toUpperCase();
         k++;
       }
     }
     if (klass !== 'IN') {
-      syntax(e.line, `class ${klass} is not served; only IN`, `клас ${klass} не обслуговується; лише IN`);
-      continue;
+      if (this.options.strict) throw new DomainError('zone_file_class', { line: e.line, class: klass });
+      this.syntax(e.line, `class ${klass} is not served; only IN`, `клас ${klass} не обслуговується; лише IN`);
+      return;
     }
     const typeToken = t[k]?.text.toUpperCase();
     if (typeToken === undefined) {
-      syntax(e.line, 'the record has no type', 'запис не має типу');
-      continue;
+      this.syntax(e.line, 'the record has no type', 'запис не має типу');
+      return;
+    }
+    this.recordsRead++;
+    if (this.options.maxRecords !== undefined && this.recordsRead > this.options.maxRecords)
+      throw new DomainError('import_too_many_records', { limit: this.options.maxRecords });
+    if (this.options.strict) {
+      const skip = skipReason(owner, typeToken, this.origin);
+      if (skip) {
+        this.options.onSkipped?.({ name: owner, type: typeToken, reason: skip, line: e.line });
+        return;
+      }
     }
     if (!isRecordType(typeToken)) {
-      results.push(
+      this.results.push(
         inputResult(
           recordType,
           owner,
@@ -267,34 +392,120 @@ export const parseZoneFile = (text: string, originInput: string): ParsedZoneFile
           `Рядок ${e.line}: непідтримуваний тип запису ${typeToken}; підтримуються: ${SUPPORTED_TYPES}.`,
         ),
       );
-      continue;
+      return;
     }
     const type: RecordType = typeToken;
     const rdata = t.slice(k + 1);
     if (rdata.length === 0) {
-      syntax(e.line, `the ${type} record has no data`, `запис ${type} не має даних`, type);
-      continue;
+      this.syntax(e.line, `the ${type} record has no data`, `запис ${type} не має даних`, type);
+      return;
     }
-    if (ttl !== null) lastTtl = ttl;
-    const effectiveTtl = ttl ?? defaultTtl ?? lastTtl ?? 3600;
+    if (ttl !== null) this.lastTtl = ttl;
+    const effectiveTtl = ttl ?? this.defaultTtl ?? this.lastTtl ?? 3600;
 
-    const value = rdataValue(type, rdata, absolute, (en, uk) => syntax(e.line, en, uk, type));
-    if (value === null) continue;
+    const value = rdataValue(
+      type,
+      rdata,
+      (x) => this.absolute(x),
+      (en, uk) => this.syntax(e.line, en, uk, type),
+    );
+    if (value === null) return;
     const key = rrsetKey(owner, type);
-    const s = sets.get(key);
-    if (!s) sets.set(key, { name: owner, type, ttl: effectiveTtl, values: [value], ttls: new Set([effectiveTtl]) });
+    const s = this.sets.get(key);
+    if (!s) this.sets.set(key, { name: owner, type, ttl: effectiveTtl, values: [value], ttls: null });
     else {
       s.values.push(value);
-      s.ttls.add(effectiveTtl);
+      if (effectiveTtl !== s.ttl && !s.ttls?.includes(effectiveTtl)) s.ttls = [...(s.ttls ?? [s.ttl]), effectiveTtl];
     }
   }
 
-  const recordSets: RecordSet[] = [];
-  for (const s of sets.values()) {
-    if (s.ttls.size > 1) results.push(mixedTtl(s.name, s.type, [...s.ttls]));
-    recordSets.push({ name: s.name, type: s.type, ttl: s.ttl, values: s.values });
+  /**
+   * BIND's `$GENERATE start-stop[/step] lhs [ttl] [class] type rhs`: `$` is the counter, `\$` a dollar,
+   * `${offset[,width[,base]]}` with base d, o, x or X. Bounded by `generateMax` records per directive.
+   */
+  private generate(e: Entry): void {
+    const t = e.tokens;
+    const range = /^(\d+)-(\d+)(?:\/(\d+))?$/.exec(t[1]?.text ?? '');
+    if (!range || t.length < 5) {
+      this.syntax(
+        e.line,
+        '$GENERATE needs "start-stop[/step] lhs [ttl] [class] type rhs"',
+        '$GENERATE потребує «start-stop[/step] lhs [ttl] [class] type rhs»',
+      );
+      return;
+    }
+    const start = Number(range[1]);
+    const stop = Number(range[2]);
+    const step = range[3] === undefined ? 1 : Number(range[3]);
+    if (stop < start || step < 1) {
+      this.syntax(e.line, `$GENERATE range ${t[1]!.text} is empty`, `діапазон $GENERATE ${t[1]!.text} порожній`);
+      return;
+    }
+    const count = Math.floor((stop - start) / step) + 1;
+    const limit = this.options.generateMax!;
+    if (count > limit) {
+      if (this.options.strict) throw new DomainError('zone_file_generate_too_large', { line: e.line, count, limit });
+      this.syntax(e.line, `$GENERATE makes ${count} records, over ${limit}`, `$GENERATE створює ${count} записів, більше за ${limit}`);
+      return;
+    }
+    const template = t.slice(2);
+    for (let i = start; i <= stop; i += step) {
+      const tokens: Token[] = [];
+      for (const tok of template) {
+        const text = tok.quoted ? tok.text : substitute(tok.text, i);
+        if (text === null) {
+          this.syntax(
+            e.line,
+            `cannot read the $GENERATE modifier in ${tok.text}`,
+            `не вдалося прочитати модифікатор $GENERATE у ${tok.text}`,
+          );
+          return;
+        }
+        tokens.push({ text, quoted: tok.quoted });
+      }
+      this.record({ line: e.line, blankOwner: false, tokens });
+    }
   }
-  return { recordSets, results };
+}
+
+/** `$` → the counter in a $GENERATE template; null when a `${…}` modifier cannot be read. */
+const substitute = (text: string, i: number): string | null => {
+  let out = '';
+  for (let j = 0; j < text.length; j++) {
+    const c = text[j]!;
+    if (c === '\\' && text[j + 1] === '$') {
+      out += '$';
+      j++;
+    } else if (c === '$' && text[j + 1] === '{') {
+      const close = text.indexOf('}', j);
+      const m = close < 0 ? null : /^([+-]?\d+)(?:,(\d+)(?:,([doxX]))?)?$/.exec(text.slice(j + 2, close));
+      if (!m) return null;
+      const base = { d: 10, o: 8, x: 16, X: 16 }[(m[3] ?? 'd') as 'd' | 'o' | 'x' | 'X'];
+      let digits = (i + Number(m[1])).toString(base);
+      if (m[3] === 'X') digits = digits.toUpperCase();
+      out += digits.padStart(Number(m[2] ?? 0), '0');
+      j = close;
+    } else if (c === '$') out += String(i);
+    else out += c;
+  }
+  return out;
+};
+
+const skipReason = (owner: string, type: string, origin: string): SkippedRecord['reason'] | null => {
+  if (owner === origin && (type === 'SOA' || type === 'NS')) return 'service-owned';
+  if ((DNSSEC_TYPES as readonly string[]).includes(type)) return 'dnssec';
+  if (!isRecordType(type)) return 'unsupported';
+  return null;
+};
+
+/**
+ * Parse BIND text against the zone `origin` (the whole text at once; ZoneFileParser for streams). Problems
+ * come back as check results, never thrown.
+ */
+export const parseZoneFile = (text: string, originInput: string): ParsedZoneFile => {
+  const parser = new ZoneFileParser(originInput);
+  parser.push(text);
+  return parser.end();
 };
 
 /** A record's rdata tokens as our presentation value (names absolute with a trailing dot; TXT as plain text). */
