@@ -5,6 +5,7 @@ import { keyRoutes } from './routes/keys.routes.js';
 import { accountRoutes } from './routes/account.routes.js';
 import { domainRoutes } from './routes/domains.routes.js';
 import { dnsRoutes } from './routes/dns.routes.js';
+import { dnssecRoutes } from './routes/dnssec.routes.js';
 import { billingRoutes } from './routes/billing.routes.js';
 import { noticeRoutes } from './routes/notices.routes.js';
 import { sandboxRoutes } from './routes/sandbox.routes.js';
@@ -37,6 +38,7 @@ export const allRoutes = (uc: UseCases, meta: Omit<MetaDeps, 'openapi'>, extra: 
     ...accountRoutes(uc),
     ...domainRoutes(uc),
     ...dnsRoutes(uc),
+    ...dnssecRoutes(uc),
     ...billingRoutes(uc),
     ...noticeRoutes(uc),
     ...sandboxRoutes(uc),

@@ -60,6 +60,10 @@ export type ErrorCode =
   | 'plan_already_applied'
   | 'challenge_not_found'
   | 'zone_busy'
+  // dnssec
+  | 'dnssec_algorithm_unsupported'
+  | 'dnssec_ds_at_parent'
+  | 'dnssec_algorithm_rollover_unavailable'
   // certificates
   | 'certificate_not_found'
   | 'certificate_not_ready'
@@ -177,6 +181,9 @@ export interface ErrorParamMap {
   plan_already_applied: { plan_id: Param };
   challenge_not_found: { challenge_id: Param };
   zone_busy: { domain: Param; retry_after: Param };
+  dnssec_algorithm_unsupported: { algorithm: Param };
+  dnssec_ds_at_parent: { domain: Param };
+  dnssec_algorithm_rollover_unavailable: { domain: Param; algorithm: Param };
   certificate_not_found: { certificate_id: Param };
   certificate_not_ready: { certificate_id: Param; status: Param };
   certificate_not_revocable: { certificate_id: Param; status: Param };

@@ -143,6 +143,10 @@ export const RIGHTS_BY_HAND: Record<string, Hand> = {
   // DNS: the domain in the path. The plan under test changes an A record, so only dns.edit applies it.
   listRecords: key(gate(on('dns.read'))),
   exportZone: key(gate(on('dns.read'))),
+  // DNSSEC: reading is dns.read; signing and unsigning are dns.dnssec (class 3).
+  getDnssec: key(gate(on('dns.read'))),
+  enableDnssec: key(gate(on('dns.dnssec'))),
+  disableDnssec: key(gate(on('dns.dnssec'))),
   createPlan: key(gate(on('dns.edit'))),
   getPlan: key(gate(on('dns.read'))),
   applyPlan: key(gate(on('dns.edit'))),
@@ -189,8 +193,11 @@ export const RIGHTS_BY_HAND: Record<string, Hand> = {
   readSandboxClock: { access: 'key', sandboxOnly: true, gates: [gate(ANY_KEY)] },
 };
 
-/** Class 3 writes that take effect at once: setting the transfer lock again (safer), deciding an operation. */
-const AT_ONCE_CLASS3 = new Set(['setTransferLock', 'confirmOperation', 'cancelOperation']);
+/**
+ * Class 3 writes that take effect at once: setting the transfer lock again (safer), deciding an operation,
+ * and DNSSEC while the parent holds no DS (DESIGN: PUT signs at once; DELETE is at once until a DS is there).
+ */
+const AT_ONCE_CLASS3 = new Set(['setTransferLock', 'confirmOperation', 'cancelOperation', 'enableDnssec', 'disableDnssec']);
 
 /** Inputs for each route: the real ids of the fixture, and bodies the schema alone cannot produce. */
 const SAMPLES: Record<string, (f: Fixture) => Sample> = {
@@ -198,6 +205,7 @@ const SAMPLES: Record<string, (f: Fixture) => Sample> = {
   issueKey: () => ({ body: { environment: 'test', rights: ['domain.read'], domains: [TARGET] } }),
   revokeKey: (f) => ({ params: { id: f.key } }),
   advanceSandboxClock: () => ({ body: { advance: 'PT1M' } }),
+  enableDnssec: () => ({ body: { algorithm: 13 } }),
   createPlan: () => ({ body: { changes: [{ action: 'create', name: 'hostile-matrix', type: 'A', ttl: 300, values: ['192.0.2.1'] }] } }),
   getPlan: (f) => ({ params: { id: f.plan } }),
   applyPlan: (f) => ({ params: { id: f.planApply }, body: {} }),
