@@ -3,6 +3,7 @@ import { DnsCluster } from '../adapters/dns/cluster.js';
 import { EmbeddedNameserver, type EmbeddedNameserverConfig } from '../adapters/dns/embedded/index.js';
 import type { CatalogVersion } from '../adapters/dns/catalog.js';
 import { ZoneSync } from '../adapters/dns/zone-sync.js';
+import { AesGcmSecretBox } from '../adapters/crypto/node/index.js';
 import type { ZoneRepository } from '../core/dns/ports/zone-repository.port.js';
 import type { ZonePublisher } from '../core/dns/zone/zone-service.js';
 import type { ChangeFeed } from '../core/kernel/change-feed.port.js';
@@ -58,6 +59,9 @@ export const serveDns = async (o: DnsServingOptions): Promise<DnsServing> => {
     return { publisher: cluster, shape: `${config.dnsWorkers} workers`, resync: () => cluster.resync(), stop: () => cluster.stop() };
   }
   const worker = o.workerIndex;
+  // Signed zones carry their keys sealed; the server opens them to sign when it compiles a zone.
+  const box = new AesGcmSecretBox(config.dataKey);
+  const openKey = (sealed: string): string => box.open(sealed);
   const one = async (port: number, only: Environment | undefined, secondaries: boolean, axfrAllow: readonly string[]) => {
     const dns = new EmbeddedNameserver({
       host: config.dnsHost,
@@ -65,6 +69,7 @@ export const serveDns = async (o: DnsServingOptions): Promise<DnsServing> => {
       axfrAllow: [...axfrAllow],
       secondaries: secondaries && (worker === undefined || worker === 0) ? [...config.dnsSecondaries] : [],
       logger: log,
+      openKey,
       ...(config.dnsNsid ? { nsid: config.dnsNsid } : {}),
       ...(config.dnsRrl ? { rrl: config.dnsRrl } : {}),
       // Worker 0 NOTIFYs after the cluster primary has synced the other workers (adapters/dns/cluster.ts),

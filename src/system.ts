@@ -1,3 +1,4 @@
+import { dnssecModule, dnssecUseCases } from './modules/dnssec.module.js';
 import { Container, type ServiceIdentifier } from 'inversify';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
@@ -68,6 +69,7 @@ export class System {
       billingModule(),
       domainsModule(),
       dnsModule(),
+      dnssecModule(),
       certificatesModule(),
       operationsModule(),
       monitoringModule(),
@@ -101,6 +103,7 @@ export class System {
       ...billingUseCases(c),
       ...sandboxUseCases(c),
       ...dnsUseCases(c),
+      ...dnssecUseCases(c),
       ...certificatesUseCases(c),
       ...consoleUseCases(c),
       ...operationsUseCases(c),

@@ -1,6 +1,7 @@
 import { ACCESS_TOKENS } from './modules/access.tokens.js';
 import { ACCOUNTS_TOKENS } from './modules/accounts.tokens.js';
 import { DNS_TOKENS } from './modules/dns.tokens.js';
+import { DNSSEC_TOKENS } from './modules/dnssec.tokens.js';
 import { BILLING_TOKENS } from './modules/billing.tokens.js';
 import { DOMAINS_TOKENS } from './modules/domains.tokens.js';
 import { SANDBOX_TOKENS } from './modules/sandbox.tokens.js';
@@ -18,6 +19,7 @@ export const TOKENS = {
   ...ACCESS_TOKENS,
   ...ACCOUNTS_TOKENS,
   ...DNS_TOKENS,
+  ...DNSSEC_TOKENS,
   ...BILLING_TOKENS,
   ...DOMAINS_TOKENS,
   ...SANDBOX_TOKENS,

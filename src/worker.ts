@@ -138,6 +138,15 @@ export class Worker {
       },
       quiet: (r) => r.events + r.deliveries === 0,
     },
+    {
+      // DNSSEC signatures: a zone whose signature window is half used gets a new one and a new serial.
+      name: 'dnssecSignatures',
+      failure: 'DNSSEC signature refresh failed',
+      log: 'refreshed DNSSEC signatures',
+      every: () => 10 * 60_000,
+      run: () => this.system.get(TOKENS.RefreshSignatures).execute(),
+      quiet: (n) => n === 0,
+    },
     { name: 'monitors', failure: 'monitoring pass failed', run: () => this.monitors(), quiet: () => true },
     {
       // The live registry's messages (EPP poll → DomainEvents), when the live registrar is EPP.

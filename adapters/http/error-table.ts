@@ -151,6 +151,25 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
     en: (p) => `The domain ${s(p.domain)} is not in this account (in this environment).`,
     actions: () => [{ type: 'list_domains', href: '/v1/domains' }],
   },
+  dnssec_algorithm_unsupported: {
+    status: 422,
+    uk: (p) => `Алгоритм DNSSEC ${s(p.algorithm)} не підтримується: оберіть 13 (ECDSA P-256 SHA-256) або 15 (Ed25519).`,
+    en: (p) => `DNSSEC algorithm ${s(p.algorithm)} is not supported: choose 13 (ECDSA P-256 SHA-256) or 15 (Ed25519).`,
+  },
+  dnssec_ds_at_parent: {
+    status: 409,
+    uk: (p) =>
+      `Батьківська зона ще містить DS домену ${s(p.domain)}: якщо вимкнути підпис зараз, резолвери, що перевіряють DNSSEC, перестануть бачити домен. Спершу приберіть DS у реєстратора й зачекайте його TTL.`,
+    en: (p) =>
+      `The parent zone still holds a DS for ${s(p.domain)}: stopping signing now would take the domain off the internet for validating resolvers. Remove the DS at the registrar first and wait its TTL.`,
+  },
+  dnssec_algorithm_rollover_unavailable: {
+    status: 409,
+    uk: (p) =>
+      `Домен ${s(p.domain)} має DS у батьківській зоні; зміна алгоритму на ${s(p.algorithm)} потребує поступової заміни ключів, яка ще недоступна.`,
+    en: (p) =>
+      `${s(p.domain)} has a DS at its parent; moving to algorithm ${s(p.algorithm)} needs a staged algorithm rollover, which is not available yet.`,
+  },
   domain_taken: {
     status: 409,
     uk: (p) => `Домен ${s(p.domain)} уже зареєстровано до ${s(p.registered_until)}.`,

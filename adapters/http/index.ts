@@ -6,6 +6,7 @@ import { accountRoutes } from './routes/account.routes.js';
 import { domainRoutes } from './routes/domains.routes.js';
 import { transferRoutes } from './routes/transfers.routes.js';
 import { dnsRoutes } from './routes/dns.routes.js';
+import { dnssecRoutes } from './routes/dnssec.routes.js';
 import { billingRoutes } from './routes/billing.routes.js';
 import { noticeRoutes } from './routes/notices.routes.js';
 import { sandboxRoutes } from './routes/sandbox.routes.js';
@@ -39,6 +40,7 @@ export const allRoutes = (uc: UseCases, meta: Omit<MetaDeps, 'openapi'>, extra: 
     ...domainRoutes(uc),
     ...transferRoutes(uc),
     ...dnsRoutes(uc),
+    ...dnssecRoutes(uc),
     ...billingRoutes(uc),
     ...noticeRoutes(uc),
     ...sandboxRoutes(uc),

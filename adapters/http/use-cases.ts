@@ -3,6 +3,7 @@ import type { AccountUseCases } from './routes/account.routes.js';
 import type { BillingUseCases } from './routes/billing.routes.js';
 import type { CertificatesUseCases } from './routes/certificates.routes.js';
 import type { DnsUseCases } from './routes/dns.routes.js';
+import type { DnssecUseCases } from './routes/dnssec.routes.js';
 import type { DomainsUseCases } from './routes/domains.routes.js';
 import type { EventsUseCases } from './routes/events.routes.js';
 import type { KeysUseCases } from './routes/keys.routes.js';
@@ -29,6 +30,7 @@ export type UseCases = KeysUseCases &
   DomainsUseCases &
   TransfersUseCases &
   DnsUseCases &
+  DnssecUseCases &
   BillingUseCases &
   NoticesUseCases &
   SandboxUseCases &

@@ -15,6 +15,7 @@ import { SqlSandboxClocks } from './repositories/sandbox.repository.js';
 import { SqlTopUps } from './repositories/billing.repository.js';
 import { SqlAcmeChallenges, SqlPlanRepository, SqlZoneRepository } from './repositories/dns.repository.js';
 import { SqlZoneImports } from './repositories/dns-imports.repository.js';
+import { SqlDnssecRepository } from './repositories/dnssec.repository.js';
 import { SqlCaMaterial, SqlCertificateRepository } from './repositories/certificates.repository.js';
 import { SqlSandboxRegistryStore } from './repositories/sandbox.repository.js';
 import { SqlOperationRepository } from './repositories/operations.repository.js';
@@ -54,6 +55,7 @@ export class SqlStore {
   readonly sandboxClocks: SqlSandboxClocks;
   readonly topUps: SqlTopUps;
   readonly zones: SqlZoneRepository;
+  readonly dnssec: SqlDnssecRepository;
   readonly plans: SqlPlanRepository;
   readonly zoneImports: SqlZoneImports;
   readonly acmeChallenges: SqlAcmeChallenges;
@@ -102,6 +104,7 @@ export class SqlStore {
     this.sandboxClocks = new SqlSandboxClocks(this.uow);
     this.topUps = new SqlTopUps(this.uow);
     this.zones = new SqlZoneRepository(this.uow, this.changes);
+    this.dnssec = new SqlDnssecRepository(this.uow);
     this.plans = new SqlPlanRepository(this.uow);
     this.zoneImports = new SqlZoneImports(this.uow);
     this.acmeChallenges = new SqlAcmeChallenges(this.uow);

@@ -18,6 +18,7 @@ import * as eventUrlParts from './migrations/20261126130000_event_url_parts.js';
 import * as domainTransfers from './migrations/20261126150000_domain_transfers.js';
 import * as tsigCredentials from './migrations/20261126160000_tsig_credentials.js';
 import * as dnsImports from './migrations/20261126160000_dns_imports.js';
+import * as dnssec from './migrations/20261126160000_dnssec.js';
 
 /** Migrations listed explicitly: no directory scanning, so they load the same under tsx, tests and CLI. */
 const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
@@ -40,6 +41,7 @@ const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
   ['20261126150000_domain_transfers', domainTransfers],
   ['20261126160000_tsig_credentials', tsigCredentials],
   ['20261126160000_dns_imports', dnsImports],
+  ['20261126160000_dnssec', dnssec],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

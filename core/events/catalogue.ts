@@ -181,6 +181,20 @@ export const EVENT_CATALOGUE: { readonly [T in EventType]: EventInfo & { readonl
     'An _acme-challenge TXT value was removed.',
     { name: 'string', challenge_id: 'string' },
   ),
+  'dns.dnssec_enabled': e(
+    'dns.dnssec_enabled',
+    'domain',
+    'Зону підписано DNSSEC (або змінено алгоритм); DS ще треба опублікувати в батьківській зоні.',
+    'The zone was signed with DNSSEC (or its algorithm changed); the DS is not yet at the parent.',
+    { domain: 'string', algorithm: 'integer', key_tag: 'integer', ds: 'string[]: the DS records to publish', serial: 'integer' },
+  ),
+  'dns.dnssec_disabled': e(
+    'dns.dnssec_disabled',
+    'domain',
+    'DNSSEC вимкнено: зона більше не підписується.',
+    'DNSSEC was switched off: the zone is no longer signed.',
+    { domain: 'string', serial: 'integer' },
+  ),
   'certificate.requested': e('certificate.requested', 'domain', 'Замовлено сертифікат.', 'A certificate was requested.', {
     certificate_id: 'string',
     names: 'string[]',

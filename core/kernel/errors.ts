@@ -86,6 +86,10 @@ export type ErrorCode =
   | 'axfr_failed'
   | 'axfr_incomplete'
   | 'axfr_tsig_invalid'
+  // dnssec
+  | 'dnssec_algorithm_unsupported'
+  | 'dnssec_ds_at_parent'
+  | 'dnssec_algorithm_rollover_unavailable'
   // certificates
   | 'certificate_not_found'
   | 'certificate_not_ready'
@@ -227,6 +231,9 @@ export interface ErrorParamMap {
   axfr_failed: { server: Param; rcode: Param };
   axfr_incomplete: { server: Param; reason: Param };
   axfr_tsig_invalid: { server: Param; reason: Param };
+  dnssec_algorithm_unsupported: { algorithm: Param };
+  dnssec_ds_at_parent: { domain: Param };
+  dnssec_algorithm_rollover_unavailable: { domain: Param; algorithm: Param };
   certificate_not_found: { certificate_id: Param };
   certificate_not_ready: { certificate_id: Param; status: Param };
   certificate_not_revocable: { certificate_id: Param; status: Param };

@@ -162,6 +162,14 @@ export interface EventData {
   };
   'dns.acme_challenge_added': { readonly name: string; readonly challenge_id: string };
   'dns.acme_challenge_removed': { readonly name: string; readonly challenge_id: string };
+  'dns.dnssec_enabled': {
+    readonly domain: string;
+    readonly algorithm: number;
+    readonly key_tag: number;
+    readonly ds: readonly string[];
+    readonly serial: number;
+  };
+  'dns.dnssec_disabled': { readonly domain: string; readonly serial: number };
   'certificate.requested': {
     readonly names: readonly string[];
     readonly domains: readonly string[];

@@ -36,6 +36,7 @@ export const RIGHT_NAMES = [
   'domain.nameservers',
   'domain.lock',
   'domain.labels',
+  'dns.dnssec',
 ] as const;
 export type RightName = (typeof RIGHT_NAMES)[number];
 
@@ -152,6 +153,15 @@ export const RIGHTS: Readonly<Record<RightName, RightInfo>> = {
     'domain',
     'змінювати мітки доменів (мітки розширюють доступ ключів, обмежених мітками)',
     'change domain labels (labels widen what label-scoped keys reach)',
+  ),
+  // A badly signed zone, or a DS at the parent that no longer matches our keys, takes the domain off the
+  // internet for every validating resolver: class 3 (DESIGN: DNSSEC).
+  'dns.dnssec': r(
+    'dns.dnssec',
+    3,
+    'domain',
+    'вмикати й вимикати DNSSEC, публікувати DS у реєстрі (помилка робить домен недоступним для резолверів, що перевіряють підписи)',
+    'switch DNSSEC on and off and publish the DS at the registry (a mistake makes the domain unreachable through validating resolvers)',
   ),
 };
 

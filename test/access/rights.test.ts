@@ -21,6 +21,7 @@ const CATALOGUE: Record<string, number> = {
   'domain.nameservers': 3,
   'domain.lock': 3,
   'domain.labels': 3,
+  'dns.dnssec': 3,
 };
 
 /** What each right grants, itself included (DESIGN: dns.edit ⊃ dns.read, cert.issue ⊃ cert.read, …). */
@@ -42,6 +43,7 @@ const EXPANSION: Record<RightName, RightName[]> = {
   'domain.nameservers': ['domain.nameservers'],
   'domain.lock': ['domain.lock'],
   'domain.labels': ['domain.labels'],
+  'dns.dnssec': ['dns.dnssec'],
 };
 
 describe('rights catalogue (seed 2.4, DESIGN "Decisions")', () => {

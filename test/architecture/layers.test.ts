@@ -17,6 +17,8 @@ export const LAYERS: Readonly<Record<string, number>> = {
   domains: 3,
   dns: 4,
   certificates: 5,
+  // Signs zones (dns) and, through class 3 operations (operations, above it), moves the DS at the registry.
+  dnssec: 5,
   operations: 6,
   monitoring: 7,
   sandbox: 8,

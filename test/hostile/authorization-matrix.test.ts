@@ -152,6 +152,10 @@ export const RIGHTS_BY_HAND: Record<string, Hand> = {
   // DNS: the domain in the path. The plan under test changes an A record, so only dns.edit applies it.
   listRecords: key(gate(on('dns.read'))),
   exportZone: key(gate(on('dns.read'))),
+  // DNSSEC: reading is dns.read; signing and unsigning are dns.dnssec (class 3).
+  getDnssec: key(gate(on('dns.read'))),
+  enableDnssec: key(gate(on('dns.dnssec'))),
+  disableDnssec: key(gate(on('dns.dnssec'))),
   createPlan: key(gate(on('dns.edit'))),
   getPlan: key(gate(on('dns.read'))),
   applyPlan: key(gate(on('dns.edit'))),
@@ -201,8 +205,19 @@ export const RIGHTS_BY_HAND: Record<string, Hand> = {
   simulateTransferOut: { access: 'key', sandboxOnly: true, gates: [gate(on('domain.read'))] },
 };
 
-/** Class 3 writes that take effect at once: setting the transfer lock again (safer), deciding an operation. */
-const AT_ONCE_CLASS3 = new Set(['setTransferLock', 'confirmOperation', 'cancelOperation', 'rejectTransferOut']);
+/**
+ * Class 3 writes that take effect at once: setting the transfer lock again (safer), deciding an operation,
+ * rejecting a transfer out (the safe direction), and DNSSEC while the parent holds no DS (DESIGN: PUT signs
+ * at once; DELETE is at once until a DS is there).
+ */
+const AT_ONCE_CLASS3 = new Set([
+  'setTransferLock',
+  'confirmOperation',
+  'cancelOperation',
+  'rejectTransferOut',
+  'enableDnssec',
+  'disableDnssec',
+]);
 
 /** Inputs for each route: the real ids of the fixture, and bodies the schema alone cannot produce. */
 const SAMPLES: Record<string, (f: Fixture) => Sample> = {
@@ -216,6 +231,7 @@ const SAMPLES: Record<string, (f: Fixture) => Sample> = {
   cancelTransferAsOwner: () => ({ params: { domain: TARGET, id: 'no-such-transfer' }, body: { environment: 'test' } }),
   rejectTransferOutAsOwner: () => ({ params: { domain: TARGET }, body: { environment: 'test' } }),
   simulateTransferOut: () => ({ body: { domain: TARGET } }),
+  enableDnssec: () => ({ body: { algorithm: 13 } }),
   createPlan: () => ({ body: { changes: [{ action: 'create', name: 'hostile-matrix', type: 'A', ttl: 300, values: ['192.0.2.1'] }] } }),
   getPlan: (f) => ({ params: { id: f.plan } }),
   applyPlan: (f) => ({ params: { id: f.planApply }, body: {} }),

@@ -73,7 +73,14 @@ export const startApi = async (kind: StoreKind, options: TestApiOptions = {}): P
   const { app } = system.http();
   let dns: EmbeddedNameserver | null = null;
   if (options.dns) {
-    dns = new EmbeddedNameserver({ host: '127.0.0.1', port: options.dnsPort ?? 0, axfrAllow: ['127.0.0.1'], secondaries: [] });
+    const box = system.get(TOKENS.SecretBox);
+    dns = new EmbeddedNameserver({
+      host: '127.0.0.1',
+      port: options.dnsPort ?? 0,
+      axfrAllow: ['127.0.0.1'],
+      secondaries: [],
+      openKey: (sealed) => box.open(sealed), // signed zones (DNSSEC), as serveDns does
+    });
     await dns.start();
     system.get(TOKENS.ZonePublisher).attach(dns);
     dns.acceptSigned(

@@ -1,5 +1,20 @@
+import { createHash } from 'node:crypto';
 import { isRecordType, type RecordSet } from '../../../core/dns/zone/record-set.js';
+import type { ZoneSigning, ZoneSigningKey } from '../../../core/dns/zone/zone-signing.js';
 import type { Zone } from '../../../core/dns/zone/zone.js';
+import {
+  canonicalCompare,
+  canonicalLabels,
+  dnskeyRdata,
+  keySets,
+  openKey,
+  RR,
+  SignatureCache,
+  signRrset,
+  tailOf,
+  typeBitmap,
+  withTtl,
+} from './dnssec.js';
 import { encodeValue, normaliseName, soaFields } from './rdata.js';
 import { encodedSet, nameWire, T, type EncodedSet } from './wire.js';
 
@@ -25,6 +40,14 @@ export interface ZoneNode {
   cut: boolean;
   /** For a cut: its NS set then the glue for in-zone targets, ready for a referral. */
   glue: Part[];
+  /** Signed zones: the RRSIGs over each of this name's RRsets, by the type they cover. */
+  sigs?: Map<number, EncodedSet>;
+}
+
+/** The NSEC chain of a signed zone, in canonical order (RFC 4034 §6.1), for finding the record that covers a name. */
+export interface NsecChain {
+  readonly labels: ReadonlyArray<readonly string[]>;
+  readonly nodes: readonly ZoneNode[];
 }
 
 /** A published zone, compiled so that a query does no scanning: one map lookup per name tried. */
@@ -42,7 +65,37 @@ export interface CompiledZone {
   readonly expire: number;
   /** For NS, MX and SRV sets: the A/AAAA sets of their in-zone targets, for the additional section. */
   readonly additional: ReadonlyMap<EncodedSet, readonly Part[]>;
+  /** Signed (DNSSEC): the NSEC chain, and the RRSIG over the SOA at the negative TTL. Null when unsigned. */
+  readonly dnssec: { readonly chain: NsecChain; readonly negativeSoaSig: EncodedSet } | null;
 }
+
+/** How a zone is signed when it carries `signing`: the opener of its sealed keys, and the last compile's signatures. */
+export interface CompileOptions {
+  readonly openKey?: (sealed: string) => string;
+  readonly signatures?: SignatureCache;
+}
+
+/** TTL of the DNSKEY, CDS and CDNSKEY sets (Knot's default dnskey-ttl is the SOA TTL; ours is an hour too). */
+export const DNSKEY_TTL = 3600;
+
+/** RFC 4034 Appendix B: the key tag of a DNSKEY RDATA. */
+export const keyTag = (rdata: Buffer): number => {
+  let ac = 0;
+  for (let i = 0; i < rdata.length; i++) ac += i & 1 ? rdata[i]! : rdata[i]! << 8;
+  ac += (ac >> 16) & 0xffff;
+  return ac & 0xffff;
+};
+
+/** DS RDATA with a SHA-256 digest (RFC 4034 §5.1.4, RFC 4509): key tag, algorithm, 2, digest of owner ‖ DNSKEY RDATA. */
+export const dsRdata = (apexWire: Buffer, k: Pick<ZoneSigningKey, 'flags' | 'algorithm' | 'publicKey'>): Buffer => {
+  const rdata = dnskeyRdata(k);
+  const digest = createHash('sha256').update(apexWire).update(rdata).digest();
+  const head = Buffer.alloc(4);
+  head.writeUInt16BE(keyTag(rdata), 0);
+  head[2] = k.algorithm;
+  head[3] = 2;
+  return Buffer.concat([head, digest]);
+};
 
 const TYPE_CODES: Record<string, number> = {
   A: T.A,
@@ -66,7 +119,7 @@ export const inZone = (name: string, apex: string): boolean => name === apex || 
  * throws; a record set that cannot be encoded is skipped and reported through `skip` (the plan checks
  * should have refused it; one bad record must not take the whole zone off the air).
  */
-export const compileZone = (zone: Zone, skip: (reason: string, set: RecordSet) => void): CompiledZone => {
+export const compileZone = (zone: Zone, skip: (reason: string, set: RecordSet) => void, options: CompileOptions = {}): CompiledZone => {
   const apex = normaliseName(zone.domain);
   if (apex === '') throw new TypeError('nameserver: a zone needs a domain below the root');
   const nodes = new Map<string, ZoneNode>();
@@ -177,5 +230,92 @@ export const compileZone = (zone: Zone, skip: (reason: string, set: RecordSet) =
     }
   }
 
-  return { apex, labels: apex.split('.').length, serial, nodes, apexNode, soa, negativeSoa, recordCount, expire, additional };
+  let dnssec: CompiledZone['dnssec'] = null;
+  if (zone.signing) {
+    if (!options.openKey) throw new TypeError(`nameserver: zone ${apex} is signed, but this server cannot open signing keys`);
+    const signed = signZone(apex, apexNode, nodes, soa, negativeSoa, zone.signing, options.openKey, options.signatures ?? null);
+    recordCount += signed.records;
+    dnssec = { chain: signed.chain, negativeSoaSig: signed.negativeSoaSig };
+  }
+
+  return { apex, labels: apex.split('.').length, serial, nodes, apexNode, soa, negativeSoa, recordCount, expire, additional, dnssec };
+};
+
+const addSet = (n: ZoneNode, set: EncodedSet): void => {
+  n.sets.set(set.type, set);
+  n.order.push(set);
+};
+
+/**
+ * Signs the compiled names in place (RFC 4035 §2): DNSKEY (and CDS/CDNSKEY) at the apex, an NSEC at every
+ * authoritative name and delegation point (RFC 4035 §2.3), and RRSIGs over every authoritative RRset —
+ * at a delegation point only over DS and NSEC, and nothing below a cut (glue is not signed, §2.2).
+ */
+const signZone = (
+  apex: string,
+  apexNode: ZoneNode,
+  nodes: Map<string, ZoneNode>,
+  soa: EncodedSet,
+  negativeSoa: EncodedSet,
+  signing: ZoneSigning,
+  open: (sealed: string) => string,
+  cache: SignatureCache | null,
+): { chain: NsecChain; negativeSoaSig: EncodedSet; records: number } => {
+  const keys = signing.keys.filter((k) => k.signing).map((k) => openKey(k, open));
+  if (keys.length === 0) throw new TypeError(`nameserver: zone ${apex} is signed with no signing key`);
+  cache?.begin();
+  let records = 0;
+  const { dnskey, cds, cdnskey } = keySets(signing, DNSKEY_TTL, (k) => dsRdata(apexNode.wire, k));
+  for (const s of [dnskey, cds, cdnskey]) {
+    if (!s || s.tails.length === 0) continue;
+    addSet(apexNode, s);
+    records += s.tails.length;
+  }
+
+  // Names below a cut are not authoritative (glue, RFC 4035 §2.2): neither chained nor signed.
+  const below = (name: string): boolean => {
+    for (let n = name; n !== apex;) {
+      n = n.slice(n.indexOf('.') + 1);
+      if (n !== apex && nodes.get(n)?.cut) return true;
+    }
+    return false;
+  };
+  const members: Array<{ labels: string[]; node: ZoneNode }> = [];
+  for (const n of nodes.values()) if (n.order.length > 0 && !below(n.name)) members.push({ labels: canonicalLabels(n.name), node: n });
+  members.sort((a, b) => canonicalCompare(a.labels, b.labels));
+
+  // RFC 4034 §4, RFC 9077: NSEC TTL is the negative-caching TTL, min(SOA TTL, SOA MINIMUM).
+  const nsecTtl = negativeSoa.ttl;
+  for (let i = 0; i < members.length; i++) {
+    const n = members[i]!.node;
+    const next = members[(i + 1) % members.length]!.node;
+    const types = n.cut ? [T.NS, ...(n.sets.has(T.DS) ? [T.DS] : [])] : [...n.sets.keys()];
+    const bitmap = typeBitmap([...types, RR.RRSIG, RR.NSEC]);
+    addSet(n, encodedSet(RR.NSEC, nsecTtl, [tailOf(RR.NSEC, nsecTtl, Buffer.concat([next.wire, bitmap]))]));
+    records++;
+  }
+
+  for (const { node: n } of members) {
+    const sigs = new Map<number, EncodedSet>();
+    const all: Buffer[] = [];
+    for (const set of n.order) {
+      if (n.cut && set.type !== T.DS && set.type !== RR.NSEC) continue;
+      const tails = signRrset(n.wire, apexNode.wire, set, keys, signing, cache, `${n.name}/${set.type}`);
+      sigs.set(set.type, encodedSet(RR.RRSIG, set.ttl, tails));
+      all.push(...tails);
+    }
+    n.sigs = sigs;
+    // The name's RRSIG records as one set, for zone transfers and RRSIG queries.
+    addSet(n, encodedSet(RR.RRSIG, 0, all));
+    records += all.length;
+  }
+  cache?.commit();
+  const soaSigs = apexNode.sigs!.get(T.SOA)!;
+  const negativeSoaSig = encodedSet(
+    RR.RRSIG,
+    negativeSoa.ttl,
+    soaSigs.tails.map((t) => withTtl(t, negativeSoa.ttl)),
+  );
+  void soa;
+  return { chain: { labels: members.map((m) => m.labels), nodes: members.map((m) => m.node) }, negativeSoaSig, records };
 };

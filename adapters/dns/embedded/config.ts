@@ -25,6 +25,11 @@ export interface EmbeddedNameserverConfig {
   /** NSID (RFC 5001): what this server calls itself to a query that asks (e.g. a host name); none by default. At most 128 octets of UTF-8. */
   readonly nsid?: string;
   /**
+   * Opens the sealed DNSSEC private keys of signed zones (the secret box's `open`). Without it a signed
+   * zone cannot be published (the publish throws, the zone keeps its last version).
+   */
+  readonly openKey?: (sealed: string) => string;
+  /**
    * NOTIFY secondaries on every publish (default true). False when something else orders the NOTIFY —
    * the DNS cluster sends it only once every worker serves the new serial (adapters/dns/cluster.ts).
    */
@@ -69,6 +74,7 @@ export interface ValidConfig {
   readonly reusePort: boolean;
   readonly ixfrJournal: number;
   readonly rrl: { readonly rate: number; readonly slip: number } | null;
+  readonly openKey: ((sealed: string) => string) | null;
 }
 
 const configError = (what: string): TypeError => new TypeError(`nameserver config: ${what}`);
@@ -152,6 +158,7 @@ export const validateConfig = (c: EmbeddedNameserverConfig): ValidConfig => {
     reusePort: c.reusePort ?? false,
     ixfrJournal: c.ixfrJournal ?? 100,
     rrl: c.rrl ? { rate: c.rrl.rate, slip: c.rrl.slip ?? 1 } : null,
+    openKey: typeof c.openKey === 'function' ? c.openKey : null,
   };
 };
 

@@ -18,6 +18,7 @@ import {
   type Query,
 } from './message.js';
 import { Journal } from './journal.js';
+import { SignatureCache } from './dnssec.js';
 import { Notifier } from './notifier.js';
 import type { DnsObserver } from './observer.js';
 import { normaliseName } from './rdata.js';
@@ -80,6 +81,8 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
   private readonly zones = new Map<string, CompiledZone>();
   /** Per zone, the diffs between the versions published here, for incremental IXFR (journal.ts). */
   private readonly journals = new Map<string, Journal>();
+  /** Per signed zone, the signatures of its last compile: a publish re-signs only the RRsets that changed (dnssec.ts). */
+  private readonly signatures = new Map<string, SignatureCache>();
   private readonly notifier: Notifier;
   private readonly connections = new Set<net.Socket>();
   /** Finished UDP replies by question (answer-cache.ts); cleared on every publish and withdraw. */
@@ -293,9 +296,15 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
    * nor behind what the secondaries already hold. Secondaries are notified in the background.
    */
   async publish(zone: Zone): Promise<void> {
-    const compiled = compileZone(zone, (reason, set) =>
-      this.log.error({ zone: zone.domain, name: set.name, type: set.type, reason }, 'record set not served'),
+    const apex = normaliseName(zone.domain);
+    let signatures = this.signatures.get(apex);
+    if (zone.signing && !signatures) this.signatures.set(apex, (signatures = new SignatureCache()));
+    const compiled = compileZone(
+      zone,
+      (reason, set) => this.log.error({ zone: zone.domain, name: set.name, type: set.type, reason }, 'record set not served'),
+      { ...(this.config.openKey ? { openKey: this.config.openKey } : {}), ...(signatures ? { signatures } : {}) },
     );
+    if (!zone.signing) this.signatures.delete(apex);
     const current = this.zones.get(compiled.apex);
     if (current && serialBefore(compiled.serial, current.serial)) {
       this.log.warn({ zone: compiled.apex, serial: compiled.serial, served: current.serial }, 'publish of an older serial ignored');
@@ -320,6 +329,7 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
   async withdraw(domain: string): Promise<void> {
     const apex = normaliseName(domain);
     this.journals.delete(apex);
+    this.signatures.delete(apex);
     if (this.zones.delete(apex)) {
       this.cache?.clear();
       this.log.debug({ zone: apex }, 'zone withdrawn');
@@ -436,7 +446,7 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
       const reply = zone
         ? buildReply(
             q,
-            resolve(zone, q.name, q.suffixes, q.qtype),
+            resolve(zone, q.name, q.suffixes, q.qtype, q.edns?.dnssecOk === true),
             limit,
             q.edns?.expire && q.qtype === T.SOA && q.name === zone.apex ? { ...this.extras, expire: zone.expire } : this.extras,
           )

@@ -1,4 +1,5 @@
 import { RECORD_TYPES } from '../../../core/dns/zone/record-set.js';
+import { DNSSEC_TYPES } from '../../../core/dns/zone/zone-signing.js';
 import { normalizeDomain } from '../../../core/kernel/domain-name.js';
 import { route, type Route } from '../route.js';
 import { schema } from '../schema-type.js';
@@ -28,7 +29,11 @@ const change = schema({
   properties: {
     action: { type: 'string', enum: ['create', 'update', 'delete'] },
     name: { type: 'string', maxLength: 1000, description: 'FQDN, a name relative to the zone, or @ for the apex.' },
-    type: { type: 'string', enum: [...RECORD_TYPES] },
+    type: {
+      type: 'string',
+      enum: [...RECORD_TYPES, ...DNSSEC_TYPES],
+      description: 'DNSSEC types are the service’s: accepted here only to be refused by the check dnssec-service-owned.',
+    },
     ttl: { type: 'integer', description: 'Checked by the plan (0…2147483647).' },
     values,
     current: { type: 'object', additionalProperties: false, required: ['ttl', 'values'], properties: { ttl: { type: 'integer' }, values } },

@@ -11,6 +11,8 @@ import type { Environment } from '../../../core/kernel/environment.js';
 import { bool, date, dateOrNull, iso, json, parse, rawRows } from '../rows.js';
 import type { ChangeAnnouncer } from '../../../core/kernel/change-feed.port.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';
+import { zoneSigningOf } from '../../../core/dnssec/dnssec-state.js';
+import { stateOf, type DnssecRow } from './dnssec.repository.js';
 
 type ZoneRow = { id: string; account_id: string; environment: string; domain: string; serial: string | number };
 type Db = ReturnType<KnexUnitOfWork['db']>;
@@ -95,14 +97,25 @@ export class SqlZoneRepository implements ZoneRepository {
       const rows = await rawRows<{ zone_id: string; sets: string }>(db, SETS_SQL[engine].replace('#', ids.map(() => '?').join(', ')), ids);
       for (const r of rows) byZone.set(r.zone_id, setsOf(parse<unknown[]>(r.sets), engine));
     }
-    return zones.map((z) => ({
-      id: z.id,
-      accountId: z.account_id,
-      environment: z.environment as Environment,
-      domain: z.domain,
-      serial: Number(z.serial),
-      recordSets: byZone.get(z.id) ?? [],
-    }));
+    // Signed zones carry what the nameserver signs them with (DNSSEC: keys sealed, the signature window).
+    const signing = new Map<string, DnssecRow>();
+    for (let i = 0; i < zones.length; i += 500) {
+      const ids = zones.slice(i, i + 500).map((z) => z.id);
+      const rows: DnssecRow[] = await db('dnssec_zones').whereIn('zone_id', ids);
+      for (const r of rows) signing.set(r.zone_id, r);
+    }
+    return zones.map((z) => {
+      const d = signing.get(z.id);
+      return {
+        id: z.id,
+        accountId: z.account_id,
+        environment: z.environment as Environment,
+        domain: z.domain,
+        serial: Number(z.serial),
+        recordSets: byZone.get(z.id) ?? [],
+        ...(d ? { signing: zoneSigningOf(stateOf(d)) } : {}),
+      };
+    });
   }
 
   async find(accountId: string, environment: Environment, domain: string): Promise<StoredZone | null> {

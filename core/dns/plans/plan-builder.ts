@@ -5,6 +5,8 @@ import { RULES } from '../checks/index.js';
 import { inputResult } from '../checks/input-rule.js';
 import { inputSyntax } from '../checks/input-syntax.js';
 import { recordType, SUPPORTED_TYPES } from '../checks/record-type.js';
+import { dnssecServiceOwned } from '../checks/dnssec-service-owned.js';
+import { isDnssecType } from '../zone/zone-signing.js';
 import { makePlanDelta, zoneRuleResults } from '../checks/plan-delta.js';
 import type { Rule } from '../checks/rule.js';
 import { indexSets, makeView, newViewCache, result } from '../checks/rule.js';
@@ -118,6 +120,10 @@ const fromChanges = (origin: string, current: Index, inputs: readonly ChangeInpu
       continue;
     }
     const action = c.action as Change['action'];
+    if (isDnssecType(c.type)) {
+      results.push(dnssecOwned(rawName, c.type));
+      continue;
+    }
     if (!isRecordType(c.type)) {
       results.push(
         inputResult(
@@ -334,6 +340,10 @@ const fromRecords = (origin: string, inputs: readonly RecordSetInput[]): { desir
   }
   for (const r of inputs) {
     const rawName = typeof r?.name === 'string' ? r.name : String(r?.name);
+    if (r && typeof r === 'object' && isDnssecType(r.type)) {
+      results.push(dnssecOwned(rawName, r.type));
+      continue;
+    }
     if (!r || typeof r !== 'object' || !isRecordType(r.type)) {
       results.push(
         inputResult(
@@ -549,3 +559,13 @@ export const buildPlan = (args: {
     counts,
   };
 };
+
+/** A DNSSEC type in a plan: the service's own (DESIGN: DNSSEC), with the reason and where it is managed. */
+const dnssecOwned = (name: string, type: string): CheckResult =>
+  inputResult(
+    dnssecServiceOwned,
+    name,
+    type,
+    `${type} records belong to the service: it makes them when it signs the zone. Switch DNSSEC on or off with PUT or DELETE /v1/domains/{domain}/dnssec.`,
+    `Записи ${type} належать сервісу: він створює їх, коли підписує зону. Вмикайте й вимикайте DNSSEC через PUT або DELETE /v1/domains/{domain}/dnssec.`,
+  );

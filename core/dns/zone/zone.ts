@@ -1,11 +1,14 @@
 import type { Environment } from '../../kernel/environment.js';
 import type { RecordSet } from './record-set.js';
+import type { ZoneSigning } from './zone-signing.js';
 
 /** A zone: the domain's record sets, including the service's apex SOA and NS. */
 export interface Zone {
   readonly domain: string;
   readonly serial: number;
   readonly recordSets: readonly RecordSet[];
+  /** Present when the zone is signed (DNSSEC): the nameserver signs it when it compiles it. */
+  readonly signing?: ZoneSigning;
 }
 
 export interface StoredZone extends Zone {

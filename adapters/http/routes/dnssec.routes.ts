@@ -1,0 +1,98 @@
+import type { DisableDnssec } from '../../../core/dnssec/disable-dnssec.use-case.js';
+import type { EnableDnssec } from '../../../core/dnssec/enable-dnssec.use-case.js';
+import type { ReadDnssec } from '../../../core/dnssec/read-dnssec.use-case.js';
+import { route, type Route } from '../route.js';
+import { schema } from '../schema-type.js';
+import { domainParam } from '../schemas.js';
+
+/** DNSSEC of a zone (/v1/domains/{domain}/dnssec; DESIGN: DNSSEC). */
+export interface DnssecUseCases {
+  readonly enableDnssec: Pick<EnableDnssec, 'execute'>;
+  readonly readDnssec: Pick<ReadDnssec, 'execute'>;
+  readonly disableDnssec: Pick<DisableDnssec, 'execute'>;
+}
+
+const dnssecView = schema({
+  type: 'object',
+  required: ['enabled', 'algorithm', 'status', 'keys', 'ds'],
+  properties: {
+    enabled: { type: 'boolean' },
+    algorithm: { type: ['integer', 'null'], description: '13: ECDSA P-256 SHA-256; 15: Ed25519.' },
+    status: {
+      type: ['string', 'null'],
+      enum: ['signed', 'ds_pending', 'secure', 'rolling', 'disabling', null],
+      description: 'signed: DS not at the parent yet; secure: the parent holds our DS; null when off.',
+    },
+    ds_at_parent: { type: 'boolean' },
+    keys: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          tag: { type: 'integer' },
+          algorithm: { type: 'integer' },
+          flags: { type: 'integer', description: '257: a CSK (one key signs everything).' },
+          role: { type: 'string', enum: ['csk'] },
+          state: { type: 'string', enum: ['active', 'published', 'retired'] },
+          dnskey: { type: 'string', description: 'The DNSKEY RDATA in presentation form.' },
+          created_at: { type: 'string', format: 'date-time' },
+        },
+      },
+    },
+    ds: { type: 'array', items: { type: 'string' }, description: 'The DS to publish at the parent: "<tag> <alg> 2 <sha-256 hex>".' },
+    signatures: {
+      type: ['object', 'null'],
+      properties: { inception: { type: 'string', format: 'date-time' }, expiration: { type: 'string', format: 'date-time' } },
+    },
+  },
+});
+
+export const dnssecRoutes = (uc: DnssecUseCases): Route[] => [
+  route({
+    id: 'getDnssec',
+    method: 'GET',
+    path: '/v1/domains/{domain}/dnssec',
+    tag: 'DNS',
+    writes: false,
+    summary: "The zone's DNSSEC (dns.read): status, keys (public parts), the DS to publish",
+    access: { kind: 'key', right: 'dns.read', domainParam: 'domain' },
+    params: domainParam,
+    responses: { 200: { description: 'DNSSEC state', schema: dnssecView } },
+    errors: ['domain_not_found'],
+    handle: async (i) => ({ status: 200, body: await uc.readDnssec.execute(i.key, i.params.domain) }),
+  }),
+  route({
+    id: 'enableDnssec',
+    method: 'PUT',
+    path: '/v1/domains/{domain}/dnssec',
+    tag: 'DNS',
+    writes: true,
+    summary: 'Sign the zone (dns.dnssec, class 3): at once, with a new CSK; the same algorithm again changes nothing',
+    description:
+      'Signs every RRset, publishes DNSKEY and an NSEC chain; answers with the DS to publish at the parent. The zone is validated only once the parent holds that DS.',
+    access: { kind: 'key', right: 'dns.dnssec', domainParam: 'domain' },
+    params: domainParam,
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['algorithm'],
+      properties: { algorithm: { type: 'integer', description: '13 (ECDSA P-256 SHA-256) or 15 (Ed25519).' } },
+    },
+    responses: { 200: { description: 'Signed', schema: dnssecView } },
+    errors: ['domain_not_found', 'dnssec_algorithm_unsupported', 'dnssec_algorithm_rollover_unavailable', 'zone_busy'],
+    handle: async (i) => ({ status: 200, body: await uc.enableDnssec.execute(i.key, i.params.domain, i.body.algorithm) }),
+  }),
+  route({
+    id: 'disableDnssec',
+    method: 'DELETE',
+    path: '/v1/domains/{domain}/dnssec',
+    tag: 'DNS',
+    writes: true,
+    summary: 'Stop signing (dns.dnssec, class 3): at once while the parent holds no DS',
+    access: { kind: 'key', right: 'dns.dnssec', domainParam: 'domain' },
+    params: domainParam,
+    responses: { 200: { description: 'Unsigned', schema: dnssecView } },
+    errors: ['domain_not_found', 'dnssec_ds_at_parent', 'zone_busy'],
+    handle: async (i) => ({ status: 200, body: await uc.disableDnssec.execute(i.key, i.params.domain) }),
+  }),
+];

@@ -1,0 +1,13 @@
+import type { DnssecState } from '../dnssec-state.js';
+
+/** Where a zone's DNSSEC state and keys are kept (the zone repository reads them back to sign the zone). */
+export interface DnssecRepository {
+  find(zoneId: string): Promise<DnssecState | null>;
+  /** Inserts or replaces the state and its keys. */
+  save(state: DnssecState): Promise<void>;
+  remove(zoneId: string): Promise<void>;
+  /** Signed zones whose signature window started before `before` (the worker refreshes them). */
+  windowsBefore(before: Date, limit: number): Promise<Array<{ zoneId: string; domain: string }>>;
+  /** Moves the signature window (in the transaction that bumps the zone's serial). */
+  setWindow(zoneId: string, start: Date): Promise<void>;
+}

@@ -1,0 +1,58 @@
+import { ContainerModule, type Container, type ServiceIdentifier } from 'inversify';
+import { NodeDnssecCrypto } from '../../adapters/crypto/node/index.js';
+import type { SqlStore } from '../../adapters/sql/index.js';
+import type { UseCases } from '../../adapters/http/index.js';
+import type { DnssecDeps } from '../../core/dnssec/dnssec-deps.js';
+import { DisableDnssec } from '../../core/dnssec/disable-dnssec.use-case.js';
+import { EnableDnssec } from '../../core/dnssec/enable-dnssec.use-case.js';
+import { ReadDnssec } from '../../core/dnssec/read-dnssec.use-case.js';
+import { RefreshSignatures } from '../../core/dnssec/refresh-signatures.use-case.js';
+import type { Recorder } from '../../core/kernel/recorder.js';
+import { TOKENS as T } from '../tokens.js';
+
+/** The dnssec capability: keys through node:crypto, sealed with the platform's secret box. */
+export const dnssecModule = () =>
+  new ContainerModule(({ bind }) => {
+    bind(T.DnssecCrypto).toConstantValue(new NodeDnssecCrypto());
+    const deps = [id(T.Store), T.ZoneService, T.DnssecCrypto, T.SecretBox, T.Random, T.Clock, T.Recorder] as const;
+    const make = (
+      st: SqlStore,
+      zoneService: DnssecDeps['zoneService'],
+      crypto: DnssecDeps['crypto'],
+      box: DnssecDeps['box'],
+      random: DnssecDeps['random'],
+      clock: DnssecDeps['clock'],
+      events: Recorder,
+    ): DnssecDeps => ({
+      zones: st.zones,
+      dnssec: st.dnssec,
+      zoneService,
+      crypto,
+      box,
+      random,
+      clock,
+      events,
+      uow: st.uow,
+    });
+    bind(T.EnableDnssec)
+      .toResolvedValue((...a: Parameters<typeof make>) => new EnableDnssec(make(...a)), [...deps])
+      .inSingletonScope();
+    bind(T.DisableDnssec)
+      .toResolvedValue((...a: Parameters<typeof make>) => new DisableDnssec(make(...a)), [...deps])
+      .inSingletonScope();
+    bind(T.RefreshSignatures)
+      .toResolvedValue((...a: Parameters<typeof make>) => new RefreshSignatures(make(...a)), [...deps])
+      .inSingletonScope();
+    bind(T.ReadDnssec)
+      .toResolvedValue((st: SqlStore) => new ReadDnssec({ zones: st.zones, dnssec: st.dnssec }), [id(T.Store)])
+      .inSingletonScope();
+  });
+
+const id = <X>(token: ServiceIdentifier<X>) => token;
+
+/** What the routes call of this capability. */
+export const dnssecUseCases = (c: Container): Pick<UseCases, 'enableDnssec' | 'readDnssec' | 'disableDnssec'> => ({
+  enableDnssec: c.get(T.EnableDnssec),
+  readDnssec: c.get(T.ReadDnssec),
+  disableDnssec: c.get(T.DisableDnssec),
+});

@@ -1,0 +1,15 @@
+import { token } from './token.js';
+import type { EnableDnssec } from '../../core/dnssec/enable-dnssec.use-case.js';
+import type { ReadDnssec } from '../../core/dnssec/read-dnssec.use-case.js';
+import type { DisableDnssec } from '../../core/dnssec/disable-dnssec.use-case.js';
+import type { RefreshSignatures } from '../../core/dnssec/refresh-signatures.use-case.js';
+import type { DnssecCrypto } from '../../core/dnssec/ports/dnssec-crypto.port.js';
+
+/** Injection tokens of the dnssec capability. */
+export const DNSSEC_TOKENS = {
+  DnssecCrypto: token<DnssecCrypto>('DnssecCrypto'),
+  EnableDnssec: token<EnableDnssec>('EnableDnssec'),
+  ReadDnssec: token<ReadDnssec>('ReadDnssec'),
+  DisableDnssec: token<DisableDnssec>('DisableDnssec'),
+  RefreshSignatures: token<RefreshSignatures>('RefreshSignatures'),
+} as const;

@@ -1,0 +1,99 @@
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import { eachStore } from '../support/stores.js';
+import { bearer, startApi, type TestApi } from '../support/system.js';
+import { expectErrorShape } from '../support/error-shape.js';
+import { dig, requireTools } from '../dns/server/tools.js';
+import { startUnbound } from './validators.js';
+
+/**
+ * DESIGN "DNSSEC": PUT signs at once, GET reads, DELETE stops at once while the parent holds no DS; every
+ * write path re-signs (a plan applied on a signed zone is served signed and validates); private keys are
+ * sealed at rest and never answered; DNSSEC types are refused in plans with their own rule.
+ */
+eachStore('DNSSEC through the API (PUT, GET, DELETE …/dnssec)', (kind) => {
+  let api: TestApi;
+  let key: string;
+  let editor: string;
+  const zone = 'domivka-demo.com.ua';
+  before(async function () {
+    requireTools(this, 'dig', 'unbound');
+    api = await startApi(kind, { dns: true });
+    key = (
+      await api.issueKey({ environment: 'test', rights: ['dns.dnssec', 'dns.read'], domains: [zone], conditions: { cidr: '127.0.0.0/8' } })
+    ).secret;
+    editor = (await api.issueKey({ environment: 'test', rights: ['dns.edit'], domains: [zone] })).secret;
+  });
+  after(async () => api?.close());
+
+  const call = (method: string, path: string, secret: string, json?: unknown) =>
+    api.call(path, { method, headers: { ...bearer(secret), 'idempotency-key': randomUUID() }, ...(json === undefined ? {} : { json }) });
+
+  it('refuses an unsupported algorithm with its own code, and a key without dns.dnssec', async () => {
+    const bad = await call('PUT', `/v1/domains/${zone}/dnssec`, key, { algorithm: 8 });
+    expectErrorShape(bad, 422, 'dnssec_algorithm_unsupported');
+    const denied = await call('PUT', `/v1/domains/${zone}/dnssec`, editor, { algorithm: 13 });
+    expect(denied.status).to.equal(403);
+    expect(denied.body.error.code).to.equal('right_missing');
+  });
+
+  it('signs at once, answers the DS, and the zone validates through unbound with that DS; a plan re-signs', async () => {
+    const on = await call('PUT', `/v1/domains/${zone}/dnssec`, key, { algorithm: 13 });
+    expect(on.status, JSON.stringify(on.body)).to.equal(200);
+    expect(on.body).to.include({ enabled: true, algorithm: 13, status: 'signed' });
+    expect(on.body.keys).to.have.length(1);
+    expect(on.body.keys[0]).to.include({ algorithm: 13, flags: 257, role: 'csk', state: 'active' });
+    expect(on.body.ds[0]).to.match(new RegExp(`^${on.body.keys[0].tag} 13 2 [0-9A-F]{64}$`));
+    expect(JSON.stringify(on.body)).to.not.match(/private|sealed|BEGIN/i);
+    // Sealed at rest: the stored key holds no PKCS#8 in the clear.
+    const row = await api.system.store.knex('dnssec_zones').first();
+    expect(row.keys).to.not.contain('MIG'); // base64 of a DER SEQUENCE would start so
+
+    const again = await call('PUT', `/v1/domains/${zone}/dnssec`, key, { algorithm: 13 });
+    expect(again.body.keys[0].tag).to.equal(on.body.keys[0].tag);
+    expect(again.body.ds).to.deep.equal(on.body.ds);
+    const read = await call('GET', `/v1/domains/${zone}/dnssec`, key);
+    expect(read.body.ds).to.deep.equal(on.body.ds);
+
+    const answer = await dig(api.dnsPort!, `www.${zone}`, 'A', '+dnssec');
+    expect(answer.answer.map((r) => r.type)).to.deep.equal(['A', 'RRSIG']);
+    const unbound = await startUnbound(zone, on.body.ds, api.dnsPort!);
+    try {
+      const v = await unbound.query(`www.${zone}`, 'A');
+      expect(v.flags, v.raw).to.include('ad');
+      // Every write path re-signs: a plan applied on the signed zone is served signed.
+      const plan = await call('POST', `/v1/domains/${zone}/dns/plans`, editor, {
+        changes: [{ action: 'create', name: 'signed-later', type: 'A', ttl: 300, values: ['192.0.2.7'] }],
+      });
+      expect(plan.body.valid, JSON.stringify(plan.body.checks)).to.equal(true);
+      expect((await call('POST', `/v1/domains/${zone}/dns/plans/${plan.body.id}/apply`, editor, {})).status).to.equal(200);
+      const added = await unbound.query(`signed-later.${zone}`, 'A');
+      expect(added.status, added.raw).to.equal('NOERROR');
+      expect(added.flags, added.raw).to.include('ad');
+      const nx = await unbound.query(`not-there.${zone}`, 'A');
+      expect(nx.status).to.equal('NXDOMAIN');
+      expect(nx.flags, nx.raw).to.include('ad');
+    } finally {
+      await unbound.stop();
+    }
+  });
+
+  it('refuses DNSSEC types in a plan with the rule dnssec-service-owned', async () => {
+    const plan = await call('POST', `/v1/domains/${zone}/dns/plans`, editor, {
+      changes: [{ action: 'create', name: '@', type: 'DNSKEY', ttl: 300, values: ['257 3 13 AAAA'] }],
+    });
+    expect(plan.status, JSON.stringify(plan.body)).to.equal(201);
+    expect(plan.body.valid).to.equal(false);
+    expect(plan.body.checks.map((c: { rule: string }) => c.rule)).to.include('dnssec-service-owned');
+  });
+
+  it('DELETE stops signing at once while the parent holds no DS', async () => {
+    const off = await call('DELETE', `/v1/domains/${zone}/dnssec`, key);
+    expect(off.status, JSON.stringify(off.body)).to.equal(200);
+    expect(off.body).to.include({ enabled: false });
+    const answer = await dig(api.dnsPort!, `www.${zone}`, 'A', '+dnssec');
+    expect(answer.answer.map((r) => r.type)).to.deep.equal(['A']);
+    const events = await api.system.store.knex('events').whereIn('type', ['dns.dnssec_enabled', 'dns.dnssec_disabled']).orderBy('seq');
+    expect(events.map((e: { type: string }) => e.type)).to.deep.equal(['dns.dnssec_enabled', 'dns.dnssec_disabled']);
+  });
+});

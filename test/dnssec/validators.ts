@@ -1,0 +1,64 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { freePort, dig, type DigAnswer } from '../dns/server/tools.js';
+
+/** A running unbound: a validating resolver for one zone, trusting `ds` and asking `stubPort` (FACTS.md recipe). */
+export interface Unbound {
+  readonly port: number;
+  query(...args: string[]): Promise<DigAnswer>;
+  stop(): Promise<void>;
+  log(): string;
+}
+
+export const startUnbound = async (zone: string, ds: readonly string[], stubPort: number): Promise<Unbound> => {
+  const dir = mkdtempSync(join(tmpdir(), 'dmk-unbound-'));
+  const port = await freePort([stubPort]);
+  const conf = join(dir, 'unbound.conf');
+  writeFileSync(
+    conf,
+    `server:
+    interface: 127.0.0.1@${port}
+    port: ${port}
+    do-not-query-localhost: no
+    username: ""
+    chroot: ""
+    directory: "${dir}"
+    pidfile: "${dir}/unbound.pid"
+    use-syslog: no
+    logfile: ""
+    verbosity: 1
+    module-config: "validator iterator"
+    val-log-level: 2
+    qname-minimisation: no
+    harden-referral-path: no
+${ds.map((d) => `    trust-anchor: "${zone}. DS ${d}"`).join('\n')}
+stub-zone:
+    name: "${zone}"
+    stub-addr: 127.0.0.1@${stubPort}
+`,
+  );
+  let log = '';
+  const p = spawn('unbound', ['-d', '-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
+  p.stdout.on('data', (d: Buffer) => (log += d.toString()));
+  p.stderr.on('data', (d: Buffer) => (log += d.toString()));
+  // Ready once it answers.
+  for (let i = 0; i < 100; i++) {
+    const a = await dig(port, `${zone}`, 'SOA', '+rec');
+    if (a.status !== 'NO ANSWER') break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    port,
+    query: (...args: string[]) => dig(port, '+rec', '+dnssec', ...args),
+    log: () => log,
+    stop: async () => {
+      if (p.exitCode !== null) return;
+      const exited = new Promise((r) => p.once('exit', r));
+      p.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+      if (p.exitCode === null) p.kill('SIGKILL');
+    },
+  };
+};
