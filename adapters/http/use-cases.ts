@@ -1,4 +1,5 @@
 import type { HumanReads } from '../../core/console/human-reads.use-case.js';
+import type { Passwords } from '../../core/accounts/passwords.use-case.js';
 import type { AccountUseCases } from './routes/account.routes.js';
 import type { BillingUseCases } from './routes/billing.routes.js';
 import type { CertificatesUseCases } from './routes/certificates.routes.js';
@@ -15,6 +16,17 @@ import type { WebhooksUseCases } from './routes/webhooks.routes.js';
 /** What the console reads beyond the routes' use cases. */
 export interface ConsoleUseCases {
   readonly humanReads: Pick<HumanReads, 'domainList' | 'domain' | 'billing'>;
+  readonly passwords: Passwords;
+  readonly mail: ConsoleMail;
+}
+
+/** Whether e-mail leaves the server, and the in-app outbox of a server without a mail server. */
+export interface ConsoleMail {
+  /** SMTP_URL is set: mail is sent. */
+  readonly configured: boolean;
+  /** No mail server and not production: the console shows the outbox to whoever names the address. */
+  readonly inApp: boolean;
+  to(address: string, limit: number): Promise<Array<{ id: string; subject: string; body: string; createdAt: Date }>>;
 }
 
 /**

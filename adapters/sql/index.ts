@@ -20,6 +20,7 @@ import { SqlMonitorRepository } from './repositories/monitoring.repository.js';
 import { SqliteReader } from './sqlite-reader.js';
 import { SqlCredentialAttempts } from './repositories/credential-attempts.repository.js';
 import { KnexUnitOfWork } from './unit-of-work.js';
+import { SqlMailbox, SqlPasswordResets } from './repositories/password-resets.repository.js';
 import { SqlInvitationRepository, SqlPeopleRepository } from './repositories/accounts.repository.js';
 import { SqlEventFeed } from './repositories/events.repository.js';
 import { SqlWebhookRepository } from './repositories/webhooks.repository.js';
@@ -63,6 +64,8 @@ export class SqlStore {
   readonly webhooks: SqlWebhookRepository;
   readonly monitors: SqlMonitorRepository;
   readonly credentialAttempts: SqlCredentialAttempts;
+  readonly passwordResets: SqlPasswordResets;
+  readonly mailbox: SqlMailbox;
   private readonly reader: SqliteReader | null;
   /** Cross-process invalidation: LISTEN/NOTIFY on Postgres, a polled change log on SQLite. */
   readonly changes: SqlChangeFeed;
@@ -116,6 +119,8 @@ export class SqlStore {
     this.webhooks = new SqlWebhookRepository(this.uow, this.engine);
     this.monitors = new SqlMonitorRepository(this.uow, this.engine);
     this.credentialAttempts = new SqlCredentialAttempts(this.uow, this.engine);
+    this.passwordResets = new SqlPasswordResets(this.uow);
+    this.mailbox = new SqlMailbox(this.uow);
   }
 
   /**
