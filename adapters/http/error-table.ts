@@ -75,8 +75,18 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
   },
   sign_in_failed: {
     status: 401,
-    uk: () => 'Не вдалося увійти: неправильна адреса, пароль або одноразовий код.',
-    en: () => 'Sign-in failed: wrong e-mail, password or one-time code.',
+    uk: (p) =>
+      p.reason === 'totp_reused'
+        ? 'Цей одноразовий код уже використано. Дочекайтеся наступного коду в застосунку-автентифікаторі (він змінюється кожні 30 секунд) і введіть його.'
+        : p.reason === 'totp'
+          ? 'Одноразовий код неправильний. Перевірте, що час на пристрої точний, і введіть поточний код із застосунку-автентифікатора.'
+          : 'Не вдалося увійти: неправильна адреса, пароль або одноразовий код.',
+    en: (p) =>
+      p.reason === 'totp_reused'
+        ? 'This one-time code was already used. Wait for the next code in your authenticator app (it changes every 30 seconds) and enter that one.'
+        : p.reason === 'totp'
+          ? 'The one-time code is wrong. Check that the device’s clock is right and enter the current code from your authenticator app.'
+          : 'Sign-in failed: wrong e-mail, password or one-time code.',
   },
   too_many_attempts: {
     status: 429,
@@ -786,6 +796,14 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
       'Одноразовий код не підходить до нового секрету. Перевірте, що застосунок-автентифікатор показує код саме для цього секрету і що час на пристрої точний, і введіть наступний код.',
     en: () =>
       'The one-time code does not match the new secret. Check that your authenticator app shows the code for this very secret and that the device’s clock is right, then enter the next code.',
+  },
+  password_reset_invalid: {
+    status: 404,
+    uk: () =>
+      'Посилання для нового пароля не діє: його вже використано, воно застаріло (діє 30 хвилин) або його замінило новіше. Попросіть нове посилання.',
+    en: () =>
+      'The new-password link does not work: it was used already, it has expired (it lasts 30 minutes) or a newer one replaced it. Ask for a new link.',
+    actions: () => [{ type: 'request_reset', href: '/console/password/forgot' }],
   },
 };
 

@@ -1,4 +1,5 @@
 import type { HumanReads } from '../../core/console/human-reads.use-case.js';
+import type { Passwords } from '../../core/accounts/passwords.use-case.js';
 import type { AccountUseCases } from './routes/account.routes.js';
 import type { BillingUseCases } from './routes/billing.routes.js';
 import type { CertificatesUseCases } from './routes/certificates.routes.js';
@@ -19,6 +20,17 @@ export interface ConsoleUseCases {
   readonly humanReads: Pick<HumanReads, 'domainList' | 'domain' | 'billing'>;
   /** The store's transactions: the console's phased writes (a registration, a top-up) run each phase in one. */
   readonly consoleWork: { transaction<T>(fn: () => Promise<T>): Promise<T> };
+  readonly passwords: Passwords;
+  readonly mail: ConsoleMail;
+}
+
+/** Whether e-mail leaves the server, and the in-app outbox of a server without a mail server. */
+export interface ConsoleMail {
+  /** SMTP_URL is set: mail is sent. */
+  readonly configured: boolean;
+  /** No mail server and not production: the console shows the outbox to whoever names the address. */
+  readonly inApp: boolean;
+  to(address: string, limit: number): Promise<Array<{ id: string; subject: string; body: string; createdAt: Date }>>;
 }
 
 /**

@@ -24,6 +24,7 @@ import { SqlMonitorRepository } from './repositories/monitoring.repository.js';
 import { SqliteReader } from './sqlite-reader.js';
 import { SqlCredentialAttempts } from './repositories/credential-attempts.repository.js';
 import { KnexUnitOfWork } from './unit-of-work.js';
+import { SqlMailbox, SqlPasswordResets } from './repositories/password-resets.repository.js';
 import { SqlInvitationRepository, SqlPeopleRepository } from './repositories/accounts.repository.js';
 import { SqlEventFeed } from './repositories/events.repository.js';
 import { SqlWebhookRepository } from './repositories/webhooks.repository.js';
@@ -71,6 +72,8 @@ export class SqlStore {
   readonly webhooks: SqlWebhookRepository;
   readonly monitors: SqlMonitorRepository;
   readonly credentialAttempts: SqlCredentialAttempts;
+  readonly passwordResets: SqlPasswordResets;
+  readonly mailbox: SqlMailbox;
   private readonly reader: SqliteReader | null;
   /** Cross-process invalidation: LISTEN/NOTIFY on Postgres, a polled change log on SQLite. */
   readonly changes: SqlChangeFeed;
@@ -128,6 +131,8 @@ export class SqlStore {
     this.monitors = new SqlMonitorRepository(this.uow, this.engine);
     this.credentialAttempts = new SqlCredentialAttempts(this.uow, this.engine);
     this.tsigReplays = new SqlTsigReplays(this.uow);
+    this.passwordResets = new SqlPasswordResets(this.uow);
+    this.mailbox = new SqlMailbox(this.uow);
   }
 
   /**

@@ -16,6 +16,7 @@ import * as dnsNamesALabels from './migrations/20261126120000_dns_names_a_labels
 import * as dnsCatalog from './migrations/20261126130000_dns_catalog.js';
 import * as eventUrlParts from './migrations/20261126130000_event_url_parts.js';
 import * as domainTransfers from './migrations/20261126150000_domain_transfers.js';
+import * as passwordResets from './migrations/20261126150000_password_resets.js';
 import * as tsigCredentials from './migrations/20261126160000_tsig_credentials.js';
 import * as dnsImports from './migrations/20261126160000_dns_imports.js';
 import * as dnssec from './migrations/20261126160000_dnssec.js';
@@ -39,6 +40,7 @@ const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
   ['20261126130000_dns_catalog', dnsCatalog],
   ['20261126130000_event_url_parts', eventUrlParts],
   ['20261126150000_domain_transfers', domainTransfers],
+  ['20261126150000_password_resets', passwordResets],
   ['20261126160000_tsig_credentials', tsigCredentials],
   ['20261126160000_dns_imports', dnsImports],
   ['20261126160000_dnssec', dnssec],

@@ -6,6 +6,7 @@ import type { AccountRepository } from './ports/account-repository.port.js';
 import type { PasswordHasher, TotpVerifier } from './ports/credentials.port.js';
 import type { PeopleRepository } from './ports/people.port.js';
 import type { CredentialThrottle } from './credential-throttle.js';
+import { totpReused } from './totp-reuse.js';
 
 /** What Reauthenticate is built from (one object, named, instead of positions). */
 export interface ReauthenticateDeps extends RecordingDeps {
@@ -37,7 +38,9 @@ export class Reauthenticate {
         : null;
     if (!passwordOk || (twoFactor && step === null)) {
       await this.deps.throttle.failed(check, person);
-      throw new DomainError('sign_in_failed');
+      const reused =
+        passwordOk && (await totpReused(this.deps.totp, this.deps.box.open(person.totpSecret), input.totp ?? '', now, person.totpLastStep));
+      throw new DomainError('sign_in_failed', reused ? { reason: 'totp_reused' } : {});
     }
     const recorded = await this.deps.uow.transaction(async () => {
       if (!(await this.deps.accounts.recordSignIn(person.id, now, step))) return false;
@@ -51,7 +54,7 @@ export class Reauthenticate {
     });
     if (!recorded) {
       await this.deps.throttle.failed(check, person);
-      throw new DomainError('sign_in_failed');
+      throw new DomainError('sign_in_failed', { reason: 'totp_reused' });
     }
     await this.deps.throttle.succeeded(check);
     return { authenticatedAt: now };

@@ -9,6 +9,7 @@ export type { HumanContext };
 import type { AccountRepository, SessionRepository } from './ports/account-repository.port.js';
 import type { PasswordHasher, TotpVerifier } from './ports/credentials.port.js';
 import type { CredentialThrottle } from './credential-throttle.js';
+import { totpReused } from './totp-reuse.js';
 
 /** A session lasts this long after sign-in; there is no sliding renewal. */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
@@ -54,7 +55,12 @@ export class SignIn {
     // One answer for every failure: which factor failed is not told.
     if (!person || !passwordOk || (twoFactor && step === null)) {
       await this.deps.throttle.failed(check, person);
-      throw new DomainError('sign_in_failed');
+      // The password was right: a code of a step used already is told apart ("wait for the next one").
+      const reused =
+        person &&
+        passwordOk &&
+        (await totpReused(this.deps.totp, this.deps.box.open(person.totpSecret), input.totp, now, person.totpLastStep));
+      throw new DomainError('sign_in_failed', reused ? { reason: 'totp_reused' } : {});
     }
     const token = this.deps.random.base62(43);
     const session: Session = {
@@ -81,7 +87,7 @@ export class SignIn {
     });
     if (!recorded) {
       await this.deps.throttle.failed(check, person);
-      throw new DomainError('sign_in_failed');
+      throw new DomainError('sign_in_failed', { reason: 'totp_reused' });
     }
     await this.deps.throttle.succeeded(check);
     return { token, session, person };

@@ -370,6 +370,13 @@ export const EVENT_CATALOGUE: { readonly [T in EventType]: EventInfo & { readonl
     'A person switched two-factor checks on again, with a new secret.',
     { email: 'string' },
   ),
+  'person.password_changed': e(
+    'person.password_changed',
+    'account',
+    'Людина змінила пароль (або задала новий за посиланням з листа); усі її сесії завершено.',
+    'A person changed their password (or set a new one from an e-mailed link); all their sessions ended.',
+    { email: 'string', how: "'changed' | 'reset'" },
+  ),
   'person.sign_in_throttled': e(
     null,
     'account',

@@ -145,7 +145,8 @@ export type ErrorCode =
   // switching two-factor checks on again
   | 'two_factor_already_on'
   | 'two_factor_enrolment_missing'
-  | 'totp_invalid';
+  | 'totp_invalid'
+  | 'password_reset_invalid';
 
 /** A fact an error message needs: what the table interpolates. */
 export type Param = string | number | boolean | undefined | null | string[];
@@ -166,7 +167,8 @@ export interface ErrorParamMap {
   right_missing: { change?: Param; domain?: Param; right?: Param };
   human_only: { console: Param };
   session_required: NoParams;
-  sign_in_failed: NoParams;
+  /** reason: 'totp' (a wrong one-time code, where the password was not the question) or 'totp_reused'. */
+  sign_in_failed: { reason?: Param };
   too_many_attempts: { retry_after: Param };
   role_forbidden: { class: Param; max_class: Param };
   environment_unavailable: { environment: Param };
@@ -284,6 +286,7 @@ export interface ErrorParamMap {
   two_factor_already_on: NoParams;
   two_factor_enrolment_missing: NoParams;
   totp_invalid: NoParams;
+  password_reset_invalid: NoParams;
 }
 
 export type ErrorParams<C extends ErrorCode = ErrorCode> = ErrorParamMap[C];

@@ -216,6 +216,8 @@ export interface EventData {
   'person.two_factor_disabled': { readonly email: string };
   'person.two_factor_enrolment_started': NoData;
   'person.two_factor_enabled': { readonly email: string };
+  /** A person's password was changed while signed in, or reset by an e-mailed link; their sessions ended. */
+  'person.password_changed': { readonly email: string; readonly how: 'changed' | 'reset' };
   /** Failed password or TOTP checks for this person's e-mail began to be slowed down (once per burst). */
   'person.sign_in_throttled': { readonly email: string; readonly failures: number };
   'account.deleted': { readonly keys_revoked: number };

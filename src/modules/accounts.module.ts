@@ -11,6 +11,7 @@ import { DisableTwoFactor } from '../../core/accounts/disable-two-factor.use-cas
 import { EnableTwoFactor } from '../../core/accounts/enable-two-factor.use-case.js';
 import { DeleteAccount } from '../../core/accounts/delete-account.use-case.js';
 import { CredentialThrottle } from '../../core/accounts/credential-throttle.js';
+import { Passwords } from '../../core/accounts/passwords.use-case.js';
 
 /** The accounts capability's use cases, constructed by hand from their ports (no decorators in core/). */
 export const accountsModule = () =>
@@ -112,6 +113,28 @@ export const accountsModule = () =>
             clock: c,
           }),
         [s, T.Totp, T.SecretBox, T.Random, T.Clock, T.Recorder, T.CredentialThrottle],
+      )
+      .inSingletonScope();
+    bind(T.Passwords)
+      .toResolvedValue(
+        (st: SqlStore, p, t, b, h, r, c, cfg: Config, rec: Recorder, th: CredentialThrottle) =>
+          new Passwords({
+            accounts: st.accounts,
+            people: st.people,
+            resets: st.passwordResets,
+            passwords: p,
+            totp: t,
+            box: b,
+            hasher: h,
+            outbox: st.outbox,
+            throttle: th,
+            events: rec,
+            uow: st.uow,
+            random: r,
+            clock: c,
+            consoleUrl: cfg.consoleUrl,
+          }),
+        [s, T.PasswordHasher, T.Totp, T.SecretBox, T.SecretHasher, T.Random, T.Clock, T.Config, T.Recorder, T.CredentialThrottle],
       )
       .inSingletonScope();
     bind(T.DeleteAccount)

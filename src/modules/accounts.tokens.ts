@@ -6,6 +6,7 @@ import type { DisableTwoFactor } from '../../core/accounts/disable-two-factor.us
 import type { EnableTwoFactor } from '../../core/accounts/enable-two-factor.use-case.js';
 import type { DeleteAccount } from '../../core/accounts/delete-account.use-case.js';
 import type { CredentialThrottle } from '../../core/accounts/credential-throttle.js';
+import type { Passwords } from '../../core/accounts/passwords.use-case.js';
 
 /** Injection tokens of the accounts capability (src/ binds them by explicit token; core/ has no decorators). */
 export const ACCOUNTS_TOKENS = {
@@ -18,4 +19,5 @@ export const ACCOUNTS_TOKENS = {
   EnableTwoFactor: token<EnableTwoFactor>('EnableTwoFactor'),
   DeleteAccount: token<DeleteAccount>('DeleteAccount'),
   CredentialThrottle: token<CredentialThrottle>('CredentialThrottle'),
+  Passwords: token<Passwords>('Passwords'),
 } as const;

@@ -19,7 +19,18 @@ export const consoleModule = () =>
 const id = <X>(token: ServiceIdentifier<X>) => token;
 
 /** What the routes (and the console) call of this capability. */
-export const consoleUseCases = (c: Container): Pick<UseCases, 'humanReads' | 'consoleWork'> => ({
-  humanReads: c.get(T.HumanReads),
-  consoleWork: c.get(T.Store).uow,
-});
+export const consoleUseCases = (c: Container): Pick<UseCases, 'humanReads' | 'consoleWork' | 'passwords' | 'mail'> => {
+  const config = c.get(T.Config);
+  const store = c.get(T.Store);
+  return {
+    humanReads: c.get(T.HumanReads),
+    consoleWork: store.uow,
+    passwords: c.get(T.Passwords),
+    // Without SMTP_URL mail waits in the outbox; outside production the console shows it (the in-app outbox).
+    mail: {
+      configured: config.smtp !== null,
+      inApp: config.smtp === null && !config.production,
+      to: (address, limit) => store.mailbox.to(address, limit),
+    },
+  };
+};

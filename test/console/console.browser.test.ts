@@ -133,6 +133,12 @@ eachStore('Console in headless Chromium', (kind) => {
       timeout: 10_000,
     });
     await shot(page, `${tag}-06-key-issued`);
+    // POST-redirect-GET: a reload shows "already shown" and issues nothing more.
+    const before = (await api.system.store.keys.list({ accountId: api.demo.accountId, limit: 100 })).length;
+    await page.reload();
+    expect(await page.content()).to.not.include(secret);
+    expect(await page.locator('main').textContent()).to.include('already shown once');
+    expect((await api.system.store.keys.list({ accountId: api.demo.accountId, limit: 100 })).length, 'no second key').to.equal(before);
     // The key works with a plain HTTP client, and reaches exactly the prod-labelled domains.
     const r = await fetch(`${api.base}/v1/domains`, { headers: bearer(secret) });
     expect(r.status).to.equal(200);
@@ -158,8 +164,8 @@ eachStore('Console in headless Chromium', (kind) => {
     expect(wrong.status()).to.equal(403);
     expect(await wrong.text()).to.include('csrf_failed');
     expect((await fetch(`${api.base}/v1/domains`, { headers: bearer(secret) })).status, 'the key still works').to.equal(200);
-    // The page's own form (with the session's token) does revoke it.
-    await page.goto(`${api.base}/console/keys`);
+    // The key's own page (with the session's token) does revoke it.
+    await page.goto(`${api.base}/console/keys/${keyId}`);
     await Promise.all([page.waitForNavigation(), page.click(`form[action="/console/keys/${keyId}/revoke"] button`)]);
     expect(await page.locator('[role=status]').textContent()).to.include('revoked');
     expect((await fetch(`${api.base}/v1/domains`, { headers: bearer(secret) })).status, 'revoked at once').to.equal(401);

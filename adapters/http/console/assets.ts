@@ -26,6 +26,25 @@ document.addEventListener('change', function (e) {
   if (t.name !== 'scope') return;
   document.querySelectorAll('[data-scope]').forEach(function (fs) { fs.hidden = fs.getAttribute('data-scope') !== t.value; });
 });
+// The person's time zone for the server-rendered times (a preference cookie; no personal data).
+(function () {
+  try {
+    var tz = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    if (tz && document.cookie.indexOf('dmk_tz=' + encodeURIComponent(tz)) < 0)
+      document.cookie = 'dmk_tz=' + encodeURIComponent(tz) + '; Path=/; Max-Age=31536000; SameSite=Strict';
+  } catch (_) {}
+})();
+// Narrow screens stack table rows (CSS); cells without a data-label get their column's header.
+document.addEventListener('DOMContentLoaded', function () {
+  document.querySelectorAll('table').forEach(function (t) {
+    var heads = Array.prototype.map.call(t.querySelectorAll('thead th'), function (th) { return th.textContent.trim(); });
+    t.querySelectorAll('tbody tr').forEach(function (tr) {
+      Array.prototype.forEach.call(tr.children, function (cell, i) {
+        if (!cell.hasAttribute('data-label') && heads[i]) cell.setAttribute('data-label', heads[i]);
+      });
+    });
+  });
+});
 `;
 
 export const CONSOLE_CSS = `:root{--fg:#1d2330;--muted:#5b6475;--line:#d9dee7;--bg:#f6f7fa;--card:#fff;--accent:#1f5fbf;--accent-fg:#fff;--ok:#1b7a43;--warn:#9a5b00;--bad:#b3261e;--radius:8px;font-family:"DejaVu Sans",system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;font-size:16px;line-height:1.5;color:var(--fg);background:var(--bg)}
@@ -60,5 +79,13 @@ td select{width:auto}.card>h2:first-child,.card>h3:first-child{margin-top:0}
 button.copied{background:var(--ok);border-color:var(--ok)}
 ol.steps{display:flex;gap:8px;list-style:none;padding:0;margin:0 0 18px;flex-wrap:wrap;counter-reset:s}ol.steps li{counter-increment:s;padding:4px 12px;border-radius:999px;background:#e8edf6;color:var(--muted);font-size:14px}ol.steps li::before{content:counter(s) ". "}ol.steps li[aria-current=step]{background:var(--accent);color:#fff}
 .summary p{margin:4px 0}dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:6px 18px;margin:0}dl.kv dt{color:var(--muted)}dl.kv dd{margin:0}
+.sandbar{background:#fff7e0;border-bottom:1px solid #f0d58a;padding:6px 24px;font-size:14px}.sandbar a.clock{color:#4a3500;text-decoration:none}.sandbar a.clock:hover{text-decoration:underline}.badge{display:inline-block;background:#8a4b00;color:#fff;border-radius:999px;padding:0 10px;font-size:13px;margin-left:6px}
+.qr{display:inline-block;background:#fff;padding:8px;border:1px solid var(--line);border-radius:6px;line-height:0}.qr svg{width:200px;height:200px}
+.mail{white-space:pre-wrap;word-break:break-word;font-family:inherit;margin:0}.warnbox{border-left:4px solid var(--warn);background:#fff8eb;padding:8px 12px;margin:8px 0;border-radius:4px}
+@media (max-width:640px){header.top{padding:0 12px;gap:8px}header.top .tools{margin-left:0;flex-wrap:wrap}header.top nav a{padding:8px 6px}main{padding:16px 12px}h1{font-size:24px}.sandbar{padding:6px 12px}
+table,thead,tbody,tr,th,td{display:block;width:100%}table caption{display:block}thead tr{position:absolute;left:-9999px;top:auto;width:1px;height:1px;overflow:hidden}
+tbody tr{border:1px solid var(--line);border-radius:var(--radius);margin:0 0 12px;padding:4px 0;background:var(--card)}tbody th,tbody td{border:0;padding:4px 12px}
+tbody td[data-label]::before,tbody th[data-label]::before{content:attr(data-label);display:block;font-size:13px;color:var(--muted);font-weight:600}td.num{text-align:left}
+dl.kv{grid-template-columns:1fr}dl.kv dd{margin-bottom:8px}.secret code{font-size:13px}input[type=text],input[type=email],input[type=password],select{max-width:100%}}
 .signin{max-width:440px;margin:48px auto}.muted{color:var(--muted)}footer{max-width:1080px;margin:0 auto;padding:8px 24px 32px;color:var(--muted);font-size:13px}
 `;

@@ -11,6 +11,7 @@ import { PAGES_CSS } from './pages.css.js';
 import { html, langFrom, type Html, type Lang } from './html.js';
 import { alert, layout, type View } from './layout.js';
 import { pages, type ConsoleRequest } from './pages.js';
+import type { OnceView } from './page.js';
 import { errorText } from './error-text.js';
 export { errorText };
 
@@ -29,6 +30,10 @@ export const SESSION_COOKIE = 'dmk_session';
 const PRE_COOKIE = 'dmk_console_pre';
 const LANG_COOKIE = 'dmk_lang';
 const ENV_COOKIE = 'dmk_env';
+const ONCE_COOKIE = 'dmk_once';
+const TZ_COOKIE = 'dmk_tz';
+/** A one-time view lives this long between the POST and its GET. */
+const ONCE_TTL_S = 300;
 const MAX_FORM_BYTES = 64 * 1024;
 
 export const CONSOLE_CSP =
@@ -84,6 +89,33 @@ const readForm = async (ctx: Context): Promise<Record<string, string | string[]>
     out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
   }
   return out;
+};
+
+const validZone = (tz: string): boolean => {
+  if (!/^[A-Za-z_]+(\/[A-Za-z0-9_+-]+){0,2}$/.test(tz) || tz.length > 64) return false;
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** The one-time view as a cookie: JSON in base64url, bound to its owner and its expiry. */
+const writeOnce = (view: OnceView, owner: string, nowMs: number): string =>
+  Buffer.from(JSON.stringify({ k: view.kind, d: view.data, o: owner.slice(0, 16), e: nowMs + ONCE_TTL_S * 1000 })).toString('base64url');
+const readOnce = (raw: string | null, owner: string, nowMs: number): OnceView | null => {
+  if (!raw || raw.length > 8000) return null;
+  try {
+    const v = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as { k?: unknown; d?: unknown; o?: unknown; e?: unknown };
+    if (typeof v.k !== 'string' || typeof v.e !== 'number' || v.e < nowMs || v.o !== owner.slice(0, 16)) return null;
+    if (!v.d || typeof v.d !== 'object') return null;
+    const data: Record<string, string> = {};
+    for (const [k, x] of Object.entries(v.d as Record<string, unknown>)) if (typeof x === 'string') data[k] = x;
+    return { kind: v.k, data };
+  } catch {
+    return null;
+  }
 };
 
 export const consoleMiddleware = (uc: UseCases, deps: ConsoleDeps): Middleware => {
@@ -148,6 +180,18 @@ export const consoleMiddleware = (uc: UseCases, deps: ConsoleDeps): Middleware =
       pre = randomBytes(32).toString('hex');
       setCookie(PRE_COOKIE, pre);
     }
+    // The person's time zone, as their browser reports it (console.js sets the cookie); Kyiv until then.
+    const tzCookie = cookieOf(cookieHeader, TZ_COOKIE);
+    const tz = tzCookie && validZone(tzCookie) ? tzCookie : 'Europe/Kyiv';
+    let sandbox: View['sandbox'] = null;
+    if (human && env === 'test') {
+      try {
+        const clock = await uc.advanceSandboxClock.readAsPerson(human);
+        sandbox = { now: clock.now, offsetMs: clock.offset_ms };
+      } catch (err) {
+        if (!isDomainError(err)) throw err;
+      }
+    }
     const view: View = {
       lang,
       env,
@@ -155,7 +199,12 @@ export const consoleMiddleware = (uc: UseCases, deps: ConsoleDeps): Middleware =
       human,
       csrf: human ? (human.session.csrfToken ?? '') : pre!,
       t: (uk, en) => (lang === 'uk' ? uk : en),
+      tz,
+      sandbox,
     };
+    // Whose one-time views these are: the session's, or (before sign-in) the pre-session token's.
+    const onceOwner = human ? human.session.id : pre!;
+    const onceRaw = cookieOf(cookieHeader, ONCE_COOKIE);
 
     const match = routes.find((r) => r.method === ctx.method && r.pattern.test(ctx.path));
     if (!match) {
@@ -204,10 +253,14 @@ export const consoleMiddleware = (uc: UseCases, deps: ConsoleDeps): Middleware =
         query: ctx.query as Record<string, string | undefined>,
         form,
         ip: ctx.ip,
+        once: ctx.method === 'GET' ? readOnce(onceRaw, onceOwner, Date.now()) : null,
       };
+      // A one-time view reaches one GET only: whatever page that is, the cookie goes with it.
+      if (ctx.method === 'GET' && onceRaw) setCookie(ONCE_COOKIE, '', { maxAge: 0 });
       const out = await match.handle(req);
       if ('redirect' in out) {
         for (const c of out.cookies ?? []) setCookie(c.name, c.value, c);
+        if (out.once) setCookie(ONCE_COOKIE, writeOnce(out.once, onceOwner, Date.now()), { maxAge: ONCE_TTL_S });
         return ctx.redirect(out.redirect);
       }
       if ('file' in out) {

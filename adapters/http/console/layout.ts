@@ -12,7 +12,47 @@ export interface View {
   readonly csrf: string;
   /** uk/en pick. */
   t(uk: string, en: string): string;
+  /** The person's IANA time zone (their browser's, through a cookie; Europe/Kyiv until it is known). */
+  readonly tz: string;
+  /** A test-environment page of a signed-in person: the account's sandbox clock. */
+  readonly sandbox: { readonly now: string; readonly offsetMs: number } | null;
 }
+
+/** Every time the console shows: one format, in the person's language and time zone. */
+export const when = (iso: string | Date | null | undefined, v: Pick<View, 'lang' | 'tz'>): string =>
+  iso
+    ? new Date(iso).toLocaleString(v.lang === 'uk' ? 'uk-UA' : 'en-GB', {
+        timeZone: v.tz,
+        dateStyle: 'medium',
+        timeStyle: 'short',
+      })
+    : '—';
+/** A calendar date (YYYY-MM-DD, as the API keeps expiry dates) in the same style, without a time. */
+export const day = (date: string | null | undefined, v: Pick<View, 'lang'>): string =>
+  date && /^\d{4}-\d{2}-\d{2}/.test(date)
+    ? new Date(`${date.slice(0, 10)}T12:00:00Z`).toLocaleDateString(v.lang === 'uk' ? 'uk-UA' : 'en-GB', {
+        timeZone: 'UTC',
+        dateStyle: 'medium',
+      })
+    : '—';
+
+/** The sandbox clock in the header: the account's date, and a badge once it has been moved. */
+const sandboxClock = (v: View) => {
+  if (!v.sandbox) return '';
+  const days = Math.floor(v.sandbox.offsetMs / 86_400_000);
+  const hours = Math.floor((v.sandbox.offsetMs % 86_400_000) / 3_600_000);
+  const ahead = v.sandbox.offsetMs > 0;
+  return html`<a class="clock${ahead ? ' moved' : ''}" href="/console/sandbox" id="sandbox-clock"
+    ><span class="clock-label">${v.t('Час пісочниці', 'Sandbox time')}:</span>
+    <time datetime="${v.sandbox.now}">${when(v.sandbox.now, v)}</time>${
+      ahead
+        ? html` <span class="badge"
+            >${v.t(`час переведено: +${days} дн.${hours ? ` ${hours} год.` : ''}`, `time travelled: +${days} d${hours ? ` ${hours} h` : ''}`)}</span
+          >`
+        : ''
+    }</a
+  >`;
+};
 
 export const csrfField = (v: View) => html`<input type="hidden" name="_csrf" value="${v.csrf}" />`;
 
@@ -75,6 +115,7 @@ export const layout = (v: View, title: string, body: Html, opts: { bare?: boolea
             ${v.human ? html`<span class="muted">${v.human.person.email}</span>` : ''}
           </div>
         </header>
+        ${v.human && v.sandbox ? html`<div class="sandbar">${sandboxClock(v)}</div>` : ''}
         <main id="main">${body}</main>
         <footer>
           ${v.t('Domivka — домени, DNS і сертифікати. Ключі API ніколи не виконують шість дій, що належать людям.', 'Domivka — domains, DNS and certificates. API keys never perform the six actions that belong to people.')}

@@ -2,7 +2,7 @@ import type { OperationActor } from '../../../core/kernel/actor.js';
 import type { OperationView } from '../../../core/operations/operation.js';
 import type { UseCases } from '../use-cases.js';
 import { html, type Html } from './html.js';
-import { csrfField, type View } from './layout.js';
+import { csrfField, when } from './layout.js';
 import type { ConsolePage, ConsoleRequest } from './page.js';
 
 /**
@@ -14,9 +14,6 @@ const actorOf = (r: ConsoleRequest): OperationActor => {
   const h = r.human!;
   return { kind: 'person', personId: h.person.id, accountId: h.actor.accountId, role: h.actor.role, environment: r.view.env };
 };
-
-const when = (iso: string, v: View) =>
-  new Date(iso).toLocaleString(v.lang === 'uk' ? 'uk-UA' : 'en-GB', { timeZone: 'Europe/Kyiv', dateStyle: 'medium', timeStyle: 'short' });
 
 const table = async (uc: UseCases, r: ConsoleRequest, ops: OperationView[], withDomain: boolean): Promise<Html> => {
   const v = r.view;

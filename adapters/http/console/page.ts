@@ -10,6 +10,14 @@ export interface ConsoleRequest {
   readonly query: Record<string, string | undefined>;
   readonly form: Record<string, string | string[]>;
   readonly ip: string;
+  /** The one-time view left by the POST that redirected here (an issued key, a new secret…), if any: it
+   * reaches exactly one GET, within 5 minutes, of the same session; a reload finds it gone. */
+  readonly once: OnceView | null;
+}
+/** What a POST hands over to the page it redirects to, once (POST-redirect-GET without a second write). */
+export interface OnceView {
+  readonly kind: string;
+  readonly data: Readonly<Record<string, string>>;
 }
 export interface CookieOut {
   name: string;
@@ -19,7 +27,7 @@ export interface CookieOut {
 }
 export type PageOut =
   | { title: string; body: Html; status?: number; bare?: boolean; cookies?: CookieOut[]; headers?: Record<string, string> }
-  | { redirect: string; cookies?: CookieOut[] }
+  | { redirect: string; cookies?: CookieOut[]; once?: OnceView }
   /** A download (a zone file, a certificate chain): sent as is, not inside the page layout. */
   | { file: { body: string; type: string; name: string } };
 /** One console page: how it is matched, whether it needs a signed-in person, and what it answers. */

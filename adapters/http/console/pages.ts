@@ -1,12 +1,8 @@
-import type { IssueKeyInput } from '../../../core/access/issue-key.use-case.js';
-import { TEMPLATES } from '../../../core/access/templates.js';
-import { RIGHTS, type RightName } from '../../../core/kernel/rights.js';
 import { formatUah } from '../../../core/kernel/money.js';
 import { DomainError } from '../../../core/kernel/errors.js';
-import type { Environment } from '../../../core/kernel/environment.js';
 import type { UseCases } from '../use-cases.js';
 import { html, raw } from './html.js';
-import { alert, csrfField, type View } from './layout.js';
+import { alert, csrfField, when, type View } from './layout.js';
 import { operationPages } from './operations.pages.js';
 import { sandboxPages } from './sandbox.pages.js';
 import { dnsPages } from './dns.pages.js';
@@ -15,6 +11,8 @@ import { billingPages } from './billing.pages.js';
 import { certificatePages } from './certificates.pages.js';
 import { monitorPages } from './monitors.pages.js';
 import { webhookPages } from './webhooks.pages.js';
+import { keyPages } from './keys.pages.js';
+import { mailWhere, passwordPages, secretCard, securityPages } from './security.pages.js';
 import { errorText } from './error-text.js';
 import type { ConsolePage, ConsoleRequest } from './page.js';
 
@@ -30,14 +28,14 @@ const fields = (f: ConsoleRequest['form'], name: string): string[] => {
 };
 const me = (r: ConsoleRequest) => r.human!;
 const uah = (kop: number) => `${formatUah(kop)} ₴`;
-const when = (iso: string | null | undefined, v: View) =>
-  iso
-    ? new Date(iso).toLocaleString(v.lang === 'uk' ? 'uk-UA' : 'en-GB', {
-        timeZone: 'Europe/Kyiv',
-        dateStyle: 'medium',
-        timeStyle: 'short',
-      })
-    : '—';
+/**
+ * A notice's text as the console shows it: the time is in its own column, so the message's trailing
+ * "Time: <UTC>." goes, and any other instant in it is shown like every time in the console.
+ */
+export const noticeText = (v: View, text: string): string =>
+  text
+    .replace(/\s*(?:Час|Time): \d{4}-\d{2}-\d{2}T[\d:.]+Z\.?\s*$/, '')
+    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?Z/g, (iso) => when(iso, v));
 const statusPill = (s: string) =>
   html`<span
     class="pill ${s === 'ok' || s === 'active' ? 'ok' : /pending|Period/.test(s) ? 'warn' : /redemption|Delete|revoked|expired|failed/.test(s) ? 'bad' : ''}"
@@ -45,100 +43,12 @@ const statusPill = (s: string) =>
   >`;
 const done = (r: ConsoleRequest, uk: string, en: string) => (r.query.done ? alert('ok', r.view.t(uk, en)) : '');
 
-/** Spend limit typed in UAH with up to two decimals → kopiykas (no floats). */
-const kopiykas = (text: string): number | null => {
-  const m = /^\s*(\d{1,9})(?:[.,](\d{1,2}))?\s*$/.exec(text);
-  if (!m) return null;
-  return Number(m[1]) * 100 + Number((m[2] ?? '').padEnd(2, '0'));
-};
-
-/** The key wizard's state, carried from step to step in the form (seed A8's order). */
-interface Wizard {
-  environment: Environment;
-  template: string;
-  scope: 'domains' | 'label';
-  domains: string[];
-  label: string;
-  cidr: string;
-  expires: string;
-  spend: string;
-  name: string;
-}
-const wizardOf = (src: Record<string, string | string[] | undefined>, env: Environment): Wizard => {
-  const one = (k: string) => {
-    const v = src[k];
-    return typeof v === 'string' ? v : Array.isArray(v) ? (v[0] ?? '') : '';
-  };
-  const many = (k: string) => {
-    const v = src[k];
-    return v === undefined ? [] : Array.isArray(v) ? v : [v];
-  };
-  const environment = one('environment') === 'live' ? 'live' : one('environment') === 'test' ? 'test' : env;
-  const extra = one('more_domains')
-    .split(/[\s,]+/)
-    .map((d) => d.trim())
-    .filter(Boolean);
-  return {
-    environment,
-    template: one('template'),
-    scope: one('scope') === 'label' ? 'label' : 'domains',
-    domains: [
-      ...new Set([
-        ...many('domains')
-          .flatMap((d) => d.split(','))
-          .filter(Boolean),
-        ...extra,
-      ]),
-    ],
-    label: one('label'),
-    cidr: one('cidr'),
-    expires: one('expires_on'),
-    spend: one('spend_limit'),
-    name: one('name'),
-  };
-};
-const wizardInput = (w: Wizard): IssueKeyInput => {
-  const spend = w.spend.trim() === '' ? null : kopiykas(w.spend);
-  if (spend === null && w.spend.trim() !== '')
-    throw new DomainError('validation_failed', {}, [{ field: 'spend_limit', rule: 'UAH with up to two decimals, e.g. 500 or 499.99' }]);
-  return {
-    environment: w.environment,
-    template: w.template,
-    ...(w.name.trim() ? { name: w.name.trim() } : {}),
-    ...(w.scope === 'label' ? { label: w.label } : { domains: w.domains }),
-    conditions: { cidr: w.cidr.trim() || null, expires_on: w.expires.trim() || null, spend_limit: spend },
-  };
-};
-const wizardHidden = (w: Wizard, except: string[] = []) =>
-  html`${[
-    ['environment', w.environment],
-    ['template', w.template],
-    ['scope', w.scope],
-    ['label', w.label],
-    ['cidr', w.cidr],
-    ['expires_on', w.expires],
-    ['spend_limit', w.spend],
-    ['name', w.name],
-  ]
-    .filter(([k]) => !except.includes(k!))
-    .map(
-      ([k, v]) => html`<input type="hidden" name="${k}" value="${v}" />`,
-    )}${except.includes('domains') ? '' : w.domains.map((d) => html`<input type="hidden" name="domains" value="${d}" />`)}`;
-const steps = (v: View, at: number) =>
-  html`<ol class="steps" aria-label="${v.t('Кроки', 'Steps')}">
-    ${[
-      v.t('Шаблон прав', 'Rights template'),
-      v.t('Домени або мітка', 'Domains or label'),
-      v.t('Умови', 'Conditions'),
-      v.t('Перевірка', 'Review'),
-      v.t('Ключ', 'The key'),
-    ].map((s, i) => html`<li${i + 1 === at ? raw(' aria-current="step"') : ''}>${s}</li>`)}
-  </ol>`;
-
 const signInForm = (v: View, r: ConsoleRequest, error?: string) =>
   html`<div class="signin card">
     <h1>${v.t('Вхід до консолі', 'Sign in to the console')}</h1>
     ${r.query.ended ? alert('info', v.t('Сесія закінчилася або її немає. Увійдіть знову.', 'Your session has ended or is missing. Please sign in again.')) : ''}
+    ${r.query.changed ? alert('ok', v.t('Пароль змінено; усі ваші сесії завершено. Увійдіть із новим паролем.', 'The password was changed and every session of yours ended. Sign in with the new password.')) : ''}
+    ${r.query.reset ? alert('ok', v.t('Новий пароль задано; усі ваші сесії завершено. Увійдіть із ним.', 'The new password is set and every session of yours ended. Sign in with it.')) : ''}
     ${error ? alert('error', error) : ''}
     <form class="stack" method="post" action="/console/sign-in">
       ${csrfField(v)}<input type="hidden" name="next" value="${r.query.next ?? field(r.form, 'next')}" />
@@ -159,34 +69,12 @@ const signInForm = (v: View, r: ConsoleRequest, error?: string) =>
       <p class="hint" id="totp-hint">
         ${v.t('Шість цифр із застосунку-автентифікатора (TOTP). Якщо ви вимкнули двофакторну перевірку, залиште порожнім.', 'Six digits from your authenticator app (TOTP). Leave empty if you switched two-factor checks off.')}
       </p>
-      <div class="actions"><button type="submit">${v.t('Увійти', 'Sign in')}</button></div>
+      <div class="actions">
+        <button type="submit">${v.t('Увійти', 'Sign in')}</button
+        ><a href="/console/password/forgot">${v.t('Забули пароль?', 'Forgot your password?')}</a>
+      </div>
     </form>
   </div>`;
-
-/** The field for the first code of a new TOTP secret (switching two-factor checks on again). */
-const twoFactorCodeForm = (v: View) =>
-  html`<form class="stack card" method="post" action="/console/security/two-factor/enable">
-    ${csrfField(v)}<input type="hidden" name="_back" value="/console/security" />
-    <label for="totp">${v.t('Код із застосунку', 'Code from the app')}</label
-    ><input
-      id="totp"
-      name="totp"
-      type="text"
-      inputmode="numeric"
-      autocomplete="one-time-code"
-      pattern="[0-9]{6}"
-      maxlength="6"
-      required
-      aria-describedby="totp-hint"
-    />
-    <p class="hint" id="totp-hint">
-      ${v.t('Шість цифр, які застосунок показує для нового секрету.', 'The six digits your app shows for the new secret.')}
-    </p>
-    <div class="actions">
-      <button type="submit">${v.t('Підтвердити й увімкнути', 'Confirm and switch on')}</button
-      ><a href="/console/security">${v.t('Скасувати', 'Cancel')}</a>
-    </div>
-  </form>`;
 
 const safeNext = (next: unknown, fallback = '/console/'): string =>
   typeof next === 'string' && /^\/console(\/[^\s\\]*)?$/.test(next) && !next.startsWith('//') ? next : fallback;
@@ -224,14 +112,8 @@ export const pages = (uc: UseCases): ConsolePage[] => [
             title: r.view.t('Вхід', 'Sign in'),
             status: 401,
             bare: true,
-            body: signInForm(
-              r.view,
-              r,
-              r.view.t(
-                'Не вдалося увійти: неправильна адреса, пароль або одноразовий код.',
-                'Sign-in failed: wrong e-mail, password or one-time code.',
-              ),
-            ),
+            // The table's text: the generic one, or "this code was already used; wait for the next one".
+            body: signInForm(r.view, r, errorText(r.view.lang, err)),
           };
         }
         // The throttle's refusal, in the API's words, above the form (the wait is in the text).
@@ -509,290 +391,6 @@ export const pages = (uc: UseCases): ConsolePage[] => [
     },
   },
 
-  // ── keys: list, revoke, the wizard (seed A8: template → domains or label → conditions → summary) ──
-  {
-    method: 'GET',
-    pattern: /^\/console\/keys$/,
-    auth: true,
-    handle: async (r) => {
-      const v = r.view;
-      const page = await uc.listKeys.execute(me(r).actor, { limit: 200 });
-      return {
-        title: v.t('Ключі', 'Keys'),
-        body: html`<h1>${v.t('Ключі доступу', 'Access keys')}</h1>
-          ${done(r, 'Ключ відкликано.', 'The key was revoked.')}
-          <p class="lead">
-            ${me(r).actor.role === 'owner' ? v.t('Власники бачать усі ключі рахунку.', 'Owners see every key of the account.') : v.t('Учасники бачать лише свої ключі.', 'Members see their own keys only.')}
-          </p>
-          <p><a class="button" href="/console/keys/new">${v.t('Випустити ключ', 'Issue a key')}</a></p>
-          ${
-            page.data.length === 0
-              ? html`<p>${v.t('Ключів ще немає.', 'No keys yet.')}</p>`
-              : html`<table>
-                  <thead>
-                    <tr>
-                      <th scope="col">${v.t('Назва', 'Name')}</th>
-                      <th scope="col">ID</th>
-                      <th scope="col">${v.t('Середовище', 'Env.')}</th>
-                      <th scope="col">${v.t('Клас', 'Class')}</th>
-                      <th scope="col">${v.t('Права', 'Rights')}</th>
-                      <th scope="col">${v.t('Діє до', 'Expires')}</th>
-                      <th scope="col">${v.t('Стан', 'Status')}</th>
-                      <th scope="col"><span class="muted">${v.t('Дія', 'Action')}</span></th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${page.data.map(
-                      (k) =>
-                        html`<tr>
-                          <td>${k.name}</td>
-                          <td class="mono">${k.id}</td>
-                          <td>${k.environment}</td>
-                          <td>${k.class} · ${v.lang === 'uk' ? k.class_name.uk : k.class_name.en}</td>
-                          <td>${k.policies.map((p) => html`<span class="pill">${p.right}</span>`)}</td>
-                          <td>${k.conditions.expires_on}</td>
-                          <td>${statusPill(k.status)}</td>
-                          <td>
-                            ${k.status === 'active' ? html`<form class="inline" method="post" action="/console/keys/${k.id}/revoke" data-confirm="${v.t(`Відкликати ключ ${k.name}? Він перестане працювати одразу.`, `Revoke the key ${k.name}? It stops working at once.`)}">${csrfField(v)}<button class="small danger" type="submit" aria-label="${v.t('Відкликати', 'Revoke')} ${k.name}">${v.t('Відкликати', 'Revoke')}</button></form>` : ''}
-                          </td>
-                        </tr>`,
-                    )}
-                  </tbody>
-                </table>`
-          }`,
-      };
-    },
-  },
-  {
-    method: 'POST',
-    pattern: /^\/console\/keys\/([0-9A-Za-z]{12})\/revoke$/,
-    auth: true,
-    handle: async (r) => {
-      await uc.revokeKey.execute(me(r).actor, r.params[0]!);
-      return { redirect: '/console/keys?done=revoked' };
-    },
-  },
-  {
-    method: 'GET',
-    pattern: /^\/console\/keys\/new$/,
-    auth: true,
-    handle: async (r) => {
-      const v = r.view;
-      const w = wizardOf(r.query, v.env);
-      const step = Number(r.query.step ?? 1);
-      if (step === 1 || !w.template) {
-        return {
-          title: v.t('Новий ключ', 'New key'),
-          body: html`<h1>${v.t('Новий ключ', 'New key')}</h1>
-            ${steps(v, 1)}
-            <form class="stack card" method="get" action="/console/keys/new">
-              <input type="hidden" name="step" value="2" />${wizardHidden(w, ['template', 'environment'])}
-              <fieldset>
-                <legend>${v.t('Середовище', 'Environment')}</legend>
-                ${(['test', 'live'] as const).map((e) => html`<label class="choice"><input type="radio" name="environment" value="${e}" ${w.environment === e ? raw(' checked') : ''} /><span>${e === 'test' ? v.t('Пісочниця (test)', 'Sandbox (test)') : v.t('Робоче (live)', 'Live')}</span></label>`)}
-              </fieldset>
-              <fieldset>
-                <legend>${v.t('Шаблон прав', 'Rights template')}</legend>
-                ${TEMPLATES.map(
-                  (t, i) =>
-                    html`<label class="choice"
-                      ><input
-                        type="radio"
-                        name="template"
-                        value="${t.id}"
-                        required${w.template === t.id || (!w.template && i === 0) ? raw(' checked') : ''}
-                      /><span
-                        >${v.lang === 'uk' ? t.title.uk : t.title.en}<small
-                          >${t.rights.map((rt: RightName) => `${rt} — ${v.lang === 'uk' ? RIGHTS[rt].describe.uk : RIGHTS[rt].describe.en}`).join('; ')}</small
-                        ></span
-                      ></label
-                    >`,
-                )}
-              </fieldset>
-              <div class="actions">
-                <button type="submit">${v.t('Далі', 'Next')}</button><a href="/console/keys">${v.t('Скасувати', 'Cancel')}</a>
-              </div>
-            </form>`,
-        };
-      }
-      if (step === 2) {
-        const list = await uc.humanReads.domainList(me(r).actor, w.environment);
-        const labels = [...new Set(list.flatMap((d) => d.labels))].sort();
-        return {
-          title: v.t('Новий ключ', 'New key'),
-          body: html`<h1>${v.t('Новий ключ', 'New key')}</h1>
-            ${steps(v, 2)}
-            <form class="stack card" method="get" action="/console/keys/new">
-              <input type="hidden" name="step" value="3" />${wizardHidden(w, ['scope', 'label', 'domains'])}
-              <fieldset>
-                <legend>${v.t('Де діятиме ключ', 'Where the key works')}</legend>
-                <label class="choice"
-                  ><input type="radio" name="scope" value="domains" ${w.scope === 'domains' ? raw(' checked') : ''} /><span
-                    >${v.t('На вибраних доменах', 'On chosen domains')}</span
-                  ></label
-                >
-                <label class="choice"
-                  ><input type="radio" name="scope" value="label" ${w.scope === 'label' ? raw(' checked') : ''} /><span
-                    >${v.t('На всіх доменах з міткою (і майбутніх теж)', 'On every domain with a label (future ones too)')}</span
-                  ></label
-                >
-              </fieldset>
-              <fieldset data-scope="domains" ${w.scope === 'label' ? raw(' hidden') : ''}>
-                <legend>${v.t('Домени', 'Domains')}</legend>
-                ${list.map((d) => html`<label class="choice"><input type="checkbox" name="domains" value="${d.domain}" ${w.domains.includes(d.domain) ? raw(' checked') : ''} /><span>${d.domain}</span></label>`)}
-                <label for="more_domains">${v.t('Інші імена (через кому)', 'Other names (comma-separated)')}</label
-                ><input id="more_domains" name="more_domains" type="text" aria-describedby="more-hint" />
-                <p class="hint" id="more-hint">
-                  ${v.t('Наприклад, ім’я, яке ключ має право зареєструвати.', 'For example, a name the key may register.')}
-                </p>
-              </fieldset>
-              <fieldset data-scope="label" ${w.scope === 'domains' ? raw(' hidden') : ''}>
-                <legend>${v.t('Мітка', 'Label')}</legend>
-                <label for="label">${v.t('Мітка', 'Label')}</label
-                ><select id="label" name="label">
-                  ${labels.map((l) => html`<option${w.label === l ? raw(' selected') : ''}>${l}</option>`)}
-                </select>
-              </fieldset>
-              <div class="actions">
-                <button type="submit">${v.t('Далі', 'Next')}</button
-                ><a href="/console/keys/new?step=1&amp;template=${w.template}&amp;environment=${w.environment}">${v.t('Назад', 'Back')}</a>
-              </div>
-            </form>`,
-        };
-      }
-      if (step === 3) {
-        return {
-          title: v.t('Новий ключ', 'New key'),
-          body: html`<h1>${v.t('Новий ключ', 'New key')}</h1>
-            ${steps(v, 3)}
-            <form class="stack card" method="get" action="/console/keys/new">
-              <input type="hidden" name="step" value="4" />${wizardHidden(w, ['cidr', 'expires_on', 'spend_limit', 'name'])}
-              <label for="name">${v.t('Назва ключа', 'Key name')} <span class="muted">(${v.t('необов’язково', 'optional')})</span></label
-              ><input id="name" name="name" type="text" maxlength="100" value="${w.name}" />
-              <label for="cidr">${v.t('Дозволена мережа (IPv4 CIDR)', 'Allowed network (IPv4 CIDR)')}</label
-              ><input
-                id="cidr"
-                name="cidr"
-                type="text"
-                placeholder="203.0.113.0/24"
-                value="${w.cidr || (r.ip.replace(/^::ffff:/, '').match(/^\d+\.\d+\.\d+\.\d+$/) ? `${r.ip.replace(/^::ffff:/, '')}/32` : '')}"
-                aria-describedby="cidr-hint"
-              />
-              <p class="hint" id="cidr-hint">
-                ${v.t('Обов’язково для класів 2 і 3 (префікс /8 або довший). Залиште порожнім для класів 0–1, щоб не обмежувати.', 'Required for classes 2 and 3 (a /8 prefix or longer). Leave empty for classes 0–1 to allow any address.')}
-              </p>
-              <label for="expires_on">${v.t('Діє до (дата)', 'Valid until (date)')}</label
-              ><input id="expires_on" name="expires_on" type="date" value="${w.expires}" aria-describedby="exp-hint" />
-              <p class="hint" id="exp-hint">
-                ${v.t('Порожньо — найдовший строк для класу ключа (365/180/90/30 днів).', 'Empty — the longest term for the key’s class (365/180/90/30 days).')}
-              </p>
-              <label for="spend_limit">${v.t('Ліміт витрат на місяць, грн', 'Monthly spend limit, UAH')}</label
-              ><input
-                id="spend_limit"
-                name="spend_limit"
-                type="text"
-                inputmode="decimal"
-                value="${w.spend}"
-                aria-describedby="spend-hint"
-              />
-              <p class="hint" id="spend-hint">
-                ${v.t('Обов’язково для ключів, що можуть витрачати (реєстрація, продовження, поповнення).', 'Required for keys that can spend (registration, renewal, top-up).')}
-              </p>
-              <div class="actions"><button type="submit">${v.t('Переглянути', 'Review')}</button></div>
-            </form>`,
-        };
-      }
-      // Step 4: the plain-language summary (core/access/summary.ts), through the same preview use case.
-      let draft;
-      try {
-        draft = uc.issueKey.preview(me(r).actor, wizardInput(w));
-      } catch (err) {
-        if (!(err instanceof DomainError)) throw err;
-        const back = new URLSearchParams(
-          Object.entries({
-            step: '3',
-            environment: w.environment,
-            template: w.template,
-            scope: w.scope,
-            label: w.label,
-            cidr: w.cidr,
-            expires_on: w.expires,
-            spend_limit: w.spend,
-            name: w.name,
-          }),
-        );
-        w.domains.forEach((d) => back.append('domains', d));
-        return {
-          title: v.t('Новий ключ', 'New key'),
-          status: 422,
-          body: html`<h1>${v.t('Новий ключ', 'New key')}</h1>
-            ${steps(v, 4)}${alert('error', errorText(v.lang, err))}
-            <p>
-              <a class="button secondary" href="/console/keys/new?${back.toString()}">${v.t('Змінити умови', 'Change the conditions')}</a>
-            </p>`,
-        };
-      }
-      const lines = v.lang === 'uk' ? draft.summary.lines.uk : draft.summary.lines.en;
-      return {
-        title: v.t('Новий ключ', 'New key'),
-        body: html`<h1>${v.t('Новий ключ', 'New key')}</h1>
-          ${steps(v, 4)}
-          <div class="card summary">
-            <h2>${v.t('Що зможе цей ключ', 'What this key will be able to do')}</h2>
-            <p><strong>${v.t('Клас', 'Class')} ${draft.class}</strong></p>
-            ${lines.map((l) => html`<p>${l}</p>`)}
-          </div>
-          <form method="post" action="/console/keys">
-            ${csrfField(v)}${wizardHidden(w)}<input type="hidden" name="_back" value="/console/keys/new" />
-            <div class="actions">
-              <button type="submit">${v.t('Випустити ключ', 'Issue the key')}</button
-              ><a href="/console/keys">${v.t('Скасувати', 'Cancel')}</a>
-            </div>
-          </form>`,
-      };
-    },
-  },
-  {
-    method: 'POST',
-    pattern: /^\/console\/keys$/,
-    auth: true,
-    handle: async (r) => {
-      const v = r.view;
-      const issued = await uc.issueKey.issue(me(r).actor, wizardInput(wizardOf(r.form, v.env)));
-      return {
-        title: v.t('Ключ випущено', 'Key issued'),
-        body: html`<h1>${v.t('Ключ випущено', 'Key issued')}</h1>
-          ${steps(v, 5)}
-          ${alert('info', v.t('Скопіюйте ключ зараз: його показано лише один раз і ніде не збережено. Якщо втратите — відкличте й випустіть новий.', 'Copy the key now: it is shown only once and stored nowhere. If you lose it, revoke it and issue a new one.'))}
-          <div class="card secret">
-            <code id="key-secret">${issued.secret}</code
-            ><button type="button" data-copy="key-secret" data-copied="${v.t('Скопійовано', 'Copied')}">${v.t('Копіювати', 'Copy')}</button>
-          </div>
-          ${
-            issued.tsig
-              ? html`<div class="card secret tsig">
-                  <h2>${v.t('Облікові дані DNS UPDATE (TSIG)', 'DNS UPDATE credential (TSIG)')}</h2>
-                  <p>
-                    ${v.t(
-                      'Для nsupdate, certbot (rfc2136), lego та інших клієнтів RFC 2136; теж показано лише один раз.',
-                      'For nsupdate, certbot (rfc2136), lego and other RFC 2136 clients; also shown only once.',
-                    )}
-                  </p>
-                  <code id="key-tsig">${issued.tsig.algorithm}:${issued.tsig.name}:${issued.tsig.secret}</code
-                  ><button type="button" data-copy="key-tsig" data-copied="${v.t('Скопійовано', 'Copied')}">
-                    ${v.t('Копіювати', 'Copy')}
-                  </button>
-                </div>`
-              : ''
-          }
-          <div class="card summary">
-            ${(v.lang === 'uk' ? issued.summary.lines.uk : issued.summary.lines.en).map((l) => html`<p>${l}</p>`)}
-          </div>
-          <p><a href="/console/keys">${v.t('До списку ключів', 'To the list of keys')}</a></p>`,
-      };
-    },
-  },
-
   // ── notices ────────────────────────────────────────────────────────────────────────────────────
   {
     method: 'GET',
@@ -819,9 +417,13 @@ export const pages = (uc: UseCases): ConsolePage[] => [
                     ${page.data.map(
                       (n) =>
                         html`<tr>
-                          <td>${when(n.created_at, v)}</td>
-                          <td>${n.environment}</td>
-                          <td>${v.lang === 'uk' ? n.message.uk : n.message.en}</td>
+                          <td data-label="${v.t('Коли', 'When')}">${when(n.created_at, v)}</td>
+                          <td data-label="${v.t('Середовище', 'Env.')}">
+                            ${n.environment === 'test' ? v.t('пісочниця', 'sandbox') : v.t('робоче', 'live')}
+                          </td>
+                          <td data-label="${v.t('Що сталося', 'What happened')}">
+                            ${noticeText(v, v.lang === 'uk' ? n.message.uk : n.message.en)}
+                          </td>
                         </tr>`,
                     )}
                   </tbody>
@@ -989,7 +591,7 @@ export const pages = (uc: UseCases): ConsolePage[] => [
                       <option value="owner">${role('owner')}</option>
                     </select>
                     <p class="hint">
-                      ${v.t('Людина отримає лист з одноразовим посиланням (діє 7 днів).', 'The person gets an e-mail with a one-time link (valid 7 days).')}
+                      ${uc.mail.configured ? v.t('Людина отримає лист з одноразовим посиланням (діє 7 днів); посилання ви також побачите один раз.', 'The person gets an e-mail with a one-time link (valid 7 days); you also see the link once.') : v.t('Поштовий сервер не налаштовано: лист не піде, але ви побачите одноразове посилання (діє 7 днів) і зможете передати його самі.', 'No mail server is set: no e-mail goes out, but you see the one-time link (valid 7 days) and can pass it on yourself.')}
                     </p>
                     <div class="actions"><button type="submit">${v.t('Надіслати запрошення', 'Send the invitation')}</button></div>
                   </form>
@@ -1031,26 +633,50 @@ export const pages = (uc: UseCases): ConsolePage[] => [
     },
   },
   {
+    // Invite, then redirect: the link reaches the next page once; the page says truthfully where the mail went.
     method: 'POST',
     pattern: /^\/console\/people\/invite$/,
     auth: true,
     handle: async (r) => {
-      const v = r.view;
       const res = await uc.managePeople.invite(me(r).actor, {
         email: field(r.form, 'email'),
         role: field(r.form, 'role') === 'owner' ? 'owner' : 'member',
       });
+      return { redirect: '/console/people/invited', once: { kind: 'invitation', data: { email: res.invitation.email, link: res.link } } };
+    },
+  },
+  {
+    method: 'GET',
+    pattern: /^\/console\/people\/invited$/,
+    auth: true,
+    handle: async (r) => {
+      const v = r.view;
+      const shown = r.once?.kind === 'invitation' ? r.once.data : null;
       return {
-        title: v.t('Запрошення надіслано', 'Invitation sent'),
-        body: html`<h1>${v.t('Запрошення надіслано', 'Invitation sent')}</h1>
-          ${alert('ok', v.t(`Лист із посиланням надіслано на ${res.invitation.email}.`, `An e-mail with the link was sent to ${res.invitation.email}.`))}
-          <p>${v.t('Посилання (показано один раз; діє 7 днів, один раз):', 'The link (shown once; works once, for 7 days):')}</p>
-          <div class="card secret">
-            <code id="invite-link">${res.link}</code
-            ><button type="button" data-copy="invite-link" data-copied="${v.t('Скопійовано', 'Copied')}">
-              ${v.t('Копіювати', 'Copy')}
-            </button>
-          </div>
+        title: v.t('Запрошення', 'Invitation'),
+        body: html`<h1>
+            ${uc.mail.configured ? v.t('Запрошення надіслано', 'Invitation sent') : v.t('Запрошення створено', 'Invitation created')}
+          </h1>
+          ${
+            shown
+              ? html`${alert('ok', html`<p>${v.t(`Запрошення для ${shown.email ?? ''}.`, `An invitation for ${shown.email ?? ''}.`)} ${mailWhere(uc, v, shown.email ?? '')}</p>`)}
+                  <p>
+                    ${v.t('Посилання (показано один раз; діє 7 днів, один раз) — можна передати й самому:', 'The link (shown once; works once, for 7 days) — you may also pass it on yourself:')}
+                  </p>
+                  <div class="card secret">
+                    <code id="invite-link">${shown.link ?? ''}</code
+                    ><button type="button" data-copy="invite-link" data-copied="${v.t('Скопійовано', 'Copied')}">
+                      ${v.t('Копіювати', 'Copy')}
+                    </button>
+                  </div>`
+              : alert(
+                  'info',
+                  v.t(
+                    'Посилання вже показано один раз. Запрошення чекає у списку нижче на сторінці людей.',
+                    'The link was already shown once. The invitation waits in the list on the people page.',
+                  ),
+                )
+          }
           <p><a href="/console/people">${v.t('До списку людей', 'Back to people')}</a></p>`,
       };
     },
@@ -1114,170 +740,71 @@ export const pages = (uc: UseCases): ConsolePage[] => [
     },
   },
   {
+    // Join, then redirect: the new TOTP secret reaches the welcome page once, as a QR code; the first sign-in
+    // there, with a code from it, is the required check that the app holds the secret.
     method: 'POST',
     pattern: /^\/console\/invitations$/,
     auth: false,
     handle: async (r) => {
-      const v = r.view;
       const res = await uc.managePeople.accept(field(r.form, 'token'), {
         name: field(r.form, 'name'),
         password: field(r.form, 'password'),
       });
       return {
+        redirect: '/console/invitations/welcome',
+        once: { kind: 'joined', data: { name: res.person.name, email: res.person.email, secret: res.totpSecret, uri: res.totpUri } },
+      };
+    },
+  },
+  {
+    method: 'GET',
+    pattern: /^\/console\/invitations\/welcome$/,
+    auth: false,
+    handle: async (r) => {
+      const v = r.view;
+      const j = r.once?.kind === 'joined' ? r.once.data : null;
+      return {
         title: v.t('Ласкаво просимо', 'Welcome'),
         bare: true,
         body: html`<div class="signin card">
-          <h1>${v.t('Ласкаво просимо', 'Welcome')}, ${res.person.name}</h1>
-          ${alert('info', v.t('Додайте цей секрет до застосунку-автентифікатора (Google Authenticator, 1Password, Aegis…). Його показано лише один раз.', 'Add this secret to your authenticator app (Google Authenticator, 1Password, Aegis…). It is shown only once.'))}
-          <div class="secret">
-            <code id="totp-secret">${res.totpSecret}</code
-            ><button type="button" data-copy="totp-secret" data-copied="${v.t('Скопійовано', 'Copied')}">
-              ${v.t('Копіювати', 'Copy')}
-            </button>
-          </div>
-          <p class="muted mono">${res.totpUri}</p>
-          <p><a class="button" href="/console/sign-in">${v.t('Увійти', 'Sign in')}</a></p>
+          <h1>${v.t('Ласкаво просимо', 'Welcome')}${j ? html`, ${j.name}` : ''}</h1>
+          ${
+            j
+              ? html`${await secretCard(v, j.secret ?? '', j.uri ?? '')}
+                  <form class="stack" method="post" action="/console/sign-in">
+                    ${csrfField(v)}<input type="hidden" name="next" value="/console/" /><input
+                      type="hidden"
+                      name="email"
+                      value="${j.email}"
+                    />
+                    <h2>${v.t('Перший вхід із кодом', 'First sign-in with a code')}</h2>
+                    <p>
+                      ${v.t('Введіть пароль і код, який застосунок щойно показав: так ми перевіримо, що секрет у вас.', 'Enter your password and the code your app now shows: this checks that you hold the secret.')}
+                    </p>
+                    <label for="password">${v.t('Пароль', 'Password')}</label
+                    ><input id="password" name="password" type="password" autocomplete="current-password" required />
+                    <label for="totp">${v.t('Одноразовий код', 'One-time code')}</label
+                    ><input
+                      id="totp"
+                      name="totp"
+                      type="text"
+                      inputmode="numeric"
+                      autocomplete="one-time-code"
+                      pattern="[0-9]{6}"
+                      maxlength="6"
+                      required
+                    />
+                    <div class="actions"><button type="submit">${v.t('Підтвердити й увійти', 'Confirm and sign in')}</button></div>
+                  </form>`
+              : html`${alert('info', v.t('Секрет уже показано один раз. Увійдіть із паролем і кодом; якщо застосунок не має секрету, попросіть власника рахунку про допомогу.', 'The secret was already shown once. Sign in with your password and a code; if your app does not hold the secret, ask an owner of the account for help.'))}
+                  <p><a class="button" href="/console/sign-in">${v.t('Увійти', 'Sign in')}</a></p>`
+          }
         </div>`,
       };
     },
   },
 
-  // ── security: two-factor, sign-out, account deletion ───────────────────────────────────────────
-  {
-    method: 'GET',
-    pattern: /^\/console\/security$/,
-    auth: true,
-    handle: async (r) => {
-      const v = r.view;
-      const h = me(r);
-      return {
-        title: v.t('Безпека', 'Security'),
-        body: html`<h1>${v.t('Безпека', 'Security')}</h1>
-          ${r.query.done === 'on' ? alert('ok', v.t('Двофакторну перевірку знову ввімкнено з новим секретом; власники отримали сповіщення.', 'Two-factor checks are on again, with the new secret; the owners were told.')) : done(r, 'Двофакторну перевірку вимкнено; власники отримали сповіщення.', 'Two-factor checks are off; the owners were told.')}
-          <div class="card">
-            <dl class="kv">
-              <dt>${v.t('Ви', 'You')}</dt>
-              <dd>
-                ${h.person.name} (${h.person.email}), ${h.actor.role === 'owner' ? v.t('власник', 'owner') : v.t('учасник', 'member')}
-              </dd>
-              <dt>${v.t('Сесія діє до', 'Session ends')}</dt>
-              <dd>${when(h.session.expiresAt.toISOString(), v)}</dd>
-              <dt>${v.t('Останнє підтвердження', 'Last proof of identity')}</dt>
-              <dd>${when(h.session.authenticatedAt.toISOString(), v)}</dd>
-            </dl>
-            <form method="post" action="/console/sign-out" class="actions">
-              ${csrfField(v)}<button class="secondary" type="submit">${v.t('Вийти', 'Sign out')}</button>
-            </form>
-          </div>
-          <h2>${v.t('Двофакторна перевірка', 'Two-factor checks')}</h2>
-          <div class="card">
-            ${
-              h.person.twoFactorEnabled === false
-                ? html`<p>${v.t('Вимкнено: для входу досить пароля.', 'Off: signing in takes the password only.')}</p>
-${
-  h.person.totpPendingSecret
-    ? html`<p>
-          ${v.t('Новий секрет чекає на підтвердження: введіть код, який показує для нього застосунок-автентифікатор.', 'A new secret is waiting to be confirmed: enter the code your authenticator app shows for it.')}
-        </p>
-        ${twoFactorCodeForm(v)}`
-    : ''
-}
-<p>${v.t('Увімкнення знову дає новий секрет для застосунку-автентифікатора (старий більше не діятиме); перевірка запрацює, щойно ви введете код із нього. Потрібен повторний вхід.', 'Switching it on again gives you a new secret for your authenticator app (the old one will not work again); the checks start once you enter a code from it. Signing in again is required.')}</p>
-<form method="post" action="/console/security/two-factor/enrolment">${csrfField(v)}<input type="hidden" name="_back" value="/console/security"><button${h.person.totpPendingSecret ? raw(' class="secondary"') : ''} type="submit">${h.person.totpPendingSecret ? v.t('Отримати інший новий секрет', 'Get another new secret') : v.t('Увімкнути двофакторну перевірку', 'Switch on two-factor checks')}</button></form>`
-                : html`<p>
-                      ${v.t('Увімкнено: вхід просить пароль і одноразовий код. Вимкнення послаблює захист рахунку; усі власники отримають сповіщення. Потрібен повторний вхід.', 'On: signing in asks for the password and a one-time code. Switching it off weakens the account; every owner is told. Signing in again is required.')}
-                    </p>
-                    <form
-                      method="post"
-                      action="/console/security/two-factor/disable"
-                      data-confirm="${v.t('Вимкнути двофакторну перевірку?', 'Switch off two-factor checks?')}"
-                    >
-                      ${csrfField(v)}<input type="hidden" name="_back" value="/console/security" /><button class="danger" type="submit">
-                        ${v.t('Вимкнути двофакторну перевірку', 'Switch off two-factor checks')}
-                      </button>
-                    </form>`
-            }
-          </div>
-          <h2>${v.t('Видалення рахунку', 'Delete the account')}</h2>
-          <div class="card">
-            <p>
-              ${v.t('Рахунок можна видалити лише без доменів і з нульовим балансом. Видалення завершує всі сесії й відкликає всі ключі.', 'An account can be deleted only with no domains and a zero balance. Deleting ends every session and revokes every key.')}
-            </p>
-            <p><a class="button secondary" href="/console/account/delete">${v.t('Видалити рахунок…', 'Delete the account…')}</a></p>
-          </div>`,
-      };
-    },
-  },
-  {
-    method: 'POST',
-    pattern: /^\/console\/security\/two-factor\/disable$/,
-    auth: true,
-    handle: async (r) => {
-      await uc.disableTwoFactor.execute(me(r));
-      return { redirect: '/console/security?done=1' };
-    },
-  },
-  {
-    // Switching two-factor checks on again, step 1: the new secret, shown once, and the field for its first code.
-    method: 'POST',
-    pattern: /^\/console\/security\/two-factor\/enrolment$/,
-    auth: true,
-    handle: async (r) => {
-      const v = r.view;
-      const res = await uc.enableTwoFactor.start(me(r));
-      return {
-        title: v.t('Увімкнути двофакторну перевірку', 'Switch on two-factor checks'),
-        body: html`<h1>${v.t('Увімкнути двофакторну перевірку', 'Switch on two-factor checks')}</h1>
-          ${alert('info', v.t('Додайте цей секрет до застосунку-автентифікатора (Google Authenticator, 1Password, Aegis…): уведіть його вручну або передайте застосунку посилання otpauth://. Секрет показано лише зараз. Доки ви не підтвердите його кодом, двофакторна перевірка лишається вимкненою.', 'Add this secret to your authenticator app (Google Authenticator, 1Password, Aegis…): type it in, or give the app the otpauth:// link. The secret is shown only now. Until you confirm it with a code, two-factor checks stay off.'))}
-          <div class="card">
-            <h2>${v.t('Новий секрет', 'The new secret')}</h2>
-            <div class="secret">
-              <code id="totp-secret">${res.secret}</code
-              ><button type="button" data-copy="totp-secret" data-copied="${v.t('Скопійовано', 'Copied')}">
-                ${v.t('Копіювати', 'Copy')}
-              </button>
-            </div>
-            <h3>${v.t('Посилання для застосунку', 'Link for the app')}</h3>
-            <div class="secret">
-              <code id="totp-uri">${res.otpauthUri}</code
-              ><button type="button" data-copy="totp-uri" data-copied="${v.t('Скопійовано', 'Copied')}">${v.t('Копіювати', 'Copy')}</button>
-            </div>
-          </div>
-          ${twoFactorCodeForm(v)}`,
-      };
-    },
-  },
-  {
-    // Step 2: a code from the new secret switches the checks on; a wrong one asks again, changing nothing.
-    method: 'POST',
-    pattern: /^\/console\/security\/two-factor\/enable$/,
-    auth: true,
-    handle: async (r) => {
-      const v = r.view;
-      try {
-        await uc.enableTwoFactor.confirm(me(r), field(r.form, 'totp').trim(), r.ip);
-      } catch (err) {
-        if (!(err instanceof DomainError && err.code === 'totp_invalid')) throw err;
-        return {
-          title: v.t('Увімкнути двофакторну перевірку', 'Switch on two-factor checks'),
-          status: 422,
-          body: html`<h1>${v.t('Увімкнути двофакторну перевірку', 'Switch on two-factor checks')}</h1>
-            ${alert(
-              'error',
-              html`<p>${errorText(v.lang, err)}</p>
-                <p class="muted">${v.t('Код помилки', 'Error code')}: <code>${err.code}</code></p>`,
-            )}
-            ${twoFactorCodeForm(v)}
-            <p>
-              <a href="/console/security"
-                >${v.t('Якщо застосунок не має цього секрету, почніть знову на сторінці безпеки.', 'If your app does not hold this secret, start again from the security page.')}</a
-              >
-            </p>`,
-        };
-      }
-      return { redirect: '/console/security?done=on' };
-    },
-  },
+  // ── account deletion ──────────────────────────────────────────────────────────────────────────
   {
     method: 'GET',
     pattern: /^\/console\/account\/delete$/,
@@ -1317,6 +844,9 @@ ${
       return { redirect: '/console/sign-in', cookies: [{ name: 'dmk_session', value: '', maxAge: 0 }] };
     },
   },
+  ...keyPages(uc),
+  ...securityPages(uc),
+  ...passwordPages(uc),
   ...operationPages.pages(uc),
   ...sandboxPages(uc),
   ...dnsPages(uc),

@@ -2,7 +2,7 @@ import { DURATION_MESSAGE } from '../../../core/sandbox/advance-clock.use-case.j
 import { isDomainError } from '../../../core/kernel/errors.js';
 import type { UseCases } from '../use-cases.js';
 import { html, raw } from './html.js';
-import { alert, csrfField } from './layout.js';
+import { alert, csrfField, when } from './layout.js';
 import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
 
 /**
@@ -36,11 +36,7 @@ const page = async (uc: UseCases, r: ConsoleRequest, refused: { advance: string 
   const v = r.view;
   const clock = await uc.advanceSandboxClock.readAsPerson(r.human!);
   const owner = r.human!.actor.role === 'owner';
-  const kyiv = new Date(clock.now).toLocaleString(v.lang === 'uk' ? 'uk-UA' : 'en-GB', {
-    timeZone: 'Europe/Kyiv',
-    dateStyle: 'medium',
-    timeStyle: 'short',
-  });
+  const kyiv = when(clock.now, v);
   return {
     ...(refused ? { status: 422 } : {}),
     title: v.t('Пісочниця', 'Sandbox'),
