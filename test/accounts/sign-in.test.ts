@@ -93,11 +93,13 @@ eachStore('Sign-in: e-mail + password (argon2id) + TOTP, session cookie', (kind)
     const body = { email: api.demo.email, password: api.demo.password, totp: c };
     const rs = await Promise.all([signIn(body), signIn(body), signIn(body)]);
     expect(rs.map((r) => r.status).sort()).to.deep.equal([201, 401, 401]);
+    expect(rs.filter((r) => r.status === 401).map((r) => r.body.error.code)).to.deep.equal(['sign_in_failed', 'sign_in_failed']);
   });
 
   it('missing fields are 422 validation_failed', async () => {
     const r = await signIn({ email: api.demo.email });
     expect(r.status).to.equal(422);
+    expect(r.body.error.code).to.equal('validation_failed');
     expect(r.body.error.details.map((d: any) => d.rule)).to.include('required');
   });
 

@@ -168,7 +168,9 @@ eachStore('Console in headless Chromium', (kind) => {
     await page.goto(`${api.base}/console/keys/${keyId}`);
     await Promise.all([page.waitForNavigation(), page.click(`form[action="/console/keys/${keyId}/revoke"] button`)]);
     expect(await page.locator('[role=status]').textContent()).to.include('revoked');
-    expect((await fetch(`${api.base}/v1/domains`, { headers: bearer(secret) })).status, 'revoked at once').to.equal(401);
+    const revoked = await fetch(`${api.base}/v1/domains`, { headers: bearer(secret) });
+    expect(revoked.status, 'revoked at once').to.equal(401);
+    expect(((await revoked.json()) as { error: { code: string } }).error.code).to.equal('key_revoked');
   });
 
   it('revealing the transfer code asks to sign in again after 5 minutes; the reveal tells every owner', async () => {

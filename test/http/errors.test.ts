@@ -109,6 +109,7 @@ eachStore('Every failure answers in the seed shape', (kind) => {
     for (const body of ['[]', '"text"', '42', 'null']) {
       const r = await api.call('/v1/account/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
       expect(r.status, body).to.equal(422);
+      expect(r.body.error.code, body).to.equal('validation_failed');
       isSeedShape(r.body);
     }
   });

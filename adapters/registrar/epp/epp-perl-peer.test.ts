@@ -262,7 +262,6 @@ describe('EPP registrar against an independent Net::EPP (Perl) registry peer', f
   it('our client detects a peer whose greeting length prefix does not count itself, and fails cleanly', async () => {
     const peer = await startPeer(certs, ['--misframe-greeting=1']);
     const registrar = registrarFor(peer, certs, { connectAttempts: 1, retries: 0 });
-    const started = Date.now();
     try {
       const err = await registrar.check(['perl-peer.com.ua']).then(
         () => null,
@@ -270,8 +269,9 @@ describe('EPP registrar against an independent Net::EPP (Perl) registry peer', f
       );
       expect(err).to.be.instanceOf(RegistryError);
       expect((err as RegistryError).reason).to.equal('unavailable');
-      expect((err as RegistryError).message).to.match(/frame|greeting|XML|EPP session setup failed/i);
-      expect(Date.now() - started, 'detected, not waited out').to.be.below(2500);
+      // Detected from the bytes (the 4 bytes left over read as a length, or the cut greeting), not waited out.
+      expect((err as RegistryError).message).to.match(/bad EPP frame length|EPP session setup failed/);
+      expect((err as RegistryError).message).to.not.match(/within \d+ ms/);
     } finally {
       await registrar.close();
       await peer.stop();
