@@ -3,6 +3,7 @@ import { connect, type Socket } from 'node:net';
 import dnsPacket from 'dns-packet';
 import { DomainError } from '../../../core/kernel/errors.js';
 import type { AxfrRequest, ZoneTransferClient } from '../../../core/dns/ports/zone-import.port.js';
+import { algorithmOf, parseTsig, signRequest, TSIG_ERROR_NAME, TsigStreamVerifier, type TsigKey } from '../tsig.js';
 
 /** How a name becomes the one checked address we connect to (the SSRF guard's lookup, wired in src/). */
 export type AxfrLookup = (
@@ -16,15 +17,13 @@ export interface AxfrClientOptions {
   readonly lookup: AxfrLookup;
 }
 
-/** Message signing for AXFR with TSIG; none until a TSIG signer is wired (see tsig.ts). */
-export interface AxfrSigner {
-  /** The query, signed (TSIG RR appended). */
-  sign(query: Buffer): Buffer;
-  /** Checks one message of the answer (RFC 8945 §5.3.1: every message, or every 100th at least); throws on a bad one. */
-  verify(message: Buffer, first: boolean): void;
-}
-
 const RCODE_REFUSED = new Set(['REFUSED', 'NOTAUTH']);
+
+const nowSeconds = (): number => Math.floor(Date.now() / 1000);
+
+/** A failed TSIG check as the error states it: its TSIG error name when it has one, else the reason. */
+const tsigReason = (v: { reason: string; error: number }): string =>
+  v.error ? `${TSIG_ERROR_NAME[v.error] ?? v.error}: ${v.reason}` : v.reason;
 
 /** A record's rdata as zone-file text: names absolute, strings quoted byte by byte (\DDD escapes). */
 const quoteBytes = (b: Buffer): string => {
@@ -105,10 +104,7 @@ export const presentRecord = (a: dnsPacket.Answer): string => {
  * checked, connected to as is), so a name that resolves to a private address is never reached.
  */
 export class AxfrClient implements ZoneTransferClient {
-  constructor(
-    private readonly options: AxfrClientOptions,
-    private readonly signer: ((tsig: NonNullable<AxfrRequest['tsig']>) => AxfrSigner) | null = null,
-  ) {}
+  constructor(private readonly options: AxfrClientOptions) {}
 
   private resolve(host: string, server: string): Promise<string> {
     return new Promise((resolve, reject) => {
@@ -129,11 +125,18 @@ export class AxfrClient implements ZoneTransferClient {
     const address = await this.resolve(req.host, server);
     if (Date.now() - started > req.timeoutMs) throw timeout();
 
-    const signer = req.tsig ? this.signer?.(req.tsig) : null;
-    if (req.tsig && !signer) throw new DomainError('axfr_tsig_invalid', { server, reason: 'TSIG is not available in this build' });
     const id = randomInt(0, 0x10000);
     let query = dnsPacket.encode({ type: 'query', id, flags: 0, questions: [{ type: 'AXFR', name: req.zone, class: 'IN' }] });
-    if (signer) query = signer.sign(query);
+    // TSIG (RFC 8945): the query signed, every message of the answer verified in order (§5.3.1).
+    let verifier: TsigStreamVerifier | null = null;
+    if (req.tsig) {
+      const algorithm = algorithmOf(req.tsig.algorithm);
+      if (!algorithm) throw new DomainError('axfr_tsig_invalid', { server, reason: `the algorithm ${req.tsig.algorithm} is not offered` });
+      const key: TsigKey = { name: req.tsig.name.replace(/\.$/, ''), algorithm, secret: Buffer.from(req.tsig.secret, 'base64') };
+      const signed = signRequest(query, key, { now: nowSeconds() });
+      query = signed.message;
+      verifier = new TsigStreamVerifier(key, signed.mac);
+    }
 
     const socket: Socket = connect({ host: address, port: req.port });
     let timedOut = false;
@@ -175,14 +178,17 @@ export class AxfrClient implements ZoneTransferClient {
               throw new DomainError('axfr_failed', { server, rcode: 'a malformed message' });
             }
             const rcode = (msg as { rcode?: string }).rcode ?? 'NOERROR';
-            if (rcode !== 'NOERROR') throw new DomainError(RCODE_REFUSED.has(rcode) ? 'axfr_refused' : 'axfr_failed', { server, rcode });
+            if (rcode !== 'NOERROR') {
+              // A server that refuses our key says why in its (unsigned) TSIG: BADKEY, BADSIG, BADTIME.
+              const t = verifier ? parseTsig(Buffer.from(raw)) : null;
+              if (t?.kind === 'tsig' && t.tsig.error !== 0)
+                throw new DomainError('axfr_tsig_invalid', { server, reason: TSIG_ERROR_NAME[t.tsig.error] ?? String(t.tsig.error) });
+              throw new DomainError(RCODE_REFUSED.has(rcode) ? 'axfr_refused' : 'axfr_failed', { server, rcode });
+            }
             if (msg.id !== id) throw new DomainError('axfr_failed', { server, rcode: 'an answer to another query' });
-            if (signer) {
-              try {
-                signer.verify(Buffer.from(raw), messages === 0);
-              } catch (err) {
-                throw err instanceof DomainError ? err : new DomainError('axfr_tsig_invalid', { server, reason: (err as Error).message });
-              }
+            if (verifier) {
+              const v = verifier.verify(Buffer.from(raw), nowSeconds());
+              if (!v.ok) throw new DomainError('axfr_tsig_invalid', { server, reason: tsigReason(v) });
             }
             messages++;
             let text = '';
@@ -195,6 +201,10 @@ export class AxfrClient implements ZoneTransferClient {
             }
             if (soas === 0 && (msg.answers ?? []).length === 0 && messages === 1)
               throw new DomainError('axfr_incomplete', { server, reason: 'no-opening-soa' });
+            if (soas >= 2) {
+              const end = verifier?.finish();
+              if (end && !end.ok) throw new DomainError('axfr_tsig_invalid', { server, reason: end.reason });
+            }
             if (text !== '') yield text;
             if (soas >= 2) return;
           }

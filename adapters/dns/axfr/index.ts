@@ -1,1 +1,1 @@
-export { AxfrClient, presentRecord, type AxfrClientOptions, type AxfrLookup, type AxfrSigner } from './axfr.adapter.js';
+export { AxfrClient, presentRecord, type AxfrClientOptions, type AxfrLookup } from './axfr.adapter.js';

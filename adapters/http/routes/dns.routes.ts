@@ -373,7 +373,8 @@ export const dnsRoutes = (uc: DnsUseCases): Route[] => [
                 name: { type: 'string', minLength: 1, maxLength: 255 },
                 algorithm: {
                   type: 'string',
-                  enum: ['hmac-sha256', 'hmac-sha384', 'hmac-sha512', 'hmac-sha224', 'hmac-sha1', 'hmac-md5.sig-alg.reg.int'],
+                  enum: ['hmac-sha256', 'hmac-sha512'],
+                  description: 'RFC 8945 §6: hmac-sha256 (MUST) and hmac-sha512 (RECOMMENDED)',
                 },
                 secret: { type: 'string', minLength: 4, maxLength: 1024, pattern: '^[A-Za-z0-9+/]+={0,2}$', description: 'base64' },
               },

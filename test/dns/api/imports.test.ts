@@ -132,8 +132,8 @@ eachStore('Zone import (POST /v1/domains/{domain}/dns/imports)', (kind) => {
       dns: true,
       env: {
         DNS_IMPORT_ALLOW_LOOPBACK: '1',
-        DNS_IMPORT_MAX_RECORDS: '40',
-        DNS_IMPORT_MAX_BYTES: '20000',
+        DNS_IMPORT_MAX_RECORDS: '1000',
+        DNS_IMPORT_MAX_BYTES: '200000',
         DNS_IMPORT_MAX_SECONDS: '3',
         DNS_IMPORT_GENERATE_MAX: '5',
       },
@@ -143,7 +143,10 @@ eachStore('Zone import (POST /v1/domains/{domain}/dns/imports)', (kind) => {
     dir = await mkdtemp(join(tmpdir(), 'domivka-import-knot-'));
     mkdirSync(join(dir, 'db'));
     mkdirSync(join(dir, 'zones'));
-    for (const z of [SHOP, BLOG]) await writeFile(join(dir, 'zones', `${z}.zone`), knotZone(z));
+    await writeFile(join(dir, 'zones', `${SHOP}.zone`), knotZone(SHOP));
+    // The keyed zone is large enough for Knot to answer in several messages (TSIG per message, RFC 8945 §5.3.1).
+    const bulk = Array.from({ length: 600 }, (_, i) => `t${i} IN TXT "${String(i).padStart(4, '0')}${'x'.repeat(240)}"`).join('\n');
+    await writeFile(join(dir, 'zones', `${BLOG}.zone`), `${knotZone(BLOG)}${bulk}\n`);
     knotPort = await freePort([api.dnsPort!]);
     await writeFile(join(dir, 'knot.conf'), knotConf(dir, knotPort));
     knotd = runKnotd(join(dir, 'knot.conf'));
@@ -279,11 +282,11 @@ eachStore('Zone import (POST /v1/domains/{domain}/dns/imports)', (kind) => {
     expect(broken.error.message.uk).to.equal('Файл зони не читається, рядок 6: незакритий рядок у лапках.');
     const gen = await failedWith(DEV, { zone_file: `${head}$GENERATE 1-100000 h$ A 192.0.2.1\n` }, 'zone_file_generate_too_large');
     expect(gen.error.message.en).to.contain('100000').and.contain('at most 5');
-    const many = Array.from({ length: 41 }, (_, i) => `h${i} IN A 192.0.2.1`).join('\n');
+    const many = Array.from({ length: 1001 }, (_, i) => `h${i} IN A 192.0.2.1`).join('\n');
     await failedWith(DEV, { zone_file: `${head}${many}\n` }, 'import_too_many_records');
 
     // Refused before a job exists: too large (the route's own limit), not UTF-8, wrong media type, wrong right.
-    const big = await start(DEV, `${head}; ${'x'.repeat(20_001)}\n`, { type: 'text/dns' });
+    const big = await start(DEV, `${head}; ${'x'.repeat(200_001)}\n`, { type: 'text/dns' });
     expect(big.status).to.equal(413);
     expect(big.body.error.code).to.equal('payload_too_large');
     const latin = await start(DEV, Buffer.from(`${head}x IN TXT "caf\xe9"\n`, 'latin1'), { type: 'text/dns' });
@@ -313,6 +316,45 @@ eachStore('Zone import (POST /v1/domains/{domain}/dns/imports)', (kind) => {
     expect(byKey[`_sip._tcp.${SHOP} SRV`].values).to.deep.equal([`10 5 5060 www.${SHOP}.`]);
     expect(byKey[`sub.${SHOP} NS`].values).to.deep.equal([`ns.sub.${SHOP}.`]);
     expect(byKey[`${SHOP} A`]).to.include({ action: 'update', ttl: 600 });
+  });
+
+  it('AXFR with TSIG from Knot: signed query, every message verified; a wrong secret is named; the secret is sealed while the pull runs, then gone', async () => {
+    const tsig = { name: 'import-key', algorithm: 'hmac-sha256', secret: TSIG_SECRET };
+    const xfr = await run('kdig', ['-p', String(knotPort), '@127.0.0.1', '-y', `hmac-sha256:import-key:${TSIG_SECRET}`, 'AXFR', BLOG]);
+    const messages = Number(/\((\d+) messages/.exec(xfr.stdout)?.[1]);
+    expect(messages, xfr.stdout.slice(-300)).to.be.greaterThan(1);
+    const job = await imported(BLOG, { axfr: { server: `127.0.0.1:${knotPort}`, tsig } });
+    expect(job.status, JSON.stringify(job)).to.equal('ready');
+    expect(job.records_read).to.equal(609);
+    expect(JSON.stringify(job)).to.not.contain(TSIG_SECRET);
+    const p = await plan(BLOG, job.plan_id);
+    expect(p.changes.find((c: any) => c.name === `www.${BLOG}` && c.type === 'A')).to.deep.include({ values: ['192.0.2.201'] });
+    expect(p.changes.find((c: any) => c.name === `t599.${BLOG}`)).to.deep.include({ action: 'create', values: [`0599${'x'.repeat(240)}`] });
+    const wrong = { ...tsig, secret: Buffer.from('another secret, 32 octets long!!').toString('base64') };
+    const bad = await failedWith(BLOG, { axfr: { server: `127.0.0.1:${knotPort}`, tsig: wrong } }, 'axfr_tsig_invalid');
+    expect(bad.error.message.en).to.contain('BADSIG');
+    const other = await failedWith(
+      BLOG,
+      { axfr: { server: `127.0.0.1:${knotPort}`, tsig: { ...tsig, name: 'no-such-key' } } },
+      'axfr_tsig_invalid',
+    );
+    expect(other.error.message.en).to.contain('BADKEY');
+
+    // At rest while the pull runs: sealed (never the secret itself); erased when it ends.
+    const rows = () => api.system.store.knex('dns_imports').select('id', 'tsig_sealed', 'status');
+    const fake = await fakeAxfr('silent');
+    try {
+      const r = await start(DEV, { axfr: { server: `127.0.0.1:${fake.port}`, tsig } });
+      expect(r.status).to.equal(202);
+      const running = (await rows()).find((x: any) => x.id === r.body.id);
+      expect(running.status).to.equal('running');
+      expect(running.tsig_sealed).to.be.a('string').and.not.contain(TSIG_SECRET);
+      expect(running.tsig_sealed).to.not.contain(Buffer.from(TSIG_SECRET, 'base64').toString('latin1'));
+      await waitFor(async () => (await rows()).find((x: any) => x.id === r.body.id).status !== 'running', 10_000, 100);
+    } finally {
+      fake.server.close();
+    }
+    for (const row of await rows()) expect(row.tsig_sealed, row.id).to.equal(null);
   });
 
   it('AXFR failures: refused by the server, nothing listening, a private address, SERVFAIL, no closing SOA, a timeout', async () => {
