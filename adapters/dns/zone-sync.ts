@@ -51,7 +51,14 @@ export class ZoneSync {
       if (!was || was.id !== v.id || was.serial !== v.serial) {
         const zone = await this.zones.findById(v.id);
         if (!zone) continue;
-        await this.target.publish(zone);
+        try {
+          await this.target.publish(zone);
+        } catch (err) {
+          // One zone that cannot be served (a signed zone whose key cannot be opened, say) keeps its last
+          // version and is tried again next load; it must not hold back every zone after it.
+          this.log.error({ err, zone: domain, serial: zone.serial }, 'zone not published');
+          continue;
+        }
         this.served.set(domain, { id: zone.id, serial: zone.serial });
       }
     }

@@ -50,6 +50,7 @@ export const sampleSets = (serial: number): RecordSet[] => [
   rs('a.ent', 'TXT', ['below an empty non-terminal']),
   rs('sub', 'NS', [`ns.sub.${ZONE}.`]),
   rs('ns.sub', 'A', ['192.0.2.53']),
+  rs('big', 'TXT', ['x'.repeat(200), 'y'.repeat(200)]),
 ];
 
 const window = (): Pick<ZoneSigning, 'inception' | 'expiration'> => {
@@ -120,6 +121,18 @@ for (const algorithm of [13, 15] as const) {
       const ref = await dig(port, `host.sub.${ZONE}`, 'A', '+dnssec');
       expect(ref.flags).to.not.include('aa');
       expect(ref.authority.map((r) => r.type)).to.deep.equal(['NS', 'NSEC', 'RRSIG']);
+    });
+    it('truncates over UDP rather than send an answer without its signature; TCP gets it whole', async () => {
+      // Two 200-octet strings fit 512 octets; with their RRSIG they do not.
+      const plain = await dig(port, `big.${ZONE}`, 'TXT', '+bufsize=512', '+ignore');
+      expect(plain.flags, plain.raw).to.not.include('tc');
+      expect(plain.answer.map((r) => r.type)).to.deep.equal(['TXT', 'TXT']);
+      const signed = await dig(port, `big.${ZONE}`, 'TXT', '+dnssec', '+bufsize=512', '+ignore');
+      expect(signed.flags, signed.raw).to.include('tc');
+      expect(signed.answer).to.have.length(0);
+      const tcp = await dig(port, `big.${ZONE}`, 'TXT', '+dnssec', '+tcp');
+      expect(tcp.answer.map((r) => r.type)).to.deep.equal(['TXT', 'TXT', 'RRSIG']);
+      await ad(`big.${ZONE}`, 'TXT', 'NOERROR');
     });
     it('passes ldns-verify-zone and kzonecheck --dnssec on on the AXFR copy', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'dmk-signed-'));
