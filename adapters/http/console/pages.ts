@@ -2,7 +2,7 @@ import { formatUah } from '../../../core/kernel/money.js';
 import { DomainError } from '../../../core/kernel/errors.js';
 import type { UseCases } from '../use-cases.js';
 import { html, raw } from './html.js';
-import { alert, csrfField, when, type View } from './layout.js';
+import { alert, csrfField, day, daysLeft, expiryNote, when, type View } from './layout.js';
 import { operationPages } from './operations.pages.js';
 import { sandboxPages } from './sandbox.pages.js';
 import { keyPages } from './keys.pages.js';
@@ -180,6 +180,19 @@ export const pages = (uc: UseCases): ConsolePage[] => [
           <p class="lead">
             ${v.env === 'test' ? v.t('Пісочниця: реєстрації та оплати тут виглядають справжніми, але нічого не змінюють.', 'Sandbox: registrations and charges here look real but change nothing.') : v.t('Робоче середовище: усе тут справжнє.', 'Live: everything here is real.')}
           </p>
+          ${(() => {
+            const expired = list.filter((d) => daysLeft(d.expires_at, v.now) < 0).length;
+            const soon = list.filter((d) => daysLeft(d.expires_at, v.now) >= 0 && daysLeft(d.expires_at, v.now) <= 30).length;
+            return expired + soon > 0
+              ? alert(
+                  expired > 0 ? 'error' : 'info',
+                  v.t(
+                    `Закінчилися: ${expired}; закінчуються протягом 30 днів: ${soon}${v.sandbox ? ' (за часом пісочниці)' : ''}. Продовжте їх, щоб не втратити.`,
+                    `Expired: ${expired}; expiring within 30 days: ${soon}${v.sandbox ? ' (by the sandbox clock)' : ''}. Renew them so as not to lose them.`,
+                  ),
+                )
+              : '';
+          })()}
           ${
             list.length === 0
               ? html`<div class="card">
@@ -204,7 +217,7 @@ export const pages = (uc: UseCases): ConsolePage[] => [
                         html`<tr>
                           <th scope="row"><a href="/console/domains/${encodeURIComponent(d.domain)}">${d.domain}</a></th>
                           <td>${d.status.map(statusPill)}</td>
-                          <td>${d.expires_at}</td>
+                          <td>${day(d.expires_at, v)} ${expiryNote(v, d.expires_at)}</td>
                           <td>${d.auto_renew ? v.t('так', 'on') : v.t('ні', 'off')}</td>
                           <td>${d.labels.map((l) => html`<span class="pill">${l}</span>`)}</td>
                         </tr>`,
@@ -232,7 +245,7 @@ export const pages = (uc: UseCases): ConsolePage[] => [
               <dt>${v.t('Стан', 'Status')}</dt>
               <dd>${d.status.map(statusPill)}</dd>
               <dt>${v.t('Діє до', 'Expires')}</dt>
-              <dd>${d.expires_at}</dd>
+              <dd>${day(d.expires_at, v)} ${expiryNote(v, d.expires_at)}</dd>
               <dt>${v.t('Автопродовження', 'Auto-renew')}</dt>
               <dd>${d.auto_renew ? v.t('увімкнено', 'on') : v.t('вимкнено', 'off')}</dd>
               <dt>${v.t('Блокування передачі', 'Transfer lock')}</dt>
