@@ -186,10 +186,16 @@ export const pages = (uc: UseCases): ConsolePage[] => [
             return expired + soon > 0
               ? alert(
                   expired > 0 ? 'error' : 'info',
-                  v.t(
-                    `Закінчилися: ${expired}; закінчуються протягом 30 днів: ${soon}${v.sandbox ? ' (за часом пісочниці)' : ''}. Продовжте їх, щоб не втратити.`,
-                    `Expired: ${expired}; expiring within 30 days: ${soon}${v.sandbox ? ' (by the sandbox clock)' : ''}. Renew them so as not to lose them.`,
-                  ),
+                  [
+                    expired > 0 ? v.t(`Доменів, строк яких минув: ${expired}.`, `Domains that have expired: ${expired}.`) : '',
+                    soon > 0
+                      ? v.t(`Доменів, строк яких мине протягом 30 днів: ${soon}.`, `Domains that expire within 30 days: ${soon}.`)
+                      : '',
+                    v.sandbox ? v.t('(За часом пісочниці.)', '(By the sandbox clock.)') : '',
+                    v.t('Продовжте їх, щоб не втратити.', 'Renew them so as not to lose them.'),
+                  ]
+                    .filter(Boolean)
+                    .join(' '),
                 )
               : '';
           })()}
