@@ -64,7 +64,12 @@ export const buildApi = (
   const app = createHttpApp(routes, deps);
   // The humans' console at /console/: after the API router, on the same process and port.
   app.use(
-    consoleMiddleware(uc, { authenticateSession: deps.authenticateSession, secureCookies: deps.config.secureCookies, logger: deps.logger }),
+    consoleMiddleware(uc, {
+      authenticateSession: deps.authenticateSession,
+      secureCookies: deps.config.secureCookies,
+      logger: deps.logger,
+      clock: deps.clock,
+    }),
   );
   return { app, routes };
 };

@@ -56,7 +56,7 @@ header.top nav ul{list-style:none;margin:0;padding:0;display:flex;gap:4px;flex-w
 header.top nav a{color:#dce6f7;text-decoration:none;padding:14px 10px;display:block;border-bottom:3px solid transparent}
 header.top nav a[aria-current=page]{color:#fff;border-bottom-color:#f0b429}
 header.top .tools{margin-left:auto;display:flex;gap:12px;align-items:center;font-size:14px}
-header.top .tools a{color:#dce6f7}.envtag{background:#f0b429;color:#222;border-radius:4px;padding:2px 8px;font-weight:700;font-size:13px}.envtag.live{background:#e55353;color:#fff}
+header.top .tools a,header.top .tools .muted{color:#dce6f7}.envtag{background:#f0b429;color:#222;border-radius:4px;padding:2px 8px;font-weight:700;font-size:13px}.envtag.live{background:#e55353;color:#fff}
 main{max-width:1080px;margin:0 auto;padding:24px}
 h1{font-size:28px;margin:8px 0 16px}h2{font-size:20px;margin:28px 0 12px}
 .card{background:var(--card);border:1px solid var(--line);border-radius:var(--radius);padding:20px;margin-bottom:20px}
@@ -75,13 +75,13 @@ button.secondary,.button.secondary{background:#fff;color:var(--accent)}button.da
 .alert{border-radius:var(--radius);padding:12px 16px;margin:0 0 18px;border:1px solid}.alert.error{background:#fdecea;border-color:#f3b8b3;color:#6b1a14}.alert.ok{background:#e6f5ec;border-color:#a8dcbc;color:#0f4a28}.alert.info{background:#eaf1fb;border-color:#b7cdef}
 .secret{display:flex;gap:10px;align-items:center;flex-wrap:wrap}.secret code{background:#0f1b2d;color:#e8f0ff;padding:10px 14px;border-radius:6px;word-break:break-all;font-size:15px}
 .note{display:inline-block;border-radius:6px;padding:4px 8px;font-size:13px;margin-top:6px}.note.warn{background:#fdeccc;color:var(--warn)}
-td select{width:auto}.card>h2:first-child,.card>h3:first-child{margin-top:0}
+td select{width:auto}.card>h2:first-child,.card>h3:first-child,.card>input[type=hidden]+h2{margin-top:0}
 button.copied{background:var(--ok);border-color:var(--ok)}
 ol.steps{display:flex;gap:8px;list-style:none;padding:0;margin:0 0 18px;flex-wrap:wrap;counter-reset:s}ol.steps li{counter-increment:s;padding:4px 12px;border-radius:999px;background:#e8edf6;color:var(--muted);font-size:14px}ol.steps li::before{content:counter(s) ". "}ol.steps li[aria-current=step]{background:var(--accent);color:#fff}
 .summary p{margin:4px 0}dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:6px 18px;margin:0}dl.kv dt{color:var(--muted)}dl.kv dd{margin:0}
 .sandbar{background:#fff7e0;border-bottom:1px solid #f0d58a;padding:6px 24px;font-size:14px}.sandbar a.clock{color:#4a3500;text-decoration:none}.sandbar a.clock:hover{text-decoration:underline}.badge{display:inline-block;background:#8a4b00;color:#fff;border-radius:999px;padding:0 10px;font-size:13px;margin-left:6px}
 .qr{display:inline-block;background:#fff;padding:8px;border:1px solid var(--line);border-radius:6px;line-height:0}.qr svg{width:200px;height:200px}
-.mail{white-space:pre-wrap;word-break:break-word;font-family:inherit;margin:0}.warnbox{border-left:4px solid var(--warn);background:#fff8eb;padding:8px 12px;margin:8px 0;border-radius:4px}
+p.mono,.secret code,dd.mono{overflow-wrap:anywhere}.mail{white-space:pre-wrap;word-break:break-word;font-family:inherit;margin:0}.warnbox{border-left:4px solid var(--warn);background:#fff8eb;padding:8px 12px;margin:8px 0;border-radius:4px}
 @media (max-width:640px){header.top{padding:0 12px;gap:8px}header.top .tools{margin-left:0;flex-wrap:wrap}header.top nav a{padding:8px 6px}main{padding:16px 12px}h1{font-size:24px}.sandbar{padding:6px 12px}
 table,thead,tbody,tr,th,td{display:block;width:100%}table caption{display:block}thead tr{position:absolute;left:-9999px;top:auto;width:1px;height:1px;overflow:hidden}
 tbody tr{border:1px solid var(--line);border-radius:var(--radius);margin:0 0 12px;padding:4px 0;background:var(--card)}tbody th,tbody td{border:0;padding:4px 12px}

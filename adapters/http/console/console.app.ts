@@ -43,6 +43,8 @@ export interface ConsoleDeps {
   readonly authenticateSession: { execute(token: string): Promise<HumanContext> };
   readonly secureCookies: boolean | 'auto';
   readonly logger: Logger;
+  /** The server's clock (the sandbox clock adds the account's offset); the wall clock when absent. */
+  readonly clock?: { now(): Date };
 }
 
 const cookieOf = (header: string | undefined, name: string): string | null => {
@@ -201,6 +203,7 @@ export const consoleMiddleware = (uc: UseCases, deps: ConsoleDeps): Middleware =
       t: (uk, en) => (lang === 'uk' ? uk : en),
       tz,
       sandbox,
+      now: sandbox ? new Date(sandbox.now) : (deps.clock?.now() ?? new Date()),
     };
     // Whose one-time views these are: the session's, or (before sign-in) the pre-session token's.
     const onceOwner = human ? human.session.id : pre!;

@@ -170,7 +170,7 @@ export const keyPages = (uc: UseCases): ConsolePage[] => [
               ? html`<p>${v.t('Ключів ще немає.', 'No keys yet.')}</p>`
               : html`<table class="keys">
                   <caption>
-                    ${v.t(`Ключів: ${page.data.length}`, `${page.data.length} keys`)}
+                    ${v.t(`Ключів: ${page.data.length}`, `Keys: ${page.data.length}`)}
                   </caption>
                   <thead>
                     <tr>

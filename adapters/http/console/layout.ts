@@ -16,7 +16,21 @@ export interface View {
   readonly tz: string;
   /** A test-environment page of a signed-in person: the account's sandbox clock. */
   readonly sandbox: { readonly now: string; readonly offsetMs: number } | null;
+  /** Now, for this environment: the sandbox clock's time in test, the server's in live. */
+  readonly now: Date;
 }
+
+/** Days from `now` to the end of a YYYY-MM-DD expiry date (negative: expired that many days ago). */
+export const daysLeft = (expiresOn: string, now: Date): number =>
+  Math.floor((Date.parse(`${expiresOn.slice(0, 10)}T23:59:59Z`) - now.getTime()) / 86_400_000);
+
+/** The expiry warning of a domain: expired, or expiring within 30 days; nothing otherwise. */
+export const expiryNote = (v: View, expiresOn: string) => {
+  const left = daysLeft(expiresOn, v.now);
+  if (left < 0) return html`<span class="pill bad">${v.t(`закінчився ${-left} дн. тому`, `expired ${-left} d ago`)}</span>`;
+  if (left <= 30) return html`<span class="pill warn">${v.t(`закінчується за ${left} дн.`, `expires in ${left} d`)}</span>`;
+  return '';
+};
 
 /** Every time the console shows: one format, in the person's language and time zone. */
 export const when = (iso: string | Date | null | undefined, v: Pick<View, 'lang' | 'tz'>): string =>
@@ -44,7 +58,14 @@ const sandboxClock = (v: View) => {
   const ahead = v.sandbox.offsetMs > 0;
   return html`<a class="clock${ahead ? ' moved' : ''}" href="/console/sandbox" id="sandbox-clock"
     ><span class="clock-label">${v.t('Час пісочниці', 'Sandbox time')}:</span>
-    <time datetime="${v.sandbox.now}">${when(v.sandbox.now, v)}</time>${
+    <time datetime="${v.sandbox.now}"
+      >${new Date(v.sandbox.now).toLocaleString(v.lang === 'uk' ? 'uk-UA' : 'en-GB', {
+        timeZone: v.tz,
+        dateStyle: 'medium',
+        timeStyle: 'short',
+      })}
+      ${new Intl.DateTimeFormat('en', { timeZone: v.tz, timeZoneName: 'short' }).formatToParts(new Date(v.sandbox.now)).find((p) => p.type === 'timeZoneName')?.value ?? ''}</time
+    >${
       ahead
         ? html` <span class="badge"
             >${v.t(`час переведено: +${days} дн.${hours ? ` ${hours} год.` : ''}`, `time travelled: +${days} d${hours ? ` ${hours} h` : ''}`)}</span

@@ -2,7 +2,7 @@ import { formatUah } from '../../../core/kernel/money.js';
 import { DomainError } from '../../../core/kernel/errors.js';
 import type { UseCases } from '../use-cases.js';
 import { html, raw } from './html.js';
-import { alert, csrfField, when, type View } from './layout.js';
+import { alert, csrfField, day, daysLeft, expiryNote, when, type View } from './layout.js';
 import { operationPages } from './operations.pages.js';
 import { sandboxPages } from './sandbox.pages.js';
 import { dnsPages } from './dns.pages.js';
@@ -187,6 +187,25 @@ export const pages = (uc: UseCases): ConsolePage[] => [
           <p class="lead">
             ${v.env === 'test' ? v.t('Пісочниця: реєстрації та оплати тут виглядають справжніми, але нічого не змінюють.', 'Sandbox: registrations and charges here look real but change nothing.') : v.t('Робоче середовище: усе тут справжнє.', 'Live: everything here is real.')}
           </p>
+          ${(() => {
+            const expired = list.filter((d) => daysLeft(d.expires_at, v.now) < 0).length;
+            const soon = list.filter((d) => daysLeft(d.expires_at, v.now) >= 0 && daysLeft(d.expires_at, v.now) <= 30).length;
+            return expired + soon > 0
+              ? alert(
+                  expired > 0 ? 'error' : 'info',
+                  [
+                    expired > 0 ? v.t(`Доменів, строк яких минув: ${expired}.`, `Domains that have expired: ${expired}.`) : '',
+                    soon > 0
+                      ? v.t(`Доменів, строк яких мине протягом 30 днів: ${soon}.`, `Domains that expire within 30 days: ${soon}.`)
+                      : '',
+                    v.sandbox ? v.t('(За часом пісочниці.)', '(By the sandbox clock.)') : '',
+                    v.t('Продовжте їх, щоб не втратити.', 'Renew them so as not to lose them.'),
+                  ]
+                    .filter(Boolean)
+                    .join(' '),
+                )
+              : '';
+          })()}
           ${
             list.length === 0
               ? html`<div class="card">
@@ -211,7 +230,7 @@ export const pages = (uc: UseCases): ConsolePage[] => [
                         html`<tr>
                           <th scope="row"><a href="/console/domains/${encodeURIComponent(d.domain)}">${d.domain}</a></th>
                           <td>${d.status.map(statusPill)}</td>
-                          <td>${d.expires_at}</td>
+                          <td>${day(d.expires_at, v)} ${expiryNote(v, d.expires_at)}</td>
                           <td>${d.auto_renew ? v.t('так', 'on') : v.t('ні', 'off')}</td>
                           <td>${d.labels.map((l) => html`<span class="pill">${l}</span>`)}</td>
                         </tr>`,
@@ -239,7 +258,7 @@ export const pages = (uc: UseCases): ConsolePage[] => [
               <dt>${v.t('Стан', 'Status')}</dt>
               <dd>${d.status.map(statusPill)}</dd>
               <dt>${v.t('Діє до', 'Expires')}</dt>
-              <dd>${d.expires_at}</dd>
+              <dd>${day(d.expires_at, v)} ${expiryNote(v, d.expires_at)}</dd>
               <dt>${v.t('Автопродовження', 'Auto-renew')}</dt>
               <dd>${d.auto_renew ? v.t('увімкнено', 'on') : v.t('вимкнено', 'off')}</dd>
               <dt>${v.t('Блокування передачі', 'Transfer lock')}</dt>

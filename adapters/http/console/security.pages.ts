@@ -69,6 +69,9 @@ export const secretCard = async (v: View, secret: string, uri: string) =>
       <code id="totp-secret">${secret}</code
       ><button type="button" data-copy="totp-secret" data-copied="${v.t('Скопійовано', 'Copied')}">${v.t('Копіювати', 'Copy')}</button>
     </div>
+    <p class="muted">
+      ${v.t('Посилання otpauth:// для застосунку (те саме, що в QR-коді):', 'The otpauth:// link for the app (the same as in the QR code):')}
+    </p>
     <p class="muted mono" id="totp-uri">${uri}</p>
   </div>`;
 
@@ -311,7 +314,6 @@ export const passwordPages = (uc: UseCases): ConsolePage[] => [
     auth: false,
     handle: async (r) => {
       const v = r.view;
-      const sent = r.once?.kind === 'reset' ? r.once.data : null;
       return {
         title: v.t('Забули пароль', 'Forgotten password'),
         bare: true,
@@ -324,7 +326,7 @@ export const passwordPages = (uc: UseCases): ConsolePage[] => [
                   html`<p>
                       ${v.t('Якщо рахунок із цією адресою існує, ми надіслали на неї посилання для нового пароля. Воно діє 30 хвилин, один раз.', 'If an account has this address, a link for a new password was sent to it. It works once, for 30 minutes.')}
                     </p>
-                    <p>${mailWhere(uc, v, sent?.email ?? '')}</p>`,
+                    <p>${mailWhere(uc, v, r.query.email ?? '')}</p>`,
                 )
               : html`<p>
                   ${v.t('Введіть адресу, з якою входите. Ми надішлемо посилання, яким можна задати новий пароль; одноразовий код усе одно знадобиться.', 'Enter the address you sign in with. We send a link to set a new password; the one-time code is still needed.')}
@@ -342,7 +344,7 @@ export const passwordPages = (uc: UseCases): ConsolePage[] => [
     handle: async (r) => {
       const email = field(r, 'email').trim();
       await uc.passwords.requestReset({ email, address: r.ip });
-      return { redirect: '/console/password/forgot?sent=1', once: { kind: 'reset', data: { email } } };
+      return { redirect: `/console/password/forgot?sent=1&email=${encodeURIComponent(email)}` };
     },
   },
   {
