@@ -134,7 +134,7 @@ eachStore('Zone import (POST /v1/domains/{domain}/dns/imports)', (kind) => {
         DNS_IMPORT_ALLOW_LOOPBACK: '1',
         DNS_IMPORT_MAX_RECORDS: '1000',
         DNS_IMPORT_MAX_BYTES: '200000',
-        DNS_IMPORT_MAX_SECONDS: '3',
+        DNS_IMPORT_MAX_SECONDS: '5',
         DNS_IMPORT_GENERATE_MAX: '5',
       },
     });
