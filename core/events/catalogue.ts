@@ -167,6 +167,26 @@ export const EVENT_CATALOGUE: { readonly [T in EventType]: EventInfo & { readonl
     'A DNS plan was applied: the zone changed.',
     { plan_id: 'string', serial: 'integer', counts: 'object: create/update/delete counts' },
   ),
+  'dns.import_ready': e(
+    'dns.import_ready',
+    'domain',
+    'Імпорт зони завершено: план готовий до перегляду й застосування.',
+    'A zone import finished: its plan is ready to review and apply.',
+    {
+      import_id: 'string',
+      source: "'zone_file' | 'axfr'",
+      records_read: 'integer',
+      skipped: 'integer: records left out (apex SOA/NS, DNSSEC, types we do not serve)',
+      plan_id: 'string: the unapplied plan',
+    },
+  ),
+  'dns.import_failed': e(
+    'dns.import_failed',
+    'domain',
+    'Імпорт зони не вдався; зону не змінено.',
+    'A zone import failed; the zone was not changed.',
+    { import_id: 'string', source: "'zone_file' | 'axfr'", code: 'string: the error code (the error catalogue)' },
+  ),
   'dns.acme_challenge_added': e(
     'dns.acme_challenge_added',
     'domain',

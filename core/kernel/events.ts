@@ -160,6 +160,14 @@ export interface EventData {
       readonly warnings: number;
     };
   };
+  'dns.import_ready': {
+    readonly import_id: string;
+    readonly source: 'zone_file' | 'axfr';
+    readonly records_read: number;
+    readonly skipped: number;
+    readonly plan_id: string;
+  };
+  'dns.import_failed': { readonly import_id: string; readonly source: 'zone_file' | 'axfr'; readonly code: string };
   'dns.acme_challenge_added': { readonly name: string; readonly challenge_id: string };
   'dns.acme_challenge_removed': { readonly name: string; readonly challenge_id: string };
   'dns.dnssec_enabled': {

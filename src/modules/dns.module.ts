@@ -63,7 +63,7 @@ export const dnsModule = () =>
       .inSingletonScope();
     bind(T.ImportZone)
       .toResolvedValue(
-        (st: SqlStore, plans: DnsPlans, box: SecretBox, r, c, log: Logger, cfg: Config) =>
+        (st: SqlStore, plans: DnsPlans, box: SecretBox, r, c, log: Logger, cfg: Config, rec: Recorder) =>
           new ImportZone({
             zones: st.zones,
             imports: st.zoneImports,
@@ -71,13 +71,14 @@ export const dnsModule = () =>
             // AXFR through the SSRF guard: resolved once, the checked address connected to (adapters/net/ssrf).
             transfer: new AxfrClient({ lookup: guardedLookup({ allowLoopback: cfg.dnsImport.allowLoopback }) }),
             box,
+            events: rec,
             uow: st.uow,
             random: r,
             clock: c,
             diagnostics: loggedDiagnostics(log),
             limits: cfg.dnsImport,
           }),
-        [s, T.DnsPlans, T.SecretBox, T.Random, T.Clock, T.Logger, T.Config],
+        [s, T.DnsPlans, T.SecretBox, T.Random, T.Clock, T.Logger, T.Config, T.Recorder],
       )
       .inSingletonScope();
   });

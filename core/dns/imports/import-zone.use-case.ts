@@ -1,6 +1,7 @@
 import type { ApiKey } from '../../kernel/caller.js';
 import type { Clock } from '../../kernel/clock.port.js';
 import type { Diagnostics } from '../../kernel/diagnostics.port.js';
+import type { EventRecorder } from '../../kernel/event-log.port.js';
 import { normalizeDomain } from '../../kernel/domain-name.js';
 import { DomainError, isDomainError, type Param } from '../../kernel/errors.js';
 import type { Random } from '../../kernel/random.port.js';
@@ -42,6 +43,7 @@ export interface ImportZoneDeps {
   readonly plans: Pick<DnsPlans, 'createImported'>;
   readonly transfer: ZoneTransferClient;
   readonly box: SecretBox;
+  readonly events: EventRecorder;
   readonly uow: UnitOfWork;
   readonly random: Random;
   readonly clock: Clock;
@@ -184,7 +186,27 @@ export class ImportZone {
       outcome = { ...failed(job, failure, parser.recordsRead, this.deps.clock.now()), skipped: skipped.list() };
     }
     try {
-      await this.deps.imports.finish(job.id, outcome);
+      // The outcome and its event together (dns.import_ready / dns.import_failed: a webhook tells the integrator).
+      await this.deps.uow.transaction(async () => {
+        await this.deps.imports.finish(job.id, outcome);
+        const facts = {
+          accountId: job.accountId,
+          environment: job.environment,
+          subject: `domain:${job.domain}`,
+          actor: `key:${job.keyId}`,
+          occurredAt: outcome.finishedAt,
+        };
+        if (outcome.status === 'ready')
+          await this.deps.events.record('dns.import_ready', facts, {
+            import_id: job.id,
+            source: job.source,
+            records_read: outcome.recordsRead,
+            skipped: outcome.skipped.reduce((n, g) => n + g.count, 0),
+            plan_id: outcome.planId!,
+          });
+        else
+          await this.deps.events.record('dns.import_failed', facts, { import_id: job.id, source: job.source, code: outcome.error!.code });
+      });
     } catch (err) {
       this.deps.diagnostics.report(err, { what: 'zone import outcome not written', domain: job.domain, import_id: job.id });
     }

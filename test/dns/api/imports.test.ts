@@ -134,7 +134,7 @@ eachStore('Zone import (POST /v1/domains/{domain}/dns/imports)', (kind) => {
         DNS_IMPORT_ALLOW_LOOPBACK: '1',
         DNS_IMPORT_MAX_RECORDS: '1000',
         DNS_IMPORT_MAX_BYTES: '200000',
-        DNS_IMPORT_MAX_SECONDS: '3',
+        DNS_IMPORT_MAX_SECONDS: '5',
         DNS_IMPORT_GENERATE_MAX: '5',
       },
     });
@@ -218,6 +218,17 @@ eachStore('Zone import (POST /v1/domains/{domain}/dns/imports)', (kind) => {
     ]);
     // Nothing applied yet: the zone still answers as before.
     expect(await dig(DEV, 'A')).to.equal('192.0.2.10');
+    const event = await api.system.store
+      .knex('events')
+      .where({ type: 'dns.import_ready', subject: `domain:${DEV}` })
+      .first();
+    expect(JSON.parse(event.data)).to.deep.equal({
+      import_id: job.id,
+      source: 'zone_file',
+      records_read: 14,
+      skipped: 6,
+      plan_id: job.plan_id,
+    });
     const p = await plan(DEV, job.plan_id);
     expect(p.valid, JSON.stringify(p.checks)).to.equal(true);
     expect(p.applied_at).to.equal(null);
@@ -272,6 +283,8 @@ eachStore('Zone import (POST /v1/domains/{domain}/dns/imports)', (kind) => {
   it('refusals of a zone file, each with its code, line and reason', async () => {
     const head = `$ORIGIN ${DEV}.\n$TTL 300\n@ IN A 192.0.2.1\n`;
     const inc = await failedWith(DEV, { zone_file: `${head}$INCLUDE /etc/passwd\n` }, 'zone_file_include');
+    const failedEvent = await api.system.store.knex('events').where({ type: 'dns.import_failed' }).orderBy('occurred_at', 'desc').first();
+    expect(JSON.parse(failedEvent.data)).to.deep.equal({ import_id: inc.id, source: 'zone_file', code: 'zone_file_include' });
     expect(inc.error.message.en).to.match(/^Line 4: \$INCLUDE is refused/);
     const out = await failedWith(DEV, { zone_file: `${head}evil.com. IN A 192.0.2.66\n` }, 'zone_file_out_of_zone');
     expect(out.error.message.en).to.contain('Line 4').and.contain('evil.com.');
