@@ -1,7 +1,10 @@
 import type { AccountClock } from '../kernel/account-clock.port.js';
 import type { Clock } from '../kernel/clock.port.js';
 import type { Environment } from '../kernel/environment.js';
-import type { RegistrarEnvironments } from './ports/registrar.port.js';
+import type { RegistrarEnvironments, TransferState } from './ports/registrar.port.js';
+import type { RegistryMessage } from './ports/registry-messages.port.js';
+import type { TransferMessages } from './process-registry-messages.use-case.js';
+import type { NoteTransferOut } from './transfer-out.use-case.js';
 import type { TransferRepository } from './ports/transfer-repository.port.js';
 import type { DomainTransfer } from './transfer.js';
 import type { TransferSettlement } from './transfer-settlement.js';
@@ -19,6 +22,8 @@ export interface AdvanceTransfersDeps {
   readonly settlement: TransferSettlement;
   readonly accountClock: AccountClock;
   readonly clock: Clock;
+  /** Records a transfer out the registry's queue tells of (live: EPP poll). */
+  readonly note?: Pick<NoteTransferOut, 'execute'>;
 }
 
 const BATCH = 200;
@@ -29,7 +34,7 @@ const BATCH = 200;
  * other is queried and settled (TransferSettlement: exactly once). A transfer survives the revocation of
  * the key that asked for it: nothing here depends on the key.
  */
-export class AdvanceTransfers {
+export class AdvanceTransfers implements TransferMessages {
   constructor(private readonly deps: AdvanceTransfersDeps) {}
 
   async run(only?: { accountId: string; environment: Environment }): Promise<TransfersReport> {
@@ -53,6 +58,34 @@ export class AdvanceTransfers {
     }
     if (failure !== null) throw failure;
     return report;
+  }
+
+  /**
+   * A live registry message about a transfer (its direction from reID/acID): settles the transfer it is
+   * about; a transfer out not seen before is recorded first (owners told). False: nothing of ours.
+   */
+  async onMessage(
+    domain: string,
+    state: TransferState,
+    holder: { readonly accountId: string } | null,
+    message: Pick<RegistryMessage, 'id' | 'text' | 'data'>,
+  ): Promise<boolean> {
+    const now = this.deps.clock.now();
+    let t = await this.deps.transfers.activeFor('live', domain);
+    if (!t && state.direction === 'out' && holder && this.deps.note) {
+      t = await this.deps.note.execute({
+        accountId: holder.accountId,
+        environment: 'live',
+        domain,
+        state,
+        messageId: message.id,
+        text: message.text,
+        data: message.data,
+      });
+    }
+    if (!t || t.direction !== state.direction) return false;
+    await this.deps.settlement.apply(t, state, now);
+    return true;
   }
 
   /** Asks the registry about one transfer and settles what it says. */

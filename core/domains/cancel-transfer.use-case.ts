@@ -57,6 +57,8 @@ export class CancelTransfer {
       const state = registrar.queryTransfer ? await registrar.queryTransfer(name, now) : null;
       if (state && state.direction === 'in' && state.status !== 'pending') {
         const after = await this.deps.settlement.apply(t, state, now);
+        // Cancelled already at the registry (a retry after a crash between its answer and our commit): done.
+        if (after.status === 'cancelled') return viewTransfer(after);
         throw new DomainError('transfer_not_cancellable', { transfer_id: id, status: viewTransfer(after).status });
       }
       if (t.status === 'requesting' && !state)

@@ -2,7 +2,18 @@ import type { EventRecorder } from '../kernel/event-log.port.js';
 import type { Clock } from '../kernel/clock.port.js';
 import type { Random } from '../kernel/random.port.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
-import type { DomainHolders, RegistryMessages } from './ports/registry-messages.port.js';
+import type { DomainHolders, RegistryMessage, RegistryMessages } from './ports/registry-messages.port.js';
+import type { TransferState } from './ports/registrar.port.js';
+
+/** Transfers between registrars told by the queue (AdvanceTransfers.onMessage): true when it settled the message. */
+export interface TransferMessages {
+  onMessage(
+    domain: string,
+    state: TransferState,
+    holder: { readonly accountId: string } | null,
+    message: Pick<RegistryMessage, 'id' | 'text' | 'data'>,
+  ): Promise<boolean>;
+}
 
 export interface RegistryMessagesReport {
   readonly recorded: number;
@@ -18,6 +29,8 @@ export interface ProcessRegistryMessagesDeps {
   readonly uow: UnitOfWork;
   readonly random: Random;
   readonly clock: Clock;
+  /** Transfers in and out the messages are about (absent: every message is only recorded). */
+  readonly transfers?: TransferMessages;
 }
 
 /**
@@ -37,10 +50,14 @@ export class ProcessRegistryMessages {
       if (!m) break;
       const domain = m.domain;
       const holder = domain ? await this.deps.holders.holderOf('live', domain) : null;
-      if (domain && holder) {
+      // A transfer (either direction): settled through the transfer it is about, which records its own events.
+      if (domain && m.transfer && this.deps.transfers && (await this.deps.transfers.onMessage(domain, m.transfer, holder, m))) {
+        recorded++;
+      } else if (domain && holder && m.kind !== 'transfer_in') {
+        const type = m.kind === 'other' ? 'domain.registry_message' : (`domain.${m.kind}` as const);
         await this.deps.uow.transaction(async () => {
           await this.deps.events.record(
-            m.kind === 'other' ? 'domain.registry_message' : `domain.${m.kind}`,
+            type,
             {
               accountId: holder.accountId,
               environment: 'live',

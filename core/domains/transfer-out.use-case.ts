@@ -37,6 +37,8 @@ export class NoteTransferOut {
     state: Pick<TransferState, 'actionAt' | 'status'>;
     messageId?: string;
     text?: string;
+    /** The registry message's own fields (requested_by, status …), kept in the event as before. */
+    data?: Readonly<Record<string, string>>;
   }): Promise<DomainTransfer | null> {
     const now = this.deps.clock.now();
     return this.deps.uow.transaction(async () => {
@@ -72,6 +74,7 @@ export class NoteTransferOut {
         'domain.transfer_requested',
         { accountId: d.accountId, environment: d.environment, subject: `domain:${d.name}`, actor: 'registry', occurredAt: now },
         {
+          ...(input.data ?? {}),
           domain: d.name,
           message_id: input.messageId ?? t.id,
           queued_at: now.toISOString(),

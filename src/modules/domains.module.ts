@@ -153,9 +153,9 @@ export const domainsModule = () =>
       .inSingletonScope();
     bind(T.AdvanceTransfers)
       .toResolvedValue(
-        (st: SqlStore, e, set: TransferSettlement, at, c) =>
-          new AdvanceTransfers({ transfers: st.transfers, environments: e, settlement: set, accountClock: at, clock: c }),
-        [s, T.Environments, T.TransferSettlement, T.AccountTime, T.Clock],
+        (st: SqlStore, e, set: TransferSettlement, at, c, n: NoteTransferOut) =>
+          new AdvanceTransfers({ transfers: st.transfers, environments: e, settlement: set, accountClock: at, clock: c, note: n }),
+        [s, T.Environments, T.TransferSettlement, T.AccountTime, T.Clock, T.NoteTransferOut],
       )
       .inSingletonScope();
     const outDeps = (

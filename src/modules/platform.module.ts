@@ -11,6 +11,7 @@ import { StripeCardSetup, StripePayments } from '../../adapters/payments/stripe/
 import { createEppRegistrar, type EppRegistrar } from '../../adapters/registrar/epp/index.js';
 import { SqlDomainHolders } from '../../adapters/sql/repositories/domains.repository.js';
 import { ProcessRegistryMessages } from '../../core/domains/process-registry-messages.use-case.js';
+import type { AdvanceTransfers } from '../../core/domains/advance-transfers.use-case.js';
 import { UnconfiguredPayments } from '../../adapters/payments/unconfigured/index.js';
 import { McpTools } from '../../adapters/mcp/index.js';
 import { SmtpMailer } from '../../adapters/notify/smtp/index.js';
@@ -147,7 +148,7 @@ export const liveAdaptersModule = (config: Config) =>
     // The registry's message queue (EPP poll) becomes DomainEvents; the worker runs it.
     bind(T.ProcessRegistryMessages)
       .toResolvedValue(
-        (live: EnvironmentAdapters, s: SqlStore, r: NodeRandom, c: Clock) =>
+        (live: EnvironmentAdapters, s: SqlStore, r: NodeRandom, c: Clock, transfers: AdvanceTransfers) =>
           new ProcessRegistryMessages({
             messages: live.registrar as EppRegistrar,
             holders: new SqlDomainHolders(s.uow),
@@ -156,8 +157,10 @@ export const liveAdaptersModule = (config: Config) =>
             uow: s.uow,
             random: r,
             clock: c,
+            // Transfer messages settle their transfer (and a transfer out tells every owner, through its notice).
+            transfers,
           }),
-        [T.LiveAdapters, T.Store, T.Random, T.Clock],
+        [T.LiveAdapters, T.Store, T.Random, T.Clock, T.AdvanceTransfers],
       )
       .inSingletonScope();
   });

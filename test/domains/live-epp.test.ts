@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { addYears } from '../../core/kernel/dates.js';
 import { TOKENS } from '../../src/tokens.js';
 import { Worker } from '../../src/worker.js';
-import { EppTestServer, makeEppCerts, type EppCerts } from '../support/epp-server.js';
+import { EppTestServer, makeEppCerts, TAKEN_UNTIL, TRANSFER_AUTH, type EppCerts } from '../support/epp-server.js';
 import { eachStore } from '../support/stores.js';
 import { bearer, startApi, type TestApi } from '../support/system.js';
 
@@ -105,6 +105,55 @@ eachStore('Live environment on EPP (LIVE_REGISTRAR=epp)', (kind) => {
     ]);
     for (const r of rows) expect(r).to.include({ account_id: api.demo.accountId, actor: 'registry' });
     expect(JSON.parse(rows[2]!.data)).to.include({ requested_by: 'thirdreg', status: 'pending' });
+  });
+
+  it('transfer in over EPP: op="request" with the authInfo, 202 pending; the registry approves, the poll message (reID ours) brings the domain in and posts the charge', async function () {
+    this.timeout(60_000);
+    const before = (await api.call('/v1/billing/balance', { headers: bearer(key) })).body.balance.amount;
+    const wrong = await post('/v1/domains/transfer-shop-live.com.ua/transfers', { auth_code: 'not-it' });
+    expect([wrong.status, wrong.body.error.code]).to.deep.equal([422, 'transfer_auth_code_invalid']);
+    const r = await post('/v1/domains/transfer-shop-live.com.ua/transfers', { auth_code: TRANSFER_AUTH });
+    expect(r.status, JSON.stringify(r.body)).to.equal(202);
+    expect(r.body).to.include({ status: 'pending', registry_status: 'pending', direction: 'in' });
+    expect(server.domains.get('transfer-shop-live.com.ua')!.transfer).to.include({ status: 'pending', reID: server.clientId });
+    expect((await api.call('/v1/billing/balance', { headers: bearer(key) })).body.balance.amount).to.equal(before - 40_000);
+    server.finishTransfer('transfer-shop-live.com.ua');
+    await api.system.get(TOKENS.ProcessRegistryMessages).run();
+    expect(server.messages, 'the message was acknowledged').to.deep.equal([]);
+    const t = await api.call(`/v1/domains/transfer-shop-live.com.ua/transfers/${r.body.id}`, { headers: bearer(key) });
+    expect(t.body).to.include({ status: 'completed', expires_at: addYears(TAKEN_UNTIL, 1) });
+    const d = await api.call('/v1/domains/transfer-shop-live.com.ua', { headers: bearer(key) });
+    expect(d.status, JSON.stringify(d.body)).to.equal(200);
+    expect(d.body.labels).to.deep.equal(['shop']);
+    expect((await api.call('/v1/billing/balance', { headers: bearer(key) })).body.balance.amount).to.equal(before - 40_000);
+  });
+
+  it('transfer out over EPP: the poll message (acID ours) marks pendingTransfer and tells the owners; a domain.lock key rejects it at the registry', async function () {
+    this.timeout(60_000);
+    const lockKey = (
+      await api.issueKey({
+        environment: 'live',
+        rights: ['domain.lock', 'domain.read'],
+        label: 'shop',
+        conditions: { cidr: '127.0.0.0/8' },
+      })
+    ).secret;
+    server.requestTransfer('transfer-shop-live.com.ua', 'thirdreg');
+    await api.system.get(TOKENS.ProcessRegistryMessages).run();
+    const d = await api.call('/v1/domains/transfer-shop-live.com.ua', { headers: bearer(lockKey) });
+    expect(d.body.status).to.include('pendingTransfer');
+    const notices = await api.system.store
+      .knex('notices')
+      .where({ kind: 'domain.transfer_requested', domain: 'transfer-shop-live.com.ua' });
+    expect(notices.length).to.be.at.least(1);
+    const rej = await api.call('/v1/domains/transfer-shop-live.com.ua/transfer-out/reject', {
+      method: 'POST',
+      headers: { ...bearer(lockKey), 'idempotency-key': randomUUID() },
+      json: {},
+    });
+    expect(rej.status, JSON.stringify(rej.body)).to.equal(200);
+    expect(server.domains.get('transfer-shop-live.com.ua')!.transfer).to.include({ status: 'clientRejected' });
+    expect(server.domains.get('transfer-shop-live.com.ua')!.clID).to.equal(server.clientId);
   });
 
   it('a name the EPP registry holds for someone else is 409 domain_taken with its date; nothing is charged', async () => {

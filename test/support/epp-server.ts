@@ -129,7 +129,7 @@ interface DomainRow {
   crDate: string;
   exDate: string;
   authInfo: string;
-  transfer: { status: string; reID: string; reDate: string; acID: string; acDate: string } | null;
+  transfer: { status: string; reID: string; reDate: string; acID: string; acDate: string; years?: number } | null;
 }
 interface ContactRow {
   id: string;
@@ -149,14 +149,17 @@ interface Message {
 
 const MESSAGES: Record<number, string> = {
   1000: 'Command completed successfully',
+  1001: 'Command completed successfully; action pending',
   1300: 'Command completed successfully; no messages',
   1301: 'Command completed successfully; ack to dequeue',
   1500: 'Command completed successfully; ending session',
   2002: 'Command use error',
   2005: 'Parameter value syntax error',
+  2106: 'Object is not eligible for transfer',
   2200: 'Authentication error',
   2201: 'Authorization error',
   2202: 'Invalid authorization information',
+  2300: 'Object pending transfer',
   2301: 'Object not pending transfer',
   2302: 'Object exists',
   2303: 'Object does not exist',
@@ -177,6 +180,11 @@ const addYears = (iso: string, years: number): string => {
 };
 const isTaken = (n: string) => n.split('.')[0]!.startsWith('taken-');
 const isFail = (n: string) => n.split('.')[0]!.startsWith('fail-');
+/** Names another registrar holds that may be transferred to us with TRANSFER_AUTH (`transfer-locked-`: locked). */
+const isTransferable = (n: string) => n.split('.')[0]!.startsWith('transfer-');
+export const TRANSFER_AUTH = 'epp-auth-ok';
+/** The losing registrar's answer period (RFC 5731 leaves it to policy). */
+const TRANSFER_PERIOD_MS = 5 * 86_400_000;
 
 export class EppTestServer {
   readonly clientId: string;
@@ -448,7 +456,7 @@ export class EppTestServer {
     }
 
     // A repeated write (same clTRID) gets the first answer again and changes nothing.
-    const write = ['create', 'renew', 'update', 'delete'].includes(verb);
+    const write = ['create', 'renew', 'update', 'delete'].includes(verb) || (verb === 'transfer' && attr(body, 'op') !== 'query');
     const replay = write && clTRID ? this.transactions.get(clTRID) : undefined;
     const answer = replay ?? this.execute(verb, body, clTRID, cmd, xmlns);
     if (write && clTRID && !replay && /<result code="1\d\d\d"/.test(answer)) this.transactions.set(clTRID, answer);
@@ -459,7 +467,77 @@ export class EppTestServer {
     this.send(socket, answer);
   }
 
+  /**
+   * The period of a pending transfer ends: the registry approves it (serverApproved: the name moves to the
+   * requester, with the years asked for added) or the losing registrar rejects it (clientRejected). Both
+   * sides hear of it through the queue; ours is the one queue this server keeps, so a message goes in when
+   * we are either side of the transfer.
+   */
+  finishTransfer(domain: string, outcome: 'serverApproved' | 'clientRejected' = 'serverApproved'): void {
+    const d = this.domains.get(domain);
+    if (!d?.transfer || d.transfer.status !== 'pending') throw new Error(`no pending transfer of ${domain}`);
+    const t = d.transfer;
+    t.status = outcome;
+    const rest = d.status.filter((x) => x !== 'pendingTransfer');
+    d.status = rest.length ? rest : ['ok'];
+    if (outcome === 'serverApproved') {
+      d.clID = t.reID;
+      d.exDate = `${addYears(d.exDate, t.years ?? 1)}${d.exDate.slice(10)}`;
+      d.authInfo = `moved-${++this.seq}`;
+    }
+    if (t.reID === this.clientId || t.acID === this.clientId) {
+      this.queue(outcome === 'serverApproved' ? 'Transfer approved.' : 'Transfer rejected.', {
+        'domain:trnData': {
+          '@_xmlns:domain': NS.domain,
+          'domain:name': domain,
+          'domain:trStatus': t.status,
+          'domain:reID': t.reID,
+          'domain:reDate': t.reDate,
+          'domain:acID': t.acID,
+          'domain:acDate': t.acDate,
+          ...(outcome === 'serverApproved' ? { 'domain:exDate': d.exDate } : {}),
+        },
+      });
+    }
+  }
+
+  private trnData(d: DomainRow): XmlNode {
+    return {
+      'domain:trnData': {
+        '@_xmlns:domain': NS.domain,
+        'domain:name': d.name,
+        'domain:trStatus': d.transfer!.status,
+        'domain:reID': d.transfer!.reID,
+        'domain:reDate': d.transfer!.reDate,
+        'domain:acID': d.transfer!.acID,
+        'domain:acDate': d.transfer!.acDate,
+        ...(d.transfer!.status.endsWith('Approved') ? { 'domain:exDate': d.exDate } : {}),
+      },
+    };
+  }
+
+  /** Queues the current state of a name's transfer as a message to us (registries tell the requester too). */
+  announceTransfer(domain: string): void {
+    const d = this.domains.get(domain);
+    if (!d?.transfer) throw new Error(`no transfer of ${domain}`);
+    this.queue(`Transfer ${d.transfer.status}.`, this.trnData(d));
+  }
+
   private ensureTaken(name: string): void {
+    if (isTransferable(name) && !this.domains.has(name)) {
+      this.domains.set(name, {
+        name,
+        roid: `D${++this.seq}-DMKT`,
+        clID: 'otherreg',
+        status: name.split('.')[0]!.startsWith('transfer-locked-') ? ['clientTransferProhibited'] : ['ok'],
+        ns: ['ns1.elsewhere.example'],
+        registrant: null,
+        crDate: '2021-03-14T10:00:00.0Z',
+        exDate: `${TAKEN_UNTIL}T10:00:00.0Z`,
+        authInfo: TRANSFER_AUTH,
+        transfer: null,
+      });
+    }
     if (isTaken(name) && !this.domains.has(name)) {
       this.domains.set(name, {
         name,
@@ -682,23 +760,44 @@ export class EppTestServer {
       return this.respond(1000, clTRID);
     }
     if (verb === 'transfer') {
+      // RFC 5731 §3.2.4: request (gaining side, with authInfo), query (either side), cancel (the requester),
+      // reject/approve (the sponsor, while pending).
+      const op = attr(body, 'op') ?? 'query';
       const name = text(child(o, 'name'));
+      this.ensureTaken(name);
       const d = this.domains.get(name);
       if (!d) return this.respond(2303, clTRID);
+      if (op === 'request') {
+        if (d.clID === this.clientId) return this.respond(2106, clTRID);
+        if (d.transfer?.status === 'pending') return this.respond(2300, clTRID);
+        if (d.status.some((x) => x === 'clientTransferProhibited' || x === 'serverTransferProhibited')) return this.respond(2304, clTRID);
+        if (text(child(child(o, 'authInfo'), 'pw')) !== d.authInfo) return this.respond(2202, clTRID);
+        const at = new Date();
+        d.transfer = {
+          status: 'pending',
+          reID: this.clientId,
+          reDate: at.toISOString(),
+          acID: d.clID,
+          acDate: new Date(at.getTime() + TRANSFER_PERIOD_MS).toISOString(),
+          years: Number(text(child(o, 'period')) || '1'),
+        };
+        d.status = [...d.status.filter((x) => x !== 'ok'), 'pendingTransfer'];
+        return this.respond(1001, clTRID, { resData: this.trnData(d) });
+      }
       if (!d.transfer) return this.respond(2301, clTRID);
-      return this.respond(1000, clTRID, {
-        resData: {
-          'domain:trnData': {
-            '@_xmlns:domain': NS.domain,
-            'domain:name': name,
-            'domain:trStatus': d.transfer.status,
-            'domain:reID': d.transfer.reID,
-            'domain:reDate': d.transfer.reDate,
-            'domain:acID': d.transfer.acID,
-            'domain:acDate': d.transfer.acDate,
-          },
-        },
-      });
+      if (op === 'query') return this.respond(1000, clTRID, { resData: this.trnData(d) });
+      if (d.transfer.status !== 'pending') return this.respond(2301, clTRID);
+      if (op === 'cancel' && d.transfer.reID !== this.clientId) return this.respond(2201, clTRID);
+      if ((op === 'reject' || op === 'approve') && d.clID !== this.clientId) return this.respond(2201, clTRID);
+      if (op === 'approve') {
+        this.finishTransfer(name, 'serverApproved');
+        d.transfer.status = 'clientApproved';
+        return this.respond(1000, clTRID, { resData: this.trnData(d) });
+      }
+      d.transfer.status = op === 'cancel' ? 'clientCancelled' : 'clientRejected';
+      const rest = d.status.filter((x) => x !== 'pendingTransfer');
+      d.status = rest.length ? rest : ['ok'];
+      return this.respond(1000, clTRID, { resData: this.trnData(d) });
     }
     if (verb === 'poll') {
       const op = attr(body, 'op');

@@ -11,6 +11,9 @@ import {
   type RegistryRefusal,
   type RegistryResult,
   type RenewRequest,
+  type TransferRequest,
+  type TransferState,
+  type TransferStatus,
 } from '../../../core/domains/ports/registrar.port.js';
 import type { RegistryMessage, RegistryMessages } from '../../../core/domains/ports/registry-messages.port.js';
 import { EppPool, EppTransportError, type EppClientOptions, type EppSession } from './client.js';
@@ -40,7 +43,10 @@ export interface Quote {
 
 const REFUSALS: Readonly<Record<number, RegistryRefusal>> = {
   2201: 'registry_not_authorized',
+  2106: 'registry_policy_refused',
   2202: 'registry_auth_info_invalid',
+  2300: 'registry_status_prohibits',
+  2301: 'registry_status_prohibits',
   2303: 'registry_object_missing',
   2304: 'registry_status_prohibits',
   2306: 'registry_parameter_rejected',
@@ -66,8 +72,14 @@ export class EppRegistrar implements Registrar, RegistryMessages {
     'transfer_lock',
     'transfer_code',
     'registrant',
+    'transfer_request',
+    'transfer_query',
+    'transfer_cancel',
+    'transfer_reject',
   ]);
   private readonly pool: EppPool;
+  /** Our client id at the registry: a transfer's reID (we asked) or acID (we are asked) tells its direction. */
+  private readonly clientId: string;
 
   constructor(
     client: EppClientOptions,
@@ -75,6 +87,73 @@ export class EppRegistrar implements Registrar, RegistryMessages {
   ) {
     if (options.defaultNameservers.length < 1) throw new Error('EPP registrar needs at least one default nameserver');
     this.pool = new EppPool(client);
+    this.clientId = client.clientId;
+  }
+
+  /** <domain:trnData> (RFC 5731 §3.2.4) as a transfer state; the direction from reID/acID against our client id. */
+  private transferState(trn: XmlNode | undefined, domain: string): TransferState | null {
+    if (!trn) return null;
+    const reID = text(child(trn, 'reID'));
+    const exDate = text(child(trn, 'exDate'));
+    return {
+      domain: text(child(trn, 'name')) || domain,
+      status: text(child(trn, 'trStatus')) as TransferStatus,
+      direction: reID.toLowerCase() === this.clientId.toLowerCase() ? 'in' : 'out',
+      requestedAt: text(child(trn, 'reDate')),
+      actionAt: text(child(trn, 'acDate')),
+      registeredUntil: exDate ? dateOf(exDate) : null,
+    };
+  }
+
+  /** <transfer op="…"> (RFC 5731 §3.2.4); `period` and `authInfo` only for a request. */
+  private async transferCommand(
+    op: 'request' | 'query' | 'cancel' | 'reject',
+    domain: string,
+    clTRID: string | null,
+    extra: { years?: number; authCode?: string } = {},
+  ): Promise<EppResponse> {
+    return this.run((s) =>
+      buildCommand(
+        'transfer',
+        {
+          'domain:transfer': {
+            '@_xmlns:domain': NS.domain,
+            'domain:name': domain,
+            ...(extra.years ? { 'domain:period': { '#text': extra.years, '@_unit': 'y' } } : {}),
+            ...(extra.authCode !== undefined ? { 'domain:authInfo': { 'domain:pw': extra.authCode } } : {}),
+          },
+        },
+        clTRID ?? s.nextTrid('dmk-trq'),
+        undefined,
+        { '@_op': op },
+      ),
+    );
+  }
+
+  /** op="request": 1001 (pending) with trnData; 2202 wrong authInfo, 2304 locked, 2300 already pending. */
+  async requestTransfer(req: TransferRequest): Promise<TransferState> {
+    const res = this.ok(
+      await this.transferCommand('request', req.domain, clTRIDFor(req.clientTransactionId), { years: req.years, authCode: req.authCode }),
+      `domain:transfer request ${req.domain}`,
+    );
+    const state = this.transferState(child(res.resData, 'trnData'), req.domain);
+    return state ?? (await this.queryTransfer(req.domain))!;
+  }
+
+  async queryTransfer(domain: string): Promise<TransferState | null> {
+    const res = await this.transferCommand('query', domain, null);
+    if ([2301, 2303].includes(res.results[0]?.code ?? 0)) return null;
+    return this.transferState(child(this.ok(res, `domain:transfer query ${domain}`).resData, 'trnData'), domain);
+  }
+
+  async cancelTransfer(domain: string, clientTransactionId: string): Promise<TransferState> {
+    const res = this.ok(await this.transferCommand('cancel', domain, clTRIDFor(clientTransactionId)), `domain:transfer cancel ${domain}`);
+    return this.transferState(child(res.resData, 'trnData'), domain) ?? (await this.queryTransfer(domain))!;
+  }
+
+  async rejectTransfer(domain: string, clientTransactionId: string): Promise<TransferState> {
+    const res = this.ok(await this.transferCommand('reject', domain, clTRIDFor(clientTransactionId)), `domain:transfer reject ${domain}`);
+    return this.transferState(child(res.resData, 'trnData'), domain) ?? (await this.queryTransfer(domain))!;
   }
 
   /** Sends one command (retrying on a new session when the connection failed; the clTRID stays the same). */
@@ -483,15 +562,20 @@ export class EppRegistrar implements Registrar, RegistryMessages {
     const msg = res.msgQ;
     if (trn) {
       const status = text(child(trn, 'trStatus'));
+      const transfer = this.transferState(trn, text(child(trn, 'name')))!;
+      // A transfer out (acID is ours: another registrar asked) or a transfer in (reID is ours: we asked).
       const kind =
-        status === 'pending'
-          ? 'transfer_requested'
-          : status === 'serverApproved' || status === 'clientApproved'
-            ? 'transfer_completed'
-            : 'transfer_cancelled';
+        transfer.direction === 'in'
+          ? 'transfer_in'
+          : status === 'pending'
+            ? 'transfer_requested'
+            : status === 'serverApproved' || status === 'clientApproved'
+              ? 'transfer_completed'
+              : 'transfer_cancelled';
       return {
         id: msg.id,
         kind,
+        transfer,
         domain: text(child(trn, 'name')) || null,
         queuedAt: msg.qDate,
         text: msg.msg,

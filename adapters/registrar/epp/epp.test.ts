@@ -2,7 +2,14 @@ import { expect } from 'chai';
 import { RegistryError } from '../../../core/domains/ports/registrar.port.js';
 import { addYears } from '../../../core/kernel/dates.js';
 import { expectRegistryError as rejection, registrarContract } from '../../../test/contracts/registrar.contract.js';
-import { EppTestServer, makeEppCerts, TAKEN_UNTIL, type EppCerts, type EppServerOptions } from '../../../test/support/epp-server.js';
+import {
+  EppTestServer,
+  makeEppCerts,
+  TAKEN_UNTIL,
+  TRANSFER_AUTH,
+  type EppCerts,
+  type EppServerOptions,
+} from '../../../test/support/epp-server.js';
 import { createEppRegistrar, type EppRegistrar, type EppSettings } from './index.js';
 
 /** The registry's "today" (the test server runs on UTC). */
@@ -44,8 +51,12 @@ describe('EPP registrar (adapters/registrar/epp) against the local EPP test regi
           free: (tld) => `contract-${run}-${++n}.${tld}`,
           taken: () => `taken-contract-${++n}.com.ua`,
           failing: () => `fail-contract-${++n}.com.ua`,
+          transferable: () => ({ domain: `transfer-contract-${run}-${++n}.com.ua`, authCode: TRANSFER_AUTH }),
+          transferLocked: () => `transfer-locked-contract-${++n}.com.ua`,
         },
         today: utcToday,
+        passTransferPeriod: async (domain) => server.finishTransfer(domain),
+        startTransferOut: async (domain) => server.requestTransfer(domain),
         async cleanup() {
           await registrar.close();
           await server.stop();
@@ -293,6 +304,42 @@ describe('EPP registrar (adapters/registrar/epp) against the local EPP test regi
       await registrar.ack(second!.id);
       expect(await registrar.poll()).to.equal(null);
       expect(await registrar.transferStatus('gone.com.ua')).to.equal(null);
+    });
+
+    it('poll: a transfer message is told apart by reID/acID against our client id — out (acID ours) and in (reID ours)', async () => {
+      await open();
+      await registrar.register({ domain: 'leaving.com.ua', years: 1, nameservers: [], clientTransactionId: 'd-1' });
+      // Out: another registrar asks for a name we sponsor.
+      server.requestTransfer('leaving.com.ua', 'thirdreg');
+      const out = (await registrar.poll())!;
+      expect(out).to.deep.include({ kind: 'transfer_requested', domain: 'leaving.com.ua' });
+      expect(out.transfer).to.include({ direction: 'out', status: 'pending' });
+      await registrar.ack(out.id);
+      // In: we asked for a name held elsewhere; a pending message about it is NOT a transfer out.
+      const asked = await registrar.requestTransfer({
+        domain: 'transfer-arriving.com.ua',
+        authCode: TRANSFER_AUTH,
+        years: 2,
+        clientTransactionId: 'd-2',
+      });
+      expect(asked).to.include({ direction: 'in', status: 'pending' });
+      server.announceTransfer('transfer-arriving.com.ua');
+      const pendingIn = (await registrar.poll())!;
+      expect(pendingIn.kind, 'pending with reID ours is our own request').to.equal('transfer_in');
+      expect(pendingIn.transfer).to.include({ direction: 'in', status: 'pending' });
+      await registrar.ack(pendingIn.id);
+      server.finishTransfer('transfer-arriving.com.ua');
+      const arrived = (await registrar.poll())!;
+      expect(arrived.kind).to.equal('transfer_in');
+      expect(arrived.transfer).to.include({ direction: 'in', status: 'serverApproved', registeredUntil: addYears(TAKEN_UNTIL, 2) });
+      await registrar.ack(arrived.id);
+      // And the transfer out completes: the message says so, direction out.
+      server.finishTransfer('leaving.com.ua');
+      const gone = (await registrar.poll())!;
+      expect(gone).to.deep.include({ kind: 'transfer_completed', domain: 'leaving.com.ua' });
+      expect(gone.transfer).to.include({ direction: 'out', status: 'serverApproved' });
+      expect(server.frames.filter((f) => /<transfer op="request">/.test(f))).to.have.length(1);
+      expect(server.frames.find((f) => /<transfer op="request">/.test(f))).to.include('<domain:pw>epp-auth-ok</domain:pw>');
     });
 
     it('never logs the password or authInfo', async () => {
