@@ -5,6 +5,7 @@ import type { ReadZone } from '../../core/dns/zone/read-zone.use-case.js';
 import type { AcmeChallenges } from '../../core/dns/acme/acme-challenges.use-case.js';
 import type { DnsPlans } from '../../core/dns/plans/dns-plans.use-case.js';
 import type { ApplyDnsUpdate } from '../../core/dns/update/apply-dns-update.use-case.js';
+import type { AuthorizeTransfer } from '../../core/dns/update/authorize-transfer.use-case.js';
 
 /** Injection tokens of the dns capability (src/ binds them by explicit token; core/ has no decorators). */
 export const DNS_TOKENS = {
@@ -14,4 +15,5 @@ export const DNS_TOKENS = {
   AcmeChallenges: token<AcmeChallenges>('AcmeChallenges'),
   DnsPlans: token<DnsPlans>('DnsPlans'),
   ApplyDnsUpdate: token<ApplyDnsUpdate>('ApplyDnsUpdate'),
+  AuthorizeTransfer: token<AuthorizeTransfer>('AuthorizeTransfer'),
 } as const;

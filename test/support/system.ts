@@ -43,6 +43,8 @@ export interface TestApiOptions {
   readonly dns?: boolean;
   /** The DNS server's port when `dns` (default: a free one). */
   readonly dnsPort?: number;
+  /** Who may transfer zones unsigned (default: 127.0.0.1). */
+  readonly dnsAxfrAllow?: readonly string[];
 }
 
 export const testConfig = (store: FreshStore, env: Record<string, string> = {}): Config =>
@@ -73,12 +75,21 @@ export const startApi = async (kind: StoreKind, options: TestApiOptions = {}): P
   const { app } = system.http();
   let dns: EmbeddedNameserver | null = null;
   if (options.dns) {
-    dns = new EmbeddedNameserver({ host: '127.0.0.1', port: options.dnsPort ?? 0, axfrAllow: ['127.0.0.1'], secondaries: [] });
+    dns = new EmbeddedNameserver({
+      host: '127.0.0.1',
+      port: options.dnsPort ?? 0,
+      axfrAllow: [...(options.dnsAxfrAllow ?? ['127.0.0.1'])],
+      secondaries: [],
+    });
     await dns.start();
     system.get(TOKENS.ZonePublisher).attach(dns);
     dns.acceptSigned(
       new SignedMessages(
-        { tsigKeys: system.get(TOKENS.ResolveTsigKey), update: system.get(TOKENS.ApplyDnsUpdate) },
+        {
+          tsigKeys: system.get(TOKENS.ResolveTsigKey),
+          update: system.get(TOKENS.ApplyDnsUpdate),
+          transfer: system.get(TOKENS.AuthorizeTransfer),
+        },
         { serves: null, log: pino({ level: 'silent' }) },
       ),
     );
