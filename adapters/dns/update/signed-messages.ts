@@ -260,7 +260,10 @@ export class SignedMessages {
       return [sign(bareReply(unsigned, RCODES.FORMERR))];
     }
     const outcome = await this.uc.transfer.execute(apiKey, zone, { serves: this.opts.serves, peer });
-    this.opts.log.info({ peer, transport, key_id: apiKey.id, tsig_key: parsed.tsig.keyName, zone, rcode: outcome.rcode, reason: outcome.reason }, 'signed zone transfer');
+    this.opts.log.info(
+      { peer, transport, key_id: apiKey.id, tsig_key: parsed.tsig.keyName, zone, rcode: outcome.rcode, reason: outcome.reason },
+      'signed zone transfer',
+    );
     if (outcome.rcode !== 'NOERROR') {
       const code = outcome.rcode === 'REFUSED' ? EDE_PROHIBITED : EDE_NOT_AUTHORITATIVE;
       return [sign(bareReply(unsigned, RCODES[outcome.rcode], { ede: { code, text: outcome.reason } }))];

@@ -15,10 +15,14 @@ export class AuthorizeTransfer {
   constructor(private readonly deps: { readonly zones: Pick<ZoneRepository, 'find'>; readonly authorizer: Authorizer }) {}
 
   async execute(key: ApiKey, zone: string, ctx: UpdateContext): Promise<UpdateOutcome> {
-    if (ctx.serves !== null && key.environment !== ctx.serves) return { rcode: 'NOTAUTH', reason: 'this port does not serve the key\'s environment' };
-    if (key.conditions.cidr && !cidrContains(key.conditions.cidr, ctx.peer)) return { rcode: 'REFUSED', reason: `the key works only from ${key.conditions.cidr}` };
-    if (!(await this.deps.zones.find(key.accountId, key.environment, zone))) return { rcode: 'NOTAUTH', reason: `not authoritative for ${zone}` };
-    if (!(await this.deps.authorizer.allows(key, 'dns.read', zone))) return { rcode: 'REFUSED', reason: `the key does not hold dns.read on ${zone}` };
+    if (ctx.serves !== null && key.environment !== ctx.serves)
+      return { rcode: 'NOTAUTH', reason: "this port does not serve the key's environment" };
+    if (key.conditions.cidr && !cidrContains(key.conditions.cidr, ctx.peer))
+      return { rcode: 'REFUSED', reason: `the key works only from ${key.conditions.cidr}` };
+    if (!(await this.deps.zones.find(key.accountId, key.environment, zone)))
+      return { rcode: 'NOTAUTH', reason: `not authoritative for ${zone}` };
+    if (!(await this.deps.authorizer.allows(key, 'dns.read', zone)))
+      return { rcode: 'REFUSED', reason: `the key does not hold dns.read on ${zone}` };
     return { rcode: 'NOERROR', reason: 'transfer authorised' };
   }
 }
