@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { knotConf } from '../../../adapters/dns/knot-conf.js';
 import { eachStore } from '../../support/stores.js';
 import { startApi, type TestApi } from '../../support/system.js';
 import { freePort, kdig, rdata, requireTools, runKnotd, waitFor, type Knotd } from '../server/tools.js';
@@ -76,20 +77,25 @@ eachStore("Zone transfers signed with a key's TSIG credential", (kind) => {
     expect(other.out).to.match(/REFUSED/);
   });
 
-  it('a Knot secondary authorised by TSIG pulls AXFR, and IXFR after an UPDATE', async function () {
+  it('a Knot secondary on the TSIG form of knot:conf pulls AXFR, and IXFR after an UPDATE', async function () {
     this.timeout(60_000);
     const reader = (await api.issueKey({ environment: 'test', rights: ['dns.read'], domains: ['domivka-demo.dev'] })).body.tsig;
     const editor = (await api.issueKey({ environment: 'test', rights: ['dns.edit'], domains: ['domivka-demo.dev'] })).body.tsig;
     const dir = mkdtempSync(join(tmpdir(), 'knot-tsig-'));
-    mkdirSync(join(dir, 'db'));
     const knotPort = await freePort([port]);
+    // The form `npm run knot:conf -- --tsig …` prints, run by knotd.
+    for (const d of ['run', 'db', 'zones']) mkdirSync(join(dir, d), { recursive: true });
     writeFileSync(
       join(dir, 'knot.conf'),
-      `server:\n    rundir: "${dir}"\n    listen: 127.0.0.1@${knotPort}\ndatabase:\n    storage: "${dir}/db"\n` +
-        `key:\n  - id: ${reader.name}.\n    algorithm: ${reader.algorithm}\n    secret: ${reader.secret}\n` +
-        `remote:\n  - id: primary\n    address: 127.0.0.1@${port}\n    key: ${reader.name}.\n` +
-        `template:\n  - id: default\n    storage: "${dir}/zones"\n    file: "%s.zone"\n` +
-        `zone:\n  - domain: domivka-demo.dev\n    master: primary\n`,
+      knotConf({
+        dir,
+        listen: [`127.0.0.1@${knotPort}`],
+        primary: `127.0.0.1@${port}`,
+        notifyFrom: '127.0.0.1',
+        zones: ['domivka-demo.dev'],
+        tsig: reader,
+        logLevel: 'info',
+      }),
     );
     knot = runKnotd(join(dir, 'knot.conf'));
     const has = async (name: string) => rdata((await kdig(knotPort, name, 'A')).answer).length > 0;
