@@ -99,6 +99,15 @@ export class DnsCluster implements ZonePublisher {
       });
     });
     ready.catch(() => undefined); // observed by start() or syncOne(); never unhandled
+    // A worker that changed a zone itself (DNS UPDATE) asks for what an API apply gets: every worker
+    // serving the change, worker 0 last (it NOTIFYs), before it answers its client.
+    worker.on('message', (m: { type?: string; id?: number }) => {
+      if (m?.type !== 'publish') return;
+      this.syncAll().then(
+        () => worker.isConnected() && worker.send({ type: 'published', id: m.id }),
+        (err: unknown) => worker.isConnected() && worker.send({ type: 'published', id: m.id, error: String(err) }),
+      );
+    });
     const slot: Slot = { index, worker, ready, forkedAt: Date.now() };
     worker.once('exit', (code, signal) => this.onExit(slot, code, signal));
     return slot;

@@ -39,10 +39,30 @@ const main = async () => {
     log,
     workerIndex: index,
     observer,
-    signed: { tsigKeys: system.get(TOKENS.ResolveTsigKey), update: system.get(TOKENS.ApplyDnsUpdate) },
+    signed: {
+      tsigKeys: system.get(TOKENS.ResolveTsigKey),
+      update: system.get(TOKENS.ApplyDnsUpdate),
+      transfer: system.get(TOKENS.AuthorizeTransfer),
+    },
   });
-  // An UPDATE applied here is served here at once; the other workers follow the store's change feed.
-  system.get(TOKENS.ZonePublisher).attach(dns.publisher);
+  // An UPDATE applied here is published as an API apply is: the cluster primary syncs every worker
+  // (worker 0, which NOTIFYs, last) and only then does this worker answer its client.
+  let seq = 0;
+  const waiting = new Map<number, (error?: string) => void>();
+  process.on('message', (m: { type?: string; id?: number; error?: string }) => {
+    if (m?.type === 'published' && m.id !== undefined) waiting.get(m.id)?.(m.error);
+  });
+  const viaPrimary = (): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const id = ++seq;
+      waiting.set(id, (error) => {
+        waiting.delete(id);
+        if (error) reject(new Error(error));
+        else resolve();
+      });
+      process.send?.({ type: 'publish', id });
+    });
+  system.get(TOKENS.ZonePublisher).attach({ publish: viaPrimary, withdraw: viaPrimary });
   process.on('message', (m: { type?: string; id?: number }) => {
     if (m?.type !== 'sync') return;
     dns.resync().then(

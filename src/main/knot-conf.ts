@@ -5,11 +5,20 @@ import { knotConf } from '../../adapters/dns/knot-conf.js';
 import { runMain } from './process.js';
 
 /**
- * `npm run knot:conf -- --primary 10.0.0.5@5353 [--listen 0.0.0.0@53] [--dir /var/lib/knot] [--notify-from 10.0.0.5]`:
+ * `npm run knot:conf -- --primary 10.0.0.5@5353 [--listen 0.0.0.0@53] [--dir /var/lib/knot] [--notify-from 10.0.0.5]
+ *  [--tsig hmac-sha256:<name>:<secret>]`:
  * prints a knot.conf for a secondary of our hidden primary. With the primary's catalog zone (DNS_CATALOG_ZONE,
  * on by default) Knot follows it and adds or drops zones by itself; with DNS_CATALOG_ZONE= (none) every
- * zone in the store (DATABASE_URL) is listed, and a zone added later needs a new line.
+ * zone in the store (DATABASE_URL) is listed, and a zone added later needs a new line. With --tsig (a key's
+ * credential, as `nsupdate -y` takes it) the secondary signs its transfers with a key holding dns.read.
  */
+/** `hmac-sha256:<name>:<base64 secret>`, as nsupdate -y and the README write a key's credential. */
+const tsigOf = (text: string): { name: string; algorithm: string; secret: string } => {
+  const [algorithm, name, secret] = text.split(':');
+  if (!algorithm || !name || !secret || !/^hmac-sha(256|512)$/.test(algorithm)) throw new Error('--tsig takes hmac-sha256:<name>:<secret>');
+  return { algorithm, name: name.replace(/\.$/, ''), secret };
+};
+
 const main = async () => {
   const { values } = parseArgs({
     options: {
@@ -17,6 +26,7 @@ const main = async () => {
       listen: { type: 'string', multiple: true },
       dir: { type: 'string' },
       'notify-from': { type: 'string' },
+      tsig: { type: 'string' },
     },
   });
   const config = loadConfig();
@@ -33,6 +43,7 @@ const main = async () => {
         notifyFrom: values['notify-from'] ?? primary.split('@')[0]!,
         zones,
         ...(catalog ? { catalog } : {}),
+        ...(values.tsig ? { tsig: tsigOf(values.tsig) } : {}),
       }),
     );
   } finally {

@@ -74,7 +74,11 @@ const main = async () => {
         changes: system.store.changes,
         log: log.child({ component: 'dns' }),
         workerEntry: DNS_WORKER_ENTRY,
-        signed: { tsigKeys: system.get(TOKENS.ResolveTsigKey), update: system.get(TOKENS.ApplyDnsUpdate) },
+        signed: {
+          tsigKeys: system.get(TOKENS.ResolveTsigKey),
+          update: system.get(TOKENS.ApplyDnsUpdate),
+          transfer: system.get(TOKENS.AuthorizeTransfer),
+        },
         ...(metrics ? { observer: metrics.dns() } : {}),
       })
     : null;

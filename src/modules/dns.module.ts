@@ -9,6 +9,7 @@ import { ReadZone } from '../../core/dns/zone/read-zone.use-case.js';
 import { AcmeChallenges } from '../../core/dns/acme/acme-challenges.use-case.js';
 import { DnsPlans } from '../../core/dns/plans/dns-plans.use-case.js';
 import { ApplyDnsUpdate } from '../../core/dns/update/apply-dns-update.use-case.js';
+import { AuthorizeTransfer } from '../../core/dns/update/authorize-transfer.use-case.js';
 import { ZonePublisherHub } from '../../adapters/dns/zone-publisher-hub.js';
 import { TOKENS as T } from '../tokens.js';
 import { ImportZone } from '../../core/dns/imports/import-zone.use-case.js';
@@ -80,6 +81,9 @@ export const dnsModule = () =>
           }),
         [s, T.DnsPlans, T.SecretBox, T.Random, T.Clock, T.Logger, T.Config, T.Recorder],
       )
+      .inSingletonScope();
+    bind(T.AuthorizeTransfer)
+      .toResolvedValue((st: SqlStore, a) => new AuthorizeTransfer({ zones: st.zones, authorizer: a }), [s, T.Authorizer])
       .inSingletonScope();
   });
 

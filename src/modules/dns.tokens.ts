@@ -6,6 +6,7 @@ import type { AcmeChallenges } from '../../core/dns/acme/acme-challenges.use-cas
 import type { DnsPlans } from '../../core/dns/plans/dns-plans.use-case.js';
 import type { ApplyDnsUpdate } from '../../core/dns/update/apply-dns-update.use-case.js';
 import type { ImportZone } from '../../core/dns/imports/import-zone.use-case.js';
+import type { AuthorizeTransfer } from '../../core/dns/update/authorize-transfer.use-case.js';
 
 /** Injection tokens of the dns capability (src/ binds them by explicit token; core/ has no decorators). */
 export const DNS_TOKENS = {
@@ -16,4 +17,5 @@ export const DNS_TOKENS = {
   DnsPlans: token<DnsPlans>('DnsPlans'),
   ApplyDnsUpdate: token<ApplyDnsUpdate>('ApplyDnsUpdate'),
   ImportZone: token<ImportZone>('ImportZone'),
+  AuthorizeTransfer: token<AuthorizeTransfer>('AuthorizeTransfer'),
 } as const;

@@ -43,6 +43,8 @@ export interface TestApiOptions {
   readonly dns?: boolean;
   /** The DNS server's port when `dns` (default: a free one). */
   readonly dnsPort?: number;
+  /** Who may transfer zones unsigned (default: 127.0.0.1). */
+  readonly dnsAxfrAllow?: readonly string[];
 }
 
 export const testConfig = (store: FreshStore, env: Record<string, string> = {}): Config =>
@@ -77,7 +79,7 @@ export const startApi = async (kind: StoreKind, options: TestApiOptions = {}): P
     dns = new EmbeddedNameserver({
       host: '127.0.0.1',
       port: options.dnsPort ?? 0,
-      axfrAllow: ['127.0.0.1'],
+      axfrAllow: [...(options.dnsAxfrAllow ?? ['127.0.0.1'])],
       secondaries: [],
       openKey: (sealed) => box.open(sealed), // signed zones (DNSSEC), as serveDns does
     });
@@ -85,7 +87,11 @@ export const startApi = async (kind: StoreKind, options: TestApiOptions = {}): P
     system.get(TOKENS.ZonePublisher).attach(dns);
     dns.acceptSigned(
       new SignedMessages(
-        { tsigKeys: system.get(TOKENS.ResolveTsigKey), update: system.get(TOKENS.ApplyDnsUpdate) },
+        {
+          tsigKeys: system.get(TOKENS.ResolveTsigKey),
+          update: system.get(TOKENS.ApplyDnsUpdate),
+          transfer: system.get(TOKENS.AuthorizeTransfer),
+        },
         { serves: null, log: pino({ level: 'silent' }) },
       ),
     );

@@ -62,7 +62,10 @@ export interface SignedMessageHandler {
     packet: Buffer,
     transport: Transport,
     peer: string,
-    server: { answerUnsigned(packet: Buffer, transport: Transport, peer: string): Buffer[] },
+    server: {
+      answerUnsigned(packet: Buffer, transport: Transport, peer: string): Buffer[];
+      transferAuthorised(packet: Buffer, transport: Transport, peer: string): Buffer[];
+    },
   ): Promise<Buffer[]>;
   /** A synchronous TC answer, for a UDP path that cannot send later (a worker's own SO_REUSEPORT socket). */
   truncated(packet: Buffer): Buffer;
@@ -242,6 +245,10 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
   /** The ordinary answer to a query (a signed one, once its TSIG was checked and removed). */
   readonly answerUnsigned = (packet: Buffer, transport: Transport, peer: string): Buffer[] =>
     this.answerSlow(packet, transport, peer, false);
+
+  /** AXFR/IXFR for a peer whose signed request was authorised by its key (not by axfrAllow). */
+  readonly transferAuthorised = (packet: Buffer, transport: Transport, peer: string): Buffer[] =>
+    this.answerSlow(packet, transport, peer, false, true);
 
   /** Hands a signed message to its handler; its replies go out by `send` when ready. Never throws. */
   private dispatchSigned(packet: Buffer, transport: Transport, peer: string, send: (reply: Buffer) => void): void {
@@ -431,7 +438,7 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
   };
 
   /** Parses with dns-packet, resolves and lays out; `store`: keep the reply in the answer cache. */
-  private answerSlow(packet: Buffer, transport: Transport, peer: string, store: boolean): Buffer[] {
+  private answerSlow(packet: Buffer, transport: Transport, peer: string, store: boolean, transferAuthorised = false): Buffer[] {
     try {
       const parsed = parseQuery(packet, this.extras);
       if (parsed.kind === 'drop') return [];
@@ -441,7 +448,7 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
       // RFC 1035 §3.2.5: QCLASS * (ANY) matches our IN data; other classes we do not serve.
       if (q.qclass !== CLASS_IN && q.qclass !== CLASS_ANY) return [bareReply(q, RCODE.REFUSED, false, this.extras)];
       const zone = this.zoneFor(q);
-      if (q.qtype === T.AXFR || q.qtype === T.IXFR) return this.transfer(q, zone, transport, peer);
+      if (q.qtype === T.AXFR || q.qtype === T.IXFR) return this.transfer(q, zone, transport, peer, transferAuthorised);
       const limit = transport === 'tcp' ? MAX_TCP_MESSAGE : udpLimit(q);
       const reply = zone
         ? buildReply(
@@ -469,9 +476,10 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
   }
 
   /** AXFR (RFC 5936) and IXFR (RFC 1995: the changes from the journal, else the whole zone AXFR-style) to allowed peers, over TCP. */
-  private transfer(q: Query, zone: CompiledZone | undefined, transport: Transport, peer: string): Buffer[] {
+  private transfer(q: Query, zone: CompiledZone | undefined, transport: Transport, peer: string, authorised: boolean): Buffer[] {
     if (transport === 'udp' && q.qtype === T.AXFR) return [bareReply(q, RCODE.FORMERR, false, this.extras)]; // RFC 5936 §4.2: TCP only
-    if (!allowed(this.config.axfrAllow, peer)) {
+    // A transfer signed with a key that holds dns.read on the zone is authorised by the key, beside the address list.
+    if (!authorised && !allowed(this.config.axfrAllow, peer)) {
       this.log.info({ peer, zone: q.name }, 'zone transfer refused');
       return [bareReply(q, RCODE.REFUSED, false, { ...this.extras, ede: EDE.PROHIBITED })]; // RFC 8914 §4.19
     }

@@ -1,5 +1,6 @@
 import type { ResolveTsigKey } from '../../../core/access/resolve-tsig-key.use-case.js';
 import type { ApplyDnsUpdate } from '../../../core/dns/update/apply-dns-update.use-case.js';
+import type { AuthorizeTransfer } from '../../../core/dns/update/authorize-transfer.use-case.js';
 import type { UpdateRcode } from '../../../core/dns/update/dns-update.js';
 import type { Environment } from '../../../core/kernel/environment.js';
 import {
@@ -7,6 +8,7 @@ import {
   parseTsig,
   signResponse,
   TSIG_ERROR,
+  TsigStreamSigner,
   TSIG_ERROR_NAME,
   verifyRequest,
   type ParsedTsig,
@@ -18,6 +20,7 @@ import { parseUpdate } from './update-message.js';
 export interface SignedDnsUseCases {
   readonly tsigKeys: Pick<ResolveTsigKey, 'execute' | 'firstUse'>;
   readonly update: Pick<ApplyDnsUpdate, 'execute'>;
+  readonly transfer: Pick<AuthorizeTransfer, 'execute'>;
 }
 
 export type Transport = 'udp' | 'tcp';
@@ -25,6 +28,8 @@ export type Transport = 'udp' | 'tcp';
 /** What the nameserver offers: its ordinary answer to an (unsigned) query. */
 export interface UnsignedAnswerer {
   answerUnsigned(packet: Buffer, transport: Transport, peer: string): Buffer[];
+  /** AXFR/IXFR whose request the key authorised (the address allow-list is not asked). */
+  transferAuthorised(packet: Buffer, transport: Transport, peer: string): Buffer[];
 }
 
 export interface SignedLog {
@@ -92,6 +97,13 @@ const questionEnd = (msg: Buffer): number => {
     if (l === 0) return o + 5 <= msg.length ? o + 5 : 0;
     o += 1 + l;
   }
+};
+
+/** The question's name (uncompressed, checked by questionEnd), lower case, without the trailing dot. */
+const readZoneName = (msg: Buffer, qEnd: number): string => {
+  const labels: string[] = [];
+  for (let o = 12; o < qEnd - 5; o += 1 + msg[o]!) labels.push(msg.toString('latin1', o + 1, o + 1 + msg[o]!).toLowerCase());
+  return labels.join('.');
 };
 
 /**
@@ -219,8 +231,45 @@ export class SignedMessages {
       return [sign(bareReply(unsigned, RCODES.NOTAUTH, { ede: { code: EDE_OTHER, text: 'replayed message: sign each message afresh' } }))];
     }
     if (opcode === OPCODE_UPDATE) return [await this.update(unsigned, found.key, transport, peer, sign, parsed)];
-    if (opcode === OPCODE_QUERY) return server.answerUnsigned(unsigned, transport, peer).slice(0, 1).map(sign);
+    if (opcode === OPCODE_QUERY) {
+      const qEnd = questionEnd(unsigned);
+      const qtype = qEnd > 0 ? unsigned.readUInt16BE(qEnd - 4) : 0;
+      if (qtype === 252 || qtype === 251) return this.transfer(unsigned, qEnd, found.key, key, transport, peer, server, sign, parsed, now);
+      return server.answerUnsigned(unsigned, transport, peer).slice(0, 1).map(sign);
+    }
     return [sign(bareReply(unsigned, RCODES.NOTIMP))];
+  }
+
+  /** Signed AXFR/IXFR (RFC 8945 §5.3.1: every message of the answer signed, each over the one before). */
+  private async transfer(
+    unsigned: Buffer,
+    qEnd: number,
+    apiKey: Parameters<SignedDnsUseCases['transfer']['execute']>[0],
+    key: TsigKey,
+    transport: Transport,
+    peer: string,
+    server: UnsignedAnswerer,
+    sign: (reply: Buffer) => Buffer,
+    parsed: ParsedTsig,
+    now: number,
+  ): Promise<Buffer[]> {
+    let zone: string;
+    try {
+      zone = readZoneName(unsigned, qEnd);
+    } catch {
+      return [sign(bareReply(unsigned, RCODES.FORMERR))];
+    }
+    const outcome = await this.uc.transfer.execute(apiKey, zone, { serves: this.opts.serves, peer });
+    this.opts.log.info(
+      { peer, transport, key_id: apiKey.id, tsig_key: parsed.tsig.keyName, zone, rcode: outcome.rcode, reason: outcome.reason },
+      'signed zone transfer',
+    );
+    if (outcome.rcode !== 'NOERROR') {
+      const code = outcome.rcode === 'REFUSED' ? EDE_PROHIBITED : EDE_NOT_AUTHORITATIVE;
+      return [sign(bareReply(unsigned, RCODES[outcome.rcode], { ede: { code, text: outcome.reason } }))];
+    }
+    const signer = new TsigStreamSigner(key, parsed.tsig.mac, parsed.tsig.fudge);
+    return server.transferAuthorised(unsigned, transport, peer).map((m) => signer.sign(m, now));
   }
 
   private async update(
