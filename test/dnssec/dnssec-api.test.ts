@@ -5,6 +5,7 @@ import { bearer, startApi, type TestApi } from '../support/system.js';
 import { expectErrorShape } from '../support/error-shape.js';
 import { dig, requireTools } from '../dns/server/tools.js';
 import { startUnbound } from './validators.js';
+import { TOKENS } from '../../src/tokens.js';
 
 /**
  * DESIGN "DNSSEC": PUT signs at once, GET reads, DELETE stops at once while the parent holds no DS; every
@@ -85,6 +86,36 @@ eachStore('DNSSEC through the API (PUT, GET, DELETE …/dnssec)', (kind) => {
     expect(plan.status, JSON.stringify(plan.body)).to.equal(201);
     expect(plan.body.valid).to.equal(false);
     expect(plan.body.checks.map((c: { rule: string }) => c.rule)).to.include('dnssec-service-owned');
+  });
+
+  it('the worker starts a new signature window once half the old one is gone, with a new serial', async () => {
+    const refresh = api.system.get(TOKENS.RefreshSignatures);
+    expect(await refresh.execute()).to.equal(0); // a fresh window: nothing to do
+    const eightDaysAgo = new Date(Date.now() - 8 * 86400_000).toISOString();
+    await api.system.store.knex('dnssec_zones').update({ window_start: eightDaysAgo });
+    // A plan publishes the zone signed in that old window (what a server would hold after eight days).
+    const plan = await call('POST', `/v1/domains/${zone}/dns/plans`, editor, {
+      changes: [{ action: 'create', name: 'old-window', type: 'A', ttl: 300, values: ['192.0.2.8'] }],
+    });
+    expect((await call('POST', `/v1/domains/${zone}/dns/plans/${plan.body.id}/apply`, editor, {})).status).to.equal(200);
+    const before = await dig(api.dnsPort!, zone, 'SOA', '+dnssec');
+    const oldSig = before.answer.find((r) => r.type === 'RRSIG')!.data.split(/\s+/);
+    const stamp = (d: Date): string => d.toISOString().replace(/[-:T]/g, '').slice(0, 14);
+    // RRSIG fields: covered, algorithm, labels, original TTL, expiration, inception, ...
+    expect(oldSig[5]! < stamp(new Date(Date.now() - 7 * 86400_000)), `old inception ${oldSig[5]}`).to.equal(true);
+    expect(await refresh.execute()).to.equal(1);
+    const after = await dig(api.dnsPort!, zone, 'SOA', '+dnssec');
+    // The window moved to now, and the zone took a new serial so that secondaries transfer the new signatures.
+    const row = await api.system.store.knex('dnssec_zones').first();
+    expect(Date.parse(row.window_start)).to.be.greaterThan(Date.now() - 60_000);
+    expect(after.answer.find((r) => r.type === 'SOA')!.data.split(/\s+/)[2]).to.not.equal(
+      before.answer.find((r) => r.type === 'SOA')!.data.split(/\s+/)[2],
+    );
+    const served = after.answer.find((r) => r.type === 'RRSIG')!.data.split(/\s+/);
+    expect(served[5]! > stamp(new Date(Date.now() - 2 * 3600_000)), `new inception ${served[5]}`).to.equal(true);
+    expect(served[4]! > stamp(new Date(Date.now() + 13 * 86400_000)), `new expiration ${served[4]}`).to.equal(true);
+    const read = await call('GET', `/v1/domains/${zone}/dnssec`, key);
+    expect(Date.parse(read.body.signatures.expiration)).to.be.greaterThan(Date.now() + 13 * 86400_000);
   });
 
   it('DELETE stops signing at once while the parent holds no DS', async () => {

@@ -233,7 +233,7 @@ export const compileZone = (zone: Zone, skip: (reason: string, set: RecordSet) =
   let dnssec: CompiledZone['dnssec'] = null;
   if (zone.signing) {
     if (!options.openKey) throw new TypeError(`nameserver: zone ${apex} is signed, but this server cannot open signing keys`);
-    const signed = signZone(apex, apexNode, nodes, soa, negativeSoa, zone.signing, options.openKey, options.signatures ?? null);
+    const signed = signZone(apex, apexNode, nodes, negativeSoa, zone.signing, options.openKey, options.signatures ?? null);
     recordCount += signed.records;
     dnssec = { chain: signed.chain, negativeSoaSig: signed.negativeSoaSig };
   }
@@ -255,7 +255,6 @@ const signZone = (
   apex: string,
   apexNode: ZoneNode,
   nodes: Map<string, ZoneNode>,
-  soa: EncodedSet,
   negativeSoa: EncodedSet,
   signing: ZoneSigning,
   open: (sealed: string) => string,
@@ -316,6 +315,5 @@ const signZone = (
     negativeSoa.ttl,
     soaSigs.tails.map((t) => withTtl(t, negativeSoa.ttl)),
   );
-  void soa;
   return { chain: { labels: members.map((m) => m.labels), nodes: members.map((m) => m.node) }, negativeSoaSig, records };
 };
