@@ -311,6 +311,11 @@ eachStore('Console keys, people and security in headless Chromium', (kind) => {
     expect(await api.system.store.sandboxClocks.offset(api.demo.accountId), 'one move, however many reloads').to.equal(30 * 86_400_000);
     expect(await text(page, '#sandbox-clock')).to.include('time travelled: +30 d');
     await check(page, '60-sandbox');
+    // The owner's control in the header leads to the form (a plain link: no second submit button on every page).
+    await page.goto(`${api.base}/console/keys`);
+    await nav(page, page.click('a.clockmove'));
+    expect(new URL(page.url()).pathname).to.equal('/console/sandbox');
+    expect(await page.locator('#advance').count()).to.equal(1);
     await page.goto(`${api.base}/console/`);
     await check(page, '62-domains-after-move');
   });

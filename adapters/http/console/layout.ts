@@ -136,7 +136,17 @@ export const layout = (v: View, title: string, body: Html, opts: { bare?: boolea
             ${v.human ? html`<span class="muted">${v.human.person.email}</span>` : ''}
           </div>
         </header>
-        ${v.human && v.sandbox ? html`<div class="sandbar">${sandboxClock(v)}</div>` : ''}
+        ${
+          v.human && v.sandbox
+            ? html`<div class="sandbar">
+                ${sandboxClock(v)}${
+                  v.human.actor.role === 'owner'
+                    ? html`<a class="clockmove" href="/console/sandbox#move">${v.t('Перевести годинник…', 'Move the clock…')}</a>`
+                    : ''
+                }
+              </div>`
+            : ''
+        }
         <main id="main">${body}</main>
         <footer>
           ${v.t('Domivka — домени, DNS і сертифікати. Ключі API ніколи не виконують шість дій, що належать людям.', 'Domivka — domains, DNS and certificates. API keys never perform the six actions that belong to people.')}

@@ -56,7 +56,7 @@ const page = async (uc: UseCases, r: ConsoleRequest, refused: { advance: string 
       </div>
       ${
         owner
-          ? html`<h2>${v.t('Перевести годинник', 'Move the clock')}</h2>
+          ? html`<h2 id="move">${v.t('Перевести годинник', 'Move the clock')}</h2>
               <form class="stack card" method="post" action="/console/sandbox/clock">
                 ${csrfField(v)}<input type="hidden" name="_back" value="/console/sandbox" />
                 <label for="move">${v.t('На скільки', 'By how much')}</label
