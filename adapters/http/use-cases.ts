@@ -1,3 +1,5 @@
+import type { ApiKey } from '../../core/kernel/caller.js';
+import type { RightName } from '../../core/kernel/rights.js';
 import type { HumanReads } from '../../core/console/human-reads.use-case.js';
 import type { AccountUseCases } from './routes/account.routes.js';
 import type { BillingUseCases } from './routes/billing.routes.js';
@@ -17,6 +19,8 @@ export interface ConsoleUseCases {
   readonly humanReads: Pick<HumanReads, 'domainList' | 'domain' | 'billing'>;
   /** The store's transactions: the console's phased writes (a registration, a top-up) run each phase in one. */
   readonly consoleWork: { transaction<T>(fn: () => Promise<T>): Promise<T> };
+  /** The rights check the API's middleware runs from each route's declared access (the console runs the same). */
+  readonly consoleAuthorizer: { check(key: ApiKey, right: RightName | readonly RightName[], domain?: string): Promise<unknown> };
 }
 
 /**

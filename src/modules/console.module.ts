@@ -19,7 +19,8 @@ export const consoleModule = () =>
 const id = <X>(token: ServiceIdentifier<X>) => token;
 
 /** What the routes (and the console) call of this capability. */
-export const consoleUseCases = (c: Container): Pick<UseCases, 'humanReads' | 'consoleWork'> => ({
+export const consoleUseCases = (c: Container): Pick<UseCases, 'humanReads' | 'consoleWork' | 'consoleAuthorizer'> => ({
   humanReads: c.get(T.HumanReads),
   consoleWork: c.get(T.Store).uow,
+  consoleAuthorizer: c.get(T.Authorizer),
 });
