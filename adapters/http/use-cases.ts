@@ -1,3 +1,5 @@
+import type { ApiKey } from '../../core/kernel/caller.js';
+import type { RightName } from '../../core/kernel/rights.js';
 import type { HumanReads } from '../../core/console/human-reads.use-case.js';
 import type { Passwords } from '../../core/accounts/passwords.use-case.js';
 import type { AccountUseCases } from './routes/account.routes.js';
@@ -22,6 +24,8 @@ export interface ConsoleUseCases {
   readonly consoleWork: { transaction<T>(fn: () => Promise<T>): Promise<T> };
   readonly passwords: Passwords;
   readonly mail: ConsoleMail;
+  /** The rights check the API's middleware runs from each route's declared access (the console runs the same). */
+  readonly consoleAuthorizer: { check(key: ApiKey, right: RightName | readonly RightName[], domain?: string): Promise<unknown> };
 }
 
 /** Whether e-mail leaves the server, and the in-app outbox of a server without a mail server. */

@@ -19,12 +19,15 @@ export const consoleModule = () =>
 const id = <X>(token: ServiceIdentifier<X>) => token;
 
 /** What the routes (and the console) call of this capability. */
-export const consoleUseCases = (c: Container): Pick<UseCases, 'humanReads' | 'consoleWork' | 'passwords' | 'mail'> => {
+export const consoleUseCases = (
+  c: Container,
+): Pick<UseCases, 'humanReads' | 'consoleWork' | 'consoleAuthorizer' | 'passwords' | 'mail'> => {
   const config = c.get(T.Config);
   const store = c.get(T.Store);
   return {
     humanReads: c.get(T.HumanReads),
     consoleWork: store.uow,
+    consoleAuthorizer: c.get(T.Authorizer),
     passwords: c.get(T.Passwords),
     // Without SMTP_URL mail waits in the outbox; outside production the console shows it (the in-app outbox).
     mail: {

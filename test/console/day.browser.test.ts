@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { TOKENS } from '../../src/tokens.js';
 import { eachStore } from '../support/stores.js';
-import { bearer, startApi, type TestApi } from '../support/system.js';
+import { addPerson, bearer, startApi, type TestApi } from '../support/system.js';
 import { Receiver } from '../events/support.js';
 import { launch, signInThroughForm } from './browser.js';
 
@@ -332,5 +332,41 @@ eachStore('Console: a person’s day (headless Chromium)', (kind) => {
     expect(await rows.count()).to.be.at.least(2);
     for (const t of await rows.locator('code').allTextContents()) expect(t).to.equal('dns.plan_applied');
     await shots('events');
+  });
+
+  it('a member acts up to class 1: DNS and monitors yes, registering and topping up no — not even by posting the form', async () => {
+    const member = await addPerson(api, 'member', 'member-day@example.com');
+    const ctx = await browser.newContext({ locale: 'en-GB', viewport: { width: 1280, height: 900 } });
+    const page = await ctx.newPage();
+    try {
+      await signInThroughForm(page, api, member);
+      await page.goto(`${api.base}/console/register?domain=member-day.dev`);
+      expect(await page.locator('main').textContent()).to.include('Only the account’s owners do this');
+      expect(await page.locator('#reg-domain').count()).to.equal(0);
+      await page.goto(`${api.base}/console/billing`);
+      expect(await page.locator('#topup-amount').count()).to.equal(0);
+      const csrf = (await page.locator('input[name=_csrf]').first().getAttribute('value'))!;
+      const post = (path: string, data: string) =>
+        page.request.post(`${api.base}${path}`, {
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          data: `_csrf=${encodeURIComponent(csrf)}&${data}`,
+          maxRedirects: 0,
+        });
+      const reg = await post('/console/register', 'domain=member-day.dev&years=1');
+      expect(reg.status()).to.equal(422);
+      expect(await reg.text()).to.include('right_missing');
+      const top = await post('/console/billing/top-up', 'amount=500');
+      expect(top.status()).to.equal(422);
+      expect(await top.text()).to.include('right_missing');
+      const named = (await api.issueKey({ environment: 'test', rights: ['domain.read'], domains: ['member-day.dev'] })).secret;
+      expect((await api.call('/v1/domains/member-day.dev', { headers: bearer(named) })).body.error.code).to.equal('domain_not_found');
+      // Class 1 is theirs: the DNS editor and monitoring work.
+      await page.goto(`${api.base}/console/domains/${ZONE}/dns`);
+      expect(await page.locator('#records button', { hasText: 'Change' }).count()).to.be.at.least(1);
+      await page.goto(`${api.base}/console/monitors/new?kind=domain_expiry`);
+      expect(await page.locator('button', { hasText: 'Create the check' }).count()).to.equal(1);
+    } finally {
+      await ctx.close();
+    }
   });
 });

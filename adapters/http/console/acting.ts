@@ -102,6 +102,29 @@ export const postForm = (v: View, action: string, body: Html, opts: { cls?: stri
     ${csrfField(v)}${opts.back ? html`<input type="hidden" name="_back" value="${opts.back}" />` : ''}${body}
   </form>`;
 
+/**
+ * The rights step of the API's middleware, run from the route's own declared access: what a key needs
+ * for that route (one right, optionally on the route's domain parameter, or the pairs its resolver names)
+ * the person's key needs in the console. Routes whose rights depend on stored records ("rightsOfRecord")
+ * are checked inside their use cases, as through the API.
+ */
+export const authorizeAs = async (
+  uc: UseCases,
+  routes: readonly Route[],
+  id: string,
+  key: ApiKey,
+  input: { params?: Record<string, string>; body?: unknown },
+): Promise<void> => {
+  const route = routes.find((x) => x.id === id);
+  if (!route) throw new Error(`no route ${id}`);
+  const access = route.access;
+  if (access.kind !== 'key') throw new Error(`route ${id} is not a key route`);
+  const params = input.params ?? {};
+  if (access.right) await uc.consoleAuthorizer.check(key, access.right, access.domainParam ? params[access.domainParam] : undefined);
+  for (const pair of access.rights?.of({ params, query: {}, body: input.body, ip: '' }) ?? [])
+    await uc.consoleAuthorizer.check(key, pair.right, pair.domain);
+};
+
 const compiled = new Map<string, ValidateFunction>();
 /**
  * Checks a console form's input with the API route's own body schema (the same ajv schema, the same

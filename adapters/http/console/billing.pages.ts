@@ -4,7 +4,7 @@ import { kyivMonth } from '../../../core/kernel/dates.js';
 import { DomainError } from '../../../core/kernel/errors.js';
 import { billingRoutes } from '../routes/billing.routes.js';
 import type { UseCases } from '../use-cases.js';
-import { attempt, checkpoints, errorBox, field, fieldError, keyFor, postForm, uah, when } from './acting.js';
+import { attempt, authorizeAs, checkpoints, errorBox, field, fieldError, keyFor, postForm, uah, when } from './acting.js';
 import { html, type Html } from './html.js';
 import { alert, type View } from './layout.js';
 import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
@@ -37,6 +37,7 @@ const kindName = (v: View, k: string) =>
 /** Up to `max` newest transactions through the API's use case (cursor pages). */
 const recent = async (uc: UseCases, r: ConsoleRequest, max = 1000): Promise<TransactionView[]> => {
   const key = await keyFor(uc, r);
+  await authorizeAs(uc, billingRoutes(uc), 'listTransactions', key, {});
   const out: TransactionView[] = [];
   let cursor: string | undefined;
   do {
@@ -74,9 +75,10 @@ export const billingPages = (uc: UseCases) => {
         ${r.query.done === 'topup' ? alert('ok', v.t('Баланс поповнено зі збереженої картки; власників сповіщено.', 'The balance was topped up from the saved card; the owners were notified.')) : ''}
         ${
           !may
-            ? html`<p class="muted">
-                ${v.t('Поповнюють лише власники (учасники — до класу 1).', 'Only owners top up (members go up to class 1).')}
-              </p>`
+            ? html`${amountError ? errorBox(v, amountError) : ''}
+                <p class="muted">
+                  ${v.t('Поповнюють лише власники (учасники — до класу 1).', 'Only owners top up (members go up to class 1).')}
+                </p>`
             : html`${alert('info', v.t('Дія класу 2 (гроші): списання зі збереженої картки; усі власники отримають сповіщення.', 'A class 2 action (money): the saved card is charged; every owner is notified.'))}
               ${amountError ? errorBox(v, amountError) : ''}
               ${postForm(
@@ -204,7 +206,9 @@ export const billingPages = (uc: UseCases) => {
               },
             ]);
           validateBody(routes, 'topUp', { amount });
-          return uc.topUp.execute(await keyFor(uc, r), amount, checkpoints(uc));
+          const key = await keyFor(uc, r);
+          await authorizeAs(uc, routes, 'topUp', key, { body: { amount } });
+          return uc.topUp.execute(key, amount, checkpoints(uc));
         });
         if ('error' in out) {
           const v = r.view;

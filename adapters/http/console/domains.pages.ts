@@ -5,7 +5,20 @@ import { isLabel } from '../../../core/kernel/labels.js';
 import { normalizeDomain } from '../../../core/kernel/domain-name.js';
 import { domainRoutes } from '../routes/domains.routes.js';
 import type { UseCases } from '../use-cases.js';
-import { attempt, checkpoints, enc, errorBox, field, fieldError, fieldMessages, keyFor, postForm, uah, validateBody } from './acting.js';
+import {
+  attempt,
+  authorizeAs,
+  checkpoints,
+  enc,
+  errorBox,
+  field,
+  fieldError,
+  fieldMessages,
+  keyFor,
+  postForm,
+  uah,
+  validateBody,
+} from './acting.js';
 import { html, type Html } from './html.js';
 import { alert, type View } from './layout.js';
 import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
@@ -55,7 +68,7 @@ export const domainPages = (uc: UseCases) => {
         <h1>${v.t('Реєстрація домену', 'Register a domain')}</h1>
         ${
           !may
-            ? ownersOnly(v)
+            ? html`${errorBox(v, error)}${ownersOnly(v)}`
             : html`${classTwoNote(v)}
                 <div class="card">
                   ${errorBox(v, error)}
@@ -186,6 +199,7 @@ export const domainPages = (uc: UseCases) => {
             ]);
           const name = normalizeDomain(f.domain);
           const key = await keyFor(uc, r, [name], labels);
+          await authorizeAs(uc, routes, 'registerDomain', key, { body: { ...body, domain: name } });
           return uc.registerDomain.execute(key, { domain: name, years: body.years as number, auto_renew: f.auto_renew }, checkpoints(uc));
         });
         if ('error' in out) return registerPage(r, f, out.error, 422);
@@ -202,11 +216,9 @@ export const domainPages = (uc: UseCases) => {
         const out = await attempt(async () => {
           const body = { years: /^\d+$/.test(years) ? Number(years) : years };
           validateBody(routes, 'renewDomain', body);
-          return uc.renewDomain.execute(
-            { kind: 'key', key: await keyFor(uc, r) },
-            { domain: d, years: body.years as number },
-            checkpoints(uc),
-          );
+          const key = await keyFor(uc, r);
+          await authorizeAs(uc, routes, 'renewDomain', key, { params: { domain: d }, body });
+          return uc.renewDomain.execute({ kind: 'key', key }, { domain: d, years: body.years as number }, checkpoints(uc));
         });
         if ('error' in out) {
           const { domain } = await uc.humanReads.domain(r.human!.actor, r.view.env, d);
@@ -227,7 +239,9 @@ export const domainPages = (uc: UseCases) => {
       auth: true,
       handle: async (r) => {
         const d = r.params[0]!;
-        await uc.setAutoRenew.execute(await keyFor(uc, r), d, field(r, 'auto_renew') === '1');
+        const key = await keyFor(uc, r);
+        await authorizeAs(uc, routes, 'updateDomain', key, { params: { domain: d } });
+        await uc.setAutoRenew.execute(key, d, field(r, 'auto_renew') === '1');
         return { redirect: `/console/domains/${enc(d)}?done=auto-renew` };
       },
     },

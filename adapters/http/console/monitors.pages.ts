@@ -3,7 +3,20 @@ import type { MonitorView } from '../../../core/monitoring/monitor-view.js';
 import type { DomainError } from '../../../core/kernel/errors.js';
 import { monitorRoutes } from '../routes/monitors.routes.js';
 import type { UseCases } from '../use-cases.js';
-import { attempt, doneBanner, enc, errorBox, field, fieldError, fieldMessages, keyFor, postForm, validateBody, when } from './acting.js';
+import {
+  attempt,
+  authorizeAs,
+  doneBanner,
+  enc,
+  errorBox,
+  field,
+  fieldError,
+  fieldMessages,
+  keyFor,
+  postForm,
+  validateBody,
+  when,
+} from './acting.js';
 import { html, raw, type Html } from './html.js';
 import type { View } from './layout.js';
 import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
@@ -263,7 +276,9 @@ export const monitorPages = (uc: UseCases): ConsolePage[] => {
 
   const listPage = async (r: ConsoleRequest): Promise<PageOut> => {
     const v = r.view;
-    const page = await uc.monitors.list.execute(await keyFor(uc, r), { limit: 200 });
+    const key = await keyFor(uc, r);
+    await authorizeAs(uc, routes, 'listMonitors', key, {});
+    const page = await uc.monitors.list.execute(key, { limit: 200 });
     return {
       title: v.t('Моніторинг', 'Monitoring'),
       body: html`<h1>${v.t('Моніторинг', 'Monitoring')}</h1>
@@ -422,7 +437,9 @@ export const monitorPages = (uc: UseCases): ConsolePage[] => {
         const out = await attempt(async () => {
           const body = bodyOf(kind, f, true);
           validateBody(routes, 'createMonitor', body);
-          return uc.monitors.create.execute(await keyFor(uc, r), body as never);
+          const key = await keyFor(uc, r);
+          await authorizeAs(uc, routes, 'createMonitor', key, { body });
+          return uc.monitors.create.execute(key, body as never);
         });
         if ('error' in out) {
           const v = r.view;

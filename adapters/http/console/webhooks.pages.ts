@@ -4,7 +4,20 @@ import type { DomainError } from '../../../core/kernel/errors.js';
 import type { WebhookView } from '../../../core/webhooks/webhook.js';
 import { webhookRoutes } from '../routes/webhooks.routes.js';
 import type { UseCases } from '../use-cases.js';
-import { attempt, doneBanner, enc, errorBox, field, fieldError, fieldMessages, keyFor, postForm, validateBody, when } from './acting.js';
+import {
+  attempt,
+  authorizeAs,
+  doneBanner,
+  enc,
+  errorBox,
+  field,
+  fieldError,
+  fieldMessages,
+  keyFor,
+  postForm,
+  validateBody,
+  when,
+} from './acting.js';
 import { html, type Html } from './html.js';
 import { alert, type View } from './layout.js';
 import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
@@ -52,6 +65,12 @@ interface HookForm {
 export const webhookPages = (uc: UseCases): ConsolePage[] => {
   const routes = webhookRoutes(uc);
   const sessionOf = (r: ConsoleRequest) => r.human!.session.id;
+  /** The person's key, with the route's declared right checked as the API's middleware does. */
+  const manageKey = async (r: ConsoleRequest, routeId: string, body?: unknown) => {
+    const key = await keyFor(uc, r);
+    await authorizeAs(uc, routes, routeId, key, { ...(r.params[0] ? { params: { id: r.params[0] } } : {}), body });
+    return key;
+  };
 
   const form = (v: View, action: string, f: HookForm, e: DomainError | null | undefined, submit: string): Html =>
     postForm(
@@ -105,7 +124,7 @@ export const webhookPages = (uc: UseCases): ConsolePage[] => {
 
   const list = async (r: ConsoleRequest, typed?: { f: HookForm; error: DomainError }): Promise<PageOut> => {
     const v = r.view;
-    const hooks = await uc.webhooks.list(await keyFor(uc, r), null, 100);
+    const hooks = await uc.webhooks.list(await manageKey(r, 'listWebhooks'), null, 100);
     return {
       title: v.t('Вебхуки', 'Webhooks'),
       ...(typed ? { status: 422 } : {}),
@@ -148,7 +167,7 @@ export const webhookPages = (uc: UseCases): ConsolePage[] => {
 
   const detail = async (r: ConsoleRequest, typed?: { f: HookForm; error: DomainError }): Promise<PageOut> => {
     const v = r.view;
-    const key = await keyFor(uc, r);
+    const key = await manageKey(r, 'getWebhook');
     const id = r.params[0]!;
     const w = await uc.webhooks.get(key, id);
     const deliveries = await uc.webhooks.deliveries(key, id, null, 50);
@@ -356,7 +375,7 @@ export const webhookPages = (uc: UseCases): ConsolePage[] => {
         const { f, body } = bodyOf(r);
         const out = await attempt(async () => {
           validateBody(routes, 'createWebhook', body);
-          return uc.webhooks.create(await keyFor(uc, r), body);
+          return uc.webhooks.create(await manageKey(r, 'createWebhook', body), body);
         });
         if ('error' in out) return list(r, { f, error: out.error });
         return { redirect: `${base}/${enc(out.ok.id)}?done=created&secret=${putTicket(sessionOf(r), out.ok.secret)}` };
@@ -372,7 +391,7 @@ export const webhookPages = (uc: UseCases): ConsolePage[] => {
         const { f, body } = bodyOf(r);
         const out = await attempt(async () => {
           validateBody(routes, 'updateWebhook', body);
-          return uc.webhooks.update(await keyFor(uc, r), id, body);
+          return uc.webhooks.update(await manageKey(r, 'updateWebhook', body), id, body);
         });
         if ('error' in out) return detail(r, { f, error: out.error });
         return { redirect: `${base}/${enc(id)}?done=saved` };
@@ -384,7 +403,7 @@ export const webhookPages = (uc: UseCases): ConsolePage[] => {
       auth: true,
       handle: async (r) => {
         const [id, what] = [r.params[0]!, r.params[1]!];
-        await uc.webhooks.update(await keyFor(uc, r), id, { enabled: what === 'enable' });
+        await uc.webhooks.update(await manageKey(r, 'updateWebhook'), id, { enabled: what === 'enable' });
         return { redirect: `${base}/${enc(id)}?done=${what}d` };
       },
     },
@@ -394,7 +413,7 @@ export const webhookPages = (uc: UseCases): ConsolePage[] => {
       auth: true,
       handle: async (r) => {
         const id = r.params[0]!;
-        const w = await uc.webhooks.rotateSecret(await keyFor(uc, r), id);
+        const w = await uc.webhooks.rotateSecret(await manageKey(r, 'rotateWebhookSecret'), id);
         return { redirect: `${base}/${enc(id)}?done=rotated&secret=${putTicket(sessionOf(r), w.secret)}` };
       },
     },
@@ -403,7 +422,7 @@ export const webhookPages = (uc: UseCases): ConsolePage[] => {
       pattern: /^\/console\/webhooks\/([^/]+)\/delete$/,
       auth: true,
       handle: async (r) => {
-        await uc.webhooks.delete(await keyFor(uc, r), r.params[0]!);
+        await uc.webhooks.delete(await manageKey(r, 'deleteWebhook'), r.params[0]!);
         return { redirect: `${base}?done=deleted` };
       },
     },
@@ -413,7 +432,7 @@ export const webhookPages = (uc: UseCases): ConsolePage[] => {
       auth: true,
       handle: async (r) => {
         const id = r.params[0]!;
-        await uc.webhooks.redeliver(await keyFor(uc, r), id, r.params[1]!);
+        await uc.webhooks.redeliver(await manageKey(r, 'redeliverWebhook'), id, r.params[1]!);
         return { redirect: `${base}/${enc(id)}?done=redelivered#deliveries` };
       },
     },
