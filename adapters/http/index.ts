@@ -4,6 +4,7 @@ import { buildOpenApi } from './openapi.js';
 import { keyRoutes } from './routes/keys.routes.js';
 import { accountRoutes } from './routes/account.routes.js';
 import { domainRoutes } from './routes/domains.routes.js';
+import { hostedDomainRoutes } from './routes/hosted-domains.routes.js';
 import { dnsRoutes } from './routes/dns.routes.js';
 import { billingRoutes } from './routes/billing.routes.js';
 import { noticeRoutes } from './routes/notices.routes.js';
@@ -36,6 +37,7 @@ export const allRoutes = (uc: UseCases, meta: Omit<MetaDeps, 'openapi'>, extra: 
     ...keyRoutes(uc),
     ...accountRoutes(uc),
     ...domainRoutes(uc),
+    ...hostedDomainRoutes(uc),
     ...dnsRoutes(uc),
     ...billingRoutes(uc),
     ...noticeRoutes(uc),

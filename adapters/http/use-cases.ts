@@ -4,6 +4,7 @@ import type { BillingUseCases } from './routes/billing.routes.js';
 import type { CertificatesUseCases } from './routes/certificates.routes.js';
 import type { DnsUseCases } from './routes/dns.routes.js';
 import type { DomainsUseCases } from './routes/domains.routes.js';
+import type { HostedDomainsUseCases } from './routes/hosted-domains.routes.js';
 import type { EventsUseCases } from './routes/events.routes.js';
 import type { KeysUseCases } from './routes/keys.routes.js';
 import type { MonitorsUseCases } from './routes/monitors.routes.js';
@@ -24,6 +25,7 @@ export interface ConsoleUseCases {
 export type UseCases = KeysUseCases &
   AccountUseCases &
   DomainsUseCases &
+  HostedDomainsUseCases &
   DnsUseCases &
   BillingUseCases &
   NoticesUseCases &

@@ -15,6 +15,7 @@ import * as credentialAttempts from './migrations/20261126120000_credential_atte
 import * as dnsNamesALabels from './migrations/20261126120000_dns_names_a_labels.js';
 import * as dnsCatalog from './migrations/20261126130000_dns_catalog.js';
 import * as eventUrlParts from './migrations/20261126130000_event_url_parts.js';
+import * as hostedDomains from './migrations/20261126160000_hosted_domains.js';
 
 /** Migrations listed explicitly: no directory scanning, so they load the same under tsx, tests and CLI. */
 const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
@@ -34,6 +35,7 @@ const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
   ['20261126120000_credential_attempts', credentialAttempts],
   ['20261126130000_dns_catalog', dnsCatalog],
   ['20261126130000_event_url_parts', eventUrlParts],
+  ['20261126160000_hosted_domains', hostedDomains],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

@@ -10,6 +10,7 @@ import { AcmeChallenges } from '../../core/dns/acme/acme-challenges.use-case.js'
 import { DnsPlans } from '../../core/dns/plans/dns-plans.use-case.js';
 import { ZonePublisherHub } from '../../adapters/dns/zone-publisher-hub.js';
 import { TOKENS as T } from '../tokens.js';
+import type { Config } from '../config.js';
 
 /** The dns capability's use cases, constructed by hand from their ports (no decorators in core/). */
 export const dnsModule = () =>
@@ -44,9 +45,19 @@ export const dnsModule = () =>
       .inSingletonScope();
     bind(T.DnsPlans)
       .toResolvedValue(
-        (st: SqlStore, z, a, r, c, rec: Recorder) =>
-          new DnsPlans({ zones: st.zones, plans: st.plans, zoneService: z, authorizer: a, events: rec, uow: st.uow, random: r, clock: c }),
-        [s, T.ZoneService, T.Authorizer, T.Random, T.Clock, T.Recorder],
+        (st: SqlStore, z, a, r, c, rec: Recorder, config: Config) =>
+          new DnsPlans({
+            zones: st.zones,
+            plans: st.plans,
+            zoneService: z,
+            authorizer: a,
+            events: rec,
+            uow: st.uow,
+            random: r,
+            clock: c,
+            maxRecordSets: config.hosting.zoneRecordLimit,
+          }),
+        [s, T.ZoneService, T.Authorizer, T.Random, T.Clock, T.Recorder, T.Config],
       )
       .inSingletonScope();
   });

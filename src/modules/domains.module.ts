@@ -15,6 +15,10 @@ import type { EnvironmentAdapters } from '../tokens.js';
 import { TOKENS as T } from '../tokens.js';
 import { RevealTransferCode } from '../../core/domains/reveal-transfer-code.use-case.js';
 import { ChangeRegistrant } from '../../core/domains/change-registrant.use-case.js';
+import { HostDomain } from '../../core/domains/host-domain.use-case.js';
+import { VerifyHosting } from '../../core/domains/verify-hosting.use-case.js';
+import { RecheckHosting } from '../../core/domains/recheck-hosting.use-case.js';
+import type { Config } from '../config.js';
 
 /** The domains capability's use cases, constructed by hand from their ports (no decorators in core/). */
 export const domainsModule = () =>
@@ -67,6 +71,36 @@ export const domainsModule = () =>
         [s, T.AccountTime, T.RenewDomain, T.ZoneService, T.Random, T.Clock, T.Recorder],
       )
       .inSingletonScope();
+    bind(T.VerifyHosting)
+      .toResolvedValue(
+        (st: SqlStore, z, e, c, rec: Recorder) =>
+          new VerifyHosting({ domains: st.domains, zones: z, environments: e, events: rec, uow: st.uow, clock: c }),
+        [s, T.ZoneService, T.Environments, T.Clock, T.Recorder],
+      )
+      .inSingletonScope();
+    bind(T.HostDomain)
+      .toResolvedValue(
+        (config: Config, st: SqlStore, z, v, c, r, rec: Recorder) =>
+          new HostDomain({
+            domains: st.domains,
+            zones: z,
+            verify: v,
+            events: rec,
+            uow: st.uow,
+            clock: c,
+            random: r,
+            limit: config.hosting.limit,
+          }),
+        [T.Config, s, T.ZoneService, T.VerifyHosting, T.Clock, T.Random, T.Recorder],
+      )
+      .inSingletonScope();
+    bind(T.RecheckHosting)
+      .toResolvedValue(
+        (config: Config, st: SqlStore, v, c) =>
+          new RecheckHosting({ domains: st.domains, verify: v, clock: c, intervalMs: config.hosting.recheckSeconds * 1000 }),
+        [T.Config, s, T.VerifyHosting, T.Clock],
+      )
+      .inSingletonScope();
     bind(T.GetDomain)
       .toResolvedValue((st: SqlStore) => new GetDomain(st.domains), [s])
       .inSingletonScope();
@@ -107,6 +141,8 @@ export const domainsUseCases = (
   | 'setAutoRenew'
   | 'revealTransferCode'
   | 'changeRegistrant'
+  | 'hostDomain'
+  | 'verifyHosting'
 > => ({
   getDomain: c.get(T.GetDomain),
   listDomains: c.get(T.ListDomains),
@@ -116,4 +152,6 @@ export const domainsUseCases = (
   setAutoRenew: c.get(T.SetAutoRenew),
   revealTransferCode: c.get(T.RevealTransferCode),
   changeRegistrant: c.get(T.ChangeRegistrant),
+  hostDomain: c.get(T.HostDomain),
+  verifyHosting: c.get(T.VerifyHosting),
 });

@@ -8,6 +8,9 @@ import type { RenewDomain } from '../../core/domains/renew-domain.use-case.js';
 import type { SetAutoRenew } from '../../core/domains/set-auto-renew.use-case.js';
 import type { RevealTransferCode } from '../../core/domains/reveal-transfer-code.use-case.js';
 import type { ChangeRegistrant } from '../../core/domains/change-registrant.use-case.js';
+import type { HostDomain } from '../../core/domains/host-domain.use-case.js';
+import type { VerifyHosting } from '../../core/domains/verify-hosting.use-case.js';
+import type { RecheckHosting } from '../../core/domains/recheck-hosting.use-case.js';
 
 /** Injection tokens of the domains capability (src/ binds them by explicit token; core/ has no decorators). */
 export const DOMAINS_TOKENS = {
@@ -21,4 +24,7 @@ export const DOMAINS_TOKENS = {
   RevealTransferCode: token<RevealTransferCode>('RevealTransferCode'),
   ChangeRegistrant: token<ChangeRegistrant>('ChangeRegistrant'),
   ProcessRegistryMessages: token<ProcessRegistryMessages>('ProcessRegistryMessages'),
+  HostDomain: token<HostDomain>('HostDomain'),
+  VerifyHosting: token<VerifyHosting>('VerifyHosting'),
+  RecheckHosting: token<RecheckHosting>('RecheckHosting'),
 } as const;

@@ -8,6 +8,7 @@ import { AdvanceSandboxClock } from '../../core/sandbox/advance-clock.use-case.j
 import { CertificateIssuance } from '../../core/certificates/certificate-issuance.use-case.js';
 import { TOKENS as T } from '../tokens.js';
 import { ActivateDueOperations } from '../../core/operations/activate-due-operations.use-case.js';
+import { SimulateDelegation } from '../../core/sandbox/simulate-delegation.use-case.js';
 
 /** The sandbox capability's use cases, constructed by hand from their ports (no decorators in core/). */
 export const sandboxModule = () =>
@@ -31,6 +32,9 @@ export const sandboxModule = () =>
           }),
         [s, T.AdvanceLifecycle, T.Random, T.Clock, T.CertificateIssuance, T.ActivateDueOperations, T.Recorder],
       )
+      .inSingletonScope();
+    bind(T.SimulateDelegation)
+      .toResolvedValue((st: SqlStore, v) => new SimulateDelegation(st.simulatedParents, st.domains, v), [s, T.VerifyHosting])
       .inSingletonScope();
     bind(T.SeedDemo)
       .toResolvedValue(
@@ -58,6 +62,7 @@ export const sandboxModule = () =>
 const id = <X>(token: ServiceIdentifier<X>) => token;
 
 /** What the routes (and the console) call of this capability. */
-export const sandboxUseCases = (c: Container): Pick<UseCases, 'advanceSandboxClock'> => ({
+export const sandboxUseCases = (c: Container): Pick<UseCases, 'advanceSandboxClock' | 'simulateDelegation'> => ({
   advanceSandboxClock: c.get(T.AdvanceSandboxClock),
+  simulateDelegation: c.get(T.SimulateDelegation),
 });

@@ -140,6 +140,10 @@ export const RIGHTS_BY_HAND: Record<string, Hand> = {
   liftTransferLock: key(gate(on('domain.lock'))),
   setTransferLock: key(gate(on('domain.lock'))),
   setLabels: key(gate(on('domain.labels'))),
+  // Hosted domains: domain.host on the name (in the body when added).
+  createHostedDomain: key(gate(on('domain.host'))),
+  verifyHosting: key(gate(on('domain.host'))),
+  deleteHostedDomain: key(gate(on('domain.host'))),
   // DNS: the domain in the path. The plan under test changes an A record, so only dns.edit applies it.
   listRecords: key(gate(on('dns.read'))),
   exportZone: key(gate(on('dns.read'))),
@@ -187,6 +191,7 @@ export const RIGHTS_BY_HAND: Record<string, Hand> = {
     gates: [gate(held('sandbox.clock'))],
   },
   readSandboxClock: { access: 'key', sandboxOnly: true, gates: [gate(ANY_KEY)] },
+  simulateDelegation: { access: 'key', sandboxOnly: true, gates: [gate(on('domain.host'))] },
 };
 
 /** Class 3 writes that take effect at once: setting the transfer lock again (safer), deciding an operation. */
@@ -198,6 +203,8 @@ const SAMPLES: Record<string, (f: Fixture) => Sample> = {
   issueKey: () => ({ body: { environment: 'test', rights: ['domain.read'], domains: [TARGET] } }),
   revokeKey: (f) => ({ params: { id: f.key } }),
   advanceSandboxClock: () => ({ body: { advance: 'PT1M' } }),
+  createHostedDomain: () => ({ body: { domain: TARGET } }),
+  simulateDelegation: () => ({ params: { domain: TARGET }, body: { delegated: true } }),
   createPlan: () => ({ body: { changes: [{ action: 'create', name: 'hostile-matrix', type: 'A', ttl: 300, values: ['192.0.2.1'] }] } }),
   getPlan: (f) => ({ params: { id: f.plan } }),
   applyPlan: (f) => ({ params: { id: f.planApply }, body: {} }),
@@ -253,6 +260,10 @@ const NO_SUCCESS_EXPECTED: Record<string, string> = {
   liftTransferLock: 'the fixture operation waits on the domain until a key cancels it: 409 operation_pending',
   setLabels: 'the fixture operation waits on the domain until a key cancels it: 409 operation_pending',
   confirmOperation: 'every key here is issued by the owner who requested the operation: 409 confirmation_by_requester',
+  createHostedDomain: 'the sample names TARGET, which the account already holds: 409 domain_already_in_account past authorization',
+  verifyHosting: 'TARGET is registered through us, not hosted: 409 domain_not_hosted past authorization',
+  deleteHostedDomain: 'TARGET is registered through us, not hosted: 409 domain_not_hosted past authorization',
+  simulateDelegation: 'TARGET is registered through us, not hosted: 409 domain_not_hosted past authorization',
 };
 
 /** 503s that say an adapter is not configured here (live registrar, live card setup), not a crash. */
@@ -295,8 +306,10 @@ const pairAllowed = (policies: readonly Policy[], pair: Pair): boolean => {
   const holders = policies.filter((p) => closure(p.right).has(right));
   if (RIGHTS[right].scope === 'account' || pair.domain === undefined) return holders.length > 0;
   if (LABELS[pair.domain]) return holders.some((p) => selected(p.resources, pair.domain!));
-  // A name not in the account: only a policy naming it, or (DESIGN) a label-scoped domain.register.
-  return holders.some((p) => ('domains' in p.resources ? p.resources.domains.includes(pair.domain!) : right === 'domain.register'));
+  // A name not in the account: only a policy naming it, or (DESIGN) a label-scoped domain.register or domain.host.
+  return holders.some((p) =>
+    'domains' in p.resources ? p.resources.domains.includes(pair.domain!) : right === 'domain.register' || right === 'domain.host',
+  );
 };
 const satisfied = (policies: readonly Policy[], needs: Needs): boolean => needs.some((alt) => alt.every((p) => pairAllowed(policies, p)));
 

@@ -12,7 +12,7 @@ import { bool, date, dateOrNull, iso, json, parse, rawRows } from '../rows.js';
 import type { ChangeAnnouncer } from '../../../core/kernel/change-feed.port.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';
 
-type ZoneRow = { id: string; account_id: string; environment: string; domain: string; serial: string | number };
+type ZoneRow = { id: string; account_id: string; environment: string; domain: string; serial: string | number; served?: unknown };
 type Db = ReturnType<KnexUnitOfWork['db']>;
 
 const isPostgres = (db: Db): boolean => (db.client as { dialect?: string }).dialect === 'postgresql';
@@ -102,6 +102,7 @@ export class SqlZoneRepository implements ZoneRepository {
       domain: z.domain,
       serial: Number(z.serial),
       recordSets: byZone.get(z.id) ?? [],
+      served: z.served === undefined ? true : bool(z.served),
     }));
   }
 
@@ -115,13 +116,25 @@ export class SqlZoneRepository implements ZoneRepository {
     return z ? (await this.withSets([z]))[0]! : null;
   }
 
-  async versions(): Promise<Array<{ id: string; domain: string; environment: Environment; serial: number }>> {
-    const rows: ZoneRow[] = await this.uow.db()('dns_zones').select('id', 'domain', 'environment', 'serial');
-    return rows.map((r) => ({ id: r.id, domain: r.domain, environment: r.environment as Environment, serial: Number(r.serial) }));
+  async versions(): Promise<Array<{ id: string; domain: string; environment: Environment; serial: number; served: boolean }>> {
+    const rows: ZoneRow[] = await this.uow.db()('dns_zones').select('id', 'domain', 'environment', 'serial', 'served');
+    return rows.map((r) => ({
+      id: r.id,
+      domain: r.domain,
+      environment: r.environment as Environment,
+      serial: Number(r.serial),
+      served: bool(r.served),
+    }));
+  }
+
+  async setServed(zoneId: string, served: boolean): Promise<void> {
+    const n = await this.uow.db()('dns_zones').where({ id: zoneId }).whereNot({ served }).update({ served });
+    if (n > 0) await this.bumpCatalog();
+    await this.announcer?.announce('zone', zoneId);
   }
 
   async all(): Promise<StoredZone[]> {
-    return this.withSets(await this.uow.db()('dns_zones').orderBy('domain'));
+    return this.withSets(await this.uow.db()('dns_zones').where({ served: true }).orderBy('domain'));
   }
 
   async create(zone: StoredZone): Promise<void> {
@@ -133,6 +146,7 @@ export class SqlZoneRepository implements ZoneRepository {
       domain: zone.domain,
       serial: zone.serial,
       updated_at: iso(new Date()),
+      served: zone.served ?? true,
     });
     if (zone.recordSets.length > 0)
       await db.raw(INSERT + ROWS_SQL[isPostgres(db) ? 'postgres' : 'sqlite'], [zone.id, rowsJson(zone.recordSets)]);

@@ -22,6 +22,8 @@ export interface DnsPlansDeps extends RecordingDeps {
   readonly plans: PlanRepository;
   readonly zoneService: ZoneService;
   readonly authorizer: Authorizer;
+  /** ZONE_RECORD_LIMIT (none: unbounded). */
+  readonly maxRecordSets?: number;
 }
 
 /**
@@ -33,6 +35,10 @@ export interface DnsPlansDeps extends RecordingDeps {
  */
 export class DnsPlans {
   constructor(private readonly deps: DnsPlansDeps) {}
+
+  private limit(): { maxRecordSets?: number } {
+    return this.deps.maxRecordSets !== undefined ? { maxRecordSets: this.deps.maxRecordSets } : {};
+  }
 
   private async zoneOf(key: ApiKey, domain: string): Promise<StoredZone> {
     const zone = await this.deps.zones.find(key.accountId, key.environment, domain);
@@ -48,7 +54,7 @@ export class DnsPlans {
     // Refused by right before anything is read or parsed: a key may not make us parse values it could never write.
     if (access === 'acme-only' && 'changes' in input) assertAcmeOnlyInput(input.changes, domain);
     const zone = await this.zoneOf(key, domain);
-    const built = buildPlan({ origin: domain, current: zone.recordSets, input });
+    const built = buildPlan({ origin: domain, current: zone.recordSets, input, ...this.limit() });
     if (access === 'acme-only') assertAcmeOnly(built.changes, domain, domain);
     const now = this.deps.clock.now();
     // What apply compares against: the touched sets, or for a whole-zone plan every comparable set.
@@ -117,7 +123,7 @@ export class DnsPlans {
       const recheck =
         zone.serial === plan.baseSerial
           ? { valid: true, checks: [] as CheckResult[] }
-          : buildPlan({ origin: domain, current: zone.recordSets, input: { changes: plan.changes.map(toInput) } });
+          : buildPlan({ origin: domain, current: zone.recordSets, input: { changes: plan.changes.map(toInput) }, ...this.limit() });
       if (!recheck.valid) {
         throw new DomainError(
           'plan_stale',

@@ -6,6 +6,8 @@ export interface Zone {
   readonly domain: string;
   readonly serial: number;
   readonly recordSets: readonly RecordSet[];
+  /** False for a hosted zone not yet verified: stored and editable, never answered, transferred or NOTIFYed. */
+  readonly served?: boolean;
 }
 
 export interface StoredZone extends Zone {
