@@ -16,6 +16,7 @@ import { TOKENS as T } from '../tokens.js';
 import { RevealTransferCode } from '../../core/domains/reveal-transfer-code.use-case.js';
 import { ChangeRegistrant } from '../../core/domains/change-registrant.use-case.js';
 import { HostDomain } from '../../core/domains/host-domain.use-case.js';
+import { DisplaceHosted } from '../../core/domains/displace-hosted.js';
 import { VerifyHosting } from '../../core/domains/verify-hosting.use-case.js';
 import { RecheckHosting } from '../../core/domains/recheck-hosting.use-case.js';
 import type { Config } from '../config.js';
@@ -26,7 +27,7 @@ export const domainsModule = () =>
     const s = id(T.Store);
     bind(T.RegisterDomain)
       .toResolvedValue(
-        (st: SqlStore, e, a, at, z, r, rec: Recorder) =>
+        (st: SqlStore, e, a, at, z, r, rec: Recorder, c) =>
           new RegisterDomain({
             domains: st.domains,
             environments: e,
@@ -36,8 +37,9 @@ export const domainsModule = () =>
             zones: z,
             uow: st.uow,
             random: r,
+            displace: new DisplaceHosted({ domains: st.domains, zones: z, events: rec, clock: c }),
           }),
-        [s, T.Environments, T.Accounting, T.AccountTime, T.ZoneService, T.Random, T.Recorder],
+        [s, T.Environments, T.Accounting, T.AccountTime, T.ZoneService, T.Random, T.Recorder, T.Clock],
       )
       .inSingletonScope();
     bind(T.RenewDomain)

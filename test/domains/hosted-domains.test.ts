@@ -163,6 +163,26 @@ eachStore('Hosted domains (API)', (kind) => {
     expectErrorShape(await post('/v1/domains/hosted-one.com/renewals', { years: 1 }, renew.secret), 409, 'domain_not_registered_here');
   });
 
+  it('a domain registered through us always wins: registering a name another account hosts removes that claim and tells its owners', async () => {
+    const registrar = await api.issueKey({
+      environment: 'test',
+      rights: ['domain.register'],
+      domains: ['b-active.com'],
+      conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 10_000_000, currency: 'UAH' } },
+    });
+    const r = await post('/v1/domains', { domain: 'b-active.com', years: 1 }, registrar.secret);
+    expect(r.status, JSON.stringify(r.body)).to.equal(201);
+    expect(r.body.registrar).to.equal('domivka');
+    expect((await get('b-active.com', bKey)).status).to.equal(404);
+    const zone = await api.system.store.zones.find(b.accountId, 'test', 'b-active.com');
+    expect(zone).to.equal(null);
+    const rows: Array<{ account_id: string; data: string }> = await api.system.store
+      .knex('events')
+      .where({ type: 'domain.hosting_deleted', subject: 'domain:b-active.com' });
+    expect(rows.map((x) => x.account_id)).to.deep.equal([b.accountId]);
+    expect(rows[0]!.data).to.include('registered_here');
+  });
+
   it('ZONE_RECORD_LIMIT is a plan check: a plan that grows a zone past it is invalid (zone-record-limit) and cannot be applied', async () => {
     const a = (n: string) => ({ action: 'create', name: n, type: 'A', ttl: 300, values: ['192.0.2.1'] });
     const over = await post('/v1/domains/hosted-one.com/dns/plans', { changes: [a('a'), a('b'), a('c')] });
