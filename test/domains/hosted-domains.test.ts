@@ -183,6 +183,20 @@ eachStore('Hosted domains (API)', (kind) => {
     expect(rows[0]!.data).to.include('registered_here');
   });
 
+  it('the console lists a hosted domain and shows its page (no expiry: registered elsewhere)', async () => {
+    const cookie = await api.signIn();
+    const list = await api.call('/console/', { headers: { cookie } });
+    expect(list.status).to.equal(200);
+    expect(String(list.body))
+      .to.include('hosted-one.com')
+      .and.match(/в іншого реєстратора|at another registrar/);
+    const page = await api.call('/console/domains/hosted-one.com', { headers: { cookie } });
+    expect(page.status).to.equal(200);
+    expect(String(page.body))
+      .to.match(/зареєстровано в іншого реєстратора|registered at another registrar/)
+      .and.not.include('>null<');
+  });
+
   it('ZONE_RECORD_LIMIT is a plan check: a plan that grows a zone past it is invalid (zone-record-limit) and cannot be applied', async () => {
     const a = (n: string) => ({ action: 'create', name: n, type: 'A', ttl: 300, values: ['192.0.2.1'] });
     const over = await post('/v1/domains/hosted-one.com/dns/plans', { changes: [a('a'), a('b'), a('c')] });
