@@ -91,6 +91,21 @@ export interface Config {
    * MONITOR_BATCH is how many due checks one worker pass claims and runs at once (default 50);
    * MONITOR_LIMIT caps the monitors of one account per environment (default 200).
    */
+  /**
+   * Hosted domains: HOSTED_DOMAIN_LIMIT per account and environment (default 100); ZONE_RECORD_LIMIT record
+   * sets per zone, a plan check (default 100 000); HOSTING_RECHECK_SECONDS between the worker's delegation
+   * re-checks of each active hosted zone (default 3600); the live resolver's DELEGATION_ROOT_HINTS
+   * (`host[@port]`, comma-separated; default the IANA roots), DELEGATION_RESOLVER_PORT (the port of every
+   * server found on the way, default 53) and DELEGATION_RESOLVER_TIMEOUT_MS (per question, default 2000).
+   */
+  readonly hosting: {
+    readonly limit: number;
+    readonly zoneRecordLimit: number;
+    readonly recheckSeconds: number;
+    readonly rootHints: string;
+    readonly resolverPort: number;
+    readonly resolverTimeoutMs: number;
+  };
   readonly monitors: {
     readonly allowLoopback: boolean;
     readonly checkTimeoutMs: number;
@@ -433,6 +448,14 @@ const readConfig = (env: NodeJS.ProcessEnv): Config => {
       perEndpoint: int(env, 'WEBHOOKS_PER_ENDPOINT', 4, 1),
     },
     eventsRetentionDays: int(env, 'EVENTS_RETENTION_DAYS', 30, 1),
+    hosting: {
+      limit: int(env, 'HOSTED_DOMAIN_LIMIT', 100, 1),
+      zoneRecordLimit: int(env, 'ZONE_RECORD_LIMIT', 100_000, 1),
+      recheckSeconds: int(env, 'HOSTING_RECHECK_SECONDS', 3600, 1),
+      rootHints: env.DELEGATION_ROOT_HINTS ?? '',
+      resolverPort: int(env, 'DELEGATION_RESOLVER_PORT', 53, 1),
+      resolverTimeoutMs: int(env, 'DELEGATION_RESOLVER_TIMEOUT_MS', 2000, 50),
+    },
     monitors: {
       allowLoopback: bool(env, 'MONITORS_ALLOW_LOOPBACK', false),
       checkTimeoutMs: int(env, 'MONITOR_CHECK_TIMEOUT_MS', 10_000, 100),

@@ -149,6 +149,15 @@ export class Worker {
     },
     { name: 'monitors', failure: 'monitoring pass failed', run: () => this.monitors(), quiet: () => true },
     {
+      // Active hosted zones: is the delegation still ours? (HOSTING_RECHECK_SECONDS per zone.)
+      name: 'hosting',
+      failure: 'hosted delegation re-check failed',
+      log: 'hosted delegations re-checked',
+      every: () => Math.min(this.system.config.hosting.recheckSeconds * 1000, 60_000),
+      run: () => this.system.get(TOKENS.RecheckHosting).run(),
+      quiet: (r) => r.checked === 0,
+    },
+    {
       // The live registry's messages (EPP poll → DomainEvents), when the live registrar is EPP.
       name: 'registry',
       failure: 'registry message pass failed',

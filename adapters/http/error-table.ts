@@ -285,6 +285,55 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
     uk: (p) => `Для домену ${s(p.domain)} немає запиту на перенесення до іншого реєстратора, який можна відхилити.`,
     en: (p) => `There is no pending transfer of ${s(p.domain)} to another registrar to reject.`,
   },
+  domain_already_in_account: {
+    status: 409,
+    uk: (p) =>
+      `Домен ${s(p.domain)} уже є в цьому рахунку (${p.registrar === 'external' ? 'як домен, що обслуговується тут' : 'зареєстрований тут'}).`,
+    en: (p) =>
+      `The domain ${s(p.domain)} is already in this account (${p.registrar === 'external' ? 'as a hosted domain' : 'registered here'}).`,
+    actions: (p) => [{ type: 'read_domain', href: `/v1/domains/${enc(s(p.domain))}` }],
+  },
+  domain_hosted_elsewhere: {
+    status: 409,
+    uk: (p) =>
+      `Зону ${s(p.domain)} уже обслуговує інший рахунок, що довів контроль над доменом. Якщо домен ваш, перевірте, хто керує його серверами імен у реєстратора.`,
+    en: (p) =>
+      `Another account that proved control of ${s(p.domain)} already hosts its zone. If the domain is yours, check who manages its nameservers at the registrar.`,
+  },
+  domain_registered_here: {
+    status: 409,
+    uk: (p) => `Домен ${s(p.domain)} зареєстровано через Domivka в іншому рахунку; зареєстрований у нас домен завжди має перевагу.`,
+    en: (p) => `The domain ${s(p.domain)} is registered through Domivka by another account; a domain registered here always wins.`,
+  },
+  domain_parent_held_elsewhere: {
+    status: 409,
+    uk: (p) => `${s(p.domain)} лежить усередині зони ${s(p.parent)}, яку тримає інший рахунок; дочірню зону може додати лише її власник.`,
+    en: (p) => `${s(p.domain)} lies inside the zone ${s(p.parent)}, which another account holds; only its holder may add a child zone.`,
+  },
+  domain_public_suffix: {
+    status: 422,
+    uk: (p) => `${s(p.domain)} — публічний суфікс (як com чи com.ua): під ним реєструють домени, сам він нікому не належить.`,
+    en: (p) => `${s(p.domain)} is a public suffix (like com or com.ua): domains are registered under it, and nobody holds it.`,
+  },
+  domain_not_hosted: {
+    status: 409,
+    uk: (p) =>
+      `Домен ${s(p.domain)} зареєстровано через Domivka: його делегація вже наша, перевіряти чи видаляти його як домен, що обслуговується, не можна.`,
+    en: (p) =>
+      `The domain ${s(p.domain)} is registered through Domivka: its delegation is ours already, and it cannot be verified or deleted as a hosted domain.`,
+    actions: (p) => [{ type: 'read_domain', href: `/v1/domains/${enc(s(p.domain))}` }],
+  },
+  domain_not_registered_here: {
+    status: 409,
+    uk: (p) => `Домен ${s(p.domain)} зареєстровано в іншого реєстратора; тут обслуговується лише його DNS. Продовжуйте його там.`,
+    en: (p) => `The domain ${s(p.domain)} is registered at another registrar; only its DNS is hosted here. Renew it there.`,
+  },
+  hosted_domain_limit_reached: {
+    status: 409,
+    uk: (p) => `У цьому середовищі вже ${s(p.limit)} доменів, що обслуговуються тут, — це межа рахунку. Видаліть непотрібні.`,
+    en: (p) => `The account already hosts ${s(p.limit)} domains in this environment, its limit. Delete the ones you no longer need.`,
+    actions: () => [{ type: 'list_hosted', href: '/v1/domains?registrar=external' }],
+  },
   insufficient_funds: {
     status: 402,
     uk: (p) => `Недостатньо коштів: потрібно ${s(p.amount)} грн, на балансі ${s(p.balance)} грн. Поповніть баланс.`,

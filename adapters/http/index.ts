@@ -5,6 +5,7 @@ import { keyRoutes } from './routes/keys.routes.js';
 import { accountRoutes } from './routes/account.routes.js';
 import { domainRoutes } from './routes/domains.routes.js';
 import { transferRoutes } from './routes/transfers.routes.js';
+import { hostedDomainRoutes } from './routes/hosted-domains.routes.js';
 import { dnsRoutes } from './routes/dns.routes.js';
 import { dnssecRoutes } from './routes/dnssec.routes.js';
 import { billingRoutes } from './routes/billing.routes.js';
@@ -39,6 +40,7 @@ export const allRoutes = (uc: UseCases, meta: Omit<MetaDeps, 'openapi'>, extra: 
     ...accountRoutes(uc),
     ...domainRoutes(uc),
     ...transferRoutes(uc),
+    ...hostedDomainRoutes(uc),
     ...dnsRoutes(uc),
     ...dnssecRoutes(uc),
     ...billingRoutes(uc),

@@ -129,12 +129,41 @@ export const domainView = schema({
   properties: {
     domain: { type: 'string' },
     status: { type: 'array', items: { type: 'string' }, description: 'EPP status values (RFC 5731, RFC 3915).' },
-    expires_at: { type: 'string', format: 'date' },
+    expires_at: { type: ['string', 'null'], format: 'date', description: 'Null while unknown (a hosted domain).' },
     auto_renew: { type: 'boolean' },
     labels: { type: 'array', items: { type: 'string' } },
     nameservers: { type: 'array', items: { type: 'string' } },
     transfer_lock: { type: 'boolean' },
     created_at: { type: 'string', format: 'date-time' },
+    registrar: {
+      type: 'string',
+      enum: ['domivka', 'external'],
+      description: '`domivka`: registered through us; `external`: registered elsewhere, its DNS hosted here.',
+    },
+    hosting: {
+      type: 'object',
+      description: 'A hosted domain only: its delegation and the TXT proof that verifies it.',
+      properties: {
+        status: { type: 'string', enum: ['pending_delegation', 'active'] },
+        nameservers: { type: 'array', items: { type: 'string' }, description: 'Delegate the domain to these at its registrar.' },
+        verification: {
+          type: 'object',
+          properties: {
+            type: { type: 'string', enum: ['txt'] },
+            name: { type: 'string', description: '_domivka-challenge.<domain>' },
+            value: { type: 'string' },
+            checked_at: { type: ['string', 'null'], format: 'date-time' },
+          },
+        },
+        problem: {
+          type: ['object', 'null'],
+          properties: {
+            code: { type: 'string' },
+            message: { type: 'object', properties: { uk: { type: 'string' }, en: { type: 'string' } } },
+          },
+        },
+      },
+    },
   },
 });
 

@@ -8,6 +8,7 @@ import type { CertificatesUseCases } from './routes/certificates.routes.js';
 import type { DnsUseCases } from './routes/dns.routes.js';
 import type { DnssecUseCases } from './routes/dnssec.routes.js';
 import type { DomainsUseCases } from './routes/domains.routes.js';
+import type { HostedDomainsUseCases } from './routes/hosted-domains.routes.js';
 import type { EventsUseCases } from './routes/events.routes.js';
 import type { KeysUseCases } from './routes/keys.routes.js';
 import type { MonitorsUseCases } from './routes/monitors.routes.js';
@@ -45,6 +46,7 @@ export type UseCases = KeysUseCases &
   AccountUseCases &
   DomainsUseCases &
   TransfersUseCases &
+  HostedDomainsUseCases &
   DnsUseCases &
   DnssecUseCases &
   BillingUseCases &

@@ -17,7 +17,7 @@ import { SqlAcmeChallenges, SqlPlanRepository, SqlZoneRepository } from './repos
 import { SqlZoneImports } from './repositories/dns-imports.repository.js';
 import { SqlDnssecRepository } from './repositories/dnssec.repository.js';
 import { SqlCaMaterial, SqlCertificateRepository } from './repositories/certificates.repository.js';
-import { SqlSandboxRegistryStore } from './repositories/sandbox.repository.js';
+import { SqlSandboxRegistryStore, SqlSimulatedParents } from './repositories/sandbox.repository.js';
 import { SqlOperationRepository } from './repositories/operations.repository.js';
 import { SqlTransferRepository } from './repositories/transfers.repository.js';
 import { SqlMonitorRepository } from './repositories/monitoring.repository.js';
@@ -62,6 +62,7 @@ export class SqlStore {
   readonly acmeChallenges: SqlAcmeChallenges;
   readonly idempotency: SqlIdempotencyStore;
   readonly sandboxRegistry: SqlSandboxRegistryStore;
+  readonly simulatedParents: SqlSimulatedParents;
   readonly certificates: SqlCertificateRepository;
   readonly caMaterial: SqlCaMaterial;
   readonly people: SqlPeopleRepository;
@@ -120,6 +121,7 @@ export class SqlStore {
     this.outbox = new SqlNoticeOutbox(this.uow, this.engine);
     this.idempotency = new SqlIdempotencyStore(this.uow);
     this.sandboxRegistry = new SqlSandboxRegistryStore(this.uow);
+    this.simulatedParents = new SqlSimulatedParents(this.uow);
     this.certificates = new SqlCertificateRepository(this.uow, this.engine);
     this.caMaterial = new SqlCaMaterial(this.uow);
     this.people = new SqlPeopleRepository(this.uow, (id, at, by) => this.keys.revoke(id, at, by));

@@ -20,6 +20,7 @@ import * as passwordResets from './migrations/20261126150000_password_resets.js'
 import * as tsigCredentials from './migrations/20261126160000_tsig_credentials.js';
 import * as dnsImports from './migrations/20261126160000_dns_imports.js';
 import * as dnssec from './migrations/20261126160000_dnssec.js';
+import * as hostedDomains from './migrations/20261126160000_hosted_domains.js';
 
 /** Migrations listed explicitly: no directory scanning, so they load the same under tsx, tests and CLI. */
 const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
@@ -44,6 +45,7 @@ const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
   ['20261126160000_tsig_credentials', tsigCredentials],
   ['20261126160000_dns_imports', dnsImports],
   ['20261126160000_dnssec', dnssec],
+  ['20261126160000_hosted_domains', hostedDomains],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

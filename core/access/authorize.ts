@@ -3,9 +3,12 @@ import { DomainError } from '../kernel/errors.js';
 import type { ApiKey } from '../kernel/caller.js';
 import { allows, heldRights, namesDomain, type Policy } from './policy.js';
 
-/** DESIGN: a domain.register policy that selects a label may register any name (the new domain carries the label). */
-const registersByLabel = (policies: readonly Policy[]): boolean =>
-  policies.some((p) => p.right === 'domain.register' && 'label' in p.resources);
+/**
+ * DESIGN: a domain.register policy that selects a label may register any name (the new domain carries the
+ * label); a domain.host one may add any name to host (the new domain carries no label: labels need domain.labels).
+ */
+const addsByLabel = (policies: readonly Policy[], right: RightName): boolean =>
+  (right === 'domain.register' || right === 'domain.host') && policies.some((p) => p.right === right && 'label' in p.resources);
 import type { DomainDirectory, ScopedDomain } from './ports/domain-directory.port.js';
 import { RIGHTS, type RightName } from '../kernel/rights.js';
 
@@ -51,7 +54,7 @@ export class Authorizer<D extends ScopedDomain = ScopedDomain> {
     const domain = await this.domains.find(key.accountId, key.environment, name);
     const ok = domain
       ? allows(key.policies, right, { kind: 'domain', name, labels: domain.labels })
-      : namesDomain(key.policies, right, name) || (right === 'domain.register' && registersByLabel(key.policies));
+      : namesDomain(key.policies, right, name) || addsByLabel(key.policies, right);
     return { ok, domain, name };
   }
 }

@@ -16,6 +16,11 @@ export const TEMPLATES: readonly KeyTemplate[] = [
     title: { uk: 'ACME-клієнт (лише _acme-challenge)', en: 'ACME client (_acme-challenge only)' },
   },
   { id: 'certificates', rights: ['domain.read', 'cert.issue'], title: { uk: 'Сертифікати', en: 'Certificates' } },
+  {
+    id: 'dns_hosting',
+    rights: ['domain.read', 'domain.host', 'dns.edit'],
+    title: { uk: 'DNS-хостинг доменів, зареєстрованих деінде', en: 'DNS hosting for domains registered elsewhere' },
+  },
   { id: 'monitoring', rights: ['domain.read', 'monitor.edit'], title: { uk: 'Моніторинг', en: 'Monitoring' } },
   { id: 'billing', rights: ['billing.read', 'billing.topup'], title: { uk: 'Оплата (поповнення балансу)', en: 'Billing (top-ups)' } },
   { id: 'renewals', rights: ['domain.read', 'domain.renew', 'billing.read'], title: { uk: 'Продовження доменів', en: 'Domain renewals' } },

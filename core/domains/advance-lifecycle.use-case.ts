@@ -5,7 +5,7 @@ import type { DurableCheckpoints, DurableRun } from '../kernel/checkpoints.port.
 import { addDays, endOfKyivDay, kyivDate } from '../kernel/dates.js';
 import type { Environment } from '../kernel/environment.js';
 import { isDomainError } from '../kernel/errors.js';
-import type { Domain } from './domain.js';
+import { isRegistered, type RegisteredDomain } from './domain.js';
 import { AUTO_RENEW_LEAD_DAYS, phaseOfStatus, phaseOn, statusFor, type Phase } from './lifecycle.js';
 import type { DomainRepository } from './ports/domain-repository.port.js';
 import type { RenewDomain } from './renew-domain.use-case.js';
@@ -61,7 +61,7 @@ export class AdvanceLifecycle {
     // Domains whose automatic renewal an earlier pass left with its charge reserved: claimed first and
     // whatever their expiry now (a manual renewal may have moved it), and settled before anything else.
     const unfinished = new Set(await this.deps.checkpoints.unfinished(AUTO_RENEW_SCOPE, 1000));
-    const handle = async (claimed: readonly Domain[], token: string, now: Date): Promise<void> => {
+    const handle = async (claimed: readonly RegisteredDomain[], token: string, now: Date): Promise<void> => {
       for (const d of claimed) {
         try {
           await this.advance(d, now, report, unfinished.delete(d.id));
@@ -107,7 +107,7 @@ export class AdvanceLifecycle {
   }
 
   /** Moves one domain as far as `now` allows; returns how many changes it made. */
-  private async advance(start: Domain, now: Date, report: LifecycleReport, resumeRenewal: boolean): Promise<number> {
+  private async advance(start: RegisteredDomain, now: Date, report: LifecycleReport, resumeRenewal: boolean): Promise<number> {
     const today = kyivDate(now);
     let d = start;
     let changes = 0;
@@ -147,7 +147,7 @@ export class AdvanceLifecycle {
           await run.finish();
           report.renewed++;
           changes++;
-          d = (await this.deps.domains.find(d.accountId, d.environment, d.name))!;
+          d = (await this.deps.domains.find(d.accountId, d.environment, d.name)) as RegisteredDomain;
           continue;
         } catch (err) {
           if (!isDomainError(err)) {
@@ -160,7 +160,7 @@ export class AdvanceLifecycle {
             // The registry refused the renewal an earlier pass began (the domain moved on meanwhile): its
             // charge was voided; the domain is judged afresh, and no failure is recorded for it.
             const fresh = await this.deps.domains.find(d.accountId, d.environment, d.name);
-            if (!fresh) break;
+            if (!fresh || !isRegistered(fresh)) break;
             d = fresh;
             continue;
           }
@@ -189,7 +189,7 @@ export class AdvanceLifecycle {
    * and environment. Once the key is gone, the account's rules apply: the balance alone, as for a domain
    * whose auto-renew no key switched on.
    */
-  private async spendingKey(d: Domain): Promise<{ id: string; spendLimit: number | null } | null> {
+  private async spendingKey(d: RegisteredDomain): Promise<{ id: string; spendLimit: number | null } | null> {
     if (!d.autoRenewKeyId || !this.deps.keys) return null;
     const key = await this.deps.keys.findById(d.autoRenewKeyId);
     if (!key || key.revokedAt || key.accountId !== d.accountId || key.environment !== d.environment) return null;
@@ -197,8 +197,8 @@ export class AdvanceLifecycle {
     return { id: key.id, spendLimit: key.conditions.spendLimit };
   }
 
-  private async markAutoRenewFailed(d: Domain, reason: string, now: Date): Promise<Domain> {
-    const updated: Domain = { ...d, autoRenewFailedFor: d.expiresOn };
+  private async markAutoRenewFailed(d: RegisteredDomain, reason: string, now: Date): Promise<RegisteredDomain> {
+    const updated: RegisteredDomain = { ...d, autoRenewFailedFor: d.expiresOn };
     await this.deps.uow.transaction(async () => {
       await this.deps.domains.update(updated);
       await this.deps.events.record(
@@ -210,8 +210,8 @@ export class AdvanceLifecycle {
     return updated;
   }
 
-  private async move(d: Domain, phase: Phase, now: Date): Promise<Domain> {
-    const updated: Domain = { ...d, status: statusFor(d.status, phase, d.transferLock) };
+  private async move(d: RegisteredDomain, phase: Phase, now: Date): Promise<RegisteredDomain> {
+    const updated: RegisteredDomain = { ...d, status: statusFor(d.status, phase, d.transferLock) };
     await this.deps.uow.transaction(async () => {
       await this.deps.domains.update(updated);
       await this.deps.events.record(
@@ -223,7 +223,7 @@ export class AdvanceLifecycle {
     return updated;
   }
 
-  private async release(d: Domain, now: Date): Promise<void> {
+  private async release(d: RegisteredDomain, now: Date): Promise<void> {
     await this.deps.uow.transaction(async () => {
       await this.deps.domains.remove(d.id);
       await this.deps.zones.remove(d.accountId, d.environment, d.name);

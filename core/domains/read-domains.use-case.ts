@@ -26,7 +26,16 @@ export class ListDomains {
     private readonly visibility: Visibility,
   ) {}
 
-  async execute(key: ApiKey, opts: { label?: string; cursor?: string; limit?: number }): Promise<Page<DomainView>> {
+  async execute(
+    key: ApiKey,
+    opts: {
+      label?: string;
+      registrar?: 'domivka' | 'external';
+      hostingStatus?: 'pending_delegation' | 'active';
+      cursor?: string;
+      limit?: number;
+    },
+  ): Promise<Page<DomainView>> {
     const limit = clampLimit(opts.limit);
     const after = decodeCursor(opts.cursor);
     const rows = await this.domains.list({
@@ -34,6 +43,8 @@ export class ListDomains {
       environment: key.environment,
       scope: this.visibility.scope(key, ['domain.read']),
       ...(opts.label !== undefined ? { label: opts.label } : {}),
+      ...(opts.registrar !== undefined ? { registrar: opts.registrar } : {}),
+      ...(opts.hostingStatus !== undefined ? { hostingStatus: opts.hostingStatus } : {}),
       ...(after !== undefined ? { after } : {}),
       limit: limit + 1,
     });

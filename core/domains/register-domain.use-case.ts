@@ -13,6 +13,7 @@ import { uah, type Money } from '../kernel/money.js';
 import type { Random } from '../kernel/random.port.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import { requireCapability } from './capabilities.js';
+import type { DisplaceHosted } from './displace-hosted.js';
 import { viewDomain, type Domain, type DomainView } from './domain.js';
 import type { DomainRepository } from './ports/domain-repository.port.js';
 import { RegistryError } from './ports/registrar.port.js';
@@ -40,6 +41,8 @@ export interface RegisterDomainDeps {
   readonly zones: Pick<DomainZones, 'create'>;
   readonly uow: UnitOfWork;
   readonly random: Random;
+  /** Other accounts' hosted claims of the name leave when it is registered here (a registration always wins). */
+  readonly displace?: Pick<DisplaceHosted, 'execute'>;
 }
 
 /**
@@ -124,6 +127,7 @@ export class RegisterDomain {
         createdAt: now,
         autoRenewFailedFor: null,
       };
+      await this.deps.displace?.execute(key.environment, name, key.accountId);
       await this.deps.domains.insert(domain);
       await this.deps.zones.create(key.accountId, key.environment, name);
       await this.deps.events.record(

@@ -11,7 +11,7 @@ import { DomainError } from '../kernel/errors.js';
 import { uah } from '../kernel/money.js';
 import type { Random } from '../kernel/random.port.js';
 import { requireCapability } from './capabilities.js';
-import { viewDomain, type Domain, type DomainView } from './domain.js';
+import { isRegistered, viewDomain, type Domain, type DomainView, type RegisteredDomain } from './domain.js';
 import { phaseOfStatus, phaseOn, RESTORE_FEE, statusFor } from './lifecycle.js';
 import type { DomainLocks, DomainRepository } from './ports/domain-repository.port.js';
 import { RegistryError } from './ports/registrar.port.js';
@@ -74,13 +74,15 @@ export class RenewDomain {
       if (resumed) await cp.reach('voided', async () => (await this.deps.accounting.void(resumed.entryId), {}));
       throw new DomainError('domain_not_found', { domain: name });
     }
+    // A hosted domain is registered elsewhere: its renewal is the other registrar's.
+    if (!isRegistered(first)) throw new DomainError('domain_not_registered_here', { domain: name });
     // The worker renews under the lease of its claim; a key's renewal takes the lease here.
     const locked = <T>(fn: () => Promise<T>) =>
       by.kind === 'auto' ? this.deps.locks.whileHeld(fn) : this.deps.locks.withLock(first.id, fn);
     return locked(async () => {
       // Read again under the lock, from the store (not a cached copy): an earlier renewal, maybe in another
       // process, may have just moved the expiry, and the registry refuses a renewal from the old one.
-      const domain = (await this.deps.domains.find(accountId, environment, name))!;
+      const domain = (await this.deps.domains.find(accountId, environment, name)) as RegisteredDomain;
       const now = await this.deps.time.now(accountId, environment);
       // The worker renews by the phase it last recorded (it may be catching up after a pause).
       const phase = by.kind === 'auto' ? phaseOfStatus(domain.status) : phaseOn(domain.expiresOn, kyivDate(now));

@@ -40,7 +40,7 @@ const e = <const D extends Record<string, string>>(pub: string | null, scope: Ev
 
 const OPERATION_DATA = {
   operation_id: 'string',
-  kind: "'nameservers' | 'transfer_unlock' | 'labels'",
+  kind: "'nameservers' | 'transfer_unlock' | 'labels' | 'hosted_delete'",
   domain: 'string',
   status: 'string',
   activates_at: 'date-time',
@@ -138,6 +138,43 @@ export const EVENT_CATALOGUE: { readonly [T in EventType]: EventInfo & { readonl
     'Домен звільнено: він покинув рахунок.',
     'A domain was released: it left the account.',
     { domain: 'string', expired_on: 'date' },
+  ),
+  'domain.hosting_created': e(
+    'domain.hosting_created',
+    'domain',
+    'Додано домен, зареєстрований деінде: його зона чекає на перевірку делегації.',
+    'A domain registered elsewhere was added: its zone waits for its delegation to be verified.',
+    { domain: 'string', verification_name: 'string: where the TXT proof goes' },
+  ),
+  'domain.hosting_verified': e(
+    'domain.hosting_verified',
+    'domain',
+    'Контроль над доменом доведено: його зону обслуговують наші сервери імен.',
+    'Control of the domain was proven: our nameservers serve its zone.',
+    {
+      domain: 'string',
+      nameservers: "string[]: the parent's NS set when verified",
+      proof_nameservers: 'string[]: the outside nameservers that served the TXT proof',
+    },
+  ),
+  'domain.hosting_problem': e(
+    'domain.hosting_problem',
+    'domain',
+    'Перевірка делегації домену знайшла проблему (делегацію втрачено, TXT бракує, зону перехопив інший рахунок).',
+    'A delegation check found a problem (the delegation is lost, the TXT is missing, another account took the zone over).',
+    {
+      domain: 'string',
+      status: "'pending_delegation' | 'active'",
+      code: "string: 'not_delegated' | 'verification_txt_missing' | 'delegation_unproven' | 'delegation_lost' | 'hosted_elsewhere' | 'registered_here'",
+      message: 'object: uk, en',
+    },
+  ),
+  'domain.hosting_deleted': e(
+    'domain.hosting_deleted',
+    'domain',
+    'Домен, що обслуговувався тут, видалено з рахунку разом із зоною.',
+    'A hosted domain left the account with its zone.',
+    { domain: 'string', reason: "'deleted' | 'registered_here': a domain registered through Domivka always wins" },
   ),
   'billing.topup_succeeded': e(
     'billing.topped_up',

@@ -44,6 +44,15 @@ export type ErrorCode =
   | 'transfer_not_cancellable'
   | 'transfer_out_not_pending'
   | 'contact_character_forbidden'
+  // hosted domains (DESIGN: domains born elsewhere)
+  | 'domain_already_in_account'
+  | 'domain_hosted_elsewhere'
+  | 'domain_registered_here'
+  | 'domain_parent_held_elsewhere'
+  | 'domain_public_suffix'
+  | 'domain_not_hosted'
+  | 'domain_not_registered_here'
+  | 'hosted_domain_limit_reached'
   // registry refusals (EPP result codes)
   | 'registry_not_authorized'
   | 'registry_auth_info_invalid'
@@ -195,6 +204,14 @@ export interface ErrorParamMap {
   transfer_not_found: { transfer_id: Param };
   transfer_not_cancellable: { transfer_id: Param; status: Param };
   transfer_out_not_pending: { domain: Param };
+  domain_already_in_account: { domain: Param; registrar: Param };
+  domain_hosted_elsewhere: { domain: Param };
+  domain_registered_here: { domain: Param };
+  domain_parent_held_elsewhere: { domain: Param; parent: Param };
+  domain_public_suffix: { domain: Param };
+  domain_not_hosted: { domain: Param };
+  domain_not_registered_here: { domain: Param };
+  hosted_domain_limit_reached: { environment: Param; limit: Param };
   registry_not_authorized: { domain?: Param };
   registry_auth_info_invalid: { domain?: Param };
   registry_object_missing: { domain?: Param };

@@ -67,7 +67,7 @@ type WebhookSettings = {
 };
 type OperationChanged = {
   readonly operation_id: string;
-  readonly kind: 'nameservers' | 'transfer_unlock' | 'labels';
+  readonly kind: 'nameservers' | 'transfer_unlock' | 'labels' | 'hosted_delete';
   readonly domain: string;
   readonly status: string;
   readonly activates_at: string;
@@ -142,6 +142,19 @@ export interface EventData {
     readonly expires_at: string;
   };
   'domain.released': { readonly domain: string; readonly expired_on: string };
+  'domain.hosting_created': { readonly domain: string; readonly verification_name: string };
+  'domain.hosting_verified': {
+    readonly domain: string;
+    readonly nameservers: readonly string[];
+    readonly proof_nameservers: readonly string[];
+  };
+  'domain.hosting_problem': {
+    readonly domain: string;
+    readonly status: 'pending_delegation' | 'active';
+    readonly code: string;
+    readonly message: { readonly uk: string; readonly en: string };
+  };
+  'domain.hosting_deleted': { readonly domain: string; readonly reason: 'deleted' | 'registered_here' };
   'billing.topup_succeeded': {
     readonly amount: number;
     readonly provider_id: string;

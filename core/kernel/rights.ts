@@ -29,6 +29,7 @@ export const RIGHT_NAMES = [
   'cert.issue',
   'monitor.edit',
   'webhook.manage',
+  'domain.host',
   'sandbox.clock',
   'domain.renew',
   'domain.register',
@@ -94,6 +95,15 @@ export const RIGHTS: Readonly<Record<RightName, RightInfo>> = {
     ['monitor.read'],
   ),
   'webhook.manage': r('webhook.manage', 1, 'account', 'керувати вебхуками', 'manage webhooks'),
+  // Adding a hosted zone spends nothing and serves nothing until a proof outside our servers verifies it;
+  // deleting an active one takes a site down, so that part is a class 3 operation (DESIGN).
+  'domain.host': r(
+    'domain.host',
+    1,
+    'domain',
+    'додавати домени, зареєстровані деінде, щоб обслуговувати їхній DNS тут, перевіряти їхню делегацію й видаляти їх (видалення активного — операція класу 3)',
+    'add domains registered elsewhere to host their DNS here, verify their delegation and delete them (deleting an active one is a class 3 operation)',
+  ),
   // Moving the sandbox clock activates waiting class 3 operations and runs the lifecycle at once, so it
   // is a right of its own rather than something any test key can do (DESIGN: Sandbox clock).
   'sandbox.clock': {

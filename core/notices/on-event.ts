@@ -341,6 +341,40 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
     message: { uk: `Домен ${e.data.domain} ${PHASE_TEXT.released.uk}.`, en: `The domain ${e.data.domain} was ${PHASE_TEXT.released.en}.` },
     data: { domain: e.data.domain },
   }),
+  'domain.hosting_verified': (e) => ({
+    kind: 'domain.hosting_verified',
+    domain: e.data.domain,
+    message: {
+      uk: `Контроль над ${e.data.domain} доведено: наші сервери імен обслуговують його зону. Делегуйте домен на наші сервери імен у свого реєстратора, якщо ще не зробили цього.`,
+      en: `Control of ${e.data.domain} was proven: our nameservers serve its zone. Delegate the domain to our nameservers at your registrar if you have not yet.`,
+    },
+    data: { domain: e.data.domain },
+  }),
+  // Problems found on an active zone matter (the world may not see it); a pending zone's own check answers its caller.
+  'domain.hosting_problem': (e) =>
+    e.data.status === 'active' || e.data.code === 'hosted_elsewhere'
+      ? {
+          kind: 'domain.hosting_problem',
+          domain: e.data.domain,
+          message: { uk: e.data.message.uk, en: e.data.message.en },
+          data: { domain: e.data.domain, code: e.data.code },
+        }
+      : null,
+  'domain.hosting_deleted': (e) => ({
+    kind: 'domain.hosting_deleted',
+    domain: e.data.domain,
+    message:
+      e.data.reason === 'registered_here'
+        ? {
+            uk: `Домен ${e.data.domain} зареєстровано через Domivka в іншому рахунку; зону, що обслуговувалася тут, видалено.`,
+            en: `The domain ${e.data.domain} was registered through Domivka by another account; the zone hosted here was deleted.`,
+          }
+        : {
+            uk: `Домен ${e.data.domain} і його зону видалено з рахунку; наші сервери імен більше не відповідають за нього.`,
+            en: `The domain ${e.data.domain} and its zone left the account; our nameservers no longer answer for it.`,
+          },
+    data: { domain: e.data.domain },
+  }),
   'domain.transfer_locked': (e) => {
     const d = e.data;
     const keyId = idOf(e.actor, 'key');

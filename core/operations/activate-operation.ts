@@ -84,7 +84,7 @@ export class ActivateOperation {
   }
 
   private async applyAtRegistry(op: Operation): Promise<void> {
-    if (op.kind === 'labels') return;
+    if (op.kind === 'labels' || op.kind === 'hosted_delete') return;
     const registrar = this.deps.environments.get(op.environment).registrar;
     if (op.kind === 'nameservers') {
       const p = op.params as { nameservers: string[] };
@@ -109,6 +109,13 @@ export class ActivateOperation {
     if (!(await this.deps.operations.update(next, { token }))) return { operation: null, zone: null };
     const domain = await this.deps.domains.find(op.accountId, op.environment, op.domain);
     let zone: StoredZone | null = null;
+    if (domain && failure === null && op.kind === 'hosted_delete') {
+      await this.deps.zoneService.remove(op.accountId, op.environment, op.domain);
+      await this.deps.domains.remove(domain.id);
+      await this.deps.log.record(next, 'activated', actor);
+      await this.deps.log.hostingDeleted(op, actor, 'deleted');
+      return { operation: next, zone: null };
+    }
     if (domain) {
       let updated: Domain = { ...domain, status: withoutPendingUpdate(domain.status) };
       if (failure === null) {

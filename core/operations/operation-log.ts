@@ -20,6 +20,19 @@ export class OperationLog {
     private readonly clock: Clock,
   ) {}
 
+  /** A hosted domain left the account (its delete operation took effect, or it was deleted at once). */
+  async hostingDeleted(
+    at: { accountId: string; environment: Operation['environment']; domain: string },
+    actor: string,
+    reason: 'deleted' | 'registered_here',
+  ): Promise<void> {
+    await this.events.record(
+      'domain.hosting_deleted',
+      { accountId: at.accountId, environment: at.environment, subject: `domain:${at.domain}`, actor, occurredAt: this.clock.now() },
+      { domain: at.domain, reason },
+    );
+  }
+
   async record(op: Operation, change: Change, actor: string, cancelReason?: CancelReason): Promise<void> {
     const view = viewOperation(op);
     const realNow = this.clock.now();

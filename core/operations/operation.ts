@@ -7,7 +7,7 @@ import type { Environment } from '../kernel/environment.js';
  * activates by itself 24 hours after it was requested; any owner may cancel it before then.
  *   pending → active (the effect is applied) | cancelled | failed (the registry refused; its reason kept)
  */
-export type OperationKind = 'nameservers' | 'transfer_unlock' | 'labels';
+export type OperationKind = 'nameservers' | 'transfer_unlock' | 'labels' | 'hosted_delete';
 export type OperationStatus = 'pending' | 'active' | 'cancelled' | 'failed';
 
 /** The waiting time before a class 3 operation activates by itself. */
@@ -18,6 +18,9 @@ export const RIGHT_OF: Readonly<Record<OperationKind, RightName>> = {
   nameservers: 'domain.nameservers',
   transfer_unlock: 'domain.lock',
   labels: 'domain.labels',
+  // Deleting an active hosted zone takes its site and mail down: class 3 in effect, under the right that
+  // added it (DESIGN: hosted domains).
+  hosted_delete: 'domain.host',
 };
 
 /** Who did something: a key (and the person who issued it), or a signed-in person in the console. */
@@ -81,6 +84,11 @@ export const describeEffect = (op: Pick<Operation, 'kind' | 'params' | 'domain'>
       return {
         uk: `Заборону перенесення (clientTransferProhibited) домену ${op.domain} буде знято. Код перенесення так не видається: його бачить лише власник у консолі.`,
         en: `The transfer lock (clientTransferProhibited) of ${op.domain} is lifted. This never yields the transfer code: only an owner sees it in the console.`,
+      };
+    case 'hosted_delete':
+      return {
+        uk: `Домен ${op.domain} і його зону буде видалено з рахунку; наші сервери імен перестануть відповідати за нього — сайт і пошта зникнуть, якщо делегація ще вказує на нас.`,
+        en: `The domain ${op.domain} and its zone leave the account; our nameservers stop answering for it — its site and mail go down if the delegation still points at us.`,
       };
     case 'labels':
       return {

@@ -1,4 +1,4 @@
-import type { Domain } from '../domains/domain.js';
+import { isHosted, type Domain } from '../domains/domain.js';
 import { LABEL_RE } from '../kernel/labels.js';
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
 import type { AccountClock } from '../kernel/account-clock.port.js';
@@ -27,7 +27,8 @@ import type { OperationRepository } from './ports/operation-repository.port.js';
 export type OperationRequest =
   | { readonly kind: 'nameservers'; readonly domain: string; readonly nameservers: readonly string[] }
   | { readonly kind: 'transfer_unlock'; readonly domain: string }
-  | { readonly kind: 'labels'; readonly domain: string; readonly labels: readonly string[] };
+  | { readonly kind: 'labels'; readonly domain: string; readonly labels: readonly string[] }
+  | { readonly kind: 'hosted_delete'; readonly domain: string };
 
 const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && [...a].sort().join() === [...b].sort().join();
 
@@ -99,6 +100,9 @@ export class RequestOperation {
           throw new DomainError('operation_no_change', { domain: domain.name, kind: request.kind });
         return { params: { nameservers, previous: [...domain.nameservers] }, warnings: nameserverWarnings(domain.name, nameservers) };
       }
+      case 'hosted_delete':
+        if (!isHosted(domain)) throw new DomainError('domain_not_hosted', { domain: domain.name });
+        return { params: {}, warnings: [] };
       case 'transfer_unlock':
         if (!domain.transferLock) throw new DomainError('operation_no_change', { domain: domain.name, kind: request.kind });
         return { params: {}, warnings: [] };

@@ -111,7 +111,7 @@ export class SeedDemo {
         ]);
         await this.deps.registry.put({
           domain: d.name,
-          registeredUntil: domain.expiresOn,
+          registeredUntil: domain.expiresOn!,
           status: domain.status,
           nameservers: domain.nameservers,
           transferCode: this.deps.random.base62(16),

@@ -34,7 +34,7 @@ const main = async () => {
   const store = new SqlStore({ url: config.databaseUrl, ...(config.databaseSchema ? { schema: config.databaseSchema } : {}) });
   try {
     const catalog = config.dnsCatalogZone;
-    const zones = catalog ? [] : [...new Set((await store.zones.versions()).map((v) => v.domain))].sort();
+    const zones = catalog ? [] : [...new Set((await store.zones.versions()).filter((v) => v.served).map((v) => v.domain))].sort();
     process.stdout.write(
       knotConf({
         dir: values.dir ?? '/var/lib/knot',

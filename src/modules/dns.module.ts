@@ -51,9 +51,19 @@ export const dnsModule = () =>
       .inSingletonScope();
     bind(T.DnsPlans)
       .toResolvedValue(
-        (st: SqlStore, z, a, r, c, rec: Recorder) =>
-          new DnsPlans({ zones: st.zones, plans: st.plans, zoneService: z, authorizer: a, events: rec, uow: st.uow, random: r, clock: c }),
-        [s, T.ZoneService, T.Authorizer, T.Random, T.Clock, T.Recorder],
+        (st: SqlStore, z, a, r, c, rec: Recorder, config: Config) =>
+          new DnsPlans({
+            zones: st.zones,
+            plans: st.plans,
+            zoneService: z,
+            authorizer: a,
+            events: rec,
+            uow: st.uow,
+            random: r,
+            clock: c,
+            maxRecordSets: config.hosting.zoneRecordLimit,
+          }),
+        [s, T.ZoneService, T.Authorizer, T.Random, T.Clock, T.Recorder, T.Config],
       )
       .inSingletonScope();
     bind(T.ApplyDnsUpdate)

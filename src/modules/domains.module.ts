@@ -28,6 +28,11 @@ import type { AccountClock } from '../../core/kernel/account-clock.port.js';
 import type { Clock } from '../../core/kernel/clock.port.js';
 import type { Random } from '../../core/kernel/random.port.js';
 import type { RegistrarEnvironments } from '../../core/domains/ports/registrar.port.js';
+import { HostDomain } from '../../core/domains/host-domain.use-case.js';
+import { DisplaceHosted } from '../../core/domains/displace-hosted.js';
+import { VerifyHosting } from '../../core/domains/verify-hosting.use-case.js';
+import { RecheckHosting } from '../../core/domains/recheck-hosting.use-case.js';
+import type { Config } from '../config.js';
 
 /** The domains capability's use cases, constructed by hand from their ports (no decorators in core/). */
 export const domainsModule = () =>
@@ -35,7 +40,7 @@ export const domainsModule = () =>
     const s = id(T.Store);
     bind(T.RegisterDomain)
       .toResolvedValue(
-        (st: SqlStore, e, a, at, z, r, rec: Recorder) =>
+        (st: SqlStore, e, a, at, z, r, rec: Recorder, c) =>
           new RegisterDomain({
             domains: st.domains,
             environments: e,
@@ -45,8 +50,9 @@ export const domainsModule = () =>
             zones: z,
             uow: st.uow,
             random: r,
+            displace: new DisplaceHosted({ domains: st.domains, zones: z, events: rec, clock: c }),
           }),
-        [s, T.Environments, T.Accounting, T.AccountTime, T.ZoneService, T.Random, T.Recorder],
+        [s, T.Environments, T.Accounting, T.AccountTime, T.ZoneService, T.Random, T.Recorder, T.Clock],
       )
       .inSingletonScope();
     bind(T.RenewDomain)
@@ -78,6 +84,36 @@ export const domainsModule = () =>
             keys: st.keys,
           }),
         [s, T.AccountTime, T.RenewDomain, T.ZoneService, T.Random, T.Clock, T.Recorder],
+      )
+      .inSingletonScope();
+    bind(T.VerifyHosting)
+      .toResolvedValue(
+        (st: SqlStore, z, e, c, rec: Recorder) =>
+          new VerifyHosting({ domains: st.domains, zones: z, environments: e, events: rec, uow: st.uow, clock: c }),
+        [s, T.ZoneService, T.Environments, T.Clock, T.Recorder],
+      )
+      .inSingletonScope();
+    bind(T.HostDomain)
+      .toResolvedValue(
+        (config: Config, st: SqlStore, z, v, c, r, rec: Recorder) =>
+          new HostDomain({
+            domains: st.domains,
+            zones: z,
+            verify: v,
+            events: rec,
+            uow: st.uow,
+            clock: c,
+            random: r,
+            limit: config.hosting.limit,
+          }),
+        [T.Config, s, T.ZoneService, T.VerifyHosting, T.Clock, T.Random, T.Recorder],
+      )
+      .inSingletonScope();
+    bind(T.RecheckHosting)
+      .toResolvedValue(
+        (config: Config, st: SqlStore, v, c) =>
+          new RecheckHosting({ domains: st.domains, verify: v, clock: c, intervalMs: config.hosting.recheckSeconds * 1000 }),
+        [T.Config, s, T.VerifyHosting, T.Clock],
       )
       .inSingletonScope();
     bind(T.GetDomain)
@@ -212,6 +248,8 @@ export const domainsUseCases = (
   | 'cancelTransfer'
   | 'rejectTransferOut'
   | 'simulateTransferOut'
+  | 'hostDomain'
+  | 'verifyHosting'
 > => ({
   getDomain: c.get(T.GetDomain),
   listDomains: c.get(T.ListDomains),
@@ -226,4 +264,6 @@ export const domainsUseCases = (
   cancelTransfer: c.get(T.CancelTransfer),
   rejectTransferOut: c.get(T.RejectTransferOut),
   simulateTransferOut: c.get(T.SimulateTransferOut),
+  hostDomain: c.get(T.HostDomain),
+  verifyHosting: c.get(T.VerifyHosting),
 });

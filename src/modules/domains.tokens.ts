@@ -15,6 +15,9 @@ import type { ReadTransfers } from '../../core/domains/read-transfers.use-case.j
 import type { AdvanceTransfers } from '../../core/domains/advance-transfers.use-case.js';
 import type { NoteTransferOut, RejectTransferOut } from '../../core/domains/transfer-out.use-case.js';
 import type { SimulateTransferOut } from '../../core/sandbox/simulate-transfer-out.use-case.js';
+import type { HostDomain } from '../../core/domains/host-domain.use-case.js';
+import type { VerifyHosting } from '../../core/domains/verify-hosting.use-case.js';
+import type { RecheckHosting } from '../../core/domains/recheck-hosting.use-case.js';
 
 /** Injection tokens of the domains capability (src/ binds them by explicit token; core/ has no decorators). */
 export const DOMAINS_TOKENS = {
@@ -36,4 +39,7 @@ export const DOMAINS_TOKENS = {
   NoteTransferOut: token<NoteTransferOut>('NoteTransferOut'),
   RejectTransferOut: token<RejectTransferOut>('RejectTransferOut'),
   SimulateTransferOut: token<SimulateTransferOut>('SimulateTransferOut'),
+  HostDomain: token<HostDomain>('HostDomain'),
+  VerifyHosting: token<VerifyHosting>('VerifyHosting'),
+  RecheckHosting: token<RecheckHosting>('RecheckHosting'),
 } as const;

@@ -15,6 +15,7 @@ import { GetOperation, ListOperations } from '../../core/operations/read-operati
 import { ActivateOperation } from '../../core/operations/activate-operation.js';
 import { ActivateDueOperations } from '../../core/operations/activate-due-operations.use-case.js';
 import { LockTransfer } from '../../core/operations/lock-transfer.use-case.js';
+import { DeleteHostedDomain } from '../../core/operations/delete-hosted-domain.use-case.js';
 import { cancelOnRevocation } from '../../core/operations/cancel-on-revocation.js';
 import type { EventSubscriber } from '../../core/kernel/recorder.js';
 
@@ -95,6 +96,12 @@ export const operationsModule = () =>
         [s, T.AccountTime, T.ActivateOperation, T.Clock, T.Random],
       )
       .inSingletonScope();
+    bind(T.DeleteHostedDomain)
+      .toResolvedValue(
+        (st: SqlStore, z, rq, l) => new DeleteHostedDomain({ domains: st.domains, zones: z, request: rq, log: l, uow: st.uow }),
+        [s, T.ZoneService, T.RequestOperation, T.OperationLog],
+      )
+      .inSingletonScope();
     bind(T.LockTransfer)
       .toResolvedValue(
         (st: SqlStore, x, a, e, r, c, rec: Recorder) =>
@@ -119,11 +126,15 @@ const id = <X>(token: ServiceIdentifier<X>) => token;
 /** What the routes (and the console) call of this capability. */
 export const operationsUseCases = (
   c: Container,
-): Pick<UseCases, 'requestOperation' | 'confirmOperation' | 'cancelOperation' | 'getOperation' | 'listOperations' | 'lockTransfer'> => ({
+): Pick<
+  UseCases,
+  'requestOperation' | 'confirmOperation' | 'cancelOperation' | 'getOperation' | 'listOperations' | 'lockTransfer' | 'deleteHostedDomain'
+> => ({
   requestOperation: c.get(T.RequestOperation),
   confirmOperation: c.get(T.ConfirmOperation),
   cancelOperation: c.get(T.CancelOperation),
   getOperation: c.get(T.GetOperation),
   listOperations: c.get(T.ListOperations),
   lockTransfer: c.get(T.LockTransfer),
+  deleteHostedDomain: c.get(T.DeleteHostedDomain),
 });

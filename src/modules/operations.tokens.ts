@@ -10,6 +10,8 @@ import type { ActivateDueOperations } from '../../core/operations/activate-due-o
 import type { LockTransfer } from '../../core/operations/lock-transfer.use-case.js';
 
 /** Injection tokens of the operations capability (src/ binds them by explicit token; core/ has no decorators). */
+import type { DeleteHostedDomain } from '../../core/operations/delete-hosted-domain.use-case.js';
+
 export const OPERATIONS_TOKENS = {
   OperationAccess: token<OperationAccess>('OperationAccess'),
   OperationLog: token<OperationLog>('OperationLog'),
@@ -21,4 +23,5 @@ export const OPERATIONS_TOKENS = {
   ActivateOperation: token<ActivateOperation>('ActivateOperation'),
   ActivateDueOperations: token<ActivateDueOperations>('ActivateDueOperations'),
   LockTransfer: token<LockTransfer>('LockTransfer'),
+  DeleteHostedDomain: token<DeleteHostedDomain>('DeleteHostedDomain'),
 } as const;

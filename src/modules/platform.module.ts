@@ -29,6 +29,8 @@ import type { Clock } from '../../core/kernel/clock.port.js';
 import type { Environment } from '../../core/kernel/environment.js';
 import type { Environments } from '../../core/kernel/environments.port.js';
 import type { EnvironmentAdapters } from '../tokens.js';
+import { SandboxDelegationResolver } from '../../adapters/delegation/sandbox/index.js';
+import { IANA_ROOTS, IterativeDelegationResolver, parseRootHints } from '../../adapters/delegation/iterative/index.js';
 import { DomainError } from '../../core/kernel/errors.js';
 import type { Config } from '../config.js';
 import { TOKENS as T } from '../tokens.js';
@@ -84,6 +86,14 @@ const sandboxCa = (config: Config, s: SqlStore, box: SecretBox, clock: Clock): C
         clock,
       });
 
+/** The live resolver of delegations: iterative, from DELEGATION_ROOT_HINTS (default: the IANA roots). */
+export const liveDelegations = (config: Config): IterativeDelegationResolver =>
+  new IterativeDelegationResolver({
+    roots: parseRootHints(config.hosting.rootHints || IANA_ROOTS.join(','), config.hosting.resolverPort),
+    port: config.hosting.resolverPort,
+    timeoutMs: config.hosting.resolverTimeoutMs,
+  });
+
 /** The test environment's adapter set: sandbox registrar, sandbox payments, sandbox CA. */
 export const sandboxAdaptersModule = (wrap: (adapters: EnvironmentAdapters) => EnvironmentAdapters = (a) => a) =>
   new ContainerModule(({ bind }) => {
@@ -94,6 +104,7 @@ export const sandboxAdaptersModule = (wrap: (adapters: EnvironmentAdapters) => E
             registrar: new SandboxRegistrar(s.sandboxRegistry, clock, () => random.base62(16)),
             payments: new SandboxPayments(),
             ca: sandboxCa(config, s, box, clock),
+            delegations: new SandboxDelegationResolver(s.simulatedParents),
           }),
         [T.Config, T.Store, T.Clock, T.Random, T.SecretBox],
       )
@@ -139,6 +150,7 @@ export const liveAdaptersModule = (config: Config) =>
             s.caMaterial,
             box,
           ),
+          delegations: liveDelegations(config),
         }),
         [T.Store, T.SecretBox, T.Logger],
       )

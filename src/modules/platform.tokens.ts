@@ -13,6 +13,7 @@ import type { CertificateAuthority } from '../../core/certificates/ports/certifi
 import type { Random } from '../../core/kernel/random.port.js';
 import type { SecretBox } from '../../core/kernel/secret-box.port.js';
 import type { Config } from '../config.js';
+import type { DelegationResolver } from '../../core/domains/ports/delegation-resolver.port.js';
 
 /** Injection tokens of the platform capability (src/ binds them by explicit token; core/ has no decorators). */
 export const PLATFORM_TOKENS = {
@@ -37,4 +38,6 @@ export interface EnvironmentAdapters {
   readonly registrar: Registrar;
   readonly payments: Payments;
   readonly ca: CertificateAuthority;
+  /** Where the world's DNS delegates a hosted domain, and the TXT proof its outside nameservers serve. */
+  readonly delegations: DelegationResolver;
 }

@@ -9,6 +9,7 @@ import { CertificateIssuance } from '../../core/certificates/certificate-issuanc
 import { TOKENS as T } from '../tokens.js';
 import { ActivateDueOperations } from '../../core/operations/activate-due-operations.use-case.js';
 import type { AdvanceTransfers } from '../../core/domains/advance-transfers.use-case.js';
+import { SimulateDelegation } from '../../core/sandbox/simulate-delegation.use-case.js';
 
 /** The sandbox capability's use cases, constructed by hand from their ports (no decorators in core/). */
 export const sandboxModule = () =>
@@ -33,6 +34,9 @@ export const sandboxModule = () =>
           }),
         [s, T.AdvanceLifecycle, T.Random, T.Clock, T.CertificateIssuance, T.ActivateDueOperations, T.Recorder, T.AdvanceTransfers],
       )
+      .inSingletonScope();
+    bind(T.SimulateDelegation)
+      .toResolvedValue((st: SqlStore, v) => new SimulateDelegation(st.simulatedParents, st.domains, v), [s, T.VerifyHosting])
       .inSingletonScope();
     bind(T.SeedDemo)
       .toResolvedValue(
@@ -60,6 +64,7 @@ export const sandboxModule = () =>
 const id = <X>(token: ServiceIdentifier<X>) => token;
 
 /** What the routes (and the console) call of this capability. */
-export const sandboxUseCases = (c: Container): Pick<UseCases, 'advanceSandboxClock'> => ({
+export const sandboxUseCases = (c: Container): Pick<UseCases, 'advanceSandboxClock' | 'simulateDelegation'> => ({
   advanceSandboxClock: c.get(T.AdvanceSandboxClock),
+  simulateDelegation: c.get(T.SimulateDelegation),
 });

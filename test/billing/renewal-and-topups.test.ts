@@ -64,7 +64,7 @@ eachStore('Renewal, spend limits, top-ups (issue 3)', (kind) => {
     const k = await moneyKey(['domain.renew', 'domain.read'], 1_000_000);
     const s = api.system.store;
     const name = 'domivka-demo.dev';
-    const cached = (await s.domains.find(api.demo.accountId, 'test', name))!.expiresOn;
+    const cached = (await s.domains.find(api.demo.accountId, 'test', name))!.expiresOn!;
     // Another process renews: the row and the registry move a year on, and this process has not heard yet
     // (the change feed's drop is on its way; here it never comes, as the rows are written behind our back).
     const moved = `${Number(cached.slice(0, 4)) + 1}${cached.slice(4)}`;

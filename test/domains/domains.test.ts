@@ -33,7 +33,7 @@ eachStore('Domains: the read path (seed 2.5, 4) and search', (kind) => {
 
   const get = (path: string, secret = all) => api.call(path, { headers: bearer(secret) });
 
-  it('GET /v1/domains/{domain} returns the four seed fields plus labels, nameservers, transfer_lock, created_at', async () => {
+  it('GET /v1/domains/{domain} returns the four seed fields plus labels, nameservers, transfer_lock, created_at, registrar', async () => {
     const r = await get('/v1/domains/domivka-demo.com.ua');
     expect(r.status).to.equal(200);
     expect(Object.keys(r.body).sort()).to.deep.equal([
@@ -43,9 +43,11 @@ eachStore('Domains: the read path (seed 2.5, 4) and search', (kind) => {
       'expires_at',
       'labels',
       'nameservers',
+      'registrar',
       'status',
       'transfer_lock',
     ]);
+    expect(r.body.registrar).to.equal('domivka');
     expect(r.body.domain).to.equal('domivka-demo.com.ua');
     expect(r.body.status).to.be.an('array').that.includes('clientTransferProhibited');
     expect(r.body.expires_at).to.match(/^\d{4}-\d{2}-\d{2}$/);

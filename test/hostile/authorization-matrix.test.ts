@@ -149,6 +149,10 @@ export const RIGHTS_BY_HAND: Record<string, Hand> = {
   rejectTransferOut: key(gate(on('domain.lock'))),
   cancelTransferAsOwner: SESSION,
   rejectTransferOutAsOwner: SESSION,
+  // Hosted domains: domain.host on the name (in the body when added).
+  createHostedDomain: key(gate(on('domain.host'))),
+  verifyHosting: key(gate(on('domain.host'))),
+  deleteHostedDomain: key(gate(on('domain.host'))),
   // DNS: the domain in the path. The plan under test changes an A record, so only dns.edit applies it.
   listRecords: key(gate(on('dns.read'))),
   exportZone: key(gate(on('dns.read'))),
@@ -203,6 +207,7 @@ export const RIGHTS_BY_HAND: Record<string, Hand> = {
   },
   readSandboxClock: { access: 'key', sandboxOnly: true, gates: [gate(ANY_KEY)] },
   simulateTransferOut: { access: 'key', sandboxOnly: true, gates: [gate(on('domain.read'))] },
+  simulateDelegation: { access: 'key', sandboxOnly: true, gates: [gate(on('domain.host'))] },
 };
 
 /**
@@ -232,6 +237,8 @@ const SAMPLES: Record<string, (f: Fixture) => Sample> = {
   rejectTransferOutAsOwner: () => ({ params: { domain: TARGET }, body: { environment: 'test' } }),
   simulateTransferOut: () => ({ body: { domain: TARGET } }),
   enableDnssec: () => ({ body: { algorithm: 13 } }),
+  createHostedDomain: () => ({ body: { domain: TARGET } }),
+  simulateDelegation: () => ({ params: { domain: TARGET }, body: { delegated: true } }),
   createPlan: () => ({ body: { changes: [{ action: 'create', name: 'hostile-matrix', type: 'A', ttl: 300, values: ['192.0.2.1'] }] } }),
   getPlan: (f) => ({ params: { id: f.plan } }),
   applyPlan: (f) => ({ params: { id: f.planApply }, body: {} }),
@@ -294,6 +301,10 @@ const NO_SUCCESS_EXPECTED: Record<string, string> = {
   cancelTransfer: 'no transfer of TARGET exists in the fixture: 404 transfer_not_found past authorization',
   rejectTransferOut: 'no transfer out of TARGET is pending: 409 transfer_out_not_pending past authorization',
   simulateTransferOut: 'TARGET is transfer-locked (seeded so): 409 transfer_domain_locked past authorization',
+  createHostedDomain: 'the sample names TARGET, which the account already holds: 409 domain_already_in_account past authorization',
+  verifyHosting: 'TARGET is registered through us, not hosted: 409 domain_not_hosted past authorization',
+  deleteHostedDomain: 'TARGET is registered through us, not hosted: 409 domain_not_hosted past authorization',
+  simulateDelegation: 'TARGET is registered through us, not hosted: 409 domain_not_hosted past authorization',
 };
 
 /** 503s that say an adapter is not configured here (live registrar, live card setup), not a crash. */
@@ -336,8 +347,10 @@ const pairAllowed = (policies: readonly Policy[], pair: Pair): boolean => {
   const holders = policies.filter((p) => closure(p.right).has(right));
   if (RIGHTS[right].scope === 'account' || pair.domain === undefined) return holders.length > 0;
   if (LABELS[pair.domain]) return holders.some((p) => selected(p.resources, pair.domain!));
-  // A name not in the account: only a policy naming it, or (DESIGN) a label-scoped domain.register.
-  return holders.some((p) => ('domains' in p.resources ? p.resources.domains.includes(pair.domain!) : right === 'domain.register'));
+  // A name not in the account: only a policy naming it, or (DESIGN) a label-scoped domain.register or domain.host.
+  return holders.some((p) =>
+    'domains' in p.resources ? p.resources.domains.includes(pair.domain!) : right === 'domain.register' || right === 'domain.host',
+  );
 };
 const satisfied = (policies: readonly Policy[], needs: Needs): boolean => needs.some((alt) => alt.every((p) => pairAllowed(policies, p)));
 

@@ -21,8 +21,11 @@ export interface View {
 }
 
 /** Days from `now` to the end of a YYYY-MM-DD expiry date (negative: expired that many days ago). */
-export const daysLeft = (expiresOn: string, now: Date): number =>
-  Math.floor((Date.parse(`${expiresOn.slice(0, 10)}T23:59:59Z`) - now.getTime()) / 86_400_000);
+/** Days until a domain expires; a hosted domain (registered elsewhere, expiry unknown) never warns. */
+export const daysLeft = (expiresOn: string | null, now: Date): number =>
+  expiresOn === null
+    ? Number.POSITIVE_INFINITY
+    : Math.floor((Date.parse(`${expiresOn.slice(0, 10)}T23:59:59Z`) - now.getTime()) / 86_400_000);
 
 /** The expiry warning of a domain: expired, or expiring within 30 days; nothing otherwise. */
 export const expiryNote = (v: View, expiresOn: string) => {

@@ -230,7 +230,9 @@ export const pages = (uc: UseCases): ConsolePage[] => [
                         html`<tr>
                           <th scope="row"><a href="/console/domains/${encodeURIComponent(d.domain)}">${d.domain}</a></th>
                           <td>${d.status.map(statusPill)}</td>
-                          <td>${day(d.expires_at, v)} ${expiryNote(v, d.expires_at)}</td>
+                          <td>
+                            ${d.expires_at ? html`${day(d.expires_at, v)} ${expiryNote(v, d.expires_at)}` : v.t('в іншого реєстратора', 'at another registrar')}
+                          </td>
                           <td>${d.auto_renew ? v.t('так', 'on') : v.t('ні', 'off')}</td>
                           <td>${d.labels.map((l) => html`<span class="pill">${l}</span>`)}</td>
                         </tr>`,
@@ -258,7 +260,9 @@ export const pages = (uc: UseCases): ConsolePage[] => [
               <dt>${v.t('Стан', 'Status')}</dt>
               <dd>${d.status.map(statusPill)}</dd>
               <dt>${v.t('Діє до', 'Expires')}</dt>
-              <dd>${day(d.expires_at, v)} ${expiryNote(v, d.expires_at)}</dd>
+              <dd>
+                ${d.expires_at ? html`${day(d.expires_at, v)} ${expiryNote(v, d.expires_at)}` : v.t('невідомо: домен зареєстровано в іншого реєстратора', 'unknown: registered at another registrar')}
+              </dd>
               <dt>${v.t('Автопродовження', 'Auto-renew')}</dt>
               <dd>${d.auto_renew ? v.t('увімкнено', 'on') : v.t('вимкнено', 'off')}</dd>
               <dt>${v.t('Блокування передачі', 'Transfer lock')}</dt>

@@ -109,13 +109,19 @@ export const domainRoutes = (uc: DomainsUseCases): Route[] => [
     writes: false,
     summary: 'Domains the key may read (domain.read), by name, cursor pages',
     access: { kind: 'key', right: 'domain.read' },
-    query: pageQuery({ label: { type: 'string', maxLength: 63 } }),
+    query: pageQuery({
+      label: { type: 'string', maxLength: 63 },
+      registrar: { type: 'string', enum: ['domivka', 'external'] },
+      hosting_status: { type: 'string', enum: ['pending_delegation', 'active'] },
+    }),
     responses: { 200: { description: 'A page of domains', schema: page(domainView) } },
     errors: ['cursor_invalid'],
     handle: async (i) => ({
       status: 200,
       body: await uc.listDomains.execute(i.key, {
         label: i.query.label,
+        registrar: i.query.registrar,
+        hostingStatus: i.query.hosting_status,
         cursor: i.query.cursor,
         limit: i.query.limit,
       }),

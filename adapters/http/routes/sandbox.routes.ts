@@ -1,11 +1,14 @@
 import type { AdvanceSandboxClock } from '../../../core/sandbox/advance-clock.use-case.js';
 import type { Certificates } from '../../../core/certificates/certificates.use-case.js';
+import type { SimulateDelegation } from '../../../core/sandbox/simulate-delegation.use-case.js';
 import { route, type Route } from '../route.js';
+import { domainParam, domainView } from '../schemas.js';
 
 /** The sandbox (/v1/sandbox): its clock (read: any test key; moved: sandbox.clock) and its CA's root certificate (public). */
 export interface SandboxUseCases {
   readonly advanceSandboxClock: Pick<AdvanceSandboxClock, 'execute' | 'read' | 'executeAsPerson' | 'readAsPerson'>;
   readonly certificates: Pick<Certificates, 'trustRoot'>;
+  readonly simulateDelegation: Pick<SimulateDelegation, 'execute'>;
 }
 
 const pem = (description: string) => ({ description, contentType: 'application/x-pem-file', schema: { type: 'string' } });
@@ -75,6 +78,22 @@ export const sandboxRoutes = (uc: SandboxUseCases): Route[] => [
     },
     errors: ['sandbox_only', 'right_missing'],
     handle: async (i) => ({ status: 200, body: await uc.advanceSandboxClock.execute(i.key, i.body.advance) }),
+  }),
+  route({
+    id: 'simulateDelegation',
+    method: 'POST',
+    path: '/v1/sandbox/delegations/{domain}',
+    tag: 'Sandbox',
+    writes: true,
+    summary: 'Simulate the parent zone of a hosted sandbox domain (test keys, domain.host): delegated to us, or not; checked again at once',
+    description:
+      'Sandbox hosted domains verify at once, except names whose first label starts with `undelegated-`. `{"delegated": true}` makes the parent delegate the name to our nameservers (with the TXT proof seen on the previous ones): a pending claim becomes active. `{"delegated": false}` takes the delegation away: an active zone gets `hosting.problem` `delegation_lost` (event `domain.hosting_problem`, owners told) and is still served.',
+    access: { kind: 'key', right: 'domain.host', domainParam: 'domain', sandboxOnly: true },
+    params: domainParam,
+    body: { type: 'object', additionalProperties: false, required: ['delegated'], properties: { delegated: { type: 'boolean' } } },
+    responses: { 200: { description: 'The domain after the check', schema: domainView } },
+    errors: ['sandbox_only', 'domain_not_found', 'domain_not_hosted'],
+    handle: async (i) => ({ status: 200, body: await uc.simulateDelegation.execute(i.key, i.params.domain, i.body.delegated, i.domain) }),
   }),
   route({
     id: 'sandboxCaRoot',

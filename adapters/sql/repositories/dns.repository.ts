@@ -14,7 +14,7 @@ import type { KnexUnitOfWork } from '../unit-of-work.js';
 import { zoneSigningOf } from '../../../core/dnssec/dnssec-state.js';
 import { stateOf, type DnssecRow } from './dnssec.repository.js';
 
-type ZoneRow = { id: string; account_id: string; environment: string; domain: string; serial: string | number };
+type ZoneRow = { id: string; account_id: string; environment: string; domain: string; serial: string | number; served?: unknown };
 type Db = ReturnType<KnexUnitOfWork['db']>;
 
 const isPostgres = (db: Db): boolean => (db.client as { dialect?: string }).dialect === 'postgresql';
@@ -128,13 +128,25 @@ export class SqlZoneRepository implements ZoneRepository {
     return z ? (await this.withSets([z]))[0]! : null;
   }
 
-  async versions(): Promise<Array<{ id: string; domain: string; environment: Environment; serial: number }>> {
-    const rows: ZoneRow[] = await this.uow.db()('dns_zones').select('id', 'domain', 'environment', 'serial');
-    return rows.map((r) => ({ id: r.id, domain: r.domain, environment: r.environment as Environment, serial: Number(r.serial) }));
+  async versions(): Promise<Array<{ id: string; domain: string; environment: Environment; serial: number; served: boolean }>> {
+    const rows: ZoneRow[] = await this.uow.db()('dns_zones').select('id', 'domain', 'environment', 'serial', 'served');
+    return rows.map((r) => ({
+      id: r.id,
+      domain: r.domain,
+      environment: r.environment as Environment,
+      serial: Number(r.serial),
+      served: bool(r.served),
+    }));
+  }
+
+  async setServed(zoneId: string, served: boolean): Promise<void> {
+    const n = await this.uow.db()('dns_zones').where({ id: zoneId }).whereNot({ served }).update({ served });
+    if (n > 0) await this.bumpCatalog();
+    await this.announcer?.announce('zone', zoneId);
   }
 
   async all(): Promise<StoredZone[]> {
-    return this.withSets(await this.uow.db()('dns_zones').orderBy('domain'));
+    return this.withSets(await this.uow.db()('dns_zones').where({ served: true }).orderBy('domain'));
   }
 
   async create(zone: StoredZone): Promise<void> {
@@ -146,6 +158,7 @@ export class SqlZoneRepository implements ZoneRepository {
       domain: zone.domain,
       serial: zone.serial,
       updated_at: iso(new Date()),
+      served: zone.served ?? true,
     });
     if (zone.recordSets.length > 0)
       await db.raw(INSERT + ROWS_SQL[isPostgres(db) ? 'postgres' : 'sqlite'], [zone.id, rowsJson(zone.recordSets)]);

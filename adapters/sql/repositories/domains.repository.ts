@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Domain } from '../../../core/domains/domain.js';
+import type { Domain, RegisteredDomain } from '../../../core/domains/domain.js';
 import type { DomainListQuery, DomainRepository, DomainLocks } from '../../../core/domains/ports/domain-repository.port.js';
 import type { Environment } from '../../../core/kernel/environment.js';
 import { bool, date, iso, json, parse, rawRows } from '../rows.js';
@@ -10,6 +10,7 @@ import type { FeedCache } from '../change-feed.js';
 import type { DomainHolders } from '../../../core/domains/ports/registry-messages.port.js';
 import { randomUUID } from 'node:crypto';
 import { DomainError } from '../../../core/kernel/errors.js';
+import type { HostingProblem } from '../../../core/domains/hosting.js';
 
 type FoundRow = DomainRow & { label: string | null };
 /** What the domain read caches: the domain built from FIND_SQL's rows, or null (none); every read gets a copy. */
@@ -29,19 +30,39 @@ type DomainRow = {
   environment: string;
   name: string;
   status: string;
-  expires_on: string;
+  expires_on: string | null;
   auto_renew: unknown;
   transfer_lock: unknown;
   nameservers: string;
   created_at: string;
   auto_renew_failed_for?: string | null;
   auto_renew_key_id?: string | null;
+  registrar?: string | null;
+  hosting_status?: string | null;
+  hosting_token?: string | null;
+  hosting_checked_at?: string | null;
+  hosting_problem?: string | null;
+  hosting_proof?: string | null;
 };
+
+const HOSTING_COLUMNS = 'd.registrar, d.hosting_status, d.hosting_token, d.hosting_checked_at, d.hosting_problem, d.hosting_proof, ';
+
+/** The hosting columns of a domain (all null for a registered one). */
+const hostingRow = (d: Domain) => ({
+  registrar: d.registrar ?? 'domivka',
+  hosting_status: d.hosting?.status ?? null,
+  hosting_token: d.hosting?.token ?? null,
+  hosting_checked_at: d.hosting?.checkedAt ? iso(d.hosting.checkedAt) : null,
+  hosting_problem: d.hosting?.problem ? json(d.hosting.problem) : null,
+  hosting_proof: d.hosting?.proof ? json(d.hosting.proof) : null,
+});
 
 /** One statement for a domain and its labels (a row per label; none → one row with a null label). */
 const FIND_SQL =
   'select d.id, d.account_id, d.environment, d.name, d.status, d.expires_on, d.auto_renew, d.transfer_lock, ' +
-  'd.nameservers, d.created_at, d.auto_renew_failed_for, d.auto_renew_key_id, l.label as label from domains d left join domain_labels l on l.domain_id = d.id ' +
+  'd.nameservers, d.created_at, d.auto_renew_failed_for, d.auto_renew_key_id, ' +
+  HOSTING_COLUMNS +
+  'l.label as label from domains d left join domain_labels l on l.domain_id = d.id ' +
   'where d.account_id = ? and d.environment = ? and d.name = ?';
 /**
  * Inside a transaction on Postgres the domain row is locked until commit: every read-modify-write of a
@@ -83,6 +104,7 @@ export class SqlDomainRepository implements DomainRepository {
       transfer_lock: d.transferLock,
       nameservers: json(d.nameservers),
       created_at: iso(d.createdAt),
+      ...hostingRow(d),
     });
     if (d.labels.length > 0) await db('domain_labels').insert(d.labels.map((label) => ({ domain_id: d.id, label })));
     await this.changed(d.id);
@@ -118,6 +140,8 @@ export class SqlDomainRepository implements DomainRepository {
     const query = db('domains').where({ account_id: q.accountId, environment: q.environment }).orderBy('name').limit(q.limit);
     if (q.after) query.andWhere('name', '>', q.after);
     if (q.label) query.whereIn('id', db('domain_labels').select('domain_id').where({ label: q.label }));
+    if (q.registrar) query.andWhere({ registrar: q.registrar });
+    if (q.hostingStatus) query.andWhere({ hosting_status: q.hostingStatus });
     if (!q.scope.all) {
       query.andWhere((w) => {
         w.whereIn('name', [...q.scope.names]);
@@ -154,10 +178,52 @@ export class SqlDomainRepository implements DomainRepository {
         transfer_lock: d.transferLock,
         nameservers: json(d.nameservers),
         auto_renew_failed_for: d.autoRenewFailedFor ?? null,
+        ...hostingRow(d),
         // Absent: a Domain built without it keeps the stored key (only SetAutoRenew decides it).
         ...(d.autoRenewKeyId !== undefined ? { auto_renew_key_id: d.autoRenewKeyId } : {}),
       });
     await this.changed(d.id);
+  }
+
+  private async withLabels(rows: DomainRow[]): Promise<Domain[]> {
+    if (rows.length === 0) return [];
+    const labels: Array<{ domain_id: string; label: string }> = await this.uow
+      .db()('domain_labels')
+      .whereIn(
+        'domain_id',
+        rows.map((r) => r.id),
+      )
+      .orderBy('label');
+    return rows.map((r) =>
+      this.toDomain(
+        r,
+        labels.filter((l) => l.domain_id === r.id).map((l) => l.label),
+      ),
+    );
+  }
+
+  async holdersOf(environment: Environment, name: string): Promise<Domain[]> {
+    return this.withLabels(await this.uow.db()('domains').where({ environment, name }).orderBy('id'));
+  }
+
+  async countHosted(accountId: string, environment: Environment): Promise<number> {
+    const row = await this.uow
+      .db()('domains')
+      .where({ account_id: accountId, environment, registrar: 'external' })
+      .count({ n: '*' })
+      .first();
+    return Number((row as { n: number | string } | undefined)?.n ?? 0);
+  }
+
+  async activeHosted(after: { name: string; id: string } | null, limit: number): Promise<Domain[]> {
+    const q = this.uow
+      .db()('domains')
+      .where({ registrar: 'external', hosting_status: 'active' })
+      .orderBy([{ column: 'name' }, { column: 'id' }])
+      .limit(limit);
+    if (after)
+      q.andWhere((w) => w.where('name', '>', after.name).orWhere((x) => x.where('name', '=', after.name).andWhere('id', '>', after.id)));
+    return this.withLabels(await q);
   }
 
   async remove(id: string): Promise<void> {
@@ -178,13 +244,14 @@ export class SqlDomainRepository implements DomainRepository {
     leaseUntil: Date;
     token: string;
     limit: number;
-  }): Promise<Domain[]> {
+  }): Promise<RegisteredDomain[]> {
     if (q.ids && q.ids.length === 0) return [];
     const ids: string[] = await this.uow.transaction(async () => {
       const db = this.uow.db();
       const sel = db('domains')
         .select('id')
-        .where({ environment: q.environment })
+        // Hosted domains have no registration here: the lifecycle is another registrar's.
+        .where({ environment: q.environment, registrar: 'domivka' })
         .andWhere((w) => w.whereNull('lock_expires_at').orWhere('lock_expires_at', '<', iso(q.now)))
         .orderBy([{ column: 'expires_on' }, { column: 'id' }])
         .limit(q.limit);
@@ -214,11 +281,12 @@ export class SqlDomainRepository implements DomainRepository {
       .whereIn('id', ids)
       .orderBy([{ column: 'expires_on' }, { column: 'id' }]);
     const labels: Array<{ domain_id: string; label: string }> = await db('domain_labels').whereIn('domain_id', ids).orderBy('label');
-    return rows.map((r) =>
-      this.toDomain(
-        r,
-        labels.filter((l) => l.domain_id === r.id).map((l) => l.label),
-      ),
+    return rows.map(
+      (r) =>
+        this.toDomain(
+          r,
+          labels.filter((l) => l.domain_id === r.id).map((l) => l.label),
+        ) as RegisteredDomain,
     );
   }
 
@@ -251,6 +319,17 @@ export class SqlDomainRepository implements DomainRepository {
       createdAt: date(r.created_at),
       autoRenewFailedFor: r.auto_renew_failed_for ?? null,
       autoRenewKeyId: r.auto_renew_key_id ?? null,
+      registrar: r.registrar === 'external' ? 'external' : 'domivka',
+      hosting:
+        r.registrar === 'external' && r.hosting_status
+          ? {
+              status: r.hosting_status === 'active' ? 'active' : 'pending_delegation',
+              token: r.hosting_token ?? '',
+              checkedAt: r.hosting_checked_at ? date(r.hosting_checked_at) : null,
+              problem: r.hosting_problem ? parse<HostingProblem>(r.hosting_problem) : null,
+              proof: r.hosting_proof ? parse<{ nameservers: string[]; at: string }>(r.hosting_proof) : null,
+            }
+          : null,
     };
   }
 }
@@ -262,7 +341,7 @@ export class SqlDomainHolders implements DomainHolders {
   async holderOf(environment: Environment, name: string): Promise<{ accountId: string; domainId: string } | null> {
     const row: { id: string; account_id: string } | undefined = await this.uow
       .db()('domains')
-      .where({ environment, name: name.toLowerCase() })
+      .where({ environment, name: name.toLowerCase(), registrar: 'domivka' })
       .first('id', 'account_id');
     return row ? { accountId: row.account_id, domainId: row.id } : null;
   }

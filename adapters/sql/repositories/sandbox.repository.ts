@@ -1,5 +1,6 @@
 import type { SandboxClocks } from '../../../core/sandbox/ports/sandbox-clock.port.js';
-import { num, json, parse } from '../rows.js';
+import { bool, num, json, parse } from '../rows.js';
+import type { SimulatedParents } from '../../../core/domains/ports/delegation-resolver.port.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';
 import type { SandboxRegistryEntry, SandboxRegistryStore } from '../../../core/sandbox/ports/sandbox-registry.port.js';
 
@@ -106,5 +107,23 @@ export class SqlSandboxRegistryStore implements SandboxRegistryStore {
 
   async recordTransaction(id: string, op: string, domain: string, result: string): Promise<void> {
     await this.uow.db()('sandbox_registry_transactions').insert({ client_transaction_id: id, op, domain, result });
+  }
+}
+
+/** The sandbox's simulated parent zones: whether a hosted name is delegated (POST /v1/sandbox/delegations). */
+export class SqlSimulatedParents implements SimulatedParents {
+  constructor(private readonly uow: KnexUnitOfWork) {}
+
+  async delegated(accountId: string, domain: string): Promise<boolean | null> {
+    const r = await this.uow.db()('sandbox_delegations').where({ account_id: accountId, domain }).first();
+    return r ? bool(r.delegated) : null;
+  }
+
+  async set(accountId: string, domain: string, delegated: boolean): Promise<void> {
+    await this.uow
+      .db()('sandbox_delegations')
+      .insert({ account_id: accountId, domain, delegated })
+      .onConflict(['account_id', 'domain'])
+      .merge({ delegated });
   }
 }

@@ -27,6 +27,8 @@ export interface DnsPlansDeps extends RecordingDeps {
   readonly plans: PlanRepository;
   readonly zoneService: ZoneService;
   readonly authorizer: Authorizer;
+  /** ZONE_RECORD_LIMIT (none: unbounded). */
+  readonly maxRecordSets?: number;
 }
 
 /**
@@ -38,6 +40,10 @@ export interface DnsPlansDeps extends RecordingDeps {
  */
 export class DnsPlans {
   constructor(private readonly deps: DnsPlansDeps) {}
+
+  private limit(): { maxRecordSets?: number } {
+    return this.deps.maxRecordSets !== undefined ? { maxRecordSets: this.deps.maxRecordSets } : {};
+  }
 
   private async zoneOf(key: ApiKey, domain: string): Promise<StoredZone> {
     const zone = await this.deps.zones.find(key.accountId, key.environment, domain);
@@ -68,7 +74,7 @@ export class DnsPlans {
 
   private async planOn(owner: PlanOwner, zone: StoredZone, input: PlanInput, acmeOnly: boolean): Promise<PlanView> {
     const domain = zone.domain;
-    const built = buildPlan({ origin: domain, current: zone.recordSets, input });
+    const built = buildPlan({ origin: domain, current: zone.recordSets, input, ...this.limit() });
     if (acmeOnly) assertAcmeOnly(built.changes, domain, domain);
     const now = this.deps.clock.now();
     // What apply compares against: the touched sets, or for a whole-zone plan every comparable set.
@@ -140,7 +146,7 @@ export class DnsPlans {
       const recheck =
         zone.serial === plan.baseSerial
           ? { valid: true, checks: [] as CheckResult[] }
-          : buildPlan({ origin: domain, current: zone.recordSets, input: { changes: plan.changes.map(toInput) } });
+          : buildPlan({ origin: domain, current: zone.recordSets, input: { changes: plan.changes.map(toInput) }, ...this.limit() });
       if (!recheck.valid) {
         throw new DomainError(
           'plan_stale',

@@ -24,6 +24,18 @@ import { parseZoneFile, type ParsedZoneFile } from '../zone/zone-file.js';
 /** TTL of a created set when the input names none (Route 53 and Cloudflare users expect one; an hour is BIND's usual). */
 export const DEFAULT_TTL = 3600;
 
+/** The account's cap on a zone's size (ZONE_RECORD_LIMIT): a plan may shrink an oversized zone, never grow it. */
+const zoneRecordLimit = (origin: string, size: number, max: number): CheckResult => ({
+  severity: 'error',
+  rule: 'zone-record-limit',
+  name: origin,
+  type: null,
+  message: {
+    uk: `Після цього плану зона матиме ${size} наборів записів, а межа — ${max} на зону. Видаліть непотрібні записи або розділіть план.`,
+    en: `After this plan the zone would hold ${size} record sets; the limit is ${max} per zone. Delete records you no longer need or split the plan.`,
+  },
+});
+
 /** One change as the API receives it (DESIGN "Wire formats"): names relative, absolute or `@`. */
 export interface ChangeInput {
   readonly action: string;
@@ -446,6 +458,8 @@ export const buildPlan = (args: {
    * names runs incrementally. Tests force each to compare them.
    */
   zoneRules?: 'auto' | 'incremental' | 'whole';
+  /** ZONE_RECORD_LIMIT: record sets a zone may hold; a plan that grows the zone past it is invalid. */
+  maxRecordSets?: number;
 }): BuiltPlan => {
   const origin = normalizeOrigin(args.origin);
   const { current, input } = args;
@@ -529,6 +543,16 @@ export const buildPlan = (args: {
       ? makePlanDelta({ origin, before: beforeView, after: afterView, changes, changedNames, changedSets, targetIndex })
       : null;
     checks.push(...zoneRuleResults(ZONE_RULES, beforeView, afterView, changedNames, delta));
+  }
+
+  if (args.maxRecordSets !== undefined) {
+    let size = current.length;
+    for (const c of changes) {
+      const had = currentNames.get(c.name)?.has(c.type) ?? false;
+      if (c.action === 'delete' && had) size--;
+      else if (c.action !== 'delete' && !had) size++;
+    }
+    if (size > args.maxRecordSets && size > current.length) checks.push(zoneRecordLimit(origin, size, args.maxRecordSets));
   }
 
   const sorted = sortChecks(checks);

@@ -8,7 +8,7 @@ export interface ZoneRepository {
   find(accountId: string, environment: Environment, domain: string): Promise<StoredZone | null>;
   findById(id: string): Promise<StoredZone | null>;
   /** Every zone's id, domain, environment and serial — cheap, for change polling. */
-  versions(): Promise<Array<{ id: string; domain: string; environment: Environment; serial: number }>>;
+  versions(): Promise<Array<{ id: string; domain: string; environment: Environment; serial: number; served: boolean }>>;
   /** Every zone (the nameserver loads them at start). */
   all(): Promise<StoredZone[]>;
   create(zone: StoredZone): Promise<void>;
@@ -23,6 +23,8 @@ export interface ZoneRepository {
     at: Date,
   ): Promise<boolean>;
   remove(zoneId: string): Promise<void>;
+  /** Starts or stops serving a stored zone (a hosted zone verified, or displaced); the catalog follows. */
+  setServed(zoneId: string, served: boolean): Promise<void>;
   /** Inside a transaction: holds the zone's row until commit, so writers of one zone queue instead of
    * racing (Postgres row lock; SQLite transactions are serialised already). */
   lock(accountId: string, environment: Environment, domain: string): Promise<void>;

@@ -47,6 +47,7 @@ export class ZoneService {
 
   /** Publishes after commit; a nameserver that fails is reported and catches up by ZoneSync's poll. */
   publishOrReport(zone: Zone): Promise<void> {
+    if (zone.served === false) return Promise.resolve();
     return this.deps.publisher
       .publish(zone)
       .catch((err: unknown) => this.deps.diagnostics.report(err, { what: 'zone publish failed', domain: zone.domain }));
@@ -108,6 +109,7 @@ export class ZoneService {
 
   /** Serves a committed zone now (the caller awaits it after its transaction). */
   async publish(zone: Zone): Promise<void> {
+    if (zone.served === false) return;
     await this.deps.publisher.publish(zone);
   }
 
@@ -118,10 +120,42 @@ export class ZoneService {
     return 'created';
   }
 
+  /** A hosted domain's zone: stored (every DNS route works on it) but not served until verified. */
+  async createHosted(accountId: string, environment: Environment, domain: string): Promise<StoredZone> {
+    const serial = initialSerial(kyivDate(this.deps.clock.now()));
+    const zone: StoredZone = {
+      id: this.deps.random.id(),
+      accountId,
+      environment,
+      domain,
+      serial,
+      recordSets: apexRecords(domain, serial),
+      served: false,
+    };
+    await this.deps.zones.create(zone);
+    return zone;
+  }
+
+  /** Starts (verified) or stops (displaced) serving a hosted zone, once the caller's transaction commits. */
+  async serve(accountId: string, environment: Environment, domain: string, served: boolean): Promise<void> {
+    const zone = await this.deps.zones.find(accountId, environment, domain);
+    if (!zone || zone.served === served) return;
+    await this.deps.zones.setServed(zone.id, served);
+    this.deps.uow.afterCommit(() => {
+      if (served) void this.publishOrReport({ ...zone, served: true });
+      else
+        void this.deps.publisher
+          .withdraw(domain)
+          .catch((err: unknown) => this.deps.diagnostics.report(err, { what: 'zone withdraw failed', domain }));
+    });
+  }
+
   async remove(accountId: string, environment: Environment, domain: string): Promise<void> {
     const zone = await this.deps.zones.find(accountId, environment, domain);
     if (!zone) return;
     await this.deps.zones.remove(zone.id);
+    // An unserved zone was never published: withdrawing its name would take down another account's served zone.
+    if (zone.served === false) return;
     this.deps.uow.afterCommit(
       () =>
         void this.deps.publisher

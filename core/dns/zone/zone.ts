@@ -9,6 +9,8 @@ export interface Zone {
   readonly recordSets: readonly RecordSet[];
   /** Present when the zone is signed (DNSSEC): the nameserver signs it when it compiles it. */
   readonly signing?: ZoneSigning;
+  /** False for a hosted zone not yet verified: stored and editable, never answered, transferred or NOTIFYed. */
+  readonly served?: boolean;
 }
 
 export interface StoredZone extends Zone {

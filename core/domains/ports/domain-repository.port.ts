@@ -1,6 +1,6 @@
 import type { Environment } from '../../kernel/environment.js';
 import type { DomainScope } from '../../kernel/visibility.port.js';
-import type { Domain } from '../domain.js';
+import type { Domain, RegisteredDomain } from '../domain.js';
 
 export type { DomainScope };
 
@@ -9,6 +9,8 @@ export interface DomainListQuery {
   readonly environment: Environment;
   readonly scope: DomainScope;
   readonly label?: string;
+  readonly registrar?: 'domivka' | 'external';
+  readonly hostingStatus?: 'pending_delegation' | 'active';
   readonly after?: string;
   readonly limit: number;
 }
@@ -19,6 +21,12 @@ export interface DomainRepository {
   list(query: DomainListQuery): Promise<Domain[]>;
   /** Writes status, expiry, auto-renew, transfer lock, nameservers and the auto-renew failure mark. */
   update(domain: Domain): Promise<void>;
+  /** Every account's row for `name` in one environment (several may claim a hosted name; one is served). */
+  holdersOf(environment: Environment, name: string): Promise<Domain[]>;
+  /** How many hosted domains the account has in the environment (HOSTED_DOMAIN_LIMIT). */
+  countHosted(accountId: string, environment: Environment): Promise<number>;
+  /** Active hosted domains in name order after `after` (the delegation re-check walks them in pages). */
+  activeHosted(after: { name: string; id: string } | null, limit: number): Promise<Domain[]>;
   /** The domain is released: it leaves the account. */
   remove(id: string): Promise<void>;
   /**
@@ -41,7 +49,7 @@ export interface DomainRepository {
     leaseUntil: Date;
     token: string;
     limit: number;
-  }): Promise<Domain[]>;
+  }): Promise<RegisteredDomain[]>;
   releaseLease(id: string, token: string): Promise<void>;
 }
 

@@ -13,6 +13,10 @@ export interface DomainZones {
    * default zone is created. Inside the caller's transaction.
    */
   adopt(accountId: string, environment: Environment, domain: string): Promise<'kept' | 'created'>;
+  /** Creates a hosted domain's zone (empty apex SOA/NS), stored but not served until verified. */
+  createHosted(accountId: string, environment: Environment, domain: string): Promise<unknown>;
+  /** Starts or stops serving a hosted domain's zone. */
+  serve(accountId: string, environment: Environment, domain: string, served: boolean): Promise<void>;
   /** Removes the zone (and stops serving it) when the domain leaves the account. */
   remove(accountId: string, environment: Environment, domain: string): Promise<void>;
 }

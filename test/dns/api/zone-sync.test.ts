@@ -5,11 +5,12 @@ import pino from 'pino';
 import { System } from '../../../src/system.js';
 import { TOKENS } from '../../../src/tokens.js';
 import { ZoneSync } from '../../../adapters/dns/zone-sync.js';
+import { catalogMemberId } from '../../../adapters/dns/catalog.js';
 import { EmbeddedNameserver } from '../../../adapters/dns/embedded/index.js';
 import { eachStore } from '../../support/stores.js';
 import { startApi, testConfig, type TestApi } from '../../support/system.js';
 
-const query = (port: number, name: string, type: 'A' | 'SOA'): Promise<dnsPacket.Packet> =>
+const query = (port: number, name: string, type: 'A' | 'SOA' | 'PTR'): Promise<dnsPacket.Packet> =>
   new Promise((resolve, reject) => {
     const sock = createSocket('udp4');
     const timer = setTimeout(() => {
@@ -31,6 +32,42 @@ eachStore('ZoneSync', (kind) => {
     api = await startApi(kind);
   });
   after(async () => api.close());
+
+  it('an unverified hosted zone is served by no server (all zones, or one environment alone as production does), nor listed in the catalog, until it is verified', async () => {
+    const zs = api.system.get(TOKENS.ZoneService);
+    const name = 'unverified-sync.example';
+    const zone = await api.system.store.uow.transaction(() => zs.createHosted(api.demo.accountId, 'test', name));
+    const catalogName = 'catalog.sync.invalid';
+    const member = `${catalogMemberId(name)}.zones.${catalogName}`;
+    const servers = await Promise.all(
+      [{}, { only: 'test' as const }].map(async (options) => {
+        const dns = new EmbeddedNameserver({ host: '127.0.0.1', port: 0, axfrAllow: [], secondaries: [] });
+        await dns.start();
+        const catalog = { name: catalogName, version: api.system.store.zones };
+        return { dns, sync: new ZoneSync(api.system.store.zones, dns, pino({ level: 'silent' }), { ...options, catalog }) };
+      }),
+    );
+    try {
+      for (const { dns, sync } of servers) {
+        await sync.load();
+        expect(((await query(dns.address().port, name, 'SOA')) as { rcode?: string }).rcode).to.equal('REFUSED');
+        expect((await query(dns.address().port, 'domivka-demo.dev', 'SOA')).answers!.length).to.equal(1);
+        expect((await query(dns.address().port, member, 'PTR')).answers ?? []).to.have.length(0);
+      }
+      await api.system.store.uow.transaction(() => zs.serve(api.demo.accountId, 'test', name, true));
+      for (const { dns, sync } of servers) {
+        await sync.load();
+        expect(((await query(dns.address().port, name, 'SOA')) as { rcode?: string }).rcode).to.equal('NOERROR');
+        expect((await query(dns.address().port, member, 'PTR')).answers).to.have.length(1);
+      }
+    } finally {
+      for (const { dns, sync } of servers) {
+        sync.stop();
+        await dns.stop();
+      }
+      await api.system.store.uow.transaction(() => zs.remove(api.demo.accountId, 'test', zone.domain));
+    }
+  });
 
   it('publishes what another process committed, and withdraws what it removed', async () => {
     const dns = new EmbeddedNameserver({ host: '127.0.0.1', port: 0, axfrAllow: [], secondaries: [] });

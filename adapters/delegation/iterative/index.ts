@@ -1,0 +1,1 @@
+export { IterativeDelegationResolver, IANA_ROOTS, parseRootHints, type IterativeResolverConfig } from './iterative.adapter.js';

@@ -1,0 +1,1 @@
+export { SandboxDelegationResolver, SANDBOX_PREVIOUS_NAMESERVERS } from './sandbox.adapter.js';

@@ -1,0 +1,92 @@
+import type { ApiKey } from '../kernel/caller.js';
+import type { Clock } from '../kernel/clock.port.js';
+import { normalizeDomain } from '../kernel/domain-name.js';
+import { DomainError } from '../kernel/errors.js';
+import type { EventRecorder } from '../kernel/event-log.port.js';
+import type { Random } from '../kernel/random.port.js';
+import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
+import { isHosted, registrarOf, viewDomain, type Domain, type DomainView } from './domain.js';
+import { ancestorsOf, challengeName, isPublicSuffix, OUR_NAMESERVERS } from './hosting.js';
+import type { DomainRepository } from './ports/domain-repository.port.js';
+import type { DomainZones } from './ports/zones.port.js';
+import type { VerifyHosting } from './verify-hosting.use-case.js';
+
+/** What HostDomain is built from (one object, named, instead of positions). */
+export interface HostDomainDeps {
+  readonly domains: DomainRepository;
+  readonly zones: Pick<DomainZones, 'createHosted'>;
+  readonly verify: Pick<VerifyHosting, 'check'>;
+  readonly events: EventRecorder;
+  readonly uow: UnitOfWork;
+  readonly clock: Clock;
+  readonly random: Random;
+  /** HOSTED_DOMAIN_LIMIT: hosted domains one account may hold per environment. */
+  readonly limit: number;
+}
+
+/** Served by someone: registered through us, or hosted and verified. */
+const served = (d: Domain): boolean => !isHosted(d) || d.hosting?.status === 'active';
+
+/**
+ * POST /v1/hosted-domains (domain.host, class 1): a domain registered elsewhere joins the account with an
+ * empty zone (apex SOA and NS, the service's), stored and editable through every DNS route but served only
+ * once verified (VerifyHosting; the first check runs at once). Several accounts may claim a name while it is
+ * unverified — a claim must not lock out the rightful holder — but not one another account serves.
+ * A label-scoped key's labels are not given to the new domain: labels need domain.labels (class 3).
+ */
+export class HostDomain {
+  constructor(private readonly deps: HostDomainDeps) {}
+
+  async execute(key: ApiKey, input: { domain: string }): Promise<DomainView> {
+    const name = normalizeDomain(input.domain);
+    if (isPublicSuffix(name)) throw new DomainError('domain_public_suffix', { domain: name });
+    const domain = await this.deps.uow.transaction(async () => {
+      const mine = await this.deps.domains.find(key.accountId, key.environment, name);
+      if (mine) throw new DomainError('domain_already_in_account', { domain: name, registrar: registrarOf(mine) });
+      const others = (await this.deps.domains.holdersOf(key.environment, name)).filter((d) => d.accountId !== key.accountId);
+      if (others.some((d) => !isHosted(d))) throw new DomainError('domain_registered_here', { domain: name });
+      // An active claim whose delegation check found a problem may be taken over by a fresh proof.
+      if (others.some((d) => d.hosting?.status === 'active' && d.hosting.problem === null))
+        throw new DomainError('domain_hosted_elsewhere', { domain: name });
+      for (const parent of ancestorsOf(name)) {
+        const holders = await this.deps.domains.holdersOf(key.environment, parent);
+        if (holders.some((d) => d.accountId !== key.accountId && served(d)))
+          throw new DomainError('domain_parent_held_elsewhere', { domain: name, parent });
+      }
+      if ((await this.deps.domains.countHosted(key.accountId, key.environment)) >= this.deps.limit)
+        throw new DomainError('hosted_domain_limit_reached', { environment: key.environment, limit: this.deps.limit });
+      const now = this.deps.clock.now();
+      const created: Domain = {
+        id: this.deps.random.id(),
+        accountId: key.accountId,
+        environment: key.environment,
+        name,
+        labels: [],
+        status: [],
+        expiresOn: null,
+        autoRenew: false,
+        transferLock: false,
+        nameservers: [...OUR_NAMESERVERS],
+        createdAt: now,
+        registrar: 'external',
+        hosting: {
+          status: 'pending_delegation',
+          token: `domivka-verify=${this.deps.random.base62(32)}`,
+          checkedAt: null,
+          problem: null,
+          proof: null,
+        },
+      };
+      await this.deps.domains.insert(created);
+      await this.deps.zones.createHosted(key.accountId, key.environment, name);
+      await this.deps.events.record(
+        'domain.hosting_created',
+        { accountId: key.accountId, environment: key.environment, subject: `domain:${name}`, actor: `key:${key.id}`, occurredAt: now },
+        { domain: name, verification_name: challengeName(name) },
+      );
+      return created;
+    });
+    const { domain: checked } = await this.deps.verify.check(domain, `key:${key.id}`);
+    return viewDomain(checked);
+  }
+}
