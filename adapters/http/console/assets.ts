@@ -68,7 +68,7 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}code,.mono{font-family
 form.stack label{display:block;font-weight:600;margin:14px 0 4px}form.stack .hint{color:var(--muted);font-size:14px;margin:2px 0 0}
 input[type=text],input[type=email],input[type=password],input[type=date],input[type=number],select{font:inherit;padding:8px 10px;border:1px solid #aab3c2;border-radius:6px;width:100%;max-width:420px;background:#fff}
 fieldset{border:1px solid var(--line);border-radius:var(--radius);padding:12px 16px;margin:14px 0}legend{font-weight:700;padding:0 6px}
-.choice{display:flex;gap:10px;align-items:flex-start;margin:8px 0}.choice input{margin-top:5px}.choice span small{display:block;color:var(--muted)}
+.choice{display:flex;gap:10px;align-items:flex-start;margin:8px 0}.choice input{margin-top:5px}.choice span small{display:block;color:var(--muted);font-weight:400}
 button,.button{font:inherit;border:1px solid var(--accent);background:var(--accent);color:var(--accent-fg);padding:8px 16px;border-radius:6px;cursor:pointer;text-decoration:none;display:inline-block}
 button.secondary,.button.secondary{background:#fff;color:var(--accent)}button.danger{background:var(--bad);border-color:var(--bad)}button.small{padding:3px 10px;font-size:14px}
 .actions{display:flex;gap:10px;flex-wrap:wrap;align-items:center;margin-top:18px}.inline{display:inline}
