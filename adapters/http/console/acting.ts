@@ -81,6 +81,13 @@ export const errorBox = (v: View, e: DomainError | null | undefined): Html | '' 
     ? alert(
         'error',
         html`<p>${errorText(v.lang, e)}</p>
+          ${
+            e.code === 'right_missing'
+              ? html`<p>
+                  ${v.t('У консолі ви дієте з правами своєї ролі над доменами цього облікового запису: учасники — до класу 1, власники — усі класи.', 'In the console you act with the rights of your role over this account’s domains: members up to class 1, owners every class.')}
+                </p>`
+              : ''
+          }
           <p class="muted">${v.t('Код помилки', 'Error code')}: <code>${e.code}</code></p>`,
       )
     : '';

@@ -34,6 +34,9 @@ const kindName = (v: View, k: string) =>
     refund: v.t('повернення', 'refund'),
   })[k] ?? k;
 
+const statusName = (v: View, s: string) =>
+  ({ pending: v.t('очікує', 'pending'), posted: v.t('проведено', 'posted'), voided: v.t('анульовано', 'voided') })[s] ?? s;
+
 /** Up to `max` newest transactions through the API's use case (cursor pages). */
 const recent = async (uc: UseCases, r: ConsoleRequest, max = 1000): Promise<TransactionView[]> => {
   const key = await keyFor(uc, r);
@@ -140,7 +143,7 @@ export const billingPages = (uc: UseCases) => {
             <label for="f-status">${v.t('Стан', 'Status')}</label>
             <select id="f-status" name="status">
               <option value="">${v.t('усі', 'all')}</option>
-              ${STATUSES.map((k) => html`<option value="${k}" ${q.status === k ? html`selected` : ''}>${k}</option>`)}
+              ${STATUSES.map((k) => html`<option value="${k}" ${q.status === k ? html`selected` : ''}>${statusName(v, k)}</option>`)}
             </select>
           </div>
           <div>
@@ -174,7 +177,9 @@ export const billingPages = (uc: UseCases) => {
                   <td data-label="${v.t('Опис', 'Description')}">${t.description}</td>
                   <td data-label="${v.t('Домен', 'Domain')}">${t.domain ?? '—'}</td>
                   <td data-label="${v.t('Стан', 'Status')}">
-                    <span class="pill ${t.status === 'posted' ? 'ok' : t.status === 'pending' ? 'warn' : 'bad'}">${t.status}</span>
+                    <span class="pill ${t.status === 'posted' ? 'ok' : t.status === 'pending' ? 'warn' : 'bad'}"
+                      >${statusName(v, t.status)}</span
+                    >
                   </td>
                   <td class="num" data-label="${v.t('Сума', 'Amount')}">${uah(t.amount.amount)}</td>
                 </tr>`,
