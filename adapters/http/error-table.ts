@@ -386,6 +386,12 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
     uk: (p) => `Імпорт ${s(p.import_id)} не знайдено для домену ${s(p.domain)}.`,
     en: (p) => `The import ${s(p.import_id)} was not found for ${s(p.domain)}.`,
   },
+  import_in_progress: {
+    status: 409,
+    uk: (p) => `Імпорт ${s(p.import_id)} зони ${s(p.domain)} ще триває; дочекайтеся його завершення, перш ніж почати новий.`,
+    en: (p) => `The import ${s(p.import_id)} of ${s(p.domain)} is still running; wait for it to end before starting another.`,
+    actions: (p) => [{ type: 'check_import', href: `/v1/domains/${enc(s(p.domain))}/dns/imports/${enc(s(p.import_id))}` }],
+  },
   import_too_many_records: {
     status: 422,
     uk: (p) => `Зона має понад ${s(p.limit)} записів — більше, ніж дозволяє імпорт (DNS_IMPORT_MAX_RECORDS).`,

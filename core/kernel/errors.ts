@@ -79,6 +79,7 @@ export type ErrorCode =
   | 'zone_busy'
   // zone import (DESIGN "Zone import")
   | 'import_not_found'
+  | 'import_in_progress'
   | 'import_too_many_records'
   | 'import_too_large'
   | 'import_timeout'
@@ -234,6 +235,7 @@ export interface ErrorParamMap {
   challenge_not_found: { challenge_id: Param };
   zone_busy: { domain: Param; retry_after: Param };
   import_not_found: { import_id: Param; domain: Param };
+  import_in_progress: { import_id: Param; domain: Param };
   import_too_many_records: { limit: Param };
   import_too_large: { limit: Param };
   import_timeout: { seconds: Param };

@@ -384,7 +384,7 @@ export const dnsRoutes = (uc: DnsUseCases): Route[] => [
       },
     },
     responses: { 202: { description: 'The import job (running)', schema: zoneImport } },
-    errors: ['domain_not_found', 'payload_too_large', 'zone_file_invalid'],
+    errors: ['domain_not_found', 'payload_too_large', 'zone_file_invalid', 'import_in_progress'],
     handle: async (i) => {
       const input = i.text
         ? { text: i.text }

@@ -4,6 +4,25 @@ import type { Environment } from '../../../core/kernel/environment.js';
 import { date, dateOrNull, iso, json, parse } from '../rows.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';
 
+/** A dns_imports row as the record. */
+const recordOf = (r: Record<string, any>): ZoneImportRecord => ({
+  id: r.id,
+  accountId: r.account_id,
+  environment: r.environment,
+  domain: r.domain,
+  keyId: r.key_id,
+  source: r.source,
+  server: r.server ?? null,
+  tsigSealed: r.tsig_sealed ?? null,
+  status: r.status,
+  recordsRead: Number(r.records_read),
+  skipped: parse(r.skipped),
+  planId: r.plan_id ?? null,
+  error: r.error ? parse(r.error) : null,
+  createdAt: date(r.created_at),
+  finishedAt: dateOrNull(r.finished_at),
+});
+
 /** Zone import jobs (dns_imports). */
 export class SqlZoneImports implements ZoneImportRepository {
   constructor(private readonly uow: KnexUnitOfWork) {}
@@ -32,24 +51,16 @@ export class SqlZoneImports implements ZoneImportRepository {
 
   async find(accountId: string, environment: Environment, id: string): Promise<ZoneImportRecord | null> {
     const r = await this.uow.db()('dns_imports').where({ id, account_id: accountId, environment }).first();
-    if (!r) return null;
-    return {
-      id: r.id,
-      accountId: r.account_id,
-      environment: r.environment,
-      domain: r.domain,
-      keyId: r.key_id,
-      source: r.source,
-      server: r.server ?? null,
-      tsigSealed: r.tsig_sealed ?? null,
-      status: r.status,
-      recordsRead: Number(r.records_read),
-      skipped: parse(r.skipped),
-      planId: r.plan_id ?? null,
-      error: r.error ? parse(r.error) : null,
-      createdAt: date(r.created_at),
-      finishedAt: dateOrNull(r.finished_at),
-    };
+    return r ? recordOf(r) : null;
+  }
+
+  async running(accountId: string, environment: Environment, domain: string): Promise<ZoneImportRecord | null> {
+    const r = await this.uow
+      .db()('dns_imports')
+      .where({ account_id: accountId, environment, domain, status: 'running' })
+      .orderBy('created_at', 'desc')
+      .first();
+    return r ? recordOf(r) : null;
   }
 
   async finish(id: string, o: ImportOutcome): Promise<void> {

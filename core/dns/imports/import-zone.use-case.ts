@@ -80,6 +80,10 @@ export class ImportZone {
   async start(key: ApiKey, domainInput: string, input: ImportInput): Promise<ZoneImportView> {
     const domain = normalizeDomain(domainInput);
     if (!(await this.deps.zones.find(key.accountId, key.environment, domain))) throw new DomainError('domain_not_found', { domain });
+    // One import of a zone at a time: each may hold a large file and a large plan in memory while it runs.
+    const running = await this.deps.imports.running(key.accountId, key.environment, domain);
+    if (running && !this.interrupted(running, this.deps.clock.now()))
+      throw new DomainError('import_in_progress', { import_id: running.id, domain });
     let server: { host: string; port: number } | null = null;
     if ('axfr' in input) {
       server = parseServer(input.axfr.server);
@@ -116,12 +120,17 @@ export class ImportZone {
     let r = await this.deps.imports.find(key.accountId, key.environment, id);
     if (!r || r.domain !== domain) throw new DomainError('import_not_found', { import_id: id, domain });
     const now = this.deps.clock.now();
-    if (r.status === 'running' && now.getTime() - r.createdAt.getTime() > this.deps.limits.maxSeconds * 1000 + INTERRUPTED_AFTER_MS) {
+    if (r.status === 'running' && this.interrupted(r, now)) {
       const outcome = failed(r, { code: 'import_interrupted', params: {} }, 0, now);
       await this.deps.imports.finish(r.id, outcome);
       r = { ...r, ...outcome, tsigSealed: null };
     }
     return importView(r);
+  }
+
+  /** Still "running" long after its time cap: its process went away. */
+  private interrupted(r: ZoneImportRecord, now: Date): boolean {
+    return now.getTime() - r.createdAt.getTime() > this.deps.limits.maxSeconds * 1000 + INTERRUPTED_AFTER_MS;
   }
 
   /** Reads, parses and plans; every way out writes the outcome (and erases the secret). Exported for tests. */

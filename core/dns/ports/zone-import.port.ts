@@ -4,6 +4,8 @@ import type { ImportOutcome, TsigKey, ZoneImportRecord } from '../imports/zone-i
 export interface ZoneImportRepository {
   insert(record: ZoneImportRecord): Promise<void>;
   find(accountId: string, environment: Environment, id: string): Promise<ZoneImportRecord | null>;
+  /** The newest import of the zone still running, if any. */
+  running(accountId: string, environment: Environment, domain: string): Promise<ZoneImportRecord | null>;
   /** The import ended: its outcome written and its sealed TSIG secret erased, in one update. */
   finish(id: string, outcome: ImportOutcome): Promise<void>;
   /** The pull ended: the sealed TSIG secret is erased at once (the plan is built after). */

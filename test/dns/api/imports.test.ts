@@ -363,6 +363,11 @@ eachStore('Zone import (POST /v1/domains/{domain}/dns/imports)', (kind) => {
       expect(running.status).to.equal('running');
       expect(running.tsig_sealed).to.be.a('string').and.not.contain(TSIG_SECRET);
       expect(running.tsig_sealed).to.not.contain(Buffer.from(TSIG_SECRET, 'base64').toString('latin1'));
+      // One import of a zone at a time.
+      const second = await start(DEV, { zone_file: '@ IN A 192.0.2.1\n' });
+      expect(second.status).to.equal(409);
+      expect(second.body.error.code).to.equal('import_in_progress');
+      expect(second.body.error.message.en).to.contain(r.body.id);
       await waitFor(async () => (await rows()).find((x: any) => x.id === r.body.id).status !== 'running', 10_000, 100);
     } finally {
       fake.server.close();
