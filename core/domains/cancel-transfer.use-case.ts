@@ -46,10 +46,14 @@ export class CancelTransfer {
     const registrar = requireCapability(this.deps.environments.get(environment).registrar, 'transfer_cancel');
     try {
       const state = await registrar.cancelTransfer(name, this.deps.random.id(), now);
-      const after = await this.deps.settlement.apply(t, state, now);
-      return viewTransfer(
-        after.status === 'cancelled' ? after : await this.deps.settlement.endIn(after, 'cancelled', null, false, now, state.status, actor),
-      );
+      // Cancelled by whoever asked (the event names them); any other answer is settled as the registry says.
+      const after =
+        state.status === 'clientCancelled'
+          ? await this.deps.settlement.endIn(t, 'cancelled', null, false, now, state.status, actor)
+          : await this.deps.settlement.apply(t, state, now);
+      if (after.status !== 'cancelled')
+        throw new DomainError('transfer_not_cancellable', { transfer_id: id, status: viewTransfer(after).status });
+      return viewTransfer(after);
     } catch (err) {
       if (!(err instanceof RegistryError)) throw err;
       if (err.reason === 'unavailable') throw new DomainError('registry_failure', { domain: name });

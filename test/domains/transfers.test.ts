@@ -20,6 +20,7 @@ const NAMES = [
   'transfer-locked-a.com.ua',
   'plain-name.com.ua',
   'transfer-cancel.com.ua',
+  'transfer-owner.com.ua',
   'transfer-race.com.ua',
   'transfer-big.io',
   'domivka-demo.com.ua',
@@ -169,6 +170,26 @@ eachStore('Transfers between registrars (sandbox, time travel)', (kind) => {
     expect(await eventTypes(domain)).to.include('domain.transfer_in_cancelled');
     const missing = await post(`/v1/domains/${domain}/transfers/nope/cancel`, {});
     expect([missing.status, missing.body.error.code]).to.deep.equal([404, 'transfer_not_found']);
+  });
+
+  it('an owner in the console cancels a transfer in (human route); a key is refused there (human_only)', async () => {
+    const domain = 'transfer-owner.com.ua';
+    const r = await post(`/v1/domains/${domain}/transfers`, { auth_code: 'sandbox-auth-ok' }, key.secret);
+    expect(r.status, JSON.stringify(r.body)).to.equal(202);
+    const path = `/v1/account/domains/${domain}/transfers/${r.body.id}/cancel`;
+    const byKey = await post(path, { environment: 'test' });
+    expect(byKey.status).to.equal(403);
+    const cookie = await api.signIn();
+    const c = await api.call(path, { method: 'POST', headers: { cookie, 'idempotency-key': randomUUID() }, json: { environment: 'test' } });
+    expect(c.status, JSON.stringify(c.body)).to.equal(200);
+    expect(c.body).to.include({ status: 'cancelled' });
+    expect((await entriesFor(domain)).map((e) => e.status)).to.deep.equal(['voided']);
+    const events = (await api.system.store
+      .knex('events')
+      .where({ type: 'domain.transfer_in_cancelled', subject: `domain:${domain}` })) as Array<{
+      actor: string;
+    }>;
+    expect(events.map((e) => e.actor)).to.deep.equal([`person:${api.demo.personId}`]);
   });
 
   it('two parallel requests for one name reserve once: one 202, the other 409 transfer_already_pending', async () => {

@@ -11,7 +11,7 @@ import { eachStore, type FreshStore } from '../support/stores.js';
 import { TEST_DATA_KEY_HEX, TEST_PEPPER_HEX } from '../support/system.js';
 
 /**
- * Crash safety. Registrations, renewals, top-ups, plan applies and certificate requests run
+ * Crash safety. Registrations, renewals, top-ups, plan applies, certificate requests and transfers in (then cancelled) run
  * with Idempotency-Keys against real API and worker processes (the npm start entry points, each ONE
  * node process so SIGKILL reaches the process that holds the work), which are killed with SIGKILL at
  * random moments CRASH_KILLS times (npm test: 3; npm run test:hostile: 20), restarted, and every request
@@ -85,9 +85,9 @@ interface Step {
 }
 interface Op {
   name: string;
-  kind: 'register' | 'renew' | 'topup' | 'plan' | 'cert' | 'mistake';
-  /** For a client mistake: the status and code it must end with. */
-  expect?: { status: number; code: string };
+    kind: 'register' | 'renew' | 'topup' | 'plan' | 'cert' | 'transfer' | 'mistake';
+    /** For a client mistake: the status and code it must end with. */
+    expect?: { status: number; code: string };
   nr: number;
   steps: Step[];
   at: number;
@@ -128,6 +128,12 @@ const makeOps = (n: number, from: number): Op[] => {
       i,
     );
     op(`certificate #${i}`, 'cert', [step('POST', '/v1/certificates', { domains: [i % 2 ? `crash-${i}.${PLANNED}` : `www.${PLANNED}`] })]);
+    // A transfer in (money reserved at the request), then its cancellation (the reservation voided): once each.
+    const transferred = `transfer-crash-${i}-${randomUUID().slice(0, 8)}.com.ua`;
+    op(`transfer ${transferred}`, 'transfer', [
+      step('POST', `/v1/domains/${transferred}/transfers`, { auth_code: 'sandbox-auth-ok' }),
+      step('POST', (p) => `/v1/domains/${transferred}/transfers/${p.id}/cancel`, {}),
+    ]);
   }
   // Client mistakes, one of each per life.
   mistake(
@@ -373,6 +379,26 @@ eachStore('Hostile: crash safety (kill -9 of API and worker, retries with Idempo
       expect(await count(db, 'events', { type: 'domain.registered', subject: `domain:${name}` }), `${o.name} event`).to.equal(
         ok(o) ? 1 : 0,
       );
+    }
+    // Transfers: one reservation per accepted request, voided by its cancellation; one event of each; no domain.
+    for (const o of ops.filter((x) => x.kind === 'transfer')) {
+      const name = o.name.slice('transfer '.length);
+      const accepted = o.answers[0]?.status === 202;
+      const entries = await db('ledger_entries').where({ domain: name, kind: 'transfer' });
+      expect(
+        entries.map((e: { status: string }) => e.status),
+        `${o.name} (${summary.join('; ')})`,
+      ).to.deep.equal(accepted ? ['voided'] : []);
+      expect(
+        await count(db, 'events', { type: 'domain.transfer_in_requested', subject: `domain:${name}` }),
+        `${o.name} requested`,
+      ).to.equal(accepted ? 1 : 0);
+      expect(
+        await count(db, 'events', { type: 'domain.transfer_in_cancelled', subject: `domain:${name}` }),
+        `${o.name} cancelled`,
+      ).to.equal(ok(o) ? 1 : 0);
+      expect(await count(db, 'domains', { name }), `${o.name} domain rows`).to.equal(0);
+      expect(await count(db, 'domain_transfers', { domain: name }), `${o.name} transfers`).to.equal(accepted ? 1 : 0);
     }
     const renewals = ops.filter((o) => o.kind === 'renew' && ok(o)).length;
     const renewCharges = (
