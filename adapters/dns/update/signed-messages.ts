@@ -190,6 +190,9 @@ export class SignedMessages {
     if (parsed.kind === 'formerr') return [bareReply(packet, RCODES.FORMERR, { ede: { code: EDE_OTHER, text: `TSIG: ${parsed.reason}` } })];
     if (parsed.kind === 'none') {
       if (opcode !== OPCODE_UPDATE) return server.answerUnsigned(packet, transport, peer);
+      // Records that cannot be walked hide any TSIG: a format error (RFC 8945 §5.2), not a missing signature.
+      const body = parseUpdate(packet);
+      if (!body.ok && body.rcode !== 'NOTAUTH') return [bareReply(packet, RCODES.FORMERR, { ede: { code: EDE_OTHER, text: body.reason } })];
       log.info({ peer, transport }, 'unsigned DNS UPDATE refused');
       return [
         bareReply(packet, RCODES.REFUSED, {
