@@ -43,6 +43,7 @@ const main = async () => {
       tsigKeys: system.get(TOKENS.ResolveTsigKey),
       update: system.get(TOKENS.ApplyDnsUpdate),
       transfer: system.get(TOKENS.AuthorizeTransfer),
+      throttle: system.get(TOKENS.CredentialThrottle),
     },
   });
   // An UPDATE applied here is published as an API apply is: the cluster primary syncs every worker

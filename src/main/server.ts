@@ -78,6 +78,7 @@ const main = async () => {
           tsigKeys: system.get(TOKENS.ResolveTsigKey),
           update: system.get(TOKENS.ApplyDnsUpdate),
           transfer: system.get(TOKENS.AuthorizeTransfer),
+          throttle: system.get(TOKENS.CredentialThrottle),
         },
         ...(metrics ? { observer: metrics.dns() } : {}),
       })

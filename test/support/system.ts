@@ -91,6 +91,7 @@ export const startApi = async (kind: StoreKind, options: TestApiOptions = {}): P
           tsigKeys: system.get(TOKENS.ResolveTsigKey),
           update: system.get(TOKENS.ApplyDnsUpdate),
           transfer: system.get(TOKENS.AuthorizeTransfer),
+          throttle: system.get(TOKENS.CredentialThrottle),
         },
         { serves: null, log: pino({ level: 'silent' }) },
       ),

@@ -1,4 +1,6 @@
 import type { ResolveTsigKey } from '../../../core/access/resolve-tsig-key.use-case.js';
+import type { CredentialThrottle } from '../../../core/accounts/credential-throttle.js';
+import { isDomainError } from '../../../core/kernel/errors.js';
 import type { ApplyDnsUpdate } from '../../../core/dns/update/apply-dns-update.use-case.js';
 import type { AuthorizeTransfer } from '../../../core/dns/update/authorize-transfer.use-case.js';
 import type { UpdateRcode } from '../../../core/dns/update/dns-update.js';
@@ -21,6 +23,8 @@ export interface SignedDnsUseCases {
   readonly tsigKeys: Pick<ResolveTsigKey, 'execute' | 'firstUse'>;
   readonly update: Pick<ApplyDnsUpdate, 'execute'>;
   readonly transfer: Pick<AuthorizeTransfer, 'execute'>;
+  /** The one limiter of credential checks (passwords, TOTP codes — and TSIG MACs): per address and per key name. */
+  readonly throttle: Pick<CredentialThrottle, 'admit' | 'succeeded' | 'failed'>;
 }
 
 export type Transport = 'udp' | 'tcp';
@@ -186,6 +190,9 @@ export class SignedMessages {
     if (parsed.kind === 'formerr') return [bareReply(packet, RCODES.FORMERR, { ede: { code: EDE_OTHER, text: `TSIG: ${parsed.reason}` } })];
     if (parsed.kind === 'none') {
       if (opcode !== OPCODE_UPDATE) return server.answerUnsigned(packet, transport, peer);
+      // Records that cannot be walked hide any TSIG: a format error (RFC 8945 §5.2), not a missing signature.
+      const body = parseUpdate(packet);
+      if (!body.ok && body.rcode !== 'NOTAUTH') return [bareReply(packet, RCODES.FORMERR, { ede: { code: EDE_OTHER, text: body.reason } })];
       log.info({ peer, transport }, 'unsigned DNS UPDATE refused');
       return [
         bareReply(packet, RCODES.REFUSED, {
@@ -194,12 +201,28 @@ export class SignedMessages {
       ];
     }
     const now = this.now();
+    // Counted before it is checked, as every credential check is (core/accounts/credential-throttle.ts).
+    let check: Awaited<ReturnType<SignedDnsUseCases['throttle']['admit']>>;
+    try {
+      check = await this.uc.throttle.admit(peer, `tsig:${parsed.tsig.keyName}`);
+    } catch (err) {
+      if (!isDomainError(err) || err.code !== 'too_many_attempts') throw err;
+      log.info({ peer, transport, tsig_key: parsed.tsig.keyName }, 'TSIG check throttled');
+      const wait = (err.params as { retry_after?: number }).retry_after ?? 1;
+      return [
+        bareReply(parsed.unsigned, RCODES.REFUSED, {
+          ede: { code: EDE_PROHIBITED, text: `too many failed TSIG checks; retry in ${wait} s` },
+        }),
+      ];
+    }
     const found = await this.uc.tsigKeys.execute(parsed.tsig.keyName);
     const tsigKey: TsigKey | undefined = found.ok
       ? { name: found.name, algorithm: found.algorithm, secret: Buffer.from(found.secret, 'base64') }
       : undefined;
     const verified = verifyRequest(parsed, (n) => (tsigKey && n === tsigKey.name ? tsigKey : undefined), { now });
     const unsigned = parsed.unsigned;
+    if (verified.ok) await this.uc.throttle.succeeded(check);
+    else await this.uc.throttle.failed(check, null);
     if (!verified.ok) {
       const why = !found.ok ? `key ${found.reason}` : verified.reason;
       log.info(

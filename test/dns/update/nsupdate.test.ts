@@ -286,6 +286,25 @@ eachStore("DNS UPDATE with a key's TSIG credential (nsupdate, knsupdate)", (kind
     expect(refused.out).to.match(/update failed: REFUSED/);
   });
 
+  it('failed TSIG checks count in the credential limiter: after 5 for one key name, REFUSED with the wait, the real key too', async () => {
+    const k = await api.issueKey({ environment: 'test', rights: ['dns.edit'], domains: ['domivka-demo.dev'] });
+    const wrong = { ...k.body.tsig, secret: Buffer.alloc(32, 9).toString('base64') };
+    const outs: string[] = [];
+    for (let i = 0; i < 6; i++)
+      outs.push((await nsupdate('nsupdate', wrong, script([`update add limited.domivka-demo.dev. 60 A 192.0.2.1`]), ['-v'])).out);
+    expect(
+      outs.slice(0, 5).every((o) => /NOTAUTH\(BADSIG\)/.test(o)),
+      outs.join('\n'),
+    ).to.equal(true);
+    expect(outs[5]).to.match(/update failed: REFUSED/);
+    // The right secret from this address now waits too (the person/pair counters of sign-in, here per key name).
+    const right = await nsupdate('nsupdate', k.body.tsig, script([`update add limited.domivka-demo.dev. 60 A 192.0.2.1`]), ['-v']);
+    expect(right.out).to.match(/update failed: REFUSED/);
+    api.clock.advance(2 * 3600_000); // the burst is over
+    const later = await nsupdate('nsupdate', k.body.tsig, script([`update add limited.domivka-demo.dev. 60 A 192.0.2.1`]), ['-v']);
+    expect(later, later.out).to.deep.include({ code: 0 });
+  });
+
   it("an expired key's credential is refused: NOTAUTH(BADKEY) (last: it moves the clock)", async () => {
     const k = await api.issueKey({
       environment: 'test',
