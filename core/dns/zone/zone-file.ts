@@ -357,7 +357,7 @@ export class ZoneFileParser {
       if (asTtl !== null) {
         ttl = asTtl;
         k++;
-      } else if (CLASSES.includes(tok.toUpperCase()) || /^CLASS\d+$/i.test(tok)) {
+      } else if (CLASSES.includes(tok.toUpperCase())) {
         klass = tok.toUpperCase();
         k++;
       }
