@@ -12,6 +12,8 @@ import {
   configModule,
   kernelModule,
   liveAdaptersModule,
+  loadLiveAdapterCode,
+  type LiveAdapterCode,
   mailModule,
   mcpModule,
   platformModule,
@@ -41,6 +43,8 @@ export interface SystemOptions {
   readonly extraRoutes?: readonly Route[];
   /** Wraps the sandbox adapter set (tests: fault injection around the registry or the card). */
   readonly wrapSandbox?: (adapters: EnvironmentAdapters) => EnvironmentAdapters;
+  /** The live adapters' code when LIVE_REGISTRAR is set (System.create loads it). */
+  readonly live?: LiveAdapterCode | null;
 }
 
 /**
@@ -60,7 +64,7 @@ export class System {
       platformModule(options.clock),
       sqlModule(),
       sandboxAdaptersModule(options.wrapSandbox),
-      liveAdaptersModule(config),
+      liveAdaptersModule(config, options.live),
       mcpModule(),
       mailModule(config),
       kernelModule(),
@@ -79,6 +83,11 @@ export class System {
       eventsModule(),
       consoleModule(),
     );
+  }
+
+  /** Builds the system after loading only the adapters' code its configuration needs (Stripe, EPP). */
+  static async create(config: Config, options: SystemOptions = {}): Promise<System> {
+    return new System(config, { ...options, live: options.live ?? (await loadLiveAdapterCode(config)) });
   }
 
   get store(): SqlStore {

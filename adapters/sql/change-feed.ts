@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Change, ChangeAnnouncer, ChangeFeed, ChangeTopic } from '../../core/kernel/change-feed.port.js';
 import type { Engine } from './connection.js';
 import type { SqliteReader } from './sqlite-reader.js';
@@ -106,7 +106,10 @@ export class SqlChangeFeed implements ChangeFeed, ChangeAnnouncer {
 
   private async connect(): Promise<void> {
     if (this.closed) return;
-    const client = new pg.Client({ connectionString: this.options.url });
+    // Loaded here, not at the top: a SQLite process never loads pg.
+    const { default: Pg } = await import('pg');
+    if (this.closed) return;
+    const client = new Pg.Client({ connectionString: this.options.url });
     this.client = client;
     const lost = () => {
       if (this.client !== client) return;

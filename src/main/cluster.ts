@@ -29,7 +29,7 @@ const main = async () => {
   const config = loadConfig();
   const shape = loadClusterConfig();
   // Migrations and the demo seed once, before any child starts (children still run migrate: a no-op).
-  const system = new System(config);
+  const system = await System.create(config);
   const log = system.logger.child({ component: 'cluster' });
   await system.migrate();
   if (config.seedDemo) {

@@ -6,7 +6,7 @@ import { System } from '../system.js';
 
 /** Writes the OpenAPI document to a file (for linting in CI). Touches no store. */
 const out = process.argv[2] ?? 'var/openapi.json';
-const system = new System(
+const system = await System.create(
   { ...loadConfig({ ...process.env, DATABASE_URL: ':memory:', VAR_DIR: 'var' }) },
   { logger: pino({ level: 'silent' }) },
 );

@@ -59,7 +59,7 @@ const main = async (): Promise<number> => {
     return 0;
   }
   const config = loadConfig();
-  const system = new System(config, { logger: pino({ level: 'warn' }, pino.destination(2)) });
+  const system = await System.create(config, { logger: pino({ level: 'warn' }, pino.destination(2)) });
   try {
     await system.migrate();
     const seeded = await system.get(TOKENS.SeedDemo).execute();

@@ -27,7 +27,7 @@ const main = async () => {
     mark = now;
   };
   const config = loadConfig();
-  const system = new System(config);
+  const system = await System.create(config);
   const log = system.logger;
   // Metrics: served here on METRICS_PORT (with the DNS workers' summed in), or, in an API process of
   // npm run cluster, handed to the supervisor that serves them for the whole cluster.

@@ -8,7 +8,7 @@ import { answerScrapes, instrumentSystem, serveGroupMetrics, workerHooks } from 
 /** `npm run worker`: the worker alone (beside API processes that run with RUN_WORKER=false). */
 const main = async () => {
   const config = loadConfig();
-  const system = new System(config);
+  const system = await System.create(config);
   // Under npm run cluster the supervisor serves this worker's metrics; alone, it serves its own.
   const child = process.env.DOMIVKA_METRICS_CHILD === '1';
   const metrics = config.metrics.port !== 0 || child ? new Metrics() : null;

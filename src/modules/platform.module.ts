@@ -7,8 +7,9 @@ import { OtplibTotp } from '../../adapters/credentials/otplib/index.js';
 import { AesGcmSecretBox, NodeRandom, NodeSecretHasher } from '../../adapters/crypto/node/index.js';
 import { SandboxRegistrar } from '../../adapters/registrar/sandbox/index.js';
 import { SandboxPayments } from '../../adapters/payments/sandbox/index.js';
-import { StripeCardSetup, StripePayments } from '../../adapters/payments/stripe/index.js';
-import { createEppRegistrar, type EppRegistrar } from '../../adapters/registrar/epp/index.js';
+import type * as StripeAdapter from '../../adapters/payments/stripe/index.js';
+import type * as EppAdapter from '../../adapters/registrar/epp/index.js';
+import type { EppRegistrar } from '../../adapters/registrar/epp/index.js';
 import { SqlDomainHolders } from '../../adapters/sql/repositories/domains.repository.js';
 import { ProcessRegistryMessages } from '../../core/domains/process-registry-messages.use-case.js';
 import type { AdvanceTransfers } from '../../core/domains/advance-transfers.use-case.js';
@@ -125,9 +126,40 @@ export const mailModule = (config: Config) =>
  * The live adapter set: bound only when configured (LIVE_REGISTRAR=epp). With none, live keys get 503.
  * Registrar: EPP; payments: Stripe when STRIPE_SECRET_KEY is set, else refused top-ups; CA: ACME.
  */
-export const liveAdaptersModule = (config: Config) =>
+/**
+ * The live adapters' code (the EPP client with its XML parser; Stripe's SDK, ~20 MB): loaded only when
+ * configured, before the container is built (System.create), so a sandbox-only process never loads it.
+ */
+export interface LiveAdapterCode {
+  readonly epp: typeof EppAdapter;
+  readonly stripe: typeof StripeAdapter | null;
+}
+
+/**
+ * One of our modules, on demand. Compiled (dist/, ES modules) this is import(). When the code runs compiled
+ * to CommonJS (mocha through tsx) an import() would load a second copy of core/ beside the required one
+ * (two RegistryError classes, so `instanceof` fails): there the module's own require is used.
+ */
+const loadOwn = async <M>(specifier: string): Promise<M> =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  typeof require === 'function' ? (require(specifier) as M) : ((await import(specifier)) as M);
+
+export const loadLiveAdapterCode = async (config: Config): Promise<LiveAdapterCode | null> =>
+  config.liveRegistrar === 'none' || !config.epp
+    ? null
+    : {
+        epp: await loadOwn<typeof EppAdapter>('../../adapters/registrar/epp/index.js'),
+        stripe: config.liveStripe ? await loadOwn<typeof StripeAdapter>('../../adapters/payments/stripe/index.js') : null,
+      };
+
+export const liveAdaptersModule = (config: Config, code: LiveAdapterCode | null | undefined) =>
   new ContainerModule(({ bind }) => {
     if (config.liveRegistrar === 'none' || !config.epp) return;
+    if (!code || (config.liveStripe && !code.stripe)) {
+      throw new Error('LIVE_REGISTRAR is set but the live adapters are not loaded: build the system with System.create');
+    }
+    const { createEppRegistrar } = code.epp;
+    const stripe = code.stripe;
     const epp = config.epp;
     bind(T.LiveAdapters)
       .toResolvedValue(
@@ -144,7 +176,7 @@ export const liveAdaptersModule = (config: Config) =>
             defaultNameservers: epp.nameservers,
             log: log.child({ component: 'epp' }),
           }),
-          payments: config.liveStripe ? new StripePayments(config.liveStripe) : new UnconfiguredPayments(),
+          payments: config.liveStripe && stripe ? new stripe.StripePayments(config.liveStripe) : new UnconfiguredPayments(),
           ca: new StoredAccountAcmeCa(
             { directoryUrl: config.acme.directoryUrl, email: config.acme.email, caFile: config.acme.caFile },
             s.caMaterial,
@@ -156,7 +188,7 @@ export const liveAdaptersModule = (config: Config) =>
       )
       .inSingletonScope();
     // Saving a live card (the human-only payment-method change) goes through Stripe SetupIntents.
-    if (config.liveStripe) bind(T.LiveCardSetup).toConstantValue(new StripeCardSetup(config.liveStripe));
+    if (config.liveStripe && stripe) bind(T.LiveCardSetup).toConstantValue(new stripe.StripeCardSetup(config.liveStripe));
     // The registry's message queue (EPP poll) becomes DomainEvents; the worker runs it.
     bind(T.ProcessRegistryMessages)
       .toResolvedValue(

@@ -46,5 +46,10 @@ describe('compiled build: entry points run dist/ with no TypeScript at run time'
       'the DNS workers run dist too',
     ).to.equal(true);
     expect(loaded.filter((f) => /node_modules\/(tsx|typescript|esbuild)\/|\.ts$/.test(f))).to.deep.equal([]);
+    // Loaded only when configured (issue 21: start time and memory): a sandbox-only SQLite start without
+    // LIVE_REGISTRAR, STRIPE_SECRET_KEY or SMTP_URL loads none of them.
+    expect(
+      loaded.filter((f) => /node_modules\/(stripe|fast-xml-parser|nodemailer|pg|acme-client|@modelcontextprotocol)\//.test(f)),
+    ).to.deep.equal([]);
   });
 });

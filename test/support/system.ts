@@ -64,7 +64,7 @@ export const testConfig = (store: FreshStore, env: Record<string, string> = {}):
 export const startApi = async (kind: StoreKind, options: TestApiOptions = {}): Promise<TestApi> => {
   const store = await kind.fresh();
   const clock = options.clock ?? new TestClock();
-  const system = new System(testConfig(store, options.env), {
+  const system = await System.create(testConfig(store, options.env), {
     clock,
     logger: options.logger ?? pino({ level: 'silent' }),
     ...(options.extraRoutes ? { extraRoutes: options.extraRoutes } : {}),

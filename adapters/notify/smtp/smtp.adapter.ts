@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import type nodemailer from 'nodemailer';
 import type { Mailer } from '../../../core/notices/ports/mailer.port.js';
 
 /** Validated settings of the SMTP mailer (STYLE 4: built by src/, never read from the environment here). */
@@ -64,7 +64,9 @@ const describeError = (e: unknown): string => {
  * delays notices, loses none).
  */
 export class SmtpMailer implements Mailer {
-  private readonly transport: ReturnType<typeof nodemailer.createTransport>;
+  /** nodemailer is loaded on the first send: a process that sends no mail never loads it (start time, memory). */
+  private transport: Promise<ReturnType<typeof nodemailer.createTransport>> | null = null;
+  private readonly options: Parameters<typeof nodemailer.createTransport>[0];
   private readonly from: string;
   private readonly timeoutMs: number;
   private readonly where: string;
@@ -76,7 +78,7 @@ export class SmtpMailer implements Mailer {
     if (!Number.isInteger(t) || t <= 0) throw configError('timeoutMs must be a positive integer');
     this.timeoutMs = t;
     this.where = `${ep.host}${ep.port ? `:${ep.port}` : ''}`;
-    this.transport = nodemailer.createTransport({
+    this.options = {
       host: ep.host,
       ...(ep.port ? { port: ep.port } : {}),
       secure: ep.secure,
@@ -89,12 +91,18 @@ export class SmtpMailer implements Mailer {
       socketTimeout: t,
       dnsTimeout: t,
       socketCloseTimeout: Math.min(t, 5_000),
-    });
+    };
+  }
+
+  private transporter(): Promise<ReturnType<typeof nodemailer.createTransport>> {
+    this.transport ??= import('nodemailer').then((m) => m.default.createTransport(this.options));
+    return this.transport;
   }
 
   async send(message: { to: string; subject: string; text: string }): Promise<void> {
     try {
-      await this.transport.sendMail({
+      const transport = await this.transporter();
+      await transport.sendMail({
         from: this.from,
         to: message.to,
         subject: message.subject,
@@ -113,6 +121,6 @@ export class SmtpMailer implements Mailer {
 
   /** Releases the transport (nothing is kept open between sends; this is for symmetry with other adapters). */
   close(): void {
-    this.transport.close();
+    void this.transport?.then((t) => t.close()).catch(() => undefined);
   }
 }
