@@ -22,7 +22,7 @@ const config = loadConfig();
 const index = Number(process.env.DOMIVKA_DNS_WORKER ?? '0');
 const log = pino({ level: config.logLevel }).child({ component: 'dns', worker: index });
 // The core's use cases for DNS UPDATE and signed messages (the same as the API process's), over this worker's store.
-const system = new System(config, { logger: log });
+const system = await System.create(config, { logger: log });
 const store = system.store;
 
 // This worker's metrics, summed into the primary's /metrics at each scrape.
