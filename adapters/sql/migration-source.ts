@@ -16,6 +16,7 @@ import * as dnsNamesALabels from './migrations/20261126120000_dns_names_a_labels
 import * as dnsCatalog from './migrations/20261126130000_dns_catalog.js';
 import * as eventUrlParts from './migrations/20261126130000_event_url_parts.js';
 import * as dnssec from './migrations/20261126160000_dnssec.js';
+import * as dnssecDs from './migrations/20261126170000_dnssec_ds.js';
 
 /** Migrations listed explicitly: no directory scanning, so they load the same under tsx, tests and CLI. */
 const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
@@ -36,6 +37,7 @@ const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
   ['20261126130000_dns_catalog', dnsCatalog],
   ['20261126130000_event_url_parts', eventUrlParts],
   ['20261126160000_dnssec', dnssec],
+  ['20261126170000_dnssec_ds', dnssecDs],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

@@ -1,5 +1,7 @@
 import { DomainError } from '../kernel/errors.js';
 import type {
+  DsRemoval,
+  DsSetting,
   NameserverControl,
   RegistrantControl,
   Registering,
@@ -17,6 +19,8 @@ type Ability = {
   transfer_lock: TransferLockControl;
   transfer_code: TransferCodes;
   registrant: RegistrantControl;
+  ds_set: DsSetting;
+  ds_remove: DsRemoval;
 };
 
 const method: Record<RegistrarCapability, string> = {
@@ -26,6 +30,8 @@ const method: Record<RegistrarCapability, string> = {
   transfer_lock: 'setTransferLock',
   transfer_code: 'transferCode',
   registrant: 'changeRegistrant',
+  ds_set: 'setDs',
+  ds_remove: 'removeDs',
 };
 
 /** Returns the registrar narrowed to an ability, or refuses with `registrar_capability_missing`. */

@@ -41,6 +41,7 @@ eachStore('Sandbox registrar', (kind) => {
         free: (tld) => `contract-${++n}.${tld}`,
         taken: () => `taken-contract-${++n}.com.ua`,
         failing: () => `fail-contract-${++n}.com.ua`,
+        refusesDs: () => `nods-contract-${++n}.com.ua`,
       },
       today: () => kyivDate(clock.now()),
       cleanup: close,
@@ -63,8 +64,10 @@ eachStore('Sandbox registrar', (kind) => {
       registrar = new SandboxRegistrar(opened.store.sandboxRegistry, clock, codes());
     });
 
-    it('declares all six capabilities', () => {
+    it('declares all eight capabilities', () => {
       expect([...registrar.capabilities].sort()).to.deep.equal([
+        'ds_remove',
+        'ds_set',
         'nameservers',
         'register',
         'registrant',

@@ -4,7 +4,7 @@ import type { Environments } from '../../kernel/environments.port.js';
  * every registrar has, plus optional abilities as separate interfaces, declared in `capabilities`
  * (STYLE 3: a registrar that cannot do something says so, and the core answers with a clear error).
  */
-export type RegistrarCapability = 'register' | 'renew' | 'nameservers' | 'transfer_lock' | 'transfer_code' | 'registrant';
+export type RegistrarCapability = 'register' | 'renew' | 'nameservers' | 'transfer_lock' | 'transfer_code' | 'registrant' | DsCapability;
 
 export interface Availability {
   readonly domain: string;
@@ -88,8 +88,35 @@ export interface RegistrantControl {
   changeRegistrant(domain: string, registrant: RegistrantContact, clientTransactionId: string): Promise<void>;
 }
 
+/**
+ * DNSSEC at the registry: the DS set the parent publishes for the domain (RFC 4034 §5; EPP secDNS-1.1,
+ * RFC 5910 dsData interface). Two abilities, declared apart: some registries accept new DS records from a
+ * registrar but remove them only through their own support desk.
+ */
+export type DsCapability = 'ds_set' | 'ds_remove';
+
+/** One DS record as the registry keeps it: digest in upper-case hex. */
+export interface DsRecord {
+  readonly keyTag: number;
+  readonly algorithm: number;
+  readonly digestType: number;
+  readonly digest: string;
+}
+
+/** Adds DS records (the ones already there stay; adding one the registry holds is harmless). */
+export interface DsSetting {
+  setDs(domain: string, records: readonly DsRecord[], clientTransactionId: string): Promise<void>;
+  /** The DS records the registry holds for the domain (what the parent publishes). */
+  dsRecords(domain: string): Promise<DsRecord[]>;
+}
+/** Removes DS records (removing one the registry does not hold is harmless). */
+export interface DsRemoval {
+  removeDs(domain: string, records: readonly DsRecord[], clientTransactionId: string): Promise<void>;
+}
+
 export type Registrar = RegistrarBase &
-  Partial<Registering & Renewing & NameserverControl & TransferLockControl & TransferCodes & RegistrantControl>;
+  Partial<Registering & Renewing & NameserverControl & TransferLockControl & TransferCodes & RegistrantControl> &
+  Partial<DsSetting & DsRemoval>;
 
 /**
  * Why a registry refused, as stable codes (each maps to an error of core/shared/errors.ts). EPP result
