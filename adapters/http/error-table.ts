@@ -173,6 +173,23 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
     en: (p) =>
       `The parent zone still holds a DS for ${s(p.domain)}: stopping signing now would take the domain off the internet for validating resolvers. Remove the DS at the registrar first and wait its TTL.`,
   },
+  dnssec_not_enabled: {
+    status: 409,
+    uk: (p) => `Зона ${s(p.domain)} не підписана: спершу увімкніть DNSSEC (PUT /v1/domains/${s(p.domain)}/dnssec).`,
+    en: (p) => `The zone ${s(p.domain)} is not signed: switch DNSSEC on first (PUT /v1/domains/${s(p.domain)}/dnssec).`,
+  },
+  dnssec_ds_hosted: {
+    status: 409,
+    uk: (p) =>
+      `Домен ${s(p.domain)} зареєстровано в іншого реєстратора: ми не можемо передати DS до реєстру. Дайте DS із GET /v1/domains/${s(p.domain)}/dnssec своєму реєстраторові.`,
+    en: (p) =>
+      `${s(p.domain)} is registered at another registrar: we cannot send its DS to the registry. Give the DS from GET /v1/domains/${s(p.domain)}/dnssec to your registrar.`,
+  },
+  dnssec_ds_refused: {
+    status: 422,
+    uk: (p) => `Реєстр відмовився прийняти DS домену ${s(p.domain)}: ${s(p.reason)}. Зона й далі підписана; DS у батьківській зоні немає.`,
+    en: (p) => `The registry refused the DS of ${s(p.domain)}: ${s(p.reason)}. The zone stays signed; the parent holds no DS.`,
+  },
   dnssec_algorithm_rollover_unavailable: {
     status: 409,
     uk: (p) =>

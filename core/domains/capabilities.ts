@@ -1,5 +1,7 @@
 import { DomainError } from '../kernel/errors.js';
 import type {
+  DsRemoval,
+  DsSetting,
   NameserverControl,
   RegistrantControl,
   Registering,
@@ -25,6 +27,8 @@ type Ability = {
   transfer_query: TransferQuerying;
   transfer_cancel: TransferCancelling;
   transfer_reject: TransferRejecting;
+  ds_set: DsSetting;
+  ds_remove: DsRemoval;
 };
 
 const method: Record<RegistrarCapability, string> = {
@@ -38,6 +42,8 @@ const method: Record<RegistrarCapability, string> = {
   transfer_query: 'queryTransfer',
   transfer_cancel: 'cancelTransfer',
   transfer_reject: 'rejectTransfer',
+  ds_set: 'setDs',
+  ds_remove: 'removeDs',
 };
 
 /** Returns the registrar narrowed to an ability, or refuses with `registrar_capability_missing`. */

@@ -40,12 +40,13 @@ const e = <const D extends Record<string, string>>(pub: string | null, scope: Ev
 
 const OPERATION_DATA = {
   operation_id: 'string',
-  kind: "'nameservers' | 'transfer_unlock' | 'labels' | 'hosted_delete'",
+    kind: "'nameservers' | 'transfer_unlock' | 'labels' | 'hosted_delete' | 'dnssec_ds_publish'",
   domain: 'string',
   status: 'string',
   activates_at: 'date-time',
   nameservers: 'string[] (nameservers)',
   labels: 'string[] (labels)',
+  ds: 'string[] (DS records, dnssec operations)',
   previous: 'string[]: the nameservers or labels before (nameservers, labels)',
   warnings: 'string[]: warning codes, when there are any',
   warning_messages: 'object[]: uk, en of each warning',

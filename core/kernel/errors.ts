@@ -100,6 +100,9 @@ export type ErrorCode =
   | 'dnssec_algorithm_unsupported'
   | 'dnssec_ds_at_parent'
   | 'dnssec_algorithm_rollover_unavailable'
+  | 'dnssec_not_enabled'
+  | 'dnssec_ds_hosted'
+  | 'dnssec_ds_refused'
   // certificates
   | 'certificate_not_found'
   | 'certificate_not_ready'
@@ -255,6 +258,9 @@ export interface ErrorParamMap {
   dnssec_algorithm_unsupported: { algorithm: Param };
   dnssec_ds_at_parent: { domain: Param };
   dnssec_algorithm_rollover_unavailable: { domain: Param; algorithm: Param };
+  dnssec_not_enabled: { domain: Param };
+  dnssec_ds_hosted: { domain: Param };
+  dnssec_ds_refused: { domain: Param; reason: Param };
   certificate_not_found: { certificate_id: Param };
   certificate_not_ready: { certificate_id: Param; status: Param };
   certificate_not_revocable: { certificate_id: Param; status: Param };

@@ -67,10 +67,11 @@ type WebhookSettings = {
 };
 type OperationChanged = {
   readonly operation_id: string;
-  readonly kind: 'nameservers' | 'transfer_unlock' | 'labels' | 'hosted_delete';
+    readonly kind: 'nameservers' | 'transfer_unlock' | 'labels' | 'hosted_delete' | 'dnssec_ds_publish';
   readonly domain: string;
   readonly status: string;
   readonly activates_at: string;
+  readonly ds?: readonly string[];
   readonly nameservers?: readonly string[];
   readonly labels?: readonly string[];
   readonly previous?: readonly string[];

@@ -14,6 +14,8 @@ import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import type { OperationLog } from './operation-log.js';
 import { withoutPendingUpdate, type Operation } from './operation.js';
 import type { DomainLabelWriter, OperationRepository } from './ports/operation-repository.port.js';
+import type { DnssecRepository } from '../dnssec/ports/dnssec-repository.port.js';
+import type { DsRecord } from '../domains/ports/registrar.port.js';
 
 /** How long one activation may hold an operation before another worker may take it over. */
 export const ACTIVATION_LEASE_MS = 120_000;
@@ -36,7 +38,15 @@ export interface ActivateOperationDeps {
   readonly time: AccountClock;
   readonly clock: Clock;
   readonly random: Random;
+  /** DNSSEC state of zones (dnssec operations). */
+  readonly dnssec?: DnssecRepository;
 }
+
+/** "<tag> <alg> <digest type> <hex>" → the registry's DS record. */
+export const dsRecordOf = (presentation: string): DsRecord => {
+  const [tag, alg, type, digest] = presentation.trim().split(/\s+/);
+  return { keyTag: Number(tag), algorithm: Number(alg), digestType: Number(type), digest: (digest ?? '').toUpperCase() };
+};
 
 /**
  * Applies a pending operation's effect once: under a lease (a conditional update, so two workers — or a
@@ -59,7 +69,8 @@ export class ActivateOperation {
     try {
       await this.applyAtRegistry(op);
     } catch (err) {
-      if (err instanceof RegistryError) failure = `${err.reason}: ${err.message}`;
+      if (err instanceof RegistryError)
+        failure = op.kind === 'dnssec_ds_publish' ? `dnssec_ds_refused: ${err.message}` : `${err.reason}: ${err.message}`;
       else if (isDomainError(err) && err.code === 'registrar_capability_missing')
         failure = `registrar_capability_missing: ${String(err.fact('registrar'))} cannot ${String(err.fact('capability'))}`;
       else {
@@ -86,6 +97,11 @@ export class ActivateOperation {
   private async applyAtRegistry(op: Operation): Promise<void> {
     if (op.kind === 'labels' || op.kind === 'hosted_delete') return;
     const registrar = this.deps.environments.get(op.environment).registrar;
+    if (op.kind === 'dnssec_ds_publish') {
+      const ds = (op.params.ds ?? []).map(dsRecordOf);
+      await requireCapability(registrar, 'ds_set').setDs(op.domain, ds, transactionIdOf(op));
+      return;
+    }
     if (op.kind === 'nameservers') {
       const p = op.params as { nameservers: string[] };
       await requireCapability(registrar, 'nameservers').setNameservers(op.domain, p.nameservers, transactionIdOf(op));
@@ -123,6 +139,8 @@ export class ActivateOperation {
           const nameservers = [...(op.params as { nameservers: string[] }).nameservers];
           updated = { ...updated, nameservers };
           zone = await this.apexFollows(op, nameservers);
+        } else if (op.kind === 'dnssec_ds_publish') {
+          await this.parentHoldsDs(op);
         } else if (op.kind === 'transfer_unlock') {
           const rest = updated.status.filter((s) => s !== 'clientTransferProhibited');
           updated = { ...updated, transferLock: false, status: rest.length > 0 ? rest : ['ok'] };
@@ -134,6 +152,13 @@ export class ActivateOperation {
     }
     await this.deps.log.record(next, failure === null ? 'activated' : 'failed', actor);
     return { operation: next, zone };
+  }
+
+  /** The registry took our DS: the zone is secure (validators now check its signatures). */
+  private async parentHoldsDs(op: Operation): Promise<void> {
+    const zone = await this.deps.zones.find(op.accountId, op.environment, op.domain);
+    const state = zone && this.deps.dnssec ? await this.deps.dnssec.find(zone.id) : null;
+    if (state) await this.deps.dnssec!.save({ ...state, status: 'secure', dsAtParent: true });
   }
 
   /** DESIGN: the apex NS belongs to the service and follows the nameservers operation (parent and child

@@ -48,6 +48,7 @@ export class OperationLog {
         ...(view.nameservers ? { nameservers: view.nameservers } : {}),
         ...(view.labels ? { labels: view.labels } : {}),
         ...(view.previous ? { previous: view.previous } : {}),
+        ...(view.ds ? { ds: view.ds } : {}),
         ...(op.warnings.length > 0
           ? { warnings: op.warnings.map((w) => w.code), warning_messages: op.warnings.map((w) => ({ ...w.message })) }
           : {}),

@@ -7,7 +7,9 @@ import type { Environment } from '../kernel/environment.js';
  * activates by itself 24 hours after it was requested; any owner may cancel it before then.
  *   pending → active (the effect is applied) | cancelled | failed (the registry refused; its reason kept)
  */
-export type OperationKind = 'nameservers' | 'transfer_unlock' | 'labels' | 'hosted_delete';
+export type OperationKind = 'nameservers' | 'transfer_unlock' | 'labels' | 'hosted_delete' | DnssecOperationKind;
+/** DNSSEC at the parent (DESIGN: DNSSEC): publish our DS. (`dnssec_disable` is still to come.) */
+export type DnssecOperationKind = 'dnssec_ds_publish';
 export type OperationStatus = 'pending' | 'active' | 'cancelled' | 'failed';
 
 /** The waiting time before a class 3 operation activates by itself. */
@@ -21,6 +23,7 @@ export const RIGHT_OF: Readonly<Record<OperationKind, RightName>> = {
   // Deleting an active hosted zone takes its site and mail down: class 3 in effect, under the right that
   // added it (DESIGN: hosted domains).
   hosted_delete: 'domain.host',
+  dnssec_ds_publish: 'dns.dnssec',
 };
 
 /** Who did something: a key (and the person who issued it), or a signed-in person in the console. */
@@ -37,6 +40,8 @@ export interface OperationParams {
   readonly nameservers?: readonly string[];
   readonly labels?: readonly string[];
   readonly previous?: readonly string[];
+  /** dnssec_ds_publish: the DS records, "<tag> <alg> <digest type> <hex>". */
+  readonly ds?: readonly string[];
 }
 
 /** A plain-language warning (uk + en) with a stable code, e.g. `nameservers_outside`. */
@@ -73,8 +78,13 @@ export const partyLabel = (p: Party): string => (p.type === 'key' ? `key:${p.key
 
 /** What the operation will do, in words (uk + en), for the response, notices and the console. */
 export const describeEffect = (op: Pick<Operation, 'kind' | 'params' | 'domain'>): { uk: string; en: string } => {
-  const p = op.params as { nameservers?: string[]; labels?: string[]; previous?: string[] };
+  const p = op.params as { nameservers?: string[]; labels?: string[]; previous?: string[]; ds?: string[] };
   switch (op.kind) {
+    case 'dnssec_ds_publish':
+      return {
+        uk: `Реєстр отримає DS ${(p.ds ?? []).join(', ')} для домену ${op.domain}; відтоді резолвери, що перевіряють DNSSEC, перевірятимуть підписи зони.`,
+        en: `The registry receives the DS ${(p.ds ?? []).join(', ')} for ${op.domain}; from then on validating resolvers check the zone's signatures.`,
+      };
     case 'nameservers':
       return {
         uk: `Сервери імен домену ${op.domain} зміняться з ${p.previous!.join(', ')} на ${p.nameservers!.join(', ')}.`,
@@ -115,13 +125,14 @@ export interface OperationView {
   nameservers?: string[];
   labels?: string[];
   previous?: string[];
+  ds?: string[];
   cancelled_by: ReturnType<typeof partyView> | null;
   failure_reason: string | null;
   links: { self: string; confirm?: string; cancel?: string; domain: string };
 }
 
 export const viewOperation = (op: Operation): OperationView => {
-  const p = op.params as { nameservers?: string[]; labels?: string[]; previous?: string[] };
+  const p = op.params as { nameservers?: string[]; labels?: string[]; previous?: string[]; ds?: string[] };
   const self = `/v1/operations/${op.id}`;
   return {
     id: op.id,
@@ -140,6 +151,7 @@ export const viewOperation = (op: Operation): OperationView => {
     ...(p.nameservers ? { nameservers: [...p.nameservers] } : {}),
     ...(p.labels ? { labels: [...p.labels] } : {}),
     ...(p.previous ? { previous: [...p.previous] } : {}),
+    ...(p.ds ? { ds: [...p.ds] } : {}),
     cancelled_by: op.cancelledBy ? partyView(op.cancelledBy) : null,
     failure_reason: op.failureReason,
     links: {

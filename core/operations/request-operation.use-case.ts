@@ -23,12 +23,15 @@ import {
   type OperationWarning,
 } from './operation.js';
 import type { OperationRepository } from './ports/operation-repository.port.js';
+import type { ZoneRepository } from '../dns/ports/zone-repository.port.js';
+import type { DnssecRepository } from '../dnssec/ports/dnssec-repository.port.js';
 
 export type OperationRequest =
   | { readonly kind: 'nameservers'; readonly domain: string; readonly nameservers: readonly string[] }
   | { readonly kind: 'transfer_unlock'; readonly domain: string }
-  | { readonly kind: 'labels'; readonly domain: string; readonly labels: readonly string[] }
-  | { readonly kind: 'hosted_delete'; readonly domain: string };
+    | { readonly kind: 'labels'; readonly domain: string; readonly labels: readonly string[] }
+    | { readonly kind: 'hosted_delete'; readonly domain: string }
+    | { readonly kind: 'dnssec_ds_publish'; readonly domain: string };
 
 const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && [...a].sort().join() === [...b].sort().join();
 
@@ -41,6 +44,9 @@ export interface RequestOperationDeps {
   readonly uow: UnitOfWork;
   readonly time: AccountClock;
   readonly random: Random;
+  /** The zone and its DNSSEC state (dnssec operations read the DS to publish or remove). */
+  readonly zones?: ZoneRepository;
+  readonly dnssec?: DnssecRepository;
 }
 
 /**
@@ -58,10 +64,16 @@ export class RequestOperation {
     await this.deps.access.mayRequest(actor, request.kind, name);
     return this.deps.uow.transaction(async () => {
       const domain = await this.deps.domains.find(accountId, environment, name);
+      const dnssecKind = request.kind === 'dnssec_ds_publish';
+      // A zone we host for a domain registered elsewhere: its DS is for the person to give their registrar.
+      const hosted = !domain || (domain as { registrar?: string }).registrar === 'external';
+      if (dnssecKind && hosted && (await this.deps.zones?.find(accountId, environment, name)))
+        throw new DomainError('dnssec_ds_hosted', { domain: name });
       if (!domain) throw new DomainError('domain_not_found', { domain: name });
       const pending = await this.deps.operations.pendingOn(domain.id);
       if (pending) throw conflict(pending);
-      const { params, warnings } = this.effectOf(domain, request);
+      const { params, warnings } =
+        request.kind === 'dnssec_ds_publish' ? await this.dnssecEffect(domain, request.kind, environment) : this.effectOf(domain, request);
       const now = await this.deps.time.now(accountId, environment);
       const op: Operation = {
         id: `op_${this.deps.random.id()}`,
@@ -92,8 +104,24 @@ export class RequestOperation {
     });
   }
 
+  /** The DS the operation publishes (the zone is signed and the parent holds no DS yet). */
+  private async dnssecEffect(
+    domain: Domain,
+    kind: 'dnssec_ds_publish',
+    environment: Environment,
+  ): Promise<{ params: OperationParams; warnings: OperationWarning[] }> {
+    const zone = await this.deps.zones!.find(domain.accountId, environment, domain.name);
+    const state = zone ? await this.deps.dnssec!.find(zone.id) : null;
+    if (!state) throw new DomainError('dnssec_not_enabled', { domain: domain.name });
+    if (kind === 'dnssec_ds_publish' && state.dsAtParent) throw new DomainError('operation_no_change', { domain: domain.name, kind });
+    const ds = state.keys.filter((k) => k.state === 'active').map((k) => k.ds);
+    return { params: { ds }, warnings: [] };
+  }
+
   private effectOf(domain: Domain, request: OperationRequest): { params: OperationParams; warnings: OperationWarning[] } {
     switch (request.kind) {
+      case 'dnssec_ds_publish':
+        throw new DomainError('operation_no_change', { domain: domain.name, kind: request.kind });
       case 'nameservers': {
         const nameservers = normalizeNameservers(domain.name, request.nameservers);
         if (sameSet(nameservers, domain.nameservers))

@@ -46,7 +46,17 @@ export const operationsModule = () =>
     bind(T.RequestOperation)
       .toResolvedValue(
         (st: SqlStore, a, l, t, r) =>
-          new RequestOperation({ domains: st.domains, operations: st.operations, access: a, log: l, uow: st.uow, time: t, random: r }),
+          new RequestOperation({
+            domains: st.domains,
+            operations: st.operations,
+            access: a,
+            log: l,
+            uow: st.uow,
+            time: t,
+            random: r,
+            zones: st.zones,
+            dnssec: st.dnssec,
+          }),
         [s, T.OperationAccess, T.OperationLog, T.AccountTime, T.Random],
       )
       .inSingletonScope();
@@ -65,6 +75,7 @@ export const operationsModule = () =>
             time: t,
             clock: c,
             random: r,
+            dnssec: st.dnssec,
           }),
         [s, T.Environments, T.ZoneService, T.OperationLog, T.AccountTime, T.Clock, T.Random],
       )

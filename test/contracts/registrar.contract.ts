@@ -21,6 +21,8 @@ export interface RegistrarNames {
   transferable?(): { domain: string; authCode: string };
   /** A name held at another registrar and locked there (clientTransferProhibited). */
   transferLocked?(): string;
+  /** A free name that can be registered but whose registry refuses DS records by policy (DS tests only). */
+  refusesDs?(): string;
 }
 
 export interface RegistrarSubject {
@@ -49,6 +51,8 @@ export const CAPABILITY_METHODS: Readonly<Record<RegistrarCapability, string>> =
   transfer_query: 'queryTransfer',
   transfer_cancel: 'cancelTransfer',
   transfer_reject: 'rejectTransfer',
+  ds_set: 'setDs',
+  ds_remove: 'removeDs',
 };
 const ALL_CAPABILITIES = Object.keys(CAPABILITY_METHODS) as RegistrarCapability[];
 
@@ -598,6 +602,68 @@ export const registrarContract = (name: string, makeSubject: MakeRegistrarSubjec
           requireCapability(registrar, 'registrant').changeRegistrant(subject.names.free(TLD), holder, clTRID('registrant')),
           'rejected',
         );
+      });
+    });
+
+    // DNSSEC at the registry (RFC 5910 dsData; EPP secDNS-1.1 in <domain:update>).
+    describe('DS records (setDs/removeDs)', () => {
+      const ds = (keyTag: number, fill: string) => ({ keyTag, algorithm: 13, digestType: 2, digest: fill.repeat(64) });
+
+      it('setDs adds to the set the parent publishes, removeDs takes away; repeats and strangers are harmless', async function () {
+        needs(this, 'register', 'ds_set', 'ds_remove');
+        const { domain } = await registerFresh(1);
+        const set = requireCapability(registrar, 'ds_set');
+        const rem = requireCapability(registrar, 'ds_remove');
+        expect(await set.dsRecords(domain)).to.deep.equal([]);
+        const id = clTRID('ds');
+        await set.setDs(domain, [ds(11111, 'a')], id);
+        await set.setDs(domain, [ds(11111, 'a')], id);
+        expect(await set.dsRecords(domain), 'digest in upper-case hex').to.deep.equal([ds(11111, 'A')]);
+        await set.setDs(domain, [ds(22222, 'B'), ds(11111, 'A')], clTRID('ds'));
+        const both = await set.dsRecords(domain);
+        expect(both.map((r) => r.keyTag).sort()).to.deep.equal([11111, 22222]);
+        await rem.removeDs(domain, [ds(11111, 'A'), ds(33333, 'C')], clTRID('ds'));
+        expect(await set.dsRecords(domain)).to.deep.equal([ds(22222, 'B')]);
+        await rem.removeDs(domain, [ds(22222, 'B')], clTRID('ds'));
+        expect(await set.dsRecords(domain)).to.deep.equal([]);
+        // Nothing else about the name changed.
+        expect((await registrar.info(domain))!.nameservers.length).to.be.at.least(1);
+      });
+
+      it('setDs of a name we do not hold is a RegistryError', async function () {
+        needs(this, 'ds_set');
+        await expectRegistryError(
+          requireCapability(registrar, 'ds_set').setDs(subject.names.free(TLD), [ds(11111, 'A')], clTRID('ds')),
+          'rejected',
+        );
+      });
+
+      it('a digest whose length does not fit its type is refused (registry_parameter_rejected) and nothing is added', async function () {
+        needs(this, 'register', 'ds_set');
+        const { domain } = await registerFresh(1);
+        const set = requireCapability(registrar, 'ds_set');
+        const err = await expectRegistryError(
+          set.setDs(domain, [{ keyTag: 1, algorithm: 13, digestType: 2, digest: 'AB'.repeat(20) }], clTRID('ds')),
+          'rejected',
+        );
+        expect(err.refusal).to.equal('registry_parameter_rejected');
+        expect(await set.dsRecords(domain)).to.deep.equal([]);
+      });
+
+      it('a registry that takes no DS for a name refuses it as its policy (registry_policy_refused)', async function () {
+        needs(this, 'register', 'ds_set');
+        if (!subject.names.refusesDs) this.skip();
+        const domain = subject.names.refusesDs!();
+        await requireCapability(registrar, 'register').register({
+          domain,
+          years: 1,
+          nameservers: [],
+          clientTransactionId: clTRID('register'),
+        });
+        const set = requireCapability(registrar, 'ds_set');
+        const err = await expectRegistryError(set.setDs(domain, [ds(11111, 'A')], clTRID('ds')), 'rejected');
+        expect(err.refusal).to.equal('registry_policy_refused');
+        expect(await set.dsRecords(domain)).to.deep.equal([]);
       });
     });
   });

@@ -160,6 +160,8 @@ export const RIGHTS_BY_HAND: Record<string, Hand> = {
   getDnssec: key(gate(on('dns.read'))),
   enableDnssec: key(gate(on('dns.dnssec'))),
   disableDnssec: key(gate(on('dns.dnssec'))),
+  // Publishing the DS is a class 3 operation that waits (202), unlike PUT/DELETE while no DS is there.
+  publishDs: key(gate(on('dns.dnssec'))),
   createPlan: key(gate(on('dns.edit'))),
   getPlan: key(gate(on('dns.read'))),
   applyPlan: key(gate(on('dns.edit'))),
@@ -295,6 +297,7 @@ const NO_SUCCESS_EXPECTED: Record<string, string> = {
   setNameservers: 'the fixture operation waits on the domain until a key cancels it: 409 operation_pending',
   liftTransferLock: 'the fixture operation waits on the domain until a key cancels it: 409 operation_pending',
   setLabels: 'the fixture operation waits on the domain until a key cancels it: 409 operation_pending',
+  publishDs: 'the fixture operation waits on the domain until a key cancels it: 409 operation_pending',
   confirmOperation: 'every key here is issued by the owner who requested the operation: 409 confirmation_by_requester',
   requestTransfer: 'the sample names TARGET, which the account already holds: 409 domain_already_yours past authorization',
   getTransfer: 'no transfer of TARGET exists in the fixture: 404 transfer_not_found past authorization',

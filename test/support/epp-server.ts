@@ -117,6 +117,8 @@ export interface EppServerOptions {
   readonly sessionLimit?: number;
   /** Validate every frame with xmllint (default true). */
   readonly validate?: boolean;
+  /** Offer the DNSSEC extension (RFC 5910 secDNS-1.1) in the greeting (default true). */
+  readonly secDns?: boolean;
 }
 
 interface DomainRow {
@@ -154,6 +156,7 @@ const MESSAGES: Record<number, string> = {
   1301: 'Command completed successfully; ack to dequeue',
   1500: 'Command completed successfully; ending session',
   2002: 'Command use error',
+  2102: 'Unimplemented option',
   2005: 'Parameter value syntax error',
   2106: 'Object is not eligible for transfer',
   2200: 'Authentication error',
@@ -197,6 +200,8 @@ export class EppTestServer {
   /** clTRID → the answer it got (successful writes only: a failure does not poison the id). */
   private readonly transactions = new Map<string, string>();
   readonly messages: Message[] = [];
+  /** DS records per domain name (RFC 5910 dsData; digest upper-case hex): what the parent would publish. */
+  readonly ds = new Map<string, Array<{ keyTag: number; alg: number; digestType: number; digest: string }>>();
   private readonly sockets = new Set<TLSSocket>();
   private loggedIn = 0;
   private seq = 0;
@@ -332,7 +337,7 @@ export class EppTestServer {
 
   private greeting(): string {
     const objURI = [NS.domain, NS.contact, ...(this.opts.hostObjects !== false ? [NS.host] : [])];
-    const extURI = [NS.rgp, ...(this.opts.fee ? [NS.fee] : [])];
+    const extURI = [NS.rgp, ...(this.opts.fee ? [NS.fee] : []), ...(this.opts.secDns !== false ? [NS.secDNS] : [])];
     return buildEpp({
       greeting: {
         svID: 'Domivka EPP test registry',
@@ -665,6 +670,7 @@ export class EppTestServer {
             ...(mine ? { 'domain:authInfo': { 'domain:pw': d.authInfo } } : {}),
           },
         },
+        ...this.secDnsInfo(d.name),
       });
     }
     if (verb === 'create' && kind === 'create') {
@@ -733,6 +739,8 @@ export class EppTestServer {
         resData: { 'domain:renData': { '@_xmlns:domain': NS.domain, 'domain:name': name, 'domain:exDate': d.exDate } },
       });
     }
+    const secDns = verb === 'update' && kind === 'update' ? child(child(cmd, 'extension'), 'update') : undefined;
+    if (secDns) return this.secDnsUpdate(o, secDns, clTRID);
     if (verb === 'update' && kind === 'update') {
       const name = text(child(o, 'name'));
       this.ensureTaken(name);
@@ -820,6 +828,65 @@ export class EppTestServer {
       });
     }
     return this.respond(2000 as number, clTRID);
+  }
+
+  /**
+   * DNSSEC (RFC 5910 §3.2.5, dsData interface): `<secDNS:rem>` then `<secDNS:add>` of DS records, in a
+   * `<domain:update>` that carries nothing else here. Refusals: 2303 unknown name, 2201 not ours, 2304
+   * serverUpdateProhibited, 2308 a `nods-` name (a registry policy without DNSSEC), 2306 a digest whose
+   * length does not fit its type, 2102 a `<domain:update>` that also changes other things, or keyData.
+   */
+  private secDnsUpdate(o: XmlNode, update: XmlNode, clTRID: string | null): string {
+    const name = text(child(o, 'name'));
+    this.ensureTaken(name);
+    const d = this.domains.get(name);
+    if (!d) return this.respond(2303, clTRID);
+    if (d.clID !== this.clientId) return this.respond(2201, clTRID);
+    if (d.status.some((s) => s.startsWith('server') && s.endsWith('UpdateProhibited'))) return this.respond(2304, clTRID);
+    if (child(o, 'add') || child(o, 'rem') || child(o, 'chg')) return this.respond(2102, clTRID, { reason: 'secDNS with other changes' });
+    const rows = (n: XmlNode | undefined) =>
+      children(n, 'dsData').map((x) => ({
+        keyTag: Number(text(child(x, 'keyTag'))),
+        alg: Number(text(child(x, 'alg'))),
+        digestType: Number(text(child(x, 'digestType'))),
+        digest: text(child(x, 'digest')).toUpperCase(),
+      }));
+    const add = rows(child(update, 'add'));
+    const rem = rows(child(update, 'rem'));
+    if (child(child(update, 'add'), 'keyData') || child(child(update, 'rem'), 'keyData'))
+      return this.respond(2102, clTRID, { reason: 'keyData interface not supported' });
+    if ((add.length || rem.length) && name.split('.')[0]!.startsWith('nods-'))
+      return this.respond(2308, clTRID, { reason: 'DNSSEC not supported for this name' });
+    const hexLength: Record<number, number> = { 1: 40, 2: 64, 4: 96 };
+    if (add.some((r) => hexLength[r.digestType] !== r.digest.length))
+      return this.respond(2306, clTRID, { reason: 'digest length does not fit the digest type' });
+    const same = (a: (typeof add)[number], b: (typeof add)[number]) =>
+      a.keyTag === b.keyTag && a.alg === b.alg && a.digestType === b.digestType && a.digest === b.digest;
+    const removeAll = text(child(child(update, 'rem'), 'all')) === 'true';
+    const kept = removeAll ? [] : (this.ds.get(name) ?? []).filter((h) => !rem.some((r) => same(h, r)));
+    const next = [...kept, ...add.filter((a) => !kept.some((h) => same(h, a)))];
+    if (next.length) this.ds.set(name, next);
+    else this.ds.delete(name);
+    return this.respond(1000, clTRID);
+  }
+
+  /** domain:info's `<secDNS:infData>` when the name has DS records (RFC 5910 §3.1.2). */
+  private secDnsInfo(name: string): { extension?: XmlNode } {
+    const held = this.ds.get(name);
+    if (!held?.length || this.opts.secDns === false) return {};
+    return {
+      extension: {
+        'secDNS:infData': {
+          '@_xmlns:secDNS': NS.secDNS,
+          'secDNS:dsData': held.map((r) => ({
+            'secDNS:keyTag': r.keyTag,
+            'secDNS:alg': r.alg,
+            'secDNS:digestType': r.digestType,
+            'secDNS:digest': r.digest,
+          })),
+        },
+      },
+    };
   }
 
   private nsOf(ns: XmlNode | undefined): string[] {

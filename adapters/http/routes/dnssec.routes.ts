@@ -1,7 +1,9 @@
 import type { DisableDnssec } from '../../../core/dnssec/disable-dnssec.use-case.js';
 import type { EnableDnssec } from '../../../core/dnssec/enable-dnssec.use-case.js';
 import type { ReadDnssec } from '../../../core/dnssec/read-dnssec.use-case.js';
+import type { RequestOperation } from '../../../core/operations/request-operation.use-case.js';
 import { route, type Route } from '../route.js';
+import { operationView } from './operations.routes.js';
 import { schema } from '../schema-type.js';
 import { domainParam } from '../schemas.js';
 
@@ -10,6 +12,7 @@ export interface DnssecUseCases {
   readonly enableDnssec: Pick<EnableDnssec, 'execute'>;
   readonly readDnssec: Pick<ReadDnssec, 'execute'>;
   readonly disableDnssec: Pick<DisableDnssec, 'execute'>;
+  readonly requestOperation: Pick<RequestOperation, 'execute'>;
 }
 
 const dnssecView = schema({
@@ -48,6 +51,29 @@ const dnssecView = schema({
 });
 
 export const dnssecRoutes = (uc: DnssecUseCases): Route[] => [
+  route({
+    id: 'publishDs',
+    method: 'POST',
+    path: '/v1/domains/{domain}/dnssec/ds',
+    tag: 'Operations',
+    writes: true,
+    summary: 'Publish the DS at the registry (dns.dnssec, class 3): 202, waits for a second owner or 24 hours',
+    description:
+      'A class 3 operation `dnssec_ds_publish` (domains registered through us). When it takes effect the registry receives the DS through the registrar port; the zone becomes `secure`. A registry refusal fails the operation; the zone stays signed and the owners are told. A hosted domain gets `dnssec_ds_hosted`: give the DS to your registrar.',
+    access: { kind: 'key', right: 'dns.dnssec', domainParam: 'domain' },
+    params: domainParam,
+    responses: {
+      202: {
+        description: 'The operation, pending: it takes effect when a second owner confirms it, or by itself 24 hours later',
+        schema: operationView,
+      },
+    },
+    errors: ['domain_not_found', 'operation_pending', 'operation_no_change', 'dnssec_not_enabled', 'dnssec_ds_hosted'],
+    handle: async (i) => {
+      const op = await uc.requestOperation.execute({ kind: 'key', key: i.key }, { kind: 'dnssec_ds_publish', domain: i.params.domain });
+      return { status: 202, headers: { Location: `/v1/operations/${op.id}` }, body: op };
+    },
+  }),
   route({
     id: 'getDnssec',
     method: 'GET',

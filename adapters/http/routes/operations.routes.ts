@@ -16,7 +16,7 @@ export const operationView = schema({
   required: ['id', 'kind', 'domain', 'status', 'requested_by', 'activates_at', 'confirmations', 'links'],
   properties: {
     id: { type: 'string' },
-    kind: { type: 'string', enum: ['nameservers', 'transfer_unlock', 'labels'] },
+    kind: { type: 'string', enum: ['nameservers', 'transfer_unlock', 'labels', 'dnssec_ds_publish'] },
     domain: { type: 'string' },
     status: { type: 'string', enum: ['pending', 'active', 'cancelled', 'failed'] },
     environment: { type: 'string', enum: ['test', 'live'] },

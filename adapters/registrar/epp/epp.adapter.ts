@@ -3,6 +3,7 @@ import { yearlyPrice } from '../../../core/domains/price-list.js';
 import {
   RegistryError,
   type Availability,
+  type DsRecord,
   type RegisterRequest,
   type Registrar,
   type RegistrarCapability,
@@ -76,6 +77,8 @@ export class EppRegistrar implements Registrar, RegistryMessages {
     'transfer_query',
     'transfer_cancel',
     'transfer_reject',
+    'ds_set',
+    'ds_remove',
   ]);
   private readonly pool: EppPool;
   /** Our client id at the registry: a transfer's reID (we asked) or acID (we are asked) tells its direction. */
@@ -388,6 +391,76 @@ export class EppRegistrar implements Registrar, RegistryMessages {
         ),
       ),
       `domain:update ${domain}`,
+    );
+  }
+
+  /**
+   * DNSSEC at the registry (RFC 5910, secDNS-1.1, dsData interface): a `<domain:update>` naming only the
+   * domain, with `<secDNS:update><secDNS:add>` (or `<secDNS:rem>`) of `<secDNS:dsData>` in its extension.
+   * A registry whose greeting does not offer secDNS-1.1 cannot take DS records: refused as its policy.
+   */
+  async setDs(domain: string, records: readonly DsRecord[], clientTransactionId: string): Promise<void> {
+    await this.secDnsUpdate(domain, 'add', records, clientTransactionId);
+  }
+
+  async removeDs(domain: string, records: readonly DsRecord[], clientTransactionId: string): Promise<void> {
+    await this.secDnsUpdate(domain, 'rem', records, clientTransactionId);
+  }
+
+  /** The DS records in domain:info's `<secDNS:infData>` (RFC 5910 §3.1.2). */
+  async dsRecords(domain: string): Promise<DsRecord[]> {
+    const res = this.ok(
+      await this.run((s) =>
+        buildCommand(
+          'info',
+          { 'domain:info': { '@_xmlns:domain': NS.domain, 'domain:name': { '#text': domain, '@_hosts': 'all' } } },
+          s.nextTrid('dmk-inf'),
+        ),
+      ),
+      `domain:info ${domain}`,
+    );
+    const inf = children(res.extension, 'infData').find((n) => child(n, 'dsData') !== undefined);
+    return children(inf, 'dsData').map((d) => ({
+      keyTag: Number(text(child(d, 'keyTag'))),
+      algorithm: Number(text(child(d, 'alg'))),
+      digestType: Number(text(child(d, 'digestType'))),
+      digest: text(child(d, 'digest')).toUpperCase(),
+    }));
+  }
+
+  private async secDnsUpdate(domain: string, how: 'add' | 'rem', records: readonly DsRecord[], clientTransactionId: string) {
+    if (records.length === 0) return;
+    const g = await this.greeting();
+    if (!g.extURIs.includes(NS.secDNS))
+      throw new RegistryError(
+        'rejected',
+        `the registry offers no DNSSEC extension (secDNS-1.1) for ${domain}`,
+        null,
+        'registry_policy_refused',
+        null,
+      );
+    this.ok(
+      await this.run(() =>
+        buildCommand(
+          'update',
+          { 'domain:update': { '@_xmlns:domain': NS.domain, 'domain:name': domain } },
+          clTRIDFor(clientTransactionId),
+          {
+            'secDNS:update': {
+              '@_xmlns:secDNS': NS.secDNS,
+              [`secDNS:${how}`]: {
+                'secDNS:dsData': records.map((r) => ({
+                  'secDNS:keyTag': r.keyTag,
+                  'secDNS:alg': r.algorithm,
+                  'secDNS:digestType': r.digestType,
+                  'secDNS:digest': r.digest.toUpperCase(),
+                })),
+              },
+            },
+          },
+        ),
+      ),
+      `domain:update (secDNS ${how}) ${domain}`,
     );
   }
 

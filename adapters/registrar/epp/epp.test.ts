@@ -53,6 +53,7 @@ describe('EPP registrar (adapters/registrar/epp) against the local EPP test regi
           failing: () => `fail-contract-${++n}.com.ua`,
           transferable: () => ({ domain: `transfer-contract-${run}-${++n}.com.ua`, authCode: TRANSFER_AUTH }),
           transferLocked: () => `transfer-locked-contract-${++n}.com.ua`,
+          refusesDs: () => `nods-contract-${run}-${++n}.com.ua`,
         },
         today: utcToday,
         passTransferPeriod: async (domain) => server.finishTransfer(domain),
@@ -245,6 +246,34 @@ describe('EPP registrar (adapters/registrar/epp) against the local EPP test regi
       } finally {
         other.cleanup();
       }
+    });
+
+    it('setDs/removeDs send secDNS-1.1 <secDNS:update> add/rem of dsData in <domain:update>, valid against RFC 5910', async () => {
+      await open();
+      await registrar.register({ domain: 'signed.com.ua', years: 1, nameservers: [], clientTransactionId: 'ds-1' });
+      const rec = { keyTag: 2371, algorithm: 13, digestType: 2, digest: '1F'.repeat(32) };
+      await registrar.setDs('signed.com.ua', [rec], 'ds-2');
+      expect(server.ds.get('signed.com.ua')).to.deep.equal([{ keyTag: 2371, alg: 13, digestType: 2, digest: '1F'.repeat(32) }]);
+      const addFrame = server.frames.find((f) => f.includes('<clTRID>dmk-ds-2</clTRID>'))!;
+      expect(addFrame).to.include('<secDNS:update xmlns:secDNS="urn:ietf:params:xml:ns:secDNS-1.1"><secDNS:add><secDNS:dsData>');
+      expect(addFrame).to.include('<secDNS:keyTag>2371</secDNS:keyTag><secDNS:alg>13</secDNS:alg><secDNS:digestType>2</secDNS:digestType>');
+      expect(await registrar.dsRecords('signed.com.ua')).to.deep.equal([rec]);
+      await registrar.removeDs('signed.com.ua', [rec], 'ds-3');
+      expect(server.frames.find((f) => f.includes('<clTRID>dmk-ds-3</clTRID>'))).to.include('<secDNS:rem><secDNS:dsData>');
+      expect(server.ds.has('signed.com.ua')).to.equal(false);
+      await server.validated();
+      expect(server.schemaErrors).to.deep.equal([]);
+      expect(server.validatedFrames).to.be.greaterThan(8);
+    });
+
+    it('a registry whose greeting lacks secDNS-1.1 gets no DS command: refused as its policy', async () => {
+      await open({ secDns: false });
+      await registrar.register({ domain: 'plain.com.ua', years: 1, nameservers: [], clientTransactionId: 'ds-4' });
+      const err = await rejection(
+        registrar.setDs('plain.com.ua', [{ keyTag: 1, algorithm: 13, digestType: 2, digest: 'A'.repeat(64) }], 'ds-5'),
+      );
+      expect(err.refusal).to.equal('registry_policy_refused');
+      expect(server.received.filter((r) => r.verb === 'update')).to.deep.equal([]);
     });
 
     it('changeRegistrant creates the contact and changes the registrant; a repeat is harmless', async () => {

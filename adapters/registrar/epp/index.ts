@@ -66,7 +66,7 @@ export const createEppRegistrar = (s: EppSettings): EppRegistrar => {
     maxBackoffMs: s.maxBackoffMs ?? 30_000,
     connectAttempts: s.connectAttempts ?? 3,
     wantObjURIs: [NS.domain, NS.host, NS.contact],
-    wantExtURIs: [NS.rgp, NS.fee],
+    wantExtURIs: [NS.rgp, NS.fee, NS.secDNS],
     ...(s.log ? { log: s.log } : {}),
   };
   return new EppRegistrar(client, {

@@ -12,6 +12,7 @@ export const NS = {
   contact: 'urn:ietf:params:xml:ns:contact-1.0',
   rgp: 'urn:ietf:params:xml:ns:rgp-1.0',
   fee: 'urn:ietf:params:xml:ns:epp:fee-1.0',
+  secDNS: 'urn:ietf:params:xml:ns:secDNS-1.1',
 } as const;
 
 /** An XML element as fast-xml-parser's builder reads it: attributes prefixed `@_`, text as `#text`. */

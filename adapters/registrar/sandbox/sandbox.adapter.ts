@@ -13,6 +13,7 @@ import {
   type RegistrantContact,
   type TransferRequest,
   type TransferState,
+  type DsRecord,
 } from '../../../core/domains/ports/registrar.port.js';
 import type { SandboxRegistryEntry, SandboxRegistryStore, SandboxTransfer } from '../../../core/sandbox/ports/sandbox-registry.port.js';
 
@@ -27,6 +28,8 @@ import type { SandboxRegistryEntry, SandboxRegistryStore, SandboxTransfer } from
  * - any other registrable name under a priced TLD is free until someone registers it in the sandbox.
  * State lives in our store (sandbox_registry), shared by every account of the test environment, and
  * nothing outside changes. Writes are idempotent by client transaction id, like EPP's clTRID.
+ * - DS records (setDs/removeDs) are kept per name and are what the sandbox parent publishes; a name whose
+ *   first label starts with `nods-` is under a registry policy that refuses DS records (2308 in EPP).
  */
 export const TAKEN_UNTIL = '2031-03-14';
 const SANDBOX_NS = ['ns1.domivka.net', 'ns2.domivka.net'];
@@ -51,6 +54,15 @@ const stateOf = (domain: string, t: SandboxTransfer): TransferState => ({
   actionAt: t.actionAt,
   registeredUntil: t.registeredUntil,
 });
+const isNoDsMagic = (name: string) => name.split('.')[0]!.startsWith('nods-');
+
+/** Digest lengths by DS digest type (RFC 4034 SHA-1, RFC 4509 SHA-256, RFC 6605 SHA-384), in hex digits. */
+const DIGEST_HEX: Readonly<Record<number, number>> = { 1: 40, 2: 64, 4: 96 };
+const sameDs = (a: DsRecord, b: DsRecord) =>
+  a.keyTag === b.keyTag &&
+  a.algorithm === b.algorithm &&
+  a.digestType === b.digestType &&
+  a.digest.toUpperCase() === b.digest.toUpperCase();
 
 export class SandboxRegistrar implements Registrar {
   readonly name = 'sandbox';
@@ -65,6 +77,8 @@ export class SandboxRegistrar implements Registrar {
     'transfer_query',
     'transfer_cancel',
     'transfer_reject',
+    'ds_set',
+    'ds_remove',
   ]);
 
   constructor(
@@ -332,6 +346,66 @@ export class SandboxRegistrar implements Registrar {
   /** The registrant contact the sandbox registry holds (null: never changed). */
   async registrant(domain: string): Promise<RegistrantContact | null> {
     return (await this.mustFind(domain)).registrant ?? null;
+  }
+
+  /** secDNS-1.1 add (RFC 5910 §3.2.5): the given DS records join the set; ones already held stay once. */
+  async setDs(domain: string, records: readonly DsRecord[], clientTransactionId: string): Promise<void> {
+    return this.store.atomically(async () => {
+      if (await this.store.transaction(clientTransactionId)) return;
+      await this.mustFind(domain);
+      if (isFailMagic(domain)) throw new RegistryError('unavailable', `registry failure for ${domain} (sandbox fail- name)`);
+      if (isNoDsMagic(domain))
+        throw new RegistryError(
+          'rejected',
+          `the registry of ${domain} accepts no DS records (sandbox nods- name)`,
+          null,
+          'registry_policy_refused',
+          2308,
+        );
+      const bad = records.find(
+        (r) =>
+          !Number.isInteger(r.keyTag) ||
+          r.keyTag < 0 ||
+          r.keyTag > 0xffff ||
+          !Number.isInteger(r.algorithm) ||
+          r.algorithm < 1 ||
+          r.algorithm > 255 ||
+          DIGEST_HEX[r.digestType] !== r.digest.length ||
+          !/^[0-9A-Fa-f]+$/.test(r.digest),
+      );
+      if (bad)
+        throw new RegistryError(
+          'rejected',
+          `DS ${bad.keyTag} ${bad.algorithm} ${bad.digestType} for ${domain} is not valid`,
+          null,
+          'registry_parameter_rejected',
+          2306,
+        );
+      const held = await this.store.dsOf(domain);
+      const added = records.filter((r) => !held.some((h) => sameDs(h, r))).map((r) => ({ ...r, digest: r.digest.toUpperCase() }));
+      await this.store.putDs(domain, [...held, ...added]);
+      await this.store.recordTransaction(clientTransactionId, 'ds_set', domain, JSON.stringify(added.length));
+    });
+  }
+
+  /** secDNS-1.1 rem (RFC 5910 §3.2.5): the given DS records leave the set; ones not held are ignored. */
+  async removeDs(domain: string, records: readonly DsRecord[], clientTransactionId: string): Promise<void> {
+    return this.store.atomically(async () => {
+      if (await this.store.transaction(clientTransactionId)) return;
+      await this.mustFind(domain);
+      if (isFailMagic(domain)) throw new RegistryError('unavailable', `registry failure for ${domain} (sandbox fail- name)`);
+      const held = await this.store.dsOf(domain);
+      await this.store.putDs(
+        domain,
+        held.filter((h) => !records.some((r) => sameDs(h, r))),
+      );
+      await this.store.recordTransaction(clientTransactionId, 'ds_remove', domain, JSON.stringify(records.length));
+    });
+  }
+
+  async dsRecords(domain: string): Promise<DsRecord[]> {
+    await this.mustFind(domain);
+    return this.store.dsOf(domain);
   }
 
   private async mustFind(domain: string) {

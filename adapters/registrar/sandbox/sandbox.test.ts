@@ -44,6 +44,7 @@ eachStore('Sandbox registrar', (kind) => {
         failing: () => `fail-contract-${++n}.com.ua`,
         transferable: () => ({ domain: `transfer-contract-${++n}.com.ua`, authCode: SANDBOX_AUTH_OK }),
         transferLocked: () => `transfer-locked-contract-${++n}.com.ua`,
+        refusesDs: () => `nods-contract-${++n}.com.ua`,
       },
       today: () => kyivDate(clock.now()),
       passTransferPeriod: async () => clock.advance(TRANSFER_DAYS * 86_400_000),
@@ -68,8 +69,10 @@ eachStore('Sandbox registrar', (kind) => {
       registrar = new SandboxRegistrar(opened.store.sandboxRegistry, clock, codes());
     });
 
-    it('declares all ten capabilities', () => {
+    it('declares all twelve capabilities', () => {
       expect([...registrar.capabilities].sort()).to.deep.equal([
+        'ds_remove',
+        'ds_set',
         'nameservers',
         'register',
         'registrant',

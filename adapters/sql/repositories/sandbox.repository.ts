@@ -3,6 +3,7 @@ import { bool, num, json, parse } from '../rows.js';
 import type { SimulatedParents } from '../../../core/domains/ports/delegation-resolver.port.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';
 import type { SandboxRegistryEntry, SandboxRegistryStore } from '../../../core/sandbox/ports/sandbox-registry.port.js';
+import type { DsRecord } from '../../../core/domains/ports/registrar.port.js';
 
 export class SqlSandboxClocks implements SandboxClocks {
   constructor(private readonly uow: KnexUnitOfWork) {}
@@ -107,6 +108,23 @@ export class SqlSandboxRegistryStore implements SandboxRegistryStore {
 
   async recordTransaction(id: string, op: string, domain: string, result: string): Promise<void> {
     await this.uow.db()('sandbox_registry_transactions').insert({ client_transaction_id: id, op, domain, result });
+  }
+
+  async dsOf(domain: string): Promise<DsRecord[]> {
+    const r = await this.uow.db()('sandbox_registry_ds').where({ domain }).first();
+    return r ? parse<DsRecord[]>(r.records) : [];
+  }
+
+  async putDs(domain: string, records: readonly DsRecord[]): Promise<void> {
+    const db = this.uow.db();
+    if (records.length === 0) {
+      await db('sandbox_registry_ds').where({ domain }).delete();
+      return;
+    }
+    await db('sandbox_registry_ds')
+      .insert({ domain, records: json(records) })
+      .onConflict('domain')
+      .merge();
   }
 }
 

@@ -14,7 +14,8 @@ export type RegistrarCapability =
   | 'transfer_request'
   | 'transfer_query'
   | 'transfer_cancel'
-  | 'transfer_reject';
+  | 'transfer_reject'
+  | DsCapability;
 
 export interface Availability {
   readonly domain: string;
@@ -146,6 +147,32 @@ export interface TransferRejecting {
   rejectTransfer(domain: string, clientTransactionId: string, now?: Date): Promise<TransferState>;
 }
 
+/**
+ * DNSSEC at the registry: the DS set the parent publishes for the domain (RFC 4034 §5; EPP secDNS-1.1,
+ * RFC 5910 dsData interface). Two abilities, declared apart: some registries accept new DS records from a
+ * registrar but remove them only through their own support desk.
+ */
+export type DsCapability = 'ds_set' | 'ds_remove';
+
+/** One DS record as the registry keeps it: digest in upper-case hex. */
+export interface DsRecord {
+  readonly keyTag: number;
+  readonly algorithm: number;
+  readonly digestType: number;
+  readonly digest: string;
+}
+
+/** Adds DS records (the ones already there stay; adding one the registry holds is harmless). */
+export interface DsSetting {
+  setDs(domain: string, records: readonly DsRecord[], clientTransactionId: string): Promise<void>;
+  /** The DS records the registry holds for the domain (what the parent publishes). */
+  dsRecords(domain: string): Promise<DsRecord[]>;
+}
+/** Removes DS records (removing one the registry does not hold is harmless). */
+export interface DsRemoval {
+  removeDs(domain: string, records: readonly DsRecord[], clientTransactionId: string): Promise<void>;
+}
+
 export type Registrar = RegistrarBase &
   Partial<
     Registering &
@@ -158,7 +185,8 @@ export type Registrar = RegistrarBase &
       TransferQuerying &
       TransferCancelling &
       TransferRejecting
-  >;
+  > &
+  Partial<DsSetting & DsRemoval>;
 
 /**
  * Why a registry refused, as stable codes (each maps to an error of core/shared/errors.ts). EPP result

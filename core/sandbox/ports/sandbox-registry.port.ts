@@ -1,4 +1,4 @@
-import type { RegistrantContact, TransferStatus } from '../../domains/ports/registrar.port.js';
+import type { DsRecord, RegistrantContact, TransferStatus } from '../../domains/ports/registrar.port.js';
 /**
  * State of the sandbox registry (the make-believe registry that sandbox registrations go to). It lives
  * in our store so sandbox registrations persist and look real to everyone in the test environment.
@@ -42,4 +42,8 @@ export interface SandboxRegistryStore {
    * record commit together or not at all (a crash between them would make a retry look like a new
    * command: "taken" for one's own create, a renewal applied twice). */
   atomically<T>(command: () => Promise<T>): Promise<T>;
+  /** The DS records the sandbox registry holds for a name (the sandbox parent publishes them). */
+  dsOf(domain: string): Promise<DsRecord[]>;
+  /** Replaces the DS set of a name (an empty set removes it). */
+  putDs(domain: string, records: readonly DsRecord[]): Promise<void>;
 }
