@@ -40,7 +40,7 @@ const e = <const D extends Record<string, string>>(pub: string | null, scope: Ev
 
 const OPERATION_DATA = {
   operation_id: 'string',
-    kind: "'nameservers' | 'transfer_unlock' | 'labels' | 'hosted_delete' | 'dnssec_ds_publish'",
+  kind: "'nameservers' | 'transfer_unlock' | 'labels' | 'hosted_delete' | 'dnssec_ds_publish'",
   domain: 'string',
   status: 'string',
   activates_at: 'date-time',

@@ -67,7 +67,7 @@ type WebhookSettings = {
 };
 type OperationChanged = {
   readonly operation_id: string;
-    readonly kind: 'nameservers' | 'transfer_unlock' | 'labels' | 'hosted_delete' | 'dnssec_ds_publish';
+  readonly kind: 'nameservers' | 'transfer_unlock' | 'labels' | 'hosted_delete' | 'dnssec_ds_publish';
   readonly domain: string;
   readonly status: string;
   readonly activates_at: string;

@@ -29,9 +29,9 @@ import type { DnssecRepository } from '../dnssec/ports/dnssec-repository.port.js
 export type OperationRequest =
   | { readonly kind: 'nameservers'; readonly domain: string; readonly nameservers: readonly string[] }
   | { readonly kind: 'transfer_unlock'; readonly domain: string }
-    | { readonly kind: 'labels'; readonly domain: string; readonly labels: readonly string[] }
-    | { readonly kind: 'hosted_delete'; readonly domain: string }
-    | { readonly kind: 'dnssec_ds_publish'; readonly domain: string };
+  | { readonly kind: 'labels'; readonly domain: string; readonly labels: readonly string[] }
+  | { readonly kind: 'hosted_delete'; readonly domain: string }
+  | { readonly kind: 'dnssec_ds_publish'; readonly domain: string };
 
 const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && [...a].sort().join() === [...b].sort().join();
 
