@@ -149,6 +149,7 @@ export const domainsModule = () =>
             accounting: a,
             zones: z,
             box: b,
+            displace: new DisplaceHosted({ domains: st.domains, zones: z, events: rec, clock: c }),
             events: rec,
             uow: st.uow,
             random: r,

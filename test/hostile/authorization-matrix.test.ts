@@ -301,7 +301,7 @@ const NO_SUCCESS_EXPECTED: Record<string, string> = {
   cancelTransfer: 'no transfer of TARGET exists in the fixture: 404 transfer_not_found past authorization',
   rejectTransferOut: 'no transfer out of TARGET is pending: 409 transfer_out_not_pending past authorization',
   simulateTransferOut: 'TARGET is transfer-locked (seeded so): 409 transfer_domain_locked past authorization',
-  createHostedDomain: 'the sample names TARGET, which the account already holds: 409 domain_already_in_account past authorization',
+  createHostedDomain: 'the sample names TARGET, which the account already holds: 409 domain_already_yours past authorization',
   verifyHosting: 'TARGET is registered through us, not hosted: 409 domain_not_hosted past authorization',
   deleteHostedDomain: 'TARGET is registered through us, not hosted: 409 domain_not_hosted past authorization',
   simulateDelegation: 'TARGET is registered through us, not hosted: 409 domain_not_hosted past authorization',
