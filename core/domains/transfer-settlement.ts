@@ -3,6 +3,7 @@ import { DomainError } from '../kernel/errors.js';
 import type { RecordingDeps } from '../kernel/recording-deps.js';
 import type { SecretBox } from '../kernel/secret-box.port.js';
 import type { DisplaceHosted } from './displace-hosted.js';
+import { OUR_NAMESERVERS } from './hosting.js';
 import { DEFAULT_NAMESERVERS } from './register-domain.use-case.js';
 import type { DomainRepository } from './ports/domain-repository.port.js';
 import { RegistryError, type Registrar, type TransferState } from './ports/registrar.port.js';
@@ -176,19 +177,47 @@ export class TransferSettlement {
     });
   }
 
-  /** The name went to another registrar: it leaves the account cleanly (its zone goes with it). */
+  /**
+   * The name went to another registrar: it leaves the account cleanly, its zone with it — unless an owner
+   * asked to keep the zone (KeepZoneAfterTransferOut): then the domain stays as a hosted one, active, its
+   * zone served without a gap, its registration now another registrar's business.
+   */
   private async completeOut(t: DomainTransfer, state: TransferState, now: Date): Promise<DomainTransfer> {
     return this.deps.uow.transaction(async () => {
       if (!(await this.deps.transfers.advance(t.id, ACTIVE_PHASES, 'completed', { registryStatus: state.status, finishedAt: now })))
         return this.reload(t);
       const d = await this.deps.domains.find(t.accountId, t.environment, t.domain);
-      if (d) await this.deps.domains.remove(d.id);
-      await this.deps.zones.remove(t.accountId, t.environment, t.domain);
+      const kept = t.keepZone === true && d !== null;
+      if (kept)
+        await this.deps.domains.update({
+          ...d,
+          registrar: 'external',
+          status: [],
+          expiresOn: null,
+          autoRenew: false,
+          autoRenewFailedFor: null,
+          autoRenewKeyId: null,
+          transferLock: false,
+          nameservers: [...OUR_NAMESERVERS],
+          hosting: {
+            status: 'active',
+            token: `domivka-verify=${this.deps.random.base62(32)}`,
+            checkedAt: null,
+            problem: null,
+            proof: null,
+          },
+        });
+      else {
+        if (d) await this.deps.domains.remove(d.id);
+        await this.deps.zones.remove(t.accountId, t.environment, t.domain);
+      }
       await this.deps.events.record('domain.transfer_completed', this.facts(t, 'registry', now), {
         domain: t.domain,
         message_id: t.id,
         queued_at: now.toISOString(),
-        text: `${t.domain} was transferred to another registrar; it left the account.`,
+        text: kept
+          ? `${t.domain} was transferred to another registrar; its zone stays here as a hosted domain, as an owner asked.`
+          : `${t.domain} was transferred to another registrar; it left the account.`,
       });
       return this.reload(t);
     });

@@ -151,6 +151,54 @@ eachStore('Hosted domains meet transfers (sandbox, time travel, our DNS server)'
     expect(await charges(domain)).to.deep.equal([['transfer', 'posted']]);
   });
 
+  it('transfer out: the zone stays as an active hosted domain, answering with no gap, only when an owner asked; else it goes', async () => {
+    const kept = 'transfer-hosted.com.ua'; // registered above (transferred in), unlocked
+    const dropped = 'transfer-unverified.com.ua';
+    expectErrorShape(await post(`/v1/domains/${kept}/transfer-out/keep-zone`, { keep: true }), 409, 'transfer_out_not_pending');
+    for (const domain of [kept, dropped]) expect((await post('/v1/sandbox/transfer-out', { domain })).status).to.equal(202);
+    const choice = await post(`/v1/domains/${kept}/transfer-out/keep-zone`, { keep: true });
+    expect(choice.status, JSON.stringify(choice.body)).to.equal(200);
+    expect(choice.body).to.include({ direction: 'out', status: 'pending', keep_zone: true });
+    // Asked, then undone: the default (the zone goes) stands.
+    expect((await post(`/v1/domains/${dropped}/transfer-out/keep-zone`, { keep: true })).body.keep_zone).to.equal(true);
+    expect((await post(`/v1/domains/${dropped}/transfer-out/keep-zone`, { keep: false })).body.keep_zone).to.equal(false);
+    const zoneBefore = await zoneId(kept);
+
+    const answers: Array<{ rcode: string; values: string[] }> = [];
+    let polling = true;
+    const poller = (async () => {
+      while (polling) {
+        answers.push(await ask(api.dnsPort!, `www.${kept}`));
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    })();
+    await travel('P5D');
+    await new Promise((r) => setTimeout(r, 100));
+    polling = false;
+    await poller;
+    expect(answers.length).to.be.greaterThan(2);
+    expect(answers.filter((a) => a.rcode !== 'NOERROR' || a.values.join() !== '192.0.2.44')).to.deep.equal([]);
+
+    const d = (await get(`/v1/domains/${kept}`)).body;
+    expect(d).to.include({ domain: kept, registrar: 'external', expires_at: null, auto_renew: false, transfer_lock: false });
+    expect(d.status).to.deep.equal([]);
+    expect([d.hosting.status, d.hosting.problem]).to.deep.equal(['active', null]);
+    expect(await zoneId(kept), 'the same zone, kept').to.equal(zoneBefore);
+    expect(await dig(`www.${kept}`)).to.equal('192.0.2.44');
+    const listed = (await get(`/v1/domains/${kept}/transfers`)).body.items as Array<{
+      direction: string;
+      status: string;
+      keep_zone?: boolean;
+    }>;
+    expect(listed.filter((t) => t.direction === 'out').map((t) => [t.status, t.keep_zone])).to.deep.equal([['completed', true]]);
+
+    expect((await get(`/v1/domains/${dropped}`)).status).to.equal(404);
+    expect(await zoneId(dropped)).to.equal(null);
+    expect((await ask(api.dnsPort!, `www.${dropped}`)).rcode).to.equal('REFUSED');
+    // Hosted now, it may be transferred in again: the request is let through.
+    expect((await post(`/v1/domains/${kept}/transfers`, { auth_code: 'sandbox-auth-ok' })).status).to.equal(202);
+  });
+
   it('two creates of one hosted name at once: one 201, the others 409 domain_already_yours, never a 500', async () => {
     const replies = await Promise.all([1, 2, 3, 4].map(() => post('/v1/hosted-domains', { domain: 'race-hosted.com' })));
     const statuses = replies.map((r) => r.status).sort();
