@@ -258,10 +258,20 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
   },
   domain_already_yours: {
     status: 409,
-    uk: (p) => `Домен ${s(p.domain)} уже належить цьому рахунку; щоб подовжити його, продовжте реєстрацію.`,
-    en: (p) => `The domain ${s(p.domain)} already belongs to this account; renew it to extend it.`,
-    actions: (p) => [{ type: 'renew', href: `/v1/domains/${enc(s(p.domain))}/renewals` }],
+    uk: (p) =>
+      p.registrar === 'external'
+        ? `Домен ${s(p.domain)} уже є в цьому рахунку як домен, що обслуговується тут; щоб перенести реєстрацію до нас, подайте запит на перенесення.`
+        : `Домен ${s(p.domain)} уже належить цьому рахунку; щоб подовжити його, продовжте реєстрацію.`,
+    en: (p) =>
+      p.registrar === 'external'
+        ? `The domain ${s(p.domain)} is already in this account as a hosted domain; to move its registration here, request a transfer.`
+        : `The domain ${s(p.domain)} already belongs to this account; renew it to extend it.`,
+    actions: (p) =>
+      p.registrar === 'external'
+        ? [{ type: 'read_domain', href: `/v1/domains/${enc(s(p.domain))}` }]
+        : [{ type: 'renew', href: `/v1/domains/${enc(s(p.domain))}/renewals` }],
   },
+
   transfer_auth_code_invalid: {
     status: 422,
     uk: (p) =>
@@ -302,14 +312,7 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
     uk: (p) => `Для домену ${s(p.domain)} немає запиту на перенесення до іншого реєстратора, який можна відхилити.`,
     en: (p) => `There is no pending transfer of ${s(p.domain)} to another registrar to reject.`,
   },
-  domain_already_in_account: {
-    status: 409,
-    uk: (p) =>
-      `Домен ${s(p.domain)} уже є в цьому рахунку (${p.registrar === 'external' ? 'як домен, що обслуговується тут' : 'зареєстрований тут'}).`,
-    en: (p) =>
-      `The domain ${s(p.domain)} is already in this account (${p.registrar === 'external' ? 'as a hosted domain' : 'registered here'}).`,
-    actions: (p) => [{ type: 'read_domain', href: `/v1/domains/${enc(s(p.domain))}` }],
-  },
+
   domain_hosted_elsewhere: {
     status: 409,
     uk: (p) =>

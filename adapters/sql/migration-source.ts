@@ -22,6 +22,7 @@ import * as dnsImports from './migrations/20261126160000_dns_imports.js';
 import * as dnssec from './migrations/20261126160000_dnssec.js';
 import * as hostedDomains from './migrations/20261126160000_hosted_domains.js';
 import * as dnssecDs from './migrations/20261126170000_dnssec_ds.js';
+import * as transferKeepZone from './migrations/20261126170000_transfer_keep_zone.js';
 
 /** Migrations listed explicitly: no directory scanning, so they load the same under tsx, tests and CLI. */
 const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
@@ -48,6 +49,7 @@ const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
   ['20261126160000_dnssec', dnssec],
   ['20261126160000_hosted_domains', hostedDomains],
   ['20261126170000_dnssec_ds', dnssecDs],
+  ['20261126170000_transfer_keep_zone', transferKeepZone],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

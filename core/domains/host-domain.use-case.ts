@@ -42,7 +42,7 @@ export class HostDomain {
     if (isPublicSuffix(name)) throw new DomainError('domain_public_suffix', { domain: name });
     const domain = await this.deps.uow.transaction(async () => {
       const mine = await this.deps.domains.find(key.accountId, key.environment, name);
-      if (mine) throw new DomainError('domain_already_in_account', { domain: name, registrar: registrarOf(mine) });
+      if (mine) throw new DomainError('domain_already_yours', { domain: name, registrar: registrarOf(mine) });
       const others = (await this.deps.domains.holdersOf(key.environment, name)).filter((d) => d.accountId !== key.accountId);
       if (others.some((d) => !isHosted(d))) throw new DomainError('domain_registered_here', { domain: name });
       // An active claim whose delegation check found a problem may be taken over by a fresh proof.

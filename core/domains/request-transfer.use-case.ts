@@ -7,6 +7,7 @@ import { DomainError } from '../kernel/errors.js';
 import type { RecordingDeps } from '../kernel/recording-deps.js';
 import type { SecretBox } from '../kernel/secret-box.port.js';
 import { requireCapability } from './capabilities.js';
+import { isHosted } from './domain.js';
 import type { DomainRepository } from './ports/domain-repository.port.js';
 import type { RegistrarEnvironments } from './ports/registrar.port.js';
 import type { DomainHolders } from './ports/registry-messages.port.js';
@@ -53,8 +54,9 @@ export class RequestTransfer {
 
     let reserved = cp.last?.point === 'reserved' ? (cp.last.data as { transferId: string }) : null;
     if (!reserved) {
-      if (await this.deps.domains.find(key.accountId, key.environment, name))
-        throw new DomainError('domain_already_yours', { domain: name });
+      // A hosted domain of this account may move its registration here (its zone carries over at completion).
+      const mine = await this.deps.domains.find(key.accountId, key.environment, name);
+      if (mine && !isHosted(mine)) throw new DomainError('domain_already_yours', { domain: name });
       // Held by another account here: no transfer between registrars, and nothing about that account leaks.
       if (await this.deps.holders.holderOf(key.environment, name)) throw new DomainError('domain_not_found', { domain: name });
       reserved = await cp.reach('reserved', async () => {

@@ -121,3 +121,28 @@ export class RejectTransferOut {
     return viewTransfer(await this.deps.settlement.endOut(t, 'rejected', state.status, now, actor));
   }
 }
+
+/**
+ * POST /v1/domains/{domain}/transfer-out/keep-zone {"keep"} (domain.host, class 1: keeping DNS up is the safe
+ * direction): while a transfer out is under way, an owner's key chooses whether the zone stays when the name
+ * leaves. Kept, the domain stays in the account as a hosted domain, active and served with no gap (this
+ * account held the registration until that moment, so no outside proof is needed; the periodic delegation
+ * re-check then reports a lost delegation as for any active zone). Not kept (the default), the zone goes.
+ */
+export class KeepZoneAfterTransferOut {
+  constructor(private readonly deps: Pick<TransferOutDeps, 'domains' | 'transfers' | 'uow'> & { readonly hostedLimit: number }) {}
+
+  async execute(key: ApiKey, domain: string, keep: boolean): Promise<TransferView> {
+    const name = normalizeDomain(domain);
+    return this.deps.uow.transaction(async () => {
+      if (!(await this.deps.domains.find(key.accountId, key.environment, name)))
+        throw new DomainError('domain_not_found', { domain: name });
+      const t = await this.deps.transfers.activeFor(key.environment, name);
+      if (!t || t.direction !== 'out' || t.accountId !== key.accountId) throw new DomainError('transfer_out_not_pending', { domain: name });
+      if (keep && (await this.deps.domains.countHosted(key.accountId, key.environment)) >= this.deps.hostedLimit)
+        throw new DomainError('hosted_domain_limit_reached', { environment: key.environment, limit: this.deps.hostedLimit });
+      if (!(await this.deps.transfers.setKeepZone(t.id, keep))) throw new DomainError('transfer_out_not_pending', { domain: name });
+      return viewTransfer({ ...t, keepZone: keep });
+    });
+  }
+}

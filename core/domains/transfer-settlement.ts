@@ -2,7 +2,8 @@ import type { Accounting } from '../billing/accounting.js';
 import { DomainError } from '../kernel/errors.js';
 import type { RecordingDeps } from '../kernel/recording-deps.js';
 import type { SecretBox } from '../kernel/secret-box.port.js';
-import type { Domain } from './domain.js';
+import type { DisplaceHosted } from './displace-hosted.js';
+import { OUR_NAMESERVERS } from './hosting.js';
 import { DEFAULT_NAMESERVERS } from './register-domain.use-case.js';
 import type { DomainRepository } from './ports/domain-repository.port.js';
 import { RegistryError, type Registrar, type TransferState } from './ports/registrar.port.js';
@@ -15,7 +16,9 @@ export interface TransferSettlementDeps extends RecordingDeps {
   readonly transfers: TransferRepository;
   readonly domains: DomainRepository;
   readonly accounting: Accounting;
-  readonly zones: Pick<DomainZones, 'adopt' | 'remove'>;
+  readonly zones: Pick<DomainZones, 'adopt' | 'remove' | 'serve'>;
+  /** Other accounts' hosted claims of a name that arrives here leave (a domain registered through us wins). */
+  readonly displace?: Pick<DisplaceHosted, 'execute'>;
   readonly box: SecretBox;
 }
 
@@ -95,7 +98,12 @@ export class TransferSettlement {
     return { domain: t.domain, transfer_id: t.id, years: t.years ?? 1, amount: t.amount ?? 0, ledger_entry_id: t.ledgerEntryId ?? '' };
   }
 
-  /** The name arrived: the charge stands, the domain joins the account with its zone (a hosted one is kept). */
+  /**
+   * The name arrived: the charge stands, the domain joins the account with its zone. A name the account
+   * already holds as a hosted domain becomes a registered one in place (its row, labels and zone kept; its
+   * expiry now the registry's, its hosting state gone) and its zone is served from this commit on even if it
+   * was never verified: a domain registered through us always wins, so other accounts' claims leave.
+   */
   private async completeIn(t: DomainTransfer, state: TransferState, now: Date): Promise<DomainTransfer> {
     return this.deps.uow.transaction(async () => {
       const moved = await this.deps.transfers.advance(t.id, ACTIVE_PHASES, 'completed', {
@@ -106,23 +114,32 @@ export class TransferSettlement {
       if (!moved) return this.reload(t);
       if (t.ledgerEntryId) await this.deps.accounting.post(t.ledgerEntryId);
       const expiresOn = state.registeredUntil ?? '';
-      const domain: Domain = {
-        id: this.deps.random.id(),
-        accountId: t.accountId,
-        environment: t.environment,
-        name: t.domain,
-        labels: [...t.labels],
+      const registered = {
         status: ['ok'],
         expiresOn,
         autoRenew: true,
         transferLock: false,
         nameservers: DEFAULT_NAMESERVERS,
-        createdAt: now,
         autoRenewFailedFor: null,
+        registrar: 'domivka' as const,
+        hosting: null,
       };
-      await this.deps.domains.insert(domain);
+      await this.deps.displace?.execute(t.environment, t.domain, t.accountId);
+      const held = await this.deps.domains.find(t.accountId, t.environment, t.domain);
+      if (held) await this.deps.domains.update({ ...held, ...registered });
+      else
+        await this.deps.domains.insert({
+          id: this.deps.random.id(),
+          accountId: t.accountId,
+          environment: t.environment,
+          name: t.domain,
+          labels: [...t.labels],
+          createdAt: now,
+          ...registered,
+        });
       // The seam with hosted domains: an existing zone of the account for the name carries over as is.
       await this.deps.zones.adopt(t.accountId, t.environment, t.domain);
+      await this.deps.zones.serve(t.accountId, t.environment, t.domain, true);
       await this.deps.events.record('domain.transfer_in_completed', this.facts(t, 'registry', now), {
         ...this.money(t),
         expires_at: expiresOn,
@@ -160,19 +177,47 @@ export class TransferSettlement {
     });
   }
 
-  /** The name went to another registrar: it leaves the account cleanly (its zone goes with it). */
+  /**
+   * The name went to another registrar: it leaves the account cleanly, its zone with it — unless an owner
+   * asked to keep the zone (KeepZoneAfterTransferOut): then the domain stays as a hosted one, active, its
+   * zone served without a gap, its registration now another registrar's business.
+   */
   private async completeOut(t: DomainTransfer, state: TransferState, now: Date): Promise<DomainTransfer> {
     return this.deps.uow.transaction(async () => {
       if (!(await this.deps.transfers.advance(t.id, ACTIVE_PHASES, 'completed', { registryStatus: state.status, finishedAt: now })))
         return this.reload(t);
       const d = await this.deps.domains.find(t.accountId, t.environment, t.domain);
-      if (d) await this.deps.domains.remove(d.id);
-      await this.deps.zones.remove(t.accountId, t.environment, t.domain);
+      const kept = t.keepZone === true && d !== null;
+      if (kept)
+        await this.deps.domains.update({
+          ...d,
+          registrar: 'external',
+          status: [],
+          expiresOn: null,
+          autoRenew: false,
+          autoRenewFailedFor: null,
+          autoRenewKeyId: null,
+          transferLock: false,
+          nameservers: [...OUR_NAMESERVERS],
+          hosting: {
+            status: 'active',
+            token: `domivka-verify=${this.deps.random.base62(32)}`,
+            checkedAt: null,
+            problem: null,
+            proof: null,
+          },
+        });
+      else {
+        if (d) await this.deps.domains.remove(d.id);
+        await this.deps.zones.remove(t.accountId, t.environment, t.domain);
+      }
       await this.deps.events.record('domain.transfer_completed', this.facts(t, 'registry', now), {
         domain: t.domain,
         message_id: t.id,
         queued_at: now.toISOString(),
-        text: `${t.domain} was transferred to another registrar; it left the account.`,
+        text: kept
+          ? `${t.domain} was transferred to another registrar; its zone stays here as a hosted domain, as an owner asked.`
+          : `${t.domain} was transferred to another registrar; it left the account.`,
       });
       return this.reload(t);
     });

@@ -39,6 +39,8 @@ export interface DomainTransfer {
   readonly error: string | null;
   readonly createdAt: Date;
   readonly finishedAt: Date | null;
+  /** A transfer out only: an owner asked to keep the zone served as a hosted domain when the name leaves. */
+  readonly keepZone?: boolean;
 }
 
 export interface TransferView {
@@ -56,6 +58,8 @@ export interface TransferView {
   requested_by: string;
   created_at: string;
   finished_at: string | null;
+  /** Transfers out: whether the zone stays as a hosted domain when the name leaves. */
+  keep_zone?: boolean;
 }
 
 export const viewTransfer = (t: DomainTransfer): TransferView => ({
@@ -73,4 +77,5 @@ export const viewTransfer = (t: DomainTransfer): TransferView => ({
   requested_by: t.requestedBy,
   created_at: t.createdAt.toISOString(),
   finished_at: t.finishedAt?.toISOString() ?? null,
+  ...(t.direction === 'out' ? { keep_zone: t.keepZone ?? false } : {}),
 });

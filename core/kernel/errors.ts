@@ -45,7 +45,6 @@ export type ErrorCode =
   | 'transfer_out_not_pending'
   | 'contact_character_forbidden'
   // hosted domains (DESIGN: domains born elsewhere)
-  | 'domain_already_in_account'
   | 'domain_hosted_elsewhere'
   | 'domain_registered_here'
   | 'domain_parent_held_elsewhere'
@@ -200,7 +199,8 @@ export interface ErrorParamMap {
   registrar_capability_missing: { capability: Param; registrar: Param };
   registry_failure: { domain: Param; reason?: Param };
   domain_not_renewable: { domain: Param; status: Param };
-  domain_already_yours: { domain: Param };
+  /** registrar: `external` when the name is in the account as a hosted domain (absent: registered here). */
+  domain_already_yours: { domain: Param; registrar?: Param };
   transfer_auth_code_invalid: { domain: Param };
   transfer_domain_locked: { domain: Param };
   transfer_not_transferable: { domain: Param; registry_code?: Param };
@@ -208,7 +208,6 @@ export interface ErrorParamMap {
   transfer_not_found: { transfer_id: Param };
   transfer_not_cancellable: { transfer_id: Param; status: Param };
   transfer_out_not_pending: { domain: Param };
-  domain_already_in_account: { domain: Param; registrar: Param };
   domain_hosted_elsewhere: { domain: Param };
   domain_registered_here: { domain: Param };
   domain_parent_held_elsewhere: { domain: Param; parent: Param };

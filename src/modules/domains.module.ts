@@ -20,7 +20,12 @@ import { RequestTransfer } from '../../core/domains/request-transfer.use-case.js
 import { CancelTransfer } from '../../core/domains/cancel-transfer.use-case.js';
 import { ReadTransfers } from '../../core/domains/read-transfers.use-case.js';
 import { AdvanceTransfers } from '../../core/domains/advance-transfers.use-case.js';
-import { NoteTransferOut, RejectTransferOut, type TransferOutDeps } from '../../core/domains/transfer-out.use-case.js';
+import {
+  KeepZoneAfterTransferOut,
+  NoteTransferOut,
+  RejectTransferOut,
+  type TransferOutDeps,
+} from '../../core/domains/transfer-out.use-case.js';
 import { SimulateTransferOut } from '../../core/sandbox/simulate-transfer-out.use-case.js';
 import { SqlDomainHolders } from '../../adapters/sql/repositories/domains.repository.js';
 import type { SecretBox } from '../../core/kernel/secret-box.port.js';
@@ -149,6 +154,7 @@ export const domainsModule = () =>
             accounting: a,
             zones: z,
             box: b,
+            displace: new DisplaceHosted({ domains: st.domains, zones: z, events: rec, clock: c }),
             events: rec,
             uow: st.uow,
             random: r,
@@ -220,6 +226,13 @@ export const domainsModule = () =>
     bind(T.RejectTransferOut)
       .toResolvedValue((...a: Parameters<typeof outDeps>) => new RejectTransferOut(outDeps(...a)), [...outTokens])
       .inSingletonScope();
+    bind(T.KeepZoneAfterTransferOut)
+      .toResolvedValue(
+        (config: Config, st: SqlStore) =>
+          new KeepZoneAfterTransferOut({ domains: st.domains, transfers: st.transfers, uow: st.uow, hostedLimit: config.hosting.limit }),
+        [T.Config, s],
+      )
+      .inSingletonScope();
     bind(T.SimulateTransferOut)
       .toResolvedValue(
         (st: SqlStore, e, n: NoteTransferOut, at) => new SimulateTransferOut({ domains: st.domains, environments: e, note: n, time: at }),
@@ -247,6 +260,7 @@ export const domainsUseCases = (
   | 'readTransfers'
   | 'cancelTransfer'
   | 'rejectTransferOut'
+  | 'keepZoneAfterTransferOut'
   | 'simulateTransferOut'
   | 'hostDomain'
   | 'verifyHosting'
@@ -263,6 +277,7 @@ export const domainsUseCases = (
   readTransfers: c.get(T.ReadTransfers),
   cancelTransfer: c.get(T.CancelTransfer),
   rejectTransferOut: c.get(T.RejectTransferOut),
+  keepZoneAfterTransferOut: c.get(T.KeepZoneAfterTransferOut),
   simulateTransferOut: c.get(T.SimulateTransferOut),
   hostDomain: c.get(T.HostDomain),
   verifyHosting: c.get(T.VerifyHosting),

@@ -13,7 +13,7 @@ import type { RequestTransfer } from '../../core/domains/request-transfer.use-ca
 import type { CancelTransfer } from '../../core/domains/cancel-transfer.use-case.js';
 import type { ReadTransfers } from '../../core/domains/read-transfers.use-case.js';
 import type { AdvanceTransfers } from '../../core/domains/advance-transfers.use-case.js';
-import type { NoteTransferOut, RejectTransferOut } from '../../core/domains/transfer-out.use-case.js';
+import type { KeepZoneAfterTransferOut, NoteTransferOut, RejectTransferOut } from '../../core/domains/transfer-out.use-case.js';
 import type { SimulateTransferOut } from '../../core/sandbox/simulate-transfer-out.use-case.js';
 import type { HostDomain } from '../../core/domains/host-domain.use-case.js';
 import type { VerifyHosting } from '../../core/domains/verify-hosting.use-case.js';
@@ -38,6 +38,7 @@ export const DOMAINS_TOKENS = {
   AdvanceTransfers: token<AdvanceTransfers>('AdvanceTransfers'),
   NoteTransferOut: token<NoteTransferOut>('NoteTransferOut'),
   RejectTransferOut: token<RejectTransferOut>('RejectTransferOut'),
+  KeepZoneAfterTransferOut: token<KeepZoneAfterTransferOut>('KeepZoneAfterTransferOut'),
   SimulateTransferOut: token<SimulateTransferOut>('SimulateTransferOut'),
   HostDomain: token<HostDomain>('HostDomain'),
   VerifyHosting: token<VerifyHosting>('VerifyHosting'),

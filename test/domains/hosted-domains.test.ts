@@ -135,8 +135,8 @@ eachStore('Hosted domains (API)', (kind) => {
   });
 
   it('refusals, each with its code: already in this account, public suffix, invalid name, registered here elsewhere, hosted actively elsewhere, child of another account, not hosted', async () => {
-    expectErrorShape(await host('hosted-one.com'), 409, 'domain_already_in_account');
-    expectErrorShape(await host('domivka-demo.com.ua'), 409, 'domain_already_in_account');
+    expectErrorShape(await host('hosted-one.com'), 409, 'domain_already_yours');
+    expectErrorShape(await host('domivka-demo.com.ua'), 409, 'domain_already_yours');
     expectErrorShape(await host('com.ua'), 422, 'domain_public_suffix');
     expectErrorShape(await host('github.io'), 422, 'domain_public_suffix');
     expectErrorShape(await host('bad_name!.com'), 422, 'domain_invalid');

@@ -147,6 +147,8 @@ export const RIGHTS_BY_HAND: Record<string, Hand> = {
   getTransfer: key(gate(on('domain.register'))),
   cancelTransfer: key(gate(on('domain.register'))),
   rejectTransferOut: key(gate(on('domain.lock'))),
+  // Keeping the zone when a name leaves is hosting it: domain.host (class 1, the safe direction).
+  keepZoneAfterTransferOut: key(gate(on('domain.host'))),
   cancelTransferAsOwner: SESSION,
   rejectTransferOutAsOwner: SESSION,
   // Hosted domains: domain.host on the name (in the body when added).
@@ -238,6 +240,7 @@ const SAMPLES: Record<string, (f: Fixture) => Sample> = {
   cancelTransferAsOwner: () => ({ params: { domain: TARGET, id: 'no-such-transfer' }, body: { environment: 'test' } }),
   rejectTransferOutAsOwner: () => ({ params: { domain: TARGET }, body: { environment: 'test' } }),
   simulateTransferOut: () => ({ body: { domain: TARGET } }),
+  keepZoneAfterTransferOut: () => ({ params: { domain: TARGET }, body: { keep: true } }),
   enableDnssec: () => ({ body: { algorithm: 13 } }),
   createHostedDomain: () => ({ body: { domain: TARGET } }),
   simulateDelegation: () => ({ params: { domain: TARGET }, body: { delegated: true } }),
@@ -303,8 +306,9 @@ const NO_SUCCESS_EXPECTED: Record<string, string> = {
   getTransfer: 'no transfer of TARGET exists in the fixture: 404 transfer_not_found past authorization',
   cancelTransfer: 'no transfer of TARGET exists in the fixture: 404 transfer_not_found past authorization',
   rejectTransferOut: 'no transfer out of TARGET is pending: 409 transfer_out_not_pending past authorization',
+  keepZoneAfterTransferOut: 'no transfer out of TARGET is pending: 409 transfer_out_not_pending past authorization',
   simulateTransferOut: 'TARGET is transfer-locked (seeded so): 409 transfer_domain_locked past authorization',
-  createHostedDomain: 'the sample names TARGET, which the account already holds: 409 domain_already_in_account past authorization',
+  createHostedDomain: 'the sample names TARGET, which the account already holds: 409 domain_already_yours past authorization',
   verifyHosting: 'TARGET is registered through us, not hosted: 409 domain_not_hosted past authorization',
   deleteHostedDomain: 'TARGET is registered through us, not hosted: 409 domain_not_hosted past authorization',
   simulateDelegation: 'TARGET is registered through us, not hosted: 409 domain_not_hosted past authorization',

@@ -18,7 +18,7 @@ export interface HostedDomainsUseCases {
 const HOSTING_REFUSALS = [
   'domain_invalid',
   'domain_public_suffix',
-  'domain_already_in_account',
+  'domain_already_yours',
   'domain_hosted_elsewhere',
   'domain_registered_here',
   'domain_parent_held_elsewhere',

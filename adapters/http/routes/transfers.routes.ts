@@ -1,7 +1,7 @@
 import type { CancelTransfer } from '../../../core/domains/cancel-transfer.use-case.js';
 import type { ReadTransfers } from '../../../core/domains/read-transfers.use-case.js';
 import type { RequestTransfer } from '../../../core/domains/request-transfer.use-case.js';
-import type { RejectTransferOut } from '../../../core/domains/transfer-out.use-case.js';
+import type { KeepZoneAfterTransferOut, RejectTransferOut } from '../../../core/domains/transfer-out.use-case.js';
 import type { SimulateTransferOut } from '../../../core/sandbox/simulate-transfer-out.use-case.js';
 import { route, type Route } from '../route.js';
 import { schema } from '../schema-type.js';
@@ -18,6 +18,7 @@ export interface TransfersUseCases {
   readonly readTransfers: Pick<ReadTransfers, 'list' | 'get'>;
   readonly cancelTransfer: Pick<CancelTransfer, 'execute'>;
   readonly rejectTransferOut: Pick<RejectTransferOut, 'execute'>;
+  readonly keepZoneAfterTransferOut: Pick<KeepZoneAfterTransferOut, 'execute'>;
   readonly simulateTransferOut: Pick<SimulateTransferOut, 'execute'>;
 }
 
@@ -39,6 +40,10 @@ export const transferView = schema({
     requested_by: { type: 'string' },
     created_at: { type: 'string', format: 'date-time' },
     finished_at: { type: ['string', 'null'], format: 'date-time' },
+    keep_zone: {
+      type: 'boolean',
+      description: 'Transfers out only: the zone stays served as a hosted domain when the name leaves (an owner asked).',
+    },
   },
 });
 
@@ -193,6 +198,22 @@ export const transferRoutes = (uc: TransfersUseCases): Route[] => [
     responses: { 200: { description: 'The transfer out, rejected: the domain stays', schema: transferView } },
     errors: ['domain_not_found', 'transfer_out_not_pending', 'registry_failure', 'registrar_capability_missing'],
     handle: async (i) => ({ status: 200, body: await uc.rejectTransferOut.execute({ kind: 'key', key: i.key }, i.params.domain) }),
+  }),
+  route({
+    id: 'keepZoneAfterTransferOut',
+    method: 'POST',
+    path: '/v1/domains/{domain}/transfer-out/keep-zone',
+    tag: 'Domains',
+    writes: true,
+    summary: 'Choose, while a transfer out is pending, whether the zone stays served as a hosted domain when the name leaves',
+    description:
+      'Without it the zone goes with the name. `{"keep": true}`: when the transfer completes the domain stays in the account as a hosted domain (`registrar` external, `hosting.status` active), its zone served with no gap; the delegation re-check then watches it as any active hosted zone. `{"keep": false}` undoes the choice.',
+    access: { kind: 'key', right: 'domain.host', domainParam: 'domain' },
+    params: domainParam,
+    body: { type: 'object', additionalProperties: false, required: ['keep'], properties: { keep: { type: 'boolean' } } },
+    responses: { 200: { description: 'The transfer out, with the choice', schema: transferView } },
+    errors: ['domain_not_found', 'transfer_out_not_pending', 'hosted_domain_limit_reached'],
+    handle: async (i) => ({ status: 200, body: await uc.keepZoneAfterTransferOut.execute(i.key, i.params.domain, i.body.keep) }),
   }),
   route({
     id: 'rejectTransferOutAsOwner',

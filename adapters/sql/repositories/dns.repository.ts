@@ -113,6 +113,8 @@ export class SqlZoneRepository implements ZoneRepository {
         domain: z.domain,
         serial: Number(z.serial),
         recordSets: byZone.get(z.id) ?? [],
+        // Read back, or an unverified hosted zone would be published by the next change applied to it.
+        ...(z.served !== undefined ? { served: bool(z.served) } : {}),
         ...(d ? { signing: zoneSigningOf(stateOf(d)) } : {}),
       };
     });

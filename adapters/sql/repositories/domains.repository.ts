@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Domain, RegisteredDomain } from '../../../core/domains/domain.js';
+import { registrarOf, type Domain, type RegisteredDomain } from '../../../core/domains/domain.js';
 import type { DomainListQuery, DomainRepository, DomainLocks } from '../../../core/domains/ports/domain-repository.port.js';
 import type { Environment } from '../../../core/kernel/environment.js';
 import { bool, date, iso, json, parse, rawRows } from '../rows.js';
@@ -11,6 +11,13 @@ import type { DomainHolders } from '../../../core/domains/ports/registry-message
 import { randomUUID } from 'node:crypto';
 import { DomainError } from '../../../core/kernel/errors.js';
 import type { HostingProblem } from '../../../core/domains/hosting.js';
+
+/** The unique index `domains_account_name_unique` (one row per name in an account), on either engine. */
+const isAccountNameViolation = (err: unknown): boolean => {
+  const e = err as { code?: string; constraint?: string; message?: string };
+  if (e.code === '23505') return e.constraint === 'domains_account_name_unique';
+  return /UNIQUE constraint failed: domains\.account_id, domains\.environment, domains\.name/i.test(e.message ?? '');
+};
 
 type FoundRow = DomainRow & { label: string | null };
 /** What the domain read caches: the domain built from FIND_SQL's rows, or null (none); every read gets a copy. */
@@ -93,21 +100,34 @@ export class SqlDomainRepository implements DomainRepository {
 
   async insert(d: Domain): Promise<void> {
     const db = this.uow.db();
-    await db('domains').insert({
-      id: d.id,
-      account_id: d.accountId,
-      environment: d.environment,
-      name: d.name,
-      status: json(d.status),
-      expires_on: d.expiresOn,
-      auto_renew: d.autoRenew,
-      transfer_lock: d.transferLock,
-      nameservers: json(d.nameservers),
-      created_at: iso(d.createdAt),
-      ...hostingRow(d),
-    });
+    try {
+      await this.insertRow(d);
+    } catch (err) {
+      // Two requests for one name in one account (two hosted creates at once): the unique index decides,
+      // and the loser hears the same 409 the check before it gives (named by the row it tried to add).
+      if (isAccountNameViolation(err)) throw new DomainError('domain_already_yours', { domain: d.name, registrar: registrarOf(d) });
+      throw err;
+    }
     if (d.labels.length > 0) await db('domain_labels').insert(d.labels.map((label) => ({ domain_id: d.id, label })));
     await this.changed(d.id);
+  }
+
+  private async insertRow(d: Domain): Promise<void> {
+    await this.uow
+      .db()('domains')
+      .insert({
+        id: d.id,
+        account_id: d.accountId,
+        environment: d.environment,
+        name: d.name,
+        status: json(d.status),
+        expires_on: d.expiresOn,
+        auto_renew: d.autoRenew,
+        transfer_lock: d.transferLock,
+        nameservers: json(d.nameservers),
+        created_at: iso(d.createdAt),
+        ...hostingRow(d),
+      });
   }
 
   /**

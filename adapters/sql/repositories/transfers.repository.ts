@@ -1,7 +1,7 @@
 import type { Environment } from '../../../core/kernel/environment.js';
 import type { TransferRepository } from '../../../core/domains/ports/transfer-repository.port.js';
 import { ACTIVE_PHASES, type DomainTransfer, type TransferPhase } from '../../../core/domains/transfer.js';
-import { date, dateOrNull, iso, json, num, parse } from '../rows.js';
+import { bool, date, dateOrNull, iso, json, num, parse } from '../rows.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';
 
 type Row = {
@@ -25,6 +25,7 @@ type Row = {
   error: string | null;
   created_at: string;
   finished_at: string | null;
+  keep_zone?: unknown;
 };
 
 const toTransfer = (r: Row): DomainTransfer => ({
@@ -48,6 +49,7 @@ const toTransfer = (r: Row): DomainTransfer => ({
   error: r.error,
   createdAt: date(r.created_at),
   finishedAt: dateOrNull(r.finished_at),
+  keepZone: bool(r.keep_zone),
 });
 
 const isUniqueViolation = (err: unknown): boolean => {
@@ -86,6 +88,7 @@ export class SqlTransferRepository implements TransferRepository {
       error: t.error,
       created_at: iso(t.createdAt),
       finished_at: t.finishedAt ? iso(t.finishedAt) : null,
+      keep_zone: t.keepZone ?? false,
     };
     if (this.engine === 'postgres') {
       // A failed statement would abort the surrounding Postgres transaction: let the index decide quietly.
@@ -140,6 +143,15 @@ export class SqlTransferRepository implements TransferRepository {
     if (q.excludeAccounts && q.excludeAccounts.length > 0) query = query.whereNotIn('account_id', [...q.excludeAccounts]);
     const rows: Row[] = await query.orderBy([{ column: 'created_at' }, { column: 'id' }]).limit(q.limit);
     return rows.map(toTransfer);
+  }
+
+  async setKeepZone(id: string, keep: boolean): Promise<boolean> {
+    const n = await this.uow
+      .db()('domain_transfers')
+      .where({ id, direction: 'out' })
+      .whereIn('status', [...ACTIVE_PHASES])
+      .update({ keep_zone: keep });
+    return num(n) === 1;
   }
 
   async advance(

@@ -21,6 +21,8 @@ export interface TransferRepository {
    * `from` (compare and set): true for the one caller that moved it. An ended transfer loses its authInfo
    * and its `active` mark here.
    */
+  /** Sets a transfer out's keep-zone choice while it is under way; false when it already ended. */
+  setKeepZone(id: string, keep: boolean): Promise<boolean>;
   advance(
     id: string,
     from: readonly TransferPhase[],
