@@ -7,6 +7,7 @@ import { operationPages } from './operations.pages.js';
 import { sandboxPages } from './sandbox.pages.js';
 import { dnsPages } from './dns.pages.js';
 import { domainPages } from './domains.pages.js';
+import { dnssecPages } from './dnssec.pages.js';
 import { billingPages } from './billing.pages.js';
 import { certificatePages } from './certificates.pages.js';
 import { monitorPages } from './monitors.pages.js';
@@ -273,6 +274,9 @@ export const pages = (uc: UseCases): ConsolePage[] => [
               <dd>${d.labels.map((l) => html`<span class="pill">${l}</span>`)}</dd>
             </dl>
           </div>
+          <p class="actions">
+            <a class="button secondary" href="/console/domains/${encodeURIComponent(d.domain)}/dnssec">DNSSEC</a>
+          </p>
           ${ops} ${await domainPages(uc).panel(r, d)}
           <h2>${v.t('Записи зони', 'Zone records')}${serial !== null ? html` <small class="muted">(serial ${serial})</small>` : ''}</h2>
           ${
@@ -878,6 +882,7 @@ export const pages = (uc: UseCases): ConsolePage[] => [
   ...certificatePages(uc),
   ...monitorPages(uc),
   ...webhookPages(uc),
+  ...dnssecPages(uc),
 ];
 
 export { fields };

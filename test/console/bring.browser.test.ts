@@ -1,0 +1,148 @@
+import { readFileSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { eachStore } from '../support/stores.js';
+import { addPerson, bearer, startApi, type TestApi } from '../support/system.js';
+import { launch, signInThroughForm } from './browser.js';
+
+/**
+ * The console pages of issue 25 item 10 / issue 22 item 6 in headless Chromium: a domain's DNSSEC (more
+ * pages join this suite). Each page: its main path, one refusal, a reload repeats nothing, axe-core has no
+ * serious or critical violation, nothing overflows 375 px. Screenshots at 1280 and 375 px go to
+ * $CONSOLE_SHOTS (default /tmp/console-c-shots), never to git.
+ */
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const SHOTS = process.env.CONSOLE_SHOTS || '/tmp/console-c-shots';
+const ZONE = 'domivka-demo.dev';
+
+eachStore('Console: DNSSEC, hosted domains, zone import and transfers in headless Chromium', (kind) => {
+  let api: TestApi;
+  let browser: Browser;
+  let ctx: BrowserContext;
+  let page: Page;
+  let reader = '';
+  const errors: string[] = [];
+  const tag = kind.engine;
+  const nav = (p: Page, action: Promise<unknown>) => Promise.all([p.waitForNavigation(), action]);
+  const text = async (p: Page, sel = 'main') => (await p.locator(sel).first().textContent()) ?? '';
+
+  const axeClean = async (p: Page, label: string) => {
+    await p.evaluate(AXE);
+    const violations = await p.evaluate(async () => {
+      const r = await (window as unknown as { axe: { run(c: Document, o: object): Promise<{ violations: any[] }> } }).axe.run(document, {
+        resultTypes: ['violations'],
+      });
+      return r.violations
+        .filter((x) => x.impact === 'serious' || x.impact === 'critical')
+        .map(
+          (x) =>
+            `${x.id} (${x.impact}): ${x.nodes.map((n: { target: string[]; html: string }) => `${n.target.join(' ')} ${n.html.slice(0, 120)}`).join(', ')}`,
+        );
+    });
+    expect(violations, `axe on ${label}`).to.deep.equal([]);
+  };
+  const check = async (p: Page, name: string) => {
+    await axeClean(p, name);
+    await p.setViewportSize({ width: 375, height: 800 });
+    const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow, `${name}: horizontal overflow at 375 px`).to.be.at.most(0);
+    if (tag === 'sqlite') {
+      mkdirSync(SHOTS, { recursive: true });
+      await p.screenshot({ path: join(SHOTS, `${name}-375.png`), fullPage: true });
+      await p.setViewportSize({ width: 1280, height: 900 });
+      await p.screenshot({ path: join(SHOTS, `${name}-1280.png`), fullPage: true });
+    }
+    await p.setViewportSize({ width: 1280, height: 900 });
+  };
+  /** A console POST by another person (a refusal is checked without a second browser). */
+  const postAs = async (cookie: string, path: string, form: Record<string, string>) => {
+    // The sign-out form on the security page carries the session's token for everyone.
+    const get = await fetch(`${api.base}/console/security`, { headers: { cookie: `${cookie}; dmk_lang=en; dmk_env=test` } });
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await get.text())?.[1] ?? '';
+    const r = await fetch(`${api.base}${path}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: `${cookie}; dmk_lang=en; dmk_env=test`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: csrf, _back: path, ...form }).toString(),
+    });
+    return { status: r.status, text: await r.text() };
+  };
+
+  before(async function () {
+    this.timeout(120_000);
+    api = await startApi(kind);
+    reader = (await api.issueKey({ environment: 'test', rights: ['dns.read', 'domain.read'], domains: [ZONE] })).secret;
+    browser = await launch();
+    ctx = await browser.newContext({ locale: 'en-GB', viewport: { width: 1280, height: 900 } });
+    await ctx.addCookies([
+      { name: 'dmk_lang', value: 'en', url: api.base },
+      { name: 'dmk_env', value: 'test', url: api.base },
+    ]);
+    page = await ctx.newPage();
+    page.on('dialog', (d) => void d.accept());
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => {
+      if (m.type() === 'error' && !/status of 4\d\d/.test(m.text())) errors.push(m.text());
+    });
+    await signInThroughForm(page, api, { email: api.demo.email, password: api.demo.password, totpSecret: api.demo.totpSecret });
+  });
+  after(async () => {
+    await browser?.close();
+    await api?.close();
+  });
+  afterEach(() => {
+    expect(errors, 'no script or CSP errors in the page').to.deep.equal([]);
+  });
+
+  it('DNSSEC: an owner signs the zone (algorithm 13), sees the key and the DS the API gives; a reload signs nothing again; a member is refused; switched off', async function () {
+    this.timeout(60_000);
+    await page.goto(`${api.base}/console/domains/${ZONE}`);
+    await nav(page, page.click('a:has-text("DNSSEC")'));
+    expect(await page.locator('#dnssec-status').textContent()).to.include('off');
+    await check(page, 'dnssec-off');
+
+    await page.check('input[name=algorithm][value="13"]');
+    await nav(page, page.click('button:has-text("Sign the zone")'));
+    expect(page.url()).to.match(/\/dnssec\?done=enabled$/);
+    const api1 = await api.call(`/v1/domains/${ZONE}/dnssec`, { headers: bearer(reader) });
+    expect(api1.status).to.equal(200);
+    expect(api1.body.enabled).to.equal(true);
+    expect(api1.body.algorithm).to.equal(13);
+    const ds = api1.body.ds as string[];
+    expect(ds).to.have.length(1);
+    expect(await page.locator('#ds-0').textContent()).to.equal(`${ZONE}. IN DS ${ds[0]}`);
+    const tagCell = await page.locator('td[data-label="Tag"]').first().textContent();
+    expect(Number(tagCell?.trim())).to.equal(api1.body.keys[0].tag);
+    expect(await text(page)).to.include('257');
+    await check(page, 'dnssec-signed');
+
+    // A reload is a GET: the same key, no second signing event.
+    const events = async () => (await api.system.store.knex('events').where('type', 'like', 'dns.dnssec%')).length;
+    const before = await events();
+    await page.reload();
+    expect(await page.locator('#ds-0').textContent()).to.equal(`${ZONE}. IN DS ${ds[0]}`);
+    expect(await events()).to.equal(before);
+
+    // A member: no form, and a POST anyway is refused with the API's reason (class 3 is for owners).
+    const member = await addPerson(api, 'member', `member-dnssec-${tag}@example.com`);
+    const memberCookie = await api.signIn(member);
+    const seen = await fetch(`${api.base}/console/domains/${ZONE}/dnssec`, {
+      headers: { cookie: `${memberCookie}; dmk_lang=en; dmk_env=test` },
+    });
+    expect(await seen.text()).to.include('Only the account’s owners switch DNSSEC on or off');
+    const refused = await postAs(memberCookie, `/console/domains/${ZONE}/dnssec/off`, {});
+    expect(refused.status).to.equal(422); // the page again, with the API's reason next to the form
+    expect(refused.text, refused.text.slice(refused.text.indexOf('<main'), refused.text.indexOf('<main') + 1200)).to.include(
+      'right_missing',
+    );
+    expect((await api.call(`/v1/domains/${ZONE}/dnssec`, { headers: bearer(reader) })).body.enabled).to.equal(true);
+
+    // Off again (the parent holds no DS in the sandbox).
+    await nav(page, page.click('button:has-text("Switch DNSSEC off")'));
+    expect(page.url()).to.match(/\/dnssec\?done=disabled$/);
+    expect(await page.locator('#dnssec-status').textContent()).to.include('off');
+    expect((await api.call(`/v1/domains/${ZONE}/dnssec`, { headers: bearer(reader) })).body.enabled).to.equal(false);
+  });
+});
