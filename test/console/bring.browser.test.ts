@@ -1,6 +1,7 @@
 import { readFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { eachStore } from '../support/stores.js';
@@ -144,5 +145,46 @@ eachStore('Console: DNSSEC, hosted domains, zone import and transfers in headles
     expect(page.url()).to.match(/\/dnssec\?done=disabled$/);
     expect(await page.locator('#dnssec-status').textContent()).to.include('off');
     expect((await api.call(`/v1/domains/${ZONE}/dnssec`, { headers: bearer(reader) })).body.enabled).to.equal(false);
+  });
+  it('hosted domain: a public suffix is refused next to the field (what was typed kept); an undelegated name shows the exact TXT and nameservers, "check now" tells the problem, then verifies once the parent delegates', async function () {
+    this.timeout(60_000);
+    const NAME = `undelegated-shop-${tag}.com`;
+    await page.goto(`${api.base}/console/`);
+    await nav(page, page.click('a:has-text("A domain from another registrar")'));
+    await page.fill('#hosted-domain', 'com.ua');
+    await nav(page, page.click('button:has-text("Add the domain")'));
+    expect(await page.locator('#err-domain').textContent()).to.include('domain_public_suffix');
+    expect(await page.inputValue('#hosted-domain')).to.equal('com.ua');
+    await check(page, 'hosted-refused');
+
+    await page.fill('#hosted-domain', NAME);
+    await nav(page, page.click('button:has-text("Add the domain")'));
+    expect(page.url()).to.equal(`${api.base}/console/domains/${NAME}/hosting?done=added`);
+    const key = (await api.issueKey({ environment: 'test', rights: ['domain.read', 'domain.host'], domains: [NAME] })).secret;
+    const viaApi = (await api.call(`/v1/domains/${NAME}`, { headers: bearer(key) })).body;
+    expect(viaApi.hosting.status).to.equal('pending_delegation');
+    expect(await page.locator('#txt-name').textContent()).to.equal(`_domivka-challenge.${NAME}`);
+    expect(await page.locator('#txt-value').textContent()).to.equal(viaApi.hosting.verification.value);
+    expect((await page.locator('#our-nameservers li').allTextContents()).map((x) => x.trim())).to.deep.equal(viaApi.hosting.nameservers);
+    expect(await page.locator('#hosting-status').textContent()).to.include('waiting');
+    // A reload repeats nothing: still one hosted domain of that name, the same TXT value.
+    await page.reload();
+    expect(await page.locator('#txt-value').textContent()).to.equal(viaApi.hosting.verification.value);
+    expect(await api.system.store.knex('domains').where({ name: NAME })).to.have.length(1);
+
+    await nav(page, page.click('button:has-text("Check now")'));
+    expect(await page.locator('#hosting-problem').textContent()).to.include('does not delegate');
+    await check(page, 'hosted-pending');
+
+    const sim = await api.call(`/v1/sandbox/delegations/${NAME}`, {
+      method: 'POST',
+      headers: { ...bearer(key), 'idempotency-key': randomUUID() },
+      json: { delegated: true },
+    });
+    expect(sim.status, JSON.stringify(sim.body)).to.equal(200);
+    await nav(page, page.click('button:has-text("Check now")'));
+    expect(await page.locator('#hosting-status').textContent()).to.include('verified');
+    expect((await api.call(`/v1/domains/${NAME}`, { headers: bearer(key) })).body.hosting.status).to.equal('active');
+    await check(page, 'hosted-active');
   });
 });

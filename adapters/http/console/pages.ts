@@ -8,6 +8,7 @@ import { sandboxPages } from './sandbox.pages.js';
 import { dnsPages } from './dns.pages.js';
 import { domainPages } from './domains.pages.js';
 import { dnssecPages } from './dnssec.pages.js';
+import { hostedPages } from './hosted.pages.js';
 import { billingPages } from './billing.pages.js';
 import { certificatePages } from './certificates.pages.js';
 import { monitorPages } from './monitors.pages.js';
@@ -184,7 +185,10 @@ export const pages = (uc: UseCases): ConsolePage[] => [
       return {
         title: v.t('Домени', 'Domains'),
         body: html`<h1>${v.t('Домени', 'Domains')}</h1>
-          <p><a class="button" href="/console/search">${v.t('Знайти й зареєструвати домен', 'Find and register a domain')}</a></p>
+          <p class="actions">
+            <a class="button" href="/console/search">${v.t('Знайти й зареєструвати домен', 'Find and register a domain')}</a>
+            <a class="button secondary" href="/console/hosted">${v.t('Домен з іншого реєстратора', 'A domain from another registrar')}</a>
+          </p>
           <p class="lead">
             ${v.env === 'test' ? v.t('Пісочниця: реєстрації та оплати тут виглядають справжніми, але нічого не змінюють.', 'Sandbox: registrations and charges here look real but change nothing.') : v.t('Робоче середовище: усе тут справжнє.', 'Live: everything here is real.')}
           </p>
@@ -276,6 +280,13 @@ export const pages = (uc: UseCases): ConsolePage[] => [
           </div>
           <p class="actions">
             <a class="button secondary" href="/console/domains/${encodeURIComponent(d.domain)}/dnssec">DNSSEC</a>
+            ${
+              d.hosting
+                ? html`<a class="button secondary" href="/console/domains/${encodeURIComponent(d.domain)}/hosting"
+                    >${v.t('Обслуговування DNS і перевірка', 'DNS hosting and verification')}</a
+                  >`
+                : ''
+            }
           </p>
           ${ops} ${await domainPages(uc).panel(r, d)}
           <h2>${v.t('Записи зони', 'Zone records')}${serial !== null ? html` <small class="muted">(serial ${serial})</small>` : ''}</h2>
@@ -883,6 +894,7 @@ export const pages = (uc: UseCases): ConsolePage[] => [
   ...monitorPages(uc),
   ...webhookPages(uc),
   ...dnssecPages(uc),
+  ...hostedPages(uc),
 ];
 
 export { fields };
