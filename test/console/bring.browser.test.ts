@@ -187,4 +187,85 @@ eachStore('Console: DNSSEC, hosted domains, zone import and transfers in headles
     expect((await api.call(`/v1/domains/${NAME}`, { headers: bearer(key) })).body.hosting.status).to.equal('active');
     await check(page, 'hosted-active');
   });
+  it('transfer in: a wrong auth code is refused next to its field (domain and years kept); requested with the price and the class 2 notice, watched, cancelled; a reload requests nothing again', async function () {
+    this.timeout(60_000);
+    const NAME = `transfer-shop-${tag}.com`;
+    await page.goto(`${api.base}/console/`);
+    await nav(page, page.click('a:has-text("Transfer a domain in")'));
+    expect(await text(page)).to.include('class 2 action (money)');
+    await page.fill('#tr-domain', NAME);
+    await page.fill('#tr-code', 'wrong-code');
+    await page.selectOption('#tr-years', '2');
+    await nav(page, page.click('button:has-text("Request and reserve the amount")'));
+    expect(await page.locator('#err-auth_code').textContent()).to.include('transfer_auth_code_invalid');
+    expect(await page.inputValue('#tr-domain')).to.equal(NAME);
+    expect(await page.inputValue('#tr-years')).to.equal('2');
+    await check(page, 'transfer-refused');
+
+    await page.fill('#tr-code', 'sandbox-auth-ok');
+    await nav(page, page.click('button:has-text("Request and reserve the amount")'));
+    expect(page.url()).to.match(new RegExp(`/console/transfers/${NAME.replace(/\./g, '\\.')}/[^/?]+\\?done=requested$`));
+    expect(await page.locator('#transfer-status').textContent()).to.include('under way');
+    const key = (
+      await api.issueKey({
+        environment: 'test',
+        rights: ['domain.register'],
+        domains: [NAME],
+        conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 5_000_000, currency: 'UAH' } },
+      })
+    ).secret;
+    const listed = async () => (await api.call(`/v1/domains/${NAME}/transfers`, { headers: bearer(key) })).body.items as any[];
+    const before = await listed();
+    const t = before.find((x) => x.status === 'pending')!;
+    expect(
+      before.filter((x) => x.status === 'pending'),
+      JSON.stringify(before),
+    ).to.have.length(1);
+    expect(t.status).to.equal('pending');
+    expect(t.years).to.equal(2);
+    expect(await text(page)).to.include(((t.amount.amount as number) / 100).toFixed(2).replace('.', ',').slice(0, -3));
+    await page.reload();
+    expect((await listed()).map((x) => x.id)).to.deep.equal(before.map((x) => x.id));
+    await check(page, 'transfer-pending');
+
+    await nav(page, page.click('button:has-text("Cancel the transfer")'));
+    expect(await page.locator('#transfer-status').textContent()).to.include('cancelled');
+    expect((await listed()).find((x) => x.id === t.id).status).to.equal('cancelled');
+  });
+
+  it('transfer out: owners see the request on the domain page and reject it; a member is refused (owner_only)', async function () {
+    this.timeout(60_000);
+    // A domain transferred in (unlocked at the registry, as the sandbox has it), then asked for by another registrar.
+    const D = `transfer-away-${tag}.com.ua`;
+    const key = (
+      await api.issueKey({
+        environment: 'test',
+        rights: ['domain.register', 'domain.read'],
+        domains: [D],
+        conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 5_000_000, currency: 'UAH' } },
+      })
+    ).secret;
+    const clock = (await api.issueKey({ environment: 'test', rights: ['sandbox.clock'] })).secret;
+    const call = (path: string, json: unknown, secret: string) =>
+      api.call(path, { method: 'POST', headers: { ...bearer(secret), 'idempotency-key': randomUUID() }, json });
+    expect((await call(`/v1/domains/${D}/transfers`, { auth_code: 'sandbox-auth-ok' }, key)).status).to.equal(202);
+    expect((await call('/v1/sandbox/clock', { advance: 'P5D' }, clock)).status).to.equal(200);
+    const sim = await call('/v1/sandbox/transfer-out', { domain: D }, key);
+    expect(sim.status, JSON.stringify(sim.body)).to.equal(202);
+    await page.goto(`${api.base}/console/domains/${D}`);
+    expect(await page.locator('#transfer-out').textContent()).to.include('Another registrar asks');
+    await check(page, 'transfer-out');
+
+    const member = await addPerson(api, 'member', `member-out-${tag}@example.com`);
+    const refused = await postAs(await api.signIn(member), `/console/domains/${D}/transfer-out/reject`, {});
+    expect(refused.text).to.include('owner_only');
+    expect((await api.call(`/v1/domains/${D}`, { headers: bearer(key) })).body.status).to.include('pendingTransfer');
+
+    await nav(page, page.click('button:has-text("Reject the transfer")'));
+    expect(page.url()).to.match(/\?done=transfer-out-rejected$/);
+    expect(await page.locator('#transfer-out').count()).to.equal(0);
+    expect((await api.call(`/v1/domains/${D}`, { headers: bearer(key) })).body.status).not.to.include('pendingTransfer');
+    await page.reload();
+    expect(await text(page)).not.to.include('That did not work');
+  });
 });
