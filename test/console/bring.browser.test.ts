@@ -74,7 +74,8 @@ eachStore('Console: DNSSEC, hosted domains, zone import and transfers in headles
   before(async function () {
     this.timeout(120_000);
     api = await startApi(kind);
-    reader = (await api.issueKey({ environment: 'test', rights: ['dns.read', 'domain.read'], domains: [ZONE] })).secret;
+    reader = (await api.issueKey({ environment: 'test', rights: ['dns.read', 'domain.read'], domains: [ZONE, 'domivka-demo.com.ua'] }))
+      .secret;
     browser = await launch();
     ctx = await browser.newContext({ locale: 'en-GB', viewport: { width: 1280, height: 900 } });
     await ctx.addCookies([
@@ -267,5 +268,45 @@ eachStore('Console: DNSSEC, hosted domains, zone import and transfers in headles
     expect((await api.call(`/v1/domains/${D}`, { headers: bearer(key) })).body.status).not.to.include('pendingTransfer');
     await page.reload();
     expect(await text(page)).not.to.include('That did not work');
+  });
+  it('zone import: $INCLUDE fails the import with its line and reason; a pasted zone file ends in the DNS editor plan review, nothing applied; a reload imports nothing again', async function () {
+    this.timeout(60_000);
+    const D = 'domivka-demo.com.ua';
+    await page.goto(`${api.base}/console/domains/${D}/dns`);
+    await nav(page, page.click('a:has-text("Import from the current provider")'));
+    const bad = `$INCLUDE /etc/passwd\nwww 300 IN A 192.0.2.1\n`;
+    await page.fill('#zone-file', bad);
+    await nav(page, page.click('button:has-text("Read the file and build a plan")'));
+    // The file is read after the 202 (as through the API): the import fails and says which line and why.
+    for (let i = 0; i < 20 && !/INCLUDE/.test((await page.locator('#import-status').textContent()) ?? ''); i++) {
+      await new Promise((r) => setTimeout(r, 150));
+      await page.reload();
+    }
+    expect(await page.locator('#import-status').textContent()).to.match(/^Line 1: \$INCLUDE is refused/);
+    expect(await text(page)).to.include('zone_file_include');
+    await check(page, 'import-refused');
+
+    await page.goto(`${api.base}/console/domains/${D}/dns/imports`);
+    await page.fill(
+      '#zone-file',
+      `$ORIGIN ${D}.\n$TTL 300\n@ IN A 192.0.2.10\nwww IN A 192.0.2.10\nshop IN A 198.51.100.77\n@ IN MX 10 mail\n`,
+    );
+    await nav(page, page.click('button:has-text("Read the file and build a plan")'));
+    const imports = async () => (await api.system.store.knex('dns_imports').where({ domain: D })).length;
+    const count = await imports();
+    for (let i = 0; i < 20 && (await page.locator('a:has-text("Review the plan")').count()) === 0; i++) {
+      await new Promise((r) => setTimeout(r, 150));
+      await page.reload();
+    }
+    expect(await imports(), 'reloading the import page starts no second import').to.equal(count);
+    await check(page, 'import-ready');
+    await nav(page, page.click('a:has-text("Review the plan")'));
+    expect(page.url()).to.match(new RegExp(`/console/domains/${D.replace(/\./g, '\\.')}/dns/plans/[^/?]+$`));
+    const plan = await text(page);
+    expect(plan).to.include('shop');
+    expect(plan).to.include('198.51.100.77');
+    expect(plan).to.include('MX');
+    const records = await api.call(`/v1/domains/${D}/dns/records`, { headers: bearer(reader) });
+    expect(JSON.stringify(records.body), 'nothing applied before the review').not.to.include('198.51.100.77');
   });
 });

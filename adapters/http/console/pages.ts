@@ -10,6 +10,7 @@ import { domainPages } from './domains.pages.js';
 import { dnssecPages } from './dnssec.pages.js';
 import { hostedPages } from './hosted.pages.js';
 import { transferPages } from './transfers.pages.js';
+import { zoneImportPages } from './zone-import.pages.js';
 import { billingPages } from './billing.pages.js';
 import { certificatePages } from './certificates.pages.js';
 import { monitorPages } from './monitors.pages.js';
@@ -925,6 +926,7 @@ export const pages = (uc: UseCases): ConsolePage[] => [
   ...dnssecPages(uc),
   ...hostedPages(uc),
   ...transferPages(uc),
+  ...zoneImportPages(uc),
 ];
 
 export { fields };
