@@ -185,6 +185,7 @@ eachStore('Console: DNSSEC, hosted domains, zone import and transfers in headles
     expect(sim.status, JSON.stringify(sim.body)).to.equal(200);
     await nav(page, page.click('button:has-text("Check now")'));
     expect(await page.locator('#hosting-status').textContent()).to.include('verified');
+    expect(await page.locator('#hosting-next').textContent()).to.include('Keep our nameservers');
     expect((await api.call(`/v1/domains/${NAME}`, { headers: bearer(key) })).body.hosting.status).to.equal('active');
     await check(page, 'hosted-active');
   });

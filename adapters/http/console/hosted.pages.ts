@@ -63,6 +63,38 @@ export const hostedPages = (uc: UseCases): ConsolePage[] => {
     const v = r.view;
     const h = d.hosting!;
     const active = h.status === 'active';
+    const steps = html`<h2>${v.t('Крок 1. Запис TXT — доказ, що домен ваш', 'Step 1. The TXT record — proof the domain is yours')}</h2>
+      <p>
+        ${v.t('Додайте цей запис у DNS домену там, де він обслуговується зараз (у вашого реєстратора чи DNS-провайдера), до зміни серверів імен:', 'Add this record to the domain’s DNS where it is served now (at your registrar or DNS provider), before changing the nameservers:')}
+      </p>
+      <dl class="kv card">
+        <dt>${v.t('Тип', 'Type')}</dt>
+        <dd class="mono">TXT</dd>
+        <dt>${v.t('Ім’я', 'Name')}</dt>
+        <dd class="mono wrap" id="txt-name">${h.verification.name}</dd>
+        <dt>${v.t('Значення', 'Value')}</dt>
+        <dd>
+          <div class="secret">
+            <code id="txt-value" class="wrap">${h.verification.value}</code
+            ><button type="button" class="secondary" data-copy="txt-value" data-copied="${v.t('Скопійовано', 'Copied')}">
+              ${v.t('Копіювати', 'Copy')}
+            </button>
+          </div>
+        </dd>
+      </dl>
+      <p class="hint">
+        ${v.t('Деякі панелі просять лише частину імені перед доменом: тоді впишіть _domivka-challenge.', 'Some panels ask only for the part before the domain: then enter _domivka-challenge.')}
+      </p>
+      <h2>${v.t('Крок 2. Сервери імен', 'Step 2. The nameservers')}</h2>
+      <p>
+        ${v.t('Коли запис TXT перевірено, у реєстратора замініть сервери імен домену на ці (і лише на ці):', 'Once the TXT record is verified, at the registrar replace the domain’s nameservers with these (and only these):')}
+      </p>
+      <ul class="mono" id="our-nameservers">
+        ${h.nameservers.map((ns) => html`<li>${ns}</li>`)}
+      </ul>
+      <p class="hint">
+        ${v.t('Зміна делегування поширюється до 48 годин. Поки домен не перевірено, ми не відповідаємо на запити до його зони; редагувати записи можна вже зараз.', 'A delegation change can take up to 48 hours to spread. Until the domain is verified we do not answer for its zone; you may edit its records already.')}
+      </p>`;
     return {
       title: `${v.t('Обслуговування DNS', 'DNS hosting')} — ${d.domain}`,
       body: html`<p><a href="/console/domains/${enc(d.domain)}">← ${d.domain}</a></p>
@@ -90,38 +122,21 @@ export const hostedPages = (uc: UseCases): ConsolePage[] => {
             { back: self(d.domain) },
           )}
         </div>
-        <h2>${v.t('Крок 1. Запис TXT — доказ, що домен ваш', 'Step 1. The TXT record — proof the domain is yours')}</h2>
-        <p>
-          ${v.t('Додайте цей запис у DNS домену там, де він обслуговується зараз (у вашого реєстратора чи DNS-провайдера), до зміни серверів імен:', 'Add this record to the domain’s DNS where it is served now (at your registrar or DNS provider), before changing the nameservers:')}
-        </p>
-        <dl class="kv card">
-          <dt>${v.t('Тип', 'Type')}</dt>
-          <dd class="mono">TXT</dd>
-          <dt>${v.t('Ім’я', 'Name')}</dt>
-          <dd class="mono wrap" id="txt-name">${h.verification.name}</dd>
-          <dt>${v.t('Значення', 'Value')}</dt>
-          <dd>
-            <div class="secret">
-              <code id="txt-value" class="wrap">${h.verification.value}</code
-              ><button type="button" class="secondary" data-copy="txt-value" data-copied="${v.t('Скопійовано', 'Copied')}">
-                ${v.t('Копіювати', 'Copy')}
-              </button>
-            </div>
-          </dd>
-        </dl>
-        <p class="hint">
-          ${v.t('Деякі панелі просять лише частину імені перед доменом: тоді впишіть _domivka-challenge.', 'Some panels ask only for the part before the domain: then enter _domivka-challenge.')}
-        </p>
-        <h2>${v.t('Крок 2. Сервери імен', 'Step 2. The nameservers')}</h2>
-        <p>
-          ${v.t('Коли запис TXT перевірено, у реєстратора замініть сервери імен домену на ці (і лише на ці):', 'Once the TXT record is verified, at the registrar replace the domain’s nameservers with these (and only these):')}
-        </p>
-        <ul class="mono" id="our-nameservers">
-          ${h.nameservers.map((ns) => html`<li>${ns}</li>`)}
-        </ul>
-        <p class="hint">
-          ${v.t('Зміна делегування поширюється до 48 годин. Поки домен не перевірено, ми не відповідаємо на запити до його зони; редагувати записи можна вже зараз.', 'A delegation change can take up to 48 hours to spread. Until the domain is verified we do not answer for its zone; you may edit its records already.')}
-        </p>
+        ${
+          active
+            ? html`<p id="hosting-next">
+                  ${v.t('Домен перевірено. Залиште в реєстратора наші сервери імен', 'The domain is verified. Keep our nameservers at the registrar')}
+                  (<span class="mono">${h.nameservers.join(', ')}</span>);
+                  ${v.t('запис TXT тепер можна прибрати.', 'the TXT record may now be removed.')}
+                </p>
+                <details>
+                  <summary>
+                    ${v.t('Як його було перевірено: запис TXT і сервери імен', 'How it was verified: the TXT record and the nameservers')}
+                  </summary>
+                  ${steps}
+                </details>`
+            : steps
+        }
         <p><a class="button secondary" href="/console/domains/${enc(d.domain)}/dns">${v.t('Записи зони', 'Zone records')}</a></p>`,
     };
   };
