@@ -18,6 +18,8 @@ import type { SandboxUseCases } from './routes/sandbox.routes.js';
 import type { WebhooksUseCases } from './routes/webhooks.routes.js';
 import type { TransfersUseCases } from './routes/transfers.routes.js';
 
+import type { SecretBox } from '../../core/kernel/secret-box.port.js';
+
 /** What the console reads beyond the routes' use cases. */
 export interface ConsoleUseCases {
   readonly humanReads: Pick<HumanReads, 'domainList' | 'domain' | 'billing'>;
@@ -27,6 +29,9 @@ export interface ConsoleUseCases {
   readonly mail: ConsoleMail;
   /** The rights check the API's middleware runs from each route's declared access (the console runs the same). */
   readonly consoleAuthorizer: { check(key: ApiKey, right: RightName | readonly RightName[], domain?: string): Promise<unknown> };
+  /** Seals the one-time views (an issued key, a new webhook secret…) the console hands from a POST to its GET
+   * in a cookie: the cookie jar holds only ciphertext, readable by no other server than one with DATA_KEY. */
+  readonly consoleBox: SecretBox;
 }
 
 /** Whether e-mail leaves the server, and the in-app outbox of a server without a mail server. */

@@ -1,4 +1,5 @@
 import type { RecordingDeps } from '../kernel/recording-deps.js';
+import { maxClassOf } from './person-key.js';
 import type { Actor } from '../kernel/person.js';
 import { addDays, isIsoDate, kyivDate } from '../kernel/dates.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
@@ -83,9 +84,8 @@ export class IssueKey {
     const testOnly = input.environment === 'live' ? rights.find((x) => RIGHTS[x].testOnly) : undefined;
     if (testOnly !== undefined) throw new DomainError('right_test_only', { right: testOnly });
     const cls = classOf(rights);
-    if (actor.role === 'member' && cls >= 2) {
-      throw new DomainError('role_forbidden', { class: cls, max_class: 1 });
-    }
+    const max = maxClassOf(actor);
+    if (cls > max) throw new DomainError('role_forbidden', { class: cls, max_class: max });
     const conditions = this.conditionsOf(input, cls, spendsMoney(rights));
     // Unnamed keys are named after what they hold, so a list of keys stays readable.
     const template = input.template !== undefined ? templateById(input.template) : undefined;

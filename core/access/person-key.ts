@@ -4,9 +4,10 @@ import type { Actor } from '../kernel/person.js';
 import { RIGHT_NAMES, RIGHTS, type DangerClass, type RightName } from '../kernel/rights.js';
 
 /**
- * The highest class a person may act with in the console: the same rule that limits the keys they may
- * issue (members up to class 1, owners every class), so the console never lets a person do more than a
- * key of theirs could.
+ * The one place of the rule "members up to class 1, owners for class 2 and 3": the highest class of a key
+ * a person may issue (IssueKey), of what they may do in the console (the transient person key below), and
+ * of the templates the key wizard offers them — so the console never lets a person do more than a key of
+ * theirs could.
  */
 export const maxClassOf = (actor: Pick<Actor, 'role'>): DangerClass => (actor.role === 'owner' ? 3 : 1);
 

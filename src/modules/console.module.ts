@@ -21,7 +21,7 @@ const id = <X>(token: ServiceIdentifier<X>) => token;
 /** What the routes (and the console) call of this capability. */
 export const consoleUseCases = (
   c: Container,
-): Pick<UseCases, 'humanReads' | 'consoleWork' | 'consoleAuthorizer' | 'passwords' | 'mail'> => {
+): Pick<UseCases, 'humanReads' | 'consoleWork' | 'consoleAuthorizer' | 'passwords' | 'mail' | 'consoleBox'> => {
   const config = c.get(T.Config);
   const store = c.get(T.Store);
   return {
@@ -29,6 +29,7 @@ export const consoleUseCases = (
     consoleWork: store.uow,
     consoleAuthorizer: c.get(T.Authorizer),
     passwords: c.get(T.Passwords),
+    consoleBox: c.get(T.SecretBox),
     // Without SMTP_URL mail waits in the outbox; outside production the console shows it (the in-app outbox).
     mail: {
       configured: config.smtp !== null,

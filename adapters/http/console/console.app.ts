@@ -12,6 +12,7 @@ import { html, langFrom, type Html, type Lang } from './html.js';
 import { alert, layout, type View } from './layout.js';
 import { pages, type ConsoleRequest } from './pages.js';
 import type { OnceView } from './page.js';
+import type { SecretBox } from '../../../core/kernel/secret-box.port.js';
 import { errorText } from './error-text.js';
 export { errorText };
 
@@ -103,14 +104,16 @@ const validZone = (tz: string): boolean => {
   }
 };
 
-/** The one-time view as a cookie: JSON in base64url, bound to its owner and its expiry. */
-const writeOnce = (view: OnceView, owner: string, nowMs: number): string =>
-  Buffer.from(JSON.stringify({ k: view.kind, d: view.data, o: owner.slice(0, 16), e: nowMs + ONCE_TTL_S * 1000 })).toString('base64url');
-const readOnce = (raw: string | null, owner: string, nowMs: number): OnceView | null => {
+/** The one-time view as a cookie, sealed by the secret box (AES-GCM under DATA_KEY): the JSON inside (a key,
+ * a webhook secret…) is never readable in the cookie jar, and an altered or foreign cookie does not open. It is
+ * bound to its owner (the session, or the pre-session token) and its expiry, and the first GET clears it. */
+const writeOnce = (box: SecretBox, view: OnceView, owner: string, nowMs: number): string =>
+  box.seal(JSON.stringify({ k: view.kind, d: view.data, o: owner, e: nowMs + ONCE_TTL_S * 1000 }));
+const readOnce = (box: SecretBox, raw: string | null, owner: string, nowMs: number): OnceView | null => {
   if (!raw || raw.length > 8000) return null;
   try {
-    const v = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as { k?: unknown; d?: unknown; o?: unknown; e?: unknown };
-    if (typeof v.k !== 'string' || typeof v.e !== 'number' || v.e < nowMs || v.o !== owner.slice(0, 16)) return null;
+    const v = JSON.parse(box.open(raw)) as { k?: unknown; d?: unknown; o?: unknown; e?: unknown };
+    if (typeof v.k !== 'string' || typeof v.e !== 'number' || v.e < nowMs || typeof v.o !== 'string' || !sameToken(v.o, owner)) return null;
     if (!v.d || typeof v.d !== 'object') return null;
     const data: Record<string, string> = {};
     for (const [k, x] of Object.entries(v.d as Record<string, unknown>)) if (typeof x === 'string') data[k] = x;
@@ -256,14 +259,14 @@ export const consoleMiddleware = (uc: UseCases, deps: ConsoleDeps): Middleware =
         query: ctx.query as Record<string, string | undefined>,
         form,
         ip: ctx.ip,
-        once: ctx.method === 'GET' ? readOnce(onceRaw, onceOwner, Date.now()) : null,
+        once: ctx.method === 'GET' ? readOnce(uc.consoleBox, onceRaw, onceOwner, Date.now()) : null,
       };
       // A one-time view reaches one GET only: whatever page that is, the cookie goes with it.
       if (ctx.method === 'GET' && onceRaw) setCookie(ONCE_COOKIE, '', { maxAge: 0 });
       const out = await match.handle(req);
       if ('redirect' in out) {
         for (const c of out.cookies ?? []) setCookie(c.name, c.value, c);
-        if (out.once) setCookie(ONCE_COOKIE, writeOnce(out.once, onceOwner, Date.now()), { maxAge: ONCE_TTL_S });
+        if (out.once) setCookie(ONCE_COOKIE, writeOnce(uc.consoleBox, out.once, onceOwner, Date.now()), { maxAge: ONCE_TTL_S });
         return ctx.redirect(out.redirect);
       }
       if ('file' in out) {

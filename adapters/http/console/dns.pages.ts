@@ -351,6 +351,11 @@ export const dnsPages = (uc: UseCases): ConsolePage[] => {
               </div>`,
           )}
         </div>
+        <p>
+          <a class="button secondary" href="${base(zone)}/imports"
+            >${v.t('Імпорт від нинішнього провайдера (файл зони або AXFR)', 'Import from the current provider (zone file or AXFR)')}</a
+          >
+        </p>
         <h2 id="acme">${v.t('Перевірки ACME (_acme-challenge)', 'ACME challenges (_acme-challenge)')}</h2>
         <div class="card">
           <p>

@@ -1,3 +1,4 @@
+import { maxClassOf } from '../../../core/access/person-key.js';
 import type { IssueKeyInput } from '../../../core/access/issue-key.use-case.js';
 import { TEMPLATES } from '../../../core/access/templates.js';
 import { CLASSES, classOf } from '../../../core/access/classes.js';
@@ -314,7 +315,7 @@ export const keyPages = (uc: UseCases): ConsolePage[] => [
       const v = r.view;
       const w = wizardOf(r.query, v.env);
       const step = Number(r.query.step ?? 1);
-      const member = me(r).actor.role === 'member';
+      const maxClass = maxClassOf(me(r).actor);
       if (step === 1 || !w.template) {
         return {
           title: v.t('Новий ключ', 'New key'),
@@ -335,11 +336,11 @@ export const keyPages = (uc: UseCases): ConsolePage[] => [
                         type="radio"
                         name="template"
                         value="${t.id}"
-                        required${w.template === t.id || (!w.template && i === 0) ? raw(' checked') : ''}${member && templateClass(t.id) >= 2 ? raw(' disabled') : ''}
+                        required${w.template === t.id || (!w.template && i === 0) ? raw(' checked') : ''}${templateClass(t.id) > maxClass ? raw(' disabled') : ''}
                       /><span
                         >${v.lang === 'uk' ? t.title.uk : t.title.en}
                         <span class="pill">${v.t('клас', 'class')} ${templateClass(t.id)}</span
-                        >${member && templateClass(t.id) >= 2 ? html` <span class="muted">${v.t('(лише власники)', '(owners only)')}</span>` : ''}<small
+                        >${templateClass(t.id) > maxClass ? html` <span class="muted">${v.t('(лише власники)', '(owners only)')}</span>` : ''}<small
                           >${t.rights.map((rt: RightName) => `${rt} — ${v.lang === 'uk' ? RIGHTS[rt].describe.uk : RIGHTS[rt].describe.en}`).join('; ')}</small
                         ></span
                       ></label

@@ -7,6 +7,10 @@ import { operationPages } from './operations.pages.js';
 import { sandboxPages } from './sandbox.pages.js';
 import { dnsPages } from './dns.pages.js';
 import { domainPages } from './domains.pages.js';
+import { dnssecPages } from './dnssec.pages.js';
+import { hostedPages } from './hosted.pages.js';
+import { transferPages } from './transfers.pages.js';
+import { zoneImportPages } from './zone-import.pages.js';
 import { billingPages } from './billing.pages.js';
 import { certificatePages } from './certificates.pages.js';
 import { monitorPages } from './monitors.pages.js';
@@ -183,7 +187,11 @@ export const pages = (uc: UseCases): ConsolePage[] => [
       return {
         title: v.t('Домени', 'Domains'),
         body: html`<h1>${v.t('Домени', 'Domains')}</h1>
-          <p><a class="button" href="/console/search">${v.t('Знайти й зареєструвати домен', 'Find and register a domain')}</a></p>
+          <p class="actions">
+            <a class="button" href="/console/search">${v.t('Знайти й зареєструвати домен', 'Find and register a domain')}</a>
+            <a class="button secondary" href="/console/hosted">${v.t('Домен з іншого реєстратора', 'A domain from another registrar')}</a>
+            <a class="button secondary" href="/console/transfers">${v.t('Перенести домен до нас', 'Transfer a domain in')}</a>
+          </p>
           <p class="lead">
             ${v.env === 'test' ? v.t('Пісочниця: реєстрації та оплати тут виглядають справжніми, але нічого не змінюють.', 'Sandbox: registrations and charges here look real but change nothing.') : v.t('Робоче середовище: усе тут справжнє.', 'Live: everything here is real.')}
           </p>
@@ -254,7 +262,7 @@ export const pages = (uc: UseCases): ConsolePage[] => [
       return {
         title: d.domain,
         body: html`<h1>${d.domain}</h1>
-          ${['registered', 'renewed', 'auto-renew'].includes(r.query.done ?? '') ? '' : done(r, 'Готово.', 'Done.')}
+          ${['registered', 'renewed', 'auto-renew', 'transfer-out-rejected'].includes(r.query.done ?? '') ? '' : done(r, 'Готово.', 'Done.')}
           <div class="card">
             <dl class="kv">
               <dt>${v.t('Стан', 'Status')}</dt>
@@ -273,6 +281,43 @@ export const pages = (uc: UseCases): ConsolePage[] => [
               <dd>${d.labels.map((l) => html`<span class="pill">${l}</span>`)}</dd>
             </dl>
           </div>
+          ${r.query.done === 'transfer-out-rejected' ? done(r, 'Перенесення до іншого реєстратора відхилено: домен лишається у вас.', 'The transfer to another registrar was rejected: the domain stays with you.') : ''}
+          ${
+            d.status.includes('pendingTransfer')
+              ? alert(
+                  'error',
+                  html`<p id="transfer-out">
+                      ${v.t('Інший реєстратор просить перенести цей домен до себе. Якщо це не ви — відхиліть запит.', 'Another registrar asks to transfer this domain away. If it was not you, reject the request.')}
+                    </p>
+                    ${
+                      me(r).actor.role === 'owner'
+                        ? html`<form
+                            method="post"
+                            action="/console/domains/${encodeURIComponent(d.domain)}/transfer-out/reject"
+                            class="stack"
+                          >
+                            ${csrfField(v)}<input type="hidden" name="_back" value="/console/domains/${encodeURIComponent(d.domain)}" />
+                            <div class="actions">
+                              <button class="danger" type="submit">${v.t('Відхилити перенесення', 'Reject the transfer')}</button>
+                            </div>
+                          </form>`
+                        : html`<p class="muted">
+                            ${v.t('Відхилити можуть лише власники облікового запису.', 'Only the account’s owners can reject it.')}
+                          </p>`
+                    }`,
+                )
+              : ''
+          }
+          <p class="actions">
+            <a class="button secondary" href="/console/domains/${encodeURIComponent(d.domain)}/dnssec">DNSSEC</a>
+            ${
+              d.hosting
+                ? html`<a class="button secondary" href="/console/domains/${encodeURIComponent(d.domain)}/hosting"
+                    >${v.t('Обслуговування DNS і перевірка', 'DNS hosting and verification')}</a
+                  >`
+                : ''
+            }
+          </p>
           ${ops} ${await domainPages(uc).panel(r, d)}
           <h2>${v.t('Записи зони', 'Zone records')}${serial !== null ? html` <small class="muted">(serial ${serial})</small>` : ''}</h2>
           ${
@@ -878,6 +923,10 @@ export const pages = (uc: UseCases): ConsolePage[] => [
   ...certificatePages(uc),
   ...monitorPages(uc),
   ...webhookPages(uc),
+  ...dnssecPages(uc),
+  ...hostedPages(uc),
+  ...transferPages(uc),
+  ...zoneImportPages(uc),
 ];
 
 export { fields };

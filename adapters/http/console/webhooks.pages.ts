@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { EVENT_CATALOGUE, PUBLIC_EVENT_TYPES } from '../../../core/events/catalogue.js';
 import type { DomainError } from '../../../core/kernel/errors.js';
 import type { WebhookView } from '../../../core/webhooks/webhook.js';
@@ -24,26 +23,11 @@ import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
 
 /**
  * Webhooks and the event feed in the console (the same use cases as /v1/webhooks and /v1/events). A new
- * or rotated signing secret is shown once, after the redirect: it waits in this process's memory for at
- * most five minutes under a random ticket bound to the session, and the first GET takes it away — a
- * reload shows that it was already shown (rotate it if it was lost).
+ * or rotated signing secret is shown once, after the redirect, through the console's one-time view (a sealed
+ * cookie bound to the session, cleared by the first GET; see console.app.ts) — a reload shows that it was
+ * already shown (rotate it if it was lost). Nothing is held in this process, so any node of a cluster serves it.
  */
 const base = '/console/webhooks';
-const TICKET_MS = 5 * 60_000;
-const tickets = new Map<string, { session: string; secret: string; until: number }>();
-const putTicket = (session: string, secret: string): string => {
-  const now = Date.now();
-  for (const [k, t] of tickets) if (t.until < now) tickets.delete(k);
-  const id = randomBytes(16).toString('hex');
-  tickets.set(id, { session, secret, until: now + TICKET_MS });
-  return id;
-};
-const takeTicket = (id: string | undefined, session: string): string | null => {
-  if (!id) return null;
-  const t = tickets.get(id);
-  tickets.delete(id);
-  return t && t.session === session && t.until >= Date.now() ? t.secret : null;
-};
 
 const PUBLIC = [...PUBLIC_EVENT_TYPES.keys()].sort();
 const describe = (v: View, name: string) => {
@@ -64,7 +48,6 @@ interface HookForm {
 
 export const webhookPages = (uc: UseCases): ConsolePage[] => {
   const routes = webhookRoutes(uc);
-  const sessionOf = (r: ConsoleRequest) => r.human!.session.id;
   /** The person's key, with the route's declared right checked as the API's middleware does. */
   const manageKey = async (r: ConsoleRequest, routeId: string, body?: unknown) => {
     const key = await keyFor(uc, r);
@@ -171,7 +154,7 @@ export const webhookPages = (uc: UseCases): ConsolePage[] => {
     const id = r.params[0]!;
     const w = await uc.webhooks.get(key, id);
     const deliveries = await uc.webhooks.deliveries(key, id, null, 50);
-    const secret = takeTicket(r.query.secret, sessionOf(r));
+    const secret = r.once?.kind === 'webhook-secret' && r.once.data.id === id ? (r.once.data.secret ?? null) : null;
     const self = `${base}/${enc(w.id)}`;
     return {
       title: v.t('Вебхук', 'Webhook'),
@@ -205,7 +188,7 @@ export const webhookPages = (uc: UseCases): ConsolePage[] => {
                     ${v.t('Збережіть його у своєму сервері. Якщо його буде втрачено — замініть.', 'Keep it in your server. If it is lost, rotate it.')}
                   </p>`,
               )
-            : r.query.secret
+            : r.query.done === 'created' || r.query.done === 'rotated'
               ? alert(
                   'info',
                   v.t(
@@ -378,7 +361,10 @@ export const webhookPages = (uc: UseCases): ConsolePage[] => {
           return uc.webhooks.create(await manageKey(r, 'createWebhook', body), body);
         });
         if ('error' in out) return list(r, { f, error: out.error });
-        return { redirect: `${base}/${enc(out.ok.id)}?done=created&secret=${putTicket(sessionOf(r), out.ok.secret)}` };
+        return {
+          redirect: `${base}/${enc(out.ok.id)}?done=created`,
+          once: { kind: 'webhook-secret', data: { id: out.ok.id, secret: out.ok.secret } },
+        };
       },
     },
     { method: 'GET', pattern: /^\/console\/webhooks\/([^/]+)$/, auth: true, handle: (r) => detail(r) },
@@ -414,7 +400,7 @@ export const webhookPages = (uc: UseCases): ConsolePage[] => {
       handle: async (r) => {
         const id = r.params[0]!;
         const w = await uc.webhooks.rotateSecret(await manageKey(r, 'rotateWebhookSecret'), id);
-        return { redirect: `${base}/${enc(id)}?done=rotated&secret=${putTicket(sessionOf(r), w.secret)}` };
+        return { redirect: `${base}/${enc(id)}?done=rotated`, once: { kind: 'webhook-secret', data: { id, secret: w.secret } } };
       },
     },
     {

@@ -1,0 +1,255 @@
+import { personMay } from '../../../core/access/person-key.js';
+import { yearlyPrice } from '../../../core/domains/price-list.js';
+import type { TransferView } from '../../../core/domains/transfer.js';
+import type { DomainError } from '../../../core/kernel/errors.js';
+import { normalizeDomain } from '../../../core/kernel/domain-name.js';
+import { transferRoutes } from '../routes/transfers.routes.js';
+import type { UseCases } from '../use-cases.js';
+import {
+  attempt,
+  authorizeAs,
+  checkpoints,
+  doneBanner,
+  enc,
+  errorBox,
+  field,
+  fieldError,
+  keyFor,
+  postForm,
+  uah,
+  validateBody,
+} from './acting.js';
+import { errorText } from './error-text.js';
+import { html, raw } from './html.js';
+import { alert, when, type View } from './layout.js';
+import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
+
+/**
+ * Transfers in the console: request a transfer in (auth code, years, the price and the class 2 notice),
+ * watch it, cancel it; reject a pending transfer out (owners). The same use cases as
+ * /v1/domains/{d}/transfers and /transfer-out/reject; class 2 and the owners' acts follow the key rule.
+ */
+const YEARS = [1, 2, 3, 5, 10];
+const ownersOnly = (v: View) =>
+  html`<p class="muted">
+    ${v.t('Цю дію виконують лише власники облікового запису (учасники — до класу 1).', 'Only the account’s owners do this (members go up to class 1).')}
+  </p>`;
+const statusWords = (v: View, s: string): [string, 'ok' | 'warn' | 'bad' | ''] => {
+  switch (s) {
+    case 'pending':
+      return [
+        v.t('триває: чекаємо відповіді реєстратора, що віддає домен', 'under way: waiting for the losing registrar to answer'),
+        'warn',
+      ];
+    case 'completed':
+      return [v.t('завершено: домен тепер у нас', 'completed: the domain is here now'), 'ok'];
+    case 'cancelled':
+      return [v.t('скасовано; зарезервовані кошти повернено', 'cancelled; the reserved amount was returned'), ''];
+    case 'rejected':
+      return [
+        v.t('відхилено реєстратором, що віддає домен; кошти повернено', 'rejected by the losing registrar; the amount was returned'),
+        'bad',
+      ];
+    case 'failed':
+      return [v.t('не вдалося; кошти повернено', 'failed; the amount was returned'), 'bad'];
+    default:
+      return [s, ''];
+  }
+};
+
+interface RequestForm {
+  domain: string;
+  years: string;
+}
+
+export const transferPages = (uc: UseCases): ConsolePage[] => {
+  const routes = transferRoutes(uc);
+  const view = (d: string, id: string) => `/console/transfers/${enc(d)}/${enc(id)}`;
+
+  const requestPage = (r: ConsoleRequest, f: RequestForm, error?: DomainError | null): PageOut => {
+    const v = r.view;
+    const may = personMay(r.human!.actor, 'domain.register');
+    let price: number | null = null;
+    try {
+      price = f.domain ? yearlyPrice(normalizeDomain(f.domain)) : null;
+    } catch {
+      price = null;
+    }
+    const fieldErr = (name: string) =>
+      error?.details?.length
+        ? fieldError(v, error, name)
+        : error &&
+            ((name === 'auth_code' && error.code.startsWith('transfer_auth')) ||
+              (name === 'domain' && !error.code.startsWith('transfer_auth')))
+          ? html`<p class="field-error" id="err-${name}">
+              ${errorText(v.lang, error)} <span class="muted">(<code>${error.code}</code>)</span>
+            </p>`
+          : '';
+    return {
+      title: v.t('Перенести домен до нас', 'Transfer a domain in'),
+      ...(error ? { status: 422 } : {}),
+      body: html`<p><a href="/console/">← ${v.t('Домени', 'Domains')}</a></p>
+        <h1>${v.t('Перенести домен від іншого реєстратора', 'Transfer a domain in from another registrar')}</h1>
+        ${
+          !may
+            ? ownersOnly(v)
+            : html`${alert(
+                  'info',
+                  v.t(
+                    'Це дія класу 2 (гроші): з балансу резервується ціна продовження × роки; її списують, коли домен прийде, і повертають, якщо перенесення скасовано чи відхилено. Усі власники отримають сповіщення, як і для ключа API.',
+                    'This is a class 2 action (money): the renewal price × years is reserved on the balance; it is charged when the domain arrives and returned if the transfer is cancelled or rejected. Every owner is notified, as for an API key.',
+                  ),
+                )}
+                <div class="card">
+                  ${error && !error.details?.length && !['domain_invalid', 'domain_not_found', 'tld_not_supported', 'domain_already_yours', 'transfer_domain_locked', 'transfer_not_transferable', 'transfer_already_pending'].includes(error.code) && !error.code.startsWith('transfer_auth') ? errorBox(v, error) : ''}
+                  ${postForm(
+                    v,
+                    '/console/transfers',
+                    html`<label for="tr-domain">${v.t('Домен', 'Domain')}</label>
+                      <input id="tr-domain" name="domain" type="text" required autocomplete="off" spellcheck="false" value="${f.domain}" />
+                      ${fieldErr('domain')}
+                      <label for="tr-code">${v.t('Код перенесення (auth code)', 'Transfer code (auth code)')}</label>
+                      <input id="tr-code" name="auth_code" type="password" required autocomplete="off" aria-describedby="tr-code-hint" />
+                      <p class="hint" id="tr-code-hint">
+                        ${v.t('Його дає нинішній реєстратор. Ми зберігаємо його зашифрованим і видаляємо, щойно перенесення завершиться.', 'Your current registrar gives it to you. We keep it encrypted and delete it once the transfer ends.')}
+                        ${v.env === 'test' ? v.t(' Пісочниця: домени transfer-… приймають код sandbox-auth-ok.', ' Sandbox: transfer-… names accept the code sandbox-auth-ok.') : ''}
+                      </p>
+                      ${fieldErr('auth_code')}
+                      <label for="tr-years">${v.t('Продовжити на', 'Extend by')}</label>
+                      <select id="tr-years" name="years">
+                        ${YEARS.map(
+                          (y) =>
+                            html`<option value="${y}" ${f.years === String(y) ? raw(' selected') : ''}>
+                              ${v.t(`${y} р.`, `${y} year(s)`)}${price !== null ? ` — ${uah(price * y)}` : ''}
+                            </option>`,
+                        )}
+                      </select>
+                      ${fieldErr('years')}
+                      <div class="actions">
+                        <button type="submit">${v.t('Подати запит і зарезервувати кошти', 'Request and reserve the amount')}</button>
+                      </div>`,
+                  )}
+                </div>`
+        }`,
+    };
+  };
+
+  const statusPage = async (r: ConsoleRequest, t: TransferView, error?: DomainError): Promise<PageOut> => {
+    const v = r.view;
+    const [words, tone] = statusWords(v, t.status);
+    return {
+      title: `${v.t('Перенесення', 'Transfer')} — ${t.domain}`,
+      ...(error ? { status: 422 } : {}),
+      body: html`<p><a href="/console/">← ${v.t('Домени', 'Domains')}</a></p>
+        <h1>${v.t('Перенесення', 'Transfer')} <small class="muted">${t.domain}</small></h1>
+        ${doneBanner(r, {
+          requested: ['Запит подано; кошти зарезервовано.', 'Requested; the amount is reserved.'],
+          cancelled: ['Перенесення скасовано; кошти повернено.', 'The transfer was cancelled; the amount was returned.'],
+        })}
+        ${errorBox(v, error)}
+        <div class="card">
+          <dl class="kv">
+            <dt>${v.t('Стан', 'Status')}</dt>
+            <dd><span class="pill ${tone}" id="transfer-status">${words}</span></dd>
+            <dt>${v.t('Роки', 'Years')}</dt>
+            <dd>${t.years ?? '—'}</dd>
+            <dt>${v.t('Сума', 'Amount')}</dt>
+            <dd>${t.amount ? uah(t.amount.amount) : '—'}</dd>
+            ${
+              t.action_at && t.status === 'pending'
+                ? html`<dt>${v.t('Відповідь очікується до', 'Answer expected by')}</dt>
+                    <dd>${when(t.action_at, v)}</dd>`
+                : ''
+            }
+            ${
+              t.error
+                ? html`<dt>${v.t('Причина', 'Reason')}</dt>
+                    <dd>${t.error}</dd>`
+                : ''
+            }
+            <dt>${v.t('Подано', 'Requested')}</dt>
+            <dd>${when(t.created_at, v)}</dd>
+          </dl>
+          ${
+            t.status === 'pending' && personMay(r.human!.actor, 'domain.register')
+              ? postForm(
+                  v,
+                  `${view(t.domain, t.id)}/cancel`,
+                  html`<div class="actions">
+                    <button class="danger" type="submit">${v.t('Скасувати перенесення', 'Cancel the transfer')}</button>
+                  </div>`,
+                  {
+                    back: view(t.domain, t.id),
+                    confirm: v.t(
+                      'Скасувати перенесення? Кошти повернуться на баланс.',
+                      'Cancel the transfer? The amount returns to the balance.',
+                    ),
+                  },
+                )
+              : ''
+          }
+          <p class="hint">${v.t('Оновіть сторінку, щоб побачити новий стан.', 'Reload the page to see a new status.')}</p>
+        </div>`,
+    };
+  };
+
+  const load = async (r: ConsoleRequest, d: string, id: string) => {
+    const key = await keyFor(uc, r, [d]);
+    await authorizeAs(uc, routes, 'getTransfer', key, { params: { domain: d, id } });
+    return uc.readTransfers.get(key, d, id);
+  };
+
+  return [
+    {
+      method: 'GET',
+      pattern: /^\/console\/transfers$/,
+      auth: true,
+      handle: async (r) => requestPage(r, { domain: r.query.domain ?? '', years: '1' }),
+    },
+    {
+      method: 'POST',
+      pattern: /^\/console\/transfers$/,
+      auth: true,
+      handle: async (r) => {
+        const f: RequestForm = { domain: field(r, 'domain').trim(), years: field(r, 'years') };
+        const out = await attempt(async () => {
+          const body = { auth_code: field(r, 'auth_code'), years: /^\d+$/.test(f.years) ? Number(f.years) : f.years };
+          validateBody(routes, 'requestTransfer', body);
+          const name = normalizeDomain(f.domain);
+          const key = await keyFor(uc, r, [name]);
+          await authorizeAs(uc, routes, 'requestTransfer', key, { params: { domain: name }, body });
+          return uc.requestTransfer.execute(key, { domain: name, auth_code: body.auth_code, years: body.years as number }, checkpoints(uc));
+        });
+        if ('error' in out) return requestPage(r, f, out.error);
+        return { redirect: `${view(out.ok.domain, out.ok.id)}?done=requested` };
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/console\/transfers\/([^/]+)\/([^/]+)$/,
+      auth: true,
+      handle: async (r) => statusPage(r, await load(r, r.params[0]!, r.params[1]!)),
+    },
+    {
+      method: 'POST',
+      pattern: /^\/console\/transfers\/([^/]+)\/([^/]+)\/cancel$/,
+      auth: true,
+      handle: async (r) => {
+        const [d, id] = [r.params[0]!, r.params[1]!];
+        const out = await attempt(() => uc.cancelTransfer.execute({ kind: 'human', human: r.human!, environment: r.view.env }, d, id));
+        if ('error' in out) return statusPage(r, await load(r, d, id), out.error);
+        return { redirect: `${view(d, id)}?done=cancelled` };
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/console\/domains\/([^/]+)\/transfer-out\/reject$/,
+      auth: true,
+      handle: async (r) => {
+        const d = r.params[0]!;
+        await uc.rejectTransferOut.execute({ kind: 'human', human: r.human!, environment: r.view.env }, d);
+        return { redirect: `/console/domains/${enc(d)}?done=transfer-out-rejected` };
+      },
+    },
+  ];
+};

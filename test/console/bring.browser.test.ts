@@ -1,0 +1,313 @@
+import { readFileSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { eachStore } from '../support/stores.js';
+import { addPerson, bearer, startApi, type TestApi } from '../support/system.js';
+import { launch, signInThroughForm } from './browser.js';
+
+/**
+ * The console pages of issue 25 item 10 / issue 22 item 6 in headless Chromium: a domain's DNSSEC (more
+ * pages join this suite). Each page: its main path, one refusal, a reload repeats nothing, axe-core has no
+ * serious or critical violation, nothing overflows 375 px. Screenshots at 1280 and 375 px go to
+ * $CONSOLE_SHOTS (default /tmp/console-c-shots), never to git.
+ */
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const SHOTS = process.env.CONSOLE_SHOTS || '/tmp/console-c-shots';
+const ZONE = 'domivka-demo.dev';
+
+eachStore('Console: DNSSEC, hosted domains, zone import and transfers in headless Chromium', (kind) => {
+  let api: TestApi;
+  let browser: Browser;
+  let ctx: BrowserContext;
+  let page: Page;
+  let reader = '';
+  const errors: string[] = [];
+  const tag = kind.engine;
+  const nav = (p: Page, action: Promise<unknown>) => Promise.all([p.waitForNavigation(), action]);
+  const text = async (p: Page, sel = 'main') => (await p.locator(sel).first().textContent()) ?? '';
+
+  const axeClean = async (p: Page, label: string) => {
+    await p.evaluate(AXE);
+    const violations = await p.evaluate(async () => {
+      const r = await (window as unknown as { axe: { run(c: Document, o: object): Promise<{ violations: any[] }> } }).axe.run(document, {
+        resultTypes: ['violations'],
+      });
+      return r.violations
+        .filter((x) => x.impact === 'serious' || x.impact === 'critical')
+        .map(
+          (x) =>
+            `${x.id} (${x.impact}): ${x.nodes.map((n: { target: string[]; html: string }) => `${n.target.join(' ')} ${n.html.slice(0, 120)}`).join(', ')}`,
+        );
+    });
+    expect(violations, `axe on ${label}`).to.deep.equal([]);
+  };
+  const check = async (p: Page, name: string) => {
+    await axeClean(p, name);
+    await p.setViewportSize({ width: 375, height: 800 });
+    const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow, `${name}: horizontal overflow at 375 px`).to.be.at.most(0);
+    if (tag === 'sqlite') {
+      mkdirSync(SHOTS, { recursive: true });
+      await p.screenshot({ path: join(SHOTS, `${name}-375.png`), fullPage: true });
+      await p.setViewportSize({ width: 1280, height: 900 });
+      await p.screenshot({ path: join(SHOTS, `${name}-1280.png`), fullPage: true });
+    }
+    await p.setViewportSize({ width: 1280, height: 900 });
+  };
+  /** A console POST by another person (a refusal is checked without a second browser). */
+  const postAs = async (cookie: string, path: string, form: Record<string, string>) => {
+    // The sign-out form on the security page carries the session's token for everyone.
+    const get = await fetch(`${api.base}/console/security`, { headers: { cookie: `${cookie}; dmk_lang=en; dmk_env=test` } });
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await get.text())?.[1] ?? '';
+    const r = await fetch(`${api.base}${path}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: `${cookie}; dmk_lang=en; dmk_env=test`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: csrf, _back: path, ...form }).toString(),
+    });
+    return { status: r.status, text: await r.text() };
+  };
+
+  before(async function () {
+    this.timeout(120_000);
+    api = await startApi(kind);
+    reader = (await api.issueKey({ environment: 'test', rights: ['dns.read', 'domain.read'], domains: [ZONE, 'domivka-demo.com.ua'] }))
+      .secret;
+    browser = await launch();
+    ctx = await browser.newContext({ locale: 'en-GB', viewport: { width: 1280, height: 900 } });
+    await ctx.addCookies([
+      { name: 'dmk_lang', value: 'en', url: api.base },
+      { name: 'dmk_env', value: 'test', url: api.base },
+    ]);
+    page = await ctx.newPage();
+    page.on('dialog', (d) => void d.accept());
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => {
+      if (m.type() === 'error' && !/status of 4\d\d/.test(m.text())) errors.push(m.text());
+    });
+    await signInThroughForm(page, api, { email: api.demo.email, password: api.demo.password, totpSecret: api.demo.totpSecret });
+  });
+  after(async () => {
+    await browser?.close();
+    await api?.close();
+  });
+  afterEach(() => {
+    expect(errors, 'no script or CSP errors in the page').to.deep.equal([]);
+  });
+
+  it('DNSSEC: an owner signs the zone (algorithm 13), sees the key and the DS the API gives; a reload signs nothing again; a member is refused; switched off', async function () {
+    this.timeout(60_000);
+    await page.goto(`${api.base}/console/domains/${ZONE}`);
+    await nav(page, page.click('a:has-text("DNSSEC")'));
+    expect(await page.locator('#dnssec-status').textContent()).to.include('off');
+    await check(page, 'dnssec-off');
+
+    await page.check('input[name=algorithm][value="13"]');
+    await nav(page, page.click('button:has-text("Sign the zone")'));
+    expect(page.url()).to.match(/\/dnssec\?done=enabled$/);
+    const api1 = await api.call(`/v1/domains/${ZONE}/dnssec`, { headers: bearer(reader) });
+    expect(api1.status).to.equal(200);
+    expect(api1.body.enabled).to.equal(true);
+    expect(api1.body.algorithm).to.equal(13);
+    const ds = api1.body.ds as string[];
+    expect(ds).to.have.length(1);
+    expect(await page.locator('#ds-0').textContent()).to.equal(`${ZONE}. IN DS ${ds[0]}`);
+    const tagCell = await page.locator('td[data-label="Tag"]').first().textContent();
+    expect(Number(tagCell?.trim())).to.equal(api1.body.keys[0].tag);
+    expect(await text(page)).to.include('257');
+    await check(page, 'dnssec-signed');
+
+    // A reload is a GET: the same key, no second signing event.
+    const events = async () => (await api.system.store.knex('events').where('type', 'like', 'dns.dnssec%')).length;
+    const before = await events();
+    await page.reload();
+    expect(await page.locator('#ds-0').textContent()).to.equal(`${ZONE}. IN DS ${ds[0]}`);
+    expect(await events()).to.equal(before);
+
+    // A member: no form, and a POST anyway is refused with the API's reason (class 3 is for owners).
+    const member = await addPerson(api, 'member', `member-dnssec-${tag}@example.com`);
+    const memberCookie = await api.signIn(member);
+    const seen = await fetch(`${api.base}/console/domains/${ZONE}/dnssec`, {
+      headers: { cookie: `${memberCookie}; dmk_lang=en; dmk_env=test` },
+    });
+    expect(await seen.text()).to.include('Only the account’s owners switch DNSSEC on or off');
+    const refused = await postAs(memberCookie, `/console/domains/${ZONE}/dnssec/off`, {});
+    expect(refused.status).to.equal(422); // the page again, with the API's reason next to the form
+    expect(refused.text, refused.text.slice(refused.text.indexOf('<main'), refused.text.indexOf('<main') + 1200)).to.include(
+      'right_missing',
+    );
+    expect((await api.call(`/v1/domains/${ZONE}/dnssec`, { headers: bearer(reader) })).body.enabled).to.equal(true);
+
+    // Off again (the parent holds no DS in the sandbox).
+    await nav(page, page.click('button:has-text("Switch DNSSEC off")'));
+    expect(page.url()).to.match(/\/dnssec\?done=disabled$/);
+    expect(await page.locator('#dnssec-status').textContent()).to.include('off');
+    expect((await api.call(`/v1/domains/${ZONE}/dnssec`, { headers: bearer(reader) })).body.enabled).to.equal(false);
+  });
+  it('hosted domain: a public suffix is refused next to the field (what was typed kept); an undelegated name shows the exact TXT and nameservers, "check now" tells the problem, then verifies once the parent delegates', async function () {
+    this.timeout(60_000);
+    const NAME = `undelegated-shop-${tag}.com`;
+    await page.goto(`${api.base}/console/`);
+    await nav(page, page.click('a:has-text("A domain from another registrar")'));
+    await page.fill('#hosted-domain', 'com.ua');
+    await nav(page, page.click('button:has-text("Add the domain")'));
+    expect(await page.locator('#err-domain').textContent()).to.include('domain_public_suffix');
+    expect(await page.inputValue('#hosted-domain')).to.equal('com.ua');
+    await check(page, 'hosted-refused');
+
+    await page.fill('#hosted-domain', NAME);
+    await nav(page, page.click('button:has-text("Add the domain")'));
+    expect(page.url()).to.equal(`${api.base}/console/domains/${NAME}/hosting?done=added`);
+    const key = (await api.issueKey({ environment: 'test', rights: ['domain.read', 'domain.host'], domains: [NAME] })).secret;
+    const viaApi = (await api.call(`/v1/domains/${NAME}`, { headers: bearer(key) })).body;
+    expect(viaApi.hosting.status).to.equal('pending_delegation');
+    expect(await page.locator('#txt-name').textContent()).to.equal(`_domivka-challenge.${NAME}`);
+    expect(await page.locator('#txt-value').textContent()).to.equal(viaApi.hosting.verification.value);
+    expect((await page.locator('#our-nameservers li').allTextContents()).map((x) => x.trim())).to.deep.equal(viaApi.hosting.nameservers);
+    expect(await page.locator('#hosting-status').textContent()).to.include('waiting');
+    // A reload repeats nothing: still one hosted domain of that name, the same TXT value.
+    await page.reload();
+    expect(await page.locator('#txt-value').textContent()).to.equal(viaApi.hosting.verification.value);
+    expect(await api.system.store.knex('domains').where({ name: NAME })).to.have.length(1);
+
+    await nav(page, page.click('button:has-text("Check now")'));
+    expect(await page.locator('#hosting-problem').textContent()).to.include('does not delegate');
+    await check(page, 'hosted-pending');
+
+    const sim = await api.call(`/v1/sandbox/delegations/${NAME}`, {
+      method: 'POST',
+      headers: { ...bearer(key), 'idempotency-key': randomUUID() },
+      json: { delegated: true },
+    });
+    expect(sim.status, JSON.stringify(sim.body)).to.equal(200);
+    await nav(page, page.click('button:has-text("Check now")'));
+    expect(await page.locator('#hosting-status').textContent()).to.include('verified');
+    expect(await page.locator('#hosting-next').textContent()).to.include('Keep our nameservers');
+    expect((await api.call(`/v1/domains/${NAME}`, { headers: bearer(key) })).body.hosting.status).to.equal('active');
+    await check(page, 'hosted-active');
+  });
+  it('transfer in: a wrong auth code is refused next to its field (domain and years kept); requested with the price and the class 2 notice, watched, cancelled; a reload requests nothing again', async function () {
+    this.timeout(60_000);
+    const NAME = `transfer-shop-${tag}.com`;
+    await page.goto(`${api.base}/console/`);
+    await nav(page, page.click('a:has-text("Transfer a domain in")'));
+    expect(await text(page)).to.include('class 2 action (money)');
+    await page.fill('#tr-domain', NAME);
+    await page.fill('#tr-code', 'wrong-code');
+    await page.selectOption('#tr-years', '2');
+    await nav(page, page.click('button:has-text("Request and reserve the amount")'));
+    expect(await page.locator('#err-auth_code').textContent()).to.include('transfer_auth_code_invalid');
+    expect(await page.inputValue('#tr-domain')).to.equal(NAME);
+    expect(await page.inputValue('#tr-years')).to.equal('2');
+    await check(page, 'transfer-refused');
+
+    await page.fill('#tr-code', 'sandbox-auth-ok');
+    await nav(page, page.click('button:has-text("Request and reserve the amount")'));
+    expect(page.url()).to.match(new RegExp(`/console/transfers/${NAME.replace(/\./g, '\\.')}/[^/?]+\\?done=requested$`));
+    expect(await page.locator('#transfer-status').textContent()).to.include('under way');
+    const key = (
+      await api.issueKey({
+        environment: 'test',
+        rights: ['domain.register'],
+        domains: [NAME],
+        conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 5_000_000, currency: 'UAH' } },
+      })
+    ).secret;
+    const listed = async () => (await api.call(`/v1/domains/${NAME}/transfers`, { headers: bearer(key) })).body.items as any[];
+    const before = await listed();
+    const t = before.find((x) => x.status === 'pending')!;
+    expect(
+      before.filter((x) => x.status === 'pending'),
+      JSON.stringify(before),
+    ).to.have.length(1);
+    expect(t.status).to.equal('pending');
+    expect(t.years).to.equal(2);
+    expect(await text(page)).to.include(((t.amount.amount as number) / 100).toFixed(2).replace('.', ',').slice(0, -3));
+    await page.reload();
+    expect((await listed()).map((x) => x.id)).to.deep.equal(before.map((x) => x.id));
+    await check(page, 'transfer-pending');
+
+    await nav(page, page.click('button:has-text("Cancel the transfer")'));
+    expect(await page.locator('#transfer-status').textContent()).to.include('cancelled');
+    expect((await listed()).find((x) => x.id === t.id).status).to.equal('cancelled');
+  });
+
+  it('transfer out: owners see the request on the domain page and reject it; a member is refused (owner_only)', async function () {
+    this.timeout(60_000);
+    // A domain transferred in (unlocked at the registry, as the sandbox has it), then asked for by another registrar.
+    const D = `transfer-away-${tag}.com.ua`;
+    const key = (
+      await api.issueKey({
+        environment: 'test',
+        rights: ['domain.register', 'domain.read'],
+        domains: [D],
+        conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 5_000_000, currency: 'UAH' } },
+      })
+    ).secret;
+    const clock = (await api.issueKey({ environment: 'test', rights: ['sandbox.clock'] })).secret;
+    const call = (path: string, json: unknown, secret: string) =>
+      api.call(path, { method: 'POST', headers: { ...bearer(secret), 'idempotency-key': randomUUID() }, json });
+    expect((await call(`/v1/domains/${D}/transfers`, { auth_code: 'sandbox-auth-ok' }, key)).status).to.equal(202);
+    expect((await call('/v1/sandbox/clock', { advance: 'P5D' }, clock)).status).to.equal(200);
+    const sim = await call('/v1/sandbox/transfer-out', { domain: D }, key);
+    expect(sim.status, JSON.stringify(sim.body)).to.equal(202);
+    await page.goto(`${api.base}/console/domains/${D}`);
+    expect(await page.locator('#transfer-out').textContent()).to.include('Another registrar asks');
+    await check(page, 'transfer-out');
+
+    const member = await addPerson(api, 'member', `member-out-${tag}@example.com`);
+    const refused = await postAs(await api.signIn(member), `/console/domains/${D}/transfer-out/reject`, {});
+    expect(refused.text).to.include('owner_only');
+    expect((await api.call(`/v1/domains/${D}`, { headers: bearer(key) })).body.status).to.include('pendingTransfer');
+
+    await nav(page, page.click('button:has-text("Reject the transfer")'));
+    expect(page.url()).to.match(/\?done=transfer-out-rejected$/);
+    expect(await page.locator('#transfer-out').count()).to.equal(0);
+    expect((await api.call(`/v1/domains/${D}`, { headers: bearer(key) })).body.status).not.to.include('pendingTransfer');
+    await page.reload();
+    expect(await text(page)).not.to.include('That did not work');
+  });
+  it('zone import: $INCLUDE fails the import with its line and reason; a pasted zone file ends in the DNS editor plan review, nothing applied; a reload imports nothing again', async function () {
+    this.timeout(60_000);
+    const D = 'domivka-demo.com.ua';
+    await page.goto(`${api.base}/console/domains/${D}/dns`);
+    await nav(page, page.click('a:has-text("Import from the current provider")'));
+    const bad = `$INCLUDE /etc/passwd\nwww 300 IN A 192.0.2.1\n`;
+    await page.fill('#zone-file', bad);
+    await nav(page, page.click('button:has-text("Read the file and build a plan")'));
+    // The file is read after the 202 (as through the API): the import fails and says which line and why.
+    for (let i = 0; i < 20 && !/INCLUDE/.test((await page.locator('#import-status').textContent()) ?? ''); i++) {
+      await new Promise((r) => setTimeout(r, 150));
+      await page.reload();
+    }
+    expect(await page.locator('#import-status').textContent()).to.match(/^Line 1: \$INCLUDE is refused/);
+    expect(await text(page)).to.include('zone_file_include');
+    await check(page, 'import-refused');
+
+    await page.goto(`${api.base}/console/domains/${D}/dns/imports`);
+    await page.fill(
+      '#zone-file',
+      `$ORIGIN ${D}.\n$TTL 300\n@ IN A 192.0.2.10\nwww IN A 192.0.2.10\nshop IN A 198.51.100.77\n@ IN MX 10 mail\n`,
+    );
+    await nav(page, page.click('button:has-text("Read the file and build a plan")'));
+    const imports = async () => (await api.system.store.knex('dns_imports').where({ domain: D })).length;
+    const count = await imports();
+    for (let i = 0; i < 20 && (await page.locator('a:has-text("Review the plan")').count()) === 0; i++) {
+      await new Promise((r) => setTimeout(r, 150));
+      await page.reload();
+    }
+    expect(await imports(), 'reloading the import page starts no second import').to.equal(count);
+    await check(page, 'import-ready');
+    await nav(page, page.click('a:has-text("Review the plan")'));
+    expect(page.url()).to.match(new RegExp(`/console/domains/${D.replace(/\./g, '\\.')}/dns/plans/[^/?]+$`));
+    const plan = await text(page);
+    expect(plan).to.include('shop');
+    expect(plan).to.include('198.51.100.77');
+    expect(plan).to.include('MX');
+    const records = await api.call(`/v1/domains/${D}/dns/records`, { headers: bearer(reader) });
+    expect(JSON.stringify(records.body), 'nothing applied before the review').not.to.include('198.51.100.77');
+  });
+});
