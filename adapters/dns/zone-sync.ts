@@ -52,15 +52,15 @@ export class ZoneSync {
       const was = this.served.get(domain);
       if (!was || was.id !== v.id || was.serial !== v.serial) {
         const zone = await this.zones.findById(v.id);
-          if (!zone || zone.served === false) continue;
-          try {
-            await this.target.publish(zone);
-          } catch (err) {
-            // One zone that cannot be served (a signed zone whose key cannot be opened, say) keeps its last
-            // version and is tried again next load; it must not hold back every zone after it.
-            this.log.error({ err, zone: domain, serial: zone.serial }, 'zone not published');
-            continue;
-          }
+        if (!zone || zone.served === false) continue;
+        try {
+          await this.target.publish(zone);
+        } catch (err) {
+          // One zone that cannot be served (a signed zone whose key cannot be opened, say) keeps its last
+          // version and is tried again next load; it must not hold back every zone after it.
+          this.log.error({ err, zone: domain, serial: zone.serial }, 'zone not published');
+          continue;
+        }
         this.served.set(domain, { id: zone.id, serial: zone.serial });
       }
     }

@@ -85,9 +85,9 @@ interface Step {
 }
 interface Op {
   name: string;
-    kind: 'register' | 'renew' | 'topup' | 'plan' | 'cert' | 'transfer' | 'mistake';
-    /** For a client mistake: the status and code it must end with. */
-    expect?: { status: number; code: string };
+  kind: 'register' | 'renew' | 'topup' | 'plan' | 'cert' | 'transfer' | 'mistake';
+  /** For a client mistake: the status and code it must end with. */
+  expect?: { status: number; code: string };
   nr: number;
   steps: Step[];
   at: number;
