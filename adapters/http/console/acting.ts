@@ -44,14 +44,8 @@ export const field = (r: ConsoleRequest, name: string): string => {
 
 export const uah = (kop: number) => `${formatUah(kop)} ₴`;
 
-export const when = (iso: string | null | undefined, v: View) =>
-  iso
-    ? new Date(iso).toLocaleString(v.lang === 'uk' ? 'uk-UA' : 'en-GB', {
-        timeZone: 'Europe/Kyiv',
-        dateStyle: 'medium',
-        timeStyle: 'short',
-      })
-    : '—';
+/** Times in the person's own zone: the one helper of the layout, re-exported for the action pages. */
+export { when } from './layout.js';
 
 export const enc = encodeURIComponent;
 

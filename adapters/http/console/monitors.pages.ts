@@ -334,7 +334,7 @@ export const monitorPages = (uc: UseCases): ConsolePage[] => {
     } while (cursor && results.length < 10_000);
     const hour = 3600_000;
     const fmt = (o: Intl.DateTimeFormatOptions) => (t: number) =>
-      new Date(t).toLocaleString(v.lang === 'uk' ? 'uk-UA' : 'en-GB', { timeZone: 'Europe/Kyiv', ...o });
+      new Date(t).toLocaleString(v.lang === 'uk' ? 'uk-UA' : 'en-GB', { timeZone: v.tz, ...o });
     const reports = [
       [v.t('24 години', '24 hours'), day!],
       [v.t('7 днів', '7 days'), week!],
