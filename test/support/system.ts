@@ -24,6 +24,8 @@ export interface TestApi {
   readonly store: FreshStore;
   /** The DNS server's port (options.dns). */
   readonly dnsPort: number | null;
+  /** The DNS server itself (options.dns), for its figures (udpMode, udpBatchStats). */
+  readonly dns: EmbeddedNameserver | null;
   /** fetch relative to the API. */
   call(path: string, init?: RequestInit & { json?: unknown }): Promise<{ status: number; headers: Headers; body: any }>;
   /** Signs in a person (demo owner by default); returns the Cookie header value. */
@@ -45,6 +47,8 @@ export interface TestApiOptions {
   readonly dnsPort?: number;
   /** Who may transfer zones unsigned (default: 127.0.0.1). */
   readonly dnsAxfrAllow?: readonly string[];
+  /** How the DNS server reads UDP (default: batched through the addon on a dgram socket); see EmbeddedNameserver's config. */
+  readonly dnsUdp?: { readonly udpBatch?: boolean; readonly reusePort?: boolean };
 }
 
 export const testConfig = (store: FreshStore, env: Record<string, string> = {}): Config =>
@@ -81,6 +85,7 @@ export const startApi = async (kind: StoreKind, options: TestApiOptions = {}): P
       port: options.dnsPort ?? 0,
       axfrAllow: [...(options.dnsAxfrAllow ?? ['127.0.0.1'])],
       secondaries: [],
+      ...options.dnsUdp,
       openKey: (sealed) => box.open(sealed), // signed zones (DNSSEC), as serveDns does
     });
     await dns.start();
@@ -149,6 +154,7 @@ export const startApi = async (kind: StoreKind, options: TestApiOptions = {}): P
     signIn,
     issueKey,
     dnsPort: dns ? dns.address().port : null,
+    dns,
     async close() {
       await dns?.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));

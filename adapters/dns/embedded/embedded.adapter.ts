@@ -67,7 +67,7 @@ export interface SignedMessageHandler {
       transferAuthorised(packet: Buffer, transport: Transport, peer: string): Buffer[];
     },
   ): Promise<Buffer[]>;
-  /** A synchronous TC answer, for a UDP path that cannot send later (a worker's own SO_REUSEPORT socket). */
+  /** A synchronous TC answer, for a UDP caller that cannot take a reply later (answer() without the peer's port). */
   truncated(packet: Buffer): Buffer;
 }
 
@@ -371,9 +371,9 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
       const cache = this.cache;
       const hit = cache?.lookup(packet) ?? null;
       if (hit === null && this.signed !== null && this.signed.wants(packet)) {
-        const udp = this.udp;
-        if (!udp || port === 0) return this.signed.truncated(packet);
-        this.dispatchSigned(packet, 'udp', peer, (r) => udp.send(r, port, peer));
+        // No port (answer() called without one): nowhere to send later, TC sends the client to TCP.
+        if (port === 0) return this.signed.truncated(packet);
+        this.dispatchSigned(packet, 'udp', peer, (r) => this.sendLate(r, peer, port));
         return null;
       }
       const out = hit ?? this.answerSlow(packet, 'udp', peer, cache !== null && cache.cacheable)[0] ?? null;
@@ -408,15 +408,10 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
       let n = cache !== null ? cache.lookupInto(query, out, at, room) : 0;
       const hit = n > 0;
       if (!hit && this.signed !== null && this.signed.wants(query)) {
-        const udp = this.udp;
-        // A worker's own SO_REUSEPORT socket has no dgram handle to send from later: TC sends the client to TCP.
-        if (!udp) {
-          const tc = this.signed.truncated(query);
-          return tc.length <= room ? tc.copy(out, at) : 0;
-        }
+        // Its reply is ready only after this batch went out: sent later from the same socket (sendLate).
         const address = peer();
         const port = peerPort();
-        this.dispatchSigned(query, 'udp', address, (r) => udp.send(r, port, address));
+        this.dispatchSigned(query, 'udp', address, (r) => this.sendLate(r, address, port));
         return 0;
       }
       if (!hit) {
@@ -436,6 +431,21 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
       return 0;
     }
   };
+
+  /**
+   * A UDP reply that completed after its datagram's turn (UPDATE, a signed message): from the socket the
+   * query came in on — the batched reader's (a worker's own SO_REUSEPORT socket, or dgram's served by the
+   * addon), else dgram's. Dropped when the server has stopped meanwhile, as any UDP reply may be.
+   */
+  private sendLate(reply: Buffer, address: string, port: number): void {
+    try {
+      if (this.batched) {
+        if (!this.batched.sendTo(reply, address, port)) this.log.debug({ peer: address }, 'DNS UDP late reply dropped');
+      } else this.udp?.send(reply, port, address);
+    } catch (err) {
+      this.log.debug({ err }, 'DNS UDP send failed');
+    }
+  }
 
   /** Parses with dns-packet, resolves and lays out; `store`: keep the reply in the answer cache. */
   private answerSlow(packet: Buffer, transport: Transport, peer: string, store: boolean, transferAuthorised = false): Buffer[] {

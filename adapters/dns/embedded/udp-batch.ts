@@ -37,6 +37,7 @@ interface Addon {
   ): unknown;
   bindReusePort(host: string, port: number, bufferBytes: number): number;
   close(handle: unknown): void;
+  sendTo(handle: unknown, reply: Buffer, address: string, port: number): boolean;
   stats(handle: unknown): [number, number, number, number, number];
 }
 
@@ -71,6 +72,12 @@ export type BatchAnswer = (query: Buffer, out: Buffer, at: number, room: number,
 export interface BatchedUdp {
   /** Batches read, datagrams received, replies sent, replies the kernel refused (dropped) and socket errors, so far. */
   stats(): { batches: number; received: number; sent: number; dropped: number; errors: number };
+  /**
+   * Sends one datagram from the served socket, now: for a reply ready only after its batch went out (it
+   * waited for the store). `address` is a peer as `peer()` formats it. False when the kernel could not
+   * take it or the socket is closed (counted as dropped, lost as any UDP datagram may be).
+   */
+  sendTo(reply: Buffer, address: string, port: number): boolean;
   close(): void;
 }
 
@@ -175,6 +182,10 @@ const serve = (native: Addon, fd: number, own: boolean, answer: BatchAnswer): Ba
     stats() {
       const [batches, received, sent, dropped, errors] = closed ?? native.stats(h);
       return { batches, received, sent, dropped, errors };
+    },
+    sendTo(reply, address, port) {
+      if (closed) return false;
+      return native.sendTo(h, reply, address, port);
     },
     close() {
       if (closed) return;

@@ -235,6 +235,38 @@ describe('DNS server batched UDP (recvmmsg/sendmmsg addon)', function () {
     again.close();
   });
 
+  it('sendTo: a reply sent after its batch went out reaches the peer from the same socket (IPv4; IPv6 and IPv4-mapped on a dual-stack one); none once closed', async function () {
+    if (process.platform !== 'linux') this.skip();
+    /** Binds host:port with SO_REUSEPORT; each datagram gets no reply in its batch, then "late:" + itself from a timer. */
+    const lateEcho = (host: string, port: number): BatchedUdp => {
+      let served: BatchedUdp | null = null;
+      served = bindReusePort(host, port, 0, (q, _out, _at, _room, peer, peerPort) => {
+        const copy = Buffer.concat([Buffer.from('late:'), q]);
+        const [address, from] = [peer(), peerPort()];
+        setTimeout(() => served!.sendTo(copy, address, from), 20);
+        return 0;
+      })!;
+      stops.push(() => served!.close());
+      return served;
+    };
+    const port4 = await freePort();
+    const s4 = lateEcho('127.0.0.1', port4);
+    const portDual = await freePort([port4]);
+    const sDual = lateEcho('::', portDual);
+    const [a] = await askAll(port4, [Buffer.from('one')]);
+    const [b] = await askAll(portDual, [Buffer.from('two')], { host: '127.0.0.1' }); // IPv4-mapped peer
+    const [c] = await askAll(portDual, [Buffer.from('three')], { host: '::1' });
+    expect([a, b, c].map((m) => m?.toString())).to.deep.equal(['late:one', 'late:two', 'late:three']);
+    expect(s4.stats()).to.include({ sent: 1, dropped: 0 });
+    expect(sDual.stats()).to.include({ sent: 2, dropped: 0 });
+    // An IPv6 peer on an IPv4 socket: not sent, counted; a closed socket sends nothing.
+    expect(s4.sendTo(Buffer.from('x'), '::1', 9)).to.equal(false);
+    expect(s4.stats().dropped).to.equal(1);
+    s4.close();
+    expect(s4.sendTo(Buffer.from('x'), '127.0.0.1', 9)).to.equal(false);
+    expect(() => sDual.sendTo(Buffer.from('x'), 'not-an-address', 9)).to.throw(/IP address/);
+  });
+
   it('reusePort with port 0 (no fixed port to share) serves one dgram socket, batched; with udpBatch false, dgram alone', async () => {
     const { ns } = await serve({ port: 0, reusePort: true });
     expect(ns.udpMode()).to.equal('batched');

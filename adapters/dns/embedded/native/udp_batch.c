@@ -7,7 +7,8 @@
  * closing). When the fd is readable it reads up to BATCH datagrams with one recvmmsg into the
  * caller's arena, calls the JavaScript callback once with their count, and sends the replies the
  * callback wrote into the output arena with one sendmmsg, each to the address its query came from.
- * Up to ROUNDS batches per readiness, then it yields to the event loop (TCP, timers).
+ * Up to ROUNDS batches per readiness, then it yields to the event loop (TCP, timers). A reply ready
+ * only later (it waited for the store) goes out from the same socket with sendTo, one sendto each.
  *
  * Shared memory, all owned by JavaScript (ArrayBuffers, kept alive by references here):
  *   in:   BATCH slots of `slot` octets, the datagrams as received
@@ -366,14 +367,77 @@ static napi_value js_stats(napi_env env, napi_callback_info info) {
   return arr;
 }
 
+/*
+ * sendTo(handle, buffer, address, port) → true when the kernel took it: one datagram from the served
+ * socket, for a reply that is ready only after its batch went out (a DNS UPDATE, a TSIG-signed query:
+ * they wait for the store). address is an IPv4 or IPv6 literal as onBatch's peers are formatted
+ * (IPv4-mapped ::ffff:a.b.c.d included); it is written in the socket's own family. false (counted as
+ * dropped) when the kernel cannot take it now or the handle is closed: lost as any UDP datagram may be.
+ */
+static napi_value js_send_to(napi_env env, napi_callback_info info) {
+  size_t argc = 4;
+  napi_value argv[4];
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  void *p = NULL;
+  void *data = NULL;
+  size_t len = 0;
+  bool isbuf = false;
+  char host[64];
+  size_t hostLen;
+  int32_t port;
+  if (argc < 4 || napi_get_value_external(env, argv[0], &p) != napi_ok || napi_is_buffer(env, argv[1], &isbuf) != napi_ok || !isbuf ||
+      napi_get_buffer_info(env, argv[1], &data, &len) != napi_ok ||
+      napi_get_value_string_utf8(env, argv[2], host, sizeof host, &hostLen) != napi_ok ||
+      napi_get_value_int32(env, argv[3], &port) != napi_ok || port < 1 || port > 65535) {
+    napi_throw_type_error(env, NULL, "udp_batch.sendTo(handle, buffer, address, port 1–65535)");
+    return NULL;
+  }
+  batcher *b = (batcher *)p;
+  napi_value out;
+  if (b->closing) { CHECK(env, napi_get_boolean(env, false, &out)); return out; }
+  struct in_addr a4;
+  struct in6_addr a6;
+  int is4 = inet_pton(AF_INET, host, &a4) == 1;
+  if (!is4 && inet_pton(AF_INET6, host, &a6) != 1) {
+    napi_throw_type_error(env, NULL, "udp_batch.sendTo: address must be an IP address");
+    return NULL;
+  }
+  struct sockaddr_storage self;
+  socklen_t selfLen = sizeof self;
+  if (getsockname(b->fd, (struct sockaddr *)&self, &selfLen) != 0) self.ss_family = is4 ? AF_INET : AF_INET6;
+  struct sockaddr_storage ss;
+  socklen_t sslen;
+  memset(&ss, 0, sizeof ss);
+  struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+  struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+  if (self.ss_family == AF_INET6) {
+    s6->sin6_family = AF_INET6; s6->sin6_port = htons((uint16_t)port); sslen = sizeof *s6;
+    if (is4) { s6->sin6_addr.s6_addr[10] = 0xff; s6->sin6_addr.s6_addr[11] = 0xff; memcpy(&s6->sin6_addr.s6_addr[12], &a4, 4); }
+    else s6->sin6_addr = a6;
+  } else {
+    if (!is4) {
+      if (!IN6_IS_ADDR_V4MAPPED(&a6)) { b->dropped++; CHECK(env, napi_get_boolean(env, false, &out)); return out; } /* no IPv6 on an IPv4 socket */
+      memcpy(&a4, &a6.s6_addr[12], 4);
+    }
+    s4->sin_family = AF_INET; s4->sin_port = htons((uint16_t)port); s4->sin_addr = a4; sslen = sizeof *s4;
+  }
+  ssize_t r;
+  do r = sendto(b->fd, data, len, MSG_DONTWAIT, (struct sockaddr *)&ss, sslen); while (r < 0 && errno == EINTR);
+  if (r < 0) b->dropped++;
+  else b->sent++;
+  CHECK(env, napi_get_boolean(env, r >= 0, &out));
+  return out;
+}
+
 static napi_value init(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
     { "open", NULL, js_open, NULL, NULL, NULL, napi_default, NULL },
     { "close", NULL, js_close, NULL, NULL, NULL, napi_default, NULL },
     { "stats", NULL, js_stats, NULL, NULL, NULL, napi_default, NULL },
     { "bindReusePort", NULL, js_bind_reuse_port, NULL, NULL, NULL, napi_default, NULL },
+    { "sendTo", NULL, js_send_to, NULL, NULL, NULL, napi_default, NULL },
   };
-  napi_define_properties(env, exports, 4, props);
+  napi_define_properties(env, exports, 5, props);
   return exports;
 }
 
