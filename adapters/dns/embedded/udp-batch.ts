@@ -53,6 +53,11 @@ const load = (): Addon | null => {
   }
   try {
     addon = createRequire(import.meta.url)('./native/build/Release/udp_batch.node') as Addon;
+    // A build from before sendTo would drop every late reply (UPDATE, signed queries): dgram serves instead.
+    if (typeof addon.sendTo !== 'function') {
+      loadError = 'the udp_batch addon is out of date (no sendTo): run npm run build:native';
+      addon = null;
+    }
   } catch (err) {
     loadError = `the udp_batch addon is not built (npm run build:native): ${(err as Error).message.split('\n')[0]}`;
     addon = null;
