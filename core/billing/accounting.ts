@@ -102,8 +102,10 @@ export class Accounting {
     const e = await this.deps.ledger.find(entryId);
     if (!e || e.status !== 'pending') return;
     await this.deps.ledger.setStatus(e.id, 'voided');
-    await this.deps.wallets.credit(e.accountId, e.environment, -e.amount);
+    // The key's spend row before the wallet row, the order reserve() takes them in: on Postgres a void
+    // running beside a reserve in the other order deadlocked (40P01, answered 500), seen by the crash suite.
     await this.releaseSpend(e.keyId, -e.amount, e.createdAt);
+    await this.deps.wallets.credit(e.accountId, e.environment, -e.amount);
   }
 
   /** A credit that stands at once (grant, top-up confirmed by the card). */
