@@ -55,7 +55,8 @@ const startProcs = async (baseEnv: NodeJS.ProcessEnv): Promise<Procs> => {
   const server = nodeTsx('src/main/server.ts', env);
   const worker = nodeTsx('src/main/worker.ts', env);
   const api = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 240; i++) {
+  // Up to 60 s, as startServerProcess waits: a start through tsx on a loaded 2-core CI machine took over 60 s.
+  for (let i = 0; i < 480; i++) {
     if (server.exitCode !== null) throw new Error(`server exited with ${server.exitCode}`);
     try {
       if ((await fetch(`${api}/healthz`)).ok) return { api, server, worker };
