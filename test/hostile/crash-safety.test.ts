@@ -55,7 +55,7 @@ const startProcs = async (baseEnv: NodeJS.ProcessEnv): Promise<Procs> => {
   const server = nodeTsx('src/main/server.ts', env);
   const worker = nodeTsx('src/main/worker.ts', env);
   const api = `http://127.0.0.1:${port}`;
-  // Up to 60 s, as startServerProcess waits: a start through tsx on a loaded 2-core CI machine took over 60 s.
+  // Up to 120 s: a start through tsx on a loaded 2-core CI machine once took over the 60 s this waited.
   for (let i = 0; i < 480; i++) {
     if (server.exitCode !== null) throw new Error(`server exited with ${server.exitCode}`);
     try {
