@@ -18,7 +18,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../test/dns/server/tools.js';
-import { TEST_DATA_KEY_HEX, TEST_PEPPER_HEX } from '../test/support/system.js';
+import { serverEnv } from '../test/support/compiled-process.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const RUNS = Number(process.env.BENCH_START_RUNS ?? 5);
@@ -68,18 +68,7 @@ interface Run {
 const startOnce = async (dir: string, command: string, args: string[]): Promise<Run> => {
   const port = await freePort();
   const dnsPort = await freePort([port]);
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATABASE_URL: join(dir, 'db.sqlite'),
-    VAR_DIR: dir,
-    KEY_PEPPER: TEST_PEPPER_HEX,
-    DATA_KEY: TEST_DATA_KEY_HEX,
-    PORT: String(port),
-    DNS_PORT: String(dnsPort),
-    METRICS_PORT: '0',
-    LOG_LEVEL: 'info',
-  };
-  delete env.NODE_OPTIONS;
+  const env = serverEnv(dir, port, dnsPort, { LOG_LEVEL: 'info' });
   const t0 = performance.now();
   const child: ChildProcess = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';

@@ -46,6 +46,9 @@ const method: Record<RegistrarCapability, string> = {
   ds_remove: 'removeDs',
 };
 
+/** Every capability the registrar port defines: what a full adapter (the sandbox, EPP) declares. */
+export const ALL_REGISTRAR_CAPABILITIES: readonly RegistrarCapability[] = Object.keys(method) as RegistrarCapability[];
+
 /** Returns the registrar narrowed to an ability, or refuses with `registrar_capability_missing`. */
 export const requireCapability = <C extends RegistrarCapability>(registrar: Registrar, capability: C): Registrar & Ability[C] => {
   const fn = (registrar as unknown as Record<string, unknown>)[method[capability]];

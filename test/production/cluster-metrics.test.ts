@@ -7,9 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../dns/server/tools.js';
-import { distEntry } from '../support/compiled-process.js';
+import { distEntry, serverEnv } from '../support/compiled-process.js';
 import { ROOT } from '../support/server-process.js';
-import { TEST_DATA_KEY_HEX, TEST_PEPPER_HEX } from '../support/system.js';
 
 const run = promisify(execFile);
 
@@ -65,22 +64,14 @@ describe('metrics: npm run cluster serves one /metrics for the whole group', fun
     const port = await freePort();
     const dnsPort = await freePort([port]);
     const metricsPort = await freePort([port, dnsPort]);
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      DATABASE_URL: join(dir, 'db.sqlite'),
-      VAR_DIR: dir,
-      KEY_PEPPER: TEST_PEPPER_HEX,
-      DATA_KEY: TEST_DATA_KEY_HEX,
-      PORT: String(port),
-      DNS_PORT: String(dnsPort),
+    const env = serverEnv(dir, port, dnsPort, {
       METRICS_PORT: String(metricsPort),
       API_PROCESSES: '2',
       WORKERS: '1',
       DNS_WORKERS: '1',
       WEBHOOKS_ALLOW_LOOPBACK: '1',
       LOG_LEVEL: 'warn',
-    };
-    delete env.NODE_OPTIONS;
+    });
     const c = spawn(process.execPath, [distEntry('cluster')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     child = c;
     let out = '';

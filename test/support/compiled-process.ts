@@ -13,6 +13,27 @@ export const distEntry = (name: string): string => {
   return file;
 };
 
+/**
+ * The environment of a server started from a test or a bench: this process's, plus a SQLite store and
+ * VAR_DIR in `dir`, the test secrets, the given ports and no metrics listener (`extra` overrides any).
+ * The test runner's own loader (NODE_OPTIONS) does not leak into the child.
+ */
+export const serverEnv = (dir: string, port: number, dnsPort: number, extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: join(dir, 'db.sqlite'),
+    VAR_DIR: dir,
+    KEY_PEPPER: TEST_PEPPER_HEX,
+    DATA_KEY: TEST_DATA_KEY_HEX,
+    PORT: String(port),
+    DNS_PORT: String(dnsPort),
+    METRICS_PORT: '0',
+    ...extra,
+  };
+  delete env.NODE_OPTIONS;
+  return env;
+};
+
 export interface CompiledProcess {
   readonly api: string;
   readonly port: number;
@@ -38,20 +59,7 @@ export const startCompiled = async (
   const dir = o.dir ?? mkdtempSync(join(tmpdir(), 'compiled-'));
   const port = await freePort();
   const dnsPort = await freePort([port]);
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATABASE_URL: join(dir, 'db.sqlite'),
-    VAR_DIR: dir,
-    KEY_PEPPER: TEST_PEPPER_HEX,
-    DATA_KEY: TEST_DATA_KEY_HEX,
-    PORT: String(port),
-    DNS_PORT: String(dnsPort),
-    METRICS_PORT: '0',
-    LOG_LEVEL: 'warn',
-    ...extraEnv,
-  };
-  // The test runner's own loader must not leak into the child.
-  delete env.NODE_OPTIONS;
+  const env = serverEnv(dir, port, dnsPort, { LOG_LEVEL: 'warn', ...extraEnv });
   const child = spawn(process.execPath, [...(o.nodeArgs ?? []), '--max-semi-space-size=64', distEntry('server')], { cwd: ROOT, env });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));

@@ -26,6 +26,19 @@ const keyInput = (b: FromSchema<typeof keyRequest>): IssueKeyInput => {
   };
 };
 
+/** What a key request can be refused for, whether previewed or issued. */
+const KEY_REQUEST_ERRORS = [
+  'role_forbidden',
+  'key_lifetime_exceeded',
+  'expiry_in_past',
+  'ip_restriction_required',
+  'ip_restriction_too_wide',
+  'spend_limit_required',
+  'right_test_only',
+  'domains_required',
+  'domain_invalid',
+] as const;
+
 export const keyRoutes = (uc: KeysUseCases): Route[] => [
   route({
     id: 'getKey',
@@ -84,17 +97,7 @@ export const keyRoutes = (uc: KeysUseCases): Route[] => [
         },
       },
     },
-    errors: [
-      'role_forbidden',
-      'key_lifetime_exceeded',
-      'expiry_in_past',
-      'ip_restriction_required',
-      'ip_restriction_too_wide',
-      'spend_limit_required',
-      'right_test_only',
-      'domains_required',
-      'domain_invalid',
-    ],
+    errors: [...KEY_REQUEST_ERRORS],
     handle: async (i) => {
       const d = uc.issueKey.preview(i.human.actor, keyInput(i.body));
       return {
@@ -139,17 +142,7 @@ export const keyRoutes = (uc: KeysUseCases): Route[] => [
         },
       },
     },
-    errors: [
-      'role_forbidden',
-      'key_lifetime_exceeded',
-      'expiry_in_past',
-      'ip_restriction_required',
-      'ip_restriction_too_wide',
-      'spend_limit_required',
-      'right_test_only',
-      'domains_required',
-      'domain_invalid',
-    ],
+    errors: [...KEY_REQUEST_ERRORS],
     handle: async (i) => {
       const r = await uc.issueKey.issue(i.human.actor, keyInput(i.body));
       return { status: 201, headers: { Location: `/v1/account/keys/${r.key.id}`, 'Cache-Control': 'no-store' }, body: r };

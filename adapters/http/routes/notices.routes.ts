@@ -9,6 +9,20 @@ export interface NoticesUseCases {
   readonly listNotices: Pick<ListNotices, 'execute'>;
 }
 
+/** One notice, as both lists answer it. */
+const notice = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    kind: { type: 'string' },
+    environment: { type: ['string', 'null'], enum: ['live', 'test', null] },
+    domain: { type: ['string', 'null'] },
+    message: i18n,
+    data: { type: 'object', additionalProperties: true, description: 'Facts of the notice, by kind (ids, dates, reasons).' },
+    created_at: { type: 'string' },
+  },
+} as const;
+
 export const noticeRoutes = (uc: NoticesUseCases): Route[] => [
   route({
     id: 'listNotices',
@@ -22,18 +36,7 @@ export const noticeRoutes = (uc: NoticesUseCases): Route[] => [
     responses: {
       200: {
         description: 'A page of notices, newest first',
-        schema: page({
-          type: 'object',
-          properties: {
-            id: { type: 'string' },
-            kind: { type: 'string' },
-            environment: { type: ['string', 'null'], enum: ['live', 'test', null] },
-            domain: { type: ['string', 'null'] },
-            message: i18n,
-            data: { type: 'object', additionalProperties: true, description: 'Facts of the notice, by kind (ids, dates, reasons).' },
-            created_at: { type: 'string' },
-          },
-        }),
+        schema: page(notice),
       },
     },
     errors: ['cursor_invalid'],
@@ -51,18 +54,7 @@ export const noticeRoutes = (uc: NoticesUseCases): Route[] => [
     responses: {
       200: {
         description: 'A page of notices',
-        schema: page({
-          type: 'object',
-          properties: {
-            id: { type: 'string' },
-            kind: { type: 'string' },
-            environment: { type: ['string', 'null'], enum: ['live', 'test', null] },
-            domain: { type: ['string', 'null'] },
-            message: i18n,
-            data: { type: 'object', additionalProperties: true, description: 'Facts of the notice, by kind (ids, dates, reasons).' },
-            created_at: { type: 'string' },
-          },
-        }),
+        schema: page(notice),
       },
     },
     errors: ['cursor_invalid'],

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { ALL_REGISTRAR_CAPABILITIES } from '../../../core/domains/capabilities.js';
 import { yearlyPrice } from '../../../core/domains/price-list.js';
 import {
   RegistryError,
@@ -66,20 +67,7 @@ const dateOf = (dateTime: string): string => dateTime.slice(0, 10);
 
 export class EppRegistrar implements Registrar, RegistryMessages {
   readonly name = 'epp';
-  readonly capabilities: ReadonlySet<RegistrarCapability> = new Set<RegistrarCapability>([
-    'register',
-    'renew',
-    'nameservers',
-    'transfer_lock',
-    'transfer_code',
-    'registrant',
-    'transfer_request',
-    'transfer_query',
-    'transfer_cancel',
-    'transfer_reject',
-    'ds_set',
-    'ds_remove',
-  ]);
+  readonly capabilities: ReadonlySet<RegistrarCapability> = new Set(ALL_REGISTRAR_CAPABILITIES);
   private readonly pool: EppPool;
   /** Our client id at the registry: a transfer's reID (we asked) or acID (we are asked) tells its direction. */
   private readonly clientId: string;
@@ -189,23 +177,7 @@ export class EppRegistrar implements Registrar, RegistryMessages {
 
   async check(domains: readonly string[]): Promise<Availability[]> {
     if (domains.length === 0) return [];
-    const res = this.ok(
-      await this.run((s) =>
-        buildCommand(
-          'check',
-          {
-            'domain:check': { '@_xmlns:domain': NS.domain, 'domain:name': [...domains] },
-          },
-          s.nextTrid('dmk-chk'),
-        ),
-      ),
-      'domain:check',
-    );
-    const avail = new Map<string, boolean>();
-    for (const cd of children(child(res.resData, 'chkData'), 'cd')) {
-      const n = child(cd, 'name');
-      avail.set(text(n).toLowerCase(), ['1', 'true'].includes(attr(n, 'avail') ?? ''));
-    }
+    const avail = await this.checkObjects('domain', domains, 'dmk-chk');
     const out: Availability[] = [];
     for (const domain of domains) {
       const available = avail.get(domain.toLowerCase()) ?? false;
@@ -214,6 +186,27 @@ export class EppRegistrar implements Registrar, RegistryMessages {
       out.push({ domain, available, registeredUntil });
     }
     return out;
+  }
+
+  /** A `<check>` of domain or host objects: whether each name is available, by its name in lower case. */
+  private async checkObjects(object: 'domain' | 'host', names: readonly string[], tridPrefix: string): Promise<Map<string, boolean>> {
+    const ns = object === 'domain' ? NS.domain : NS.host;
+    const res = this.ok(
+      await this.run((s) =>
+        buildCommand(
+          'check',
+          { [`${object}:check`]: { [`@_xmlns:${object}`]: ns, [`${object}:name`]: [...names] } },
+          s.nextTrid(tridPrefix),
+        ),
+      ),
+      `${object}:check`,
+    );
+    const avail = new Map<string, boolean>();
+    for (const cd of children(child(res.resData, 'chkData'), 'cd')) {
+      const n = child(cd, 'name');
+      avail.set(text(n).toLowerCase(), ['1', 'true'].includes(attr(n, 'avail') ?? ''));
+    }
+    return avail;
   }
 
   private async infoData(domain: string): Promise<XmlNode | null> {
@@ -249,22 +242,8 @@ export class EppRegistrar implements Registrar, RegistryMessages {
   private async nsElement(nameservers: readonly string[], clientTransactionId: string): Promise<XmlNode> {
     const g = await this.greeting();
     if (!g.objURIs.includes(NS.host)) return { 'domain:hostAttr': nameservers.map((h) => ({ 'domain:hostName': h })) };
-    const chk = this.ok(
-      await this.run((s) =>
-        buildCommand(
-          'check',
-          {
-            'host:check': { '@_xmlns:host': NS.host, 'host:name': [...nameservers] },
-          },
-          s.nextTrid('dmk-hchk'),
-        ),
-      ),
-      'host:check',
-    );
-    const missing = children(child(chk.resData, 'chkData'), 'cd')
-      .map((cd) => child(cd, 'name'))
-      .filter((n) => ['1', 'true'].includes(attr(n, 'avail') ?? ''))
-      .map((n) => text(n));
+    const hosts = await this.checkObjects('host', nameservers, 'dmk-hchk');
+    const missing = nameservers.filter((h) => hosts.get(h.toLowerCase()) === true);
     for (const [i, host] of missing.entries()) {
       const res = await this.run(() =>
         buildCommand(

@@ -1,5 +1,6 @@
 import { addYears, kyivDate } from '../../../core/kernel/dates.js';
 import type { Clock } from '../../../core/kernel/clock.port.js';
+import { ALL_REGISTRAR_CAPABILITIES } from '../../../core/domains/capabilities.js';
 import { isRegistrable } from '../../../core/domains/price-list.js';
 import {
   RegistryError,
@@ -66,20 +67,7 @@ const sameDs = (a: DsRecord, b: DsRecord) =>
 
 export class SandboxRegistrar implements Registrar {
   readonly name = 'sandbox';
-  readonly capabilities: ReadonlySet<RegistrarCapability> = new Set<RegistrarCapability>([
-    'register',
-    'renew',
-    'nameservers',
-    'transfer_lock',
-    'transfer_code',
-    'registrant',
-    'transfer_request',
-    'transfer_query',
-    'transfer_cancel',
-    'transfer_reject',
-    'ds_set',
-    'ds_remove',
-  ]);
+  readonly capabilities: ReadonlySet<RegistrarCapability> = new Set(ALL_REGISTRAR_CAPABILITIES);
 
   constructor(
     private readonly store: SandboxRegistryStore,

@@ -75,6 +75,19 @@ const toAttempt = (r: Row): Attempt => ({
 });
 
 /** Webhook endpoints, their deliveries (the work queue) and the attempt log. */
+const attemptRow = (a: Attempt): Row => ({
+  id: a.id,
+  delivery_id: a.deliveryId,
+  webhook_id: a.webhookId,
+  number: a.number,
+  attempted_at: iso(a.attemptedAt),
+  outcome: a.outcome,
+  response_code: a.responseCode,
+  latency_ms: a.latencyMs,
+  response_body: a.responseBody,
+  error: a.error,
+});
+
 export class SqlWebhookRepository implements WebhookRepository {
   constructor(
     private readonly uow: KnexUnitOfWork,
@@ -195,18 +208,7 @@ export class SqlWebhookRepository implements WebhookRepository {
         lease_expires_at: null,
       });
     if (n === 0) return false;
-    await db('webhook_attempts').insert({
-      id: a.id,
-      delivery_id: a.deliveryId,
-      webhook_id: a.webhookId,
-      number: a.number,
-      attempted_at: iso(a.attemptedAt),
-      outcome: a.outcome,
-      response_code: a.responseCode,
-      latency_ms: a.latencyMs,
-      response_body: a.responseBody,
-      error: a.error,
-    });
+    await db('webhook_attempts').insert(attemptRow(a));
     return true;
   }
 
@@ -231,20 +233,7 @@ export class SqlWebhookRepository implements WebhookRepository {
            from v where webhook_deliveries.id = v.id and webhook_deliveries.lease_token = v.tok and webhook_deliveries.status = 'pending' returning webhook_deliveries.id`;
       const rows = await rawRows<Row>(db, sql, params);
       const updated = new Set(rows.map((r) => r.id as string));
-      const logged = chunk
-        .filter((x) => updated.has(x.attempt.deliveryId))
-        .map(({ attempt: a }) => ({
-          id: a.id,
-          delivery_id: a.deliveryId,
-          webhook_id: a.webhookId,
-          number: a.number,
-          attempted_at: iso(a.attemptedAt),
-          outcome: a.outcome,
-          response_code: a.responseCode,
-          latency_ms: a.latencyMs,
-          response_body: a.responseBody,
-          error: a.error,
-        }));
+      const logged = chunk.filter((x) => updated.has(x.attempt.deliveryId)).map((x) => attemptRow(x.attempt));
       if (logged.length > 0) await db('webhook_attempts').insert(logged);
       for (const id of updated) done.add(id);
     }
