@@ -3,35 +3,14 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../dns/server/tools.js';
-import { ROOT } from './server-process.js';
-import { TEST_DATA_KEY_HEX, TEST_PEPPER_HEX } from './system.js';
+import { ROOT, serverEnv } from './server-process.js';
+export { serverEnv } from './server-process.js';
 
 /** A compiled entry point (dist/src/main/<name>.js); `npm ci` (prepare) or `npm run build` makes them. */
 export const distEntry = (name: string): string => {
   const file = join(ROOT, 'dist', 'src', 'main', `${name}.js`);
   if (!existsSync(file)) throw new Error(`${file} is missing: run npm run build (npm ci runs it)`);
   return file;
-};
-
-/**
- * The environment of a server started from a test or a bench: this process's, plus a SQLite store and
- * VAR_DIR in `dir`, the test secrets, the given ports and no metrics listener (`extra` overrides any).
- * The test runner's own loader (NODE_OPTIONS) does not leak into the child.
- */
-export const serverEnv = (dir: string, port: number, dnsPort: number, extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATABASE_URL: join(dir, 'db.sqlite'),
-    VAR_DIR: dir,
-    KEY_PEPPER: TEST_PEPPER_HEX,
-    DATA_KEY: TEST_DATA_KEY_HEX,
-    PORT: String(port),
-    DNS_PORT: String(dnsPort),
-    METRICS_PORT: '0',
-    ...extra,
-  };
-  delete env.NODE_OPTIONS;
-  return env;
 };
 
 export interface CompiledProcess {

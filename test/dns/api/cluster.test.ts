@@ -2,10 +2,9 @@ import { expect } from 'chai';
 import { execFile, spawnSync } from 'node:child_process';
 import dgram from 'node:dgram';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { join } from 'node:path';
 import dnsPacket from 'dns-packet';
 import { promisify } from 'node:util';
-import { ROOT, startServerProcess, type ServerProcess } from '../../support/server-process.js';
+import { planAndApply, sandboxKey, startServerProcess, type ServerProcess } from '../../support/server-process.js';
 
 const run = promisify(execFile);
 
@@ -97,25 +96,10 @@ describe('npm start with DNS_WORKERS=2', function () {
 
   it('serves the zones, and an applied plan is seen by every following query', async () => {
     expect(await dig('domivka-demo.com.ua', 'A')).to.equal('192.0.2.10');
-    const { stdout } = await run(
-      join(ROOT, 'node_modules', '.bin', 'tsx'),
-      ['src/main/sandbox-key.ts', '--template', 'dns_editor', '--label', 'prod', '--json'],
-      { cwd: ROOT, env },
-    );
-    const key = JSON.parse(stdout.trim()).key as string;
-    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    const plan = (await (
-      await fetch(`${api}/v1/domains/domivka-demo.com.ua/dns/plans`, {
-        method: 'POST',
-        headers: { ...headers, 'idempotency-key': 'p1' },
-        body: JSON.stringify({ changes: [{ action: 'create', name: 'cl', type: 'A', ttl: 60, values: ['192.0.2.77'] }] }),
-      })
-    ).json()) as { id: string };
-    const applied = await fetch(`${api}/v1/domains/domivka-demo.com.ua/dns/plans/${plan.id}/apply`, {
-      method: 'POST',
-      headers: { ...headers, 'idempotency-key': 'a1' },
-      body: '{}',
-    });
+    const { key } = await sandboxKey(env, ['--template', 'dns_editor', '--label', 'prod']);
+    const applied = await planAndApply(api, key, 'domivka-demo.com.ua', [
+      { action: 'create', name: 'cl', type: 'A', ttl: 60, values: ['192.0.2.77'] },
+    ]);
     expect(applied.status).to.equal(200);
     const answers = await Promise.all(Array.from({ length: 8 }, () => dig('cl.domivka-demo.com.ua', 'A')));
     expect(answers).to.deep.equal(Array(8).fill('192.0.2.77'));

@@ -1,9 +1,8 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ROOT, startServerProcess, type ServerProcess } from '../../support/server-process.js';
+import { planAndApply, sandboxKey, startServerProcess, type ServerProcess } from '../../support/server-process.js';
 import { requireTools } from './tools.js';
 
 const run = promisify(execFile);
@@ -79,25 +78,10 @@ describe('npm start with DNS_WORKERS=2: a DNS worker that dies is replaced', fun
     expect(after).to.include(before[1]!);
     expect(after).to.not.include(before[0]!);
 
-    const { stdout } = await run(
-      join(ROOT, 'node_modules', '.bin', 'tsx'),
-      ['src/main/sandbox-key.ts', '--template', 'dns_editor', '--label', 'prod', '--json'],
-      { cwd: ROOT, env },
-    );
-    const key = JSON.parse(stdout.trim()).key as string;
-    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    const plan = (await (
-      await fetch(`${api}/v1/domains/domivka-demo.com.ua/dns/plans`, {
-        method: 'POST',
-        headers: { ...headers, 'idempotency-key': 'p1' },
-        body: JSON.stringify({ changes: [{ action: 'create', name: 'again', type: 'A', ttl: 60, values: ['192.0.2.78'] }] }),
-      })
-    ).json()) as { id: string };
-    const applied = await fetch(`${api}/v1/domains/domivka-demo.com.ua/dns/plans/${plan.id}/apply`, {
-      method: 'POST',
-      headers: { ...headers, 'idempotency-key': 'a1' },
-      body: '{}',
-    });
+    const { key } = await sandboxKey(env, ['--template', 'dns_editor', '--label', 'prod']);
+    const applied = await planAndApply(api, key, 'domivka-demo.com.ua', [
+      { action: 'create', name: 'again', type: 'A', ttl: 60, values: ['192.0.2.78'] },
+    ]);
     expect(applied.status).to.equal(200);
     const answers = await Promise.all(Array.from({ length: 12 }, () => dig('again.domivka-demo.com.ua', 'A')));
     expect(answers).to.deep.equal(Array(12).fill('192.0.2.78'));
