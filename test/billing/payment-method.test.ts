@@ -3,6 +3,7 @@ import nock, { useNock } from '../support/nock.js';
 import { TOKENS } from '../../src/tokens.js';
 import { StripeCardSetup } from '../../adapters/payments/stripe/index.js';
 import { ChangePaymentMethod } from '../../core/billing/change-payment-method.use-case.js';
+import type { CardSetup } from '../../core/billing/ports/card-setup.port.js';
 import { DomainError } from '../../core/kernel/errors.js';
 import type { HumanContext } from '../../core/kernel/person.js';
 import { eachStore } from '../support/stores.js';
@@ -79,6 +80,14 @@ eachStore('The payment method: card checks, guards and the live card setup', (ki
       expect(saved).to.include({ brand: 'card', last4: '1117', paymentMethodRef: 'pm_sandbox_1117', customerRef: null });
       expect(await uc.current(owner, 'test')).to.deep.equal({ environment: 'test', brand: 'card', last4: '1117' });
       expect(await uc.current(owner, 'live')).to.equal(null);
+      // Each change is an event that says whose account, who changed it and to which card.
+      const last = await api.system.store.uow
+        .db()('events')
+        .where({ account_id: api.demo.accountId, type: 'account.payment_method_changed' })
+        .orderBy('seq', 'desc')
+        .first();
+      expect(last).to.include({ environment: 'test', subject: `account:${api.demo.accountId}`, actor: `person:${owner.person.id}` });
+      expect(JSON.parse(last.data)).to.deep.equal({ brand: 'card', last4: '1117', actor_email: owner.person.email });
     });
 
     it('the brand comes from the leading digits: 4 Visa, 51–55 and 22–27 Mastercard, 34 and 37 Amex, the rest a card', async () => {
@@ -88,6 +97,8 @@ eachStore('The payment method: card checks, guards and the live card setup', (ki
       for (const p of ['51', '53', '55', '22', '25', '27']) expect(await brandOf(p), p).to.equal('mastercard');
       for (const p of ['34', '37']) expect(await brandOf(p), p).to.equal('amex');
       for (const p of ['50', '56', '21', '28', '33', '35', '38', '6', '1', '94']) expect(await brandOf(p), p).to.equal('card');
+      // Only the leading digits count: the same pairs further in make no brand.
+      for (const p of ['6055', '6034', '6037', '1225']) expect(await brandOf(p), p).to.equal('card');
     });
 
     it('spaces and dashes are ignored; any other character, a length outside 12–19 or a wrong check digit is card_invalid', async () => {
@@ -111,7 +122,9 @@ eachStore('The payment method: card checks, guards and the live card setup', (ki
 
     it('is for owners only, signed in within 5 minutes', async () => {
       const member = await addPerson(api, 'member', 'member-card@example.com');
-      expect((await refusal(useCase().saveSandboxCard(await human(member), '4242424242424242'))).code).to.equal('owner_only');
+      const notOwner = await refusal(useCase().saveSandboxCard(await human(member), '4242424242424242'));
+      expect(notOwner.code).to.equal('owner_only');
+      expect(notOwner.params).to.deep.equal({ action: 'payment_method' });
       owner = await human(); // signing in moves the test clock on
       api.clock.advance(5 * 60_000);
       expect((await useCase().saveSandboxCard(owner, '4242424242424242')).brand).to.equal('visa');
@@ -160,6 +173,55 @@ eachStore('The payment method: card checks, guards and the live card setup', (ki
       expect(failed.code).to.equal('payment_failed');
       expect(failed.params).to.deep.equal({ card: '(SetupIntent)', reason: 'api_error' });
       expect(await api.system.store.savedCards.find(api.demo.accountId, 'live')).to.equal(null);
+    });
+
+    it('the first setup, with no card saved, creates the Stripe customer with the owner’s email', async () => {
+      let email = '';
+      let customer = '';
+      nock('https://api.stripe.com')
+        .post('/v1/customers', (b) => {
+          email = new URLSearchParams(b as string).get('email') ?? JSON.stringify(b);
+          return true;
+        })
+        .reply(200, { id: 'cus_new', object: 'customer' })
+        .post('/v1/setup_intents', (b) => {
+          customer = new URLSearchParams(b as string).get('customer') ?? JSON.stringify(b);
+          return true;
+        })
+        .reply(200, {
+          id: 'seti_0',
+          object: 'setup_intent',
+          status: 'requires_payment_method',
+          client_secret: 'seti_0_secret',
+          customer: 'cus_new',
+        });
+      expect(await useCase(stripe()).startSetup(owner, 'live')).to.deep.equal({ setup_id: 'seti_0', client_secret: 'seti_0_secret' });
+      expect([email, customer]).to.deep.equal([owner.person.email, 'cus_new']);
+    });
+
+    it('an error that is not a payment outcome is passed on as it is, not told as a failed payment', async () => {
+      const bug = new TypeError('a bug in the adapter');
+      const broken: CardSetup = {
+        start: () => Promise.reject(bug),
+        complete: () => Promise.reject(bug),
+      };
+      const uc = new ChangePaymentMethod({
+        cards: api.system.store.savedCards,
+        setups: () => broken,
+        events: api.system.get(TOKENS.Recorder),
+        uow: api.system.store.uow,
+        random: api.system.get(TOKENS.Random),
+        clock: api.clock,
+      });
+      for (const p of [uc.startSetup(owner, 'live'), uc.completeSetup(owner, 'live', 'seti_1')]) {
+        let caught: unknown;
+        try {
+          await p;
+        } catch (e) {
+          caught = e;
+        }
+        expect(caught).to.equal(bug);
+      }
     });
 
     it('a second setup reuses the customer of the saved card (no new Stripe customer)', async () => {
