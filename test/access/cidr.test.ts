@@ -50,6 +50,9 @@ describe('CIDR (seed 2.3: an IPv4 network in CIDR notation)', () => {
     it('refuses leading zeros instead of reading them as octal', () => {
       expect(() => parseCidr('010.0.0.0/8')).to.throw(DomainError);
       expect(() => parseCidr('192.168.001.0/24')).to.throw(DomainError);
+      // The prefix too: ipaddr.js reads '/08' as 8, but the text is not the canonical notation a key stores.
+      expect(() => parseCidr('10.0.0.0/08')).to.throw(DomainError);
+      expect(() => parseCidr('10.0.0.0/008')).to.throw(DomainError);
     });
   });
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { allows, heldRights, namesDomain, selects, type Policy, type Subject } from '../../core/access/policy.js';
+import { allows, heldRights, labelsGranting, namesDomain, selects, type Policy, type Subject } from '../../core/access/policy.js';
 
 const domain = (name: string, labels: string[] = []): Subject => ({ kind: 'domain', name, labels });
 const ACCOUNT: Subject = { kind: 'account' };
@@ -141,6 +141,23 @@ describe('policies (seed 2.2, A4): a right paired with a selection of domains', 
         { right: 'billing.topup', resources: { domains: [] } },
       ]);
       expect([...held].sort()).to.deep.equal(['billing.read', 'billing.topup', 'dns.edit', 'dns.read']);
+    });
+  });
+
+  describe('labelsGranting: the labels a domain registered through the key carries (DESIGN)', () => {
+    it('the labels of the policies granting the right, each once, implications included', () => {
+      const policies: Policy[] = [
+        { right: 'domain.register', resources: { label: 'new' } },
+        { right: 'domain.register', resources: { label: 'shop' } },
+        { right: 'domain.register', resources: { label: 'new' } },
+        { right: 'domain.register', resources: { domains: ['named.example'] } },
+        { right: 'domain.read', resources: { label: 'other' } },
+        { right: 'dns.edit', resources: { label: 'ops' } },
+      ];
+      expect(labelsGranting(policies, 'domain.register')).to.deep.equal(['new', 'shop']);
+      expect(labelsGranting(policies, 'dns.read')).to.deep.equal(['ops']);
+      expect(labelsGranting(policies, 'domain.renew')).to.deep.equal([]);
+      expect(labelsGranting([], 'domain.register')).to.deep.equal([]);
     });
   });
 });
