@@ -2,7 +2,8 @@ import { dnssecModule, dnssecUseCases } from './modules/dnssec.module.js';
 import { Container, type ServiceIdentifier } from 'inversify';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
-import { allRoutes, buildApi, type Route, type UseCases } from '../adapters/http/index.js';
+import { allRoutes, buildApi, keyBucketId, RateLimiter, type Route, type UseCases } from '../adapters/http/index.js';
+import type { SignedDnsUseCases } from '../adapters/dns/update/signed-messages.js';
 import { completeAbandoned, type CompleterReport } from '../adapters/http/completer.js';
 import type { SqlStore } from '../adapters/sql/index.js';
 import type { Clock } from '../core/kernel/clock.port.js';
@@ -43,6 +44,8 @@ export interface SystemOptions {
   readonly extraRoutes?: readonly Route[];
   /** Wraps the sandbox adapter set (tests: fault injection around the registry or the card). */
   readonly wrapSandbox?: (adapters: EnvironmentAdapters) => EnvironmentAdapters;
+  /** The keys' rate-limit buckets' time in ms (tests: buckets that refill only when the test moves it); default the wall clock. */
+  readonly rateLimitNow?: () => number;
   /** The live adapters' code when LIVE_REGISTRAR is set (System.create loads it). */
   readonly live?: LiveAdapterCode | null;
 }
@@ -147,6 +150,25 @@ export class System {
     return [...mcpRoutes(this.container.get(T.Mcp), this.config.rateLimit.anonymous), ...(this.options.extraRoutes ?? [])];
   }
 
+  private keyLimiter: RateLimiter | null = null;
+
+  /** The keys' token buckets in this process: the API's, spent also by DNS UPDATEs and signed transfers. */
+  keyRateLimiter(): RateLimiter {
+    return (this.keyLimiter ??= new RateLimiter(this.config.rateLimit.key, this.options.rateLimitNow));
+  }
+
+  /** What a signed DNS message (UPDATE, signed query or transfer) reaches: the core's use cases and the key's rate limit. */
+  signedDns(): SignedDnsUseCases {
+    const limiter = this.keyRateLimiter();
+    return {
+      tsigKeys: this.container.get(T.ResolveTsigKey),
+      update: this.container.get(T.ApplyDnsUpdate),
+      transfer: this.container.get(T.AuthorizeTransfer),
+      throttle: this.container.get(T.CredentialThrottle),
+      keyRate: { takeForKey: (keyId) => limiter.take(keyBucketId(keyId)) },
+    };
+  }
+
   http(): { app: Koa; routes: Route[] } {
     const c = this.container;
     const store = this.store;
@@ -162,6 +184,7 @@ export class System {
         uow: store.uow,
         clock: c.get(T.Clock),
         logger: this.logger,
+        keyLimiter: this.keyRateLimiter(),
         config: {
           secureCookies: this.config.secureCookies,
           trustProxy: this.config.trustProxy,

@@ -15,7 +15,7 @@ import { ERROR_TABLE, errorBody } from './error-table.js';
 import { jsonRpcErrorOf } from './jsonrpc.js';
 import { mediaTypeOf, readJsonBody, readTextBody } from './middleware/body.js';
 import { fingerprintOf, parseIdempotencyKey, runIdempotent } from './middleware/idempotency.js';
-import { RateLimiter, type BucketConfig } from './middleware/rate-limit.js';
+import { keyBucketId, RateLimiter, type BucketConfig } from './middleware/rate-limit.js';
 import type { CookieSpec, Reply, Route, RouteInput } from './route.js';
 import { check, compile, rejectUnstorable } from './validation.js';
 
@@ -46,6 +46,8 @@ export interface HttpDeps {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly config: HttpConfig;
+  /** The keys' buckets, when other ways in spend them too (DNS UPDATE with a key's TSIG credential); else the app's own. */
+  readonly keyLimiter?: RateLimiter;
 }
 
 /** Text chunks handed on one by one, letting other requests run between them. */
@@ -118,7 +120,7 @@ const sendError = (ctx: Context, err: DomainError): void => {
 export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => {
   const app = new Koa({ proxy: deps.config.trustProxy, maxIpsCount: deps.config.proxyHops });
   const router = new Router();
-  const keyLimiter = new RateLimiter(deps.config.rateLimit.key);
+  const keyLimiter = deps.keyLimiter ?? new RateLimiter(deps.config.rateLimit.key);
   const anonLimiter = new RateLimiter(deps.config.rateLimit.anonymous);
 
   // Outermost: request id, one log line per request (never headers, bodies or secrets), error mapping.
@@ -211,7 +213,7 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
           throw err;
         }
         ctx.state.key = input.key;
-        limitId = `key:${input.key.id}`;
+        limitId = keyBucketId(input.key.id);
         limiter = keyLimiter;
       }
 

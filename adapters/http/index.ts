@@ -25,6 +25,7 @@ export { createHttpApp, SESSION_COOKIE, type HttpConfig, type HttpDeps } from '.
 export { ERROR_TABLE, errorBody } from './error-table.js';
 export { buildOpenApi } from './openapi.js';
 export { httpServer, type ClientTimeouts } from './http-server.js';
+export { keyBucketId, RateLimiter } from './middleware/rate-limit.js';
 export type { Route, RouteInput, Reply } from './route.js';
 export type { UseCases } from './use-cases.js';
 

@@ -39,12 +39,7 @@ const main = async () => {
     log,
     workerIndex: index,
     observer,
-    signed: {
-      tsigKeys: system.get(TOKENS.ResolveTsigKey),
-      update: system.get(TOKENS.ApplyDnsUpdate),
-      transfer: system.get(TOKENS.AuthorizeTransfer),
-      throttle: system.get(TOKENS.CredentialThrottle),
-    },
+    signed: system.signedDns(),
   });
   // An UPDATE applied here is published as an API apply is: the cluster primary syncs every worker
   // (worker 0, which NOTIFYs, last) and only then does this worker answer its client.

@@ -74,12 +74,7 @@ const main = async () => {
         changes: system.store.changes,
         log: log.child({ component: 'dns' }),
         workerEntry: DNS_WORKER_ENTRY,
-        signed: {
-          tsigKeys: system.get(TOKENS.ResolveTsigKey),
-          update: system.get(TOKENS.ApplyDnsUpdate),
-          transfer: system.get(TOKENS.AuthorizeTransfer),
-          throttle: system.get(TOKENS.CredentialThrottle),
-        },
+        signed: system.signedDns(),
         ...(metrics ? { observer: metrics.dns() } : {}),
       })
     : null;

@@ -41,6 +41,8 @@ export interface TestApiOptions {
   readonly clock?: TestClock;
   readonly logger?: import('pino').Logger;
   readonly wrapSandbox?: SystemOptions['wrapSandbox'];
+  /** The keys' rate-limit buckets' time (default: the wall clock). */
+  readonly rateLimitNow?: SystemOptions['rateLimitNow'];
   /** Run the embedded DNS server on a free port, fed like under npm start. */
   readonly dns?: boolean;
   /** The DNS server's port when `dns` (default: a free one). */
@@ -73,6 +75,7 @@ export const startApi = async (kind: StoreKind, options: TestApiOptions = {}): P
     logger: options.logger ?? pino({ level: 'silent' }),
     ...(options.extraRoutes ? { extraRoutes: options.extraRoutes } : {}),
     ...(options.wrapSandbox ? { wrapSandbox: options.wrapSandbox } : {}),
+    ...(options.rateLimitNow ? { rateLimitNow: options.rateLimitNow } : {}),
   });
   await system.migrate();
   const demo = (await system.get(TOKENS.SeedDemo).execute())!;
@@ -91,15 +94,7 @@ export const startApi = async (kind: StoreKind, options: TestApiOptions = {}): P
     await dns.start();
     system.get(TOKENS.ZonePublisher).attach(dns);
     dns.acceptSigned(
-      new SignedMessages(
-        {
-          tsigKeys: system.get(TOKENS.ResolveTsigKey),
-          update: system.get(TOKENS.ApplyDnsUpdate),
-          transfer: system.get(TOKENS.AuthorizeTransfer),
-          throttle: system.get(TOKENS.CredentialThrottle),
-        },
-        { serves: null, log: pino({ level: 'silent' }) },
-      ),
+      new SignedMessages(system.signedDns(), { serves: null, log: pino({ level: 'silent' }) }),
     );
     await new ZoneSync(system.store.zones, dns, pino({ level: 'silent' })).load();
   }

@@ -25,6 +25,15 @@ export interface SignedDnsUseCases {
   readonly transfer: Pick<AuthorizeTransfer, 'execute'>;
   /** The one limiter of credential checks (passwords, TOTP codes — and TSIG MACs): per address and per key name. */
   readonly throttle: Pick<CredentialThrottle, 'admit' | 'succeeded' | 'failed'>;
+  /**
+   * The key's rate limit: the token bucket its API calls spend (in this process), one token per UPDATE and
+   * per signed transfer, none when refused.
+   */
+  readonly keyRate: KeyRateLimit;
+}
+
+export interface KeyRateLimit {
+  takeForKey(keyId: string): { readonly allowed: boolean; readonly retryAfterSeconds: number };
 }
 
 export type Transport = 'udp' | 'tcp';
@@ -253,11 +262,26 @@ export class SignedMessages {
       log.info({ peer, transport, tsig_key: found.name, key_id: found.key.id }, 'replayed signed DNS message refused');
       return [sign(bareReply(unsigned, RCODES.NOTAUTH, { ede: { code: EDE_OTHER, text: 'replayed message: sign each message afresh' } }))];
     }
+    const qEnd = opcode === OPCODE_QUERY ? questionEnd(unsigned) : 0;
+    const qtype = qEnd > 0 ? unsigned.readUInt16BE(qEnd - 4) : 0;
+    const transfer = qtype === 252 || qtype === 251;
+    // Counted after the replay check: a recorded message replayed by someone on the path spends nothing.
+    if (opcode === OPCODE_UPDATE || transfer) {
+      const rate = this.uc.keyRate.takeForKey(found.key.id);
+      if (!rate.allowed) {
+        log.info({ peer, transport, tsig_key: found.name, key_id: found.key.id, opcode }, 'signed DNS message rate limited');
+        return [
+          sign(
+            bareReply(unsigned, RCODES.REFUSED, {
+              ede: { code: EDE_PROHIBITED, text: `rate_limited: the key's rate limit is spent; retry in ${rate.retryAfterSeconds} s` },
+            }),
+          ),
+        ];
+      }
+    }
     if (opcode === OPCODE_UPDATE) return [await this.update(unsigned, found.key, transport, peer, sign, parsed)];
     if (opcode === OPCODE_QUERY) {
-      const qEnd = questionEnd(unsigned);
-      const qtype = qEnd > 0 ? unsigned.readUInt16BE(qEnd - 4) : 0;
-      if (qtype === 252 || qtype === 251) return this.transfer(unsigned, qEnd, found.key, key, transport, peer, server, sign, parsed, now);
+      if (transfer) return this.transfer(unsigned, qEnd, found.key, key, transport, peer, server, sign, parsed, now);
       return server.answerUnsigned(unsigned, transport, peer).slice(0, 1).map(sign);
     }
     return [sign(bareReply(unsigned, RCODES.NOTIMP))];

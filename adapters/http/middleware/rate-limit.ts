@@ -19,6 +19,9 @@ export interface RateDecision {
   readonly retryAfterSeconds: number;
 }
 
+/** The bucket a key spends: its API calls, and the DNS UPDATEs and signed transfers of its TSIG credential. */
+export const keyBucketId = (keyId: string): string => `key:${keyId}`;
+
 export class RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
 

@@ -1,0 +1,273 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import dgram from 'node:dgram';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import net, { type AddressInfo } from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import dnsPacket from 'dns-packet';
+import pino from 'pino';
+import { EmbeddedNameserver } from '../adapters/dns/embedded/index.js';
+import { signRequest, type TsigKey } from '../adapters/dns/tsig.js';
+import { SignedMessages } from '../adapters/dns/update/signed-messages.js';
+import { ZoneSync } from '../adapters/dns/zone-sync.js';
+import { httpServer } from '../adapters/http/index.js';
+import { loadConfig } from '../src/config.js';
+import { System } from '../src/system.js';
+import { TOKENS } from '../src/tokens.js';
+
+/**
+ * `npm run bench:update`: one TXT value added at a fresh `_acme-challenge.<label>` name per operation,
+ * made four ways in the same run, against the same system (SQLite, the API and the embedded DNS server
+ * in this process, as under `npm start` with DNS_WORKERS=1):
+ *   update-udp  a TSIG-signed DNS UPDATE over UDP (lego's rfc2136 provider, nsupdate);
+ *   update-tcp  the same over one TCP connection per operation (certbot's plugin, nsupdate -v);
+ *   acme-route  POST /v1/domains/{domain}/dns/acme-challenges (what our ACME hooks call);
+ *   plan-api    POST …/dns/plans {changes: [one add]} then POST …/plans/{id}/apply (two calls).
+ * Each answers only once the change is committed and our DNS server answers with it. Rounds alternate
+ * the ways so load drift hits all alike, and every way adds as many names to the one zone. Two phases:
+ * one client at a time (latency: p50, p99), then BENCH_CONCURRENCY clients at once on the same zone
+ * (throughput; the writes to one zone are serialised by its serial check, so this shows the queueing).
+ * Prints ops/s, p50 and p99 per way and phase, and the UPDATE/API ratios (issue target: UPDATE ≥ 1.0 of
+ * the ACME route's rate, p99 ≤ 50 ms). A report: exits 0 whether or not a target is met; non-zero only if
+ * an operation fails.
+ *
+ * Env: BENCH_ROUNDS (4), BENCH_OPS (25: operations per way per round), BENCH_CONCURRENCY (4). Above 5, one
+ * key's signed messages in flight at once meet the credential limiter, which counts each TSIG check as
+ * failed until it passes (core/accounts/credential-throttle.ts: 5 free per key name): the 6th is REFUSED
+ * "too many failed TSIG checks" although every MAC is right.
+ */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+const OPS = Number(process.env.BENCH_OPS ?? 25);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
+const ZONE = 'domivka-demo.dev';
+const WAYS = ['update-udp', 'update-tcp', 'acme-route', 'plan-api'] as const;
+type Way = (typeof WAYS)[number];
+const EDNS = {
+  type: 'OPT',
+  name: '.',
+  udpPayloadSize: 1232,
+  extendedRcode: 0,
+  ednsVersion: 0,
+  flags: 0,
+  flag_do: false,
+  options: [],
+} as dnsPacket.Answer;
+
+const pct = (xs: readonly number[], p: number): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? NaN;
+};
+
+const main = async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'domivka-update-bench-'));
+  const config = loadConfig({
+    DATABASE_URL: join(dir, 'bench.sqlite'),
+    VAR_DIR: dir,
+    KEY_PEPPER: randomBytes(32).toString('hex'),
+    DATA_KEY: randomBytes(32).toString('hex'),
+    ARGON2_MEMORY_KIB: '1024',
+    ARGON2_TIME_COST: '1',
+    LOG_LEVEL: 'silent',
+    SEED_DEMO: 'true',
+    RUN_WORKER: 'false',
+    // Every way spends the key's tokens: a bucket that never runs out, so the figures are the work's.
+    RATE_LIMIT_BURST: '1000000',
+    RATE_LIMIT_PER_SECOND: '1000000',
+  });
+  const system = new System(config, { logger: pino({ level: 'silent' }) });
+  await system.migrate();
+  const demo = (await system.get(TOKENS.SeedDemo).execute())!;
+  const issued = await system
+    .get(TOKENS.IssueKey)
+    .issue(
+      { personId: demo.personId, accountId: demo.accountId, role: 'owner' },
+      { environment: 'test', name: 'update bench', rights: ['dns.edit', 'dns.acme_challenge'], domains: [ZONE] },
+    );
+  const tsig = issued.tsig!;
+  const key: TsigKey = { name: tsig.name, algorithm: tsig.algorithm, secret: Buffer.from(tsig.secret, 'base64') };
+
+  const dns = new EmbeddedNameserver({ host: '127.0.0.1', port: 0, axfrAllow: [], secondaries: [] });
+  await dns.start();
+  system.get(TOKENS.ZonePublisher).attach(dns);
+  dns.acceptSigned(new SignedMessages(system.signedDns(), { serves: null, log: pino({ level: 'silent' }) }));
+  await new ZoneSync(system.store.zones, dns, pino({ level: 'silent' })).load();
+  const dnsPort = dns.address().port;
+  const server: Server = await new Promise((ok) => {
+    const s = httpServer(system.http().app, system.config.clientTimeouts).listen(0, '127.0.0.1', () => ok(s));
+  });
+  system.markStarted();
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const auth = { authorization: `Bearer ${issued.secret}`, 'content-type': 'application/json' };
+
+  // One UDP socket for every UPDATE over UDP; answers matched by message ID.
+  const udp = dgram.createSocket('udp4');
+  const waiting = new Map<number, (m: Buffer) => void>();
+  udp.on('message', (m: Buffer) => waiting.get(m.readUInt16BE(0))?.(m));
+  await new Promise<void>((ok) => udp.bind(0, '127.0.0.1', () => ok()));
+  let nextId = 0;
+  const updateMessage = (label: string, value: string): { id: number; message: Buffer } => {
+    const id = (nextId = (nextId + 1) & 0xffff);
+    const msg = dnsPacket.encode({
+      type: 'query',
+      id,
+      flags: 5 << 11, // opcode UPDATE
+      questions: [{ name: ZONE, type: 'SOA', class: 'IN' }],
+      authorities: [{ name: `_acme-challenge.${label}.${ZONE}`, type: 'TXT', ttl: 60, class: 'IN', data: [value] }],
+      additionals: [EDNS], // a refusal then says why (EDE)
+    });
+    return { id, message: signRequest(msg, key, { now: Math.floor(Date.now() / 1000) }).message };
+  };
+  const rcodeOk = (m: Buffer, way: string): void => {
+    const rcode = m.readUInt16BE(2) & 0xf;
+    if (rcode === 0 && !(m.readUInt16BE(2) & 0x0200)) return;
+    const opt = dnsPacket.decode(m).additionals?.find((a) => a.type === 'OPT') as
+      { options?: { code: number; data?: Buffer }[] } | undefined;
+    const ede = opt?.options
+      ?.find((o) => o.code === 15)
+      ?.data?.subarray(2)
+      .toString('utf8');
+    throw new Error(`${way}: rcode ${rcode}${m.readUInt16BE(2) & 0x0200 ? ' TC' : ''}${ede ? ` (${ede})` : ''}`);
+  };
+  const overUdp = (label: string, value: string): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const { id, message } = updateMessage(label, value);
+      const timer = setTimeout(() => {
+        waiting.delete(id);
+        reject(new Error(`update-udp: no answer to ${label} in 10 s`));
+      }, 10_000);
+      waiting.set(id, (m) => {
+        clearTimeout(timer);
+        waiting.delete(id);
+        try {
+          rcodeOk(m, 'update-udp');
+          resolve();
+        } catch (e) {
+          reject(e as Error);
+        }
+      });
+      udp.send(message, dnsPort, '127.0.0.1');
+    });
+  const overTcp = (label: string, value: string): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const { message } = updateMessage(label, value);
+      let buf = Buffer.alloc(0);
+      const sock = net.connect(dnsPort, '127.0.0.1', () => {
+        const len = Buffer.alloc(2);
+        len.writeUInt16BE(message.length);
+        sock.end(Buffer.concat([len, message]));
+      });
+      sock.on('error', reject);
+      sock.on('data', (d) => {
+        buf = Buffer.concat([buf, d]);
+        if (buf.length >= 2 && buf.length >= 2 + buf.readUInt16BE(0)) {
+          sock.destroy();
+          try {
+            rcodeOk(buf.subarray(2), 'update-tcp');
+            resolve();
+          } catch (e) {
+            reject(e as Error);
+          }
+        }
+      });
+    });
+  const post = async (path: string, body: unknown, want: number): Promise<any> => {
+    const r = await fetch(base + path, {
+      method: 'POST',
+      headers: { ...auth, 'idempotency-key': randomUUID() },
+      body: JSON.stringify(body),
+    });
+    const json = await r.json();
+    if (r.status !== want) throw new Error(`POST ${path}: ${r.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  const viaAcmeRoute = async (label: string, value: string): Promise<void> => {
+    await post(`/v1/domains/${ZONE}/dns/acme-challenges`, { name: `_acme-challenge.${label}.${ZONE}`, value }, 201);
+  };
+  const viaPlan = async (label: string, value: string): Promise<void> => {
+    const plan = await post(
+      `/v1/domains/${ZONE}/dns/plans`,
+      { changes: [{ action: 'create', name: `_acme-challenge.${label}.${ZONE}`, type: 'TXT', ttl: 60, values: [value] }] },
+      201,
+    );
+    await post(`/v1/domains/${ZONE}/dns/plans/${plan.id}/apply`, {}, 200);
+  };
+  const op: Record<Way, (label: string, value: string) => Promise<void>> = {
+    'update-udp': overUdp,
+    'update-tcp': overTcp,
+    'acme-route': viaAcmeRoute,
+    'plan-api': viaPlan,
+  };
+
+  let seq = 0;
+  /** `n` operations of one way by `clients` clients at once: each one's latency, and the wall time. */
+  const batch = async (way: Way, n: number, clients: number): Promise<{ ms: number[]; wall: number }> => {
+    const ms: number[] = [];
+    let left = n;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: clients }, async () => {
+        while (left > 0) {
+          left--;
+          const label = `${way}-${++seq}`;
+          const t = performance.now();
+          await op[way](label, `v${seq}`);
+          ms.push(performance.now() - t);
+        }
+      }),
+    );
+    return { ms, wall: performance.now() - t0 };
+  };
+
+  console.log(
+    `bench:update — one TXT at a fresh _acme-challenge name per operation, zone ${ZONE}, SQLite, ${ROUNDS} rounds × ${OPS} per way; load ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
+  for (const way of WAYS) await batch(way, 5, 1); // warm-up
+  const results: Record<string, { ms: number[]; wall: number }> = {};
+  for (const clients of [1, CONCURRENCY]) {
+    for (const way of WAYS) results[`${way}/${clients}`] = { ms: [], wall: 0 };
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const way of r % 2 ? [...WAYS].reverse() : WAYS) {
+        const b = await batch(way, OPS, clients);
+        const acc = results[`${way}/${clients}`]!;
+        acc.ms.push(...b.ms);
+        acc.wall += b.wall;
+      }
+    }
+    console.log(`\n${clients} client${clients > 1 ? 's' : ''} at a time:`);
+    for (const way of WAYS) {
+      const acc = results[`${way}/${clients}`]!;
+      const rate = (acc.ms.length / acc.wall) * 1000;
+      console.log(
+        `  ${way.padEnd(11)} ${rate.toFixed(0).padStart(5)} ops/s   p50 ${pct(acc.ms, 50).toFixed(1).padStart(6)} ms   p99 ${pct(acc.ms, 99)
+          .toFixed(1)
+          .padStart(6)} ms   (${acc.ms.length} ops)`,
+      );
+    }
+    const rate = (way: Way) => {
+      const acc = results[`${way}/${clients}`]!;
+      return acc.ms.length / acc.wall;
+    };
+    for (const u of ['update-udp', 'update-tcp'] as const) {
+      const p99 = pct(results[`${u}/${clients}`]!.ms, 99);
+      const vsAcme = rate(u) / rate('acme-route');
+      console.log(
+        `  ${u}: ${vsAcme.toFixed(2)}× the ACME route's rate (target ≥ 1.0: ${vsAcme >= 1 ? 'PASS' : 'FAIL'}), ${(rate(u) / rate('plan-api')).toFixed(2)}× the plan API's; p99 ${p99.toFixed(1)} ms (target ≤ 50: ${p99 <= 50 ? 'PASS' : 'FAIL'})`,
+      );
+    }
+  }
+
+  udp.close();
+  server.closeAllConnections();
+  await new Promise<void>((ok) => server.close(() => ok()));
+  await dns.stop();
+  await system.close();
+  rmSync(dir, { recursive: true, force: true });
+};
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
