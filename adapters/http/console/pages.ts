@@ -9,7 +9,7 @@ import { dnsPages } from './dns.pages.js';
 import { domainPages } from './domains.pages.js';
 import { dnssecPages } from './dnssec.pages.js';
 import { hostedPages } from './hosted.pages.js';
-import { transferPages } from './transfers.pages.js';
+import { domainTransfersPanel, pendingTransfersNote, transferPages } from './transfers.pages.js';
 import { zoneImportPages } from './zone-import.pages.js';
 import { billingPages } from './billing.pages.js';
 import { certificatePages } from './certificates.pages.js';
@@ -214,6 +214,7 @@ export const pages = (uc: UseCases): ConsolePage[] => [
                 )
               : '';
           })()}
+          ${await pendingTransfersNote(uc, r)}
           ${
             list.length === 0
               ? html`<div class="card">
@@ -318,7 +319,7 @@ export const pages = (uc: UseCases): ConsolePage[] => [
                 : ''
             }
           </p>
-          ${ops} ${await domainPages(uc).panel(r, d)}
+          ${ops} ${await domainPages(uc).panel(r, d)} ${await domainTransfersPanel(uc, r, d.domain)}
           <h2>${v.t('Записи зони', 'Zone records')}${serial !== null ? html` <small class="muted">(serial ${serial})</small>` : ''}</h2>
           ${
             records.length === 0
