@@ -75,16 +75,32 @@ export const sameToken = (a: string | null | undefined, b: string | null | undef
 export const safeNext = (next: unknown, fallback = '/console/'): string =>
   typeof next === 'string' && /^\/console(\/[^\s\\]*)?$/.test(next) && !next.startsWith('//') ? next : fallback;
 
-const readForm = async (ctx: Context): Promise<Record<string, string | string[]>> => {
+/** How much of an over-long body is still read (and dropped) so the browser gets the page that says so:
+ * a server that answers mid-upload and closes leaves the browser with a bare "connection reset". */
+const DRAIN_BYTES = 32 * 1024 * 1024;
+
+const readForm = async (ctx: Context, limit: number): Promise<Record<string, string | string[]>> => {
   const type = (ctx.get('Content-Type') || '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/x-www-form-urlencoded') throw new DomainError('unsupported_media_type', { type });
+  const declared = Number(ctx.get('Content-Length') || 0);
   const chunks: Buffer[] = [];
   let size = 0;
+  let over = declared > limit;
   for await (const chunk of ctx.req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_FORM_BYTES) throw new DomainError('payload_too_large', { limit: MAX_FORM_BYTES });
+    if (size > limit) over = true;
+    if (over) {
+      chunks.length = 0;
+      // Past the drain allowance the connection closes after the answer (nothing more is read).
+      if (size > limit + DRAIN_BYTES) {
+        ctx.set('Connection', 'close');
+        break;
+      }
+      continue;
+    }
     chunks.push(chunk as Buffer);
   }
+  if (over) throw new DomainError('payload_too_large', { limit });
   const params = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
   const out: Record<string, string | string[]> = {};
   for (const [k, v] of params) {
@@ -244,7 +260,7 @@ export const consoleMiddleware = (uc: UseCases, deps: ConsoleDeps): Middleware =
     let form: Record<string, string | string[]> = {};
     try {
       if (ctx.method === 'POST') {
-        form = await readForm(ctx);
+        form = await readForm(ctx, match.maxFormBytes ?? MAX_FORM_BYTES);
         // CSRF: the synchronizer token of this session (or the pre-session token on anonymous forms).
         const sent = typeof form._csrf === 'string' ? form._csrf : null;
         if (!sameToken(sent, view.csrf)) throw new DomainError('csrf_failed');

@@ -1,0 +1,114 @@
+import { expect } from 'chai';
+import { eachStore } from '../support/stores.js';
+import { bearer, startApi, type TestApi } from '../support/system.js';
+
+/**
+ * The console's forms over HTTP, as a browser posts them: what a failed zone import gives back, the body
+ * limits (a zone file's own, everything else 64 KiB) and the page a too-large post gets.
+ */
+const ZONE = 'domivka-demo.com.ua';
+const IMPORT_MAX = 100_000;
+
+eachStore('Console forms: kept input, body limits', (kind) => {
+  let api: TestApi;
+  let cookie = '';
+  let reader = '';
+  before(async function () {
+    this.timeout(60_000);
+    api = await startApi(kind, { env: { DNS_IMPORT_MAX_BYTES: String(IMPORT_MAX) } });
+    cookie = await api.signIn();
+    reader = (await api.issueKey({ environment: 'test', rights: ['dns.read'], domains: [ZONE] })).secret;
+  });
+  after(async () => {
+    await api?.close();
+  });
+
+  const headers = (lang: 'uk' | 'en', c = cookie) => ({ cookie: `${c}; dmk_lang=${lang}; dmk_env=test` });
+  const get = async (path: string, lang: 'uk' | 'en' = 'en', c = cookie) => {
+    const r = await fetch(`${api.base}${path}`, { headers: headers(lang, c), redirect: 'manual' });
+    return { status: r.status, text: await r.text(), location: r.headers.get('location') };
+  };
+  const csrfOf = (text: string) => /name="_csrf" value="([^"]+)"/.exec(text)![1]!;
+  const post = async (path: string, form: Record<string, string>, lang: 'uk' | 'en' = 'en', c = cookie) => {
+    const r = await fetch(`${api.base}${path}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { ...headers(lang, c), 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form).toString(),
+    });
+    return { status: r.status, text: await r.text(), location: r.headers.get('location') };
+  };
+  const textarea = (page: string) => {
+    const m = /<textarea id="zone-file"[^>]*>\n?([\s\S]*?)<\/textarea>/.exec(page);
+    return m
+      ? m[1]!
+          .replace(/&lt;/g, '<')
+          .replace(/&gt;/g, '>')
+          .replace(/&quot;/g, '"')
+          .replace(/&#39;/g, "'")
+          .replace(/&amp;/g, '&')
+      : null;
+  };
+  const importPath = `/console/domains/${ZONE}/dns/imports`;
+
+  for (const lang of ['uk', 'en'] as const)
+    it(`a zone file that fails to import comes back in the form with the reason next to it (${lang})`, async () => {
+      const form = await get(importPath, lang);
+      const bad = `; the old provider's export\n$INCLUDE /etc/passwd\nwww 300 IN A 192.0.2.1\n`;
+      const r = await post(importPath, { _csrf: csrfOf(form.text), source: 'file', zone_file: bad }, lang);
+      expect(r.status, r.text.slice(0, 300)).to.equal(422);
+      expect(textarea(r.text), 'the pasted text is back in the form').to.equal(bad);
+      const near = /<p class="field-error" id="err-zone_file">([\s\S]*?)<\/p>/.exec(r.text)?.[1] ?? '';
+      expect(near).to.include('zone_file_include');
+      expect(near).to.include(lang === 'uk' ? 'Рядок 2' : 'Line 2');
+    });
+
+  it('a zone file over 64 KiB (the other forms’ limit) is read: the import ends in a plan', async () => {
+    const lines = [`$ORIGIN ${ZONE}.`, '$TTL 300'];
+    for (let i = 0; lines.join('\n').length < 80_000; i++) lines.push(`host-${i} IN TXT "${'x'.repeat(60)}"`);
+    const big = `${lines.join('\n')}\n`;
+    expect(Buffer.byteLength(big))
+      .to.be.above(64 * 1024)
+      .and.below(IMPORT_MAX);
+    const form = await get(importPath);
+    const r = await post(importPath, { _csrf: csrfOf(form.text), source: 'file', zone_file: big });
+    expect(r.status, r.text.slice(0, 500)).to.equal(302);
+    let page = await get(r.location!);
+    for (let i = 0; i < 40 && !page.text.includes('Review the plan'); i++) {
+      await new Promise((res) => setTimeout(res, 150));
+      page = await get(r.location!);
+    }
+    expect(page.text).to.include('Review the plan');
+    expect(page.text).to.match(/id="import-read">\d{3,}</);
+    // Nothing applied by the import itself.
+    const records = await api.call(`/v1/domains/${ZONE}/dns/records`, { headers: bearer(reader) });
+    expect(JSON.stringify(records.body)).not.to.include('host-1');
+  });
+
+  it('a zone file over DNS_IMPORT_MAX_BYTES is refused next to the field, in words', async () => {
+    const form = await get(importPath);
+    const r = await post(importPath, { _csrf: csrfOf(form.text), source: 'file', zone_file: `; ${'y'.repeat(IMPORT_MAX + 10)}\n` });
+    expect(r.status).to.equal(422);
+    expect(r.text).to.include('import_too_large');
+    expect(r.text).to.include('larger than 100000 bytes');
+  });
+
+  it('a post over the form’s limit gets a readable page (413, the limit in words, a way back), not a reset connection', async () => {
+    const webhooks = await get('/console/webhooks');
+    const r = await post('/console/webhooks', {
+      _csrf: csrfOf(webhooks.text),
+      url: `https://hooks.example.com/${'z'.repeat(100_000)}`,
+      events: '*',
+    });
+    expect(r.status).to.equal(413);
+    expect(r.text).to.include('<h1>That did not work</h1>');
+    expect(r.text).to.include('The request body is too large: at most 65536 bytes.');
+    expect(r.text).to.include('href="/console/webhooks"');
+    // The zone import's own limit is larger, and past it the same page (in Ukrainian here).
+    const form = await get(importPath, 'uk');
+    const huge = await post(importPath, { _csrf: csrfOf(form.text), source: 'file', zone_file: '%'.repeat(IMPORT_MAX + 40_000) }, 'uk');
+    expect(huge.status).to.equal(413);
+    expect(huge.text).to.include('Тіло запиту завелике');
+    expect(huge.text).to.include(`href="${importPath}"`);
+  });
+});
