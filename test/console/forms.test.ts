@@ -112,3 +112,79 @@ eachStore('Console forms: kept input, body limits', (kind) => {
     expect(huge.text).to.include(`href="${importPath}"`);
   });
 });
+
+eachStore('Console forms: one send per drawn form', (kind) => {
+  let api: TestApi;
+  let cookie = '';
+  before(async function () {
+    this.timeout(60_000);
+    api = await startApi(kind);
+    cookie = await api.signIn();
+  });
+  after(async () => {
+    await api?.close();
+  });
+  const headers = () => ({ cookie: `${cookie}; dmk_lang=en; dmk_env=test` });
+  const fieldsOf = async (path: string) => {
+    const text = await (await fetch(`${api.base}${path}`, { headers: headers() })).text();
+    return { csrf: /name="_csrf" value="([^"]+)"/.exec(text)![1]!, form: /name="_form" value="([^"]+)"/.exec(text)![1]! };
+  };
+  const post = async (path: string, form: Record<string, string>) => {
+    const r = await fetch(`${api.base}${path}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { ...headers(), 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form).toString(),
+    });
+    return { status: r.status, text: await r.text(), location: r.headers.get('location'), cookies: r.headers.getSetCookie() };
+  };
+
+  it('two identical posts of one top-up form (one after the other, and at once) charge once; both get the same redirect', async () => {
+    const f = await fieldsOf('/console/billing');
+    const body = { _csrf: f.csrf, _form: f.form, amount: '123.45' };
+    const first = await post('/console/billing/top-up', body);
+    expect(first.status, first.text.slice(0, 400)).to.equal(302);
+    const txs = async () => (await api.system.store.knex('ledger_entries').where({ kind: 'topup' })).length;
+    const once = await txs();
+    const second = await post('/console/billing/top-up', body);
+    expect(second.status).to.equal(302);
+    expect(second.location).to.equal(first.location);
+    expect(await txs(), 'the second send charged nothing').to.equal(once);
+    // At once: a fresh form sent twice concurrently.
+    const g = await fieldsOf('/console/billing');
+    const both = await Promise.all([0, 1].map(() => post('/console/billing/top-up', { _csrf: g.csrf, _form: g.form, amount: '200.00' })));
+    expect(
+      both.map((x) => x.status),
+      both.map((x) => /<main[\s\S]{0,1500}/.exec(x.text)?.[0]).join('\n'),
+    ).to.deep.equal([302, 302]);
+    expect(both[0]!.location).to.equal(both[1]!.location);
+    expect(await txs(), 'one more top-up for the concurrent pair').to.equal(once + 1);
+  });
+
+  it('a webhook form sent twice creates one webhook; the second send does not hand out the secret again', async () => {
+    const count = async () => (await api.system.store.knex('webhooks')).length;
+    const start = await count();
+    const f = await fieldsOf('/console/webhooks');
+    const body = { _csrf: f.csrf, _form: f.form, url: 'https://hooks.example.com/once', events: '*', domains: '' };
+    const first = await post('/console/webhooks', body);
+    const second = await post('/console/webhooks', body);
+    expect([first.status, second.status]).to.deep.equal([302, 302]);
+    expect(second.location).to.equal(first.location);
+    expect(first.cookies.some((c) => c.startsWith('dmk_once='))).to.equal(true);
+    expect(second.cookies.some((c) => c.startsWith('dmk_once='))).to.equal(false);
+    expect(await count()).to.equal(start + 1);
+    // The same form id with other content is refused, not run.
+    const other = await post('/console/webhooks', { ...body, url: 'https://hooks.example.com/other' });
+    expect(other.status).to.equal(409);
+    expect(other.text).to.include('already sent with other content');
+    expect(await count()).to.equal(start + 1);
+  });
+
+  it('a form that failed (a field error) may be sent again with the same id: nothing was done the first time', async () => {
+    const f = await fieldsOf('/console/webhooks');
+    const body = { _csrf: f.csrf, _form: f.form, url: 'not a url', events: '*', domains: '' };
+    const a = await post('/console/webhooks', body);
+    const b = await post('/console/webhooks', body);
+    expect([a.status, b.status]).to.deep.equal([422, 422]);
+  });
+});

@@ -14,6 +14,7 @@ import { pages, type ConsoleRequest } from './pages.js';
 import type { OnceView } from './page.js';
 import type { SecretBox } from '../../../core/kernel/secret-box.port.js';
 import { errorText } from './error-text.js';
+import { claimForm, type FormClaim } from './form-once.js';
 export { errorText };
 
 /**
@@ -258,12 +259,45 @@ export const consoleMiddleware = (uc: UseCases, deps: ConsoleDeps): Middleware =
     }
 
     let form: Record<string, string | string[]> = {};
+    let claim: FormClaim = { kind: 'none' };
+    const formBack = () => (typeof form._back === 'string' ? safeNext(form._back) : safeNext(ctx.path));
     try {
       if (ctx.method === 'POST') {
         form = await readForm(ctx, match.maxFormBytes ?? MAX_FORM_BYTES);
         // CSRF: the synchronizer token of this session (or the pre-session token on anonymous forms).
         const sent = typeof form._csrf === 'string' ? form._csrf : null;
         if (!sameToken(sent, view.csrf)) throw new DomainError('csrf_failed');
+        // One send per drawn form (form-once.ts): a second send gets the first one's outcome.
+        if (human) claim = await claimForm(uc.consoleForms, human.session.id, ctx.path, form, () => deps.clock?.now() ?? new Date());
+        if (claim.kind === 'replay' && 'redirect' in claim.outcome) return ctx.redirect(claim.outcome.redirect);
+        if (claim.kind === 'replay' || claim.kind === 'other-content' || claim.kind === 'still-running') {
+          ctx.status = claim.kind === 'replay' ? 200 : 409;
+          ctx.type = 'text/html; charset=utf-8';
+          ctx.body = layout(
+            view,
+            view.t('Форму вже надіслано', 'The form was already sent'),
+            html`<h1>${view.t('Форму вже надіслано', 'The form was already sent')}</h1>
+              ${alert(
+                'info',
+                claim.kind === 'still-running'
+                  ? view.t(
+                      'Цю форму вже надіслано, і її ще виконують. Перевірте результат за хвилину; вдруге її не виконано.',
+                      'This form was already sent and is still being done. Check the result in a minute; it was not done a second time.',
+                    )
+                  : claim.kind === 'other-content'
+                    ? view.t(
+                        'Цю форму вже надіслано з іншим змістом. Відкрийте її знову, щоб надіслати нове.',
+                        'This form was already sent with other content. Open it again to send something new.',
+                      )
+                    : view.t(
+                        'Цю форму вже надіслано (подвійне натискання чи повтор); вдруге її не виконано.',
+                        'This form was already sent (a double click or a repeat); it was not done a second time.',
+                      ),
+              )}
+              <p><a class="button secondary" href="${formBack()}">${view.t('Назад', 'Back')}</a></p>`,
+          );
+          return;
+        }
       }
       const req: ConsoleRequest = {
         view,
@@ -280,6 +314,12 @@ export const consoleMiddleware = (uc: UseCases, deps: ConsoleDeps): Middleware =
       // A one-time view reaches one GET only: whatever page that is, the cookie goes with it.
       if (ctx.method === 'GET' && onceRaw) setCookie(ONCE_COOKIE, '', { maxAge: 0 });
       const out = await match.handle(req);
+      if (claim.kind === 'claimed') {
+        // A redirect or a page that succeeded is what a second send gets; an error page changed nothing.
+        if ('redirect' in out) await claim.done({ redirect: out.redirect }, 303);
+        else if ('file' in out || (out.status ?? 200) < 400) await claim.done({ page: true }, 'file' in out ? 200 : (out.status ?? 200));
+        else await claim.undo();
+      }
       if ('redirect' in out) {
         for (const c of out.cookies ?? []) setCookie(c.name, c.value, c);
         if (out.once) setCookie(ONCE_COOKIE, writeOnce(uc.consoleBox, out.once, onceOwner, Date.now()), { maxAge: ONCE_TTL_S });
@@ -297,6 +337,7 @@ export const consoleMiddleware = (uc: UseCases, deps: ConsoleDeps): Middleware =
       ctx.type = 'text/html; charset=utf-8';
       ctx.body = layout(view, out.title, out.body, { bare: out.bare ?? false });
     } catch (err) {
+      if (claim.kind === 'claimed') await claim.undo();
       if (!isDomainError(err)) {
         deps.logger.error({ err, path: ctx.path }, 'console error');
         err = new DomainError('internal_error');
