@@ -188,3 +188,100 @@ eachStore('Console forms: one send per drawn form', (kind) => {
     expect([a.status, b.status]).to.deep.equal([422, 422]);
   });
 });
+
+eachStore('Console forms: a form sent after the session ended', (kind) => {
+  let api: TestApi;
+  before(async function () {
+    this.timeout(60_000);
+    api = await startApi(kind);
+  });
+  after(async () => {
+    await api?.close();
+  });
+  const send = async (path: string, cookie: string, form: Record<string, string>) => {
+    const r = await fetch(`${api.base}${path}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: `${cookie}; dmk_lang=en; dmk_env=test`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form).toString(),
+    });
+    return { status: r.status, text: await r.text(), location: r.headers.get('location'), cookies: r.headers.getSetCookie() };
+  };
+  const hidden = (text: string, name: string) => {
+    const m = new RegExp(`name="${name}"\\s+value="([^"]*)"`).exec(text);
+    return m
+      ? m[1]!
+          .replace(/&quot;/g, '"')
+          .replace(/&#39;/g, "'")
+          .replace(/&lt;/g, '<')
+          .replace(/&gt;/g, '>')
+          .replace(/&amp;/g, '&')
+      : null;
+  };
+
+  it('leads to sign-in with nothing done, then back to the same form filled in; one button sends it under the new session', async () => {
+    const cookie = await api.signIn();
+    const page = await (
+      await fetch(`${api.base}/console/webhooks`, { headers: { cookie: `${cookie}; dmk_lang=en; dmk_env=test` } })
+    ).text();
+    const count = async () => (await api.system.store.knex('webhooks')).length;
+    const start = await count();
+    // The session ends while the form is open (12 hours after sign-in).
+    api.clock.advance(13 * 3600_000);
+    const url = 'https://hooks.example.com/after-expiry';
+    const late = await send('/console/webhooks', cookie, {
+      _csrf: hidden(page, '_csrf')!,
+      _form: hidden(page, '_form')!,
+      url,
+      events: 'domain.registered',
+      domains: '',
+    });
+    expect(late.status).to.equal(401);
+    expect(late.text).to.include('id="resume-note"');
+    expect(late.text).to.include('nothing was done');
+    expect(await count()).to.equal(start);
+    // Sign in from that page: the pre-session cookie and its token, the resume carried in hidden fields.
+    const pre = late.cookies.find((c) => c.startsWith('dmk_console_pre='))!.split(';')[0]!;
+    api.clock.advance(31_000);
+    const { generate } = await import('otplib');
+    const totp = await generate({ secret: api.demo.totpSecret, epoch: Math.floor(api.clock.now().getTime() / 1000) });
+    const signedIn = await send('/console/sign-in', pre, {
+      _csrf: hidden(late.text, '_csrf')!,
+      next: '',
+      _resume_action: hidden(late.text, '_resume_action')!,
+      _resume: hidden(late.text, '_resume')!,
+      email: api.demo.email,
+      password: api.demo.password,
+      totp,
+    });
+    expect(signedIn.status, signedIn.text.slice(0, 400)).to.equal(200);
+    expect(signedIn.text).to.include('Send the form again');
+    expect(signedIn.text).to.include(url);
+    const session = signedIn.cookies.find((c) => c.startsWith('dmk_session='))!.split(';')[0]!;
+    const resent = await send('/console/webhooks', session, {
+      _csrf: hidden(signedIn.text, '_csrf')!,
+      _form: hidden(signedIn.text, '_form')!,
+      url: hidden(signedIn.text, 'url')!,
+      events: hidden(signedIn.text, 'events')!,
+      domains: hidden(signedIn.text, 'domains')!,
+    });
+    expect(resent.status, resent.text.slice(0, 400)).to.equal(302);
+    expect(await count()).to.equal(start + 1);
+    expect((await api.system.store.knex('webhooks').orderBy('created_at', 'desc').first()).url).to.equal(url);
+  });
+
+  it('never carries a transfer code or a password through the sign-in page, and says which fields to type again', async () => {
+    const cookie = await api.signIn();
+    api.clock.advance(13 * 3600_000);
+    const late = await send('/console/transfers', cookie, {
+      _csrf: 'stale',
+      domain: 'transfer-kept.com',
+      auth_code: 'sandbox-auth-ok',
+      years: '2',
+    });
+    expect(late.status).to.equal(401);
+    expect(late.text).not.to.include('sandbox-auth-ok');
+    expect(hidden(late.text, '_resume')).to.include('transfer-kept.com');
+    expect(late.text).to.match(/Not kept \(type them again\):\s*<code>auth_code<\/code>/);
+  });
+});

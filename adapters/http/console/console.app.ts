@@ -10,7 +10,8 @@ import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
 import { PAGES_CSS } from './pages.css.js';
 import { html, langFrom, type Html, type Lang } from './html.js';
 import { alert, layout, type View } from './layout.js';
-import { pages, type ConsoleRequest } from './pages.js';
+import { pages, signInForm, type ConsoleRequest } from './pages.js';
+import { resumeOf, type Resume } from './resume.js';
 import type { OnceView } from './page.js';
 import type { SecretBox } from '../../../core/kernel/secret-box.port.js';
 import { errorText } from './error-text.js';
@@ -247,14 +248,18 @@ export const consoleMiddleware = (uc: UseCases, deps: ConsoleDeps): Middleware =
         return ctx.redirect(
           `/console/sign-in?next=${encodeURIComponent(ctx.path + (ctx.querystring ? `?${ctx.querystring}` : ''))}${token ? '&ended=1' : ''}`,
         );
+      // A form sent after the session ended: the sign-in page, carrying what was typed (resume.ts).
+      let resume: Resume | null = null;
+      try {
+        resume = resumeOf(ctx.path, await readForm(ctx, match.maxFormBytes ?? MAX_FORM_BYTES));
+      } catch (err) {
+        if (!isDomainError(err)) throw err;
+      }
       ctx.status = 401;
       ctx.type = 'text/html; charset=utf-8';
-      ctx.body = layout(
-        view,
-        view.t('Потрібно увійти', 'Sign-in required'),
-        html`<h1>${view.t('Потрібно увійти', 'Sign-in required')}</h1>
-          <p><a href="/console/sign-in">${view.t('Увійти', 'Sign in')}</a></p>`,
-      );
+      ctx.body = layout(view, view.t('Вхід', 'Sign in'), signInForm(view, { query: { ended: '1' }, form: {} }, undefined, resume), {
+        bare: true,
+      });
       return;
     }
 

@@ -80,12 +80,9 @@ const sandboxClock = (v: View) => {
 };
 
 /** Every form's hidden fields: the CSRF token and, for a signed-in person, the form's one-send id (form-once.ts). */
-export const csrfField = (v: View) =>
-  html`<input
-      type="hidden"
-      name="_csrf"
-      value="${v.csrf}"
-    />${v.human ? html`<input type="hidden" name="${FORM_FIELD}" value="${newFormId()}" />` : ''}`;
+const csrfInput = (v: View) => html`<input type="hidden" name="_csrf" value="${v.csrf}" />`;
+const formIdInput = () => html`<input type="hidden" name="${FORM_FIELD}" value="${newFormId()}" />`;
+export const csrfField = (v: View) => html`${csrfInput(v)}${v.human ? formIdInput() : ''}`;
 
 const NAV: ReadonlyArray<{ href: string; uk: string; en: string }> = [
   { href: '/console/', uk: 'Домени', en: 'Domains' },
