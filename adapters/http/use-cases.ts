@@ -19,6 +19,7 @@ import type { WebhooksUseCases } from './routes/webhooks.routes.js';
 import type { TransfersUseCases } from './routes/transfers.routes.js';
 
 import type { SecretBox } from '../../core/kernel/secret-box.port.js';
+import type { FormOnceStore } from './console/form-once.js';
 
 /** What the console reads beyond the routes' use cases. */
 export interface ConsoleUseCases {
@@ -32,6 +33,8 @@ export interface ConsoleUseCases {
   /** Seals the one-time views (an issued key, a new webhook secret…) the console hands from a POST to its GET
    * in a cookie: the cookie jar holds only ciphertext, readable by no other server than one with DATA_KEY. */
   readonly consoleBox: SecretBox;
+  /** Where a console form's one send is claimed (the idempotency store: a double click does not act twice). */
+  readonly consoleForms: FormOnceStore;
 }
 
 /** Whether e-mail leaves the server, and the in-app outbox of a server without a mail server. */

@@ -1,15 +1,23 @@
+import type { Authorizer } from '../access/authorize.js';
+import { personMay } from '../access/person-key.js';
+import type { Environment } from '../kernel/environment.js';
+import type { Actor } from '../kernel/person.js';
 import type { ApiKey } from '../kernel/caller.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
 import { DomainError } from '../kernel/errors.js';
+import { clampLimit, decodeCursor, encodeCursor, type Page } from '../kernel/pagination.js';
 import type { DomainRepository } from './ports/domain-repository.port.js';
 import type { TransferRepository } from './ports/transfer-repository.port.js';
-import { viewTransfer, type TransferView } from './transfer.js';
+import { viewTransfer, type DomainTransfer, type TransferView } from './transfer.js';
 
-/** GET /v1/domains/{domain}/transfers and …/transfers/{id} (domain.register on the name). */
+const cursorOf = (t: DomainTransfer): string => `${t.createdAt.toISOString()}|${t.id}`;
+
+/** GET /v1/transfers, /v1/domains/{domain}/transfers and …/transfers/{id} (domain.register on the name). */
 export class ReadTransfers {
   constructor(
-    private readonly transfers: Pick<TransferRepository, 'find' | 'listFor'>,
+    private readonly transfers: Pick<TransferRepository, 'find' | 'listFor' | 'listRecent'>,
     private readonly domains: Pick<DomainRepository, 'find'>,
+    private readonly authorizer: Pick<Authorizer, 'allows'>,
   ) {}
 
   /** A name neither in the account nor ever asked for by it is not found (nothing about others leaks). */
@@ -19,6 +27,67 @@ export class ReadTransfers {
     if (items.length === 0 && !(await this.domains.find(key.accountId, key.environment, name)))
       throw new DomainError('domain_not_found', { domain: name });
     return { items };
+  }
+
+  /**
+   * The account's transfers, both directions, newest first, of the names the key holds domain.register on
+   * (a pending transfer in is of a name not in the account yet: a key naming it, or a label-scoped
+   * domain.register key, reaches it, as when it was asked for). Filtered after reading, page by page.
+   */
+  async listAccount(key: ApiKey, q: { cursor?: string; limit?: number; active?: boolean }): Promise<Page<TransferView>> {
+    return this.page(key.accountId, key.environment, q, (domain) => this.authorizer.allows(key, 'domain.register', domain));
+  }
+
+  /**
+   * The same list for a person in the console: their role decides, as for the person key (domain.register
+   * is class 2: owners see every transfer of the account, members none — right_missing, as a key of theirs).
+   */
+  async listForPerson(
+    actor: Actor,
+    environment: Environment,
+    q: { cursor?: string; limit?: number; active?: boolean },
+  ): Promise<Page<TransferView>> {
+    if (!personMay(actor, 'domain.register')) throw new DomainError('right_missing', { right: 'domain.register' });
+    return this.page(actor.accountId, environment, q, async () => true);
+  }
+
+  private async page(
+    accountId: string,
+    environment: Environment,
+    q: { cursor?: string; limit?: number; active?: boolean },
+    reaches: (domain: string) => Promise<boolean>,
+  ): Promise<Page<TransferView>> {
+    const limit = clampLimit(q.limit);
+    let before = decodeCursor(q.cursor);
+    const reach = new Map<string, boolean>();
+    const out: DomainTransfer[] = [];
+    let next: string | undefined;
+    // A key that reaches few of many names reads at most 20 pages a call, then hands over a cursor.
+    for (let round = 0; ; round++) {
+      const batch = await this.transfers.listRecent(accountId, environment, {
+        ...(before ? { before } : {}),
+        limit,
+        ...(q.active ? { active: true } : {}),
+      });
+      let i = 0;
+      for (; i < batch.length && out.length < limit; i++) {
+        const t = batch[i]!;
+        before = cursorOf(t);
+        let ok = reach.get(t.domain);
+        if (ok === undefined) reach.set(t.domain, (ok = await reaches(t.domain)));
+        if (ok) out.push(t);
+      }
+      if (out.length >= limit) {
+        next = i < batch.length || batch.length === limit ? before : undefined;
+        break;
+      }
+      if (batch.length < limit) break;
+      if (round >= 20) {
+        next = before;
+        break;
+      }
+    }
+    return { data: out.map(viewTransfer), next_cursor: next ? encodeCursor(next) : null };
   }
 
   async get(key: ApiKey, domain: string, id: string): Promise<TransferView> {

@@ -21,7 +21,7 @@ const id = <X>(token: ServiceIdentifier<X>) => token;
 /** What the routes (and the console) call of this capability. */
 export const consoleUseCases = (
   c: Container,
-): Pick<UseCases, 'humanReads' | 'consoleWork' | 'consoleAuthorizer' | 'passwords' | 'mail' | 'consoleBox'> => {
+): Pick<UseCases, 'humanReads' | 'consoleWork' | 'consoleAuthorizer' | 'passwords' | 'mail' | 'consoleBox' | 'consoleForms'> => {
   const config = c.get(T.Config);
   const store = c.get(T.Store);
   return {
@@ -30,6 +30,7 @@ export const consoleUseCases = (
     consoleAuthorizer: c.get(T.Authorizer),
     passwords: c.get(T.Passwords),
     consoleBox: c.get(T.SecretBox),
+    consoleForms: store.idempotency,
     // Without SMTP_URL mail waits in the outbox; outside production the console shows it (the in-app outbox).
     mail: {
       configured: config.smtp !== null,

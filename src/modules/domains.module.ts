@@ -19,6 +19,8 @@ import { TransferSettlement } from '../../core/domains/transfer-settlement.js';
 import { RequestTransfer } from '../../core/domains/request-transfer.use-case.js';
 import { CancelTransfer } from '../../core/domains/cancel-transfer.use-case.js';
 import { ReadTransfers } from '../../core/domains/read-transfers.use-case.js';
+import type { Authorizer } from '../../core/access/authorize.js';
+import type { Domain } from '../../core/domains/domain.js';
 import { AdvanceTransfers } from '../../core/domains/advance-transfers.use-case.js';
 import {
   KeepZoneAfterTransferOut,
@@ -191,7 +193,7 @@ export const domainsModule = () =>
       )
       .inSingletonScope();
     bind(T.ReadTransfers)
-      .toResolvedValue((st: SqlStore) => new ReadTransfers(st.transfers, st.domains), [s])
+      .toResolvedValue((st: SqlStore, a: Authorizer<Domain>) => new ReadTransfers(st.transfers, st.domains, a), [s, T.Authorizer])
       .inSingletonScope();
     bind(T.AdvanceTransfers)
       .toResolvedValue(

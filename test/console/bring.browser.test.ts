@@ -230,9 +230,41 @@ eachStore('Console: DNSSEC, hosted domains, zone import and transfers in headles
     expect((await listed()).map((x) => x.id)).to.deep.equal(before.map((x) => x.id));
     await check(page, 'transfer-pending');
 
+    // Reachable again without the redirect: the domains list names it under way, and so do the transfers page
+    // and the account-wide API list; its row leads back to its page.
+    await page.goto(`${api.base}/console/`);
+    expect(await page.locator('#transfers-pending').textContent()).to.include(NAME);
+    await check(page, 'domains-transfer-pending');
+    await page.goto(`${api.base}/console/transfers`);
+    expect(await page.locator('#transfers-pending').textContent()).to.include(NAME);
+    await check(page, 'transfers-list');
+    const all = await api.call('/v1/transfers?active=true', { headers: bearer(key) });
+    expect(all.status, JSON.stringify(all.body)).to.equal(200);
+    expect((all.body.data as any[]).map((x) => x.id)).to.deep.equal([t.id]);
+    await nav(page, page.click(`#transfers-pending a:has-text("${NAME}")`));
+    expect(await page.locator('#transfer-status').textContent()).to.include('under way');
+
     await nav(page, page.click('button:has-text("Cancel the transfer")'));
     expect(await page.locator('#transfer-status').textContent()).to.include('cancelled');
     expect((await listed()).find((x) => x.id === t.id).status).to.equal('cancelled');
+    await page.goto(`${api.base}/console/transfers`);
+    expect(await page.locator('#transfers-pending').count()).to.equal(0);
+    expect(await page.locator('#transfers-recent').textContent()).to.include(NAME);
+    expect(((await api.call('/v1/transfers?active=true', { headers: bearer(key) })).body.data as any[]).length).to.equal(0);
+    // Newest first: the cancelled one, then the request the wrong code failed.
+    const everything = (await api.call('/v1/transfers', { headers: bearer(key) })).body.data as any[];
+    expect(everything.map((x) => x.status)).to.deep.equal(['cancelled', 'failed']);
+    expect(everything[0].id).to.equal(t.id);
+    // A key that does not name the domain does not see its transfer.
+    const other = (
+      await api.issueKey({
+        environment: 'test',
+        rights: ['domain.register'],
+        domains: ['domivka-demo.dev'],
+        conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 5_000_000, currency: 'UAH' } },
+      })
+    ).secret;
+    expect((await api.call('/v1/transfers', { headers: bearer(other) })).body.data).to.deep.equal([]);
   });
 
   it('transfer out: owners see the request on the domain page and reject it; a member is refused (owner_only)', async function () {
@@ -256,6 +288,11 @@ eachStore('Console: DNSSEC, hosted domains, zone import and transfers in headles
     expect(sim.status, JSON.stringify(sim.body)).to.equal(202);
     await page.goto(`${api.base}/console/domains/${D}`);
     expect(await page.locator('#transfer-out').textContent()).to.include('Another registrar asks');
+    // The domain page lists its transfers: the one that brought it in, and the one out, under way.
+    const rows = await page.locator('#domain-transfers tbody tr').allTextContents();
+    expect(rows, rows.join(' | ')).to.have.length(2);
+    expect(rows[0]).to.match(/out[\s\S]*under way/);
+    expect(rows[1]).to.match(/in[\s\S]*completed/);
     await check(page, 'transfer-out');
 
     const member = await addPerson(api, 'member', `member-out-${tag}@example.com`);
@@ -270,7 +307,7 @@ eachStore('Console: DNSSEC, hosted domains, zone import and transfers in headles
     await page.reload();
     expect(await text(page)).not.to.include('That did not work');
   });
-  it('zone import: $INCLUDE fails the import with its line and reason; a pasted zone file ends in the DNS editor plan review, nothing applied; a reload imports nothing again', async function () {
+  it('zone import: $INCLUDE fails the import with its line and reason, the pasted text kept in the form; a pasted zone file ends in the DNS editor plan review, nothing applied; a reload imports nothing again', async function () {
     this.timeout(60_000);
     const D = 'domivka-demo.com.ua';
     await page.goto(`${api.base}/console/domains/${D}/dns`);
@@ -278,12 +315,10 @@ eachStore('Console: DNSSEC, hosted domains, zone import and transfers in headles
     const bad = `$INCLUDE /etc/passwd\nwww 300 IN A 192.0.2.1\n`;
     await page.fill('#zone-file', bad);
     await nav(page, page.click('button:has-text("Read the file and build a plan")'));
-    // The file is read after the 202 (as through the API): the import fails and says which line and why.
-    for (let i = 0; i < 20 && !/INCLUDE/.test((await page.locator('#import-status').textContent()) ?? ''); i++) {
-      await new Promise((r) => setTimeout(r, 150));
-      await page.reload();
-    }
-    expect(await page.locator('#import-status').textContent()).to.match(/^Line 1: \$INCLUDE is refused/);
+    // The file is read after the 202 (as through the API); the console waits for it, so the form comes back
+    // with the pasted text and, next to it, which line failed and why.
+    expect(await page.inputValue('#zone-file')).to.equal(bad);
+    expect(await page.locator('#err-zone_file').textContent()).to.match(/Line 1: \$INCLUDE is refused/);
     expect(await text(page)).to.include('zone_file_include');
     await check(page, 'import-refused');
 

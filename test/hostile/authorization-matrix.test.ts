@@ -143,6 +143,7 @@ export const RIGHTS_BY_HAND: Record<string, Hand> = {
   setLabels: key(gate(on('domain.labels'))),
   // Transfers: acquiring a name is domain.register on it; rejecting a transfer out is the safe direction of domain.lock.
   requestTransfer: key(gate(on('domain.register'))),
+  listAccountTransfers: key(gate(held('domain.register'))),
   listTransfers: key(gate(on('domain.register'))),
   getTransfer: key(gate(on('domain.register'))),
   cancelTransfer: key(gate(on('domain.register'))),

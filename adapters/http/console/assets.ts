@@ -19,7 +19,15 @@ function select(el) { var r = document.createRange(); r.selectNodeContents(el); 
 document.addEventListener('submit', function (e) {
   var f = e.target;
   var msg = f.getAttribute && f.getAttribute('data-confirm');
-  if (msg && !window.confirm(msg)) e.preventDefault();
+  if (msg && !window.confirm(msg)) { e.preventDefault(); return; }
+  // A nicety against double clicks (the server's one-send form id is the guard): the buttons wait for
+  // the answer; after the form's data is taken, so a pressed button's own name and value still go.
+  if (f.method && f.method.toLowerCase() === 'post')
+    setTimeout(function () { f.querySelectorAll('button[type=submit],button:not([type])').forEach(function (b) { b.disabled = true; }); }, 0);
+});
+// Back to a page kept by the browser: its buttons work again.
+window.addEventListener('pageshow', function (e) {
+  if (e.persisted) document.querySelectorAll('form button[disabled]').forEach(function (b) { b.disabled = false; });
 });
 document.addEventListener('change', function (e) {
   var t = e.target;

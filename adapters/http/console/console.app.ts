@@ -10,10 +10,12 @@ import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
 import { PAGES_CSS } from './pages.css.js';
 import { html, langFrom, type Html, type Lang } from './html.js';
 import { alert, layout, type View } from './layout.js';
-import { pages, type ConsoleRequest } from './pages.js';
+import { pages, signInForm, type ConsoleRequest } from './pages.js';
+import { resumeOf, type Resume } from './resume.js';
 import type { OnceView } from './page.js';
 import type { SecretBox } from '../../../core/kernel/secret-box.port.js';
 import { errorText } from './error-text.js';
+import { claimForm, type FormClaim } from './form-once.js';
 export { errorText };
 
 /**
@@ -75,16 +77,32 @@ export const sameToken = (a: string | null | undefined, b: string | null | undef
 export const safeNext = (next: unknown, fallback = '/console/'): string =>
   typeof next === 'string' && /^\/console(\/[^\s\\]*)?$/.test(next) && !next.startsWith('//') ? next : fallback;
 
-const readForm = async (ctx: Context): Promise<Record<string, string | string[]>> => {
+/** How much of an over-long body is still read (and dropped) so the browser gets the page that says so:
+ * a server that answers mid-upload and closes leaves the browser with a bare "connection reset". */
+const DRAIN_BYTES = 32 * 1024 * 1024;
+
+const readForm = async (ctx: Context, limit: number): Promise<Record<string, string | string[]>> => {
   const type = (ctx.get('Content-Type') || '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/x-www-form-urlencoded') throw new DomainError('unsupported_media_type', { type });
+  const declared = Number(ctx.get('Content-Length') || 0);
   const chunks: Buffer[] = [];
   let size = 0;
+  let over = declared > limit;
   for await (const chunk of ctx.req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_FORM_BYTES) throw new DomainError('payload_too_large', { limit: MAX_FORM_BYTES });
+    if (size > limit) over = true;
+    if (over) {
+      chunks.length = 0;
+      // Past the drain allowance the connection closes after the answer (nothing more is read).
+      if (size > limit + DRAIN_BYTES) {
+        ctx.set('Connection', 'close');
+        break;
+      }
+      continue;
+    }
     chunks.push(chunk as Buffer);
   }
+  if (over) throw new DomainError('payload_too_large', { limit });
   const params = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
   const out: Record<string, string | string[]> = {};
   for (const [k, v] of params) {
@@ -230,24 +248,61 @@ export const consoleMiddleware = (uc: UseCases, deps: ConsoleDeps): Middleware =
         return ctx.redirect(
           `/console/sign-in?next=${encodeURIComponent(ctx.path + (ctx.querystring ? `?${ctx.querystring}` : ''))}${token ? '&ended=1' : ''}`,
         );
+      // A form sent after the session ended: the sign-in page, carrying what was typed (resume.ts).
+      let resume: Resume | null = null;
+      try {
+        resume = resumeOf(ctx.path, await readForm(ctx, match.maxFormBytes ?? MAX_FORM_BYTES));
+      } catch (err) {
+        if (!isDomainError(err)) throw err;
+      }
       ctx.status = 401;
       ctx.type = 'text/html; charset=utf-8';
-      ctx.body = layout(
-        view,
-        view.t('Потрібно увійти', 'Sign-in required'),
-        html`<h1>${view.t('Потрібно увійти', 'Sign-in required')}</h1>
-          <p><a href="/console/sign-in">${view.t('Увійти', 'Sign in')}</a></p>`,
-      );
+      ctx.body = layout(view, view.t('Вхід', 'Sign in'), signInForm(view, { query: { ended: '1' }, form: {} }, undefined, resume), {
+        bare: true,
+      });
       return;
     }
 
     let form: Record<string, string | string[]> = {};
+    let claim: FormClaim = { kind: 'none' };
+    const formBack = () => (typeof form._back === 'string' ? safeNext(form._back) : safeNext(ctx.path));
     try {
       if (ctx.method === 'POST') {
-        form = await readForm(ctx);
+        form = await readForm(ctx, match.maxFormBytes ?? MAX_FORM_BYTES);
         // CSRF: the synchronizer token of this session (or the pre-session token on anonymous forms).
         const sent = typeof form._csrf === 'string' ? form._csrf : null;
         if (!sameToken(sent, view.csrf)) throw new DomainError('csrf_failed');
+        // One send per drawn form (form-once.ts): a second send gets the first one's outcome.
+        if (human) claim = await claimForm(uc.consoleForms, human.session.id, ctx.path, form, () => deps.clock?.now() ?? new Date());
+        if (claim.kind === 'replay' && 'redirect' in claim.outcome) return ctx.redirect(claim.outcome.redirect);
+        if (claim.kind === 'replay' || claim.kind === 'other-content' || claim.kind === 'still-running') {
+          ctx.status = claim.kind === 'replay' ? 200 : 409;
+          ctx.type = 'text/html; charset=utf-8';
+          ctx.body = layout(
+            view,
+            view.t('Форму вже надіслано', 'The form was already sent'),
+            html`<h1>${view.t('Форму вже надіслано', 'The form was already sent')}</h1>
+              ${alert(
+                'info',
+                claim.kind === 'still-running'
+                  ? view.t(
+                      'Цю форму вже надіслано, і її ще виконують. Перевірте результат за хвилину; вдруге її не виконано.',
+                      'This form was already sent and is still being done. Check the result in a minute; it was not done a second time.',
+                    )
+                  : claim.kind === 'other-content'
+                    ? view.t(
+                        'Цю форму вже надіслано з іншим змістом. Відкрийте її знову, щоб надіслати нове.',
+                        'This form was already sent with other content. Open it again to send something new.',
+                      )
+                    : view.t(
+                        'Цю форму вже надіслано (подвійне натискання чи повтор); вдруге її не виконано.',
+                        'This form was already sent (a double click or a repeat); it was not done a second time.',
+                      ),
+              )}
+              <p><a class="button secondary" href="${formBack()}">${view.t('Назад', 'Back')}</a></p>`,
+          );
+          return;
+        }
       }
       const req: ConsoleRequest = {
         view,
@@ -264,6 +319,12 @@ export const consoleMiddleware = (uc: UseCases, deps: ConsoleDeps): Middleware =
       // A one-time view reaches one GET only: whatever page that is, the cookie goes with it.
       if (ctx.method === 'GET' && onceRaw) setCookie(ONCE_COOKIE, '', { maxAge: 0 });
       const out = await match.handle(req);
+      if (claim.kind === 'claimed') {
+        // A redirect or a page that succeeded is what a second send gets; an error page changed nothing.
+        if ('redirect' in out) await claim.done({ redirect: out.redirect }, 303);
+        else if ('file' in out || (out.status ?? 200) < 400) await claim.done({ page: true }, 'file' in out ? 200 : (out.status ?? 200));
+        else await claim.undo();
+      }
       if ('redirect' in out) {
         for (const c of out.cookies ?? []) setCookie(c.name, c.value, c);
         if (out.once) setCookie(ONCE_COOKIE, writeOnce(uc.consoleBox, out.once, onceOwner, Date.now()), { maxAge: ONCE_TTL_S });
@@ -281,6 +342,7 @@ export const consoleMiddleware = (uc: UseCases, deps: ConsoleDeps): Middleware =
       ctx.type = 'text/html; charset=utf-8';
       ctx.body = layout(view, out.title, out.body, { bare: out.bare ?? false });
     } catch (err) {
+      if (claim.kind === 'claimed') await claim.undo();
       if (!isDomainError(err)) {
         deps.logger.error({ err, path: ctx.path }, 'console error');
         err = new DomainError('internal_error');

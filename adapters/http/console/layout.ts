@@ -1,6 +1,7 @@
 import type { HumanContext } from '../../../core/kernel/person.js';
 import type { Environment } from '../../../core/kernel/environment.js';
 import { html, type Html, type Lang } from './html.js';
+import { FORM_FIELD, newFormId } from './form-once.js';
 
 /** What every console page knows about the request. */
 export interface View {
@@ -78,7 +79,10 @@ const sandboxClock = (v: View) => {
   >`;
 };
 
-export const csrfField = (v: View) => html`<input type="hidden" name="_csrf" value="${v.csrf}" />`;
+/** Every form's hidden fields: the CSRF token and, for a signed-in person, the form's one-send id (form-once.ts). */
+const csrfInput = (v: View) => html`<input type="hidden" name="_csrf" value="${v.csrf}" />`;
+const formIdInput = () => html`<input type="hidden" name="${FORM_FIELD}" value="${newFormId()}" />`;
+export const csrfField = (v: View) => html`${csrfInput(v)}${v.human ? formIdInput() : ''}`;
 
 const NAV: ReadonlyArray<{ href: string; uk: string; en: string }> = [
   { href: '/console/', uk: 'Домени', en: 'Domains' },

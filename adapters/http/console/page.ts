@@ -36,5 +36,8 @@ export interface ConsolePage {
   readonly pattern: RegExp;
   /** Needs a signed-in person. */
   readonly auth: boolean;
+  /** This form's body limit when it is not the console's 64 KiB (a pasted zone file may be as large as the
+   * API's import takes, DNS_IMPORT_MAX_BYTES). */
+  readonly maxFormBytes?: number;
   handle(req: ConsoleRequest): Promise<PageOut>;
 }

@@ -9,7 +9,7 @@ import { dnsPages } from './dns.pages.js';
 import { domainPages } from './domains.pages.js';
 import { dnssecPages } from './dnssec.pages.js';
 import { hostedPages } from './hosted.pages.js';
-import { transferPages } from './transfers.pages.js';
+import { domainTransfersPanel, pendingTransfersNote, transferPages } from './transfers.pages.js';
 import { zoneImportPages } from './zone-import.pages.js';
 import { billingPages } from './billing.pages.js';
 import { certificatePages } from './certificates.pages.js';
@@ -18,6 +18,7 @@ import { webhookPages } from './webhooks.pages.js';
 import { keyPages } from './keys.pages.js';
 import { mailWhere, passwordPages, secretCard, securityPages } from './security.pages.js';
 import { errorText } from './error-text.js';
+import { resumeFromForm, resumeHidden, resumeNote, resumePage, type Resume } from './resume.js';
 import type { ConsolePage, ConsoleRequest } from './page.js';
 
 export type { ConsolePage, ConsoleRequest, CookieOut, PageOut } from './page.js';
@@ -47,15 +48,21 @@ const statusPill = (s: string) =>
   >`;
 const done = (r: ConsoleRequest, uk: string, en: string) => (r.query.done ? alert('ok', r.view.t(uk, en)) : '');
 
-const signInForm = (v: View, r: ConsoleRequest, error?: string) =>
+export const signInForm = (
+  v: View,
+  r: Pick<ConsoleRequest, 'query' | 'form'>,
+  error?: string,
+  resume: Resume | null = resumeFromForm(r.form),
+) =>
   html`<div class="signin card">
     <h1>${v.t('Вхід до консолі', 'Sign in to the console')}</h1>
-    ${r.query.ended ? alert('info', v.t('Сесія закінчилася або її немає. Увійдіть знову.', 'Your session has ended or is missing. Please sign in again.')) : ''}
+    ${resumeNote(v, resume)}
+    ${r.query.ended && !resume ? alert('info', v.t('Сесія закінчилася або її немає. Увійдіть знову.', 'Your session has ended or is missing. Please sign in again.')) : ''}
     ${r.query.changed ? alert('ok', v.t('Пароль змінено; усі ваші сесії завершено. Увійдіть із новим паролем.', 'The password was changed and every session of yours ended. Sign in with the new password.')) : ''}
     ${r.query.reset ? alert('ok', v.t('Новий пароль задано; усі ваші сесії завершено. Увійдіть із ним.', 'The new password is set and every session of yours ended. Sign in with it.')) : ''}
     ${error ? alert('error', error) : ''}
     <form class="stack" method="post" action="/console/sign-in">
-      ${csrfField(v)}<input type="hidden" name="next" value="${r.query.next ?? field(r.form, 'next')}" />
+      ${csrfField(v)}<input type="hidden" name="next" value="${r.query.next ?? field(r.form, 'next')}" />${resumeHidden(resume)}
       <label for="email">${v.t('Електронна пошта', 'E-mail')}</label
       ><input id="email" name="email" type="email" autocomplete="username" required value="${field(r.form, 'email')}" />
       <label for="password">${v.t('Пароль', 'Password')}</label
@@ -106,10 +113,16 @@ export const pages = (uc: UseCases): ConsolePage[] => [
           totp: field(r.form, 'totp'),
           address: r.ip,
         });
-        return {
-          redirect: safeNext(field(r.form, 'next')),
-          cookies: [{ name: 'dmk_session', value: s.token, expires: s.session.expiresAt }],
-        };
+        const cookies = [{ name: 'dmk_session', value: s.token, expires: s.session.expiresAt }];
+        // A form sent after the session ended comes back, filled in, to be sent under the new session.
+        const resume = resumeFromForm(r.form);
+        if (resume)
+          return {
+            title: r.view.t('Надіслати форму знову', 'Send the form again'),
+            body: resumePage(r.view, s.session.csrfToken ?? '', resume),
+            cookies,
+          };
+        return { redirect: safeNext(field(r.form, 'next')), cookies };
       } catch (err) {
         if (err instanceof DomainError && err.code === 'sign_in_failed') {
           return {
@@ -214,6 +227,7 @@ export const pages = (uc: UseCases): ConsolePage[] => [
                 )
               : '';
           })()}
+          ${await pendingTransfersNote(uc, r)}
           ${
             list.length === 0
               ? html`<div class="card">
@@ -318,7 +332,7 @@ export const pages = (uc: UseCases): ConsolePage[] => [
                 : ''
             }
           </p>
-          ${ops} ${await domainPages(uc).panel(r, d)}
+          ${ops} ${await domainPages(uc).panel(r, d)} ${await domainTransfersPanel(uc, r, d.domain)}
           <h2>${v.t('Записи зони', 'Zone records')}${serial !== null ? html` <small class="muted">(serial ${serial})</small>` : ''}</h2>
           ${
             records.length === 0

@@ -22,6 +22,7 @@ import {
 import { errorText } from './error-text.js';
 import { html, raw } from './html.js';
 import { alert, when, type View } from './layout.js';
+import { dataTable } from './table.js';
 import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
 
 /**
@@ -57,6 +58,47 @@ const statusWords = (v: View, s: string): [string, 'ok' | 'warn' | 'bad' | ''] =
   }
 };
 
+/** Transfers as rows: the domain (a link to the transfer's page), direction, status, amount, when asked. */
+export const transferTable = (v: View, items: readonly TransferView[], opts: { id?: string; caption?: string } = {}) =>
+  dataTable(
+    [v.t('Домен', 'Domain'), v.t('Напрям', 'Direction'), v.t('Стан', 'Status'), v.t('Сума', 'Amount'), v.t('Подано', 'Requested')],
+    items.map((t) => {
+      const [words, tone] = statusWords(v, t.status);
+      return html`<tr>
+        <th scope="row"><a href="/console/transfers/${enc(t.domain)}/${enc(t.id)}">${t.domain}</a></th>
+        <td>${t.direction === 'in' ? v.t('до нас', 'in') : v.t('від нас', 'out')}</td>
+        <td><span class="pill ${tone}">${words}</span></td>
+        <td>${t.amount ? uah(t.amount.amount) : '—'}</td>
+        <td>${when(t.created_at, v)}</td>
+      </tr>`;
+    }),
+    opts,
+  );
+
+/** The account's transfers under way, for the domains list (owners; nothing for members, as for their keys). */
+export const pendingTransfersNote = async (uc: UseCases, r: ConsoleRequest) => {
+  const v = r.view;
+  if (!personMay(r.human!.actor, 'domain.register')) return '';
+  const pending = (await uc.readTransfers.listForPerson(r.human!.actor, v.env, { active: true, limit: 20 })).data;
+  if (pending.length === 0) return '';
+  return html`<section aria-labelledby="tr-pending-h">
+    <h2 id="tr-pending-h">${v.t('Перенесення, що тривають', 'Transfers under way')}</h2>
+    ${transferTable(v, pending, { id: 'transfers-pending' })}
+    <p><a href="/console/transfers">${v.t('Усі перенесення', 'All transfers')}</a></p>
+  </section>`;
+};
+
+/** A domain's own transfers (in or out) on its page; nothing when there are none or the role may not see them. */
+export const domainTransfersPanel = async (uc: UseCases, r: ConsoleRequest, domain: string) => {
+  const v = r.view;
+  if (!personMay(r.human!.actor, 'domain.register')) return '';
+  const key = await keyFor(uc, r, [domain]);
+  const { items } = await uc.readTransfers.list(key, domain);
+  if (items.length === 0) return '';
+  return html`<h2>${v.t('Перенесення', 'Transfers')}</h2>
+    ${transferTable(v, items.slice(0, 10), { id: 'domain-transfers' })}`;
+};
+
 interface RequestForm {
   domain: string;
   years: string;
@@ -66,9 +108,12 @@ export const transferPages = (uc: UseCases): ConsolePage[] => {
   const routes = transferRoutes(uc);
   const view = (d: string, id: string) => `/console/transfers/${enc(d)}/${enc(id)}`;
 
-  const requestPage = (r: ConsoleRequest, f: RequestForm, error?: DomainError | null): PageOut => {
+  const requestPage = async (r: ConsoleRequest, f: RequestForm, error?: DomainError | null): Promise<PageOut> => {
     const v = r.view;
     const may = personMay(r.human!.actor, 'domain.register');
+    const list = may ? (await uc.readTransfers.listForPerson(r.human!.actor, v.env, { limit: 50 })).data : [];
+    const pending = list.filter((t) => t.status === 'pending');
+    const ended = list.filter((t) => t.status !== 'pending');
     let price: number | null = null;
     try {
       price = f.domain ? yearlyPrice(normalizeDomain(f.domain)) : null;
@@ -86,14 +131,21 @@ export const transferPages = (uc: UseCases): ConsolePage[] => {
             </p>`
           : '';
     return {
-      title: v.t('Перенести домен до нас', 'Transfer a domain in'),
+      title: v.t('Перенесення доменів', 'Domain transfers'),
       ...(error ? { status: 422 } : {}),
       body: html`<p><a href="/console/">← ${v.t('Домени', 'Domains')}</a></p>
-        <h1>${v.t('Перенести домен від іншого реєстратора', 'Transfer a domain in from another registrar')}</h1>
+        <h1>${v.t('Перенесення доменів', 'Domain transfers')}</h1>
         ${
           !may
             ? ownersOnly(v)
-            : html`${alert(
+            : html` ${
+                  pending.length
+                    ? html`<h2>${v.t('Тривають', 'Under way')}</h2>
+                        ${transferTable(v, pending, { id: 'transfers-pending' })}`
+                    : ''
+                }
+                <h2>${v.t('Перенести домен від іншого реєстратора', 'Transfer a domain in from another registrar')}</h2>
+                ${alert(
                   'info',
                   v.t(
                     'Це дія класу 2 (гроші): з балансу резервується ціна продовження × роки; її списують, коли домен прийде, і повертають, якщо перенесення скасовано чи відхилено. Усі власники отримають сповіщення, як і для ключа API.',
@@ -129,7 +181,13 @@ export const transferPages = (uc: UseCases): ConsolePage[] => {
                         <button type="submit">${v.t('Подати запит і зарезервувати кошти', 'Request and reserve the amount')}</button>
                       </div>`,
                   )}
-                </div>`
+                </div>
+                ${
+                  ended.length
+                    ? html`<h2>${v.t('Нещодавні', 'Recent')}</h2>
+                        ${transferTable(v, ended, { id: 'transfers-recent' })}`
+                    : ''
+                }`
         }`,
     };
   };
@@ -140,7 +198,7 @@ export const transferPages = (uc: UseCases): ConsolePage[] => {
     return {
       title: `${v.t('Перенесення', 'Transfer')} — ${t.domain}`,
       ...(error ? { status: 422 } : {}),
-      body: html`<p><a href="/console/">← ${v.t('Домени', 'Domains')}</a></p>
+      body: html`<p><a href="/console/transfers">← ${v.t('Перенесення', 'Transfers')}</a></p>
         <h1>${v.t('Перенесення', 'Transfer')} <small class="muted">${t.domain}</small></h1>
         ${doneBanner(r, {
           requested: ['Запит подано; кошти зарезервовано.', 'Requested; the amount is reserved.'],

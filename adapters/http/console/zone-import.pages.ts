@@ -14,6 +14,9 @@ import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
  * the DNS editor's own plan page; nothing changes in the zone before that. The TSIG secret goes straight to
  * the use case (sealed while the pull runs) and is never shown back in the form.
  */
+const sizeText = (v: View, bytes: number): string =>
+  bytes >= 1024 * 1024 ? `${Math.floor(bytes / (1024 * 1024))} ${v.t('МіБ', 'MiB')}` : `${Math.floor(bytes / 1024)} ${v.t('КіБ', 'KiB')}`;
+
 interface ImportForm {
   source: 'file' | 'axfr';
   zone_file: string;
@@ -22,8 +25,16 @@ interface ImportForm {
   tsig_algorithm: string;
 }
 
+/** How long the console waits for a pasted file to be read before it hands over to the import's own page:
+ * a file that fails (a bad line, $INCLUDE) fails within this, so the form comes back with the text. */
+const WAIT_MS = 3_000;
+/** Percent-encoding makes a byte at most three characters in the form body; the rest of the form is small. */
+export const importFormBytes = (maxBytes: number): number => 3 * maxBytes + 64 * 1024;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 export const zoneImportPages = (uc: UseCases): ConsolePage[] => {
   const routes = dnsRoutes(uc);
+  const maxBytes = uc.importZone.maxBytes;
   const base = (d: string) => `/console/domains/${enc(d)}/dns/imports`;
 
   const formPage = (r: ConsoleRequest, f: ImportForm, error?: DomainError | null): PageOut => {
@@ -32,7 +43,8 @@ export const zoneImportPages = (uc: UseCases): ConsolePage[] => {
     const near = (name: string): Html | '' => {
       if (!error) return '';
       if (error.details?.length) return fieldError(v, error, name);
-      const owner = error.code === 'zone_file_invalid' || error.code === 'payload_too_large' ? 'zone_file' : null;
+      const owner =
+        error.code.startsWith('zone_file') || error.code === 'payload_too_large' || error.code === 'import_too_large' ? 'zone_file' : null;
       return owner === name || (owner === null && name === (f.source === 'axfr' ? 'server' : 'zone_file'))
         ? html`<p class="field-error" id="err-${name}">
             ${errorText(v.lang, error)} <span class="muted">(<code>${error.code}</code>)</span>
@@ -57,7 +69,7 @@ export const zoneImportPages = (uc: UseCases): ConsolePage[] => {
               <textarea id="zone-file" name="zone_file" rows="12" spellcheck="false" class="mono" aria-describedby="zone-file-hint">
 ${f.source === 'file' ? f.zone_file : ''}</textarea>
               <p class="hint" id="zone-file-hint">
-                ${v.t('Вставте експорт від нинішнього DNS-провайдера, до 64 КБ (більші файли — через API). $INCLUDE не приймається.', 'Paste the export from your current DNS provider, up to 64 KB (larger files through the API). $INCLUDE is not accepted.')}
+                ${v.t(`Вставте експорт від нинішнього DNS-провайдера, до ${sizeText(v, maxBytes)}. $INCLUDE не приймається.`, `Paste the export from your current DNS provider, up to ${sizeText(v, maxBytes)}. $INCLUDE is not accepted.`)}
               </p>
               ${near('zone_file')}
               <div class="actions">
@@ -166,10 +178,13 @@ ${f.source === 'file' ? f.zone_file : ''}</textarea>
       method: 'POST',
       pattern: /^\/console\/domains\/([^/]+)\/dns\/imports$/,
       auth: true,
+      maxFormBytes: importFormBytes(maxBytes),
       handle: async (r) => {
         const d = r.params[0]!;
         const f = read(r);
         const secret = field(r, 'tsig_secret').trim();
+        if (f.source === 'file' && Buffer.byteLength(f.zone_file, 'utf8') > maxBytes)
+          return formPage(r, { ...f, zone_file: '' }, new DomainError('import_too_large', { limit: maxBytes }));
         const out = await attempt(async () => {
           const body =
             f.source === 'axfr'
@@ -197,7 +212,18 @@ ${f.source === 'file' ? f.zone_file : ''}</textarea>
           );
         });
         if ('error' in out) return formPage(r, f, out.error);
-        return { redirect: `${base(d)}/${enc(out.ok.id)}` };
+        // A pasted file is read after the answer (as through the API); wait a little for its outcome, so a
+        // file that fails comes back in the form with the reason, not lost behind a "try again" link.
+        let job = out.ok;
+        if (f.source === 'file') {
+          const key = await keyFor(uc, r);
+          for (let waited = 0; job.status === 'running' && waited < WAIT_MS; waited += 50) {
+            await sleep(50);
+            job = await uc.importZone.get(key, d, job.id);
+          }
+          if (job.status === 'failed' && job.error) return formPage(r, f, new DomainError(job.error.code, job.error.params as never));
+        }
+        return { redirect: `${base(d)}/${enc(job.id)}` };
       },
     },
     {

@@ -5,7 +5,7 @@ import type { KeepZoneAfterTransferOut, RejectTransferOut } from '../../../core/
 import type { SimulateTransferOut } from '../../../core/sandbox/simulate-transfer-out.use-case.js';
 import { route, type Route } from '../route.js';
 import { schema } from '../schema-type.js';
-import { domainParam, money } from '../schemas.js';
+import { domainParam, money, page, pageQuery } from '../schemas.js';
 import { envBody, TAG } from './human-only.js';
 
 /**
@@ -15,7 +15,7 @@ import { envBody, TAG } from './human-only.js';
  */
 export interface TransfersUseCases {
   readonly requestTransfer: Pick<RequestTransfer, 'execute'>;
-  readonly readTransfers: Pick<ReadTransfers, 'list' | 'get'>;
+  readonly readTransfers: Pick<ReadTransfers, 'list' | 'listAccount' | 'listForPerson' | 'get'>;
   readonly cancelTransfer: Pick<CancelTransfer, 'execute'>;
   readonly rejectTransferOut: Pick<RejectTransferOut, 'execute'>;
   readonly keepZoneAfterTransferOut: Pick<KeepZoneAfterTransferOut, 'execute'>;
@@ -108,6 +108,24 @@ export const transferRoutes = (uc: TransfersUseCases): Route[] => [
       return { status: 202, headers: { Location: `/v1/domains/${t.domain}/transfers/${t.id}` }, body: t };
     },
     // A replay shows the transfer as it was answered; the auth code was never in the reply.
+  }),
+  route({
+    id: 'listAccountTransfers',
+    method: 'GET',
+    path: '/v1/transfers',
+    tag: 'Domains',
+    writes: false,
+    summary: 'Transfers of the account, in and out, newest first, of the names the key may register (domain.register); cursor pages',
+    description:
+      'A pending transfer in is of a name not in the account yet: a key that names it, or a label-scoped domain.register key, sees it. `active=true` keeps only those under way.',
+    access: { kind: 'key', right: 'domain.register' },
+    query: pageQuery({ active: { type: 'boolean', description: 'Only transfers under way.' } }),
+    responses: { 200: { description: 'A page of transfers', schema: page(transferView) } },
+    errors: ['right_missing', 'cursor_invalid'],
+    handle: async (i) => ({
+      status: 200,
+      body: await uc.readTransfers.listAccount(i.key, { cursor: i.query.cursor, limit: i.query.limit, active: i.query.active }),
+    }),
   }),
   route({
     id: 'listTransfers',

@@ -121,6 +121,27 @@ export class SqlTransferRepository implements TransferRepository {
     return rows.map(toTransfer);
   }
 
+  async listRecent(
+    accountId: string,
+    environment: Environment,
+    q: { before?: string; limit: number; active?: boolean },
+  ): Promise<DomainTransfer[]> {
+    const sel = this.uow.db()('domain_transfers').where({ account_id: accountId, environment });
+    if (q.active) sel.whereIn('status', [...ACTIVE_PHASES]);
+    if (q.before) {
+      const i = q.before.indexOf('|');
+      const [at, id] = i < 0 ? [q.before, ''] : [q.before.slice(0, i), q.before.slice(i + 1)];
+      sel.andWhere((w) => w.where('created_at', '<', at).orWhere((x) => x.where('created_at', at).andWhere('id', '<', id)));
+    }
+    const rows: Row[] = await sel
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(q.limit);
+    return rows.map(toTransfer);
+  }
+
   async activeFor(environment: Environment, domain: string): Promise<DomainTransfer | null> {
     const r: Row | undefined = await this.uow
       .db()('domain_transfers')

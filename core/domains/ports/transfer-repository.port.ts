@@ -7,6 +7,13 @@ export interface TransferRepository {
   find(accountId: string, environment: Environment, id: string): Promise<DomainTransfer | null>;
   /** The transfers of one name in an account, newest first. */
   listFor(accountId: string, environment: Environment, domain: string, limit: number): Promise<DomainTransfer[]>;
+  /** The transfers of an account, either direction, newest first; `before` is the last page's
+   * "created_at|id" sort key; `active` keeps only those under way. */
+  listRecent(
+    accountId: string,
+    environment: Environment,
+    q: { readonly before?: string; readonly limit: number; readonly active?: boolean },
+  ): Promise<DomainTransfer[]>;
   /** The active transfer of a name, in any account of the environment. */
   activeFor(environment: Environment, domain: string): Promise<DomainTransfer | null>;
   /** Active transfers to look at (oldest first), of one environment and, when given, one account. */
