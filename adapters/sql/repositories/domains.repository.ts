@@ -187,6 +187,19 @@ export class SqlDomainRepository implements DomainRepository {
     return rows.map((r) => this.toDomain(r, byDomain.get(r.id) ?? []));
   }
 
+  async held(accountId: string, environment: Environment, names: readonly string[]): Promise<string[]> {
+    const out: string[] = [];
+    for (let i = 0; i < names.length; i += 500) {
+      const rows: Array<{ name: string }> = await this.uow
+        .db()('domains')
+        .select('name')
+        .where({ account_id: accountId, environment })
+        .whereIn('name', names.slice(i, i + 500));
+      out.push(...rows.map((r) => r.name));
+    }
+    return out;
+  }
+
   async update(d: Domain): Promise<void> {
     await this.uow
       .db()('domains')
