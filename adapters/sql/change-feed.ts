@@ -209,11 +209,17 @@ export class SqlChangeFeed implements ChangeFeed, ChangeAnnouncer {
  */
 export class FeedCache<V> {
   private readonly entries = new Map<string, V>();
+  /** With `refOf`: the keys cached under each ref (a domain id → its cached reads). */
+  private readonly byRef = new Map<string, Set<string>>();
+  /** With `refOf`: the keys of cached absences. */
+  private readonly absent = new Set<string>();
   private epoch = 0;
 
   constructor(
     private readonly feed: ChangeFeed | null,
     private readonly max = 50_000,
+    /** What a cached value is about (the ref a change announces), or null for a cached absence. */
+    private readonly refOf: ((value: V) => string | null) | null = null,
   ) {}
 
   /** The cached value, or undefined when absent or when the feed cannot vouch for it. */
@@ -233,8 +239,12 @@ export class FeedCache<V> {
 
   set(key: string, value: V, begunAt: number): void {
     if (!this.feed || begunAt !== this.epoch || !this.feed.live()) return;
-    if (this.entries.size >= this.max) this.entries.clear();
+    if (this.entries.size >= this.max) this.clear();
     this.entries.set(key, value);
+    if (!this.refOf) return;
+    const ref = this.refOf(value);
+    if (ref === null) this.absent.add(key);
+    else this.byRef.set(ref, (this.byRef.get(ref) ?? new Set()).add(key));
   }
 
   delete(key: string): void {
@@ -242,8 +252,23 @@ export class FeedCache<V> {
     this.entries.delete(key);
   }
 
+  /**
+   * A change to `ref` (needs `refOf`): drops the entries about it, and every cached absence, since the
+   * change may be the thing's creation. Other entries stay.
+   */
+  invalidate(ref: string): void {
+    if (!this.refOf) return this.clear();
+    this.epoch++;
+    for (const key of this.byRef.get(ref) ?? []) this.entries.delete(key);
+    this.byRef.delete(ref);
+    for (const key of this.absent) this.entries.delete(key);
+    this.absent.clear();
+  }
+
   clear(): void {
     this.epoch++;
     this.entries.clear();
+    this.byRef.clear();
+    this.absent.clear();
   }
 }

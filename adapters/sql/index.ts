@@ -94,13 +94,13 @@ export class SqlStore {
       reader: this.engine === 'sqlite' && config.url !== ':memory:' ? new SqliteReader(config.url) : null,
     });
     const keyCache = new FeedCache<ApiKey>(this.changes);
-    const domainCache = new FeedCache<DomainFindRows>(this.changes);
+    const domainCache = new FeedCache<DomainFindRows>(this.changes, 50_000, (v) => v.domain?.id ?? null);
     this.changes.subscribe((c) => {
       if (c === null) {
         keyCache.clear();
         domainCache.clear();
       } else if (c.topic === 'key') keyCache.delete(c.ref);
-      else if (c.topic === 'domain') domainCache.clear();
+      else if (c.topic === 'domain') domainCache.invalidate(c.ref);
     });
     this.keys = new SqlKeyRepository(this.uow, Date.now, keyCache, this.changes);
     this.domains = new SqlDomainRepository(this.uow, this.reader, this.engine, domainCache, this.changes);

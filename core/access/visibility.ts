@@ -1,7 +1,7 @@
 import type { ApiKey } from '../kernel/caller.js';
 import type { Environment } from '../kernel/environment.js';
 import { grants, type RightName } from '../kernel/rights.js';
-import { EVERY_DOMAIN, type DomainScope, type Visibility } from '../kernel/visibility.port.js';
+import { type DomainScope, type Visibility } from '../kernel/visibility.port.js';
 import { allows, heldRights, selects } from './policy.js';
 import type { ScopedDomain } from './ports/domain-directory.port.js';
 
@@ -27,15 +27,42 @@ export class KeyVisibility implements Visibility {
     return { all: false, names: [...names], labels: [...labels] };
   }
 
-  async visibleDomains(key: ApiKey, rights: readonly RightName[]): Promise<ReadonlySet<string>> {
-    const all = await this.domains.list({
+  async visibleDomains(
+    key: ApiKey,
+    rights: readonly RightName[],
+    opts: { readonly among?: readonly string[] } = {},
+  ): Promise<ReadonlySet<string>> {
+    return (await this.read(key, rights, ACCOUNT_DOMAINS_MAX, opts.among))!;
+  }
+
+  visibleDomainsUpTo(key: ApiKey, rights: readonly RightName[], max: number): Promise<ReadonlySet<string> | null> {
+    return this.read(key, rights, max);
+  }
+
+  /**
+   * Only the domains a policy names or labels are read (the store's indexed prefilter), then each is checked
+   * against the policies; `among` narrows the read to those names. Null when more than `max` were read.
+   */
+  private async read(
+    key: ApiKey,
+    rights: readonly RightName[],
+    max: number,
+    among?: readonly string[],
+  ): Promise<ReadonlySet<string> | null> {
+    const scope = this.scope(key, rights);
+    if (scope.names.length === 0 && scope.labels.length === 0) return new Set();
+    if (among !== undefined && among.length === 0) return new Set();
+    const found = await this.domains.list({
       accountId: key.accountId,
       environment: key.environment,
-      scope: EVERY_DOMAIN,
-      limit: ACCOUNT_DOMAINS_MAX,
+      scope: among === undefined ? scope : { all: false, names: [...new Set(among)], labels: [] },
+      limit: max + 1,
     });
+    if (found.length > max) return null;
     return new Set(
-      all.filter((d) => rights.some((r) => allows(key.policies, r, { kind: 'domain', name: d.name, labels: d.labels }))).map((d) => d.name),
+      found
+        .filter((d) => rights.some((r) => allows(key.policies, r, { kind: 'domain', name: d.name, labels: d.labels })))
+        .map((d) => d.name),
     );
   }
 

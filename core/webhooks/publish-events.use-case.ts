@@ -7,7 +7,7 @@ import type { WebhookRepository, NewDelivery } from './ports/webhook-repository.
 import { wants } from './webhook.js';
 import { EVENT_CATALOGUE } from '../events/catalogue.js';
 import type { EventFeed } from '../events/ports/event-feed.port.js';
-import { domainsOfEvent } from '../events/public-event.js';
+import { domainCandidates, domainsOfEvent } from '../events/public-event.js';
 
 /** What PublishEvents is built from (one object, named, instead of positions). */
 export interface PublishEventsDeps {
@@ -34,18 +34,21 @@ export class PublishEvents {
       const { lastSeq, events } = await this.deps.feed.takeUnpublished(limit);
       if (events.length === 0) return { taken: 0, published: 0, deliveries: 0 };
       const now = this.deps.clock.now();
-      const accountDomains = new Map<string, string[]>();
-      const domainsOf = async (accountId: string, environment: Environment): Promise<string[]> => {
-        const k = `${accountId}/${environment}`;
-        let names = accountDomains.get(k);
-        if (!names) {
-          names = (
-            await this.deps.domains.list({ accountId, environment, scope: { all: true, names: [], labels: [] }, limit: 100_000 })
-          ).map((d) => d.name);
-          accountDomains.set(k, names);
-        }
-        return names;
-      };
+      // Events whose subject is not a domain (a certificate, a monitor) name theirs in data: the store is
+      // asked, once per account in the batch, which of those names the account holds.
+      const candidates = new Map<string, { accountId: string; environment: Environment; names: Set<string> }>();
+      for (const e of events) {
+        if (!e.environment || !EVENT_CATALOGUE[e.type]?.public) continue;
+        const names = domainCandidates(e);
+        if (names.length === 0) continue;
+        const k = `${e.accountId}/${e.environment}`;
+        const entry = candidates.get(k) ?? { accountId: e.accountId, environment: e.environment, names: new Set<string>() };
+        names.forEach((n) => entry.names.add(n));
+        candidates.set(k, entry);
+      }
+      const held = new Map<string, ReadonlySet<string>>();
+      for (const [k, c] of candidates) held.set(k, new Set(await this.deps.domains.held(c.accountId, c.environment, [...c.names])));
+      const none: ReadonlySet<string> = new Set();
       let seq = lastSeq;
       const rows: Array<{ id: string; pubSeq: string | null; publicType: string | null; domains: string[] }> = [];
       const published: Array<{
@@ -63,8 +66,7 @@ export class PublishEvents {
           rows.push({ id: e.id, pubSeq: null, publicType: null, domains: [] });
           continue;
         }
-        const needsLookup = info.scope === 'domain' && !e.subject.startsWith('domain:');
-        const domains = domainsOfEvent(e, needsLookup ? await domainsOf(e.accountId, e.environment) : []);
+        const domains = domainsOfEvent(e, held.get(`${e.accountId}/${e.environment}`) ?? none);
         seq += 1n;
         rows.push({ id: e.id, pubSeq: seq.toString(), publicType: info.public, domains });
         published.push({
@@ -82,9 +84,15 @@ export class PublishEvents {
       if (published.length > 0) {
         const hooks = await this.deps.webhooks.enabledFor([...new Set(published.map((p) => p.accountId))]);
         const out: NewDelivery[] = [];
+        // Each event meets only its own account's endpoints in its environment.
+        const byAccount = new Map<string, typeof hooks>();
+        for (const w of hooks) {
+          const k = `${w.accountId}/${w.environment}`;
+          byAccount.set(k, [...(byAccount.get(k) ?? []), w]);
+        }
         for (const p of published) {
-          for (const w of hooks) {
-            if (w.accountId !== p.accountId || w.environment !== p.environment || !wants(w, p.publicType, p.domains)) continue;
+          for (const w of byAccount.get(`${p.accountId}/${p.environment}`) ?? []) {
+            if (!wants(w, p.publicType, p.domains)) continue;
             out.push({
               id: this.deps.random.id(),
               webhookId: w.id,

@@ -127,6 +127,42 @@ eachStore('Event log API', (kind) => {
     expect(after).to.deep.equal([late]);
   });
 
+  it('an event about several domains is shown only to a key that sees every one of them, whether the store gets names or labels', async () => {
+    const prod = (await api.issueKey({ environment: 'test', rights: ['domain.read'], label: 'prod' })).secret;
+    const both = (
+      await api.issueKey({
+        environment: 'test',
+        policies: [
+          { right: 'domain.read', resources: { label: 'prod' } },
+          { right: 'cert.read', resources: { domains: ['domivka-blog.kyiv.ua'] } },
+        ],
+      })
+    ).secret;
+    const blog = (await api.issueKey({ environment: 'test', rights: ['domain.read'], label: 'blog' })).secret;
+    await publish();
+    const max = (await api.system.store.knex('events').max({ m: 'pub_seq' }))[0]!.m as string | number | null;
+    const start = max === null ? null : String(max);
+    const after = start ? `&after=${start}` : '';
+    const two = await emit('certificate.issued', 'certificate:c2', { names: ['domivka-demo.dev', 'www.domivka-blog.kyiv.ua'] });
+    const one = await emit('domain.renewed', 'domain:domivka-demo.com.ua', { domain: 'domivka-demo.com.ua' });
+    const acct = await emit('billing.topup_succeeded', 'topup:t2', { amount: 10_000, provider_id: 'p' });
+    await publish();
+    expect((await list(prod, `?limit=200${after}`)).data.map((x) => x.id)).to.deep.equal([one]);
+    expect((await list(blog, `?limit=200${after}`)).data.map((x) => x.id)).to.deep.equal([]);
+    expect((await list(both, `?limit=200${after}`)).data.map((x) => x.id)).to.deep.equal([two, one]);
+
+    // The same answers when the key sees more domains than the store is given by name (its labels then).
+    const { ListEvents } = await import('../../core/events/list-events.use-case.js');
+    const byLabels = new ListEvents(api.system.store.eventFeed, api.system.get(TOKENS.Visibility), 1);
+    const auth = api.system.get(TOKENS.AuthenticateKey);
+    const q = { limit: 200, ...(start ? { after: start } : {}) };
+    const ids = async (secret: string) => (await byLabels.execute(await auth.execute(secret, '127.0.0.1'), q)).data.map((x) => x.id);
+    expect(await ids(prod)).to.deep.equal([one]);
+    expect(await ids(both)).to.deep.equal([two, one]);
+    const owner = (await api.issueKey({ environment: 'test', rights: ['domain.read', 'billing.read'], label: 'prod' })).secret;
+    expect(await ids(owner)).to.deep.equal([one, acct]);
+  });
+
   it('the worker keeps 30 days: older events are purged', async () => {
     const k = (await api.issueKey({ environment: 'test', rights: ['domain.read'], label: 'prod' })).secret;
     const old = await emit('domain.renewed', 'domain:domivka-demo.dev');

@@ -83,6 +83,28 @@ eachStore('Change feed across processes', (kind) => {
     await api.system.store.domains.update({ ...d, autoRenew: true });
   });
 
+  it("a domain changed in one process drops only that domain's read (and cached absences) in the other, not every domain", async () => {
+    const acc = api.demo.accountId;
+    const changed = (await other.domains.find(acc, 'test', 'domivka-demo.com.ua'))!;
+    const kept = (await other.domains.find(acc, 'test', 'domivka-blog.kyiv.ua'))!;
+    expect(await other.domains.find(acc, 'test', 'cache-fresh.dev')).to.equal(null);
+    // The kept domain's row moves behind every cache's back (no announcement): only its cached copy says otherwise.
+    await api.system.store.knex('domains').where({ id: kept.id }).update({ auto_renew: !kept.autoRenew });
+    expect((await other.domains.find(acc, 'test', kept.name))!.autoRenew, 'served from the cache').to.equal(kept.autoRenew);
+    await api.system.store.uow.transaction(() => api.system.store.domains.update({ ...changed, autoRenew: !changed.autoRenew }));
+    const took = await until(async () => (await other.domains.find(acc, 'test', changed.name))!.autoRenew === !changed.autoRenew, 1000);
+    expect(took, 'the changed domain is read fresh').to.not.equal(null);
+    expect((await other.domains.find(acc, 'test', kept.name))!.autoRenew, 'the other domain is still cached').to.equal(kept.autoRenew);
+    // A new domain: the other process's cached "no such domain" goes.
+    await api.system.store.uow.transaction(() =>
+      api.system.store.domains.insert({ ...changed, id: `cache-${Date.now()}`, name: 'cache-fresh.dev', labels: [] }),
+    );
+    const seen = await until(async () => (await other.domains.find(acc, 'test', 'cache-fresh.dev')) !== null, 1000);
+    expect(seen, 'the new domain is found').to.not.equal(null);
+    await api.system.store.knex('domains').where({ id: kept.id }).update({ auto_renew: kept.autoRenew });
+    await api.system.store.uow.transaction(() => api.system.store.domains.update(changed));
+  });
+
   if (kind.engine === 'postgres') {
     it('reconnects when its LISTEN connection dies, dropping everything meanwhile', async () => {
       heard.length = 0;

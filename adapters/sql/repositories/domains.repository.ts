@@ -86,15 +86,15 @@ export class SqlDomainRepository implements DomainRepository {
     private readonly uow: KnexUnitOfWork,
     private readonly reader: SqliteReader | null = null,
     private readonly engine: 'sqlite' | 'postgres' = 'sqlite',
-    /** The domain read's per-process cache; dropped whenever any process announces a domain change. */
+    /** The domain read's per-process cache; a domain's entries drop when any process announces its change. */
     private readonly cache: FeedCache<DomainFindRows> | null = null,
     private readonly announcer: ChangeAnnouncer | null = null,
   ) {}
 
-  /** Announced in the writing transaction: every process drops its cached domain reads on commit. */
+  /** Announced in the writing transaction: every process drops its cached reads of this domain on commit. */
   private async changed(id: string): Promise<void> {
-    this.cache?.clear();
-    if (this.cache) this.uow.afterCommit(() => this.cache?.clear());
+    this.cache?.invalidate(id);
+    if (this.cache) this.uow.afterCommit(() => this.cache?.invalidate(id));
     await this.announcer?.announce('domain', id);
   }
 
@@ -185,6 +185,19 @@ export class SqlDomainRepository implements DomainRepository {
     const byDomain = new Map<string, string[]>();
     for (const l of labelRows) byDomain.set(l.domain_id, [...(byDomain.get(l.domain_id) ?? []), l.label]);
     return rows.map((r) => this.toDomain(r, byDomain.get(r.id) ?? []));
+  }
+
+  async held(accountId: string, environment: Environment, names: readonly string[]): Promise<string[]> {
+    const out: string[] = [];
+    for (let i = 0; i < names.length; i += 500) {
+      const rows: Array<{ name: string }> = await this.uow
+        .db()('domains')
+        .select('name')
+        .where({ account_id: accountId, environment })
+        .whereIn('name', names.slice(i, i + 500));
+      out.push(...rows.map((r) => r.name));
+    }
+    return out;
   }
 
   async update(d: Domain): Promise<void> {

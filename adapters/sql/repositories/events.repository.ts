@@ -3,7 +3,7 @@ import type { EventLog } from '../../../core/kernel/event-log.port.js';
 import type { Environment } from '../../../core/kernel/environment.js';
 import { date, iso, json, parse } from '../rows.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';
-import type { EventFeed } from '../../../core/events/ports/event-feed.port.js';
+import type { EventFeed, EventVisibility } from '../../../core/events/ports/event-feed.port.js';
 import type { PublishedEvent } from '../../../core/events/public-event.js';
 import type { Engine } from '../connection.js';
 
@@ -114,24 +114,67 @@ export class SqlEventFeed implements EventFeed {
     await db('event_publisher').where({ id: 1 }).update({ last_seq: lastSeq.toString() });
   }
 
+  /**
+   * Two indexed reads merged in cursor order: domain events by (account, environment, domain, pub_seq) —
+   * for a key that sees few domains, each one's events; else the key's named or labelled domains as a
+   * filter — and account events (domain null) of the admitted types. Neither reads what the key cannot see.
+   */
   async page(q: {
     accountId: string;
     environment: Environment;
     after: string | null;
     types: readonly EventType[] | null;
     domain: string | null;
+    visible: EventVisibility;
     limit: number;
   }): Promise<PublishedEvent[]> {
-    const query = this.uow
-      .db()('events')
-      .where({ account_id: q.accountId, environment: q.environment })
-      .whereNotNull('pub_seq')
-      .orderBy('pub_seq', 'asc')
-      .limit(q.limit);
-    if (q.after !== null) query.andWhere('pub_seq', '>', q.after);
-    if (q.types) query.whereIn('type', [...q.types]);
-    if (q.domain) query.andWhere((b) => b.where('domain', q.domain!).orWhere('domains', 'like', `%"${q.domain!.replace(/[%_"]/g, '')}"%`));
-    return (await query).map(toPublished);
+    const db = this.uow.db();
+    const base = () => {
+      const query = db('events')
+        .where({ account_id: q.accountId, environment: q.environment })
+        .whereNotNull('pub_seq')
+        .orderBy('pub_seq', 'asc')
+        .limit(q.limit);
+      if (q.after !== null) query.andWhere('pub_seq', '>', q.after);
+      if (q.types) query.whereIn('type', [...q.types]);
+      if (q.domain)
+        query.andWhere((b) => b.where('domain', q.domain!).orWhere('domains', 'like', `%"${q.domain!.replace(/[%_"]/g, '')}"%`));
+      return query;
+    };
+    const reads: Array<Promise<Row[]>> = [];
+    const v = q.visible.domains;
+    if ('names' in v) {
+      if (v.names.length > 0) reads.push(base().whereIn('domain', [...v.names]));
+    } else if (v.scope.all) {
+      reads.push(base().whereNotNull('domain'));
+    } else if (v.scope.names.length > 0 || v.scope.labels.length > 0) {
+      const scoped = db('domains')
+        .select('name')
+        .where({ account_id: q.accountId, environment: q.environment })
+        .andWhere((w) => {
+          w.whereIn('name', [...v.scope.names]);
+          if (v.scope.labels.length > 0)
+            w.orWhereIn(
+              'id',
+              db('domain_labels')
+                .select('domain_id')
+                .whereIn('label', [...v.scope.labels]),
+            );
+        });
+      reads.push(base().whereIn('domain', scoped));
+    }
+    if (q.visible.accountTypes.length > 0)
+      reads.push(
+        base()
+          .whereNull('domain')
+          .whereIn('type', [...q.visible.accountTypes]),
+      );
+    const rows: Row[] = [];
+    for (const r of reads) rows.push(...(await r));
+    return rows
+      .map(toPublished)
+      .sort((a, b) => (BigInt(a.pubSeq) < BigInt(b.pubSeq) ? -1 : 1))
+      .slice(0, q.limit);
   }
 
   async get(accountId: string, id: string): Promise<PublishedEvent | null> {

@@ -19,6 +19,8 @@ export interface DomainRepository {
   insert(domain: Domain): Promise<void>;
   find(accountId: string, environment: Environment, name: string): Promise<Domain | null>;
   list(query: DomainListQuery): Promise<Domain[]>;
+  /** Which of `names` the account holds in the environment (an indexed read of just those names). */
+  held(accountId: string, environment: Environment, names: readonly string[]): Promise<string[]>;
   /** Writes status, expiry, auto-renew, transfer lock, nameservers and the auto-renew failure mark. */
   update(domain: Domain): Promise<void>;
   /** Every account's row for `name` in one environment (several may claim a hosted name; one is served). */
