@@ -123,10 +123,10 @@ const planAndApply = async (ctx: Ctx, domain: string, input: PlanInput, wholeZon
   collectGarbage();
   // DnsPlans.create
   const t0 = now();
-  const zone = await store.zones.find(ACCOUNT, ENV, domain);
+  const zone = await zoneService.indexed(ACCOUNT, ENV, domain);
   const t1 = now();
   if (!zone) throw new Error(`zone ${domain} not found`);
-  const built = buildPlan({ origin: domain, current: zone.recordSets, input });
+  const built = buildPlan({ origin: domain, current: zone.sets, input });
   const t2 = now();
   if (!built.valid)
     throw new Error(`the plan on ${domain} is invalid: ${JSON.stringify(built.checks.filter((c) => c.severity === 'error').slice(0, 5))}`);
@@ -153,17 +153,17 @@ const planAndApply = async (ctx: Ctx, domain: string, input: PlanInput, wholeZon
 
   // DnsPlans.apply
   const a0 = now();
-  const current = await store.zones.find(ACCOUNT, ENV, domain);
+  const current = await zoneService.indexed(ACCOUNT, ENV, domain);
   const a1 = now();
   if (!current) throw new Error(`zone ${domain} vanished`);
   const stale = staleReason({ domain, source: wholeZone ? 'records' : 'changes', before }, current);
   if (stale !== null) throw new Error(`plan stale: ${stale}`);
-  if (!isSafeChange(current.recordSets.length, built.changes)) throw new Error('plan_unsafe (the bench plans only creates)');
+  if (!isSafeChange(current.sets.size, built.changes)) throw new Error('plan_unsafe (the bench plans only creates)');
   // As DnsPlans.apply: the checks run again only when the zone moved on since the plan (serial changed).
   const recheck =
     current.serial === zone.serial
       ? { valid: true, checks: [] as Array<{ severity: string }> }
-      : buildPlan({ origin: domain, current: current.recordSets, input: { changes: built.changes.map(toInput) } });
+      : buildPlan({ origin: domain, current: current.sets, input: { changes: built.changes.map(toInput) } });
   const a2 = now();
   if (!recheck.valid)
     throw new Error(
