@@ -1,7 +1,7 @@
 import type { ZoneSets } from './zone-sets.js';
 
-/** Record sets the API process keeps indexed, over every zone (about 0.5 KB each at 100k). */
-export const DEFAULT_ZONE_CACHE_SETS = 400_000;
+/** Record sets a process keeps indexed, over every zone (two zones of 100k sets; roughly 0.5 KB a set). */
+export const DEFAULT_ZONE_CACHE_SETS = 200_000;
 
 /**
  * The indexed record sets of recently planned zones, each at one serial: a plan on a zone of 100k sets
