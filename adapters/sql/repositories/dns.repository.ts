@@ -3,6 +3,7 @@ import type {
   AcmeChallenge,
   AcmeChallengeRepository,
   PlanRepository,
+  ZoneHead,
   ZoneRepository,
 } from '../../../core/dns/ports/zone-repository.port.js';
 import type { RecordSet, RecordType } from '../../../core/dns/zone/record-set.js';
@@ -28,15 +29,16 @@ const isPostgres = (db: Db): boolean => (db.client as { dialect?: string }).dial
  * type; values is the stored `record_values` text, already JSON (written by JSON.stringify below). A flat
  * array of strings and numbers parses much faster than one of objects. SQLite reads the rows in primary
  * key order through an ordered sub-query (group_concat(… ORDER BY …) would sort them again in a temporary
- * B-tree, a third of the query at 100k sets); setsOf checks the order.
+ * B-tree, a third of the query at 100k sets); setsOf checks the order. The zone's serial comes in the same
+ * statement (one snapshot): the sets are exactly those of that serial, which the API's zone cache relies on.
  */
 const SETS_SQL = {
   sqlite:
-    `select zone_id, '[' || group_concat(json_quote(name) || ',' || json_quote(type) || ',' || ttl || ',' || record_values, ',') || ']' as sets ` +
-    'from (select zone_id, name, type, ttl, record_values from dns_record_sets where zone_id in (#) order by zone_id, name, type) group by zone_id',
+    `select zone_id, (select serial from dns_zones z where z.id = s.zone_id) as serial, '[' || group_concat(json_quote(name) || ',' || json_quote(type) || ',' || ttl || ',' || record_values, ',') || ']' as sets ` +
+    'from (select zone_id, name, type, ttl, record_values from dns_record_sets where zone_id in (#) order by zone_id, name, type) s group by zone_id',
   postgres:
-    `select zone_id, '[' || string_agg(to_json(name)::text || ',' || to_json(type)::text || ',' || ttl::text || ',' || record_values, ',' order by name, type) || ']' as sets ` +
-    'from dns_record_sets where zone_id in (#) group by zone_id',
+    `select zone_id, (select serial from dns_zones z where z.id = s.zone_id) as serial, '[' || string_agg(to_json(name)::text || ',' || to_json(type)::text || ',' || ttl::text || ',' || record_values, ',' order by name, type) || ']' as sets ` +
+    'from dns_record_sets s where zone_id in (#) group by zone_id',
 };
 
 const before = (a: RecordSet, b: RecordSet): boolean => a.name < b.name || (a.name === b.name && a.type < b.type);
@@ -91,12 +93,26 @@ export class SqlZoneRepository implements ZoneRepository {
     const db = this.uow.db();
     const engine = isPostgres(db) ? 'postgres' : 'sqlite';
     const byZone = new Map<string, RecordSet[]>();
+    const serials = new Map<string, number>();
     // Chunked: SQLite limits bound parameters.
     for (let i = 0; i < zones.length; i += 500) {
       const ids = zones.slice(i, i + 500).map((z) => z.id);
-      const rows = await rawRows<{ zone_id: string; sets: string }>(db, SETS_SQL[engine].replace('#', ids.map(() => '?').join(', ')), ids);
-      for (const r of rows) byZone.set(r.zone_id, setsOf(parse<unknown[]>(r.sets), engine));
+      const rows = await rawRows<{ zone_id: string; serial: string | number; sets: string }>(
+        db,
+        SETS_SQL[engine].replace('#', ids.map(() => '?').join(', ')),
+        ids,
+      );
+      for (const r of rows) {
+        byZone.set(r.zone_id, setsOf(parse<unknown[]>(r.sets), engine));
+        serials.set(r.zone_id, Number(r.serial));
+      }
     }
+    return (await this.heads(zones)).map((h) => ({ ...h, serial: serials.get(h.id) ?? h.serial, recordSets: byZone.get(h.id) ?? [] }));
+  }
+
+  /** The zones' rows, with what the nameserver signs a signed zone with; no record sets. */
+  private async heads(zones: ZoneRow[]): Promise<ZoneHead[]> {
+    const db = this.uow.db();
     // Signed zones carry what the nameserver signs them with (DNSSEC: keys sealed, the signature window).
     const signing = new Map<string, DnssecRow>();
     for (let i = 0; i < zones.length; i += 500) {
@@ -112,12 +128,16 @@ export class SqlZoneRepository implements ZoneRepository {
         environment: z.environment as Environment,
         domain: z.domain,
         serial: Number(z.serial),
-        recordSets: byZone.get(z.id) ?? [],
         // Read back, or an unverified hosted zone would be published by the next change applied to it.
         ...(z.served !== undefined ? { served: bool(z.served) } : {}),
         ...(d ? { signing: zoneSigningOf(stateOf(d)) } : {}),
       };
     });
+  }
+
+  async head(accountId: string, environment: Environment, domain: string): Promise<ZoneHead | null> {
+    const z: ZoneRow | undefined = await this.uow.db()('dns_zones').where({ account_id: accountId, environment, domain }).first();
+    return z ? (await this.heads([z]))[0]! : null;
   }
 
   async find(accountId: string, environment: Environment, domain: string): Promise<StoredZone | null> {

@@ -3,6 +3,7 @@ import type { RecordSet, RecordType } from '../zone/record-set.js';
 import type { ParsedValue } from '../zone/values.js';
 import { parseValue } from '../zone/values.js';
 import { TargetIndex } from './target-index.js';
+import { indexSets } from '../zone/zone-sets.js';
 
 /**
  * What a rule sees: the zone as it would be after the plan (origin + name → type → record set) and what the
@@ -100,21 +101,8 @@ export const result = (rule: Pick<Rule, 'id' | 'severity'>, name: string, type: 
   message: { uk, en },
 });
 
-/** The names → types → sets map of a list of record sets. */
-export const indexSets = (sets: Iterable<RecordSet>): Map<string, Map<RecordType, RecordSet>> => {
-  const names = new Map<string, Map<RecordType, RecordSet>>();
-  // Stored zones come ordered by name: the sets of one name follow each other, one lookup serves them all.
-  let lastName: string | null = null;
-  let last: Map<RecordType, RecordSet> | undefined;
-  for (const s of sets) {
-    let types = s.name === lastName ? last : names.get(s.name);
-    if (!types) names.set(s.name, (types = new Map()));
-    types.set(s.type, s);
-    lastName = s.name;
-    last = types;
-  }
-  return names;
-};
+/** The names → types → sets map of a list of record sets (kept beside the zone's versions: zone/zone-sets.ts). */
+export { indexSets };
 
 export interface ViewOptions {
   /** The sets created or updated (objects of `sets`); omit to treat every set as changed (a whole-zone check). */

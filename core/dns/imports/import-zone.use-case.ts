@@ -38,7 +38,7 @@ export type ImportInput =
   { readonly text: AsyncIterable<string> } | { readonly axfr: { readonly server: string; readonly tsig?: TsigKey | undefined } };
 
 export interface ImportZoneDeps {
-  readonly zones: Pick<ZoneRepository, 'find'>;
+  readonly zones: Pick<ZoneRepository, 'head'>;
   readonly imports: ZoneImportRepository;
   readonly plans: Pick<DnsPlans, 'createImported'>;
   readonly transfer: ZoneTransferClient;
@@ -79,7 +79,8 @@ export class ImportZone {
 
   async start(key: ApiKey, domainInput: string, input: ImportInput): Promise<ZoneImportView> {
     const domain = normalizeDomain(domainInput);
-    if (!(await this.deps.zones.find(key.accountId, key.environment, domain))) throw new DomainError('domain_not_found', { domain });
+    // The row, not the sets: a zone of 100k sets need not be read to know it exists.
+    if (!(await this.deps.zones.head(key.accountId, key.environment, domain))) throw new DomainError('domain_not_found', { domain });
     // One import of a zone at a time: each may hold a large file and a large plan in memory while it runs.
     const running = await this.deps.imports.running(key.accountId, key.environment, domain);
     if (running && !this.interrupted(running, this.deps.clock.now()))

@@ -12,7 +12,7 @@ export type { PlanView };
 import type { PlanRepository, ZoneRepository } from '../ports/zone-repository.port.js';
 import type { RecordSet, RecordType } from '../zone/record-set.js';
 import { ZONE_BUSY_RETRY_AFTER_S, ZoneChanged, type ZoneService } from '../zone/zone-service.js';
-import type { StoredZone } from '../zone/zone.js';
+import type { IndexedZone, StoredZone } from '../zone/zone.js';
 import type { ParsedZoneFile } from '../zone/zone-file.js';
 import type { Environment } from '../../kernel/environment.js';
 
@@ -45,8 +45,9 @@ export class DnsPlans {
     return this.deps.maxRecordSets !== undefined ? { maxRecordSets: this.deps.maxRecordSets } : {};
   }
 
-  private async zoneOf(key: ApiKey, domain: string): Promise<StoredZone> {
-    const zone = await this.deps.zones.find(key.accountId, key.environment, domain);
+  /** The zone indexed, through the zone service's cache (a plan on a zone of 100k sets need not read them). */
+  private async zoneOf(key: ApiKey, domain: string): Promise<IndexedZone> {
+    const zone = await this.deps.zoneService.indexed(key.accountId, key.environment, domain);
     if (!zone) throw new DomainError('domain_not_found', { domain });
     return zone;
   }
@@ -67,14 +68,14 @@ export class DnsPlans {
    * plan, made for the key that started the import (its dns.edit was checked then), applied through the plan routes.
    */
   async createImported(owner: PlanOwner, domain: string, parsed: ParsedZoneFile): Promise<PlanView> {
-    const zone = await this.deps.zones.find(owner.accountId, owner.environment, domain);
+    const zone = await this.deps.zoneService.indexed(owner.accountId, owner.environment, domain);
     if (!zone) throw new DomainError('domain_not_found', { domain });
     return this.planOn(owner, zone, { parsed }, false);
   }
 
-  private async planOn(owner: PlanOwner, zone: StoredZone, input: PlanInput, acmeOnly: boolean): Promise<PlanView> {
+  private async planOn(owner: PlanOwner, zone: IndexedZone, input: PlanInput, acmeOnly: boolean): Promise<PlanView> {
     const domain = zone.domain;
-    const built = buildPlan({ origin: domain, current: zone.recordSets, input, ...this.limit() });
+    const built = buildPlan({ origin: domain, current: zone.sets, input, ...this.limit() });
     if (acmeOnly) assertAcmeOnly(built.changes, domain, domain);
     const now = this.deps.clock.now();
     // What apply compares against: the touched sets, or for a whole-zone plan every comparable set.
@@ -140,13 +141,13 @@ export class DnsPlans {
       // DNS UPDATE: its prerequisites were judged on the zone the plan was made on; any change since stales it.
       if (opts.sameZone && zone.serial !== plan.baseSerial)
         throw new DomainError('plan_stale', { domain, reason: 'the zone changed meanwhile' });
-      if (!opts.force) plan.assertSafe(zone.recordSets.length);
+      if (!opts.force) plan.assertSafe(zone.sets.size);
       // The checks again, on the zone as it is now — unless nothing changed since the plan was made (same
       // serial: the checks already ran on exactly this zone).
       const recheck =
         zone.serial === plan.baseSerial
           ? { valid: true, checks: [] as CheckResult[] }
-          : buildPlan({ origin: domain, current: zone.recordSets, input: { changes: plan.changes.map(toInput) }, ...this.limit() });
+          : buildPlan({ origin: domain, current: zone.sets, input: { changes: plan.changes.map(toInput) }, ...this.limit() });
       if (!recheck.valid) {
         throw new DomainError(
           'plan_stale',

@@ -9,7 +9,7 @@ import { dnssecServiceOwned } from '../checks/dnssec-service-owned.js';
 import { isDnssecType } from '../zone/zone-signing.js';
 import { makePlanDelta, zoneRuleResults } from '../checks/plan-delta.js';
 import type { Rule } from '../checks/rule.js';
-import { indexSets, makeView, newViewCache, result } from '../checks/rule.js';
+import { makeView, newViewCache, result } from '../checks/rule.js';
 import { TargetIndex } from '../checks/target-index.js';
 import { mixedTtl } from '../checks/rrset-ttl.js';
 import { canonicalKey, isAcmeChallengeName, normalizeOrigin, resolveName } from '../zone/names.js';
@@ -19,6 +19,7 @@ import { isRecordType, rrsetKey } from '../zone/record-set.js';
 import type { ParsedValue } from '../zone/values.js';
 import { canonicalValue, parseValue, sameValues } from '../zone/values.js';
 import { OverlayMap } from '../zone/names-overlay.js';
+import { ZoneSets, type NameIndex } from '../zone/zone-sets.js';
 import { parseZoneFile, type ParsedZoneFile } from '../zone/zone-file.js';
 
 /** TTL of a created set when the input names none (Route 53 and Cloudflare users expect one; an hour is BIND's usual). */
@@ -98,7 +99,7 @@ interface Draft {
   results: CheckResult[];
 }
 
-type Index = Map<string, Map<RecordType, RecordSet>>;
+type Index = NameIndex;
 
 /** Parsed input values per change, to prime the rules' parse cache (each value is parsed once per plan). */
 type ParsedByChange = Map<Change, readonly ParsedValue[]>;
@@ -289,13 +290,7 @@ class DesiredSets {
 }
 
 /** Whole-zone inputs: group into sets (one TTL per set), then diff against the zone. */
-const fromDesired = (
-  origin: string,
-  current: readonly RecordSet[],
-  currentNames: Index,
-  desired: DesiredSets,
-  parsedBy: ParsedByChange,
-): Change[] => {
+const fromDesired = (origin: string, current: ZoneSets, currentNames: Index, desired: DesiredSets, parsedBy: ParsedByChange): Change[] => {
   const changes: Change[] = [];
   for (const d of desired.list) {
     const existing = currentNames.get(d.name)?.get(d.type);
@@ -319,11 +314,11 @@ const fromDesired = (
       parsedBy.set(change, d.parsed);
     }
   }
-  for (const s of current) {
-    if (isApexOwned(s.name, s.type, origin) || isAcmeChallengeName(s.name)) continue;
+  current.forEach((s) => {
+    if (isApexOwned(s.name, s.type, origin) || isAcmeChallengeName(s.name)) return;
     if (!desired.get(s.name, s.type))
       changes.push({ action: 'delete', name: s.name, type: s.type, current: { ttl: s.ttl, values: [...s.values] } });
-  }
+  });
   return changes;
 };
 
@@ -450,7 +445,8 @@ export const checkZone = (origin: string, sets: readonly RecordSet[], rules: rea
  */
 export const buildPlan = (args: {
   origin: string;
-  current: readonly RecordSet[];
+  /** The zone now: its sets, or its sets already indexed (a zone kept between plans: zone/zone-cache.ts). */
+  current: readonly RecordSet[] | ZoneSets;
   input: PlanInput;
   /**
    * How the zone rules run: on the names the plan can reach ('incremental'), or on the whole zone before and
@@ -462,8 +458,9 @@ export const buildPlan = (args: {
   maxRecordSets?: number;
 }): BuiltPlan => {
   const origin = normalizeOrigin(args.origin);
-  const { current, input } = args;
-  const currentNames = indexSets(current);
+  const { input } = args;
+  const current = args.current instanceof ZoneSets ? args.current : ZoneSets.of(args.current);
+  const currentNames = current.names;
   const parsedBy: ParsedByChange = new Map();
 
   let source: BuiltPlan['source'];
@@ -506,39 +503,45 @@ export const buildPlan = (args: {
   const incremental = changes.length > 0 && (mode === 'incremental' || (mode === 'auto' && changedNames.size * 4 <= currentNames.size));
   // The zone after the changes: the index with only the touched names copied deeper — for a small plan an
   // overlay on it (same entries, same order), so that a change to a zone of 100k sets does not copy it.
-  const afterNames: Map<string, Map<RecordType, RecordSet>> | OverlayMap<string, Map<RecordType, RecordSet>> = incremental
+  const afterNames: Map<string, ReadonlyMap<RecordType, RecordSet>> | OverlayMap<string, ReadonlyMap<RecordType, RecordSet>> = incremental
     ? new OverlayMap(currentNames)
     : new Map(currentNames);
   const cache = newViewCache();
   const changedSets: RecordSet[] = [];
+  // The names whose types map this plan copied (the index's own maps are never changed).
+  const copied = new Map<string, Map<RecordType, RecordSet>>();
   for (const c of changes) {
-    let types = afterNames.get(c.name);
-    if (types === undefined || types === currentNames.get(c.name)) {
-      types = types === undefined ? new Map() : new Map(types);
+    let types = copied.get(c.name);
+    if (types === undefined) {
+      types = new Map(afterNames.get(c.name) ?? []);
+      copied.set(c.name, types);
       afterNames.set(c.name, types);
     }
     if (c.action === 'delete') {
-      types!.delete(c.type);
-      if (types!.size === 0) afterNames.delete(c.name);
+      types.delete(c.type);
+      if (types.size === 0) {
+        afterNames.delete(c.name);
+        copied.delete(c.name);
+      }
       continue;
     }
     // The change's values array, shared: both are read-only.
-    const set: RecordSet = { name: c.name, type: c.type, ttl: c.ttl ?? types!.get(c.type)?.ttl ?? DEFAULT_TTL, values: c.values ?? [] };
+    const set: RecordSet = { name: c.name, type: c.type, ttl: c.ttl ?? types.get(c.type)?.ttl ?? DEFAULT_TTL, values: c.values ?? [] };
     const parsed = parsedBy.get(c);
     if (parsed) cache.parsed.set(set, parsed);
-    types!.set(c.type, set);
+    types.set(c.type, set);
     changedSets.push(set);
   }
   // Who points where, over the sets of both views (built only if a rule asks).
   const targetIndex = new TargetIndex(origin, (visit) => {
-    for (const s of current) visit(s);
+    current.forEach(visit);
     for (const s of changedSets) visit(s);
   });
   const afterView = makeView(origin, [], { names: afterNames, changedSets, changedNames, changes, cache, targetIndex });
   const checks: CheckResult[] = [...draft.results];
   for (const rule of RULES) if (rule.scope === 'changed') checks.push(...rule.check(afterView));
   if (changes.length > 0) {
-    const beforeView = makeView(origin, current, { names: currentNames, changedSets: [], changedNames: new Set(), cache, targetIndex });
+    const beforeView = makeView(origin, [], { names: currentNames, changedSets: [], changedNames: new Set(), cache, targetIndex });
     const delta = incremental
       ? makePlanDelta({ origin, before: beforeView, after: afterView, changes, changedNames, changedSets, targetIndex })
       : null;
@@ -546,13 +549,13 @@ export const buildPlan = (args: {
   }
 
   if (args.maxRecordSets !== undefined) {
-    let size = current.length;
+    let size = current.size;
     for (const c of changes) {
       const had = currentNames.get(c.name)?.has(c.type) ?? false;
       if (c.action === 'delete' && had) size--;
       else if (c.action !== 'delete' && !had) size++;
     }
-    if (size > args.maxRecordSets && size > current.length) checks.push(zoneRecordLimit(origin, size, args.maxRecordSets));
+    if (size > args.maxRecordSets && size > current.size) checks.push(zoneRecordLimit(origin, size, args.maxRecordSets));
   }
 
   const sorted = sortChecks(checks);

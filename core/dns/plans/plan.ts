@@ -3,6 +3,7 @@ import { DomainError } from '../../kernel/errors.js';
 import { isAcmeName } from '../zone/names.js';
 import type { RecordSet, RecordType } from '../zone/record-set.js';
 import type { Zone } from '../zone/zone.js';
+import type { ZoneSets } from '../zone/zone-sets.js';
 
 /** One change of a plan (DESIGN: Wire formats). update and delete state the exact current set. */
 export interface Change {
@@ -87,7 +88,15 @@ const wholeZoneBefore = (zone: Zone): PlanRecord['before'] =>
  * looking up only the plan's own names. The first difference in `before` order is named (then the first
  * added set in zone order), as DnsPlans reports it.
  */
-export const staleReason = (plan: Pick<PlanRecord, 'domain' | 'source' | 'before'>, zone: Zone): string | null => {
+export const staleReason = (
+  plan: Pick<PlanRecord, 'domain' | 'source' | 'before'>,
+  zone: Zone & { readonly sets?: ZoneSets },
+): string | null => {
+  // A zone already indexed: a plan of changes looks up only its own sets.
+  if (zone.sets && plan.source === 'changes') {
+    for (const b of plan.before) if (!sameSet(b.set, zone.sets.get(b.name, b.type))) return `${b.name} ${b.type} changed`;
+    return null;
+  }
   // The plan's keys, name → type → the set the zone has now (undefined: none).
   const now = new Map<string, Map<RecordType, RecordSet | undefined>>();
   for (const b of plan.before) {
@@ -161,12 +170,12 @@ export class Plan implements PlanRecord {
   }
 
   /** Why the plan no longer fits the zone as it is now, or null (see staleReason). */
-  staleReason(zone: Zone): string | null {
+  staleReason(zone: Zone & { readonly sets?: ZoneSets }): string | null {
     return staleReason(this, zone);
   }
 
   /** 409 plan_stale when a set it touches changed (or, whole-zone, a set was added) since it was made. */
-  assertFresh(zone: Zone): void {
+  assertFresh(zone: Zone & { readonly sets?: ZoneSets }): void {
     const reason = this.staleReason(zone);
     if (reason !== null) throw new DomainError('plan_stale', { domain: this.domain, reason });
   }

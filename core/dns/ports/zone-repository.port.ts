@@ -3,9 +3,14 @@ import type { PlanRecord } from '../plans/plan.js';
 import type { RecordSet, RecordType } from '../zone/record-set.js';
 import type { StoredZone } from '../zone/zone.js';
 
+/** A zone without its record sets: its row (serial, served) and its signing. */
+export type ZoneHead = Omit<StoredZone, 'recordSets'>;
+
 export interface ZoneRepository {
-  /** The zone with all its record sets. */
+  /** The zone with all its record sets; its serial is read in the same statement as the sets (they are that serial's). */
   find(accountId: string, environment: Environment, domain: string): Promise<StoredZone | null>;
+  /** The zone's row and signing, without its record sets (one row: cheap for a zone of any size). */
+  head(accountId: string, environment: Environment, domain: string): Promise<ZoneHead | null>;
   findById(id: string): Promise<StoredZone | null>;
   /** Every zone's id, domain, environment and serial — cheap, for change polling. */
   versions(): Promise<Array<{ id: string; domain: string; environment: Environment; serial: number; served: boolean }>>;

@@ -16,6 +16,20 @@ export class OverlayMap<K, V> implements ReadonlyMap<K, V> {
 
   constructor(private readonly base: ReadonlyMap<K, V>) {}
 
+  /** Entries this map holds apart from its base (changed, deleted or added keys). */
+  get changed(): number {
+    return this.own.size + this.added.size;
+  }
+
+  /** A copy that behaves as this map does (same base, its own copies of the changes), to be changed on its own. */
+  clone(): OverlayMap<K, V> {
+    const copy = new OverlayMap<K, V>(this.base);
+    for (const [k, v] of this.own) copy.own.set(k, v);
+    for (const [k, v] of this.added) copy.added.set(k, v);
+    copy.deleted = this.deleted;
+    return copy;
+  }
+
   get size(): number {
     return this.base.size - this.deleted + this.added.size;
   }

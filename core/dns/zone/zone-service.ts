@@ -8,7 +8,9 @@ import type { ZoneRepository } from '../ports/zone-repository.port.js';
 import type { RecordSet, RecordType } from './record-set.js';
 import { nextSerial } from './serial.js';
 import { apexRecords, initialSerial, withSerial } from './zone-factory.js';
-import type { StoredZone, Zone } from './zone.js';
+import { indexedZone, isIndexed, type IndexedZone, type StoredZone, type Zone } from './zone.js';
+import { ZoneCache } from './zone-cache.js';
+import { ZoneSets } from './zone-sets.js';
 
 /** The zone's serial moved since it was read: another change committed first. */
 /** The Retry-After of zone_busy: every attempt of a write lost the race to other writes of the zone. */
@@ -35,6 +37,8 @@ export interface ZoneServiceDeps {
   readonly random: Random;
   readonly clock: Clock;
   readonly diagnostics: Diagnostics;
+  /** The indexed zones kept between plans (one per service by default: see ZoneCache). */
+  readonly cache?: ZoneCache;
 }
 
 /**
@@ -43,7 +47,36 @@ export interface ZoneServiceDeps {
  * nameserver once committed — a commit resolves only when our server answers with the new data.
  */
 export class ZoneService {
-  constructor(private readonly deps: ZoneServiceDeps) {}
+  private readonly cache: ZoneCache;
+
+  constructor(private readonly deps: ZoneServiceDeps) {
+    this.cache = deps.cache ?? new ZoneCache();
+  }
+
+  /**
+   * The zone with its sets indexed, for a plan: its row is read, and its sets only when the cache does not
+   * hold them at that serial (a plan on a zone of 100k sets then reads one row, not the zone). Exact: see
+   * ZoneCache. The caller still compares serials at commit (ZoneRepository.commit), as with any read.
+   */
+  async indexed(accountId: string, environment: Environment, domain: string): Promise<IndexedZone | null> {
+    const head = await this.deps.zones.head(accountId, environment, domain);
+    if (!head) return null;
+    const kept = this.cache.get(head.id, head.serial);
+    if (kept) return indexedZone(head, kept);
+    const zone = await this.deps.zones.find(accountId, environment, domain);
+    if (!zone) return null;
+    const sets = ZoneSets.of(zone.recordSets);
+    this.keep(zone.id, zone.serial, sets);
+    return indexedZone(zone, sets);
+  }
+
+  /**
+   * Kept once the surrounding transaction commits (at once outside one): what a transaction read or wrote
+   * is that serial's for good only then — rolled back, the serial may be given to other sets.
+   */
+  private keep(zoneId: string, serial: number, sets: ZoneSets): void {
+    this.deps.uow.afterCommit(() => this.cache.put(zoneId, serial, sets));
+  }
 
   /** Publishes after commit; a nameserver that fails is reported and catches up by ZoneSync's poll. */
   publishOrReport(zone: Zone): Promise<void> {
@@ -79,20 +112,19 @@ export class ZoneService {
     deletes: ReadonlyArray<{ name: string; type: RecordType }>,
   ): Promise<StoredZone> {
     const serial = nextSerial(zone.serial);
-    const soa = withSerial(
-      zone.recordSets.filter((s) => s.type === 'SOA' && s.name === zone.domain),
-      zone.domain,
-      serial,
-    );
-    const ok = await this.deps.zones.commit(
-      zone.id,
-      zone.serial,
-      serial,
-      [...upserts.filter((s) => !(s.type === 'SOA' && s.name === zone.domain)), ...soa],
-      deletes,
-      this.deps.clock.now(),
-    );
+    const isApexSoa = (s: { name: string; type: RecordType }) => s.type === 'SOA' && s.name === zone.domain;
+    const indexed = isIndexed(zone) ? zone.sets : null;
+    const apexSoa = indexed ? indexed.get(zone.domain, 'SOA') : undefined;
+    const soa = withSerial(indexed ? (apexSoa ? [apexSoa] : []) : zone.recordSets.filter(isApexSoa), zone.domain, serial);
+    const written = [...upserts.filter((s) => !isApexSoa(s)), ...soa];
+    const ok = await this.deps.zones.commit(zone.id, zone.serial, serial, written, deletes, this.deps.clock.now());
     if (!ok) throw new ZoneChanged(zone.domain);
+    if (indexed) {
+      // The next version from this one and the change (no walk of the zone), kept once this commits.
+      const sets = indexed.with(written, deletes);
+      this.keep(zone.id, serial, sets);
+      return indexedZone({ ...headOf(zone), serial }, sets);
+    }
     // name → types replaced or removed (no key strings built per set of a large zone).
     const gone = new Map<string, Set<RecordType>>();
     for (const d of [...deletes, ...upserts]) {
@@ -100,8 +132,8 @@ export class ZoneService {
       if (types) types.add(d.type);
       else gone.set(d.name, new Set([d.type]));
     }
-    const recordSets = zone.recordSets.filter((s) => !gone.get(s.name)?.has(s.type) && !(s.type === 'SOA' && s.name === zone.domain));
-    for (const s of upserts) if (!(s.type === 'SOA' && s.name === zone.domain)) recordSets.push(s);
+    const recordSets = zone.recordSets.filter((s) => !gone.get(s.name)?.has(s.type) && !isApexSoa(s));
+    for (const s of upserts) if (!isApexSoa(s)) recordSets.push(s);
     for (const s of soa) recordSets.push(s);
     const next: StoredZone = { ...zone, serial, recordSets };
     return next;
@@ -154,6 +186,7 @@ export class ZoneService {
     const zone = await this.deps.zones.find(accountId, environment, domain);
     if (!zone) return;
     await this.deps.zones.remove(zone.id);
+    this.cache.drop(zone.id);
     // An unserved zone was never published: withdrawing its name would take down another account's served zone.
     if (zone.served === false) return;
     this.deps.uow.afterCommit(
@@ -164,3 +197,13 @@ export class ZoneService {
     );
   }
 }
+
+const headOf = (zone: StoredZone): Omit<StoredZone, 'recordSets'> => ({
+  id: zone.id,
+  accountId: zone.accountId,
+  environment: zone.environment,
+  domain: zone.domain,
+  serial: zone.serial,
+  ...(zone.served !== undefined ? { served: zone.served } : {}),
+  ...(zone.signing ? { signing: zone.signing } : {}),
+});

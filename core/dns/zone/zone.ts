@@ -1,6 +1,7 @@
 import type { Environment } from '../../kernel/environment.js';
 import type { RecordSet } from './record-set.js';
 import type { ZoneSigning } from './zone-signing.js';
+import type { ZoneSets } from './zone-sets.js';
 
 /** A zone: the domain's record sets, including the service's apex SOA and NS. */
 export interface Zone {
@@ -18,3 +19,27 @@ export interface StoredZone extends Zone {
   readonly accountId: string;
   readonly environment: Environment;
 }
+
+/**
+ * A stored zone with its sets indexed (`recordSets` is `sets` listed, on first use): what plans are built,
+ * checked and committed on without walking the zone.
+ */
+export interface IndexedZone extends StoredZone {
+  readonly sets: ZoneSets;
+}
+
+export const indexedZone = (head: Omit<StoredZone, 'recordSets'>, sets: ZoneSets): IndexedZone => ({
+  id: head.id,
+  accountId: head.accountId,
+  environment: head.environment,
+  domain: head.domain,
+  serial: head.serial,
+  ...(head.served !== undefined ? { served: head.served } : {}),
+  ...(head.signing ? { signing: head.signing } : {}),
+  sets,
+  get recordSets() {
+    return sets.toArray();
+  },
+});
+
+export const isIndexed = (zone: StoredZone): zone is IndexedZone => 'sets' in zone;

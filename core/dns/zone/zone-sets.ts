@@ -1,0 +1,106 @@
+import { OverlayMap } from './names-overlay.js';
+import type { RecordSet, RecordType } from './record-set.js';
+
+/** A zone's names → types → record sets. */
+export type NameIndex = ReadonlyMap<string, ReadonlyMap<RecordType, RecordSet>>;
+
+/** Past this many changed names since the last flat index (and past 1/8 of the zone), the next version is flattened. */
+const MIN_OVERLAY = 256;
+
+/** The names → types → sets map of a list of record sets. */
+export const indexSets = (sets: Iterable<RecordSet>): Map<string, Map<RecordType, RecordSet>> => {
+  const names = new Map<string, Map<RecordType, RecordSet>>();
+  // Stored zones come ordered by name: the sets of one name follow each other, one lookup serves them all.
+  let lastName: string | null = null;
+  let last: Map<RecordType, RecordSet> | undefined;
+  for (const s of sets) {
+    let types = s.name === lastName ? last : names.get(s.name);
+    if (!types) names.set(s.name, (types = new Map()));
+    types.set(s.type, s);
+    lastName = s.name;
+    last = types;
+  }
+  return names;
+};
+
+/**
+ * A zone's record sets at one version, indexed once by name and type: what a plan is built and checked on.
+ * Immutable. The next version after a commit (`with`) shares every untouched set and name with this one —
+ * an overlay over a flat index, so a one-change commit to a zone of 100k sets costs as much as the change;
+ * the overlay is flattened once it holds more than an eighth of the zone's names.
+ *
+ * Iteration order is the index's: a stored zone read from the store comes ordered by name and type, and
+ * changed names keep their place (a new name goes to the end), exactly as in the plan builder's view of
+ * the zone after a plan.
+ */
+export class ZoneSets {
+  private list: readonly RecordSet[] | null;
+
+  private constructor(
+    readonly names: NameIndex,
+    /** The number of record sets. */
+    readonly size: number,
+    list: readonly RecordSet[] | null,
+  ) {
+    this.list = list;
+  }
+
+  /** The sets of a zone as listed (ordered by name, then type, as the store gives them); the list is kept, not copied. */
+  static of(sets: readonly RecordSet[]): ZoneSets {
+    return new ZoneSets(indexSets(sets), sets.length, sets);
+  }
+
+  get(name: string, type: RecordType): RecordSet | undefined {
+    return this.names.get(name)?.get(type);
+  }
+
+  forEach(visit: (set: RecordSet) => void): void {
+    if (this.list) {
+      for (const s of this.list) visit(s);
+      return;
+    }
+    for (const types of this.names.values()) for (const s of types.values()) visit(s);
+  }
+
+  /** Every set, in index order (listed once, on first use). */
+  toArray(): readonly RecordSet[] {
+    if (this.list === null) {
+      const out: RecordSet[] = [];
+      this.forEach((s) => out.push(s));
+      this.list = out;
+    }
+    return this.list;
+  }
+
+  /**
+   * The next version: `deletes` removed, then `upserts` set (created or replaced). Costs as much as the change
+   * (plus, now and then, one flattening of the index).
+   */
+  with(upserts: readonly RecordSet[], deletes: ReadonlyArray<{ name: string; type: RecordType }>): ZoneSets {
+    const base = this.names;
+    const names =
+      base instanceof OverlayMap && base.changed > Math.max(MIN_OVERLAY, base.size >> 3)
+        ? new Map(base)
+        : base instanceof OverlayMap
+          ? base.clone()
+          : new OverlayMap(base);
+    let size = this.size;
+    for (const d of deletes) {
+      const types = names.get(d.name);
+      if (!types?.has(d.type)) continue;
+      const copy = new Map(types);
+      copy.delete(d.type);
+      size--;
+      if (copy.size === 0) names.delete(d.name);
+      else names.set(d.name, copy);
+    }
+    for (const s of upserts) {
+      const types = names.get(s.name);
+      const copy = new Map(types ?? []);
+      if (!copy.has(s.type)) size++;
+      copy.set(s.type, s);
+      names.set(s.name, copy);
+    }
+    return new ZoneSets(names, size, null);
+  }
+}
