@@ -33,7 +33,7 @@ export class SignPool {
   private readonly waiting = new Map<number, { resolve: (b: ArrayBuffer) => void; reject: (e: unknown) => void }>();
   private next = 0;
 
-  constructor(private readonly size = Math.max(1, availableParallelism())) {}
+  constructor(readonly size = Math.max(1, availableParallelism())) {}
 
   private thread(): Worker {
     if (this.threads.length < this.size) {
