@@ -106,6 +106,13 @@ eachStore('DNSSEC with DNS_WORKERS=2: one signer, the same signatures from every
     this.timeout(120_000);
     const on = await call('PUT', `/v1/domains/${ZONE}/dnssec`, { algorithm: 13 });
     expect(on.status, JSON.stringify(on.body)).to.equal(200);
+    // Every worker serves the signed version within a few seconds (as DNS UPDATE's cluster test allows).
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const probes = await Promise.all(Array.from({ length: 8 }, () => dig(server.dnsPort, ZONE, 'SOA', '+dnssec')));
+      if (probes.every((a) => a.answer.some((r) => r.type === 'RRSIG')) || Date.now() > deadline) break;
+      await new Promise((res) => setTimeout(res, 200));
+    }
     const sigs = new Set<string>();
     const serials = new Set<string>();
     // Each dig asks from a new source port: SO_REUSEPORT spreads them over both workers' sockets.
