@@ -4,6 +4,9 @@ import { EmbeddedNameserver, type EmbeddedNameserverConfig } from '../adapters/d
 import type { CatalogVersion } from '../adapters/dns/catalog.js';
 import { ZoneSync } from '../adapters/dns/zone-sync.js';
 import { AesGcmSecretBox } from '../adapters/crypto/node/index.js';
+import { SignPool } from '../adapters/dns/embedded/sign-pool.js';
+import { ZoneSignatures } from '../adapters/dns/embedded/zone-signatures.js';
+import type { ZoneSignatureRepository } from '../core/dns/ports/zone-signature-repository.port.js';
 import type { ZoneRepository } from '../core/dns/ports/zone-repository.port.js';
 import type { ZonePublisher } from '../core/dns/zone/zone-service.js';
 import type { ChangeFeed } from '../core/kernel/change-feed.port.js';
@@ -27,6 +30,8 @@ export interface DnsServingOptions {
   readonly config: Config;
   /** The zones, and the catalog zone's version beside them. */
   readonly zones: ZoneRepository & CatalogVersion;
+  /** The RRSIGs of signed zones: written by the one signer, read by every DNS server (README "DNSSEC: one signer"). */
+  readonly signatures: ZoneSignatureRepository;
   readonly changes: ChangeFeed;
   readonly log: Logger;
   /** The script a cluster worker runs; needed when DNS_WORKERS > 1 and this is not a worker. */
@@ -50,18 +55,32 @@ export const serveDns = async (o: DnsServingOptions): Promise<DnsServing> => {
   const { config, log } = o;
   if (o.workerIndex === undefined && config.dnsWorkers > 1) {
     if (!o.workerEntry) throw new Error('serveDns: DNS_WORKERS > 1 needs the worker entry point');
+    // This process is the signer of the cluster: it signs every new version of a signed zone and stores the
+    // signatures before any worker is asked to serve it; the workers never open a private key.
+    const signer = startSigner(o);
+    await signer.load();
     const cluster = new DnsCluster({
       workers: config.dnsWorkers,
       workerEntry: o.workerEntry,
       log: log.child({ component: 'dns-cluster' }),
+      beforeSync: signer.load,
     });
     await cluster.start();
-    return { publisher: cluster, shape: `${config.dnsWorkers} workers`, resync: () => cluster.resync(), stop: () => cluster.stop() };
+    return {
+      publisher: cluster,
+      shape: `${config.dnsWorkers} workers`,
+      resync: () => cluster.resync(),
+      stop: async () => {
+        signer.stop();
+        await cluster.stop();
+        await signPool.close();
+      },
+    };
   }
   const worker = o.workerIndex;
-  // Signed zones carry their keys sealed; the server opens them to sign when it compiles a zone.
-  const box = new AesGcmSecretBox(config.dataKey);
-  const openKey = (sealed: string): string => box.open(sealed);
+  // One process alone serves (no cluster): it is the signer, opens the sealed keys and stores what it signs.
+  // A cluster worker is not: it serves the signatures its primary stored.
+  const openKey = worker === undefined ? opener(config) : null;
   const one = async (port: number, only: Environment | undefined, secondaries: boolean, axfrAllow: readonly string[]) => {
     const dns = new EmbeddedNameserver({
       host: config.dnsHost,
@@ -69,7 +88,8 @@ export const serveDns = async (o: DnsServingOptions): Promise<DnsServing> => {
       axfrAllow: [...axfrAllow],
       secondaries: secondaries && (worker === undefined || worker === 0) ? [...config.dnsSecondaries] : [],
       logger: log,
-      openKey,
+      signatures: o.signatures,
+      ...(openKey ? { openKey, bulkSigner: signPool.sign } : {}),
       ...(config.dnsNsid ? { nsid: config.dnsNsid } : {}),
       ...(config.dnsRrl ? { rrl: config.dnsRrl } : {}),
       // Worker 0 NOTIFYs after the cluster primary has synced the other workers (adapters/dns/cluster.ts),
@@ -122,6 +142,46 @@ export const serveDns = async (o: DnsServingOptions): Promise<DnsServing> => {
       live.sync.stop();
       sandbox.sync.stop();
       await Promise.all([live.dns.stop(graceMs), sandbox.dns.stop(graceMs)]);
+      await signPool.close();
     },
+  };
+};
+
+/** Bulk signing on worker threads, shared by the signers of this process. */
+const signPool = new SignPool();
+
+/** Opens the sealed DNSSEC keys: the signer's alone. */
+const opener = (config: Config): ((sealed: string) => string) => {
+  const box = new AesGcmSecretBox(config.dataKey);
+  return (sealed) => box.open(sealed);
+};
+
+/**
+ * The signer of a DNS cluster (README "DNSSEC: one signer"): a ZoneSync over every zone — both
+ * environments, as the workers serve them — that compiles each new version of a signed zone, signs what no
+ * stored signature covers and stores it, serving nothing. It follows the change feed like the workers; its
+ * writes are announced, so a worker that found a version not yet signed loads it once it is.
+ */
+const startSigner = (o: DnsServingOptions): { load: () => Promise<void>; stop: () => void } => {
+  const signatures = new ZoneSignatures(o.signatures, opener(o.config), signPool.sign);
+  const log = o.log.child({ component: 'dnssec-signer' });
+  const publisher: ZonePublisher = {
+    publish: async (zone) => {
+      if (!zone.signing) return signatures.forget(zone.domain);
+      await signatures.compile(zone, () => undefined); // a set that cannot be encoded is the workers' to report
+    },
+    withdraw: async (domain) => signatures.forget(domain),
+  };
+  const environments: Array<Environment | undefined> = o.config.sandboxDns ? ['live', 'test'] : [undefined];
+  const syncs = environments.map((only) => new ZoneSync(o.zones, publisher, log, only ? { only } : {}));
+  for (const s of syncs) {
+    s.start();
+    s.follow(o.changes);
+  }
+  return {
+    load: async () => {
+      await Promise.all(syncs.map((s) => s.kick()));
+    },
+    stop: () => syncs.forEach((s) => s.stop()),
   };
 };

@@ -50,6 +50,7 @@ export class DnsCluster implements ZonePublisher {
   private readonly workerEntry: string;
   private readonly timeoutMs: number;
   private readonly log: DnsClusterLogger;
+  private readonly beforeSync: (() => Promise<void>) | null;
 
   constructor(options: {
     /** How many worker processes serve DNS. */
@@ -58,7 +59,10 @@ export class DnsCluster implements ZonePublisher {
     readonly workerEntry: string;
     readonly timeoutMs?: number;
     readonly log?: DnsClusterLogger;
+    /** Runs before the workers are asked to sync: the signer stores the signatures of what changed first. */
+    readonly beforeSync?: () => Promise<void>;
   }) {
+    this.beforeSync = options.beforeSync ?? null;
     this.count = options.workers;
     this.workerEntry = options.workerEntry;
     this.timeoutMs = options.timeoutMs ?? 10_000;
@@ -177,6 +181,8 @@ export class DnsCluster implements ZonePublisher {
    * secondary caught up and NOTIFYs again if not (notify.verifyMs), for changes it finds by polling.
    */
   private async syncAll(): Promise<void> {
+    // A signed zone's new version is signed (and its signatures stored) before any worker looks for them.
+    await this.beforeSync?.().catch((err: unknown) => this.log.error({ err }, 'signing before the sync failed'));
     const id = ++this.seq;
     const [first, ...rest] = this.slots;
     await Promise.all(rest.map((s) => this.syncOne(s, id)));

@@ -57,8 +57,11 @@ export class ZoneSync {
           await this.target.publish(zone);
         } catch (err) {
           // One zone that cannot be served (a signed zone whose key cannot be opened, say) keeps its last
-          // version and is tried again next load; it must not hold back every zone after it.
-          this.log.error({ err, zone: domain, serial: zone.serial }, 'zone not published');
+          // version and is tried again next load; it must not hold back every zone after it. A version whose
+          // signatures the signer has not stored yet is loaded when the signer's write is announced.
+          if ((err as Error)?.name === 'SignaturesPending')
+            this.log.debug({ zone: domain, serial: zone.serial }, 'zone signatures pending');
+          else this.log.error({ err, zone: domain, serial: zone.serial }, 'zone not published');
           continue;
         }
         this.served.set(domain, { id: zone.id, serial: zone.serial });

@@ -16,6 +16,7 @@ import { SqlTopUps } from './repositories/billing.repository.js';
 import { SqlAcmeChallenges, SqlPlanRepository, SqlZoneRepository } from './repositories/dns.repository.js';
 import { SqlZoneImports } from './repositories/dns-imports.repository.js';
 import { SqlDnssecRepository } from './repositories/dnssec.repository.js';
+import { SqlZoneSignatureRepository } from './repositories/dnssec-signatures.repository.js';
 import { SqlCaMaterial, SqlCertificateRepository } from './repositories/certificates.repository.js';
 import { SqlSandboxRegistryStore, SqlSimulatedParents } from './repositories/sandbox.repository.js';
 import { SqlOperationRepository } from './repositories/operations.repository.js';
@@ -57,6 +58,8 @@ export class SqlStore {
   readonly topUps: SqlTopUps;
   readonly zones: SqlZoneRepository;
   readonly dnssec: SqlDnssecRepository;
+  /** The RRSIGs of signed zones, made once by the signer and served by every DNS server. */
+  readonly signatures: SqlZoneSignatureRepository;
   readonly plans: SqlPlanRepository;
   readonly zoneImports: SqlZoneImports;
   readonly acmeChallenges: SqlAcmeChallenges;
@@ -109,6 +112,7 @@ export class SqlStore {
     this.topUps = new SqlTopUps(this.uow);
     this.zones = new SqlZoneRepository(this.uow, this.changes);
     this.dnssec = new SqlDnssecRepository(this.uow);
+    this.signatures = new SqlZoneSignatureRepository(this.uow, this.changes);
     this.plans = new SqlPlanRepository(this.uow);
     this.zoneImports = new SqlZoneImports(this.uow);
     this.acmeChallenges = new SqlAcmeChallenges(this.uow);

@@ -5,8 +5,11 @@ import { ZoneChanged } from '../dns/zone/zone-service.js';
 
 /**
  * The worker's signature refresh: a signed zone whose signature window is half used starts a new one and
- * takes a new serial, so every server re-signs it (compiled-zone signing) and the secondaries transfer the
- * fresh signatures. Real time only: the clock here is never the sandbox clock.
+ * takes a new serial. The new version is signed like any other, once, by the DNS signer (the process that
+ * runs the DNS; adapters/dns/embedded/README.md "DNSSEC: one signer"), which stores the signatures before
+ * any DNS worker serves them — reached through the publish below when this process runs the DNS, or the
+ * change feed the commit announces on when it does not — and the secondaries transfer the fresh
+ * signatures. This use case opens no key. Real time only: the clock here is never the sandbox clock.
  */
 export class RefreshSignatures {
   constructor(private readonly deps: DnssecDeps) {}

@@ -25,7 +25,15 @@ const main = async () => {
   collectDefaultMetrics({ register: registry });
   const observer = new DnsMetrics(registry);
   answerScrapes(registry);
-  const dns = await serveDns({ config, zones: store.zones, changes: store.changes, log, workerEntry: DNS_WORKER_ENTRY, observer });
+  const dns = await serveDns({
+    config,
+    zones: store.zones,
+    signatures: store.signatures,
+    changes: store.changes,
+    log,
+    workerEntry: DNS_WORKER_ENTRY,
+    observer,
+  });
   await store.changes.start();
   onShutdown(async () => {
     await dns.stop(config.shutdownTimeoutMs);

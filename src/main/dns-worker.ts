@@ -35,6 +35,7 @@ const main = async () => {
   const dns = await serveDns({
     config,
     zones: store.zones,
+    signatures: store.signatures,
     changes: store.changes,
     log,
     workerIndex: index,

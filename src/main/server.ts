@@ -71,6 +71,7 @@ const main = async () => {
     ? await serveDns({
         config,
         zones: system.store.zones,
+        signatures: system.store.signatures,
         changes: system.store.changes,
         log: log.child({ component: 'dns' }),
         workerEntry: DNS_WORKER_ENTRY,

@@ -114,6 +114,12 @@ eachStore('DNSSEC through the API (PUT, GET, DELETE …/dnssec)', (kind) => {
     const served = after.answer.find((r) => r.type === 'RRSIG')!.data.split(/\s+/);
     expect(served[5]! > stamp(new Date(Date.now() - 2 * 3600_000)), `new inception ${served[5]}`).to.equal(true);
     expect(served[4]! > stamp(new Date(Date.now() + 13 * 86400_000)), `new expiration ${served[4]}`).to.equal(true);
+    // The refresh's signatures were stored by the signer (README "DNSSEC: one signer"): what is served is the stored row.
+    const stored: Array<{ rdata: string }> = await api.system.store.knex('dnssec_signatures').where({ rrset: `${zone}/6` });
+    expect(stored).to.have.length(1);
+    const rdata = Buffer.from(stored[0]!.rdata, 'base64');
+    expect(rdata.readUInt32BE(12)).to.be.greaterThan(Date.now() / 1000 - 2 * 3600);
+    expect(rdata.subarray(18 + zone.length + 2).toString('base64')).to.equal(served.slice(8).join(''));
     const read = await call('GET', `/v1/domains/${zone}/dnssec`, key);
     expect(Date.parse(read.body.signatures.expiration)).to.be.greaterThan(Date.now() + 13 * 86400_000);
   });

@@ -89,7 +89,8 @@ export const startApi = async (kind: StoreKind, options: TestApiOptions = {}): P
       axfrAllow: [...(options.dnsAxfrAllow ?? ['127.0.0.1'])],
       secondaries: [],
       ...options.dnsUdp,
-      openKey: (sealed) => box.open(sealed), // signed zones (DNSSEC), as serveDns does
+      openKey: (sealed) => box.open(sealed), // the signer of signed zones (DNSSEC), as serveDns in one process
+      signatures: system.store.signatures,
     });
     await dns.start();
     system.get(TOKENS.ZonePublisher).attach(dns);

@@ -11,6 +11,8 @@ import {
   RR,
   SignatureCache,
   signRrset,
+  type OpenKey,
+  type SigningJob,
   tailOf,
   typeBitmap,
   withTtl,
@@ -69,11 +71,17 @@ export interface CompiledZone {
   readonly dnssec: { readonly chain: NsecChain; readonly negativeSoaSig: EncodedSet } | null;
 }
 
-/** How a zone is signed when it carries `signing`: the opener of its sealed keys, and the last compile's signatures. */
+/**
+ * How a zone is signed when it carries `signing`: the opener of its sealed keys (the signer alone has one),
+ * and the zone's signatures (the last compile's, and those read from the store).
+ */
 export interface CompileOptions {
   readonly openKey?: (sealed: string) => string;
   readonly signatures?: SignatureCache;
 }
+
+/** Signs laid-out signatures in bulk (sign-pool.ts: worker threads); without one, they are signed in this thread. */
+export type BulkSigner = (jobs: readonly SigningJob[]) => Promise<void>;
 
 /** TTL of the DNSKEY, CDS and CDNSKEY sets (Knot's default dnskey-ttl is the SOA TTL; ours is an hour too). */
 export const DNSKEY_TTL = 3600;
@@ -230,15 +238,44 @@ export const compileZone = (zone: Zone, skip: (reason: string, set: RecordSet) =
     }
   }
 
-  let dnssec: CompiledZone['dnssec'] = null;
-  if (zone.signing) {
-    if (!options.openKey) throw new TypeError(`nameserver: zone ${apex} is signed, but this server cannot open signing keys`);
-    const signed = signZone(apex, apexNode, nodes, negativeSoa, zone.signing, options.openKey, options.signatures ?? null);
-    recordCount += signed.records;
-    dnssec = { chain: signed.chain, negativeSoaSig: signed.negativeSoaSig };
-  }
+  const base = { apex, labels: apex.split('.').length, serial, nodes, apexNode, soa, negativeSoa, expire, additional };
+  if (!zone.signing) return { ...base, recordCount, dnssec: null };
+  if (!options.openKey && !options.signatures)
+    throw new TypeError(`nameserver: zone ${apex} is signed, but this server cannot open signing keys`);
+  const signed = signZone(apex, apexNode, nodes, negativeSoa, zone.signing, options.openKey ?? null, options.signatures ?? null);
+  const dnssec = { chain: signed.chain, negativeSoaSig: signed.negativeSoaSig() };
+  const compiled: CompiledZone = { ...base, recordCount: recordCount + signed.records, dnssec };
+  // Laid out, not signed yet (compileZoneAsync): the negative SOA's signature is copied once the SOA's is.
+  if (options.signatures?.deferred) unfinished.set(compiled, () => (dnssec.negativeSoaSig = signed.negativeSoaSig()));
+  return compiled;
+};
 
-  return { apex, labels: apex.split('.').length, serial, nodes, apexNode, soa, negativeSoa, recordCount, expire, additional, dnssec };
+/** Compiled zones whose signatures compileZoneAsync is still making, and what completes each once they are made. */
+const unfinished = new WeakMap<CompiledZone, () => void>();
+
+/**
+ * compileZone, with the new signatures of a signed zone made in bulk by `bulk` (worker threads) rather than
+ * one by one in this thread.
+ */
+export const compileZoneAsync = async (
+  zone: Zone,
+  skip: (reason: string, set: RecordSet) => void,
+  options: CompileOptions,
+  bulk: BulkSigner | null,
+): Promise<CompiledZone> => {
+  const cache = options.signatures;
+  if (!zone.signing || !cache || !options.openKey || !bulk) return compileZone(zone, skip, options);
+  cache.deferred = true;
+  try {
+    const compiled = compileZone(zone, skip, options);
+    await bulk(cache.jobs);
+    cache.jobs = [];
+    unfinished.get(compiled)?.();
+    unfinished.delete(compiled);
+    return compiled;
+  } finally {
+    cache.deferred = false;
+  }
 };
 
 const addSet = (n: ZoneNode, set: EncodedSet): void => {
@@ -257,12 +294,35 @@ const signZone = (
   nodes: Map<string, ZoneNode>,
   negativeSoa: EncodedSet,
   signing: ZoneSigning,
-  open: (sealed: string) => string,
+  open: ((sealed: string) => string) | null,
   cache: SignatureCache | null,
-): { chain: NsecChain; negativeSoaSig: EncodedSet; records: number } => {
-  const keys = signing.keys.filter((k) => k.signing).map((k) => openKey(k, open));
-  if (keys.length === 0) throw new TypeError(`nameserver: zone ${apex} is signed with no signing key`);
+): { chain: NsecChain; negativeSoaSig: () => EncodedSet; records: number } => {
+  const signers = signing.keys.filter((k) => k.signing);
+  if (signers.length === 0) throw new TypeError(`nameserver: zone ${apex} is signed with no signing key`);
+  // Only the signer opens the keys; a server without the opener serves stored signatures (dnssec.ts).
+  const keys = open ? signers.map((k) => openKey(k, open)) : [];
+  const tags = signers.map((k) => k.tag);
+  const algorithms = signers.map((k) => k.algorithm);
   cache?.begin();
+  try {
+    return signNames(apex, apexNode, nodes, negativeSoa, signing, keys, tags, algorithms, cache);
+  } catch (err) {
+    cache?.abort();
+    throw err;
+  }
+};
+
+const signNames = (
+  apex: string,
+  apexNode: ZoneNode,
+  nodes: Map<string, ZoneNode>,
+  negativeSoa: EncodedSet,
+  signing: ZoneSigning,
+  keys: readonly OpenKey[],
+  tags: readonly number[],
+  algorithms: readonly number[],
+  cache: SignatureCache | null,
+): { chain: NsecChain; negativeSoaSig: () => EncodedSet; records: number } => {
   let records = 0;
   const { dnskey, cds, cdnskey } = keySets(signing, DNSKEY_TTL, (k) => dsRdata(apexNode.wire, k));
   for (const s of [dnskey, cds, cdnskey]) {
@@ -299,7 +359,7 @@ const signZone = (
     const all: Buffer[] = [];
     for (const set of n.order) {
       if (n.cut && set.type !== T.DS && set.type !== RR.NSEC) continue;
-      const tails = signRrset(n.wire, apexNode.wire, set, keys, signing, cache, `${n.name}/${set.type}`);
+      const tails = signRrset(n.wire, apexNode.wire, set, keys, tags, algorithms, signing, cache, `${n.name}/${set.type}`, apex);
       sigs.set(set.type, encodedSet(RR.RRSIG, set.ttl, tails));
       all.push(...tails);
     }
@@ -310,10 +370,11 @@ const signZone = (
   }
   cache?.commit();
   const soaSigs = apexNode.sigs!.get(T.SOA)!;
-  const negativeSoaSig = encodedSet(
-    RR.RRSIG,
-    negativeSoa.ttl,
-    soaSigs.tails.map((t) => withTtl(t, negativeSoa.ttl)),
-  );
+  const negativeSoaSig = (): EncodedSet =>
+    encodedSet(
+      RR.RRSIG,
+      negativeSoa.ttl,
+      soaSigs.tails.map((t) => withTtl(t, negativeSoa.ttl)),
+    );
   return { chain: { labels: members.map((m) => m.labels), nodes: members.map((m) => m.node) }, negativeSoaSig, records };
 };

@@ -1,3 +1,5 @@
+import type { ZoneSignatureRepository } from '../../../core/dns/ports/zone-signature-repository.port.js';
+import type { BulkSigner } from './compiled-zone.js';
 import ipaddr from 'ipaddr.js';
 import type { NameserverLogger } from './logger.js';
 import { DEFAULT_NOTIFY_TIMING, type NotifyTiming, type Secondary } from './notifier.js';
@@ -25,10 +27,18 @@ export interface EmbeddedNameserverConfig {
   /** NSID (RFC 5001): what this server calls itself to a query that asks (e.g. a host name); none by default. At most 128 octets of UTF-8. */
   readonly nsid?: string;
   /**
-   * Opens the sealed DNSSEC private keys of signed zones (the secret box's `open`). Without it a signed
-   * zone cannot be published (the publish throws, the zone keeps its last version).
+   * Opens the sealed DNSSEC private keys of signed zones (the secret box's `open`): this server is the
+   * signer. Without it a signed zone is served only with signatures read from `signatures` (made by the
+   * signer); without either, its publish throws and the zone keeps its last version.
    */
   readonly openKey?: (sealed: string) => string;
+  /**
+   * Where the RRSIGs of signed zones are stored (README "DNSSEC: one signer"): the signer writes what it
+   * makes there, every other server serves what it reads there. Without it a signer signs in memory.
+   */
+  readonly signatures?: ZoneSignatureRepository;
+  /** Signs many signatures at once (sign-pool.ts, worker threads); without it they are made in this thread. */
+  readonly bulkSigner?: BulkSigner;
   /**
    * NOTIFY secondaries on every publish (default true). False when something else orders the NOTIFY —
    * the DNS cluster sends it only once every worker serves the new serial (adapters/dns/cluster.ts).
@@ -75,6 +85,8 @@ export interface ValidConfig {
   readonly ixfrJournal: number;
   readonly rrl: { readonly rate: number; readonly slip: number } | null;
   readonly openKey: ((sealed: string) => string) | null;
+  readonly signatures: ZoneSignatureRepository | null;
+  readonly bulkSigner: BulkSigner | null;
 }
 
 const configError = (what: string): TypeError => new TypeError(`nameserver config: ${what}`);
@@ -159,6 +171,8 @@ export const validateConfig = (c: EmbeddedNameserverConfig): ValidConfig => {
     ixfrJournal: c.ixfrJournal ?? 100,
     rrl: c.rrl ? { rate: c.rrl.rate, slip: c.rrl.slip ?? 1 } : null,
     openKey: typeof c.openKey === 'function' ? c.openKey : null,
+    signatures: c.signatures ?? null,
+    bulkSigner: typeof c.bulkSigner === 'function' ? c.bulkSigner : null,
   };
 };
 

@@ -1,4 +1,5 @@
-import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, sign, type KeyObject } from 'node:crypto';
+import type { StoredSignature } from '../../../core/dns/ports/zone-signature-repository.port.js';
 import type { ZoneSigning, ZoneSigningKey } from '../../../core/dns/zone/zone-signing.js';
 import { encodedSet, T, type EncodedSet } from './wire.js';
 
@@ -12,7 +13,9 @@ import { encodedSet, T, type EncodedSet } from './wire.js';
  * hashing, and resolvers synthesise from them best (RFC 8198).
  *
  * Re-signing only what changed: the signatures of the last compile of each zone are kept (SignatureCache)
- * and an RRset whose records, TTL, key and window are the same gets its old signature back.
+ * and an RRset whose records, TTL, key and window are the same gets its old signature back. Signatures are
+ * made by one signer and stored (see the README, "DNSSEC: one signer"); the other servers serve the stored
+ * ones, found by the digest of the data they sign.
  */
 
 export const RR = { RRSIG: 46, NSEC: 47, DNSKEY: 48, CDS: 59, CDNSKEY: 60, DS: 43 } as const;
@@ -83,8 +86,24 @@ export const openKey = (k: ZoneSigningKey, open: (sealed: string) => string): Op
 });
 
 /** The signature over `data` (RFC 6605 §4: r‖s, 64 octets; RFC 8080 §4: the 64-octet Ed25519 signature). */
-const signData = (k: OpenKey, data: Buffer): Buffer =>
+export const signData = (k: Pick<OpenKey, 'algorithm' | 'key'>, data: Buffer): Buffer =>
   k.algorithm === 13 ? sign('sha256', data, { key: k.key, dsaEncoding: 'ieee-p1363' }) : sign(null, data, k.key);
+
+/** Both algorithms make 64-octet signatures (RFC 6605 §4, RFC 8080 §4): an RRSIG's length is known before it is signed. */
+export const SIGNATURE_LENGTH = 64;
+
+/**
+ * What identifies a signature: the first 16 octets of SHA-256 over the data it signs (RRSIG RDATA without
+ * the signature, then the RRset in canonical form; RFC 4034 §3.1.8.1), base64. Equal digests: the stored
+ * signature is valid for this RRset, TTL, key and window, whoever made it.
+ */
+export const digestOf = (data: Buffer): string => createHash('sha256').update(data).digest().subarray(0, 16).toString('base64');
+
+/** A signature as the store keeps it. */
+export type SignatureRow = StoredSignature;
+
+/** The stored form of an RRSIG tail: its RDATA, base64. */
+export const rdataOf = (rrsig: Buffer): string => rrsig.toString('base64', 10);
 
 /** What a signature was made over, to give it back when nothing changed. */
 interface CachedSig {
@@ -93,27 +112,106 @@ interface CachedSig {
   readonly inception: number;
   readonly expiration: number;
   readonly tag: number;
+  readonly digest: string;
   readonly rrsig: Buffer;
 }
 
-/** The signatures of one zone's last compile, by owner and type, so a change re-signs only what it changed. */
+/** A signature to make: its RRSIG tail is laid out with a zero signature, filled in place once signed (bulk signing). */
+export interface SigningJob {
+  readonly key: OpenKey;
+  readonly data: Buffer;
+  /** The RRSIG tail; its last SIGNATURE_LENGTH octets are the signature. */
+  readonly rrsig: Buffer;
+}
+
+/** Thrown when a zone must be served with stored signatures that the signer has not stored yet. */
+export class SignaturesPending extends Error {
+  override readonly name = 'SignaturesPending';
+  constructor(readonly zone: string) {
+    super(`nameserver: the signatures of zone ${zone} are not stored yet (the signer makes them)`);
+  }
+}
+
+/**
+ * The signatures of one zone. A compile takes each RRset's signature from, in turn: the last compile's
+ * (same records, TTL, key and window: compared octet by octet, no hashing), the stored ones (same digest
+ * of the signed data), or — in the signer alone, which holds the opened keys — a new one. A server that
+ * cannot sign (a DNS worker) and finds an RRset without a signature throws SignaturesPending and keeps
+ * serving the version it has.
+ */
 export class SignatureCache {
   private sigs = new Map<string, CachedSig[]>();
   private next = new Map<string, CachedSig[]>();
+  /** Stored signatures not yet matched by a compile, by RRset key. */
+  private stored = new Map<string, Array<{ tag: number; digest: string; rrsig: Buffer }>>();
+  /** What the store holds of this zone, by `${rrset}#${tag}`: to drop what the compile no longer uses. */
+  private inStore = new Set<string>();
+  /** The store's generation these signatures were read at (-1: never read). */
+  generation = -1;
   /** Signatures made (not reused) by the last compile: for tests and logs. */
   made = 0;
+  /** The signatures the last compile made, to be stored (their RRSIG tails are signed once the jobs are done). */
+  fresh: Array<{ rrset: string; keyTag: number; digest: string; rrsig: Buffer }> = [];
+  /** Stored signatures the last compile did not use, to be removed from the store. */
+  dropped: Array<{ rrset: string; keyTag: number }> = [];
+  /** Signatures laid out by the last compile and not signed yet (deferred: bulk signing). */
+  jobs: SigningJob[] = [];
+  /** Lay out new signatures and leave the signing to the caller (jobs), rather than sign one by one. */
+  deferred = false;
+  private used = new Set<string>();
+
+  /** Merges signatures read from the store (all of them when `full`, else those newer than `generation`). */
+  load(rows: readonly SignatureRow[], generation: number, full: boolean): void {
+    if (full) {
+      this.stored = new Map();
+      this.inStore = new Set();
+    }
+    for (const r of rows) {
+      const list = this.stored.get(r.rrset)?.filter((x) => x.tag !== r.keyTag) ?? [];
+      list.push({ tag: r.keyTag, digest: r.digest, rrsig: tailOf(RR.RRSIG, 0, Buffer.from(r.rdata, 'base64')) });
+      this.stored.set(r.rrset, list);
+      this.inStore.add(`${r.rrset}#${r.keyTag}`);
+    }
+    this.generation = generation;
+  }
+
+  /** Forgets everything (the store was written by another signer: read it again). */
+  reset(): void {
+    this.sigs = new Map();
+    this.stored = new Map();
+    this.inStore = new Set();
+    this.generation = -1;
+  }
 
   begin(): void {
     this.next = new Map();
     this.made = 0;
+    this.fresh = [];
+    this.dropped = [];
+    this.jobs = [];
+    this.used = new Set();
   }
 
-  /** Keeps only what the compile just done used. */
+  /** Keeps only what the compile just done used; what the store holds beyond it is `dropped`. */
   commit(): void {
     this.sigs = this.next;
+    for (const k of this.inStore) {
+      if (this.used.has(k)) continue;
+      const at = k.lastIndexOf('#');
+      this.dropped.push({ rrset: k.slice(0, at), keyTag: Number(k.slice(at + 1)) });
+    }
+    this.inStore = this.used;
+    this.stored = new Map();
   }
 
-  find(key: string, tails: readonly Buffer[], ttl: number, signing: ZoneSigning, tag: number): Buffer | null {
+  /** The compile failed: what it did is forgotten, the signatures from before are kept. */
+  abort(): void {
+    this.next = new Map();
+    this.fresh = [];
+    this.jobs = [];
+  }
+
+  find(key: string, tails: readonly Buffer[], ttl: number, signing: ZoneSigning, tag: number): CachedSig | null {
     const list = this.sigs.get(key);
     if (!list) return null;
     for (const c of list) {
@@ -121,8 +219,15 @@ export class SignatureCache {
       if (c.tails.length !== tails.length) continue;
       let same = true;
       for (let i = 0; i < tails.length && same; i++) same = c.tails[i] === tails[i] || c.tails[i]!.equals(tails[i]!);
-      if (same) return c.rrsig;
+      if (same) return c;
     }
+    return null;
+  }
+
+  findStored(key: string, tag: number, digest: string): Buffer | null {
+    const list = this.stored.get(key);
+    if (!list) return null;
+    for (const s of list) if (s.tag === tag && s.digest === digest) return s.rrsig;
     return null;
   }
 
@@ -130,65 +235,83 @@ export class SignatureCache {
     const list = this.next.get(key);
     if (list) list.push(c);
     else this.next.set(key, [c]);
+    this.used.add(`${key}#${c.tag}`);
   }
 }
+
+/** Fills the laid-out RRSIGs of `jobs` one after another, in this thread. */
+export const signJobs = (jobs: readonly SigningJob[]): void => {
+  for (const j of jobs) signData(j.key, j.data).copy(j.rrsig, j.rrsig.length - SIGNATURE_LENGTH);
+};
 
 /**
  * The RRSIG records (tails) over one RRset, one per signing key (RFC 4035 §2.2). The signed data is the
  * RRSIG RDATA without its signature, then each record in canonical form (owner lower case, uncompressed,
  * RDATA sorted as octet strings; RFC 4034 §3.1.8.1, §6.3). Our tails already hold lower-case, uncompressed
  * names (rdata.ts normalises every name it encodes), so the stored tails are the canonical RDATA.
+ * `keys` empty: this server cannot sign; a signature neither cached nor stored throws SignaturesPending.
  */
 export const signRrset = (
   owner: Buffer,
   apexWire: Buffer,
   set: EncodedSet,
   keys: readonly OpenKey[],
+  tags: readonly number[],
+  algorithms: readonly number[],
   signing: ZoneSigning,
   cache: SignatureCache | null,
   cacheKey: string,
+  zone: string,
 ): Buffer[] => {
   const out: Buffer[] = [];
   let sorted: Buffer[] | null = null;
-  for (const k of keys) {
-    const hit = cache?.find(cacheKey, set.tails, set.ttl, signing, k.tag) ?? null;
+  for (let i = 0; i < tags.length; i++) {
+    const tag = tags[i]!;
+    const hit = cache?.find(cacheKey, set.tails, set.ttl, signing, tag) ?? null;
     if (hit) {
-      out.push(hit);
-      cache!.keep(cacheKey, {
-        tails: set.tails,
-        ttl: set.ttl,
-        inception: signing.inception,
-        expiration: signing.expiration,
-        tag: k.tag,
-        rrsig: hit,
-      });
+      out.push(hit.rrsig);
+      cache!.keep(cacheKey, hit);
       continue;
     }
+    const k = keys.find((x) => x.tag === tag);
     const head = Buffer.allocUnsafe(18);
     head.writeUInt16BE(set.type, 0);
-    head[2] = k.algorithm;
+    head[2] = algorithms[i]!;
     head[3] = labelCount(owner);
     head.writeUInt32BE(set.ttl >>> 0, 4);
     head.writeUInt32BE(signing.expiration >>> 0, 8);
     head.writeUInt32BE(signing.inception >>> 0, 12);
-    head.writeUInt16BE(k.tag, 16);
+    head.writeUInt16BE(tag, 16);
     sorted ??= [...set.tails].sort((a, b) => Buffer.compare(a.subarray(10), b.subarray(10)));
     const parts: Buffer[] = [head, apexWire];
     for (const t of sorted) {
       // Owner, type, class, original TTL, RDLENGTH, RDATA (RFC 4034 §3.1.8.1); duplicates were dropped at compile.
       parts.push(owner, t);
     }
-    const sig = signData(k, Buffer.concat(parts));
-    const rrsig = tailOf(RR.RRSIG, set.ttl, Buffer.concat([head, apexWire, sig]));
+    const data = Buffer.concat(parts);
+    const digest = cache ? digestOf(data) : '';
+    let rrsig = cache?.findStored(cacheKey, tag, digest) ?? null;
+    if (rrsig) {
+      rrsig = rrsig.readUInt32BE(4) === set.ttl >>> 0 ? rrsig : withTtl(rrsig, set.ttl);
+    } else {
+      if (!k) throw new SignaturesPending(zone);
+      rrsig = tailOf(RR.RRSIG, set.ttl, Buffer.concat([head, apexWire, Buffer.alloc(SIGNATURE_LENGTH)]));
+      if (cache?.deferred) cache.jobs.push({ key: k, data, rrsig });
+      else signData(k, data).copy(rrsig, rrsig.length - SIGNATURE_LENGTH);
+      if (cache) {
+        cache.made++;
+        cache.fresh.push({ rrset: cacheKey, keyTag: tag, digest, rrsig });
+      }
+    }
     cache?.keep(cacheKey, {
       tails: set.tails,
       ttl: set.ttl,
       inception: signing.inception,
       expiration: signing.expiration,
-      tag: k.tag,
+      tag,
+      digest,
       rrsig,
     });
-    if (cache) cache.made++;
     out.push(rrsig);
   }
   return out;

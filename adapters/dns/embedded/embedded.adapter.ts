@@ -3,7 +3,7 @@ import net from 'node:net';
 import type { Nameserver, NameserverCapability, NotifyOutcome, ZoneTransfers } from '../../../core/dns/ports/nameserver.port.js';
 import type { Zone } from '../../../core/dns/zone/zone.js';
 import { AnswerCache } from './answer-cache.js';
-import { compileZone, type CompiledZone } from './compiled-zone.js';
+import type { CompiledZone } from './compiled-zone.js';
 import { allowed, validateConfig, type EmbeddedNameserverConfig, type NameserverLogger, type ValidConfig } from './config.js';
 import {
   bareReply,
@@ -18,7 +18,7 @@ import {
   type Query,
 } from './message.js';
 import { Journal } from './journal.js';
-import { SignatureCache } from './dnssec.js';
+import { ZoneSignatures } from './zone-signatures.js';
 import { Notifier } from './notifier.js';
 import type { DnsObserver } from './observer.js';
 import { normaliseName } from './rdata.js';
@@ -84,8 +84,8 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
   private readonly zones = new Map<string, CompiledZone>();
   /** Per zone, the diffs between the versions published here, for incremental IXFR (journal.ts). */
   private readonly journals = new Map<string, Journal>();
-  /** Per signed zone, the signatures of its last compile: a publish re-signs only the RRsets that changed (dnssec.ts). */
-  private readonly signatures = new Map<string, SignatureCache>();
+  /** The signatures of signed zones: made here (the signer) or read from the store (zone-signatures.ts). */
+  readonly signatures: ZoneSignatures;
   private readonly notifier: Notifier;
   private readonly connections = new Set<net.Socket>();
   /** Finished UDP replies by question (answer-cache.ts); cleared on every publish and withdraw. */
@@ -120,6 +120,7 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     this.cache = this.config.answerCache ? new AnswerCache() : null;
     this.extras = { nsid: this.config.nsid };
     this.rrl = this.config.rrl ? new ResponseRateLimiter(this.config.rrl) : null;
+    this.signatures = new ZoneSignatures(this.config.signatures, this.config.openKey, this.config.bulkSigner);
   }
 
   /**
@@ -303,15 +304,9 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
    * nor behind what the secondaries already hold. Secondaries are notified in the background.
    */
   async publish(zone: Zone): Promise<void> {
-    const apex = normaliseName(zone.domain);
-    let signatures = this.signatures.get(apex);
-    if (zone.signing && !signatures) this.signatures.set(apex, (signatures = new SignatureCache()));
-    const compiled = compileZone(
-      zone,
-      (reason, set) => this.log.error({ zone: zone.domain, name: set.name, type: set.type, reason }, 'record set not served'),
-      { ...(this.config.openKey ? { openKey: this.config.openKey } : {}), ...(signatures ? { signatures } : {}) },
+    const compiled = await this.signatures.compile(zone, (reason, set) =>
+      this.log.error({ zone: zone.domain, name: set.name, type: set.type, reason }, 'record set not served'),
     );
-    if (!zone.signing) this.signatures.delete(apex);
     const current = this.zones.get(compiled.apex);
     if (current && serialBefore(compiled.serial, current.serial)) {
       this.log.warn({ zone: compiled.apex, serial: compiled.serial, served: current.serial }, 'publish of an older serial ignored');
@@ -336,7 +331,7 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
   async withdraw(domain: string): Promise<void> {
     const apex = normaliseName(domain);
     this.journals.delete(apex);
-    this.signatures.delete(apex);
+    this.signatures.forget(apex);
     if (this.zones.delete(apex)) {
       this.cache?.clear();
       this.log.debug({ zone: apex }, 'zone withdrawn');

@@ -1,0 +1,90 @@
+import type { ZoneSignatureRepository } from '../../../core/dns/ports/zone-signature-repository.port.js';
+import type { RecordSet } from '../../../core/dns/zone/record-set.js';
+import type { Zone } from '../../../core/dns/zone/zone.js';
+import { compileZone, compileZoneAsync, type BulkSigner, type CompiledZone } from './compiled-zone.js';
+import { rdataOf, SignatureCache, SignaturesPending } from './dnssec.js';
+import { normaliseName } from './rdata.js';
+
+/**
+ * How a server gets the RRSIGs of the zones it compiles (README "DNSSEC: one signer").
+ *
+ * - The signer (`openKey` set: it alone opens the sealed keys) reads what the store holds of the zone,
+ *   signs only the RRsets no stored signature covers (new records, a new window or key), and stores what it
+ *   made — one transaction, conditional on the generation it read — before the zone is served anywhere.
+ * - Every other server (the DNS workers: no `openKey`) reads the stored signatures (only those written
+ *   since its last read) and serves them. An RRset that none covers yet (the signer is still at work) throws
+ *   SignaturesPending: the server keeps the version it serves and loads again when the signer's write is
+ *   announced.
+ * - With no store (tests, benches that publish bare zones), the server signs for itself in memory.
+ *
+ * Publishes of one zone take turns: each reads, compiles and writes with the zone's one SignatureCache.
+ */
+export class ZoneSignatures {
+  private readonly caches = new Map<string, SignatureCache>();
+  private readonly turns = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly store: ZoneSignatureRepository | null,
+    private readonly openKey: ((sealed: string) => string) | null,
+    private readonly bulk: BulkSigner | null = null,
+  ) {}
+
+  /** The signature cache of a zone (tests read `made`). */
+  cacheOf(apex: string): SignatureCache | undefined {
+    return this.caches.get(normaliseName(apex));
+  }
+
+  forget(domain: string): void {
+    this.caches.delete(normaliseName(domain));
+  }
+
+  /** Compiles the zone, signed as above when it carries `signing`. */
+  compile(zone: Zone, skip: (reason: string, set: RecordSet) => void): Promise<CompiledZone> {
+    const apex = normaliseName(zone.domain);
+    const run = (this.turns.get(apex) ?? Promise.resolve()).catch(() => undefined).then(() => this.compileNow(apex, zone, skip));
+    this.turns.set(apex, run);
+    void run.finally(() => this.turns.get(apex) === run && this.turns.delete(apex)).catch(() => undefined);
+    return run;
+  }
+
+  private async compileNow(apex: string, zone: Zone, skip: (reason: string, set: RecordSet) => void): Promise<CompiledZone> {
+    const id = (zone as { id?: unknown }).id;
+    if (!zone.signing) {
+      const was = this.caches.delete(apex);
+      // The signer forgets what it stored once the zone is served unsigned (DNSSEC switched off).
+      if (was && this.store && this.openKey && typeof id === 'string') await this.store.clear(id);
+      return compileZone(zone, skip);
+    }
+    let cache = this.caches.get(apex);
+    if (!cache) this.caches.set(apex, (cache = new SignatureCache()));
+    const options = { ...(this.openKey ? { openKey: this.openKey } : {}), signatures: cache };
+    if (!this.store || typeof id !== 'string') return compileZoneAsync(zone, skip, options, this.bulk);
+
+    for (let attempt = 0; ; attempt++) {
+      const full = cache.generation < 0 || attempt > 0;
+      const snap = await this.store.read(id, full ? -1 : cache.generation);
+      if (!snap) cache.reset();
+      else if (full || snap.generation !== cache.generation) cache.load(snap.signatures, snap.generation, full);
+      let compiled: CompiledZone;
+      try {
+        compiled = await compileZoneAsync(zone, skip, options, this.bulk);
+      } catch (err) {
+        // A worker that pruned a signature the store still holds reads everything once before it gives up.
+        if (err instanceof SignaturesPending && !full) continue;
+        if (!(err instanceof SignaturesPending)) cache.reset();
+        throw err;
+      }
+      if (!this.openKey) return compiled;
+      if (cache.fresh.length === 0 && cache.dropped.length === 0 && cache.generation >= 0) return compiled;
+      const put = cache.fresh.map((f) => ({ rrset: f.rrset, keyTag: f.keyTag, digest: f.digest, rdata: rdataOf(f.rrsig) }));
+      const generation = await this.store.store(id, cache.generation, compiled.serial, put, cache.dropped);
+      if (generation !== null) {
+        cache.generation = generation;
+        return compiled;
+      }
+      // Another signer stored this zone first: serve its signatures, not ours.
+      cache.reset();
+      if (attempt >= 3) throw new Error(`nameserver: zone ${apex}: the signatures kept changing under this signer`);
+    }
+  }
+}
