@@ -150,6 +150,28 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
     uk: (p) => `Ключ ${s(p.key_id)} не знайдено.`,
     en: (p) => `The key ${s(p.key_id)} was not found.`,
   },
+  key_not_active: {
+    status: 409,
+    uk: (p) =>
+      `Ключ ${s(p.key_id)} уже не діє (${s(p.status) === 'revoked' ? 'відкликаний' : 'минув строк дії'}): йому не можна дати облікові дані TSIG.`,
+    en: (p) => `The key ${s(p.key_id)} is no longer active (${s(p.status)}): it cannot be given a TSIG credential.`,
+    actions: () => [{ type: 'open_console', href: '/console/keys' }],
+  },
+  tsig_right_missing: {
+    status: 422,
+    uk: (p) =>
+      `Ключ ${s(p.key_id)} не має жодного права DNS (dns.read, dns.edit, dns.acme_challenge), тож облікові дані TSIG йому ні до чого.`,
+    en: (p) =>
+      `The key ${s(p.key_id)} holds no DNS right (dns.read, dns.edit, dns.acme_challenge), so a TSIG credential would reach nothing.`,
+  },
+  tsig_credential_exists: {
+    status: 409,
+    uk: (p) =>
+      `Ключ ${s(p.key_id)} уже має облікові дані TSIG ${s(p.name)}; секрет показують лише раз. Якщо його втрачено, відкличте ключ і випустіть новий.`,
+    en: (p) =>
+      `The key ${s(p.key_id)} already has a TSIG credential ${s(p.name)}; its secret is shown only once. If it is lost, revoke the key and issue a new one.`,
+    actions: () => [{ type: 'open_console', href: '/console/keys' }],
+  },
   domain_invalid: {
     status: 422,
     uk: (p) => `«${s(p.domain)}» не є правильним доменним ім’ям.`,

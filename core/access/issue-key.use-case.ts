@@ -18,6 +18,7 @@ import type { SecretHasher } from '../kernel/secret-hasher.port.js';
 import { isRightName, RIGHTS, type DangerClass, type RightName } from '../kernel/rights.js';
 import { summarise, type KeySummary } from './summary.js';
 import { templateById } from './templates.js';
+import { DNS_RIGHTS, newTsigCredential } from './tsig-credential.js';
 
 /**
  * Seed A8, in its order: a rights template (or rights, or explicit policies), domains (named, or one
@@ -58,11 +59,6 @@ export interface IssuedKey {
   /** The DNS (TSIG) credential, secret shown once beside the key; null for a key without a DNS right. */
   readonly tsig: { readonly name: string; readonly algorithm: TsigAlgorithmName; readonly secret: string } | null;
 }
-
-/** Rights that come with a TSIG credential (DNS UPDATE, signed queries and transfers). */
-const DNS_RIGHTS: readonly RightName[] = ['dns.read', 'dns.edit', 'dns.acme_challenge'];
-/** Secret length per algorithm: the hash's output length (RFC 8945 §6: no shorter than the output). */
-const TSIG_SECRET_BYTES: Record<TsigAlgorithmName, number> = { 'hmac-sha256': 32, 'hmac-sha512': 64 };
 
 const bad = (field: string, rule: string, value?: unknown) =>
   new DomainError('validation_failed', {}, [{ field, rule, ...(value === undefined ? {} : { value }) }]);
@@ -109,11 +105,9 @@ export class IssueKey {
     let tsig: IssuedKey['tsig'] = null;
     let credential: TsigCredential | null = null;
     if (draft.policies.some((p) => DNS_RIGHTS.includes(p.right))) {
-      // A DNS name unique per key, lower case (DNS compares names case-insensitively): 80 random bits.
-      const name = `dmk-${draft.environment}-${hex(this.deps.random.bytes(10))}`;
-      const tsigSecret = base64(this.deps.random.bytes(TSIG_SECRET_BYTES[algorithm]));
-      tsig = { name, algorithm, secret: tsigSecret };
-      credential = { name, algorithm, sealedSecret: this.deps.secretBox.seal(tsigSecret) };
+      const made = newTsigCredential(this.deps, draft.environment, algorithm);
+      tsig = made.shown;
+      credential = made.stored;
     }
     const key: ApiKey = {
       id,
@@ -248,6 +242,3 @@ export class IssueKey {
     return { cidr, expiresOn, spendLimit };
   }
 }
-
-const hex = (b: Uint8Array): string => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
-const base64 = (b: Uint8Array): string => Buffer.from(b).toString('base64');

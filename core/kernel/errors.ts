@@ -26,6 +26,9 @@ export type ErrorCode =
   | 'right_test_only'
   | 'domains_required'
   | 'key_not_found'
+  | 'key_not_active'
+  | 'tsig_right_missing'
+  | 'tsig_credential_exists'
   // domains
   | 'domain_invalid'
   | 'domain_not_found'
@@ -192,6 +195,9 @@ export interface ErrorParamMap {
   right_test_only: { right: Param };
   domains_required: NoParams;
   key_not_found: { key_id: Param };
+  key_not_active: { key_id: Param; status: Param };
+  tsig_right_missing: { key_id: Param };
+  tsig_credential_exists: { key_id: Param; name: Param };
   domain_invalid: { domain: Param };
   domain_not_found: { domain: Param };
   domain_taken: { domain: Param; label: Param; registered_until: Param };

@@ -78,6 +78,8 @@ export const errorCatalogue = (): string => {
     axfr_unreachable: { reason: 'ECONNREFUSED' },
     axfr_failed: { rcode: 'SERVFAIL' },
     axfr_tsig_invalid: { reason: 'BADSIG' },
+    key_not_active: { status: 'revoked' },
+    tsig_credential_exists: { name: 'dmk-live-3f0c9a2b7d1e4c5a6b8f' },
   };
   const rows = (Object.keys(ERROR_TABLE) as ErrorCode[])
     .map((code) => [code, entryOf(code), { ...sample, ...own[code] }] as const)

@@ -9,6 +9,7 @@ import { DescribeKey } from '../../core/access/describe-key.use-case.js';
 import { IssueKey } from '../../core/access/issue-key.use-case.js';
 import { ListKeys, RevokeKey } from '../../core/access/manage-keys.use-case.js';
 import { ResolveTsigKey } from '../../core/access/resolve-tsig-key.use-case.js';
+import { TsigCredentials } from '../../core/access/tsig-credentials.use-case.js';
 import { TOKENS as T } from '../tokens.js';
 
 /** The access capability's use cases, constructed by hand from their ports (no decorators in core/). */
@@ -43,6 +44,13 @@ export const accessModule = () =>
     bind(T.ResolveTsigKey)
       .toResolvedValue((st: SqlStore, box, c) => new ResolveTsigKey(st.keys, box, c, st.tsigReplays), [s, T.SecretBox, T.Clock])
       .inSingletonScope();
+    bind(T.TsigCredentials)
+      .toResolvedValue(
+        (st: SqlStore, r, c, rec: Recorder, box) =>
+          new TsigCredentials({ keys: st.keys, events: rec, uow: st.uow, random: r, clock: c, secretBox: box }),
+        [s, T.Random, T.Clock, T.Recorder, T.SecretBox],
+      )
+      .inSingletonScope();
     bind(T.DescribeKey)
       .toResolvedValue((st: SqlStore, c) => new DescribeKey(st.spend, c), [s, T.Clock])
       .inSingletonScope();
@@ -51,8 +59,11 @@ export const accessModule = () =>
 const id = <X>(token: ServiceIdentifier<X>) => token;
 
 /** What the routes (and the console) call of this capability. */
-export const accessUseCases = (c: Container): Pick<UseCases, 'issueKey' | 'listKeys' | 'revokeKey' | 'describeKey'> => ({
+export const accessUseCases = (
+  c: Container,
+): Pick<UseCases, 'issueKey' | 'listKeys' | 'revokeKey' | 'describeKey' | 'tsigCredentials'> => ({
   issueKey: c.get(T.IssueKey),
+  tsigCredentials: c.get(T.TsigCredentials),
   listKeys: c.get(T.ListKeys),
   revokeKey: c.get(T.RevokeKey),
   describeKey: c.get(T.DescribeKey),

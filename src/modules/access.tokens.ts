@@ -7,6 +7,7 @@ import type { DescribeKey } from '../../core/access/describe-key.use-case.js';
 import type { IssueKey } from '../../core/access/issue-key.use-case.js';
 import type { ListKeys, RevokeKey } from '../../core/access/manage-keys.use-case.js';
 import type { ResolveTsigKey } from '../../core/access/resolve-tsig-key.use-case.js';
+import type { TsigCredentials } from '../../core/access/tsig-credentials.use-case.js';
 
 /** Injection tokens of the access capability (src/ binds them by explicit token; core/ has no decorators). */
 export const ACCESS_TOKENS = {
@@ -18,4 +19,5 @@ export const ACCESS_TOKENS = {
   RevokeKey: token<RevokeKey>('RevokeKey'),
   DescribeKey: token<DescribeKey>('DescribeKey'),
   ResolveTsigKey: token<ResolveTsigKey>('ResolveTsigKey'),
+  TsigCredentials: token<TsigCredentials>('TsigCredentials'),
 } as const;

@@ -62,6 +62,9 @@ class FakeKeys implements KeyRepository {
     return false;
   }
   async touchLastUsed() {}
+  async setTsig() {
+    return false;
+  }
 }
 
 class FakeEvents implements EventLog {

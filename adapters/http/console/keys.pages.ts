@@ -3,6 +3,7 @@ import type { IssueKeyInput } from '../../../core/access/issue-key.use-case.js';
 import { TEMPLATES } from '../../../core/access/templates.js';
 import { CLASSES, classOf } from '../../../core/access/classes.js';
 import type { KeyView } from '../../../core/access/key-view.js';
+import { DNS_RIGHTS as TSIG_RIGHTS } from '../../../core/access/tsig-credential.js';
 import { RIGHTS, type RightName } from '../../../core/kernel/rights.js';
 import { formatUah } from '../../../core/kernel/money.js';
 import { DomainError } from '../../../core/kernel/errors.js';
@@ -213,7 +214,8 @@ export const keyPages = (uc: UseCases): ConsolePage[] => [
     handle: async (r) => {
       const v = r.view;
       const k = await findKey(uc, r, r.params[0]!);
-      const tsig = (k as KeyView & { tsig?: { name?: string } }).tsig;
+      const tsig = await uc.tsigCredentials.show(me(r).actor, k.id);
+      const dnsKey = k.policies.some((p) => TSIG_RIGHTS.includes(p.right));
       return {
         title: `${v.t('Ключ', 'Key')} ${k.name}`,
         body: html`<h1>${v.t('Ключ', 'Key')} «${k.name}»</h1>
@@ -240,13 +242,36 @@ export const keyPages = (uc: UseCases): ConsolePage[] => [
               <dt>${v.t('Останнє використання', 'Last used')}</dt>
               <dd>${k.last_used_at ? when(k.last_used_at, v) : v.t('ще не використано', 'not used yet')}</dd>
               ${
-                tsig?.name
+                tsig
                   ? html`<dt>${v.t('Облікові дані TSIG', 'TSIG credential')}</dt>
-                      <dd class="mono">${tsig.name}</dd>`
+                      <dd class="mono">${tsig.algorithm}:${tsig.name}</dd>`
                   : ''
               }
             </dl>
           </div>
+          ${
+            // Keys issued before DNS UPDATE existed have no credential: one may be issued here, once.
+            !tsig && dnsKey && k.status === 'active'
+              ? html`<h2>${v.t('Облікові дані DNS UPDATE (TSIG)', 'DNS UPDATE credential (TSIG)')}</h2>
+                  <form class="card" method="post" action="/console/keys/${k.id}/tsig">
+                    ${csrfField(v)}<input type="hidden" name="_back" value="/console/keys/${k.id}" />
+                    <p>
+                      ${v.t(
+                        'Цей ключ випущено до появи DNS UPDATE, тож облікових даних TSIG він не має. Випустіть їх, щоб nsupdate, certbot (rfc2136), lego та інші клієнти RFC 2136 працювали з правами цього ключа. Секрет покажемо лише один раз.',
+                        'This key was issued before DNS UPDATE existed, so it has no TSIG credential. Issue one to let nsupdate, certbot (rfc2136), lego and other RFC 2136 clients work with this key’s rights. The secret is shown only once.',
+                      )}
+                    </p>
+                    <label
+                      >${v.t('Алгоритм', 'Algorithm')}
+                      <select name="tsig_algorithm">
+                        <option value="hmac-sha256" selected>hmac-sha256</option>
+                        <option value="hmac-sha512">hmac-sha512</option>
+                      </select></label
+                    >
+                    <button type="submit">${v.t('Випустити облікові дані TSIG', 'Issue a TSIG credential')}</button>
+                  </form>`
+              : ''
+          }
           <h2>${v.t('Права', 'Rights')}</h2>
           <table>
             <thead>
@@ -295,6 +320,60 @@ export const keyPages = (uc: UseCases): ConsolePage[] => [
               : ''
           }
           <p><a href="/console/keys">${v.t('До списку ключів', 'To the list of keys')}</a></p>`,
+      };
+    },
+  },
+  {
+    // Issue, then redirect: the secret reaches the next GET once (a reload never issues another).
+    method: 'POST',
+    pattern: /^\/console\/keys\/([0-9A-Za-z]{12})\/tsig$/,
+    auth: true,
+    handle: async (r) => {
+      const id = r.params[0]!;
+      const algorithm = typeof r.form.tsig_algorithm === 'string' ? r.form.tsig_algorithm : undefined;
+      const made = await uc.tsigCredentials.issue(me(r).actor, id, algorithm);
+      return {
+        redirect: `/console/keys/${id}/tsig`,
+        // RFC 2136 clients' algorithm:name:secret form, as beside a newly issued key.
+        once: { kind: 'tsig', data: { id, tsig: `${made.algorithm}:${made.name}:${made.secret}` } },
+      };
+    },
+  },
+  {
+    method: 'GET',
+    pattern: /^\/console\/keys\/([0-9A-Za-z]{12})\/tsig$/,
+    auth: true,
+    handle: async (r) => {
+      const v = r.view;
+      const id = r.params[0]!;
+      const shown = r.once?.kind === 'tsig' && r.once.data.id === id ? (r.once.data.tsig ?? null) : null;
+      return {
+        title: v.t('Облікові дані TSIG', 'TSIG credential'),
+        body: html`<h1>${v.t('Облікові дані DNS UPDATE (TSIG)', 'DNS UPDATE credential (TSIG)')}</h1>
+          ${
+            shown
+              ? html`${alert(
+                    'info',
+                    v.t(
+                      'Скопіюйте облікові дані зараз: секрет показано лише один раз і збережено тільки зашифрованим. Якщо втратите — відкличте ключ і випустіть новий.',
+                      'Copy the credential now: the secret is shown only once and kept only sealed. If you lose it, revoke the key and issue a new one.',
+                    ),
+                  )}
+                  <div class="card secret tsig">
+                    <code id="key-tsig">${shown}</code
+                    ><button type="button" data-copy="key-tsig" data-copied="${v.t('Скопійовано', 'Copied')}">
+                      ${v.t('Копіювати', 'Copy')}
+                    </button>
+                  </div>`
+              : alert(
+                  'info',
+                  v.t(
+                    'Облікові дані вже показано один раз, тож тут їх більше немає (оновлення сторінки не випускає нових).',
+                    'The credential was already shown once, so it is not here any more (reloading the page does not issue another).',
+                  ),
+                )
+          }
+          <p><a href="/console/keys/${id}">${v.t('Сторінка ключа', 'The key’s page')}</a></p>`,
       };
     },
   },

@@ -1,6 +1,7 @@
 import type { DescribeKey } from '../../../core/access/describe-key.use-case.js';
 import type { IssueKey, IssueKeyInput } from '../../../core/access/issue-key.use-case.js';
 import type { ListKeys, RevokeKey } from '../../../core/access/manage-keys.use-case.js';
+import type { TsigCredentials } from '../../../core/access/tsig-credentials.use-case.js';
 import { route, withBody, type Route } from '../route.js';
 import type { FromSchema } from '../schema-type.js';
 import { i18n, keyRequest, keyView, money, page, pageQuery, policy, summary, tsigCredential } from '../schemas.js';
@@ -14,6 +15,8 @@ export interface KeysUseCases {
   readonly issueKey: Pick<IssueKey, 'preview' | 'issue'>;
   readonly listKeys: Pick<ListKeys, 'execute'>;
   readonly revokeKey: Pick<RevokeKey, 'execute'>;
+  /** The console's: a TSIG credential for a key issued before TSIG existed (human-only, shown once). */
+  readonly tsigCredentials: Pick<TsigCredentials, 'show' | 'issue'>;
 }
 
 /** The request as the use case takes it: a spend limit is kopiykas, absent conditions are null. */

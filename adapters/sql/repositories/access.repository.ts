@@ -1,4 +1,4 @@
-import type { ApiKey, TsigAlgorithmName } from '../../../core/kernel/caller.js';
+import type { ApiKey, TsigAlgorithmName, TsigCredential } from '../../../core/kernel/caller.js';
 import type { Policy } from '../../../core/access/policy.js';
 import type { KeyListQuery, KeyRepository } from '../../../core/access/ports/key-repository.port.js';
 import type { DangerClass } from '../../../core/kernel/rights.js';
@@ -163,6 +163,23 @@ export class SqlKeyRepository implements KeyRepository {
       .whereNull('revoked_at')
       .update({ revoked_at: iso(at), revoked_by: by });
     // Every other process drops it once this commits.
+    if (n > 0) await this.announcer?.announce('key', id);
+    return n > 0;
+  }
+
+  async setTsig(id: string, credential: TsigCredential): Promise<boolean> {
+    const drop = () => {
+      this.cache.delete(id);
+      this.shared?.delete(id);
+    };
+    drop();
+    this.uow.afterCommit(drop);
+    const n = await this.uow
+      .db()('api_keys')
+      .where({ id })
+      .whereNull('tsig_name')
+      .update({ tsig_name: credential.name.toLowerCase(), tsig_algorithm: credential.algorithm, tsig_secret: credential.sealedSecret });
+    // Every other process drops its copy of the key once this commits (the DNS workers then find the credential).
     if (n > 0) await this.announcer?.announce('key', id);
     return n > 0;
   }

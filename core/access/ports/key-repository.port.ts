@@ -1,4 +1,4 @@
-import type { ApiKey } from '../../kernel/caller.js';
+import type { ApiKey, TsigCredential } from '../../kernel/caller.js';
 
 export interface KeyListQuery {
   readonly accountId: string;
@@ -17,4 +17,6 @@ export interface KeyRepository {
   /** Marks revoked; false when already revoked or unknown. */
   revoke(id: string, at: Date, by: string): Promise<boolean>;
   touchLastUsed(id: string, at: Date): Promise<void>;
+  /** Gives a key its TSIG credential; false when it already has one (or is unknown). */
+  setTsig(id: string, credential: TsigCredential): Promise<boolean>;
 }
