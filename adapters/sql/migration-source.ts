@@ -23,6 +23,7 @@ import * as dnssec from './migrations/20261126160000_dnssec.js';
 import * as hostedDomains from './migrations/20261126160000_hosted_domains.js';
 import * as dnssecDs from './migrations/20261126170000_dnssec_ds.js';
 import * as transferKeepZone from './migrations/20261126170000_transfer_keep_zone.js';
+import * as dnssecRollover from './migrations/20261126190000_dnssec_rollover.js';
 
 /** Migrations listed explicitly: no directory scanning, so they load the same under tsx, tests and CLI. */
 const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
@@ -50,6 +51,7 @@ const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
   ['20261126160000_hosted_domains', hostedDomains],
   ['20261126170000_dnssec_ds', dnssecDs],
   ['20261126170000_transfer_keep_zone', transferKeepZone],
+  ['20261126190000_dnssec_rollover', dnssecRollover],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

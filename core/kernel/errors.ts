@@ -102,6 +102,8 @@ export type ErrorCode =
   | 'dnssec_not_enabled'
   | 'dnssec_ds_hosted'
   | 'dnssec_ds_refused'
+  | 'dnssec_ds_removal_refused'
+  | 'dnssec_rollover_in_progress'
   // certificates
   | 'certificate_not_found'
   | 'certificate_not_ready'
@@ -260,6 +262,8 @@ export interface ErrorParamMap {
   dnssec_not_enabled: { domain: Param };
   dnssec_ds_hosted: { domain: Param };
   dnssec_ds_refused: { domain: Param; reason: Param };
+  dnssec_ds_removal_refused: { domain: Param; reason: Param };
+  dnssec_rollover_in_progress: { domain: Param; step: Param };
   certificate_not_found: { certificate_id: Param };
   certificate_not_ready: { certificate_id: Param; status: Param };
   certificate_not_revocable: { certificate_id: Param; status: Param };
