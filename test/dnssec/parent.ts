@@ -72,24 +72,32 @@ zone:
   if ((await waitFor(async () => !!(await soa().catch(() => undefined)), 15_000, 100)) === null)
     throw new Error(`parent knotd did not start: ${knotd.log()}`);
   const key = (await soa())!;
+  let last = '';
   const knotc = (...args: string[]) => spawnSync('knotc', ['-c', conf, ...args], { encoding: 'utf8' });
   return {
     port,
     anchor: `${parent}. DNSKEY ${key.data}`,
     setDs: async (ds) => {
-      const want = serial;
+      const wanted = [...ds]
+        .map((d) => d.split(/\s+/)[0])
+        .sort()
+        .join(',');
+      if (wanted === last) return;
+      last = wanted;
       write(ds);
       const r = knotc('zone-reload', parent);
       if (r.status !== 0) throw new Error(`knotc zone-reload: ${r.stdout}${r.stderr}`);
+      // Served once the parent answers the child's DS set by these key tags.
       const served = await waitFor(
         async () => {
-          const a = await dig(port, parent, 'SOA');
-          return Number(a.answer.find((x) => x.type === 'SOA')?.data.split(/\s+/)[2]) >= want;
+          const a = await dig(port, child, 'DS');
+          const tags = a.answer.filter((x) => x.type === 'DS').map((x) => x.data.split(/\s+/)[0]);
+          return tags.sort().join(',') === wanted;
         },
         10_000,
         50,
       );
-      if (served === null) throw new Error(`parent did not serve serial ${want}: ${knotd.log()}`);
+      if (served === null) throw new Error(`parent did not serve the DS set ${wanted}: ${knotd.log()}`);
     },
     stop: () => knotd.stop(),
     log: () => knotd.log(),
