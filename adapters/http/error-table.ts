@@ -204,13 +204,6 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
     en: (p) =>
       `The DNSSEC key of ${s(p.domain)} is being rolled (step ${s(p.step)}): wait until the rollover ends (GET /v1/domains/${s(p.domain)}/dnssec).`,
   },
-  dnssec_algorithm_rollover_unavailable: {
-    status: 409,
-    uk: (p) =>
-      `Домен ${s(p.domain)} має DS у батьківській зоні; зміна алгоритму на ${s(p.algorithm)} потребує поступової заміни ключів, яка ще недоступна.`,
-    en: (p) =>
-      `${s(p.domain)} has a DS at its parent; moving to algorithm ${s(p.algorithm)} needs a staged algorithm rollover, which is not available yet.`,
-  },
   domain_taken: {
     status: 409,
     uk: (p) => `Домен ${s(p.domain)} уже зареєстровано до ${s(p.registered_until)}.`,

@@ -98,7 +98,6 @@ export type ErrorCode =
   // dnssec
   | 'dnssec_algorithm_unsupported'
   | 'dnssec_ds_at_parent'
-  | 'dnssec_algorithm_rollover_unavailable'
   | 'dnssec_not_enabled'
   | 'dnssec_ds_hosted'
   | 'dnssec_ds_refused'
@@ -258,7 +257,6 @@ export interface ErrorParamMap {
   axfr_tsig_invalid: { server: Param; reason: Param };
   dnssec_algorithm_unsupported: { algorithm: Param };
   dnssec_ds_at_parent: { domain: Param };
-  dnssec_algorithm_rollover_unavailable: { domain: Param; algorithm: Param };
   dnssec_not_enabled: { domain: Param };
   dnssec_ds_hosted: { domain: Param };
   dnssec_ds_refused: { domain: Param; reason: Param };
