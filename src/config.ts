@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { DEFAULT_DNSSEC_TIMINGS, type DnssecTimings } from '../core/dnssec/dnssec-timings.js';
 import { availableParallelism } from 'node:os';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -106,6 +107,13 @@ export interface Config {
     readonly resolverPort: number;
     readonly resolverTimeoutMs: number;
   };
+  /**
+   * DNSSEC schedules (core/dnssec/dnssec-timings.ts): DNSSEC_DS_TTL_SECONDS, the parent's DS TTL that a
+   * switch-off and a rollover wait out (default 86400); DNSSEC_PROPAGATION_SECONDS, added to every wait
+   * for the secondaries (default 3600); DNSSEC_CSK_LIFETIME_DAYS before the automatic CSK rollover (default
+   * 365); DNSSEC_TEST_WAIT_SECONDS, tests only (refused in production): every wait this many seconds.
+   */
+  readonly dnssec: { readonly timings: DnssecTimings };
   readonly monitors: {
     readonly allowLoopback: boolean;
     readonly checkTimeoutMs: number;
@@ -341,6 +349,8 @@ const productionProblems = (env: NodeJS.ProcessEnv, c: Config): void => {
   if (c.secureCookies !== true)
     problem(`COOKIE_SECURE must be true in production (cookies only over TLS), got "${env.COOKIE_SECURE ?? ''}"`);
   if (bool(env, 'SEED_DEMO', false)) problem('SEED_DEMO: production never seeds the demo account (unset it)');
+  if (env.DNSSEC_TEST_WAIT_SECONDS)
+    problem('DNSSEC_TEST_WAIT_SECONDS shortens DNSSEC waits below the TTLs, for tests only; production refuses it (unset it)');
   if (c.sandboxDns && c.sandboxDns.port === c.dnsPort)
     problem(
       `SANDBOX_DNS_PORT must differ from DNS_PORT in production (sandbox zones are never served on DNS_PORT), got ${c.sandboxDns.port}`,
@@ -455,6 +465,15 @@ const readConfig = (env: NodeJS.ProcessEnv): Config => {
       rootHints: env.DELEGATION_ROOT_HINTS ?? '',
       resolverPort: int(env, 'DELEGATION_RESOLVER_PORT', 53, 1),
       resolverTimeoutMs: int(env, 'DELEGATION_RESOLVER_TIMEOUT_MS', 2000, 50),
+    },
+    dnssec: {
+      timings: {
+        dnskeyTtlS: DEFAULT_DNSSEC_TIMINGS.dnskeyTtlS,
+        dsTtlS: int(env, 'DNSSEC_DS_TTL_SECONDS', DEFAULT_DNSSEC_TIMINGS.dsTtlS, 0),
+        propagationS: int(env, 'DNSSEC_PROPAGATION_SECONDS', DEFAULT_DNSSEC_TIMINGS.propagationS, 0),
+        cskLifetimeS: int(env, 'DNSSEC_CSK_LIFETIME_DAYS', DEFAULT_DNSSEC_TIMINGS.cskLifetimeS / 86400, 1) * 86400,
+        testWaitS: env.DNSSEC_TEST_WAIT_SECONDS ? int(env, 'DNSSEC_TEST_WAIT_SECONDS', 0, 0) : null,
+      },
     },
     monitors: {
       allowLoopback: bool(env, 'MONITORS_ALLOW_LOOPBACK', false),

@@ -147,6 +147,14 @@ export class Worker {
       run: () => this.system.get(TOKENS.RefreshSignatures).execute(),
       quiet: (n) => n === 0,
     },
+    {
+      // DNSSEC schedules: switch-offs past the DS TTL, rollover steps (the DS swap among them), CSKs past their lifetime.
+      name: 'dnssecSchedule',
+      failure: 'DNSSEC schedule pass failed',
+      log: 'DNSSEC schedule steps',
+      run: () => this.system.get(TOKENS.RunDnssecSchedule).run(),
+      quiet: (r) => r.disabled + r.steps + r.started + r.held === 0,
+    },
     { name: 'monitors', failure: 'monitoring pass failed', run: () => this.monitors(), quiet: () => true },
     {
       // Active hosted zones: is the delegation still ours? (HOSTING_RECHECK_SECONDS per zone.)

@@ -212,12 +212,19 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
     uk: (p) => `Реєстр відмовився прийняти DS домену ${s(p.domain)}: ${s(p.reason)}. Зона й далі підписана; DS у батьківській зоні немає.`,
     en: (p) => `The registry refused the DS of ${s(p.domain)}: ${s(p.reason)}. The zone stays signed; the parent holds no DS.`,
   },
-  dnssec_algorithm_rollover_unavailable: {
+  dnssec_ds_removal_refused: {
+    status: 422,
+    uk: (p) =>
+      `Реєстр відмовився прибрати DS домену ${s(p.domain)}: ${s(p.reason)}. Зона й далі підписана, DS лишається в батьківській зоні — домен працює; приберіть DS через реєстр або спробуйте знову.`,
+    en: (p) =>
+      `The registry refused to remove the DS of ${s(p.domain)}: ${s(p.reason)}. The zone stays signed and the parent keeps the DS, so the domain keeps working; have the registry remove the DS, or try again.`,
+  },
+  dnssec_rollover_in_progress: {
     status: 409,
     uk: (p) =>
-      `Домен ${s(p.domain)} має DS у батьківській зоні; зміна алгоритму на ${s(p.algorithm)} потребує поступової заміни ключів, яка ще недоступна.`,
+      `Ключ DNSSEC домену ${s(p.domain)} саме замінюється (крок ${s(p.step)}): дочекайтеся кінця заміни (GET /v1/domains/${s(p.domain)}/dnssec).`,
     en: (p) =>
-      `${s(p.domain)} has a DS at its parent; moving to algorithm ${s(p.algorithm)} needs a staged algorithm rollover, which is not available yet.`,
+      `The DNSSEC key of ${s(p.domain)} is being rolled (step ${s(p.step)}): wait until the rollover ends (GET /v1/domains/${s(p.domain)}/dnssec).`,
   },
   domain_taken: {
     status: 409,

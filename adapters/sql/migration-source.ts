@@ -23,6 +23,7 @@ import * as dnssec from './migrations/20261126160000_dnssec.js';
 import * as hostedDomains from './migrations/20261126160000_hosted_domains.js';
 import * as dnssecDs from './migrations/20261126170000_dnssec_ds.js';
 import * as transferKeepZone from './migrations/20261126170000_transfer_keep_zone.js';
+import * as dnssecRollover from './migrations/20261126190000_dnssec_rollover.js';
 import * as dnssecSignatures from './migrations/20261126193100_dnssec_signatures.js';
 import * as scaleIndexes from './migrations/20261126201000_scale_indexes.js';
 
@@ -52,6 +53,7 @@ const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
   ['20261126160000_hosted_domains', hostedDomains],
   ['20261126170000_dnssec_ds', dnssecDs],
   ['20261126170000_transfer_keep_zone', transferKeepZone],
+  ['20261126190000_dnssec_rollover', dnssecRollover],
   ['20261126193100_dnssec_signatures', dnssecSignatures],
   ['20261126201000_scale_indexes', scaleIndexes],
 ];

@@ -5,12 +5,15 @@ import type { StoredZone } from '../dns/zone/zone.js';
 import { ZONE_BUSY_RETRY_AFTER_S, ZoneChanged } from '../dns/zone/zone-service.js';
 import type { DnssecDeps } from './dnssec-deps.js';
 import { dnssecView, type DnssecView } from './dnssec-view.js';
+import type { DnssecState } from './dnssec-state.js';
+import { signingWindow } from '../dns/zone/zone-signing.js';
 
 /**
- * DELETE /v1/domains/{domain}/dnssec (dns.dnssec, class 3): while the parent holds no DS, no validator
- * depends on our signatures, so signing stops at once (200). With a DS at the parent, stopping first would
+ * Stops signing at once (DELETE /v1/domains/{domain}/dnssec through SwitchOffDnssec): only while the parent
+ * holds no DS, so no validator depends on our signatures. With a DS at the parent, stopping first would
  * make every validating resolver answer SERVFAIL for the domain: refused (409 dnssec_ds_at_parent) — the
- * DS must go first, then its TTL pass (RFC 6781 §4.3.1 in reverse).
+ * DS must go first, then its TTL pass (RFC 6781 §4.3.1 in reverse: the dnssec_disable operation). While
+ * that wait runs ("disabling") the zone stays signed and the state is answered as it is.
  */
 export class DisableDnssec {
   constructor(private readonly deps: DnssecDeps) {}
@@ -19,8 +22,9 @@ export class DisableDnssec {
     const domain = normalizeDomain(domainInput);
     for (let attempt = 0; attempt < 5; attempt++) {
       try {
-        const zone = await this.deps.uow.transaction(() => this.once(key, domain));
-        if (zone) await this.deps.zoneService.publish(zone);
+        const done = await this.deps.uow.transaction(() => this.once(key, domain));
+        if ('waiting' in done) return dnssecView(done.waiting, signingWindow(done.waiting.windowStart));
+        if (done.zone) await this.deps.zoneService.publish(done.zone);
         return dnssecView(null, null);
       } catch (err) {
         if (err instanceof ZoneChanged) continue;
@@ -30,13 +34,15 @@ export class DisableDnssec {
     throw new DomainError('zone_busy', { domain, retry_after: ZONE_BUSY_RETRY_AFTER_S });
   }
 
-  private async once(key: ApiKey, domain: string): Promise<StoredZone | null> {
+  private async once(key: ApiKey, domain: string): Promise<{ zone: StoredZone | null } | { waiting: DnssecState }> {
     await this.deps.zones.lock(key.accountId, key.environment, domain);
     const zone = await this.deps.zones.find(key.accountId, key.environment, domain);
     if (!zone) throw new DomainError('domain_not_found', { domain });
     const state = await this.deps.dnssec.find(zone.id);
-    if (!state) return null;
+    if (!state) return { zone: null };
     if (state.dsAtParent) throw new DomainError('dnssec_ds_at_parent', { domain });
+    // The DS left the parent moments ago: caches may still hold it until stopSigningAt.
+    if (state.status === 'disabling') return { waiting: state };
     await this.deps.dnssec.remove(zone.id);
     const next = await this.deps.zoneService.commit(zone, [], []);
     await this.deps.events.record(
@@ -53,6 +59,6 @@ export class DisableDnssec {
     // The zone as read carried its signing; served from now on without it.
     const { signing: _unsigned, ...unsigned } = next;
     void _unsigned;
-    return unsigned;
+    return { zone: unsigned };
   }
 }

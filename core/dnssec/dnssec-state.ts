@@ -11,20 +11,65 @@ import type { DnssecAlgorithm } from './dnskey.js';
  */
 export type DnssecStatus = 'signed' | 'ds_pending' | 'secure' | 'rolling' | 'disabling';
 
+/**
+ * Where a key stands, as two facts the signer reads (core/dns/zone/zone-signing.ts):
+ * - active: in the DNSKEY set and signing;
+ * - published: in the DNSKEY set only (a new key waiting for caches to learn it, or an old one leaving);
+ * - signing: signing without being in the DNSKEY set (an algorithm rollover, RFC 6781 §4.1.4: the new
+ *   algorithm's signatures come before its DNSKEY, the old algorithm's signatures go after its DNSKEY);
+ * - retired: gone from the zone.
+ */
+export type DnssecKeyState = 'active' | 'published' | 'signing' | 'retired';
+
 export interface DnssecKey {
   readonly id: string;
   readonly tag: number;
   readonly algorithm: DnssecAlgorithm;
   readonly flags: number;
   readonly role: 'csk';
-  /** active: published and signing; published: in the DNSKEY set only; retired: gone from the zone. */
-  readonly state: 'active' | 'published' | 'retired';
+  readonly state: DnssecKeyState;
   readonly publicKey: string;
   /** PKCS#8, sealed with the secret box. Never logged, never answered. */
   readonly sealedPrivateKey: string;
   /** The DS in presentation form: "<tag> <alg> 2 <hex>". */
   readonly ds: string;
+  /** Real time. */
   readonly createdAt: Date;
+  /** Schedule times (account time: the sandbox clock for test domains), when they happened. */
+  readonly publishedAt?: Date | null;
+  readonly activeAt?: Date | null;
+  readonly retiredAt?: Date | null;
+}
+
+/**
+ * The steps of a rollover, in order (rollover.ts): a CSK rollover pre-publishes the new key, then both
+ * keys sign (double signatures: the DNSKEY set stays signed by the key the parent's DS names), the DS is
+ * replaced, the old key stops signing, then leaves the DNSKEY set. An algorithm rollover (RFC 6781
+ * §4.1.4) signs with the new algorithm first, publishes its DNSKEY, replaces the DS, removes the old
+ * DNSKEY, then the old signatures.
+ */
+export type RolloverStep =
+  'prepublish' | 'double_sign' | 'new_signatures' | 'new_dnskey' | 'ds_replaced' | 'old_unsigned' | 'old_dnskey_removed' | 'done';
+
+export interface RolloverEntry {
+  readonly step: RolloverStep | 'started' | 'ds_replace_failed' | 'ds_left_to_owner';
+  /** Account time. */
+  readonly at: Date;
+  readonly note?: string;
+}
+
+export interface Rollover {
+  readonly kind: 'csk' | 'algorithm';
+  /** The step reached: the next one runs at `nextAt`. */
+  readonly step: RolloverStep;
+  /** Account time of the next step. */
+  readonly nextAt: Date;
+  readonly startedAt: Date;
+  readonly oldKeyId: string;
+  readonly newKeyId: string;
+  readonly oldKeyTag: number;
+  readonly newKeyTag: number;
+  readonly history: readonly RolloverEntry[];
 }
 
 export interface DnssecState {
@@ -38,10 +83,28 @@ export interface DnssecState {
   readonly windowStart: Date;
   readonly enabledAt: Date;
   readonly keys: readonly DnssecKey[];
+  /** While switching off (status "disabling"): when signing stops, account time; null otherwise. */
+  readonly stopSigningAt?: Date | null;
+  /** A rollover under way (status "rolling"); null otherwise. */
+  readonly rollover?: Rollover | null;
+  /** When the automatic CSK rollover starts (account time): the active key's lifetime is over then. */
+  readonly nextRolloverAt?: Date | null;
+  /** The last finished rollover, kept for its timeline (GET …/dnssec, the console). */
+  readonly lastRollover?: Rollover | null;
 }
 
-/** What the nameserver signs with (core/dns/zone/zone-signing.ts). */
-export const zoneSigningOf = (s: Pick<DnssecState, 'keys' | 'windowStart'>): ZoneSigning => ({
+/** The steps in which every signing key is also in the DNSKEY set, so CDS may name them all (RFC 7344 §4.1). */
+const CDS_STEPS: readonly RolloverStep[] = ['double_sign', 'new_dnskey', 'ds_replaced', 'old_unsigned'];
+
+const PUBLISHED: Readonly<Record<DnssecKeyState, boolean>> = { active: true, published: true, signing: false, retired: false };
+const SIGNING: Readonly<Record<DnssecKeyState, boolean>> = { active: true, published: false, signing: true, retired: false };
+
+/**
+ * What the nameserver signs with (core/dns/zone/zone-signing.ts). CDS/CDNSKEY (RFC 7344, RFC 8078) are
+ * published from the double-signing step of a rollover on, so that a parent that scans for them (or the
+ * person copying the DS) sees the DS set wanted next.
+ */
+export const zoneSigningOf = (s: Pick<DnssecState, 'keys' | 'windowStart'> & Pick<Partial<DnssecState>, 'rollover'>): ZoneSigning => ({
   keys: s.keys
     .filter((k) => k.state !== 'retired')
     .map((k) => ({
@@ -50,9 +113,12 @@ export const zoneSigningOf = (s: Pick<DnssecState, 'keys' | 'windowStart'>): Zon
       flags: k.flags,
       publicKey: k.publicKey,
       sealedPrivateKey: k.sealedPrivateKey,
-      published: true,
-      signing: k.state === 'active',
+      published: PUBLISHED[k.state],
+      signing: SIGNING[k.state],
     })),
   ...signingWindow(s.windowStart),
-  cds: false,
+  cds: !!s.rollover && CDS_STEPS.includes(s.rollover.step),
 });
+
+/** When the worker next has something to do for the zone (account time), or null. */
+export const nextStepAt = (s: DnssecState): Date | null => s.stopSigningAt ?? s.rollover?.nextAt ?? s.nextRolloverAt ?? null;

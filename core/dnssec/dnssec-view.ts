@@ -1,4 +1,14 @@
-import type { DnssecState } from './dnssec-state.js';
+import type { DnssecState, Rollover } from './dnssec-state.js';
+
+type RolloverView = {
+  kind: 'csk' | 'algorithm';
+  step: string;
+  next_step_at: string | null;
+  started_at: string;
+  old_key_tag: number;
+  new_key_tag: number;
+  steps: Array<{ step: string; at: string; note?: string }>;
+};
 
 /** GET/PUT /v1/domains/{domain}/dnssec (DESIGN: DNSSEC). No private key material, ever. */
 export interface DnssecView {
@@ -14,14 +24,51 @@ export interface DnssecView {
     state: string;
     dnskey: string;
     created_at: string;
+    published_at: string | null;
+    active_at: string | null;
+    retired_at: string | null;
   }>;
   ds: string[];
   signatures: { inception: string; expiration: string } | null;
+  /** While "disabling": when signing stops (account time). */
+  stop_signing_at: string | null;
+  /** The rollover under way (status "rolling"), else null; its steps with their times. */
+  rollover: RolloverView | null;
+  /** The last finished rollover's timeline, and when the next automatic one starts. */
+  last_rollover: RolloverView | null;
+  next_rollover_at: string | null;
 }
+
+const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
+
+const rolloverView = (r: Rollover | null | undefined, finished: boolean): RolloverView | null =>
+  r
+    ? {
+        kind: r.kind,
+        step: r.step,
+        next_step_at: finished ? null : r.nextAt.toISOString(),
+        started_at: r.startedAt.toISOString(),
+        old_key_tag: r.oldKeyTag,
+        new_key_tag: r.newKeyTag,
+        steps: r.history.map((h) => ({ step: h.step, at: h.at.toISOString(), ...(h.note ? { note: h.note } : {}) })),
+      }
+    : null;
 
 export const dnssecView = (s: DnssecState | null, window: { inception: number; expiration: number } | null): DnssecView =>
   s === null
-    ? { enabled: false, algorithm: null, status: null, ds_at_parent: false, keys: [], ds: [], signatures: null }
+    ? {
+        enabled: false,
+        algorithm: null,
+        status: null,
+        ds_at_parent: false,
+        keys: [],
+        ds: [],
+        signatures: null,
+        stop_signing_at: null,
+        rollover: null,
+        last_rollover: null,
+        next_rollover_at: null,
+      }
     : {
         enabled: true,
         algorithm: s.algorithm,
@@ -35,9 +82,16 @@ export const dnssecView = (s: DnssecState | null, window: { inception: number; e
           state: k.state,
           dnskey: `${k.flags} 3 ${k.algorithm} ${k.publicKey}`,
           created_at: k.createdAt.toISOString(),
+          published_at: iso(k.publishedAt),
+          active_at: iso(k.activeAt),
+          retired_at: iso(k.retiredAt),
         })),
         ds: s.keys.filter((k) => k.state === 'active').map((k) => k.ds),
         signatures: window
           ? { inception: new Date(window.inception * 1000).toISOString(), expiration: new Date(window.expiration * 1000).toISOString() }
           : null,
+        stop_signing_at: iso(s.stopSigningAt),
+        rollover: rolloverView(s.rollover, false),
+        last_rollover: rolloverView(s.lastRollover, true),
+        next_rollover_at: iso(s.nextRolloverAt),
       };

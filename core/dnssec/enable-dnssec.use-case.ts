@@ -4,16 +4,19 @@ import { DomainError } from '../kernel/errors.js';
 import { signingWindow } from '../dns/zone/zone-signing.js';
 import type { StoredZone } from '../dns/zone/zone.js';
 import { ZONE_BUSY_RETRY_AFTER_S, ZoneChanged } from '../dns/zone/zone-service.js';
-import { CSK_FLAGS, dnskeyRdata, isAlgorithm, keyTag, type DnssecAlgorithm } from './dnskey.js';
+import { isAlgorithm, type DnssecAlgorithm } from './dnskey.js';
+import { DEFAULT_DNSSEC_TIMINGS } from './dnssec-timings.js';
+import { newCsk } from './new-key.js';
+import { startRollover } from './rollover.js';
 import type { DnssecDeps } from './dnssec-deps.js';
 import { zoneSigningOf, type DnssecKey, type DnssecState } from './dnssec-state.js';
 import { dnssecView, type DnssecView } from './dnssec-view.js';
 
 /**
  * PUT /v1/domains/{domain}/dnssec {"algorithm"} (dns.dnssec, class 3): signs the zone at once with a new
- * CSK. The same algorithm again changes nothing. Another algorithm while the parent holds no DS replaces
- * the key at once (no validator trusts the zone yet, so nothing can break); with a DS at the parent it needs
- * a staged algorithm rollover (RFC 6781 §4.1.4), refused until that exists.
+ * CSK. The same algorithm again changes nothing. Another algorithm starts an algorithm rollover (RFC 6781
+ * §4.1.4, rollover.ts), whether or not the parent holds our DS yet: a DS may be on its way (a pending
+ * dnssec_ds_publish, or an owner copying it to another registrar), and the staged rollover is safe either way.
  */
 export class EnableDnssec {
   constructor(private readonly deps: DnssecDeps) {}
@@ -39,25 +42,39 @@ export class EnableDnssec {
     const zone = await this.deps.zones.find(key.accountId, key.environment, domain);
     if (!zone) throw new DomainError('domain_not_found', { domain });
     const current = await this.deps.dnssec.find(zone.id);
-    if (current && current.algorithm === algorithm) return { state: current, zone: null };
-    if (current && current.dsAtParent)
-      throw new DomainError('dnssec_algorithm_rollover_unavailable', { domain, algorithm: String(algorithm) });
+    const rolling = current?.rollover;
+    if (current && rolling && rolling.newKeyId && current.keys.find((k) => k.id === rolling.newKeyId)?.algorithm === algorithm)
+      return { state: current, zone: null };
+    if (current && !rolling && current.algorithm === algorithm) return { state: current, zone: null };
+    if (rolling) throw new DomainError('dnssec_rollover_in_progress', { domain, step: rolling.step });
+    if (current?.status === 'disabling') throw new DomainError('dnssec_rollover_in_progress', { domain, step: 'disabling' });
     const now = this.deps.clock.now();
-    const k = this.deps.crypto.generate(algorithm);
-    const rdata = dnskeyRdata(CSK_FLAGS, algorithm, k.publicKey);
-    const tag = keyTag(rdata);
-    const newKey: DnssecKey = {
-      id: this.deps.random.id(),
-      tag,
-      algorithm,
-      flags: CSK_FLAGS,
-      role: 'csk',
-      state: 'active',
-      publicKey: k.publicKey,
-      sealedPrivateKey: this.deps.box.seal(k.privateKey),
-      ds: `${tag} ${algorithm} 2 ${this.deps.crypto.dsDigest(domain, rdata)}`,
-      createdAt: now,
-    };
+    const scheduleNow = this.deps.time ? await this.deps.time.now(key.accountId, key.environment) : now;
+    const timings = this.deps.timings ?? DEFAULT_DNSSEC_TIMINGS;
+    const newKey: DnssecKey = { ...newCsk(this.deps, domain, algorithm, now), publishedAt: scheduleNow, activeAt: scheduleNow };
+    const tag = newKey.tag;
+    if (current) {
+      // Another algorithm on a signed zone: RFC 6781 §4.1.4, step by step (the worker's DNSSEC pass).
+      const zoneTtl = zone.recordSets.reduce((m, s) => Math.max(m, s.ttl), 0);
+      const state = { ...startRollover(current, newKey, 'algorithm', scheduleNow, timings, zoneTtl), nextRolloverAt: null };
+      await this.deps.dnssec.save(state);
+      const next = await this.deps.zoneService.commit(zone, [], []);
+      const r = state.rollover!;
+      await this.deps.events.record(
+        'dns.dnssec_rollover',
+        { accountId: key.accountId, environment: key.environment, subject: `domain:${domain}`, actor: `key:${key.id}`, occurredAt: now },
+        {
+          domain,
+          kind: 'algorithm',
+          step: r.step,
+          old_key_tag: r.oldKeyTag,
+          new_key_tag: r.newKeyTag,
+          algorithm,
+          next_step_at: r.nextAt.toISOString(),
+        },
+      );
+      return { state, zone: { ...next, signing: zoneSigningOf(state) } };
+    }
     const state: DnssecState = {
       zoneId: zone.id,
       domain,
@@ -65,8 +82,9 @@ export class EnableDnssec {
       status: 'signed',
       dsAtParent: false,
       windowStart: now,
-      enabledAt: current?.enabledAt ?? now,
+      enabledAt: now,
       keys: [newKey],
+      nextRolloverAt: new Date(scheduleNow.getTime() + timings.cskLifetimeS * 1000),
     };
     await this.deps.dnssec.save(state);
     const next = await this.deps.zoneService.commit(zone, [], []);

@@ -26,7 +26,7 @@ export class RefreshSignatures {
           if (!z || !state) return null;
           await this.deps.dnssec.setWindow(d.zoneId, now);
           const next = await this.deps.zoneService.commit(z, [], []);
-          return { ...next, signing: zoneSigningOf({ keys: state.keys, windowStart: now }) };
+          return { ...next, signing: zoneSigningOf({ ...state, windowStart: now }) };
         });
         if (zone) {
           await this.deps.zoneService.publishOrReport(zone);

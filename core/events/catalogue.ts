@@ -40,7 +40,7 @@ const e = <const D extends Record<string, string>>(pub: string | null, scope: Ev
 
 const OPERATION_DATA = {
   operation_id: 'string',
-  kind: "'nameservers' | 'transfer_unlock' | 'labels' | 'hosted_delete' | 'dnssec_ds_publish'",
+  kind: "'nameservers' | 'transfer_unlock' | 'labels' | 'hosted_delete' | 'dnssec_ds_publish' | 'dnssec_disable'",
   domain: 'string',
   status: 'string',
   activates_at: 'date-time',
@@ -252,6 +252,30 @@ export const EVENT_CATALOGUE: { readonly [T in EventType]: EventInfo & { readonl
     'DNSSEC вимкнено: зона більше не підписується.',
     'DNSSEC was switched off: the zone is no longer signed.',
     { domain: 'string', serial: 'integer' },
+  ),
+  'dns.dnssec_disabling': e(
+    'dns.dnssec_disabling',
+    'domain',
+    'DS прибрано з батьківської зони; зона підписується, доки не мине TTL DS, потім підписи зникнуть.',
+    'The DS left the parent zone; the zone stays signed until the DS TTL has passed, then its signatures go.',
+    { domain: 'string', ds: 'string[]: the DS records removed at the registry', stop_signing_at: 'date-time: when signing stops' },
+  ),
+  'dns.dnssec_rollover': e(
+    'dns.dnssec_rollover',
+    'domain',
+    'Крок заміни ключа DNSSEC (CSK або алгоритму): опубліковано, підписано, DS замінено в реєстрі, старий ключ вилучено.',
+    'A step of a DNSSEC key rollover (CSK or algorithm): published, signing, DS replaced at the registry, old key retired.',
+    {
+      domain: 'string',
+      kind: "'csk' | 'algorithm'",
+      step: "'started' | 'prepublish' | 'double_sign' | 'new_signatures' | 'new_dnskey' | 'ds_replaced' | 'old_unsigned' | 'old_dnskey_removed' | 'done' | 'ds_replace_failed'",
+      old_key_tag: 'integer',
+      new_key_tag: 'integer',
+      algorithm: "integer: the new key's algorithm",
+      next_step_at: 'date-time | null: when the next step runs (account time)',
+      ds: 'string[]: the DS now wanted at the parent (ds_replaced, ds_replace_failed)',
+      reason: "string: the registry's reason (ds_replace_failed)",
+    },
   ),
   'certificate.requested': e('certificate.requested', 'domain', 'Замовлено сертифікат.', 'A certificate was requested.', {
     certificate_id: 'string',

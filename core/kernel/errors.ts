@@ -101,10 +101,11 @@ export type ErrorCode =
   // dnssec
   | 'dnssec_algorithm_unsupported'
   | 'dnssec_ds_at_parent'
-  | 'dnssec_algorithm_rollover_unavailable'
   | 'dnssec_not_enabled'
   | 'dnssec_ds_hosted'
   | 'dnssec_ds_refused'
+  | 'dnssec_ds_removal_refused'
+  | 'dnssec_rollover_in_progress'
   // certificates
   | 'certificate_not_found'
   | 'certificate_not_ready'
@@ -262,10 +263,11 @@ export interface ErrorParamMap {
   axfr_tsig_invalid: { server: Param; reason: Param };
   dnssec_algorithm_unsupported: { algorithm: Param };
   dnssec_ds_at_parent: { domain: Param };
-  dnssec_algorithm_rollover_unavailable: { domain: Param; algorithm: Param };
   dnssec_not_enabled: { domain: Param };
   dnssec_ds_hosted: { domain: Param };
   dnssec_ds_refused: { domain: Param; reason: Param };
+  dnssec_ds_removal_refused: { domain: Param; reason: Param };
+  dnssec_rollover_in_progress: { domain: Param; step: Param };
   certificate_not_found: { certificate_id: Param };
   certificate_not_ready: { certificate_id: Param; status: Param };
   certificate_not_revocable: { certificate_id: Param; status: Param };

@@ -67,7 +67,7 @@ type WebhookSettings = {
 };
 type OperationChanged = {
   readonly operation_id: string;
-  readonly kind: 'nameservers' | 'transfer_unlock' | 'labels' | 'hosted_delete' | 'dnssec_ds_publish';
+  readonly kind: 'nameservers' | 'transfer_unlock' | 'labels' | 'hosted_delete' | 'dnssec_ds_publish' | 'dnssec_disable';
   readonly domain: string;
   readonly status: string;
   readonly activates_at: string;
@@ -192,6 +192,18 @@ export interface EventData {
     readonly serial: number;
   };
   'dns.dnssec_disabled': { readonly domain: string; readonly serial: number };
+  'dns.dnssec_disabling': { readonly domain: string; readonly ds: readonly string[]; readonly stop_signing_at: string };
+  'dns.dnssec_rollover': {
+    readonly domain: string;
+    readonly kind: 'csk' | 'algorithm';
+    readonly step: string;
+    readonly old_key_tag: number;
+    readonly new_key_tag: number;
+    readonly algorithm: number;
+    readonly next_step_at: string | null;
+    readonly ds?: readonly string[];
+    readonly reason?: string;
+  };
   'certificate.requested': {
     readonly names: readonly string[];
     readonly domains: readonly string[];

@@ -39,6 +39,29 @@ const PHASE_TEXT: Record<Phase, { uk: string; en: string }> = {
   released: { uk: 'звільнений і вилучений з рахунку', en: 'released and removed from the account' },
 };
 
+/** What each rollover step means, for the owners' notice. */
+const ROLLOVER_TEXT: Readonly<Record<string, { uk: string; en: string }>> = {
+  started: { uk: 'почато.', en: 'started.' },
+  prepublish: { uk: 'новий ключ опубліковано в наборі DNSKEY.', en: 'the new key is published in the DNSKEY set.' },
+  double_sign: { uk: 'обидва ключі підписують зону; CDS/CDNSKEY опубліковано.', en: 'both keys sign the zone; CDS/CDNSKEY published.' },
+  new_signatures: {
+    uk: 'новий алгоритм підписує зону (ключ ще не опубліковано).',
+    en: 'the new algorithm signs the zone (its key not yet published).',
+  },
+  new_dnskey: {
+    uk: 'ключ нового алгоритму опубліковано; CDS/CDNSKEY опубліковано.',
+    en: "the new algorithm's key is published; CDS/CDNSKEY published.",
+  },
+  ds_replaced: { uk: 'DS у реєстрі замінено на новий.', en: 'the DS at the registry was replaced by the new one.' },
+  ds_replace_failed: {
+    uk: 'реєстр не прийняв заміну DS; зона й далі підписана обома ключами, спробуємо знову.',
+    en: 'the registry refused the DS replacement; the zone stays signed by both keys, and we will try again.',
+  },
+  old_unsigned: { uk: 'старий ключ більше не підписує.', en: 'the old key no longer signs.' },
+  old_dnskey_removed: { uk: 'старий ключ вилучено з набору DNSKEY.', en: 'the old key left the DNSKEY set.' },
+  done: { uk: 'завершено; старий ключ вилучено.', en: 'finished; the old key is retired.' },
+};
+
 type Who = { uk: string; en: string };
 type OperationChange = 'pending' | 'confirmed' | 'cancelled' | 'activated' | 'failed';
 const OPERATION_HEAD: Record<OperationChange, (by: Who) => { uk: string; en: string }> = {
@@ -84,7 +107,7 @@ const operationNotice =
     const effect = describeEffect({
       kind: d.kind,
       domain: d.domain,
-      params: { nameservers: d.nameservers, labels: d.labels, previous: d.previous },
+      params: { nameservers: d.nameservers, labels: d.labels, previous: d.previous, ds: d.ds },
     });
     const tail =
       change === 'pending'
@@ -375,6 +398,43 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
           },
     data: { domain: e.data.domain },
   }),
+  // DNSSEC steps the service takes by itself (DESIGN: DNSSEC): every owner hears of each one.
+  'dns.dnssec_disabling': (e) => ({
+    kind: 'dns.dnssec_disabling',
+    domain: e.data.domain,
+    message: {
+      uk: `DS домену ${e.data.domain} прибрано з батьківської зони (${e.data.ds.join(', ')}). Зона підписується далі, доки кеші резолверів не забудуть DS; підписи зникнуть ${e.data.stop_signing_at}.`,
+      en: `The DS of ${e.data.domain} left the parent zone (${e.data.ds.join(', ')}). The zone stays signed until resolvers' caches forget the DS; its signatures go at ${e.data.stop_signing_at}.`,
+    },
+    data: { domain: e.data.domain, stop_signing_at: e.data.stop_signing_at },
+  }),
+  // Switched off by the schedule (after the DS TTL): an immediate switch-off answers its own caller.
+  'dns.dnssec_disabled': (e) =>
+    e.actor.startsWith('system:')
+      ? {
+          kind: 'dns.dnssec_disabled',
+          domain: e.data.domain,
+          message: {
+            uk: `DNSSEC домену ${e.data.domain} вимкнено: TTL DS минув, зона більше не підписується.`,
+            en: `DNSSEC of ${e.data.domain} is off: the DS TTL has passed and the zone is no longer signed.`,
+          },
+          data: { domain: e.data.domain },
+        }
+      : null,
+  'dns.dnssec_rollover': (e) => {
+    const d = e.data;
+    const text = ROLLOVER_TEXT[d.step] ?? { uk: d.step, en: d.step };
+    const next = d.next_step_at ? { uk: ` Наступний крок: ${d.next_step_at}.`, en: ` Next step: ${d.next_step_at}.` } : { uk: '', en: '' };
+    return {
+      kind: 'dns.dnssec_rollover',
+      domain: d.domain,
+      message: {
+        uk: `Заміна ключа DNSSEC домену ${d.domain} (${d.old_key_tag} → ${d.new_key_tag}): ${text.uk}${d.reason ? ` Причина: ${d.reason}` : ''}${next.uk}`,
+        en: `DNSSEC key rollover of ${d.domain} (${d.old_key_tag} → ${d.new_key_tag}): ${text.en}${d.reason ? ` Reason: ${d.reason}` : ''}${next.en}`,
+      },
+      data: { domain: d.domain, step: d.step, kind: d.kind },
+    };
+  },
   'domain.transfer_locked': (e) => {
     const d = e.data;
     const keyId = idOf(e.actor, 'key');

@@ -16,6 +16,7 @@ import { withoutPendingUpdate, type Operation } from './operation.js';
 import type { DomainLabelWriter, OperationRepository } from './ports/operation-repository.port.js';
 import type { DnssecRepository } from '../dnssec/ports/dnssec-repository.port.js';
 import type { DsRecord } from '../domains/ports/registrar.port.js';
+import { DEFAULT_DNSSEC_TIMINGS as DEFAULT_TIMINGS, waitAfter, type DnssecTimings } from '../dnssec/dnssec-timings.js';
 
 /** How long one activation may hold an operation before another worker may take it over. */
 export const ACTIVATION_LEASE_MS = 120_000;
@@ -40,6 +41,8 @@ export interface ActivateOperationDeps {
   readonly random: Random;
   /** DNSSEC state of zones (dnssec operations). */
   readonly dnssec?: DnssecRepository;
+  /** How long signing goes on after the DS left the parent (dnssec_disable). */
+  readonly dnssecTimings?: DnssecTimings;
 }
 
 /** "<tag> <alg> <digest type> <hex>" → the registry's DS record. */
@@ -70,7 +73,12 @@ export class ActivateOperation {
       await this.applyAtRegistry(op);
     } catch (err) {
       if (err instanceof RegistryError)
-        failure = op.kind === 'dnssec_ds_publish' ? `dnssec_ds_refused: ${err.message}` : `${err.reason}: ${err.message}`;
+        failure =
+          op.kind === 'dnssec_ds_publish'
+            ? `dnssec_ds_refused: ${err.message}`
+            : op.kind === 'dnssec_disable'
+              ? `dnssec_ds_removal_refused: ${err.message}`
+              : `${err.reason}: ${err.message}`;
       else if (isDomainError(err) && err.code === 'registrar_capability_missing')
         failure = `registrar_capability_missing: ${String(err.fact('registrar'))} cannot ${String(err.fact('capability'))}`;
       else {
@@ -100,6 +108,11 @@ export class ActivateOperation {
     if (op.kind === 'dnssec_ds_publish') {
       const ds = (op.params.ds ?? []).map(dsRecordOf);
       await requireCapability(registrar, 'ds_set').setDs(op.domain, ds, transactionIdOf(op));
+      return;
+    }
+    if (op.kind === 'dnssec_disable') {
+      const ds = (op.params.ds ?? []).map(dsRecordOf);
+      await requireCapability(registrar, 'ds_remove').removeDs(op.domain, ds, transactionIdOf(op));
       return;
     }
     if (op.kind === 'nameservers') {
@@ -141,6 +154,8 @@ export class ActivateOperation {
           zone = await this.apexFollows(op, nameservers);
         } else if (op.kind === 'dnssec_ds_publish') {
           await this.parentHoldsDs(op);
+        } else if (op.kind === 'dnssec_disable') {
+          await this.parentDroppedDs(op, now, actor);
         } else if (op.kind === 'transfer_unlock') {
           const rest = updated.status.filter((s) => s !== 'clientTransferProhibited');
           updated = { ...updated, transferLock: false, status: rest.length > 0 ? rest : ['ok'] };
@@ -159,6 +174,21 @@ export class ActivateOperation {
     const zone = await this.deps.zones.find(op.accountId, op.environment, op.domain);
     const state = zone && this.deps.dnssec ? await this.deps.dnssec.find(zone.id) : null;
     if (state) await this.deps.dnssec!.save({ ...state, status: 'secure', dsAtParent: true });
+  }
+
+  /**
+   * The registry removed our DS: validators that cached it still expect signatures until its TTL has
+   * passed (RFC 6781 §4.3.1, in reverse), so the zone stays signed, "disabling", until then; the worker's
+   * DNSSEC pass stops signing at `stopSigningAt` (account time, like the operation's own schedule).
+   */
+  private async parentDroppedDs(op: Operation, now: Date, actor: string): Promise<void> {
+    const zone = await this.deps.zones.find(op.accountId, op.environment, op.domain);
+    const state = zone && this.deps.dnssec ? await this.deps.dnssec.find(zone.id) : null;
+    if (!state) return;
+    const timings = this.deps.dnssecTimings ?? DEFAULT_TIMINGS;
+    const stopSigningAt = new Date(now.getTime() + waitAfter(timings, timings.dsTtlS) * 1000);
+    await this.deps.dnssec!.save({ ...state, status: 'disabling', dsAtParent: false, stopSigningAt, rollover: null, nextRolloverAt: null });
+    await this.deps.log.dnssecDisabling(op, [...(op.params.ds ?? [])], stopSigningAt, actor);
   }
 
   /** DESIGN: the apex NS belongs to the service and follows the nameservers operation (parent and child

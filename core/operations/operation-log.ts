@@ -33,6 +33,15 @@ export class OperationLog {
     );
   }
 
+  /** dnssec_disable took effect: the DS left the parent; signing stops at `stopSigningAt`. */
+  async dnssecDisabling(op: Operation, ds: string[], stopSigningAt: Date, actor: string): Promise<void> {
+    await this.events.record(
+      'dns.dnssec_disabling',
+      { accountId: op.accountId, environment: op.environment, subject: `domain:${op.domain}`, actor, occurredAt: this.clock.now() },
+      { domain: op.domain, ds, stop_signing_at: stopSigningAt.toISOString() },
+    );
+  }
+
   async record(op: Operation, change: Change, actor: string, cancelReason?: CancelReason): Promise<void> {
     const view = viewOperation(op);
     const realNow = this.clock.now();

@@ -8,8 +8,11 @@ import type { Environment } from '../kernel/environment.js';
  *   pending → active (the effect is applied) | cancelled | failed (the registry refused; its reason kept)
  */
 export type OperationKind = 'nameservers' | 'transfer_unlock' | 'labels' | 'hosted_delete' | DnssecOperationKind;
-/** DNSSEC at the parent (DESIGN: DNSSEC): publish our DS. (`dnssec_disable` is still to come.) */
-export type DnssecOperationKind = 'dnssec_ds_publish';
+/**
+ * DNSSEC at the parent (DESIGN: DNSSEC): publish our DS; switch DNSSEC off safely (remove the DS, then
+ * stop signing once its TTL has passed).
+ */
+export type DnssecOperationKind = 'dnssec_ds_publish' | 'dnssec_disable';
 export type OperationStatus = 'pending' | 'active' | 'cancelled' | 'failed';
 
 /** The waiting time before a class 3 operation activates by itself. */
@@ -24,6 +27,7 @@ export const RIGHT_OF: Readonly<Record<OperationKind, RightName>> = {
   // added it (DESIGN: hosted domains).
   hosted_delete: 'domain.host',
   dnssec_ds_publish: 'dns.dnssec',
+  dnssec_disable: 'dns.dnssec',
 };
 
 /** Who did something: a key (and the person who issued it), or a signed-in person in the console. */
@@ -40,7 +44,7 @@ export interface OperationParams {
   readonly nameservers?: readonly string[];
   readonly labels?: readonly string[];
   readonly previous?: readonly string[];
-  /** dnssec_ds_publish: the DS records, "<tag> <alg> <digest type> <hex>". */
+  /** dnssec_ds_publish: the DS records to publish; dnssec_disable: the ones to remove ("<tag> <alg> <digest type> <hex>"). */
   readonly ds?: readonly string[];
 }
 
@@ -84,6 +88,11 @@ export const describeEffect = (op: Pick<Operation, 'kind' | 'params' | 'domain'>
       return {
         uk: `Реєстр отримає DS ${(p.ds ?? []).join(', ')} для домену ${op.domain}; відтоді резолвери, що перевіряють DNSSEC, перевірятимуть підписи зони.`,
         en: `The registry receives the DS ${(p.ds ?? []).join(', ')} for ${op.domain}; from then on validating resolvers check the zone's signatures.`,
+      };
+    case 'dnssec_disable':
+      return {
+        uk: `Реєстр прибере DS ${(p.ds ?? []).join(', ')} домену ${op.domain}; зона підписуватиметься, доки не мине TTL DS, а потім DNSSEC вимкнеться. Так резолвери, що перевіряють DNSSEC, не втратять домен.`,
+        en: `The registry removes the DS ${(p.ds ?? []).join(', ')} of ${op.domain}; the zone stays signed until the DS TTL has passed, then DNSSEC goes off. Validating resolvers never lose the domain on the way.`,
       };
     case 'nameservers':
       return {

@@ -31,7 +31,8 @@ export type OperationRequest =
   | { readonly kind: 'transfer_unlock'; readonly domain: string }
   | { readonly kind: 'labels'; readonly domain: string; readonly labels: readonly string[] }
   | { readonly kind: 'hosted_delete'; readonly domain: string }
-  | { readonly kind: 'dnssec_ds_publish'; readonly domain: string };
+  | { readonly kind: 'dnssec_ds_publish'; readonly domain: string }
+  | { readonly kind: 'dnssec_disable'; readonly domain: string };
 
 const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && [...a].sort().join() === [...b].sort().join();
 
@@ -64,16 +65,18 @@ export class RequestOperation {
     await this.deps.access.mayRequest(actor, request.kind, name);
     return this.deps.uow.transaction(async () => {
       const domain = await this.deps.domains.find(accountId, environment, name);
-      const dnssecKind = request.kind === 'dnssec_ds_publish';
+      const dnssecKind = request.kind === 'dnssec_ds_publish' || request.kind === 'dnssec_disable';
       // A zone we host for a domain registered elsewhere: its DS is for the person to give their registrar.
       const hosted = !domain || (domain as { registrar?: string }).registrar === 'external';
       if (dnssecKind && hosted && (await this.deps.zones?.find(accountId, environment, name)))
-        throw new DomainError('dnssec_ds_hosted', { domain: name });
+        throw new DomainError(request.kind === 'dnssec_disable' ? 'dnssec_ds_at_parent' : 'dnssec_ds_hosted', { domain: name });
       if (!domain) throw new DomainError('domain_not_found', { domain: name });
       const pending = await this.deps.operations.pendingOn(domain.id);
       if (pending) throw conflict(pending);
       const { params, warnings } =
-        request.kind === 'dnssec_ds_publish' ? await this.dnssecEffect(domain, request.kind, environment) : this.effectOf(domain, request);
+        request.kind === 'dnssec_ds_publish' || request.kind === 'dnssec_disable'
+          ? await this.dnssecEffect(domain, request.kind, environment)
+          : this.effectOf(domain, request);
       const now = await this.deps.time.now(accountId, environment);
       const op: Operation = {
         id: `op_${this.deps.random.id()}`,
@@ -104,16 +107,24 @@ export class RequestOperation {
     });
   }
 
-  /** The DS the operation publishes (the zone is signed and the parent holds no DS yet). */
+  /**
+   * The DS the operation publishes (the zone is signed and the parent holds no DS yet), or removes (the
+   * parent holds it: every DS of a key still in the zone, so a rollover's second DS goes too).
+   */
   private async dnssecEffect(
     domain: Domain,
-    kind: 'dnssec_ds_publish',
+    kind: 'dnssec_ds_publish' | 'dnssec_disable',
     environment: Environment,
   ): Promise<{ params: OperationParams; warnings: OperationWarning[] }> {
     const zone = await this.deps.zones!.find(domain.accountId, environment, domain.name);
     const state = zone ? await this.deps.dnssec!.find(zone.id) : null;
     if (!state) throw new DomainError('dnssec_not_enabled', { domain: domain.name });
     if (kind === 'dnssec_ds_publish' && state.dsAtParent) throw new DomainError('operation_no_change', { domain: domain.name, kind });
+    if (kind === 'dnssec_disable') {
+      if (!state.dsAtParent) throw new DomainError('operation_no_change', { domain: domain.name, kind });
+      if (state.rollover) throw new DomainError('dnssec_rollover_in_progress', { domain: domain.name, step: state.rollover.step });
+      return { params: { ds: state.keys.filter((k) => k.state !== 'retired').map((k) => k.ds) }, warnings: [] };
+    }
     const ds = state.keys.filter((k) => k.state === 'active').map((k) => k.ds);
     return { params: { ds }, warnings: [] };
   }
@@ -121,6 +132,7 @@ export class RequestOperation {
   private effectOf(domain: Domain, request: OperationRequest): { params: OperationParams; warnings: OperationWarning[] } {
     switch (request.kind) {
       case 'dnssec_ds_publish':
+      case 'dnssec_disable':
         throw new DomainError('operation_no_change', { domain: domain.name, kind: request.kind });
       case 'nameservers': {
         const nameservers = normalizeNameservers(domain.name, request.nameservers);

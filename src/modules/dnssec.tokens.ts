@@ -4,6 +4,8 @@ import type { ReadDnssec } from '../../core/dnssec/read-dnssec.use-case.js';
 import type { DisableDnssec } from '../../core/dnssec/disable-dnssec.use-case.js';
 import type { RefreshSignatures } from '../../core/dnssec/refresh-signatures.use-case.js';
 import type { DnssecCrypto } from '../../core/dnssec/ports/dnssec-crypto.port.js';
+import type { RunDnssecSchedule } from '../../core/dnssec/run-dnssec-schedule.use-case.js';
+import type { SwitchOffDnssec } from '../../core/operations/switch-off-dnssec.use-case.js';
 
 /** Injection tokens of the dnssec capability. */
 export const DNSSEC_TOKENS = {
@@ -12,4 +14,6 @@ export const DNSSEC_TOKENS = {
   ReadDnssec: token<ReadDnssec>('ReadDnssec'),
   DisableDnssec: token<DisableDnssec>('DisableDnssec'),
   RefreshSignatures: token<RefreshSignatures>('RefreshSignatures'),
+  RunDnssecSchedule: token<RunDnssecSchedule>('RunDnssecSchedule'),
+  SwitchOffDnssec: token<SwitchOffDnssec>('SwitchOffDnssec'),
 } as const;

@@ -62,7 +62,7 @@ export const operationsModule = () =>
       .inSingletonScope();
     bind(T.ActivateOperation)
       .toResolvedValue(
-        (st: SqlStore, e, z, l, t, c, r) =>
+        (st: SqlStore, e, z, l, t, c, r, config) =>
           new ActivateOperation({
             operations: st.operations,
             domains: st.domains,
@@ -76,8 +76,9 @@ export const operationsModule = () =>
             clock: c,
             random: r,
             dnssec: st.dnssec,
+            dnssecTimings: config.dnssec.timings,
           }),
-        [s, T.Environments, T.ZoneService, T.OperationLog, T.AccountTime, T.Clock, T.Random],
+        [s, T.Environments, T.ZoneService, T.OperationLog, T.AccountTime, T.Clock, T.Random, T.Config],
       )
       .inSingletonScope();
     bind(T.ConfirmOperation)

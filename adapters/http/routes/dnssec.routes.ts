@@ -2,6 +2,7 @@ import type { DisableDnssec } from '../../../core/dnssec/disable-dnssec.use-case
 import type { EnableDnssec } from '../../../core/dnssec/enable-dnssec.use-case.js';
 import type { ReadDnssec } from '../../../core/dnssec/read-dnssec.use-case.js';
 import type { RequestOperation } from '../../../core/operations/request-operation.use-case.js';
+import type { SwitchOffDnssec } from '../../../core/operations/switch-off-dnssec.use-case.js';
 import { route, type Route } from '../route.js';
 import { operationView } from './operations.routes.js';
 import { schema } from '../schema-type.js';
@@ -12,8 +13,29 @@ export interface DnssecUseCases {
   readonly enableDnssec: Pick<EnableDnssec, 'execute'>;
   readonly readDnssec: Pick<ReadDnssec, 'execute'>;
   readonly disableDnssec: Pick<DisableDnssec, 'execute'>;
+  readonly switchOffDnssec: Pick<SwitchOffDnssec, 'execute'>;
   readonly requestOperation: Pick<RequestOperation, 'execute'>;
 }
+
+const rolloverSchema = {
+  type: ['object', 'null'],
+  description: 'A key rollover: its kind, the step reached, when the next runs, and every step with its time.',
+  properties: {
+    kind: { type: 'string', enum: ['csk', 'algorithm'] },
+    step: { type: 'string' },
+    next_step_at: { type: ['string', 'null'], format: 'date-time' },
+    started_at: { type: 'string', format: 'date-time' },
+    old_key_tag: { type: 'integer' },
+    new_key_tag: { type: 'integer' },
+    steps: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { step: { type: 'string' }, at: { type: 'string', format: 'date-time' }, note: { type: 'string' } },
+      },
+    },
+  },
+} as const;
 
 const dnssecView = schema({
   type: 'object',
@@ -36,9 +58,17 @@ const dnssecView = schema({
           algorithm: { type: 'integer' },
           flags: { type: 'integer', description: '257: a CSK (one key signs everything).' },
           role: { type: 'string', enum: ['csk'] },
-          state: { type: 'string', enum: ['active', 'published', 'retired'] },
+          state: {
+            type: 'string',
+            enum: ['active', 'published', 'signing', 'retired'],
+            description:
+              'active: published and signing; published: in the DNSKEY set only; signing: signs without being published (an algorithm rollover); retired: gone.',
+          },
           dnskey: { type: 'string', description: 'The DNSKEY RDATA in presentation form.' },
           created_at: { type: 'string', format: 'date-time' },
+          published_at: { type: ['string', 'null'], format: 'date-time' },
+          active_at: { type: ['string', 'null'], format: 'date-time' },
+          retired_at: { type: ['string', 'null'], format: 'date-time' },
         },
       },
     },
@@ -47,6 +77,10 @@ const dnssecView = schema({
       type: ['object', 'null'],
       properties: { inception: { type: 'string', format: 'date-time' }, expiration: { type: 'string', format: 'date-time' } },
     },
+    stop_signing_at: { type: ['string', 'null'], format: 'date-time', description: 'While disabling: when signing stops.' },
+    rollover: rolloverSchema,
+    last_rollover: rolloverSchema,
+    next_rollover_at: { type: ['string', 'null'], format: 'date-time', description: 'When the automatic CSK rollover starts.' },
   },
 });
 
@@ -93,9 +127,9 @@ export const dnssecRoutes = (uc: DnssecUseCases): Route[] => [
     path: '/v1/domains/{domain}/dnssec',
     tag: 'DNS',
     writes: true,
-    summary: 'Sign the zone (dns.dnssec, class 3): at once, with a new CSK; the same algorithm again changes nothing',
+    summary: 'Sign the zone (dns.dnssec, class 3): at once, with a new CSK; another algorithm starts an algorithm rollover',
     description:
-      'Signs every RRset, publishes DNSKEY and an NSEC chain; answers with the DS to publish at the parent. The zone is validated only once the parent holds that DS.',
+      'Signs every RRset, publishes DNSKEY and an NSEC chain; answers with the DS to publish at the parent. The zone is validated only once the parent holds that DS. The same algorithm again changes nothing; the other one starts an algorithm rollover (RFC 6781 §4.1.4; status `rolling`, its steps in `rollover`).',
     access: { kind: 'key', right: 'dns.dnssec', domainParam: 'domain' },
     params: domainParam,
     body: {
@@ -104,8 +138,8 @@ export const dnssecRoutes = (uc: DnssecUseCases): Route[] => [
       required: ['algorithm'],
       properties: { algorithm: { type: 'integer', description: '13 (ECDSA P-256 SHA-256) or 15 (Ed25519).' } },
     },
-    responses: { 200: { description: 'Signed', schema: dnssecView } },
-    errors: ['domain_not_found', 'dnssec_algorithm_unsupported', 'dnssec_algorithm_rollover_unavailable', 'zone_busy'],
+    responses: { 200: { description: 'Signed (or, with another algorithm, rolling)', schema: dnssecView } },
+    errors: ['domain_not_found', 'dnssec_algorithm_unsupported', 'dnssec_rollover_in_progress', 'zone_busy'],
     handle: async (i) => ({ status: 200, body: await uc.enableDnssec.execute(i.key, i.params.domain, i.body.algorithm) }),
   }),
   route({
@@ -114,11 +148,20 @@ export const dnssecRoutes = (uc: DnssecUseCases): Route[] => [
     path: '/v1/domains/{domain}/dnssec',
     tag: 'DNS',
     writes: true,
-    summary: 'Stop signing (dns.dnssec, class 3): at once while the parent holds no DS',
+    summary: 'Stop signing (dns.dnssec, class 3): at once while the parent holds no DS, else the class 3 operation dnssec_disable',
+    description:
+      'While the parent holds no DS: unsigned at once (200). With our DS at the parent: 202 and the class 3 operation `dnssec_disable`; when it takes effect the registry removes the DS, the zone stays signed (`disabling`) until the DS TTL has passed, then it is served unsigned. A hosted domain whose parent holds the DS: 409 `dnssec_ds_at_parent` (remove it at your registrar first).',
     access: { kind: 'key', right: 'dns.dnssec', domainParam: 'domain' },
     params: domainParam,
-    responses: { 200: { description: 'Unsigned', schema: dnssecView } },
-    errors: ['domain_not_found', 'dnssec_ds_at_parent', 'zone_busy'],
-    handle: async (i) => ({ status: 200, body: await uc.disableDnssec.execute(i.key, i.params.domain) }),
+    responses: {
+      200: { description: 'Unsigned (or, while disabling, the state as it is)', schema: dnssecView },
+      202: { description: 'The dnssec_disable operation, pending', schema: operationView },
+    },
+    errors: ['domain_not_found', 'dnssec_ds_at_parent', 'operation_pending', 'dnssec_rollover_in_progress', 'zone_busy'],
+    handle: async (i) => {
+      const r = await uc.switchOffDnssec.execute(i.key, i.params.domain);
+      if ('off' in r) return { status: 200, body: r.off };
+      return { status: 202, headers: { Location: `/v1/operations/${r.operation.id}` }, body: r.operation };
+    },
   }),
 ];

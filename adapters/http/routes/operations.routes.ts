@@ -16,7 +16,7 @@ export const operationView = schema({
   required: ['id', 'kind', 'domain', 'status', 'requested_by', 'activates_at', 'confirmations', 'links'],
   properties: {
     id: { type: 'string' },
-    kind: { type: 'string', enum: ['nameservers', 'transfer_unlock', 'labels', 'dnssec_ds_publish'] },
+    kind: { type: 'string', enum: ['nameservers', 'transfer_unlock', 'labels', 'hosted_delete', 'dnssec_ds_publish', 'dnssec_disable'] },
     domain: { type: 'string' },
     status: { type: 'string', enum: ['pending', 'active', 'cancelled', 'failed'] },
     environment: { type: 'string', enum: ['test', 'live'] },

@@ -30,7 +30,8 @@ import type { SandboxRegistryEntry, SandboxRegistryStore, SandboxTransfer } from
  * State lives in our store (sandbox_registry), shared by every account of the test environment, and
  * nothing outside changes. Writes are idempotent by client transaction id, like EPP's clTRID.
  * - DS records (setDs/removeDs) are kept per name and are what the sandbox parent publishes; a name whose
- *   first label starts with `nods-` is under a registry policy that refuses DS records (2308 in EPP).
+ *   first label starts with `nods-` is under a registry policy that refuses DS records (2308 in EPP); one
+ *   starting with `dskeep-` takes DS records but refuses to remove them (2308), as some registries do.
  */
 export const TAKEN_UNTIL = '2031-03-14';
 const SANDBOX_NS = ['ns1.domivka.net', 'ns2.domivka.net'];
@@ -56,6 +57,8 @@ const stateOf = (domain: string, t: SandboxTransfer): TransferState => ({
   registeredUntil: t.registeredUntil,
 });
 const isNoDsMagic = (name: string) => name.split('.')[0]!.startsWith('nods-');
+/** Under a registry that accepts DS records from registrars but removes them only through its own desk. */
+const isKeepDsMagic = (name: string) => name.split('.')[0]!.startsWith('dskeep-');
 
 /** Digest lengths by DS digest type (RFC 4034 SHA-1, RFC 4509 SHA-256, RFC 6605 SHA-384), in hex digits. */
 const DIGEST_HEX: Readonly<Record<number, number>> = { 1: 40, 2: 64, 4: 96 };
@@ -382,6 +385,14 @@ export class SandboxRegistrar implements Registrar {
       if (await this.store.transaction(clientTransactionId)) return;
       await this.mustFind(domain);
       if (isFailMagic(domain)) throw new RegistryError('unavailable', `registry failure for ${domain} (sandbox fail- name)`);
+      if (isKeepDsMagic(domain))
+        throw new RegistryError(
+          'rejected',
+          `the registry of ${domain} removes DS records only on request to its support desk (sandbox dskeep- name)`,
+          null,
+          'registry_policy_refused',
+          2308,
+        );
       const held = await this.store.dsOf(domain);
       await this.store.putDs(
         domain,
