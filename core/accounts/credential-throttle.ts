@@ -56,7 +56,20 @@ export const CREDENTIAL_POLICY: CredentialPolicy = {
 /** An admitted check: the counters it was counted on, until `succeeded` or `failed` says how it went. */
 export interface AdmittedCheck {
   readonly keys: readonly [address: string, person: string, pair: string];
+  /** Counted as failed at `admit` (a costly check), or only once it fails (a cheap one). */
+  readonly counted: boolean;
+  /** A cheap check admitted with the person's and the pair's counters at zero: a success has nothing to clear. */
+  readonly clean: boolean;
 }
+
+/**
+ * How a check is counted. `before` (passwords and codes, the default): counted as failed before it is
+ * checked, because a check costs an argon2id hash and a parallel burst must not slip through between a
+ * check and its count. `on_failure` (TSIG: one HMAC, microseconds): only a failure is counted, so a client
+ * sending many correctly signed messages at once (a certbot run, a batch of nsupdates) is never refused
+ * for its own successes in flight; a burst of bad signatures is still counted, one by one, as each fails.
+ */
+export type CountMode = 'before' | 'on_failure';
 
 /** What CredentialThrottle is built from (one object, named, instead of positions). */
 export interface CredentialThrottleDeps extends RecordingDeps {
@@ -81,6 +94,17 @@ export const addressKey = (ip: string): string => {
     .join(':')}::/64`;
 };
 
+/** The three counters with one more failure, now (the pair's slot used up). */
+const counted = (
+  a: AttemptCounter,
+  p: AttemptCounter,
+  pair: AttemptCounter,
+  now: Date,
+): [AttemptCounter, AttemptCounter, AttemptCounter] => {
+  const count = (c: AttemptCounter): AttemptCounter => ({ ...c, failures: c.failures + 1, lastFailedAt: now });
+  return [count(a), count(p), { ...count(pair), admitAt: null }];
+};
+
 const zero = (key: string): AttemptCounter => ({ key, failures: 0, lastFailedAt: null, admitAt: null, notifiedAt: null });
 
 export class CredentialThrottle {
@@ -94,13 +118,14 @@ export class CredentialThrottle {
    * Before any hashing: refuses with 429 too_many_attempts (and how long to wait), or counts the check
    * as failed until `succeeded` takes it back. `identity` is the e-mail as the person signs in with it.
    */
-  async admit(address: string, identity: string): Promise<AdmittedCheck> {
+  async admit(address: string, identity: string, mode: CountMode = 'before'): Promise<AdmittedCheck> {
     // Both HMAC'd: fixed-length keys whatever a client sends as its address (X-Forwarded-For behind a
     // proxy), and no address or e-mail kept in the clear.
     const addr = this.deps.hasher.hmac(`credential-address:${addressKey(address)}`);
     const id = this.deps.hasher.hmac(`credential:${identity.trim().toLowerCase()}`);
     const keys = [`addr:${addr}`, `person:${id}`, `pair:${id}:${addr}`] as const;
     const now = this.deps.clock.now();
+    let clean = false;
     const refusal = await this.deps.uow.transaction(async () => {
       const [a, p, pair] = await this.load(keys, now);
       const addressWait = this.wait(a, this.policy.address, now);
@@ -116,12 +141,15 @@ export class CredentialThrottle {
         if (slot !== pair.admitAt) await this.deps.attempts.save([{ ...pair, admitAt: slot }]);
         return waitMs;
       }
-      const count = (c: AttemptCounter): AttemptCounter => ({ ...c, failures: c.failures + 1, lastFailedAt: now });
-      await this.deps.attempts.save([count(a), count(p), { ...count(pair), admitAt: null }]);
+      if (mode === 'on_failure') {
+        clean = p.failures === 0 && pair.failures === 0 && pair.admitAt === null;
+        return 0;
+      }
+      await this.deps.attempts.save(counted(a, p, pair, now));
       return 0;
     });
     if (refusal > 0) throw new DomainError('too_many_attempts', { retry_after: Math.max(1, Math.ceil(refusal / 1000)) });
-    return { keys };
+    return { keys, counted: mode === 'before', clean };
   }
 
   /**
@@ -130,10 +158,11 @@ export class CredentialThrottle {
    * check's count back: an attacker signing in to an account of their own must not clear their address.
    */
   async succeeded(check: AdmittedCheck): Promise<void> {
+    if (!check.counted && check.clean) return;
     const now = this.deps.clock.now();
     await this.deps.uow.transaction(async () => {
       const [a, p, pair] = await this.load(check.keys, now);
-      await this.deps.attempts.save([{ ...a, failures: Math.max(0, a.failures - 1) }, zero(p.key), zero(pair.key)]);
+      await this.deps.attempts.save([check.counted ? { ...a, failures: Math.max(0, a.failures - 1) } : a, zero(p.key), zero(pair.key)]);
     });
   }
 
@@ -144,7 +173,11 @@ export class CredentialThrottle {
   async failed(check: AdmittedCheck, person: Person | null): Promise<void> {
     const now = this.deps.clock.now();
     await this.deps.uow.transaction(async () => {
-      const [, p] = await this.load(check.keys, now);
+      let [a, p, pair] = await this.load(check.keys, now);
+      if (!check.counted) {
+        [a, p, pair] = counted(a, p, pair, now);
+        await this.deps.attempts.save([a, p, pair]);
+      }
       if (p.failures < this.policy.person.free || p.notifiedAt !== null) return;
       await this.deps.attempts.save([{ ...p, notifiedAt: now }]);
       if (!person) return;

@@ -210,10 +210,11 @@ export class SignedMessages {
       ];
     }
     const now = this.now();
-    // Counted before it is checked, as every credential check is (core/accounts/credential-throttle.ts).
+    // Waits as every credential check does, but only a failed check is counted: one HMAC is cheap, and a
+    // client's own signed messages in flight must not lock it out (core/accounts/credential-throttle.ts).
     let check: Awaited<ReturnType<SignedDnsUseCases['throttle']['admit']>>;
     try {
-      check = await this.uc.throttle.admit(peer, `tsig:${parsed.tsig.keyName}`);
+      check = await this.uc.throttle.admit(peer, `tsig:${parsed.tsig.keyName}`, 'on_failure');
     } catch (err) {
       if (!isDomainError(err) || err.code !== 'too_many_attempts') throw err;
       log.info({ peer, transport, tsig_key: parsed.tsig.keyName }, 'TSIG check throttled');
