@@ -18,8 +18,8 @@ export const personMay = (actor: Pick<Actor, 'role'>, right: RightName): boolean
  * The console calls the same use cases as the API; they take a key. A signed-in person acts through this
  * transient key, never stored and holding no secret: every right their role allows over the domains
  * named (the account's domains, plus a name being registered), no address condition and no spend limit
- * (the balance still limits every charge). Its id is the tail of the person's id, so the ledger and the
- * events say who acted.
+ * (the balance still limits every charge). It is marked `person`, so the events name the person who acted
+ * (actorOf: `person:<id>`), not this key that no one can look up.
  */
 export const personKey = (args: {
   readonly actor: Actor;
@@ -52,5 +52,6 @@ export const personKey = (args: {
     lastUsedAt: null,
     revokedAt: null,
     revokedBy: null,
+    person: true,
   };
 };

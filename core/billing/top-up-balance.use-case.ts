@@ -1,4 +1,4 @@
-import type { ApiKey } from '../kernel/caller.js';
+import { actorOf, type ApiKey } from '../kernel/caller.js';
 import type { EventRecorder } from '../kernel/event-log.port.js';
 import type { Checkpoints } from '../kernel/checkpoints.port.js';
 import type { Clock } from '../kernel/clock.port.js';
@@ -92,7 +92,7 @@ export class TopUpBalance {
             accountId: key.accountId,
             environment: key.environment,
             subject: `topup:${pending.topUpId}`,
-            actor: `key:${key.id}`,
+            actor: actorOf(key),
             occurredAt: this.deps.clock.now(),
           },
           { amount, reason: err.reason, code: err.code },
@@ -119,7 +119,7 @@ export class TopUpBalance {
           accountId: key.accountId,
           environment: key.environment,
           subject: `topup:${pending.topUpId}`,
-          actor: `key:${key.id}`,
+          actor: actorOf(key),
           occurredAt: now,
         },
         { amount, provider_id: providerId, card: { brand: card.brand, last4: card.last4 } },

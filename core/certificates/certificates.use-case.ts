@@ -1,6 +1,6 @@
 import type { RecordingDeps } from '../kernel/recording-deps.js';
 import type { Authorizer } from '../access/authorize.js';
-import type { ApiKey } from '../kernel/caller.js';
+import { actorOf, type ApiKey } from '../kernel/caller.js';
 import type { RightName } from '../kernel/rights.js';
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
 import type { CaEnvironments } from './ports/certificate-authority.port.js';
@@ -102,7 +102,7 @@ export class Certificates {
           accountId: key.accountId,
           environment: key.environment,
           subject: `certificate:${cert.id}`,
-          actor: `key:${key.id}`,
+          actor: actorOf(key),
           occurredAt: now,
         },
         { names, domains, ca: ca.kind, csr: input.csr !== undefined },
@@ -183,7 +183,7 @@ export class Certificates {
           accountId: c.accountId,
           environment: c.environment,
           subject: `certificate:${c.id}`,
-          actor: `key:${key.id}`,
+          actor: actorOf(key),
           occurredAt: this.deps.clock.now(),
         },
         {},
@@ -211,7 +211,7 @@ export class Certificates {
       if (!(await this.deps.certificates.update(revoked, 'issued'))) return false;
       await this.deps.events.record(
         'certificate.revoked',
-        { accountId: c.accountId, environment: c.environment, subject: `certificate:${c.id}`, actor: `key:${key.id}`, occurredAt: now },
+        { accountId: c.accountId, environment: c.environment, subject: `certificate:${c.id}`, actor: actorOf(key), occurredAt: now },
         { reason, serial: c.serial },
       );
       return true;

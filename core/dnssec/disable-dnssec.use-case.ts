@@ -1,4 +1,4 @@
-import type { ApiKey } from '../kernel/caller.js';
+import { actorOf, type ApiKey } from '../kernel/caller.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
 import { DomainError } from '../kernel/errors.js';
 import type { StoredZone } from '../dns/zone/zone.js';
@@ -51,7 +51,7 @@ export class DisableDnssec {
         accountId: key.accountId,
         environment: key.environment,
         subject: `domain:${domain}`,
-        actor: `key:${key.id}`,
+        actor: actorOf(key),
         occurredAt: this.deps.clock.now(),
       },
       { domain, serial: next.serial },

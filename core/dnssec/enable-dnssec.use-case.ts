@@ -1,4 +1,4 @@
-import type { ApiKey } from '../kernel/caller.js';
+import { actorOf, type ApiKey } from '../kernel/caller.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
 import { DomainError } from '../kernel/errors.js';
 import { signingWindow } from '../dns/zone/zone-signing.js';
@@ -90,7 +90,7 @@ export class EnableDnssec {
     const next = await this.deps.zoneService.commit(zone, [], []);
     await this.deps.events.record(
       'dns.dnssec_enabled',
-      { accountId: key.accountId, environment: key.environment, subject: `domain:${domain}`, actor: `key:${key.id}`, occurredAt: now },
+      { accountId: key.accountId, environment: key.environment, subject: `domain:${domain}`, actor: actorOf(key), occurredAt: now },
       { domain, algorithm, key_tag: tag, ds: [newKey.ds], serial: next.serial },
     );
     return { state, zone: { ...next, signing: zoneSigningOf(state) } };

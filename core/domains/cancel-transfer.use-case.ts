@@ -1,4 +1,4 @@
-import type { ApiKey } from '../kernel/caller.js';
+import { actorOf, type ApiKey } from '../kernel/caller.js';
 import type { AccountClock } from '../kernel/account-clock.port.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
 import type { Environment } from '../kernel/environment.js';
@@ -41,7 +41,7 @@ export class CancelTransfer {
     const t = await this.deps.transfers.find(accountId, environment, id);
     if (!t || t.domain !== name || t.direction !== 'in') throw new DomainError('transfer_not_found', { transfer_id: id });
     if (!ACTIVE_PHASES.includes(t.status)) throw new DomainError('transfer_not_cancellable', { transfer_id: id, status: t.status });
-    const actor = who.kind === 'key' ? `key:${who.key.id}` : `person:${who.human.actor.personId}`;
+    const actor = who.kind === 'key' ? actorOf(who.key) : `person:${who.human.actor.personId}`;
     const now = await this.deps.time.now(accountId, environment);
     const registrar = requireCapability(this.deps.environments.get(environment).registrar, 'transfer_cancel');
     try {

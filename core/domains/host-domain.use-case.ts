@@ -1,4 +1,4 @@
-import type { ApiKey } from '../kernel/caller.js';
+import { actorOf, type ApiKey } from '../kernel/caller.js';
 import type { Clock } from '../kernel/clock.port.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
 import { DomainError } from '../kernel/errors.js';
@@ -81,12 +81,12 @@ export class HostDomain {
       await this.deps.zones.createHosted(key.accountId, key.environment, name);
       await this.deps.events.record(
         'domain.hosting_created',
-        { accountId: key.accountId, environment: key.environment, subject: `domain:${name}`, actor: `key:${key.id}`, occurredAt: now },
+        { accountId: key.accountId, environment: key.environment, subject: `domain:${name}`, actor: actorOf(key), occurredAt: now },
         { domain: name, verification_name: challengeName(name) },
       );
       return created;
     });
-    const { domain: checked } = await this.deps.verify.check(domain, `key:${key.id}`);
+    const { domain: checked } = await this.deps.verify.check(domain, actorOf(key));
     return viewDomain(checked);
   }
 }

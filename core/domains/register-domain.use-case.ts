@@ -1,5 +1,5 @@
 import { labelsGranting } from '../access/policy.js';
-import type { ApiKey } from '../kernel/caller.js';
+import { actorOf, type ApiKey } from '../kernel/caller.js';
 import type { Accounting } from '../billing/accounting.js';
 import type { EventRecorder } from '../kernel/event-log.port.js';
 import type { AccountClock } from '../kernel/account-clock.port.js';
@@ -132,7 +132,7 @@ export class RegisterDomain {
       await this.deps.zones.create(key.accountId, key.environment, name);
       await this.deps.events.record(
         'domain.registered',
-        { accountId: key.accountId, environment: key.environment, subject: `domain:${name}`, actor: `key:${key.id}`, occurredAt: now },
+        { accountId: key.accountId, environment: key.environment, subject: `domain:${name}`, actor: actorOf(key), occurredAt: now },
         { domain: name, years: input.years, expires_at: registeredUntil, amount, ledger_entry_id: reserved.entryId },
       );
       return { result: { ...viewDomain(domain), charge: { amount: uah(amount), ledger_entry_id: reserved.entryId } } };

@@ -1,4 +1,4 @@
-import type { ApiKey } from '../kernel/caller.js';
+import { actorOf, type ApiKey } from '../kernel/caller.js';
 import type { Accounting } from '../billing/accounting.js';
 import type { EventRecorder } from '../kernel/event-log.port.js';
 import type { AccountClock } from '../kernel/account-clock.port.js';
@@ -141,7 +141,7 @@ export class RenewDomain {
           status: statusFor(current.status, phaseOn(registeredUntil, kyivDate(now)), current.transferLock),
         };
         await this.deps.domains.update(renewed);
-        const actor = by.kind === 'key' ? `key:${by.key.id}` : 'system:auto-renew';
+        const actor = by.kind === 'key' ? actorOf(by.key) : 'system:auto-renew';
         await this.deps.events.record(
           'domain.renewed',
           { accountId, environment, subject: `domain:${name}`, actor, occurredAt: now },

@@ -1,5 +1,5 @@
 import type { Accounting } from '../billing/accounting.js';
-import type { ApiKey } from '../kernel/caller.js';
+import { actorOf, type ApiKey } from '../kernel/caller.js';
 import type { AccountClock } from '../kernel/account-clock.port.js';
 import type { Checkpoints } from '../kernel/checkpoints.port.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
@@ -83,7 +83,7 @@ export class RequestTransfer {
           amount,
           ledgerEntryId: entry.id,
           keyId: key.id,
-          requestedBy: `key:${key.id}`,
+          requestedBy: actorOf(key),
           labels: labelsForNewDomain(key),
           authCode: this.deps.box.seal(input.auth_code),
           clientTransactionId: this.deps.random.id(),
@@ -98,7 +98,7 @@ export class RequestTransfer {
         if (!(await this.deps.transfers.insertActive(t))) throw new DomainError('transfer_already_pending', { domain: name });
         await this.deps.events.record(
           'domain.transfer_in_requested',
-          { accountId: key.accountId, environment: key.environment, subject: `domain:${name}`, actor: `key:${key.id}`, occurredAt: now },
+          { accountId: key.accountId, environment: key.environment, subject: `domain:${name}`, actor: actorOf(key), occurredAt: now },
           { domain: name, transfer_id: t.id, years, amount, ledger_entry_id: entry.id },
         );
         return { transferId: t.id };

@@ -1,5 +1,5 @@
 import type { RecordingDeps } from '../kernel/recording-deps.js';
-import type { ApiKey } from '../kernel/caller.js';
+import { actorOf, type ApiKey } from '../kernel/caller.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
 import { DomainError } from '../kernel/errors.js';
 import { viewDomain, type DomainView } from './domain.js';
@@ -30,7 +30,7 @@ export class SetAutoRenew {
     await this.deps.domains.update(updated);
     await this.deps.events.record(
       'domain.auto_renew_changed',
-      { accountId: key.accountId, environment: key.environment, subject: `domain:${name}`, actor: `key:${key.id}`, occurredAt: now },
+      { accountId: key.accountId, environment: key.environment, subject: `domain:${name}`, actor: actorOf(key), occurredAt: now },
       { domain: name, auto_renew: autoRenew },
     );
     return viewDomain(updated);

@@ -1,4 +1,4 @@
-import type { ApiKey } from '../kernel/caller.js';
+import { actorOf, type ApiKey } from '../kernel/caller.js';
 import type { AccountClock } from '../kernel/account-clock.port.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
 import type { Environment } from '../kernel/environment.js';
@@ -105,7 +105,7 @@ export class RejectTransferOut {
     if (!(await this.deps.domains.find(accountId, environment, name))) throw new DomainError('domain_not_found', { domain: name });
     const t = await this.deps.transfers.activeFor(environment, name);
     if (!t || t.direction !== 'out' || t.accountId !== accountId) throw new DomainError('transfer_out_not_pending', { domain: name });
-    const actor = who.kind === 'key' ? `key:${who.key.id}` : `person:${who.human.actor.personId}`;
+    const actor = who.kind === 'key' ? actorOf(who.key) : `person:${who.human.actor.personId}`;
     const now = await this.deps.time.now(accountId, environment);
     const registrar = requireCapability(this.deps.environments.get(environment).registrar, 'transfer_reject');
     let state: TransferState;

@@ -1,4 +1,4 @@
-import type { ApiKey } from '../kernel/caller.js';
+import { actorOf, type ApiKey } from '../kernel/caller.js';
 import type { Clock } from '../kernel/clock.port.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
 import type { Environments } from '../kernel/environments.port.js';
@@ -50,7 +50,7 @@ export class VerifyHosting {
     const domain = loaded !== undefined ? loaded : await this.deps.domains.find(key.accountId, key.environment, normalized);
     if (!domain) throw new DomainError('domain_not_found', { domain: normalized });
     if (!isHosted(domain) || !domain.hosting) throw new DomainError('domain_not_hosted', { domain: normalized });
-    const { domain: after } = await this.check(domain, `key:${key.id}`);
+    const { domain: after } = await this.check(domain, actorOf(key));
     return viewDomain(after);
   }
 

@@ -53,6 +53,13 @@ export interface ApiKey {
   readonly revokedBy: string | null;
   /** Keys holding dns.read, dns.edit or dns.acme_challenge have one; null for the others. */
   readonly tsig?: TsigCredential | null;
+  /** The console's transient key of a signed-in person (core/access/person-key.ts): never stored; what it
+   * does, the person did (`createdBy`), and the events and the audit say so. */
+  readonly person?: true;
 }
+
+/** Who acted, as events and records name them: the key, or the person behind the console's transient key. */
+export const actorOf = (key: Pick<ApiKey, 'id' | 'createdBy' | 'person'>): string =>
+  key.person ? `person:${key.createdBy}` : `key:${key.id}`;
 
 export type KeyStatus = 'active' | 'expired' | 'revoked';

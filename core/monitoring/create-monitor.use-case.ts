@@ -1,6 +1,6 @@
 import type { RecordingDeps } from '../kernel/recording-deps.js';
 import type { Authorizer } from '../access/authorize.js';
-import type { ApiKey } from '../kernel/caller.js';
+import { actorOf, type ApiKey } from '../kernel/caller.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
 import { DomainError } from '../kernel/errors.js';
 import { MONITOR_KINDS, type Monitor, type MonitorKind } from './monitor.js';
@@ -66,7 +66,7 @@ export class CreateMonitor {
       await this.deps.monitors.insert(m);
       await this.deps.events.record(
         'monitor.created',
-        { accountId: key.accountId, environment: key.environment, subject: `monitor:${m.id}`, actor: `key:${key.id}`, occurredAt: now },
+        { accountId: key.accountId, environment: key.environment, subject: `monitor:${m.id}`, actor: actorOf(key), occurredAt: now },
         {
           monitor_id: m.id,
           domain: m.domain,

@@ -1,6 +1,6 @@
 import type { RecordingDeps } from '../kernel/recording-deps.js';
 import type { Authorizer } from '../access/authorize.js';
-import type { ApiKey } from '../kernel/caller.js';
+import { actorOf, type ApiKey } from '../kernel/caller.js';
 import { DomainError } from '../kernel/errors.js';
 import { loadMonitor } from './monitor-access.js';
 import type { MonitorRepository } from './ports/monitor-repository.port.js';
@@ -25,7 +25,7 @@ export class DeleteMonitor {
           accountId: key.accountId,
           environment: key.environment,
           subject: `monitor:${id}`,
-          actor: `key:${key.id}`,
+          actor: actorOf(key),
           occurredAt: this.deps.clock.now(),
         },
         { monitor_id: id, domain: m.domain, kind: m.spec.kind },

@@ -1,6 +1,6 @@
 import type { RecordingDeps } from '../kernel/recording-deps.js';
 import type { Authorizer } from '../access/authorize.js';
-import type { ApiKey } from '../kernel/caller.js';
+import { actorOf, type ApiKey } from '../kernel/caller.js';
 import { DomainError } from '../kernel/errors.js';
 import type { Monitor } from './monitor.js';
 import { loadMonitor } from './monitor-access.js';
@@ -70,7 +70,7 @@ export class UpdateMonitor {
       if (!(await this.deps.monitors.update(next))) throw new DomainError('monitor_not_found', { monitor_id: id });
       await this.deps.events.record(
         'monitor.updated',
-        { accountId: key.accountId, environment: key.environment, subject: `monitor:${id}`, actor: `key:${key.id}`, occurredAt: now },
+        { accountId: key.accountId, environment: key.environment, subject: `monitor:${id}`, actor: actorOf(key), occurredAt: now },
         {
           monitor_id: id,
           domain: current.domain,

@@ -1,7 +1,7 @@
 import { isHosted } from '../domains/domain.js';
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
 import type { DomainZones } from '../domains/ports/zones.port.js';
-import type { ApiKey } from '../kernel/caller.js';
+import { actorOf, type ApiKey } from '../kernel/caller.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
 import { DomainError } from '../kernel/errors.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
@@ -37,7 +37,7 @@ export class DeleteHostedDomain {
       await this.deps.domains.remove(domain.id);
       await this.deps.log.hostingDeleted(
         { accountId: key.accountId, environment: key.environment, domain: normalized },
-        `key:${key.id}`,
+        actorOf(key),
         'deleted',
       );
       return true;

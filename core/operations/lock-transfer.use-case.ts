@@ -1,5 +1,5 @@
 import type { RecordingDeps } from '../kernel/recording-deps.js';
-import type { ApiKey } from '../kernel/caller.js';
+import { actorOf, type ApiKey } from '../kernel/caller.js';
 import type { Authorizer } from '../access/authorize.js';
 import { requireCapability } from '../domains/capabilities.js';
 import { viewDomain, type DomainView } from '../domains/domain.js';
@@ -56,7 +56,7 @@ export class LockTransfer {
       const now = this.deps.clock.now();
       await this.deps.events.record(
         'domain.transfer_locked',
-        { accountId: key.accountId, environment: key.environment, subject: `domain:${name}`, actor: `key:${key.id}`, occurredAt: now },
+        { accountId: key.accountId, environment: key.environment, subject: `domain:${name}`, actor: actorOf(key), occurredAt: now },
         { domain: name, transfer_lock: true },
       );
       return next;

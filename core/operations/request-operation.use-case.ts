@@ -1,3 +1,4 @@
+import { actorOf } from '../kernel/caller.js';
 import { isHosted, type Domain } from '../domains/domain.js';
 import { LABEL_RE } from '../kernel/labels.js';
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
@@ -102,7 +103,7 @@ export class RequestOperation {
         throw winner ? conflict(winner) : new DomainError('operation_pending', { domain: name, operation_id: '' });
       }
       await this.deps.domains.update({ ...domain, status: withPendingUpdate(domain.status) });
-      await this.deps.log.record(op, 'pending', actor.kind === 'key' ? `key:${actor.key.id}` : `person:${actor.personId}`);
+      await this.deps.log.record(op, 'pending', actor.kind === 'key' ? actorOf(actor.key) : `person:${actor.personId}`);
       return viewOperation(op);
     });
   }

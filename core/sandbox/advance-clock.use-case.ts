@@ -1,6 +1,6 @@
 import type { RecordingDeps } from '../kernel/recording-deps.js';
 import { withDefaults } from '../kernel/defaults.js';
-import type { ApiKey } from '../kernel/caller.js';
+import { actorOf, type ApiKey } from '../kernel/caller.js';
 import { DomainError } from '../kernel/errors.js';
 import { requireOwner } from '../kernel/human-guards.js';
 import type { HumanContext } from '../kernel/person.js';
@@ -60,7 +60,7 @@ export class AdvanceSandboxClock {
   /** Moves the clock, then runs the lifecycle and the certificates for this account at once, so the effect is visible. */
   async execute(key: ApiKey, advance: string): Promise<AdvanceReport> {
     if (key.environment !== 'test') throw new DomainError('sandbox_only');
-    return this.move(key.accountId, `key:${key.id}`, advance, '/body/advance');
+    return this.move(key.accountId, actorOf(key), advance, '/body/advance');
   }
 
   /** The console's read: any person of the account sees its sandbox time. */

@@ -3,7 +3,7 @@ import { isHosted, viewDomain, type DomainView } from '../domains/domain.js';
 import type { SimulatedParents } from '../domains/ports/delegation-resolver.port.js';
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
 import type { VerifyHosting } from '../domains/verify-hosting.use-case.js';
-import type { ApiKey } from '../kernel/caller.js';
+import { actorOf, type ApiKey } from '../kernel/caller.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
 import { DomainError } from '../kernel/errors.js';
 
@@ -25,6 +25,6 @@ export class SimulateDelegation {
     if (!domain) throw new DomainError('domain_not_found', { domain: normalized });
     if (!isHosted(domain)) throw new DomainError('domain_not_hosted', { domain: normalized });
     await this.parents.set(key.accountId, normalized, delegated);
-    return viewDomain((await this.verify.check(domain, `key:${key.id}`)).domain);
+    return viewDomain((await this.verify.check(domain, actorOf(key))).domain);
   }
 }

@@ -1,6 +1,6 @@
 import { hostOfUrl } from '../kernel/url-parts.js';
 import type { RecordingDeps } from '../kernel/recording-deps.js';
-import type { ApiKey } from '../kernel/caller.js';
+import { actorOf, type ApiKey } from '../kernel/caller.js';
 import { internalTypes } from '../events/catalogue.js';
 import type { EventData, EventType } from '../kernel/events.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
@@ -73,7 +73,7 @@ export class ManageWebhooks {
         accountId: key.accountId,
         environment: key.environment,
         subject: `webhook:${w.id}`,
-        actor: `key:${key.id}`,
+        actor: actorOf(key),
         occurredAt: this.deps.clock.now(),
       },
       data,
@@ -106,7 +106,7 @@ export class ManageWebhooks {
       oldSecretSealed: null,
       oldSecretExpiresAt: null,
       failingSince: null,
-      createdBy: `key:${key.id}`,
+      createdBy: actorOf(key),
       createdAt: now,
       updatedAt: now,
     };

@@ -285,3 +285,47 @@ eachStore('Console forms: a form sent after the session ended', (kind) => {
     expect(late.text).to.match(/Not kept \(type them again\):\s*<code>auth_code<\/code>/);
   });
 });
+
+eachStore('Console: what a person does is recorded as theirs', (kind) => {
+  let api: TestApi;
+  before(async function () {
+    this.timeout(60_000);
+    api = await startApi(kind);
+  });
+  after(async () => {
+    await api?.close();
+  });
+
+  it('the events of console actions name the person (person:<id>), not the transient key; a key’s own actions still name the key', async () => {
+    const cookie = await api.signIn();
+    const owner = await api.system.store.knex('people').where({ email: api.demo.email }).first();
+    const headers = { cookie: `${cookie}; dmk_lang=en; dmk_env=test` };
+    const page = await (await fetch(`${api.base}/console/webhooks`, { headers })).text();
+    const r = await fetch(`${api.base}/console/webhooks`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        _csrf: /name="_csrf" value="([^"]+)"/.exec(page)![1]!,
+        url: 'https://hooks.example.com/who',
+        events: '*',
+        domains: '',
+      }).toString(),
+    });
+    expect(r.status).to.equal(302);
+    const created = await api.system.store.knex('events').where({ type: 'webhook.created' }).orderBy('seq', 'desc').first();
+    expect(created.actor).to.equal(`person:${owner.id}`);
+    const hook = await api.system.store.knex('webhooks').orderBy('created_at', 'desc').first();
+    expect(hook.created_by).to.equal(`person:${owner.id}`);
+
+    const key = await api.issueKey({ environment: 'test', rights: ['webhook.manage'], domains: ['domivka-demo.dev'] });
+    const byKey = await api.call('/v1/webhooks', {
+      method: 'POST',
+      headers: { ...bearer(key.secret), 'idempotency-key': 'who-by-key' },
+      json: { url: 'https://hooks.example.com/by-key', events: ['*'] },
+    });
+    expect(byKey.status, JSON.stringify(byKey.body)).to.equal(201);
+    const second = await api.system.store.knex('events').where({ type: 'webhook.created' }).orderBy('seq', 'desc').first();
+    expect(second.actor).to.equal(`key:${key.id}`);
+  });
+});

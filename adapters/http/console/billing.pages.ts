@@ -7,6 +7,7 @@ import type { UseCases } from '../use-cases.js';
 import { attempt, authorizeAs, checkpoints, errorBox, field, fieldError, keyFor, postForm, uah, when } from './acting.js';
 import { html, type Html } from './html.js';
 import { alert, type View } from './layout.js';
+import { pageHead } from './fields.js';
 import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
 import { validateBody } from './acting.js';
 
@@ -129,8 +130,7 @@ export const billingPages = (uc: UseCases) => {
     const total = rows.filter((t) => t.status !== 'voided').reduce((s, t) => s + t.amount.amount, 0);
     return {
       title: v.t('Операції', 'Transactions'),
-      body: html`<p><a href="/console/billing">← ${v.t('Баланс', 'Balance')}</a></p>
-        <h1>${v.t('Операції з балансом', 'Balance transactions')}</h1>
+      body: html`${pageHead({ href: `/console/billing`, label: v.t('Баланс', 'Balance') }, v.t('Операції з балансом', 'Balance transactions'))}
         <form method="get" action="/console/billing/transactions" class="filters">
           <div>
             <label for="f-kind">${v.t('Вид', 'Kind')}</label>
@@ -232,9 +232,8 @@ export const billingPages = (uc: UseCases) => {
           return {
             status: 422,
             title: v.t('Поповнення', 'Top-up'),
-            body: html`<p><a href="/console/billing">← ${v.t('Баланс', 'Balance')}</a></p>
-              <h1>${v.t('Поповнення не вдалося', 'The top-up did not go through')}</h1>
-              ${await panel(r, { amount: typed, error: shown })}`,
+            body: html`${pageHead({ href: `/console/billing`, label: v.t('Баланс', 'Balance') }, v.t('Поповнення не вдалося', 'The top-up did not go through'))}
+            ${await panel(r, { amount: typed, error: shown })}`,
           };
         }
         return { redirect: '/console/billing?done=topup#top-up' };

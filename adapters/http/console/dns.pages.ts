@@ -20,6 +20,7 @@ import {
 } from './acting.js';
 import { esc, html, raw, type Html } from './html.js';
 import { alert, type View } from './layout.js';
+import { pageHead } from './fields.js';
 import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
 
 /**
@@ -264,8 +265,7 @@ export const dnsPages = (uc: UseCases): ConsolePage[] => {
     return {
       title: v.t(`DNS — ${zone}`, `DNS — ${zone}`),
       ...(status ? { status } : {}),
-      body: html`<p><a href="/console/domains/${enc(zone)}">← ${zone}</a></p>
-        <h1>${v.t('DNS-записи', 'DNS records')} <small class="muted">${zone}</small></h1>
+      body: html`${pageHead({ href: `/console/domains/${enc(zone)}`, label: zone }, v.t('DNS-записи', 'DNS records'), zone)}
         ${r.query.done === 'challenge' ? alert('ok', v.t('Значення ACME додано; наш сервер уже відповідає ним.', 'The ACME value was added; our server already answers with it.')) : ''}
         <p class="lead">
           ${v.t('Зміни спершу збираються в план (він зберігається в адресі сторінки й не губиться), потім «Переглянути» показує всі перевірки, а «Застосувати» змінює зону.', 'Changes are first collected in a plan (kept in the page address, so it is never lost); "Review" then shows every check, and "Apply" changes the zone.')}

@@ -7,6 +7,7 @@ import type { UseCases } from '../use-cases.js';
 import { attempt, authorizeAs, doneBanner, enc, errorBox, field, fieldError, keyFor, postForm, validateBody } from './acting.js';
 import { html, raw } from './html.js';
 import { alert, when, type View } from './layout.js';
+import { pageHead } from './fields.js';
 import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
 
 /**
@@ -61,8 +62,7 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
     return {
       title: `DNSSEC — ${d}`,
       ...(typed ? { status: 422 } : {}),
-      body: html`<p><a href="/console/domains/${enc(d)}">← ${d}</a></p>
-        <h1>DNSSEC <small class="muted">${d}</small></h1>
+      body: html`${pageHead({ href: `/console/domains/${enc(d)}`, label: d }, 'DNSSEC', d)}
         ${doneBanner(r, {
           enabled: [
             'Зону підписано. Тепер опублікуйте DS у батьківській зоні (нижче).',

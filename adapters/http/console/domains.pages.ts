@@ -21,6 +21,7 @@ import {
 } from './acting.js';
 import { html, type Html } from './html.js';
 import { alert, type View } from './layout.js';
+import { pageHead } from './fields.js';
 import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
 
 /**
@@ -64,48 +65,47 @@ export const domainPages = (uc: UseCases) => {
     return {
       title: v.t('Реєстрація домену', 'Register a domain'),
       ...(status ? { status } : {}),
-      body: html`<p><a href="/console/search?q=${enc(f.domain)}">← ${v.t('До пошуку', 'Back to the search')}</a></p>
-        <h1>${v.t('Реєстрація домену', 'Register a domain')}</h1>
-        ${
-          !may
-            ? html`${errorBox(v, error)}${ownersOnly(v)}`
-            : html`${classTwoNote(v)}
-                <div class="card">
-                  ${errorBox(v, error)}
-                  ${postForm(
-                    v,
-                    '/console/register',
-                    html`<label for="reg-domain">${v.t('Домен', 'Domain')}</label>
-                      <input id="reg-domain" name="domain" type="text" value="${f.domain}" required ${inv('domain')} />
-                      ${fieldError(v, error, 'domain')}
-                      ${price !== null ? html`<p class="hint">${v.t('Ціна за рік', 'Price per year')}: <strong>${uah(price)}</strong></p>` : ''}
-                      <label for="reg-years">${v.t('Років', 'Years')}</label>
-                      <select id="reg-years" name="years" ${inv('years')}>
-                        ${YEARS.map((y) => html`<option value="${y}" ${String(y) === f.years ? html`selected` : ''}>${y}${price !== null ? ` — ${uah(price * y)}` : ''}</option>`)}
-                      </select>
-                      ${fieldError(v, error, 'years')}
-                      <div class="choice">
-                        <input id="reg-auto" name="auto_renew" type="checkbox" value="1" ${f.auto_renew ? html`checked` : ''} />
-                        <label for="reg-auto">${v.t('Продовжувати автоматично', 'Renew automatically')}</label>
-                      </div>
-                      <label for="reg-labels">${v.t('Мітки (необов’язково)', 'Labels (optional)')}</label>
-                      <input
-                        id="reg-labels"
-                        name="labels"
-                        type="text"
-                        value="${f.labels}"
-                        placeholder="prod, shop"
-                        aria-describedby="reg-labels-hint"
-                        ${error?.code === 'validation_failed' && fieldMessages(v, error, 'labels').length ? html`aria-invalid="true"` : ''}
-                      />
-                      ${fieldError(v, error, 'labels')}
-                      <p class="hint" id="reg-labels-hint">
-                        ${v.t('Через кому; малі латинські літери, цифри й дефіс. Ключі, обмежені міткою, одразу бачитимуть домен.', 'Comma-separated; lower-case letters, digits and hyphens. Keys scoped to a label see the domain at once.')}
-                      </p>
-                      <div class="actions"><button type="submit">${v.t('Зареєструвати й сплатити', 'Register and pay')}</button></div>`,
-                  )}
-                </div>`
-        }`,
+      body: html`${pageHead({ href: `/console/search?q=${enc(f.domain)}`, label: v.t('До пошуку', 'Back to the search') }, v.t('Реєстрація домену', 'Register a domain'))}
+      ${
+        !may
+          ? html`${errorBox(v, error)}${ownersOnly(v)}`
+          : html`${classTwoNote(v)}
+              <div class="card">
+                ${errorBox(v, error)}
+                ${postForm(
+                  v,
+                  '/console/register',
+                  html`<label for="reg-domain">${v.t('Домен', 'Domain')}</label>
+                    <input id="reg-domain" name="domain" type="text" value="${f.domain}" required ${inv('domain')} />
+                    ${fieldError(v, error, 'domain')}
+                    ${price !== null ? html`<p class="hint">${v.t('Ціна за рік', 'Price per year')}: <strong>${uah(price)}</strong></p>` : ''}
+                    <label for="reg-years">${v.t('Років', 'Years')}</label>
+                    <select id="reg-years" name="years" ${inv('years')}>
+                      ${YEARS.map((y) => html`<option value="${y}" ${String(y) === f.years ? html`selected` : ''}>${y}${price !== null ? ` — ${uah(price * y)}` : ''}</option>`)}
+                    </select>
+                    ${fieldError(v, error, 'years')}
+                    <div class="choice">
+                      <input id="reg-auto" name="auto_renew" type="checkbox" value="1" ${f.auto_renew ? html`checked` : ''} />
+                      <label for="reg-auto">${v.t('Продовжувати автоматично', 'Renew automatically')}</label>
+                    </div>
+                    <label for="reg-labels">${v.t('Мітки (необов’язково)', 'Labels (optional)')}</label>
+                    <input
+                      id="reg-labels"
+                      name="labels"
+                      type="text"
+                      value="${f.labels}"
+                      placeholder="prod, shop"
+                      aria-describedby="reg-labels-hint"
+                      ${error?.code === 'validation_failed' && fieldMessages(v, error, 'labels').length ? html`aria-invalid="true"` : ''}
+                    />
+                    ${fieldError(v, error, 'labels')}
+                    <p class="hint" id="reg-labels-hint">
+                      ${v.t('Через кому; малі латинські літери, цифри й дефіс. Ключі, обмежені міткою, одразу бачитимуть домен.', 'Comma-separated; lower-case letters, digits and hyphens. Keys scoped to a label see the domain at once.')}
+                    </p>
+                    <div class="actions"><button type="submit">${v.t('Зареєструвати й сплатити', 'Register and pay')}</button></div>`,
+                )}
+              </div>`
+      }`,
     };
   };
 
@@ -225,9 +225,8 @@ export const domainPages = (uc: UseCases) => {
           return {
             status: 422,
             title: domain.domain,
-            body: html`<p><a href="/console/domains/${enc(domain.domain)}">← ${domain.domain}</a></p>
-              <h1>${domain.domain}</h1>
-              ${errorBox(r.view, out.error)}${await panel(r, domain)}`,
+            body: html`${pageHead({ href: `/console/domains/${enc(domain.domain)}`, label: domain.domain }, domain.domain)}
+            ${errorBox(r.view, out.error)}${await panel(r, domain)}`,
           };
         }
         return { redirect: `/console/domains/${enc(d)}?done=renewed` };

@@ -7,6 +7,7 @@ import { attempt, authorizeAs, doneBanner, enc, field, fieldError, keyFor, postF
 import { errorText } from './error-text.js';
 import { html } from './html.js';
 import { alert, when } from './layout.js';
+import { pageHead } from './fields.js';
 import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
 
 /**
@@ -23,8 +24,7 @@ export const hostedPages = (uc: UseCases): ConsolePage[] => {
     return {
       title: v.t('Домен з іншого реєстратора', 'A domain from another registrar'),
       ...(typed ? { status: 422 } : {}),
-      body: html`<p><a href="/console/">← ${v.t('Домени', 'Domains')}</a></p>
-        <h1>${v.t('Обслуговувати DNS домену з іншого реєстратора', 'Host the DNS of a domain registered elsewhere')}</h1>
+      body: html`${pageHead({ href: `/console/`, label: v.t('Домени', 'Domains') }, v.t('Обслуговувати DNS домену з іншого реєстратора', 'Host the DNS of a domain registered elsewhere'))}
         <p>
           ${v.t('Домен лишається у вашого реєстратора; ми обслуговуємо його зону, щойно ви доведете, що домен ваш (запис TXT), і вкажете наші сервери імен.', 'The domain stays at your registrar; we serve its zone once you prove the domain is yours (a TXT record) and point it at our nameservers.')}
         </p>
@@ -97,8 +97,7 @@ export const hostedPages = (uc: UseCases): ConsolePage[] => {
       </p>`;
     return {
       title: `${v.t('Обслуговування DNS', 'DNS hosting')} — ${d.domain}`,
-      body: html`<p><a href="/console/domains/${enc(d.domain)}">← ${d.domain}</a></p>
-        <h1>${v.t('Обслуговування DNS', 'DNS hosting')} <small class="muted">${d.domain}</small></h1>
+      body: html`${pageHead({ href: `/console/domains/${enc(d.domain)}`, label: d.domain }, v.t('Обслуговування DNS', 'DNS hosting'), d.domain)}
         ${doneBanner(r, {
           added: ['Домен додано. Виконайте два кроки нижче.', 'The domain was added. Do the two steps below.'],
           checked: ['Перевірено щойно.', 'Checked just now.'],

@@ -19,6 +19,7 @@ import {
 } from './acting.js';
 import { html, raw, type Html } from './html.js';
 import type { View } from './layout.js';
+import { pageHead } from './fields.js';
 import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
 
 /**
@@ -343,8 +344,7 @@ export const monitorPages = (uc: UseCases): ConsolePage[] => {
     return {
       title: v.t('Перевірка', 'Check'),
       ...(edit ? { status: 422 } : {}),
-      body: html`<p><a href="${base}">← ${v.t('Моніторинг', 'Monitoring')}</a></p>
-        <h1>${kindName(v, m.kind)} <small class="muted">${m.domain}</small></h1>
+      body: html`${pageHead({ href: base, label: v.t('Моніторинг', 'Monitoring') }, kindName(v, m.kind), m.domain)}
         ${doneBanner(r, { created: ['Перевірку створено.', 'The check was created.'], saved: ['Зміни збережено.', 'The changes were saved.'] })}
         <div class="card">
           <dl class="kv">
@@ -419,8 +419,7 @@ export const monitorPages = (uc: UseCases): ConsolePage[] => {
         const kind = (MONITOR_KINDS as readonly string[]).includes(r.query.kind ?? '') ? (r.query.kind as Kind) : 'dns';
         return {
           title: v.t('Нова перевірка', 'New check'),
-          body: html`<p><a href="${base}">← ${v.t('Моніторинг', 'Monitoring')}</a></p>
-            <h1>${v.t('Нова перевірка', 'New check')}: ${kindName(v, kind)}</h1>
+          body: html`${pageHead({ href: base, label: v.t('Моніторинг', 'Monitoring') }, `${v.t('Нова перевірка', 'New check')}: ${kindName(v, kind)}`)}
             <div class="card">
               ${await editForm(r, kind, { enabled: '1', interval_seconds: '300', domain: r.query.domain ?? '' }, {})}
             </div>`,
@@ -446,8 +445,7 @@ export const monitorPages = (uc: UseCases): ConsolePage[] => {
           return {
             status: 422,
             title: v.t('Нова перевірка', 'New check'),
-            body: html`<p><a href="${base}">← ${v.t('Моніторинг', 'Monitoring')}</a></p>
-              <h1>${v.t('Нова перевірка', 'New check')}: ${kindName(v, kind)}</h1>
+            body: html`${pageHead({ href: base, label: v.t('Моніторинг', 'Monitoring') }, `${v.t('Нова перевірка', 'New check')}: ${kindName(v, kind)}`)}
               <div class="card">${await editForm(r, kind, f, { error: out.error })}</div>`,
           };
         }

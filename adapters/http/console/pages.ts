@@ -18,6 +18,7 @@ import { webhookPages } from './webhooks.pages.js';
 import { keyPages } from './keys.pages.js';
 import { mailWhere, passwordPages, secretCard, securityPages } from './security.pages.js';
 import { errorText } from './error-text.js';
+import { credentialFields } from './fields.js';
 import { resumeFromForm, resumeHidden, resumeNote, resumePage, type Resume } from './resume.js';
 import type { ConsolePage, ConsoleRequest } from './page.js';
 
@@ -65,21 +66,13 @@ export const signInForm = (
       ${csrfField(v)}<input type="hidden" name="next" value="${r.query.next ?? field(r.form, 'next')}" />${resumeHidden(resume)}
       <label for="email">${v.t('Електронна пошта', 'E-mail')}</label
       ><input id="email" name="email" type="email" autocomplete="username" required value="${field(r.form, 'email')}" />
-      <label for="password">${v.t('Пароль', 'Password')}</label
-      ><input id="password" name="password" type="password" autocomplete="current-password" required />
-      <label for="totp">${v.t('Одноразовий код', 'One-time code')}</label
-      ><input
-        id="totp"
-        name="totp"
-        type="text"
-        inputmode="numeric"
-        autocomplete="one-time-code"
-        pattern="[0-9]{6}"
-        aria-describedby="totp-hint"
-      />
-      <p class="hint" id="totp-hint">
-        ${v.t('Шість цифр із застосунку-автентифікатора (TOTP). Якщо ви вимкнули двофакторну перевірку, залиште порожнім.', 'Six digits from your authenticator app (TOTP). Leave empty if you switched two-factor checks off.')}
-      </p>
+      ${credentialFields(v, {
+        required: false,
+        hint: v.t(
+          'Шість цифр із застосунку-автентифікатора (TOTP). Якщо ви вимкнули двофакторну перевірку, залиште порожнім.',
+          'Six digits from your authenticator app (TOTP). Leave empty if you switched two-factor checks off.',
+        ),
+      })}
       <div class="actions">
         <button type="submit">${v.t('Увійти', 'Sign in')}</button
         ><a href="/console/password/forgot">${v.t('Забули пароль?', 'Forgot your password?')}</a>
@@ -169,9 +162,7 @@ export const pages = (uc: UseCases): ConsolePage[] => [
         </p>
         <form class="stack" method="post" action="/console/reauth">
           ${csrfField(r.view)}<input type="hidden" name="next" value="${safeNext(r.query.next)}" />
-          <label for="password">${r.view.t('Пароль', 'Password')}</label
-          ><input id="password" name="password" type="password" autocomplete="current-password" required />
-          ${me(r).person.twoFactorEnabled === false ? '' : html`<label for="totp">${r.view.t('Одноразовий код', 'One-time code')}</label><input id="totp" name="totp" type="text" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" required />`}
+          ${credentialFields(r.view, me(r).person.twoFactorEnabled === false ? null : { required: true })}
           <div class="actions">
             <button type="submit">${r.view.t('Підтвердити', 'Confirm')}</button><a href="/console/">${r.view.t('Скасувати', 'Cancel')}</a>
           </div>
@@ -863,19 +854,7 @@ export const pages = (uc: UseCases): ConsolePage[] => [
                     <p>
                       ${v.t('Введіть пароль і код, який застосунок щойно показав: так ми перевіримо, що секрет у вас.', 'Enter your password and the code your app now shows: this checks that you hold the secret.')}
                     </p>
-                    <label for="password">${v.t('Пароль', 'Password')}</label
-                    ><input id="password" name="password" type="password" autocomplete="current-password" required />
-                    <label for="totp">${v.t('Одноразовий код', 'One-time code')}</label
-                    ><input
-                      id="totp"
-                      name="totp"
-                      type="text"
-                      inputmode="numeric"
-                      autocomplete="one-time-code"
-                      pattern="[0-9]{6}"
-                      maxlength="6"
-                      required
-                    />
+                    ${credentialFields(v, { required: true })}
                     <div class="actions"><button type="submit">${v.t('Підтвердити й увійти', 'Confirm and sign in')}</button></div>
                   </form>`
               : html`${alert('info', v.t('Секрет уже показано один раз. Увійдіть із паролем і кодом; якщо застосунок не має секрету, попросіть власника рахунку про допомогу.', 'The secret was already shown once. Sign in with your password and a code; if your app does not hold the secret, ask an owner of the account for help.'))}

@@ -4,6 +4,7 @@ import { MIN_PASSWORD_LENGTH } from '../../../core/accounts/passwords.use-case.j
 import type { UseCases } from '../use-cases.js';
 import { html, raw, type Html } from './html.js';
 import { alert, csrfField, when, type View } from './layout.js';
+import { codeField } from './fields.js';
 import { errorText } from './error-text.js';
 import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
 
@@ -22,21 +23,7 @@ const field = (r: ConsoleRequest, name: string): string => {
 export const qrSvg = async (text: string): Promise<Html> =>
   raw(await QRCode.toString(text, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' }));
 
-const codeInput = (v: View, id: string, hint: string, invalid = false) =>
-  html`<label for="${id}">${v.t('Одноразовий код', 'One-time code')}</label
-    ><input
-      id="${id}"
-      name="totp"
-      type="text"
-      inputmode="numeric"
-      autocomplete="one-time-code"
-      pattern="[0-9]{6}"
-      maxlength="6"
-      required
-      aria-describedby="${id}-hint"
-      ${invalid ? raw(' aria-invalid="true"') : ''}
-    />
-    <p class="hint" id="${id}-hint">${hint}</p>`;
+const codeInput = (v: View, id: string, hint: string, invalid = false) => codeField(v, { id, hint, invalid });
 
 /** The field for the first code of a new TOTP secret: two-factor checks are on only once it is right. */
 export const twoFactorCodeForm = (v: View, invalid = false) =>

@@ -23,6 +23,7 @@ import { errorText } from './error-text.js';
 import { html, raw } from './html.js';
 import { alert, when, type View } from './layout.js';
 import { dataTable } from './table.js';
+import { pageHead } from './fields.js';
 import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
 
 /**
@@ -133,62 +134,61 @@ export const transferPages = (uc: UseCases): ConsolePage[] => {
     return {
       title: v.t('Перенесення доменів', 'Domain transfers'),
       ...(error ? { status: 422 } : {}),
-      body: html`<p><a href="/console/">← ${v.t('Домени', 'Domains')}</a></p>
-        <h1>${v.t('Перенесення доменів', 'Domain transfers')}</h1>
-        ${
-          !may
-            ? ownersOnly(v)
-            : html` ${
-                  pending.length
-                    ? html`<h2>${v.t('Тривають', 'Under way')}</h2>
-                        ${transferTable(v, pending, { id: 'transfers-pending' })}`
-                    : ''
-                }
-                <h2>${v.t('Перенести домен від іншого реєстратора', 'Transfer a domain in from another registrar')}</h2>
-                ${alert(
-                  'info',
-                  v.t(
-                    'Це дія класу 2 (гроші): з балансу резервується ціна продовження × роки; її списують, коли домен прийде, і повертають, якщо перенесення скасовано чи відхилено. Усі власники отримають сповіщення, як і для ключа API.',
-                    'This is a class 2 action (money): the renewal price × years is reserved on the balance; it is charged when the domain arrives and returned if the transfer is cancelled or rejected. Every owner is notified, as for an API key.',
-                  ),
+      body: html`${pageHead({ href: '/console/', label: v.t('Домени', 'Domains') }, v.t('Перенесення доменів', 'Domain transfers'))}
+      ${
+        !may
+          ? ownersOnly(v)
+          : html` ${
+                pending.length
+                  ? html`<h2>${v.t('Тривають', 'Under way')}</h2>
+                      ${transferTable(v, pending, { id: 'transfers-pending' })}`
+                  : ''
+              }
+              <h2>${v.t('Перенести домен від іншого реєстратора', 'Transfer a domain in from another registrar')}</h2>
+              ${alert(
+                'info',
+                v.t(
+                  'Це дія класу 2 (гроші): з балансу резервується ціна продовження × роки; її списують, коли домен прийде, і повертають, якщо перенесення скасовано чи відхилено. Усі власники отримають сповіщення, як і для ключа API.',
+                  'This is a class 2 action (money): the renewal price × years is reserved on the balance; it is charged when the domain arrives and returned if the transfer is cancelled or rejected. Every owner is notified, as for an API key.',
+                ),
+              )}
+              <div class="card">
+                ${error && !error.details?.length && !['domain_invalid', 'domain_not_found', 'tld_not_supported', 'domain_already_yours', 'transfer_domain_locked', 'transfer_not_transferable', 'transfer_already_pending'].includes(error.code) && !error.code.startsWith('transfer_auth') ? errorBox(v, error) : ''}
+                ${postForm(
+                  v,
+                  '/console/transfers',
+                  html`<label for="tr-domain">${v.t('Домен', 'Domain')}</label>
+                    <input id="tr-domain" name="domain" type="text" required autocomplete="off" spellcheck="false" value="${f.domain}" />
+                    ${fieldErr('domain')}
+                    <label for="tr-code">${v.t('Код перенесення (auth code)', 'Transfer code (auth code)')}</label>
+                    <input id="tr-code" name="auth_code" type="password" required autocomplete="off" aria-describedby="tr-code-hint" />
+                    <p class="hint" id="tr-code-hint">
+                      ${v.t('Його дає нинішній реєстратор. Ми зберігаємо його зашифрованим і видаляємо, щойно перенесення завершиться.', 'Your current registrar gives it to you. We keep it encrypted and delete it once the transfer ends.')}
+                      ${v.env === 'test' ? v.t(' Пісочниця: домени transfer-… приймають код sandbox-auth-ok.', ' Sandbox: transfer-… names accept the code sandbox-auth-ok.') : ''}
+                    </p>
+                    ${fieldErr('auth_code')}
+                    <label for="tr-years">${v.t('Продовжити на', 'Extend by')}</label>
+                    <select id="tr-years" name="years">
+                      ${YEARS.map(
+                        (y) =>
+                          html`<option value="${y}" ${f.years === String(y) ? raw(' selected') : ''}>
+                            ${v.t(`${y} р.`, `${y} year(s)`)}${price !== null ? ` — ${uah(price * y)}` : ''}
+                          </option>`,
+                      )}
+                    </select>
+                    ${fieldErr('years')}
+                    <div class="actions">
+                      <button type="submit">${v.t('Подати запит і зарезервувати кошти', 'Request and reserve the amount')}</button>
+                    </div>`,
                 )}
-                <div class="card">
-                  ${error && !error.details?.length && !['domain_invalid', 'domain_not_found', 'tld_not_supported', 'domain_already_yours', 'transfer_domain_locked', 'transfer_not_transferable', 'transfer_already_pending'].includes(error.code) && !error.code.startsWith('transfer_auth') ? errorBox(v, error) : ''}
-                  ${postForm(
-                    v,
-                    '/console/transfers',
-                    html`<label for="tr-domain">${v.t('Домен', 'Domain')}</label>
-                      <input id="tr-domain" name="domain" type="text" required autocomplete="off" spellcheck="false" value="${f.domain}" />
-                      ${fieldErr('domain')}
-                      <label for="tr-code">${v.t('Код перенесення (auth code)', 'Transfer code (auth code)')}</label>
-                      <input id="tr-code" name="auth_code" type="password" required autocomplete="off" aria-describedby="tr-code-hint" />
-                      <p class="hint" id="tr-code-hint">
-                        ${v.t('Його дає нинішній реєстратор. Ми зберігаємо його зашифрованим і видаляємо, щойно перенесення завершиться.', 'Your current registrar gives it to you. We keep it encrypted and delete it once the transfer ends.')}
-                        ${v.env === 'test' ? v.t(' Пісочниця: домени transfer-… приймають код sandbox-auth-ok.', ' Sandbox: transfer-… names accept the code sandbox-auth-ok.') : ''}
-                      </p>
-                      ${fieldErr('auth_code')}
-                      <label for="tr-years">${v.t('Продовжити на', 'Extend by')}</label>
-                      <select id="tr-years" name="years">
-                        ${YEARS.map(
-                          (y) =>
-                            html`<option value="${y}" ${f.years === String(y) ? raw(' selected') : ''}>
-                              ${v.t(`${y} р.`, `${y} year(s)`)}${price !== null ? ` — ${uah(price * y)}` : ''}
-                            </option>`,
-                        )}
-                      </select>
-                      ${fieldErr('years')}
-                      <div class="actions">
-                        <button type="submit">${v.t('Подати запит і зарезервувати кошти', 'Request and reserve the amount')}</button>
-                      </div>`,
-                  )}
-                </div>
-                ${
-                  ended.length
-                    ? html`<h2>${v.t('Нещодавні', 'Recent')}</h2>
-                        ${transferTable(v, ended, { id: 'transfers-recent' })}`
-                    : ''
-                }`
-        }`,
+              </div>
+              ${
+                ended.length
+                  ? html`<h2>${v.t('Нещодавні', 'Recent')}</h2>
+                      ${transferTable(v, ended, { id: 'transfers-recent' })}`
+                  : ''
+              }`
+      }`,
     };
   };
 
@@ -198,8 +198,7 @@ export const transferPages = (uc: UseCases): ConsolePage[] => {
     return {
       title: `${v.t('Перенесення', 'Transfer')} — ${t.domain}`,
       ...(error ? { status: 422 } : {}),
-      body: html`<p><a href="/console/transfers">← ${v.t('Перенесення', 'Transfers')}</a></p>
-        <h1>${v.t('Перенесення', 'Transfer')} <small class="muted">${t.domain}</small></h1>
+      body: html`${pageHead({ href: '/console/transfers', label: v.t('Перенесення', 'Transfers') }, v.t('Перенесення', 'Transfer'), t.domain)}
         ${doneBanner(r, {
           requested: ['Запит подано; кошти зарезервовано.', 'Requested; the amount is reserved.'],
           cancelled: ['Перенесення скасовано; кошти повернено.', 'The transfer was cancelled; the amount was returned.'],

@@ -6,6 +6,7 @@ import { attempt, authorizeAs, enc, field, fieldError, keyFor, postForm, validat
 import { errorText } from './error-text.js';
 import { html, raw, type Html } from './html.js';
 import { alert, type View } from './layout.js';
+import { pageHead } from './fields.js';
 import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
 
 /**
@@ -54,8 +55,7 @@ export const zoneImportPages = (uc: UseCases): ConsolePage[] => {
     return {
       title: v.t('Імпорт зони', 'Import the zone'),
       ...(error ? { status: 422 } : {}),
-      body: html`<p><a href="/console/domains/${enc(d)}/dns">← ${v.t('Записи зони', 'Zone records')}</a></p>
-        <h1>${v.t('Імпорт зони', 'Import the zone')} <small class="muted">${d}</small></h1>
+      body: html`${pageHead({ href: `/console/domains/${enc(d)}/dns`, label: v.t('Записи зони', 'Zone records') }, v.t('Імпорт зони', 'Import the zone'), d)}
         <p>
           ${v.t('Імпорт лише готує план змін: ви переглянете його (що додається, змінюється, видаляється, і всі перевірки), і лише потім застосуєте. SOA і NS вершини та записи DNSSEC пропускаються.', 'An import only prepares a plan: you review it (what is added, changed, removed, and every check) and apply it only then. The apex SOA and NS and DNSSEC records are skipped.')}
         </p>
@@ -120,8 +120,7 @@ ${f.source === 'file' ? f.zone_file : ''}</textarea>
     const failure = job.error ? new DomainError(job.error.code, job.error.params as never) : null;
     return {
       title: v.t('Імпорт зони', 'Zone import'),
-      body: html`<p><a href="/console/domains/${enc(d)}/dns">← ${v.t('Записи зони', 'Zone records')}</a></p>
-        <h1>${v.t('Імпорт зони', 'Zone import')} <small class="muted">${d}</small></h1>
+      body: html`${pageHead({ href: `/console/domains/${enc(d)}/dns`, label: v.t('Записи зони', 'Zone records') }, v.t('Імпорт зони', 'Zone import'), d)}
         <div class="card">
           <dl class="kv">
             <dt>${v.t('Джерело', 'Source')}</dt>

@@ -1,6 +1,6 @@
 import type { RecordingDeps } from '../../kernel/recording-deps.js';
 import type { Authorizer } from '../../access/authorize.js';
-import type { ApiKey } from '../../kernel/caller.js';
+import { actorOf, type ApiKey } from '../../kernel/caller.js';
 import { normalizeDomain } from '../../kernel/domain-name.js';
 import { DomainError } from '../../kernel/errors.js';
 import { transientCheckpoints, type Checkpoints } from '../../kernel/checkpoints.port.js';
@@ -98,7 +98,7 @@ export class AcmeChallenges {
       name,
       input.value,
       key.id,
-      `key:${key.id}`,
+      actorOf(key),
       async (fn, c) => {
         let zone: StoredZone | null = null;
         await cp.reach('added', async () => {
@@ -190,7 +190,7 @@ export class AcmeChallenges {
     const zone = await this.deps.zones.find(key.accountId, key.environment, zoneName);
     const c = await this.deps.challenges.find(id);
     if (!zone || !c || c.zoneId !== zone.id) throw new DomainError('challenge_not_found', { challenge_id: id });
-    await this.removeChallenge(zone, c, `key:${key.id}`, async (fn) => {
+    await this.removeChallenge(zone, c, actorOf(key), async (fn) => {
       let next: StoredZone | null = null;
       await cp.reach('removed', async () => {
         next = await fn();

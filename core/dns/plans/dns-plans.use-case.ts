@@ -1,6 +1,6 @@
 import type { RecordingDeps } from '../../kernel/recording-deps.js';
 import type { Authorizer } from '../../access/authorize.js';
-import type { ApiKey } from '../../kernel/caller.js';
+import { actorOf, type ApiKey } from '../../kernel/caller.js';
 import { normalizeDomain } from '../../kernel/domain-name.js';
 import { DomainError } from '../../kernel/errors.js';
 import { transientCheckpoints, type Checkpoints } from '../../kernel/checkpoints.port.js';
@@ -173,7 +173,7 @@ export class DnsPlans {
               accountId: key.accountId,
               environment: key.environment,
               subject: `domain:${domain}`,
-              actor: `key:${key.id}`,
+              actor: actorOf(key),
               occurredAt: now,
             },
             { plan_id: plan.id, serial: next.serial, counts: plan.counts },
