@@ -13,6 +13,7 @@ const FOLDERS = {
     'test/access/key-auth.test.ts',
     'test/access/keys.test.ts',
     'test/access/tsig-key.test.ts',
+    'test/access/key-view.test.ts',
   ],
   billing: ['test/billing/*.test.ts'],
   'dns/checks': ['test/dns/checks.test.ts', 'test/dns/incremental-checks.test.ts', 'test/dns/names-and-values.test.ts'],
