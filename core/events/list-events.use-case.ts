@@ -33,7 +33,7 @@ export class ListEvents {
     private readonly feed: EventFeed,
     private readonly visibility: Visibility,
     /** Up to this many visible domains the store is given their names; beyond, the key's names and labels. */
-    private readonly listedDomainsMax = 500,
+    private readonly listedDomainsMax = 50,
   ) {}
 
   /**
