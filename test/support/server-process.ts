@@ -81,8 +81,8 @@ export const startServerProcess = async (extraEnv: Record<string, string> = {}):
     child.kill('SIGTERM');
     await exited;
   };
-  // Up to 60 s: a loaded 2-core machine compiling under tsx takes half of that.
-  for (let i = 0; i < 240; i++) {
+  // Up to 120 s: a loaded 2-core machine compiling under tsx took 53 s to bring up two DNS workers.
+  for (let i = 0; i < 480; i++) {
     try {
       if ((await fetch(`${api}/healthz`)).ok) return { api, dnsPort, env, child, stop };
     } catch {

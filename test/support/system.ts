@@ -94,9 +94,7 @@ export const startApi = async (kind: StoreKind, options: TestApiOptions = {}): P
     });
     await dns.start();
     system.get(TOKENS.ZonePublisher).attach(dns);
-    dns.acceptSigned(
-      new SignedMessages(system.signedDns(), { serves: null, log: pino({ level: 'silent' }) }),
-    );
+    dns.acceptSigned(new SignedMessages(system.signedDns(), { serves: null, log: pino({ level: 'silent' }) }));
     await new ZoneSync(system.store.zones, dns, pino({ level: 'silent' })).load();
   }
   system.markStarted();
