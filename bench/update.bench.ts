@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import dgram from 'node:dgram';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
-import net, { type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import dnsPacket from 'dns-packet';
@@ -15,6 +15,7 @@ import { httpServer } from '../adapters/http/index.js';
 import { loadConfig } from '../src/config.js';
 import { System } from '../src/system.js';
 import { TOKENS } from '../src/tokens.js';
+import { tcpAsk } from '../test/dns/server/tools.js';
 
 /**
  * `npm run bench:update`: one TXT value added at a fresh `_acme-challenge.<label>` name per operation,
@@ -148,29 +149,9 @@ const main = async () => {
       });
       udp.send(message, dnsPort, '127.0.0.1');
     });
-  const overTcp = (label: string, value: string): Promise<void> =>
-    new Promise((resolve, reject) => {
-      const { message } = updateMessage(label, value);
-      let buf = Buffer.alloc(0);
-      const sock = net.connect(dnsPort, '127.0.0.1', () => {
-        const len = Buffer.alloc(2);
-        len.writeUInt16BE(message.length);
-        sock.end(Buffer.concat([len, message]));
-      });
-      sock.on('error', reject);
-      sock.on('data', (d) => {
-        buf = Buffer.concat([buf, d]);
-        if (buf.length >= 2 && buf.length >= 2 + buf.readUInt16BE(0)) {
-          sock.destroy();
-          try {
-            rcodeOk(buf.subarray(2), 'update-tcp');
-            resolve();
-          } catch (e) {
-            reject(e as Error);
-          }
-        }
-      });
-    });
+  const overTcp = async (label: string, value: string): Promise<void> => {
+    rcodeOk(await tcpAsk(dnsPort, updateMessage(label, value).message), 'update-tcp');
+  };
   const post = async (path: string, body: unknown, want: number): Promise<any> => {
     const r = await fetch(base + path, {
       method: 'POST',

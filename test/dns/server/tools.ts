@@ -155,6 +155,25 @@ export const rawUdp = (port: number, packet: Buffer, waitMs = 300): Promise<Buff
     s.send(packet, port, '127.0.0.1');
   });
 
+/** One DNS message over TCP (RFC 7766 length prefix) to 127.0.0.1, its one answer back. */
+export const tcpAsk = (port: number, msg: Buffer): Promise<Buffer> =>
+  new Promise((resolve, reject) => {
+    let buf = Buffer.alloc(0);
+    const sock = net.connect(port, '127.0.0.1', () => {
+      const len = Buffer.alloc(2);
+      len.writeUInt16BE(msg.length);
+      sock.write(Buffer.concat([len, msg]));
+    });
+    sock.on('error', reject);
+    sock.on('data', (d) => {
+      buf = Buffer.concat([buf, d]);
+      if (buf.length >= 2 && buf.length >= 2 + buf.readUInt16BE(0)) {
+        sock.destroy();
+        resolve(buf.subarray(2, 2 + buf.readUInt16BE(0)));
+      }
+    });
+  });
+
 /** Polls until `check` returns true or `timeoutMs` passes; returns the elapsed milliseconds or null. */
 export const waitFor = async (check: () => Promise<boolean>, timeoutMs: number, everyMs = 50): Promise<number | null> => {
   const t0 = Date.now();

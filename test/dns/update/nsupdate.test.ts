@@ -2,30 +2,10 @@ import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { eachStore } from '../../support/stores.js';
 import { startApi, type TestApi } from '../../support/system.js';
-import { dig, rdata, requireTools } from '../server/tools.js';
-import net from 'node:net';
+import { dig, rdata, requireTools, tcpAsk } from '../server/tools.js';
 import dgram from 'node:dgram';
 import dnsPacket from 'dns-packet';
 import { parseTsig, signRequest, verifyResponse, type TsigAlgorithm } from '../../../adapters/dns/tsig.js';
-
-/** One message over TCP, one answer back. */
-const tcpAsk = (port: number, msg: Buffer): Promise<Buffer> =>
-  new Promise((resolve, reject) => {
-    let buf = Buffer.alloc(0);
-    const sock = net.connect(port, '127.0.0.1', () => {
-      const len = Buffer.alloc(2);
-      len.writeUInt16BE(msg.length);
-      sock.write(Buffer.concat([len, msg]));
-    });
-    sock.on('error', reject);
-    sock.on('data', (d) => {
-      buf = Buffer.concat([buf, d]);
-      if (buf.length >= 2 && buf.length >= 2 + buf.readUInt16BE(0)) {
-        sock.destroy();
-        resolve(buf.subarray(2, 2 + buf.readUInt16BE(0)));
-      }
-    });
-  });
 
 const rcodeOf = (m: Buffer): number => m.readUInt16BE(2) & 0xf;
 
