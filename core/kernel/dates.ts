@@ -23,6 +23,10 @@ const ymdFormatter = new Intl.DateTimeFormat('en-CA', {
 /** The calendar date (YYYY-MM-DD) in Kyiv at the given instant. */
 export const kyivDate = (at: Date): string => ymdFormatter.format(at);
 
+/** Whole calendar days from one YYYY-MM-DD date to another (negative when `to` is earlier). */
+export const daysBetween = (from: string, to: string): number =>
+  Math.round((Date.parse(`${to.slice(0, 10)}T00:00:00Z`) - Date.parse(`${from.slice(0, 10)}T00:00:00Z`)) / 86_400_000);
+
 /** Adds whole days to a YYYY-MM-DD date. */
 export const addDays = (date: string, days: number): string => {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number];

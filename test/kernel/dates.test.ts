@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { addDays, addYears, endOfKyivDay, isIsoDate, kyivDate, kyivMonth, startOfKyivDay } from '../../core/kernel/dates.js';
+import { daysLeft } from '../../adapters/http/console/layout.js';
+import { addDays, addYears, daysBetween, endOfKyivDay, isIsoDate, kyivDate, kyivMonth, startOfKyivDay } from '../../core/kernel/dates.js';
 
 const at = (iso: string) => new Date(iso);
 
@@ -17,6 +18,24 @@ describe('dates in Europe/Kyiv (DESIGN: Time)', () => {
     it('the year turns in Kyiv before it does in UTC', () => {
       expect(kyivDate(at('2026-12-31T21:59:59Z'))).to.equal('2026-12-31');
       expect(kyivDate(at('2026-12-31T22:00:00Z'))).to.equal('2027-01-01');
+    });
+  });
+
+  describe('daysBetween and the console\'s days left (regression: 22:30 UTC is already tomorrow in Kyiv)', () => {
+    it('counts calendar days, across months and years, negative backwards', () => {
+      expect(daysBetween('2026-11-27', '2026-12-17')).to.equal(20);
+      expect(daysBetween('2026-12-31', '2027-01-01')).to.equal(1);
+      expect(daysBetween('2026-03-28', '2026-03-30')).to.equal(2);
+      expect(daysBetween('2026-12-17', '2026-11-27')).to.equal(-20);
+    });
+    it('a domain registered "today + 20" in Kyiv shows 20 days left at any hour of the UTC day', () => {
+      for (const iso of ['2026-11-26T21:59:59Z', '2026-11-26T22:44:00Z', '2026-11-26T23:59:59Z', '2026-11-27T12:00:00Z']) {
+        const now = at(iso);
+        expect(daysLeft(addDays(kyivDate(now), 20), now), iso).to.equal(20);
+      }
+      expect(daysLeft(kyivDate(at('2026-11-26T22:44:00Z')), at('2026-11-26T22:44:00Z'))).to.equal(0);
+      expect(daysLeft('2026-11-26', at('2026-11-26T22:44:00Z')), 'yesterday in Kyiv').to.equal(-1);
+      expect(daysLeft(null, at('2026-11-26T22:44:00Z'))).to.equal(Number.POSITIVE_INFINITY);
     });
   });
 

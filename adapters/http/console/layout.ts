@@ -1,5 +1,6 @@
 import type { HumanContext } from '../../../core/kernel/person.js';
 import type { Environment } from '../../../core/kernel/environment.js';
+import { daysBetween, kyivDate } from '../../../core/kernel/dates.js';
 import { html, type Html, type Lang } from './html.js';
 import { FORM_FIELD, newFormId } from './form-once.js';
 
@@ -21,12 +22,10 @@ export interface View {
   readonly now: Date;
 }
 
-/** Days from `now` to the end of a YYYY-MM-DD expiry date (negative: expired that many days ago). */
-/** Days until a domain expires; a hosted domain (registered elsewhere, expiry unknown) never warns. */
+/** Calendar days (Europe/Kyiv, the registry's calendar) from today to a domain's expiry date; negative: expired
+ * that many days ago. A hosted domain (registered elsewhere, expiry unknown) never warns. */
 export const daysLeft = (expiresOn: string | null, now: Date): number =>
-  expiresOn === null
-    ? Number.POSITIVE_INFINITY
-    : Math.floor((Date.parse(`${expiresOn.slice(0, 10)}T23:59:59Z`) - now.getTime()) / 86_400_000);
+  expiresOn === null ? Number.POSITIVE_INFINITY : daysBetween(kyivDate(now), expiresOn);
 
 /** The expiry warning of a domain: expired, or expiring within 30 days; nothing otherwise. */
 export const expiryNote = (v: View, expiresOn: string) => {
