@@ -1,3 +1,4 @@
+import { kyivDate } from '../../../core/kernel/dates.js';
 import { personKey } from '../../../core/access/person-key.js';
 import type { ApiKey } from '../../../core/kernel/caller.js';
 import { transientCheckpoints, type Checkpoints } from '../../../core/kernel/checkpoints.port.js';
@@ -30,7 +31,7 @@ export const keyFor = async (
     environment: r.view.env,
     domains: [...list.map((d) => d.domain), ...extraDomains],
     registerLabels,
-    today: now.toISOString().slice(0, 10),
+    today: kyivDate(now),
     now,
   });
 };
