@@ -24,6 +24,9 @@ const PLAN: Readonly<Record<Rollover['kind'], readonly RolloverStep[]>> = {
   algorithm: ['new_signatures', 'new_dnskey', 'ds_replaced', 'old_dnskey_removed', 'done'],
 };
 
+/** Each rollover kind's steps in order (what a reader shows as the rollover's timeline). */
+export const ROLLOVER_STEPS: Readonly<Record<Rollover['kind'], readonly RolloverStep[]>> = PLAN;
+
 /** The keys' states at each step: [old, new]. */
 const KEYS: Readonly<Record<RolloverStep, readonly [DnssecKeyState, DnssecKeyState]>> = {
   prepublish: ['active', 'published'],

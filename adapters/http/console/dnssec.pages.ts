@@ -1,13 +1,18 @@
 import { personMay } from '../../../core/access/person-key.js';
 import type { DnssecView } from '../../../core/dnssec/dnssec-view.js';
-import type { DomainError } from '../../../core/kernel/errors.js';
+import { DomainError } from '../../../core/kernel/errors.js';
+import type { OperationActor } from '../../../core/kernel/actor.js';
+import type { OperationView } from '../../../core/operations/operation.js';
 import { requireRecentSignIn } from '../../../core/kernel/human-guards.js';
 import { dnssecRoutes } from '../routes/dnssec.routes.js';
 import type { UseCases } from '../use-cases.js';
 import { attempt, authorizeAs, doneBanner, enc, errorBox, field, fieldError, keyFor, postForm, validateBody } from './acting.js';
-import { html, raw } from './html.js';
+import { html, raw, type Html } from './html.js';
 import { alert, when, type View } from './layout.js';
 import { pageHead } from './fields.js';
+import { errorText } from './error-text.js';
+import { historyTable, readDnssecHistory, rolloverNow, stepText } from './dnssec-timeline.js';
+import { dataTable } from './table.js';
 import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
 
 /**
@@ -29,26 +34,116 @@ const ALGORITHMS: ReadonlyArray<{ n: number; uk: string; en: string }> = [
 ];
 const algName = (n: number | null) => (n === 13 ? 'ECDSA P-256 SHA-256' : n === 15 ? 'Ed25519' : n === null ? '—' : String(n));
 
-const statusText = (v: View, s: DnssecView): [string, 'ok' | 'warn' | ''] => {
+const statusText = (v: View, s: DnssecView, disableOp: OperationView | undefined): [string, 'ok' | 'warn' | ''] => {
   if (!s.enabled) return [v.t('вимкнено: зона не підписана', 'off: the zone is not signed'), ''];
   switch (s.status) {
     case 'secure':
-      return [v.t('захищено: батьківська зона має наш DS', 'secure: the parent zone holds our DS'), 'ok'];
+      return disableOp
+        ? [
+            v.t(
+              'захищено; вимкнення запитано: реєстр прибере DS, коли операція набуде чинності',
+              'secure; switching off is requested: the registry removes the DS when the operation takes effect',
+            ),
+            'warn',
+          ]
+        : [v.t('захищено: батьківська зона має наш DS', 'secure: the parent zone holds our DS'), 'ok'];
     case 'signed':
     case 'ds_pending':
       return [v.t('підписано, але DS ще не опубліковано в батьківській зоні', 'signed, but the DS is not yet at the parent zone'), 'warn'];
     case 'rolling':
       return [v.t('триває заміна ключа', 'a key rollover is under way'), 'warn'];
     case 'disabling':
-      return [v.t('вимикається', 'being switched off'), 'warn'];
+      return [
+        v.t(
+          `вимикається: DS прибрано з реєстру, підписи зникнуть ${when(s.stop_signing_at, v)}`,
+          `being switched off: the DS left the registry, signing stops ${when(s.stop_signing_at, v)}`,
+        ),
+        'warn',
+      ];
     default:
       return [s.status ?? '—', ''];
   }
 };
 
+/** The person as the actor of operation reads (as on the operations page). */
+const personActor = (r: ConsoleRequest): OperationActor => {
+  const h = r.human!;
+  return { kind: 'person', personId: h.person.id, accountId: h.actor.accountId, role: h.actor.role, environment: r.view.env };
+};
+
+const OP_KIND: Readonly<Record<string, [string, string]>> = {
+  dnssec_ds_publish: ['Публікація DS у реєстрі', 'Publishing the DS at the registry'],
+  dnssec_disable: ['Вимкнення DNSSEC (DS прибирається першим)', 'Switching DNSSEC off (the DS goes first)'],
+};
+const OP_STATUS: Readonly<Record<string, [string, string, string]>> = {
+  pending: ['очікує', 'pending', 'warn'],
+  active: ['виконано', 'done', 'ok'],
+  cancelled: ['скасовано', 'cancelled', ''],
+  failed: ['не вдалася', 'failed', 'bad'],
+};
+/** Where the console shows a pending operation (confirm, cancel). */
+const opLink = (id: string) => `/console/operations#op-${encodeURIComponent(id)}`;
+
+/** A failed DNSSEC operation's reason ("<code>: <the registry's words>") as the API's error text. */
+const failureText = (v: View, op: OperationView): string => {
+  const reason = op.failure_reason ?? '';
+  const m = /^(dnssec_ds_removal_refused|dnssec_ds_refused): ([\s\S]*)$/.exec(reason);
+  if (!m) return reason;
+  return errorText(v.lang, new DomainError(m[1] as 'dnssec_ds_removal_refused', { domain: op.domain, reason: m[2]! }));
+};
+
+const opsTable = (v: View, ops: readonly OperationView[]) =>
+  dataTable(
+    [v.t('Операція', 'Operation'), v.t('Стан', 'State'), v.t('Запитано', 'Requested'), v.t('Набуде чинності', 'Takes effect')],
+    ops.map((op) => {
+      const [uk, en, tone] = OP_STATUS[op.status] ?? [op.status, op.status, ''];
+      return html`<tr id="dnssec-op-${op.id}">
+        <td>
+          ${OP_KIND[op.kind] ? v.t(...OP_KIND[op.kind]!) : op.kind}<br /><span class="muted"
+            >${v.lang === 'uk' ? op.effect.uk : op.effect.en}</span
+          >
+        </td>
+        <td>
+          <span class="pill ${tone}">${v.t(uk, en)}</span>
+          ${op.status === 'failed' ? html`<p class="field-error" id="dnssec-op-${op.id}-failure">${failureText(v, op)}</p>` : ''}
+        </td>
+        <td>${when(op.created_at, v)}</td>
+        <td>
+          ${op.status === 'pending' ? html`${when(op.activates_at, v)}<br /><a href="${opLink(op.id)}">${v.t('Підтвердити або скасувати', 'Confirm or cancel')}</a>` : when(op.resolved_at, v)}
+        </td>
+      </tr>`;
+    }),
+    { id: 'dnssec-ops' },
+  );
+
 export const dnssecPages = (uc: UseCases): ConsolePage[] => {
   const routes = dnssecRoutes(uc);
   const self = (d: string) => `/console/domains/${enc(d)}/dnssec`;
+
+  /** The banner after a class 3 request: what was asked, when it takes effect, and where to confirm it. */
+  const requested = (v: View, op: OperationView | undefined): Html | '' => {
+    if (!op) return '';
+    const link = html`<a href="${opLink(op.id)}" id="dnssec-op-link"
+      >${v.t('Операція на сторінці операцій', 'The operation on the operations page')}</a
+    >`;
+    return op.kind === 'dnssec_disable'
+      ? alert(
+          'ok',
+          html`${v.t(
+            `Вимкнення запитано як операцію класу 3. Вона набуде чинності ${when(op.activates_at, v)} або раніше, коли її підтвердить інший власник. Тоді реєстр прибере DS; зона підписуватиметься, доки не мине TTL DS, і лише потім підписи зникнуть.`,
+            `Switching off is requested as a class 3 operation. It takes effect ${when(op.activates_at, v)}, or sooner once another owner confirms it. Then the registry removes the DS; the zone stays signed until the DS TTL has passed, and only then do the signatures go.`,
+          )}
+          ${link}`,
+        )
+      : alert(
+          'ok',
+          html`${v.t(
+            `Публікацію DS запитано як операцію класу 3. Вона набуде чинності ${when(op.activates_at, v)} або раніше, коли її підтвердить інший власник; тоді реєстр отримає DS і зона стане захищеною.`,
+            `Publishing the DS is requested as a class 3 operation. It takes effect ${when(op.activates_at, v)}, or sooner once another owner confirms it; then the registry receives the DS and the zone becomes secure.`,
+          )}
+          ${link}`,
+        );
+  };
 
   const page = async (r: ConsoleRequest, typed?: { error: DomainError; algorithm: string }): Promise<PageOut> => {
     const v = r.view;
@@ -56,20 +151,41 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
     const key = await keyFor(uc, r);
     await authorizeAs(uc, routes, 'getDnssec', key, { params: { domain: d } });
     const s = await uc.readDnssec.execute(key, d);
+    const { domain } = await uc.humanReads.domain(r.human!.actor, v.env, d);
+    const hosted = domain.registrar === 'external';
+    const ops = (await uc.listOperations.execute(personActor(r), { domain: domain.domain, limit: 20 })).data.filter(
+      (op) => op.kind in OP_KIND,
+    );
+    const pending = (kind: string) => ops.find((op) => op.kind === kind && op.status === 'pending');
+    const disableOp = pending('dnssec_disable');
+    const publishOp = pending('dnssec_ds_publish');
+    const history = await readDnssecHistory(uc, key, domain.domain);
     const owner = personMay(r.human!.actor, 'dns.dnssec');
-    const [text, tone] = statusText(v, s);
+    const [text, tone] = statusText(v, s, disableOp);
     const chosen = typed?.algorithm ?? String(s.algorithm ?? 13);
+    const mayPublish = owner && s.enabled && !hosted && !s.ds_at_parent && s.status !== 'disabling' && !publishOp;
     return {
       title: `DNSSEC — ${d}`,
       ...(typed ? { status: 422 } : {}),
       body: html`${pageHead({ href: `/console/domains/${enc(d)}`, label: d }, 'DNSSEC', d)}
-        ${doneBanner(r, {
-          enabled: [
-            'Зону підписано. Тепер опублікуйте DS у батьківській зоні (нижче).',
-            'The zone is signed. Now publish the DS at the parent zone (below).',
-          ],
-          disabled: ['DNSSEC вимкнено: зону більше не підписано.', 'DNSSEC is off: the zone is no longer signed.'],
-        })}
+        ${
+          r.query.done === 'disable-requested' || r.query.done === 'ds-requested'
+            ? requested(
+                v,
+                ops.find((op) => op.id === r.query.op),
+              )
+            : doneBanner(r, {
+                enabled: [
+                  'Зону підписано. Тепер опублікуйте DS у батьківській зоні (нижче).',
+                  'The zone is signed. Now publish the DS at the parent zone (below).',
+                ],
+                disabled: ['DNSSEC вимкнено: зону більше не підписано.', 'DNSSEC is off: the zone is no longer signed.'],
+                disabling: [
+                  'DNSSEC уже вимикається: DS прибрано, зона підписується, доки не мине TTL DS.',
+                  'DNSSEC is already being switched off: the DS is gone, and the zone stays signed until the DS TTL has passed.',
+                ],
+              })
+        }
         ${errorBox(v, typed?.error)}
         <div class="card">
           <dl class="kv">
@@ -80,18 +196,55 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
             <dt>${v.t('DS у батьківській зоні', 'DS at the parent')}</dt>
             <dd>${s.ds_at_parent ? v.t('так', 'yes') : v.t('ні', 'no')}</dd>
             ${
+              s.status === 'disabling'
+                ? html`<dt>${v.t('Підписи зникнуть', 'Signing stops')}</dt>
+                    <dd id="dnssec-stop-signing">${when(s.stop_signing_at, v)}</dd>`
+                : ''
+            }
+            ${
               s.signatures
                 ? html`<dt>${v.t('Підписи дійсні', 'Signatures valid')}</dt>
                     <dd>${when(s.signatures.inception, v)} — ${when(s.signatures.expiration, v)}</dd>`
                 : ''
             }
+            ${
+              s.rollover
+                ? html`<dt>${v.t('Заміна ключа', 'Key rollover')}</dt>
+                    <dd>${stepText(v, s.rollover.step)}</dd>`
+                : s.next_rollover_at
+                  ? html`<dt>${v.t('Наступна заміна ключа', 'Next key rollover')}</dt>
+                      <dd>${when(s.next_rollover_at, v)}</dd>`
+                  : ''
+            }
           </dl>
         </div>
+        ${
+          s.rollover
+            ? html`<h2>${v.t('Заміна ключа зараз', 'The rollover under way')}</h2>
+                ${rolloverNow(v, s.rollover)}`
+            : ''
+        }
+        ${
+          ops.length > 0
+            ? html`<h2>${v.t('Операції DNSSEC', 'DNSSEC operations')}</h2>
+                ${opsTable(v, ops)}`
+            : ''
+        }
         ${
           s.enabled
             ? html`<h2>${v.t('Запис DS для батьківської зони', 'The DS record for the parent zone')}</h2>
                 <p>
-                  ${v.t('Додайте цей запис DS у реєстратора (або в батьківській зоні). Поки його там немає, валідатори вважають зону непідписаною — нічого не ламається.', 'Add this DS record at the registrar (or the parent zone). Until it is there, validators treat the zone as unsigned — nothing breaks.')}
+                  ${
+                    hosted
+                      ? v.t(
+                          'Домен зареєстровано в іншого реєстратора: додайте цей запис DS у нього. Поки DS там немає, валідатори вважають зону непідписаною — нічого не ламається.',
+                          'The domain is registered at another registrar: add this DS record there. Until it is there, validators treat the zone as unsigned — nothing breaks.',
+                        )
+                      : v.t(
+                          'Цей запис DS реєстр публікує в батьківській зоні. Поки його там немає, валідатори вважають зону непідписаною — нічого не ламається.',
+                          'The registry publishes this DS record in the parent zone. Until it is there, validators treat the zone as unsigned — nothing breaks.',
+                        )
+                  }
                 </p>
                 ${s.ds.map(
                   (ds, i) =>
@@ -102,6 +255,21 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
                       </button>
                     </div>`,
                 )}
+                ${
+                  mayPublish
+                    ? postForm(
+                        v,
+                        `${self(d)}/ds`,
+                        html`<p>
+                            ${v.t('Публікація DS — дія класу 3: її підтверджує інший власник, інакше вона набуде чинності сама через 24 години. Потрібен вхід не давніше 5 хвилин тому.', 'Publishing the DS is a class 3 action: another owner confirms it, or it takes effect by itself after 24 hours. It needs a sign-in within the last 5 minutes.')}
+                          </p>
+                          <div class="actions">
+                            <button type="submit">${v.t('Опублікувати DS у реєстрі', 'Publish the DS at the registry')}</button>
+                          </div>`,
+                        { back: self(d), id: 'dnssec-publish' },
+                      )
+                    : ''
+                }
                 <h2>${v.t('Ключі', 'Keys')}</h2>
                 <table>
                   <thead>
@@ -130,6 +298,13 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
                     )}
                   </tbody>
                 </table>`
+            : ''
+        }
+        ${
+          history.length > 0
+            ? html`<h2>${v.t('Історія DNSSEC', 'DNSSEC history')}</h2>
+                <p class="muted">${v.t('Найновіше зверху; події зберігаються 30 днів.', 'Newest first; events are kept 30 days.')}</p>
+                ${historyTable(v, history)}`
             : ''
         }
         <h2>${s.enabled ? v.t('Змінити', 'Change') : v.t('Увімкнути DNSSEC', 'Switch DNSSEC on')}</h2>
@@ -168,37 +343,55 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
                     </div>`,
                   { back: self(d) },
                 )}
-                ${
-                  s.enabled
-                    ? postForm(
-                        v,
-                        `${self(d)}/off`,
-                        html`<p>
-                            ${
-                              s.ds_at_parent
-                                ? v.t(
-                                    'Батьківська зона ще має наш DS: спершу приберіть його в реєстратора, інакше домен перестане відповідати валідаторам.',
-                                    'The parent zone still holds our DS: remove it at the registrar first, or the domain stops answering validators.',
-                                  )
-                                : v.t(
-                                    'Вимкнення одразу прибирає підписи; DS у батьківській зоні немає, тож нічого не зламається.',
-                                    'Switching off removes the signatures at once; the parent holds no DS, so nothing breaks.',
-                                  )
-                            }
-                          </p>
-                          <div class="actions">
-                            <button class="danger" type="submit">${v.t('Вимкнути DNSSEC', 'Switch DNSSEC off')}</button>
-                          </div>`,
-                        {
-                          back: self(d),
-                          confirm: v.t(`Вимкнути DNSSEC для ${d}?`, `Switch DNSSEC off for ${d}?`),
-                        },
-                      )
-                    : ''
-                }`
+                ${s.enabled ? switchOff(v, d, s, hosted, disableOp) : ''}`
           }
         </div>`,
     };
+  };
+
+  /**
+   * The switch-off form. The safe order (RFC 6781 §4.3.1 in reverse): the DS leaves the parent, its TTL
+   * passes so no cache still holds it, and only then the zone is served unsigned.
+   */
+  const switchOff = (v: View, d: string, s: DnssecView, hosted: boolean, disableOp: OperationView | undefined): Html => {
+    if (s.status === 'disabling')
+      return html`<p id="dnssec-off-note">
+        ${v.t(
+          `DNSSEC вимикається: DS уже прибрано з реєстру; підписи зникнуть ${when(s.stop_signing_at, v)}, коли мине TTL DS.`,
+          `DNSSEC is being switched off: the DS has left the registry; signing stops ${when(s.stop_signing_at, v)}, once the DS TTL has passed.`,
+        )}
+      </p>`;
+    if (disableOp)
+      return html`<p id="dnssec-off-note">
+        ${v.t('Вимкнення вже запитано й чекає.', 'Switching off is already requested and waiting.')}
+        <a href="${opLink(disableOp.id)}">${v.t('Підтвердити або скасувати', 'Confirm or cancel')}</a>
+      </p>`;
+    const explain = !s.ds_at_parent
+      ? v.t(
+          'Вимкнення одразу прибирає підписи; DS у батьківській зоні немає, тож нічого не зламається.',
+          'Switching off removes the signatures at once; the parent holds no DS, so nothing breaks.',
+        )
+      : hosted
+        ? v.t(
+            'Батьківська зона ще має наш DS, а домен зареєстровано в іншого реєстратора, тож прибрати DS можете лише ви. Безпечний порядок: приберіть DS у свого реєстратора, зачекайте, доки мине його TTL (кеші резолверів забудуть DS), і лише тоді вимкніть підпис тут. Інакше резолвери, що перевіряють DNSSEC, перестануть бачити домен.',
+            'The parent zone still holds our DS and the domain is registered at another registrar, so only you can remove it. The safe order: remove the DS at your registrar, wait until its TTL has passed (resolvers’ caches forget the DS), and only then switch signing off here. Otherwise validating resolvers stop seeing the domain.',
+          )
+        : v.t(
+            'Батьківська зона має наш DS, тож вимкнення йде безпечним порядком: реєстр прибирає DS (дія класу 3: її підтверджує інший власник, інакше вона набуде чинності сама через 24 години), зона підписується далі, доки не мине TTL DS і кеші резолверів його не забудуть, і лише потім підписи зникають. Резолвери, що перевіряють DNSSEC, не втратять домен.',
+            'The parent zone holds our DS, so switching off goes in the safe order: the registry removes the DS (a class 3 action: another owner confirms it, or it takes effect by itself after 24 hours), the zone stays signed until the DS TTL has passed and resolvers’ caches forget it, and only then do the signatures go. Validating resolvers never lose the domain.',
+          );
+    return postForm(
+      v,
+      `${self(d)}/off`,
+      html`<p>${explain}</p>
+        <div class="actions">
+          <button class="danger" type="submit">${v.t('Вимкнути DNSSEC', 'Switch DNSSEC off')}</button>
+        </div>`,
+      {
+        back: self(d),
+        confirm: v.t(`Вимкнути DNSSEC для ${d}?`, `Switch DNSSEC off for ${d}?`),
+      },
+    );
   };
 
   return [
@@ -223,6 +416,24 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
       },
     },
     {
+      // POST /v1/domains/{d}/dnssec/ds: the class 3 operation dnssec_ds_publish.
+      method: 'POST',
+      pattern: /^\/console\/domains\/([^/]+)\/dnssec\/ds$/,
+      auth: true,
+      handle: async (r) => {
+        const d = r.params[0]!;
+        const out = await attempt(async () => {
+          const key = await keyFor(uc, r);
+          await authorizeAs(uc, routes, 'publishDs', key, { params: { domain: d } });
+          requireRecentSignIn(r.human!.session, new Date());
+          return uc.requestOperation.execute({ kind: 'key', key }, { kind: 'dnssec_ds_publish', domain: d });
+        });
+        if ('error' in out) return page(r, { error: out.error, algorithm: '' });
+        return { redirect: `${self(d)}?done=ds-requested&op=${enc(out.ok.id)}` };
+      },
+    },
+    {
+      // DELETE /v1/domains/{d}/dnssec: off at once, or (our DS at the parent) the operation dnssec_disable.
       method: 'POST',
       pattern: /^\/console\/domains\/([^/]+)\/dnssec\/off$/,
       auth: true,
@@ -232,10 +443,11 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
           const key = await keyFor(uc, r);
           await authorizeAs(uc, routes, 'disableDnssec', key, { params: { domain: d } });
           requireRecentSignIn(r.human!.session, new Date());
-          return uc.disableDnssec.execute(key, d);
+          return uc.switchOffDnssec.execute(key, d);
         });
         if ('error' in out) return page(r, { error: out.error, algorithm: '' });
-        return { redirect: `${self(d)}?done=disabled` };
+        if ('operation' in out.ok) return { redirect: `${self(d)}?done=disable-requested&op=${enc(out.ok.operation.id)}` };
+        return { redirect: `${self(d)}?done=${out.ok.off.enabled ? 'disabling' : 'disabled'}` };
       },
     },
   ];

@@ -1,0 +1,231 @@
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import { eachStore } from '../support/stores.js';
+import { bearer, startApi, type TestApi } from '../support/system.js';
+import { TOKENS } from '../../src/tokens.js';
+
+/**
+ * The DNSSEC page of a domain in the console, as a browser posts it (DESIGN "DNSSEC"): the DS published and
+ * DNSSEC switched off through the same class 3 operations as the API, said truthfully and linked to the
+ * operations page; the rollover's step and the zone's DNSSEC history from the event log, newest first; the
+ * registry's and the parent's refusals as readable text in uk and en.
+ */
+const ROLL = 'domivka-blog.kyiv.ua';
+const ZONE = 'domivka-demo.com.ua';
+
+eachStore('Console: the DNSSEC page (operations, switch-off, rollover timeline)', (kind) => {
+  let api: TestApi;
+  let cookie = '';
+  let key = '';
+  const keeping = `dskeep-${randomUUID().slice(0, 8)}.com.ua`;
+  const hosted = `hosted-${randomUUID().slice(0, 8)}.com.ua`;
+  before(async function () {
+    this.timeout(60_000);
+    api = await startApi(kind);
+    cookie = await api.signIn();
+    key = (
+      await api.issueKey({
+        environment: 'test',
+        rights: ['dns.dnssec', 'dns.read', 'domain.register', 'domain.read', 'domain.host', 'sandbox.clock'],
+        domains: [ROLL, ZONE, keeping, hosted],
+        conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 10_000_000, currency: 'UAH' } },
+      })
+    ).secret;
+  });
+  after(async () => {
+    await api?.close();
+  });
+
+  const headers = (lang: 'uk' | 'en') => ({ cookie: `${cookie}; dmk_lang=${lang}; dmk_env=test; dmk_tz=Europe%2FKyiv` });
+  /** The worker's publisher numbers new events for the log (the history reads the published log). */
+  const get = async (path: string, lang: 'uk' | 'en' = 'en') => {
+    await api.system.get(TOKENS.PublishEvents).run();
+    const r = await fetch(`${api.base}${path}`, { headers: headers(lang), redirect: 'manual' });
+    return { status: r.status, text: await r.text(), location: r.headers.get('location') };
+  };
+  const post = async (path: string, form: Record<string, string> = {}, lang: 'uk' | 'en' = 'en') => {
+    const page = await get(path.replace(/\/(off|ds)$/, ''), lang);
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(page.text)![1]!;
+    const r = await fetch(`${api.base}${path}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { ...headers(lang), 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: csrf, ...form }).toString(),
+    });
+    return { status: r.status, text: await r.text(), location: r.headers.get('location') };
+  };
+  const call = (method: string, path: string, json?: unknown) =>
+    api.call(path, { method, headers: { ...bearer(key), 'idempotency-key': randomUUID() }, ...(json === undefined ? {} : { json }) });
+  const travel = async (advance: string) => expect((await call('POST', '/v1/sandbox/clock', { advance })).status).to.equal(200);
+  /** The text of an element by id, tags dropped and spaces squeezed. */
+  const byId = (page: string, id: string) => {
+    const m = new RegExp(`<(\\w+)[^>]*id="${id}"[^>]*>([\\s\\S]*?)</\\1>`).exec(page);
+    return m
+      ? m[2]!
+          .replace(/<[^>]+>/g, ' ')
+          .replace(/\s+/g, ' ')
+          .trim()
+      : null;
+  };
+  /** The DNSSEC history's rows, newest first: [event type, the row's text]. */
+  const history = (page: string) =>
+    [...page.matchAll(/<tr data-event="([^"]+)">([\s\S]*?)<\/tr>/g)].map((m) => [
+      m[1]!,
+      m[2]!
+        .replace(/<[^>]+>/g, ' ')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    ]);
+  const self = (d: string) => `/console/domains/${d}/dnssec`;
+
+  it('enable, then another algorithm: the timeline shows both steps newest first with key tags, and the page the current step and the next time', async () => {
+    const on = await post(self(ROLL), { algorithm: '13' });
+    expect(on.location).to.equal(`${self(ROLL)}?done=enabled`);
+    const first = (await call('GET', `/v1/domains/${ROLL}/dnssec`)).body;
+    const oldTag = first.keys[0].tag as number;
+    let page = await get(self(ROLL));
+    expect(history(page.text)).to.have.length(1);
+    expect(history(page.text)[0]![0]).to.equal('dns.dnssec_enabled');
+    expect(history(page.text)[0]![1]).to.include(`The zone was signed (algorithm 13)`).and.include(String(oldTag));
+
+    const roll = await post(self(ROLL), { algorithm: '15' });
+    expect(roll.location).to.equal(`${self(ROLL)}?done=enabled`);
+    const api1 = (await call('GET', `/v1/domains/${ROLL}/dnssec`)).body;
+    expect(api1.status).to.equal('rolling');
+    const newTag = api1.rollover.new_key_tag as number;
+    for (const lang of ['en', 'uk'] as const) {
+      page = await get(self(ROLL), lang);
+      const rows = history(page.text);
+      expect(rows.map((r) => r[0])).to.deep.equal(['dns.dnssec_rollover', 'dns.dnssec_enabled']);
+      expect(rows[0]![1]).to.include(`${oldTag} → ${newTag}`);
+      expect(rows[0]![1]).to.include(
+        lang === 'en'
+          ? 'Algorithm rollover: The new algorithm’s key signs the zone, not yet published.'
+          : 'Заміна алгоритму: Ключ нового алгоритму підписує зону, але ще не опублікований.',
+      );
+      expect(byId(page.text, 'dnssec-status')).to.equal(lang === 'en' ? 'a key rollover is under way' : 'триває заміна ключа');
+      expect(byId(page.text, 'dnssec-rollover-step')).to.include(
+        lang === 'en' ? 'Now: The new algorithm’s key signs' : 'Зараз: Ключ нового алгоритму',
+      );
+      // The next step's time in the person's zone (Kyiv), the same formatter as every console time.
+      const next = new Date(api1.rollover.next_step_at).toLocaleString(lang === 'uk' ? 'uk-UA' : 'en-GB', {
+        timeZone: 'Europe/Kyiv',
+        dateStyle: 'medium',
+        timeStyle: 'short',
+      });
+      expect(byId(page.text, 'dnssec-rollover-next')).to.include(next);
+      expect(page.text).to.match(/<li aria-current="step">(new signatures|нові підписи)<\/li>/);
+    }
+  });
+
+  it('DS at the parent: publish, then switch off → the dnssec_disable operation, linked; after it takes effect "being switched off" with the time signing stops', async () => {
+    const on = await post(self(ZONE), { algorithm: '13' });
+    expect(on.location).to.equal(`${self(ZONE)}?done=enabled`);
+    let page = await get(self(ZONE));
+    expect(page.text).to.include('Publish the DS at the registry');
+
+    const pub = await post(`${self(ZONE)}/ds`);
+    expect(pub.status, pub.text.slice(0, 400)).to.equal(302);
+    const pubId = /[?&]op=([^&]+)/.exec(pub.location!)![1]!;
+    const pubOp = (await call('GET', `/v1/operations/${pubId}`)).body;
+    expect(pubOp).to.include({ kind: 'dnssec_ds_publish', status: 'pending', domain: ZONE });
+    page = await get(pub.location!);
+    expect(page.text).to.include(`href="/console/operations#op-${pubId}"`);
+    expect(byId(page.text, `dnssec-op-${pubId}`))
+      .to.include('Publishing the DS at the registry')
+      .and.include('pending');
+    expect(page.text, 'no second publish button while one waits').not.to.include('Publish the DS at the registry</button>');
+
+    await travel('PT25H');
+    page = await get(self(ZONE));
+    expect(byId(page.text, 'dnssec-status')).to.equal('secure: the parent zone holds our DS');
+    expect(byId(page.text, `dnssec-op-${pubId}`)).to.include('done');
+    expect(page.text).to.include('the registry removes the DS (a class 3 action');
+
+    const off = await post(`${self(ZONE)}/off`);
+    expect(off.status, off.text.slice(0, 400)).to.equal(302);
+    expect(off.location).to.match(new RegExp(`^${self(ZONE)}\\?done=disable-requested&op=`));
+    const offId = /[?&]op=([^&]+)/.exec(off.location!)![1]!;
+    const op = (await call('GET', `/v1/operations/${offId}`)).body;
+    expect(op).to.include({ kind: 'dnssec_disable', status: 'pending', domain: ZONE });
+    for (const lang of ['en', 'uk'] as const) {
+      page = await get(off.location!, lang);
+      expect(page.text).not.to.include(lang === 'en' ? 'DNSSEC is off' : 'DNSSEC вимкнено');
+      const banner = /<a href="([^"]+)" id="dnssec-op-link">/.exec(page.text);
+      expect(banner?.[1]).to.equal(`/console/operations#op-${offId}`);
+      expect(page.text).to.include(
+        lang === 'en' ? 'Switching off is requested as a class 3 operation.' : 'Вимкнення запитано як операцію класу 3.',
+      );
+      expect(byId(page.text, 'dnssec-status')).to.equal(
+        lang === 'en'
+          ? 'secure; switching off is requested: the registry removes the DS when the operation takes effect'
+          : 'захищено; вимкнення запитано: реєстр прибере DS, коли операція набуде чинності',
+      );
+    }
+    // The link leads to the operation where another owner confirms or cancels it.
+    expect((await get('/console/operations')).text).to.include(`id="op-${offId}"`);
+
+    await travel('PT25H');
+    expect((await call('GET', `/v1/operations/${offId}`)).body.status).to.equal('active');
+    const view = (await call('GET', `/v1/domains/${ZONE}/dnssec`)).body;
+    expect(view).to.include({ status: 'disabling', ds_at_parent: false });
+    const stops = new Date(view.stop_signing_at).toLocaleString('en-GB', {
+      timeZone: 'Europe/Kyiv',
+      dateStyle: 'medium',
+      timeStyle: 'short',
+    });
+    page = await get(self(ZONE));
+    expect(byId(page.text, 'dnssec-status')).to.equal(`being switched off: the DS left the registry, signing stops ${stops}`);
+    expect(byId(page.text, 'dnssec-stop-signing')).to.equal(stops);
+    expect(byId(page.text, 'dnssec-off-note')).to.include('the DS has left the registry');
+    const rows = history(page.text);
+    expect(rows.map((r) => r[0])).to.deep.equal(['dns.dnssec_disabling', 'dns.dnssec_enabled']);
+    expect(rows[0]![1]).to.include('The registry removed the DS').and.include(stops);
+  });
+
+  it('a registry that keeps the DS: the failed operation reads dnssec_ds_removal_refused in words (uk, en)', async () => {
+    const reg = await call('POST', '/v1/domains', { domain: keeping, years: 1 });
+    expect(reg.status, JSON.stringify(reg.body)).to.be.oneOf([200, 201, 202]);
+    expect((await call('PUT', `/v1/domains/${keeping}/dnssec`, { algorithm: 13 })).status).to.equal(200);
+    expect((await call('POST', `/v1/domains/${keeping}/dnssec/ds`)).status).to.equal(202);
+    await travel('PT25H');
+    const off = await post(`${self(keeping)}/off`);
+    expect(off.status, off.text.slice(0, 400)).to.equal(302);
+    const offId = /[?&]op=([^&]+)/.exec(off.location!)![1]!;
+    await travel('PT25H');
+    expect((await call('GET', `/v1/operations/${offId}`)).body.status).to.equal('failed');
+    const en = byId((await get(self(keeping), 'en')).text, `dnssec-op-${offId}-failure`);
+    expect(en).to.match(
+      new RegExp(
+        `^The registry refused to remove the DS of ${keeping.replace(/\./g, '\\.')}: the registry of .* removes DS records only on request`,
+      ),
+    );
+    expect(en).to.include('the parent keeps the DS, so the domain keeps working');
+    const uk = (await get(self(keeping), 'uk')).text;
+    expect(byId(uk, `dnssec-op-${offId}-failure`)).to.match(
+      new RegExp(`^Реєстр відмовився прибрати DS домену ${keeping.replace(/\./g, '\\.')}:`),
+    );
+    expect(byId(uk, 'dnssec-status')).to.equal('захищено: батьківська зона має наш DS');
+  });
+
+  it('a hosted domain whose parent holds our DS: switching off is refused with dnssec_ds_at_parent in words; the form says the safe order', async () => {
+    expect((await call('POST', '/v1/hosted-domains', { domain: hosted })).status).to.equal(201);
+    expect((await call('PUT', `/v1/domains/${hosted}/dnssec`, { algorithm: 13 })).status).to.equal(200);
+    // The owner gave our DS to their registrar (recorded as the parent holding it), as in the API's own test.
+    await api.system.store.knex('dnssec_zones').where({ domain: hosted }).update({ ds_at_parent: true, status: 'secure' });
+    const page = await get(self(hosted));
+    expect(page.text).to.include('The safe order: remove the DS at your registrar, wait until its TTL has passed');
+    expect(page.text, 'a hosted domain has no publish button').not.to.include('Publish the DS at the registry');
+    for (const lang of ['en', 'uk'] as const) {
+      const r = await post(`${self(hosted)}/off`, {}, lang);
+      expect(r.status).to.equal(422);
+      expect(r.text).to.include(
+        lang === 'en'
+          ? `The parent zone still holds a DS for ${hosted}: stopping signing now would take the domain off the internet`
+          : `Батьківська зона ще містить DS домену ${hosted}`,
+      );
+      expect(r.text).to.include('<code>dnssec_ds_at_parent</code>');
+    }
+    expect((await call('GET', `/v1/domains/${hosted}/dnssec`)).body).to.include({ enabled: true, status: 'secure' });
+  });
+});
