@@ -7,6 +7,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { eachStore } from '../support/stores.js';
 import { addPerson, bearer, startApi, type TestApi } from '../support/system.js';
 import { launch, signInThroughForm } from './browser.js';
+import { TOKENS } from '../../src/tokens.js';
 
 /**
  * The console pages of issue 25 item 10 / issue 22 item 6 in headless Chromium: a domain's DNSSEC (more
@@ -146,6 +147,35 @@ eachStore('Console: DNSSEC, hosted domains, zone import and transfers in headles
     expect(page.url()).to.match(/\/dnssec\?done=disabled$/);
     expect(await page.locator('#dnssec-status').textContent()).to.include('off');
     expect((await api.call(`/v1/domains/${ZONE}/dnssec`, { headers: bearer(reader) })).body.enabled).to.equal(false);
+  });
+  it('DNSSEC: publishing the DS is a class 3 operation shown and linked on the page; another algorithm shows the rollover step and the history', async function () {
+    this.timeout(60_000);
+    await page.goto(`${api.base}/console/domains/${ZONE}/dnssec`);
+    await page.check('input[name=algorithm][value="13"]');
+    await nav(page, page.click('button:has-text("Sign the zone")'));
+    await nav(page, page.click('button:has-text("Publish the DS at the registry")'));
+    expect(page.url()).to.match(/\/dnssec\?done=ds-requested&op=/);
+    const link = await page.locator('#dnssec-op-link').getAttribute('href');
+    expect(link).to.match(/^\/console\/operations#op-/);
+    expect(await text(page, '#dnssec-ops')).to.include('Publishing the DS at the registry');
+    await check(page, 'dnssec-ds-requested');
+
+    await page.check('input[name=algorithm][value="15"]');
+    await nav(page, page.click('button:has-text("Sign again with the chosen algorithm")'));
+    await api.system.get(TOKENS.PublishEvents).run();
+    await page.reload();
+    expect(await page.locator('#dnssec-status').textContent()).to.include('a key rollover is under way');
+    expect(await page.locator('ol.steps li[aria-current=step]').textContent()).to.equal('new signatures');
+    // Newest first: this test's two steps above the previous test's switch-on and switch-off.
+    const kinds = await page.locator('#dnssec-history tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-event')));
+    expect(kinds).to.deep.equal(['dns.dnssec_rollover', 'dns.dnssec_enabled', 'dns.dnssec_disabled', 'dns.dnssec_enabled']);
+    expect(await text(page, '#dnssec-history tbody tr')).to.include('Algorithm rollover');
+    await check(page, 'dnssec-rolling');
+
+    // The way the operation link leads: the operations page, where another owner confirms it.
+    await nav(page, page.click('#dnssec-ops a:has-text("Confirm or cancel")'));
+    expect(page.url()).to.equal(`${api.base}${link}`);
+    expect(await page.locator(`#${link!.split('#')[1]}`).count()).to.equal(1);
   });
   it('hosted domain: a public suffix is refused next to the field (what was typed kept); an undelegated name shows the exact TXT and nameservers, "check now" tells the problem, then verifies once the parent delegates', async function () {
     this.timeout(60_000);
@@ -344,5 +374,43 @@ eachStore('Console: DNSSEC, hosted domains, zone import and transfers in headles
     expect(plan).to.include('MX');
     const records = await api.call(`/v1/domains/${D}/dns/records`, { headers: bearer(reader) });
     expect(JSON.stringify(records.body), 'nothing applied before the review').not.to.include('198.51.100.77');
+  });
+  // Last in the suite: it moves the account's sandbox clock on by two days.
+  it('DNSSEC with the DS at the parent: switching off is the dnssec_disable operation, linked; once it takes effect the page says when signing stops', async function () {
+    this.timeout(60_000);
+    const BLOG = 'domivka-blog.kyiv.ua';
+    const clockKey = (await api.issueKey({ environment: 'test', rights: ['sandbox.clock'], domains: [BLOG] })).secret;
+    const travel = async () =>
+      expect(
+        (
+          await api.call('/v1/sandbox/clock', {
+            method: 'POST',
+            headers: { ...bearer(clockKey), 'idempotency-key': randomUUID() },
+            json: { advance: 'PT25H' },
+          })
+        ).status,
+      ).to.equal(200);
+    await page.goto(`${api.base}/console/domains/${BLOG}/dnssec`);
+    await page.check('input[name=algorithm][value="13"]');
+    await nav(page, page.click('button:has-text("Sign the zone")'));
+    await nav(page, page.click('button:has-text("Publish the DS at the registry")'));
+    await travel();
+    await page.goto(`${api.base}/console/domains/${BLOG}/dnssec`);
+    expect(await page.locator('#dnssec-status').textContent()).to.equal('secure: the parent zone holds our DS');
+    expect(await text(page, 'main')).to.include('switching off goes in the safe order: the registry removes the DS');
+
+    await nav(page, page.click('button:has-text("Switch DNSSEC off")'));
+    expect(page.url()).to.match(/\/dnssec\?done=disable-requested&op=/);
+    expect(await page.locator('#dnssec-op-link').getAttribute('href')).to.match(/^\/console\/operations#op-/);
+    expect(await page.locator('#dnssec-status').textContent()).to.include('switching off is requested');
+    await check(page, 'dnssec-disable-requested');
+
+    await travel();
+    await api.system.get(TOKENS.PublishEvents).run();
+    await page.goto(`${api.base}/console/domains/${BLOG}/dnssec`);
+    expect(await page.locator('#dnssec-history tbody tr').first().getAttribute('data-event')).to.equal('dns.dnssec_disabling');
+    expect(await page.locator('#dnssec-status').textContent()).to.match(/^being switched off: the DS left the registry, signing stops /);
+    expect(await page.locator('#dnssec-stop-signing').textContent()).not.to.equal('—');
+    await check(page, 'dnssec-disabling');
   });
 });

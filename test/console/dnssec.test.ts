@@ -86,10 +86,10 @@ eachStore('Console: the DNSSEC page (operations, switch-off, rollover timeline)'
     let page = await get(self(ROLL));
     expect(history(page.text)).to.have.length(1);
     expect(history(page.text)[0]![0]).to.equal('dns.dnssec_enabled');
-    expect(history(page.text)[0]![1]).to.include(`The zone was signed (algorithm 13)`).and.include(String(oldTag));
+    expect(history(page.text)[0]![1]).to.include(`The zone was signed (algorithm 13, key ${oldTag}); its DS is yet to be published`);
 
     const roll = await post(self(ROLL), { algorithm: '15' });
-    expect(roll.location).to.equal(`${self(ROLL)}?done=enabled`);
+    expect(roll.location).to.equal(`${self(ROLL)}?done=rolling`);
     const api1 = (await call('GET', `/v1/domains/${ROLL}/dnssec`)).body;
     expect(api1.status).to.equal('rolling');
     const newTag = api1.rollover.new_key_tag as number;
@@ -115,6 +115,7 @@ eachStore('Console: the DNSSEC page (operations, switch-off, rollover timeline)'
       });
       expect(byId(page.text, 'dnssec-rollover-next')).to.include(next);
       expect(page.text).to.match(/<li aria-current="step">(new signatures|нові підписи)<\/li>/);
+      expect(page.text, 'the algorithm rolled to stays chosen').to.match(/value="15"\s+checked/);
     }
   });
 
@@ -151,7 +152,7 @@ eachStore('Console: the DNSSEC page (operations, switch-off, rollover timeline)'
     for (const lang of ['en', 'uk'] as const) {
       page = await get(off.location!, lang);
       expect(page.text).not.to.include(lang === 'en' ? 'DNSSEC is off' : 'DNSSEC вимкнено');
-      const banner = /<a href="([^"]+)" id="dnssec-op-link">/.exec(page.text);
+      const banner = /<a href="([^"]+)" id="dnssec-op-link"\s*>/.exec(page.text);
       expect(banner?.[1]).to.equal(`/console/operations#op-${offId}`);
       expect(page.text).to.include(
         lang === 'en' ? 'Switching off is requested as a class 3 operation.' : 'Вимкнення запитано як операцію класу 3.',

@@ -91,8 +91,8 @@ const row = (v: View, e: PublicEvent): Html => {
   switch (e.type) {
     case 'dns.dnssec_enabled':
       what = v.t(
-        `Зону підписано (алгоритм ${String(d.algorithm)}). DS для батьківської зони: ${tagsOf(d.ds)}.`,
-        `The zone was signed (algorithm ${String(d.algorithm)}). The DS for the parent zone: ${tagsOf(d.ds)}.`,
+        `Зону підписано (алгоритм ${String(d.algorithm)}, ключ ${String(d.key_tag)}); його DS ще треба опублікувати в батьківській зоні.`,
+        `The zone was signed (algorithm ${String(d.algorithm)}, key ${String(d.key_tag)}); its DS is yet to be published at the parent zone.`,
       );
       keys = String(d.key_tag);
       break;
@@ -118,7 +118,7 @@ const row = (v: View, e: PublicEvent): Html => {
   return html`<tr data-event="${e.type}">
     <td>${when(e.created_at, v)}</td>
     <td>${what}</td>
-    <td class="mono">${keys}</td>
+    <td>${keys}</td>
     <td>${next ? when(next, v) : '—'}</td>
   </tr>`;
 };

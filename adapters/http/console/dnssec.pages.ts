@@ -94,12 +94,17 @@ const failureText = (v: View, op: OperationView): string => {
 
 const opsTable = (v: View, ops: readonly OperationView[]) =>
   dataTable(
-    [v.t('Операція', 'Operation'), v.t('Стан', 'State'), v.t('Запитано', 'Requested'), v.t('Набуде чинності', 'Takes effect')],
+    [
+      v.t('Операція', 'Operation'),
+      v.t('Стан', 'State'),
+      v.t('Запитано', 'Requested'),
+      v.t('Набуде чинності / вирішено', 'Takes effect / resolved'),
+    ],
     ops.map((op) => {
       const [uk, en, tone] = OP_STATUS[op.status] ?? [op.status, op.status, ''];
       return html`<tr id="dnssec-op-${op.id}">
         <td>
-          ${OP_KIND[op.kind] ? v.t(...OP_KIND[op.kind]!) : op.kind}<br /><span class="muted"
+          ${OP_KIND[op.kind] ? v.t(...OP_KIND[op.kind]!) : op.kind}<br /><span class="muted effect"
             >${v.lang === 'uk' ? op.effect.uk : op.effect.en}</span
           >
         </td>
@@ -162,7 +167,9 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
     const history = await readDnssecHistory(uc, key, domain.domain);
     const owner = personMay(r.human!.actor, 'dns.dnssec');
     const [text, tone] = statusText(v, s, disableOp);
-    const chosen = typed?.algorithm ?? String(s.algorithm ?? 13);
+    // While rolling, the algorithm being rolled to is the one chosen (the same again changes nothing).
+    const rollingTo = s.rollover ? s.keys.find((k) => k.tag === s.rollover!.new_key_tag)?.algorithm : undefined;
+    const chosen = typed?.algorithm ?? String(rollingTo ?? s.algorithm ?? 13);
     const mayPublish = owner && s.enabled && !hosted && !s.ds_at_parent && s.status !== 'disabling' && !publishOp;
     return {
       title: `DNSSEC — ${d}`,
@@ -178,6 +185,10 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
                 enabled: [
                   'Зону підписано. Тепер опублікуйте DS у батьківській зоні (нижче).',
                   'The zone is signed. Now publish the DS at the parent zone (below).',
+                ],
+                rolling: [
+                  'Алгоритм змінюється: зону підписують заново крок за кроком (нижче), щоб валідатори жодного разу не втратили домен.',
+                  'The algorithm is changing: the zone is re-signed step by step (below), so validators never lose the domain.',
                 ],
                 disabled: ['DNSSEC вимкнено: зону більше не підписано.', 'DNSSEC is off: the zone is no longer signed.'],
                 disabling: [
@@ -235,15 +246,25 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
             ? html`<h2>${v.t('Запис DS для батьківської зони', 'The DS record for the parent zone')}</h2>
                 <p>
                   ${
-                    hosted
+                    s.status === 'disabling'
                       ? v.t(
-                          'Домен зареєстровано в іншого реєстратора: додайте цей запис DS у нього. Поки DS там немає, валідатори вважають зону непідписаною — нічого не ламається.',
-                          'The domain is registered at another registrar: add this DS record there. Until it is there, validators treat the zone as unsigned — nothing breaks.',
+                          'Цей DS уже прибрано з реєстру; зона підписується, доки кеші резолверів його не забудуть.',
+                          'This DS has already left the registry; the zone stays signed until resolvers’ caches forget it.',
                         )
-                      : v.t(
-                          'Цей запис DS реєстр публікує в батьківській зоні. Поки його там немає, валідатори вважають зону непідписаною — нічого не ламається.',
-                          'The registry publishes this DS record in the parent zone. Until it is there, validators treat the zone as unsigned — nothing breaks.',
-                        )
+                      : s.ds_at_parent
+                        ? v.t(
+                            'Батьківська зона містить цей запис DS: резолвери, що перевіряють DNSSEC, перевіряють підписи зони.',
+                            'The parent zone holds this DS record: validating resolvers check the zone’s signatures.',
+                          )
+                        : hosted
+                          ? v.t(
+                              'Домен зареєстровано в іншого реєстратора: додайте цей запис DS у нього. Поки DS там немає, валідатори вважають зону непідписаною — нічого не ламається.',
+                              'The domain is registered at another registrar: add this DS record there. Until it is there, validators treat the zone as unsigned — nothing breaks.',
+                            )
+                          : v.t(
+                              'Цей запис DS реєстр публікує в батьківській зоні. Поки його там немає, валідатори вважають зону непідписаною — нічого не ламається.',
+                              'The registry publishes this DS record in the parent zone. Until it is there, validators treat the zone as unsigned — nothing breaks.',
+                            )
                   }
                 </p>
                 ${s.ds.map(
@@ -412,7 +433,7 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
           return uc.enableDnssec.execute(key, d, body.algorithm as number);
         });
         if ('error' in out) return page(r, { error: out.error, algorithm });
-        return { redirect: `${self(d)}?done=enabled` };
+        return { redirect: `${self(d)}?done=${out.ok.status === 'rolling' ? 'rolling' : 'enabled'}` };
       },
     },
     {
