@@ -1,0 +1,66 @@
+/**
+ * Group commit of DNS UPDATEs, the queue and its policy. It lives in the core, beside ApplyDnsUpdate, and
+ * not in the DNS adapter: what may be coalesced and how (one key's messages to one zone, judged in arrival
+ * order, each with its own rcode, answered after the one commit) is RFC 2136 semantics and the plan path's
+ * attribution, not transport — UDP and TCP messages, from any connection, join the same batch, and the
+ * adapter keeps only what is the wire's (TSIG, replay, the rate limit, rcodes on the wire). No timer: a
+ * message never waits for company. The first message of a queue is committed at once, alone; those that
+ * arrive while that commit is in progress form the next batch, taken whole when it ends (up to a bound).
+ *
+ * Within one process: several DNS workers each batch their own messages and still meet at the zone's serial
+ * compare-and-set, as single messages did.
+ */
+
+/** The most messages one commit takes: one huge batch cannot hold a queue (or the zone) for long. */
+export const MAX_BATCH = 100;
+
+/** The batching policy (pure): the next batch is the oldest waiting messages, in arrival order, at most `max`. */
+export const nextBatch = <T>(waiting: T[], max: number = MAX_BATCH): T[] => waiting.splice(0, Math.max(1, max));
+
+interface Waiting<I, O> {
+  readonly item: I;
+  readonly resolve: (o: O) => void;
+  readonly reject: (e: unknown) => void;
+}
+
+/**
+ * Keyed queues, each drained by one commit at a time. `commit` gets a batch in arrival order and answers
+ * one outcome per item, in the same order, once the batch is durably committed; if it throws, every
+ * item of that batch gets the error (nothing of it was committed: the batch is one transaction).
+ */
+export class GroupCommit<I, O> {
+  private readonly queues = new Map<string, Waiting<I, O>[]>();
+
+  constructor(
+    private readonly commit: (batch: readonly I[]) => Promise<readonly O[]>,
+    private readonly max: number = MAX_BATCH,
+  ) {}
+
+  submit(queue: string, item: I): Promise<O> {
+    return new Promise<O>((resolve, reject) => {
+      const waiting = this.queues.get(queue);
+      if (waiting) {
+        waiting.push({ item, resolve, reject });
+        return;
+      }
+      // No commit of this queue in progress: this message starts one (the queue's entry marks it in progress).
+      this.queues.set(queue, [{ item, resolve, reject }]);
+      void this.drain(queue);
+    });
+  }
+
+  /** Waiting batches of this queue, in turn, until it is empty. */
+  private async drain(queue: string): Promise<void> {
+    const waiting = this.queues.get(queue)!;
+    while (waiting.length > 0) {
+      const batch = nextBatch(waiting, this.max);
+      try {
+        const outcomes = await this.commit(batch.map((w) => w.item));
+        batch.forEach((w, i) => w.resolve(outcomes[i]!));
+      } catch (err) {
+        for (const w of batch) w.reject(err);
+      }
+    }
+    this.queues.delete(queue);
+  }
+}
