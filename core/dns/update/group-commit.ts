@@ -4,8 +4,10 @@
  * order, each with its own rcode, answered after the one commit) is RFC 2136 semantics and the plan path's
  * attribution, not transport — UDP and TCP messages, from any connection, join the same batch, and the
  * adapter keeps only what is the wire's (TSIG, replay, the rate limit, rcodes on the wire). No timer: a
- * message never waits for company. The first message of a queue is committed at once, alone; those that
- * arrive while that commit is in progress form the next batch, taken whole when it ends (up to a bound).
+ * message never waits for company. A queue's commit starts one turn of the event loop after its first
+ * message (setImmediate: what is already read off the sockets is dispatched and joins — with SQLite a
+ * message's whole path runs without yielding, so without that turn no two messages would ever meet); those
+ * that arrive while a commit is in progress form the next batch, taken whole when it ends (up to a bound).
  *
  * Within one process: several DNS workers each batch their own messages and still meet at the zone's serial
  * compare-and-set, as single messages did.
@@ -53,6 +55,7 @@ export class GroupCommit<I, O> {
   private async drain(queue: string): Promise<void> {
     const waiting = this.queues.get(queue)!;
     while (waiting.length > 0) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
       const batch = nextBatch(waiting, this.max);
       try {
         const outcomes = await this.commit(batch.map((w) => w.item));
