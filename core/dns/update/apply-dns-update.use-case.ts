@@ -22,9 +22,14 @@ export interface ApplyDnsUpdateDeps {
 export interface UpdateContext {
   readonly serves: Environment | null;
   readonly peer: string;
+  /** The release `arrive` gave for this message, if it was announced: called as it joins its zone's queue. */
+  readonly arrived?: () => void;
 }
 
 const ATTEMPTS = 5;
+
+/** One queue per key and zone (see the class: a batch is one key's). */
+const queueOf = (keyId: string, zone: string): string => `${keyId}\u0000${zone}`;
 
 /** A message that passed its own checks (environment, CIDR, the zone, the key's right), waiting for its zone's commit. */
 interface Admitted {
@@ -55,6 +60,14 @@ export class ApplyDnsUpdate {
     this.queue = new GroupCommit((batch) => this.commit(batch), deps.maxBatch ?? MAX_BATCH);
   }
 
+  /**
+   * A verified message of this key to this zone is on its way (the adapter says so as soon as it knows): the
+   * zone's next group commit waits until it joins or is answered. Release it (idempotent) if it never reaches execute.
+   */
+  arrive(key: Pick<ApiKey, 'id'>, zone: string): () => void {
+    return this.queue.arrive(queueOf(key.id, zone));
+  }
+
   async execute(key: ApiKey, req: DnsUpdateRequest, ctx: UpdateContext): Promise<UpdateOutcome> {
     if (ctx.serves !== null && key.environment !== ctx.serves) {
       return {
@@ -81,7 +94,7 @@ export class ApplyDnsUpdate {
         return { rcode: 'REFUSED', reason: `the key holds neither dns.edit nor dns.acme_challenge on ${zoneName}` };
       throw err;
     }
-    return this.queue.submit(`${key.id}\u0000${zoneName}`, { key, req, access });
+    return this.queue.submit(queueOf(key.id, zoneName), { key, req, access }, ctx.arrived);
   }
 
   /**

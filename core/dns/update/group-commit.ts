@@ -6,8 +6,12 @@
  * adapter keeps only what is the wire's (TSIG, replay, the rate limit, rcodes on the wire). No timer: a
  * message never waits for company. A queue's commit starts one turn of the event loop after its first
  * message (setImmediate: what is already read off the sockets is dispatched and joins — with SQLite a
- * message's whole path runs without yielding, so without that turn no two messages would ever meet); those
- * that arrive while a commit is in progress form the next batch, taken whole when it ends (up to a bound).
+ * message's whole path runs without yielding, so without that turn no two messages would ever meet), and
+ * once the messages announced as arriving for that queue (`arrive`: signed and verified, on their way
+ * through the replay claim and the key's checks) have joined or been answered; those that arrive while a
+ * commit is in progress form the next batch, taken whole when it ends (up to a bound). Node reads one new
+ * TCP connection's message per turn of the event loop, so without the announcement TCP messages that
+ * came together would still be committed one by one.
  *
  * Within one process: several DNS workers each batch their own messages and still meet at the zone's serial
  * compare-and-set, as single messages did.
@@ -32,13 +36,39 @@ interface Waiting<I, O> {
  */
 export class GroupCommit<I, O> {
   private readonly queues = new Map<string, Waiting<I, O>[]>();
+  /** Per queue: the messages announced and not yet submitted or answered (each settles when released). */
+  private readonly arriving = new Map<string, Set<Promise<void>>>();
 
   constructor(
     private readonly commit: (batch: readonly I[]) => Promise<readonly O[]>,
     private readonly max: number = MAX_BATCH,
   ) {}
 
-  submit(queue: string, item: I): Promise<O> {
+  /**
+   * A message for `queue` is on its way (its checks take a few store round trips): the queue's next commit
+   * waits for it. The returned release is idempotent; submit calls it, and so must whoever answers the message without submitting it.
+   */
+  arrive(queue: string): () => void {
+    let release!: () => void;
+    const settled = new Promise<void>((resolve) => (release = resolve));
+    const set = this.arriving.get(queue) ?? new Set();
+    set.add(settled);
+    this.arriving.set(queue, set);
+    return () => {
+      release();
+      set.delete(settled);
+      if (set.size === 0 && this.arriving.get(queue) === set) this.arriving.delete(queue);
+    };
+  }
+
+  /** Resolves once the messages announced for `queue` so far have joined or been answered (later ones are not waited for: no starving). */
+  private settled(queue: string): Promise<unknown> {
+    const set = this.arriving.get(queue);
+    return set ? Promise.all([...set]) : Promise.resolve();
+  }
+
+  submit(queue: string, item: I, arrived?: () => void): Promise<O> {
+    arrived?.();
     return new Promise<O>((resolve, reject) => {
       const waiting = this.queues.get(queue);
       if (waiting) {
@@ -56,6 +86,7 @@ export class GroupCommit<I, O> {
     const waiting = this.queues.get(queue)!;
     while (waiting.length > 0) {
       await new Promise<void>((resolve) => setImmediate(resolve));
+      if (waiting.length < this.max) await this.settled(queue);
       const batch = nextBatch(waiting, this.max);
       try {
         const outcomes = await this.commit(batch.map((w) => w.item));
