@@ -28,7 +28,10 @@ import { tcpAsk } from '../test/dns/server/tools.js';
  * Each answers only once the change is committed and our DNS server answers with it. Rounds alternate
  * the ways so load drift hits all alike, and every way adds as many names to the one zone. Two phases:
  * one client at a time (latency: p50, p99), then BENCH_CONCURRENCY clients at once on the same zone
- * (throughput; the writes to one zone are serialised by its serial check, so this shows the queueing).
+ * (throughput; the writes to one zone are serialised by its serial check, so this shows the queueing; UPDATEs
+ * of one key arriving during a commit are committed together, core/dns/update/group-commit.ts). The TCP
+ * clients share this process's event loop, which then reads one new connection's message per turn, so
+ * update-tcp's four clients reach the server one at a time (clients in other processes do not).
  * Prints ops/s, p50 and p99 per way and phase, and the UPDATE/API ratios (issue target: UPDATE ≥ 1.0 of
  * the ACME route's rate, p99 ≤ 50 ms). A report: exits 0 whether or not a target is met; non-zero only if
  * an operation fails.

@@ -21,7 +21,7 @@ import { parseUpdate } from './update-message.js';
 /** The core use cases a signed DNS message reaches (as the HTTP routes reach theirs). */
 export interface SignedDnsUseCases {
   readonly tsigKeys: Pick<ResolveTsigKey, 'execute' | 'firstUse'>;
-  readonly update: Pick<ApplyDnsUpdate, 'execute'>;
+  readonly update: Pick<ApplyDnsUpdate, 'execute' | 'arrive'>;
   readonly transfer: Pick<AuthorizeTransfer, 'execute'>;
   /** The one limiter of credential checks (passwords, TOTP codes — and TSIG MACs): per address and per key name. */
   readonly throttle: Pick<CredentialThrottle, 'admit' | 'succeeded' | 'failed'>;
@@ -259,6 +259,33 @@ export class SignedMessages {
       ];
     }
     if (!found.ok) return []; // unreachable: a verified MAC needs a found key
+    // A verified UPDATE is announced to its zone's group commit at once, so a commit starting meanwhile waits
+    // for it (the replay claim and the key's checks below are store round trips); released when it joins or is answered.
+    const zoneQ = opcode === OPCODE_UPDATE ? questionEnd(unsigned) : 0;
+    const arrived = zoneQ > 0 ? this.uc.update.arrive(found.key, readZoneName(unsigned, zoneQ)) : undefined;
+    try {
+      return await this.verified(unsigned, opcode, found.key, key, transport, peer, server, sign, parsed, now, arrived);
+    } finally {
+      arrived?.();
+    }
+  }
+
+  /** A verified message: the replay claim, the key's rate limit, then the UPDATE, query or transfer. */
+  private async verified(
+    unsigned: Buffer,
+    opcode: number,
+    apiKey: Parameters<SignedDnsUseCases['update']['execute']>[0],
+    key: TsigKey,
+    transport: Transport,
+    peer: string,
+    server: UnsignedAnswerer,
+    sign: (reply: Buffer) => Buffer,
+    parsed: ParsedTsig,
+    now: number,
+    arrived: (() => void) | undefined,
+  ): Promise<Buffer[]> {
+    const log = this.opts.log;
+    const found = { name: parsed.tsig.keyName, key: apiKey };
     if (!(await this.uc.tsigKeys.firstUse(found.key.id, parsed.tsig.timeSigned, parsed.tsig.mac.toString('hex')))) {
       log.info({ peer, transport, tsig_key: found.name, key_id: found.key.id }, 'replayed signed DNS message refused');
       return [sign(bareReply(unsigned, RCODES.NOTAUTH, { ede: { code: EDE_OTHER, text: 'replayed message: sign each message afresh' } }))];
@@ -280,7 +307,7 @@ export class SignedMessages {
         ];
       }
     }
-    if (opcode === OPCODE_UPDATE) return [await this.update(unsigned, found.key, transport, peer, sign, parsed)];
+    if (opcode === OPCODE_UPDATE) return [await this.update(unsigned, found.key, transport, peer, sign, parsed, arrived)];
     if (opcode === OPCODE_QUERY) {
       if (transfer) return this.transfer(unsigned, qEnd, found.key, key, transport, peer, server, sign, parsed, now);
       return server.answerUnsigned(unsigned, transport, peer).slice(0, 1).map(sign);
@@ -327,6 +354,7 @@ export class SignedMessages {
     peer: string,
     sign: (reply: Buffer) => Buffer,
     parsed: ParsedTsig,
+    arrived?: () => void,
   ): Promise<Buffer> {
     // A UDP source address can be forged: a key bound to addresses updates over TCP only (TC sends the client there).
     // REFUSED beside TC: a client that does not retry over TCP (nsupdate without -v) must not take it for success.
@@ -349,7 +377,7 @@ export class SignedMessages {
     }
     let outcome;
     try {
-      outcome = await this.uc.update.execute(key, req, { serves: this.opts.serves, peer });
+      outcome = await this.uc.update.execute(key, req, { serves: this.opts.serves, peer, ...(arrived ? { arrived } : {}) });
     } catch (err) {
       this.opts.log.error({ err, peer, key_id: key.id, zone: req.zone }, 'DNS UPDATE failed');
       return sign(bareReply(unsigned, RCODES.SERVFAIL, { ede: { code: EDE_OTHER, text: 'internal error' } }));

@@ -61,13 +61,14 @@ const fail = (rcode: UpdateRcode, reason: string): UpdateOutcome => ({ rcode, re
 
 const inZone = (name: string, zone: string): boolean => name === zone || name.endsWith(`.${zone}`);
 
+/** The record sets at a name, as a prerequisite sees them (the zone as read, or as earlier messages of a batch left it). */
+export interface SetsByName {
+  at(name: string): ReadonlyArray<{ readonly type: string; readonly values: readonly string[] }>;
+}
+
 /** §3.2: every prerequisite against the zone as it is; the first that fails decides the rcode (§3.2.5). */
-export const checkPrerequisites = (
-  zone: string,
-  sets: readonly RecordSet[],
-  prerequisites: readonly Prerequisite[],
-): UpdateOutcome | null => {
-  const at = (name: string) => sets.filter((s) => s.name === name);
+export const checkPrerequisites = (zone: string, sets: SetsByName, prerequisites: readonly Prerequisite[]): UpdateOutcome | null => {
+  const at = (name: string) => sets.at(name);
   // §3.2.3: value-dependent prerequisites are gathered per RRset and compared whole.
   const wanted = new Map<string, { name: string; type: string; values: string[] }>();
   for (const p of prerequisites) {
@@ -108,16 +109,10 @@ export const checkPrerequisites = (
 const isApexServiceSet = (name: string, type: string, zone: string): boolean => name === zone && (type === 'SOA' || type === 'NS');
 
 /**
- * §3.4: the updates, applied in order to a copy of the zone's sets, turned into the plan changes that
- * take the zone there. An update the key may not make, or one of the service's sets, refuses the whole
- * message (§3.4.1 checks everything before changing anything).
+ * §3.4.1: what refuses the whole message before anything changes — a name outside the zone, a type we do
+ * not serve, the service's apex SOA/NS, or an update the key's right (ACME-only) does not cover. Null: it may go.
  */
-export const planUpdates = (
-  zone: string,
-  sets: readonly RecordSet[],
-  updates: readonly UpdateOperation[],
-  access: 'full' | 'acme-only',
-): { readonly changes: ChangeInput[] } | UpdateOutcome => {
+export const refusalOf = (zone: string, updates: readonly UpdateOperation[], access: 'full' | 'acme-only'): UpdateOutcome | null => {
   for (const u of updates) {
     if (!inZone(u.name, zone)) return fail('NOTZONE', `${u.name} is outside the zone ${zone}`);
     if (u.kind !== 'delete-name' && !isRecordType(u.type)) return fail('REFUSED', `record type ${u.type} is not supported`);
@@ -126,45 +121,128 @@ export const planUpdates = (
     if (access === 'acme-only' && (u.kind === 'delete-name' || u.type !== 'TXT' || !isAcmeName(u.name, zone)))
       return fail('REFUSED', `this key may change only TXT records at _acme-challenge names (dns.acme_challenge)`);
   }
-  const work = new Map<string, { name: string; type: RecordType; ttl: number; values: string[] }>();
-  for (const s of sets) work.set(`${s.name}\u0000${s.type}`, { name: s.name, type: s.type, ttl: s.ttl, values: [...s.values] });
-  for (const u of updates) {
-    if (u.kind === 'delete-name') {
-      for (const [k, s] of work) if (s.name === u.name && !isApexServiceSet(s.name, s.type, zone)) work.delete(k);
-      continue;
+  return null;
+};
+
+interface DraftSet {
+  readonly name: string;
+  readonly type: RecordType;
+  ttl: number;
+  values: string[];
+}
+
+const setKey = (name: string, type: string): string => `${name}\u0000${type}`;
+
+/**
+ * A working copy of a zone's record sets that UPDATE messages are applied to in turn (§3.4), each seeing
+ * what the ones before it left (a batch of messages committed together), and the plan changes that take
+ * the zone as read to the draft. Only the sets a message touches are compared, never the whole zone.
+ */
+export class ZoneDraft implements SetsByName {
+  private readonly byName = new Map<string, Map<string, DraftSet>>();
+  private readonly original = new Map<string, RecordSet>();
+  private readonly touched = new Set<string>();
+
+  constructor(
+    private readonly zone: string,
+    sets: readonly RecordSet[],
+  ) {
+    for (const s of sets) {
+      this.original.set(setKey(s.name, s.type), s);
+      this.put({ name: s.name, type: s.type, ttl: s.ttl, values: [...s.values] });
     }
-    const type = u.type as RecordType;
-    const k = `${u.name}\u0000${type}`;
-    const canon = (v: string) => canonicalValue(type, v, zone);
-    if (u.kind === 'delete-rrset') work.delete(k);
-    else if (u.kind === 'delete-value') {
-      const s = work.get(k);
-      if (!s) continue;
-      const gone = canon(u.value);
-      s.values = s.values.filter((v) => canon(v) !== gone);
-      if (s.values.length === 0) work.delete(k);
-    } else {
-      const s = work.get(k);
+  }
+
+  at(name: string): DraftSet[] {
+    const types = this.byName.get(name);
+    return types ? [...types.values()] : [];
+  }
+
+  private get(name: string, type: string): DraftSet | undefined {
+    return this.byName.get(name)?.get(type);
+  }
+
+  private put(s: DraftSet): void {
+    const types = this.byName.get(s.name);
+    if (types) types.set(s.type, s);
+    else this.byName.set(s.name, new Map([[s.type, s]]));
+  }
+
+  private remove(name: string, type: string): void {
+    const types = this.byName.get(name);
+    types?.delete(type);
+    if (types && types.size === 0) this.byName.delete(name);
+  }
+
+  /**
+   * §3.4.2: one message's updates, in order (refusalOf first: nothing here refuses). True when the draft
+   * changed (§3.4.2: adding what is there or deleting what is not changes nothing).
+   */
+  apply(updates: readonly UpdateOperation[]): boolean {
+    const before = new Map<string, { ttl: number; values: string[] } | null>();
+    const note = (name: string, type: string) => {
+      const k = setKey(name, type);
+      if (before.has(k)) return;
+      const s = this.get(name, type);
+      before.set(k, s ? { ttl: s.ttl, values: [...s.values] } : null);
+      this.touched.add(k);
+    };
+    for (const u of updates) {
+      if (u.kind === 'delete-name') {
+        for (const s of this.at(u.name)) {
+          if (isApexServiceSet(s.name, s.type, this.zone)) continue;
+          note(s.name, s.type);
+          this.remove(s.name, s.type);
+        }
+        continue;
+      }
+      const type = u.type as RecordType;
+      const canon = (v: string) => canonicalValue(type, v, this.zone);
+      note(u.name, type);
+      const s = this.get(u.name, type);
+      if (u.kind === 'delete-rrset') this.remove(u.name, type);
+      else if (u.kind === 'delete-value') {
+        if (!s) continue;
+        const gone = canon(u.value);
+        s.values = s.values.filter((v) => canon(v) !== gone);
+        if (s.values.length === 0) this.remove(u.name, type);
+      } else if (!s) this.put({ name: u.name, type, ttl: u.ttl, values: [u.value] });
       // §3.4.2.2: CNAME replaces CNAME; a value already there is not added twice. The set takes the new TTL.
-      if (!s) work.set(k, { name: u.name, type, ttl: u.ttl, values: [u.value] });
-      else if (type === 'CNAME') work.set(k, { ...s, ttl: u.ttl, values: [u.value] });
+      else if (type === 'CNAME') this.put({ ...s, ttl: u.ttl, values: [u.value] });
       else {
         if (!s.values.some((v) => canon(v) === canon(u.value))) s.values.push(u.value);
         s.ttl = u.ttl;
       }
     }
-  }
-  const changes: ChangeInput[] = [];
-  const before = new Map(sets.map((s) => [`${s.name}\u0000${s.type}`, s]));
-  for (const [k, s] of before) {
-    const after = work.get(k);
-    const current = { ttl: s.ttl, values: [...s.values] };
-    if (!after) changes.push({ action: 'delete', name: s.name, type: s.type, current });
-    else if (after.ttl !== s.ttl || !sameValues(after.values, s.values)) {
-      changes.push({ action: 'update', name: s.name, type: s.type, ttl: after.ttl, values: after.values, current });
+    for (const [k, was] of before) {
+      const [name, type] = k.split('\u0000') as [string, string];
+      const now = this.get(name, type);
+      if (!was !== !now) return true;
+      if (was && now && (was.ttl !== now.ttl || !sameValues(was.values, now.values))) return true;
     }
+    return false;
   }
-  for (const [k, s] of work)
-    if (!before.has(k)) changes.push({ action: 'create', name: s.name, type: s.type, ttl: s.ttl, values: s.values });
-  return { changes };
-};
+
+  /** The plan changes that take the zone as read to the draft (only touched sets). */
+  changes(): ChangeInput[] {
+    const changes: ChangeInput[] = [];
+    for (const k of this.touched) {
+      const [name, type] = k.split('\u0000') as [string, RecordType];
+      const was = this.original.get(k);
+      const now = this.get(name, type);
+      if (was && !now) changes.push({ action: 'delete', name, type, current: { ttl: was.ttl, values: [...was.values] } });
+      else if (!was && now) changes.push({ action: 'create', name, type, ttl: now.ttl, values: [...now.values] });
+      else if (was && now && (was.ttl !== now.ttl || !sameValues(was.values, now.values))) {
+        changes.push({
+          action: 'update',
+          name,
+          type,
+          ttl: now.ttl,
+          values: [...now.values],
+          current: { ttl: was.ttl, values: [...was.values] },
+        });
+      }
+    }
+    return changes;
+  }
+}
