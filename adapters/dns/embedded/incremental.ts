@@ -23,8 +23,8 @@ import { encodedSet, nameWire, T, type EncodedSet } from './wire.js';
  * (encoding every record, the names, cuts, glue, additional data, and for a signed zone the NSEC chain and
  * every signature looked up) costs seconds where the change costs milliseconds.
  *
- * The new version is found by comparing the zone's record sets with those compiled last (by reference
- * first: the store's next version shares every untouched set), and built copy-on-write: the names map is
+ * The new version is found by walking the zone's list of record sets beside the last one (the store's next
+ * version shares every untouched set, in place: one comparison each), and built copy-on-write: the names map is
  * an overlay over the last one (OverlayMap), every name touched is a copy, and the last version, which
  * queries and the IXFR journal may still hold, is never changed. Only what the change reaches is redone:
  * the touched names' sets, the empty non-terminals above names that came or went, the glue of cuts and
@@ -33,7 +33,7 @@ import { encodedSet, nameWire, T, type EncodedSet } from './wire.js';
  * SignatureCache, so the one-signer rule holds: README "DNSSEC: one signer"), and the SOA's.
  *
  * Anything else gives up (null) and the caller compiles the whole zone: more than MAX_CHANGES changed sets
- * or more than 1 % of the zone, a zone cut that appears or goes (every name below it changes its place in
+ * or more than 1 % of the zone, a list reordered, a zone cut that appears or goes (every name below it changes its place in
  * the chain), another signing key or window, a missing SOA, duplicate sets, or names not in normal form.
  * The result is the zone a whole compile of the same version makes (test/dns/incremental-publish.test.ts
  * compares them after random changes), but for the order of names in the names map (a new name comes
@@ -44,23 +44,19 @@ import { encodedSet, nameWire, T, type EncodedSet } from './wire.js';
 export const MAX_CHANGES = 1000;
 const MIN_LIMIT = 64;
 
-interface Entry {
-  set: RecordSet;
-  stamp: number;
-}
-
 /** What the updater keeps of the version compiled last (never read by queries; changed in place once a new version is built). */
 export interface ZoneSource {
   compiled: CompiledZone;
-  /** The record sets of that version, as given, by name and type, each with the stamp of the last comparison that saw it. */
-  readonly byName: Map<string, Map<RecordType, Entry>>;
+  /** The record sets of that version, as given, by name and type. */
+  readonly byName: Map<string, Map<RecordType, RecordSet>>;
   size: number;
   /** How many child names (in the names map) each name has. */
   readonly children: Map<string, number>;
   /** In-zone target names → the owners and types of the NS, MX and SRV sets that name them (stale entries are harmless). */
   readonly referrers: Map<string, Array<readonly [string, number]>>;
   readonly signingKey: string | null;
-  stamp: number;
+  /** The record sets of that version as listed. */
+  list: readonly RecordSet[];
 }
 
 /** The names an incrementally built version changed, by the version it was built from (for the IXFR journal). */
@@ -110,13 +106,13 @@ const addReferrers = (referrers: ZoneSource['referrers'], owner: string, set: En
 
 /** The source of a version compiled whole, for updating it later; null when it cannot be updated (duplicate sets). */
 export const sourceOf = (zone: Zone, compiled: CompiledZone): ZoneSource | null => {
-  const byName = new Map<string, Map<RecordType, Entry>>();
+  const byName = new Map<string, Map<RecordType, RecordSet>>();
   let size = 0;
   for (const rs of zone.recordSets) {
     let types = byName.get(rs.name);
     if (!types) byName.set(rs.name, (types = new Map()));
     if (types.has(rs.type)) return null;
-    types.set(rs.type, { set: rs, stamp: 0 });
+    types.set(rs.type, rs);
     size++;
   }
   const children = new Map<string, number>();
@@ -128,7 +124,15 @@ export const sourceOf = (zone: Zone, compiled: CompiledZone): ZoneSource | null 
     }
     for (const s of n.order) addReferrers(referrers, n.name, s, compiled.apex);
   }
-  return { compiled, byName, size, children, referrers, signingKey: zone.signing ? JSON.stringify(zone.signing) : null, stamp: 0 };
+  return {
+    compiled,
+    byName,
+    size,
+    children,
+    referrers,
+    signingKey: zone.signing ? JSON.stringify(zone.signing) : null,
+    list: zone.recordSets,
+  };
 };
 
 const sameSet = (a: RecordSet, b: RecordSet): boolean => {
@@ -166,6 +170,92 @@ const search = (labels: ReadonlyArray<readonly string[]>, key: readonly string[]
   return -lo - 1;
 };
 
+/** The sets changed and removed between two versions, and whether every touched name keeps its sets' order. */
+interface Found {
+  readonly changed: RecordSet[];
+  readonly removed: Array<{ name: string; type: RecordType }>;
+  /** Names given a set of a type they did not have. */
+  readonly newNames: Set<string>;
+  /** False: a set moved in the list, so the touched names' order is read from the zone again. */
+  readonly keepOrder: boolean;
+}
+
+/** The same set: the same object, or an equal one (a list of new objects, read again from the store). */
+const equal = (x: RecordSet, y: RecordSet): boolean => x === y || (x.name === y.name && x.type === y.type && sameSet(x, y));
+
+const keyOf = (s: RecordSet): string => `${s.name}\u0000${s.type}`;
+
+/**
+ * The changes found by walking the new list beside the last one: a set that is the same object at the same
+ * place costs one comparison (an equal one, a few). Null when the lists part ways too much (reordered, or
+ * many changes): the zone is compiled whole. Sets of one name keep their order unless one moved (keepOrder).
+ */
+const listDiff = (src: ZoneSource, list: readonly RecordSet[], limit: number): Found | null => {
+  const a = src.list;
+  const b = list;
+  const came: RecordSet[] = [];
+  const went: RecordSet[] = [];
+  const inPlace = new Map<RecordSet, RecordSet>();
+  let i = 0;
+  let j = 0;
+  while (i < b.length && j < a.length) {
+    const x = b[i]!;
+    const y = a[j]!;
+    if (equal(x, y)) {
+      i++;
+      j++;
+      continue;
+    }
+    if (j + 1 < a.length && equal(x, a[j + 1]!)) {
+      went.push(y);
+      j++;
+    } else if (i + 1 < b.length && equal(b[i + 1]!, y)) {
+      came.push(x);
+      i++;
+    } else {
+      came.push(x);
+      went.push(y);
+      inPlace.set(x, y);
+      i++;
+      j++;
+    }
+    if (came.length + went.length > 2 * limit) return null;
+  }
+  while (i < b.length) came.push(b[i++]!);
+  while (j < a.length) went.push(a[j++]!);
+  if (came.length + went.length > 2 * limit) return null;
+  const old = new Map<string, RecordSet>();
+  for (const y of went) {
+    const k = keyOf(y);
+    if (old.has(k) || src.byName.get(y.name)?.get(y.type) !== y) return null; // not the version the source holds
+    old.set(k, y);
+  }
+  const changed: RecordSet[] = [];
+  const newNames = new Set<string>();
+  const seen = new Set<string>();
+  let keepOrder = true;
+  for (const x of came) {
+    const k = keyOf(x);
+    if (seen.has(k)) return null; // a second set of this name and type
+    seen.add(k);
+    const y = old.get(k);
+    if (!y) {
+      if (src.byName.get(x.name)?.has(x.type)) return null; // its name and type are also listed unchanged: a duplicate
+      newNames.add(x.name);
+      changed.push(x);
+      continue;
+    }
+    // Moved: its name's sets may change order, so the name is done again even when the set is the same.
+    const moved = inPlace.get(x) !== y;
+    if (moved) keepOrder = false;
+    if (moved || !equal(x, y)) changed.push(x);
+  }
+  const removed: Array<{ name: string; type: RecordType }> = [];
+  for (const y of went) if (!seen.has(keyOf(y))) removed.push({ name: y.name, type: y.type });
+  if (changed.length + removed.length > limit) return null;
+  return { changed, removed, newNames, keepOrder };
+};
+
 /** How the updater signs: the opener of the sealed keys (the signer), and the zone's signature cache. */
 export interface UpdateSigning {
   readonly openKey: ((sealed: string) => string) | null;
@@ -188,32 +278,13 @@ export const updateZone = (
   if ((zone.signing ? JSON.stringify(zone.signing) : null) !== src.signingKey) return null;
   if (zone.signing && !signing) return null;
 
-  // 1. What changed, by comparison with the sets compiled last.
-  const stamp = ++src.stamp;
+  // 1. What changed, by comparison with the sets compiled last, side by side with the last list (the store's
+  // next version shares its untouched sets and keeps their order).
   const limit = Math.min(MAX_CHANGES, Math.max(MIN_LIMIT, Math.floor(src.size / 100)));
-  const changed: RecordSet[] = [];
-  let matched = 0;
-  for (const rs of zone.recordSets) {
-    const e = src.byName.get(rs.name)?.get(rs.type);
-    if (e) {
-      if (e.stamp === stamp) return null; // a second set of this name and type
-      e.stamp = stamp;
-      matched++;
-      if (e.set === rs || sameSet(e.set, rs)) continue;
-    }
-    changed.push(rs);
-    if (changed.length > limit) return null;
-  }
-  const removed: Array<{ name: string; type: RecordType }> = [];
-  if (matched < src.size) {
-    for (const [name, types] of src.byName) {
-      for (const [type, e] of types) {
-        if (e.stamp === stamp) continue;
-        removed.push({ name, type });
-        if (changed.length + removed.length > limit) return null;
-      }
-    }
-  }
+  const found = listDiff(src, zone.recordSets, limit);
+  if (!found) return null;
+  const { changed, removed, newNames } = found;
+  let keepOrder = found.keepOrder;
 
   // 2. The changes by name: the new encoded set, or null (removed, or not servable).
   const byName = new Map<string, Map<RecordType, { rs: RecordSet | null; enc: EncodedRecordSet | null }>>();
@@ -270,12 +341,8 @@ export const updateZone = (
   const children = (name: string): number => (src.children.get(name) ?? 0) + (childDelta.get(name) ?? 0);
   const bump = (name: string, by: number): void => void childDelta.set(name, (childDelta.get(name) ?? 0) + by);
 
-  // The order of each touched name's sets, as the zone lists them (a whole compile keeps it: ANY answers the first).
-  const order = new Map<string, RecordType[]>();
-  for (const name of byName.keys()) order.set(name, []);
-  for (const rs of zone.recordSets) order.get(rs.name)?.push(rs.type);
-
   const oldSets = new Map<string, ReadonlyMap<number, EncodedSet>>();
+  const nexts = new Map<string, Map<number, EncodedSet>>();
   const gone: string[] = [];
   for (const [name, changes] of byName) {
     const old = base.get(name);
@@ -294,16 +361,35 @@ export const updateZone = (
       if (old && old.order.length > 0) gone.push(name);
       continue;
     }
+    nexts.set(name, next);
+    // A new set beside others: where it goes among them is where the zone lists it.
+    if (next.size > 1 && newNames.has(name)) keepOrder = false;
+  }
+
+  // The order of each touched name's sets, as the zone lists them (a whole compile keeps it: ANY answers the first).
+  let order: Map<string, RecordType[]> | null = null;
+  if (!keepOrder) {
+    order = new Map();
+    for (const name of nexts.keys()) order.set(name, []);
+    for (const rs of zone.recordSets) order.get(rs.name)?.push(rs.type);
+  }
+
+  for (const [name, next] of nexts) {
+    const old = base.get(name);
     const n = own(name);
     n.sets.clear();
     const list: EncodedSet[] = [];
     const placed = new Set<number>();
-    for (const type of order.get(name)!) {
-      const set = next.get((TYPE_NUMBERS[type] as number | undefined) ?? -1);
-      if (set && !placed.has(set.type)) {
-        list.push(set);
-        placed.add(set.type);
-      }
+    const place = (set: EncodedSet | undefined): void => {
+      if (!set || placed.has(set.type)) return;
+      list.push(set);
+      placed.add(set.type);
+    };
+    if (order) for (const type of order.get(name)!) place(next.get((TYPE_NUMBERS[type] as number | undefined) ?? -1));
+    else {
+      // Replaced sets keep their place, removed ones leave it, and a name's only set is alone.
+      for (const s of oldSets.get(name)!.values()) place(next.get(s.type));
+      for (const s of next.values()) place(s);
     }
     if (placed.size !== next.size) return null; // a set the zone does not list: not expected
     if (name === apex && old)
@@ -348,7 +434,13 @@ export const updateZone = (
   }
 
   // 4. Glue and additional data that name a touched name, and those of touched NS, MX and SRV sets.
-  const additional = new Map(prev.additional);
+  const baseAdditional = prev.additional;
+  const additional: Map<EncodedSet, readonly Part[]> | OverlayMap<EncodedSet, readonly Part[]> =
+    baseAdditional instanceof OverlayMap
+      ? baseAdditional.changed > Math.max(256, baseAdditional.size >> 3)
+        ? new Map(baseAdditional)
+        : baseAdditional.clone()
+      : new OverlayMap(baseAdditional);
   const referrers: Array<readonly [string, EncodedSet]> = [];
   const redo = new Map<string, Set<number>>();
   const again = (owner: string, type: number): void => {
@@ -489,13 +581,14 @@ export const updateZone = (
   };
 
   // 6. The source now describes the new version.
+  src.list = zone.recordSets;
   for (const [name, changes] of byName) {
     let types = src.byName.get(name);
     for (const [type, c] of changes) {
       if (c.rs) {
         if (!types) src.byName.set(name, (types = new Map()));
         if (!types.has(type)) src.size++;
-        types.set(type, { set: c.rs, stamp });
+        types.set(type, c.rs);
       } else if (types?.delete(type)) {
         src.size--;
         if (types.size === 0) src.byName.delete(name);
