@@ -1,8 +1,10 @@
 import { NodeDnssecCrypto } from '../adapters/crypto/node/index.js';
 import { compileZone, compileZoneAsync } from '../adapters/dns/embedded/compiled-zone.js';
 import { SignatureCache } from '../adapters/dns/embedded/dnssec.js';
+import { EmbeddedNameserver } from '../adapters/dns/embedded/index.js';
 import { SignPool } from '../adapters/dns/embedded/sign-pool.js';
 import { signingWindow, type ZoneSigning } from '../core/dns/zone/zone-signing.js';
+import type { RecordSet } from '../core/dns/zone/record-set.js';
 import type { Zone } from '../core/dns/zone/zone.js';
 import { CSK_FLAGS, dnskeyRdata, keyTag, type DnssecAlgorithm } from '../core/dnssec/dnskey.js';
 import { apexSets, BENCH_SERIAL, benchSets } from './zone-gen.js';
@@ -13,6 +15,13 @@ import { apexSets, BENCH_SERIAL, benchSets } from './zone-gen.js';
  * Signing is the signer's (README "DNSSEC: one signer"): new signatures are made in bulk on worker threads
  * (sign-pool.ts). Each figure is the compile with signing, and — what signing adds — minus an unsigned
  * compile of the same zone measured just before.
+ *
+ * Then the publish of a one-record change (issues 22 and 24), unsigned and signed with algorithm 13:
+ * EmbeddedNameserver.publish of the next version, which updates the compiled zone (incremental.ts), against
+ * the reference measured in the same run — compiling the same version whole, as publish did before (signed:
+ * with the signatures of the last compile kept, so only the changed RRsets are signed). Medians of
+ * PUBLISH_RUNS (default 5) versions, each changing one A record (and the SOA serial); the record sets the
+ * change does not touch are the same objects from version to version, as the store's next version shares them.
  */
 const n = Number(process.argv[2] ?? 100_000);
 const domain = 'bench-signed.example';
@@ -69,5 +78,56 @@ for (const algorithm of [13, 15] as const) {
       `after a one-record change: ${again.toFixed(0)} ms, ${cache.made} signatures made, ` +
       `${Math.max(0, again - plain).toFixed(0)} ms more than the unsigned compile of it (${plain.toFixed(0)} ms)`,
   );
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const runs = Number(process.env.PUBLISH_RUNS ?? 5);
+/** The version after `zone` with one A record changed, and the SOA serial. */
+const nextVersion = (zone: Zone, k: number): Zone => {
+  const serial = zone.serial + 1;
+  const recordSets: RecordSet[] = zone.recordSets.map((r, i) =>
+    i === 0
+      ? { ...r, values: [r.values[0]!.replace(String(zone.serial), String(serial))] }
+      : r.type === 'A' && r.name === `h${k}.${domain}`
+        ? { ...r, values: [`192.0.2.${(k % 250) + 1}`] }
+        : r,
+  );
+  return { ...zone, serial, recordSets };
+};
+for (const signed of [false, true]) {
+  const s = signed ? signing(13) : undefined;
+  const ns = new EmbeddedNameserver({
+    host: '127.0.0.1',
+    port: 0,
+    axfrAllow: [],
+    secondaries: [],
+    openKey: (x) => x,
+    bulkSigner: pool.sign,
+  });
+  let zone: Zone = { domain, serial: BENCH_SERIAL, recordSets: sets, ...(s ? { signing: s } : {}) };
+  const cache = new SignatureCache();
+  await ns.publish(zone);
+  await compileZoneAsync(zone, skip, { openKey: (x) => x, signatures: cache }, pool.sign);
+  const whole: number[] = [];
+  const incremental: number[] = [];
+  for (let k = 1; k <= runs; k++) {
+    zone = nextVersion(zone, k * 7);
+    t0 = process.hrtime.bigint();
+    if (s) await compileZoneAsync(zone, skip, { openKey: (x) => x, signatures: cache }, pool.sign);
+    else compileZone(zone, skip);
+    whole.push(ms(t0));
+    t0 = process.hrtime.bigint();
+    await ns.publish(zone);
+    incremental.push(ms(t0));
+  }
+  const built = ns.signatures.built;
+  if (built.incremental !== runs) throw new Error(`publish compiled whole: ${JSON.stringify(built)}`);
+  const [w, i] = [median(whole), median(incremental)];
+  console.log(
+    `publish of a one-record change, ${signed ? 'signed (algorithm 13)' : 'unsigned'}: ${i.toFixed(1)} ms ` +
+      `(reference, the whole compile of the same version${signed ? ' re-signing only the change' : ''}: ${w.toFixed(0)} ms; ` +
+      `${(w / i).toFixed(0)}× faster; medians of ${runs})`,
+  );
+  await ns.withdraw(domain);
 }
 await pool.close();

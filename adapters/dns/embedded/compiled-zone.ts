@@ -122,6 +122,80 @@ const TYPE_CODES: Record<string, number> = {
 
 export const inZone = (name: string, apex: string): boolean => name === apex || name.endsWith(`.${apex}`);
 
+/** A record set of the zone encoded: its owner (normalised), the set, and for the SOA what negative answers need. */
+export interface EncodedRecordSet {
+  readonly name: string;
+  readonly set: EncodedSet;
+  readonly soa: { readonly serial: number; readonly expire: number; readonly negative: EncodedSet } | null;
+}
+
+/** Encodes one record set of the zone `apex`; throws (with the reason it is not served) when it cannot be. */
+export const encodeRecordSet = (rs: RecordSet, apex: string): EncodedRecordSet => {
+  if (!isRecordType(rs.type)) throw new Error(`type ${String(rs.type)} is not served`);
+  const name = normaliseName(rs.name);
+  if (!inZone(name, apex)) throw new Error(`owner is outside the zone ${apex}`);
+  if (!Number.isInteger(rs.ttl) || rs.ttl < 0 || rs.ttl > 2147483647) throw new Error(`TTL ${rs.ttl} is not 0–2147483647`);
+  if (rs.values.length === 0) throw new Error('no values');
+  const type = TYPE_CODES[rs.type]!;
+  if (type === T.SOA && (name !== apex || rs.values.length !== 1)) throw new Error('SOA belongs at the apex, once');
+  const tails: Buffer[] = [];
+  const targets: string[] = [];
+  const seen = new Set<string>();
+  for (const v of rs.values) {
+    const enc = encodeValue(rs.type, rs.ttl, v);
+    const key = enc.tail.toString('latin1');
+    if (seen.has(key)) continue; // RFC 2181 §5: an RRset holds no duplicates
+    seen.add(key);
+    tails.push(enc.tail);
+    if (enc.target !== undefined) targets.push(enc.target);
+  }
+  const withTargets = type === T.NS || type === T.CNAME || type === T.DNAME || type === T.MX || type === T.SRV;
+  const set = encodedSet(type, rs.ttl, tails, withTargets ? targets : undefined);
+  if (type !== T.SOA) return { name, set, soa: null };
+  const f = soaFields(rs.values[0]!);
+  const ttl = Math.min(rs.ttl, f.minimum);
+  return {
+    name,
+    set,
+    soa: { serial: f.serial, expire: f.expire, negative: encodedSet(T.SOA, ttl, [encodeValue('SOA', ttl, rs.values[0]!).tail]) },
+  };
+};
+
+/** A cut's referral data: its NS set, then the A/AAAA sets of its in-zone NS targets (in-domain ones required, RFC 9471). */
+export const cutGlue = (n: ZoneNode, nodes: ReadonlyMap<string, ZoneNode>, apex: string): Part[] => {
+  const ns = n.sets.get(T.NS)!;
+  const glue: Part[] = [{ owner: n.name, ownerWire: n.wire, set: ns }];
+  for (const t of ns.targets ?? []) {
+    if (!inZone(t, apex)) continue;
+    const g = nodes.get(t);
+    if (!g) continue;
+    const inDomain = inZone(t, n.name);
+    for (const type of [T.A, T.AAAA]) {
+      const s = g.sets.get(type);
+      if (s) glue.push({ owner: g.name, ownerWire: g.wire, set: s, required: inDomain });
+    }
+  }
+  return glue;
+};
+
+/** For an NS, MX or SRV set: the A and AAAA sets of its targets that are names of the zone, in target order (null: none). */
+export const additionalParts = (set: EncodedSet, nodes: ReadonlyMap<string, ZoneNode>, apex: string): Part[] | null => {
+  if (set.type !== T.NS && set.type !== T.MX && set.type !== T.SRV) return null;
+  const parts: Part[] = [];
+  const seen = new Set<string>();
+  for (const t of set.targets ?? []) {
+    if (seen.has(t) || !inZone(t, apex)) continue;
+    seen.add(t);
+    const g = nodes.get(t);
+    if (!g) continue;
+    for (const type of [T.A, T.AAAA]) {
+      const s = g.sets.get(type);
+      if (s) parts.push({ owner: g.name, ownerWire: g.wire, set: s });
+    }
+  }
+  return parts.length > 0 ? parts : null;
+};
+
 /**
  * Compiles a zone. A zone without an apex SOA cannot answer negatively or be transferred, so it
  * throws; a record set that cannot be encoded is skipped and reported through `skip` (the plan checks
@@ -148,38 +222,17 @@ export const compileZone = (zone: Zone, skip: (reason: string, set: RecordSet) =
 
   for (const rs of zone.recordSets) {
     try {
-      if (!isRecordType(rs.type)) throw new Error(`type ${String(rs.type)} is not served`);
-      const name = normaliseName(rs.name);
-      if (!inZone(name, apex)) throw new Error(`owner is outside the zone ${apex}`);
-      if (!Number.isInteger(rs.ttl) || rs.ttl < 0 || rs.ttl > 2147483647) throw new Error(`TTL ${rs.ttl} is not 0–2147483647`);
-      if (rs.values.length === 0) throw new Error('no values');
-      const type = TYPE_CODES[rs.type]!;
-      if (type === T.SOA && (name !== apex || rs.values.length !== 1)) throw new Error('SOA belongs at the apex, once');
-      if (nodes.get(name)?.sets.has(type)) throw new Error('a second record set of this name and type');
-      const tails: Buffer[] = [];
-      const targets: string[] = [];
-      const seen = new Set<string>();
-      for (const v of rs.values) {
-        const enc = encodeValue(rs.type, rs.ttl, v);
-        const key = enc.tail.toString('latin1');
-        if (seen.has(key)) continue; // RFC 2181 §5: an RRset holds no duplicates
-        seen.add(key);
-        tails.push(enc.tail);
-        if (enc.target !== undefined) targets.push(enc.target);
-      }
-      const withTargets = type === T.NS || type === T.CNAME || type === T.DNAME || type === T.MX || type === T.SRV;
-      const set = encodedSet(type, rs.ttl, tails, withTargets ? targets : undefined);
-      const target = node(name); // only now: a set that failed to encode leaves no name behind
-      target.sets.set(type, set);
-      target.order.push(set);
-      recordCount += tails.length;
-      if (type === T.SOA) {
-        const f = soaFields(rs.values[0]!);
-        serial = f.serial;
-        expire = f.expire;
-        soa = set;
-        const ttl = Math.min(rs.ttl, f.minimum);
-        negativeSoa = encodedSet(T.SOA, ttl, [encodeValue('SOA', ttl, rs.values[0]!).tail]);
+      const enc = encodeRecordSet(rs, apex);
+      if (nodes.get(enc.name)?.sets.has(enc.set.type)) throw new Error('a second record set of this name and type');
+      const target = node(enc.name); // only now: a set that failed to encode leaves no name behind
+      target.sets.set(enc.set.type, enc.set);
+      target.order.push(enc.set);
+      recordCount += enc.set.tails.length;
+      if (enc.soa) {
+        serial = enc.soa.serial;
+        expire = enc.soa.expire;
+        soa = enc.set;
+        negativeSoa = enc.soa.negative;
       }
     } catch (e) {
       skip(e instanceof Error ? e.message : String(e), rs);
@@ -200,20 +253,9 @@ export const compileZone = (zone: Zone, skip: (reason: string, set: RecordSet) =
 
   // Zone cuts and their referral data: the NS set, then glue (A/AAAA of in-zone NS targets).
   for (const n of nodes.values()) {
-    const ns = n.sets.get(T.NS);
-    if (n === apexNode || !ns) continue;
+    if (n === apexNode || !n.sets.has(T.NS)) continue;
     n.cut = true;
-    n.glue.push({ owner: n.name, ownerWire: n.wire, set: ns });
-    for (const t of ns.targets ?? []) {
-      if (!inZone(t, apex)) continue;
-      const g = nodes.get(t);
-      if (!g) continue;
-      const inDomain = inZone(t, n.name);
-      for (const type of [T.A, T.AAAA]) {
-        const s = g.sets.get(type);
-        if (s) n.glue.push({ owner: g.name, ownerWire: g.wire, set: s, required: inDomain });
-      }
-    }
+    n.glue = cutGlue(n, nodes, apex);
   }
 
   // Additional-section data (RFC 1035 §3.3.9, RFC 2782; Knot does the same): for every NS, MX and SRV set,
@@ -221,20 +263,8 @@ export const compileZone = (zone: Zone, skip: (reason: string, set: RecordSet) =
   const additional = new Map<EncodedSet, Part[]>();
   for (const n of nodes.values()) {
     for (const set of n.order) {
-      if (set.type !== T.NS && set.type !== T.MX && set.type !== T.SRV) continue;
-      const parts: Part[] = [];
-      const seen = new Set<string>();
-      for (const t of set.targets ?? []) {
-        if (seen.has(t) || !inZone(t, apex)) continue;
-        seen.add(t);
-        const g = nodes.get(t);
-        if (!g) continue;
-        for (const type of [T.A, T.AAAA]) {
-          const s = g.sets.get(type);
-          if (s) parts.push({ owner: g.name, ownerWire: g.wire, set: s });
-        }
-      }
-      if (parts.length > 0) additional.set(set, parts);
+      const parts = additionalParts(set, nodes, apex);
+      if (parts) additional.set(set, parts);
     }
   }
 
@@ -276,6 +306,43 @@ export const compileZoneAsync = async (
   } finally {
     cache.deferred = false;
   }
+};
+
+/** The NSEC of a chain member (RFC 4034 §4): the next member, and its types (at a cut NS and DS alone), RRSIG and NSEC. */
+export const nsecOf = (n: ZoneNode, next: ZoneNode, ttl: number): EncodedSet => {
+  const types = n.cut ? [T.NS, ...(n.sets.has(T.DS) ? [T.DS] : [])] : [...n.sets.keys()].filter((t) => t !== RR.NSEC && t !== RR.RRSIG);
+  const bitmap = typeBitmap([...types, RR.RRSIG, RR.NSEC]);
+  return encodedSet(RR.NSEC, ttl, [tailOf(RR.NSEC, ttl, Buffer.concat([next.wire, bitmap]))]);
+};
+
+/** What signing a zone's names needs: its keys (opened, on the signer), the window, and the signature cache. */
+export interface NodeSigner {
+  readonly apex: string;
+  readonly apexWire: Buffer;
+  readonly keys: readonly OpenKey[];
+  readonly tags: readonly number[];
+  readonly algorithms: readonly number[];
+  readonly signing: ZoneSigning;
+  readonly cache: SignatureCache | null;
+}
+
+/**
+ * Signs the RRsets of a chain member whose order ends with its NSEC (at a cut only DS and NSEC): sets its
+ * `sigs` and appends the name's RRSIG records as one set (for zone transfers and RRSIG queries). Returns
+ * how many RRSIG records it holds.
+ */
+export const signNode = (n: ZoneNode, s: NodeSigner): number => {
+  const sigs = new Map<number, EncodedSet>();
+  const all: Buffer[] = [];
+  for (const set of n.order) {
+    if (n.cut && set.type !== T.DS && set.type !== RR.NSEC) continue;
+    const tails = signRrset(n.wire, s.apexWire, set, s.keys, s.tags, s.algorithms, s.signing, s.cache, `${n.name}/${set.type}`, s.apex);
+    sigs.set(set.type, encodedSet(RR.RRSIG, set.ttl, tails));
+    all.push(...tails);
+  }
+  n.sigs = sigs;
+  addSet(n, encodedSet(RR.RRSIG, 0, all));
+  return all.length;
 };
 
 const addSet = (n: ZoneNode, set: EncodedSet): void => {
@@ -347,27 +414,12 @@ const signNames = (
   const nsecTtl = negativeSoa.ttl;
   for (let i = 0; i < members.length; i++) {
     const n = members[i]!.node;
-    const next = members[(i + 1) % members.length]!.node;
-    const types = n.cut ? [T.NS, ...(n.sets.has(T.DS) ? [T.DS] : [])] : [...n.sets.keys()];
-    const bitmap = typeBitmap([...types, RR.RRSIG, RR.NSEC]);
-    addSet(n, encodedSet(RR.NSEC, nsecTtl, [tailOf(RR.NSEC, nsecTtl, Buffer.concat([next.wire, bitmap]))]));
+    addSet(n, nsecOf(n, members[(i + 1) % members.length]!.node, nsecTtl));
     records++;
   }
 
-  for (const { node: n } of members) {
-    const sigs = new Map<number, EncodedSet>();
-    const all: Buffer[] = [];
-    for (const set of n.order) {
-      if (n.cut && set.type !== T.DS && set.type !== RR.NSEC) continue;
-      const tails = signRrset(n.wire, apexNode.wire, set, keys, tags, algorithms, signing, cache, `${n.name}/${set.type}`, apex);
-      sigs.set(set.type, encodedSet(RR.RRSIG, set.ttl, tails));
-      all.push(...tails);
-    }
-    n.sigs = sigs;
-    // The name's RRSIG records as one set, for zone transfers and RRSIG queries.
-    addSet(n, encodedSet(RR.RRSIG, 0, all));
-    records += all.length;
-  }
+  const signer: NodeSigner = { apex, apexWire: apexNode.wire, keys, tags, algorithms, signing, cache };
+  for (const { node: n } of members) records += signNode(n, signer);
   cache?.commit();
   const soaSigs = apexNode.sigs!.get(T.SOA)!;
   const negativeSoaSig = (): EncodedSet =>

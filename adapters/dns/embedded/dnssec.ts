@@ -204,6 +204,36 @@ export class SignatureCache {
     this.stored = new Map();
   }
 
+  /** An incremental update (incremental.ts) begins: it signs only some RRsets, the others keep what they have. */
+  beginPartial(): void {
+    this.begin();
+  }
+
+  /**
+   * An incremental update signed the RRsets `keys` (and only those changed): their signatures replace what
+   * they had, the others stay as they are; what the store holds of `keys` and the update no longer uses is
+   * `dropped`.
+   */
+  commitPartial(keys: Iterable<string>, tags: readonly number[]): void {
+    const used = this.used;
+    for (const key of keys) {
+      const next = this.next.get(key);
+      const tagsOf = new Set<number>(tags);
+      for (const c of this.sigs.get(key) ?? []) tagsOf.add(c.tag);
+      for (const s of this.stored.get(key) ?? []) tagsOf.add(s.tag);
+      for (const tag of tagsOf) {
+        const k = `${key}#${tag}`;
+        if (used.has(k)) this.inStore.add(k);
+        else if (this.inStore.delete(k)) this.dropped.push({ rrset: key, keyTag: tag });
+      }
+      if (next) this.sigs.set(key, next);
+      else this.sigs.delete(key);
+    }
+    this.next = new Map();
+    this.used = new Set();
+    this.stored = new Map();
+  }
+
   /** The compile failed: what it did is forgotten, the signatures from before are kept. */
   abort(): void {
     this.next = new Map();

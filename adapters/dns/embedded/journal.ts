@@ -1,4 +1,5 @@
 import type { CompiledZone } from './compiled-zone.js';
+import { changedNames } from './incremental.js';
 import { serialBefore } from './wire.js';
 
 /**
@@ -56,6 +57,26 @@ const missing = (tails: readonly Buffer[], others: readonly Buffer[]): Buffer[] 
 const diff = (old: CompiledZone, next: CompiledZone): { deleted: WireRecord[]; added: WireRecord[] } => {
   const deleted: WireRecord[] = [];
   const added: WireRecord[] = [];
+  // A version built from `old` by changing a few names (incremental.ts): only those names can differ.
+  const changed = changedNames.get(next);
+  if (changed?.from === old) {
+    for (const name of changed.names) {
+      const before = old.nodes.get(name);
+      const after = next.nodes.get(name);
+      for (const set of after?.order ?? []) {
+        if (set === next.soa) continue;
+        const prev = before?.sets.get(set.type);
+        if (prev === set || (prev && sameTails(prev.tails, set.tails))) continue;
+        for (const t of missing(set.tails, prev?.tails ?? [])) added.push([after!.wire, t]);
+        if (prev) for (const t of missing(prev.tails, set.tails)) deleted.push([before!.wire, t]);
+      }
+      for (const set of before?.order ?? []) {
+        if (set === old.soa || after?.sets.has(set.type)) continue;
+        for (const t of set.tails) deleted.push([before!.wire, t]);
+      }
+    }
+    return { deleted, added };
+  }
   for (const [name, node] of next.nodes) {
     const before = old.nodes.get(name);
     for (const set of node.order) {
