@@ -21,7 +21,7 @@ describe('dates in Europe/Kyiv (DESIGN: Time)', () => {
     });
   });
 
-  describe('daysBetween and the console\'s days left (regression: 22:30 UTC is already tomorrow in Kyiv)', () => {
+  describe("daysBetween and the console's days left (regression: 22:30 UTC is already tomorrow in Kyiv)", () => {
     it('counts calendar days, across months and years, negative backwards', () => {
       expect(daysBetween('2026-11-27', '2026-12-17')).to.equal(20);
       expect(daysBetween('2026-12-31', '2027-01-01')).to.equal(1);
