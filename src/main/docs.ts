@@ -65,7 +65,22 @@ export const errorCatalogue = (): string => {
   };
   Object.assign(sample, { monitor_id: 'mon_01a20dfb463817f34de6', interval_seconds: 30, minimum: 60, maximum: 86400, limit: 200 }); // monitoring
   Object.assign(sample, { import_id: '01a2f0c3d4e5', line: 12, server: 'ns1.old-provider.net:53', rcode: 'REFUSED', count: 65536 }); // zone import
-  // Codes whose example reads wrong with the shared sample (a test-only right is no dns.edit).
+  Object.assign(sample, {
+    operation_id: 'op_01a20dfb463817f34de6',
+    certificate_id: 'crt_01a20dfb463817f34de6',
+    challenge_id: 'ch_01a20dfb463817f34de6',
+    delivery_id: 'dlv_01a20dfb463817f34de6',
+    plan_id: 'pln_01a20dfb463817f34de6',
+    transfer_id: 'trf_01a20dfb463817f34de6',
+    webhook_id: 'wh_01a20dfb463817f34de6',
+    id: 'per_01a20dfb463817f34de6',
+    email: 'ops@example.com',
+    minutes: 5,
+    kind: 'nameservers',
+    month: '2026-11',
+  }); // ids and shared words
+  // Codes whose example reads wrong with the shared sample (a test-only right is no dns.edit); a key set to
+  // undefined is one the example leaves out on purpose (an optional part of the message).
   const own: Partial<Record<ErrorCode, Record<string, unknown>>> = {
     right_test_only: { right: 'sandbox.clock' },
     zone_file_class: { class: 'CH' },
@@ -81,10 +96,50 @@ export const errorCatalogue = (): string => {
     key_not_active: { status: 'revoked' },
     tsig_credential_exists: { name: 'dmk-live-3f0c9a2b7d1e4c5a6b8f' },
   };
+  Object.assign(own, {
+    sign_in_failed: { reason: undefined },
+    right_missing: { change: undefined },
+    owner_required: { action: 'confirm', key_id: undefined },
+    card_declined: { card: 'Visa •••• 4242', reason: 'insufficient funds' },
+    insufficient_funds: { amount: '250.00', balance: '100.00' },
+    spend_limit_exceeded: { limit: '5000.00', spent: '4900.00', left: '100.00', amount: '250.00' },
+    account_not_empty: { domains: 2, balance_live: '120.00', balance_test: '0.00' },
+    certificate_not_ready: { status: 'pending' },
+    certificate_not_revocable: { status: 'failed' },
+    domain_not_renewable: { status: 'pendingDelete' },
+    operation_not_pending: { status: 'cancelled' },
+    transfer_not_cancellable: { status: 'completed' },
+    dnssec_rollover_in_progress: { step: 'double_sign' },
+    domain_parent_held_elsewhere: { domain: 'shop.example.com.ua', parent: 'example.com.ua' },
+    plan_stale: { reason: 'serial 42 is now 43' },
+    plan_unsafe: { touched: 412, size: 1000 },
+    contact_character_forbidden: { field: 'address.street', character: 'U+0007' },
+    csr_invalid: { reason: 'the signature does not verify' },
+    csr_names_mismatch: { csr_names: 'example.com.ua, www.example.com.ua', domains: 'example.com.ua' },
+    dnssec_algorithm_unsupported: { algorithm: 8 },
+    dnssec_ds_refused: { reason: '2306 Parameter value policy error' },
+    dnssec_ds_removal_refused: { reason: '2304 Object status prohibits operation' },
+    event_type_unknown: { types: 'domain.registerd' },
+    nameservers_invalid: { nameserver: 'ns1..example.net', reason: 'hostname' },
+    operation_no_change: { kind: 'nameservers' },
+    webhook_url_refused: { url: 'http://10.0.0.5/hook', reason: 'private_address' },
+    axfr_incomplete: { reason: 'no-closing-soa' },
+    certificate_authority_failed: { reason: 'the CA is not reachable' },
+  });
+  const problems: string[] = [];
   const rows = (Object.keys(ERROR_TABLE) as ErrorCode[])
     .map((code) => [code, entryOf(code), { ...sample, ...own[code] }] as const)
     .sort((a, b) => a[1].status - b[1].status || a[0].localeCompare(b[0]))
-    .map(([code, e, p]) => `| ${e.status} | \`${code}\` | ${e.en(p).replace(/\|/g, '\\|')} | ${e.uk(p).replace(/\|/g, '\\|')} |`);
+    .map(([code, e, p]) => {
+      // An example with a parameter the sample lacks would read "more than  minutes ago": refuse to write it.
+      const missing = new Set<string>();
+      const q = new Proxy(p, { get: (t, k) => (typeof k === 'string' && !(k in t) && missing.add(k), Reflect.get(t, k)) });
+      const en = e.en(q);
+      const uk = e.uk(q);
+      if (missing.size) problems.push(`${code} needs ${[...missing].join(', ')}`);
+      return `| ${e.status} | \`${code}\` | ${en.replace(/\|/g, '\\|')} | ${uk.replace(/\|/g, '\\|')} |`;
+    });
+  if (problems.length) throw new Error(`error table examples lack sample parameters: ${problems.join('; ')}`);
   return ['| HTTP | code | en (example) | uk (example) |', '|---|---|---|---|', ...rows].join('\n');
 };
 
