@@ -8,7 +8,7 @@ import { makeEppCerts, type EppCerts } from '../../../test/support/epp-server.js
 import { createEppRegistrar, type EppRegistrar } from './index.js';
 
 /**
- * Our EPP client against a registry that shares no code with it (issue 20, item 4): a Perl peer built on
+ * Our EPP client against a registry that shares no code with it: a Perl peer built on
  * Debian's Net::EPP (Net::EPP::Protocol framing, Net::EPP::Frame responses, XML::LibXML reading) over TLS
  * with client certificates, validating every frame whole — the RFC 8748 fee extension included — with
  * xmllint against test/fixtures/epp/all.xsd. A framing bug that our own test registry cannot see (both
