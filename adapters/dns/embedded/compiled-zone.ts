@@ -18,7 +18,7 @@ import {
   withTtl,
 } from './dnssec.js';
 import { encodeValue, normaliseName, soaFields } from './rdata.js';
-import { encodedSet, nameWire, T, type EncodedSet } from './wire.js';
+import { encodedSet, nameWire, RECORD_TYPE_CODES, T, type EncodedSet } from './wire.js';
 
 /** An RRset placed in a message section under an owner name. */
 export interface Part {
@@ -105,21 +105,6 @@ export const dsRdata = (apexWire: Buffer, k: Pick<ZoneSigningKey, 'flags' | 'alg
   return Buffer.concat([head, digest]);
 };
 
-const TYPE_CODES: Record<string, number> = {
-  A: T.A,
-  AAAA: T.AAAA,
-  CNAME: T.CNAME,
-  MX: T.MX,
-  NS: T.NS,
-  TXT: T.TXT,
-  SRV: T.SRV,
-  CAA: T.CAA,
-  SOA: T.SOA,
-  DNAME: T.DNAME,
-  PTR: T.PTR,
-  SPF: T.SPF,
-};
-
 export const inZone = (name: string, apex: string): boolean => name === apex || name.endsWith(`.${apex}`);
 
 /** A record set of the zone encoded: its owner (normalised), the set, and for the SOA what negative answers need. */
@@ -136,7 +121,7 @@ export const encodeRecordSet = (rs: RecordSet, apex: string): EncodedRecordSet =
   if (!inZone(name, apex)) throw new Error(`owner is outside the zone ${apex}`);
   if (!Number.isInteger(rs.ttl) || rs.ttl < 0 || rs.ttl > 2147483647) throw new Error(`TTL ${rs.ttl} is not 0–2147483647`);
   if (rs.values.length === 0) throw new Error('no values');
-  const type = TYPE_CODES[rs.type]!;
+  const type = RECORD_TYPE_CODES[rs.type]!;
   if (type === T.SOA && (name !== apex || rs.values.length !== 1)) throw new Error('SOA belongs at the apex, once');
   const tails: Buffer[] = [];
   const targets: string[] = [];

@@ -15,7 +15,7 @@ import {
   type ZoneNode,
 } from './compiled-zone.js';
 import { canonicalCompare, canonicalLabels, openKey, RR, withTtl, type SignatureCache } from './dnssec.js';
-import { encodedSet, nameWire, T, type EncodedSet } from './wire.js';
+import { encodedSet, nameWire, RECORD_TYPE_CODES, T, type EncodedSet } from './wire.js';
 
 /**
  * Publishing a new version of a zone by changing the version compiled last, not by compiling it again
@@ -61,21 +61,6 @@ export interface ZoneSource {
 
 /** The names an incrementally built version changed, by the version it was built from (for the IXFR journal). */
 export const changedNames = new WeakMap<CompiledZone, { readonly from: CompiledZone; readonly names: ReadonlySet<string> }>();
-
-const TYPE_NUMBERS: Record<RecordType, number> = {
-  A: T.A,
-  AAAA: T.AAAA,
-  CNAME: T.CNAME,
-  MX: T.MX,
-  NS: T.NS,
-  TXT: T.TXT,
-  SRV: T.SRV,
-  CAA: T.CAA,
-  SOA: T.SOA,
-  DNAME: T.DNAME,
-  PTR: T.PTR,
-  SPF: T.SPF,
-};
 
 const parentOf = (name: string): string => name.slice(name.indexOf('.') + 1);
 
@@ -351,7 +336,7 @@ export const updateZone = (
     oldSets.set(name, data);
     const next = new Map(data);
     for (const [type, c] of changes) {
-      const code = TYPE_NUMBERS[type] as number | undefined;
+      const code = RECORD_TYPE_CODES[type] as number | undefined;
       if (code === undefined) continue; // not a type we serve: never compiled
       if (c.enc) next.set(code, c.enc.set);
       else next.delete(code);
@@ -385,7 +370,7 @@ export const updateZone = (
       list.push(set);
       placed.add(set.type);
     };
-    if (order) for (const type of order.get(name)!) place(next.get((TYPE_NUMBERS[type] as number | undefined) ?? -1));
+    if (order) for (const type of order.get(name)!) place(next.get((RECORD_TYPE_CODES[type] as number | undefined) ?? -1));
     else {
       // Replaced sets keep their place, removed ones leave it, and a name's only set is alone.
       for (const s of oldSets.get(name)!.values()) place(next.get(s.type));

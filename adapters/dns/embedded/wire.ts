@@ -1,4 +1,5 @@
 import dnsPacket from 'dns-packet';
+import type { RecordType } from '../../../core/dns/zone/record-set.js';
 
 /** RR type codes this server deals in (RFC 1035 §3.2.2, RFC 3596, 2782, 6672, 7208, 8659, 1995, 5936). */
 export const T = {
@@ -21,6 +22,22 @@ export const T = {
   ANY: 255,
   CAA: 257,
 } as const;
+
+/** The type code of each record type a zone may hold. */
+export const RECORD_TYPE_CODES: Readonly<Record<RecordType, number>> = {
+  A: T.A,
+  AAAA: T.AAAA,
+  CNAME: T.CNAME,
+  MX: T.MX,
+  NS: T.NS,
+  TXT: T.TXT,
+  SRV: T.SRV,
+  CAA: T.CAA,
+  SOA: T.SOA,
+  DNAME: T.DNAME,
+  PTR: T.PTR,
+  SPF: T.SPF,
+};
 
 export const CLASS_IN = 1;
 export const CLASS_ANY = 255;

@@ -162,6 +162,20 @@ export const bareReply = (request: Buffer, rcode: number, opts: { ede?: { code: 
  * message is signed (§5.3); BADKEY and BADSIG answers are not (§5.2). Log lines carry the key name
  * and the reason, never a secret or a MAC.
  */
+/** A message whose TSIG verified: what answering it needs. */
+interface VerifiedMessage {
+  readonly unsigned: Buffer;
+  /** The API key the TSIG credential belongs to. */
+  readonly apiKey: Parameters<SignedDnsUseCases['update']['execute']>[0];
+  readonly key: TsigKey;
+  readonly transport: Transport;
+  readonly peer: string;
+  readonly server: UnsignedAnswerer;
+  readonly sign: (reply: Buffer) => Buffer;
+  readonly parsed: ParsedTsig;
+  readonly now: number;
+}
+
 export class SignedMessages {
   constructor(
     private readonly uc: SignedDnsUseCases,
@@ -264,26 +278,15 @@ export class SignedMessages {
     const zoneQ = opcode === OPCODE_UPDATE ? questionEnd(unsigned) : 0;
     const arrived = zoneQ > 0 ? this.uc.update.arrive(found.key, readZoneName(unsigned, zoneQ)) : undefined;
     try {
-      return await this.verified(unsigned, opcode, found.key, key, transport, peer, server, sign, parsed, now, arrived);
+      return await this.verified({ unsigned, apiKey: found.key, key, transport, peer, server, sign, parsed, now }, opcode, arrived);
     } finally {
       arrived?.();
     }
   }
 
   /** A verified message: the replay claim, the key's rate limit, then the UPDATE, query or transfer. */
-  private async verified(
-    unsigned: Buffer,
-    opcode: number,
-    apiKey: Parameters<SignedDnsUseCases['update']['execute']>[0],
-    key: TsigKey,
-    transport: Transport,
-    peer: string,
-    server: UnsignedAnswerer,
-    sign: (reply: Buffer) => Buffer,
-    parsed: ParsedTsig,
-    now: number,
-    arrived: (() => void) | undefined,
-  ): Promise<Buffer[]> {
+  private async verified(m: VerifiedMessage, opcode: number, arrived: (() => void) | undefined): Promise<Buffer[]> {
+    const { unsigned, apiKey, transport, peer, server, sign, parsed } = m;
     const log = this.opts.log;
     const found = { name: parsed.tsig.keyName, key: apiKey };
     if (!(await this.uc.tsigKeys.firstUse(found.key.id, parsed.tsig.timeSigned, parsed.tsig.mac.toString('hex')))) {
@@ -309,25 +312,15 @@ export class SignedMessages {
     }
     if (opcode === OPCODE_UPDATE) return [await this.update(unsigned, found.key, transport, peer, sign, parsed, arrived)];
     if (opcode === OPCODE_QUERY) {
-      if (transfer) return this.transfer(unsigned, qEnd, found.key, key, transport, peer, server, sign, parsed, now);
+      if (transfer) return this.transfer(m, qEnd);
       return server.answerUnsigned(unsigned, transport, peer).slice(0, 1).map(sign);
     }
     return [sign(bareReply(unsigned, RCODES.NOTIMP))];
   }
 
   /** Signed AXFR/IXFR (RFC 8945 §5.3.1: every message of the answer signed, each over the one before). */
-  private async transfer(
-    unsigned: Buffer,
-    qEnd: number,
-    apiKey: Parameters<SignedDnsUseCases['transfer']['execute']>[0],
-    key: TsigKey,
-    transport: Transport,
-    peer: string,
-    server: UnsignedAnswerer,
-    sign: (reply: Buffer) => Buffer,
-    parsed: ParsedTsig,
-    now: number,
-  ): Promise<Buffer[]> {
+  private async transfer(m: VerifiedMessage, qEnd: number): Promise<Buffer[]> {
+    const { unsigned, apiKey, key, transport, peer, server, sign, parsed, now } = m;
     let zone: string;
     try {
       zone = readZoneName(unsigned, qEnd);
