@@ -10,12 +10,12 @@ import type { ZoneSigning } from '../../core/dns/zone/zone-signing.js';
 import type { Zone } from '../../core/dns/zone/zone.js';
 import type { EmbeddedNameserver } from '../../adapters/dns/embedded/index.js';
 import { dig, digAxfr, freePort, knotSecondaryConf, requireTools, runKnotd, startServer, waitFor } from '../dns/server/tools.js';
-import { startUnbound, type Unbound } from './validators.js';
+import { delvFor, startUnbound, type Unbound } from './validators.js';
 
 /**
- * A signed zone checked by real validators (issue: DNSSEC, "Tests"): unbound validating with our DS as its
- * trust anchor and our server as its stub, ldns-verify-zone and kzonecheck on the AXFR copy, and a copy with
- * one signature altered served by Knot, which unbound must refuse (SERVFAIL).
+ * A signed zone checked by two real validators — unbound validating with our DS as its trust anchor and our
+ * server as its stub, and BIND's delv asking our server with the same DS — ldns-verify-zone and kzonecheck on the
+ * AXFR copy, and a copy with one signature altered served by Knot, which both validators must refuse.
  */
 const ZONE = 'signed-example.com';
 const crypto = new NodeDnssecCrypto();
@@ -70,7 +70,7 @@ for (const algorithm of [13, 15] as const) {
     let zone: Zone;
 
     before(async function () {
-      requireTools(this, 'unbound', 'dig', 'ldns-verify-zone', 'kzonecheck', 'knotd');
+      requireTools(this, 'unbound', 'dig', 'delv', 'ldns-verify-zone', 'kzonecheck', 'knotd');
       const k = testKey(algorithm);
       ds = k.ds;
       zone = { domain: ZONE, serial: 1, recordSets: sampleSets(1), signing: { keys: [k.key], ...window(), cds: false } };
@@ -110,6 +110,25 @@ for (const algorithm of [13, 15] as const) {
       const a = await unbound.query(`c1.${ZONE}`, 'A');
       expect(a.answer.filter((r) => r.type === 'CNAME')).to.have.length(2);
       await ad(`sub.${ZONE}`, 'DS', 'NOERROR');
+    });
+    it('a second validator, delv, fully validates the same answers: positive, NXDOMAIN, NODATA, wildcard, CNAME chain, no DS', async () => {
+      const delv = delvFor(ZONE, [ds]);
+      for (const [name, type, negative] of [
+        [`www.${ZONE}`, 'A', false],
+        [`${ZONE}`, 'DNSKEY', false],
+        [`nothing.${ZONE}`, 'A', true],
+        [`www.${ZONE}`, 'AAAA', true],
+        [`ent.${ZONE}`, 'A', true],
+        [`anything.w.${ZONE}`, 'A', false],
+        [`c1.${ZONE}`, 'A', false],
+        [`sub.${ZONE}`, 'DS', true],
+      ] as const) {
+        const a = await delv(port, name, type);
+        expect(a.validated, `${name} ${type}: ${a.out}`).to.equal(true);
+        expect(a.negative, `${name} ${type}: ${a.out}`).to.equal(negative);
+      }
+      const wild = await delv(port, `anything.w.${ZONE}`, 'A');
+      expect(wild.out).to.match(/anything\.w\.signed-example\.com\.\s+300\s+IN\s+A\s+192\.0\.2\.99/);
     });
     it('answers with RRSIGs and proofs only when DO is set; a referral carries the NSEC proving no DS', async () => {
       const plain = await dig(port, `www.${ZONE}`, 'A');
@@ -151,7 +170,7 @@ for (const algorithm of [13, 15] as const) {
       const knot = spawnSync('kzonecheck', ['--dnssec', 'on', '-o', ZONE, file], { encoding: 'utf8' });
       expect(knot.status, knot.stdout + knot.stderr).to.equal(0);
     });
-    it('a copy with one signature altered, served by Knot, fails validation (SERVFAIL)', async () => {
+    it('a copy with one signature altered, served by Knot, fails validation (unbound: SERVFAIL; delv: not validated)', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'dmk-tamper-'));
       mkdirSync(join(dir, 'zones'));
       const { raw } = await digAxfr(port, ZONE, '+onesoa', '+nocmd', '+nostats');
@@ -177,6 +196,12 @@ for (const algorithm of [13, 15] as const) {
         expect(good.flags, good.raw).to.include('ad');
         const bad = await tampered.query(`www.${ZONE}`, 'A');
         expect(bad.status, bad.raw).to.equal('SERVFAIL');
+        // delv agrees: the altered signature does not validate, the untouched one does.
+        const delv = delvFor(ZONE, [ds]);
+        expect((await delv(knotPort, `mail.${ZONE}`, 'A')).validated).to.equal(true);
+        const delvBad = await delv(knotPort, `www.${ZONE}`, 'A');
+        expect(delvBad.validated, delvBad.out).to.equal(false);
+        expect(delvBad.out, delvBad.out).to.match(/resolution failed|validation failed|no valid signature|SERVFAIL/i);
       } finally {
         await tampered.stop();
         await knotd.stop();

@@ -1,8 +1,11 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
 import { freePort, dig, type DigAnswer } from '../dns/server/tools.js';
+
+const run = promisify(execFile);
 
 /** A running unbound: a validating resolver for one zone, trusting `ds` and asking `stubPort` (FACTS.md recipe). */
 export interface Unbound {
@@ -60,5 +63,34 @@ stub-zone:
       await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
       if (p.exitCode === null) p.kill('SIGKILL');
     },
+  };
+};
+
+/**
+ * A second validator, BIND's delv (bind9-dnsutils): asks `port` directly and validates the answer itself from the
+ * zone's DS as its only trust anchor (`+root=<zone>` with `-a`). Async: the server may run in this process.
+ */
+export interface DelvAnswer {
+  /** "; fully validated" or "; negative response, fully validated" was printed. */
+  readonly validated: boolean;
+  readonly negative: boolean;
+  readonly out: string;
+}
+
+export const delvFor = (zone: string, ds: readonly string[]) => {
+  const dir = mkdtempSync(join(tmpdir(), 'dmk-delv-'));
+  const anchors = join(dir, 'anchors.conf');
+  const entries = ds.map((d) => {
+    const [tag, alg, type, hex] = d.split(' ');
+    return `    "${zone}." static-ds ${tag} ${alg} ${type} "${hex}";`;
+  });
+  writeFileSync(anchors, `trust-anchors {\n${entries.join('\n')}\n};\n`);
+  return async (port: number, name: string, type: string): Promise<DelvAnswer> => {
+    const args = ['@127.0.0.1', '-p', String(port), '-a', anchors, `+root=${zone}`, name, type];
+    const out = await run('delv', args, { timeout: 20_000 }).then(
+      (o) => o.stdout + o.stderr,
+      (e: { stdout?: string; stderr?: string; message: string }) => `${e.stdout ?? ''}${e.stderr ?? ''}${e.message}`,
+    );
+    return { validated: /^; (negative response, )?fully validated$/m.test(out), negative: /^; negative response/m.test(out), out };
   };
 };
