@@ -124,6 +124,13 @@ const opsTable = (v: View, ops: readonly OperationView[]) =>
 export const dnssecPages = (uc: UseCases): ConsolePage[] => {
   const routes = dnssecRoutes(uc);
   const self = (d: string) => `/console/domains/${enc(d)}/dnssec`;
+  /** The person's key for a DNSSEC act: the API route's right, and a sign-in within the last five minutes. */
+  const sensitiveKey = async (r: ConsoleRequest, routeId: string, input: Parameters<typeof authorizeAs>[4]) => {
+    const key = await keyFor(uc, r);
+    await authorizeAs(uc, routes, routeId, key, input);
+    requireRecentSignIn(r.human!.session, new Date());
+    return key;
+  };
 
   /** The banner after a class 3 request: what was asked, when it takes effect, and where to confirm it. */
   const requested = (v: View, op: OperationView | undefined): Html | '' => {
@@ -427,9 +434,7 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
         const out = await attempt(async () => {
           const body = { algorithm: /^\d+$/.test(algorithm) ? Number(algorithm) : algorithm };
           validateBody(routes, 'enableDnssec', body);
-          const key = await keyFor(uc, r);
-          await authorizeAs(uc, routes, 'enableDnssec', key, { params: { domain: d }, body });
-          requireRecentSignIn(r.human!.session, new Date());
+          const key = await sensitiveKey(r, 'enableDnssec', { params: { domain: d }, body });
           return uc.enableDnssec.execute(key, d, body.algorithm as number);
         });
         if ('error' in out) return page(r, { error: out.error, algorithm });
@@ -444,9 +449,7 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
       handle: async (r) => {
         const d = r.params[0]!;
         const out = await attempt(async () => {
-          const key = await keyFor(uc, r);
-          await authorizeAs(uc, routes, 'publishDs', key, { params: { domain: d } });
-          requireRecentSignIn(r.human!.session, new Date());
+          const key = await sensitiveKey(r, 'publishDs', { params: { domain: d } });
           return uc.requestOperation.execute({ kind: 'key', key }, { kind: 'dnssec_ds_publish', domain: d });
         });
         if ('error' in out) return page(r, { error: out.error, algorithm: '' });
@@ -461,9 +464,7 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
       handle: async (r) => {
         const d = r.params[0]!;
         const out = await attempt(async () => {
-          const key = await keyFor(uc, r);
-          await authorizeAs(uc, routes, 'disableDnssec', key, { params: { domain: d } });
-          requireRecentSignIn(r.human!.session, new Date());
+          const key = await sensitiveKey(r, 'disableDnssec', { params: { domain: d } });
           return uc.switchOffDnssec.execute(key, d);
         });
         if ('error' in out) return page(r, { error: out.error, algorithm: '' });
