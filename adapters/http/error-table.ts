@@ -18,6 +18,37 @@ export interface ErrorEntry<C extends ErrorCode = ErrorCode> {
 }
 
 const s = (v: unknown): string => (Array.isArray(v) ? v.join(', ') : String(v ?? ''));
+
+/** Why another operator's DNSKEY was refused (core/dnssec/foreign-keys.ts), in both languages. */
+const FOREIGN_KEY_PROBLEM: Readonly<
+  Record<string, { uk: (p: Record<string, unknown>) => string; en: (p: Record<string, unknown>) => string }>
+> = {
+  format: {
+    uk: () => 'очікуємо «<прапорці> 3 <алгоритм> <відкритий ключ base64>» або запис DNSKEY, як його друкує dig.',
+    en: () => 'expected "<flags> 3 <algorithm> <public key in base64>", or a DNSKEY record as dig prints it.',
+  },
+  owner: { uk: () => 'запис DNSKEY належить іншій зоні.', en: () => 'the DNSKEY record belongs to another zone.' },
+  protocol: { uk: () => 'поле протоколу має бути 3 (RFC 4034 §2.1.2).', en: () => 'the protocol field must be 3 (RFC 4034 §2.1.2).' },
+  flags: {
+    uk: (p) => `прапорці ${s(p.flags)}: потрібен ключ зони (256 або 257), без REVOKE.`,
+    en: (p) => `flags ${s(p.flags)}: a zone key is needed (256 or 257), without REVOKE.`,
+  },
+  algorithm: {
+    uk: (p) =>
+      `алгоритм ${s(p.algorithm)}, а зона підписана алгоритмом ${s(p.zone_algorithm)}: оператори, що підписують одну зону, мусять мати той самий алгоритм (RFC 4035 §2.2). Змініть алгоритм в одного з операторів.`,
+    en: (p) =>
+      `algorithm ${s(p.algorithm)}, while the zone is signed with algorithm ${s(p.zone_algorithm)}: operators signing one zone must share the algorithm (RFC 4035 §2.2). Change the algorithm at one of them.`,
+  },
+  public_key: {
+    uk: () => 'відкритий ключ не є дійсним ключем цього алгоритму.',
+    en: () => 'the public key is not a valid key of that algorithm.',
+  },
+  ours: { uk: () => 'це наш власний ключ цієї зони.', en: () => "that is this zone's own key." },
+  tag_taken: {
+    uk: (p) => `інший ключ зони вже має тег ${s(p.key_tag)}; попросіть оператора про інший ключ.`,
+    en: (p) => `another key of the zone already has tag ${s(p.key_tag)}; ask the operator for another key.`,
+  },
+};
 const enc = encodeURIComponent;
 
 export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
@@ -225,6 +256,31 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
       `Ключ DNSSEC домену ${s(p.domain)} саме замінюється (крок ${s(p.step)}): дочекайтеся кінця заміни (GET /v1/domains/${s(p.domain)}/dnssec).`,
     en: (p) =>
       `The DNSSEC key of ${s(p.domain)} is being rolled (step ${s(p.step)}): wait until the rollover ends (GET /v1/domains/${s(p.domain)}/dnssec).`,
+  },
+  dnssec_foreign_key_invalid: {
+    status: 422,
+    uk: (p) => `Ключ DNSKEY іншого оператора для ${s(p.domain)} не прийнято: ${FOREIGN_KEY_PROBLEM[s(p.problem)]?.uk(p) ?? s(p.problem)}`,
+    en: (p) =>
+      `The other operator's DNSKEY for ${s(p.domain)} was not accepted: ${FOREIGN_KEY_PROBLEM[s(p.problem)]?.en(p) ?? s(p.problem)}`,
+  },
+  dnssec_foreign_key_limit: {
+    status: 422,
+    uk: (p) =>
+      `Зона ${s(p.domain)} уже містить ${s(p.limit)} ключі інших операторів — це найбільше. Приберіть ключ оператора, що вже не обслуговує зону.`,
+    en: (p) =>
+      `The zone ${s(p.domain)} already holds ${s(p.limit)} other operators' keys, the most it takes. Remove the key of an operator that no longer serves the zone.`,
+  },
+  dnssec_foreign_key_not_found: {
+    status: 404,
+    uk: (p) => `У наборі DNSKEY зони ${s(p.domain)} немає ключа іншого оператора з тегом ${s(p.key_tag)}.`,
+    en: (p) => `The DNSKEY set of ${s(p.domain)} holds no other operator's key with tag ${s(p.key_tag)}.`,
+  },
+  dnssec_foreign_keys_present: {
+    status: 409,
+    uk: (p) =>
+      `Зона ${s(p.domain)} підписується разом з іншим оператором (ключі ${s(p.key_tags)}): поки їхні ключі в наборі DNSKEY, зміна алгоритму чи вимкнення підпису зламали б перевірку їхніх відповідей. Спершу завершіть перенесення й приберіть ці ключі.`,
+    en: (p) =>
+      `The zone ${s(p.domain)} is signed together with another operator (keys ${s(p.key_tags)}): while their keys are in the DNSKEY set, another algorithm or unsigned answers would break validation of their answers. Finish the move and remove those keys first.`,
   },
   domain_taken: {
     status: 409,

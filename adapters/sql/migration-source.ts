@@ -26,6 +26,7 @@ import * as transferKeepZone from './migrations/20261126170000_transfer_keep_zon
 import * as dnssecRollover from './migrations/20261126190000_dnssec_rollover.js';
 import * as dnssecSignatures from './migrations/20261126193100_dnssec_signatures.js';
 import * as scaleIndexes from './migrations/20261126201000_scale_indexes.js';
+import * as dnssecForeignKeys from './migrations/20261127030000_dnssec_foreign_keys.js';
 
 /** Migrations listed explicitly: no directory scanning, so they load the same under tsx, tests and CLI. */
 const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
@@ -56,6 +57,7 @@ const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
   ['20261126190000_dnssec_rollover', dnssecRollover],
   ['20261126193100_dnssec_signatures', dnssecSignatures],
   ['20261126201000_scale_indexes', scaleIndexes],
+  ['20261127030000_dnssec_foreign_keys', dnssecForeignKeys],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

@@ -41,6 +41,9 @@ export class DisableDnssec {
     const state = await this.deps.dnssec.find(zone.id);
     if (!state) return { zone: null };
     if (state.dsAtParent) throw new DomainError('dnssec_ds_at_parent', { domain });
+    // Signed together with another operator: its DS is at the parent, and our unsigned answers would be bogus.
+    if (state.foreignKeys?.length)
+      throw new DomainError('dnssec_foreign_keys_present', { domain, key_tags: state.foreignKeys.map((k) => k.tag).join(', ') });
     // The DS left the parent moments ago: caches may still hold it until stopSigningAt.
     if (state.status === 'disabling') return { waiting: state };
     await this.deps.dnssec.remove(zone.id);

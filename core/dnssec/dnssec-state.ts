@@ -72,6 +72,27 @@ export interface Rollover {
   readonly history: readonly RolloverEntry[];
 }
 
+/**
+ * Another operator's DNSKEY that our DNSKEY set carries (RFC 8901 §2.1.2, model 2: every operator signs
+ * the zone with its own keys and publishes the others' zone-signing keys), so a resolver that learnt the
+ * DNSKEY set from one operator validates answers signed by the other. Published only: no private part,
+ * never signs. The algorithm must be the zone's own (RFC 4035 §2.2: every algorithm in the DNSKEY set
+ * signs every RRset, which we cannot do with another operator's key).
+ */
+export interface ForeignDnskey {
+  readonly tag: number;
+  readonly algorithm: number;
+  readonly flags: number;
+  readonly publicKey: string;
+  /** Real time. */
+  readonly addedAt: Date;
+  /** Whose key it is, in the owner's words ("the old provider"); null when not given. */
+  readonly note: string | null;
+}
+
+/** At most this many other operators' keys: each one grows every DNSKEY answer. */
+export const FOREIGN_KEY_LIMIT = 4;
+
 export interface DnssecState {
   readonly zoneId: string;
   readonly domain: string;
@@ -91,6 +112,8 @@ export interface DnssecState {
   readonly nextRolloverAt?: Date | null;
   /** The last finished rollover, kept for its timeline (GET …/dnssec, the console). */
   readonly lastRollover?: Rollover | null;
+  /** Other operators' keys in our DNSKEY set (a signed zone moving in or out, RFC 8901 model 2). */
+  readonly foreignKeys?: readonly ForeignDnskey[];
 }
 
 /** The steps in which every signing key is also in the DNSKEY set, so CDS may name them all (RFC 7344 §4.1). */
@@ -104,7 +127,9 @@ const SIGNING: Readonly<Record<DnssecKeyState, boolean>> = { active: true, publi
  * published from the double-signing step of a rollover on, so that a parent that scans for them (or the
  * person copying the DS) sees the DS set wanted next.
  */
-export const zoneSigningOf = (s: Pick<DnssecState, 'keys' | 'windowStart'> & Pick<Partial<DnssecState>, 'rollover'>): ZoneSigning => ({
+export const zoneSigningOf = (
+  s: Pick<DnssecState, 'keys' | 'windowStart'> & Pick<Partial<DnssecState>, 'rollover' | 'foreignKeys'>,
+): ZoneSigning => ({
   keys: s.keys
     .filter((k) => k.state !== 'retired')
     .map((k) => ({
@@ -118,6 +143,9 @@ export const zoneSigningOf = (s: Pick<DnssecState, 'keys' | 'windowStart'> & Pic
     })),
   ...signingWindow(s.windowStart),
   cds: !!s.rollover && CDS_STEPS.includes(s.rollover.step),
+  ...(s.foreignKeys?.length
+    ? { foreign: s.foreignKeys.map((k) => ({ flags: k.flags, algorithm: k.algorithm, publicKey: k.publicKey })) }
+    : {}),
 });
 
 /** When the worker next has something to do for the zone (account time), or null. */

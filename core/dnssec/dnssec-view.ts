@@ -1,3 +1,4 @@
+import { presentDnskey } from './foreign-keys.js';
 import type { DnssecState, Rollover } from './dnssec-state.js';
 
 type RolloverView = {
@@ -29,6 +30,8 @@ export interface DnssecView {
     retired_at: string | null;
   }>;
   ds: string[];
+  /** Other operators' keys our DNSKEY set carries (RFC 8901 model 2): a signed zone moving in or out. */
+  foreign_keys: Array<{ tag: number; algorithm: number; flags: number; dnskey: string; added_at: string; note: string | null }>;
   signatures: { inception: string; expiration: string } | null;
   /** While "disabling": when signing stops (account time). */
   stop_signing_at: string | null;
@@ -63,6 +66,7 @@ export const dnssecView = (s: DnssecState | null, window: { inception: number; e
         ds_at_parent: false,
         keys: [],
         ds: [],
+        foreign_keys: [],
         signatures: null,
         stop_signing_at: null,
         rollover: null,
@@ -80,13 +84,21 @@ export const dnssecView = (s: DnssecState | null, window: { inception: number; e
           flags: k.flags,
           role: k.role,
           state: k.state,
-          dnskey: `${k.flags} 3 ${k.algorithm} ${k.publicKey}`,
+          dnskey: presentDnskey(k),
           created_at: k.createdAt.toISOString(),
           published_at: iso(k.publishedAt),
           active_at: iso(k.activeAt),
           retired_at: iso(k.retiredAt),
         })),
         ds: s.keys.filter((k) => k.state === 'active').map((k) => k.ds),
+        foreign_keys: (s.foreignKeys ?? []).map((k) => ({
+          tag: k.tag,
+          algorithm: k.algorithm,
+          flags: k.flags,
+          dnskey: presentDnskey(k),
+          added_at: k.addedAt.toISOString(),
+          note: k.note,
+        })),
         signatures: window
           ? { inception: new Date(window.inception * 1000).toISOString(), expiration: new Date(window.expiration * 1000).toISOString() }
           : null,

@@ -48,6 +48,9 @@ export class EnableDnssec {
     if (current && !rolling && current.algorithm === algorithm) return { state: current, zone: null };
     if (rolling) throw new DomainError('dnssec_rollover_in_progress', { domain, step: rolling.step });
     if (current?.status === 'disabling') throw new DomainError('dnssec_rollover_in_progress', { domain, step: 'disabling' });
+    // Another operator signs with the same algorithm (RFC 8901): a new one here would break their answers.
+    if (current?.foreignKeys?.length)
+      throw new DomainError('dnssec_foreign_keys_present', { domain, key_tags: current.foreignKeys.map((k) => k.tag).join(', ') });
     const now = this.deps.clock.now();
     const scheduleNow = this.deps.time ? await this.deps.time.now(key.accountId, key.environment) : now;
     const timings = this.deps.timings ?? DEFAULT_DNSSEC_TIMINGS;

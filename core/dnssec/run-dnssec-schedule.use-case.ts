@@ -83,6 +83,12 @@ export class RunDnssecSchedule {
     if (!state.rollover && state.status !== 'disabling' && state.nextRolloverAt && state.nextRolloverAt <= now) {
       const active = state.keys.find((k) => k.state === 'active');
       if (!active) return null;
+      // A multi-signer move under way (RFC 8901): the other operator's DNSKEY set names our current key
+      // only, so a new one would sign answers their validators cannot check. Wait a day and look again.
+      if (state.foreignKeys?.length) {
+        await this.deps.uow.transaction(() => this.deps.dnssec.save({ ...state, nextRolloverAt: new Date(now.getTime() + 86400_000) }));
+        return 'held';
+      }
       const key = newCsk(this.deps, state.domain, active.algorithm, this.deps.clock.now());
       return this.commit(
         state,

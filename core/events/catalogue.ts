@@ -40,7 +40,7 @@ const e = <const D extends Record<string, string>>(pub: string | null, scope: Ev
 
 const OPERATION_DATA = {
   operation_id: 'string',
-  kind: "'nameservers' | 'transfer_unlock' | 'labels' | 'hosted_delete' | 'dnssec_ds_publish' | 'dnssec_disable'",
+  kind: "'nameservers' | 'transfer_unlock' | 'labels' | 'hosted_delete' | 'dnssec_ds_publish' | 'dnssec_disable' | 'dnssec_foreign_key_remove'",
   domain: 'string',
   status: 'string',
   activates_at: 'date-time',
@@ -252,6 +252,27 @@ export const EVENT_CATALOGUE: { readonly [T in EventType]: EventInfo & { readonl
     'DNSSEC вимкнено: зона більше не підписується.',
     'DNSSEC was switched off: the zone is no longer signed.',
     { domain: 'string', serial: 'integer' },
+  ),
+  'dns.dnssec_foreign_key_added': e(
+    'dns.dnssec_foreign_key_added',
+    'domain',
+    'Ключ DNSKEY іншого оператора додано до набору DNSKEY зони (перенесення підписаної зони, RFC 8901).',
+    "Another operator's DNSKEY joined the zone's DNSKEY set (moving a signed zone, RFC 8901).",
+    {
+      domain: 'string',
+      key_tag: 'integer',
+      algorithm: 'integer',
+      flags: 'integer',
+      note: 'string | null: whose key, in the words of the person who added it',
+      serial: 'integer',
+    },
+  ),
+  'dns.dnssec_foreign_key_removed': e(
+    'dns.dnssec_foreign_key_removed',
+    'domain',
+    'Ключ DNSKEY іншого оператора прибрано з набору DNSKEY зони.',
+    "Another operator's DNSKEY left the zone's DNSKEY set.",
+    { domain: 'string', key_tag: 'integer', serial: 'integer' },
   ),
   'dns.dnssec_disabling': e(
     'dns.dnssec_disabling',

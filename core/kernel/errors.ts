@@ -106,6 +106,10 @@ export type ErrorCode =
   | 'dnssec_ds_refused'
   | 'dnssec_ds_removal_refused'
   | 'dnssec_rollover_in_progress'
+  | 'dnssec_foreign_key_invalid'
+  | 'dnssec_foreign_key_limit'
+  | 'dnssec_foreign_key_not_found'
+  | 'dnssec_foreign_keys_present'
   // certificates
   | 'certificate_not_found'
   | 'certificate_not_ready'
@@ -268,6 +272,17 @@ export interface ErrorParamMap {
   dnssec_ds_refused: { domain: Param; reason: Param };
   dnssec_ds_removal_refused: { domain: Param; reason: Param };
   dnssec_rollover_in_progress: { domain: Param; step: Param };
+  dnssec_foreign_key_invalid: {
+    domain: Param;
+    problem: Param;
+    flags?: Param;
+    algorithm?: Param;
+    zone_algorithm?: Param;
+    key_tag?: Param;
+  };
+  dnssec_foreign_key_limit: { domain: Param; limit: Param };
+  dnssec_foreign_key_not_found: { domain: Param; key_tag: Param };
+  dnssec_foreign_keys_present: { domain: Param; key_tags: Param };
   certificate_not_found: { certificate_id: Param };
   certificate_not_ready: { certificate_id: Param; status: Param };
   certificate_not_revocable: { certificate_id: Param; status: Param };

@@ -67,7 +67,8 @@ type WebhookSettings = {
 };
 type OperationChanged = {
   readonly operation_id: string;
-  readonly kind: 'nameservers' | 'transfer_unlock' | 'labels' | 'hosted_delete' | 'dnssec_ds_publish' | 'dnssec_disable';
+  readonly kind:
+    'nameservers' | 'transfer_unlock' | 'labels' | 'hosted_delete' | 'dnssec_ds_publish' | 'dnssec_disable' | 'dnssec_foreign_key_remove';
   readonly domain: string;
   readonly status: string;
   readonly activates_at: string;
@@ -192,6 +193,15 @@ export interface EventData {
     readonly serial: number;
   };
   'dns.dnssec_disabled': { readonly domain: string; readonly serial: number };
+  'dns.dnssec_foreign_key_added': {
+    readonly domain: string;
+    readonly key_tag: number;
+    readonly algorithm: number;
+    readonly flags: number;
+    readonly note: string | null;
+    readonly serial: number;
+  };
+  'dns.dnssec_foreign_key_removed': { readonly domain: string; readonly key_tag: number; readonly serial: number };
   'dns.dnssec_disabling': { readonly domain: string; readonly ds: readonly string[]; readonly stop_signing_at: string };
   'dns.dnssec_rollover': {
     readonly domain: string;

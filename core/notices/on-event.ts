@@ -408,6 +408,25 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
     },
     data: { domain: e.data.domain, stop_signing_at: e.data.stop_signing_at },
   }),
+  // Another operator's key in our DNSKEY set lets its holder sign answers for the zone: every owner hears of it.
+  'dns.dnssec_foreign_key_added': (e) => ({
+    kind: 'dns.dnssec_foreign_key_added',
+    domain: e.data.domain,
+    message: {
+      uk: `До набору DNSKEY зони ${e.data.domain} додано ключ іншого оператора (тег ${e.data.key_tag}${e.data.note ? `, «${e.data.note}»` : ''}). Відповіді, підписані цим ключем, тепер проходять перевірку DNSSEC. Якщо ви не переносите зону, приберіть ключ.`,
+      en: `Another operator's key joined the DNSKEY set of ${e.data.domain} (tag ${e.data.key_tag}${e.data.note ? `, "${e.data.note}"` : ''}). Answers signed with that key now pass DNSSEC validation. If you are not moving the zone, remove the key.`,
+    },
+    data: { domain: e.data.domain, key_tag: e.data.key_tag },
+  }),
+  'dns.dnssec_foreign_key_removed': (e) => ({
+    kind: 'dns.dnssec_foreign_key_removed',
+    domain: e.data.domain,
+    message: {
+      uk: `Ключ іншого оператора (тег ${e.data.key_tag}) прибрано з набору DNSKEY зони ${e.data.domain}.`,
+      en: `The other operator's key (tag ${e.data.key_tag}) left the DNSKEY set of ${e.data.domain}.`,
+    },
+    data: { domain: e.data.domain, key_tag: e.data.key_tag },
+  }),
   // Switched off by the schedule (after the DS TTL): an immediate switch-off answers its own caller.
   'dns.dnssec_disabled': (e) =>
     e.actor.startsWith('system:')

@@ -15,6 +15,8 @@ import type { OperationLog } from './operation-log.js';
 import { withoutPendingUpdate, type Operation } from './operation.js';
 import type { DomainLabelWriter, OperationRepository } from './ports/operation-repository.port.js';
 import type { DnssecRepository } from '../dnssec/ports/dnssec-repository.port.js';
+import { presentDnskey } from '../dnssec/foreign-keys.js';
+import { zoneSigningOf } from '../dnssec/dnssec-state.js';
 import type { DsRecord } from '../domains/ports/registrar.port.js';
 import { DEFAULT_DNSSEC_TIMINGS as DEFAULT_TIMINGS, waitAfter, type DnssecTimings } from '../dnssec/dnssec-timings.js';
 
@@ -103,7 +105,7 @@ export class ActivateOperation {
   }
 
   private async applyAtRegistry(op: Operation): Promise<void> {
-    if (op.kind === 'labels' || op.kind === 'hosted_delete') return;
+    if (op.kind === 'labels' || op.kind === 'hosted_delete' || op.kind === 'dnssec_foreign_key_remove') return;
     const registrar = this.deps.environments.get(op.environment).registrar;
     if (op.kind === 'dnssec_ds_publish') {
       const ds = (op.params.ds ?? []).map(dsRecordOf);
@@ -156,6 +158,8 @@ export class ActivateOperation {
           await this.parentHoldsDs(op);
         } else if (op.kind === 'dnssec_disable') {
           await this.parentDroppedDs(op, now, actor);
+        } else if (op.kind === 'dnssec_foreign_key_remove') {
+          zone = await this.dropForeignKey(op, actor);
         } else if (op.kind === 'transfer_unlock') {
           const rest = updated.status.filter((s) => s !== 'clientTransferProhibited');
           updated = { ...updated, transferLock: false, status: rest.length > 0 ? rest : ['ok'] };
@@ -189,6 +193,25 @@ export class ActivateOperation {
     const stopSigningAt = new Date(now.getTime() + waitAfter(timings, timings.dsTtlS) * 1000);
     await this.deps.dnssec!.save({ ...state, status: 'disabling', dsAtParent: false, stopSigningAt, rollover: null, nextRolloverAt: null });
     await this.deps.log.dnssecDisabling(op, [...(op.params.ds ?? [])], stopSigningAt, actor);
+  }
+
+  /**
+   * The other operator's key leaves our DNSKEY set (the end of a multi-signer move): the zone is committed
+   * (a new serial, the DNSKEY set re-signed) and published. Already gone (DNSSEC switched off meanwhile,
+   * or the key removed another way): nothing to do.
+   */
+  private async dropForeignKey(op: Operation, actor: string): Promise<StoredZone | null> {
+    const zone = await this.deps.zones.find(op.accountId, op.environment, op.domain);
+    const state = zone && this.deps.dnssec ? await this.deps.dnssec.find(zone.id) : null;
+    if (!zone || !state) return null;
+    const leaving = new Set(op.params.dnskey ?? []);
+    const gone = (state.foreignKeys ?? []).filter((k) => leaving.has(presentDnskey(k)));
+    if (gone.length === 0) return null;
+    const next = { ...state, foreignKeys: (state.foreignKeys ?? []).filter((k) => !leaving.has(presentDnskey(k))) };
+    await this.deps.dnssec!.save(next);
+    const committed = await this.deps.zoneService.commit(zone, [], []);
+    for (const k of gone) await this.deps.log.foreignKeyRemoved(op, k.tag, committed.serial, actor);
+    return { ...committed, signing: zoneSigningOf(next) };
   }
 
   /** DESIGN: the apex NS belongs to the service and follows the nameservers operation (parent and child

@@ -42,6 +42,15 @@ export class OperationLog {
     );
   }
 
+  /** dnssec_foreign_key_remove took effect: the key left the DNSKEY set in the zone's new serial. */
+  async foreignKeyRemoved(op: Operation, keyTag: number, serial: number, actor: string): Promise<void> {
+    await this.events.record(
+      'dns.dnssec_foreign_key_removed',
+      { accountId: op.accountId, environment: op.environment, subject: `domain:${op.domain}`, actor, occurredAt: this.clock.now() },
+      { domain: op.domain, key_tag: keyTag, serial },
+    );
+  }
+
   async record(op: Operation, change: Change, actor: string, cancelReason?: CancelReason): Promise<void> {
     const view = viewOperation(op);
     const realNow = this.clock.now();

@@ -1,3 +1,4 @@
+import { dnskeyRdata, keyTag } from '../dnssec/dnskey.js';
 import type { OperationActor } from '../kernel/actor.js';
 import type { RightName } from '../kernel/rights.js';
 import type { Environment } from '../kernel/environment.js';
@@ -10,9 +11,10 @@ import type { Environment } from '../kernel/environment.js';
 export type OperationKind = 'nameservers' | 'transfer_unlock' | 'labels' | 'hosted_delete' | DnssecOperationKind;
 /**
  * DNSSEC at the parent (DESIGN: DNSSEC): publish our DS; switch DNSSEC off safely (remove the DS, then
- * stop signing once its TTL has passed).
+ * stop signing once its TTL has passed); take another operator's key out of our DNSKEY set (the end of a
+ * multi-signer move, RFC 8901: too early, resolvers that cached our DNSKEY set refuse that operator's answers).
  */
-export type DnssecOperationKind = 'dnssec_ds_publish' | 'dnssec_disable';
+export type DnssecOperationKind = 'dnssec_ds_publish' | 'dnssec_disable' | 'dnssec_foreign_key_remove';
 export type OperationStatus = 'pending' | 'active' | 'cancelled' | 'failed';
 
 /** The waiting time before a class 3 operation activates by itself. */
@@ -28,6 +30,7 @@ export const RIGHT_OF: Readonly<Record<OperationKind, RightName>> = {
   hosted_delete: 'domain.host',
   dnssec_ds_publish: 'dns.dnssec',
   dnssec_disable: 'dns.dnssec',
+  dnssec_foreign_key_remove: 'dns.dnssec',
 };
 
 /** Who did something: a key (and the person who issued it), or a signed-in person in the console. */
@@ -46,6 +49,8 @@ export interface OperationParams {
   readonly previous?: readonly string[];
   /** dnssec_ds_publish: the DS records to publish; dnssec_disable: the ones to remove ("<tag> <alg> <digest type> <hex>"). */
   readonly ds?: readonly string[];
+  /** dnssec_foreign_key_remove: the other operator's DNSKEY to take out ("<flags> 3 <alg> <base64>"). */
+  readonly dnskey?: readonly string[];
 }
 
 /** A plain-language warning (uk + en) with a stable code, e.g. `nameservers_outside`. */
@@ -80,9 +85,15 @@ const partyView = (p: Party) =>
 
 export const partyLabel = (p: Party): string => (p.type === 'key' ? `key:${p.keyId}` : `person:${p.personId}`);
 
+/** "tag N" of a DNSKEY in presentation form, for the words below. */
+const tagOf = (dnskey: string): string => {
+  const [flags, , algorithm, ...key] = dnskey.split(' ');
+  return String(keyTag(dnskeyRdata(Number(flags), Number(algorithm), key.join(''))));
+};
+
 /** What the operation will do, in words (uk + en), for the response, notices and the console. */
 export const describeEffect = (op: Pick<Operation, 'kind' | 'params' | 'domain'>): { uk: string; en: string } => {
-  const p = op.params as { nameservers?: string[]; labels?: string[]; previous?: string[]; ds?: string[] };
+  const p = op.params as { nameservers?: string[]; labels?: string[]; previous?: string[]; ds?: string[]; dnskey?: string[] };
   switch (op.kind) {
     case 'dnssec_ds_publish':
       return {
@@ -93,6 +104,11 @@ export const describeEffect = (op: Pick<Operation, 'kind' | 'params' | 'domain'>
       return {
         uk: `Реєстр прибере DS ${(p.ds ?? []).join(', ')} домену ${op.domain}; зона підписуватиметься, доки не мине TTL DS, а потім DNSSEC вимкнеться. Так резолвери, що перевіряють DNSSEC, не втратять домен.`,
         en: `The registry removes the DS ${(p.ds ?? []).join(', ')} of ${op.domain}; the zone stays signed until the DS TTL has passed, then DNSSEC goes off. Validating resolvers never lose the domain on the way.`,
+      };
+    case 'dnssec_foreign_key_remove':
+      return {
+        uk: `Ключ іншого оператора ${(p.dnskey ?? []).map(tagOf).join(', ')} зникне з набору DNSKEY зони ${op.domain}. Робіть це, лише коли той оператор уже не обслуговує зону і минув TTL його записів NS та DNSKEY: інакше резолвери, що перевіряють DNSSEC, відкинуть його відповіді.`,
+        en: `The other operator's key ${(p.dnskey ?? []).map(tagOf).join(', ')} leaves the DNSKEY set of ${op.domain}. Do this only once that operator no longer serves the zone and the TTLs of its NS and DNSKEY records have passed: before that, validating resolvers refuse its answers.`,
       };
     case 'nameservers':
       return {
@@ -135,13 +151,14 @@ export interface OperationView {
   labels?: string[];
   previous?: string[];
   ds?: string[];
+  dnskey?: string[];
   cancelled_by: ReturnType<typeof partyView> | null;
   failure_reason: string | null;
   links: { self: string; confirm?: string; cancel?: string; domain: string };
 }
 
 export const viewOperation = (op: Operation): OperationView => {
-  const p = op.params as { nameservers?: string[]; labels?: string[]; previous?: string[]; ds?: string[] };
+  const p = op.params as { nameservers?: string[]; labels?: string[]; previous?: string[]; ds?: string[]; dnskey?: string[] };
   const self = `/v1/operations/${op.id}`;
   return {
     id: op.id,
@@ -161,6 +178,7 @@ export const viewOperation = (op: Operation): OperationView => {
     ...(p.labels ? { labels: [...p.labels] } : {}),
     ...(p.previous ? { previous: [...p.previous] } : {}),
     ...(p.ds ? { ds: [...p.ds] } : {}),
+    ...(p.dnskey ? { dnskey: [...p.dnskey] } : {}),
     cancelled_by: op.cancelledBy ? partyView(op.cancelledBy) : null,
     failure_reason: op.failureReason,
     links: {

@@ -26,6 +26,7 @@ import {
 import type { OperationRepository } from './ports/operation-repository.port.js';
 import type { ZoneRepository } from '../dns/ports/zone-repository.port.js';
 import type { DnssecRepository } from '../dnssec/ports/dnssec-repository.port.js';
+import { presentDnskey } from '../dnssec/foreign-keys.js';
 
 export type OperationRequest =
   | { readonly kind: 'nameservers'; readonly domain: string; readonly nameservers: readonly string[] }
@@ -33,7 +34,8 @@ export type OperationRequest =
   | { readonly kind: 'labels'; readonly domain: string; readonly labels: readonly string[] }
   | { readonly kind: 'hosted_delete'; readonly domain: string }
   | { readonly kind: 'dnssec_ds_publish'; readonly domain: string }
-  | { readonly kind: 'dnssec_disable'; readonly domain: string };
+  | { readonly kind: 'dnssec_disable'; readonly domain: string }
+  | { readonly kind: 'dnssec_foreign_key_remove'; readonly domain: string; readonly keyTag: number };
 
 const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && [...a].sort().join() === [...b].sort().join();
 
@@ -77,7 +79,9 @@ export class RequestOperation {
       const { params, warnings } =
         request.kind === 'dnssec_ds_publish' || request.kind === 'dnssec_disable'
           ? await this.dnssecEffect(domain, request.kind, environment)
-          : this.effectOf(domain, request);
+          : request.kind === 'dnssec_foreign_key_remove'
+            ? await this.foreignKeyEffect(domain, request.keyTag, environment)
+            : this.effectOf(domain, request);
       const now = await this.deps.time.now(accountId, environment);
       const op: Operation = {
         id: `op_${this.deps.random.id()}`,
@@ -130,10 +134,25 @@ export class RequestOperation {
     return { params: { ds }, warnings: [] };
   }
 
+  /** The other operator's key to take out of our DNSKEY set (hosted and registered domains alike). */
+  private async foreignKeyEffect(
+    domain: Domain,
+    keyTag: number,
+    environment: Environment,
+  ): Promise<{ params: OperationParams; warnings: OperationWarning[] }> {
+    const zone = await this.deps.zones!.find(domain.accountId, environment, domain.name);
+    const state = zone ? await this.deps.dnssec!.find(zone.id) : null;
+    if (!state) throw new DomainError('dnssec_not_enabled', { domain: domain.name });
+    const key = (state.foreignKeys ?? []).find((k) => k.tag === keyTag);
+    if (!key) throw new DomainError('dnssec_foreign_key_not_found', { domain: domain.name, key_tag: keyTag });
+    return { params: { dnskey: [presentDnskey(key)] }, warnings: [] };
+  }
+
   private effectOf(domain: Domain, request: OperationRequest): { params: OperationParams; warnings: OperationWarning[] } {
     switch (request.kind) {
       case 'dnssec_ds_publish':
       case 'dnssec_disable':
+      case 'dnssec_foreign_key_remove':
         throw new DomainError('operation_no_change', { domain: domain.name, kind: request.kind });
       case 'nameservers': {
         const nameservers = normalizeNameservers(domain.name, request.nameservers);

@@ -5,6 +5,7 @@ import type { UseCases } from '../../adapters/http/index.js';
 import type { DnssecDeps } from '../../core/dnssec/dnssec-deps.js';
 import { DisableDnssec } from '../../core/dnssec/disable-dnssec.use-case.js';
 import { EnableDnssec } from '../../core/dnssec/enable-dnssec.use-case.js';
+import { AddForeignDnskey } from '../../core/dnssec/add-foreign-key.use-case.js';
 import { ReadDnssec } from '../../core/dnssec/read-dnssec.use-case.js';
 import { RefreshSignatures } from '../../core/dnssec/refresh-signatures.use-case.js';
 import type { Recorder } from '../../core/kernel/recorder.js';
@@ -46,6 +47,9 @@ export const dnssecModule = () =>
     bind(T.EnableDnssec)
       .toResolvedValue((...a: Parameters<typeof make>) => new EnableDnssec(make(...a)), [...deps])
       .inSingletonScope();
+    bind(T.AddForeignDnskey)
+      .toResolvedValue((...a: Parameters<typeof make>) => new AddForeignDnskey(make(...a)), [...deps])
+      .inSingletonScope();
     bind(T.DisableDnssec)
       .toResolvedValue((...a: Parameters<typeof make>) => new DisableDnssec(make(...a)), [...deps])
       .inSingletonScope();
@@ -77,7 +81,10 @@ export const dnssecModule = () =>
 const id = <X>(token: ServiceIdentifier<X>) => token;
 
 /** What the routes call of this capability. */
-export const dnssecUseCases = (c: Container): Pick<UseCases, 'enableDnssec' | 'readDnssec' | 'disableDnssec' | 'switchOffDnssec'> => ({
+export const dnssecUseCases = (
+  c: Container,
+): Pick<UseCases, 'enableDnssec' | 'readDnssec' | 'disableDnssec' | 'switchOffDnssec' | 'addForeignDnskey'> => ({
+  addForeignDnskey: c.get(T.AddForeignDnskey),
   switchOffDnssec: c.get(T.SwitchOffDnssec),
   enableDnssec: c.get(T.EnableDnssec),
   readDnssec: c.get(T.ReadDnssec),

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { eachStore } from '../support/stores.js';
 import { bearer, startApi, type TestApi } from '../support/system.js';
 import { TOKENS } from '../../src/tokens.js';
@@ -19,6 +19,7 @@ eachStore('Console: the DNSSEC page (operations, switch-off, rollover timeline)'
   let key = '';
   const keeping = `dskeep-${randomUUID().slice(0, 8)}.com.ua`;
   const hosted = `hosted-${randomUUID().slice(0, 8)}.com.ua`;
+  const moving = `moving-${randomUUID().slice(0, 8)}.com.ua`;
   before(async function () {
     this.timeout(60_000);
     api = await startApi(kind);
@@ -27,7 +28,7 @@ eachStore('Console: the DNSSEC page (operations, switch-off, rollover timeline)'
       await api.issueKey({
         environment: 'test',
         rights: ['dns.dnssec', 'dns.read', 'domain.register', 'domain.read', 'domain.host', 'sandbox.clock'],
-        domains: [ROLL, ZONE, keeping, hosted],
+        domains: [ROLL, ZONE, keeping, hosted, moving],
         conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 10_000_000, currency: 'UAH' } },
       })
     ).secret;
@@ -44,7 +45,7 @@ eachStore('Console: the DNSSEC page (operations, switch-off, rollover timeline)'
     return { status: r.status, text: await r.text(), location: r.headers.get('location') };
   };
   const post = async (path: string, form: Record<string, string> = {}, lang: 'uk' | 'en' = 'en') => {
-    const page = await get(path.replace(/\/(off|ds)$/, ''), lang);
+    const page = await get(path.replace(/\/(off|ds|foreign-keys(\/\d+\/remove)?)$/, ''), lang);
     const csrf = /name="_csrf" value="([^"]+)"/.exec(page.text)![1]!;
     const r = await fetch(`${api.base}${path}`, {
       method: 'POST',
@@ -228,5 +229,39 @@ eachStore('Console: the DNSSEC page (operations, switch-off, rollover timeline)'
       expect(r.text).to.include('<code>dnssec_ds_at_parent</code>');
     }
     expect((await call('GET', `/v1/domains/${hosted}/dnssec`)).body).to.include({ enabled: true, status: 'secure' });
+  });
+
+  it("another operator's key (a signed zone moving in): added from the page at once, listed, refused with the reason in words, taken out as a class 3 operation", async () => {
+    expect((await call('POST', '/v1/hosted-domains', { domain: moving })).status).to.equal(201);
+    expect((await call('PUT', `/v1/domains/${moving}/dnssec`, { algorithm: 13 })).status).to.equal(200);
+    let page = await get(self(moving));
+    expect(page.text).to.include('Other operators&#39; keys');
+    expect(page.text).to.include('id="dnssec-foreign-add"');
+    const jwk = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).publicKey.export({ format: 'jwk' });
+    const theirs = `256 3 13 ${Buffer.concat([Buffer.from(jwk.x!, 'base64url'), Buffer.from(jwk.y!, 'base64url')]).toString('base64')}`;
+    const added = await post(`${self(moving)}/foreign-keys`, { dnskey: theirs, note: 'the old provider' });
+    expect(added.location).to.equal(`${self(moving)}?done=foreign-added`);
+    const view = (await call('GET', `/v1/domains/${moving}/dnssec`)).body;
+    expect(view.foreign_keys).to.have.length(1);
+    const tag = view.foreign_keys[0].tag as number;
+    page = await get(self(moving));
+    const table = byId(page.text, 'dnssec-foreign-keys')!;
+    expect(table).to.include(String(tag));
+    expect(table).to.include('the old provider');
+    for (const lang of ['en', 'uk'] as const) {
+      const bad = await post(`${self(moving)}/foreign-keys`, { dnskey: theirs.replace('256 3 13', '256 3 15') }, lang);
+      expect(bad.status).to.equal(422);
+      expect(bad.text).to.include('<code>dnssec_foreign_key_invalid</code>');
+      expect(bad.text).to.include(lang === 'en' ? 'operators signing one zone must share the algorithm' : 'мусять мати той самий алгоритм');
+    }
+    const out = await post(`${self(moving)}/foreign-keys/${tag}/remove`);
+    expect(out.location).to.match(new RegExp(`^${self(moving)}\\?done=foreign-remove-requested&op=`));
+    const op = (await call('GET', `/v1/operations/${new URL(out.location!, api.base).searchParams.get('op')}`)).body;
+    expect(op).to.include({ kind: 'dnssec_foreign_key_remove', status: 'pending', domain: moving });
+    page = await get(out.location!);
+    expect(page.text).to.include(`<a href="/console/operations#op-${op.id}" id="dnssec-op-link"`);
+    expect(page.text).to.include('Another operator&#39;s key leaves the DNSKEY set');
+    await travel('PT25H');
+    expect((await call('GET', `/v1/domains/${moving}/dnssec`)).body.foreign_keys).to.deep.equal([]);
   });
 });

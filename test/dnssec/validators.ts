@@ -13,11 +13,19 @@ export interface Unbound {
   query(...args: string[]): Promise<DigAnswer>;
   stop(): Promise<void>;
   log(): string;
+  /** `unbound-control …args` against this instance (started with `{ control: true }`). */
+  control(...args: string[]): Promise<string>;
 }
 
-export const startUnbound = async (zone: string, ds: readonly string[], stubPort: number): Promise<Unbound> => {
+export const startUnbound = async (
+  zone: string,
+  ds: readonly string[],
+  stubPort: number,
+  o: { control?: boolean } = {},
+): Promise<Unbound> => {
   const dir = mkdtempSync(join(tmpdir(), 'dmk-unbound-'));
   const port = await freePort([stubPort]);
+  const controlPort = o.control ? await freePort([stubPort, port]) : 0;
   const conf = join(dir, 'unbound.conf');
   writeFileSync(
     conf,
@@ -40,7 +48,16 @@ ${ds.map((d) => `    trust-anchor: "${zone}. DS ${d}"`).join('\n')}
 stub-zone:
     name: "${zone}"
     stub-addr: 127.0.0.1@${stubPort}
-`,
+${
+  o.control
+    ? `remote-control:
+    control-enable: yes
+    control-interface: 127.0.0.1
+    control-port: ${controlPort}
+    control-use-cert: no
+`
+    : ''
+}`,
   );
   let log = '';
   const p = spawn('unbound', ['-d', '-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -56,6 +73,10 @@ stub-zone:
     port,
     query: (...args: string[]) => dig(port, '+rec', '+dnssec', ...args),
     log: () => log,
+    control: async (...args: string[]) => {
+      const o = await run('unbound-control', ['-c', conf, ...args], { timeout: 10_000 });
+      return o.stdout + o.stderr;
+    },
     stop: async () => {
       if (p.exitCode !== null) return;
       const exited = new Promise((r) => p.once('exit', r));

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Route } from '../../adapters/http/index.js';
@@ -165,6 +165,9 @@ export const RIGHTS_BY_HAND: Record<string, Hand> = {
   disableDnssec: key(gate(on('dns.dnssec'))),
   // Publishing the DS is a class 3 operation that waits (202), unlike PUT/DELETE while no DS is there.
   publishDs: key(gate(on('dns.dnssec'))),
+  // Another operator's DNSKEY in our set (RFC 8901): adding is at once, taking out is an operation.
+  addForeignDnskey: key(gate(on('dns.dnssec'))),
+  removeForeignDnskey: key(gate(on('dns.dnssec'))),
   createPlan: key(gate(on('dns.edit'))),
   getPlan: key(gate(on('dns.read'))),
   applyPlan: key(gate(on('dns.edit'))),
@@ -227,7 +230,11 @@ const AT_ONCE_CLASS3 = new Set([
   'rejectTransferOut',
   'enableDnssec',
   'disableDnssec',
+  'addForeignDnskey',
 ]);
+
+/** The public half of a fresh Ed25519 key, in the DNSKEY form (RFC 8080 §3). */
+const ED25519_PUBLIC = Buffer.from(generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }).x!, 'base64url').toString('base64');
 
 /** Inputs for each route: the real ids of the fixture, and bodies the schema alone cannot produce. */
 const SAMPLES: Record<string, (f: Fixture) => Sample> = {
@@ -243,6 +250,10 @@ const SAMPLES: Record<string, (f: Fixture) => Sample> = {
   simulateTransferOut: () => ({ body: { domain: TARGET } }),
   keepZoneAfterTransferOut: () => ({ params: { domain: TARGET }, body: { keep: true } }),
   enableDnssec: () => ({ body: { algorithm: 13 } }),
+  // An Ed25519 key for a zone the matrix signs with algorithm 13 (or not at all): refused past authorization,
+  // so the zone's DNSKEY set — which enableDnssec/disableDnssec cases depend on — never changes here.
+  addForeignDnskey: () => ({ body: { dnskey: `256 3 15 ${ED25519_PUBLIC}`, note: 'hostile matrix' } }),
+  removeForeignDnskey: () => ({ params: { domain: TARGET, tag: '1' } }),
   createHostedDomain: () => ({ body: { domain: TARGET } }),
   simulateDelegation: () => ({ params: { domain: TARGET }, body: { delegated: true } }),
   createPlan: () => ({ body: { changes: [{ action: 'create', name: 'hostile-matrix', type: 'A', ttl: 300, values: ['192.0.2.1'] }] } }),
@@ -302,6 +313,9 @@ const NO_SUCCESS_EXPECTED: Record<string, string> = {
   liftTransferLock: 'the fixture operation waits on the domain until a key cancels it: 409 operation_pending',
   setLabels: 'the fixture operation waits on the domain until a key cancels it: 409 operation_pending',
   publishDs: 'the fixture operation waits on the domain until a key cancels it: 409 operation_pending',
+  addForeignDnskey:
+    'the sample key is Ed25519 and the zone is signed with algorithm 13 or not at all: 422 dnssec_foreign_key_invalid or 409 dnssec_not_enabled past authorization',
+  removeForeignDnskey: 'no foreign key is in the fixture: 404 dnssec_foreign_key_not_found (or 409) past authorization',
   confirmOperation: 'every key here is issued by the owner who requested the operation: 409 confirmation_by_requester',
   requestTransfer: 'the sample names TARGET, which the account already holds: 409 domain_already_yours past authorization',
   getTransfer: 'no transfer of TARGET exists in the fixture: 404 transfer_not_found past authorization',
@@ -750,7 +764,8 @@ eachStore('Hostile: authorization matrix (from the hand table of rights)', (kind
       if (route.access.kind !== 'key' || !/\{/.test(route.path)) continue;
       const base = planRoute(route, fixture);
       if (!base) continue;
-      const params: Record<string, string> = { domain: other.domain };
+      // A key tag of no key (the path's pattern takes digits only).
+      const params: Record<string, string> = { domain: other.domain, tag: '1' };
       if (ids[route.id]) params.id = ids[route.id]!;
       else if (/\{id\}/.test(route.path)) continue; // ids of nothing the other account made (none today)
       const path = route.path.replace(/\{(\w+)\}/g, (_m, n: string) => encodeURIComponent(params[n] ?? 'hostile-id'));

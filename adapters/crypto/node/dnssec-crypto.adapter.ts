@@ -1,4 +1,4 @@
-import { createHash, generateKeyPairSync } from 'node:crypto';
+import { createHash, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import type { DnssecAlgorithm } from '../../../core/dnssec/dnskey.js';
 import type { DnssecCrypto, GeneratedKey } from '../../../core/dnssec/ports/dnssec-crypto.port.js';
 
@@ -31,6 +31,25 @@ export class NodeDnssecCrypto implements DnssecCrypto {
       publicKey: raw.toString('base64'),
       privateKey: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
     };
+  }
+
+  isPublicKey(algorithm: DnssecAlgorithm, publicKey: string): boolean {
+    const raw = Buffer.from(publicKey, 'base64');
+    if (raw.toString('base64').replace(/=+$/, '') !== publicKey.replace(/\s+/g, '').replace(/=+$/, '')) return false;
+    try {
+      // createPublicKey checks the point: on the curve for P-256, a valid encoding for Ed25519.
+      if (algorithm === 13) {
+        if (raw.length !== 64) return false;
+        const b64u = (b: Buffer) => b.toString('base64url');
+        createPublicKey({ key: { kty: 'EC', crv: 'P-256', x: b64u(raw.subarray(0, 32)), y: b64u(raw.subarray(32)) }, format: 'jwk' });
+        return true;
+      }
+      if (raw.length !== 32) return false;
+      createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: raw.toString('base64url') }, format: 'jwk' });
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   dsDigest(domain: string, dnskeyRdata: Uint8Array): string {

@@ -21,7 +21,7 @@ import { encodedSet, T, type EncodedSet } from './wire.js';
 export const RR = { RRSIG: 46, NSEC: 47, DNSKEY: 48, CDS: 59, CDNSKEY: 60, DS: 43 } as const;
 
 /** The DNSKEY RDATA: flags, protocol 3, algorithm, public key (RFC 4034 §2.1). */
-export const dnskeyRdata = (k: Pick<ZoneSigningKey, 'flags' | 'algorithm' | 'publicKey'>): Buffer => {
+export const dnskeyRdata = (k: { readonly flags: number; readonly algorithm: number; readonly publicKey: string }): Buffer => {
   const pub = Buffer.from(k.publicKey, 'base64');
   const b = Buffer.alloc(4 + pub.length);
   b.writeUInt16BE(k.flags, 0);
@@ -387,7 +387,7 @@ export const keySets = (
   const dnskey = encodedSet(
     RR.DNSKEY,
     ttl,
-    published.map((k) => tailOf(RR.DNSKEY, ttl, dnskeyRdata(k))),
+    [...published, ...(signing.foreign ?? [])].map((k) => tailOf(RR.DNSKEY, ttl, dnskeyRdata(k))),
   );
   if (!signing.cds) return { dnskey, cds: null, cdnskey: null };
   const active = signing.keys.filter((k) => k.signing && k.flags === 257);

@@ -74,6 +74,7 @@ const personActor = (r: ConsoleRequest): OperationActor => {
 const OP_KIND: Readonly<Record<string, [string, string]>> = {
   dnssec_ds_publish: ['Публікація DS у реєстрі', 'Publishing the DS at the registry'],
   dnssec_disable: ['Вимкнення DNSSEC (DS прибирається першим)', 'Switching DNSSEC off (the DS goes first)'],
+  dnssec_foreign_key_remove: ['Ключ іншого оператора виходить з набору DNSKEY', "Another operator's key leaves the DNSKEY set"],
 };
 const OP_STATUS: Readonly<Record<string, [string, string, string]>> = {
   pending: ['очікує', 'pending', 'warn'],
@@ -138,6 +139,15 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
     const link = html`<a href="${opLink(op.id)}" id="dnssec-op-link"
       >${v.t('Операція на сторінці операцій', 'The operation on the operations page')}</a
     >`;
+    if (op.kind === 'dnssec_foreign_key_remove')
+      return alert(
+        'ok',
+        html`${v.t(
+          `Ключ іншого оператора вийде з набору DNSKEY ${when(op.activates_at, v)} або раніше, коли операцію класу 3 підтвердить інший власник.`,
+          `The other operator's key leaves the DNSKEY set ${when(op.activates_at, v)}, or sooner once another owner confirms the class 3 operation.`,
+        )}
+        ${link}`,
+      );
     return op.kind === 'dnssec_disable'
       ? alert(
           'ok',
@@ -183,7 +193,7 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
       ...(typed ? { status: 422 } : {}),
       body: html`${pageHead({ href: `/console/domains/${enc(d)}`, label: d }, 'DNSSEC', d)}
         ${
-          r.query.done === 'disable-requested' || r.query.done === 'ds-requested'
+          r.query.done === 'disable-requested' || r.query.done === 'ds-requested' || r.query.done === 'foreign-remove-requested'
             ? requested(
                 v,
                 ops.find((op) => op.id === r.query.op),
@@ -198,6 +208,14 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
                   'The algorithm is changing: the zone is re-signed step by step (below), so validators never lose the domain.',
                 ],
                 disabled: ['DNSSEC вимкнено: зону більше не підписано.', 'DNSSEC is off: the zone is no longer signed.'],
+                'foreign-added': [
+                  'Ключ іншого оператора додано до набору DNSKEY; усі власники отримали сповіщення.',
+                  "The other operator's key joined the DNSKEY set; every owner has been told.",
+                ],
+                'foreign-known': [
+                  'Цей ключ уже був у наборі DNSKEY: нічого не змінилося.',
+                  'That key was already in the DNSKEY set: nothing changed.',
+                ],
                 disabling: [
                   'DNSSEC уже вимикається: DS прибрано, зона підписується, доки не мине TTL DS.',
                   'DNSSEC is already being switched off: the DS is gone, and the zone stays signed until the DS TTL has passed.',
@@ -325,7 +343,8 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
                         </tr>`,
                     )}
                   </tbody>
-                </table>`
+                </table>
+                ${foreignKeys(v, d, s, owner, pending('dnssec_foreign_key_remove'))}`
             : ''
         }
         ${
@@ -375,6 +394,92 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
           }
         </div>`,
     };
+  };
+
+  /**
+   * Other operators' keys in our DNSKEY set (RFC 8901 model 2): a signed zone moving in or out. Adding is
+   * at once; taking one out is the class 3 operation dnssec_foreign_key_remove (README: moving a signed zone).
+   */
+  const foreignKeys = (v: View, d: string, s: DnssecView, owner: boolean, removing: OperationView | undefined): Html => {
+    const intro = v.t(
+      'Щоб перенести підписану зону від іншого оператора (або до нього) без проміжку, коли вона не захищена, обидва оператори якийсь час підписують її разом: кожен додає ключ іншого до свого набору DNSKEY. Наш ключ для них — у таблиці «Ключі» вище (стовпець DNSKEY в API: GET …/dnssec).',
+      'To move a signed zone from another operator (or to one) without a gap in which it is unprotected, both operators sign it together for a while: each adds the other’s key to its DNSKEY set. Our key for them is in the Keys table above (the dnskey field of GET …/dnssec in the API).',
+    );
+    const rows = s.foreign_keys.map(
+      (k) =>
+        html`<tr>
+          <td data-label="${v.t('Тег', 'Tag')}" class="mono">${k.tag}</td>
+          <td data-label="${v.t('Алгоритм', 'Algorithm')}">${k.algorithm} (${algName(k.algorithm)})</td>
+          <td data-label="${v.t('Прапорці', 'Flags')}">${k.flags}</td>
+          <td data-label="${v.t('Чий', 'Whose')}">${k.note ?? '—'}</td>
+          <td data-label="${v.t('Додано', 'Added')}">${when(k.added_at, v)}</td>
+          <td>
+            ${
+              owner && !removing
+                ? postForm(
+                    v,
+                    `${self(d)}/foreign-keys/${k.tag}/remove`,
+                    html`<button class="secondary" type="submit">${v.t('Прибрати (дія класу 3)', 'Take out (class 3)')}</button>`,
+                    {
+                      back: self(d),
+                      confirm: v.t(
+                        `Прибрати ключ ${k.tag}? Робіть це, лише коли той оператор уже не обслуговує зону.`,
+                        `Take key ${k.tag} out? Do this only once that operator no longer serves the zone.`,
+                      ),
+                    },
+                  )
+                : ''
+            }
+          </td>
+        </tr>`,
+    );
+    return html`<h2>${v.t('Ключі інших операторів', "Other operators' keys")}</h2>
+      <p>${intro}</p>
+      ${
+        s.foreign_keys.length > 0
+          ? html`<table id="dnssec-foreign-keys">
+                <thead>
+                  <tr>
+                    <th scope="col">${v.t('Тег', 'Tag')}</th>
+                    <th scope="col">${v.t('Алгоритм', 'Algorithm')}</th>
+                    <th scope="col">${v.t('Прапорці', 'Flags')}</th>
+                    <th scope="col">${v.t('Чий', 'Whose')}</th>
+                    <th scope="col">${v.t('Додано', 'Added')}</th>
+                    <th scope="col"><span class="visually-hidden">${v.t('Дія', 'Action')}</span></th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${rows}
+                </tbody>
+              </table>
+              <p class="muted">
+                ${v.t(
+                  'Поки тут є ключі інших операторів, автоматична заміна нашого ключа чекає, а зміна алгоритму чи вимкнення DNSSEC неможливі.',
+                  'While other operators’ keys are here, our automatic key rollover waits, and changing the algorithm or switching DNSSEC off is refused.',
+                )}
+              </p>`
+          : ''
+      }
+      ${
+        owner && s.status !== 'disabling' && !s.rollover
+          ? postForm(
+              v,
+              `${self(d)}/foreign-keys`,
+              html`<label for="foreign-dnskey">${v.t('DNSKEY іншого оператора', "The other operator's DNSKEY")}</label>
+                <textarea id="foreign-dnskey" name="dnskey" rows="3" required placeholder="256 3 13 …"></textarea>
+                <p class="hint">
+                  ${v.t(
+                    `Як його друкує dig: dig +short ${d} DNSKEY @<їхній сервер>. Той самий алгоритм, що й у зони.`,
+                    `As dig prints it: dig +short ${d} DNSKEY @<their server>. The same algorithm as the zone.`,
+                  )}
+                </p>
+                <label for="foreign-note">${v.t('Чий це ключ (необов’язково)', 'Whose key it is (optional)')}</label>
+                <input id="foreign-note" name="note" maxlength="200" />
+                <div class="actions"><button type="submit">${v.t('Додати ключ', 'Add the key')}</button></div>`,
+              { back: self(d), id: 'dnssec-foreign-add' },
+            )
+          : ''
+      }`;
   };
 
   /**
@@ -454,6 +559,40 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
         });
         if ('error' in out) return page(r, { error: out.error, algorithm: '' });
         return { redirect: `${self(d)}?done=ds-requested&op=${enc(out.ok.id)}` };
+      },
+    },
+    {
+      // POST /v1/domains/{d}/dnssec/foreign-keys: another operator's key joins our DNSKEY set at once.
+      method: 'POST',
+      pattern: /^\/console\/domains\/([^/]+)\/dnssec\/foreign-keys$/,
+      auth: true,
+      handle: async (r) => {
+        const d = r.params[0]!;
+        const note = field(r, 'note').trim();
+        const out = await attempt(async () => {
+          const body = { dnskey: field(r, 'dnskey'), ...(note ? { note } : {}) };
+          validateBody(routes, 'addForeignDnskey', body);
+          const key = await sensitiveKey(r, 'addForeignDnskey', { params: { domain: d }, body });
+          return uc.addForeignDnskey.execute(key, d, body);
+        });
+        if ('error' in out) return page(r, { error: out.error, algorithm: '' });
+        return { redirect: `${self(d)}?done=${out.ok.added ? 'foreign-added' : 'foreign-known'}` };
+      },
+    },
+    {
+      // DELETE /v1/domains/{d}/dnssec/foreign-keys/{tag}: the class 3 operation dnssec_foreign_key_remove.
+      method: 'POST',
+      pattern: /^\/console\/domains\/([^/]+)\/dnssec\/foreign-keys\/(\d{1,5})\/remove$/,
+      auth: true,
+      handle: async (r) => {
+        const d = r.params[0]!;
+        const tag = r.params[1]!;
+        const out = await attempt(async () => {
+          const key = await sensitiveKey(r, 'removeForeignDnskey', { params: { domain: d, tag } });
+          return uc.requestOperation.execute({ kind: 'key', key }, { kind: 'dnssec_foreign_key_remove', domain: d, keyTag: Number(tag) });
+        });
+        if ('error' in out) return page(r, { error: out.error, algorithm: '' });
+        return { redirect: `${self(d)}?done=foreign-remove-requested&op=${enc(out.ok.id)}` };
       },
     },
     {

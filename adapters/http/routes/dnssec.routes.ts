@@ -1,5 +1,6 @@
 import type { DisableDnssec } from '../../../core/dnssec/disable-dnssec.use-case.js';
 import type { EnableDnssec } from '../../../core/dnssec/enable-dnssec.use-case.js';
+import type { AddForeignDnskey } from '../../../core/dnssec/add-foreign-key.use-case.js';
 import type { ReadDnssec } from '../../../core/dnssec/read-dnssec.use-case.js';
 import type { RequestOperation } from '../../../core/operations/request-operation.use-case.js';
 import type { SwitchOffDnssec } from '../../../core/operations/switch-off-dnssec.use-case.js';
@@ -15,6 +16,7 @@ export interface DnssecUseCases {
   readonly disableDnssec: Pick<DisableDnssec, 'execute'>;
   readonly switchOffDnssec: Pick<SwitchOffDnssec, 'execute'>;
   readonly requestOperation: Pick<RequestOperation, 'execute'>;
+  readonly addForeignDnskey: Pick<AddForeignDnskey, 'execute'>;
 }
 
 const rolloverSchema = {
@@ -73,6 +75,23 @@ const dnssecView = schema({
       },
     },
     ds: { type: 'array', items: { type: 'string' }, description: 'The DS to publish at the parent: "<tag> <alg> 2 <sha-256 hex>".' },
+    foreign_keys: {
+      type: 'array',
+      description:
+        "Other operators' DNSKEYs published in our DNSKEY set (RFC 8901 model 2), while a signed zone moves in or out; they never sign here.",
+      items: {
+        type: 'object',
+        required: ['tag', 'algorithm', 'flags', 'dnskey', 'added_at', 'note'],
+        properties: {
+          tag: { type: 'integer' },
+          algorithm: { type: 'integer' },
+          flags: { type: 'integer' },
+          dnskey: { type: 'string', description: 'The DNSKEY RDATA in presentation form.' },
+          added_at: { type: 'string', format: 'date-time' },
+          note: { type: ['string', 'null'] },
+        },
+      },
+    },
     signatures: {
       type: ['object', 'null'],
       properties: { inception: { type: 'string', format: 'date-time' }, expiration: { type: 'string', format: 'date-time' } },
@@ -84,7 +103,81 @@ const dnssecView = schema({
   },
 });
 
+const foreignKeyParams = {
+  type: 'object',
+  required: ['domain', 'tag'],
+  properties: { ...domainParam.properties, tag: { type: 'string', pattern: '^[0-9]{1,5}$', description: 'The key tag.' } },
+} as const;
+
 export const dnssecRoutes = (uc: DnssecUseCases): Route[] => [
+  route({
+    id: 'addForeignDnskey',
+    method: 'POST',
+    path: '/v1/domains/{domain}/dnssec/foreign-keys',
+    tag: 'DNS',
+    writes: true,
+    summary: "Publish another operator's DNSKEY in our DNSKEY set (dns.dnssec, class 3): moving a signed zone without going insecure",
+    description:
+      "RFC 8901 model 2: while a signed zone moves between operators, each publishes the other's zone-signing keys, so a resolver that learnt the DNSKEY set from one validates the other's answers. The key must use the zone's algorithm. 201 with the DNSSEC state when added; 200 when the key was already there. Every owner is told. Taking it out is the class 3 operation `dnssec_foreign_key_remove` (DELETE …/foreign-keys/{tag}). While other operators' keys are present, automatic key rollovers wait, and switching DNSSEC off or changing the algorithm is refused (`dnssec_foreign_keys_present`).",
+    access: { kind: 'key', right: 'dns.dnssec', domainParam: 'domain' },
+    params: domainParam,
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['dnskey'],
+      properties: {
+        dnskey: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 2000,
+          description: 'The DNSKEY RDATA ("256 3 13 <base64>"), or the whole record as dig prints it.',
+        },
+        note: { type: 'string', maxLength: 200, description: 'Whose key it is (shown to owners).' },
+      },
+    },
+    responses: {
+      200: { description: 'The key was already published; nothing changed', schema: dnssecView },
+      201: { description: 'Published in the DNSKEY set (a new serial)', schema: dnssecView },
+    },
+    errors: [
+      'domain_not_found',
+      'dnssec_not_enabled',
+      'dnssec_foreign_key_invalid',
+      'dnssec_foreign_key_limit',
+      'dnssec_rollover_in_progress',
+      'zone_busy',
+    ],
+    handle: async (i) => {
+      const r = await uc.addForeignDnskey.execute(i.key, i.params.domain, { dnskey: i.body.dnskey, note: i.body.note ?? null });
+      return { status: r.added ? 201 : 200, body: r.view };
+    },
+  }),
+  route({
+    id: 'removeForeignDnskey',
+    method: 'DELETE',
+    path: '/v1/domains/{domain}/dnssec/foreign-keys/{tag}',
+    tag: 'Operations',
+    writes: true,
+    summary: "Take another operator's DNSKEY out of our DNSKEY set (dns.dnssec, class 3): 202, waits for a second owner or 24 hours",
+    description:
+      "A class 3 operation `dnssec_foreign_key_remove`: while that operator still serves the zone, resolvers that cached our DNSKEY set would refuse its answers. Request it once the other operator's nameservers are gone from the delegation and the NS and DNSKEY TTLs have passed.",
+    access: { kind: 'key', right: 'dns.dnssec', domainParam: 'domain' },
+    params: foreignKeyParams,
+    responses: {
+      202: {
+        description: 'The operation, pending: it takes effect when a second owner confirms it, or by itself 24 hours later',
+        schema: operationView,
+      },
+    },
+    errors: ['domain_not_found', 'dnssec_not_enabled', 'dnssec_foreign_key_not_found', 'operation_pending'],
+    handle: async (i) => {
+      const op = await uc.requestOperation.execute(
+        { kind: 'key', key: i.key },
+        { kind: 'dnssec_foreign_key_remove', domain: i.params.domain, keyTag: Number(i.params.tag) },
+      );
+      return { status: 202, headers: { Location: `/v1/operations/${op.id}` }, body: op };
+    },
+  }),
   route({
     id: 'publishDs',
     method: 'POST',
@@ -139,7 +232,7 @@ export const dnssecRoutes = (uc: DnssecUseCases): Route[] => [
       properties: { algorithm: { type: 'integer', description: '13 (ECDSA P-256 SHA-256) or 15 (Ed25519).' } },
     },
     responses: { 200: { description: 'Signed (or, with another algorithm, rolling)', schema: dnssecView } },
-    errors: ['domain_not_found', 'dnssec_algorithm_unsupported', 'dnssec_rollover_in_progress', 'zone_busy'],
+    errors: ['domain_not_found', 'dnssec_algorithm_unsupported', 'dnssec_rollover_in_progress', 'dnssec_foreign_keys_present', 'zone_busy'],
     handle: async (i) => ({ status: 200, body: await uc.enableDnssec.execute(i.key, i.params.domain, i.body.algorithm) }),
   }),
   route({
@@ -157,7 +250,14 @@ export const dnssecRoutes = (uc: DnssecUseCases): Route[] => [
       200: { description: 'Unsigned (or, while disabling, the state as it is)', schema: dnssecView },
       202: { description: 'The dnssec_disable operation, pending', schema: operationView },
     },
-    errors: ['domain_not_found', 'dnssec_ds_at_parent', 'operation_pending', 'dnssec_rollover_in_progress', 'zone_busy'],
+    errors: [
+      'domain_not_found',
+      'dnssec_ds_at_parent',
+      'operation_pending',
+      'dnssec_rollover_in_progress',
+      'dnssec_foreign_keys_present',
+      'zone_busy',
+    ],
     handle: async (i) => {
       const r = await uc.switchOffDnssec.execute(i.key, i.params.domain);
       if ('off' in r) return { status: 200, body: r.off };

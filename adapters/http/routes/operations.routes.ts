@@ -16,7 +16,18 @@ export const operationView = schema({
   required: ['id', 'kind', 'domain', 'status', 'requested_by', 'activates_at', 'confirmations', 'links'],
   properties: {
     id: { type: 'string' },
-    kind: { type: 'string', enum: ['nameservers', 'transfer_unlock', 'labels', 'hosted_delete', 'dnssec_ds_publish', 'dnssec_disable'] },
+    kind: {
+      type: 'string',
+      enum: [
+        'nameservers',
+        'transfer_unlock',
+        'labels',
+        'hosted_delete',
+        'dnssec_ds_publish',
+        'dnssec_disable',
+        'dnssec_foreign_key_remove',
+      ],
+    },
     domain: { type: 'string' },
     status: { type: 'string', enum: ['pending', 'active', 'cancelled', 'failed'] },
     environment: { type: 'string', enum: ['test', 'live'] },
@@ -36,6 +47,8 @@ export const operationView = schema({
     nameservers: { type: 'array', items: { type: 'string' } },
     labels: { type: 'array', items: { type: 'string' } },
     previous: { type: 'array', items: { type: 'string' } },
+    ds: { type: 'array', items: { type: 'string' }, description: 'dnssec_ds_publish / dnssec_disable: the DS records.' },
+    dnskey: { type: 'array', items: { type: 'string' }, description: "dnssec_foreign_key_remove: the other operator's DNSKEY." },
     cancelled_by: { ...party, type: ['object', 'null'] },
     failure_reason: { type: ['string', 'null'], description: "The registry's reason when status is failed." },
     links: {

@@ -1,5 +1,12 @@
 import type { DnssecAlgorithm } from '../../../core/dnssec/dnskey.js';
-import { nextStepAt, type DnssecKey, type DnssecState, type DnssecStatus, type Rollover } from '../../../core/dnssec/dnssec-state.js';
+import {
+  nextStepAt,
+  type DnssecKey,
+  type ForeignDnskey,
+  type DnssecState,
+  type DnssecStatus,
+  type Rollover,
+} from '../../../core/dnssec/dnssec-state.js';
 import type { Environment } from '../../../core/kernel/environment.js';
 import type { DnssecRepository } from '../../../core/dnssec/ports/dnssec-repository.port.js';
 import { bool, date, dateOrNull, iso, json, parse } from '../rows.js';
@@ -16,6 +23,7 @@ export type DnssecRow = {
   keys: string;
   stop_signing_at?: string | null;
   rollover?: string | null;
+  foreign_keys?: string | null;
 };
 
 type Stamp = 'createdAt' | 'publishedAt' | 'activeAt' | 'retiredAt';
@@ -62,7 +70,10 @@ export const stateOf = (r: DnssecRow): DnssecState => ({
   })),
   stopSigningAt: dateOrNull(r.stop_signing_at),
   ...schedulesOf(r.rollover),
+  ...(r.foreign_keys ? { foreignKeys: parse<ForeignJson[]>(r.foreign_keys).map((k) => ({ ...k, addedAt: date(k.addedAt) })) } : {}),
 });
+
+type ForeignJson = Omit<ForeignDnskey, 'addedAt'> & { addedAt: string };
 
 const schedulesOf = (raw: string | null | undefined): Pick<DnssecState, 'rollover' | 'lastRollover' | 'nextRolloverAt'> => {
   const s = raw ? parse<SchedulesJson>(raw) : null;
@@ -102,6 +113,9 @@ export class SqlDnssecRepository implements DnssecRepository {
         nextRolloverAt: isoOrNull(s.nextRolloverAt),
       } satisfies SchedulesJson),
       next_step_at: isoOrNull(nextStepAt(s)),
+      foreign_keys: s.foreignKeys?.length
+        ? json(s.foreignKeys.map((k) => ({ ...k, addedAt: iso(k.addedAt) }) satisfies ForeignJson))
+        : null,
     };
     await this.uow.db()('dnssec_zones').insert(row).onConflict('zone_id').merge();
   }

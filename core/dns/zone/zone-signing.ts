@@ -30,6 +30,11 @@ export interface ZoneSigning {
   readonly expiration: number;
   /** Publish CDS and CDNSKEY for the signing keys (RFC 7344 §4, RFC 8078). */
   readonly cds: boolean;
+  /**
+   * Other operators' DNSKEYs published beside ours (RFC 8901 model 2: a signed zone moving between
+   * operators); in the DNSKEY set only, signed by our keys, never signing.
+   */
+  readonly foreign?: ReadonlyArray<{ readonly flags: number; readonly algorithm: number; readonly publicKey: string }>;
 }
 
 /** Types that belong to the service on a signed zone (RFC 4034, RFC 5155, RFC 7344): never in a plan. */

@@ -12,6 +12,8 @@ export interface GeneratedKey {
 /** Key generation and digests for DNSSEC (node:crypto in adapters/crypto/node). */
 export interface DnssecCrypto {
   generate(algorithm: DnssecAlgorithm): GeneratedKey;
+  /** Whether `publicKey` (the DNSKEY field, base64) is a usable public key of the algorithm (a point on the curve). */
+  isPublicKey(algorithm: DnssecAlgorithm, publicKey: string): boolean;
   /** SHA-256 (DS digest type 2, RFC 4509) of the owner's canonical wire name ‖ the DNSKEY RDATA, upper-case hex. */
   dsDigest(domain: string, dnskeyRdata: Uint8Array): string;
 }

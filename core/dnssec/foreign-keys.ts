@@ -1,0 +1,69 @@
+import { DomainError } from '../kernel/errors.js';
+import { dnskeyRdata, isAlgorithm, keyTag } from './dnskey.js';
+import type { DnssecCrypto } from './ports/dnssec-crypto.port.js';
+import type { DnssecState } from './dnssec-state.js';
+
+/** Why another operator's DNSKEY is refused (the error's `problem`, with its own uk/en text). */
+export type ForeignKeyProblem = 'format' | 'owner' | 'protocol' | 'flags' | 'algorithm' | 'public_key' | 'ours' | 'tag_taken';
+
+/** The zone-key flag (bit 7) and the Secure Entry Point flag (bit 15) of RFC 4034 §2.1.1; REVOKE (RFC 5011) is refused. */
+const ZONE_KEY = 256;
+const SEP = 1;
+
+/** A DNSKEY as given: the RDATA in presentation form, or a whole record as `dig` prints it. */
+export interface ParsedDnskey {
+  readonly flags: number;
+  readonly algorithm: number;
+  readonly publicKey: string;
+  readonly tag: number;
+}
+
+const invalid = (domain: string, problem: ForeignKeyProblem, extra: Record<string, string | number> = {}) =>
+  new DomainError('dnssec_foreign_key_invalid', { domain, problem, ...extra });
+
+/**
+ * "256 3 13 <base64>" or "example.com. 3600 IN DNSKEY 256 3 13 <base64 in pieces>" (RFC 4034 §2.2): the
+ * base64 may be split by spaces, as zone files and `dig` print it. A record's owner must be the zone.
+ */
+export const parseDnskey = (domain: string, input: string): ParsedDnskey => {
+  const tokens = input.replace(/[()]/g, ' ').trim().split(/\s+/).filter(Boolean);
+  const at = tokens.findIndex((t) => t.toUpperCase() === 'DNSKEY');
+  if (at > 0 && tokens[0]!.toLowerCase().replace(/\.$/, '') !== domain) throw invalid(domain, 'owner');
+  const rdata = at >= 0 ? tokens.slice(at + 1) : tokens;
+  const [flagsText, protocolText, algorithmText, ...key] = rdata;
+  if (
+    !flagsText ||
+    !protocolText ||
+    !algorithmText ||
+    key.length === 0 ||
+    ![flagsText, protocolText, algorithmText].every((t) => /^\d{1,5}$/.test(t))
+  )
+    throw invalid(domain, 'format');
+  const flags = Number(flagsText);
+  const algorithm = Number(algorithmText);
+  if (Number(protocolText) !== 3) throw invalid(domain, 'protocol');
+  if (flags > 0xffff || (flags & ~(ZONE_KEY | SEP)) !== 0 || (flags & ZONE_KEY) === 0) throw invalid(domain, 'flags', { flags });
+  const publicKey = key.join('');
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(publicKey)) throw invalid(domain, 'format');
+  return { flags, algorithm, publicKey, tag: keyTag(dnskeyRdata(flags, algorithm, publicKey)) };
+};
+
+/**
+ * The checks a foreign key passes before it joins our DNSKEY set: the zone's own algorithm (RFC 4035
+ * §2.2; RFC 8901 §10 notes that operators with different algorithms cannot share a zone), a real key of
+ * that algorithm, not one of ours, and a key tag no other key of the zone has (a validator picks keys by
+ * tag; a collision costs it a second try, and us a clear way to name the key to remove).
+ */
+export const checkForeignKey = (crypto: Pick<DnssecCrypto, 'isPublicKey'>, state: DnssecState, key: ParsedDnskey): void => {
+  const domain = state.domain;
+  if (key.algorithm !== state.algorithm || !isAlgorithm(key.algorithm))
+    throw invalid(domain, 'algorithm', { algorithm: key.algorithm, zone_algorithm: state.algorithm });
+  if (!crypto.isPublicKey(key.algorithm, key.publicKey)) throw invalid(domain, 'public_key');
+  if (state.keys.some((k) => k.publicKey === key.publicKey)) throw invalid(domain, 'ours');
+  const taken = [...state.keys.filter((k) => k.state !== 'retired').map((k) => k.tag), ...(state.foreignKeys ?? []).map((k) => k.tag)];
+  if (taken.includes(key.tag)) throw invalid(domain, 'tag_taken', { key_tag: key.tag });
+};
+
+/** The DNSKEY RDATA in presentation form, as GET …/dnssec shows every key. */
+export const presentDnskey = (k: { flags: number; algorithm: number; publicKey: string }): string =>
+  `${k.flags} 3 ${k.algorithm} ${k.publicKey}`;
