@@ -53,8 +53,9 @@ import { freePort, knotSecondaryConf } from '../test/dns/server/tools.js';
  *   fresh data key; zoneSigningOf gives the signature window), our child opening it with that box and
  *   signing at compile time (DNSKEY, RRSIGs, NSEC chain) — and a new knotd as its plain secondary (no
  *   signing of its own), serving the signed zone it transferred by AXFR unchanged. Before and after the
- *   load the sample is asked with EDNS and DO set and both must agree on rcode, AA, answer and authority
- *   sections (NSEC proofs), RRSIGs octet for octet (a cluster, whose workers each sign, with algorithm 13's
+ *   load the sample is asked with EDNS and DO set and both must agree on rcode, AA, answer, authority
+ *   (NSEC proofs) and additional sections (MX targets' addresses, RFC 4035 §3.1.1: with their RRSIGs),
+ *   RRSIGs octet for octet (a cluster, whose workers each sign, with algorithm 13's
  *   randomized signatures: every RRSIG field but the signature). The same rounds as above, the same
  *   queries.txt, dnsperf with -D (EDNS, DO set) for every server; ratios to the signed knotd of the same
  *   round, target: the default workers ≥ 0.8 (the one process is reported against 0.8 too).
@@ -189,6 +190,8 @@ interface Answer {
   readonly answers: string[];
   /** The authority section, the same way (compared only with DO set: the NSEC proofs and their RRSIGs). */
   readonly authority: string[];
+  /** The additional section but the OPT record, the same way (compared only with DO set: MX targets' addresses and their RRSIGs). */
+  readonly additional: string[];
 }
 
 /** A record as a line: owner, type and data (RRSIG: its fields, then the signature in hex). */
@@ -226,6 +229,10 @@ class UdpAsker {
         aa: ((p.flags ?? 0) & dnsPacket.AUTHORITATIVE_ANSWER) !== 0,
         answers: (p.answers ?? []).map(recordLine).sort(),
         authority: (p.authorities ?? []).map(recordLine).sort(),
+        additional: (p.additionals ?? [])
+          .filter((a) => a.type !== 'OPT')
+          .map(recordLine)
+          .sort(),
       });
     });
     this.ready = new Promise((ok) => this.sock.bind(0, '127.0.0.1', () => ok()));
@@ -528,8 +535,8 @@ const waitFor = async (check: () => Promise<boolean>, timeoutMs: number, everyMs
 };
 
 /**
- * How a sample is asked and compared. `dnssecOk`: with DO set, the authority sections (NSEC proofs) are
- * compared too. `signatures`: 'exact' compares the RRSIGs' signature octets as well (Knot serves the copy it
+ * How a sample is asked and compared. `dnssecOk`: with DO set, the authority (NSEC proofs) and additional
+ * sections (but OPT) are compared too. `signatures`: 'exact' compares the RRSIGs' signature octets as well (Knot serves the copy it
  * transferred from that very server), 'fields' every RRSIG field but them (a server that signed for itself
  * with algorithm 13, whose signatures are randomized).
  */
@@ -540,11 +547,12 @@ interface Comparison {
 
 const PLAIN: Comparison = { dnssecOk: false, signatures: 'exact' };
 
-/** The disagreements, and the RRSIGs in the answer sections of the first server's answers (with DO set: the sample is signed). */
+/** The disagreements, and the RRSIGs in each section of the first server's answers (with DO set: the sample is signed). */
 interface Agreement {
   readonly bad: string[];
   readonly rrsigs: number;
   readonly authorityRrsigs: number;
+  readonly additionalRrsigs: number;
 }
 
 /** Asks both servers a sample of the queries. */
@@ -558,13 +566,15 @@ const compareServers = async (
   const bad: string[] = [];
   let rrsigs = 0;
   let authorityRrsigs = 0;
+  let additionalRrsigs = 0;
   const norm = (lines: readonly string[]): string =>
     (how.signatures === 'exact' ? lines : lines.map((l) => l.replace(/ sig=[0-9a-f]*$/, ''))).join('\n');
   for (const [name, type] of sample) {
     const [a, b] = await Promise.all([asker.ask(ours, name, type, 1000, how.dnssecOk), asker.ask(knot, name, type, 1000, how.dnssecOk)]);
     const show = (x: Answer | null): string =>
       x
-        ? `${x.rcode}${x.aa ? ' aa' : ''} [${x.answers.join('; ')}]${how.dnssecOk ? ` authority [${x.authority.join('; ')}]` : ''}`
+        ? `${x.rcode}${x.aa ? ' aa' : ''} [${x.answers.join('; ')}]` +
+          (how.dnssecOk ? ` authority [${x.authority.join('; ')}] additional [${x.additional.join('; ')}]` : '')
         : 'no answer';
     const same =
       a &&
@@ -572,12 +582,13 @@ const compareServers = async (
       a.rcode === b.rcode &&
       a.aa === b.aa &&
       norm(a.answers) === norm(b.answers) &&
-      (!how.dnssecOk || norm(a.authority) === norm(b.authority));
+      (!how.dnssecOk || (norm(a.authority) === norm(b.authority) && norm(a.additional) === norm(b.additional)));
     if (!same) bad.push(`${name} ${type}: ours ${show(a)}, knot ${show(b)}`);
     rrsigs += a?.answers.filter((l) => l.includes(' RRSIG ')).length ?? 0;
     authorityRrsigs += a?.authority.filter((l) => l.includes(' RRSIG ')).length ?? 0;
+    additionalRrsigs += a?.additional.filter((l) => l.includes(' RRSIG ')).length ?? 0;
   }
-  return { bad, rrsigs, authorityRrsigs };
+  return { bad, rrsigs, authorityRrsigs, additionalRrsigs };
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -875,8 +886,9 @@ const main = async (): Promise<number> => {
         );
       const nxSample = sample.filter(([n]) => n.startsWith('nx')).length;
       signedCheck =
-        `with DO set both servers give the same answers to ${sample.length} sampled queries (${nxSample} NXDOMAIN): rcode, AA, answer ` +
-        `and authority sections, ${agree.rrsigs} RRSIGs in the answers and ${agree.authorityRrsigs} in the authority sections, signatures octet for octet`;
+        `with DO set both servers give the same answers to ${sample.length} sampled queries (${nxSample} NXDOMAIN): rcode, AA, answer, ` +
+        `authority and additional sections, RRSIGs ${agree.rrsigs} in the answers, ${agree.authorityRrsigs} in the authority and ` +
+        `${agree.additionalRrsigs} in the additional sections, signatures octet for octet`;
       log(`  ${signedCheck}\n`);
       signedContenders = [
         { key: 'ours-signed', name: 'ours signed (1 process)', port: pair.oursPort, pids: pair.ours.pids, dnsperfArgs: ['-D'] },
