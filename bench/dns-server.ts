@@ -1,6 +1,10 @@
 import cluster from 'node:cluster';
 import { createInterface } from 'node:readline';
+import { AesGcmSecretBox } from '../adapters/crypto/node/index.js';
 import { EmbeddedNameserver, type NameserverLogger } from '../adapters/dns/embedded/index.js';
+import { SignPool } from '../adapters/dns/embedded/sign-pool.js';
+import type { ZoneSigning } from '../core/dns/zone/zone-signing.js';
+import type { Zone } from '../core/dns/zone/zone.js';
 import { benchZone } from './zone-gen.js';
 import { onShutdown } from '../src/main/process.js';
 
@@ -17,6 +21,16 @@ import { onShutdown } from '../src/main/process.js';
  *            with SO_REUSEPORT (as src/main/dns-worker.ts) and sharing the TCP listener the primary binds.
  *            Prints {"port", "pids"} (workers first, then the primary). No secondaries.
  *
+ * Signed (DNSSEC) when BENCH_DNS_SIGNING is set: the zone's `ZoneSigning` as JSON (keys with their private
+ * key sealed by the secret box, the signature window; the harness makes it with core/dnssec/new-key.ts), and
+ * BENCH_DNS_DATA_KEY the 32-octet data key, hex, of that secret box (AesGcmSecretBox). Each process is then
+ * a signer as `npm start` with one process is (src/dns-server.ts): it opens the sealed key with the box and
+ * signs at compile time on a SignPool — the compiled zone carries DNSKEY, RRSIGs and the NSEC chain, and
+ * nothing is signed per query. Every publish (stdin command) is signed too. In a cluster each worker signs
+ * for itself with the same key and window (production has one signer storing the signatures the workers
+ * serve; the serving path is the same): algorithm 13's signatures are randomized, so two workers' RRSIGs
+ * differ in their signature octets only.
+ *
  * Stops on SIGTERM/SIGINT. Warnings and errors of the nameserver go to stderr; nothing is logged per query.
  */
 const env = (name: string, fallback?: string): string => {
@@ -30,6 +44,15 @@ const records = Number(env('BENCH_DNS_RECORDS', '1000'));
 const port = Number(env('BENCH_DNS_PORT'));
 const udpBatch = process.env.BENCH_DNS_UDP_BATCH !== '0';
 const secondaryPort = process.env.BENCH_DNS_SECONDARY_PORT ? Number(process.env.BENCH_DNS_SECONDARY_PORT) : null;
+const signing = process.env.BENCH_DNS_SIGNING ? (JSON.parse(process.env.BENCH_DNS_SIGNING) as ZoneSigning) : null;
+const box = signing ? new AesGcmSecretBox(Buffer.from(env('BENCH_DNS_DATA_KEY'), 'hex')) : null;
+const signPool = signing ? new SignPool() : null;
+
+/** The bench zone (signed when BENCH_DNS_SIGNING is set). */
+const zoneAt = (...args: Parameters<typeof benchZone>): Zone => {
+  const zone = benchZone(...args);
+  return signing ? { ...zone, signing } : zone;
+};
 
 const logger: NameserverLogger = {
   debug() {},
@@ -48,8 +71,9 @@ const startNameserver = async (secondaries: Array<{ host: string; port: number }
     logger,
     reusePort: cluster.isWorker,
     udpBatch,
+    ...(box && signPool ? { openKey: (sealed: string) => box.open(sealed), bulkSigner: signPool.sign } : {}),
   });
-  await ns.publish(benchZone(domain, records));
+  await ns.publish(zoneAt(domain, records));
   await ns.start();
   if (udpBatch && ns.udpMode() === 'dgram')
     throw new Error('bench:dns: our server fell back to dgram (run npm run build:native, or set BENCH_DNS_UDP_BATCH=0)');
@@ -58,8 +82,11 @@ const startNameserver = async (secondaries: Array<{ host: string; port: number }
 
 const single = async (): Promise<void> => {
   const ns = await startNameserver(secondaryPort ? [{ host: '127.0.0.1', port: secondaryPort }] : []);
-  onShutdown(() => ns.stop());
-  const zone = benchZone(domain, records);
+  onShutdown(async () => {
+    await ns.stop();
+    await signPool?.close();
+  });
+  const zone = zoneAt(domain, records);
   process.stdout.write(`${JSON.stringify({ port: ns.address().port, pids: [process.pid], records: zone.recordSets.length })}\n`);
   const lines = createInterface({ input: process.stdin });
   lines.on('line', (line) => {
@@ -67,7 +94,7 @@ const single = async (): Promise<void> => {
       const cmd = JSON.parse(line) as { cmd: string; serial: number; name: string; ip: string };
       if (cmd.cmd !== 'publish') throw new Error(`unknown command ${line}`);
       const t0 = performance.now();
-      await ns.publish(benchZone(domain, records, cmd.serial, [{ name: cmd.name, type: 'A', ttl: 60, values: [cmd.ip] }]));
+      await ns.publish(zoneAt(domain, records, cmd.serial, [{ name: cmd.name, type: 'A', ttl: 60, values: [cmd.ip] }]));
       process.stdout.write(`${JSON.stringify({ published: cmd.serial, ms: performance.now() - t0 })}\n`);
     })().catch((err: unknown) => {
       process.stderr.write(`dns-server: command failed: ${(err as Error).stack}\n`);
@@ -106,7 +133,10 @@ const clustered = async (): Promise<void> => {
     return;
   }
   const ns = await startNameserver([]);
-  onShutdown(() => ns.stop());
+  onShutdown(async () => {
+    await ns.stop();
+    await signPool?.close();
+  });
   process.send!({ ready: process.pid });
 };
 

@@ -1,11 +1,17 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import dgram from 'node:dgram';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import dnsPacket from 'dns-packet';
+import { AesGcmSecretBox, NodeDnssecCrypto, NodeRandom } from '../adapters/crypto/node/index.js';
+import type { ZoneSigning } from '../core/dns/zone/zone-signing.js';
+import type { DnssecAlgorithm } from '../core/dnssec/dnskey.js';
+import { zoneSigningOf } from '../core/dnssec/dnssec-state.js';
+import { newCsk } from '../core/dnssec/new-key.js';
 import { BENCH_SERIAL, benchZone } from './zone-gen.js';
 import { freePort, knotSecondaryConf } from '../test/dns/server/tools.js';
 
@@ -36,18 +42,33 @@ import { freePort, knotSecondaryConf } from '../test/dns/server/tools.js';
  *   and of the server (a cluster: all its processes, and its primary alone) from /proc/<pid>/stat
  *   (utime + stime deltas over the steady part of the run), plus the whole machine's busy share from
  *   /proc/stat, its irq + softirq part (the loopback UDP path, charged to no process), and "other" =
- *   machine − softirq − server − dnsperf (other processes: load from elsewhere). 100 % = one core.
+ *   machine − softirq − server − dnsperf (other processes: load from elsewhere). 100 % = one core. CPU per
+ *   query: µs of the server's CPU (all its processes) per answered query, its CPU share over dnsperf's QPS.
  * - Apply → Knot serves: our child publishes the zone with a new A record and a new serial; Knot hears
  *   NOTIFY, asks IXFR, gets the zone; we poll Knot with a UDP query (dns-packet over dgram) until it
  *   answers the record. Median of BENCH_KNOT_RUNS (5) runs, from the command to our child.
+ * - Then the signed round (BENCH_DNS_SIGNED=0 skips it): the pair above is stopped and a new one started,
+ *   ours serving the same zone signed — a CSK of BENCH_DNSSEC_ALGORITHM (13, ECDSA P-256; 15, Ed25519) made
+ *   as the product makes one (core/dnssec/new-key.ts: its private key sealed by an AES-GCM secret box with a
+ *   fresh data key; zoneSigningOf gives the signature window), our child opening it with that box and
+ *   signing at compile time (DNSKEY, RRSIGs, NSEC chain) — and a new knotd as its plain secondary (no
+ *   signing of its own), serving the signed zone it transferred by AXFR unchanged. Before and after the
+ *   load the sample is asked with EDNS and DO set and both must agree on rcode, AA, answer, authority
+ *   (NSEC proofs) and additional sections (MX targets' addresses, RFC 4035 §3.1.1: with their RRSIGs),
+ *   RRSIGs octet for octet (a cluster, whose workers each sign, with algorithm 13's
+ *   randomized signatures: every RRSIG field but the signature). The same rounds as above, the same
+ *   queries.txt, dnsperf with -D (EDNS, DO set) for every server; ratios to the signed knotd of the same
+ *   round, target: the default workers ≥ 0.8 (the one process is reported against 0.8 too).
  *
- * A report: exits 0 whether or not the targets (one process ≥ 0.6 of Knot's QPS; the default workers ≥ 0.8) are met; non-zero only when a
- * server crashed, a tool is missing or failed, the servers disagreed, or Knot never caught up.
+ * A report: exits 0 whether or not the targets (one process ≥ 0.6 of Knot's QPS; the default workers ≥ 0.8,
+ * unsigned and signed) are met; non-zero only when a server crashed, a tool is missing or failed, the
+ * servers disagreed, or Knot never caught up.
  *
  * Env: BENCH_SECONDS (5), BENCH_WARMUP_SECONDS (1), BENCH_ROUNDS (5), BENCH_DNS_CLIENTS (4, dnsperf -c),
  *      BENCH_DNS_RECORDS (1000), BENCH_DNS_WORKERS (the default DNS_WORKERS; 0 = no cluster), BENCH_DNS_UDP_BATCH (1), BENCH_KNOT_RUNS (5),
  *      BENCH_KNOT_UDP_WORKERS (Knot's default), BENCH_KNOT_GAP_MS (1000, the pause between two publishes),
- *      BENCH_SERVER_NODE_ARGS (extra node flags for our servers),
+ *      BENCH_SERVER_NODE_ARGS (extra node flags for our servers), BENCH_DNS_SIGNED (1; 0 skips the signed round),
+ *      BENCH_DNSSEC_ALGORITHM (13, or 15 for Ed25519: the signed round's key),
  *      BENCH_KEEP_DIR (keep the temp dir with queries.txt, knot.conf and knot.log).
  */
 const TARGET_RATIO = 0.6;
@@ -77,6 +98,12 @@ const knotRuns = Math.round(num('BENCH_KNOT_RUNS', 5));
 const knotGapMs = Math.round(num('BENCH_KNOT_GAP_MS', 1000, 0));
 const knotUdpWorkers = process.env.BENCH_KNOT_UDP_WORKERS ? Math.round(num('BENCH_KNOT_UDP_WORKERS', 1)) : null;
 const serverNodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+const signedRound = process.env.BENCH_DNS_SIGNED !== '0';
+const dnssecAlgorithm = ((): DnssecAlgorithm => {
+  const v = process.env.BENCH_DNSSEC_ALGORITHM || '13';
+  if (v !== '13' && v !== '15') throw new Error(`BENCH_DNSSEC_ALGORITHM must be 13 or 15, got "${v}"`);
+  return Number(v) as DnssecAlgorithm;
+})();
 
 const log = (s: string): void => void process.stderr.write(s);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -159,8 +186,25 @@ const have = (tool: string): boolean => spawnSync('sh', ['-c', `command -v ${too
 interface Answer {
   readonly rcode: string;
   readonly aa: boolean;
+  /** The answer section, one line per record, sorted; an RRSIG ends with ` sig=<its signature, hex>`. */
   readonly answers: string[];
+  /** The authority section, the same way (compared only with DO set: the NSEC proofs and their RRSIGs). */
+  readonly authority: string[];
+  /** The additional section but the OPT record, the same way (compared only with DO set: MX targets' addresses and their RRSIGs). */
+  readonly additional: string[];
 }
+
+/** A record as a line: owner, type and data (RRSIG: its fields, then the signature in hex). */
+const recordLine = (a: dnsPacket.Answer): string => {
+  if (a.type === 'RRSIG') {
+    const d = a.data;
+    return (
+      `${a.name.toLowerCase()} RRSIG ${d.typeCovered} ${d.algorithm} ${d.labels} ${d.originalTTL} ${d.expiration} ${d.inception} ` +
+      `${d.keyTag} ${d.signersName.toLowerCase()} sig=${d.signature.toString('hex')}`
+    );
+  }
+  return `${a.name.toLowerCase()} ${a.type} ${JSON.stringify((a as { data?: unknown }).data, (_k, v) => (v?.type === 'Buffer' ? Buffer.from(v.data).toString() : v))}`;
+};
 
 /** One UDP socket for many queries; each query waits for its id up to `timeoutMs`. */
 class UdpAsker {
@@ -180,18 +224,22 @@ class UdpAsker {
       const done = this.waiting.get(p.id ?? -1);
       if (!done) return;
       this.waiting.delete(p.id!);
-      const answers = (p.answers ?? [])
-        .map(
-          (a) =>
-            `${a.name.toLowerCase()} ${a.type} ${JSON.stringify((a as { data?: unknown }).data, (_k, v) => (v?.type === 'Buffer' ? Buffer.from(v.data).toString() : v))}`,
-        )
-        .sort();
-      done({ rcode: (p as { rcode?: string }).rcode ?? 'NOERROR', aa: ((p.flags ?? 0) & dnsPacket.AUTHORITATIVE_ANSWER) !== 0, answers });
+      done({
+        rcode: (p as { rcode?: string }).rcode ?? 'NOERROR',
+        aa: ((p.flags ?? 0) & dnsPacket.AUTHORITATIVE_ANSWER) !== 0,
+        answers: (p.answers ?? []).map(recordLine).sort(),
+        authority: (p.authorities ?? []).map(recordLine).sort(),
+        additional: (p.additionals ?? [])
+          .filter((a) => a.type !== 'OPT')
+          .map(recordLine)
+          .sort(),
+      });
     });
     this.ready = new Promise((ok) => this.sock.bind(0, '127.0.0.1', () => ok()));
   }
 
-  async ask(port: number, name: string, type: string, timeoutMs = 200): Promise<Answer | null> {
+  /** `dnssecOk`: with EDNS (payload 1232, as dnsperf's replies are limited to by both servers) and DO set. */
+  async ask(port: number, name: string, type: string, timeoutMs = 200, dnssecOk = false): Promise<Answer | null> {
     await this.ready;
     const id = this.nextId;
     this.nextId = (this.nextId % 65535) + 1;
@@ -200,6 +248,22 @@ class UdpAsker {
       id,
       flags: 0,
       questions: [{ type: type as dnsPacket.RecordType, name, class: 'IN' }],
+      ...(dnssecOk
+        ? {
+            additionals: [
+              {
+                type: 'OPT',
+                name: '.',
+                udpPayloadSize: 1232,
+                extendedRcode: 0,
+                ednsVersion: 0,
+                flags: dnsPacket.DNSSEC_OK,
+                flag_do: true,
+                options: [],
+              },
+            ],
+          }
+        : {}),
     });
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
@@ -287,10 +351,13 @@ interface Perf {
   readonly completed: number;
   readonly lost: number;
   readonly rcodes: string;
+  /** Average response size, octets (dnsperf's "Average packet size"): DO-set answers carry the RRSIGs and NSECs. */
+  readonly responseBytes: number | null;
   readonly raw: string;
 }
 
 interface Measured {
+  readonly key: ContenderKey;
   readonly name: string;
   readonly round: number;
   readonly perf: Perf;
@@ -319,15 +386,28 @@ const parsePerf = (raw: string): Perf => {
     completed: Number(get(/Queries completed:\s+(\d+)/)),
     lost: Number(get(/Queries lost:\s+(\d+)/)),
     rcodes: (/Response codes:\s+(.*)/.exec(raw)?.[1] ?? '').trim(),
+    responseBytes: Number(/Average packet size:.*response (\d+)/.exec(raw)?.[1] ?? NaN) || null,
     raw,
   };
 };
 
 /** One dnsperf run against `port`, with CPU sampled over its steady part (from 1 s in to 0.5 s before the end). */
 const dnsperf = async (c: Contender, round: number, queries: string, durationS: number): Promise<Measured> => {
-  const { name, port, pids: serverPids } = c;
+  const { key, name, port, pids: serverPids } = c;
   const primaryPid = c.primaryPid ?? null;
-  const args = ['-s', '127.0.0.1', '-p', String(port), '-d', queries, '-l', String(durationS), '-c', String(clients)];
+  const args = [
+    '-s',
+    '127.0.0.1',
+    '-p',
+    String(port),
+    '-d',
+    queries,
+    '-l',
+    String(durationS),
+    '-c',
+    String(clients),
+    ...(c.dnsperfArgs ?? []),
+  ];
   const proc = spawn('dnsperf', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
@@ -355,6 +435,7 @@ const dnsperf = async (c: Contender, round: number, queries: string, durationS: 
   const pct = (x: number | null | undefined, y: number | null | undefined): number | null =>
     a && b && x != null && y != null ? ((y - x) / ((b.at - a.at) / 1000)) * 100 : null;
   return {
+    key,
     name,
     round,
     perf,
@@ -366,10 +447,15 @@ const dnsperf = async (c: Contender, round: number, queries: string, durationS: 
   };
 };
 
-/** A server under test: where it listens and which processes are its CPU. */
+/** The servers under test: unsigned, and (the signed round) serving the zone signed. */
+type ContenderKey = 'ours' | 'knot' | 'cluster' | 'ours-signed' | 'knot-signed' | 'cluster-signed';
+
+/** A server under test: where it listens, which processes are its CPU, and dnsperf's extra flags for it. */
 interface Contender {
-  readonly key: 'ours' | 'knot' | 'cluster';
+  readonly key: ContenderKey;
   readonly name: string;
+  /** The signed round: `-D` (EDNS with DO set). */
+  readonly dnsperfArgs?: readonly string[];
   readonly port: number;
   /** Every process of the server (a cluster: workers and primary). */
   readonly pids: readonly number[];
@@ -448,16 +534,61 @@ const waitFor = async (check: () => Promise<boolean>, timeoutMs: number, everyMs
   return null;
 };
 
-/** Asks both servers a sample of the queries; returns the disagreements. */
-const compareServers = async (asker: UdpAsker, ours: number, knot: number, sample: Array<[string, string]>): Promise<string[]> => {
+/**
+ * How a sample is asked and compared. `dnssecOk`: with DO set, the authority (NSEC proofs) and additional
+ * sections (but OPT) are compared too. `signatures`: 'exact' compares the RRSIGs' signature octets as well (Knot serves the copy it
+ * transferred from that very server), 'fields' every RRSIG field but them (a server that signed for itself
+ * with algorithm 13, whose signatures are randomized).
+ */
+interface Comparison {
+  readonly dnssecOk: boolean;
+  readonly signatures: 'exact' | 'fields';
+}
+
+const PLAIN: Comparison = { dnssecOk: false, signatures: 'exact' };
+
+/** The disagreements, and the RRSIGs in each section of the first server's answers (with DO set: the sample is signed). */
+interface Agreement {
+  readonly bad: string[];
+  readonly rrsigs: number;
+  readonly authorityRrsigs: number;
+  readonly additionalRrsigs: number;
+}
+
+/** Asks both servers a sample of the queries. */
+const compareServers = async (
+  asker: UdpAsker,
+  ours: number,
+  knot: number,
+  sample: Array<[string, string]>,
+  how: Comparison = PLAIN,
+): Promise<Agreement> => {
   const bad: string[] = [];
+  let rrsigs = 0;
+  let authorityRrsigs = 0;
+  let additionalRrsigs = 0;
+  const norm = (lines: readonly string[]): string =>
+    (how.signatures === 'exact' ? lines : lines.map((l) => l.replace(/ sig=[0-9a-f]*$/, ''))).join('\n');
   for (const [name, type] of sample) {
-    const [a, b] = await Promise.all([asker.ask(ours, name, type, 1000), asker.ask(knot, name, type, 1000)]);
-    const show = (x: Answer | null): string => (x ? `${x.rcode}${x.aa ? ' aa' : ''} [${x.answers.join('; ')}]` : 'no answer');
-    if (!a || !b || a.rcode !== b.rcode || a.aa !== b.aa || a.answers.join('\n') !== b.answers.join('\n'))
-      bad.push(`${name} ${type}: ours ${show(a)}, knot ${show(b)}`);
+    const [a, b] = await Promise.all([asker.ask(ours, name, type, 1000, how.dnssecOk), asker.ask(knot, name, type, 1000, how.dnssecOk)]);
+    const show = (x: Answer | null): string =>
+      x
+        ? `${x.rcode}${x.aa ? ' aa' : ''} [${x.answers.join('; ')}]` +
+          (how.dnssecOk ? ` authority [${x.authority.join('; ')}] additional [${x.additional.join('; ')}]` : '')
+        : 'no answer';
+    const same =
+      a &&
+      b &&
+      a.rcode === b.rcode &&
+      a.aa === b.aa &&
+      norm(a.answers) === norm(b.answers) &&
+      (!how.dnssecOk || (norm(a.authority) === norm(b.authority) && norm(a.additional) === norm(b.additional)));
+    if (!same) bad.push(`${name} ${type}: ours ${show(a)}, knot ${show(b)}`);
+    rrsigs += a?.answers.filter((l) => l.includes(' RRSIG ')).length ?? 0;
+    authorityRrsigs += a?.authority.filter((l) => l.includes(' RRSIG ')).length ?? 0;
+    additionalRrsigs += a?.additional.filter((l) => l.includes(' RRSIG ')).length ?? 0;
   }
-  return bad;
+  return { bad, rrsigs, authorityRrsigs, additionalRrsigs };
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -466,6 +597,12 @@ const compareServers = async (asker: UdpAsker, ours: number, knot: number, sampl
 const pad = (s: string, n: number) => (s.length >= n ? s : s + ' '.repeat(n - s.length));
 const lpad = (s: string, n: number) => (s.length >= n ? s : ' '.repeat(n - s.length) + s);
 const pctText = (x: number | null): string => (x === null ? 'n/a' : `${x.toFixed(0)} %`);
+/**
+ * CPU per query: µs of the server's CPU (all its processes) per answered query — its CPU share over the
+ * steady part of the run (% of one core) over the QPS dnsperf reports for the run.
+ */
+const usPerQuery = (m: Measured): number | null => (m.serverCpu === null || m.perf.qps <= 0 ? null : (m.serverCpu * 1e4) / m.perf.qps);
+const usText = (x: number | null): string => (x === null ? 'n/a' : x.toFixed(1));
 
 const table = (rows: Measured[]): string => {
   const head = [
@@ -474,7 +611,9 @@ const table = (rows: Measured[]): string => {
     'QPS',
     'avg latency ms',
     'lost',
+    'resp bytes',
     'server CPU',
+    'server µs/query',
     'dnsperf CPU',
     'softirq',
     'other',
@@ -487,7 +626,9 @@ const table = (rows: Measured[]): string => {
     m.perf.qps.toFixed(0),
     m.perf.avgLatencyMs.toFixed(3),
     String(m.perf.lost),
+    m.perf.responseBytes === null ? 'n/a' : String(m.perf.responseBytes),
     pctText(m.serverCpu) + (m.primaryCpu === null ? '' : ` (primary ${pctText(m.primaryCpu)})`),
+    usText(usPerQuery(m)),
     pctText(m.dnsperfCpu),
     pctText(m.machineIrq),
     pctText(
@@ -515,6 +656,53 @@ const median = (xs: readonly number[]): number => {
 
 // ---------------------------------------------------------------------------------------------------
 
+/** Every server of `contenders` once per round, the order turned by one each round. */
+const runRounds = async (label: string, contenders: readonly Contender[], queries: string, procs: readonly Proc[]): Promise<Measured[]> => {
+  // Load that comes and goes on the machine falls on every server alike, and each round gives its own ratio.
+  const rows: Measured[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    log(
+      `  ${label}round ${round} of ${rounds} (load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}):\n`,
+    );
+    for (let i = 0; i < contenders.length; i++) {
+      const c = contenders[(i + round - 1) % contenders.length]!;
+      rows.push(await measure(c, round, queries));
+      const crash = procs.map((p) => p.crashed()).find((x) => x !== null);
+      if (crash) throw new Error(crash);
+    }
+  }
+  return rows;
+};
+
+/** The ratios of `key`'s QPS to `knotKey`'s of the same round, round by round. */
+const ratiosOf = (rows: readonly Measured[], key: ContenderKey, knotKey: ContenderKey): number[] =>
+  rows.filter((m) => m.key === key).map((m) => m.perf.qps / rows.find((k) => k.key === knotKey && k.round === m.round)!.perf.qps);
+const describe = (rs: number[]): string => `median ${median(rs).toFixed(3)} (rounds: ${rs.map((r) => r.toFixed(3)).join(', ')})`;
+const qpsMedian = (rows: readonly Measured[], key: ContenderKey): string =>
+  median(rows.filter((m) => m.key === key).map((m) => m.perf.qps)).toFixed(0);
+/** Median over the rounds of the server µs per answered query, with the rounds' range. */
+const cpuPerQuery = (rows: readonly Measured[], key: ContenderKey): string => {
+  const us = rows.filter((m) => m.key === key).map(usPerQuery);
+  if (us.some((u) => u === null) || us.length === 0) return 'n/a';
+  const v = us as number[];
+  return `${median(v).toFixed(1)} µs (${Math.min(...v).toFixed(1)}–${Math.max(...v).toFixed(1)})`;
+};
+
+/** The key the signed round signs with: a CSK made as the product makes one, its private key sealed by a fresh secret box. */
+const benchSigning = (): { signing: ZoneSigning; dataKey: Buffer } => {
+  const dataKey = randomBytes(32);
+  const now = new Date();
+  const key = newCsk(
+    { crypto: new NodeDnssecCrypto(), box: new AesGcmSecretBox(dataKey), random: new NodeRandom() },
+    DOMAIN,
+    dnssecAlgorithm,
+    now,
+  );
+  return { signing: zoneSigningOf({ keys: [key], windowStart: now }), dataKey };
+};
+
 const main = async (): Promise<number> => {
   const missing = ['dnsperf', 'knotd', 'knotc'].filter((t) => !have(t));
   if (missing.length > 0) {
@@ -522,7 +710,8 @@ const main = async (): Promise<number> => {
     return 2;
   }
   log(
-    `dns bench: ${recordCount} record sets, dnsperf -c ${clients}, ${rounds} rounds of ${warmupSeconds} s warm-up + ${seconds} s per server; node ${process.version}, ` +
+    `dns bench: ${recordCount} record sets, dnsperf -c ${clients}, ${rounds} rounds of ${warmupSeconds} s warm-up + ${seconds} s per server` +
+      `${signedRound ? `, then the signed round (algorithm ${dnssecAlgorithm}, dnsperf -D)` : ''}; node ${process.version}, ` +
       `${cpus().length} cores, load average ${loadavg()
         .map((l) => l.toFixed(2))
         .join(' ')}\n`,
@@ -536,34 +725,76 @@ const main = async (): Promise<number> => {
   const onSignal = () => void stopAll().then(() => process.exit(130));
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  let knotLog: () => string = () => '';
+  const knotLogs: Array<() => string> = [];
+  const knotLog = (): string => knotLogs.map((l) => l()).join('');
   try {
     const queries = join(dir, 'queries.txt');
     const lines = queryLines();
     writeFileSync(queries, lines.map(([n, t]) => `${n} ${t}`).join('\n') + '\n');
     const nx = lines.filter(([n]) => n.startsWith('nx')).length;
     log(`  queries.txt: ${lines.length} queries (${lines.length - nx} existing name/type pairs, ${nx} NXDOMAIN names)\n`);
+    const sample = lines.filter((_, i) => i % Math.max(1, Math.floor(lines.length / 200)) === 0);
 
-    const oursPort = await freePort();
-    const knotPort = await freePort([oursPort]);
-    const ours = await startOurs('single', { BENCH_DNS_PORT: String(oursPort), BENCH_DNS_SECONDARY_PORT: String(knotPort) });
-    procs.push(ours);
-    log(`  ours: pid ${ours.info.pids.join(',')} on 127.0.0.1:${oursPort}, ${ours.info.records} record sets with the apex\n`);
+    /** Ours (one process) and knotd as its secondary, the zone bootstrapped; `env` for our child (the signed round: its key). */
+    const startPair = async (
+      what: string,
+      knotDir: string,
+      env: Record<string, string>,
+    ): Promise<{ ours: OurServer; oursPort: number; knot: Proc; knotPort: number }> => {
+      const oursPort = await freePort();
+      const knotPort = await freePort([oursPort]);
+      const ours = await startOurs('single', { ...env, BENCH_DNS_PORT: String(oursPort), BENCH_DNS_SECONDARY_PORT: String(knotPort) });
+      procs.push(ours);
+      log(`  ours${what}: pid ${ours.info.pids.join(',')} on 127.0.0.1:${oursPort}, ${ours.info.records} record sets with the apex\n`);
+      mkdirSync(knotDir, { recursive: true });
+      const k = await startKnot(knotDir, knotPort, oursPort);
+      procs.push(k.knot);
+      knotLogs.push(k.logText);
+      const bootstrap = await waitFor(async () => (await asker.soaSerial(knotPort, DOMAIN)) === BENCH_SERIAL, 30_000, 50);
+      if (bootstrap === null) throw new Error(`knotd${what} never served ${DOMAIN} serial ${BENCH_SERIAL}`);
+      const knotThreads =
+        /udp-workers: (\d+)/.exec(readFileSync(join(knotDir, 'knot.conf'), 'utf8'))?.[1] ?? `default (${cpus().length}, one per CPU)`;
+      log(
+        `  knotd${what}: pid ${k.knot.proc.pid} on 127.0.0.1:${knotPort}, secondary of ours, zone bootstrapped by AXFR in ${bootstrap.toFixed(0)} ms; UDP workers: ${knotThreads}\n`,
+      );
+      return { ours, oursPort, knot: k.knot, knotPort };
+    };
+    /** Ours as a cluster of `clusterWorkers`, checked against knotd on the sample. */
+    const startCluster = async (
+      what: string,
+      knotPort: number,
+      taken: number[],
+      env: Record<string, string>,
+      how: Comparison,
+    ): Promise<{ cl: OurServer; port: number; primaryPid: number }> => {
+      const port = await freePort(taken);
+      const cl = await startOurs('cluster', { ...env, BENCH_DNS_PORT: String(port), BENCH_DNS_WORKERS: String(clusterWorkers) });
+      procs.push(cl);
+      const same = await compareServers(asker, port, knotPort, sample, how);
+      if (same.bad.length > 0) throw new Error(`the cluster${what} disagrees with knotd:\n  ${same.bad.slice(0, 10).join('\n  ')}`);
+      const primaryPid = cl.pids[cl.pids.length - 1]!;
+      log(
+        `  ours (cluster${what}): ${clusterWorkers} workers, pids ${cl.pids.slice(0, -1).join(',')}, primary ${primaryPid}, on 127.0.0.1:${port}; same answers as knotd\n`,
+      );
+      return { cl, port, primaryPid };
+    };
+    const checkAfter = async (contenders: readonly Contender[], knotPort: number, how: (c: Contender) => Comparison): Promise<void> => {
+      // Same answers after the load too (our answers by then come from the answer cache).
+      const ourContenders = contenders.filter((x) => !x.key.startsWith('knot'));
+      for (const c of ourContenders) {
+        const after = await compareServers(asker, c.port, knotPort, sample, how(c));
+        if (after.bad.length > 0)
+          throw new Error(`${c.name} disagrees with knotd after the load:\n  ${after.bad.slice(0, 10).join('\n  ')}`);
+      }
+      log(
+        `  after the load, ${ourContenders.length === 1 ? 'ours gives' : 'both of ours give'} the same answers as knotd to the ${sample.length} sampled queries\n`,
+      );
+    };
 
-    const k = await startKnot(dir, knotPort, oursPort);
-    procs.push(k.knot);
-    knotLog = k.logText;
-    const bootstrap = await waitFor(async () => (await asker.soaSerial(knotPort, DOMAIN)) === BENCH_SERIAL, 30_000, 50);
-    if (bootstrap === null) throw new Error(`knotd never served ${DOMAIN} serial ${BENCH_SERIAL}`);
-    const knotThreads =
-      /udp-workers: (\d+)/.exec(readFileSync(join(dir, 'knot.conf'), 'utf8'))?.[1] ?? `default (${cpus().length}, one per CPU)`;
-    log(
-      `  knotd: pid ${k.knot.proc.pid} on 127.0.0.1:${knotPort}, secondary of ours, zone bootstrapped by AXFR in ${bootstrap.toFixed(0)} ms; UDP workers: ${knotThreads}\n`,
-    );
+    const { ours, oursPort, knot, knotPort } = await startPair('', dir, {});
 
     // Same answers from both before any load.
-    const sample = lines.filter((_, i) => i % Math.max(1, Math.floor(lines.length / 200)) === 0);
-    const disagree = await compareServers(asker, oursPort, knotPort, sample);
+    const disagree = (await compareServers(asker, oursPort, knotPort, sample)).bad;
     if (disagree.length > 0)
       throw new Error(
         `the servers disagree on ${disagree.length} of ${sample.length} sampled queries:\n  ${disagree.slice(0, 10).join('\n  ')}`,
@@ -572,46 +803,23 @@ const main = async (): Promise<number> => {
 
     const contenders: Contender[] = [
       { key: 'ours', name: 'ours (1 process)', port: oursPort, pids: ours.pids },
-      { key: 'knot', name: 'knotd', port: knotPort, pids: k.knot.pids },
+      { key: 'knot', name: 'knotd', port: knotPort, pids: knot.pids },
     ];
     let cl: OurServer | null = null;
     if (clusterWorkers >= 2) {
-      const clusterPort = await freePort([oursPort, knotPort]);
-      cl = await startOurs('cluster', { BENCH_DNS_PORT: String(clusterPort), BENCH_DNS_WORKERS: String(clusterWorkers) });
-      procs.push(cl);
-      const same = await compareServers(asker, clusterPort, knotPort, sample);
-      if (same.length > 0) throw new Error(`the cluster disagrees with knotd:\n  ${same.slice(0, 10).join('\n  ')}`);
-      const primaryPid = cl.pids[cl.pids.length - 1]!;
-      log(
-        `  ours (cluster): ${clusterWorkers} workers, pids ${cl.pids.slice(0, -1).join(',')}, primary ${primaryPid}, on 127.0.0.1:${clusterPort}; same answers as knotd\n`,
-      );
-      contenders.push({ key: 'cluster', name: `ours (cluster, ${clusterWorkers} workers)`, port: clusterPort, pids: cl.pids, primaryPid });
+      const c = await startCluster('', knotPort, [oursPort, knotPort], {}, PLAIN);
+      cl = c.cl;
+      contenders.push({
+        key: 'cluster',
+        name: `ours (cluster, ${clusterWorkers} workers)`,
+        port: c.port,
+        pids: cl.pids,
+        primaryPid: c.primaryPid,
+      });
     }
 
-    // Rounds, each server once per round, the order turned by one each round: load that comes and goes on
-    // the machine falls on every server alike, and each round gives its own ratio.
-    const rows: Measured[] = [];
-    for (let round = 1; round <= rounds; round++) {
-      log(
-        `  round ${round} of ${rounds} (load average ${loadavg()
-          .map((l) => l.toFixed(2))
-          .join(' ')}):\n`,
-      );
-      for (let i = 0; i < contenders.length; i++) {
-        const c = contenders[(i + round - 1) % contenders.length]!;
-        rows.push(await measure(c, round, queries));
-        const crash = procs.map((p) => p.crashed()).find((x) => x !== null);
-        if (crash) throw new Error(crash);
-      }
-    }
-    // Same answers after the load too (our answers by then come from the answer cache).
-    for (const c of contenders.filter((x) => x.key !== 'knot')) {
-      const after = await compareServers(asker, c.port, knotPort, sample);
-      if (after.length > 0) throw new Error(`${c.name} disagrees with knotd after the load:\n  ${after.slice(0, 10).join('\n  ')}`);
-    }
-    log(
-      `  after the load, ${contenders.length - 1 === 1 ? 'ours gives' : 'both of ours give'} the same answers as knotd to the ${sample.length} sampled queries\n`,
-    );
+    const rows = await runRounds('', contenders, queries, procs);
+    await checkAfter(contenders, knotPort, () => PLAIN);
     await cl?.stop();
 
     // Apply → Knot serves.
@@ -655,23 +863,67 @@ const main = async (): Promise<number> => {
     const crash2 = procs.map((p) => p.crashed()).find((c) => c !== null);
     if (crash2) throw new Error(crash2);
 
-    const byRound = (key: Contender['key']): Measured[] => rows.filter((m) => contenders.find((c) => c.name === m.name)?.key === key);
-    const knotRows = byRound('knot');
-    const ratios = (key: Contender['key']): number[] =>
-      byRound(key).map((m) => m.perf.qps / knotRows.find((k) => k.round === m.round)!.perf.qps);
-    const oursRatios = ratios('ours');
+    // The signed round: a new pair serving the zone signed (ours signs, Knot transfers and serves the copy), DO set.
+    let signedRows: Measured[] = [];
+    let signedContenders: Contender[] = [];
+    let signedCheck = '';
+    if (signedRound) {
+      await Promise.all([ours.stop(), knot.stop()]);
+      const { signing, dataKey } = benchSigning();
+      const env = { BENCH_DNS_SIGNING: JSON.stringify(signing), BENCH_DNS_DATA_KEY: dataKey.toString('hex') };
+      const key = signing.keys[0]!;
+      log(`  signed round: a CSK, algorithm ${key.algorithm}, key tag ${key.tag}, private key sealed (AES-256-GCM secret box)\n`);
+      const pair = await startPair(' (signed)', join(dir, 'signed'), env);
+      const dnskey = await asker.ask(pair.knotPort, DOMAIN, 'DNSKEY', 1000, true);
+      if (!dnskey?.answers.some((l) => l.includes(' DNSKEY ')) || !dnskey.answers.some((l) => l.includes(' RRSIG DNSKEY ')))
+        throw new Error(`knotd (signed) does not serve a signed DNSKEY set: ${JSON.stringify(dnskey)}`);
+      const exact: Comparison = { dnssecOk: true, signatures: 'exact' };
+      const fields: Comparison = { dnssecOk: true, signatures: key.algorithm === 15 ? 'exact' : 'fields' };
+      const agree = await compareServers(asker, pair.oursPort, pair.knotPort, sample, exact);
+      if (agree.bad.length > 0)
+        throw new Error(
+          `with DO set, the servers disagree on ${agree.bad.length} of ${sample.length} sampled queries:\n  ${agree.bad.slice(0, 10).join('\n  ')}`,
+        );
+      const nxSample = sample.filter(([n]) => n.startsWith('nx')).length;
+      signedCheck =
+        `with DO set both servers give the same answers to ${sample.length} sampled queries (${nxSample} NXDOMAIN): rcode, AA, answer, ` +
+        `authority and additional sections, RRSIGs ${agree.rrsigs} in the answers, ${agree.authorityRrsigs} in the authority and ` +
+        `${agree.additionalRrsigs} in the additional sections, signatures octet for octet`;
+      log(`  ${signedCheck}\n`);
+      signedContenders = [
+        { key: 'ours-signed', name: 'ours signed (1 process)', port: pair.oursPort, pids: pair.ours.pids, dnsperfArgs: ['-D'] },
+        { key: 'knot-signed', name: 'knotd signed', port: pair.knotPort, pids: pair.knot.pids, dnsperfArgs: ['-D'] },
+      ];
+      let scl: OurServer | null = null;
+      if (clusterWorkers >= 2) {
+        const c = await startCluster(' signed', pair.knotPort, [pair.oursPort, pair.knotPort], env, fields);
+        scl = c.cl;
+        signedContenders.push({
+          key: 'cluster-signed',
+          name: `ours signed (cluster, ${clusterWorkers} workers)`,
+          port: c.port,
+          pids: scl.pids,
+          primaryPid: c.primaryPid,
+          dnsperfArgs: ['-D'],
+        });
+      }
+      signedRows = await runRounds('signed ', signedContenders, queries, procs);
+      await checkAfter(signedContenders, pair.knotPort, (c) => (c.key === 'cluster-signed' ? fields : exact));
+      await Promise.all([scl?.stop(), pair.ours.stop(), pair.knot.stop()]);
+    }
+
+    const oursRatios = ratiosOf(rows, 'ours', 'knot');
     const ratio = median(oursRatios);
     // Targets: one process ≥ 0.6 of knotd; the default workers (DNS_WORKERS unset) ≥ 0.8.
-    const defaultKey: Contender['key'] | null = defaultWorkers === 1 ? 'ours' : cl && clusterWorkers === defaultWorkers ? 'cluster' : null;
-    const defaultRatio = defaultKey ? median(ratios(defaultKey)) : null;
-    const ok = ratio >= TARGET_RATIO && (defaultRatio === null || defaultRatio >= GOAL_RATIO);
-    const describe = (rs: number[]): string => `median ${median(rs).toFixed(3)} (rounds: ${rs.map((r) => r.toFixed(3)).join(', ')})`;
-    const qpsMedian = (key: Contender['key']): string => median(byRound(key).map((m) => m.perf.qps)).toFixed(0);
+    const defaultKey: 'ours' | 'cluster' | null =
+      defaultWorkers === 1 ? 'ours' : cl && clusterWorkers === defaultWorkers ? 'cluster' : null;
+    const defaultRatio = defaultKey ? median(ratiosOf(rows, defaultKey, 'knot')) : null;
+    let ok = ratio >= TARGET_RATIO && (defaultRatio === null || defaultRatio >= GOAL_RATIO);
     let out = `\n${table(rows)}\n\n`;
-    out += `median QPS: ours (1 process) ${qpsMedian('ours')}, knotd ${qpsMedian('knot')}${cl ? `, ours (cluster, ${clusterWorkers} workers) ${qpsMedian('cluster')}` : ''}\n`;
+    out += `median QPS: ours (1 process) ${qpsMedian(rows, 'ours')}, knotd ${qpsMedian(rows, 'knot')}${cl ? `, ours (cluster, ${clusterWorkers} workers) ${qpsMedian(rows, 'cluster')}` : ''}\n`;
     out += `ratio ours (1 process)/knot QPS, same round: ${describe(oursRatios)}  (target ≥ ${TARGET_RATIO})  ${ratio >= TARGET_RATIO ? 'PASS' : 'FAIL'}\n`;
     if (cl) {
-      const cr = ratios('cluster');
+      const cr = ratiosOf(rows, 'cluster', 'knot');
       const isDefault = defaultKey === 'cluster';
       out +=
         `ratio ours (cluster, ${clusterWorkers} workers)/knot QPS, same round: ${describe(cr)}  ` +
@@ -683,16 +935,43 @@ const main = async (): Promise<number> => {
       out += `the default DNS_WORKERS on one core is 1: the single process is judged against ${GOAL_RATIO} too  ${ratio >= GOAL_RATIO ? 'PASS' : 'FAIL'}\n`;
     if (defaultKey === null)
       out += `the default DNS_WORKERS here (${defaultWorkers}) was not run (BENCH_DNS_WORKERS=${clusterWorkers}): not judged\n`;
+    out += `server CPU per answered query (median of rounds, range): ours (1 process) ${cpuPerQuery(rows, 'ours')}, knotd ${cpuPerQuery(rows, 'knot')}${cl ? `, ours (cluster) ${cpuPerQuery(rows, 'cluster')}` : ''}\n`;
     out +=
       `apply → Knot serves (publish on ours, NOTIFY, IXFR, Knot answers; ${knotRuns} runs): median ${median(delays).toFixed(1)} ms ` +
       `(min ${Math.min(...delays).toFixed(1)}, max ${Math.max(...delays).toFixed(1)}); publish → ours serves: median ${median(ownDelays).toFixed(1)} ms ` +
       `(publish() itself, compiling the zone: median ${median(publishMs).toFixed(1)} ms)\n`;
+    if (signedRound) {
+      const sr = ratiosOf(signedRows, 'ours-signed', 'knot-signed');
+      const scl = signedContenders.some((c) => c.key === 'cluster-signed');
+      const signedDefault: ContenderKey | null = defaultKey === 'ours' ? 'ours-signed' : defaultKey === 'cluster' ? 'cluster-signed' : null;
+      const signedDefaultRatio = signedDefault ? median(ratiosOf(signedRows, signedDefault, 'knot-signed')) : null;
+      const verdict = (r: number): string => (r >= GOAL_RATIO ? 'PASS' : 'FAIL');
+      out += `\nsigned round (algorithm ${dnssecAlgorithm}, NSEC; dnsperf -D: EDNS with DO set, the same queries.txt; knotd a plain secondary serving the signed zone it transferred):\n`;
+      out += `${signedCheck}\n\n${table(signedRows)}\n\n`;
+      out += `median QPS signed: ours (1 process) ${qpsMedian(signedRows, 'ours-signed')}, knotd ${qpsMedian(signedRows, 'knot-signed')}${scl ? `, ours (cluster, ${clusterWorkers} workers) ${qpsMedian(signedRows, 'cluster-signed')}` : ''}\n`;
+      out +=
+        `ratio signed ours (1 process)/knot QPS, same round: ${describe(sr)}  (≥ ${GOAL_RATIO}: ${verdict(median(sr))}` +
+        `${signedDefault === 'ours-signed' ? '; the default DNS_WORKERS here, judged' : '; reported, the default workers are judged'})\n`;
+      if (scl) {
+        const cr = ratiosOf(signedRows, 'cluster-signed', 'knot-signed');
+        out +=
+          `ratio signed ours (cluster, ${clusterWorkers} workers)/knot QPS, same round: ${describe(cr)}  (≥ ${GOAL_RATIO}: ${verdict(median(cr))}` +
+          `${signedDefault === 'cluster-signed' ? '; the default DNS_WORKERS here, judged' : '; not the default workers: reported, not judged'})\n`;
+      }
+      if (signedDefaultRatio === null) out += `signed: the default DNS_WORKERS here (${defaultWorkers}) was not run: not judged\n`;
+      else out += `signed target (the default DNS_WORKERS ≥ ${GOAL_RATIO} of knotd): ${verdict(signedDefaultRatio)}\n`;
+      out +=
+        `server CPU per answered query, signed (median of rounds, range): ours (1 process) ${cpuPerQuery(signedRows, 'ours-signed')}, ` +
+        `knotd ${cpuPerQuery(signedRows, 'knot-signed')}${scl ? `, ours (cluster) ${cpuPerQuery(signedRows, 'cluster-signed')}` : ''}\n`;
+      ok = ok && (signedDefaultRatio === null || signedDefaultRatio >= GOAL_RATIO);
+    }
     out +=
-      `CPU: % of one core over the steady part of each run (utime+stime deltas from /proc/<pid>/stat; a cluster sums its processes, its primary also shown alone); ` +
+      `\nCPU: % of one core over the steady part of each run (utime+stime deltas from /proc/<pid>/stat; a cluster sums its processes, its primary also shown alone); ` +
+      `server µs/query: that CPU over the run's QPS (µs of server CPU per answered query); ` +
       `machine: busy time of all ${cpus().length} cores from /proc/stat, softirq: its irq + softirq part (the loopback UDP path, charged to no process); other = machine − softirq − server − dnsperf (other processes: load from elsewhere)\n`;
     out += `overall: ${ok ? 'PASS' : 'FAIL'}  (a report: the exit code does not depend on the target)\n`;
     process.stdout.write(out);
-    const lost = rows.filter((m) => m.perf.lost > m.perf.sent * 0.001);
+    const lost = [...rows, ...signedRows].filter((m) => m.perf.lost > m.perf.sent * 0.001);
     for (const m of lost) log(`note: ${m.name} lost ${m.perf.lost} of ${m.perf.sent} queries\n`);
     return 0;
   } catch (err) {

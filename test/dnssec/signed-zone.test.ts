@@ -135,6 +135,13 @@ for (const algorithm of [13, 15] as const) {
       expect(plain.answer.map((r) => r.type)).to.deep.equal(['A']);
       const signed = await dig(port, `www.${ZONE}`, 'A', '+dnssec');
       expect(signed.answer.map((r) => r.type)).to.deep.equal(['A', 'RRSIG']);
+      // RFC 4035 §3.1.1: a signed RRset in the additional section comes with its RRSIGs.
+      const mx = await dig(port, ZONE, 'MX', '+dnssec');
+      expect(mx.answer.map((r) => r.type)).to.deep.equal(['MX', 'RRSIG']);
+      expect(mx.additional.map((r) => `${r.name} ${r.type}`)).to.deep.equal([`mail.${ZONE}. A`, `mail.${ZONE}. RRSIG`]);
+      expect(mx.additional[1]!.data).to.match(/^A 13|^A 15/);
+      const mxPlain = await dig(port, ZONE, 'MX');
+      expect(mxPlain.additional.map((r) => r.type)).to.deep.equal(['A']);
       const nx = await dig(port, `nothing.${ZONE}`, 'A', '+dnssec');
       expect(nx.authority.map((r) => r.type)).to.include.members(['SOA', 'RRSIG', 'NSEC']);
       const ref = await dig(port, `host.sub.${ZONE}`, 'A', '+dnssec');

@@ -15,6 +15,7 @@ import {
   wireNameAt,
   type WireName,
 } from './wire.js';
+import { RR } from './dnssec.js';
 import { recordsWellFormed } from './record-walk.js';
 
 /**
@@ -371,10 +372,14 @@ export const buildReply = (q: Query, r: Resolution, limit: number, extras: OptEx
     ns = 0;
     w.rollback(afterQuestion);
   } else {
+    // An RRSIG follows the set it covers: it goes only if that set went (RFC 4035 §3.1.1 lets a set go without it).
+    let lastWent = true;
     for (const p of r.additional) {
+      if (p.set.type === RR.RRSIG && !lastWent) continue;
       const before = w.mark();
       const n = writePart(q, p);
-      if (w.at <= budget) ar += n;
+      lastWent = w.at <= budget;
+      if (lastWent) ar += n;
       else {
         w.rollback(before);
         if (p.required) tc = true;

@@ -171,9 +171,16 @@ export const resolve = (zone: CompiledZone, qname: string, suffixes: readonly st
             const sig = sigOf(node, set.type, name, owner);
             if (sig) res.answer.push(sig);
           }
-          // RFC 1035 §3.3.9, RFC 2782: addresses of in-zone NS, MX and SRV targets go in additional.
+          // RFC 1035 §3.3.9, RFC 2782: addresses of in-zone NS, MX and SRV targets go in additional,
+          // signed with their RRSIGs (RFC 4035 §3.1.1; message.ts drops an RRSIG that does not fit, or whose set did not).
           const extra = zone.additional.get(set);
-          if (extra) for (const p of extra) res.additional.push(p);
+          if (extra)
+            for (const p of extra) {
+              res.additional.push(p);
+              const target = signed ? zone.nodes.get(p.owner) : undefined;
+              const sig = target ? sigOf(target, p.set.type, p.owner, p.ownerWire) : null;
+              if (sig) res.additional.push(sig);
+            }
           return res;
         }
         const cname = node.sets.get(T.CNAME);
