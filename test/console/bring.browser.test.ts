@@ -1,7 +1,7 @@
 import { readFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { eachStore } from '../support/stores.js';
@@ -412,5 +412,31 @@ eachStore('Console: DNSSEC, hosted domains, zone import and transfers in headles
     expect(await page.locator('#dnssec-status').textContent()).to.match(/^being switched off: the DS left the registry, signing stops /);
     expect(await page.locator('#dnssec-stop-signing').textContent()).not.to.equal('—');
     await check(page, 'dnssec-disabling');
+  });
+
+  it("DNSSEC moving in: the other operator's key pasted from dig is listed with whose it is; a key of another algorithm is refused in words; taking it out is a class 3 operation, linked", async function () {
+    this.timeout(60_000);
+    const MOVING = 'domivka-demo.com.ua';
+    await page.goto(`${api.base}/console/domains/${MOVING}/dnssec`);
+    await page.check('input[name=algorithm][value="13"]');
+    await nav(page, page.click('button:has-text("Sign the zone")'));
+    const jwk = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).publicKey.export({ format: 'jwk' });
+    const b64 = Buffer.concat([Buffer.from(jwk.x!, 'base64url'), Buffer.from(jwk.y!, 'base64url')]).toString('base64');
+    await page.fill('#foreign-dnskey', `256 3 15 ${b64.slice(0, 43)}`);
+    await nav(page, page.click('button:has-text("Add the key")'));
+    expect(await text(page, 'main')).to.include('operators signing one zone must share the algorithm');
+    await page.goto(`${api.base}/console/domains/${MOVING}/dnssec`);
+    await page.fill('#foreign-dnskey', `${MOVING}. 3600 IN DNSKEY 256 3 13 ${b64.slice(0, 44)} ${b64.slice(44)}`);
+    await page.fill('#foreign-note', 'the old provider');
+    await nav(page, page.click('button:has-text("Add the key")'));
+    expect(page.url()).to.match(/\/dnssec\?done=foreign-added$/);
+    const row = await text(page, '#dnssec-foreign-keys tbody tr');
+    expect(row).to.include('the old provider');
+    await check(page, 'dnssec-foreign-key');
+    await nav(page, page.click('#dnssec-foreign-keys button:has-text("Take out")'));
+    expect(page.url()).to.match(/\/dnssec\?done=foreign-remove-requested&op=/);
+    expect(await page.locator('#dnssec-op-link').getAttribute('href')).to.match(/^\/console\/operations#op-/);
+    expect(await text(page, '#dnssec-ops')).to.include("Another operator's key leaves the DNSKEY set");
+    await check(page, 'dnssec-foreign-remove-requested');
   });
 });

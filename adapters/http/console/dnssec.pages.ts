@@ -474,7 +474,7 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
                   )}
                 </p>
                 <label for="foreign-note">${v.t('Чий це ключ (необов’язково)', 'Whose key it is (optional)')}</label>
-                <input id="foreign-note" name="note" maxlength="200" />
+                <input id="foreign-note" name="note" type="text" maxlength="200" />
                 <div class="actions"><button type="submit">${v.t('Додати ключ', 'Add the key')}</button></div>`,
               { back: self(d), id: 'dnssec-foreign-add' },
             )
@@ -492,6 +492,13 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
         ${v.t(
           `DNSSEC вимикається: DS уже прибрано з реєстру; підписи зникнуть ${when(s.stop_signing_at, v)}, коли мине TTL DS.`,
           `DNSSEC is being switched off: the DS has left the registry; signing stops ${when(s.stop_signing_at, v)}, once the DS TTL has passed.`,
+        )}
+      </p>`;
+    if (s.foreign_keys.length > 0)
+      return html`<p id="dnssec-off-note">
+        ${v.t(
+          'Вимкнути DNSSEC зараз не можна: зону підписує й інший оператор (його ключі вище), і непідписані відповіді звідси резолвери вважали б підробкою. Завершіть перенесення й приберіть їхні ключі.',
+          'DNSSEC cannot be switched off now: another operator signs the zone too (its keys above), and unsigned answers from here would look forged to validating resolvers. Finish the move and take their keys out first.',
         )}
       </p>`;
     if (disableOp)
