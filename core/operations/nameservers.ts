@@ -67,3 +67,17 @@ export const nameserverWarnings = (domain: string, nameservers: readonly string[
   }
   return [];
 };
+
+/**
+ * The warning a nameserver change away from us carries while the parent holds our DS (DESIGN: DNSSEC):
+ * the new operator's answers are checked against our DS, so validating resolvers refuse the domain unless
+ * they are signed with a key our DNSKEY set names. The safe orders: a multi-signer move (RFC 8901), or the
+ * DS removed first and its TTL waited.
+ */
+export const dsAtParentWarning = (domain: string): OperationWarning => ({
+  code: 'dnssec_ds_at_parent',
+  message: {
+    uk: `Батьківська зона містить наш DS домену ${domain}: після зміни серверів імен резолвери, що перевіряють DNSSEC, відкидатимуть відповіді нових серверів, якщо ті не підписані ключем із нашого набору DNSKEY. Безпечний порядок — або перенесення з двома підписувачами (RFC 8901: додайте ключ нового оператора тут, POST /v1/domains/${domain}/dnssec/foreign-keys, а наш — у нього, і його DS — у реєстр), або спершу вимкніть DNSSEC (DELETE /v1/domains/${domain}/dnssec: DS прибирається, зона підписується, доки не мине його TTL) і лише потім міняйте сервери.`,
+    en: `The parent zone holds our DS for ${domain}: once the nameservers change, validating resolvers refuse the new servers' answers unless they are signed with a key our DNSKEY set names. The safe order is either a multi-signer move (RFC 8901: add the new operator's key here with POST /v1/domains/${domain}/dnssec/foreign-keys, ours at theirs, and their DS at the registry), or switching DNSSEC off first (DELETE /v1/domains/${domain}/dnssec: the DS goes, the zone stays signed until its TTL has passed) and only then changing the nameservers.`,
+  },
+});

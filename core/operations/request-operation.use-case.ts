@@ -10,7 +10,7 @@ import type { Random } from '../kernel/random.port.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import { accountOf, type OperationActor } from '../kernel/actor.js';
 import { partyOf } from './operation.js';
-import { nameserverWarnings, normalizeNameservers } from './nameservers.js';
+import { delegationOf, dsAtParentWarning, nameserverWarnings, normalizeNameservers } from './nameservers.js';
 import type { OperationAccess } from './operation-access.js';
 import type { OperationLog } from './operation-log.js';
 import {
@@ -81,7 +81,7 @@ export class RequestOperation {
           ? await this.dnssecEffect(domain, request.kind, environment)
           : request.kind === 'dnssec_foreign_key_remove'
             ? await this.foreignKeyEffect(domain, request.keyTag, environment)
-            : this.effectOf(domain, request);
+            : await this.withDnssecWarning(domain, environment, this.effectOf(domain, request));
       const now = await this.deps.time.now(accountId, environment);
       const op: Operation = {
         id: `op_${this.deps.random.id()}`,
@@ -132,6 +132,24 @@ export class RequestOperation {
     }
     const ds = state.keys.filter((k) => k.state === 'active').map((k) => k.ds);
     return { params: { ds }, warnings: [] };
+  }
+
+  /**
+   * A delegation away from our servers while the parent holds our DS: the operation warns (dnssec_ds_at_parent)
+   * and names the safe orders. A multi-signer move under way (other operators' keys in our DNSKEY set) is the
+   * safe order already taken when those keys are the new operator's, so it warns only without them.
+   */
+  private async withDnssecWarning(
+    domain: Domain,
+    environment: Environment,
+    effect: { params: OperationParams; warnings: OperationWarning[] },
+  ): Promise<{ params: OperationParams; warnings: OperationWarning[] }> {
+    const nameservers = effect.params.nameservers;
+    if (!nameservers || delegationOf(nameservers) === 'ours' || !this.deps.zones || !this.deps.dnssec) return effect;
+    const zone = await this.deps.zones.find(domain.accountId, environment, domain.name);
+    const state = zone ? await this.deps.dnssec.find(zone.id) : null;
+    if (!state?.dsAtParent || (state.foreignKeys?.length ?? 0) > 0) return effect;
+    return { ...effect, warnings: [...effect.warnings, dsAtParentWarning(domain.name)] };
   }
 
   /** The other operator's key to take out of our DNSKEY set (hosted and registered domains alike). */

@@ -19,7 +19,7 @@ eachStore('DNSSEC: the DS at the registry (dnssec_ds_publish)', (kind) => {
     key = (
       await api.issueKey({
         environment: 'test',
-        rights: ['dns.dnssec', 'dns.read', 'domain.register', 'domain.read', 'sandbox.clock'],
+        rights: ['dns.dnssec', 'dns.read', 'domain.register', 'domain.read', 'domain.nameservers', 'sandbox.clock'],
         domains: [zone, refusing],
         conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 10_000_000, currency: 'UAH' } },
       })
@@ -79,5 +79,24 @@ eachStore('DNSSEC: the DS at the registry (dnssec_ds_publish)', (kind) => {
       String(n.data).includes(op.id),
     );
     expect(notices.length, 'every owner is told').to.be.at.least(1);
+  });
+
+  it('with our DS at the parent, moving the nameservers away warns dnssec_ds_at_parent with the safe orders (uk, en); without the DS there it does not', async () => {
+    expect((await call('GET', `/v1/domains/${zone}/dnssec`)).body).to.include({ status: 'secure', ds_at_parent: true });
+    const away = await call('PUT', `/v1/domains/${zone}/nameservers`, { nameservers: ['ns1.elsewhere.example', 'ns2.elsewhere.example'] });
+    expect(away.status, JSON.stringify(away.body)).to.equal(202);
+    const w = away.body.warnings.find((x: { code: string }) => x.code === 'dnssec_ds_at_parent');
+    expect(w, JSON.stringify(away.body.warnings)).to.not.equal(undefined);
+    expect(w.message.en).to.contain(`POST /v1/domains/${zone}/dnssec/foreign-keys`);
+    expect(w.message.en).to.contain(`DELETE /v1/domains/${zone}/dnssec`);
+    expect(w.message.uk).to.contain('Безпечний порядок');
+    expect(away.body.warnings.map((x: { code: string }) => x.code)).to.include('nameservers_outside');
+    expect((await call('POST', `/v1/operations/${away.body.id}/cancel`)).status).to.equal(200);
+    // Signed, but no DS at the parent (the registry refused it): nothing validates against us yet.
+    const unsecured = await call('PUT', `/v1/domains/${refusing}/nameservers`, {
+      nameservers: ['ns1.elsewhere.example', 'ns2.elsewhere.example'],
+    });
+    expect(unsecured.status, JSON.stringify(unsecured.body)).to.equal(202);
+    expect(unsecured.body.warnings.map((x: { code: string }) => x.code)).to.deep.equal(['nameservers_outside']);
   });
 });
