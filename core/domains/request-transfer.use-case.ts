@@ -9,7 +9,8 @@ import type { SecretBox } from '../kernel/secret-box.port.js';
 import { requireCapability } from './capabilities.js';
 import { isHosted } from './domain.js';
 import type { DomainRepository } from './ports/domain-repository.port.js';
-import type { RegistrarEnvironments } from './ports/registrar.port.js';
+import type { DsRecord, Registrar, RegistrarEnvironments } from './ports/registrar.port.js';
+import { dsMatchesOurs, transferDsWarning, type DsWarning, type OurDsRecords } from './ds-warnings.js';
 import type { DomainHolders } from './ports/registry-messages.port.js';
 import type { TransferRepository } from './ports/transfer-repository.port.js';
 import { isRegistrable, PRICE_LIST, yearlyPrice } from './price-list.js';
@@ -27,6 +28,8 @@ export interface RequestTransferDeps extends RecordingDeps {
   readonly time: AccountClock;
   readonly box: SecretBox;
   readonly settlement: TransferSettlement;
+  /** Our DS for a zone the account already has here (a hosted domain moving its registration in). */
+  readonly ourDs?: OurDsRecords;
 }
 
 /**
@@ -111,7 +114,35 @@ export class RequestTransfer {
     const { transfer, refusal } =
       t.status === 'requesting' ? await this.deps.settlement.ask(t, registrar, now) : { transfer: t, refusal: null };
     if (refusal) throw refusal;
-    const result = await cp.reach('answered', async () => ({ result: viewTransfer(transfer) }));
+    const warnings = transfer.status === 'failed' || transfer.status === 'rejected' ? [] : await this.dsWarnings(key, name, registrar);
+    const result = await cp.reach('answered', async () => ({
+      result: { ...viewTransfer(transfer), ...(warnings.length > 0 ? { warnings } : {}) },
+    }));
     return result.result;
+  }
+
+  /**
+   * A DS at the registry that none of our keys match (the current operator signs the zone): the transfer
+   * carries it over, and our nameservers take over at completion, so it warns (dnssec_ds_at_parent) with
+   * the safe orders. A registry that cannot tell (no ds_set, or an error) gives no warning.
+   */
+  private async dsWarnings(key: ApiKey, name: string, registrar: Registrar): Promise<DsWarning[]> {
+    if (!registrar.capabilities.has('ds_set')) return [];
+    let held: DsRecord[];
+    try {
+      held = await requireCapability(registrar, 'ds_set').dsRecords(name);
+    } catch {
+      return [];
+    }
+    if (held.length === 0) return [];
+    const ours = (await this.deps.ourDs?.of(key.accountId, key.environment, name)) ?? [];
+    return dsMatchesOurs(held, ours)
+      ? []
+      : [
+          transferDsWarning(
+            name,
+            held.map((d) => d.keyTag),
+          ),
+        ];
   }
 }

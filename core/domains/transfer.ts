@@ -60,6 +60,8 @@ export interface TransferView {
   finished_at: string | null;
   /** Transfers out: whether the zone stays as a hosted domain when the name leaves. */
   keep_zone?: boolean;
+  /** The request's answer only: what could go wrong at completion (a DS at the registry none of our keys match). */
+  warnings?: Array<{ code: string; message: { uk: string; en: string } }>;
 }
 
 export const viewTransfer = (t: DomainTransfer): TransferView => ({

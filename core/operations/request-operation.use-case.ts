@@ -11,6 +11,9 @@ import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import { accountOf, type OperationActor } from '../kernel/actor.js';
 import { partyOf } from './operation.js';
 import { delegationOf, dsAtParentWarning, nameserverWarnings, normalizeNameservers } from './nameservers.js';
+import { dsMatchesOurs, foreignDsWarning } from '../domains/ds-warnings.js';
+import { requireCapability } from '../domains/capabilities.js';
+import type { DsRecord, RegistrarEnvironments } from '../domains/ports/registrar.port.js';
 import type { OperationAccess } from './operation-access.js';
 import type { OperationLog } from './operation-log.js';
 import {
@@ -51,6 +54,8 @@ export interface RequestOperationDeps {
   /** The zone and its DNSSEC state (dnssec operations read the DS to publish or remove). */
   readonly zones?: ZoneRepository;
   readonly dnssec?: DnssecRepository;
+  /** The registries (a nameserver change towards us reads the DS they hold). */
+  readonly environments?: RegistrarEnvironments;
 }
 
 /**
@@ -66,6 +71,8 @@ export class RequestOperation {
     const accountId = accountOf(actor);
     const environment: Environment = actor.kind === 'key' ? actor.key.environment : (actor.environment ?? 'test');
     await this.deps.access.mayRequest(actor, request.kind, name);
+    // Read before the transaction: a registry round trip must not hold a database connection.
+    const registryDs = request.kind === 'nameservers' ? await this.registryDs(environment, name) : null;
     return this.deps.uow.transaction(async () => {
       const domain = await this.deps.domains.find(accountId, environment, name);
       const dnssecKind = request.kind === 'dnssec_ds_publish' || request.kind === 'dnssec_disable';
@@ -81,7 +88,7 @@ export class RequestOperation {
           ? await this.dnssecEffect(domain, request.kind, environment)
           : request.kind === 'dnssec_foreign_key_remove'
             ? await this.foreignKeyEffect(domain, request.keyTag, environment)
-            : await this.withDnssecWarning(domain, environment, this.effectOf(domain, request));
+            : await this.withDnssecWarning(domain, environment, this.effectOf(domain, request), registryDs);
       const now = await this.deps.time.now(accountId, environment);
       const op: Operation = {
         id: `op_${this.deps.random.id()}`,
@@ -143,13 +150,50 @@ export class RequestOperation {
     domain: Domain,
     environment: Environment,
     effect: { params: OperationParams; warnings: OperationWarning[] },
+    registryDs: readonly DsRecord[] | null,
   ): Promise<{ params: OperationParams; warnings: OperationWarning[] }> {
     const nameservers = effect.params.nameservers;
-    if (!nameservers || delegationOf(nameservers) === 'ours' || !this.deps.zones || !this.deps.dnssec) return effect;
+    if (!nameservers || !this.deps.zones || !this.deps.dnssec) return effect;
     const zone = await this.deps.zones.find(domain.accountId, environment, domain.name);
     const state = zone ? await this.deps.dnssec.find(zone.id) : null;
-    if (!state?.dsAtParent || (state.foreignKeys?.length ?? 0) > 0) return effect;
-    return { ...effect, warnings: [...effect.warnings, dsAtParentWarning(domain.name)] };
+    const towards = delegationOf(nameservers);
+    if (towards === 'outside') {
+      if (!state?.dsAtParent || (state.foreignKeys?.length ?? 0) > 0) return effect;
+      return { ...effect, warnings: [...effect.warnings, dsAtParentWarning(domain.name)] };
+    }
+    // Towards us (wholly or partly) from elsewhere: a DS at the registry must name one of our keys.
+    if (delegationOf(domain.nameservers) === 'ours' || !registryDs?.length) return effect;
+    if (
+      dsMatchesOurs(
+        registryDs,
+        (state?.keys ?? []).filter((k) => k.state !== 'retired').map((k) => k.ds),
+      )
+    )
+      return effect;
+    return {
+      ...effect,
+      warnings: [
+        ...effect.warnings,
+        foreignDsWarning(
+          domain.name,
+          registryDs.map((d) => d.keyTag),
+        ),
+      ],
+    };
+  }
+
+  /**
+   * The DS records the registry holds for the name, when its registrar can tell (ds_set); null when it
+   * cannot or does not answer — the operation then goes without this warning rather than not at all.
+   */
+  private async registryDs(environment: Environment, name: string): Promise<DsRecord[] | null> {
+    const registrar = this.deps.environments?.get(environment).registrar;
+    if (!registrar?.capabilities.has('ds_set')) return null;
+    try {
+      return await requireCapability(registrar, 'ds_set').dsRecords(name);
+    } catch {
+      return null;
+    }
   }
 
   /** The other operator's key to take out of our DNSKEY set (hosted and registered domains alike). */

@@ -181,6 +181,13 @@ export const domainsModule = () =>
             uow: st.uow,
             random: r,
             clock: c,
+            ourDs: {
+              of: async (accountId, environment, domain) => {
+                const zone = await st.zones.find(accountId, environment, domain);
+                const state = zone ? await st.dnssec.find(zone.id) : null;
+                return (state?.keys ?? []).filter((k) => k.state !== 'retired').map((k) => k.ds);
+              },
+            },
           }),
         [s, T.Environments, T.Accounting, T.AccountTime, T.SecretBox, T.TransferSettlement, T.Random, T.Clock, T.Recorder],
       )

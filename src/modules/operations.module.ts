@@ -45,7 +45,7 @@ export const operationsModule = () =>
       .inSingletonScope();
     bind(T.RequestOperation)
       .toResolvedValue(
-        (st: SqlStore, a, l, t, r) =>
+        (st: SqlStore, a, l, t, r, e) =>
           new RequestOperation({
             domains: st.domains,
             operations: st.operations,
@@ -56,8 +56,9 @@ export const operationsModule = () =>
             random: r,
             zones: st.zones,
             dnssec: st.dnssec,
+            environments: e,
           }),
-        [s, T.OperationAccess, T.OperationLog, T.AccountTime, T.Random],
+        [s, T.OperationAccess, T.OperationLog, T.AccountTime, T.Random, T.Environments],
       )
       .inSingletonScope();
     bind(T.ActivateOperation)

@@ -99,4 +99,29 @@ eachStore('DNSSEC: the DS at the registry (dnssec_ds_publish)', (kind) => {
     expect(unsecured.status, JSON.stringify(unsecured.body)).to.equal(202);
     expect(unsecured.body.warnings.map((x: { code: string }) => x.code)).to.deep.equal(['nameservers_outside']);
   });
+
+  it("moving the nameservers to us while the registry holds a DS none of our keys match (the previous operator's) warns dnssec_ds_at_parent; with ours among them it does not", async () => {
+    // The previous test's request moved `refusing` away; now it is delegated elsewhere.
+    await travel('PT25H');
+    const foreign = { keyTag: 4242, algorithm: 13, digestType: 2, digest: 'AB'.repeat(32) };
+    await api.system.store.sandboxRegistry.putDs(refusing, [foreign]);
+    const back = await call('PUT', `/v1/domains/${refusing}/nameservers`, { nameservers: ['ns1.domivka.net', 'ns2.domivka.net'] });
+    expect(back.status, JSON.stringify(back.body)).to.equal(202);
+    const w = back.body.warnings.find((x: { code: string }) => x.code === 'dnssec_ds_at_parent');
+    expect(w, JSON.stringify(back.body.warnings)).to.not.equal(undefined);
+    expect(w.message.en).to.contain('(tags 4242)');
+    expect(w.message.en).to.contain(`POST /v1/domains/${refusing}/dnssec/foreign-keys`);
+    expect(w.message.uk).to.contain('Безпечний порядок');
+    expect((await call('POST', `/v1/operations/${back.body.id}/cancel`)).status).to.equal(200);
+    // Our DS beside theirs (the multi-signer move's step 4): safe.
+    const ourDs = (await call('GET', `/v1/domains/${refusing}/dnssec`)).body.ds[0] as string;
+    const [tag, alg, type, digest] = ourDs.split(' ');
+    await api.system.store.sandboxRegistry.putDs(refusing, [
+      foreign,
+      { keyTag: Number(tag), algorithm: Number(alg), digestType: Number(type), digest: digest! },
+    ]);
+    const safe = await call('PUT', `/v1/domains/${refusing}/nameservers`, { nameservers: ['ns1.domivka.net', 'ns2.domivka.net'] });
+    expect(safe.status, JSON.stringify(safe.body)).to.equal(202);
+    expect(safe.body.warnings.map((x: { code: string }) => x.code)).to.not.include('dnssec_ds_at_parent');
+  });
 });

@@ -23,6 +23,7 @@ const NAMES = [
   'transfer-owner.com.ua',
   'transfer-race.com.ua',
   'transfer-big.io',
+  'transfer-signed-shop.com.ua',
   'domivka-demo.com.ua',
 ];
 
@@ -90,6 +91,7 @@ eachStore('Transfers between registrars (sandbox, time travel)', (kind) => {
     const r = await post(`/v1/domains/${domain}/transfers`, { auth_code: 'sandbox-auth-ok', years: 2 });
     expect(r.status, JSON.stringify(r.body)).to.equal(202);
     expect(r.body).to.include({ domain, direction: 'in', status: 'pending', years: 2 });
+    expect(r.body, 'no DS at the registry: nothing to warn about').to.not.have.property('warnings');
     expect(r.body.amount).to.deep.equal({ amount: 80_000, currency: 'UAH' });
     expect(await balance()).to.equal(before - 80_000);
     expect((await entriesFor(domain)).map((e) => [e.kind, e.status])).to.deep.equal([['transfer', 'pending']]);
@@ -274,5 +276,23 @@ eachStore('Transfers between registrars (sandbox, time travel)', (kind) => {
     expect((await get(`/v1/domains/${domain}`)).status).to.equal(404);
     expect(await api.system.store.zones.find(api.demo.accountId, 'test', domain)).to.equal(null);
     expect(await eventTypes(domain)).to.include('domain.transfer_completed');
+  });
+
+  // Last: its five days of sandbox time would move the demo domains' renewals into the tests above.
+  it('a name its current operator signs (the registry holds their DS): the request warns dnssec_ds_at_parent with the safe order; the DS stays after completion', async () => {
+    const domain = 'transfer-signed-shop.com.ua';
+    const r = await post(`/v1/domains/${domain}/transfers`, { auth_code: 'sandbox-auth-ok' });
+    expect(r.status, JSON.stringify(r.body)).to.equal(202);
+    expect(r.body.warnings, JSON.stringify(r.body)).to.have.length(1);
+    const w = r.body.warnings[0];
+    expect(w.code).to.equal('dnssec_ds_at_parent');
+    expect(w.message.en).to.contain('(tags 31589)');
+    expect(w.message.en).to.contain(`POST /v1/domains/${domain}/dnssec/foreign-keys`);
+    expect(w.message.uk).to.contain('(теги 31589)');
+    // Answered once: a replay with the same Idempotency-Key gives the same warning, GET shows the transfer without it.
+    expect((await get(`/v1/domains/${domain}/transfers/${r.body.id}`)).body).to.not.have.property('warnings');
+    await travel('P5D');
+    expect((await get(`/v1/domains/${domain}/transfers/${r.body.id}`)).body.status).to.equal('completed');
+    expect((await api.system.store.sandboxRegistry.dsOf(domain)).map((d) => d.keyTag)).to.deep.equal([31589]);
   });
 });

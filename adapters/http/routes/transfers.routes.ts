@@ -44,6 +44,19 @@ export const transferView = schema({
       type: 'boolean',
       description: 'Transfers out only: the zone stays served as a hosted domain when the name leaves (an owner asked).',
     },
+    warnings: {
+      type: 'array',
+      description:
+        "The request's answer only: what would go wrong at completion, with the safe order (dnssec_ds_at_parent: the registry holds a DS none of our keys match).",
+      items: {
+        type: 'object',
+        required: ['code', 'message'],
+        properties: {
+          code: { type: 'string' },
+          message: { type: 'object', required: ['uk', 'en'], properties: { uk: { type: 'string' }, en: { type: 'string' } } },
+        },
+      },
+    },
   },
 });
 

@@ -31,7 +31,10 @@ import type { SandboxRegistryEntry, SandboxRegistryStore, SandboxTransfer } from
  * nothing outside changes. Writes are idempotent by client transaction id, like EPP's clTRID.
  * - DS records (setDs/removeDs) are kept per name and are what the sandbox parent publishes; a name whose
  *   first label starts with `nods-` is under a registry policy that refuses DS records (2308 in EPP); one
- *   starting with `dskeep-` takes DS records but refuses to remove them (2308), as some registries do.
+ *   starting with `dskeep-` takes DS records but refuses to remove them (2308), as some registries do;
+ *   a `transfer-signed-` name is signed by its current DNS operator: the registry holds that operator's DS
+ *   (ELSEWHERE_DS, one a key of ours never matches), before the transfer and after it, as registries keep
+ *   DS records across a transfer.
  */
 export const TAKEN_UNTIL = '2031-03-14';
 const SANDBOX_NS = ['ns1.domivka.net', 'ns2.domivka.net'];
@@ -47,6 +50,9 @@ export const SANDBOX_AUTH_REJECT = 'sandbox-auth-reject';
 export const TRANSFER_DAYS = 5;
 const ELSEWHERE_NS = ['ns1.elsewhere.example', 'ns2.elsewhere.example'];
 const PENDING = 'pendingTransfer';
+const isSignedElsewhereMagic = (name: string) => name.split('.')[0]!.startsWith('transfer-signed-');
+/** The DS of the DNS operator a `transfer-signed-` name has today: fixed, so tests and docs can name it. */
+export const ELSEWHERE_DS: DsRecord = { keyTag: 31589, algorithm: 13, digestType: 2, digest: '5D'.repeat(32) };
 
 const stateOf = (domain: string, t: SandboxTransfer): TransferState => ({
   domain,
@@ -145,6 +151,8 @@ export class SandboxRegistrar implements Registrar {
         registrant: e?.registrant ?? null,
         transfer,
       });
+      if (isSignedElsewhereMagic(req.domain) && (await this.store.dsOf(req.domain)).length === 0)
+        await this.store.putDs(req.domain, [ELSEWHERE_DS]);
       await this.store.recordTransaction(req.clientTransactionId, 'transfer', req.domain, JSON.stringify({ direction: 'in' }));
       return stateOf(req.domain, transfer);
     });
@@ -403,6 +411,7 @@ export class SandboxRegistrar implements Registrar {
   }
 
   async dsRecords(domain: string): Promise<DsRecord[]> {
+    if (isSignedElsewhereMagic(domain) && !(await this.store.find(domain))) return [ELSEWHERE_DS];
     await this.mustFind(domain);
     return this.store.dsOf(domain);
   }
