@@ -6,6 +6,7 @@ import { signRequest, type TsigKey } from '../../../adapters/dns/tsig.js';
 import { eachStore } from '../../support/stores.js';
 import { startApi, type TestApi } from '../../support/system.js';
 import { dig, digAxfr, rdata, requireTools } from '../server/tools.js';
+import { TOKENS } from '../../../src/tokens.js';
 
 const ZONE = 'domivka-demo.dev';
 const RCODE = ['NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED', 'YXDOMAIN', 'YXRRSET', 'NXRRSET', 'NOTAUTH'];
@@ -116,6 +117,18 @@ eachStore('DNS UPDATE group commit: concurrent UPDATEs of one zone', (kind) => {
     });
     return RCODE[answer.readUInt16BE(2) & 0xf]!;
   };
+  /** The whole answer. */
+  const sendRaw = async (m: Message): Promise<Buffer> => {
+    const msg = encodeUpdate(++id, m);
+    return new Promise<Buffer>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no answer to UPDATE ${id} in 10 s`)), 10_000);
+      waiting.set(msg.readUInt16BE(0), (a) => {
+        clearTimeout(timer);
+        resolve(a);
+      });
+      udp.send(signRequest(msg, key, { now: Math.floor(Date.now() / 1000) }).message, port, '127.0.0.1');
+    });
+  };
   const serial = async () => Number((await dig(port, ZONE, 'SOA')).answer[0]!.data.split(' ')[2]);
   const txtAt = async (host: string) => rdata((await dig(port, `${host}.${ZONE}`, 'TXT')).answer);
   const commits = async () => (await api.system.store.knex('events').where({ type: 'dns.plan_applied', actor: `key:${keyId}` })).length;
@@ -214,5 +227,40 @@ eachStore('DNS UPDATE group commit: concurrent UPDATEs of one zone', (kind) => {
     expect(rdata((await dig(port, `gc-cname-here.${ZONE}`, 'CNAME')).answer)).to.deep.equal([]);
     expect(await txtAt('gc-cname-here')).to.deep.equal(['"data"']);
     expect(await serial()).to.be.greaterThan(s0);
+  });
+
+  it('a store error during a batch commit: that batch answers SERVFAIL and changes nothing, spends no serial; the retries go through', async () => {
+    const plans = api.system.get(TOKENS.DnsPlans);
+    const apply = plans.apply.bind(plans);
+    let failures = 0;
+    // The database fails once, mid-commit, after the plan was made (a dropped connection, a full disk).
+    plans.apply = async (...args: Parameters<typeof plans.apply>) => {
+      if (failures++ === 0) throw new Error('store fault (test): connection lost');
+      return apply(...args);
+    };
+    try {
+      const s0 = await serial();
+      const events0 = await commits();
+      const hosts = Array.from({ length: 10 }, (_, i) => `gc-fault-${i}`);
+      const answers = await Promise.all(hosts.map((h) => sendRaw({ update: [txt(h, 'after fault')] })));
+      const rcodes = answers.map((a) => RCODE[a.readUInt16BE(2) & 0xf]!);
+      expect(rcodes.filter((r) => r === 'SERVFAIL').length, JSON.stringify(rcodes)).to.be.greaterThan(0);
+      expect(
+        rcodes.every((r) => r === 'SERVFAIL' || r === 'NOERROR'),
+        JSON.stringify(rcodes),
+      ).to.equal(true);
+      for (const i of answers.keys()) {
+        expect(await txtAt(hosts[i]!), hosts[i]).to.deep.equal(rcodes[i] === 'NOERROR' ? ['"after fault"'] : []);
+      }
+      // The failed batch spent no serial and recorded no event: serials moved once per commit that held.
+      expect((await serial()) - s0).to.equal((await commits()) - events0);
+      // The client's retry (nsupdate and lego retry a SERVFAIL) goes through.
+      const failed = hosts.filter((_, i) => rcodes[i] === 'SERVFAIL');
+      expect(await Promise.all(failed.map((h) => send({ update: [txt(h, 'after fault')] })))).to.deep.equal(failed.map(() => 'NOERROR'));
+      for (const h of hosts) expect(await txtAt(h), h).to.deep.equal(['"after fault"']);
+      expect(await serial()).to.be.greaterThan(s0);
+    } finally {
+      plans.apply = apply;
+    }
   });
 });
