@@ -44,6 +44,10 @@ const FOREIGN_KEY_PROBLEM: Readonly<
     en: () => 'the public key is not a valid key of that algorithm.',
   },
   ours: { uk: () => 'це наш власний ключ цієї зони.', en: () => "that is this zone's own key." },
+  present: {
+    uk: (p) => `цей ключ уже є в наборі з прапорцями ${s(p.flags)}; щоб змінити прапорці, спершу приберіть його.`,
+    en: (p) => `that key is already in the set with flags ${s(p.flags)}; to change its flags, take it out first.`,
+  },
   tag_taken: {
     uk: (p) => `інший ключ зони вже має тег ${s(p.key_tag)}; попросіть оператора про інший ключ.`,
     en: (p) => `another key of the zone already has tag ${s(p.key_tag)}; ask the operator for another key.`,

@@ -10,7 +10,7 @@ export const isAlgorithm = (v: unknown): v is DnssecAlgorithm => v === 13 || v =
 export const CSK_FLAGS = 257;
 
 const fromBase64 = (b64: string): number[] => {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  const alphabet = ALPHABET;
   const out: number[] = [];
   let bits = 0;
   let acc = 0;
@@ -26,6 +26,24 @@ const fromBase64 = (b64: string): number[] => {
   }
   return out;
 };
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+/** Octets as padded base64 (RFC 4648 §4), the form our keys are stored and shown in. */
+const toBase64 = (octets: readonly number[]): string => {
+  let out = '';
+  for (let i = 0; i < octets.length; i += 3) {
+    const [a, b, c] = [octets[i]!, octets[i + 1], octets[i + 2]];
+    const n = (a << 16) | ((b ?? 0) << 8) | (c ?? 0);
+    out += ALPHABET[(n >> 18) & 63]! + ALPHABET[(n >> 12) & 63]!;
+    out += b === undefined ? '=' : ALPHABET[(n >> 6) & 63]!;
+    out += c === undefined ? '=' : ALPHABET[n & 63]!;
+  }
+  return out;
+};
+
+/** One spelling per key: decoded and encoded again (padding restored, no stray characters), so equal keys compare equal. */
+export const canonicalBase64 = (b64: string): string => toBase64(fromBase64(b64));
 
 /** The DNSKEY RDATA: flags, protocol 3, algorithm, public key (RFC 4034 §2.1). */
 export const dnskeyRdata = (flags: number, algorithm: number, publicKeyBase64: string): Uint8Array =>

@@ -1,10 +1,10 @@
 import { DomainError } from '../kernel/errors.js';
-import { dnskeyRdata, isAlgorithm, keyTag } from './dnskey.js';
+import { canonicalBase64, dnskeyRdata, isAlgorithm, keyTag } from './dnskey.js';
 import type { DnssecCrypto } from './ports/dnssec-crypto.port.js';
-import type { DnssecState } from './dnssec-state.js';
+import type { DnssecState, ForeignDnskey } from './dnssec-state.js';
 
 /** Why another operator's DNSKEY is refused (the error's `problem`, with its own uk/en text). */
-export type ForeignKeyProblem = 'format' | 'owner' | 'protocol' | 'flags' | 'algorithm' | 'public_key' | 'ours' | 'tag_taken';
+export type ForeignKeyProblem = 'format' | 'owner' | 'protocol' | 'flags' | 'algorithm' | 'public_key' | 'ours' | 'tag_taken' | 'present';
 
 /** The zone-key flag (bit 7) and the Secure Entry Point flag (bit 15) of RFC 4034 §2.1.1; REVOKE (RFC 5011) is refused. */
 const ZONE_KEY = 256;
@@ -43,8 +43,9 @@ export const parseDnskey = (domain: string, input: string): ParsedDnskey => {
   const algorithm = Number(algorithmText);
   if (Number(protocolText) !== 3) throw invalid(domain, 'protocol');
   if (flags > 0xffff || (flags & ~(ZONE_KEY | SEP)) !== 0 || (flags & ZONE_KEY) === 0) throw invalid(domain, 'flags', { flags });
-  const publicKey = key.join('');
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(publicKey)) throw invalid(domain, 'format');
+  const typed = key.join('');
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(typed)) throw invalid(domain, 'format');
+  const publicKey = canonicalBase64(typed);
   return { flags, algorithm, publicKey, tag: keyTag(dnskeyRdata(flags, algorithm, publicKey)) };
 };
 
@@ -59,7 +60,9 @@ export const checkForeignKey = (crypto: Pick<DnssecCrypto, 'isPublicKey'>, state
   if (key.algorithm !== state.algorithm || !isAlgorithm(key.algorithm))
     throw invalid(domain, 'algorithm', { algorithm: key.algorithm, zone_algorithm: state.algorithm });
   if (!crypto.isPublicKey(key.algorithm, key.publicKey)) throw invalid(domain, 'public_key');
-  if (state.keys.some((k) => k.publicKey === key.publicKey)) throw invalid(domain, 'ours');
+  if (state.keys.some((k) => canonicalBase64(k.publicKey) === key.publicKey)) throw invalid(domain, 'ours');
+  const present = (state.foreignKeys ?? []).find((k) => k.publicKey === key.publicKey);
+  if (present) throw invalid(domain, 'present', { flags: present.flags });
   const taken = [...state.keys.filter((k) => k.state !== 'retired').map((k) => k.tag), ...(state.foreignKeys ?? []).map((k) => k.tag)];
   if (taken.includes(key.tag)) throw invalid(domain, 'tag_taken', { key_tag: key.tag });
 };
@@ -67,3 +70,16 @@ export const checkForeignKey = (crypto: Pick<DnssecCrypto, 'isPublicKey'>, state
 /** The DNSKEY RDATA in presentation form, as GET …/dnssec shows every key. */
 export const presentDnskey = (k: { flags: number; algorithm: number; publicKey: string }): string =>
   `${k.flags} 3 ${k.algorithm} ${k.publicKey}`;
+
+/** The state without the given foreign keys (presentation forms), and the keys that left. */
+export const withoutForeignKeys = <S extends DnssecState>(
+  state: S,
+  dnskeys: readonly string[],
+): { next: S; gone: readonly ForeignDnskey[] } => {
+  const leaving = new Set(dnskeys);
+  const all = state.foreignKeys ?? [];
+  return {
+    next: { ...state, foreignKeys: all.filter((k) => !leaving.has(presentDnskey(k))) },
+    gone: all.filter((k) => leaving.has(presentDnskey(k))),
+  };
+};

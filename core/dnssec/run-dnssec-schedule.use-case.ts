@@ -85,15 +85,14 @@ export class RunDnssecSchedule {
       if (!active) return null;
       // A multi-signer move under way (RFC 8901): the other operator's DNSKEY set names our current key
       // only, so a new one would sign answers their validators cannot check. Wait a day and look again.
-      if (state.foreignKeys?.length) {
-        await this.deps.uow.transaction(() => this.deps.dnssec.save({ ...state, nextRolloverAt: new Date(now.getTime() + 86400_000) }));
-        return 'held';
-      }
+      if (state.foreignKeys?.length) return this.postponeRollover(state, now);
       const key = newCsk(this.deps, state.domain, active.algorithm, this.deps.clock.now());
       return this.commit(
         state,
         (s, zone) => ({ ...startRollover(s, key, 'csk', now, this.deps.timings, zoneTtlOf(zone)), nextRolloverAt: null }),
         'started',
+        // Still due and still ours alone once locked: a key added meanwhile holds the rollover back.
+        (c) => !c.foreignKeys?.length && !!c.nextRolloverAt && c.nextRolloverAt <= now,
       );
     }
     return null;
@@ -175,11 +174,28 @@ export class RunDnssecSchedule {
     return 'disabled';
   }
 
+  /**
+   * The automatic rollover waits a day while other operators' keys are in the DNSKEY set: under the zone's
+   * lock, on the state as it is then (a key added or removed meanwhile is kept as it is), moving only its time.
+   */
+  private async postponeRollover(state: DnssecState, now: Date): Promise<keyof ScheduleReport | null> {
+    return this.deps.uow.transaction(async () => {
+      const z = await this.deps.zones.findById(state.zoneId);
+      if (!z) return null;
+      await this.deps.zones.lock(z.accountId, z.environment, z.domain);
+      const current = await this.deps.dnssec.find(state.zoneId);
+      if (!current?.foreignKeys?.length || current.rollover || !current.nextRolloverAt || current.nextRolloverAt > now) return null;
+      await this.deps.dnssec.save({ ...current, nextRolloverAt: new Date(now.getTime() + 86400_000) });
+      return 'held';
+    });
+  }
+
   /** One step in one transaction: the state, a new serial (so secondaries transfer it), the event; published after. */
   private async commit(
     state: DnssecState,
     change: (s: DnssecState, zone: StoredZone) => DnssecState,
     outcome: keyof ScheduleReport,
+    still: (current: DnssecState) => boolean = () => true,
   ): Promise<keyof ScheduleReport | null> {
     const zone = await this.deps.uow.transaction(async () => {
       const z = await this.deps.zones.findById(state.zoneId);
@@ -187,7 +203,7 @@ export class RunDnssecSchedule {
       await this.deps.zones.lock(z.accountId, z.environment, z.domain);
       const current = await this.deps.dnssec.find(state.zoneId);
       // Another worker took this step already.
-      if (!current || current.rollover?.step !== state.rollover?.step || current.status !== state.status) return null;
+      if (!current || current.rollover?.step !== state.rollover?.step || current.status !== state.status || !still(current)) return null;
       const next = change(current, z);
       await this.deps.dnssec.save(next);
       const committed = await this.deps.zoneService.commit(z, [], []);

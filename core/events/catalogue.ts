@@ -47,6 +47,7 @@ const OPERATION_DATA = {
   nameservers: 'string[] (nameservers)',
   labels: 'string[] (labels)',
   ds: 'string[] (DS records, dnssec operations)',
+  dnskey: "string[] (the other operator's DNSKEY, dnssec_foreign_key_remove)",
   previous: 'string[]: the nameservers or labels before (nameservers, labels)',
   warnings: 'string[]: warning codes, when there are any',
   warning_messages: 'object[]: uk, en of each warning',

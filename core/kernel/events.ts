@@ -73,6 +73,7 @@ type OperationChanged = {
   readonly status: string;
   readonly activates_at: string;
   readonly ds?: readonly string[];
+  readonly dnskey?: readonly string[];
   readonly nameservers?: readonly string[];
   readonly labels?: readonly string[];
   readonly previous?: readonly string[];

@@ -15,7 +15,7 @@ import type { OperationLog } from './operation-log.js';
 import { withoutPendingUpdate, type Operation } from './operation.js';
 import type { DomainLabelWriter, OperationRepository } from './ports/operation-repository.port.js';
 import type { DnssecRepository } from '../dnssec/ports/dnssec-repository.port.js';
-import { presentDnskey } from '../dnssec/foreign-keys.js';
+import { withoutForeignKeys } from '../dnssec/foreign-keys.js';
 import { zoneSigningOf } from '../dnssec/dnssec-state.js';
 import type { DsRecord } from '../domains/ports/registrar.port.js';
 import { DEFAULT_DNSSEC_TIMINGS as DEFAULT_TIMINGS, waitAfter, type DnssecTimings } from '../dnssec/dnssec-timings.js';
@@ -70,9 +70,9 @@ export class ActivateOperation {
       if (!(await this.deps.operations.lease(op.id, token, real, new Date(real.getTime() + ACTIVATION_LEASE_MS))))
         return { outcome: 'busy', operation: op };
     }
-    let failure: string | null = null;
+    let failure: string | null = await this.refusedNow(op);
     try {
-      await this.applyAtRegistry(op);
+      if (failure === null) await this.applyAtRegistry(op);
     } catch (err) {
       if (err instanceof RegistryError)
         failure =
@@ -102,6 +102,19 @@ export class ActivateOperation {
         }
       }
     }
+  }
+
+  /**
+   * What the state of the zone now forbids, checked again when the operation takes effect: switching DNSSEC
+   * off while another operator signs the zone too (its keys in our DNSKEY set; their DS stays at the parent,
+   * so our unsigned answers would be bogus) — the registry is not asked.
+   */
+  private async refusedNow(op: Operation): Promise<string | null> {
+    if (op.kind !== 'dnssec_disable' || !this.deps.dnssec) return null;
+    const zone = await this.deps.zones.find(op.accountId, op.environment, op.domain);
+    const state = zone ? await this.deps.dnssec.find(zone.id) : null;
+    const tags = (state?.foreignKeys ?? []).map((k) => k.tag);
+    return tags.length > 0 ? `dnssec_foreign_keys_present: another operator's keys (${tags.join(', ')}) are in the DNSKEY set` : null;
   }
 
   private async applyAtRegistry(op: Operation): Promise<void> {
@@ -175,6 +188,8 @@ export class ActivateOperation {
 
   /** The registry took our DS: the zone is secure (validators now check its signatures). */
   private async parentHoldsDs(op: Operation): Promise<void> {
+    // Under the zone's lock: the state read is the one saved back (a foreign key added meanwhile stays).
+    await this.deps.zones.lock(op.accountId, op.environment, op.domain);
     const zone = await this.deps.zones.find(op.accountId, op.environment, op.domain);
     const state = zone && this.deps.dnssec ? await this.deps.dnssec.find(zone.id) : null;
     if (state) await this.deps.dnssec!.save({ ...state, status: 'secure', dsAtParent: true });
@@ -186,6 +201,7 @@ export class ActivateOperation {
    * DNSSEC pass stops signing at `stopSigningAt` (account time, like the operation's own schedule).
    */
   private async parentDroppedDs(op: Operation, now: Date, actor: string): Promise<void> {
+    await this.deps.zones.lock(op.accountId, op.environment, op.domain);
     const zone = await this.deps.zones.find(op.accountId, op.environment, op.domain);
     const state = zone && this.deps.dnssec ? await this.deps.dnssec.find(zone.id) : null;
     if (!state) return;
@@ -204,10 +220,8 @@ export class ActivateOperation {
     const zone = await this.deps.zones.find(op.accountId, op.environment, op.domain);
     const state = zone && this.deps.dnssec ? await this.deps.dnssec.find(zone.id) : null;
     if (!zone || !state) return null;
-    const leaving = new Set(op.params.dnskey ?? []);
-    const gone = (state.foreignKeys ?? []).filter((k) => leaving.has(presentDnskey(k)));
+    const { next, gone } = withoutForeignKeys(state, op.params.dnskey ?? []);
     if (gone.length === 0) return null;
-    const next = { ...state, foreignKeys: (state.foreignKeys ?? []).filter((k) => !leaving.has(presentDnskey(k))) };
     await this.deps.dnssec!.save(next);
     const committed = await this.deps.zoneService.commit(zone, [], []);
     for (const k of gone) await this.deps.log.foreignKeyRemoved(op, k.tag, committed.serial, actor);

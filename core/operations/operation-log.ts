@@ -67,6 +67,7 @@ export class OperationLog {
         ...(view.labels ? { labels: view.labels } : {}),
         ...(view.previous ? { previous: view.previous } : {}),
         ...(view.ds ? { ds: view.ds } : {}),
+        ...(view.dnskey ? { dnskey: view.dnskey } : {}),
         ...(op.warnings.length > 0
           ? { warnings: op.warnings.map((w) => w.code), warning_messages: op.warnings.map((w) => ({ ...w.message })) }
           : {}),

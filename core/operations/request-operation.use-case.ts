@@ -134,6 +134,12 @@ export class RequestOperation {
     if (kind === 'dnssec_ds_publish' && state.dsAtParent) throw new DomainError('operation_no_change', { domain: domain.name, kind });
     if (kind === 'dnssec_disable') {
       if (!state.dsAtParent) throw new DomainError('operation_no_change', { domain: domain.name, kind });
+      // Another operator signs too (their DS stays at the parent): our unsigned answers would be bogus.
+      if (state.foreignKeys?.length)
+        throw new DomainError('dnssec_foreign_keys_present', {
+          domain: domain.name,
+          key_tags: state.foreignKeys.map((k) => k.tag).join(', '),
+        });
       if (state.rollover) throw new DomainError('dnssec_rollover_in_progress', { domain: domain.name, step: state.rollover.step });
       return { params: { ds: state.keys.filter((k) => k.state !== 'retired').map((k) => k.ds) }, warnings: [] };
     }
@@ -157,19 +163,16 @@ export class RequestOperation {
     const zone = await this.deps.zones.find(domain.accountId, environment, domain.name);
     const state = zone ? await this.deps.dnssec.find(zone.id) : null;
     const towards = delegationOf(nameservers);
+    const ours = (state?.keys ?? []).filter((k) => k.state !== 'retired').map((k) => k.ds);
     if (towards === 'outside') {
-      if (!state?.dsAtParent || (state.foreignKeys?.length ?? 0) > 0) return effect;
+      // Our DS at the parent: as we recorded it, or as the registry shows it (added at a previous registrar).
+      const held = state?.dsAtParent === true || (registryDs !== null && dsMatchesOurs(registryDs, ours));
+      if (!held || (state?.foreignKeys?.length ?? 0) > 0) return effect;
       return { ...effect, warnings: [...effect.warnings, dsAtParentWarning(domain.name)] };
     }
     // Towards us (wholly or partly) from elsewhere: a DS at the registry must name one of our keys.
     if (delegationOf(domain.nameservers) === 'ours' || !registryDs?.length) return effect;
-    if (
-      dsMatchesOurs(
-        registryDs,
-        (state?.keys ?? []).filter((k) => k.state !== 'retired').map((k) => k.ds),
-      )
-    )
-      return effect;
+    if (dsMatchesOurs(registryDs, ours)) return effect;
     return {
       ...effect,
       warnings: [

@@ -6,6 +6,7 @@ import type { DnssecDeps } from '../../core/dnssec/dnssec-deps.js';
 import { DisableDnssec } from '../../core/dnssec/disable-dnssec.use-case.js';
 import { EnableDnssec } from '../../core/dnssec/enable-dnssec.use-case.js';
 import { AddForeignDnskey } from '../../core/dnssec/add-foreign-key.use-case.js';
+import { RemoveForeignDnskey } from '../../core/dnssec/remove-foreign-key.use-case.js';
 import { ReadDnssec } from '../../core/dnssec/read-dnssec.use-case.js';
 import { RefreshSignatures } from '../../core/dnssec/refresh-signatures.use-case.js';
 import type { Recorder } from '../../core/kernel/recorder.js';
@@ -50,6 +51,9 @@ export const dnssecModule = () =>
     bind(T.AddForeignDnskey)
       .toResolvedValue((...a: Parameters<typeof make>) => new AddForeignDnskey(make(...a)), [...deps])
       .inSingletonScope();
+    bind(T.RemoveForeignDnskey)
+      .toResolvedValue((...a: Parameters<typeof make>) => new RemoveForeignDnskey(make(...a)), [...deps])
+      .inSingletonScope();
     bind(T.DisableDnssec)
       .toResolvedValue((...a: Parameters<typeof make>) => new DisableDnssec(make(...a)), [...deps])
       .inSingletonScope();
@@ -83,8 +87,9 @@ const id = <X>(token: ServiceIdentifier<X>) => token;
 /** What the routes call of this capability. */
 export const dnssecUseCases = (
   c: Container,
-): Pick<UseCases, 'enableDnssec' | 'readDnssec' | 'disableDnssec' | 'switchOffDnssec' | 'addForeignDnskey'> => ({
+): Pick<UseCases, 'enableDnssec' | 'readDnssec' | 'disableDnssec' | 'switchOffDnssec' | 'addForeignDnskey' | 'removeForeignDnskey'> => ({
   addForeignDnskey: c.get(T.AddForeignDnskey),
+  removeForeignDnskey: c.get(T.RemoveForeignDnskey),
   switchOffDnssec: c.get(T.SwitchOffDnssec),
   enableDnssec: c.get(T.EnableDnssec),
   readDnssec: c.get(T.ReadDnssec),

@@ -1,6 +1,7 @@
 import { token } from './token.js';
 import type { EnableDnssec } from '../../core/dnssec/enable-dnssec.use-case.js';
 import type { AddForeignDnskey } from '../../core/dnssec/add-foreign-key.use-case.js';
+import type { RemoveForeignDnskey } from '../../core/dnssec/remove-foreign-key.use-case.js';
 import type { ReadDnssec } from '../../core/dnssec/read-dnssec.use-case.js';
 import type { DisableDnssec } from '../../core/dnssec/disable-dnssec.use-case.js';
 import type { RefreshSignatures } from '../../core/dnssec/refresh-signatures.use-case.js';
@@ -13,6 +14,7 @@ export const DNSSEC_TOKENS = {
   DnssecCrypto: token<DnssecCrypto>('DnssecCrypto'),
   EnableDnssec: token<EnableDnssec>('EnableDnssec'),
   AddForeignDnskey: token<AddForeignDnskey>('AddForeignDnskey'),
+  RemoveForeignDnskey: token<RemoveForeignDnskey>('RemoveForeignDnskey'),
   ReadDnssec: token<ReadDnssec>('ReadDnssec'),
   DisableDnssec: token<DisableDnssec>('DisableDnssec'),
   RefreshSignatures: token<RefreshSignatures>('RefreshSignatures'),

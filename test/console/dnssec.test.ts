@@ -231,7 +231,7 @@ eachStore('Console: the DNSSEC page (operations, switch-off, rollover timeline)'
     expect((await call('GET', `/v1/domains/${hosted}/dnssec`)).body).to.include({ enabled: true, status: 'secure' });
   });
 
-  it("another operator's key (a signed zone moving in): added from the page at once, listed, refused with the reason in words, taken out as a class 3 operation", async () => {
+  it("another operator's key (a signed zone moving in): added from the page at once, listed, refused with the reason in words, taken out at once by an owner, or as a class 3 operation by a key", async () => {
     expect((await call('POST', '/v1/hosted-domains', { domain: moving })).status).to.equal(201);
     expect((await call('PUT', `/v1/domains/${moving}/dnssec`, { algorithm: 13 })).status).to.equal(200);
     let page = await get(self(moving));
@@ -254,12 +254,20 @@ eachStore('Console: the DNSSEC page (operations, switch-off, rollover timeline)'
       expect(bad.text).to.include('<code>dnssec_foreign_key_invalid</code>');
       expect(bad.text).to.include(lang === 'en' ? 'operators signing one zone must share the algorithm' : 'мусять мати той самий алгоритм');
     }
+    // An owner takes it out at once (a human's act; a key only requests the class 3 operation).
     const out = await post(`${self(moving)}/foreign-keys/${tag}/remove`);
-    expect(out.location).to.match(new RegExp(`^${self(moving)}\\?done=foreign-remove-requested&op=`));
-    const op = (await call('GET', `/v1/operations/${new URL(out.location!, api.base).searchParams.get('op')}`)).body;
-    expect(op).to.include({ kind: 'dnssec_foreign_key_remove', status: 'pending', domain: moving });
-    page = await get(out.location!);
-    expect(page.text).to.include(`<a href="/console/operations#op-${op.id}" id="dnssec-op-link"`);
+    expect(out.location).to.equal(`${self(moving)}?done=foreign-removed`);
+    expect((await call('GET', `/v1/domains/${moving}/dnssec`)).body.foreign_keys).to.deep.equal([]);
+    const removed = await api.system.store.knex('events').where({ type: 'dns.dnssec_foreign_key_removed', subject: `domain:${moving}` });
+    expect(removed.map((e: { actor: string }) => e.actor)).to.have.length(1);
+    expect(removed[0].actor).to.match(/^person:/);
+    // Requested through the API instead: the page shows the waiting operation with its link.
+    expect((await post(`${self(moving)}/foreign-keys`, { dnskey: theirs })).location).to.equal(`${self(moving)}?done=foreign-added`);
+    const requested = await call('DELETE', `/v1/domains/${moving}/dnssec/foreign-keys/${tag}`);
+    expect(requested.status, JSON.stringify(requested.body)).to.equal(202);
+    page = await get(self(moving));
+    expect(byId(page.text, 'dnssec-foreign-removing')).to.match(/^Taking a key out was requested through the API; it takes effect /);
+    expect(page.text).to.include(`/console/operations#op-${requested.body.id}`);
     expect(page.text).to.include('Another operator&#39;s key leaves the DNSKEY set');
     await travel('PT25H');
     expect((await call('GET', `/v1/domains/${moving}/dnssec`)).body.foreign_keys).to.deep.equal([]);

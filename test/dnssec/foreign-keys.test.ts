@@ -87,6 +87,11 @@ eachStore('DNSSEC: other operators’ keys in our DNSKEY set (POST/DELETE …/dn
     const again = await add(`${zone}. 3600 IN DNSKEY 256 3 13 ( ${b64.slice(0, 40)} ${b64.slice(40)} )`);
     expect(again.status, JSON.stringify(again.body)).to.equal(200);
     expect(again.body.foreign_keys).to.have.length(1);
+    // Without its base64 padding it is the same key; with other flags it is refused, not added twice.
+    expect((await add(theirs.replace(/=+$/, ''))).status).to.equal(200);
+    const flagged = await add(theirs.replace(/^256 /, '257 '));
+    expectErrorShape(flagged, 422, 'dnssec_foreign_key_invalid');
+    expect(flagged.body.error.message.en).to.contain('already in the set with flags 256');
     expect(await events('dns.dnssec_foreign_key_added')).to.equal(1);
   });
 
@@ -146,6 +151,12 @@ eachStore('DNSSEC: other operators’ keys in our DNSKEY set (POST/DELETE …/dn
     expect(r.body.dnskey).to.deep.equal([first.dnskey]);
     expect(r.body.effect.en).to.contain(String(first.tag));
     expect(r.headers.get('location')).to.equal(`/v1/operations/${r.body.id}`);
+    // The operation's events name the key, so a webhook consumer knows which one leaves.
+    const pending = await api.system.store
+      .knex('events')
+      .where({ type: 'operation.pending', subject: `operation:${r.body.id}` })
+      .first();
+    expect(JSON.parse(pending.data).dnskey).to.deep.equal([first.dnskey]);
     expect(await served()).to.have.length(5);
     expect((await call('POST', '/v1/sandbox/clock', { advance: 'PT25H' })).status).to.equal(200);
     expect((await call('GET', `/v1/operations/${r.body.id}`)).body.status).to.equal('active');
@@ -155,5 +166,44 @@ eachStore('DNSSEC: other operators’ keys in our DNSKEY set (POST/DELETE …/dn
     expect(await served()).to.have.length(4);
     expect(await served()).to.not.include(first.dnskey.replace(/\s+/g, ''));
     expect(await events('dns.dnssec_foreign_key_removed')).to.equal(1);
+  });
+
+  it('with our DS at the parent: switching off is refused while another operator signs, when asked and again when the operation would take effect', async () => {
+    const blog = 'domivka-blog.kyiv.ua';
+    const k = (
+      await api.issueKey({
+        environment: 'test',
+        rights: ['dns.dnssec', 'dns.read', 'sandbox.clock'],
+        domains: [blog],
+        conditions: { cidr: '127.0.0.0/8' },
+      })
+    ).secret;
+    const on = (method: string, path: string, json?: unknown) => call(method, path, json, k);
+    expect((await on('PUT', `/v1/domains/${blog}/dnssec`, { algorithm: 13 })).status).to.equal(200);
+    expect((await on('POST', `/v1/domains/${blog}/dnssec/ds`)).status).to.equal(202);
+    expect((await on('POST', '/v1/sandbox/clock', { advance: 'PT25H' })).status).to.equal(200);
+    expect((await on('GET', `/v1/domains/${blog}/dnssec`)).body).to.include({ status: 'secure', ds_at_parent: true });
+    const registry = async () => (await api.system.store.sandboxRegistry.dsOf(blog)).length;
+    expect(await registry()).to.equal(1);
+
+    // Asked while another operator's key is in the set: refused at once.
+    const added = await on('POST', `/v1/domains/${blog}/dnssec/foreign-keys`, { dnskey: `256 3 13 ${publicKey(13)}` });
+    expect(added.status).to.equal(201);
+    expectErrorShape(await on('DELETE', `/v1/domains/${blog}/dnssec`), 409, 'dnssec_foreign_keys_present');
+    const out = await on('DELETE', `/v1/domains/${blog}/dnssec/foreign-keys/${added.body.foreign_keys[0].tag}`);
+    expect(out.status).to.equal(202);
+    expect((await on('POST', '/v1/sandbox/clock', { advance: 'PT25H' })).status).to.equal(200);
+    expect((await on('GET', `/v1/domains/${blog}/dnssec`)).body.foreign_keys).to.deep.equal([]);
+
+    // Asked without, then a key added while the operation waits: it fails when it would take effect, the DS stays.
+    const off = await on('DELETE', `/v1/domains/${blog}/dnssec`);
+    expect(off.status, JSON.stringify(off.body)).to.equal(202);
+    expect((await on('POST', `/v1/domains/${blog}/dnssec/foreign-keys`, { dnskey: `256 3 13 ${publicKey(13)}` })).status).to.equal(201);
+    expect((await on('POST', '/v1/sandbox/clock', { advance: 'PT25H' })).status).to.equal(200);
+    const op = (await on('GET', `/v1/operations/${off.body.id}`)).body;
+    expect(op.status).to.equal('failed');
+    expect(op.failure_reason).to.match(/^dnssec_foreign_keys_present: another operator's keys \(\d+\) are in the DNSKEY set$/);
+    expect(await registry(), 'the registry was not asked').to.equal(1);
+    expect((await on('GET', `/v1/domains/${blog}/dnssec`)).body).to.include({ enabled: true, status: 'secure', ds_at_parent: true });
   });
 });

@@ -281,7 +281,8 @@ eachStore('Transfers between registrars (sandbox, time travel)', (kind) => {
   // Last: its five days of sandbox time would move the demo domains' renewals into the tests above.
   it('a name its current operator signs (the registry holds their DS): the request warns dnssec_ds_at_parent with the safe order; the DS stays after completion', async () => {
     const domain = 'transfer-signed-shop.com.ua';
-    const r = await post(`/v1/domains/${domain}/transfers`, { auth_code: 'sandbox-auth-ok' });
+    const idem = randomUUID();
+    const r = await post(`/v1/domains/${domain}/transfers`, { auth_code: 'sandbox-auth-ok' }, key.secret, idem);
     expect(r.status, JSON.stringify(r.body)).to.equal(202);
     expect(r.body.warnings, JSON.stringify(r.body)).to.have.length(1);
     const w = r.body.warnings[0];
@@ -289,7 +290,9 @@ eachStore('Transfers between registrars (sandbox, time travel)', (kind) => {
     expect(w.message.en).to.contain('(tags 31589)');
     expect(w.message.en).to.contain(`POST /v1/domains/${domain}/dnssec/foreign-keys`);
     expect(w.message.uk).to.contain('(теги 31589)');
-    // Answered once: a replay with the same Idempotency-Key gives the same warning, GET shows the transfer without it.
+    // Answered once: a replay with the same Idempotency-Key gives the same answer, warning included; GET shows the transfer without it.
+    const replay = await post(`/v1/domains/${domain}/transfers`, { auth_code: 'sandbox-auth-ok' }, key.secret, idem);
+    expect([replay.status, replay.body]).to.deep.equal([202, r.body]);
     expect((await get(`/v1/domains/${domain}/transfers/${r.body.id}`)).body).to.not.have.property('warnings');
     await travel('P5D');
     expect((await get(`/v1/domains/${domain}/transfers/${r.body.id}`)).body.status).to.equal('completed');

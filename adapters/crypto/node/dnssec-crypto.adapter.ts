@@ -37,7 +37,8 @@ export class NodeDnssecCrypto implements DnssecCrypto {
     const raw = Buffer.from(publicKey, 'base64');
     if (raw.toString('base64').replace(/=+$/, '') !== publicKey.replace(/\s+/g, '').replace(/=+$/, '')) return false;
     try {
-      // createPublicKey checks the point: on the curve for P-256, a valid encoding for Ed25519.
+      // createPublicKey checks a P-256 point is on the curve; for Ed25519 OpenSSL takes any 32 octets, so only
+      // the length is checked there (a foreign key never signs here: a bad one only fails its own operator's answers).
       if (algorithm === 13) {
         if (raw.length !== 64) return false;
         const b64u = (b: Buffer) => b.toString('base64url');

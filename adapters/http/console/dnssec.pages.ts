@@ -216,6 +216,10 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
                   'Цей ключ уже був у наборі DNSKEY: нічого не змінилося.',
                   'That key was already in the DNSKEY set: nothing changed.',
                 ],
+                'foreign-removed': [
+                  'Ключ іншого оператора прибрано з набору DNSKEY; усі власники отримали сповіщення.',
+                  "The other operator's key left the DNSKEY set; every owner has been told.",
+                ],
                 disabling: [
                   'DNSSEC уже вимикається: DS прибрано, зона підписується, доки не мине TTL DS.',
                   'DNSSEC is already being switched off: the DS is gone, and the zone stays signed until the DS TTL has passed.',
@@ -415,16 +419,16 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
           <td data-label="${v.t('Додано', 'Added')}">${when(k.added_at, v)}</td>
           <td>
             ${
-              owner && !removing
+              owner
                 ? postForm(
                     v,
                     `${self(d)}/foreign-keys/${k.tag}/remove`,
-                    html`<button class="secondary" type="submit">${v.t('Прибрати (дія класу 3)', 'Take out (class 3)')}</button>`,
+                    html`<button class="secondary" type="submit">${v.t('Прибрати зараз', 'Take out now')}</button>`,
                     {
                       back: self(d),
                       confirm: v.t(
-                        `Прибрати ключ ${k.tag}? Робіть це, лише коли той оператор уже не обслуговує зону.`,
-                        `Take key ${k.tag} out? Do this only once that operator no longer serves the zone.`,
+                        `Прибрати ключ ${k.tag} зараз? Якщо той оператор ще обслуговує зону, резолвери, що перевіряють DNSSEC, відкидатимуть його відповіді. Прибирайте одразу, лише якщо ви цього ключа не додавали або той оператор уже не обслуговує зону.`,
+                        `Take key ${k.tag} out now? If that operator still serves the zone, validating resolvers will refuse its answers. Take it out at once only if you never added this key, or once that operator no longer serves the zone.`,
                       ),
                     },
                   )
@@ -435,6 +439,17 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
     );
     return html`<h2>${v.t('Ключі інших операторів', "Other operators' keys")}</h2>
       <p>${intro}</p>
+      ${
+        removing
+          ? html`<p id="dnssec-foreign-removing">
+              ${v.t(
+                `Прибрання ключа запитано через API; воно набуде чинності ${when(removing.activates_at, v)}.`,
+                `Taking a key out was requested through the API; it takes effect ${when(removing.activates_at, v)}.`,
+              )}
+              <a href="${opLink(removing.id)}">${v.t('Підтвердити або скасувати', 'Confirm or cancel')}</a>
+            </p>`
+          : ''
+      }
       ${
         s.foreign_keys.length > 0
           ? html`<table id="dnssec-foreign-keys">
@@ -454,8 +469,8 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
               </table>
               <p class="muted">
                 ${v.t(
-                  'Поки тут є ключі інших операторів, автоматична заміна нашого ключа чекає, а зміна алгоритму чи вимкнення DNSSEC неможливі.',
-                  'While other operators’ keys are here, our automatic key rollover waits, and changing the algorithm or switching DNSSEC off is refused.',
+                  'Поки тут є ключі інших операторів, автоматична заміна нашого ключа чекає, а зміна алгоритму чи вимкнення DNSSEC неможливі. Власник прибирає ключ тут одразу; ключ API лише запитує це як операцію класу 3.',
+                  'While other operators’ keys are here, our automatic key rollover waits, and changing the algorithm or switching DNSSEC off is refused. An owner takes a key out here at once; an API key only requests that as a class 3 operation.',
                 )}
               </p>`
           : ''
@@ -587,7 +602,8 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
       },
     },
     {
-      // DELETE /v1/domains/{d}/dnssec/foreign-keys/{tag}: the class 3 operation dnssec_foreign_key_remove.
+      // An owner takes the key out at once: a human's act (keys request the class 3 operation
+      // dnssec_foreign_key_remove through DELETE /v1/domains/{d}/dnssec/foreign-keys/{tag}).
       method: 'POST',
       pattern: /^\/console\/domains\/([^/]+)\/dnssec\/foreign-keys\/(\d{1,5})\/remove$/,
       auth: true,
@@ -596,10 +612,10 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
         const tag = r.params[1]!;
         const out = await attempt(async () => {
           const key = await sensitiveKey(r, 'removeForeignDnskey', { params: { domain: d, tag } });
-          return uc.requestOperation.execute({ kind: 'key', key }, { kind: 'dnssec_foreign_key_remove', domain: d, keyTag: Number(tag) });
+          return uc.removeForeignDnskey.execute(key, d, Number(tag));
         });
         if ('error' in out) return page(r, { error: out.error, algorithm: '' });
-        return { redirect: `${self(d)}?done=foreign-remove-requested&op=${enc(out.ok.id)}` };
+        return { redirect: `${self(d)}?done=foreign-removed` };
       },
     },
     {

@@ -1,6 +1,7 @@
 import type { DisableDnssec } from '../../../core/dnssec/disable-dnssec.use-case.js';
 import type { EnableDnssec } from '../../../core/dnssec/enable-dnssec.use-case.js';
 import type { AddForeignDnskey } from '../../../core/dnssec/add-foreign-key.use-case.js';
+import type { RemoveForeignDnskey } from '../../../core/dnssec/remove-foreign-key.use-case.js';
 import type { ReadDnssec } from '../../../core/dnssec/read-dnssec.use-case.js';
 import type { RequestOperation } from '../../../core/operations/request-operation.use-case.js';
 import type { SwitchOffDnssec } from '../../../core/operations/switch-off-dnssec.use-case.js';
@@ -17,6 +18,8 @@ export interface DnssecUseCases {
   readonly switchOffDnssec: Pick<SwitchOffDnssec, 'execute'>;
   readonly requestOperation: Pick<RequestOperation, 'execute'>;
   readonly addForeignDnskey: Pick<AddForeignDnskey, 'execute'>;
+  /** The console's immediate removal by an owner (a human's act); keys request the operation instead. */
+  readonly removeForeignDnskey: Pick<RemoveForeignDnskey, 'execute'>;
 }
 
 const rolloverSchema = {

@@ -6,7 +6,6 @@ import { signRequest, type TsigKey } from '../../../adapters/dns/tsig.js';
 import { eachStore } from '../../support/stores.js';
 import { startApi, type TestApi } from '../../support/system.js';
 import { dig, digAxfr, rdata, requireTools } from '../server/tools.js';
-import { TOKENS } from '../../../src/tokens.js';
 
 const ZONE = 'domivka-demo.dev';
 const RCODE = ['NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED', 'YXDOMAIN', 'YXRRSET', 'NXRRSET', 'NOTAUTH'];
@@ -230,13 +229,15 @@ eachStore('DNS UPDATE group commit: concurrent UPDATEs of one zone', (kind) => {
   });
 
   it('a store error during a batch commit: that batch answers SERVFAIL and changes nothing, spends no serial; the retries go through', async () => {
-    const plans = api.system.get(TOKENS.DnsPlans);
-    const apply = plans.apply.bind(plans);
+    const zones = api.system.store.zones;
+    const commit = zones.commit.bind(zones);
     let failures = 0;
-    // The database fails once, mid-commit, after the plan was made (a dropped connection, a full disk).
-    plans.apply = async (...args: Parameters<typeof plans.apply>) => {
+    // The database fails once in the middle of the batch's transaction, after the record sets and the new
+    // serial were written (a dropped connection, a full disk): the whole transaction must roll back.
+    zones.commit = async (...args: Parameters<typeof zones.commit>) => {
+      const written = await commit(...args);
       if (failures++ === 0) throw new Error('store fault (test): connection lost');
-      return apply(...args);
+      return written;
     };
     try {
       const s0 = await serial();
@@ -260,7 +261,7 @@ eachStore('DNS UPDATE group commit: concurrent UPDATEs of one zone', (kind) => {
       for (const h of hosts) expect(await txtAt(h), h).to.deep.equal(['"after fault"']);
       expect(await serial()).to.be.greaterThan(s0);
     } finally {
-      plans.apply = apply;
+      zones.commit = commit;
     }
   });
 });
