@@ -279,6 +279,20 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
     uk: (p) => `У наборі DNSKEY зони ${s(p.domain)} немає ключа іншого оператора з тегом ${s(p.key_tag)}.`,
     en: (p) => `The DNSKEY set of ${s(p.domain)} holds no other operator's key with tag ${s(p.key_tag)}.`,
   },
+  dnssec_ds_invalid: {
+    status: 422,
+    uk: (p) =>
+      `«${s(p.ds)}» не є записом DS для ${s(p.domain)}: очікуємо «<тег> <алгоритм> <тип дайджесту> <hex>» з дайджестом SHA-256 (тип 2, 64 hex) або SHA-384 (тип 4, 96 hex); SHA-1 не публікують (RFC 8624).`,
+    en: (p) =>
+      `"${s(p.ds)}" is not a DS record for ${s(p.domain)}: expected "<tag> <algorithm> <digest type> <hex>" with a SHA-256 (type 2, 64 hex) or SHA-384 (type 4, 96 hex) digest; SHA-1 is not published (RFC 8624).`,
+  },
+  dnssec_ds_is_ours: {
+    status: 409,
+    uk: (p) =>
+      `DS ${s(p.ds)} належить нашому ключу зони ${s(p.domain)}: щоб його прибрати, вимкніть DNSSEC (DELETE /v1/domains/${s(p.domain)}/dnssec) — тоді зона підписуватиметься, доки не мине TTL DS.`,
+    en: (p) =>
+      `The DS ${s(p.ds)} is our key's for ${s(p.domain)}: to remove it, switch DNSSEC off (DELETE /v1/domains/${s(p.domain)}/dnssec), which keeps the zone signed until the DS TTL has passed.`,
+  },
   dnssec_foreign_keys_present: {
     status: 409,
     uk: (p) =>

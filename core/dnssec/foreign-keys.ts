@@ -83,3 +83,30 @@ export const withoutForeignKeys = <S extends DnssecState>(
     gone: all.filter((k) => leaving.has(presentDnskey(k))),
   };
 };
+
+/** Digest types a DS may use here: SHA-256 (RFC 4509) and SHA-384 (RFC 6605); SHA-1 is not to be published (RFC 8624 §3.3). */
+const DIGEST_HEX: Readonly<Record<number, number>> = { 2: 64, 4: 96 };
+
+/**
+ * A DS in presentation form ("<tag> <algorithm> <digest type> <hex>", RFC 4034 §5.3; the owner and class
+ * of a whole record as dig prints it are accepted and dropped), normalised: one space, hex upper case.
+ */
+export const parseDs = (domain: string, input: string): string => {
+  const tokens = input.trim().split(/\s+/).filter(Boolean);
+  const at = tokens.findIndex((t) => t.toUpperCase() === 'DS');
+  if (at > 0 && tokens[0]!.toLowerCase().replace(/\.$/, '') !== domain)
+    throw new DomainError('dnssec_ds_invalid', { domain, ds: input.slice(0, 200) });
+  const [tag, algorithm, type, ...hex] = at >= 0 ? tokens.slice(at + 1) : tokens;
+  const digest = hex.join('').toUpperCase();
+  const ok =
+    /^\d{1,5}$/.test(tag ?? '') &&
+    Number(tag) <= 0xffff &&
+    /^\d{1,3}$/.test(algorithm ?? '') &&
+    Number(algorithm) >= 1 &&
+    Number(algorithm) <= 255 &&
+    /^\d$/.test(type ?? '') &&
+    DIGEST_HEX[Number(type)] === digest.length &&
+    /^[0-9A-F]+$/.test(digest);
+  if (!ok) throw new DomainError('dnssec_ds_invalid', { domain, ds: input.slice(0, 200) });
+  return `${Number(tag)} ${Number(algorithm)} ${Number(type)} ${digest}`;
+};

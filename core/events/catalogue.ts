@@ -40,7 +40,7 @@ const e = <const D extends Record<string, string>>(pub: string | null, scope: Ev
 
 const OPERATION_DATA = {
   operation_id: 'string',
-  kind: "'nameservers' | 'transfer_unlock' | 'labels' | 'hosted_delete' | 'dnssec_ds_publish' | 'dnssec_disable' | 'dnssec_foreign_key_remove'",
+  kind: "'nameservers' | 'transfer_unlock' | 'labels' | 'hosted_delete' | 'dnssec_ds_publish' | 'dnssec_disable' | 'dnssec_foreign_key_remove' | 'dnssec_ds_remove'",
   domain: 'string',
   status: 'string',
   activates_at: 'date-time',

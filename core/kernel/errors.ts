@@ -110,6 +110,8 @@ export type ErrorCode =
   | 'dnssec_foreign_key_limit'
   | 'dnssec_foreign_key_not_found'
   | 'dnssec_foreign_keys_present'
+  | 'dnssec_ds_invalid'
+  | 'dnssec_ds_is_ours'
   // certificates
   | 'certificate_not_found'
   | 'certificate_not_ready'
@@ -283,6 +285,8 @@ export interface ErrorParamMap {
   dnssec_foreign_key_limit: { domain: Param; limit: Param };
   dnssec_foreign_key_not_found: { domain: Param; key_tag: Param };
   dnssec_foreign_keys_present: { domain: Param; key_tags: Param };
+  dnssec_ds_invalid: { domain: Param; ds: Param };
+  dnssec_ds_is_ours: { domain: Param; ds: Param };
   certificate_not_found: { certificate_id: Param };
   certificate_not_ready: { certificate_id: Param; status: Param };
   certificate_not_revocable: { certificate_id: Param; status: Param };

@@ -68,7 +68,14 @@ type WebhookSettings = {
 type OperationChanged = {
   readonly operation_id: string;
   readonly kind:
-    'nameservers' | 'transfer_unlock' | 'labels' | 'hosted_delete' | 'dnssec_ds_publish' | 'dnssec_disable' | 'dnssec_foreign_key_remove';
+    | 'nameservers'
+    | 'transfer_unlock'
+    | 'labels'
+    | 'hosted_delete'
+    | 'dnssec_ds_publish'
+    | 'dnssec_disable'
+    | 'dnssec_foreign_key_remove'
+    | 'dnssec_ds_remove';
   readonly domain: string;
   readonly status: string;
   readonly activates_at: string;

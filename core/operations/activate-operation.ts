@@ -78,7 +78,7 @@ export class ActivateOperation {
         failure =
           op.kind === 'dnssec_ds_publish'
             ? `dnssec_ds_refused: ${err.message}`
-            : op.kind === 'dnssec_disable'
+            : op.kind === 'dnssec_disable' || op.kind === 'dnssec_ds_remove'
               ? `dnssec_ds_removal_refused: ${err.message}`
               : `${err.reason}: ${err.message}`;
       else if (isDomainError(err) && err.code === 'registrar_capability_missing')
@@ -125,7 +125,7 @@ export class ActivateOperation {
       await requireCapability(registrar, 'ds_set').setDs(op.domain, ds, transactionIdOf(op));
       return;
     }
-    if (op.kind === 'dnssec_disable') {
+    if (op.kind === 'dnssec_disable' || op.kind === 'dnssec_ds_remove') {
       const ds = (op.params.ds ?? []).map(dsRecordOf);
       await requireCapability(registrar, 'ds_remove').removeDs(op.domain, ds, transactionIdOf(op));
       return;
@@ -173,10 +173,12 @@ export class ActivateOperation {
           await this.parentDroppedDs(op, now, actor);
         } else if (op.kind === 'dnssec_foreign_key_remove') {
           zone = await this.dropForeignKey(op, actor);
+        } else if (op.kind === 'dnssec_ds_remove') {
+          // Another operator's DS left the registry: nothing of ours changes.
         } else if (op.kind === 'transfer_unlock') {
           const rest = updated.status.filter((s) => s !== 'clientTransferProhibited');
           updated = { ...updated, transferLock: false, status: rest.length > 0 ? rest : ['ok'] };
-        } else {
+        } else if (op.kind === 'labels') {
           await this.deps.labels.setLabels(domain.id, (op.params as { labels: string[] }).labels);
         }
       }
@@ -186,13 +188,19 @@ export class ActivateOperation {
     return { operation: next, zone };
   }
 
-  /** The registry took our DS: the zone is secure (validators now check its signatures). */
+  /**
+   * The registry took the DS records: when one of them is our active key's, the zone is secure (validators
+   * now check its signatures); another operator's alone changes nothing of ours.
+   */
   private async parentHoldsDs(op: Operation): Promise<void> {
     // Under the zone's lock: the state read is the one saved back (a foreign key added meanwhile stays).
     await this.deps.zones.lock(op.accountId, op.environment, op.domain);
     const zone = await this.deps.zones.find(op.accountId, op.environment, op.domain);
     const state = zone && this.deps.dnssec ? await this.deps.dnssec.find(zone.id) : null;
-    if (state) await this.deps.dnssec!.save({ ...state, status: 'secure', dsAtParent: true });
+    if (!state) return;
+    const published = new Set((op.params.ds ?? []).map((d) => d.toUpperCase()));
+    if (!state.keys.some((k) => k.state === 'active' && published.has(k.ds.toUpperCase()))) return;
+    await this.deps.dnssec!.save({ ...state, status: 'secure', dsAtParent: true });
   }
 
   /**

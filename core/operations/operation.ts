@@ -12,9 +12,10 @@ export type OperationKind = 'nameservers' | 'transfer_unlock' | 'labels' | 'host
 /**
  * DNSSEC at the parent (DESIGN: DNSSEC): publish our DS; switch DNSSEC off safely (remove the DS, then
  * stop signing once its TTL has passed); take another operator's key out of our DNSKEY set (the end of a
- * multi-signer move, RFC 8901: too early, resolvers that cached our DNSKEY set refuse that operator's answers).
+ * multi-signer move, RFC 8901: too early, resolvers that cached our DNSKEY set refuse that operator's answers);
+ * remove given DS records at the registry (another operator's, at the end of a move in or out).
  */
-export type DnssecOperationKind = 'dnssec_ds_publish' | 'dnssec_disable' | 'dnssec_foreign_key_remove';
+export type DnssecOperationKind = 'dnssec_ds_publish' | 'dnssec_disable' | 'dnssec_foreign_key_remove' | 'dnssec_ds_remove';
 export type OperationStatus = 'pending' | 'active' | 'cancelled' | 'failed';
 
 /** The waiting time before a class 3 operation activates by itself. */
@@ -31,6 +32,7 @@ export const RIGHT_OF: Readonly<Record<OperationKind, RightName>> = {
   dnssec_ds_publish: 'dns.dnssec',
   dnssec_disable: 'dns.dnssec',
   dnssec_foreign_key_remove: 'dns.dnssec',
+  dnssec_ds_remove: 'dns.dnssec',
 };
 
 /** Who did something: a key (and the person who issued it), or a signed-in person in the console. */
@@ -47,7 +49,7 @@ export interface OperationParams {
   readonly nameservers?: readonly string[];
   readonly labels?: readonly string[];
   readonly previous?: readonly string[];
-  /** dnssec_ds_publish: the DS records to publish; dnssec_disable: the ones to remove ("<tag> <alg> <digest type> <hex>"). */
+  /** dnssec_ds_publish: the DS records to publish; dnssec_disable, dnssec_ds_remove: the ones to remove ("<tag> <alg> <digest type> <hex>"). */
   readonly ds?: readonly string[];
   /** dnssec_foreign_key_remove: the other operator's DNSKEY to take out ("<flags> 3 <alg> <base64>"). */
   readonly dnskey?: readonly string[];
@@ -104,6 +106,11 @@ export const describeEffect = (op: Pick<Operation, 'kind' | 'params' | 'domain'>
       return {
         uk: `Реєстр прибере DS ${(p.ds ?? []).join(', ')} домену ${op.domain}; зона підписуватиметься, доки не мине TTL DS, а потім DNSSEC вимкнеться. Так резолвери, що перевіряють DNSSEC, не втратять домен.`,
         en: `The registry removes the DS ${(p.ds ?? []).join(', ')} of ${op.domain}; the zone stays signed until the DS TTL has passed, then DNSSEC goes off. Validating resolvers never lose the domain on the way.`,
+      };
+    case 'dnssec_ds_remove':
+      return {
+        uk: `Реєстр прибере DS ${(p.ds ?? []).join(', ')} домену ${op.domain}. Робіть це, лише коли оператор, чий це ключ, уже не обслуговує зону і минув TTL його записів NS: доки він відповідає, його DNSKEY без DS у батьківській зоні резолвери вважатимуть підробкою.`,
+        en: `The registry removes the DS ${(p.ds ?? []).join(', ')} of ${op.domain}. Do this only once the operator whose key it names no longer serves the zone and its NS TTL has passed: while it answers, validating resolvers take its DNSKEY without a DS at the parent as forged.`,
       };
     case 'dnssec_foreign_key_remove':
       return {

@@ -29,14 +29,15 @@ import {
 import type { OperationRepository } from './ports/operation-repository.port.js';
 import type { ZoneRepository } from '../dns/ports/zone-repository.port.js';
 import type { DnssecRepository } from '../dnssec/ports/dnssec-repository.port.js';
-import { presentDnskey } from '../dnssec/foreign-keys.js';
+import { parseDs, presentDnskey } from '../dnssec/foreign-keys.js';
 
 export type OperationRequest =
   | { readonly kind: 'nameservers'; readonly domain: string; readonly nameservers: readonly string[] }
   | { readonly kind: 'transfer_unlock'; readonly domain: string }
   | { readonly kind: 'labels'; readonly domain: string; readonly labels: readonly string[] }
   | { readonly kind: 'hosted_delete'; readonly domain: string }
-  | { readonly kind: 'dnssec_ds_publish'; readonly domain: string }
+  | { readonly kind: 'dnssec_ds_publish'; readonly domain: string; readonly ds?: readonly string[] }
+  | { readonly kind: 'dnssec_ds_remove'; readonly domain: string; readonly ds: readonly string[] }
   | { readonly kind: 'dnssec_disable'; readonly domain: string }
   | { readonly kind: 'dnssec_foreign_key_remove'; readonly domain: string; readonly keyTag: number };
 
@@ -75,7 +76,7 @@ export class RequestOperation {
     const registryDs = request.kind === 'nameservers' ? await this.registryDs(environment, name) : null;
     return this.deps.uow.transaction(async () => {
       const domain = await this.deps.domains.find(accountId, environment, name);
-      const dnssecKind = request.kind === 'dnssec_ds_publish' || request.kind === 'dnssec_disable';
+      const dnssecKind = request.kind === 'dnssec_ds_publish' || request.kind === 'dnssec_disable' || request.kind === 'dnssec_ds_remove';
       // A zone we host for a domain registered elsewhere: its DS is for the person to give their registrar.
       const hosted = !domain || (domain as { registrar?: string }).registrar === 'external';
       if (dnssecKind && hosted && (await this.deps.zones?.find(accountId, environment, name)))
@@ -84,8 +85,8 @@ export class RequestOperation {
       const pending = await this.deps.operations.pendingOn(domain.id);
       if (pending) throw conflict(pending);
       const { params, warnings } =
-        request.kind === 'dnssec_ds_publish' || request.kind === 'dnssec_disable'
-          ? await this.dnssecEffect(domain, request.kind, environment)
+        request.kind === 'dnssec_ds_publish' || request.kind === 'dnssec_disable' || request.kind === 'dnssec_ds_remove'
+          ? await this.dnssecEffect(domain, request, environment)
           : request.kind === 'dnssec_foreign_key_remove'
             ? await this.foreignKeyEffect(domain, request.keyTag, environment)
             : await this.withDnssecWarning(domain, environment, this.effectOf(domain, request), registryDs);
@@ -125,12 +126,22 @@ export class RequestOperation {
    */
   private async dnssecEffect(
     domain: Domain,
-    kind: 'dnssec_ds_publish' | 'dnssec_disable',
+    request: Extract<OperationRequest, { kind: 'dnssec_ds_publish' | 'dnssec_disable' | 'dnssec_ds_remove' }>,
     environment: Environment,
   ): Promise<{ params: OperationParams; warnings: OperationWarning[] }> {
+    const kind = request.kind;
     const zone = await this.deps.zones!.find(domain.accountId, environment, domain.name);
     const state = zone ? await this.deps.dnssec!.find(zone.id) : null;
     if (!state) throw new DomainError('dnssec_not_enabled', { domain: domain.name });
+    const ours = state.keys.filter((k) => k.state !== 'retired').map((k) => k.ds.toUpperCase());
+    // Given records (another operator's DS during a move, RFC 8901): published or removed as given, normalised.
+    const given = 'ds' in request && request.ds ? [...new Set(request.ds.map((d) => parseDs(domain.name, d)))] : null;
+    if (request.kind === 'dnssec_ds_remove') {
+      const mine = given!.find((d) => ours.includes(d));
+      if (mine) throw new DomainError('dnssec_ds_is_ours', { domain: domain.name, ds: mine });
+      return { params: { ds: given! }, warnings: [] };
+    }
+    if (kind === 'dnssec_ds_publish' && given) return { params: { ds: given }, warnings: [] };
     if (kind === 'dnssec_ds_publish' && state.dsAtParent) throw new DomainError('operation_no_change', { domain: domain.name, kind });
     if (kind === 'dnssec_disable') {
       if (!state.dsAtParent) throw new DomainError('operation_no_change', { domain: domain.name, kind });
@@ -218,6 +229,7 @@ export class RequestOperation {
       case 'dnssec_ds_publish':
       case 'dnssec_disable':
       case 'dnssec_foreign_key_remove':
+      case 'dnssec_ds_remove':
         throw new DomainError('operation_no_change', { domain: domain.name, kind: request.kind });
       case 'nameservers': {
         const nameservers = normalizeNameservers(domain.name, request.nameservers);

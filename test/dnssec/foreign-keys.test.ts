@@ -206,4 +206,50 @@ eachStore('DNSSEC: other operators’ keys in our DNSKEY set (POST/DELETE …/dn
     expect(await registry(), 'the registry was not asked').to.equal(1);
     expect((await on('GET', `/v1/domains/${blog}/dnssec`)).body).to.include({ enabled: true, status: 'secure', ds_at_parent: true });
   });
+
+  it("a domain registered here: the other operator's DS is added beside ours, then removed, each as a class 3 operation; ours only by switching off", async () => {
+    const blog = 'domivka-blog.kyiv.ua';
+    const k = (
+      await api.issueKey({
+        environment: 'test',
+        rights: ['dns.dnssec', 'dns.read', 'sandbox.clock'],
+        domains: [blog],
+        conditions: { cidr: '127.0.0.0/8' },
+      })
+    ).secret;
+    const on = (method: string, path: string, json?: unknown) => call(method, path, json, k);
+    const registry = async () =>
+      (await api.system.store.sandboxRegistry.dsOf(blog)).map((d) => `${d.keyTag} ${d.algorithm} ${d.digestType} ${d.digest}`);
+    const ours = (await on('GET', `/v1/domains/${blog}/dnssec`)).body.ds as string[];
+    expect(await registry()).to.deep.equal(ours);
+    const theirs = `31589 13 2 ${'5d'.repeat(32)}`;
+
+    expectErrorShape(
+      await on('POST', `/v1/domains/${blog}/dnssec/ds`, { ds: [`31589 13 1 ${'ab'.repeat(20)}`] }),
+      422,
+      'dnssec_ds_invalid',
+    );
+    expectErrorShape(
+      await on('POST', `/v1/domains/${blog}/dnssec/ds`, { ds: ['other.kyiv.ua. 3600 IN DS ' + theirs] }),
+      422,
+      'dnssec_ds_invalid',
+    );
+    const add = await on('POST', `/v1/domains/${blog}/dnssec/ds`, { ds: [`${blog}. 3600 IN DS ${theirs}`] });
+    expect(add.status, JSON.stringify(add.body)).to.equal(202);
+    expect(add.body).to.include({ kind: 'dnssec_ds_publish', status: 'pending' });
+    expect(add.body.ds, 'normalised: the owner dropped, hex upper case').to.deep.equal([`31589 13 2 ${'5D'.repeat(32)}`]);
+    expect((await on('POST', '/v1/sandbox/clock', { advance: 'PT25H' })).status).to.equal(200);
+    expect((await on('GET', `/v1/operations/${add.body.id}`)).body.status).to.equal('active');
+    expect((await registry()).sort()).to.deep.equal([...ours, `31589 13 2 ${'5D'.repeat(32)}`].sort());
+
+    expectErrorShape(await on('POST', `/v1/domains/${blog}/dnssec/ds/remove`, { ds: ours }), 409, 'dnssec_ds_is_ours');
+    const rem = await on('POST', `/v1/domains/${blog}/dnssec/ds/remove`, { ds: [theirs] });
+    expect(rem.status, JSON.stringify(rem.body)).to.equal(202);
+    expect(rem.body).to.include({ kind: 'dnssec_ds_remove', status: 'pending', right: 'dns.dnssec' });
+    expect(rem.body.effect.en).to.contain('The registry removes the DS 31589 13 2');
+    expect((await on('POST', '/v1/sandbox/clock', { advance: 'PT25H' })).status).to.equal(200);
+    expect((await on('GET', `/v1/operations/${rem.body.id}`)).body.status).to.equal('active');
+    expect(await registry()).to.deep.equal(ours);
+    expect((await on('GET', `/v1/domains/${blog}/dnssec`)).body).to.include({ status: 'secure', ds_at_parent: true });
+  });
 });

@@ -165,6 +165,7 @@ export const RIGHTS_BY_HAND: Record<string, Hand> = {
   disableDnssec: key(gate(on('dns.dnssec'))),
   // Publishing the DS is a class 3 operation that waits (202), unlike PUT/DELETE while no DS is there.
   publishDs: key(gate(on('dns.dnssec'))),
+  removeDs: key(gate(on('dns.dnssec'))),
   // Another operator's DNSKEY in our set (RFC 8901): adding is at once, taking out is an operation.
   addForeignDnskey: key(gate(on('dns.dnssec'))),
   removeForeignDnskey: key(gate(on('dns.dnssec'))),
@@ -254,6 +255,7 @@ const SAMPLES: Record<string, (f: Fixture) => Sample> = {
   // so the zone's DNSKEY set — which enableDnssec/disableDnssec cases depend on — never changes here.
   addForeignDnskey: () => ({ body: { dnskey: `256 3 15 ${ED25519_PUBLIC}`, note: 'hostile matrix' } }),
   removeForeignDnskey: () => ({ params: { domain: TARGET, tag: '1' } }),
+  removeDs: () => ({ body: { ds: [`4242 13 2 ${'AB'.repeat(32)}`] } }),
   createHostedDomain: () => ({ body: { domain: TARGET } }),
   simulateDelegation: () => ({ params: { domain: TARGET }, body: { delegated: true } }),
   createPlan: () => ({ body: { changes: [{ action: 'create', name: 'hostile-matrix', type: 'A', ttl: 300, values: ['192.0.2.1'] }] } }),
@@ -313,6 +315,7 @@ const NO_SUCCESS_EXPECTED: Record<string, string> = {
   liftTransferLock: 'the fixture operation waits on the domain until a key cancels it: 409 operation_pending',
   setLabels: 'the fixture operation waits on the domain until a key cancels it: 409 operation_pending',
   publishDs: 'the fixture operation waits on the domain until a key cancels it: 409 operation_pending',
+  removeDs: 'the fixture operation waits on the domain until a key cancels it: 409 operation_pending',
   addForeignDnskey:
     'the sample key is Ed25519 and the zone is signed with algorithm 13 or not at all: 422 dnssec_foreign_key_invalid or 409 dnssec_not_enabled past authorization',
   removeForeignDnskey: 'no foreign key is in the fixture: 404 dnssec_foreign_key_not_found (or 409) past authorization',

@@ -75,6 +75,7 @@ const OP_KIND: Readonly<Record<string, [string, string]>> = {
   dnssec_ds_publish: ['Публікація DS у реєстрі', 'Publishing the DS at the registry'],
   dnssec_disable: ['Вимкнення DNSSEC (DS прибирається першим)', 'Switching DNSSEC off (the DS goes first)'],
   dnssec_foreign_key_remove: ['Ключ іншого оператора виходить з набору DNSKEY', "Another operator's key leaves the DNSKEY set"],
+  dnssec_ds_remove: ['Запис DS іншого оператора прибирається з реєстру', "Another operator's DS leaves the registry"],
 };
 const OP_STATUS: Readonly<Record<string, [string, string, string]>> = {
   pending: ['очікує', 'pending', 'warn'],

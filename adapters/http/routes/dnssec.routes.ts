@@ -189,18 +189,74 @@ export const dnssecRoutes = (uc: DnssecUseCases): Route[] => [
     writes: true,
     summary: 'Publish the DS at the registry (dns.dnssec, class 3): 202, waits for a second owner or 24 hours',
     description:
-      'A class 3 operation `dnssec_ds_publish` (domains registered through us). When it takes effect the registry receives the DS through the registrar port; the zone becomes `secure`. A registry refusal fails the operation; the zone stays signed and the owners are told. A hosted domain gets `dnssec_ds_hosted`: give the DS to your registrar.',
+      "A class 3 operation `dnssec_ds_publish` (domains registered through us). When it takes effect the registry receives the DS through the registrar port; the zone becomes `secure`. A registry refusal fails the operation; the zone stays signed and the owners are told. A hosted domain gets `dnssec_ds_hosted`: give the DS to your registrar. With `ds`, exactly those records are added (the registry keeps the ones it has): another operator's DS during a multi-signer move (RFC 8901), or ours beside theirs.",
     access: { kind: 'key', right: 'dns.dnssec', domainParam: 'domain' },
     params: domainParam,
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        ds: {
+          type: 'array',
+          minItems: 1,
+          maxItems: 8,
+          items: { type: 'string', minLength: 1, maxLength: 300 },
+          description: 'DS records to add ("<tag> <algorithm> <digest type> <hex>"); without it, our active key\'s DS.',
+        },
+      },
+    },
     responses: {
       202: {
         description: 'The operation, pending: it takes effect when a second owner confirms it, or by itself 24 hours later',
         schema: operationView,
       },
     },
-    errors: ['domain_not_found', 'operation_pending', 'operation_no_change', 'dnssec_not_enabled', 'dnssec_ds_hosted'],
+    errors: ['domain_not_found', 'operation_pending', 'operation_no_change', 'dnssec_not_enabled', 'dnssec_ds_hosted', 'dnssec_ds_invalid'],
     handle: async (i) => {
-      const op = await uc.requestOperation.execute({ kind: 'key', key: i.key }, { kind: 'dnssec_ds_publish', domain: i.params.domain });
+      const op = await uc.requestOperation.execute(
+        { kind: 'key', key: i.key },
+        { kind: 'dnssec_ds_publish', domain: i.params.domain, ...(i.body.ds ? { ds: i.body.ds } : {}) },
+      );
+      return { status: 202, headers: { Location: `/v1/operations/${op.id}` }, body: op };
+    },
+  }),
+  route({
+    id: 'removeDs',
+    method: 'POST',
+    path: '/v1/domains/{domain}/dnssec/ds/remove',
+    tag: 'Operations',
+    writes: true,
+    summary: "Remove given DS records at the registry (dns.dnssec, class 3): another operator's, at the end of a multi-signer move",
+    description:
+      "A class 3 operation `dnssec_ds_remove` (domains registered through us): when it takes effect the registry removes exactly these DS records. Request it once the operator whose key a DS names no longer serves the zone and its NS TTL has passed. Our own key's DS is removed by switching DNSSEC off (`dnssec_ds_is_ours`).",
+    access: { kind: 'key', right: 'dns.dnssec', domainParam: 'domain' },
+    params: domainParam,
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['ds'],
+      properties: {
+        ds: {
+          type: 'array',
+          minItems: 1,
+          maxItems: 8,
+          items: { type: 'string', minLength: 1, maxLength: 300 },
+          description: 'DS records to remove ("<tag> <algorithm> <digest type> <hex>").',
+        },
+      },
+    },
+    responses: {
+      202: {
+        description: 'The operation, pending: it takes effect when a second owner confirms it, or by itself 24 hours later',
+        schema: operationView,
+      },
+    },
+    errors: ['domain_not_found', 'operation_pending', 'dnssec_not_enabled', 'dnssec_ds_hosted', 'dnssec_ds_invalid', 'dnssec_ds_is_ours'],
+    handle: async (i) => {
+      const op = await uc.requestOperation.execute(
+        { kind: 'key', key: i.key },
+        { kind: 'dnssec_ds_remove', domain: i.params.domain, ds: i.body.ds },
+      );
       return { status: 202, headers: { Location: `/v1/operations/${op.id}` }, body: op };
     },
   }),

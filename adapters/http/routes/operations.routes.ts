@@ -26,6 +26,7 @@ export const operationView = schema({
         'dnssec_ds_publish',
         'dnssec_disable',
         'dnssec_foreign_key_remove',
+        'dnssec_ds_remove',
       ],
     },
     domain: { type: 'string' },
