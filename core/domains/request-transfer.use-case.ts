@@ -114,7 +114,8 @@ export class RequestTransfer {
     const { transfer, refusal } =
       t.status === 'requesting' ? await this.deps.settlement.ask(t, registrar, now) : { transfer: t, refusal: null };
     if (refusal) throw refusal;
-    const warnings = transfer.status === 'failed' || transfer.status === 'rejected' ? [] : await this.dsWarnings(key, name, registrar);
+    const warnings =
+      transfer.status === 'failed' || transfer.status === 'rejected' ? [] : await this.dsWarnings(key, name, registrar, input.auth_code);
     const result = await cp.reach('answered', async () => ({
       result: { ...viewTransfer(transfer), ...(warnings.length > 0 ? { warnings } : {}) },
     }));
@@ -126,11 +127,12 @@ export class RequestTransfer {
    * carries it over, and our nameservers take over at completion, so it warns (dnssec_ds_at_parent) with
    * the safe orders. A registry that cannot tell (no ds_set, or an error) gives no warning.
    */
-  private async dsWarnings(key: ApiKey, name: string, registrar: Registrar): Promise<DsWarning[]> {
+  private async dsWarnings(key: ApiKey, name: string, registrar: Registrar, authInfo: string): Promise<DsWarning[]> {
     if (!registrar.capabilities.has('ds_set')) return [];
     let held: DsRecord[];
     try {
-      held = await requireCapability(registrar, 'ds_set').dsRecords(name);
+      // The name is still the losing registrar's: the transfer code opens its full info.
+      held = await requireCapability(registrar, 'ds_set').dsRecords(name, authInfo);
     } catch {
       return [];
     }

@@ -386,13 +386,19 @@ export class EppRegistrar implements Registrar, RegistryMessages {
     await this.secDnsUpdate(domain, 'rem', records, clientTransactionId);
   }
 
-  /** The DS records in domain:info's `<secDNS:infData>` (RFC 5910 §3.1.2). */
-  async dsRecords(domain: string): Promise<DsRecord[]> {
+  /** The DS records in domain:info's `<secDNS:infData>` (RFC 5910 §3.1.2); with the authInfo for a name another registrar sponsors. */
+  async dsRecords(domain: string, authInfo?: string): Promise<DsRecord[]> {
     const res = this.ok(
       await this.run((s) =>
         buildCommand(
           'info',
-          { 'domain:info': { '@_xmlns:domain': NS.domain, 'domain:name': { '#text': domain, '@_hosts': 'all' } } },
+          {
+            'domain:info': {
+              '@_xmlns:domain': NS.domain,
+              'domain:name': { '#text': domain, '@_hosts': 'all' },
+              ...(authInfo !== undefined ? { 'domain:authInfo': { 'domain:pw': authInfo } } : {}),
+            },
+          },
           s.nextTrid('dmk-inf'),
         ),
       ),

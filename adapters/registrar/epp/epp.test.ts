@@ -258,6 +258,10 @@ describe('EPP registrar (adapters/registrar/epp) against the local EPP test regi
       expect(addFrame).to.include('<secDNS:update xmlns:secDNS="urn:ietf:params:xml:ns:secDNS-1.1"><secDNS:add><secDNS:dsData>');
       expect(addFrame).to.include('<secDNS:keyTag>2371</secDNS:keyTag><secDNS:alg>13</secDNS:alg><secDNS:digestType>2</secDNS:digestType>');
       expect(await registrar.dsRecords('signed.com.ua')).to.deep.equal([rec]);
+      // A name another registrar sponsors (a transfer in): its transfer code opens the full info (RFC 5731 §3.1.2).
+      expect(await registrar.dsRecords('signed.com.ua', 'Tr4nsfer-c0de')).to.deep.equal([rec]);
+      const info = server.frames.filter((f) => f.includes('<domain:info')).at(-1)!;
+      expect(info).to.include('<domain:authInfo><domain:pw>Tr4nsfer-c0de</domain:pw></domain:authInfo>');
       await registrar.removeDs('signed.com.ua', [rec], 'ds-3');
       expect(server.frames.find((f) => f.includes('<clTRID>dmk-ds-3</clTRID>'))).to.include('<secDNS:rem><secDNS:dsData>');
       expect(server.ds.has('signed.com.ua')).to.equal(false);

@@ -165,8 +165,12 @@ export interface DsRecord {
 /** Adds DS records (the ones already there stay; adding one the registry holds is harmless). */
 export interface DsSetting {
   setDs(domain: string, records: readonly DsRecord[], clientTransactionId: string): Promise<void>;
-  /** The DS records the registry holds for the domain (what the parent publishes). */
-  dsRecords(domain: string): Promise<DsRecord[]>;
+  /**
+   * The DS records the registry holds for the domain (what the parent publishes). `authInfo`: the name's
+   * transfer code, for a name another registrar sponsors — registries answer a non-sponsor's domain:info
+   * in full only with it (RFC 5731 §3.1.2).
+   */
+  dsRecords(domain: string, authInfo?: string): Promise<DsRecord[]>;
 }
 /** Removes DS records (removing one the registry does not hold is harmless). */
 export interface DsRemoval {
