@@ -45,7 +45,7 @@ eachStore('Console: the DNSSEC page (operations, switch-off, rollover timeline)'
     return { status: r.status, text: await r.text(), location: r.headers.get('location') };
   };
   const post = async (path: string, form: Record<string, string> = {}, lang: 'uk' | 'en' = 'en') => {
-    const page = await get(path.replace(/\/(off|ds|foreign-keys(\/\d+\/remove)?)$/, ''), lang);
+    const page = await get(path.replace(/\/(off|ds|ds\/remove|foreign-keys(\/\d+\/remove)?)$/, ''), lang);
     const csrf = /name="_csrf" value="([^"]+)"/.exec(page.text)![1]!;
     const r = await fetch(`${api.base}${path}`, {
       method: 'POST',
@@ -271,5 +271,31 @@ eachStore('Console: the DNSSEC page (operations, switch-off, rollover timeline)'
     expect(page.text).to.include('Another operator&#39;s key leaves the DNSKEY set');
     await travel('PT25H');
     expect((await call('GET', `/v1/domains/${moving}/dnssec`)).body.foreign_keys).to.deep.equal([]);
+  });
+
+  it("a domain registered here: another operator's DS added at the registry and removed from it, each a class 3 operation; a malformed DS refused in words", async () => {
+    // ROLL is signed (and rolling) from the first test; the form is an owner's, for a domain registered here.
+    let page = await get(self(ROLL));
+    expect(page.text).to.include('id="dnssec-foreign-ds"');
+    const theirs = `31589 13 2 ${'5D'.repeat(32)}`;
+    const bad = await post(`${self(ROLL)}/ds`, { ds: `31589 13 1 ${'AB'.repeat(20)}` });
+    expect(bad.status).to.equal(422);
+    expect(bad.text).to.include('<code>dnssec_ds_invalid</code>');
+    expect(bad.text).to.include('SHA-1 is not published (RFC 8624)');
+    const added = await post(`${self(ROLL)}/ds`, { ds: `${theirs}\n` });
+    expect(added.location).to.match(new RegExp(`^${self(ROLL)}\\?done=ds-requested&op=`));
+    const addOp = (await call('GET', `/v1/operations/${new URL(added.location!, api.base).searchParams.get('op')}`)).body;
+    expect(addOp).to.include({ kind: 'dnssec_ds_publish', status: 'pending' });
+    expect(addOp.ds).to.deep.equal([theirs]);
+    page = await get(added.location!);
+    expect(page.text).to.include(`Adding the DS ${theirs} at the registry is requested as a class 3 operation`);
+    expect((await call('POST', `/v1/operations/${addOp.id}/cancel`)).status).to.equal(200);
+    const removed = await post(`${self(ROLL)}/ds/remove`, { ds: theirs });
+    expect(removed.location).to.match(new RegExp(`^${self(ROLL)}\\?done=ds-requested&op=`));
+    const remOp = (await call('GET', `/v1/operations/${new URL(removed.location!, api.base).searchParams.get('op')}`)).body;
+    expect(remOp).to.include({ kind: 'dnssec_ds_remove', status: 'pending' });
+    page = await get(removed.location!);
+    expect(page.text).to.include(`Removing the DS ${theirs} at the registry is requested as a class 3 operation`);
+    expect((await call('POST', `/v1/operations/${remOp.id}/cancel`)).status).to.equal(200);
   });
 });

@@ -83,6 +83,13 @@ const OP_STATUS: Readonly<Record<string, [string, string, string]>> = {
   cancelled: ['скасовано', 'cancelled', ''],
   failed: ['не вдалася', 'failed', 'bad'],
 };
+/** The DS records typed into a form, one per line. */
+const dsLines = (typed: string): string[] =>
+  typed
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean);
+
 /** Where the console shows a pending operation (confirm, cancel). */
 const opLink = (id: string) => `/console/operations#op-${encodeURIComponent(id)}`;
 
@@ -135,11 +142,20 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
   };
 
   /** The banner after a class 3 request: what was asked, when it takes effect, and where to confirm it. */
-  const requested = (v: View, op: OperationView | undefined): Html | '' => {
+  const requested = (v: View, op: OperationView | undefined, ourDs: readonly string[]): Html | '' => {
     if (!op) return '';
     const link = html`<a href="${opLink(op.id)}" id="dnssec-op-link"
       >${v.t('Операція на сторінці операцій', 'The operation on the operations page')}</a
     >`;
+    if (op.kind === 'dnssec_ds_remove' || (op.kind === 'dnssec_ds_publish' && !(op.ds ?? []).some((x) => ourDs.includes(x))))
+      return alert(
+        'ok',
+        html`${v.t(
+          `${op.kind === 'dnssec_ds_remove' ? 'Прибрання' : 'Додавання'} DS ${(op.ds ?? []).join(', ')} у реєстрі запитано як операцію класу 3. Вона набуде чинності ${when(op.activates_at, v)} або раніше, коли її підтвердить інший власник.`,
+          `${op.kind === 'dnssec_ds_remove' ? 'Removing' : 'Adding'} the DS ${(op.ds ?? []).join(', ')} at the registry is requested as a class 3 operation. It takes effect ${when(op.activates_at, v)}, or sooner once another owner confirms it.`,
+        )}
+        ${link}`,
+      );
     if (op.kind === 'dnssec_foreign_key_remove')
       return alert(
         'ok',
@@ -198,6 +214,7 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
             ? requested(
                 v,
                 ops.find((op) => op.id === r.query.op),
+                s.ds,
               )
             : doneBanner(r, {
                 enabled: [
@@ -349,7 +366,7 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
                     )}
                   </tbody>
                 </table>
-                ${foreignKeys(v, d, s, owner, pending('dnssec_foreign_key_remove'))}`
+                ${foreignKeys(v, d, s, owner, pending('dnssec_foreign_key_remove'), hosted)}`
             : ''
         }
         ${
@@ -405,7 +422,7 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
    * Other operators' keys in our DNSKEY set (RFC 8901 model 2): a signed zone moving in or out. Adding is
    * at once; taking one out is the class 3 operation dnssec_foreign_key_remove (README: moving a signed zone).
    */
-  const foreignKeys = (v: View, d: string, s: DnssecView, owner: boolean, removing: OperationView | undefined): Html => {
+  const foreignKeys = (v: View, d: string, s: DnssecView, owner: boolean, removing: OperationView | undefined, hosted: boolean): Html => {
     const intro = v.t(
       'Щоб перенести підписану зону від іншого оператора (або до нього) без проміжку, коли вона не захищена, обидва оператори якийсь час підписують її разом: кожен додає ключ іншого до свого набору DNSKEY. Наш ключ для них — у таблиці «Ключі» вище (стовпець DNSKEY в API: GET …/dnssec).',
       'To move a signed zone from another operator (or to one) without a gap in which it is unprotected, both operators sign it together for a while: each adds the other’s key to its DNSKEY set. Our key for them is in the Keys table above (the dnskey field of GET …/dnssec in the API).',
@@ -495,6 +512,29 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
               { back: self(d), id: 'dnssec-foreign-add' },
             )
           : ''
+      }
+      ${
+        owner && !hosted && s.status !== 'disabling'
+          ? postForm(
+              v,
+              `${self(d)}/ds`,
+              html`<label for="foreign-ds">${v.t('DS іншого оператора в реєстрі', "The other operator's DS at the registry")}</label>
+                <textarea id="foreign-ds" name="ds" rows="2" required placeholder="31589 13 2 5D…"></textarea>
+                <p class="hint">
+                  ${v.t(
+                    'Домен зареєстровано тут, тож DS іншого оператора реєстр отримує від нас: по одному запису на рядок. Додавання й прибирання — дії класу 3: їх підтверджує інший власник, інакше вони набудуть чинності самі через 24 години.',
+                    'The domain is registered here, so the registry gets the other operator’s DS from us: one record per line. Adding and removing are class 3 actions: another owner confirms them, or they take effect by themselves after 24 hours.',
+                  )}
+                </p>
+                <div class="actions">
+                  <button type="submit">${v.t('Додати в реєстр', 'Add at the registry')}</button>
+                  <button type="submit" class="secondary" formaction="${self(d)}/ds/remove">
+                    ${v.t('Прибрати з реєстру', 'Remove from the registry')}
+                  </button>
+                </div>`,
+              { back: self(d), id: 'dnssec-foreign-ds' },
+            )
+          : ''
       }`;
   };
 
@@ -576,9 +616,34 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
       auth: true,
       handle: async (r) => {
         const d = r.params[0]!;
+        // Lines of the "another operator's DS" form; none: our own key's DS (the publish button).
+        const ds = dsLines(field(r, 'ds'));
         const out = await attempt(async () => {
-          const key = await sensitiveKey(r, 'publishDs', { params: { domain: d } });
-          return uc.requestOperation.execute({ kind: 'key', key }, { kind: 'dnssec_ds_publish', domain: d });
+          const body = ds.length > 0 ? { ds } : {};
+          validateBody(routes, 'publishDs', body);
+          const key = await sensitiveKey(r, 'publishDs', { params: { domain: d }, body });
+          return uc.requestOperation.execute(
+            { kind: 'key', key },
+            { kind: 'dnssec_ds_publish', domain: d, ...(ds.length > 0 ? { ds } : {}) },
+          );
+        });
+        if ('error' in out) return page(r, { error: out.error, algorithm: '' });
+        return { redirect: `${self(d)}?done=ds-requested&op=${enc(out.ok.id)}` };
+      },
+    },
+    {
+      // POST /v1/domains/{d}/dnssec/ds/remove: the class 3 operation dnssec_ds_remove (another operator's DS).
+      method: 'POST',
+      pattern: /^\/console\/domains\/([^/]+)\/dnssec\/ds\/remove$/,
+      auth: true,
+      handle: async (r) => {
+        const d = r.params[0]!;
+        const ds = dsLines(field(r, 'ds'));
+        const out = await attempt(async () => {
+          const body = { ds };
+          validateBody(routes, 'removeDs', body);
+          const key = await sensitiveKey(r, 'removeDs', { params: { domain: d }, body });
+          return uc.requestOperation.execute({ kind: 'key', key }, { kind: 'dnssec_ds_remove', domain: d, ds });
         });
         if ('error' in out) return page(r, { error: out.error, algorithm: '' });
         return { redirect: `${self(d)}?done=ds-requested&op=${enc(out.ok.id)}` };
