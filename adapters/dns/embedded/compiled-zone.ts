@@ -13,7 +13,6 @@ import {
   signRrset,
   type OpenKey,
   type SigningJob,
-  tailOf,
   typeBitmap,
   withTtl,
 } from './dnssec.js';
@@ -270,7 +269,8 @@ const unfinished = new WeakMap<CompiledZone, () => void>();
 
 /**
  * compileZone, with the new signatures of a signed zone made in bulk by `bulk` (worker threads) rather than
- * one by one in this thread.
+ * one by one in this thread. The jobs go to `bulk` in parts as the compile lays them out, so that the
+ * threads sign while this one goes on compiling; the rest once it is done.
  */
 export const compileZoneAsync = async (
   zone: Zone,
@@ -280,24 +280,44 @@ export const compileZoneAsync = async (
 ): Promise<CompiledZone> => {
   const cache = options.signatures;
   if (!zone.signing || !cache || !options.openKey || !bulk) return compileZone(zone, skip, options);
+  const signing: Array<Promise<void>> = [];
   cache.deferred = true;
+  cache.flush = (jobs) => signing.push(bulk(jobs));
   try {
-    const compiled = compileZone(zone, skip, options);
-    await bulk(cache.jobs);
+    let compiled: CompiledZone;
+    try {
+      compiled = compileZone(zone, skip, options);
+    } catch (err) {
+      void Promise.allSettled(signing); // what was sent is signed into RRSIGs no one serves
+      throw err;
+    }
+    cache.flush = null;
+    signing.push(bulk(cache.jobs));
     cache.jobs = [];
+    await Promise.all(signing);
     unfinished.get(compiled)?.();
     unfinished.delete(compiled);
     return compiled;
   } finally {
     cache.deferred = false;
+    cache.flush = null;
   }
 };
 
 /** The NSEC of a chain member (RFC 4034 §4): the next member, and its types (at a cut NS and DS alone), RRSIG and NSEC. */
 export const nsecOf = (n: ZoneNode, next: ZoneNode, ttl: number): EncodedSet => {
-  const types = n.cut ? [T.NS, ...(n.sets.has(T.DS) ? [T.DS] : [])] : [...n.sets.keys()].filter((t) => t !== RR.NSEC && t !== RR.RRSIG);
-  const bitmap = typeBitmap([...types, RR.RRSIG, RR.NSEC]);
-  return encodedSet(RR.NSEC, ttl, [tailOf(RR.NSEC, ttl, Buffer.concat([next.wire, bitmap]))]);
+  const types: number[] = [RR.RRSIG, RR.NSEC];
+  if (n.cut) types.push(T.NS, ...(n.sets.has(T.DS) ? [T.DS] : []));
+  else for (const t of n.sets.keys()) if (t !== RR.NSEC && t !== RR.RRSIG) types.push(t);
+  const bitmap = typeBitmap(types);
+  const tail = Buffer.allocUnsafe(10 + next.wire.length + bitmap.length);
+  tail.writeUInt16BE(RR.NSEC, 0);
+  tail.writeUInt16BE(1, 2);
+  tail.writeUInt32BE(ttl >>> 0, 4);
+  tail.writeUInt16BE(next.wire.length + bitmap.length, 8);
+  next.wire.copy(tail, 10);
+  bitmap.copy(tail, 10 + next.wire.length);
+  return encodedSet(RR.NSEC, ttl, [tail]);
 };
 
 /** What signing a zone's names needs: its keys (opened, on the signer), the window, and the signature cache. */

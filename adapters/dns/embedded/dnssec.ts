@@ -1,4 +1,4 @@
-import { createHash, createPrivateKey, sign, type KeyObject } from 'node:crypto';
+import { createPrivateKey, hash, sign, type KeyObject } from 'node:crypto';
 import type { StoredSignature } from '../../../core/dns/ports/zone-signature-repository.port.js';
 import type { ZoneSigning, ZoneSigningKey } from '../../../core/dns/zone/zone-signing.js';
 import { encodedSet, T, type EncodedSet } from './wire.js';
@@ -42,23 +42,35 @@ export const tailOf = (type: number, ttl: number, rdata: Buffer): Buffer => {
   return b;
 };
 
+/** Scratch for typeBitmap: 32 octets of bits and the octets in use, per window. */
+const bitmapBits = new Uint8Array(256 * 32);
+const bitmapLengths = new Uint8Array(256);
+
 /** RFC 4034 §4.1.2: the type bit maps field for a set of types. */
 export const typeBitmap = (types: Iterable<number>): Buffer => {
-  const windows = new Map<number, Buffer>();
+  const windows: number[] = [];
   for (const t of types) {
     const w = t >> 8;
-    let bits = windows.get(w);
-    if (!bits) windows.set(w, (bits = Buffer.alloc(32)));
-    bits[(t & 0xff) >> 3]! |= 0x80 >> (t & 7);
+    const octet = (t & 0xff) >> 3;
+    if (bitmapLengths[w] === 0) windows.push(w);
+    bitmapBits[w * 32 + octet]! |= 0x80 >> (t & 7);
+    if (octet + 1 > bitmapLengths[w]!) bitmapLengths[w] = octet + 1;
   }
-  const parts: Buffer[] = [];
-  for (const w of [...windows.keys()].sort((a, b) => a - b)) {
-    const bits = windows.get(w)!;
-    let len = 32;
-    while (len > 0 && bits[len - 1] === 0) len--;
-    parts.push(Buffer.from([w, len]), bits.subarray(0, len));
+  windows.sort((a, b) => a - b);
+  let length = 0;
+  for (const w of windows) length += 2 + bitmapLengths[w]!;
+  const b = Buffer.allocUnsafe(length);
+  let at = 0;
+  for (const w of windows) {
+    const len = bitmapLengths[w]!;
+    b[at] = w;
+    b[at + 1] = len;
+    b.set(bitmapBits.subarray(w * 32, w * 32 + len), at + 2);
+    at += 2 + len;
+    bitmapBits.fill(0, w * 32, w * 32 + 32);
+    bitmapLengths[w] = 0;
   }
-  return Buffer.concat(parts);
+  return b;
 };
 
 /** Labels of a wire name, without the root: what RRSIG's Labels field counts (RFC 4034 §3.1.3), a leading "*" aside. */
@@ -97,7 +109,7 @@ export const SIGNATURE_LENGTH = 64;
  * the signature, then the RRset in canonical form; RFC 4034 §3.1.8.1), base64. Equal digests: the stored
  * signature is valid for this RRset, TTL, key and window, whoever made it.
  */
-export const digestOf = (data: Buffer): string => createHash('sha256').update(data).digest().subarray(0, 16).toString('base64');
+export const digestOf = (data: Buffer): string => hash('sha256', data, 'buffer').toString('base64', 0, 16);
 
 /** A signature as the store keeps it. */
 export type SignatureRow = StoredSignature;
@@ -144,8 +156,13 @@ export class SignatureCache {
   private next = new Map<string, CachedSig[]>();
   /** Stored signatures not yet matched by a compile, by RRset key. */
   private stored = new Map<string, Array<{ tag: number; digest: string; rrsig: Buffer }>>();
-  /** What the store holds of this zone, by `${rrset}#${tag}`: to drop what the compile no longer uses. */
-  private inStore = new Set<string>();
+  /**
+   * What the store holds of this zone, to drop what a compile no longer uses: the signatures of the last
+   * compile (`sigs`, unless a full read since said otherwise: `sigsStored`), and `storedKeys`
+   * (`${rrset}#${tag}`), read from the store beyond them. Nothing is kept per signature while compiling.
+   */
+  private sigsStored = true;
+  private storedKeys = new Set<string>();
   /** The store's generation these signatures were read at (-1: never read). */
   generation = -1;
   /** Signatures made (not reused) by the last compile: for tests and logs. */
@@ -158,19 +175,25 @@ export class SignatureCache {
   jobs: SigningJob[] = [];
   /** Lay out new signatures and leave the signing to the caller (jobs), rather than sign one by one. */
   deferred = false;
-  private used = new Set<string>();
+  /**
+   * With `deferred`: takes the jobs laid out so far whenever `flushAt` of them wait, so that they are signed
+   * (on other threads) while the compile lays out the rest (compileZoneAsync); what is left at the end stays in `jobs`.
+   */
+  flush: ((jobs: SigningJob[]) => void) | null = null;
+  flushAt = 2048;
 
   /** Merges signatures read from the store (all of them when `full`, else those newer than `generation`). */
   load(rows: readonly SignatureRow[], generation: number, full: boolean): void {
     if (full) {
       this.stored = new Map();
-      this.inStore = new Set();
+      this.sigsStored = false;
+      this.storedKeys = new Set();
     }
     for (const r of rows) {
       const list = this.stored.get(r.rrset)?.filter((x) => x.tag !== r.keyTag) ?? [];
       list.push({ tag: r.keyTag, digest: r.digest, rrsig: tailOf(RR.RRSIG, 0, Buffer.from(r.rdata, 'base64')) });
       this.stored.set(r.rrset, list);
-      this.inStore.add(`${r.rrset}#${r.keyTag}`);
+      this.storedKeys.add(`${r.rrset}#${r.keyTag}`);
     }
     this.generation = generation;
   }
@@ -179,7 +202,8 @@ export class SignatureCache {
   reset(): void {
     this.sigs = new Map();
     this.stored = new Map();
-    this.inStore = new Set();
+    this.sigsStored = true;
+    this.storedKeys = new Set();
     this.generation = -1;
   }
 
@@ -189,18 +213,26 @@ export class SignatureCache {
     this.fresh = [];
     this.dropped = [];
     this.jobs = [];
-    this.used = new Set();
   }
 
   /** Keeps only what the compile just done used; what the store holds beyond it is `dropped`. */
   commit(): void {
-    this.sigs = this.next;
-    for (const k of this.inStore) {
-      if (this.used.has(k)) continue;
-      const at = k.lastIndexOf('#');
-      this.dropped.push({ rrset: k.slice(0, at), keyTag: Number(k.slice(at + 1)) });
+    const next = this.next;
+    if (this.sigsStored) {
+      for (const [key, list] of this.sigs) {
+        for (const c of list) if (!hasTag(next.get(key), c.tag)) this.dropped.push({ rrset: key, keyTag: c.tag });
+      }
     }
-    this.inStore = this.used;
+    for (const k of this.storedKeys) {
+      const at = k.lastIndexOf('#');
+      const key = k.slice(0, at);
+      const tag = Number(k.slice(at + 1));
+      if (hasTag(next.get(key), tag) || (this.sigsStored && hasTag(this.sigs.get(key), tag))) continue;
+      this.dropped.push({ rrset: key, keyTag: tag });
+    }
+    this.sigs = next;
+    this.sigsStored = true;
+    this.storedKeys = new Set();
     this.stored = new Map();
   }
 
@@ -215,22 +247,25 @@ export class SignatureCache {
    * `dropped`.
    */
   commitPartial(keys: Iterable<string>, tags: readonly number[]): void {
-    const used = this.used;
     for (const key of keys) {
       const next = this.next.get(key);
+      const last = this.sigs.get(key);
       const tagsOf = new Set<number>(tags);
-      for (const c of this.sigs.get(key) ?? []) tagsOf.add(c.tag);
+      for (const c of last ?? []) tagsOf.add(c.tag);
       for (const s of this.stored.get(key) ?? []) tagsOf.add(s.tag);
       for (const tag of tagsOf) {
         const k = `${key}#${tag}`;
-        if (used.has(k)) this.inStore.add(k);
-        else if (this.inStore.delete(k)) this.dropped.push({ rrset: key, keyTag: tag });
+        // Used: stored once this update is (sigs below, or storedKeys when sigs do not say what is stored).
+        if (hasTag(next, tag)) {
+          if (!this.sigsStored) this.storedKeys.add(k);
+        } else if (this.storedKeys.delete(k) || (this.sigsStored && hasTag(last, tag))) {
+          this.dropped.push({ rrset: key, keyTag: tag });
+        }
       }
       if (next) this.sigs.set(key, next);
       else this.sigs.delete(key);
     }
     this.next = new Map();
-    this.used = new Set();
     this.stored = new Map();
   }
 
@@ -239,6 +274,16 @@ export class SignatureCache {
     this.next = new Map();
     this.fresh = [];
     this.jobs = [];
+  }
+
+  /** A signature laid out, to be signed in bulk. */
+  defer(job: SigningJob): void {
+    this.jobs.push(job);
+    if (this.flush && this.jobs.length >= this.flushAt) {
+      const jobs = this.jobs;
+      this.jobs = [];
+      this.flush(jobs);
+    }
   }
 
   find(key: string, tails: readonly Buffer[], ttl: number, signing: ZoneSigning, tag: number): CachedSig | null {
@@ -265,9 +310,13 @@ export class SignatureCache {
     const list = this.next.get(key);
     if (list) list.push(c);
     else this.next.set(key, [c]);
-    this.used.add(`${key}#${c.tag}`);
   }
 }
+
+const hasTag = (list: readonly CachedSig[] | undefined, tag: number): boolean => {
+  if (list) for (const c of list) if (c.tag === tag) return true;
+  return false;
+};
 
 /** Fills the laid-out RRSIGs of `jobs` one after another, in this thread. */
 export const signJobs = (jobs: readonly SigningJob[]): void => {
@@ -294,7 +343,7 @@ export const signRrset = (
   zone: string,
 ): Buffer[] => {
   const out: Buffer[] = [];
-  let sorted: Buffer[] | null = null;
+  let sorted: readonly Buffer[] | null = null;
   for (let i = 0; i < tags.length; i++) {
     const tag = tags[i]!;
     const hit = cache?.find(cacheKey, set.tails, set.ttl, signing, tag) ?? null;
@@ -304,29 +353,34 @@ export const signRrset = (
       continue;
     }
     const k = keys.find((x) => x.tag === tag);
-    const head = Buffer.allocUnsafe(18);
-    head.writeUInt16BE(set.type, 0);
-    head[2] = algorithms[i]!;
-    head[3] = labelCount(owner);
-    head.writeUInt32BE(set.ttl >>> 0, 4);
-    head.writeUInt32BE(signing.expiration >>> 0, 8);
-    head.writeUInt32BE(signing.inception >>> 0, 12);
-    head.writeUInt16BE(tag, 16);
-    sorted ??= [...set.tails].sort((a, b) => Buffer.compare(a.subarray(10), b.subarray(10)));
-    const parts: Buffer[] = [head, apexWire];
+    sorted ??= set.tails.length < 2 ? set.tails : [...set.tails].sort((a, b) => Buffer.compare(a.subarray(10), b.subarray(10)));
+    // The signed data in one buffer: the RRSIG RDATA without its signature (type covered, algorithm, labels,
+    // original TTL, expiration, inception, key tag, signer's name), then owner, type, class, original TTL,
+    // RDLENGTH, RDATA of each record (RFC 4034 §3.1.8.1); duplicates were dropped at compile.
+    const head = 18 + apexWire.length;
+    let length = head;
+    for (const t of sorted) length += owner.length + t.length;
+    const data = Buffer.allocUnsafe(length);
+    data.writeUInt16BE(set.type, 0);
+    data[2] = algorithms[i]!;
+    data[3] = labelCount(owner);
+    data.writeUInt32BE(set.ttl >>> 0, 4);
+    data.writeUInt32BE(signing.expiration >>> 0, 8);
+    data.writeUInt32BE(signing.inception >>> 0, 12);
+    data.writeUInt16BE(tag, 16);
+    let at = 18 + apexWire.copy(data, 18);
     for (const t of sorted) {
-      // Owner, type, class, original TTL, RDLENGTH, RDATA (RFC 4034 §3.1.8.1); duplicates were dropped at compile.
-      parts.push(owner, t);
+      at += owner.copy(data, at);
+      at += t.copy(data, at);
     }
-    const data = Buffer.concat(parts);
     const digest = cache ? digestOf(data) : '';
     let rrsig = cache?.findStored(cacheKey, tag, digest) ?? null;
     if (rrsig) {
       rrsig = rrsig.readUInt32BE(4) === set.ttl >>> 0 ? rrsig : withTtl(rrsig, set.ttl);
     } else {
       if (!k) throw new SignaturesPending(zone);
-      rrsig = tailOf(RR.RRSIG, set.ttl, Buffer.concat([head, apexWire, Buffer.alloc(SIGNATURE_LENGTH)]));
-      if (cache?.deferred) cache.jobs.push({ key: k, data, rrsig });
+      rrsig = rrsigTail(set.ttl, data, head);
+      if (cache?.deferred) cache.defer({ key: k, data, rrsig });
       else signData(k, data).copy(rrsig, rrsig.length - SIGNATURE_LENGTH);
       if (cache) {
         cache.made++;
@@ -345,6 +399,19 @@ export const signRrset = (
     out.push(rrsig);
   }
   return out;
+};
+
+/** An RRSIG tail laid out from the first `head` octets of its signed data (its RDATA but the signature), the signature zero. */
+const rrsigTail = (ttl: number, data: Buffer, head: number): Buffer => {
+  const rdlength = head + SIGNATURE_LENGTH;
+  const b = Buffer.allocUnsafe(10 + rdlength);
+  b.writeUInt16BE(RR.RRSIG, 0);
+  b.writeUInt16BE(1, 2);
+  b.writeUInt32BE(ttl >>> 0, 4);
+  b.writeUInt16BE(rdlength, 8);
+  data.copy(b, 10, 0, head);
+  b.fill(0, 10 + head);
+  return b;
 };
 
 /** An RRSIG tail with another TTL (the negative answer's SOA: RFC 2308 §3 lowers its TTL, not the original TTL field). */

@@ -8,6 +8,8 @@ import { SIGNATURE_LENGTH, signJobs, type SigningJob } from './dnssec.js';
  * batches (the data to sign, back to back in one transferred buffer, and the key as a KeyObject, which
  * node clones into the thread), and the 64-octet signatures come back into the RRSIGs laid out for them.
  * A few signatures (a plan's) are made in this thread: a round trip to a thread costs more than they do.
+ * compileZoneAsync calls `sign` with parts of a zone's jobs while it is still laying out the rest: a batch
+ * is posted before `sign` first awaits, so the threads work while this one compiles.
  */
 const INLINE_BELOW = 512;
 const BATCH = 4096;
