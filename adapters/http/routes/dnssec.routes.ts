@@ -106,6 +106,10 @@ const dnssecView = schema({
   },
 });
 
+/** A list of DS records in presentation form (POST …/dnssec/ds and …/ds/remove). */
+const dsList = (description: string) =>
+  ({ type: 'array', minItems: 1, maxItems: 8, items: { type: 'string', minLength: 1, maxLength: 300 }, description }) as const;
+
 const foreignKeyParams = {
   type: 'object',
   required: ['domain', 'tag'],
@@ -196,13 +200,7 @@ export const dnssecRoutes = (uc: DnssecUseCases): Route[] => [
       type: 'object',
       additionalProperties: false,
       properties: {
-        ds: {
-          type: 'array',
-          minItems: 1,
-          maxItems: 8,
-          items: { type: 'string', minLength: 1, maxLength: 300 },
-          description: 'DS records to add ("<tag> <algorithm> <digest type> <hex>"); without it, our active key\'s DS.',
-        },
+        ds: dsList('DS records to add ("<tag> <algorithm> <digest type> <hex>"); without it, our active key\'s DS.'),
       },
     },
     responses: {
@@ -236,13 +234,7 @@ export const dnssecRoutes = (uc: DnssecUseCases): Route[] => [
       additionalProperties: false,
       required: ['ds'],
       properties: {
-        ds: {
-          type: 'array',
-          minItems: 1,
-          maxItems: 8,
-          items: { type: 'string', minLength: 1, maxLength: 300 },
-          description: 'DS records to remove ("<tag> <algorithm> <digest type> <hex>").',
-        },
+        ds: dsList('DS records to remove ("<tag> <algorithm> <digest type> <hex>").'),
       },
     },
     responses: {
