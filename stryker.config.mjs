@@ -14,9 +14,17 @@ const FOLDERS = {
     'test/access/keys.test.ts',
     'test/access/tsig-key.test.ts',
     'test/access/key-view.test.ts',
+    'test/access/manage-keys.test.ts',
+    'test/access/visibility.test.ts',
   ],
   billing: ['test/billing/*.test.ts'],
-  'dns/checks': ['test/dns/checks.test.ts', 'test/dns/incremental-checks.test.ts', 'test/dns/names-and-values.test.ts'],
+  'dns/checks': [
+    'test/dns/checks.test.ts',
+    'test/dns/check-results.test.ts',
+    'test/dns/incremental-checks.test.ts',
+    'test/dns/names-and-values.test.ts',
+    'test/dns/spf-depth.test.ts',
+  ],
   operations: ['test/operations/*.test.ts'],
 };
 const chosen = process.env.STRYKER_FOLDERS ? process.env.STRYKER_FOLDERS.split(',') : Object.keys(FOLDERS);
