@@ -1,11 +1,13 @@
 import { expect } from 'chai';
-import { RULES } from '../../core/dns/checks/index.js';
+import { RULES, runRules } from '../../core/dns/checks/index.js';
 import { answerSizeOver } from '../../core/dns/zone/wire-size.js';
 import { ancestorWhere } from '../../core/dns/checks/delegations.js';
+import { makePlanDelta } from '../../core/dns/checks/plan-delta.js';
 import { makeView, type PlanDelta } from '../../core/dns/checks/rule.js';
+import { lastField, TargetIndex } from '../../core/dns/checks/target-index.js';
 import { isSpf, spfValues } from '../../core/dns/checks/spf.js';
 import { buildPlan } from '../../core/dns/plans/plan-builder.js';
-import type { CheckResult } from '../../core/dns/plans/plan.js';
+import type { Change, CheckResult } from '../../core/dns/plans/plan.js';
 import type { RecordSet } from '../../core/dns/zone/record-set.js';
 import { apex, ORIGIN, rs } from './zone-fixtures.js';
 
@@ -783,5 +785,122 @@ describe('DNS checks: the exact result of each zone rule (issue 20)', () => {
         'example.com',
       ]);
     });
+  });
+
+  describe('the zone view rules read (makeView)', () => {
+    const www = A('www');
+    const mail = A('mail');
+    const alias = rs('alias', 'CNAME', ['www.example.com.']);
+    const sets = [...apex(), www, mail, alias];
+
+    it('a whole-zone view: every set changed, every owner and name', () => {
+      const view = makeView(ORIGIN, sets);
+      expect(view.isChanged('nowhere.example.com', 'TXT')).to.equal(true);
+      expect(view.changedOwners).to.deep.equal(['example.com', 'www.example.com', 'mail.example.com', 'alias.example.com']);
+      expect([...view.changedNames]).to.deep.equal(view.changedOwners);
+      expect(view.changes).to.deep.equal([]);
+    });
+
+    it('a plan’s view: only its sets are changed, its owners once each, and the names it was given (none by default)', () => {
+      const view = makeView(ORIGIN, sets, { changedSets: [{ ...www }] });
+      expect(view.isChanged('www.example.com', 'A')).to.equal(false);
+      const own = makeView(ORIGIN, sets, { changedSets: [www, alias, www] });
+      expect(own.isChanged('www.example.com', 'A')).to.equal(true);
+      expect(own.isChanged('mail.example.com', 'A')).to.equal(false);
+      expect(own.isChanged('www.example.com', 'TXT')).to.equal(false);
+      expect(own.isChanged('nowhere.example.com', 'A')).to.equal(false);
+      expect(own.changedOwners).to.deep.equal(['www.example.com', 'alias.example.com']);
+      expect([...own.changedNames]).to.deep.equal([]);
+      const named = makeView(ORIGIN, sets, { changedSets: [www], changedNames: new Set(['gone.example.com']) });
+      expect([...named.changedNames]).to.deep.equal(['gone.example.com']);
+    });
+
+    it('pointingAt: the sets of the type whose targets include the name, on a view with its own index', () => {
+      const view = makeView(ORIGIN, sets);
+      expect(view.pointingAt('www.example.com', 'CNAME')).to.deep.equal([alias]);
+      expect(view.pointingAt('www.example.com', 'MX')).to.deep.equal([]);
+      expect(view.pointingAt('mail.example.com', 'CNAME')).to.deep.equal([]);
+    });
+  });
+
+  describe('what a plan changes (makePlanDelta)', () => {
+    const www = A('www');
+    const old = rs('old.sub', 'TXT', ['x']);
+    const before = [...apex(), www, old, rs('sub', 'NS', ['ns1.example.net.', 'ns2.example.net.'])];
+    const added = rs('new.sub', 'MX', ['10 www.example.com.']);
+    const wwwTxt = rs('www', 'TXT', ['v=spf1 -all']);
+    const after = [...before.filter((x) => x !== old), added, wwwTxt];
+    const changes: Change[] = [
+      { action: 'create', name: 'new.sub.example.com', type: 'MX', ttl: 300, values: added.values },
+      { action: 'delete', name: 'old.sub.example.com', type: 'TXT', current: { ttl: 300, values: ['x'] } },
+      { action: 'create', name: 'www.example.com', type: 'TXT', ttl: 300, values: wwwTxt.values },
+    ];
+    const changedNames = new Set(['new.sub.example.com', 'old.sub.example.com', 'www.example.com']);
+    // Built in each test: a mutant is active only while a test runs.
+    const plan = () =>
+      makePlanDelta({
+        origin: ORIGIN,
+        before: makeView(ORIGIN, before),
+        after: makeView(ORIGIN, after, { changedSets: [added, wwwTxt], changedNames }),
+        changes,
+        changedNames,
+        changedSets: [added, wwwTxt],
+        targetIndex: new TargetIndex(ORIGIN, (visit) => [...before, ...after].forEach(visit)),
+      });
+
+    it('namesChanging, changedTypes: the names where the plan touches one of the types', () => {
+      const delta = plan();
+      expect(delta.namesChanging('MX', 'TXT')).to.deep.equal(['new.sub.example.com', 'old.sub.example.com', 'www.example.com']);
+      expect(delta.namesChanging('TXT')).to.deep.equal(['old.sub.example.com', 'www.example.com']);
+      expect(delta.namesChanging('A')).to.deep.equal([]);
+      expect([...delta.changedTypes('www.example.com')]).to.deep.equal(['TXT']);
+      expect([...delta.changedTypes('mail.example.com')]).to.deep.equal([]);
+    });
+
+    it('changedWith, changedWithout: the changed names that, after the plan, have (or lack) one of the types', () => {
+      const delta = plan();
+      expect(delta.changedWith('A', 'MX')).to.deep.equal(['new.sub.example.com', 'www.example.com']);
+      expect(delta.changedWith('CNAME')).to.deep.equal([]);
+      expect(delta.changedWithout('A', 'CNAME')).to.deep.equal(['new.sub.example.com', 'old.sub.example.com']);
+      expect(delta.changedWithout('A', 'MX')).to.deep.equal(['old.sub.example.com']);
+    });
+
+    it('namesAtOrBelow: before the plan and the names it adds; setsOfType: before, and its new sets', () => {
+      const delta = plan();
+      expect(delta.namesAtOrBelow('sub.example.com')).to.deep.equal(['old.sub.example.com', 'sub.example.com', 'new.sub.example.com']);
+      expect(delta.namesAtOrBelow('www.example.com')).to.deep.equal(['www.example.com']);
+      expect(delta.setsOfType('TXT')).to.deep.equal([old, wwwTxt]);
+      expect(delta.setsOfType('MX')).to.deep.equal([added]);
+    });
+
+    it('referrers, referrersAtOrBelow: the owners that may point at the names', () => {
+      const delta = plan();
+      expect([...delta.referrers(['www.example.com'])]).to.deep.equal(['new.sub.example.com']);
+      expect([...delta.referrersAtOrBelow('example.com')]).to.deep.equal(['new.sub.example.com']);
+      expect([...delta.referrersAtOrBelow('sub.example.com')]).to.deep.equal([]);
+    });
+  });
+
+  describe('who points where (TargetIndex)', () => {
+    it('lastField: control characters below tab are not white space', () => {
+      expect(lastField('10 a\u0001b')).to.equal('a\u0001b');
+      expect(lastField(' \t ')).to.equal(null);
+    });
+
+    it('a set is listed once under a target however many of its values name it; an empty value names none', () => {
+      const one = rs('@', 'MX', ['10 mail.example.com.', '20 mail.example.com.']);
+      const two = rs('sub', 'MX', ['10 mail.example.com.', '20 mail.example.com.', '30 mail.example.com.']);
+      const empty = rs('e', 'CNAME', ['']);
+      const view = makeView(ORIGIN, [...apex(), one, two, empty, A('mail')]);
+      expect(view.pointingAt('mail.example.com', 'MX')).to.deep.equal([one, two]);
+      expect(makeView(ORIGIN, [...apex(), one]).pointingAt('mail.example.com', 'MX')).to.deep.equal([one]);
+    });
+  });
+
+  it('runRules: the results of each rule in turn', () => {
+    const view = makeView(ORIGIN, [SOA, rs('www', 'CNAME', ['a.example.net.', 'b.example.net.'])]);
+    const rules = [zoneRule('ns-apex'), zoneRule('cname-single')];
+    expect(runRules(view, rules)).to.deep.equal([...rules[0]!.check(view), ...rules[1]!.check(view)]);
+    expect(runRules(view, rules)).to.have.length(2);
   });
 });
