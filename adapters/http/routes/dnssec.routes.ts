@@ -6,7 +6,7 @@ import type { ReadDnssec } from '../../../core/dnssec/read-dnssec.use-case.js';
 import type { RequestOperation } from '../../../core/operations/request-operation.use-case.js';
 import type { SwitchOffDnssec } from '../../../core/operations/switch-off-dnssec.use-case.js';
 import { route, type Route } from '../route.js';
-import { operationView } from './operations.routes.js';
+import { operationView, pendingOperation } from './operations.routes.js';
 import { schema } from '../schema-type.js';
 import { domainParam } from '../schemas.js';
 
@@ -171,10 +171,7 @@ export const dnssecRoutes = (uc: DnssecUseCases): Route[] => [
     access: { kind: 'key', right: 'dns.dnssec', domainParam: 'domain' },
     params: foreignKeyParams,
     responses: {
-      202: {
-        description: 'The operation, pending: it takes effect when a second owner confirms it, or by itself 24 hours later',
-        schema: operationView,
-      },
+      202: pendingOperation,
     },
     errors: ['domain_not_found', 'dnssec_not_enabled', 'dnssec_foreign_key_not_found', 'operation_pending'],
     handle: async (i) => {
@@ -204,10 +201,7 @@ export const dnssecRoutes = (uc: DnssecUseCases): Route[] => [
       },
     },
     responses: {
-      202: {
-        description: 'The operation, pending: it takes effect when a second owner confirms it, or by itself 24 hours later',
-        schema: operationView,
-      },
+      202: pendingOperation,
     },
     errors: ['domain_not_found', 'operation_pending', 'operation_no_change', 'dnssec_not_enabled', 'dnssec_ds_hosted', 'dnssec_ds_invalid'],
     handle: async (i) => {
@@ -238,10 +232,7 @@ export const dnssecRoutes = (uc: DnssecUseCases): Route[] => [
       },
     },
     responses: {
-      202: {
-        description: 'The operation, pending: it takes effect when a second owner confirms it, or by itself 24 hours later',
-        schema: operationView,
-      },
+      202: pendingOperation,
     },
     errors: ['domain_not_found', 'operation_pending', 'dnssec_not_enabled', 'dnssec_ds_hosted', 'dnssec_ds_invalid', 'dnssec_ds_is_ours'],
     handle: async (i) => {

@@ -12,7 +12,7 @@ import { route, withBody, type Route } from '../route.js';
 import { schema, type FromSchema } from '../schema-type.js';
 import { domainParam, domainView, money, page, pageQuery } from '../schemas.js';
 import { envBody, REAUTH, str, TAG } from './human-only.js';
-import { operationView } from './operations.routes.js';
+import { operationView, pendingOperation } from './operations.routes.js';
 
 /**
  * Domains (/v1/domains, /v1/search, /v1/account/domains): reading, registering and renewing them, the
@@ -40,12 +40,7 @@ const charged = schema({
   },
 });
 
-const waiting = schema({
-  202: {
-    description: 'The operation, pending: it takes effect when a second owner confirms it, or by itself 24 hours later',
-    schema: operationView,
-  },
-});
+const waiting = { 202: pendingOperation };
 const REQUEST_ERRORS = ['domain_not_found', 'operation_pending', 'operation_no_change', 'owner_required'] as const;
 const location = (id: string) => ({ Location: `/v1/operations/${id}` });
 

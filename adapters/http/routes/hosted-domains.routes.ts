@@ -3,7 +3,7 @@ import type { VerifyHosting } from '../../../core/domains/verify-hosting.use-cas
 import type { DeleteHostedDomain } from '../../../core/operations/delete-hosted-domain.use-case.js';
 import { route, type Route } from '../route.js';
 import { domainParam, domainView } from '../schemas.js';
-import { operationView } from './operations.routes.js';
+import { pendingOperation } from './operations.routes.js';
 
 /**
  * Hosted domains (/v1/hosted-domains, /v1/domains/{domain}/hosting): DNS for a domain registered at another
@@ -78,10 +78,7 @@ export const hostedDomainRoutes = (uc: HostedDomainsUseCases): Route[] => [
         description: 'Removed at once (it was not served)',
         schema: { type: 'object', properties: { deleted: { type: 'boolean' }, domain: { type: 'string' } } },
       },
-      202: {
-        description: 'The operation, pending: it takes effect when a second owner confirms it, or by itself 24 hours later',
-        schema: operationView,
-      },
+      202: pendingOperation,
     },
     errors: ['domain_not_found', 'domain_not_hosted', 'operation_pending', 'owner_required'],
     handle: async (i) => {

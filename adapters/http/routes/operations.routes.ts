@@ -59,6 +59,12 @@ export const operationView = schema({
   },
 });
 
+/** The answer of every route that requests a class 3 operation: 202 with the operation, waiting. */
+export const pendingOperation = schema({
+  description: 'The operation, pending: it takes effect when a second owner confirms it, or by itself 24 hours later',
+  schema: operationView,
+});
+
 const idParam = schema({ type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 60 } } });
 /** Deciding on an operation needs its kind's right on its domain (the use case reads both from the operation). */
 const OPERATION_RIGHTS = [...new Set(Object.values(RIGHT_OF))];
