@@ -1,24 +1,17 @@
 import { expect } from 'chai';
+import { apiKeyFixture } from '../support/api-key.js';
 import { keyStatus, viewKey } from '../../core/access/key-view.js';
 import type { ApiKey } from '../../core/kernel/caller.js';
 import { endOfKyivDay } from '../../core/kernel/dates.js';
 
-const key = (over: Partial<ApiKey> = {}): ApiKey => ({
-  id: 'AAAAAAAAAAAA',
-  accountId: 'acc-1',
-  environment: 'test',
-  name: 'view',
-  createdBy: 'p-1',
-  policies: [{ right: 'domain.read', resources: { domains: ['a.example'] } }],
-  conditions: { cidr: null, expiresOn: '2026-11-25', spendLimit: null },
-  class: 0,
-  secretHash: 'x',
-  createdAt: new Date('2026-11-20T10:00:00Z'),
-  lastUsedAt: null,
-  revokedAt: null,
-  revokedBy: null,
-  ...over,
-});
+const key = (over: Partial<ApiKey> = {}): ApiKey =>
+  apiKeyFixture({
+    id: 'AAAAAAAAAAAA',
+    name: 'view',
+    conditions: { cidr: null, expiresOn: '2026-11-25', spendLimit: null },
+    createdAt: new Date('2026-11-20T10:00:00Z'),
+    ...over,
+  });
 
 describe('a key as the API shows it (DESIGN: status, Kyiv expiry)', () => {
   it('is active through the last millisecond of its Kyiv expiry day, expired after it; revoked wins', () => {

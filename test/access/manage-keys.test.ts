@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { apiKeyFixture } from '../support/api-key.js';
 import { DescribeKey } from '../../core/access/describe-key.use-case.js';
 import { ListKeys, RevokeKey } from '../../core/access/manage-keys.use-case.js';
 import type { KeyListQuery, KeyRepository } from '../../core/access/ports/key-repository.port.js';
@@ -18,22 +19,7 @@ import type { Random } from '../../core/kernel/random.port.js';
 const NOW = new Date('2026-11-20T12:00:00Z');
 const clock = { now: () => NOW };
 
-const key = (id: string, over: Partial<ApiKey> = {}): ApiKey => ({
-  id,
-  accountId: 'acc-1',
-  environment: 'test',
-  name: `key ${id}`,
-  createdBy: 'p-owner',
-  policies: [{ right: 'domain.read', resources: { domains: ['a.example'] } }],
-  conditions: { cidr: null, expiresOn: '2026-12-31', spendLimit: null },
-  class: 0,
-  secretHash: 'x',
-  createdAt: new Date('2026-11-01T00:00:00Z'),
-  lastUsedAt: null,
-  revokedAt: null,
-  revokedBy: null,
-  ...over,
-});
+const key = (id: string, over: Partial<ApiKey> = {}): ApiKey => apiKeyFixture({ id, name: `key ${id}`, createdBy: 'p-owner', ...over });
 
 class MemoryKeys implements KeyRepository {
   readonly keys = new Map<string, ApiKey>();

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { apiKeyFixture } from '../support/api-key.js';
 import { KeyVisibility, type DomainLister } from '../../core/access/visibility.js';
 import type { ScopedDomain } from '../../core/access/ports/domain-directory.port.js';
 import type { ApiKey, Policy } from '../../core/kernel/caller.js';
@@ -9,21 +10,7 @@ import type { ApiKey, Policy } from '../../core/kernel/caller.js';
  * each domain read against the policies.
  */
 
-const key = (policies: Policy[]): ApiKey => ({
-  id: 'k1',
-  accountId: 'acc-1',
-  environment: 'test',
-  name: 'vis',
-  createdBy: 'p-1',
-  policies,
-  conditions: { cidr: null, expiresOn: '2026-12-31', spendLimit: null },
-  class: 0,
-  secretHash: 'x',
-  createdAt: new Date('2026-11-01T00:00:00Z'),
-  lastUsedAt: null,
-  revokedAt: null,
-  revokedBy: null,
-});
+const key = (policies: Policy[]): ApiKey => apiKeyFixture({ name: 'vis', policies });
 
 /** A lister returning `domains` (whatever the query) and remembering the queries. */
 const lister = (domains: ScopedDomain[]) => {
