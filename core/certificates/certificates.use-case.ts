@@ -6,7 +6,7 @@ import type { DomainRepository } from '../domains/ports/domain-repository.port.j
 import type { CaEnvironments } from './ports/certificate-authority.port.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
 import { DomainError } from '../kernel/errors.js';
-import { clampLimit, decodeCursor, encodeCursor, type Page } from '../kernel/pagination.js';
+import { filteredPage, memoized, type Page } from '../kernel/pagination.js';
 import type { SecretBox } from '../kernel/secret-box.port.js';
 import { viewCertificate, type Certificate, type CertificateView } from './certificate.js';
 import { baseHost, normalizeNames, sameNames, suffixes } from './certificate-names.js';
@@ -120,45 +120,24 @@ export class Certificates {
     await this.deps.authorizer.check(key, 'cert.read', domain); // held somewhere (or on that domain)
     const covers = (c: Certificate): boolean =>
       host === undefined || host === domain || c.names.includes(host) || c.names.includes(`*.${host.slice(host.indexOf('.') + 1)}`);
-    const limit = clampLimit(q.limit);
-    let before = decodeCursor(q.cursor);
-    const readable = new Map<string, boolean>();
+    const readable = memoized((d) => this.deps.authorizer.allows(key, 'cert.read', d));
     const visible = async (c: Certificate): Promise<boolean> => {
-      for (const d of c.domains) {
-        let ok = readable.get(d);
-        if (ok === undefined) {
-          ok = await this.deps.authorizer.allows(key, 'cert.read', d);
-          readable.set(d, ok);
-        }
-        if (!ok) return false;
-      }
+      for (const d of c.domains) if (!(await readable(d))) return false;
       return true;
     };
-    // Filtered by the key's domains after reading: fetch until the page is full or the list ends.
-    const out: Certificate[] = [];
-    let next: string | undefined = undefined;
-    for (let round = 0; ; round++) {
-      const batch = await this.deps.certificates.list(key.accountId, key.environment, {
-        ...(before ? { before } : {}),
-        limit,
-        ...(domain ? { domain } : {}),
-      });
-      let i = 0;
-      for (; i < batch.length && out.length < limit; i++) {
-        before = cursorOf(batch[i]!);
-        if (covers(batch[i]!) && (await visible(batch[i]!))) out.push(batch[i]!);
-      }
-      if (out.length >= limit) {
-        next = i < batch.length || batch.length === limit ? before : undefined;
-        break;
-      }
-      if (batch.length < limit) break;
-      if (round >= 20) {
-        next = before; // a long run of invisible certificates: continue on the next page
-        break;
-      }
-    }
-    return { data: out.map(viewCertificate), next_cursor: next ? encodeCursor(next) : null };
+    return filteredPage({
+      cursor: q.cursor,
+      limit: q.limit,
+      fetch: (before, limit) =>
+        this.deps.certificates.list(key.accountId, key.environment, {
+          ...(before ? { before } : {}),
+          limit,
+          ...(domain ? { domain } : {}),
+        }),
+      sortKey: cursorOf,
+      keep: async (c) => covers(c) && (await visible(c)),
+      view: viewCertificate,
+    });
   }
 
   async get(key: ApiKey, id: string): Promise<CertificateView> {

@@ -5,7 +5,7 @@ import type { Actor } from '../kernel/person.js';
 import type { ApiKey } from '../kernel/caller.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
 import { DomainError } from '../kernel/errors.js';
-import { clampLimit, decodeCursor, encodeCursor, type Page } from '../kernel/pagination.js';
+import { filteredPage, memoized, type Page } from '../kernel/pagination.js';
 import type { DomainRepository } from './ports/domain-repository.port.js';
 import type { TransferRepository } from './ports/transfer-repository.port.js';
 import { viewTransfer, type DomainTransfer, type TransferView } from './transfer.js';
@@ -57,37 +57,17 @@ export class ReadTransfers {
     q: { cursor?: string; limit?: number; active?: boolean },
     reaches: (domain: string) => Promise<boolean>,
   ): Promise<Page<TransferView>> {
-    const limit = clampLimit(q.limit);
-    let before = decodeCursor(q.cursor);
-    const reach = new Map<string, boolean>();
-    const out: DomainTransfer[] = [];
-    let next: string | undefined;
-    // A key that reaches few of many names reads at most 20 pages a call, then hands over a cursor.
-    for (let round = 0; ; round++) {
-      const batch = await this.transfers.listRecent(accountId, environment, {
-        ...(before ? { before } : {}),
-        limit,
-        ...(q.active ? { active: true } : {}),
-      });
-      let i = 0;
-      for (; i < batch.length && out.length < limit; i++) {
-        const t = batch[i]!;
-        before = cursorOf(t);
-        let ok = reach.get(t.domain);
-        if (ok === undefined) reach.set(t.domain, (ok = await reaches(t.domain)));
-        if (ok) out.push(t);
-      }
-      if (out.length >= limit) {
-        next = i < batch.length || batch.length === limit ? before : undefined;
-        break;
-      }
-      if (batch.length < limit) break;
-      if (round >= 20) {
-        next = before;
-        break;
-      }
-    }
-    return { data: out.map(viewTransfer), next_cursor: next ? encodeCursor(next) : null };
+    const reach = memoized(reaches);
+    // A key that reaches few of many names reads a bounded number of pages a call, then hands over a cursor.
+    return filteredPage({
+      cursor: q.cursor,
+      limit: q.limit,
+      fetch: (before, limit) =>
+        this.transfers.listRecent(accountId, environment, { ...(before ? { before } : {}), limit, ...(q.active ? { active: true } : {}) }),
+      sortKey: cursorOf,
+      keep: (t) => reach(t.domain),
+      view: viewTransfer,
+    });
   }
 
   async get(key: ApiKey, domain: string, id: string): Promise<TransferView> {

@@ -23,3 +23,55 @@ export const decodeCursor = (cursor: string | undefined): string | undefined => 
 };
 
 export const clampLimit = (limit: number | undefined): number => Math.min(Math.max(limit ?? DEFAULT_PAGE, 1), MAX_PAGE);
+
+/** How many store pages beyond the first one call reads to fill a filtered page before it hands back a cursor. */
+export const FILTERED_PAGE_ROUNDS = 20;
+
+/**
+ * One cursor page of a list that is filtered after reading (the key sees only some of the account's rows):
+ * reads store pages of `limit` from `cursor` on until the page is full, the list ends, or
+ * 1 + FILTERED_PAGE_ROUNDS store pages were read — then the cursor continues after the last row looked at, so a key
+ * that sees few of many rows gets short (even empty) pages with a cursor rather than one unbounded call.
+ */
+export async function filteredPage<T, V>(q: {
+  cursor: string | undefined;
+  limit: number | undefined;
+  fetch: (before: string | undefined, limit: number) => Promise<readonly T[]>;
+  sortKey: (row: T) => string;
+  keep: (row: T) => boolean | Promise<boolean>;
+  view: (row: T) => V;
+}): Promise<Page<V>> {
+  const limit = clampLimit(q.limit);
+  let before = decodeCursor(q.cursor);
+  const out: T[] = [];
+  let next: string | undefined;
+  for (let round = 0; ; round++) {
+    const batch = await q.fetch(before, limit);
+    let i = 0;
+    for (; i < batch.length && out.length < limit; i++) {
+      const row = batch[i]!;
+      before = q.sortKey(row);
+      if (await q.keep(row)) out.push(row);
+    }
+    if (out.length >= limit) {
+      next = i < batch.length || batch.length === limit ? before : undefined;
+      break;
+    }
+    if (batch.length < limit) break;
+    if (round >= FILTERED_PAGE_ROUNDS) {
+      next = before;
+      break;
+    }
+  }
+  return { data: out.map(q.view), next_cursor: next ? encodeCursor(next) : null };
+}
+
+/** An async yes/no per key, asked once per key (a right on a domain, for every row of one page). */
+export function memoized(ask: (key: string) => Promise<boolean>): (key: string) => Promise<boolean> {
+  const seen = new Map<string, boolean>();
+  return async (key) => {
+    let ok = seen.get(key);
+    if (ok === undefined) seen.set(key, (ok = await ask(key)));
+    return ok;
+  };
+}

@@ -1,7 +1,7 @@
 import type { Authorizer } from '../access/authorize.js';
 import type { ApiKey } from '../kernel/caller.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
-import { clampLimit, decodeCursor, encodeCursor, type Page } from '../kernel/pagination.js';
+import { filteredPage, memoized, type Page } from '../kernel/pagination.js';
 import type { Monitor } from './monitor.js';
 import { loadMonitor } from './monitor-access.js';
 import { viewMonitor, type MonitorView } from './monitor-view.js';
@@ -19,37 +19,16 @@ export class ListMonitors {
   async execute(key: ApiKey, q: { cursor?: string; limit?: number; domain?: string }): Promise<Page<MonitorView>> {
     const domain = q.domain !== undefined ? normalizeDomain(q.domain) : undefined;
     await this.authorizer.check(key, 'monitor.read', domain);
-    const limit = clampLimit(q.limit);
-    let before = decodeCursor(q.cursor);
-    const readable = new Map<string, boolean>();
-    const out: Monitor[] = [];
-    let next: string | undefined;
-    // Filtered by the key's domains after reading: fetch until the page is full or the list ends.
-    for (let round = 0; ; round++) {
-      const batch = await this.monitors.list(key.accountId, key.environment, {
-        ...(before ? { before } : {}),
-        limit,
-        ...(domain ? { domain } : {}),
-      });
-      let i = 0;
-      for (; i < batch.length && out.length < limit; i++) {
-        const m = batch[i]!;
-        before = cursorOf(m);
-        let ok = readable.get(m.domain);
-        if (ok === undefined) readable.set(m.domain, (ok = await this.authorizer.allows(key, 'monitor.read', m.domain)));
-        if (ok) out.push(m);
-      }
-      if (out.length >= limit) {
-        next = i < batch.length || batch.length === limit ? before : undefined;
-        break;
-      }
-      if (batch.length < limit) break;
-      if (round >= 20) {
-        next = before;
-        break;
-      }
-    }
-    return { data: out.map(viewMonitor), next_cursor: next ? encodeCursor(next) : null };
+    const readable = memoized((d) => this.authorizer.allows(key, 'monitor.read', d));
+    return filteredPage({
+      cursor: q.cursor,
+      limit: q.limit,
+      fetch: (before, limit) =>
+        this.monitors.list(key.accountId, key.environment, { ...(before ? { before } : {}), limit, ...(domain ? { domain } : {}) }),
+      sortKey: cursorOf,
+      keep: (m) => readable(m.domain),
+      view: viewMonitor,
+    });
   }
 }
 
