@@ -15,3 +15,21 @@ export const rawRows = async <T>(db: Knex | Knex.Transaction, sql: string, param
   const r = (await db.raw(sql, params as Knex.RawBinding[])) as unknown;
   return (Array.isArray(r) ? r : (r as { rows: T[] }).rows) as T[];
 };
+
+/**
+ * Newest first by (time column, id), from strictly after an `at|id` cursor when one is given, `limit` rows:
+ * the keyset page every list of the API reads (an index on (…, time column, id) answers it).
+ */
+export const newestFirstPage = <Q extends Knex.QueryBuilder>(sel: Q, at: string, id: string, q: { before?: string; limit: number }): Q => {
+  if (q.before) {
+    const i = q.before.indexOf('|');
+    const [t, k] = i < 0 ? [q.before, ''] : [q.before.slice(0, i), q.before.slice(i + 1)];
+    sel.andWhere((w) => w.where(at, '<', t).orWhere((x) => x.where(at, t).andWhere(id, '<', k)));
+  }
+  return sel
+    .orderBy([
+      { column: at, order: 'desc' },
+      { column: id, order: 'desc' },
+    ])
+    .limit(q.limit) as Q;
+};

@@ -1,7 +1,7 @@
 import type { Certificate, CertificateAttempt, CertificateStatus } from '../../../core/certificates/certificate.js';
 import type { CertificateRepository, DueQuery } from '../../../core/certificates/ports/certificate-repository.port.js';
 import type { Environment } from '../../../core/kernel/environment.js';
-import { bool, date, dateOrNull, iso, json, parse } from '../rows.js';
+import { bool, date, dateOrNull, iso, json, newestFirstPage, parse } from '../rows.js';
 import type { Engine } from '../connection.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';
 
@@ -90,16 +90,7 @@ export class SqlCertificateRepository implements CertificateRepository {
     const db = this.uow.db();
     const sel = db('certificates as c').select('c.*').where({ 'c.account_id': accountId, 'c.environment': environment });
     if (q.domain) sel.whereExists(db('certificate_domains as d').whereRaw('d.certificate_id = c.id').andWhere('d.domain', q.domain));
-    if (q.before) {
-      const [at, id] = splitCursor(q.before);
-      sel.andWhere((w) => w.where('c.created_at', '<', at).orWhere((x) => x.where('c.created_at', at).andWhere('c.id', '<', id)));
-    }
-    const rows: Row[] = await sel
-      .orderBy([
-        { column: 'c.created_at', order: 'desc' },
-        { column: 'c.id', order: 'desc' },
-      ])
-      .limit(q.limit);
+    const rows: Row[] = await newestFirstPage(sel, 'c.created_at', 'c.id', q);
     return this.withDomains(rows);
   }
 
@@ -254,11 +245,6 @@ export class SqlCertificateRepository implements CertificateRepository {
     }));
   }
 }
-
-const splitCursor = (c: string): [string, string] => {
-  const i = c.indexOf('|');
-  return i < 0 ? [c, ''] : [c.slice(0, i), c.slice(i + 1)];
-};
 
 /** The sandbox CA's material (one row) and ACME account keys: small key-value stores for the CA adapters. */
 export class SqlCaMaterial {

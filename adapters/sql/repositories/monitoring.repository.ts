@@ -2,7 +2,7 @@ import type { CheckResult, Incident, Monitor, MonitorSpec, MonitorState } from '
 import type { DueClaim, MonitorRepository } from '../../../core/monitoring/ports/monitor-repository.port.js';
 import type { Environment } from '../../../core/kernel/environment.js';
 import type { Engine } from '../connection.js';
-import { bool, date, dateOrNull, iso, json, parse } from '../rows.js';
+import { bool, date, dateOrNull, iso, json, newestFirstPage, parse } from '../rows.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';
 
 type Row = {
@@ -69,11 +69,6 @@ const toIncident = (r: IncidentRow): Incident => ({
   endedAt: dateOrNull(r.ended_at),
   reason: r.reason,
 });
-
-const splitCursor = (c: string): [string, string] => {
-  const i = c.indexOf('|');
-  return i < 0 ? [c, ''] : [c.slice(0, i), c.slice(i + 1)];
-};
 
 export class SqlMonitorRepository implements MonitorRepository {
   constructor(
@@ -144,16 +139,7 @@ export class SqlMonitorRepository implements MonitorRepository {
   async list(accountId: string, environment: Environment, q: { before?: string; limit: number; domain?: string }): Promise<Monitor[]> {
     const sel = this.uow.db()('monitors').where({ account_id: accountId, environment });
     if (q.domain) sel.andWhere({ domain: q.domain });
-    if (q.before) {
-      const [at, id] = splitCursor(q.before);
-      sel.andWhere((w) => w.where('created_at', '<', at).orWhere((x) => x.where('created_at', at).andWhere('id', '<', id)));
-    }
-    const rows: Row[] = await sel
-      .orderBy([
-        { column: 'created_at', order: 'desc' },
-        { column: 'id', order: 'desc' },
-      ])
-      .limit(q.limit);
+    const rows: Row[] = await newestFirstPage(sel, 'created_at', 'id', q);
     return rows.map(toMonitor);
   }
 
@@ -228,16 +214,7 @@ export class SqlMonitorRepository implements MonitorRepository {
     const sel = this.uow.db()('monitor_results').where({ monitor_id: monitorId });
     if (q.from) sel.andWhere('checked_at', '>=', iso(q.from));
     if (q.to) sel.andWhere('checked_at', '<', iso(q.to));
-    if (q.before) {
-      const [at, id] = splitCursor(q.before);
-      sel.andWhere((w) => w.where('checked_at', '<', at).orWhere((x) => x.where('checked_at', at).andWhere('id', '<', id)));
-    }
-    const rows: ResultRow[] = await sel
-      .orderBy([
-        { column: 'checked_at', order: 'desc' },
-        { column: 'id', order: 'desc' },
-      ])
-      .limit(q.limit);
+    const rows: ResultRow[] = await newestFirstPage(sel, 'checked_at', 'id', q);
     return rows.map(toResult);
   }
 

@@ -5,6 +5,16 @@ import type { KnexUnitOfWork } from '../unit-of-work.js';
 import type { SandboxRegistryEntry, SandboxRegistryStore } from '../../../core/sandbox/ports/sandbox-registry.port.js';
 import type { DsRecord } from '../../../core/domains/ports/registrar.port.js';
 
+const toRow = (e: SandboxRegistryEntry) => ({
+  domain: e.domain,
+  registered_until: e.registeredUntil,
+  status: json(e.status),
+  nameservers: json(e.nameservers),
+  transfer_code: e.transferCode,
+  registrant: e.registrant ? json(e.registrant) : null,
+  transfer: e.transfer ? json(e.transfer) : null,
+});
+
 export class SqlSandboxClocks implements SandboxClocks {
   constructor(private readonly uow: KnexUnitOfWork) {}
 
@@ -65,35 +75,11 @@ export class SqlSandboxRegistryStore implements SandboxRegistryStore {
   }
 
   async put(e: SandboxRegistryEntry): Promise<void> {
-    await this.uow
-      .db()('sandbox_registry')
-      .insert({
-        domain: e.domain,
-        registered_until: e.registeredUntil,
-        status: json(e.status),
-        nameservers: json(e.nameservers),
-        transfer_code: e.transferCode,
-        registrant: e.registrant ? json(e.registrant) : null,
-        transfer: e.transfer ? json(e.transfer) : null,
-      })
-      .onConflict('domain')
-      .merge();
+    await this.uow.db()('sandbox_registry').insert(toRow(e)).onConflict('domain').merge();
   }
 
   async putIfAbsent(e: SandboxRegistryEntry): Promise<boolean> {
-    const inserted = await this.uow
-      .db()('sandbox_registry')
-      .insert({
-        domain: e.domain,
-        registered_until: e.registeredUntil,
-        status: json(e.status),
-        nameservers: json(e.nameservers),
-        transfer_code: e.transferCode,
-        transfer: e.transfer ? json(e.transfer) : null,
-      })
-      .onConflict('domain')
-      .ignore()
-      .returning('domain');
+    const inserted = await this.uow.db()('sandbox_registry').insert(toRow(e)).onConflict('domain').ignore().returning('domain');
     return inserted.length > 0;
   }
 

@@ -1,7 +1,7 @@
 import type { Environment } from '../../../core/kernel/environment.js';
 import type { TransferRepository } from '../../../core/domains/ports/transfer-repository.port.js';
 import { ACTIVE_PHASES, type DomainTransfer, type TransferPhase } from '../../../core/domains/transfer.js';
-import { bool, date, dateOrNull, iso, json, num, parse } from '../rows.js';
+import { bool, date, dateOrNull, iso, json, newestFirstPage, num, parse } from '../rows.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';
 
 type Row = {
@@ -128,17 +128,7 @@ export class SqlTransferRepository implements TransferRepository {
   ): Promise<DomainTransfer[]> {
     const sel = this.uow.db()('domain_transfers').where({ account_id: accountId, environment });
     if (q.active) sel.whereIn('status', [...ACTIVE_PHASES]);
-    if (q.before) {
-      const i = q.before.indexOf('|');
-      const [at, id] = i < 0 ? [q.before, ''] : [q.before.slice(0, i), q.before.slice(i + 1)];
-      sel.andWhere((w) => w.where('created_at', '<', at).orWhere((x) => x.where('created_at', at).andWhere('id', '<', id)));
-    }
-    const rows: Row[] = await sel
-      .orderBy([
-        { column: 'created_at', order: 'desc' },
-        { column: 'id', order: 'desc' },
-      ])
-      .limit(q.limit);
+    const rows: Row[] = await newestFirstPage(sel, 'created_at', 'id', q);
     return rows.map(toTransfer);
   }
 
