@@ -42,6 +42,7 @@ export const RECORD_TYPE_CODES: Readonly<Record<RecordType, number>> = {
 export const CLASS_IN = 1;
 export const CLASS_ANY = 255;
 
+/** Response codes: RFC 1035 §4.1.1, RFC 2136 §2.2 (YXDOMAIN … NOTZONE), RFC 6891 §9 (BADVERS). */
 export const RCODE = {
   NOERROR: 0,
   FORMERR: 1,
@@ -50,10 +51,13 @@ export const RCODE = {
   NOTIMP: 4,
   REFUSED: 5,
   YXDOMAIN: 6,
+  YXRRSET: 7,
+  NXRRSET: 8,
   NOTAUTH: 9,
+  NOTZONE: 10,
   BADVERS: 16,
 } as const;
-export const OPCODE = { QUERY: 0, NOTIFY: 4 } as const;
+export const OPCODE = { QUERY: 0, NOTIFY: 4, UPDATE: 5 } as const;
 
 export const FLAG = { QR: 0x8000, AA: 0x0400, TC: 0x0200, RD: 0x0100, CD: 0x0010 } as const;
 

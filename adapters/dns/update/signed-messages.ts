@@ -3,7 +3,6 @@ import type { CredentialThrottle } from '../../../core/accounts/credential-throt
 import { isDomainError } from '../../../core/kernel/errors.js';
 import type { ApplyDnsUpdate } from '../../../core/dns/update/apply-dns-update.use-case.js';
 import type { AuthorizeTransfer } from '../../../core/dns/update/authorize-transfer.use-case.js';
-import type { UpdateRcode } from '../../../core/dns/update/dns-update.js';
 import type { Environment } from '../../../core/kernel/environment.js';
 import {
   failureResponse,
@@ -17,6 +16,7 @@ import {
   type TsigKey,
 } from '../tsig.js';
 import { parseUpdate } from './update-message.js';
+import { OPCODE, RCODE } from '../embedded/wire.js';
 
 /** The core use cases a signed DNS message reaches (as the HTTP routes reach theirs). */
 export interface SignedDnsUseCases {
@@ -50,21 +50,6 @@ export interface SignedLog {
   error(obj: object, msg: string): void;
 }
 
-const OPCODE_QUERY = 0;
-const OPCODE_UPDATE = 5;
-const RCODES: Record<UpdateRcode | 'NOTIMP', number> = {
-  NOERROR: 0,
-  FORMERR: 1,
-  SERVFAIL: 2,
-  NXDOMAIN: 3,
-  NOTIMP: 4,
-  REFUSED: 5,
-  YXDOMAIN: 6,
-  YXRRSET: 7,
-  NXRRSET: 8,
-  NOTAUTH: 9,
-  NOTZONE: 10,
-};
 /** RFC 8914 info codes: Other, Prohibited, Not Authoritative. */
 const EDE_OTHER = 0;
 const EDE_PROHIBITED = 18;
@@ -186,20 +171,20 @@ export class SignedMessages {
   wants(packet: Buffer): boolean {
     if (packet.length < 12 || packet[2]! & 0x80) return false;
     const opcode = (packet[2]! >> 3) & 0xf;
-    if (opcode === OPCODE_UPDATE) return true;
+    if (opcode === OPCODE.UPDATE) return true;
     return packet.readUInt16BE(10) > 0 && parseTsig(packet).kind !== 'none';
   }
 
   /** TC, so the client asks again over TCP (RFC 2136 §3.8 clients retry TCP on truncation). */
   truncated(packet: Buffer): Buffer {
     // An UPDATE answered NOERROR would read as applied to a client that does not retry (nsupdate without -v).
-    if (packet.length >= 12 && ((packet[2]! >> 3) & 0xf) === OPCODE_UPDATE) {
-      return bareReply(packet, RCODES.REFUSED, {
+    if (packet.length >= 12 && ((packet[2]! >> 3) & 0xf) === OPCODE.UPDATE) {
+      return bareReply(packet, RCODE.REFUSED, {
         tc: true,
         ede: { code: EDE_PROHIBITED, text: 'send UPDATE over TCP to this server (nsupdate -v)' },
       });
     }
-    return bareReply(packet, RCODES.NOERROR, { tc: true });
+    return bareReply(packet, RCODE.NOERROR, { tc: true });
   }
 
   private now(): number {
@@ -210,15 +195,15 @@ export class SignedMessages {
     const log = this.opts.log;
     const parsed = parseTsig(packet);
     const opcode = (packet[2]! >> 3) & 0xf;
-    if (parsed.kind === 'formerr') return [bareReply(packet, RCODES.FORMERR, { ede: { code: EDE_OTHER, text: `TSIG: ${parsed.reason}` } })];
+    if (parsed.kind === 'formerr') return [bareReply(packet, RCODE.FORMERR, { ede: { code: EDE_OTHER, text: `TSIG: ${parsed.reason}` } })];
     if (parsed.kind === 'none') {
-      if (opcode !== OPCODE_UPDATE) return server.answerUnsigned(packet, transport, peer);
+      if (opcode !== OPCODE.UPDATE) return server.answerUnsigned(packet, transport, peer);
       // Records that cannot be walked hide any TSIG: a format error (RFC 8945 §5.2), not a missing signature.
       const body = parseUpdate(packet);
-      if (!body.ok && body.rcode !== 'NOTAUTH') return [bareReply(packet, RCODES.FORMERR, { ede: { code: EDE_OTHER, text: body.reason } })];
+      if (!body.ok && body.rcode !== 'NOTAUTH') return [bareReply(packet, RCODE.FORMERR, { ede: { code: EDE_OTHER, text: body.reason } })];
       log.info({ peer, transport }, 'unsigned DNS UPDATE refused');
       return [
-        bareReply(packet, RCODES.REFUSED, {
+        bareReply(packet, RCODE.REFUSED, {
           ede: { code: EDE_PROHIBITED, text: "unsigned UPDATE refused: sign it with your key's TSIG credential" },
         }),
       ];
@@ -234,7 +219,7 @@ export class SignedMessages {
       log.info({ peer, transport, tsig_key: parsed.tsig.keyName }, 'TSIG check throttled');
       const wait = (err.params as { retry_after?: number }).retry_after ?? 1;
       return [
-        bareReply(parsed.unsigned, RCODES.REFUSED, {
+        bareReply(parsed.unsigned, RCODE.REFUSED, {
           ede: { code: EDE_PROHIBITED, text: `too many failed TSIG checks; retry in ${wait} s` },
         }),
       ];
@@ -261,13 +246,13 @@ export class SignedMessages {
     const key = verified.key;
     const sign = (reply: Buffer): Buffer => signResponse(reply, key, parsed.tsig.mac, { now, fudge: parsed.tsig.fudge }).message;
     if (Math.abs(now - parsed.tsig.timeSigned) > MAX_FUDGE) {
-      const reply = bareReply(unsigned, RCODES.NOTAUTH, {
+      const reply = bareReply(unsigned, RCODE.NOTAUTH, {
         ede: { code: EDE_OTHER, text: `TSIG BADTIME: more than ${MAX_FUDGE} s from our clock` },
       });
       return [
         failureResponse(
           reply,
-          { ok: false, rcode: RCODES.NOTAUTH, error: TSIG_ERROR.BADTIME, reason: 'fudge', tsig: parsed.tsig, key },
+          { ok: false, rcode: RCODE.NOTAUTH, error: TSIG_ERROR.BADTIME, reason: 'fudge', tsig: parsed.tsig, key },
           now,
         ),
       ];
@@ -275,7 +260,7 @@ export class SignedMessages {
     if (!found.ok) return []; // unreachable: a verified MAC needs a found key
     // A verified UPDATE is announced to its zone's group commit at once, so a commit starting meanwhile waits
     // for it (the replay claim and the key's checks below are store round trips); released when it joins or is answered.
-    const zoneQ = opcode === OPCODE_UPDATE ? questionEnd(unsigned) : 0;
+    const zoneQ = opcode === OPCODE.UPDATE ? questionEnd(unsigned) : 0;
     const arrived = zoneQ > 0 ? this.uc.update.arrive(found.key, readZoneName(unsigned, zoneQ)) : undefined;
     try {
       return await this.verified({ unsigned, apiKey: found.key, key, transport, peer, server, sign, parsed, now }, opcode, arrived);
@@ -291,31 +276,31 @@ export class SignedMessages {
     const found = { name: parsed.tsig.keyName, key: apiKey };
     if (!(await this.uc.tsigKeys.firstUse(found.key.id, parsed.tsig.timeSigned, parsed.tsig.mac.toString('hex')))) {
       log.info({ peer, transport, tsig_key: found.name, key_id: found.key.id }, 'replayed signed DNS message refused');
-      return [sign(bareReply(unsigned, RCODES.NOTAUTH, { ede: { code: EDE_OTHER, text: 'replayed message: sign each message afresh' } }))];
+      return [sign(bareReply(unsigned, RCODE.NOTAUTH, { ede: { code: EDE_OTHER, text: 'replayed message: sign each message afresh' } }))];
     }
-    const qEnd = opcode === OPCODE_QUERY ? questionEnd(unsigned) : 0;
+    const qEnd = opcode === OPCODE.QUERY ? questionEnd(unsigned) : 0;
     const qtype = qEnd > 0 ? unsigned.readUInt16BE(qEnd - 4) : 0;
     const transfer = qtype === 252 || qtype === 251;
     // Counted after the replay check: a recorded message replayed by someone on the path spends nothing.
-    if (opcode === OPCODE_UPDATE || transfer) {
+    if (opcode === OPCODE.UPDATE || transfer) {
       const rate = this.uc.keyRate.takeForKey(found.key.id);
       if (!rate.allowed) {
         log.info({ peer, transport, tsig_key: found.name, key_id: found.key.id, opcode }, 'signed DNS message rate limited');
         return [
           sign(
-            bareReply(unsigned, RCODES.REFUSED, {
+            bareReply(unsigned, RCODE.REFUSED, {
               ede: { code: EDE_PROHIBITED, text: `rate_limited: the key's rate limit is spent; retry in ${rate.retryAfterSeconds} s` },
             }),
           ),
         ];
       }
     }
-    if (opcode === OPCODE_UPDATE) return [await this.update(unsigned, found.key, transport, peer, sign, parsed, arrived)];
-    if (opcode === OPCODE_QUERY) {
+    if (opcode === OPCODE.UPDATE) return [await this.update(unsigned, found.key, transport, peer, sign, parsed, arrived)];
+    if (opcode === OPCODE.QUERY) {
       if (transfer) return this.transfer(m, qEnd);
       return server.answerUnsigned(unsigned, transport, peer).slice(0, 1).map(sign);
     }
-    return [sign(bareReply(unsigned, RCODES.NOTIMP))];
+    return [sign(bareReply(unsigned, RCODE.NOTIMP))];
   }
 
   /** Signed AXFR/IXFR (RFC 8945 §5.3.1: every message of the answer signed, each over the one before). */
@@ -325,7 +310,7 @@ export class SignedMessages {
     try {
       zone = readZoneName(unsigned, qEnd);
     } catch {
-      return [sign(bareReply(unsigned, RCODES.FORMERR))];
+      return [sign(bareReply(unsigned, RCODE.FORMERR))];
     }
     const outcome = await this.uc.transfer.execute(apiKey, zone, { serves: this.opts.serves, peer });
     this.opts.log.info(
@@ -334,7 +319,7 @@ export class SignedMessages {
     );
     if (outcome.rcode !== 'NOERROR') {
       const code = outcome.rcode === 'REFUSED' ? EDE_PROHIBITED : EDE_NOT_AUTHORITATIVE;
-      return [sign(bareReply(unsigned, RCODES[outcome.rcode], { ede: { code, text: outcome.reason } }))];
+      return [sign(bareReply(unsigned, RCODE[outcome.rcode], { ede: { code, text: outcome.reason } }))];
     }
     const signer = new TsigStreamSigner(key, parsed.tsig.mac, parsed.tsig.fudge);
     return server.transferAuthorised(unsigned, transport, peer).map((m) => signer.sign(m, now));
@@ -353,7 +338,7 @@ export class SignedMessages {
     // REFUSED beside TC: a client that does not retry over TCP (nsupdate without -v) must not take it for success.
     if (key.conditions.cidr && transport === 'udp') {
       return sign(
-        bareReply(unsigned, RCODES.REFUSED, {
+        bareReply(unsigned, RCODE.REFUSED, {
           tc: true,
           ede: { code: EDE_PROHIBITED, text: 'this key updates over TCP only (nsupdate -v)' },
         }),
@@ -363,7 +348,7 @@ export class SignedMessages {
     if (!req.ok) {
       this.opts.log.info({ peer, key_id: key.id, rcode: req.rcode, reason: req.reason }, 'DNS UPDATE refused');
       return sign(
-        bareReply(unsigned, RCODES[req.rcode], {
+        bareReply(unsigned, RCODE[req.rcode], {
           ede: { code: req.rcode === 'NOTAUTH' ? EDE_NOT_AUTHORITATIVE : EDE_OTHER, text: req.reason },
         }),
       );
@@ -373,7 +358,7 @@ export class SignedMessages {
       outcome = await this.uc.update.execute(key, req, { serves: this.opts.serves, peer, ...(arrived ? { arrived } : {}) });
     } catch (err) {
       this.opts.log.error({ err, peer, key_id: key.id, zone: req.zone }, 'DNS UPDATE failed');
-      return sign(bareReply(unsigned, RCODES.SERVFAIL, { ede: { code: EDE_OTHER, text: 'internal error' } }));
+      return sign(bareReply(unsigned, RCODE.SERVFAIL, { ede: { code: EDE_OTHER, text: 'internal error' } }));
     }
     this.opts.log.info(
       {
@@ -389,6 +374,6 @@ export class SignedMessages {
       'DNS UPDATE',
     );
     const code = outcome.rcode === 'REFUSED' ? EDE_PROHIBITED : outcome.rcode === 'NOTAUTH' ? EDE_NOT_AUTHORITATIVE : EDE_OTHER;
-    return sign(bareReply(unsigned, RCODES[outcome.rcode], outcome.rcode === 'NOERROR' ? {} : { ede: { code, text: outcome.reason } }));
+    return sign(bareReply(unsigned, RCODE[outcome.rcode], outcome.rcode === 'NOERROR' ? {} : { ede: { code, text: outcome.reason } }));
   }
 }
