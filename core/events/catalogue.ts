@@ -31,6 +31,17 @@ export interface EventInfo {
  */
 type DataDoc<T extends EventType> = { readonly [F in keyof EventData[T]]-?: string } & { readonly [subjectId: `${string}_id`]: string };
 
+/** A failed attempt and a failure for good carry the same facts. */
+const certificateFailure = {
+  certificate_id: 'string',
+  names: 'string[]',
+  domains: 'string[]',
+  reason: 'string',
+  attempts: 'integer',
+  retryable: 'boolean',
+  not_after: 'date-time | null',
+} as const;
+
 const e = <const D extends Record<string, string>>(pub: string | null, scope: EventScope, uk: string, en: string, data: D) => ({
   public: pub,
   scope,
@@ -325,30 +336,14 @@ export const EVENT_CATALOGUE: { readonly [T in EventType]: EventInfo & { readonl
     'domain',
     'Випуск сертифіката остаточно не вдався.',
     'Issuing a certificate failed for good.',
-    {
-      certificate_id: 'string',
-      names: 'string[]',
-      domains: 'string[]',
-      reason: 'string',
-      attempts: 'integer',
-      retryable: 'boolean',
-      not_after: 'date-time | null',
-    },
+    certificateFailure,
   ),
   'certificate.renewal_failed': e(
     'certificate.renewal_failed',
     'domain',
     'Спроба випуску чи поновлення сертифіката не вдалася; буде повтор.',
     'An attempt to issue or renew a certificate failed; it will be retried.',
-    {
-      certificate_id: 'string',
-      names: 'string[]',
-      domains: 'string[]',
-      reason: 'string',
-      attempts: 'integer',
-      retryable: 'boolean',
-      not_after: 'date-time | null',
-    },
+    certificateFailure,
   ),
   'certificate.expired': e('certificate.expired', 'domain', 'Строк дії сертифіката минув.', 'A certificate expired.', {
     certificate_id: 'string',

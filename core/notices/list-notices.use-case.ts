@@ -14,8 +14,9 @@ export interface NoticeView {
   created_at: string;
 }
 
-const view = (n: Notice): NoticeView => ({
-  id: n.id,
+/** A notice as answered; `id` is the notice's own for a person, its group's (one per event) for a key. */
+export const viewNotice = (n: Notice, id: string = n.id): NoticeView => ({
+  id,
   environment: n.environment,
   kind: n.kind,
   domain: n.domain,
@@ -32,6 +33,6 @@ export class ListNotices {
     const limit = clampLimit(opts.limit);
     const rows = await this.notices.listForPerson(actor.personId, opts.environment, decodeCursor(opts.cursor), limit + 1);
     const page = rows.slice(0, limit);
-    return { data: page.map(view), next_cursor: rows.length > limit ? encodeCursor(page[page.length - 1]!.id) : null };
+    return { data: page.map((n) => viewNotice(n)), next_cursor: rows.length > limit ? encodeCursor(page[page.length - 1]!.id) : null };
   }
 }

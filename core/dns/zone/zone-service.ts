@@ -87,6 +87,19 @@ export class ZoneService {
   }
 
   async create(accountId: string, environment: Environment, domain: string, extra: readonly RecordSet[] = []): Promise<StoredZone> {
+    const zone = await this.store(accountId, environment, domain, extra, {});
+    this.deps.uow.afterCommit(() => void this.publishOrReport(zone));
+    return zone;
+  }
+
+  /** A new zone with today's first serial and the service's apex records (SOA, NS), then `extra`. */
+  private async store(
+    accountId: string,
+    environment: Environment,
+    domain: string,
+    extra: readonly RecordSet[],
+    opts: { served?: false },
+  ): Promise<StoredZone> {
     const serial = initialSerial(kyivDate(this.deps.clock.now()));
     const zone: StoredZone = {
       id: this.deps.random.id(),
@@ -95,9 +108,9 @@ export class ZoneService {
       domain,
       serial,
       recordSets: [...apexRecords(domain, serial), ...extra],
+      ...opts,
     };
     await this.deps.zones.create(zone);
-    this.deps.uow.afterCommit(() => void this.publishOrReport(zone));
     return zone;
   }
 
@@ -153,19 +166,8 @@ export class ZoneService {
   }
 
   /** A hosted domain's zone: stored (every DNS route works on it) but not served until verified. */
-  async createHosted(accountId: string, environment: Environment, domain: string): Promise<StoredZone> {
-    const serial = initialSerial(kyivDate(this.deps.clock.now()));
-    const zone: StoredZone = {
-      id: this.deps.random.id(),
-      accountId,
-      environment,
-      domain,
-      serial,
-      recordSets: apexRecords(domain, serial),
-      served: false,
-    };
-    await this.deps.zones.create(zone);
-    return zone;
+  createHosted(accountId: string, environment: Environment, domain: string): Promise<StoredZone> {
+    return this.store(accountId, environment, domain, [], { served: false });
   }
 
   /** Starts (verified) or stops (displaced) serving a hosted zone, once the caller's transaction commits. */
