@@ -162,6 +162,27 @@ export class EppRegistrar implements Registrar, RegistryMessages {
   }
 
   /** The response, or a RegistryError for a 2xxx result (2302 is left to the caller when `allow` has it). */
+  /** RFC 5731 §3.2.5 <domain:update> with its add/rem/chg parts (and an extension, as RFC 5910's secDNS:update). */
+  private async updateDomain(
+    domain: string,
+    clientTransactionId: string,
+    parts: XmlNode,
+    extension?: XmlNode,
+    what = `domain:update ${domain}`,
+  ): Promise<void> {
+    this.ok(
+      await this.run(() =>
+        buildCommand(
+          'update',
+          { 'domain:update': { '@_xmlns:domain': NS.domain, 'domain:name': domain, ...parts } },
+          clTRIDFor(clientTransactionId),
+          extension,
+        ),
+      ),
+      what,
+    );
+  }
+
   private ok(res: EppResponse, what: string, allow: readonly number[] = []): EppResponse {
     const r = res.results[0];
     if (!r) throw new RegistryError('unavailable', `${what}: empty EPP response`);
@@ -331,23 +352,10 @@ export class EppRegistrar implements Registrar, RegistryMessages {
           ? { 'domain:hostAttr': rem.map((h) => ({ 'domain:hostName': h })) }
           : { 'domain:hostObj': rem }
         : null;
-    this.ok(
-      await this.run(() =>
-        buildCommand(
-          'update',
-          {
-            'domain:update': {
-              '@_xmlns:domain': NS.domain,
-              'domain:name': domain,
-              ...(addNs ? { 'domain:add': { 'domain:ns': addNs } } : {}),
-              ...(remNs ? { 'domain:rem': { 'domain:ns': remNs } } : {}),
-            },
-          },
-          clTRIDFor(clientTransactionId),
-        ),
-      ),
-      `domain:update ${domain}`,
-    );
+    await this.updateDomain(domain, clientTransactionId, {
+      ...(addNs ? { 'domain:add': { 'domain:ns': addNs } } : {}),
+      ...(remNs ? { 'domain:rem': { 'domain:ns': remNs } } : {}),
+    });
   }
 
   async setTransferLock(domain: string, locked: boolean, clientTransactionId: string): Promise<void> {
@@ -355,22 +363,7 @@ export class EppRegistrar implements Registrar, RegistryMessages {
     const has = children(d, 'status').some((s) => attr(s, 's') === 'clientTransferProhibited');
     if (has === locked) return;
     const change = { 'domain:status': { '@_s': 'clientTransferProhibited' } };
-    this.ok(
-      await this.run(() =>
-        buildCommand(
-          'update',
-          {
-            'domain:update': {
-              '@_xmlns:domain': NS.domain,
-              'domain:name': domain,
-              ...(locked ? { 'domain:add': change } : { 'domain:rem': change }),
-            },
-          },
-          clTRIDFor(clientTransactionId),
-        ),
-      ),
-      `domain:update ${domain}`,
-    );
+    await this.updateDomain(domain, clientTransactionId, locked ? { 'domain:add': change } : { 'domain:rem': change });
   }
 
   /**
@@ -424,27 +417,23 @@ export class EppRegistrar implements Registrar, RegistryMessages {
         'registry_policy_refused',
         null,
       );
-    this.ok(
-      await this.run(() =>
-        buildCommand(
-          'update',
-          { 'domain:update': { '@_xmlns:domain': NS.domain, 'domain:name': domain } },
-          clTRIDFor(clientTransactionId),
-          {
-            'secDNS:update': {
-              '@_xmlns:secDNS': NS.secDNS,
-              [`secDNS:${how}`]: {
-                'secDNS:dsData': records.map((r) => ({
-                  'secDNS:keyTag': r.keyTag,
-                  'secDNS:alg': r.algorithm,
-                  'secDNS:digestType': r.digestType,
-                  'secDNS:digest': r.digest.toUpperCase(),
-                })),
-              },
-            },
+    await this.updateDomain(
+      domain,
+      clientTransactionId,
+      {},
+      {
+        'secDNS:update': {
+          '@_xmlns:secDNS': NS.secDNS,
+          [`secDNS:${how}`]: {
+            'secDNS:dsData': records.map((r) => ({
+              'secDNS:keyTag': r.keyTag,
+              'secDNS:alg': r.algorithm,
+              'secDNS:digestType': r.digestType,
+              'secDNS:digest': r.digest.toUpperCase(),
+            })),
           },
-        ),
-      ),
+        },
+      },
       `domain:update (secDNS ${how}) ${domain}`,
     );
   }
@@ -511,18 +500,7 @@ export class EppRegistrar implements Registrar, RegistryMessages {
     );
     // 2302: the contact exists already — a repeat of this same change.
     this.ok(created, `contact:create ${contactId}`, [2302]);
-    this.ok(
-      await this.run(() =>
-        buildCommand(
-          'update',
-          {
-            'domain:update': { '@_xmlns:domain': NS.domain, 'domain:name': domain, 'domain:chg': { 'domain:registrant': contactId } },
-          },
-          clTRIDFor(clientTransactionId),
-        ),
-      ),
-      `domain:update ${domain}`,
-    );
+    await this.updateDomain(domain, clientTransactionId, { 'domain:chg': { 'domain:registrant': contactId } });
   }
 
   /** contact:info, for checking what the registry holds about a contact id. */
