@@ -68,6 +68,14 @@ const domainList = schema({
   items: { type: 'string', maxLength: 253 },
   description: 'Only events about these domains (null: every event, account-wide ones too).',
 });
+/** What a webhook is made of: every field to create one, any of them to change it. */
+const webhookFields = {
+  url: { type: 'string', maxLength: 2000 },
+  events: eventNames,
+  domains: domainList,
+  enabled: { type: 'boolean' },
+  description: { type: ['string', 'null'], maxLength: 500 },
+} as const;
 const webhookId = schema({ type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 60 } } });
 
 /** The secret is shown once: a replay of the same Idempotency-Key shows the webhook without it. */
@@ -95,13 +103,7 @@ export const webhookRoutes = (uc: WebhooksUseCases): Route[] => [
       type: 'object',
       additionalProperties: false,
       required: ['url', 'events'],
-      properties: {
-        url: { type: 'string', maxLength: 2000 },
-        events: eventNames,
-        domains: domainList,
-        enabled: { type: 'boolean' },
-        description: { type: ['string', 'null'], maxLength: 500 },
-      },
+      properties: webhookFields,
     },
     responses: { 201: { description: 'Created, with its secret', schema: webhookSchema } },
     errors: ['webhook_url_refused', 'event_type_unknown'],
@@ -149,13 +151,7 @@ export const webhookRoutes = (uc: WebhooksUseCases): Route[] => [
       type: 'object',
       additionalProperties: false,
       minProperties: 1,
-      properties: {
-        url: { type: 'string', maxLength: 2000 },
-        events: eventNames,
-        domains: domainList,
-        enabled: { type: 'boolean' },
-        description: { type: ['string', 'null'], maxLength: 500 },
-      },
+      properties: webhookFields,
     },
     responses: { 200: { description: 'The webhook', schema: webhookSchema } },
     errors: ['webhook_not_found', 'webhook_url_refused', 'event_type_unknown'],
