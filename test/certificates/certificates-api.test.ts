@@ -11,6 +11,7 @@ import { Worker } from '../../src/worker.js';
 import { expectErrorShape } from '../support/error-shape.js';
 import { eachStore } from '../support/stores.js';
 import { bearer, startApi, type TestApi } from '../support/system.js';
+import { reqArgs } from '../support/openssl-req.js';
 
 const run = promisify(execFile);
 const DAY = 24 * 3600_000;
@@ -149,21 +150,10 @@ eachStore('certificates through the API (sandbox CA)', (kind) => {
 
   it('with a CSR the private key never reaches us', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'csr-'));
-    await run('openssl', [
-      'req',
-      '-new',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      join(dir, 'k.pem'),
-      '-out',
-      join(dir, 'r.pem'),
-      '-subj',
-      `/CN=api.${zone}`,
-      '-addext',
-      `subjectAltName=DNS:api.${zone}`,
-    ]);
+    await run(
+      'openssl',
+      reqArgs({ key: 'rsa:2048', keyout: join(dir, 'k.pem'), out: join(dir, 'r.pem'), subj: `/CN=api.${zone}`, san: `DNS:api.${zone}` }),
+    );
     const body = await request({ domains: [`api.${zone}`], csr: readFileSync(join(dir, 'r.pem'), 'utf8') });
     expect(body.private_key_held).to.equal(false);
     const c = await get(`/v1/certificates/${body.id}`);
@@ -184,21 +174,7 @@ eachStore('certificates through the API (sandbox CA)', (kind) => {
     expectErrorShape(await post('/v1/certificates', { domains: [`www.${other}`] }), 403, 'right_missing');
     expectErrorShape(await post('/v1/certificates', { domains: [`www.${zone}`], csr: 'not a csr' }), 422, 'csr_invalid');
     const dir = mkdtempSync(join(tmpdir(), 'csr-'));
-    await run('openssl', [
-      'req',
-      '-new',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-keyout',
-      join(dir, 'k.pem'),
-      '-out',
-      join(dir, 'r.pem'),
-      '-subj',
-      `/CN=mail.${zone}`,
-    ]);
+    await run('openssl', reqArgs({ key: 'ec:P-256', keyout: join(dir, 'k.pem'), out: join(dir, 'r.pem'), subj: `/CN=mail.${zone}` }));
     const mismatch = await post('/v1/certificates', { domains: [`www.${zone}`], csr: readFileSync(join(dir, 'r.pem'), 'utf8') });
     expectErrorShape(mismatch, 422, 'csr_names_mismatch');
     expectErrorShape(await post('/v1/certificates', { domains: [`www.${zone}`] }, reader), 403, 'right_missing');

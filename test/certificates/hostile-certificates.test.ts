@@ -18,6 +18,7 @@ import { Worker } from '../../src/worker.js';
 import { expectErrorShape } from '../support/error-shape.js';
 import { eachStore } from '../support/stores.js';
 import { bearer, startApi, type TestApi } from '../support/system.js';
+import { reqArgs } from '../support/openssl-req.js';
 
 const run = promisify(execFile);
 const DAY = 24 * 3600_000;
@@ -32,22 +33,18 @@ const leafSpki = (chain: string): Buffer =>
   Buffer.from(new X509Certificate(pems(chain)[0]!).publicKey.export({ format: 'der', type: 'spki' }));
 
 /** An openssl CSR; `san` is the subjectAltName extension value (or none). */
-const csrOf = async (opts: { cn: string; san?: string; key?: string[] }): Promise<{ csr: string; key: string }> => {
+const csrOf = async (opts: { cn: string; san?: string }): Promise<{ csr: string; key: string }> => {
   const dir = mkdtempSync(join(tmpdir(), 'hostile-csr-'));
-  const key = opts.key ?? ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'];
-  await run('openssl', [
-    'req',
-    '-new',
-    ...key,
-    '-nodes',
-    '-keyout',
-    join(dir, 'k.pem'),
-    '-out',
-    join(dir, 'r.pem'),
-    '-subj',
-    `/CN=${opts.cn}`,
-    ...(opts.san ? ['-addext', `subjectAltName=${opts.san}`] : []),
-  ]);
+  await run(
+    'openssl',
+    reqArgs({
+      key: 'ec:P-256',
+      keyout: join(dir, 'k.pem'),
+      out: join(dir, 'r.pem'),
+      subj: `/CN=${opts.cn}`,
+      ...(opts.san ? { san: opts.san } : {}),
+    }),
+  );
   return { csr: readFileSync(join(dir, 'r.pem'), 'utf8'), key: readFileSync(join(dir, 'k.pem'), 'utf8') };
 };
 

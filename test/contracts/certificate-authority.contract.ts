@@ -10,6 +10,7 @@ import {
   type DnsChallengeSolver,
   type IssuedCertificate,
 } from '../../core/certificates/ports/certificate-authority.port.js';
+import { reqArgs } from '../support/openssl-req.js';
 
 /**
  * The certificate-authority port's contract (STYLE 5). Every CA adapter runs it: the sandbox CA with an
@@ -198,23 +199,16 @@ export const certificateAuthorityContract = (name: string, makeSubject: MakeCert
         expect(v.out).to.include(`${join(dir, 'leaf.pem')}: OK`);
         expect(v.ok, v.out).to.equal(true);
         // Not against some other root.
-        openssl([
-          'req',
-          '-x509',
-          '-newkey',
-          'ec',
-          '-pkeyopt',
-          'ec_paramgen_curve:P-256',
-          '-nodes',
-          '-keyout',
-          join(dir, 'o.key'),
-          '-out',
-          join(dir, 'other.pem'),
-          '-days',
-          '1',
-          '-subj',
-          '/CN=Other Root',
-        ]);
+        openssl(
+          reqArgs({
+            x509: true,
+            key: 'ec:P-256',
+            keyout: join(dir, 'o.key'),
+            out: join(dir, 'other.pem'),
+            days: 1,
+            subj: '/CN=Other Root',
+          }),
+        );
         const other = openssl(['verify', '-CAfile', join(dir, 'other.pem'), '-untrusted', join(dir, 'inter.pem'), join(dir, 'leaf.pem')]);
         expect(other.ok).to.equal(false);
       });
@@ -247,23 +241,16 @@ export const certificateAuthorityContract = (name: string, makeSubject: MakeCert
     });
 
     it('refuses to revoke a certificate it did not issue', async () => {
-      openssl([
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:P-256',
-        '-nodes',
-        '-keyout',
-        join(dir, 'f.key'),
-        '-out',
-        join(dir, 'f.pem'),
-        '-days',
-        '1',
-        '-subj',
-        `/CN=${subject.freshHost()}`,
-      ]);
+      openssl(
+        reqArgs({
+          x509: true,
+          key: 'ec:P-256',
+          keyout: join(dir, 'f.key'),
+          out: join(dir, 'f.pem'),
+          days: 1,
+          subj: `/CN=${subject.freshHost()}`,
+        }),
+      );
       const err = await expectCaError(ca.revoke(readFileSync(join(dir, 'f.pem'), 'utf8')));
       expect(err.retryable).to.equal(false);
     });

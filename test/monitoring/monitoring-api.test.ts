@@ -15,6 +15,7 @@ import { expectErrorShape } from '../support/error-shape.js';
 import { eachStore } from '../support/stores.js';
 import { bearer, startApi, testConfig, type TestApi } from '../support/system.js';
 import { startHttpPeer, startTlsPeer, type HttpPeer } from './peers.js';
+import { reqArgs } from '../support/openssl-req.js';
 
 const run = promisify(execFile);
 const DAY = 24 * 3600_000;
@@ -252,25 +253,18 @@ eachStore('monitoring through the API', (kind) => {
     it('a certificate from our sandbox CA verifies (chain, name, days left); too few days left, a foreign chain or a wrong name fail', async () => {
       const tls = await startTlsPeer(chain, key);
       const dir = mkdtempSync(join(tmpdir(), 'selfsigned-'));
-      await run('openssl', [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:P-256',
-        '-nodes',
-        '-keyout',
-        join(dir, 'k.pem'),
-        '-out',
-        join(dir, 'c.pem'),
-        '-days',
-        '30',
-        '-subj',
-        `/CN=tls.${zone}`,
-        '-addext',
-        `subjectAltName=DNS:tls.${zone}`,
-      ]);
+      await run(
+        'openssl',
+        reqArgs({
+          x509: true,
+          key: 'ec:P-256',
+          keyout: join(dir, 'k.pem'),
+          out: join(dir, 'c.pem'),
+          days: 30,
+          subj: `/CN=tls.${zone}`,
+          san: `DNS:tls.${zone}`,
+        }),
+      );
       const self = await startTlsPeer(readFileSync(join(dir, 'c.pem'), 'utf8'), readFileSync(join(dir, 'k.pem'), 'utf8'));
       try {
         const good = await create({ kind: 'tls', host: `tls.${zone}`, port: tls.port, min_days_valid: 14 });

@@ -7,6 +7,7 @@ import { createServer, type Server, type TLSSocket } from 'node:tls';
 import { XMLBuilder, XMLParser } from 'fast-xml-parser';
 import { FrameReader, frame } from '../../adapters/registrar/epp/client.js';
 import { attr, buildEpp, child, children, NS, parseEpp, text, type XmlNode } from '../../adapters/registrar/epp/xml.js';
+import { reqArgs } from './openssl-req.js';
 
 /**
  * A small, honest EPP registry for tests (RFC 5730–5734): real TLS with client certificates, RFC 5734
@@ -37,40 +38,11 @@ export interface EppCerts {
 export const makeEppCerts = (): EppCerts => {
   const dir = mkdtempSync(join(tmpdir(), 'epp-certs-'));
   const o = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-  o(
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
-    '-keyout',
-    'ca.key',
-    '-out',
-    'ca.pem',
-    '-days',
-    '2',
-    '-subj',
-    '/CN=Domivka EPP test CA',
-  );
+  o(...reqArgs({ x509: true, key: 'ec:P-256', keyout: 'ca.key', out: 'ca.pem', days: 2, subj: '/CN=Domivka EPP test CA' }));
   writeFileSync(join(dir, 'server.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');
   writeFileSync(join(dir, 'client.ext'), 'extendedKeyUsage=clientAuth\n');
   for (const who of ['server', 'client']) {
-    o(
-      'req',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-keyout',
-      `${who}.key`,
-      '-out',
-      `${who}.csr`,
-      '-subj',
-      `/CN=epp-${who}`,
-    );
+    o(...reqArgs({ key: 'ec:P-256', keyout: `${who}.key`, out: `${who}.csr`, subj: `/CN=epp-${who}` }));
     o(
       'x509',
       '-req',

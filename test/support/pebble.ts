@@ -4,6 +4,7 @@ import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../dns/server/tools.js';
+import { reqArgs } from './openssl-req.js';
 
 /**
  * A real Pebble (Let's Encrypt's test CA, Debian package `pebble`) for the ACME suites, validating
@@ -55,23 +56,15 @@ export const startPebble = async (dnsPort: number, options: { env?: Record<strin
   const certFile = join(dir, 'cert.pem');
   const made = spawnSync(
     'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      keyFile,
-      '-out',
-      certFile,
-      '-days',
-      '7',
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      'subjectAltName=DNS:localhost,IP:127.0.0.1',
-    ],
+    reqArgs({
+      x509: true,
+      key: 'rsa:2048',
+      keyout: keyFile,
+      out: certFile,
+      days: 7,
+      subj: '/CN=localhost',
+      san: 'DNS:localhost,IP:127.0.0.1',
+    }),
     { encoding: 'utf8' },
   );
   if (made.status !== 0) throw new Error(`openssl failed: ${made.stderr}`);

@@ -22,6 +22,7 @@ import {
   type SandboxCaMaterial,
   type SandboxCaStore,
 } from './index.js';
+import { reqArgs } from '../../../test/support/openssl-req.js';
 
 /** The SQL store's behaviour in memory: one row, first writer wins. */
 class MemoryCaStore implements SandboxCaStore {
@@ -168,21 +169,15 @@ describe('sandbox CA (adapters/ca/sandbox)', () => {
     });
 
     it('an RSA 2048 request made by openssl is signed for that key, with keyEncipherment too', async () => {
-      openssl([
-        'req',
-        '-new',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-keyout',
-        join(dir, 'rsa.key'),
-        '-out',
-        join(dir, 'rsa.csr'),
-        '-subj',
-        '/CN=rsa.example.com',
-        '-addext',
-        'subjectAltName=DNS:rsa.example.com',
-      ]);
+      openssl(
+        reqArgs({
+          key: 'rsa:2048',
+          keyout: join(dir, 'rsa.key'),
+          out: join(dir, 'rsa.csr'),
+          subj: '/CN=rsa.example.com',
+          san: 'DNS:rsa.example.com',
+        }),
+      );
       const ca = new SandboxCertificateAuthority({ store: new MemoryCaStore(), box });
       const issued = await issueFor(ca, ['rsa.example.com'], new Date(), readFileSync(join(dir, 'rsa.csr'), 'utf8'));
       expect(openssl(['x509', '-noout', '-text'], issued.certificatePem)).to.match(
@@ -196,20 +191,8 @@ describe('sandbox CA (adapters/ca/sandbox)', () => {
 
     it('refuses keys a public CA refuses (RSA 1024, Ed25519) and names that are not host names', async () => {
       const ca = new SandboxCertificateAuthority({ store: new MemoryCaStore(), box });
-      for (const newkey of [['rsa:1024'], ['ed25519']]) {
-        openssl([
-          'req',
-          '-new',
-          '-newkey',
-          ...newkey,
-          '-nodes',
-          '-keyout',
-          join(dir, 'w.key'),
-          '-out',
-          join(dir, 'w.csr'),
-          '-subj',
-          '/CN=weak.example.com',
-        ]);
+      for (const newkey of ['rsa:1024', 'ed25519'] as const) {
+        openssl(reqArgs({ key: newkey, keyout: join(dir, 'w.key'), out: join(dir, 'w.csr'), subj: '/CN=weak.example.com' }));
         const err = await expectCaError(issueFor(ca, ['weak.example.com'], new Date(), readFileSync(join(dir, 'w.csr'), 'utf8')));
         expect(err.problemType).to.equal('urn:ietf:params:acme:error:badCSR');
         expect(err.retryable).to.equal(false);

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MalformedCertificateInput } from '../../../core/certificates/ports/certificate-keys.port.js';
 import { X509CertificateKeys, serialHex } from './index.js';
+import { reqArgs } from '../../../test/support/openssl-req.js';
 
 /** openssl with stdin; throws with its stderr when it fails. */
 const openssl = (args: string[], input?: string): string => {
@@ -51,59 +52,32 @@ describe('X509CertificateKeys (adapters/crypto/x509)', () => {
   before(function () {
     requireOpenssl(this);
     dir = mkdtempSync(join(tmpdir(), 'x509-test-'));
-    openssl([
-      'req',
-      '-new',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      join(dir, 'rsa.key'),
-      '-out',
-      join(dir, 'rsa.csr'),
-      '-subj',
-      '/CN=WWW.Example.COM',
-      '-addext',
-      'subjectAltName=DNS:Example.com,DNS:www.example.com,DNS:example.com,IP:192.0.2.1',
-    ]);
+    openssl(
+      reqArgs({
+        key: 'rsa:2048',
+        keyout: join(dir, 'rsa.key'),
+        out: join(dir, 'rsa.csr'),
+        subj: '/CN=WWW.Example.COM',
+        san: 'DNS:Example.com,DNS:www.example.com,DNS:example.com,IP:192.0.2.1',
+      }),
+    );
     rsaCsr = readFileSync(join(dir, 'rsa.csr'), 'utf8');
-    openssl([
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-384',
-      '-nodes',
-      '-keyout',
-      join(dir, 'c.key'),
-      '-out',
-      join(dir, 'c.pem'),
-      '-days',
-      '30',
-      '-set_serial',
-      '0x8a0000000000000000000000000000ff',
-      '-subj',
-      '/O=Test Org/CN=Test Issuer',
-      '-addext',
-      'subjectAltName=DNS:a.example.org,DNS:*.a.example.org',
-    ]);
+    openssl(
+      reqArgs({
+        x509: true,
+        key: 'ec:P-384',
+        keyout: join(dir, 'c.key'),
+        out: join(dir, 'c.pem'),
+        days: 30,
+        extra: ['-set_serial', '0x8a0000000000000000000000000000ff'],
+        subj: '/O=Test Org/CN=Test Issuer',
+        san: 'DNS:a.example.org,DNS:*.a.example.org',
+      }),
+    );
     selfSigned = readFileSync(join(dir, 'c.pem'), 'utf8');
-    openssl([
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      join(dir, 'o.key'),
-      '-out',
-      join(dir, 'o.pem'),
-      '-days',
-      '1',
-      '-subj',
-      '/CN=other.example.net',
-    ]);
+    openssl(
+      reqArgs({ x509: true, key: 'rsa:2048', keyout: join(dir, 'o.key'), out: join(dir, 'o.pem'), days: 1, subj: '/CN=other.example.net' }),
+    );
     otherCert = readFileSync(join(dir, 'o.pem'), 'utf8');
   });
   after(() => dir && rmSync(dir, { recursive: true, force: true }));
@@ -163,44 +137,14 @@ describe('X509CertificateKeys (adapters/crypto/x509)', () => {
 
     it('a CN that is a host name missing from the SAN is a name; a CN that is not a host name is not', async () => {
       const p = join(dir, 'cn.csr');
-      openssl([
-        'req',
-        '-new',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:P-384',
-        '-nodes',
-        '-keyout',
-        join(dir, 'cn.key'),
-        '-out',
-        p,
-        '-subj',
-        '/CN=Only.Example.NET',
-      ]);
+      openssl(reqArgs({ key: 'ec:P-384', keyout: join(dir, 'cn.key'), out: p, subj: '/CN=Only.Example.NET' }));
       expect(await keys.inspectCsr(readFileSync(p, 'utf8'))).to.deep.equal({
         names: ['only.example.net'],
         otherNames: [],
         keyAlgorithm: 'EC P-384',
         signatureValid: true,
       });
-      openssl([
-        'req',
-        '-new',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:P-256',
-        '-nodes',
-        '-keyout',
-        join(dir, 'cn.key'),
-        '-out',
-        p,
-        '-subj',
-        '/CN=My Web Server',
-        '-addext',
-        'subjectAltName=DNS:a.example.net',
-      ]);
+      openssl(reqArgs({ key: 'ec:P-256', keyout: join(dir, 'cn.key'), out: p, subj: '/CN=My Web Server', san: 'DNS:a.example.net' }));
       expect((await keys.inspectCsr(readFileSync(p, 'utf8'))).names).to.deep.equal(['a.example.net']);
     });
 

@@ -8,6 +8,7 @@ import type { TlsSpec } from '../../../core/monitoring/monitor.js';
 import { startTlsPeer } from '../../../test/monitoring/peers.js';
 import { guardedLookup } from '../../net/ssrf/index.js';
 import { TlsProbeAdapter } from './index.js';
+import { reqArgs } from '../../../test/support/openssl-req.js';
 
 const run = promisify(execFile);
 const DAY = 24 * 3600_000;
@@ -16,25 +17,19 @@ const DAY = 24 * 3600_000;
 const makePki = async () => {
   const dir = mkdtempSync(join(tmpdir(), 'tls-probe-'));
   const f = (n: string) => join(dir, n);
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
-  await run('openssl', [
-    'req',
-    '-x509',
-    ...ec,
-    '-keyout',
-    f('ca.key'),
-    '-out',
-    f('ca.pem'),
-    '-days',
-    '30',
-    '-subj',
-    '/CN=Probe Test Root',
-    '-addext',
-    'basicConstraints=critical,CA:TRUE',
-    '-addext',
-    'keyUsage=critical,keyCertSign,cRLSign',
-  ]);
-  await run('openssl', ['req', ...ec, '-keyout', f('leaf.key'), '-out', f('leaf.csr'), '-subj', '/CN=tls.example.test']);
+  await run(
+    'openssl',
+    reqArgs({
+      x509: true,
+      key: 'ec:P-256',
+      keyout: f('ca.key'),
+      out: f('ca.pem'),
+      days: 30,
+      extra: ['-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'],
+      subj: '/CN=Probe Test Root',
+    }),
+  );
+  await run('openssl', reqArgs({ key: 'ec:P-256', keyout: f('leaf.key'), out: f('leaf.csr'), subj: '/CN=tls.example.test' }));
   writeFileSync(f('ext.cnf'), 'subjectAltName=DNS:tls.example.test\nbasicConstraints=critical,CA:FALSE\nextendedKeyUsage=serverAuth\n');
   await run('openssl', [
     'x509',
