@@ -123,7 +123,7 @@ eachStore('ZoneService.indexed: a zone kept between plans is always the store’
 
   before(async () => {
     fresh = await kind.fresh();
-    store = new SqlStore({ url: fresh.url, ...(fresh.schema ? { schema: fresh.schema } : {}) });
+    store = new SqlStore(fresh.connection);
     await store.migrate();
     await store.knex('accounts').insert({ id: 'acc', name: 'x', created_at: new Date().toISOString() });
     await store.uow.transaction(() => service().create('acc', 'live', domain, sets(500, 'start')));

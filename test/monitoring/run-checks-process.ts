@@ -12,6 +12,7 @@ const store = {
   engine: url.startsWith('postgres') ? 'postgres' : 'sqlite',
   url,
   ...(schema !== '-' ? { schema } : {}),
+  connection: { url, ...(schema !== '-' ? { schema } : {}) },
   drop: async () => {},
 } as const;
 const system = new System(testConfig(store, { DNS_PORT: dnsPort, MONITORS_ALLOW_LOOPBACK: '1', MONITOR_BATCH: '3' }), {

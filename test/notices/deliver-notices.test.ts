@@ -51,7 +51,7 @@ interface Row {
 
 const openStore = async (kind: StoreKind): Promise<{ store: SqlStore; fresh: FreshStore }> => {
   const fresh = await kind.fresh();
-  const store = new SqlStore({ url: fresh.url, ...(fresh.schema ? { schema: fresh.schema } : {}) });
+  const store = new SqlStore(fresh.connection);
   await store.migrate();
   return { store, fresh };
 };
@@ -194,7 +194,7 @@ eachStore('Notice e-mail outbox (seed A5): DeliverNotices over SMTP', (kind) => 
     const smtp = await peer();
     const ids = Array.from({ length: 12 }, (_, i) => i + 1);
     await store.outbox.enqueue(ids.map((n) => delivery(n)));
-    const other = new SqlStore({ url: fresh.url, ...(fresh.schema ? { schema: fresh.schema } : {}) });
+    const other = new SqlStore(fresh.connection);
     closers.push(() => other.close());
     const url = `smtp://127.0.0.1:${smtp.port}`;
     const worker = (s: SqlStore) =>

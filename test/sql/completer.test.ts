@@ -79,7 +79,7 @@ eachStore('The completer: takeovers, clocks and retries', (kind) => {
 
   beforeEach(async () => {
     fresh = await kind.fresh();
-    store = new SqlStore({ url: fresh.url, ...(fresh.schema ? { schema: fresh.schema } : {}) });
+    store = new SqlStore(fresh.connection);
     await store.migrate();
     credits.length = 0;
     during.clear();

@@ -11,7 +11,7 @@ eachStore('Migration: stored DNS owner names become A-labels', (kind) => {
   let store: SqlStore;
   before(async () => {
     fresh = await kind.fresh();
-    store = new SqlStore({ url: fresh.url, ...(fresh.schema ? { schema: fresh.schema } : {}) });
+    store = new SqlStore(fresh.connection);
     await store.migrate();
     await store.knex.migrate.down({ migrationSource, name: NAME });
   });

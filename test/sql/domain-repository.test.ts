@@ -21,7 +21,7 @@ eachStore('Domain repository reads', (kind) => {
   });
   before(async () => {
     fresh = await kind.fresh();
-    store = new SqlStore({ url: fresh.url, ...(fresh.schema ? { schema: fresh.schema } : {}) });
+    store = new SqlStore(fresh.connection);
     await store.migrate();
     await store.accounts.insertAccount({ id: 'a1', name: 'A', createdAt: new Date() });
   });

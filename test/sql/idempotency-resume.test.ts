@@ -18,7 +18,7 @@ eachStore('Idempotency records: resuming after a recovery point, and abandoned r
   let store: SqlStore;
   before(async () => {
     fresh = await kind.fresh();
-    store = new SqlStore({ url: fresh.url, ...(fresh.schema ? { schema: fresh.schema } : {}) });
+    store = new SqlStore(fresh.connection);
     await store.migrate();
   });
   after(async () => {

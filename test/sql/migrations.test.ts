@@ -7,7 +7,7 @@ eachStore('Migrations (both engines, up and down)', (kind) => {
   let store: SqlStore;
   before(async () => {
     fresh = await kind.fresh();
-    store = new SqlStore({ url: fresh.url, ...(fresh.schema ? { schema: fresh.schema } : {}) });
+    store = new SqlStore(fresh.connection);
   });
   after(async () => {
     await store.close();

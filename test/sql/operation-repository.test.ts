@@ -33,7 +33,7 @@ eachStore('Operation repository', (kind) => {
   });
   before(async () => {
     fresh = await kind.fresh();
-    const cfg = { url: fresh.url, ...(fresh.schema ? { schema: fresh.schema } : {}) };
+    const cfg = fresh.connection;
     store = new SqlStore(cfg);
     await store.migrate();
     other = kind.engine === 'postgres' ? new SqlStore(cfg) : store;

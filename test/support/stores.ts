@@ -13,6 +13,8 @@ export interface FreshStore {
   readonly engine: 'sqlite' | 'postgres';
   readonly url: string;
   readonly schema?: string;
+  /** What SqlStore takes to open it: `new SqlStore(fresh.connection)`. */
+  readonly connection: { readonly url: string; readonly schema?: string };
   drop(): Promise<void>;
 }
 
@@ -25,7 +27,8 @@ const sqlite: StoreKind = {
   engine: 'sqlite',
   async fresh() {
     const dir = mkdtempSync(join(tmpdir(), 'domivka-test-'));
-    return { engine: 'sqlite', url: join(dir, 'test.sqlite'), drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    const url = join(dir, 'test.sqlite');
+    return { engine: 'sqlite', url, connection: { url }, drop: async () => rmSync(dir, { recursive: true, force: true }) };
   },
 };
 
@@ -40,6 +43,7 @@ const postgres = (url: string): StoreKind => ({
       engine: 'postgres',
       url,
       schema,
+      connection: { url, schema },
       drop: async () => {
         const a = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: 1 } });
         await a.raw(`drop schema if exists "${schema}" cascade`);

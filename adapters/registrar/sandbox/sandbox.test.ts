@@ -12,7 +12,7 @@ const FIXED_NOW = new Date('2026-11-21T10:00:00Z');
 /** A fresh, migrated store; closing it also drops the database (STYLE 10: nothing depends on leftovers). */
 const openStore = async (kind: StoreKind): Promise<{ store: SqlStore; fresh: FreshStore; close(): Promise<void> }> => {
   const fresh = await kind.fresh();
-  const store = new SqlStore({ url: fresh.url, ...(fresh.schema ? { schema: fresh.schema } : {}) });
+  const store = new SqlStore(fresh.connection);
   await store.migrate();
   return {
     store,

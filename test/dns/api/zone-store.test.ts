@@ -14,7 +14,7 @@ eachStore('zone store round trip', (kind) => {
   let store: SqlStore;
   before(async () => {
     fresh = await kind.fresh();
-    store = new SqlStore({ url: fresh.url, ...(fresh.schema ? { schema: fresh.schema } : {}) });
+    store = new SqlStore(fresh.connection);
     await store.migrate();
     await store.knex('accounts').insert({ id: 'acc', name: 'x', created_at: new Date().toISOString() });
   });
