@@ -1,9 +1,10 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestClock } from '../support/clock.js';
 import { dig, freePort, runKnotd, waitFor, type DigAnswer, type Knotd } from '../dns/server/tools.js';
+import { runUnbound } from './validators.js';
 
 /**
  * A signed parent zone served by Knot (which signs it itself), holding the delegation of one child and
@@ -117,27 +118,10 @@ export const startUnboundUnder = async (
   childPort: number,
   maxTtl: number,
 ): Promise<{ port: number; query: (...a: string[]) => Promise<DigAnswer>; stop: () => Promise<void>; log: () => string }> => {
-  const dir = mkdtempSync(join(tmpdir(), 'dmk-unbound-'));
   const port = await freePort([childPort, parent.port]);
-  const conf = join(dir, 'unbound.conf');
-  writeFileSync(
-    conf,
-    `server:
-    interface: 127.0.0.1@${port}
-    port: ${port}
-    do-not-query-localhost: no
-    username: ""
-    chroot: ""
-    directory: "${dir}"
-    pidfile: "${dir}/unbound.pid"
-    use-syslog: no
-    logfile: ""
-    verbosity: 1
-    module-config: "validator iterator"
-    val-log-level: 2
-    qname-minimisation: no
-    harden-referral-path: no
-    cache-max-ttl: ${maxTtl}
+  return runUnbound(
+    port,
+    () => `    cache-max-ttl: ${maxTtl}
     cache-max-negative-ttl: ${maxTtl}
     trust-anchor: "${parent.anchor}"
 stub-zone:
@@ -147,28 +131,8 @@ stub-zone:
     name: "${child}"
     stub-addr: 127.0.0.1@${childPort}
 `,
+    parentZone,
   );
-  let log = '';
-  const p = spawn('unbound', ['-d', '-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
-  p.stdout.on('data', (d: Buffer) => (log += d.toString()));
-  p.stderr.on('data', (d: Buffer) => (log += d.toString()));
-  for (let i = 0; i < 100; i++) {
-    const a = await dig(port, parentZone, 'SOA', '+rec');
-    if (a.status !== 'NO ANSWER') break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    port,
-    query: (...args: string[]) => dig(port, '+rec', '+dnssec', ...args),
-    log: () => log,
-    stop: async () => {
-      if (p.exitCode !== null) return;
-      const exited = new Promise((r) => p.once('exit', r));
-      p.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
-      if (p.exitCode === null) p.kill('SIGKILL');
-    },
-  };
 };
 
 /** A test clock that follows real time (schedules whose waits validators' caches must see pass). */

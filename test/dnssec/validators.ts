@@ -17,18 +17,19 @@ export interface Unbound {
   control(...args: string[]): Promise<string>;
 }
 
-export const startUnbound = async (
-  zone: string,
-  ds: readonly string[],
-  stubPort: number,
-  o: { control?: boolean } = {},
-): Promise<Unbound> => {
+/**
+ * unbound in the foreground with the settings every validator here shares (FACTS.md recipe) and `conf`
+ * after them (trust anchors, stub zones, remote control); ready once it answers `readyName` SOA.
+ */
+export const runUnbound = async (
+  port: number,
+  conf: (dir: string) => string,
+  readyName: string,
+): Promise<Omit<Unbound, 'control'> & { readonly confFile: string }> => {
   const dir = mkdtempSync(join(tmpdir(), 'dmk-unbound-'));
-  const port = await freePort([stubPort]);
-  const controlPort = o.control ? await freePort([stubPort, port]) : 0;
-  const conf = join(dir, 'unbound.conf');
+  const confFile = join(dir, 'unbound.conf');
   writeFileSync(
-    conf,
+    confFile,
     `server:
     interface: 127.0.0.1@${port}
     port: ${port}
@@ -44,7 +45,43 @@ export const startUnbound = async (
     val-log-level: 2
     qname-minimisation: no
     harden-referral-path: no
-${ds.map((d) => `    trust-anchor: "${zone}. DS ${d}"`).join('\n')}
+${conf(dir)}`,
+  );
+  let log = '';
+  const p = spawn('unbound', ['-d', '-c', confFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+  p.stdout.on('data', (d: Buffer) => (log += d.toString()));
+  p.stderr.on('data', (d: Buffer) => (log += d.toString()));
+  for (let i = 0; i < 100; i++) {
+    const a = await dig(port, readyName, 'SOA', '+rec');
+    if (a.status !== 'NO ANSWER') break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    port,
+    confFile,
+    query: (...args: string[]) => dig(port, '+rec', '+dnssec', ...args),
+    log: () => log,
+    stop: async () => {
+      if (p.exitCode !== null) return;
+      const exited = new Promise((r) => p.once('exit', r));
+      p.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+      if (p.exitCode === null) p.kill('SIGKILL');
+    },
+  };
+};
+
+export const startUnbound = async (
+  zone: string,
+  ds: readonly string[],
+  stubPort: number,
+  o: { control?: boolean } = {},
+): Promise<Unbound> => {
+  const port = await freePort([stubPort]);
+  const controlPort = o.control ? await freePort([stubPort, port]) : 0;
+  const u = await runUnbound(
+    port,
+    () => `${ds.map((d) => `    trust-anchor: "${zone}. DS ${d}"`).join('\n')}
 stub-zone:
     name: "${zone}"
     stub-addr: 127.0.0.1@${stubPort}
@@ -58,31 +95,13 @@ ${
 `
     : ''
 }`,
+    zone,
   );
-  let log = '';
-  const p = spawn('unbound', ['-d', '-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
-  p.stdout.on('data', (d: Buffer) => (log += d.toString()));
-  p.stderr.on('data', (d: Buffer) => (log += d.toString()));
-  // Ready once it answers.
-  for (let i = 0; i < 100; i++) {
-    const a = await dig(port, `${zone}`, 'SOA', '+rec');
-    if (a.status !== 'NO ANSWER') break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
   return {
-    port,
-    query: (...args: string[]) => dig(port, '+rec', '+dnssec', ...args),
-    log: () => log,
+    ...u,
     control: async (...args: string[]) => {
-      const o = await run('unbound-control', ['-c', conf, ...args], { timeout: 10_000 });
-      return o.stdout + o.stderr;
-    },
-    stop: async () => {
-      if (p.exitCode !== null) return;
-      const exited = new Promise((r) => p.once('exit', r));
-      p.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
-      if (p.exitCode === null) p.kill('SIGKILL');
+      const out = await run('unbound-control', ['-c', u.confFile, ...args], { timeout: 10_000 });
+      return out.stdout + out.stderr;
     },
   };
 };
