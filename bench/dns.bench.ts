@@ -14,6 +14,7 @@ import { zoneSigningOf } from '../core/dnssec/dnssec-state.js';
 import { newCsk } from '../core/dnssec/new-key.js';
 import { BENCH_SERIAL, benchZone } from './zone-gen.js';
 import { freePort, knotSecondaryConf } from '../test/dns/server/tools.js';
+import { prng as rng } from '../test/support/prng.js';
 
 /**
  * `npm run bench:dns`: our authoritative server against Knot, serving the same zone, measured by dnsperf
@@ -476,14 +477,6 @@ const measure = async (c: Contender, round: number, queries: string): Promise<Me
 
 // ---------------------------------------------------------------------------------------------------
 // Queries and Knot
-
-/** A small seeded PRNG (mulberry32), so the query file is the same on every run. */
-const rng = (seed: number) => () => {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
 
 const queryLines = (): Array<[string, string]> => {
   const zone = benchZone(DOMAIN, recordCount);

@@ -4,6 +4,7 @@ import { buildPlan, type ChangeInput, type PlanInput } from '../../core/dns/plan
 import type { RecordSet, RecordType } from '../../core/dns/zone/record-set.js';
 import { soaValue } from '../../core/dns/zone/record-set.js';
 import { apex, ORIGIN } from './zone-fixtures.js';
+import { prng } from '../support/prng.js';
 
 /**
  * The zone rules run incrementally for small plans (only on the names a plan can reach: core/dns/checks/
@@ -15,14 +16,6 @@ import { apex, ORIGIN } from './zone-fixtures.js';
  * SPF includes (also in loops), MX/SRV/NS targets in and out of the zone, relative, upper-case and
  * Unicode targets, values that do not parse. Deterministic: a fixed seed.
  */
-
-/** mulberry32: a small seeded PRNG (the test must be repeatable). */
-const prng = (seed: number) => () => {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
 
 type Rand = ReturnType<typeof prng>;
 const pick = <T>(r: Rand, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;

@@ -15,6 +15,7 @@ import type { ZoneSigning } from '../../core/dns/zone/zone-signing.js';
 import type { Zone } from '../../core/dns/zone/zone.js';
 import { CSK_FLAGS, dnskeyRdata, keyTag, type DnssecAlgorithm } from '../../core/dnssec/dnskey.js';
 import { digAxfr, requireTools, startServer } from './server/tools.js';
+import { prng as rng } from '../support/prng.js';
 
 /**
  * Issues 22 and 24: a publish that changes a few record sets updates the compiled zone in place of compiling
@@ -29,17 +30,6 @@ import { digAxfr, requireTools, startServer } from './server/tools.js';
 const ZONE = 'incr.example';
 const STEPS = Number(process.env.INCREMENTAL_STEPS ?? 40);
 const SIG = 64; // both algorithms make 64-octet signatures
-
-const rng = (seed: number): (() => number) => {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-};
 
 const abs = (n: string): string => (n === '@' ? ZONE : `${n}.${ZONE}`);
 const soa = (serial: number): RecordSet => ({

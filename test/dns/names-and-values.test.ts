@@ -17,6 +17,7 @@ import { fields } from '../../core/dns/types/value.js';
 import { canonicalValue, parseValue, quoteString, splitTxt, unescapeString } from '../../core/dns/zone/values.js';
 import { answerSize } from '../../core/dns/zone/wire-size.js';
 import { normalizeDomain } from '../../core/kernel/domain-name.js';
+import { prng } from '../support/prng.js';
 
 const O = 'example.com';
 const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
@@ -151,14 +152,6 @@ describe('DNS values: each type parses, validates (every reason) and canonicalis
 });
 
 describe('fast paths are exact (names, targets, IPv6), checked against the general code', () => {
-  /** mulberry32, fixed seed: repeatable. */
-  const prng = (seed: number) => () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-
   it('AAAA: the hex-group parser agrees with ipaddr.js on every address it accepts, and accepts the usual ones', () => {
     const r = prng(6);
     const hex = () => {

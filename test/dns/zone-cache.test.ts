@@ -9,20 +9,13 @@ import { ZoneSets } from '../../core/dns/zone/zone-sets.js';
 import { ZoneChanged, ZoneService, type ZonePublisher } from '../../core/dns/zone/zone-service.js';
 import type { Zone } from '../../core/dns/zone/zone.js';
 import { eachStore, type FreshStore } from '../support/stores.js';
+import { prng } from '../support/prng.js';
 
 /**
  * The API keeps a zone's sets indexed between plans (core/dns/zone/zone-cache.ts), keyed by (zone, serial):
  * a one-change plan on a zone of 100k sets then reads the zone's row, not its sets. It must never answer
  * with sets the store does not hold at that serial.
  */
-
-/** mulberry32: a small seeded PRNG (repeatable). */
-const prng = (seed: number) => () => {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
 
 const TYPES: RecordType[] = ['A', 'AAAA', 'TXT', 'MX'];
 const byKey = (a: RecordSet, b: RecordSet) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.type < b.type ? -1 : a.type > b.type ? 1 : 0);

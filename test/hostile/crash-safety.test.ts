@@ -9,6 +9,7 @@ import { freePort } from '../dns/server/tools.js';
 import { ROOT } from '../support/server-process.js';
 import { eachStore, type FreshStore } from '../support/stores.js';
 import { TEST_DATA_KEY_HEX, TEST_PEPPER_HEX } from '../support/system.js';
+import { prng } from '../support/prng.js';
 
 /**
  * Crash safety. Registrations, renewals, top-ups, plan applies, certificate requests and transfers in (then cancelled) run
@@ -29,15 +30,6 @@ const OPS_PER_KIND = Number(process.env.CRASH_OPS ?? 3);
 const SEED = Number(process.env.FUZZ_SEED ?? 1414);
 const RENEWED = 'domivka-demo.dev';
 const PLANNED = 'domivka-demo.com.ua';
-
-/** mulberry32: the kill moments replay with FUZZ_SEED. */
-const prng = (seed: number) => () => {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = seed;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
 
 interface Procs {
   api: string;

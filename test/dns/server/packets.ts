@@ -4,14 +4,9 @@
  * seeded generator so that a failing packet can be replayed.
  */
 
-/** mulberry32, so a failing packet can be replayed. */
-export const prng = (seed: number) => () => {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = seed;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
+import { prng } from '../../support/prng.js';
+
+export { prng };
 
 export interface Edns {
   payload: number;

@@ -4,15 +4,7 @@ import dnsPacket from 'dns-packet';
 import type { EmbeddedNameserver } from '../../../adapters/dns/embedded/index.js';
 import { exampleZone } from './fixtures.js';
 import { dig, rawUdp, requireTools, startServer } from './tools.js';
-
-/** A small deterministic PRNG (mulberry32), so a failing packet can be replayed. */
-const prng = (seed: number) => () => {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = seed;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
+import { prng } from '../../support/prng.js';
 
 const header = (id: number, flags: number, qd: number, an = 0, ns = 0, ar = 0): Buffer => {
   const b = Buffer.alloc(12);

@@ -1,0 +1,10 @@
+/** mulberry32: a small seeded PRNG, so a failing random case can be replayed from its seed. Floats in [0, 1). */
+export const prng = (seed: number): (() => number) => {
+  let s = seed | 0;
+  return () => {
+    s = (s + 0x6d2b79f5) | 0;
+    let t = Math.imul(s ^ (s >>> 15), s | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+};
