@@ -47,6 +47,16 @@ export interface ChangeInput {
   readonly current?: { readonly ttl: number; readonly values: readonly string[] };
 }
 
+/** A stored change stated again as the API's input (to judge it afresh against the zone as it is now). */
+export const changeInput = (c: Change): ChangeInput => ({
+  action: c.action,
+  name: c.name,
+  type: c.type,
+  ...(c.ttl !== undefined ? { ttl: c.ttl } : {}),
+  ...(c.values ? { values: [...c.values] } : {}),
+  ...(c.current ? { current: { ttl: c.current.ttl, values: [...c.current.values] } } : {}),
+});
+
 /** One record set of a whole desired zone (`records`). */
 export interface RecordSetInput {
   readonly name: string;
