@@ -6,6 +6,7 @@ import dnsPacket from 'dns-packet';
 import type { EmbeddedNameserver } from '../../adapters/dns/embedded/index.js';
 import { exampleZone } from '../dns/server/fixtures.js';
 import { dig, requireTools, startServer } from '../dns/server/tools.js';
+import { header } from '../dns/server/packets.js';
 
 /**
  * DNS packet fuzzing of the embedded server. Random and mutated packets over UDP and TCP —
@@ -49,16 +50,6 @@ interface Packet {
  */
 const MIN_REPLY_SHARE = 0.9;
 
-const header = (id: number, flags: number, qd: number, an = 0, ns = 0, ar = 0): Buffer => {
-  const b = Buffer.alloc(12);
-  b.writeUInt16BE(id, 0);
-  b.writeUInt16BE(flags, 2);
-  b.writeUInt16BE(qd, 4);
-  b.writeUInt16BE(an, 6);
-  b.writeUInt16BE(ns, 8);
-  b.writeUInt16BE(ar, 10);
-  return b;
-};
 const qtail = (type = 1, klass = 1) => Buffer.from([type >> 8, type & 255, klass >> 8, klass & 255]);
 const NAMES = [
   'www.example.test',

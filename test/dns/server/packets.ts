@@ -15,6 +15,18 @@ export interface Edns {
   options: Buffer;
 }
 
+/** A bare 12-octet header (RFC 1035 §4.1.1): id, flags word and the four section counts as given. */
+export const header = (id: number, flags: number, qd: number, an = 0, ns = 0, ar = 0): Buffer => {
+  const b = Buffer.alloc(12);
+  b.writeUInt16BE(id, 0);
+  b.writeUInt16BE(flags, 2);
+  b.writeUInt16BE(qd, 4);
+  b.writeUInt16BE(an, 6);
+  b.writeUInt16BE(ns, 8);
+  b.writeUInt16BE(ar, 10);
+  return b;
+};
+
 /** A query written octet by octet, so that every header bit, the name's case and the OPT are ours to choose. */
 export const packet = (o: {
   id: number;

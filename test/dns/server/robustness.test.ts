@@ -5,17 +5,7 @@ import type { EmbeddedNameserver } from '../../../adapters/dns/embedded/index.js
 import { exampleZone } from './fixtures.js';
 import { dig, rawUdp, requireTools, startServer } from './tools.js';
 import { prng } from '../../support/prng.js';
-
-const header = (id: number, flags: number, qd: number, an = 0, ns = 0, ar = 0): Buffer => {
-  const b = Buffer.alloc(12);
-  b.writeUInt16BE(id, 0);
-  b.writeUInt16BE(flags, 2);
-  b.writeUInt16BE(qd, 4);
-  b.writeUInt16BE(an, 6);
-  b.writeUInt16BE(ns, 8);
-  b.writeUInt16BE(ar, 10);
-  return b;
-};
+import { header } from './packets.js';
 
 const query = (id: number, name = 'www.example.test', type: dnsPacket.RecordType = 'A'): Buffer =>
   dnsPacket.encode({ type: 'query', id, questions: [{ name, type, class: 'IN' }] });
