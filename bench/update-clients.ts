@@ -3,7 +3,7 @@ import dgram from 'node:dgram';
 import { createInterface } from 'node:readline';
 import dnsPacket from 'dns-packet';
 import { signRequest, type TsigKey } from '../adapters/dns/tsig.js';
-import { tcpAsk } from '../test/dns/server/tools.js';
+import { EDNS_OPT, tcpAsk } from '../test/dns/server/tools.js';
 
 /**
  * The clients of `npm run bench:update` (bench/update.bench.ts), in their own process as real clients are:
@@ -23,16 +23,6 @@ const settings = JSON.parse(process.env.BENCH_UPDATE_CLIENT ?? '{}') as {
 const { dnsPort, base, zone: ZONE } = settings;
 const key: TsigKey = { name: settings.tsig.name, algorithm: settings.tsig.algorithm, secret: Buffer.from(settings.tsig.secret, 'base64') };
 const auth = { authorization: `Bearer ${settings.secret}`, 'content-type': 'application/json' };
-const EDNS = {
-  type: 'OPT',
-  name: '.',
-  udpPayloadSize: 1232,
-  extendedRcode: 0,
-  ednsVersion: 0,
-  flags: 0,
-  flag_do: false,
-  options: [],
-} as dnsPacket.Answer;
 type Way = 'update-udp' | 'update-tcp' | 'acme-route' | 'plan-api';
 
 const main = async () => {
@@ -50,7 +40,7 @@ const main = async () => {
       flags: 5 << 11, // opcode UPDATE
       questions: [{ name: ZONE, type: 'SOA', class: 'IN' }],
       authorities: [{ name: `_acme-challenge.${label}.${ZONE}`, type: 'TXT', ttl: 60, class: 'IN', data: [value] }],
-      additionals: [EDNS], // a refusal then says why (EDE)
+      additionals: [EDNS_OPT], // a refusal then says why (EDE)
     });
     return { id, message: signRequest(msg, key, { now: Math.floor(Date.now() / 1000) }).message };
   };

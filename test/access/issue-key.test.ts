@@ -21,6 +21,7 @@ import { DomainError } from '../../core/kernel/errors.js';
 import type { Random } from '../../core/kernel/random.port.js';
 import type { UnitOfWork } from '../../core/kernel/unit-of-work.port.js';
 import { TestClock } from '../support/clock.js';
+import { refusal } from '../support/refusal.js';
 
 /* ---------- tiny in-memory fakes for IssueKey's ports ---------- */
 
@@ -194,17 +195,6 @@ const setup = (now: Date = NOW) => {
     secretBox: box,
   });
   return { useCase, uow, keys, events, notices, clock, outbox };
-};
-
-const refusal = async (p: Promise<unknown> | (() => unknown)): Promise<DomainError> => {
-  let caught: unknown;
-  try {
-    await (typeof p === 'function' ? p() : p);
-  } catch (e) {
-    caught = e;
-  }
-  expect(caught, 'expected a DomainError').to.be.instanceOf(DomainError);
-  return caught as DomainError;
 };
 
 const CLASS2: IssueKeyInput = {

@@ -4,6 +4,7 @@ import { DomainError } from '../../core/kernel/errors.js';
 import { TOKENS } from '../../src/tokens.js';
 import { eachStore } from '../support/stores.js';
 import { startApi, type TestApi } from '../support/system.js';
+import { refusal } from '../support/refusal.js';
 
 /**
  * Accounting (seed 2.3, 8; DESIGN: a charge that would pass the limit is refused whole) over the real ledger,
@@ -36,15 +37,6 @@ eachStore('Accounting: charges, voids, credits and the monthly spend limit', (ki
         key,
       }),
     );
-  const refusal = async (p: Promise<unknown>): Promise<DomainError> => {
-    try {
-      await p;
-    } catch (e) {
-      expect(e).to.be.instanceOf(DomainError);
-      return e as DomainError;
-    }
-    throw new Error('expected a refusal');
-  };
 
   it('a charge is a positive whole number of kopiykas: anything else is a programming error and changes nothing', async () => {
     const before = await balance();

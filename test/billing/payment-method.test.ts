@@ -4,10 +4,10 @@ import { TOKENS } from '../../src/tokens.js';
 import { StripeCardSetup } from '../../adapters/payments/stripe/index.js';
 import { ChangePaymentMethod } from '../../core/billing/change-payment-method.use-case.js';
 import type { CardSetup } from '../../core/billing/ports/card-setup.port.js';
-import { DomainError } from '../../core/kernel/errors.js';
 import type { HumanContext } from '../../core/kernel/person.js';
 import { eachStore } from '../support/stores.js';
 import { addPerson, startApi, type TestApi } from '../support/system.js';
+import { refusal } from '../support/refusal.js';
 
 /** The Luhn check digit (ISO/IEC 7812-1) appended to `body`: written here apart from the use case's check. */
 const withLuhn = (body: string): string => {
@@ -21,16 +21,6 @@ const withLuhn = (body: string): string => {
     if (sum % 10 === 0) return digits;
   }
   throw new Error('unreachable');
-};
-
-const refusal = async (p: Promise<unknown>): Promise<DomainError> => {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).to.be.instanceOf(DomainError);
-    return e as DomainError;
-  }
-  throw new Error('expected a refusal');
 };
 
 /**

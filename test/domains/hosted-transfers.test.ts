@@ -1,10 +1,8 @@
 import { expect } from 'chai';
-import dnsPacket from 'dns-packet';
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createSocket } from 'node:dgram';
 import { promisify } from 'node:util';
-import { requireTools } from '../dns/server/tools.js';
+import { requireTools, udpQuestion } from '../dns/server/tools.js';
 import { expectErrorShape } from '../support/error-shape.js';
 import { eachStore } from '../support/stores.js';
 import { bearer, startApi, type TestApi } from '../support/system.js';
@@ -20,24 +18,13 @@ const NAMES = [
 ];
 
 /** One UDP question to our server: the rcode and the A values answered. */
-const ask = (port: number, name: string): Promise<{ rcode: string; values: string[] }> =>
-  new Promise((resolve, reject) => {
-    const sock = createSocket('udp4');
-    const timer = setTimeout(() => {
-      sock.close();
-      reject(new Error('timeout'));
-    }, 2000);
-    sock.on('message', (m) => {
-      clearTimeout(timer);
-      sock.close();
-      const p = dnsPacket.decode(m) as dnsPacket.Packet & { rcode?: string };
-      resolve({
-        rcode: p.rcode ?? '',
-        values: (p.answers ?? []).filter((a) => a.type === 'A').map((a) => String((a as { data: unknown }).data)),
-      });
-    });
-    sock.send(dnsPacket.encode({ type: 'query', id: 9, questions: [{ name, type: 'A' }] }), port, '127.0.0.1');
-  });
+const ask = async (port: number, name: string): Promise<{ rcode: string; values: string[] }> => {
+  const p = await udpQuestion(port, name, 'A');
+  return {
+    rcode: p.rcode ?? '',
+    values: (p.answers ?? []).filter((a) => a.type === 'A').map((a) => String((a as { data: unknown }).data)),
+  };
+};
 
 /** Asks until `done` holds or 3 s pass; returns the last answer. */
 const settled = async <T>(ask: () => Promise<T>, done: (v: T) => boolean): Promise<T> => {

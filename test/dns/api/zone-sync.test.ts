@@ -1,29 +1,15 @@
 import { expect } from 'chai';
-import dnsPacket from 'dns-packet';
-import { createSocket } from 'node:dgram';
 import pino from 'pino';
 import { System } from '../../../src/system.js';
 import { TOKENS } from '../../../src/tokens.js';
 import { ZoneSync } from '../../../adapters/dns/zone-sync.js';
 import { catalogMemberId } from '../../../adapters/dns/catalog.js';
 import { EmbeddedNameserver } from '../../../adapters/dns/embedded/index.js';
+import { udpQuestion } from '../server/tools.js';
 import { eachStore } from '../../support/stores.js';
 import { startApi, testConfig, type TestApi } from '../../support/system.js';
 
-const query = (port: number, name: string, type: 'A' | 'SOA' | 'PTR'): Promise<dnsPacket.Packet> =>
-  new Promise((resolve, reject) => {
-    const sock = createSocket('udp4');
-    const timer = setTimeout(() => {
-      sock.close();
-      reject(new Error('timeout'));
-    }, 2000);
-    sock.on('message', (m) => {
-      clearTimeout(timer);
-      sock.close();
-      resolve(dnsPacket.decode(m));
-    });
-    sock.send(dnsPacket.encode({ type: 'query', id: 7, questions: [{ name, type }] }), port, '127.0.0.1');
-  });
+const query = (port: number, name: string, type: 'A' | 'SOA' | 'PTR') => udpQuestion(port, name, type);
 
 /** Zones changed by another process (the worker, another API process) reach this server's DNS. */
 eachStore('ZoneSync', (kind) => {

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import dgram from 'node:dgram';
+import dnsPacket from 'dns-packet';
 import net from 'node:net';
 import { EmbeddedNameserver, type EmbeddedNameserverConfig } from '../../../adapters/dns/embedded/index.js';
 import type { Zone } from '../../../core/dns/zone/zone.js';
@@ -154,6 +155,39 @@ export const rawUdp = (port: number, packet: Buffer, waitMs = 300): Promise<Buff
     s.on('message', (m) => done(m));
     s.send(packet, port, '127.0.0.1');
   });
+
+/** One question over UDP to 127.0.0.1, its answer decoded (with the rcode's name); rejects after `timeoutMs`. */
+export const udpQuestion = (
+  port: number,
+  name: string,
+  type: dnsPacket.RecordType,
+  timeoutMs = 2000,
+): Promise<dnsPacket.Packet & { rcode?: string }> =>
+  new Promise((resolve, reject) => {
+    const sock = dgram.createSocket('udp4');
+    const timer = setTimeout(() => {
+      sock.close();
+      reject(new Error(`no answer to ${name}/${type} in ${timeoutMs} ms`));
+    }, timeoutMs);
+    sock.on('message', (m) => {
+      clearTimeout(timer);
+      sock.close();
+      resolve(dnsPacket.decode(m) as dnsPacket.Packet & { rcode?: string });
+    });
+    sock.send(dnsPacket.encode({ type: 'query', id: 7, questions: [{ name, type }] }), port, '127.0.0.1');
+  });
+
+/** An OPT record (RFC 6891) with a 1232-octet payload: the client speaks EDNS, so refusals can carry an EDE. */
+export const EDNS_OPT = {
+  type: 'OPT',
+  name: '.',
+  udpPayloadSize: 1232,
+  extendedRcode: 0,
+  ednsVersion: 0,
+  flags: 0,
+  flag_do: false,
+  options: [],
+} as dnsPacket.Answer;
 
 /** One DNS message over TCP (RFC 7766 length prefix) to 127.0.0.1, its one answer back. */
 export const tcpAsk = (port: number, msg: Buffer): Promise<Buffer> =>

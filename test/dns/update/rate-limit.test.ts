@@ -4,7 +4,7 @@ import dnsPacket from 'dns-packet';
 import { signRequest, verifyResponse, type TsigKey } from '../../../adapters/dns/tsig.js';
 import { eachStore } from '../../support/stores.js';
 import { bearer, startApi, type TestApi } from '../../support/system.js';
-import { dig, rdata, requireTools, tcpAsk } from '../server/tools.js';
+import { dig, EDNS_OPT, rdata, requireTools, tcpAsk } from '../server/tools.js';
 
 const kdigSigned = (port: number, tsig: { name: string; algorithm: string; secret: string }, ...args: string[]): Promise<string> =>
   new Promise((resolve) =>
@@ -25,17 +25,6 @@ const edeOf = (msg: Buffer): { code: number; text: string } | null => {
 };
 
 const ZONE = 'domivka-demo.dev';
-/** An OPT record: the client speaks EDNS, so refusals carry an EDE. */
-const EDNS = {
-  type: 'OPT',
-  name: '.',
-  udpPayloadSize: 1232,
-  extendedRcode: 0,
-  ednsVersion: 0,
-  flags: 0,
-  flag_do: false,
-  options: [],
-} as dnsPacket.Answer;
 
 /**
  * Issue "DNS UPDATE … Each UPDATE and each signed transfer spends the key's rate-limit tokens": the TSIG
@@ -73,7 +62,7 @@ eachStore("DNS UPDATE spends the key's rate limit", (kind) => {
       flags: 5 << 11,
       questions: [{ name: ZONE, type: 'SOA', class: 'IN' }],
       authorities: [{ name: `${host}.${ZONE}`, type: 'TXT', ttl: 60, class: 'IN', data: [`v${n}`] }],
-      additionals: [EDNS],
+      additionals: [EDNS_OPT],
     });
     return signRequest(msg, key, { now: Math.floor(Date.now() / 1000) });
   };
@@ -121,7 +110,7 @@ eachStore("DNS UPDATE spends the key's rate limit", (kind) => {
         type: 'query',
         id: ++n,
         questions: [{ name: ZONE, type: 'AXFR', class: 'IN' }],
-        additionals: [EDNS],
+        additionals: [EDNS_OPT],
       }),
       key,
       { now: Math.floor(Date.now() / 1000) },
