@@ -3,7 +3,7 @@ import { normalizeDomain } from '../../kernel/domain-name.js';
 import { DomainError } from '../../kernel/errors.js';
 import { clampLimit, decodeCursor, encodeCursor, type Page } from '../../kernel/pagination.js';
 import type { ZoneRepository } from '../ports/zone-repository.port.js';
-import { rrsetKey, SERVICE_NAMESERVERS, type RecordSet } from './record-set.js';
+import { SERVICE_NAMESERVERS, type RecordSet } from './record-set.js';
 import type { StoredZone } from './zone.js';
 import { formatZoneFile } from './zone-file.js';
 
@@ -14,9 +14,98 @@ export interface RecordSetView {
   values: string[];
 }
 
-/** GET /v1/domains/{domain}/dns/records (dns.read): the zone's record sets, by name then type. */
+/** Record sets a ReadZone keeps listed in page order, over every zone (as ZoneCache: roughly 0.5 KB a set). */
+export const DEFAULT_RECORD_PAGES_SETS = 200_000;
+
+/** Page order: by name, then type (the order the records list has always had). */
+const pageOrder = (a: { readonly name: string; readonly type: string }, b: { readonly name: string; readonly type: string }): number =>
+  a.name === b.name ? a.type.localeCompare(b.type) : a.name.localeCompare(b.name);
+
+/** A zone's sets in page order at one serial, with its delegation (both read from those sets). */
+interface Listed {
+  readonly serial: number;
+  readonly sets: readonly RecordSet[];
+  readonly delegation: Delegation;
+}
+
+/**
+ * The zones whose records were listed lately, each at one serial, least recently used dropped first past
+ * `maxSets` sets. Exact: an entry is added only from a read whose serial came in the same statement as
+ * its sets (ZoneRepository.find), and every change to a zone's sets bumps its serial.
+ */
+class ListedZones {
+  private readonly entries = new Map<string, Listed>();
+  private held = 0;
+
+  constructor(private readonly maxSets: number) {}
+
+  get(zoneId: string, serial: number): Listed | null {
+    const e = this.entries.get(zoneId);
+    if (!e || e.serial !== serial) return null;
+    this.entries.delete(zoneId);
+    this.entries.set(zoneId, e);
+    return e;
+  }
+
+  put(zoneId: string, listed: Listed): void {
+    const old = this.entries.get(zoneId);
+    if (old) {
+      this.entries.delete(zoneId);
+      this.held -= old.sets.length;
+    }
+    if (listed.sets.length > this.maxSets) return;
+    this.entries.set(zoneId, listed);
+    this.held += listed.sets.length;
+    for (const [id, e] of this.entries) {
+      if (this.held <= this.maxSets) break;
+      this.entries.delete(id);
+      this.held -= e.sets.length;
+    }
+  }
+}
+
+/** A records page's cursor: the last set's name and type (JSON, as a cursor string may not hold NUL). */
+const recordsCursor = (s: Pick<RecordSet, 'name' | 'type'>): string => encodeCursor(JSON.stringify([s.name, s.type]));
+
+const afterOf = (cursor: string | undefined): { name: string; type: string } | undefined => {
+  const raw = decodeCursor(cursor);
+  if (raw === undefined) return undefined;
+  let v: unknown;
+  try {
+    v = JSON.parse(raw);
+  } catch {
+    throw new DomainError('cursor_invalid');
+  }
+  if (!Array.isArray(v) || v.length !== 2 || typeof v[0] !== 'string' || typeof v[1] !== 'string') throw new DomainError('cursor_invalid');
+  return { name: v[0], type: v[1] };
+};
+
+/** The first index of `sorted` (in page order) past `after`: a binary search, as the list is in that order. */
+const indexAfter = (sorted: readonly RecordSet[], after: { name: string; type: string }): number => {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (pageOrder(sorted[mid]!, after) > 0) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+};
+
+/**
+ * GET /v1/domains/{domain}/dns/records (dns.read): the zone's record sets, by name then type. A page reads
+ * the zone's row, and the zone's sets only when they changed since this process last listed them: the cost
+ * of a page follows its length, not the zone's.
+ */
 export class ReadZone {
-  constructor(private readonly zones: ZoneRepository) {}
+  private readonly listed: ListedZones;
+
+  constructor(
+    private readonly zones: ZoneRepository,
+    maxListedSets: number = DEFAULT_RECORD_PAGES_SETS,
+  ) {
+    this.listed = new ListedZones(maxListedSets);
+  }
 
   async zone(key: ApiKey, domain: string): Promise<StoredZone> {
     const name = normalizeDomain(domain);
@@ -30,25 +119,40 @@ export class ReadZone {
     return formatZoneFile(await this.zone(key, domain));
   }
 
+  /** The zone's sets in page order at its current serial: kept, or read (with their serial) and kept. */
+  private async list(key: ApiKey, domain: string): Promise<Listed> {
+    const name = normalizeDomain(domain);
+    const head = await this.zones.head(key.accountId, key.environment, name);
+    if (!head) throw new DomainError('domain_not_found', { domain: name });
+    const kept = this.listed.get(head.id, head.serial);
+    if (kept) return kept;
+    const zone = await this.zone(key, name);
+    const listed: Listed = { serial: zone.serial, sets: [...zone.recordSets].sort(pageOrder), delegation: delegationOf(zone) };
+    this.listed.put(zone.id, listed);
+    return listed;
+  }
+
   async records(
     key: ApiKey,
     domain: string,
     opts: { cursor?: string; limit?: number; name?: string; type?: string },
   ): Promise<Page<RecordSetView> & { serial: number } & Delegation> {
-    const zone = await this.zone(key, domain);
     const limit = clampLimit(opts.limit);
-    const after = decodeCursor(opts.cursor);
-    const sorted = [...zone.recordSets]
-      .filter((s) => (opts.name === undefined || s.name === opts.name) && (opts.type === undefined || s.type === opts.type))
-      .sort((a, b) => (a.name === b.name ? a.type.localeCompare(b.type) : a.name.localeCompare(b.name)));
-    const start = after === undefined ? 0 : sorted.findIndex((s) => rrsetKey(s.name, s.type) > after);
-    const slice = start < 0 ? [] : sorted.slice(start, start + limit + 1);
+    const after = afterOf(opts.cursor);
+    const zone = await this.list(key, domain);
+    const sorted =
+      opts.name === undefined && opts.type === undefined
+        ? zone.sets
+        : zone.sets.filter((s) => (opts.name === undefined || s.name === opts.name) && (opts.type === undefined || s.type === opts.type));
+    const start = after === undefined ? 0 : indexAfter(sorted, after);
+    const slice = sorted.slice(start, start + limit + 1);
     const page = slice.slice(0, limit);
     return {
       serial: zone.serial,
-      ...delegationOf(zone),
+      served_by_us: zone.delegation.served_by_us,
+      nameservers: [...zone.delegation.nameservers],
       data: page.map(view),
-      next_cursor: slice.length > limit ? encodeCursor(rrsetKey(page.at(-1)!.name, page.at(-1)!.type)) : null,
+      next_cursor: slice.length > limit ? recordsCursor(page.at(-1)!) : null,
     };
   }
 }
