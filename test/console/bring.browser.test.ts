@@ -337,6 +337,92 @@ eachStore('Console: DNSSEC, hosted domains, zone import and transfers in headles
     await page.reload();
     expect(await text(page)).not.to.include('That did not work');
   });
+  it('ACME values: added in the console and through the API, listed with their expiry, removed one by one (CSRF, confirm, POST-redirect-GET); a reload or a second send of the same removal removes nothing more', async function () {
+    this.timeout(60_000);
+    const acmeKey = (await api.issueKey({ environment: 'test', rights: ['dns.acme_challenge'], domains: [ZONE] })).secret;
+    const txt = async () => {
+      const r = await api.call(`/v1/domains/${ZONE}/dns/records`, { headers: bearer(reader) });
+      expect(r.status, JSON.stringify(r.body)).to.equal(200);
+      return JSON.stringify(r.body);
+    };
+    const removals = async () => (await api.system.store.knex('events').where('type', 'dns.acme_challenge_removed')).length;
+    await page.goto(`${api.base}/console/domains/${ZONE}/dns#acme`);
+    await page.fill('#acme-name', `www.${ZONE}`);
+    await page.fill('#acme-value', `console-token-${tag}`);
+    await nav(page, page.click('button:has-text("Add the value")'));
+    expect(page.url()).to.match(/\/dns\?done=challenge#acme$/);
+    const byApi = await api.call(`/v1/domains/${ZONE}/dns/acme-challenges`, {
+      method: 'POST',
+      headers: { ...bearer(acmeKey), 'idempotency-key': randomUUID() },
+      json: { name: `_acme-challenge.www.${ZONE}`, value: `api-token-${tag}` },
+    });
+    expect(byApi.status, JSON.stringify(byApi.body)).to.equal(201);
+    await page.reload();
+    const rows = await page.locator('#acme-values tbody tr').allTextContents();
+    expect(rows, rows.join(' | ')).to.have.length(2);
+    expect(rows.join(' ')).to.include(`console-token-${tag}`).and.to.include(`api-token-${tag}`);
+    expect(await txt())
+      .to.include(`console-token-${tag}`)
+      .and.to.include(`api-token-${tag}`);
+    await check(page, 'acme-values');
+
+    // The console's value goes; the API's stays, at the same name.
+    const before = await removals();
+    const row = page.locator('#acme-values tbody tr', { hasText: `console-token-${tag}` });
+    const action = await row.locator('form').getAttribute('action');
+    const formId = await row.locator('input[name=_form]').inputValue();
+    await nav(page, row.locator('button:has-text("Remove")').click());
+    expect(page.url()).to.match(/\/dns\?done=challenge-removed#acme$/);
+    expect(await page.locator('main .alert.ok').textContent()).to.include('The ACME value was removed');
+    const left = await page.locator('#acme-values tbody tr').allTextContents();
+    expect(left, left.join(' | ')).to.have.length(1);
+    expect(left[0]).to.include(`api-token-${tag}`);
+    expect(await txt()).not.to.include(`console-token-${tag}`);
+    expect(await txt()).to.include(`api-token-${tag}`);
+    expect(await removals()).to.equal(before + 1);
+    await check(page, 'acme-removed');
+
+    // A reload repeats nothing; the same form sent again (a double click) gets the first one's redirect.
+    await page.reload();
+    expect(await removals()).to.equal(before + 1);
+    const cookie = (await ctx.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+    const csrf = (await page.locator('input[name=_csrf]').first().inputValue())!;
+    const send = (form: Record<string, string>) =>
+      fetch(`${api.base}${action}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form).toString(),
+      });
+    const again = await send({ _csrf: csrf, _form: formId, _back: `/console/domains/${ZONE}/dns#acme` });
+    expect(again.status).to.equal(302);
+    expect(again.headers.get('location')).to.match(/done=challenge-removed/);
+    // A new form for a value already gone says so in words; nothing else is removed.
+    const gone = await send({ _csrf: csrf, _back: `/console/domains/${ZONE}/dns#acme` });
+    expect(gone.status).to.equal(404);
+    expect(await gone.text()).to.include('challenge_not_found');
+    // Without the session's CSRF token nothing is removed.
+    const apiRow = page.locator('#acme-values tbody tr', { hasText: `api-token-${tag}` });
+    const apiAction = (await apiRow.locator('form').getAttribute('action'))!;
+    const forged = await fetch(`${api.base}${apiAction}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: 'forged' }).toString(),
+    });
+    expect(forged.status).to.equal(403);
+    expect(await forged.text()).to.include('csrf_failed');
+    expect(await removals()).to.equal(before + 1);
+    expect(await txt()).to.include(`api-token-${tag}`);
+    // The API's value, removed through the API's own DELETE, leaves the list too.
+    const del = await api.call(`/v1/domains/${ZONE}/dns/acme-challenges/${byApi.body.id}`, {
+      method: 'DELETE',
+      headers: { ...bearer(acmeKey), 'idempotency-key': randomUUID() },
+    });
+    expect(del.status).to.equal(204);
+    await page.reload();
+    expect(await page.locator('#acme-values').count()).to.equal(0);
+  });
   it('zone import: $INCLUDE fails the import with its line and reason, the pasted text kept in the form; a pasted zone file ends in the DNS editor plan review, nothing applied; a reload imports nothing again', async function () {
     this.timeout(60_000);
     const D = 'domivka-demo.com.ua';

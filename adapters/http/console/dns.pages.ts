@@ -8,6 +8,7 @@ import {
   attempt,
   authorizeAs,
   checkpoints,
+  doneBanner,
   enc,
   errorBox,
   field,
@@ -21,6 +22,8 @@ import {
 import { esc, html, raw, type Html } from './html.js';
 import { alert, type View } from './layout.js';
 import { pageHead } from './fields.js';
+import { dataTable } from './table.js';
+import { ERROR_TABLE } from '../error-table.js';
 import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
 
 /**
@@ -243,6 +246,12 @@ export const dnsPages = (uc: UseCases): ConsolePage[] => {
     const key = await keyFor(uc, r);
     const history = await uc.listEvents.execute(key, { types: 'dns.plan_applied', domain: zone, limit: 20 }).catch(() => ({ data: [] }));
     const acme = records.filter((s) => s.type === 'TXT' && s.name.startsWith('_acme-challenge.'));
+    // The values added as challenges (removable by id, as DELETE …/acme-challenges/{id}); a TXT value typed in
+    // the editor at the same name is listed as such (the editor changes it). A key without the right sees none.
+    const challenges = await uc.acmeChallenges.list(key, zone).catch(() => []);
+    const typedInEditor = acme.flatMap((s) =>
+      s.values.filter((x) => !challenges.some((c) => c.name === s.name && c.value === x)).map((x) => ({ name: s.name, value: x })),
+    );
     const pending = new Set(draft.map((c) => `${c.name}|${c.type}`));
     const fq = (n: string) => (n === '@' || n === '' ? zone : n.endsWith(`.${zone}`) || n === zone ? n : `${n}.${zone}`);
     const inDraft = (name: string, type: string) =>
@@ -266,7 +275,16 @@ export const dnsPages = (uc: UseCases): ConsolePage[] => {
       title: v.t(`DNS — ${zone}`, `DNS — ${zone}`),
       ...(status ? { status } : {}),
       body: html`${pageHead({ href: `/console/domains/${enc(zone)}`, label: zone }, v.t('DNS-записи', 'DNS records'), zone)}
-        ${r.query.done === 'challenge' ? alert('ok', v.t('Значення ACME додано; наш сервер уже відповідає ним.', 'The ACME value was added; our server already answers with it.')) : ''}
+        ${doneBanner(r, {
+          challenge: [
+            'Значення ACME додано; наш сервер уже відповідає ним.',
+            'The ACME value was added; our server already answers with it.',
+          ],
+          'challenge-removed': [
+            'Значення ACME прибрано; наш сервер більше ним не відповідає.',
+            'The ACME value was removed; our server no longer answers with it.',
+          ],
+        })}
         <p class="lead">
           ${v.t('Зміни спершу збираються в план (він зберігається в адресі сторінки й не губиться), потім «Переглянути» показує всі перевірки, а «Застосувати» змінює зону.', 'Changes are first collected in a plan (kept in the page address, so it is never lost); "Review" then shows every check, and "Apply" changes the zone.')}
           ${serial !== null ? html`<span class="muted">Serial ${serial}.</span>` : ''}
@@ -362,11 +380,51 @@ export const dnsPages = (uc: UseCases): ConsolePage[] => {
             ${v.t('Значення TXT для перевірки DNS-01: додаються до наявних, TTL 60 с, зникають самі через 24 години.', 'TXT values for the DNS-01 check: added next to the existing ones, TTL 60 s, gone by themselves after 24 hours.')}
           </p>
           ${
-            acme.length === 0
+            challenges.length + typedInEditor.length === 0
               ? html`<p class="muted">${v.t('Зараз немає жодного значення.', 'There are no values now.')}</p>`
-              : html`<ul>
-                  ${acme.map((s) => html`<li class="mono">${s.name}: ${s.values.join(', ')}</li>`)}
-                </ul>`
+              : dataTable(
+                  [
+                    v.t('Ім’я', 'Name'),
+                    v.t('Значення', 'Value'),
+                    v.t('Зникне', 'Goes away'),
+                    html`<span class="visually-hidden">${v.t('Дія', 'Action')}</span>`,
+                  ],
+                  [
+                    ...challenges.map(
+                      (c) =>
+                        html`<tr>
+                          <td class="mono">${c.name}</td>
+                          <td class="mono">${c.value}</td>
+                          <td>${when(c.expires_at, v)}</td>
+                          <td>
+                            ${postForm(
+                              v,
+                              `${base(zone)}/acme/${enc(c.id)}/remove`,
+                              html`<button type="submit" class="danger small">
+                                ${v.t('Прибрати', 'Remove')}<span class="visually-hidden"> ${c.name} ${c.value}</span>
+                              </button>`,
+                              {
+                                cls: 'inline',
+                                back: `${base(zone)}#acme`,
+                                confirm: v.t(`Прибрати значення ${c.value} з ${c.name}?`, `Remove the value ${c.value} from ${c.name}?`),
+                              },
+                            )}
+                          </td>
+                        </tr>`,
+                    ),
+                    ...typedInEditor.map(
+                      (x) =>
+                        html`<tr>
+                          <td class="mono">${x.name}</td>
+                          <td class="mono">${x.value}</td>
+                          <td colspan="2" class="muted">
+                            ${v.t('введено в редакторі вище (там і змінюється)', 'typed in the editor above (changed there)')}
+                          </td>
+                        </tr>`,
+                    ),
+                  ],
+                  { id: 'acme-values', cls: 'stack' },
+                )
           }
           ${postForm(
             v,
@@ -665,6 +723,24 @@ export const dnsPages = (uc: UseCases): ConsolePage[] => {
             'body' in p ? { ...p, body: html`${errorBox(r.view, out.error)}${p.body}` } : p,
           );
         return { redirect: `${base(zone)}?done=challenge#acme` };
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/console\/domains\/([^/]+)\/dns\/acme\/([^/]+)\/remove$/,
+      auth: true,
+      handle: async (r) => {
+        const [zone, id] = [r.params[0]!, r.params[1]!];
+        const out = await attempt(async () => {
+          const key = await keyFor(uc, r);
+          await authorizeAs(uc, routes, 'removeAcmeChallenge', key, { params: { domain: zone, id } });
+          await uc.acmeChallenges.remove(key, zone, id, checkpoints(uc));
+        });
+        if ('error' in out)
+          return editor(r, [], undefined, ERROR_TABLE[out.error.code].status).then((p) =>
+            'body' in p ? { ...p, body: html`${errorBox(r.view, out.error)}${p.body}` } : p,
+          );
+        return { redirect: `${base(zone)}?done=challenge-removed#acme` };
       },
     },
   ];
