@@ -265,7 +265,10 @@ eachStore('Console: DNSSEC, hosted domains, zone import and transfers in headles
     await page.goto(`${api.base}/console/`);
     expect(await page.locator('#transfers-pending').textContent()).to.include(NAME);
     await check(page, 'domains-transfer-pending');
-    await page.goto(`${api.base}/console/transfers`);
+    // From the domains page to the account's transfers (in and out), which the navigation keeps under Domains.
+    await nav(page, page.click('a:has-text("Transfers in and out")'));
+    expect(new URL(page.url()).pathname).to.equal('/console/transfers');
+    expect(await page.locator('nav a[aria-current="page"]').textContent()).to.equal('Domains');
     expect(await page.locator('#transfers-pending').textContent()).to.include(NAME);
     await check(page, 'transfers-list');
     const all = await api.call('/v1/transfers?active=true', { headers: bearer(key) });
@@ -321,9 +324,25 @@ eachStore('Console: DNSSEC, hosted domains, zone import and transfers in headles
     // The domain page lists its transfers: the one that brought it in, and the one out, under way.
     const rows = await page.locator('#domain-transfers tbody tr').allTextContents();
     expect(rows, rows.join(' | ')).to.have.length(2);
-    expect(rows[0]).to.match(/out[\s\S]*under way/);
+    expect(rows[0]).to.match(/out[\s\S]*another registrar asks for it/);
     expect(rows[1]).to.match(/in[\s\S]*completed/);
     await check(page, 'transfer-out');
+    // The account's transfers list it under way beside nothing else pending; its page sends the answer to the domain page.
+    await page.goto(`${api.base}/console/transfers`);
+    const pendingRows = await page.locator('#transfers-pending tbody tr').allTextContents();
+    expect(pendingRows, pendingRows.join(' | ')).to.have.length(1);
+    expect(pendingRows[0])
+      .to.include(D)
+      .and.to.match(/out[\s\S]*another registrar asks for it/);
+    const recentRows = (await page.locator('#transfers-recent tbody tr').allTextContents()).filter((x) => x.includes(D));
+    expect(recentRows, recentRows.join(' | ')).to.have.length(1);
+    expect(recentRows[0]).to.include('completed: the domain is here now');
+    await check(page, 'transfers-in-and-out');
+    await nav(page, page.click(`#transfers-pending a:has-text("${D}")`));
+    expect(await page.locator('#transfer-status').textContent()).to.include('another registrar asks for it');
+    expect(await page.locator('button:has-text("Cancel the transfer")').count()).to.equal(0);
+    await nav(page, page.click('a:has-text("Answer the request on the domain’s page")'));
+    expect(new URL(page.url()).pathname).to.equal(`/console/domains/${D}`);
 
     const member = await addPerson(api, 'member', `member-out-${tag}@example.com`);
     const refused = await postAs(await api.signIn(member), `/console/domains/${D}/transfer-out/reject`, {});
@@ -336,6 +355,9 @@ eachStore('Console: DNSSEC, hosted domains, zone import and transfers in headles
     expect((await api.call(`/v1/domains/${D}`, { headers: bearer(key) })).body.status).not.to.include('pendingTransfer');
     await page.reload();
     expect(await text(page)).not.to.include('That did not work');
+    await page.goto(`${api.base}/console/transfers`);
+    expect(await page.locator('#transfers-pending').count()).to.equal(0);
+    expect(await page.locator('#transfers-recent').textContent()).to.include('rejected: the domain stayed here');
   });
   it('ACME values: added in the console and through the API, listed with their expiry, removed one by one (CSRF, confirm, POST-redirect-GET); a reload or a second send of the same removal removes nothing more', async function () {
     this.timeout(60_000);

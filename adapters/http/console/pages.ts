@@ -20,6 +20,7 @@ import { mailWhere, passwordPages, secretCard, securityPages } from './security.
 import { errorText } from './error-text.js';
 import { credentialFields } from './fields.js';
 import { resumeFromForm, resumeHidden, resumeNote, resumePage, type Resume } from './resume.js';
+import { safeNext } from './safe-next.js';
 import type { ConsolePage, ConsoleRequest } from './page.js';
 
 export type { ConsolePage, ConsoleRequest, CookieOut, PageOut } from './page.js';
@@ -79,9 +80,6 @@ export const signInForm = (
       </div>
     </form>
   </div>`;
-
-const safeNext = (next: unknown, fallback = '/console/'): string =>
-  typeof next === 'string' && /^\/console(\/[^\s\\]*)?$/.test(next) && !next.startsWith('//') ? next : fallback;
 
 export const pages = (uc: UseCases): ConsolePage[] => [
   // ── sign-in, re-auth, sign-out ─────────────────────────────────────────────────────────────────
@@ -194,7 +192,8 @@ export const pages = (uc: UseCases): ConsolePage[] => [
           <p class="actions">
             <a class="button" href="/console/search">${v.t('Знайти й зареєструвати домен', 'Find and register a domain')}</a>
             <a class="button secondary" href="/console/hosted">${v.t('Домен з іншого реєстратора', 'A domain from another registrar')}</a>
-            <a class="button secondary" href="/console/transfers">${v.t('Перенести домен до нас', 'Transfer a domain in')}</a>
+            <a class="button secondary" href="/console/transfers/new">${v.t('Перенести домен до нас', 'Transfer a domain in')}</a>
+            <a class="button secondary" href="/console/transfers">${v.t('Перенесення: до нас і від нас', 'Transfers in and out')}</a>
           </p>
           <p class="lead">
             ${v.env === 'test' ? v.t('Пісочниця: реєстрації та оплати тут виглядають справжніми, але нічого не змінюють.', 'Sandbox: registrations and charges here look real but change nothing.') : v.t('Робоче середовище: усе тут справжнє.', 'Live: everything here is real.')}
