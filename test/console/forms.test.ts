@@ -161,6 +161,40 @@ eachStore('Console forms: one send per drawn form', (kind) => {
     expect(await txs(), 'one more top-up for the concurrent pair').to.equal(once + 1);
   });
 
+  it('two identical posts of one registration form (one after the other, and at once) register and charge once; both get the same redirect', async () => {
+    const charges = async () => (await api.system.store.knex('ledger_entries').where({ kind: 'registration' })).length;
+    const start = await charges();
+    const f = await fieldsOf('/console/register');
+    const body = { _csrf: f.csrf, _form: f.form, domain: `twice-${kind.engine}.dev`, years: '1', auto_renew: '1', labels: '' };
+    const first = await post('/console/register', body);
+    expect(first.status, first.text.slice(0, 400)).to.equal(302);
+    expect(first.location).to.equal(`/console/domains/twice-${kind.engine}.dev?done=registered`);
+    const second = await post('/console/register', body);
+    expect(second.status).to.equal(302);
+    expect(second.location).to.equal(first.location);
+    expect(await charges(), 'the second send charged nothing').to.equal(start + 1);
+    const g = await fieldsOf('/console/register');
+    const both = await Promise.all(
+      [0, 1].map(() => post('/console/register', { ...body, _csrf: g.csrf, _form: g.form, domain: `at-once-${kind.engine}.dev` })),
+    );
+    expect(
+      both.map((x) => x.status),
+      both.map((x) => /<main[\s\S]{0,1500}/.exec(x.text)?.[0]).join('\n'),
+    ).to.deep.equal([302, 302]);
+    expect(both[0]!.location).to.equal(both[1]!.location);
+    expect(await charges(), 'one more registration for the concurrent pair').to.equal(start + 2);
+    // Without the form's id (a form drawn before this rule, or a script) the second send is refused by the registry's own check.
+    const bare = await post('/console/register', {
+      _csrf: f.csrf,
+      domain: `twice-${kind.engine}.dev`,
+      years: '1',
+      auto_renew: '1',
+      labels: '',
+    });
+    expect(bare.status).to.equal(422);
+    expect(await charges()).to.equal(start + 2);
+  });
+
   it('a webhook form sent twice creates one webhook; the second send does not hand out the secret again', async () => {
     const count = async () => (await api.system.store.knex('webhooks')).length;
     const start = await count();
