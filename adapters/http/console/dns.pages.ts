@@ -104,35 +104,32 @@ const checkList = (v: View, checks: readonly CheckResult[]) =>
       </ul>`;
 
 const diffTable = (v: View, zone: string, changes: readonly ChangeInput[], opts: { draftRemove?: (i: number) => Html } = {}) =>
-  html`<table class="diff stack">
-    <thead>
-      <tr>
-        <th scope="col">${v.t('Дія', 'Action')}</th>
-        <th scope="col">${v.t('Ім’я', 'Name')}</th>
-        <th scope="col">${v.t('Тип', 'Type')}</th>
-        <th scope="col">${v.t('Було', 'Before')}</th>
-        <th scope="col">${v.t('Стане', 'After')}</th>
-        ${opts.draftRemove ? html`<th scope="col"><span class="muted">${v.t('Дії', 'Actions')}</span></th>` : ''}
-      </tr>
-    </thead>
-    <tbody>
-      ${changes.map(
-        (c, i) =>
-          html`<tr class="${c.action}">
-            <td class="act" data-label="${v.t('Дія', 'Action')}">${actionName(v, c.action)}</td>
-            <td class="mono" data-label="${v.t('Ім’я', 'Name')}">${rel(c.name, zone)}</td>
-            <td data-label="${v.t('Тип', 'Type')}">${c.type}</td>
-            <td class="mono" data-label="${v.t('Було', 'Before')}">
-              ${c.current ? html`<del>TTL ${c.current.ttl}: ${c.current.values.join(' | ')}</del>` : '—'}
-            </td>
-            <td class="mono" data-label="${v.t('Стане', 'After')}">
-              ${c.action === 'delete' ? '—' : html`<ins>TTL ${c.ttl ?? '?'}: ${(c.values ?? []).join(' | ')}</ins>`}
-            </td>
-            ${opts.draftRemove ? html`<td>${opts.draftRemove(i)}</td>` : ''}
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+  dataTable(
+    [
+      v.t('Дія', 'Action'),
+      v.t('Ім’я', 'Name'),
+      v.t('Тип', 'Type'),
+      v.t('Було', 'Before'),
+      v.t('Стане', 'After'),
+      ...(opts.draftRemove ? [html`<span class="muted">${v.t('Дії', 'Actions')}</span>`] : []),
+    ],
+    changes.map(
+      (c, i) =>
+        html`<tr class="${c.action}">
+          <td class="act" data-label="${v.t('Дія', 'Action')}">${actionName(v, c.action)}</td>
+          <td class="mono" data-label="${v.t('Ім’я', 'Name')}">${rel(c.name, zone)}</td>
+          <td data-label="${v.t('Тип', 'Type')}">${c.type}</td>
+          <td class="mono" data-label="${v.t('Було', 'Before')}">
+            ${c.current ? html`<del>TTL ${c.current.ttl}: ${c.current.values.join(' | ')}</del>` : '—'}
+          </td>
+          <td class="mono" data-label="${v.t('Стане', 'After')}">
+            ${c.action === 'delete' ? '—' : html`<ins>TTL ${c.ttl ?? '?'}: ${(c.values ?? []).join(' | ')}</ins>`}
+          </td>
+          ${opts.draftRemove ? html`<td>${opts.draftRemove(i)}</td>` : ''}
+        </tr>`,
+    ),
+    { cls: 'diff stack' },
+  );
 
 /**
  * The records table's rows, built as one string with every value escaped: a zone of thousands of sets
@@ -337,23 +334,7 @@ export const dnsPages = (uc: UseCases): ConsolePage[] => {
           ${draft.length ? html`<input type="hidden" name="draft" value="${encodeDraft(draft)}" />` : ''}
         </form>
         ${postForm(v, `${base(zone)}/draft`, html`<input type="hidden" name="draft" value="${encodeDraft(draft)}" /><input type="hidden" name="action" value="delete" />`, { cls: 'inline', id: 'delete-set' })}
-        <table class="stack" id="records">
-          <caption>
-            ${v.t(`Наборів записів: ${records.length}`, `${records.length} record sets`)}
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">${v.t('Ім’я', 'Name')}</th>
-              <th scope="col">${v.t('Тип', 'Type')}</th>
-              <th scope="col">TTL</th>
-              <th scope="col">${v.t('Значення', 'Values')}</th>
-              <th scope="col"><span class="muted">${v.t('Дії', 'Actions')}</span></th>
-            </tr>
-          </thead>
-          <tbody>
-            ${recordRows(v, zone, records, inDraft)}
-          </tbody>
-        </table>
+        ${dataTable([v.t('Ім’я', 'Name'), v.t('Тип', 'Type'), 'TTL', v.t('Значення', 'Values'), html`<span class="muted">${v.t('Дії', 'Actions')}</span>`], recordRows(v, zone, records, inDraft), { caption: v.t(`Наборів записів: ${records.length}`, `${records.length} record sets`), id: 'records', cls: 'stack' })}
         <h2 id="import">${v.t('Імпорт файлу зони', 'Import a zone file')}</h2>
         <div class="card">
           <p>
@@ -440,30 +421,22 @@ export const dnsPages = (uc: UseCases): ConsolePage[] => {
         ${
           history.data.length === 0
             ? html`<p class="muted">${v.t('Ще жодного.', 'None yet.')}</p>`
-            : html`<table class="stack">
-                <thead>
-                  <tr>
-                    <th scope="col">${v.t('Коли', 'When')}</th>
-                    <th scope="col">${v.t('План', 'Plan')}</th>
-                    <th scope="col">Serial</th>
-                    <th scope="col">${v.t('Змін', 'Changes')}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${history.data.map((e) => {
-                    const data = e.data as { plan_id?: string; serial?: number; counts?: Record<string, number> };
-                    const c = data.counts ?? {};
-                    return html`<tr>
-                      <td data-label="${v.t('Коли', 'When')}">${when(e.created_at, v)}</td>
-                      <td data-label="${v.t('План', 'Plan')}">
-                        <a class="mono" href="${base(zone)}/plans/${enc(data.plan_id ?? '')}">${data.plan_id}</a>
-                      </td>
-                      <td class="num" data-label="Serial">${data.serial}</td>
-                      <td data-label="${v.t('Змін', 'Changes')}">+${c.create ?? 0} ~${c.update ?? 0} −${c.delete ?? 0}</td>
-                    </tr>`;
-                  })}
-                </tbody>
-              </table>`
+            : dataTable(
+                [v.t('Коли', 'When'), v.t('План', 'Plan'), 'Serial', v.t('Змін', 'Changes')],
+                history.data.map((e) => {
+                  const data = e.data as { plan_id?: string; serial?: number; counts?: Record<string, number> };
+                  const c = data.counts ?? {};
+                  return html`<tr>
+                    <td data-label="${v.t('Коли', 'When')}">${when(e.created_at, v)}</td>
+                    <td data-label="${v.t('План', 'Plan')}">
+                      <a class="mono" href="${base(zone)}/plans/${enc(data.plan_id ?? '')}">${data.plan_id}</a>
+                    </td>
+                    <td class="num" data-label="Serial">${data.serial}</td>
+                    <td data-label="${v.t('Змін', 'Changes')}">+${c.create ?? 0} ~${c.update ?? 0} −${c.delete ?? 0}</td>
+                  </tr>`;
+                }),
+                { cls: 'stack' },
+              )
         }`,
     };
   };

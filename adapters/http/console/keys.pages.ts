@@ -12,6 +12,7 @@ import type { UseCases } from '../use-cases.js';
 import { html, raw, type Html } from './html.js';
 import { alert, csrfField, day, when, type View } from './layout.js';
 import { errorText } from './error-text.js';
+import { dataTable } from './table.js';
 import type { ConsolePage, ConsoleRequest } from './page.js';
 
 /**
@@ -170,39 +171,33 @@ export const keyPages = (uc: UseCases): ConsolePage[] => [
           ${
             page.data.length === 0
               ? html`<p>${v.t('Ключів ще немає.', 'No keys yet.')}</p>`
-              : html`<table class="keys">
-                  <caption>
-                    ${v.t(`Ключів: ${page.data.length}`, `Keys: ${page.data.length}`)}
-                  </caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">${v.t('Ключ', 'Key')}</th>
-                      <th scope="col">${v.t('Де діє', 'Reaches')}</th>
-                      <th scope="col">${v.t('Клас', 'Class')}</th>
-                      <th scope="col">${v.t('Діє до', 'Expires')}</th>
-                      <th scope="col">${v.t('Останнє використання', 'Last used')}</th>
-                      <th scope="col">${v.t('Стан', 'Status')}</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${page.data.map(
-                      (k) =>
-                        html`<tr>
-                          <th scope="row" data-label="${v.t('Ключ', 'Key')}">
-                            <a href="/console/keys/${k.id}">${k.name}</a><br /><span class="muted mono">${k.id}</span>
-                            <span class="pill">${k.environment === 'test' ? v.t('пісочниця', 'sandbox') : v.t('робоче', 'live')}</span>
-                          </th>
-                          <td data-label="${v.t('Де діє', 'Reaches')}">${reach(v, k)}</td>
-                          <td data-label="${v.t('Клас', 'Class')}">${className(v, k)}</td>
-                          <td data-label="${v.t('Діє до', 'Expires')}">${day(k.conditions.expires_on, v)}</td>
-                          <td data-label="${v.t('Останнє використання', 'Last used')}">
-                            ${k.last_used_at ? when(k.last_used_at, v) : v.t('ще не використано', 'not used yet')}
-                          </td>
-                          <td data-label="${v.t('Стан', 'Status')}">${statusPill(v, k.status)}</td>
-                        </tr>`,
-                    )}
-                  </tbody>
-                </table>`
+              : dataTable(
+                  [
+                    v.t('Ключ', 'Key'),
+                    v.t('Де діє', 'Reaches'),
+                    v.t('Клас', 'Class'),
+                    v.t('Діє до', 'Expires'),
+                    v.t('Останнє використання', 'Last used'),
+                    v.t('Стан', 'Status'),
+                  ],
+                  page.data.map(
+                    (k) =>
+                      html`<tr>
+                        <th scope="row" data-label="${v.t('Ключ', 'Key')}">
+                          <a href="/console/keys/${k.id}">${k.name}</a><br /><span class="muted mono">${k.id}</span>
+                          <span class="pill">${k.environment === 'test' ? v.t('пісочниця', 'sandbox') : v.t('робоче', 'live')}</span>
+                        </th>
+                        <td data-label="${v.t('Де діє', 'Reaches')}">${reach(v, k)}</td>
+                        <td data-label="${v.t('Клас', 'Class')}">${className(v, k)}</td>
+                        <td data-label="${v.t('Діє до', 'Expires')}">${day(k.conditions.expires_on, v)}</td>
+                        <td data-label="${v.t('Останнє використання', 'Last used')}">
+                          ${k.last_used_at ? when(k.last_used_at, v) : v.t('ще не використано', 'not used yet')}
+                        </td>
+                        <td data-label="${v.t('Стан', 'Status')}">${statusPill(v, k.status)}</td>
+                      </tr>`,
+                  ),
+                  { caption: v.t(`Ключів: ${page.data.length}`, `Keys: ${page.data.length}`), cls: 'keys' },
+                )
           }`,
       };
     },
@@ -273,35 +268,27 @@ export const keyPages = (uc: UseCases): ConsolePage[] => [
               : ''
           }
           <h2>${v.t('Права', 'Rights')}</h2>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">${v.t('Право', 'Right')}</th>
-                <th scope="col">${v.t('Що дозволяє', 'What it allows')}</th>
-                <th scope="col">${v.t('Де', 'Where')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${k.policies.map(
-                (p) =>
-                  html`<tr>
-                    <td class="mono" data-label="${v.t('Право', 'Right')}">${p.right}</td>
-                    <td data-label="${v.t('Що дозволяє', 'What it allows')}">
-                      ${v.lang === 'uk' ? RIGHTS[p.right].describe.uk : RIGHTS[p.right].describe.en}
-                    </td>
-                    <td data-label="${v.t('Де', 'Where')}">
-                      ${
-                        RIGHTS[p.right].scope === 'account'
-                          ? v.t('увесь рахунок', 'the whole account')
-                          : 'domains' in p.resources
-                            ? p.resources.domains.join(', ')
-                            : `${v.t('мітка', 'label')}: ${p.resources.label}`
-                      }
-                    </td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>
+          ${dataTable(
+            [v.t('Право', 'Right'), v.t('Що дозволяє', 'What it allows'), v.t('Де', 'Where')],
+            k.policies.map(
+              (p) =>
+                html`<tr>
+                  <td class="mono" data-label="${v.t('Право', 'Right')}">${p.right}</td>
+                  <td data-label="${v.t('Що дозволяє', 'What it allows')}">
+                    ${v.lang === 'uk' ? RIGHTS[p.right].describe.uk : RIGHTS[p.right].describe.en}
+                  </td>
+                  <td data-label="${v.t('Де', 'Where')}">
+                    ${
+                      RIGHTS[p.right].scope === 'account'
+                        ? v.t('увесь рахунок', 'the whole account')
+                        : 'domains' in p.resources
+                          ? p.resources.domains.join(', ')
+                          : `${v.t('мітка', 'label')}: ${p.resources.label}`
+                    }
+                  </td>
+                </tr>`,
+            ),
+          )}
           ${
             k.status === 'active'
               ? html`<h2>${v.t('Відкликати', 'Revoke')}</h2>

@@ -21,6 +21,7 @@ import { errorText } from './error-text.js';
 import { credentialFields } from './fields.js';
 import { resumeFromForm, resumeHidden, resumeNote, resumePage, type Resume } from './resume.js';
 import { safeNext } from './safe-next.js';
+import { dataTable } from './table.js';
 import type { ConsolePage, ConsoleRequest } from './page.js';
 
 export type { ConsolePage, ConsoleRequest, CookieOut, PageOut } from './page.js';
@@ -223,34 +224,28 @@ export const pages = (uc: UseCases): ConsolePage[] => [
               ? html`<div class="card">
                   <p>${v.t('У цьому середовищі ще немає доменів.', 'There are no domains in this environment yet.')}</p>
                 </div>`
-              : html`<table>
-                  <caption>
-                    ${v.t(`Доменів: ${list.length}`, `${list.length} domains`)}
-                  </caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">${v.t('Домен', 'Domain')}</th>
-                      <th scope="col">${v.t('Стан', 'Status')}</th>
-                      <th scope="col">${v.t('Діє до', 'Expires')}</th>
-                      <th scope="col">${v.t('Автопродовження', 'Auto-renew')}</th>
-                      <th scope="col">${v.t('Мітки', 'Labels')}</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${list.map(
-                      (d) =>
-                        html`<tr>
-                          <th scope="row"><a href="/console/domains/${encodeURIComponent(d.domain)}">${d.domain}</a></th>
-                          <td>${d.status.map(statusPill)}</td>
-                          <td>
-                            ${d.expires_at ? html`${day(d.expires_at, v)} ${expiryNote(v, d.expires_at)}` : v.t('в іншого реєстратора', 'at another registrar')}
-                          </td>
-                          <td>${d.auto_renew ? v.t('так', 'on') : v.t('ні', 'off')}</td>
-                          <td>${d.labels.map((l) => html`<span class="pill">${l}</span>`)}</td>
-                        </tr>`,
-                    )}
-                  </tbody>
-                </table>`
+              : dataTable(
+                  [
+                    v.t('Домен', 'Domain'),
+                    v.t('Стан', 'Status'),
+                    v.t('Діє до', 'Expires'),
+                    v.t('Автопродовження', 'Auto-renew'),
+                    v.t('Мітки', 'Labels'),
+                  ],
+                  list.map(
+                    (d) =>
+                      html`<tr>
+                        <th scope="row"><a href="/console/domains/${encodeURIComponent(d.domain)}">${d.domain}</a></th>
+                        <td>${d.status.map(statusPill)}</td>
+                        <td>
+                          ${d.expires_at ? html`${day(d.expires_at, v)} ${expiryNote(v, d.expires_at)}` : v.t('в іншого реєстратора', 'at another registrar')}
+                        </td>
+                        <td>${d.auto_renew ? v.t('так', 'on') : v.t('ні', 'off')}</td>
+                        <td>${d.labels.map((l) => html`<span class="pill">${l}</span>`)}</td>
+                      </tr>`,
+                  ),
+                  { caption: v.t(`Доменів: ${list.length}`, `${list.length} domains`) },
+                )
           }`,
       };
     },
@@ -327,27 +322,18 @@ export const pages = (uc: UseCases): ConsolePage[] => [
           ${
             records.length === 0
               ? html`<p>${v.t('Зони немає.', 'No zone.')}</p>`
-              : html`<table>
-                  <thead>
-                    <tr>
-                      <th scope="col">${v.t('Ім’я', 'Name')}</th>
-                      <th scope="col">${v.t('Тип', 'Type')}</th>
-                      <th scope="col">TTL</th>
-                      <th scope="col">${v.t('Значення', 'Values')}</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${records.map(
-                      (s) =>
-                        html`<tr>
-                          <td class="mono">${s.name}</td>
-                          <td>${s.type}</td>
-                          <td class="num">${s.ttl}</td>
-                          <td class="mono">${s.values.map((x) => html`${x}<br />`)}</td>
-                        </tr>`,
-                    )}
-                  </tbody>
-                </table>`
+              : dataTable(
+                  [v.t('Ім’я', 'Name'), v.t('Тип', 'Type'), 'TTL', v.t('Значення', 'Values')],
+                  records.map(
+                    (s) =>
+                      html`<tr>
+                        <td class="mono">${s.name}</td>
+                        <td>${s.type}</td>
+                        <td class="num">${s.ttl}</td>
+                        <td class="mono">${s.values.map((x) => html`${x}<br />`)}</td>
+                      </tr>`,
+                  ),
+                )
           }
           <p>
             <a class="button" href="/console/domains/${encodeURIComponent(d.domain)}/dns"
@@ -477,29 +463,21 @@ export const pages = (uc: UseCases): ConsolePage[] => [
           ${
             page.data.length === 0
               ? html`<p>${v.t('Сповіщень немає.', 'No notices.')}</p>`
-              : html`<table>
-                  <thead>
-                    <tr>
-                      <th scope="col">${v.t('Коли', 'When')}</th>
-                      <th scope="col">${v.t('Середовище', 'Env.')}</th>
-                      <th scope="col">${v.t('Що сталося', 'What happened')}</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${page.data.map(
-                      (n) =>
-                        html`<tr>
-                          <td data-label="${v.t('Коли', 'When')}">${when(n.created_at, v)}</td>
-                          <td data-label="${v.t('Середовище', 'Env.')}">
-                            ${n.environment === 'test' ? v.t('пісочниця', 'sandbox') : v.t('робоче', 'live')}
-                          </td>
-                          <td data-label="${v.t('Що сталося', 'What happened')}">
-                            ${noticeText(v, v.lang === 'uk' ? n.message.uk : n.message.en)}
-                          </td>
-                        </tr>`,
-                    )}
-                  </tbody>
-                </table>`
+              : dataTable(
+                  [v.t('Коли', 'When'), v.t('Середовище', 'Env.'), v.t('Що сталося', 'What happened')],
+                  page.data.map(
+                    (n) =>
+                      html`<tr>
+                        <td data-label="${v.t('Коли', 'When')}">${when(n.created_at, v)}</td>
+                        <td data-label="${v.t('Середовище', 'Env.')}">
+                          ${n.environment === 'test' ? v.t('пісочниця', 'sandbox') : v.t('робоче', 'live')}
+                        </td>
+                        <td data-label="${v.t('Що сталося', 'What happened')}">
+                          ${noticeText(v, v.lang === 'uk' ? n.message.uk : n.message.en)}
+                        </td>
+                      </tr>`,
+                  ),
+                )
           }`,
       };
     },
@@ -557,29 +535,25 @@ export const pages = (uc: UseCases): ConsolePage[] => [
           ${
             b.transactions.length === 0
               ? html`<p>${v.t('Операцій ще немає.', 'No transactions yet.')}</p>`
-              : html`<table>
-                  <thead>
-                    <tr>
-                      <th scope="col">${v.t('Коли', 'When')}</th>
-                      <th scope="col">${v.t('Опис', 'Description')}</th>
-                      <th scope="col">${v.t('Домен', 'Domain')}</th>
-                      <th scope="col">${v.t('Стан', 'Status')}</th>
-                      <th scope="col" class="num">${v.t('Сума', 'Amount')}</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${b.transactions.map(
-                      (t) =>
-                        html`<tr>
-                          <td>${when(t.created_at, v)}</td>
-                          <td>${t.description}</td>
-                          <td>${t.domain ?? ''}</td>
-                          <td>${statusPill(t.status)}</td>
-                          <td class="num">${uah(t.amount.amount)}</td>
-                        </tr>`,
-                    )}
-                  </tbody>
-                </table>`
+              : dataTable(
+                  [
+                    v.t('Коли', 'When'),
+                    v.t('Опис', 'Description'),
+                    v.t('Домен', 'Domain'),
+                    v.t('Стан', 'Status'),
+                    { head: v.t('Сума', 'Amount'), cls: 'num' },
+                  ],
+                  b.transactions.map(
+                    (t) =>
+                      html`<tr>
+                        <td>${when(t.created_at, v)}</td>
+                        <td>${t.description}</td>
+                        <td>${t.domain ?? ''}</td>
+                        <td>${statusPill(t.status)}</td>
+                        <td class="num">${uah(t.amount.amount)}</td>
+                      </tr>`,
+                  ),
+                )
           }`,
       };
     },
@@ -611,46 +585,42 @@ export const pages = (uc: UseCases): ConsolePage[] => [
           <p class="lead">
             ${v.t('Власники керують людьми, ключами класів 2–3 і оплатою; учасники — ключами класів 0–1. У рахунку завжди лишається хоча б один власник.', 'Owners manage people, class 2–3 keys and payment; members manage class 0–1 keys. An account always keeps at least one owner.')}
           </p>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">${v.t('Людина', 'Person')}</th>
-                <th scope="col">${v.t('Роль', 'Role')}</th>
-                <th scope="col">${v.t('Двофакторна', 'Two-factor')}</th>
-                <th scope="col">${v.t('Останній вхід', 'Last sign-in')}</th>
-                <th scope="col"><span class="muted">${v.t('Дії', 'Actions')}</span></th>
-              </tr>
-            </thead>
-            <tbody>
-              ${people.map(
-                (p) =>
-                  html`<tr>
-                    <td>${p.name}<br /><span class="muted">${p.email}</span></td>
-                    <td>${role(p.role)}</td>
-                    <td>${p.two_factor ? v.t('увімкнено', 'on') : html`<span class="pill warn">${v.t('вимкнено', 'off')}</span>`}</td>
-                    <td>${when(p.last_sign_in_at, v)}</td>
-                    <td>
-                      ${
-                        owner
-                          ? html`<form class="inline" method="post" action="/console/people/${p.id}/role">
-                              ${csrfField(v)}<input type="hidden" name="_back" value="/console/people" /><label
-                                class="skip"
-                                for="role-${p.id}"
-                                >${v.t('Роль для', 'Role for')} ${p.email}</label
-                              ><select id="role-${p.id}" name="role">
-                                <option value="owner" ${p.role === 'owner' ? raw(' selected') : ''}>${role('owner')}</option>
-                                <option value="member" ${p.role === 'member' ? raw(' selected') : ''}>${role('member')}</option>
-                              </select>
-                              <button class="small secondary" type="submit">${v.t('Змінити роль', 'Change role')}</button>
-                            </form> `
-                          : ''
-                      }
-                      ${owner || p.id === me(r).person.id ? html`<form class="inline" method="post" action="/console/people/${p.id}/remove" data-confirm="${p.id === me(r).person.id ? v.t('Покинути рахунок?', 'Leave the account?') : v.t(`Видалити ${p.email} з рахунку? Його ключі буде відкликано.`, `Remove ${p.email} from the account? Their keys will be revoked.`)}">${csrfField(v)}<input type="hidden" name="_back" value="/console/people" /><button class="small danger" type="submit">${p.id === me(r).person.id ? v.t('Покинути', 'Leave') : v.t('Видалити', 'Remove')}</button></form>` : ''}
-                    </td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>
+          ${dataTable(
+            [
+              v.t('Людина', 'Person'),
+              v.t('Роль', 'Role'),
+              v.t('Двофакторна', 'Two-factor'),
+              v.t('Останній вхід', 'Last sign-in'),
+              html`<span class="muted">${v.t('Дії', 'Actions')}</span>`,
+            ],
+            people.map(
+              (p) =>
+                html`<tr>
+                  <td>${p.name}<br /><span class="muted">${p.email}</span></td>
+                  <td>${role(p.role)}</td>
+                  <td>${p.two_factor ? v.t('увімкнено', 'on') : html`<span class="pill warn">${v.t('вимкнено', 'off')}</span>`}</td>
+                  <td>${when(p.last_sign_in_at, v)}</td>
+                  <td>
+                    ${
+                      owner
+                        ? html`<form class="inline" method="post" action="/console/people/${p.id}/role">
+                            ${csrfField(v)}<input type="hidden" name="_back" value="/console/people" /><label
+                              class="skip"
+                              for="role-${p.id}"
+                              >${v.t('Роль для', 'Role for')} ${p.email}</label
+                            ><select id="role-${p.id}" name="role">
+                              <option value="owner" ${p.role === 'owner' ? raw(' selected') : ''}>${role('owner')}</option>
+                              <option value="member" ${p.role === 'member' ? raw(' selected') : ''}>${role('member')}</option>
+                            </select>
+                            <button class="small secondary" type="submit">${v.t('Змінити роль', 'Change role')}</button>
+                          </form> `
+                        : ''
+                    }
+                    ${owner || p.id === me(r).person.id ? html`<form class="inline" method="post" action="/console/people/${p.id}/remove" data-confirm="${p.id === me(r).person.id ? v.t('Покинути рахунок?', 'Leave the account?') : v.t(`Видалити ${p.email} з рахунку? Його ключі буде відкликано.`, `Remove ${p.email} from the account? Their keys will be revoked.`)}">${csrfField(v)}<input type="hidden" name="_back" value="/console/people" /><button class="small danger" type="submit">${p.id === me(r).person.id ? v.t('Покинути', 'Leave') : v.t('Видалити', 'Remove')}</button></form>` : ''}
+                  </td>
+                </tr>`,
+            ),
+          )}
           ${
             owner
               ? html`<h2>${v.t('Запросити людину', 'Invite a person')}</h2>
@@ -670,33 +640,27 @@ export const pages = (uc: UseCases): ConsolePage[] => [
                   ${
                     invitations.length > 0
                       ? html`<h2>${v.t('Запрошення, що очікують', 'Pending invitations')}</h2>
-                          <table>
-                            <thead>
-                              <tr>
-                                <th scope="col">${v.t('Кому', 'To')}</th>
-                                <th scope="col">${v.t('Роль', 'Role')}</th>
-                                <th scope="col">${v.t('Діє до', 'Valid until')}</th>
-                                <th scope="col"><span class="muted">${v.t('Дія', 'Action')}</span></th>
-                              </tr>
-                            </thead>
-                            <tbody>
-                              ${invitations.map(
-                                (i) =>
-                                  html`<tr>
-                                    <td>${i.email}</td>
-                                    <td>${role(i.role)}</td>
-                                    <td>${when(i.expires_at, v)}</td>
-                                    <td>
-                                      <form class="inline" method="post" action="/console/people/invitations/${i.id}/revoke">
-                                        ${csrfField(v)}<button class="small secondary" type="submit">
-                                          ${v.t('Відкликати', 'Withdraw')}
-                                        </button>
-                                      </form>
-                                    </td>
-                                  </tr>`,
-                              )}
-                            </tbody>
-                          </table>`
+                          ${dataTable(
+                            [
+                              v.t('Кому', 'To'),
+                              v.t('Роль', 'Role'),
+                              v.t('Діє до', 'Valid until'),
+                              html`<span class="muted">${v.t('Дія', 'Action')}</span>`,
+                            ],
+                            invitations.map(
+                              (i) =>
+                                html`<tr>
+                                  <td>${i.email}</td>
+                                  <td>${role(i.role)}</td>
+                                  <td>${when(i.expires_at, v)}</td>
+                                  <td>
+                                    <form class="inline" method="post" action="/console/people/invitations/${i.id}/revoke">
+                                      ${csrfField(v)}<button class="small secondary" type="submit">${v.t('Відкликати', 'Withdraw')}</button>
+                                    </form>
+                                  </td>
+                                </tr>`,
+                            ),
+                          )}`
                       : ''
                   }`
               : ''
