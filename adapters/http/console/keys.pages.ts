@@ -10,6 +10,7 @@ import { DomainError } from '../../../core/kernel/errors.js';
 import type { Environment } from '../../../core/kernel/environment.js';
 import type { UseCases } from '../use-cases.js';
 import { html, raw, type Html } from './html.js';
+import { postForm } from './acting.js';
 import { alert, csrfField, day, when, type View } from './layout.js';
 import { errorText } from './error-text.js';
 import { dataTable } from './table.js';
@@ -248,23 +249,25 @@ export const keyPages = (uc: UseCases): ConsolePage[] => [
             // Keys issued before DNS UPDATE existed have no credential: one may be issued here, once.
             !tsig && dnsKey && k.status === 'active'
               ? html`<h2>${v.t('Облікові дані DNS UPDATE (TSIG)', 'DNS UPDATE credential (TSIG)')}</h2>
-                  <form class="card" method="post" action="/console/keys/${k.id}/tsig">
-                    ${csrfField(v)}<input type="hidden" name="_back" value="/console/keys/${k.id}" />
-                    <p>
-                      ${v.t(
-                        'Цей ключ випущено до появи DNS UPDATE, тож облікових даних TSIG він не має. Випустіть їх, щоб nsupdate, certbot (rfc2136), lego та інші клієнти RFC 2136 працювали з правами цього ключа. Секрет покажемо лише один раз.',
-                        'This key was issued before DNS UPDATE existed, so it has no TSIG credential. Issue one to let nsupdate, certbot (rfc2136), lego and other RFC 2136 clients work with this key’s rights. The secret is shown only once.',
-                      )}
-                    </p>
-                    <label
-                      >${v.t('Алгоритм', 'Algorithm')}
-                      <select name="tsig_algorithm">
-                        <option value="hmac-sha256" selected>hmac-sha256</option>
-                        <option value="hmac-sha512">hmac-sha512</option>
-                      </select></label
-                    >
-                    <button type="submit">${v.t('Випустити облікові дані TSIG', 'Issue a TSIG credential')}</button>
-                  </form>`
+                  ${postForm(
+                    v,
+                    `/console/keys/${k.id}/tsig`,
+                    html`<p>
+                        ${v.t(
+                          'Цей ключ випущено до появи DNS UPDATE, тож облікових даних TSIG він не має. Випустіть їх, щоб nsupdate, certbot (rfc2136), lego та інші клієнти RFC 2136 працювали з правами цього ключа. Секрет покажемо лише один раз.',
+                          'This key was issued before DNS UPDATE existed, so it has no TSIG credential. Issue one to let nsupdate, certbot (rfc2136), lego and other RFC 2136 clients work with this key’s rights. The secret is shown only once.',
+                        )}
+                      </p>
+                      <label
+                        >${v.t('Алгоритм', 'Algorithm')}
+                        <select name="tsig_algorithm">
+                          <option value="hmac-sha256" selected>hmac-sha256</option>
+                          <option value="hmac-sha512">hmac-sha512</option>
+                        </select></label
+                      >
+                      <button type="submit">${v.t('Випустити облікові дані TSIG', 'Issue a TSIG credential')}</button>`,
+                    { cls: 'card', back: `/console/keys/${k.id}` },
+                  )}`
               : ''
           }
           <h2>${v.t('Права', 'Rights')}</h2>
@@ -548,14 +551,17 @@ export const keyPages = (uc: UseCases): ConsolePage[] => [
             <p><strong>${v.t('Клас', 'Class')} ${draft.class}</strong></p>
             ${lines.map((l) => html`<p>${l}</p>`)}
           </div>
-          <form method="post" action="/console/keys">
-            ${csrfField(v)}${wizardHidden(w)}<input type="hidden" name="_back" value="/console/keys/new?${backQuery(w, '3')}" />
-            <div class="actions">
-              <button type="submit">${v.t('Випустити ключ', 'Issue the key')}</button
-              ><a href="/console/keys/new?${backQuery(w, '3')}">${v.t('Змінити умови', 'Change the conditions')}</a
-              ><a href="/console/keys">${v.t('Скасувати', 'Cancel')}</a>
-            </div>
-          </form>`,
+          ${postForm(
+            v,
+            '/console/keys',
+            html`${wizardHidden(w)}<input type="hidden" name="_back" value="/console/keys/new?${backQuery(w, '3')}" />
+              <div class="actions">
+                <button type="submit">${v.t('Випустити ключ', 'Issue the key')}</button
+                ><a href="/console/keys/new?${backQuery(w, '3')}">${v.t('Змінити умови', 'Change the conditions')}</a
+                ><a href="/console/keys">${v.t('Скасувати', 'Cancel')}</a>
+              </div>`,
+            { cls: '' },
+          )}`,
       };
     },
   },

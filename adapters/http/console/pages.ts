@@ -2,6 +2,7 @@ import { formatUah } from '../../../core/kernel/money.js';
 import { DomainError } from '../../../core/kernel/errors.js';
 import type { UseCases } from '../use-cases.js';
 import { html, raw } from './html.js';
+import { postForm } from './acting.js';
 import { alert, csrfField, day, daysLeft, expiryNote, when, type View } from './layout.js';
 import { operationPages } from './operations.pages.js';
 import { sandboxPages } from './sandbox.pages.js';
@@ -64,22 +65,24 @@ export const signInForm = (
     ${r.query.changed ? alert('ok', v.t('Пароль змінено; усі ваші сесії завершено. Увійдіть із новим паролем.', 'The password was changed and every session of yours ended. Sign in with the new password.')) : ''}
     ${r.query.reset ? alert('ok', v.t('Новий пароль задано; усі ваші сесії завершено. Увійдіть із ним.', 'The new password is set and every session of yours ended. Sign in with it.')) : ''}
     ${error ? alert('error', error) : ''}
-    <form class="stack" method="post" action="/console/sign-in">
-      ${csrfField(v)}<input type="hidden" name="next" value="${r.query.next ?? field(r.form, 'next')}" />${resumeHidden(resume)}
-      <label for="email">${v.t('Електронна пошта', 'E-mail')}</label
-      ><input id="email" name="email" type="email" autocomplete="username" required value="${field(r.form, 'email')}" />
-      ${credentialFields(v, {
-        required: false,
-        hint: v.t(
-          'Шість цифр із застосунку-автентифікатора (TOTP). Якщо ви вимкнули двофакторну перевірку, залиште порожнім.',
-          'Six digits from your authenticator app (TOTP). Leave empty if you switched two-factor checks off.',
-        ),
-      })}
-      <div class="actions">
-        <button type="submit">${v.t('Увійти', 'Sign in')}</button
-        ><a href="/console/password/forgot">${v.t('Забули пароль?', 'Forgot your password?')}</a>
-      </div>
-    </form>
+    ${postForm(
+      v,
+      '/console/sign-in',
+      html`<input type="hidden" name="next" value="${r.query.next ?? field(r.form, 'next')}" />${resumeHidden(resume)}
+        <label for="email">${v.t('Електронна пошта', 'E-mail')}</label
+        ><input id="email" name="email" type="email" autocomplete="username" required value="${field(r.form, 'email')}" />
+        ${credentialFields(v, {
+          required: false,
+          hint: v.t(
+            'Шість цифр із застосунку-автентифікатора (TOTP). Якщо ви вимкнули двофакторну перевірку, залиште порожнім.',
+            'Six digits from your authenticator app (TOTP). Leave empty if you switched two-factor checks off.',
+          ),
+        })}
+        <div class="actions">
+          <button type="submit">${v.t('Увійти', 'Sign in')}</button
+          ><a href="/console/password/forgot">${v.t('Забули пароль?', 'Forgot your password?')}</a>
+        </div>`,
+    )}
   </div>`;
 
 export const pages = (uc: UseCases): ConsolePage[] => [
@@ -159,13 +162,15 @@ export const pages = (uc: UseCases): ConsolePage[] => [
         <p>
           ${r.view.t('Ця дія чутлива (код передачі, власник домену, спосіб оплати, двофакторна перевірка, видалення рахунку). Підтвердьте, що це ви: пароль і одноразовий код. Підтвердження діє 5 хвилин.', 'This action is sensitive (transfer code, domain holder, payment method, two-factor checks, account deletion). Confirm it is you: password and one-time code. The confirmation lasts 5 minutes.')}
         </p>
-        <form class="stack" method="post" action="/console/reauth">
-          ${csrfField(r.view)}<input type="hidden" name="next" value="${safeNext(r.query.next)}" />
-          ${credentialFields(r.view, me(r).person.twoFactorEnabled === false ? null : { required: true })}
-          <div class="actions">
-            <button type="submit">${r.view.t('Підтвердити', 'Confirm')}</button><a href="/console/">${r.view.t('Скасувати', 'Cancel')}</a>
-          </div>
-        </form>
+        ${postForm(
+          r.view,
+          '/console/reauth',
+          html`<input type="hidden" name="next" value="${safeNext(r.query.next)}" />
+            ${credentialFields(r.view, me(r).person.twoFactorEnabled === false ? null : { required: true })}
+            <div class="actions">
+              <button type="submit">${r.view.t('Підтвердити', 'Confirm')}</button><a href="/console/">${r.view.t('Скасувати', 'Cancel')}</a>
+            </div>`,
+        )}
       </div>`,
     }),
   },
@@ -346,13 +351,12 @@ export const pages = (uc: UseCases): ConsolePage[] => [
             <p>
               ${v.t('Код дозволяє перенести домен до іншого реєстратора. Його бачать лише власники після повторного входу; кожен перегляд записується, і всі власники отримують сповіщення.', 'The code lets the domain move to another registrar. Only owners see it, after signing in again; every reveal is recorded and every owner is told.')}
             </p>
-            <form method="post" action="/console/domains/${encodeURIComponent(d.domain)}/transfer-code">
-              ${csrfField(v)}<input type="hidden" name="_back" value="/console/domains/${encodeURIComponent(d.domain)}" /><button
-                type="submit"
-              >
-                ${v.t('Показати код передачі', 'Reveal the transfer code')}
-              </button>
-            </form>
+            ${postForm(
+              v,
+              `/console/domains/${encodeURIComponent(d.domain)}/transfer-code`,
+              html`<button type="submit">${v.t('Показати код передачі', 'Reveal the transfer code')}</button>`,
+              { cls: '', back: `/console/domains/${encodeURIComponent(d.domain)}` },
+            )}
             <h3>${v.t('Власник домену (реєстрант)', 'Domain holder (registrant)')}</h3>
             <p>
               <a class="button secondary" href="/console/domains/${encodeURIComponent(d.domain)}/registrant"
@@ -409,19 +413,21 @@ export const pages = (uc: UseCases): ConsolePage[] => [
           <p class="lead">
             ${v.t('Реєстрант — юридичний власник домену в реєстрі. Зміну виконує реєстратор; її бачать усі власники рахунку. Потрібен повторний вхід.', 'The registrant is the legal holder of the domain at the registry. The registrar carries out the change; every owner of the account is told. Signing in again is required.')}
           </p>
-          <form class="stack card" method="post" action="/console/domains/${encodeURIComponent(d.domain)}/registrant">
-            ${csrfField(v)}<input type="hidden" name="_back" value="/console/domains/${encodeURIComponent(d.domain)}/registrant" />
-            ${inp('name', 'Ім’я та прізвище', 'Full name', { required: true })} ${inp('organization', 'Організація', 'Organisation')}
-            ${inp('email', 'Електронна пошта', 'E-mail', { required: true, type: 'email' })}
-            ${inp('phone', 'Телефон', 'Phone', { hint: v.t('У форматі EPP: +380.441234567', 'In EPP form: +380.441234567') })}
-            ${inp('street', 'Вулиця, будинок', 'Street and number', { required: true })} ${inp('city', 'Місто', 'City', { required: true })}
-            ${inp('postal_code', 'Поштовий індекс', 'Postal code')}
-            ${inp('country_code', 'Країна (код із двох літер)', 'Country (two-letter code)', { required: true, value: 'UA', hint: 'ISO 3166-1: UA, PL, DE…' })}
-            <div class="actions">
-              <button type="submit">${v.t('Змінити реєстранта', 'Change the registrant')}</button
-              ><a href="/console/domains/${encodeURIComponent(d.domain)}">${v.t('Скасувати', 'Cancel')}</a>
-            </div>
-          </form>`,
+          ${postForm(
+            v,
+            `/console/domains/${encodeURIComponent(d.domain)}/registrant`,
+            html`${inp('name', 'Ім’я та прізвище', 'Full name', { required: true })} ${inp('organization', 'Організація', 'Organisation')}
+              ${inp('email', 'Електронна пошта', 'E-mail', { required: true, type: 'email' })}
+              ${inp('phone', 'Телефон', 'Phone', { hint: v.t('У форматі EPP: +380.441234567', 'In EPP form: +380.441234567') })}
+              ${inp('street', 'Вулиця, будинок', 'Street and number', { required: true })}
+              ${inp('city', 'Місто', 'City', { required: true })} ${inp('postal_code', 'Поштовий індекс', 'Postal code')}
+              ${inp('country_code', 'Країна (код із двох літер)', 'Country (two-letter code)', { required: true, value: 'UA', hint: 'ISO 3166-1: UA, PL, DE…' })}
+              <div class="actions">
+                <button type="submit">${v.t('Змінити реєстранта', 'Change the registrant')}</button
+                ><a href="/console/domains/${encodeURIComponent(d.domain)}">${v.t('Скасувати', 'Cancel')}</a>
+              </div>`,
+            { cls: 'stack card', back: `/console/domains/${encodeURIComponent(d.domain)}/registrant` },
+          )}`,
       };
     },
   },
@@ -509,23 +515,25 @@ export const pages = (uc: UseCases): ConsolePage[] => [
           <div class="card">
             ${
               v.env === 'test'
-                ? html`<form class="stack" method="post" action="/console/billing/card">
-                    ${csrfField(v)}<input type="hidden" name="_back" value="/console/billing" />
-                    <label for="card_number">${v.t('Номер картки пісочниці', 'Sandbox card number')}</label
-                    ><input
-                      id="card_number"
-                      name="card_number"
-                      type="text"
-                      inputmode="numeric"
-                      autocomplete="off"
-                      required
-                      aria-describedby="card-hint"
-                    />
-                    <p class="hint" id="card-hint">
-                      ${v.t('Тестові номери Stripe: 4242 4242 4242 4242 — успіх; 4000 0000 0000 0002 — відмова; …9995 — бракує коштів; …0119 — збій обробки. Потрібен повторний вхід.', 'Stripe test numbers: 4242 4242 4242 4242 succeeds; 4000 0000 0000 0002 is declined; …9995 insufficient funds; …0119 processing error. Signing in again is required.')}
-                    </p>
-                    <div class="actions"><button type="submit">${v.t('Зберегти картку', 'Save the card')}</button></div>
-                  </form>`
+                ? postForm(
+                    v,
+                    '/console/billing/card',
+                    html`<label for="card_number">${v.t('Номер картки пісочниці', 'Sandbox card number')}</label
+                      ><input
+                        id="card_number"
+                        name="card_number"
+                        type="text"
+                        inputmode="numeric"
+                        autocomplete="off"
+                        required
+                        aria-describedby="card-hint"
+                      />
+                      <p class="hint" id="card-hint">
+                        ${v.t('Тестові номери Stripe: 4242 4242 4242 4242 — успіх; 4000 0000 0000 0002 — відмова; …9995 — бракує коштів; …0119 — збій обробки. Потрібен повторний вхід.', 'Stripe test numbers: 4242 4242 4242 4242 succeeds; 4000 0000 0000 0002 is declined; …9995 insufficient funds; …0119 processing error. Signing in again is required.')}
+                      </p>
+                      <div class="actions"><button type="submit">${v.t('Зберегти картку', 'Save the card')}</button></div>`,
+                    { back: '/console/billing' },
+                  )
                 : html`<p>
                     ${v.t('У робочому середовищі картку зберігає Stripe (SetupIntent): номер картки не проходить через Domivka. API: POST /v1/account/payment-method/setups, потім …/complete.', 'In live, Stripe saves the card (SetupIntent): the card number never passes through Domivka. API: POST /v1/account/payment-method/setups, then …/complete.')}
                   </p>`
@@ -603,20 +611,20 @@ export const pages = (uc: UseCases): ConsolePage[] => [
                   <td>
                     ${
                       owner
-                        ? html`<form class="inline" method="post" action="/console/people/${p.id}/role">
-                            ${csrfField(v)}<input type="hidden" name="_back" value="/console/people" /><label
-                              class="skip"
-                              for="role-${p.id}"
-                              >${v.t('Роль для', 'Role for')} ${p.email}</label
-                            ><select id="role-${p.id}" name="role">
-                              <option value="owner" ${p.role === 'owner' ? raw(' selected') : ''}>${role('owner')}</option>
-                              <option value="member" ${p.role === 'member' ? raw(' selected') : ''}>${role('member')}</option>
-                            </select>
-                            <button class="small secondary" type="submit">${v.t('Змінити роль', 'Change role')}</button>
-                          </form> `
+                        ? html`${postForm(
+                            v,
+                            `/console/people/${p.id}/role`,
+                            html`<label class="skip" for="role-${p.id}">${v.t('Роль для', 'Role for')} ${p.email}</label
+                              ><select id="role-${p.id}" name="role">
+                                <option value="owner" ${p.role === 'owner' ? raw(' selected') : ''}>${role('owner')}</option>
+                                <option value="member" ${p.role === 'member' ? raw(' selected') : ''}>${role('member')}</option>
+                              </select>
+                              <button class="small secondary" type="submit">${v.t('Змінити роль', 'Change role')}</button>`,
+                            { cls: 'inline', back: '/console/people' },
+                          )} `
                         : ''
                     }
-                    ${owner || p.id === me(r).person.id ? html`<form class="inline" method="post" action="/console/people/${p.id}/remove" data-confirm="${p.id === me(r).person.id ? v.t('Покинути рахунок?', 'Leave the account?') : v.t(`Видалити ${p.email} з рахунку? Його ключі буде відкликано.`, `Remove ${p.email} from the account? Their keys will be revoked.`)}">${csrfField(v)}<input type="hidden" name="_back" value="/console/people" /><button class="small danger" type="submit">${p.id === me(r).person.id ? v.t('Покинути', 'Leave') : v.t('Видалити', 'Remove')}</button></form>` : ''}
+                    ${owner || p.id === me(r).person.id ? postForm(v, `/console/people/${p.id}/remove`, html`<button class="small danger" type="submit">${p.id === me(r).person.id ? v.t('Покинути', 'Leave') : v.t('Видалити', 'Remove')}</button>`, { cls: 'inline', back: '/console/people', confirm: p.id === me(r).person.id ? v.t('Покинути рахунок?', 'Leave the account?') : v.t(`Видалити ${p.email} з рахунку? Його ключі буде відкликано.`, `Remove ${p.email} from the account? Their keys will be revoked.`) }) : ''}
                   </td>
                 </tr>`,
             ),
@@ -624,19 +632,21 @@ export const pages = (uc: UseCases): ConsolePage[] => [
           ${
             owner
               ? html`<h2>${v.t('Запросити людину', 'Invite a person')}</h2>
-                  <form class="stack card" method="post" action="/console/people/invite">
-                    ${csrfField(v)}<input type="hidden" name="_back" value="/console/people" />
-                    <label for="invite-email">${v.t('Електронна пошта', 'E-mail')}</label
-                    ><input id="invite-email" name="email" type="email" required /> <label for="invite-role">${v.t('Роль', 'Role')}</label
-                    ><select id="invite-role" name="role">
-                      <option value="member">${role('member')}</option>
-                      <option value="owner">${role('owner')}</option>
-                    </select>
-                    <p class="hint">
-                      ${uc.mail.configured ? v.t('Людина отримає лист з одноразовим посиланням (діє 7 днів); посилання ви також побачите один раз.', 'The person gets an e-mail with a one-time link (valid 7 days); you also see the link once.') : v.t('Поштовий сервер не налаштовано: лист не піде, але ви побачите одноразове посилання (діє 7 днів) і зможете передати його самі.', 'No mail server is set: no e-mail goes out, but you see the one-time link (valid 7 days) and can pass it on yourself.')}
-                    </p>
-                    <div class="actions"><button type="submit">${v.t('Надіслати запрошення', 'Send the invitation')}</button></div>
-                  </form>
+                  ${postForm(
+                    v,
+                    '/console/people/invite',
+                    html`<label for="invite-email">${v.t('Електронна пошта', 'E-mail')}</label
+                      ><input id="invite-email" name="email" type="email" required /> <label for="invite-role">${v.t('Роль', 'Role')}</label
+                      ><select id="invite-role" name="role">
+                        <option value="member">${role('member')}</option>
+                        <option value="owner">${role('owner')}</option>
+                      </select>
+                      <p class="hint">
+                        ${uc.mail.configured ? v.t('Людина отримає лист з одноразовим посиланням (діє 7 днів); посилання ви також побачите один раз.', 'The person gets an e-mail with a one-time link (valid 7 days); you also see the link once.') : v.t('Поштовий сервер не налаштовано: лист не піде, але ви побачите одноразове посилання (діє 7 днів) і зможете передати його самі.', 'No mail server is set: no e-mail goes out, but you see the one-time link (valid 7 days) and can pass it on yourself.')}
+                      </p>
+                      <div class="actions"><button type="submit">${v.t('Надіслати запрошення', 'Send the invitation')}</button></div>`,
+                    { cls: 'stack card', back: '/console/people' },
+                  )}
                   ${
                     invitations.length > 0
                       ? html`<h2>${v.t('Запрошення, що очікують', 'Pending invitations')}</h2>
@@ -654,9 +664,7 @@ export const pages = (uc: UseCases): ConsolePage[] => [
                                   <td>${role(i.role)}</td>
                                   <td>${when(i.expires_at, v)}</td>
                                   <td>
-                                    <form class="inline" method="post" action="/console/people/invitations/${i.id}/revoke">
-                                      ${csrfField(v)}<button class="small secondary" type="submit">${v.t('Відкликати', 'Withdraw')}</button>
-                                    </form>
+                                    ${postForm(v, `/console/people/invitations/${i.id}/revoke`, html`<button class="small secondary" type="submit">${v.t('Відкликати', 'Withdraw')}</button>`, { cls: 'inline' })}
                                   </td>
                                 </tr>`,
                             ),
@@ -764,13 +772,15 @@ export const pages = (uc: UseCases): ConsolePage[] => [
           <p>
             ${v.t(`Вас запросили як ${inv.role === 'owner' ? 'власника' : 'учасника'}: ${inv.email}.`, `You are invited as ${inv.role === 'owner' ? 'an owner' : 'a member'}: ${inv.email}.`)}
           </p>
-          <form class="stack" method="post" action="/console/invitations">
-            ${csrfField(v)}<input type="hidden" name="token" value="${token}" /> <label for="name">${v.t('Ваше ім’я', 'Your name')}</label
-            ><input id="name" name="name" type="text" required autocomplete="name" />
-            <label for="password">${v.t('Пароль (щонайменше 12 символів)', 'Password (at least 12 characters)')}</label
-            ><input id="password" name="password" type="password" minlength="12" required autocomplete="new-password" />
-            <div class="actions"><button type="submit">${v.t('Приєднатися', 'Join')}</button></div>
-          </form>
+          ${postForm(
+            v,
+            '/console/invitations',
+            html`<input type="hidden" name="token" value="${token}" /> <label for="name">${v.t('Ваше ім’я', 'Your name')}</label
+              ><input id="name" name="name" type="text" required autocomplete="name" />
+              <label for="password">${v.t('Пароль (щонайменше 12 символів)', 'Password (at least 12 characters)')}</label
+              ><input id="password" name="password" type="password" minlength="12" required autocomplete="new-password" />
+              <div class="actions"><button type="submit">${v.t('Приєднатися', 'Join')}</button></div>`,
+          )}
         </div>`,
       };
     },
@@ -807,19 +817,17 @@ export const pages = (uc: UseCases): ConsolePage[] => [
           ${
             j
               ? html`${await secretCard(v, j.secret ?? '', j.uri ?? '')}
-                  <form class="stack" method="post" action="/console/sign-in">
-                    ${csrfField(v)}<input type="hidden" name="next" value="/console/" /><input
-                      type="hidden"
-                      name="email"
-                      value="${j.email}"
-                    />
+                ${postForm(
+                  v,
+                  '/console/sign-in',
+                  html`<input type="hidden" name="next" value="/console/" /><input type="hidden" name="email" value="${j.email}" />
                     <h2>${v.t('Перший вхід із кодом', 'First sign-in with a code')}</h2>
                     <p>
                       ${v.t('Введіть пароль і код, який застосунок щойно показав: так ми перевіримо, що секрет у вас.', 'Enter your password and the code your app now shows: this checks that you hold the secret.')}
                     </p>
                     ${credentialFields(v, { required: true })}
-                    <div class="actions"><button type="submit">${v.t('Підтвердити й увійти', 'Confirm and sign in')}</button></div>
-                  </form>`
+                    <div class="actions"><button type="submit">${v.t('Підтвердити й увійти', 'Confirm and sign in')}</button></div>`,
+                )}`
               : html`${alert('info', v.t('Секрет уже показано один раз. Увійдіть із паролем і кодом; якщо застосунок не має секрету, попросіть власника рахунку про допомогу.', 'The secret was already shown once. Sign in with your password and a code; if your app does not hold the secret, ask an owner of the account for help.'))}
                   <p><a class="button" href="/console/sign-in">${v.t('Увійти', 'Sign in')}</a></p>`
           }
@@ -842,18 +850,20 @@ export const pages = (uc: UseCases): ConsolePage[] => [
             <p>
               ${v.t('Це назавжди. Усі люди втратять доступ, усі ключі буде відкликано. Домени треба спершу передати або звільнити, а баланс — довести до нуля; інакше видалення буде відхилено з поясненням.', 'This is final. Every person loses access and every key is revoked. Transfer or release the domains and bring the balance to zero first; otherwise deletion is refused, with the reason.')}
             </p>
-            <form class="stack" method="post" action="/console/account/delete">
-              ${csrfField(v)}<input type="hidden" name="_back" value="/console/account/delete" />
-              <label class="choice"
-                ><input type="checkbox" name="confirm" value="yes" required /><span
-                  >${v.t('Я розумію, що рахунок буде видалено назавжди', 'I understand the account is deleted for good')}</span
-                ></label
-              >
-              <div class="actions">
-                <button class="danger" type="submit">${v.t('Видалити рахунок', 'Delete the account')}</button
-                ><a href="/console/security">${v.t('Скасувати', 'Cancel')}</a>
-              </div>
-            </form>
+            ${postForm(
+              v,
+              '/console/account/delete',
+              html`<label class="choice"
+                  ><input type="checkbox" name="confirm" value="yes" required /><span
+                    >${v.t('Я розумію, що рахунок буде видалено назавжди', 'I understand the account is deleted for good')}</span
+                  ></label
+                >
+                <div class="actions">
+                  <button class="danger" type="submit">${v.t('Видалити рахунок', 'Delete the account')}</button
+                  ><a href="/console/security">${v.t('Скасувати', 'Cancel')}</a>
+                </div>`,
+              { back: '/console/account/delete' },
+            )}
           </div>`,
       };
     },
