@@ -7,8 +7,7 @@ import { EmbeddedNameserver } from '../adapters/dns/embedded/index.js';
 import { SystemClock } from '../adapters/clock/system/index.js';
 import { NodeRandom } from '../adapters/crypto/node/index.js';
 import { SqlStore } from '../adapters/sql/index.js';
-import { buildPlan, isSafeChange, type ChangeInput, type PlanInput, type RecordSetInput } from '../core/dns/plans/plan-builder.js';
-import type { Change } from '../core/dns/plans/plan.js';
+import { buildPlan, inputOf, isSafeChange, type PlanInput, type RecordSetInput } from '../core/dns/plans/plan-builder.js';
 import { Plan, staleReason } from '../core/dns/plans/plan.js';
 import type { RecordSet, RecordType } from '../core/dns/zone/record-set.js';
 import { ZoneService, type ZonePublisher } from '../core/dns/zone/zone-service.js';
@@ -87,16 +86,6 @@ const now = (): number => performance.now();
 
 const noopPublisher: ZonePublisher = { publish: async () => undefined, withdraw: async () => undefined };
 
-/** DnsPlans' private toInput: a stored change back into a `changes` input for the re-check. */
-const toInput = (c: Change): ChangeInput => ({
-  action: c.action,
-  name: c.name,
-  type: c.type,
-  ...(c.ttl !== undefined ? { ttl: c.ttl } : {}),
-  ...(c.values ? { values: [...c.values] } : {}),
-  ...(c.current ? { current: { ttl: c.current.ttl, values: [...c.current.values] } } : {}),
-});
-
 interface Timing {
   find: number;
   build: number;
@@ -166,7 +155,7 @@ const planAndApply = async (ctx: Ctx, domain: string, input: PlanInput, wholeZon
   const recheck =
     current.serial === zone.serial
       ? { valid: true, checks: [] as Array<{ severity: string }> }
-      : buildPlan({ origin: domain, current: current.sets, input: { changes: built.changes.map(toInput) } });
+      : buildPlan({ origin: domain, current: current.sets, input: { changes: built.changes.map(inputOf) } });
   const a2 = now();
   if (!recheck.valid)
     throw new Error(

@@ -1,6 +1,6 @@
 import type { DomainError } from '../../../core/kernel/errors.js';
 import type { CheckResult, PlanView } from '../../../core/dns/plans/plan.js';
-import type { ChangeInput } from '../../../core/dns/plans/plan-builder.js';
+import { inputOf, type ChangeInput } from '../../../core/dns/plans/plan-builder.js';
 import { RECORD_TYPES } from '../../../core/dns/zone/record-set.js';
 import { dnsRoutes } from '../routes/dns.routes.js';
 import type { UseCases } from '../use-cases.js';
@@ -63,15 +63,7 @@ const decodeDraft = (s: string | undefined): Draft => {
   }
 };
 /** A plan's changes as a draft again (to edit it further or plan it anew). */
-const draftOf = (p: PlanView): Draft =>
-  p.changes.map((c) => ({
-    action: c.action,
-    name: c.name,
-    type: c.type,
-    ...(c.ttl !== undefined ? { ttl: c.ttl } : {}),
-    ...(c.values ? { values: [...c.values] } : {}),
-    ...(c.current ? { current: { ttl: c.current.ttl, values: [...c.current.values] } } : {}),
-  }));
+const draftOf = (p: PlanView): Draft => p.changes.map(inputOf);
 /** The same changes stated against the zone as it is now: each "current" precondition is read afresh. */
 const refreshed = (d: Draft, now: ReadonlyArray<{ name: string; type: string; ttl: number; values: readonly string[] }>): Draft =>
   d.map(({ current: _c, ...rest }) => {

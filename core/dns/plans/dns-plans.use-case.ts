@@ -5,8 +5,8 @@ import { normalizeDomain } from '../../kernel/domain-name.js';
 import { DomainError } from '../../kernel/errors.js';
 import { transientCheckpoints, type Checkpoints } from '../../kernel/checkpoints.port.js';
 import { assertAcmeOnly, assertAcmeOnlyInput, dnsAccess } from '../dns-access.js';
-import { buildPlan, type PlanInput } from './plan-builder.js';
-import { Plan, type Change, type CheckResult, type PlanView } from './plan.js';
+import { buildPlan, inputOf, type PlanInput } from './plan-builder.js';
+import { Plan, type CheckResult, type PlanView } from './plan.js';
 
 export type { PlanView };
 import type { PlanRepository, ZoneRepository } from '../ports/zone-repository.port.js';
@@ -147,7 +147,7 @@ export class DnsPlans {
       const recheck =
         zone.serial === plan.baseSerial
           ? { valid: true, checks: [] as CheckResult[] }
-          : buildPlan({ origin: domain, current: zone.sets, input: { changes: plan.changes.map(toInput) }, ...this.limit() });
+          : buildPlan({ origin: domain, current: zone.sets, input: { changes: plan.changes.map(inputOf) }, ...this.limit() });
       if (!recheck.valid) {
         throw new DomainError(
           'plan_stale',
@@ -193,12 +193,3 @@ export class DnsPlans {
     throw new DomainError('zone_busy', { domain, retry_after: ZONE_BUSY_RETRY_AFTER_S });
   }
 }
-
-const toInput = (c: Change) => ({
-  action: c.action,
-  name: c.name,
-  type: c.type,
-  ...(c.ttl !== undefined ? { ttl: c.ttl } : {}),
-  ...(c.values ? { values: [...c.values] } : {}),
-  ...(c.current ? { current: { ttl: c.current.ttl, values: [...c.current.values] } } : {}),
-});

@@ -47,6 +47,16 @@ export interface ChangeInput {
   readonly current?: { readonly ttl: number; readonly values: readonly string[] };
 }
 
+/** A planned change back as the input that states it (a stored plan re-checked, or edited further as a draft). */
+export const inputOf = (c: Change): ChangeInput => ({
+  action: c.action,
+  name: c.name,
+  type: c.type,
+  ...(c.ttl !== undefined ? { ttl: c.ttl } : {}),
+  ...(c.values ? { values: [...c.values] } : {}),
+  ...(c.current ? { current: { ttl: c.current.ttl, values: [...c.current.values] } } : {}),
+});
+
 /** One record set of a whole desired zone (`records`). */
 export interface RecordSetInput {
   readonly name: string;
