@@ -19,7 +19,7 @@ import { webhookPages } from './webhooks.pages.js';
 import { keyPages } from './keys.pages.js';
 import { mailWhere, passwordPages, secretCard, securityPages } from './security.pages.js';
 import { errorText } from './error-text.js';
-import { credentialFields } from './fields.js';
+import { credentialFields, newPasswordField } from './fields.js';
 import { resumeFromForm, resumeHidden, resumeNote, resumePage, type Resume } from './resume.js';
 import { safeNext } from './safe-next.js';
 import { dataTable } from './table.js';
@@ -777,8 +777,7 @@ export const pages = (uc: UseCases): ConsolePage[] => [
             '/console/invitations',
             html`<input type="hidden" name="token" value="${token}" /> <label for="name">${v.t('Ваше ім’я', 'Your name')}</label
               ><input id="name" name="name" type="text" required autocomplete="name" />
-              <label for="password">${v.t('Пароль (щонайменше 12 символів)', 'Password (at least 12 characters)')}</label
-              ><input id="password" name="password" type="password" minlength="12" required autocomplete="new-password" />
+              ${newPasswordField(v, { label: v.t('Пароль', 'Password') })}
               <div class="actions"><button type="submit">${v.t('Приєднатися', 'Join')}</button></div>`,
           )}
         </div>`,

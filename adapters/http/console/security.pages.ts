@@ -1,11 +1,10 @@
 import QRCode from 'qrcode';
 import { DomainError, isDomainError } from '../../../core/kernel/errors.js';
-import { MIN_PASSWORD_LENGTH } from '../../../core/accounts/passwords.use-case.js';
 import type { UseCases } from '../use-cases.js';
 import { html, raw, type Html } from './html.js';
 import { postForm } from './acting.js';
 import { alert, csrfField, when, type View } from './layout.js';
-import { codeField } from './fields.js';
+import { codeField, newPasswordField } from './fields.js';
 import { errorText } from './error-text.js';
 import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
 
@@ -94,19 +93,7 @@ const securityPage = async (uc: UseCases, r: ConsoleRequest): Promise<PageOut> =
           </p>
           <label for="current_password">${v.t('Поточний пароль', 'Current password')}</label
           ><input id="current_password" name="current_password" type="password" autocomplete="current-password" required />
-          <label for="new_password">${v.t('Новий пароль', 'New password')}</label
-          ><input
-            id="new_password"
-            name="new_password"
-            type="password"
-            autocomplete="new-password"
-            minlength="${MIN_PASSWORD_LENGTH}"
-            required
-            aria-describedby="new-password-hint"
-          />
-          <p class="hint" id="new-password-hint">
-            ${v.t(`Щонайменше ${MIN_PASSWORD_LENGTH} символів; найкраще — кілька випадкових слів.`, `At least ${MIN_PASSWORD_LENGTH} characters; a few random words work best.`)}
-          </p>
+          ${newPasswordField(v, { name: 'new_password' })}
           <div class="actions"><button type="submit">${v.t('Змінити пароль', 'Change the password')}</button></div>`,
         { cls: 'stack card', back: '/console/security' },
       )}
@@ -277,19 +264,7 @@ const resetForm = (v: View, token: string, twoFactor: boolean, error?: DomainErr
   ${postForm(
     v,
     '/console/password/reset',
-    html`<input type="hidden" name="token" value="${token}" /> <label for="password">${v.t('Новий пароль', 'New password')}</label
-      ><input
-        id="password"
-        name="password"
-        type="password"
-        autocomplete="new-password"
-        minlength="${MIN_PASSWORD_LENGTH}"
-        required
-        aria-describedby="password-hint"
-      />
-      <p class="hint" id="password-hint">
-        ${v.t(`Щонайменше ${MIN_PASSWORD_LENGTH} символів.`, `At least ${MIN_PASSWORD_LENGTH} characters.`)}
-      </p>
+    html`<input type="hidden" name="token" value="${token}" /> ${newPasswordField(v)}
       ${twoFactor ? codeInput(v, 'totp', v.t('Двофакторна перевірка діє й тут: посилання з листа саме по собі рахунку не відкриває.', 'Two-factor checks apply here too: the e-mailed link alone does not open the account.'), Boolean(error)) : ''}
       <div class="actions"><button type="submit">${v.t('Задати новий пароль', 'Set the new password')}</button></div>`,
   )}`;
