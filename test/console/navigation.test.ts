@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { generate } from 'otplib';
 import { eachStore } from '../support/stores.js';
 import { startApi, type TestApi } from '../support/system.js';
+import { consoleHttp, hiddenField } from './http.js';
 import { isConsolePath, safeNext } from '../../adapters/http/console/safe-next.js';
 
 /**
@@ -44,23 +45,9 @@ eachStore('Console: back to the same page after signing in again', (kind) => {
     await api?.close();
   });
 
-  const req = async (path: string, cookie: string, form?: Record<string, string>) => {
-    const r = await fetch(`${api.base}${path}`, {
-      method: form ? 'POST' : 'GET',
-      redirect: 'manual',
-      headers: {
-        cookie: `${cookie}; dmk_lang=en; dmk_env=test`,
-        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
-      },
-      ...(form ? { body: new URLSearchParams(form).toString() } : {}),
-    });
-    return { status: r.status, text: await r.text(), location: r.headers.get('location'), cookies: r.headers.getSetCookie() };
-  };
-  const hidden = (text: string, name: string) =>
-    (new RegExp(`name="${name}" value="([^"]*)"`).exec(text)?.[1] ?? '')
-      .replace(/&amp;/g, '&')
-      .replace(/&#39;/g, "'")
-      .replace(/&quot;/g, '"');
+  const req = (path: string, cookie: string, form?: Record<string, string>) =>
+    form ? consoleHttp(api).post(path, cookie, form) : consoleHttp(api).get(path, cookie);
+  const hidden = (text: string, name: string) => hiddenField(text, name) ?? '';
   const totp = async () => {
     api.clock.advance(31_000);
     return generate({ secret: api.demo.totpSecret, epoch: Math.floor(api.clock.now().getTime() / 1000) });
@@ -131,16 +118,15 @@ eachStore('Console: the account’s transfers, a page at a time', (kind) => {
   it('lists those under way first, then every transfer newest first in pages of 50 with a link to the older ones', async function () {
     this.timeout(60_000);
     const cookie = await api.signIn();
-    const get = async (path: string, lang = 'en') =>
-      (await fetch(`${api.base}${path}`, { headers: { cookie: `${cookie}; dmk_lang=${lang}; dmk_env=test` } })).text();
-    const form = await get('/console/transfers/new');
-    const csrf = /name="_csrf" value="([^"]+)"/.exec(form)![1]!;
+    const http = consoleHttp(api);
+    const get = async (path: string, lang: 'uk' | 'en' = 'en') => (await http.get(path, cookie, lang)).text;
+    const csrf = hiddenField(await get('/console/transfers/new'), '_csrf')!;
     // One refused request (a wrong code) is stored as a failed transfer; 54 more like it, each a minute later.
-    const sent = await fetch(`${api.base}/console/transfers`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { cookie: `${cookie}; dmk_lang=en; dmk_env=test`, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ _csrf: csrf, domain: 'transfer-page-0.com', auth_code: 'wrong', years: '1' }).toString(),
+    const sent = await http.post('/console/transfers', cookie, {
+      _csrf: csrf,
+      domain: 'transfer-page-0.com',
+      auth_code: 'wrong',
+      years: '1',
     });
     expect(sent.status).to.equal(422);
     const knex = api.system.store.knex;
