@@ -1,12 +1,9 @@
-import { readFileSync, mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { eachStore } from '../support/stores.js';
 import { addPerson, bearer, startApi, type TestApi } from '../support/system.js';
-import { launch, signInThroughForm } from './browser.js';
+import { checkPage, launch, signInThroughForm } from './browser.js';
 import { TOKENS } from '../../src/tokens.js';
 
 /**
@@ -15,7 +12,6 @@ import { TOKENS } from '../../src/tokens.js';
  * serious or critical violation, nothing overflows 375 px. Screenshots at 1280 and 375 px go to
  * $CONSOLE_SHOTS (default /tmp/console-c-shots), never to git.
  */
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const SHOTS = process.env.CONSOLE_SHOTS || '/tmp/console-c-shots';
 const ZONE = 'domivka-demo.dev';
 
@@ -30,34 +26,7 @@ eachStore('Console: DNSSEC, hosted domains, zone import and transfers in headles
   const nav = (p: Page, action: Promise<unknown>) => Promise.all([p.waitForNavigation(), action]);
   const text = async (p: Page, sel = 'main') => (await p.locator(sel).first().textContent()) ?? '';
 
-  const axeClean = async (p: Page, label: string) => {
-    await p.evaluate(AXE);
-    const violations = await p.evaluate(async () => {
-      const r = await (window as unknown as { axe: { run(c: Document, o: object): Promise<{ violations: any[] }> } }).axe.run(document, {
-        resultTypes: ['violations'],
-      });
-      return r.violations
-        .filter((x) => x.impact === 'serious' || x.impact === 'critical')
-        .map(
-          (x) =>
-            `${x.id} (${x.impact}): ${x.nodes.map((n: { target: string[]; html: string }) => `${n.target.join(' ')} ${n.html.slice(0, 120)}`).join(', ')}`,
-        );
-    });
-    expect(violations, `axe on ${label}`).to.deep.equal([]);
-  };
-  const check = async (p: Page, name: string) => {
-    await axeClean(p, name);
-    await p.setViewportSize({ width: 375, height: 800 });
-    const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-    expect(overflow, `${name}: horizontal overflow at 375 px`).to.be.at.most(0);
-    if (tag === 'sqlite') {
-      mkdirSync(SHOTS, { recursive: true });
-      await p.screenshot({ path: join(SHOTS, `${name}-375.png`), fullPage: true });
-      await p.setViewportSize({ width: 1280, height: 900 });
-      await p.screenshot({ path: join(SHOTS, `${name}-1280.png`), fullPage: true });
-    }
-    await p.setViewportSize({ width: 1280, height: 900 });
-  };
+  const check = (p: Page, name: string) => checkPage(p, name, tag === 'sqlite' ? SHOTS : null);
   /** A console POST by another person (a refusal is checked without a second browser). */
   const postAs = async (cookie: string, path: string, form: Record<string, string>) => {
     // The sign-out form on the security page carries the session's token for everyone.
