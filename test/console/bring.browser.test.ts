@@ -4,6 +4,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { eachStore } from '../support/stores.js';
 import { addPerson, bearer, startApi, type TestApi } from '../support/system.js';
 import { checkPage, launch, signInThroughForm } from './browser.js';
+import { consoleHttp } from './http.js';
 import { TOKENS } from '../../src/tokens.js';
 
 /**
@@ -356,6 +357,10 @@ eachStore('Console: DNSSEC, hosted domains, zone import and transfers in headles
       .to.include(`console-token-${tag}`)
       .and.to.include(`api-token-${tag}`);
     await check(page, 'acme-values');
+    // The same list in Ukrainian.
+    const session = (await ctx.cookies()).find((c) => c.name === 'dmk_session')!;
+    const uk = await consoleHttp(api).get(`/console/domains/${ZONE}/dns`, `dmk_session=${session.value}`, 'uk');
+    expect(uk.text).to.include('Перевірки ACME').and.to.include('Зникне').and.to.include('Прибрати');
 
     // The console's value goes; the API's stays, at the same name.
     const before = await removals();
