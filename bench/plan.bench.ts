@@ -7,7 +7,7 @@ import { EmbeddedNameserver } from '../adapters/dns/embedded/index.js';
 import { SystemClock } from '../adapters/clock/system/index.js';
 import { NodeRandom } from '../adapters/crypto/node/index.js';
 import { SqlStore } from '../adapters/sql/index.js';
-import { buildPlan, changeInput, isSafeChange, type PlanInput, type RecordSetInput } from '../core/dns/plans/plan-builder.js';
+import { buildPlan, inputOf, isSafeChange, type PlanInput, type RecordSetInput } from '../core/dns/plans/plan-builder.js';
 import { Plan, staleReason } from '../core/dns/plans/plan.js';
 import type { RecordSet, RecordType } from '../core/dns/zone/record-set.js';
 import { ZoneService, type ZonePublisher } from '../core/dns/zone/zone-service.js';
@@ -155,7 +155,7 @@ const planAndApply = async (ctx: Ctx, domain: string, input: PlanInput, wholeZon
   const recheck =
     current.serial === zone.serial
       ? { valid: true, checks: [] as Array<{ severity: string }> }
-      : buildPlan({ origin: domain, current: current.sets, input: { changes: built.changes.map(changeInput) } });
+      : buildPlan({ origin: domain, current: current.sets, input: { changes: built.changes.map(inputOf) } });
   const a2 = now();
   if (!recheck.valid)
     throw new Error(

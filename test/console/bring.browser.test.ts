@@ -1,12 +1,10 @@
-import { readFileSync, mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { eachStore } from '../support/stores.js';
 import { addPerson, bearer, startApi, type TestApi } from '../support/system.js';
-import { launch, signInThroughForm } from './browser.js';
+import { checkPage, launch, signInThroughForm } from './browser.js';
+import { consoleHttp } from './http.js';
 import { TOKENS } from '../../src/tokens.js';
 
 /**
@@ -15,7 +13,6 @@ import { TOKENS } from '../../src/tokens.js';
  * serious or critical violation, nothing overflows 375 px. Screenshots at 1280 and 375 px go to
  * $CONSOLE_SHOTS (default /tmp/console-c-shots), never to git.
  */
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const SHOTS = process.env.CONSOLE_SHOTS || '/tmp/console-c-shots';
 const ZONE = 'domivka-demo.dev';
 
@@ -30,34 +27,7 @@ eachStore('Console: DNSSEC, hosted domains, zone import and transfers in headles
   const nav = (p: Page, action: Promise<unknown>) => Promise.all([p.waitForNavigation(), action]);
   const text = async (p: Page, sel = 'main') => (await p.locator(sel).first().textContent()) ?? '';
 
-  const axeClean = async (p: Page, label: string) => {
-    await p.evaluate(AXE);
-    const violations = await p.evaluate(async () => {
-      const r = await (window as unknown as { axe: { run(c: Document, o: object): Promise<{ violations: any[] }> } }).axe.run(document, {
-        resultTypes: ['violations'],
-      });
-      return r.violations
-        .filter((x) => x.impact === 'serious' || x.impact === 'critical')
-        .map(
-          (x) =>
-            `${x.id} (${x.impact}): ${x.nodes.map((n: { target: string[]; html: string }) => `${n.target.join(' ')} ${n.html.slice(0, 120)}`).join(', ')}`,
-        );
-    });
-    expect(violations, `axe on ${label}`).to.deep.equal([]);
-  };
-  const check = async (p: Page, name: string) => {
-    await axeClean(p, name);
-    await p.setViewportSize({ width: 375, height: 800 });
-    const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-    expect(overflow, `${name}: horizontal overflow at 375 px`).to.be.at.most(0);
-    if (tag === 'sqlite') {
-      mkdirSync(SHOTS, { recursive: true });
-      await p.screenshot({ path: join(SHOTS, `${name}-375.png`), fullPage: true });
-      await p.setViewportSize({ width: 1280, height: 900 });
-      await p.screenshot({ path: join(SHOTS, `${name}-1280.png`), fullPage: true });
-    }
-    await p.setViewportSize({ width: 1280, height: 900 });
-  };
+  const check = (p: Page, name: string) => checkPage(p, name, tag === 'sqlite' ? SHOTS : null);
   /** A console POST by another person (a refusal is checked without a second browser). */
   const postAs = async (cookie: string, path: string, form: Record<string, string>) => {
     // The sign-out form on the security page carries the session's token for everyone.
@@ -265,7 +235,10 @@ eachStore('Console: DNSSEC, hosted domains, zone import and transfers in headles
     await page.goto(`${api.base}/console/`);
     expect(await page.locator('#transfers-pending').textContent()).to.include(NAME);
     await check(page, 'domains-transfer-pending');
-    await page.goto(`${api.base}/console/transfers`);
+    // From the domains page to the account's transfers (in and out), which the navigation keeps under Domains.
+    await nav(page, page.click('a:has-text("Transfers in and out")'));
+    expect(new URL(page.url()).pathname).to.equal('/console/transfers');
+    expect(await page.locator('nav a[aria-current="page"]').textContent()).to.equal('Domains');
     expect(await page.locator('#transfers-pending').textContent()).to.include(NAME);
     await check(page, 'transfers-list');
     const all = await api.call('/v1/transfers?active=true', { headers: bearer(key) });
@@ -321,9 +294,25 @@ eachStore('Console: DNSSEC, hosted domains, zone import and transfers in headles
     // The domain page lists its transfers: the one that brought it in, and the one out, under way.
     const rows = await page.locator('#domain-transfers tbody tr').allTextContents();
     expect(rows, rows.join(' | ')).to.have.length(2);
-    expect(rows[0]).to.match(/out[\s\S]*under way/);
+    expect(rows[0]).to.match(/out[\s\S]*another registrar asks for it/);
     expect(rows[1]).to.match(/in[\s\S]*completed/);
     await check(page, 'transfer-out');
+    // The account's transfers list it under way beside nothing else pending; its page sends the answer to the domain page.
+    await page.goto(`${api.base}/console/transfers`);
+    const pendingRows = await page.locator('#transfers-pending tbody tr').allTextContents();
+    expect(pendingRows, pendingRows.join(' | ')).to.have.length(1);
+    expect(pendingRows[0])
+      .to.include(D)
+      .and.to.match(/out[\s\S]*another registrar asks for it/);
+    const recentRows = (await page.locator('#transfers-recent tbody tr').allTextContents()).filter((x) => x.includes(D));
+    expect(recentRows, recentRows.join(' | ')).to.have.length(1);
+    expect(recentRows[0]).to.include('completed: the domain is here now');
+    await check(page, 'transfers-in-and-out');
+    await nav(page, page.click(`#transfers-pending a:has-text("${D}")`));
+    expect(await page.locator('#transfer-status').textContent()).to.include('another registrar asks for it');
+    expect(await page.locator('button:has-text("Cancel the transfer")').count()).to.equal(0);
+    await nav(page, page.click('a:has-text("Answer the request on the domain’s page")'));
+    expect(new URL(page.url()).pathname).to.equal(`/console/domains/${D}`);
 
     const member = await addPerson(api, 'member', `member-out-${tag}@example.com`);
     const refused = await postAs(await api.signIn(member), `/console/domains/${D}/transfer-out/reject`, {});
@@ -336,6 +325,99 @@ eachStore('Console: DNSSEC, hosted domains, zone import and transfers in headles
     expect((await api.call(`/v1/domains/${D}`, { headers: bearer(key) })).body.status).not.to.include('pendingTransfer');
     await page.reload();
     expect(await text(page)).not.to.include('That did not work');
+    await page.goto(`${api.base}/console/transfers`);
+    expect(await page.locator('#transfers-pending').count()).to.equal(0);
+    expect(await page.locator('#transfers-recent').textContent()).to.include('rejected: the domain stayed here');
+  });
+  it('ACME values: added in the console and through the API, listed with their expiry, removed one by one (CSRF, confirm, POST-redirect-GET); a reload or a second send of the same removal removes nothing more', async function () {
+    this.timeout(60_000);
+    const acmeKey = (await api.issueKey({ environment: 'test', rights: ['dns.acme_challenge'], domains: [ZONE] })).secret;
+    const txt = async () => {
+      const r = await api.call(`/v1/domains/${ZONE}/dns/records`, { headers: bearer(reader) });
+      expect(r.status, JSON.stringify(r.body)).to.equal(200);
+      return JSON.stringify(r.body);
+    };
+    const removals = async () => (await api.system.store.knex('events').where('type', 'dns.acme_challenge_removed')).length;
+    await page.goto(`${api.base}/console/domains/${ZONE}/dns#acme`);
+    await page.fill('#acme-name', `www.${ZONE}`);
+    await page.fill('#acme-value', `console-token-${tag}`);
+    await nav(page, page.click('button:has-text("Add the value")'));
+    expect(page.url()).to.match(/\/dns\?done=challenge#acme$/);
+    const byApi = await api.call(`/v1/domains/${ZONE}/dns/acme-challenges`, {
+      method: 'POST',
+      headers: { ...bearer(acmeKey), 'idempotency-key': randomUUID() },
+      json: { name: `_acme-challenge.www.${ZONE}`, value: `api-token-${tag}` },
+    });
+    expect(byApi.status, JSON.stringify(byApi.body)).to.equal(201);
+    await page.reload();
+    const rows = await page.locator('#acme-values tbody tr').allTextContents();
+    expect(rows, rows.join(' | ')).to.have.length(2);
+    expect(rows.join(' ')).to.include(`console-token-${tag}`).and.to.include(`api-token-${tag}`);
+    expect(await txt())
+      .to.include(`console-token-${tag}`)
+      .and.to.include(`api-token-${tag}`);
+    await check(page, 'acme-values');
+    // The same list in Ukrainian.
+    const session = (await ctx.cookies()).find((c) => c.name === 'dmk_session')!;
+    const uk = await consoleHttp(api).get(`/console/domains/${ZONE}/dns`, `dmk_session=${session.value}`, 'uk');
+    expect(uk.text).to.include('Перевірки ACME').and.to.include('Зникне').and.to.include('Прибрати');
+
+    // The console's value goes; the API's stays, at the same name.
+    const before = await removals();
+    const row = page.locator('#acme-values tbody tr', { hasText: `console-token-${tag}` });
+    const action = await row.locator('form').getAttribute('action');
+    const formId = await row.locator('input[name=_form]').inputValue();
+    await nav(page, row.locator('button:has-text("Remove")').click());
+    expect(page.url()).to.match(/\/dns\?done=challenge-removed#acme$/);
+    expect(await page.locator('main .alert.ok').textContent()).to.include('The ACME value was removed');
+    const left = await page.locator('#acme-values tbody tr').allTextContents();
+    expect(left, left.join(' | ')).to.have.length(1);
+    expect(left[0]).to.include(`api-token-${tag}`);
+    expect(await txt()).not.to.include(`console-token-${tag}`);
+    expect(await txt()).to.include(`api-token-${tag}`);
+    expect(await removals()).to.equal(before + 1);
+    await check(page, 'acme-removed');
+
+    // A reload repeats nothing; the same form sent again (a double click) gets the first one's redirect.
+    await page.reload();
+    expect(await removals()).to.equal(before + 1);
+    const cookie = (await ctx.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+    const csrf = (await page.locator('input[name=_csrf]').first().inputValue())!;
+    const send = (form: Record<string, string>) =>
+      fetch(`${api.base}${action}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form).toString(),
+      });
+    const again = await send({ _csrf: csrf, _form: formId, _back: `/console/domains/${ZONE}/dns#acme` });
+    expect(again.status).to.equal(302);
+    expect(again.headers.get('location')).to.match(/done=challenge-removed/);
+    // A new form for a value already gone says so in words; nothing else is removed.
+    const gone = await send({ _csrf: csrf, _back: `/console/domains/${ZONE}/dns#acme` });
+    expect(gone.status).to.equal(404);
+    expect(await gone.text()).to.include('challenge_not_found');
+    // Without the session's CSRF token nothing is removed.
+    const apiRow = page.locator('#acme-values tbody tr', { hasText: `api-token-${tag}` });
+    const apiAction = (await apiRow.locator('form').getAttribute('action'))!;
+    const forged = await fetch(`${api.base}${apiAction}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: 'forged' }).toString(),
+    });
+    expect(forged.status).to.equal(403);
+    expect(await forged.text()).to.include('csrf_failed');
+    expect(await removals()).to.equal(before + 1);
+    expect(await txt()).to.include(`api-token-${tag}`);
+    // The API's value, removed through the API's own DELETE, leaves the list too.
+    const del = await api.call(`/v1/domains/${ZONE}/dns/acme-challenges/${byApi.body.id}`, {
+      method: 'DELETE',
+      headers: { ...bearer(acmeKey), 'idempotency-key': randomUUID() },
+    });
+    expect(del.status).to.equal(204);
+    await page.reload();
+    expect(await page.locator('#acme-values').count()).to.equal(0);
   });
   it('zone import: $INCLUDE fails the import with its line and reason, the pasted text kept in the form; a pasted zone file ends in the DNS editor plan review, nothing applied; a reload imports nothing again', async function () {
     this.timeout(60_000);

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { eachStore } from '../support/stores.js';
 import { startApi, type TestApi } from '../support/system.js';
+import { consoleHttp, hiddenField } from './http.js';
 
 /**
  * The console's one-time view (an issued key, a new webhook secret): handed from the POST to the GET that
@@ -18,8 +19,8 @@ eachStore('Console: the one-time view is sealed, bound to its session and read o
   });
 
   const get = async (cookie: string, path: string) => {
-    const r = await fetch(`${api.base}${path}`, { headers: { cookie: `${cookie}; dmk_lang=en; dmk_env=test` }, redirect: 'manual' });
-    return { status: r.status, text: await r.text(), setCookie: r.headers.getSetCookie() };
+    const r = await consoleHttp(api).get(path, cookie);
+    return { ...r, setCookie: r.cookies };
   };
   const onceOf = (setCookie: string[]) => {
     const c = setCookie.find((x) => x.startsWith('dmk_once='));
@@ -29,17 +30,17 @@ eachStore('Console: the one-time view is sealed, bound to its session and read o
   it('a new webhook secret: the cookie holds no readable secret, another session cannot open it, the first GET shows and clears it', async () => {
     const cookie = await api.signIn();
     const page = await get(cookie, '/console/webhooks');
-    const csrf = /name="_csrf" value="([^"]+)"/.exec(page.text)![1]!;
-    const r = await fetch(`${api.base}/console/webhooks`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { cookie: `${cookie}; dmk_lang=en; dmk_env=test`, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ _csrf: csrf, url: 'https://hooks.example.com/in', events: '*', domains: '' }).toString(),
+    const csrf = hiddenField(page.text, '_csrf')!;
+    const r = await consoleHttp(api).post('/console/webhooks', cookie, {
+      _csrf: csrf,
+      url: 'https://hooks.example.com/in',
+      events: '*',
+      domains: '',
     });
-    expect(r.status, await r.text()).to.equal(302);
-    const location = r.headers.get('location')!;
+    expect(r.status, r.text).to.equal(302);
+    const location = r.location!;
     expect(location).to.match(/^\/console\/webhooks\/[^?]+\?done=created$/);
-    const sealed = onceOf(r.headers.getSetCookie());
+    const sealed = onceOf(r.cookies);
     expect(sealed, 'the one-time view cookie').to.be.a('string');
     // Sealed: neither the secret nor the JSON around it can be read from the cookie, in any decoding.
     for (const text of [sealed!, Buffer.from(sealed!, 'base64url').toString('latin1'), Buffer.from(sealed!, 'base64').toString('latin1')])

@@ -1,12 +1,9 @@
-import { readFileSync, mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { expect } from 'chai';
 import QRCode from 'qrcode';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { eachStore } from '../support/stores.js';
 import { addPerson, startApi, type TestApi } from '../support/system.js';
-import { launch, signInThroughForm, totpFor } from './browser.js';
+import { checkPage, launch, signInThroughForm, totpFor } from './browser.js';
 import { noticeText } from '../../adapters/http/console/pages.js';
 
 /**
@@ -16,7 +13,6 @@ import { noticeText } from '../../adapters/http/console/pages.js';
  * the sandbox clock in the header, and axe-core on every page (no serious or critical violation).
  * Screenshots at 1280 and 375 px go to $CONSOLE_SHOTS (default /tmp/console-a-shots), never to git.
  */
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const SHOTS = process.env.CONSOLE_SHOTS || '/tmp/console-a-shots';
 
 eachStore('Console keys, people and security in headless Chromium', (kind) => {
@@ -30,37 +26,7 @@ eachStore('Console keys, people and security in headless Chromium', (kind) => {
   const nav = (p: Page, action: Promise<unknown>) => Promise.all([p.waitForNavigation(), action]);
   const text = async (p: Page, sel = 'main') => (await p.locator(sel).first().textContent()) ?? '';
 
-  /** axe-core in the page (evaluated through the DevTools protocol: the page's CSP stays as it is). */
-  const axeClean = async (p: Page, label: string) => {
-    await p.evaluate(AXE);
-    const violations = await p.evaluate(async () => {
-      const r = await (window as unknown as { axe: { run(c: Document, o: object): Promise<{ violations: any[] }> } }).axe.run(document, {
-        resultTypes: ['violations'],
-      });
-      return r.violations
-        .filter((x) => x.impact === 'serious' || x.impact === 'critical')
-        .map(
-          (x) =>
-            `${x.id} (${x.impact}): ${x.nodes.map((n: { target: string[]; html: string; failureSummary?: string }) => `${n.target.join(' ')} ${n.html.slice(0, 120)} ${n.failureSummary ?? ''}`).join(', ')}`,
-        );
-    });
-    expect(violations, `axe on ${label}`).to.deep.equal([]);
-  };
-  /** axe, then (SQLite run only: one set is enough) screenshots at 1280 and 375 px. */
-  const check = async (p: Page, name: string) => {
-    await axeClean(p, name);
-    // Nothing wider than a phone's screen at 375 px: tables stack, long codes wrap.
-    await p.setViewportSize({ width: 375, height: 800 });
-    const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-    expect(overflow, `${name}: horizontal overflow at 375 px`).to.be.at.most(0);
-    if (tag === 'sqlite') {
-      mkdirSync(SHOTS, { recursive: true });
-      await p.screenshot({ path: join(SHOTS, `${name}-375.png`), fullPage: true });
-      await p.setViewportSize({ width: 1280, height: 900 });
-      await p.screenshot({ path: join(SHOTS, `${name}-1280.png`), fullPage: true });
-    }
-    await p.setViewportSize({ width: 1280, height: 900 });
-  };
+  const check = (p: Page, name: string) => checkPage(p, name, tag === 'sqlite' ? SHOTS : null);
   const outboxCount = async (address: string) => (await api.system.store.mailbox.to(address, 100)).length;
 
   before(async function () {

@@ -8,6 +8,7 @@ import { attempt, authorizeAs, checkpoints, errorBox, field, fieldError, keyFor,
 import { html, type Html } from './html.js';
 import { alert, type View } from './layout.js';
 import { pageHead } from './fields.js';
+import { dataTable } from './table.js';
 import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
 import { validateBody } from './acting.js';
 
@@ -154,38 +155,39 @@ export const billingPages = (uc: UseCases) => {
           <button type="submit">${v.t('Показати', 'Show')}</button>
           <a href="/console/billing/transactions">${v.t('Скинути', 'Reset')}</a>
         </form>
-        <table class="stack" id="transactions">
-          <caption>
-            ${v.t(`Операцій: ${rows.length}; разом (без анульованих): ${uah(total)}`, `${rows.length} transaction(s); total (voided excluded): ${uah(total)}`)}
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">${v.t('Коли', 'When')}</th>
-              <th scope="col">${v.t('Вид', 'Kind')}</th>
-              <th scope="col">${v.t('Опис', 'Description')}</th>
-              <th scope="col">${v.t('Домен', 'Domain')}</th>
-              <th scope="col">${v.t('Стан', 'Status')}</th>
-              <th scope="col" class="num">${v.t('Сума', 'Amount')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${rows.map(
-              (t) =>
-                html`<tr>
-                  <td data-label="${v.t('Коли', 'When')}">${when(t.created_at, v)}</td>
-                  <td data-label="${v.t('Вид', 'Kind')}">${kindName(v, t.kind)}</td>
-                  <td data-label="${v.t('Опис', 'Description')}">${t.description}</td>
-                  <td data-label="${v.t('Домен', 'Domain')}">${t.domain ?? '—'}</td>
-                  <td data-label="${v.t('Стан', 'Status')}">
-                    <span class="pill ${t.status === 'posted' ? 'ok' : t.status === 'pending' ? 'warn' : 'bad'}"
-                      >${statusName(v, t.status)}</span
-                    >
-                  </td>
-                  <td class="num" data-label="${v.t('Сума', 'Amount')}">${uah(t.amount.amount)}</td>
-                </tr>`,
-            )}
-          </tbody>
-        </table>`,
+        ${dataTable(
+          [
+            v.t('Коли', 'When'),
+            v.t('Вид', 'Kind'),
+            v.t('Опис', 'Description'),
+            v.t('Домен', 'Domain'),
+            v.t('Стан', 'Status'),
+            { head: v.t('Сума', 'Amount'), cls: 'num' },
+          ],
+          rows.map(
+            (t) =>
+              html`<tr>
+                <td data-label="${v.t('Коли', 'When')}">${when(t.created_at, v)}</td>
+                <td data-label="${v.t('Вид', 'Kind')}">${kindName(v, t.kind)}</td>
+                <td data-label="${v.t('Опис', 'Description')}">${t.description}</td>
+                <td data-label="${v.t('Домен', 'Domain')}">${t.domain ?? '—'}</td>
+                <td data-label="${v.t('Стан', 'Status')}">
+                  <span class="pill ${t.status === 'posted' ? 'ok' : t.status === 'pending' ? 'warn' : 'bad'}"
+                    >${statusName(v, t.status)}</span
+                  >
+                </td>
+                <td class="num" data-label="${v.t('Сума', 'Amount')}">${uah(t.amount.amount)}</td>
+              </tr>`,
+          ),
+          {
+            caption: v.t(
+              `Операцій: ${rows.length}; разом (без анульованих): ${uah(total)}`,
+              `${rows.length} transaction(s); total (voided excluded): ${uah(total)}`,
+            ),
+            id: 'transactions',
+            cls: 'stack',
+          },
+        )}`,
     };
   };
 

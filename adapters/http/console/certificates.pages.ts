@@ -5,6 +5,7 @@ import type { UseCases } from '../use-cases.js';
 import { attempt, doneBanner, enc, errorBox, field, fieldError, fieldMessages, keyFor, postForm, validateBody, when } from './acting.js';
 import { html } from './html.js';
 import type { View } from './layout.js';
+import { dataTable } from './table.js';
 import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
 
 /**
@@ -84,27 +85,19 @@ ${typed?.names ?? ''}</textarea>
         ${
           page.data.length === 0
             ? html`<p>${v.t('Сертифікатів ще немає.', 'No certificates yet.')}</p>`
-            : html`<table class="stack" id="certificates">
-                <thead>
-                  <tr>
-                    <th scope="col">${v.t('Імена', 'Names')}</th>
-                    <th scope="col">${v.t('Стан', 'Status')}</th>
-                    <th scope="col">${v.t('Діє до', 'Valid until')}</th>
-                    <th scope="col">${v.t('Замовлено', 'Requested')}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${page.data.map(
-                    (c) =>
-                      html`<tr>
-                        <td class="mono"><a href="${base}/${enc(c.id)}">${c.domains.join(', ')}</a></td>
-                        <td data-label="${v.t('Стан', 'Status')}">${pill(v, c.status)}</td>
-                        <td data-label="${v.t('Діє до', 'Valid until')}">${when(c.not_after, v)}</td>
-                        <td data-label="${v.t('Замовлено', 'Requested')}">${when(c.created_at, v)}</td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>`
+            : dataTable(
+                [v.t('Імена', 'Names'), v.t('Стан', 'Status'), v.t('Діє до', 'Valid until'), v.t('Замовлено', 'Requested')],
+                page.data.map(
+                  (c) =>
+                    html`<tr>
+                      <td class="mono"><a href="${base}/${enc(c.id)}">${c.domains.join(', ')}</a></td>
+                      <td data-label="${v.t('Стан', 'Status')}">${pill(v, c.status)}</td>
+                      <td data-label="${v.t('Діє до', 'Valid until')}">${when(c.not_after, v)}</td>
+                      <td data-label="${v.t('Замовлено', 'Requested')}">${when(c.created_at, v)}</td>
+                    </tr>`,
+                ),
+                { id: 'certificates', cls: 'stack' },
+              )
         }`,
     };
   };

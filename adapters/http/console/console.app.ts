@@ -5,6 +5,7 @@ import type { Environment } from '../../../core/kernel/environment.js';
 import { DomainError, isDomainError } from '../../../core/kernel/errors.js';
 import type { Logger } from 'pino';
 import { ERROR_TABLE } from '../error-table.js';
+import { safeNext } from './safe-next.js';
 import type { UseCases } from '../use-cases.js';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
 import { PAGES_CSS } from './pages.css.js';
@@ -72,10 +73,6 @@ export const sameToken = (a: string | null | undefined, b: string | null | undef
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
 };
-
-/** Only console paths are followed after a language switch or a re-auth (no open redirect). */
-export const safeNext = (next: unknown, fallback = '/console/'): string =>
-  typeof next === 'string' && /^\/console(\/[^\s\\]*)?$/.test(next) && !next.startsWith('//') ? next : fallback;
 
 /** How much of an over-long body is still read (and dropped) so the browser gets the page that says so:
  * a server that answers mid-upload and closes leaves the browser with a bare "connection reset". */
@@ -349,7 +346,9 @@ export const consoleMiddleware = (uc: UseCases, deps: ConsoleDeps): Middleware =
       }
       const e = err as DomainError;
       if (e.code === 'reauth_required' || e.code === 'session_required') {
-        const back = ctx.method === 'GET' ? ctx.path : safeNext(typeof form._back === 'string' ? form._back : undefined, ctx.path);
+        // Back to the page they were on: a GET with its query (a DNS draft lives there), a form's own way back.
+        const here = safeNext(ctx.path + (ctx.querystring ? `?${ctx.querystring}` : ''), ctx.path);
+        const back = ctx.method === 'GET' ? here : safeNext(typeof form._back === 'string' ? form._back : undefined, ctx.path);
         if (e.code === 'reauth_required') return ctx.redirect(`/console/reauth?next=${encodeURIComponent(back)}`);
         return ctx.redirect(`/console/sign-in?next=${encodeURIComponent(back)}&ended=1`);
       }

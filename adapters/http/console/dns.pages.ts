@@ -1,6 +1,6 @@
 import type { DomainError } from '../../../core/kernel/errors.js';
 import type { CheckResult, PlanView } from '../../../core/dns/plans/plan.js';
-import type { ChangeInput } from '../../../core/dns/plans/plan-builder.js';
+import { inputOf, type ChangeInput } from '../../../core/dns/plans/plan-builder.js';
 import { RECORD_TYPES } from '../../../core/dns/zone/record-set.js';
 import { dnsRoutes } from '../routes/dns.routes.js';
 import type { UseCases } from '../use-cases.js';
@@ -8,6 +8,7 @@ import {
   attempt,
   authorizeAs,
   checkpoints,
+  doneBanner,
   enc,
   errorBox,
   field,
@@ -21,6 +22,8 @@ import {
 import { esc, html, raw, type Html } from './html.js';
 import { alert, type View } from './layout.js';
 import { pageHead } from './fields.js';
+import { dataTable } from './table.js';
+import { ERROR_TABLE } from '../error-table.js';
 import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
 
 /**
@@ -60,15 +63,7 @@ const decodeDraft = (s: string | undefined): Draft => {
   }
 };
 /** A plan's changes as a draft again (to edit it further or plan it anew). */
-const draftOf = (p: PlanView): Draft =>
-  p.changes.map((c) => ({
-    action: c.action,
-    name: c.name,
-    type: c.type,
-    ...(c.ttl !== undefined ? { ttl: c.ttl } : {}),
-    ...(c.values ? { values: [...c.values] } : {}),
-    ...(c.current ? { current: { ttl: c.current.ttl, values: [...c.current.values] } } : {}),
-  }));
+const draftOf = (p: PlanView): Draft => p.changes.map(inputOf);
 /** The same changes stated against the zone as it is now: each "current" precondition is read afresh. */
 const refreshed = (d: Draft, now: ReadonlyArray<{ name: string; type: string; ttl: number; values: readonly string[] }>): Draft =>
   d.map(({ current: _c, ...rest }) => {
@@ -101,35 +96,32 @@ const checkList = (v: View, checks: readonly CheckResult[]) =>
       </ul>`;
 
 const diffTable = (v: View, zone: string, changes: readonly ChangeInput[], opts: { draftRemove?: (i: number) => Html } = {}) =>
-  html`<table class="diff stack">
-    <thead>
-      <tr>
-        <th scope="col">${v.t('Дія', 'Action')}</th>
-        <th scope="col">${v.t('Ім’я', 'Name')}</th>
-        <th scope="col">${v.t('Тип', 'Type')}</th>
-        <th scope="col">${v.t('Було', 'Before')}</th>
-        <th scope="col">${v.t('Стане', 'After')}</th>
-        ${opts.draftRemove ? html`<th scope="col"><span class="muted">${v.t('Дії', 'Actions')}</span></th>` : ''}
-      </tr>
-    </thead>
-    <tbody>
-      ${changes.map(
-        (c, i) =>
-          html`<tr class="${c.action}">
-            <td class="act" data-label="${v.t('Дія', 'Action')}">${actionName(v, c.action)}</td>
-            <td class="mono" data-label="${v.t('Ім’я', 'Name')}">${rel(c.name, zone)}</td>
-            <td data-label="${v.t('Тип', 'Type')}">${c.type}</td>
-            <td class="mono" data-label="${v.t('Було', 'Before')}">
-              ${c.current ? html`<del>TTL ${c.current.ttl}: ${c.current.values.join(' | ')}</del>` : '—'}
-            </td>
-            <td class="mono" data-label="${v.t('Стане', 'After')}">
-              ${c.action === 'delete' ? '—' : html`<ins>TTL ${c.ttl ?? '?'}: ${(c.values ?? []).join(' | ')}</ins>`}
-            </td>
-            ${opts.draftRemove ? html`<td>${opts.draftRemove(i)}</td>` : ''}
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+  dataTable(
+    [
+      v.t('Дія', 'Action'),
+      v.t('Ім’я', 'Name'),
+      v.t('Тип', 'Type'),
+      v.t('Було', 'Before'),
+      v.t('Стане', 'After'),
+      ...(opts.draftRemove ? [html`<span class="muted">${v.t('Дії', 'Actions')}</span>`] : []),
+    ],
+    changes.map(
+      (c, i) =>
+        html`<tr class="${c.action}">
+          <td class="act" data-label="${v.t('Дія', 'Action')}">${actionName(v, c.action)}</td>
+          <td class="mono" data-label="${v.t('Ім’я', 'Name')}">${rel(c.name, zone)}</td>
+          <td data-label="${v.t('Тип', 'Type')}">${c.type}</td>
+          <td class="mono" data-label="${v.t('Було', 'Before')}">
+            ${c.current ? html`<del>TTL ${c.current.ttl}: ${c.current.values.join(' | ')}</del>` : '—'}
+          </td>
+          <td class="mono" data-label="${v.t('Стане', 'After')}">
+            ${c.action === 'delete' ? '—' : html`<ins>TTL ${c.ttl ?? '?'}: ${(c.values ?? []).join(' | ')}</ins>`}
+          </td>
+          ${opts.draftRemove ? html`<td>${opts.draftRemove(i)}</td>` : ''}
+        </tr>`,
+    ),
+    { cls: 'diff stack' },
+  );
 
 /**
  * The records table's rows, built as one string with every value escaped: a zone of thousands of sets
@@ -243,6 +235,12 @@ export const dnsPages = (uc: UseCases): ConsolePage[] => {
     const key = await keyFor(uc, r);
     const history = await uc.listEvents.execute(key, { types: 'dns.plan_applied', domain: zone, limit: 20 }).catch(() => ({ data: [] }));
     const acme = records.filter((s) => s.type === 'TXT' && s.name.startsWith('_acme-challenge.'));
+    // The values added as challenges (removable by id, as DELETE …/acme-challenges/{id}); a TXT value typed in
+    // the editor at the same name is listed as such (the editor changes it). A key without the right sees none.
+    const challenges = await uc.acmeChallenges.list(key, zone).catch(() => []);
+    const typedInEditor = acme.flatMap((s) =>
+      s.values.filter((x) => !challenges.some((c) => c.name === s.name && c.value === x)).map((x) => ({ name: s.name, value: x })),
+    );
     const pending = new Set(draft.map((c) => `${c.name}|${c.type}`));
     const fq = (n: string) => (n === '@' || n === '' ? zone : n.endsWith(`.${zone}`) || n === zone ? n : `${n}.${zone}`);
     const inDraft = (name: string, type: string) =>
@@ -266,7 +264,16 @@ export const dnsPages = (uc: UseCases): ConsolePage[] => {
       title: v.t(`DNS — ${zone}`, `DNS — ${zone}`),
       ...(status ? { status } : {}),
       body: html`${pageHead({ href: `/console/domains/${enc(zone)}`, label: zone }, v.t('DNS-записи', 'DNS records'), zone)}
-        ${r.query.done === 'challenge' ? alert('ok', v.t('Значення ACME додано; наш сервер уже відповідає ним.', 'The ACME value was added; our server already answers with it.')) : ''}
+        ${doneBanner(r, {
+          challenge: [
+            'Значення ACME додано; наш сервер уже відповідає ним.',
+            'The ACME value was added; our server already answers with it.',
+          ],
+          'challenge-removed': [
+            'Значення ACME прибрано; наш сервер більше ним не відповідає.',
+            'The ACME value was removed; our server no longer answers with it.',
+          ],
+        })}
         <p class="lead">
           ${v.t('Зміни спершу збираються в план (він зберігається в адресі сторінки й не губиться), потім «Переглянути» показує всі перевірки, а «Застосувати» змінює зону.', 'Changes are first collected in a plan (kept in the page address, so it is never lost); "Review" then shows every check, and "Apply" changes the zone.')}
           ${serial !== null ? html`<span class="muted">Serial ${serial}.</span>` : ''}
@@ -319,23 +326,7 @@ export const dnsPages = (uc: UseCases): ConsolePage[] => {
           ${draft.length ? html`<input type="hidden" name="draft" value="${encodeDraft(draft)}" />` : ''}
         </form>
         ${postForm(v, `${base(zone)}/draft`, html`<input type="hidden" name="draft" value="${encodeDraft(draft)}" /><input type="hidden" name="action" value="delete" />`, { cls: 'inline', id: 'delete-set' })}
-        <table class="stack" id="records">
-          <caption>
-            ${v.t(`Наборів записів: ${records.length}`, `${records.length} record sets`)}
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">${v.t('Ім’я', 'Name')}</th>
-              <th scope="col">${v.t('Тип', 'Type')}</th>
-              <th scope="col">TTL</th>
-              <th scope="col">${v.t('Значення', 'Values')}</th>
-              <th scope="col"><span class="muted">${v.t('Дії', 'Actions')}</span></th>
-            </tr>
-          </thead>
-          <tbody>
-            ${recordRows(v, zone, records, inDraft)}
-          </tbody>
-        </table>
+        ${dataTable([v.t('Ім’я', 'Name'), v.t('Тип', 'Type'), 'TTL', v.t('Значення', 'Values'), html`<span class="muted">${v.t('Дії', 'Actions')}</span>`], recordRows(v, zone, records, inDraft), { caption: v.t(`Наборів записів: ${records.length}`, `${records.length} record sets`), id: 'records', cls: 'stack' })}
         <h2 id="import">${v.t('Імпорт файлу зони', 'Import a zone file')}</h2>
         <div class="card">
           <p>
@@ -362,11 +353,51 @@ export const dnsPages = (uc: UseCases): ConsolePage[] => {
             ${v.t('Значення TXT для перевірки DNS-01: додаються до наявних, TTL 60 с, зникають самі через 24 години.', 'TXT values for the DNS-01 check: added next to the existing ones, TTL 60 s, gone by themselves after 24 hours.')}
           </p>
           ${
-            acme.length === 0
+            challenges.length + typedInEditor.length === 0
               ? html`<p class="muted">${v.t('Зараз немає жодного значення.', 'There are no values now.')}</p>`
-              : html`<ul>
-                  ${acme.map((s) => html`<li class="mono">${s.name}: ${s.values.join(', ')}</li>`)}
-                </ul>`
+              : dataTable(
+                  [
+                    v.t('Ім’я', 'Name'),
+                    v.t('Значення', 'Value'),
+                    v.t('Зникне', 'Goes away'),
+                    html`<span class="visually-hidden">${v.t('Дія', 'Action')}</span>`,
+                  ],
+                  [
+                    ...challenges.map(
+                      (c) =>
+                        html`<tr>
+                          <td class="mono">${c.name}</td>
+                          <td class="mono">${c.value}</td>
+                          <td>${when(c.expires_at, v)}</td>
+                          <td>
+                            ${postForm(
+                              v,
+                              `${base(zone)}/acme/${enc(c.id)}/remove`,
+                              html`<button type="submit" class="danger small">
+                                ${v.t('Прибрати', 'Remove')}<span class="visually-hidden"> ${c.name} ${c.value}</span>
+                              </button>`,
+                              {
+                                cls: 'inline',
+                                back: `${base(zone)}#acme`,
+                                confirm: v.t(`Прибрати значення ${c.value} з ${c.name}?`, `Remove the value ${c.value} from ${c.name}?`),
+                              },
+                            )}
+                          </td>
+                        </tr>`,
+                    ),
+                    ...typedInEditor.map(
+                      (x) =>
+                        html`<tr>
+                          <td class="mono">${x.name}</td>
+                          <td class="mono">${x.value}</td>
+                          <td colspan="2" class="muted">
+                            ${v.t('введено в редакторі вище (там і змінюється)', 'typed in the editor above (changed there)')}
+                          </td>
+                        </tr>`,
+                    ),
+                  ],
+                  { id: 'acme-values', cls: 'stack' },
+                )
           }
           ${postForm(
             v,
@@ -382,30 +413,22 @@ export const dnsPages = (uc: UseCases): ConsolePage[] => {
         ${
           history.data.length === 0
             ? html`<p class="muted">${v.t('Ще жодного.', 'None yet.')}</p>`
-            : html`<table class="stack">
-                <thead>
-                  <tr>
-                    <th scope="col">${v.t('Коли', 'When')}</th>
-                    <th scope="col">${v.t('План', 'Plan')}</th>
-                    <th scope="col">Serial</th>
-                    <th scope="col">${v.t('Змін', 'Changes')}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${history.data.map((e) => {
-                    const data = e.data as { plan_id?: string; serial?: number; counts?: Record<string, number> };
-                    const c = data.counts ?? {};
-                    return html`<tr>
-                      <td data-label="${v.t('Коли', 'When')}">${when(e.created_at, v)}</td>
-                      <td data-label="${v.t('План', 'Plan')}">
-                        <a class="mono" href="${base(zone)}/plans/${enc(data.plan_id ?? '')}">${data.plan_id}</a>
-                      </td>
-                      <td class="num" data-label="Serial">${data.serial}</td>
-                      <td data-label="${v.t('Змін', 'Changes')}">+${c.create ?? 0} ~${c.update ?? 0} −${c.delete ?? 0}</td>
-                    </tr>`;
-                  })}
-                </tbody>
-              </table>`
+            : dataTable(
+                [v.t('Коли', 'When'), v.t('План', 'Plan'), 'Serial', v.t('Змін', 'Changes')],
+                history.data.map((e) => {
+                  const data = e.data as { plan_id?: string; serial?: number; counts?: Record<string, number> };
+                  const c = data.counts ?? {};
+                  return html`<tr>
+                    <td data-label="${v.t('Коли', 'When')}">${when(e.created_at, v)}</td>
+                    <td data-label="${v.t('План', 'Plan')}">
+                      <a class="mono" href="${base(zone)}/plans/${enc(data.plan_id ?? '')}">${data.plan_id}</a>
+                    </td>
+                    <td class="num" data-label="Serial">${data.serial}</td>
+                    <td data-label="${v.t('Змін', 'Changes')}">+${c.create ?? 0} ~${c.update ?? 0} −${c.delete ?? 0}</td>
+                  </tr>`;
+                }),
+                { cls: 'stack' },
+              )
         }`,
     };
   };
@@ -665,6 +688,24 @@ export const dnsPages = (uc: UseCases): ConsolePage[] => {
             'body' in p ? { ...p, body: html`${errorBox(r.view, out.error)}${p.body}` } : p,
           );
         return { redirect: `${base(zone)}?done=challenge#acme` };
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/console\/domains\/([^/]+)\/dns\/acme\/([^/]+)\/remove$/,
+      auth: true,
+      handle: async (r) => {
+        const [zone, id] = [r.params[0]!, r.params[1]!];
+        const out = await attempt(async () => {
+          const key = await keyFor(uc, r);
+          await authorizeAs(uc, routes, 'removeAcmeChallenge', key, { params: { domain: zone, id } });
+          await uc.acmeChallenges.remove(key, zone, id, checkpoints(uc));
+        });
+        if ('error' in out)
+          return editor(r, [], undefined, ERROR_TABLE[out.error.code].status).then((p) =>
+            'body' in p ? { ...p, body: html`${errorBox(r.view, out.error)}${p.body}` } : p,
+          );
+        return { redirect: `${base(zone)}?done=challenge-removed#acme` };
       },
     },
   ];

@@ -339,33 +339,29 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
                     : ''
                 }
                 <h2>${v.t('Ключі', 'Keys')}</h2>
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">${v.t('Тег', 'Tag')}</th>
-                      <th scope="col">${v.t('Алгоритм', 'Algorithm')}</th>
-                      <th scope="col">${v.t('Прапорці', 'Flags')}</th>
-                      <th scope="col">${v.t('Роль', 'Role')}</th>
-                      <th scope="col">${v.t('Стан', 'State')}</th>
-                      <th scope="col">${v.t('Створено', 'Created')}</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${s.keys.map(
-                      (k) =>
-                        html`<tr>
-                          <td data-label="${v.t('Тег', 'Tag')}" class="mono">${k.tag}</td>
-                          <td data-label="${v.t('Алгоритм', 'Algorithm')}">${k.algorithm} (${algName(k.algorithm)})</td>
-                          <td data-label="${v.t('Прапорці', 'Flags')}">
-                            ${k.flags}${k.flags === 257 ? html` <span class="muted">${v.t('(один ключ підписує все)', '(one key signs everything)')}</span>` : ''}
-                          </td>
-                          <td data-label="${v.t('Роль', 'Role')}">${k.role.toUpperCase()}</td>
-                          <td data-label="${v.t('Стан', 'State')}">${k.state}</td>
-                          <td data-label="${v.t('Створено', 'Created')}">${when(k.created_at, v)}</td>
-                        </tr>`,
-                    )}
-                  </tbody>
-                </table>
+                ${dataTable(
+                  [
+                    v.t('Тег', 'Tag'),
+                    v.t('Алгоритм', 'Algorithm'),
+                    v.t('Прапорці', 'Flags'),
+                    v.t('Роль', 'Role'),
+                    v.t('Стан', 'State'),
+                    v.t('Створено', 'Created'),
+                  ],
+                  s.keys.map(
+                    (k) =>
+                      html`<tr>
+                        <td data-label="${v.t('Тег', 'Tag')}" class="mono">${k.tag}</td>
+                        <td data-label="${v.t('Алгоритм', 'Algorithm')}">${k.algorithm} (${algName(k.algorithm)})</td>
+                        <td data-label="${v.t('Прапорці', 'Flags')}">
+                          ${k.flags}${k.flags === 257 ? html` <span class="muted">${v.t('(один ключ підписує все)', '(one key signs everything)')}</span>` : ''}
+                        </td>
+                        <td data-label="${v.t('Роль', 'Role')}">${k.role.toUpperCase()}</td>
+                        <td data-label="${v.t('Стан', 'State')}">${k.state}</td>
+                        <td data-label="${v.t('Створено', 'Created')}">${when(k.created_at, v)}</td>
+                      </tr>`,
+                  ),
+                )}
                 ${foreignKeys(v, d, s, owner, pending('dnssec_foreign_key_remove'), hosted)}`
             : ''
         }
@@ -470,21 +466,7 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
       }
       ${
         s.foreign_keys.length > 0
-          ? html`<table id="dnssec-foreign-keys">
-                <thead>
-                  <tr>
-                    <th scope="col">${v.t('Тег', 'Tag')}</th>
-                    <th scope="col">${v.t('Алгоритм', 'Algorithm')}</th>
-                    <th scope="col">${v.t('Прапорці', 'Flags')}</th>
-                    <th scope="col">${v.t('Чий', 'Whose')}</th>
-                    <th scope="col">${v.t('Додано', 'Added')}</th>
-                    <th scope="col"><span class="visually-hidden">${v.t('Дія', 'Action')}</span></th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${rows}
-                </tbody>
-              </table>
+          ? html`${dataTable([v.t('Тег', 'Tag'), v.t('Алгоритм', 'Algorithm'), v.t('Прапорці', 'Flags'), v.t('Чий', 'Whose'), v.t('Додано', 'Added'), html`<span class="visually-hidden">${v.t('Дія', 'Action')}</span>`], rows, { id: 'dnssec-foreign-keys' })}
               <p class="muted">
                 ${v.t(
                   'Поки тут є ключі інших операторів, автоматична заміна нашого ключа чекає, а зміна алгоритму чи вимкнення DNSSEC неможливі. Власник прибирає ключ тут одразу; ключ API лише запитує це як операцію класу 3.',

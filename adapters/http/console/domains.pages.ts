@@ -22,6 +22,7 @@ import {
 import { html, type Html } from './html.js';
 import { alert, type View } from './layout.js';
 import { pageHead } from './fields.js';
+import { dataTable } from './table.js';
 import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
 
 /**
@@ -127,36 +128,37 @@ export const domainPages = (uc: UseCases) => {
         ${found && 'error' in found ? errorBox(v, found.error) : ''}
         ${
           found && 'ok' in found
-            ? html`<table class="stack" id="results">
-                <caption>
-                  ${v.t('Точний збіг — першим; далі — той самий ярлик в інших зонах.', 'The exact match first; then the same label in other zones.')}
-                </caption>
-                <thead>
-                  <tr>
-                    <th scope="col">${v.t('Домен', 'Domain')}</th>
-                    <th scope="col">${v.t('Доступний', 'Available')}</th>
-                    <th scope="col" class="num">${v.t('Ціна за рік', 'Price per year')}</th>
-                    <th scope="col"><span class="muted">${v.t('Дії', 'Actions')}</span></th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${found.ok.results.map(
-                    (x) =>
-                      html`<tr>
-                        <th scope="row">
-                          ${x.domain}${x.exact ? html` <span class="pill">${v.t('точний збіг', 'exact match')}</span>` : ''}
-                        </th>
-                        <td data-label="${v.t('Доступний', 'Available')}">
-                          ${x.available ? html`<span class="pill ok">${v.t('вільний', 'available')}</span>` : html`<span class="pill bad">${v.t('зайнятий', 'taken')}</span>${x.registered_until ? html` <span class="muted">${v.t('до', 'until')} ${x.registered_until}</span>` : ''}`}
-                        </td>
-                        <td class="num" data-label="${v.t('Ціна за рік', 'Price per year')}">${uah(x.price.amount)}</td>
-                        <td>
-                          ${x.available && mayRegister ? html`<a class="button small" href="/console/register?domain=${enc(x.domain)}">${v.t('Зареєструвати', 'Register')}<span class="visually-hidden"> ${x.domain}</span></a>` : ''}
-                        </td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>`
+            ? dataTable(
+                [
+                  v.t('Домен', 'Domain'),
+                  v.t('Доступний', 'Available'),
+                  { head: v.t('Ціна за рік', 'Price per year'), cls: 'num' },
+                  html`<span class="muted">${v.t('Дії', 'Actions')}</span>`,
+                ],
+                found.ok.results.map(
+                  (x) =>
+                    html`<tr>
+                      <th scope="row">
+                        ${x.domain}${x.exact ? html` <span class="pill">${v.t('точний збіг', 'exact match')}</span>` : ''}
+                      </th>
+                      <td data-label="${v.t('Доступний', 'Available')}">
+                        ${x.available ? html`<span class="pill ok">${v.t('вільний', 'available')}</span>` : html`<span class="pill bad">${v.t('зайнятий', 'taken')}</span>${x.registered_until ? html` <span class="muted">${v.t('до', 'until')} ${x.registered_until}</span>` : ''}`}
+                      </td>
+                      <td class="num" data-label="${v.t('Ціна за рік', 'Price per year')}">${uah(x.price.amount)}</td>
+                      <td>
+                        ${x.available && mayRegister ? html`<a class="button small" href="/console/register?domain=${enc(x.domain)}">${v.t('Зареєструвати', 'Register')}<span class="visually-hidden"> ${x.domain}</span></a>` : ''}
+                      </td>
+                    </tr>`,
+                ),
+                {
+                  caption: v.t(
+                    'Точний збіг — першим; далі — той самий ярлик в інших зонах.',
+                    'The exact match first; then the same label in other zones.',
+                  ),
+                  id: 'results',
+                  cls: 'stack',
+                },
+              )
             : ''
         }`,
     };

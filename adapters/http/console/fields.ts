@@ -1,3 +1,4 @@
+import { MIN_PASSWORD_LENGTH } from '../../../core/accounts/passwords.use-case.js';
 import { html, raw, type Html } from './html.js';
 import type { View } from './layout.js';
 
@@ -9,6 +10,24 @@ import type { View } from './layout.js';
 export const passwordField = (v: View, opts: { readonly label?: string } = {}): Html =>
   html`<label for="password">${opts.label ?? v.t('Пароль', 'Password')}</label
     ><input id="password" name="password" type="password" autocomplete="current-password" required />`;
+
+/** A new password (a change, a reset, joining by invitation): the service's minimum as the input's rule and its hint. */
+export const newPasswordField = (v: View, opts: { readonly name?: string; readonly label?: string } = {}): Html => {
+  const name = opts.name ?? 'password';
+  return html`<label for="${name}">${opts.label ?? v.t('Новий пароль', 'New password')}</label
+    ><input
+      id="${name}"
+      name="${name}"
+      type="password"
+      autocomplete="new-password"
+      minlength="${MIN_PASSWORD_LENGTH}"
+      required
+      aria-describedby="${name}-hint"
+    />
+    <p class="hint" id="${name}-hint">
+      ${v.t(`Щонайменше ${MIN_PASSWORD_LENGTH} символів; найкраще — кілька випадкових слів.`, `At least ${MIN_PASSWORD_LENGTH} characters; a few random words work best.`)}
+    </p>`;
+};
 
 export const codeField = (
   v: View,

@@ -10,8 +10,10 @@ import { DomainError } from '../../../core/kernel/errors.js';
 import type { Environment } from '../../../core/kernel/environment.js';
 import type { UseCases } from '../use-cases.js';
 import { html, raw, type Html } from './html.js';
+import { postForm } from './acting.js';
 import { alert, csrfField, day, when, type View } from './layout.js';
 import { errorText } from './error-text.js';
+import { dataTable } from './table.js';
 import type { ConsolePage, ConsoleRequest } from './page.js';
 
 /**
@@ -170,39 +172,33 @@ export const keyPages = (uc: UseCases): ConsolePage[] => [
           ${
             page.data.length === 0
               ? html`<p>${v.t('Ключів ще немає.', 'No keys yet.')}</p>`
-              : html`<table class="keys">
-                  <caption>
-                    ${v.t(`Ключів: ${page.data.length}`, `Keys: ${page.data.length}`)}
-                  </caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">${v.t('Ключ', 'Key')}</th>
-                      <th scope="col">${v.t('Де діє', 'Reaches')}</th>
-                      <th scope="col">${v.t('Клас', 'Class')}</th>
-                      <th scope="col">${v.t('Діє до', 'Expires')}</th>
-                      <th scope="col">${v.t('Останнє використання', 'Last used')}</th>
-                      <th scope="col">${v.t('Стан', 'Status')}</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${page.data.map(
-                      (k) =>
-                        html`<tr>
-                          <th scope="row" data-label="${v.t('Ключ', 'Key')}">
-                            <a href="/console/keys/${k.id}">${k.name}</a><br /><span class="muted mono">${k.id}</span>
-                            <span class="pill">${k.environment === 'test' ? v.t('пісочниця', 'sandbox') : v.t('робоче', 'live')}</span>
-                          </th>
-                          <td data-label="${v.t('Де діє', 'Reaches')}">${reach(v, k)}</td>
-                          <td data-label="${v.t('Клас', 'Class')}">${className(v, k)}</td>
-                          <td data-label="${v.t('Діє до', 'Expires')}">${day(k.conditions.expires_on, v)}</td>
-                          <td data-label="${v.t('Останнє використання', 'Last used')}">
-                            ${k.last_used_at ? when(k.last_used_at, v) : v.t('ще не використано', 'not used yet')}
-                          </td>
-                          <td data-label="${v.t('Стан', 'Status')}">${statusPill(v, k.status)}</td>
-                        </tr>`,
-                    )}
-                  </tbody>
-                </table>`
+              : dataTable(
+                  [
+                    v.t('Ключ', 'Key'),
+                    v.t('Де діє', 'Reaches'),
+                    v.t('Клас', 'Class'),
+                    v.t('Діє до', 'Expires'),
+                    v.t('Останнє використання', 'Last used'),
+                    v.t('Стан', 'Status'),
+                  ],
+                  page.data.map(
+                    (k) =>
+                      html`<tr>
+                        <th scope="row" data-label="${v.t('Ключ', 'Key')}">
+                          <a href="/console/keys/${k.id}">${k.name}</a><br /><span class="muted mono">${k.id}</span>
+                          <span class="pill">${k.environment === 'test' ? v.t('пісочниця', 'sandbox') : v.t('робоче', 'live')}</span>
+                        </th>
+                        <td data-label="${v.t('Де діє', 'Reaches')}">${reach(v, k)}</td>
+                        <td data-label="${v.t('Клас', 'Class')}">${className(v, k)}</td>
+                        <td data-label="${v.t('Діє до', 'Expires')}">${day(k.conditions.expires_on, v)}</td>
+                        <td data-label="${v.t('Останнє використання', 'Last used')}">
+                          ${k.last_used_at ? when(k.last_used_at, v) : v.t('ще не використано', 'not used yet')}
+                        </td>
+                        <td data-label="${v.t('Стан', 'Status')}">${statusPill(v, k.status)}</td>
+                      </tr>`,
+                  ),
+                  { caption: v.t(`Ключів: ${page.data.length}`, `Keys: ${page.data.length}`), cls: 'keys' },
+                )
           }`,
       };
     },
@@ -253,55 +249,49 @@ export const keyPages = (uc: UseCases): ConsolePage[] => [
             // Keys issued before DNS UPDATE existed have no credential: one may be issued here, once.
             !tsig && dnsKey && k.status === 'active'
               ? html`<h2>${v.t('Облікові дані DNS UPDATE (TSIG)', 'DNS UPDATE credential (TSIG)')}</h2>
-                  <form class="card" method="post" action="/console/keys/${k.id}/tsig">
-                    ${csrfField(v)}<input type="hidden" name="_back" value="/console/keys/${k.id}" />
-                    <p>
-                      ${v.t(
-                        'Цей ключ випущено до появи DNS UPDATE, тож облікових даних TSIG він не має. Випустіть їх, щоб nsupdate, certbot (rfc2136), lego та інші клієнти RFC 2136 працювали з правами цього ключа. Секрет покажемо лише один раз.',
-                        'This key was issued before DNS UPDATE existed, so it has no TSIG credential. Issue one to let nsupdate, certbot (rfc2136), lego and other RFC 2136 clients work with this key’s rights. The secret is shown only once.',
-                      )}
-                    </p>
-                    <label
-                      >${v.t('Алгоритм', 'Algorithm')}
-                      <select name="tsig_algorithm">
-                        <option value="hmac-sha256" selected>hmac-sha256</option>
-                        <option value="hmac-sha512">hmac-sha512</option>
-                      </select></label
-                    >
-                    <button type="submit">${v.t('Випустити облікові дані TSIG', 'Issue a TSIG credential')}</button>
-                  </form>`
+                  ${postForm(
+                    v,
+                    `/console/keys/${k.id}/tsig`,
+                    html`<p>
+                        ${v.t(
+                          'Цей ключ випущено до появи DNS UPDATE, тож облікових даних TSIG він не має. Випустіть їх, щоб nsupdate, certbot (rfc2136), lego та інші клієнти RFC 2136 працювали з правами цього ключа. Секрет покажемо лише один раз.',
+                          'This key was issued before DNS UPDATE existed, so it has no TSIG credential. Issue one to let nsupdate, certbot (rfc2136), lego and other RFC 2136 clients work with this key’s rights. The secret is shown only once.',
+                        )}
+                      </p>
+                      <label
+                        >${v.t('Алгоритм', 'Algorithm')}
+                        <select name="tsig_algorithm">
+                          <option value="hmac-sha256" selected>hmac-sha256</option>
+                          <option value="hmac-sha512">hmac-sha512</option>
+                        </select></label
+                      >
+                      <button type="submit">${v.t('Випустити облікові дані TSIG', 'Issue a TSIG credential')}</button>`,
+                    { cls: 'card', back: `/console/keys/${k.id}` },
+                  )}`
               : ''
           }
           <h2>${v.t('Права', 'Rights')}</h2>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">${v.t('Право', 'Right')}</th>
-                <th scope="col">${v.t('Що дозволяє', 'What it allows')}</th>
-                <th scope="col">${v.t('Де', 'Where')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${k.policies.map(
-                (p) =>
-                  html`<tr>
-                    <td class="mono" data-label="${v.t('Право', 'Right')}">${p.right}</td>
-                    <td data-label="${v.t('Що дозволяє', 'What it allows')}">
-                      ${v.lang === 'uk' ? RIGHTS[p.right].describe.uk : RIGHTS[p.right].describe.en}
-                    </td>
-                    <td data-label="${v.t('Де', 'Where')}">
-                      ${
-                        RIGHTS[p.right].scope === 'account'
-                          ? v.t('увесь рахунок', 'the whole account')
-                          : 'domains' in p.resources
-                            ? p.resources.domains.join(', ')
-                            : `${v.t('мітка', 'label')}: ${p.resources.label}`
-                      }
-                    </td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>
+          ${dataTable(
+            [v.t('Право', 'Right'), v.t('Що дозволяє', 'What it allows'), v.t('Де', 'Where')],
+            k.policies.map(
+              (p) =>
+                html`<tr>
+                  <td class="mono" data-label="${v.t('Право', 'Right')}">${p.right}</td>
+                  <td data-label="${v.t('Що дозволяє', 'What it allows')}">
+                    ${v.lang === 'uk' ? RIGHTS[p.right].describe.uk : RIGHTS[p.right].describe.en}
+                  </td>
+                  <td data-label="${v.t('Де', 'Where')}">
+                    ${
+                      RIGHTS[p.right].scope === 'account'
+                        ? v.t('увесь рахунок', 'the whole account')
+                        : 'domains' in p.resources
+                          ? p.resources.domains.join(', ')
+                          : `${v.t('мітка', 'label')}: ${p.resources.label}`
+                    }
+                  </td>
+                </tr>`,
+            ),
+          )}
           ${
             k.status === 'active'
               ? html`<h2>${v.t('Відкликати', 'Revoke')}</h2>
@@ -561,14 +551,17 @@ export const keyPages = (uc: UseCases): ConsolePage[] => [
             <p><strong>${v.t('Клас', 'Class')} ${draft.class}</strong></p>
             ${lines.map((l) => html`<p>${l}</p>`)}
           </div>
-          <form method="post" action="/console/keys">
-            ${csrfField(v)}${wizardHidden(w)}<input type="hidden" name="_back" value="/console/keys/new?${backQuery(w, '3')}" />
-            <div class="actions">
-              <button type="submit">${v.t('Випустити ключ', 'Issue the key')}</button
-              ><a href="/console/keys/new?${backQuery(w, '3')}">${v.t('Змінити умови', 'Change the conditions')}</a
-              ><a href="/console/keys">${v.t('Скасувати', 'Cancel')}</a>
-            </div>
-          </form>`,
+          ${postForm(
+            v,
+            '/console/keys',
+            html`${wizardHidden(w)}<input type="hidden" name="_back" value="/console/keys/new?${backQuery(w, '3')}" />
+              <div class="actions">
+                <button type="submit">${v.t('Випустити ключ', 'Issue the key')}</button
+                ><a href="/console/keys/new?${backQuery(w, '3')}">${v.t('Змінити умови', 'Change the conditions')}</a
+                ><a href="/console/keys">${v.t('Скасувати', 'Cancel')}</a>
+              </div>`,
+            { cls: '' },
+          )}`,
       };
     },
   },

@@ -97,8 +97,10 @@ const NAV: ReadonlyArray<{ href: string; uk: string; en: string }> = [
   { href: '/console/sandbox', uk: 'Пісочниця', en: 'Sandbox' },
 ];
 
+/** The pages under "Domains": the list, a domain's own, finding one, bringing one (hosted, transferred). */
+const UNDER_DOMAINS = /^\/console\/(domains|transfers|search|hosted)(\/|$)/;
 const current = (v: View, href: string) =>
-  href === '/console/' ? v.path === '/console/' || v.path === '/console' || v.path.startsWith('/console/domains') : v.path.startsWith(href);
+  href === '/console/' ? v.path === '/console/' || v.path === '/console' || UNDER_DOMAINS.test(v.path) : v.path.startsWith(href);
 
 export const layout = (v: View, title: string, body: Html, opts: { bare?: boolean } = {}): string => {
   const other: Lang = v.lang === 'uk' ? 'en' : 'uk';

@@ -20,6 +20,7 @@ import {
 import { html, raw, type Html } from './html.js';
 import type { View } from './layout.js';
 import { pageHead } from './fields.js';
+import { dataTable } from './table.js';
 import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
 
 /**
@@ -290,30 +291,22 @@ export const monitorPages = (uc: UseCases): ConsolePage[] => {
         ${
           page.data.length === 0
             ? html`<p>${v.t('Перевірок ще немає.', 'No checks yet.')}</p>`
-            : html`<table class="stack" id="monitors">
-                <thead>
-                  <tr>
-                    <th scope="col">${v.t('Перевірка', 'Check')}</th>
-                    <th scope="col">${v.t('Домен', 'Domain')}</th>
-                    <th scope="col">${v.t('Стан', 'State')}</th>
-                    <th scope="col">${v.t('Остання', 'Last checked')}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${page.data.map(
-                    (m) =>
-                      html`<tr>
-                        <td>
-                          <a href="${base}/${enc(m.id)}">${kindName(v, m.kind)}</a
-                          >${m.enabled ? '' : html` <span class="pill">${v.t('призупинено', 'paused')}</span>`}
-                        </td>
-                        <td data-label="${v.t('Домен', 'Domain')}">${m.domain}</td>
-                        <td data-label="${v.t('Стан', 'State')}">${statePill(v, m.state)}</td>
-                        <td data-label="${v.t('Остання', 'Last checked')}">${when(m.last_checked_at, v)}</td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>`
+            : dataTable(
+                [v.t('Перевірка', 'Check'), v.t('Домен', 'Domain'), v.t('Стан', 'State'), v.t('Остання', 'Last checked')],
+                page.data.map(
+                  (m) =>
+                    html`<tr>
+                      <td>
+                        <a href="${base}/${enc(m.id)}">${kindName(v, m.kind)}</a
+                        >${m.enabled ? '' : html` <span class="pill">${v.t('призупинено', 'paused')}</span>`}
+                      </td>
+                      <td data-label="${v.t('Домен', 'Domain')}">${m.domain}</td>
+                      <td data-label="${v.t('Стан', 'State')}">${statePill(v, m.state)}</td>
+                      <td data-label="${v.t('Остання', 'Last checked')}">${when(m.last_checked_at, v)}</td>
+                    </tr>`,
+                ),
+                { id: 'monitors', cls: 'stack' },
+              )
         }`,
     };
   };
@@ -360,35 +353,32 @@ export const monitorPages = (uc: UseCases): ConsolePage[] => {
         ${chartSvg(v, v.t('Останні 24 години (щогодини)', 'The last 24 hours (hourly)'), bucketize(results, end, hour, 24), fmt({ hour: '2-digit', minute: '2-digit' }))}
         ${chartSvg(v, v.t('Останні 30 днів (щодня)', 'The last 30 days (daily)'), bucketize(results, end, 24 * hour, 30), fmt({ day: 'numeric', month: 'short' }))}
         <h2 id="report">${v.t('Звіт', 'Report')}</h2>
-        <table class="stack" id="report-table">
-          <thead>
-            <tr>
-              <th scope="col">${v.t('Період', 'Period')}</th>
-              <th scope="col" class="num">${v.t('Перевірок', 'Checks')}</th>
-              <th scope="col" class="num">${v.t('Збоїв', 'Failures')}</th>
-              <th scope="col" class="num">${v.t('Доступність', 'Uptime')}</th>
-              <th scope="col" class="num">${v.t('Затримка p50 / p95', 'Latency p50 / p95')}</th>
-              <th scope="col" class="num">${v.t('Інцидентів', 'Incidents')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${reports.map(
-              ([label, rep]) =>
-                html`<tr>
-                  <th scope="row">${label}</th>
-                  <td class="num" data-label="${v.t('Перевірок', 'Checks')}">${rep.checks}</td>
-                  <td class="num" data-label="${v.t('Збоїв', 'Failures')}">${rep.failures}</td>
-                  <td class="num" data-label="${v.t('Доступність', 'Uptime')}">
-                    ${rep.uptime_percent === null ? '—' : `${rep.uptime_percent}%`}
-                  </td>
-                  <td class="num" data-label="${v.t('Затримка', 'Latency')}">
-                    ${rep.latency_ms.p50 ?? '—'} / ${rep.latency_ms.p95 ?? '—'} ms
-                  </td>
-                  <td class="num" data-label="${v.t('Інцидентів', 'Incidents')}">${rep.incidents.length}</td>
-                </tr>`,
-            )}
-          </tbody>
-        </table>
+        ${dataTable(
+          [
+            v.t('Період', 'Period'),
+            { head: v.t('Перевірок', 'Checks'), cls: 'num' },
+            { head: v.t('Збоїв', 'Failures'), cls: 'num' },
+            { head: v.t('Доступність', 'Uptime'), cls: 'num' },
+            { head: v.t('Затримка p50 / p95', 'Latency p50 / p95'), cls: 'num' },
+            { head: v.t('Інцидентів', 'Incidents'), cls: 'num' },
+          ],
+          reports.map(
+            ([label, rep]) =>
+              html`<tr>
+                <th scope="row">${label}</th>
+                <td class="num" data-label="${v.t('Перевірок', 'Checks')}">${rep.checks}</td>
+                <td class="num" data-label="${v.t('Збоїв', 'Failures')}">${rep.failures}</td>
+                <td class="num" data-label="${v.t('Доступність', 'Uptime')}">
+                  ${rep.uptime_percent === null ? '—' : `${rep.uptime_percent}%`}
+                </td>
+                <td class="num" data-label="${v.t('Затримка', 'Latency')}">
+                  ${rep.latency_ms.p50 ?? '—'} / ${rep.latency_ms.p95 ?? '—'} ms
+                </td>
+                <td class="num" data-label="${v.t('Інцидентів', 'Incidents')}">${rep.incidents.length}</td>
+              </tr>`,
+          ),
+          { id: 'report-table', cls: 'stack' },
+        )}
         ${
           month!.incidents.length > 0
             ? html`<h3>${v.t('Інциденти за 30 днів', 'Incidents in 30 days')}</h3>

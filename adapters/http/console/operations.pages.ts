@@ -2,7 +2,9 @@ import type { OperationActor } from '../../../core/kernel/actor.js';
 import type { OperationView } from '../../../core/operations/operation.js';
 import type { UseCases } from '../use-cases.js';
 import { html, type Html } from './html.js';
-import { csrfField, when } from './layout.js';
+import { postForm } from './acting.js';
+import { when } from './layout.js';
+import { dataTable } from './table.js';
 import type { ConsolePage, ConsoleRequest } from './page.js';
 
 /**
@@ -23,37 +25,46 @@ const table = async (uc: UseCases, r: ConsoleRequest, ops: OperationView[], with
     return p.type === 'key' ? v.t(`ключ ${p.key_id} (${person})`, `key ${p.key_id} (${person})`) : person;
   };
   const mine = (op: OperationView) => op.requested_by.person_id === r.human!.person.id;
-  return html`<table>
-    <thead>
-      <tr>
-        ${withDomain ? html`<th scope="col">${v.t('Домен', 'Domain')}</th>` : ''}
-        <th scope="col">${v.t('Що зміниться', 'What changes')}</th>
-        <th scope="col">${v.t('Хто попросив', 'Requested by')}</th>
-        <th scope="col">${v.t('Набуде чинності', 'Takes effect')}</th>
-        <th scope="col">${v.t('Підтвердження', 'Confirmations')}</th>
-        <th scope="col"><span class="muted">${v.t('Дії', 'Actions')}</span></th>
-      </tr>
-    </thead>
-    <tbody>
-      ${ops.map(
-        (op) =>
-          html`<tr id="op-${op.id}">
-            ${withDomain ? html`<td><a href="/console/domains/${encodeURIComponent(op.domain)}">${op.domain}</a></td>` : ''}
-            <td>
-              ${v.lang === 'uk' ? op.effect.uk : op.effect.en}${op.warnings.map((w) => html`<br /><span class="note warn">${v.lang === 'uk' ? w.message.uk : w.message.en}</span>`)}
-            </td>
-            <td>${who(op.requested_by)}<br /><span class="muted">${when(op.created_at, v)}</span></td>
-            <td>${when(op.activates_at, v)}</td>
-            <td>${op.confirmations.length === 0 ? '—' : op.confirmations.map((c) => html`${who(c.by)}<br />`)}</td>
-            <td>
-              ${r.human!.actor.role === 'owner' && !mine(op) ? html`<form class="inline" method="post" action="/console/operations/${op.id}/confirm">${csrfField(v)}<input type="hidden" name="_back" value="/console/operations" /><button class="small" type="submit">${v.t('Підтвердити', 'Confirm')}</button></form> ` : ''}
-              ${mine(op) ? html`<span class="muted">${v.t('Підтвердити має інший власник.', 'Another owner confirms.')}</span><br />` : ''}
-              ${r.human!.actor.role === 'owner' ? html`<form class="inline" method="post" action="/console/operations/${op.id}/cancel" data-confirm="${v.t('Скасувати цю операцію?', 'Cancel this operation?')}">${csrfField(v)}<input type="hidden" name="_back" value="/console/operations" /><button class="small danger" type="submit">${v.t('Скасувати', 'Cancel')}</button></form>` : ''}
-            </td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+  return dataTable(
+    [
+      ...(withDomain ? [v.t('Домен', 'Domain')] : []),
+      v.t('Що зміниться', 'What changes'),
+      v.t('Хто попросив', 'Requested by'),
+      v.t('Набуде чинності', 'Takes effect'),
+      v.t('Підтвердження', 'Confirmations'),
+      html`<span class="muted">${v.t('Дії', 'Actions')}</span>`,
+    ],
+    ops.map(
+      (op) =>
+        html`<tr id="op-${op.id}">
+          ${withDomain ? html`<td><a href="/console/domains/${encodeURIComponent(op.domain)}">${op.domain}</a></td>` : ''}
+          <td>
+            ${v.lang === 'uk' ? op.effect.uk : op.effect.en}${op.warnings.map((w) => html`<br /><span class="note warn">${v.lang === 'uk' ? w.message.uk : w.message.en}</span>`)}
+          </td>
+          <td>${who(op.requested_by)}<br /><span class="muted">${when(op.created_at, v)}</span></td>
+          <td>${when(op.activates_at, v)}</td>
+          <td>${op.confirmations.length === 0 ? '—' : op.confirmations.map((c) => html`${who(c.by)}<br />`)}</td>
+          <td>
+            ${r.human!.actor.role === 'owner' && !mine(op) ? html`${postForm(v, `/console/operations/${op.id}/confirm`, html`<button class="small" type="submit">${v.t('Підтвердити', 'Confirm')}</button>`, { cls: 'inline', back: '/console/operations' })} ` : ''}
+            ${mine(op) ? html`<span class="muted">${v.t('Підтвердити має інший власник.', 'Another owner confirms.')}</span><br />` : ''}
+            ${
+              r.human!.actor.role === 'owner'
+                ? postForm(
+                    v,
+                    `/console/operations/${op.id}/cancel`,
+                    html`<button class="small danger" type="submit">${v.t('Скасувати', 'Cancel')}</button>`,
+                    {
+                      cls: 'inline',
+                      back: '/console/operations',
+                      confirm: v.t('Скасувати цю операцію?', 'Cancel this operation?'),
+                    },
+                  )
+                : ''
+            }
+          </td>
+        </tr>`,
+    ),
+  );
 };
 
 export const operationPages = {

@@ -2,6 +2,7 @@ import { formatUah } from '../../../core/kernel/money.js';
 import { DomainError } from '../../../core/kernel/errors.js';
 import type { UseCases } from '../use-cases.js';
 import { html, raw } from './html.js';
+import { postForm } from './acting.js';
 import { alert, csrfField, day, daysLeft, expiryNote, when, type View } from './layout.js';
 import { operationPages } from './operations.pages.js';
 import { sandboxPages } from './sandbox.pages.js';
@@ -18,8 +19,10 @@ import { webhookPages } from './webhooks.pages.js';
 import { keyPages } from './keys.pages.js';
 import { mailWhere, passwordPages, secretCard, securityPages } from './security.pages.js';
 import { errorText } from './error-text.js';
-import { credentialFields } from './fields.js';
+import { credentialFields, newPasswordField } from './fields.js';
 import { resumeFromForm, resumeHidden, resumeNote, resumePage, type Resume } from './resume.js';
+import { safeNext } from './safe-next.js';
+import { dataTable } from './table.js';
 import type { ConsolePage, ConsoleRequest } from './page.js';
 
 export type { ConsolePage, ConsoleRequest, CookieOut, PageOut } from './page.js';
@@ -62,26 +65,25 @@ export const signInForm = (
     ${r.query.changed ? alert('ok', v.t('Пароль змінено; усі ваші сесії завершено. Увійдіть із новим паролем.', 'The password was changed and every session of yours ended. Sign in with the new password.')) : ''}
     ${r.query.reset ? alert('ok', v.t('Новий пароль задано; усі ваші сесії завершено. Увійдіть із ним.', 'The new password is set and every session of yours ended. Sign in with it.')) : ''}
     ${error ? alert('error', error) : ''}
-    <form class="stack" method="post" action="/console/sign-in">
-      ${csrfField(v)}<input type="hidden" name="next" value="${r.query.next ?? field(r.form, 'next')}" />${resumeHidden(resume)}
-      <label for="email">${v.t('Електронна пошта', 'E-mail')}</label
-      ><input id="email" name="email" type="email" autocomplete="username" required value="${field(r.form, 'email')}" />
-      ${credentialFields(v, {
-        required: false,
-        hint: v.t(
-          'Шість цифр із застосунку-автентифікатора (TOTP). Якщо ви вимкнули двофакторну перевірку, залиште порожнім.',
-          'Six digits from your authenticator app (TOTP). Leave empty if you switched two-factor checks off.',
-        ),
-      })}
-      <div class="actions">
-        <button type="submit">${v.t('Увійти', 'Sign in')}</button
-        ><a href="/console/password/forgot">${v.t('Забули пароль?', 'Forgot your password?')}</a>
-      </div>
-    </form>
+    ${postForm(
+      v,
+      '/console/sign-in',
+      html`<input type="hidden" name="next" value="${r.query.next ?? field(r.form, 'next')}" />${resumeHidden(resume)}
+        <label for="email">${v.t('Електронна пошта', 'E-mail')}</label
+        ><input id="email" name="email" type="email" autocomplete="username" required value="${field(r.form, 'email')}" />
+        ${credentialFields(v, {
+          required: false,
+          hint: v.t(
+            'Шість цифр із застосунку-автентифікатора (TOTP). Якщо ви вимкнули двофакторну перевірку, залиште порожнім.',
+            'Six digits from your authenticator app (TOTP). Leave empty if you switched two-factor checks off.',
+          ),
+        })}
+        <div class="actions">
+          <button type="submit">${v.t('Увійти', 'Sign in')}</button
+          ><a href="/console/password/forgot">${v.t('Забули пароль?', 'Forgot your password?')}</a>
+        </div>`,
+    )}
   </div>`;
-
-const safeNext = (next: unknown, fallback = '/console/'): string =>
-  typeof next === 'string' && /^\/console(\/[^\s\\]*)?$/.test(next) && !next.startsWith('//') ? next : fallback;
 
 export const pages = (uc: UseCases): ConsolePage[] => [
   // ── sign-in, re-auth, sign-out ─────────────────────────────────────────────────────────────────
@@ -160,13 +162,15 @@ export const pages = (uc: UseCases): ConsolePage[] => [
         <p>
           ${r.view.t('Ця дія чутлива (код передачі, власник домену, спосіб оплати, двофакторна перевірка, видалення рахунку). Підтвердьте, що це ви: пароль і одноразовий код. Підтвердження діє 5 хвилин.', 'This action is sensitive (transfer code, domain holder, payment method, two-factor checks, account deletion). Confirm it is you: password and one-time code. The confirmation lasts 5 minutes.')}
         </p>
-        <form class="stack" method="post" action="/console/reauth">
-          ${csrfField(r.view)}<input type="hidden" name="next" value="${safeNext(r.query.next)}" />
-          ${credentialFields(r.view, me(r).person.twoFactorEnabled === false ? null : { required: true })}
-          <div class="actions">
-            <button type="submit">${r.view.t('Підтвердити', 'Confirm')}</button><a href="/console/">${r.view.t('Скасувати', 'Cancel')}</a>
-          </div>
-        </form>
+        ${postForm(
+          r.view,
+          '/console/reauth',
+          html`<input type="hidden" name="next" value="${safeNext(r.query.next)}" />
+            ${credentialFields(r.view, me(r).person.twoFactorEnabled === false ? null : { required: true })}
+            <div class="actions">
+              <button type="submit">${r.view.t('Підтвердити', 'Confirm')}</button><a href="/console/">${r.view.t('Скасувати', 'Cancel')}</a>
+            </div>`,
+        )}
       </div>`,
     }),
   },
@@ -194,7 +198,8 @@ export const pages = (uc: UseCases): ConsolePage[] => [
           <p class="actions">
             <a class="button" href="/console/search">${v.t('Знайти й зареєструвати домен', 'Find and register a domain')}</a>
             <a class="button secondary" href="/console/hosted">${v.t('Домен з іншого реєстратора', 'A domain from another registrar')}</a>
-            <a class="button secondary" href="/console/transfers">${v.t('Перенести домен до нас', 'Transfer a domain in')}</a>
+            <a class="button secondary" href="/console/transfers/new">${v.t('Перенести домен до нас', 'Transfer a domain in')}</a>
+            <a class="button secondary" href="/console/transfers">${v.t('Перенесення: до нас і від нас', 'Transfers in and out')}</a>
           </p>
           <p class="lead">
             ${v.env === 'test' ? v.t('Пісочниця: реєстрації та оплати тут виглядають справжніми, але нічого не змінюють.', 'Sandbox: registrations and charges here look real but change nothing.') : v.t('Робоче середовище: усе тут справжнє.', 'Live: everything here is real.')}
@@ -224,34 +229,28 @@ export const pages = (uc: UseCases): ConsolePage[] => [
               ? html`<div class="card">
                   <p>${v.t('У цьому середовищі ще немає доменів.', 'There are no domains in this environment yet.')}</p>
                 </div>`
-              : html`<table>
-                  <caption>
-                    ${v.t(`Доменів: ${list.length}`, `${list.length} domains`)}
-                  </caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">${v.t('Домен', 'Domain')}</th>
-                      <th scope="col">${v.t('Стан', 'Status')}</th>
-                      <th scope="col">${v.t('Діє до', 'Expires')}</th>
-                      <th scope="col">${v.t('Автопродовження', 'Auto-renew')}</th>
-                      <th scope="col">${v.t('Мітки', 'Labels')}</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${list.map(
-                      (d) =>
-                        html`<tr>
-                          <th scope="row"><a href="/console/domains/${encodeURIComponent(d.domain)}">${d.domain}</a></th>
-                          <td>${d.status.map(statusPill)}</td>
-                          <td>
-                            ${d.expires_at ? html`${day(d.expires_at, v)} ${expiryNote(v, d.expires_at)}` : v.t('в іншого реєстратора', 'at another registrar')}
-                          </td>
-                          <td>${d.auto_renew ? v.t('так', 'on') : v.t('ні', 'off')}</td>
-                          <td>${d.labels.map((l) => html`<span class="pill">${l}</span>`)}</td>
-                        </tr>`,
-                    )}
-                  </tbody>
-                </table>`
+              : dataTable(
+                  [
+                    v.t('Домен', 'Domain'),
+                    v.t('Стан', 'Status'),
+                    v.t('Діє до', 'Expires'),
+                    v.t('Автопродовження', 'Auto-renew'),
+                    v.t('Мітки', 'Labels'),
+                  ],
+                  list.map(
+                    (d) =>
+                      html`<tr>
+                        <th scope="row"><a href="/console/domains/${encodeURIComponent(d.domain)}">${d.domain}</a></th>
+                        <td>${d.status.map(statusPill)}</td>
+                        <td>
+                          ${d.expires_at ? html`${day(d.expires_at, v)} ${expiryNote(v, d.expires_at)}` : v.t('в іншого реєстратора', 'at another registrar')}
+                        </td>
+                        <td>${d.auto_renew ? v.t('так', 'on') : v.t('ні', 'off')}</td>
+                        <td>${d.labels.map((l) => html`<span class="pill">${l}</span>`)}</td>
+                      </tr>`,
+                  ),
+                  { caption: v.t(`Доменів: ${list.length}`, `${list.length} domains`) },
+                )
           }`,
       };
     },
@@ -328,27 +327,18 @@ export const pages = (uc: UseCases): ConsolePage[] => [
           ${
             records.length === 0
               ? html`<p>${v.t('Зони немає.', 'No zone.')}</p>`
-              : html`<table>
-                  <thead>
-                    <tr>
-                      <th scope="col">${v.t('Ім’я', 'Name')}</th>
-                      <th scope="col">${v.t('Тип', 'Type')}</th>
-                      <th scope="col">TTL</th>
-                      <th scope="col">${v.t('Значення', 'Values')}</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${records.map(
-                      (s) =>
-                        html`<tr>
-                          <td class="mono">${s.name}</td>
-                          <td>${s.type}</td>
-                          <td class="num">${s.ttl}</td>
-                          <td class="mono">${s.values.map((x) => html`${x}<br />`)}</td>
-                        </tr>`,
-                    )}
-                  </tbody>
-                </table>`
+              : dataTable(
+                  [v.t('Ім’я', 'Name'), v.t('Тип', 'Type'), 'TTL', v.t('Значення', 'Values')],
+                  records.map(
+                    (s) =>
+                      html`<tr>
+                        <td class="mono">${s.name}</td>
+                        <td>${s.type}</td>
+                        <td class="num">${s.ttl}</td>
+                        <td class="mono">${s.values.map((x) => html`${x}<br />`)}</td>
+                      </tr>`,
+                  ),
+                )
           }
           <p>
             <a class="button" href="/console/domains/${encodeURIComponent(d.domain)}/dns"
@@ -361,13 +351,12 @@ export const pages = (uc: UseCases): ConsolePage[] => [
             <p>
               ${v.t('Код дозволяє перенести домен до іншого реєстратора. Його бачать лише власники після повторного входу; кожен перегляд записується, і всі власники отримують сповіщення.', 'The code lets the domain move to another registrar. Only owners see it, after signing in again; every reveal is recorded and every owner is told.')}
             </p>
-            <form method="post" action="/console/domains/${encodeURIComponent(d.domain)}/transfer-code">
-              ${csrfField(v)}<input type="hidden" name="_back" value="/console/domains/${encodeURIComponent(d.domain)}" /><button
-                type="submit"
-              >
-                ${v.t('Показати код передачі', 'Reveal the transfer code')}
-              </button>
-            </form>
+            ${postForm(
+              v,
+              `/console/domains/${encodeURIComponent(d.domain)}/transfer-code`,
+              html`<button type="submit">${v.t('Показати код передачі', 'Reveal the transfer code')}</button>`,
+              { cls: '', back: `/console/domains/${encodeURIComponent(d.domain)}` },
+            )}
             <h3>${v.t('Власник домену (реєстрант)', 'Domain holder (registrant)')}</h3>
             <p>
               <a class="button secondary" href="/console/domains/${encodeURIComponent(d.domain)}/registrant"
@@ -424,19 +413,21 @@ export const pages = (uc: UseCases): ConsolePage[] => [
           <p class="lead">
             ${v.t('Реєстрант — юридичний власник домену в реєстрі. Зміну виконує реєстратор; її бачать усі власники рахунку. Потрібен повторний вхід.', 'The registrant is the legal holder of the domain at the registry. The registrar carries out the change; every owner of the account is told. Signing in again is required.')}
           </p>
-          <form class="stack card" method="post" action="/console/domains/${encodeURIComponent(d.domain)}/registrant">
-            ${csrfField(v)}<input type="hidden" name="_back" value="/console/domains/${encodeURIComponent(d.domain)}/registrant" />
-            ${inp('name', 'Ім’я та прізвище', 'Full name', { required: true })} ${inp('organization', 'Організація', 'Organisation')}
-            ${inp('email', 'Електронна пошта', 'E-mail', { required: true, type: 'email' })}
-            ${inp('phone', 'Телефон', 'Phone', { hint: v.t('У форматі EPP: +380.441234567', 'In EPP form: +380.441234567') })}
-            ${inp('street', 'Вулиця, будинок', 'Street and number', { required: true })} ${inp('city', 'Місто', 'City', { required: true })}
-            ${inp('postal_code', 'Поштовий індекс', 'Postal code')}
-            ${inp('country_code', 'Країна (код із двох літер)', 'Country (two-letter code)', { required: true, value: 'UA', hint: 'ISO 3166-1: UA, PL, DE…' })}
-            <div class="actions">
-              <button type="submit">${v.t('Змінити реєстранта', 'Change the registrant')}</button
-              ><a href="/console/domains/${encodeURIComponent(d.domain)}">${v.t('Скасувати', 'Cancel')}</a>
-            </div>
-          </form>`,
+          ${postForm(
+            v,
+            `/console/domains/${encodeURIComponent(d.domain)}/registrant`,
+            html`${inp('name', 'Ім’я та прізвище', 'Full name', { required: true })} ${inp('organization', 'Організація', 'Organisation')}
+              ${inp('email', 'Електронна пошта', 'E-mail', { required: true, type: 'email' })}
+              ${inp('phone', 'Телефон', 'Phone', { hint: v.t('У форматі EPP: +380.441234567', 'In EPP form: +380.441234567') })}
+              ${inp('street', 'Вулиця, будинок', 'Street and number', { required: true })}
+              ${inp('city', 'Місто', 'City', { required: true })} ${inp('postal_code', 'Поштовий індекс', 'Postal code')}
+              ${inp('country_code', 'Країна (код із двох літер)', 'Country (two-letter code)', { required: true, value: 'UA', hint: 'ISO 3166-1: UA, PL, DE…' })}
+              <div class="actions">
+                <button type="submit">${v.t('Змінити реєстранта', 'Change the registrant')}</button
+                ><a href="/console/domains/${encodeURIComponent(d.domain)}">${v.t('Скасувати', 'Cancel')}</a>
+              </div>`,
+            { cls: 'stack card', back: `/console/domains/${encodeURIComponent(d.domain)}/registrant` },
+          )}`,
       };
     },
   },
@@ -478,29 +469,21 @@ export const pages = (uc: UseCases): ConsolePage[] => [
           ${
             page.data.length === 0
               ? html`<p>${v.t('Сповіщень немає.', 'No notices.')}</p>`
-              : html`<table>
-                  <thead>
-                    <tr>
-                      <th scope="col">${v.t('Коли', 'When')}</th>
-                      <th scope="col">${v.t('Середовище', 'Env.')}</th>
-                      <th scope="col">${v.t('Що сталося', 'What happened')}</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${page.data.map(
-                      (n) =>
-                        html`<tr>
-                          <td data-label="${v.t('Коли', 'When')}">${when(n.created_at, v)}</td>
-                          <td data-label="${v.t('Середовище', 'Env.')}">
-                            ${n.environment === 'test' ? v.t('пісочниця', 'sandbox') : v.t('робоче', 'live')}
-                          </td>
-                          <td data-label="${v.t('Що сталося', 'What happened')}">
-                            ${noticeText(v, v.lang === 'uk' ? n.message.uk : n.message.en)}
-                          </td>
-                        </tr>`,
-                    )}
-                  </tbody>
-                </table>`
+              : dataTable(
+                  [v.t('Коли', 'When'), v.t('Середовище', 'Env.'), v.t('Що сталося', 'What happened')],
+                  page.data.map(
+                    (n) =>
+                      html`<tr>
+                        <td data-label="${v.t('Коли', 'When')}">${when(n.created_at, v)}</td>
+                        <td data-label="${v.t('Середовище', 'Env.')}">
+                          ${n.environment === 'test' ? v.t('пісочниця', 'sandbox') : v.t('робоче', 'live')}
+                        </td>
+                        <td data-label="${v.t('Що сталося', 'What happened')}">
+                          ${noticeText(v, v.lang === 'uk' ? n.message.uk : n.message.en)}
+                        </td>
+                      </tr>`,
+                  ),
+                )
           }`,
       };
     },
@@ -532,23 +515,25 @@ export const pages = (uc: UseCases): ConsolePage[] => [
           <div class="card">
             ${
               v.env === 'test'
-                ? html`<form class="stack" method="post" action="/console/billing/card">
-                    ${csrfField(v)}<input type="hidden" name="_back" value="/console/billing" />
-                    <label for="card_number">${v.t('Номер картки пісочниці', 'Sandbox card number')}</label
-                    ><input
-                      id="card_number"
-                      name="card_number"
-                      type="text"
-                      inputmode="numeric"
-                      autocomplete="off"
-                      required
-                      aria-describedby="card-hint"
-                    />
-                    <p class="hint" id="card-hint">
-                      ${v.t('Тестові номери Stripe: 4242 4242 4242 4242 — успіх; 4000 0000 0000 0002 — відмова; …9995 — бракує коштів; …0119 — збій обробки. Потрібен повторний вхід.', 'Stripe test numbers: 4242 4242 4242 4242 succeeds; 4000 0000 0000 0002 is declined; …9995 insufficient funds; …0119 processing error. Signing in again is required.')}
-                    </p>
-                    <div class="actions"><button type="submit">${v.t('Зберегти картку', 'Save the card')}</button></div>
-                  </form>`
+                ? postForm(
+                    v,
+                    '/console/billing/card',
+                    html`<label for="card_number">${v.t('Номер картки пісочниці', 'Sandbox card number')}</label
+                      ><input
+                        id="card_number"
+                        name="card_number"
+                        type="text"
+                        inputmode="numeric"
+                        autocomplete="off"
+                        required
+                        aria-describedby="card-hint"
+                      />
+                      <p class="hint" id="card-hint">
+                        ${v.t('Тестові номери Stripe: 4242 4242 4242 4242 — успіх; 4000 0000 0000 0002 — відмова; …9995 — бракує коштів; …0119 — збій обробки. Потрібен повторний вхід.', 'Stripe test numbers: 4242 4242 4242 4242 succeeds; 4000 0000 0000 0002 is declined; …9995 insufficient funds; …0119 processing error. Signing in again is required.')}
+                      </p>
+                      <div class="actions"><button type="submit">${v.t('Зберегти картку', 'Save the card')}</button></div>`,
+                    { back: '/console/billing' },
+                  )
                 : html`<p>
                     ${v.t('У робочому середовищі картку зберігає Stripe (SetupIntent): номер картки не проходить через Domivka. API: POST /v1/account/payment-method/setups, потім …/complete.', 'In live, Stripe saves the card (SetupIntent): the card number never passes through Domivka. API: POST /v1/account/payment-method/setups, then …/complete.')}
                   </p>`
@@ -558,29 +543,25 @@ export const pages = (uc: UseCases): ConsolePage[] => [
           ${
             b.transactions.length === 0
               ? html`<p>${v.t('Операцій ще немає.', 'No transactions yet.')}</p>`
-              : html`<table>
-                  <thead>
-                    <tr>
-                      <th scope="col">${v.t('Коли', 'When')}</th>
-                      <th scope="col">${v.t('Опис', 'Description')}</th>
-                      <th scope="col">${v.t('Домен', 'Domain')}</th>
-                      <th scope="col">${v.t('Стан', 'Status')}</th>
-                      <th scope="col" class="num">${v.t('Сума', 'Amount')}</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${b.transactions.map(
-                      (t) =>
-                        html`<tr>
-                          <td>${when(t.created_at, v)}</td>
-                          <td>${t.description}</td>
-                          <td>${t.domain ?? ''}</td>
-                          <td>${statusPill(t.status)}</td>
-                          <td class="num">${uah(t.amount.amount)}</td>
-                        </tr>`,
-                    )}
-                  </tbody>
-                </table>`
+              : dataTable(
+                  [
+                    v.t('Коли', 'When'),
+                    v.t('Опис', 'Description'),
+                    v.t('Домен', 'Domain'),
+                    v.t('Стан', 'Status'),
+                    { head: v.t('Сума', 'Amount'), cls: 'num' },
+                  ],
+                  b.transactions.map(
+                    (t) =>
+                      html`<tr>
+                        <td>${when(t.created_at, v)}</td>
+                        <td>${t.description}</td>
+                        <td>${t.domain ?? ''}</td>
+                        <td>${statusPill(t.status)}</td>
+                        <td class="num">${uah(t.amount.amount)}</td>
+                      </tr>`,
+                  ),
+                )
           }`,
       };
     },
@@ -612,92 +593,82 @@ export const pages = (uc: UseCases): ConsolePage[] => [
           <p class="lead">
             ${v.t('Власники керують людьми, ключами класів 2–3 і оплатою; учасники — ключами класів 0–1. У рахунку завжди лишається хоча б один власник.', 'Owners manage people, class 2–3 keys and payment; members manage class 0–1 keys. An account always keeps at least one owner.')}
           </p>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">${v.t('Людина', 'Person')}</th>
-                <th scope="col">${v.t('Роль', 'Role')}</th>
-                <th scope="col">${v.t('Двофакторна', 'Two-factor')}</th>
-                <th scope="col">${v.t('Останній вхід', 'Last sign-in')}</th>
-                <th scope="col"><span class="muted">${v.t('Дії', 'Actions')}</span></th>
-              </tr>
-            </thead>
-            <tbody>
-              ${people.map(
-                (p) =>
-                  html`<tr>
-                    <td>${p.name}<br /><span class="muted">${p.email}</span></td>
-                    <td>${role(p.role)}</td>
-                    <td>${p.two_factor ? v.t('увімкнено', 'on') : html`<span class="pill warn">${v.t('вимкнено', 'off')}</span>`}</td>
-                    <td>${when(p.last_sign_in_at, v)}</td>
-                    <td>
-                      ${
-                        owner
-                          ? html`<form class="inline" method="post" action="/console/people/${p.id}/role">
-                              ${csrfField(v)}<input type="hidden" name="_back" value="/console/people" /><label
-                                class="skip"
-                                for="role-${p.id}"
-                                >${v.t('Роль для', 'Role for')} ${p.email}</label
+          ${dataTable(
+            [
+              v.t('Людина', 'Person'),
+              v.t('Роль', 'Role'),
+              v.t('Двофакторна', 'Two-factor'),
+              v.t('Останній вхід', 'Last sign-in'),
+              html`<span class="muted">${v.t('Дії', 'Actions')}</span>`,
+            ],
+            people.map(
+              (p) =>
+                html`<tr>
+                  <td>${p.name}<br /><span class="muted">${p.email}</span></td>
+                  <td>${role(p.role)}</td>
+                  <td>${p.two_factor ? v.t('увімкнено', 'on') : html`<span class="pill warn">${v.t('вимкнено', 'off')}</span>`}</td>
+                  <td>${when(p.last_sign_in_at, v)}</td>
+                  <td>
+                    ${
+                      owner
+                        ? html`${postForm(
+                            v,
+                            `/console/people/${p.id}/role`,
+                            html`<label class="skip" for="role-${p.id}">${v.t('Роль для', 'Role for')} ${p.email}</label
                               ><select id="role-${p.id}" name="role">
                                 <option value="owner" ${p.role === 'owner' ? raw(' selected') : ''}>${role('owner')}</option>
                                 <option value="member" ${p.role === 'member' ? raw(' selected') : ''}>${role('member')}</option>
                               </select>
-                              <button class="small secondary" type="submit">${v.t('Змінити роль', 'Change role')}</button>
-                            </form> `
-                          : ''
-                      }
-                      ${owner || p.id === me(r).person.id ? html`<form class="inline" method="post" action="/console/people/${p.id}/remove" data-confirm="${p.id === me(r).person.id ? v.t('Покинути рахунок?', 'Leave the account?') : v.t(`Видалити ${p.email} з рахунку? Його ключі буде відкликано.`, `Remove ${p.email} from the account? Their keys will be revoked.`)}">${csrfField(v)}<input type="hidden" name="_back" value="/console/people" /><button class="small danger" type="submit">${p.id === me(r).person.id ? v.t('Покинути', 'Leave') : v.t('Видалити', 'Remove')}</button></form>` : ''}
-                    </td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>
+                              <button class="small secondary" type="submit">${v.t('Змінити роль', 'Change role')}</button>`,
+                            { cls: 'inline', back: '/console/people' },
+                          )} `
+                        : ''
+                    }
+                    ${owner || p.id === me(r).person.id ? postForm(v, `/console/people/${p.id}/remove`, html`<button class="small danger" type="submit">${p.id === me(r).person.id ? v.t('Покинути', 'Leave') : v.t('Видалити', 'Remove')}</button>`, { cls: 'inline', back: '/console/people', confirm: p.id === me(r).person.id ? v.t('Покинути рахунок?', 'Leave the account?') : v.t(`Видалити ${p.email} з рахунку? Його ключі буде відкликано.`, `Remove ${p.email} from the account? Their keys will be revoked.`) }) : ''}
+                  </td>
+                </tr>`,
+            ),
+          )}
           ${
             owner
               ? html`<h2>${v.t('Запросити людину', 'Invite a person')}</h2>
-                  <form class="stack card" method="post" action="/console/people/invite">
-                    ${csrfField(v)}<input type="hidden" name="_back" value="/console/people" />
-                    <label for="invite-email">${v.t('Електронна пошта', 'E-mail')}</label
-                    ><input id="invite-email" name="email" type="email" required /> <label for="invite-role">${v.t('Роль', 'Role')}</label
-                    ><select id="invite-role" name="role">
-                      <option value="member">${role('member')}</option>
-                      <option value="owner">${role('owner')}</option>
-                    </select>
-                    <p class="hint">
-                      ${uc.mail.configured ? v.t('Людина отримає лист з одноразовим посиланням (діє 7 днів); посилання ви також побачите один раз.', 'The person gets an e-mail with a one-time link (valid 7 days); you also see the link once.') : v.t('Поштовий сервер не налаштовано: лист не піде, але ви побачите одноразове посилання (діє 7 днів) і зможете передати його самі.', 'No mail server is set: no e-mail goes out, but you see the one-time link (valid 7 days) and can pass it on yourself.')}
-                    </p>
-                    <div class="actions"><button type="submit">${v.t('Надіслати запрошення', 'Send the invitation')}</button></div>
-                  </form>
+                  ${postForm(
+                    v,
+                    '/console/people/invite',
+                    html`<label for="invite-email">${v.t('Електронна пошта', 'E-mail')}</label
+                      ><input id="invite-email" name="email" type="email" required /> <label for="invite-role">${v.t('Роль', 'Role')}</label
+                      ><select id="invite-role" name="role">
+                        <option value="member">${role('member')}</option>
+                        <option value="owner">${role('owner')}</option>
+                      </select>
+                      <p class="hint">
+                        ${uc.mail.configured ? v.t('Людина отримає лист з одноразовим посиланням (діє 7 днів); посилання ви також побачите один раз.', 'The person gets an e-mail with a one-time link (valid 7 days); you also see the link once.') : v.t('Поштовий сервер не налаштовано: лист не піде, але ви побачите одноразове посилання (діє 7 днів) і зможете передати його самі.', 'No mail server is set: no e-mail goes out, but you see the one-time link (valid 7 days) and can pass it on yourself.')}
+                      </p>
+                      <div class="actions"><button type="submit">${v.t('Надіслати запрошення', 'Send the invitation')}</button></div>`,
+                    { cls: 'stack card', back: '/console/people' },
+                  )}
                   ${
                     invitations.length > 0
                       ? html`<h2>${v.t('Запрошення, що очікують', 'Pending invitations')}</h2>
-                          <table>
-                            <thead>
-                              <tr>
-                                <th scope="col">${v.t('Кому', 'To')}</th>
-                                <th scope="col">${v.t('Роль', 'Role')}</th>
-                                <th scope="col">${v.t('Діє до', 'Valid until')}</th>
-                                <th scope="col"><span class="muted">${v.t('Дія', 'Action')}</span></th>
-                              </tr>
-                            </thead>
-                            <tbody>
-                              ${invitations.map(
-                                (i) =>
-                                  html`<tr>
-                                    <td>${i.email}</td>
-                                    <td>${role(i.role)}</td>
-                                    <td>${when(i.expires_at, v)}</td>
-                                    <td>
-                                      <form class="inline" method="post" action="/console/people/invitations/${i.id}/revoke">
-                                        ${csrfField(v)}<button class="small secondary" type="submit">
-                                          ${v.t('Відкликати', 'Withdraw')}
-                                        </button>
-                                      </form>
-                                    </td>
-                                  </tr>`,
-                              )}
-                            </tbody>
-                          </table>`
+                          ${dataTable(
+                            [
+                              v.t('Кому', 'To'),
+                              v.t('Роль', 'Role'),
+                              v.t('Діє до', 'Valid until'),
+                              html`<span class="muted">${v.t('Дія', 'Action')}</span>`,
+                            ],
+                            invitations.map(
+                              (i) =>
+                                html`<tr>
+                                  <td>${i.email}</td>
+                                  <td>${role(i.role)}</td>
+                                  <td>${when(i.expires_at, v)}</td>
+                                  <td>
+                                    ${postForm(v, `/console/people/invitations/${i.id}/revoke`, html`<button class="small secondary" type="submit">${v.t('Відкликати', 'Withdraw')}</button>`, { cls: 'inline' })}
+                                  </td>
+                                </tr>`,
+                            ),
+                          )}`
                       : ''
                   }`
               : ''
@@ -801,13 +772,14 @@ export const pages = (uc: UseCases): ConsolePage[] => [
           <p>
             ${v.t(`Вас запросили як ${inv.role === 'owner' ? 'власника' : 'учасника'}: ${inv.email}.`, `You are invited as ${inv.role === 'owner' ? 'an owner' : 'a member'}: ${inv.email}.`)}
           </p>
-          <form class="stack" method="post" action="/console/invitations">
-            ${csrfField(v)}<input type="hidden" name="token" value="${token}" /> <label for="name">${v.t('Ваше ім’я', 'Your name')}</label
-            ><input id="name" name="name" type="text" required autocomplete="name" />
-            <label for="password">${v.t('Пароль (щонайменше 12 символів)', 'Password (at least 12 characters)')}</label
-            ><input id="password" name="password" type="password" minlength="12" required autocomplete="new-password" />
-            <div class="actions"><button type="submit">${v.t('Приєднатися', 'Join')}</button></div>
-          </form>
+          ${postForm(
+            v,
+            '/console/invitations',
+            html`<input type="hidden" name="token" value="${token}" /> <label for="name">${v.t('Ваше ім’я', 'Your name')}</label
+              ><input id="name" name="name" type="text" required autocomplete="name" />
+              ${newPasswordField(v, { label: v.t('Пароль', 'Password') })}
+              <div class="actions"><button type="submit">${v.t('Приєднатися', 'Join')}</button></div>`,
+          )}
         </div>`,
       };
     },
@@ -844,19 +816,17 @@ export const pages = (uc: UseCases): ConsolePage[] => [
           ${
             j
               ? html`${await secretCard(v, j.secret ?? '', j.uri ?? '')}
-                  <form class="stack" method="post" action="/console/sign-in">
-                    ${csrfField(v)}<input type="hidden" name="next" value="/console/" /><input
-                      type="hidden"
-                      name="email"
-                      value="${j.email}"
-                    />
+                ${postForm(
+                  v,
+                  '/console/sign-in',
+                  html`<input type="hidden" name="next" value="/console/" /><input type="hidden" name="email" value="${j.email}" />
                     <h2>${v.t('Перший вхід із кодом', 'First sign-in with a code')}</h2>
                     <p>
                       ${v.t('Введіть пароль і код, який застосунок щойно показав: так ми перевіримо, що секрет у вас.', 'Enter your password and the code your app now shows: this checks that you hold the secret.')}
                     </p>
                     ${credentialFields(v, { required: true })}
-                    <div class="actions"><button type="submit">${v.t('Підтвердити й увійти', 'Confirm and sign in')}</button></div>
-                  </form>`
+                    <div class="actions"><button type="submit">${v.t('Підтвердити й увійти', 'Confirm and sign in')}</button></div>`,
+                )}`
               : html`${alert('info', v.t('Секрет уже показано один раз. Увійдіть із паролем і кодом; якщо застосунок не має секрету, попросіть власника рахунку про допомогу.', 'The secret was already shown once. Sign in with your password and a code; if your app does not hold the secret, ask an owner of the account for help.'))}
                   <p><a class="button" href="/console/sign-in">${v.t('Увійти', 'Sign in')}</a></p>`
           }
@@ -879,18 +849,20 @@ export const pages = (uc: UseCases): ConsolePage[] => [
             <p>
               ${v.t('Це назавжди. Усі люди втратять доступ, усі ключі буде відкликано. Домени треба спершу передати або звільнити, а баланс — довести до нуля; інакше видалення буде відхилено з поясненням.', 'This is final. Every person loses access and every key is revoked. Transfer or release the domains and bring the balance to zero first; otherwise deletion is refused, with the reason.')}
             </p>
-            <form class="stack" method="post" action="/console/account/delete">
-              ${csrfField(v)}<input type="hidden" name="_back" value="/console/account/delete" />
-              <label class="choice"
-                ><input type="checkbox" name="confirm" value="yes" required /><span
-                  >${v.t('Я розумію, що рахунок буде видалено назавжди', 'I understand the account is deleted for good')}</span
-                ></label
-              >
-              <div class="actions">
-                <button class="danger" type="submit">${v.t('Видалити рахунок', 'Delete the account')}</button
-                ><a href="/console/security">${v.t('Скасувати', 'Cancel')}</a>
-              </div>
-            </form>
+            ${postForm(
+              v,
+              '/console/account/delete',
+              html`<label class="choice"
+                  ><input type="checkbox" name="confirm" value="yes" required /><span
+                    >${v.t('Я розумію, що рахунок буде видалено назавжди', 'I understand the account is deleted for good')}</span
+                  ></label
+                >
+                <div class="actions">
+                  <button class="danger" type="submit">${v.t('Видалити рахунок', 'Delete the account')}</button
+                  ><a href="/console/security">${v.t('Скасувати', 'Cancel')}</a>
+                </div>`,
+              { back: '/console/account/delete' },
+            )}
           </div>`,
       };
     },

@@ -1,6 +1,7 @@
 import { html, type Html } from './html.js';
 import { alert, type View } from './layout.js';
 import { FORM_FIELD, newFormId } from './form-once.js';
+import { isConsolePath } from './safe-next.js';
 
 /**
  * A form sent after the session ended (12 hours after sign-in, or signed out in another tab): nothing is
@@ -17,7 +18,6 @@ export interface Resume {
 }
 
 const NOT_KEPT = /password|totp|secret|auth_code|card|token|^code$/i;
-const CONSOLE_PATH = /^\/console\/[^\s\\]*$/;
 
 export const resumeOf = (action: string, form: Readonly<Record<string, string | string[]>>): Resume => {
   const fields: Record<string, string | string[]> = {};
@@ -37,7 +37,7 @@ export const resumeOf = (action: string, form: Readonly<Record<string, string | 
 export const resumeFromForm = (form: Readonly<Record<string, string | string[]>>): Resume | null => {
   const action = form._resume_action;
   const raw = form._resume;
-  if (typeof action !== 'string' || !CONSOLE_PATH.test(action) || action.startsWith('//') || typeof raw !== 'string') return null;
+  if (!isConsolePath(action) || typeof raw !== 'string') return null;
   try {
     const v = JSON.parse(raw) as { fields?: unknown; dropped?: unknown };
     if (!v.fields || typeof v.fields !== 'object') return null;
@@ -88,7 +88,7 @@ const shown = (v: string | string[]) => {
 /** After signing in: what was typed, and one button that sends it (under the new session). */
 export const resumePage = (v: View, csrf: string, r: Resume): Html => {
   const entries = Object.entries(r.fields).filter(([k]) => !k.startsWith('_'));
-  const back = typeof r.fields._back === 'string' && CONSOLE_PATH.test(r.fields._back) ? r.fields._back : r.action;
+  const back = isConsolePath(r.fields._back) ? r.fields._back : r.action;
   return html`<h1>${v.t('Надіслати форму знову', 'Send the form again')}</h1>
     ${alert(
       'info',

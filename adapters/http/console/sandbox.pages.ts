@@ -2,7 +2,8 @@ import { DURATION_MESSAGE } from '../../../core/sandbox/advance-clock.use-case.j
 import { isDomainError } from '../../../core/kernel/errors.js';
 import type { UseCases } from '../use-cases.js';
 import { html, raw } from './html.js';
-import { alert, csrfField, when } from './layout.js';
+import { postForm } from './acting.js';
+import { alert, when } from './layout.js';
 import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
 
 /**
@@ -57,29 +58,31 @@ const page = async (uc: UseCases, r: ConsoleRequest, refused: { advance: string 
       ${
         owner
           ? html`<h2 id="move">${v.t('Перевести годинник', 'Move the clock')}</h2>
-              <form class="stack card" method="post" action="/console/sandbox/clock">
-                ${csrfField(v)}<input type="hidden" name="_back" value="/console/sandbox" />
-                <label for="move">${v.t('На скільки', 'By how much')}</label
-                ><select id="move" name="move">
-                  ${MOVES.map((m) => html`<option value="${m.value}">${v.t(m.uk, m.en)}</option>`)}
-                </select>
-                <label for="advance">${v.t('Або тривалість ISO 8601', 'Or an ISO 8601 duration')}</label
-                ><input
-                  id="advance"
-                  name="advance"
-                  type="text"
-                  maxlength="20"
-                  placeholder="P30D"
-                  autocomplete="off"
-                  value="${refused?.advance ?? ''}"
-                  aria-describedby="advance-hint"
-                  ${refused ? raw(' aria-invalid="true"') : ''}
-                />
-                <p class="hint" id="advance-hint">
-                  ${v.t('Якщо поле заповнене, діє воно, а не вибір зі списку. Дні, години або хвилини (P30D, PT12H), не більше 3 років. Годинник рухається лише вперед.', 'When filled, this field wins over the list. Days, hours or minutes (P30D, PT12H), at most 3 years. The clock only moves forward.')}
-                </p>
-                <div class="actions"><button type="submit">${v.t('Перевести вперед', 'Move forward')}</button></div>
-              </form>`
+              ${postForm(
+                v,
+                '/console/sandbox/clock',
+                html`<label for="move">${v.t('На скільки', 'By how much')}</label
+                  ><select id="move" name="move">
+                    ${MOVES.map((m) => html`<option value="${m.value}">${v.t(m.uk, m.en)}</option>`)}
+                  </select>
+                  <label for="advance">${v.t('Або тривалість ISO 8601', 'Or an ISO 8601 duration')}</label
+                  ><input
+                    id="advance"
+                    name="advance"
+                    type="text"
+                    maxlength="20"
+                    placeholder="P30D"
+                    autocomplete="off"
+                    value="${refused?.advance ?? ''}"
+                    aria-describedby="advance-hint"
+                    ${refused ? raw(' aria-invalid="true"') : ''}
+                  />
+                  <p class="hint" id="advance-hint">
+                    ${v.t('Якщо поле заповнене, діє воно, а не вибір зі списку. Дні, години або хвилини (P30D, PT12H), не більше 3 років. Годинник рухається лише вперед.', 'When filled, this field wins over the list. Days, hours or minutes (P30D, PT12H), at most 3 years. The clock only moves forward.')}
+                  </p>
+                  <div class="actions"><button type="submit">${v.t('Перевести вперед', 'Move forward')}</button></div>`,
+                { cls: 'stack card', back: '/console/sandbox' },
+              )}`
           : html`<p class="muted">
               ${v.t('Переводити годинник можуть лише власники (або ключ пісочниці з правом sandbox.clock).', 'Only owners can move the clock (or a test key holding sandbox.clock).')}
             </p>`

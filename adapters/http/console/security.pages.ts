@@ -1,10 +1,10 @@
 import QRCode from 'qrcode';
 import { DomainError, isDomainError } from '../../../core/kernel/errors.js';
-import { MIN_PASSWORD_LENGTH } from '../../../core/accounts/passwords.use-case.js';
 import type { UseCases } from '../use-cases.js';
 import { html, raw, type Html } from './html.js';
+import { postForm } from './acting.js';
 import { alert, csrfField, when, type View } from './layout.js';
-import { codeField } from './fields.js';
+import { codeField, newPasswordField } from './fields.js';
 import { errorText } from './error-text.js';
 import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
 
@@ -27,15 +27,17 @@ const codeInput = (v: View, id: string, hint: string, invalid = false) => codeFi
 
 /** The field for the first code of a new TOTP secret: two-factor checks are on only once it is right. */
 export const twoFactorCodeForm = (v: View, invalid = false) =>
-  html`<form class="stack card" method="post" action="/console/security/two-factor/enable">
-    ${csrfField(v)}<input type="hidden" name="_back" value="/console/security/two-factor/enrolment" />
-    <h2>${v.t('Підтвердіть першим кодом', 'Confirm with a first code')}</h2>
-    ${codeInput(v, 'totp', v.t('Шість цифр, які застосунок показує для нового секрету. Доки код не підтверджено, двофакторна перевірка вимкнена.', 'The six digits your app shows for the new secret. Until a code is confirmed, two-factor checks stay off.'), invalid)}
-    <div class="actions">
-      <button type="submit">${v.t('Підтвердити й увімкнути', 'Confirm and switch on')}</button
-      ><a href="/console/security">${v.t('Скасувати', 'Cancel')}</a>
-    </div>
-  </form>`;
+  postForm(
+    v,
+    '/console/security/two-factor/enable',
+    html`<h2>${v.t('Підтвердіть першим кодом', 'Confirm with a first code')}</h2>
+      ${codeInput(v, 'totp', v.t('Шість цифр, які застосунок показує для нового секрету. Доки код не підтверджено, двофакторна перевірка вимкнена.', 'The six digits your app shows for the new secret. Until a code is confirmed, two-factor checks stay off.'), invalid)}
+      <div class="actions">
+        <button type="submit">${v.t('Підтвердити й увімкнути', 'Confirm and switch on')}</button
+        ><a href="/console/security">${v.t('Скасувати', 'Cancel')}</a>
+      </div>`,
+    { cls: 'stack card', back: '/console/security/two-factor/enrolment' },
+  );
 
 /** The secret for an authenticator app: the QR code to scan, and the same secret to type in. */
 export const secretCard = async (v: View, secret: string, uri: string) =>
@@ -80,33 +82,21 @@ const securityPage = async (uc: UseCases, r: ConsoleRequest): Promise<PageOut> =
           <dt>${v.t('Останнє підтвердження', 'Last proof of identity')}</dt>
           <dd>${when(h.session.authenticatedAt, v)}</dd>
         </dl>
-        <form method="post" action="/console/sign-out" class="actions">
-          ${csrfField(v)}<button class="secondary" type="submit">${v.t('Вийти', 'Sign out')}</button>
-        </form>
+        ${postForm(v, '/console/sign-out', html`<button class="secondary" type="submit">${v.t('Вийти', 'Sign out')}</button>`, { cls: 'actions' })}
       </div>
       <h2 id="password">${v.t('Пароль', 'Password')}</h2>
-      <form class="stack card" method="post" action="/console/security/password">
-        ${csrfField(v)}<input type="hidden" name="_back" value="/console/security" />
-        <p>
-          ${v.t('Після зміни пароля всі ваші сесії завершаться, і ви ввійдете знову з новим паролем.', 'After the change every session of yours ends, and you sign in again with the new password.')}
-        </p>
-        <label for="current_password">${v.t('Поточний пароль', 'Current password')}</label
-        ><input id="current_password" name="current_password" type="password" autocomplete="current-password" required />
-        <label for="new_password">${v.t('Новий пароль', 'New password')}</label
-        ><input
-          id="new_password"
-          name="new_password"
-          type="password"
-          autocomplete="new-password"
-          minlength="${MIN_PASSWORD_LENGTH}"
-          required
-          aria-describedby="new-password-hint"
-        />
-        <p class="hint" id="new-password-hint">
-          ${v.t(`Щонайменше ${MIN_PASSWORD_LENGTH} символів; найкраще — кілька випадкових слів.`, `At least ${MIN_PASSWORD_LENGTH} characters; a few random words work best.`)}
-        </p>
-        <div class="actions"><button type="submit">${v.t('Змінити пароль', 'Change the password')}</button></div>
-      </form>
+      ${postForm(
+        v,
+        '/console/security/password',
+        html`<p>
+            ${v.t('Після зміни пароля всі ваші сесії завершаться, і ви ввійдете знову з новим паролем.', 'After the change every session of yours ends, and you sign in again with the new password.')}
+          </p>
+          <label for="current_password">${v.t('Поточний пароль', 'Current password')}</label
+          ><input id="current_password" name="current_password" type="password" autocomplete="current-password" required />
+          ${newPasswordField(v, { name: 'new_password' })}
+          <div class="actions"><button type="submit">${v.t('Змінити пароль', 'Change the password')}</button></div>`,
+        { cls: 'stack card', back: '/console/security' },
+      )}
       <h2>${v.t('Двофакторна перевірка', 'Two-factor checks')}</h2>
       <div class="card">
         ${
@@ -123,14 +113,14 @@ const securityPage = async (uc: UseCases, r: ConsoleRequest): Promise<PageOut> =
                 <p>
                   ${v.t('Увімкнення дає новий секрет (QR-код для застосунку-автентифікатора); перевірка запрацює, щойно ви введете перший код із нього. Потрібен повторний вхід.', 'Switching it on gives you a new secret (a QR code for your authenticator app); the checks start once you enter a first code from it. Signing in again is required.')}
                 </p>
-                <form method="post" action="/console/security/two-factor/enrolment">
-                  ${csrfField(v)}<input type="hidden" name="_back" value="/console/security" /><button
-                    ${h.person.totpPendingSecret ? raw(' class="secondary"') : ''}
-                    type="submit"
-                  >
+                ${postForm(
+                  v,
+                  '/console/security/two-factor/enrolment',
+                  html`<button ${h.person.totpPendingSecret ? raw(' class="secondary"') : ''} type="submit">
                     ${h.person.totpPendingSecret ? v.t('Отримати інший новий секрет', 'Get another new secret') : v.t('Увімкнути двофакторну перевірку', 'Switch on two-factor checks')}
-                  </button>
-                </form>`
+                  </button>`,
+                  { cls: '', back: '/console/security' },
+                )}`
             : html`<p>
                   ${v.t('Увімкнено: вхід просить пароль і одноразовий код. Вимкнення послаблює захист рахунку; усі власники отримають сповіщення. Потрібен повторний вхід.', 'On: signing in asks for the password and a one-time code. Switching it off weakens the account; every owner is told. Signing in again is required.')}
                 </p>
@@ -258,36 +248,26 @@ export const mailWhere = (uc: UseCases, v: View, address: string): Html =>
       : html`${v.t('Поштовий сервер (SMTP_URL) не налаштовано: лист чекає у черзі й піде, щойно його налаштують.', 'No mail server (SMTP_URL) is set: the e-mail waits in the queue and goes once one is set.')}`;
 
 const forgotForm = (v: View, r: ConsoleRequest) =>
-  html`<form class="stack" method="post" action="/console/password/forgot">
-    ${csrfField(v)}
-    <label for="email">${v.t('Електронна пошта', 'E-mail')}</label
-    ><input id="email" name="email" type="email" autocomplete="username" required value="${r.query.email ?? ''}" />
-    <div class="actions">
-      <button type="submit">${v.t('Надіслати посилання', 'Send the link')}</button
-      ><a href="/console/sign-in">${v.t('Назад до входу', 'Back to sign-in')}</a>
-    </div>
-  </form>`;
+  postForm(
+    v,
+    '/console/password/forgot',
+    html`<label for="email">${v.t('Електронна пошта', 'E-mail')}</label
+      ><input id="email" name="email" type="email" autocomplete="username" required value="${r.query.email ?? ''}" />
+      <div class="actions">
+        <button type="submit">${v.t('Надіслати посилання', 'Send the link')}</button
+        ><a href="/console/sign-in">${v.t('Назад до входу', 'Back to sign-in')}</a>
+      </div>`,
+  );
 
 const resetForm = (v: View, token: string, twoFactor: boolean, error?: DomainError) =>
   html`${error ? alert('error', errorText(v.lang, error)) : ''}
-    <form class="stack" method="post" action="/console/password/reset">
-      ${csrfField(v)}<input type="hidden" name="token" value="${token}" />
-      <label for="password">${v.t('Новий пароль', 'New password')}</label
-      ><input
-        id="password"
-        name="password"
-        type="password"
-        autocomplete="new-password"
-        minlength="${MIN_PASSWORD_LENGTH}"
-        required
-        aria-describedby="password-hint"
-      />
-      <p class="hint" id="password-hint">
-        ${v.t(`Щонайменше ${MIN_PASSWORD_LENGTH} символів.`, `At least ${MIN_PASSWORD_LENGTH} characters.`)}
-      </p>
+  ${postForm(
+    v,
+    '/console/password/reset',
+    html`<input type="hidden" name="token" value="${token}" /> ${newPasswordField(v)}
       ${twoFactor ? codeInput(v, 'totp', v.t('Двофакторна перевірка діє й тут: посилання з листа саме по собі рахунку не відкриває.', 'Two-factor checks apply here too: the e-mailed link alone does not open the account.'), Boolean(error)) : ''}
-      <div class="actions"><button type="submit">${v.t('Задати новий пароль', 'Set the new password')}</button></div>
-    </form>`;
+      <div class="actions"><button type="submit">${v.t('Задати новий пароль', 'Set the new password')}</button></div>`,
+  )}`;
 
 /** A mail's text with its links clickable (only http(s) links; everything else escaped). */
 const linked = (text: string): Html[] =>

@@ -32,11 +32,26 @@ import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
  * /v1/domains/{d}/transfers and /transfer-out/reject; class 2 and the owners' acts follow the key rule.
  */
 const YEARS = [1, 2, 3, 5, 10];
+const PAGE = 50;
 const ownersOnly = (v: View) =>
   html`<p class="muted">
     ${v.t('Цю дію виконують лише власники облікового запису (учасники — до класу 1).', 'Only the account’s owners do this (members go up to class 1).')}
   </p>`;
-const statusWords = (v: View, s: string): [string, 'ok' | 'warn' | 'bad' | ''] => {
+const statusWords = (v: View, s: string, direction: 'in' | 'out' = 'in'): [string, 'ok' | 'warn' | 'bad' | ''] => {
+  if (direction === 'out')
+    switch (s) {
+      case 'pending':
+        return [
+          v.t('інший реєстратор просить домен; власник може відхилити', 'another registrar asks for it; an owner may reject'),
+          'warn',
+        ];
+      case 'completed':
+        return [v.t('завершено: домен перейшов до іншого реєстратора', 'completed: the domain went to the other registrar'), ''];
+      case 'rejected':
+        return [v.t('відхилено: домен лишився в нас', 'rejected: the domain stayed here'), 'ok'];
+      case 'cancelled':
+        return [v.t('скасовано іншим реєстратором: домен лишився в нас', 'cancelled by the other registrar: the domain stayed here'), 'ok'];
+    }
   switch (s) {
     case 'pending':
       return [
@@ -64,7 +79,7 @@ export const transferTable = (v: View, items: readonly TransferView[], opts: { i
   dataTable(
     [v.t('Домен', 'Domain'), v.t('Напрям', 'Direction'), v.t('Стан', 'Status'), v.t('Сума', 'Amount'), v.t('Подано', 'Requested')],
     items.map((t) => {
-      const [words, tone] = statusWords(v, t.status);
+      const [words, tone] = statusWords(v, t.status, t.direction);
       return html`<tr>
         <th scope="row"><a href="/console/transfers/${enc(t.domain)}/${enc(t.id)}">${t.domain}</a></th>
         <td>${t.direction === 'in' ? v.t('до нас', 'in') : v.t('від нас', 'out')}</td>
@@ -112,9 +127,6 @@ export const transferPages = (uc: UseCases): ConsolePage[] => {
   const requestPage = async (r: ConsoleRequest, f: RequestForm, error?: DomainError | null): Promise<PageOut> => {
     const v = r.view;
     const may = personMay(r.human!.actor, 'domain.register');
-    const list = may ? (await uc.readTransfers.listForPerson(r.human!.actor, v.env, { limit: 50 })).data : [];
-    const pending = list.filter((t) => t.status === 'pending');
-    const ended = list.filter((t) => t.status !== 'pending');
     let price: number | null = null;
     try {
       price = f.domain ? yearlyPrice(normalizeDomain(f.domain)) : null;
@@ -132,20 +144,13 @@ export const transferPages = (uc: UseCases): ConsolePage[] => {
             </p>`
           : '';
     return {
-      title: v.t('Перенесення доменів', 'Domain transfers'),
+      title: v.t('Перенести домен до нас', 'Transfer a domain in'),
       ...(error ? { status: 422 } : {}),
-      body: html`${pageHead({ href: '/console/', label: v.t('Домени', 'Domains') }, v.t('Перенесення доменів', 'Domain transfers'))}
+      body: html`${pageHead({ href: '/console/transfers', label: v.t('Перенесення', 'Transfers') }, v.t('Перенести домен від іншого реєстратора', 'Transfer a domain in from another registrar'))}
       ${
         !may
           ? ownersOnly(v)
-          : html` ${
-                pending.length
-                  ? html`<h2>${v.t('Тривають', 'Under way')}</h2>
-                      ${transferTable(v, pending, { id: 'transfers-pending' })}`
-                  : ''
-              }
-              <h2>${v.t('Перенести домен від іншого реєстратора', 'Transfer a domain in from another registrar')}</h2>
-              ${alert(
+          : html`${alert(
                 'info',
                 v.t(
                   'Це дія класу 2 (гроші): з балансу резервується ціна продовження × роки; її списують, коли домен прийде, і повертають, якщо перенесення скасовано чи відхилено. Усі власники отримають сповіщення, як і для ключа API.',
@@ -181,20 +186,61 @@ export const transferPages = (uc: UseCases): ConsolePage[] => {
                       <button type="submit">${v.t('Подати запит і зарезервувати кошти', 'Request and reserve the amount')}</button>
                     </div>`,
                 )}
-              </div>
-              ${
-                ended.length
-                  ? html`<h2>${v.t('Нещодавні', 'Recent')}</h2>
-                      ${transferTable(v, ended, { id: 'transfers-recent' })}`
-                  : ''
-              }`
+              </div>`
       }`,
+    };
+  };
+
+  /** The account's transfers, in and out: those under way, then every one newest first, a page at a time. */
+  const listPage = async (r: ConsoleRequest): Promise<PageOut> => {
+    const v = r.view;
+    const title = v.t('Перенесення доменів', 'Domain transfers');
+    const head = pageHead({ href: '/console/', label: v.t('Домени', 'Domains') }, title);
+    if (!personMay(r.human!.actor, 'domain.register')) return { title, body: html`${head}${ownersOnly(v)}` };
+    const cursor = r.query.cursor || undefined;
+    const pending = cursor ? [] : (await uc.readTransfers.listForPerson(r.human!.actor, v.env, { active: true, limit: 100 })).data;
+    const page = await uc.readTransfers.listForPerson(r.human!.actor, v.env, { limit: PAGE, ...(cursor ? { cursor } : {}) });
+    const ended = page.data.filter((t) => t.status !== 'pending');
+    return {
+      title,
+      body: html`${head}
+        <p class="lead">
+          ${v.t('Домени, що переходять до нас від інших реєстраторів, і наші домени, які просить інший реєстратор.', 'Domains coming to us from other registrars, and our domains another registrar asks for.')}
+        </p>
+        <p class="actions">
+          <a class="button" href="/console/transfers/new">${v.t('Перенести домен до нас', 'Transfer a domain in')}</a>
+        </p>
+        ${
+          cursor
+            ? ''
+            : html`<h2>${v.t('Тривають', 'Under way')}</h2>
+                ${
+                  pending.length
+                    ? transferTable(v, pending, { id: 'transfers-pending' })
+                    : html`<p class="muted" id="transfers-none-pending">
+                        ${v.t('Зараз жодне перенесення не триває.', 'No transfer is under way now.')}
+                      </p>`
+                }`
+        }
+        <h2>${cursor ? v.t('Давніші', 'Older') : v.t('Нещодавні', 'Recent')}</h2>
+        ${
+          ended.length
+            ? transferTable(v, ended, { id: 'transfers-recent' })
+            : html`<p class="muted">${v.t('Завершених перенесень ще немає.', 'No transfer has ended yet.')}</p>`
+        }
+        ${
+          page.next_cursor
+            ? html`<p>
+                <a href="/console/transfers?cursor=${enc(page.next_cursor)}" rel="next">${v.t('Давніші перенесення', 'Older transfers')}</a>
+              </p>`
+            : ''
+        }`,
     };
   };
 
   const statusPage = async (r: ConsoleRequest, t: TransferView, error?: DomainError): Promise<PageOut> => {
     const v = r.view;
-    const [words, tone] = statusWords(v, t.status);
+    const [words, tone] = statusWords(v, t.status, t.direction);
     return {
       title: `${v.t('Перенесення', 'Transfer')} — ${t.domain}`,
       ...(error ? { status: 422 } : {}),
@@ -228,7 +274,16 @@ export const transferPages = (uc: UseCases): ConsolePage[] => {
             <dd>${when(t.created_at, v)}</dd>
           </dl>
           ${
-            t.status === 'pending' && personMay(r.human!.actor, 'domain.register')
+            t.status === 'pending' && t.direction === 'out'
+              ? html`<p>
+                  <a href="/console/domains/${enc(t.domain)}#transfer-out"
+                    >${v.t('Відповісти на запит на сторінці домену', 'Answer the request on the domain’s page')}</a
+                  >
+                </p>`
+              : ''
+          }
+          ${
+            t.status === 'pending' && t.direction === 'in' && personMay(r.human!.actor, 'domain.register')
               ? postForm(
                   v,
                   `${view(t.domain, t.id)}/cancel`,
@@ -260,6 +315,12 @@ export const transferPages = (uc: UseCases): ConsolePage[] => {
     {
       method: 'GET',
       pattern: /^\/console\/transfers$/,
+      auth: true,
+      handle: listPage,
+    },
+    {
+      method: 'GET',
+      pattern: /^\/console\/transfers\/new$/,
       auth: true,
       handle: async (r) => requestPage(r, { domain: r.query.domain ?? '', years: '1' }),
     },

@@ -19,6 +19,7 @@ import {
 } from './acting.js';
 import { html, type Html } from './html.js';
 import { alert, type View } from './layout.js';
+import { dataTable } from './table.js';
 import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
 
 /**
@@ -120,25 +121,18 @@ export const webhookPages = (uc: UseCases): ConsolePage[] => {
         ${
           hooks.data.length === 0
             ? html`<p>${v.t('Вебхуків ще немає.', 'No webhooks yet.')}</p>`
-            : html`<table class="stack" id="webhooks">
-                <thead>
-                  <tr>
-                    <th scope="col">URL</th>
-                    <th scope="col">${v.t('Події', 'Events')}</th>
-                    <th scope="col">${v.t('Стан', 'State')}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${hooks.data.map(
-                    (w) =>
-                      html`<tr>
-                        <td class="mono"><a href="${base}/${enc(w.id)}">${w.url}</a></td>
-                        <td data-label="${v.t('Події', 'Events')}">${w.events.join(', ')}</td>
-                        <td data-label="${v.t('Стан', 'State')}">${statePill(v, w)}</td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>`
+            : dataTable(
+                ['URL', v.t('Події', 'Events'), v.t('Стан', 'State')],
+                hooks.data.map(
+                  (w) =>
+                    html`<tr>
+                      <td class="mono"><a href="${base}/${enc(w.id)}">${w.url}</a></td>
+                      <td data-label="${v.t('Події', 'Events')}">${w.events.join(', ')}</td>
+                      <td data-label="${v.t('Стан', 'State')}">${statePill(v, w)}</td>
+                    </tr>`,
+                ),
+                { id: 'webhooks', cls: 'stack' },
+              )
         }
         <h2 id="new">${v.t('Новий вебхук', 'New webhook')}</h2>
         <div class="card">
@@ -237,39 +231,36 @@ export const webhookPages = (uc: UseCases): ConsolePage[] => {
         ${
           deliveries.data.length === 0
             ? html`<p>${v.t('Ще нічого не надсилали.', 'Nothing was sent yet.')}</p>`
-            : html`<table class="stack" id="delivery-log">
-                <thead>
-                  <tr>
-                    <th scope="col">${v.t('Подія', 'Event')}</th>
-                    <th scope="col">${v.t('Стан', 'Status')}</th>
-                    <th scope="col">${v.t('Спроби (код відповіді, затримка)', 'Attempts (response code, latency)')}</th>
-                    <th scope="col"><span class="muted">${v.t('Дії', 'Actions')}</span></th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${deliveries.data.map(
-                    (d) =>
-                      html`<tr>
-                        <td><code>${d.event_type}</code><br /><span class="muted">${when(d.created_at, v)}</span></td>
-                        <td data-label="${v.t('Стан', 'Status')}">
-                          <span class="pill ${d.status === 'delivered' ? 'ok' : d.status === 'failed' ? 'bad' : 'warn'}">${d.status}</span>
-                        </td>
-                        <td data-label="${v.t('Спроби', 'Attempts')}">
-                          ${d.attempt_log.map(
-                            (a) =>
-                              html`<span class="response-code"
-                                  >#${a.number}:
-                                  ${a.response_code ?? '—'}${a.latency_ms !== null ? ` · ${a.latency_ms} ms` : ''}${a.error ? ` · ${a.error}` : ''}</span
-                                ><br />`,
-                          )}
-                        </td>
-                        <td>
-                          ${postForm(v, `${self}/deliveries/${enc(d.id)}/redeliver`, html`<button class="small secondary" type="submit">${v.t('Надіслати знову', 'Send again')}</button>`, { cls: 'inline' })}
-                        </td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>`
+            : dataTable(
+                [
+                  v.t('Подія', 'Event'),
+                  v.t('Стан', 'Status'),
+                  v.t('Спроби (код відповіді, затримка)', 'Attempts (response code, latency)'),
+                  html`<span class="muted">${v.t('Дії', 'Actions')}</span>`,
+                ],
+                deliveries.data.map(
+                  (d) =>
+                    html`<tr>
+                      <td><code>${d.event_type}</code><br /><span class="muted">${when(d.created_at, v)}</span></td>
+                      <td data-label="${v.t('Стан', 'Status')}">
+                        <span class="pill ${d.status === 'delivered' ? 'ok' : d.status === 'failed' ? 'bad' : 'warn'}">${d.status}</span>
+                      </td>
+                      <td data-label="${v.t('Спроби', 'Attempts')}">
+                        ${d.attempt_log.map(
+                          (a) =>
+                            html`<span class="response-code"
+                                >#${a.number}:
+                                ${a.response_code ?? '—'}${a.latency_ms !== null ? ` · ${a.latency_ms} ms` : ''}${a.error ? ` · ${a.error}` : ''}</span
+                              ><br />`,
+                        )}
+                      </td>
+                      <td>
+                        ${postForm(v, `${self}/deliveries/${enc(d.id)}/redeliver`, html`<button class="small secondary" type="submit">${v.t('Надіслати знову', 'Send again')}</button>`, { cls: 'inline' })}
+                      </td>
+                    </tr>`,
+                ),
+                { id: 'delivery-log', cls: 'stack' },
+              )
         }
         <h2 id="edit">${v.t('Змінити', 'Edit')}</h2>
         <div class="card">
@@ -318,30 +309,22 @@ export const webhookPages = (uc: UseCases): ConsolePage[] => {
           'ok' in out
             ? out.ok.data.length === 0
               ? html`<p>${v.t('Подій немає.', 'No events.')}</p>`
-              : html`<table class="stack" id="events">
-                    <thead>
-                      <tr>
-                        <th scope="col">${v.t('Коли', 'When')}</th>
-                        <th scope="col">${v.t('Подія', 'Event')}</th>
-                        <th scope="col">${v.t('Домен', 'Domain')}</th>
-                        <th scope="col">${v.t('Дані', 'Data')}</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      ${out.ok.data.map(
-                        (e) =>
-                          html`<tr>
-                            <td data-label="${v.t('Коли', 'When')}">${when(e.created_at, v)}</td>
-                            <td data-label="${v.t('Подія', 'Event')}">
-                              <code>${e.type}</code><br /><small class="muted">${describe(v, e.type)}</small>
-                            </td>
-                            <td data-label="${v.t('Домен', 'Domain')}">${e.domain ?? '—'}</td>
-                            <td class="mono" data-label="${v.t('Дані', 'Data')}">${dataLines(e.data)}</td>
-                          </tr>`,
-                      )}
-                    </tbody>
-                  </table>
-                  ${out.ok.has_more && out.ok.next_cursor ? html`<p><a class="button secondary" href="${qs(out.ok.next_cursor)}">${v.t('Далі', 'Next')}</a></p>` : ''}`
+              : html`${dataTable(
+                  [v.t('Коли', 'When'), v.t('Подія', 'Event'), v.t('Домен', 'Domain'), v.t('Дані', 'Data')],
+                  out.ok.data.map(
+                    (e) =>
+                      html`<tr>
+                        <td data-label="${v.t('Коли', 'When')}">${when(e.created_at, v)}</td>
+                        <td data-label="${v.t('Подія', 'Event')}">
+                          <code>${e.type}</code><br /><small class="muted">${describe(v, e.type)}</small>
+                        </td>
+                        <td data-label="${v.t('Домен', 'Domain')}">${e.domain ?? '—'}</td>
+                        <td class="mono" data-label="${v.t('Дані', 'Data')}">${dataLines(e.data)}</td>
+                      </tr>`,
+                  ),
+                  { id: 'events', cls: 'stack' },
+                )}
+                ${out.ok.has_more && out.ok.next_cursor ? html`<p><a class="button secondary" href="${qs(out.ok.next_cursor)}">${v.t('Далі', 'Next')}</a></p>` : ''}`
             : ''
         }`,
     };

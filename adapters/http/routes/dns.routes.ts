@@ -90,7 +90,7 @@ export interface DnsUseCases {
   readonly readZone: Pick<ReadZone, 'records' | 'zoneFile'>;
   readonly importZone: Pick<ImportZone, 'start' | 'get' | 'maxBytes'>;
   readonly dnsPlans: Pick<DnsPlans, 'create' | 'get' | 'apply'>;
-  readonly acmeChallenges: Pick<AcmeChallenges, 'add' | 'remove'>;
+  readonly acmeChallenges: Pick<AcmeChallenges, 'add' | 'remove' | 'list'>;
 }
 
 const zoneImport = schema({

@@ -331,6 +331,12 @@ export class SqlAcmeChallenges implements AcmeChallengeRepository {
     );
   }
 
+  async forZone(zoneId: string): Promise<AcmeChallenge[]> {
+    return (await this.uow.db()('acme_challenges').where({ zone_id: zoneId }).orderBy(['name', 'id'])).map((r: Record<string, string>) =>
+      this.toChallenge(r),
+    );
+  }
+
   async expired(before: Date, limit: number): Promise<AcmeChallenge[]> {
     return (await this.uow.db()('acme_challenges').where('expires_at', '<', iso(before)).limit(limit)).map((r: Record<string, string>) =>
       this.toChallenge(r),

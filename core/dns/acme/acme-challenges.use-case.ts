@@ -200,6 +200,21 @@ export class AcmeChallenges {
     });
   }
 
+  /** The zone's live values with their ids (what DELETE takes), for a key that may add or remove them. */
+  async list(key: ApiKey, domain: string): Promise<ChallengeView[]> {
+    const zoneName = normalizeDomain(domain);
+    await dnsAccess(this.deps.authorizer, key, zoneName);
+    const zone = await this.deps.zones.find(key.accountId, key.environment, zoneName);
+    if (!zone) return [];
+    return (await this.deps.challenges.forZone(zone.id)).map((c) => ({
+      id: c.id,
+      name: c.name,
+      value: c.value,
+      ttl: CHALLENGE_TTL,
+      expires_at: c.expiresAt.toISOString(),
+    }));
+  }
+
   /** The worker: values nobody removed go after 24 hours. */
   async expire(): Promise<number> {
     const due = await this.deps.challenges.expired(this.deps.clock.now(), 200);

@@ -5,7 +5,7 @@ import { normalizeDomain } from '../../kernel/domain-name.js';
 import { DomainError } from '../../kernel/errors.js';
 import { transientCheckpoints, type Checkpoints } from '../../kernel/checkpoints.port.js';
 import { assertAcmeOnly, assertAcmeOnlyInput, dnsAccess } from '../dns-access.js';
-import { buildPlan, changeInput, type PlanInput } from './plan-builder.js';
+import { buildPlan, inputOf, type PlanInput } from './plan-builder.js';
 import { Plan, type CheckResult, type PlanView } from './plan.js';
 
 export type { PlanView };
@@ -147,7 +147,7 @@ export class DnsPlans {
       const recheck =
         zone.serial === plan.baseSerial
           ? { valid: true, checks: [] as CheckResult[] }
-          : buildPlan({ origin: domain, current: zone.sets, input: { changes: plan.changes.map(changeInput) }, ...this.limit() });
+          : buildPlan({ origin: domain, current: zone.sets, input: { changes: plan.changes.map(inputOf) }, ...this.limit() });
       if (!recheck.valid) {
         throw new DomainError(
           'plan_stale',

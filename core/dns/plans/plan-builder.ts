@@ -47,8 +47,8 @@ export interface ChangeInput {
   readonly current?: { readonly ttl: number; readonly values: readonly string[] };
 }
 
-/** A stored change stated again as the API's input (to judge it afresh against the zone as it is now). */
-export const changeInput = (c: Change): ChangeInput => ({
+/** A planned change back as the input that states it (a stored plan re-checked, or edited further as a draft). */
+export const inputOf = (c: Change): ChangeInput => ({
   action: c.action,
   name: c.name,
   type: c.type,

@@ -56,5 +56,7 @@ export interface AcmeChallengeRepository {
   find(id: string): Promise<AcmeChallenge | null>;
   remove(id: string): Promise<void>;
   forName(zoneId: string, name: string): Promise<AcmeChallenge[]>;
+  /** Every live value of the zone, by name then id. */
+  forZone(zoneId: string): Promise<AcmeChallenge[]>;
   expired(before: Date, limit: number): Promise<AcmeChallenge[]>;
 }
