@@ -62,10 +62,11 @@ export class RequestTransfer {
       if (mine && !isHosted(mine)) throw new DomainError('domain_already_yours', { domain: name });
       // Held by another account here: no transfer between registrars, and nothing about that account leaks.
       if (await this.deps.holders.holderOf(key.environment, name)) throw new DomainError('domain_not_found', { domain: name });
+      // The account's clock, as for a registration: in the sandbox, time travel moves the transfer's dates too.
+      const now = await this.deps.time.now(key.accountId, key.environment);
       reserved = await cp.reach('reserved', async () => {
         const active = await this.deps.transfers.activeFor(key.environment, name);
         if (active) throw new DomainError('transfer_already_pending', { domain: name });
-        const now = this.deps.clock.now();
         const entry = await this.deps.accounting.reserve({
           accountId: key.accountId,
           environment: key.environment,

@@ -40,7 +40,8 @@ export class NoteTransferOut {
     /** The registry message's own fields (requested_by, status …), kept in the event as before. */
     data?: Readonly<Record<string, string>>;
   }): Promise<DomainTransfer | null> {
-    const now = this.deps.clock.now();
+    // The account's clock, as for the domain's lifecycle (the sandbox's time travel moves transfers too).
+    const now = await this.deps.time.now(input.accountId, input.environment);
     return this.deps.uow.transaction(async () => {
       const d = await this.deps.domains.find(input.accountId, input.environment, input.domain);
       if (!d) return null;

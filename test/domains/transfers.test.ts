@@ -14,6 +14,7 @@ import { bearer, startApi, type TestApi } from '../support/system.js';
 /** A class 3 key's IP restriction and a spending key's monthly limit (seed: both required). */
 const LIMITS = { cidr: '127.0.0.0/8', spend_limit: { amount: 5_000_000, currency: 'UAH' } };
 const NAMES = [
+  'transfer-dated.com.ua',
   'transfer-ok.com.ua',
   'transfer-nope.com.ua',
   'transfer-wrong.com.ua',
@@ -297,5 +298,17 @@ eachStore('Transfers between registrars (sandbox, time travel)', (kind) => {
     await travel('P5D');
     expect((await get(`/v1/domains/${domain}/transfers/${r.body.id}`)).body.status).to.equal('completed');
     expect((await api.system.store.sandboxRegistry.dsOf(domain)).map((d) => d.keyTag)).to.deep.equal([31589]);
+  });
+  it('a transfer is dated by the account’s clock: after the earlier tests’ time travel its created_at is the sandbox’s now, not the real one', async () => {
+    const clock = (await get('/v1/sandbox/clock', clockKey)).body as { now: string; offset_ms: number };
+    expect(clock.offset_ms).to.be.greaterThan(0);
+    const r = await post('/v1/domains/transfer-dated.com.ua/transfers', { auth_code: 'sandbox-auth-ok' });
+    expect(r.status, JSON.stringify(r.body)).to.equal(202);
+    const skew = Date.parse(r.body.created_at) - Date.parse(clock.now);
+    expect(skew, `created_at ${r.body.created_at} against the sandbox clock ${clock.now}`).to.be.within(0, 60_000);
+    const shown = (await get(`/v1/domains/transfer-dated.com.ua/transfers/${r.body.id}`)).body;
+    expect(shown.created_at).to.equal(r.body.created_at);
+    const cancelled = await post(`/v1/domains/transfer-dated.com.ua/transfers/${r.body.id}/cancel`, {});
+    expect(cancelled.status, JSON.stringify(cancelled.body)).to.equal(200);
   });
 });
