@@ -14,6 +14,7 @@ import { ZonePublisherHub } from '../../adapters/dns/zone-publisher-hub.js';
 import { TOKENS as T } from '../tokens.js';
 import { ImportZone } from '../../core/dns/imports/import-zone.use-case.js';
 import { AxfrClient } from '../../adapters/dns/axfr/index.js';
+import { ThreadImportPlanner } from '../../adapters/dns/import-planner/index.js';
 import { guardedLookup } from '../../adapters/net/ssrf/index.js';
 import type { Config } from '../config.js';
 import type { SecretBox } from '../../core/kernel/secret-box.port.js';
@@ -81,6 +82,8 @@ export const dnsModule = () =>
             plans,
             // AXFR through the SSRF guard: resolved once, the checked address connected to (adapters/net/ssrf).
             transfer: new AxfrClient({ lookup: guardedLookup({ allowLoopback: cfg.dnsImport.allowLoopback }) }),
+            // Parsed and planned on a worker thread: the API answers other requests meanwhile.
+            planner: new ThreadImportPlanner({ youngGenerationMb: IMPORT_THREAD_YOUNG_MB }),
             box,
             events: rec,
             uow: st.uow,
@@ -96,6 +99,9 @@ export const dnsModule = () =>
       .toResolvedValue((st: SqlStore, a) => new AuthorizeTransfer({ zones: st.zones, authorizer: a }), [s, T.Authorizer])
       .inSingletonScope();
   });
+
+/** An import's planning thread's young generation, MB (see ThreadImportPlannerOptions; measured with npm run bench:import). */
+const IMPORT_THREAD_YOUNG_MB = 32;
 
 const id = <X>(token: ServiceIdentifier<X>) => token;
 

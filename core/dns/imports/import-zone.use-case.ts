@@ -8,12 +8,10 @@ import type { Random } from '../../kernel/random.port.js';
 import type { SecretBox } from '../../kernel/secret-box.port.js';
 import type { UnitOfWork } from '../../kernel/unit-of-work.port.js';
 import type { DnsPlans } from '../plans/dns-plans.use-case.js';
-import type { ZoneImportRepository, ZoneTransferClient } from '../ports/zone-import.port.js';
+import type { ImportPlanner, ImportPlanSession, ZoneImportRepository, ZoneTransferClient } from '../ports/zone-import.port.js';
 import type { ZoneRepository } from '../ports/zone-repository.port.js';
-import { ZoneFileParser } from '../zone/zone-file.js';
 import {
   importView,
-  SkippedTally,
   type ImportFailure,
   type ImportOutcome,
   type TsigKey,
@@ -42,6 +40,8 @@ export interface ImportZoneDeps {
   readonly imports: ZoneImportRepository;
   readonly plans: Pick<DnsPlans, 'createImported'>;
   readonly transfer: ZoneTransferClient;
+  /** Where the text is parsed and the plan built (core/dns/imports/import-planner.ts in this thread; a worker thread under the API). */
+  readonly planner: ImportPlanner;
   readonly box: SecretBox;
   readonly events: EventRecorder;
   readonly uow: UnitOfWork;
@@ -138,15 +138,12 @@ export class ImportZone {
   async run(job: ZoneImportRecord, text: AsyncIterable<string> | null, server: { host: string; port: number } | null): Promise<void> {
     const { limits } = this.deps;
     const deadline = job.createdAt.getTime() + limits.maxSeconds * 1000;
-    const skipped = new SkippedTally();
-    const parser = new ZoneFileParser(job.domain, {
-      strict: true,
-      generateMax: limits.generateMax,
-      maxRecords: limits.maxRecords,
-      onSkipped: (s) => skipped.add(s),
-    });
+    // The reading and the plan run in the planner (a worker thread under the API: seconds of CPU for a big zone).
+    let session: ImportPlanSession | null = null;
     let outcome: ImportOutcome;
     try {
+      session = this.deps.planner.start({ origin: job.domain, maxRecords: limits.maxRecords, generateMax: limits.generateMax });
+      const reading = session;
       const overTime = () => this.deps.clock.now().getTime() > deadline;
       const timeout = () => new DomainError('import_timeout', { seconds: limits.maxSeconds });
       let source: AsyncIterable<string>;
@@ -169,19 +166,23 @@ export class ImportZone {
           bytes += chunk.length;
           if (bytes > limits.maxBytes) throw new DomainError('import_too_large', { limit: limits.maxBytes });
           if (overTime()) throw timeout();
-          parser.push(chunk);
+          await reading.push(chunk);
         }
       } finally {
         if (job.tsigSealed) await this.deps.imports.discardSecret(job.id);
       }
-      const parsed = parser.end();
       if (overTime()) throw timeout();
       const owner = { accountId: job.accountId, environment: job.environment, keyId: job.keyId };
-      const plan = await this.deps.plans.createImported(owner, job.domain, parsed);
+      const plan = await this.deps.plans.createImported(owner, job.domain, async (current, planLimits) => {
+        const built = await reading.plan(current, planLimits);
+        // Checked again once the plan is built: the whole import keeps within its time.
+        if (overTime()) throw timeout();
+        return built;
+      });
       outcome = {
         status: 'ready',
-        recordsRead: parser.recordsRead,
-        skipped: skipped.list(),
+        recordsRead: reading.recordsRead,
+        skipped: reading.skipped(),
         planId: plan.id,
         error: null,
         finishedAt: this.deps.clock.now(),
@@ -193,7 +194,9 @@ export class ImportZone {
         this.deps.diagnostics.report(err, { what: 'zone import failed', domain: job.domain, import_id: job.id });
         failure = { code: 'internal_error', params: {} };
       }
-      outcome = { ...failed(job, failure, parser.recordsRead, this.deps.clock.now()), skipped: skipped.list() };
+      outcome = { ...failed(job, failure, session?.recordsRead ?? 0, this.deps.clock.now()), skipped: session?.skipped() ?? [] };
+    } finally {
+      session?.close();
     }
     try {
       // The outcome and its event together (dns.import_ready / dns.import_failed: a webhook tells the integrator).

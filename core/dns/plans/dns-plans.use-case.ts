@@ -6,14 +6,15 @@ import { DomainError } from '../../kernel/errors.js';
 import { transientCheckpoints, type Checkpoints } from '../../kernel/checkpoints.port.js';
 import { assertAcmeOnly, assertAcmeOnlyInput, dnsAccess } from '../dns-access.js';
 import { buildPlan, inputOf, type PlanInput } from './plan-builder.js';
-import { Plan, type CheckResult, type PlanView } from './plan.js';
+import { Plan, type CheckResult, type PlanRecord, type PlanView } from './plan.js';
 
 export type { PlanView };
 import type { PlanRepository, ZoneRepository } from '../ports/zone-repository.port.js';
 import type { RecordSet, RecordType } from '../zone/record-set.js';
 import { ZONE_BUSY_RETRY_AFTER_S, ZoneChanged, type ZoneService } from '../zone/zone-service.js';
 import type { IndexedZone, StoredZone } from '../zone/zone.js';
-import type { ParsedZoneFile } from '../zone/zone-file.js';
+import type { ZoneSets } from '../zone/zone-sets.js';
+import type { ImportedPlan } from '../ports/zone-import.port.js';
 import type { Environment } from '../../kernel/environment.js';
 
 export const PLAN_LIFETIME_MS = 3600_000;
@@ -64,32 +65,47 @@ export class DnsPlans {
   }
 
   /**
-   * A plan from a zone file an import has read (DESIGN "Zone import"): an ordinary unapplied whole-zone
-   * plan, made for the key that started the import (its dns.edit was checked then), applied through the plan routes.
+   * A plan from a zone file an import reads (DESIGN "Zone import"): an ordinary unapplied whole-zone plan,
+   * made for the key that started the import (its dns.edit was checked then), applied through the plan
+   * routes. `build` makes it on the zone's sets as read here (the import's planner, perhaps on another
+   * thread); the plan's base is that version of the zone, so a change meanwhile makes it stale at apply.
    */
-  async createImported(owner: PlanOwner, domain: string, parsed: ParsedZoneFile): Promise<PlanView> {
+  async createImported(
+    owner: PlanOwner,
+    domain: string,
+    build: (current: ZoneSets, limits: { readonly maxRecordSets?: number }) => Promise<ImportedPlan>,
+  ): Promise<PlanView> {
     const zone = await this.deps.zoneService.indexed(owner.accountId, owner.environment, domain);
     if (!zone) throw new DomainError('domain_not_found', { domain });
-    return this.planOn(owner, zone, { parsed }, false);
+    const built = await build(zone.sets, this.limit());
+    return this.store(owner, zone, { source: 'zone_file', ...built, before: Plan.wholeZoneBefore(zone) });
   }
 
   private async planOn(owner: PlanOwner, zone: IndexedZone, input: PlanInput, acmeOnly: boolean): Promise<PlanView> {
     const domain = zone.domain;
     const built = buildPlan({ origin: domain, current: zone.sets, input, ...this.limit() });
     if (acmeOnly) assertAcmeOnly(built.changes, domain, domain);
-    const now = this.deps.clock.now();
     // What apply compares against: the touched sets, or for a whole-zone plan every comparable set.
     const before = 'changes' in input ? built.before : Plan.wholeZoneBefore(zone);
+    return this.store(owner, zone, { source: built.source, changes: built.changes, checks: built.checks, valid: built.valid, before });
+  }
+
+  private async store(
+    owner: PlanOwner,
+    zone: IndexedZone,
+    built: Pick<PlanRecord, 'source' | 'changes' | 'checks' | 'valid' | 'before'>,
+  ): Promise<PlanView> {
+    const now = this.deps.clock.now();
     const plan = Plan.of({
       id: this.deps.random.id(),
       accountId: owner.accountId,
       environment: owner.environment,
-      domain,
+      domain: zone.domain,
       keyId: 'keyId' in owner ? owner.keyId : owner.id,
       source: built.source,
       baseSerial: zone.serial,
       changes: built.changes,
-      before,
+      before: built.before,
       checks: built.checks,
       valid: built.valid,
       createdAt: now,

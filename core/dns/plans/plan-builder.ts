@@ -20,7 +20,7 @@ import type { ParsedValue } from '../zone/values.js';
 import { canonicalValue, parseValue, sameValues } from '../zone/values.js';
 import { OverlayMap } from '../zone/names-overlay.js';
 import { ZoneSets, type NameIndex } from '../zone/zone-sets.js';
-import { parseZoneFile, type ParsedZoneFile } from '../zone/zone-file.js';
+import { parseZoneFile } from '../zone/zone-file.js';
 
 /** TTL of a created set when the input names none (Route 53 and Cloudflare users expect one; an hour is BIND's usual). */
 export const DEFAULT_TTL = 3600;
@@ -69,8 +69,11 @@ export type PlanInput =
   | { readonly changes: readonly ChangeInput[] }
   | { readonly records: readonly RecordSetInput[] }
   | { readonly zone_file: string }
-  /** A zone file already read (an import streams it through ZoneFileParser): planned as `zone_file` is. */
-  | { readonly parsed: ParsedZoneFile };
+  /**
+   * A zone file already read (an import streams it through ZoneFileParser): planned as `zone_file` is. Its
+   * sets are iterated once (ZoneFileParser.drain hands them out and lets each go).
+   */
+  | { readonly parsed: { readonly recordSets: Iterable<RecordSet>; readonly results: readonly CheckResult[] } };
 
 export interface PlanCounts {
   readonly create: number;
@@ -395,6 +398,21 @@ const fromRecords = (origin: string, inputs: readonly RecordSetInput[]): { desir
   return { desired, results };
 };
 
+/**
+ * A zone file's sets as the desired zone, diffed. Its own function: the desired sets (and the file's sets,
+ * when they are handed out one by one) are let go once the changes are made, before the checks run.
+ */
+const fromZoneFile = (
+  origin: string,
+  current: ZoneSets,
+  parsed: { readonly recordSets: Iterable<RecordSet>; readonly results: readonly CheckResult[] },
+  parsedBy: ParsedByChange,
+): Draft => {
+  const desired = new DesiredSets();
+  for (const s of parsed.recordSets) addDesired(desired, origin, s.name, s.type, s.ttl, s.values);
+  return { changes: fromDesired(origin, current, current.names, desired, parsedBy), results: [...parsed.results] };
+};
+
 const mixedTtls = (desired: DesiredSets): CheckResult[] => {
   const out: CheckResult[] = [];
   for (const d of desired.list) if (d.ttls) out.push(mixedTtl(d.name, d.type, d.ttls));
@@ -484,10 +502,7 @@ export const buildPlan = (args: {
     draft = { changes: fromDesired(origin, current, currentNames, desired, parsedBy), results: [...results, ...mixedTtls(desired)] };
   } else if (('zone_file' in input && typeof input.zone_file === 'string') || 'parsed' in input) {
     source = 'zone_file';
-    const parsed = 'parsed' in input ? input.parsed : parseZoneFile(input.zone_file, origin);
-    const desired = new DesiredSets();
-    for (const s of parsed.recordSets) addDesired(desired, origin, s.name, s.type, s.ttl, s.values);
-    draft = { changes: fromDesired(origin, current, currentNames, desired, parsedBy), results: parsed.results };
+    draft = fromZoneFile(origin, current, 'parsed' in input ? input.parsed : parseZoneFile(input.zone_file, origin), parsedBy);
   } else {
     // Never read a malformed input as "an empty desired zone": that would delete everything.
     source = 'zone_file';

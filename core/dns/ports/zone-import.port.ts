@@ -1,5 +1,7 @@
 import type { Environment } from '../../kernel/environment.js';
-import type { ImportOutcome, TsigKey, ZoneImportRecord } from '../imports/zone-import.js';
+import type { ImportOutcome, SkippedGroup, TsigKey, ZoneImportRecord } from '../imports/zone-import.js';
+import type { Change, CheckResult } from '../plans/plan.js';
+import type { ZoneSets } from '../zone/zone-sets.js';
 
 export interface ZoneImportRepository {
   insert(record: ZoneImportRecord): Promise<void>;
@@ -32,4 +34,45 @@ export interface AxfrRequest {
  */
 export interface ZoneTransferClient {
   pull(request: AxfrRequest): AsyncIterable<string>;
+}
+
+/** What reading a zone file into a plan needs to know before the first chunk (the import's caps). */
+export interface ImportPlanStart {
+  /** The zone (A-labels, no trailing dot). */
+  readonly origin: string;
+  /** Records read (skipped ones included) at most: past it the read fails with import_too_many_records. */
+  readonly maxRecords: number;
+  /** Records one `$GENERATE` may make at most. */
+  readonly generateMax: number;
+}
+
+/** The plan an import built: what DnsPlans stores as an ordinary whole-zone plan. */
+export interface ImportedPlan {
+  readonly changes: readonly Change[];
+  readonly checks: readonly CheckResult[];
+  readonly valid: boolean;
+}
+
+/**
+ * One import's reading and planning: zone-file text pushed in chunks (the strict import parser), then the
+ * whole-zone plan against the zone as it is then. `push` and `plan` fail with the parser's DomainErrors
+ * (zone_file_* codes, import_too_many_records) — `push` perhaps only at a later chunk, or at `plan`, when
+ * the reading runs elsewhere. `recordsRead` and `skipped` are the figures so far (on a failure, up to it).
+ * `close` frees what the session holds; it may be called at any time, also twice.
+ */
+export interface ImportPlanSession {
+  push(chunk: string): Promise<void>;
+  plan(current: ZoneSets, limits: { readonly maxRecordSets?: number }): Promise<ImportedPlan>;
+  readonly recordsRead: number;
+  skipped(): SkippedGroup[];
+  close(): void;
+}
+
+/**
+ * Reads zone files into plans. For a large zone this is seconds of CPU and hundreds of megabytes: an
+ * adapter runs it off the API's event loop (a worker thread, adapters/dns/import-planner), so other
+ * requests are answered meanwhile. `inlineImportPlanner` (core/dns/imports) does it in the caller's thread.
+ */
+export interface ImportPlanner {
+  start(request: ImportPlanStart): ImportPlanSession;
 }

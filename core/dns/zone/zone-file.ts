@@ -266,16 +266,27 @@ export class ZoneFileParser {
   }
 
   end(): ParsedZoneFile {
+    const { recordSets, results } = this.drain();
+    return { recordSets: [...recordSets], results };
+  }
+
+  /**
+   * The end of the text, read once: the record sets are handed out one by one and let go as they are (the
+   * parser keeps none), so a zone of a million sets is not held twice while a plan is built from it.
+   */
+  drain(): { readonly recordSets: Iterable<RecordSet>; readonly results: CheckResult[] } {
     if (this.pending !== '') this.lexer.feed(this.pending);
     this.pending = '';
     this.lexer.end();
-    const recordSets: RecordSet[] = [];
-    for (const s of this.sets.values()) {
-      if (s.ttls) this.results.push(mixedTtl(s.name, s.type, s.ttls));
-      recordSets.push({ name: s.name, type: s.type, ttl: s.ttl, values: s.values });
+    for (const s of this.sets.values()) if (s.ttls) this.results.push(mixedTtl(s.name, s.type, s.ttls));
+    const sets = this.sets;
+    function* handOut(): Generator<RecordSet> {
+      for (const [key, s] of sets) {
+        sets.delete(key);
+        yield { name: s.name, type: s.type, ttl: s.ttl, values: s.values };
+      }
     }
-    this.sets.clear();
-    return { recordSets, results: [...this.lexResults, ...this.results] };
+    return { recordSets: handOut(), results: [...this.lexResults, ...this.results] };
   }
 
   private syntax(line: number, en: string, uk: string, type: string | null = null): void {

@@ -1,0 +1,196 @@
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { InlineImportSession } from '../../../core/dns/imports/import-planner.js';
+import type { SkippedGroup } from '../../../core/dns/imports/zone-import.js';
+import type { Change, CheckResult } from '../../../core/dns/plans/plan.js';
+import type { ImportedPlan, ImportPlanner, ImportPlanSession, ImportPlanStart } from '../../../core/dns/ports/zone-import.port.js';
+import type { RecordSet } from '../../../core/dns/zone/record-set.js';
+import type { ZoneSets } from '../../../core/dns/zone/zone-sets.js';
+import { DomainError, type ErrorCode } from '../../../core/kernel/errors.js';
+import type { FromThread, ThreadData, ToThread } from './protocol.js';
+
+/**
+ * The thread's module beside this one: .js once built. From the sources (tests and benches run under tsx,
+ * whose loader a new thread does not inherit) a small script registers tsx in the thread first.
+ */
+const FROM_SOURCES = import.meta.url.endsWith('.ts');
+const THREAD_URL = new URL(`./thread${FROM_SOURCES ? '.ts' : '.js'}`, import.meta.url);
+/** tsx's ESM API (its package's "./esm/api" import entry), found from here whether this module runs as ESM or CJS. */
+const tsxApi = (): string =>
+  pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs')).href;
+const threadEntry = (): { entry: URL | string; eval: boolean } =>
+  FROM_SOURCES
+    ? {
+        entry: `import(${JSON.stringify(tsxApi())}).then((tsx) => { tsx.register(); return import(${JSON.stringify(THREAD_URL.href)}); });`,
+        eval: true,
+      }
+    : { entry: THREAD_URL, eval: false };
+
+export interface ThreadImportPlannerOptions {
+  /**
+   * The planning thread's young generation (V8 resourceLimits.maxYoungGenerationSizeMb). The API process
+   * runs with large semi-spaces (fast for requests); a thread that builds a plan of a million sets keeps
+   * more of its memory when its short-lived garbage is collected more often.
+   */
+  readonly youngGenerationMb?: number;
+  /** Text up to this many characters is read and planned in the calling thread (default INLINE_BELOW_CHARS). */
+  readonly inlineBelowChars?: number;
+}
+
+/**
+ * Zone imports read and planned on a worker thread, one per import (DESIGN "Zone import"): parsing a file
+ * of a million records and checking its plan takes tens of seconds of CPU, which on the API's event loop
+ * would stop every other request meanwhile. The text goes to the thread chunk by chunk as it is read; the
+ * plan comes back in slices of changes, each taken in a moment; the thread's memory goes with it.
+ */
+export class ThreadImportPlanner implements ImportPlanner {
+  constructor(private readonly options: ThreadImportPlannerOptions = {}) {}
+
+  start(request: ImportPlanStart): ImportPlanSession {
+    return new SmallFirstSession(request, this.options);
+  }
+}
+
+/** Text up to this many characters is read and planned in the API's thread (see SmallFirstSession). */
+export const INLINE_BELOW_CHARS = 256 * 1024;
+
+/**
+ * A small zone file (most imports: a few hundred records) is read and planned in the calling thread, as
+ * fast as a plan of the same size: a thread would cost more to start than the work. Once the text passes
+ * `inlineBelowChars`, a planning thread takes over: the text so far is sent to it (kept meanwhile: at most
+ * that many characters) and everything after.
+ */
+class SmallFirstSession implements ImportPlanSession {
+  private inline: InlineImportSession | null;
+  private thread: ThreadSession | null = null;
+  private kept: string[] = [];
+  private keptChars = 0;
+
+  constructor(
+    private readonly request: ImportPlanStart,
+    private readonly options: ThreadImportPlannerOptions,
+  ) {
+    this.inline = new InlineImportSession(request);
+  }
+
+  get recordsRead(): number {
+    return this.thread ? this.thread.recordsRead : (this.inline?.recordsRead ?? 0);
+  }
+
+  skipped(): SkippedGroup[] {
+    return this.thread ? this.thread.skipped() : (this.inline?.skipped() ?? []);
+  }
+
+  async push(chunk: string): Promise<void> {
+    if (this.thread) return this.thread.push(chunk);
+    // Read here as well, so a problem in the first part of a file is named at once.
+    this.inline!.pushNow(chunk);
+    this.kept.push(chunk);
+    this.keptChars += chunk.length;
+    if (this.keptChars <= (this.options.inlineBelowChars ?? INLINE_BELOW_CHARS)) return;
+    this.thread = new ThreadSession(this.request, this.options);
+    for (const c of this.kept) await this.thread.push(c);
+    this.kept = [];
+    this.inline!.close();
+    this.inline = null;
+  }
+
+  plan(current: ZoneSets, limits: { readonly maxRecordSets?: number }): Promise<ImportedPlan> {
+    return this.thread ? this.thread.plan(current, limits) : this.inline!.plan(current, limits);
+  }
+
+  close(): void {
+    this.thread?.close();
+    this.inline?.close();
+    this.kept = [];
+  }
+}
+
+class ThreadSession implements ImportPlanSession {
+  private worker: Worker | null;
+  private failure: unknown = null;
+  private read = 0;
+  private skippedList: readonly SkippedGroup[] = [];
+  private readonly changes: Change[] = [];
+  private waiting: { resolve: (p: ImportedPlan) => void; reject: (e: unknown) => void } | null = null;
+
+  constructor(request: ImportPlanStart, options: ThreadImportPlannerOptions) {
+    const data: ThreadData = { origin: request.origin, maxRecords: request.maxRecords, generateMax: request.generateMax };
+    const { entry, eval: asScript } = threadEntry();
+    this.worker = new Worker(entry, {
+      eval: asScript,
+      workerData: data,
+      ...(options.youngGenerationMb !== undefined ? { resourceLimits: { maxYoungGenerationSizeMb: options.youngGenerationMb } } : {}),
+    });
+    this.worker.on('message', (m: FromThread) => this.received(m));
+    this.worker.on('error', (err) => this.fail(err));
+    this.worker.on('exit', (code) => {
+      if (this.worker) this.fail(new Error(`the import planning thread exited (code ${code})`));
+    });
+  }
+
+  get recordsRead(): number {
+    return this.read;
+  }
+
+  skipped(): SkippedGroup[] {
+    return [...this.skippedList];
+  }
+
+  push(chunk: string): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    this.send({ kind: 'chunk', text: chunk });
+    return Promise.resolve();
+  }
+
+  plan(current: ZoneSets, limits: { readonly maxRecordSets?: number }): Promise<ImportedPlan> {
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise<ImportedPlan>((resolve, reject) => {
+      this.waiting = { resolve, reject };
+      const list: RecordSet[] = [];
+      current.forEach((s) => list.push(s));
+      this.send({ kind: 'plan', current: list, ...(limits.maxRecordSets !== undefined ? { maxRecordSets: limits.maxRecordSets } : {}) });
+    });
+  }
+
+  close(): void {
+    const w = this.worker;
+    this.worker = null;
+    if (w) void w.terminate();
+  }
+
+  private send(m: ToThread): void {
+    if (!this.worker) throw new Error('the import session is closed');
+    this.worker.postMessage(m);
+  }
+
+  private received(m: FromThread): void {
+    if (m.kind === 'changes') {
+      for (const c of m.part) this.changes.push(c);
+      return;
+    }
+    this.read = m.recordsRead;
+    this.skippedList = m.skipped;
+    if (m.kind === 'failed') {
+      const e = m.error;
+      this.fail('code' in e ? new DomainError(e.code as ErrorCode, e.params as never) : new Error(e.message));
+      return;
+    }
+    const plan: ImportedPlan = { changes: this.changes, checks: m.checks as CheckResult[], valid: m.valid };
+    const waiting = this.waiting;
+    this.waiting = null;
+    this.close();
+    waiting?.resolve(plan);
+  }
+
+  private fail(err: unknown): void {
+    if (this.failure) return;
+    this.failure = err;
+    const waiting = this.waiting;
+    this.waiting = null;
+    this.close();
+    waiting?.reject(err);
+  }
+}
