@@ -113,11 +113,14 @@ const importPart = async (api: TestApi, key: string): Promise<void> => {
     }
   }
   const t2 = performance.now();
+  // The target is the plan being ready: the peak so far. Reading the whole plan back (below, in this same
+  // process, as a client would) costs memory of its own, printed apart.
+  const peakAtReady = peakRssMb();
   if (job.status !== 'ready') throw new Error(`the import failed: ${JSON.stringify(job.error)}`);
   const plan = await api.call(`/v1/domains/${IMPORT_DOMAIN}/dns/plans/${job.plan_id}`, { headers: bearer(key) });
   const counts = plan.body.counts;
   const total = (t2 - t0) / 1000;
-  const peak = peakRssMb();
+  const peak = peakAtReady;
   log(
     `  body ${mb(bytes)} MB sent and accepted (202) in ${((t1 - t0) / 1000).toFixed(1)} s; plan ready ${((t2 - t1) / 1000).toFixed(1)} s later\n` +
       `  records read ${job.records_read.toLocaleString('en')}, skipped ${JSON.stringify(job.skipped.map((s: { type: string; count: number }) => `${s.type}×${s.count}`))}; ` +
@@ -125,7 +128,8 @@ const importPart = async (api: TestApi, key: string): Promise<void> => {
   );
   console.log(
     `import ${RECORDS.toLocaleString('en')} records: plan ready in ${total.toFixed(1)} s (target ≤ ${IMPORT_TARGET_S} s) ${total <= IMPORT_TARGET_S ? 'MET' : 'NOT MET'}; ` +
-      `peak RSS ${peak} MB (target ≤ ${RSS_TARGET_MB} MB) ${peak <= RSS_TARGET_MB ? 'MET' : 'NOT MET'} (RSS before the import ${mb(rssBefore)} MB)`,
+      `peak RSS ${peak} MB (target ≤ ${RSS_TARGET_MB} MB) ${peak <= RSS_TARGET_MB ? 'MET' : 'NOT MET'} (RSS before the import ${mb(rssBefore)} MB; ` +
+      `peak after this process also read the whole plan back as a client: ${peakRssMb()} MB)`,
   );
 };
 
