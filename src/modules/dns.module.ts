@@ -83,7 +83,10 @@ export const dnsModule = () =>
             // AXFR through the SSRF guard: resolved once, the checked address connected to (adapters/net/ssrf).
             transfer: new AxfrClient({ lookup: guardedLookup({ allowLoopback: cfg.dnsImport.allowLoopback }) }),
             // Parsed and planned on a worker thread: the API answers other requests meanwhile.
-            planner: new ThreadImportPlanner({ youngGenerationMb: IMPORT_THREAD_YOUNG_MB }),
+            planner: new ThreadImportPlanner({
+              youngGenerationMb: IMPORT_THREAD_YOUNG_MB,
+              oldGenerationMb: importThreadHeapMb(cfg.dnsImport.maxRecords),
+            }),
             box,
             events: rec,
             uow: st.uow,
@@ -100,8 +103,15 @@ export const dnsModule = () =>
       .inSingletonScope();
   });
 
-/** An import's planning thread's young generation, MB (see ThreadImportPlannerOptions; measured with npm run bench:import). */
+/** An import's planning thread's young generation, MB (see ThreadImportPlannerOptions): half the API's 64 MB semi-spaces in all. */
 const IMPORT_THREAD_YOUNG_MB = 32;
+
+/**
+ * An import's planning thread's heap cap, MB: room for the largest import allowed (DNS_IMPORT_MAX_RECORDS),
+ * at about 1 KB a record — a plan of a million records (bench:import) holds some 850 MB at its peak — plus
+ * 256 MB. An import past it fails; the API goes on (see ThreadImportPlannerOptions.oldGenerationMb).
+ */
+export const importThreadHeapMb = (maxRecords: number): number => 256 + Math.ceil(maxRecords / 1024);
 
 const id = <X>(token: ServiceIdentifier<X>) => token;
 

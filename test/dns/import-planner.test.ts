@@ -106,3 +106,29 @@ describe('import planners: the same plan and the same refusals in this thread an
     });
   }
 });
+
+describe('import planner: a plan that outgrows its thread’s heap', () => {
+  it('fails that import (the thread is stopped), and the next import plans as usual', async () => {
+    const small = new ThreadImportPlanner({ inlineBelowChars: 0, oldGenerationMb: 8 });
+    const big = Array.from({ length: 60_000 }, (_, i) => `h${i} IN TXT "host ${i} ${'x'.repeat(40)}"`).join('\n');
+    const session = start(small, 100_000);
+    let failure: unknown = null;
+    try {
+      for (const c of chunks(big, 64 * 1024)) await session.push(c);
+      await session.plan(ZoneSets.of(current), {});
+    } catch (err) {
+      failure = err;
+    } finally {
+      session.close();
+    }
+    expect(failure).to.be.instanceOf(Error);
+    expect((failure as { code?: string }).code).to.equal('ERR_WORKER_OUT_OF_MEMORY');
+    const next = start(new ThreadImportPlanner({ inlineBelowChars: 0 }));
+    try {
+      await next.push(file);
+      expect((await next.plan(ZoneSets.of(current), {})).changes).to.have.length.above(2000);
+    } finally {
+      next.close();
+    }
+  });
+});

@@ -35,6 +35,13 @@ export interface ThreadImportPlannerOptions {
    * more of its memory when its short-lived garbage is collected more often.
    */
   readonly youngGenerationMb?: number;
+  /**
+   * The planning thread's heap (V8 resourceLimits.maxOldGenerationSizeMb). Without it V8 lets a thread's heap
+   * grow to about twice what it holds before collecting; with it the thread collects as it nears the cap
+   * (at some CPU cost). A plan that needs more than the cap fails (the thread is stopped; the import fails,
+   * the API goes on).
+   */
+  readonly oldGenerationMb?: number;
   /** Text up to this many characters is read and planned in the calling thread (default INLINE_BELOW_CHARS). */
   readonly inlineBelowChars?: number;
 }
@@ -122,7 +129,10 @@ class ThreadSession implements ImportPlanSession {
     this.worker = new Worker(entry, {
       eval: asScript,
       workerData: data,
-      ...(options.youngGenerationMb !== undefined ? { resourceLimits: { maxYoungGenerationSizeMb: options.youngGenerationMb } } : {}),
+      resourceLimits: {
+        ...(options.youngGenerationMb !== undefined ? { maxYoungGenerationSizeMb: options.youngGenerationMb } : {}),
+        ...(options.oldGenerationMb !== undefined ? { maxOldGenerationSizeMb: options.oldGenerationMb } : {}),
+      },
     });
     this.worker.on('message', (m: FromThread) => this.received(m));
     this.worker.on('error', (err) => this.fail(err));
