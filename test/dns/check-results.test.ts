@@ -740,7 +740,7 @@ describe('DNS checks: the exact result of each zone rule (issue 20)', () => {
       expect(spf(sets)).to.deep.equal([over('_big.example.com')]);
     });
 
-    it('checkNames counts the named policies as check does, and is null when their includes loop', () => {
+    it('checkNames counts the named policies as check does, include loops too', () => {
       const rule = zoneRule('spf-lookup-count');
       const view = makeView(ORIGIN, [
         ...apex(),
@@ -753,7 +753,35 @@ describe('DNS checks: the exact result of each zone rule (issue 20)', () => {
         rs('l', 'TXT', ['v=spf1 include:m.example.com -all']),
         rs('m', 'TXT', ['v=spf1 include:l.example.com -all']),
       ]);
-      expect(rule.checkNames!(loop, new Set(['l.example.com']))).to.equal(null);
+      expect(rule.checkNames!(loop, new Set(['m.example.com']))).to.deep.equal([over('m.example.com')]);
+      expect(rule.checkNames!(loop, new Set(['m.example.com', 'l.example.com']))).to.deep.equal([
+        over('m.example.com'),
+        over('l.example.com'),
+      ]);
+    });
+
+    it('an include loop is over the limit whatever the order of the records: every policy on it and every one that reaches it (RFC 7208 §4.6.4)', () => {
+      // A receiver goes round the loop, one lookup per include, until it passes 10 and fails with permerror.
+      const sets = [
+        rs('l', 'TXT', ['v=spf1 include:m.example.com -all']),
+        rs('m', 'TXT', ['v=spf1 redirect=l.example.com']),
+        rs('r', 'TXT', ['v=spf1 a include:l.example.com -all']),
+        rs('self', 'TXT', ['v=spf1 include:self.example.com -all']),
+        rs('ok', 'TXT', ['v=spf1 a include:leaf.example.com -all']),
+        rs('leaf', 'TXT', ['v=spf1 mx -all']),
+      ];
+      const names = (results: CheckResult[]) => results.map((r) => r.name).sort();
+      const expected = ['l.example.com', 'm.example.com', 'r.example.com', 'self.example.com'];
+      expect(names(spf(sets))).to.deep.equal(expected);
+      expect(names(spf([...sets].reverse()))).to.deep.equal(expected);
+      for (const r of spf(sets)) expect(r).to.deep.equal(over(r.name));
+    });
+
+    it('two policies of 5 lookups that include each other: both are over, whichever comes first in the zone', () => {
+      const a = rs('a', 'TXT', [`v=spf1 ${terms(5, () => 'mx')} include:b.example.com -all`]);
+      const b = rs('b', 'TXT', [`v=spf1 ${terms(5, () => 'mx')} include:a.example.com -all`]);
+      expect(spf([a, b])).to.deep.equal([over('a.example.com'), over('b.example.com')]);
+      expect(spf([b, a])).to.deep.equal([over('b.example.com'), over('a.example.com')]);
     });
 
     it('stops counting past the limit, as receivers do: includes after it are not followed (a loop there is not met)', () => {
