@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { RULES, runRules } from '../../core/dns/checks/index.js';
 import { answerSizeOver } from '../../core/dns/zone/wire-size.js';
 import { ancestorWhere } from '../../core/dns/checks/delegations.js';
-import { makePlanDelta } from '../../core/dns/checks/plan-delta.js';
-import { makeView, type PlanDelta } from '../../core/dns/checks/rule.js';
+import { makePlanDelta, zoneRuleResults } from '../../core/dns/checks/plan-delta.js';
+import { makeView, result, type PlanDelta, type Rule } from '../../core/dns/checks/rule.js';
 import { lastField, TargetIndex } from '../../core/dns/checks/target-index.js';
 import { isSpf, spfValues } from '../../core/dns/checks/spf.js';
 import { buildPlan } from '../../core/dns/plans/plan-builder.js';
@@ -906,6 +906,35 @@ describe('DNS checks: the exact result of each zone rule (issue 20)', () => {
       expect([...delta.referrers(['www.example.com'])]).to.deep.equal(['new.sub.example.com']);
       expect([...delta.referrersAtOrBelow('example.com')]).to.deep.equal(['new.sub.example.com']);
       expect([...delta.referrersAtOrBelow('sub.example.com')]).to.deep.equal([]);
+    });
+  });
+
+  describe('which zone results a plan reports (zoneRuleResults)', () => {
+    // A rule whose message does not name the type, like below-dname's: one result at www per type that the
+    // TXT set at _types lists, and one with no type when it lists "none". Today's rules never vary the
+    // types of such results at a name the plan does not touch; the identity of a result must not rely on it.
+    const perType: Rule = {
+      id: 'per-type',
+      severity: 'error',
+      rfc: 'test',
+      scope: 'zone',
+      check: (zone) =>
+        (zone.get('_types.example.com', 'TXT')?.values[0] ?? '')
+          .split(' ')
+          .map((t) =>
+            result({ id: 'per-type', severity: 'error' }, 'www.example.com', t === 'none' ? null : t, 'one problem', 'одна проблема'),
+          ),
+    };
+    const zone = (types: string) => makeView(ORIGIN, [...apex(), A('www'), rs('_types', 'TXT', [types])]);
+    const reported = (before: string, after: string) =>
+      zoneRuleResults([perType], zone(before), zone(after), new Set(['_types.example.com']), null).map((r) => r.type);
+
+    it('a result at an untouched name is new when its type is, even with the same message; the same one again is not', () => {
+      expect(reported('A', 'A AAAA')).to.deep.equal(['AAAA']);
+      expect(reported('AAAA', 'A AAAA')).to.deep.equal(['A']);
+      expect(reported('A', 'A none')).to.deep.equal([null]);
+      expect(reported('none', 'none A')).to.deep.equal(['A']);
+      expect(reported('A AAAA', 'AAAA')).to.deep.equal([]);
     });
   });
 
