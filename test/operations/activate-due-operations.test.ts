@@ -71,13 +71,14 @@ describe('ActivateDueOperations: the worker pass (issue 20)', () => {
   });
 
   it('applies each claimed operation under its claim token and counts the outcomes (busy is not counted)', async () => {
-    const ops = ['a', 'f', 'r', 'b'].map((id) => operationFixture({ id }));
-    const { use, applied } = setup([ops], { f: 'failed', r: 'retry', b: 'busy' });
-    expect(await use.run({ accountId: 'acc-1', environment: 'test' })).to.deep.equal({ activated: 1, failed: 1, retry: 1 });
+    const ops = ['a', 'f', 'r', 'r2', 'b'].map((id) => operationFixture({ id }));
+    const { use, applied } = setup([ops], { f: 'failed', r: 'retry', r2: 'retry', b: 'busy' });
+    expect(await use.run({ accountId: 'acc-1', environment: 'test' })).to.deep.equal({ activated: 1, failed: 1, retry: 2 });
     expect(applied).to.deep.equal([
       ['a', 'system:activation', 'tok-1'],
       ['f', 'system:activation', 'tok-1'],
       ['r', 'system:activation', 'tok-1'],
+      ['r2', 'system:activation', 'tok-1'],
       ['b', 'system:activation', 'tok-1'],
     ]);
   });

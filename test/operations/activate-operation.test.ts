@@ -6,6 +6,7 @@ import type { DnssecRepository } from '../../core/dnssec/ports/dnssec-repository
 import type { Domain } from '../../core/domains/domain.js';
 import type { DomainRepository } from '../../core/domains/ports/domain-repository.port.js';
 import { RegistryError, type RegistrarEnvironments } from '../../core/domains/ports/registrar.port.js';
+import { DomainError } from '../../core/kernel/errors.js';
 import type { EventRecorder } from '../../core/kernel/event-log.port.js';
 import type { Random } from '../../core/kernel/random.port.js';
 import { ActivateOperation, dsRecordOf } from '../../core/operations/activate-operation.js';
@@ -79,7 +80,7 @@ const setup = (s: Setup = {}) => {
       events.push({ type, data });
     },
   } as unknown as EventRecorder;
-  const use = new ActivateOperation({
+  const deps: ConstructorParameters<typeof ActivateOperation>[0] = {
     operations: {
       lease: async (...args: unknown[]) => {
         calls.push(['lease', ...args]);
@@ -128,8 +129,8 @@ const setup = (s: Setup = {}) => {
       },
     } as unknown as DnssecRepository,
     dnssecTimings: { dnskeyTtlS: 3600, dsTtlS: 7200, propagationS: 600, cskLifetimeS: 86400, testWaitS: null },
-  });
-  return { use, calls, events, saved, updated };
+  };
+  return { use: new ActivateOperation(deps), deps, calls, events, saved, updated };
 };
 
 const DS_A = '12345 13 2 aaaa';
@@ -183,6 +184,23 @@ describe('ActivateOperation: applying a class 3 operation (issue 20)', () => {
     expect(await t.use.activate(op, 'system:activation', 'held-1')).to.deep.equal({ outcome: 'retry', operation: op });
     expect(t.calls.at(-1)).to.deep.equal(['releaseLease', 'op-1', 'held-1']);
     expect(t.calls.some((c) => c[0] === 'update')).to.equal(false);
+    expect(t.events).to.deep.equal([]);
+  });
+
+  it('an environment not configured here (the adapters are missing): left pending for a later pass, not failed', async () => {
+    const t = setup();
+    const use = new ActivateOperation({
+      ...t.deps,
+      environments: {
+        get: () => {
+          throw new DomainError('environment_unavailable', { environment: 'test' });
+        },
+        isAvailable: () => false,
+      } as unknown as RegistrarEnvironments,
+    });
+    const op = operationFixture();
+    expect(await use.activate(op, 'system:activation', 'held-1')).to.deep.equal({ outcome: 'retry', operation: op });
+    expect(t.calls.at(-1)).to.deep.equal(['releaseLease', 'op-1', 'held-1']);
     expect(t.events).to.deep.equal([]);
   });
 

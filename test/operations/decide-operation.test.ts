@@ -105,6 +105,14 @@ describe('Operations: confirming and cancelling, the races and the repeats (issu
     expect(t.activated).to.deep.equal([['op-1', 'person:p-2']]);
   });
 
+  it('confirmed by one owner already (its activation was interrupted): another owner’s confirmation is added, with its event', async () => {
+    const first = { by: { type: 'person', personId: 'p-3' }, at: NOW } as const;
+    const t = setup([operationFixture({ confirmations: [first], activatesAt: NOW })]);
+    await t.confirm.execute(owner2, 'op-1');
+    expect(t.updates.map((u) => u.confirmations)).to.deep.equal([[first, { by: { type: 'person', personId: 'p-2' }, at: NOW }]]);
+    expect(t.events.map((e) => e.type)).to.deep.equal(['operation.confirmed']);
+  });
+
   it('resolved between the read and the confirmation: operation_not_pending with the status it has now', async () => {
     const t = setup([operationFixture(), operationFixture({ status: 'cancelled' })]);
     expect(await refusal(t.confirm.execute(owner2, 'op-1'))).to.equal('operation_not_pending {"operation_id":"op-1","status":"cancelled"}');
