@@ -214,6 +214,30 @@ describe('RequestOperation: the rules of each kind (issue 20)', () => {
       expect(await refusal(setup(domain(), null).use.execute(owner, remove(9)))).to.equal('dnssec_not_enabled {"domain":"x.ua"}');
     });
 
+    it('given DS records (another operator’s, RFC 8901): removing a DS of a key still in the zone is refused, a retired key’s is not', async () => {
+      const hex = (c: string) => c.repeat(64).toUpperCase();
+      const real = [key('active', `11 13 2 ${hex('a')}`), key('published', `22 13 2 ${hex('b')}`), key('retired', `33 13 2 ${hex('c')}`)];
+      const remove = (d: string): OperationRequest => ({ kind: 'dnssec_ds_remove', domain: 'x.ua', ds: [d] });
+      expect((await ds({ keys: real }, remove(`33 13 2 ${'c'.repeat(64)}`))).ds).to.deep.equal([`33 13 2 ${hex('c')}`]);
+      for (const [tag, c] of [
+        ['11', 'a'],
+        ['22', 'b'],
+      ] as const) {
+        expect(await refusal(ds({ keys: real }, remove(`${tag} 13 2 ${c.repeat(64)}`)))).to.equal(
+          `dnssec_ds_is_ours {"domain":"x.ua","ds":"${tag} 13 2 ${hex(c)}"}`,
+        );
+      }
+      // A request whose DS field is there but empty is one without: our own keys' DS.
+      expect((await ds({}, { kind: 'dnssec_ds_publish', domain: 'x.ua', ds: undefined })).ds).to.deep.equal(['DS-A']);
+    });
+
+    it('switching off while other operators sign: refused, naming their key tags', async () => {
+      const foreignKeys = [{ tag: 111 }, { tag: 222 }] as unknown as DnssecState['foreignKeys'];
+      expect(await refusal(ds({ dsAtParent: true, foreignKeys }, { kind: 'dnssec_disable', domain: 'x.ua' }))).to.equal(
+        'dnssec_foreign_keys_present {"domain":"x.ua","key_tags":"111, 222"}',
+      );
+    });
+
     it('moving away while the parent holds our DS warns, unless a multi-signer move is under way', async () => {
       const away: OperationRequest = { kind: 'nameservers', domain: 'x.ua', nameservers: ['a.example.net', 'b.example.net'] };
       const codes = async (over: Partial<DnssecState>) => (await ds(over, away)).warnings.map((w) => w.code);
