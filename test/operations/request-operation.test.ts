@@ -4,6 +4,7 @@ import type { DnssecRepository } from '../../core/dnssec/ports/dnssec-repository
 import type { ZoneRepository } from '../../core/dns/ports/zone-repository.port.js';
 import type { Domain } from '../../core/domains/domain.js';
 import type { DomainRepository } from '../../core/domains/ports/domain-repository.port.js';
+import type { RegistrarEnvironments } from '../../core/domains/ports/registrar.port.js';
 import type { OperationActor } from '../../core/kernel/actor.js';
 import { DomainError } from '../../core/kernel/errors.js';
 import type { Random } from '../../core/kernel/random.port.js';
@@ -38,7 +39,14 @@ const domain = (over: Partial<Domain> = {}): Domain => ({
 
 const owner: OperationActor = { kind: 'person', personId: 'p-1', accountId: 'acc-1', role: 'owner', environment: 'test' };
 
-const setup = (d: Domain | null, dnssec?: Partial<DnssecState> | null, zone = true, race?: { winner: Operation | null }) => {
+const setup = (
+  d: Domain | null,
+  dnssec?: Partial<DnssecState> | null,
+  zone = true,
+  race?: { winner: Operation | null },
+  /** The registrar the environment holds (the registry's DS are read through it), when the test is about it. */
+  registrar?: object,
+) => {
   const inserted: Operation[] = [];
   const logged: unknown[][] = [];
   let pendingCalls = 0;
@@ -61,6 +69,7 @@ const setup = (d: Domain | null, dnssec?: Partial<DnssecState> | null, zone = tr
     uow: { transaction: (fn) => fn(), afterCommit: (fn) => fn() },
     time: { now: async () => NOW, travelled: async () => [] },
     random: { id: () => 'ID' } as unknown as Random,
+    ...(registrar ? { environments: { get: () => ({ registrar }), isAvailable: () => true } as unknown as RegistrarEnvironments } : {}),
     ...(dnssec !== undefined
       ? {
           zones: { find: async () => (zone ? { id: 'z-1' } : null) } as unknown as ZoneRepository,
@@ -236,6 +245,20 @@ describe('RequestOperation: the rules of each kind (issue 20)', () => {
       expect(await refusal(ds({ dsAtParent: true, foreignKeys }, { kind: 'dnssec_disable', domain: 'x.ua' }))).to.equal(
         'dnssec_foreign_keys_present {"domain":"x.ua","key_tags":"111, 222"}',
       );
+    });
+
+    it('moving away when the registry cannot tell its DS (it fails): requested without the DS warning, not refused', async () => {
+      const registrar = {
+        name: 'sandbox',
+        capabilities: new Set(['ds_set']),
+        dsRecords: async () => {
+          throw new Error('registry down');
+        },
+      };
+      const away: OperationRequest = { kind: 'nameservers', domain: 'x.ua', nameservers: ['a.example.net', 'b.example.net'] };
+      const view = await setup(domain(), { keys, dsAtParent: false }, true, undefined, registrar).use.execute(owner, away);
+      expect(view.status).to.equal('pending');
+      expect(view.warnings.map((w) => w.code)).to.deep.equal(['nameservers_outside']);
     });
 
     it('moving away while the parent holds our DS warns, unless a multi-signer move is under way', async () => {
