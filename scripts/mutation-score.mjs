@@ -3,8 +3,9 @@
 // figures are copied by a program rather than typed. Several reports merge file by file, a later one replacing an
 // earlier one's mutants of the same file (a run narrowed with --mutate to a file after new tests). A folder whose
 // files the reports hold only in part gets a row that names the files measured (a run narrowed with --mutate); the
-// rows of folders the reports do not touch are kept as they were, each with its own date and command
-// (MUTATION_COMMAND, or the folder's STRYKER_FOLDERS run).
+// rows already in the README are kept as they were, each with its own date and command (MUTATION_COMMAND, or the
+// folder's STRYKER_FOLDERS run), unless they name a file the new row measures (a row of a whole folder names all).
+// So a folder can have several rows, for runs over files that do not overlap.
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,6 +39,8 @@ for (const path of reports) {
 const measured = new Date(latest).toISOString().slice(0, 16).replace('T', ' ');
 
 const rows = new Map();
+/** The files of each new row, to tell which rows already in the README it replaces. */
+const measuredFiles = new Map();
 for (const folder of FOLDERS) {
   const files = sources(folder);
   const present = files.filter((f) => byFile.has(f));
@@ -52,6 +55,7 @@ for (const folder of FOLDERS) {
   const valid = c.Killed + c.Survived + c.Timeout + c.NoCoverage;
   const score = valid === 0 ? 'n/a' : `${((100 * (c.Killed + c.Timeout)) / valid).toFixed(1)} %`;
   const command = process.env.MUTATION_COMMAND ?? `STRYKER_FOLDERS=${folder} STRYKER_CONCURRENCY=1 npm run test:mutation`;
+  measuredFiles.set(folder, new Set(present));
   rows.set(
     folder,
     `| ${label} | ${valid} | ${c.Killed} | ${c.Survived} | ${c.Timeout} | ${c.NoCoverage} | ${score} | ${measured} | \`${command}\` |`,
@@ -63,10 +67,18 @@ const readme = readFileSync(readmePath, 'utf8');
 const start = readme.indexOf(BEGIN);
 const end = readme.indexOf(END);
 if (start < 0 || end < start) throw new Error(`README.md: no ${BEGIN} … ${END}`);
+/** Rows already there that stay: per folder, in their order. */
+const kept = new Map();
 for (const line of readme.slice(start + BEGIN.length, end).split('\n')) {
-  const m = /^\| ([a-z/]+)[ (]/.exec(line);
-  if (m && FOLDERS.includes(m[1]) && !rows.has(m[1])) rows.set(m[1], line);
+  const m = /^\| ([a-z/]+)(?: \(\d+ of \d+ files: ([^)]*)\))? \|/.exec(line);
+  if (!m || !FOLDERS.includes(m[1])) continue;
+  const folder = m[1];
+  const files = m[2] ? m[2].split(', ').map((f) => `core/${folder}/${f}`) : sources(folder);
+  const fresh = measuredFiles.get(folder);
+  if (fresh && files.some((f) => fresh.has(f))) continue;
+  if (!kept.has(folder)) kept.set(folder, []);
+  kept.get(folder).push(line);
 }
-const block = ['', ...HEADER, ...FOLDERS.filter((f) => rows.has(f)).map((f) => rows.get(f)), ''].join('\n');
+const block = ['', ...HEADER, ...FOLDERS.flatMap((f) => [...(kept.get(f) ?? []), ...(rows.has(f) ? [rows.get(f)] : [])]), ''].join('\n');
 writeFileSync(readmePath, readme.slice(0, start + BEGIN.length) + block + readme.slice(end));
 for (const r of rows.values()) console.log(r);

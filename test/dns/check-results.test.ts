@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { RULES, runRules } from '../../core/dns/checks/index.js';
 import { answerSizeOver } from '../../core/dns/zone/wire-size.js';
 import { ancestorWhere } from '../../core/dns/checks/delegations.js';
-import { makePlanDelta } from '../../core/dns/checks/plan-delta.js';
-import { makeView, type PlanDelta } from '../../core/dns/checks/rule.js';
+import { makePlanDelta, zoneRuleResults } from '../../core/dns/checks/plan-delta.js';
+import { makeView, result, type PlanDelta, type Rule } from '../../core/dns/checks/rule.js';
 import { lastField, TargetIndex } from '../../core/dns/checks/target-index.js';
 import { isSpf, spfValues } from '../../core/dns/checks/spf.js';
 import { buildPlan } from '../../core/dns/plans/plan-builder.js';
@@ -740,7 +740,7 @@ describe('DNS checks: the exact result of each zone rule (issue 20)', () => {
       expect(spf(sets)).to.deep.equal([over('_big.example.com')]);
     });
 
-    it('checkNames counts the named policies as check does, and is null when their includes loop', () => {
+    it('checkNames counts the named policies as check does, include loops too', () => {
       const rule = zoneRule('spf-lookup-count');
       const view = makeView(ORIGIN, [
         ...apex(),
@@ -753,10 +753,38 @@ describe('DNS checks: the exact result of each zone rule (issue 20)', () => {
         rs('l', 'TXT', ['v=spf1 include:m.example.com -all']),
         rs('m', 'TXT', ['v=spf1 include:l.example.com -all']),
       ]);
-      expect(rule.checkNames!(loop, new Set(['l.example.com']))).to.equal(null);
+      expect(rule.checkNames!(loop, new Set(['m.example.com']))).to.deep.equal([over('m.example.com')]);
+      expect(rule.checkNames!(loop, new Set(['m.example.com', 'l.example.com']))).to.deep.equal([
+        over('m.example.com'),
+        over('l.example.com'),
+      ]);
     });
 
-    it('stops counting past the limit, as receivers do: includes after it are not followed (a loop there is not met)', () => {
+    it('an include loop is over the limit whatever the order of the records: every policy on it and every one that reaches it (RFC 7208 §4.6.4)', () => {
+      // A receiver goes round the loop, one lookup per include, until it passes 10 and fails with permerror.
+      const sets = [
+        rs('l', 'TXT', ['v=spf1 include:m.example.com -all']),
+        rs('m', 'TXT', ['v=spf1 redirect=l.example.com']),
+        rs('r', 'TXT', ['v=spf1 a include:l.example.com -all']),
+        rs('self', 'TXT', ['v=spf1 include:self.example.com -all']),
+        rs('ok', 'TXT', ['v=spf1 a include:leaf.example.com -all']),
+        rs('leaf', 'TXT', ['v=spf1 mx -all']),
+      ];
+      const names = (results: CheckResult[]) => results.map((r) => r.name).sort();
+      const expected = ['l.example.com', 'm.example.com', 'r.example.com', 'self.example.com'];
+      expect(names(spf(sets))).to.deep.equal(expected);
+      expect(names(spf([...sets].reverse()))).to.deep.equal(expected);
+      for (const r of spf(sets)) expect(r).to.deep.equal(over(r.name));
+    });
+
+    it('two policies of 5 lookups that include each other: both are over, whichever comes first in the zone', () => {
+      const a = rs('a', 'TXT', [`v=spf1 ${terms(5, () => 'mx')} include:b.example.com -all`]);
+      const b = rs('b', 'TXT', [`v=spf1 ${terms(5, () => 'mx')} include:a.example.com -all`]);
+      expect(spf([a, b])).to.deep.equal([over('a.example.com'), over('b.example.com')]);
+      expect(spf([b, a])).to.deep.equal([over('b.example.com'), over('a.example.com')]);
+    });
+
+    it('a policy over the limit that also includes a loop after it: one result, more than 10', () => {
       const view = makeView(ORIGIN, [
         ...apex(),
         rs('@', 'TXT', [`v=spf1 ${terms(11, () => 'a')} include:l.example.com -all`]),
@@ -878,6 +906,35 @@ describe('DNS checks: the exact result of each zone rule (issue 20)', () => {
       expect([...delta.referrers(['www.example.com'])]).to.deep.equal(['new.sub.example.com']);
       expect([...delta.referrersAtOrBelow('example.com')]).to.deep.equal(['new.sub.example.com']);
       expect([...delta.referrersAtOrBelow('sub.example.com')]).to.deep.equal([]);
+    });
+  });
+
+  describe('which zone results a plan reports (zoneRuleResults)', () => {
+    // A rule whose message does not name the type, like below-dname's: one result at www per type that the
+    // TXT set at _types lists, and one with no type when it lists "none". Today's rules never vary the
+    // types of such results at a name the plan does not touch; the identity of a result must not rely on it.
+    const perType: Rule = {
+      id: 'per-type',
+      severity: 'error',
+      rfc: 'test',
+      scope: 'zone',
+      check: (zone) =>
+        (zone.get('_types.example.com', 'TXT')?.values[0] ?? '')
+          .split(' ')
+          .map((t) =>
+            result({ id: 'per-type', severity: 'error' }, 'www.example.com', t === 'none' ? null : t, 'one problem', 'одна проблема'),
+          ),
+    };
+    const zone = (types: string) => makeView(ORIGIN, [...apex(), A('www'), rs('_types', 'TXT', [types])]);
+    const reported = (before: string, after: string) =>
+      zoneRuleResults([perType], zone(before), zone(after), new Set(['_types.example.com']), null).map((r) => r.type);
+
+    it('a result at an untouched name is new when its type is, even with the same message; the same one again is not', () => {
+      expect(reported('A', 'A AAAA')).to.deep.equal(['AAAA']);
+      expect(reported('AAAA', 'A AAAA')).to.deep.equal(['A']);
+      expect(reported('A', 'A none')).to.deep.equal([null]);
+      expect(reported('none', 'none A')).to.deep.equal(['A']);
+      expect(reported('A AAAA', 'AAAA')).to.deep.equal([]);
     });
   });
 

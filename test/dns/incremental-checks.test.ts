@@ -260,7 +260,7 @@ describe('incremental zone checks equal the whole-zone checks (property, fixed s
     const spf2 = { ttl: 300, values: [`v=spf1 a mx ptr exists:y include:_spf.${ORIGIN} -all`] };
     const plans: PlanInput[] = [
       { changes: [{ action: 'update', name: '_spf2', type: 'TXT', values: ['v=spf1 a -all'], current: spf2 }] },
-      // Still a loop: counted from the apex (zone order) it is 4 + 5 + 3 = 12, from _spf2 first it would be 9.
+      // Still a loop: every policy on it or reaching it is over the limit, whichever is counted first.
       { changes: [{ action: 'update', name: '_spf2', type: 'TXT', values: [`v=spf1 a mx include:_spf.${ORIGIN} -all`], current: spf2 }] },
       { changes: [{ action: 'create', name: 'sub', type: 'NS', values: ['ns.sub', 'ns.example.net.'] }] },
       { changes: [{ action: 'create', name: '@', type: 'DNAME', values: ['example.net.'] }] },

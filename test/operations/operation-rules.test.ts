@@ -138,6 +138,15 @@ describe('Operations: what an operation says (effect, view, parties)', () => {
     expect(describeEffect({ kind: 'dnssec_ds_publish', domain: 'x.ua', params: {} }).uk).to.match(/^Реєстр отримає DS  для домену x\.ua;/);
     expect(describeEffect({ kind: 'dnssec_disable', domain: 'x.ua', params: {} }).en).to.match(/^The registry removes the DS  of x\.ua;/);
     expect(describeEffect({ kind: 'dnssec_foreign_key_remove', domain: 'x.ua', params: {} }).uk).to.match(/^Ключ іншого оператора  зникне/);
+    expect(describeEffect({ kind: 'dnssec_ds_remove', domain: 'x.ua', params: { ds } }).en).to.match(
+      /^The registry removes the DS 2371 13 2 ABCD, 1234 13 2 EF01 of x\.ua\. Do this only once the operator/,
+    );
+    expect(describeEffect({ kind: 'dnssec_ds_remove', domain: 'x.ua', params: {} }).uk).to.match(
+      /^Реєстр прибере DS  домену x\.ua\. Робіть/,
+    );
+    expect(describeEffect({ kind: 'dnssec_ds_remove', domain: 'x.ua', params: {} }).en).to.match(
+      /^The registry removes the DS  of x\.ua\. Do/,
+    );
     // A key written in several pieces (zone-file style) has the same tag.
     const b64 = DNSKEY.split(' ')[3]!;
     const pieces = `257 3 13 ${b64.slice(0, 40)} ${b64.slice(40)}`;

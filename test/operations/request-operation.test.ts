@@ -4,6 +4,7 @@ import type { DnssecRepository } from '../../core/dnssec/ports/dnssec-repository
 import type { ZoneRepository } from '../../core/dns/ports/zone-repository.port.js';
 import type { Domain } from '../../core/domains/domain.js';
 import type { DomainRepository } from '../../core/domains/ports/domain-repository.port.js';
+import type { RegistrarEnvironments } from '../../core/domains/ports/registrar.port.js';
 import type { OperationActor } from '../../core/kernel/actor.js';
 import { DomainError } from '../../core/kernel/errors.js';
 import type { Random } from '../../core/kernel/random.port.js';
@@ -38,7 +39,14 @@ const domain = (over: Partial<Domain> = {}): Domain => ({
 
 const owner: OperationActor = { kind: 'person', personId: 'p-1', accountId: 'acc-1', role: 'owner', environment: 'test' };
 
-const setup = (d: Domain | null, dnssec?: Partial<DnssecState> | null, zone = true, race?: { winner: Operation | null }) => {
+const setup = (
+  d: Domain | null,
+  dnssec?: Partial<DnssecState> | null,
+  zone = true,
+  race?: { winner: Operation | null },
+  /** The registrar the environment holds (the registry's DS are read through it), when the test is about it. */
+  registrar?: object,
+) => {
   const inserted: Operation[] = [];
   const logged: unknown[][] = [];
   let pendingCalls = 0;
@@ -61,6 +69,7 @@ const setup = (d: Domain | null, dnssec?: Partial<DnssecState> | null, zone = tr
     uow: { transaction: (fn) => fn(), afterCommit: (fn) => fn() },
     time: { now: async () => NOW, travelled: async () => [] },
     random: { id: () => 'ID' } as unknown as Random,
+    ...(registrar ? { environments: { get: () => ({ registrar }), isAvailable: () => true } as unknown as RegistrarEnvironments } : {}),
     ...(dnssec !== undefined
       ? {
           zones: { find: async () => (zone ? { id: 'z-1' } : null) } as unknown as ZoneRepository,
@@ -212,6 +221,44 @@ describe('RequestOperation: the rules of each kind (issue 20)', () => {
       expect(await refusal(ds({ foreignKeys }, remove(9)))).to.equal('dnssec_foreign_key_not_found {"domain":"x.ua","key_tag":9}');
       expect(await refusal(ds({}, remove(9)))).to.equal('dnssec_foreign_key_not_found {"domain":"x.ua","key_tag":9}');
       expect(await refusal(setup(domain(), null).use.execute(owner, remove(9)))).to.equal('dnssec_not_enabled {"domain":"x.ua"}');
+    });
+
+    it('given DS records (another operator’s, RFC 8901): removing a DS of a key still in the zone is refused, a retired key’s is not', async () => {
+      const hex = (c: string) => c.repeat(64).toUpperCase();
+      const real = [key('active', `11 13 2 ${hex('a')}`), key('published', `22 13 2 ${hex('b')}`), key('retired', `33 13 2 ${hex('c')}`)];
+      const remove = (d: string): OperationRequest => ({ kind: 'dnssec_ds_remove', domain: 'x.ua', ds: [d] });
+      expect((await ds({ keys: real }, remove(`33 13 2 ${'c'.repeat(64)}`))).ds).to.deep.equal([`33 13 2 ${hex('c')}`]);
+      for (const [tag, c] of [
+        ['11', 'a'],
+        ['22', 'b'],
+      ] as const) {
+        expect(await refusal(ds({ keys: real }, remove(`${tag} 13 2 ${c.repeat(64)}`)))).to.equal(
+          `dnssec_ds_is_ours {"domain":"x.ua","ds":"${tag} 13 2 ${hex(c)}"}`,
+        );
+      }
+      // A request whose DS field is there but empty is one without: our own keys' DS.
+      expect((await ds({}, { kind: 'dnssec_ds_publish', domain: 'x.ua', ds: undefined })).ds).to.deep.equal(['DS-A']);
+    });
+
+    it('switching off while other operators sign: refused, naming their key tags', async () => {
+      const foreignKeys = [{ tag: 111 }, { tag: 222 }] as unknown as DnssecState['foreignKeys'];
+      expect(await refusal(ds({ dsAtParent: true, foreignKeys }, { kind: 'dnssec_disable', domain: 'x.ua' }))).to.equal(
+        'dnssec_foreign_keys_present {"domain":"x.ua","key_tags":"111, 222"}',
+      );
+    });
+
+    it('moving away when the registry cannot tell its DS (it fails): requested without the DS warning, not refused', async () => {
+      const registrar = {
+        name: 'sandbox',
+        capabilities: new Set(['ds_set']),
+        dsRecords: async () => {
+          throw new Error('registry down');
+        },
+      };
+      const away: OperationRequest = { kind: 'nameservers', domain: 'x.ua', nameservers: ['a.example.net', 'b.example.net'] };
+      const view = await setup(domain(), { keys, dsAtParent: false }, true, undefined, registrar).use.execute(owner, away);
+      expect(view.status).to.equal('pending');
+      expect(view.warnings.map((w) => w.code)).to.deep.equal(['nameservers_outside']);
     });
 
     it('moving away while the parent holds our DS warns, unless a multi-signer move is under way', async () => {

@@ -37,12 +37,15 @@ interface Frame {
 }
 
 /**
- * The lookups of the policy at `name`: its own terms and, followed (each name once), the policies it
- * includes or redirects to inside this zone. A name met again on the way counts 0 and sets `loop.met`.
+ * The lookups of the policy at `name`: its own terms and, followed, the policies it includes or redirects to
+ * inside this zone. A policy that reaches an include loop needs more than the limit whatever the order of the
+ * records: a receiver goes round the loop, one lookup per include, until it passes the limit and fails with
+ * permerror (RFC 7208 §4.6.4, §5.2). So a name met again on the way (on the current path) counts LIMIT + 1.
  * Iterative (a zone file can chain thousands of includes) and stops counting once past the limit: receivers
- * stop there too (RFC 7208 §4.6.4), so the count is exact up to the limit and LIMIT + 1 beyond it.
+ * stop there too, so the count is exact up to the limit and LIMIT + 1 beyond it. Each count depends only on
+ * the policies its name reaches, never on which names were counted before (the memo is shared by them).
  */
-const lookups = (zone: ZoneView, name: string, memo: Map<string, number>, loop: { met: boolean }): number => {
+const lookups = (zone: ZoneView, name: string, memo: Map<string, number>): number => {
   const hit = memo.get(name);
   if (hit !== undefined) return hit;
   const visiting = new Set<string>();
@@ -68,7 +71,7 @@ const lookups = (zone: ZoneView, name: string, memo: Map<string, number>, loop: 
     const target = f.into[f.next++]!;
     const known = memo.get(target);
     if (known !== undefined) f.count += known;
-    else if (visiting.has(target)) loop.met = true;
+    else if (visiting.has(target)) f.count += SPF_LOOKUP_LIMIT + 1;
     else enter(target);
   }
   return total;
@@ -91,29 +94,23 @@ export const spfLookupCount: Rule = {
   check(zone) {
     const out: CheckResult[] = [];
     const memo = new Map<string, number>();
-    const loop = { met: false };
     for (const txt of zone.ofType('TXT')) {
       const name = txt.name;
       if (spfValues(txt).length === 0) continue;
-      const n = lookups(zone, name, memo, loop);
+      const n = lookups(zone, name, memo);
       if (n > SPF_LOOKUP_LIMIT) out.push(report(name, n));
     }
     return out;
   },
-  /**
-   * Without include loops a policy's count does not depend on which policies were counted before it, so
-   * counting only these names gives the whole-zone numbers; with a loop it does (the name met again counts
-   * 0), so that needs the whole zone.
-   */
+  // A policy's count does not depend on which policies were counted before it (loops included), so counting
+  // only these names gives the whole-zone numbers.
   checkNames(zone, names) {
     const out: CheckResult[] = [];
     const memo = new Map<string, number>();
-    const loop = { met: false };
     for (const name of names) {
       const txt = zone.get(name, 'TXT');
       if (!txt || spfValues(txt).length === 0) continue;
-      const n = lookups(zone, name, memo, loop);
-      if (loop.met) return null;
+      const n = lookups(zone, name, memo);
       if (n > SPF_LOOKUP_LIMIT) out.push(report(name, n));
     }
     return out;
