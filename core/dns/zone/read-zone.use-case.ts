@@ -17,9 +17,14 @@ export interface RecordSetView {
 /** Record sets a ReadZone keeps listed in page order, over every zone (as ZoneCache: roughly 0.5 KB a set). */
 export const DEFAULT_RECORD_PAGES_SETS = 200_000;
 
-/** Page order: by name, then type (the order the records list has always had). */
+/**
+ * Page order: by name, then type (the order the records list has always had), by one fixed collation: the
+ * process's own locale (LANG) must not decide it, or a cursor made by one API process would skip or repeat
+ * sets on another started with another locale.
+ */
+const collation = new Intl.Collator('en');
 const pageOrder = (a: { readonly name: string; readonly type: string }, b: { readonly name: string; readonly type: string }): number =>
-  a.name === b.name ? a.type.localeCompare(b.type) : a.name.localeCompare(b.name);
+  a.name === b.name ? collation.compare(a.type, b.type) : collation.compare(a.name, b.name);
 
 /** A zone's sets in page order at one serial, with its delegation (both read from those sets). */
 interface Listed {
