@@ -242,6 +242,12 @@ describe('Authorizer: a right on a domain of the account, looked up in the store
         { right, resources: { domains: ['x.example'] } },
       ]);
       expect(await authorizer.allows(mixed, right, 'any.example'), right).to.equal(false);
+      // One policy by label among others of the same right is enough.
+      const both = key([
+        { right, resources: { domains: ['x.example'] } },
+        { right, resources: { label: 'shop' } },
+      ]);
+      expect(await authorizer.allows(both, right, 'any.example'), right).to.equal(true);
     }
     // Another domain right by label probes unknown names in vain.
     expect(
