@@ -829,3 +829,80 @@ describe('IssueKey (seed A8, DESIGN: classes)', () => {
     });
   });
 });
+
+describe('IssueKey: names, test-only rights, explicit policies and their refusals', () => {
+  it('a test-only right is right_test_only on a live key, naming it; a test key may hold it', async () => {
+    const { useCase, keys } = setup();
+    const e = await refusal(() =>
+      useCase.preview(OWNER, { environment: 'live', rights: ['domain.read', 'sandbox.clock'], domains: ['a.example'] }),
+    );
+    expect(e.code).to.equal('right_test_only');
+    expect(e.params).to.deep.equal({ right: 'sandbox.clock' });
+    expect(await refusal(useCase.issue(OWNER, { environment: 'live', rights: ['sandbox.clock'] }))).to.have.property(
+      'code',
+      'right_test_only',
+    );
+    expect(keys.rows).to.have.length(0);
+    expect(useCase.preview(OWNER, { environment: 'test', rights: ['sandbox.clock'] }).policies).to.deep.equal([
+      { right: 'sandbox.clock', resources: { domains: [] } },
+    ]);
+  });
+
+  it("a key's name: trimmed and cut to 100 characters; blank, the template's title; with neither, its rights once each", () => {
+    const { useCase } = setup();
+    const base: IssueKeyInput = { environment: 'test', rights: ['domain.read', 'dns.read', 'domain.read'], domains: ['a.example'] };
+    expect(useCase.preview(OWNER, { ...base, name: '  CI deploy  ' }).name).to.equal('CI deploy');
+    expect(useCase.preview(OWNER, { ...base, name: ` ${'n'.repeat(150)}` }).name).to.equal('n'.repeat(100));
+    expect(useCase.preview(OWNER, { ...base, name: '   ', template: 'read_only' }).name).to.equal('Read-only');
+    expect(useCase.preview(OWNER, { ...base, name: '   ' }).name).to.equal('domain.read, dns.read');
+    expect(useCase.preview(OWNER, base).name).to.equal('domain.read, dns.read');
+  });
+
+  it('a key holding a DNS right beside others gets a TSIG credential', async () => {
+    const { useCase, keys } = setup();
+    const issued = await useCase.issue(OWNER, { environment: 'test', rights: ['domain.read', 'dns.edit'], domains: ['a.example'] });
+    expect(issued.tsig?.algorithm).to.equal('hmac-sha256');
+    expect(keys.rows[0]!.key.tsig?.name).to.equal(issued.tsig?.name);
+  });
+
+  it('an empty list of policies is no list: the rights and domains given are used', () => {
+    const { useCase } = setup();
+    const draft = useCase.preview(OWNER, { environment: 'test', policies: [], rights: ['domain.read'], domains: ['a.example'] });
+    expect(draft.policies).to.deep.equal([{ right: 'domain.read', resources: { domains: ['a.example'] } }]);
+  });
+
+  it("an explicit policy's unknown right, or bad selection, is a validation error pointing into that policy", async () => {
+    const { useCase } = setup();
+    const policies = [
+      { right: 'domain.read', resources: { domains: ['a.example'] } },
+      { right: 'dns.write', resources: { domains: ['a.example'] } },
+    ];
+    const unknown = await refusal(() => useCase.preview(OWNER, { environment: 'test', policies }));
+    expect(unknown.code).to.equal('validation_failed');
+    expect(unknown.details).to.deep.equal([{ field: '/policies/1/right', rule: 'enum', value: 'dns.write' }]);
+    const badLabel = await refusal(() =>
+      useCase.preview(OWNER, { environment: 'test', policies: [{ right: 'dns.read', resources: { label: 'Not A Label!' } }] }),
+    );
+    expect(badLabel.details).to.deep.equal([{ field: '/policies/0/resources/label', rule: 'pattern', value: 'Not A Label!' }]);
+  });
+
+  it('a spend limit that is not a positive integer points at /conditions/spend_limit with the rule minimum', async () => {
+    const { useCase } = setup();
+    const e = await refusal(() => useCase.preview(OWNER, { ...CLASS2, conditions: { cidr: '10.0.0.0/8', spend_limit: 0 } }));
+    expect(e.details).to.deep.equal([{ field: '/conditions/spend_limit', rule: 'minimum', value: 0 }]);
+  });
+
+  it('the summary, line by line: environment, "the key may", each right, expiry, address, limit, class, and for class ≥ 2 the owner notice last', () => {
+    const { useCase } = setup();
+    const two = useCase.preview(OWNER, CLASS2).summary.lines;
+    expect(two.en[1]).to.equal('The key may:');
+    expect(two.uk[1]).to.equal('Ключ може:');
+    expect(two.en.at(-1)).to.equal('All owners of the account will be notified that this key was issued.');
+    expect(two.uk.at(-1)).to.equal('Про випуск цього ключа отримають сповіщення всі власники рахунку.');
+    const one = useCase.preview(OWNER, { environment: 'test', template: 'dns_editor', label: 'prod' }).summary.lines;
+    expect(one.en[1]).to.equal('The key may:');
+    expect(one.uk[1]).to.equal('Ключ може:');
+    expect(one.en.at(-1)).to.match(/^Danger class 1 — /);
+    expect(one.uk.at(-1)).to.match(/^Клас небезпеки 1 — /);
+  });
+});

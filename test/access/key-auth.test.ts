@@ -1,7 +1,16 @@
 import { expect } from 'chai';
 import { expectErrorShape } from '../support/error-shape.js';
-import { formatToken } from '../../core/access/key-token.js';
+import { formatToken, KEY_ID_LENGTH, KEY_SECRET_LENGTH } from '../../core/access/key-token.js';
 import { crc32 } from 'node:zlib';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { AuthenticateKey, LAST_USED_RESOLUTION_MS } from '../../core/access/authenticate-key.use-case.js';
+import type { KeyRepository } from '../../core/access/ports/key-repository.port.js';
+import type { ApiKey } from '../../core/kernel/caller.js';
+import { endOfKyivDay } from '../../core/kernel/dates.js';
+import type { SecretHasher } from '../../core/kernel/secret-hasher.port.js';
+import { apiKeyFixture } from '../support/api-key.js';
+import { TestClock } from '../support/clock.js';
+import { refusal } from '../support/refusal.js';
 import { eachStore } from '../support/stores.js';
 import { bearer, startApi, type TestApi } from '../support/system.js';
 
@@ -227,5 +236,87 @@ eachStore('Failed authentications are rate-limited per address', (kind) => {
     const limited = results.filter((r) => r.status === 429);
     expect(limited.length).to.be.at.least(15);
     expectError(limited[0]!, 429, 'rate_limited');
+  });
+});
+
+/** AuthenticateKey itself, over a key store that counts what it is asked (the HTTP suites above see the answers). */
+describe('AuthenticateKey: the order of the checks, and last_used_at written at most once a minute', () => {
+  const PEPPER = Buffer.alloc(32, 7);
+  const hasher: SecretHasher = {
+    hmac: (s) => createHmac('sha256', PEPPER).update(s).digest('hex'),
+    sha256: (s) => createHash('sha256').update(s).digest('hex'),
+    equal: (a, b) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b)),
+    crc32: (t) => crc32(t),
+  };
+  const ID = 'AbCdEf123456'.slice(0, KEY_ID_LENGTH);
+  const token = (environment: 'test' | 'live' = 'test') => formatToken(environment, ID, 's'.repeat(KEY_SECRET_LENGTH), hasher.crc32);
+
+  const setup = (over: Partial<ApiKey> = {}, now = new Date('2026-11-21T10:00:00Z')) => {
+    const stored = apiKeyFixture({ id: ID, secretHash: hasher.hmac(token()), ...over });
+    const lookups: string[] = [];
+    const touches: Array<[string, Date]> = [];
+    const keys = {
+      findById: async (id: string) => {
+        lookups.push(id);
+        return id === stored.id ? stored : null;
+      },
+      touchLastUsed: async (id: string, at: Date) => {
+        touches.push([id, at]);
+      },
+    } as unknown as KeyRepository;
+    const clock = new TestClock(now);
+    return { auth: new AuthenticateKey(keys, hasher, clock), stored, lookups, touches, clock };
+  };
+
+  it('a key whose checksum does not match is key_invalid before the store is asked', async () => {
+    const { auth, lookups } = setup();
+    const good = token();
+    const last = good.at(-1) === 'A' ? 'B' : 'A';
+    const e = await refusal(auth.execute(good.slice(0, -1) + last, '127.0.0.1'));
+    expect(e.code).to.equal('key_invalid');
+    expect(lookups).to.deep.equal([]);
+    expect((await auth.execute(good, '127.0.0.1')).id).to.equal(ID);
+    expect(lookups).to.deep.equal([ID]);
+  });
+
+  it('a stored key of another environment than its string says is key_invalid, even with the right secret', async () => {
+    const { auth } = setup({ environment: 'live' });
+    expect((await refusal(auth.execute(token(), '127.0.0.1'))).code).to.equal('key_invalid');
+  });
+
+  it('a revoked key is key_revoked naming it', async () => {
+    const { auth } = setup({ revokedAt: new Date('2026-11-20T00:00:00Z'), revokedBy: 'p-1' });
+    const e = await refusal(auth.execute(token(), '127.0.0.1'));
+    expect(e.code).to.equal('key_revoked');
+    expect(e.params).to.deep.equal({ key_id: ID });
+  });
+
+  it('a key works through the last millisecond of its Kyiv expiry day, then is key_expired', async () => {
+    const { auth, clock } = setup({}, endOfKyivDay('2026-12-31'));
+    expect((await auth.execute(token(), '127.0.0.1')).id).to.equal(ID);
+    clock.advance(1);
+    const e = await refusal(auth.execute(token(), '127.0.0.1'));
+    expect(e.code).to.equal('key_expired');
+    expect(e.params).to.deep.equal({ key_id: ID, expires_on: '2026-12-31' });
+  });
+
+  it('last_used_at: written on first use, not again within a minute, again once a whole minute has passed', async () => {
+    const start = new Date('2026-11-21T10:00:00Z');
+    const { auth, touches, clock, stored } = setup({}, start);
+    await auth.execute(token(), '127.0.0.1');
+    expect(touches).to.deep.equal([[ID, start]]);
+    expect(stored.lastUsedAt).to.deep.equal(start);
+    clock.advance(LAST_USED_RESOLUTION_MS - 1);
+    await auth.execute(token(), '127.0.0.1');
+    expect(touches, 'within the minute').to.have.length(1);
+    expect(stored.lastUsedAt).to.deep.equal(start);
+    clock.advance(1);
+    await auth.execute(token(), '127.0.0.1');
+    const later = new Date(start.getTime() + LAST_USED_RESOLUTION_MS);
+    expect(touches).to.deep.equal([
+      [ID, start],
+      [ID, later],
+    ]);
+    expect(stored.lastUsedAt).to.deep.equal(later);
   });
 });

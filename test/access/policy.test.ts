@@ -1,4 +1,8 @@
 import { expect } from 'chai';
+import { Authorizer } from '../../core/access/authorize.js';
+import type { ScopedDomain } from '../../core/access/ports/domain-directory.port.js';
+import { apiKeyFixture } from '../support/api-key.js';
+import { refusal } from '../support/refusal.js';
 import { allows, heldRights, labelsGranting, namesDomain, selects, type Policy, type Subject } from '../../core/access/policy.js';
 
 const domain = (name: string, labels: string[] = []): Subject => ({ kind: 'domain', name, labels });
@@ -159,5 +163,105 @@ describe('policies (seed 2.2, A4): a right paired with a selection of domains', 
       expect(labelsGranting(policies, 'domain.renew')).to.deep.equal([]);
       expect(labelsGranting([], 'domain.register')).to.deep.equal([]);
     });
+  });
+});
+
+describe('Authorizer: a right on a domain of the account, looked up in the store', () => {
+  const stored: Record<string, ScopedDomain> = {
+    'a.example': { name: 'a.example', labels: ['shop'] },
+    'b.example': { name: 'b.example', labels: [] },
+  };
+  const lookups: string[] = [];
+  const authorizer = new Authorizer<ScopedDomain>({
+    find: async (_account, _env, name) => {
+      lookups.push(name);
+      return stored[name] ?? null;
+    },
+  });
+  const key = (policies: Policy[], environment: 'test' | 'live' = 'test') => apiKeyFixture({ policies, environment });
+  const missing = async (p: Promise<unknown>) => {
+    const e = await refusal(p);
+    expect(e.code).to.equal('right_missing');
+    return e.params;
+  };
+
+  it('answers the domain it found, its name normalised; a refusal names the right and the domain', async () => {
+    const k = key([{ right: 'dns.edit', resources: { domains: ['a.example'] } }]);
+    expect(await authorizer.check(k, 'dns.edit', 'A.Example.')).to.equal(stored['a.example']);
+    expect(await authorizer.allows(k, 'dns.edit', 'a.example')).to.equal(true);
+    expect(await authorizer.allows(k, 'dns.edit', 'b.example')).to.equal(false);
+    expect(await missing(authorizer.check(k, 'dns.edit', 'b.example'))).to.deep.equal({ right: 'dns.edit', domain: 'b.example' });
+  });
+
+  it('several rights: any one will do; the refusal names the last', async () => {
+    const k = key([{ right: 'dns.acme_challenge', resources: { domains: ['a.example'] } }]);
+    expect(await authorizer.check(k, ['dns.edit', 'dns.acme_challenge'], 'a.example')).to.equal(stored['a.example']);
+    expect(await missing(authorizer.check(k, ['dns.acme_challenge', 'dns.edit'], 'b.example'))).to.deep.equal({
+      right: 'dns.edit',
+      domain: 'b.example',
+    });
+  });
+
+  it('an account right ignores the domain asked with it: no lookup, no domain answered; its refusal names only the right', async () => {
+    const billing = key([{ right: 'billing.read', resources: { domains: [] } }]);
+    lookups.length = 0;
+    expect(await authorizer.check(billing, 'billing.read', 'a.example')).to.equal(null);
+    expect(await authorizer.check(billing, 'billing.read', 'unknown.example')).to.equal(null);
+    expect(lookups).to.deep.equal([]);
+    expect(await missing(authorizer.check(billing, 'billing.topup'))).to.deep.equal({ right: 'billing.topup' });
+    expect(await missing(authorizer.check(billing, 'billing.topup', 'a.example'))).to.deep.equal({ right: 'billing.topup' });
+  });
+
+  it('a domain right asked without a domain (a list) needs only to be held somewhere', async () => {
+    const k = key([{ right: 'dns.read', resources: { domains: ['a.example'] } }]);
+    expect(await authorizer.check(k, 'dns.read')).to.equal(null);
+    expect(await missing(authorizer.check(k, 'dns.edit'))).to.deep.equal({ right: 'dns.edit' });
+  });
+
+  it('a test-only right grants nothing to a live key, even when its row holds it', async () => {
+    const policies: Policy[] = [{ right: 'sandbox.clock', resources: { domains: [] } }];
+    expect(await authorizer.allows(key(policies, 'test'), 'sandbox.clock')).to.equal(true);
+    expect(await authorizer.allows(key(policies, 'live'), 'sandbox.clock')).to.equal(false);
+    expect(await missing(authorizer.check(key(policies, 'live'), 'sandbox.clock'))).to.deep.equal({ right: 'sandbox.clock' });
+  });
+
+  it('a domain not in the account: allowed only when the key names it, or (register, host) selects a label', async () => {
+    const named = key([{ right: 'dns.edit', resources: { domains: ['new.example'] } }]);
+    expect(await authorizer.check(named, 'dns.edit', 'new.example')).to.equal(null);
+    expect(await missing(authorizer.check(named, 'dns.edit', 'other.example'))).to.deep.equal({
+      right: 'dns.edit',
+      domain: 'other.example',
+    });
+    for (const right of ['domain.register', 'domain.host'] as const) {
+      expect(await authorizer.allows(key([{ right, resources: { label: 'shop' } }]), right, 'any.example'), right).to.equal(true);
+      // A selection of named domains registers (hosts) only those.
+      expect(await authorizer.allows(key([{ right, resources: { domains: ['x.example'] } }]), right, 'any.example'), right).to.equal(false);
+      // A label selected for another right does not do.
+      const mixed = key([
+        { right: 'domain.read', resources: { label: 'shop' } },
+        { right, resources: { domains: ['x.example'] } },
+      ]);
+      expect(await authorizer.allows(mixed, right, 'any.example'), right).to.equal(false);
+      // One policy by label among others of the same right is enough.
+      const both = key([
+        { right, resources: { domains: ['x.example'] } },
+        { right, resources: { label: 'shop' } },
+      ]);
+      expect(await authorizer.allows(both, right, 'any.example'), right).to.equal(true);
+    }
+    // Another domain right by label probes unknown names in vain.
+    expect(
+      await missing(authorizer.check(key([{ right: 'dns.edit', resources: { label: 'shop' } }]), 'dns.edit', 'any.example')),
+    ).to.deep.equal({
+      right: 'dns.edit',
+      domain: 'any.example',
+    });
+    // register by label does not let host, and the other way round.
+    expect(
+      await authorizer.allows(key([{ right: 'domain.register', resources: { label: 'shop' } }]), 'domain.host', 'any.example'),
+    ).to.equal(false);
+    expect(
+      await authorizer.allows(key([{ right: 'domain.host', resources: { label: 'shop' } }]), 'domain.register', 'any.example'),
+    ).to.equal(false);
   });
 });

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { CLASSES, classOf, MIN_CIDR_PREFIX, spendsMoney } from '../../core/access/classes.js';
 import { expandRight, grants, isRightName, RIGHT_NAMES, RIGHTS, type RightName } from '../../core/kernel/rights.js';
+import { maxClassOf, personKey, personMay } from '../../core/access/person-key.js';
+import type { Actor } from '../../core/kernel/person.js';
 
 /** DESIGN "Decisions": the rights catalogue, class in brackets. */
 const CATALOGUE: Record<string, number> = {
@@ -163,5 +165,71 @@ describe('danger classes (seed A5, DESIGN)', () => {
       expect(CLASSES[c].name.uk).to.match(/[а-яіїєґ]/i);
       expect(CLASSES[c].meaning.uk).to.match(/[а-яіїєґ]/i);
     }
+  });
+});
+
+describe('the person key (console): members up to class 1, owners up to class 3', () => {
+  const OWNER: Actor = { personId: 'person-0123456789abcdef', accountId: 'acc-1', role: 'owner' };
+  const MEMBER: Actor = { personId: 'person-fedcba9876543210', accountId: 'acc-1', role: 'member' };
+  const NOW = new Date('2026-11-21T10:00:00Z');
+  const byClass = (max: number) => RIGHT_NAMES.filter((r) => CATALOGUE[r]! <= max);
+
+  it('a member may use the rights of class 0 and 1 (class 1 included), an owner every right', () => {
+    expect(maxClassOf(MEMBER)).to.equal(1);
+    expect(maxClassOf(OWNER)).to.equal(3);
+    expect(RIGHT_NAMES.filter((r) => personMay(MEMBER, r))).to.deep.equal(byClass(1));
+    expect(RIGHT_NAMES.filter((r) => personMay(OWNER, r))).to.deep.equal([...RIGHT_NAMES]);
+    expect(personMay(MEMBER, 'dns.edit'), "class 1 is the member's own maximum").to.equal(true);
+    expect(personMay(MEMBER, 'domain.renew')).to.equal(false);
+  });
+
+  it("a member's live key: every class 0–1 right but the test-only one, over the domains named once, no condition, marked as the person", () => {
+    const key = personKey({
+      actor: MEMBER,
+      environment: 'live',
+      domains: ['a.example', 'b.example', 'a.example'],
+      registerLabels: ['shop'],
+      today: '2026-11-21',
+      now: NOW,
+    });
+    const rights = byClass(1).filter((r) => r !== 'sandbox.clock');
+    expect(key).to.deep.equal({
+      id: 'ba9876543210', // the person id's last 12 characters
+      accountId: 'acc-1',
+      environment: 'live',
+      name: 'console',
+      createdBy: MEMBER.personId,
+      // A member cannot register, so the labels to register with give no policy.
+      policies: rights.map((right) => ({ right, resources: { domains: ['a.example', 'b.example'] } })),
+      conditions: { cidr: null, expiresOn: '2026-11-21', spendLimit: null },
+      class: 1,
+      secretHash: '',
+      createdAt: NOW,
+      lastUsedAt: null,
+      revokedAt: null,
+      revokedBy: null,
+      person: true,
+    });
+  });
+
+  it("an owner's test key: every right, the test-only one too, and domain.register by each label to register with", () => {
+    const key = personKey({
+      actor: OWNER,
+      environment: 'test',
+      domains: ['a.example'],
+      registerLabels: ['shop', 'blog'],
+      today: '2026-11-22',
+      now: NOW,
+    });
+    expect(key.id).to.equal('456789abcdef');
+    expect(key.class).to.equal(3);
+    expect(key.conditions.expiresOn).to.equal('2026-11-22');
+    expect(key.policies).to.deep.equal([
+      ...RIGHT_NAMES.map((right) => ({ right, resources: { domains: ['a.example'] } })),
+      { right: 'domain.register', resources: { label: 'shop' } },
+      { right: 'domain.register', resources: { label: 'blog' } },
+    ]);
+    const without = personKey({ actor: OWNER, environment: 'test', domains: [], today: '2026-11-22', now: NOW });
+    expect(without.policies).to.deep.equal(RIGHT_NAMES.map((right) => ({ right, resources: { domains: [] } })));
   });
 });
