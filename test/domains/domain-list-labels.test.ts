@@ -110,4 +110,30 @@ eachStore('Domain list by label: the same pages from the label index and from a 
     );
     await same({ scope: { all: false, names: [], labels: ['nowhere'] } }, (n) => expect(n).to.deep.equal([]));
   });
+
+  it('whether the labels are few is counted in this account and environment only: another environment’s labels do not send the list walking', async () => {
+    const s = api.system.store;
+    // Six test domains carry 'rare' (and five live ones, which must not count): at most six is "few".
+    const six = new SqlDomainRepository(s.uow, null, s.engine, null, null, 6);
+    const sql: string[] = [];
+    const seen = (q: { sql: string }) => sql.push(q.sql);
+    s.knex.on('query', seen);
+    try {
+      const rows = await six.list({ accountId: api.demo.accountId, environment: 'test', scope: EVERY_DOMAIN, label: 'rare', limit: 50 });
+      expect(rows.map((d) => d.name)).to.deep.equal([
+        'list-00.dev',
+        'list-05.dev',
+        'list-10.dev',
+        'list-15.dev',
+        'list-20.dev',
+        'list-25.dev',
+      ]);
+    } finally {
+      s.knex.off('query', seen);
+    }
+    expect(
+      sql.some((q) => q.includes('select 1 from domain_labels l where')),
+      `walked:\n${sql.join('\n')}`,
+    ).to.equal(false);
+  });
 });

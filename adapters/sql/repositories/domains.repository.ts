@@ -170,9 +170,12 @@ export class SqlDomainRepository implements DomainRepository {
     let carrying: string[] | null = null;
     if (driving.length > 0) {
       // Not DISTINCT (Postgres would read every row before the limit): a domain with two of the labels counts twice.
-      const found: Array<{ domain_id: string }> = await db('domain_labels')
-        .select('domain_id')
-        .whereIn('label', driving)
+      // This account's and environment's labelled domains only: other accounts' labels must not decide its path.
+      const found: Array<{ domain_id: string }> = await db('domain_labels as l')
+        .join('domains as d', 'd.id', 'l.domain_id')
+        .select('l.domain_id')
+        .whereIn('l.label', driving)
+        .andWhere({ 'd.account_id': q.accountId, 'd.environment': q.environment })
         .limit(this.labelDriveMax + 1);
       if (found.length <= this.labelDriveMax) carrying = [...new Set(found.map((r) => r.domain_id))];
     }
