@@ -162,4 +162,33 @@ eachStore('Console: the account’s transfers, a page at a time', (kind) => {
     expect(uk).to.include('Давніші перенесення');
     expect(uk).to.include('не вдалося; кошти повернено');
   });
+
+  it('more than a hundred transfers under way: those past the first hundred are listed with the others, none unseen', async function () {
+    this.timeout(60_000);
+    const cookie = await api.signIn();
+    const http = consoleHttp(api);
+    const get = async (path: string) => (await http.get(path, cookie, 'en')).text;
+    const knex = api.system.store.knex;
+    const first = await knex('domain_transfers').first();
+    for (let i = 0; i < 102; i++)
+      await knex('domain_transfers').insert({
+        ...first,
+        id: `${first.id.slice(0, -5)}a${String(i).padStart(4, '0')}`,
+        client_transaction_id: `${first.client_transaction_id.slice(0, -5)}a${String(i).padStart(4, '0')}`,
+        domain: `transfer-busy-${i}.com`,
+        status: 'pending',
+        finished_at: null,
+        created_at: new Date(Date.parse(first.created_at) + (100 + i) * 60_000).toISOString(),
+      });
+    const busy = (page: string) => [...page.matchAll(/transfer-busy-(\d+)\.com<\/a>/g)].map((m) => Number(m[1]));
+    const seen = new Set<number>();
+    let page = await get('/console/transfers');
+    for (let i = 0; i < 10; i++) {
+      for (const n of busy(page)) seen.add(n);
+      const older = /<a href="(\/console\/transfers\?cursor=[^"]+)" rel="next">/.exec(page)?.[1];
+      if (!older) break;
+      page = await get(older.replace(/&amp;/g, '&'));
+    }
+    expect(seen.size, 'every transfer under way is listed somewhere').to.equal(102);
+  });
 });

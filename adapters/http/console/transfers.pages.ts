@@ -200,7 +200,9 @@ export const transferPages = (uc: UseCases): ConsolePage[] => {
     const cursor = r.query.cursor || undefined;
     const pending = cursor ? [] : (await uc.readTransfers.listForPerson(r.human!.actor, v.env, { active: true, limit: 100 })).data;
     const page = await uc.readTransfers.listForPerson(r.human!.actor, v.env, { limit: PAGE, ...(cursor ? { cursor } : {}) });
-    const ended = page.data.filter((t) => t.status !== 'pending');
+    // Only what "Under way" already shows is left out here: nothing under way past its first 100 goes unseen.
+    const shown = new Set(pending.map((t) => t.id));
+    const ended = page.data.filter((t) => !shown.has(t.id));
     return {
       title,
       body: html`${head}
