@@ -5,6 +5,7 @@ import { route, type Route } from '../route.js';
 import { schema } from '../schema-type.js';
 import { money, page, pageQuery } from '../schemas.js';
 import { environment, envBody, REAUTH, str, TAG } from './human-only.js';
+import { TOPUP_MAX, TOPUP_MIN } from '../../../core/billing/top-up.js';
 
 /** Billing (/v1/billing, /v1/account/payment-method): the balance and ledger, top-ups, the saved card (humans). */
 export interface BillingUseCases {
@@ -76,7 +77,7 @@ export const billingRoutes = (uc: BillingUseCases): Route[] => [
       type: 'object',
       additionalProperties: false,
       required: ['amount'],
-      properties: { amount: { type: 'integer', minimum: 10_000, maximum: 50_000_000, description: 'Kopiykas.' } },
+      properties: { amount: { type: 'integer', minimum: TOPUP_MIN, maximum: TOPUP_MAX, description: 'Kopiykas.' } },
     },
     responses: {
       201: {
