@@ -132,3 +132,33 @@ describe('import planner: a plan that outgrows its thread’s heap', () => {
     }
   });
 });
+
+describe('import planner: planning threads at once', () => {
+  it('an import past the process’s threads waits for one to end (done or closed), then plans as usual', async () => {
+    const one = new ThreadImportPlanner({ inlineBelowChars: 0, maxThreads: 1 });
+    const first = start(one);
+    const second = start(one);
+    try {
+      await first.push(file);
+      let secondStarted = false;
+      const pushing = second.push(file).then(() => (secondStarted = true));
+      await new Promise((r) => setTimeout(r, 200));
+      expect(secondStarted, 'the second import waits while the first holds the only thread').to.equal(false);
+      const plan = await first.plan(ZoneSets.of(current), {});
+      expect(plan.changes).to.have.length.above(2000);
+      await pushing; // the first thread is done: its place goes to the second
+      expect((await second.plan(ZoneSets.of(current), {})).changes).to.deep.equal(plan.changes);
+      // A closed session frees its place too.
+      const third = start(one);
+      await third.push(file);
+      third.close();
+      const fourth = start(one);
+      await fourth.push(file);
+      expect((await fourth.plan(ZoneSets.of(current), {})).changes).to.have.length.above(2000);
+      fourth.close();
+    } finally {
+      first.close();
+      second.close();
+    }
+  });
+});

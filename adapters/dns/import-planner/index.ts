@@ -44,6 +44,38 @@ export interface ThreadImportPlannerOptions {
   readonly oldGenerationMb?: number;
   /** Text up to this many characters is read and planned in the calling thread (default INLINE_BELOW_CHARS). */
   readonly inlineBelowChars?: number;
+  /**
+   * Planning threads at once in this process (default MAX_PLANNING_THREADS): each may hold up to its heap
+   * cap, so imports of many zones at once wait for a thread rather than add up past the machine's memory.
+   */
+  readonly maxThreads?: number;
+}
+
+/** Planning threads one process runs at once, unless configured. */
+export const MAX_PLANNING_THREADS = 2;
+
+/** A counting semaphore: `acquire` resolves when one of `size` places is free; `release` frees it. */
+class Places {
+  private free: number;
+  private readonly queue: Array<() => void> = [];
+
+  constructor(size: number) {
+    this.free = Math.max(1, size);
+  }
+
+  acquire(): Promise<void> {
+    if (this.free > 0) {
+      this.free--;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.queue.push(resolve));
+  }
+
+  release(): void {
+    const next = this.queue.shift();
+    if (next) next();
+    else this.free++;
+  }
 }
 
 /**
@@ -53,10 +85,14 @@ export interface ThreadImportPlannerOptions {
  * plan comes back in slices of changes, each taken in a moment; the thread's memory goes with it.
  */
 export class ThreadImportPlanner implements ImportPlanner {
-  constructor(private readonly options: ThreadImportPlannerOptions = {}) {}
+  private readonly places: Places;
+
+  constructor(private readonly options: ThreadImportPlannerOptions = {}) {
+    this.places = new Places(options.maxThreads ?? MAX_PLANNING_THREADS);
+  }
 
   start(request: ImportPlanStart): ImportPlanSession {
-    return new SmallFirstSession(request, this.options);
+    return new SmallFirstSession(request, this.options, this.places);
   }
 }
 
@@ -74,10 +110,12 @@ class SmallFirstSession implements ImportPlanSession {
   private thread: ThreadSession | null = null;
   private kept: string[] = [];
   private keptChars = 0;
+  private closed = false;
 
   constructor(
     private readonly request: ImportPlanStart,
     private readonly options: ThreadImportPlannerOptions,
+    private readonly places: Places,
   ) {
     this.inline = new InlineImportSession(request);
   }
@@ -97,7 +135,18 @@ class SmallFirstSession implements ImportPlanSession {
     this.kept.push(chunk);
     this.keptChars += chunk.length;
     if (this.keptChars <= (this.options.inlineBelowChars ?? INLINE_BELOW_CHARS)) return;
-    this.thread = new ThreadSession(this.request, this.options);
+    // A place among the process's planning threads first (the import's time limit runs meanwhile).
+    await this.places.acquire();
+    if (this.closed) {
+      this.places.release();
+      throw new Error('the import session is closed');
+    }
+    try {
+      this.thread = new ThreadSession(this.request, this.options, () => this.places.release());
+    } catch (err) {
+      this.places.release();
+      throw err;
+    }
     for (const c of this.kept) await this.thread.push(c);
     this.kept = [];
     this.inline!.close();
@@ -109,6 +158,7 @@ class SmallFirstSession implements ImportPlanSession {
   }
 
   close(): void {
+    this.closed = true;
     this.thread?.close();
     this.inline?.close();
     this.kept = [];
@@ -123,7 +173,12 @@ class ThreadSession implements ImportPlanSession {
   private readonly changes: Change[] = [];
   private waiting: { resolve: (p: ImportedPlan) => void; reject: (e: unknown) => void } | null = null;
 
-  constructor(request: ImportPlanStart, options: ThreadImportPlannerOptions) {
+  /** `released` runs once, when the thread is stopped (done, failed or closed): its place is free again. */
+  constructor(
+    request: ImportPlanStart,
+    options: ThreadImportPlannerOptions,
+    private released: (() => void) | null,
+  ) {
     const data: ThreadData = { origin: request.origin, maxRecords: request.maxRecords, generateMax: request.generateMax };
     const { entry, eval: asScript } = threadEntry();
     this.worker = new Worker(entry, {
@@ -169,6 +224,9 @@ class ThreadSession implements ImportPlanSession {
     const w = this.worker;
     this.worker = null;
     if (w) void w.terminate();
+    const released = this.released;
+    this.released = null;
+    released?.();
   }
 
   private send(m: ToThread): void {
