@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import type { DomainRepository } from '../../core/domains/ports/domain-repository.port.js';
 import type { OperationActor } from '../../core/kernel/actor.js';
-import { DomainError } from '../../core/kernel/errors.js';
 import type { EventRecorder } from '../../core/kernel/event-log.port.js';
 import { encodeCursor } from '../../core/kernel/pagination.js';
 import type { Random } from '../../core/kernel/random.port.js';
@@ -15,6 +14,7 @@ import type { OperationRepository } from '../../core/operations/ports/operation-
 import { GetOperation, ListOperations } from '../../core/operations/read-operations.use-case.js';
 import { apiKeyFixture } from '../support/api-key.js';
 import { operationFixture } from '../support/operation.js';
+import { refusalText } from '../support/refusal.js';
 
 /**
  * Confirming, cancelling and reading an operation on in-memory ports (issue 20): the races the HTTP suites
@@ -25,15 +25,7 @@ import { operationFixture } from '../support/operation.js';
 const NOW = new Date('2026-11-20T12:00:00Z');
 const owner2: OperationActor = { kind: 'person', personId: 'p-2', accountId: 'acc-1', role: 'owner', environment: 'test' };
 
-const refusal = async (p: Promise<unknown>): Promise<string> => {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof DomainError) return `${e.code} ${JSON.stringify(e.params)}`;
-    throw e;
-  }
-  return 'none';
-};
+const refusal = refusalText;
 
 /** `reads`: what each find returns in turn (the last one repeats); `update`: whether the conditional write is taken. */
 const setup = (reads: Operation[], update = true) => {

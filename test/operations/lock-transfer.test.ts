@@ -3,7 +3,6 @@ import type { Domain } from '../../core/domains/domain.js';
 import type { DomainRepository } from '../../core/domains/ports/domain-repository.port.js';
 import { RegistryError, type RegistrarEnvironments } from '../../core/domains/ports/registrar.port.js';
 import type { ApiKey } from '../../core/kernel/caller.js';
-import { DomainError } from '../../core/kernel/errors.js';
 import type { EventRecorder } from '../../core/kernel/event-log.port.js';
 import type { Random } from '../../core/kernel/random.port.js';
 import { LockTransfer } from '../../core/operations/lock-transfer.use-case.js';
@@ -11,6 +10,7 @@ import type { Operation } from '../../core/operations/operation.js';
 import type { OperationRepository } from '../../core/operations/ports/operation-repository.port.js';
 import { apiKeyFixture } from '../support/api-key.js';
 import { operationFixture } from '../support/operation.js';
+import { refusalText } from '../support/refusal.js';
 
 /**
  * LockTransfer's own rules on in-memory ports (the HTTP suite reaches it through one happy path): the lock
@@ -112,15 +112,7 @@ const setup = (s: Setup = {}) => {
 
 const key = apiKeyFixture({ id: 'k-1', createdBy: 'p-1' });
 
-const refusal = async (p: Promise<unknown>): Promise<string> => {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof DomainError) return `${e.code} ${JSON.stringify(e.params)}`;
-    throw e;
-  }
-  return 'none';
-};
+const refusal = refusalText;
 
 describe('LockTransfer: setting the transfer lock again (issue 20)', () => {
   it('unlocked: the registry sets it (its own clTRID), the domain is locked with clientTransferProhibited in place of ok, and the event says so', async () => {

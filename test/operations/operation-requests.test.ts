@@ -3,7 +3,6 @@ import type { ZoneRepository } from '../../core/dns/ports/zone-repository.port.j
 import type { DnssecRepository } from '../../core/dnssec/ports/dnssec-repository.port.js';
 import type { Domain } from '../../core/domains/domain.js';
 import type { DomainRepository } from '../../core/domains/ports/domain-repository.port.js';
-import { DomainError } from '../../core/kernel/errors.js';
 import type { EventRecorder } from '../../core/kernel/event-log.port.js';
 import type { Random } from '../../core/kernel/random.port.js';
 import { DeleteHostedDomain } from '../../core/operations/delete-hosted-domain.use-case.js';
@@ -12,6 +11,7 @@ import type { OperationView } from '../../core/operations/operation.js';
 import { SwitchOffDnssec } from '../../core/operations/switch-off-dnssec.use-case.js';
 import { apiKeyFixture } from '../support/api-key.js';
 import { operationFixture } from '../support/operation.js';
+import { refusalText } from '../support/refusal.js';
 
 /**
  * The routes that act at once or request a class 3 operation (switching DNSSEC off, deleting a hosted
@@ -21,15 +21,7 @@ import { operationFixture } from '../support/operation.js';
 const NOW = new Date('2026-11-20T12:00:00Z');
 const key = apiKeyFixture({ id: 'k-1' });
 
-const refusal = async (p: Promise<unknown>): Promise<string> => {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof DomainError) return `${e.code} ${JSON.stringify(e.params)}`;
-    throw e;
-  }
-  return 'none';
-};
+const refusal = refusalText;
 
 const registered = { id: 'd-1', name: 'x.ua', registrar: 'sandbox' } as unknown as Domain;
 const hosted = { id: 'd-1', name: 'x.ua', registrar: 'external', hosting: { status: 'active' } } as unknown as Domain;

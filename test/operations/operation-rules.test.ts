@@ -10,6 +10,7 @@ import {
   withPendingUpdate,
   type Operation,
 } from '../../core/operations/operation.js';
+import { operationFixture } from '../support/operation.js';
 
 const code = (fn: () => unknown): string => {
   try {
@@ -100,25 +101,7 @@ describe('Class 3 operations: nameserver rules and the pendingUpdate status', ()
 });
 
 describe('Operations: what an operation says (effect, view, parties)', () => {
-  const op = (over: Partial<Operation>): Operation => ({
-    id: 'op_1',
-    accountId: 'acc-1',
-    environment: 'test',
-    domainId: 'd-1',
-    domain: 'x.ua',
-    kind: 'transfer_unlock',
-    status: 'pending',
-    params: {},
-    warnings: [],
-    requestedBy: { type: 'person', personId: 'p-1' },
-    confirmations: [],
-    createdAt: new Date('2026-11-20T10:00:00Z'),
-    activatesAt: new Date('2026-11-21T10:00:00Z'),
-    resolvedAt: null,
-    cancelledBy: null,
-    failureReason: null,
-    ...over,
-  });
+  const op = (over: Partial<Operation>): Operation => operationFixture({ id: 'op_1', ...over });
   const DNSKEY = '257 3 13 mdsswUyr3DPW132mOi8V9xESWE8jTo0dxCjjnopKl+GqJxpVXckHAeF+KkxLbxILfDLUT0rAK9iUzy1L53eKGQ==';
 
   it('describes each DNSSEC kind with its DS records or the key tag of the other operator’s key', () => {

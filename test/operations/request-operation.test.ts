@@ -6,13 +6,13 @@ import type { Domain } from '../../core/domains/domain.js';
 import type { DomainRepository } from '../../core/domains/ports/domain-repository.port.js';
 import type { RegistrarEnvironments } from '../../core/domains/ports/registrar.port.js';
 import type { OperationActor } from '../../core/kernel/actor.js';
-import { DomainError } from '../../core/kernel/errors.js';
 import type { Random } from '../../core/kernel/random.port.js';
 import type { Operation } from '../../core/operations/operation.js';
 import type { OperationAccess } from '../../core/operations/operation-access.js';
 import type { OperationLog } from '../../core/operations/operation-log.js';
 import type { OperationRepository } from '../../core/operations/ports/operation-repository.port.js';
 import { RequestOperation, type OperationRequest } from '../../core/operations/request-operation.use-case.js';
+import { refusalText } from '../support/refusal.js';
 
 /**
  * RequestOperation's own rules, on in-memory ports (issue 20: the HTTP suites reach them without asserting
@@ -80,15 +80,7 @@ const setup = (
   return { use, inserted, logged };
 };
 
-const refusal = async (p: Promise<unknown>): Promise<string> => {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof DomainError) return `${e.code} ${JSON.stringify(e.params)}`;
-    throw e;
-  }
-  return 'none';
-};
+const refusal = refusalText;
 
 const key = (state: string, ds: string) => ({ state, ds }) as unknown as DnssecState['keys'][number];
 
