@@ -32,11 +32,13 @@ import { TOKENS } from '../src/tokens.js';
  * clients run in a process of their own (bench/update-clients.ts), as real clients do: in the server's
  * process their work would count as the server's, and its event loop would read one new TCP connection's
  * message per turn, so TCP clients there reach the server one at a time.
- * Prints ops/s, p50 and p99 per way and phase, and the UPDATE/API ratios (issue target: UPDATE ≥ 1.0 of
+ * Prints ops/s, p50, p99 and the server's CPU per operation (this process's user + system time: the API, the DNS
+ * server and SQLite, which runs in it; not the clients') per way and phase, and the UPDATE/API ratios (issue target: UPDATE ≥ 1.0 of
  * the ACME route's rate, p99 ≤ 50 ms). A report: exits 0 whether or not a target is met; non-zero only if
  * an operation fails.
  *
- * Env: BENCH_ROUNDS (4), BENCH_OPS (25: operations per way per round), BENCH_CONCURRENCY (4). Any number of
+ * Env: BENCH_ROUNDS (4), BENCH_OPS (25: operations per way per round), BENCH_CONCURRENCY (4), BENCH_WAYS (all;
+ * a comma list to run only some, e.g. `update-udp` under `node --cpu-prof`: then no ratios). Any number of
  * one key's signed messages may be in flight at once: the credential limiter counts a TSIG check only when
  * it fails (core/accounts/credential-throttle.ts, `on_failure`).
  */
@@ -44,9 +46,10 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const OPS = Number(process.env.BENCH_OPS ?? 25);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const ZONE = 'domivka-demo.dev';
-const WAYS = ['update-udp', 'update-tcp', 'acme-route', 'plan-api'] as const;
+const ALL_WAYS = ['update-udp', 'update-tcp', 'acme-route', 'plan-api'] as const;
+type Way = (typeof ALL_WAYS)[number];
+const WAYS: readonly Way[] = process.env.BENCH_WAYS ? ALL_WAYS.filter((w) => process.env.BENCH_WAYS!.split(',').includes(w)) : ALL_WAYS;
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-type Way = (typeof WAYS)[number];
 
 const pct = (xs: readonly number[], p: number): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -109,13 +112,15 @@ const main = async () => {
   const answers = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   let seq = 0;
   /** `n` operations of one way by `clients` clients at once (in the client process): each one's latency, and the wall time. */
-  const batch = async (way: Way, n: number, clients: number): Promise<{ ms: number[]; wall: number }> => {
+  const batch = async (way: Way, n: number, clients: number): Promise<{ ms: number[]; wall: number; cpu: number }> => {
+    const cpu0 = process.cpuUsage();
     child.stdin!.write(`${JSON.stringify({ way, n, clients, prefix: `${way}-${++seq}` })}\n`);
     const next = await answers.next();
     if (next.done) throw new Error('the client process ended');
     const r = JSON.parse(next.value) as { ms: number[]; wall: number } | { error: string };
     if ('error' in r) throw new Error(r.error);
-    return r;
+    const cpu = process.cpuUsage(cpu0);
+    return { ...r, cpu: (cpu.user + cpu.system) / 1000 };
   };
 
   console.log(
@@ -124,15 +129,16 @@ const main = async () => {
       .join(' ')}`,
   );
   for (const way of WAYS) await batch(way, 5, 1); // warm-up
-  const results: Record<string, { ms: number[]; wall: number }> = {};
+  const results: Record<string, { ms: number[]; wall: number; cpu: number }> = {};
   for (const clients of [1, CONCURRENCY]) {
-    for (const way of WAYS) results[`${way}/${clients}`] = { ms: [], wall: 0 };
+    for (const way of WAYS) results[`${way}/${clients}`] = { ms: [], wall: 0, cpu: 0 };
     for (let r = 0; r < ROUNDS; r++) {
       for (const way of r % 2 ? [...WAYS].reverse() : WAYS) {
         const b = await batch(way, OPS, clients);
         const acc = results[`${way}/${clients}`]!;
         acc.ms.push(...b.ms);
         acc.wall += b.wall;
+        acc.cpu += b.cpu;
       }
     }
     console.log(`\n${clients} client${clients > 1 ? 's' : ''} at a time:`);
@@ -142,7 +148,7 @@ const main = async () => {
       console.log(
         `  ${way.padEnd(11)} ${rate.toFixed(0).padStart(5)} ops/s   p50 ${pct(acc.ms, 50).toFixed(1).padStart(6)} ms   p99 ${pct(acc.ms, 99)
           .toFixed(1)
-          .padStart(6)} ms   (${acc.ms.length} ops)`,
+          .padStart(6)} ms   server CPU ${(acc.cpu / acc.ms.length).toFixed(2).padStart(5)} ms/op   (${acc.ms.length} ops)`,
       );
     }
     const rate = (way: Way) => {
@@ -150,6 +156,7 @@ const main = async () => {
       return acc.ms.length / acc.wall;
     };
     for (const u of ['update-udp', 'update-tcp'] as const) {
+      if (!WAYS.includes(u) || !WAYS.includes('acme-route') || !WAYS.includes('plan-api')) continue;
       const p99 = pct(results[`${u}/${clients}`]!.ms, 99);
       const vsAcme = rate(u) / rate('acme-route');
       console.log(

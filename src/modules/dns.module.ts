@@ -69,8 +69,8 @@ export const dnsModule = () =>
       .inSingletonScope();
     bind(T.ApplyDnsUpdate)
       .toResolvedValue(
-        (st: SqlStore, p: DnsPlans, a) => new ApplyDnsUpdate({ zones: st.zones, plans: p, authorizer: a }),
-        [s, T.DnsPlans, T.Authorizer],
+        (st: SqlStore, z: ZoneService, p: DnsPlans, a) => new ApplyDnsUpdate({ zones: st.zones, zoneService: z, plans: p, authorizer: a }),
+        [s, T.ZoneService, T.DnsPlans, T.Authorizer],
       )
       .inSingletonScope();
     bind(T.ImportZone)

@@ -251,7 +251,8 @@ export class SqlPlanRepository implements PlanRepository {
         valid: p.valid,
         created_at: iso(p.createdAt),
         expires_at: iso(p.expiresAt),
-        applied_at: null,
+        // A DNS UPDATE's plan is stored already applied, in its commit (DnsPlans.createApplied).
+        applied_at: p.appliedAt ? iso(p.appliedAt) : null,
       });
   }
 

@@ -5,8 +5,8 @@ import { normalizeDomain } from '../../kernel/domain-name.js';
 import { DomainError } from '../../kernel/errors.js';
 import { transientCheckpoints, type Checkpoints } from '../../kernel/checkpoints.port.js';
 import { assertAcmeOnly, assertAcmeOnlyInput, dnsAccess } from '../dns-access.js';
-import { buildPlan, inputOf, type PlanInput } from './plan-builder.js';
-import { Plan, type CheckResult, type PlanRecord, type PlanView } from './plan.js';
+import { buildPlan, inputOf, type ChangeInput, type PlanInput } from './plan-builder.js';
+import { isSafeChange, Plan, type CheckResult, type PlanRecord, type PlanView } from './plan.js';
 
 export type { PlanView };
 import type { PlanRepository, ZoneRepository } from '../ports/zone-repository.port.js';
@@ -114,6 +114,77 @@ export class DnsPlans {
     });
     await this.deps.plans.insert(plan.record);
     return plan.view();
+  }
+
+  /**
+   * A plan made and applied at once on a zone already read (DNS UPDATE, core/dns/update): the same right,
+   * build, checks and safety as `create` then `apply`, but no second read of the zone or of the plan —
+   * the plan is stored already applied, in the one transaction that commits the zone, its dns.plan_applied
+   * event and `alongside` (what must commit or roll back with the change). Only if the zone is still at
+   * the serial it was read at: otherwise 409 plan_stale and nothing written. A plan its checks find invalid
+   * is stored unapplied and returned (valid false), as `create` stores it; an unsafe one is stored, then 409.
+   */
+  async createApplied(
+    key: ApiKey,
+    zone: IndexedZone,
+    input: { readonly changes: readonly ChangeInput[] },
+    alongside?: () => Promise<void>,
+  ): Promise<PlanView & { serial?: number }> {
+    const domain = zone.domain;
+    const access = await dnsAccess(this.deps.authorizer, key, domain);
+    if (access === 'acme-only') assertAcmeOnlyInput(input.changes, domain);
+    const built = buildPlan({ origin: domain, current: zone.sets, input, ...this.limit() });
+    if (access === 'acme-only') assertAcmeOnly(built.changes, domain, domain);
+    const now = this.deps.clock.now();
+    const plan = Plan.of({
+      id: this.deps.random.id(),
+      accountId: key.accountId,
+      environment: key.environment,
+      domain,
+      keyId: key.id,
+      source: built.source,
+      baseSerial: zone.serial,
+      changes: built.changes,
+      before: built.before,
+      checks: built.checks,
+      valid: built.valid,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + PLAN_LIFETIME_MS),
+      appliedAt: null,
+    });
+    const safe = isSafeChange(zone.sets.size, plan.changes);
+    if (!plan.valid || !safe) {
+      await this.deps.plans.insert(plan.record);
+      if (plan.valid) plan.assertSafe(zone.sets.size);
+      return plan.view();
+    }
+    const upserts: RecordSet[] = [];
+    const deletes: Array<{ name: string; type: RecordType }> = [];
+    for (const c of plan.changes) {
+      if (c.action === 'delete') deletes.push({ name: c.name, type: c.type });
+      else upserts.push({ name: c.name, type: c.type, ttl: c.ttl!, values: [...(c.values ?? [])] });
+    }
+    const applied = plan.appliedOn(now);
+    let next: StoredZone;
+    try {
+      next = await this.deps.uow.transaction(async () => {
+        const committed = await this.deps.zoneService.commit(zone, upserts, deletes);
+        await this.deps.plans.insert(applied.record);
+        await this.deps.events.record(
+          'dns.plan_applied',
+          { accountId: key.accountId, environment: key.environment, subject: `domain:${domain}`, actor: actorOf(key), occurredAt: now },
+          { plan_id: plan.id, serial: committed.serial, counts: plan.counts },
+        );
+        await alongside?.();
+        return committed;
+      });
+    } catch (err) {
+      if (err instanceof ZoneChanged) throw new DomainError('plan_stale', { domain, reason: 'the zone changed meanwhile' });
+      throw err;
+    }
+    // Returns only once our own server answers with the change.
+    await this.deps.zoneService.publish(next);
+    return { ...applied.view(), serial: next.serial };
   }
 
   async get(key: ApiKey, domainInput: string, id: string): Promise<PlanView> {

@@ -6,13 +6,17 @@ import { isDomainError } from '../../kernel/errors.js';
 import { dnsAccess, type DnsAccess } from '../dns-access.js';
 import type { DnsPlans } from '../plans/dns-plans.use-case.js';
 import type { ZoneRepository } from '../ports/zone-repository.port.js';
+import type { ZoneService } from '../zone/zone-service.js';
 import { checkPrerequisites, refusalOf, ZoneDraft, type DnsUpdateRequest, type UpdateOutcome } from './dns-update.js';
 import { GroupCommit, MAX_BATCH } from './group-commit.js';
 
 /** What ApplyDnsUpdate is built from (one object, named, instead of positions). */
 export interface ApplyDnsUpdateDeps {
-  readonly zones: Pick<ZoneRepository, 'find' | 'head'>;
-  readonly plans: Pick<DnsPlans, 'create' | 'apply'>;
+  /** Only to tell a zone of the other environment from none at all (a refusal's reason). */
+  readonly zones: Pick<ZoneRepository, 'head'>;
+  /** The zone as a commit judges it: its row, and its sets kept between commits (ZoneService.indexed). */
+  readonly zoneService: Pick<ZoneService, 'indexed'>;
+  readonly plans: Pick<DnsPlans, 'createApplied'>;
   readonly authorizer: Authorizer;
   /** The most messages one group commit takes (MAX_BATCH by default). */
   readonly maxBatch?: number;
@@ -79,21 +83,20 @@ export class ApplyDnsUpdate {
       return { rcode: 'REFUSED', reason: `the key works only from ${key.conditions.cidr}` };
     }
     const zoneName = req.zone;
-    if (!(await this.deps.zones.head(key.accountId, key.environment, zoneName))) {
-      const other: Environment = key.environment === 'test' ? 'live' : 'test';
-      if (await this.deps.zones.head(key.accountId, other, zoneName)) {
-        return { rcode: 'REFUSED', reason: `a ${key.environment} key cannot change a ${other} zone` };
-      }
-      return { rcode: 'NOTAUTH', reason: `not authoritative for ${zoneName}` };
-    }
     let access: DnsAccess;
     try {
       access = await dnsAccess(this.deps.authorizer, key, zoneName);
     } catch (err) {
       if (isDomainError(err) && err.code === 'right_missing')
-        return { rcode: 'REFUSED', reason: `the key holds neither dns.edit nor dns.acme_challenge on ${zoneName}` };
+        return (
+          (await this.absent(key, zoneName)) ?? {
+            rcode: 'REFUSED',
+            reason: `the key holds neither dns.edit nor dns.acme_challenge on ${zoneName}`,
+          }
+        );
       throw err;
     }
+    // Whether the zone is ours is read by the commit, with the zone (one read, not two).
     return this.queue.submit(queueOf(key.id, zoneName), { key, req, access }, ctx.arrived);
   }
 
@@ -107,9 +110,12 @@ export class ApplyDnsUpdate {
     const { key, req } = batch[0]!;
     const zoneName = req.zone;
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      const zone = await this.deps.zones.find(key.accountId, key.environment, zoneName);
-      if (!zone) return batch.map(() => ({ rcode: 'NOTAUTH', reason: `not authoritative for ${zoneName}` }));
-      const draft = new ZoneDraft(zoneName, zone.recordSets);
+      const zone = await this.deps.zoneService.indexed(key.accountId, key.environment, zoneName);
+      if (!zone) {
+        const outcome = (await this.absent(key, zoneName)) ?? { rcode: 'NOTAUTH', reason: `not authoritative for ${zoneName}` };
+        return batch.map(() => outcome);
+      }
+      const draft = new ZoneDraft(zoneName, zone.sets);
       // Per message: its outcome when decided now (a prerequisite failed, refused, nothing to change), else null (it changes the zone).
       const decided = batch.map((m): UpdateOutcome | null => {
         const failed = checkPrerequisites(zoneName, draft, m.req.prerequisites) ?? refusalOf(zoneName, m.req.updates, m.access);
@@ -120,15 +126,14 @@ export class ApplyDnsUpdate {
       const changes = draft.changes();
       if (changes.length === 0) return decided.map((d) => d ?? { rcode: 'NOERROR', reason: 'nothing to change', serial: zone.serial });
       try {
-        const plan = await this.deps.plans.create(key, zoneName, { changes: changes.map((c) => ({ ...c })) });
-        if (plan.base_serial !== zone.serial) continue; // the zone moved between our read and the plan's
+        // Planned on the zone the prerequisites were judged on, and applied only if it is still that one (§3.2 with §3.4).
+        const plan = await this.deps.plans.createApplied(key, zone, { changes: changes.map((c) => ({ ...c })) });
         if (!plan.valid) {
           if (batch.length > 1) return this.oneByOne(batch);
           const error = plan.checks.find((c) => c.severity === 'error');
           return [{ rcode: 'REFUSED', reason: error ? `${error.rule}: ${error.message.en}` : 'the plan is invalid' }];
         }
-        const applied = await this.deps.plans.apply(key, zoneName, plan.id, { sameZone: true });
-        return decided.map((d) => d ?? { rcode: 'NOERROR', reason: 'applied', serial: applied.serial });
+        return decided.map((d) => d ?? { rcode: 'NOERROR', reason: 'applied', serial: plan.serial });
       } catch (err) {
         if (!isDomainError(err)) throw err;
         if (err.code === 'plan_stale') continue; // another change won: judge the prerequisites again
@@ -138,6 +143,16 @@ export class ApplyDnsUpdate {
       }
     }
     return batch.map(() => ({ rcode: 'SERVFAIL', reason: 'the zone is busy; try again' }));
+  }
+
+  /** Why a key cannot change a zone its environment does not have: a zone of the other environment (REFUSED), or none (NOTAUTH); null: it is there. */
+  private async absent(key: ApiKey, zoneName: string): Promise<UpdateOutcome | null> {
+    if (await this.deps.zones.head(key.accountId, key.environment, zoneName)) return null;
+    const other: Environment = key.environment === 'test' ? 'live' : 'test';
+    if (await this.deps.zones.head(key.accountId, other, zoneName)) {
+      return { rcode: 'REFUSED', reason: `a ${key.environment} key cannot change a ${other} zone` };
+    }
+    return { rcode: 'NOTAUTH', reason: `not authoritative for ${zoneName}` };
   }
 
   /** A batch refused as a whole, again message by message in arrival order: each its own commit and its own outcome. */

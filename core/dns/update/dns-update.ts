@@ -1,5 +1,6 @@
 import { isAcmeName } from '../zone/names.js';
 import { isRecordType, type RecordSet, type RecordType } from '../zone/record-set.js';
+import { ZoneSets } from '../zone/zone-sets.js';
 import { canonicalValue, sameValues } from '../zone/values.js';
 
 /**
@@ -136,42 +137,49 @@ const setKey = (name: string, type: string): string => `${name}\u0000${type}`;
 /**
  * A working copy of a zone's record sets that UPDATE messages are applied to in turn (§3.4), each seeing
  * what the ones before it left (a batch of messages committed together), and the plan changes that take
- * the zone as read to the draft. Only the sets a message touches are compared, never the whole zone.
+ * the zone as read to the draft. Built on the zone's indexed sets (ZoneSets, kept between commits by the
+ * zone service): a name is copied into the draft only when a message reads or writes it, so a message
+ * costs as much as the names it touches, whatever the zone's size.
  */
 export class ZoneDraft implements SetsByName {
+  /** The names read or written so far: their sets as the draft has them (an empty map: none left). */
   private readonly byName = new Map<string, Map<string, DraftSet>>();
-  private readonly original = new Map<string, RecordSet>();
   private readonly touched = new Set<string>();
+  private readonly base: ZoneSets;
 
   constructor(
     private readonly zone: string,
-    sets: readonly RecordSet[],
+    sets: ZoneSets | readonly RecordSet[],
   ) {
-    for (const s of sets) {
-      this.original.set(setKey(s.name, s.type), s);
-      this.put({ name: s.name, type: s.type, ttl: s.ttl, values: [...s.values] });
+    this.base = sets instanceof ZoneSets ? sets : ZoneSets.of(sets);
+  }
+
+  /** The name's sets in the draft, copied from the zone as read on first use. */
+  private types(name: string): Map<string, DraftSet> {
+    let types = this.byName.get(name);
+    if (!types) {
+      types = new Map();
+      for (const s of this.base.names.get(name)?.values() ?? [])
+        types.set(s.type, { name: s.name, type: s.type, ttl: s.ttl, values: [...s.values] });
+      this.byName.set(name, types);
     }
+    return types;
   }
 
   at(name: string): DraftSet[] {
-    const types = this.byName.get(name);
-    return types ? [...types.values()] : [];
+    return [...this.types(name).values()];
   }
 
   private get(name: string, type: string): DraftSet | undefined {
-    return this.byName.get(name)?.get(type);
+    return this.types(name).get(type);
   }
 
   private put(s: DraftSet): void {
-    const types = this.byName.get(s.name);
-    if (types) types.set(s.type, s);
-    else this.byName.set(s.name, new Map([[s.type, s]]));
+    this.types(s.name).set(s.type, s);
   }
 
   private remove(name: string, type: string): void {
-    const types = this.byName.get(name);
-    types?.delete(type);
-    if (types && types.size === 0) this.byName.delete(name);
+    this.types(name).delete(type);
   }
 
   /**
@@ -228,7 +236,7 @@ export class ZoneDraft implements SetsByName {
     const changes: ChangeInput[] = [];
     for (const k of this.touched) {
       const [name, type] = k.split('\u0000') as [string, RecordType];
-      const was = this.original.get(k);
+      const was = this.base.get(name, type);
       const now = this.get(name, type);
       if (was && !now) changes.push({ action: 'delete', name, type, current: { ttl: was.ttl, values: [...was.values] } });
       else if (!was && now) changes.push({ action: 'create', name, type, ttl: now.ttl, values: [...now.values] });
