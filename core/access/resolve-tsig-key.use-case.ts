@@ -8,6 +8,9 @@ import type { TsigReplays } from './ports/tsig-replays.port.js';
 /** Longer than any accepted message's window (fudge up to 65535 s either side is refused above 300 s by the adapter). */
 export const REPLAY_MEMORY_MS = 20 * 60_000;
 
+/** Opened TSIG secrets kept per process (one per key that signed lately; the map starts over past this). */
+const OPENED_MAX = 10_000;
+
 /** A usable TSIG credential: its key (policies, conditions) and the secret, opened for checking a MAC. */
 export interface ResolvedTsigKey {
   readonly ok: true;
@@ -46,11 +49,28 @@ export class ResolveTsigKey {
 
   private claims = 0;
 
+  /**
+   * Sealed secret → opened (base64): opening costs an AEAD decryption per signed message otherwise. Only a
+   * cache of the decryption: the key itself (revocation, expiry) is read through the key repository on every
+   * message, and a credential is never changed in place (a new one is sealed anew), so an entry is never stale.
+   */
+  private readonly opened = new Map<string, string>();
+
   async execute(name: string): Promise<TsigKeyLookup> {
     const key = await this.keys.findByTsigName(name);
     if (!key || !key.tsig) return { ok: false, reason: 'unknown' };
     if (key.revokedAt) return { ok: false, reason: 'revoked', keyId: key.id };
     if (this.clock.now() > endOfKyivDay(key.conditions.expiresOn)) return { ok: false, reason: 'expired', keyId: key.id };
-    return { ok: true, key, name: key.tsig.name, algorithm: key.tsig.algorithm, secret: this.box.open(key.tsig.sealedSecret) };
+    return { ok: true, key, name: key.tsig.name, algorithm: key.tsig.algorithm, secret: this.open(key.tsig.sealedSecret) };
+  }
+
+  private open(sealed: string): string {
+    let secret = this.opened.get(sealed);
+    if (secret === undefined) {
+      secret = this.box.open(sealed);
+      if (this.opened.size >= OPENED_MAX) this.opened.clear();
+      this.opened.set(sealed, secret);
+    }
+    return secret;
   }
 }

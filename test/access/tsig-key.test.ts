@@ -63,6 +63,19 @@ eachStore('TSIG credentials resolve to their key (RFC 8945 §5.2.1)', (kind) => 
     expect(await resolver().execute(k.tsig.name)).to.deep.equal({ ok: false, reason: 'revoked', keyId: k.id });
   });
 
+  it('the secret is opened once per process, and a key revoked after that is refused at once all the same', async () => {
+    const k = await dnsKey();
+    const box = api.system.get(TOKENS.SecretBox);
+    let opened = 0;
+    const counting = { seal: (s: string) => box.seal(s), open: (s: string) => (opened++, box.open(s)) };
+    const r = new ResolveTsigKey(api.system.store.keys, counting, api.clock, api.system.store.tsigReplays);
+    for (let i = 0; i < 3; i++) expect((await r.execute(k.tsig.name)).ok).to.equal(true);
+    expect(opened).to.equal(1);
+    const del = await api.call(`/v1/account/keys/${k.id}`, { method: 'DELETE', headers: { cookie: owner } });
+    expect(del.status, JSON.stringify(del.body)).to.equal(200);
+    expect(await r.execute(k.tsig.name)).to.deep.equal({ ok: false, reason: 'revoked', keyId: k.id });
+  });
+
   it('an expired key has none either: usable through the last millisecond of its Kyiv expiry day, not after', async () => {
     const start = api.clock.now();
     const k = await dnsKey('2026-11-25');
