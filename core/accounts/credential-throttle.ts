@@ -125,6 +125,15 @@ export class CredentialThrottle {
     const id = this.deps.hasher.hmac(`credential:${identity.trim().toLowerCase()}`);
     const keys = [`addr:${addr}`, `person:${id}`, `pair:${id}:${addr}`] as const;
     const now = this.deps.clock.now();
+    if (mode === 'on_failure') {
+      // Nothing is written unless the check must wait: one unlocked read decides a check that may go
+      // (a TSIG MAC per signed DNS message), without a transaction and its row locks (Postgres) or the
+      // one write lock (SQLite). A check that must wait takes the locked path below, which decides again.
+      const [a, p, pair] = this.fresh(keys, await this.deps.attempts.peek(keys), now);
+      if (this.wait(a, this.policy.address, now) === 0 && this.wait(p, this.policy.person, now) === 0) {
+        return { keys, counted: false, clean: p.failures === 0 && pair.failures === 0 && pair.admitAt === null };
+      }
+    }
     let clean = false;
     const refusal = await this.deps.uow.transaction(async () => {
       const [a, p, pair] = await this.load(keys, now);
@@ -197,7 +206,16 @@ export class CredentialThrottle {
 
   /** The counters, locked, with a finished burst (or a forgotten pair) read as zero. */
   private async load(keys: readonly [string, string, string], now: Date): Promise<[AttemptCounter, AttemptCounter, AttemptCounter]> {
-    const found = new Map((await this.deps.attempts.lock(keys)).map((c) => [c.key, c]));
+    return this.fresh(keys, await this.deps.attempts.lock(keys), now);
+  }
+
+  /** The three counters from the rows read, with a finished burst (or a forgotten pair) read as zero. */
+  private fresh(
+    keys: readonly [string, string, string],
+    rows: readonly AttemptCounter[],
+    now: Date,
+  ): [AttemptCounter, AttemptCounter, AttemptCounter] {
+    const found = new Map(rows.map((c) => [c.key, c]));
     const fresh = (key: string, memoryMs: number): AttemptCounter => {
       const c = found.get(key) ?? zero(key);
       const last = Math.max(c.lastFailedAt?.getTime() ?? 0, c.admitAt?.getTime() ?? 0);

@@ -228,6 +228,35 @@ eachStore('Credential checks are throttled per address and per person, API and c
       .and.contain('too_many_attempts');
   });
 
+  it('a check counted only on failure (TSIG) that may go is decided by one read: no transaction, no row written; failures still make it wait', async () => {
+    const throttle = api.system.get(TOKENS.CredentialThrottle);
+    const uow = api.system.store.uow;
+    const transaction = uow.transaction.bind(uow);
+    let opened = 0;
+    uow.transaction = ((fn: Parameters<typeof transaction>[0]) => (opened++, transaction(fn))) as typeof uow.transaction;
+    const rows = async () => Number((await api.system.store.knex('credential_attempts').count({ n: '*' }).first())!.n);
+    try {
+      const before = await rows();
+      for (let i = 0; i < 3; i++) {
+        const check = await throttle.admit('192.0.2.88', 'tsig:dmk-test-throttle', 'on_failure');
+        expect(check).to.deep.include({ counted: false, clean: true });
+        await throttle.succeeded(check);
+      }
+      expect(opened).to.equal(0);
+      expect(await rows()).to.equal(before);
+      for (let i = 0; i < FREE; i++)
+        await throttle.failed(await throttle.admit('192.0.2.88', 'tsig:dmk-test-throttle', 'on_failure'), null);
+      const refused = await throttle.admit('192.0.2.88', 'tsig:dmk-test-throttle', 'on_failure').then(
+        () => null,
+        (err: unknown) => err,
+      );
+      expect(refused).to.be.instanceOf(DomainError);
+      expect((refused as DomainError).code).to.equal('too_many_attempts');
+    } finally {
+      uow.transaction = transaction;
+    }
+  });
+
   it('the worker forgets counters a day old (they would count from zero anyway)', async () => {
     for (let i = 0; i < 3; i++) await wrong('192.0.2.77');
     const rows = () => api.system.store.knex('credential_attempts').count({ n: '*' }).first();

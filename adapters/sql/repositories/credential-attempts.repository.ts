@@ -38,6 +38,14 @@ export class SqlCredentialAttempts implements CredentialAttempts {
     return ((await db('credential_attempts').whereIn('key', sorted)) as Row[]).map(counterOf);
   }
 
+  async peek(keys: readonly string[]): Promise<AttemptCounter[]> {
+    return (
+      (await this.uow
+        .db()('credential_attempts')
+        .whereIn('key', [...new Set(keys)])) as Row[]
+    ).map(counterOf);
+  }
+
   async save(counters: readonly AttemptCounter[]): Promise<void> {
     const db = this.uow.db();
     for (const c of counters) {

@@ -21,6 +21,8 @@ export interface CredentialAttempts {
    * so two processes never decide on the same counts (Postgres: row locks; SQLite: the one writer).
    */
   lock(keys: readonly string[]): Promise<AttemptCounter[]>;
+  /** The counters of these keys as they are now, unlocked (absent ones are not returned): for a decision that writes nothing. */
+  peek(keys: readonly string[]): Promise<AttemptCounter[]>;
   save(counters: readonly AttemptCounter[]): Promise<void>;
   /** Forgets counters with no failure since `before` (housekeeping; they would start from zero anyway). */
   prune(before: Date): Promise<number>;
