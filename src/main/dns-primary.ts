@@ -7,6 +7,8 @@ import { onShutdown, runMain } from './process.js';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { DnsMetrics } from '../../adapters/metrics/index.js';
 import { answerScrapes } from '../metrics.js';
+import { TOKENS } from '../tokens.js';
+import type { SignedDnsUseCases } from '../../adapters/dns/update/signed-messages.js';
 
 /**
  * The DNS process of `npm run cluster`: the one embedded DNS server set of the whole cluster —
@@ -33,10 +35,23 @@ const main = async () => {
     log,
     workerEntry: DNS_WORKER_ENTRY,
     observer,
+    // Its DNS workers' UPDATEs and signed messages: the core, loaded on the first such message (this process
+    // serves none itself, as before); an UPDATE it applies is published to every worker before its answer.
+    ...(config.dnsWorkers > 1 ? { signed: () => signedUseCases() } : {}),
   });
+  let system: Promise<{ signedDns(): SignedDnsUseCases; close(): Promise<void> }> | null = null;
+  const signedUseCases = async (): Promise<SignedDnsUseCases> => {
+    system ??= import('../system.js').then(async ({ System }) => {
+      const s = await System.create(config, { logger: log.child({ component: 'dns-update' }) });
+      s.get(TOKENS.ZonePublisher).attach(dns.publisher);
+      return s;
+    });
+    return (await system).signedDns();
+  };
   await store.changes.start();
   onShutdown(async () => {
     await dns.stop(config.shutdownTimeoutMs);
+    await (await system)?.close();
     await store.close();
   });
   log.info({ host: config.dnsHost, port: config.dnsPort, workers: config.dnsWorkers }, 'DNS hidden primary serving');
