@@ -18,6 +18,11 @@ import type { SignedDnsUseCases } from '../../adapters/dns/update/signed-message
  * backstop. DNS_WORKERS > 1 runs that many DNS workers (src/main/dns-worker.ts), each following the feed.
  * Tells its parent {type: 'ready'} once it serves.
  */
+/** Our module on demand: import() compiled; require where tsx runs this as CommonJS (one copy of core/ and the tokens). */
+const loadOwn = async <M>(specifier: string): Promise<M> =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  typeof require === 'function' ? (require(specifier) as M) : ((await import(specifier)) as M);
+
 const main = async () => {
   const config = loadConfig();
   const log = pino({ level: config.logLevel }).child({ component: 'dns-primary' });
@@ -41,7 +46,7 @@ const main = async () => {
   });
   let system: Promise<{ signedDns(): SignedDnsUseCases; close(): Promise<void> }> | null = null;
   const signedUseCases = async (): Promise<SignedDnsUseCases> => {
-    system ??= import('../system.js').then(async ({ System }) => {
+    system ??= loadOwn<typeof import('../system.js')>('../system.js').then(async ({ System }) => {
       const s = await System.create(config, { logger: log.child({ component: 'dns-update' }) });
       s.get(TOKENS.ZonePublisher).attach(dns.publisher);
       return s;
