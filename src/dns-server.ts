@@ -14,6 +14,7 @@ import type { Environment } from '../core/kernel/environment.js';
 import type { DnsObserver } from '../adapters/dns/embedded/observer.js';
 import type { Config } from './config.js';
 import { SignedMessages, type SignedDnsUseCases } from '../adapters/dns/update/signed-messages.js';
+import { servfailOnError } from '../adapters/dns/signed-ipc.js';
 
 /** A running DNS server: where zone changes are published, and how to stop it. */
 export interface DnsServing {
@@ -42,8 +43,11 @@ export interface DnsServingOptions {
   readonly overrides?: Partial<EmbeddedNameserverConfig>;
   /** Counts what the server(s) of this process serve (metrics). */
   readonly observer?: DnsObserver;
-  /** DNS UPDATE and TSIG-signed messages: the core use cases they reach (without them, UPDATE is not served). */
-  readonly signed?: SignedDnsUseCases;
+  /**
+   * DNS UPDATE and TSIG-signed messages: the core use cases they reach (without them, UPDATE is not served),
+   * or how to load them on the first message. In a cluster the primary answers them for every worker.
+   */
+  readonly signed?: SignedDnsUseCases | (() => Promise<SignedDnsUseCases>);
 }
 
 /**
@@ -64,6 +68,7 @@ export const serveDns = async (o: DnsServingOptions): Promise<DnsServing> => {
       workerEntry: o.workerEntry,
       log: log.child({ component: 'dns-cluster' }),
       beforeSync: signer.load,
+      ...(o.signed ? { signed: o.signed } : {}),
     });
     await cluster.start();
     return {
@@ -78,6 +83,8 @@ export const serveDns = async (o: DnsServingOptions): Promise<DnsServing> => {
     };
   }
   const worker = o.workerIndex;
+  if (typeof o.signed === 'function') throw new Error('serveDns: use cases loaded on demand are for a cluster primary');
+  const signed = o.signed;
   // One process alone serves (no cluster): it is the signer, opens the sealed keys and stores what it signs.
   // A cluster worker is not: it serves the signatures its primary stored.
   const openKey = worker === undefined ? opener(config) : null;
@@ -98,7 +105,10 @@ export const serveDns = async (o: DnsServingOptions): Promise<DnsServing> => {
       ...o.overrides,
     });
     if (o.observer) dns.observe(o.observer);
-    if (o.signed) dns.acceptSigned(new SignedMessages(o.signed, { serves: only ?? null, log: log.child({ component: 'dns-update' }) }));
+    if (signed) {
+      const signedLog = log.child({ component: 'dns-update' });
+      dns.acceptSigned(servfailOnError(new SignedMessages(signed, { serves: only ?? null, log: signedLog }), signedLog));
+    }
     // The catalog (RFC 9432) goes with the server the secondaries transfer from: never the sandbox's.
     const catalog = secondaries && config.dnsCatalogZone ? { name: config.dnsCatalogZone, version: o.zones } : null;
     const sync = new ZoneSync(o.zones, dns, log.child({ component: 'zone-sync', ...(only ? { environment: only } : {}) }), {

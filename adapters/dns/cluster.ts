@@ -1,6 +1,8 @@
 import cluster, { type Worker as ClusterWorker } from 'node:cluster';
 import type { ZonePublisher } from '../../core/dns/zone/zone-service.js';
 import type { Zone } from '../../core/dns/zone/zone.js';
+import { answerSignedUseCases } from './signed-ipc.js';
+import type { SignedDnsUseCases } from './update/signed-messages.js';
 
 /** What the cluster logs (a pino logger fits); by default one JSON line on stderr. */
 export interface DnsClusterLogger {
@@ -51,6 +53,7 @@ export class DnsCluster implements ZonePublisher {
   private readonly timeoutMs: number;
   private readonly log: DnsClusterLogger;
   private readonly beforeSync: (() => Promise<void>) | null;
+  private readonly signed: SignedDnsUseCases | (() => Promise<SignedDnsUseCases>) | null;
 
   constructor(options: {
     /** How many worker processes serve DNS. */
@@ -61,7 +64,13 @@ export class DnsCluster implements ZonePublisher {
     readonly log?: DnsClusterLogger;
     /** Runs before the workers are asked to sync: the signer stores the signatures of what changed first. */
     readonly beforeSync?: () => Promise<void>;
+    /**
+     * The use cases of DNS UPDATE and signed messages, answered here for every worker (signed-ipc.ts), or how
+     * to load them on the first message; without them the workers serve no UPDATE.
+     */
+    readonly signed?: SignedDnsUseCases | (() => Promise<SignedDnsUseCases>);
   }) {
+    this.signed = options.signed ?? null;
     this.beforeSync = options.beforeSync ?? null;
     this.count = options.workers;
     this.workerEntry = options.workerEntry;
@@ -71,7 +80,8 @@ export class DnsCluster implements ZonePublisher {
 
   async start(): Promise<void> {
     cluster.schedulingPolicy = cluster.SCHED_NONE;
-    cluster.setupPrimary({ exec: this.workerEntry });
+    // 'advanced': the signed messages' calls carry a key's Dates.
+    cluster.setupPrimary({ exec: this.workerEntry, serialization: 'advanced' });
     for (let i = 0; i < this.count; i++) {
       this.slots.push(this.fork(i));
       this.restarts.push(0);
@@ -86,7 +96,8 @@ export class DnsCluster implements ZonePublisher {
   }
 
   private fork(index: number): Slot {
-    const worker = cluster.fork({ DOMIVKA_DNS_WORKER: String(index) });
+    const worker = cluster.fork({ DOMIVKA_DNS_WORKER: String(index), DOMIVKA_DNS_SIGNED: this.signed ? '1' : '0' });
+    if (this.signed) answerSignedUseCases(worker, this.signed);
     const ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         reject(new Error(`DNS worker ${index} did not start within ${START_TIMEOUT_MS / 1000} s`));
@@ -103,15 +114,6 @@ export class DnsCluster implements ZonePublisher {
       });
     });
     ready.catch(() => undefined); // observed by start() or syncOne(); never unhandled
-    // A worker that changed a zone itself (DNS UPDATE) asks for what an API apply gets: every worker
-    // serving the change, worker 0 last (it NOTIFYs), before it answers its client.
-    worker.on('message', (m: { type?: string; id?: number }) => {
-      if (m?.type !== 'publish') return;
-      this.syncAll().then(
-        () => worker.isConnected() && worker.send({ type: 'published', id: m.id }),
-        (err: unknown) => worker.isConnected() && worker.send({ type: 'published', id: m.id, error: String(err) }),
-      );
-    });
     const slot: Slot = { index, worker, ready, forkedAt: Date.now() };
     worker.once('exit', (code, signal) => this.onExit(slot, code, signal));
     return slot;

@@ -117,6 +117,12 @@ const sendError = (ctx: Context, err: DomainError): void => {
   ctx.body = ctx.state.errorFormat === 'jsonrpc' ? jsonRpcErrorOf(ctx.status, body) : body;
 };
 
+/** A schema's validator, compiled when first asked for. */
+const compiledOnUse = (schema: Parameters<typeof compile>[0], coerce = false): (() => ReturnType<typeof compile>) => {
+  let validate: ReturnType<typeof compile> | null = null;
+  return () => (validate ??= compile(schema, coerce));
+};
+
 export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => {
   const app = new Koa({ proxy: deps.config.trustProxy, maxIpsCount: deps.config.proxyHops });
   const router = new Router();
@@ -167,9 +173,11 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
   });
 
   for (const route of routes) {
-    const validateParams = route.params ? compile(route.params) : null;
-    const validateQuery = route.query ? compile(route.query, true) : null;
-    const validateBody = route.body ? compile(route.body) : null;
+    // Each schema is compiled on the route's first request: compiling all of them took most of the start's
+    // time building the API (~100 routes), and most processes serve few of them.
+    const validateParams = route.params ? compiledOnUse(route.params) : null;
+    const validateQuery = route.query ? compiledOnUse(route.query, true) : null;
+    const validateBody = route.body ? compiledOnUse(route.body) : null;
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
 
     router[method](koaPath(route.path), async (ctx: Context) => {
@@ -245,12 +253,12 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
       rejectUnstorable(input.params, 'params');
       rejectUnstorable(input.query, 'query');
       rejectUnstorable(input.body, 'body');
-      if (validateParams) check(validateParams, input.params, 'params');
+      if (validateParams) check(validateParams(), input.params, 'params');
       if (validateQuery) {
-        check(validateQuery, input.query, 'query');
+        check(validateQuery(), input.query, 'query');
         rejectUnstorable(input.query, 'query'); // coercion may have made ±Infinity of "Infinity"
       }
-      if (validateBody && !input.text) check(validateBody, input.body === undefined ? {} : input.body, 'body');
+      if (validateBody && !input.text) check(validateBody(), input.body === undefined ? {} : input.body, 'body');
       if (validateBody && input.body === undefined) input.body = {};
 
       // 4. Rights (seed 2.2: a policy pairs the right with a selection containing the domain).

@@ -19,7 +19,7 @@ import { monitorRoutes } from './routes/monitors.routes.js';
 import { metaRoutes, type MetaDeps } from './routes/meta.routes.js';
 import type { UseCases } from './use-cases.js';
 import type { Route } from './route.js';
-import { consoleMiddleware } from './console/console.app.js';
+import type { Middleware } from 'koa';
 
 export { createHttpApp, SESSION_COOKIE, type HttpConfig, type HttpDeps } from './app.js';
 export { ERROR_TABLE, errorBody } from './error-table.js';
@@ -30,6 +30,15 @@ export type { Route, RouteInput, Reply } from './route.js';
 export type { UseCases } from './use-cases.js';
 
 export const API_VERSION = '1.0.0';
+
+/**
+ * One of our modules, on demand: import() when compiled (dist/, ES modules); the module's own require when
+ * the code runs compiled to CommonJS (mocha through tsx), where import() would load a second copy of core/
+ * (two DomainError classes, so `instanceof` fails). As src/modules/platform.module.ts loads the live adapters.
+ */
+const loadOwn = async <M>(specifier: string): Promise<M> =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  typeof require === 'function' ? (require(specifier) as M) : ((await import(specifier)) as M);
 
 /** Every route of the API. Tests may append routes (routes are data). */
 export const allRoutes = (uc: UseCases, meta: Omit<MetaDeps, 'openapi'>, extra: readonly Route[] = []): Route[] => {
@@ -65,14 +74,20 @@ export const buildApi = (
 ): { app: Koa; routes: Route[] } => {
   const routes = allRoutes(uc, meta, extra);
   const app = createHttpApp(routes, deps);
-  // The humans' console at /console/: after the API router, on the same process and port.
-  app.use(
-    consoleMiddleware(uc, {
-      authenticateSession: deps.authenticateSession,
-      secureCookies: deps.config.secureCookies,
-      logger: deps.logger,
-      clock: deps.clock,
-    }),
-  );
+  // The humans' console at /console/: after the API router, on the same process and port. Its page code
+  // (a third of the API's modules by size) is loaded on the first request under /console, not at start.
+  let consolePages: Promise<Middleware> | null = null;
+  app.use(async (ctx, next) => {
+    if (ctx.path !== '/console' && !ctx.path.startsWith('/console/')) return next();
+    consolePages ??= loadOwn<typeof import('./console/console.app.js')>('./console/console.app.js').then(({ consoleMiddleware }) =>
+      consoleMiddleware(uc, {
+        authenticateSession: deps.authenticateSession,
+        secureCookies: deps.config.secureCookies,
+        logger: deps.logger,
+        clock: deps.clock,
+      }),
+    );
+    return (await consolePages)(ctx, next);
+  });
   return { app, routes };
 };

@@ -7,6 +7,8 @@ import { onShutdown, runMain } from './process.js';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { DnsMetrics } from '../../adapters/metrics/index.js';
 import { answerScrapes } from '../metrics.js';
+import { TOKENS } from '../tokens.js';
+import type { SignedDnsUseCases } from '../../adapters/dns/update/signed-messages.js';
 
 /**
  * The DNS process of `npm run cluster`: the one embedded DNS server set of the whole cluster —
@@ -16,6 +18,11 @@ import { answerScrapes } from '../metrics.js';
  * backstop. DNS_WORKERS > 1 runs that many DNS workers (src/main/dns-worker.ts), each following the feed.
  * Tells its parent {type: 'ready'} once it serves.
  */
+/** Our module on demand: import() compiled; require where tsx runs this as CommonJS (one copy of core/ and the tokens). */
+const loadOwn = async <M>(specifier: string): Promise<M> =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  typeof require === 'function' ? (require(specifier) as M) : ((await import(specifier)) as M);
+
 const main = async () => {
   const config = loadConfig();
   const log = pino({ level: config.logLevel }).child({ component: 'dns-primary' });
@@ -33,10 +40,23 @@ const main = async () => {
     log,
     workerEntry: DNS_WORKER_ENTRY,
     observer,
+    // Its DNS workers' UPDATEs and signed messages: the core, loaded on the first such message (this process
+    // serves none itself, as before); an UPDATE it applies is published to every worker before its answer.
+    ...(config.dnsWorkers > 1 ? { signed: () => signedUseCases() } : {}),
   });
+  let system: Promise<{ signedDns(): SignedDnsUseCases; close(): Promise<void> }> | null = null;
+  const signedUseCases = async (): Promise<SignedDnsUseCases> => {
+    system ??= loadOwn<typeof import('../system.js')>('../system.js').then(async ({ System }) => {
+      const s = await System.create(config, { logger: log.child({ component: 'dns-update' }) });
+      s.get(TOKENS.ZonePublisher).attach(dns.publisher);
+      return s;
+    });
+    return (await system).signedDns();
+  };
   await store.changes.start();
   onShutdown(async () => {
     await dns.stop(config.shutdownTimeoutMs);
+    await (await system)?.close();
     await store.close();
   });
   log.info({ host: config.dnsHost, port: config.dnsPort, workers: config.dnsWorkers }, 'DNS hidden primary serving');

@@ -4,6 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ERROR_TABLE } from '../../adapters/http/error-table.js';
+import { compile } from '../../adapters/http/validation.js';
 import { RIGHT_NAMES } from '../../core/kernel/rights.js';
 import { eachStore } from '../support/stores.js';
 import { startApi, type TestApi } from '../support/system.js';
@@ -26,6 +27,18 @@ eachStore('OpenAPI 3.1 from the route declarations', (kind) => {
       expect(op, `${route.method} ${route.path}`).to.be.an('object');
       expect(op.operationId).to.equal(route.id);
     }
+  });
+
+  it("every route's params, query and body schemas compile (the server compiles each on the route's first request)", () => {
+    const schemas = api.system
+      .http()
+      .routes.flatMap((r) => [
+        ...(r.params ? [{ id: `${r.id} params`, s: r.params, coerce: false }] : []),
+        ...(r.query ? [{ id: `${r.id} query`, s: r.query, coerce: true }] : []),
+        ...(r.body ? [{ id: `${r.id} body`, s: r.body, coerce: false }] : []),
+      ]);
+    expect(schemas.length).to.be.greaterThan(50);
+    for (const { id, s, coerce } of schemas) expect(() => compile(s, coerce), id).not.to.throw();
   });
 
   it('uses the same schemas that validate requests', () => {

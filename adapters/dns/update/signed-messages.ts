@@ -32,8 +32,14 @@ export interface SignedDnsUseCases {
   readonly keyRate: KeyRateLimit;
 }
 
+export interface KeyRateDecision {
+  readonly allowed: boolean;
+  readonly retryAfterSeconds: number;
+}
+
 export interface KeyRateLimit {
-  takeForKey(keyId: string): { readonly allowed: boolean; readonly retryAfterSeconds: number };
+  /** A promise where the bucket is another process's (a DNS cluster worker asks its primary). */
+  takeForKey(keyId: string): KeyRateDecision | Promise<KeyRateDecision>;
 }
 
 export type Transport = 'udp' | 'tcp';
@@ -283,7 +289,7 @@ export class SignedMessages {
     const transfer = qtype === 252 || qtype === 251;
     // Counted after the replay check: a recorded message replayed by someone on the path spends nothing.
     if (opcode === OPCODE.UPDATE || transfer) {
-      const rate = this.uc.keyRate.takeForKey(found.key.id);
+      const rate = await this.uc.keyRate.takeForKey(found.key.id);
       if (!rate.allowed) {
         log.info({ peer, transport, tsig_key: found.name, key_id: found.key.id, opcode }, 'signed DNS message rate limited');
         return [

@@ -1,0 +1,39 @@
+import type { Knex } from 'knex';
+import { SqlChangeFeed } from './change-feed.js';
+import { createKnex, engineOf, type Engine, type StoreConfig } from './connection.js';
+import { SqlZoneRepository } from './repositories/dns.repository.js';
+import { SqlZoneSignatureRepository } from './repositories/dnssec-signatures.repository.js';
+import { SqliteReader } from './sqlite-reader.js';
+import { KnexUnitOfWork } from './unit-of-work.js';
+
+/**
+ * The part of the store a DNS server reads: the zones, their signatures and the change feed that says
+ * when either changed — built as SqlStore builds them, without the other repositories (a DNS cluster
+ * worker loads nothing else). It never migrates: the process that forked it did.
+ */
+export class SqlDnsStore {
+  readonly knex: Knex;
+  readonly engine: Engine;
+  readonly changes: SqlChangeFeed;
+  readonly zones: SqlZoneRepository;
+  readonly signatures: SqlZoneSignatureRepository;
+
+  constructor(config: StoreConfig) {
+    this.engine = engineOf(config.url);
+    this.knex = createKnex(config);
+    const uow = new KnexUnitOfWork(this.knex);
+    this.changes = new SqlChangeFeed(uow, {
+      engine: this.engine,
+      url: config.url,
+      ...(config.schema ? { schema: config.schema } : {}),
+      reader: this.engine === 'sqlite' && config.url !== ':memory:' ? new SqliteReader(config.url) : null,
+    });
+    this.zones = new SqlZoneRepository(uow, this.changes);
+    this.signatures = new SqlZoneSignatureRepository(uow, this.changes);
+  }
+
+  async close(): Promise<void> {
+    await this.changes.close();
+    await this.knex.destroy();
+  }
+}
