@@ -2,7 +2,7 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import type { Nameserver, NameserverCapability, NotifyOutcome, ZoneTransfers } from '../../../core/dns/ports/nameserver.port.js';
 import type { Zone } from '../../../core/dns/zone/zone.js';
-import { AnswerCache } from './answer-cache.js';
+import { AnswerCache, type CacheOwner } from './answer-cache.js';
 import type { CompiledZone } from './compiled-zone.js';
 import { allowed, validateConfig, type EmbeddedNameserverConfig, type NameserverLogger, type ValidConfig } from './config.js';
 import {
@@ -88,8 +88,11 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
   readonly signatures: ZoneSignatures;
   private readonly notifier: Notifier;
   private readonly connections = new Set<net.Socket>();
-  /** Finished UDP replies by question (answer-cache.ts); cleared on every publish and withdraw. */
+  /** Finished UDP replies by question (answer-cache.ts); a publish or withdraw outdates only the replies it changes. */
   private readonly cache: AnswerCache | null;
+  /** The answer cache's owner cell of each zone's replies (made on the first reply stored), and of "no zone" (REFUSED). */
+  private readonly owners = new Map<string, CacheOwner>();
+  private noZone: CacheOwner = { stale: false };
   /** UDP replies waiting for the end of this event-loop turn (onDatagram), with where they go. */
   private readonly outgoing: Buffer[] = [];
   private readonly outgoingPorts: number[] = [];
@@ -317,8 +320,9 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
       if (!journal) this.journals.set(compiled.apex, (journal = new Journal(this.config.ixfrJournal)));
       journal.record(current, compiled);
     }
+    if (current) this.outdate(compiled.apex);
+    else this.outdateAbove(compiled.apex);
     this.zones.set(compiled.apex, compiled);
-    this.cache?.clear();
     this.log.debug({ zone: compiled.apex, serial: compiled.serial, records: compiled.recordCount }, 'zone published');
     if (this.bound && this.config.secondaries.length > 0 && this.config.notifyOnPublish) {
       this.observer?.notified();
@@ -333,9 +337,41 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     this.journals.delete(apex);
     this.signatures.forget(apex);
     if (this.zones.delete(apex)) {
-      this.cache?.clear();
+      this.outdate(apex);
       this.log.debug({ zone: apex }, 'zone withdrawn');
     }
+  }
+
+  /** The cached replies of the zone `apex` are stale (a new version, or withdrawn). */
+  private outdate(apex: string): void {
+    const owner = this.owners.get(apex);
+    if (!owner) return;
+    owner.stale = true;
+    this.owners.delete(apex);
+  }
+
+  /**
+   * A new zone `apex`: the names below it were answered by the nearest zone above it, or refused (no
+   * zone); those replies are stale. No other reply changes (a reply comes from one zone alone, resolve.ts).
+   */
+  private outdateAbove(apex: string): void {
+    for (let n = apex, dot = n.indexOf('.'); dot >= 0; dot = n.indexOf('.')) {
+      n = n.slice(dot + 1);
+      if (this.zones.has(n)) {
+        this.outdate(n);
+        break;
+      }
+    }
+    this.noZone.stale = true;
+    this.noZone = { stale: false };
+  }
+
+  /** The answer cache's owner of the replies of `zone` (undefined: no zone). */
+  private ownerOf(zone: CompiledZone | undefined): CacheOwner {
+    if (!zone) return this.noZone;
+    let owner = this.owners.get(zone.apex);
+    if (!owner) this.owners.set(zone.apex, (owner = { stale: false }));
+    return owner;
   }
 
   /** NOTIFY every secondary for a published zone and wait for the outcome (publish does it too, unawaited). */
@@ -463,7 +499,7 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
             q.edns?.expire && q.qtype === T.SOA && q.name === zone.apex ? { ...this.extras, expire: zone.expire } : this.extras,
           )
         : bareReply(q, RCODE.REFUSED, false, { ...this.extras, ede: EDE.NOT_AUTHORITATIVE }); // RFC 8914 §4.21
-      if (store) this.cache?.store(reply);
+      if (store) this.cache?.store(reply, this.ownerOf(zone));
       return [reply];
     } catch (err) {
       this.failed(err, { transport, peer }, 'DNS query failed; dropped');
