@@ -362,9 +362,10 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     else this.outdateAbove(compiled.apex);
     this.awake.delete(compiled.apex);
     if (!zone.signing && compiled.dnssec === null && compiled.recordCount <= DORMANT_MAX_RECORDS) {
-      const dormant = new DormantZone(compiled.apex, compiled.serial, zone.domain, JSON.stringify(zone.recordSets), compiled);
-      this.zones.set(compiled.apex, dormant);
-      this.wakeUp(dormant);
+      // Asleep from the start: most of an account's zones are asked rarely. Compiling it again when asked is
+      // quick at this size, so it keeps no base for an incremental build either.
+      this.zones.set(compiled.apex, new DormantZone(compiled.apex, compiled.serial, zone.domain, JSON.stringify(zone.recordSets), null));
+      this.signatures.forget(compiled.apex);
     } else this.zones.set(compiled.apex, compiled);
     this.log.debug({ zone: compiled.apex, serial: compiled.serial, records: compiled.recordCount }, 'zone published');
     if (this.bound && this.config.secondaries.length > 0 && this.config.notifyOnPublish) {
