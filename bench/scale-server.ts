@@ -26,7 +26,10 @@ import { onShutdown } from '../src/main/process.js';
  *
  * Env: BENCH_SCALE_DOMAINS (0 = the demo as seeded), BENCH_SCALE_EVENTS, BENCH_SCALE_MONITORS, BENCH_SCALE_KEYS,
  * BENCH_SCALE_WEBHOOKS, BENCH_SCALE_RECORDS (records added to domivka-demo.com.ua), BENCH_STORE=postgres
- * (a fresh schema of BENCH_PG_URL or TEST_PG_URL, dropped on exit).
+ * (a fresh schema of BENCH_PG_URL or TEST_PG_URL, dropped on exit). For the DNS part of the bench
+ * (bench/scale-dns.ts), which starts `npm start`'s server on the store afterwards: BENCH_SCALE_DIR (the
+ * store's directory, kept on exit), BENCH_SCALE_SCHEMA (the Postgres schema, kept on exit),
+ * BENCH_SCALE_KEY_PEPPER and BENCH_SCALE_DATA_KEY (so that the server reads the same keys).
  */
 const num = (name: string, fallback: number): number => {
   const v = process.env[name];
@@ -55,10 +58,12 @@ const main = async () => {
   const records = large ? num('BENCH_SCALE_RECORDS', 1000) : 0;
   const events = large ? num('BENCH_SCALE_EVENTS', domains * 5) : 0;
 
-  const dir = mkdtempSync(join(tmpdir(), 'domivka-scale-'));
+  const keep = process.env.BENCH_SCALE_DIR || '';
+  const dir = keep || mkdtempSync(join(tmpdir(), 'domivka-scale-'));
   const pgUrl = process.env.BENCH_STORE === 'postgres' ? process.env.BENCH_PG_URL || process.env.TEST_PG_URL : undefined;
   if (process.env.BENCH_STORE === 'postgres' && !pgUrl) throw new Error('BENCH_STORE=postgres needs BENCH_PG_URL or TEST_PG_URL');
-  const schema = pgUrl ? `bench_${randomBytes(6).toString('hex')}` : undefined;
+  const keepSchema = process.env.BENCH_SCALE_SCHEMA || '';
+  const schema = pgUrl ? keepSchema || `bench_${randomBytes(6).toString('hex')}` : undefined;
   if (pgUrl) {
     const admin = knexFactory({ client: 'pg', connection: pgUrl, pool: { min: 0, max: 1 } });
     await admin.raw(`create schema "${schema}"`);
@@ -68,8 +73,8 @@ const main = async () => {
     DATABASE_URL: pgUrl ?? join(dir, 'bench.sqlite'),
     ...(schema ? { DATABASE_SCHEMA: schema } : {}),
     VAR_DIR: dir,
-    KEY_PEPPER: randomBytes(32).toString('hex'),
-    DATA_KEY: randomBytes(32).toString('hex'),
+    KEY_PEPPER: process.env.BENCH_SCALE_KEY_PEPPER || randomBytes(32).toString('hex'),
+    DATA_KEY: process.env.BENCH_SCALE_DATA_KEY || randomBytes(32).toString('hex'),
     ARGON2_MEMORY_KIB: '1024',
     ARGON2_TIME_COST: '1',
     LOG_LEVEL: 'silent',
@@ -87,8 +92,8 @@ const main = async () => {
     for (const s of servers) s.closeAllConnections();
     await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
     await system.close();
-    rmSync(dir, { recursive: true, force: true });
-    if (pgUrl) {
+    if (!keep) rmSync(dir, { recursive: true, force: true });
+    if (pgUrl && !keepSchema) {
       const admin = knexFactory({ client: 'pg', connection: pgUrl, pool: { min: 0, max: 1 } });
       await admin.raw(`drop schema if exists "${schema}" cascade`);
       await admin.destroy();
@@ -127,6 +132,9 @@ const main = async () => {
     policies: [{ right: 'domain.renew', resources: { label: 'prod' } }],
     conditions: { cidr: '127.0.0.0/8', spend_limit: 100_000_00 },
   });
+
+  // The DNS part: plans applied to a zone of 3 record sets, the same on both accounts.
+  const applier = await keyOf({ environment: 'test', name: 'scale: dns apply', rights: ['dns.edit'], domains: ['domivka-demo.dev'] });
 
   const sizes = { domains: 3, events: 0, monitors: 0, keys: 4, webhooks: 0, records_in_demo_zone: 4 };
   if (large) {
@@ -266,7 +274,7 @@ const main = async () => {
     `${JSON.stringify({
       port,
       controlPort,
-      keys: { reader: reader.secret, rare: rare.secret, editor: editor.secret, renew: labels.secret },
+      keys: { reader: reader.secret, rare: rare.secret, editor: editor.secret, renew: labels.secret, dns: applier.secret },
       sizes,
       builtMs,
       engine: pgUrl ? 'postgres' : 'sqlite',

@@ -1,5 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpus, loadavg } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import knexFactory from 'knex';
+import { dnsRounds, type DnsStore } from './scale-dns.js';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -33,6 +37,9 @@ import { fileURLToPath } from 'node:url';
  *      BENCH_REQUESTS (40 per operation, account and round, after 5 unmeasured), BENCH_PUBLISH_EVENTS (100),
  *      BENCH_PUBLISH_RUNS (5 publisher runs per account and round), BENCH_PRIME_EVENTS (300: recorded on both
  *      accounts before the rounds, so that an event page of 200 is full on the demo as on the large account).
+ *      BENCH_SCALE_DNS: the DNS part (bench/scale-dns.ts: `npm start`'s server started on each store, BENCH_ROUNDS
+ *      times alternating — start to /healthz, RSS per DNS worker against the record data, a plan applied to a
+ *      3-record zone, BENCH_DNS_APPLIES (20) a start); 1 (default) after the reads, 0 off, `only` without the reads.
  */
 const TARGET = 1.5;
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -52,11 +59,13 @@ const publishEvents = Math.round(num('BENCH_PUBLISH_EVENTS', 100));
 const publishRuns = Math.round(num('BENCH_PUBLISH_RUNS', 5));
 /** Events recorded on both accounts before the rounds, so that every event page is full (200) on the demo too. */
 const primeEvents = Math.round(num('BENCH_PRIME_EVENTS', 300));
+const dnsPart = process.env.BENCH_SCALE_DNS ?? '1';
+const dnsApplies = Math.round(num('BENCH_DNS_APPLIES', 20));
 
 interface Info {
   port: number;
   controlPort: number;
-  keys: { reader: string; rare: string; editor: string; renew: string };
+  keys: { reader: string; rare: string; editor: string; renew: string; dns: string };
   sizes: Record<string, number>;
   builtMs: number;
   engine: string;
@@ -187,14 +196,59 @@ const publisher = async (c: Child): Promise<{ ms: number; cpu: number | null; it
 const pad = (s: string, n: number) => (s.length >= n ? s : s + ' '.repeat(n - s.length));
 const lpad = (s: string, n: number) => (s.length >= n ? s : ' '.repeat(n - s.length) + s);
 
-const runEngine = async (engine: string, children: Child[]): Promise<void> => {
+/** A store the bench builds and keeps until the end (the DNS part starts `npm start`'s server on it). */
+interface KeptStore {
+  readonly env: Record<string, string>;
+  drop(): Promise<void>;
+}
+
+const keptStore = (engine: string): KeptStore => {
+  const dir = mkdtempSync(join(tmpdir(), 'domivka-scale-'));
+  const secrets = { KEY_PEPPER: randomBytes(32).toString('hex'), DATA_KEY: randomBytes(32).toString('hex') };
+  const schema = engine === 'postgres' ? `bench_${randomBytes(6).toString('hex')}` : '';
+  const env: Record<string, string> =
+    engine === 'postgres'
+      ? { DATABASE_URL: pgUrl, DATABASE_SCHEMA: schema, VAR_DIR: dir, ...secrets }
+      : { DATABASE_URL: join(dir, 'bench.sqlite'), VAR_DIR: dir, ...secrets };
+  return {
+    env,
+    async drop() {
+      rmSync(dir, { recursive: true, force: true });
+      if (!schema) return;
+      const admin = knexFactory({ client: 'pg', connection: pgUrl, pool: { min: 0, max: 1 } });
+      await admin.raw(`drop schema if exists "${schema}" cascade`);
+      await admin.destroy();
+    },
+  };
+};
+
+/** What scale-server.ts needs to build a kept store. */
+const keptEnv = (k: KeptStore): Record<string, string> => ({
+  BENCH_SCALE_DIR: k.env.VAR_DIR!,
+  ...(k.env.DATABASE_SCHEMA ? { BENCH_SCALE_SCHEMA: k.env.DATABASE_SCHEMA } : {}),
+  BENCH_SCALE_KEY_PEPPER: k.env.KEY_PEPPER!,
+  BENCH_SCALE_DATA_KEY: k.env.DATA_KEY!,
+});
+
+const runEngine = async (engine: string, children: Child[], kept: KeptStore[]): Promise<void> => {
   process.stderr.write(`\n[${engine}] building the small account (the demo) …\n`);
   const store = engine === 'postgres' ? { BENCH_STORE: 'postgres' } : { BENCH_STORE: 'sqlite' };
-  const small = await startServer('small', { ...store, BENCH_SCALE_DOMAINS: '0' });
+  const stores = { small: keptStore(engine), large: keptStore(engine) };
+  kept.push(stores.small, stores.large);
+  const small = await startServer('small', { ...store, ...keptEnv(stores.small), BENCH_SCALE_DOMAINS: '0' });
   children.push(small);
   process.stderr.write(`[${engine}] building the large account (${domains} registrations and more) …\n`);
-  const large = await startServer('large', { ...store, BENCH_SCALE_DOMAINS: String(domains) });
+  const large = await startServer('large', { ...store, ...keptEnv(stores.large), BENCH_SCALE_DOMAINS: String(domains) });
   children.push(large);
+  const dnsStores = (): [DnsStore, DnsStore] => [
+    { name: 'small', env: stores.small.env, key: small.info.keys.dns },
+    { name: 'large', env: stores.large.env, key: large.info.keys.dns },
+  ];
+  if (dnsPart === 'only') {
+    await Promise.all([small.stop(), large.stop()]);
+    await dnsRounds(engine, ...dnsStores(), rounds, dnsApplies);
+    return;
+  }
   for (const [n, c] of [
     ['small', small],
     ['large', large],
@@ -247,6 +301,7 @@ const runEngine = async (engine: string, children: Child[]): Promise<void> => {
   }
   process.stdout.write(`[${engine}] median of ${rounds} rounds (each the median of ${requests} requests in a row)\n${lines.join('\n')}\n`);
   await Promise.all([small.stop(), large.stop()]);
+  if (dnsPart !== '0') await dnsRounds(engine, ...dnsStores(), rounds, dnsApplies);
 };
 
 const pgUrl = process.env.BENCH_PG_URL || process.env.TEST_PG_URL || '';
@@ -263,14 +318,18 @@ const main = async (): Promise<number> => {
         .join(' ')}\n`,
   );
   const children: Child[] = [];
-  const stopAll = () => Promise.all(children.map((c) => c.stop()));
+  const kept: KeptStore[] = [];
+  const stopAll = async () => {
+    await Promise.all(children.map((c) => c.stop()));
+    await Promise.all(kept.splice(0).map((k) => k.drop()));
+  };
   const onSignal = () => void stopAll().then(() => process.exit(130));
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
     for (const engine of engines) {
       if (engine !== 'sqlite' && engine !== 'postgres') throw new Error(`BENCH_ENGINES: unknown engine "${engine}"`);
-      await runEngine(engine, children);
+      await runEngine(engine, children, kept);
     }
     return 0;
   } finally {

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import type { ZoneRepository } from '../../core/dns/ports/zone-repository.port.js';
+import type { ZoneRepository, ZoneVersion, ZoneVersionMark, ZoneVersionsSince } from '../../core/dns/ports/zone-repository.port.js';
+import type { StoredZone } from '../../core/dns/zone/zone.js';
 import type { ZonePublisher } from '../../core/dns/zone/zone-service.js';
 import type { ChangeFeed } from '../../core/kernel/change-feed.port.js';
 import { catalogZone, type CatalogVersion } from './catalog.js';
@@ -17,15 +18,25 @@ export interface ZoneSyncOptions {
   readonly catalog?: CatalogOptions | null;
 }
 
+/** How many zones are read (with their record sets) and published at a time: at start, or after a complete read. */
+const LOAD_BATCH = 200;
+
 /**
- * Keeps a nameserver in step with the store: loads every zone at start, then polls the zones' serials
- * and publishes what changed — zones changed by other processes (the worker, other API processes)
- * included. Changes made in this process are published at once by ZoneService; this is the backstop.
- * Where a name exists in both environments, the live zone is served. With `only`, the zones of that
- * environment alone (production serves sandbox zones on a port of their own).
+ * Keeps a nameserver in step with the store: loads every zone at start (a few hundred per read), then
+ * asks for the zones written since it last looked (`ZoneRepository.versionsSince`: one indexed read, not
+ * one row per zone) and publishes what changed — zones changed by other processes (the worker, other API
+ * processes) included. Changes made in this process are published at once by ZoneService; this is the
+ * backstop. Where a name exists in both environments, the live zone is served. With `only`, the zones of
+ * that environment alone (production serves sandbox zones on a port of their own).
  */
 export class ZoneSync {
   private readonly served = new Map<string, { id: string; serial: number }>();
+  /** Every zone's version as last read, by domain (a name may be in both environments). */
+  private readonly known = new Map<string, ZoneVersion[]>();
+  /** Where the last read got to. */
+  private mark: ZoneVersionMark | null = null;
+  /** Domains whose last publish failed (signatures pending, say): tried again on every load. */
+  private readonly failing = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
   /** The catalog serial served, and the members it listed. */
   private catalogServed: { serial: number } | null = null;
@@ -37,58 +48,104 @@ export class ZoneSync {
     private readonly options: ZoneSyncOptions = {},
   ) {}
 
-  /** Publishes every zone whose version changed since the last call, withdraws the ones gone. */
-  async load(): Promise<number> {
-    const { versions, catalogSerial } = await this.readVersions();
-    const chosen = new Map<string, { id: string; environment: string; serial: number }>();
-    for (const v of versions) {
+  /** The version of `domain` to serve among those read: the live one where both environments hold it; null: none. */
+  private chosen(domain: string): ZoneVersion | null {
+    let pick: ZoneVersion | null = null;
+    for (const v of this.known.get(domain) ?? []) {
       if (this.options.only && v.environment !== this.options.only) continue;
       // A hosted zone not yet verified is stored, never answered, transferred or NOTIFYed.
       if (!v.served) continue;
-      const have = chosen.get(v.domain);
-      if (!have || (have.environment === 'test' && v.environment === 'live')) chosen.set(v.domain, v);
+      if (!pick || (pick.environment === 'test' && v.environment === 'live')) pick = v;
     }
-    for (const [domain, v] of chosen) {
-      const was = this.served.get(domain);
-      if (!was || was.id !== v.id || was.serial !== v.serial) {
-        const zone = await this.zones.findById(v.id);
-        if (!zone || zone.served === false) continue;
-        try {
-          await this.target.publish(zone);
-        } catch (err) {
-          // One zone that cannot be served (a signed zone whose key cannot be opened, say) keeps its last
-          // version and is tried again next load; it must not hold back every zone after it. A version whose
-          // signatures the signer has not stored yet is loaded when the signer's write is announced.
-          if ((err as Error)?.name === 'SignaturesPending')
-            this.log.debug({ zone: domain, serial: zone.serial }, 'zone signatures pending');
-          else this.log.error({ err, zone: domain, serial: zone.serial }, 'zone not published');
-          continue;
-        }
-        this.served.set(domain, { id: zone.id, serial: zone.serial });
+    return pick;
+  }
+
+  /** Takes in what a read returned; the domains it may have changed. */
+  private take(read: ZoneVersionsSince, touched: Set<string>): void {
+    if (read.complete) {
+      for (const d of this.known.keys()) touched.add(d);
+      for (const d of this.served.keys()) touched.add(d);
+      this.known.clear();
+    }
+    for (const v of read.versions) {
+      touched.add(v.domain);
+      const list = this.known.get(v.domain);
+      if (!list) this.known.set(v.domain, [v]);
+      else {
+        const i = list.findIndex((x) => x.id === v.id);
+        if (i >= 0) list[i] = v;
+        else list.push(v);
       }
     }
-    for (const domain of [...this.served.keys()]) {
-      if (!chosen.has(domain)) {
-        await this.target.withdraw(domain);
-        this.served.delete(domain);
-      }
-    }
-    if (catalogSerial !== null) await this.publishCatalog(catalogSerial, [...chosen.keys()]);
-    return chosen.size;
+    this.mark = read.mark;
   }
 
   /**
-   * The zones' versions and, with a catalog, the catalog serial they belong to: the serial is read before
-   * and after the list, and the list read again if a zone was added or removed in between, so a catalog
-   * serial is never served with two different member lists (by two workers, or one worker twice).
+   * Publishes every zone whose version changed since the last call, withdraws the ones gone; the number
+   * of zones served.
    */
-  private async readVersions(): Promise<{ versions: Awaited<ReturnType<ZoneRepository['versions']>>; catalogSerial: number | null }> {
-    if (!this.options.catalog) return { versions: await this.zones.versions(), catalogSerial: null };
+  async load(): Promise<number> {
+    const touched = new Set<string>(this.failing);
+    const catalogSerial = await this.read(touched);
+    const toLoad: string[] = [];
+    for (const domain of touched) {
+      const v = this.chosen(domain);
+      const was = this.served.get(domain);
+      if (!v) {
+        this.failing.delete(domain);
+        if (was) {
+          await this.target.withdraw(domain);
+          this.served.delete(domain);
+        }
+        continue;
+      }
+      if (!was || was.id !== v.id || was.serial !== v.serial || this.failing.has(domain)) toLoad.push(v.id);
+    }
+    for (let i = 0; i < toLoad.length; i += LOAD_BATCH) {
+      for (const zone of await this.zones.findByIds(toLoad.slice(i, i + LOAD_BATCH))) await this.publishOne(zone);
+    }
+    if (catalogSerial !== null && this.catalogServed?.serial !== catalogSerial)
+      await this.publishCatalog(
+        catalogSerial,
+        [...this.known.keys()].filter((d) => this.chosen(d) !== null),
+      );
+    return this.served.size;
+  }
+
+  /** Publishes one zone read from the store; a failure is logged and the zone tried again next load. */
+  private async publishOne(zone: StoredZone): Promise<void> {
+    const domain = zone.domain;
+    // Read after its version: it may have stopped being served, or moved on (then it is published at the serial read).
+    if (zone.served === false || this.chosen(domain)?.id !== zone.id) return;
+    try {
+      await this.target.publish(zone);
+    } catch (err) {
+      // One zone that cannot be served (a signed zone whose key cannot be opened, say) keeps its last
+      // version and is tried again next load; it must not hold back every zone after it. A version whose
+      // signatures the signer has not stored yet is loaded when the signer's write is announced.
+      this.failing.add(domain);
+      if ((err as Error)?.name === 'SignaturesPending') this.log.debug({ zone: domain, serial: zone.serial }, 'zone signatures pending');
+      else this.log.error({ err, zone: domain, serial: zone.serial }, 'zone not published');
+      return;
+    }
+    this.failing.delete(domain);
+    this.served.set(domain, { id: zone.id, serial: zone.serial });
+  }
+
+  /**
+   * Reads the versions written since the last read into `known` and, with a catalog, the catalog serial
+   * they belong to: the serial is read again after the versions, and they are read again if a zone was
+   * added or removed in between, so a catalog serial is never served with two different member lists (by
+   * two workers, or one worker twice).
+   */
+  private async read(touched: Set<string>): Promise<number | null> {
     for (let attempt = 0; ; attempt++) {
-      const before = await this.options.catalog.version.catalogSerial();
-      const versions = await this.zones.versions();
+      const read = await this.zones.versionsSince(this.mark);
+      this.take(read, touched);
+      if (!this.options.catalog) return null;
       const after = await this.options.catalog.version.catalogSerial();
-      if (before === after || attempt >= 4) return { versions, catalogSerial: before === after ? after : null };
+      if (read.mark.membership === after) return after;
+      if (attempt >= 4) return null;
     }
   }
 

@@ -24,10 +24,18 @@ import { CLASS_IN, MAX_UDP_PAYLOAD, T } from './wire.js';
  * older): memory stays bounded whatever names are asked (a flood of random names just misses), and the
  * octets held are capped too (past the cap the table starts again empty). With one way, 1 100 hot
  * questions in 65 536 slots missed 2.6 % of the time by colliding; with two, 0.3 %.
- * `clear()` on every publish and withdraw: the next query sees the new zone.
+ * Each reply is stored with its owner: the cell of the zone that answered it (or of "no zone"). A
+ * publish or withdraw marks the cells it outdates stale (embedded.adapter.ts) and a reply whose owner is
+ * stale is a miss: a change of one zone leaves the other zones' replies in place. `clear()` forgets all.
  */
+export interface CacheOwner {
+  stale: boolean;
+}
+
 export class AnswerCache {
   private readonly replies: Array<Buffer | undefined>;
+  /** The owner of each slot's reply (whose staleness makes it a miss). */
+  private readonly owners: Array<CacheOwner | undefined>;
   /** The EDNS variant of each slot's reply (0: no OPT). */
   private readonly variants: Int32Array;
   /** End of the question (12 + name + 4) in each slot's reply; 0: empty. */
@@ -49,6 +57,7 @@ export class AnswerCache {
       throw new TypeError('AnswerCache: slots must be a power of two, 2 to 2^24');
     this.maxBytes = maxBytes;
     this.replies = new Array<Buffer | undefined>(slots).fill(undefined);
+    this.owners = new Array<CacheOwner | undefined>(slots).fill(undefined);
     this.variants = new Int32Array(slots);
     this.ends = new Uint16Array(slots);
     this.mask = (slots - 1) & ~1;
@@ -63,6 +72,7 @@ export class AnswerCache {
   clear(): void {
     if (this.filled === 0) return;
     this.replies.fill(undefined);
+    this.owners.fill(undefined);
     this.ends.fill(0);
     this.filled = 0;
     this.bytes = 0;
@@ -165,7 +175,7 @@ export class AnswerCache {
   /** The reply in `slot` if it answers this question (name compared with A–Z lowered, QTYPE, variant). */
   private held(slot: number, msg: Buffer, end: number, nameEnd: number, variant: number): Buffer | undefined {
     const cached = this.replies[slot];
-    if (cached === undefined || this.ends[slot] !== end || this.variants[slot] !== variant) return undefined;
+    if (cached === undefined || this.ends[slot] !== end || this.variants[slot] !== variant || this.owners[slot]!.stale) return undefined;
     for (let i = 12; i < nameEnd; i++) {
       let c = msg[i]!;
       if (c >= 0x41 && c <= 0x5a) c |= 0x20;
@@ -180,8 +190,11 @@ export class AnswerCache {
     return this.slot !== -1;
   }
 
-  /** Remembers the slow path's reply to the packet last given to `lookup` (a copy, its question name lowered). */
-  store(reply: Buffer): void {
+  /**
+   * Remembers the slow path's reply to the packet last given to `lookup` (a copy, its question name
+   * lowered), as `owner`'s: it is a miss once the owner is stale.
+   */
+  store(reply: Buffer, owner: CacheOwner = FOREVER): void {
     const slot = this.slot;
     if (slot === -1 || reply.length < this.end) return;
     this.slot = -1;
@@ -201,15 +214,20 @@ export class AnswerCache {
       this.bytes -= gone.length;
     }
     this.replies[slot + 1] = this.replies[slot];
+    this.owners[slot + 1] = this.owners[slot];
     this.variants[slot + 1] = this.variants[slot]!;
     this.ends[slot + 1] = this.ends[slot]!;
     this.replies[slot] = copy;
+    this.owners[slot] = owner;
     this.variants[slot] = this.variant;
     this.ends[slot] = this.end;
     this.filled++;
     this.bytes += copy.length;
   }
 }
+
+/** The owner of a reply stored without one: never stale (only clear() forgets it). */
+const FOREVER: CacheOwner = { stale: false };
 
 /** A held reply written to `out` at `at`, with the query's ID, RD, CD and question case patched in. */
 const patch = (cached: Buffer, msg: Buffer, nameEnd: number, out: Buffer, at: number): void => {

@@ -17,7 +17,7 @@ import {
   withTtl,
 } from './dnssec.js';
 import { encodeValue, normaliseName, soaFields } from './rdata.js';
-import { encodedSet, nameWire, RECORD_TYPE_CODES, T, type EncodedSet } from './wire.js';
+import { encodedSet, internSet, nameWire, RECORD_TYPE_CODES, T, type EncodedSet } from './wire.js';
 
 /** An RRset placed in a message section under an owner name. */
 export interface Part {
@@ -135,7 +135,9 @@ export const encodeRecordSet = (rs: RecordSet, apex: string): EncodedRecordSet =
   }
   const withTargets = type === T.NS || type === T.CNAME || type === T.DNAME || type === T.MX || type === T.SRV;
   const set = encodedSet(type, rs.ttl, tails, withTargets ? targets : undefined);
-  if (type !== T.SOA) return { name, set, soa: null };
+  // Shared with other zones holding the same set, unless it names a name of this zone: such a set keys
+  // this zone's additional data (by identity, incremental.ts), so it stays this zone's own.
+  if (type !== T.SOA) return { name, set: targets.some((t) => inZone(t, apex)) ? set : internSet(set), soa: null };
   const f = soaFields(rs.values[0]!);
   const ttl = Math.min(rs.ttl, f.minimum);
   return {
@@ -179,6 +181,9 @@ export const additionalParts = (set: EncodedSet, nodes: ReadonlyMap<string, Zone
   }
   return parts.length > 0 ? parts : null;
 };
+
+/** The additional data of a zone that has none (most: NS, MX and SRV naming hosts elsewhere), shared; never written. */
+const NO_ADDITIONAL: Map<EncodedSet, Part[]> = new Map();
 
 /**
  * Compiles a zone. A zone without an apex SOA cannot answer negatively or be transferred, so it
@@ -244,11 +249,13 @@ export const compileZone = (zone: Zone, skip: (reason: string, set: RecordSet) =
 
   // Additional-section data (RFC 1035 §3.3.9, RFC 2782; Knot does the same): for every NS, MX and SRV set,
   // the A and AAAA sets of the targets that are names of this zone, in target order.
-  const additional = new Map<EncodedSet, Part[]>();
+  let additional: Map<EncodedSet, Part[]> = NO_ADDITIONAL;
   for (const n of nodes.values()) {
     for (const set of n.order) {
       const parts = additionalParts(set, nodes, apex);
-      if (parts) additional.set(set, parts);
+      if (!parts) continue;
+      if (additional === NO_ADDITIONAL) additional = new Map();
+      additional.set(set, parts);
     }
   }
 

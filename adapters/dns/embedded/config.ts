@@ -63,6 +63,11 @@ export interface EmbeddedNameserverConfig {
    */
   readonly ixfrJournal?: number;
   /**
+   * Small unsigned zones (≤ 100 records) kept compiled at once, the most recently asked (default 1024); the
+   * others are held as their record sets and compiled again when asked (embedded.adapter.ts, DormantZone).
+   */
+  readonly awakeZones?: number;
+  /**
    * Response rate limiting of UDP answers (rrl.ts; default off, as in Knot): `rate` answers per second per
    * source /24 (IPv4) or /56 (IPv6), every `slip`-th answer over it sent truncated (default 1: all), the
    * rest dropped; 0 drops them all.
@@ -83,6 +88,7 @@ export interface ValidConfig {
   readonly udpBatch: boolean;
   readonly reusePort: boolean;
   readonly ixfrJournal: number;
+  readonly awakeZones: number;
   readonly rrl: { readonly rate: number; readonly slip: number } | null;
   readonly openKey: ((sealed: string) => string) | null;
   readonly signatures: ZoneSignatureRepository | null;
@@ -150,6 +156,8 @@ export const validateConfig = (c: EmbeddedNameserverConfig): ValidConfig => {
   if (c.reusePort !== undefined && typeof c.reusePort !== 'boolean') throw configError('reusePort must be true or false');
   if (c.ixfrJournal !== undefined && (!Number.isInteger(c.ixfrJournal) || c.ixfrJournal < 0 || c.ixfrJournal > 10_000))
     throw configError('ixfrJournal must be an integer 0–10000');
+  if (c.awakeZones !== undefined && (!Number.isInteger(c.awakeZones) || c.awakeZones < 1 || c.awakeZones > 1_000_000))
+    throw configError('awakeZones must be an integer 1–1000000');
   if (c.rrl && (!Number.isInteger(c.rrl.rate) || c.rrl.rate < 1 || c.rrl.rate > 1_000_000))
     throw configError('rrl.rate must be an integer 1–1000000 (answers per second per prefix)');
   if (c.rrl && c.rrl.slip !== undefined && (!Number.isInteger(c.rrl.slip) || c.rrl.slip < 0 || c.rrl.slip > 100))
@@ -169,6 +177,7 @@ export const validateConfig = (c: EmbeddedNameserverConfig): ValidConfig => {
     udpBatch: c.udpBatch ?? true,
     reusePort: c.reusePort ?? false,
     ixfrJournal: c.ixfrJournal ?? 100,
+    awakeZones: c.awakeZones ?? 1024,
     rrl: c.rrl ? { rate: c.rrl.rate, slip: c.rrl.slip ?? 1 } : null,
     openKey: typeof c.openKey === 'function' ? c.openKey : null,
     signatures: c.signatures ?? null,

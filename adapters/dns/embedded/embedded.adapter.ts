@@ -2,8 +2,8 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import type { Nameserver, NameserverCapability, NotifyOutcome, ZoneTransfers } from '../../../core/dns/ports/nameserver.port.js';
 import type { Zone } from '../../../core/dns/zone/zone.js';
-import { AnswerCache } from './answer-cache.js';
-import type { CompiledZone } from './compiled-zone.js';
+import { AnswerCache, type CacheOwner } from './answer-cache.js';
+import { compileZone, type CompiledZone } from './compiled-zone.js';
 import { allowed, validateConfig, type EmbeddedNameserverConfig, type NameserverLogger, type ValidConfig } from './config.js';
 import {
   bareReply,
@@ -51,6 +51,34 @@ const literalLookup = (address: string, family: unknown, callback: (err: Error |
 
 export type Transport = 'udp' | 'tcp';
 
+/** Unsigned zones of at most this many records are held as their record sets' JSON while no query asks for them. */
+const DORMANT_MAX_RECORDS = 100;
+
+/**
+ * A small unsigned zone as this server holds it: its record sets as one JSON string (a SOA+NS zone is
+ * ~250 octets so, against ~3 KB compiled), and its compiled form while it is among the `awakeZones` most
+ * recently asked (config.ts). Compiling the same record sets again gives the same compiled zone, so every answer is
+ * the same whichever form it was held in. An account of 10 000 small zones costs a DNS worker a few MB.
+ */
+class DormantZone {
+  constructor(
+    readonly apex: string,
+    readonly serial: number,
+    private readonly domain: string,
+    private readonly sets: string,
+    public compiled: CompiledZone | null,
+  ) {}
+
+  wake(): CompiledZone {
+    // It compiled when published: a set skipped then (and reported) is skipped again, silently.
+    this.compiled ??= compileZone(
+      { domain: this.domain, serial: this.serial, recordSets: JSON.parse(this.sets) as Zone['recordSets'] },
+      () => undefined,
+    );
+    return this.compiled;
+  }
+}
+
 /**
  * Who answers the messages this server does not answer alone: UPDATE and TSIG-signed messages, which
  * need the store (keys, zones). Asked only on a cache miss (a signed message is never cached); its
@@ -81,15 +109,21 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
   readonly capabilities: readonly NameserverCapability[] = ['zone_transfers'];
   private readonly config: ValidConfig;
   private readonly log: NameserverLogger;
-  private readonly zones = new Map<string, CompiledZone>();
+  /** The zones served, by apex: compiled, or (small unsigned ones) dormant until asked. */
+  private readonly zones = new Map<string, CompiledZone | DormantZone>();
+  /** The dormant zones compiled now, least recently asked first (at most `awakeZones`). */
+  private readonly awake = new Map<string, DormantZone>();
   /** Per zone, the diffs between the versions published here, for incremental IXFR (journal.ts). */
   private readonly journals = new Map<string, Journal>();
   /** The signatures of signed zones: made here (the signer) or read from the store (zone-signatures.ts). */
   readonly signatures: ZoneSignatures;
   private readonly notifier: Notifier;
   private readonly connections = new Set<net.Socket>();
-  /** Finished UDP replies by question (answer-cache.ts); cleared on every publish and withdraw. */
+  /** Finished UDP replies by question (answer-cache.ts); a publish or withdraw outdates only the replies it changes. */
   private readonly cache: AnswerCache | null;
+  /** The answer cache's owner cell of each zone's replies (made on the first reply stored), and of "no zone" (REFUSED). */
+  private readonly owners = new Map<string, CacheOwner>();
+  private noZone: CacheOwner = { stale: false };
   /** UDP replies waiting for the end of this event-loop turn (onDatagram), with where they go. */
   private readonly outgoing: Buffer[] = [];
   private readonly outgoingPorts: number[] = [];
@@ -276,6 +310,13 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     return this.journals.get(normaliseName(domain))?.span() ?? null;
   }
 
+  /** How the zones are held: compiled (signed or larger ones), dormant (small unsigned ones), and of those how many are compiled now. */
+  zoneForms(): { compiled: number; dormant: number; awake: number } {
+    let dormant = 0;
+    for (const z of this.zones.values()) if (z instanceof DormantZone) dormant++;
+    return { compiled: this.zones.size - dormant, dormant, awake: this.awake.size };
+  }
+
   /** The UDP answer cache's figures (null when it is off): replies held, their octets, queries answered from it. */
   answerCacheStats(): { replies: number; bytes: number; hits: number } | null {
     return this.cache?.stats() ?? null;
@@ -315,10 +356,17 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     if (current && this.config.ixfrJournal > 0) {
       let journal = this.journals.get(compiled.apex);
       if (!journal) this.journals.set(compiled.apex, (journal = new Journal(this.config.ixfrJournal)));
-      journal.record(current, compiled);
+      journal.record(current instanceof DormantZone ? current.wake() : current, compiled);
     }
-    this.zones.set(compiled.apex, compiled);
-    this.cache?.clear();
+    if (current) this.outdate(compiled.apex);
+    else this.outdateAbove(compiled.apex);
+    this.awake.delete(compiled.apex);
+    if (!zone.signing && compiled.dnssec === null && compiled.recordCount <= DORMANT_MAX_RECORDS) {
+      // Asleep from the start: most of an account's zones are asked rarely. Compiling it again when asked is
+      // quick at this size, so it keeps no base for an incremental build either.
+      this.zones.set(compiled.apex, new DormantZone(compiled.apex, compiled.serial, zone.domain, JSON.stringify(zone.recordSets), null));
+      this.signatures.forget(compiled.apex);
+    } else this.zones.set(compiled.apex, compiled);
     this.log.debug({ zone: compiled.apex, serial: compiled.serial, records: compiled.recordCount }, 'zone published');
     if (this.bound && this.config.secondaries.length > 0 && this.config.notifyOnPublish) {
       this.observer?.notified();
@@ -332,10 +380,43 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     const apex = normaliseName(domain);
     this.journals.delete(apex);
     this.signatures.forget(apex);
+    this.awake.delete(apex);
     if (this.zones.delete(apex)) {
-      this.cache?.clear();
+      this.outdate(apex);
       this.log.debug({ zone: apex }, 'zone withdrawn');
     }
+  }
+
+  /** The cached replies of the zone `apex` are stale (a new version, or withdrawn). */
+  private outdate(apex: string): void {
+    const owner = this.owners.get(apex);
+    if (!owner) return;
+    owner.stale = true;
+    this.owners.delete(apex);
+  }
+
+  /**
+   * A new zone `apex`: the names below it were answered by the nearest zone above it, or refused (no
+   * zone); those replies are stale. No other reply changes (a reply comes from one zone alone, resolve.ts).
+   */
+  private outdateAbove(apex: string): void {
+    for (let n = apex, dot = n.indexOf('.'); dot >= 0; dot = n.indexOf('.')) {
+      n = n.slice(dot + 1);
+      if (this.zones.has(n)) {
+        this.outdate(n);
+        break;
+      }
+    }
+    this.noZone.stale = true;
+    this.noZone = { stale: false };
+  }
+
+  /** The answer cache's owner of the replies of `zone` (undefined: no zone). */
+  private ownerOf(zone: CompiledZone | undefined): CacheOwner {
+    if (!zone) return this.noZone;
+    let owner = this.owners.get(zone.apex);
+    if (!owner) this.owners.set(zone.apex, (owner = { stale: false }));
+    return owner;
   }
 
   /** NOTIFY every secondary for a published zone and wait for the outcome (publish does it too, unawaited). */
@@ -463,7 +544,7 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
             q.edns?.expire && q.qtype === T.SOA && q.name === zone.apex ? { ...this.extras, expire: zone.expire } : this.extras,
           )
         : bareReply(q, RCODE.REFUSED, false, { ...this.extras, ede: EDE.NOT_AUTHORITATIVE }); // RFC 8914 §4.21
-      if (store) this.cache?.store(reply);
+      if (store) this.cache?.store(reply, this.ownerOf(zone));
       return [reply];
     } catch (err) {
       this.failed(err, { transport, peer }, 'DNS query failed; dropped');
@@ -475,9 +556,27 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
   private zoneFor(q: Query): CompiledZone | undefined {
     for (const s of q.suffixes) {
       const z = this.zones.get(s);
-      if (z) return z;
+      if (z) return z instanceof DormantZone ? this.wakeUp(z) : z;
     }
     return undefined;
+  }
+
+  /**
+   * A dormant zone compiled (again, if it was put to sleep), as the most recently asked; past `awakeZones` the
+   * least recently asked one sleeps: its compiled form, and the base of its next incremental build, are let go.
+   */
+  private wakeUp(z: DormantZone): CompiledZone {
+    const compiled = z.wake();
+    this.awake.delete(z.apex);
+    this.awake.set(z.apex, z);
+    if (this.awake.size > this.config.awakeZones) {
+      const oldest = this.awake.keys().next().value as string;
+      const sleeper = this.awake.get(oldest)!;
+      this.awake.delete(oldest);
+      sleeper.compiled = null;
+      this.signatures.forget(oldest);
+    }
+    return compiled;
   }
 
   /** AXFR (RFC 5936) and IXFR (RFC 1995: the changes from the journal, else the whole zone AXFR-style) to allowed peers, over TCP. */

@@ -170,6 +170,35 @@ export const layoutOfTail = (tail: Buffer): RecordLayout | undefined => {
   return l ?? undefined;
 };
 
+/**
+ * How many names and sets the intern tables below hold at most: past it a table starts again empty (what
+ * was shared stays shared). Enough for the names every zone of an account points at (its nameservers,
+ * the SOA's), which is where sharing pays.
+ */
+const INTERN_LIMIT = 4096;
+
+/**
+ * RDATA names ready for compression, shared by every record that holds the same name (the same octets):
+ * a SOA or NS of each of 10 000 zones names the same two or three hosts, and a WireName is a dozen objects.
+ */
+const internedNames = new Map<string, WireName>();
+
+/** wireNameAt, the name shared with every other record holding the same octets (immutable). */
+const internedNameAt = (buf: Buffer, off: number): { name: WireName; end: number } => {
+  let end = off;
+  while (buf[end]! !== 0) end += 1 + buf[end]!;
+  end++;
+  const key = buf.toString('latin1', off, end);
+  let name = internedNames.get(key);
+  if (!name) {
+    if (internedNames.size >= INTERN_LIMIT) internedNames.clear();
+    // Its own copy of the octets: a view into this tail would keep the tail's whole allocation alive.
+    name = wireNameAt(Buffer.from(buf.subarray(off, end)), 0).name;
+    internedNames.set(key, name);
+  }
+  return { name, end };
+};
+
 const layoutOf = (type: number, tail: Buffer): RecordLayout => {
   const head = tail.subarray(0, 8);
   const start = 10;
@@ -179,14 +208,34 @@ const layoutOf = (type: number, tail: Buffer): RecordLayout => {
     pieces.push(tail.subarray(off, off + 2));
     off += 2;
   }
-  const first = wireNameAt(tail, off);
+  const first = internedNameAt(tail, off);
   pieces.push(first.name);
   off = first.end;
   if (type === T.SOA) {
-    const second = wireNameAt(tail, off);
+    const second = internedNameAt(tail, off);
     pieces.push(second.name, tail.subarray(second.end));
   }
   return { head, pieces };
+};
+
+/** Zone data sets by content (small ones): one EncodedSet for every zone holding the same set (the same NS, say). */
+const internedSets = new Map<string, EncodedSet>();
+/** Sets larger than this (all tails together) are not shared: the key would cost what sharing saves. */
+const INTERN_MAX_OCTETS = 512;
+
+/**
+ * The set itself, or an equal one already made (same type, TTL and records, octet for octet): EncodedSets
+ * are never changed once made, so zones may share them.
+ */
+export const internSet = (set: EncodedSet): EncodedSet => {
+  if (set.size > INTERN_MAX_OCTETS) return set;
+  let key = '';
+  for (const t of set.tails) key += `${t.toString('latin1')}\u0100`;
+  const have = internedSets.get(key);
+  if (have) return have;
+  if (internedSets.size >= INTERN_LIMIT) internedSets.clear();
+  internedSets.set(key, set);
+  return set;
 };
 
 /**
@@ -294,10 +343,24 @@ export const codec = dnsPacket as unknown as {
 };
 
 /** The wire form of an absolute name (dns-packet; `''` or `'.'` is the root). */
-export const nameWire = (name: string): Buffer => codec.name.encode(name === '' ? '.' : name);
+export const nameWire = (name: string): Buffer => {
+  const own = codec.name.encode(name === '' ? '.' : name);
+  const pooled = Buffer.allocUnsafe(own.length); // Node's shared pool, as encodeTail's
+  own.copy(pooled);
+  return pooled;
+};
 
-/** Encodes one record with dns-packet and cuts its owner (the root, one octet) off. */
-export const encodeTail = (record: dnsPacket.Answer): Buffer => codec.answer.encode({ ...record, name: '.' }).subarray(1);
+/**
+ * Encodes one record with dns-packet and cuts its owner (the root, one octet) off. The octets are copied
+ * into Node's shared allocation pool (Buffer.allocUnsafe, for up to 4 KB): dns-packet gives every record an
+ * allocation of its own, which a zone held for as long as it is served, one per record.
+ */
+export const encodeTail = (record: dnsPacket.Answer): Buffer => {
+  const full = codec.answer.encode({ ...record, name: '.' });
+  const tail = Buffer.allocUnsafe(full.length - 1);
+  full.copy(tail, 0, 1);
+  return tail;
+};
 
 /** RFC 1982 serial arithmetic: is a before b? */
 export const serialBefore = (a: number, b: number): boolean => a !== b && ((a < b && b - a < 2 ** 31) || (a > b && a - b > 2 ** 31));

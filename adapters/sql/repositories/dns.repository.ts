@@ -5,6 +5,9 @@ import type {
   PlanRepository,
   ZoneHead,
   ZoneRepository,
+  ZoneVersion,
+  ZoneVersionMark,
+  ZoneVersionsSince,
 } from '../../../core/dns/ports/zone-repository.port.js';
 import type { RecordSet, RecordType } from '../../../core/dns/zone/record-set.js';
 import type { StoredZone } from '../../../core/dns/zone/zone.js';
@@ -73,6 +76,29 @@ const DELETE_SQL = {
   postgres:
     'delete from dns_record_sets where zone_id = ? and (name, type) in (select r ->> 0, r ->> 1 from json_array_elements(?::json) as r)',
 };
+
+/**
+ * The value `dns_zones.change_seq` takes when a zone's row is written (migration 20261127090000): Postgres,
+ * the writing transaction's id; SQLite, one more than the highest so far (writers are serialised).
+ */
+const changeSeq = (db: Db) =>
+  db.raw(isPostgres(db) ? 'pg_current_xact_id()::text::bigint' : '(select coalesce(max(change_seq), 0) + 1 from dns_zones)');
+
+type VersionRow = {
+  id: string;
+  domain: string;
+  environment: string;
+  serial: string | number;
+  served: unknown;
+  change_seq: string | number;
+};
+const versionOf = (r: VersionRow): ZoneVersion => ({
+  id: r.id,
+  domain: r.domain,
+  environment: r.environment as Environment,
+  serial: Number(r.serial),
+  served: bool(r.served),
+});
 
 const rowsJson = (sets: readonly RecordSet[]): string => json(sets.map((s) => [s.name, s.type, s.ttl, json(s.values)]));
 
@@ -150,19 +176,51 @@ export class SqlZoneRepository implements ZoneRepository {
     return z ? (await this.withSets([z]))[0]! : null;
   }
 
-  async versions(): Promise<Array<{ id: string; domain: string; environment: Environment; serial: number; served: boolean }>> {
-    const rows: ZoneRow[] = await this.uow.db()('dns_zones').select('id', 'domain', 'environment', 'serial', 'served');
-    return rows.map((r) => ({
-      id: r.id,
-      domain: r.domain,
-      environment: r.environment as Environment,
-      serial: Number(r.serial),
-      served: bool(r.served),
-    }));
+  async findByIds(ids: readonly string[]): Promise<StoredZone[]> {
+    if (ids.length === 0) return [];
+    const db = this.uow.db();
+    const rows: ZoneRow[] = [];
+    for (let i = 0; i < ids.length; i += 500) rows.push(...((await db('dns_zones').whereIn('id', ids.slice(i, i + 500))) as ZoneRow[]));
+    return this.withSets(rows);
+  }
+
+  async versions(): Promise<ZoneVersion[]> {
+    const rows: VersionRow[] = await this.uow.db()('dns_zones').select('id', 'domain', 'environment', 'serial', 'served', 'change_seq');
+    return rows.map(versionOf);
+  }
+
+  /**
+   * The membership (the catalog serial, which every create, remove and change of `served` bumps) is read
+   * first: when it moved since the mark, every row is read (a removed zone has no row to show it); else
+   * the rows whose change_seq is past the mark, through its index. Postgres: the mark is the oldest
+   * transaction still running before the rows were read, and the next read takes the rows of that one and
+   * later (`>=`): one that committed after this read is taken then. SQLite: the highest change_seq seen.
+   */
+  async versionsSince(mark: ZoneVersionMark | null): Promise<ZoneVersionsSince> {
+    const db = this.uow.db();
+    const postgres = isPostgres(db);
+    const membership = await this.catalogSerial();
+    let horizon = 0;
+    if (postgres) {
+      const [r] = await rawRows<{ x: string | number }>(db, 'select pg_snapshot_xmin(pg_current_snapshot())::text::bigint as x', []);
+      horizon = Number(r!.x);
+    }
+    const complete = mark === null || mark.membership !== membership;
+    const q = db('dns_zones').select('id', 'domain', 'environment', 'serial', 'served', 'change_seq');
+    if (!complete) q.where('change_seq', postgres ? '>=' : '>', mark.seq);
+    const rows: VersionRow[] = await q;
+    let seq = complete ? 0 : mark.seq;
+    if (postgres) seq = horizon;
+    else for (const r of rows) seq = Math.max(seq, Number(r.change_seq));
+    return { mark: { seq, membership }, complete, versions: rows.map(versionOf) };
   }
 
   async setServed(zoneId: string, served: boolean): Promise<void> {
-    const n = await this.uow.db()('dns_zones').where({ id: zoneId }).whereNot({ served }).update({ served });
+    const db = this.uow.db();
+    const n = await db('dns_zones')
+      .where({ id: zoneId })
+      .whereNot({ served })
+      .update({ served, change_seq: changeSeq(db) });
     if (n > 0) await this.bumpCatalog();
     await this.announcer?.announce('zone', zoneId);
   }
@@ -181,6 +239,7 @@ export class SqlZoneRepository implements ZoneRepository {
       serial: zone.serial,
       updated_at: iso(new Date()),
       served: zone.served ?? true,
+      change_seq: changeSeq(db),
     });
     if (zone.recordSets.length > 0)
       await db.raw(INSERT + ROWS_SQL[isPostgres(db) ? 'postgres' : 'sqlite'], [zone.id, rowsJson(zone.recordSets)]);
@@ -202,7 +261,7 @@ export class SqlZoneRepository implements ZoneRepository {
       // The serial is the zone's version: a conditional update makes concurrent applies take turns.
       const n = await db('dns_zones')
         .where({ id: zoneId, serial: expectedSerial })
-        .update({ serial, updated_at: iso(at) });
+        .update({ serial, updated_at: iso(at), change_seq: changeSeq(db) });
       if (n === 0) return false;
       if (deletes.length > 0) await db.raw(DELETE_SQL[engine], [zoneId, json(deletes.map((d) => [d.name, d.type]))]);
       if (upserts.length > 0) await db.raw(INSERT + ROWS_SQL[engine] + UPSERT, [zoneId, rowsJson(upserts)]);

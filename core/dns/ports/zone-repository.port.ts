@@ -6,14 +6,44 @@ import type { StoredZone } from '../zone/zone.js';
 /** A zone without its record sets: its row (serial, served) and its signing. */
 export type ZoneHead = Omit<StoredZone, 'recordSets'>;
 
+/** A zone's version as a DNS server follows it: which zone, its serial, and whether it is served. */
+export interface ZoneVersion {
+  readonly id: string;
+  readonly domain: string;
+  readonly environment: Environment;
+  readonly serial: number;
+  readonly served: boolean;
+}
+
+/** Where a reader of zone versions got to (opaque: give back what `versionsSince` returned). */
+export interface ZoneVersionMark {
+  readonly seq: number;
+  readonly membership: number;
+}
+
+/**
+ * The versions written since a mark. `complete`: every zone, so a zone not listed is gone (the first
+ * read, and any read after zones were added, removed or started or stopped being served); otherwise only
+ * the zones written since the mark (possibly a few again).
+ */
+export interface ZoneVersionsSince {
+  readonly mark: ZoneVersionMark;
+  readonly complete: boolean;
+  readonly versions: readonly ZoneVersion[];
+}
+
 export interface ZoneRepository {
   /** The zone with all its record sets; its serial is read in the same statement as the sets (they are that serial's). */
   find(accountId: string, environment: Environment, domain: string): Promise<StoredZone | null>;
   /** The zone's row and signing, without its record sets (one row: cheap for a zone of any size). */
   head(accountId: string, environment: Environment, domain: string): Promise<ZoneHead | null>;
   findById(id: string): Promise<StoredZone | null>;
+  /** The zones of these ids with their record sets, in a few statements whatever their number (absent ids are left out). */
+  findByIds(ids: readonly string[]): Promise<StoredZone[]>;
   /** Every zone's id, domain, environment and serial — cheap, for change polling. */
-  versions(): Promise<Array<{ id: string; domain: string; environment: Environment; serial: number; served: boolean }>>;
+  versions(): Promise<ZoneVersion[]>;
+  /** The versions written since `mark` (null: every zone), for a DNS server that follows the store: one indexed read. */
+  versionsSince(mark: ZoneVersionMark | null): Promise<ZoneVersionsSince>;
   /** Every zone (the nameserver loads them at start). */
   all(): Promise<StoredZone[]>;
   create(zone: StoredZone): Promise<void>;

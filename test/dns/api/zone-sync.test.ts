@@ -84,4 +84,92 @@ eachStore('ZoneSync', (kind) => {
       await dns.stop();
     }
   });
+
+  it('after the first read, asks the store only for the zones written since (one read, not every zone), and loads only those', async () => {
+    const zones = api.system.store.zones;
+    const calls = { versions: 0, since: [] as Array<{ complete: boolean; n: number }>, loaded: [] as string[][] };
+    // The repository as the sync sees it, counting what it is asked.
+    const counted = Object.create(zones) as typeof zones;
+    counted.versions = async () => {
+      calls.versions++;
+      return zones.versions();
+    };
+    counted.versionsSince = async (mark) => {
+      const r = await zones.versionsSince(mark);
+      calls.since.push({ complete: r.complete, n: r.versions.length });
+      return r;
+    };
+    counted.findByIds = async (ids) => {
+      calls.loaded.push([...ids]);
+      return zones.findByIds(ids);
+    };
+    counted.findById = async () => {
+      throw new Error('the sync loads zones in batches');
+    };
+    const dns = new EmbeddedNameserver({ host: '127.0.0.1', port: 0, axfrAllow: [], secondaries: [] });
+    await dns.start();
+    const sync = new ZoneSync(counted, dns, pino({ level: 'silent' }));
+    try {
+      const served = await sync.load();
+      expect(calls.since).to.deep.equal([{ complete: true, n: (await zones.versions()).length }]);
+      expect(calls.loaded).to.have.length(1); // every zone in one batch
+      expect(calls.loaded[0]).to.have.length(served);
+      await sync.load();
+      expect(calls.since[1]).to.deep.equal({ complete: false, n: 0 });
+      expect(calls.loaded).to.have.length(1); // nothing changed, nothing read
+
+      const zs = api.system.get(TOKENS.ZoneService);
+      const zone = (await zones.find(api.demo.accountId, 'test', 'domivka-demo.dev'))!;
+      await api.system.store.uow.transaction(() =>
+        zs.commit(zone, [{ name: 'www.domivka-demo.dev', type: 'A', ttl: 300, values: ['192.0.2.77'] }], []),
+      );
+      await sync.load();
+      expect(calls.since[2]!.complete).to.equal(false);
+      expect(calls.since[2]!.n).to.be.within(1, 2); // the zone written (Postgres may list a zone again)
+      expect(calls.loaded.slice(1)).to.deep.equal([[zone.id]]);
+      expect(calls.versions).to.equal(0);
+      expect(
+        (await query(dns.address().port, 'www.domivka-demo.dev', 'A')).answers!.map((a) => (a as { data: unknown }).data),
+      ).to.deep.equal(['192.0.2.77']);
+    } finally {
+      sync.stop();
+      await dns.stop();
+    }
+  });
+
+  if (kind.engine === 'postgres')
+    it('a zone written by a transaction that commits after a read is found by the next read (Postgres: the mark is the oldest running transaction)', async () => {
+      const zones = api.system.store.zones;
+      const other = new System(testConfig(api.store), { logger: pino({ level: 'silent' }) });
+      let release = (): void => undefined;
+      try {
+        const first = await zones.versionsSince(null);
+        const zone = (await other.store.zones.find(api.demo.accountId, 'test', 'domivka-demo.dev'))!;
+        const held = new Promise<void>((r) => (release = r));
+        let written!: () => void;
+        const wrote = new Promise<void>((r) => (written = r));
+        // A writer that commits its new serial only after a reader has read past it.
+        const writer = other.store.uow.transaction(async () => {
+          await other.store.zones.commit(zone.id, zone.serial, zone.serial + 1, [], [], new Date());
+          written();
+          await held;
+        });
+        await wrote;
+        const during = await zones.versionsSince(first.mark);
+        expect(during.versions.map((v) => v.id)).not.to.include(zone.id);
+        // A later writer that commits first: its change_seq is above the first writer's.
+        const shop = (await zones.find(api.demo.accountId, 'test', 'domivka-demo.com.ua'))!;
+        await zones.commit(shop.id, shop.serial, shop.serial + 1, [], [], new Date());
+        const between = await zones.versionsSince(during.mark);
+        expect(between.versions.map((v) => v.id)).to.include(shop.id);
+        release();
+        await writer;
+        const after = await zones.versionsSince(between.mark);
+        expect(after.complete).to.equal(false);
+        expect(after.versions.find((v) => v.id === zone.id)?.serial).to.equal(zone.serial + 1);
+      } finally {
+        release();
+        await other.close();
+      }
+    });
 });

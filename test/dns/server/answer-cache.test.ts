@@ -120,6 +120,61 @@ describe('DNS server UDP answer cache', () => {
     expect(ask('www.child.example.test', 'A').rcode).to.equal('NOERROR');
   });
 
+  it('a publish outdates only the replies of the zone it changes: the other zones stay cached; a new zone outdates the replies of the names below it', async () => {
+    const ns = await server(true);
+    const ask = (name: string, type: dnsPacket.RecordType): { rcode: string; texts: string[] } => {
+      const p = dnsPacket.decode(
+        ns.answer(
+          dnsPacket.encode({ type: 'query', id: 1, flags: 0x100, questions: [{ name, type, class: 'IN' }] }),
+          'udp',
+          '127.0.0.1',
+        )[0]!,
+      );
+      return { rcode: (p as { rcode?: string }).rcode ?? '', texts: (p.answers ?? []).map((a) => String((a as { data?: unknown }).data)) };
+    };
+    const hits = (): number => ns.answerCacheStats()!.hits;
+    ask('www.child.example.test', 'A');
+    ask('www.example.test', 'A');
+    ask('x.grand.child.example.test', 'TXT');
+    ask('www.other.test', 'A');
+    let before = hits();
+    await ns.publish(exampleZone(2026112101, [{ name: 'www.example.test', type: 'TXT', ttl: 60, values: ['v1'] }]));
+    expect(ask('www.child.example.test', 'A').rcode).to.equal('NOERROR');
+    expect(hits(), 'the child zone, untouched, answered from the cache').to.equal(before + 1);
+    expect(ask('www.example.test', 'TXT').texts).to.deep.equal(['v1']);
+    expect(hits(), 'the changed zone asked again').to.equal(before + 1);
+    ask('www.example.test', 'A'); // cached again, at the new version
+    // A new zone below a served one, and one where no zone was: the replies of the names below them change.
+    expect(ask('x.grand.child.example.test', 'TXT').rcode).to.equal('NXDOMAIN');
+    expect(ask('www.other.test', 'A').rcode).to.equal('REFUSED');
+    before = hits();
+    await ns.publish({
+      domain: 'grand.child.example.test',
+      serial: 1,
+      recordSets: [
+        ...childZone(1)
+          .recordSets.filter((r) => r.type !== 'A')
+          .map((r) => ({ ...r, name: 'grand.child.example.test' })),
+        { name: 'x.grand.child.example.test', type: 'TXT', ttl: 60, values: ['grand'] },
+      ],
+    });
+    expect(ask('x.grand.child.example.test', 'TXT').texts).to.deep.equal(['grand']);
+    expect(hits()).to.equal(before);
+    await ns.publish({
+      domain: 'other.test',
+      serial: 1,
+      recordSets: [
+        ...childZone(1)
+          .recordSets.filter((r) => r.type !== 'A')
+          .map((r) => ({ ...r, name: 'other.test' })),
+        { name: 'www.other.test', type: 'A', ttl: 60, values: ['192.0.2.5'] },
+      ],
+    });
+    expect(ask('www.other.test', 'A').texts).to.deep.equal(['192.0.2.5']);
+    expect(ask('www.example.test', 'A').rcode).to.equal('NOERROR');
+    expect(hits(), 'example.test still cached').to.equal(before + 1);
+  });
+
   it('dig and kdig (EDNS with a cookie, DO, a 512 buffer, no EDNS) get the same answer from the cache as the first time, in the case they asked', async function () {
     requireTools(this, 'dig', 'kdig');
     const { ns, port } = await startServer([exampleZone()]);
