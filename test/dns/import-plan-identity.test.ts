@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { ThreadImportPlanner } from '../../adapters/dns/import-planner/index.js';
 import { inlineImportPlanner } from '../../core/dns/imports/import-planner.js';
 import { buildPlan } from '../../core/dns/plans/plan-builder.js';
+import { changeList, type ChangesJson } from '../../core/dns/plans/plan.js';
 import type { ImportedPlan, ImportPlanner } from '../../core/dns/ports/zone-import.port.js';
 import type { RecordSet } from '../../core/dns/zone/record-set.js';
 import { ZoneSets } from '../../core/dns/zone/zone-sets.js';
@@ -131,7 +132,7 @@ const generate = (n: number, seed: number): { file: string; current: RecordSet[]
 
 const digest = (p: ImportedPlan): string =>
   createHash('sha256')
-    .update(JSON.stringify({ changes: p.changes, checks: p.checks, valid: p.valid }))
+    .update(JSON.stringify({ changes: changeList(p.changes), checks: p.checks, valid: p.valid }))
     .digest('hex');
 
 const chunks = (text: string, size: number): string[] => {
@@ -174,13 +175,22 @@ describe('an import plans exactly as before, whatever holds it in memory', funct
     describe(c.label, () => {
       it('this thread: the changes, checks and verdict of the code before (digest)', async () => {
         const plan = await planWith(inlineImportPlanner, c.file, c.current);
-        expect(plan.changes.length).to.be.greaterThan(50);
+        expect(changeList(plan.changes).length).to.be.greaterThan(50);
         expect(plan.checks.length).to.be.greaterThan(10);
         expect(digest(plan)).to.equal(c.golden);
       });
       it('a planning thread: the same plan', async () => {
         const plan = await planWith(new ThreadImportPlanner({ inlineBelowChars: 0 }), c.file, c.current);
         expect(digest(plan)).to.equal(c.golden);
+        // Handed over as the JSON text of the list (stored as it is), with its counts.
+        const { json, counts } = plan.changes as ChangesJson;
+        const list = changeList(plan.changes);
+        expect(json).to.equal(JSON.stringify(list));
+        expect(counts).to.deep.equal({
+          create: list.filter((x) => x.action === 'create').length,
+          update: list.filter((x) => x.action === 'update').length,
+          delete: list.filter((x) => x.action === 'delete').length,
+        });
       });
       it('the whole text in one piece: the same plan', async () => {
         const session = inlineImportPlanner.start({ origin: ORIGIN, maxRecords: 1_000_000, generateMax: 10 });

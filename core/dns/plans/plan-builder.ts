@@ -9,7 +9,7 @@ import { dnssecServiceOwned } from '../checks/dnssec-service-owned.js';
 import { isDnssecType } from '../zone/zone-signing.js';
 import { makePlanDelta, zoneRuleResults } from '../checks/plan-delta.js';
 import type { Rule } from '../checks/rule.js';
-import { makeView, newViewCache, result } from '../checks/rule.js';
+import { makeView, result, type ViewCache } from '../checks/rule.js';
 import { TargetIndex } from '../checks/target-index.js';
 import { mixedTtl } from '../checks/rrset-ttl.js';
 import { canonicalKey, isAcmeChallengeName, normalizeOrigin, resolveName } from '../zone/names.js';
@@ -19,6 +19,7 @@ import { isRecordType, rrsetKey } from '../zone/record-set.js';
 import type { ParsedValue } from '../zone/values.js';
 import { canonicalValue, parseValue, sameValues } from '../zone/values.js';
 import { OverlayMap } from '../zone/names-overlay.js';
+import { TypeMap } from './type-map.js';
 import { ZoneSets, type NameIndex } from '../zone/zone-sets.js';
 import { parseZoneFile } from '../zone/zone-file.js';
 
@@ -302,26 +303,27 @@ class DesiredSets {
   }
 }
 
+/** One desired set against the zone's set of its name and type: a create, an update, or null (the same). */
+const diffOne = (
+  origin: string,
+  existing: RecordSet | undefined,
+  name: string,
+  type: RecordType,
+  ttl: number,
+  parsed: readonly ParsedValue[],
+  values: string[] = parsed.map((p) => p.canonical),
+): Change | null => {
+  if (!existing) return { action: 'create', name, type, ttl, values };
+  if (existing.ttl === ttl && (sameValues(existing.values, values) || sameValues(canonicalAll(type, existing.values, origin), values)))
+    return null;
+  return { action: 'update', name, type, ttl, values, current: { ttl: existing.ttl, values: [...existing.values] } };
+};
+
 /** Whole-zone inputs: group into sets (one TTL per set), then diff against the zone. */
 const fromDesired = (origin: string, current: ZoneSets, currentNames: Index, desired: DesiredSets, parsedBy: ParsedByChange): Change[] => {
   const changes: Change[] = [];
   for (const d of desired.list) {
-    const existing = currentNames.get(d.name)?.get(d.type);
-    let change: Change | null = null;
-    if (!existing) change = { action: 'create', name: d.name, type: d.type, ttl: d.ttl, values: d.values };
-    else if (
-      existing.ttl !== d.ttl ||
-      !(sameValues(existing.values, d.values) || sameValues(canonicalAll(d.type, existing.values, origin), d.values))
-    ) {
-      change = {
-        action: 'update',
-        name: d.name,
-        type: d.type,
-        ttl: d.ttl,
-        values: d.values,
-        current: { ttl: existing.ttl, values: [...existing.values] },
-      };
-    }
+    const change = diffOne(origin, currentNames.get(d.name)?.get(d.type), d.name, d.type, d.ttl, d.parsed, d.values);
     if (change) {
       changes.push(change);
       parsedBy.set(change, d.parsed);
@@ -399,8 +401,10 @@ const fromRecords = (origin: string, inputs: readonly RecordSetInput[]): { desir
 };
 
 /**
- * A zone file's sets as the desired zone, diffed. Its own function: the desired sets (and the file's sets,
- * when they are handed out one by one) are let go once the changes are made, before the checks run.
+ * A zone file's sets as the desired zone, diffed: the changes it makes to the zone, with their parsed values.
+ * The file's sets come one per name and type (the parser merges a set's records), so each is diffed as it
+ * comes and let go — only the changes are kept, and of the zone now only which sets the file also has (what
+ * fromDesired finds through the desired sets, without an index of the desired zone by name).
  */
 const fromZoneFile = (
   origin: string,
@@ -408,9 +412,29 @@ const fromZoneFile = (
   parsed: { readonly recordSets: Iterable<RecordSet>; readonly results: readonly CheckResult[] },
   parsedBy: ParsedByChange,
 ): Draft => {
-  const desired = new DesiredSets();
-  for (const s of parsed.recordSets) addDesired(desired, origin, s.name, s.type, s.ttl, s.values);
-  return { changes: fromDesired(origin, current, current.names, desired, parsedBy), results: [...parsed.results] };
+  const currentNames = current.names;
+  const changes: Change[] = [];
+  // The sets of the zone now that the file has too (by name and type): every other one is deleted.
+  const kept = new Set<RecordSet>();
+  for (const s of parsed.recordSets) {
+    // A whole-zone plan leaves apex SOA/NS (the service's) and _acme-challenge names (ACME clients') alone.
+    if (isApexOwned(s.name, s.type, origin) || isAcmeChallengeName(s.name)) continue;
+    const values = parseAll(s.type, s.values, origin);
+    const existing = currentNames.get(s.name)?.get(s.type);
+    const change = diffOne(origin, existing, s.name, s.type, s.ttl, values);
+    if (existing) kept.add(existing);
+    if (change) {
+      changes.push(change);
+      parsedBy.set(change, values);
+    }
+  }
+  current.forEach((s) => {
+    if (isApexOwned(s.name, s.type, origin) || isAcmeChallengeName(s.name)) return;
+    const now = currentNames.get(s.name)?.get(s.type);
+    if (now === undefined || !kept.has(now))
+      changes.push({ action: 'delete', name: s.name, type: s.type, current: { ttl: s.ttl, values: [...s.values] } });
+  });
+  return { changes, results: [...parsed.results] };
 };
 
 const mixedTtls = (desired: DesiredSets): CheckResult[] => {
@@ -531,29 +555,31 @@ export const buildPlan = (args: {
   const afterNames: Map<string, ReadonlyMap<RecordType, RecordSet>> | OverlayMap<string, ReadonlyMap<RecordType, RecordSet>> = incremental
     ? new OverlayMap(currentNames)
     : new Map(currentNames);
-  const cache = newViewCache();
+  // The parsed values of the changes are the parsed values of the sets they make: a change that states its
+  // TTL and values is itself the set it makes (read-only, as every set), so one map serves both.
+  const cache: ViewCache = { parsed: parsedBy as Map<RecordSet, readonly ParsedValue[]>, targets: new Map() };
   const changedSets: RecordSet[] = [];
-  // The names whose types map this plan copied (the index's own maps are never changed).
-  const copied = new Map<string, Map<RecordType, RecordSet>>();
   for (const c of changes) {
-    let types = copied.get(c.name);
-    if (types === undefined) {
-      types = new Map(afterNames.get(c.name) ?? []);
-      copied.set(c.name, types);
+    // The index's own maps are never changed: a name's map is copied once, on its first change (a map of this
+    // plan's is never the index's).
+    let types = afterNames.get(c.name) as TypeMap<RecordSet> | undefined;
+    if (types === undefined || types === currentNames.get(c.name)) {
+      types = new TypeMap<RecordSet>(types);
       afterNames.set(c.name, types);
     }
     if (c.action === 'delete') {
       types.delete(c.type);
-      if (types.size === 0) {
-        afterNames.delete(c.name);
-        copied.delete(c.name);
-      }
+      if (types.size === 0) afterNames.delete(c.name);
       continue;
     }
-    // The change's values array, shared: both are read-only.
-    const set: RecordSet = { name: c.name, type: c.type, ttl: c.ttl ?? types.get(c.type)?.ttl ?? DEFAULT_TTL, values: c.values ?? [] };
-    const parsed = parsedBy.get(c);
-    if (parsed) cache.parsed.set(set, parsed);
+    let set: RecordSet;
+    if (c.ttl !== undefined && c.values !== undefined) set = c as RecordSet;
+    else {
+      // The change's values array, shared: both are read-only.
+      set = { name: c.name, type: c.type, ttl: c.ttl ?? types.get(c.type)?.ttl ?? DEFAULT_TTL, values: c.values ?? [] };
+      const parsed = parsedBy.get(c);
+      if (parsed) cache.parsed.set(set, parsed);
+    }
     types.set(c.type, set);
     changedSets.push(set);
   }
@@ -602,7 +628,9 @@ export const buildPlan = (args: {
     get after() {
       if (after === null) {
         after = [];
-        for (const types of afterNames.values()) for (const s of types.values()) after.push(s);
+        // A set that is its change is listed as a plain set.
+        for (const types of afterNames.values())
+          for (const s of types.values()) after.push('action' in s ? { name: s.name, type: s.type, ttl: s.ttl, values: s.values } : s);
       }
       return after;
     },
