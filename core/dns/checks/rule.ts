@@ -163,7 +163,8 @@ export const makeView = (origin: string, sets: readonly RecordSet[], options: Vi
         const host = !d ? null : d.kind === 'host' ? d.host : d.kind === 'mx' ? d.exchange : d.kind === 'srv' ? d.target : null;
         if (host) out.push(host);
       }
-      cache.targets.set(set, (t = out.length === 0 ? NONE : out));
+      // A copy of the exact length: `out` reserved room for 16 more (a whole-zone check keeps one per set).
+      cache.targets.set(set, (t = out.length === 0 ? NONE : out.slice()));
     }
     return t;
   };

@@ -15,7 +15,7 @@ import { mixedTtl } from '../checks/rrset-ttl.js';
 import { canonicalKey, isAcmeChallengeName, normalizeOrigin, resolveName } from '../zone/names.js';
 import type { Change, CheckResult } from './plan.js';
 import type { RecordSet, RecordType } from '../zone/record-set.js';
-import { isRecordType, rrsetKey } from '../zone/record-set.js';
+import { isRecordType, RECORD_TYPES, rrsetKey } from '../zone/record-set.js';
 import type { ParsedValue } from '../zone/values.js';
 import { canonicalValue, parseValue, sameValues } from '../zone/values.js';
 import { OverlayMap } from '../zone/names-overlay.js';
@@ -100,6 +100,8 @@ export interface BuiltPlan {
 }
 
 const ACTIONS = ['create', 'update', 'delete'] as const;
+/** Each record type's name, one string each. */
+const TYPE_NAMES: ReadonlyMap<string, RecordType> = new Map(RECORD_TYPES.map((t) => [t, t]));
 const ZONE_RULES = RULES.filter((r) => r.scope === 'zone');
 const isApexOwned = (name: string, type: string, origin: string): boolean => name === origin && (type === 'SOA' || type === 'NS');
 const isTextList = (v: unknown): v is readonly string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
@@ -115,8 +117,20 @@ interface Draft {
 
 type Index = NameIndex;
 
-/** Parsed input values per change, to prime the rules' parse cache (each value is parsed once per plan). */
-type ParsedByChange = Map<Change, readonly ParsedValue[]>;
+/**
+ * The parsed values of a plan's sets and changes (a change that states its TTL and values is the set it
+ * makes), primed from the input and filled by the rules' views: most values are parsed once per plan. An
+ * address is not kept: parsing one again (a pattern test) costs less than holding it, some 180 bytes a set
+ * — a million of them in a large import.
+ */
+class ParsedCache extends Map<object, readonly ParsedValue[]> {
+  override set(key: object, parsed: readonly ParsedValue[]): this {
+    const type = (key as { readonly type?: unknown }).type;
+    return type === 'A' || type === 'AAAA' ? this : super.set(key, parsed);
+  }
+}
+
+type ParsedByChange = ParsedCache;
 
 const canonicalAll = (type: RecordType, values: readonly string[], origin: string): string[] =>
   values.map((v) => canonicalValue(type, v, origin));
@@ -303,6 +317,14 @@ class DesiredSets {
   }
 }
 
+const ANY = /x/;
+/**
+ * A value built of pieces (an MX's "10 " and its host) is a tree of strings until something reads it flat;
+ * a pattern test does, in place, and the collector then keeps the flat string only: some 50 bytes instead of
+ * 120 for each of the values a large import holds until its checks are done.
+ */
+const flatten = (s: string): void => void ANY.test(s);
+
 /** One desired set against the zone's set of its name and type: a create, an update, or null (the same). */
 const diffOne = (
   origin: string,
@@ -416,12 +438,19 @@ const fromZoneFile = (
   const changes: Change[] = [];
   // The sets of the zone now that the file has too (by name and type): every other one is deleted.
   const kept = new Set<RecordSet>();
+  // The owner name as the changes keep it: one string for the sets of a name that come one after another
+  // (the parser's come in the file's order), a copy of its own — the parser's is a slice of a longer string,
+  // which it would keep alive — and the type as the one constant string of its kind.
+  let name = '';
   for (const s of parsed.recordSets) {
     // A whole-zone plan leaves apex SOA/NS (the service's) and _acme-challenge names (ACME clients') alone.
     if (isApexOwned(s.name, s.type, origin) || isAcmeChallengeName(s.name)) continue;
-    const values = parseAll(s.type, s.values, origin);
-    const existing = currentNames.get(s.name)?.get(s.type);
-    const change = diffOne(origin, existing, s.name, s.type, s.ttl, values);
+    if (s.name !== name) name = JSON.parse(JSON.stringify(s.name)) as string;
+    const type = TYPE_NAMES.get(s.type) ?? s.type;
+    const values = parseAll(type, s.values, origin);
+    for (const v of values) flatten(v.canonical);
+    const existing = currentNames.get(name)?.get(type);
+    const change = diffOne(origin, existing, name, type, s.ttl, values);
     if (existing) kept.add(existing);
     if (change) {
       changes.push(change);
@@ -513,7 +542,7 @@ export const buildPlan = (args: {
   const { input } = args;
   const current = args.current instanceof ZoneSets ? args.current : ZoneSets.of(args.current);
   const currentNames = current.names;
-  const parsedBy: ParsedByChange = new Map();
+  const parsedBy = new ParsedCache();
 
   let source: BuiltPlan['source'];
   let draft: Draft;
@@ -557,7 +586,7 @@ export const buildPlan = (args: {
     : new Map(currentNames);
   // The parsed values of the changes are the parsed values of the sets they make: a change that states its
   // TTL and values is itself the set it makes (read-only, as every set), so one map serves both.
-  const cache: ViewCache = { parsed: parsedBy as Map<RecordSet, readonly ParsedValue[]>, targets: new Map() };
+  const cache: ViewCache = { parsed: parsedBy as unknown as ViewCache['parsed'], targets: new Map() };
   const changedSets: RecordSet[] = [];
   for (const c of changes) {
     // The index's own maps are never changed: a name's map is copied once, on its first change (a map of this
