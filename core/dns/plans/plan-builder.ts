@@ -126,7 +126,14 @@ type Index = NameIndex;
 class ParsedCache extends Map<object, readonly ParsedValue[]> {
   override set(key: object, parsed: readonly ParsedValue[]): this {
     const type = (key as { readonly type?: unknown }).type;
-    return type === 'A' || type === 'AAAA' ? this : super.set(key, parsed);
+    return type === 'A' || type === 'AAAA' || type === 'TXT' || type === 'SPF' ? this : super.set(key, parsed);
+  }
+}
+
+/** The hosts a set points at, derived from its parsed values on each use (cheap): not kept, for the same reason. */
+class Unkept<K, V> extends Map<K, V> {
+  override set(): this {
+    return this;
   }
 }
 
@@ -586,7 +593,7 @@ export const buildPlan = (args: {
     : new Map(currentNames);
   // The parsed values of the changes are the parsed values of the sets they make: a change that states its
   // TTL and values is itself the set it makes (read-only, as every set), so one map serves both.
-  const cache: ViewCache = { parsed: parsedBy as unknown as ViewCache['parsed'], targets: new Map() };
+  const cache: ViewCache = { parsed: parsedBy as unknown as ViewCache['parsed'], targets: new Unkept() };
   const changedSets: RecordSet[] = [];
   for (const c of changes) {
     // The index's own maps are never changed: a name's map is copied once, on its first change (a map of this
