@@ -108,10 +108,10 @@ const IMPORT_THREAD_YOUNG_MB = 32;
 
 /**
  * An import's planning thread's heap cap, MB: room for the largest import allowed (DNS_IMPORT_MAX_RECORDS),
- * at about 1 KB a record — a plan of a million records (bench:import) holds some 850 MB at its peak — plus
+ * at 512 bytes a record — a plan of a million records (bench:import) holds some 400 MB at its peak — plus
  * 256 MB. An import past it fails; the API goes on (see ThreadImportPlannerOptions.oldGenerationMb).
  */
-export const importThreadHeapMb = (maxRecords: number): number => 256 + Math.ceil(maxRecords / 1024);
+export const importThreadHeapMb = (maxRecords: number): number => 256 + Math.ceil(maxRecords / 3072);
 
 const id = <X>(token: ServiceIdentifier<X>) => token;
 

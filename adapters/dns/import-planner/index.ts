@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { InlineImportSession } from '../../../core/dns/imports/import-planner.js';
 import type { SkippedGroup } from '../../../core/dns/imports/zone-import.js';
-import type { Change, CheckResult } from '../../../core/dns/plans/plan.js';
+import type { ChangesJson, CheckResult } from '../../../core/dns/plans/plan.js';
 import type { ImportedPlan, ImportPlanner, ImportPlanSession, ImportPlanStart } from '../../../core/dns/ports/zone-import.port.js';
 import type { RecordSet } from '../../../core/dns/zone/record-set.js';
 import type { ZoneSets } from '../../../core/dns/zone/zone-sets.js';
@@ -170,7 +170,8 @@ class ThreadSession implements ImportPlanSession {
   private failure: unknown = null;
   private read = 0;
   private skippedList: readonly SkippedGroup[] = [];
-  private readonly changes: Change[] = [];
+  /** The plan's changes as they come, JSON text slices in order. */
+  private parts: string[] = [];
   private waiting: { resolve: (p: ImportedPlan) => void; reject: (e: unknown) => void } | null = null;
 
   /** `released` runs once, when the thread is stopped (done, failed or closed): its place is free again. */
@@ -220,13 +221,20 @@ class ThreadSession implements ImportPlanSession {
     });
   }
 
-  close(): void {
+  /** Stops the thread; the promise is settled once it has exited. */
+  close(): Promise<void> {
     const w = this.worker;
     this.worker = null;
-    if (w) void w.terminate();
+    const exited = w
+      ? w.terminate().then(
+          () => undefined,
+          () => undefined,
+        )
+      : Promise.resolve();
     const released = this.released;
     this.released = null;
     released?.();
+    return exited;
   }
 
   private send(m: ToThread): void {
@@ -236,7 +244,7 @@ class ThreadSession implements ImportPlanSession {
 
   private received(m: FromThread): void {
     if (m.kind === 'changes') {
-      for (const c of m.part) this.changes.push(c);
+      this.parts.push(m.json);
       return;
     }
     this.read = m.recordsRead;
@@ -246,11 +254,14 @@ class ThreadSession implements ImportPlanSession {
       this.fail('code' in e ? new DomainError(e.code as ErrorCode, e.params as never) : new Error(e.message));
       return;
     }
-    const plan: ImportedPlan = { changes: this.changes, checks: m.checks as CheckResult[], valid: m.valid };
+    const changes: ChangesJson = { json: `[${this.parts.join(',')}]`, counts: m.counts };
+    this.parts = [];
+    const plan: ImportedPlan = { changes, checks: m.checks as CheckResult[], valid: m.valid };
     const waiting = this.waiting;
     this.waiting = null;
-    this.close();
-    waiting?.resolve(plan);
+    // The plan is answered once the thread is gone: its heap is given back before the plan is stored.
+    const exited = this.close();
+    void exited.then(() => waiting?.resolve(plan));
   }
 
   private fail(err: unknown): void {

@@ -1,5 +1,5 @@
 import type { SkippedGroup } from '../../../core/dns/imports/zone-import.js';
-import type { Change, CheckResult } from '../../../core/dns/plans/plan.js';
+import type { ChangesJson, CheckResult } from '../../../core/dns/plans/plan.js';
 import type { RecordSet } from '../../../core/dns/zone/record-set.js';
 import type { ImportPlanStart } from '../../../core/dns/ports/zone-import.port.js';
 
@@ -9,10 +9,15 @@ export type ToThread =
   | { readonly kind: 'plan'; readonly current: readonly RecordSet[]; readonly maxRecordSets?: number };
 
 export type FromThread =
-  /** A slice of the plan's changes, in order: many small messages, so the API's thread takes each in a moment. */
-  | { readonly kind: 'changes'; readonly part: readonly Change[] }
+  /**
+   * A slice of the plan's changes, in order, as JSON text (JSON.stringify of the slice without its brackets):
+   * many small messages, so the API's thread takes each in a moment, and strings, not objects, so that a
+   * million changes cost it their text only.
+   */
+  | { readonly kind: 'changes'; readonly json: string }
   | {
       readonly kind: 'done';
+      readonly counts: ChangesJson['counts'];
       readonly checks: readonly CheckResult[];
       readonly valid: boolean;
       readonly recordsRead: number;

@@ -32,9 +32,11 @@ port.on('message', (m: ToThread) => {
       return;
     }
     const plan = session.planNow(ZoneSets.of(m.current), m.maxRecordSets !== undefined ? { maxRecordSets: m.maxRecordSets } : {});
+    const counts = { create: 0, update: 0, delete: 0 };
+    for (const c of plan.changes) counts[c.action]++;
     for (let i = 0; i < plan.changes.length; i += CHANGES_PER_MESSAGE)
-      post({ kind: 'changes', part: plan.changes.slice(i, i + CHANGES_PER_MESSAGE) });
-    post({ kind: 'done', checks: plan.checks, valid: plan.valid, recordsRead: session.recordsRead, skipped: session.skipped() });
+      post({ kind: 'changes', json: JSON.stringify(plan.changes.slice(i, i + CHANGES_PER_MESSAGE)).slice(1, -1) });
+    post({ kind: 'done', counts, checks: plan.checks, valid: plan.valid, recordsRead: session.recordsRead, skipped: session.skipped() });
   } catch (err) {
     fail(err);
   }

@@ -1,4 +1,4 @@
-import type { PlanRecord } from '../../../core/dns/plans/plan.js';
+import type { ChangesJson, NewPlanRecord, PlanRecord } from '../../../core/dns/plans/plan.js';
 import type {
   AcmeChallenge,
   AcmeChallengeRepository,
@@ -293,7 +293,7 @@ export class SqlZoneRepository implements ZoneRepository {
 export class SqlPlanRepository implements PlanRepository {
   constructor(private readonly uow: KnexUnitOfWork) {}
 
-  async insert(p: PlanRecord): Promise<void> {
+  async insert(p: NewPlanRecord): Promise<void> {
     await this.uow
       .db()('dns_plans')
       .insert({
@@ -304,7 +304,8 @@ export class SqlPlanRepository implements PlanRepository {
         key_id: p.keyId,
         source: p.source,
         base_serial: p.baseSerial,
-        changes: json(p.changes),
+        // An import's changes come as JSON text already (exactly what json() would make of the list).
+        changes: Array.isArray(p.changes) ? json(p.changes) : (p.changes as ChangesJson).json,
         before_sets: json(p.before),
         checks: json(p.checks),
         valid: p.valid,

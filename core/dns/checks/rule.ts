@@ -143,7 +143,8 @@ export const makeView = (origin: string, sets: readonly RecordSet[], options: Vi
   const names = options.names ?? indexSets(sets);
   const changedSets = options.changedSets ?? sets;
   const full = options.changedSets === undefined;
-  const changedObjects = full ? null : new Set(changedSets);
+  // Built on first use (a whole import's plan changes a million sets).
+  let changedObjects: Set<RecordSet> | null = null;
   let owners: string[] | null = null;
   let byType: Map<RecordType, RecordSet[]> | null = null;
   let changedByType: Map<RecordType, RecordSet[]> | null = null;
@@ -163,7 +164,8 @@ export const makeView = (origin: string, sets: readonly RecordSet[], options: Vi
         const host = !d ? null : d.kind === 'host' ? d.host : d.kind === 'mx' ? d.exchange : d.kind === 'srv' ? d.target : null;
         if (host) out.push(host);
       }
-      cache.targets.set(set, (t = out.length === 0 ? NONE : out));
+      // A copy of the exact length: `out` reserved room for 16 more (a whole-zone check keeps one per set).
+      cache.targets.set(set, (t = out.length === 0 ? NONE : out.slice()));
     }
     return t;
   };
@@ -177,12 +179,12 @@ export const makeView = (origin: string, sets: readonly RecordSet[], options: Vi
     },
     changedNames: options.changedNames ?? (full ? new Set(names.keys()) : NO_NAMES),
     changes: options.changes ?? [],
-    isChanged: changedObjects
-      ? (name, type) => {
+    isChanged: full
+      ? () => true
+      : (name, type) => {
           const s = names.get(name)?.get(type);
-          return s !== undefined && changedObjects.has(s);
-        }
-      : () => true,
+          return s !== undefined && (changedObjects ??= new Set(changedSets)).has(s);
+        },
     get: (name, type) => names.get(name)?.get(type),
     ofType(type) {
       if (byType === null) {

@@ -1,5 +1,6 @@
 import type { ImportedPlan, ImportPlanner, ImportPlanSession, ImportPlanStart } from '../ports/zone-import.port.js';
 import { buildPlan } from '../plans/plan-builder.js';
+import type { Change } from '../plans/plan.js';
 import { ZoneFileParser } from '../zone/zone-file.js';
 import type { ZoneSets } from '../zone/zone-sets.js';
 import { SkippedTally, type SkippedGroup } from './zone-import.js';
@@ -45,7 +46,7 @@ export class InlineImportSession implements ImportPlanSession {
   }
 
   /** The plan on `current`. The parser is let go before the plan is built: its sets are the plan's input. */
-  planNow(current: ZoneSets, limits: { readonly maxRecordSets?: number }): ImportedPlan {
+  planNow(current: ZoneSets, limits: { readonly maxRecordSets?: number }): ImportedPlan & { readonly changes: readonly Change[] } {
     const parser = this.open();
     const parsed = parser.drain();
     this.read = parser.recordsRead;

@@ -6,7 +6,7 @@ import { DomainError } from '../../kernel/errors.js';
 import { transientCheckpoints, type Checkpoints } from '../../kernel/checkpoints.port.js';
 import { assertAcmeOnly, assertAcmeOnlyInput, dnsAccess } from '../dns-access.js';
 import { buildPlan, inputOf, type ChangeInput, type PlanInput } from './plan-builder.js';
-import { isSafeChange, Plan, type CheckResult, type PlanRecord, type PlanView } from './plan.js';
+import { isSafeChange, Plan, type CheckResult, type NewPlanRecord, type PlanRecord, type PlanView } from './plan.js';
 
 export type { PlanView };
 import type { PlanRepository, ZoneRepository } from '../ports/zone-repository.port.js';
@@ -69,16 +69,20 @@ export class DnsPlans {
    * made for the key that started the import (its dns.edit was checked then), applied through the plan
    * routes. `build` makes it on the zone's sets as read here (the import's planner, perhaps on another
    * thread); the plan's base is that version of the zone, so a change meanwhile makes it stale at apply.
+   * Answers the plan's id and counts only: the changes (perhaps a million, perhaps JSON text from the thread)
+   * go to the store as they came, never built into a view here.
    */
   async createImported(
     owner: PlanOwner,
     domain: string,
     build: (current: ZoneSets, limits: { readonly maxRecordSets?: number }) => Promise<ImportedPlan>,
-  ): Promise<PlanView> {
+  ): Promise<{ readonly id: string; readonly valid: boolean }> {
     const zone = await this.deps.zoneService.indexed(owner.accountId, owner.environment, domain);
     if (!zone) throw new DomainError('domain_not_found', { domain });
     const built = await build(zone.sets, this.limit());
-    return this.store(owner, zone, { source: 'zone_file', ...built, before: Plan.wholeZoneBefore(zone) });
+    const record = this.record(owner, zone, { source: 'zone_file', ...built, before: Plan.wholeZoneBefore(zone) });
+    await this.deps.plans.insert(record);
+    return { id: record.id, valid: record.valid };
   }
 
   private async planOn(owner: PlanOwner, zone: IndexedZone, input: PlanInput, acmeOnly: boolean): Promise<PlanView> {
@@ -95,8 +99,19 @@ export class DnsPlans {
     zone: IndexedZone,
     built: Pick<PlanRecord, 'source' | 'changes' | 'checks' | 'valid' | 'before'>,
   ): Promise<PlanView> {
+    const plan = Plan.of(this.record(owner, zone, built) as PlanRecord);
+    await this.deps.plans.insert(plan.record);
+    return plan.view();
+  }
+
+  /** The plan to store: its id, owner, base and lifetime around what was built. */
+  private record(
+    owner: PlanOwner,
+    zone: IndexedZone,
+    built: Pick<NewPlanRecord, 'source' | 'changes' | 'checks' | 'valid' | 'before'>,
+  ): NewPlanRecord {
     const now = this.deps.clock.now();
-    const plan = Plan.of({
+    return {
       id: this.deps.random.id(),
       accountId: owner.accountId,
       environment: owner.environment,
@@ -111,9 +126,7 @@ export class DnsPlans {
       createdAt: now,
       expiresAt: new Date(now.getTime() + PLAN_LIFETIME_MS),
       appliedAt: null,
-    });
-    await this.deps.plans.insert(plan.record);
-    return plan.view();
+    };
   }
 
   /**

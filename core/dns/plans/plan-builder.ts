@@ -9,16 +9,17 @@ import { dnssecServiceOwned } from '../checks/dnssec-service-owned.js';
 import { isDnssecType } from '../zone/zone-signing.js';
 import { makePlanDelta, zoneRuleResults } from '../checks/plan-delta.js';
 import type { Rule } from '../checks/rule.js';
-import { makeView, newViewCache, result } from '../checks/rule.js';
+import { makeView, result, type ViewCache } from '../checks/rule.js';
 import { TargetIndex } from '../checks/target-index.js';
 import { mixedTtl } from '../checks/rrset-ttl.js';
 import { canonicalKey, isAcmeChallengeName, normalizeOrigin, resolveName } from '../zone/names.js';
 import type { Change, CheckResult } from './plan.js';
 import type { RecordSet, RecordType } from '../zone/record-set.js';
-import { isRecordType, rrsetKey } from '../zone/record-set.js';
+import { isRecordType, RECORD_TYPES, rrsetKey } from '../zone/record-set.js';
 import type { ParsedValue } from '../zone/values.js';
 import { canonicalValue, parseValue, sameValues } from '../zone/values.js';
 import { OverlayMap } from '../zone/names-overlay.js';
+import { TypeMap } from './type-map.js';
 import { ZoneSets, type NameIndex } from '../zone/zone-sets.js';
 import { parseZoneFile } from '../zone/zone-file.js';
 
@@ -99,6 +100,8 @@ export interface BuiltPlan {
 }
 
 const ACTIONS = ['create', 'update', 'delete'] as const;
+/** Each record type's name, one string each. */
+const TYPE_NAMES: ReadonlyMap<string, RecordType> = new Map(RECORD_TYPES.map((t) => [t, t]));
 const ZONE_RULES = RULES.filter((r) => r.scope === 'zone');
 const isApexOwned = (name: string, type: string, origin: string): boolean => name === origin && (type === 'SOA' || type === 'NS');
 const isTextList = (v: unknown): v is readonly string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
@@ -114,8 +117,27 @@ interface Draft {
 
 type Index = NameIndex;
 
-/** Parsed input values per change, to prime the rules' parse cache (each value is parsed once per plan). */
-type ParsedByChange = Map<Change, readonly ParsedValue[]>;
+/**
+ * The parsed values of a plan's sets and changes (a change that states its TTL and values is the set it
+ * makes), primed from the input and filled by the rules' views: most values are parsed once per plan. An
+ * address is not kept: parsing one again (a pattern test) costs less than holding it, some 180 bytes a set
+ * — a million of them in a large import.
+ */
+class ParsedCache extends Map<object, readonly ParsedValue[]> {
+  override set(key: object, parsed: readonly ParsedValue[]): this {
+    const type = (key as { readonly type?: unknown }).type;
+    return type === 'A' || type === 'AAAA' || type === 'TXT' || type === 'SPF' ? this : super.set(key, parsed);
+  }
+}
+
+/** The hosts a set points at, derived from its parsed values on each use (cheap): not kept, for the same reason. */
+class Unkept<K, V> extends Map<K, V> {
+  override set(): this {
+    return this;
+  }
+}
+
+type ParsedByChange = ParsedCache;
 
 const canonicalAll = (type: RecordType, values: readonly string[], origin: string): string[] =>
   values.map((v) => canonicalValue(type, v, origin));
@@ -302,26 +324,35 @@ class DesiredSets {
   }
 }
 
+const ANY = /x/;
+/**
+ * A value built of pieces (an MX's "10 " and its host) is a tree of strings until something reads it flat;
+ * a pattern test does, in place, and the collector then keeps the flat string only: some 50 bytes instead of
+ * 120 for each of the values a large import holds until its checks are done.
+ */
+const flatten = (s: string): void => void ANY.test(s);
+
+/** One desired set against the zone's set of its name and type: a create, an update, or null (the same). */
+const diffOne = (
+  origin: string,
+  existing: RecordSet | undefined,
+  name: string,
+  type: RecordType,
+  ttl: number,
+  parsed: readonly ParsedValue[],
+  values: string[] = parsed.map((p) => p.canonical),
+): Change | null => {
+  if (!existing) return { action: 'create', name, type, ttl, values };
+  if (existing.ttl === ttl && (sameValues(existing.values, values) || sameValues(canonicalAll(type, existing.values, origin), values)))
+    return null;
+  return { action: 'update', name, type, ttl, values, current: { ttl: existing.ttl, values: [...existing.values] } };
+};
+
 /** Whole-zone inputs: group into sets (one TTL per set), then diff against the zone. */
 const fromDesired = (origin: string, current: ZoneSets, currentNames: Index, desired: DesiredSets, parsedBy: ParsedByChange): Change[] => {
   const changes: Change[] = [];
   for (const d of desired.list) {
-    const existing = currentNames.get(d.name)?.get(d.type);
-    let change: Change | null = null;
-    if (!existing) change = { action: 'create', name: d.name, type: d.type, ttl: d.ttl, values: d.values };
-    else if (
-      existing.ttl !== d.ttl ||
-      !(sameValues(existing.values, d.values) || sameValues(canonicalAll(d.type, existing.values, origin), d.values))
-    ) {
-      change = {
-        action: 'update',
-        name: d.name,
-        type: d.type,
-        ttl: d.ttl,
-        values: d.values,
-        current: { ttl: existing.ttl, values: [...existing.values] },
-      };
-    }
+    const change = diffOne(origin, currentNames.get(d.name)?.get(d.type), d.name, d.type, d.ttl, d.parsed, d.values);
     if (change) {
       changes.push(change);
       parsedBy.set(change, d.parsed);
@@ -399,8 +430,10 @@ const fromRecords = (origin: string, inputs: readonly RecordSetInput[]): { desir
 };
 
 /**
- * A zone file's sets as the desired zone, diffed. Its own function: the desired sets (and the file's sets,
- * when they are handed out one by one) are let go once the changes are made, before the checks run.
+ * A zone file's sets as the desired zone, diffed: the changes it makes to the zone, with their parsed values.
+ * The file's sets come one per name and type (the parser merges a set's records), so each is diffed as it
+ * comes and let go — only the changes are kept, and of the zone now only which sets the file also has (what
+ * fromDesired finds through the desired sets, without an index of the desired zone by name).
  */
 const fromZoneFile = (
   origin: string,
@@ -408,9 +441,36 @@ const fromZoneFile = (
   parsed: { readonly recordSets: Iterable<RecordSet>; readonly results: readonly CheckResult[] },
   parsedBy: ParsedByChange,
 ): Draft => {
-  const desired = new DesiredSets();
-  for (const s of parsed.recordSets) addDesired(desired, origin, s.name, s.type, s.ttl, s.values);
-  return { changes: fromDesired(origin, current, current.names, desired, parsedBy), results: [...parsed.results] };
+  const currentNames = current.names;
+  const changes: Change[] = [];
+  // The sets of the zone now that the file has too (by name and type): every other one is deleted.
+  const kept = new Set<RecordSet>();
+  // The owner name as the changes keep it: one string for the sets of a name that come one after another
+  // (the parser's come in the file's order), a copy of its own — the parser's is a slice of a longer string,
+  // which it would keep alive — and the type as the one constant string of its kind.
+  let name = '';
+  for (const s of parsed.recordSets) {
+    // A whole-zone plan leaves apex SOA/NS (the service's) and _acme-challenge names (ACME clients') alone.
+    if (isApexOwned(s.name, s.type, origin) || isAcmeChallengeName(s.name)) continue;
+    if (s.name !== name) name = JSON.parse(JSON.stringify(s.name)) as string;
+    const type = TYPE_NAMES.get(s.type) ?? s.type;
+    const values = parseAll(type, s.values, origin);
+    for (const v of values) flatten(v.canonical);
+    const existing = currentNames.get(name)?.get(type);
+    const change = diffOne(origin, existing, name, type, s.ttl, values);
+    if (existing) kept.add(existing);
+    if (change) {
+      changes.push(change);
+      parsedBy.set(change, values);
+    }
+  }
+  current.forEach((s) => {
+    if (isApexOwned(s.name, s.type, origin) || isAcmeChallengeName(s.name)) return;
+    const now = currentNames.get(s.name)?.get(s.type);
+    if (now === undefined || !kept.has(now))
+      changes.push({ action: 'delete', name: s.name, type: s.type, current: { ttl: s.ttl, values: [...s.values] } });
+  });
+  return { changes, results: [...parsed.results] };
 };
 
 const mixedTtls = (desired: DesiredSets): CheckResult[] => {
@@ -489,7 +549,7 @@ export const buildPlan = (args: {
   const { input } = args;
   const current = args.current instanceof ZoneSets ? args.current : ZoneSets.of(args.current);
   const currentNames = current.names;
-  const parsedBy: ParsedByChange = new Map();
+  const parsedBy = new ParsedCache();
 
   let source: BuiltPlan['source'];
   let draft: Draft;
@@ -531,29 +591,31 @@ export const buildPlan = (args: {
   const afterNames: Map<string, ReadonlyMap<RecordType, RecordSet>> | OverlayMap<string, ReadonlyMap<RecordType, RecordSet>> = incremental
     ? new OverlayMap(currentNames)
     : new Map(currentNames);
-  const cache = newViewCache();
+  // The parsed values of the changes are the parsed values of the sets they make: a change that states its
+  // TTL and values is itself the set it makes (read-only, as every set), so one map serves both.
+  const cache: ViewCache = { parsed: parsedBy as unknown as ViewCache['parsed'], targets: new Unkept() };
   const changedSets: RecordSet[] = [];
-  // The names whose types map this plan copied (the index's own maps are never changed).
-  const copied = new Map<string, Map<RecordType, RecordSet>>();
   for (const c of changes) {
-    let types = copied.get(c.name);
-    if (types === undefined) {
-      types = new Map(afterNames.get(c.name) ?? []);
-      copied.set(c.name, types);
+    // The index's own maps are never changed: a name's map is copied once, on its first change (a map of this
+    // plan's is never the index's).
+    let types = afterNames.get(c.name) as TypeMap<RecordSet> | undefined;
+    if (types === undefined || types === currentNames.get(c.name)) {
+      types = new TypeMap<RecordSet>(types);
       afterNames.set(c.name, types);
     }
     if (c.action === 'delete') {
       types.delete(c.type);
-      if (types.size === 0) {
-        afterNames.delete(c.name);
-        copied.delete(c.name);
-      }
+      if (types.size === 0) afterNames.delete(c.name);
       continue;
     }
-    // The change's values array, shared: both are read-only.
-    const set: RecordSet = { name: c.name, type: c.type, ttl: c.ttl ?? types.get(c.type)?.ttl ?? DEFAULT_TTL, values: c.values ?? [] };
-    const parsed = parsedBy.get(c);
-    if (parsed) cache.parsed.set(set, parsed);
+    let set: RecordSet;
+    if (c.ttl !== undefined && c.values !== undefined) set = c as RecordSet;
+    else {
+      // The change's values array, shared: both are read-only.
+      set = { name: c.name, type: c.type, ttl: c.ttl ?? types.get(c.type)?.ttl ?? DEFAULT_TTL, values: c.values ?? [] };
+      const parsed = parsedBy.get(c);
+      if (parsed) cache.parsed.set(set, parsed);
+    }
     types.set(c.type, set);
     changedSets.push(set);
   }
@@ -602,7 +664,9 @@ export const buildPlan = (args: {
     get after() {
       if (after === null) {
         after = [];
-        for (const types of afterNames.values()) for (const s of types.values()) after.push(s);
+        // A set that is its change is listed as a plain set.
+        for (const types of afterNames.values())
+          for (const s of types.values()) after.push('action' in s ? { name: s.name, type: s.type, ttl: s.ttl, values: s.values } : s);
       }
       return after;
     },

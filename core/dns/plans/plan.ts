@@ -15,6 +15,20 @@ export interface Change {
   readonly current?: { readonly ttl: number; readonly values: readonly string[] };
 }
 
+/**
+ * A plan's changes as the JSON text of their list (exactly JSON.stringify of the Change[]), as an import's
+ * planning thread hands them over: a million changes as one string on their way to the store, rather than a
+ * million objects in the API's thread.
+ */
+export interface ChangesJson {
+  readonly json: string;
+  readonly counts: { readonly create: number; readonly update: number; readonly delete: number };
+}
+
+/** The changes as a list, whichever way they came. */
+export const changeList = (changes: readonly Change[] | ChangesJson): readonly Change[] =>
+  Array.isArray(changes) ? changes : (JSON.parse((changes as ChangesJson).json) as Change[]);
+
 /** A check result (the minimum rules, each with an id that names its subject). */
 export interface CheckResult {
   readonly severity: 'error' | 'warning';
@@ -23,6 +37,9 @@ export interface CheckResult {
   readonly type: string | null;
   readonly message: { readonly uk: string; readonly en: string };
 }
+
+/** A plan to store: as PlanRecord, its changes perhaps already JSON text (an import's). */
+export type NewPlanRecord = Omit<PlanRecord, 'changes'> & { readonly changes: readonly Change[] | ChangesJson };
 
 /** A plan as the store keeps it: the base it was made on, the ordered changes, every check result. */
 export interface PlanRecord {

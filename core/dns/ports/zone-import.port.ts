@@ -1,6 +1,6 @@
 import type { Environment } from '../../kernel/environment.js';
 import type { ImportOutcome, SkippedGroup, TsigKey, ZoneImportRecord } from '../imports/zone-import.js';
-import type { Change, CheckResult } from '../plans/plan.js';
+import type { Change, ChangesJson, CheckResult } from '../plans/plan.js';
 import type { ZoneSets } from '../zone/zone-sets.js';
 
 export interface ZoneImportRepository {
@@ -48,7 +48,8 @@ export interface ImportPlanStart {
 
 /** The plan an import built: what DnsPlans stores as an ordinary whole-zone plan. */
 export interface ImportedPlan {
-  readonly changes: readonly Change[];
+  /** The changes, or (from a planning thread) their JSON text, stored as it is. */
+  readonly changes: readonly Change[] | ChangesJson;
   readonly checks: readonly CheckResult[];
   readonly valid: boolean;
 }

@@ -1,5 +1,5 @@
 import type { Environment } from '../../kernel/environment.js';
-import type { PlanRecord } from '../plans/plan.js';
+import type { NewPlanRecord, PlanRecord } from '../plans/plan.js';
 import type { RecordSet, RecordType } from '../zone/record-set.js';
 import type { StoredZone } from '../zone/zone.js';
 
@@ -66,7 +66,8 @@ export interface ZoneRepository {
 }
 
 export interface PlanRepository {
-  insert(plan: PlanRecord): Promise<void>;
+  /** Changes given as JSON text are stored as they are (the same text JSON.stringify of the list gives). */
+  insert(plan: NewPlanRecord): Promise<void>;
   find(accountId: string, environment: Environment, id: string): Promise<PlanRecord | null>;
   markApplied(id: string, at: Date): Promise<boolean>;
 }
