@@ -27,6 +27,7 @@ import * as dnssecRollover from './migrations/20261126190000_dnssec_rollover.js'
 import * as dnssecSignatures from './migrations/20261126193100_dnssec_signatures.js';
 import * as scaleIndexes from './migrations/20261126201000_scale_indexes.js';
 import * as dnssecForeignKeys from './migrations/20261127030000_dnssec_foreign_keys.js';
+import * as webhookEventTypes from './migrations/20261127100000_webhook_event_types.js';
 
 /** Migrations listed explicitly: no directory scanning, so they load the same under tsx, tests and CLI. */
 const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
@@ -58,6 +59,7 @@ const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
   ['20261126193100_dnssec_signatures', dnssecSignatures],
   ['20261126201000_scale_indexes', scaleIndexes],
   ['20261127030000_dnssec_foreign_keys', dnssecForeignKeys],
+  ['20261127100000_webhook_event_types', webhookEventTypes],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {
