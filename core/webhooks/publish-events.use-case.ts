@@ -6,7 +6,7 @@ import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import type { WebhookRepository, NewDelivery } from './ports/webhook-repository.port.js';
 import { WebhookIndex } from './webhook.js';
 import { EVENT_CATALOGUE } from '../events/catalogue.js';
-import type { EventFeed } from '../events/ports/event-feed.port.js';
+import type { AssignedEvent, EventFeed } from '../events/ports/event-feed.port.js';
 import { domainCandidates, domainsOfEvent } from '../events/public-event.js';
 
 /** What PublishEvents is built from (one object, named, instead of positions). */
@@ -50,7 +50,7 @@ export class PublishEvents {
       for (const [k, c] of candidates) held.set(k, new Set(await this.deps.domains.held(c.accountId, c.environment, [...c.names])));
       const none: ReadonlySet<string> = new Set();
       let seq = lastSeq;
-      const rows: Array<{ id: string; pubSeq: string | null; publicType: string | null; domains: string[] }> = [];
+      const rows: AssignedEvent[] = [];
       const published: Array<{
         id: string;
         accountId: string;
@@ -63,12 +63,19 @@ export class PublishEvents {
       for (const e of events) {
         const info = EVENT_CATALOGUE[e.type];
         if (!info?.public || !e.environment) {
-          rows.push({ id: e.id, pubSeq: null, publicType: null, domains: [] });
+          rows.push({ id: e.id, accountId: e.accountId, environment: e.environment, pubSeq: null, publicType: null, domains: [] });
           continue;
         }
         const domains = domainsOfEvent(e, held.get(`${e.accountId}/${e.environment}`) ?? none);
         seq += 1n;
-        rows.push({ id: e.id, pubSeq: seq.toString(), publicType: info.public, domains });
+        rows.push({
+          id: e.id,
+          accountId: e.accountId,
+          environment: e.environment,
+          pubSeq: seq.toString(),
+          publicType: info.public,
+          domains,
+        });
         published.push({
           id: e.id,
           accountId: e.accountId,

@@ -3,7 +3,7 @@ import type { EventLog } from '../../../core/kernel/event-log.port.js';
 import type { Environment } from '../../../core/kernel/environment.js';
 import { date, iso, json, parse } from '../rows.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';
-import type { EventFeed, EventVisibility } from '../../../core/events/ports/event-feed.port.js';
+import type { AssignedEvent, EventFeed, EventVisibility } from '../../../core/events/ports/event-feed.port.js';
 import type { PublishedEvent } from '../../../core/events/public-event.js';
 import type { Engine } from '../connection.js';
 import type { Knex } from 'knex';
@@ -65,11 +65,7 @@ export class SqlEventFeed implements EventFeed {
     return { lastSeq: BigInt(state.last_seq), events: rows.map(toEvent) };
   }
 
-  async assign(
-    now: Date,
-    rows: ReadonlyArray<{ id: string; pubSeq: string | null; publicType: string | null; domains: readonly string[] }>,
-    lastSeq: bigint,
-  ): Promise<void> {
+  async assign(now: Date, rows: ReadonlyArray<AssignedEvent>, lastSeq: bigint): Promise<void> {
     const db = this.uow.db();
     const at = iso(now);
     const internal = rows.filter((r) => r.pubSeq === null).map((r) => r.id);
@@ -112,6 +108,17 @@ export class SqlEventFeed implements EventFeed {
         );
       }
     }
+    // Every domain of each numbered event, for the readers' every-domain check and ?domain=.
+    const domains = pub.flatMap((r) =>
+      [...new Set(r.domains)].map((domain) => ({
+        event_id: r.id,
+        account_id: r.accountId,
+        environment: r.environment,
+        domain,
+        pub_seq: r.pubSeq,
+      })),
+    );
+    for (let i = 0; i < domains.length; i += 500) await db('event_domains').insert(domains.slice(i, i + 500));
     await db('event_publisher').where({ id: 1 }).update({ last_seq: lastSeq.toString() });
   }
 
@@ -119,6 +126,8 @@ export class SqlEventFeed implements EventFeed {
    * Two indexed reads merged in cursor order: domain events by (account, environment, domain, pub_seq) —
    * for a key that sees few domains, each one's events; else the key's named or labelled domains as a
    * filter — and account events (domain null) of the admitted types. Neither reads what the key cannot see.
+   * An event about several domains passes only when every one is visible: its domains past the first are
+   * looked up in event_domains by primary key, per row read.
    */
   async page(q: {
     accountId: string;
@@ -141,14 +150,26 @@ export class SqlEventFeed implements EventFeed {
         .limit(q.limit);
       if (q.after !== null) query.andWhere('pub_seq', '>', q.after);
       if (q.types) query.whereIn('type', [...q.types]);
+      // Any of the event's domains: a lookup of event_domains' primary key (event, domain) per row.
       if (q.domain)
-        query.andWhere((b) => b.where('domain', q.domain!).orWhere('domains', 'like', `%"${q.domain!.replace(/[%_"]/g, '')}"%`));
+        query.whereRaw('(select 1 from event_domains x where x.event_id = events.id and x.domain = ? limit 1) is not null', [q.domain]);
       return query;
     };
     const reads: Array<Promise<Row[]>> = [];
     const v = q.visible.domains;
     if ('names' in v) {
-      if (v.names.length > 0) reads.push(base(byDomain).whereIn('domain', [...v.names]));
+      // The first domain among the names (the index read), and no other domain of the event outside them.
+      if (v.names.length > 0)
+        reads.push(
+          base(byDomain)
+            .whereIn('domain', [...v.names])
+            .whereRaw(
+              '(select 1 from event_domains o where o.event_id = events.id and o.domain not in (' +
+                v.names.map(() => '?').join(', ') +
+                ') limit 1) is null',
+              [...v.names],
+            ),
+        );
     } else if (v.scope.all) {
       reads.push(base().whereNotNull('domain'));
     } else if (v.scope.names.length > 0 || v.scope.labels.length > 0) {
@@ -161,11 +182,18 @@ export class SqlEventFeed implements EventFeed {
         v.scope.labels.length > 0
           ? `(select 1 from domain_labels l where l.domain_id = d.id and l.label in (${v.scope.labels.map(() => '?').join(', ')}) limit 1) is not null`
           : null;
+      const readable = [named, labelled].filter((x) => x !== null).join(' or ');
+      const binds = [...v.scope.names, ...v.scope.labels];
+      // The first domain readable, and no other domain of the event (event_domains, by its primary key) that
+      // is not: the same scalar lookup per domain.
       reads.push(
         base().whereRaw(
           '(select 1 from domains d where d.account_id = events.account_id and d.environment = events.environment ' +
-            `and d.name = events.domain and (${[named, labelled].filter((x) => x !== null).join(' or ')}) limit 1) is not null`,
-          [...v.scope.names, ...v.scope.labels],
+            `and d.name = events.domain and (${readable}) limit 1) is not null ` +
+            'and (select 1 from event_domains o where o.event_id = events.id and o.domain <> events.domain and ' +
+            '(select 1 from domains d where d.account_id = events.account_id and d.environment = events.environment ' +
+            `and d.name = o.domain and (${readable}) limit 1) is null limit 1) is null`,
+          [...binds, ...binds],
         ),
       );
     }
