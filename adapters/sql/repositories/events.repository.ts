@@ -47,6 +47,16 @@ const toPublished = (r: Row): PublishedEvent => ({
   domains: r.domains ? parse<string[]>(r.domains as string) : [],
 });
 
+/**
+ * A condition on an `events` row: none of its event_domains rows (read by the primary key, event then
+ * domain) matches `condition` (on alias o). Written as `(select 1 where not exists …) is not null`: Postgres
+ * guesses that true for most rows, as it is, so a LIMIT above it stays cheap in its estimate — an
+ * `(…) is null` is guessed true for 0.5 % of rows, which priced a page of 200 above the JIT thresholds
+ * (2 s of compiling for a 2 ms read, measured on 40 000 events).
+ */
+const noDomainOfTheEvent = (condition: string): string =>
+  `(select 1 where not exists (select 1 from event_domains o where o.event_id = events.id and ${condition})) is not null`;
+
 /** The event log's published side (see the migration 20261124120000 for why pub_seq, not seq). */
 export class SqlEventFeed implements EventFeed {
   constructor(
@@ -150,9 +160,8 @@ export class SqlEventFeed implements EventFeed {
         .limit(q.limit);
       if (q.after !== null) query.andWhere('pub_seq', '>', q.after);
       if (q.types) query.whereIn('type', [...q.types]);
-      // Any of the event's domains: a lookup of event_domains' primary key (event, domain) per row.
       if (q.domain)
-        query.whereRaw('(select 1 from event_domains x where x.event_id = events.id and x.domain = ? limit 1) is not null', [q.domain]);
+        query.andWhere((b) => b.where('domain', q.domain!).orWhere('domains', 'like', `%"${q.domain!.replace(/[%_"]/g, '')}"%`));
       return query;
     };
     const reads: Array<Promise<Row[]>> = [];
@@ -163,12 +172,7 @@ export class SqlEventFeed implements EventFeed {
         reads.push(
           base(byDomain)
             .whereIn('domain', [...v.names])
-            .whereRaw(
-              '(select 1 from event_domains o where o.event_id = events.id and o.domain not in (' +
-                v.names.map(() => '?').join(', ') +
-                ') limit 1) is null',
-              [...v.names],
-            ),
+            .whereRaw(noDomainOfTheEvent(`o.domain not in (${v.names.map(() => '?').join(', ')})`), [...v.names]),
         );
     } else if (v.scope.all) {
       reads.push(base().whereNotNull('domain'));
@@ -189,10 +193,11 @@ export class SqlEventFeed implements EventFeed {
       reads.push(
         base().whereRaw(
           '(select 1 from domains d where d.account_id = events.account_id and d.environment = events.environment ' +
-            `and d.name = events.domain and (${readable}) limit 1) is not null ` +
-            'and (select 1 from event_domains o where o.event_id = events.id and o.domain <> events.domain and ' +
-            '(select 1 from domains d where d.account_id = events.account_id and d.environment = events.environment ' +
-            `and d.name = o.domain and (${readable}) limit 1) is null limit 1) is null`,
+            `and d.name = events.domain and (${readable}) limit 1) is not null and ` +
+            noDomainOfTheEvent(
+              'o.domain <> events.domain and (select 1 from domains d where d.account_id = events.account_id and ' +
+                `d.environment = events.environment and d.name = o.domain and (${readable}) limit 1) is null`,
+            ),
           [...binds, ...binds],
         ),
       );
