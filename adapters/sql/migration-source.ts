@@ -28,6 +28,8 @@ import * as dnssecSignatures from './migrations/20261126193100_dnssec_signatures
 import * as scaleIndexes from './migrations/20261126201000_scale_indexes.js';
 import * as dnssecForeignKeys from './migrations/20261127030000_dnssec_foreign_keys.js';
 import * as dnsZoneChangeSeq from './migrations/20261127090000_dns_zone_change_seq.js';
+import * as webhookEventTypes from './migrations/20261127100000_webhook_event_types.js';
+import * as eventDomains from './migrations/20261127100100_event_domains.js';
 
 /** Migrations listed explicitly: no directory scanning, so they load the same under tsx, tests and CLI. */
 const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
@@ -60,6 +62,8 @@ const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
   ['20261126201000_scale_indexes', scaleIndexes],
   ['20261127030000_dnssec_foreign_keys', dnssecForeignKeys],
   ['20261127090000_dns_zone_change_seq', dnsZoneChangeSeq],
+  ['20261127100000_webhook_event_types', webhookEventTypes],
+  ['20261127100100_event_domains', eventDomains],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

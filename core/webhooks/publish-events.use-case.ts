@@ -4,9 +4,9 @@ import type { Environment } from '../kernel/environment.js';
 import type { Random } from '../kernel/random.port.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import type { WebhookRepository, NewDelivery } from './ports/webhook-repository.port.js';
-import { wants } from './webhook.js';
+import { WebhookIndex } from './webhook.js';
 import { EVENT_CATALOGUE } from '../events/catalogue.js';
-import type { EventFeed } from '../events/ports/event-feed.port.js';
+import type { AssignedEvent, EventFeed } from '../events/ports/event-feed.port.js';
 import { domainCandidates, domainsOfEvent } from '../events/public-event.js';
 
 /** What PublishEvents is built from (one object, named, instead of positions). */
@@ -50,7 +50,7 @@ export class PublishEvents {
       for (const [k, c] of candidates) held.set(k, new Set(await this.deps.domains.held(c.accountId, c.environment, [...c.names])));
       const none: ReadonlySet<string> = new Set();
       let seq = lastSeq;
-      const rows: Array<{ id: string; pubSeq: string | null; publicType: string | null; domains: string[] }> = [];
+      const rows: AssignedEvent[] = [];
       const published: Array<{
         id: string;
         accountId: string;
@@ -63,12 +63,19 @@ export class PublishEvents {
       for (const e of events) {
         const info = EVENT_CATALOGUE[e.type];
         if (!info?.public || !e.environment) {
-          rows.push({ id: e.id, pubSeq: null, publicType: null, domains: [] });
+          rows.push({ id: e.id, accountId: e.accountId, environment: e.environment, pubSeq: null, publicType: null, domains: [] });
           continue;
         }
         const domains = domainsOfEvent(e, held.get(`${e.accountId}/${e.environment}`) ?? none);
         seq += 1n;
-        rows.push({ id: e.id, pubSeq: seq.toString(), publicType: info.public, domains });
+        rows.push({
+          id: e.id,
+          accountId: e.accountId,
+          environment: e.environment,
+          pubSeq: seq.toString(),
+          publicType: info.public,
+          domains,
+        });
         published.push({
           id: e.id,
           accountId: e.accountId,
@@ -82,17 +89,13 @@ export class PublishEvents {
       await this.deps.feed.assign(now, rows, seq);
       let deliveries = 0;
       if (published.length > 0) {
-        const hooks = await this.deps.webhooks.enabledFor([...new Set(published.map((p) => p.accountId))]);
+        const types = [...new Set(published.map((p) => p.publicType))];
+        // Only the endpoints that want one of the batch's types, indexed once per batch: an event then meets
+        // the endpoints of its account, environment, type (and first domain, for endpoints limited to domains).
+        const index = new WebhookIndex(await this.deps.webhooks.wanting(published, types), types);
         const out: NewDelivery[] = [];
-        // Each event meets only its own account's endpoints in its environment.
-        const byAccount = new Map<string, typeof hooks>();
-        for (const w of hooks) {
-          const k = `${w.accountId}/${w.environment}`;
-          byAccount.set(k, [...(byAccount.get(k) ?? []), w]);
-        }
         for (const p of published) {
-          for (const w of byAccount.get(`${p.accountId}/${p.environment}`) ?? []) {
-            if (!wants(w, p.publicType, p.domains)) continue;
+          for (const w of index.wanting(p.accountId, p.environment, p.publicType, p.domains)) {
             out.push({
               id: this.deps.random.id(),
               webhookId: w.id,

@@ -1,6 +1,6 @@
 import type { Environment } from '../../../core/kernel/environment.js';
 import type { NewDelivery, WebhookRepository } from '../../../core/webhooks/ports/webhook-repository.port.js';
-import type { Attempt, Delivery, Webhook } from '../../../core/webhooks/webhook.js';
+import type { Attempt, Delivery, Webhook, WebhookTarget } from '../../../core/webhooks/webhook.js';
 import type { Engine } from '../connection.js';
 import { bool, date, dateOrNull, iso, json, num, parse, rawRows } from '../rows.js';
 import type { KnexUnitOfWork } from '../unit-of-work.js';
@@ -96,11 +96,26 @@ export class SqlWebhookRepository implements WebhookRepository {
 
   async insert(w: Webhook): Promise<void> {
     await this.uow.db()('webhooks').insert(webhookRow(w));
+    await this.writeTypes(w);
   }
 
   async update(w: Webhook): Promise<void> {
     const { id: _id, created_at: _c, created_by: _b, ...rest } = webhookRow(w);
     await this.uow.db()('webhooks').where({ id: w.id }).update(rest);
+    await this.writeTypes(w);
+  }
+
+  /** The endpoint's names as rows of webhook_event_types (the publisher's index), replacing what was there. */
+  private async writeTypes(w: Webhook): Promise<void> {
+    const db = this.uow.db();
+    await db('webhook_event_types').where({ webhook_id: w.id }).delete();
+    const rows = [...new Set(w.events)].map((event_type) => ({
+      webhook_id: w.id,
+      account_id: w.accountId,
+      environment: w.environment,
+      event_type,
+    }));
+    if (rows.length > 0) await db('webhook_event_types').insert(rows);
   }
 
   async delete(id: string): Promise<void> {
@@ -125,14 +140,41 @@ export class SqlWebhookRepository implements WebhookRepository {
     return (await q).map(toWebhook);
   }
 
-  async enabledFor(accountIds: readonly string[]): Promise<Webhook[]> {
-    if (accountIds.length === 0) return [];
-    return (
-      await this.uow
-        .db()('webhooks')
-        .whereIn('account_id', [...accountIds])
-        .where({ enabled: true, deleted: false })
-    ).map(toWebhook);
+  async wanting(
+    scopes: ReadonlyArray<{ accountId: string; environment: Environment }>,
+    publicTypes: readonly string[],
+  ): Promise<WebhookTarget[]> {
+    if (publicTypes.length === 0) return [];
+    const types = [...new Set([...publicTypes, '*'])];
+    const rows: Row[] = [];
+    // One indexed read per account and environment (a batch holds few): (account, environment, type) → endpoint.
+    for (const k of new Set(scopes.map((x) => `${x.accountId}/${x.environment}`))) {
+      const [accountId, environment] = [k.slice(0, k.lastIndexOf('/')), k.slice(k.lastIndexOf('/') + 1)];
+      rows.push(
+        ...(await this.uow
+          .db()('webhook_event_types as t')
+          .join('webhooks as w', 'w.id', 't.webhook_id')
+          .select('w.id', 'w.account_id', 'w.environment', 'w.events', 'w.domains')
+          .where({ 't.account_id': accountId, 't.environment': environment })
+          .whereIn('t.event_type', types)
+          .where({ 'w.enabled': true, 'w.deleted': false })),
+      );
+    }
+    const seen = new Set<string>();
+    const out: WebhookTarget[] = [];
+    for (const r of rows) {
+      if (seen.has(r.id as string)) continue;
+      seen.add(r.id as string);
+      out.push({
+        id: r.id as string,
+        accountId: r.account_id as string,
+        environment: r.environment as Environment,
+        events: parse<string[]>(r.events as string),
+        domains: r.domains ? parse<string[]>(r.domains as string) : null,
+        enabled: true,
+      });
+    }
+    return out;
   }
 
   async insertDeliveries(rows: readonly NewDelivery[]): Promise<void> {

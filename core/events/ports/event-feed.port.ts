@@ -4,13 +4,25 @@ import type { PublishedEvent } from '../public-event.js';
 import type { DomainScope } from '../../kernel/visibility.port.js';
 
 /**
- * What a reader may see, for the store to filter by its indexes: domain events whose (first) domain is
- * among `domains` — the names themselves, or the store's prefilter of named or labelled domains when a key
- * sees too many to list — and account events (no domain) of `accountTypes`.
+ * What a reader may see, for the store to filter by its indexes: domain events whose every domain is among
+ * `domains` — the names themselves, or the named or labelled domains of a scope when a key sees too many to
+ * list (an event about several domains is shown only to a key that may read them all, as a certificate is
+ * listed only to such a key) — and account events (no domain) of `accountTypes`.
  */
 export interface EventVisibility {
   readonly domains: { readonly names: readonly string[] } | { readonly scope: DomainScope };
   readonly accountTypes: readonly EventType[];
+}
+
+/** One event of a publisher batch: its cursor position and public name (null: internal), and its domains. */
+export interface AssignedEvent {
+  readonly id: string;
+  readonly accountId: string;
+  readonly environment: Environment | null;
+  readonly pubSeq: string | null;
+  readonly publicType: string | null;
+  /** Every account domain the event is about, the first being the one shown as its `domain` ([] for none). */
+  readonly domains: readonly string[];
 }
 
 /**
@@ -21,12 +33,8 @@ export interface EventVisibility {
  */
 export interface EventFeed {
   takeUnpublished(limit: number): Promise<{ lastSeq: bigint; events: Array<DomainEvent & { environment: Environment | null }> }>;
-  /** Numbers the public ones (pubSeq set) and marks every given event published. */
-  assign(
-    now: Date,
-    rows: ReadonlyArray<{ id: string; pubSeq: string | null; publicType: string | null; domains: readonly string[] }>,
-    lastSeq: bigint,
-  ): Promise<void>;
+  /** Numbers the public ones (pubSeq set), stores every domain each is about, and marks every given event published. */
+  assign(now: Date, rows: ReadonlyArray<AssignedEvent>, lastSeq: bigint): Promise<void>;
   /** Published public events after the cursor that `visible` admits, in cursor order. */
   page(q: {
     accountId: string;

@@ -1,5 +1,5 @@
 import type { Environment } from '../../kernel/environment.js';
-import type { Attempt, Delivery, Webhook } from '../webhook.js';
+import type { Attempt, Delivery, Webhook, WebhookTarget } from '../webhook.js';
 
 export interface NewDelivery {
   readonly id: string;
@@ -21,8 +21,12 @@ export interface WebhookRepository {
   find(accountId: string, environment: Environment, id: string): Promise<Webhook | null>;
   findById(id: string): Promise<Webhook | null>;
   list(accountId: string, environment: Environment, after: string | null, limit: number): Promise<Webhook[]>;
-  /** Enabled endpoints of these accounts (the publisher's fan-out). */
-  enabledFor(accountIds: readonly string[]): Promise<Webhook[]>;
+  /**
+   * Enabled endpoints of these accounts and environments that want any of these public event names, or every
+   * name (the publisher's fan-out): read through an index of each endpoint's names, never every endpoint of
+   * the account.
+   */
+  wanting(scopes: ReadonlyArray<{ accountId: string; environment: Environment }>, publicTypes: readonly string[]): Promise<WebhookTarget[]>;
   insertDeliveries(rows: readonly NewDelivery[]): Promise<void>;
   /**
    * Leases due deliveries (status pending, next_attempt_at ≤ now, no live lease), oldest event first,
