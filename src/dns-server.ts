@@ -127,7 +127,7 @@ export const serveDns = async (o: DnsServingOptions): Promise<DnsServing> => {
     return {
       publisher: dns,
       shape: '1 process',
-      resync: () => sync.load(),
+      resync: () => sync.kick(),
       stop: async (graceMs?: number) => {
         sync.stop();
         await dns.stop(graceMs);
@@ -147,7 +147,7 @@ export const serveDns = async (o: DnsServingOptions): Promise<DnsServing> => {
   return {
     publisher,
     shape: '1 process',
-    resync: () => Promise.all([live.sync.load(), sandbox.sync.load()]),
+    resync: () => Promise.all([live.sync.kick(), sandbox.sync.kick()]),
     stop: async (graceMs?: number) => {
       live.sync.stop();
       sandbox.sync.stop();

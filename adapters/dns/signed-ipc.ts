@@ -155,7 +155,15 @@ export const answerSignedUseCases = (worker: PrimaryChannel, source: SignedDnsUs
   let uc: SignedDnsUseCases | null = typeof source === 'function' ? null : source;
   let loading: Promise<SignedDnsUseCases> | null = null;
   const load = (): Promise<SignedDnsUseCases> =>
-    uc ? Promise.resolve(uc) : (loading ??= (source as () => Promise<SignedDnsUseCases>)().then((u) => (uc = u)));
+    uc
+      ? Promise.resolve(uc)
+      : (loading ??= (source as () => Promise<SignedDnsUseCases>)().then(
+          (u) => (uc = u),
+          (err: unknown) => {
+            loading = null; // a failed load is tried again by the next call, not kept for every call after it
+            throw err;
+          },
+        ));
   // Arrivals by the worker's number: the release, or (use cases still loading) the promise of it.
   const arrivals = new Map<number, (() => void) | Promise<() => void>>();
   const release = (n: number): void => {
@@ -198,7 +206,16 @@ export const answerSignedUseCases = (worker: PrimaryChannel, source: SignedDnsUs
     // Announcements are answered by nothing, and kept in order with the calls that follow them.
     if (q.op === 'update.arrive') {
       const [n, key, zone] = q.args as [number, { id: string }, string];
-      arrivals.set(n, uc ? uc.update.arrive(key, zone) : load().then((u) => u.update.arrive(key, zone)));
+      arrivals.set(
+        n,
+        uc
+          ? uc.update.arrive(key, zone)
+          : // Use cases that fail to load: nothing arrived, nothing to release (and no unhandled rejection).
+            load().then(
+              (u) => u.update.arrive(key, zone),
+              () => () => undefined,
+            ),
+      );
       return;
     }
     if (q.op === 'update.release') return release(q.args[0] as number);

@@ -16,6 +16,8 @@ import type { Environment } from '../../core/kernel/environment.js';
 export interface ZoneSyncOptions {
   readonly only?: Environment;
   readonly catalog?: CatalogOptions | null;
+  /** The longest time between two complete reads (default COMPLETE_READ_MS). */
+  readonly completeReadMs?: number;
 }
 
 /** How many zones are read (with their record sets) and published at a time: at start, or after a complete read. */
@@ -29,6 +31,9 @@ const LOAD_BATCH = 200;
  * backstop. Where a name exists in both environments, the live zone is served. With `only`, the zones of
  * that environment alone (production serves sandbox zones on a port of their own).
  */
+/** The longest time between two complete reads of every zone's version. */
+export const COMPLETE_READ_MS = 60_000;
+
 export class ZoneSync {
   private readonly served = new Map<string, { id: string; serial: number }>();
   /** Every zone's version as last read, by domain (a name may be in both environments). */
@@ -37,6 +42,8 @@ export class ZoneSync {
   private mark: ZoneVersionMark | null = null;
   /** Domains whose last publish failed (signatures pending, say): tried again on every load. */
   private readonly failing = new Set<string>();
+  /** When the last complete read was (ms since the epoch): one at least every COMPLETE_READ_MS. */
+  private lastComplete = 0;
   private timer: NodeJS.Timeout | null = null;
   /** The catalog serial served, and the members it listed. */
   private catalogServed: { serial: number } | null = null;
@@ -140,7 +147,11 @@ export class ZoneSync {
    */
   private async read(touched: Set<string>): Promise<number | null> {
     for (let attempt = 0; ; attempt++) {
-      const read = await this.zones.versionsSince(this.mark);
+      // A complete read now and then, as a backstop: a write that did not advance change_seq (an older
+      // version of this service during a rolling deploy, a hand-made fix in SQL) is served within a minute.
+      const due = Date.now() - this.lastComplete >= (this.options.completeReadMs ?? COMPLETE_READ_MS);
+      const read = await this.zones.versionsSince(due ? null : this.mark);
+      if (read.complete) this.lastComplete = Date.now();
       this.take(read, touched);
       if (!this.options.catalog) return null;
       const after = await this.options.catalog.version.catalogSerial();
@@ -197,7 +208,8 @@ export class ZoneSync {
   }
 
   start(intervalMs = 2000): void {
-    this.timer = setInterval(() => void this.load().catch((err) => this.log.error({ err }, 'zone sync failed')), intervalMs);
+    // Through kick(): never two loads at once (an older complete read finishing last would undo a newer one).
+    this.timer = setInterval(() => void this.kick(), intervalMs);
     this.timer.unref();
   }
 

@@ -9,6 +9,7 @@ import { DnsMetrics } from '../../adapters/metrics/index.js';
 import { answerScrapes } from '../metrics.js';
 import { TOKENS } from '../tokens.js';
 import type { SignedDnsUseCases } from '../../adapters/dns/update/signed-messages.js';
+import type { ZonePublisher } from '../../core/dns/zone/zone-service.js';
 
 /**
  * The DNS process of `npm run cluster`: the one embedded DNS server set of the whole cluster —
@@ -32,6 +33,24 @@ const main = async () => {
   collectDefaultMetrics({ register: registry });
   const observer = new DnsMetrics(registry);
   answerScrapes(registry);
+  // The core for its DNS workers' signed messages, loaded on the first one; a message that comes while the
+  // workers are still starting waits for the publisher they make (declared before serveDns, which may call it).
+  let served!: (publisher: ZonePublisher) => void;
+  const publisher = new Promise<ZonePublisher>((resolve) => (served = resolve));
+  let system: Promise<{ signedDns(): SignedDnsUseCases; close(): Promise<void> }> | null = null;
+  const signedUseCases = async (): Promise<SignedDnsUseCases> => {
+    system ??= loadOwn<typeof import('../system.js')>('../system.js')
+      .then(async ({ System }) => {
+        const s = await System.create(config, { logger: log.child({ component: 'dns-update' }) });
+        s.get(TOKENS.ZonePublisher).attach(await publisher);
+        return s;
+      })
+      .catch((err: unknown) => {
+        system = null; // tried again by the next signed message
+        throw err;
+      });
+    return (await system).signedDns();
+  };
   const dns = await serveDns({
     config,
     zones: store.zones,
@@ -44,19 +63,14 @@ const main = async () => {
     // serves none itself, as before); an UPDATE it applies is published to every worker before its answer.
     ...(config.dnsWorkers > 1 ? { signed: () => signedUseCases() } : {}),
   });
-  let system: Promise<{ signedDns(): SignedDnsUseCases; close(): Promise<void> }> | null = null;
-  const signedUseCases = async (): Promise<SignedDnsUseCases> => {
-    system ??= loadOwn<typeof import('../system.js')>('../system.js').then(async ({ System }) => {
-      const s = await System.create(config, { logger: log.child({ component: 'dns-update' }) });
-      s.get(TOKENS.ZonePublisher).attach(dns.publisher);
-      return s;
-    });
-    return (await system).signedDns();
-  };
+  served(dns.publisher);
   await store.changes.start();
   onShutdown(async () => {
     await dns.stop(config.shutdownTimeoutMs);
-    await (await system)?.close();
+    await system?.then(
+      (s) => s.close(),
+      () => undefined, // a core that never loaded has nothing to close
+    );
     await store.close();
   });
   log.info({ host: config.dnsHost, port: config.dnsPort, workers: config.dnsWorkers }, 'DNS hidden primary serving');

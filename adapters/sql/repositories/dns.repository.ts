@@ -209,6 +209,9 @@ export class SqlZoneRepository implements ZoneRepository {
     const q = db('dns_zones').select('id', 'domain', 'environment', 'serial', 'served', 'change_seq');
     if (!complete) q.where('change_seq', postgres ? '>=' : '>', mark.seq);
     const rows: VersionRow[] = await q;
+    // SQLite's counter is one more than the highest row: a zone removed (and another written) between the
+    // two reads could take a value at or below the mark. A removal moves the membership: read all again.
+    if (!complete && (await this.catalogSerial()) !== membership) return this.versionsSince(null);
     let seq = complete ? 0 : mark.seq;
     if (postgres) seq = horizon;
     else for (const r of rows) seq = Math.max(seq, Number(r.change_seq));

@@ -94,6 +94,8 @@ export class ApplyDnsUpdate {
             reason: `the key holds neither dns.edit nor dns.acme_challenge on ${zoneName}`,
           }
         );
+      // A name no zone of ours can have (`_acme-challenge.x`, a TLD, the root): not ours, as RFC 2136 §3.1.1 answers.
+      if (isDomainError(err) && err.code === 'domain_invalid') return { rcode: 'NOTAUTH', reason: `not authoritative for ${zoneName}` };
       throw err;
     }
     // Whether the zone is ours is read by the commit, with the zone (one read, not two).

@@ -137,6 +137,51 @@ eachStore('ZoneSync', (kind) => {
     }
   });
 
+  it('a write that did not advance change_seq (an older version of the service, a fix made in SQL) is served after the next complete read', async () => {
+    const zones = api.system.store.zones;
+    const knex = api.system.store.knex;
+    const dns = new EmbeddedNameserver({ host: '127.0.0.1', port: 0, axfrAllow: [], secondaries: [] });
+    await dns.start();
+    const www = async () =>
+      (await query(dns.address().port, 'www.domivka-demo.dev', 'A')).answers!.map((a) => (a as { data: unknown }).data);
+    // Complete reads only when due: never (a day), then at every load.
+    const options = { completeReadMs: 86_400_000 };
+    const sync = new ZoneSync(zones, dns, pino({ level: 'silent' }), options);
+    try {
+      await sync.load();
+      const zone = (await zones.find(api.demo.accountId, 'test', 'domivka-demo.dev'))!;
+      const before = await www();
+      // What an older writer does: the records and the serial move, change_seq does not.
+      const row = await knex('dns_record_sets').where({ zone_id: zone.id, name: 'www.domivka-demo.dev', type: 'A' }).first();
+      await knex('dns_record_sets')
+        .where({ zone_id: zone.id, name: 'www.domivka-demo.dev', type: 'A' })
+        .update({ record_values: String(row.record_values).replace(/192\.0\.2\.\d+/, '192.0.2.55') });
+      await knex('dns_zones')
+        .where({ id: zone.id })
+        .update({ serial: zone.serial + 5 });
+      await sync.load();
+      expect(await www()).to.deep.equal(before); // the incremental read cannot see it
+      (options as { completeReadMs: number }).completeReadMs = 0;
+      await sync.load();
+      expect(await www()).to.deep.equal(['192.0.2.55']);
+    } finally {
+      sync.stop();
+      await dns.stop();
+    }
+  });
+
+  it('a zone removed between the membership read and the rows read: the read starts again complete (no counter value reused unseen)', async () => {
+    const zones = api.system.store.zones;
+    const first = await zones.versionsSince(null);
+    // The catalog serial moves between the two reads of one call, as a removal by another process would.
+    const moving = Object.create(zones) as typeof zones;
+    let n = 0;
+    moving.catalogSerial = async () => (n++ === 0 ? first.mark.membership : first.mark.membership + 1);
+    const again = await moving.versionsSince.call(moving, first.mark);
+    expect(again.complete).to.equal(true);
+    expect(again.versions.length).to.equal(first.versions.length);
+  });
+
   if (kind.engine === 'postgres')
     it('a zone written by a transaction that commits after a read is found by the next read (Postgres: the mark is the oldest running transaction)', async () => {
       const zones = api.system.store.zones;

@@ -169,6 +169,11 @@ eachStore("DNS UPDATE with a key's TSIG credential (nsupdate, knsupdate)", (kind
       `server 127.0.0.1 ${port}\nzone not-ours.example\nupdate add a.not-ours.example. 60 A 192.0.2.1\nsend\n`,
     );
     expect(foreign.out).to.match(/update failed: NOTAUTH/);
+    // A zone name no zone can have (a label that starts with "_", a TLD): not ours either, never SERVFAIL.
+    for (const zone of ['_acme-challenge.domivka-demo.dev', 'dev']) {
+      const odd = await nsupdate('nsupdate', edit.tsig, `server 127.0.0.1 ${port}\nzone ${zone}\nupdate add x.${zone}. 60 TXT "x"\nsend\n`);
+      expect(odd.out, zone).to.match(/update failed: NOTAUTH/);
+    }
     const wrong = { ...edit.tsig, secret: Buffer.alloc(64, 7).toString('base64') };
     const bad = await nsupdate('nsupdate', wrong, script([`update add x.domivka-demo.dev. 60 A 192.0.2.1`]));
     expect(bad.out).to.match(/NOTAUTH\(BADSIG\)/);

@@ -189,6 +189,34 @@ describe('DNS cluster workers ask their primary for the signed messages’ use c
     expect(loads).to.equal(1);
   });
 
+  it('use cases that failed to load are loaded again by the next call; an UPDATE announced meanwhile is no unhandled rejection', async () => {
+    const { worker, primary } = pair();
+    const { uc } = fakeUseCases();
+    let loads = 0;
+    answerSignedUseCases(primary, async () => {
+      if (++loads <= 2) throw new Error('the store is not there yet');
+      return uc;
+    });
+    const remote = remoteSignedUseCases(worker);
+    const unhandled: unknown[] = [];
+    const onUnhandled = (e: unknown) => unhandled.push(e);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      // The first load (started by the announcement) fails, and so does the second (the call's).
+      const arrived = remote.update.arrive(KEY, 'failing.test');
+      const first = await remote.tsigKeys.execute('k.').catch((e: unknown) => e);
+      expect(first).to.be.instanceOf(Error);
+      arrived();
+      await new Promise((r) => setTimeout(r, 20));
+      const second = await remote.tsigKeys.execute('k.');
+      expect(second.ok).to.equal(true);
+      expect(loads).to.equal(3);
+      expect(unhandled).to.deep.equal([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
   describe('a signed message whose primary is gone or silent is answered SERVFAIL, not left to time out', () => {
     const key = { name: 'k.', algorithm: 'hmac-sha256' as const, secret: Buffer.from('secret') };
     const signedUpdate = () =>
