@@ -136,7 +136,7 @@ eachStore('npm run sandbox:key', (kind) => {
   });
 
   it('a refused issuance exits non-zero with the code and the uk+en text', async function () {
-    this.timeout(30_000);
+    this.timeout(90_000); // three runs of the CLI, each loading the system
     const r = run(['--rights', 'domain.renew', '--domains', 'a.com']);
     expect(r.code).to.equal(1);
     expect(r.stderr).to.contain('ip_restriction_required').and.contain('IP').and.contain('обмеження');
