@@ -16,6 +16,7 @@ import { jsonRpcErrorOf } from './jsonrpc.js';
 import { mediaTypeOf, readJsonBody, readTextBody } from './middleware/body.js';
 import { fingerprintOf, parseIdempotencyKey, runIdempotent } from './middleware/idempotency.js';
 import { keyBucketId, RateLimiter, type BucketConfig } from './middleware/rate-limit.js';
+import { RouteIndex } from './route-index.js';
 import type { CookieSpec, Reply, Route, RouteInput } from './route.js';
 import { check, compile, rejectUnstorable } from './validation.js';
 
@@ -172,7 +173,7 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
     const validateBody = route.body ? compile(route.body) : null;
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-    router[method](koaPath(route.path), async (ctx: Context) => {
+    router[method](koaPath(route.path), async (ctx: Context): Promise<void> => {
       if (route.errorFormat) ctx.state.errorFormat = route.errorFormat;
       const access = route.access;
       const input: RouteInput = {
@@ -317,6 +318,16 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
     });
   }
 
-  app.use(router.routes());
+  // The router's own dispatch tests every route's pattern and composes a chain on each request; the
+  // index tests a few of the same patterns (route-index.ts). The router still answers 404/405 above.
+  const index = RouteIndex.of<(ctx: Context) => Promise<void>>(router);
+  app.use((ctx, next) => {
+    const found = index.find(ctx.method, ctx.path);
+    if (!found) return next();
+    ctx.params = found.params;
+    // What @koa/router sets and the metrics read (the route's template, never the concrete path).
+    (ctx as { _matchedRoute?: string })._matchedRoute = found.route.path;
+    return found.route.handler(ctx);
+  });
   return app;
 };

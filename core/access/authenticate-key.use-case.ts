@@ -14,10 +14,31 @@ export const LAST_USED_RESOLUTION_MS = 60_000;
 const DUMMY_HASH = '0'.repeat(64);
 
 /**
+ * A token that matched its key's stored hash is remembered this long, with that hash: the same bytes
+ * against the same stored hash need no second checksum and HMAC (what the keyed read spent most on after
+ * routing). Only the hash comparison is skipped: the key itself is read on every request (its cache follows
+ * revocations across processes within 5 s), and revocation, expiry and the CIDR are checked every time.
+ */
+export const VERIFIED_TOKEN_MS = 60_000;
+/** At most this many remembered tokens (one per key); past it the memory starts again. */
+const VERIFIED_TOKEN_MAX = 10_000;
+
+/** Equal strings, in time that depends only on their length (a token's length is public). */
+const sameText = (a: string, b: string): boolean => {
+  if (a.length !== b.length) return false;
+  let d = 0;
+  for (let i = 0; i < a.length; i++) d |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return d === 0;
+};
+
+/**
  * Seed A1–A3 and DESIGN: resolves a bearer key, in this order — shape and checksum, lookup by id,
  * constant-time hash comparison (also for unknown ids), revocation, expiry, then the caller's address.
  */
 export class AuthenticateKey {
+  /** By key id: the last token verified for it, the stored hash it matched, and when (see VERIFIED_TOKEN_MS). */
+  private readonly verified = new Map<string, { token: string; secretHash: string; at: number }>();
+
   constructor(
     private readonly keys: KeyRepository,
     private readonly hasher: SecretHasher,
@@ -26,15 +47,26 @@ export class AuthenticateKey {
 
   async execute(token: string, clientIp: string): Promise<ApiKey> {
     const parsed = parseToken(token);
-    if (!parsed || checksumOf(parsed.body, (t) => this.hasher.crc32(t)) !== parsed.checksum) {
+    if (!parsed) throw new DomainError('key_invalid');
+    const now = this.clock.now();
+    const seen = this.verified.get(parsed.id);
+    // The very bytes verified before (compared in constant time): their checksum was right then too.
+    const age = seen === undefined ? -1 : now.getTime() - seen.at;
+    const known = seen !== undefined && age >= 0 && age < VERIFIED_TOKEN_MS && sameText(seen.token, token);
+    if (!known && checksumOf(parsed.body, (t) => this.hasher.crc32(t)) !== parsed.checksum) {
       throw new DomainError('key_invalid');
     }
     const key = await this.keys.findById(parsed.id);
-    const presented = this.hasher.hmac(token);
-    const matches = this.hasher.equal(presented, key?.secretHash ?? DUMMY_HASH);
+    const matches =
+      known && key !== null && key.secretHash === seen.secretHash
+        ? true
+        : this.hasher.equal(this.hasher.hmac(token), key?.secretHash ?? DUMMY_HASH);
     if (!key || !matches || key.environment !== parsed.environment) throw new DomainError('key_invalid');
+    if (!known) {
+      if (this.verified.size >= VERIFIED_TOKEN_MAX) this.verified.clear();
+      this.verified.set(key.id, { token, secretHash: key.secretHash, at: now.getTime() });
+    }
     if (key.revokedAt) throw new DomainError('key_revoked', { key_id: key.id });
-    const now = this.clock.now();
     if (now > endOfKyivDay(key.conditions.expiresOn)) {
       throw new DomainError('key_expired', { key_id: key.id, expires_on: key.conditions.expiresOn });
     }
