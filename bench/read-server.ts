@@ -17,7 +17,7 @@ import { onShutdown } from '../src/main/process.js';
  * One server of the read benchmark (bench/read.bench.ts), in its own process so that the load
  * generator does not share its event loop. Prints one JSON line on stdout once it listens:
  *
- *   system: the real system on a fresh temp SQLite store, demo seeded, a domain.read test key issued
+ *   system: the real system (compiled, from dist/; BENCH_SYSTEM=src: the sources) on a fresh temp SQLite store, demo seeded, a domain.read test key issued
  *           through IssueKey → {"port", "key", "path", "body"} (body: the GET response, verbatim)
  *   bare:   Koa alone (no router, no auth), answering BENCH_BARE_BODY on the same path → {"port", "path"}
  *   reference: the same essential work as the keyed read, hand-built: Koa + @koa/router, the
@@ -44,11 +44,11 @@ const listen = (app: Koa): Promise<Server> =>
 const portOf = (s: Server) => (s.address() as AddressInfo).port;
 
 /**
- * The system's modules: from dist/ (what `npm start` runs, compiled by `npm run build`) when BENCH_SYSTEM=dist,
- * else the TypeScript sources through tsx.
+ * The system's modules: from dist/ (what `npm start` runs, compiled by `npm run build`), or with
+ * BENCH_SYSTEM=src the TypeScript sources through tsx.
  */
 const systemModules = async () => {
-  const from = process.env.BENCH_SYSTEM === 'dist' ? '../dist/src' : '../src';
+  const from = process.env.BENCH_SYSTEM === 'src' ? '../src' : '../dist/src';
   const [config, system, tokens] = (await Promise.all([
     import(`${from}/config.js`),
     import(`${from}/system.js`),
