@@ -32,21 +32,30 @@ export interface RouteMatch<H> {
 const PARAM_SEGMENT = /^:/;
 const ASCII_ONLY = /^[\x00-\x7f]*$/;
 
-/** The path without one trailing slash (the patterns allow one), unless it is the root. */
-const trimmed = (path: string): string => (path.length > 1 && path.charCodeAt(path.length - 1) === 47 ? path.slice(0, -1) : path);
+/** A path's shape: how many segments (slashes) it has once one trailing slash is set aside, and its first two segments. */
+interface Shape {
+  readonly slashes: number;
+  readonly first: string;
+  readonly second: string;
+}
 
-const slashes = (path: string): number => {
-  let n = 0;
-  for (let i = 0; i < path.length; i++) if (path.charCodeAt(i) === 47) n++;
-  return n;
-};
-
-/** The first two segments of a trimmed path ('' where there is none). */
-const headOf = (path: string): [string, string] => {
-  const a = path.indexOf('/', 1);
-  if (a < 0) return [path.slice(1), ''];
-  const b = path.indexOf('/', a + 1);
-  return [path.slice(1, a), b < 0 ? path.slice(a + 1) : path.slice(a + 1, b)];
+/** In one pass, without copying the path (the patterns allow one trailing slash; the root keeps its own). */
+const shapeOf = (path: string): Shape => {
+  const end = path.length > 1 && path.charCodeAt(path.length - 1) === 47 ? path.length - 1 : path.length;
+  let slashes = 0;
+  let second = -1;
+  let third = -1;
+  for (let i = 0; i < end; i++) {
+    if (path.charCodeAt(i) !== 47) continue;
+    slashes++;
+    if (slashes === 2) second = i;
+    else if (slashes === 3) third = i;
+  }
+  return {
+    slashes,
+    first: path.slice(1, second < 0 ? end : second),
+    second: second < 0 ? '' : path.slice(second + 1, third < 0 ? end : third),
+  };
 };
 
 const decode = (text: string): string => {
@@ -57,38 +66,45 @@ const decode = (text: string): string => {
   }
 };
 
+type Candidates<H> = Array<{ order: number; route: IndexedRoute<H> }>;
+
 interface Bucket<H> {
   /** Routes whose first two segments are literal, by those segments in lower case, with every route of `any` merged in order. */
-  readonly byHead: Map<string, Array<{ order: number; route: IndexedRoute<H> }>>;
+  readonly byHead: Map<string, Map<string, Candidates<H>>>;
   /** Routes with a parameter among their first two segments (or a non-ASCII literal): candidates for any path. */
-  readonly any: Array<{ order: number; route: IndexedRoute<H> }>;
+  readonly any: Candidates<H>;
 }
 
 export class RouteIndex<H> {
-  private readonly buckets = new Map<string, Bucket<H>>();
+  /** By method, then by the number of slashes. */
+  private readonly buckets = new Map<string, Array<Bucket<H> | undefined>>();
 
   constructor(routes: readonly IndexedRoute<H>[]) {
     routes.forEach((route, order) => {
-      const path = trimmed(route.path);
-      const [a, b] = headOf(path);
-      const literal = !PARAM_SEGMENT.test(a) && !PARAM_SEGMENT.test(b) && ASCII_ONLY.test(a) && ASCII_ONLY.test(b);
+      const { slashes, first, second } = shapeOf(route.path);
+      const literal = !PARAM_SEGMENT.test(first) && !PARAM_SEGMENT.test(second) && ASCII_ONLY.test(first) && ASCII_ONLY.test(second);
       for (const method of new Set(route.methods)) {
-        const key = `${method} ${slashes(path)}`;
-        let bucket = this.buckets.get(key);
-        if (!bucket) this.buckets.set(key, (bucket = { byHead: new Map(), any: [] }));
+        const bySlashes: Array<Bucket<H> | undefined> = this.buckets.get(method) ?? [];
+        this.buckets.set(method, bySlashes);
+        const bucket: Bucket<H> = (bySlashes[slashes] ??= { byHead: new Map(), any: [] });
         if (!literal) bucket.any.push({ order, route });
         else {
-          const head = `${a.toLowerCase()}/${b.toLowerCase()}`;
-          const list = bucket.byHead.get(head) ?? [];
+          const seconds = bucket.byHead.get(first.toLowerCase()) ?? new Map<string, Candidates<H>>();
+          bucket.byHead.set(first.toLowerCase(), seconds);
+          const list: Candidates<H> = seconds.get(second.toLowerCase()) ?? [];
           list.push({ order, route });
-          bucket.byHead.set(head, list);
+          seconds.set(second.toLowerCase(), list);
         }
       }
     });
-    for (const bucket of this.buckets.values()) {
-      for (const list of bucket.byHead.values()) {
-        list.push(...bucket.any);
-        list.sort((x, y) => x.order - y.order);
+    for (const bySlashes of this.buckets.values()) {
+      for (const bucket of bySlashes) {
+        for (const seconds of bucket?.byHead.values() ?? []) {
+          for (const list of seconds.values()) {
+            list.push(...bucket!.any);
+            list.sort((x, y) => x.order - y.order);
+          }
+        }
       }
     }
   }
@@ -112,11 +128,10 @@ export class RouteIndex<H> {
 
   /** The first declared route for this method whose pattern matches the path, or null. */
   find(method: string, path: string): RouteMatch<H> | null {
-    const t = trimmed(path);
-    const bucket = this.buckets.get(`${method} ${slashes(t)}`);
+    const shape = shapeOf(path);
+    const bucket = this.buckets.get(method)?.[shape.slashes];
     if (!bucket) return null;
-    const [a, b] = headOf(t);
-    const candidates = bucket.byHead.get(`${a.toLowerCase()}/${b.toLowerCase()}`) ?? bucket.any;
+    const candidates = bucket.byHead.get(shape.first.toLowerCase())?.get(shape.second.toLowerCase()) ?? bucket.any;
     for (const { route } of candidates) {
       const m = route.regexp.exec(path);
       if (!m) continue;
@@ -124,7 +139,7 @@ export class RouteIndex<H> {
       for (let i = 1; i < m.length; i++) {
         const name = route.paramNames[i - 1];
         const value = m[i];
-        if (name !== undefined && value !== undefined && value.length > 0) params[name] = decode(value);
+        if (name !== undefined && value !== undefined && value.length > 0) params[name] = value.includes('%') ? decode(value) : value;
       }
       return { route, params };
     }

@@ -255,17 +255,20 @@ describe('AuthenticateKey: the order of the checks, and last_used_at written at 
     const stored = apiKeyFixture({ id: ID, secretHash: hasher.hmac(token()), ...over });
     const lookups: string[] = [];
     const touches: Array<[string, Date]> = [];
+    /** Whether the store's cache vouches for the key (cachedById answers it). */
+    const cache = { vouches: false };
     const keys = {
       findById: async (id: string) => {
         lookups.push(id);
         return id === stored.id ? stored : null;
       },
+      cachedById: (id: string) => (cache.vouches && id === stored.id ? stored : undefined),
       touchLastUsed: async (id: string, at: Date) => {
         touches.push([id, at]);
       },
     } as unknown as KeyRepository;
     const clock = new TestClock(now);
-    return { auth: new AuthenticateKey(keys, h, clock), stored, lookups, touches, clock };
+    return { auth: new AuthenticateKey(keys, h, clock), stored, lookups, touches, clock, cache };
   };
 
   it('a key whose checksum does not match is key_invalid before the store is asked', async () => {
@@ -370,5 +373,46 @@ describe('AuthenticateKey: the order of the checks, and last_used_at written at 
     clock.advance(VERIFIED_TOKEN_MS);
     expect((await auth.execute(good, '127.0.0.1')).id).to.equal(ID);
     expect(hashed).to.have.length(before + 2);
+  });
+  it('known(): a token verified before, its key in memory, answered without a promise; the same refusals; undefined otherwise', async () => {
+    const setUp = setup();
+    const { auth, clock, lookups, cache } = setUp;
+    const stored = setUp.stored as { -readonly [K in keyof ApiKey]: ApiKey[K] };
+    cache.vouches = true;
+    const good = token();
+    expect(auth.known(good, '127.0.0.1'), 'never verified yet').to.equal(undefined);
+    expect((await auth.execute(good, '127.0.0.1')).id).to.equal(ID);
+    expect(lookups).to.deep.equal([ID]);
+    expect(auth.known(good, '127.0.0.1')?.id).to.equal(ID);
+    expect(lookups, 'the store was not asked').to.deep.equal([ID]);
+
+    const forged = formatToken('test', ID, 't'.repeat(KEY_SECRET_LENGTH), hasher.crc32);
+    expect(auth.known(forged, '127.0.0.1'), 'other bytes').to.equal(undefined);
+    cache.vouches = false;
+    expect(auth.known(good, '127.0.0.1'), 'the cache cannot vouch').to.equal(undefined);
+    cache.vouches = true;
+
+    const refused = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return (e as { code: string }).code;
+      }
+      return 'answered';
+    };
+    stored.revokedAt = new Date('2026-11-21T10:00:00Z');
+    expect(refused(() => auth.known(good, '127.0.0.1'))).to.equal('key_revoked');
+    stored.revokedAt = null;
+    stored.conditions = { ...stored.conditions, cidr: '10.0.0.0/8' };
+    expect(refused(() => auth.known(good, '127.0.0.1'))).to.equal('ip_not_allowed');
+    stored.conditions = { ...stored.conditions, cidr: null };
+    const original = stored.secretHash;
+    stored.secretHash = hasher.hmac(forged);
+    expect(auth.known(good, '127.0.0.1'), 'another stored hash').to.equal(undefined);
+    stored.secretHash = original;
+
+    // last_used_at due again: execute() writes it.
+    clock.advance(LAST_USED_RESOLUTION_MS);
+    expect(auth.known(good, '127.0.0.1')).to.equal(undefined);
   });
 });
