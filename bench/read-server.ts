@@ -11,16 +11,13 @@ import Koa from 'koa';
 import pg from 'pg';
 import pino from 'pino';
 import { parseToken } from '../core/access/key-token.js';
-import { loadConfig } from '../src/config.js';
-import { System } from '../src/system.js';
-import { TOKENS } from '../src/tokens.js';
 import { onShutdown } from '../src/main/process.js';
 
 /**
  * One server of the read benchmark (bench/read.bench.ts), in its own process so that the load
  * generator does not share its event loop. Prints one JSON line on stdout once it listens:
  *
- *   system: the real system on a fresh temp SQLite store, demo seeded, a domain.read test key issued
+ *   system: the real system (compiled, from dist/; BENCH_SYSTEM=src: the sources) on a fresh temp SQLite store, demo seeded, a domain.read test key issued
  *           through IssueKey → {"port", "key", "path", "body"} (body: the GET response, verbatim)
  *   bare:   Koa alone (no router, no auth), answering BENCH_BARE_BODY on the same path → {"port", "path"}
  *   reference: the same essential work as the keyed read, hand-built: Koa + @koa/router, the
@@ -46,7 +43,22 @@ const listen = (app: Koa): Promise<Server> =>
 
 const portOf = (s: Server) => (s.address() as AddressInfo).port;
 
+/**
+ * The system's modules: from dist/ (what `npm start` runs, compiled by `npm run build`), or with
+ * BENCH_SYSTEM=src the TypeScript sources through tsx.
+ */
+const systemModules = async () => {
+  const from = process.env.BENCH_SYSTEM === 'src' ? '../src' : '../dist/src';
+  const [config, system, tokens] = (await Promise.all([
+    import(`${from}/config.js`),
+    import(`${from}/system.js`),
+    import(`${from}/tokens.js`),
+  ])) as [typeof import('../src/config.js'), typeof import('../src/system.js'), typeof import('../src/tokens.js')];
+  return { loadConfig: config.loadConfig, System: system.System, TOKENS: tokens.TOKENS };
+};
+
 const startSystem = async () => {
+  const { loadConfig, System, TOKENS } = await systemModules();
   const dir = mkdtempSync(join(tmpdir(), 'domivka-bench-'));
   const pgUrl = process.env.BENCH_STORE === 'postgres' ? process.env.BENCH_PG_URL || process.env.TEST_PG_URL : undefined;
   if (process.env.BENCH_STORE === 'postgres' && !pgUrl) throw new Error('BENCH_STORE=postgres needs BENCH_PG_URL or TEST_PG_URL');
@@ -128,7 +140,8 @@ const startBare = async () => {
 /** The repository's domain select (adapters/sql/repositories/domain.repository.ts FIND_SQL), for both engines. */
 const FIND_SQL =
   'select d.id, d.account_id, d.environment, d.name, d.status, d.expires_on, d.auto_renew, d.transfer_lock, ' +
-  'd.nameservers, d.created_at, d.auto_renew_failed_for, l.label as label from domains d left join domain_labels l on l.domain_id = d.id ' +
+  'd.nameservers, d.created_at, d.auto_renew_failed_for, d.auto_renew_key_id, d.registrar, d.hosting_status, d.hosting_token, ' +
+  'd.hosting_checked_at, d.hosting_problem, d.hosting_proof, l.label as label from domains d left join domain_labels l on l.domain_id = d.id ' +
   'where d.account_id = ? and d.environment = ? and d.name = ?';
 const KEY_SQL = 'select account_id, environment, secret_hash, revoked_at from api_keys where id = ?';
 const dollars = (sql: string) => {
@@ -145,6 +158,7 @@ type DomainRow = {
   transfer_lock: unknown;
   nameservers: string;
   created_at: string;
+  registrar: string | null;
   label: string | null;
 };
 
@@ -201,6 +215,7 @@ const startReference = async () => {
       nameservers: JSON.parse(d.nameservers),
       transfer_lock: truthy(d.transfer_lock),
       created_at: new Date(d.created_at).toISOString(),
+      registrar: d.registrar ?? 'domivka',
     };
   });
   const app = new Koa();

@@ -16,6 +16,7 @@ import { jsonRpcErrorOf } from './jsonrpc.js';
 import { mediaTypeOf, readJsonBody, readTextBody } from './middleware/body.js';
 import { fingerprintOf, parseIdempotencyKey, runIdempotent } from './middleware/idempotency.js';
 import { keyBucketId, RateLimiter, type BucketConfig } from './middleware/rate-limit.js';
+import { RouteIndex } from './route-index.js';
 import type { CookieSpec, Reply, Route, RouteInput } from './route.js';
 import { check, compile, rejectUnstorable } from './validation.js';
 
@@ -37,9 +38,14 @@ export interface HttpConfig {
 
 /** What the HTTP adapter needs from the core; wired in src/ (the composition root). */
 export interface HttpDeps {
-  readonly authenticateKey: { execute(token: string, ip: string): Promise<ApiKey> };
+  /** `known`, when given, answers synchronously what `execute` would, or undefined (then `execute` is asked). */
+  readonly authenticateKey: { execute(token: string, ip: string): Promise<ApiKey>; known?(token: string, ip: string): ApiKey | undefined };
   readonly authenticateSession: { execute(token: string): Promise<HumanContext> };
-  readonly authorizer: { check(key: ApiKey, right: RightName | readonly RightName[], domain?: string): Promise<Domain | null> };
+  /** `checkKnown` likewise answers what `check` would without a promise, or undefined. */
+  readonly authorizer: {
+    check(key: ApiKey, right: RightName | readonly RightName[], domain?: string): Promise<Domain | null>;
+    checkKnown?(key: ApiKey, right: RightName | readonly RightName[], domain?: string): Domain | null | undefined;
+  };
   readonly environments: { isAvailable(environment: Environment): boolean };
   readonly idempotency: IdempotencyStore;
   readonly uow: UnitOfWork;
@@ -180,17 +186,19 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
     const validateBody = route.body ? compiledOnUse(route.body) : null;
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-    router[method](koaPath(route.path), async (ctx: Context) => {
+    router[method](koaPath(route.path), async (ctx: Context): Promise<void> => {
       if (route.errorFormat) ctx.state.errorFormat = route.errorFormat;
       const access = route.access;
       const input: RouteInput = {
-        params: { ...(ctx.params as Record<string, string>) },
-        query: { ...ctx.query },
+        // The route index made this object for this request alone.
+        params: ctx.params as Record<string, string>,
+        // Nothing to parse without a query string (most reads).
+        query: ctx.querystring === '' ? {} : { ...ctx.query },
         body: undefined,
         ip: ctx.ip,
       };
       let limiter = anonLimiter;
-      let limitId = `ip:${ctx.ip}`;
+      let limitId: string | null = null; // the client address's bucket unless a person or key is known
 
       // 1. Who is calling. Human-only routes refuse any key outright (seed A6).
       if (access.kind === 'human') {
@@ -207,7 +215,8 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
         const token = bearerOf(ctx.get('Authorization') || undefined);
         if (token === null) throw new DomainError('unauthenticated');
         try {
-          input.key = await deps.authenticateKey.execute(token, ctx.ip);
+          // Each promise costs here (async hooks track every one): a key known in memory is answered without.
+          input.key = deps.authenticateKey.known?.(token, input.ip) ?? (await deps.authenticateKey.execute(token, input.ip));
         } catch (err) {
           // Failed authentications spend the caller's per-address bucket, so forged keys (the checksum
           // is public) cannot be tried without limit.
@@ -227,7 +236,7 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
 
       // 2. Rate limit (DESIGN: RateLimit-* headers; 429 with Retry-After).
       if (access.kind !== 'public') {
-        const d = limiter.take(limitId);
+        const d = limiter.take(limitId ?? `ip:${input.ip}`);
         ctx.set('RateLimit-Limit', String(d.limit));
         ctx.set('RateLimit-Remaining', String(d.remaining));
         ctx.set('RateLimit-Reset', String(d.resetSeconds));
@@ -264,15 +273,13 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
       // 4. Rights (seed 2.2: a policy pairs the right with a selection containing the domain).
       if (access.kind === 'key' && input.key) {
         if (access.right) {
-          const loaded = await deps.authorizer.check(
-            input.key,
-            access.right,
-            access.domainParam ? input.params[access.domainParam] : undefined,
-          );
+          const domain = access.domainParam ? input.params[access.domainParam] : undefined;
+          const known = deps.authorizer.checkKnown?.(input.key, access.right, domain);
+          const loaded = known !== undefined ? known : await deps.authorizer.check(input.key, access.right, domain);
           // Only reads reuse it: a write reads the domain again inside its own transaction or lock.
           if (!route.writes) input.domain = loaded;
         }
-        for (const pair of access.rights?.of(input) ?? []) await deps.authorizer.check(input.key, pair.right, pair.domain);
+        if (access.rights) for (const pair of access.rights.of(input)) await deps.authorizer.check(input.key, pair.right, pair.domain);
       }
 
       // 5. Idempotency (seed 4): required on keyed writes, optional on the console's session writes.
@@ -313,8 +320,8 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
       }
 
       ctx.status = reply.status;
-      for (const [k, v] of Object.entries(reply.headers ?? {})) ctx.set(k, headerSafe(v));
-      for (const c of reply.cookies ?? []) ctx.append('Set-Cookie', setCookieHeader(c, ctx.host, deps.config.secureCookies));
+      if (reply.headers) for (const [k, v] of Object.entries(reply.headers)) ctx.set(k, headerSafe(v));
+      if (reply.cookies) for (const c of reply.cookies) ctx.append('Set-Cookie', setCookieHeader(c, ctx.host, deps.config.secureCookies));
       if (reply.contentType) ctx.type = reply.contentType;
       if (reply.body !== undefined) ctx.body = reply.body;
       // No body means none: not Koa's status text ("Accepted") in text/plain.
@@ -325,6 +332,16 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
     });
   }
 
-  app.use(router.routes());
+  // The router's own dispatch tests every route's pattern and composes a chain on each request; the
+  // index tests a few of the same patterns (route-index.ts). The router still answers 404/405 above.
+  const index = RouteIndex.of<(ctx: Context) => Promise<void>>(router);
+  app.use((ctx, next) => {
+    const found = index.find(ctx.method, ctx.path);
+    if (!found) return next();
+    ctx.params = found.params;
+    // What @koa/router sets and the metrics read (the route's template, never the concrete path).
+    (ctx as { _matchedRoute?: string })._matchedRoute = found.route.path;
+    return found.route.handler(ctx);
+  });
   return app;
 };

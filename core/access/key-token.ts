@@ -39,6 +39,13 @@ export const parseToken = (token: string): ParsedToken | null => {
   return { environment: m[1] as Environment, id: m[2]!, body: token.slice(0, -KEY_CHECKSUM_LENGTH), checksum: m[4]! };
 };
 
+/** Where the id sits in a token of the right length (`dmk_test_` / `dmk_live_` are both 9 characters). */
+const ID_AT = KEY_PREFIX.length + '_test_'.length;
+const TOKEN_LENGTH = ID_AT + KEY_ID_LENGTH + KEY_SECRET_LENGTH + KEY_CHECKSUM_LENGTH;
+
+/** The id part of a string as long as a token, without checking its shape ('' otherwise): a lookup key only. */
+export const tokenIdAt = (token: string): string => (token.length === TOKEN_LENGTH ? token.slice(ID_AT, ID_AT + KEY_ID_LENGTH) : '');
+
 export const checksumOf = (body: string, crc32: (text: string) => number): string => toBase62(crc32(body), KEY_CHECKSUM_LENGTH);
 
 export const formatToken = (environment: Environment, id: string, secret: string, crc32: (text: string) => number): string => {

@@ -3,7 +3,7 @@ import { expectErrorShape } from '../support/error-shape.js';
 import { formatToken, KEY_ID_LENGTH, KEY_SECRET_LENGTH } from '../../core/access/key-token.js';
 import { crc32 } from 'node:zlib';
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { AuthenticateKey, LAST_USED_RESOLUTION_MS } from '../../core/access/authenticate-key.use-case.js';
+import { AuthenticateKey, LAST_USED_RESOLUTION_MS, VERIFIED_TOKEN_MS } from '../../core/access/authenticate-key.use-case.js';
 import type { KeyRepository } from '../../core/access/ports/key-repository.port.js';
 import type { ApiKey } from '../../core/kernel/caller.js';
 import { endOfKyivDay } from '../../core/kernel/dates.js';
@@ -251,21 +251,24 @@ describe('AuthenticateKey: the order of the checks, and last_used_at written at 
   const ID = 'AbCdEf123456'.slice(0, KEY_ID_LENGTH);
   const token = (environment: 'test' | 'live' = 'test') => formatToken(environment, ID, 's'.repeat(KEY_SECRET_LENGTH), hasher.crc32);
 
-  const setup = (over: Partial<ApiKey> = {}, now = new Date('2026-11-21T10:00:00Z')) => {
+  const setup = (over: Partial<ApiKey> = {}, now = new Date('2026-11-21T10:00:00Z'), h: SecretHasher = hasher) => {
     const stored = apiKeyFixture({ id: ID, secretHash: hasher.hmac(token()), ...over });
     const lookups: string[] = [];
     const touches: Array<[string, Date]> = [];
+    /** Whether the store's cache vouches for the key (cachedById answers it). */
+    const cache = { vouches: false };
     const keys = {
       findById: async (id: string) => {
         lookups.push(id);
         return id === stored.id ? stored : null;
       },
+      cachedById: (id: string) => (cache.vouches && id === stored.id ? stored : undefined),
       touchLastUsed: async (id: string, at: Date) => {
         touches.push([id, at]);
       },
     } as unknown as KeyRepository;
     const clock = new TestClock(now);
-    return { auth: new AuthenticateKey(keys, hasher, clock), stored, lookups, touches, clock };
+    return { auth: new AuthenticateKey(keys, h, clock), stored, lookups, touches, clock, cache };
   };
 
   it('a key whose checksum does not match is key_invalid before the store is asked', async () => {
@@ -318,5 +321,98 @@ describe('AuthenticateKey: the order of the checks, and last_used_at written at 
       [ID, later],
     ]);
     expect(stored.lastUsedAt).to.deep.equal(later);
+  });
+  it('a token verified once is not hashed again for a while, against the same stored hash; every other check still runs', async () => {
+    const hashed: string[] = [];
+    const counting: SecretHasher = {
+      ...hasher,
+      hmac: (s) => {
+        hashed.push('hmac');
+        return hasher.hmac(s);
+      },
+      crc32: (t) => {
+        hashed.push('crc32');
+        return hasher.crc32(t);
+      },
+    };
+    const setUp = setup({}, new Date('2026-11-21T10:00:00Z'), counting);
+    const { auth, clock, lookups } = setUp;
+    const stored = setUp.stored as { -readonly [K in keyof ApiKey]: ApiKey[K] };
+    const good = token();
+    expect((await auth.execute(good, '127.0.0.1')).id).to.equal(ID);
+    expect(hashed).to.deep.equal(['crc32', 'hmac']);
+    expect((await auth.execute(good, '127.0.0.1')).id).to.equal(ID);
+    expect(hashed, 'the same bytes again: neither checksum nor HMAC').to.deep.equal(['crc32', 'hmac']);
+    expect(lookups, 'the key is read every time').to.deep.equal([ID, ID]);
+
+    // Another secret under the same id (a valid checksum): hashed, and refused.
+    const forged = formatToken('test', ID, 't'.repeat(KEY_SECRET_LENGTH), hasher.crc32);
+    expect((await refusal(auth.execute(forged, '127.0.0.1'))).code).to.equal('key_invalid');
+    expect(hashed).to.deep.equal(['crc32', 'hmac', 'crc32', 'hmac']);
+    expect((await auth.execute(good, '127.0.0.1')).id, 'the verified token is still known').to.equal(ID);
+    expect(hashed).to.have.length(4);
+
+    // Revocation and the CIDR are checked on every request, remembered or not.
+    stored.conditions = { ...stored.conditions, cidr: '10.0.0.0/8' };
+    expect((await refusal(auth.execute(good, '127.0.0.1'))).code).to.equal('ip_not_allowed');
+    stored.conditions = { ...stored.conditions, cidr: null };
+    stored.revokedAt = new Date('2026-11-21T10:00:00Z');
+    expect((await refusal(auth.execute(good, '127.0.0.1'))).code).to.equal('key_revoked');
+    stored.revokedAt = null;
+
+    // A stored hash that is no longer the one it matched: compared again (and refused).
+    const original = stored.secretHash;
+    stored.secretHash = hasher.hmac(forged);
+    expect((await refusal(auth.execute(good, '127.0.0.1'))).code).to.equal('key_invalid');
+    expect(hashed).to.have.length(5);
+    stored.secretHash = original;
+
+    // Once the window has passed, the token is hashed again (and remembered again).
+    expect((await auth.execute(good, '127.0.0.1')).id).to.equal(ID);
+    const before = hashed.length;
+    clock.advance(VERIFIED_TOKEN_MS);
+    expect((await auth.execute(good, '127.0.0.1')).id).to.equal(ID);
+    expect(hashed).to.have.length(before + 2);
+  });
+  it('known(): a token verified before, its key in memory, answered without a promise; the same refusals; undefined otherwise', async () => {
+    const setUp = setup();
+    const { auth, clock, lookups, cache } = setUp;
+    const stored = setUp.stored as { -readonly [K in keyof ApiKey]: ApiKey[K] };
+    cache.vouches = true;
+    const good = token();
+    expect(auth.known(good, '127.0.0.1'), 'never verified yet').to.equal(undefined);
+    expect((await auth.execute(good, '127.0.0.1')).id).to.equal(ID);
+    expect(lookups).to.deep.equal([ID]);
+    expect(auth.known(good, '127.0.0.1')?.id).to.equal(ID);
+    expect(lookups, 'the store was not asked').to.deep.equal([ID]);
+
+    const forged = formatToken('test', ID, 't'.repeat(KEY_SECRET_LENGTH), hasher.crc32);
+    expect(auth.known(forged, '127.0.0.1'), 'other bytes').to.equal(undefined);
+    cache.vouches = false;
+    expect(auth.known(good, '127.0.0.1'), 'the cache cannot vouch').to.equal(undefined);
+    cache.vouches = true;
+
+    const refused = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return (e as { code: string }).code;
+      }
+      return 'answered';
+    };
+    stored.revokedAt = new Date('2026-11-21T10:00:00Z');
+    expect(refused(() => auth.known(good, '127.0.0.1'))).to.equal('key_revoked');
+    stored.revokedAt = null;
+    stored.conditions = { ...stored.conditions, cidr: '10.0.0.0/8' };
+    expect(refused(() => auth.known(good, '127.0.0.1'))).to.equal('ip_not_allowed');
+    stored.conditions = { ...stored.conditions, cidr: null };
+    const original = stored.secretHash;
+    stored.secretHash = hasher.hmac(forged);
+    expect(auth.known(good, '127.0.0.1'), 'another stored hash').to.equal(undefined);
+    stored.secretHash = original;
+
+    // last_used_at due again: execute() writes it.
+    clock.advance(LAST_USED_RESOLUTION_MS);
+    expect(auth.known(good, '127.0.0.1')).to.equal(undefined);
   });
 });

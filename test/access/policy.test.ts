@@ -265,3 +265,49 @@ describe('Authorizer: a right on a domain of the account, looked up in the store
     ).to.equal(false);
   });
 });
+
+describe('Authorizer.checkKnown: the same decision without a promise, when the domain is in memory', () => {
+  const stored: Record<string, ScopedDomain> = { 'a.example': { name: 'a.example', labels: ['shop'] } };
+  /** What the directory's cache holds: a domain, null (known absent), or nothing (undefined: ask find). */
+  const memory = new Map<string, ScopedDomain | null>();
+  const lookups: string[] = [];
+  const authorizer = new Authorizer<ScopedDomain>({
+    find: async (_account, _env, name) => {
+      lookups.push(name);
+      return stored[name] ?? null;
+    },
+    cached: (_account, _env, name) => memory.get(name),
+  });
+  const key = (policies: Policy[]) => apiKeyFixture({ policies, environment: 'test' });
+  const refusedSync = (f: () => unknown) => {
+    try {
+      f();
+    } catch (e) {
+      return e as { code: string; params: unknown };
+    }
+    throw new Error('not refused');
+  };
+
+  it('answers from memory what check answers from the store, refusals alike, and asks the store for nothing', async () => {
+    const k = key([{ right: 'dns.edit', resources: { label: 'shop' } }]);
+    memory.set('a.example', stored['a.example']!);
+    memory.set('gone.example', null);
+    lookups.length = 0;
+    expect(authorizer.checkKnown(k, 'dns.edit', 'A.Example.')).to.equal(stored['a.example']);
+    const sync = refusedSync(() => authorizer.checkKnown(k, 'dns.edit', 'gone.example'));
+    const async = await refusal(authorizer.check(k, 'dns.edit', 'gone.example'));
+    expect(sync.code).to.equal('right_missing');
+    expect(sync.params).to.deep.equal(async.params);
+    expect(lookups, 'only check asked the store').to.deep.equal(['gone.example']);
+    // Rights that need no domain are decided at once, whatever the memory holds.
+    expect(authorizer.checkKnown(key([{ right: 'billing.read', resources: { domains: [] } }]), 'billing.read', 'x.example')).to.equal(null);
+  });
+
+  it('undefined when the domain is not in memory (then check decides), and never a guess', () => {
+    const k = key([{ right: 'dns.edit', resources: { domains: ['b.example'] } }]);
+    memory.clear();
+    expect(authorizer.checkKnown(k, 'dns.edit', 'b.example')).to.equal(undefined);
+    expect(authorizer.checkKnown(k, ['billing.read', 'dns.edit'], 'b.example')).to.equal(undefined);
+    expect(new Authorizer<ScopedDomain>({ find: async () => null }).checkKnown(k, 'dns.edit', 'b.example')).to.equal(undefined);
+  });
+});

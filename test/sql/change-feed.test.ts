@@ -71,6 +71,36 @@ eachStore('Change feed across processes', (kind) => {
     expect(took, 'the other process saw the revocation').to.not.equal(null);
   });
 
+  it('the synchronous reads of the same caches (cachedById, cached): what find would give, never in a transaction, gone when a change is heard', async () => {
+    const k = await api.issueKey({ environment: 'test', rights: ['domain.read'], domains: ['domivka-demo.dev'] });
+    expect(other.keys.cachedById(k.id), 'not read yet').to.equal(undefined);
+    const key = await other.keys.findById(k.id);
+    expect(other.keys.cachedById(k.id)).to.equal(key);
+    await other.uow.transaction(async () => {
+      expect(other.keys.cachedById(k.id), 'inside a transaction').to.equal(undefined);
+    });
+    const acc = api.demo.accountId;
+    expect(other.domains.cached(acc, 'test', 'domivka-blog.kyiv.ua'), 'not read yet').to.equal(undefined);
+    const d = (await other.domains.find(acc, 'test', 'domivka-blog.kyiv.ua'))!;
+    const copy = other.domains.cached(acc, 'test', 'domivka-blog.kyiv.ua');
+    expect(copy).to.deep.equal(d);
+    expect(copy, 'a copy, as find gives').to.not.equal(d);
+    expect(await other.domains.find(acc, 'test', 'nowhere-cached.dev')).to.equal(null);
+    expect(other.domains.cached(acc, 'test', 'nowhere-cached.dev'), 'a cached absence').to.equal(null);
+    await other.uow.transaction(async () => {
+      expect(other.domains.cached(acc, 'test', 'domivka-blog.kyiv.ua'), 'inside a transaction').to.equal(undefined);
+    });
+    // Changes heard from the other process drop them.
+    const cookie = await api.signIn();
+    await api.call(`/v1/account/keys/${k.id}`, { method: 'DELETE', headers: { cookie } });
+    expect(await until(() => other.keys.cachedById(k.id) === undefined, 1000), 'the revoked key is dropped').to.not.equal(null);
+    await api.system.store.uow.transaction(() => api.system.store.domains.update({ ...d, autoRenew: !d.autoRenew }));
+    expect(await until(() => other.domains.cached(acc, 'test', d.name) === undefined, 1000), 'the changed domain is dropped').to.not.equal(
+      null,
+    );
+    await api.system.store.uow.transaction(() => api.system.store.domains.update(d));
+  });
+
   it('a domain changed in one process is read fresh by the other within 1 s', async () => {
     const d = (await other.domains.find(api.demo.accountId, 'test', 'domivka-demo.dev'))!;
     expect(d.autoRenew).to.equal(true);

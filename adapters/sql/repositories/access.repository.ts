@@ -94,6 +94,14 @@ export class SqlKeyRepository implements KeyRepository {
       });
   }
 
+  cachedById(id: string): ApiKey | undefined {
+    // Inside a transaction the row may be about to change: never from the cache.
+    if (this.uow.inTransaction()) return undefined;
+    if (this.shared) return this.shared.get(id);
+    const hit = this.cache.get(id);
+    return hit && this.now() - hit.at < KEY_CACHE_TTL_MS ? hit.key : undefined;
+  }
+
   async findById(id: string): Promise<ApiKey | null> {
     // Inside a transaction the row may be about to change: read it, never cache it.
     const inTx = this.uow.inTransaction();

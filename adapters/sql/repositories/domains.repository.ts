@@ -141,6 +141,12 @@ export class SqlDomainRepository implements DomainRepository {
     return this.freshReads.run(true, fn);
   }
 
+  cached(accountId: string, environment: Environment, name: string): Domain | null | undefined {
+    if (!this.cache || this.uow.inTransaction() || this.freshReads.getStore()) return undefined;
+    const hit = this.cache.get(`${accountId}\u0000${environment}\u0000${name}`);
+    return hit === undefined ? undefined : hit.domain ? copyOf(hit.domain) : null;
+  }
+
   async find(accountId: string, environment: Environment, name: string): Promise<Domain | null> {
     const params = [accountId, environment, name];
     const inTx = this.uow.inTransaction();

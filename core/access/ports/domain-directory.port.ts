@@ -12,4 +12,9 @@ export interface ScopedDomain {
  */
 export interface DomainDirectory<D extends ScopedDomain = ScopedDomain> {
   find(accountId: string, environment: Environment, name: string): Promise<D | null>;
+  /**
+   * What find would give, when an in-memory copy can be trusted right now (null: known to be absent);
+   * undefined: ask find. Lets a request be authorised without a promise.
+   */
+  cached?(accountId: string, environment: Environment, name: string): D | null | undefined;
 }
