@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import knexFactory from 'knex';
 import { freePort } from '../test/dns/server/tools.js';
+import { rssKb, tree } from './proc.js';
 
 /**
  * The DNS part of `npm run bench:scale`: on the two stores the bench built (the demo, and the demo grown
@@ -37,36 +38,6 @@ interface Run {
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
-
-/** Every process descending from pid (pid included), by reading /proc. */
-const tree = (pid: number): number[] => {
-  const children = new Map<number, number[]>();
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(d)]);
-    } catch {
-      /* gone */
-    }
-  }
-  const out: number[] = [];
-  const walk = (p: number) => {
-    out.push(p);
-    for (const c of children.get(p) ?? []) walk(c);
-  };
-  walk(pid);
-  return out;
-};
-
-const rssMb = (pid: number): number => {
-  try {
-    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-  } catch {
-    return 0;
-  }
 };
 
 /** The octets of the store's record data: each record set as the JSON of its name, type, TTL and values. */
@@ -172,7 +143,7 @@ const runOnce = async (store: DnsStore, applies: number): Promise<Run> => {
           return false;
         }
       })
-      .map(rssMb);
+      .map((p) => rssKb(p) / 1024);
     const api = `http://127.0.0.1:${port}`;
     const times: number[] = [];
     for (let i = 0; i < applies + 3; i++) {

@@ -148,23 +148,8 @@ export class DnsPlans {
     if (access === 'acme-only') assertAcmeOnlyInput(input.changes, domain);
     const built = buildPlan({ origin: domain, current: zone.sets, input, ...this.limit() });
     if (access === 'acme-only') assertAcmeOnly(built.changes, domain, domain);
-    const now = this.deps.clock.now();
-    const plan = Plan.of({
-      id: this.deps.random.id(),
-      accountId: key.accountId,
-      environment: key.environment,
-      domain,
-      keyId: key.id,
-      source: built.source,
-      baseSerial: zone.serial,
-      changes: built.changes,
-      before: built.before,
-      checks: built.checks,
-      valid: built.valid,
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + PLAN_LIFETIME_MS),
-      appliedAt: null,
-    });
+    const plan = Plan.of(this.record(key, zone, built) as PlanRecord);
+    const now = plan.record.createdAt;
     const safe = isSafeChange(zone.sets.size, plan.changes);
     if (!plan.valid || !safe) {
       await this.deps.plans.insert(plan.record);
