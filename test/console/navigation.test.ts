@@ -169,12 +169,15 @@ eachStore('Console: the account’s transfers, a page at a time', (kind) => {
     const http = consoleHttp(api);
     const get = async (path: string) => (await http.get(path, cookie, 'en')).text;
     const knex = api.system.store.knex;
-    const first = await knex('domain_transfers').first();
+    const first = await knex('domain_transfers').where({ domain: 'transfer-page-0.com' }).first();
+    // The earlier case made ids that end in four digits after the first's prefix: these differ from all of
+    // them in the character before the digits (which table order `first()` returns is the engine's to choose).
+    const distinct = (v: string, i: number) => `${v.slice(0, -5)}${v.at(-5) === 'a' ? 'b' : 'a'}${String(i).padStart(4, '0')}`;
     for (let i = 0; i < 102; i++)
       await knex('domain_transfers').insert({
         ...first,
-        id: `${first.id.slice(0, -5)}a${String(i).padStart(4, '0')}`,
-        client_transaction_id: `${first.client_transaction_id.slice(0, -5)}a${String(i).padStart(4, '0')}`,
+        id: distinct(first.id, i),
+        client_transaction_id: distinct(first.client_transaction_id, i),
         domain: `transfer-busy-${i}.com`,
         status: 'pending',
         finished_at: null,
