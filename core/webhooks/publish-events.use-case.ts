@@ -68,23 +68,16 @@ export class PublishEvents {
         }
         const domains = domainsOfEvent(e, held.get(`${e.accountId}/${e.environment}`) ?? none);
         seq += 1n;
-        rows.push({
+        const row = {
           id: e.id,
           accountId: e.accountId,
           environment: e.environment,
           pubSeq: seq.toString(),
           publicType: info.public,
           domains,
-        });
-        published.push({
-          id: e.id,
-          accountId: e.accountId,
-          environment: e.environment,
-          pubSeq: seq.toString(),
-          publicType: info.public,
-          domains,
-          at: e.occurredAt,
-        });
+        };
+        rows.push(row);
+        published.push({ ...row, at: e.occurredAt });
       }
       await this.deps.feed.assign(now, rows, seq);
       let deliveries = 0;
