@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { DnsCluster } from '../adapters/dns/cluster.js';
+import { DnsCluster, type HeldDnsWorkers } from '../adapters/dns/cluster.js';
 import { EmbeddedNameserver, type EmbeddedNameserverConfig } from '../adapters/dns/embedded/index.js';
 import type { CatalogVersion } from '../adapters/dns/catalog.js';
 import { ZoneSync } from '../adapters/dns/zone-sync.js';
@@ -37,6 +37,8 @@ export interface DnsServingOptions {
   readonly log: Logger;
   /** The script a cluster worker runs; needed when DNS_WORKERS > 1 and this is not a worker. */
   readonly workerEntry?: string;
+  /** The cluster's workers, forked earlier and holding (forkDnsWorkers): adopted instead of forking new ones. */
+  readonly heldWorkers?: HeldDnsWorkers;
   /** Set in a cluster worker: its index (worker 0 alone NOTIFYs the secondaries). */
   readonly workerIndex?: number;
   /** Test and bench overrides of the embedded server's settings (ports, answer cache…). */
@@ -69,6 +71,7 @@ export const serveDns = async (o: DnsServingOptions): Promise<DnsServing> => {
       log: log.child({ component: 'dns-cluster' }),
       beforeSync: signer.load,
       ...(o.signed ? { signed: o.signed } : {}),
+      ...(o.heldWorkers ? { held: o.heldWorkers } : {}),
     });
     await cluster.start();
     return {

@@ -20,6 +20,48 @@ const START_TIMEOUT_MS = 60_000;
 /** A worker that lived this long before it died is restarted at once; quicker deaths back off 1, 2, 4 … 30 s. */
 const HEALTHY_AFTER_MS = 60_000;
 
+/**
+ * DNS workers forked ahead of the rest of the start (forkDnsWorkers): each loads its code while the API
+ * process loads its own, and opens the store only when the DnsCluster that adopts it says so (the store
+ * is migrated by then, and the signer has signed what the workers will serve).
+ */
+export interface HeldDnsWorkers {
+  readonly workerEntry: string;
+  readonly workers: readonly ClusterWorker[];
+}
+
+/**
+ * Sets node:cluster up for DNS workers (once per process: node:cluster freezes both on its first setup).
+ * No TCP connection is accepted here (SCHED_NONE): the workers accept their own.
+ */
+const setUp = (workerEntry: string): void => {
+  cluster.schedulingPolicy = cluster.SCHED_NONE;
+  // 'advanced': the signed messages' calls carry a key's Dates.
+  cluster.setupPrimary({ exec: workerEntry, serialization: 'advanced' });
+};
+
+/**
+ * A DNS worker loads its code, says {type: 'loaded'} and waits for {type: 'start'} before it opens the
+ * store; it says {type: 'ready'} once it serves (src/main/dns-worker.ts).
+ */
+const forkWorker = (index: number, signed: boolean): ClusterWorker => {
+  const worker = cluster.fork({ DOMIVKA_DNS_WORKER: String(index), DOMIVKA_DNS_SIGNED: signed ? '1' : '0' });
+  worker.on('message', (m: { type?: string }) => m?.type === 'loaded' && loaded.add(worker));
+  return worker;
+};
+
+/** The workers that said {type: 'loaded'} (a held one says it before its cluster starts). */
+const loaded = new WeakSet<ClusterWorker>();
+
+/**
+ * Forks `count` DNS workers now, first thing in the start (issue 21: their start overlaps the API process's);
+ * they hold until a DnsCluster given them starts. `signed`: whether that cluster will answer signed messages.
+ */
+export const forkDnsWorkers = (count: number, workerEntry: string, signed: boolean): HeldDnsWorkers => {
+  setUp(workerEntry);
+  return { workerEntry, workers: Array.from({ length: count }, (_, i) => forkWorker(i, signed)) };
+};
+
 interface Slot {
   readonly index: number;
   readonly worker: ClusterWorker;
@@ -54,6 +96,7 @@ export class DnsCluster implements ZonePublisher {
   private readonly log: DnsClusterLogger;
   private readonly beforeSync: (() => Promise<void>) | null;
   private readonly signed: SignedDnsUseCases | (() => Promise<SignedDnsUseCases>) | null;
+  private held: readonly ClusterWorker[] | null;
 
   constructor(options: {
     /** How many worker processes serve DNS. */
@@ -69,7 +112,13 @@ export class DnsCluster implements ZonePublisher {
      * to load them on the first message; without them the workers serve no UPDATE.
      */
     readonly signed?: SignedDnsUseCases | (() => Promise<SignedDnsUseCases>);
+    /** Workers already forked (forkDnsWorkers, with the same entry and `signed`): adopted by start() in place of new ones. */
+    readonly held?: HeldDnsWorkers;
   }) {
+    if (options.held && (options.held.workerEntry !== options.workerEntry || options.held.workers.length !== options.workers)) {
+      throw new Error('DnsCluster: the held workers were forked for another entry point or count');
+    }
+    this.held = options.held?.workers ?? null;
     this.signed = options.signed ?? null;
     this.beforeSync = options.beforeSync ?? null;
     this.count = options.workers;
@@ -79,9 +128,7 @@ export class DnsCluster implements ZonePublisher {
   }
 
   async start(): Promise<void> {
-    cluster.schedulingPolicy = cluster.SCHED_NONE;
-    // 'advanced': the signed messages' calls carry a key's Dates.
-    cluster.setupPrimary({ exec: this.workerEntry, serialization: 'advanced' });
+    if (!this.held) setUp(this.workerEntry);
     for (let i = 0; i < this.count; i++) {
       this.slots.push(this.fork(i));
       this.restarts.push(0);
@@ -96,8 +143,15 @@ export class DnsCluster implements ZonePublisher {
   }
 
   private fork(index: number): Slot {
-    const worker = cluster.fork({ DOMIVKA_DNS_WORKER: String(index), DOMIVKA_DNS_SIGNED: this.signed ? '1' : '0' });
+    // A held worker (forked earlier, first start only) is adopted; its replacements are forked here.
+    const heldWorker = this.held?.[index];
+    if (this.held && index === this.held.length - 1) this.held = null;
+    const worker = heldWorker && !heldWorker.isDead() ? heldWorker : forkWorker(index, this.signed !== null);
     if (this.signed) answerSignedUseCases(worker, this.signed);
+    // The worker opens the store once told to (now: the store is migrated and the signer has run).
+    const start = (): void => void (worker.isConnected() && worker.send({ type: 'start' }));
+    if (loaded.has(worker)) start();
+    else worker.on('message', (m: { type?: string }) => m?.type === 'loaded' && start());
     const ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         reject(new Error(`DNS worker ${index} did not start within ${START_TIMEOUT_MS / 1000} s`));

@@ -21,11 +21,14 @@ import { answerScrapes } from '../metrics.js';
  * credential limiter, the replay claim, the key's rate limit, the UPDATE, a transfer's authorisation) is
  * asked of the primary (adapters/dns/signed-ipc.ts), which applies an UPDATE once, publishes it to every
  * worker and only then answers; a primary that is gone or silent makes it SERVFAIL.
+ *
+ * Once its code is loaded a worker says {type: 'loaded'} and opens the store only when the primary answers
+ * {type: 'start'}: `npm start` forks its workers first thing (src/main/server.ts), so they load their code
+ * while the primary loads its own, and they read no zone before the store is migrated.
  */
 const config = loadConfig();
 const index = Number(process.env.DOMIVKA_DNS_WORKER ?? '0');
 const log = pino({ level: config.logLevel }).child({ component: 'dns', worker: index });
-const store = new SqlDnsStore({ url: config.databaseUrl, ...(config.databaseSchema ? { schema: config.databaseSchema } : {}) });
 
 // This worker's metrics, summed into the primary's /metrics at each scrape.
 const registry = new Registry();
@@ -34,6 +37,7 @@ const observer = new DnsMetrics(registry);
 answerScrapes(registry, () => []);
 
 const main = async () => {
+  const store = new SqlDnsStore({ url: config.databaseUrl, ...(config.databaseSchema ? { schema: config.databaseSchema } : {}) });
   const dns = await serveDns({
     config,
     zones: store.zones,
@@ -61,7 +65,13 @@ const main = async () => {
   process.send?.({ type: 'ready' });
 };
 
-main().catch((err) => {
-  process.stderr.write(`${(err as Error).stack}\n`);
-  process.exit(1);
-});
+const onStart = (m: { type?: string }): void => {
+  if (m?.type !== 'start') return;
+  process.off('message', onStart);
+  main().catch((err) => {
+    process.stderr.write(`${(err as Error).stack}\n`);
+    process.exit(1);
+  });
+};
+process.on('message', onStart);
+process.send?.({ type: 'loaded' });
