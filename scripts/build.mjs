@@ -2,16 +2,28 @@
 // with source maps, from a clean dist/ so no file of a deleted source lingers. The DNS UDP addon is
 // built by the `install` script into adapters/dns/embedded/native/build; dist/ links to it rather than
 // copying it, so `npm run build:native` needs no new build.
+//
+// Then each entry point (every dist/src/main/*.js) is bundled with esbuild in place, with the code it
+// imports, ours and our dependencies', so that a start loads a few files rather than ~1,700 modules
+// (issue 21: start time). The code the entry points share is in chunks beside them; what they import()
+// on demand (the console pages, the live adapters) is in chunks of its own, loaded when first needed.
+// The source maps go back to the TypeScript sources (esbuild reads tsc's maps). Left out of the bundles,
+// loaded from node_modules as before: native addons and what loads them (better-sqlite3, @node-rs/argon2),
+// the database drivers knex loads by name (pg, and those we do not install), and the packages loaded only
+// when configured (Stripe, nodemailer, acme-client, the MCP SDK, the EPP client's XML parser). The rest of
+// dist/ stays as tsc wrote it: the import planner's thread and the native addon are found beside their
+// modules' compiled files (import.meta.url keeps meaning that in a bundle, see below).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
 rmSync(dist, { recursive: true, force: true });
-const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+const require = createRequire(import.meta.url);
+const tsc = require.resolve('typescript/bin/tsc');
 const r = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
 if (r.status !== 0) process.exit(r.status ?? 1);
 const native = join(root, 'adapters/dns/embedded/native');
@@ -20,3 +32,67 @@ if (existsSync(native)) {
   mkdirSync(dirname(link), { recursive: true });
   symlinkSync(relative(dirname(link), native), link, 'dir');
 }
+
+const main = join(dist, 'src/main');
+const esbuild = await import('esbuild');
+/**
+ * import.meta.url of one of our modules, inside a bundle: where tsc put that module (dist/…/x.js), so the
+ * files it finds beside itself (the planner's thread, the addon, a sibling entry point) are found. Every
+ * output is in dist/src/main, so the path from there is known when the module is loaded.
+ */
+const ownUrls = {
+  name: 'own-import-meta-url',
+  setup(build) {
+    build.onLoad({ filter: /\.js$/ }, (args) => {
+      if (!args.path.startsWith(dist + sep)) return undefined;
+      const code = readFileSync(args.path, 'utf8');
+      if (!code.includes('import.meta.url')) return undefined;
+      const from = relative(main, args.path).split(sep).join('/');
+      return {
+        contents: code.replaceAll(
+          'import.meta.url',
+          `new URL(${JSON.stringify(from.startsWith('.') ? from : `./${from}`)}, import.meta.url).href`,
+        ),
+        loader: 'js',
+      };
+    });
+  },
+};
+await esbuild.build({
+  entryPoints: readdirSync(main)
+    .filter((f) => f.endsWith('.js'))
+    .map((f) => join(main, f)),
+  outdir: main,
+  allowOverwrite: true,
+  bundle: true,
+  splitting: true,
+  chunkNames: 'chunk-[hash]',
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: 'linked',
+  // The maps name the sources rather than hold them: --enable-source-maps keeps each map in memory.
+  sourcesContent: false,
+  logLevel: 'warning',
+  external: [
+    'better-sqlite3',
+    '@node-rs/argon2',
+    'pg',
+    'pg-native',
+    'pg-query-stream',
+    'sqlite3',
+    'mysql',
+    'mysql2',
+    'mariadb',
+    'oracledb',
+    'tedious',
+    'stripe',
+    'nodemailer',
+    'acme-client',
+    '@modelcontextprotocol/sdk',
+    'fast-xml-parser',
+  ],
+  // esbuild's require() in an ES module (the bundled CommonJS packages require Node's own modules) is this one.
+  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  plugins: [ownUrls],
+});

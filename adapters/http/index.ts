@@ -32,13 +32,14 @@ export type { UseCases } from './use-cases.js';
 export const API_VERSION = '1.0.0';
 
 /**
- * One of our modules, on demand: import() when compiled (dist/, ES modules); the module's own require when
- * the code runs compiled to CommonJS (mocha through tsx), where import() would load a second copy of core/
- * (two DomainError classes, so `instanceof` fails). As src/modules/platform.module.ts loads the live adapters.
+ * One of our modules, on demand: `load` (an import() with the module's literal path, which the build's
+ * bundler follows) when running as ES modules; the module's own require when the code runs compiled to
+ * CommonJS (mocha through tsx), where import() would load a second copy of core/ (two DomainError classes,
+ * so `instanceof` fails). As src/modules/platform.module.ts loads the live adapters.
  */
-const loadOwn = async <M>(specifier: string): Promise<M> =>
+const loadOwn = async <M>(specifier: string, load: () => Promise<M>): Promise<M> =>
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  typeof require === 'function' ? (require(specifier) as M) : ((await import(specifier)) as M);
+  typeof __filename === 'string' ? (require(specifier) as M) : load();
 
 /** Every route of the API. Tests may append routes (routes are data). */
 export const allRoutes = (uc: UseCases, meta: Omit<MetaDeps, 'openapi'>, extra: readonly Route[] = []): Route[] => {
@@ -79,7 +80,7 @@ export const buildApi = (
   let consolePages: Promise<Middleware> | null = null;
   app.use(async (ctx, next) => {
     if (ctx.path !== '/console' && !ctx.path.startsWith('/console/')) return next();
-    consolePages ??= loadOwn<typeof import('./console/console.app.js')>('./console/console.app.js').then(({ consoleMiddleware }) =>
+    consolePages ??= loadOwn('./console/console.app.js', () => import('./console/console.app.js')).then(({ consoleMiddleware }) =>
       consoleMiddleware(uc, {
         authenticateSession: deps.authenticateSession,
         secureCookies: deps.config.secureCookies,

@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
+import BetterSqlite3Client from 'knex/lib/dialects/better-sqlite3/index.js';
+import SqliteTransaction from 'knex/lib/dialects/sqlite3/execution/sqlite-transaction.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -49,12 +50,9 @@ export const knexConfig = (config: StoreConfig): Knex.Config => {
  * SQLite transactions begin IMMEDIATE: a deferred BEGIN that reads first and writes later fails at once
  * with SQLITE_BUSY_SNAPSHOT when another process committed in between; an immediate one takes the
  * write lock up front and waits (busy_timeout) like any other writer. knex has no option for it, so
- * its better-sqlite3 client is extended here, in the one place that knows the dialect.
+ * its better-sqlite3 client is extended here, in the one place that knows the dialect. (Imported, not
+ * required, so that the build's bundler takes them from the one copy of knex it bundles: knex-dialects.d.ts.)
  */
-const require = createRequire(import.meta.url);
-type Ctor = new (...args: any[]) => any; // eslint-disable-line @typescript-eslint/no-explicit-any
-const BetterSqlite3Client = require('knex/lib/dialects/better-sqlite3/index.js') as Ctor;
-const SqliteTransaction = require('knex/lib/dialects/sqlite3/execution/sqlite-transaction.js') as Ctor;
 
 class ImmediateTransaction extends SqliteTransaction {
   begin(conn: unknown) {

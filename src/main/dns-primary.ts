@@ -19,10 +19,10 @@ import type { ZonePublisher } from '../../core/dns/zone/zone-service.js';
  * backstop. DNS_WORKERS > 1 runs that many DNS workers (src/main/dns-worker.ts), each following the feed.
  * Tells its parent {type: 'ready'} once it serves.
  */
-/** Our module on demand: import() compiled; require where tsx runs this as CommonJS (one copy of core/ and the tokens). */
-const loadOwn = async <M>(specifier: string): Promise<M> =>
+/** Our module on demand: import() as ES modules; require where tsx runs this as CommonJS (one copy of core/ and the tokens). */
+const loadOwn = async <M>(specifier: string, load: () => Promise<M>): Promise<M> =>
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  typeof require === 'function' ? (require(specifier) as M) : ((await import(specifier)) as M);
+  typeof __filename === 'string' ? (require(specifier) as M) : load();
 
 const main = async () => {
   const config = loadConfig();
@@ -39,7 +39,7 @@ const main = async () => {
   const publisher = new Promise<ZonePublisher>((resolve) => (served = resolve));
   let system: Promise<{ signedDns(): SignedDnsUseCases; close(): Promise<void> }> | null = null;
   const signedUseCases = async (): Promise<SignedDnsUseCases> => {
-    system ??= loadOwn<typeof import('../system.js')>('../system.js')
+    system ??= loadOwn('../system.js', () => import('../system.js'))
       .then(async ({ System }) => {
         const s = await System.create(config, { logger: log.child({ component: 'dns-update' }) });
         s.get(TOKENS.ZonePublisher).attach(await publisher);

@@ -136,20 +136,25 @@ export interface LiveAdapterCode {
 }
 
 /**
- * One of our modules, on demand. Compiled (dist/, ES modules) this is import(). When the code runs compiled
- * to CommonJS (mocha through tsx) an import() would load a second copy of core/ beside the required one
- * (two RegistryError classes, so `instanceof` fails): there the module's own require is used.
+ * One of our modules, on demand: `load` (an import() with the module's literal path, which the build's
+ * bundler follows into a chunk of its own) when the code runs as ES modules (dist/, or tsx running the
+ * sources). When it runs compiled to CommonJS (mocha through tsx) an import() would load a second copy of
+ * core/ beside the required one (two RegistryError classes, so `instanceof` fails): there the module's
+ * own require is used. `__filename` exists only in CommonJS (a bundle's `require` is esbuild's shim, so
+ * `typeof require` cannot tell).
  */
-const loadOwn = async <M>(specifier: string): Promise<M> =>
+const loadOwn = async <M>(specifier: string, load: () => Promise<M>): Promise<M> =>
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  typeof require === 'function' ? (require(specifier) as M) : ((await import(specifier)) as M);
+  typeof __filename === 'string' ? (require(specifier) as M) : load();
 
 export const loadLiveAdapterCode = async (config: Config): Promise<LiveAdapterCode | null> =>
   config.liveRegistrar === 'none' || !config.epp
     ? null
     : {
-        epp: await loadOwn<typeof EppAdapter>('../../adapters/registrar/epp/index.js'),
-        stripe: config.liveStripe ? await loadOwn<typeof StripeAdapter>('../../adapters/payments/stripe/index.js') : null,
+        epp: await loadOwn('../../adapters/registrar/epp/index.js', () => import('../../adapters/registrar/epp/index.js')),
+        stripe: config.liveStripe
+          ? await loadOwn('../../adapters/payments/stripe/index.js', () => import('../../adapters/payments/stripe/index.js'))
+          : null,
       };
 
 export const liveAdaptersModule = (config: Config, code: LiveAdapterCode | null | undefined) =>
