@@ -1,3 +1,6 @@
+// inversify keeps its binding ids in Reflect metadata (every bind): the polyfill is loaded before it. (It came
+// with @peculiar/x509's adapters until they were loaded on first use, issue 21.)
+import 'reflect-metadata';
 import { dnssecModule, dnssecUseCases } from './modules/dnssec.module.js';
 import { Container, type ServiceIdentifier } from 'inversify';
 import type Koa from 'koa';

@@ -5,7 +5,9 @@ import { type Logger } from 'pino';
 import { SqlStore } from '../../adapters/sql/index.js';
 import { AcmeChallenges } from '../../core/dns/acme/acme-challenges.use-case.js';
 import { ZonePublisherHub } from '../../adapters/dns/zone-publisher-hub.js';
-import { X509CertificateKeys } from '../../adapters/crypto/x509/index.js';
+import type * as X509 from '../../adapters/crypto/x509/index.js';
+import type { CertificateKeys } from '../../core/certificates/ports/certificate-keys.port.js';
+import { loadOwn } from './platform.module.js';
 import { Certificates } from '../../core/certificates/certificates.use-case.js';
 import { CertificateIssuance } from '../../core/certificates/certificate-issuance.use-case.js';
 import { CertificateStatusQuery } from '../../core/certificates/certificate-status.use-case.js';
@@ -17,11 +19,32 @@ import { ownDns, type Config } from '../config.js';
 import type { Certificate } from '../../core/certificates/certificate.js';
 import { TOKENS as T } from '../tokens.js';
 
+/**
+ * The X.509 reader and key generator, its code (@peculiar/x509 with its ASN.1 schemas, ~200 modules) loaded
+ * on its first call rather than by every start (issue 21).
+ */
+const lazyCertificateKeys = (): CertificateKeys => {
+  let keys: Promise<CertificateKeys> | null = null;
+  const get = (): Promise<CertificateKeys> =>
+    (keys ??= loadOwn<typeof X509>('../../adapters/crypto/x509/index.js', () => import('../../adapters/crypto/x509/index.js')).then(
+      (m) => new m.X509CertificateKeys(),
+      (err: unknown) => {
+        keys = null; // tried again by the next call
+        throw err;
+      },
+    ));
+  return {
+    generate: async (names) => (await get()).generate(names),
+    inspectCsr: async (pem) => (await get()).inspectCsr(pem),
+    inspectCertificate: async (pem) => (await get()).inspectCertificate(pem),
+  };
+};
+
 /** The certificates capability's use cases, constructed by hand from their ports (no decorators in core/). */
 export const certificatesModule = () =>
   new ContainerModule(({ bind }) => {
     const s = id(T.Store);
-    bind(T.CertificateKeys).toConstantValue(new X509CertificateKeys());
+    bind(T.CertificateKeys).toConstantValue(lazyCertificateKeys());
     bind(T.IssuanceQueue)
       .toResolvedValue((l: Logger) => new InProcessIssuanceQueue(l.child({ component: 'certificates' })), [T.Logger])
       .inSingletonScope();

@@ -21,7 +21,7 @@ import { SearchDomains } from '../../core/domains/search-domains.use-case.js';
 import { NotifyOwners } from '../../core/notices/notify-owners.js';
 import { noticesOnEvent } from '../../core/notices/on-event.js';
 import { DeliverNotices } from '../../core/notices/deliver-notices.use-case.js';
-import { SandboxCertificateAuthority } from '../../adapters/ca/sandbox/index.js';
+import type * as SandboxCa from '../../adapters/ca/sandbox/index.js';
 import { CertificateStatusQuery } from '../../core/certificates/certificate-status.use-case.js';
 import type { CertificateAuthority } from '../../core/certificates/ports/certificate-authority.port.js';
 import type { SecretBox } from '../../core/kernel/secret-box.port.js';
@@ -81,11 +81,33 @@ const sandboxCa = (config: Config, s: SqlStore, box: SecretBox, clock: Clock): C
         s.caMaterial,
         box,
       )
-    : new SandboxCertificateAuthority({
+    : lazySandboxCa({
         store: { load: () => s.caMaterial.loadSandbox(), saveIfAbsent: (m) => s.caMaterial.saveSandboxIfAbsent(m) },
         box,
         clock,
       });
+
+/**
+ * The sandbox CA, its code (X.509 with its ASN.1 schemas, ~200 modules) loaded on its first call rather than
+ * by every start (issue 21).
+ */
+const lazySandboxCa = (options: SandboxCa.SandboxCertificateAuthorityOptions): CertificateAuthority => {
+  let ca: Promise<CertificateAuthority> | null = null;
+  const get = (): Promise<CertificateAuthority> =>
+    (ca ??= loadOwn<typeof SandboxCa>('../../adapters/ca/sandbox/index.js', () => import('../../adapters/ca/sandbox/index.js')).then(
+      (m) => new m.SandboxCertificateAuthority(options),
+      (err: unknown) => {
+        ca = null; // tried again by the next call
+        throw err;
+      },
+    ));
+  return {
+    kind: 'sandbox',
+    issue: async (order) => (await get()).issue(order),
+    revoke: async (pem, reason) => (await get()).revoke(pem, reason),
+    rootPem: async () => (await get()).rootPem(),
+  };
+};
 
 /** The live resolver of delegations: iterative, from DELEGATION_ROOT_HINTS (default: the IANA roots). */
 export const liveDelegations = (config: Config): IterativeDelegationResolver =>
@@ -143,7 +165,7 @@ export interface LiveAdapterCode {
  * own require is used. `__filename` exists only in CommonJS (a bundle's `require` is esbuild's shim, so
  * `typeof require` cannot tell).
  */
-const loadOwn = async <M>(specifier: string, load: () => Promise<M>): Promise<M> =>
+export const loadOwn = async <M>(specifier: string, load: () => Promise<M>): Promise<M> =>
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   typeof __filename === 'string' ? (require(specifier) as M) : load();
 
