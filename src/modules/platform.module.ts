@@ -14,7 +14,7 @@ import { SqlDomainHolders } from '../../adapters/sql/repositories/domains.reposi
 import { ProcessRegistryMessages } from '../../core/domains/process-registry-messages.use-case.js';
 import type { AdvanceTransfers } from '../../core/domains/advance-transfers.use-case.js';
 import { UnconfiguredPayments } from '../../adapters/payments/unconfigured/index.js';
-import { McpTools } from '../../adapters/mcp/index.js';
+import type * as Mcp from '../../adapters/mcp/index.js';
 import { SmtpMailer } from '../../adapters/notify/smtp/index.js';
 import { SqlStore } from '../../adapters/sql/index.js';
 import { SearchDomains } from '../../core/domains/search-domains.use-case.js';
@@ -247,7 +247,7 @@ export const mcpModule = () =>
     bind(T.Mcp)
       .toResolvedValue(
         (config: Config, search: SearchDomains, status: CertificateStatusQuery) =>
-          new McpTools(
+          lazyMcpTools(
             { search: (e, q) => search.execute(e, q), certificateStatus: (d, e) => status.forDomain(d, e) },
             { environment: config.mcpEnvironment, version: '0.1.0' },
           ),
@@ -255,6 +255,20 @@ export const mcpModule = () =>
       )
       .inSingletonScope();
   });
+
+/** The MCP tools, their code (the tools' zod schemas) loaded on the first /mcp request rather than by every start (issue 21). */
+const lazyMcpTools = (reads: Mcp.McpReads, options: Mcp.McpOptions): Pick<Mcp.McpTools, 'handle'> => {
+  let tools: Promise<Mcp.McpTools> | null = null;
+  const get = (): Promise<Mcp.McpTools> =>
+    (tools ??= loadOwn<typeof Mcp>('../../adapters/mcp/index.js', () => import('../../adapters/mcp/index.js')).then(
+      (m) => new m.McpTools(reads, options),
+      (err: unknown) => {
+        tools = null; // tried again by the next request
+        throw err;
+      },
+    ));
+  return { handle: async (message) => (await get()).handle(message) };
+};
 
 /** The kernel: the adapter set of each environment (every capability's `Environments<…>` port) and the event recorder. */
 export const kernelModule = () =>

@@ -30,7 +30,7 @@ export const PLATFORM_TOKENS = {
   LiveAdapters: token<EnvironmentAdapters>('LiveAdapters'),
   Environments: token<Environments<EnvironmentAdapters>>('Environments'),
   Recorder: token<Recorder>('Recorder'),
-  Mcp: token<McpTools>('Mcp'),
+  Mcp: token<Pick<McpTools, 'handle'>>('Mcp'),
 } as const;
 
 /** One environment's adapter set: every capability's `Environments<…>` port is served by these. */
