@@ -166,6 +166,8 @@ const lpad = (s: string, n: number) => (s.length >= n ? s : ' '.repeat(n - s.len
 export const dnsRounds = async (engine: string, small: DnsStore, large: DnsStore, rounds: number, applies: number): Promise<void> => {
   if (!existsSync(join(ROOT, 'dist/src/main/server.js'))) throw new Error('the DNS part needs the build (npm run build)');
   const data = { small: await recordBytes(small.env), large: await recordBytes(large.env) };
+  // Each engine's stores start from the seeded value (the names small/large repeat across engines).
+  www.clear();
   const runs: Record<'small' | 'large', Run[]> = { small: [], large: [] };
   for (let round = 0; round < rounds; round++) {
     process.stderr.write(`  DNS round ${round + 1} of ${rounds}\n`);
