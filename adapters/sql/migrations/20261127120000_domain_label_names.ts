@@ -7,6 +7,10 @@ import type { Knex } from 'knex';
  * the account or the label holds. Filled here from the domains for the rows already there. Added NOT NULL
  * with a default of '' (SQLite adds no NOT NULL column without one); on Postgres the default is dropped
  * once the rows are filled, so that a writer that forgot a column fails there.
+ *
+ * The index on the label alone goes: every read of labels is an account's, and it drew Postgres without
+ * statistics away from the primary key (domain, label) for "does this domain carry the label?" — to a walk of
+ * every domain carrying it, per row checked.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('domain_labels', (t) => {
@@ -26,11 +30,13 @@ export async function up(knex: Knex): Promise<void> {
     );
   await knex.schema.alterTable('domain_labels', (t) => {
     t.index(['account_id', 'environment', 'label', 'name'], 'domain_labels_account_label_name');
+    t.dropIndex(['label']);
   });
 }
 
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.alterTable('domain_labels', (t) => {
+    t.index(['label']);
     t.dropIndex(['account_id', 'environment', 'label', 'name'], 'domain_labels_account_label_name');
   });
   await knex.schema.alterTable('domain_labels', (t) => {

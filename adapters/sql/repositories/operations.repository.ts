@@ -104,6 +104,7 @@ export class SqlOperationRepository implements OperationRepository, DomainLabelW
             'domain_id',
             db('domain_labels')
               .select('domain_id')
+              .where({ account_id: q.accountId, environment: q.environment })
               .whereIn('label', [...q.scope.labels]),
           );
       });
