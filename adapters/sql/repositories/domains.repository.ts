@@ -87,10 +87,8 @@ const FIND_FOR_UPDATE_SQL = `${FIND_SQL} for update of d`;
  * (account, environment, name), the labels' (account, environment, label, name), or the named domains'
  * unique (account, environment, name) lookups. Their UNION (a domain in two streams is one row) is cut to the
  * page, then joined by primary key to the domain rows and their labels (one row a label, as FIND_SQL).
- * Each stream orders by its index's whole key (the columns before the name are fixed by the WHERE, so the
- * order is the name's): only that index yields it unsorted, so Postgres without statistics does not walk
- * (environment, name) through other accounts' domains. Scalar subqueries, not EXISTS, check a label: no
- * planner turns them into a scan.
+ * Scalar subqueries, not EXISTS, check a label (by the primary key (domain, label)): no planner turns them
+ * into a scan.
  */
 export const listStatement = (q: DomainListQuery): { sql: string; params: unknown[] } | null => {
   const scope = q.scope;
@@ -128,7 +126,7 @@ export const listStatement = (q: DomainListQuery): { sql: string; params: unknow
     streams.push({
       sql:
         `select l.domain_id as id, l.name as name from domain_labels l${joinsDomain ? ' join domains d on d.id = l.domain_id' : ''} ` +
-        `where l.account_id = ? and l.environment = ? and l.label = ?${e.sql} order by l.account_id, l.environment, l.label, l.name limit ?`,
+        `where l.account_id = ? and l.environment = ? and l.label = ?${e.sql} order by l.name limit ?`,
       params: [q.accountId, q.environment, label, ...e.params, q.limit],
     });
   };
@@ -137,7 +135,7 @@ export const listStatement = (q: DomainListQuery): { sql: string; params: unknow
     streams.push({
       sql:
         'select d.id as id, d.name as name from domains d where d.account_id = ? and d.environment = ?' +
-        `${among ? ` and d.name in (${among.map(() => '?').join(', ')})` : ''}${e.sql} order by d.account_id, d.environment, d.name limit ?`,
+        `${among ? ` and d.name in (${among.map(() => '?').join(', ')})` : ''}${e.sql} order by d.name limit ?`,
       params: [q.accountId, q.environment, ...(among ?? []), ...e.params, q.limit],
     });
   };
