@@ -40,13 +40,16 @@ import { benchSets } from './zone-gen.js';
  * sending and polling.
  *
  * Env: BENCH_IMPORT_RECORDS, BENCH_IMPORT_ZONE, BENCH_IMPORT_RUNS, BENCH_IMPORT_PART (import,change; default both),
- * BENCH_IMPORT_IN_PROCESS, BENCH_IMPORT_SERVER.
+ * BENCH_IMPORT_IN_PROCESS, BENCH_IMPORT_SERVER, BENCH_IMPORT_TRACE.
  */
 const RECORDS = Number(process.env.BENCH_IMPORT_RECORDS ?? 1_000_000);
 const ZONE_SETS = Number(process.env.BENCH_IMPORT_ZONE ?? 100_000);
 const RUNS = Number(process.env.BENCH_IMPORT_RUNS ?? 7);
 const PARTS = new Set((process.env.BENCH_IMPORT_PART ?? 'import,change').split(',').map((s) => s.trim()));
 const IN_PROCESS = process.env.BENCH_IMPORT_IN_PROCESS === '1';
+/** BENCH_IMPORT_TRACE=1: the server's RSS as sampled (every 50 ms, in MB) is printed at the end. */
+const TRACE = process.env.BENCH_IMPORT_TRACE === '1';
+const trace: string[] = [];
 const ROOT = join(import.meta.dirname, '..');
 const SERVER = resolve(process.env.BENCH_IMPORT_SERVER ?? join(ROOT, 'dist/src/main/server.js'));
 const IMPORT_TARGET_S = 60;
@@ -212,7 +215,12 @@ const spawnedServer = async (): Promise<Target> => {
   }
   const pid = child.pid!;
   let sampled = 0;
-  const sampler = setInterval(() => (sampled = Math.max(sampled, procMemMb(pid).rss)), 50);
+  const t0 = performance.now();
+  const sampler = setInterval(() => {
+    const rss = procMemMb(pid).rss;
+    sampled = Math.max(sampled, rss);
+    if (TRACE) trace.push(`${((performance.now() - t0) / 1000).toFixed(1)}s ${rss}`);
+  }, 50);
   return {
     base,
     key,
@@ -358,6 +366,7 @@ const main = async (): Promise<void> => {
   } finally {
     await target.close();
   }
+  if (TRACE) log(`  RSS samples (seconds since the server answered, MB): ${trace.join(', ')}\n`);
   log(
     `  load average at the end ${loadavg()
       .map((x) => x.toFixed(2))
