@@ -35,7 +35,7 @@ import { benchSets } from './zone-gen.js';
  * and are not in it), read when the plan is ready; its RSS is also sampled every 50 ms meanwhile. An apply
  * returns once every DNS worker serves the change. Needs the build (npm run build).
  *
- * BENCH_IMPORT_IN_PROCESS=1 runs the system in this process under tsx instead (as before 2026-11-27; the DNS
+ * BENCH_IMPORT_IN_PROCESS=1 runs the system in this process under tsx instead (as the bench did at first; the DNS
  * server in this process too): the peak RSS is then this process's maxrss, which also holds the generating,
  * sending and polling.
  *
