@@ -109,7 +109,7 @@ const IMPORT_THREAD_YOUNG_MB = 32;
 /**
  * An import's planning thread's heap cap, MB: room for the largest import allowed (DNS_IMPORT_MAX_RECORDS),
  * at 200 bytes a record — a plan of a million records (bench:import) holds some 325 MB at its peak (its
- * checks; the file read holds 235 MB) — plus 256 MB. An import past it fails; the API goes on (see
+ * checks; the file read holds some 220 MB) — plus 256 MB. An import past it fails; the API goes on (see
  * ThreadImportPlannerOptions.oldGenerationMb).
  */
 export const importThreadHeapMb = (maxRecords: number): number => 256 + Math.ceil(maxRecords / 5120);
