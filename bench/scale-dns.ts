@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import knexFactory from 'knex';
 import { freePort } from '../test/dns/server/tools.js';
@@ -166,6 +167,8 @@ const lpad = (s: string, n: number) => (s.length >= n ? s : ' '.repeat(n - s.len
 export const dnsRounds = async (engine: string, small: DnsStore, large: DnsStore, rounds: number, applies: number): Promise<void> => {
   if (!existsSync(join(ROOT, 'dist/src/main/server.js'))) throw new Error('the DNS part needs the build (npm run build)');
   const data = { small: await recordBytes(small.env), large: await recordBytes(large.env) };
+  // Each engine's stores start from the seeded value (the names small/large repeat across engines).
+  www.clear();
   const runs: Record<'small' | 'large', Run[]> = { small: [], large: [] };
   for (let round = 0; round < rounds; round++) {
     process.stderr.write(`  DNS round ${round + 1} of ${rounds}\n`);
@@ -204,5 +207,9 @@ export const dnsRounds = async (engine: string, small: DnsStore, large: DnsStore
     `record data: small ${data.small.zones} zones, ${data.small.sets} sets, ${(data.small.bytes / 1024).toFixed(1)} KB; large ${data.large.zones} zones, ${data.large.sets} sets, ${(data.large.bytes / 1024 / 1024).toFixed(2)} MB`,
     `zone memory per worker (large − small RSS) / (large − small record data): ${(extraBytes / 1024 / 1024).toFixed(1)} MB / ${(dataBytes / 1024 / 1024).toFixed(2)} MB = ${zoneRatio.toFixed(1)}×  ≤ ${ZONE_TARGET}×: ${zoneRatio <= ZONE_TARGET ? 'MET' : 'MISSED'}`,
   );
-  process.stdout.write(`[${engine}] DNS: npm start's server on each store, median of ${rounds} starts\n${lines.join('\n')}\n`);
+  process.stdout.write(
+    `[${engine}] DNS: npm start's server on each store, median of ${rounds} starts; load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}\n${lines.join('\n')}\n`,
+  );
 };

@@ -15,6 +15,7 @@ import type { DnsObserver } from '../adapters/dns/embedded/observer.js';
 import type { Config } from './config.js';
 import { SignedMessages, type SignedDnsUseCases } from '../adapters/dns/update/signed-messages.js';
 import { servfailOnError } from '../adapters/dns/signed-ipc.js';
+import { compactHeap } from './heap.js';
 
 /** A running DNS server: where zone changes are published, and how to stop it. */
 export interface DnsServing {
@@ -119,6 +120,8 @@ export const serveDns = async (o: DnsServingOptions): Promise<DnsServing> => {
       catalog,
     });
     await sync.load();
+    // A cluster worker serves nothing else: the pages its first load's garbage took go back before it serves.
+    if (worker !== undefined) compactHeap();
     await dns.start();
     sync.start();
     sync.follow(o.changes); // every zone change of any process, within a second

@@ -15,6 +15,19 @@ const STDERR: DnsClusterLogger = {
   error: (obj, msg) => void process.stderr.write(`${JSON.stringify({ level: 'error', component: 'dns-cluster', ...obj, msg })}\n`),
 };
 
+/**
+ * A DNS worker's young generation, MB a semi-space: small, whatever its parent runs with (`npm start` gives
+ * the API 64 MB ones). A worker keeps what it loads and answers from it, so it gains little from a large
+ * one, which grows to its limit while every zone is loaded and stays that size (~30 MB of a worker's RSS).
+ */
+const WORKER_SEMI_SPACE_MB = 1;
+
+/** The parent's node flags for a worker, its young generation set as above. */
+export const workerExecArgv = (parent: readonly string[]): string[] => [
+  ...parent.filter((a) => !a.startsWith('--max-semi-space-size') && !a.startsWith('--max_semi_space_size')),
+  `--max-semi-space-size=${WORKER_SEMI_SPACE_MB}`,
+];
+
 /** How long a worker may take from fork to serving (loading every zone from the store). */
 const START_TIMEOUT_MS = 60_000;
 /** A worker that lived this long before it died is restarted at once; quicker deaths back off 1, 2, 4 … 30 s. */
@@ -37,7 +50,7 @@ export interface HeldDnsWorkers {
 const setUp = (workerEntry: string): void => {
   cluster.schedulingPolicy = cluster.SCHED_NONE;
   // 'advanced': the signed messages' calls carry a key's Dates.
-  cluster.setupPrimary({ exec: workerEntry, serialization: 'advanced' });
+  cluster.setupPrimary({ exec: workerEntry, serialization: 'advanced', execArgv: workerExecArgv(process.execArgv) });
 };
 
 /**

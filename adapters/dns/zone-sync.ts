@@ -35,9 +35,10 @@ const LOAD_BATCH = 200;
 export const COMPLETE_READ_MS = 60_000;
 
 export class ZoneSync {
-  private readonly served = new Map<string, { id: string; serial: number }>();
-  /** Every zone's version as last read, by domain (a name may be in both environments). */
-  private readonly known = new Map<string, ZoneVersion[]>();
+  /** What is served, by domain: the version read when it was (held once for both maps), or its id and the serial published. */
+  private readonly served = new Map<string, { readonly id: string; readonly serial: number }>();
+  /** Every zone's version as last read, by domain: one, or the list when a name is in both environments. */
+  private readonly known = new Map<string, ZoneVersion | ZoneVersion[]>();
   /** Where the last read got to. */
   private mark: ZoneVersionMark | null = null;
   /** Domains whose last publish failed (signatures pending, say): tried again on every load. */
@@ -57,14 +58,20 @@ export class ZoneSync {
 
   /** The version of `domain` to serve among those read: the live one where both environments hold it; null: none. */
   private chosen(domain: string): ZoneVersion | null {
+    const read = this.known.get(domain);
+    if (read === undefined) return null;
+    if (!Array.isArray(read)) return this.serves(read) ? read : null;
     let pick: ZoneVersion | null = null;
-    for (const v of this.known.get(domain) ?? []) {
-      if (this.options.only && v.environment !== this.options.only) continue;
-      // A hosted zone not yet verified is stored, never answered, transferred or NOTIFYed.
-      if (!v.served) continue;
+    for (const v of read) {
+      if (!this.serves(v)) continue;
       if (!pick || (pick.environment === 'test' && v.environment === 'live')) pick = v;
     }
     return pick;
+  }
+
+  /** Whether a version may be served here: of the environment served, and (a hosted zone not yet verified is stored, never answered, transferred or NOTIFYed) served. */
+  private serves(v: ZoneVersion): boolean {
+    return (!this.options.only || v.environment === this.options.only) && v.served;
   }
 
   /** Takes in what a read returned; the domains it may have changed. */
@@ -76,12 +83,13 @@ export class ZoneSync {
     }
     for (const v of read.versions) {
       touched.add(v.domain);
-      const list = this.known.get(v.domain);
-      if (!list) this.known.set(v.domain, [v]);
+      const had = this.known.get(v.domain);
+      if (!had || (!Array.isArray(had) && had.id === v.id)) this.known.set(v.domain, v);
+      else if (!Array.isArray(had)) this.known.set(v.domain, [had, v]);
       else {
-        const i = list.findIndex((x) => x.id === v.id);
-        if (i >= 0) list[i] = v;
-        else list.push(v);
+        const i = had.findIndex((x) => x.id === v.id);
+        if (i >= 0) had[i] = v;
+        else had.push(v);
       }
     }
     this.mark = read.mark;
@@ -123,7 +131,8 @@ export class ZoneSync {
   private async publishOne(zone: StoredZone): Promise<void> {
     const domain = zone.domain;
     // Read after its version: it may have stopped being served, or moved on (then it is published at the serial read).
-    if (zone.served === false || this.chosen(domain)?.id !== zone.id) return;
+    const chosen = this.chosen(domain);
+    if (zone.served === false || chosen?.id !== zone.id) return;
     try {
       await this.target.publish(zone);
     } catch (err) {
@@ -136,7 +145,7 @@ export class ZoneSync {
       return;
     }
     this.failing.delete(domain);
-    this.served.set(domain, { id: zone.id, serial: zone.serial });
+    this.served.set(domain, chosen.serial === zone.serial ? chosen : { id: chosen.id, serial: zone.serial });
   }
 
   /**

@@ -30,6 +30,7 @@ import * as dnssecForeignKeys from './migrations/20261127030000_dnssec_foreign_k
 import * as dnsZoneChangeSeq from './migrations/20261127090000_dns_zone_change_seq.js';
 import * as webhookEventTypes from './migrations/20261127100000_webhook_event_types.js';
 import * as eventDomains from './migrations/20261127100100_event_domains.js';
+import * as domainLabelNames from './migrations/20261127120000_domain_label_names.js';
 
 /** Migrations listed explicitly: no directory scanning, so they load the same under tsx, tests and CLI. */
 const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
@@ -64,6 +65,7 @@ const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
   ['20261127090000_dns_zone_change_seq', dnsZoneChangeSeq],
   ['20261127100000_webhook_event_types', webhookEventTypes],
   ['20261127100100_event_domains', eventDomains],
+  ['20261127120000_domain_label_names', domainLabelNames],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

@@ -1,5 +1,8 @@
 import Database from 'better-sqlite3';
 
+/** Prepared statements kept per reader. */
+const MAX_STATEMENTS = 500;
+
 /**
  * A second, read-only SQLite connection for hot reads outside transactions, with prepared statements
  * kept (knex prepares every statement anew, which costs more than the query itself). In WAL mode a
@@ -21,6 +24,8 @@ export class SqliteReader {
         this.db.pragma('busy_timeout = 5000');
       }
       st = this.db.prepare(sql);
+      // Statements whose text varies (a domain list's, by the key's labels and names) stay bounded: the oldest goes.
+      if (this.statements.size >= MAX_STATEMENTS) this.statements.delete(this.statements.keys().next().value!);
       this.statements.set(sql, st);
     }
     return st.all(...params) as T[];

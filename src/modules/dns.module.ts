@@ -108,10 +108,11 @@ const IMPORT_THREAD_YOUNG_MB = 32;
 
 /**
  * An import's planning thread's heap cap, MB: room for the largest import allowed (DNS_IMPORT_MAX_RECORDS),
- * at 512 bytes a record — a plan of a million records (bench:import) holds some 400 MB at its peak — plus
- * 256 MB. An import past it fails; the API goes on (see ThreadImportPlannerOptions.oldGenerationMb).
+ * at 200 bytes a record — a plan of a million records (bench:import) holds some 325 MB at its peak (its
+ * checks; the file read holds some 220 MB) — plus 256 MB. An import past it fails; the API goes on (see
+ * ThreadImportPlannerOptions.oldGenerationMb).
  */
-export const importThreadHeapMb = (maxRecords: number): number => 256 + Math.ceil(maxRecords / 3072);
+export const importThreadHeapMb = (maxRecords: number): number => 256 + Math.ceil(maxRecords / 5120);
 
 const id = <X>(token: ServiceIdentifier<X>) => token;
 

@@ -317,6 +317,11 @@ eachStore('Class 3 operations', (kind) => {
       .execute({ kind: 'person', personId: ownerBPerson, accountId: api.demo.accountId, role: 'owner' }, r.body.id);
     expect(done.status).to.equal('active');
     expect((await get('/v1/domains/domivka-blog.kyiv.ua', ownerB)).body.labels).to.deep.equal(['blog', 'prod']);
+    // The lists read the new label from the label index at once: B's prod-scoped key lists the blog, by label too.
+    const names = async (path: string) => (await get(path, ownerB)).body.data.map((d: { domain: string }) => d.domain);
+    expect(await names('/v1/domains')).to.include('domivka-blog.kyiv.ua');
+    expect(await names('/v1/domains?label=prod')).to.include('domivka-blog.kyiv.ua');
+    expect(await names('/v1/domains?label=blog')).to.deep.equal(['domivka-blog.kyiv.ua']);
   });
 
   it('console rules: the requesting person cannot confirm, a member cannot cancel', async () => {

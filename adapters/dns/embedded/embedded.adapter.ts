@@ -2,6 +2,7 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import type { Nameserver, NameserverCapability, NotifyOutcome, ZoneTransfers } from '../../../core/dns/ports/nameserver.port.js';
 import type { Zone } from '../../../core/dns/zone/zone.js';
+import type { RecordSet } from '../../../core/dns/zone/record-set.js';
 import { AnswerCache, type CacheOwner } from './answer-cache.js';
 import { compileZone, type CompiledZone } from './compiled-zone.js';
 import { allowed, validateConfig, type EmbeddedNameserverConfig, type NameserverLogger, type ValidConfig } from './config.js';
@@ -55,26 +56,65 @@ export type Transport = 'udp' | 'tcp';
 const DORMANT_MAX_RECORDS = 100;
 
 /**
- * A small unsigned zone as this server holds it: its record sets as one JSON string (a SOA+NS zone is
- * ~250 octets so, against ~3 KB compiled), and its compiled form while it is among the `awakeZones` most
- * recently asked (config.ts). Compiling the same record sets again gives the same compiled zone, so every answer is
- * the same whichever form it was held in. An account of 10 000 small zones costs a DNS worker a few MB.
+ * A small unsigned zone's record sets as a dormant zone holds them: one JSON array of [owner, type, TTL,
+ * values] with each owner written relative to the zone — 0 for the apex, "www" for www.<apex>, [name] for
+ * a name outside it (kept as given: compiling skips it again). Most zones of an account hold the same sets
+ * apart from their names (the service's SOA and NS), so their texts are equal and held once (`dormantText`).
+ */
+type DormantOwner = 0 | string | [string];
+
+const ownerOf = (name: string, domain: string): DormantOwner =>
+  name === domain ? 0 : name.endsWith(`.${domain}`) && name.length > domain.length + 1 ? name.slice(0, -domain.length - 1) : [name];
+
+const nameOf = (owner: DormantOwner, domain: string): string =>
+  owner === 0 ? domain : typeof owner === 'string' ? `${owner}.${domain}` : owner[0];
+
+/** The dormant texts held, by text: equal texts of different zones are one string. Cleared when full (what was shared stays shared). */
+const dormantTexts = new Map<string, string>();
+const DORMANT_TEXTS_LIMIT = 4096;
+
+const dormantText = (zone: Zone): string => {
+  const text = JSON.stringify(zone.recordSets.map((rs) => [ownerOf(rs.name, zone.domain), rs.type, rs.ttl, rs.values]));
+  const held = dormantTexts.get(text);
+  if (held !== undefined) return held;
+  if (dormantTexts.size >= DORMANT_TEXTS_LIMIT) dormantTexts.clear();
+  dormantTexts.set(text, text);
+  return text;
+};
+
+const dormantSets = (text: string, domain: string): Zone['recordSets'] =>
+  (JSON.parse(text) as Array<[DormantOwner, RecordSet['type'], number, string[]]>).map(([owner, type, ttl, values]) => ({
+    name: nameOf(owner, domain),
+    type,
+    ttl,
+    values,
+  }));
+
+/**
+ * A small unsigned zone as this server holds it: its record sets as a short text (above: a SOA+NS zone is
+ * ~130 octets so, shared with every zone of the same sets, against ~3 KB compiled), and its compiled form
+ * while it is among the `awakeZones` most recently asked (config.ts). Compiling the same record sets again
+ * gives the same compiled zone, so every answer is the same whichever form it was held in. An account of
+ * 10 000 small zones costs a DNS worker a few MB.
  */
 class DormantZone {
+  /** The zone's domain as published, when it is not written as its apex is (case, a final dot). */
+  private readonly domain: string | null;
+
   constructor(
     readonly apex: string,
     readonly serial: number,
-    private readonly domain: string,
+    domain: string,
     private readonly sets: string,
     public compiled: CompiledZone | null,
-  ) {}
+  ) {
+    this.domain = domain === apex ? null : domain;
+  }
 
   wake(): CompiledZone {
+    const domain = this.domain ?? this.apex;
     // It compiled when published: a set skipped then (and reported) is skipped again, silently.
-    this.compiled ??= compileZone(
-      { domain: this.domain, serial: this.serial, recordSets: JSON.parse(this.sets) as Zone['recordSets'] },
-      () => undefined,
-    );
+    this.compiled ??= compileZone({ domain, serial: this.serial, recordSets: dormantSets(this.sets, domain) }, () => undefined);
     return this.compiled;
   }
 }
@@ -364,7 +404,7 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     if (!zone.signing && compiled.dnssec === null && compiled.recordCount <= DORMANT_MAX_RECORDS) {
       // Asleep from the start: most of an account's zones are asked rarely. Compiling it again when asked is
       // quick at this size, so it keeps no base for an incremental build either.
-      this.zones.set(compiled.apex, new DormantZone(compiled.apex, compiled.serial, zone.domain, JSON.stringify(zone.recordSets), null));
+      this.zones.set(compiled.apex, new DormantZone(compiled.apex, compiled.serial, zone.domain, dormantText(zone), null));
       this.signatures.forget(compiled.apex);
     } else this.zones.set(compiled.apex, compiled);
     this.log.debug({ zone: compiled.apex, serial: compiled.serial, records: compiled.recordCount }, 'zone published');

@@ -95,7 +95,8 @@ type VersionRow = {
 const versionOf = (r: VersionRow): ZoneVersion => ({
   id: r.id,
   domain: r.domain,
-  environment: r.environment as Environment,
+  // The literal, not the row's copy of it: a DNS server keeps a version of every zone.
+  environment: r.environment === 'live' ? 'live' : r.environment === 'test' ? 'test' : (r.environment as Environment),
   serial: Number(r.serial),
   served: bool(r.served),
 });

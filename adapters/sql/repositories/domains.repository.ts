@@ -64,12 +64,15 @@ const hostingRow = (d: Domain) => ({
   hosting_proof: d.hosting?.proof ? json(d.hosting.proof) : null,
 });
 
+/** A domain row's columns as FIND_SQL and the list read them (alias d). */
+const DOMAIN_COLUMNS =
+  'd.id, d.account_id, d.environment, d.name, d.status, d.expires_on, d.auto_renew, d.transfer_lock, ' +
+  'd.nameservers, d.created_at, d.auto_renew_failed_for, d.auto_renew_key_id, ' +
+  HOSTING_COLUMNS;
+
 /** One statement for a domain and its labels (a row per label; none → one row with a null label). */
 const FIND_SQL =
-  'select d.id, d.account_id, d.environment, d.name, d.status, d.expires_on, d.auto_renew, d.transfer_lock, ' +
-  'd.nameservers, d.created_at, d.auto_renew_failed_for, d.auto_renew_key_id, ' +
-  HOSTING_COLUMNS +
-  'l.label as label from domains d left join domain_labels l on l.domain_id = d.id ' +
+  `select ${DOMAIN_COLUMNS}l.label as label from domains d left join domain_labels l on l.domain_id = d.id ` +
   'where d.account_id = ? and d.environment = ? and d.name = ?';
 /**
  * Inside a transaction on Postgres the domain row is locked until commit: every read-modify-write of a
@@ -77,6 +80,80 @@ const FIND_SQL =
  * lose one's change (READ COMMITTED would let both read the same row). SQLite has one writer.
  */
 const FIND_FOR_UPDATE_SQL = `${FIND_SQL} for update of d`;
+
+/**
+ * The one statement of SqlDomainRepository.list (null: the key sees no domain). Each stream is a SELECT of
+ * (id, name) in name order with the page's LIMIT, on an index whose order is the name's: the domains'
+ * (account, environment, name), the labels' (account, environment, label, name), or the named domains'
+ * unique (account, environment, name) lookups. Their UNION (a domain in two streams is one row) is cut to the
+ * page, then joined by primary key to the domain rows and their labels (one row a label, as FIND_SQL).
+ * Scalar subqueries, not EXISTS, check a label (by the primary key (domain, label)): no planner turns them
+ * into a scan.
+ */
+export const listStatement = (q: DomainListQuery): { sql: string; params: unknown[] } | null => {
+  const scope = q.scope;
+  const names = scope.all ? [] : [...new Set(scope.names)];
+  const scopeLabels = scope.all ? [] : [...new Set(scope.labels)];
+  if (!scope.all && names.length === 0 && scopeLabels.length === 0) return null;
+  // A label filter the key's labels include lists that label's domains: every one of them is the key's.
+  const keyChecked = !scope.all && !(q.label !== undefined && scopeLabels.includes(q.label));
+  /** The conditions every stream adds on its rows (alias d: the domain row; `id`: the domain id column). */
+  const extra = (id: string, withLabel: boolean): { sql: string; params: unknown[] } => {
+    const conds: string[] = [];
+    const params: unknown[] = [];
+    if (q.after !== undefined) {
+      conds.push(`${id === 'l.domain_id' ? 'l' : 'd'}.name > ?`);
+      params.push(q.after);
+    }
+    if (q.registrar !== undefined) {
+      conds.push('d.registrar = ?');
+      params.push(q.registrar);
+    }
+    if (q.hostingStatus !== undefined) {
+      conds.push('d.hosting_status = ?');
+      params.push(q.hostingStatus);
+    }
+    if (withLabel && q.label !== undefined) {
+      conds.push(`(select 1 from domain_labels x where x.domain_id = ${id} and x.label = ?) is not null`);
+      params.push(q.label);
+    }
+    return { sql: conds.map((c) => ` and ${c}`).join(''), params };
+  };
+  const joinsDomain = q.registrar !== undefined || q.hostingStatus !== undefined;
+  const streams: Array<{ sql: string; params: unknown[] }> = [];
+  const labelStream = (label: string, checkLabel: boolean) => {
+    const e = extra('l.domain_id', checkLabel);
+    streams.push({
+      sql:
+        `select l.domain_id as id, l.name as name from domain_labels l${joinsDomain ? ' join domains d on d.id = l.domain_id' : ''} ` +
+        `where l.account_id = ? and l.environment = ? and l.label = ?${e.sql} order by l.name limit ?`,
+      params: [q.accountId, q.environment, label, ...e.params, q.limit],
+    });
+  };
+  const domainStream = (among: readonly string[] | null, checkLabel: boolean) => {
+    const e = extra('d.id', checkLabel);
+    streams.push({
+      sql:
+        'select d.id as id, d.name as name from domains d where d.account_id = ? and d.environment = ?' +
+        `${among ? ` and d.name in (${among.map(() => '?').join(', ')})` : ''}${e.sql} order by d.name limit ?`,
+      params: [q.accountId, q.environment, ...(among ?? []), ...e.params, q.limit],
+    });
+  };
+  if (!keyChecked) {
+    if (q.label !== undefined) labelStream(q.label, false);
+    else domainStream(null, false);
+  } else {
+    for (const label of scopeLabels) labelStream(label, true);
+    if (names.length > 0) domainStream(names, true);
+  }
+  const union = streams.map((s, i) => `select id, name from (${s.sql}) as s${i}`).join(' union ');
+  return {
+    sql:
+      `select ${DOMAIN_COLUMNS}l.label as label from (select id, name from (${union}) as u order by name limit ?) as p ` +
+      'join domains d on d.id = p.id left join domain_labels l on l.domain_id = d.id order by p.name, l.label',
+    params: [...streams.flatMap((s) => s.params), q.limit],
+  };
+};
 
 export class SqlDomainRepository implements DomainRepository {
   /** Set while find() must read the store, not the cache (see `fresh`). */
@@ -89,8 +166,6 @@ export class SqlDomainRepository implements DomainRepository {
     /** The domain read's per-process cache; a domain's entries drop when any process announces its change. */
     private readonly cache: FeedCache<DomainFindRows> | null = null,
     private readonly announcer: ChangeAnnouncer | null = null,
-    /** See list(): up to this many domains carrying the asked labels, a list starts from the label index. */
-    private readonly labelDriveMax = 1000,
   ) {}
 
   /** Announced in the writing transaction: every process drops its cached reads of this domain on commit. */
@@ -110,7 +185,10 @@ export class SqlDomainRepository implements DomainRepository {
       if (isAccountNameViolation(err)) throw new DomainError('domain_already_yours', { domain: d.name, registrar: registrarOf(d) });
       throw err;
     }
-    if (d.labels.length > 0) await db('domain_labels').insert(d.labels.map((label) => ({ domain_id: d.id, label })));
+    if (d.labels.length > 0)
+      await db('domain_labels').insert(
+        d.labels.map((label) => ({ domain_id: d.id, label, account_id: d.accountId, environment: d.environment, name: d.name })),
+      );
     await this.changed(d.id);
   }
 
@@ -164,61 +242,31 @@ export class SqlDomainRepository implements DomainRepository {
   }
 
   /**
-   * A list by label (the filter, or a key's labelled policies) starts from the label index when at most
-   * `labelDriveMax` domains carry the labels — then it costs what the labels hold, not what the account
-   * does; past that the labelled domains are dense, and the list walks the account's domains in name
-   * order, each checked by index, until the page is full. Either way every check is an indexed lookup
-   * written so that no planner (Postgres without statistics included) turns it into a scan of the account.
+   * A page of the domains the query asks for, in name order, in one statement whose cost is the page's,
+   * not the account's or a label's: it merges sorted streams, each read from an index in name order from
+   * the cursor and cut at the page's size — the account's domains (a key that sees all of them), one
+   * label's domains (a `label` filter, or each label of a key's labelled policies: the label index
+   * (account, environment, label, name)), the key's named domains — and reads the page's rows and their
+   * labels by primary key. A label filter outside a key's labels is checked on the key's streams (a
+   * primary-key lookup a row), so that the walk costs what the key sees. `registrar` and `hosting_status`
+   * are checked on each stream's rows as it walks them.
    */
   async list(q: DomainListQuery): Promise<Domain[]> {
-    const db = this.uow.db();
-    const driving = q.label ? [q.label] : !q.scope.all && q.scope.labels.length > 0 ? [...q.scope.labels] : [];
-    let carrying: string[] | null = null;
-    if (driving.length > 0) {
-      // Not DISTINCT (Postgres would read every row before the limit): a domain with two of the labels counts twice.
-      // This account's and environment's labelled domains only: other accounts' labels must not decide its path.
-      const found: Array<{ domain_id: string }> = await db('domain_labels as l')
-        .join('domains as d', 'd.id', 'l.domain_id')
-        .select('l.domain_id')
-        .whereIn('l.label', driving)
-        .andWhere({ 'd.account_id': q.accountId, 'd.environment': q.environment })
-        .limit(this.labelDriveMax + 1);
-      if (found.length <= this.labelDriveMax) carrying = [...new Set(found.map((r) => r.domain_id))];
+    const statement = listStatement(q);
+    if (!statement) return [];
+    const inTx = this.uow.inTransaction();
+    const rows =
+      this.reader && !inTx
+        ? this.reader.all<FoundRow>(statement.sql, statement.params)
+        : await rawRows<FoundRow>(this.uow.db(), statement.sql, statement.params);
+    const out: Domain[] = [];
+    for (let i = 0; i < rows.length;) {
+      const first = rows[i]!;
+      const labels: string[] = [];
+      for (; i < rows.length && rows[i]!.id === first.id; i++) if (rows[i]!.label !== null) labels.push(rows[i]!.label!);
+      out.push(this.toDomain(first, labels));
     }
-    const query = db('domains').where({ account_id: q.accountId, environment: q.environment }).orderBy('name').limit(q.limit);
-    if (q.after) query.andWhere('name', '>', q.after);
-    if (q.registrar) query.andWhere({ registrar: q.registrar });
-    if (q.hostingStatus) query.andWhere({ hosting_status: q.hostingStatus });
-    const labelled = (labels: readonly string[]) =>
-      db.raw(
-        `(select 1 from domain_labels l where l.domain_id = domains.id and l.label in (${labels.map(() => '?').join(', ')}) limit 1) is not null`,
-        [...labels],
-      );
-    if (q.label) {
-      if (carrying) query.whereIn('id', carrying);
-      else query.andWhere(labelled([q.label]));
-    }
-    if (!q.scope.all) {
-      const scope = q.scope;
-      query.andWhere((w) => {
-        w.whereIn('name', [...scope.names]);
-        if (scope.labels.length === 0) return;
-        // Without a label filter, `carrying` holds exactly the domains of the scope's labels.
-        if (carrying && !q.label) w.orWhereIn('id', carrying);
-        else w.orWhere(labelled(scope.labels));
-      });
-    }
-    const rows: DomainRow[] = await query;
-    if (rows.length === 0) return [];
-    const labelRows: Array<{ domain_id: string; label: string }> = await db('domain_labels')
-      .whereIn(
-        'domain_id',
-        rows.map((r) => r.id),
-      )
-      .orderBy('label');
-    const byDomain = new Map<string, string[]>();
-    for (const l of labelRows) byDomain.set(l.domain_id, [...(byDomain.get(l.domain_id) ?? []), l.label]);
-    return rows.map((r) => this.toDomain(r, byDomain.get(r.id) ?? []));
+    return out;
   }
 
   async held(accountId: string, environment: Environment, names: readonly string[]): Promise<string[]> {

@@ -104,6 +104,7 @@ export class SqlOperationRepository implements OperationRepository, DomainLabelW
             'domain_id',
             db('domain_labels')
               .select('domain_id')
+              .where({ account_id: q.accountId, environment: q.environment })
               .whereIn('label', [...q.scope.labels]),
           );
       });
@@ -206,7 +207,14 @@ export class SqlOperationRepository implements OperationRepository, DomainLabelW
   async setLabels(domainId: string, labels: readonly string[]): Promise<void> {
     const db: Knex | Knex.Transaction = this.uow.db();
     await db('domain_labels').where({ domain_id: domainId }).delete();
-    if (labels.length > 0) await db('domain_labels').insert(labels.map((label) => ({ domain_id: domainId, label })));
+    if (labels.length > 0) {
+      // A label row carries its domain's account, environment and name (the list by label reads them from its index).
+      const d: { account_id: string; environment: string; name: string } | undefined = await db('domains')
+        .where({ id: domainId })
+        .first('account_id', 'environment', 'name');
+      if (!d) throw new Error(`setLabels: no domain ${domainId}`);
+      await db('domain_labels').insert(labels.map((label) => ({ domain_id: domainId, label, ...d })));
+    }
     // Labels are part of the domain read other processes cache: announce in this transaction.
     await this.announcer?.announce('domain', domainId);
   }

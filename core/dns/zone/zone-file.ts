@@ -6,7 +6,7 @@ import { zoneFileSyntax } from '../checks/zone-file-syntax.js';
 import { canonicalKey, normalizeOrigin, relativeName, resolveName } from './names.js';
 import type { CheckResult } from '../plans/plan.js';
 import type { RecordSet, RecordType } from './record-set.js';
-import { isRecordType, rrsetKey, soaValue } from './record-set.js';
+import { isRecordType, RECORD_TYPES, soaValue } from './record-set.js';
 import { quoteString, unescapeString } from '../types/text.js';
 import { DomainError } from '../../kernel/errors.js';
 import { parsedValues } from './values.js';
@@ -176,6 +176,7 @@ export const parseTtl = (token: string): number | null => {
 };
 
 const CLASSES = ['IN', 'CH', 'HS', 'CS'];
+const TYPE_NAMES: ReadonlyMap<string, RecordType> = new Map(RECORD_TYPES.map((t) => [t, t]));
 
 /** DNSSEC record types: the service signs zones itself (DESIGN), so an import reports and drops them. */
 export const DNSSEC_TYPES = ['DNSKEY', 'RRSIG', 'NSEC', 'NSEC3', 'NSEC3PARAM', 'CDS', 'CDNSKEY'] as const;
@@ -209,13 +210,20 @@ export interface ZoneFileOptions {
   readonly onSkipped?: (s: SkippedRecord) => void;
 }
 
+/**
+ * A set as it is read. Kept small: a file of a million records holds about as many of them at once (an
+ * import's peak), so one value is a string (an array from the second), and the sets of one owner name share
+ * its string and are chained from the first (one map entry per name, no key string per set).
+ */
 interface SetDraft {
   readonly name: string;
   readonly type: RecordType;
   readonly ttl: number;
-  readonly values: string[];
+  values: string | string[];
   /** Every TTL seen, only once a second one differs (RFC 2181 §5.2). */
   ttls: number[] | null;
+  /** The next set of the same owner name, in the order first seen. */
+  next: SetDraft | null;
 }
 
 /**
@@ -228,13 +236,19 @@ export class ZoneFileParser {
   private readonly origin: string;
   private readonly results: CheckResult[] = [];
   private readonly lexResults: CheckResult[] = [];
-  private readonly sets = new Map<string, SetDraft>();
+  /** The first set of each owner name (the rest chained from it). */
+  private readonly byName = new Map<string, SetDraft>();
+  /** Every set, in the order first seen (the order they are handed out in). */
+  private order: Array<SetDraft | undefined> = [];
   private readonly lexer: Lexer;
   private pending = '';
   private currentOrigin: string;
   private defaultTtl: number | null = null;
   private lastTtl: number | null = null;
   private lastOwner: string | null = null;
+  /** The owner token last resolved, and the $ORIGIN it was resolved against (a name repeated line after line is resolved once). */
+  private lastOwnerText: string | null = null;
+  private lastOwnerOrigin = '';
   /** Records read so far, skipped ones included. */
   recordsRead = 0;
 
@@ -278,13 +292,17 @@ export class ZoneFileParser {
     if (this.pending !== '') this.lexer.feed(this.pending);
     this.pending = '';
     this.lexer.end();
-    for (const s of this.sets.values()) if (s.ttls) this.results.push(mixedTtl(s.name, s.type, s.ttls));
-    const sets = this.sets;
+    for (const s of this.order) if (s!.ttls) this.results.push(mixedTtl(s!.name, s!.type, s!.ttls));
+    this.byName.clear();
+    const order = this.order;
+    this.order = [];
     function* handOut(): Generator<RecordSet> {
-      for (const [key, s] of sets) {
-        sets.delete(key);
-        yield { name: s.name, type: s.type, ttl: s.ttl, values: s.values };
+      for (let i = 0; i < order.length; i++) {
+        const s = order[i]!;
+        order[i] = undefined;
+        yield { name: s.name, type: s.type, ttl: s.ttl, values: typeof s.values === 'string' ? [s.values] : s.values };
       }
+      order.length = 0;
     }
     return { recordSets: handOut(), results: [...this.lexResults, ...this.results] };
   }
@@ -324,7 +342,10 @@ export class ZoneFileParser {
     let k = 0;
     let owner: string | null;
     if (e.blankOwner) owner = this.lastOwner;
-    else {
+    else if (this.lastOwner !== null && first.text === this.lastOwnerText && this.currentOrigin === this.lastOwnerOrigin) {
+      owner = this.lastOwner;
+      k = 1;
+    } else {
       if (first.text.includes('\\')) {
         this.syntax(e.line, `escapes in names are not supported: ${first.text}`, `екранування в іменах не підтримується: ${first.text}`);
         return;
@@ -349,6 +370,8 @@ export class ZoneFileParser {
       }
       owner = resolved.name;
       k = 1;
+      this.lastOwnerText = first.text;
+      this.lastOwnerOrigin = this.currentOrigin;
     }
     if (owner === null) {
       this.syntax(
@@ -405,7 +428,8 @@ export class ZoneFileParser {
       );
       return;
     }
-    const type: RecordType = typeToken;
+    // The one constant string of the type, not the line's upper-cased copy (one per record held otherwise).
+    const type: RecordType = TYPE_NAMES.get(typeToken)!;
     const rdata = t.slice(k + 1);
     if (rdata.length === 0) {
       this.syntax(e.line, `the ${type} record has no data`, `запис ${type} не має даних`, type);
@@ -421,11 +445,21 @@ export class ZoneFileParser {
       (en, uk) => this.syntax(e.line, en, uk, type),
     );
     if (value === null) return;
-    const key = rrsetKey(owner, type);
-    const s = this.sets.get(key);
-    if (!s) this.sets.set(key, { name: owner, type, ttl: effectiveTtl, values: [value], ttls: null });
-    else {
-      s.values.push(value);
+    const head = this.byName.get(owner);
+    let s = head;
+    let last: SetDraft | undefined;
+    while (s !== undefined && s.type !== type) {
+      last = s;
+      s = s.next ?? undefined;
+    }
+    if (!s) {
+      const made: SetDraft = { name: head?.name ?? owner, type, ttl: effectiveTtl, values: value, ttls: null, next: null };
+      if (last) last.next = made;
+      else this.byName.set(owner, made);
+      this.order.push(made);
+    } else {
+      if (typeof s.values === 'string') s.values = [s.values, value];
+      else s.values.push(value);
       if (effectiveTtl !== s.ttl && !s.ttls?.includes(effectiveTtl)) s.ttls = [...(s.ttls ?? [s.ttl]), effectiveTtl];
     }
   }

@@ -49,4 +49,38 @@ describe('DNS server: small zones held dormant', () => {
     expect(woken).to.be.greaterThan(0);
     expect(sleepy.journalSpan('example.test')).to.deep.equal(awake.journalSpan('example.test'));
   });
+
+  it('holds each owner relative to the zone and gives back the names as published: written another way (case, a final dot, outside the zone) they answer as the plain names do', async () => {
+    const plain = exampleZone();
+    // The same zone with its owners written otherwise: compiling normalises them, so the answers are equal octet for octet.
+    const odd = {
+      ...plain,
+      domain: 'Example.Test.',
+      recordSets: [
+        ...plain.recordSets.map((rs, i) => ({
+          ...rs,
+          name: i % 3 === 0 ? rs.name.toUpperCase() : i % 3 === 1 ? `${rs.name}.` : rs.name.replace('example.test', 'Example.Test'),
+        })),
+        { name: 'elsewhere.example.net', type: 'A' as const, ttl: 60, values: ['192.0.2.99'] }, // outside the zone: skipped, asleep or awake
+      ],
+    };
+    const servers = await Promise.all(
+      [plain, odd].map(async (zone) => {
+        const ns = new EmbeddedNameserver({ host: '127.0.0.1', port: 0, axfrAllow: ['127.0.0.1'], secondaries: [], answerCache: false });
+        await ns.publish(zone);
+        return ns;
+      }),
+    );
+    const [a, b] = servers as [EmbeddedNameserver, EmbeddedNameserver];
+    expect(b.zoneForms()).to.deep.equal({ compiled: 0, dormant: 1, awake: 0 });
+    const r = prng(20261128);
+    for (let i = 0; i < 2000; i++) {
+      const p = randomQuery(r);
+      for (const transport of ['udp', 'tcp'] as const)
+        expect(b.answer(p, transport, '127.0.0.1').map(hex), `${transport} ${p.toString('hex')}`).to.deep.equal(
+          a.answer(p, transport, '127.0.0.1').map(hex),
+        );
+    }
+    expect(b.zoneForms().awake).to.equal(1);
+  });
 });
