@@ -11,7 +11,7 @@ import { TOKENS } from '../src/tokens.js';
 import { freePort } from '../test/dns/server/tools.js';
 import { serverEnv } from '../test/support/compiled-process.js';
 import { STORES } from '../test/support/stores.js';
-import { bearer, startApi } from '../test/support/system.js';
+import { bearer, callJson, startApi } from '../test/support/system.js';
 import { benchSets } from './zone-gen.js';
 
 /**
@@ -115,25 +115,7 @@ interface Target {
   close(): Promise<void>;
 }
 
-interface CallResult {
-  readonly status: number;
-  readonly body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-}
-
-const call = async (base: string, path: string, init: RequestInit & { json?: unknown } = {}): Promise<CallResult> => {
-  const { json, ...rest } = init;
-  const headers = new Headers(rest.headers);
-  if (json !== undefined) headers.set('content-type', 'application/json');
-  const res = await fetch(base + path, { ...rest, headers, ...(json !== undefined ? { body: JSON.stringify(json) } : {}) });
-  const text = await res.text();
-  let body: unknown = text;
-  try {
-    body = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    /* not JSON */
-  }
-  return { status: res.status, body };
-};
+const call = callJson;
 
 const IMPORT_ENV = {
   DNS_IMPORT_MAX_BYTES: String(512 * 1024 * 1024),

@@ -66,6 +66,27 @@ export const testConfig = (store: FreshStore, env: Record<string, string> = {}):
     ...env,
   });
 
+/** One request to `base + path`: `json` is sent as a JSON body; the answer's body parsed when it is JSON, else its text. */
+export const callJson = async (
+  base: string,
+  path: string,
+  init: RequestInit & { json?: unknown } = {},
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+): Promise<{ status: number; headers: Headers; body: any }> => {
+  const { json, ...rest } = init;
+  const headers = new Headers(rest.headers);
+  if (json !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json');
+  const res = await fetch(base + path, { ...rest, headers, ...(json !== undefined ? { body: JSON.stringify(json) } : {}) });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, headers: res.headers, body };
+};
+
 /** A whole system in-process over a fresh store, with the demo account seeded and the API listening. */
 export const startApi = async (kind: StoreKind, options: TestApiOptions = {}): Promise<TestApi> => {
   const store = await kind.fresh();
@@ -105,20 +126,7 @@ export const startApi = async (kind: StoreKind, options: TestApiOptions = {}): P
   });
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  const call: TestApi['call'] = async (path, init = {}) => {
-    const { json, ...rest } = init;
-    const headers = new Headers(rest.headers);
-    if (json !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json');
-    const res = await fetch(base + path, { ...rest, headers, ...(json !== undefined ? { body: JSON.stringify(json) } : {}) });
-    const text = await res.text();
-    let body: unknown = text;
-    try {
-      body = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      /* not JSON */
-    }
-    return { status: res.status, headers: res.headers, body };
-  };
+  const call: TestApi['call'] = (path, init = {}) => callJson(base, path, init);
 
   const signIn: TestApi['signIn'] = async (who) => {
     const p = who ?? { email: demo.email, password: demo.password, totpSecret: demo.totpSecret };
