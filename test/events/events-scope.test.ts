@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { randomUUID } from 'node:crypto';
 import { ListEvents } from '../../core/events/list-events.use-case.js';
 import type { EventType } from '../../core/kernel/events.js';
 import { TOKENS } from '../../src/tokens.js';
 import { eachStore } from '../support/stores.js';
 import { startApi, type TestApi } from '../support/system.js';
+import { emitEvent } from './emit.js';
 
 /**
  * The event log filtered by what a key sees, read both ways the store is asked: by the key's domains'
@@ -36,23 +36,7 @@ eachStore('Event log: the same events for a key whether the store filters by nam
   });
   after(async () => api?.close());
 
-  const emit = async (type: EventType, subject: string, data: Record<string, unknown>) => {
-    const s = api.system.store;
-    const id = randomUUID();
-    await s.uow.transaction(() =>
-      s.events.append({
-        id,
-        accountId: api.demo.accountId,
-        environment: 'test',
-        type,
-        subject,
-        actor: 'test',
-        occurredAt: api.clock.now(),
-        data,
-      }),
-    );
-    return id;
-  };
+  const emit = (type: EventType, subject: string, data: Record<string, unknown>) => emitEvent(api, type, subject, data);
   const publish = () => api.system.get(TOKENS.PublishEvents).run();
   const inOrder = (...lists: string[][]) => {
     const order = new Map<string, number>();

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import { randomUUID } from 'node:crypto';
 import { ListEvents } from '../../core/events/list-events.use-case.js';
 import type { EventVisibility } from '../../core/events/ports/event-feed.port.js';
 import type { EventType } from '../../core/kernel/events.js';
 import { TOKENS } from '../../src/tokens.js';
 import { eachStore } from '../support/stores.js';
 import { bearer, startApi, type TestApi } from '../support/system.js';
+import { emitEvent } from './emit.js';
 
 /**
  * An event about several domains (a certificate for two of the account's domains) is visible to a key only
@@ -21,23 +21,7 @@ eachStore('Event log: an event about several domains needs every one of them rea
   const DEMO = 'domivka-demo.dev';
   const BLOG = 'domivka-blog.kyiv.ua';
 
-  const emit = async (type: EventType, subject: string, data: Record<string, unknown>) => {
-    const s = api.system.store;
-    const id = randomUUID();
-    await s.uow.transaction(() =>
-      s.events.append({
-        id,
-        accountId: api.demo.accountId,
-        environment: 'test',
-        type,
-        subject,
-        actor: 'test',
-        occurredAt: api.clock.now(),
-        data,
-      }),
-    );
-    return id;
-  };
+  const emit = (type: EventType, subject: string, data: Record<string, unknown>) => emitEvent(api, type, subject, data);
   const publish = async () => {
     for (;;) if ((await api.system.get(TOKENS.PublishEvents).run()).taken === 0) return;
   };

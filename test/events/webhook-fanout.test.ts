@@ -5,6 +5,7 @@ import { WebhookIndex, wants, type WebhookTarget } from '../../core/webhooks/web
 import { TOKENS } from '../../src/tokens.js';
 import { eachStore } from '../support/stores.js';
 import { startApi, type TestApi } from '../support/system.js';
+import { emitEvent } from './emit.js';
 
 describe('Webhooks: the publisherâ€™s index of endpoints answers as the rule does', () => {
   it('for every endpoint and event, an endpoint is found exactly when `wants` says it wants the event', () => {
@@ -55,23 +56,7 @@ eachStore('Webhooks: the publisher reads only the endpoints that want an eventâ€
   });
   after(async () => api?.close());
 
-  const emit = async (type: EventType, data: Record<string, unknown>, subject: string) => {
-    const s = api.system.store;
-    const id = randomUUID();
-    await s.uow.transaction(() =>
-      s.events.append({
-        id,
-        accountId: api.demo.accountId,
-        environment: 'test',
-        type,
-        subject,
-        actor: 'test',
-        occurredAt: api.clock.now(),
-        data,
-      }),
-    );
-    return id;
-  };
+  const emit = (type: EventType, data: Record<string, unknown>, subject: string) => emitEvent(api, type, subject, data);
   const publish = async () => {
     for (;;) if ((await api.system.get(TOKENS.PublishEvents).run()).taken === 0) return;
   };
