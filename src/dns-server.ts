@@ -118,6 +118,7 @@ export const serveDns = async (o: DnsServingOptions): Promise<DnsServing> => {
     const sync = new ZoneSync(o.zones, dns, log.child({ component: 'zone-sync', ...(only ? { environment: only } : {}) }), {
       ...(only ? { only } : {}),
       catalog,
+      bases: dns,
     });
     await sync.load();
     // A cluster worker serves nothing else: the pages its first load's garbage took go back before it serves.
@@ -189,7 +190,10 @@ const startSigner = (o: DnsServingOptions): { load: () => Promise<void>; stop: (
     withdraw: async (domain) => signatures.forget(domain),
   };
   const environments: Array<Environment | undefined> = o.config.sandboxDns ? ['live', 'test'] : [undefined];
-  const syncs = environments.map((only) => new ZoneSync(o.zones, publisher, log, only ? { only } : {}));
+  // Signed zones alone; each brought up to date from the change log when its last version is held (ZoneSync).
+  const syncs = environments.map(
+    (only) => new ZoneSync(o.zones, publisher, log, { ...(only ? { only } : {}), bases: signatures, signedOnly: true }),
+  );
   for (const s of syncs) {
     s.start();
     s.follow(o.changes);

@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
 import type { ZoneRepository, ZoneVersion, ZoneVersionMark, ZoneVersionsSince } from '../../core/dns/ports/zone-repository.port.js';
+import type { RecordSet } from '../../core/dns/zone/record-set.js';
+import { afterChanges } from '../../core/dns/zone/zone-sets.js';
 import type { StoredZone } from '../../core/dns/zone/zone.js';
 import type { ZonePublisher } from '../../core/dns/zone/zone-service.js';
 import type { ChangeFeed } from '../../core/kernel/change-feed.port.js';
@@ -12,10 +14,29 @@ export interface CatalogOptions {
 }
 import type { Environment } from '../../core/kernel/environment.js';
 
+/**
+ * A nameserver that keeps, for some zones, the record sets of the version it serves (the base it builds the
+ * next version from: adapters/dns/embedded/incremental.ts).
+ */
+export interface ZoneBases {
+  /** The record sets of the version of `domain` served, and its serial; null: not kept. */
+  baseOf(domain: string): { readonly serial: number; readonly recordSets: readonly RecordSet[] } | null;
+}
+
 /** What a ZoneSync serves: one environment's zones alone (`only`), and the catalog zone, if any. */
 export interface ZoneSyncOptions {
   readonly only?: Environment;
   readonly catalog?: CatalogOptions | null;
+  /**
+   * The target's bases: a zone it holds the served version of is brought up to date from the store's change
+   * log (ZoneRepository.changesSince: the commits since, a few sets each) instead of read whole.
+   */
+  readonly bases?: ZoneBases;
+  /**
+   * The target wants only signed zones (the DNSSEC signer): an unsigned zone's record sets are never read, the
+   * zone is withdrawn from the target instead (which then keeps nothing of it).
+   */
+  readonly signedOnly?: boolean;
   /** The longest time between two complete reads (default COMPLETE_READ_MS). */
   readonly completeReadMs?: number;
 }
@@ -103,6 +124,8 @@ export class ZoneSync {
     const touched = new Set<string>(this.failing);
     const catalogSerial = await this.read(touched);
     const toLoad: string[] = [];
+    const fromBase: Array<{ readonly id: string; readonly base: { readonly serial: number; readonly recordSets: readonly RecordSet[] } }> =
+      [];
     for (const domain of touched) {
       const v = this.chosen(domain);
       const was = this.served.get(domain);
@@ -114,8 +137,14 @@ export class ZoneSync {
         }
         continue;
       }
-      if (!was || was.id !== v.id || was.serial !== v.serial || this.failing.has(domain)) toLoad.push(v.id);
+      if (was && was.id === v.id && was.serial === v.serial && !this.failing.has(domain)) continue;
+      // The served version, held by the target: the commits since are enough to build the new one.
+      const base = was?.id === v.id && !this.failing.has(domain) ? (this.options.bases?.baseOf(domain) ?? null) : null;
+      if (base && base.serial === was!.serial) fromBase.push({ id: v.id, base });
+      else toLoad.push(v.id);
     }
+    for (const { id, base } of fromBase) if (!(await this.publishFromBase(id, base))) toLoad.push(id);
+    if (this.options.signedOnly) await this.withdrawUnsigned(toLoad);
     for (let i = 0; i < toLoad.length; i += LOAD_BATCH) {
       for (const zone of await this.zones.findByIds(toLoad.slice(i, i + LOAD_BATCH))) await this.publishOne(zone);
     }
@@ -125,6 +154,44 @@ export class ZoneSync {
         [...this.known.keys()].filter((d) => this.chosen(d) !== null),
       );
     return this.served.size;
+  }
+
+  /**
+   * The zone `id` built from the version the target serves (`base`) and the commits since, as the store's
+   * change log holds them; false when it holds no such chain (the caller reads the whole zone).
+   */
+  private async publishFromBase(
+    id: string,
+    base: { readonly serial: number; readonly recordSets: readonly RecordSet[] },
+  ): Promise<boolean> {
+    const read = await this.zones.changesSince(id, base.serial);
+    if (!read) return false;
+    if (read.changes.length === 0) return true; // still the version served
+    await this.publishOne({ ...read.head, recordSets: afterChanges(base.recordSets, read.changes) });
+    return true;
+  }
+
+  /**
+   * signedOnly: of the zones `ids`, the unsigned ones are withdrawn from the target and taken out of `ids`
+   * (read by their heads alone: a zone of 100,000 sets is not read to learn that it is not signed).
+   */
+  private async withdrawUnsigned(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    const unsigned = new Set<string>();
+    for (let i = 0; i < ids.length; i += LOAD_BATCH) {
+      for (const head of await this.zones.headsByIds(ids.slice(i, i + LOAD_BATCH))) {
+        if (head.signing) continue;
+        unsigned.add(head.id);
+        const chosen = this.chosen(head.domain);
+        if (head.served === false || chosen?.id !== head.id) continue;
+        await this.target.withdraw(head.domain);
+        this.failing.delete(head.domain);
+        this.served.set(head.domain, chosen.serial === head.serial ? chosen : { id: chosen.id, serial: head.serial });
+      }
+    }
+    const kept = ids.filter((id) => !unsigned.has(id));
+    ids.length = 0;
+    ids.push(...kept);
   }
 
   /** Publishes one zone read from the store; a failure is logged and the zone tried again next load. */

@@ -31,6 +31,7 @@ import * as dnsZoneChangeSeq from './migrations/20261127090000_dns_zone_change_s
 import * as webhookEventTypes from './migrations/20261127100000_webhook_event_types.js';
 import * as eventDomains from './migrations/20261127100100_event_domains.js';
 import * as domainLabelNames from './migrations/20261127120000_domain_label_names.js';
+import * as dnsZoneChanges from './migrations/20261127160000_dns_zone_changes.js';
 
 /** Migrations listed explicitly: no directory scanning, so they load the same under tsx, tests and CLI. */
 const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
@@ -66,6 +67,7 @@ const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
   ['20261127100000_webhook_event_types', webhookEventTypes],
   ['20261127100100_event_domains', eventDomains],
   ['20261127120000_domain_label_names', domainLabelNames],
+  ['20261127160000_dns_zone_changes', dnsZoneChanges],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {

@@ -416,6 +416,14 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     }
   }
 
+  /**
+   * The record sets of the version of `domain` compiled last, and its serial (ZoneSync's ZoneBases: the
+   * next version is then built from the store's change log, not from a whole read); null: none kept.
+   */
+  baseOf(domain: string): { readonly serial: number; readonly recordSets: readonly RecordSet[] } | null {
+    return this.signatures.baseOf(domain);
+  }
+
   async withdraw(domain: string): Promise<void> {
     const apex = normaliseName(domain);
     this.journals.delete(apex);

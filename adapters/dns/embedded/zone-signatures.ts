@@ -44,6 +44,15 @@ export class ZoneSignatures {
     this.sources.delete(normaliseName(domain));
   }
 
+  /**
+   * The record sets of the version of `domain` compiled last (the base the next is built from) and its
+   * serial; null when none is kept (a small zone, or one asleep, is compiled whole).
+   */
+  baseOf(domain: string): { readonly serial: number; readonly recordSets: readonly RecordSet[] } | null {
+    const src = this.sources.get(normaliseName(domain));
+    return src ? { serial: src.compiled.serial, recordSets: src.list } : null;
+  }
+
   /** Compiles the zone, signed as above when it carries `signing`. */
   compile(zone: Zone, skip: (reason: string, set: RecordSet) => void): Promise<CompiledZone> {
     const apex = normaliseName(zone.domain);

@@ -3,6 +3,7 @@ import type {
   AcmeChallenge,
   AcmeChallengeRepository,
   PlanRepository,
+  ZoneChange,
   ZoneHead,
   ZoneRepository,
   ZoneVersion,
@@ -83,6 +84,23 @@ const DELETE_SQL = {
  */
 const changeSeq = (db: Db) =>
   db.raw(isPostgres(db) ? 'pg_current_xact_id()::text::bigint' : '(select coalesce(max(change_seq), 0) + 1 from dns_zones)');
+
+/**
+ * The change log (migration 20261127160000): a commit of at most this many sets is logged. A larger one (an
+ * import) is not worth it: a DNS worker compiles a zone changed that much whole anyway (incremental.ts
+ * MAX_CHANGES), from a whole read.
+ */
+const CHANGE_LOG_MAX_SETS = 1000;
+/** How long a commit's change is kept: a DNS worker syncs within milliseconds; one further behind reads the whole zone. */
+const CHANGE_LOG_KEEP_MS = 5 * 60_000;
+/** The most commits a reader follows from the serial it serves; further behind, the whole zone is read instead. */
+const CHANGE_LOG_MAX_HOPS = 64;
+
+/** A change as the log stores it: the written sets as [name, type, ttl, values], the removed ones as [name, type]. */
+interface ChangeJson {
+  readonly u: Array<[string, RecordType, number, string[]]>;
+  readonly d: Array<[string, RecordType]>;
+}
 
 type VersionRow = {
   id: string;
@@ -229,6 +247,46 @@ export class SqlZoneRepository implements ZoneRepository {
     await this.announcer?.announce('zone', zoneId);
   }
 
+  async headsByIds(ids: readonly string[]): Promise<ZoneHead[]> {
+    const rows: ZoneRow[] = [];
+    for (let i = 0; i < ids.length; i += 500)
+      rows.push(
+        ...((await this.uow
+          .db()('dns_zones')
+          .whereIn('id', ids.slice(i, i + 500))) as ZoneRow[]),
+      );
+    return this.heads(rows);
+  }
+
+  /**
+   * One read of the zone's row, then one indexed read per commit followed from `fromSerial` (one, as a rule:
+   * a DNS worker syncs after every commit). The head is read first: every commit up to its serial is in the
+   * log by then (each is written in its commit's transaction), so a chain that breaks before it is one the
+   * log does not hold.
+   */
+  async changesSince(zoneId: string, fromSerial: number): Promise<{ head: ZoneHead; changes: ZoneChange[] } | null> {
+    const db = this.uow.db();
+    const z: ZoneRow | undefined = await db('dns_zones').where({ id: zoneId }).first();
+    if (!z) return null;
+    const [head] = await this.heads([z]);
+    const changes: ZoneChange[] = [];
+    for (let at = fromSerial; at !== head!.serial;) {
+      if (changes.length >= CHANGE_LOG_MAX_HOPS) return null;
+      const row: { serial: string | number; changes: string } | undefined = await db('dns_zone_changes')
+        .where({ zone_id: zoneId, base_serial: at })
+        .first('serial', 'changes');
+      if (!row) return null;
+      const c = parse<ChangeJson>(row.changes);
+      at = Number(row.serial);
+      changes.push({
+        serial: at,
+        upserts: c.u.map(([name, type, ttl, values]) => ({ name, type, ttl, values })),
+        deletes: c.d.map(([name, type]) => ({ name, type })),
+      });
+    }
+    return { head: head!, changes };
+  }
+
   async all(): Promise<StoredZone[]> {
     return this.withSets(await this.uow.db()('dns_zones').where({ served: true }).orderBy('domain'));
   }
@@ -269,9 +327,39 @@ export class SqlZoneRepository implements ZoneRepository {
       if (n === 0) return false;
       if (deletes.length > 0) await db.raw(DELETE_SQL[engine], [zoneId, json(deletes.map((d) => [d.name, d.type]))]);
       if (upserts.length > 0) await db.raw(INSERT + ROWS_SQL[engine] + UPSERT, [zoneId, rowsJson(upserts)]);
+      await this.logChange(zoneId, expectedSerial, serial, upserts, deletes, at);
       await this.announcer?.announce('zone', zoneId);
       return true;
     });
+  }
+
+  /**
+   * In the commit's transaction: the change, for the DNS workers that serve the zone at `baseSerial`
+   * (changesSince), unless it is too large to be worth it; and the zone's changes older than the log keeps
+   * go. A serial that comes round again (after 2^32 commits) replaces its old row.
+   */
+  private async logChange(
+    zoneId: string,
+    baseSerial: number,
+    serial: number,
+    upserts: readonly RecordSet[],
+    deletes: ReadonlyArray<{ name: string; type: RecordType }>,
+    at: Date,
+  ): Promise<void> {
+    const db = this.uow.db();
+    await db('dns_zone_changes')
+      .where('zone_id', zoneId)
+      .where('created_at', '<', iso(new Date(at.getTime() - CHANGE_LOG_KEEP_MS)))
+      .delete();
+    if (upserts.length + deletes.length > CHANGE_LOG_MAX_SETS) return;
+    const change: ChangeJson = {
+      u: upserts.map((s) => [s.name, s.type, s.ttl, [...s.values]]),
+      d: deletes.map((d) => [d.name, d.type]),
+    };
+    await db('dns_zone_changes')
+      .insert({ zone_id: zoneId, base_serial: baseSerial, serial, changes: json(change), created_at: iso(at) })
+      .onConflict(['zone_id', 'base_serial'])
+      .merge(['serial', 'changes', 'created_at']);
   }
 
   async remove(zoneId: string): Promise<void> {

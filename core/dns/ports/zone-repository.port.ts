@@ -32,6 +32,13 @@ export interface ZoneVersionsSince {
   readonly versions: readonly ZoneVersion[];
 }
 
+/** One commit of a zone, as the change log keeps it: the serial it made, the sets it wrote and the names and types it removed. */
+export interface ZoneChange {
+  readonly serial: number;
+  readonly upserts: readonly RecordSet[];
+  readonly deletes: ReadonlyArray<{ readonly name: string; readonly type: RecordType }>;
+}
+
 export interface ZoneRepository {
   /** The zone with all its record sets; its serial is read in the same statement as the sets (they are that serial's). */
   find(accountId: string, environment: Environment, domain: string): Promise<StoredZone | null>;
@@ -44,6 +51,15 @@ export interface ZoneRepository {
   versions(): Promise<ZoneVersion[]>;
   /** The versions written since `mark` (null: every zone), for a DNS server that follows the store: one indexed read. */
   versionsSince(mark: ZoneVersionMark | null): Promise<ZoneVersionsSince>;
+  /** The rows and signing of these zones, without their record sets (absent ids are left out). */
+  headsByIds(ids: readonly string[]): Promise<ZoneHead[]>;
+  /**
+   * The zone's head now and, in order, the commits that led to its serial from `fromSerial` (none when it
+   * is still there): what a DNS server that serves the zone at `fromSerial` needs to build the new version
+   * from its own. Null when the zone is gone, or the store does not hold every commit between (a change
+   * too large to log, or older than the log keeps): the caller reads the whole zone.
+   */
+  changesSince(zoneId: string, fromSerial: number): Promise<{ head: ZoneHead; changes: ZoneChange[] } | null>;
   /** Every zone (the nameserver loads them at start). */
   all(): Promise<StoredZone[]>;
   create(zone: StoredZone): Promise<void>;

@@ -104,3 +104,42 @@ export class ZoneSets {
     return new ZoneSets(names, size, null);
   }
 }
+
+/**
+ * A zone's list of record sets after committed changes, each the sets it wrote and the names and types it
+ * removed, in commit order: every untouched set is the same object at the same place, a replaced set takes its
+ * predecessor's place, and a new name and type goes to the end (the order a DNS server's incremental build
+ * reads a small change from: adapters/dns/embedded/incremental.ts). One pass over the list, one lookup a set.
+ */
+export const afterChanges = (
+  list: readonly RecordSet[],
+  changes: ReadonlyArray<{
+    readonly upserts: readonly RecordSet[];
+    readonly deletes: ReadonlyArray<{ readonly name: string; readonly type: RecordType }>;
+  }>,
+): RecordSet[] => {
+  // name → type → the set it ends as, or null: removed.
+  const last = new Map<string, Map<RecordType, RecordSet | null>>();
+  const at = (name: string): Map<RecordType, RecordSet | null> => {
+    let types = last.get(name);
+    if (!types) last.set(name, (types = new Map()));
+    return types;
+  };
+  for (const c of changes) {
+    for (const d of c.deletes) at(d.name).set(d.type, null);
+    for (const s of c.upserts) at(s.name).set(s.type, s);
+  }
+  const out: RecordSet[] = [];
+  for (const s of list) {
+    const types = last.get(s.name);
+    const next = types?.get(s.type);
+    if (next === undefined) {
+      out.push(s);
+      continue;
+    }
+    if (next) out.push(next);
+    types!.delete(s.type);
+  }
+  for (const types of last.values()) for (const s of types.values()) if (s) out.push(s);
+  return out;
+};
