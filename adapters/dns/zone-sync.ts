@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { ZoneRepository, ZoneVersion, ZoneVersionMark, ZoneVersionsSince } from '../../core/dns/ports/zone-repository.port.js';
 import type { RecordSet } from '../../core/dns/zone/record-set.js';
-import { afterChanges } from '../../core/dns/zone/zone-sets.js';
+import { afterChanges, type NameIndex } from '../../core/dns/zone/zone-sets.js';
 import type { StoredZone } from '../../core/dns/zone/zone.js';
 import type { ZonePublisher } from '../../core/dns/zone/zone-service.js';
 import type { ChangeFeed } from '../../core/kernel/change-feed.port.js';
@@ -19,8 +19,16 @@ import type { Environment } from '../../core/kernel/environment.js';
  * next version from: adapters/dns/embedded/incremental.ts).
  */
 export interface ZoneBases {
-  /** The record sets of the version of `domain` served, and its serial; null: not kept. */
-  baseOf(domain: string): { readonly serial: number; readonly recordSets: readonly RecordSet[] } | null;
+  /** The record sets of the version of `domain` served, its serial, and the sets by name and type; null: not kept. */
+  baseOf(domain: string): ZoneBase | null;
+}
+
+/** A zone's version as a nameserver holds it (ZoneBases). */
+export interface ZoneBase {
+  readonly serial: number;
+  readonly recordSets: readonly RecordSet[];
+  /** The same sets by name and type. */
+  readonly index: NameIndex;
 }
 
 /** What a ZoneSync serves: one environment's zones alone (`only`), and the catalog zone, if any. */
@@ -124,8 +132,7 @@ export class ZoneSync {
     const touched = new Set<string>(this.failing);
     const catalogSerial = await this.read(touched);
     const toLoad: string[] = [];
-    const fromBase: Array<{ readonly id: string; readonly base: { readonly serial: number; readonly recordSets: readonly RecordSet[] } }> =
-      [];
+    const fromBase: Array<{ readonly id: string; readonly base: ZoneBase }> = [];
     for (const domain of touched) {
       const v = this.chosen(domain);
       const was = this.served.get(domain);
@@ -139,7 +146,7 @@ export class ZoneSync {
       }
       if (was && was.id === v.id && was.serial === v.serial && !this.failing.has(domain)) continue;
       // The served version, held by the target: the commits since are enough to build the new one.
-      const base = was?.id === v.id && !this.failing.has(domain) ? (this.options.bases?.baseOf(domain) ?? null) : null;
+      const base: ZoneBase | null = was?.id === v.id && !this.failing.has(domain) ? (this.options.bases?.baseOf(domain) ?? null) : null;
       if (base && base.serial === was!.serial) fromBase.push({ id: v.id, base });
       else toLoad.push(v.id);
     }
@@ -160,14 +167,11 @@ export class ZoneSync {
    * The zone `id` built from the version the target serves (`base`) and the commits since, as the store's
    * change log holds them; false when it holds no such chain (the caller reads the whole zone).
    */
-  private async publishFromBase(
-    id: string,
-    base: { readonly serial: number; readonly recordSets: readonly RecordSet[] },
-  ): Promise<boolean> {
+  private async publishFromBase(id: string, base: ZoneBase): Promise<boolean> {
     const read = await this.zones.changesSince(id, base.serial);
     if (!read) return false;
     if (read.changes.length === 0) return true; // still the version served
-    await this.publishOne({ ...read.head, recordSets: afterChanges(base.recordSets, read.changes) });
+    await this.publishOne({ ...read.head, recordSets: afterChanges(base.recordSets, read.changes, base.index) });
     return true;
   }
 

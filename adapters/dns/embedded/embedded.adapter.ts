@@ -3,6 +3,7 @@ import net from 'node:net';
 import type { Nameserver, NameserverCapability, NotifyOutcome, ZoneTransfers } from '../../../core/dns/ports/nameserver.port.js';
 import type { Zone } from '../../../core/dns/zone/zone.js';
 import type { RecordSet } from '../../../core/dns/zone/record-set.js';
+import type { NameIndex } from '../../../core/dns/zone/zone-sets.js';
 import { AnswerCache, type CacheOwner } from './answer-cache.js';
 import { compileZone, type CompiledZone } from './compiled-zone.js';
 import { allowed, validateConfig, type EmbeddedNameserverConfig, type NameserverLogger, type ValidConfig } from './config.js';
@@ -420,7 +421,7 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
    * The record sets of the version of `domain` compiled last, and its serial (ZoneSync's ZoneBases: the
    * next version is then built from the store's change log, not from a whole read); null: none kept.
    */
-  baseOf(domain: string): { readonly serial: number; readonly recordSets: readonly RecordSet[] } | null {
+  baseOf(domain: string): { readonly serial: number; readonly recordSets: readonly RecordSet[]; readonly index: NameIndex } | null {
     return this.signatures.baseOf(domain);
   }
 

@@ -1,5 +1,6 @@
 import type { ZoneSignatureRepository } from '../../../core/dns/ports/zone-signature-repository.port.js';
 import type { RecordSet } from '../../../core/dns/zone/record-set.js';
+import type { NameIndex } from '../../../core/dns/zone/zone-sets.js';
 import type { Zone } from '../../../core/dns/zone/zone.js';
 import { compileZone, compileZoneAsync, type BulkSigner, type CompiledZone } from './compiled-zone.js';
 import { rdataOf, SignatureCache, SignaturesPending } from './dnssec.js';
@@ -48,9 +49,9 @@ export class ZoneSignatures {
    * The record sets of the version of `domain` compiled last (the base the next is built from) and its
    * serial; null when none is kept (a small zone, or one asleep, is compiled whole).
    */
-  baseOf(domain: string): { readonly serial: number; readonly recordSets: readonly RecordSet[] } | null {
+  baseOf(domain: string): { readonly serial: number; readonly recordSets: readonly RecordSet[]; readonly index: NameIndex } | null {
     const src = this.sources.get(normaliseName(domain));
-    return src ? { serial: src.compiled.serial, recordSets: src.list } : null;
+    return src ? { serial: src.compiled.serial, recordSets: src.list, index: src.byName } : null;
   }
 
   /** Compiles the zone, signed as above when it carries `signing`. */

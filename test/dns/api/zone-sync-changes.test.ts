@@ -4,7 +4,7 @@ import { ZoneSync } from '../../../adapters/dns/zone-sync.js';
 import { EmbeddedNameserver } from '../../../adapters/dns/embedded/index.js';
 import type { ZoneRepository } from '../../../core/dns/ports/zone-repository.port.js';
 import type { RecordSet } from '../../../core/dns/zone/record-set.js';
-import { afterChanges } from '../../../core/dns/zone/zone-sets.js';
+import { afterChanges, indexSets } from '../../../core/dns/zone/zone-sets.js';
 import type { StoredZone } from '../../../core/dns/zone/zone.js';
 import { TOKENS } from '../../../src/tokens.js';
 import { udpQuestion } from '../server/tools.js';
@@ -43,6 +43,19 @@ describe('afterChanges: a zone list after committed changes', () => {
       ],
     );
     expect(out).to.deep.equal([x2, y]);
+  });
+
+  it('many sets at once (found by one pass, with or without the caller’s index): the same list as set by set', () => {
+    const list = Array.from({ length: 200 }, (_, i) => a(`n${i}.example`, '192.0.2.1'));
+    const upserts = Array.from({ length: 40 }, (_, i) => a(`n${i * 5}.example`, '198.51.100.1'));
+    const deletes = Array.from({ length: 30 }, (_, i) => ({ name: `n${i * 5 + 1}.example`, type: 'A' as const }));
+    const fresh = [a('fresh.example', '203.0.113.1')];
+    const expected = [
+      ...list.filter((_, i) => !(i % 5 === 1 && i < 150)).map((s) => upserts.find((u) => u.name === s.name) ?? s),
+      ...fresh,
+    ];
+    for (const index of [undefined, indexSets(list)])
+      expect(afterChanges(list, [{ upserts: [...upserts, ...fresh], deletes }], index)).to.deep.equal(expected);
   });
 
   it('removes only the type named: another type of the same name stays', () => {
