@@ -40,7 +40,7 @@ import { benchSets } from './zone-gen.js';
  * sending and polling.
  *
  * Env: BENCH_IMPORT_RECORDS, BENCH_IMPORT_ZONE, BENCH_IMPORT_RUNS, BENCH_IMPORT_PART (import,change; default both),
- * BENCH_IMPORT_IN_PROCESS, BENCH_IMPORT_SERVER, BENCH_IMPORT_TRACE.
+ * BENCH_IMPORT_IN_PROCESS, BENCH_IMPORT_SERVER, BENCH_IMPORT_TRACE, BENCH_SERVER_NODE_ARGS.
  */
 const RECORDS = Number(process.env.BENCH_IMPORT_RECORDS ?? 1_000_000);
 const ZONE_SETS = Number(process.env.BENCH_IMPORT_ZONE ?? 100_000);
@@ -51,6 +51,8 @@ const IN_PROCESS = process.env.BENCH_IMPORT_IN_PROCESS === '1';
 const TRACE = process.env.BENCH_IMPORT_TRACE === '1';
 const trace: string[] = [];
 const ROOT = join(import.meta.dirname, '..');
+/** BENCH_SERVER_NODE_ARGS: more node flags for the server (its DNS workers inherit them), e.g. "--cpu-prof --cpu-prof-dir=var/prof". */
+const SERVER_NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
 const SERVER = resolve(process.env.BENCH_IMPORT_SERVER ?? join(ROOT, 'dist/src/main/server.js'));
 const IMPORT_TARGET_S = 60;
 const RSS_TARGET_MB = 1024;
@@ -163,7 +165,7 @@ const spawnedServer = async (): Promise<Target> => {
   } finally {
     await system.close();
   }
-  const child: ChildProcess = spawn(process.execPath, ['--enable-source-maps', '--max-semi-space-size=64', SERVER], {
+  const child: ChildProcess = spawn(process.execPath, ['--enable-source-maps', '--max-semi-space-size=64', ...SERVER_NODE_ARGS, SERVER], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
