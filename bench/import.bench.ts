@@ -40,13 +40,19 @@ import { benchSets } from './zone-gen.js';
  * sending and polling.
  *
  * Env: BENCH_IMPORT_RECORDS, BENCH_IMPORT_ZONE, BENCH_IMPORT_RUNS, BENCH_IMPORT_PART (import,change; default both),
- * BENCH_IMPORT_IN_PROCESS, BENCH_IMPORT_SERVER, BENCH_IMPORT_TRACE, BENCH_SERVER_NODE_ARGS.
+ * BENCH_IMPORT_IN_PROCESS, BENCH_IMPORT_SERVER, BENCH_IMPORT_TRACE, BENCH_IMPORT_VALUES_MB, BENCH_SERVER_NODE_ARGS.
  */
 const RECORDS = Number(process.env.BENCH_IMPORT_RECORDS ?? 1_000_000);
 const ZONE_SETS = Number(process.env.BENCH_IMPORT_ZONE ?? 100_000);
 const RUNS = Number(process.env.BENCH_IMPORT_RUNS ?? 7);
 const PARTS = new Set((process.env.BENCH_IMPORT_PART ?? 'import,change').split(',').map((s) => s.trim()));
 const IN_PROCESS = process.env.BENCH_IMPORT_IN_PROCESS === '1';
+/**
+ * BENCH_IMPORT_VALUES_MB=N: the import part sends a value-heavy file of N MB instead (TXT records of four
+ * 255-character strings, ~1 KB each), to a server whose DNS_IMPORT_MAX_BYTES is N MB and whose record limits
+ * are the defaults: does the planning thread's heap cap admit the largest file the byte limit lets in?
+ */
+const VALUES_MB = Number(process.env.BENCH_IMPORT_VALUES_MB ?? 0);
 /** BENCH_IMPORT_TRACE=1: the server's RSS as sampled (every 50 ms, in MB) is printed at the end. */
 const TRACE = process.env.BENCH_IMPORT_TRACE === '1';
 const trace: string[] = [];
@@ -102,6 +108,28 @@ function* zoneFileChunks(records: number): Generator<string> {
   }
 }
 
+/** A value-heavy zone file of just under `bytes` octets: TXT sets of four 255-character strings, in chunks of ~1 MB. */
+function* valueHeavyChunks(bytes: number): Generator<string> {
+  const head = `$ORIGIN ${IMPORT_DOMAIN}.\n$TTL 300\n@ 3600 IN SOA ns1.old.example. hostmaster.old.example. 1 3600 600 1209600 300\n@ IN NS ns1.old.example.\n`;
+  yield head;
+  let written = Buffer.byteLength(head);
+  const chars = 'abcdefghijklmnopqrstuvwxyz0123456789';
+  for (let u = 0; ;) {
+    const lines: string[] = [];
+    for (let k = 0; k < 1000; k++, u++) {
+      const strings = [0, 1, 2, 3].map((j) => `"${chars[(u + j) % chars.length]!.repeat(247)}${String(u).padStart(8, '0')}"`).join(' ');
+      const line = `t${u} IN TXT ${strings}\n`;
+      if (written + line.length > bytes) {
+        yield lines.join('');
+        return;
+      }
+      lines.push(line);
+      written += line.length;
+    }
+    yield lines.join('');
+  }
+}
+
 /** The system under measure: where to send, with which key, and the memory of the process that holds it. */
 interface Target {
   readonly base: string;
@@ -119,13 +147,16 @@ interface Target {
 
 const call = callJson;
 
-const IMPORT_ENV = {
-  DNS_IMPORT_MAX_BYTES: String(512 * 1024 * 1024),
-  DNS_IMPORT_MAX_RECORDS: String(RECORDS + 10),
-  DNS_IMPORT_MAX_SECONDS: '3600',
-  // The hosted-domains work caps record sets per zone (a plan check); the bench zone is larger on purpose.
-  ZONE_RECORD_LIMIT: String(RECORDS + 10),
-};
+const IMPORT_ENV: Record<string, string> =
+  VALUES_MB > 0
+    ? { DNS_IMPORT_MAX_BYTES: String(VALUES_MB * 1024 * 1024), DNS_IMPORT_MAX_SECONDS: '3600' }
+    : {
+        DNS_IMPORT_MAX_BYTES: String(512 * 1024 * 1024),
+        DNS_IMPORT_MAX_RECORDS: String(RECORDS + 10),
+        DNS_IMPORT_MAX_SECONDS: '3600',
+        // The hosted-domains work caps record sets per zone (a plan check); the bench zone is larger on purpose.
+        ZONE_RECORD_LIMIT: String(RECORDS + 10),
+      };
 
 /** A process's VmRSS and VmHWM (peak) in MB, from /proc (0 once it is gone). */
 const procMemMb = (pid: number): { rss: number; hwm: number } => {
@@ -250,14 +281,15 @@ const writeZone = async (system: System, accountId: string): Promise<void> => {
 };
 
 const importPart = async (t: Target): Promise<void> => {
-  log(`  import of a ${RECORDS.toLocaleString('en')}-record zone file as text/dns …\n`);
+  const what = VALUES_MB > 0 ? `value-heavy ${VALUES_MB} MB` : `${RECORDS.toLocaleString('en')}-record`;
+  log(`  import of a ${what} zone file as text/dns …\n`);
   const rssBefore = t.rssMb();
   const peakBefore = t.peakMb();
   let bytes = 0;
   const body = Readable.toWeb(
     Readable.from(
       (function* () {
-        for (const c of zoneFileChunks(RECORDS)) {
+        for (const c of VALUES_MB > 0 ? valueHeavyChunks(VALUES_MB * 1024 * 1024) : zoneFileChunks(RECORDS)) {
           bytes += Buffer.byteLength(c);
           yield c;
         }
@@ -302,7 +334,7 @@ const importPart = async (t: Target): Promise<void> => {
       `  peak RSS of ${t.measured}\n`,
   );
   console.log(
-    `import ${RECORDS.toLocaleString('en')} records: plan ready in ${total.toFixed(1)} s (target ≤ ${IMPORT_TARGET_S} s) ${total <= IMPORT_TARGET_S ? 'MET' : 'NOT MET'}; ` +
+    `import ${VALUES_MB > 0 ? `${job.records_read.toLocaleString('en')} records (value-heavy, ${VALUES_MB} MB at DNS_IMPORT_MAX_BYTES)` : `${RECORDS.toLocaleString('en')} records`}: plan ready in ${total.toFixed(1)} s (target ≤ ${IMPORT_TARGET_S} s) ${total <= IMPORT_TARGET_S ? 'MET' : 'NOT MET'}; ` +
       `peak RSS ${peak} MB (target ≤ ${RSS_TARGET_MB} MB) ${peak <= RSS_TARGET_MB ? 'MET' : 'NOT MET'} (${IN_PROCESS ? 'in process' : 'server process'}; ` +
       `RSS before the import ${rssBefore} MB, peak before it ${peakBefore} MB${sampled !== null ? `, highest sampled during it ${sampled} MB` : ''}; ` +
       `peak after the whole plan was also read back: ${t.peakMb()} MB)`,
