@@ -5,8 +5,8 @@ import type { Knex } from 'knex';
  * removed — from the serial it was at (`base_serial`) to the one it made (`serial`), written in the
  * commit's transaction. A DNS worker that serves the zone at `base_serial` builds the next version from
  * the one it holds and this change, instead of reading the whole zone again: the cost of a sync grows with
- * the change, not with the zone (issue 22). A short log: rows older than a few minutes are removed by the
- * commits of the same zone, and a change too large to be worth it (an import) is not logged — a worker
+ * the change, not with the zone (issue 22). A short log: rows older than five minutes, or past the zone's last
+ * 16 commits, are removed by the commits of the same zone, and a change too large to be worth it (an import) is not logged — a worker
  * that finds no chain from what it serves reads the whole zone, as before.
  *
  * Keyed by zone and base serial: each serial of a zone has one successor (commits are conditional on the

@@ -91,10 +91,15 @@ const changeSeq = (db: Db) =>
  * MAX_CHANGES), from a whole read.
  */
 const CHANGE_LOG_MAX_SETS = 1000;
-/** How long a commit's change is kept: a DNS worker syncs within milliseconds; one further behind reads the whole zone. */
+/**
+ * How long a commit's change is kept, and how many of a zone's last commits: a DNS worker syncs within
+ * milliseconds of each commit (the API waits for it); one further behind reads the whole zone. So a zone
+ * keeps at most this many rows whatever its history.
+ */
 const CHANGE_LOG_KEEP_MS = 5 * 60_000;
-/** The most commits a reader follows from the serial it serves; further behind, the whole zone is read instead. */
-const CHANGE_LOG_MAX_HOPS = 64;
+const CHANGE_LOG_KEEP_COMMITS = 16;
+/** The most commits a reader follows from the serial it serves (the log keeps no more). */
+const CHANGE_LOG_MAX_HOPS = CHANGE_LOG_KEEP_COMMITS;
 
 /** A change as the log stores it: the written sets as [name, type, ttl, values], the removed ones as [name, type]. */
 interface ChangeJson {
@@ -336,7 +341,7 @@ export class SqlZoneRepository implements ZoneRepository {
   /**
    * In the commit's transaction: the change, for the DNS workers that serve the zone at `baseSerial`
    * (changesSince), unless it is too large to be worth it; and the zone's changes older than the log keeps
-   * go. A serial that comes round again (after 2^32 commits) replaces its old row.
+   * (five minutes, or past its last 16 commits) go. A serial that comes round again (after 2^32 commits) replaces its old row.
    */
   private async logChange(
     zoneId: string,
@@ -347,9 +352,15 @@ export class SqlZoneRepository implements ZoneRepository {
     at: Date,
   ): Promise<void> {
     const db = this.uow.db();
+    // Serials step by one a commit (nextSerial): a base more than CHANGE_LOG_KEEP_COMMITS below is an older
+    // commit (around the wrap of the serial space the time alone decides).
+    const oldest = serial - CHANGE_LOG_KEEP_COMMITS;
     await db('dns_zone_changes')
       .where('zone_id', zoneId)
-      .where('created_at', '<', iso(new Date(at.getTime() - CHANGE_LOG_KEEP_MS)))
+      .where((q) => {
+        q.where('created_at', '<', iso(new Date(at.getTime() - CHANGE_LOG_KEEP_MS)));
+        if (oldest > 0) q.orWhere('base_serial', '<', oldest);
+      })
       .delete();
     if (upserts.length + deletes.length > CHANGE_LOG_MAX_SETS) return;
     const change: ChangeJson = {

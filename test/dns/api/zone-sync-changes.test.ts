@@ -196,6 +196,17 @@ eachStore('ZoneSync: changes from the change log', (kind) => {
     expect(left.map((r: { base_serial: string | number }) => Number(r.base_serial))).to.deep.equal([head.serial]);
   });
 
+  it('a zone keeps its last 16 commits at most: a reader further behind reads the whole zone', async () => {
+    const knex = api.system.store.knex;
+    const from = zone.serial;
+    for (let i = 0; i < 20; i++) await commit([a(`k${i}.${name}`, '192.0.2.11')]);
+    const rows = await knex('dns_zone_changes').where({ zone_id: zone.id }).select('base_serial');
+    expect(rows.length).to.be.within(16, 17);
+    expect(await zones.changesSince(zone.id, from)).to.equal(null); // 20 behind
+    const read = (await zones.changesSince(zone.id, zone.serial - 10))!;
+    expect(read.changes.map((c) => c.serial)).to.deep.equal(Array.from({ length: 10 }, (_, i) => zone.serial - 9 + i));
+  });
+
   it('a signer (signedOnly) never reads an unsigned zone’s sets: it withdraws it', async () => {
     calls.whole.length = 0;
     const seen = { published: [] as string[], withdrawn: [] as string[] };
