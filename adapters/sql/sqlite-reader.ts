@@ -18,13 +18,17 @@ export class SqliteReader {
 
   all<T>(sql: string, params: readonly unknown[]): T[] {
     let st = this.statements.get(sql);
-    if (!st) {
+    if (st) {
+      // Least recently used goes first: a hot statement stays however many varying ones come after it.
+      this.statements.delete(sql);
+      this.statements.set(sql, st);
+    } else {
       if (!this.db) {
         this.db = new Database(this.file, { readonly: true, fileMustExist: true });
         this.db.pragma('busy_timeout = 5000');
       }
       st = this.db.prepare(sql);
-      // Statements whose text varies (a domain list's, by the key's labels and names) stay bounded: the oldest goes.
+      // Statements whose text varies (a domain list's, by the key's labels and names) stay bounded.
       if (this.statements.size >= MAX_STATEMENTS) this.statements.delete(this.statements.keys().next().value!);
       this.statements.set(sql, st);
     }
