@@ -10,6 +10,7 @@ import { TOKENS } from '../../src/tokens.js';
 import { eachStore } from '../support/stores.js';
 import { bearer, startApi, testConfig, type TestApi } from '../support/system.js';
 import { Receiver } from './support.js';
+import { emitEvent } from './emit.js';
 
 const ENV = { WEBHOOKS_ALLOW_LOOPBACK: '1', WEBHOOKS_TIMEOUT_MS: '2000' };
 
@@ -43,24 +44,9 @@ eachStore('Webhooks: Standard Webhooks delivery, retries, 410, redeliver, rotati
     expect(r.status, JSON.stringify(r.body)).to.equal(201);
     return r.body as { id: string; secret: string };
   };
-  /** An event committed the way every use case does: appended inside a transaction. */
-  const emit = async (type: EventType = 'domain.auto_renew_changed', domain = 'domivka-demo.dev') => {
-    const s = api.system.store;
-    const id = randomUUID();
-    await s.uow.transaction(() =>
-      s.events.append({
-        id,
-        accountId: api.demo.accountId,
-        environment: 'test',
-        type,
-        subject: `domain:${domain}`,
-        actor: 'test',
-        occurredAt: api.clock.now(),
-        data: { domain, auto_renew: false },
-      }),
-    );
-    return id;
-  };
+  /** A domain's event, committed the way every use case does (emitEvent). */
+  const emit = (type: EventType = 'domain.auto_renew_changed', domain = 'domivka-demo.dev') =>
+    emitEvent(api, type, `domain:${domain}`, { domain, auto_renew: false });
   const pump = async () => {
     await api.system.get(TOKENS.PublishEvents).run();
     return api.system.get(TOKENS.DeliverWebhooks).runOnce();
