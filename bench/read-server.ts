@@ -1,24 +1,28 @@
+import { execFile, spawn } from 'node:child_process';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import Router from '@koa/router';
 import Database from 'better-sqlite3';
 import knexFactory from 'knex';
 import Koa from 'koa';
 import pg from 'pg';
-import pino from 'pino';
 import { parseToken } from '../core/access/key-token.js';
 import { onShutdown } from '../src/main/process.js';
+import { freePort } from '../test/dns/server/tools.js';
 
 /**
  * One server of the read benchmark (bench/read.bench.ts), in its own process so that the load
  * generator does not share its event loop. Prints one JSON line on stdout once it listens:
  *
- *   system: the real system (compiled, from dist/; BENCH_SYSTEM=src: the sources) on a fresh temp SQLite store, demo seeded, a domain.read test key issued
- *           through IssueKey → {"port", "key", "path", "body"} (body: the GET response, verbatim)
+ *   system: the real system as `npm start` runs it (its own process: package.json's start command, from
+ *           dist/; BENCH_SYSTEM=src: the sources through tsx) on a fresh temp SQLite store, demo seeded, a
+ *           domain.read test key issued by `npm run sandbox:key`'s entry point → {"port", "pid", "key",
+ *           "path", "body"} (pid: the server's; body: the GET response, verbatim)
  *   bare:   Koa alone (no router, no auth), answering BENCH_BARE_BODY on the same path → {"port", "path"}
  *   reference: the same essential work as the keyed read, hand-built: Koa + @koa/router, the
  *           bearer token parsed, its HMAC-SHA-256 (BENCH_REF_PEPPER) compared in constant time with the
@@ -28,9 +32,10 @@ import { onShutdown } from '../src/main/process.js';
  *
  * BENCH_STORE=postgres runs the system on a fresh schema of BENCH_PG_URL (or TEST_PG_URL), dropped on exit.
  *
- * Stops on SIGTERM/SIGINT (removing its temp store), so `--cpu-prof` profiles get written.
- * BENCH_LOG_LEVEL (default silent) sets the system's pino level; non-silent logs go to /dev/null,
- * so the cost of building and writing each request's log line is measured without a terminal.
+ * Stops on SIGTERM/SIGINT (stopping the system's server and removing its temp store), so `--cpu-prof`
+ * profiles get written. BENCH_LOG_LEVEL (default info, npm start's) sets the system's LOG_LEVEL; its logs
+ * go to /dev/null, so the cost of building and writing each request's log line is measured without a
+ * terminal.
  */
 const BENCH_DOMAIN = 'domivka-demo.com.ua';
 const BENCH_PATH = `/v1/domains/${BENCH_DOMAIN}`;
@@ -44,21 +49,21 @@ const listen = (app: Koa): Promise<Server> =>
 const portOf = (s: Server) => (s.address() as AddressInfo).port;
 
 /**
- * The system's modules: from dist/ (what `npm start` runs, compiled by `npm run build`), or with
- * BENCH_SYSTEM=src the TypeScript sources through tsx.
+ * The system as `npm start` runs it: the command line of package.json's start script (node with its flags,
+ * dist/src/main/server.js: the API with the metrics middleware, the in-process worker, the DNS workers, its
+ * HTTP server's client bounds) and npm start's defaults but for what a bench must set (a fresh store, free
+ * ports, rate limits out of reach, the log level). BENCH_SYSTEM=src runs src/main/server.ts through tsx
+ * with the same node flags. BENCH_SERVER_NODE_ARGS (e.g. --cpu-prof) go to that process. The key is issued
+ * by `npm run sandbox:key`'s entry point on the same store.
  */
-const systemModules = async () => {
-  const from = process.env.BENCH_SYSTEM === 'src' ? '../src' : '../dist/src';
-  const [config, system, tokens] = (await Promise.all([
-    import(`${from}/config.js`),
-    import(`${from}/system.js`),
-    import(`${from}/tokens.js`),
-  ])) as [typeof import('../src/config.js'), typeof import('../src/system.js'), typeof import('../src/tokens.js')];
-  return { loadConfig: config.loadConfig, System: system.System, TOKENS: tokens.TOKENS };
-};
-
 const startSystem = async () => {
-  const { loadConfig, System, TOKENS } = await systemModules();
+  const src = process.env.BENCH_SYSTEM === 'src';
+  const root = join(import.meta.dirname, '..');
+  const start = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start!;
+  const words = start.split(/\s+/).filter((w) => w !== 'exec');
+  if (words[0] !== 'node') throw new Error(`package.json's start script is not "node …": ${start}`);
+  const flags = words.slice(1, -1);
+  const entry = src ? ['--import', 'tsx', 'src/main/server.ts'] : [words[words.length - 1]!];
   const dir = mkdtempSync(join(tmpdir(), 'domivka-bench-'));
   const pgUrl = process.env.BENCH_STORE === 'postgres' ? process.env.BENCH_PG_URL || process.env.TEST_PG_URL : undefined;
   if (process.env.BENCH_STORE === 'postgres' && !pgUrl) throw new Error('BENCH_STORE=postgres needs BENCH_PG_URL or TEST_PG_URL');
@@ -70,45 +75,61 @@ const startSystem = async () => {
   }
   const pepper = randomBytes(32).toString('hex');
   const high = process.env.BENCH_RATE_LIMIT ?? '10000000';
-  const logLevel = process.env.BENCH_LOG_LEVEL ?? 'silent';
-  const config = loadConfig({
+  const port = await freePort();
+  const dnsPort = await freePort([port]);
+  const metricsPort = await freePort([port, dnsPort]);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
     DATABASE_URL: pgUrl ?? join(dir, 'bench.sqlite'),
     ...(schema ? { DATABASE_SCHEMA: schema } : {}),
     VAR_DIR: dir,
     KEY_PEPPER: pepper,
+    DATA_KEY: randomBytes(32).toString('hex'),
     ARGON2_MEMORY_KIB: '1024',
     ARGON2_TIME_COST: '1',
-    LOG_LEVEL: logLevel,
+    // npm start's level unless told: each request's log line is written (here to /dev/null).
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
     RATE_LIMIT_BURST: high,
     RATE_LIMIT_PER_SECOND: high,
-    SEED_DEMO: 'true',
-    RUN_WORKER: 'false',
-  });
-  const logger = logLevel === 'silent' ? pino({ level: 'silent' }) : pino({ level: logLevel }, pino.destination('/dev/null'));
-  const system = new System(config, { logger });
-  await system.migrate();
-  const demo = await system.get(TOKENS.SeedDemo).execute();
-  if (!demo) throw new Error('the fresh store already had a demo account');
-  const issued = await system
-    .get(TOKENS.IssueKey)
-    .issue(
-      { personId: demo.personId, accountId: demo.accountId, role: 'owner' },
-      { environment: 'test', name: 'read bench', rights: ['domain.read'], domains: [BENCH_DOMAIN] },
-    );
-  const { app } = system.http();
-  const server = await listen(app);
-  system.markStarted();
-  const port = portOf(server);
+    PORT: String(port),
+    DNS_PORT: String(dnsPort),
+    METRICS_PORT: String(metricsPort),
+  };
+  delete env.NODE_OPTIONS;
+  const serverArgs = [...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean), ...flags, ...entry];
+  const server = spawn(process.execPath, serverArgs, { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if (server.exitCode !== null) throw new Error(`the server exited with ${server.exitCode}`);
+    if (i === 1200) throw new Error('the server did not answer /healthz within 120 s');
+    try {
+      if ((await fetch(`${base}/healthz`)).ok) break;
+    } catch {
+      /* not yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const sandboxKey = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts[
+    'sandbox:key'
+  ]!;
+  const keyWords = sandboxKey.split(/\s+/).filter((w) => w !== 'exec' && w !== 'node');
+  const keyArgs = src ? ['--import', 'tsx', 'src/main/sandbox-key.ts'] : keyWords;
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [...keyArgs, '--rights', 'domain.read', '--domains', BENCH_DOMAIN, '--name', 'read bench', '--json'],
+    { cwd: root, env: { ...env, LOG_LEVEL: 'warn' } },
+  );
+  const key = (JSON.parse(stdout.trim().split('\n').pop()!) as { key: string }).key;
 
   // The exact body the bare server must answer, and a check that the key works before any load.
-  const res = await fetch(`http://127.0.0.1:${port}${BENCH_PATH}`, { headers: { authorization: `Bearer ${issued.secret}` } });
+  const res = await fetch(`${base}${BENCH_PATH}`, { headers: { authorization: `Bearer ${key}` } });
   const body = await res.text();
   if (res.status !== 200) throw new Error(`GET ${BENCH_PATH} with the bench key answered ${res.status}: ${body}`);
 
   onShutdown(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    await system.close();
+    if (server.exitCode === null) server.kill('SIGTERM');
+    await exited;
     rmSync(dir, { recursive: true, force: true });
     if (pgUrl) {
       const admin = knexFactory({ client: 'pg', connection: pgUrl, pool: { min: 0, max: 1 } });
@@ -117,7 +138,8 @@ const startSystem = async () => {
     }
   });
   const store = pgUrl ? { url: pgUrl, schema } : { url: join(dir, 'bench.sqlite') };
-  process.stdout.write(`${JSON.stringify({ port, key: issued.secret, path: BENCH_PATH, body, store, pepper })}\n`);
+  // pid: the server's own process (its CPU per request is measured there, not in this wrapper).
+  process.stdout.write(`${JSON.stringify({ port, pid: server.pid, key, path: BENCH_PATH, body, store, pepper })}\n`);
 };
 
 const startBare = async () => {

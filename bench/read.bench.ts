@@ -29,7 +29,7 @@ import autocannon, { type Result } from 'autocannon';
  *
  * Env: BENCH_ROUNDS (3), BENCH_SECONDS (5 per run), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (50),
  *      BENCH_SERVER_NODE_ARGS (extra node flags for the servers, e.g. "--cpu-prof --cpu-prof-dir=var/prof"),
- *      BENCH_LOG_LEVEL (the system's log level, default silent; other levels log to /dev/null),
+ *      BENCH_LOG_LEVEL (the system's log level, default info as npm start's; its logs go to /dev/null),
  *      BENCH_RATE_LIMIT (the system's RATE_LIMIT_BURST and RATE_LIMIT_PER_SECOND, default 10000000),
  *      BENCH_SYSTEM (dist, the default, or src).
  */
@@ -64,7 +64,9 @@ interface Child<Info> {
 /** Spawns `node --import tsx bench/read-server.ts MODE` and waits for the JSON line it prints once listening. */
 const startServer = <Info>(mode: 'system' | 'bare' | 'reference', env: Record<string, string> = {}): Promise<Child<Info>> =>
   new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [...serverNodeArgs, '--import', 'tsx', join(root, 'bench', 'read-server.ts'), mode], {
+    // The system's server is a process of its own, started by read-server.ts with these flags (from the env).
+    const nodeArgs = mode === 'system' ? [] : serverNodeArgs;
+    const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(root, 'bench', 'read-server.ts'), mode], {
       cwd: root,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -174,7 +176,15 @@ const engines = (process.env.BENCH_ENGINES ?? (pgUrl ? 'sqlite,postgres' : 'sqli
   .map((e) => e.trim())
   .filter(Boolean);
 
-type SystemInfo = { port: number; key: string; path: string; body: string; store: { url: string; schema?: string }; pepper: string };
+type SystemInfo = {
+  port: number;
+  pid: number;
+  key: string;
+  path: string;
+  body: string;
+  store: { url: string; schema?: string };
+  pepper: string;
+};
 
 /** One engine: the system, the reference and bare Koa, each measured in turn; returns whether all answered 2xx. */
 const runEngine = async (engine: string, children: Child<unknown>[]): Promise<boolean> => {
@@ -207,7 +217,7 @@ const runEngine = async (engine: string, children: Child<unknown>[]): Promise<bo
   for (let round = 0; round < rounds; round++) {
     process.stderr.write(`  round ${round + 1} of ${rounds}\n`);
     const jobs: Array<() => Promise<Measured>> = [
-      () => run(`keyed GET ${system.info.path}`, keyedUrl, auth, system.proc.pid),
+      () => run(`keyed GET ${system.info.path}`, keyedUrl, auth, system.info.pid),
       () => run('reference: Koa + router + HMAC + select', refUrl, auth, reference.proc.pid),
       () => run('bare Koa, same body', bareUrl, {}, bare.proc.pid),
     ];

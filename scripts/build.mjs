@@ -14,7 +14,7 @@
 // dist/ stays as tsc wrote it: the import planner's thread and the native addon are found beside their
 // modules' compiled files (import.meta.url keeps meaning that in a bundle, see below).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,7 +58,32 @@ const ownUrls = {
     });
   },
 };
-await esbuild.build({
+/**
+ * A JSON file (mime-db's table, twice: Koa's and accepts' copies) becomes one JSON.parse of a string rather
+ * than an object literal: V8 parses JSON much faster than it compiles and runs the same literal.
+ */
+const jsonParsed = {
+  name: 'json-parsed',
+  setup(build) {
+    build.onLoad({ filter: /\.json$/ }, (args) => {
+      // In single quotes, so the JSON's double quotes need no escape.
+      const json = JSON.stringify(JSON.parse(readFileSync(args.path, 'utf8')));
+      return { contents: `module.exports = JSON.parse('${json.replace(/[\\']/g, '\\$&')}');`, loader: 'js' };
+    });
+  },
+};
+/**
+ * accepts (Koa's content negotiation) pins mime-types 2 with its own copy of mime-db (150 KB of the start's
+ * code, the same table again): it is given the mime-types Koa itself uses (3, the same lookup()).
+ */
+const oneMimeTypes = {
+  name: 'one-mime-types',
+  setup(build) {
+    const top = require.resolve('mime-types', { paths: [root] });
+    build.onResolve({ filter: /^mime-types$/ }, () => ({ path: top }));
+  },
+};
+const built = await esbuild.build({
   entryPoints: readdirSync(main)
     .filter((f) => f.endsWith('.js'))
     .map((f) => join(main, f)),
@@ -98,5 +123,113 @@ await esbuild.build({
   ],
   // esbuild's require() in an ES module (the bundled CommonJS packages require Node's own modules) is this one.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-  plugins: [ownUrls],
+  plugins: [ownUrls, jsonParsed, oneMimeTypes],
+  metafile: process.env.BUILD_METAFILE !== undefined,
 });
+// The maps keep our sources only. --enable-source-maps reads and parses every loaded bundle's map at
+// start, in each process; two thirds of their sources are our dependencies' JavaScript (knex, Koa, ajv …)
+// whose positions in a bundle say as much as in the original file (the names are kept). Their segments
+// become unmapped ones (a column and no source), so a frame in a dependency reads as the bundle's line and
+// column rather than as a neighbouring line of ours.
+const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+const B64_INDEX = new Map([...B64].map((c, i) => [c, i]));
+const decodeSegment = (text) => {
+  const out = [];
+  let value = 0;
+  let shift = 0;
+  for (const c of text) {
+    const digit = B64_INDEX.get(c);
+    if (digit === undefined) throw new Error(`not a base64 VLQ digit: ${c}`);
+    value += (digit & 31) << shift;
+    if (digit & 32) shift += 5;
+    else {
+      out.push(value & 1 ? -(value >>> 1) : value >>> 1);
+      value = 0;
+      shift = 0;
+    }
+  }
+  return out;
+};
+const encodeValue = (n) => {
+  let v = n < 0 ? (-n << 1) | 1 : n << 1;
+  let s = '';
+  do {
+    let digit = v & 31;
+    v >>>= 5;
+    if (v > 0) digit |= 32;
+    s += B64[digit];
+  } while (v > 0);
+  return s;
+};
+const ownSourcesOnly = (map) => {
+  const keep = map.sources.map((s) => !s.split('/').includes('node_modules'));
+  const sourceIndex = [];
+  const sources = [];
+  map.sources.forEach((s, i) => {
+    if (keep[i]) {
+      sourceIndex[i] = sources.length;
+      sources.push(s);
+    }
+  });
+  const names = [];
+  const nameIndex = new Map();
+  // Absolute values as decoded, and the previous ones written (the format's deltas run across lines).
+  let src = 0,
+    line = 0,
+    col = 0,
+    name = 0;
+  let wSrc = 0,
+    wLine = 0,
+    wCol = 0,
+    wName = 0;
+  // Whether the last segment written maps to a source: a position is looked up as the nearest segment at or
+  // before it, on its line or an earlier one, so each run of dependency code starts with an unmapped one.
+  let mapped = false;
+  const lines = map.mappings.split(';').map((text) => {
+    let genCol = 0;
+    let wGenCol = 0;
+    const out = [];
+    const unmap = () => {
+      out.push(encodeValue(genCol - wGenCol));
+      wGenCol = genCol;
+      mapped = false;
+    };
+    for (const seg of text === '' ? [] : text.split(',')) {
+      const f = decodeSegment(seg);
+      genCol += f[0];
+      if (f.length === 1) {
+        if (mapped) unmap();
+        continue;
+      }
+      src += f[1];
+      line += f[2];
+      col += f[3];
+      if (f.length === 5) name += f[4];
+      if (!keep[src]) {
+        if (mapped) unmap();
+        continue;
+      }
+      let s = encodeValue(genCol - wGenCol) + encodeValue(sourceIndex[src] - wSrc) + encodeValue(line - wLine) + encodeValue(col - wCol);
+      wGenCol = genCol;
+      wSrc = sourceIndex[src];
+      wLine = line;
+      wCol = col;
+      if (f.length === 5) {
+        const n = map.names[name];
+        if (!nameIndex.has(n)) nameIndex.set(n, names.push(n) - 1);
+        s += encodeValue(nameIndex.get(n) - wName);
+        wName = nameIndex.get(n);
+      }
+      out.push(s);
+      mapped = true;
+    }
+    return out.join(',');
+  });
+  return { ...map, sources, names, mappings: lines.join(';') };
+};
+for (const f of readdirSync(main).filter((f) => f.endsWith('.js.map'))) {
+  const file = join(main, f);
+  writeFileSync(file, JSON.stringify(ownSourcesOnly(JSON.parse(readFileSync(file, 'utf8')))));
+}
+// BUILD_METAFILE=<file>: esbuild's account of what each output holds (for a look at what a start loads).
+if (built.metafile) (await import('node:fs')).writeFileSync(process.env.BUILD_METAFILE, JSON.stringify(built.metafile));

@@ -17,8 +17,9 @@ import { mediaTypeOf, readJsonBody, readTextBody } from './middleware/body.js';
 import { fingerprintOf, parseIdempotencyKey, runIdempotent } from './middleware/idempotency.js';
 import { keyBucketId, RateLimiter, type BucketConfig } from './middleware/rate-limit.js';
 import { RouteIndex } from './route-index.js';
-import type { CookieSpec, Reply, Route, RouteInput } from './route.js';
-import { check, compile, rejectUnstorable } from './validation.js';
+import type { CookieSpec, JsonSchema, Reply, Route, RouteInput } from './route.js';
+import type { ValidateFunction } from 'ajv';
+import { check, rejectUnstorable } from './checks.js';
 
 export const SESSION_COOKIE = 'dmk_session';
 
@@ -123,10 +124,17 @@ const sendError = (ctx: Context, err: DomainError): void => {
   ctx.body = ctx.state.errorFormat === 'jsonrpc' ? jsonRpcErrorOf(ctx.status, body) : body;
 };
 
-/** A schema's validator, compiled when first asked for. */
-const compiledOnUse = (schema: Parameters<typeof compile>[0], coerce = false): (() => ReturnType<typeof compile>) => {
-  let validate: ReturnType<typeof compile> | null = null;
-  return () => (validate ??= compile(schema, coerce));
+/** The schema compiler (ajv), loaded by the first request that needs a schema, not by every start. */
+let compiler: Promise<typeof import('./validation.js').compile> | null = null;
+
+/**
+ * A schema's validator, compiled when first asked for: the function itself once compiled (no promise on
+ * the request path), until then the promise of it.
+ */
+const compiledOnUse = (schema: JsonSchema, coerce = false): (() => ValidateFunction | Promise<ValidateFunction>) => {
+  let validate: ValidateFunction | null = null;
+  return () =>
+    validate ?? (compiler ??= import('./validation.js').then((m) => m.compile)).then((compile) => (validate ??= compile(schema, coerce)));
 };
 
 export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => {
@@ -262,12 +270,19 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
       rejectUnstorable(input.params, 'params');
       rejectUnstorable(input.query, 'query');
       rejectUnstorable(input.body, 'body');
-      if (validateParams) check(validateParams(), input.params, 'params');
+      if (validateParams) {
+        const v = validateParams();
+        check(typeof v === 'function' ? v : await v, input.params, 'params');
+      }
       if (validateQuery) {
-        check(validateQuery(), input.query, 'query');
+        const v = validateQuery();
+        check(typeof v === 'function' ? v : await v, input.query, 'query');
         rejectUnstorable(input.query, 'query'); // coercion may have made ±Infinity of "Infinity"
       }
-      if (validateBody && !input.text) check(validateBody(), input.body === undefined ? {} : input.body, 'body');
+      if (validateBody && !input.text) {
+        const v = validateBody();
+        check(typeof v === 'function' ? v : await v, input.body === undefined ? {} : input.body, 'body');
+      }
       if (validateBody && input.body === undefined) input.body = {};
 
       // 4. Rights (seed 2.2: a policy pairs the right with a selection containing the domain).

@@ -39,7 +39,7 @@ export class HostDomain {
 
   async execute(key: ApiKey, input: { domain: string }): Promise<DomainView> {
     const name = normalizeDomain(input.domain);
-    if (isPublicSuffix(name)) throw new DomainError('domain_public_suffix', { domain: name });
+    if (await isPublicSuffix(name)) throw new DomainError('domain_public_suffix', { domain: name });
     const domain = await this.deps.uow.transaction(async () => {
       const mine = await this.deps.domains.find(key.accountId, key.environment, name);
       if (mine) throw new DomainError('domain_already_yours', { domain: name, registrar: registrarOf(mine) });

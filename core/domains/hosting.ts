@@ -1,5 +1,3 @@
-import { getPublicSuffix } from 'tldts';
-
 /**
  * A hosted domain (DESIGN "Domains born elsewhere"): registered at another registrar, its DNS served by
  * us once a proof that does not come from our own servers says its holder wants it here.
@@ -46,8 +44,12 @@ export const viewHosting = (domain: string, h: Hosting): HostingView => ({
   problem: h.problem ? { code: h.problem.code, message: { ...h.problem.message } } : null,
 });
 
-/** A name that is itself a public suffix (`com`, `com.ua`, `github.io`): nobody holds it, so nobody may host it. */
-export const isPublicSuffix = (name: string): boolean => {
+/**
+ * A name that is itself a public suffix (`com`, `com.ua`, `github.io`): nobody holds it, so nobody may host it.
+ * The list (tldts, some 140 KB of code) is loaded by the first call, not by every start.
+ */
+export const isPublicSuffix = async (name: string): Promise<boolean> => {
+  const { getPublicSuffix } = await import('tldts');
   const ascii = name.toLowerCase().replace(/\.$/, '');
   const icann = getPublicSuffix(ascii, { allowPrivateDomains: false });
   const priv = getPublicSuffix(ascii, { allowPrivateDomains: true });

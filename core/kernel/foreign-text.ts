@@ -40,5 +40,11 @@ export const oneLine = (s: string, max: number): string => {
 /**
  * Foreign text quoted inside our own words: one line, bounded, in «…», so a reader sees where the quote
  * starts and ends (guillemets inside it are turned into single ones, ‹ ›, so it cannot close early).
+ * The patterns' guillemets are written escaped: the bundler keeps a regular expression's characters as
+ * they are, and one non-ASCII character makes the whole start bundle a two-byte string for V8 (slower to
+ * read and compile, twice the memory); strings it escapes itself.
  */
-export const quoted = (s: string, max = 100): string => `«${oneLine(s, max).replace(/«/g, '‹').replace(/»/g, '›')}»`;
+export const quoted = (s: string, max = 100): string =>
+  `«${oneLine(s, max)
+    .replace(/\u00AB/g, '‹')
+    .replace(/\u00BB/g, '›')}»`;
