@@ -77,7 +77,7 @@ export interface Config {
     readonly timeoutMs: number;
     /** WEBHOOKS_LEASE_MS: how long a worker holds a claimed delivery (default 60 000); a crashed worker's claims come free after it. */
     readonly leaseMs: number;
-    /** WEBHOOKS_POLL_MS: how often the dispatcher looks for new events and due deliveries when idle (default 100). */
+    /** WEBHOOKS_POLL_MS: the dispatcher's first sleep after a pass that found nothing (default 100); idle, it doubles up to 1 s. */
     readonly pollMs: number;
     /** WEBHOOKS_CONCURRENCY: deliveries in flight per worker process, across endpoints (default 32). */
     readonly concurrency: number;

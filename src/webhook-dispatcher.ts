@@ -4,7 +4,11 @@ import type { DeliverWebhooks } from '../core/webhooks/deliver-webhooks.use-case
 import type { Delivery } from '../core/webhooks/webhook.js';
 
 export interface DispatcherOptions {
-  /** Sleep between passes when there was nothing to do. */
+  /**
+   * Sleep between passes when there was nothing to do; each idle pass after it doubles the sleep, up to
+   * IDLE_MAX_MS (or pollMs, if longer). Work found, or a nudge (an event appended in this process), starts
+   * again from pollMs.
+   */
   readonly pollMs: number;
   /** Endpoints served at once by this process. */
   readonly concurrency: number;
@@ -13,6 +17,18 @@ export interface DispatcherOptions {
   /** Attempts in flight per endpoint, started in event order (1: strictly one after another). */
   readonly perEndpoint: number;
 }
+
+/**
+ * The longest idle sleep (ms): an idle dispatcher's two claiming transactions ten times a second cost the
+ * API process it runs in CPU and SQLite's write lock under every request (issue 21, the keyed read's tail);
+ * events appended in this process wake it at once, and those of other processes (another API process in
+ * `npm run cluster`) and due retries are found within this.
+ */
+export const IDLE_MAX_MS = 1_000;
+
+/** The idle sleep after one of `current` ms (0: the first since work): pollMs, then doubling up to IDLE_MAX_MS (or pollMs, if longer). */
+export const nextIdleMs = (current: number, pollMs: number): number =>
+  current === 0 ? pollMs : Math.min(current * 2, Math.max(pollMs, IDLE_MAX_MS));
 
 /**
  * The worker's webhook loop: publish new events (numbering + fan-out), claim due deliveries
@@ -100,6 +116,16 @@ export class WebhookDispatcher {
     await Promise.all(recording);
   }
 
+  /** Work may be waiting (an event was appended here): the next pass starts now, or right after the one running. */
+  nudge(): void {
+    this.idleMs = 0;
+    this.woken = true;
+    this.wake?.();
+  }
+
+  /** The current idle sleep (0: none yet since the last work). */
+  private idleMs = 0;
+
   start(): void {
     if (this.running) return;
     this.running = true;
@@ -112,9 +138,11 @@ export class WebhookDispatcher {
         } catch (err) {
           this.log.error({ err }, 'webhook dispatcher pass failed');
         }
+        if (work) this.idleMs = 0;
         if (!work && this.running && !this.woken) {
+          this.idleMs = nextIdleMs(this.idleMs, this.options.pollMs);
           await new Promise<void>((resolve) => {
-            const t = setTimeout(resolve, this.options.pollMs);
+            const t = setTimeout(resolve, this.idleMs);
             this.wake = () => {
               clearTimeout(t);
               resolve();

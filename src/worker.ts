@@ -238,11 +238,18 @@ export class Worker {
       this.log.child({ component: 'webhooks' }),
     );
     this.dispatcher.start();
+    // Events this process appends wake the dispatcher (it sleeps up to a second when idle).
+    const dispatcher = this.dispatcher;
+    this.stopNudging = this.system.store.events.onAppended(() => dispatcher.nudge());
     this.startMonitoring();
   }
 
+  private stopNudging: (() => void) | null = null;
+
   /** Stops the webhook dispatcher and waits for attempts in flight. */
   async drain(): Promise<void> {
+    this.stopNudging?.();
+    this.stopNudging = null;
     await this.dispatcher?.stop();
     this.dispatcher = null;
   }

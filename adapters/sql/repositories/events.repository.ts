@@ -9,7 +9,18 @@ import type { Engine } from '../connection.js';
 import type { Knex } from 'knex';
 
 export class SqlEventLog implements EventLog {
+  private readonly appended = new Set<() => void>();
+
   constructor(private readonly uow: KnexUnitOfWork) {}
+
+  /**
+   * Calls `listener` once a transaction that appended events commits (at once for an append outside one):
+   * this process's webhook dispatcher wakes for them instead of polling for them. Returns the unsubscribe.
+   */
+  onAppended(listener: () => void): () => void {
+    this.appended.add(listener);
+    return () => void this.appended.delete(listener);
+  }
 
   async append(e: DomainEvent): Promise<void> {
     await this.uow
@@ -24,6 +35,7 @@ export class SqlEventLog implements EventLog {
         data: json(e.data),
         occurred_at: iso(e.occurredAt),
       });
+    if (this.appended.size > 0) this.uow.afterCommit(() => this.appended.forEach((l) => l()));
   }
 }
 
