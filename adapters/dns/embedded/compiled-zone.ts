@@ -137,7 +137,8 @@ export const encodeRecordSet = (rs: RecordSet, apex: string): EncodedRecordSet =
   const set = encodedSet(type, rs.ttl, tails, withTargets ? targets : undefined);
   // Shared with other zones holding the same set, unless it names a name of this zone: such a set keys
   // this zone's additional data (by identity, incremental.ts), so it stays this zone's own.
-  if (type !== T.SOA) return { name, set: targets.some((t) => inZone(t, apex)) ? set : internSet(set), soa: null };
+  // A PTR set names a host of its own (a catalog's member, a reverse zone's host): seldom another zone's, so not shared.
+  if (type !== T.SOA) return { name, set: type === T.PTR || targets.some((t) => inZone(t, apex)) ? set : internSet(set), soa: null };
   const f = soaFields(rs.values[0]!);
   const ttl = Math.min(rs.ttl, f.minimum);
   return {
@@ -180,6 +181,137 @@ export const additionalParts = (set: EncodedSet, nodes: ReadonlyMap<string, Zone
     }
   }
   return parts.length > 0 ? parts : null;
+};
+
+/**
+ * When the names of an unsigned zone are held compactly (CompactNodes): at least `minNames` names, and
+ * leaves among them at least `minShare` (tests lower both to run the compact form through small zones).
+ */
+export const compaction = { minNames: 512, minShare: 0.5 };
+
+/** The types a compact leaf may hold: sets that name no target (targets feed glue, additional data and CNAME chasing). */
+const LEAF_TYPES: ReadonlySet<number> = new Set([T.A, T.AAAA, T.TXT, T.PTR, T.CAA, T.SPF]);
+
+/**
+ * The names of a large unsigned zone, held compactly: a name that holds one set of a LEAF_TYPES type and
+ * nothing else (no cut, glue or signatures) — a catalog zone's members (RFC 9432: one PTR each), a
+ * reverse zone's PTRs, most names of a zone of many hosts — is kept as its records' wire octets in one
+ * buffer for the whole zone (~100 octets a name with its key, against ~2.5 KB as a ZoneNode with its
+ * maps, arrays, buffers and layouts), and made into a ZoneNode again when asked. Every other name is held as
+ * compiled. It reads as the Map of ZoneNodes it was made from: the same names in the same order, and each
+ * node as compiled (the same name, wire form, set, records and layouts), though a new object each time it is
+ * read (nothing keys a leaf's node or set by identity: additional data and glue hold the sets they were
+ * made with, and DNSSEC, whose chain does, is never compact). Never changed: the incremental build lays an
+ * OverlayMap over it.
+ */
+export class CompactNodes implements ReadonlyMap<string, ZoneNode> {
+  constructor(
+    /** Every name in order: a ZoneNode, or a leaf's index into `starts`. */
+    private readonly held: ReadonlyMap<string, ZoneNode | number>,
+    /** The leaves' records (tails), one after another. */
+    private readonly data: Buffer,
+    /** Where each leaf's records start in `data`, and (the last) where the last one ends. */
+    private readonly starts: Uint32Array,
+  ) {}
+
+  /** How many names are held as leaves (for tests and benches). */
+  get leaves(): number {
+    return this.starts.length - 1;
+  }
+
+  get size(): number {
+    return this.held.size;
+  }
+
+  has(name: string): boolean {
+    return this.held.has(name);
+  }
+
+  get(name: string): ZoneNode | undefined {
+    const v = this.held.get(name);
+    return typeof v === 'number' ? this.leaf(name, v) : v;
+  }
+
+  /** A leaf as the ZoneNode it was made from: its records copied out (a journal or a reply must not hold `data`). */
+  private leaf(name: string, i: number): ZoneNode {
+    const data = this.data;
+    const start = this.starts[i]!;
+    const end = this.starts[i + 1]!;
+    const tails: Buffer[] = [];
+    for (let o = start; o < end;) {
+      const len = 10 + data.readUInt16BE(o + 8);
+      const tail = Buffer.allocUnsafe(len); // Node's shared pool, as encodeTail's
+      data.copy(tail, 0, o, o + len);
+      tails.push(tail);
+      o += len;
+    }
+    const set = encodedSet(data.readUInt16BE(start), data.readUInt32BE(start + 4), tails);
+    return { name, wire: nameWire(name), sets: new Map([[set.type, set]]), order: [set], cut: false, glue: [] };
+  }
+
+  *entries(): MapIterator<[string, ZoneNode]> {
+    for (const [name, v] of this.held) yield [name, typeof v === 'number' ? this.leaf(name, v) : v];
+  }
+
+  keys(): MapIterator<string> {
+    return this.held.keys();
+  }
+
+  *values(): MapIterator<ZoneNode> {
+    for (const [, node] of this.entries()) yield node;
+  }
+
+  forEach(fn: (value: ZoneNode, key: string, map: ReadonlyMap<string, ZoneNode>) => void, thisArg?: unknown): void {
+    for (const [name, node] of this.entries()) fn.call(thisArg, node, name, this);
+  }
+
+  [Symbol.iterator](): MapIterator<[string, ZoneNode]> {
+    return this.entries();
+  }
+}
+
+/** Whether a node can be held as a compact leaf: one set of a leaf type, each record at the set's TTL, and nothing else. */
+const isLeaf = (n: ZoneNode): boolean => {
+  if (n.cut || n.glue.length > 0 || n.sigs || n.order.length !== 1 || n.sets.size !== 1) return false;
+  const set = n.order[0]!;
+  if (!LEAF_TYPES.has(set.type) || set.targets !== undefined || set.tails.length === 0 || n.sets.get(set.type) !== set) return false;
+  for (const t of set.tails)
+    if (t.readUInt16BE(0) !== set.type || t.readUInt32BE(4) !== set.ttl >>> 0 || t.length !== 10 + t.readUInt16BE(8)) return false;
+  return set.ttl >= 0 && set.ttl <= 0x7fffffff;
+};
+
+/**
+ * The names of an unsigned zone as it holds them: compact (CompactNodes) from `compaction.minNames` names
+ * on when enough of them are leaves (`compaction.minShare`, half), else a Map (`nodes` itself when it is one). The apex is never a
+ * leaf (it holds the SOA).
+ */
+export const compactNodes = (nodes: ReadonlyMap<string, ZoneNode>, apex: string): Map<string, ZoneNode> | CompactNodes => {
+  const plain = (): Map<string, ZoneNode> => (nodes instanceof Map ? (nodes as Map<string, ZoneNode>) : new Map(nodes));
+  if (nodes.size < compaction.minNames) return plain();
+  let leaves = 0;
+  let octets = 0;
+  for (const n of nodes.values()) {
+    if (n.name === apex || !isLeaf(n)) continue;
+    leaves++;
+    octets += n.order[0]!.size;
+  }
+  if (leaves === 0 || leaves < nodes.size * compaction.minShare) return plain();
+  const held = new Map<string, ZoneNode | number>();
+  const data = Buffer.allocUnsafeSlow(octets);
+  const starts = new Uint32Array(leaves + 1);
+  let i = 0;
+  let at = 0;
+  for (const [name, n] of nodes) {
+    if (name === apex || name !== n.name || !isLeaf(n) || i === leaves) {
+      held.set(name, n);
+      continue;
+    }
+    starts[i] = at;
+    for (const t of n.order[0]!.tails) at += t.copy(data, at);
+    held.set(name, i++);
+  }
+  starts[i] = at;
+  return i === leaves ? new CompactNodes(held, data, starts) : plain();
 };
 
 /** The additional data of a zone that has none (most: NS, MX and SRV naming hosts elsewhere), shared; never written. */
@@ -260,7 +392,7 @@ export const compileZone = (zone: Zone, skip: (reason: string, set: RecordSet) =
   }
 
   const base = { apex, labels: apex.split('.').length, serial, nodes, apexNode, soa, negativeSoa, expire, additional };
-  if (!zone.signing) return { ...base, recordCount, dnssec: null };
+  if (!zone.signing) return { ...base, nodes: compactNodes(nodes, apex), recordCount, dnssec: null };
   if (!options.openKey && !options.signatures)
     throw new TypeError(`nameserver: zone ${apex} is signed, but this server cannot open signing keys`);
   const signed = signZone(apex, apexNode, nodes, negativeSoa, zone.signing, options.openKey ?? null, options.signatures ?? null);

@@ -3,6 +3,8 @@ import type { RecordSet, RecordType } from '../../../core/dns/zone/record-set.js
 import type { Zone } from '../../../core/dns/zone/zone.js';
 import {
   additionalParts,
+  CompactNodes,
+  compactNodes,
   cutGlue,
   encodeRecordSet,
   inZone,
@@ -47,8 +49,8 @@ const MIN_LIMIT = 64;
 /** What the updater keeps of the version compiled last (never read by queries; changed in place once a new version is built). */
 export interface ZoneSource {
   compiled: CompiledZone;
-  /** The record sets of that version, as given, by name and type. */
-  readonly byName: Map<string, Map<RecordType, RecordSet>>;
+  /** The record sets of that version, as given, by name (a name's only set, or its sets by type: most names hold one). */
+  readonly byName: Map<string, RecordSet | Map<RecordType, RecordSet>>;
   size: number;
   /** How many child names (in the names map) each name has. */
   readonly children: Map<string, number>;
@@ -89,15 +91,53 @@ const addReferrers = (referrers: ZoneSource['referrers'], owner: string, set: En
   }
 };
 
+/** The set of `name` and `type` that `byName` holds. */
+const setOf = (byName: ZoneSource['byName'], name: string, type: RecordType): RecordSet | undefined => {
+  const held = byName.get(name);
+  return held instanceof Map ? held.get(type) : held?.type === type ? held : undefined;
+};
+
+/** Holds `rs` as its name's set of its type; false when one was held (`byName` unchanged). */
+const putSet = (byName: ZoneSource['byName'], rs: RecordSet, replace: boolean): boolean => {
+  const held = byName.get(rs.name);
+  if (held === undefined) byName.set(rs.name, rs);
+  else if (held instanceof Map) {
+    if (held.has(rs.type) && !replace) return false;
+    held.set(rs.type, rs);
+  } else if (held.type === rs.type) {
+    if (!replace) return false;
+    byName.set(rs.name, rs);
+  } else
+    byName.set(
+      rs.name,
+      new Map([
+        [held.type, held],
+        [rs.type, rs],
+      ]),
+    );
+  return true;
+};
+
+/** Lets go of the set of `name` and `type`; whether one was held. */
+const dropSet = (byName: ZoneSource['byName'], name: string, type: RecordType): boolean => {
+  const held = byName.get(name);
+  if (held === undefined) return false;
+  if (!(held instanceof Map)) {
+    if (held.type !== type) return false;
+    byName.delete(name);
+    return true;
+  }
+  if (!held.delete(type)) return false;
+  if (held.size === 1) byName.set(name, held.values().next().value!);
+  return true;
+};
+
 /** The source of a version compiled whole, for updating it later; null when it cannot be updated (duplicate sets). */
 export const sourceOf = (zone: Zone, compiled: CompiledZone): ZoneSource | null => {
-  const byName = new Map<string, Map<RecordType, RecordSet>>();
+  const byName: ZoneSource['byName'] = new Map();
   let size = 0;
   for (const rs of zone.recordSets) {
-    let types = byName.get(rs.name);
-    if (!types) byName.set(rs.name, (types = new Map()));
-    if (types.has(rs.type)) return null;
-    types.set(rs.type, rs);
+    if (!putSet(byName, rs, false)) return null;
     size++;
   }
   const children = new Map<string, number>();
@@ -212,7 +252,7 @@ const listDiff = (src: ZoneSource, list: readonly RecordSet[], limit: number): F
   const old = new Map<string, RecordSet>();
   for (const y of went) {
     const k = keyOf(y);
-    if (old.has(k) || src.byName.get(y.name)?.get(y.type) !== y) return null; // not the version the source holds
+    if (old.has(k) || setOf(src.byName, y.name, y.type) !== y) return null; // not the version the source holds
     old.set(k, y);
   }
   const changed: RecordSet[] = [];
@@ -225,7 +265,7 @@ const listDiff = (src: ZoneSource, list: readonly RecordSet[], limit: number): F
     seen.add(k);
     const y = old.get(k);
     if (!y) {
-      if (src.byName.get(x.name)?.has(x.type)) return null; // its name and type are also listed unchanged: a duplicate
+      if (setOf(src.byName, x.name, x.type)) return null; // its name and type are also listed unchanged: a duplicate
       newNames.add(x.name);
       changed.push(x);
       continue;
@@ -308,8 +348,14 @@ export const updateZone = (
 
   // 3. The names: copies of those touched, in an overlay over the last version's map.
   const base = prev.nodes;
+  // An overlay that has grown is made into a map of its own again: compact, as a whole compile makes it, when unsigned.
+  const flatten = (): Map<string, ZoneNode> | OverlayMap<string, ZoneNode> => {
+    if (zone.signing) return new Map(base);
+    const flat = compactNodes(base, apex);
+    return flat instanceof CompactNodes ? new OverlayMap(flat) : flat;
+  };
   const nodes: Map<string, ZoneNode> | OverlayMap<string, ZoneNode> =
-    base instanceof OverlayMap ? (base.changed > Math.max(256, base.size >> 3) ? new Map(base) : base.clone()) : new OverlayMap(base);
+    base instanceof OverlayMap ? (base.changed > Math.max(256, base.size >> 3) ? flatten() : base.clone()) : new OverlayMap(base);
   const owned = new Map<string, ZoneNode>();
   const touched = new Set<string>();
   const own = (name: string): ZoneNode => {
@@ -568,16 +614,11 @@ export const updateZone = (
   // 6. The source now describes the new version.
   src.list = zone.recordSets;
   for (const [name, changes] of byName) {
-    let types = src.byName.get(name);
     for (const [type, c] of changes) {
       if (c.rs) {
-        if (!types) src.byName.set(name, (types = new Map()));
-        if (!types.has(type)) src.size++;
-        types.set(type, c.rs);
-      } else if (types?.delete(type)) {
-        src.size--;
-        if (types.size === 0) src.byName.delete(name);
-      }
+        if (putSet(src.byName, c.rs, false)) src.size++;
+        else putSet(src.byName, c.rs, true);
+      } else if (dropSet(src.byName, name, type)) src.size--;
     }
   }
   for (const [name, by] of childDelta) {
