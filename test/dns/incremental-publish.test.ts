@@ -295,6 +295,14 @@ describe('DNS: a publish of a few changes updates the compiled zone (issues 22 a
         const whole = compileZone(zone, skip);
         if (whole.nodes instanceof CompactNodes && whole.nodes.leaves > 0) compact++;
         expect(dump(incremental), `step ${step}`).to.deep.equal(dump(whole));
+        // And the compact form is the zone the plain one is.
+        Object.assign(compaction, was);
+        const plain = compileZone(zone, skip);
+        Object.assign(compaction, { minNames: 1, minShare: 0 });
+        expect(plain.nodes).to.be.instanceOf(Map);
+        expect(dump(whole), `step ${step}`).to.deep.equal(dump(plain));
+        expect([...whole.nodes.keys()], `step ${step}: the names in the same order (an AXFR's)`).to.deep.equal([...plain.nodes.keys()]);
+        sameAnswers(whole, plain, step);
         sameAnswers(incremental, whole, step);
       });
       expect(compact).to.equal(STEPS + 1);

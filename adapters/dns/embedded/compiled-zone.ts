@@ -113,8 +113,16 @@ export interface EncodedRecordSet {
   readonly soa: { readonly serial: number; readonly expire: number; readonly negative: EncodedSet } | null;
 }
 
-/** Encodes one record set of the zone `apex`; throws (with the reason it is not served) when it cannot be. */
-export const encodeRecordSet = (rs: RecordSet, apex: string): EncodedRecordSet => {
+/** A record set's records encoded (type code, owner normalised, duplicates dropped), before it is made an EncodedSet. */
+interface EncodedTails {
+  readonly name: string;
+  readonly type: number;
+  readonly tails: Buffer[];
+  readonly targets: string[];
+}
+
+/** Encodes the records of one record set of the zone `apex`; throws (with the reason it is not served) when it cannot be. */
+const encodeTails = (rs: RecordSet, apex: string): EncodedTails => {
   if (!isRecordType(rs.type)) throw new Error(`type ${String(rs.type)} is not served`);
   const name = normaliseName(rs.name);
   if (!inZone(name, apex)) throw new Error(`owner is outside the zone ${apex}`);
@@ -133,12 +141,24 @@ export const encodeRecordSet = (rs: RecordSet, apex: string): EncodedRecordSet =
     tails.push(enc.tail);
     if (enc.target !== undefined) targets.push(enc.target);
   }
+  return { name, type, tails, targets };
+};
+
+/** The EncodedSet of encoded records (not the SOA): shared with other zones holding the same set where it may be. */
+const dataSet = (type: number, ttl: number, tails: readonly Buffer[], targets: readonly string[], apex: string): EncodedSet => {
   const withTargets = type === T.NS || type === T.CNAME || type === T.DNAME || type === T.MX || type === T.SRV;
-  const set = encodedSet(type, rs.ttl, tails, withTargets ? targets : undefined);
+  const set = encodedSet(type, ttl, tails, withTargets ? targets : undefined);
   // Shared with other zones holding the same set, unless it names a name of this zone: such a set keys
-  // this zone's additional data (by identity, incremental.ts), so it stays this zone's own.
-  // A PTR set names a host of its own (a catalog's member, a reverse zone's host): seldom another zone's, so not shared.
-  if (type !== T.SOA) return { name, set: type === T.PTR || targets.some((t) => inZone(t, apex)) ? set : internSet(set), soa: null };
+  // this zone's additional data (by identity, incremental.ts), so it stays this zone's own. A PTR set names
+  // a host of its own (a catalog's member, a reverse zone's host): seldom another zone's, so not shared either.
+  return type === T.PTR || (withTargets && targets.some((t) => inZone(t, apex))) ? set : internSet(set);
+};
+
+/** Encodes one record set of the zone `apex`; throws (with the reason it is not served) when it cannot be. */
+export const encodeRecordSet = (rs: RecordSet, apex: string): EncodedRecordSet => {
+  const { name, type, tails, targets } = encodeTails(rs, apex);
+  if (type !== T.SOA) return { name, set: dataSet(type, rs.ttl, tails, targets, apex), soa: null };
+  const set = encodedSet(type, rs.ttl, tails);
   const f = soaFields(rs.values[0]!);
   const ttl = Math.min(rs.ttl, f.minimum);
   return {
@@ -325,14 +345,29 @@ const NO_ADDITIONAL: Map<EncodedSet, Part[]> = new Map();
 export const compileZone = (zone: Zone, skip: (reason: string, set: RecordSet) => void, options: CompileOptions = {}): CompiledZone => {
   const apex = normaliseName(zone.domain);
   if (apex === '') throw new TypeError('nameserver: a zone needs a domain below the root');
-  const nodes = new Map<string, ZoneNode>();
+  // Every name in the zone's order: its node, or (a large unsigned zone: CompactNodes) a leaf's records by
+  // their index in `leaves`, made into a node only if the name turns out to hold more (then null there).
+  const held = new Map<string, ZoneNode | number>();
+  const leaves: Array<readonly Buffer[] | null> = [];
+  const packing = !zone.signing && zone.recordSets.length >= compaction.minNames;
   const node = (name: string): ZoneNode => {
-    let n = nodes.get(name);
-    if (!n) {
+    let n = held.get(name);
+    if (typeof n === 'number') {
+      // A leaf given a second set: the node it would have been from the start.
+      const tails = leaves[n]!;
+      leaves[n] = null;
+      const set = dataSet(tails[0]!.readUInt16BE(0), tails[0]!.readUInt32BE(4), tails, [], apex);
+      n = { name, wire: nameWire(name), sets: new Map([[set.type, set]]), order: [set], cut: false, glue: [] };
+      held.set(name, n);
+    } else if (!n) {
       n = { name, wire: nameWire(name), sets: new Map(), order: [], cut: false, glue: [] };
-      nodes.set(name, n);
+      held.set(name, n);
     }
     return n;
+  };
+  const has = (name: string, type: number): boolean => {
+    const n = held.get(name);
+    return typeof n === 'number' ? leaves[n]![0]!.readUInt16BE(0) === type : n !== undefined && n.sets.has(type);
   };
   const apexNode = node(apex);
   let soa: EncodedSet | undefined;
@@ -343,8 +378,26 @@ export const compileZone = (zone: Zone, skip: (reason: string, set: RecordSet) =
 
   for (const rs of zone.recordSets) {
     try {
+      if (packing) {
+        const enc = encodeTails(rs, apex);
+        if (has(enc.name, enc.type)) throw new Error('a second record set of this name and type');
+        if (LEAF_TYPES.has(enc.type) && enc.name !== apex && !held.has(enc.name)) {
+          held.set(enc.name, leaves.length);
+          leaves.push(enc.tails);
+          recordCount += enc.tails.length;
+          continue;
+        }
+        if (enc.type !== T.SOA) {
+          const set = dataSet(enc.type, rs.ttl, enc.tails, enc.targets, apex);
+          const target = node(enc.name);
+          target.sets.set(set.type, set);
+          target.order.push(set);
+          recordCount += set.tails.length;
+          continue;
+        }
+      }
       const enc = encodeRecordSet(rs, apex);
-      if (nodes.get(enc.name)?.sets.has(enc.set.type)) throw new Error('a second record set of this name and type');
+      if (has(enc.name, enc.set.type)) throw new Error('a second record set of this name and type');
       const target = node(enc.name); // only now: a set that failed to encode leaves no name behind
       target.sets.set(enc.set.type, enc.set);
       target.order.push(enc.set);
@@ -363,18 +416,46 @@ export const compileZone = (zone: Zone, skip: (reason: string, set: RecordSet) =
 
   // Empty non-terminals: every name between the apex and an owner exists (RFC 4592 §2.2.2), which
   // also stops a wildcard above it from matching names below it.
-  for (const name of [...nodes.keys()]) {
+  for (const name of [...held.keys()]) {
     let n = name;
     while (n !== apex) {
       n = n.slice(n.indexOf('.') + 1);
-      if (nodes.has(n)) break;
+      if (held.has(n)) break;
       node(n);
     }
   }
 
-  // Zone cuts and their referral data: the NS set, then glue (A/AAAA of in-zone NS targets).
-  for (const n of nodes.values()) {
-    if (n === apexNode || !n.sets.has(T.NS)) continue;
+  // The leaves packed (CompactNodes) when there are enough of them, else made nodes as any other name.
+  let count = 0;
+  let octets = 0;
+  for (const tails of leaves) {
+    if (!tails) continue;
+    count++;
+    for (const t of tails) octets += t.length;
+  }
+  let nodes: ReadonlyMap<string, ZoneNode>;
+  if (count > 0 && held.size >= compaction.minNames && count >= held.size * compaction.minShare) {
+    const data = Buffer.allocUnsafeSlow(octets);
+    const starts = new Uint32Array(count + 1);
+    let i = 0;
+    let at = 0;
+    for (const [name, n] of held) {
+      if (typeof n !== 'number') continue;
+      starts[i] = at;
+      for (const t of leaves[n]!) at += t.copy(data, at);
+      held.set(name, i++);
+    }
+    starts[i] = at;
+    nodes = new CompactNodes(held, data, starts);
+  } else {
+    for (const [name, n] of held) if (typeof n === 'number') node(name);
+    nodes = held as Map<string, ZoneNode>;
+  }
+  leaves.length = 0;
+
+  // Zone cuts and their referral data: the NS set, then glue (A/AAAA of in-zone NS targets). A leaf is never a cut.
+  for (const n of held.values()) {
+    if (typeof n === 'number' || n === apexNode || !n.sets.has(T.NS)) continue;
     n.cut = true;
     n.glue = cutGlue(n, nodes, apex);
   }
@@ -382,7 +463,8 @@ export const compileZone = (zone: Zone, skip: (reason: string, set: RecordSet) =
   // Additional-section data (RFC 1035 §3.3.9, RFC 2782; Knot does the same): for every NS, MX and SRV set,
   // the A and AAAA sets of the targets that are names of this zone, in target order.
   let additional: Map<EncodedSet, Part[]> = NO_ADDITIONAL;
-  for (const n of nodes.values()) {
+  for (const n of held.values()) {
+    if (typeof n === 'number') continue; // a leaf holds no NS, MX or SRV
     for (const set of n.order) {
       const parts = additionalParts(set, nodes, apex);
       if (!parts) continue;
@@ -392,10 +474,19 @@ export const compileZone = (zone: Zone, skip: (reason: string, set: RecordSet) =
   }
 
   const base = { apex, labels: apex.split('.').length, serial, nodes, apexNode, soa, negativeSoa, expire, additional };
-  if (!zone.signing) return { ...base, nodes: compactNodes(nodes, apex), recordCount, dnssec: null };
+  if (!zone.signing) return { ...base, recordCount, dnssec: null };
   if (!options.openKey && !options.signatures)
     throw new TypeError(`nameserver: zone ${apex} is signed, but this server cannot open signing keys`);
-  const signed = signZone(apex, apexNode, nodes, negativeSoa, zone.signing, options.openKey ?? null, options.signatures ?? null);
+  // Signed: never packed (`packing`), so `held` holds nodes alone.
+  const signed = signZone(
+    apex,
+    apexNode,
+    held as Map<string, ZoneNode>,
+    negativeSoa,
+    zone.signing,
+    options.openKey ?? null,
+    options.signatures ?? null,
+  );
   const dnssec = { chain: signed.chain, negativeSoaSig: signed.negativeSoaSig() };
   const compiled: CompiledZone = { ...base, recordCount: recordCount + signed.records, dnssec };
   // Laid out, not signed yet (compileZoneAsync): the negative SOA's signature is copied once the SOA's is.
