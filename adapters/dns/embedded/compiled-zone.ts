@@ -269,6 +269,11 @@ export class CompactNodes implements ReadonlyMap<string, ZoneNode> {
     return { name, wire: nameWire(name), sets: new Map([[set.type, set]]), order: [set], cut: false, glue: [] };
   }
 
+  /** The names held as nodes (not leaves), in order: a leaf holds no NS, MX or SRV set, nor a cut or signatures. */
+  *nodesOnly(): Generator<ZoneNode> {
+    for (const v of this.held.values()) if (typeof v !== 'number') yield v;
+  }
+
   *entries(): MapIterator<[string, ZoneNode]> {
     for (const [name, v] of this.held) yield [name, typeof v === 'number' ? this.leaf(name, v) : v];
   }

@@ -385,8 +385,14 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
    * nor behind what the secondaries already hold. Secondaries are notified in the background.
    */
   async publish(zone: Zone): Promise<void> {
-    const compiled = await this.signatures.compile(zone, (reason, set) =>
-      this.log.error({ zone: zone.domain, name: set.name, type: set.type, reason }, 'record set not served'),
+    // A zone that will be held dormant (below) keeps no base for an incremental build: it is not built from.
+    let values = 0;
+    for (const rs of zone.recordSets) values += rs.values.length;
+    const sleeps = !zone.signing && values <= DORMANT_MAX_RECORDS;
+    const compiled = await this.signatures.compile(
+      zone,
+      (reason, set) => this.log.error({ zone: zone.domain, name: set.name, type: set.type, reason }, 'record set not served'),
+      !sleeps,
     );
     const current = this.zones.get(compiled.apex);
     if (current && serialBefore(compiled.serial, current.serial)) {

@@ -142,13 +142,14 @@ export const sourceOf = (zone: Zone, compiled: CompiledZone): ZoneSource | null 
   }
   const children = new Map<string, number>();
   const referrers: ZoneSource['referrers'] = new Map();
-  for (const n of compiled.nodes.values()) {
-    if (n.name !== compiled.apex) {
-      const p = parentOf(n.name);
-      children.set(p, (children.get(p) ?? 0) + 1);
-    }
-    for (const s of n.order) addReferrers(referrers, n.name, s, compiled.apex);
+  for (const name of compiled.nodes.keys()) {
+    if (name === compiled.apex) continue;
+    const p = parentOf(name);
+    children.set(p, (children.get(p) ?? 0) + 1);
   }
+  // A compact zone's leaves hold no NS, MX or SRV set: only its nodes are read (a leaf read is a node made).
+  const nodes = compiled.nodes instanceof CompactNodes ? compiled.nodes.nodesOnly() : compiled.nodes.values();
+  for (const n of nodes) for (const s of n.order) addReferrers(referrers, n.name, s, compiled.apex);
   return {
     compiled,
     byName,

@@ -44,22 +44,25 @@ export class ZoneSignatures {
     this.sources.delete(normaliseName(domain));
   }
 
-  /** Compiles the zone, signed as above when it carries `signing`. */
-  compile(zone: Zone, skip: (reason: string, set: RecordSet) => void): Promise<CompiledZone> {
+  /**
+   * Compiles the zone, signed as above when it carries `signing`. `keep` false: the version is not kept as the
+   * base of the next (a zone the server holds dormant, which it compiles whole when it wakes).
+   */
+  compile(zone: Zone, skip: (reason: string, set: RecordSet) => void, keep = true): Promise<CompiledZone> {
     const apex = normaliseName(zone.domain);
-    const run = (this.turns.get(apex) ?? Promise.resolve()).catch(() => undefined).then(() => this.compileNow(apex, zone, skip));
+    const run = (this.turns.get(apex) ?? Promise.resolve()).catch(() => undefined).then(() => this.compileNow(apex, zone, skip, keep));
     this.turns.set(apex, run);
     void run.finally(() => this.turns.get(apex) === run && this.turns.delete(apex)).catch(() => undefined);
     return run;
   }
 
-  private async compileNow(apex: string, zone: Zone, skip: (reason: string, set: RecordSet) => void): Promise<CompiledZone> {
+  private async compileNow(apex: string, zone: Zone, skip: (reason: string, set: RecordSet) => void, keep: boolean): Promise<CompiledZone> {
     const id = (zone as { id?: unknown }).id;
     if (!zone.signing) {
       const was = this.caches.delete(apex);
       // The signer forgets what it stored once the zone is served unsigned (DNSSEC switched off).
       if (was && this.store && this.openKey && typeof id === 'string') await this.store.clear(id);
-      return this.build(apex, zone, skip, null, async () => compileZone(zone, skip));
+      return this.build(apex, zone, skip, null, async () => compileZone(zone, skip), keep);
     }
     let cache = this.caches.get(apex);
     if (!cache) this.caches.set(apex, (cache = new SignatureCache()));
@@ -107,6 +110,7 @@ export class ZoneSignatures {
     skip: (reason: string, set: RecordSet) => void,
     signing: { openKey: ((sealed: string) => string) | null; cache: SignatureCache } | null,
     whole: () => Promise<CompiledZone>,
+    keep = true,
   ): Promise<CompiledZone> {
     const src = this.sources.get(apex);
     this.sources.delete(apex);
@@ -120,7 +124,7 @@ export class ZoneSignatures {
     }
     const compiled = await whole();
     this.built.full++;
-    const fresh = sourceOf(zone, compiled);
+    const fresh = keep ? sourceOf(zone, compiled) : null;
     if (fresh) this.sources.set(apex, fresh);
     return compiled;
   }
