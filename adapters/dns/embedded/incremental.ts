@@ -211,6 +211,12 @@ const equal = (x: RecordSet, y: RecordSet): boolean => x === y || (x.name === y.
 
 const keyOf = (s: RecordSet): string => `${s.name}\u0000${s.type}`;
 
+const positions = (list: readonly RecordSet[]): Map<string, number> => {
+  const at = new Map<string, number>();
+  for (let k = 0; k < list.length; k++) at.set(keyOf(list[k]!), k);
+  return at;
+};
+
 /**
  * The changes found by walking the new list beside the last one: a set that is the same object at the same
  * place costs one comparison (an equal one, a few). Null when the lists part ways too much (reordered, or
@@ -224,6 +230,9 @@ const listDiff = (src: ZoneSource, list: readonly RecordSet[], limit: number): F
   const inPlace = new Map<RecordSet, RecordSet>();
   let i = 0;
   let j = 0;
+  // Where each set is listed, by name and type: made only when the walk needs them (below).
+  let posA: Map<string, number> | null = null;
+  let posB: Map<string, number> | null = null;
   while (i < b.length && j < a.length) {
     const x = b[i]!;
     const y = a[j]!;
@@ -238,12 +247,26 @@ const listDiff = (src: ZoneSource, list: readonly RecordSet[], limit: number): F
     } else if (i + 1 < b.length && equal(b[i + 1]!, y)) {
       came.push(x);
       i++;
-    } else {
+    } else if (keyOf(x) === keyOf(y)) {
       came.push(x);
       went.push(y);
       inPlace.set(x, y);
       i++;
       j++;
+    } else {
+      // Several sets came or went side by side (a catalog whose members come in a batch): where each is in
+      // the other list says which. Both further on in the other: the list was reordered (compiled whole).
+      posA ??= positions(a);
+      posB ??= positions(b);
+      const yAt = posB.get(keyOf(y));
+      const xAt = posA.get(keyOf(x));
+      if (yAt === undefined || yAt < i) {
+        went.push(y);
+        j++;
+      } else if (xAt === undefined || xAt < j) {
+        came.push(x);
+        i++;
+      } else return null;
     }
     if (came.length + went.length > 2 * limit) return null;
   }
@@ -253,7 +276,10 @@ const listDiff = (src: ZoneSource, list: readonly RecordSet[], limit: number): F
   const old = new Map<string, RecordSet>();
   for (const y of went) {
     const k = keyOf(y);
-    if (old.has(k) || setOf(src.byName, y.name, y.type) !== y) return null; // not the version the source holds
+    // Not the version the source holds. Compared by value: a list of new objects each version (read again from
+    // the store, a catalog made again) holds, for a name left unchanged, an equal set, not the one kept.
+    const kept = setOf(src.byName, y.name, y.type);
+    if (old.has(k) || kept === undefined || !equal(kept, y)) return null;
     old.set(k, y);
   }
   const changed: RecordSet[] = [];
