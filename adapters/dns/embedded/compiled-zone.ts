@@ -168,6 +168,41 @@ export const encodeRecordSet = (rs: RecordSet, apex: string): EncodedRecordSet =
   };
 };
 
+/**
+ * What publishing a zone to be held dormant needs of its compile, without compiling it: its apex, serial and
+ * record count, each set checked and encoded as compileZone does (the same sets skipped, in the same order,
+ * through `skip`; the same TypeError without an apex SOA). No node, map or shared set is made.
+ */
+export const checkZone = (
+  zone: Zone,
+  skip: (reason: string, set: RecordSet) => void,
+): { apex: string; serial: number; recordCount: number } => {
+  const apex = normaliseName(zone.domain);
+  if (apex === '') throw new TypeError('nameserver: a zone needs a domain below the root');
+  const seen = new Set<string>();
+  let serial = zone.serial;
+  let recordCount = 0;
+  let soa = false;
+  for (const rs of zone.recordSets) {
+    try {
+      const enc = encodeTails(rs, apex);
+      const key = `${enc.name}\u0000${enc.type}`;
+      if (seen.has(key)) throw new Error('a second record set of this name and type');
+      if (enc.type === T.SOA) {
+        const f = soaFields(rs.values[0]!);
+        serial = f.serial;
+        soa = true;
+      }
+      seen.add(key);
+      recordCount += enc.tails.length;
+    } catch (e) {
+      skip(e instanceof Error ? e.message : String(e), rs);
+    }
+  }
+  if (!soa) throw new TypeError(`nameserver: zone ${apex} has no SOA at its apex`);
+  return { apex, serial, recordCount };
+};
+
 /** A cut's referral data: its NS set, then the A/AAAA sets of its in-zone NS targets (in-domain ones required, RFC 9471). */
 export const cutGlue = (n: ZoneNode, nodes: ReadonlyMap<string, ZoneNode>, apex: string): Part[] => {
   const ns = n.sets.get(T.NS)!;

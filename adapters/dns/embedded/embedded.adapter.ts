@@ -4,7 +4,7 @@ import type { Nameserver, NameserverCapability, NotifyOutcome, ZoneTransfers } f
 import type { Zone } from '../../../core/dns/zone/zone.js';
 import type { RecordSet } from '../../../core/dns/zone/record-set.js';
 import { AnswerCache, type CacheOwner } from './answer-cache.js';
-import { compileZone, type CompiledZone } from './compiled-zone.js';
+import { checkZone, compileZone, type CompiledZone } from './compiled-zone.js';
 import { allowed, validateConfig, type EmbeddedNameserverConfig, type NameserverLogger, type ValidConfig } from './config.js';
 import {
   bareReply,
@@ -389,11 +389,22 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     let values = 0;
     for (const rs of zone.recordSets) values += rs.values.length;
     const sleeps = !zone.signing && values <= DORMANT_MAX_RECORDS;
-    const compiled = await this.signatures.compile(
-      zone,
-      (reason, set) => this.log.error({ zone: zone.domain, name: set.name, type: set.type, reason }, 'record set not served'),
-      !sleeps,
-    );
+    const skip = (reason: string, set: RecordSet): void =>
+      this.log.error({ zone: zone.domain, name: set.name, type: set.type, reason }, 'record set not served');
+    const apex = normaliseName(zone.domain);
+    if (sleeps && !this.zones.has(apex) && this.signatures.idle(apex)) {
+      // A new zone that will sleep (every zone at start): checked, not compiled — nothing would keep the
+      // compiled form, and there is no version before it to journal a diff from.
+      const checked = checkZone(zone, skip);
+      if (checked.recordCount <= DORMANT_MAX_RECORDS && !this.zones.has(apex)) {
+        this.outdateAbove(apex);
+        this.awake.delete(apex);
+        this.zones.set(apex, new DormantZone(apex, checked.serial, zone.domain, dormantText(zone), null));
+        this.published(apex, checked.serial, checked.recordCount);
+        return;
+      }
+    }
+    const compiled = await this.signatures.compile(zone, skip, !sleeps);
     const current = this.zones.get(compiled.apex);
     if (current && serialBefore(compiled.serial, current.serial)) {
       this.log.warn({ zone: compiled.apex, serial: compiled.serial, served: current.serial }, 'publish of an older serial ignored');
@@ -413,12 +424,15 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
       this.zones.set(compiled.apex, new DormantZone(compiled.apex, compiled.serial, zone.domain, dormantText(zone), null));
       this.signatures.forget(compiled.apex);
     } else this.zones.set(compiled.apex, compiled);
-    this.log.debug({ zone: compiled.apex, serial: compiled.serial, records: compiled.recordCount }, 'zone published');
+    this.published(compiled.apex, compiled.serial, compiled.recordCount);
+  }
+
+  /** A zone is served at a new serial: logged, and the secondaries notified in the background. */
+  private published(apex: string, serial: number, records: number): void {
+    this.log.debug({ zone: apex, serial, records }, 'zone published');
     if (this.bound && this.config.secondaries.length > 0 && this.config.notifyOnPublish) {
       this.observer?.notified();
-      this.notifier
-        .notify(compiled.apex, compiled.serial)
-        .catch((err: unknown) => this.log.error({ err, zone: compiled.apex }, 'NOTIFY failed'));
+      this.notifier.notify(apex, serial).catch((err: unknown) => this.log.error({ err, zone: apex }, 'NOTIFY failed'));
     }
   }
 

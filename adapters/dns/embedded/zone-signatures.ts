@@ -39,6 +39,11 @@ export class ZoneSignatures {
     return this.caches.get(normaliseName(apex));
   }
 
+  /** Whether nothing is held or under way for the zone `apex` (normalised): no signatures, base or compile. */
+  idle(apex: string): boolean {
+    return !this.caches.has(apex) && !this.sources.has(apex) && !this.turns.has(apex);
+  }
+
   forget(domain: string): void {
     this.caches.delete(normaliseName(domain));
     this.sources.delete(normaliseName(domain));

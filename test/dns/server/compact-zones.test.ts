@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import dnsPacket from 'dns-packet';
 import pino from 'pino';
 import { catalogZone } from '../../../adapters/dns/catalog.js';
-import { CompactNodes, compaction, type CompiledZone } from '../../../adapters/dns/embedded/compiled-zone.js';
+import { checkZone, CompactNodes, compaction, compileZone, type CompiledZone } from '../../../adapters/dns/embedded/compiled-zone.js';
 import { EmbeddedNameserver } from '../../../adapters/dns/embedded/index.js';
 import type { Zone } from '../../../core/dns/zone/zone.js';
 import { prng } from '../../support/prng.js';
@@ -131,5 +131,29 @@ describe('DNS: a large zone of one-record names held compactly answers, transfer
     expect(compact.journalSpan(CATALOG)).to.deep.equal(plain.journalSpan(CATALOG));
     expect(compact.journalSpan(CATALOG)!.diffs).to.be.above(0);
     expect(compact.stats().internalErrors).to.equal(0);
+  });
+
+  it('a zone published to sleep is checked as a compile would: the same sets skipped, serial, record count and refusal', () => {
+    const sets: Zone['recordSets'] = [
+      { name: 'chk.test', type: 'SOA', ttl: 3600, values: ['ns1.x.net. h.x.net. 77 3600 600 1209600 300'] },
+      { name: 'chk.test', type: 'NS', ttl: 3600, values: ['ns1.x.net.', 'ns1.x.net.'] },
+      { name: 'www.chk.test', type: 'A', ttl: 300, values: ['192.0.2.1', '192.0.2.2'] },
+      { name: 'www.chk.test', type: 'A', ttl: 300, values: ['192.0.2.3'] },
+      { name: 'bad.chk.test', type: 'A', ttl: 300, values: ['not an address'] },
+      { name: 'out.other.test', type: 'TXT', ttl: 300, values: ['outside'] },
+      { name: 'sub.chk.test', type: 'SOA', ttl: 300, values: ['ns1.x.net. h.x.net. 1 3600 600 1209600 300'] },
+      { name: 'ttl.chk.test', type: 'TXT', ttl: -1, values: ['negative'] },
+      { name: 'MiXeD.chk.test.', type: 'TXT', ttl: 60, values: ['kept'] },
+    ];
+    const zone: Zone = { domain: 'Chk.test.', serial: 5, recordSets: sets };
+    const skipped = { check: [] as string[], compile: [] as string[] };
+    const checked = checkZone(zone, (reason, set) => skipped.check.push(`${set.name} ${set.type}: ${reason}`));
+    const compiled = compileZone(zone, (reason, set) => skipped.compile.push(`${set.name} ${set.type}: ${reason}`));
+    expect(skipped.check).to.deep.equal(skipped.compile);
+    expect(skipped.check).to.have.length(5);
+    expect(checked).to.deep.equal({ apex: compiled.apex, serial: compiled.serial, recordCount: compiled.recordCount });
+    const bare: Zone = { domain: 'chk.test', serial: 1, recordSets: sets.slice(1) };
+    expect(() => checkZone(bare, () => undefined)).to.throw(TypeError, /has no SOA/);
+    expect(() => compileZone(bare, () => undefined)).to.throw(TypeError, /has no SOA/);
   });
 });
