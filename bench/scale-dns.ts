@@ -17,6 +17,14 @@ import { rssKb, tree } from './proc.js';
  *     median over BENCH_DNS_APPLIES, after 3 unmeasured (an apply answers once every DNS worker serves it).
  * Targets (issue 21 item 8): start, apply and worker RSS large/small ≤ 1.5×; the zones' memory — what a
  * large account's worker holds beyond the demo's — ≤ 4× the octets of its record data.
+ *
+ * Run alone (`node --import tsx bench/scale-dns.ts`), it measures stores built before, again and again (a
+ * 10,000-domain store takes minutes to build; bench/scale-server.ts with BENCH_SCALE_DIR builds and keeps
+ * one): BENCH_DNS_SMALL and BENCH_DNS_LARGE name each a JSON file {"env": {DATABASE_URL, VAR_DIR,
+ * KEY_PEPPER, DATA_KEY, …}, "key": "<a key holding dns.edit on domivka-demo.dev>"}; BENCH_DNS_BUILDS lists
+ * the checkouts (comma-separated, default this one) whose builds (dist/) are started in turn within each
+ * round, so that two builds are compared under the same load; BENCH_ROUNDS (3), BENCH_DNS_APPLIES (20).
+ * The stores are changed by the applies (a store's www A moves on; each run reads where it is).
  */
 const ROOT = join(import.meta.dirname, '..');
 const TARGET = 1.5;
@@ -42,7 +50,7 @@ const median = (xs: number[]): number => {
 };
 
 /** The octets of the store's record data: each record set as the JSON of its name, type, TTL and values. */
-export const recordBytes = async (env: Record<string, string>): Promise<{ bytes: number; sets: number; zones: number }> => {
+export const recordBytes = async (env: Record<string, string>): Promise<{ bytes: number; sets: number; zones: number; www?: string }> => {
   const pg = env.DATABASE_URL!.startsWith('postgres');
   const db = knexFactory(
     pg
@@ -60,7 +68,10 @@ export const recordBytes = async (env: Record<string, string>): Promise<{ bytes:
     for (const r of rows)
       bytes += JSON.stringify({ name: r.name, type: r.type, ttl: Number(r.ttl), values: JSON.parse(r.record_values) as unknown }).length;
     const counted = (await db('dns_zones').count({ n: '*' })) as Array<{ n: number | string }>;
-    return { bytes, sets: rows.length, zones: Number(counted[0]?.n ?? 0) };
+    // Where www.domivka-demo.dev A is now (the applies move it on; a store measured again starts there).
+    const www = rows.filter((r) => r.name === 'www.domivka-demo.dev' && r.type === 'A');
+    const value = www.length === 1 ? (JSON.parse(www[0]!.record_values) as string[])[0] : undefined;
+    return { bytes, sets: rows.length, zones: Number(counted[0]?.n ?? 0), ...(value ? { www: value } : {}) };
   } finally {
     await db.destroy();
   }
@@ -98,8 +109,8 @@ const applyOnce = async (api: string, store: DnsStore): Promise<number> => {
   return ms;
 };
 
-/** One start of the server on a store: start to /healthz, each DNS worker's RSS, and the median apply. */
-const runOnce = async (store: DnsStore, applies: number): Promise<Run> => {
+/** One start of the server (of the checkout `root`) on a store: start to /healthz, each DNS worker's RSS, and the median apply. */
+const runOnce = async (store: DnsStore, applies: number, root = ROOT): Promise<Run> => {
   const port = await freePort();
   const dnsPort = await freePort([port]);
   const env: NodeJS.ProcessEnv = {
@@ -112,8 +123,8 @@ const runOnce = async (store: DnsStore, applies: number): Promise<Run> => {
   };
   delete env.NODE_OPTIONS;
   const t0 = performance.now();
-  const child: ChildProcess = spawn(process.execPath, ['--max-semi-space-size=64', join(ROOT, 'dist/src/main/server.js')], {
-    cwd: ROOT,
+  const child: ChildProcess = spawn(process.execPath, ['--max-semi-space-size=64', join(root, 'dist/src/main/server.js')], {
+    cwd: root,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -160,21 +171,62 @@ const runOnce = async (store: DnsStore, applies: number): Promise<Run> => {
   }
 };
 
+/** runOnce, again when the free port it picked was taken meanwhile (other processes on the machine). */
+const runRetried = async (store: DnsStore, applies: number, root: string): Promise<Run> => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await runOnce(store, applies, root);
+    } catch (err) {
+      if (attempt >= 3 || !String((err as Error).message).includes('EADDRINUSE')) throw err;
+    }
+  }
+};
+
 const pad = (s: string, n: number) => (s.length >= n ? s : s + ' '.repeat(n - s.length));
 const lpad = (s: string, n: number) => (s.length >= n ? s : ' '.repeat(n - s.length) + s);
 
-/** Runs the DNS rounds on both stores and prints the table; the stores must not be in use by another server. */
-export const dnsRounds = async (engine: string, small: DnsStore, large: DnsStore, rounds: number, applies: number): Promise<void> => {
-  if (!existsSync(join(ROOT, 'dist/src/main/server.js'))) throw new Error('the DNS part needs the build (npm run build)');
+/**
+ * Runs the DNS rounds on both stores and prints the table (one per build, in `roots`: the builds take turns
+ * within each round, their order alternating too); the stores must not be in use by another server.
+ */
+export const dnsRounds = async (
+  engine: string,
+  small: DnsStore,
+  large: DnsStore,
+  rounds: number,
+  applies: number,
+  roots: readonly string[] = [ROOT],
+): Promise<void> => {
+  for (const root of roots)
+    if (!existsSync(join(root, 'dist/src/main/server.js'))) throw new Error(`the DNS part needs the build (npm run build) in ${root}`);
   const data = { small: await recordBytes(small.env), large: await recordBytes(large.env) };
-  // Each engine's stores start from the seeded value (the names small/large repeat across engines).
+  // Each engine's stores start from the value they hold (the names small/large repeat across engines).
   www.clear();
-  const runs: Record<'small' | 'large', Run[]> = { small: [], large: [] };
+  for (const s of [small, large]) {
+    const value = data[s.name].www ?? '192.0.2.10';
+    const last = /^192\.0\.2\.(\d+)$/.exec(value);
+    www.set(s.name, { value, n: last ? Number(last[1]) - 19 : 0 }); // the next value differs from it
+  }
+  const all = roots.map(() => ({ small: [] as Run[], large: [] as Run[] }));
   for (let round = 0; round < rounds; round++) {
     process.stderr.write(`  DNS round ${round + 1} of ${rounds}\n`);
     const order = round % 2 === 0 ? [small, large] : [large, small];
-    for (const s of order) runs[s.name].push(await runOnce(s, applies));
+    const builds = roots.map((_, i) => i);
+    if (round % 2 === 1) builds.reverse();
+    for (const b of builds) for (const s of order) all[b]![s.name].push(await runRetried(s, applies, roots[b]!));
   }
+  for (const [b, runs] of all.entries()) table(engine, roots.length > 1 ? roots[b]! : null, runs, data, rounds, applies);
+};
+
+/** The table of one build's runs. */
+const table = (
+  engine: string,
+  root: string | null,
+  runs: Record<'small' | 'large', Run[]>,
+  data: Record<'small' | 'large', { bytes: number; sets: number; zones: number }>,
+  rounds: number,
+  applies: number,
+): void => {
   const workers = (name: 'small' | 'large') => median(runs[name].map((r) => median(r.workersMb)));
   const rows: Array<[string, number, number, number]> = [
     ['start to /healthz, ms', median(runs.small.map((r) => r.startMs)), median(runs.large.map((r) => r.startMs)), TARGET],
@@ -208,8 +260,41 @@ export const dnsRounds = async (engine: string, small: DnsStore, large: DnsStore
     `zone memory per worker (large − small RSS) / (large − small record data): ${(extraBytes / 1024 / 1024).toFixed(1)} MB / ${(dataBytes / 1024 / 1024).toFixed(2)} MB = ${zoneRatio.toFixed(1)}×  ≤ ${ZONE_TARGET}×: ${zoneRatio <= ZONE_TARGET ? 'MET' : 'MISSED'}`,
   );
   process.stdout.write(
-    `[${engine}] DNS: npm start's server on each store, median of ${rounds} starts; load average ${loadavg()
+    `[${engine}] DNS${root ? ` (${root})` : ''}: npm start's server on each store, median of ${rounds} starts; load average ${loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')}\n${lines.join('\n')}\n`,
   );
 };
+
+const readStore = (name: 'small' | 'large', file: string | undefined): DnsStore => {
+  if (!file) throw new Error(`BENCH_DNS_${name.toUpperCase()}: the JSON file of the ${name} store ({"env": {…}, "key": "…"})`);
+  const { env, key } = JSON.parse(readFileSync(file, 'utf8')) as { env: Record<string, string>; key: string };
+  return { name, env, key };
+};
+
+if (process.argv[1] && join(process.argv[1]) === join(import.meta.filename)) {
+  const small = readStore('small', process.env.BENCH_DNS_SMALL);
+  const large = readStore('large', process.env.BENCH_DNS_LARGE);
+  const roots = (process.env.BENCH_DNS_BUILDS ?? ROOT)
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean);
+  const whole = (name: string, fallback: number): number => {
+    const n = Number(process.env[name] ?? fallback);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a whole number ≥ 1`);
+    return n;
+  };
+  const engine = small.env.DATABASE_URL?.startsWith('postgres') ? 'postgres' : 'sqlite';
+  process.stderr.write(
+    `scale bench, DNS part alone: builds ${roots.join(', ')}; load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}\n`,
+  );
+  dnsRounds(engine, small, large, whole('BENCH_ROUNDS', 3), whole('BENCH_DNS_APPLIES', 20), roots).then(
+    () => process.exit(0),
+    (err: unknown) => {
+      process.stderr.write(`scale bench (DNS) failed: ${(err as Error).stack ?? String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}

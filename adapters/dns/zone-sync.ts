@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { ZoneRepository, ZoneVersion, ZoneVersionMark, ZoneVersionsSince } from '../../core/dns/ports/zone-repository.port.js';
-import type { RecordSet } from '../../core/dns/zone/record-set.js';
-import { afterChanges, type NameIndex } from '../../core/dns/zone/zone-sets.js';
+import type { RecordSet, RecordType } from '../../core/dns/zone/record-set.js';
+import { afterChanges } from '../../core/dns/zone/zone-sets.js';
 import type { StoredZone } from '../../core/dns/zone/zone.js';
 import type { ZonePublisher } from '../../core/dns/zone/zone-service.js';
 import type { ChangeFeed } from '../../core/kernel/change-feed.port.js';
@@ -27,8 +27,8 @@ export interface ZoneBases {
 export interface ZoneBase {
   readonly serial: number;
   readonly recordSets: readonly RecordSet[];
-  /** The same sets by name and type. */
-  readonly index: NameIndex;
+  /** The set of a name and type among them. */
+  find(name: string, type: RecordType): RecordSet | undefined;
 }
 
 /** What a ZoneSync serves: one environment's zones alone (`only`), and the catalog zone, if any. */
@@ -171,7 +171,7 @@ export class ZoneSync {
     const read = await this.zones.changesSince(id, base.serial);
     if (!read) return false;
     if (read.changes.length === 0) return true; // still the version served
-    await this.publishOne({ ...read.head, recordSets: afterChanges(base.recordSets, read.changes, base.index) });
+    await this.publishOne({ ...read.head, recordSets: afterChanges(base.recordSets, read.changes, (name, type) => base.find(name, type)) });
     return true;
   }
 

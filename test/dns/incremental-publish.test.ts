@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NodeDnssecCrypto } from '../../adapters/crypto/node/index.js';
-import { compileZone, type CompiledZone, type Part } from '../../adapters/dns/embedded/compiled-zone.js';
+import { CompactNodes, compaction, compileZone, type CompiledZone, type Part } from '../../adapters/dns/embedded/compiled-zone.js';
 import { RR, SignatureCache } from '../../adapters/dns/embedded/dnssec.js';
 import type { EmbeddedNameserver } from '../../adapters/dns/embedded/index.js';
 import { resolve, type Resolution } from '../../adapters/dns/embedded/resolve.js';
@@ -285,6 +285,32 @@ describe('DNS: a publish of a few changes updates the compiled zone (issues 22 a
       expect(asked).to.be.above(STEPS * 500);
     });
   }
+
+  it('unsigned and held compactly (CompactNodes, from every size): after every change the same zone and answers as a whole compile', async () => {
+    const was = { ...compaction };
+    Object.assign(compaction, { minNames: 1, minShare: 0 });
+    try {
+      let compact = 0;
+      const zs = await run(6, undefined, 'shared', async (zone, incremental, step) => {
+        const whole = compileZone(zone, skip);
+        if (whole.nodes instanceof CompactNodes && whole.nodes.leaves > 0) compact++;
+        expect(dump(incremental), `step ${step}`).to.deep.equal(dump(whole));
+        // And the compact form is the zone the plain one is.
+        Object.assign(compaction, was);
+        const plain = compileZone(zone, skip);
+        Object.assign(compaction, { minNames: 1, minShare: 0 });
+        expect(plain.nodes).to.be.instanceOf(Map);
+        expect(dump(whole), `step ${step}`).to.deep.equal(dump(plain));
+        expect([...whole.nodes.keys()], `step ${step}: the names in the same order (an AXFR's)`).to.deep.equal([...plain.nodes.keys()]);
+        sameAnswers(whole, plain, step);
+        sameAnswers(incremental, whole, step);
+      });
+      expect(compact).to.equal(STEPS + 1);
+      expect(zs.built.incremental, JSON.stringify(zs.built)).to.be.at.least(STEPS / 2);
+    } finally {
+      Object.assign(compaction, was);
+    }
+  });
 
   for (const [seed, listed] of [
     [4, 'shared'],

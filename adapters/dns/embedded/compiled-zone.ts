@@ -113,8 +113,16 @@ export interface EncodedRecordSet {
   readonly soa: { readonly serial: number; readonly expire: number; readonly negative: EncodedSet } | null;
 }
 
-/** Encodes one record set of the zone `apex`; throws (with the reason it is not served) when it cannot be. */
-export const encodeRecordSet = (rs: RecordSet, apex: string): EncodedRecordSet => {
+/** A record set's records encoded (type code, owner normalised, duplicates dropped), before it is made an EncodedSet. */
+interface EncodedTails {
+  readonly name: string;
+  readonly type: number;
+  readonly tails: Buffer[];
+  readonly targets: string[];
+}
+
+/** Encodes the records of one record set of the zone `apex`; throws (with the reason it is not served) when it cannot be. */
+const encodeTails = (rs: RecordSet, apex: string): EncodedTails => {
   if (!isRecordType(rs.type)) throw new Error(`type ${String(rs.type)} is not served`);
   const name = normaliseName(rs.name);
   if (!inZone(name, apex)) throw new Error(`owner is outside the zone ${apex}`);
@@ -133,11 +141,24 @@ export const encodeRecordSet = (rs: RecordSet, apex: string): EncodedRecordSet =
     tails.push(enc.tail);
     if (enc.target !== undefined) targets.push(enc.target);
   }
+  return { name, type, tails, targets };
+};
+
+/** The EncodedSet of encoded records (not the SOA): shared with other zones holding the same set where it may be. */
+const dataSet = (type: number, ttl: number, tails: readonly Buffer[], targets: readonly string[], apex: string): EncodedSet => {
   const withTargets = type === T.NS || type === T.CNAME || type === T.DNAME || type === T.MX || type === T.SRV;
-  const set = encodedSet(type, rs.ttl, tails, withTargets ? targets : undefined);
+  const set = encodedSet(type, ttl, tails, withTargets ? targets : undefined);
   // Shared with other zones holding the same set, unless it names a name of this zone: such a set keys
-  // this zone's additional data (by identity, incremental.ts), so it stays this zone's own.
-  if (type !== T.SOA) return { name, set: targets.some((t) => inZone(t, apex)) ? set : internSet(set), soa: null };
+  // this zone's additional data (by identity, incremental.ts), so it stays this zone's own. A PTR set names
+  // a host of its own (a catalog's member, a reverse zone's host): seldom another zone's, so not shared either.
+  return type === T.PTR || (withTargets && targets.some((t) => inZone(t, apex))) ? set : internSet(set);
+};
+
+/** Encodes one record set of the zone `apex`; throws (with the reason it is not served) when it cannot be. */
+export const encodeRecordSet = (rs: RecordSet, apex: string): EncodedRecordSet => {
+  const { name, type, tails, targets } = encodeTails(rs, apex);
+  if (type !== T.SOA) return { name, set: dataSet(type, rs.ttl, tails, targets, apex), soa: null };
+  const set = encodedSet(type, rs.ttl, tails);
   const f = soaFields(rs.values[0]!);
   const ttl = Math.min(rs.ttl, f.minimum);
   return {
@@ -145,6 +166,41 @@ export const encodeRecordSet = (rs: RecordSet, apex: string): EncodedRecordSet =
     set,
     soa: { serial: f.serial, expire: f.expire, negative: encodedSet(T.SOA, ttl, [encodeValue('SOA', ttl, rs.values[0]!).tail]) },
   };
+};
+
+/**
+ * What publishing a zone to be held dormant needs of its compile, without compiling it: its apex, serial and
+ * record count, each set checked and encoded as compileZone does (the same sets skipped, in the same order,
+ * through `skip`; the same TypeError without an apex SOA). No node, map or shared set is made.
+ */
+export const checkZone = (
+  zone: Zone,
+  skip: (reason: string, set: RecordSet) => void,
+): { apex: string; serial: number; recordCount: number } => {
+  const apex = normaliseName(zone.domain);
+  if (apex === '') throw new TypeError('nameserver: a zone needs a domain below the root');
+  const seen = new Set<string>();
+  let serial = zone.serial;
+  let recordCount = 0;
+  let soa = false;
+  for (const rs of zone.recordSets) {
+    try {
+      const enc = encodeTails(rs, apex);
+      const key = `${enc.name}\u0000${enc.type}`;
+      if (seen.has(key)) throw new Error('a second record set of this name and type');
+      if (enc.type === T.SOA) {
+        const f = soaFields(rs.values[0]!);
+        serial = f.serial;
+        soa = true;
+      }
+      seen.add(key);
+      recordCount += enc.tails.length;
+    } catch (e) {
+      skip(e instanceof Error ? e.message : String(e), rs);
+    }
+  }
+  if (!soa) throw new TypeError(`nameserver: zone ${apex} has no SOA at its apex`);
+  return { apex, serial, recordCount };
 };
 
 /** A cut's referral data: its NS set, then the A/AAAA sets of its in-zone NS targets (in-domain ones required, RFC 9471). */
@@ -182,6 +238,142 @@ export const additionalParts = (set: EncodedSet, nodes: ReadonlyMap<string, Zone
   return parts.length > 0 ? parts : null;
 };
 
+/**
+ * When the names of an unsigned zone are held compactly (CompactNodes): at least `minNames` names, and
+ * leaves among them at least `minShare` (tests lower both to run the compact form through small zones).
+ */
+export const compaction = { minNames: 512, minShare: 0.5 };
+
+/** The types a compact leaf may hold: sets that name no target (targets feed glue, additional data and CNAME chasing). */
+const LEAF_TYPES: ReadonlySet<number> = new Set([T.A, T.AAAA, T.TXT, T.PTR, T.CAA, T.SPF]);
+
+/**
+ * The names of a large unsigned zone, held compactly: a name that holds one set of a LEAF_TYPES type and
+ * nothing else (no cut, glue or signatures) — a catalog zone's members (RFC 9432: one PTR each), a
+ * reverse zone's PTRs, most names of a zone of many hosts — is kept as its records' wire octets in one
+ * buffer for the whole zone (~100 octets a name with its key, against ~2.5 KB as a ZoneNode with its
+ * maps, arrays, buffers and layouts), and made into a ZoneNode again when asked. Every other name is held as
+ * compiled. It reads as the Map of ZoneNodes it was made from: the same names in the same order, and each
+ * node as compiled (the same name, wire form, set, records and layouts), though a new object each time it is
+ * read (nothing keys a leaf's node or set by identity: additional data and glue hold the sets they were
+ * made with, and DNSSEC, whose chain does, is never compact). Never changed: the incremental build lays an
+ * OverlayMap over it.
+ */
+export class CompactNodes implements ReadonlyMap<string, ZoneNode> {
+  constructor(
+    /** Every name in order: a ZoneNode, or a leaf's index into `starts`. */
+    private readonly held: ReadonlyMap<string, ZoneNode | number>,
+    /** The leaves' records (tails), one after another. */
+    private readonly data: Buffer,
+    /** Where each leaf's records start in `data`, and (the last) where the last one ends. */
+    private readonly starts: Uint32Array,
+  ) {}
+
+  /** How many names are held as leaves (for tests and benches). */
+  get leaves(): number {
+    return this.starts.length - 1;
+  }
+
+  get size(): number {
+    return this.held.size;
+  }
+
+  has(name: string): boolean {
+    return this.held.has(name);
+  }
+
+  get(name: string): ZoneNode | undefined {
+    const v = this.held.get(name);
+    return typeof v === 'number' ? this.leaf(name, v) : v;
+  }
+
+  /** A leaf as the ZoneNode it was made from: its records copied out (a journal or a reply must not hold `data`). */
+  private leaf(name: string, i: number): ZoneNode {
+    const data = this.data;
+    const start = this.starts[i]!;
+    const end = this.starts[i + 1]!;
+    const tails: Buffer[] = [];
+    for (let o = start; o < end;) {
+      const len = 10 + data.readUInt16BE(o + 8);
+      const tail = Buffer.allocUnsafe(len); // Node's shared pool, as encodeTail's
+      data.copy(tail, 0, o, o + len);
+      tails.push(tail);
+      o += len;
+    }
+    const set = encodedSet(data.readUInt16BE(start), data.readUInt32BE(start + 4), tails);
+    return { name, wire: nameWire(name), sets: new Map([[set.type, set]]), order: [set], cut: false, glue: [] };
+  }
+
+  /** The names held as nodes (not leaves), in order: a leaf holds no NS, MX or SRV set, nor a cut or signatures. */
+  *nodesOnly(): Generator<ZoneNode> {
+    for (const v of this.held.values()) if (typeof v !== 'number') yield v;
+  }
+
+  *entries(): MapIterator<[string, ZoneNode]> {
+    for (const [name, v] of this.held) yield [name, typeof v === 'number' ? this.leaf(name, v) : v];
+  }
+
+  keys(): MapIterator<string> {
+    return this.held.keys();
+  }
+
+  *values(): MapIterator<ZoneNode> {
+    for (const [, node] of this.entries()) yield node;
+  }
+
+  forEach(fn: (value: ZoneNode, key: string, map: ReadonlyMap<string, ZoneNode>) => void, thisArg?: unknown): void {
+    for (const [name, node] of this.entries()) fn.call(thisArg, node, name, this);
+  }
+
+  [Symbol.iterator](): MapIterator<[string, ZoneNode]> {
+    return this.entries();
+  }
+}
+
+/** Whether a node can be held as a compact leaf: one set of a leaf type, each record at the set's TTL, and nothing else. */
+const isLeaf = (n: ZoneNode): boolean => {
+  if (n.cut || n.glue.length > 0 || n.sigs || n.order.length !== 1 || n.sets.size !== 1) return false;
+  const set = n.order[0]!;
+  if (!LEAF_TYPES.has(set.type) || set.targets !== undefined || set.tails.length === 0 || n.sets.get(set.type) !== set) return false;
+  for (const t of set.tails)
+    if (t.readUInt16BE(0) !== set.type || t.readUInt32BE(4) !== set.ttl >>> 0 || t.length !== 10 + t.readUInt16BE(8)) return false;
+  return set.ttl >= 0 && set.ttl <= 0x7fffffff;
+};
+
+/**
+ * The names of an unsigned zone as it holds them: compact (CompactNodes) from `compaction.minNames` names
+ * on when enough of them are leaves (`compaction.minShare`, half), else a Map (`nodes` itself when it is one). The apex is never a
+ * leaf (it holds the SOA).
+ */
+export const compactNodes = (nodes: ReadonlyMap<string, ZoneNode>, apex: string): Map<string, ZoneNode> | CompactNodes => {
+  const plain = (): Map<string, ZoneNode> => (nodes instanceof Map ? (nodes as Map<string, ZoneNode>) : new Map(nodes));
+  if (nodes.size < compaction.minNames) return plain();
+  let leaves = 0;
+  let octets = 0;
+  for (const n of nodes.values()) {
+    if (n.name === apex || !isLeaf(n)) continue;
+    leaves++;
+    octets += n.order[0]!.size;
+  }
+  if (leaves === 0 || leaves < nodes.size * compaction.minShare) return plain();
+  const held = new Map<string, ZoneNode | number>();
+  const data = Buffer.allocUnsafeSlow(octets);
+  const starts = new Uint32Array(leaves + 1);
+  let i = 0;
+  let at = 0;
+  for (const [name, n] of nodes) {
+    if (name === apex || name !== n.name || !isLeaf(n) || i === leaves) {
+      held.set(name, n);
+      continue;
+    }
+    starts[i] = at;
+    for (const t of n.order[0]!.tails) at += t.copy(data, at);
+    held.set(name, i++);
+  }
+  starts[i] = at;
+  return i === leaves ? new CompactNodes(held, data, starts) : plain();
+};
+
 /** The additional data of a zone that has none (most: NS, MX and SRV naming hosts elsewhere), shared; never written. */
 const NO_ADDITIONAL: Map<EncodedSet, Part[]> = new Map();
 
@@ -193,14 +385,29 @@ const NO_ADDITIONAL: Map<EncodedSet, Part[]> = new Map();
 export const compileZone = (zone: Zone, skip: (reason: string, set: RecordSet) => void, options: CompileOptions = {}): CompiledZone => {
   const apex = normaliseName(zone.domain);
   if (apex === '') throw new TypeError('nameserver: a zone needs a domain below the root');
-  const nodes = new Map<string, ZoneNode>();
+  // Every name in the zone's order: its node, or (a large unsigned zone: CompactNodes) a leaf's records by
+  // their index in `leaves`, made into a node only if the name turns out to hold more (then null there).
+  const held = new Map<string, ZoneNode | number>();
+  const leaves: Array<readonly Buffer[] | null> = [];
+  const packing = !zone.signing && zone.recordSets.length >= compaction.minNames;
   const node = (name: string): ZoneNode => {
-    let n = nodes.get(name);
-    if (!n) {
+    let n = held.get(name);
+    if (typeof n === 'number') {
+      // A leaf given a second set: the node it would have been from the start.
+      const tails = leaves[n]!;
+      leaves[n] = null;
+      const set = dataSet(tails[0]!.readUInt16BE(0), tails[0]!.readUInt32BE(4), tails, [], apex);
+      n = { name, wire: nameWire(name), sets: new Map([[set.type, set]]), order: [set], cut: false, glue: [] };
+      held.set(name, n);
+    } else if (!n) {
       n = { name, wire: nameWire(name), sets: new Map(), order: [], cut: false, glue: [] };
-      nodes.set(name, n);
+      held.set(name, n);
     }
     return n;
+  };
+  const has = (name: string, type: number): boolean => {
+    const n = held.get(name);
+    return typeof n === 'number' ? leaves[n]![0]!.readUInt16BE(0) === type : n !== undefined && n.sets.has(type);
   };
   const apexNode = node(apex);
   let soa: EncodedSet | undefined;
@@ -211,8 +418,26 @@ export const compileZone = (zone: Zone, skip: (reason: string, set: RecordSet) =
 
   for (const rs of zone.recordSets) {
     try {
+      if (packing) {
+        const enc = encodeTails(rs, apex);
+        if (has(enc.name, enc.type)) throw new Error('a second record set of this name and type');
+        if (LEAF_TYPES.has(enc.type) && enc.name !== apex && !held.has(enc.name)) {
+          held.set(enc.name, leaves.length);
+          leaves.push(enc.tails);
+          recordCount += enc.tails.length;
+          continue;
+        }
+        if (enc.type !== T.SOA) {
+          const set = dataSet(enc.type, rs.ttl, enc.tails, enc.targets, apex);
+          const target = node(enc.name);
+          target.sets.set(set.type, set);
+          target.order.push(set);
+          recordCount += set.tails.length;
+          continue;
+        }
+      }
       const enc = encodeRecordSet(rs, apex);
-      if (nodes.get(enc.name)?.sets.has(enc.set.type)) throw new Error('a second record set of this name and type');
+      if (has(enc.name, enc.set.type)) throw new Error('a second record set of this name and type');
       const target = node(enc.name); // only now: a set that failed to encode leaves no name behind
       target.sets.set(enc.set.type, enc.set);
       target.order.push(enc.set);
@@ -231,18 +456,46 @@ export const compileZone = (zone: Zone, skip: (reason: string, set: RecordSet) =
 
   // Empty non-terminals: every name between the apex and an owner exists (RFC 4592 §2.2.2), which
   // also stops a wildcard above it from matching names below it.
-  for (const name of [...nodes.keys()]) {
+  for (const name of [...held.keys()]) {
     let n = name;
     while (n !== apex) {
       n = n.slice(n.indexOf('.') + 1);
-      if (nodes.has(n)) break;
+      if (held.has(n)) break;
       node(n);
     }
   }
 
-  // Zone cuts and their referral data: the NS set, then glue (A/AAAA of in-zone NS targets).
-  for (const n of nodes.values()) {
-    if (n === apexNode || !n.sets.has(T.NS)) continue;
+  // The leaves packed (CompactNodes) when there are enough of them, else made nodes as any other name.
+  let count = 0;
+  let octets = 0;
+  for (const tails of leaves) {
+    if (!tails) continue;
+    count++;
+    for (const t of tails) octets += t.length;
+  }
+  let nodes: ReadonlyMap<string, ZoneNode>;
+  if (count > 0 && held.size >= compaction.minNames && count >= held.size * compaction.minShare) {
+    const data = Buffer.allocUnsafeSlow(octets);
+    const starts = new Uint32Array(count + 1);
+    let i = 0;
+    let at = 0;
+    for (const [name, n] of held) {
+      if (typeof n !== 'number') continue;
+      starts[i] = at;
+      for (const t of leaves[n]!) at += t.copy(data, at);
+      held.set(name, i++);
+    }
+    starts[i] = at;
+    nodes = new CompactNodes(held, data, starts);
+  } else {
+    for (const [name, n] of held) if (typeof n === 'number') node(name);
+    nodes = held as Map<string, ZoneNode>;
+  }
+  leaves.length = 0;
+
+  // Zone cuts and their referral data: the NS set, then glue (A/AAAA of in-zone NS targets). A leaf is never a cut.
+  for (const n of held.values()) {
+    if (typeof n === 'number' || n === apexNode || !n.sets.has(T.NS)) continue;
     n.cut = true;
     n.glue = cutGlue(n, nodes, apex);
   }
@@ -250,7 +503,8 @@ export const compileZone = (zone: Zone, skip: (reason: string, set: RecordSet) =
   // Additional-section data (RFC 1035 §3.3.9, RFC 2782; Knot does the same): for every NS, MX and SRV set,
   // the A and AAAA sets of the targets that are names of this zone, in target order.
   let additional: Map<EncodedSet, Part[]> = NO_ADDITIONAL;
-  for (const n of nodes.values()) {
+  for (const n of held.values()) {
+    if (typeof n === 'number') continue; // a leaf holds no NS, MX or SRV
     for (const set of n.order) {
       const parts = additionalParts(set, nodes, apex);
       if (!parts) continue;
@@ -263,7 +517,16 @@ export const compileZone = (zone: Zone, skip: (reason: string, set: RecordSet) =
   if (!zone.signing) return { ...base, recordCount, dnssec: null };
   if (!options.openKey && !options.signatures)
     throw new TypeError(`nameserver: zone ${apex} is signed, but this server cannot open signing keys`);
-  const signed = signZone(apex, apexNode, nodes, negativeSoa, zone.signing, options.openKey ?? null, options.signatures ?? null);
+  // Signed: never packed (`packing`), so `held` holds nodes alone.
+  const signed = signZone(
+    apex,
+    apexNode,
+    held as Map<string, ZoneNode>,
+    negativeSoa,
+    zone.signing,
+    options.openKey ?? null,
+    options.signatures ?? null,
+  );
   const dnssec = { chain: signed.chain, negativeSoaSig: signed.negativeSoaSig() };
   const compiled: CompiledZone = { ...base, recordCount: recordCount + signed.records, dnssec };
   // Laid out, not signed yet (compileZoneAsync): the negative SOA's signature is copied once the SOA's is.

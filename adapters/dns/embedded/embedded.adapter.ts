@@ -2,10 +2,9 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import type { Nameserver, NameserverCapability, NotifyOutcome, ZoneTransfers } from '../../../core/dns/ports/nameserver.port.js';
 import type { Zone } from '../../../core/dns/zone/zone.js';
-import type { RecordSet } from '../../../core/dns/zone/record-set.js';
-import type { NameIndex } from '../../../core/dns/zone/zone-sets.js';
+import type { RecordSet, RecordType } from '../../../core/dns/zone/record-set.js';
 import { AnswerCache, type CacheOwner } from './answer-cache.js';
-import { compileZone, type CompiledZone } from './compiled-zone.js';
+import { checkZone, compileZone, type CompiledZone } from './compiled-zone.js';
 import { allowed, validateConfig, type EmbeddedNameserverConfig, type NameserverLogger, type ValidConfig } from './config.js';
 import {
   bareReply,
@@ -386,9 +385,26 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
    * nor behind what the secondaries already hold. Secondaries are notified in the background.
    */
   async publish(zone: Zone): Promise<void> {
-    const compiled = await this.signatures.compile(zone, (reason, set) =>
-      this.log.error({ zone: zone.domain, name: set.name, type: set.type, reason }, 'record set not served'),
-    );
+    // A zone that will be held dormant (below) keeps no base for an incremental build: it is not built from.
+    let values = 0;
+    for (const rs of zone.recordSets) values += rs.values.length;
+    const sleeps = !zone.signing && values <= DORMANT_MAX_RECORDS;
+    const skip = (reason: string, set: RecordSet): void =>
+      this.log.error({ zone: zone.domain, name: set.name, type: set.type, reason }, 'record set not served');
+    const apex = normaliseName(zone.domain);
+    if (sleeps && !this.zones.has(apex) && this.signatures.idle(apex)) {
+      // A new zone that will sleep (every zone at start): checked, not compiled — nothing would keep the
+      // compiled form, and there is no version before it to journal a diff from.
+      const checked = checkZone(zone, skip);
+      if (checked.recordCount <= DORMANT_MAX_RECORDS && !this.zones.has(apex)) {
+        this.outdateAbove(apex);
+        this.awake.delete(apex);
+        this.zones.set(apex, new DormantZone(apex, checked.serial, zone.domain, dormantText(zone), null));
+        this.published(apex, checked.serial, checked.recordCount);
+        return;
+      }
+    }
+    const compiled = await this.signatures.compile(zone, skip, !sleeps);
     const current = this.zones.get(compiled.apex);
     if (current && serialBefore(compiled.serial, current.serial)) {
       this.log.warn({ zone: compiled.apex, serial: compiled.serial, served: current.serial }, 'publish of an older serial ignored');
@@ -408,12 +424,15 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
       this.zones.set(compiled.apex, new DormantZone(compiled.apex, compiled.serial, zone.domain, dormantText(zone), null));
       this.signatures.forget(compiled.apex);
     } else this.zones.set(compiled.apex, compiled);
-    this.log.debug({ zone: compiled.apex, serial: compiled.serial, records: compiled.recordCount }, 'zone published');
+    this.published(compiled.apex, compiled.serial, compiled.recordCount);
+  }
+
+  /** A zone is served at a new serial: logged, and the secondaries notified in the background. */
+  private published(apex: string, serial: number, records: number): void {
+    this.log.debug({ zone: apex, serial, records }, 'zone published');
     if (this.bound && this.config.secondaries.length > 0 && this.config.notifyOnPublish) {
       this.observer?.notified();
-      this.notifier
-        .notify(compiled.apex, compiled.serial)
-        .catch((err: unknown) => this.log.error({ err, zone: compiled.apex }, 'NOTIFY failed'));
+      this.notifier.notify(apex, serial).catch((err: unknown) => this.log.error({ err, zone: apex }, 'NOTIFY failed'));
     }
   }
 
@@ -421,7 +440,11 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
    * The record sets of the version of `domain` compiled last, and its serial (ZoneSync's ZoneBases: the
    * next version is then built from the store's change log, not from a whole read); null: none kept.
    */
-  baseOf(domain: string): { readonly serial: number; readonly recordSets: readonly RecordSet[]; readonly index: NameIndex } | null {
+  baseOf(domain: string): {
+    readonly serial: number;
+    readonly recordSets: readonly RecordSet[];
+    find(name: string, type: RecordType): RecordSet | undefined;
+  } | null {
     return this.signatures.baseOf(domain);
   }
 

@@ -3,6 +3,8 @@ import type { RecordSet, RecordType } from '../../../core/dns/zone/record-set.js
 import type { Zone } from '../../../core/dns/zone/zone.js';
 import {
   additionalParts,
+  CompactNodes,
+  compactNodes,
   cutGlue,
   encodeRecordSet,
   inZone,
@@ -47,8 +49,8 @@ const MIN_LIMIT = 64;
 /** What the updater keeps of the version compiled last (never read by queries; changed in place once a new version is built). */
 export interface ZoneSource {
   compiled: CompiledZone;
-  /** The record sets of that version, as given, by name and type. */
-  readonly byName: Map<string, Map<RecordType, RecordSet>>;
+  /** The record sets of that version, as given, by name (a name's only set, or its sets by type: most names hold one). */
+  readonly byName: Map<string, RecordSet | Map<RecordType, RecordSet>>;
   size: number;
   /** How many child names (in the names map) each name has. */
   readonly children: Map<string, number>;
@@ -89,26 +91,65 @@ const addReferrers = (referrers: ZoneSource['referrers'], owner: string, set: En
   }
 };
 
+/** The set of `name` and `type` that `byName` holds. */
+export const setOf = (byName: ZoneSource['byName'], name: string, type: RecordType): RecordSet | undefined => {
+  const held = byName.get(name);
+  return held instanceof Map ? held.get(type) : held?.type === type ? held : undefined;
+};
+
+/** Holds `rs` as its name's set of its type; false when one was held (`byName` unchanged). */
+const putSet = (byName: ZoneSource['byName'], rs: RecordSet, replace: boolean): boolean => {
+  const held = byName.get(rs.name);
+  if (held === undefined) byName.set(rs.name, rs);
+  else if (held instanceof Map) {
+    if (held.has(rs.type) && !replace) return false;
+    held.set(rs.type, rs);
+  } else if (held.type === rs.type) {
+    if (!replace) return false;
+    byName.set(rs.name, rs);
+  } else
+    byName.set(
+      rs.name,
+      new Map([
+        [held.type, held],
+        [rs.type, rs],
+      ]),
+    );
+  return true;
+};
+
+/** Lets go of the set of `name` and `type`; whether one was held. */
+const dropSet = (byName: ZoneSource['byName'], name: string, type: RecordType): boolean => {
+  const held = byName.get(name);
+  if (held === undefined) return false;
+  if (!(held instanceof Map)) {
+    if (held.type !== type) return false;
+    byName.delete(name);
+    return true;
+  }
+  if (!held.delete(type)) return false;
+  if (held.size === 1) byName.set(name, held.values().next().value!);
+  return true;
+};
+
 /** The source of a version compiled whole, for updating it later; null when it cannot be updated (duplicate sets). */
 export const sourceOf = (zone: Zone, compiled: CompiledZone): ZoneSource | null => {
-  const byName = new Map<string, Map<RecordType, RecordSet>>();
+  const byName: ZoneSource['byName'] = new Map();
   let size = 0;
   for (const rs of zone.recordSets) {
-    let types = byName.get(rs.name);
-    if (!types) byName.set(rs.name, (types = new Map()));
-    if (types.has(rs.type)) return null;
-    types.set(rs.type, rs);
+    if (!putSet(byName, rs, false)) return null;
     size++;
   }
   const children = new Map<string, number>();
   const referrers: ZoneSource['referrers'] = new Map();
-  for (const n of compiled.nodes.values()) {
-    if (n.name !== compiled.apex) {
-      const p = parentOf(n.name);
-      children.set(p, (children.get(p) ?? 0) + 1);
-    }
-    for (const s of n.order) addReferrers(referrers, n.name, s, compiled.apex);
+  for (const name of compiled.nodes.keys()) {
+    if (name === compiled.apex) continue;
+    const p = parentOf(name);
+    children.set(p, (children.get(p) ?? 0) + 1);
   }
+  // A compact zone's leaves hold no NS, MX or SRV set: only its nodes are read (a leaf read is a node made).
+  const nodes = compiled.nodes instanceof CompactNodes ? compiled.nodes.nodesOnly() : compiled.nodes.values();
+  for (const n of nodes) for (const s of n.order) addReferrers(referrers, n.name, s, compiled.apex);
   return {
     compiled,
     byName,
@@ -170,6 +211,12 @@ const equal = (x: RecordSet, y: RecordSet): boolean => x === y || (x.name === y.
 
 const keyOf = (s: RecordSet): string => `${s.name}\u0000${s.type}`;
 
+const positions = (list: readonly RecordSet[]): Map<string, number> => {
+  const at = new Map<string, number>();
+  for (let k = 0; k < list.length; k++) at.set(keyOf(list[k]!), k);
+  return at;
+};
+
 /**
  * The changes found by walking the new list beside the last one: a set that is the same object at the same
  * place costs one comparison (an equal one, a few). Null when the lists part ways too much (reordered, or
@@ -183,6 +230,9 @@ const listDiff = (src: ZoneSource, list: readonly RecordSet[], limit: number): F
   const inPlace = new Map<RecordSet, RecordSet>();
   let i = 0;
   let j = 0;
+  // Where each set is listed, by name and type: made only when the walk needs them (below).
+  let posA: Map<string, number> | null = null;
+  let posB: Map<string, number> | null = null;
   while (i < b.length && j < a.length) {
     const x = b[i]!;
     const y = a[j]!;
@@ -197,12 +247,26 @@ const listDiff = (src: ZoneSource, list: readonly RecordSet[], limit: number): F
     } else if (i + 1 < b.length && equal(b[i + 1]!, y)) {
       came.push(x);
       i++;
-    } else {
+    } else if (keyOf(x) === keyOf(y)) {
       came.push(x);
       went.push(y);
       inPlace.set(x, y);
       i++;
       j++;
+    } else {
+      // Several sets came or went side by side (a catalog whose members come in a batch): where each is in
+      // the other list says which. Both further on in the other: the list was reordered (compiled whole).
+      posA ??= positions(a);
+      posB ??= positions(b);
+      const yAt = posB.get(keyOf(y));
+      const xAt = posA.get(keyOf(x));
+      if (yAt === undefined || yAt < i) {
+        went.push(y);
+        j++;
+      } else if (xAt === undefined || xAt < j) {
+        came.push(x);
+        i++;
+      } else return null;
     }
     if (came.length + went.length > 2 * limit) return null;
   }
@@ -212,7 +276,10 @@ const listDiff = (src: ZoneSource, list: readonly RecordSet[], limit: number): F
   const old = new Map<string, RecordSet>();
   for (const y of went) {
     const k = keyOf(y);
-    if (old.has(k) || src.byName.get(y.name)?.get(y.type) !== y) return null; // not the version the source holds
+    // Not the version the source holds. Compared by value: a list of new objects each version (read again from
+    // the store, a catalog made again) holds, for a name left unchanged, an equal set, not the one kept.
+    const kept = setOf(src.byName, y.name, y.type);
+    if (old.has(k) || kept === undefined || !equal(kept, y)) return null;
     old.set(k, y);
   }
   const changed: RecordSet[] = [];
@@ -225,7 +292,7 @@ const listDiff = (src: ZoneSource, list: readonly RecordSet[], limit: number): F
     seen.add(k);
     const y = old.get(k);
     if (!y) {
-      if (src.byName.get(x.name)?.has(x.type)) return null; // its name and type are also listed unchanged: a duplicate
+      if (setOf(src.byName, x.name, x.type)) return null; // its name and type are also listed unchanged: a duplicate
       newNames.add(x.name);
       changed.push(x);
       continue;
@@ -308,8 +375,14 @@ export const updateZone = (
 
   // 3. The names: copies of those touched, in an overlay over the last version's map.
   const base = prev.nodes;
+  // An overlay that has grown is made into a map of its own again: compact, as a whole compile makes it, when unsigned.
+  const flatten = (): Map<string, ZoneNode> | OverlayMap<string, ZoneNode> => {
+    if (zone.signing) return new Map(base);
+    const flat = compactNodes(base, apex);
+    return flat instanceof CompactNodes ? new OverlayMap(flat) : flat;
+  };
   const nodes: Map<string, ZoneNode> | OverlayMap<string, ZoneNode> =
-    base instanceof OverlayMap ? (base.changed > Math.max(256, base.size >> 3) ? new Map(base) : base.clone()) : new OverlayMap(base);
+    base instanceof OverlayMap ? (base.changed > Math.max(256, base.size >> 3) ? flatten() : base.clone()) : new OverlayMap(base);
   const owned = new Map<string, ZoneNode>();
   const touched = new Set<string>();
   const own = (name: string): ZoneNode => {
@@ -568,16 +641,11 @@ export const updateZone = (
   // 6. The source now describes the new version.
   src.list = zone.recordSets;
   for (const [name, changes] of byName) {
-    let types = src.byName.get(name);
     for (const [type, c] of changes) {
       if (c.rs) {
-        if (!types) src.byName.set(name, (types = new Map()));
-        if (!types.has(type)) src.size++;
-        types.set(type, c.rs);
-      } else if (types?.delete(type)) {
-        src.size--;
-        if (types.size === 0) src.byName.delete(name);
-      }
+        if (putSet(src.byName, c.rs, false)) src.size++;
+        else putSet(src.byName, c.rs, true);
+      } else if (dropSet(src.byName, name, type)) src.size--;
     }
   }
   for (const [name, by] of childDelta) {

@@ -208,7 +208,8 @@ const layoutOf = (type: number, tail: Buffer): RecordLayout => {
     pieces.push(tail.subarray(off, off + 2));
     off += 2;
   }
-  const first = internedNameAt(tail, off);
+  // A PTR's target is its own (a catalog's member, a host of a reverse zone): shared with no other record, so not interned.
+  const first = type === T.PTR ? wireNameAt(tail, off) : internedNameAt(tail, off);
   pieces.push(first.name);
   off = first.end;
   if (type === T.SOA) {

@@ -1,10 +1,9 @@
 import type { ZoneSignatureRepository } from '../../../core/dns/ports/zone-signature-repository.port.js';
-import type { RecordSet } from '../../../core/dns/zone/record-set.js';
-import type { NameIndex } from '../../../core/dns/zone/zone-sets.js';
+import type { RecordSet, RecordType } from '../../../core/dns/zone/record-set.js';
 import type { Zone } from '../../../core/dns/zone/zone.js';
 import { compileZone, compileZoneAsync, type BulkSigner, type CompiledZone } from './compiled-zone.js';
 import { rdataOf, SignatureCache, SignaturesPending } from './dnssec.js';
-import { sourceOf, updateZone, type ZoneSource } from './incremental.js';
+import { setOf, sourceOf, updateZone, type ZoneSource } from './incremental.js';
 import { normaliseName } from './rdata.js';
 
 /**
@@ -40,6 +39,11 @@ export class ZoneSignatures {
     return this.caches.get(normaliseName(apex));
   }
 
+  /** Whether nothing is held or under way for the zone `apex` (normalised): no signatures, base or compile. */
+  idle(apex: string): boolean {
+    return !this.caches.has(apex) && !this.sources.has(apex) && !this.turns.has(apex);
+  }
+
   forget(domain: string): void {
     this.caches.delete(normaliseName(domain));
     this.sources.delete(normaliseName(domain));
@@ -49,27 +53,36 @@ export class ZoneSignatures {
    * The record sets of the version of `domain` compiled last (the base the next is built from) and its
    * serial; null when none is kept (a small zone, or one asleep, is compiled whole).
    */
-  baseOf(domain: string): { readonly serial: number; readonly recordSets: readonly RecordSet[]; readonly index: NameIndex } | null {
+  baseOf(domain: string): {
+    readonly serial: number;
+    readonly recordSets: readonly RecordSet[];
+    find(name: string, type: RecordType): RecordSet | undefined;
+  } | null {
     const src = this.sources.get(normaliseName(domain));
-    return src ? { serial: src.compiled.serial, recordSets: src.list, index: src.byName } : null;
+    if (!src) return null;
+    const byName = src.byName;
+    return { serial: src.compiled.serial, recordSets: src.list, find: (name, type) => setOf(byName, name, type) };
   }
 
-  /** Compiles the zone, signed as above when it carries `signing`. */
-  compile(zone: Zone, skip: (reason: string, set: RecordSet) => void): Promise<CompiledZone> {
+  /**
+   * Compiles the zone, signed as above when it carries `signing`. `keep` false: the version is not kept as the
+   * base of the next (a zone the server holds dormant, which it compiles whole when it wakes).
+   */
+  compile(zone: Zone, skip: (reason: string, set: RecordSet) => void, keep = true): Promise<CompiledZone> {
     const apex = normaliseName(zone.domain);
-    const run = (this.turns.get(apex) ?? Promise.resolve()).catch(() => undefined).then(() => this.compileNow(apex, zone, skip));
+    const run = (this.turns.get(apex) ?? Promise.resolve()).catch(() => undefined).then(() => this.compileNow(apex, zone, skip, keep));
     this.turns.set(apex, run);
     void run.finally(() => this.turns.get(apex) === run && this.turns.delete(apex)).catch(() => undefined);
     return run;
   }
 
-  private async compileNow(apex: string, zone: Zone, skip: (reason: string, set: RecordSet) => void): Promise<CompiledZone> {
+  private async compileNow(apex: string, zone: Zone, skip: (reason: string, set: RecordSet) => void, keep: boolean): Promise<CompiledZone> {
     const id = (zone as { id?: unknown }).id;
     if (!zone.signing) {
       const was = this.caches.delete(apex);
       // The signer forgets what it stored once the zone is served unsigned (DNSSEC switched off).
       if (was && this.store && this.openKey && typeof id === 'string') await this.store.clear(id);
-      return this.build(apex, zone, skip, null, async () => compileZone(zone, skip));
+      return this.build(apex, zone, skip, null, async () => compileZone(zone, skip), keep);
     }
     let cache = this.caches.get(apex);
     if (!cache) this.caches.set(apex, (cache = new SignatureCache()));
@@ -117,6 +130,7 @@ export class ZoneSignatures {
     skip: (reason: string, set: RecordSet) => void,
     signing: { openKey: ((sealed: string) => string) | null; cache: SignatureCache } | null,
     whole: () => Promise<CompiledZone>,
+    keep = true,
   ): Promise<CompiledZone> {
     const src = this.sources.get(apex);
     this.sources.delete(apex);
@@ -130,7 +144,7 @@ export class ZoneSignatures {
     }
     const compiled = await whole();
     this.built.full++;
-    const fresh = sourceOf(zone, compiled);
+    const fresh = keep ? sourceOf(zone, compiled) : null;
     if (fresh) this.sources.set(apex, fresh);
     return compiled;
   }

@@ -112,9 +112,9 @@ const FEW = 16;
  * A zone's list of record sets after committed changes, each the sets it wrote and the names and types it
  * removed, in commit order: every untouched set is the same object at the same place, a replaced set takes its
  * predecessor's place, and a new name and type goes to the end (the order a DNS server's incremental build
- * reads a small change from: adapters/dns/embedded/incremental.ts). `index`, the list's sets by name and type
- * when the caller holds it, finds the sets replaced without a key looked up for each set of the list (at
- * 100,000 sets, hashing every name costs tens of milliseconds; comparing objects, one).
+ * reads a small change from: adapters/dns/embedded/incremental.ts). `find`, the list's set of a name and type
+ * when the caller holds an index of it, finds the sets replaced without a key looked up for each set of the
+ * list (at 100,000 sets, hashing every name costs tens of milliseconds; comparing objects, one).
  */
 export const afterChanges = (
   list: readonly RecordSet[],
@@ -122,7 +122,7 @@ export const afterChanges = (
     readonly upserts: readonly RecordSet[];
     readonly deletes: ReadonlyArray<{ readonly name: string; readonly type: RecordType }>;
   }>,
-  index?: NameIndex,
+  find?: (name: string, type: RecordType) => RecordSet | undefined,
 ): RecordSet[] => {
   // name → type → the set it ends as, or null: removed.
   const last = new Map<string, Map<RecordType, RecordSet | null>>();
@@ -135,14 +135,15 @@ export const afterChanges = (
     for (const d of c.deletes) at(d.name).set(d.type, null);
     for (const s of c.upserts) at(s.name).set(s.type, s);
   }
-  const names = index ?? indexSets(list);
+  let names: NameIndex | null = null;
+  const old = find ?? ((name: string, type: RecordType) => (names ??= indexSets(list)).get(name)?.get(type));
   // The sets of the list replaced (by their successor) or removed (null), and the new ones.
   const replaced = new Map<RecordSet, RecordSet | null>();
   const added: RecordSet[] = [];
   for (const [name, types] of last)
     for (const [type, next] of types) {
-      const old = names.get(name)?.get(type);
-      if (old) replaced.set(old, next);
+      const was = old(name, type);
+      if (was) replaced.set(was, next);
       else if (next) added.push(next);
     }
   // A copy of the list with the new sets at its end, changed in place: one allocation of the final size (a

@@ -54,8 +54,9 @@ describe('afterChanges: a zone list after committed changes', () => {
       ...list.filter((_, i) => !(i % 5 === 1 && i < 150)).map((s) => upserts.find((u) => u.name === s.name) ?? s),
       ...fresh,
     ];
-    for (const index of [undefined, indexSets(list)])
-      expect(afterChanges(list, [{ upserts: [...upserts, ...fresh], deletes }], index)).to.deep.equal(expected);
+    const index = indexSets(list);
+    for (const find of [undefined, (name: string, type: RecordSet['type']) => index.get(name)?.get(type)])
+      expect(afterChanges(list, [{ upserts: [...upserts, ...fresh], deletes }], find)).to.deep.equal(expected);
   });
 
   it('removes only the type named: another type of the same name stays', () => {
