@@ -100,32 +100,42 @@ const startSystem = async () => {
   const server = spawn(process.execPath, serverArgs, { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
   const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
   const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    if (server.exitCode !== null) throw new Error(`the server exited with ${server.exitCode}`);
-    if (i === 1200) throw new Error('the server did not answer /healthz within 120 s');
-    try {
-      if ((await fetch(`${base}/healthz`)).ok) break;
-    } catch {
-      /* not yet */
+  let key: string;
+  let body: string;
+  try {
+    for (let i = 0; ; i++) {
+      if (server.exitCode !== null) throw new Error(`the server exited with ${server.exitCode}`);
+      if (i === 1200) throw new Error('the server did not answer /healthz within 120 s');
+      try {
+        if ((await fetch(`${base}/healthz`)).ok) break;
+      } catch {
+        /* not yet */
+      }
+      await new Promise((r) => setTimeout(r, 100));
     }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  const sandboxKey = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts[
-    'sandbox:key'
-  ]!;
-  const keyWords = sandboxKey.split(/\s+/).filter((w) => w !== 'exec' && w !== 'node');
-  const keyArgs = src ? ['--import', 'tsx', 'src/main/sandbox-key.ts'] : keyWords;
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    [...keyArgs, '--rights', 'domain.read', '--domains', BENCH_DOMAIN, '--name', 'read bench', '--json'],
-    { cwd: root, env: { ...env, LOG_LEVEL: 'warn' } },
-  );
-  const key = (JSON.parse(stdout.trim().split('\n').pop()!) as { key: string }).key;
+    const sandboxKey = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts[
+      'sandbox:key'
+    ]!;
+    const keyWords = sandboxKey.split(/\s+/).filter((w) => w !== 'exec' && w !== 'node');
+    const keyArgs = src ? ['--import', 'tsx', 'src/main/sandbox-key.ts'] : keyWords;
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [...keyArgs, '--rights', 'domain.read', '--domains', BENCH_DOMAIN, '--name', 'read bench', '--json'],
+      { cwd: root, env: { ...env, LOG_LEVEL: 'warn' } },
+    );
+    key = (JSON.parse(stdout.trim().split('\n').pop()!) as { key: string }).key;
 
-  // The exact body the bare server must answer, and a check that the key works before any load.
-  const res = await fetch(`${base}${BENCH_PATH}`, { headers: { authorization: `Bearer ${key}` } });
-  const body = await res.text();
-  if (res.status !== 200) throw new Error(`GET ${BENCH_PATH} with the bench key answered ${res.status}: ${body}`);
+    // The exact body the bare server must answer, and a check that the key works before any load.
+    const res = await fetch(`${base}${BENCH_PATH}`, { headers: { authorization: `Bearer ${key}` } });
+    body = await res.text();
+    if (res.status !== 200) throw new Error(`GET ${BENCH_PATH} with the bench key answered ${res.status}: ${body}`);
+  } catch (err) {
+    // Not left running (with its DNS workers), nor its store left behind.
+    if (server.exitCode === null) server.kill('SIGTERM');
+    await exited;
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
 
   onShutdown(async () => {
     if (server.exitCode === null) server.kill('SIGTERM');

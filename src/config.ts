@@ -77,8 +77,14 @@ export interface Config {
     readonly timeoutMs: number;
     /** WEBHOOKS_LEASE_MS: how long a worker holds a claimed delivery (default 60 000); a crashed worker's claims come free after it. */
     readonly leaseMs: number;
-    /** WEBHOOKS_POLL_MS: the dispatcher's first sleep after a pass that found nothing (default 100); idle, it doubles up to 1 s. */
+    /** WEBHOOKS_POLL_MS: the dispatcher's first sleep after a pass that found nothing (default 100); idle, it doubles up to WEBHOOKS_IDLE_MAX_MS. */
     readonly pollMs: number;
+    /**
+     * WEBHOOKS_IDLE_MAX_MS: the longest idle sleep (default 1 000): how late, at most, an idle worker finds events
+     * another process appended (a worker started on its own, `npm run worker`) and retries come due; events its own
+     * process appends wake it at once. Set it to WEBHOOKS_POLL_MS for no back-off.
+     */
+    readonly idleMaxMs: number;
     /** WEBHOOKS_CONCURRENCY: deliveries in flight per worker process, across endpoints (default 32). */
     readonly concurrency: number;
     /** WEBHOOKS_PER_ENDPOINT: attempts in flight per endpoint, started in event order (default 4; 1 = strictly in order). */
@@ -454,6 +460,7 @@ const readConfig = (env: NodeJS.ProcessEnv): Config => {
       timeoutMs: int(env, 'WEBHOOKS_TIMEOUT_MS', 10_000, 100),
       leaseMs: int(env, 'WEBHOOKS_LEASE_MS', 60_000, 1000),
       pollMs: int(env, 'WEBHOOKS_POLL_MS', 100, 10),
+      idleMaxMs: int(env, 'WEBHOOKS_IDLE_MAX_MS', 1000, 10),
       concurrency: int(env, 'WEBHOOKS_CONCURRENCY', 32, 1),
       perEndpoint: int(env, 'WEBHOOKS_PER_ENDPOINT', 4, 1),
     },

@@ -180,20 +180,22 @@ const opener = (config: Config): ((sealed: string) => string) => {
  * writes are announced, so a worker that found a version not yet signed loads it once it is.
  */
 const startSigner = (o: DnsServingOptions): { load: () => Promise<void>; stop: () => void } => {
-  const signatures = new ZoneSignatures(o.signatures, opener(o.config), signPool.sign);
   const log = o.log.child({ component: 'dnssec-signer' });
-  const publisher: ZonePublisher = {
-    publish: async (zone) => {
-      if (!zone.signing) return signatures.forget(zone.domain);
-      await signatures.compile(zone, () => undefined); // a set that cannot be encoded is the workers' to report
-    },
-    withdraw: async (domain) => signatures.forget(domain),
-  };
   const environments: Array<Environment | undefined> = o.config.sandboxDns ? ['live', 'test'] : [undefined];
-  // Signed zones alone; each brought up to date from the change log when its last version is held (ZoneSync).
-  const syncs = environments.map(
-    (only) => new ZoneSync(o.zones, publisher, log, { ...(only ? { only } : {}), bases: signatures, signedOnly: true }),
-  );
+  // One signer state per environment: a name may have a signed zone in each, and their signature caches and
+  // incremental bases (held by name) must never mix. Signed zones alone; each brought up to date from the
+  // change log when its last version is held (ZoneSync).
+  const syncs = environments.map((only) => {
+    const signatures = new ZoneSignatures(o.signatures, opener(o.config), signPool.sign);
+    const publisher: ZonePublisher = {
+      publish: async (zone) => {
+        if (!zone.signing) return signatures.forget(zone.domain);
+        await signatures.compile(zone, () => undefined); // a set that cannot be encoded is the workers' to report
+      },
+      withdraw: async (domain) => signatures.forget(domain),
+    };
+    return new ZoneSync(o.zones, publisher, log, { ...(only ? { only } : {}), bases: signatures, signedOnly: true });
+  });
   for (const s of syncs) {
     s.start();
     s.follow(o.changes);

@@ -6,10 +6,12 @@ import type { Delivery } from '../core/webhooks/webhook.js';
 export interface DispatcherOptions {
   /**
    * Sleep between passes when there was nothing to do; each idle pass after it doubles the sleep, up to
-   * IDLE_MAX_MS (or pollMs, if longer). Work found, or a nudge (an event appended in this process), starts
+   * idleMaxMs (or pollMs, if longer). Work found, or a nudge (an event appended in this process), starts
    * again from pollMs.
    */
   readonly pollMs: number;
+  /** The longest idle sleep (default IDLE_MAX_MS). */
+  readonly idleMaxMs?: number;
   /** Endpoints served at once by this process. */
   readonly concurrency: number;
   readonly leaseMs: number;
@@ -19,16 +21,16 @@ export interface DispatcherOptions {
 }
 
 /**
- * The longest idle sleep (ms): an idle dispatcher's two claiming transactions ten times a second cost the
+ * The longest idle sleep by default (ms; WEBHOOKS_IDLE_MAX_MS): an idle dispatcher's two claiming transactions ten times a second cost the
  * API process it runs in CPU and SQLite's write lock under every request (issue 21, the keyed read's tail);
  * events appended in this process wake it at once, and those of other processes (another API process in
  * `npm run cluster`) and due retries are found within this.
  */
 export const IDLE_MAX_MS = 1_000;
 
-/** The idle sleep after one of `current` ms (0: the first since work): pollMs, then doubling up to IDLE_MAX_MS (or pollMs, if longer). */
-export const nextIdleMs = (current: number, pollMs: number): number =>
-  current === 0 ? pollMs : Math.min(current * 2, Math.max(pollMs, IDLE_MAX_MS));
+/** The idle sleep after one of `current` ms (0: the first since work): pollMs, then doubling up to idleMaxMs (or pollMs, if longer). */
+export const nextIdleMs = (current: number, pollMs: number, idleMaxMs = IDLE_MAX_MS): number =>
+  current === 0 ? pollMs : Math.min(current * 2, Math.max(pollMs, idleMaxMs));
 
 /**
  * The worker's webhook loop: publish new events (numbering + fan-out), claim due deliveries
@@ -140,7 +142,7 @@ export class WebhookDispatcher {
         }
         if (work) this.idleMs = 0;
         if (!work && this.running && !this.woken) {
-          this.idleMs = nextIdleMs(this.idleMs, this.options.pollMs);
+          this.idleMs = nextIdleMs(this.idleMs, this.options.pollMs, this.options.idleMaxMs);
           await new Promise<void>((resolve) => {
             const t = setTimeout(resolve, this.idleMs);
             this.wake = () => {

@@ -234,7 +234,14 @@ export class Worker {
     this.dispatcher = new WebhookDispatcher(
       this.system.get(TOKENS.PublishEvents),
       this.system.get(TOKENS.DeliverWebhooks),
-      { pollMs: cfg.pollMs, concurrency: cfg.concurrency, leaseMs: cfg.leaseMs, timeoutMs: cfg.timeoutMs, perEndpoint: cfg.perEndpoint },
+      {
+        pollMs: cfg.pollMs,
+        idleMaxMs: cfg.idleMaxMs,
+        concurrency: cfg.concurrency,
+        leaseMs: cfg.leaseMs,
+        timeoutMs: cfg.timeoutMs,
+        perEndpoint: cfg.perEndpoint,
+      },
       this.log.child({ component: 'webhooks' }),
     );
     this.dispatcher.start();

@@ -25,6 +25,8 @@ export interface ZoneBases {
 
 /** A zone's version as a nameserver holds it (ZoneBases). */
 export interface ZoneBase {
+  /** The stored zone it is a version of (null: unknown, never taken for a stored zone's). */
+  readonly zoneId: string | null;
   readonly serial: number;
   readonly recordSets: readonly RecordSet[];
   /** The set of a name and type among them. */
@@ -132,7 +134,7 @@ export class ZoneSync {
     const touched = new Set<string>(this.failing);
     const catalogSerial = await this.read(touched);
     const toLoad: string[] = [];
-    const fromBase: Array<{ readonly id: string; readonly base: ZoneBase }> = [];
+    const fromBase: Array<{ readonly domain: string; readonly id: string; readonly base: ZoneBase }> = [];
     for (const domain of touched) {
       const v = this.chosen(domain);
       const was = this.served.get(domain);
@@ -147,10 +149,11 @@ export class ZoneSync {
       if (was && was.id === v.id && was.serial === v.serial && !this.failing.has(domain)) continue;
       // The served version, held by the target: the commits since are enough to build the new one.
       const base: ZoneBase | null = was?.id === v.id && !this.failing.has(domain) ? (this.options.bases?.baseOf(domain) ?? null) : null;
-      if (base && base.serial === was!.serial) fromBase.push({ id: v.id, base });
+      // The same zone's (a name may have one in each environment) and the version served.
+      if (base && base.zoneId === v.id && base.serial === was!.serial) fromBase.push({ domain, id: v.id, base });
       else toLoad.push(v.id);
     }
-    for (const { id, base } of fromBase) if (!(await this.publishFromBase(id, base))) toLoad.push(id);
+    for (const { domain, id, base } of fromBase) if (!(await this.publishFromBase(domain, id, base))) toLoad.push(id);
     if (this.options.signedOnly) await this.withdrawUnsigned(toLoad);
     for (let i = 0; i < toLoad.length; i += LOAD_BATCH) {
       for (const zone of await this.zones.findByIds(toLoad.slice(i, i + LOAD_BATCH))) await this.publishOne(zone);
@@ -167,11 +170,17 @@ export class ZoneSync {
    * The zone `id` built from the version the target serves (`base`) and the commits since, as the store's
    * change log holds them; false when it holds no such chain (the caller reads the whole zone).
    */
-  private async publishFromBase(id: string, base: ZoneBase): Promise<boolean> {
+  private async publishFromBase(domain: string, id: string, base: ZoneBase): Promise<boolean> {
     const read = await this.zones.changesSince(id, base.serial);
     if (!read) return false;
     if (read.changes.length === 0) return true; // still the version served
-    await this.publishOne({ ...read.head, recordSets: afterChanges(base.recordSets, read.changes, (name, type) => base.find(name, type)) });
+    // The target may have built another version meanwhile (a publish by this process's ZoneService): its base
+    // has moved on, and `find` no longer answers for the list held here.
+    const now = this.options.bases?.baseOf(domain);
+    if (now?.recordSets !== base.recordSets || now.serial !== base.serial || now.zoneId !== id) return false;
+    const recordSets = afterChanges(base.recordSets, read.changes, (name, type) => base.find(name, type));
+    if (!recordSets) return false;
+    await this.publishOne({ ...read.head, recordSets });
     return true;
   }
 

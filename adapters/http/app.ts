@@ -133,9 +133,18 @@ let compiler: Promise<typeof import('./validation.js').compile> | null = null;
  */
 const compiledOnUse = (schema: JsonSchema, coerce = false): (() => ValidateFunction | Promise<ValidateFunction>) => {
   let validate: ValidateFunction | null = null;
-  return () =>
-    validate ?? (compiler ??= import('./validation.js').then((m) => m.compile)).then((compile) => (validate ??= compile(schema, coerce)));
+  return () => validate ?? loadCompiler().then((compile) => (validate ??= compile(schema, coerce)));
 };
+
+/** The compiler's module, loaded once; a load that failed (a chunk gone under a rebuild, say) is tried again by the next request. */
+const loadCompiler = (): Promise<typeof import('./validation.js').compile> =>
+  (compiler ??= import('./validation.js').then(
+    (m) => m.compile,
+    (err: unknown) => {
+      compiler = null;
+      throw err;
+    },
+  ));
 
 export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => {
   const app = new Koa({ proxy: deps.config.trustProxy, maxIpsCount: deps.config.proxyHops });

@@ -22,6 +22,8 @@ export interface StoreConfig {
 
 /** Prepared statements kept per SQLite connection (knex's statements: one text per query shape, a few hundred in all). */
 const SQLITE_STATEMENTS = 512;
+/** Statements with longer text are prepared each time (each such statement holds tens of KB in SQLite). */
+const SQLITE_STATEMENT_MAX_CHARS = 2_000;
 
 /** What a better-sqlite3 connection is to keepStatements. */
 interface PreparingConnection {
@@ -46,6 +48,8 @@ export const keepStatements = (conn: PreparingConnection, max = SQLITE_STATEMENT
       return st;
     }
     st = prepare(sql);
+    // A long text is a list of many placeholders (whereIn over hundreds of ids), one text per length: not kept.
+    if (sql.length > SQLITE_STATEMENT_MAX_CHARS) return st;
     if (kept.size >= max) kept.delete(kept.keys().next().value!);
     kept.set(sql, st);
     return st;

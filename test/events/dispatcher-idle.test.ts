@@ -14,6 +14,8 @@ describe('Webhook dispatcher: idle back-off and nudges', () => {
     expect(sleeps).to.deep.equal([100, 200, 400, 800, IDLE_MAX_MS, IDLE_MAX_MS]);
     expect(nextIdleMs(0, 5000)).to.equal(5000);
     expect(nextIdleMs(5000, 5000)).to.equal(5000);
+    expect(nextIdleMs(100, 100, 100)).to.equal(100); // WEBHOOKS_IDLE_MAX_MS = WEBHOOKS_POLL_MS: no back-off
+    expect(nextIdleMs(800, 100, 3000)).to.equal(1600);
   });
 
   it('a nudge starts a pass while the dispatcher sleeps (here a sleep of a minute: only the nudge can end it)', async () => {

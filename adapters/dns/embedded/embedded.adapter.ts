@@ -441,6 +441,7 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
    * next version is then built from the store's change log, not from a whole read); null: none kept.
    */
   baseOf(domain: string): {
+    readonly zoneId: string | null;
     readonly serial: number;
     readonly recordSets: readonly RecordSet[];
     find(name: string, type: RecordType): RecordSet | undefined;

@@ -1,5 +1,6 @@
 import type { ZoneSignatureRepository } from '../../../core/dns/ports/zone-signature-repository.port.js';
 import type { RecordSet, RecordType } from '../../../core/dns/zone/record-set.js';
+import type { StoredZone } from '../../../core/dns/zone/zone.js';
 import type { Zone } from '../../../core/dns/zone/zone.js';
 import { compileZone, compileZoneAsync, type BulkSigner, type CompiledZone } from './compiled-zone.js';
 import { rdataOf, SignatureCache, SignaturesPending } from './dnssec.js';
@@ -25,6 +26,8 @@ export class ZoneSignatures {
   private readonly turns = new Map<string, Promise<unknown>>();
   /** Per zone, the version compiled last, for building the next one from it (incremental.ts). */
   private readonly sources = new Map<string, ZoneSource>();
+  /** Per zone, the id of the stored zone its source was built from (a name can have a zone in each environment). */
+  private readonly zoneIds = new Map<string, string>();
   /** How versions were built: changed from the last (incremental) or compiled whole (full); for tests and benches. */
   readonly built = { incremental: 0, full: 0 };
 
@@ -47,6 +50,7 @@ export class ZoneSignatures {
   forget(domain: string): void {
     this.caches.delete(normaliseName(domain));
     this.sources.delete(normaliseName(domain));
+    this.zoneIds.delete(normaliseName(domain));
   }
 
   /**
@@ -54,6 +58,8 @@ export class ZoneSignatures {
    * serial; null when none is kept (a small zone, or one asleep, is compiled whole).
    */
   baseOf(domain: string): {
+    /** The stored zone's id the version was compiled from (null: not a stored zone). */
+    readonly zoneId: string | null;
     readonly serial: number;
     readonly recordSets: readonly RecordSet[];
     find(name: string, type: RecordType): RecordSet | undefined;
@@ -61,7 +67,12 @@ export class ZoneSignatures {
     const src = this.sources.get(normaliseName(domain));
     if (!src) return null;
     const byName = src.byName;
-    return { serial: src.compiled.serial, recordSets: src.list, find: (name, type) => setOf(byName, name, type) };
+    return {
+      zoneId: this.zoneIds.get(normaliseName(domain)) ?? null,
+      serial: src.compiled.serial,
+      recordSets: src.list,
+      find: (name, type) => setOf(byName, name, type),
+    };
   }
 
   /**
@@ -120,6 +131,13 @@ export class ZoneSignatures {
     }
   }
 
+  /** Remembers which stored zone (if any) the source of `apex` now holds a version of. */
+  private keepId(apex: string, zone: Zone): void {
+    const id = (zone as Partial<StoredZone>).id;
+    if (id === undefined) this.zoneIds.delete(apex);
+    else this.zoneIds.set(apex, id);
+  }
+
   /**
    * The version from the last one when it differs by a few sets (incremental.ts), else compiled whole by
    * `whole`; either way remembered as the base of the next. A failure forgets the base.
@@ -139,13 +157,17 @@ export class ZoneSignatures {
       if (next) {
         this.built.incremental++;
         this.sources.set(apex, src);
+        this.keepId(apex, zone);
         return next;
       }
     }
     const compiled = await whole();
     this.built.full++;
     const fresh = keep ? sourceOf(zone, compiled) : null;
-    if (fresh) this.sources.set(apex, fresh);
+    if (fresh) {
+      this.sources.set(apex, fresh);
+      this.keepId(apex, zone);
+    }
     return compiled;
   }
 }

@@ -114,7 +114,8 @@ const FEW = 16;
  * predecessor's place, and a new name and type goes to the end (the order a DNS server's incremental build
  * reads a small change from: adapters/dns/embedded/incremental.ts). `find`, the list's set of a name and type
  * when the caller holds an index of it, finds the sets replaced without a key looked up for each set of the
- * list (at 100,000 sets, hashing every name costs tens of milliseconds; comparing objects, one).
+ * list (at 100,000 sets, hashing every name costs tens of milliseconds; comparing objects, one). Null when
+ * `find` names a set the list does not hold (an index of another version): the caller reads the zone whole.
  */
 export const afterChanges = (
   list: readonly RecordSet[],
@@ -123,7 +124,7 @@ export const afterChanges = (
     readonly deletes: ReadonlyArray<{ readonly name: string; readonly type: RecordType }>;
   }>,
   find?: (name: string, type: RecordType) => RecordSet | undefined,
-): RecordSet[] => {
+): RecordSet[] | null => {
   // name → type → the set it ends as, or null: removed.
   const last = new Map<string, Map<RecordType, RecordSet | null>>();
   const at = (name: string): Map<RecordType, RecordSet | null> => {
@@ -153,16 +154,21 @@ export const afterChanges = (
   if (replaced.size <= FEW) {
     for (const [old, next] of replaced) {
       const i = out.indexOf(old);
+      if (i < 0 || i >= list.length) return null; // `find` answered for another list
       out[i] = next;
       if (!next) removed = true;
     }
-  } else
+  } else {
+    let found = 0;
     for (let i = 0; i < list.length; i++) {
       const next = replaced.get(out[i]!);
       if (next === undefined) continue;
+      found++;
       out[i] = next;
       if (!next) removed = true;
     }
+    if (found !== replaced.size) return null;
+  }
   if (removed) {
     let w = 0;
     for (let i = 0; i < out.length; i++) if (out[i]) out[w++] = out[i]!;
