@@ -2,7 +2,7 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import type { Nameserver, NameserverCapability, NotifyOutcome, ZoneTransfers } from '../../../core/dns/ports/nameserver.port.js';
 import type { Zone } from '../../../core/dns/zone/zone.js';
-import type { RecordSet, RecordType } from '../../../core/dns/zone/record-set.js';
+import type { RecordSet } from '../../../core/dns/zone/record-set.js';
 import { AnswerCache, type CacheOwner } from './answer-cache.js';
 import { checkZone, compileZone, type CompiledZone } from './compiled-zone.js';
 import { allowed, validateConfig, type EmbeddedNameserverConfig, type NameserverLogger, type ValidConfig } from './config.js';
@@ -19,7 +19,7 @@ import {
   type Query,
 } from './message.js';
 import { Journal } from './journal.js';
-import { ZoneSignatures } from './zone-signatures.js';
+import { ZoneSignatures, type HeldVersion } from './zone-signatures.js';
 import { Notifier } from './notifier.js';
 import type { DnsObserver } from './observer.js';
 import { normaliseName } from './rdata.js';
@@ -440,12 +440,7 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
    * The record sets of the version of `domain` compiled last, and its serial (ZoneSync's ZoneBases: the
    * next version is then built from the store's change log, not from a whole read); null: none kept.
    */
-  baseOf(domain: string): {
-    readonly zoneId: string | null;
-    readonly serial: number;
-    readonly recordSets: readonly RecordSet[];
-    find(name: string, type: RecordType): RecordSet | undefined;
-  } | null {
+  baseOf(domain: string): HeldVersion | null {
     return this.signatures.baseOf(domain);
   }
 

@@ -21,6 +21,16 @@ import { normaliseName } from './rdata.js';
  *
  * Publishes of one zone take turns: each reads, compiles and writes with the zone's one SignatureCache.
  */
+/** The version of a zone compiled last, as the base of the next (ZoneSync's ZoneBases). */
+export interface HeldVersion {
+  /** The stored zone's id the version was compiled from (null: not a stored zone). */
+  readonly zoneId: string | null;
+  readonly serial: number;
+  readonly recordSets: readonly RecordSet[];
+  /** The set of a name and type among `recordSets`. */
+  find(name: string, type: RecordType): RecordSet | undefined;
+}
+
 export class ZoneSignatures {
   private readonly caches = new Map<string, SignatureCache>();
   private readonly turns = new Map<string, Promise<unknown>>();
@@ -57,13 +67,7 @@ export class ZoneSignatures {
    * The record sets of the version of `domain` compiled last (the base the next is built from) and its
    * serial; null when none is kept (a small zone, or one asleep, is compiled whole).
    */
-  baseOf(domain: string): {
-    /** The stored zone's id the version was compiled from (null: not a stored zone). */
-    readonly zoneId: string | null;
-    readonly serial: number;
-    readonly recordSets: readonly RecordSet[];
-    find(name: string, type: RecordType): RecordSet | undefined;
-  } | null {
+  baseOf(domain: string): HeldVersion | null {
     const src = this.sources.get(normaliseName(domain));
     if (!src) return null;
     const byName = src.byName;
