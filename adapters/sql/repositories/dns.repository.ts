@@ -200,12 +200,17 @@ export class SqlZoneRepository implements ZoneRepository {
     return z ? (await this.withSets([z]))[0]! : null;
   }
 
-  async findByIds(ids: readonly string[]): Promise<StoredZone[]> {
-    if (ids.length === 0) return [];
+  /** The zones' rows, 500 ids a statement (SQLite limits bound parameters). */
+  private async rowsByIds(ids: readonly string[]): Promise<ZoneRow[]> {
     const db = this.uow.db();
     const rows: ZoneRow[] = [];
     for (let i = 0; i < ids.length; i += 500) rows.push(...((await db('dns_zones').whereIn('id', ids.slice(i, i + 500))) as ZoneRow[]));
-    return this.withSets(rows);
+    return rows;
+  }
+
+  async findByIds(ids: readonly string[]): Promise<StoredZone[]> {
+    if (ids.length === 0) return [];
+    return this.withSets(await this.rowsByIds(ids));
   }
 
   async versions(): Promise<ZoneVersion[]> {
@@ -253,14 +258,7 @@ export class SqlZoneRepository implements ZoneRepository {
   }
 
   async headsByIds(ids: readonly string[]): Promise<ZoneHead[]> {
-    const rows: ZoneRow[] = [];
-    for (let i = 0; i < ids.length; i += 500)
-      rows.push(
-        ...((await this.uow
-          .db()('dns_zones')
-          .whereIn('id', ids.slice(i, i + 500))) as ZoneRow[]),
-      );
-    return this.heads(rows);
+    return this.heads(await this.rowsByIds(ids));
   }
 
   /**
