@@ -16,7 +16,7 @@ import {
   typeBitmap,
   withTtl,
 } from './dnssec.js';
-import { encodeValue, normaliseName, soaFields } from './rdata.js';
+import { encodeValue, normaliseName, RdataError, soaFields } from './rdata.js';
 import { encodedSet, internSet, nameWire, RECORD_TYPE_CODES, T, type EncodedSet } from './wire.js';
 
 /** An RRset placed in a message section under an owner name. */
@@ -169,6 +169,53 @@ export const encodeRecordSet = (rs: RecordSet, apex: string): EncodedRecordSet =
 };
 
 /**
+ * Values checked lately (checkZone), by type, TTL and value: the record's tail as latin1 (what tells two
+ * records of a set apart), or why it is not served. An account's zones mostly hold the same values (the
+ * service's nameservers, SOA fields), so each is encoded once, not once a zone. Cleared when full.
+ */
+const checkedValues = new Map<string, { readonly tail: string } | { readonly refused: string }>();
+const CHECKED_VALUES_LIMIT = 4096;
+
+/** encodeValue's tail as latin1, or the RdataError it throws, remembered (checkedValues). */
+const checkedValue = (type: RecordSet['type'], ttl: number, value: string): string => {
+  const key = `${type}\u0000${ttl}\u0000${value}`;
+  let held = checkedValues.get(key);
+  if (held === undefined) {
+    try {
+      held = { tail: encodeValue(type, ttl, value).tail.toString('latin1') };
+    } catch (e) {
+      if (!(e instanceof RdataError)) throw e;
+      held = { refused: e.message };
+    }
+    if (checkedValues.size >= CHECKED_VALUES_LIMIT) checkedValues.clear();
+    checkedValues.set(key, held);
+  }
+  if ('refused' in held) throw new RdataError(held.refused);
+  return held.tail;
+};
+
+/**
+ * What encodeTails checks of a record set, through checkedValue: its owner (normalised), type code and the
+ * number of distinct records; throws what encodeTails throws.
+ */
+const checkTails = (rs: RecordSet, apex: string): { name: string; type: number; records: number } => {
+  if (!isRecordType(rs.type)) throw new Error(`type ${String(rs.type)} is not served`);
+  const name = normaliseName(rs.name);
+  if (!inZone(name, apex)) throw new Error(`owner is outside the zone ${apex}`);
+  if (!Number.isInteger(rs.ttl) || rs.ttl < 0 || rs.ttl > 2147483647) throw new Error(`TTL ${rs.ttl} is not 0–2147483647`);
+  if (rs.values.length === 0) throw new Error('no values');
+  const type = RECORD_TYPE_CODES[rs.type]!;
+  if (type === T.SOA && (name !== apex || rs.values.length !== 1)) throw new Error('SOA belongs at the apex, once');
+  if (rs.values.length === 1) {
+    checkedValue(rs.type, rs.ttl, rs.values[0]!);
+    return { name, type, records: 1 };
+  }
+  const seen = new Set<string>();
+  for (const v of rs.values) seen.add(checkedValue(rs.type, rs.ttl, v));
+  return { name, type, records: seen.size };
+};
+
+/**
  * What publishing a zone to be held dormant needs of its compile, without compiling it: its apex, serial and
  * record count, each set checked and encoded as compileZone does (the same sets skipped, in the same order,
  * through `skip`; the same TypeError without an apex SOA). No node, map or shared set is made.
@@ -185,7 +232,7 @@ export const checkZone = (
   let soa = false;
   for (const rs of zone.recordSets) {
     try {
-      const enc = encodeTails(rs, apex);
+      const enc = checkTails(rs, apex);
       const key = `${enc.name}\u0000${enc.type}`;
       if (seen.has(key)) throw new Error('a second record set of this name and type');
       if (enc.type === T.SOA) {
@@ -194,7 +241,7 @@ export const checkZone = (
         soa = true;
       }
       seen.add(key);
-      recordCount += enc.tails.length;
+      recordCount += enc.records;
     } catch (e) {
       skip(e instanceof Error ? e.message : String(e), rs);
     }

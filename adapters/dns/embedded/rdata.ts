@@ -23,12 +23,13 @@ export const normaliseName = (raw: string, { allowEscapedDot = false } = {}): st
   if (s === '.' || s === '') return '';
   if (s.endsWith('.') && !s.endsWith('\\.')) s = s.slice(0, -1);
   if (/\s/.test(s)) fail(`name "${raw}" contains whitespace`);
-  if (!allowEscapedDot && s.includes('\\')) fail(`name "${raw}" contains an escape`);
+  const escaped = s.includes('\\');
+  if (escaped && !allowEscapedDot) fail(`name "${raw}" contains an escape`);
   // Split on dots that are not escaped (only SOA RNAME may escape one: "first\.last.example.").
-  const labels = s.split(/(?<!\\)\./);
+  const labels = escaped ? s.split(/(?<!\\)\./) : s.split('.');
   let wire = 1;
   for (const l of labels) {
-    const octets = Buffer.byteLength(l.replace(/\\\./g, '.'));
+    const octets = Buffer.byteLength(escaped ? l.replace(/\\\./g, '.') : l);
     if (octets < 1 || octets > 63) fail(`name "${raw}" has a label of ${octets} octets (RFC 1035 §2.3.4: 1–63)`);
     wire += octets + 1;
   }

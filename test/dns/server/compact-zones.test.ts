@@ -152,6 +152,20 @@ describe('DNS: a large zone of one-record names held compactly answers, transfer
     expect(skipped.check).to.deep.equal(skipped.compile);
     expect(skipped.check).to.have.length(5);
     expect(checked).to.deep.equal({ apex: compiled.apex, serial: compiled.serial, recordCount: compiled.recordCount });
+    // Checked again (its values remembered, refusals included), and as another zone holding the same values
+    // (a value written in other case is the same record): the same outcome.
+    const again: string[] = [];
+    expect(checkZone(zone, (reason, set) => again.push(`${set.name} ${set.type}: ${reason}`))).to.deep.equal(checked);
+    expect(again).to.deep.equal(skipped.check);
+    const upper: Zone = {
+      ...zone,
+      recordSets: [...sets, { name: 'ns.chk.test', type: 'NS', ttl: 60, values: ['NS1.X.NET.', 'ns1.x.net'] }],
+    };
+    const upperSkipped: string[] = [];
+    expect(checkZone(upper, (reason, set) => upperSkipped.push(`${set.name} ${set.type}: ${reason}`)).recordCount).to.equal(
+      compileZone(upper, () => undefined).recordCount,
+    );
+    expect(upperSkipped).to.deep.equal(skipped.check);
     const bare: Zone = { domain: 'chk.test', serial: 1, recordSets: sets.slice(1) };
     expect(() => checkZone(bare, () => undefined)).to.throw(TypeError, /has no SOA/);
     expect(() => compileZone(bare, () => undefined)).to.throw(TypeError, /has no SOA/);
