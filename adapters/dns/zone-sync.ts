@@ -134,6 +134,8 @@ export class ZoneSync {
     const touched = new Set<string>(this.failing);
     const catalogSerial = await this.read(touched);
     const toLoad: string[] = [];
+    /** The domain of each id in toLoad. */
+    const domainOf = new Map<string, string>();
     const fromBase: Array<{ readonly domain: string; readonly id: string; readonly base: ZoneBase }> = [];
     for (const domain of touched) {
       const v = this.chosen(domain);
@@ -150,11 +152,12 @@ export class ZoneSync {
       // The served version, held by the target: the commits since are enough to build the new one.
       const base: ZoneBase | null = was?.id === v.id && !this.failing.has(domain) ? (this.options.bases?.baseOf(domain) ?? null) : null;
       // The same zone's (a name may have one in each environment) and the version served.
+      domainOf.set(v.id, domain);
       if (base && base.zoneId === v.id && base.serial === was!.serial) fromBase.push({ domain, id: v.id, base });
       else toLoad.push(v.id);
     }
     for (const { domain, id, base } of fromBase) if (!(await this.publishFromBase(domain, id, base))) toLoad.push(id);
-    if (this.options.signedOnly) await this.withdrawUnsigned(toLoad);
+    if (this.options.signedOnly) await this.withdrawUnsigned(toLoad, domainOf);
     for (let i = 0; i < toLoad.length; i += LOAD_BATCH) {
       for (const zone of await this.zones.findByIds(toLoad.slice(i, i + LOAD_BATCH))) await this.publishOne(zone);
     }
@@ -185,24 +188,28 @@ export class ZoneSync {
   }
 
   /**
-   * signedOnly: of the zones `ids`, the unsigned ones are withdrawn from the target and taken out of `ids`
-   * (read by their heads alone: a zone of 100,000 sets is not read to learn that it is not signed).
+   * signedOnly: of the zones `ids` (of the domains `domainOf` names), the unsigned ones are withdrawn from the
+   * target and taken out of `ids`. Which are signed is one read of the few signed zones' ids: a zone of
+   * 100,000 sets is not read to learn that it is not signed, nor 10,000 zones' rows at start. The version
+   * marked withdrawn is the one just read; should the zone have moved on since, the next load sees it.
    */
-  private async withdrawUnsigned(ids: string[]): Promise<void> {
+  private async withdrawUnsigned(ids: string[], domainOf: ReadonlyMap<string, string>): Promise<void> {
     if (ids.length === 0) return;
-    const unsigned = new Set<string>();
-    for (let i = 0; i < ids.length; i += LOAD_BATCH) {
-      for (const head of await this.zones.headsByIds(ids.slice(i, i + LOAD_BATCH))) {
-        if (head.signing) continue;
-        unsigned.add(head.id);
-        const chosen = this.chosen(head.domain);
-        if (head.served === false || chosen?.id !== head.id) continue;
-        await this.target.withdraw(head.domain);
-        this.failing.delete(head.domain);
-        this.served.set(head.domain, chosen.serial === head.serial ? chosen : { id: chosen.id, serial: head.serial });
+    const signed = await this.zones.signedAmong(ids);
+    const kept: string[] = [];
+    for (const id of ids) {
+      if (signed.has(id)) {
+        kept.push(id);
+        continue;
       }
+      const domain = domainOf.get(id)!;
+      const chosen = this.chosen(domain);
+      if (chosen?.id !== id) continue;
+      // The target holds only what was published to it, which `served` records (at start: nothing).
+      if (this.served.has(domain)) await this.target.withdraw(domain);
+      this.failing.delete(domain);
+      this.served.set(domain, chosen);
     }
-    const kept = ids.filter((id) => !unsigned.has(id));
     ids.length = 0;
     ids.push(...kept);
   }

@@ -261,6 +261,18 @@ export class SqlZoneRepository implements ZoneRepository {
     return this.heads(await this.rowsByIds(ids));
   }
 
+  async signedAmong(ids: readonly string[]): Promise<Set<string>> {
+    const db = this.uow.db();
+    const signed = new Set<string>();
+    for (let i = 0; i < ids.length; i += 500) {
+      const rows: Array<{ zone_id: string }> = await db('dnssec_zones')
+        .select('zone_id')
+        .whereIn('zone_id', ids.slice(i, i + 500));
+      for (const r of rows) signed.add(r.zone_id);
+    }
+    return signed;
+  }
+
   /**
    * One read of the zone's row, then one indexed read per commit followed from `fromSerial` (one, as a rule:
    * a DNS worker syncs after every commit). The head is read first: every commit up to its serial is in the

@@ -53,6 +53,8 @@ export interface ZoneRepository {
   versionsSince(mark: ZoneVersionMark | null): Promise<ZoneVersionsSince>;
   /** The rows and signing of these zones, without their record sets (absent ids are left out). */
   headsByIds(ids: readonly string[]): Promise<ZoneHead[]>;
+  /** Of these zones, the ids of those signed (DNSSEC on): what `signing` of their heads would say, without reading the heads. */
+  signedAmong(ids: readonly string[]): Promise<Set<string>>;
   /**
    * The zone's head now and, in order, the commits that led to its serial from `fromSerial` (none when it
    * is still there): what a DNS server that serves the zone at `fromSerial` needs to build the new version
