@@ -93,6 +93,8 @@ export const serveDns = async (o: DnsServingOptions): Promise<DnsServing> => {
   // A cluster worker is not: it serves the signatures its primary stored.
   const openKey = worker === undefined ? opener(config) : null;
   const one = async (port: number, only: Environment | undefined, secondaries: boolean, axfrAllow: readonly string[]) => {
+    // The catalog (RFC 9432) goes with the server the secondaries transfer from: never the sandbox's.
+    const catalog = secondaries && config.dnsCatalogZone ? { name: config.dnsCatalogZone, version: o.zones } : null;
     const dns = new EmbeddedNameserver({
       host: config.dnsHost,
       port,
@@ -103,6 +105,7 @@ export const serveDns = async (o: DnsServingOptions): Promise<DnsServing> => {
       ...(openKey ? { openKey, bulkSigner: signPool.sign } : {}),
       ...(config.dnsNsid ? { nsid: config.dnsNsid } : {}),
       ...(config.dnsRrl ? { rrl: config.dnsRrl } : {}),
+      ...(catalog ? { catalog: catalog.name } : {}),
       // Worker 0 NOTIFYs after the cluster primary has synced the other workers (adapters/dns/cluster.ts),
       // then checks each secondary's serial, NOTIFYing again while it is behind.
       ...(worker !== undefined ? { notify: { verifyMs: 250 }, reusePort: true } : {}),
@@ -113,8 +116,6 @@ export const serveDns = async (o: DnsServingOptions): Promise<DnsServing> => {
       const signedLog = log.child({ component: 'dns-update' });
       dns.acceptSigned(servfailOnError(new SignedMessages(signed, { serves: only ?? null, log: signedLog }), signedLog));
     }
-    // The catalog (RFC 9432) goes with the server the secondaries transfer from: never the sandbox's.
-    const catalog = secondaries && config.dnsCatalogZone ? { name: config.dnsCatalogZone, version: o.zones } : null;
     const sync = new ZoneSync(o.zones, dns, log.child({ component: 'zone-sync', ...(only ? { environment: only } : {}) }), {
       ...(only ? { only } : {}),
       catalog,

@@ -120,6 +120,27 @@ class DormantZone {
 }
 
 /**
+ * The catalog zone (config `catalog`) published before the server answers: held as published until the
+ * server compiles it, once it answers (`start`) or when a query asks for it first.
+ */
+class PendingZone {
+  constructor(
+    readonly apex: string,
+    readonly zone: Zone,
+    private readonly skip: (reason: string, set: RecordSet) => void,
+  ) {}
+
+  get serial(): number {
+    return this.zone.serial;
+  }
+
+  /** Compiled here and now: the query waits (only until `start`'s compile is done). */
+  compileNow(): CompiledZone {
+    return compileZone(this.zone, this.skip);
+  }
+}
+
+/**
  * Who answers the messages this server does not answer alone: UPDATE and TSIG-signed messages, which
  * need the store (keys, zones). Asked only on a cache miss (a signed message is never cached); its
  * answers come later, so UDP replies are sent when they are ready.
@@ -150,7 +171,7 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
   private readonly config: ValidConfig;
   private readonly log: NameserverLogger;
   /** The zones served, by apex: compiled, or (small unsigned ones) dormant until asked. */
-  private readonly zones = new Map<string, CompiledZone | DormantZone>();
+  private readonly zones = new Map<string, CompiledZone | DormantZone | PendingZone>();
   /** The dormant zones compiled now, least recently asked first (at most `awakeZones`). */
   private readonly awake = new Map<string, DormantZone>();
   /** Per zone, the diffs between the versions published here, for incremental IXFR (journal.ts). */
@@ -255,6 +276,7 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
       this.tcp = tcp;
       this.bound = { host, port };
       this.log.info({ host, port, zones: this.zones.size, udp: this.udpMode() }, 'DNS server listening (UDP and TCP)');
+      void this.compilePendingZones();
       return;
     }
   }
@@ -350,6 +372,13 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     return this.journals.get(normaliseName(domain))?.span() ?? null;
   }
 
+  /** The zones held as published until the server compiles them (the catalog, before start: PendingZone). */
+  pendingZones(): number {
+    let n = 0;
+    for (const z of this.zones.values()) if (z instanceof PendingZone) n++;
+    return n;
+  }
+
   /** How the zones are held: compiled (signed or larger ones), dormant (small unsigned ones), and of those how many are compiled now. */
   zoneForms(): { compiled: number; dormant: number; awake: number } {
     let dormant = 0;
@@ -392,6 +421,14 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     const skip = (reason: string, set: RecordSet): void =>
       this.log.error({ zone: zone.domain, name: set.name, type: set.type, reason }, 'record set not served');
     const apex = normaliseName(zone.domain);
+    if (!this.bound && apex === this.config.catalog && !zone.signing) {
+      // The catalog, before the server answers: compiled once it does (start), or when first asked.
+      const held = this.zones.get(apex);
+      if (held && serialBefore(zone.serial, held.serial)) return;
+      this.zones.set(apex, new PendingZone(apex, zone, skip));
+      this.published(apex, zone.serial, values);
+      return;
+    }
     if (sleeps && !this.zones.has(apex) && this.signatures.idle(apex)) {
       // A new zone that will sleep (every zone at start): checked, not compiled — nothing would keep the
       // compiled form, and there is no version before it to journal a diff from.
@@ -410,7 +447,8 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
       this.log.warn({ zone: compiled.apex, serial: compiled.serial, served: current.serial }, 'publish of an older serial ignored');
       return;
     }
-    if (current && this.config.ixfrJournal > 0) {
+    // A pending zone (the catalog, before start) was never compiled: there is no diff to journal from it.
+    if (current && !(current instanceof PendingZone) && this.config.ixfrJournal > 0) {
       let journal = this.journals.get(compiled.apex);
       if (!journal) this.journals.set(compiled.apex, (journal = new Journal(this.config.ixfrJournal)));
       journal.record(current instanceof DormantZone ? current.wake() : current, compiled);
@@ -624,9 +662,28 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
   private zoneFor(q: Query): CompiledZone | undefined {
     for (const s of q.suffixes) {
       const z = this.zones.get(s);
-      if (z) return z instanceof DormantZone ? this.wakeUp(z) : z;
+      if (z) return z instanceof DormantZone ? this.wakeUp(z) : z instanceof PendingZone ? this.compilePending(z) : z;
     }
     return undefined;
+  }
+
+  /** A pending zone asked for before start's compile of it is done: compiled now, and served from then on. */
+  private compilePending(z: PendingZone): CompiledZone {
+    const compiled = z.compileNow();
+    if (this.zones.get(z.apex) === z) this.zones.set(z.apex, compiled);
+    return compiled;
+  }
+
+  /**
+   * The pending zones (the catalog published before start) compiled through publish, as any later version is
+   * (so its base for incremental builds is kept), once the server answers.
+   */
+  private async compilePendingZones(): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const z of [...this.zones.values()]) {
+      if (!(z instanceof PendingZone) || this.zones.get(z.apex) !== z) continue;
+      await this.publish(z.zone).catch((err: unknown) => this.log.error({ err, zone: z.apex }, 'pending zone not compiled'));
+    }
   }
 
   /**
