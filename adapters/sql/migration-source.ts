@@ -32,6 +32,7 @@ import * as webhookEventTypes from './migrations/20261127100000_webhook_event_ty
 import * as eventDomains from './migrations/20261127100100_event_domains.js';
 import * as domainLabelNames from './migrations/20261127120000_domain_label_names.js';
 import * as dnsZoneChanges from './migrations/20261127160000_dns_zone_changes.js';
+import * as retentionIndexes from './migrations/20261127190000_retention_indexes.js';
 
 /** Migrations listed explicitly: no directory scanning, so they load the same under tsx, tests and CLI. */
 const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
@@ -68,6 +69,7 @@ const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
   ['20261127100100_event_domains', eventDomains],
   ['20261127120000_domain_label_names', domainLabelNames],
   ['20261127160000_dns_zone_changes', dnsZoneChanges],
+  ['20261127190000_retention_indexes', retentionIndexes],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {
