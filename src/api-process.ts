@@ -85,7 +85,6 @@ export const serveApi = async (config: Config, heldWorkers?: HeldDnsWorkers): Pr
   if (dns) system.get(TOKENS.ZonePublisher).attach(dns.publisher);
   phase('dns');
   const worker = config.runWorker ? new Worker(system, undefined, metrics ? workerHooks(metrics) : undefined) : null;
-  worker?.start();
   // Slow clients are bound (headers, a silent body, the whole request); keep-alive as explained there.
   const server: Server = httpServer(app, config.clientTimeouts).listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
@@ -97,6 +96,9 @@ export const serveApi = async (config: Config, heldWorkers?: HeldDnsWorkers): Pr
   if (metrics && metricsChild) answerScrapes(metrics.registry);
   system.markStarted();
   phase('metrics');
+  // The job worker's first pass (its queries take a few hundred ms on a large account) runs once the API
+  // answers, not in the way of its start.
+  worker?.start();
   log.info({ phasesMs: Object.fromEntries(Object.entries(phasesMs).map(([k, v]) => [k, Math.round(v)])) }, 'started');
   const base = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
   process.stdout.write(
