@@ -1,8 +1,10 @@
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { DnsCluster, type HeldDnsWorkers } from '../adapters/dns/cluster.js';
 import { EmbeddedNameserver, type EmbeddedNameserverConfig } from '../adapters/dns/embedded/index.js';
 import type { CatalogVersion } from '../adapters/dns/catalog.js';
 import { ZoneSync } from '../adapters/dns/zone-sync.js';
+import { ZoneSnapshot } from '../adapters/dns/zone-snapshot.js';
 import { AesGcmSecretBox } from '../adapters/crypto/node/index.js';
 import { SignPool } from '../adapters/dns/embedded/sign-pool.js';
 import { ZoneSignatures } from '../adapters/dns/embedded/zone-signatures.js';
@@ -116,15 +118,21 @@ export const serveDns = async (o: DnsServingOptions): Promise<DnsServing> => {
       const signedLog = log.child({ component: 'dns-update' });
       dns.acceptSigned(servfailOnError(new SignedMessages(signed, { serves: only ?? null, log: signedLog }), signedLog));
     }
+    // The zones held as texts, kept for the next start (README "DNS: the zone snapshot"); written by one process.
+    const snapshot = new ZoneSnapshot(join(config.varDir, `dns-zones-${only ?? 'all'}.snapshot`));
     const sync = new ZoneSync(o.zones, dns, log.child({ component: 'zone-sync', ...(only ? { environment: only } : {}) }), {
       ...(only ? { only } : {}),
       catalog,
       bases: dns,
+      snapshot: { file: snapshot, texts: dns, write: worker === undefined || worker === 0 },
     });
     await sync.load();
-    // A cluster worker serves nothing else: the pages its first load's garbage took go back before it serves.
-    if (worker !== undefined) compactHeap();
+    // A cluster worker serves nothing else: the pages its first load's garbage took go back — before it serves,
+    // or, when it compiles the catalog once it serves (embedded.adapter.ts, PendingZone), after that compile.
+    const compactLater = worker !== undefined && dns.pendingZones() > 0;
+    if (worker !== undefined && !compactLater) compactHeap();
     await dns.start();
+    if (compactLater) void dns.pendingSettled().then(() => compactHeap());
     sync.start();
     sync.follow(o.changes); // every zone change of any process, within a second
     return { dns, sync };

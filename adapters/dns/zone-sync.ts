@@ -6,6 +6,7 @@ import type { StoredZone } from '../../core/dns/zone/zone.js';
 import type { ZonePublisher } from '../../core/dns/zone/zone-service.js';
 import type { ChangeFeed } from '../../core/kernel/change-feed.port.js';
 import { catalogZone, type CatalogVersion } from './catalog.js';
+import type { HeldText, ZoneSnapshot } from './zone-snapshot.js';
 
 /** The catalog zone (RFC 9432) this server offers its secondaries, and where its version is kept. */
 export interface CatalogOptions {
@@ -33,6 +34,14 @@ export interface ZoneBase {
   find(name: string, type: RecordType): RecordSet | undefined;
 }
 
+/** A nameserver that holds small unsigned zones as short texts (embedded.adapter.ts, DormantZone). */
+export interface HeldTexts {
+  /** How `domain` is held, if as a text: its serial, text and record count; null otherwise. */
+  heldText(domain: string): { serial: number; text: string; records: number } | null;
+  /** Holds `domain` at `serial` as `text`: one a server of this kind held (a snapshot's), checked when it was published. */
+  holdText(domain: string, serial: number, text: string, records: number): void;
+}
+
 /** What a ZoneSync serves: one environment's zones alone (`only`), and the catalog zone, if any. */
 export interface ZoneSyncOptions {
   readonly only?: Environment;
@@ -49,7 +58,17 @@ export interface ZoneSyncOptions {
   readonly signedOnly?: boolean;
   /** The longest time between two complete reads (default COMPLETE_READ_MS). */
   readonly completeReadMs?: number;
+  /**
+   * The zones held as texts at the last run (ZoneSnapshot): the first load takes from it each zone whose
+   * version — zone id and serial, as read from the store — it holds, instead of reading that zone's record
+   * sets. With `write`, this sync writes it after the loads that changed what is held (the first at once,
+   * then at most once per SNAPSHOT_EVERY_MS), for the next start.
+   */
+  readonly snapshot?: { readonly file: ZoneSnapshot; readonly texts: HeldTexts; readonly write: boolean };
 }
+
+/** The shortest time between two writes of the snapshot. */
+const SNAPSHOT_EVERY_MS = 60_000;
 
 /** How many zones are read (with their record sets) and published at a time: at start, or after a complete read. */
 const LOAD_BATCH = 200;
@@ -79,6 +98,11 @@ export class ZoneSync {
   private timer: NodeJS.Timeout | null = null;
   /** The catalog serial served, and the members it listed. */
   private catalogServed: { serial: number } | null = null;
+  /** Whether the first load read the snapshot; what was served changed since it was last written; when that was; the write due. */
+  private snapshotRead = false;
+  private snapshotDirty = false;
+  private snapshotWritten = 0;
+  private snapshotTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly zones: ZoneRepository,
@@ -145,6 +169,7 @@ export class ZoneSync {
         if (was) {
           await this.target.withdraw(domain);
           this.served.delete(domain);
+          this.snapshotDirty = true;
         }
         continue;
       }
@@ -158,6 +183,7 @@ export class ZoneSync {
     }
     for (const { domain, id, base } of fromBase) if (!(await this.publishFromBase(domain, id, base))) toLoad.push(id);
     if (this.options.signedOnly) await this.withdrawUnsigned(toLoad, domainOf);
+    if (this.options.snapshot && !this.snapshotRead) this.fromSnapshot(toLoad, domainOf);
     for (let i = 0; i < toLoad.length; i += LOAD_BATCH) {
       for (const zone of await this.zones.findByIds(toLoad.slice(i, i + LOAD_BATCH))) await this.publishOne(zone);
     }
@@ -166,7 +192,63 @@ export class ZoneSync {
         catalogSerial,
         [...this.known.keys()].filter((d) => this.chosen(d) !== null),
       );
+    if (this.snapshotDirty && this.options.snapshot?.write) this.snapshotDue();
     return this.served.size;
+  }
+
+  /**
+   * The first load: the zones of `ids` whose version the snapshot holds are held from it (not read, not
+   * checked again) and taken out of `ids`.
+   */
+  private fromSnapshot(ids: string[], domainOf: ReadonlyMap<string, string>): void {
+    const { file, texts } = this.options.snapshot!;
+    this.snapshotRead = true;
+    const { zones, problem } = file.read();
+    if (problem) this.log.warn({ file: file.path, problem }, 'zone snapshot not used');
+    if (zones === 0) return;
+    const rest: string[] = [];
+    for (const id of ids) {
+      const domain = domainOf.get(id)!;
+      const chosen = this.chosen(domain);
+      const kept = chosen?.id === id ? file.take(id, domain, chosen.serial) : null;
+      if (!kept) {
+        rest.push(id);
+        continue;
+      }
+      texts.holdText(domain, chosen!.serial, kept.text, kept.records);
+      this.failing.delete(domain);
+      this.served.set(domain, chosen!);
+    }
+    file.clear();
+    this.log.info({ file: file.path, zones: ids.length - rest.length, read: rest.length }, 'zones taken from the snapshot');
+    ids.length = 0;
+    ids.push(...rest);
+  }
+
+  /** The snapshot written soon (the first time a second after the first load, then once per SNAPSHOT_EVERY_MS at most). */
+  private snapshotDue(): void {
+    if (this.snapshotTimer) return;
+    const wait = this.snapshotWritten === 0 ? 1000 : Math.max(0, this.snapshotWritten + SNAPSHOT_EVERY_MS - Date.now());
+    this.snapshotTimer = setTimeout(() => this.writeSnapshot(), wait);
+    this.snapshotTimer.unref();
+  }
+
+  /** Writes every zone held as a text, at the version served, to the snapshot (its failure is logged: only a later start is slower). */
+  writeSnapshot(): void {
+    this.snapshotTimer = null;
+    const { file, texts } = this.options.snapshot!;
+    this.snapshotDirty = false;
+    this.snapshotWritten = Date.now();
+    const held: HeldText[] = [];
+    for (const [domain, v] of this.served) {
+      const t = texts.heldText(domain);
+      if (t && t.serial === v.serial) held.push({ id: v.id, domain, serial: v.serial, text: t.text, records: t.records });
+    }
+    try {
+      file.write(held);
+    } catch (err) {
+      this.log.warn({ err, file: file.path }, 'zone snapshot not written');
+    }
   }
 
   /**
@@ -233,6 +315,7 @@ export class ZoneSync {
     }
     this.failing.delete(domain);
     this.served.set(domain, chosen.serial === zone.serial ? chosen : { id: chosen.id, serial: zone.serial });
+    this.snapshotDirty = true;
   }
 
   /**
@@ -311,5 +394,7 @@ export class ZoneSync {
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
+    if (this.snapshotTimer) clearTimeout(this.snapshotTimer);
+    this.snapshotTimer = null;
   }
 }

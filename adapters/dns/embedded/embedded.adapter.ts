@@ -73,8 +73,11 @@ const nameOf = (owner: DormantOwner, domain: string): string =>
 const dormantTexts = new Map<string, string>();
 const DORMANT_TEXTS_LIMIT = 4096;
 
-const dormantText = (zone: Zone): string => {
-  const text = JSON.stringify(zone.recordSets.map((rs) => [ownerOf(rs.name, zone.domain), rs.type, rs.ttl, rs.values]));
+const dormantText = (zone: Zone): string =>
+  heldOnce(JSON.stringify(zone.recordSets.map((rs) => [ownerOf(rs.name, zone.domain), rs.type, rs.ttl, rs.values])));
+
+/** The text held for `text`: one string for equal texts (dormantTexts). */
+const heldOnce = (text: string): string => {
   const held = dormantTexts.get(text);
   if (held !== undefined) return held;
   if (dormantTexts.size >= DORMANT_TEXTS_LIMIT) dormantTexts.clear();
@@ -105,7 +108,9 @@ class DormantZone {
     readonly apex: string,
     readonly serial: number,
     domain: string,
-    private readonly sets: string,
+    /** Its record sets (dormantText). */
+    readonly sets: string,
+    readonly records: number,
     public compiled: CompiledZone | null,
   ) {
     this.domain = domain === apex ? null : domain;
@@ -276,7 +281,7 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
       this.tcp = tcp;
       this.bound = { host, port };
       this.log.info({ host, port, zones: this.zones.size, udp: this.udpMode() }, 'DNS server listening (UDP and TCP)');
-      void this.compilePendingZones();
+      this.pendingCompiled = this.compilePendingZones();
       return;
     }
   }
@@ -436,7 +441,7 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
       if (checked.recordCount <= DORMANT_MAX_RECORDS && !this.zones.has(apex)) {
         this.outdateAbove(apex);
         this.awake.delete(apex);
-        this.zones.set(apex, new DormantZone(apex, checked.serial, zone.domain, dormantText(zone), null));
+        this.zones.set(apex, new DormantZone(apex, checked.serial, zone.domain, dormantText(zone), checked.recordCount, null));
         this.published(apex, checked.serial, checked.recordCount);
         return;
       }
@@ -459,10 +464,33 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     if (!zone.signing && compiled.dnssec === null && compiled.recordCount <= DORMANT_MAX_RECORDS) {
       // Asleep from the start: most of an account's zones are asked rarely. Compiling it again when asked is
       // quick at this size, so it keeps no base for an incremental build either.
-      this.zones.set(compiled.apex, new DormantZone(compiled.apex, compiled.serial, zone.domain, dormantText(zone), null));
+      this.zones.set(
+        compiled.apex,
+        new DormantZone(compiled.apex, compiled.serial, zone.domain, dormantText(zone), compiled.recordCount, null),
+      );
       this.signatures.forget(compiled.apex);
     } else this.zones.set(compiled.apex, compiled);
     this.published(compiled.apex, compiled.serial, compiled.recordCount);
+  }
+
+  /** ZoneSync's HeldTexts: how a zone is held, if as a text (a small unsigned zone, DormantZone). */
+  heldText(domain: string): { serial: number; text: string; records: number } | null {
+    const z = this.zones.get(domain.toLowerCase().replace(/\.$/, ''));
+    return z instanceof DormantZone ? { serial: z.serial, text: z.sets, records: z.records } : null;
+  }
+
+  /**
+   * ZoneSync's HeldTexts: holds `domain` at `serial` as the text a server of this kind held it as (a
+   * snapshot's, zone-snapshot.ts): checked when it was published then, so neither checked nor compiled now.
+   */
+  holdText(domain: string, serial: number, text: string, records: number): void {
+    const apex = normaliseName(domain);
+    if (this.zones.has(apex)) this.outdate(apex);
+    else this.outdateAbove(apex);
+    this.awake.delete(apex);
+    this.signatures.forget(apex);
+    this.zones.set(apex, new DormantZone(apex, serial, domain, heldOnce(text), records, null));
+    this.published(apex, serial, records);
   }
 
   /** A zone is served at a new serial: logged, and the secondaries notified in the background. */
@@ -678,12 +706,22 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
    * The pending zones (the catalog published before start) compiled through publish, as any later version is
    * (so its base for incremental builds is kept), once the server answers.
    */
-  private async compilePendingZones(): Promise<void> {
+  private async compilePendingZones(): Promise<number> {
     await new Promise((resolve) => setImmediate(resolve));
+    let compiled = 0;
     for (const z of [...this.zones.values()]) {
       if (!(z instanceof PendingZone) || this.zones.get(z.apex) !== z) continue;
       await this.publish(z.zone).catch((err: unknown) => this.log.error({ err, zone: z.apex }, 'pending zone not compiled'));
+      compiled++;
     }
+    return compiled;
+  }
+
+  private pendingCompiled: Promise<number> = Promise.resolve(0);
+
+  /** Resolves once start's compile of the pending zones is done, with how many it compiled. */
+  pendingSettled(): Promise<number> {
+    return this.pendingCompiled;
   }
 
   /**
