@@ -128,11 +128,16 @@ export const serveDns = async (o: DnsServingOptions): Promise<DnsServing> => {
     });
     await sync.load();
     // A cluster worker serves nothing else: the pages its first load's garbage took go back — before it serves,
-    // or, when it compiles the catalog once it serves (embedded.adapter.ts, PendingZone), after that compile.
+    // or, when it compiles the catalog once it serves (embedded.adapter.ts, PendingZone), after that compile
+    // and the snapshot's first write (worker 0), whose garbage goes too.
     const compactLater = worker !== undefined && dns.pendingZones() > 0;
     if (worker !== undefined && !compactLater) compactHeap();
     await dns.start();
-    if (compactLater) void dns.pendingSettled().then(() => compactHeap());
+    if (worker !== undefined)
+      void dns.pendingSettled().then(() => {
+        const wrote = sync.flushSnapshot();
+        if (compactLater || wrote) compactHeap();
+      });
     sync.start();
     sync.follow(o.changes); // every zone change of any process, within a second
     return { dns, sync };

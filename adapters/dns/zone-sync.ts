@@ -233,6 +233,14 @@ export class ZoneSync {
     this.snapshotTimer.unref();
   }
 
+  /** Writes the snapshot now if this sync writes it and what is held changed since its last write (instead of the timer's write). */
+  flushSnapshot(): boolean {
+    if (!this.options.snapshot?.write || !this.snapshotDirty) return false;
+    if (this.snapshotTimer) clearTimeout(this.snapshotTimer);
+    this.writeSnapshot();
+    return true;
+  }
+
   /** Writes every zone held as a text, at the version served, to the snapshot (its failure is logged: only a later start is slower). */
   writeSnapshot(): void {
     this.snapshotTimer = null;
