@@ -75,6 +75,31 @@ const caa = (value: string): dnsPacket.CaaData => {
   return { flags, tag: m.tag.toLowerCase() as dnsPacket.CaaData['tag'], value: v };
 };
 
+const NAME_TYPE_CODES = { NS: T.NS, CNAME: T.CNAME, DNAME: T.DNAME, PTR: T.PTR } as const;
+
+/**
+ * The tail of a record whose RDATA is one name (NS, CNAME, DNAME, PTR), `target` as normaliseName gives it
+ * (no escapes, no final dot; '' the root): the octets dns-packet's encoder writes, without building its
+ * record object and a whole message first — a catalog of 10,000 members is 10,000 PTRs.
+ */
+export const nameTail = (type: keyof typeof NAME_TYPE_CODES, ttl: number, target: string): Buffer => {
+  const length = target === '' ? 1 : Buffer.byteLength(target) + 2;
+  const tail = Buffer.allocUnsafe(10 + length);
+  tail.writeUInt16BE(NAME_TYPE_CODES[type], 0);
+  tail.writeUInt16BE(1, 2); // IN
+  tail.writeUInt32BE(ttl >>> 0, 4);
+  tail.writeUInt16BE(length, 8);
+  let at = 10;
+  if (target !== '')
+    for (const label of target.split('.')) {
+      const n = tail.write(label, at + 1);
+      tail[at] = n;
+      at += n + 1;
+    }
+  tail[at] = 0;
+  return tail;
+};
+
 /** One record's tail (see wire.ts) and, for NS/CNAME/DNAME/PTR/MX/SRV, its target. */
 export const encodeValue = (type: RecordType, ttl: number, value: string): { tail: Buffer; target?: string } => {
   const base = { name: '.', ttl, class: 'IN' as const };
@@ -91,7 +116,7 @@ export const encodeValue = (type: RecordType, ttl: number, value: string): { tai
     case 'DNAME':
     case 'PTR': {
       const target = normaliseName(fields(value, 1, type)[0]!);
-      return { tail: encodeTail({ ...base, type, data: target || '.' }), target };
+      return { tail: nameTail(type, ttl, target), target };
     }
     case 'MX': {
       const [pref, exchange] = fields(value, 2, type);
