@@ -5,6 +5,7 @@ import { EmbeddedNameserver, type EmbeddedNameserverConfig } from '../adapters/d
 import type { CatalogVersion } from '../adapters/dns/catalog.js';
 import { ZoneSync } from '../adapters/dns/zone-sync.js';
 import { ZoneSnapshot } from '../adapters/dns/zone-snapshot.js';
+import { forgetCheckedValues } from '../adapters/dns/embedded/compiled-zone.js';
 import { AesGcmSecretBox } from '../adapters/crypto/node/index.js';
 import { SignPool } from '../adapters/dns/embedded/sign-pool.js';
 import { ZoneSignatures } from '../adapters/dns/embedded/zone-signatures.js';
@@ -44,6 +45,12 @@ export interface DnsServingOptions {
   readonly heldWorkers?: HeldDnsWorkers;
   /** Set in a cluster worker: its index (worker 0 alone NOTIFYs the secondaries). */
   readonly workerIndex?: number;
+  /**
+   * A cluster worker that replaces one that died, the others serving meanwhile: it does everything before it
+   * serves (the catalog compiled, the heap compacted), since no start waits for it — answering late for a
+   * moment would only lose queries the kernel gives its new socket.
+   */
+  readonly restart?: boolean;
   /** Test and bench overrides of the embedded server's settings (ports, answer cache…). */
   readonly overrides?: Partial<EmbeddedNameserverConfig>;
   /** Counts what the server(s) of this process serve (metrics). */
@@ -107,7 +114,8 @@ export const serveDns = async (o: DnsServingOptions): Promise<DnsServing> => {
       ...(openKey ? { openKey, bulkSigner: signPool.sign } : {}),
       ...(config.dnsNsid ? { nsid: config.dnsNsid } : {}),
       ...(config.dnsRrl ? { rrl: config.dnsRrl } : {}),
-      ...(catalog ? { catalog: catalog.name } : {}),
+      // The catalog compiled once the server answers, not in the way of a start (a restarted worker's waits for nothing).
+      ...(catalog && !o.restart ? { catalog: catalog.name } : {}),
       // Worker 0 NOTIFYs after the cluster primary has synced the other workers (adapters/dns/cluster.ts),
       // then checks each secondary's serial, NOTIFYing again while it is behind.
       ...(worker !== undefined ? { notify: { verifyMs: 250 }, reusePort: true } : {}),
@@ -118,15 +126,18 @@ export const serveDns = async (o: DnsServingOptions): Promise<DnsServing> => {
       const signedLog = log.child({ component: 'dns-update' });
       dns.acceptSigned(servfailOnError(new SignedMessages(signed, { serves: only ?? null, log: signedLog }), signedLog));
     }
-    // The zones held as texts, kept for the next start (README "DNS: the zone snapshot"); written by one process.
+    // The zones held as texts, kept for the next start (README, How it behaves); written by cluster worker 0
+    // alone. (A server alone in its process is also published to directly by ZoneService, in either
+    // environment: what it holds for a name is not always the version ZoneSync served, so it never writes.)
     const snapshot = new ZoneSnapshot(join(config.varDir, `dns-zones-${only ?? 'all'}.snapshot`));
     const sync = new ZoneSync(o.zones, dns, log.child({ component: 'zone-sync', ...(only ? { environment: only } : {}) }), {
       ...(only ? { only } : {}),
       catalog,
       bases: dns,
-      snapshot: { file: snapshot, texts: dns, write: worker === undefined || worker === 0 },
+      snapshot: { file: snapshot, texts: dns, write: worker === 0 },
     });
     await sync.load();
+    forgetCheckedValues();
     // A cluster worker serves nothing else: the pages its first load's garbage took go back — before it serves,
     // or, when it compiles the catalog once it serves (embedded.adapter.ts, PendingZone), after that compile
     // and the snapshot's first write (worker 0), whose garbage goes too.
@@ -134,8 +145,8 @@ export const serveDns = async (o: DnsServingOptions): Promise<DnsServing> => {
     if (worker !== undefined && !compactLater) compactHeap();
     await dns.start();
     if (worker !== undefined)
-      void dns.pendingSettled().then(() => {
-        const wrote = sync.flushSnapshot();
+      void dns.pendingSettled().then(async () => {
+        const wrote = await sync.flushSnapshot();
         if (compactLater || wrote) compactHeap();
       });
     sync.start();

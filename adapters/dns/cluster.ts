@@ -162,7 +162,9 @@ export class DnsCluster implements ZonePublisher {
     const worker = heldWorker && !heldWorker.isDead() ? heldWorker : forkWorker(index, this.signed !== null);
     if (this.signed) answerSignedUseCases(worker, this.signed);
     // The worker opens the store once told to (now: the store is migrated and the signer has run).
-    const start = (): void => void (worker.isConnected() && worker.send({ type: 'start' }));
+    // `restart`: a worker that replaces one once the cluster serves (the others serve meanwhile), not one of its start.
+    const restart = this.started;
+    const start = (): void => void (worker.isConnected() && worker.send({ type: 'start', restart }));
     if (loaded.has(worker)) start();
     else worker.on('message', (m: { type?: string }) => m?.type === 'loaded' && start());
     const ready = new Promise<void>((resolve, reject) => {

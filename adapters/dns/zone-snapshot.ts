@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 
 /**
  * A small unsigned zone as a DNS server held it (embedded.adapter.ts, DormantZone): its record sets as one
@@ -9,6 +9,8 @@ export interface HeldText {
   readonly id: string;
   readonly domain: string;
   readonly serial: number;
+  /** The version's stamp (ZoneRepository.versionStamps): its serial and when the commit that made it was written. */
+  readonly stamp: string;
   readonly text: string;
   readonly records: number;
 }
@@ -17,24 +19,29 @@ export interface HeldText {
  * What the file holds is written for this format: a server never takes a text written for another. Bump it
  * whenever what a held text means, or what a zone is checked for before it is held, changes.
  */
-const FORMAT = 1;
+const FORMAT = 2;
 
-type Row = [id: string, domain: string, serial: number, text: number, records: number];
+type Row = [id: string, domain: string, serial: number, stamp: string, text: number, records: number];
 
 /**
  * The small unsigned zones a DNS server held, kept in a file (VAR_DIR) for its next start: a DNS worker that
  * starts on an account of 10,000 zones takes each zone whose version the store still names — the same zone
  * id at the same serial — from the file instead of reading its record sets from the store and checking them
  * again. The store stays the authority: which zones exist, are served, and at what serial, is read from it
- * at every start; the file only saves reading and checking what a version holds. A version's content never
- * changes under its serial (every commit moves the serial, as DNS requires of a zone its secondaries copy),
- * so a file written long ago only misses more often; it is never wrong.
+ * at every start; the file only saves reading and checking what a version holds. A version is its zone id,
+ * serial and stamp (when the commit that made the serial was written): every commit moves the serial (as DNS
+ * requires of a zone its secondaries copy), and a store restored from a backup that makes a serial again
+ * makes it at another moment. A change made by hand in SQL that moves neither is not seen (nor by a
+ * secondary): delete the file, or commit through the service.
  *
  * Written whole to a temporary file, then renamed over the old one (a reader sees one file or the other);
  * the body's SHA-256 is checked on reading, and a file that fails any check is not used at all.
  */
 export class ZoneSnapshot {
-  private kept = new Map<string, { readonly domain: string; readonly serial: number; readonly text: string; readonly records: number }>();
+  private kept = new Map<
+    string,
+    { readonly domain: string; readonly serial: number; readonly stamp: string; readonly text: string; readonly records: number }
+  >();
 
   constructor(readonly path: string) {}
 
@@ -58,18 +65,19 @@ export class ZoneSnapshot {
       if (!Array.isArray(texts) || !Array.isArray(zones) || !texts.every((t) => typeof t === 'string'))
         return { zones: 0, problem: 'not a snapshot' };
       for (const z of zones as unknown[]) {
-        const [id, domain, serial, text, records] = z as Row;
+        const [id, domain, serial, stamp, text, records] = z as Row;
         if (
           typeof id !== 'string' ||
           typeof domain !== 'string' ||
           !Number.isInteger(serial) ||
+          typeof stamp !== 'string' ||
           typeof texts[text] !== 'string' ||
           !Number.isInteger(records)
         ) {
           this.kept.clear();
           return { zones: 0, problem: 'not a snapshot' };
         }
-        this.kept.set(id, { domain, serial, text: texts[text] as string, records });
+        this.kept.set(id, { domain, serial, stamp, text: texts[text] as string, records });
       }
     } catch {
       this.kept.clear();
@@ -78,12 +86,12 @@ export class ZoneSnapshot {
     return { zones: this.kept.size, problem: null };
   }
 
-  /** The text of zone `id` as `domain` at `serial`, if the file holds that very version (each is taken once). */
-  take(id: string, domain: string, serial: number): { text: string; records: number } | null {
+  /** The text of zone `id` as `domain` at `serial` and `stamp`, if the file holds that very version (each is taken once). */
+  take(id: string, domain: string, serial: number, stamp: string | undefined): { text: string; records: number } | null {
     const k = this.kept.get(id);
     if (!k) return null;
     this.kept.delete(id);
-    return k.domain === domain && k.serial === serial ? { text: k.text, records: k.records } : null;
+    return k.domain === domain && k.serial === serial && k.stamp === stamp ? { text: k.text, records: k.records } : null;
   }
 
   /** Lets go of what was read and not taken. */
@@ -99,13 +107,18 @@ export class ZoneSnapshot {
     for (const z of zones) {
       let i = index.get(z.text);
       if (i === undefined) index.set(z.text, (i = texts.push(z.text) - 1));
-      rows.push([z.id, z.domain, z.serial, i, z.records]);
+      rows.push([z.id, z.domain, z.serial, z.stamp, i, z.records]);
     }
     const body = JSON.stringify({ texts, zones: rows });
     const head = JSON.stringify({ format: FORMAT, sha256: createHash('sha256').update(body).digest('hex') });
-    const tmp = `${this.path}.${process.pid}.tmp`;
-    writeFileSync(tmp, `${head}\n${body}`, { mode: 0o600 });
-    renameSync(tmp, this.path);
+    const tmp = `${this.path}.${randomBytes(6).toString('hex')}.tmp`;
+    try {
+      writeFileSync(tmp, `${head}\n${body}`, { mode: 0o600 });
+      renameSync(tmp, this.path);
+    } catch (err) {
+      rmSync(tmp, { force: true });
+      throw err;
+    }
     return rows.length;
   }
 }

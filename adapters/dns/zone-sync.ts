@@ -103,6 +103,7 @@ export class ZoneSync {
   private snapshotDirty = false;
   private snapshotWritten = 0;
   private snapshotTimer: NodeJS.Timeout | null = null;
+  private stopped = false;
 
   constructor(
     private readonly zones: ZoneRepository,
@@ -183,7 +184,7 @@ export class ZoneSync {
     }
     for (const { domain, id, base } of fromBase) if (!(await this.publishFromBase(domain, id, base))) toLoad.push(id);
     if (this.options.signedOnly) await this.withdrawUnsigned(toLoad, domainOf);
-    if (this.options.snapshot && !this.snapshotRead) this.fromSnapshot(toLoad, domainOf);
+    if (this.options.snapshot && !this.snapshotRead) await this.fromSnapshot(toLoad, domainOf);
     for (let i = 0; i < toLoad.length; i += LOAD_BATCH) {
       for (const zone of await this.zones.findByIds(toLoad.slice(i, i + LOAD_BATCH))) await this.publishOne(zone);
     }
@@ -200,17 +201,18 @@ export class ZoneSync {
    * The first load: the zones of `ids` whose version the snapshot holds are held from it (not read, not
    * checked again) and taken out of `ids`.
    */
-  private fromSnapshot(ids: string[], domainOf: ReadonlyMap<string, string>): void {
+  private async fromSnapshot(ids: string[], domainOf: ReadonlyMap<string, string>): Promise<void> {
     const { file, texts } = this.options.snapshot!;
     this.snapshotRead = true;
     const { zones, problem } = file.read();
     if (problem) this.log.warn({ file: file.path, problem }, 'zone snapshot not used');
     if (zones === 0) return;
+    const stamps = await this.zones.versionStamps();
     const rest: string[] = [];
     for (const id of ids) {
       const domain = domainOf.get(id)!;
       const chosen = this.chosen(domain);
-      const kept = chosen?.id === id ? file.take(id, domain, chosen.serial) : null;
+      const kept = chosen?.id === id ? file.take(id, domain, chosen.serial, stamps.get(id)) : null;
       if (!kept) {
         rest.push(id);
         continue;
@@ -227,32 +229,36 @@ export class ZoneSync {
 
   /** The snapshot written soon (the first time a second after the first load, then once per SNAPSHOT_EVERY_MS at most). */
   private snapshotDue(): void {
-    if (this.snapshotTimer) return;
+    if (this.snapshotTimer || this.stopped) return;
     const wait = this.snapshotWritten === 0 ? 1000 : Math.max(0, this.snapshotWritten + SNAPSHOT_EVERY_MS - Date.now());
-    this.snapshotTimer = setTimeout(() => this.writeSnapshot(), wait);
+    this.snapshotTimer = setTimeout(() => void this.writeSnapshot(), wait);
     this.snapshotTimer.unref();
   }
 
   /** Writes the snapshot now if this sync writes it and what is held changed since its last write (instead of the timer's write). */
-  flushSnapshot(): boolean {
-    if (!this.options.snapshot?.write || !this.snapshotDirty) return false;
-    if (this.snapshotTimer) clearTimeout(this.snapshotTimer);
-    this.writeSnapshot();
+  async flushSnapshot(): Promise<boolean> {
+    if (!this.options.snapshot?.write || !this.snapshotDirty || this.stopped) return false;
+    await this.writeSnapshot();
     return true;
   }
 
   /** Writes every zone held as a text, at the version served, to the snapshot (its failure is logged: only a later start is slower). */
-  writeSnapshot(): void {
+  async writeSnapshot(): Promise<void> {
+    if (this.snapshotTimer) clearTimeout(this.snapshotTimer);
     this.snapshotTimer = null;
     const { file, texts } = this.options.snapshot!;
     this.snapshotDirty = false;
     this.snapshotWritten = Date.now();
-    const held: HeldText[] = [];
-    for (const [domain, v] of this.served) {
-      const t = texts.heldText(domain);
-      if (t && t.serial === v.serial) held.push({ id: v.id, domain, serial: v.serial, text: t.text, records: t.records });
-    }
     try {
+      // Each version as the store stamps it now: one that moved on since it was served is left out.
+      const stamps = await this.zones.versionStamps();
+      const held: HeldText[] = [];
+      for (const [domain, v] of this.served) {
+        const t = texts.heldText(domain);
+        const stamp = stamps.get(v.id);
+        if (t && t.serial === v.serial && stamp?.startsWith(`${v.serial}/`))
+          held.push({ id: v.id, domain, serial: v.serial, stamp, text: t.text, records: t.records });
+      }
       file.write(held);
     } catch (err) {
       this.log.warn({ err, file: file.path }, 'zone snapshot not written');
@@ -401,6 +407,7 @@ export class ZoneSync {
   }
 
   stop(): void {
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     if (this.snapshotTimer) clearTimeout(this.snapshotTimer);
     this.snapshotTimer = null;

@@ -36,7 +36,7 @@ collectDefaultMetrics({ register: registry });
 const observer = new DnsMetrics(registry);
 answerScrapes(registry, () => []);
 
-const main = async () => {
+const main = async (restart: boolean) => {
   const store = new SqlDnsStore({ url: config.databaseUrl, ...(config.databaseSchema ? { schema: config.databaseSchema } : {}) });
   const dns = await serveDns({
     config,
@@ -45,6 +45,7 @@ const main = async () => {
     changes: store.changes,
     log,
     workerIndex: index,
+    restart,
     observer,
     ...(process.env.DOMIVKA_DNS_SIGNED === '1' ? { signed: remoteSignedUseCases(process as never) } : {}),
   });
@@ -65,10 +66,10 @@ const main = async () => {
   process.send?.({ type: 'ready' });
 };
 
-const onStart = (m: { type?: string }): void => {
+const onStart = (m: { type?: string; restart?: boolean }): void => {
   if (m?.type !== 'start') return;
   process.off('message', onStart);
-  main().catch((err) => {
+  main(m.restart === true).catch((err) => {
     process.stderr.write(`${(err as Error).stack}\n`);
     process.exit(1);
   });

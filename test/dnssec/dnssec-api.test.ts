@@ -55,6 +55,12 @@ eachStore('DNSSEC through the API (PUT, GET, DELETE …/dnssec)', (kind) => {
     expect(again.body.ds).to.deep.equal(on.body.ds);
     const read = await call('GET', `/v1/domains/${zone}/dnssec`, key);
     expect(read.body.ds).to.deep.equal(on.body.ds);
+    // The signer's first load asks which zones are signed by id alone (signedAmong): exactly those whose heads carry signing.
+    const zones = api.system.store.zones;
+    const ids = (await zones.versions()).map((v) => v.id);
+    const signed = (await zones.headsByIds(ids)).filter((h) => h.signing).map((h) => h.id);
+    expect(signed).to.have.length(1);
+    expect([...(await zones.signedAmong(ids))]).to.deep.equal(signed);
 
     const answer = await dig(api.dnsPort!, `www.${zone}`, 'A', '+dnssec');
     expect(answer.answer.map((r) => r.type)).to.deep.equal(['A', 'RRSIG']);

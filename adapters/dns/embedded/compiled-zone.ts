@@ -176,6 +176,9 @@ export const encodeRecordSet = (rs: RecordSet, apex: string): EncodedRecordSet =
 const checkedValues = new Map<string, { readonly tail: string } | { readonly refused: string }>();
 const CHECKED_VALUES_LIMIT = 4096;
 
+/** Lets go of the values checked (a DNS server, once it has loaded every zone: later publishes are few). */
+export const forgetCheckedValues = (): void => checkedValues.clear();
+
 /** encodeValue's tail as latin1, or the RdataError it throws, remembered (checkedValues). */
 const checkedValue = (type: RecordSet['type'], ttl: number, value: string): string => {
   const key = `${type}\u0000${ttl}\u0000${value}`;

@@ -419,6 +419,11 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
    * nor behind what the secondaries already hold. Secondaries are notified in the background.
    */
   async publish(zone: Zone): Promise<void> {
+    return this.publishZone(zone, true);
+  }
+
+  /** publish; `announce`: NOTIFY the secondaries (not for the catalog compiled after start: its serial was announced). */
+  private async publishZone(zone: Zone, announce: boolean): Promise<void> {
     // A zone that will be held dormant (below) keeps no base for an incremental build: it is not built from.
     let values = 0;
     for (const rs of zone.recordSets) values += rs.values.length;
@@ -430,6 +435,8 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
       // The catalog, before the server answers: compiled once it does (start), or when first asked.
       const held = this.zones.get(apex);
       if (held && serialBefore(zone.serial, held.serial)) return;
+      if (held) this.outdate(apex);
+      else this.outdateAbove(apex);
       this.zones.set(apex, new PendingZone(apex, zone, skip));
       this.published(apex, zone.serial, values);
       return;
@@ -470,7 +477,7 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
       );
       this.signatures.forget(compiled.apex);
     } else this.zones.set(compiled.apex, compiled);
-    this.published(compiled.apex, compiled.serial, compiled.recordCount);
+    this.published(compiled.apex, compiled.serial, compiled.recordCount, announce);
   }
 
   /** ZoneSync's HeldTexts: how a zone is held, if as a text (a small unsigned zone, DormantZone). */
@@ -494,9 +501,9 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
   }
 
   /** A zone is served at a new serial: logged, and the secondaries notified in the background. */
-  private published(apex: string, serial: number, records: number): void {
+  private published(apex: string, serial: number, records: number, announce = true): void {
     this.log.debug({ zone: apex, serial, records }, 'zone published');
-    if (this.bound && this.config.secondaries.length > 0 && this.config.notifyOnPublish) {
+    if (announce && this.bound && this.config.secondaries.length > 0 && this.config.notifyOnPublish) {
       this.observer?.notified();
       this.notifier.notify(apex, serial).catch((err: unknown) => this.log.error({ err, zone: apex }, 'NOTIFY failed'));
     }
@@ -711,7 +718,7 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     let compiled = 0;
     for (const z of [...this.zones.values()]) {
       if (!(z instanceof PendingZone) || this.zones.get(z.apex) !== z) continue;
-      await this.publish(z.zone).catch((err: unknown) => this.log.error({ err, zone: z.apex }, 'pending zone not compiled'));
+      await this.publishZone(z.zone, false).catch((err: unknown) => this.log.error({ err, zone: z.apex }, 'pending zone not compiled'));
       compiled++;
     }
     return compiled;

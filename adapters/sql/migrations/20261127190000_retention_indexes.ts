@@ -4,13 +4,30 @@ import type { Knex } from 'knex';
  * The retention pass (src/worker.ts, every 30 s) deletes events and webhook deliveries older than the
  * retention: without an index on their age each pass scanned every row — ~200 ms on an account of 50,000
  * events, the event loop held every half minute. With these it reads only the rows it deletes.
+ *
+ * On Postgres the indexes are built CONCURRENTLY, outside a transaction (`config`): a plain CREATE INDEX
+ * would hold every insert of an event (and of a delivery) for as long as the build takes on a large table,
+ * those of the processes still running the previous version during a rolling deploy included.
  */
+export const config = { transaction: false };
+
+const INDEXES = [
+  ['events', 'occurred_at', 'events_occurred_at'],
+  ['webhook_deliveries', 'created_at', 'webhook_deliveries_created_at'],
+] as const;
+
+const postgres = (knex: Knex): boolean => (knex.client as { dialect?: string }).dialect === 'postgresql';
+
 export async function up(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('events', (t) => t.index(['occurred_at'], 'events_occurred_at'));
-  await knex.schema.alterTable('webhook_deliveries', (t) => t.index(['created_at'], 'webhook_deliveries_created_at'));
+  for (const [table, column, name] of INDEXES) {
+    if (postgres(knex)) await knex.raw('create index concurrently if not exists ?? on ?? (??)', [name, table, column]);
+    else await knex.schema.alterTable(table, (t) => t.index([column], name));
+  }
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('events', (t) => t.dropIndex(['occurred_at'], 'events_occurred_at'));
-  await knex.schema.alterTable('webhook_deliveries', (t) => t.dropIndex(['created_at'], 'webhook_deliveries_created_at'));
+  for (const [table, column, name] of INDEXES) {
+    if (postgres(knex)) await knex.raw('drop index concurrently if exists ??', [name]);
+    else await knex.schema.alterTable(table, (t) => t.dropIndex([column], name));
+  }
 }

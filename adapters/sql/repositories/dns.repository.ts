@@ -261,6 +261,17 @@ export class SqlZoneRepository implements ZoneRepository {
     return this.heads(await this.rowsByIds(ids));
   }
 
+  async versionStamps(): Promise<Map<string, string>> {
+    const rows = await rawRows<{ id: string; serial: string | number; updated_at: string }>(
+      this.uow.db(),
+      'select id, serial, updated_at from dns_zones',
+      [],
+    );
+    const stamps = new Map<string, string>();
+    for (const r of rows) stamps.set(r.id, `${Number(r.serial)}/${r.updated_at}`);
+    return stamps;
+  }
+
   async signedAmong(ids: readonly string[]): Promise<Set<string>> {
     const db = this.uow.db();
     const signed = new Set<string>();

@@ -56,6 +56,12 @@ export interface ZoneRepository {
   /** Of these zones, the ids of those signed (DNSSEC on): what `signing` of their heads would say, without reading the heads. */
   signedAmong(ids: readonly string[]): Promise<Set<string>>;
   /**
+   * Every zone's version stamp, by zone id: its serial and when the commit that made that serial was written.
+   * A serial names one version of a zone's records only while the store runs forward: a store restored from a
+   * backup makes the same serials again, for other records, at other moments — the stamp tells them apart.
+   */
+  versionStamps(): Promise<Map<string, string>>;
+  /**
    * The zone's head now and, in order, the commits that led to its serial from `fromSerial` (none when it
    * is still there): what a DNS server that serves the zone at `fromSerial` needs to build the new version
    * from its own. Null when the zone is gone, or the store does not hold every commit between (a change

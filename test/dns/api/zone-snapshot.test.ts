@@ -21,23 +21,27 @@ describe('ZoneSnapshot: the file a DNS server keeps its small zones in for its n
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   const held = [
-    { id: 'z1', domain: 'one.example', serial: 5, text: '[[0,"A",300,["192.0.2.1"]]]', records: 1 },
-    { id: 'z2', domain: 'two.example', serial: 7, text: '[[0,"A",300,["192.0.2.1"]]]', records: 1 },
-    { id: 'z3', domain: 'three.example', serial: 1, text: '[[0,"TXT",60,["x"]]]', records: 1 },
+    { id: 'z1', domain: 'one.example', serial: 5, stamp: '5/2026-11-27T10:00:00.000Z', text: '[[0,"A",300,["192.0.2.1"]]]', records: 1 },
+    { id: 'z2', domain: 'two.example', serial: 7, stamp: '7/2026-11-27T10:00:01.000Z', text: '[[0,"A",300,["192.0.2.1"]]]', records: 1 },
+    { id: 'z3', domain: 'three.example', serial: 1, stamp: '1/2026-11-27T10:00:02.000Z', text: '[[0,"TXT",60,["x"]]]', records: 1 },
   ];
 
-  it('gives back a version only for the same zone id, domain and serial, once; equal texts are written once; only its owner reads it', () => {
+  it('gives back a version only for the same zone id, domain, serial and stamp, once; equal texts are written once; only its owner reads it', () => {
     const path = join(dir, 'zones.snapshot');
     expect(new ZoneSnapshot(path).write(held)).to.equal(3);
     expect(readFileSync(path, 'utf8').split('[[0,\\"A\\"').length - 1).to.equal(1);
     expect(statSync(path).mode & 0o777).to.equal(0o600);
     const s = new ZoneSnapshot(path);
     expect(s.read()).to.deep.equal({ zones: 3, problem: null });
-    expect(s.take('z1', 'one.example', 6)).to.equal(null); // another serial: not that version
-    expect(s.take('z1', 'one.example', 5)).to.equal(null); // taken (and refused) once
-    expect(s.take('z2', 'other.example', 7)).to.equal(null); // another name
-    expect(s.take('z3', 'three.example', 1)).to.deep.equal({ text: held[2]!.text, records: 1 });
-    expect(s.take('z4', 'four.example', 1)).to.equal(null);
+    expect(s.take('z1', 'one.example', 6, '6/2026-11-27T10:00:00.000Z')).to.equal(null); // another serial: not that version
+    expect(s.take('z1', 'one.example', 5, held[0]!.stamp)).to.equal(null); // taken (and refused) once
+    expect(s.take('z2', 'other.example', 7, held[1]!.stamp)).to.equal(null); // another name
+    // The same serial made again at another moment (a store restored from a backup): not that version.
+    const again = new ZoneSnapshot(path);
+    again.read();
+    expect(again.take('z2', 'two.example', 7, '7/2026-11-28T09:00:00.000Z')).to.equal(null);
+    expect(s.take('z3', 'three.example', 1, held[2]!.stamp)).to.deep.equal({ text: held[2]!.text, records: 1 });
+    expect(s.take('z4', 'four.example', 1, undefined)).to.equal(null);
   });
 
   it('a file that is missing, of another format, altered, cut short or not a snapshot is not used at all', () => {
@@ -46,17 +50,17 @@ describe('ZoneSnapshot: the file a DNS server keeps its small zones in for its n
     new ZoneSnapshot(path).write(held);
     const good = readFileSync(path, 'utf8');
     const cases: Array<[string, string]> = [
-      [good.replace('"format":1', '"format":2'), 'format 2, not 1'],
+      [good.replace('"format":2', '"format":1'), 'format 1, not 2'],
       [good.replace('192.0.2.1', '192.0.2.9'), 'checksum mismatch'],
       [good.slice(0, good.length - 10), 'checksum mismatch'],
       ['not json\n{}', 'not a snapshot'],
-      [`${JSON.stringify({ format: 1, sha256: 'x' })}`, 'not a snapshot'],
+      [`${JSON.stringify({ format: 2, sha256: 'x' })}`, 'not a snapshot'],
     ];
     for (const [text, problem] of cases) {
       writeFileSync(path, text);
       const s = new ZoneSnapshot(path);
       expect(s.read(), problem).to.deep.equal({ zones: 0, problem });
-      expect(s.take('z3', 'three.example', 1)).to.equal(null);
+      expect(s.take('z3', 'three.example', 1, held[2]!.stamp)).to.equal(null);
     }
   });
 });
@@ -120,14 +124,22 @@ eachStore('ZoneSync with a snapshot', (kind) => {
 
   it('writes the zones held as texts; the next start takes them from it, reads only what changed since, and answers as a start without it', async () => {
     const first = await serve(true);
-    first.sync.writeSnapshot();
+    await first.sync.writeSnapshot();
     first.sync.stop();
     await first.dns.stop();
     const ids = new Map<string, string>();
     for (const name of names) ids.set(name, (await zones.head(api.demo.accountId, 'test', name))!.id);
 
-    // Meanwhile: one zone changed (its serial moved), one removed, one no longer served.
+    // Meanwhile: one zone changed (its serial moved), one removed, one no longer served, and one changed under
+    // the same serial at another moment — what a store restored from a backup, then changed, holds.
     await commit(names[1]!, [a(`www.${names[1]}`, '198.51.100.1')]);
+    const db = api.system.store.uow.db();
+    await db('dns_record_sets')
+      .where({ zone_id: ids.get(names[4]!), name: `www.${names[4]}`, type: 'A' })
+      .update({ record_values: JSON.stringify(['198.51.100.44']) });
+    await db('dns_zones')
+      .where({ id: ids.get(names[4]!) })
+      .update({ updated_at: '2030-01-01T00:00:00.000Z' });
     const zs = api.system.get(TOKENS.ZoneService);
     await api.system.store.uow.transaction(() => zs.remove(api.demo.accountId, 'test', names[2]!));
     await api.system.store.uow.transaction(() => zs.serve(api.demo.accountId, 'test', names[3]!, false));
@@ -136,7 +148,8 @@ eachStore('ZoneSync with a snapshot', (kind) => {
     const second = await serve(false);
     const read = whole.flat();
     expect(read).to.include(ids.get(names[1]!));
-    for (const n of [names[0]!, names[4]!, names[5]!]) expect(read).to.not.include(ids.get(n));
+    expect(read).to.include(ids.get(names[4]!));
+    for (const n of [names[0]!, names[5]!]) expect(read).to.not.include(ids.get(n));
     const fresh = await serve(false, false);
     try {
       for (const name of names) {
@@ -145,6 +158,7 @@ eachStore('ZoneSync with a snapshot', (kind) => {
             expect(await answer(second.dns, host, type), host).to.equal(await answer(fresh.dns, host, type));
       }
       expect(await answer(second.dns, `www.${names[1]}`)).to.include('198.51.100.1');
+      expect(await answer(second.dns, `www.${names[4]}`)).to.include('198.51.100.44');
       expect(await answer(second.dns, `www.${names[2]}`)).to.include('"REFUSED"');
       expect(await answer(second.dns, `www.${names[3]}`)).to.include('"REFUSED"');
 
