@@ -104,6 +104,8 @@ export class ZoneSync {
   private snapshotWritten = 0;
   private snapshotTimer: NodeJS.Timeout | null = null;
   private stopped = false;
+  /** The stamps the first read brought: for fromSnapshot, and the first write of the snapshot (then let go). */
+  private firstStamps: ReadonlyMap<string, string> | null = null;
 
   constructor(
     private readonly zones: ZoneRepository,
@@ -194,6 +196,8 @@ export class ZoneSync {
         [...this.known.keys()].filter((d) => this.chosen(d) !== null),
       );
     if (this.snapshotDirty && this.options.snapshot?.write) this.snapshotDue();
+    // The first read's stamps are kept for a write now due, else let go.
+    else this.firstStamps = null;
     return this.served.size;
   }
 
@@ -207,7 +211,7 @@ export class ZoneSync {
     const { zones, problem } = file.read();
     if (problem) this.log.warn({ file: file.path, problem }, 'zone snapshot not used');
     if (zones === 0) return;
-    const stamps = await this.zones.versionStamps();
+    const stamps = this.firstStamps ?? (await this.zones.versionStamps());
     const rest: string[] = [];
     for (const id of ids) {
       const domain = domainOf.get(id)!;
@@ -250,8 +254,10 @@ export class ZoneSync {
     this.snapshotDirty = false;
     this.snapshotWritten = Date.now();
     try {
-      // Each version as the store stamps it now: one that moved on since it was served is left out.
-      const stamps = await this.zones.versionStamps();
+      // Each version as the store stamped it: those of the first read (the first write, right after the first
+      // load), else read now. A version that moved on since it was served is left out.
+      const stamps = this.firstStamps ?? (await this.zones.versionStamps());
+      this.firstStamps = null;
       const held: HeldText[] = [];
       for (const [domain, v] of this.served) {
         const t = texts.heldText(domain);
@@ -343,7 +349,10 @@ export class ZoneSync {
       // A complete read now and then, as a backstop: a write that did not advance change_seq (an older
       // version of this service during a rolling deploy, a hand-made fix in SQL) is served within a minute.
       const due = Date.now() - this.lastComplete >= (this.options.completeReadMs ?? COMPLETE_READ_MS);
-      const read = await this.zones.versionsSince(due ? null : this.mark);
+      // The first read, with a snapshot to take zones from: with each version's stamp (fromSnapshot).
+      const stamps = !!this.options.snapshot && !this.snapshotRead;
+      const read = await this.zones.versionsSince(due ? null : this.mark, stamps ? { stamps } : {});
+      if (stamps) this.firstStamps = read.stamps ?? null;
       if (read.complete) this.lastComplete = Date.now();
       this.take(read, touched);
       if (!this.options.catalog) return null;

@@ -225,7 +225,7 @@ export class SqlZoneRepository implements ZoneRepository {
    * transaction still running before the rows were read, and the next read takes the rows of that one and
    * later (`>=`): one that committed after this read is taken then. SQLite: the highest change_seq seen.
    */
-  async versionsSince(mark: ZoneVersionMark | null): Promise<ZoneVersionsSince> {
+  async versionsSince(mark: ZoneVersionMark | null, options: { readonly stamps?: boolean } = {}): Promise<ZoneVersionsSince> {
     const db = this.uow.db();
     const postgres = isPostgres(db);
     const membership = await this.catalogSerial();
@@ -235,16 +235,25 @@ export class SqlZoneRepository implements ZoneRepository {
       horizon = Number(r!.x);
     }
     const complete = mark === null || mark.membership !== membership;
-    const q = db('dns_zones').select('id', 'domain', 'environment', 'serial', 'served', 'change_seq');
+    const q = db('dns_zones').select(
+      'id',
+      'domain',
+      'environment',
+      'serial',
+      'served',
+      'change_seq',
+      ...(options.stamps ? ['updated_at'] : []),
+    );
     if (!complete) q.where('change_seq', postgres ? '>=' : '>', mark.seq);
-    const rows: VersionRow[] = await q;
+    const rows: Array<VersionRow & { updated_at?: string }> = await q;
     // SQLite's counter is one more than the highest row: a zone removed (and another written) between the
     // two reads could take a value at or below the mark. A removal moves the membership: read all again.
-    if (!complete && (await this.catalogSerial()) !== membership) return this.versionsSince(null);
+    if (!complete && (await this.catalogSerial()) !== membership) return this.versionsSince(null, options);
     let seq = complete ? 0 : mark.seq;
     if (postgres) seq = horizon;
     else for (const r of rows) seq = Math.max(seq, Number(r.change_seq));
-    return { mark: { seq, membership }, complete, versions: rows.map(versionOf) };
+    const read = { mark: { seq, membership }, complete, versions: rows.map(versionOf) };
+    return options.stamps ? { ...read, stamps: new Map(rows.map((r) => [r.id, `${Number(r.serial)}/${r.updated_at}`])) } : read;
   }
 
   async setServed(zoneId: string, served: boolean): Promise<void> {

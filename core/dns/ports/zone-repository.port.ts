@@ -30,6 +30,8 @@ export interface ZoneVersionsSince {
   readonly mark: ZoneVersionMark;
   readonly complete: boolean;
   readonly versions: readonly ZoneVersion[];
+  /** When asked for: each version's stamp, by zone id (as `versionStamps` gives them). */
+  readonly stamps?: ReadonlyMap<string, string>;
 }
 
 /** One commit of a zone, as the change log keeps it: the serial it made, the sets it wrote and the names and types it removed. */
@@ -50,7 +52,7 @@ export interface ZoneRepository {
   /** Every zone's id, domain, environment and serial — cheap, for change polling. */
   versions(): Promise<ZoneVersion[]>;
   /** The versions written since `mark` (null: every zone), for a DNS server that follows the store: one indexed read. */
-  versionsSince(mark: ZoneVersionMark | null): Promise<ZoneVersionsSince>;
+  versionsSince(mark: ZoneVersionMark | null, options?: { readonly stamps?: boolean }): Promise<ZoneVersionsSince>;
   /** The rows and signing of these zones, without their record sets (absent ids are left out). */
   headsByIds(ids: readonly string[]): Promise<ZoneHead[]>;
   /** Of these zones, the ids of those signed (DNSSEC on): what `signing` of their heads would say, without reading the heads. */
