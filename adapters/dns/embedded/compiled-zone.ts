@@ -121,8 +121,8 @@ interface EncodedTails {
   readonly targets: string[];
 }
 
-/** Encodes the records of one record set of the zone `apex`; throws (with the reason it is not served) when it cannot be. */
-const encodeTails = (rs: RecordSet, apex: string): EncodedTails => {
+/** A record set's owner (normalised) and type code, once what it is apart from its values is checked; throws the reason it is not served. */
+const setHead = (rs: RecordSet, apex: string): { name: string; type: number } => {
   if (!isRecordType(rs.type)) throw new Error(`type ${String(rs.type)} is not served`);
   const name = normaliseName(rs.name);
   if (!inZone(name, apex)) throw new Error(`owner is outside the zone ${apex}`);
@@ -130,6 +130,12 @@ const encodeTails = (rs: RecordSet, apex: string): EncodedTails => {
   if (rs.values.length === 0) throw new Error('no values');
   const type = RECORD_TYPE_CODES[rs.type]!;
   if (type === T.SOA && (name !== apex || rs.values.length !== 1)) throw new Error('SOA belongs at the apex, once');
+  return { name, type };
+};
+
+/** Encodes the records of one record set of the zone `apex`; throws (with the reason it is not served) when it cannot be. */
+const encodeTails = (rs: RecordSet, apex: string): EncodedTails => {
+  const { name, type } = setHead(rs, apex);
   const tails: Buffer[] = [];
   const targets: string[] = [];
   const seen = new Set<string>();
@@ -202,13 +208,7 @@ const checkedValue = (type: RecordSet['type'], ttl: number, value: string): stri
  * number of distinct records; throws what encodeTails throws.
  */
 const checkTails = (rs: RecordSet, apex: string): { name: string; type: number; records: number } => {
-  if (!isRecordType(rs.type)) throw new Error(`type ${String(rs.type)} is not served`);
-  const name = normaliseName(rs.name);
-  if (!inZone(name, apex)) throw new Error(`owner is outside the zone ${apex}`);
-  if (!Number.isInteger(rs.ttl) || rs.ttl < 0 || rs.ttl > 2147483647) throw new Error(`TTL ${rs.ttl} is not 0–2147483647`);
-  if (rs.values.length === 0) throw new Error('no values');
-  const type = RECORD_TYPE_CODES[rs.type]!;
-  if (type === T.SOA && (name !== apex || rs.values.length !== 1)) throw new Error('SOA belongs at the apex, once');
+  const { name, type } = setHead(rs, apex);
   if (rs.values.length === 1) {
     checkedValue(rs.type, rs.ttl, rs.values[0]!);
     return { name, type, records: 1 };
