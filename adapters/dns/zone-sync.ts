@@ -60,9 +60,10 @@ export interface ZoneSyncOptions {
   readonly completeReadMs?: number;
   /**
    * The zones held as texts at the last run (ZoneSnapshot): the first load takes from it each zone whose
-   * version — zone id and serial, as read from the store — it holds, instead of reading that zone's record
-   * sets. With `write`, this sync writes it after the loads that changed what is held (the first at once,
-   * then at most once per SNAPSHOT_EVERY_MS), for the next start.
+   * version — zone id, serial and stamp, as the first read of the store gives them — it holds, instead of
+   * reading that zone's record sets. With `write`, this sync writes it after the loads that changed what is
+   * held (flushSnapshot right after start, else a second after the first load; then at most once per
+   * SNAPSHOT_EVERY_MS), for the next start.
    */
   readonly snapshot?: { readonly file: ZoneSnapshot; readonly texts: HeldTexts; readonly write: boolean };
 }
