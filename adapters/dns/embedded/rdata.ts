@@ -17,8 +17,32 @@ const fail = (what: string): never => {
   throw new RdataError(what);
 };
 
+/**
+ * Whether `s` is already a name as normaliseName returns it, seen in one pass without allocating: lower-case
+ * letters, digits, hyphens and underscores in labels of 1–63 octets, no trailing dot, ≤ 255 octets on the
+ * wire. Most names are (every stored zone's, every name a zone is held by), and are returned as they are.
+ */
+const isPlainName = (s: string): boolean => {
+  const n = s.length;
+  // Each octet is one character here, and the wire form is one octet longer than the text plus the root's.
+  if (n === 0 || n > 253) return false;
+  let label = 0;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 46) {
+      if (label === 0) return false;
+      label = 0;
+      continue;
+    }
+    if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 45 || c === 95)) return false;
+    if (++label > 63) return false;
+  }
+  return label > 0;
+};
+
 /** An absolute name from presentation form: lower case, no trailing dot, labels 1–63 octets, ≤ 255 on the wire. */
 export const normaliseName = (raw: string, { allowEscapedDot = false } = {}): string => {
+  if (isPlainName(raw)) return raw;
   let s = raw.trim();
   if (s === '.' || s === '') return '';
   if (s.endsWith('.') && !s.endsWith('\\.')) s = s.slice(0, -1);

@@ -58,9 +58,11 @@ export class ZoneSignatures {
   }
 
   forget(domain: string): void {
-    this.caches.delete(normaliseName(domain));
-    this.sources.delete(normaliseName(domain));
-    this.zoneIds.delete(normaliseName(domain));
+    if (this.caches.size === 0 && this.sources.size === 0 && this.zoneIds.size === 0) return;
+    const apex = normaliseName(domain);
+    this.caches.delete(apex);
+    this.sources.delete(apex);
+    this.zoneIds.delete(apex);
   }
 
   /**
