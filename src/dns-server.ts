@@ -47,10 +47,16 @@ export interface DnsServingOptions {
   readonly workerIndex?: number;
   /**
    * A cluster worker that replaces one that died, the others serving meanwhile: it does everything before it
-   * serves (the catalog compiled, the heap compacted), since no start waits for it — answering late for a
+   * serves (the snapshot written, the heap compacted), since no start waits for it — answering late for a
    * moment would only lose queries the kernel gives its new socket.
    */
   readonly restart?: boolean;
+  /**
+   * A cluster worker that loads its zones before the store is known to be migrated (src/main/dns-worker.ts):
+   * it loads at once, then waits for `hold` — true when what it read stands (no migration since), false to
+   * load again from nothing — and serves once up to date.
+   */
+  readonly hold?: () => Promise<boolean>;
   /** Test and bench overrides of the embedded server's settings (ports, answer cache…). */
   readonly overrides?: Partial<EmbeddedNameserverConfig>;
   /** Counts what the server(s) of this process serve (metrics). */
@@ -101,9 +107,10 @@ export const serveDns = async (o: DnsServingOptions): Promise<DnsServing> => {
   // One process alone serves (no cluster): it is the signer, opens the sealed keys and stores what it signs.
   // A cluster worker is not: it serves the signatures its primary stored.
   const openKey = worker === undefined ? opener(config) : null;
-  const one = async (port: number, only: Environment | undefined, secondaries: boolean, axfrAllow: readonly string[]) => {
+  /** One server and the ZoneSync that keeps it in step (not loaded yet, not serving). */
+  const build = (port: number, only: Environment | undefined, secondaries: boolean, axfrAllow: readonly string[]) => {
     // The catalog (RFC 9432) goes with the server the secondaries transfer from: never the sandbox's.
-    const catalog = secondaries && config.dnsCatalogZone ? { name: config.dnsCatalogZone, version: o.zones } : null;
+    const catalogName = secondaries ? config.dnsCatalogZone : null;
     const dns = new EmbeddedNameserver({
       host: config.dnsHost,
       port,
@@ -114,8 +121,8 @@ export const serveDns = async (o: DnsServingOptions): Promise<DnsServing> => {
       ...(openKey ? { openKey, bulkSigner: signPool.sign } : {}),
       ...(config.dnsNsid ? { nsid: config.dnsNsid } : {}),
       ...(config.dnsRrl ? { rrl: config.dnsRrl } : {}),
-      // The catalog compiled once the server answers, not in the way of a start (a restarted worker's waits for nothing).
-      ...(catalog && !o.restart ? { catalog: catalog.name } : {}),
+      // The catalog built and compiled when a secondary asks for it, not in the way of a start (publishCatalog).
+      ...(catalogName ? { catalog: catalogName } : {}),
       // Worker 0 NOTIFYs after the cluster primary has synced the other workers (adapters/dns/cluster.ts),
       // then checks each secondary's serial, NOTIFYing again while it is behind.
       ...(worker !== undefined ? { notify: { verifyMs: 250 }, reusePort: true } : {}),
@@ -130,32 +137,59 @@ export const serveDns = async (o: DnsServingOptions): Promise<DnsServing> => {
     // alone. (A server alone in its process is also published to directly by ZoneService, in either
     // environment: what it holds for a name is not always the version ZoneSync served, so it never writes.)
     const snapshot = new ZoneSnapshot(join(config.varDir, `dns-zones-${only ?? 'all'}.snapshot`));
+    const catalog = catalogName ? { name: catalogName, version: o.zones, holder: dns } : null;
     const sync = new ZoneSync(o.zones, dns, log.child({ component: 'zone-sync', ...(only ? { environment: only } : {}) }), {
       ...(only ? { only } : {}),
       catalog,
       bases: dns,
       snapshot: { file: snapshot, texts: dns, write: worker === 0 },
     });
-    await sync.load();
-    forgetCheckedValues();
-    // A cluster worker serves nothing else: the pages its first load's garbage took go back — before it serves,
-    // or, when it compiles the catalog once it serves (embedded.adapter.ts, PendingZone), after that compile
-    // and the snapshot's first write (worker 0), whose garbage goes too.
-    const compactLater = worker !== undefined && dns.pendingZones() > 0;
-    if (worker !== undefined && !compactLater) compactHeap();
-    await dns.start();
-    if (worker !== undefined)
-      void dns.pendingSettled().then(async () => {
-        const wrote = await sync.flushSnapshot();
-        if (compactLater || wrote) compactHeap();
-      });
-    sync.start();
-    sync.follow(o.changes); // every zone change of any process, within a second
     return { dns, sync };
+  };
+  type Built = ReturnType<typeof build>;
+  /** Every zone loaded into each server (a compaction after, for a cluster worker that serves nothing else). */
+  const loadAll = async (servers: readonly Built[]): Promise<void> => {
+    for (const { sync } of servers) await sync.load();
+    forgetCheckedValues();
+    // A cluster worker serves nothing else: the pages its first load's garbage took go back before it serves.
+    if (worker !== undefined) compactHeap();
+  };
+  /** The servers built, loaded and serving: loaded early while `o.hold` holds them, or loaded now. */
+  const serveAll = async (
+    shapes: ReadonlyArray<Parameters<typeof build>>,
+    hold: (() => Promise<boolean>) | undefined,
+  ): Promise<Built[]> => {
+    let servers = shapes.map((s) => build(...s));
+    if (hold) {
+      // Loaded before the store is known to be migrated: kept if no migration came since (hold() says), and
+      // brought up to date with what changed meanwhile (the seed, the signer's signatures) by one more load.
+      const early = await loadAll(servers).then(
+        () => null,
+        (err: unknown) => err,
+      );
+      const stands = await hold();
+      if (early === null && stands) for (const { sync } of servers) await sync.load();
+      else {
+        if (early !== null) log.debug({ err: early }, 'DNS load before the start not kept');
+        for (const { sync } of servers) sync.stop();
+        servers = shapes.map((s) => build(...s));
+        await loadAll(servers);
+      }
+    } else await loadAll(servers);
+    for (const { dns, sync } of servers) {
+      // Worker 0 writes the snapshot when the load changed what it holds: a replacement worker before it serves
+      // (no start waits for it; answering late would only lose queries), one of the start's once it serves.
+      if (o.restart && (await sync.flushSnapshot())) compactHeap();
+      await dns.start();
+      if (worker !== undefined && !o.restart) void sync.flushSnapshot().then((wrote) => wrote && compactHeap());
+      sync.start();
+      sync.follow(o.changes); // every zone change of any process, within a second
+    }
+    return servers;
   };
   // Development: one server for both environments on DNS_PORT (the tour digs sandbox zones there).
   if (!config.sandboxDns) {
-    const { dns, sync } = await one(config.dnsPort, undefined, true, config.axfrAllow);
+    const [{ dns, sync }] = (await serveAll([[config.dnsPort, undefined, true, config.axfrAllow]], o.hold)) as [Built];
     return {
       publisher: dns,
       shape: '1 process',
@@ -168,8 +202,13 @@ export const serveDns = async (o: DnsServingOptions): Promise<DnsServing> => {
   }
   // Production: live zones alone on DNS_PORT (transferred to and NOTIFYed to the secondaries); sandbox
   // zones on SANDBOX_DNS_PORT, which no secondary is told of and which transfers nothing.
-  const live = await one(config.dnsPort, 'live', true, config.axfrAllow);
-  const sandbox = await one(config.sandboxDns.port, 'test', false, []);
+  const [live, sandbox] = (await serveAll(
+    [
+      [config.dnsPort, 'live', true, config.axfrAllow],
+      [config.sandboxDns.port, 'test', false, []],
+    ],
+    o.hold,
+  )) as [Built, Built];
   // A change is served once each server has re-read the store (as the DNS cluster does): which
   // server a zone belongs to is the stored zone's environment, and a name may be in both.
   const both = async (): Promise<void> => {

@@ -35,8 +35,8 @@ const HEALTHY_AFTER_MS = 60_000;
 
 /**
  * DNS workers forked ahead of the rest of the start (forkDnsWorkers): each loads its code while the API
- * process loads its own, and opens the store only when the DnsCluster that adopts it says so (the store
- * is migrated by then, and the signer has signed what the workers will serve).
+ * process loads its own (and, from a store that exists, its zones), and serves only when the DnsCluster
+ * that adopts it says so (the store is migrated by then, and the signer has signed what the workers will serve).
  */
 export interface HeldDnsWorkers {
   readonly workerEntry: string;
@@ -54,11 +54,17 @@ const setUp = (workerEntry: string): void => {
 };
 
 /**
- * A DNS worker loads its code, says {type: 'loaded'} and waits for {type: 'start'} before it opens the
- * store; it says {type: 'ready'} once it serves (src/main/dns-worker.ts).
+ * A DNS worker loads its code, says {type: 'loaded'} and waits for {type: 'start'} before it serves (what it
+ * read of a store before then is kept only if no migration came since); it says {type: 'ready'} once it
+ * serves (src/main/dns-worker.ts).
  */
-const forkWorker = (index: number, signed: boolean): ClusterWorker => {
-  const worker = cluster.fork({ DOMIVKA_DNS_WORKER: String(index), DOMIVKA_DNS_SIGNED: signed ? '1' : '0' });
+const forkWorker = (index: number, signed: boolean, restart = false): ClusterWorker => {
+  const worker = cluster.fork({
+    DOMIVKA_DNS_WORKER: String(index),
+    DOMIVKA_DNS_SIGNED: signed ? '1' : '0',
+    // A replacement for a worker that died, the others serving meanwhile (src/dns-server.ts, `restart`).
+    DOMIVKA_DNS_RESTART: restart ? '1' : '0',
+  });
   worker.on('message', (m: { type?: string }) => m?.type === 'loaded' && loaded.add(worker));
   return worker;
 };
@@ -159,12 +165,11 @@ export class DnsCluster implements ZonePublisher {
     // A held worker (forked earlier, first start only) is adopted; its replacements are forked here.
     const heldWorker = this.held?.[index];
     if (this.held && index === this.held.length - 1) this.held = null;
-    const worker = heldWorker && !heldWorker.isDead() ? heldWorker : forkWorker(index, this.signed !== null);
-    if (this.signed) answerSignedUseCases(worker, this.signed);
-    // The worker opens the store once told to (now: the store is migrated and the signer has run).
     // `restart`: a worker that replaces one once the cluster serves (the others serve meanwhile), not one of its start.
-    const restart = this.started;
-    const start = (): void => void (worker.isConnected() && worker.send({ type: 'start', restart }));
+    const worker = heldWorker && !heldWorker.isDead() ? heldWorker : forkWorker(index, this.signed !== null, this.started);
+    if (this.signed) answerSignedUseCases(worker, this.signed);
+    // The worker serves once told to (now: the store is migrated and the signer has run).
+    const start = (): void => void (worker.isConnected() && worker.send({ type: 'start' }));
     if (loaded.has(worker)) start();
     else worker.on('message', (m: { type?: string }) => m?.type === 'loaded' && start());
     const ready = new Promise<void>((resolve, reject) => {

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { ZoneRepository, ZoneVersion, ZoneVersionMark, ZoneVersionsSince } from '../../core/dns/ports/zone-repository.port.js';
 import type { RecordSet, RecordType } from '../../core/dns/zone/record-set.js';
 import { afterChanges } from '../../core/dns/zone/zone-sets.js';
-import type { StoredZone } from '../../core/dns/zone/zone.js';
+import type { StoredZone, Zone } from '../../core/dns/zone/zone.js';
 import type { ZonePublisher } from '../../core/dns/zone/zone-service.js';
 import type { ChangeFeed } from '../../core/kernel/change-feed.port.js';
 import { catalogZone, type CatalogVersion } from './catalog.js';
@@ -12,6 +12,11 @@ import type { HeldText, ZoneSnapshot } from './zone-snapshot.js';
 export interface CatalogOptions {
   readonly name: string;
   readonly version: CatalogVersion;
+  /**
+   * A nameserver that builds the catalog only when asked for it (embedded.adapter.ts, publishCatalog): it is
+   * given how to build each version instead of the version built. Without it, each version is built and published.
+   */
+  readonly holder?: { publishCatalog(serial: number, build: () => Zone): void };
 }
 import type { Environment } from '../../core/kernel/environment.js';
 
@@ -171,9 +176,9 @@ export class ZoneSync {
       if (!v) {
         this.failing.delete(domain);
         if (was) {
+          if (this.heldAsText(domain)) this.snapshotDirty = true;
           await this.target.withdraw(domain);
           this.served.delete(domain);
-          this.snapshotDirty = true;
         }
         continue;
       }
@@ -323,6 +328,8 @@ export class ZoneSync {
     // Read after its version: it may have stopped being served, or moved on (then it is published at the serial read).
     const chosen = this.chosen(domain);
     if (zone.served === false || chosen?.id !== zone.id) return;
+    // The snapshot changes only when a zone held as a text comes, goes or changes (the others are not in it).
+    const wasText = this.heldAsText(domain);
     try {
       await this.target.publish(zone);
     } catch (err) {
@@ -336,7 +343,12 @@ export class ZoneSync {
     }
     this.failing.delete(domain);
     this.served.set(domain, chosen.serial === zone.serial ? chosen : { id: chosen.id, serial: zone.serial });
-    this.snapshotDirty = true;
+    if (wasText || this.heldAsText(domain)) this.snapshotDirty = true;
+  }
+
+  /** Whether the target holds `domain` as a text (what the snapshot keeps); false without a snapshot. */
+  private heldAsText(domain: string): boolean {
+    return this.options.snapshot !== undefined && this.options.snapshot.texts.heldText(domain) !== null;
   }
 
   /**
@@ -367,13 +379,14 @@ export class ZoneSync {
   private async publishCatalog(serial: number, members: string[]): Promise<void> {
     if (!this.options.catalog || this.catalogServed?.serial === serial) return;
     const name = this.options.catalog.name.toLowerCase().replace(/\.$/, '');
-    await this.target.publish(
+    const build = (): Zone =>
       catalogZone(
         name,
         serial,
         members.filter((m) => m !== name),
-      ),
-    );
+      );
+    if (this.options.catalog.holder) this.options.catalog.holder.publishCatalog(serial, build);
+    else await this.target.publish(build());
     this.catalogServed = { serial };
   }
 

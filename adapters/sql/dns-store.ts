@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { Knex } from 'knex';
 import { SqlChangeFeed } from './change-feed.js';
 import { createKnex, engineOf, type Engine, type StoreConfig } from './connection.js';
@@ -25,7 +26,10 @@ export class SqlDnsStore {
   readonly zones: SqlZoneRepository;
   readonly signatures: SqlZoneSignatureRepository;
 
+  private readonly url: string;
+
   constructor(config: StoreConfig) {
+    this.url = config.url;
     this.engine = engineOf(config.url);
     this.knex = createKnex({ sqliteCacheKb: DNS_SQLITE_CACHE_KB, ...config });
     const uow = new KnexUnitOfWork(this.knex);
@@ -37,6 +41,24 @@ export class SqlDnsStore {
     });
     this.zones = new SqlZoneRepository(uow, this.changes);
     this.signatures = new SqlZoneSignatureRepository(uow, this.changes);
+  }
+
+  /**
+   * Which migrations the store holds, as a mark that any migration applied (or undone) changes; null when
+   * there is no store yet (no SQLite file: it is not created here, or no migration table). A DNS worker
+   * compares two to learn whether what it read in between was read from the schema it knows.
+   */
+  async schemaMark(): Promise<string | null> {
+    if (this.engine === 'sqlite' && !existsSync(this.url)) return null;
+    try {
+      const rows = (await this.knex('knex_migrations').count({ n: '*' }).max({ last: 'id' })) as Array<{
+        n: number | string;
+        last: number | string | null;
+      }>;
+      return `${Number(rows[0]?.n ?? 0)}/${rows[0]?.last ?? ''}`;
+    } catch {
+      return null;
+    }
   }
 
   async close(): Promise<void> {

@@ -22,9 +22,11 @@ import { answerScrapes } from '../metrics.js';
  * asked of the primary (adapters/dns/signed-ipc.ts), which applies an UPDATE once, publishes it to every
  * worker and only then answers; a primary that is gone or silent makes it SERVFAIL.
  *
- * Once its code is loaded a worker says {type: 'loaded'} and opens the store only when the primary answers
- * {type: 'start'}: `npm start` forks its workers first thing (src/main/server.ts), so they load their code
- * while the primary loads its own, and they read no zone before the store is migrated.
+ * Once its code is loaded a worker says {type: 'loaded'} and serves only when the primary answers
+ * {type: 'start'} (the store is migrated): `npm start` forks its workers first thing (src/main/server.ts),
+ * so they load their code while the primary loads its own. A store that exists already (a restart) is read
+ * meanwhile, and what was read is kept unless a migration came before the start (the store's migration
+ * mark then differs), and brought up to date then; a new store is read once the primary says start.
  */
 const config = loadConfig();
 const index = Number(process.env.DOMIVKA_DNS_WORKER ?? '0');
@@ -36,8 +38,29 @@ collectDefaultMetrics({ register: registry });
 const observer = new DnsMetrics(registry);
 answerScrapes(registry, () => []);
 
-const main = async (restart: boolean) => {
+/** Whether this worker replaces one that died (the cluster serves meanwhile), or is one of its start. */
+const restart = process.env.DOMIVKA_DNS_RESTART === '1';
+
+/** Resolves when the primary says {type: 'start'}: the store is migrated (and the signer has run). */
+const started = new Promise<void>((resolve) => {
+  const onStart = (m: { type?: string }): void => {
+    if (m?.type !== 'start') return;
+    process.off('message', onStart);
+    resolve();
+  };
+  process.on('message', onStart);
+});
+
+const main = async () => {
   const store = new SqlDnsStore({ url: config.databaseUrl, ...(config.databaseSchema ? { schema: config.databaseSchema } : {}) });
+  // The zones are read at once when the store exists, while the primary loads its code and migrates; what
+  // was read stands if no migration came in between (the same mark after the start), else it is read again.
+  const before = await store.schemaMark();
+  if (before === null) await started;
+  const hold = async (): Promise<boolean> => {
+    await started;
+    return (await store.schemaMark()) === before;
+  };
   const dns = await serveDns({
     config,
     zones: store.zones,
@@ -46,6 +69,7 @@ const main = async (restart: boolean) => {
     log,
     workerIndex: index,
     restart,
+    ...(before !== null ? { hold } : {}),
     observer,
     ...(process.env.DOMIVKA_DNS_SIGNED === '1' ? { signed: remoteSignedUseCases(process as never) } : {}),
   });
@@ -66,13 +90,8 @@ const main = async (restart: boolean) => {
   process.send?.({ type: 'ready' });
 };
 
-const onStart = (m: { type?: string; restart?: boolean }): void => {
-  if (m?.type !== 'start') return;
-  process.off('message', onStart);
-  main(m.restart === true).catch((err) => {
-    process.stderr.write(`${(err as Error).stack}\n`);
-    process.exit(1);
-  });
-};
-process.on('message', onStart);
 process.send?.({ type: 'loaded' });
+main().catch((err) => {
+  process.stderr.write(`${(err as Error).stack}\n`);
+  process.exit(1);
+});

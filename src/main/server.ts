@@ -6,7 +6,8 @@ import { forkDnsWorkers } from '../../adapters/dns/cluster.js';
 /**
  * `npm start`: the API, the worker and the DNS server (src/api-process.ts). The DNS workers (DNS_WORKERS > 1)
  * are forked first, before this process loads the rest of its code, so that their start overlaps its own
- * (issue 21); they hold, reading no zone, until the store is migrated and the API process starts them.
+ * (issue 21); they read the zones of a store that exists meanwhile, and serve once the store is migrated and
+ * the API process starts them.
  */
 const main = async () => {
   const config = loadConfig();
