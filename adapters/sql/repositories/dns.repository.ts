@@ -284,6 +284,14 @@ export class SqlZoneRepository implements ZoneRepository {
   async signedAmong(ids: readonly string[]): Promise<Set<string>> {
     const db = this.uow.db();
     const signed = new Set<string>();
+    if (ids.length > 500) {
+      // Many ids (a signer's first load: every zone): one read of every signed zone's id (few: signing is a
+      // zone's choice), kept where asked — not a query of 500 bound ids after another.
+      const asked = new Set(ids);
+      const rows = await rawRows<{ zone_id: string }>(db, 'select zone_id from dnssec_zones', []);
+      for (const r of rows) if (asked.has(r.zone_id)) signed.add(r.zone_id);
+      return signed;
+    }
     for (let i = 0; i < ids.length; i += 500) {
       const rows: Array<{ zone_id: string }> = await db('dnssec_zones')
         .select('zone_id')
