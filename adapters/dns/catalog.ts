@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { RecordSet } from '../../core/dns/zone/record-set.js';
 import type { Zone } from '../../core/dns/zone/zone.js';
 
 /**
@@ -20,19 +21,39 @@ export interface CatalogVersion {
 export const catalogMemberId = (domain: string): string =>
   createHash('sha256').update(domain.toLowerCase().replace(/\.$/, '')).digest('hex').slice(0, 32);
 
-/** The catalog as a zone the embedded server serves (and transfers) like any other. */
-export const catalogZone = (name: string, serial: number, members: Iterable<string>): Zone => {
+/** A catalog's members as it lists them: lower case, no trailing dot, each once, in order. */
+export const catalogMembers = (members: Iterable<string>): string[] =>
+  [...new Set([...members].map((m) => m.toLowerCase().replace(/\.$/, '')))].sort();
+
+/** The catalog's SOA at `serial` (RFC 9432 §4.1: a placeholder). */
+export const catalogSoa = (apex: string, serial: number): RecordSet => ({
+  name: apex,
+  type: 'SOA',
+  ttl: 0,
+  values: [`invalid. invalid. ${serial} 3600 600 2147483646 0`],
+});
+
+/** The record that lists one member (a name as catalogMembers gives it). */
+export const catalogMember = (apex: string, member: string): RecordSet => ({
+  name: `${catalogMemberId(member)}.zones.${apex}`,
+  type: 'PTR',
+  ttl: 0,
+  values: [`${member}.`],
+});
+
+/** The catalog as a zone the embedded server serves (and transfers) like any other; `sorted`: members already as catalogMembers gives them. */
+export const catalogZone = (name: string, serial: number, members: Iterable<string>, sorted = false): Zone => {
   const apex = name.toLowerCase().replace(/\.$/, '');
-  const sorted = [...new Set([...members].map((m) => m.toLowerCase().replace(/\.$/, '')))].sort();
+  const list = sorted ? [...members] : catalogMembers(members);
   return {
     domain: apex,
     serial,
     recordSets: [
+      catalogSoa(apex, serial),
       // RFC 9432 §4.1: the SOA and NS are placeholders; the NS target is the invalid TLD.
-      { name: apex, type: 'SOA', ttl: 0, values: [`invalid. invalid. ${serial} 3600 600 2147483646 0`] },
       { name: apex, type: 'NS', ttl: 0, values: ['invalid.'] },
       { name: `version.${apex}`, type: 'TXT', ttl: 0, values: ['2'] },
-      ...sorted.map((m) => ({ name: `${catalogMemberId(m)}.zones.${apex}`, type: 'PTR' as const, ttl: 0, values: [`${m}.`] })),
+      ...list.map((m) => catalogMember(apex, m)),
     ],
   };
 };

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { ZoneRepository, ZoneVersion, ZoneVersionMark, ZoneVersionsSince } from '../../core/dns/ports/zone-repository.port.js';
 import type { RecordSet, RecordType } from '../../core/dns/zone/record-set.js';
 import { afterChanges } from '../../core/dns/zone/zone-sets.js';
-import type { StoredZone, Zone } from '../../core/dns/zone/zone.js';
+import type { StoredZone } from '../../core/dns/zone/zone.js';
 import type { ZonePublisher } from '../../core/dns/zone/zone-service.js';
 import type { ChangeFeed } from '../../core/kernel/change-feed.port.js';
 import { catalogZone, type CatalogVersion } from './catalog.js';
@@ -14,9 +14,9 @@ export interface CatalogOptions {
   readonly version: CatalogVersion;
   /**
    * A nameserver that builds the catalog only when asked for it (embedded.adapter.ts, publishCatalog): it is
-   * given how to build each version instead of the version built. Without it, each version is built and published.
+   * given each version's members instead of the version built. Without it, each version is built and published.
    */
-  readonly holder?: { publishCatalog(serial: number, build: () => Zone): void };
+  readonly holder?: { publishCatalog(serial: number, members: readonly string[]): void };
 }
 import type { Environment } from '../../core/kernel/environment.js';
 
@@ -67,8 +67,8 @@ export interface ZoneSyncOptions {
    * The zones held as texts at the last run (ZoneSnapshot): the first load takes from it each zone whose
    * version — zone id, serial and stamp, as the first read of the store gives them — it holds, instead of
    * reading that zone's record sets. With `write`, this sync writes it after the loads that changed what is
-   * held (flushSnapshot right after start, else a second after the first load; then at most once per
-   * SNAPSHOT_EVERY_MS), for the next start.
+   * held, never before it serves (`start`): flushSnapshot right after start, else a second after it; then at
+   * most once per SNAPSHOT_EVERY_MS, for the next start.
    */
   readonly snapshot?: { readonly file: ZoneSnapshot; readonly texts: HeldTexts; readonly write: boolean };
 }
@@ -239,7 +239,9 @@ export class ZoneSync {
 
   /** The snapshot written soon (the first time a second after the first load, then once per SNAPSHOT_EVERY_MS at most). */
   private snapshotDue(): void {
-    if (this.snapshotTimer || this.stopped) return;
+    // Never before it serves (start): a DNS worker loads before the store is known to be migrated, and what
+    // it read then may be thrown away (src/dns-server.ts, `hold`).
+    if (this.snapshotTimer || this.stopped || !this.timer) return;
     const wait = this.snapshotWritten === 0 ? 1000 : Math.max(0, this.snapshotWritten + SNAPSHOT_EVERY_MS - Date.now());
     this.snapshotTimer = setTimeout(() => void this.writeSnapshot(), wait);
     this.snapshotTimer.unref();
@@ -379,14 +381,9 @@ export class ZoneSync {
   private async publishCatalog(serial: number, members: string[]): Promise<void> {
     if (!this.options.catalog || this.catalogServed?.serial === serial) return;
     const name = this.options.catalog.name.toLowerCase().replace(/\.$/, '');
-    const build = (): Zone =>
-      catalogZone(
-        name,
-        serial,
-        members.filter((m) => m !== name),
-      );
-    if (this.options.catalog.holder) this.options.catalog.holder.publishCatalog(serial, build);
-    else await this.target.publish(build());
+    const listed = members.filter((m) => m !== name);
+    if (this.options.catalog.holder) this.options.catalog.holder.publishCatalog(serial, listed);
+    else await this.target.publish(catalogZone(name, serial, listed));
     this.catalogServed = { serial };
   }
 
@@ -427,6 +424,7 @@ export class ZoneSync {
     // Through kick(): never two loads at once (an older complete read finishing last would undo a newer one).
     this.timer = setInterval(() => void this.kick(), intervalMs);
     this.timer.unref();
+    if (this.snapshotDirty && this.options.snapshot?.write) this.snapshotDue();
   }
 
   stop(): void {

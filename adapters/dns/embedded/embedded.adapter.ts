@@ -4,7 +4,8 @@ import type { Nameserver, NameserverCapability, NotifyOutcome, ZoneTransfers } f
 import type { Zone } from '../../../core/dns/zone/zone.js';
 import type { RecordSet } from '../../../core/dns/zone/record-set.js';
 import { AnswerCache, type CacheOwner } from './answer-cache.js';
-import { checkZone, compileZone, type CompiledZone } from './compiled-zone.js';
+import { catalogMember, catalogMembers, catalogSoa, catalogZone } from '../catalog.js';
+import { checkZone, compileZone, encodeRecordSet, type CompiledZone } from './compiled-zone.js';
 import { allowed, validateConfig, type EmbeddedNameserverConfig, type NameserverLogger, type ValidConfig } from './config.js';
 import {
   bareReply,
@@ -18,7 +19,7 @@ import {
   type OptExtras,
   type Query,
 } from './message.js';
-import { Journal } from './journal.js';
+import { Journal, type WireRecord } from './journal.js';
 import { ZoneSignatures, type HeldVersion } from './zone-signatures.js';
 import { Notifier } from './notifier.js';
 import type { DnsObserver } from './observer.js';
@@ -26,7 +27,7 @@ import { normaliseName } from './rdata.js';
 import { resolve } from './resolve.js';
 import { ResponseRateLimiter, truncateInPlace, Verdict, type RrlStats } from './rrl.js';
 import { attach, batchedUdpUnavailable, bindReusePort, type BatchedUdp } from './udp-batch.js';
-import { CLASS_ANY, CLASS_IN, MAX_TCP_MESSAGE, RCODE, serialBefore, T } from './wire.js';
+import { CLASS_ANY, CLASS_IN, MAX_TCP_MESSAGE, nameWire, RCODE, serialBefore, T } from './wire.js';
 
 /** A TCP connection silent this long is closed (RFC 7766 §6.2.3: servers pick a few seconds). */
 const TCP_IDLE_MS = 10_000;
@@ -125,17 +126,28 @@ class DormantZone {
 }
 
 /**
- * The catalog zone (config `catalog`): held as how to build it until a question asks for it (secondaries
- * alone do), then compiled, and a diff journaled from the version compiled before it, if any (IXFR).
+ * The catalog zone (config `catalog`): held as its member list until a question asks for it (secondaries
+ * alone do), then compiled (publishCatalog).
  */
 class PendingZone {
+  /** A build that failed: not tried again on every question, only with the next version. */
+  failed = false;
+  private sortedMembers: readonly string[] | null = null;
+
   constructor(
     readonly apex: string,
     readonly serial: number,
-    readonly build: () => Zone,
-    /** The version compiled last (asked for), which the next compiled one is journaled from; null: none. */
-    readonly previous: CompiledZone | null,
+    private readonly members: readonly string[],
   ) {}
+
+  /** The members as the catalog lists them (sorted once, when first needed). */
+  sorted(): readonly string[] {
+    return (this.sortedMembers ??= catalogMembers(this.members));
+  }
+
+  build(): Zone {
+    return catalogZone(this.apex, this.serial, this.sorted(), true);
+  }
 }
 
 /**
@@ -415,24 +427,61 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
   }
 
   /**
-   * The catalog zone (config `catalog`) at `serial`: served from now on, but built (`build`) and compiled
-   * only when a question asks for it — secondaries alone do, and a catalog of 10,000 members takes ~100 ms
-   * to compile in every DNS worker and ~4 MB of heap kept. It keeps no base for an incremental build: a
-   * catalog asked again after it changed is compiled whole, and its diff from the version asked before is
-   * journaled then (IXFR).
+   * The catalog zone (config `catalog`) at `serial`, listing `members`: served from now on, but built and
+   * compiled only when a question asks for it — secondaries alone do, and a catalog of 10,000 members takes
+   * ~100 ms to compile in every DNS worker and ~2 MB of heap kept. Its diff from the version before (the
+   * members that came and went) is journaled now, from the member lists, so any worker answers IXFR from
+   * any version it was given, whichever versions it compiled. A compiled one is let go with the next.
    */
-  publishCatalog(serial: number, build: () => Zone): void {
+  publishCatalog(serial: number, members: readonly string[]): void {
     const apex = this.config.catalog;
     if (apex === null) throw new Error('nameserver: no catalog zone is configured');
     const held = this.zones.get(apex);
     if (held && serialBefore(serial, held.serial)) return;
+    const next = new PendingZone(apex, serial, members);
+    if (held && this.catalogHeld && this.catalogHeld.serial === held.serial) this.journalCatalog(this.catalogHeld, next);
+    else this.journals.delete(apex);
     if (held) this.outdate(apex);
     else this.outdateAbove(apex);
     this.awake.delete(apex);
     this.signatures.forget(apex);
-    const previous = held instanceof PendingZone ? held.previous : held instanceof DormantZone ? held.compiled : (held ?? null);
-    this.zones.set(apex, new PendingZone(apex, serial, build, previous));
-    this.published(apex, serial, 0);
+    this.zones.set(apex, next);
+    this.catalogHeld = next;
+    this.published(apex, serial, members.length + 3);
+  }
+
+  /** The catalog version published last (its members), which the next one's diff is taken from. */
+  private catalogHeld: PendingZone | null = null;
+
+  /** Journals the catalog's change from `from` to `to`: the members that went and came, found by walking both sorted lists. */
+  private journalCatalog(from: PendingZone, to: PendingZone): void {
+    if (this.config.ixfrJournal <= 0 || from.serial === to.serial) return;
+    const a = from.sorted();
+    const b = to.sorted();
+    const apex = to.apex;
+    const record = (m: string): WireRecord => {
+      const rs = catalogMember(apex, m);
+      return [nameWire(rs.name), encodeRecordSet(rs, apex).set.tails[0]!];
+    };
+    const deleted: WireRecord[] = [];
+    const added: WireRecord[] = [];
+    let i = 0;
+    let j = 0;
+    while (i < a.length || j < b.length) {
+      if (j >= b.length || (i < a.length && a[i]! < b[j]!)) deleted.push(record(a[i++]!));
+      else if (i >= a.length || b[j]! < a[i]!) added.push(record(b[j++]!));
+      else {
+        i++;
+        j++;
+      }
+    }
+    const soa = (serial: number): Buffer => encodeRecordSet(catalogSoa(apex, serial), apex).set.tails[0]!;
+    let journal = this.journals.get(apex);
+    if (!journal) this.journals.set(apex, (journal = new Journal(this.config.ixfrJournal)));
+    journal.recordChange(
+      { from: from.serial, to: to.serial, fromSoa: soa(from.serial), toSoa: soa(to.serial), deleted, added },
+      b.length + 3,
+    );
   }
 
   private async publishZone(zone: Zone): Promise<void> {
@@ -443,7 +492,12 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     const skip = (reason: string, set: RecordSet): void =>
       this.log.error({ zone: zone.domain, name: set.name, type: set.type, reason }, 'record set not served');
     const apex = normaliseName(zone.domain);
-    if (apex === this.config.catalog && !zone.signing) return this.publishCatalog(zone.serial, () => zone);
+    if (apex === this.config.catalog && !zone.signing) {
+      // The catalog published as a zone: held as the members its PTR records list.
+      const under = `.zones.${apex}`;
+      const members = zone.recordSets.filter((rs) => rs.type === 'PTR' && rs.name.toLowerCase().endsWith(under)).map((rs) => rs.values[0]!);
+      return this.publishCatalog(zone.serial, members);
+    }
     if (sleeps && !this.zones.has(apex) && this.signatures.idle(apex)) {
       // A new zone that will sleep (every zone at start): checked, not compiled — nothing would keep the
       // compiled form, and there is no version before it to journal a diff from.
@@ -462,11 +516,8 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
       this.log.warn({ zone: compiled.apex, serial: compiled.serial, served: current.serial }, 'publish of an older serial ignored');
       return;
     }
-    // A pending zone (the catalog) journals from the version compiled before it, if any.
-    if (current && this.config.ixfrJournal > 0) {
-      const from = current instanceof PendingZone ? current.previous : current instanceof DormantZone ? current.wake() : current;
-      if (from) this.journal(from, compiled);
-    }
+    if (current && !(current instanceof PendingZone) && this.config.ixfrJournal > 0)
+      this.journal(current instanceof DormantZone ? current.wake() : current, compiled);
     if (current) this.outdate(compiled.apex);
     else this.outdateAbove(compiled.apex);
     this.awake.delete(compiled.apex);
@@ -524,6 +575,7 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     this.journals.delete(apex);
     this.signatures.forget(apex);
     this.awake.delete(apex);
+    if (apex === this.config.catalog) this.catalogHeld = null;
     if (this.zones.delete(apex)) {
       this.outdate(apex);
       this.log.debug({ zone: apex }, 'zone withdrawn');
@@ -704,15 +756,23 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     return undefined;
   }
 
-  /** A pending zone (the catalog) asked for: compiled now, its diff from the version asked before journaled, and served from then on. */
-  private compilePending(z: PendingZone): CompiledZone {
-    const zone = z.build();
-    const compiled = compileZone(zone, (reason, set) =>
-      this.log.error({ zone: zone.domain, name: set.name, type: set.type, reason }, 'record set not served'),
-    );
-    if (this.zones.get(z.apex) !== z) return compiled;
-    if (z.previous) this.journal(z.previous, compiled);
-    this.zones.set(z.apex, compiled);
+  /**
+   * A pending zone (the catalog) asked for: compiled now and served from then on (its diffs were journaled
+   * when published). One that cannot be built is logged once and answered as no zone until the next version.
+   */
+  private compilePending(z: PendingZone): CompiledZone | undefined {
+    if (z.failed) return undefined;
+    let compiled: CompiledZone;
+    try {
+      compiled = compileZone(z.build(), (reason, set) =>
+        this.log.error({ zone: z.apex, name: set.name, type: set.type, reason }, 'record set not served'),
+      );
+    } catch (err) {
+      z.failed = true;
+      this.log.error({ err, zone: z.apex, serial: z.serial }, 'catalog zone not built');
+      return undefined;
+    }
+    if (this.zones.get(z.apex) === z) this.zones.set(z.apex, compiled);
     return compiled;
   }
 

@@ -24,9 +24,9 @@ const SERIAL_JUMP = 2 ** 30;
 const serialDistance = (a: number, b: number): number => (b - a + 2 ** 32) % 2 ** 32;
 
 /** A record as sent in a transfer: owner name (wire form) and the rest (type, class, TTL, RDATA). */
-type WireRecord = readonly [Buffer, Buffer];
+export type WireRecord = readonly [Buffer, Buffer];
 
-interface Diff {
+export interface Diff {
   readonly from: number;
   readonly to: number;
   readonly fromSoa: Buffer;
@@ -111,25 +111,45 @@ export class Journal {
 
   /** Records the change from `old` to `next` (a newer serial, both of this zone). */
   record(old: CompiledZone, next: CompiledZone): void {
-    if (old.serial === next.serial || this.maxDiffs === 0) return;
+    if (!this.follows(old.serial, next.serial)) return;
+    const { deleted, added } = diff(old, next);
+    this.push(
+      { from: old.serial, to: next.serial, fromSoa: old.soa.tails[0]!, toSoa: next.soa.tails[0]!, deleted, added },
+      next.recordCount,
+    );
+  }
+
+  /**
+   * Records a change known without either version compiled (the catalog: what members came and went): the
+   * SOA tails of both serials, the records that went and came, and how many records `to` holds.
+   */
+  recordChange(change: Diff, recordCount: number): void {
+    if (this.follows(change.from, change.to)) this.push(change, recordCount);
+  }
+
+  /** Whether a diff from `from` to `to` can be journaled (after which it is pushed); the journal cleared when it cannot follow. */
+  private follows(from: number, to: number): boolean {
+    if (from === to || this.maxDiffs === 0) return false;
     // A gap (a version published elsewhere, or a withdraw between): the older diffs no longer lead here.
-    if (this.diffs.length > 0 && this.diffs.at(-1)!.to !== old.serial) this.clear();
+    if (this.diffs.length > 0 && this.diffs.at(-1)!.to !== from) this.clear();
     // A serial that goes back, or jumps (an RFC 1982 §7 reset, stepping round the circle): the serials
     // before it may come again, and a client holding one of them would be sent the wrong history.
-    const step = serialDistance(old.serial, next.serial);
-    if (!serialBefore(old.serial, next.serial) || step >= SERIAL_JUMP) {
+    if (!serialBefore(from, to) || serialDistance(from, to) >= SERIAL_JUMP) {
       this.clear();
-      return;
+      return false;
     }
-    const { deleted, added } = diff(old, next);
-    this.diffs.push({ from: old.serial, to: next.serial, fromSoa: old.soa.tails[0]!, toSoa: next.soa.tails[0]!, deleted, added });
-    this.size += deleted.length + added.length;
-    const limit = Math.max(next.recordCount, 64);
+    return true;
+  }
+
+  private push(d: Diff, recordCount: number): void {
+    this.diffs.push(d);
+    this.size += d.deleted.length + d.added.length;
+    const limit = Math.max(recordCount, 64);
     // Every serial held must compare (RFC 1982) with every other, so none can appear twice: the span from
     // the oldest to the newest stays under 2^31.
     while (
       this.diffs.length > 0 &&
-      (this.diffs.length > this.maxDiffs || this.size > limit || serialDistance(this.diffs[0]!.from, next.serial) >= 2 ** 31)
+      (this.diffs.length > this.maxDiffs || this.size > limit || serialDistance(this.diffs[0]!.from, d.to) >= 2 ** 31)
     ) {
       const gone = this.diffs.shift()!;
       this.size -= gone.deleted.length + gone.added.length;

@@ -57,7 +57,7 @@ eachStore('DNS worker: the zones read before the start, kept or read again', (ki
   let accountId = '';
 
   /** Starts a worker's DNS server whose hold is answered by the test: `called` resolves when it waits. */
-  const startWorker = (dns: SqlDnsStore) => {
+  const startWorker = (dns: SqlDnsStore, workerIndex = 1) => {
     let called!: () => void;
     const waiting = new Promise<void>((r) => (called = r));
     let answer!: (stands: boolean) => void;
@@ -68,7 +68,7 @@ eachStore('DNS worker: the zones read before the start, kept or read again', (ki
       signatures: dns.signatures,
       changes: dns.changes,
       log: pino({ level: 'silent' }),
-      workerIndex: 1,
+      workerIndex,
       overrides: { host: '127.0.0.1', port: 0 },
       hold: async () => {
         called();
@@ -143,6 +143,27 @@ eachStore('DNS worker: the zones read before the start, kept or read again', (ki
       expect(await www(NAMES[0]!)).to.equal('198.51.100.10');
       expect(await www(NAMES[1]!), 'the kept read serves what it read').to.equal('192.0.2.2');
       expect(await www(NAMES[2]!)).to.equal('192.0.2.3');
+    } finally {
+      await serving?.stop();
+      serving = null;
+      await dns.close();
+    }
+  });
+
+  it('worker 0 writes the zone snapshot only once it serves, never while it holds', async () => {
+    await openSystem();
+    const dns = new SqlDnsStore(store.connection);
+    const file = join(dir, 'dns-zones-all.snapshot');
+    try {
+      const w = startWorker(dns, 0);
+      await w.waiting;
+      // Longer than the snapshot's first-write delay (1 s): what was read may yet be thrown away.
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(existsSync(file), 'written while holding').to.equal(false);
+      w.answer(true);
+      await w.served;
+      for (let i = 0; i < 50 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 20));
+      expect(existsSync(file)).to.equal(true);
     } finally {
       await serving?.stop();
       serving = null;
