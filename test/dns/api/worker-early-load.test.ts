@@ -93,6 +93,20 @@ eachStore('DNS worker: the zones read before the start, kept or read again', (ki
       .update({ record_values: JSON.stringify([ip]) });
   };
 
+  /** Runs `body` with the DNS part of the store open (the system migrated and seeded first when `migrated`); the worker it starts stops after. */
+  const withDnsStore = async (migrated: boolean, body: (dns: SqlDnsStore) => Promise<void>): Promise<void> => {
+    if (migrated) await openSystem();
+    const dns = new SqlDnsStore(store.connection);
+    try {
+      await body(dns);
+    } finally {
+      await serving?.stop();
+      serving = null;
+      await dns.close();
+    }
+  };
+  const zonesRead = (): number => reads.reduce((s, n) => s + n, 0);
+
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'domivka-early-'));
     store = await kind.fresh();
@@ -124,12 +138,10 @@ eachStore('DNS worker: the zones read before the start, kept or read again', (ki
   });
 
   it('no migration since: the early read is kept and brought up to date, reading only the zone that changed', async () => {
-    await openSystem();
-    const dns = new SqlDnsStore(store.connection);
-    try {
+    await withDnsStore(true, async (dns) => {
       const w = startWorker(dns);
       await w.waiting;
-      const early = reads.reduce((s, n) => s + n, 0);
+      const early = zonesRead();
       expect(early).to.be.greaterThanOrEqual(NAMES.length);
       // Meanwhile: a change through the service (the change log names it), and one behind the log.
       const zs = system.get(TOKENS.ZoneService);
@@ -139,22 +151,16 @@ eachStore('DNS worker: the zones read before the start, kept or read again', (ki
       w.answer(true);
       await w.served;
       expect(reads.slice(-1)).to.deep.equal([1]);
-      expect(reads.reduce((s, n) => s + n, 0)).to.equal(early + 1);
+      expect(zonesRead()).to.equal(early + 1);
       expect(await www(NAMES[0]!)).to.equal('198.51.100.10');
       expect(await www(NAMES[1]!), 'the kept read serves what it read').to.equal('192.0.2.2');
       expect(await www(NAMES[2]!)).to.equal('192.0.2.3');
-    } finally {
-      await serving?.stop();
-      serving = null;
-      await dns.close();
-    }
+    });
   });
 
   it('worker 0 writes the zone snapshot only once it serves, never while it holds', async () => {
-    await openSystem();
-    const dns = new SqlDnsStore(store.connection);
     const file = join(dir, 'dns-zones-all.snapshot');
-    try {
+    await withDnsStore(true, async (dns) => {
       const w = startWorker(dns, 0);
       await w.waiting;
       // Longer than the snapshot's first-write delay (1 s): what was read may yet be thrown away.
@@ -164,36 +170,25 @@ eachStore('DNS worker: the zones read before the start, kept or read again', (ki
       await w.served;
       for (let i = 0; i < 50 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 20));
       expect(existsSync(file)).to.equal(true);
-    } finally {
-      await serving?.stop();
-      serving = null;
-      await dns.close();
-    }
+    });
   });
 
   it('a migration since: everything is read again, from nothing', async () => {
-    await openSystem();
-    const dns = new SqlDnsStore(store.connection);
-    try {
+    await withDnsStore(true, async (dns) => {
       const w = startWorker(dns);
       await w.waiting;
-      const early = reads.reduce((s, n) => s + n, 0);
+      const early = zonesRead();
       await behindTheLog(NAMES[1]!, '198.51.100.11');
       w.answer(false);
       await w.served;
-      expect(reads.reduce((s, n) => s + n, 0)).to.equal(2 * early);
+      expect(zonesRead()).to.equal(2 * early);
       expect(await www(NAMES[1]!)).to.equal('198.51.100.11');
       expect(await www(NAMES[0]!)).to.equal('192.0.2.1');
-    } finally {
-      await serving?.stop();
-      serving = null;
-      await dns.close();
-    }
+    });
   });
 
   it('an early read that failed (the store not migrated yet) is followed by a load once the store is', async () => {
-    const dns = new SqlDnsStore(store.connection);
-    try {
+    await withDnsStore(false, async (dns) => {
       // A store whose tables are not there yet (the mark aside, which the worker checks first: here it
       // starts regardless, as a worker would that raced a first migration).
       const w = startWorker(dns);
@@ -202,10 +197,6 @@ eachStore('DNS worker: the zones read before the start, kept or read again', (ki
       w.answer(true);
       await w.served;
       expect(await www(NAMES[2]!)).to.equal('192.0.2.3');
-    } finally {
-      await serving?.stop();
-      serving = null;
-      await dns.close();
-    }
+    });
   });
 });
