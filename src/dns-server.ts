@@ -168,9 +168,14 @@ export const serveDns = async (o: DnsServingOptions): Promise<DnsServing> => {
         (err: unknown) => err,
       );
       const stands = await hold();
-      if (early === null && stands) for (const { sync } of servers) await sync.load();
-      else {
-        if (early !== null) log.debug({ err: early }, 'DNS load before the start not kept');
+      if (early === null && stands) {
+        for (const { sync } of servers) await sync.load();
+        log.info('zones read before the start kept');
+      } else {
+        log.info(
+          { reason: early === null ? 'a migration came' : 'the read failed', ...(early !== null ? { err: early } : {}) },
+          'zones read again at the start',
+        );
         for (const { sync } of servers) sync.stop();
         servers = shapes.map((s) => build(...s));
         await loadAll(servers);
