@@ -38,35 +38,36 @@ type Row = [id: string, domain: string, serial: number, stamp: string, text: num
  * the body's SHA-256 is checked on reading, and a file that fails any check is not used at all.
  */
 export class ZoneSnapshot {
-  private kept = new Map<
-    string,
-    { readonly domain: string; readonly serial: number; readonly stamp: string; readonly text: string; readonly records: number }
-  >();
+  /** The rows read, by zone id (as parsed: no object made per zone), and the texts they point into. */
+  private kept = new Map<string, Row>();
+  private texts: readonly string[] = [];
 
   constructor(readonly path: string) {}
 
   /** Reads the file (once; again after `clear`); the number of zones it holds, 0 when there is none or it cannot be used (`problem`). */
   read(): { zones: number; problem: string | null } {
-    this.kept.clear();
-    let raw: string;
+    this.clear();
+    let raw: Buffer;
     try {
-      raw = readFileSync(this.path, 'utf8');
+      raw = readFileSync(this.path);
     } catch (err) {
       const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
       return { zones: 0, problem: missing ? null : `unreadable: ${(err as Error).message}` };
     }
-    const nl = raw.indexOf('\n');
+    const nl = raw.indexOf(10);
     try {
-      const head = JSON.parse(raw.slice(0, nl)) as { format?: unknown; sha256?: unknown };
+      const head = JSON.parse(raw.toString('utf8', 0, nl)) as { format?: unknown; sha256?: unknown };
       if (head.format !== FORMAT) return { zones: 0, problem: `format ${String(head.format)}, not ${FORMAT}` };
-      const body = raw.slice(nl + 1);
+      const body = raw.subarray(nl + 1);
       if (createHash('sha256').update(body).digest('hex') !== head.sha256) return { zones: 0, problem: 'checksum mismatch' };
-      const { texts, zones } = JSON.parse(body) as { texts: unknown; zones: unknown };
+      const { texts, zones } = JSON.parse(body.toString('utf8')) as { texts: unknown; zones: unknown };
       if (!Array.isArray(texts) || !Array.isArray(zones) || !texts.every((t) => typeof t === 'string'))
         return { zones: 0, problem: 'not a snapshot' };
       for (const z of zones as unknown[]) {
-        const [id, domain, serial, stamp, text, records] = z as Row;
+        const row = z as Row;
+        const [id, domain, serial, stamp, text, records] = row;
         if (
+          !Array.isArray(z) ||
           typeof id !== 'string' ||
           typeof domain !== 'string' ||
           !Number.isInteger(serial) ||
@@ -74,13 +75,14 @@ export class ZoneSnapshot {
           typeof texts[text] !== 'string' ||
           !Number.isInteger(records)
         ) {
-          this.kept.clear();
+          this.clear();
           return { zones: 0, problem: 'not a snapshot' };
         }
-        this.kept.set(id, { domain, serial, stamp, text: texts[text] as string, records });
+        this.kept.set(id, row);
       }
+      this.texts = texts as string[];
     } catch {
-      this.kept.clear();
+      this.clear();
       return { zones: 0, problem: 'not a snapshot' };
     }
     return { zones: this.kept.size, problem: null };
@@ -91,12 +93,13 @@ export class ZoneSnapshot {
     const k = this.kept.get(id);
     if (!k) return null;
     this.kept.delete(id);
-    return k.domain === domain && k.serial === serial && k.stamp === stamp ? { text: k.text, records: k.records } : null;
+    return k[1] === domain && k[2] === serial && k[3] === stamp ? { text: this.texts[k[4]]!, records: k[5] } : null;
   }
 
   /** Lets go of what was read and not taken. */
   clear(): void {
     this.kept = new Map();
+    this.texts = [];
   }
 
   /** Writes these zones as the file (equal texts once). */

@@ -195,6 +195,8 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
   /** The answer cache's owner cell of each zone's replies (made on the first reply stored), and of "no zone" (REFUSED). */
   private readonly owners = new Map<string, CacheOwner>();
   private noZone: CacheOwner = { stale: false };
+  /** Whether a reply of no zone was cached under `noZone` since it was last replaced. */
+  private noZoneCached = false;
   /** UDP replies waiting for the end of this event-loop turn (onDatagram), with where they go. */
   private readonly outgoing: Buffer[] = [];
   private readonly outgoingPorts: number[] = [];
@@ -595,20 +597,27 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
    * zone); those replies are stale. No other reply changes (a reply comes from one zone alone, resolve.ts).
    */
   private outdateAbove(apex: string): void {
-    for (let n = apex, dot = n.indexOf('.'); dot >= 0; dot = n.indexOf('.')) {
-      n = n.slice(dot + 1);
-      if (this.zones.has(n)) {
-        this.outdate(n);
-        break;
+    // Nothing cached for any zone, or for no zone (a server loading its zones at start): nothing to outdate.
+    if (this.owners.size > 0)
+      for (let n = apex, dot = n.indexOf('.'); dot >= 0; dot = n.indexOf('.')) {
+        n = n.slice(dot + 1);
+        if (this.zones.has(n)) {
+          this.outdate(n);
+          break;
+        }
       }
-    }
+    if (!this.noZoneCached) return;
     this.noZone.stale = true;
     this.noZone = { stale: false };
+    this.noZoneCached = false;
   }
 
   /** The answer cache's owner of the replies of `zone` (undefined: no zone). */
   private ownerOf(zone: CompiledZone | undefined): CacheOwner {
-    if (!zone) return this.noZone;
+    if (!zone) {
+      this.noZoneCached = true;
+      return this.noZone;
+    }
     let owner = this.owners.get(zone.apex);
     if (!owner) this.owners.set(zone.apex, (owner = { stale: false }));
     return owner;
