@@ -4,11 +4,13 @@ import { startCompiled, type CompiledProcess } from '../support/compiled-process
 import { udpQuestion } from '../dns/server/tools.js';
 
 /**
- * npm start (compiled, DNS_WORKERS=2) on a store, then again on the same store: on the first start there is
- * no store yet, so each DNS worker reads its zones once told to start; on the second, each reads them while
- * the API process loads its code and migrates, and keeps what it read (no migration came in between: the
- * store's migration mark is the same after the start) — src/main/dns-worker.ts. Both starts answer the
- * demo's zones. (What is read again when a migration does come: test/dns/api/worker-early-load.test.ts.)
+ * npm start (compiled, DNS_WORKERS=2) on a new store, then again on the same store. On the first start a
+ * worker finds no store yet (and reads its zones once told to start), or one the API process is creating or
+ * has just migrated (a worker loads its code in ~300 ms, as the API process migrates): what it read then is
+ * kept only if the migration mark did not move since — either way is right, and depends on timing. On the
+ * second, each worker reads its zones while the API process loads its code and migrates nothing, and keeps
+ * what it read — src/main/dns-worker.ts. Both starts answer the demo's zones. (What is read again when a
+ * migration does come: test/dns/api/worker-early-load.test.ts.)
  */
 describe('npm start again on the same store: the DNS workers read the zones before the start', function () {
   this.timeout(120_000);
@@ -25,11 +27,10 @@ describe('npm start again on the same store: the DNS workers read the zones befo
   };
   const kept = (s: CompiledProcess): number => s.output().split('zones read before the start kept').length - 1;
 
-  it('the first start reads after the migration; a restart keeps what each worker read before it', async () => {
+  it('a restart keeps what each worker read before it', async () => {
     server = await startCompiled({ DNS_WORKERS: '2', LOG_LEVEL: 'info', RUN_WORKER: 'false' });
     dir = server.dir;
     expect(await answers(server)).to.equal('192.0.2.10');
-    expect(kept(server)).to.equal(0);
     expect(await server.stop()).to.equal(0);
     server = await startCompiled({ DNS_WORKERS: '2', LOG_LEVEL: 'info', RUN_WORKER: 'false' }, { dir });
     expect(await answers(server)).to.equal('192.0.2.10');
