@@ -74,15 +74,27 @@ export const startServerProcess = async (extraEnv: Record<string, string> = {}):
   const dnsPort = await freePort([port]);
   const env = serverEnv(dir, port, dnsPort, { LOG_LEVEL: 'warn', RUN_WORKER: 'false', ...extraEnv });
   const api = `http://127.0.0.1:${port}`;
-  const child = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/main/server.ts'], { cwd: ROOT, env, stdio: 'ignore' });
+  const child = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), ['src/main/server.ts'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  // The last of what it wrote (warnings and errors: LOG_LEVEL is warn), told when it does not start.
+  let tail = '';
+  const keep = (d: Buffer): void => void (tail = (tail + d.toString()).slice(-8000));
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
   const stop = async () => {
-    if (child.exitCode !== null) return;
+    if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGTERM');
     await exited;
   };
-  // Up to 120 s: a loaded 2-core machine compiling under tsx took 53 s to bring up two DNS workers.
-  for (let i = 0; i < 480; i++) {
+  // Up to 110 s (within a test's 120 s): a loaded 2-core machine compiling under tsx took 53 s to bring up two
+  // DNS workers. A server that exits is told at once, with what it wrote.
+  for (let i = 0; i < 440; i++) {
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`server exited with ${child.exitCode ?? child.signalCode} before it answered:\n${tail}`);
     try {
       if ((await fetch(`${api}/healthz`)).ok) return { api, dnsPort, env, child, stop };
     } catch {
@@ -91,5 +103,5 @@ export const startServerProcess = async (extraEnv: Record<string, string> = {}):
     await new Promise((r) => setTimeout(r, 250));
   }
   await stop();
-  throw new Error('server did not start');
+  throw new Error(`server did not start within 110 s:\n${tail}`);
 };
