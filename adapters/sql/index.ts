@@ -1,7 +1,7 @@
 import { SqlTsigReplays } from './repositories/tsig-replays.repository.js';
 import type { Knex } from 'knex';
 import { createKnex, engineOf, type Engine, type StoreConfig } from './connection.js';
-import { migrationSource } from './migration-source.js';
+import { migrationSourceFor } from './migration-source.js';
 import { SqlAccountRepository, SqlSessionRepository } from './repositories/accounts.repository.js';
 import { SqlDomainRepository, type DomainFindRows } from './repositories/domains.repository.js';
 import { SqlIdempotencyStore } from './repositories/idempotency.repository.js';
@@ -33,10 +33,12 @@ import { FeedCache, SqlChangeFeed } from './change-feed.js';
 import type { ApiKey } from '../../core/kernel/caller.js';
 
 export { engineOf, knexConfig, type Engine, type StoreConfig } from './connection.js';
-export { migrationSource } from './migration-source.js';
+export { migrationSourceFor } from './migration-source.js';
 export { SqlChangeFeed, channelFor } from './change-feed.js';
 
 /** The SQL store: one knex instance, its unit of work, and every repository over it. */
+const migrationLocked = (): Error => Object.assign(new Error('Migration table is already locked'), { name: 'MigrationLocked' });
+
 export class SqlStore {
   readonly knex: Knex;
   readonly engine: Engine;
@@ -79,11 +81,14 @@ export class SqlStore {
   readonly passwordResets: SqlPasswordResets;
   readonly mailbox: SqlMailbox;
   private readonly reader: SqliteReader | null;
+  /** The Postgres schema (DATABASE_SCHEMA); unset: the connection's default. */
+  private readonly schema: string | undefined;
   /** Cross-process invalidation: LISTEN/NOTIFY on Postgres, a polled change log on SQLite. */
   readonly changes: SqlChangeFeed;
 
   constructor(config: StoreConfig) {
     this.engine = engineOf(config.url);
+    this.schema = config.schema;
     this.knex = createKnex(config);
     this.uow = new KnexUnitOfWork(this.knex);
     this.accounts = new SqlAccountRepository(this.uow);
@@ -142,20 +147,25 @@ export class SqlStore {
   }
 
   /**
-   * Applies migrations. Several processes starting at once (API, worker, `npm run sandbox:key`) race:
-   * on Postgres to create knex's own tables, on SQLite for the write lock, and knex turns either into
-   * MigrationLocked. Nothing pending: nothing locked (the steady state of every restart). A race is
-   * retried until `waitMs` has passed (the winner's migrations are then done); any other error is not.
-   * knex runs the batch and its lock row in one transaction, so a process killed mid-migration leaves
-   * no stale lock behind.
+   * Applies migrations. Several processes starting at once (API, worker, `npm run sandbox:key`) race for them.
+   * On SQLite, each batch is one transaction begun IMMEDIATE (migrationSourceFor): the first takes the write
+   * lock, and knex reads the list of done migrations again under it, so the others find nothing left to do.
+   * On Postgres, a batch may hold a migration that runs outside a transaction (CREATE INDEX CONCURRENTLY), so
+   * the processes take turns on an advisory lock of the schema. Whoever holds it is the only one migrating.
+   * So on both engines a knex lock row that another process can see set is a leftover of a process killed in
+   * a batch run outside a transaction (on SQLite, by an earlier version), and is cleared: it would otherwise
+   * refuse every start for good. knex's MigrationLocked or a busy SQLite file is retried until `waitMs` has
+   * passed. Nothing pending: nothing locked and nothing written (the steady state of every restart).
    */
   async migrate(waitMs = 120_000): Promise<void> {
     const deadline = Date.now() + waitMs;
+    const source = migrationSourceFor(this.engine);
     for (let attempt = 1; ; attempt++) {
       try {
-        const [, pending] = (await this.knex.migrate.list({ migrationSource })) as [unknown[], unknown[]];
+        const [, pending] = (await this.knex.migrate.list({ migrationSource: source })) as [unknown[], unknown[]];
         if (pending.length === 0) return;
-        await this.knex.migrate.latest({ migrationSource });
+        if (this.engine === 'sqlite') await this.migrateHoldingTurn(source);
+        else if (!(await this.withMigrationTurn(deadline, () => this.migrateHoldingTurn(source)))) throw migrationLocked();
         return;
       } catch (err) {
         const race =
@@ -167,6 +177,40 @@ export class SqlStore {
         }
         await new Promise((r) => setTimeout(r, Math.min(100 * attempt, 1000) + Math.random() * 100));
       }
+    }
+  }
+
+  /** Clears a leftover knex lock (see `migrate`) and runs what is still pending. */
+  private async migrateHoldingTurn(source: ReturnType<typeof migrationSourceFor>): Promise<void> {
+    const [, pending] = (await this.knex.migrate.list({ migrationSource: source })) as [unknown[], unknown[]];
+    if (pending.length === 0) return;
+    await this.knex.migrate.forceFreeMigrationsLock({ migrationSource: source });
+    await this.knex.migrate.latest({ migrationSource: source });
+  }
+
+  /**
+   * Runs `work` holding the schema's migration advisory lock (Postgres), on a connection of its own that
+   * holds it for the session: the server releases it if this process dies. Waits for it until `deadline`;
+   * false when it never came.
+   */
+  private async withMigrationTurn(deadline: number, work: () => Promise<void>): Promise<boolean> {
+    const key = `domivka.migrate.${this.schema ?? 'public'}`;
+    const conn = await this.knex.client.acquireConnection();
+    try {
+      for (;;) {
+        const got = await this.knex.raw('select pg_try_advisory_lock(hashtext(?)) as got', [key]).connection(conn);
+        if ((got as { rows: Array<{ got: boolean }> }).rows[0]?.got) break;
+        if (Date.now() > deadline) return false;
+        await new Promise((r) => setTimeout(r, 100 + Math.random() * 100));
+      }
+      try {
+        await work();
+      } finally {
+        await this.knex.raw('select pg_advisory_unlock(hashtext(?))', [key]).connection(conn);
+      }
+      return true;
+    } finally {
+      await this.knex.client.releaseConnection(conn);
     }
   }
 

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { Engine } from './connection.js';
 import * as foundation from './migrations/20261121000000_foundation.js';
 import * as money from './migrations/20261121120000_money.js';
 import * as dns from './migrations/20261121140000_dns.js';
@@ -35,7 +36,7 @@ import * as dnsZoneChanges from './migrations/20261127160000_dns_zone_changes.js
 import * as retentionIndexes from './migrations/20261127190000_retention_indexes.js';
 
 /** Migrations listed explicitly: no directory scanning, so they load the same under tsx, tests and CLI. */
-const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
+const MIGRATIONS: ReadonlyArray<[string, MigrationModule]> = [
   ['20261121000000_foundation', foundation],
   ['20261121120000_money', money],
   ['20261121140000_dns', dns],
@@ -72,8 +73,29 @@ const MIGRATIONS: ReadonlyArray<[string, Knex.Migration]> = [
   ['20261127190000_retention_indexes', retentionIndexes],
 ];
 
-export const migrationSource: Knex.MigrationSource<[string, Knex.Migration]> = {
+/** Every migration's name, oldest first. */
+export const MIGRATION_NAMES: readonly string[] = MIGRATIONS.map(([name]) => name);
+
+/** A migration module: knex's, plus what only Postgres gets (see `migrationSourceFor`). */
+type MigrationModule = Knex.Migration & { readonly postgresConfig?: { readonly transaction?: boolean } };
+
+/**
+ * The migrations as knex runs them on one engine.
+ *
+ * knex runs a batch of pending migrations in ONE transaction, with the list of those already done read again
+ * once its lock is held, unless any migration of the batch says `config.transaction: false`. Then it runs
+ * the whole batch outside any transaction and does not look again: a second process that listed the
+ * migrations before the first one finished re-runs them all ("duplicate column name", seen when the API and
+ * the worker started on a new SQLite file at once), and a process killed mid-batch leaves half a schema and
+ * knex's lock row set.
+ *
+ * So a migration that must run outside a transaction (CREATE INDEX CONCURRENTLY) says so as `postgresConfig`,
+ * which only the Postgres source hands to knex as its `config`. SQLite needs no such migration, and its
+ * batches stay one transaction. On Postgres, SqlStore.migrate holds an advisory lock around the batch.
+ */
+export const migrationSourceFor = (engine: Engine): Knex.MigrationSource<[string, MigrationModule]> => ({
   getMigrations: async () => [...MIGRATIONS],
   getMigrationName: ([name]) => name,
-  getMigration: async ([, migration]) => migration,
-};
+  getMigration: async ([, migration]) =>
+    engine === 'postgres' && migration.postgresConfig ? { ...migration, config: migration.postgresConfig } : migration,
+});

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Domain } from '../../core/domains/domain.js';
 import type { DomainListQuery } from '../../core/domains/ports/domain-repository.port.js';
 import { EVERY_DOMAIN } from '../../core/kernel/visibility.port.js';
-import { migrationSource, SqlStore } from '../../adapters/sql/index.js';
+import { migrationSourceFor, SqlStore } from '../../adapters/sql/index.js';
 import { SqlDomainRepository } from '../../adapters/sql/repositories/domains.repository.js';
 import { eachStore } from '../support/stores.js';
 import { startApi, type TestApi } from '../support/system.js';
@@ -192,7 +192,7 @@ eachStore(
       try {
         await store.migrate();
         const name = '20261127120000_domain_label_names';
-        await store.knex.migrate.down({ migrationSource, name });
+        await store.knex.migrate.down({ migrationSource: migrationSourceFor(store.engine), name });
         expect(await store.knex.schema.hasColumn('domain_labels', 'name')).to.equal(false);
         await store.accounts.insertAccount({ id: 'a1', name: 'A', createdAt: new Date() });
         await store.knex('domains').insert(
@@ -214,7 +214,7 @@ eachStore(
           { domain_id: 'd-a.dev', label: 'x' },
           { domain_id: 'd-a.dev', label: 'y' },
         ]);
-        await store.knex.migrate.up({ migrationSource, name });
+        await store.knex.migrate.up({ migrationSource: migrationSourceFor(store.engine), name });
         expect(
           await store
             .knex('domain_labels')

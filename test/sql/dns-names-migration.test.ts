@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { domainToASCII } from 'node:url';
-import { migrationSource, SqlStore } from '../../adapters/sql/index.js';
+import { migrationSourceFor, SqlStore } from '../../adapters/sql/index.js';
 import { eachStore, type FreshStore } from '../support/stores.js';
 
 const NAME = '20261126120000_dns_names_a_labels';
@@ -13,7 +13,7 @@ eachStore('Migration: stored DNS owner names become A-labels', (kind) => {
     fresh = await kind.fresh();
     store = new SqlStore(fresh.connection);
     await store.migrate();
-    await store.knex.migrate.down({ migrationSource, name: NAME });
+    await store.knex.migrate.down({ migrationSource: migrationSourceFor(store.engine), name: NAME });
   });
   after(async () => {
     await store.close();
@@ -40,7 +40,7 @@ eachStore('Migration: stored DNS owner names become A-labels', (kind) => {
     const ch = (id: string, name: string) => ({ id, zone_id: 'z1', name, value: 'v', key_id: null, created_at: at, expires_at: at });
     await k('acme_challenges').insert([ch('c1', `_acme-challenge.єпт.${zone}`), ch('c2', bold), ch('c3', tooLong)]);
 
-    await k.migrate.up({ migrationSource, name: NAME });
+    await k.migrate.up({ migrationSource: migrationSourceFor(store.engine), name: NAME });
 
     const rows = (await k('dns_record_sets').where({ zone_id: 'z1' }).orderBy('name')) as Array<{ name: string; record_values: string }>;
     const byName = Object.fromEntries(rows.map((r) => [r.name, (JSON.parse(r.record_values) as string[]).sort()]));

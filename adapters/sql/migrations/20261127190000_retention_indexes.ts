@@ -5,11 +5,13 @@ import type { Knex } from 'knex';
  * retention: without an index on their age each pass scanned every row — ~200 ms on an account of 50,000
  * events, the event loop held every half minute. With these it reads only the rows it deletes.
  *
- * On Postgres the indexes are built CONCURRENTLY, outside a transaction (`config`): a plain CREATE INDEX
- * would hold every insert of an event (and of a delivery) for as long as the build takes on a large table,
- * those of the processes still running the previous version during a rolling deploy included.
+ * On Postgres the indexes are built CONCURRENTLY, outside a transaction (`postgresConfig`): a plain CREATE
+ * INDEX would hold every insert of an event (and of a delivery) for as long as the build takes on a large
+ * table, those of the processes still running the previous version during a rolling deploy included. On
+ * SQLite the migration runs in its batch's transaction (see migrationSourceFor: a `config` here would take
+ * every batch it is in out of its transaction, on both engines).
  */
-export const config = { transaction: false };
+export const postgresConfig = { transaction: false };
 
 const INDEXES = [
   ['events', 'occurred_at', 'events_occurred_at'],
