@@ -37,8 +37,16 @@ interface Procs {
   worker: ChildProcess;
 }
 
-const nodeTsx = (script: string, env: NodeJS.ProcessEnv): ChildProcess =>
-  spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+/** The processes of the life under way: killed after the suite, whatever failed in it. */
+let running: Procs | undefined;
+
+/** Starts an entry point; its stderr is kept (the last 4,000 characters) for the failure message. */
+const nodeTsx = (script: string, env: NodeJS.ProcessEnv): { child: ChildProcess; err: () => string } => {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr!.on('data', (d) => (err = (err + d).slice(-4000)));
+  return { child, err: () => err };
+};
 
 const startProcs = async (baseEnv: NodeJS.ProcessEnv): Promise<Procs> => {
   const port = await freePort();
@@ -47,17 +55,23 @@ const startProcs = async (baseEnv: NodeJS.ProcessEnv): Promise<Procs> => {
   const server = nodeTsx('src/main/server.ts', env);
   const worker = nodeTsx('src/main/worker.ts', env);
   const api = `http://127.0.0.1:${port}`;
+  // A start that fails takes both processes down: one left running would hold the test run's output open.
+  const fail = async (why: string): Promise<never> => {
+    await kill9({ api, server: server.child, worker: worker.child });
+    throw new Error(`${why}\nthe server's stderr:\n${server.err()}\nthe worker's stderr:\n${worker.err()}`);
+  };
   // Up to 120 s: a start through tsx on a loaded 2-core CI machine once took over the 60 s this waited.
   for (let i = 0; i < 480; i++) {
-    if (server.exitCode !== null) throw new Error(`server exited with ${server.exitCode}`);
+    if (server.child.exitCode !== null) return fail(`server exited with ${server.child.exitCode}`);
+    if (worker.child.exitCode !== null) return fail(`worker exited with ${worker.child.exitCode}`);
     try {
-      if ((await fetch(`${api}/healthz`)).ok) return { api, server, worker };
+      if ((await fetch(`${api}/healthz`)).ok) return (running = { api, server: server.child, worker: worker.child });
     } catch {
       /* not yet */
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  throw new Error('server did not start');
+  return fail('server did not start');
 };
 
 const kill9 = async (p: Procs): Promise<void> => {
@@ -254,6 +268,7 @@ eachStore('Hostile: crash safety (kill -9 of API and worker, retries with Idempo
     );
   });
   after(async () => {
+    if (running) await kill9(running);
     await db?.destroy();
     await store?.drop();
   });
