@@ -143,10 +143,13 @@ export const serveDns = async (o: DnsServingOptions): Promise<DnsServing> => {
       catalog,
       bases: dns,
       snapshot: { file: snapshot, texts: dns, write: worker === 0 },
+      early: () => holding,
     });
     return { dns, sync };
   };
   type Built = ReturnType<typeof build>;
+  /** Whether the servers are loading before the start (`o.hold`): see ZoneSyncOptions.early. */
+  let holding = false;
   /** Every zone loaded into each server (a compaction after, for a cluster worker that serves nothing else). */
   const loadAll = async (servers: readonly Built[]): Promise<void> => {
     for (const { sync } of servers) await sync.load();
@@ -161,6 +164,7 @@ export const serveDns = async (o: DnsServingOptions): Promise<DnsServing> => {
   ): Promise<Built[]> => {
     let servers = shapes.map((s) => build(...s));
     if (hold) {
+      holding = true;
       // Loaded before the store is known to be migrated: kept if no migration came since (hold() says), and
       // brought up to date with what changed meanwhile (the seed, the signer's signatures) by one more load.
       const early = await loadAll(servers).then(
@@ -168,6 +172,7 @@ export const serveDns = async (o: DnsServingOptions): Promise<DnsServing> => {
         (err: unknown) => err,
       );
       const stands = await hold();
+      holding = false;
       if (early === null && stands) {
         for (const { sync } of servers) await sync.load();
         log.info('zones read before the start kept');

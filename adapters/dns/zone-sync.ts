@@ -71,6 +71,12 @@ export interface ZoneSyncOptions {
    * most once per SNAPSHOT_EVERY_MS, for the next start.
    */
   readonly snapshot?: { readonly file: ZoneSnapshot; readonly texts: HeldTexts; readonly write: boolean };
+  /**
+   * While true, a zone that cannot be published is logged as a warning, not an error: a cluster worker's read
+   * before the start (src/dns-server.ts, `hold`), made before it knows the store is migrated, may fail on a
+   * store a migration holds busy. That read is kept only if no migration came, and the zone is tried again.
+   */
+  readonly early?: () => boolean;
 }
 
 /** The shortest time between two writes of the snapshot. */
@@ -340,6 +346,8 @@ export class ZoneSync {
       // signatures the signer has not stored yet is loaded when the signer's write is announced.
       this.failing.add(domain);
       if ((err as Error)?.name === 'SignaturesPending') this.log.debug({ zone: domain, serial: zone.serial }, 'zone signatures pending');
+      else if (this.options.early?.())
+        this.log.warn({ err, zone: domain, serial: zone.serial }, 'zone not published in the read before the start');
       else this.log.error({ err, zone: domain, serial: zone.serial }, 'zone not published');
       return;
     }

@@ -55,6 +55,36 @@ eachStore('ZoneSync', (kind) => {
     }
   });
 
+  it('a zone that cannot be published is an error, but a warning in a read before the start (early), and is tried again', async () => {
+    const lines: Array<{ level: number; msg: string; zone?: string }> = [];
+    const log = pino({ level: 'debug' }, { write: (l: string) => void lines.push(JSON.parse(l)) });
+    const dns = new EmbeddedNameserver({ host: '127.0.0.1', port: 0, axfrAllow: [], secondaries: [] });
+    let refuse = true;
+    const failing = Object.create(dns) as EmbeddedNameserver;
+    failing.publish = async (zone) => {
+      if (refuse && zone.domain === 'domivka-demo.dev') throw new Error('its key cannot be opened');
+      return dns.publish(zone);
+    };
+    let early = true;
+    const sync = new ZoneSync(api.system.store.zones, failing, log, { early: () => early });
+    await dns.start();
+    try {
+      await sync.load();
+      const of = () => lines.filter((l) => l.zone === 'domivka-demo.dev').map((l) => [l.level, l.msg]);
+      expect(of()).to.deep.equal([[40, 'zone not published in the read before the start']]);
+      early = false;
+      lines.length = 0;
+      await sync.load();
+      expect(of()).to.deep.equal([[50, 'zone not published']]);
+      refuse = false;
+      await sync.load();
+      expect((await query(dns.address().port, 'domivka-demo.dev', 'SOA')).answers!.length).to.equal(1);
+    } finally {
+      sync.stop();
+      await dns.stop();
+    }
+  });
+
   it('publishes what another process committed, and withdraws what it removed', async () => {
     const dns = new EmbeddedNameserver({ host: '127.0.0.1', port: 0, axfrAllow: [], secondaries: [] });
     await dns.start();
