@@ -145,7 +145,11 @@ eachStore('ZoneSync', (kind) => {
       expect(calls.loaded).to.have.length(1); // every zone in one batch
       expect(calls.loaded[0]).to.have.length(served);
       await sync.load();
-      expect(calls.since[1]).to.deep.equal({ complete: false, n: 0 });
+      expect(calls.since[1]!.complete).to.equal(false);
+      // Nothing written since. Postgres's mark is the oldest transaction then running anywhere in the cluster
+      // (versionsSince; CI saw one): zones written after it began are listed again, at the version already
+      // held, and so not read.
+      if (kind.engine === 'sqlite') expect(calls.since[1]!.n).to.equal(0);
       expect(calls.loaded).to.have.length(1); // nothing changed, nothing read
 
       const zs = api.system.get(TOKENS.ZoneService);
