@@ -1,15 +1,19 @@
 /**
- * knex CLI configuration (`npx knex --knexfile knexfile.ts migrate:status`). The application itself
- * migrates through adapters/sql (npm start, npm run migrate); this file reads the same DATABASE_URL.
+ * knex CLI configuration (`node --import tsx node_modules/knex/bin/cli.js --knexfile knexfile.ts migrate:status`). The application itself
+ * migrates through adapters/sql (npm start, npm run migrate): that takes turns with the other processes
+ * starting on the same store (SqlStore.migrate), which the CLI does not, so use the CLI to look, not to
+ * migrate while anything runs. This file reads the same DATABASE_URL, and lists the migrations as the
+ * application does (migrationSourceFor: what runs outside a transaction, on which engine).
  */
 import type { Knex } from 'knex';
-import { knexConfig } from './adapters/sql/connection.js';
+import { engineOf, knexConfig } from './adapters/sql/connection.js';
+import { migrationSourceFor } from './adapters/sql/migration-source.js';
 
 const url = process.env.DATABASE_URL || './var/domivka.sqlite';
 
 const config: Knex.Config = {
   ...knexConfig({ url, ...(process.env.DATABASE_SCHEMA ? { schema: process.env.DATABASE_SCHEMA } : {}) }),
-  migrations: { directory: './adapters/sql/migrations', loadExtensions: ['.ts'], extension: 'ts' },
+  migrations: { migrationSource: migrationSourceFor(engineOf(url)) },
 };
 
 export default config;

@@ -36,9 +36,9 @@ export { engineOf, knexConfig, type Engine, type StoreConfig } from './connectio
 export { migrationSourceFor } from './migration-source.js';
 export { SqlChangeFeed, channelFor } from './change-feed.js';
 
-/** The SQL store: one knex instance, its unit of work, and every repository over it. */
 const migrationLocked = (): Error => Object.assign(new Error('Migration table is already locked'), { name: 'MigrationLocked' });
 
+/** The SQL store: one knex instance, its unit of work, and every repository over it. */
 export class SqlStore {
   readonly knex: Knex;
   readonly engine: Engine;
@@ -81,14 +81,11 @@ export class SqlStore {
   readonly passwordResets: SqlPasswordResets;
   readonly mailbox: SqlMailbox;
   private readonly reader: SqliteReader | null;
-  /** The Postgres schema (DATABASE_SCHEMA); unset: the connection's default. */
-  private readonly schema: string | undefined;
   /** Cross-process invalidation: LISTEN/NOTIFY on Postgres, a polled change log on SQLite. */
   readonly changes: SqlChangeFeed;
 
   constructor(config: StoreConfig) {
     this.engine = engineOf(config.url);
-    this.schema = config.schema;
     this.knex = createKnex(config);
     this.uow = new KnexUnitOfWork(this.knex);
     this.accounts = new SqlAccountRepository(this.uow);
@@ -151,9 +148,10 @@ export class SqlStore {
    * On SQLite, each batch is one transaction begun IMMEDIATE (migrationSourceFor): the first takes the write
    * lock, and knex reads the list of done migrations again under it, so the others find nothing left to do.
    * On Postgres, a batch may hold a migration that runs outside a transaction (CREATE INDEX CONCURRENTLY), so
-   * the processes take turns on an advisory lock of the schema. Whoever holds it is the only one migrating.
-   * So on both engines a knex lock row that another process can see set is a leftover of a process killed in
-   * a batch run outside a transaction (on SQLite, by an earlier version), and is cleared: it would otherwise
+   * the processes take turns on an advisory lock of the schema they migrate. Whoever holds it is the only one
+   * migrating. So, as long as every process that migrates does so through here (not the knex CLI, not a
+   * rollback by hand, not an older version of this code), a knex lock row that another process can see set is
+   * a leftover of a process killed in a batch run outside a transaction, and is cleared: it would otherwise
    * refuse every start for good. knex's MigrationLocked or a busy SQLite file is retried until `waitMs` has
    * passed. Nothing pending: nothing locked and nothing written (the steady state of every restart).
    */
@@ -184,21 +182,25 @@ export class SqlStore {
   private async migrateHoldingTurn(source: ReturnType<typeof migrationSourceFor>): Promise<void> {
     const [, pending] = (await this.knex.migrate.list({ migrationSource: source })) as [unknown[], unknown[]];
     if (pending.length === 0) return;
-    await this.knex.migrate.forceFreeMigrationsLock({ migrationSource: source });
+    // One statement (knex's forceFreeMigrationsLock deletes the row, then inserts one: another process could
+    // add its own row between the two, and two rows read as locked). `list` made the table and its row.
+    await this.knex('knex_migrations_lock').update({ is_locked: 0 });
     await this.knex.migrate.latest({ migrationSource: source });
   }
 
   /**
-   * Runs `work` holding the schema's migration advisory lock (Postgres), on a connection of its own that
-   * holds it for the session: the server releases it if this process dies. Waits for it until `deadline`;
-   * false when it never came.
+   * Runs `work` holding the migration advisory lock of the schema this store uses (Postgres): the schema as
+   * the connection resolves it, whatever named it (DATABASE_SCHEMA, the role's search_path, the URL). It is
+   * taken on a connection of the pool, held for the session, so the server releases it should this process
+   * die. Waits for it until `deadline`; false when it never came.
    */
   private async withMigrationTurn(deadline: number, work: () => Promise<void>): Promise<boolean> {
-    const key = `domivka.migrate.${this.schema ?? 'public'}`;
+    // Two keys: this application's, then the schema's (the one-key space is shared with everything else).
+    const key = "hashtext('domivka.migrate'), hashtext(coalesce(current_schema(), ''))";
     const conn = await this.knex.client.acquireConnection();
     try {
       for (;;) {
-        const got = await this.knex.raw('select pg_try_advisory_lock(hashtext(?)) as got', [key]).connection(conn);
+        const got = await this.knex.raw(`select pg_try_advisory_lock(${key}) as got`).connection(conn);
         if ((got as { rows: Array<{ got: boolean }> }).rows[0]?.got) break;
         if (Date.now() > deadline) return false;
         await new Promise((r) => setTimeout(r, 100 + Math.random() * 100));
@@ -206,7 +208,12 @@ export class SqlStore {
       try {
         await work();
       } finally {
-        await this.knex.raw('select pg_advisory_unlock(hashtext(?))', [key]).connection(conn);
+        // A connection lost meanwhile took its session's lock with it: nothing to release, and the batch's own
+        // outcome (done, or its error) is what counts.
+        await this.knex
+          .raw(`select pg_advisory_unlock(${key})`)
+          .connection(conn)
+          .catch(() => undefined);
       }
       return true;
     } finally {

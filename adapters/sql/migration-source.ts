@@ -76,6 +76,13 @@ const MIGRATIONS: ReadonlyArray<[string, MigrationModule]> = [
 /** Every migration's name, oldest first. */
 export const MIGRATION_NAMES: readonly string[] = MIGRATIONS.map(([name]) => name);
 
+/** A migration as the source lists it: `file` is its name (what the knex CLI prints, as for its own files). */
+interface MigrationEntry {
+  readonly file: string;
+  readonly migration: MigrationModule;
+}
+const ENTRIES: readonly MigrationEntry[] = MIGRATIONS.map(([file, migration]) => ({ file, migration }));
+
 /** A migration module: knex's, plus what only Postgres gets (see `migrationSourceFor`). */
 type MigrationModule = Knex.Migration & { readonly postgresConfig?: { readonly transaction?: boolean } };
 
@@ -93,9 +100,9 @@ type MigrationModule = Knex.Migration & { readonly postgresConfig?: { readonly t
  * which only the Postgres source hands to knex as its `config`. SQLite needs no such migration, and its
  * batches stay one transaction. On Postgres, SqlStore.migrate holds an advisory lock around the batch.
  */
-export const migrationSourceFor = (engine: Engine): Knex.MigrationSource<[string, MigrationModule]> => ({
-  getMigrations: async () => [...MIGRATIONS],
-  getMigrationName: ([name]) => name,
-  getMigration: async ([, migration]) =>
+export const migrationSourceFor = (engine: Engine): Knex.MigrationSource<MigrationEntry> => ({
+  getMigrations: async () => [...ENTRIES],
+  getMigrationName: (entry) => entry.file,
+  getMigration: async ({ migration }) =>
     engine === 'postgres' && migration.postgresConfig ? { ...migration, config: migration.postgresConfig } : migration,
 });

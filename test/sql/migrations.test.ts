@@ -161,34 +161,68 @@ eachStore('Migrations: processes starting at once, and a batch cut by a kill', (
   });
 
   if (kind.engine === 'postgres')
+    it('Postgres: an index build the kill cut short (INVALID) is built again by the next start, not kept', async () => {
+      const fresh = await kind.fresh();
+      const store = new SqlStore(fresh.connection);
+      try {
+        await store.migrate();
+        const valid = async () =>
+          (
+            (await store.knex.raw(
+              "select c.relname, i.indisvalid from pg_index i join pg_class c on c.oid = i.indexrelid where c.relname in ('events_occurred_at', 'webhook_deliveries_created_at') and c.relnamespace = current_schema()::regnamespace order by 1",
+            )) as { rows: Array<{ relname: string; indisvalid: boolean }> }
+          ).rows.map((r) => [r.relname, r.indisvalid]);
+        expect(await valid()).to.deep.equal([
+          ['events_occurred_at', true],
+          ['webhook_deliveries_created_at', true],
+        ]);
+        // What a kill during CREATE INDEX CONCURRENTLY leaves: the index INVALID, the migration not recorded.
+        await store.knex.raw("update pg_index set indisvalid = false where indexrelid = 'events_occurred_at'::regclass");
+        await store.knex('knex_migrations').where('name', 'like', '%_retention_indexes').del();
+        await store.migrate();
+        expect(await valid()).to.deep.equal([
+          ['events_occurred_at', true],
+          ['webhook_deliveries_created_at', true],
+        ]);
+      } finally {
+        await store.close();
+        await fresh.drop();
+      }
+    });
+
+  if (kind.engine === 'postgres')
     it("Postgres: a process waits for another's turn on the schema's migration lock, then finds its work done or does it", async () => {
       const fresh = await kind.fresh();
       const store = new SqlStore(fresh.connection);
-      const other = new SqlStore(fresh.connection);
+      // The other process names the same schema another way: in its URL's search_path, not DATABASE_SCHEMA.
+      const other = new SqlStore({
+        url: `${fresh.url}${fresh.url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${fresh.schema}`)}`,
+      });
       try {
         await store.migrate();
         await store.knex.migrate.down({ migrationSource: migrationSourceFor(store.engine), name: LAST });
         const conn = await other.knex.client.acquireConnection();
-        const key = `domivka.migrate.${fresh.schema}`;
-        await other.knex.raw('select pg_advisory_lock(hashtext(?))', [key]).connection(conn);
+        // The schema's turn, as SqlStore.migrate takes it (keyed by the schema the connection resolves).
+        const key = "hashtext('domivka.migrate'), hashtext(coalesce(current_schema(), ''))";
+        await other.knex.raw(`select pg_advisory_lock(${key})`).connection(conn);
         let done = false;
         const migrating = store.migrate(30_000).then(() => (done = true));
         await new Promise((r) => setTimeout(r, 700));
         expect(done, 'migrated while another process held the turn').to.equal(false);
         expect(await pendingOf(store)).to.have.length(1);
-        await other.knex.raw('select pg_advisory_unlock(hashtext(?))', [key]).connection(conn);
+        await other.knex.raw(`select pg_advisory_unlock(${key})`).connection(conn);
         await other.knex.client.releaseConnection(conn);
         await migrating;
         expect(await pendingOf(store)).to.deep.equal([]);
         // A turn that never comes ends in MigrationLocked, with how long it waited.
         await store.knex.migrate.down({ migrationSource: migrationSourceFor(store.engine), name: LAST });
         const conn2 = await other.knex.client.acquireConnection();
-        await other.knex.raw('select pg_advisory_lock(hashtext(?))', [key]).connection(conn2);
+        await other.knex.raw(`select pg_advisory_lock(${key})`).connection(conn2);
         const err = await store.migrate(500).then(
           () => null,
           (e: Error) => e,
         );
-        await other.knex.raw('select pg_advisory_unlock(hashtext(?))', [key]).connection(conn2);
+        await other.knex.raw(`select pg_advisory_unlock(${key})`).connection(conn2);
         await other.knex.client.releaseConnection(conn2);
         expect(err?.name).to.equal('MigrationLocked');
         expect(err?.message).to.match(/waited 1 s for another process's migrations/);

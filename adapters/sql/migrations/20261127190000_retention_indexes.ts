@@ -22,8 +22,17 @@ const postgres = (knex: Knex): boolean => (knex.client as { dialect?: string }).
 
 export async function up(knex: Knex): Promise<void> {
   for (const [table, column, name] of INDEXES) {
-    if (postgres(knex)) await knex.raw('create index concurrently if not exists ?? on ?? (??)', [name, table, column]);
-    else await knex.schema.alterTable(table, (t) => t.index([column], name));
+    if (postgres(knex)) {
+      // A build cut short (a kill) leaves an INVALID index, which `if not exists` would keep and the planner
+      // never uses: it goes first.
+      const invalid = await knex.raw(
+        'select 1 from pg_index i join pg_class c on c.oid = i.indexrelid ' +
+          'where c.relname = ? and c.relnamespace = current_schema()::regnamespace and not i.indisvalid',
+        [name],
+      );
+      if ((invalid as { rows: unknown[] }).rows.length > 0) await knex.raw('drop index concurrently if exists ??', [name]);
+      await knex.raw('create index concurrently if not exists ?? on ?? (??)', [name, table, column]);
+    } else await knex.schema.alterTable(table, (t) => t.index([column], name));
   }
 }
 
