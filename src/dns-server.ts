@@ -171,8 +171,7 @@ export const serveDns = async (o: DnsServingOptions): Promise<DnsServing> => {
         () => null,
         (err: unknown) => err,
       );
-      const stands = await hold();
-      holding = false;
+      const stands = await hold().finally(() => (holding = false));
       if (early === null && stands) {
         for (const { sync } of servers) await sync.load();
         log.info('zones read before the start kept');

@@ -40,11 +40,14 @@ interface Procs {
 /** The processes of the life under way: killed after the suite, whatever failed in it. */
 let running: Procs | undefined;
 
-/** Starts an entry point; its stderr is kept (the last 4,000 characters) for the failure message. */
+/** Starts an entry point; its stderr goes on to the test's, and the last 4,000 characters are kept for a failed start. */
 const nodeTsx = (script: string, env: NodeJS.ProcessEnv): { child: ChildProcess; err: () => string } => {
   const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
-  child.stderr!.on('data', (d) => (err = (err + d).slice(-4000)));
+  child.stderr!.on('data', (d: Buffer) => {
+    process.stderr.write(d);
+    err = (err + d.toString()).slice(-4000);
+  });
   return { child, err: () => err };
 };
 
