@@ -11,7 +11,7 @@ import { serveDns } from './dns-server.js';
 import type { HeldDnsWorkers } from '../adapters/dns/cluster.js';
 import { httpServer } from '../adapters/http/index.js';
 import { Metrics } from '../adapters/metrics/index.js';
-import { answerScrapes, instrumentHttp, instrumentSystem, serveGroupMetrics, workerHooks } from './metrics.js';
+import { answerScrapes, httpObserved, instrumentSystem, serveGroupMetrics, workerHooks } from './metrics.js';
 
 /**
  * The API process of `npm start` (src/main/server.ts loads this once it has forked the DNS workers): API on
@@ -56,18 +56,11 @@ export const serveApi = async (config: Config, heldWorkers?: HeldDnsWorkers): Pr
     }
   }
   phase('seed');
-  const { app } = system.http();
-  phase('api');
   let draining = false;
-  // While draining, each response closes its keep-alive connection, so clients reconnect elsewhere. Checked
-  // again after the handler: a request that began before SIGTERM (a slow upload) ends after it, and its
-  // connection, idle once answered, would otherwise keep server.close() waiting until the shutdown bound.
-  app.middleware.unshift(async (ctx, next) => {
-    if (draining) ctx.set('Connection', 'close');
-    await next();
-    if (draining) ctx.set('Connection', 'close');
-  });
-  if (metrics) instrumentHttp(app, metrics);
+  // While draining, each response closes its keep-alive connection, so clients reconnect elsewhere; each
+  // request's duration goes to the metrics by route template.
+  const { app } = system.http({ closing: () => draining, ...(metrics ? { answered: httpObserved(metrics) } : {}) });
+  phase('api');
   // The authoritative DNS server: every zone from the store, kept in step by ZoneSync.
   const dns = config.runDns
     ? await serveDns({

@@ -1,6 +1,5 @@
 import cluster from 'node:cluster';
 import type { Server } from 'node:http';
-import type Koa from 'koa';
 import type { Logger } from 'pino';
 import { AggregatorRegistry, type Registry } from 'prom-client';
 import { aggregate, Metrics, serveMetrics, statusClass, type MetricsJson } from '../adapters/metrics/index.js';
@@ -156,19 +155,11 @@ interface TarnPool {
   readonly max: number;
 }
 
-/** The outermost API middleware: one observation per request, by the route template the router matched. */
-export const instrumentHttp = (app: Koa, metrics: Metrics): void => {
-  const mw: Koa.Middleware = async (ctx, next) => {
-    const end = metrics.httpDuration.startTimer();
-    try {
-      await next();
-    } finally {
-      const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute;
-      end({ route: typeof route === 'string' ? route : 'unmatched', method: ctx.method, status_class: statusClass(ctx.status) });
-    }
-  };
-  app.middleware.unshift(mw);
-};
+/** One observation per request, by the route template the router matched (the HTTP app's observer, app.ts). */
+export const httpObserved =
+  (metrics: Metrics) =>
+  (route: string, method: string, status: number, seconds: number): void =>
+    metrics.httpDuration.observe({ route, method, status_class: statusClass(status) }, seconds);
 
 /** A process this one asks at each scrape: a node:cluster worker or a forked child. */
 interface Asked {

@@ -5,7 +5,7 @@ import { dnssecModule, dnssecUseCases } from './modules/dnssec.module.js';
 import { Container, type ServiceIdentifier } from 'inversify';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
-import { allRoutes, buildApi, keyBucketId, RateLimiter, type Route, type UseCases } from '../adapters/http/index.js';
+import { allRoutes, buildApi, keyBucketId, RateLimiter, type HttpObserver, type Route, type UseCases } from '../adapters/http/index.js';
 import type { SignedDnsUseCases } from '../adapters/dns/update/signed-messages.js';
 import { completeAbandoned, type CompleterReport } from '../adapters/http/completer.js';
 import type { SqlStore } from '../adapters/sql/index.js';
@@ -172,7 +172,8 @@ export class System {
     };
   }
 
-  http(): { app: Koa; routes: Route[] } {
+  /** The API; `observer`: the serving process's part in each request (api-process.ts: draining, metrics). */
+  http(observer?: HttpObserver): { app: Koa; routes: Route[] } {
     const c = this.container;
     const store = this.store;
     return buildApi(
@@ -188,6 +189,7 @@ export class System {
         clock: c.get(T.Clock),
         logger: this.logger,
         keyLimiter: this.keyRateLimiter(),
+        ...(observer ? { observer } : {}),
         config: {
           secureCookies: this.config.secureCookies,
           trustProxy: this.config.trustProxy,

@@ -55,6 +55,19 @@ export interface HttpDeps {
   readonly config: HttpConfig;
   /** The keys' buckets, when other ways in spend them too (DNS UPDATE with a key's TSIG credential); else the app's own. */
   readonly keyLimiter?: RateLimiter;
+  /** What the process serving the app wants of each request (shutdown, metrics); told by the outermost middleware. */
+  readonly observer?: HttpObserver;
+}
+
+/**
+ * The serving process's part in each request, kept in the outermost middleware rather than in layers of
+ * their own: each layer of middleware costs a keyed read promises, and each promise its async hooks.
+ */
+export interface HttpObserver {
+  /** True while the process drains: each response then closes its keep-alive connection. */
+  closing?(): boolean;
+  /** Once per request, answered: the route's template (`unmatched` when no route matched), method, status, seconds. */
+  answered?(route: string, method: string, status: number, seconds: number): void;
 }
 
 /** Text chunks handed on one by one, letting other requests run between them. */
@@ -152,12 +165,16 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
   const keyLimiter = deps.keyLimiter ?? new RateLimiter(deps.config.rateLimit.key);
   const anonLimiter = new RateLimiter(deps.config.rateLimit.anonymous);
 
-  // Outermost: request id, one log line per request (never headers, bodies or secrets), error mapping.
+  const closing = deps.observer?.closing;
+  const answered = deps.observer?.answered;
+  // Outermost: request id, one log line per request (never headers, bodies or secrets), error mapping, and
+  // the observer's part (a draining process's Connection: close, the request's duration by route).
   app.use(async (ctx, next) => {
     const started = process.hrtime.bigint();
     const requestId = randomUUID();
     ctx.state.requestId = requestId;
     ctx.set('Request-Id', requestId);
+    if (closing?.()) ctx.set('Connection', 'close');
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) {
@@ -178,8 +195,16 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
         sendError(ctx, new DomainError('internal_error'));
       }
     }
-    if (!deps.logger.isLevelEnabled('info')) return;
+    // Again once answered: a request that began before SIGTERM (a slow upload) ends after it, and its
+    // connection, idle once answered, would otherwise keep server.close() waiting until the shutdown bound.
+    if (closing?.()) ctx.set('Connection', 'close');
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    if (answered) {
+      // What the route index (or @koa/router) matched: the route's template, never the concrete path.
+      const route = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+      answered(typeof route === 'string' ? route : 'unmatched', ctx.method, ctx.status, ms / 1000);
+    }
+    if (!deps.logger.isLevelEnabled('info')) return;
     deps.logger.info(
       {
         req_id: requestId,

@@ -21,7 +21,7 @@ import type { UseCases } from './use-cases.js';
 import type { Route } from './route.js';
 import type { Middleware } from 'koa';
 
-export { createHttpApp, SESSION_COOKIE, type HttpConfig, type HttpDeps } from './app.js';
+export { createHttpApp, SESSION_COOKIE, type HttpConfig, type HttpDeps, type HttpObserver } from './app.js';
 export { ERROR_TABLE, errorBody } from './error-table.js';
 export { buildOpenApi } from './openapi.js';
 export { httpServer, type ClientTimeouts } from './http-server.js';
