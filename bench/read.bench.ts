@@ -250,11 +250,15 @@ const runEngine = async (engine: string, children: Child<unknown>[]): Promise<bo
   const bareOk = ratioBare >= TARGET_BARE_RATIO;
   const p99Ok = keyed.result.latency.p99 <= TARGET_P99_MS;
   const judged = engine === 'sqlite';
+  const meanMs = (m: Measured) => ((connections / m.result.requests.average) * 1000).toFixed(2);
   process.stdout.write(
     `[${engine}] ${connections} connections, the median round:\n${table([keyed, ref, plain])}\n\n` +
       `ratio keyed/reference RPS: ${ratioRef.toFixed(3)}  (target ≥ ${TARGET_RATIO}${judged ? '' : ', judged on SQLite'})  ${ratioOk ? 'PASS' : 'FAIL'}\n` +
       `ratio keyed/bare RPS:      ${ratioBare.toFixed(3)}  (target ≥ ${TARGET_BARE_RATIO}${judged ? '' : ', judged on SQLite'})  ${bareOk ? 'PASS' : 'FAIL'}\n` +
       `keyed p99: ${keyed.result.latency.p99} ms  (target ≤ ${TARGET_P99_MS} ms${judged ? '' : ', judged on SQLite'})  ${p99Ok ? 'PASS' : 'FAIL'}\n` +
+      // With every connection waiting on its answer, the mean latency is the connections over the rate (Little's
+      // law): a p99 under saturation is mostly the server's rate, and bare Koa's own p99 is this machine's floor.
+      `  the same round: bare Koa's p99 ${plain.result.latency.p99} ms; mean latency ${connections} ÷ rate: keyed ${meanMs(keyed)} ms, bare Koa ${meanMs(plain)} ms\n` +
       `[${engine}] overall: ${ratioOk && bareOk && p99Ok ? 'PASS' : 'FAIL'}  (a report: the exit code does not depend on the targets)\n` +
       '(autocannon records latency in whole milliseconds)\n',
   );
