@@ -83,6 +83,24 @@ const oneMimeTypes = {
     build.onResolve({ filter: /^mime-types$/ }, () => ({ path: top }));
   },
 };
+/**
+ * A package our code loads on demand (`await import()`) and takes named exports from must reach the bundle as
+ * an ES module: a CommonJS one becomes a chunk whose only export is `default`, and the names the code takes
+ * from it are undefined in the build alone (the tests, through tsx, load the package itself). tldts (the
+ * public suffix list, loaded by the first hosted-domain claim) and its core ship both builds; the ES one is
+ * taken. test/production/compiled.test.ts claims a hosted domain through the build.
+ */
+const esmBuilds = {
+  name: 'esm-builds',
+  setup(build) {
+    build.onResolve({ filter: /^tldts(-core)?$/ }, (args) => {
+      const manifest = require.resolve(`${args.path}/package.json`, { paths: [args.resolveDir || root] });
+      const { module } = JSON.parse(readFileSync(manifest, 'utf8'));
+      if (typeof module !== 'string') throw new Error(`${args.path} names no ES module build ("module" in its package.json)`);
+      return { path: join(dirname(manifest), module) };
+    });
+  },
+};
 const built = await esbuild.build({
   entryPoints: readdirSync(main)
     .filter((f) => f.endsWith('.js'))
@@ -123,7 +141,7 @@ const built = await esbuild.build({
   ],
   // esbuild's require() in an ES module (the bundled CommonJS packages require Node's own modules) is this one.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-  plugins: [ownUrls, jsonParsed, oneMimeTypes],
+  plugins: [ownUrls, jsonParsed, oneMimeTypes, esmBuilds],
   metafile: process.env.BUILD_METAFILE !== undefined,
 });
 // The maps keep our sources only. --enable-source-maps reads and parses every loaded bundle's map at

@@ -1,7 +1,10 @@
 import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startCompiled } from '../support/compiled-process.js';
+import { promisify } from 'node:util';
+import { distEntry, startCompiled } from '../support/compiled-process.js';
 import { ROOT } from '../support/server-process.js';
 
 /**
@@ -38,6 +41,26 @@ describe('compiled build: entry points run dist/ with no TypeScript at run time'
     );
     expect((await fetch(`${p.api}/v1/openapi.json`)).status).to.equal(200);
     expect((await fetch(`${p.api}/console/sign-in`)).status).to.equal(200);
+    // A package loaded on demand is whole in the build too: a hosted-domain claim asks the public suffix
+    // list (tldts, imported on first use), whose names a bundled CommonJS chunk had left undefined (a 500).
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [distEntry('sandbox-key'), '--rights', 'domain.host', '--domains', 'compiled-hosted.com,com.ua', '--json'],
+      { cwd: ROOT, env: p.env },
+    );
+    const key = (JSON.parse(stdout.trim().split('\n').pop()!) as { key: string }).key;
+    const host = (domain: string) =>
+      fetch(`${p.api}/v1/hosted-domains`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+        body: JSON.stringify({ domain }),
+      });
+    const hosted = await host('compiled-hosted.com');
+    expect(hosted.status, await hosted.clone().text()).to.equal(201);
+    expect(((await hosted.json()) as { domain: string }).domain).to.equal('compiled-hosted.com');
+    const suffix = await host('com.ua');
+    expect(suffix.status).to.equal(422);
+    expect(((await suffix.json()) as { error: { code: string } }).error.code).to.equal('domain_public_suffix');
     expect(await p.stop()).to.equal(0);
     const loaded = readFileSync(graph, 'utf8').split('\n').filter(Boolean);
     expect(loaded.some((f) => f.includes('/dist/src/main/server.js'))).to.equal(true);
