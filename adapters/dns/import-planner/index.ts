@@ -180,7 +180,12 @@ class ThreadSession implements ImportPlanSession {
     options: ThreadImportPlannerOptions,
     private released: (() => void) | null,
   ) {
-    const data: ThreadData = { origin: request.origin, maxRecords: request.maxRecords, generateMax: request.generateMax };
+    const data: ThreadData = {
+      origin: request.origin,
+      maxRecords: request.maxRecords,
+      generateMax: request.generateMax,
+      ...(request.generateMaxChars !== undefined ? { generateMaxChars: request.generateMaxChars } : {}),
+    };
     const { entry, eval: asScript } = threadEntry();
     this.worker = new Worker(entry, {
       eval: asScript,

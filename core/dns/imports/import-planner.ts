@@ -18,6 +18,7 @@ export class InlineImportSession implements ImportPlanSession {
     this.parser = new ZoneFileParser(request.origin, {
       strict: true,
       generateMax: request.generateMax,
+      ...(request.generateMaxChars !== undefined ? { generateMaxChars: request.generateMaxChars } : {}),
       maxRecords: request.maxRecords,
       onSkipped: (s) => this.tally.add(s),
     });

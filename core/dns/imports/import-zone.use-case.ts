@@ -142,7 +142,13 @@ export class ImportZone {
     let session: ImportPlanSession | null = null;
     let outcome: ImportOutcome;
     try {
-      session = this.deps.planner.start({ origin: job.domain, maxRecords: limits.maxRecords, generateMax: limits.generateMax });
+      session = this.deps.planner.start({
+        origin: job.domain,
+        maxRecords: limits.maxRecords,
+        generateMax: limits.generateMax,
+        // What $GENERATE writes in all is bounded as a file is: a few bytes of template make no more text than that.
+        generateMaxChars: limits.maxBytes,
+      });
       const reading = session;
       const overTime = () => this.deps.clock.now().getTime() > deadline;
       const timeout = () => new DomainError('import_timeout', { seconds: limits.maxSeconds });

@@ -44,6 +44,8 @@ export interface ImportPlanStart {
   readonly maxRecords: number;
   /** Records one `$GENERATE` may make at most. */
   readonly generateMax: number;
+  /** Characters all `$GENERATE`s of the file may write together (the import's byte limit); unset: the parser's own bound. */
+  readonly generateMaxChars?: number;
 }
 
 /** The plan an import built: what DnsPlans stores as an ordinary whole-zone plan. */

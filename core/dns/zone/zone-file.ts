@@ -205,6 +205,11 @@ export interface ZoneFileOptions {
   readonly strict?: boolean;
   /** `$GENERATE` (BIND) is read, up to this many records per directive; without it, it is refused. */
   readonly generateMax?: number;
+  /**
+   * Characters every `$GENERATE` of a text may write together (GENERATE_MAX_CHARS unless told; an import
+   * passes its byte limit): a few bytes of template must not become more text than a file could hold.
+   */
+  readonly generateMaxChars?: number;
   /** Every record read (skipped ones too) counts; past this many the parse stops (import_too_many_records). */
   readonly maxRecords?: number;
   readonly onSkipped?: (s: SkippedRecord) => void;
@@ -251,6 +256,8 @@ export class ZoneFileParser {
   private lastOwnerOrigin = '';
   /** Records read so far, skipped ones included. */
   recordsRead = 0;
+  /** Characters every `$GENERATE` so far wrote (ZoneFileOptions.generateMaxChars). */
+  private generatedChars = 0;
 
   constructor(
     originInput: string,
@@ -494,6 +501,7 @@ export class ZoneFileParser {
       return;
     }
     const template = t.slice(2);
+    const budget = this.options.generateMaxChars ?? GENERATE_MAX_CHARS;
     for (let i = start; i <= stop; i += step) {
       const tokens: Token[] = [];
       for (const tok of template) {
@@ -501,19 +509,41 @@ export class ZoneFileParser {
         if (text === null) {
           this.syntax(
             e.line,
-            `cannot read the $GENERATE modifier in ${tok.text}`,
-            `не вдалося прочитати модифікатор $GENERATE у ${tok.text}`,
+            `cannot read the $GENERATE modifier in ${tok.text} (a width is at most ${WIDTH_MAX})`,
+            `не вдалося прочитати модифікатор $GENERATE у ${tok.text} (ширина — не більше ${WIDTH_MAX})`,
           );
           return;
         }
+        if (text.length > GENERATED_FIELD_MAX) {
+          this.syntax(
+            e.line,
+            `$GENERATE writes a field of ${text.length} characters from ${tok.text}, longer than any name (${GENERATED_FIELD_MAX})`,
+            `$GENERATE пише з ${tok.text} поле з ${text.length} символів, довше за будь-яке ім'я (${GENERATED_FIELD_MAX})`,
+          );
+          return;
+        }
+        this.generatedChars += text.length;
         tokens.push({ text, quoted: tok.quoted });
+      }
+      if (this.generatedChars > budget) {
+        this.syntax(e.line, `$GENERATE writes more than ${budget} characters in all`, `$GENERATE пише загалом понад ${budget} символів`);
+        return;
       }
       this.record({ line: e.line, blankOwner: false, tokens });
     }
   }
 }
 
-/** `$` → the counter in a $GENERATE template; null when a `${…}` modifier cannot be read. */
+/** What `$GENERATE` may write in all, unless the reader is told otherwise (ZoneFileOptions.generateMaxChars). */
+export const GENERATE_MAX_CHARS = 16 * 1024 * 1024;
+/**
+ * The widest field `$GENERATE` may write: a name is at most 255 octets, each at most 4 characters written
+ * (`\DDD`), and so is a character-string. A `${offset,width}` wider than a name is refused as unreadable.
+ */
+const GENERATED_FIELD_MAX = 1020;
+const WIDTH_MAX = 255;
+
+/** `$` → the counter in a $GENERATE template; null when a `${…}` modifier cannot be read (or is wider than any name). */
 const substitute = (text: string, i: number): string | null => {
   let out = '';
   for (let j = 0; j < text.length; j++) {
@@ -524,7 +554,7 @@ const substitute = (text: string, i: number): string | null => {
     } else if (c === '$' && text[j + 1] === '{') {
       const close = text.indexOf('}', j);
       const m = close < 0 ? null : /^([+-]?\d+)(?:,(\d+)(?:,([doxX]))?)?$/.exec(text.slice(j + 2, close));
-      if (!m) return null;
+      if (!m || Number(m[2] ?? 0) > WIDTH_MAX) return null;
       const base = { d: 10, o: 8, x: 16, X: 16 }[(m[3] ?? 'd') as 'd' | 'o' | 'x' | 'X'];
       let digits = (i + Number(m[1])).toString(base);
       if (m[3] === 'X') digits = digits.toUpperCase();

@@ -301,6 +301,15 @@ eachStore('Zone import (POST /v1/domains/{domain}/dns/imports)', (kind) => {
     expect(broken.error.message.uk).to.equal('Файл зони не читається, рядок 6: незакритий рядок у лапках.');
     const gen = await failedWith(DEV, { zone_file: `${head}$GENERATE 1-100000 h$ A 192.0.2.1\n` }, 'zone_file_generate_too_large');
     expect(gen.error.message.en).to.contain('100000').and.contain('at most 5');
+    // A few bytes of template never become more text than a file may hold: a width wider than any name, a field
+    // longer than any name, and all the directives' text together past the import's byte limit (200,000 here).
+    const wide = await failedWith(DEV, { zone_file: `${head}$GENERATE 1-5 y\${0,99999,d} A 192.0.2.1\n` }, 'zone_file_invalid');
+    expect(wide.error.message.en).to.contain('line 4').and.contain('a width is at most 255');
+    const long = await failedWith(DEV, { zone_file: `${head}$GENERATE 1-5 ${'\${0,255}'.repeat(5)} A 192.0.2.1\n` }, 'zone_file_invalid');
+    expect(long.error.message.en).to.contain('a field of 1275 characters').and.contain('longer than any name (1020)');
+    const bulk = await failedWith(DEV, { zone_file: `${head}$GENERATE 1-5 t$ TXT ${'\${0,255} '.repeat(160)}\n` }, 'zone_file_invalid');
+    expect(bulk.error.message.en).to.contain('line 4').and.contain('more than 200000 characters in all');
+    expect(bulk.error.message.uk).to.contain('понад 200000 символів');
     const many = Array.from({ length: 1001 }, (_, i) => `h${i} IN A 192.0.2.1`).join('\n');
     await failedWith(DEV, { zone_file: `${head}${many}\n` }, 'import_too_many_records');
 
