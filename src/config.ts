@@ -4,6 +4,7 @@ import { availableParallelism } from 'node:os';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { BucketConfig } from '../adapters/http/middleware/rate-limit.js';
+import { parseIp, parseRange } from '../adapters/dns/embedded/config.js';
 import type { EppSettings } from '../adapters/registrar/epp/index.js';
 
 /**
@@ -187,7 +188,7 @@ const eppConfig = (env: NodeJS.ProcessEnv): EppConfig => {
   };
   return {
     host: need('EPP_HOST'),
-    port: int(env, 'EPP_PORT', 700, 1),
+    port: port(env, 'EPP_PORT', 700, 1),
     clientId: need('EPP_CLIENT_ID'),
     password: need('EPP_PASSWORD'),
     cert: need('EPP_CERT'),
@@ -222,15 +223,26 @@ const problem = (message: string): void => {
   else throw new ConfigError(message);
 };
 
-const int = (env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number => {
+const int = (env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number => {
   const v = env[name];
   if (v === undefined || v === '') return fallback;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < min) {
-    problem(`${name} must be an integer ≥ ${min}, got "${v}"`);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    problem(`${name} must be an integer ${max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `${min}–${max}`}, got "${v}"`);
     return fallback;
   }
   return n;
+};
+
+/** A TCP/UDP port: 0 (where the variable says what 0 means) or 1 up, to 65535. */
+const port = (env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number => int(env, name, fallback, min, 65535);
+
+/** An address the DNS server binds or sends to: an IP literal (it binds no name). */
+const ipAddress = (env: NodeJS.ProcessEnv, name: string, fallback: string): string => {
+  const v = env[name] || fallback;
+  if (parseIp(v)) return v;
+  problem(`${name} must be an IP address, got "${v}"`);
+  return fallback;
 };
 
 const bool = (env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean => {
@@ -333,6 +345,20 @@ const mcpEnvironment = (env: NodeJS.ProcessEnv): 'test' | 'live' => {
   return v;
 };
 
+/** SMTP_URL: smtp:// or smtps:// (nodemailer's form: smtp://user:pass@host:587). */
+const smtpUrl = (v: string): string => {
+  let url: URL | null = null;
+  try {
+    url = new URL(v);
+  } catch {
+    /* named below */
+  }
+  // Never echoed: the URL may hold the mail server's password.
+  if (!url || (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || url.hostname === '')
+    problem('SMTP_URL must be an smtp:// or smtps:// URL with a host');
+  return v;
+};
+
 /** DNS_CATALOG_ZONE: a domain name (empty: no catalog zone). */
 const catalogZoneName = (v: string): string | null => {
   const name = v.trim().toLowerCase().replace(/\.$/, '');
@@ -389,26 +415,27 @@ const readConfig = (env: NodeJS.ProcessEnv): Config => {
     problem(`LIVE_REGISTRAR must be "none" or "epp", got "${live}"`);
     live = 'none';
   }
-  const dnsHost = env.DNS_HOST || '127.0.0.1';
+  const dnsHost = ipAddress(env, 'DNS_HOST', '127.0.0.1');
   return {
     production,
     secretFiles,
-    port: int(env, 'PORT', 8080),
+    port: port(env, 'PORT', 8080),
     host: env.HOST || '127.0.0.1',
-    dnsPort: int(env, 'DNS_PORT', 5353),
+    dnsPort: port(env, 'DNS_PORT', 5353),
     dnsHost,
     axfrAllow: (env.AXFR_ALLOW || '127.0.0.1')
       .split(',')
       .map((s) => s.trim())
-      .filter(Boolean),
+      .filter(Boolean)
+      .filter((s) => parseRange(s) !== null || (problem(`AXFR_ALLOW entries are IP addresses or CIDR networks, got "${s}"`), false)),
     dnsSecondaries: (env.DNS_SECONDARIES || '')
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean)
       .map((s) => {
-        const m = /^(.+):(\d+)$/.exec(s);
-        if (!m) {
-          problem(`DNS_SECONDARIES entries are host:port, got "${s}"`);
+        const m = /^\[?(.+?)\]?:(\d+)$/.exec(s);
+        if (!m || !parseIp(m[1]) || Number(m[2]) < 1 || Number(m[2]) > 65535) {
+          problem(`DNS_SECONDARIES entries are an IP address and a port 1–65535 (192.0.2.1:53, [2001:db8::1]:53), got "${s}"`);
           return null;
         }
         return { host: m[1]!, port: Number(m[2]) };
@@ -427,7 +454,7 @@ const readConfig = (env: NodeJS.ProcessEnv): Config => {
     logLevel: env.LOG_LEVEL || 'info',
     liveRegistrar: live as 'none' | 'epp',
     seedDemo: !production && bool(env, 'SEED_DEMO', true),
-    smtp: env.SMTP_URL ? { url: env.SMTP_URL, from: env.SMTP_FROM || 'Domivka <notices@domivka.net>' } : null,
+    smtp: env.SMTP_URL ? { url: smtpUrl(env.SMTP_URL), from: env.SMTP_FROM || 'Domivka <notices@domivka.net>' } : null,
     runWorker: bool(env, 'RUN_WORKER', true),
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 256 * 1024, 1024),
     clientTimeouts: {
@@ -470,7 +497,7 @@ const readConfig = (env: NodeJS.ProcessEnv): Config => {
       zoneRecordLimit: int(env, 'ZONE_RECORD_LIMIT', 100_000, 1),
       recheckSeconds: int(env, 'HOSTING_RECHECK_SECONDS', 3600, 1),
       rootHints: env.DELEGATION_ROOT_HINTS ?? '',
-      resolverPort: int(env, 'DELEGATION_RESOLVER_PORT', 53, 1),
+      resolverPort: port(env, 'DELEGATION_RESOLVER_PORT', 53, 1),
       resolverTimeoutMs: int(env, 'DELEGATION_RESOLVER_TIMEOUT_MS', 2000, 50),
     },
     dnssec: {
@@ -502,8 +529,8 @@ const readConfig = (env: NodeJS.ProcessEnv): Config => {
       : null,
     ...(env.DNS_NSID ? { dnsNsid: env.DNS_NSID } : {}),
     dnsRrl: int(env, 'DNS_RRL_RATE', 0) > 0 ? { rate: int(env, 'DNS_RRL_RATE', 0), slip: int(env, 'DNS_RRL_SLIP', 1) } : null,
-    sandboxDns: production ? { host: dnsHost, port: int(env, 'SANDBOX_DNS_PORT', 5354) } : null,
-    metrics: { host: env.METRICS_HOST || '127.0.0.1', port: int(env, 'METRICS_PORT', 9464) },
+    sandboxDns: production ? { host: dnsHost, port: port(env, 'SANDBOX_DNS_PORT', 5354) } : null,
+    metrics: { host: env.METRICS_HOST || '127.0.0.1', port: port(env, 'METRICS_PORT', 9464) },
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0),
   };
 };

@@ -81,6 +81,48 @@ describe('production mode: configuration', () => {
     expect(existsSync(join(dir, 'data-key')), 'no data key generated').to.equal(false);
   });
 
+  it('ports, the DNS addresses, AXFR_ALLOW and SMTP_URL are checked with the rest, not by a stack trace after the store was migrated', () => {
+    const dir = fresh();
+    const problems = problemsOf({
+      ...good(dir),
+      PORT: '99999',
+      DNS_PORT: '70000',
+      METRICS_PORT: '-1',
+      SANDBOX_DNS_PORT: '65536',
+      DNS_HOST: 'garbage',
+      AXFR_ALLOW: '127.0.0.1,garbage,10.0.0.0/33',
+      DNS_SECONDARIES: '192.0.2.1:53,ns.example:53,192.0.2.2:0',
+      SMTP_URL: 'user:secret-password@notaurl',
+    });
+    expect(problems).to.deep.equal([
+      'DNS_HOST must be an IP address, got "garbage"',
+      'PORT must be an integer 0–65535, got "99999"',
+      'DNS_PORT must be an integer 0–65535, got "70000"',
+      'AXFR_ALLOW entries are IP addresses or CIDR networks, got "garbage"',
+      'AXFR_ALLOW entries are IP addresses or CIDR networks, got "10.0.0.0/33"',
+      'DNS_SECONDARIES entries are an IP address and a port 1–65535 (192.0.2.1:53, [2001:db8::1]:53), got "ns.example:53"',
+      'DNS_SECONDARIES entries are an IP address and a port 1–65535 (192.0.2.1:53, [2001:db8::1]:53), got "192.0.2.2:0"',
+      'SMTP_URL must be an smtp:// or smtps:// URL with a host',
+      'SANDBOX_DNS_PORT must be an integer 0–65535, got "65536"',
+      'METRICS_PORT must be an integer 0–65535, got "-1"',
+    ]);
+    expect(problems.join('\n'), 'the mail password is never echoed').not.to.contain('secret-password');
+    // What a correct configuration of the same settings gives.
+    const c = loadConfig({
+      ...good(dir),
+      DNS_HOST: '::',
+      AXFR_ALLOW: '127.0.0.1, 10.0.0.0/8, 2001:db8::/32',
+      DNS_SECONDARIES: '192.0.2.1:53,[2001:db8::1]:5300',
+      SMTP_URL: 'smtps://u:p@mail.example:465',
+    });
+    expect(c.dnsHost).to.equal('::');
+    expect(c.axfrAllow).to.deep.equal(['127.0.0.1', '10.0.0.0/8', '2001:db8::/32']);
+    expect(c.dnsSecondaries).to.deep.equal([
+      { host: '192.0.2.1', port: 53 },
+      { host: '2001:db8::1', port: 5300 },
+    ]);
+  });
+
   it('takes the secrets from existing files in VAR_DIR and says which', () => {
     const dir = fresh();
     writeFileSync(join(dir, 'key-pepper'), HEX);

@@ -107,14 +107,15 @@ const configError = (what: string): TypeError => new TypeError(`nameserver confi
 const SILENT: NameserverLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** An IP literal; IPv4 only in four-part decimal (ipaddr.js would read "010.1.1.1" as octal). */
-const parseIp = (s: unknown): ipaddr.IPv4 | ipaddr.IPv6 | null => {
+export const parseIp = (s: unknown): ipaddr.IPv4 | ipaddr.IPv6 | null => {
   if (typeof s !== 'string') return null;
   if (ipaddr.IPv4.isValidFourPartDecimal(s)) return ipaddr.IPv4.parse(s);
   if (s.includes(':') && ipaddr.IPv6.isValid(s)) return ipaddr.IPv6.parse(s);
   return null;
 };
 
-const parseRange = (s: unknown): [ipaddr.IPv4 | ipaddr.IPv6, number] | null => {
+/** An IP address or a CIDR network (`10.0.0.0/8`, `2001:db8::/32`), as axfrAllow takes them; null otherwise. */
+export const parseRange = (s: unknown): [ipaddr.IPv4 | ipaddr.IPv6, number] | null => {
   if (typeof s !== 'string') return null;
   const slash = s.indexOf('/');
   const ip = parseIp(slash === -1 ? s : s.slice(0, slash));
