@@ -16,7 +16,8 @@ export interface NoticeDraft {
   readonly alsoTo?: ReadonlyArray<{ readonly personId: string; readonly email: string }>;
 }
 
-type Build<T extends EventType> = (e: EventOf<T>) => NoticeDraft | null;
+/** `by`: who acted, as the notice names them (a key by its id, a person by name and e-mail). */
+type Build<T extends EventType> = (e: EventOf<T>, by: Who) => NoticeDraft | null;
 
 /** The id after the prefix of an actor or subject ("key:abc" → "abc"), or null when it is something else. */
 const idOf = (ref: string, kind: 'key' | 'person' | 'topup' | 'certificate'): string | null =>
@@ -88,10 +89,14 @@ const CANCEL_REASON_TEXT: Record<'key_revoked' | 'requester_demoted' | 'requeste
   },
 };
 
-/** "key:<id>" → Ключ/Key <id>; "person:<id>" → Особа/Person <id>; anything else (system:…) as is. */
-const who = (actor: string): Who => {
+/**
+ * "key:<id>" → Ключ/Key <id>; "person:<id>" → the person as `person` names them (their name and e-mail), or
+ * Особа/Person <id> when they are gone; anything else (system:…) as is.
+ */
+export const who = (actor: string, person?: string | null): Who => {
   if (actor.startsWith('key:')) return { uk: `Ключ ${actor.slice(4)}`, en: `Key ${actor.slice(4)}` };
-  if (actor.startsWith('person:')) return { uk: `Особа ${actor.slice(7)}`, en: `Person ${actor.slice(7)}` };
+  if (actor.startsWith('person:'))
+    return person ? { uk: person, en: person } : { uk: `Особа ${actor.slice(7)}`, en: `Person ${actor.slice(7)}` };
   return { uk: actor, en: actor };
 };
 
@@ -101,9 +106,9 @@ const who = (actor: string): Who => {
  */
 const operationNotice =
   (change: OperationChange): Build<`operation.${OperationChange}`> =>
-  (e) => {
+  (e, by) => {
     const d = e.data;
-    const head = OPERATION_HEAD[change](who(e.actor));
+    const head = OPERATION_HEAD[change](by);
     const effect = describeEffect({
       kind: d.kind,
       domain: d.domain,
@@ -187,7 +192,7 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
       data: { key_id: d.key_id, class: d.class, issued_by: idOf(e.actor, 'person'), issued_at: e.occurredAt.toISOString() },
     };
   },
-  'domain.registered': (e) => {
+  'domain.registered': (e, by) => {
     const d = e.data;
     const keyId = idOf(e.actor, 'key');
     const at = e.occurredAt.toISOString();
@@ -195,18 +200,18 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
       kind: 'domain.registered',
       domain: d.domain,
       message: {
-        uk: `Ключ ${keyId} зареєстрував домен ${d.domain} на ${d.years} р. (до ${d.expires_at}); списано ${formatUah(d.amount)} грн. Час: ${at}.`,
-        en: `Key ${keyId} registered ${d.domain} for ${d.years} year(s) (until ${d.expires_at}); ${formatUah(d.amount)} UAH was charged. Time: ${at}.`,
+        uk: `${by.uk} зареєстрував домен ${d.domain} на ${d.years} р. (до ${d.expires_at}); списано ${formatUah(d.amount)} грн. Час: ${at}.`,
+        en: `${by.en} registered ${d.domain} for ${d.years} year(s) (until ${d.expires_at}); ${formatUah(d.amount)} UAH was charged. Time: ${at}.`,
       },
       data: { key_id: keyId, amount: d.amount, domain: d.domain, at },
     };
   },
-  'domain.renewed': (e) => {
+  'domain.renewed': (e, actor) => {
     const d = e.data;
     const keyId = d.automatic ? null : idOf(e.actor, 'key');
     const by = d.automatic
       ? { uk: 'Автоматично продовжено', en: 'Automatically renewed' }
-      : { uk: `Ключ ${keyId} продовжив`, en: `Key ${keyId} renewed` };
+      : { uk: `${actor.uk} продовжив`, en: `${actor.en} renewed` };
     const at = e.occurredAt.toISOString();
     return {
       kind: d.automatic ? 'domain.auto_renewed' : 'domain.renewed',
@@ -218,7 +223,7 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
       data: { key_id: keyId, amount: d.amount, domain: d.domain, at },
     };
   },
-  'domain.auto_renew_changed': (e) => {
+  'domain.auto_renew_changed': (e, by) => {
     const d = e.data;
     const keyId = idOf(e.actor, 'key');
     const at = e.occurredAt.toISOString();
@@ -226,8 +231,8 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
       kind: 'domain.auto_renew_changed',
       domain: d.domain,
       message: {
-        uk: `Ключ ${keyId} ${d.auto_renew ? 'увімкнув' : 'вимкнув'} автоматичне продовження домену ${d.domain}. Час: ${at}.`,
-        en: `Key ${keyId} switched automatic renewal of ${d.domain} ${d.auto_renew ? 'on' : 'off'}. Time: ${at}.`,
+        uk: `${by.uk} ${d.auto_renew ? 'увімкнув' : 'вимкнув'} автоматичне продовження домену ${d.domain}. Час: ${at}.`,
+        en: `${by.en} switched automatic renewal of ${d.domain} ${d.auto_renew ? 'on' : 'off'}. Time: ${at}.`,
       },
       data: { key_id: keyId, domain: d.domain, auto_renew: d.auto_renew, at },
     };
@@ -268,9 +273,8 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
   },
   // Transfers between registrars: every owner hears of money reserved, charged or returned, and of a
   // transfer out they may still reject (the losing side's period is short).
-  'domain.transfer_in_requested': (e) => {
+  'domain.transfer_in_requested': (e, by) => {
     const d = e.data;
-    const by = who(e.actor);
     return {
       kind: 'domain.transfer_in_requested',
       domain: d.domain,
@@ -310,9 +314,8 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
       data: { domain: d.domain, transfer_id: d.transfer_id, reason: d.reason },
     };
   },
-  'domain.transfer_in_cancelled': (e) => {
+  'domain.transfer_in_cancelled': (e, by) => {
     const d = e.data;
-    const by = who(e.actor);
     return {
       kind: 'domain.transfer_in_cancelled',
       domain: d.domain,
@@ -336,9 +339,8 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
       data: { domain: d.domain, ...(when ? { action_at: when } : {}), href: `/v1/domains/${d.domain}/transfer-out/reject` },
     };
   },
-  'domain.transfer_out_rejected': (e) => {
+  'domain.transfer_out_rejected': (e, by) => {
     const d = e.data;
-    const by = who(e.actor);
     return {
       kind: 'domain.transfer_out_rejected',
       domain: d.domain,
@@ -454,7 +456,7 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
       data: { domain: d.domain, step: d.step, kind: d.kind },
     };
   },
-  'domain.transfer_locked': (e) => {
+  'domain.transfer_locked': (e, by) => {
     const d = e.data;
     const keyId = idOf(e.actor, 'key');
     const at = e.occurredAt.toISOString();
@@ -462,13 +464,13 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
       kind: 'domain.transfer_locked',
       domain: d.domain,
       message: {
-        uk: `Ключ ${keyId} знову встановив заборону перенесення домену ${d.domain}. Час: ${at}.`,
-        en: `Key ${keyId} set the transfer lock of ${d.domain} again. Time: ${at}.`,
+        uk: `${by.uk} знову встановив заборону перенесення домену ${d.domain}. Час: ${at}.`,
+        en: `${by.en} set the transfer lock of ${d.domain} again. Time: ${at}.`,
       },
       data: { key_id: keyId, domain: d.domain, at },
     };
   },
-  'billing.topup_succeeded': (e) => {
+  'billing.topup_succeeded': (e, by) => {
     const d = e.data;
     const keyId = idOf(e.actor, 'key');
     const card = `${d.card.brand} •••• ${d.card.last4}`;
@@ -477,8 +479,8 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
       kind: 'billing.topup',
       domain: null,
       message: {
-        uk: `Ключ ${keyId} поповнив баланс на ${formatUah(d.amount)} грн з картки ${card}. Час: ${at}.`,
-        en: `Key ${keyId} topped up the balance by ${formatUah(d.amount)} UAH from the card ${card}. Time: ${at}.`,
+        uk: `${by.uk} поповнив баланс на ${formatUah(d.amount)} грн з картки ${card}. Час: ${at}.`,
+        en: `${by.en} topped up the balance by ${formatUah(d.amount)} UAH from the card ${card}. Time: ${at}.`,
       },
       data: { key_id: keyId, amount: d.amount, topup_id: idOf(e.subject, 'topup'), at },
     };
@@ -657,10 +659,16 @@ export const NOTICES: { readonly [T in EventType]?: Build<T> } = {
 };
 
 /** The notice an event calls for, or null when it notifies nobody. */
-export const noticeFor = <T extends EventType>(e: EventOf<T>): NoticeDraft | null => {
+export const noticeFor = <T extends EventType>(e: EventOf<T>, person?: string | null): NoticeDraft | null => {
   const build: Build<T> | undefined = NOTICES[e.type];
-  return build ? build(e) : null;
+  return build ? build(e, who(e.actor, person)) : null;
 };
+
+/** How a notice names a person who acted: by name and e-mail (the people of the account, read in its transaction). */
+export interface PersonNames {
+  /** "Name <e-mail>", or null when no such person is left. */
+  nameOf(personId: string): Promise<string | null>;
+}
 
 /**
  * Subscribed to the Recorder: the notice is written in the transaction that records the event, so it
@@ -668,9 +676,11 @@ export const noticeFor = <T extends EventType>(e: EventOf<T>): NoticeDraft | nul
  * their notices are live ones, e-mailed as well.
  */
 export const noticesOnEvent =
-  (notify: Pick<NotifyOwners, 'send'>): EventSubscriber =>
+  (notify: Pick<NotifyOwners, 'send'>, people?: PersonNames): EventSubscriber =>
   async (event) => {
-    const notice = noticeFor(event);
+    if (!NOTICES[event.type]) return;
+    const personId = event.actor.startsWith('person:') ? event.actor.slice('person:'.length) : null;
+    const notice = noticeFor(event, personId && people ? await people.nameOf(personId) : null);
     if (notice)
       await notify.send({ accountId: event.accountId, environment: event.environment ?? 'live', ...notice, data: { ...notice.data } });
   };

@@ -293,7 +293,16 @@ export const kernelModule = () =>
     // Owners' notices follow from events, in the transaction that records them.
     bind(T.Recorder)
       .toResolvedValue(
-        (st: SqlStore, n: NotifyOwners, r: NodeRandom) => new Recorder(st.events, r).subscribe(noticesOnEvent(n)),
+        (st: SqlStore, n: NotifyOwners, r: NodeRandom) =>
+          new Recorder(st.events, r).subscribe(
+            // A person who acted is named in the notice by name and e-mail, read in the event's transaction.
+            noticesOnEvent(n, {
+              nameOf: async (id) => {
+                const p = await st.accounts.findPerson(id);
+                return p ? (p.name && p.name !== p.email ? `${p.name} <${p.email}>` : p.email) : null;
+              },
+            }),
+          ),
         [s, T.NotifyOwners, T.Random],
       )
       .inSingletonScope();
