@@ -319,7 +319,7 @@ export const webhookPages = (uc: UseCases): ConsolePage[] => {
                           <code>${e.type}</code><br /><small class="muted">${describe(v, e.type)}</small>
                         </td>
                         <td data-label="${v.t('Домен', 'Domain')}">${e.domain ?? '—'}</td>
-                        <td class="mono" data-label="${v.t('Дані', 'Data')}">${dataLines(e.data)}</td>
+                        <td class="mono" data-label="${v.t('Дані', 'Data')}">${dataLines(v, e.data)}</td>
                       </tr>`,
                   ),
                   { id: 'events', cls: 'stack' },
@@ -409,19 +409,24 @@ export const webhookPages = (uc: UseCases): ConsolePage[] => {
 };
 
 /** An event's data as "field: value" lines (nested objects on one line), not raw JSON. */
-const dataLines = (data: Readonly<Record<string, unknown>>): Html[] =>
-  Object.entries(data).map(
-    ([k, x]) =>
-      html`<span class="muted">${k}:</span> ${
-          x !== null && typeof x === 'object' && !Array.isArray(x)
-            ? Object.entries(x as Record<string, unknown>)
-                .map(([a, b]) => `${a} ${String(b)}`)
-                .join(', ')
-            : Array.isArray(x)
-              ? x.join(', ')
-              : String(x)
-        }<br />`,
-  );
+/**
+ * An event's data value as a person reads it: a text in both languages ({uk, en}) in the page's language,
+ * a list item by item, an object as its fields — never "[object Object]".
+ */
+const dataText = (v: View, x: unknown, depth = 0): string => {
+  if (x === null || x === undefined) return '—';
+  if (Array.isArray(x)) return x.map((i) => dataText(v, i, depth + 1)).join('; ');
+  if (typeof x !== 'object') return String(x);
+  const o = x as Record<string, unknown>;
+  if (typeof o.uk === 'string' && typeof o.en === 'string') return v.t(o.uk, o.en);
+  if (depth > 3) return JSON.stringify(o);
+  return Object.entries(o)
+    .map(([a, b]) => `${a} ${dataText(v, b, depth + 1)}`)
+    .join(', ');
+};
+
+const dataLines = (v: View, data: Readonly<Record<string, unknown>>): Html[] =>
+  Object.entries(data).map(([k, x]) => html`<span class="muted">${k}:</span> ${dataText(v, x)}<br />`);
 
 const statePill = (v: View, w: WebhookView) =>
   w.enabled
