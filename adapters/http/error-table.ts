@@ -862,9 +862,13 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
   webhook_url_refused: {
     status: 422,
     uk: (p) =>
-      `Адресу ${s(p.url)} не можна використати для вебхука: ${s(p.reason)}. Потрібна публічна адреса https:// (не локальна, не приватна мережа, не службова адреса хмари).`,
+      s(p.url) === ''
+        ? 'Вкажіть адресу вебхука: публічну адресу https:// (не локальну, не в приватній мережі, не службову адресу хмари).'
+        : `Адресу ${s(p.url)} не можна використати для вебхука: ${s(p.reason)}. Потрібна публічна адреса https:// (не локальна, не приватна мережа, не службова адреса хмари).`,
     en: (p) =>
-      `The URL ${s(p.url)} cannot be a webhook endpoint: ${s(p.reason)}. A public https:// address is required (not loopback, a private network or a cloud metadata address).`,
+      s(p.url) === ''
+        ? "Enter the webhook endpoint's address: a public https:// address (not loopback, a private network or a cloud metadata address)."
+        : `The URL ${s(p.url)} cannot be a webhook endpoint: ${s(p.reason)}. A public https:// address is required (not loopback, a private network or a cloud metadata address).`,
     actions: () => [{ type: 'read_docs', href: '/v1/openapi.json' }],
   },
   delivery_not_found: {

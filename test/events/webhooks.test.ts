@@ -234,6 +234,11 @@ eachStore('Webhooks: Standard Webhooks delivery, retries, 410, redeliver, rotati
       expect(r.status, url).to.equal(422);
       expect(r.body.error.code).to.equal('webhook_url_refused');
     }
+    // No address at all: asked for, not "The URL  cannot be…".
+    const empty = await write('POST', '/v1/webhooks', { url: '', events: ['*'] });
+    expect(empty.status).to.equal(422);
+    expect(empty.body.error.message.en).to.match(/^Enter the webhook endpoint's address: a public https:\/\/ address/);
+    expect(empty.body.error.message.uk).to.match(/^Вкажіть адресу вебхука/);
   });
 
   it('SSRF in live (and in the sandbox without WEBHOOKS_ALLOW_LOOPBACK): loopback, private, metadata, names resolving to loopback, rebinding — refused, nothing reaches the receiver', async () => {
