@@ -8,6 +8,7 @@ import { operationPages } from './operations.pages.js';
 import { sandboxPages } from './sandbox.pages.js';
 import { dnsPages } from './dns.pages.js';
 import { domainPages } from './domains.pages.js';
+import { domainSettings } from './domain-settings.pages.js';
 import { dnssecPages } from './dnssec.pages.js';
 import { hostedPages } from './hosted.pages.js';
 import { domainTransfersPanel, pendingTransfersNote, transferPages } from './transfers.pages.js';
@@ -322,7 +323,7 @@ export const pages = (uc: UseCases): ConsolePage[] => [
                 : ''
             }
           </p>
-          ${ops} ${await domainPages(uc).panel(r, d)} ${await domainTransfersPanel(uc, r, d.domain)}
+          ${ops} ${await domainSettings(uc).panel(r, d)} ${await domainPages(uc).panel(r, d)} ${await domainTransfersPanel(uc, r, d.domain)}
           <h2>${v.t('Записи зони', 'Zone records')}${serial !== null ? html` <small class="muted">(serial ${serial})</small>` : ''}</h2>
           ${
             records.length === 0
@@ -884,6 +885,7 @@ export const pages = (uc: UseCases): ConsolePage[] => [
   ...sandboxPages(uc),
   ...dnsPages(uc),
   ...domainPages(uc).pages,
+  ...domainSettings(uc).pages,
   ...billingPages(uc).pages,
   ...certificatePages(uc),
   ...monitorPages(uc),
