@@ -16,7 +16,7 @@ import { ERROR_TABLE, errorBody } from './error-table.js';
 import { jsonRpcErrorOf } from './jsonrpc.js';
 import { mediaTypeOf, readJsonBody, readTextBody } from './middleware/body.js';
 import { fingerprintOf, parseIdempotencyKey, runIdempotent } from './middleware/idempotency.js';
-import { sealedRequest } from './middleware/sealed-fields.js';
+import { replayableOf, sealedRequest } from './middleware/sealed-fields.js';
 import { keyBucketId, RateLimiter, type BucketConfig } from './middleware/rate-limit.js';
 import { RouteIndex } from './route-index.js';
 import type { CookieSpec, JsonSchema, Reply, Route, RouteInput } from './route.js';
@@ -353,7 +353,7 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
           idemKey,
           fingerprintOf(route.method, ctx.path, input.body),
           (checkpoints) => route.handle(checkpoints ? { ...input, checkpoints } : input),
-          route.replayable,
+          replayableOf(route, input.body),
           route.phased === true,
           // Kept with a phased keyed request, so the worker's completer can finish it (completer.ts); the
           // route's secret fields sealed, never in the clear (sealed-fields.ts).

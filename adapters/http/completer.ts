@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { ApiKey } from '../../core/kernel/caller.js';
 import type { IdempotencyRecord, ResumableRequest } from '../../core/kernel/idempotency-store.port.js';
 import type { SecretBox } from '../../core/kernel/secret-box.port.js';
-import { openedRequest } from './middleware/sealed-fields.js';
+import { openedRequest, replayableOf } from './middleware/sealed-fields.js';
 import { LOCK_TIMEOUT_MS, runClaimed, type IdempotencyDeps } from './middleware/idempotency.js';
 import type { Route } from './route.js';
 
@@ -119,7 +119,7 @@ const completeOne = async (
           key,
           ...(checkpoints ? { checkpoints } : {}),
         }),
-      route.replayable ?? ((r) => r),
+      replayableOf(route, req.body),
       true,
     );
     deps.logger.info({ ...where, recovery_point: rec.recoveryPoint, status: reply.status }, 'finished an abandoned request');

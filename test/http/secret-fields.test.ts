@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { JsonSchema } from '../../adapters/http/route.js';
-import { openFields, sealFields, sealedRequest, openedRequest } from '../../adapters/http/middleware/sealed-fields.js';
+import { openFields, sealFields, sealedRequest, openedRequest, replayableOf } from '../../adapters/http/middleware/sealed-fields.js';
+import type { Route } from '../../adapters/http/route.js';
 import { AesGcmSecretBox } from '../../adapters/crypto/node/index.js';
 import { randomBytes } from 'node:crypto';
 import { eachStore } from '../support/stores.js';
@@ -68,5 +69,26 @@ describe('Sealing the secret fields of a kept request (adapters/http/middleware/
     expect(openedRequest(box, stored).body).to.deep.equal(req.body);
     expect(() => openedRequest(new AesGcmSecretBox(randomBytes(32)), stored)).to.throw();
     expect(sealedRequest(box, req, undefined), 'no declaration: as it was').to.equal(req);
+  });
+
+  it('a stored answer (an Idempotency-Key replay) shows no value of the request’s secret fields, after the route’s own replayable', () => {
+    const route = {
+      secretFields: ['auth_code', 'axfr.tsig.secret'],
+      replayable: (r: { body?: unknown }) => ({ ...r, body: { ...(r.body as object), own: true } }),
+    } as unknown as Route;
+    const body = { auth_code: 'sandbox-auth-ok', axfr: { tsig: { secret: 'c2VjcmV0' } } };
+    const stored = replayableOf(
+      route,
+      body,
+    )({
+      status: 202,
+      headers: { 'X-Echo': 'sandbox-auth-ok', Location: '/v1/x' },
+      body: { id: 't1', echoed: ['sandbox-auth-ok', 'c2VjcmV0'], nested: { code: 'sandbox-auth-ok' } },
+    });
+    expect(stored.body).to.deep.equal({ id: 't1', echoed: [null, null], nested: { code: null }, own: true });
+    expect(stored.headers).to.deep.equal({ Location: '/v1/x' });
+    const plain = { replayable: undefined } as unknown as Route;
+    const reply = { status: 200, body: { a: 'sandbox-auth-ok' } };
+    expect(replayableOf(plain, body)(reply), 'no secret fields declared: as it was').to.equal(reply);
   });
 });

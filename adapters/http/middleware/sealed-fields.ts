@@ -1,5 +1,6 @@
 import type { SecretBox } from '../../../core/kernel/secret-box.port.js';
 import type { ResumableRequest } from '../../../core/kernel/idempotency-store.port.js';
+import type { Reply, Route } from '../route.js';
 
 /**
  * Secrets at rest (secrets are stored only hashed or sealed): a phased request is kept with its idempotency record so the completer
@@ -55,3 +56,40 @@ export const sealedRequest = (box: SecretBox, request: ResumableRequest, secretF
 /** The request as the completer runs it: its sealed fields opened. */
 export const openedRequest = (box: SecretBox, request: ResumableRequest): ResumableRequest =>
   request.sealed && request.sealed.length > 0 ? { ...request, body: openFields(box, request.body, request.sealed) } : request;
+
+/** The string values at `paths` in the body (the secrets a request sent). */
+export const secretValues = (body: unknown, paths: readonly string[]): string[] =>
+  paths.flatMap((path) => {
+    let v: unknown = body;
+    for (const part of path.split('.'))
+      v = typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>)[part] : undefined;
+    return typeof v === 'string' && v !== '' ? [v] : [];
+  });
+
+/** `value` with every string equal to one of `secrets` replaced by null. */
+const scrub = (value: unknown, secrets: ReadonlySet<string>): unknown => {
+  if (typeof value === 'string') return secrets.has(value) ? null : value;
+  if (Array.isArray(value)) return value.map((v) => scrub(v, secrets));
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, scrub(v, secrets)]));
+  return value;
+};
+
+/**
+ * What an Idempotency-Key replay may show, for a request that sent secrets: the route's own `replayable`, and
+ * then no value of the request's secret fields anywhere in the stored body (nulled) or headers (dropped). No route answers one
+ * today; this keeps a future answer that echoes one (an import that shows its TSIG settings) from storing it.
+ */
+export const replayableOf = (route: Route, body: unknown): ((reply: Reply) => Reply) => {
+  const own = route.replayable ?? ((r: Reply) => r);
+  const secrets = new Set(secretValues(body, route.secretFields ?? []));
+  if (secrets.size === 0) return own;
+  return (reply) => {
+    const r = own(reply);
+    return {
+      ...r,
+      ...(r.body !== undefined ? { body: scrub(r.body, secrets) } : {}),
+      ...(r.headers ? { headers: Object.fromEntries(Object.entries(r.headers).filter(([, v]) => !secrets.has(v))) } : {}),
+    };
+  };
+};
