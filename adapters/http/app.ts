@@ -7,6 +7,7 @@ import type { RightName } from '../../core/kernel/rights.js';
 import type { HumanContext } from '../../core/kernel/person.js';
 import type { Domain } from '../../core/domains/domain.js';
 import type { IdempotencyStore } from '../../core/kernel/idempotency-store.port.js';
+import type { SecretBox } from '../../core/kernel/secret-box.port.js';
 import type { Clock } from '../../core/kernel/clock.port.js';
 import type { Environment } from '../../core/kernel/environment.js';
 import { DomainError, isDomainError } from '../../core/kernel/errors.js';
@@ -15,6 +16,7 @@ import { ERROR_TABLE, errorBody } from './error-table.js';
 import { jsonRpcErrorOf } from './jsonrpc.js';
 import { mediaTypeOf, readJsonBody, readTextBody } from './middleware/body.js';
 import { fingerprintOf, parseIdempotencyKey, runIdempotent } from './middleware/idempotency.js';
+import { replayableOf, sealedRequest } from './middleware/sealed-fields.js';
 import { keyBucketId, RateLimiter, type BucketConfig } from './middleware/rate-limit.js';
 import { RouteIndex } from './route-index.js';
 import type { CookieSpec, JsonSchema, Reply, Route, RouteInput } from './route.js';
@@ -49,6 +51,8 @@ export interface HttpDeps {
   };
   readonly environments: { isAvailable(environment: Environment): boolean };
   readonly idempotency: IdempotencyStore;
+  /** Seals a route's `secretFields` in the request kept for the completer (the data key's box). */
+  readonly secretBox: SecretBox;
   readonly uow: UnitOfWork;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -349,18 +353,23 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
           idemKey,
           fingerprintOf(route.method, ctx.path, input.body),
           (checkpoints) => route.handle(checkpoints ? { ...input, checkpoints } : input),
-          route.replayable,
+          replayableOf(route, input.body),
           route.phased === true,
-          // Kept with a phased keyed request, so the worker's completer can finish it (completer.ts).
-          input.key
-            ? {
-                route: route.id,
-                keyId: input.key.id,
-                params: input.params,
-                query: route.query ? input.query : {},
-                body: input.body,
-                ip: input.ip,
-              }
+          // Kept with a phased keyed request, so the worker's completer can finish it (completer.ts); the
+          // route's secret fields sealed, never in the clear (sealed-fields.ts).
+          input.key && route.phased === true
+            ? sealedRequest(
+                deps.secretBox,
+                {
+                  route: route.id,
+                  keyId: input.key.id,
+                  params: input.params,
+                  query: route.query ? input.query : {},
+                  body: input.body,
+                  ip: input.ip,
+                },
+                route.secretFields,
+              )
             : undefined,
         );
         if (reply.replayed) ctx.set('Idempotent-Replayed', 'true');

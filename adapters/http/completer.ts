@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { ApiKey } from '../../core/kernel/caller.js';
-import type { IdempotencyRecord } from '../../core/kernel/idempotency-store.port.js';
+import type { IdempotencyRecord, ResumableRequest } from '../../core/kernel/idempotency-store.port.js';
+import type { SecretBox } from '../../core/kernel/secret-box.port.js';
+import { openedRequest, replayableOf } from './middleware/sealed-fields.js';
 import { LOCK_TIMEOUT_MS, runClaimed, type IdempotencyDeps } from './middleware/idempotency.js';
 import type { Route } from './route.js';
 
@@ -23,6 +25,8 @@ import type { Route } from './route.js';
  */
 export interface CompleterDeps extends IdempotencyDeps {
   readonly keys: { findById(id: string): Promise<ApiKey | null> };
+  /** Opens the request's sealed secret fields (the data key's box): only here are they read back. */
+  readonly secretBox: SecretBox;
   readonly logger: Logger;
 }
 
@@ -68,17 +72,28 @@ const completeOne = async (
   routes: readonly Route[],
   listed: IdempotencyRecord,
 ): Promise<'completed' | 'failed' | 'skipped'> => {
-  const req = listed.request!;
-  const where = { scope: listed.scope, idempotency_key: listed.key, route: req.route, attempts: listed.attempts };
+  const stored = listed.request!;
+  const where = { scope: listed.scope, idempotency_key: listed.key, route: stored.route, attempts: listed.attempts };
   const postpone = () =>
     deps.store.postpone(listed.scope, listed.key, new Date(deps.clock.now().getTime() + retryDelayMs(listed.attempts)));
-  const route = routes.find((r) => r.id === req.route && r.phased === true);
-  const key = route ? await deps.keys.findById(req.keyId) : null;
-  if (!route || !key || listed.scope !== `key:${key.id}`) {
-    deps.logger.warn(
-      where,
-      route ? 'abandoned request not resumable: its key is gone' : 'abandoned request not resumable: no such phased route',
-    );
+  const route = routes.find((r) => r.id === stored.route && r.phased === true);
+  const key = route ? await deps.keys.findById(stored.keyId) : null;
+  // Its secret fields were sealed (sealed-fields.ts) and are opened only now, to run it; one a migration
+  // took out of the clear (`withheld`) is gone, and only its client's retry, which sends it again, can finish it.
+  let req: ResumableRequest | null = null;
+  let why = '';
+  if (!route) why = 'no such phased route';
+  else if (!key || listed.scope !== `key:${key.id}`) why = 'its key is gone';
+  else if (stored.withheld && stored.withheld.length > 0) why = 'its secret fields were withheld';
+  else {
+    try {
+      req = openedRequest(deps.secretBox, stored);
+    } catch {
+      why = 'its sealed fields cannot be opened';
+    }
+  }
+  if (!route || !key || !req) {
+    deps.logger.warn(where, `abandoned request not resumable: ${why}`);
     await postpone();
     return 'skipped';
   }
@@ -104,7 +119,7 @@ const completeOne = async (
           key,
           ...(checkpoints ? { checkpoints } : {}),
         }),
-      route.replayable ?? ((r) => r),
+      replayableOf(route, req.body),
       true,
     );
     deps.logger.info({ ...where, recovery_point: rec.recoveryPoint, status: reply.status }, 'finished an abandoned request');

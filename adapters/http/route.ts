@@ -152,6 +152,13 @@ export interface Route {
   /** What an Idempotency-Key replay may show again. Default: the reply as it was. A reply that carries
    * a one-time secret (a new key) says here how to keep it without the secret. */
   readonly replayable?: (reply: Reply) => Reply;
+  /**
+   * Body fields that hold a secret (dot paths: `auth_code`, `axfr.tsig.secret`): a password, a code, a TSIG
+   * secret, a card number. Secrets are stored only hashed or sealed: where the request is kept for the
+   * completer (a phased route), these are sealed with the data key (middleware/sealed-fields.ts).
+   * test/http/secret-fields.test.ts checks that every body field named like a secret is declared here.
+   */
+  readonly secretFields?: readonly string[];
   /** This route's body limit, when not MAX_BODY_BYTES (a zone import's is DNS_IMPORT_MAX_BYTES). */
   readonly maxBodyBytes?: number;
   /**

@@ -34,6 +34,7 @@ import * as eventDomains from './migrations/20261127100100_event_domains.js';
 import * as domainLabelNames from './migrations/20261127120000_domain_label_names.js';
 import * as dnsZoneChanges from './migrations/20261127160000_dns_zone_changes.js';
 import * as retentionIndexes from './migrations/20261127190000_retention_indexes.js';
+import * as idempotencyRequestSecrets from './migrations/20261128050000_idempotency_request_secrets.js';
 
 /** Migrations listed explicitly: no directory scanning, so they load the same under tsx, tests and CLI. */
 const MIGRATIONS: ReadonlyArray<[string, MigrationModule]> = [
@@ -71,6 +72,7 @@ const MIGRATIONS: ReadonlyArray<[string, MigrationModule]> = [
   ['20261127120000_domain_label_names', domainLabelNames],
   ['20261127160000_dns_zone_changes', dnsZoneChanges],
   ['20261127190000_retention_indexes', retentionIndexes],
+  ['20261128050000_idempotency_request_secrets', idempotencyRequestSecrets],
 ];
 
 /** Every migration's name, oldest first. */

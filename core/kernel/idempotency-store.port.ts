@@ -24,6 +24,16 @@ export interface ResumableRequest {
   readonly query: Readonly<Record<string, unknown>>;
   readonly body: unknown;
   readonly ip: string;
+  /**
+   * Body fields (dot paths) held sealed with the data key: a secret (a transfer's auth code) is never
+   * stored in the clear; the completer opens them when it runs the request again.
+   */
+  readonly sealed?: readonly string[];
+  /**
+   * Body fields a migration removed because they were stored in the clear before they were sealed: such a
+   * request cannot be run again by the completer (a retry by its client, which sends them, still can).
+   */
+  readonly withheld?: readonly string[];
 }
 
 /**
@@ -42,7 +52,7 @@ export interface IdempotencyRecord {
   readonly recoveryData: Readonly<Record<string, unknown>> | null;
   readonly response: StoredResponse | null;
   readonly createdAt: Date;
-  /** Set for phased requests (those the completer can finish). */
+  /** Set for phased requests (those the completer can finish) until they are finished: complete() drops it. */
   readonly request: ResumableRequest | null;
   /** How many times the completer tried it and failed. */
   readonly attempts: number;
@@ -71,6 +81,7 @@ export interface IdempotencyStore {
   takeOver(scope: string, key: string, previousLockedAt: Date | null, at: Date, token: string): Promise<IdempotencyRecord | null>;
   /** The writes below throw ClaimLostError when `token` no longer holds the record. */
   setRecoveryPoint(scope: string, key: string, token: string, point: string, data: Readonly<Record<string, unknown>>): Promise<void>;
+  /** Stores the outcome; the request kept for the completer is dropped with it (nothing left to finish). */
   complete(scope: string, key: string, token: string, response: StoredResponse): Promise<void>;
   /** Leaves a phased request resumable: unlocked, its recovery point kept. */
   unlock(scope: string, key: string, token: string): Promise<void>;

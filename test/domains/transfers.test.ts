@@ -34,6 +34,8 @@ eachStore('Transfers between registrars (sandbox, time travel)', (kind) => {
   let clockKey: string;
   /** While true, the sandbox registry is down for transfer requests (an outage). */
   let registryDown = false;
+  /** While true, the connection to the registry is cut (an unknown outcome: the request is left to resume). */
+  let registryCut = false;
 
   before(async () => {
     api = await startApi(kind, {
@@ -45,6 +47,7 @@ eachStore('Transfers between registrars (sandbox, time travel)', (kind) => {
             if (prop === 'requestTransfer' && typeof v === 'function')
               return (...args: unknown[]) => {
                 if (registryDown) return Promise.reject(new RegistryError('unavailable', 'registry outage (test)'));
+                if (registryCut) return Promise.reject(new Error('connection reset (test)'));
                 return (v as (...x: unknown[]) => unknown).apply(target, args);
               };
             return typeof v === 'function' ? (v as (...x: unknown[]) => unknown).bind(target) : v;
@@ -78,6 +81,11 @@ eachStore('Transfers between registrars (sandbox, time travel)', (kind) => {
       kind: string;
     }>;
   const row = async (id: string) => api.system.store.knex('domain_transfers').where({ id }).first();
+  /** Idempotency records that hold the sandbox auth code in the clear, anywhere in the row. */
+  const authCodeInIdempotencyRecords = async () =>
+    ((await api.system.store.knex('idempotency_keys').select()) as Array<Record<string, unknown>>).filter((r) =>
+      JSON.stringify(r).includes('sandbox-auth-ok'),
+    );
   const eventTypes = async (domain: string) =>
     (
       (await api.system.store
@@ -98,6 +106,7 @@ eachStore('Transfers between registrars (sandbox, time travel)', (kind) => {
     expect((await entriesFor(domain)).map((e) => [e.kind, e.status])).to.deep.equal([['transfer', 'pending']]);
     const stored = await row(r.body.id);
     expect(stored.auth_code, 'sealed, never in clear').to.be.a('string').and.not.include('sandbox-auth-ok');
+    expect(await authCodeInIdempotencyRecords(), 'nor in the idempotency record (its request, its response)').to.deep.equal([]);
     expect((await get(`/v1/domains/${domain}/transfers/${r.body.id}`)).body.status).to.equal('pending');
     expect((await get(`/v1/domains/${domain}/transfers`)).body.items.map((t: { id: string }) => t.id)).to.deep.equal([r.body.id]);
     expect((await get(`/v1/domains/${domain}`)).status).to.equal(404);
@@ -233,6 +242,39 @@ eachStore('Transfers between registrars (sandbox, time travel)', (kind) => {
     expect((await row(r.body.id)).status).to.equal('completed');
     expect((await entriesFor(domain)).map((e) => e.status)).to.deep.equal(['posted']);
     expect(await balance()).to.equal(before - 40_000);
+  });
+
+  it('a request cut off at the registry keeps its auth code sealed for the completer, which finishes it; the finished record keeps no request', async () => {
+    const domain = 'transfer-cut.com.ua';
+    const k = await api.issueKey({ environment: 'test', rights: ['domain.register'], domains: [domain], conditions: LIMITS });
+    const idem = randomUUID();
+    registryCut = true;
+    try {
+      const r = await post(`/v1/domains/${domain}/transfers`, { auth_code: 'sandbox-auth-ok' }, k.secret, idem);
+      expect(r.status, JSON.stringify(r.body)).to.equal(500);
+    } finally {
+      registryCut = false;
+    }
+    const kept = await api.system.store
+      .knex('idempotency_keys')
+      .where({ scope: `key:${k.id}`, key: idem })
+      .first();
+    expect(kept.recovery_point).to.equal('reserved');
+    expect(JSON.parse(kept.request)).to.deep.include({ route: 'requestTransfer', sealed: ['auth_code'] });
+    expect(await authCodeInIdempotencyRecords(), 'kept for the completer, sealed').to.deep.equal([]);
+
+    api.clock.advance(16 * 60_000);
+    expect(await api.system.completeAbandonedRequests()).to.deep.include({ completed: 1 });
+    const done = await api.system.store
+      .knex('idempotency_keys')
+      .where({ scope: `key:${k.id}`, key: idem })
+      .first();
+    expect([done.response_status, done.request], 'answered; nothing left to resume').to.deep.equal([202, null]);
+    expect(await authCodeInIdempotencyRecords()).to.deep.equal([]);
+    const late = await post(`/v1/domains/${domain}/transfers`, { auth_code: 'sandbox-auth-ok' }, k.secret, idem);
+    expect([late.status, late.headers.get('idempotent-replayed'), late.body.status]).to.deep.equal([202, 'true', 'pending']);
+    expect(JSON.stringify(late.body)).to.not.include('sandbox-auth-ok');
+    expect((await entriesFor(domain)).map((e) => e.status)).to.deep.equal(['pending']);
   });
 
   it('insufficient balance is 402 and a spend limit 402 spend_limit_exceeded; nothing reserved', async () => {

@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { completeAbandoned, retryDelayMs } from '../../adapters/http/completer.js';
 import { runIdempotent } from '../../adapters/http/middleware/idempotency.js';
+import { sealedRequest } from '../../adapters/http/middleware/sealed-fields.js';
+import { AesGcmSecretBox } from '../../adapters/crypto/node/index.js';
 import type { Route, RouteInput } from '../../adapters/http/route.js';
 import { SqlStore } from '../../adapters/sql/index.js';
 import type { ApiKey } from '../../core/kernel/caller.js';
@@ -21,6 +23,8 @@ eachStore('The completer: takeovers, clocks and retries', (kind) => {
   const credits: string[] = [];
   const during = new Map<string, () => Promise<void>>();
   const failing = new Set<string>();
+  const secretsSeen: string[] = [];
+  const box = new AesGcmSecretBox(Buffer.alloc(32, 7));
   const route: Route = {
     id: 'fakeTopUp',
     method: 'POST',
@@ -30,9 +34,11 @@ eachStore('The completer: takeovers, clocks and retries', (kind) => {
     writes: true,
     phased: true,
     access: { kind: 'key', anyKey: true },
+    secretFields: ['auth_code'],
     responses: { 201: { description: 'ok' } },
     handle: async (i: RouteInput) => {
-      const name = (i.body as { name: string }).name;
+      const { name, auth_code } = i.body as { name: string; auth_code?: string };
+      if (auth_code !== undefined) secretsSeen.push(auth_code);
       const cp = i.checkpoints!;
       if (cp.last?.point === 'credited') return { status: 201, body: cp.last.data };
       if (cp.last?.point !== 'reserved') await cp.reach('reserved', async () => ({ name }));
@@ -51,20 +57,23 @@ eachStore('The completer: takeovers, clocks and retries', (kind) => {
     uow: store.uow,
     clock,
     keys: { findById: async (id: string) => (id === 'k1' ? key : null) },
+    secretBox: box,
     logger: pino({ level: 'silent' }),
   });
   const complete = () => completeAbandoned(deps(), [route], { abandonedAfterMs: 15 * 60_000 });
 
   /** A request that reserved, then met an unknown outcome: left unlocked at 'reserved'. */
-  const leave = async (name: string, routeId = route.id) => {
+  const leave = async (name: string, routeId = route.id, extra: Record<string, string> = {}) => {
     failing.add(name);
-    const request = { route: routeId, keyId: 'k1', params: {}, query: {}, body: { name }, ip: '127.0.0.1' };
+    const body = { name, ...extra };
+    // As app.ts keeps it: the route's secret fields sealed.
+    const request = sealedRequest(box, { route: routeId, keyId: 'k1', params: {}, query: {}, body, ip: '127.0.0.1' }, route.secretFields);
     await runIdempotent(
       { store: store.idempotency, uow: store.uow, clock },
       'key:k1',
       name,
       'fp',
-      (cp) => route.handle({ params: {}, query: {}, body: { name }, ip: '127.0.0.1', key, ...(cp ? { checkpoints: cp } : {}) }),
+      (cp) => route.handle({ params: {}, query: {}, body, ip: '127.0.0.1', key, ...(cp ? { checkpoints: cp } : {}) }),
       (r) => r,
       true,
       request,
@@ -82,6 +91,7 @@ eachStore('The completer: takeovers, clocks and retries', (kind) => {
     store = new SqlStore(fresh.connection);
     await store.migrate();
     credits.length = 0;
+    secretsSeen.length = 0;
     during.clear();
   });
   afterEach(async () => {
@@ -144,5 +154,36 @@ eachStore('The completer: takeovers, clocks and retries', (kind) => {
     expect(await complete()).to.deep.equal({ completed: 0, failed: 0, skipped: 1 });
     expect(await complete()).to.deep.equal({ completed: 0, failed: 0, skipped: 0 });
     expect((await row('orphan')).recovery_point).to.equal('reserved');
+  });
+
+  it('a secret field of the request is kept sealed, opened only by the completer to finish it; the finished record keeps no request', async () => {
+    await leave('secretive', route.id, { auth_code: 'sandbox-auth-ok' });
+    const kept = await row('secretive');
+    expect(kept.request, 'never in the clear').to.not.contain('sandbox-auth-ok');
+    expect(JSON.parse(kept.request).sealed).to.deep.equal(['auth_code']);
+    clock.advance(16 * 60_000);
+    expect(await complete()).to.deep.equal({ completed: 1, failed: 0, skipped: 0 });
+    expect(secretsSeen.at(-1), 'the completer ran it with the code itself').to.equal('sandbox-auth-ok');
+    const done = await row('secretive');
+    expect(done.request, 'finished: nothing left to resume').to.equal(null);
+    expect(JSON.stringify(done)).to.not.contain('sandbox-auth-ok');
+  });
+
+  it('a request whose sealed fields cannot be opened (another data key), or were withheld by the migration, is skipped and postponed', async () => {
+    await leave('rekeyed', route.id, { auth_code: 'sandbox-auth-ok' });
+    await leave('withheld');
+    await store
+      .knex('idempotency_keys')
+      .where({ scope: 'key:k1', key: 'withheld' })
+      .update({ request: JSON.stringify({ ...JSON.parse((await row('withheld')).request), withheld: ['auth_code'] }) });
+    clock.advance(16 * 60_000);
+    const other = { ...deps(), secretBox: new AesGcmSecretBox(Buffer.alloc(32, 8)) };
+    expect(await completeAbandoned(other, [route], { abandonedAfterMs: 15 * 60_000 })).to.deep.equal({
+      completed: 0,
+      failed: 0,
+      skipped: 2,
+    });
+    expect(credits).to.deep.equal([]);
+    expect((await row('rekeyed')).attempts).to.equal(1);
   });
 });

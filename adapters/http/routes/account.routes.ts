@@ -70,6 +70,7 @@ export const accountRoutes = (uc: AccountUseCases): Route[] => [
     path: '/v1/account/sessions',
     tag: 'Account (humans)',
     writes: true,
+    secretFields: ['password', 'totp'],
     summary: 'Sign in with e-mail, password and TOTP code; sets the session cookie',
     access: { kind: 'human', session: false, console: '/console/sign-in' },
     body: {
@@ -161,6 +162,7 @@ export const accountRoutes = (uc: AccountUseCases): Route[] => [
     path: '/v1/account/reauthentications',
     tag: TAG,
     writes: true,
+    secretFields: ['password', 'totp'],
     summary: 'Sign in again (password + TOTP): the sensitive actions accept it for 5 minutes',
     access: { kind: 'human', session: true, console: '/console/reauth' },
     body: { type: 'object', additionalProperties: false, required: ['password'], properties: { password: str(1024), totp: str(10) } },
@@ -264,6 +266,7 @@ export const accountRoutes = (uc: AccountUseCases): Route[] => [
     path: '/v1/invitations/accept',
     tag: TAG,
     writes: true,
+    secretFields: ['token', 'password'],
     summary: 'Accept an invitation: its token, a name and a password; the TOTP secret is answered once',
     access: { kind: 'human', session: false, console: '/console/invitations' },
     body: {
@@ -374,6 +377,7 @@ export const accountRoutes = (uc: AccountUseCases): Route[] => [
     path: '/v1/account/two-factor',
     tag: TAG,
     writes: true,
+    secretFields: ['totp'],
     summary: 'Switch two-factor checks on again: a current code from the pending secret makes it yours (every owner is told)',
     access: { kind: 'human', session: true, console: '/console/security' },
     body: {

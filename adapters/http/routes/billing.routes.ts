@@ -118,6 +118,7 @@ export const billingRoutes = (uc: BillingUseCases): Route[] => [
     path: '/v1/account/payment-method',
     tag: TAG,
     writes: true,
+    secretFields: ['card_number'],
     summary: "Change the test environment's card to a sandbox card number (owners, signed in again)",
     access: { kind: 'human', session: true, console: '/console/billing' },
     body: {

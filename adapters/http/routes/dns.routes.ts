@@ -344,6 +344,7 @@ export const dnsRoutes = (uc: DnsUseCases): Route[] => [
     path: '/v1/domains/{domain}/dns/imports',
     tag: 'DNS',
     writes: true,
+    secretFields: ['axfr.tsig.secret'],
     summary: 'Import the zone from its current provider — a BIND zone file or an AXFR pull — into an unapplied plan (dns.edit)',
     description:
       'Body: {"zone_file": "<BIND text>"}, a raw text/dns body (both up to DNS_IMPORT_MAX_BYTES), or {"axfr": {"server": "host:port", "tsig"?: {"name", "algorithm", "secret"}}}. ' +

@@ -87,6 +87,7 @@ export const transferRoutes = (uc: TransfersUseCases): Route[] => [
     path: '/v1/domains/{domain}/transfers',
     tag: 'Domains',
     writes: true,
+    secretFields: ['auth_code'],
     phased: true,
     summary: 'Transfer a domain in from another registrar (domain.register, class 2): years × the renewal price reserved',
     description:

@@ -102,6 +102,8 @@ export class SqlIdempotencyStore implements IdempotencyStore {
       response_status: response.status,
       response_body: response.body === undefined ? null : json(response.body),
       response_headers: json(response.headers),
+      // Finished: the request kept for the completer is no longer needed, and may hold a (sealed) secret.
+      request: null,
     });
   }
 

@@ -9,6 +9,7 @@ import type { ZoneRepository } from '../ports/zone-repository.port.js';
 import type { ZoneService } from '../zone/zone-service.js';
 import { checkPrerequisites, refusalOf, ZoneDraft, type DnsUpdateRequest, type UpdateOutcome } from './dns-update.js';
 import { GroupCommit, MAX_BATCH } from './group-commit.js';
+import { notAuthoritative, seesZone } from './zone-visibility.js';
 
 /** What ApplyDnsUpdate is built from (one object, named, instead of positions). */
 export interface ApplyDnsUpdateDeps {
@@ -87,13 +88,17 @@ export class ApplyDnsUpdate {
     try {
       access = await dnsAccess(this.deps.authorizer, key, zoneName);
     } catch (err) {
-      if (isDomainError(err) && err.code === 'right_missing')
+      // A key with no DNS right on the zone: NOTAUTH whether the account has it or not, before the zone is
+      // read (zone-visibility.ts). One that may know of it (dns.read only): why not, REFUSED by policy.
+      if (isDomainError(err) && err.code === 'right_missing') {
+        if (!(await seesZone(this.deps.authorizer, key, zoneName))) return notAuthoritative(zoneName);
         return (
           (await this.absent(key, zoneName)) ?? {
             rcode: 'REFUSED',
             reason: `the key holds neither dns.edit nor dns.acme_challenge on ${zoneName}`,
           }
         );
+      }
       // A name no zone of ours can have (`_acme-challenge.x`, a TLD, the root): not ours, as RFC 2136 §3.1.1 answers.
       if (isDomainError(err) && err.code === 'domain_invalid') return { rcode: 'NOTAUTH', reason: `not authoritative for ${zoneName}` };
       throw err;

@@ -140,7 +140,7 @@ eachStore("DNS UPDATE with a key's TSIG credential (nsupdate, knsupdate)", (kind
     expect(await serial()).to.equal(s + 1);
   });
 
-  it('an ACME-only key adds TXT at _acme-challenge; the same key is REFUSED for an A record and for another domain', async () => {
+  it('an ACME-only key adds TXT at _acme-challenge; the same key is REFUSED for an A record; another domain of the account is NOTAUTH, as an unknown one', async () => {
     const ok = await nsupdate('nsupdate', acme.tsig, script([`update add _acme-challenge.www.domivka-demo.dev. 60 TXT "token-1"`]));
     expect(ok, ok.out).to.deep.include({ code: 0 });
     expect(rdata((await dig(port, '_acme-challenge.www.domivka-demo.dev', 'TXT')).answer)).to.deep.equal(['"token-1"']);
@@ -154,7 +154,7 @@ eachStore("DNS UPDATE with a key's TSIG credential (nsupdate, knsupdate)", (kind
       acme.tsig,
       `server 127.0.0.1 ${port}\nzone domivka-demo.com.ua\nupdate add _acme-challenge.domivka-demo.com.ua. 60 TXT "x"\nsend\n`,
     );
-    expect(other.out).to.match(/update failed: REFUSED/);
+    expect(other.out).to.match(/update failed: NOTAUTH/);
     expect(await serial()).to.equal(s);
   });
 
@@ -177,6 +177,44 @@ eachStore("DNS UPDATE with a key's TSIG credential (nsupdate, knsupdate)", (kind
     const wrong = { ...edit.tsig, secret: Buffer.alloc(64, 7).toString('base64') };
     const bad = await nsupdate('nsupdate', wrong, script([`update add x.domivka-demo.dev. 60 A 192.0.2.1`]));
     expect(bad.out).to.match(/NOTAUTH\(BADSIG\)/);
+  });
+
+  it("a key without a DNS right on a zone cannot tell the account's zones (another domain, an unverified hosted one) from unknown names: NOTAUTH alike; a dns.read key on its own zone is REFUSED", async () => {
+    const hoster = await api.issueKey({ environment: 'test', rights: ['domain.host'], domains: ['unverified-update.org'] });
+    const hosted = await api.call('/v1/hosted-domains', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${hoster.secret}`, 'idempotency-key': `h-${Date.now()}` },
+      json: { domain: 'unverified-update.org' },
+    });
+    expect(hosted.status, JSON.stringify(hosted.body)).to.equal(201);
+    // Not verified yet: stored and editable, never served (the sandbox verifies at once, so it is set back here).
+    await api.system.store.knex('dns_zones').where({ domain: 'unverified-update.org', environment: 'test' }).update({ served: false });
+    /** nsupdate's answer with the zone's name taken out: what could tell one zone from another. */
+    const answer = async (tool: 'nsupdate' | 'knsupdate', zone: string) => {
+      const r = await nsupdate(
+        tool,
+        edit.tsig,
+        `server 127.0.0.1 ${port}\nzone ${zone}\nupdate add _acme-challenge.${zone}. 60 TXT "x"\nsend\n`,
+      );
+      // Without what differs in every message: the id, the TSIG record (its MAC), the spacing after the name.
+      const out = r.out
+        .replaceAll(zone, '<zone>')
+        .replace(/id: \d+/g, 'id: N')
+        .split('\n')
+        .filter((l) => !l.startsWith(edit.tsig.name))
+        .map((l) => l.replace(/\s+/g, ' '));
+      return { code: r.code, out };
+    };
+    for (const tool of ['nsupdate', 'knsupdate'] as const) {
+      const unknown = await answer(tool, 'never-registered-anywhere.com.ua');
+      expect(unknown.out.join('\n'), tool).to.match(/NOTAUTH/);
+      expect(await answer(tool, 'domivka-demo.com.ua'), `${tool}: the account's other domain`).to.deep.equal(unknown);
+      expect(await answer(tool, 'unverified-update.org'), `${tool}: the account's unverified hosted zone`).to.deep.equal(unknown);
+    }
+    // A key that may read the zone knows of it: its UPDATE is refused by policy.
+    const reader = (await api.issueKey({ environment: 'test', rights: ['dns.read'], domains: ['domivka-demo.dev'] })).body.tsig;
+    const read = await nsupdate('nsupdate', reader, script([`update add r.domivka-demo.dev. 60 A 192.0.2.1`]));
+    expect(read.out).to.match(/update failed: REFUSED/);
   });
 
   it("a revoked key's credential is refused at once: NOTAUTH(BADKEY)", async () => {

@@ -74,7 +74,55 @@ eachStore("Zone transfers signed with a key's TSIG credential", (kind) => {
       'domivka-demo.com.ua',
       'AXFR',
     ]);
-    expect(other.out).to.match(/REFUSED/);
+    // The account's other domain, outside the key's scope: the answer of a zone we do not serve (below).
+    expect(other.out).to.match(/NOTAUTH/);
+  });
+
+  it("a key without a DNS right on a zone cannot tell the account's zones (another domain, an unverified hosted one) from unknown names: NOTAUTH alike (dig, kdig)", async () => {
+    const reader = (await api.issueKey({ environment: 'test', rights: ['dns.read'], domains: ['domivka-demo.dev'] })).body.tsig;
+    const hoster = await api.issueKey({ environment: 'test', rights: ['domain.host'], domains: ['unverified-hosted.org'] });
+    const hosted = await api.call('/v1/hosted-domains', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${hoster.secret}`, 'idempotency-key': `h-${Date.now()}` },
+      json: { domain: 'unverified-hosted.org' },
+    });
+    expect(hosted.status, JSON.stringify(hosted.body)).to.equal(201);
+    // Not verified yet: stored and editable, never served (the sandbox verifies at once, so it is set back here).
+    await api.system.store.knex('dns_zones').where({ domain: 'unverified-hosted.org', environment: 'test' }).update({ served: false });
+    const y = `${reader.algorithm}:${reader.name}:${reader.secret}`;
+    /** The answer's header status, with the zone's name taken out: what tells one answer from another. */
+    const digStatus = async (zone: string) => {
+      const r = await run('dig', ['@127.0.0.1', '-p', String(port), '+tries=1', '+time=3', '-y', y, zone, 'AXFR']);
+      return r.out.replaceAll(zone, '<zone>').match(/Transfer failed\.|status: \w+|XFR size|REFUSED|NOTAUTH/g);
+    };
+    const kdigStatus = async (zone: string) => {
+      const r = await run('kdig', ['@127.0.0.1', '-p', String(port), '+time=2', '+retry=0', '-y', y, zone, 'AXFR']);
+      return r.out
+        .replaceAll(zone, '<zone>')
+        .split('\n')
+        .filter((l) => l.startsWith(';; ERROR') && !l.includes('failed to query server'));
+    };
+    const unknown = await kdigStatus('never-registered-anywhere.com.ua');
+    expect(unknown, 'an unknown name').to.deep.equal([";; ERROR: server replied with error 'NOTAUTH'"]);
+    expect(await kdigStatus('domivka-demo.com.ua'), 'the account’s other domain').to.deep.equal(unknown);
+    expect(await kdigStatus('unverified-hosted.org'), 'the account’s unverified hosted zone').to.deep.equal(unknown);
+    const digUnknown = await digStatus('never-registered-anywhere.com.ua');
+    expect(await digStatus('domivka-demo.com.ua')).to.deep.equal(digUnknown);
+    expect(await digStatus('unverified-hosted.org')).to.deep.equal(digUnknown);
+    // A key that holds dns.read on the unverified hosted zone is not given it either: it is not served.
+    const own = (await api.issueKey({ environment: 'test', rights: ['dns.read'], domains: ['unverified-hosted.org'] })).body.tsig;
+    const ownOut = await run('kdig', [
+      '@127.0.0.1',
+      '-p',
+      String(port),
+      '+time=2',
+      '+retry=0',
+      '-y',
+      `${own.algorithm}:${own.name}:${own.secret}`,
+      'unverified-hosted.org',
+      'AXFR',
+    ]);
+    expect(ownOut.out).to.match(/NOTAUTH/);
   });
 
   it('a Knot secondary on the TSIG form of knot:conf pulls AXFR, and IXFR after an UPDATE', async function () {
