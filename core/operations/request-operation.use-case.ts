@@ -141,7 +141,7 @@ export class RequestOperation {
       if (mine) throw new DomainError('dnssec_ds_is_ours', { domain: domain.name, ds: mine });
       return { params: { ds: given! }, warnings: [] };
     }
-    if (kind === 'dnssec_ds_publish' && given) return { params: { ds: given }, warnings: [] };
+    if (kind === 'dnssec_ds_publish' && given) return { params: { ds: given, ownDs: given.filter((d) => ours.includes(d)) }, warnings: [] };
     if (kind === 'dnssec_ds_publish' && state.dsAtParent) throw new DomainError('operation_no_change', { domain: domain.name, kind });
     if (kind === 'dnssec_disable') {
       if (!state.dsAtParent) throw new DomainError('operation_no_change', { domain: domain.name, kind });
@@ -155,7 +155,7 @@ export class RequestOperation {
       return { params: { ds: state.keys.filter((k) => k.state !== 'retired').map((k) => k.ds) }, warnings: [] };
     }
     const ds = state.keys.filter((k) => k.state === 'active').map((k) => k.ds);
-    return { params: { ds }, warnings: [] };
+    return { params: { ds, ownDs: ds }, warnings: [] };
   }
 
   /**
