@@ -8,6 +8,7 @@ import type { ApiKey } from '../kernel/caller.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
 import { DomainError } from '../kernel/errors.js';
 import type { OperationView } from './operation.js';
+import type { OperationRepository } from './ports/operation-repository.port.js';
 import type { RequestOperation } from './request-operation.use-case.js';
 
 /** What SwitchOffDnssec is built from (one object, named, instead of positions). */
@@ -17,14 +18,22 @@ export interface SwitchOffDnssecDeps {
   readonly domains: Pick<DomainRepository, 'find'>;
   readonly disable: Pick<DisableDnssec, 'execute'>;
   readonly request: Pick<RequestOperation, 'execute'>;
+  /** A DS publication still pending refuses an immediate switch-off. */
+  readonly operations: Pick<OperationRepository, 'pendingOn'>;
 }
 
 /**
- * DELETE /v1/domains/{domain}/dnssec (dns.dnssec, class 3; DESIGN: DNSSEC). While the parent holds no DS,
- * no validator depends on our signatures: off at once (200). With our DS at the parent, stopping first
- * would make every validating resolver answer SERVFAIL, so it is the class 3 operation `dnssec_disable`
- * (202): the DS leaves the registry, and signing stops once its TTL has passed. A zone we host for a
- * domain registered elsewhere cannot have its DS removed by us: 409 dnssec_ds_at_parent, with the steps.
+ * DELETE /v1/domains/{domain}/dnssec (dns.dnssec, class 3; DESIGN: DNSSEC). While the parent holds none of
+ * our DS, no validator depends on our signatures: off at once (200). With our DS at the parent, stopping
+ * first would make every validating resolver answer SERVFAIL, so it is the class 3 operation
+ * `dnssec_disable` (202): the DS leaves the registry, and signing stops once its TTL has passed (RFC 6781
+ * §4.3.1 in reverse). A zone we host for a domain registered elsewhere cannot
+ * have its DS removed by us: 409 dnssec_ds_at_parent, with the steps.
+ *
+ * A DS publication still pending (dnssec_ds_publish) refuses the immediate switch-off with 409
+ * dnssec_ds_publish_pending rather than cancelling it: it may be another owner's request, waiting for a
+ * confirmation, and the person switching off decides about it in the open (cancel it, or let it take effect
+ * and then switch off the safe way). Activation checks again anyway (a race between the two).
  */
 export class SwitchOffDnssec {
   constructor(private readonly deps: SwitchOffDnssecDeps) {}
@@ -33,8 +42,12 @@ export class SwitchOffDnssec {
     const domain = normalizeDomain(domainInput);
     const zone = await this.deps.zones.find(key.accountId, key.environment, domain);
     const state = zone ? await this.deps.dnssec.find(zone.id) : null;
-    if (!state?.dsAtParent) return { off: await this.deps.disable.execute(key, domain) };
     const registered = await this.deps.domains.find(key.accountId, key.environment, domain);
+    if (!state?.dsAtParent) {
+      const pending = state && registered ? await this.deps.operations.pendingOn(registered.id) : null;
+      if (pending?.kind === 'dnssec_ds_publish') throw new DomainError('dnssec_ds_publish_pending', { domain, operation_id: pending.id });
+      return { off: await this.deps.disable.execute(key, domain) };
+    }
     if (!registered || isHosted(registered)) throw new DomainError('dnssec_ds_at_parent', { domain });
     return { operation: await this.deps.request.execute({ kind: 'key', key }, { kind: 'dnssec_disable', domain }) };
   }

@@ -73,7 +73,7 @@ export const dnssecModule = () =>
     bind(T.SwitchOffDnssec)
       .toResolvedValue(
         (st: SqlStore, disable, request) =>
-          new SwitchOffDnssec({ zones: st.zones, dnssec: st.dnssec, domains: st.domains, disable, request }),
+          new SwitchOffDnssec({ zones: st.zones, dnssec: st.dnssec, domains: st.domains, operations: st.operations, disable, request }),
         [id(T.Store), T.DisableDnssec, T.RequestOperation],
       )
       .inSingletonScope();

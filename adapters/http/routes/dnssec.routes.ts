@@ -285,7 +285,7 @@ export const dnssecRoutes = (uc: DnssecUseCases): Route[] => [
     writes: true,
     summary: 'Stop signing (dns.dnssec, class 3): at once while the parent holds no DS, else the class 3 operation dnssec_disable',
     description:
-      'While the parent holds no DS: unsigned at once (200). With our DS at the parent: 202 and the class 3 operation `dnssec_disable`; when it takes effect the registry removes the DS, the zone stays signed (`disabling`) until the DS TTL has passed, then it is served unsigned. A hosted domain whose parent holds the DS: 409 `dnssec_ds_at_parent` (remove it at your registrar first).',
+      'While the parent holds none of our DS: unsigned at once (200), unless a DS publication (dnssec_ds_publish) is pending: 409 `dnssec_ds_publish_pending`, cancel it first. With our DS at the parent: 202 and the class 3 operation `dnssec_disable`; when it takes effect the registry removes the DS, the zone stays signed (`disabling`) until the DS TTL has passed, then it is served unsigned. A hosted domain whose parent holds the DS: 409 `dnssec_ds_at_parent` (remove it at your registrar first).',
     access: { kind: 'key', right: 'dns.dnssec', domainParam: 'domain' },
     params: domainParam,
     responses: {
@@ -295,6 +295,7 @@ export const dnssecRoutes = (uc: DnssecUseCases): Route[] => [
     errors: [
       'domain_not_found',
       'dnssec_ds_at_parent',
+      'dnssec_ds_publish_pending',
       'operation_pending',
       'dnssec_rollover_in_progress',
       'dnssec_foreign_keys_present',
