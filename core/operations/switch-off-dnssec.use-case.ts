@@ -54,7 +54,7 @@ export class SwitchOffDnssec {
       if (pending?.kind === 'dnssec_ds_publish') throw new DomainError('dnssec_ds_publish_pending', { domain, operation_id: pending.id });
       const off = await this.deps.disable.execute(key, domain);
       // Already off with a DS still at the parent (a stray one): shown, so it can be removed.
-      return { off: off.enabled ? off : withParentDs(off, null, held) };
+      return { off: held === null || off.enabled ? off : withParentDs(off, null, held) };
     }
     if (!registered || isHosted(registered)) throw new DomainError('dnssec_ds_at_parent', { domain });
     return { operation: await this.deps.request.execute({ kind: 'key', key }, { kind: 'dnssec_disable', domain }) };
