@@ -293,6 +293,24 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
     en: (p) =>
       `The DS ${s(p.ds)} is our key's for ${s(p.domain)}: to remove it, switch DNSSEC off (DELETE /v1/domains/${s(p.domain)}/dnssec), which keeps the zone signed until the DS TTL has passed.`,
   },
+  dnssec_ds_stale: {
+    status: 409,
+    uk: (p) =>
+      `DS ${s(p.ds)} не відповідає жодному чинному ключу зони ${s(p.domain)} (DNSSEC вимкнено або ключ замінено, відколи операцію створили): у батьківській зоні він зробив би домен недосяжним для резолверів, що перевіряють DNSSEC. До реєстру нічого не передано; попросіть опублікувати чинний DS знову (POST /v1/domains/${s(p.domain)}/dnssec/ds).`,
+    en: (p) =>
+      `The DS ${s(p.ds)} matches no live key of ${s(p.domain)} (DNSSEC was switched off, or the key replaced, since the operation was requested): at the parent it would take the domain off the internet for validating resolvers. Nothing was sent to the registry; ask for the current DS again (POST /v1/domains/${s(p.domain)}/dnssec/ds).`,
+  },
+  dnssec_ds_publish_pending: {
+    status: 409,
+    uk: (p) =>
+      `Над доменом ${s(p.domain)} чекає публікація DS (операція ${s(p.operation_id)}): якби DNSSEC вимкнули зараз, вона поставила б DS у батьківську зону непідписаної зони. Спершу скасуйте її (POST /v1/operations/${s(p.operation_id)}/cancel), тоді вимикайте DNSSEC.`,
+    en: (p) =>
+      `A DS publication is pending on ${s(p.domain)} (operation ${s(p.operation_id)}): switching DNSSEC off now would let it put a DS at the parent of an unsigned zone. Cancel it first (POST /v1/operations/${s(p.operation_id)}/cancel), then switch DNSSEC off.`,
+    actions: (p) => [
+      { type: 'view_operation', href: `/v1/operations/${enc(s(p.operation_id))}` },
+      { type: 'cancel_operation', href: `/v1/operations/${enc(s(p.operation_id))}/cancel` },
+    ],
+  },
   dnssec_foreign_keys_present: {
     status: 409,
     uk: (p) =>

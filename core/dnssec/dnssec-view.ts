@@ -1,5 +1,6 @@
 import { presentDnskey } from './foreign-keys.js';
 import type { DnssecState, Rollover } from './dnssec-state.js';
+import { dsAtParentOf } from './parent-ds.js';
 
 type RolloverView = {
   kind: 'csk' | 'algorithm';
@@ -16,7 +17,10 @@ export interface DnssecView {
   enabled: boolean;
   algorithm: number | null;
   status: string | null;
+  /** The parent holds our DS (DNSSEC on), or any DS (DNSSEC off: a stray one to remove), as the registry tells. */
   ds_at_parent: boolean;
+  /** Every DS the registry holds for the domain; null when it cannot tell (a hosted domain, no answer). */
+  parent_ds: string[] | null;
   keys: Array<{
     tag: number;
     algorithm: number;
@@ -64,6 +68,7 @@ export const dnssecView = (s: DnssecState | null, window: { inception: number; e
         algorithm: null,
         status: null,
         ds_at_parent: false,
+        parent_ds: null,
         keys: [],
         ds: [],
         foreign_keys: [],
@@ -78,6 +83,7 @@ export const dnssecView = (s: DnssecState | null, window: { inception: number; e
         algorithm: s.algorithm,
         status: s.status,
         ds_at_parent: s.dsAtParent,
+        parent_ds: null,
         keys: s.keys.map((k) => ({
           tag: k.tag,
           algorithm: k.algorithm,
@@ -107,3 +113,10 @@ export const dnssecView = (s: DnssecState | null, window: { inception: number; e
         last_rollover: rolloverView(s.lastRollover, true),
         next_rollover_at: iso(s.nextRolloverAt),
       };
+
+/** The view with what the registry holds (parent-ds.ts): it, not our record of what we sent, is the authority. */
+export const withParentDs = (
+  view: DnssecView,
+  state: Pick<DnssecState, 'keys' | 'dsAtParent'> | null,
+  held: readonly string[] | null,
+): DnssecView => ({ ...view, ds_at_parent: dsAtParentOf(state, held), parent_ds: held ? [...held] : null });

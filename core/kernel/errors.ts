@@ -112,6 +112,8 @@ export type ErrorCode =
   | 'dnssec_foreign_keys_present'
   | 'dnssec_ds_invalid'
   | 'dnssec_ds_is_ours'
+  | 'dnssec_ds_stale'
+  | 'dnssec_ds_publish_pending'
   // certificates
   | 'certificate_not_found'
   | 'certificate_not_ready'
@@ -287,6 +289,8 @@ export interface ErrorParamMap {
   dnssec_foreign_keys_present: { domain: Param; key_tags: Param };
   dnssec_ds_invalid: { domain: Param; ds: Param };
   dnssec_ds_is_ours: { domain: Param; ds: Param };
+  dnssec_ds_stale: { domain: Param; ds: Param };
+  dnssec_ds_publish_pending: { domain: Param; operation_id: Param };
   certificate_not_found: { certificate_id: Param };
   certificate_not_ready: { certificate_id: Param; status: Param };
   certificate_not_revocable: { certificate_id: Param; status: Param };

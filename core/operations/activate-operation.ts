@@ -17,6 +17,7 @@ import type { DomainLabelWriter, OperationRepository } from './ports/operation-r
 import type { DnssecRepository } from '../dnssec/ports/dnssec-repository.port.js';
 import { withoutForeignKeys } from '../dnssec/foreign-keys.js';
 import { zoneSigningOf } from '../dnssec/dnssec-state.js';
+import { staleDs } from '../dnssec/live-ds.js';
 import type { DsRecord } from '../domains/ports/registrar.port.js';
 import { DEFAULT_DNSSEC_TIMINGS as DEFAULT_TIMINGS, waitAfter, type DnssecTimings } from '../dnssec/dnssec-timings.js';
 
@@ -107,12 +108,20 @@ export class ActivateOperation {
   /**
    * What the state of the zone now forbids, checked again when the operation takes effect: switching DNSSEC
    * off while another operator signs the zone too (its keys in our DNSKEY set; their DS stays at the parent,
-   * so our unsigned answers would be bogus) — the registry is not asked.
+   * so our unsigned answers would be bogus); publishing a DS that no live key of the zone matches any more
+   * (DNSSEC switched off, or the key rolled, while the operation waited: at the parent it would take the
+   * domain off the internet). The registry is not asked. A second owner's confirmation activates through here too.
    */
   private async refusedNow(op: Operation): Promise<string | null> {
-    if (op.kind !== 'dnssec_disable' || !this.deps.dnssec) return null;
+    if ((op.kind !== 'dnssec_disable' && op.kind !== 'dnssec_ds_publish') || !this.deps.dnssec) return null;
     const zone = await this.deps.zones.find(op.accountId, op.environment, op.domain);
     const state = zone ? await this.deps.dnssec.find(zone.id) : null;
+    if (op.kind === 'dnssec_ds_publish') {
+      const stale = staleDs(state, op.params.ds ?? [], op.params.ownDs);
+      return stale === null
+        ? null
+        : `dnssec_ds_stale: the DS ${stale} matches no live key of ${op.domain}; nothing was sent to the registry`;
+    }
     const tags = (state?.foreignKeys ?? []).map((k) => k.tag);
     return tags.length > 0 ? `dnssec_foreign_keys_present: another operator's keys (${tags.join(', ')}) are in the DNSKEY set` : null;
   }

@@ -51,6 +51,11 @@ export interface OperationParams {
   readonly previous?: readonly string[];
   /** dnssec_ds_publish: the DS records to publish; dnssec_disable, dnssec_ds_remove: the ones to remove ("<tag> <alg> <digest type> <hex>"). */
   readonly ds?: readonly string[];
+  /**
+   * dnssec_ds_publish: those of `ds` that named our keys when it was requested; checked again when it takes
+   * effect (each must still name a live key). Absent (an operation recorded before): every one counts as ours.
+   */
+  readonly ownDs?: readonly string[];
   /** dnssec_foreign_key_remove: the other operator's DNSKEY to take out ("<flags> 3 <alg> <base64>"). */
   readonly dnskey?: readonly string[];
 }

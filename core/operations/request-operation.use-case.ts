@@ -73,7 +73,8 @@ export class RequestOperation {
     const environment: Environment = actor.kind === 'key' ? actor.key.environment : (actor.environment ?? 'test');
     await this.deps.access.mayRequest(actor, request.kind, name);
     // Read before the transaction: a registry round trip must not hold a database connection.
-    const registryDs = request.kind === 'nameservers' ? await this.registryDs(environment, name) : null;
+    const registryDs =
+      request.kind === 'nameservers' || request.kind === 'dnssec_disable' ? await this.registryDs(environment, name) : null;
     return this.deps.uow.transaction(async () => {
       const domain = await this.deps.domains.find(accountId, environment, name);
       const dnssecKind = request.kind === 'dnssec_ds_publish' || request.kind === 'dnssec_disable' || request.kind === 'dnssec_ds_remove';
@@ -86,7 +87,7 @@ export class RequestOperation {
       if (pending) throw conflict(pending);
       const { params, warnings } =
         request.kind === 'dnssec_ds_publish' || request.kind === 'dnssec_disable' || request.kind === 'dnssec_ds_remove'
-          ? await this.dnssecEffect(domain, request, environment)
+          ? await this.dnssecEffect(domain, request, environment, registryDs)
           : request.kind === 'dnssec_foreign_key_remove'
             ? await this.foreignKeyEffect(domain, request.keyTag, environment)
             : await this.withDnssecWarning(domain, environment, this.effectOf(domain, request), registryDs);
@@ -122,18 +123,21 @@ export class RequestOperation {
 
   /**
    * The DS the operation publishes (the zone is signed and the parent holds no DS yet), or removes (the
-   * parent holds it: every DS of a key still in the zone, so a rollover's second DS goes too).
+   * parent holds it — as we recorded, or as the registry shows (`registryDs`): every DS of a key still in
+   * the zone, so a rollover's second DS goes too). Removing given DS records needs no signed zone: with
+   * DNSSEC off, a DS left at the parent (whoever's) is what keeps the domain off the internet, and
+   * removing it is the owner's only way back.
    */
   private async dnssecEffect(
     domain: Domain,
     request: Extract<OperationRequest, { kind: 'dnssec_ds_publish' | 'dnssec_disable' | 'dnssec_ds_remove' }>,
     environment: Environment,
+    registryDs: readonly DsRecord[] | null,
   ): Promise<{ params: OperationParams; warnings: OperationWarning[] }> {
     const kind = request.kind;
     const zone = await this.deps.zones!.find(domain.accountId, environment, domain.name);
     const state = zone ? await this.deps.dnssec!.find(zone.id) : null;
-    if (!state) throw new DomainError('dnssec_not_enabled', { domain: domain.name });
-    const ours = state.keys.filter((k) => k.state !== 'retired').map((k) => k.ds.toUpperCase());
+    const ours = (state?.keys ?? []).filter((k) => k.state !== 'retired').map((k) => k.ds.toUpperCase());
     // Given records (another operator's DS during a move, RFC 8901): published or removed as given, normalised.
     const given = 'ds' in request && request.ds ? [...new Set(request.ds.map((d) => parseDs(domain.name, d)))] : null;
     if (request.kind === 'dnssec_ds_remove') {
@@ -141,10 +145,12 @@ export class RequestOperation {
       if (mine) throw new DomainError('dnssec_ds_is_ours', { domain: domain.name, ds: mine });
       return { params: { ds: given! }, warnings: [] };
     }
-    if (kind === 'dnssec_ds_publish' && given) return { params: { ds: given }, warnings: [] };
+    if (!state) throw new DomainError('dnssec_not_enabled', { domain: domain.name });
+    if (kind === 'dnssec_ds_publish' && given) return { params: { ds: given, ownDs: given.filter((d) => ours.includes(d)) }, warnings: [] };
     if (kind === 'dnssec_ds_publish' && state.dsAtParent) throw new DomainError('operation_no_change', { domain: domain.name, kind });
     if (kind === 'dnssec_disable') {
-      if (!state.dsAtParent) throw new DomainError('operation_no_change', { domain: domain.name, kind });
+      if (!state.dsAtParent && !(registryDs !== null && dsMatchesOurs(registryDs, ours)))
+        throw new DomainError('operation_no_change', { domain: domain.name, kind });
       // Another operator signs too (their DS stays at the parent): our unsigned answers would be bogus.
       if (state.foreignKeys?.length)
         throw new DomainError('dnssec_foreign_keys_present', {
@@ -155,7 +161,7 @@ export class RequestOperation {
       return { params: { ds: state.keys.filter((k) => k.state !== 'retired').map((k) => k.ds) }, warnings: [] };
     }
     const ds = state.keys.filter((k) => k.state === 'active').map((k) => k.ds);
-    return { params: { ds }, warnings: [] };
+    return { params: { ds, ownDs: ds }, warnings: [] };
   }
 
   /**

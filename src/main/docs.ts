@@ -125,6 +125,8 @@ export const errorCatalogue = (): string => {
     dnssec_foreign_key_limit: { limit: 4 },
     dnssec_ds_invalid: { ds: '2371 13 1 0123456789ABCDEF0123456789ABCDEF01234567' },
     dnssec_ds_is_ours: { ds: '2371 13 2 C11D…' },
+    dnssec_ds_stale: { ds: '2371 13 2 C11D…' },
+    dnssec_ds_publish_pending: { operation_id: 'op_01J…' },
     event_type_unknown: { types: 'domain.registerd' },
     nameservers_invalid: { nameserver: 'ns1..example.net', reason: 'hostname' },
     operation_no_change: { kind: 'nameservers' },

@@ -72,13 +72,25 @@ export const dnssecModule = () =>
       .inSingletonScope();
     bind(T.SwitchOffDnssec)
       .toResolvedValue(
-        (st: SqlStore, disable, request) =>
-          new SwitchOffDnssec({ zones: st.zones, dnssec: st.dnssec, domains: st.domains, disable, request }),
-        [id(T.Store), T.DisableDnssec, T.RequestOperation],
+        (st: SqlStore, disable, request, registrars: RegistrarEnvironments) =>
+          new SwitchOffDnssec({
+            zones: st.zones,
+            dnssec: st.dnssec,
+            domains: st.domains,
+            operations: st.operations,
+            registrars,
+            disable,
+            request,
+          }),
+        [id(T.Store), T.DisableDnssec, T.RequestOperation, T.Environments],
       )
       .inSingletonScope();
     bind(T.ReadDnssec)
-      .toResolvedValue((st: SqlStore) => new ReadDnssec({ zones: st.zones, dnssec: st.dnssec }), [id(T.Store)])
+      .toResolvedValue(
+        (st: SqlStore, registrars: RegistrarEnvironments) =>
+          new ReadDnssec({ zones: st.zones, dnssec: st.dnssec, domains: st.domains, registrars }),
+        [id(T.Store), T.Environments],
+      )
       .inSingletonScope();
   });
 

@@ -206,7 +206,7 @@ describe('ActivateOperation: applying a class 3 operation (issue 20)', () => {
 
   it('the registry refusing the DS: failed with dnssec_ds_refused, its removal with dnssec_ds_removal_refused', async () => {
     const refused = new RegistryError('rejected', 'policy');
-    const pub = await setup({ registry: refused }).use.activate(
+    const pub = await setup({ registry: refused, state: dnssecState({ keys: [key('active', DS_A)] }) }).use.activate(
       operationFixture({ kind: 'dnssec_ds_publish', params: { ds: [DS_A] } }),
       'a',
     );
@@ -270,20 +270,40 @@ describe('ActivateOperation: applying a class 3 operation (issue 20)', () => {
       });
     });
 
-    it("the DS published: secure only when it is our active key's (any case); a retired key's or none: unchanged", async () => {
+    it("the DS published: secure when it is our active key's (any case); another operator's alone: sent, nothing of ours changes", async () => {
       const keys = [key('active', '12345 13 2 AAAA'), key('retired', '23456 13 2 BBBB')];
       const ours = setup({ state: dnssecState({ keys }) });
       await ours.use.activate(operationFixture({ kind: 'dnssec_ds_publish', params: { ds: [DS_A] } }), 'a');
       expect(ours.saved).to.deep.equal([dnssecState({ keys, status: 'secure', dsAtParent: true })]);
       expect(ours.calls).to.deep.include(['setDs', 'x.ua', [dsRecordOf(DS_A)], 'op-1-apply']);
-      const retired = setup({ state: dnssecState({ keys }) });
-      await retired.use.activate(operationFixture({ kind: 'dnssec_ds_publish', params: { ds: [DS_B] } }), 'a');
-      expect(retired.saved).to.deep.equal([]);
-      for (const s of [setup({ zone: false }), setup({ state: null })]) {
-        expect((await s.use.activate(operationFixture({ kind: 'dnssec_ds_publish', params: { ds: [DS_A] } }), 'a')).outcome).to.equal(
-          'activated',
+      const theirs = '31589 13 2 CCCC';
+      const other = setup({ state: dnssecState({ keys }) });
+      const r = await other.use.activate(operationFixture({ kind: 'dnssec_ds_publish', params: { ds: [theirs], ownDs: [] } }), 'a');
+      expect(r.outcome).to.equal('activated');
+      expect(other.calls).to.deep.include(['setDs', 'x.ua', [dsRecordOf(theirs)], 'op-1-apply']);
+      expect(other.saved).to.deep.equal([]);
+    });
+
+    it("a DS no live key stands behind (a retired or only published key's, ours from a key gone, the zone unsigned, going unsigned or gone): failed with dnssec_ds_stale, the registry not asked", async () => {
+      const keys = [key('active', '12345 13 2 AAAA'), key('retired', '23456 13 2 BBBB'), key('published', '34567 13 2 DDDD')];
+      const cases: Array<[Setup, string[], string[] | undefined]> = [
+        [{ state: dnssecState({ keys }) }, [DS_B], undefined],
+        [{ state: dnssecState({ keys }) }, ['34567 13 2 dddd'], undefined],
+        [{ state: dnssecState({ keys }) }, ['45678 13 2 EEEE'], ['45678 13 2 EEEE']],
+        [{ state: dnssecState({ keys, status: 'disabling' }) }, [DS_A], undefined],
+        [{ state: null }, [DS_A], undefined],
+        [{ zone: false }, [DS_A], [DS_A]],
+      ];
+      for (const [s, ds, ownDs] of cases) {
+        const t = setup(s);
+        const r = await t.use.activate(operationFixture({ kind: 'dnssec_ds_publish', params: { ds, ...(ownDs ? { ownDs } : {}) } }), 'a');
+        expect(r.outcome, ds.join()).to.equal('failed');
+        expect(r.operation.failureReason).to.match(
+          /^dnssec_ds_stale: the DS \S+ 13 2 \S+ matches no live key of x\.ua; nothing was sent to the registry$/,
         );
-        expect(s.saved).to.deep.equal([]);
+        expect(t.calls.some((c) => c[0] === 'setDs')).to.equal(false);
+        expect(t.saved).to.deep.equal([]);
+        expect(t.events.map((e) => e.type)).to.include('operation.failed');
       }
     });
 

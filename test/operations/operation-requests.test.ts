@@ -34,6 +34,7 @@ describe('Operations: switching DNSSEC off, deleting a hosted domain (issue 20)'
       dnssec: { find: async () => ({ dsAtParent }) } as unknown as DnssecRepository,
       domains: { find: async () => domain } as unknown as DomainRepository,
       disable: { execute: async () => ({ status: 'off' }) as never },
+      operations: { pendingOn: async () => null },
       request: {
         execute: async (_actor, req) => {
           requested.push(req);

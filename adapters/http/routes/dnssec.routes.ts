@@ -53,7 +53,17 @@ const dnssecView = schema({
       enum: ['signed', 'ds_pending', 'secure', 'rolling', 'disabling', null],
       description: 'signed: DS not at the parent yet; secure: the parent holds our DS; null when off.',
     },
-    ds_at_parent: { type: 'boolean' },
+    ds_at_parent: {
+      type: 'boolean',
+      description:
+        'DNSSEC on: the parent holds our DS. DNSSEC off: the parent holds a DS all the same (a stray one: validators refuse the unsigned zone; remove it with POST …/dnssec/ds/remove). Read from the registry for a domain registered here.',
+    },
+    parent_ds: {
+      type: ['array', 'null'],
+      items: { type: 'string' },
+      description:
+        'Every DS the registry holds for the domain ("<tag> <alg> <digest type> <hex>"); null when it cannot tell (a hosted domain).',
+    },
     keys: {
       type: 'array',
       items: {
@@ -190,7 +200,7 @@ export const dnssecRoutes = (uc: DnssecUseCases): Route[] => [
     writes: true,
     summary: 'Publish the DS at the registry (dns.dnssec, class 3): 202, waits for a second owner or 24 hours',
     description:
-      "A class 3 operation `dnssec_ds_publish` (domains registered through us). When it takes effect the registry receives the DS through the registrar port; the zone becomes `secure`. A registry refusal fails the operation; the zone stays signed and the owners are told. A hosted domain gets `dnssec_ds_hosted`: give the DS to your registrar. With `ds`, exactly those records are added (the registry keeps the ones it has): another operator's DS during a multi-signer move (RFC 8901), or ours beside theirs.",
+      "A class 3 operation `dnssec_ds_publish` (domains registered through us). When it takes effect the registry receives the DS through the registrar port; the zone becomes `secure`. A registry refusal fails the operation; the zone stays signed and the owners are told. When it takes effect (or a second owner confirms) each DS naming one of our keys must still name a live key, and the zone must still be signed; otherwise it fails with `dnssec_ds_stale` and the registry is not asked. A hosted domain gets `dnssec_ds_hosted`: give the DS to your registrar. With `ds`, exactly those records are added (the registry keeps the ones it has): another operator's DS during a multi-signer move (RFC 8901), or ours beside theirs.",
     access: { kind: 'key', right: 'dns.dnssec', domainParam: 'domain' },
     params: domainParam,
     body: {
@@ -220,7 +230,7 @@ export const dnssecRoutes = (uc: DnssecUseCases): Route[] => [
     writes: true,
     summary: "Remove given DS records at the registry (dns.dnssec, class 3): another operator's, at the end of a multi-signer move",
     description:
-      "A class 3 operation `dnssec_ds_remove` (domains registered through us): when it takes effect the registry removes exactly these DS records. Request it once the operator whose key a DS names no longer serves the zone and its NS TTL has passed. Our own key's DS is removed by switching DNSSEC off (`dnssec_ds_is_ours`).",
+      "A class 3 operation `dnssec_ds_remove` (domains registered through us): when it takes effect the registry removes exactly these DS records. Request it once the operator whose key a DS names no longer serves the zone and its NS TTL has passed. Our own key's DS is removed by switching DNSSEC off (`dnssec_ds_is_ours`). With DNSSEC off, any DS the registry still holds (`parent_ds` of GET …/dnssec) is removed this way: an unsigned zone under a DS is refused by validating resolvers.",
     access: { kind: 'key', right: 'dns.dnssec', domainParam: 'domain' },
     params: domainParam,
     body: {
@@ -234,7 +244,7 @@ export const dnssecRoutes = (uc: DnssecUseCases): Route[] => [
     responses: {
       202: pendingOperation,
     },
-    errors: ['domain_not_found', 'operation_pending', 'dnssec_not_enabled', 'dnssec_ds_hosted', 'dnssec_ds_invalid', 'dnssec_ds_is_ours'],
+    errors: ['domain_not_found', 'operation_pending', 'dnssec_ds_hosted', 'dnssec_ds_invalid', 'dnssec_ds_is_ours'],
     handle: async (i) => {
       const op = await uc.requestOperation.execute(
         { kind: 'key', key: i.key },
@@ -285,7 +295,7 @@ export const dnssecRoutes = (uc: DnssecUseCases): Route[] => [
     writes: true,
     summary: 'Stop signing (dns.dnssec, class 3): at once while the parent holds no DS, else the class 3 operation dnssec_disable',
     description:
-      'While the parent holds no DS: unsigned at once (200). With our DS at the parent: 202 and the class 3 operation `dnssec_disable`; when it takes effect the registry removes the DS, the zone stays signed (`disabling`) until the DS TTL has passed, then it is served unsigned. A hosted domain whose parent holds the DS: 409 `dnssec_ds_at_parent` (remove it at your registrar first).',
+      'While the parent holds none of our DS (as the registry tells): unsigned at once (200), unless a DS publication (dnssec_ds_publish) is pending: 409 `dnssec_ds_publish_pending`, cancel it first. With our DS at the parent: 202 and the class 3 operation `dnssec_disable`; when it takes effect the registry removes the DS, the zone stays signed (`disabling`) until the DS TTL has passed, then it is served unsigned. A hosted domain whose parent holds the DS: 409 `dnssec_ds_at_parent` (remove it at your registrar first).',
     access: { kind: 'key', right: 'dns.dnssec', domainParam: 'domain' },
     params: domainParam,
     responses: {
@@ -295,6 +305,7 @@ export const dnssecRoutes = (uc: DnssecUseCases): Route[] => [
     errors: [
       'domain_not_found',
       'dnssec_ds_at_parent',
+      'dnssec_ds_publish_pending',
       'operation_pending',
       'dnssec_rollover_in_progress',
       'dnssec_foreign_keys_present',
