@@ -7,6 +7,22 @@ import { DomainError } from '../../core/kernel/errors.js';
  * use and load ajv then (app.ts).
  */
 
+/** A JSON Schema type in words (ajv names the types: "integer", "string" …), in each language. */
+const TYPE_WORDS: Record<string, { uk: string; en: string }> = {
+  integer: { uk: 'цілим числом', en: 'a whole number' },
+  number: { uk: 'числом', en: 'a number' },
+  string: { uk: 'текстом', en: 'text' },
+  boolean: { uk: 'так або ні (true/false)', en: 'true or false' },
+  array: { uk: 'списком', en: 'a list' },
+  object: { uk: 'об’єктом', en: 'an object' },
+  null: { uk: 'null', en: 'null' },
+};
+const typeWords = (t: unknown, lang: 'uk' | 'en'): string =>
+  String(t)
+    .split(',')
+    .map((x) => TYPE_WORDS[x]?.[lang] ?? x)
+    .join(lang === 'uk' ? ' або ' : ' or ');
+
 const uk = (e: ErrorObject): string => {
   const p = e.params as Record<string, unknown>;
   switch (e.keyword) {
@@ -15,7 +31,7 @@ const uk = (e: ErrorObject): string => {
     case 'additionalProperties':
       return `невідоме поле «${String(p.additionalProperty)}»`;
     case 'type':
-      return `має бути типу ${String(p.type)}`;
+      return `має бути ${typeWords(p.type, 'uk')}`;
     case 'enum':
       return `має бути одним із: ${(p.allowedValues as unknown[]).join(', ')}`;
     case 'const':
@@ -57,6 +73,33 @@ const en = (e: ErrorObject): string => {
       return `unknown field "${String(p.additionalProperty)}"`;
     case 'enum':
       return `must be one of: ${(p.allowedValues as unknown[]).join(', ')}`;
+    case 'type':
+      return `must be ${typeWords(p.type, 'en')}`;
+    case 'const':
+      return `must equal ${JSON.stringify(p.allowedValue)}`;
+    case 'format':
+      return `must be in the ${String(p.format)} format`;
+    case 'pattern':
+      return `must match the pattern ${String(p.pattern)}`;
+    case 'minimum':
+      return `must be at least ${String(p.limit)}`;
+    case 'maximum':
+      return `must be at most ${String(p.limit)}`;
+    case 'minLength':
+      return `must have at least ${String(p.limit)} character(s)`;
+    case 'maxLength':
+      return `must have at most ${String(p.limit)} character(s)`;
+    case 'minItems':
+      return `must have at least ${String(p.limit)} item(s)`;
+    case 'maxItems':
+      return `must have at most ${String(p.limit)} item(s)`;
+    case 'uniqueItems':
+      return 'must not repeat an item';
+    case 'oneOf':
+    case 'anyOf':
+      return 'must match exactly one of the allowed forms';
+    case 'not':
+      return 'holds a combination of fields that is not allowed';
     default:
       return e.message ?? `fails ${e.keyword}`;
   }

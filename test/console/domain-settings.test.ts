@@ -62,6 +62,13 @@ eachStore('Console: a domain’s nameservers, transfer lock and labels', (kind) 
     expect(one.status).to.equal(422);
     expect(one.text).to.contain('<code>validation_failed</code>');
     expect(one.text).to.match(/<textarea[^>]*name="nameservers"[^>]*aria-invalid="true"[^>]*>\s*ns1\.only\.example<\/textarea>/);
+    // Said as a person reads it, not as the API's schema sentence with JSON pointers.
+    expect(text(one.text)).to.contain('Please correct: nameservers: must have at least 2 item(s).');
+    expect(one.text).not.to.contain('/body/nameservers');
+    const csrf = hiddenField((await http().get('/console/domains/domivka-demo.dev', cookie, 'uk')).text, '_csrf')!;
+    const uk = await http().post('/console/domains/domivka-demo.dev/labels', cookie, { _csrf: csrf, labels: 'x'.repeat(64) }, 'uk');
+    expect(uk.status).to.equal(422);
+    expect(text(uk.text)).to.contain('Виправте значення: labels (1): має містити не більше 63 символ(ів).');
     expect(await pending('domivka-demo.dev')).to.have.length(0);
   });
 

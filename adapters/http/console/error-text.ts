@@ -2,8 +2,31 @@ import type { DomainError } from '../../../core/kernel/errors.js';
 import { entryOf } from '../error-table.js';
 import type { Lang } from './html.js';
 
-/** A domain error's text in the page's language (the same table the API answers with). */
+/** "/body/changes/0/ttl" → "ttl (1)": the field a person filled in, and which row when a list holds it. */
+const fieldName = (pointer: string): string => {
+  const parts = pointer
+    .replace(/^\/(body|query|params)\/?/, '')
+    .split('/')
+    .filter(Boolean);
+  const name = [...parts].reverse().find((x) => !/^\d+$/.test(x)) ?? pointer;
+  const rows = parts.filter((x) => /^\d+$/.test(x)).map((x) => Number(x) + 1);
+  return rows.length > 0 ? `${name} (${rows.join(', ')})` : name;
+};
+
+/**
+ * A domain error's text in the page's language (the same table the API answers with). A form's values that
+ * break the route's schema are said as a person reads them — each field and what it needs — not as the API's
+ * "does not match its schema: see details" with JSON pointers.
+ */
 export const errorText = (lang: Lang, err: DomainError): string => {
+  if (err.code === 'validation_failed' && (err.details ?? []).some((d) => typeof d.field === 'string')) {
+    const items = (err.details ?? []).map((d) => {
+      const m = d.message as { uk?: string; en?: string } | string | undefined;
+      const text = typeof m === 'string' ? m : ((lang === 'uk' ? m?.uk : m?.en) ?? String(d.rule ?? ''));
+      return typeof d.field === 'string' ? `${fieldName(d.field)}: ${text}` : text;
+    });
+    return `${lang === 'uk' ? 'Виправте значення:' : 'Please correct:'} ${[...new Set(items)].join('; ')}.`;
+  }
   const e = entryOf(err.code);
   const main = lang === 'uk' ? e.uk(err.params) : e.en(err.params);
   const details = (err.details ?? []).map((d) => [d.field, d.rule ?? d.message].filter(Boolean).join(': ')).filter(Boolean);
