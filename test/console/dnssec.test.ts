@@ -88,6 +88,9 @@ eachStore('Console: the DNSSEC page (operations, switch-off, rollover timeline)'
     expect(history(page.text)).to.have.length(1);
     expect(history(page.text)[0]![0]).to.equal('dns.dnssec_enabled');
     expect(history(page.text)[0]![1]).to.include(`The zone was signed (algorithm 13, key ${oldTag}); its DS is yet to be published`);
+    // The key's DNSKEY record, to copy for another operator (it was only in the API).
+    expect(page.text).to.contain(`<code id="dnskey-${oldTag}" class="wrap">${first.keys[0].dnskey as string}</code>`);
+    expect(page.text).to.contain(`data-copy="dnskey-${oldTag}"`);
 
     const roll = await post(self(ROLL), { algorithm: '15' });
     expect(roll.location).to.equal(`${self(ROLL)}?done=rolling`);

@@ -347,6 +347,7 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
                     v.t('Роль', 'Role'),
                     v.t('Стан', 'State'),
                     v.t('Створено', 'Created'),
+                    'DNSKEY',
                   ],
                   s.keys.map(
                     (k) =>
@@ -359,6 +360,17 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
                         <td data-label="${v.t('Роль', 'Role')}">${k.role.toUpperCase()}</td>
                         <td data-label="${v.t('Стан', 'State')}">${k.state}</td>
                         <td data-label="${v.t('Створено', 'Created')}">${when(k.created_at, v)}</td>
+                        <td data-label="DNSKEY" class="mono">
+                          <code id="dnskey-${k.tag}" class="wrap">${k.dnskey}</code>
+                          <button
+                            type="button"
+                            class="small secondary"
+                            data-copy="dnskey-${k.tag}"
+                            data-copied="${v.t('Скопійовано', 'Copied')}"
+                          >
+                            ${v.t('Копіювати', 'Copy')}
+                          </button>
+                        </td>
                       </tr>`,
                   ),
                 )}
@@ -420,8 +432,8 @@ export const dnssecPages = (uc: UseCases): ConsolePage[] => {
    */
   const foreignKeys = (v: View, d: string, s: DnssecView, owner: boolean, removing: OperationView | undefined, hosted: boolean): Html => {
     const intro = v.t(
-      'Щоб перенести підписану зону від іншого оператора (або до нього) без проміжку, коли вона не захищена, обидва оператори якийсь час підписують її разом: кожен додає ключ іншого до свого набору DNSKEY. Наш ключ для них — у таблиці «Ключі» вище (стовпець DNSKEY в API: GET …/dnssec).',
-      'To move a signed zone from another operator (or to one) without a gap in which it is unprotected, both operators sign it together for a while: each adds the other’s key to its DNSKEY set. Our key for them is in the Keys table above (the dnskey field of GET …/dnssec in the API).',
+      'Щоб перенести підписану зону від іншого оператора (або до нього) без проміжку, коли вона не захищена, обидва оператори якийсь час підписують її разом: кожен додає ключ іншого до свого набору DNSKEY. Наш ключ для них — запис DNSKEY у таблиці «Ключі» вище (кнопка «Копіювати»).',
+      'To move a signed zone from another operator (or to one) without a gap in which it is unprotected, both operators sign it together for a while: each adds the other’s key to its DNSKEY set. Our key for them is the DNSKEY record in the Keys table above (the Copy button).',
     );
     const rows = s.foreign_keys.map(
       (k) =>
