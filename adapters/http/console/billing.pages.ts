@@ -36,8 +36,31 @@ const kindName = (v: View, k: string) =>
     refund: v.t('повернення', 'refund'),
   })[k] ?? k;
 
-const statusName = (v: View, s: string) =>
+export const statusName = (v: View, s: string) =>
   ({ pending: v.t('очікує', 'pending'), posted: v.t('проведено', 'posted'), voided: v.t('анульовано', 'voided') })[s] ?? s;
+
+/**
+ * A transaction's description in the page's language. The ledger keeps the English text the use case wrote
+ * (registration, renewal, transfer, top-up, the sandbox grant); each known form is said in Ukrainian too, and
+ * any other text is shown as kept.
+ */
+const DESCRIPTIONS: ReadonlyArray<[RegExp, (m: RegExpExecArray) => string]> = [
+  [/^Registration of (\S+) for (\d+) year\(s\)$/, (m) => `Реєстрація ${m[1]} на ${m[2]} р.`],
+  [/^Restore and renewal of (\S+) for (\d+) year\(s\)$/, (m) => `Відновлення й продовження ${m[1]} на ${m[2]} р.`],
+  [/^Renewal of (\S+) for (\d+) year\(s\)$/, (m) => `Продовження ${m[1]} на ${m[2]} р.`],
+  [/^Transfer of (\S+) with (\d+) year\(s\)$/, (m) => `Перенесення ${m[1]} з ${m[2]} р.`],
+  [/^Top-up from (.+)$/, (m) => `Поповнення з картки ${m[1]}`],
+  [/^Domivka balance top-up (\S+)$/, (m) => `Поповнення балансу Domivka ${m[1]}`],
+  [/^Sandbox demo balance$/, () => 'Демо-баланс пісочниці'],
+];
+export const transactionText = (v: View, description: string): string => {
+  if (v.lang !== 'uk') return description;
+  for (const [re, uk] of DESCRIPTIONS) {
+    const m = re.exec(description);
+    if (m) return uk(m);
+  }
+  return description;
+};
 
 /** Up to `max` newest transactions through the API's use case (cursor pages). */
 const recent = async (uc: UseCases, r: ConsoleRequest, max = 1000): Promise<TransactionView[]> => {
@@ -169,7 +192,7 @@ export const billingPages = (uc: UseCases) => {
               html`<tr>
                 <td data-label="${v.t('Коли', 'When')}">${when(t.created_at, v)}</td>
                 <td data-label="${v.t('Вид', 'Kind')}">${kindName(v, t.kind)}</td>
-                <td data-label="${v.t('Опис', 'Description')}">${t.description}</td>
+                <td data-label="${v.t('Опис', 'Description')}">${transactionText(v, t.description)}</td>
                 <td data-label="${v.t('Домен', 'Domain')}">${t.domain ?? '—'}</td>
                 <td data-label="${v.t('Стан', 'Status')}">
                   <span class="pill ${t.status === 'posted' ? 'ok' : t.status === 'pending' ? 'warn' : 'bad'}"

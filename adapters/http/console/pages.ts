@@ -13,7 +13,7 @@ import { dnssecPages } from './dnssec.pages.js';
 import { hostedPages } from './hosted.pages.js';
 import { domainTransfersPanel, pendingTransfersNote, transferPages } from './transfers.pages.js';
 import { zoneImportPages } from './zone-import.pages.js';
-import { billingPages } from './billing.pages.js';
+import { billingPages, statusName, transactionText } from './billing.pages.js';
 import { certificatePages } from './certificates.pages.js';
 import { monitorPages } from './monitors.pages.js';
 import { webhookPages } from './webhooks.pages.js';
@@ -46,10 +46,10 @@ export const noticeText = (v: View, text: string): string =>
   text
     .replace(/\s*(?:Час|Time): \d{4}-\d{2}-\d{2}T[\d:.]+Z\.?\s*$/, '')
     .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?Z/g, (iso) => when(iso, v));
-const statusPill = (s: string) =>
+const statusPill = (s: string, shown: string = s) =>
   html`<span
-    class="pill ${s === 'ok' || s === 'active' ? 'ok' : /pending|Period/.test(s) ? 'warn' : /redemption|Delete|revoked|expired|failed/.test(s) ? 'bad' : ''}"
-    >${s}</span
+    class="pill ${s === 'ok' || s === 'active' || s === 'posted' ? 'ok' : /pending|Period/.test(s) ? 'warn' : /redemption|Delete|revoked|expired|failed|voided/.test(s) ? 'bad' : ''}"
+    >${shown}</span
   >`;
 const done = (r: ConsoleRequest, uk: string, en: string) => (r.query.done ? alert('ok', r.view.t(uk, en)) : '');
 
@@ -242,7 +242,7 @@ export const pages = (uc: UseCases): ConsolePage[] => [
                     (d) =>
                       html`<tr>
                         <th scope="row"><a href="/console/domains/${encodeURIComponent(d.domain)}">${d.domain}</a></th>
-                        <td>${d.status.map(statusPill)}</td>
+                        <td>${d.status.map((s) => statusPill(s))}</td>
                         <td>
                           ${d.expires_at ? html`${day(d.expires_at, v)} ${expiryNote(v, d.expires_at)}` : v.t('в іншого реєстратора', 'at another registrar')}
                         </td>
@@ -271,7 +271,7 @@ export const pages = (uc: UseCases): ConsolePage[] => [
           <div class="card">
             <dl class="kv">
               <dt>${v.t('Стан', 'Status')}</dt>
-              <dd>${d.status.map(statusPill)}</dd>
+              <dd>${d.status.map((s) => statusPill(s))}</dd>
               <dt>${v.t('Діє до', 'Expires')}</dt>
               <dd>
                 ${d.expires_at ? html`${day(d.expires_at, v)} ${expiryNote(v, d.expires_at)}` : v.t('невідомо: домен зареєстровано в іншого реєстратора', 'unknown: registered at another registrar')}
@@ -556,9 +556,9 @@ export const pages = (uc: UseCases): ConsolePage[] => [
                     (t) =>
                       html`<tr>
                         <td>${when(t.created_at, v)}</td>
-                        <td>${t.description}</td>
+                        <td>${transactionText(v, t.description)}</td>
                         <td>${t.domain ?? ''}</td>
-                        <td>${statusPill(t.status)}</td>
+                        <td>${statusPill(t.status, statusName(v, t.status))}</td>
                         <td class="num">${uah(t.amount.amount)}</td>
                       </tr>`,
                   ),
