@@ -188,6 +188,10 @@ eachStore('Console forms: one send per drawn form', (kind) => {
     expect(first.cookies.some((c) => c.startsWith('dmk_once='))).to.equal(true);
     expect(second.cookies.some((c) => c.startsWith('dmk_once='))).to.equal(false);
     expect(await count()).to.equal(start + 1);
+    // Its page and the list say "every event", not "*".
+    const made = await consoleHttp(api).get(first.location!, cookie, 'en');
+    expect(made.text).to.contain('every event');
+    expect(made.text).not.to.match(/>\s*\*\s*</);
     // The same form id with other content is refused, not run.
     const other = await post('/console/webhooks', { ...body, url: 'https://hooks.example.com/other' });
     expect(other.status).to.equal(409);

@@ -78,7 +78,10 @@ export const webhookPages = (uc: UseCases): ConsolePage[] => {
           ${fieldError(v, e, 'events')}
           <div class="choice">
             <input id="ev-all" type="checkbox" name="events" value="*" ${f.events.includes('*') ? html`checked` : ''} /><label for="ev-all"
-              ><strong>${v.t('Усі події', 'Every event')}</strong></label
+              ><strong>${v.t('Усі події', 'Every event')}</strong>
+              <small class="muted"
+                >${v.t('(з цією позначкою окремі події нижче не потрібні: надходять усі)', '(with this ticked the events below need no ticks: all of them come)')}</small
+              ></label
             >
           </div>
           ${PUBLIC.map(
@@ -127,7 +130,7 @@ export const webhookPages = (uc: UseCases): ConsolePage[] => {
                   (w) =>
                     html`<tr>
                       <td class="mono"><a href="${base}/${enc(w.id)}">${w.url}</a></td>
-                      <td data-label="${v.t('Події', 'Events')}">${w.events.join(', ')}</td>
+                      <td data-label="${v.t('Події', 'Events')}">${eventsText(v, w.events)}</td>
                       <td data-label="${v.t('Стан', 'State')}">${statePill(v, w)}</td>
                     </tr>`,
                 ),
@@ -197,7 +200,7 @@ export const webhookPages = (uc: UseCases): ConsolePage[] => {
             <dt>${v.t('Стан', 'State')}</dt>
             <dd>${statePill(v, w)}</dd>
             <dt>${v.t('Події', 'Events')}</dt>
-            <dd class="mono">${w.events.join(', ')}</dd>
+            <dd class="mono">${eventsText(v, w.events)}</dd>
             <dt>${v.t('Домени', 'Domains')}</dt>
             <dd>${w.domains ? w.domains.join(', ') : v.t('усі', 'all')}</dd>
             ${
@@ -424,6 +427,10 @@ const dataText = (v: View, x: unknown, depth = 0): string => {
     .map(([a, b]) => `${a} ${dataText(v, b, depth + 1)}`)
     .join(', ');
 };
+
+/** A webhook's subscription as a person reads it: "*" is every event. */
+const eventsText = (v: View, events: readonly string[]): string =>
+  events.includes('*') ? v.t('усі події', 'every event') : events.join(', ');
 
 const dataLines = (v: View, data: Readonly<Record<string, unknown>>): Html[] =>
   Object.entries(data).map(([k, x]) => html`<span class="muted">${k}:</span> ${dataText(v, x)}<br />`);
