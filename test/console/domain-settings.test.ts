@@ -49,6 +49,10 @@ eachStore('Console: a domain’s nameservers, transfer lock and labels', (kind) 
     const after = await http().get(ok.location!, cookie, 'en');
     expect(text(after.text)).to.contain('The request is recorded as a class 3 operation');
     expect(after.text).to.contain('Pending class 3 operations');
+    // The only owner is told how it ends: by itself at its time, or confirmed by a second owner they invite.
+    const ops = text((await http().get('/console/operations', cookie, 'en')).text);
+    expect(ops).to.match(/You are the only owner: it takes effect by itself \d{1,2} \w{3} \d{4}, \d{2}:\d{2}/);
+    expect(ops).to.contain('invite a second owner on the People page to confirm it.');
 
     const again = await send('domivka-demo.com.ua', 'labels', { labels: 'prod, shop, extra' });
     expect(again.status).to.equal(422);

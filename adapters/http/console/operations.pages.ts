@@ -25,6 +25,7 @@ const table = async (uc: UseCases, r: ConsoleRequest, ops: OperationView[], with
     return p.type === 'key' ? v.t(`ключ ${p.key_id} (${person})`, `key ${p.key_id} (${person})`) : person;
   };
   const mine = (op: OperationView) => op.requested_by.person_id === r.human!.person.id;
+  const owners = people.filter((p) => p.role === 'owner').length;
   return dataTable(
     [
       ...(withDomain ? [v.t('Домен', 'Domain')] : []),
@@ -46,7 +47,20 @@ const table = async (uc: UseCases, r: ConsoleRequest, ops: OperationView[], with
           <td>${op.confirmations.length === 0 ? '—' : op.confirmations.map((c) => html`${who(c.by)}<br />`)}</td>
           <td>
             ${r.human!.actor.role === 'owner' && !mine(op) ? html`${postForm(v, `/console/operations/${op.id}/confirm`, html`<button class="small" type="submit">${v.t('Підтвердити', 'Confirm')}</button>`, { cls: 'inline', back: '/console/operations' })} ` : ''}
-            ${mine(op) ? html`<span class="muted">${v.t('Підтвердити має інший власник.', 'Another owner confirms.')}</span><br />` : ''}
+            ${
+              mine(op)
+                ? html`<span class="muted"
+                      >${
+                        owners > 1
+                          ? v.t('Підтвердити має інший власник.', 'Another owner confirms.')
+                          : v.t(
+                              `Ви єдиний власник: операція набуде чинності ${when(op.activates_at, v)} сама, або запросіть другого власника на сторінці «Люди», щоб він її підтвердив.`,
+                              `You are the only owner: it takes effect by itself ${when(op.activates_at, v)}, or invite a second owner on the People page to confirm it.`,
+                            )
+                      }</span
+                    ><br />`
+                : ''
+            }
             ${
               r.human!.actor.role === 'owner'
                 ? postForm(
@@ -56,7 +70,10 @@ const table = async (uc: UseCases, r: ConsoleRequest, ops: OperationView[], with
                     {
                       cls: 'inline',
                       back: '/console/operations',
-                      confirm: v.t('Скасувати цю операцію?', 'Cancel this operation?'),
+                      confirm: v.t(
+                        `Скасувати операцію «${op.effect.uk}»? Її не буде виконано. (OK — скасувати; Cancel — залишити її.)`,
+                        `Cancel the operation "${op.effect.en}"? It will not take effect. (OK cancels it; Cancel keeps it.)`,
+                      ),
                     },
                   )
                 : ''
