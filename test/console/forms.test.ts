@@ -41,6 +41,21 @@ eachStore('Console forms: kept input, body limits', (kind) => {
   };
   const importPath = `/console/domains/${ZONE}/dns/imports`;
 
+  it('the import form of a domain not in the account is not found, and a send changes nothing', async () => {
+    const page = await get('/console/domains/not-in-this-account.example/dns/imports');
+    expect(page.status).to.equal(404);
+    expect(page.text).to.contain('domain_not_found');
+    expect(page.text).not.to.contain('right_missing');
+    const form = await get(importPath);
+    const sent = await post('/console/domains/not-in-this-account.example/dns/imports', {
+      _csrf: csrfOf(form.text),
+      source: 'file',
+      zone_file: 'www 300 IN A 192.0.2.1\n',
+    });
+    expect(sent.status).to.equal(404);
+    expect(await api.system.store.knex('dns_imports').where({ domain: 'not-in-this-account.example' })).to.have.length(0);
+  });
+
   for (const lang of ['uk', 'en'] as const)
     it(`a zone file that fails to import comes back in the form with the reason next to it (${lang})`, async () => {
       const form = await get(importPath, lang);

@@ -171,7 +171,12 @@ ${f.source === 'file' ? f.zone_file : ''}</textarea>
       method: 'GET',
       pattern: /^\/console\/domains\/([^/]+)\/dns\/imports$/,
       auth: true,
-      handle: async (r) => formPage(r, { source: 'file', zone_file: '', server: '', tsig_name: '', tsig_algorithm: 'hmac-sha256' }),
+      handle: async (r) => {
+        // A domain not in the account is not found (as its own page is), rather than a form whose send would
+        // answer in terms of a key's rights.
+        await uc.humanReads.domain(r.human!.actor, r.view.env, r.params[0]!);
+        return formPage(r, { source: 'file', zone_file: '', server: '', tsig_name: '', tsig_algorithm: 'hmac-sha256' });
+      },
     },
     {
       method: 'POST',
@@ -180,6 +185,7 @@ ${f.source === 'file' ? f.zone_file : ''}</textarea>
       maxFormBytes: importFormBytes(maxBytes),
       handle: async (r) => {
         const d = r.params[0]!;
+        await uc.humanReads.domain(r.human!.actor, r.view.env, d);
         const f = read(r);
         const secret = field(r, 'tsig_secret').trim();
         if (f.source === 'file' && Buffer.byteLength(f.zone_file, 'utf8') > maxBytes)
