@@ -31,6 +31,24 @@ import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
 type Kind = (typeof MONITOR_KINDS)[number];
 const base = '/console/monitors';
 
+/** What a check looks at, in a line: "www A → 192.0.2.99", a URL, "host:port", or nothing (an expiry check). */
+const targetOf = (v: View, m: MonitorView): string => {
+  switch (m.kind) {
+    case 'dns': {
+      const expected = Array.isArray(m.expected) && m.expected.length > 0 ? ` → ${(m.expected as string[]).join(', ')}` : '';
+      return `${String(m.name)} ${String(m.type)}${expected}`;
+    }
+    case 'http':
+      return String(m.url);
+    case 'tls':
+      return `${String(m.host)}:${String(m.port)}`;
+    case 'domain_expiry':
+      return v.t(`щонайменше ${String(m.min_days_valid)} дн. до кінця строку`, `at least ${String(m.min_days_valid)} day(s) before expiry`);
+    default:
+      return '';
+  }
+};
+
 const kindName = (v: View, k: string) =>
   ({
     dns: v.t('DNS-відповідь', 'DNS answer'),
@@ -298,7 +316,9 @@ export const monitorPages = (uc: UseCases): ConsolePage[] => {
                     html`<tr>
                       <td>
                         <a href="${base}/${enc(m.id)}">${kindName(v, m.kind)}</a
-                        >${m.enabled ? '' : html` <span class="pill">${v.t('призупинено', 'paused')}</span>`}
+                        >${m.enabled ? '' : html` <span class="pill">${v.t('призупинено', 'paused')}</span>`}<br /><span class="mono wrap"
+                          >${targetOf(v, m)}</span
+                        >
                       </td>
                       <td data-label="${v.t('Домен', 'Domain')}">${m.domain}</td>
                       <td data-label="${v.t('Стан', 'State')}">${statePill(v, m.state)}</td>
@@ -337,7 +357,7 @@ export const monitorPages = (uc: UseCases): ConsolePage[] => {
     return {
       title: v.t('Перевірка', 'Check'),
       ...(edit ? { status: 422 } : {}),
-      body: html`${pageHead({ href: base, label: v.t('Моніторинг', 'Monitoring') }, kindName(v, m.kind), m.domain)}
+      body: html`${pageHead({ href: base, label: v.t('Моніторинг', 'Monitoring') }, kindName(v, m.kind), `${m.domain} · ${targetOf(v, m)}`)}
         ${doneBanner(r, { created: ['Перевірку створено.', 'The check was created.'], saved: ['Зміни збережено.', 'The changes were saved.'] })}
         <div class="card">
           <dl class="kv">
