@@ -20,6 +20,7 @@ eachStore('Console: the DNSSEC page (operations, switch-off, rollover timeline)'
   const keeping = `dskeep-${randomUUID().slice(0, 8)}.com.ua`;
   const hosted = `hosted-${randomUUID().slice(0, 8)}.com.ua`;
   const moving = `moving-${randomUUID().slice(0, 8)}.com.ua`;
+  const reauthing = `reauth-${randomUUID().slice(0, 8)}.com.ua`;
   before(async function () {
     this.timeout(60_000);
     api = await startApi(kind);
@@ -28,7 +29,7 @@ eachStore('Console: the DNSSEC page (operations, switch-off, rollover timeline)'
       await api.issueKey({
         environment: 'test',
         rights: ['dns.dnssec', 'dns.read', 'domain.register', 'domain.read', 'domain.host', 'sandbox.clock'],
-        domains: [ROLL, ZONE, keeping, hosted, moving],
+        domains: [ROLL, ZONE, keeping, hosted, moving, reauthing],
         conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 10_000_000, currency: 'UAH' } },
       })
     ).secret;
@@ -300,5 +301,51 @@ eachStore('Console: the DNSSEC page (operations, switch-off, rollover timeline)'
     page = await get(removed.location!);
     expect(page.text).to.include(`Removing the DS ${theirs} at the registry is requested as a class 3 operation`);
     expect((await call('POST', `/v1/operations/${remOp.id}/cancel`)).status).to.equal(200);
+  });
+
+  it('signing in again carries the form: the algorithm chosen is the one signed once confirmed (not the default)', async () => {
+    expect((await call('POST', '/v1/domains', { domain: reauthing, years: 1 })).status).to.equal(201);
+    // The session's last proof of identity is older than 5 minutes.
+    await api.system.store.knex('sessions').update({ authenticated_at: new Date(Date.now() - 10 * 60_000).toISOString() });
+    const asked = await post(self(reauthing), { algorithm: '15' });
+    expect(asked.status).to.equal(200);
+    expect(asked.text).to.contain('<h1>Sign in again</h1>');
+    expect(asked.text).to.contain('DNSSEC');
+    const resumeAction = /name="_resume_action" value="([^"]*)"/.exec(asked.text)![1]!;
+    const resume = /name="_resume"\s+value="([^"]*)"/
+      .exec(asked.text)![1]!
+      .replace(/&quot;/g, '"')
+      .replace(/&amp;/g, '&');
+    expect(resumeAction).to.equal(self(reauthing));
+    expect(JSON.parse(resume).fields).to.deep.include({ algorithm: '15' });
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(asked.text)![1]!;
+    const { totpFor } = await import('./browser.js');
+    const confirmed = await fetch(`${api.base}/console/reauth`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { ...headers('en'), 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        _csrf: csrf,
+        next: self(reauthing),
+        _resume_action: resumeAction,
+        _resume: resume,
+        password: api.demo.password,
+        totp: await totpFor(api, api.demo.totpSecret),
+      }).toString(),
+    });
+    const again = await confirmed.text();
+    expect(again).to.contain('<h1>Send the form again</h1>');
+    expect(again).to.match(/name="algorithm" value="15"/);
+    const form = new URLSearchParams();
+    for (const m of again.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)) form.append(m[1]!, m[2]!);
+    const sent = await fetch(`${api.base}${self(reauthing)}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { ...headers('en'), 'content-type': 'application/x-www-form-urlencoded' },
+      body: form.toString(),
+    });
+    expect(sent.status).to.equal(302);
+    const state = (await call('GET', `/v1/domains/${reauthing}/dnssec`)).body;
+    expect(state.keys.map((k: { algorithm: number }) => k.algorithm)).to.deep.equal([15]);
   });
 });

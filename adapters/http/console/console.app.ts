@@ -11,7 +11,7 @@ import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
 import { PAGES_CSS } from './pages.css.js';
 import { html, langFrom, type Html, type Lang } from './html.js';
 import { alert, layout, type View } from './layout.js';
-import { pages, signInForm, type ConsoleRequest } from './pages.js';
+import { pages, reauthForm, signInForm, type ConsoleRequest } from './pages.js';
 import { resumeOf, type Resume } from './resume.js';
 import type { OnceView } from './page.js';
 import type { SecretBox } from '../../../core/kernel/secret-box.port.js';
@@ -349,7 +349,23 @@ export const consoleMiddleware = (uc: UseCases, deps: ConsoleDeps): Middleware =
         // Back to the page they were on: a GET with its query (a DNS draft lives there), a form's own way back.
         const here = safeNext(ctx.path + (ctx.querystring ? `?${ctx.querystring}` : ''), ctx.path);
         const back = ctx.method === 'GET' ? here : safeNext(typeof form._back === 'string' ? form._back : undefined, ctx.path);
-        if (e.code === 'reauth_required') return ctx.redirect(`/console/reauth?next=${encodeURIComponent(back)}`);
+        if (e.code === 'reauth_required') {
+          // A form asked for it: "sign in again" carries what was typed and sends it after (resume.ts).
+          if (ctx.method === 'POST' && human) {
+            ctx.status = 200;
+            ctx.type = 'text/html; charset=utf-8';
+            ctx.body = layout(
+              view,
+              view.t('Увійдіть ще раз', 'Sign in again'),
+              reauthForm({ view, human }, back, resumeOf(ctx.path, form)),
+              {
+                bare: false,
+              },
+            );
+            return;
+          }
+          return ctx.redirect(`/console/reauth?next=${encodeURIComponent(back)}`);
+        }
         return ctx.redirect(`/console/sign-in?next=${encodeURIComponent(back)}&ended=1`);
       }
       ctx.status = ERROR_TABLE[e.code].status;

@@ -1,7 +1,7 @@
 import { formatUah } from '../../../core/kernel/money.js';
 import { DomainError } from '../../../core/kernel/errors.js';
 import type { UseCases } from '../use-cases.js';
-import { html, raw } from './html.js';
+import { html, raw, type Html } from './html.js';
 import { postForm } from './acting.js';
 import { alert, csrfField, day, daysLeft, expiryNote, when, type View } from './layout.js';
 import { operationPages } from './operations.pages.js';
@@ -52,6 +52,38 @@ const statusPill = (s: string, shown: string = s) =>
     >${shown}</span
   >`;
 const done = (r: ConsoleRequest, uk: string, en: string) => (r.query.done ? alert('ok', r.view.t(uk, en)) : '');
+
+/**
+ * "Sign in again" (password and code, valid 5 minutes). Asked by a form (a DNSSEC change, a class 3 request,
+ * a payment method…), it carries that form's content (resume.ts, never a secret) and sends it after with one
+ * button, so the action is not lost on the way.
+ */
+export const reauthForm = (r: Pick<ConsoleRequest, 'view' | 'human'>, next: string, resume: Resume | null): Html =>
+  html`<div class="signin card">
+    <h1>${r.view.t('Увійдіть ще раз', 'Sign in again')}</h1>
+    <p>
+      ${r.view.t('Ця дія чутлива (код передачі, власник домену, спосіб оплати, двофакторна перевірка, DNSSEC, сервери імен, блокування передачі й мітки, видалення рахунку). Підтвердьте, що це ви: пароль і одноразовий код. Підтвердження діє 5 хвилин.', 'This action is sensitive (transfer code, domain holder, payment method, two-factor checks, DNSSEC, nameservers, the transfer lock and labels, account deletion). Confirm it is you: password and one-time code. The confirmation lasts 5 minutes.')}
+    </p>
+    ${
+      resume
+        ? alert(
+            'info',
+            html`<p id="resume-note">
+              ${r.view.t('Форму, яку ви надсилали, ще не виконано: після підтвердження вона повернеться з тим, що ви ввели, щоб надіслати її однією кнопкою.', 'The form you were sending has not been done yet: once you confirm, it comes back with what you typed, to send with one button.')}
+            </p>`,
+          )
+        : ''
+    }
+    ${postForm(
+      r.view,
+      '/console/reauth',
+      html`<input type="hidden" name="next" value="${next}" />${resumeHidden(resume)}
+        ${credentialFields(r.view, r.human?.person.twoFactorEnabled === false ? null : { required: true })}
+        <div class="actions">
+          <button type="submit">${r.view.t('Підтвердити', 'Confirm')}</button><a href="${next}">${r.view.t('Скасувати', 'Cancel')}</a>
+        </div>`,
+    )}
+  </div>`;
 
 export const signInForm = (
   v: View,
@@ -156,24 +188,7 @@ export const pages = (uc: UseCases): ConsolePage[] => [
     method: 'GET',
     pattern: /^\/console\/reauth$/,
     auth: true,
-    handle: async (r) => ({
-      title: r.view.t('Увійдіть ще раз', 'Sign in again'),
-      body: html`<div class="signin card">
-        <h1>${r.view.t('Увійдіть ще раз', 'Sign in again')}</h1>
-        <p>
-          ${r.view.t('Ця дія чутлива (код передачі, власник домену, спосіб оплати, двофакторна перевірка, видалення рахунку). Підтвердьте, що це ви: пароль і одноразовий код. Підтвердження діє 5 хвилин.', 'This action is sensitive (transfer code, domain holder, payment method, two-factor checks, account deletion). Confirm it is you: password and one-time code. The confirmation lasts 5 minutes.')}
-        </p>
-        ${postForm(
-          r.view,
-          '/console/reauth',
-          html`<input type="hidden" name="next" value="${safeNext(r.query.next)}" />
-            ${credentialFields(r.view, me(r).person.twoFactorEnabled === false ? null : { required: true })}
-            <div class="actions">
-              <button type="submit">${r.view.t('Підтвердити', 'Confirm')}</button><a href="/console/">${r.view.t('Скасувати', 'Cancel')}</a>
-            </div>`,
-        )}
-      </div>`,
-    }),
+    handle: async (r) => ({ title: r.view.t('Увійдіть ще раз', 'Sign in again'), body: reauthForm(r, safeNext(r.query.next), null) }),
   },
   {
     method: 'POST',
@@ -181,6 +196,9 @@ export const pages = (uc: UseCases): ConsolePage[] => [
     auth: true,
     handle: async (r) => {
       await uc.reauthenticate.execute(me(r), { password: field(r.form, 'password'), totp: field(r.form, 'totp'), address: r.ip });
+      // The form that asked for it comes back, filled in, to be sent with one button (resume.ts).
+      const resume = resumeFromForm(r.form);
+      if (resume) return { title: r.view.t('Надіслати форму знову', 'Send the form again'), body: resumePage(r.view, r.view.csrf, resume) };
       return { redirect: `${safeNext(field(r.form, 'next'))}${field(r.form, 'next').includes('?') ? '&' : '?'}reauthed=1` };
     },
   },
