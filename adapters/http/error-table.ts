@@ -438,6 +438,17 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
     uk: (p) => `${s(p.domain)} — публічний суфікс (як com чи com.ua): під ним реєструють домени, сам він нікому не належить.`,
     en: (p) => `${s(p.domain)} is a public suffix (like com or com.ua): domains are registered under it, and nobody holds it.`,
   },
+  domain_reserved: {
+    status: 422,
+    uk: (p) =>
+      p.role === 'catalog'
+        ? `${s(p.domain)} належить самому сервісові: це зона-каталог ${s(p.zone)} (або ім’я в ній), з якої наші вторинні сервери імен дізнаються, які зони обслуговувати. Жоден рахунок не може її тут обслуговувати.`
+        : `${s(p.domain)} належить самому сервісові: це зона ${s(p.zone)} (або ім’я в ній), у якій стоять наші сервери імен. Жоден рахунок не може її тут обслуговувати.`,
+    en: (p) =>
+      p.role === 'catalog'
+        ? `${s(p.domain)} is the service's own: it is (or lies inside) ${s(p.zone)}, the catalog zone that tells our secondary nameservers which zones to serve. No account may host it.`
+        : `${s(p.domain)} is the service's own: it is (or lies inside) ${s(p.zone)}, the zone our nameservers' names are in. No account may host it.`,
+  },
   domain_not_hosted: {
     status: 409,
     uk: (p) =>

@@ -112,6 +112,7 @@ export const domainsModule = () =>
             clock: c,
             random: r,
             limit: config.hosting.limit,
+            catalogZone: config.dnsCatalogZone,
           }),
         [T.Config, s, T.ZoneService, T.VerifyHosting, T.Clock, T.Random, T.Recorder],
       )
