@@ -433,6 +433,14 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
     uk: (p) => `${s(p.domain)} лежить усередині зони ${s(p.parent)}, яку тримає інший рахунок; дочірню зону може додати лише її власник.`,
     en: (p) => `${s(p.domain)} lies inside the zone ${s(p.parent)}, which another account holds; only its holder may add a child zone.`,
   },
+  domain_parent_in_account: {
+    status: 409,
+    uk: (p) =>
+      `${s(p.domain)} лежить усередині зони ${s(p.parent)}, яка вже є в цьому рахунку: окрема зона для ${s(p.domain)} сховала б записи зони ${s(p.parent)} під цим іменем. Додайте записи для ${s(p.domain)} у зону ${s(p.parent)}.`,
+    en: (p) =>
+      `${s(p.domain)} lies inside the zone ${s(p.parent)}, which this account already holds: a zone of its own for ${s(p.domain)} would hide the records of ${s(p.parent)} under that name. Add the records for ${s(p.domain)} to the zone ${s(p.parent)} instead.`,
+    actions: (p) => [{ type: 'view_records', href: `/v1/domains/${enc(s(p.parent))}/dns/records` }],
+  },
   domain_public_suffix: {
     status: 422,
     uk: (p) => `${s(p.domain)} — публічний суфікс (як com чи com.ua): під ним реєструють домени, сам він нікому не належить.`,

@@ -39,7 +39,10 @@ const served = (d: Domain): boolean => !isHosted(d) || d.hosting?.status === 'ac
  * A label-scoped key's labels are not given to the new domain: labels need domain.labels (class 3).
  *
  * Refused before anything is stored: the service's own zones and every name under them (serviceZones: the
- * catalog zone, our nameservers' zone).
+ * catalog zone, our nameservers' zone); and a name inside a zone the account already holds — on the same
+ * nameservers a child zone adds nothing a record in the parent cannot give, but it would hide the parent's
+ * records under that name, and its creation needs no right on the parent (a key scoped to `www.<zone>` only)
+ * while undoing it is class 3. Inside another account's served zone it is refused too (domain_parent_held_elsewhere).
  */
 export class HostDomain {
   constructor(private readonly deps: HostDomainDeps) {}
@@ -61,6 +64,8 @@ export class HostDomain {
         const holders = await this.deps.domains.holdersOf(key.environment, parent);
         if (holders.some((d) => d.accountId !== key.accountId && served(d)))
           throw new DomainError('domain_parent_held_elsewhere', { domain: name, parent });
+        // The account's own zone, verified or not: once served, a child zone would hide its records.
+        if (holders.some((d) => d.accountId === key.accountId)) throw new DomainError('domain_parent_in_account', { domain: name, parent });
       }
       if ((await this.deps.domains.countHosted(key.accountId, key.environment)) >= this.deps.limit)
         throw new DomainError('hosted_domain_limit_reached', { environment: key.environment, limit: this.deps.limit });

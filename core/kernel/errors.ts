@@ -51,6 +51,7 @@ export type ErrorCode =
   | 'domain_hosted_elsewhere'
   | 'domain_registered_here'
   | 'domain_parent_held_elsewhere'
+  | 'domain_parent_in_account'
   | 'domain_public_suffix'
   | 'domain_reserved'
   | 'domain_not_hosted'
@@ -225,6 +226,7 @@ export interface ErrorParamMap {
   domain_hosted_elsewhere: { domain: Param };
   domain_registered_here: { domain: Param };
   domain_parent_held_elsewhere: { domain: Param; parent: Param };
+  domain_parent_in_account: { domain: Param; parent: Param };
   domain_public_suffix: { domain: Param };
   /** `zone`: the service's own zone the name is or lies in; `role`: 'catalog' (DNS_CATALOG_ZONE) or 'nameservers'. */
   domain_reserved: { domain: Param; zone: Param; role: 'catalog' | 'nameservers' };

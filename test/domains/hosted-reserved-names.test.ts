@@ -128,6 +128,37 @@ eachStore('Hosted domains: the service’s own names and children of the account
     });
   }
 
+  it('a child of a zone the account holds: 409 domain_parent_in_account naming the parent; the parent’s www still answers', async () => {
+    const www = (
+      await api.issueKey({ environment: 'test', rights: ['domain.host', 'domain.read', 'dns.edit'], domains: ['www.domivka-demo.com.ua'] })
+    ).secret;
+    const before = await catalog();
+    const zones = await stored();
+    const res = await host('www.domivka-demo.com.ua', www);
+    expectErrorShape(res, 409, 'domain_parent_in_account');
+    const { en, uk } = res.body.error.message;
+    expect(en).to.include('www.domivka-demo.com.ua').and.include('the zone domivka-demo.com.ua');
+    expect(uk).to.include('www.domivka-demo.com.ua').and.include('зони domivka-demo.com.ua').and.match(CYRILLIC);
+    expect(res.body.error.actions).to.deep.equal([{ type: 'view_records', href: '/v1/domains/domivka-demo.com.ua/dns/records' }]);
+    expect((await api.call('/v1/domains/www.domivka-demo.com.ua', { headers: bearer(www) })).status).to.equal(404);
+    expect(await stored()).to.deep.equal(zones);
+    expect(await catalog()).to.deep.equal(before);
+    const a = ask('www.domivka-demo.com.ua', 'A');
+    expect(a.answers!.map((x) => x.data)).to.deep.equal(['192.0.2.10']);
+  });
+
+  it('a child of the account’s zone not verified yet is refused too (served later, it would hide the same records)', async () => {
+    const parent = await host('undelegated-parent.com');
+    expect(parent.status, JSON.stringify(parent.body)).to.equal(201);
+    expect(parent.body.hosting.status).to.equal('pending_delegation');
+    const zones = await stored();
+    const res = await host('shop.undelegated-parent.com');
+    expectErrorShape(res, 409, 'domain_parent_in_account');
+    expect(res.body.error.message.en).to.include('undelegated-parent.com');
+    expect((await api.call('/v1/domains/shop.undelegated-parent.com', { headers: bearer(key) })).status).to.equal(404);
+    expect(await stored()).to.deep.equal(zones);
+  });
+
   it('a zone of the catalog’s name (or under it) that reaches the store by another path is never served in the catalog’s place, and its removal keeps the catalog', async () => {
     const before = await catalog();
     const zs = api.system.get(TOKENS.ZoneService);
