@@ -6,7 +6,7 @@ import type { EventRecorder } from '../kernel/event-log.port.js';
 import type { Random } from '../kernel/random.port.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import { isHosted, registrarOf, viewDomain, type Domain, type DomainView } from './domain.js';
-import { ancestorsOf, challengeName, isAtOrUnder, isPublicSuffix, OUR_NAMESERVERS, serviceZones } from './hosting.js';
+import { ancestorsOf, challengeName, isPublicSuffix, OUR_NAMESERVERS, refuseServiceZone } from './hosting.js';
 import type { DomainRepository } from './ports/domain-repository.port.js';
 import type { DomainZones } from './ports/zones.port.js';
 import type { VerifyHosting } from './verify-hosting.use-case.js';
@@ -50,8 +50,7 @@ export class HostDomain {
   async execute(key: ApiKey, input: { domain: string }): Promise<DomainView> {
     const name = normalizeDomain(input.domain);
     if (await isPublicSuffix(name)) throw new DomainError('domain_public_suffix', { domain: name });
-    const reserved = (await serviceZones(this.deps.catalogZone, this.deps.ours ?? OUR_NAMESERVERS)).find((z) => isAtOrUnder(name, z.zone));
-    if (reserved) throw new DomainError('domain_reserved', { domain: name, zone: reserved.zone, role: reserved.role });
+    await refuseServiceZone(name, this.deps.catalogZone, this.deps.ours ?? OUR_NAMESERVERS);
     const domain = await this.deps.uow.transaction(async () => {
       const mine = await this.deps.domains.find(key.accountId, key.environment, name);
       if (mine) throw new DomainError('domain_already_yours', { domain: name, registrar: registrarOf(mine) });

@@ -1,3 +1,5 @@
+import { DomainError } from '../kernel/errors.js';
+
 /**
  * A hosted domain (DESIGN "Domains born elsewhere"): registered at another registrar, its DNS served by
  * us once a proof that does not come from our own servers says its holder wants it here.
@@ -92,6 +94,16 @@ export const serviceZones = async (catalog: string | null, nameservers: readonly
     if (zone && !out.some((z) => z.zone === zone)) out.push({ zone, role: 'nameservers' });
   }
   return out;
+};
+
+/** Refuses `name` (normalized) when it is one of the service's own zones or under one (domain_reserved). */
+export const refuseServiceZone = async (
+  name: string,
+  catalog: string | null,
+  nameservers: readonly string[] = OUR_NAMESERVERS,
+): Promise<void> => {
+  const reserved = (await serviceZones(catalog, nameservers)).find((z) => isAtOrUnder(name, z.zone));
+  if (reserved) throw new DomainError('domain_reserved', { domain: name, zone: reserved.zone, role: reserved.role });
 };
 
 export const isOurNameserver = (ns: string, ours: readonly string[] = OUR_NAMESERVERS): boolean =>

@@ -128,6 +128,31 @@ eachStore('Hosted domains: the service’s own names and children of the account
     });
   }
 
+  it('nor registered, nor transferred in: the zone would be an account’s (422 domain_reserved, nothing charged, nothing stored)', async () => {
+    const registrar = await api.issueKey({
+      environment: 'test',
+      rights: ['domain.register', 'domain.read'],
+      domains: ['domivka.net'],
+      conditions: { cidr: '127.0.0.0/8', spend_limit: { amount: 10_000_000, currency: 'UAH' } },
+    });
+    const zones = await stored();
+    const headers = { ...bearer(registrar.secret), 'idempotency-key': randomUUID() };
+    const registered = await api.call('/v1/domains', { method: 'POST', headers, json: { domain: 'domivka.net', years: 1 } });
+    expectErrorShape(registered, 422, 'domain_reserved');
+    expect(registered.body.error.message.en)
+      .to.include('domivka.net')
+      .and.match(/nameservers/);
+    const transfer = await api.call('/v1/domains/domivka.net/transfers', {
+      method: 'POST',
+      headers: { ...bearer(registrar.secret), 'idempotency-key': randomUUID() },
+      json: { auth_code: 'sandbox-auth-ok' },
+    });
+    expectErrorShape(transfer, 422, 'domain_reserved');
+    expect((await api.call('/v1/domains/domivka.net', { headers: bearer(registrar.secret) })).status).to.equal(404);
+    expect(await stored()).to.deep.equal(zones);
+    expect(await api.system.store.knex('ledger_entries').where({ domain: 'domivka.net' })).to.deep.equal([]);
+  });
+
   it('a child of a zone the account holds: 409 domain_parent_in_account naming the parent; the parent’s www still answers', async () => {
     const www = (
       await api.issueKey({ environment: 'test', rights: ['domain.host', 'domain.read', 'dns.edit'], domains: ['www.domivka-demo.com.ua'] })
