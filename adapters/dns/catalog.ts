@@ -41,11 +41,23 @@ export const catalogMember = (apex: string, member: string): RecordSet => ({
   values: [`${member}.`],
 });
 
+/** The catalogs catalogZone built: the only zones a nameserver takes as its catalog (isBuiltCatalog). */
+const built = new WeakSet<Zone>();
+
+/**
+ * Whether `zone` is a catalog catalogZone built, not an account's zone that bears the catalog's name: a
+ * stored zone must never stand in for the catalog, which every secondary follows (catalog-role: interpret).
+ */
+export const isBuiltCatalog = (zone: Zone): boolean => built.has(zone);
+
+/** Whether `name` is the catalog `catalog` or a name under it (both lower case, no trailing dot): the catalog's alone. */
+export const inCatalog = (name: string, catalog: string): boolean => name === catalog || name.endsWith(`.${catalog}`);
+
 /** The catalog as a zone the embedded server serves (and transfers) like any other; `sorted`: members already as catalogMembers gives them. */
 export const catalogZone = (name: string, serial: number, members: Iterable<string>, sorted = false): Zone => {
   const apex = name.toLowerCase().replace(/\.$/, '');
   const list = sorted ? [...members] : catalogMembers(members);
-  return {
+  const zone: Zone = {
     domain: apex,
     serial,
     recordSets: [
@@ -56,4 +68,6 @@ export const catalogZone = (name: string, serial: number, members: Iterable<stri
       ...list.map((m) => catalogMember(apex, m)),
     ],
   };
+  built.add(zone);
+  return zone;
 };

@@ -5,7 +5,7 @@ import { afterChanges } from '../../core/dns/zone/zone-sets.js';
 import type { StoredZone } from '../../core/dns/zone/zone.js';
 import type { ZonePublisher } from '../../core/dns/zone/zone-service.js';
 import type { ChangeFeed } from '../../core/kernel/change-feed.port.js';
-import { catalogZone, type CatalogVersion } from './catalog.js';
+import { catalogZone, inCatalog, type CatalogVersion } from './catalog.js';
 import type { HeldText, ZoneSnapshot } from './zone-snapshot.js';
 
 /** The catalog zone (RFC 9432) this server offers its secondaries, and where its version is kept. */
@@ -124,7 +124,12 @@ export class ZoneSync {
     private readonly target: ZonePublisher,
     private readonly log: Logger,
     private readonly options: ZoneSyncOptions = {},
-  ) {}
+  ) {
+    this.catalogName = options.catalog ? options.catalog.name.toLowerCase().replace(/\.$/, '') : null;
+  }
+
+  /** The catalog's name, as served (lower case, no trailing dot); null: no catalog. */
+  private readonly catalogName: string | null;
 
   /** The version of `domain` to serve among those read: the live one where both environments hold it; null: none. */
   private chosen(domain: string): ZoneVersion | null {
@@ -139,9 +144,17 @@ export class ZoneSync {
     return pick;
   }
 
-  /** Whether a version may be served here: of the environment served, and (a hosted zone not yet verified is stored, never answered, transferred or NOTIFYed) served. */
+  /**
+   * Whether a version may be served here: of the environment served, and (a hosted zone not yet verified is
+   * stored, never answered, transferred or NOTIFYed) served; and not the catalog zone's name nor under it,
+   * which is the service's alone (an account's zone there would stand in for the catalog the secondaries follow).
+   */
   private serves(v: ZoneVersion): boolean {
-    return (!this.options.only || v.environment === this.options.only) && v.served;
+    return (!this.options.only || v.environment === this.options.only) && v.served && !this.catalogOwns(v.domain);
+  }
+
+  private catalogOwns(domain: string): boolean {
+    return this.catalogName !== null && inCatalog(domain.toLowerCase(), this.catalogName);
   }
 
   /** Takes in what a read returned; the domains it may have changed. */
@@ -388,8 +401,8 @@ export class ZoneSync {
   /** Serves the catalog of the zones just read under its serial, once per serial. */
   private async publishCatalog(serial: number, members: string[]): Promise<void> {
     if (!this.options.catalog || this.catalogServed?.serial === serial) return;
-    const name = this.options.catalog.name.toLowerCase().replace(/\.$/, '');
-    const listed = members.filter((m) => m !== name);
+    const name = this.catalogName!;
+    const listed = members.filter((m) => !this.catalogOwns(m));
     if (this.options.catalog.holder) this.options.catalog.holder.publishCatalog(serial, listed);
     else await this.target.publish(catalogZone(name, serial, listed));
     this.catalogServed = { serial };

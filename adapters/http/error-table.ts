@@ -451,10 +451,29 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
     uk: (p) => `${s(p.domain)} лежить усередині зони ${s(p.parent)}, яку тримає інший рахунок; дочірню зону може додати лише її власник.`,
     en: (p) => `${s(p.domain)} lies inside the zone ${s(p.parent)}, which another account holds; only its holder may add a child zone.`,
   },
+  domain_parent_in_account: {
+    status: 409,
+    uk: (p) =>
+      `${s(p.domain)} лежить усередині зони ${s(p.parent)}, яка вже є в цьому рахунку: окрема зона для ${s(p.domain)} сховала б записи зони ${s(p.parent)} під цим іменем. Додайте записи для ${s(p.domain)} у зону ${s(p.parent)}.`,
+    en: (p) =>
+      `${s(p.domain)} lies inside the zone ${s(p.parent)}, which this account already holds: a zone of its own for ${s(p.domain)} would hide the records of ${s(p.parent)} under that name. Add the records for ${s(p.domain)} to the zone ${s(p.parent)} instead.`,
+    actions: (p) => [{ type: 'view_records', href: `/v1/domains/${enc(s(p.parent))}/dns/records` }],
+  },
   domain_public_suffix: {
     status: 422,
     uk: (p) => `${s(p.domain)} — публічний суфікс (як com чи com.ua): під ним реєструють домени, сам він нікому не належить.`,
     en: (p) => `${s(p.domain)} is a public suffix (like com or com.ua): domains are registered under it, and nobody holds it.`,
+  },
+  domain_reserved: {
+    status: 422,
+    uk: (p) =>
+      p.role === 'catalog'
+        ? `${s(p.domain)} належить самому сервісові: це зона-каталог ${s(p.zone)} (або ім’я в ній), з якої наші вторинні сервери імен дізнаються, які зони обслуговувати. Жоден рахунок не може її тут обслуговувати.`
+        : `${s(p.domain)} належить самому сервісові: це зона ${s(p.zone)} (або ім’я в ній), у якій стоять наші сервери імен. Жоден рахунок не може її тут обслуговувати.`,
+    en: (p) =>
+      p.role === 'catalog'
+        ? `${s(p.domain)} is the service's own: it is (or lies inside) ${s(p.zone)}, the catalog zone that tells our secondary nameservers which zones to serve. No account may host it.`
+        : `${s(p.domain)} is the service's own: it is (or lies inside) ${s(p.zone)}, the zone our nameservers' names are in. No account may host it.`,
   },
   domain_not_hosted: {
     status: 409,

@@ -6,7 +6,7 @@ import type { EventRecorder } from '../kernel/event-log.port.js';
 import type { Random } from '../kernel/random.port.js';
 import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import { isHosted, registrarOf, viewDomain, type Domain, type DomainView } from './domain.js';
-import { ancestorsOf, challengeName, isPublicSuffix, OUR_NAMESERVERS } from './hosting.js';
+import { ancestorsOf, challengeName, isPublicSuffix, OUR_NAMESERVERS, refuseServiceZone } from './hosting.js';
 import type { DomainRepository } from './ports/domain-repository.port.js';
 import type { DomainZones } from './ports/zones.port.js';
 import type { VerifyHosting } from './verify-hosting.use-case.js';
@@ -22,6 +22,10 @@ export interface HostDomainDeps {
   readonly random: Random;
   /** HOSTED_DOMAIN_LIMIT: hosted domains one account may hold per environment. */
   readonly limit: number;
+  /** DNS_CATALOG_ZONE (null: none): the service's own zone, never an account's. */
+  readonly catalogZone: string | null;
+  /** Our nameservers (default OUR_NAMESERVERS): the zones their names sit in are the service's own. */
+  readonly ours?: readonly string[];
 }
 
 /** Served by someone: registered through us, or hosted and verified. */
@@ -33,6 +37,12 @@ const served = (d: Domain): boolean => !isHosted(d) || d.hosting?.status === 'ac
  * once verified (VerifyHosting; the first check runs at once). Several accounts may claim a name while it is
  * unverified — a claim must not lock out the rightful holder — but not one another account serves.
  * A label-scoped key's labels are not given to the new domain: labels need domain.labels (class 3).
+ *
+ * Refused before anything is stored: the service's own zones and every name under them (serviceZones: the
+ * catalog zone, our nameservers' zone); and a name inside a zone the account already holds — on the same
+ * nameservers a child zone adds nothing a record in the parent cannot give, but it would hide the parent's
+ * records under that name, and its creation needs no right on the parent (a key scoped to `www.<zone>` only)
+ * while undoing it is class 3. Inside another account's served zone it is refused too (domain_parent_held_elsewhere).
  */
 export class HostDomain {
   constructor(private readonly deps: HostDomainDeps) {}
@@ -40,6 +50,7 @@ export class HostDomain {
   async execute(key: ApiKey, input: { domain: string }): Promise<DomainView> {
     const name = normalizeDomain(input.domain);
     if (await isPublicSuffix(name)) throw new DomainError('domain_public_suffix', { domain: name });
+    await refuseServiceZone(name, this.deps.catalogZone, this.deps.ours ?? OUR_NAMESERVERS);
     const domain = await this.deps.uow.transaction(async () => {
       const mine = await this.deps.domains.find(key.accountId, key.environment, name);
       if (mine) throw new DomainError('domain_already_yours', { domain: name, registrar: registrarOf(mine) });
@@ -52,6 +63,8 @@ export class HostDomain {
         const holders = await this.deps.domains.holdersOf(key.environment, parent);
         if (holders.some((d) => d.accountId !== key.accountId && served(d)))
           throw new DomainError('domain_parent_held_elsewhere', { domain: name, parent });
+        // The account's own zone, verified or not: once served, a child zone would hide its records.
+        if (holders.some((d) => d.accountId === key.accountId)) throw new DomainError('domain_parent_in_account', { domain: name, parent });
       }
       if ((await this.deps.domains.countHosted(key.accountId, key.environment)) >= this.deps.limit)
         throw new DomainError('hosted_domain_limit_reached', { environment: key.environment, limit: this.deps.limit });

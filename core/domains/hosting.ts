@@ -1,3 +1,5 @@
+import { DomainError } from '../kernel/errors.js';
+
 /**
  * A hosted domain (DESIGN "Domains born elsewhere"): registered at another registrar, its DNS served by
  * us once a proof that does not come from our own servers says its holder wants it here.
@@ -62,6 +64,46 @@ export const ancestorsOf = (name: string): string[] => {
   const out: string[] = [];
   for (let i = 1; i < labels.length - 1; i++) out.push(labels.slice(i).join('.'));
   return out;
+};
+
+/** Whether `name` is `zone` itself or a name under it (both lower case, no trailing dot). */
+export const isAtOrUnder = (name: string, zone: string): boolean => name === zone || name.endsWith(`.${zone}`);
+
+/** A zone the service answers for itself, and why (domain_reserved's `role`). */
+export interface ServiceZone {
+  readonly zone: string;
+  readonly role: 'catalog' | 'nameservers';
+}
+
+/**
+ * The zones the service itself answers for, which no account may host, nor any name under them:
+ *  - the catalog zone (DNS_CATALOG_ZONE, RFC 9432): every secondary follows it (Knot: catalog-role:
+ *    interpret), so an account's zone in its place would tell them which zones to serve, and drop ours;
+ *  - the zone each of our nameservers' names sits in (its registrable domain: ns1.domivka.net → domivka.net):
+ *    an account's zone there would answer for the names every hosted delegation points at.
+ */
+export const serviceZones = async (catalog: string | null, nameservers: readonly string[]): Promise<ServiceZone[]> => {
+  const { getDomain } = await import('tldts');
+  const bare = (n: string): string => n.toLowerCase().replace(/\.$/, '');
+  const out: ServiceZone[] = [];
+  if (catalog) out.push({ zone: bare(catalog), role: 'catalog' });
+  for (const ns of nameservers) {
+    const name = bare(ns);
+    // An unlisted suffix has no registrable domain: the name's parent is the zone then.
+    const zone = getDomain(name, { allowPrivateDomains: true }) ?? name.split('.').slice(1).join('.');
+    if (zone && !out.some((z) => z.zone === zone)) out.push({ zone, role: 'nameservers' });
+  }
+  return out;
+};
+
+/** Refuses `name` (normalized) when it is one of the service's own zones or under one (domain_reserved). */
+export const refuseServiceZone = async (
+  name: string,
+  catalog: string | null,
+  nameservers: readonly string[] = OUR_NAMESERVERS,
+): Promise<void> => {
+  const reserved = (await serviceZones(catalog, nameservers)).find((z) => isAtOrUnder(name, z.zone));
+  if (reserved) throw new DomainError('domain_reserved', { domain: name, zone: reserved.zone, role: reserved.role });
 };
 
 export const isOurNameserver = (ns: string, ours: readonly string[] = OUR_NAMESERVERS): boolean =>

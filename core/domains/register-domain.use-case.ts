@@ -15,6 +15,7 @@ import type { UnitOfWork } from '../kernel/unit-of-work.port.js';
 import { requireCapability } from './capabilities.js';
 import type { DisplaceHosted } from './displace-hosted.js';
 import { viewDomain, type Domain, type DomainView } from './domain.js';
+import { refuseServiceZone } from './hosting.js';
 import type { DomainRepository } from './ports/domain-repository.port.js';
 import { RegistryError } from './ports/registrar.port.js';
 import { isRegistrable, PRICE_LIST, yearlyPrice } from './price-list.js';
@@ -43,6 +44,8 @@ export interface RegisterDomainDeps {
   readonly random: Random;
   /** Other accounts' hosted claims of the name leave when it is registered here (a registration always wins). */
   readonly displace?: Pick<DisplaceHosted, 'execute'>;
+  /** DNS_CATALOG_ZONE (null: none): the service's own zone, with our nameservers' zone never registered here. */
+  readonly catalogZone: string | null;
 }
 
 /**
@@ -65,6 +68,8 @@ export class RegisterDomain {
     if (cp.last?.point === 'registered') return cp.last.data.result as DomainView & Charged;
     const price = yearlyPrice(name);
     if (price === null || !isRegistrable(name)) throw new DomainError('tld_not_supported', { domain: name, tlds: Object.keys(PRICE_LIST) });
+    // Its zone would be an account's: never the catalog's or our nameservers' (the sandbox registers any free name).
+    await refuseServiceZone(name, this.deps.catalogZone);
     const amount = price * input.years;
     const registrar = requireCapability(this.deps.environments.get(key.environment).registrar, 'register');
 

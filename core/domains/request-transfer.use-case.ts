@@ -8,6 +8,7 @@ import type { RecordingDeps } from '../kernel/recording-deps.js';
 import type { SecretBox } from '../kernel/secret-box.port.js';
 import { requireCapability } from './capabilities.js';
 import { isHosted } from './domain.js';
+import { refuseServiceZone } from './hosting.js';
 import type { DomainRepository } from './ports/domain-repository.port.js';
 import type { DsRecord, Registrar, RegistrarEnvironments } from './ports/registrar.port.js';
 import { dsMatchesOurs, transferDsWarning, type DsWarning, type OurDsRecords } from './ds-warnings.js';
@@ -30,6 +31,8 @@ export interface RequestTransferDeps extends RecordingDeps {
   readonly settlement: TransferSettlement;
   /** Our DS for a zone the account already has here (a hosted domain moving its registration in). */
   readonly ourDs?: OurDsRecords;
+  /** DNS_CATALOG_ZONE (null: none): the service's own zone, with our nameservers' zone never an account's. */
+  readonly catalogZone: string | null;
 }
 
 /**
@@ -51,6 +54,7 @@ export class RequestTransfer {
     if (cp.last?.point === 'answered') return cp.last.data.result as TransferView;
     const price = yearlyPrice(name);
     if (price === null || !isRegistrable(name)) throw new DomainError('tld_not_supported', { domain: name, tlds: Object.keys(PRICE_LIST) });
+    await refuseServiceZone(name, this.deps.catalogZone);
     const years = input.years ?? 1;
     const amount = price * years;
     const registrar = requireCapability(this.deps.environments.get(key.environment).registrar, 'transfer_request');

@@ -51,7 +51,9 @@ export type ErrorCode =
   | 'domain_hosted_elsewhere'
   | 'domain_registered_here'
   | 'domain_parent_held_elsewhere'
+  | 'domain_parent_in_account'
   | 'domain_public_suffix'
+  | 'domain_reserved'
   | 'domain_not_hosted'
   | 'domain_not_registered_here'
   | 'hosted_domain_limit_reached'
@@ -226,7 +228,10 @@ export interface ErrorParamMap {
   domain_hosted_elsewhere: { domain: Param };
   domain_registered_here: { domain: Param };
   domain_parent_held_elsewhere: { domain: Param; parent: Param };
+  domain_parent_in_account: { domain: Param; parent: Param };
   domain_public_suffix: { domain: Param };
+  /** `zone`: the service's own zone the name is or lies in; `role`: 'catalog' (DNS_CATALOG_ZONE) or 'nameservers'. */
+  domain_reserved: { domain: Param; zone: Param; role: 'catalog' | 'nameservers' };
   domain_not_hosted: { domain: Param };
   domain_not_registered_here: { domain: Param };
   hosted_domain_limit_reached: { environment: Param; limit: Param };

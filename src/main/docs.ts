@@ -111,6 +111,8 @@ export const errorCatalogue = (): string => {
     transfer_not_cancellable: { status: 'completed' },
     dnssec_rollover_in_progress: { step: 'double_sign' },
     domain_parent_held_elsewhere: { domain: 'shop.example.com.ua', parent: 'example.com.ua' },
+    domain_parent_in_account: { domain: 'www.example.com.ua', parent: 'example.com.ua' },
+    domain_reserved: { domain: 'catalog.domivka.invalid', zone: 'catalog.domivka.invalid', role: 'catalog' },
     plan_stale: { reason: 'serial 42 is now 43' },
     plan_unsafe: { touched: 412, size: 1000 },
     contact_character_forbidden: { field: 'address.street', character: 'U+0007' },

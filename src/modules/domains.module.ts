@@ -47,7 +47,7 @@ export const domainsModule = () =>
     const s = id(T.Store);
     bind(T.RegisterDomain)
       .toResolvedValue(
-        (st: SqlStore, e, a, at, z, r, rec: Recorder, c) =>
+        (config: Config, st: SqlStore, e, a, at, z, r, rec: Recorder, c) =>
           new RegisterDomain({
             domains: st.domains,
             environments: e,
@@ -58,8 +58,9 @@ export const domainsModule = () =>
             uow: st.uow,
             random: r,
             displace: new DisplaceHosted({ domains: st.domains, zones: z, events: rec, clock: c }),
+            catalogZone: config.dnsCatalogZone,
           }),
-        [s, T.Environments, T.Accounting, T.AccountTime, T.ZoneService, T.Random, T.Recorder, T.Clock],
+        [T.Config, s, T.Environments, T.Accounting, T.AccountTime, T.ZoneService, T.Random, T.Recorder, T.Clock],
       )
       .inSingletonScope();
     bind(T.RenewDomain)
@@ -112,6 +113,7 @@ export const domainsModule = () =>
             clock: c,
             random: r,
             limit: config.hosting.limit,
+            catalogZone: config.dnsCatalogZone,
           }),
         [T.Config, s, T.ZoneService, T.VerifyHosting, T.Clock, T.Random, T.Recorder],
       )
@@ -167,7 +169,7 @@ export const domainsModule = () =>
       .inSingletonScope();
     bind(T.RequestTransfer)
       .toResolvedValue(
-        (st: SqlStore, e, a, at, b: SecretBox, set: TransferSettlement, r, c, rec: Recorder) =>
+        (config: Config, st: SqlStore, e, a, at, b: SecretBox, set: TransferSettlement, r, c, rec: Recorder) =>
           new RequestTransfer({
             domains: st.domains,
             holders: new SqlDomainHolders(st.uow),
@@ -188,8 +190,9 @@ export const domainsModule = () =>
                 return (state?.keys ?? []).filter((k) => k.state !== 'retired').map((k) => k.ds);
               },
             },
+            catalogZone: config.dnsCatalogZone,
           }),
-        [s, T.Environments, T.Accounting, T.AccountTime, T.SecretBox, T.TransferSettlement, T.Random, T.Clock, T.Recorder],
+        [T.Config, s, T.Environments, T.Accounting, T.AccountTime, T.SecretBox, T.TransferSettlement, T.Random, T.Clock, T.Recorder],
       )
       .inSingletonScope();
     bind(T.CancelTransfer)

@@ -4,7 +4,7 @@ import type { Nameserver, NameserverCapability, NotifyOutcome, ZoneTransfers } f
 import type { Zone } from '../../../core/dns/zone/zone.js';
 import type { RecordSet } from '../../../core/dns/zone/record-set.js';
 import { AnswerCache, type CacheOwner } from './answer-cache.js';
-import { catalogMember, catalogMembers, catalogSoa, catalogZone } from '../catalog.js';
+import { catalogMember, catalogMembers, catalogSoa, catalogZone, inCatalog, isBuiltCatalog } from '../catalog.js';
 import { checkZone, compileZone, encodeRecordSet, type CompiledZone } from './compiled-zone.js';
 import { allowed, validateConfig, type EmbeddedNameserverConfig, type NameserverLogger, type ValidConfig } from './config.js';
 import {
@@ -494,11 +494,19 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     const skip = (reason: string, set: RecordSet): void =>
       this.log.error({ zone: zone.domain, name: set.name, type: set.type, reason }, 'record set not served');
     const apex = normaliseName(zone.domain);
-    if (apex === this.config.catalog && !zone.signing) {
-      // The catalog published as a zone: held as the members its PTR records list.
-      const under = `.zones.${apex}`;
-      const members = zone.recordSets.filter((rs) => rs.type === 'PTR' && rs.name.toLowerCase().endsWith(under)).map((rs) => rs.values[0]!);
-      return this.publishCatalog(zone.serial, members);
+    if (this.catalogOwns(apex)) {
+      if (apex === this.config.catalog && isBuiltCatalog(zone)) {
+        // The catalog published as a zone: held as the members its PTR records list.
+        const under = `.zones.${apex}`;
+        const members = zone.recordSets
+          .filter((rs) => rs.type === 'PTR' && rs.name.toLowerCase().endsWith(under))
+          .map((rs) => rs.values[0]!);
+        return this.publishCatalog(zone.serial, members);
+      }
+      // An account's zone of the catalog's name, or under it (the API refuses both: domain_reserved): never
+      // served, else it would stand in for the catalog every secondary follows, or hide part of it.
+      this.log.warn({ zone: apex }, 'zone not served: its name is the catalog zone’s');
+      return;
     }
     if (sleeps && !this.zones.has(apex) && this.signatures.idle(apex)) {
       // A new zone that will sleep (every zone at start): checked, not compiled — nothing would keep the
@@ -547,6 +555,7 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
    */
   holdText(domain: string, serial: number, text: string, records: number): void {
     const apex = normaliseName(domain);
+    if (this.catalogOwns(apex)) return; // never an account's zone (publishZone)
     if (this.zones.has(apex)) this.outdate(apex);
     else this.outdateAbove(apex);
     this.awake.delete(apex);
@@ -572,8 +581,28 @@ export class EmbeddedNameserver implements Nameserver, ZoneTransfers {
     return this.signatures.baseOf(domain);
   }
 
+  /**
+   * The zone `domain` is no longer served. The catalog's name is not an account's zone's to withdraw (a
+   * stored zone bearing it was never served, and its removal must not take the catalog away): the catalog
+   * leaves by withdrawCatalog alone.
+   */
   async withdraw(domain: string): Promise<void> {
     const apex = normaliseName(domain);
+    if (this.catalogOwns(apex)) return;
+    return this.withdrawZone(apex);
+  }
+
+  /** The catalog zone is no longer offered. */
+  async withdrawCatalog(): Promise<void> {
+    if (this.config.catalog !== null) await this.withdrawZone(this.config.catalog);
+  }
+
+  /** Whether `apex` is the catalog zone's name or under it: the service's alone, never an account's zone. */
+  private catalogOwns(apex: string): boolean {
+    return this.config.catalog !== null && inCatalog(apex, this.config.catalog);
+  }
+
+  private async withdrawZone(apex: string): Promise<void> {
     this.journals.delete(apex);
     this.signatures.forget(apex);
     this.awake.delete(apex);

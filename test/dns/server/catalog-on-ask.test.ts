@@ -150,12 +150,43 @@ describe('DNS server: the catalog zone is built and compiled when first asked', 
     lazy.publishCatalog(8, members(5));
     await nine.publish(catalogZone(CATALOG, 9, list));
     expect(answers(lazy, list)).to.deep.equal(answers(nine, list));
-    await lazy.withdraw(CATALOG);
+    await lazy.withdrawCatalog();
     expect(decode(lazy.answer(query(CATALOG, 'SOA', 1), 'tcp', '127.0.0.1')[0]!).rcode).to.equal('REFUSED');
     lazy.publishCatalog(10, members(21));
     expect(lazy.journalSpan(CATALOG)).to.equal(null);
     const full = sections(decode(lazy.answer(ixfrQuery(9), 'tcp', '127.0.0.1')[0]!));
     expect(full.filter((x) => x[0]!.includes(' SOA ')).length, 'the whole zone: two SOAs').to.equal(2);
+  });
+
+  it('an account’s zone of the catalog’s name, or under it, is never served: the catalog stays; withdrawing that name keeps it too', async () => {
+    const list = members(12);
+    const ns = server(true);
+    ns.publishCatalog(5, list);
+    const before = answers(ns, list);
+    const stored = (domain: string) => ({
+      id: `z-${domain}`,
+      accountId: 'acct-1',
+      environment: 'test' as const,
+      domain,
+      serial: 99,
+      recordSets: [
+        { name: domain, type: 'SOA' as const, ttl: 300, values: [`ns1.domivka.net. hostmaster.${domain}. 99 3600 600 86400 300`] },
+        { name: domain, type: 'NS' as const, ttl: 300, values: ['ns1.domivka.net.'] },
+        { name: `deadbeef.zones.${CATALOG}`, type: 'PTR' as const, ttl: 300, values: ['victim-zone.example.'] },
+      ].filter((rs) => rs.name === domain || rs.name.endsWith(`.${domain}`)),
+    });
+    // A zone as the store holds it, even one whose records look like a catalog's (PTRs under zones.).
+    await ns.publish(stored(CATALOG));
+    await ns.publish(stored(`zones.${CATALOG}`));
+    expect(answers(ns, list)).to.deep.equal(before);
+    expect(decode(ns.answer(query(`deadbeef.zones.${CATALOG}`, 'PTR', 9), 'tcp', '127.0.0.1')[0]!).answers ?? []).to.have.length(0);
+    await ns.withdraw(CATALOG);
+    await ns.withdraw(`zones.${CATALOG}`);
+    expect(answers(ns, list)).to.deep.equal(before);
+    // A server with no catalog serves such a zone as any other (the sandbox's server: no secondary follows it).
+    const plain = server(false);
+    await plain.publish(stored(CATALOG));
+    expect(decode(plain.answer(query(CATALOG, 'SOA', 1), 'tcp', '127.0.0.1')[0]!).rcode).to.equal('NOERROR');
   });
 
   it('with the answer cache: a new version, and a withdraw, are answered at once over UDP', async () => {
@@ -172,7 +203,7 @@ describe('DNS server: the catalog zone is built and compiled when first asked', 
       expect(lazy.answerCacheStats()!.hits).to.be.greaterThan(0);
       lazy.publishCatalog(8, members(11));
       expect(await soa()).to.equal('8');
-      await lazy.withdraw(CATALOG);
+      await lazy.withdrawCatalog();
       expect(await soa()).to.equal('REFUSED');
     } finally {
       await lazy.stop(100);
