@@ -9,7 +9,7 @@ import type { ZoneRepository } from '../ports/zone-repository.port.js';
 import type { ZoneService } from '../zone/zone-service.js';
 import { checkPrerequisites, refusalOf, ZoneDraft, type DnsUpdateRequest, type UpdateOutcome } from './dns-update.js';
 import { GroupCommit, MAX_BATCH } from './group-commit.js';
-import { notAuthoritative, seesZone } from './zone-visibility.js';
+import { outOfSight, seesZone } from './zone-visibility.js';
 
 /** What ApplyDnsUpdate is built from (one object, named, instead of positions). */
 export interface ApplyDnsUpdateDeps {
@@ -88,10 +88,10 @@ export class ApplyDnsUpdate {
     try {
       access = await dnsAccess(this.deps.authorizer, key, zoneName);
     } catch (err) {
-      // A key with no DNS right on the zone: NOTAUTH whether the account has it or not, before the zone is
-      // read (zone-visibility.ts). One that may know of it (dns.read only): why not, REFUSED by policy.
+      // A key with no DNS right on the zone: the same REFUSED whether the account has it or not, before the zone
+      // is read (zone-visibility.ts). One that may know of it (dns.read only): why not, REFUSED by policy.
       if (isDomainError(err) && err.code === 'right_missing') {
-        if (!(await seesZone(this.deps.authorizer, key, zoneName))) return notAuthoritative(zoneName);
+        if (!(await seesZone(this.deps.authorizer, key, zoneName))) return outOfSight(zoneName);
         return (
           (await this.absent(key, zoneName)) ?? {
             rcode: 'REFUSED',

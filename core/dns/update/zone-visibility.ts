@@ -6,11 +6,13 @@ import type { UpdateOutcome } from './dns-update.js';
 /**
  * Which zones a signed message (UPDATE, AXFR/IXFR) may learn we serve. The API answers right_missing alike for a
  * domain of the account outside the key's scope and for an unknown name; DNS must not tell them apart either.
- * So a key with no DNS right on the zone (neither dns.read, which dns.edit implies, nor dns.acme_challenge)
- * gets NOTAUTH, what a zone we do not serve gets (RFC 2136 §3.1.1; RFC 8945 §5.2 keeps NOTAUTH for a zone the
- * server is not authoritative for) — decided before the zone is read, so neither its existence nor whether a
- * hosted zone is verified shows. A key with some DNS right on the zone may know of it (its own scope names it,
- * and the API tells it): it is refused by policy, REFUSED (RFC 1035 §4.1.1), when its right is not the one asked.
+ * So a key with no DNS right on the zone (neither dns.read, which dns.edit implies, nor dns.acme_challenge) is
+ * refused alike (`outOfSight`), decided before the zone is read, so neither its existence nor whether a hosted
+ * zone is verified shows. REFUSED, a policy refusal (RFC 1035 §4.1.1; RFC 2136 §3 lets a server refuse an update
+ * it will not do), not NOTAUTH: the Go DNS library that lego, external-dns and Terraform's provider use reads any
+ * NOTAUTH answer to a signed request as a TSIG failure ("dns: bad authentication"), which would send a person to
+ * check a secret that is right. A key with some DNS right on the zone may know of it (its own scope names it,
+ * and the API tells it): refused by policy too when its right is not the one asked, with its own reason.
  */
 export const seesZone = async (authorizer: Authorizer, key: ApiKey, zone: string): Promise<boolean> => {
   try {
@@ -22,5 +24,8 @@ export const seesZone = async (authorizer: Authorizer, key: ApiKey, zone: string
   }
 };
 
-/** What a zone we do not serve, or one the key may not know of, answers. */
+/** What a key answers for a zone it may not know of, whether the zone exists or not: the same bytes either way. */
+export const outOfSight = (zone: string): UpdateOutcome => ({ rcode: 'REFUSED', reason: `the key holds no DNS right on ${zone}` });
+
+/** What a zone the key may know of, but that we do not serve (an unverified hosted zone), answers. */
 export const notAuthoritative = (zone: string): UpdateOutcome => ({ rcode: 'NOTAUTH', reason: `not authoritative for ${zone}` });

@@ -140,7 +140,7 @@ eachStore("DNS UPDATE with a key's TSIG credential (nsupdate, knsupdate)", (kind
     expect(await serial()).to.equal(s + 1);
   });
 
-  it('an ACME-only key adds TXT at _acme-challenge; the same key is REFUSED for an A record; another domain of the account is NOTAUTH, as an unknown one', async () => {
+  it('an ACME-only key adds TXT at _acme-challenge; the same key is REFUSED for an A record; another domain of the account is REFUSED, as an unknown one', async () => {
     const ok = await nsupdate('nsupdate', acme.tsig, script([`update add _acme-challenge.www.domivka-demo.dev. 60 TXT "token-1"`]));
     expect(ok, ok.out).to.deep.include({ code: 0 });
     expect(rdata((await dig(port, '_acme-challenge.www.domivka-demo.dev', 'TXT')).answer)).to.deep.equal(['"token-1"']);
@@ -154,11 +154,11 @@ eachStore("DNS UPDATE with a key's TSIG credential (nsupdate, knsupdate)", (kind
       acme.tsig,
       `server 127.0.0.1 ${port}\nzone domivka-demo.com.ua\nupdate add _acme-challenge.domivka-demo.com.ua. 60 TXT "x"\nsend\n`,
     );
-    expect(other.out).to.match(/update failed: NOTAUTH/);
+    expect(other.out).to.match(/update failed: REFUSED/);
     expect(await serial()).to.equal(s);
   });
 
-  it("the apex SOA and NS stay the service's; an unknown zone is NOTAUTH; a wrong secret NOTAUTH(BADSIG)", async () => {
+  it("the apex SOA and NS stay the service's; an unknown zone is REFUSED (the key holds no right there); a wrong secret NOTAUTH(BADSIG)", async () => {
     const ns = await nsupdate('nsupdate', edit.tsig, script([`update add domivka-demo.dev. 300 NS ns.example.net.`]));
     expect(ns.out).to.match(/update failed: REFUSED/);
     const soa = await nsupdate('nsupdate', edit.tsig, script([`update delete domivka-demo.dev. SOA`]));
@@ -168,8 +168,8 @@ eachStore("DNS UPDATE with a key's TSIG credential (nsupdate, knsupdate)", (kind
       edit.tsig,
       `server 127.0.0.1 ${port}\nzone not-ours.example\nupdate add a.not-ours.example. 60 A 192.0.2.1\nsend\n`,
     );
-    expect(foreign.out).to.match(/update failed: NOTAUTH/);
-    // A zone name no zone can have (a label that starts with "_", a TLD): not ours either, never SERVFAIL.
+    expect(foreign.out).to.match(/update failed: REFUSED/);
+    // A zone name no zone can have (a label that starts with "_", a TLD): no zone of anyone's, NOTAUTH, never SERVFAIL.
     for (const zone of ['_acme-challenge.domivka-demo.dev', 'dev']) {
       const odd = await nsupdate('nsupdate', edit.tsig, `server 127.0.0.1 ${port}\nzone ${zone}\nupdate add x.${zone}. 60 TXT "x"\nsend\n`);
       expect(odd.out, zone).to.match(/update failed: NOTAUTH/);
@@ -179,7 +179,7 @@ eachStore("DNS UPDATE with a key's TSIG credential (nsupdate, knsupdate)", (kind
     expect(bad.out).to.match(/NOTAUTH\(BADSIG\)/);
   });
 
-  it("a key without a DNS right on a zone cannot tell the account's zones (another domain, an unverified hosted one) from unknown names: NOTAUTH alike; a dns.read key on its own zone is REFUSED", async () => {
+  it("a key without a DNS right on a zone cannot tell the account's zones (another domain, an unverified hosted one) from unknown names: REFUSED alike (not NOTAUTH, which Go clients read as a bad key); a dns.read key on its own zone is REFUSED with its reason", async () => {
     const hoster = await api.issueKey({ environment: 'test', rights: ['domain.host'], domains: ['unverified-update.org'] });
     const hosted = await api.call('/v1/hosted-domains', {
       method: 'POST',
@@ -207,7 +207,7 @@ eachStore("DNS UPDATE with a key's TSIG credential (nsupdate, knsupdate)", (kind
     };
     for (const tool of ['nsupdate', 'knsupdate'] as const) {
       const unknown = await answer(tool, 'never-registered-anywhere.com.ua');
-      expect(unknown.out.join('\n'), tool).to.match(/NOTAUTH/);
+      expect(unknown.out.join('\n'), tool).to.match(/REFUSED/);
       expect(await answer(tool, 'domivka-demo.com.ua'), `${tool}: the account's other domain`).to.deep.equal(unknown);
       expect(await answer(tool, 'unverified-update.org'), `${tool}: the account's unverified hosted zone`).to.deep.equal(unknown);
     }
