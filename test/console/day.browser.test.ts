@@ -83,7 +83,7 @@ eachStore('Console: a person’s day (headless Chromium)', (kind) => {
     await wide.fill('#rec-ttl', 'soon');
     await wide.fill('#rec-values', '203.0.113.7');
     await nav(wide, wide.click('text=Add to the plan'));
-    expect(await wide.locator('[id="err-changes/0/ttl"]').textContent()).to.match(/integer/);
+    expect(await wide.locator('[id="err-changes/0/ttl"]').textContent()).to.equal('must be a whole number');
     expect(await wide.inputValue('#rec-name')).to.equal('api');
     expect(await wide.inputValue('#rec-values')).to.equal('203.0.113.7');
     await shots('dns-form-error', true);
@@ -272,7 +272,7 @@ eachStore('Console: a person’s day (headless Chromium)', (kind) => {
     await wide.selectOption('#mon-domain', ZONE);
     await wide.fill('#mon-interval', 'often');
     await nav(wide, wide.click('button:has-text("Create the check")'));
-    expect(await wide.locator('#err-interval_seconds').textContent()).to.match(/integer/);
+    expect(await wide.locator('#err-interval_seconds').textContent()).to.equal('must be a whole number');
     expect(await wide.inputValue('#mon-interval')).to.equal('often');
     await shots('monitor-form-error', true);
     await wide.fill('#mon-interval', '10');
