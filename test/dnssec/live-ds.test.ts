@@ -1,10 +1,11 @@
 import { expect } from 'chai';
 import { staleDs } from '../../core/dnssec/live-ds.js';
-import type { DnssecKey, DnssecKeyState } from '../../core/dnssec/dnssec-state.js';
+import type { DnssecKey, DnssecKeyState, DnssecState } from '../../core/dnssec/dnssec-state.js';
 
 /** RFC 6781 §4.1.2, RFC 7583 §3.3: a DS at the parent follows a live key of the signed zone. */
 describe('DNSSEC: which DS may still reach the parent (staleDs)', () => {
-  const key = (tag: number, state: DnssecKeyState) => ({ state, ds: `${tag} 13 2 ${'ab'.repeat(32)}` }) as unknown as DnssecKey;
+  const key = (tag: number, state: DnssecKeyState) =>
+    ({ id: `key-${tag}`, state, ds: `${tag} 13 2 ${'ab'.repeat(32)}` }) as unknown as DnssecKey;
   const ds = (tag: number) => `${tag} 13 2 ${'AB'.repeat(32)}`;
   const signed = (...keys: DnssecKey[]) => ({ status: 'signed' as const, keys });
 
@@ -25,5 +26,17 @@ describe('DNSSEC: which DS may still reach the parent (staleDs)', () => {
     expect(staleDs(signed(key(2, 'active')), [ds(7)], [])).to.equal(null);
     // Recorded before `ownDs` existed: every DS counts as ours.
     expect(staleDs(signed(key(2, 'active')), [ds(7)])).to.equal(ds(7));
+  });
+  it('the key a rollover under way retires is leaving, though still active: its DS is stale; the new key’s, once active, is not', () => {
+    const rolling = (step: string) => ({
+      status: 'rolling' as const,
+      keys: [key(1, 'active'), key(2, 'active')],
+      rollover: { oldKeyId: 'key-1', newKeyId: 'key-2', step } as unknown as NonNullable<DnssecState['rollover']>,
+    });
+    for (const step of ['prepublish', 'double_sign', 'new_dnskey', 'ds_replaced']) {
+      expect(staleDs(rolling(step), [ds(1)]), step).to.equal(ds(1));
+      expect(staleDs(rolling(step), [ds(2)]), step).to.equal(null);
+    }
+    expect(staleDs({ ...rolling('double_sign'), rollover: null }, [ds(1)])).to.equal(null);
   });
 });
