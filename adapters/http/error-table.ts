@@ -485,8 +485,10 @@ export const ERROR_TABLE: { readonly [C in ErrorCode]: ErrorEntry<C> } = {
   },
   domain_not_registered_here: {
     status: 409,
-    uk: (p) => `Домен ${s(p.domain)} зареєстровано в іншого реєстратора; тут обслуговується лише його DNS. Продовжуйте його там.`,
-    en: (p) => `The domain ${s(p.domain)} is registered at another registrar; only its DNS is hosted here. Renew it there.`,
+    uk: (p) =>
+      `Домен ${s(p.domain)} зареєстровано в іншого реєстратора; тут обслуговується лише його DNS. Продовження, сервери імен і блокування передачі змінюють там.`,
+    en: (p) =>
+      `The domain ${s(p.domain)} is registered at another registrar; only its DNS is hosted here. Its renewal, nameservers and transfer lock are changed there.`,
   },
   hosted_domain_limit_reached: {
     status: 409,

@@ -2,7 +2,7 @@ import type { RecordingDeps } from '../kernel/recording-deps.js';
 import { actorOf, type ApiKey } from '../kernel/caller.js';
 import type { Authorizer } from '../access/authorize.js';
 import { requireCapability } from '../domains/capabilities.js';
-import { viewDomain, type DomainView } from '../domains/domain.js';
+import { isHosted, viewDomain, type DomainView } from '../domains/domain.js';
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
 import { RegistryError } from '../domains/ports/registrar.port.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
@@ -33,6 +33,8 @@ export class LockTransfer {
     await this.deps.authorizer.check(key, 'domain.lock', name);
     const domain = await this.deps.domains.find(key.accountId, key.environment, name);
     if (!domain) throw new DomainError('domain_not_found', { domain: name });
+    // A domain registered elsewhere is locked at its own registrar; ours does not hold the name.
+    if (isHosted(domain)) throw new DomainError('domain_not_registered_here', { domain: name });
     const pending = await this.deps.operations.pendingOn(domain.id);
     const cancelled = pending?.kind === 'transfer_unlock' ? await this.deps.cancelOperation.cancel(pending, { kind: 'key', key }) : null;
     if (!domain.transferLock) {

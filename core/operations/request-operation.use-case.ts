@@ -83,6 +83,10 @@ export class RequestOperation {
       if (dnssecKind && hosted && (await this.deps.zones?.find(accountId, environment, name)))
         throw new DomainError(request.kind === 'dnssec_disable' ? 'dnssec_ds_at_parent' : 'dnssec_ds_hosted', { domain: name });
       if (!domain) throw new DomainError('domain_not_found', { domain: name });
+      // The delegation and the transfer lock of a domain registered elsewhere are at its registrar, not ours:
+      // refused before anything waits 24 hours only to fail at a registry that does not hold the name.
+      if (hosted && (request.kind === 'nameservers' || request.kind === 'transfer_unlock'))
+        throw new DomainError('domain_not_registered_here', { domain: name });
       const pending = await this.deps.operations.pendingOn(domain.id);
       if (pending) throw conflict(pending);
       const { params, warnings } =

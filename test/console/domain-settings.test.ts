@@ -106,4 +106,28 @@ eachStore('Console: a domain’s nameservers, transfer lock and labels', (kind) 
     expect(text(posted.text)).to.contain('Only the account’s owners ask for these changes');
     expect(await pending('domivka-demo.dev')).to.have.length(0);
   });
+
+  it('a domain registered elsewhere (hosted here): the labels only; its nameservers and lock are at its registrar, and a posted form is refused', async () => {
+    const hoster = await api.issueKey({ environment: 'test', rights: ['domain.host'], domains: ['hosted-settings.org'] });
+    const hosted = await api.call('/v1/hosted-domains', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${hoster.secret}`, 'idempotency-key': `h-${Date.now()}` },
+      json: { domain: 'hosted-settings.org' },
+    });
+    expect(hosted.status, JSON.stringify(hosted.body)).to.equal(201);
+    const p = await page('hosted-settings.org');
+    expect(p.status).to.equal(200);
+    expect(p.text).to.contain('id="settings-hosted"');
+    expect(p.text).not.to.contain('/transfer-lock/');
+    expect(p.text).not.to.contain('action="/console/domains/hosted-settings.org/nameservers"');
+    expect(p.text).to.contain('action="/console/domains/hosted-settings.org/labels"');
+    for (const action of ['transfer-lock/set', 'transfer-lock/lift']) {
+      const r = await send('hosted-settings.org', action, {});
+      expect(r.status, action).to.equal(422);
+      expect(r.text, action).to.contain('<code>domain_not_registered_here</code>');
+    }
+    const ns = await send('hosted-settings.org', 'nameservers', { nameservers: 'ns1.a.example\nns2.a.example' });
+    expect(ns.text).to.contain('<code>domain_not_registered_here</code>');
+    expect(await pending('hosted-settings.org')).to.have.length(0);
+  });
 });

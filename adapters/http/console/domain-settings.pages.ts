@@ -120,6 +120,65 @@ export const domainSettings = (uc: UseCases) => {
     const owner = personMay(r.human!.actor, 'domain.nameservers');
     const errorOf = (form: Typed['form']) => (typed?.form === form ? typed.error : null);
     const pending = d.status.includes('pendingUpdate');
+    // Registered elsewhere: its delegation and transfer lock are at its own registrar; the labels are ours.
+    const hosted = d.registrar === 'external';
+    const nameserversAndLock = html`<h3>${v.t('Сервери імен', 'Nameservers')}</h3>
+      ${errorBox(v, errorOf('nameservers'))}
+      ${postForm(
+        v,
+        `${self(d.domain)}/nameservers`,
+        html`<label for="ns-list">${v.t('Сервери імен (від 2 до 13, кожен з нового рядка)', 'Nameservers (2 to 13, one per line)')}</label>
+          <textarea
+            id="ns-list"
+            name="nameservers"
+            rows="3"
+            spellcheck="false"
+            aria-describedby="ns-hint"
+            ${errorOf('nameservers') ? html`aria-invalid="true"` : ''}
+          >
+${typed?.form === 'nameservers' ? typed.nameservers : d.nameservers.join('\n')}</textarea>
+          ${fieldError(v, errorOf('nameservers'), 'nameservers')}
+          <p class="hint" id="ns-hint">
+            ${v.t('Сервери поза нашими (ns1/ns2.domivka.net) означають, що світ перестане бачити нашу зону, щойно зміна набуде чинності.', 'Nameservers other than ours (ns1/ns2.domivka.net) mean the world stops seeing our zone once the change takes effect.')}
+          </p>
+          <div class="actions">
+            <button type="submit">${v.t('Запитати зміну серверів імен', 'Ask to change the nameservers')}</button>
+          </div>`,
+        {
+          confirm: v.t(
+            `Запитати зміну серверів імен ${d.domain}? Це операція класу 3.`,
+            `Ask to change the nameservers of ${d.domain}? This is a class 3 operation.`,
+          ),
+        },
+      )}
+      <h3>${v.t('Блокування передачі', 'Transfer lock')}</h3>
+      ${errorBox(v, errorOf('lock'))}
+      <p>
+        ${v.t('Блокування передачі', 'Transfer lock')}:
+        <strong>${d.transfer_lock ? v.t('увімкнено', 'on') : v.t('вимкнено', 'off')}</strong>.
+        ${d.transfer_lock ? v.t('Поки воно ввімкнене, домен не можна перенести до іншого реєстратора.', 'While it is on, the domain cannot move to another registrar.') : v.t('Домен можна перенести до іншого реєстратора з кодом передачі.', 'The domain can move to another registrar with its transfer code.')}
+      </p>
+      ${
+        d.transfer_lock
+          ? postForm(
+              v,
+              `${self(d.domain)}/transfer-lock/lift`,
+              html`<div class="actions">
+                <button class="danger" type="submit">${v.t('Запитати зняття блокування', 'Ask to lift the lock')}</button>
+              </div>`,
+              {
+                confirm: v.t(
+                  `Запитати зняття блокування передачі ${d.domain}? Це операція класу 3.`,
+                  `Ask to lift the transfer lock of ${d.domain}? This is a class 3 operation.`,
+                ),
+              },
+            )
+          : postForm(
+              v,
+              `${self(d.domain)}/transfer-lock/set`,
+              html`<div class="actions"><button type="submit">${v.t('Увімкнути блокування зараз', 'Lock it now')}</button></div>`,
+            )
+      }`;
     return html`<h2 id="settings">${v.t('Сервери імен, блокування передачі, мітки', 'Nameservers, transfer lock, labels')}</h2>
       <div class="card">
         ${done === 'operation-requested' ? requestedNote(v, r.query.op ?? null) : ''}
@@ -134,64 +193,13 @@ export const domainSettings = (uc: UseCases) => {
             ? html`<p class="muted">
                 ${v.t('Ці зміни запитують лише власники облікового запису (учасники — до класу 1).', 'Only the account’s owners ask for these changes (members go up to class 1).')}
               </p>`
-            : html`<h3>${v.t('Сервери імен', 'Nameservers')}</h3>
-                ${errorBox(v, errorOf('nameservers'))}
-                ${postForm(
-                  v,
-                  `${self(d.domain)}/nameservers`,
-                  html`<label for="ns-list"
-                      >${v.t('Сервери імен (від 2 до 13, кожен з нового рядка)', 'Nameservers (2 to 13, one per line)')}</label
-                    >
-                    <textarea
-                      id="ns-list"
-                      name="nameservers"
-                      rows="3"
-                      spellcheck="false"
-                      aria-describedby="ns-hint"
-                      ${errorOf('nameservers') ? html`aria-invalid="true"` : ''}
-                    >
-${typed?.form === 'nameservers' ? typed.nameservers : d.nameservers.join('\n')}</textarea>
-                    ${fieldError(v, errorOf('nameservers'), 'nameservers')}
-                    <p class="hint" id="ns-hint">
-                      ${v.t('Сервери поза нашими (ns1/ns2.domivka.net) означають, що світ перестане бачити нашу зону, щойно зміна набуде чинності.', 'Nameservers other than ours (ns1/ns2.domivka.net) mean the world stops seeing our zone once the change takes effect.')}
-                    </p>
-                    <div class="actions">
-                      <button type="submit">${v.t('Запитати зміну серверів імен', 'Ask to change the nameservers')}</button>
-                    </div>`,
-                  {
-                    confirm: v.t(
-                      `Запитати зміну серверів імен ${d.domain}? Це операція класу 3.`,
-                      `Ask to change the nameservers of ${d.domain}? This is a class 3 operation.`,
-                    ),
-                  },
-                )}
-                <h3>${v.t('Блокування передачі', 'Transfer lock')}</h3>
-                ${errorBox(v, errorOf('lock'))}
-                <p>
-                  ${v.t('Блокування передачі', 'Transfer lock')}:
-                  <strong>${d.transfer_lock ? v.t('увімкнено', 'on') : v.t('вимкнено', 'off')}</strong>.
-                  ${d.transfer_lock ? v.t('Поки воно ввімкнене, домен не можна перенести до іншого реєстратора.', 'While it is on, the domain cannot move to another registrar.') : v.t('Домен можна перенести до іншого реєстратора з кодом передачі.', 'The domain can move to another registrar with its transfer code.')}
-                </p>
-                ${
-                  d.transfer_lock
-                    ? postForm(
-                        v,
-                        `${self(d.domain)}/transfer-lock/lift`,
-                        html`<div class="actions">
-                          <button class="danger" type="submit">${v.t('Запитати зняття блокування', 'Ask to lift the lock')}</button>
-                        </div>`,
-                        {
-                          confirm: v.t(
-                            `Запитати зняття блокування передачі ${d.domain}? Це операція класу 3.`,
-                            `Ask to lift the transfer lock of ${d.domain}? This is a class 3 operation.`,
-                          ),
-                        },
-                      )
-                    : postForm(
-                        v,
-                        `${self(d.domain)}/transfer-lock/set`,
-                        html`<div class="actions"><button type="submit">${v.t('Увімкнути блокування зараз', 'Lock it now')}</button></div>`,
-                      )
+            : html`${
+                  hosted
+                    ? html`${errorBox(v, errorOf('nameservers') ?? errorOf('lock'))}
+                        <p class="muted" id="settings-hosted">
+                          ${v.t('Домен зареєстровано в іншого реєстратора: його сервери імен і блокування передачі змінюють там. Тут — лише мітки.', 'The domain is registered at another registrar: its nameservers and transfer lock are changed there. Here, the labels only.')}
+                        </p>`
+                    : nameserversAndLock
                 }
                 <h3>${v.t('Мітки', 'Labels')}</h3>
                 ${errorBox(v, errorOf('labels'))}

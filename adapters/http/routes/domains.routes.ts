@@ -207,6 +207,7 @@ export const domainRoutes = (uc: DomainsUseCases): Route[] => [
       'spend_limit_exceeded',
       'registry_failure',
       'domain_invalid',
+      'domain_reserved',
     ],
     handle: async (i) => {
       const r = await uc.registerDomain.execute(i.key, i.body, i.checkpoints);
@@ -275,7 +276,7 @@ export const domainRoutes = (uc: DomainsUseCases): Route[] => [
       properties: { nameservers: { type: 'array', minItems: 2, maxItems: 13, items: { type: 'string', minLength: 1, maxLength: 254 } } },
     },
     responses: waiting,
-    errors: [...REQUEST_ERRORS, 'nameservers_invalid'],
+    errors: [...REQUEST_ERRORS, 'nameservers_invalid', 'domain_not_registered_here'],
     handle: async (i) => {
       const op = await uc.requestOperation.execute(
         { kind: 'key', key: i.key },
@@ -296,7 +297,7 @@ export const domainRoutes = (uc: DomainsUseCases): Route[] => [
     access: { kind: 'key', right: 'domain.lock', domainParam: 'domain' },
     params: domainParam,
     responses: waiting,
-    errors: [...REQUEST_ERRORS],
+    errors: [...REQUEST_ERRORS, 'domain_not_registered_here'],
     handle: async (i) => {
       const op = await uc.requestOperation.execute({ kind: 'key', key: i.key }, { kind: 'transfer_unlock', domain: i.params.domain });
       return { status: 202, headers: location(op.id), body: op };
@@ -321,7 +322,7 @@ export const domainRoutes = (uc: DomainsUseCases): Route[] => [
         },
       },
     },
-    errors: ['domain_not_found', 'registry_failure', 'registrar_capability_missing'],
+    errors: ['domain_not_found', 'domain_not_registered_here', 'registry_failure', 'registrar_capability_missing'],
     handle: async (i) => ({ status: 200, body: await uc.lockTransfer.execute(i.key, i.params.domain) }),
   }),
   route({

@@ -22,6 +22,8 @@ const HOSTING_REFUSALS = [
   'domain_hosted_elsewhere',
   'domain_registered_here',
   'domain_parent_held_elsewhere',
+  'domain_parent_in_account',
+  'domain_reserved',
   'hosted_domain_limit_reached',
 ] as const;
 

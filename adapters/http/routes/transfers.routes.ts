@@ -78,6 +78,7 @@ const REQUEST_ERRORS = [
   'spend_limit_exceeded',
   'registrar_capability_missing',
   'domain_invalid',
+  'domain_reserved',
 ] as const;
 
 export const transferRoutes = (uc: TransfersUseCases): Route[] => [
