@@ -6,6 +6,7 @@ import { Container, type ServiceIdentifier } from 'inversify';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import { allRoutes, buildApi, keyBucketId, RateLimiter, type HttpObserver, type Route, type UseCases } from '../adapters/http/index.js';
+import { fingerprintKeyOf } from '../adapters/http/middleware/idempotency.js';
 import type { SignedDnsUseCases } from '../adapters/dns/update/signed-messages.js';
 import { completeAbandoned, type CompleterReport } from '../adapters/http/completer.js';
 import type { SqlStore } from '../adapters/sql/index.js';
@@ -190,6 +191,7 @@ export class System {
         clock: c.get(T.Clock),
         logger: this.logger,
         keyLimiter: this.keyRateLimiter(),
+        fingerprintKey: fingerprintKeyOf(this.config.keyPepper),
         ...(observer ? { observer } : {}),
         config: {
           secureCookies: this.config.secureCookies,

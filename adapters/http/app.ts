@@ -61,6 +61,8 @@ export interface HttpDeps {
   readonly keyLimiter?: RateLimiter;
   /** What the process serving the app wants of each request (shutdown, metrics); told by the outermost middleware. */
   readonly observer?: HttpObserver;
+  /** Keys the Idempotency-Key fingerprints (fingerprintKeyOf(KEY_PEPPER)): a body's secrets are never stored under a plain hash. */
+  readonly fingerprintKey?: Buffer;
 }
 
 /**
@@ -170,6 +172,7 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
   const anonLimiter = new RateLimiter(deps.config.rateLimit.anonymous);
 
   const closing = deps.observer?.closing;
+  const fingerprintKey = deps.fingerprintKey;
   const answered = deps.observer?.answered;
   // Outermost: request id, one log line per request (never headers, bodies or secrets), error mapping, and
   // the observer's part (a draining process's Connection: close, the request's duration by route).
@@ -351,7 +354,10 @@ export const createHttpApp = (routes: readonly Route[], deps: HttpDeps): Koa => 
           },
           scope,
           idemKey,
-          fingerprintOf(route.method, ctx.path, input.body),
+          {
+            keyed: fingerprintOf(route.method, ctx.path, input.body, fingerprintKey),
+            plain: fingerprintOf(route.method, ctx.path, input.body),
+          },
           (checkpoints) => route.handle(checkpoints ? { ...input, checkpoints } : input),
           replayableOf(route, input.body),
           route.phased === true,

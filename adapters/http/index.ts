@@ -86,6 +86,7 @@ export const buildApi = (
         secureCookies: deps.config.secureCookies,
         logger: deps.logger,
         clock: deps.clock,
+        ...(deps.fingerprintKey ? { fingerprintKey: deps.fingerprintKey } : {}),
       }),
     );
     return (await consolePages)(ctx, next);

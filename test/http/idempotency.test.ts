@@ -204,7 +204,21 @@ eachStore('Idempotency-Key (seed 4)', (kind) => {
     expect(await effects('h')).to.equal(1);
   });
 
-  it('an in-flight record whose process died is taken over after the lock timeout', async () => {
+  it('the stored fingerprint is keyed (HMAC under KEY_PEPPER), never a plain hash of a body that may hold a secret', async () => {
+    const k = randomUUID();
+    expect((await post('/v1/test/writes', { label: 'fp' }, k)).status).to.equal(201);
+    const { fingerprintOf, fingerprintKeyOf } = await import('../../adapters/http/middleware/idempotency.js');
+    const row = await api.system.store.knex('idempotency_keys').where({ key: k }).first();
+    expect(row.fingerprint).to.equal(
+      fingerprintOf('POST', '/v1/test/writes', { label: 'fp' }, fingerprintKeyOf(api.system.config.keyPepper)),
+    );
+    expect(row.fingerprint).not.to.equal(fingerprintOf('POST', '/v1/test/writes', { label: 'fp' }));
+    // The same request again replays; another body under the key is refused.
+    expect((await post('/v1/test/writes', { label: 'fp' }, k)).headers.get('idempotent-replayed')).to.equal('true');
+    expect((await post('/v1/test/writes', { label: 'other' }, k)).body.error.code).to.equal('idempotency_key_reused');
+  });
+
+  it('an in-flight record whose process died is taken over after the lock timeout (one stored before fingerprints were keyed too)', async () => {
     const k = randomUUID();
     const scope = `key:${secret.slice(9, 21)}`;
     const { fingerprintOf } = await import('../../adapters/http/middleware/idempotency.js');

@@ -49,6 +49,8 @@ export interface ConsoleDeps {
   readonly logger: Logger;
   /** The server's clock (the sandbox clock adds the account's offset); the wall clock when absent. */
   readonly clock?: { now(): Date };
+  /** Keys the one-send fingerprints of forms (a form may hold a password): the API's Idempotency-Key key. */
+  readonly fingerprintKey?: Buffer;
 }
 
 const cookieOf = (header: string | undefined, name: string): string | null => {
@@ -270,7 +272,15 @@ export const consoleMiddleware = (uc: UseCases, deps: ConsoleDeps): Middleware =
         const sent = typeof form._csrf === 'string' ? form._csrf : null;
         if (!sameToken(sent, view.csrf)) throw new DomainError('csrf_failed');
         // One send per drawn form (form-once.ts): a second send gets the first one's outcome.
-        if (human) claim = await claimForm(uc.consoleForms, human.session.id, ctx.path, form, () => deps.clock?.now() ?? new Date());
+        if (human)
+          claim = await claimForm(
+            uc.consoleForms,
+            human.session.id,
+            ctx.path,
+            form,
+            () => deps.clock?.now() ?? new Date(),
+            deps.fingerprintKey,
+          );
         if (claim.kind === 'replay' && 'redirect' in claim.outcome) return ctx.redirect(claim.outcome.redirect);
         if (claim.kind === 'replay' || claim.kind === 'other-content' || claim.kind === 'still-running') {
           ctx.status = claim.kind === 'replay' ? 200 : 409;

@@ -1,6 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { IdempotencyStore, IdempotencyRecord } from '../../../core/kernel/idempotency-store.port.js';
-import { canonicalJson } from '../middleware/canonical-json.js';
+import { fingerprintOf, sameRequest } from '../middleware/idempotency.js';
 
 /**
  * A form is sent once (a double click, a second tab's "send" of the same render, a retry by the browser):
@@ -42,24 +42,24 @@ export const claimForm = async (
   path: string,
   form: Readonly<Record<string, string | string[]>>,
   now: () => Date,
+  key?: Buffer,
 ): Promise<FormClaim> => {
   const id = form[FORM_FIELD];
   if (typeof id !== 'string' || !FORM_ID.test(id)) return { kind: 'none' };
   const { _csrf: _c, [FORM_FIELD]: _f, ...fields } = form;
-  const fingerprint = createHash('sha256')
-    .update(`POST ${path}\n${canonicalJson(fields)}`)
-    .digest('hex');
+  // Keyed (the form may hold a password and a code): fingerprintOf, as the API's Idempotency-Key.
+  const fingerprint = { keyed: fingerprintOf('POST', path, fields, key), plain: fingerprintOf('POST', path, fields) };
   const scope = `console:${sessionId}`.slice(0, 60);
   const token = randomBytes(16).toString('hex');
   for (let waited = 0; ; waited += 100) {
-    const c = await store.claim(scope, id, fingerprint, now(), token);
+    const c = await store.claim(scope, id, fingerprint.keyed, now(), token);
     if (c.outcome === 'claimed')
       return {
         kind: 'claimed',
         done: (outcome, status) => store.complete(scope, id, token, { status, body: outcome, headers: {} }),
         undo: () => store.release(scope, id, token),
       };
-    if (c.record.fingerprint !== fingerprint) return { kind: 'other-content' };
+    if (!sameRequest(c.record.fingerprint, fingerprint)) return { kind: 'other-content' };
     const outcome = outcomeOf(c.record);
     if (outcome) return { kind: 'replay', outcome };
     if (waited >= WAIT_MS) return { kind: 'still-running' };

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, createHmac, randomUUID } from 'node:crypto';
 import type { Clock } from '../../../core/kernel/clock.port.js';
 import { DomainError, isDomainError } from '../../../core/kernel/errors.js';
 import {
@@ -38,10 +38,27 @@ export interface IdempotencyDeps {
   readonly lockTimeoutMs?: number;
 }
 
-export const fingerprintOf = (method: string, path: string, body: unknown): string =>
-  createHash('sha256')
-    .update(`${method} ${path}\n${canonicalJson(body)}`)
-    .digest('hex');
+/**
+ * A request's fingerprint: method, path and canonical body, as an HMAC-SHA-256 under `key` (derived from
+ * KEY_PEPPER: fingerprintKeyOf). The body may hold a secret (a transfer's auth code, a password and a code
+ * on a session write): a plain hash of it, stored 24 hours, could be guessed offline for a short secret.
+ * Without a key (tests of the middleware alone): the plain SHA-256 that was kept before keys, which
+ * `sameRequest` still accepts for records stored then.
+ */
+export const fingerprintOf = (method: string, path: string, body: unknown, key?: Buffer): string => {
+  const text = `${method} ${path}\n${canonicalJson(body)}`;
+  return (key ? createHmac('sha256', key) : createHash('sha256')).update(text).digest('hex');
+};
+
+/** The fingerprint key: a purpose of its own under KEY_PEPPER (the pepper itself keys the API keys' hashes). */
+export const fingerprintKeyOf = (pepper: Buffer): Buffer => createHmac('sha256', pepper).update('domivka/idempotency-fingerprint').digest();
+
+/**
+ * Whether a stored fingerprint is this request's: keyed, or the plain hash of a record stored before the
+ * fingerprints were keyed (within the 24 hours a record lives), so a retry across that upgrade is still the same.
+ */
+export const sameRequest = (stored: string, fingerprint: { readonly keyed: string; readonly plain: string }): boolean =>
+  stored === fingerprint.keyed || stored === fingerprint.plain;
 
 /** Which outcomes are kept (DESIGN): successes and business errors (e.g. domain_taken) are; 401, 403,
  * 409 in flight, 422 schema violations, 429 and server faults are not, so the client may retry. */
@@ -80,7 +97,8 @@ export const runIdempotent = async (
   deps: IdempotencyDeps,
   scope: string,
   key: string,
-  fingerprint: string,
+  /** This request's fingerprint; with `plain`, a record stored before fingerprints were keyed matches too. */
+  fingerprint: string | { readonly keyed: string; readonly plain: string },
   run: (checkpoints: Checkpoints | null) => Promise<Reply>,
   replayable: (reply: Reply) => Reply = (r) => r,
   phased = false,
@@ -89,7 +107,8 @@ export const runIdempotent = async (
 ): Promise<Reply & { replayed?: boolean }> => {
   const now = deps.clock.now();
   const token = randomUUID();
-  const claimIt = () => deps.store.claim(scope, key, fingerprint, now, token, phased ? request : undefined);
+  const fp = typeof fingerprint === 'string' ? { keyed: fingerprint, plain: fingerprint } : fingerprint;
+  const claimIt = () => deps.store.claim(scope, key, fp.keyed, now, token, phased ? request : undefined);
   let claim: { outcome: 'claimed' | 'existing'; record: IdempotencyRecord } = await claimIt();
   if (claim.outcome === 'existing' && now.getTime() - claim.record.createdAt.getTime() > IDEMPOTENCY_RETENTION_MS) {
     // Past retention the key is forgotten: reuse it as new.
@@ -98,7 +117,7 @@ export const runIdempotent = async (
   }
   if (claim.outcome === 'existing') {
     const rec: IdempotencyRecord = claim.record;
-    if (rec.fingerprint !== fingerprint) throw new DomainError('idempotency_key_reused');
+    if (!sameRequest(rec.fingerprint, fp)) throw new DomainError('idempotency_key_reused');
     if (rec.response) {
       return { status: rec.response.status, body: rec.response.body, headers: { ...rec.response.headers }, replayed: true };
     }
