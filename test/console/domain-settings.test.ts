@@ -130,4 +130,22 @@ eachStore('Console: a domain’s nameservers, transfer lock and labels', (kind) 
     expect(ns.text).to.contain('<code>domain_not_registered_here</code>');
     expect(await pending('hosted-settings.org')).to.have.length(0);
   });
+
+  it('a class 3 request with the last sign-in older than 5 minutes asks to sign in again first, carrying the form; nothing is requested', async () => {
+    const c = await api.signIn();
+    const csrf = hiddenField((await page('domivka-blog.kyiv.ua', c)).text, '_csrf')!;
+    await api.system.store.knex('sessions').update({ authenticated_at: new Date(Date.now() - 10 * 60_000).toISOString() });
+    const before = (await pending('domivka-blog.kyiv.ua')).length;
+    for (const [action, form] of [
+      ['nameservers', { nameservers: 'ns1.later.example\nns2.later.example' }],
+      ['labels', { labels: 'blog, later' }],
+      ['transfer-lock/lift', {}],
+    ] as const) {
+      const r = await http().post(`/console/domains/domivka-blog.kyiv.ua/${action}`, c, { _csrf: csrf, ...form }, 'en');
+      expect(r.status, action).to.equal(200);
+      expect(r.text, action).to.contain('<h1>Sign in again</h1>');
+      expect(r.text, action).to.contain(`name="_resume_action" value="/console/domains/domivka-blog.kyiv.ua/${action}"`);
+    }
+    expect(await pending('domivka-blog.kyiv.ua')).to.have.length(before);
+  });
 });
