@@ -182,8 +182,11 @@ export class SqlStore {
   private async migrateHoldingTurn(source: ReturnType<typeof migrationSourceFor>): Promise<void> {
     const [, pending] = (await this.knex.migrate.list({ migrationSource: source })) as [unknown[], unknown[]];
     if (pending.length === 0) return;
+    // `list` made the table and its row — and every process that made it at once may have added one (knex looks
+    // for a row, then inserts): with two rows knex reads the table as locked for good. One row is kept.
+    await this.knex('knex_migrations_lock').whereNot('index', this.knex('knex_migrations_lock').min('index')).del();
     // One statement (knex's forceFreeMigrationsLock deletes the row, then inserts one: another process could
-    // add its own row between the two, and two rows read as locked). `list` made the table and its row.
+    // add its own row between the two).
     await this.knex('knex_migrations_lock').update({ is_locked: 0 });
     await this.knex.migrate.latest({ migrationSource: source });
   }

@@ -160,6 +160,26 @@ eachStore('Migrations: processes starting at once, and a batch cut by a kill', (
     }
   });
 
+  it("knex's lock table given two rows by processes that made it at once is brought back to one, and the next start migrates", async () => {
+    const fresh = await kind.fresh();
+    const store = new SqlStore(fresh.connection);
+    try {
+      await store.migrate();
+      await store.knex.migrate.down({ migrationSource: migrationSourceFor(store.engine), name: LAST });
+      // What two processes listing a new store at once can leave: each added the table's row.
+      await store.knex('knex_migrations_lock').insert({ is_locked: 0 });
+      expect(await store.knex('knex_migrations_lock').select('is_locked')).to.have.length(2);
+      await store.migrate(3_000);
+      expect(await pendingOf(store)).to.deep.equal([]);
+      expect(
+        (await store.knex('knex_migrations_lock').select('is_locked')).map((r: { is_locked: number }) => Number(r.is_locked)),
+      ).to.deep.equal([0]);
+    } finally {
+      await store.close();
+      await fresh.drop();
+    }
+  });
+
   if (kind.engine === 'postgres')
     it('Postgres: an index build the kill cut short (INVALID) is built again by the next start, not kept', async () => {
       const fresh = await kind.fresh();
