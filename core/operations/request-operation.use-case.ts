@@ -30,6 +30,10 @@ import type { OperationRepository } from './ports/operation-repository.port.js';
 import type { ZoneRepository } from '../dns/ports/zone-repository.port.js';
 import type { DnssecRepository } from '../dnssec/ports/dnssec-repository.port.js';
 import { parseDs, presentDnskey } from '../dnssec/foreign-keys.js';
+import type { Checkpoints } from '../kernel/checkpoints.port.js';
+
+/** The recovery point of a request made through a phased route: the operation it recorded. */
+const REQUESTED = 'operation_requested';
 
 export type OperationRequest =
   | { readonly kind: 'nameservers'; readonly domain: string; readonly nameservers: readonly string[] }
@@ -67,62 +71,87 @@ export interface RequestOperationDeps {
 export class RequestOperation {
   constructor(private readonly deps: RequestOperationDeps) {}
 
-  async execute(actor: OperationActor, request: OperationRequest): Promise<OperationView> {
+  /**
+   * With `checkpoints` (a phased route: the registry is asked outside any transaction), the operation is
+   * recorded in one phase with its recovery point, and a retry of the same request after a crash between
+   * that commit and the stored answer answers the operation it recorded instead of operation_pending.
+   */
+  async execute(actor: OperationActor, request: OperationRequest, checkpoints: Checkpoints | null = null): Promise<OperationView> {
     const name = normalizeDomain(request.domain);
     const accountId = accountOf(actor);
+    if (checkpoints?.last?.point === REQUESTED) {
+      const recorded = await this.deps.operations.find(accountId, String(checkpoints.last.data.operation_id));
+      if (recorded) return viewOperation(recorded);
+    }
     const environment: Environment = actor.kind === 'key' ? actor.key.environment : (actor.environment ?? 'test');
     await this.deps.access.mayRequest(actor, request.kind, name);
     // Read before the transaction: a registry round trip must not hold a database connection.
     const registryDs =
       request.kind === 'nameservers' || request.kind === 'dnssec_disable' ? await this.registryDs(environment, name) : null;
-    return this.deps.uow.transaction(async () => {
-      const domain = await this.deps.domains.find(accountId, environment, name);
-      const dnssecKind = request.kind === 'dnssec_ds_publish' || request.kind === 'dnssec_disable' || request.kind === 'dnssec_ds_remove';
-      // A zone we host for a domain registered elsewhere: its DS is for the person to give their registrar.
-      const hosted = !domain || (domain as { registrar?: string }).registrar === 'external';
-      if (dnssecKind && hosted && (await this.deps.zones?.find(accountId, environment, name)))
-        throw new DomainError(request.kind === 'dnssec_disable' ? 'dnssec_ds_at_parent' : 'dnssec_ds_hosted', { domain: name });
-      if (!domain) throw new DomainError('domain_not_found', { domain: name });
-      // The delegation and the transfer lock of a domain registered elsewhere are at its registrar, not ours:
-      // refused before anything waits 24 hours only to fail at a registry that does not hold the name.
-      if (hosted && (request.kind === 'nameservers' || request.kind === 'transfer_unlock'))
-        throw new DomainError('domain_not_registered_here', { domain: name });
-      const pending = await this.deps.operations.pendingOn(domain.id);
-      if (pending) throw conflict(pending);
-      const { params, warnings } =
-        request.kind === 'dnssec_ds_publish' || request.kind === 'dnssec_disable' || request.kind === 'dnssec_ds_remove'
-          ? await this.dnssecEffect(domain, request, environment, registryDs)
-          : request.kind === 'dnssec_foreign_key_remove'
-            ? await this.foreignKeyEffect(domain, request.keyTag, environment)
-            : await this.withDnssecWarning(domain, environment, this.effectOf(domain, request), registryDs);
-      const now = await this.deps.time.now(accountId, environment);
-      const op: Operation = {
-        id: `op_${this.deps.random.id()}`,
-        accountId,
-        environment,
-        domainId: domain.id,
-        domain: name,
-        kind: request.kind,
-        status: 'pending',
-        params,
-        warnings,
-        requestedBy: partyOf(actor),
-        confirmations: [],
-        createdAt: now,
-        activatesAt: new Date(now.getTime() + ACTIVATION_DELAY_MS),
-        resolvedAt: null,
-        cancelledBy: null,
-        failureReason: null,
-      };
-      if (!(await this.deps.operations.insert(op))) {
-        // Another request on this domain committed between our check and our insert.
-        const winner = await this.deps.operations.pendingOn(domain.id);
-        throw winner ? conflict(winner) : new DomainError('operation_pending', { domain: name, operation_id: '' });
-      }
-      await this.deps.domains.update({ ...domain, status: withPendingUpdate(domain.status) });
-      await this.deps.log.record(op, 'pending', actor.kind === 'key' ? actorOf(actor.key) : `person:${actor.personId}`);
-      return viewOperation(op);
+    if (!checkpoints) return this.deps.uow.transaction(() => this.record(actor, request, name, accountId, environment, registryDs));
+    const made: { view?: OperationView } = {};
+    await checkpoints.reach(REQUESTED, async () => {
+      made.view = await this.record(actor, request, name, accountId, environment, registryDs);
+      return { operation_id: made.view.id };
     });
+    return made.view!;
+  }
+
+  /** Checks the request against the domain as it is now and records the pending operation (one transaction). */
+  private async record(
+    actor: OperationActor,
+    request: OperationRequest,
+    name: string,
+    accountId: string,
+    environment: Environment,
+    registryDs: readonly DsRecord[] | null,
+  ): Promise<OperationView> {
+    const domain = await this.deps.domains.find(accountId, environment, name);
+    const dnssecKind = request.kind === 'dnssec_ds_publish' || request.kind === 'dnssec_disable' || request.kind === 'dnssec_ds_remove';
+    // A zone we host for a domain registered elsewhere: its DS is for the person to give their registrar.
+    const hosted = !domain || (domain as { registrar?: string }).registrar === 'external';
+    if (dnssecKind && hosted && (await this.deps.zones?.find(accountId, environment, name)))
+      throw new DomainError(request.kind === 'dnssec_disable' ? 'dnssec_ds_at_parent' : 'dnssec_ds_hosted', { domain: name });
+    if (!domain) throw new DomainError('domain_not_found', { domain: name });
+    // The delegation and the transfer lock of a domain registered elsewhere are at its registrar, not ours:
+    // refused before anything waits 24 hours only to fail at a registry that does not hold the name.
+    if (hosted && (request.kind === 'nameservers' || request.kind === 'transfer_unlock'))
+      throw new DomainError('domain_not_registered_here', { domain: name });
+    const pending = await this.deps.operations.pendingOn(domain.id);
+    if (pending) throw conflict(pending);
+    const { params, warnings } =
+      request.kind === 'dnssec_ds_publish' || request.kind === 'dnssec_disable' || request.kind === 'dnssec_ds_remove'
+        ? await this.dnssecEffect(domain, request, environment, registryDs)
+        : request.kind === 'dnssec_foreign_key_remove'
+          ? await this.foreignKeyEffect(domain, request.keyTag, environment)
+          : await this.withDnssecWarning(domain, environment, this.effectOf(domain, request), registryDs);
+    const now = await this.deps.time.now(accountId, environment);
+    const op: Operation = {
+      id: `op_${this.deps.random.id()}`,
+      accountId,
+      environment,
+      domainId: domain.id,
+      domain: name,
+      kind: request.kind,
+      status: 'pending',
+      params,
+      warnings,
+      requestedBy: partyOf(actor),
+      confirmations: [],
+      createdAt: now,
+      activatesAt: new Date(now.getTime() + ACTIVATION_DELAY_MS),
+      resolvedAt: null,
+      cancelledBy: null,
+      failureReason: null,
+    };
+    if (!(await this.deps.operations.insert(op))) {
+      // Another request on this domain committed between our check and our insert.
+      const winner = await this.deps.operations.pendingOn(domain.id);
+      throw winner ? conflict(winner) : new DomainError('operation_pending', { domain: name, operation_id: '' });
+    }
+    await this.deps.domains.update({ ...domain, status: withPendingUpdate(domain.status) });
+    await this.deps.log.record(op, 'pending', actor.kind === 'key' ? actorOf(actor.key) : `person:${actor.personId}`);
+    return viewOperation(op);
   }
 
   /**

@@ -7,6 +7,7 @@ import { isHosted } from '../domains/domain.js';
 import type { DomainRepository } from '../domains/ports/domain-repository.port.js';
 import type { RegistrarEnvironments } from '../domains/ports/registrar.port.js';
 import type { ApiKey } from '../kernel/caller.js';
+import type { Checkpoints } from '../kernel/checkpoints.port.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
 import { DomainError } from '../kernel/errors.js';
 import type { OperationView } from './operation.js';
@@ -38,12 +39,22 @@ export interface SwitchOffDnssecDeps {
  * dnssec_ds_publish_pending rather than cancelling it: it may be another owner's request, waiting for a
  * confirmation, and the person switching off decides about it in the open (cancel it, or let it take effect
  * and then switch off the safe way). Activation checks again anyway (a race between the two).
+ *
+ * The registry is asked before any transaction (the route is phased), so a slow registry holds no database
+ * lock; what it answered is judged again under the zone's lock (DisableDnssec) or in the request's phase.
  */
 export class SwitchOffDnssec {
   constructor(private readonly deps: SwitchOffDnssecDeps) {}
 
-  async execute(key: ApiKey, domainInput: string): Promise<{ off: DnssecView } | { operation: OperationView }> {
+  async execute(
+    key: ApiKey,
+    domainInput: string,
+    checkpoints: Checkpoints | null = null,
+  ): Promise<{ off: DnssecView } | { operation: OperationView }> {
     const domain = normalizeDomain(domainInput);
+    // A retry of a request that recorded its operation before its answer was stored: that operation.
+    if (checkpoints?.last)
+      return { operation: await this.deps.request.execute({ kind: 'key', key }, { kind: 'dnssec_disable', domain }, checkpoints) };
     const zone = await this.deps.zones.find(key.accountId, key.environment, domain);
     const state = zone ? await this.deps.dnssec.find(zone.id) : null;
     const registrars = this.deps.registrars;
@@ -57,6 +68,6 @@ export class SwitchOffDnssec {
       return { off: held === null || off.enabled ? off : withParentDs(off, null, held) };
     }
     if (!registered || isHosted(registered)) throw new DomainError('dnssec_ds_at_parent', { domain });
-    return { operation: await this.deps.request.execute({ kind: 'key', key }, { kind: 'dnssec_disable', domain }) };
+    return { operation: await this.deps.request.execute({ kind: 'key', key }, { kind: 'dnssec_disable', domain }, checkpoints) };
   }
 }

@@ -13,6 +13,7 @@ import type { OperationLog } from '../../core/operations/operation-log.js';
 import type { OperationRepository } from '../../core/operations/ports/operation-repository.port.js';
 import { RequestOperation, type OperationRequest } from '../../core/operations/request-operation.use-case.js';
 import { refusalText } from '../support/refusal.js';
+import type { Checkpoint, Checkpoints } from '../../core/kernel/checkpoints.port.js';
 
 /**
  * RequestOperation's own rules, on in-memory ports (issue 20: the HTTP suites reach them without asserting
@@ -59,6 +60,7 @@ const setup = (
         inserted.push(op);
         return !race;
       },
+      find: async (accountId: string, id: string) => inserted.find((o) => o.accountId === accountId && o.id === id) ?? null,
     } as unknown as OperationRepository,
     access: { mayRequest: async () => {} } as unknown as OperationAccess,
     log: {
@@ -142,6 +144,30 @@ describe('RequestOperation: the rules of each kind (issue 20)', () => {
     expect(await refusal(setup(hosted, {}).use.execute(owner, { kind: 'dnssec_disable', domain: 'x.ua' }))).to.equal(
       'dnssec_ds_at_parent {"domain":"x.ua"}',
     );
+  });
+
+  it('through a phased route: recorded in one phase with its recovery point; a retry after that phase answers the same operation and records nothing', async () => {
+    const { use, inserted } = setup(domain());
+    const reached: Array<[string, unknown]> = [];
+    const phased = (last: Checkpoint | null): Checkpoints => ({
+      last,
+      reach: async (point, fn) => {
+        const data = await fn();
+        reached.push([point, data]);
+        return data;
+      },
+    });
+    const first = await use.execute(owner, { kind: 'transfer_unlock', domain: 'x.ua' }, phased(null));
+    expect(reached).to.deep.equal([['operation_requested', { operation_id: first.id }]]);
+    // The answer was lost with the process; the retry finds the point and the operation it names.
+    const again = await use.execute(
+      owner,
+      { kind: 'transfer_unlock', domain: 'x.ua' },
+      phased({ point: 'operation_requested', data: { operation_id: first.id } }),
+    );
+    expect(again).to.deep.equal(first);
+    expect(inserted).to.have.length(1);
+    expect(reached).to.have.length(1);
   });
 
   it('a person without an environment acts in test', async () => {

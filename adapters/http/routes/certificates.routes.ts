@@ -157,6 +157,7 @@ export const certificateRoutes = (uc: CertificatesUseCases): Route[] => [
     path: '/v1/certificates/{id}/revoke',
     tag: 'Certificates',
     writes: true,
+    phased: true,
     summary: 'Revoke an issued certificate at its CA (cert.issue)',
     access: { kind: 'key', rightsOfRecord: ['cert.issue'] },
     params: idParam,

@@ -293,6 +293,7 @@ export const dnssecRoutes = (uc: DnssecUseCases): Route[] => [
     path: '/v1/domains/{domain}/dnssec',
     tag: 'DNS',
     writes: true,
+    phased: true,
     summary: 'Stop signing (dns.dnssec, class 3): at once while the parent holds no DS, else the class 3 operation dnssec_disable',
     description:
       'While the parent holds none of our DS (as the registry tells): unsigned at once (200), unless a DS publication (dnssec_ds_publish) is pending: 409 `dnssec_ds_publish_pending`, cancel it first. With our DS at the parent: 202 and the class 3 operation `dnssec_disable`; when it takes effect the registry removes the DS, the zone stays signed (`disabling`) until the DS TTL has passed, then it is served unsigned. A hosted domain whose parent holds the DS: 409 `dnssec_ds_at_parent` (remove it at your registrar first).',
@@ -312,7 +313,7 @@ export const dnssecRoutes = (uc: DnssecUseCases): Route[] => [
       'zone_busy',
     ],
     handle: async (i) => {
-      const r = await uc.switchOffDnssec.execute(i.key, i.params.domain);
+      const r = await uc.switchOffDnssec.execute(i.key, i.params.domain, i.checkpoints);
       if ('off' in r) return { status: 200, body: r.off };
       return { status: 202, headers: { Location: `/v1/operations/${r.operation.id}` }, body: r.operation };
     },

@@ -264,6 +264,7 @@ export const domainRoutes = (uc: DomainsUseCases): Route[] => [
     path: '/v1/domains/{domain}/nameservers',
     tag: 'Operations',
     writes: true,
+    phased: true,
     summary: "Change the domain's nameservers (domain.nameservers, class 3): 202, waits for a second owner or 24 hours",
     description:
       'Our zone is kept and its apex NS follows the new delegation. Nameservers outside ours are flagged in `warnings` (`nameservers_outside`): the world stops seeing our zone once the change takes effect.',
@@ -281,6 +282,7 @@ export const domainRoutes = (uc: DomainsUseCases): Route[] => [
       const op = await uc.requestOperation.execute(
         { kind: 'key', key: i.key },
         { kind: 'nameservers', domain: i.params.domain, nameservers: i.body.nameservers },
+        i.checkpoints,
       );
       return { status: 202, headers: location(op.id), body: op };
     },
@@ -356,6 +358,7 @@ export const domainRoutes = (uc: DomainsUseCases): Route[] => [
     path: '/v1/account/domains/{domain}/transfer-code',
     tag: TAG,
     writes: true,
+    phased: true,
     summary: 'Reveal the transfer (auth) code of a domain (owners, signed in again within 5 minutes; every owner is told)',
     access: { kind: 'human', session: true, console: '/console/domains' },
     params: domainParam,
@@ -380,6 +383,7 @@ export const domainRoutes = (uc: DomainsUseCases): Route[] => [
     path: '/v1/account/domains/{domain}/registrant',
     tag: TAG,
     writes: true,
+    phased: true,
     summary: 'Change the registrant (domain holder) through the registrar (owners, signed in again)',
     access: { kind: 'human', session: true, console: '/console/domains' },
     params: domainParam,

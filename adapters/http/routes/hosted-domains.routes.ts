@@ -57,6 +57,7 @@ export const hostedDomainRoutes = (uc: HostedDomainsUseCases): Route[] => [
     path: '/v1/domains/{domain}/hosting/verify',
     tag: 'Domains',
     writes: true,
+    phased: true,
     summary: "Check a hosted domain's delegation and TXT proof now (domain.host)",
     description:
       'Asks the DNS from the root down where the domain is delegated. Pending → active when the delegated nameservers that are not ours serve the TXT value, or when the domain is delegated to ours after this claim saw that proof on the previous ones. Anything else sets `hosting.problem`.',

@@ -1,0 +1,161 @@
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import type { Registrar } from '../../core/domains/ports/registrar.port.js';
+import { eachStore } from '../support/stores.js';
+import { bearer, startApi, type TestApi } from '../support/system.js';
+
+/**
+ * A write that asks the registry holds no database transaction while it waits for the answer (route.ts:
+ * `phased`). On SQLite a transaction holds the one write lock of every process, so a registry that
+ * answers slowly (an EPP command may wait its whole timeout) would stop every other write of the service:
+ * plan applies, sign-ins, webhooks. Here the registry's answer is held back until another write, to
+ * another domain, has been answered; with the request's transaction held around the registry call that
+ * write would wait for the registry (SQLite: the lock) and this test fails.
+ */
+const GATED = ['dsRecords', 'cancelTransfer', 'rejectTransfer', 'transferCode', 'changeRegistrant'] as const;
+type Gated = (typeof GATED)[number];
+const LIMITS = { cidr: '127.0.0.0/8', spend_limit: { amount: 5_000_000, currency: 'UAH' } };
+
+eachStore('Registry calls outside the request transaction', (kind) => {
+  let api: TestApi;
+  let key: { id: string; secret: string };
+  let clockKey: string;
+  /** The registrar method held back, and what lets it go on once the other write was answered. */
+  let gate: { method: Gated; entered: () => void; release: Promise<void> } | null = null;
+
+  before(async () => {
+    api = await startApi(kind, {
+      wrapSandbox: (a) => ({
+        ...a,
+        registrar: new Proxy(a.registrar, {
+          get(target, prop, receiver) {
+            const v = Reflect.get(target, prop, receiver) as unknown;
+            if (typeof v !== 'function') return v;
+            return async (...args: unknown[]) => {
+              const held = gate;
+              if (held && held.method === prop) {
+                gate = null;
+                held.entered();
+                await held.release;
+              }
+              return (v as (...x: unknown[]) => unknown).apply(target, args);
+            };
+          },
+        }) as Registrar,
+      }),
+    });
+    key = await api.issueKey({
+      environment: 'test',
+      rights: ['domain.register', 'domain.renew', 'domain.read', 'domain.lock', 'domain.nameservers', 'dns.dnssec', 'dns.read'],
+      domains: ['domivka-demo.com.ua', 'domivka-demo.dev', 'domivka-blog.kyiv.ua', 'transfer-outside-tx.com.ua'],
+      conditions: LIMITS,
+    });
+    clockKey = (await api.issueKey({ environment: 'test', rights: ['sandbox.clock'] })).secret;
+  });
+  after(async () => api?.close());
+
+  const keyed = (method: string, path: string, json?: unknown, secret = key.secret) =>
+    api.call(path, { method, headers: { ...bearer(secret), 'idempotency-key': randomUUID() }, ...(json !== undefined ? { json } : {}) });
+
+  /**
+   * Runs `request` with `method` of the registrar held back; once the registrar is asked, another write
+   * (auto-renew of another domain) must be answered before the registry answers. Returns the request's answer.
+   */
+  const whileRegistryWaits = async (method: Gated, request: () => Promise<{ status: number; body: any }>) => {
+    let entered!: () => void;
+    const asked = new Promise<void>((r) => (entered = r));
+    let release!: () => void;
+    gate = { method, entered, release: new Promise<void>((r) => (release = r)) };
+    const pending = request();
+    // Deadlock detection, not a speed target: released after 20 s, so a failing run ends.
+    const unstick = setTimeout(release, 20_000);
+    try {
+      const first = await Promise.race([asked.then(() => 'asked' as const), pending.then((r) => r)]);
+      expect(first, `the registrar's ${method} was asked`).to.equal('asked');
+      const other = await Promise.race([
+        keyed('PATCH', '/v1/domains/domivka-blog.kyiv.ua', { auto_renew: false }).then((r) => ({ ...r, during: true })),
+        pending.then(() => ({ status: 0, body: null, during: false })),
+      ]);
+      expect(other.during, 'another write was answered while the registry had not answered').to.equal(true);
+      expect(other.status, JSON.stringify(other.body)).to.equal(200);
+    } finally {
+      clearTimeout(unstick);
+      release();
+      gate = null;
+    }
+    return pending;
+  };
+
+  it('switching DNSSEC off reads the parent DS outside the transaction', async () => {
+    const r = await whileRegistryWaits('dsRecords', () => keyed('DELETE', '/v1/domains/domivka-demo.dev/dnssec'));
+    expect(r.status, JSON.stringify(r.body)).to.equal(200);
+    expect(r.body.enabled).to.equal(false);
+  });
+
+  it('a nameserver change reads the DS at the registry outside the transaction, and is recorded once', async () => {
+    const r = await whileRegistryWaits('dsRecords', () =>
+      keyed('PUT', '/v1/domains/domivka-demo.com.ua/nameservers', { nameservers: ['ns1.example.net', 'ns2.example.net'] }),
+    );
+    expect(r.status, JSON.stringify(r.body)).to.equal(202);
+    expect(r.body).to.include({ kind: 'nameservers', status: 'pending' });
+    const ops = await api.system.store.knex('operations').where({ domain: 'domivka-demo.com.ua' });
+    expect(ops).to.have.length(1);
+  });
+
+  it('cancelling a transfer in asks the registry outside the transaction', async () => {
+    const t = await keyed('POST', '/v1/domains/transfer-outside-tx.com.ua/transfers', { auth_code: 'sandbox-auth-ok', years: 1 });
+    expect(t.status, JSON.stringify(t.body)).to.equal(202);
+    const r = await whileRegistryWaits('cancelTransfer', () =>
+      keyed('POST', `/v1/domains/transfer-outside-tx.com.ua/transfers/${t.body.id}/cancel`, {}),
+    );
+    expect(r.status, JSON.stringify(r.body)).to.equal(200);
+    expect(r.body.status).to.equal('cancelled');
+  });
+
+  describe('an owner in the console', () => {
+    let cookie: string;
+    before(async () => {
+      cookie = await api.signIn();
+    });
+    const asOwner = (method: string, path: string, json: unknown) =>
+      api.call(path, { method, headers: { cookie, 'idempotency-key': randomUUID() }, json });
+
+    it('revealing the transfer code asks the registry outside the transaction', async () => {
+      const r = await whileRegistryWaits('transferCode', () =>
+        asOwner('POST', '/v1/account/domains/domivka-demo.com.ua/transfer-code', { environment: 'test' }),
+      );
+      expect(r.status, JSON.stringify(r.body)).to.equal(200);
+      expect(r.body.transfer_code).to.be.a('string').and.not.equal('');
+    });
+
+    it('changing the registrant asks the registry outside the transaction', async () => {
+      const registrant = {
+        name: 'Олена Коваль',
+        organization: null,
+        email: 'olena@example.com.ua',
+        phone: '+380.441234567',
+        address: { street: ['вул. Хрещатик, 1'], city: 'Київ', postal_code: '01001', country_code: 'UA' },
+      };
+      const r = await whileRegistryWaits('changeRegistrant', () =>
+        asOwner('PUT', '/v1/account/domains/domivka-demo.dev/registrant', { environment: 'test', registrant }),
+      );
+      expect(r.status, JSON.stringify(r.body)).to.equal(200);
+      expect((await api.system.store.sandboxRegistry.find('domivka-demo.dev'))!.registrant!.name).to.equal('Олена Коваль');
+    });
+  });
+
+  it('rejecting a transfer out asks the registry outside the transaction', async () => {
+    // The transfer in above, cancelled; a second one completes after the losing side's 5 days, unlocked.
+    const t = await keyed('POST', '/v1/domains/transfer-outside-tx.com.ua/transfers', { auth_code: 'sandbox-auth-ok', years: 1 });
+    expect(t.status, JSON.stringify(t.body)).to.equal(202);
+    const moved = await keyed('POST', '/v1/sandbox/clock', { advance: 'P5D' }, clockKey);
+    expect(moved.status, JSON.stringify(moved.body)).to.equal(200);
+    const out = await keyed('POST', '/v1/sandbox/transfer-out', { domain: 'transfer-outside-tx.com.ua' });
+    expect(out.status, JSON.stringify(out.body)).to.equal(202);
+    const r = await whileRegistryWaits('rejectTransfer', () =>
+      keyed('POST', '/v1/domains/transfer-outside-tx.com.ua/transfer-out/reject', {}),
+    );
+    expect(r.status, JSON.stringify(r.body)).to.equal(200);
+    expect(r.body.status).to.equal('rejected');
+  });
+});
