@@ -12,8 +12,7 @@ import { bearer, startApi, type TestApi } from '../support/system.js';
  * another domain, has been answered; with the request's transaction held around the registry call that
  * write would wait for the registry (SQLite: the lock) and this test fails.
  */
-const GATED = ['dsRecords', 'cancelTransfer', 'rejectTransfer', 'transferCode', 'changeRegistrant'] as const;
-type Gated = (typeof GATED)[number];
+type Gated = 'dsRecords' | 'cancelTransfer' | 'rejectTransfer' | 'transferCode' | 'changeRegistrant';
 const LIMITS = { cidr: '127.0.0.0/8', spend_limit: { amount: 5_000_000, currency: 'UAH' } };
 
 eachStore('Registry calls outside the request transaction', (kind) => {

@@ -129,7 +129,7 @@ describe('npm start with DNS_WORKERS=2', function () {
       return victim.inodes.every((inode) => !open.has(inode));
     };
     while (!gone() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    expect(gone(), 'the killed worker\'s socket closed').to.equal(true);
+    expect(gone(), "the killed worker's socket closed").to.equal(true);
     expect(await burst(dnsPort, 'domivka-demo.com.ua', 300), 'answered while one worker is dead').to.equal(300);
     // The cluster restarts it (after 1 s: it had run under a minute); it binds again once it has loaded every zone.
     const back = Date.now() + 30_000;
