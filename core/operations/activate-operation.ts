@@ -199,7 +199,8 @@ export class ActivateOperation {
 
   /**
    * The registry took the DS records: when one of them is our active key's, the zone is secure (validators
-   * now check its signatures); another operator's alone changes nothing of ours.
+   * now check its signatures); another operator's alone changes nothing of ours. During a rollover the
+   * parent holds our DS from now on, and the status stays "rolling" until its last step.
    */
   private async parentHoldsDs(op: Operation): Promise<void> {
     // Under the zone's lock: the state read is the one saved back (a foreign key added meanwhile stays).
@@ -209,7 +210,8 @@ export class ActivateOperation {
     if (!state) return;
     const published = new Set((op.params.ds ?? []).map((d) => d.toUpperCase()));
     if (!state.keys.some((k) => k.state === 'active' && published.has(k.ds.toUpperCase()))) return;
-    await this.deps.dnssec!.save({ ...state, status: 'secure', dsAtParent: true });
+    // A rollover under way stays "rolling" (its steps now swap the DS at the registry); it ends secure.
+    await this.deps.dnssec!.save({ ...state, status: state.rollover ? state.status : 'secure', dsAtParent: true });
   }
 
   /**

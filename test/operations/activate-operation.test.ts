@@ -284,6 +284,18 @@ describe('ActivateOperation: applying a class 3 operation (issue 20)', () => {
       expect(other.saved).to.deep.equal([]);
     });
 
+    it('the DS published while a rollover is under way: the parent holds it, and the zone stays rolling until the last step', async () => {
+      // Double-signing: the old key (leaving) and the new one both active; the new key's DS is published.
+      const keys = [
+        { ...key('active', '34567 13 2 DDDD'), id: 'k-old' },
+        { ...key('active', '12345 13 2 AAAA'), id: 'k-new' },
+      ];
+      const rollover = { kind: 'csk', step: 'double_sign', oldKeyId: 'k-old', newKeyId: 'k-new' } as unknown as DnssecState['rollover'];
+      const t = setup({ state: dnssecState({ keys, status: 'rolling', rollover }) });
+      await t.use.activate(operationFixture({ kind: 'dnssec_ds_publish', params: { ds: [DS_A] } }), 'a');
+      expect(t.saved).to.deep.equal([dnssecState({ keys, status: 'rolling', rollover, dsAtParent: true })]);
+    });
+
     it("a DS no live key stands behind (a retired or only published key's, ours from a key gone, the zone unsigned, going unsigned or gone): failed with dnssec_ds_stale, the registry not asked", async () => {
       const keys = [key('active', '12345 13 2 AAAA'), key('retired', '23456 13 2 BBBB'), key('published', '34567 13 2 DDDD')];
       const cases: Array<[Setup, string[], string[] | undefined]> = [
