@@ -1,4 +1,5 @@
 import { actorOf, type ApiKey } from '../kernel/caller.js';
+import type { Checkpoints } from '../kernel/checkpoints.port.js';
 import type { Clock } from '../kernel/clock.port.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
 import { DomainError } from '../kernel/errors.js';
@@ -28,6 +29,9 @@ export interface HostDomainDeps {
   readonly ours?: readonly string[];
 }
 
+/** The recovery point of a claim made through the phased route: the domain it stored. */
+const CLAIMED = 'hosted_domain_claimed';
+
 /** Served by someone: registered through us, or hosted and verified. */
 const served = (d: Domain): boolean => !isHosted(d) || d.hosting?.status === 'active';
 
@@ -47,59 +51,79 @@ const served = (d: Domain): boolean => !isHosted(d) || d.hosting?.status === 'ac
 export class HostDomain {
   constructor(private readonly deps: HostDomainDeps) {}
 
-  async execute(key: ApiKey, input: { domain: string }): Promise<DomainView> {
+  /**
+   * With `checkpoints` (the phased route: the first check asks the DNS from the root, outside any
+   * transaction), the claim is stored in one phase with its recovery point; a retry after a crash between
+   * that phase and the stored answer checks the domain it stored instead of answering domain_already_yours.
+   */
+  async execute(key: ApiKey, input: { domain: string }, checkpoints: Checkpoints | null = null): Promise<DomainView> {
     const name = normalizeDomain(input.domain);
-    if (await isPublicSuffix(name)) throw new DomainError('domain_public_suffix', { domain: name });
-    await refuseServiceZone(name, this.deps.catalogZone, this.deps.ours ?? OUR_NAMESERVERS);
-    const domain = await this.deps.uow.transaction(async () => {
-      const mine = await this.deps.domains.find(key.accountId, key.environment, name);
-      if (mine) throw new DomainError('domain_already_yours', { domain: name, registrar: registrarOf(mine) });
-      const others = (await this.deps.domains.holdersOf(key.environment, name)).filter((d) => d.accountId !== key.accountId);
-      if (others.some((d) => !isHosted(d))) throw new DomainError('domain_registered_here', { domain: name });
-      // An active claim whose delegation check found a problem may be taken over by a fresh proof.
-      if (others.some((d) => d.hosting?.status === 'active' && d.hosting.problem === null))
-        throw new DomainError('domain_hosted_elsewhere', { domain: name });
-      for (const parent of ancestorsOf(name)) {
-        const holders = await this.deps.domains.holdersOf(key.environment, parent);
-        if (holders.some((d) => d.accountId !== key.accountId && served(d)))
-          throw new DomainError('domain_parent_held_elsewhere', { domain: name, parent });
-        // The account's own zone, verified or not: once served, a child zone would hide its records.
-        if (holders.some((d) => d.accountId === key.accountId)) throw new DomainError('domain_parent_in_account', { domain: name, parent });
-      }
-      if ((await this.deps.domains.countHosted(key.accountId, key.environment)) >= this.deps.limit)
-        throw new DomainError('hosted_domain_limit_reached', { environment: key.environment, limit: this.deps.limit });
-      const now = this.deps.clock.now();
-      const created: Domain = {
-        id: this.deps.random.id(),
-        accountId: key.accountId,
-        environment: key.environment,
-        name,
-        labels: [],
-        status: [],
-        expiresOn: null,
-        autoRenew: false,
-        transferLock: false,
-        nameservers: [...OUR_NAMESERVERS],
-        createdAt: now,
-        registrar: 'external',
-        hosting: {
-          status: 'pending_delegation',
-          token: `domivka-verify=${this.deps.random.base62(32)}`,
-          checkedAt: null,
-          problem: null,
-          proof: null,
-        },
-      };
-      await this.deps.domains.insert(created);
-      await this.deps.zones.createHosted(key.accountId, key.environment, name);
-      await this.deps.events.record(
-        'domain.hosting_created',
-        { accountId: key.accountId, environment: key.environment, subject: `domain:${name}`, actor: actorOf(key), occurredAt: now },
-        { domain: name, verification_name: challengeName(name) },
-      );
-      return created;
-    });
+    const resumed = checkpoints?.last?.point === CLAIMED ? await this.deps.domains.find(key.accountId, key.environment, name) : null;
+    let domain: Domain;
+    if (resumed && isHosted(resumed) && resumed.id === checkpoints!.last!.data.domain_id) domain = resumed;
+    else {
+      if (await isPublicSuffix(name)) throw new DomainError('domain_public_suffix', { domain: name });
+      await refuseServiceZone(name, this.deps.catalogZone, this.deps.ours ?? OUR_NAMESERVERS);
+      if (checkpoints) {
+        const made: { domain?: Domain } = {};
+        await checkpoints.reach(CLAIMED, async () => {
+          made.domain = await this.claim(key, name);
+          return { domain_id: made.domain.id };
+        });
+        domain = made.domain!;
+      } else domain = await this.deps.uow.transaction(() => this.claim(key, name));
+    }
     const { domain: checked } = await this.deps.verify.check(domain, actorOf(key));
     return viewDomain(checked);
+  }
+
+  /** Stores the claim: the domain, its empty zone and the event (inside the caller's transaction). */
+  private async claim(key: ApiKey, name: string): Promise<Domain> {
+    const mine = await this.deps.domains.find(key.accountId, key.environment, name);
+    if (mine) throw new DomainError('domain_already_yours', { domain: name, registrar: registrarOf(mine) });
+    const others = (await this.deps.domains.holdersOf(key.environment, name)).filter((d) => d.accountId !== key.accountId);
+    if (others.some((d) => !isHosted(d))) throw new DomainError('domain_registered_here', { domain: name });
+    // An active claim whose delegation check found a problem may be taken over by a fresh proof.
+    if (others.some((d) => d.hosting?.status === 'active' && d.hosting.problem === null))
+      throw new DomainError('domain_hosted_elsewhere', { domain: name });
+    for (const parent of ancestorsOf(name)) {
+      const holders = await this.deps.domains.holdersOf(key.environment, parent);
+      if (holders.some((d) => d.accountId !== key.accountId && served(d)))
+        throw new DomainError('domain_parent_held_elsewhere', { domain: name, parent });
+      // The account's own zone, verified or not: once served, a child zone would hide its records.
+      if (holders.some((d) => d.accountId === key.accountId)) throw new DomainError('domain_parent_in_account', { domain: name, parent });
+    }
+    if ((await this.deps.domains.countHosted(key.accountId, key.environment)) >= this.deps.limit)
+      throw new DomainError('hosted_domain_limit_reached', { environment: key.environment, limit: this.deps.limit });
+    const now = this.deps.clock.now();
+    const created: Domain = {
+      id: this.deps.random.id(),
+      accountId: key.accountId,
+      environment: key.environment,
+      name,
+      labels: [],
+      status: [],
+      expiresOn: null,
+      autoRenew: false,
+      transferLock: false,
+      nameservers: [...OUR_NAMESERVERS],
+      createdAt: now,
+      registrar: 'external',
+      hosting: {
+        status: 'pending_delegation',
+        token: `domivka-verify=${this.deps.random.base62(32)}`,
+        checkedAt: null,
+        problem: null,
+        proof: null,
+      },
+    };
+    await this.deps.domains.insert(created);
+    await this.deps.zones.createHosted(key.accountId, key.environment, name);
+    await this.deps.events.record(
+      'domain.hosting_created',
+      { accountId: key.accountId, environment: key.environment, subject: `domain:${name}`, actor: actorOf(key), occurredAt: now },
+      { domain: name, verification_name: challengeName(name) },
+    );
+    return created;
   }
 }

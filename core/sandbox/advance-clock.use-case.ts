@@ -1,6 +1,7 @@
 import type { RecordingDeps } from '../kernel/recording-deps.js';
 import { withDefaults } from '../kernel/defaults.js';
 import { actorOf, type ApiKey } from '../kernel/caller.js';
+import type { Checkpoints } from '../kernel/checkpoints.port.js';
 import { DomainError } from '../kernel/errors.js';
 import { requireOwner } from '../kernel/human-guards.js';
 import type { HumanContext } from '../kernel/person.js';
@@ -43,6 +44,9 @@ export interface AdvanceSandboxClockDeps extends RecordingDeps {
   readonly transfers?: { run(only: { accountId: string; environment: 'test' }): Promise<unknown> } | null;
 }
 
+/** The recovery point of a move made through the phased route: the clock has moved (its offset). */
+const MOVED = 'sandbox_clock_moved';
+
 /** POST /v1/sandbox/clock (test keys holding sandbox.clock): moves this account's sandbox time forward. */
 export class AdvanceSandboxClock {
   private readonly deps: Required<AdvanceSandboxClockDeps>;
@@ -57,10 +61,14 @@ export class AdvanceSandboxClock {
     return this.timeOf(key.accountId);
   }
 
-  /** Moves the clock, then runs the lifecycle and the certificates for this account at once, so the effect is visible. */
-  async execute(key: ApiKey, advance: string): Promise<AdvanceReport> {
+  /**
+   * Moves the clock, then runs the lifecycle and the certificates for this account at once, so the effect is visible.
+   * With `checkpoints` (the phased route: the passes run as under the worker, each in its own transactions),
+   * the move commits with its recovery point, and a retry after a crash runs the passes without moving again.
+   */
+  async execute(key: ApiKey, advance: string, checkpoints: Checkpoints | null = null): Promise<AdvanceReport> {
     if (key.environment !== 'test') throw new DomainError('sandbox_only');
-    return this.move(key.accountId, actorOf(key), advance, '/body/advance');
+    return this.move(key.accountId, actorOf(key), advance, '/body/advance', checkpoints);
   }
 
   /** The console's read: any person of the account sees its sandbox time. */
@@ -79,7 +87,13 @@ export class AdvanceSandboxClock {
     return { now: new Date(this.deps.clock.now().getTime() + offset).toISOString(), offset_ms: offset };
   }
 
-  private async move(accountId: string, actor: string, advance: string, field: string): Promise<AdvanceReport> {
+  private async move(
+    accountId: string,
+    actor: string,
+    advance: string,
+    field: string,
+    checkpoints: Checkpoints | null = null,
+  ): Promise<AdvanceReport> {
     const ms = parseDuration(advance);
     if (ms === null || ms <= 0 || ms > MAX_ADVANCE_MS) {
       throw new DomainError('validation_failed', {}, [
@@ -91,7 +105,8 @@ export class AdvanceSandboxClock {
         },
       ]);
     }
-    const offset = await this.deps.uow.transaction(async () => {
+    const moved = checkpoints?.last?.point === MOVED ? Number(checkpoints.last.data.offset_ms) : null;
+    const moveClock = async (): Promise<number> => {
       const o = await this.deps.clocks.advance(accountId, ms);
       await this.deps.events.record(
         'sandbox.clock_advanced',
@@ -105,7 +120,12 @@ export class AdvanceSandboxClock {
         { advance, offset_ms: o },
       );
       return o;
-    });
+    };
+    const offset =
+      moved ??
+      (checkpoints
+        ? (await checkpoints.reach(MOVED, async () => ({ offset_ms: await moveClock() }))).offset_ms
+        : await this.deps.uow.transaction(moveClock));
     const only = { accountId, environment: 'test' as const };
     const lifecycle = await this.deps.lifecycle.run(only);
     const certificates = this.deps.certificates ? await this.deps.certificates.run(only) : undefined;

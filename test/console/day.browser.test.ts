@@ -27,17 +27,30 @@ eachStore('Console: a person’s day (headless Chromium)', (kind) => {
   let rx: Receiver;
   const tag = kind.engine;
   const nav = (p: Page, action: Promise<unknown>) => Promise.all([p.waitForNavigation(), action]);
+  /**
+   * A full-page screenshot, tried once more when Chromium's compositor could not give a frame ("Unable to
+   * capture screenshot": seen once under a full parallel run on 2 cores, never alone).
+   */
+  const capture = async (p: Page, path: string) => {
+    try {
+      await p.screenshot({ path, fullPage: true });
+    } catch (err) {
+      if (!/Unable to capture screenshot/.test(String(err))) throw err;
+      await new Promise((r) => setTimeout(r, 500));
+      await p.screenshot({ path, fullPage: true });
+    }
+  };
   /** Both widths of the page the wide context is on (the phone context shares its sign-in). */
   const shots = async (name: string, posted = false) => {
     mkdirSync(SHOTS, { recursive: true });
-    await wide.screenshot({ path: join(SHOTS, `${tag}-${name}-1280.png`), fullPage: true });
+    await capture(wide, join(SHOTS, `${tag}-${name}-1280.png`));
     const res = posted ? null : await phone.goto(wide.url());
     if (posted || res?.status() === 405) {
       // The answer to a form post (an error shown on its form) cannot be fetched again: narrow this page.
       await wide.setViewportSize({ width: 375, height: 800 });
-      await wide.screenshot({ path: join(SHOTS, `${tag}-${name}-375.png`), fullPage: true });
+      await capture(wide, join(SHOTS, `${tag}-${name}-375.png`));
       await wide.setViewportSize({ width: 1280, height: 900 });
-    } else await phone.screenshot({ path: join(SHOTS, `${tag}-${name}-375.png`), fullPage: true });
+    } else await capture(phone, join(SHOTS, `${tag}-${name}-375.png`));
   };
   /** The row of the records table whose name cell is exactly `name`. */
   const row = (name: string) =>

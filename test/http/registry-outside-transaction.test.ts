@@ -22,10 +22,16 @@ eachStore('Registry calls outside the request transaction', (kind) => {
   /** The registrar method held back, and what lets it go on once the other write was answered. */
   let gate: { method: Gated; entered: () => void; release: Promise<void> } | null = null;
 
+  /** While true, the DNS lookups of a hosted domain's check fail unexpectedly (a crash-like outcome). */
+  let lookupCut = false;
+
   before(async () => {
     api = await startApi(kind, {
       wrapSandbox: (a) => ({
         ...a,
+        delegations: {
+          lookup: (q) => (lookupCut ? Promise.reject(new Error('connection reset (test)')) : a.delegations.lookup(q)),
+        },
         registrar: new Proxy(a.registrar, {
           get(target, prop, receiver) {
             const v = Reflect.get(target, prop, receiver) as unknown;
@@ -45,8 +51,23 @@ eachStore('Registry calls outside the request transaction', (kind) => {
     });
     key = await api.issueKey({
       environment: 'test',
-      rights: ['domain.register', 'domain.renew', 'domain.read', 'domain.lock', 'domain.nameservers', 'dns.dnssec', 'dns.read'],
-      domains: ['domivka-demo.com.ua', 'domivka-demo.dev', 'domivka-blog.kyiv.ua', 'transfer-outside-tx.com.ua'],
+      rights: [
+        'domain.register',
+        'domain.renew',
+        'domain.read',
+        'domain.lock',
+        'domain.nameservers',
+        'domain.host',
+        'dns.dnssec',
+        'dns.read',
+      ],
+      domains: [
+        'domivka-demo.com.ua',
+        'domivka-demo.dev',
+        'domivka-blog.kyiv.ua',
+        'transfer-outside-tx.com.ua',
+        'hosted-outside-tx.com.ua',
+      ],
       conditions: LIMITS,
     });
     clockKey = (await api.issueKey({ environment: 'test', rights: ['sandbox.clock'] })).secret;
@@ -109,6 +130,32 @@ eachStore('Registry calls outside the request transaction', (kind) => {
     );
     expect(r.status, JSON.stringify(r.body)).to.equal(200);
     expect(r.body.status).to.equal('cancelled');
+  });
+
+  it('a hosted domain: the claim commits in its own phase, and a retry after the check failed answers the claim, not domain_already_yours', async () => {
+    const idem = randomUUID();
+    const claim = () =>
+      api.call('/v1/hosted-domains', {
+        method: 'POST',
+        headers: { ...bearer(key.secret), 'idempotency-key': idem },
+        json: { domain: 'hosted-outside-tx.com.ua' },
+      });
+    lookupCut = true;
+    try {
+      const cut = await claim();
+      expect(cut.status, JSON.stringify(cut.body)).to.equal(500);
+    } finally {
+      lookupCut = false;
+    }
+    expect(await api.system.store.domains.find(api.demo.accountId, 'test', 'hosted-outside-tx.com.ua'), 'the claim committed').to.not.equal(
+      null,
+    );
+    const again = await claim();
+    expect(again.status, JSON.stringify(again.body)).to.equal(201);
+    expect(again.body).to.include({ domain: 'hosted-outside-tx.com.ua', registrar: 'external' });
+    const replay = await claim();
+    expect(replay.headers.get('idempotent-replayed')).to.equal('true');
+    expect(replay.body).to.deep.equal(again.body);
   });
 
   describe('an owner in the console', () => {

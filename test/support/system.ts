@@ -10,6 +10,7 @@ import { System, type SystemOptions } from '../../src/system.js';
 import { ZoneSync } from '../../adapters/dns/zone-sync.js';
 import { EmbeddedNameserver } from '../../adapters/dns/embedded/index.js';
 import { TOKENS } from '../../src/tokens.js';
+import type { EnvironmentAdapters } from '../../src/modules/platform.tokens.js';
 import { TestClock } from './clock.js';
 import type { FreshStore, StoreKind } from './stores.js';
 
@@ -91,14 +92,43 @@ export const callJson = async (
 export const startApi = async (kind: StoreKind, options: TestApiOptions = {}): Promise<TestApi> => {
   const store = await kind.fresh();
   const clock = options.clock ?? new TestClock();
+  // The adapters that reach a peer outside our database (a live registry over EPP, an ACME CA, the card
+  // processor, the world's DNS) are called outside any transaction: on SQLite a transaction holds the one
+  // write lock, and a slow peer would stop every write of the service. Every suite checks it: close() fails
+  // with the calls made inside one. Not simulateTransferOut: the sandbox registry's own act, in our database.
+  let uowRef: { inTransaction(): boolean } | null = null;
+  const inTransaction: string[] = [];
+  const outside = <T extends object>(name: string, target: T): T =>
+    new Proxy(target, {
+      get(t, prop, receiver) {
+        const v = Reflect.get(t, prop, receiver) as unknown;
+        if (typeof v !== 'function') return v;
+        return (...args: unknown[]) => {
+          if (uowRef?.inTransaction() && prop !== 'simulateTransferOut')
+            inTransaction.push(`${name}.${String(prop)} ${new Error().stack!.split('\n').slice(2, 8).join(' ')}`);
+          return (v as (...x: unknown[]) => unknown).apply(t, args);
+        };
+      },
+    });
+  const wrapSandbox = (a: EnvironmentAdapters): EnvironmentAdapters => {
+    const w = options.wrapSandbox ? options.wrapSandbox(a) : a;
+    return {
+      ...w,
+      registrar: outside('registrar', w.registrar),
+      payments: outside('payments', w.payments),
+      ca: outside('ca', w.ca),
+      delegations: outside('delegations', w.delegations),
+    };
+  };
   const system = await System.create(testConfig(store, options.env), {
     clock,
     logger: options.logger ?? pino({ level: 'silent' }),
     ...(options.extraRoutes ? { extraRoutes: options.extraRoutes } : {}),
-    ...(options.wrapSandbox ? { wrapSandbox: options.wrapSandbox } : {}),
+    wrapSandbox,
     ...(options.rateLimitNow ? { rateLimitNow: options.rateLimitNow } : {}),
   });
   await system.migrate();
+  uowRef = system.store.uow;
   const demo = (await system.get(TOKENS.SeedDemo).execute())!;
   const { app } = system.http();
   let dns: EmbeddedNameserver | null = null;
@@ -163,6 +193,8 @@ export const startApi = async (kind: StoreKind, options: TestApiOptions = {}): P
       server.closeAllConnections?.();
       await system.close();
       await store.drop();
+      if (inTransaction.length > 0)
+        throw new Error(`a peer outside the database was called inside a transaction:\n${[...new Set(inTransaction)].join('\n')}`);
     },
   };
 };

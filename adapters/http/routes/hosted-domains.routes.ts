@@ -34,6 +34,7 @@ export const hostedDomainRoutes = (uc: HostedDomainsUseCases): Route[] => [
     path: '/v1/hosted-domains',
     tag: 'Domains',
     writes: true,
+    phased: true,
     summary: 'Host the DNS of a domain registered elsewhere (domain.host, class 1): its zone is served once verified',
     description:
       'Creates the domain (`registrar: "external"`) with an empty zone (the service\'s apex SOA and NS) that every DNS route can edit at once. The zone is answered only once verified: publish the TXT value at `hosting.verification.name` on the nameservers the domain is delegated to now, then point the delegation at `hosting.nameservers`. A label-scoped key does not label the new domain.',
@@ -47,7 +48,7 @@ export const hostedDomainRoutes = (uc: HostedDomainsUseCases): Route[] => [
     responses: { 201: { description: 'Added; `hosting.status` says whether it is served yet', schema: domainView } },
     errors: [...HOSTING_REFUSALS],
     handle: async (i) => {
-      const r = await uc.hostDomain.execute(i.key, i.body);
+      const r = await uc.hostDomain.execute(i.key, i.body, i.checkpoints);
       return { status: 201, headers: { Location: `/v1/domains/${r.domain}` }, body: r };
     },
   }),

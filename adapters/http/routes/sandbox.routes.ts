@@ -42,6 +42,7 @@ export const sandboxRoutes = (uc: SandboxUseCases): Route[] => [
     path: '/v1/sandbox/clock',
     tag: 'Sandbox',
     writes: true,
+    phased: true,
     summary: "Move this account's sandbox time forward (test keys holding sandbox.clock); the lifecycle runs at once",
     description:
       'ISO 8601 duration in days, hours or minutes (P30D, PT12H), at most 3 years. Moves the domain lifecycle of the test environment; key validity, idempotency and the spend month follow real time. Class 3 operations whose 24 hours pass activate at once, so moving time needs its own right.',
@@ -77,7 +78,7 @@ export const sandboxRoutes = (uc: SandboxUseCases): Route[] => [
       },
     },
     errors: ['sandbox_only', 'right_missing'],
-    handle: async (i) => ({ status: 200, body: await uc.advanceSandboxClock.execute(i.key, i.body.advance) }),
+    handle: async (i) => ({ status: 200, body: await uc.advanceSandboxClock.execute(i.key, i.body.advance, i.checkpoints) }),
   }),
   route({
     id: 'simulateDelegation',
@@ -85,6 +86,7 @@ export const sandboxRoutes = (uc: SandboxUseCases): Route[] => [
     path: '/v1/sandbox/delegations/{domain}',
     tag: 'Sandbox',
     writes: true,
+    phased: true,
     summary: 'Simulate the parent zone of a hosted sandbox domain (test keys, domain.host): delegated to us, or not; checked again at once',
     description:
       'Sandbox hosted domains verify at once, except names whose first label starts with `undelegated-`. `{"delegated": true}` makes the parent delegate the name to our nameservers (with the TXT proof seen on the previous ones): a pending claim becomes active. `{"delegated": false}` takes the delegation away: an active zone gets `hosting.problem` `delegation_lost` (event `domain.hosting_problem`, owners told) and is still served.',
