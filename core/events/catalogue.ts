@@ -62,7 +62,8 @@ const OPERATION_DATA = {
   previous: 'string[]: the nameservers or labels before (nameservers, labels)',
   warnings: 'string[]: warning codes, when there are any',
   warning_messages: 'object[]: uk, en of each warning',
-  failure_reason: "string: the registry's reason (failed)",
+  failure_reason:
+    "string: why it failed, '<code>: <text>' (failed): the registry's refusal, or ours (dnssec_ds_stale, dnssec_foreign_keys_present)",
   cancel_reason:
     "'key_revoked' | 'requester_demoted' | 'requester_removed': the service cancelled it because its requester lost the power (cancelled)",
 } as const;
@@ -516,8 +517,8 @@ export const EVENT_CATALOGUE: { readonly [T in EventType]: EventInfo & { readonl
   'operation.failed': e(
     'operation.failed',
     'domain',
-    'Операція класу 3 не вдалася (реєстр відмовив).',
-    'A class 3 operation failed (the registry refused).',
+    'Операція класу 3 не вдалася: реєстр відмовив або стан зони не дозволив її, коли вона мала набути чинності.',
+    'A class 3 operation failed: the registry refused, or the state of the zone forbade it when it was to take effect.',
     OPERATION_DATA,
   ),
   'domain.transfer_locked': e(

@@ -73,6 +73,31 @@ const OPERATION_HEAD: Record<OperationChange, (by: Who) => { uk: string; en: str
   failed: () => ({ uk: 'Операція класу 3 не вдалася', en: 'A class 3 operation failed' }),
 };
 
+/**
+ * Why an operation failed, as the owners read it. Our own refusals (checked when it was to take effect; the
+ * registry was not asked) are told as ours; anything else is the registry's refusal, quoted as it answered.
+ */
+const OUR_FAILURES: Record<'dnssec_ds_stale' | 'dnssec_foreign_keys_present' | 'registrar_capability_missing', { uk: string; en: string }> =
+  {
+    dnssec_ds_stale: {
+      uk: ' Причина: запис DS уже не відповідає жодному чинному ключу зони (DNSSEC вимкнено або ключ змінився, поки операція чекала). Реєстру його не надсилали: на батьківській зоні він зробив би домен недоступним для валідаторів. Якщо DS ще потрібен, запитайте публікацію знову.',
+      en: ' Why: the DS no longer matches a live key of the zone (DNSSEC was switched off or the key changed while the operation waited). It was not sent to the registry: at the parent it would have made the domain fail validation. If a DS is still wanted, request its publication again.',
+    },
+    dnssec_foreign_keys_present: {
+      uk: ' Причина: у наборі DNSKEY зони є ключі іншого оператора, і їхній DS лишається на батьківській зоні; без підписів відповіді не пройшли б перевірку. Спершу приберіть ці ключі.',
+      en: " Why: another operator's keys are in the zone's DNSKEY set and their DS stays at the parent; unsigned answers would fail validation. Take those keys out first.",
+    },
+    registrar_capability_missing: {
+      uk: ' Причина: реєстратор цього домену не підтримує цієї дії.',
+      en: " Why: this domain's registrar cannot do this.",
+    },
+  };
+const failureText = (reason: string | null | undefined): { uk: string; en: string } => {
+  const code = /^([a-z_]+):/.exec(reason ?? '')?.[1];
+  if (code && code in OUR_FAILURES) return OUR_FAILURES[code as keyof typeof OUR_FAILURES];
+  return { uk: ` Причина від реєстру: ${reason ?? ''}`, en: ` The registry's reason: ${reason ?? ''}` };
+};
+
 /** Why the service cancelled an operation itself: its requester lost the power to ask for it. */
 const CANCEL_REASON_TEXT: Record<'key_revoked' | 'requester_demoted' | 'requester_removed', { uk: string; en: string }> = {
   key_revoked: {
@@ -121,7 +146,7 @@ const operationNotice =
             en: ` It takes effect by itself at ${d.activates_at} unless another owner confirms it sooner; any owner may cancel it.`,
           }
         : change === 'failed'
-          ? { uk: ` Причина від реєстру: ${d.failure_reason ?? ''}`, en: ` The registry's reason: ${d.failure_reason ?? ''}` }
+          ? failureText(d.failure_reason)
           : change === 'cancelled' && d.cancel_reason
             ? CANCEL_REASON_TEXT[d.cancel_reason]
             : { uk: '', en: '' };

@@ -61,6 +61,16 @@ eachStore('DNSSEC: no DS at the parent without a live key behind it', (kind) => 
     );
     const events = await api.system.store.knex('events').where({ type: 'operation.failed', subject: `operation:${opId}` });
     expect(events).to.have.length(1);
+    // The owners are told it was our check, in both languages; not as a registry's refusal (it was not asked).
+    const notices = (await api.system.store.knex('notices').where({ kind: 'operation.failed', domain })) as Array<{
+      message_uk: string;
+      message_en: string;
+    }>;
+    expect(notices.length).to.be.at.least(1);
+    for (const n of notices) {
+      expect(n.message_en).to.contain('It was not sent to the registry').and.not.contain("registry's reason");
+      expect(n.message_uk).to.contain('Реєстру його не надсилали').and.not.contain('Причина від реєстру');
+    }
   };
 
   it('the reported sequence: DELETE …/dnssec with a DS publication pending is refused (cancel it first); nothing reaches the parent of an unsigned zone', async () => {

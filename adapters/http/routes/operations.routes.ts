@@ -51,7 +51,11 @@ export const operationView = schema({
     ds: { type: 'array', items: { type: 'string' }, description: 'dnssec_ds_publish / dnssec_disable: the DS records.' },
     dnskey: { type: 'array', items: { type: 'string' }, description: "dnssec_foreign_key_remove: the other operator's DNSKEY." },
     cancelled_by: { ...party, type: ['object', 'null'] },
-    failure_reason: { type: ['string', 'null'], description: "The registry's reason when status is failed." },
+    failure_reason: {
+      type: ['string', 'null'],
+      description:
+        'Why it failed (status failed): "<code>: <text>". The registry\'s refusal, or ours when the state of the zone forbade it as it was to take effect (dnssec_ds_stale, dnssec_foreign_keys_present; the registry was not asked).',
+    },
     links: {
       type: 'object',
       properties: { self: { type: 'string' }, confirm: { type: 'string' }, cancel: { type: 'string' }, domain: { type: 'string' } },
@@ -135,7 +139,7 @@ export const operationRoutes = (uc: OperationsUseCases): Route[] => [
     access: { kind: 'key', rightsOfRecord: OPERATION_RIGHTS },
     params: idParam,
     responses: {
-      200: { description: "The operation after confirming: active (or failed with the registry's reason)", schema: operationView },
+      200: { description: 'The operation after confirming: active (or failed, with its failure_reason)', schema: operationView },
     },
     errors: [...DECIDE_ERRORS, 'confirmation_by_requester'],
     handle: async (i) => ({ status: 200, body: await uc.confirmOperation.execute({ kind: 'key', key: i.key }, i.params.id) }),
