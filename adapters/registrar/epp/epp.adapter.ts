@@ -31,7 +31,14 @@ export interface EppRegistrarOptions {
   readonly defaultNameservers: readonly string[];
   /** Retries of a command whose connection failed mid-way (same clTRID each time). */
   readonly retries: number;
+  /** How long a DS read is answered again without asking the registry (0: never); see dsRecords. */
+  readonly dsReadCacheMs?: number;
+  /** The time in ms (the DS reads' age); default the wall clock. */
+  readonly now?: () => number;
 }
+
+/** DS reads kept at once; past it the oldest goes (a Map iterates in insertion order). */
+const DS_READS_KEPT = 10_000;
 
 /** A price the registry quotes (RFC 8748 fee extension) or our price list gives. */
 export interface Quote {
@@ -71,6 +78,8 @@ export class EppRegistrar implements Registrar, RegistryMessages {
   private readonly pool: EppPool;
   /** Our client id at the registry: a transfer's reID (we asked) or acID (we are asked) tells its direction. */
   private readonly clientId: string;
+  /** Recent DS reads by domain (dsRecords): the answer, or the read under way, and until when it stands. */
+  private readonly dsReads = new Map<string, { readonly until: number; readonly answer: Promise<DsRecord[]> }>();
 
   constructor(
     client: EppClientOptions,
@@ -372,15 +381,50 @@ export class EppRegistrar implements Registrar, RegistryMessages {
    * A registry whose greeting does not offer secDNS-1.1 cannot take DS records: refused as its policy.
    */
   async setDs(domain: string, records: readonly DsRecord[], clientTransactionId: string): Promise<void> {
-    await this.secDnsUpdate(domain, 'add', records, clientTransactionId);
+    try {
+      await this.secDnsUpdate(domain, 'add', records, clientTransactionId);
+    } finally {
+      this.dsReads.delete(domain.toLowerCase());
+    }
   }
 
   async removeDs(domain: string, records: readonly DsRecord[], clientTransactionId: string): Promise<void> {
-    await this.secDnsUpdate(domain, 'rem', records, clientTransactionId);
+    try {
+      await this.secDnsUpdate(domain, 'rem', records, clientTransactionId);
+    } finally {
+      this.dsReads.delete(domain.toLowerCase());
+    }
   }
 
-  /** The DS records in domain:info's `<secDNS:infData>` (RFC 5910 §3.1.2); with the authInfo for a name another registrar sponsors. */
+  /**
+   * The DS records in domain:info's `<secDNS:infData>` (RFC 5910 §3.1.2); with the authInfo for a name
+   * another registrar sponsors. Our own names' reads stand for `dsReadCacheMs` (30 s), and reads at once
+   * share one command: GET …/dnssec reads the parent's DS on every call, and a page or a client polling it
+   * must not turn into a domain:info each time (registries limit their commands per registrar, and every
+   * customer's registrations share that limit). Our own setDs/removeDs forget the name's read at once; a
+   * change made by another process, or at the registry itself, is seen within that time. A failed read is
+   * not kept.
+   */
   async dsRecords(domain: string, authInfo?: string): Promise<DsRecord[]> {
+    const ttl = this.options.dsReadCacheMs ?? 0;
+    if (authInfo !== undefined || ttl <= 0) return this.readDs(domain, authInfo);
+    const key = domain.toLowerCase();
+    const now = (this.options.now ?? Date.now)();
+    const kept = this.dsReads.get(key);
+    if (kept && kept.until > now) return (await kept.answer).map((d) => ({ ...d }));
+    const answer = this.readDs(domain);
+    this.dsReads.delete(key);
+    this.dsReads.set(key, { until: now + ttl, answer });
+    if (this.dsReads.size > DS_READS_KEPT) this.dsReads.delete(this.dsReads.keys().next().value!);
+    try {
+      return (await answer).map((d) => ({ ...d }));
+    } catch (err) {
+      if (this.dsReads.get(key)?.answer === answer) this.dsReads.delete(key);
+      throw err;
+    }
+  }
+
+  private async readDs(domain: string, authInfo?: string): Promise<DsRecord[]> {
     const res = this.ok(
       await this.run((s) =>
         buildCommand(

@@ -26,6 +26,10 @@ export interface EppSettings {
   readonly maxBackoffMs?: number;
   readonly connectAttempts?: number;
   readonly retries?: number;
+  /** How long a DS read (domain:info) is answered again without asking the registry; 0: never. Default 30 s. */
+  readonly dsReadCacheMs?: number;
+  /** The time, in ms (tests move it); default the wall clock. */
+  readonly now?: () => number;
   readonly servername?: string;
   readonly log?: EppLog;
 }
@@ -72,5 +76,7 @@ export const createEppRegistrar = (s: EppSettings): EppRegistrar => {
   return new EppRegistrar(client, {
     defaultNameservers: s.defaultNameservers ?? ['ns1.domivka.net', 'ns2.domivka.net'],
     retries: s.retries ?? 2,
+    dsReadCacheMs: s.dsReadCacheMs ?? 30_000,
+    now: s.now ?? Date.now,
   });
 };
