@@ -1,4 +1,5 @@
 import { actorOf, type ApiKey } from '../kernel/caller.js';
+import type { Checkpoints } from '../kernel/checkpoints.port.js';
 import type { AccountClock } from '../kernel/account-clock.port.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
 import type { Environment } from '../kernel/environment.js';
@@ -9,8 +10,8 @@ import type { Random } from '../kernel/random.port.js';
 import { requireCapability } from './capabilities.js';
 import { RegistryError, type RegistrarEnvironments } from './ports/registrar.port.js';
 import type { TransferRepository } from './ports/transfer-repository.port.js';
-import { ACTIVE_PHASES, viewTransfer, type TransferView } from './transfer.js';
-import type { TransferSettlement } from './transfer-settlement.js';
+import { ACTIVE_PHASES, viewTransfer, type DomainTransfer, type TransferView } from './transfer.js';
+import { endedPhase, TRANSFER_ENDED, type TransferSettlement } from './transfer-settlement.js';
 
 /** Who cancels: a key holding domain.register on the name (the route checks it), or an owner in the console. */
 export type TransferCanceller =
@@ -33,12 +34,26 @@ export interface CancelTransferDeps {
 export class CancelTransfer {
   constructor(private readonly deps: CancelTransferDeps) {}
 
-  async execute(who: TransferCanceller, domain: string, id: string): Promise<TransferView> {
+  /**
+   * With `checkpoints` (the phased route: the registry is asked outside any transaction), the settlement
+   * commits with its recovery point; a retry after a crash between it and the stored answer answers the
+   * cancelled transfer instead of transfer_not_cancellable.
+   */
+  async execute(who: TransferCanceller, domain: string, id: string, checkpoints: Checkpoints | null = null): Promise<TransferView> {
     const accountId = who.kind === 'key' ? who.key.accountId : who.human.actor.accountId;
     const environment = who.kind === 'key' ? who.key.environment : who.environment;
     if (who.kind === 'human') requireOwner(who.human.actor, 'transfer.cancel');
     const name = normalizeDomain(domain);
     const t = await this.deps.transfers.find(accountId, environment, id);
+    if (
+      t &&
+      t.domain === name &&
+      t.status === 'cancelled' &&
+      checkpoints?.last?.point === TRANSFER_ENDED &&
+      checkpoints.last.data.transfer_id === id
+    )
+      return viewTransfer(t);
+    const settled = (settle: () => Promise<DomainTransfer>): Promise<DomainTransfer> => endedPhase(checkpoints, settle);
     if (!t || t.domain !== name || t.direction !== 'in') throw new DomainError('transfer_not_found', { transfer_id: id });
     if (!ACTIVE_PHASES.includes(t.status)) throw new DomainError('transfer_not_cancellable', { transfer_id: id, status: t.status });
     const actor = who.kind === 'key' ? actorOf(who.key) : `person:${who.human.actor.personId}`;
@@ -47,10 +62,11 @@ export class CancelTransfer {
     try {
       const state = await registrar.cancelTransfer(name, this.deps.random.id(), now);
       // Cancelled by whoever asked (the event names them); any other answer is settled as the registry says.
-      const after =
+      const after = await settled(() =>
         state.status === 'clientCancelled'
-          ? await this.deps.settlement.endIn(t, 'cancelled', null, false, now, state.status, actor)
-          : await this.deps.settlement.apply(t, state, now);
+          ? this.deps.settlement.endIn(t, 'cancelled', null, false, now, state.status, actor)
+          : this.deps.settlement.apply(t, state, now),
+      );
       if (after.status !== 'cancelled')
         throw new DomainError('transfer_not_cancellable', { transfer_id: id, status: viewTransfer(after).status });
       return viewTransfer(after);
@@ -60,13 +76,13 @@ export class CancelTransfer {
       // Nothing pending at the registry: a request it never took (an outage) ends here; one it answered is settled.
       const state = registrar.queryTransfer ? await registrar.queryTransfer(name, now) : null;
       if (state && state.direction === 'in' && state.status !== 'pending') {
-        const after = await this.deps.settlement.apply(t, state, now);
+        const after = await settled(() => this.deps.settlement.apply(t, state, now));
         // Cancelled already at the registry (a retry after a crash between its answer and our commit): done.
         if (after.status === 'cancelled') return viewTransfer(after);
         throw new DomainError('transfer_not_cancellable', { transfer_id: id, status: viewTransfer(after).status });
       }
       if (t.status === 'requesting' && !state)
-        return viewTransfer(await this.deps.settlement.endIn(t, 'cancelled', null, false, now, undefined, actor));
+        return viewTransfer(await settled(() => this.deps.settlement.endIn(t, 'cancelled', null, false, now, undefined, actor)));
       throw new DomainError('transfer_not_cancellable', { transfer_id: id, status: viewTransfer(t).status });
     }
   }

@@ -58,10 +58,15 @@ export class HostDomain {
    */
   async execute(key: ApiKey, input: { domain: string }, checkpoints: Checkpoints | null = null): Promise<DomainView> {
     const name = normalizeDomain(input.domain);
-    const resumed = checkpoints?.last?.point === CLAIMED ? await this.deps.domains.find(key.accountId, key.environment, name) : null;
     let domain: Domain;
-    if (resumed && isHosted(resumed) && resumed.id === checkpoints!.last!.data.domain_id) domain = resumed;
-    else {
+    if (checkpoints?.last?.point === CLAIMED) {
+      // The claim committed before its answer was lost. Removed since (or replaced by another claim): it is
+      // not made again behind the owner's back — a retry, or the completer, answers that it is gone.
+      const resumed = await this.deps.domains.find(key.accountId, key.environment, name);
+      if (!resumed || !isHosted(resumed) || resumed.id !== checkpoints.last.data.domain_id)
+        throw new DomainError('domain_not_found', { domain: name });
+      domain = resumed;
+    } else {
       if (await isPublicSuffix(name)) throw new DomainError('domain_public_suffix', { domain: name });
       await refuseServiceZone(name, this.deps.catalogZone, this.deps.ours ?? OUR_NAMESERVERS);
       if (checkpoints) {

@@ -1,4 +1,5 @@
 import { actorOf, type ApiKey } from '../kernel/caller.js';
+import type { Checkpoints } from '../kernel/checkpoints.port.js';
 import type { AccountClock } from '../kernel/account-clock.port.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
 import type { Environment } from '../kernel/environment.js';
@@ -11,7 +12,7 @@ import type { DomainRepository } from './ports/domain-repository.port.js';
 import { RegistryError, type RegistrarEnvironments, type TransferState } from './ports/registrar.port.js';
 import type { TransferRepository } from './ports/transfer-repository.port.js';
 import { viewTransfer, type DomainTransfer, type TransferView } from './transfer.js';
-import type { TransferSettlement } from './transfer-settlement.js';
+import { endedPhase, TRANSFER_ENDED, type TransferSettlement } from './transfer-settlement.js';
 
 /** What the transfer-out use cases are built from (one object, named, instead of positions). */
 export interface TransferOutDeps extends RecordingDeps {
@@ -98,12 +99,20 @@ export type TransferOutRejecter =
 export class RejectTransferOut {
   constructor(private readonly deps: TransferOutDeps) {}
 
-  async execute(who: TransferOutRejecter, domain: string): Promise<TransferView> {
+  /**
+   * With `checkpoints` (the phased route), the settlement commits with its recovery point; a retry after a
+   * crash between it and the stored answer answers the rejected transfer instead of transfer_out_not_pending.
+   */
+  async execute(who: TransferOutRejecter, domain: string, checkpoints: Checkpoints | null = null): Promise<TransferView> {
     const accountId = who.kind === 'key' ? who.key.accountId : who.human.actor.accountId;
     const environment = who.kind === 'key' ? who.key.environment : who.environment;
     if (who.kind === 'human') requireOwner(who.human.actor, 'transfer_out.reject');
     const name = normalizeDomain(domain);
     if (!(await this.deps.domains.find(accountId, environment, name))) throw new DomainError('domain_not_found', { domain: name });
+    if (checkpoints?.last?.point === TRANSFER_ENDED) {
+      const ended = await this.deps.transfers.find(accountId, environment, String(checkpoints.last.data.transfer_id));
+      if (ended && ended.domain === name && ended.direction === 'out' && ended.status === 'rejected') return viewTransfer(ended);
+    }
     const t = await this.deps.transfers.activeFor(environment, name);
     if (!t || t.direction !== 'out' || t.accountId !== accountId) throw new DomainError('transfer_out_not_pending', { domain: name });
     const actor = who.kind === 'key' ? actorOf(who.key) : `person:${who.human.actor.personId}`;
@@ -119,7 +128,7 @@ export class RejectTransferOut {
       if (registrar.queryTransfer) await this.deps.settlement.apply(t, await registrar.queryTransfer(name, now), now);
       throw new DomainError('transfer_out_not_pending', { domain: name });
     }
-    return viewTransfer(await this.deps.settlement.endOut(t, 'rejected', state.status, now, actor));
+    return viewTransfer(await endedPhase(checkpoints, () => this.deps.settlement.endOut(t, 'rejected', state.status, now, actor)));
   }
 }
 

@@ -1,3 +1,4 @@
+import type { Checkpoints } from '../kernel/checkpoints.port.js';
 import type { Accounting } from '../billing/accounting.js';
 import { DomainError } from '../kernel/errors.js';
 import type { RecordingDeps } from '../kernel/recording-deps.js';
@@ -251,3 +252,17 @@ export class TransferSettlement {
     });
   }
 }
+
+/** The recovery point of a transfer a phased request settled (cancelled, or rejected out): its id. */
+export const TRANSFER_ENDED = 'transfer_ended';
+
+/** Runs `settle` as the request's phase that records TRANSFER_ENDED (or as it is, without checkpoints). */
+export const endedPhase = async (checkpoints: Checkpoints | null, settle: () => Promise<DomainTransfer>): Promise<DomainTransfer> => {
+  if (!checkpoints) return settle();
+  const made: { transfer?: DomainTransfer } = {};
+  await checkpoints.reach(TRANSFER_ENDED, async () => {
+    made.transfer = await settle();
+    return { transfer_id: made.transfer.id };
+  });
+  return made.transfer!;
+};

@@ -67,6 +67,7 @@ eachStore('Registry calls outside the request transaction', (kind) => {
         'domivka-blog.kyiv.ua',
         'transfer-outside-tx.com.ua',
         'hosted-outside-tx.com.ua',
+        'undelegated-gone-outside-tx.com.ua',
       ],
       conditions: LIMITS,
     });
@@ -76,6 +77,29 @@ eachStore('Registry calls outside the request transaction', (kind) => {
 
   const keyed = (method: string, path: string, json?: unknown, secret = key.secret) =>
     api.call(path, { method, headers: { ...bearer(secret), 'idempotency-key': randomUUID() }, ...(json !== undefined ? { json } : {}) });
+
+  /**
+   * The process died after the request's last phase committed and before its answer was stored: the
+   * answer is gone, the record unlocked at that phase's recovery point (as after a crash, once its lock timed
+   * out). Storing the answer had moved the point on to "finished"; the phase's data is still there.
+   */
+  const loseAnswer = async (idem: string, point: string) => {
+    const n = await api.system.store
+      .knex('idempotency_keys')
+      .where({ key: idem, recovery_point: 'finished' })
+      .whereNotNull('recovery_data')
+      .update({
+        recovery_point: point,
+        response_status: null,
+        response_body: null,
+        response_headers: null,
+        locked_at: null,
+        lock_token: null,
+      });
+    expect(n).to.equal(1);
+  };
+  const again = (method: string, path: string, idem: string, json?: unknown) =>
+    api.call(path, { method, headers: { ...bearer(key.secret), 'idempotency-key': idem }, ...(json !== undefined ? { json } : {}) });
 
   /**
    * Runs `request` with `method` of the registrar held back; once the registrar is asked, another write
@@ -190,6 +214,36 @@ eachStore('Registry calls outside the request transaction', (kind) => {
     });
   });
 
+  it('a retry of a transfer cancel whose answer was lost answers the cancelled transfer, not transfer_not_cancellable', async () => {
+    const t = await keyed('POST', '/v1/domains/transfer-outside-tx.com.ua/transfers', { auth_code: 'sandbox-auth-ok', years: 1 });
+    expect(t.status, JSON.stringify(t.body)).to.equal(202);
+    const idem = randomUUID();
+    const path = `/v1/domains/transfer-outside-tx.com.ua/transfers/${t.body.id}/cancel`;
+    const first = await again('POST', path, idem, {});
+    expect(first.status, JSON.stringify(first.body)).to.equal(200);
+    await loseAnswer(idem, 'transfer_ended');
+    const retry = await again('POST', path, idem, {});
+    expect(retry.status, JSON.stringify(retry.body)).to.equal(200);
+    expect(retry.body).to.include({ id: t.body.id, status: 'cancelled' });
+    // A new request to cancel it again is still refused.
+    const other = await keyed('POST', path, {});
+    expect([other.status, other.body.error?.code]).to.deep.equal([409, 'transfer_not_cancellable']);
+  });
+
+  it('a retry of a hosted claim removed since its answer was lost answers domain_not_found, and claims nothing again', async () => {
+    const idem = randomUUID();
+    const claim = () => again('POST', '/v1/hosted-domains', idem, { domain: 'undelegated-gone-outside-tx.com.ua' });
+    const first = await claim();
+    expect(first.status, JSON.stringify(first.body)).to.equal(201);
+    await loseAnswer(idem, 'hosted_domain_claimed');
+    // Unverified, so it goes at once.
+    const removed = await keyed('DELETE', '/v1/hosted-domains/undelegated-gone-outside-tx.com.ua');
+    expect(removed.status, JSON.stringify(removed.body)).to.equal(200);
+    const retry = await claim();
+    expect([retry.status, retry.body.error?.code]).to.deep.equal([404, 'domain_not_found']);
+    expect(await api.system.store.domains.find(api.demo.accountId, 'test', 'undelegated-gone-outside-tx.com.ua')).to.equal(null);
+  });
+
   it('rejecting a transfer out asks the registry outside the transaction', async () => {
     // The transfer in above, cancelled; a second one completes after the losing side's 5 days, unlocked.
     const t = await keyed('POST', '/v1/domains/transfer-outside-tx.com.ua/transfers', { auth_code: 'sandbox-auth-ok', years: 1 });
@@ -198,10 +252,15 @@ eachStore('Registry calls outside the request transaction', (kind) => {
     expect(moved.status, JSON.stringify(moved.body)).to.equal(200);
     const out = await keyed('POST', '/v1/sandbox/transfer-out', { domain: 'transfer-outside-tx.com.ua' });
     expect(out.status, JSON.stringify(out.body)).to.equal(202);
-    const r = await whileRegistryWaits('rejectTransfer', () =>
-      keyed('POST', '/v1/domains/transfer-outside-tx.com.ua/transfer-out/reject', {}),
-    );
+    const idem = randomUUID();
+    const reject = () => again('POST', '/v1/domains/transfer-outside-tx.com.ua/transfer-out/reject', idem, {});
+    const r = await whileRegistryWaits('rejectTransfer', reject);
     expect(r.status, JSON.stringify(r.body)).to.equal(200);
     expect(r.body.status).to.equal('rejected');
+    // Its answer lost after the settlement committed: the retry answers the rejected transfer.
+    await loseAnswer(idem, 'transfer_ended');
+    const retry = await reject();
+    expect(retry.status, JSON.stringify(retry.body)).to.equal(200);
+    expect(retry.body).to.include({ id: r.body.id, status: 'rejected' });
   });
 });

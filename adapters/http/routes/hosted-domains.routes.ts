@@ -46,7 +46,8 @@ export const hostedDomainRoutes = (uc: HostedDomainsUseCases): Route[] => [
       properties: { domain: { type: 'string', minLength: 1, maxLength: 253 } },
     },
     responses: { 201: { description: 'Added; `hosting.status` says whether it is served yet', schema: domainView } },
-    errors: [...HOSTING_REFUSALS],
+    // domain_not_found: a retry of a claim removed since it was made (it is not made again).
+    errors: [...HOSTING_REFUSALS, 'domain_not_found'],
     handle: async (i) => {
       const r = await uc.hostDomain.execute(i.key, i.body, i.checkpoints);
       return { status: 201, headers: { Location: `/v1/domains/${r.domain}` }, body: r };

@@ -196,7 +196,7 @@ export const transferRoutes = (uc: TransfersUseCases): Route[] => [
     errors: ['transfer_not_found', 'transfer_not_cancellable', 'registry_failure', 'registrar_capability_missing', 'domain_invalid'],
     handle: async (i) => ({
       status: 200,
-      body: await uc.cancelTransfer.execute({ kind: 'key', key: i.key }, i.params.domain, i.params.id),
+      body: await uc.cancelTransfer.execute({ kind: 'key', key: i.key }, i.params.domain, i.params.id, i.checkpoints),
     }),
   }),
   route({
@@ -218,6 +218,7 @@ export const transferRoutes = (uc: TransfersUseCases): Route[] => [
         { kind: 'human', human: i.human, environment: i.body.environment },
         i.params.domain,
         i.params.id,
+        i.checkpoints,
       ),
     }),
   }),
@@ -233,7 +234,10 @@ export const transferRoutes = (uc: TransfersUseCases): Route[] => [
     params: domainParam,
     responses: { 200: { description: 'The transfer out, rejected: the domain stays', schema: transferView } },
     errors: ['domain_not_found', 'transfer_out_not_pending', 'registry_failure', 'registrar_capability_missing'],
-    handle: async (i) => ({ status: 200, body: await uc.rejectTransferOut.execute({ kind: 'key', key: i.key }, i.params.domain) }),
+    handle: async (i) => ({
+      status: 200,
+      body: await uc.rejectTransferOut.execute({ kind: 'key', key: i.key }, i.params.domain, i.checkpoints),
+    }),
   }),
   route({
     id: 'keepZoneAfterTransferOut',
@@ -266,7 +270,11 @@ export const transferRoutes = (uc: TransfersUseCases): Route[] => [
     errors: ['owner_only', 'domain_not_found', 'transfer_out_not_pending', 'registry_failure', 'registrar_capability_missing'],
     handle: async (i) => ({
       status: 200,
-      body: await uc.rejectTransferOut.execute({ kind: 'human', human: i.human, environment: i.body.environment }, i.params.domain),
+      body: await uc.rejectTransferOut.execute(
+        { kind: 'human', human: i.human, environment: i.body.environment },
+        i.params.domain,
+        i.checkpoints,
+      ),
     }),
   }),
   route({

@@ -168,9 +168,10 @@ export interface DsSetting {
   /**
    * The DS records the registry holds for the domain (what the parent publishes). `authInfo`: the name's
    * transfer code, for a name another registrar sponsors — registries answer a non-sponsor's domain:info
-   * in full only with it (RFC 5731 §3.1.2).
+   * in full only with it (RFC 5731 §3.1.2). `recent`: an answer the adapter read a few seconds ago will do
+   * (what a page shows, read on every call); without it the registry is asked now (what a decision rests on).
    */
-  dsRecords(domain: string, authInfo?: string): Promise<DsRecord[]>;
+  dsRecords(domain: string, authInfo?: string, options?: { readonly recent?: boolean }): Promise<DsRecord[]>;
 }
 /** Removes DS records (removing one the registry does not hold is harmless). */
 export interface DsRemoval {
