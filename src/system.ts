@@ -52,6 +52,8 @@ export interface SystemOptions {
   readonly rateLimitNow?: () => number;
   /** The live adapters' code when LIVE_REGISTRAR is set (System.create loads it). */
   readonly live?: LiveAdapterCode | null;
+  /** Wraps the live adapter set when one is configured (tests: checks around the registry, the CA, the card). */
+  readonly wrapLive?: (adapters: EnvironmentAdapters) => EnvironmentAdapters;
 }
 
 /**
@@ -71,7 +73,7 @@ export class System {
       platformModule(options.clock),
       sqlModule(),
       sandboxAdaptersModule(options.wrapSandbox),
-      liveAdaptersModule(config, options.live),
+      liveAdaptersModule(config, options.live, options.wrapLive),
       mcpModule(),
       mailModule(config),
       kernelModule(),

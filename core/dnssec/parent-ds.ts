@@ -22,13 +22,15 @@ export const parentDs = async (
   accountId: string,
   environment: Environment,
   domain: string,
+  /** Shown, not acted on (GET …/dnssec): a recent read will do (the registrar port's `recent`). */
+  recent = false,
 ): Promise<string[] | null> => {
   const registered = await deps.domains.find(accountId, environment, domain);
   if (!registered || isHosted(registered)) return null;
   const registrar = deps.registrars.get(environment).registrar;
   if (!registrar.capabilities.has('ds_set')) return null;
   try {
-    const held = await requireCapability(registrar, 'ds_set').dsRecords(domain);
+    const held = await requireCapability(registrar, 'ds_set').dsRecords(domain, undefined, recent ? { recent } : undefined);
     return held.map((d) => `${d.keyTag} ${d.algorithm} ${d.digestType} ${d.digest}`.toUpperCase());
   } catch {
     // A registry that does not answer: what we recorded stands (the caller's fallback), not an error to the person.

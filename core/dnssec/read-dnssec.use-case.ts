@@ -22,6 +22,7 @@ export class ReadDnssec {
     const view = dnssecView(state, state ? signingWindow(state.windowStart) : null);
     const { domains, registrars } = this.deps;
     if (!domains || !registrars) return view;
-    return withParentDs(view, state, await parentDs({ domains, registrars }, key.accountId, key.environment, domain));
+    // Shown only: a read a few seconds old will do (a page polls this); decisions ask the registry afresh.
+    return withParentDs(view, state, await parentDs({ domains, registrars }, key.accountId, key.environment, domain, true));
   }
 }

@@ -63,7 +63,7 @@ const OPERATION_DATA = {
   warnings: 'string[]: warning codes, when there are any',
   warning_messages: 'object[]: uk, en of each warning',
   failure_reason:
-    "string: why it failed, '<code>: <text>' (failed): the registry's refusal, or ours (dnssec_ds_stale, dnssec_foreign_keys_present)",
+    "string: why it failed, '<code>: <text>' (failed): the registry's refusal, or ours (dnssec_ds_stale, dnssec_foreign_keys_present, registrar_capability_missing)",
   cancel_reason:
     "'key_revoked' | 'requester_demoted' | 'requester_removed': the service cancelled it because its requester lost the power (cancelled)",
 } as const;

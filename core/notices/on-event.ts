@@ -93,7 +93,12 @@ const OUR_FAILURES: Record<'dnssec_ds_stale' | 'dnssec_foreign_keys_present' | '
     },
   };
 const failureText = (reason: string | null | undefined): { uk: string; en: string } => {
-  const code = /^([a-z_]+):/.exec(reason ?? '')?.[1];
+  const [, code, detail] = /^([a-z_]+):\s*(.*)$/s.exec(reason ?? '') ?? [];
+  if (code === 'registrar_capability_missing') {
+    // The detail names the registrar and what it cannot do ("epp cannot ds_remove").
+    const text = OUR_FAILURES.registrar_capability_missing;
+    return { uk: `${text.uk.slice(0, -1)} (${detail}).`, en: `${text.en.slice(0, -1)} (${detail}).` };
+  }
   if (code && code in OUR_FAILURES) return OUR_FAILURES[code as keyof typeof OUR_FAILURES];
   return { uk: ` Причина від реєстру: ${reason ?? ''}`, en: ` The registry's reason: ${reason ?? ''}` };
 };

@@ -179,7 +179,11 @@ export const loadLiveAdapterCode = async (config: Config): Promise<LiveAdapterCo
           : null,
       };
 
-export const liveAdaptersModule = (config: Config, code: LiveAdapterCode | null | undefined) =>
+export const liveAdaptersModule = (
+  config: Config,
+  code: LiveAdapterCode | null | undefined,
+  wrap: (adapters: EnvironmentAdapters) => EnvironmentAdapters = (a) => a,
+) =>
   new ContainerModule(({ bind }) => {
     if (config.liveRegistrar === 'none' || !config.epp) return;
     if (!code || (config.liveStripe && !code.stripe)) {
@@ -190,27 +194,28 @@ export const liveAdaptersModule = (config: Config, code: LiveAdapterCode | null 
     const epp = config.epp;
     bind(T.LiveAdapters)
       .toResolvedValue(
-        (s: SqlStore, box: SecretBox, log: Logger): EnvironmentAdapters => ({
-          registrar: createEppRegistrar({
-            host: epp.host,
-            port: epp.port,
-            clientId: epp.clientId,
-            password: epp.password,
-            cert: epp.cert,
-            key: epp.key,
-            ca: epp.ca,
-            poolSize: epp.poolSize,
-            defaultNameservers: epp.nameservers,
-            log: log.child({ component: 'epp' }),
+        (s: SqlStore, box: SecretBox, log: Logger): EnvironmentAdapters =>
+          wrap({
+            registrar: createEppRegistrar({
+              host: epp.host,
+              port: epp.port,
+              clientId: epp.clientId,
+              password: epp.password,
+              cert: epp.cert,
+              key: epp.key,
+              ca: epp.ca,
+              poolSize: epp.poolSize,
+              defaultNameservers: epp.nameservers,
+              log: log.child({ component: 'epp' }),
+            }),
+            payments: config.liveStripe && stripe ? new stripe.StripePayments(config.liveStripe) : new UnconfiguredPayments(),
+            ca: new StoredAccountAcmeCa(
+              { directoryUrl: config.acme.directoryUrl, email: config.acme.email, caFile: config.acme.caFile },
+              s.caMaterial,
+              box,
+            ),
+            delegations: liveDelegations(config),
           }),
-          payments: config.liveStripe && stripe ? new stripe.StripePayments(config.liveStripe) : new UnconfiguredPayments(),
-          ca: new StoredAccountAcmeCa(
-            { directoryUrl: config.acme.directoryUrl, email: config.acme.email, caFile: config.acme.caFile },
-            s.caMaterial,
-            box,
-          ),
-          delegations: liveDelegations(config),
-        }),
         [T.Store, T.SecretBox, T.Logger],
       )
       .inSingletonScope();

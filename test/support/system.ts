@@ -95,7 +95,8 @@ export const startApi = async (kind: StoreKind, options: TestApiOptions = {}): P
   // The adapters that reach a peer outside our database (a live registry over EPP, an ACME CA, the card
   // processor, the world's DNS) are called outside any transaction: on SQLite a transaction holds the one
   // write lock, and a slow peer would stop every write of the service. Every suite checks it: close() fails
-  // with the calls made inside one. Not simulateTransferOut: the sandbox registry's own act, in our database.
+  // with the calls made inside one (checked before the store is dropped, so a failing close still says it).
+  // Not simulateTransferOut: the sandbox registry's own act, in our database.
   let uowRef: { inTransaction(): boolean } | null = null;
   const inTransaction: string[] = [];
   const outside = <T extends object>(name: string, target: T): T =>
@@ -110,21 +111,21 @@ export const startApi = async (kind: StoreKind, options: TestApiOptions = {}): P
         };
       },
     });
-  const wrapSandbox = (a: EnvironmentAdapters): EnvironmentAdapters => {
-    const w = options.wrapSandbox ? options.wrapSandbox(a) : a;
-    return {
-      ...w,
-      registrar: outside('registrar', w.registrar),
-      payments: outside('payments', w.payments),
-      ca: outside('ca', w.ca),
-      delegations: outside('delegations', w.delegations),
-    };
-  };
+  const watched = (w: EnvironmentAdapters): EnvironmentAdapters => ({
+    ...w,
+    registrar: outside('registrar', w.registrar),
+    payments: outside('payments', w.payments),
+    ca: outside('ca', w.ca),
+    delegations: outside('delegations', w.delegations),
+  });
+  const wrapSandbox = (a: EnvironmentAdapters): EnvironmentAdapters => watched(options.wrapSandbox ? options.wrapSandbox(a) : a);
   const system = await System.create(testConfig(store, options.env), {
     clock,
     logger: options.logger ?? pino({ level: 'silent' }),
     ...(options.extraRoutes ? { extraRoutes: options.extraRoutes } : {}),
     wrapSandbox,
+    // The live set too (LIVE_REGISTRAR in a suite's env: EPP against the test registry), the slow peer of all.
+    wrapLive: watched,
     ...(options.rateLimitNow ? { rateLimitNow: options.rateLimitNow } : {}),
   });
   await system.migrate();
@@ -191,10 +192,13 @@ export const startApi = async (kind: StoreKind, options: TestApiOptions = {}): P
       await dns?.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections?.();
-      await system.close();
-      await store.drop();
-      if (inTransaction.length > 0)
-        throw new Error(`a peer outside the database was called inside a transaction:\n${[...new Set(inTransaction)].join('\n')}`);
+      const violations = [...new Set(inTransaction)];
+      const closed = await system.close().then(
+        () => store.drop().then(() => null),
+        (err: unknown) => err,
+      );
+      if (violations.length > 0) throw new Error(`a peer outside the database was called inside a transaction:\n${violations.join('\n')}`);
+      if (closed !== null) throw closed;
     },
   };
 };

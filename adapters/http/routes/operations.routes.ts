@@ -54,7 +54,7 @@ export const operationView = schema({
     failure_reason: {
       type: ['string', 'null'],
       description:
-        'Why it failed (status failed): "<code>: <text>". The registry\'s refusal, or ours when the state of the zone forbade it as it was to take effect (dnssec_ds_stale, dnssec_foreign_keys_present; the registry was not asked).',
+        'Why it failed (status failed): "<code>: <text>". The registry\'s refusal, or ours when the state of the zone forbade it as it was to take effect (dnssec_ds_stale, dnssec_foreign_keys_present, registrar_capability_missing; the registry was not asked).',
     },
     links: {
       type: 'object',

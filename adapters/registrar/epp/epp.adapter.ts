@@ -398,20 +398,21 @@ export class EppRegistrar implements Registrar, RegistryMessages {
 
   /**
    * The DS records in domain:info's `<secDNS:infData>` (RFC 5910 §3.1.2); with the authInfo for a name
-   * another registrar sponsors. Our own names' reads stand for `dsReadCacheMs` (30 s), and reads at once
-   * share one command: GET …/dnssec reads the parent's DS on every call, and a page or a client polling it
-   * must not turn into a domain:info each time (registries limit their commands per registrar, and every
-   * customer's registrations share that limit). Our own setDs/removeDs forget the name's read at once; a
-   * change made by another process, or at the registry itself, is seen within that time. A failed read is
-   * not kept.
+   * another registrar sponsors. A `recent` read of our own name (GET …/dnssec, read on every call) is
+   * answered from this process's last read of it for `dsReadCacheMs` (30 s), and recent reads at once share
+   * one command: a page or a client polling it must not turn into a domain:info each time (registries limit
+   * their commands per registrar, and every customer's registrations share that limit). Other reads (what a
+   * decision rests on) always ask, and refresh what recent reads get. Our own setDs/removeDs forget the name's
+   * read; a change made by another process, or at the registry itself, shows within those 30 s. A failed read
+   * is not kept.
    */
-  async dsRecords(domain: string, authInfo?: string): Promise<DsRecord[]> {
+  async dsRecords(domain: string, authInfo?: string, options?: { readonly recent?: boolean }): Promise<DsRecord[]> {
     const ttl = this.options.dsReadCacheMs ?? 0;
     if (authInfo !== undefined || ttl <= 0) return this.readDs(domain, authInfo);
     const key = domain.toLowerCase();
     const now = (this.options.now ?? Date.now)();
     const kept = this.dsReads.get(key);
-    if (kept && kept.until > now) return (await kept.answer).map((d) => ({ ...d }));
+    if (options?.recent && kept && kept.until > now) return (await kept.answer).map((d) => ({ ...d }));
     const answer = this.readDs(domain);
     this.dsReads.delete(key);
     this.dsReads.set(key, { until: now + ttl, answer });
