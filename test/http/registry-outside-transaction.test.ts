@@ -230,6 +230,24 @@ eachStore('Registry calls outside the request transaction', (kind) => {
     expect([other.status, other.body.error?.code]).to.deep.equal([409, 'transfer_not_cancellable']);
   });
 
+  it('a retry of a DNSSEC switch-off whose answer was lost answers the dnssec_disable operation it recorded, not operation_pending', async () => {
+    const domain = 'domivka-blog.kyiv.ua';
+    expect((await keyed('PUT', `/v1/domains/${domain}/dnssec`, { algorithm: 13 })).status).to.equal(200);
+    const publish = await keyed('POST', `/v1/domains/${domain}/dnssec/ds`, {});
+    expect(publish.status, JSON.stringify(publish.body)).to.equal(202);
+    expect((await keyed('POST', '/v1/sandbox/clock', { advance: 'PT25H' }, clockKey)).status).to.equal(200);
+    expect((await keyed('GET', `/v1/domains/${domain}/dnssec`)).body).to.include({ status: 'secure', ds_at_parent: true });
+    const idem = randomUUID();
+    const first = await again('DELETE', `/v1/domains/${domain}/dnssec`, idem);
+    expect(first.status, JSON.stringify(first.body)).to.equal(202);
+    expect(first.body).to.include({ kind: 'dnssec_disable', status: 'pending' });
+    await loseAnswer(idem, 'operation_requested');
+    const retry = await again('DELETE', `/v1/domains/${domain}/dnssec`, idem);
+    expect(retry.status, JSON.stringify(retry.body)).to.equal(202);
+    expect(retry.body).to.include({ id: first.body.id, kind: 'dnssec_disable', status: 'pending' });
+    expect(await api.system.store.knex('operations').where({ domain, kind: 'dnssec_disable' })).to.have.length(1);
+  });
+
   it('a retry of a hosted claim removed since its answer was lost answers domain_not_found, and claims nothing again', async () => {
     const idem = randomUUID();
     const claim = () => again('POST', '/v1/hosted-domains', idem, { domain: 'undelegated-gone-outside-tx.com.ua' });
