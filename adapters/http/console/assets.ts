@@ -34,6 +34,17 @@ document.addEventListener('change', function (e) {
   if (t.name !== 'scope') return;
   document.querySelectorAll('[data-scope]').forEach(function (fs) { fs.hidden = fs.getAttribute('data-scope') !== t.value; });
 });
+// The record form: the hint and placeholder of the values follow the type chosen (without script, those of
+// the type the form was drawn with; each type's entry in the list says what its values are).
+document.addEventListener('change', function (e) {
+  var t = e.target;
+  if (t.id !== 'rec-type' || !t.options) return;
+  var o = t.options[t.selectedIndex];
+  var what = document.getElementById('rec-values-what'), ex = document.getElementById('rec-values-example'), values = document.getElementById('rec-values');
+  if (what) what.textContent = o.getAttribute('data-hint');
+  if (ex) ex.textContent = o.getAttribute('data-example');
+  if (values) values.setAttribute('placeholder', o.getAttribute('data-example'));
+});
 // A narrow screen scrolls the sections' row: the current one is brought into view.
 document.addEventListener('DOMContentLoaded', function () {
   var nav = document.querySelector('header.top nav');
