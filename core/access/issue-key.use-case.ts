@@ -42,6 +42,9 @@ export interface IssueKeyInput {
   readonly tsig_algorithm?: string;
 }
 
+/** Seed A8's steps a person fills in: the rights, where they act (domains or a label), the conditions. */
+export type IssueStep = 'rights' | 'reach' | 'conditions';
+
 export interface KeyDraft {
   readonly environment: Environment;
   readonly name: string;
@@ -73,15 +76,26 @@ export interface IssueKeyDeps extends RecordingDeps {
 export class IssueKey {
   constructor(private readonly deps: IssueKeyDeps) {}
 
+  /**
+   * Checks the input as far as one of seed A8's steps, in its order, and throws the first problem there: the
+   * console's wizard asks at each step, so a person learns of a mistake on the step that made it, not after
+   * filling in the rest. `conditions` is every check `preview` makes.
+   */
+  check(actor: Actor, input: IssueKeyInput, upTo: IssueStep): void {
+    const rights = this.rightsOf(input);
+    const cls = this.classFor(actor, input.environment, rights);
+    if (upTo === 'rights') return;
+    this.policiesOf(input, rights);
+    if (upTo === 'reach') return;
+    this.conditionsOf(input, cls, spendsMoney(rights));
+  }
+
   /** Builds and checks the key without issuing it: what `POST /v1/account/keys/preview` shows. */
   preview(actor: Actor, input: IssueKeyInput): KeyDraft {
-    const policies = this.policiesOf(input);
-    const rights = policies.map((p) => p.right);
-    const testOnly = input.environment === 'live' ? rights.find((x) => RIGHTS[x].testOnly) : undefined;
-    if (testOnly !== undefined) throw new DomainError('right_test_only', { right: testOnly });
-    const cls = classOf(rights);
-    const max = maxClassOf(actor);
-    if (cls > max) throw new DomainError('role_forbidden', { class: cls, max_class: max });
+    // Seed A8's order: the rights (and whether this person may issue them), where they act, the conditions.
+    const rights = this.rightsOf(input);
+    const cls = this.classFor(actor, input.environment, rights);
+    const policies = this.policiesOf(input, rights);
     const conditions = this.conditionsOf(input, cls, spendsMoney(rights));
     // Unnamed keys are named after what they hold, so a list of keys stays readable.
     const template = input.template !== undefined ? templateById(input.template) : undefined;
@@ -156,22 +170,15 @@ export class IssueKey {
     return a as TsigAlgorithmName;
   }
 
-  private policiesOf(input: IssueKeyInput): Policy[] {
+  /** The rights the input asks for: its policies' rights, or a template's and/or a list of rights. */
+  private rightsOf(input: IssueKeyInput): RightName[] {
     if (input.policies && input.policies.length > 0) {
       if (input.template || input.rights?.length || input.domains?.length || input.label) {
         throw bad('/policies', 'exclusive');
       }
       return input.policies.map((p, i) => {
         if (!isRightName(p.right)) throw bad(`/policies/${i}/right`, 'enum', p.right);
-        return {
-          right: p.right,
-          resources: this.selectionOf(
-            p.resources.domains,
-            p.resources.label,
-            RIGHTS[p.right].scope === 'domain',
-            `/policies/${i}/resources`,
-          ),
-        };
+        return p.right;
       });
     }
     const rights = new Set<RightName>();
@@ -185,9 +192,35 @@ export class IssueKey {
       rights.add(x);
     });
     if (rights.size === 0) throw bad('/rights', 'required');
-    const needsDomains = [...rights].some((x) => RIGHTS[x].scope === 'domain');
+    return [...rights];
+  }
+
+  /** The key's class, once the rights fit the environment and this person may issue that class. */
+  private classFor(actor: Actor, environment: Environment, rights: readonly RightName[]): DangerClass {
+    const testOnly = environment === 'live' ? rights.find((x) => RIGHTS[x].testOnly) : undefined;
+    if (testOnly !== undefined) throw new DomainError('right_test_only', { right: testOnly });
+    const cls = classOf(rights);
+    const max = maxClassOf(actor);
+    if (cls > max) throw new DomainError('role_forbidden', { class: cls, max_class: max });
+    return cls;
+  }
+
+  /** Each right with where it acts: the policies as given, or every right on the one selection. */
+  private policiesOf(input: IssueKeyInput, rights: readonly RightName[]): Policy[] {
+    if (input.policies && input.policies.length > 0) {
+      return input.policies.map((p, i) => ({
+        right: rights[i]!,
+        resources: this.selectionOf(
+          p.resources.domains,
+          p.resources.label,
+          RIGHTS[rights[i]!].scope === 'domain',
+          `/policies/${i}/resources`,
+        ),
+      }));
+    }
+    const needsDomains = rights.some((x) => RIGHTS[x].scope === 'domain');
     const selection = this.selectionOf(input.domains, input.label, needsDomains, '');
-    return [...rights].map((right) => ({ right, resources: selection }));
+    return rights.map((right) => ({ right, resources: selection }));
   }
 
   private selectionOf(domains: readonly string[] | undefined, label: string | undefined, required: boolean, at: string): Selection {

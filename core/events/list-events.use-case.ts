@@ -18,7 +18,8 @@ const ACCOUNT_TYPES = (Object.keys(EVENT_CATALOGUE) as EventType[]).filter(
 
 export interface EventPage {
   data: PublicEvent[];
-  /** Pass as `after` to continue; stays put when nothing new has been published (poll with it). */
+  /** Pass as `after` to continue (as `before` when reading newest first); stays put when nothing new has been
+   * published (poll with it). */
   next_cursor: string | null;
   has_more: boolean;
 }
@@ -47,8 +48,29 @@ export class ListEvents {
   }
 
   async execute(key: ApiKey, q: { after?: string; types?: string; domain?: string; limit?: number }): Promise<EventPage> {
+    return this.read(key, { cursor: q.after, order: 'asc', types: q.types, domain: q.domain, limit: q.limit });
+  }
+
+  /**
+   * The same log as a person reads a feed: newest first. `before` (a `next_cursor` of this reading) goes on to
+   * older events; the page and its cursor are those of `execute`, walked the other way.
+   */
+  async newestFirst(key: ApiKey, q: { before?: string; types?: string; domain?: string; limit?: number }): Promise<EventPage> {
+    return this.read(key, { cursor: q.before, order: 'desc', types: q.types, domain: q.domain, limit: q.limit });
+  }
+
+  private async read(
+    key: ApiKey,
+    q: {
+      cursor?: string | undefined;
+      order: 'asc' | 'desc';
+      types?: string | undefined;
+      domain?: string | undefined;
+      limit?: number | undefined;
+    },
+  ): Promise<EventPage> {
     const limit = Math.min(Math.max(q.limit ?? 50, 1), 200);
-    if (q.after !== undefined && !/^\d{1,18}$/.test(q.after)) throw new DomainError('cursor_invalid');
+    if (q.cursor !== undefined && !/^\d{1,18}$/.test(q.cursor)) throw new DomainError('cursor_invalid');
     let types = null;
     if (q.types) {
       const names = q.types
@@ -70,7 +92,7 @@ export class ListEvents {
     const batch = await this.feed.page({
       accountId: key.accountId,
       environment: key.environment,
-      after: q.after ?? null,
+      ...(q.order === 'asc' ? { after: q.cursor ?? null } : { after: null, before: q.cursor ?? null, order: 'desc' as const }),
       types,
       domain,
       visible,
@@ -78,7 +100,7 @@ export class ListEvents {
     });
     const page = batch.slice(0, limit);
     const out: PublicEvent[] = page.map(toPublicEvent);
-    const cursor = page.length > 0 ? page[page.length - 1]!.pubSeq : (q.after ?? null);
+    const cursor = page.length > 0 ? page[page.length - 1]!.pubSeq : (q.cursor ?? null);
     const more = batch.length > limit;
     return { data: out, next_cursor: cursor, has_more: more };
   }

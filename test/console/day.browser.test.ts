@@ -96,7 +96,8 @@ eachStore('Console: a person’s day (headless Chromium)', (kind) => {
     await wide.fill('#rec-ttl', 'soon');
     await wide.fill('#rec-values', '203.0.113.7');
     await nav(wide, wide.click('text=Add to the plan'));
-    expect(await wide.locator('[id="err-changes/0/ttl"]').textContent()).to.equal('must be a whole number');
+    expect(await wide.locator('#rec-ttl-error').textContent()).to.equal('must be a whole number');
+    expect(await wide.getAttribute('#rec-ttl', 'aria-invalid')).to.equal('true');
     expect(await wide.inputValue('#rec-name')).to.equal('api');
     expect(await wide.inputValue('#rec-values')).to.equal('203.0.113.7');
     await shots('dns-form-error', true);

@@ -9,7 +9,8 @@ import { emitEvent } from './emit.js';
 /**
  * The event log filtered by what a key sees, read both ways the store is asked: by the key's domains'
  * names (a key that sees few) and by its policies' names and labels (a key that sees many) — the same
- * events, in the same order, across pages of any size.
+ * events, in the same order, across pages of any size; read newest first (the console's feed), the same
+ * events in the reverse order.
  */
 eachStore('Event log: the same events for a key whether the store filters by names or by scope', (kind) => {
   let api: TestApi;
@@ -62,10 +63,30 @@ eachStore('Event log: the same events for a key whether the store filters by nam
     }
     throw new Error('the pages never ended');
   };
+  /**
+   * The same log newest first (the console's feed): every page of `limit` from the newest, going back with
+   * `before`; this suite's events kept (the seed's are older, after them).
+   */
+  const walkBack = async (uc: ListEvents, secret: string, limit: number) => {
+    const key = await api.system.get(TOKENS.AuthenticateKey).execute(secret, '127.0.0.1');
+    const ours = new Set([...domains.flatMap((d) => ids[d]!), ...ids.account!]);
+    const out: string[] = [];
+    let before: string | undefined;
+    for (let i = 0; i < 1000; i++) {
+      const page = await uc.newestFirst(key, { limit, ...(before !== undefined ? { before } : {}) });
+      expect(page.data.length).to.be.at.most(limit);
+      out.push(...page.data.map((e) => e.id).filter((id) => ours.has(id)));
+      if (!page.has_more) return out;
+      before = page.next_cursor!;
+    }
+    throw new Error('the pages never ended');
+  };
   const both = async (secret: string, expected: string[]) => {
     for (const limit of [1, 2, 7, 200]) {
       expect(await walk(byNames, secret, limit), `by names, limit ${limit}`).to.deep.equal(expected);
       expect(await walk(byScope, secret, limit), `by scope, limit ${limit}`).to.deep.equal(expected);
+      expect(await walkBack(byNames, secret, limit), `newest first by names, limit ${limit}`).to.deep.equal([...expected].reverse());
+      expect(await walkBack(byScope, secret, limit), `newest first by scope, limit ${limit}`).to.deep.equal([...expected].reverse());
     }
   };
 

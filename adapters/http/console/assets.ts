@@ -34,6 +34,25 @@ document.addEventListener('change', function (e) {
   if (t.name !== 'scope') return;
   document.querySelectorAll('[data-scope]').forEach(function (fs) { fs.hidden = fs.getAttribute('data-scope') !== t.value; });
 });
+// The record form: the hint and placeholder of the values follow the type chosen (without script, those of
+// the type the form was drawn with; each type's entry in the list says what its values are).
+document.addEventListener('change', function (e) {
+  var t = e.target;
+  if (t.id !== 'rec-type' || !t.options) return;
+  var o = t.options[t.selectedIndex];
+  var what = document.getElementById('rec-values-what'), ex = document.getElementById('rec-values-example'), values = document.getElementById('rec-values');
+  if (what) what.textContent = o.getAttribute('data-hint');
+  if (ex) ex.textContent = o.getAttribute('data-example');
+  if (values) values.setAttribute('placeholder', o.getAttribute('data-example'));
+});
+// A narrow screen scrolls the sections' row: the current one is brought into view.
+document.addEventListener('DOMContentLoaded', function () {
+  var nav = document.querySelector('header.top nav');
+  var cur = nav && nav.querySelector('[aria-current=page]');
+  if (!cur || nav.scrollWidth <= nav.clientWidth) return;
+  var a = cur.getBoundingClientRect(), n = nav.getBoundingClientRect();
+  if (a.left < n.left || a.right > n.right - 28) nav.scrollLeft += a.left - n.left - (n.width - a.width) / 2;
+});
 // The person's time zone for the server-rendered times (a preference cookie; no personal data).
 (function () {
   try {
@@ -58,13 +77,14 @@ document.addEventListener('DOMContentLoaded', function () {
 export const CONSOLE_CSS = `:root{--fg:#1d2330;--muted:#5b6475;--line:#d9dee7;--bg:#f6f7fa;--card:#fff;--accent:#1f5fbf;--accent-fg:#fff;--ok:#1b7a43;--warn:#9a5b00;--bad:#b3261e;--radius:8px;font-family:"DejaVu Sans",system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;font-size:16px;line-height:1.5;color:var(--fg);background:var(--bg)}
 *{box-sizing:border-box}body{margin:0}a{color:var(--accent)}a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible{outline:3px solid #f0b429;outline-offset:2px}
 .skip{position:absolute;left:-999px}.skip:focus{left:8px;top:8px;background:#fff;padding:8px;z-index:9}
-header.top{background:#16325c;color:#fff;padding:0 24px;display:flex;align-items:center;gap:24px;flex-wrap:wrap}
-header.top .brand{font-weight:700;font-size:20px;color:#fff;text-decoration:none;padding:12px 0}
-header.top nav ul{list-style:none;margin:0;padding:0;display:flex;gap:4px;flex-wrap:wrap}
-header.top nav a{color:#dce6f7;text-decoration:none;padding:14px 10px;display:block;border-bottom:3px solid transparent}
-header.top nav a[aria-current=page]{color:#fff;border-bottom-color:#f0b429}
-header.top .tools{margin-left:auto;display:flex;gap:12px;align-items:center;font-size:14px}
-header.top .tools a,header.top .tools .muted{color:#dce6f7}.envtag{background:#f0b429;color:#222;border-radius:4px;padding:2px 8px;font-weight:700;font-size:13px}.envtag.live{background:#e55353;color:#fff}
+header.top{background:#16325c;color:#fff;padding:0 24px;display:grid;grid-template-columns:auto minmax(0,1fr);align-items:center;column-gap:24px}
+header.top .brand{grid-row:1;font-weight:700;font-size:20px;color:#fff;text-decoration:none;padding:10px 0}
+header.top .tools{grid-row:1;grid-column:2;justify-self:end;min-width:0;display:flex;flex-wrap:wrap;justify-content:flex-end;gap:4px 12px;align-items:center;font-size:14px}
+header.top .tools a,header.top .tools .muted{color:#dce6f7}header.top .tools .who{max-width:100%;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+header.top nav{grid-row:2;grid-column:1/-1;margin:0 -24px;padding:0 24px;overflow-x:auto;scrollbar-width:thin;scrollbar-color:#5b7bb0 transparent;-webkit-mask-image:linear-gradient(to right,#000 calc(100% - 28px),transparent);mask-image:linear-gradient(to right,#000 calc(100% - 28px),transparent)}
+header.top nav ul{list-style:none;margin:0;padding:0 24px 0 0;display:flex;gap:2px;width:max-content}
+header.top nav a{color:#dce6f7;text-decoration:none;padding:8px 10px 7px;display:block;white-space:nowrap;border-bottom:3px solid transparent}header.top nav a:focus-visible{outline-offset:-3px}
+header.top nav a[aria-current=page]{color:#fff;border-bottom-color:#f0b429}.envtag{background:#f0b429;color:#222;border-radius:4px;padding:2px 8px;font-weight:700;font-size:13px}.envtag.live{background:#e55353;color:#fff}
 main{max-width:1080px;margin:0 auto;padding:24px}
 h1{font-size:28px;margin:8px 0 16px}h2{font-size:20px;margin:28px 0 12px}
 .card{background:var(--card);border:1px solid var(--line);border-radius:var(--radius);padding:20px;margin-bottom:20px}
@@ -90,7 +110,9 @@ ol.steps{display:flex;gap:8px;list-style:none;padding:0;margin:0 0 18px;flex-wra
 .sandbar{background:#fff7e0;border-bottom:1px solid #f0d58a;padding:6px 24px;font-size:14px}.sandbar{display:flex;flex-wrap:wrap;gap:8px 16px;align-items:center}.sandbar a.clockmove{color:#4a3500}.sandbar a.clock{color:#4a3500;text-decoration:none}.sandbar a.clock:hover{text-decoration:underline}.badge{display:inline-block;background:#8a4b00;color:#fff;border-radius:999px;padding:0 10px;font-size:13px;margin-left:6px}
 .qr{display:inline-block;background:#fff;padding:8px;border:1px solid var(--line);border-radius:6px;line-height:0}.qr svg{width:200px;height:200px}
 p.mono,.secret code,dd.mono,.effect{overflow-wrap:anywhere}.mail{white-space:pre-wrap;word-break:break-word;font-family:inherit;margin:0}.warnbox{border-left:4px solid var(--warn);background:#fff8eb;padding:8px 12px;margin:8px 0;border-radius:4px}
-@media (max-width:640px){header.top{padding:0 12px;gap:8px}header.top .tools{margin-left:0;flex-wrap:wrap}header.top nav a{padding:8px 6px}main{padding:16px 12px}h1{font-size:24px}.sandbar{padding:6px 12px}
+@media (max-width:640px){header.top{padding:0 12px;column-gap:12px}header.top .brand{font-size:18px;padding:6px 0}header.top .tools{font-size:13px;gap:0 10px;padding:4px 0}header.top nav{margin:0 -12px;padding:0 12px}header.top nav a{padding:5px 8px 4px;font-size:15px}main{padding:16px 12px}h1{font-size:24px}
+header.top .tools .who{flex:1 1 0;min-width:6em;text-align:right}
+.sandbar{padding:4px 12px;font-size:13px;gap:2px 12px}.sandbar .clock-label,.sandbar .tz{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 table,thead,tbody,tr,th,td{display:block;width:100%}table caption{display:block}thead tr{position:absolute;left:-9999px;top:auto;width:1px;height:1px;overflow:hidden}
 tbody tr{border:1px solid var(--line);border-radius:var(--radius);margin:0 0 12px;padding:4px 0;background:var(--card)}tbody th,tbody td{border:0;padding:4px 12px}
 tbody td[data-label]::before,tbody th[data-label]::before{content:attr(data-label);display:block;font-size:13px;color:var(--muted);font-weight:600}td.num{text-align:left}

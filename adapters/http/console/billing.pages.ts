@@ -89,7 +89,9 @@ export const billingPages = (uc: UseCases) => {
       )
       .reduce((s, t) => s - t.amount.amount, 0);
     const may = personMay(r.human!.actor, 'billing.topup');
-    const amountError = typed?.error;
+    const error = typed?.error;
+    // The amount is marked wrong only when it is what is wrong (not a refused card, say).
+    const amountWrong = error?.code === 'validation_failed';
     return html`<h2 id="spend">${v.t('Витрати цього місяця', 'Spent this month')}</h2>
       <div class="card">
         <p>
@@ -103,15 +105,16 @@ export const billingPages = (uc: UseCases) => {
         ${r.query.done === 'topup' ? alert('ok', v.t('Баланс поповнено зі збереженої картки; власників сповіщено.', 'The balance was topped up from the saved card; the owners were notified.')) : ''}
         ${
           !may
-            ? html`${amountError ? errorBox(v, amountError) : ''}
+            ? html`${errorBox(v, error)}
                 <p class="muted">
                   ${v.t('Поповнюють лише власники (учасники — до класу 1).', 'Only owners top up (members go up to class 1).')}
                 </p>`
             : html`${alert('info', v.t('Дія класу 2 (гроші): списання зі збереженої картки; усі власники отримають сповіщення.', 'A class 2 action (money): the saved card is charged; every owner is notified.'))}
-              ${amountError ? errorBox(v, amountError) : ''}
+              ${errorBox(v, error)}
               ${postForm(
                 v,
-                '/console/billing/top-up',
+                // The answer to a failed top-up is this page again: the fragment brings the person back to this form.
+                '/console/billing/top-up#top-up',
                 html`<label for="topup-amount">${v.t('Сума, ₴', 'Amount, UAH')}</label>
                   <input
                     id="topup-amount"
@@ -120,10 +123,10 @@ export const billingPages = (uc: UseCases) => {
                     inputmode="decimal"
                     value="${typed?.amount ?? ''}"
                     placeholder="500"
-                    aria-describedby="topup-hint"
-                    ${amountError ? html`aria-invalid="true"` : ''}
+                    aria-describedby="topup-hint${amountWrong ? ' err-amount' : ''}"
+                    ${amountWrong ? html`aria-invalid="true"` : ''}
                   />
-                  ${fieldError(v, amountError, 'amount')}
+                  ${amountWrong ? fieldError(v, error, 'amount') : ''}
                   <p class="hint" id="topup-hint">
                     ${v.t('Від 100 до 500 000 ₴; копійки через кому.', 'From 100 to 500,000 UAH; kopiykas after a comma or point.')}
                   </p>
@@ -131,6 +134,87 @@ export const billingPages = (uc: UseCases) => {
               )}`
         }
       </div>`;
+  };
+
+  /**
+   * The balance page: the balance and card, this month's spend, the top-up form, the payment method and the
+   * latest transactions. A failed top-up answers this same page, the reason on the top-up form and the
+   * amount as typed.
+   */
+  const page = async (r: ConsoleRequest, typed?: { amount: string; error: DomainError }): Promise<PageOut> => {
+    const v = r.view;
+    const b = await uc.humanReads.billing(r.human!.actor, v.env);
+    const card = await uc.changePaymentMethod.current(r.human!, v.env);
+    return {
+      title: v.t('Баланс', 'Balance'),
+      body: html`<h1>${v.t('Баланс і оплата', 'Balance and payment')}</h1>
+        ${r.query.done === 'card' ? alert('ok', v.t('Спосіб оплати змінено.', 'The payment method was changed.')) : ''}
+        <div class="card">
+          <dl class="kv">
+            <dt>${v.t('Баланс', 'Balance')}</dt>
+            <dd><strong>${uah(b.balance.amount)}</strong></dd>
+            <dt>${v.t('Картка', 'Card')}</dt>
+            <dd>${card ? `${card.brand} •••• ${card.last4}` : v.t('не збережено', 'none saved')}</dd>
+          </dl>
+        </div>
+        ${await panel(r, typed)}
+        <h2>${v.t('Змінити спосіб оплати', 'Change the payment method')}</h2>
+        <div class="card">
+          ${
+            v.env === 'test'
+              ? postForm(
+                  v,
+                  '/console/billing/card',
+                  html`<label for="card_number">${v.t('Номер картки пісочниці', 'Sandbox card number')}</label
+                    ><input
+                      id="card_number"
+                      name="card_number"
+                      type="text"
+                      inputmode="numeric"
+                      autocomplete="off"
+                      required
+                      aria-describedby="card-hint"
+                    />
+                    <p class="hint" id="card-hint">
+                      ${v.t('Тестові номери Stripe: 4242 4242 4242 4242 — успіх; 4000 0000 0000 0002 — відмова; …9995 — бракує коштів; …0119 — збій обробки. Потрібен повторний вхід.', 'Stripe test numbers: 4242 4242 4242 4242 succeeds; 4000 0000 0000 0002 is declined; …9995 insufficient funds; …0119 processing error. Signing in again is required.')}
+                    </p>
+                    <div class="actions"><button type="submit">${v.t('Зберегти картку', 'Save the card')}</button></div>`,
+                  { back: '/console/billing' },
+                )
+              : html`<p>
+                  ${v.t('У робочому середовищі картку зберігає Stripe (SetupIntent): номер картки не проходить через Domivka. API: POST /v1/account/payment-method/setups, потім …/complete.', 'In live, Stripe saves the card (SetupIntent): the card number never passes through Domivka. API: POST /v1/account/payment-method/setups, then …/complete.')}
+                </p>`
+          }
+        </div>
+        <h2>${v.t('Операції', 'Transactions')}</h2>
+        ${
+          b.transactions.length === 0
+            ? html`<p>${v.t('Операцій ще немає.', 'No transactions yet.')}</p>`
+            : dataTable(
+                [
+                  v.t('Коли', 'When'),
+                  v.t('Опис', 'Description'),
+                  v.t('Домен', 'Domain'),
+                  v.t('Стан', 'Status'),
+                  { head: v.t('Сума', 'Amount'), cls: 'num' },
+                ],
+                b.transactions.map(
+                  (t) =>
+                    html`<tr>
+                      <td>${when(t.created_at, v)}</td>
+                      <td>${transactionText(v, t.description)}</td>
+                      <td>${t.domain ?? ''}</td>
+                      <td>
+                        <span class="pill ${t.status === 'posted' ? 'ok' : t.status === 'pending' ? 'warn' : 'bad'}"
+                          >${statusName(v, t.status)}</span
+                        >
+                      </td>
+                      <td class="num">${uah(t.amount.amount)}</td>
+                    </tr>`,
+                ),
+              )
+        }`,
+    };
   };
 
   const transactions = async (r: ConsoleRequest): Promise<PageOut> => {
@@ -215,6 +299,7 @@ export const billingPages = (uc: UseCases) => {
   };
 
   const pages: ConsolePage[] = [
+    { method: 'GET', pattern: /^\/console\/billing$/, auth: true, handle: (r) => page(r) },
     { method: 'GET', pattern: /^\/console\/billing\/transactions$/, auth: true, handle: transactions },
     {
       method: 'POST',
@@ -241,7 +326,6 @@ export const billingPages = (uc: UseCases) => {
           return uc.topUp.execute(key, amount, checkpoints(uc));
         });
         if ('error' in out) {
-          const v = r.view;
           const e = out.error;
           // The schema counts kopiykas; the person typed hryvnias: say the limits in hryvnias.
           const shown =
@@ -254,16 +338,11 @@ export const billingPages = (uc: UseCases) => {
                   },
                 ])
               : e;
-          return {
-            status: 422,
-            title: v.t('Поповнення', 'Top-up'),
-            body: html`${pageHead({ href: `/console/billing`, label: v.t('Баланс', 'Balance') }, v.t('Поповнення не вдалося', 'The top-up did not go through'))}
-            ${await panel(r, { amount: typed, error: shown })}`,
-          };
+          return { ...(await page(r, { amount: typed, error: shown })), status: 422 };
         }
         return { redirect: '/console/billing?done=topup#top-up' };
       },
     },
   ];
-  return { pages, panel };
+  return { pages };
 };

@@ -1,24 +1,10 @@
 import type { DomainError } from '../../../core/kernel/errors.js';
 import type { CheckResult, PlanView } from '../../../core/dns/plans/plan.js';
-import { inputOf, type ChangeInput } from '../../../core/dns/plans/plan-builder.js';
+import { DEFAULT_TTL, inputOf, type ChangeInput } from '../../../core/dns/plans/plan-builder.js';
 import { RECORD_TYPES } from '../../../core/dns/zone/record-set.js';
 import { dnsRoutes } from '../routes/dns.routes.js';
 import type { UseCases } from '../use-cases.js';
-import {
-  attempt,
-  authorizeAs,
-  checkpoints,
-  doneBanner,
-  enc,
-  errorBox,
-  field,
-  fieldError,
-  fieldMessages,
-  keyFor,
-  postForm,
-  validateBody,
-  when,
-} from './acting.js';
+import { attempt, authorizeAs, checkpoints, doneBanner, enc, errorBox, field, keyFor, postForm, validateBody, when } from './acting.js';
 import { esc, html, raw, type Html } from './html.js';
 import { alert, type View } from './layout.js';
 import { pageHead } from './fields.js';
@@ -36,18 +22,37 @@ import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
 /** Types a person edits (the apex SOA belongs to the service; the plan refuses it with its reason). */
 const EDITABLE = RECORD_TYPES.filter((t) => t !== 'SOA');
 
-const HINTS: Record<string, [string, string, string]> = {
-  A: ['IPv4-адреса, одна в рядку', 'IPv4 address, one per line', '203.0.113.10'],
-  AAAA: ['IPv6-адреса, одна в рядку', 'IPv6 address, one per line', '2001:db8::10'],
-  CNAME: ['одне ім’я, на яке вказує цей запис', 'one name this record points to', 'target.example.net.'],
-  MX: ['пріоритет і поштовий сервер', 'priority and mail server', '10 mail.example.net.'],
-  NS: ['сервер імен піддомену', 'a nameserver of the subdomain', 'ns1.example.net.'],
-  TXT: ['текст, одне значення в рядку (лапки не потрібні)', 'text, one value per line (no quotes needed)', 'v=spf1 -all'],
-  SPF: ['текст політики SPF', 'SPF policy text', 'v=spf1 -all'],
-  SRV: ['пріоритет, вага, порт, ціль', 'priority, weight, port, target', '10 5 5060 sip.example.net.'],
-  CAA: ['прапорці, тег, значення', 'flags, tag, value', '0 issue "letsencrypt.org"'],
-  DNAME: ['ім’я, на яке переноситься все дерево', 'the name the whole subtree maps to', 'example.net.'],
-  PTR: ['ім’я вузла', 'a host name', 'host.example.net.'],
+/**
+ * What each type's values are, the same wherever the record form shows it (the type list, the hint under the
+ * values, the placeholder): one value per line, except the types that hold one name only.
+ */
+interface TypeHelp {
+  readonly what: readonly [uk: string, en: string];
+  readonly example: string;
+  readonly single?: true;
+}
+const TYPE_HELP: Readonly<Record<string, TypeHelp>> = {
+  A: { what: ['IPv4-адреса', 'an IPv4 address'], example: '203.0.113.10' },
+  AAAA: { what: ['IPv6-адреса', 'an IPv6 address'], example: '2001:db8::10' },
+  CNAME: { what: ['ім’я, на яке вказує цей запис', 'the name this record points to'], example: 'target.example.net.', single: true },
+  MX: { what: ['пріоритет і поштовий сервер', 'a priority and a mail server'], example: '10 mail.example.net.' },
+  NS: { what: ['сервер імен піддомену', 'a nameserver of the subdomain'], example: 'ns1.example.net.' },
+  TXT: { what: ['текст (лапки не потрібні)', 'a text (no quotes needed)'], example: 'v=spf1 -all' },
+  SPF: { what: ['текст політики SPF', 'an SPF policy text'], example: 'v=spf1 -all' },
+  SRV: { what: ['пріоритет, вага, порт і ціль', 'a priority, weight, port and target'], example: '10 5 5060 sip.example.net.' },
+  CAA: { what: ['прапорці, тег і значення', 'flags, a tag and a value'], example: '0 issue "letsencrypt.org"' },
+  DNAME: { what: ['ім’я, на яке переноситься все дерево', 'the name the whole subtree maps to'], example: 'example.net.', single: true },
+  PTR: { what: ['ім’я вузла', 'a host name'], example: 'host.example.net.' },
+};
+const helpOf = (type: string): TypeHelp =>
+  TYPE_HELP[type] ?? { what: ['значення в текстовому вигляді', 'a value in zone-file text'], example: '' };
+/** "MX — a priority and a mail server": the type as the form names it, in the list and once chosen. */
+const typeTitle = (v: View, type: string) => `${type} — ${v.t(...helpOf(type).what)}`;
+/** The hint under the values: what one value is, how many, and an example. */
+const valuesHint = (v: View, type: string) => {
+  const h = helpOf(type);
+  const what = v.t(...h.what);
+  return `${what.charAt(0).toUpperCase()}${what.slice(1)}; ${h.single ? v.t('лише одне значення', 'one value only') : v.t('одне значення в рядку', 'one value per line')}.`;
 };
 
 type Draft = ChangeInput[];
@@ -167,52 +172,186 @@ interface RecordForm {
   current?: { ttl: number; values: string[] };
 }
 
+/** The record form's fields, as the person sees them labelled. */
+type RecordField = 'name' | 'type' | 'ttl' | 'values';
+const FIELD_LABEL: Readonly<Record<RecordField, readonly [string, string]>> = {
+  name: ['Ім’я', 'Name'],
+  type: ['Тип', 'Type'],
+  ttl: ['TTL', 'TTL'],
+  values: ['Значення', 'Values'],
+};
+/** The plan's checks that are about the name, the type or the TTL; every other error is about the values. */
+const FIELD_OF_RULE: Readonly<Record<string, RecordField | null>> = {
+  'name-syntax': 'name',
+  'name-length': 'name',
+  'label-length': 'name',
+  'owner-in-zone': 'name',
+  'wildcard-position': 'name',
+  'wildcard-soa-ns': 'name',
+  'srv-owner-format': 'name',
+  'below-dname': 'name',
+  'delegation-only-glue': 'name',
+  'create-existing': 'name',
+  'change-duplicate': 'name',
+  'cname-at-apex': 'name',
+  'cname-exclusive': 'name',
+  'ns-apex': 'name',
+  'apex-soa-ns-service-owned': 'name',
+  'record-type': 'type',
+  'dnssec-service-owned': 'type',
+  'soa-apex': 'type',
+  'ttl-range': 'ttl',
+  'rrset-ttl': 'ttl',
+  // The set changed since the form was drawn: not one field's fault.
+  'current-mismatch': null,
+};
+
+/** One thing wrong with what was typed: the field it is about (null: the form as a whole), what, and its rule. */
+interface FormProblem {
+  readonly field: RecordField | null;
+  readonly text: string;
+  readonly rule: string;
+}
+/**
+ * The problems of a record form, whether the API's schema or the plan's checks found them, each with the field
+ * it is about — so every type's form names the field next to it, the same way.
+ */
+const formProblems = (v: View, error: DomainError | null | undefined, checks: readonly CheckResult[]): FormProblem[] => {
+  const fromSchema =
+    error?.code === 'validation_failed'
+      ? (error.details ?? []).map((d) => {
+          const m = /^\/body\/changes\/0\/(name|type|ttl|values)(\/|$)/.exec(typeof d.field === 'string' ? d.field : '');
+          const msg = d.message as { uk?: string; en?: string } | string | undefined;
+          const text = typeof msg === 'string' ? msg : ((v.lang === 'uk' ? msg?.uk : msg?.en) ?? String(d.rule ?? ''));
+          return { field: (m?.[1] as RecordField | undefined) ?? null, text, rule: String(d.rule ?? error.code) };
+        })
+      : [];
+  const fromChecks = checks.map((c) => ({
+    field: c.rule in FIELD_OF_RULE ? FIELD_OF_RULE[c.rule]! : ('values' as const),
+    text: v.lang === 'uk' ? c.message.uk : c.message.en,
+    rule: c.rule,
+  }));
+  // In the order the form shows its fields; the set as a whole last.
+  const order = (p: FormProblem) => (p.field === null ? 4 : ['name', 'type', 'ttl', 'values'].indexOf(p.field));
+  return [...fromSchema, ...fromChecks].sort((a, b) => order(a) - order(b));
+};
+
 const recordForm = (v: View, zone: string, draft: Draft, f: RecordForm, err?: { error?: DomainError | null; checks?: CheckResult[] }) => {
-  const hint = HINTS[f.type] ?? HINTS.A!;
-  const checks = err?.checks ?? [];
-  const inv = (name: string, extra = false) => (fieldMessages(v, err?.error, name).length > 0 || extra ? html` aria-invalid="true"` : '');
+  const problems = formProblems(v, err?.error, err?.checks ?? []);
+  // An error that is not about what was typed (a right missing, say) is said as every console error is.
+  const other = err?.error && err.error.code !== 'validation_failed' ? err.error : null;
+  const mine = (field: RecordField) => problems.filter((p) => p.field === field);
+  /** A field's hint, and its problems when it has any: what the field points screen readers to. */
+  const described = (field: RecordField, hint = true) =>
+    html`aria-describedby="${[hint ? `rec-${field}-hint` : '', mine(field).length ? `rec-${field}-error` : ''].filter(Boolean).join(' ')}"${
+      mine(field).length ? raw(' aria-invalid="true"') : ''
+    }`;
+  const problemText = (field: RecordField) =>
+    mine(field)
+      .map((p) => p.text)
+      .join(' ');
+  const problemAt = (field: RecordField) =>
+    mine(field).length ? html`<p class="field-error" id="rec-${field}-error">${problemText(field)}</p>` : '';
+  const update = f.action === 'update';
+  const ttlHint = update
+    ? v.t(`Порожньо — як зараз, ${f.current?.ttl ?? DEFAULT_TTL}.`, `Empty: as now, ${f.current?.ttl ?? DEFAULT_TTL}.`)
+    : v.t(`Порожньо — ${DEFAULT_TTL}.`, `Empty: ${DEFAULT_TTL}.`);
   return postForm(
     v,
     `${base(zone)}/draft`,
     html`<input type="hidden" name="draft" value="${encodeDraft(draft)}" />
       <input type="hidden" name="action" value="${f.action}" />
-      ${f.current ? html`<input type="hidden" name="current" value="${JSON.stringify(f.current)}" />` : ''} ${errorBox(v, err?.error)}
+      ${f.current ? html`<input type="hidden" name="current" value="${JSON.stringify(f.current)}" />` : ''} ${errorBox(v, other)}
       ${
-        checks.length > 0
+        problems.length > 0
           ? alert(
               'error',
-              html`<p>${v.t('Цей запис не пройде перевірки:', 'This record would fail the checks:')}</p>
-                ${checkList(v, checks)}`,
+              html`<p>
+                  ${v.t('Цей набір записів ще не додано до плану; виправте:', 'This record set is not in the plan yet; please correct:')}
+                </p>
+                <ul class="checks">
+                  ${problems.map(
+                    (p) =>
+                      html`<li class="error">
+                        <strong>${p.field ? v.t(...FIELD_LABEL[p.field]) : v.t('Набір записів', 'The record set')}</strong>: ${p.text}
+                        <span class="muted">(${p.rule})</span>
+                      </li>`,
+                  )}
+                </ul>`,
             )
           : ''
       }
-      <label for="rec-name">${v.t('Ім’я', 'Name')}</label>
+      <label for="rec-name">${v.t(...FIELD_LABEL.name)}</label>
       ${
-        f.action === 'update'
-          ? html`<input type="hidden" name="name" value="${f.name}" /><input id="rec-name" type="text" value="${f.name}" readonly />`
-          : html`<input id="rec-name" name="name" type="text" value="${f.name}" placeholder="www" ${inv('changes/0/name')} />
-              ${fieldError(v, err?.error, 'changes/0/name')}`
+        update
+          ? html`<input type="hidden" name="name" value="${f.name}" /><input
+                id="rec-name"
+                type="text"
+                value="${rel(f.name, zone)}"
+                readonly
+                ${described('name')}
+              />`
+          : html`<input id="rec-name" name="name" type="text" value="${f.name}" placeholder="www" ${described('name')} />`
       }
-      <p class="hint">${v.t(`Відносно ${zone}; @ — сама зона.`, `Relative to ${zone}; @ is the zone itself.`)}</p>
-      <label for="rec-type">${v.t('Тип', 'Type')}</label>
+      ${problemAt('name')}
+      <p class="hint" id="rec-name-hint">${v.t(`Відносно ${zone}; @ — сама зона.`, `Relative to ${zone}; @ is the zone itself.`)}</p>
+      <label for="rec-type">${v.t(...FIELD_LABEL.type)}</label>
       ${
-        f.action === 'update'
-          ? html`<input type="hidden" name="type" value="${f.type}" /><input id="rec-type" type="text" value="${f.type}" readonly />`
-          : html`<select id="rec-type" name="type">
-              ${EDITABLE.map((t) => html`<option value="${t}" ${t === f.type ? html`selected` : ''}>${t} — ${v.t(HINTS[t]![0], HINTS[t]![1])}</option>`)}
+        update
+          ? html`<input type="hidden" name="type" value="${f.type}" /><input
+                id="rec-type"
+                type="text"
+                value="${typeTitle(v, f.type)}"
+                readonly
+                ${described('type')}
+              />`
+          : html`<select id="rec-type" name="type" ${described('type')}>
+              ${EDITABLE.map(
+                (t) =>
+                  html`<option
+                    value="${t}"
+                    data-hint="${valuesHint(v, t)}"
+                    data-example="${helpOf(t).example}"
+                    ${t === f.type ? html`selected` : ''}
+                  >
+                    ${typeTitle(v, t)}
+                  </option>`,
+              )}
             </select>`
       }
-      <label for="rec-ttl">TTL (${v.t('секунди', 'seconds')})</label>
-      <input id="rec-ttl" name="ttl" type="text" inputmode="numeric" value="${f.ttl}" ${inv('changes/0/ttl')} />
-      ${fieldError(v, err?.error, 'changes/0/ttl')}
-      <p class="hint">
-        ${v.t('3600 — година; менше — швидші зміни, більше запитів.', '3600 is an hour; lower means faster changes and more queries.')}
+      ${problemAt('type')}
+      <p class="hint" id="rec-type-hint">
+        ${
+          update
+            ? v.t(
+                'Ім’я й тип набору не змінюються: щоб змінити їх, видаліть набір і додайте новий.',
+                'A set’s name and type stay as they are: to change them, delete the set and add a new one.',
+              )
+            : v.t('Один набір — усі записи одного типу на одному імені.', 'A set is every record of one type at one name.')
+        }
       </p>
-      <label for="rec-values">${v.t('Значення', 'Values')}</label>
-      <textarea id="rec-values" name="values" aria-describedby="rec-values-hint" ${inv('changes/0/values', checks.length > 0)}>
-${f.values}</textarea>
-      ${fieldError(v, err?.error, 'changes/0/values')}
-      <p class="hint" id="rec-values-hint">${v.t(hint[0], hint[1])}. ${v.t('Наприклад', 'For example')}: <code>${hint[2]}</code></p>
+      <label for="rec-ttl">TTL (${v.t('секунди', 'seconds')})</label>
+      <input
+        id="rec-ttl"
+        name="ttl"
+        type="text"
+        inputmode="numeric"
+        value="${f.ttl}"
+        placeholder="${update ? (f.current?.ttl ?? DEFAULT_TTL) : DEFAULT_TTL}"
+        ${described('ttl')}
+      />
+      ${problemAt('ttl')}
+      <p class="hint" id="rec-ttl-hint">
+        ${v.t('3600 — година; менше — швидші зміни, більше запитів.', '3600 is an hour; lower means faster changes and more queries.')}
+        ${ttlHint}
+      </p>
+      <label for="rec-values">${v.t(...FIELD_LABEL.values)}</label>
+      <textarea id="rec-values" name="values" placeholder="${helpOf(f.type).example}" ${described('values')}>${f.values}</textarea>
+      ${problemAt('values')}
+      <p class="hint" id="rec-values-hint">
+        <span id="rec-values-what">${valuesHint(v, f.type)}</span> ${v.t('Наприклад', 'For example')}:
+        <code id="rec-values-example">${helpOf(f.type).example}</code>
+      </p>
       <div class="actions">
         <button type="submit">${v.t('Додати до плану', 'Add to the plan')}</button>
         <a class="button secondary" href="${editorUrl(zone, draft)}">${v.t('Скасувати', 'Cancel')}</a>
@@ -233,7 +372,9 @@ export const dnsPages = (uc: UseCases): ConsolePage[] => {
     const { domain: d, records, serial } = await uc.humanReads.domain(r.human!.actor, v.env, r.params[0]!);
     const zone = d.domain;
     const key = await keyFor(uc, r);
-    const history = await uc.listEvents.execute(key, { types: 'dns.plan_applied', domain: zone, limit: 20 }).catch(() => ({ data: [] }));
+    const history = await uc.listEvents
+      .newestFirst(key, { types: 'dns.plan_applied', domain: zone, limit: 20 })
+      .catch(() => ({ data: [] }));
     const acme = records.filter((s) => s.type === 'TXT' && s.name.startsWith('_acme-challenge.'));
     // The values added as challenges (removable by id, as DELETE …/acme-challenges/{id}); a TXT value typed in
     // the editor at the same name is listed as such (the editor changes it). A key without the right sees none.
@@ -258,7 +399,13 @@ export const dnsPages = (uc: UseCases): ConsolePage[] => {
             current: { ttl: edit.ttl, values: [...edit.values] },
           }
         : r.query.add
-          ? { action: 'create', name: '', type: r.query.type && HINTS[r.query.type] ? r.query.type : 'A', ttl: '3600', values: '' }
+          ? {
+              action: 'create',
+              name: '',
+              type: r.query.type && TYPE_HELP[r.query.type] ? r.query.type : 'A',
+              ttl: String(DEFAULT_TTL),
+              values: '',
+            }
           : null);
     return {
       title: v.t(`DNS — ${zone}`, `DNS — ${zone}`),
@@ -427,7 +574,7 @@ export const dnsPages = (uc: UseCases): ConsolePage[] => {
                     <td data-label="${v.t('Змін', 'Changes')}">+${c.create ?? 0} ~${c.update ?? 0} −${c.delete ?? 0}</td>
                   </tr>`;
                 }),
-                { cls: 'stack' },
+                { cls: 'stack', id: 'applied-plans', caption: v.t('Найновіші зверху (до 20).', 'Newest first (up to 20).') },
               )
         }`,
     };
@@ -545,11 +692,14 @@ export const dnsPages = (uc: UseCases): ConsolePage[] => {
       .split(/\r?\n/)
       .map((x) => x.trim())
       .filter((x) => x !== '');
+    // An empty TTL is what the API does without one: the default on a new set, the set's own TTL on a change.
+    const ttl =
+      ttlText === '' ? (action === 'update' && current ? current.ttl : DEFAULT_TTL) : /^-?\d+$/.test(ttlText) ? Number(ttlText) : ttlText;
     const change: ChangeInput = {
       action,
       name: f.name.trim(),
       type: f.type,
-      ttl: /^-?\d+$/.test(ttlText) ? Number(ttlText) : (ttlText as unknown as number),
+      ttl: ttl as number,
       values,
       ...(current ? { current } : {}),
     };

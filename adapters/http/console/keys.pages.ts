@@ -1,5 +1,5 @@
 import { maxClassOf } from '../../../core/access/person-key.js';
-import type { IssueKeyInput } from '../../../core/access/issue-key.use-case.js';
+import type { IssueKeyInput, IssueStep } from '../../../core/access/issue-key.use-case.js';
 import { TEMPLATES } from '../../../core/access/templates.js';
 import { CLASSES, classOf } from '../../../core/access/classes.js';
 import type { KeyView } from '../../../core/access/key-view.js';
@@ -14,7 +14,7 @@ import { postForm } from './acting.js';
 import { alert, csrfField, day, when, type View } from './layout.js';
 import { errorText } from './error-text.js';
 import { dataTable } from './table.js';
-import type { ConsolePage, ConsoleRequest } from './page.js';
+import type { ConsolePage, ConsoleRequest, PageOut } from './page.js';
 
 /**
  * Keys in the console: the list (what each key reaches, its class, expiry and last use), a key's page, and
@@ -103,9 +103,11 @@ const wizardOf = (src: Record<string, string | string[] | undefined>, env: Envir
     name: one('name'),
   };
 };
-const wizardInput = (w: Wizard): IssueKeyInput => {
-  const spend = w.spend.trim() === '' ? null : kopiykas(w.spend);
-  if (spend === null && w.spend.trim() !== '')
+/** The wizard's state as the issuing use case's input; `withSpend` false leaves the spend limit unread (the
+ * steps before the conditions do not judge it). */
+const wizardInput = (w: Wizard, withSpend = true): IssueKeyInput => {
+  const spend = w.spend.trim() === '' || !withSpend ? null : kopiykas(w.spend);
+  if (spend === null && w.spend.trim() !== '' && withSpend)
     throw new DomainError('validation_failed', {}, [{ field: 'spend_limit', rule: 'UAH with up to two decimals, e.g. 500 or 499.99' }]);
   return {
     environment: w.environment,
@@ -140,6 +142,295 @@ const steps = (v: View, at: number) =>
       v.t('Ключ', 'The key'),
     ].map((s, i) => html`<li${i + 1 === at ? raw(' aria-current="step"') : ''}>${s}</li>`)}
   </ol>`;
+
+/** The fields of the wizard a problem can be about (the template's and the domains' are fieldsets). */
+type WizardField = 'template' | 'domains' | 'label' | 'cidr' | 'expires_on' | 'spend_limit';
+
+/** A problem with what was typed, on the step it belongs to and next to its field, in the page's language. */
+interface Problem {
+  readonly step: 1 | 2 | 3;
+  readonly field: WizardField | null;
+  readonly text: string;
+  readonly code: string;
+}
+
+/** Seed A8's steps as the wizard numbers them. */
+const STAGES: ReadonlyArray<readonly [1 | 2 | 3, IssueStep]> = [
+  [1, 'rights'],
+  [2, 'reach'],
+  [3, 'conditions'],
+];
+
+/** A validation detail's field (the issuing use case's JSON pointer, or the spend limit as typed) → the wizard's. */
+const FIELD_OF_POINTER: ReadonlyArray<readonly [RegExp, WizardField]> = [
+  [/^\/(template|rights)(\/|$)/, 'template'],
+  [/^\/label$/, 'label'],
+  [/^\/conditions\/cidr$/, 'cidr'],
+  [/^\/conditions\/expires_on$/, 'expires_on'],
+  [/^(\/conditions\/)?spend_limit$/, 'spend_limit'],
+];
+const FIELD_OF_CODE: Readonly<Record<string, WizardField>> = {
+  right_test_only: 'template',
+  role_forbidden: 'template',
+  domains_required: 'domains',
+  domain_invalid: 'domains',
+  ip_restriction_required: 'cidr',
+  ip_restriction_too_wide: 'cidr',
+  expiry_in_past: 'expires_on',
+  key_lifetime_exceeded: 'expires_on',
+  spend_limit_required: 'spend_limit',
+};
+/** What a field needs, said as a person reads it (the use case's own rule names are for the API). */
+const FIELD_TEXT: Readonly<Record<WizardField, [string, string]>> = {
+  template: ['Оберіть шаблон прав.', 'Choose a rights template.'],
+  domains: ['Оберіть домени або впишіть їхні імена.', 'Choose the domains, or type their names.'],
+  label: ['Оберіть мітку: малі латинські літери, цифри й дефіс.', 'Choose a label: lowercase Latin letters, digits and hyphens.'],
+  cidr: ['Мережа IPv4 у формі CIDR, наприклад 203.0.113.0/24.', 'An IPv4 network in CIDR form, such as 203.0.113.0/24.'],
+  expires_on: ['Дата у формі РРРР-ММ-ДД.', 'A date as YYYY-MM-DD.'],
+  spend_limit: [
+    'Сума в гривнях, більша за нуль, до двох знаків після коми: наприклад 500 або 499,99.',
+    'An amount in UAH above zero, with up to two decimals: such as 500 or 499.99.',
+  ],
+};
+
+const problemOf = (v: View, err: DomainError, step: 1 | 2 | 3): Problem => {
+  const pointer = (err.details ?? []).map((d) => d.field).find((f): f is string => typeof f === 'string');
+  const field =
+    err.code === 'validation_failed' && pointer !== undefined
+      ? (FIELD_OF_POINTER.find(([re]) => re.test(pointer))?.[1] ?? null)
+      : (FIELD_OF_CODE[err.code] ?? null);
+  const text = err.code === 'validation_failed' && field !== null ? v.t(...FIELD_TEXT[field]) : errorText(v.lang, err);
+  return { step, field, text, code: err.code };
+};
+
+/**
+ * Checks what the person filled in, step by step in seed A8's order up to `upTo` (the issuing use case's own
+ * checks, nothing repeated here); the first problem, with the step it belongs to.
+ */
+const judge = (uc: UseCases, r: ConsoleRequest, w: Wizard, upTo: 1 | 2 | 3): Problem | null => {
+  for (const [step, stage] of STAGES) {
+    if (step > upTo) break;
+    try {
+      // The spend limit is read (and may be refused) with the conditions, not before.
+      uc.issueKey.check(me(r).actor, wizardInput(w, stage === 'conditions'), stage);
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      return problemOf(r.view, err, step);
+    }
+  }
+  return null;
+};
+
+/** A problem at the top of its step's form (with its code, as every console error) … */
+const problemBox = (v: View, p: Problem | null) =>
+  p
+    ? alert(
+        'error',
+        html`<p>${p.text}</p>
+          <p class="muted">${v.t('Код помилки', 'Error code')}: <code>${p.code}</code></p>`,
+      )
+    : '';
+/** … and next to its field: the message, and the field marked (inputs) or described by it (fieldsets). */
+const problemAt = (p: Problem | null, field: WizardField) =>
+  p?.field === field ? html`<p class="field-error" id="err-${field}">${p.text}</p>` : '';
+const invalid = (p: Problem | null, field: WizardField) => (p?.field === field ? raw('aria-invalid="true"') : '');
+const describedBy = (p: Problem | null, field: WizardField, hint?: string) => {
+  const ids = [hint, p?.field === field ? `err-${field}` : undefined].filter(Boolean).join(' ');
+  return ids ? html`aria-describedby="${ids}"` : '';
+};
+
+/** One step of the wizard, with everything typed so far kept (in the form, or in its hidden fields). */
+const wizardPage = async (uc: UseCases, r: ConsoleRequest, w: Wizard, step: 1 | 2 | 3 | 4, problem: Problem | null): Promise<PageOut> => {
+  const v = r.view;
+  const page = (body: Html): PageOut => ({
+    title: v.t('Новий ключ', 'New key'),
+    ...(problem ? { status: 422 } : {}),
+    body: html`<h1>${v.t('Новий ключ', 'New key')}</h1>
+      ${steps(v, step)}${body}`,
+  });
+  if (step === 1) {
+    const maxClass = maxClassOf(me(r).actor);
+    return page(
+      html`<form class="stack card" method="get" action="/console/keys/new">
+        ${problemBox(v, problem)}
+        <input type="hidden" name="step" value="2" />${wizardHidden(w, ['template', 'environment'])}
+        <fieldset>
+          <legend>${v.t('Середовище', 'Environment')}</legend>
+          ${(['test', 'live'] as const).map((e) => html`<label class="choice"><input type="radio" name="environment" value="${e}" ${w.environment === e ? raw(' checked') : ''} /><span>${e === 'test' ? v.t('Пісочниця (test)', 'Sandbox (test)') : v.t('Робоче (live)', 'Live')}</span></label>`)}
+        </fieldset>
+        <fieldset id="template-choice" ${describedBy(problem, 'template')}>
+          <legend>${v.t('Шаблон прав', 'Rights template')}</legend>
+          ${problemAt(problem, 'template')}
+          ${TEMPLATES.map(
+            (t, i) =>
+              html`<label class="choice"
+                ><input
+                  type="radio"
+                  name="template"
+                  value="${t.id}"
+                  required${w.template === t.id || (!w.template && i === 0) ? raw(' checked') : ''}${templateClass(t.id) > maxClass ? raw(' disabled') : ''}
+                /><span
+                  >${v.lang === 'uk' ? t.title.uk : t.title.en}
+                  <span class="pill">${v.t('клас', 'class')} ${templateClass(t.id)}</span
+                  >${templateClass(t.id) > maxClass ? html` <span class="muted">${v.t('(лише власники)', '(owners only)')}</span>` : ''}<small
+                    >${t.rights.map((rt: RightName) => `${rt} — ${v.lang === 'uk' ? RIGHTS[rt].describe.uk : RIGHTS[rt].describe.en}`).join('; ')}</small
+                  ></span
+                ></label
+              >`,
+          )}
+        </fieldset>
+        <div class="actions">
+          <button type="submit">${v.t('Далі', 'Next')}</button><a href="/console/keys">${v.t('Скасувати', 'Cancel')}</a>
+        </div>
+      </form>`,
+    );
+  }
+  if (step === 2) {
+    const list = await uc.humanReads.domainList(me(r).actor, w.environment);
+    const labels = [...new Set(list.flatMap((d) => d.labels))].sort();
+    const listed = new Set(list.map((d) => d.domain));
+    // Names typed (not among the account's) come back in the box they were typed in.
+    const typed = w.domains.filter((d) => !listed.has(d)).join(', ');
+    return page(
+      html`<form class="stack card" method="get" action="/console/keys/new">
+        ${problemBox(v, problem)}
+        <input type="hidden" name="step" value="3" />${wizardHidden(w, ['scope', 'label', 'domains'])}
+        <fieldset>
+          <legend>${v.t('Де діятиме ключ', 'Where the key works')}</legend>
+          <label class="choice"
+            ><input type="radio" name="scope" value="domains" ${w.scope === 'domains' ? raw(' checked') : ''} /><span
+              >${v.t('На вибраних доменах', 'On chosen domains')}</span
+            ></label
+          >
+          <label class="choice"
+            ><input type="radio" name="scope" value="label" ${w.scope === 'label' ? raw(' checked') : ''} /><span
+              >${v.t('На всіх доменах з міткою (і майбутніх теж)', 'On every domain with a label (future ones too)')}</span
+            ></label
+          >
+        </fieldset>
+        <fieldset data-scope="domains" ${w.scope === 'label' ? raw(' hidden') : ''} ${describedBy(problem, 'domains')}>
+          <legend>${v.t('Домени', 'Domains')}</legend>
+          ${problemAt(problem, 'domains')}
+          ${list.map((d) => html`<label class="choice"><input type="checkbox" name="domains" value="${d.domain}" ${w.domains.includes(d.domain) ? raw(' checked') : ''} /><span>${d.domain}</span></label>`)}
+          <label for="more_domains">${v.t('Інші імена (через кому)', 'Other names (comma-separated)')}</label
+          ><input
+            id="more_domains"
+            name="more_domains"
+            type="text"
+            value="${typed}"
+            ${describedBy(problem, 'domains', 'more-hint')}
+            ${invalid(problem, 'domains')}
+          />
+          <p class="hint" id="more-hint">
+            ${v.t('Наприклад, ім’я, яке ключ має право зареєструвати.', 'For example, a name the key may register.')}
+          </p>
+        </fieldset>
+        <fieldset data-scope="label" ${w.scope === 'domains' ? raw(' hidden') : ''}>
+          <legend>${v.t('Мітка', 'Label')}</legend>
+          <label for="label">${v.t('Мітка', 'Label')}</label
+          ><select id="label" name="label" ${describedBy(problem, 'label')} ${invalid(problem, 'label')}>
+            ${labels.map((l) => html`<option${w.label === l ? raw(' selected') : ''}>${l}</option>`)}
+          </select>
+          ${problemAt(problem, 'label')}
+        </fieldset>
+        <div class="actions">
+          <button type="submit">${v.t('Далі', 'Next')}</button
+          ><a href="/console/keys/new?step=1&amp;template=${w.template}&amp;environment=${w.environment}">${v.t('Назад', 'Back')}</a>
+        </div>
+      </form>`,
+    );
+  }
+  if (step === 3) {
+    // CIDR: mandatory and pre-filled (with the caller's address) only where the class needs it.
+    const cls = templateClass(w.template);
+    const needsCidr = CLASSES[cls].ipRestrictionRequired;
+    const ip = ipv4Of(r.ip);
+    const cidr = w.cidr || (needsCidr && ip ? `${ip}/32` : '');
+    return page(
+      html`<form class="stack card" method="get" action="/console/keys/new">
+        ${problemBox(v, problem)}
+        <input type="hidden" name="step" value="4" />${wizardHidden(w, ['cidr', 'expires_on', 'spend_limit', 'name'])}
+        <label for="name">${v.t('Назва ключа', 'Key name')} <span class="muted">(${v.t('необов’язково', 'optional')})</span></label
+        ><input id="name" name="name" type="text" maxlength="100" value="${w.name}" />
+        <label for="cidr"
+          >${v.t('Дозволена мережа (IPv4 CIDR)', 'Allowed network (IPv4 CIDR)')}${needsCidr ? '' : html` <span class="muted">(${v.t('необов’язково', 'optional')})</span>`}</label
+        ><input
+          id="cidr"
+          name="cidr"
+          type="text"
+          placeholder="203.0.113.0/24"
+          value="${cidr}"
+          ${describedBy(problem, 'cidr', 'cidr-hint')}
+          ${invalid(problem, 'cidr')}
+          ${needsCidr ? raw(' required') : ''}
+        />
+        ${problemAt(problem, 'cidr')}
+        ${
+          needsCidr
+            ? html`<p class="hint warnbox" id="cidr-hint">
+                ${v.t(`Ключ класу ${cls} мусить мати мережу (префікс /8 або довший). Це адреса сервера, який викликатиме API цим ключем, — не обов’язково ваша. Підставлено адресу вашого браузера${ip ? ` (${ip})` : ''}: змініть її, якщо ключ працюватиме деінде, інакше сервер отримає відмову ip_not_allowed.`, `A class ${cls} key must have a network (a /8 prefix or longer). It is the address of the server that will call the API with this key — not necessarily yours. Your browser’s address${ip ? ` (${ip})` : ''} is filled in: change it if the key will run elsewhere, or that server will be refused with ip_not_allowed.`)}
+              </p>`
+            : html`<p class="hint" id="cidr-hint">
+                ${v.t(`Для ключа класу ${cls} мережа не обов’язкова: порожньо — ключ працює з будь-якої адреси. Якщо вказуєте, це має бути адреса сервера, який викликатиме API, а не вашого браузера.`, `A class ${cls} key needs no network: empty — the key works from any address. If you set one, it must be the address of the server that will call the API, not your browser’s.`)}
+              </p>`
+        }
+        <label for="expires_on">${v.t('Діє до (дата)', 'Valid until (date)')}</label
+        ><input
+          id="expires_on"
+          name="expires_on"
+          type="date"
+          value="${w.expires}"
+          ${describedBy(problem, 'expires_on', 'exp-hint')}
+          ${invalid(problem, 'expires_on')}
+        />
+        ${problemAt(problem, 'expires_on')}
+        <p class="hint" id="exp-hint">
+          ${v.t(`Порожньо — найдовший строк для класу ${cls}: ${CLASSES[cls].maxLifetimeDays} днів.`, `Empty — the longest term for class ${cls}: ${CLASSES[cls].maxLifetimeDays} days.`)}
+        </p>
+        <label for="spend_limit">${v.t('Ліміт витрат на місяць, грн', 'Monthly spend limit, UAH')}</label
+        ><input
+          id="spend_limit"
+          name="spend_limit"
+          type="text"
+          inputmode="decimal"
+          value="${w.spend}"
+          ${describedBy(problem, 'spend_limit', 'spend-hint')}
+          ${invalid(problem, 'spend_limit')}
+        />
+        ${problemAt(problem, 'spend_limit')}
+        <p class="hint" id="spend-hint">
+          ${v.t('Обов’язково для ключів, що можуть витрачати (реєстрація, продовження, поповнення).', 'Required for keys that can spend (registration, renewal, top-up).')}
+        </p>
+        <div class="actions">
+          <button type="submit">${v.t('Переглянути', 'Review')}</button
+          ><a href="/console/keys/new?${backQuery(w, '2')}">${v.t('Назад', 'Back')}</a>
+        </div>
+      </form>`,
+    );
+  }
+  // Step 4: the plain-language summary (core/access/summary.ts), through the same preview use case (every
+  // step was checked on the way here).
+  const draft = uc.issueKey.preview(me(r).actor, wizardInput(w));
+  const lines = v.lang === 'uk' ? draft.summary.lines.uk : draft.summary.lines.en;
+  return page(
+    html`<div class="card summary">
+        <h2>${v.t('Що зможе цей ключ', 'What this key will be able to do')}</h2>
+        <p><strong>${v.t('Клас', 'Class')} ${draft.class}</strong></p>
+        ${lines.map((l) => html`<p>${l}</p>`)}
+      </div>
+      ${postForm(
+        v,
+        '/console/keys',
+        html`${wizardHidden(w)}<input type="hidden" name="_back" value="/console/keys/new?${backQuery(w, '3')}" />
+          <div class="actions">
+            <button type="submit">${v.t('Випустити ключ', 'Issue the key')}</button
+            ><a href="/console/keys/new?${backQuery(w, '3')}">${v.t('Змінити умови', 'Change the conditions')}</a
+            ><a href="/console/keys">${v.t('Скасувати', 'Cancel')}</a>
+          </div>`,
+        { cls: '' },
+      )}`,
+  );
+};
 
 /** Finds one key among those the person may see (owners: every key; members: their own). */
 const findKey = async (uc: UseCases, r: ConsoleRequest, id: string): Promise<KeyView> => {
@@ -381,188 +672,12 @@ export const keyPages = (uc: UseCases): ConsolePage[] => [
     pattern: /^\/console\/keys\/new$/,
     auth: true,
     handle: async (r) => {
-      const v = r.view;
-      const w = wizardOf(r.query, v.env);
-      const step = Number(r.query.step ?? 1);
-      const maxClass = maxClassOf(me(r).actor);
-      if (step === 1 || !w.template) {
-        return {
-          title: v.t('Новий ключ', 'New key'),
-          body: html`<h1>${v.t('Новий ключ', 'New key')}</h1>
-            ${steps(v, 1)}
-            <form class="stack card" method="get" action="/console/keys/new">
-              <input type="hidden" name="step" value="2" />${wizardHidden(w, ['template', 'environment'])}
-              <fieldset>
-                <legend>${v.t('Середовище', 'Environment')}</legend>
-                ${(['test', 'live'] as const).map((e) => html`<label class="choice"><input type="radio" name="environment" value="${e}" ${w.environment === e ? raw(' checked') : ''} /><span>${e === 'test' ? v.t('Пісочниця (test)', 'Sandbox (test)') : v.t('Робоче (live)', 'Live')}</span></label>`)}
-              </fieldset>
-              <fieldset>
-                <legend>${v.t('Шаблон прав', 'Rights template')}</legend>
-                ${TEMPLATES.map(
-                  (t, i) =>
-                    html`<label class="choice"
-                      ><input
-                        type="radio"
-                        name="template"
-                        value="${t.id}"
-                        required${w.template === t.id || (!w.template && i === 0) ? raw(' checked') : ''}${templateClass(t.id) > maxClass ? raw(' disabled') : ''}
-                      /><span
-                        >${v.lang === 'uk' ? t.title.uk : t.title.en}
-                        <span class="pill">${v.t('клас', 'class')} ${templateClass(t.id)}</span
-                        >${templateClass(t.id) > maxClass ? html` <span class="muted">${v.t('(лише власники)', '(owners only)')}</span>` : ''}<small
-                          >${t.rights.map((rt: RightName) => `${rt} — ${v.lang === 'uk' ? RIGHTS[rt].describe.uk : RIGHTS[rt].describe.en}`).join('; ')}</small
-                        ></span
-                      ></label
-                    >`,
-                )}
-              </fieldset>
-              <div class="actions">
-                <button type="submit">${v.t('Далі', 'Next')}</button><a href="/console/keys">${v.t('Скасувати', 'Cancel')}</a>
-              </div>
-            </form>`,
-        };
-      }
-      if (step === 2) {
-        const list = await uc.humanReads.domainList(me(r).actor, w.environment);
-        const labels = [...new Set(list.flatMap((d) => d.labels))].sort();
-        return {
-          title: v.t('Новий ключ', 'New key'),
-          body: html`<h1>${v.t('Новий ключ', 'New key')}</h1>
-            ${steps(v, 2)}
-            <form class="stack card" method="get" action="/console/keys/new">
-              <input type="hidden" name="step" value="3" />${wizardHidden(w, ['scope', 'label', 'domains'])}
-              <fieldset>
-                <legend>${v.t('Де діятиме ключ', 'Where the key works')}</legend>
-                <label class="choice"
-                  ><input type="radio" name="scope" value="domains" ${w.scope === 'domains' ? raw(' checked') : ''} /><span
-                    >${v.t('На вибраних доменах', 'On chosen domains')}</span
-                  ></label
-                >
-                <label class="choice"
-                  ><input type="radio" name="scope" value="label" ${w.scope === 'label' ? raw(' checked') : ''} /><span
-                    >${v.t('На всіх доменах з міткою (і майбутніх теж)', 'On every domain with a label (future ones too)')}</span
-                  ></label
-                >
-              </fieldset>
-              <fieldset data-scope="domains" ${w.scope === 'label' ? raw(' hidden') : ''}>
-                <legend>${v.t('Домени', 'Domains')}</legend>
-                ${list.map((d) => html`<label class="choice"><input type="checkbox" name="domains" value="${d.domain}" ${w.domains.includes(d.domain) ? raw(' checked') : ''} /><span>${d.domain}</span></label>`)}
-                <label for="more_domains">${v.t('Інші імена (через кому)', 'Other names (comma-separated)')}</label
-                ><input id="more_domains" name="more_domains" type="text" aria-describedby="more-hint" />
-                <p class="hint" id="more-hint">
-                  ${v.t('Наприклад, ім’я, яке ключ має право зареєструвати.', 'For example, a name the key may register.')}
-                </p>
-              </fieldset>
-              <fieldset data-scope="label" ${w.scope === 'domains' ? raw(' hidden') : ''}>
-                <legend>${v.t('Мітка', 'Label')}</legend>
-                <label for="label">${v.t('Мітка', 'Label')}</label
-                ><select id="label" name="label">
-                  ${labels.map((l) => html`<option${w.label === l ? raw(' selected') : ''}>${l}</option>`)}
-                </select>
-              </fieldset>
-              <div class="actions">
-                <button type="submit">${v.t('Далі', 'Next')}</button
-                ><a href="/console/keys/new?step=1&amp;template=${w.template}&amp;environment=${w.environment}">${v.t('Назад', 'Back')}</a>
-              </div>
-            </form>`,
-        };
-      }
-      if (step === 3) {
-        // CIDR: mandatory and pre-filled (with the caller's address) only where the class needs it.
-        const cls = templateClass(w.template);
-        const needsCidr = CLASSES[cls].ipRestrictionRequired;
-        const ip = ipv4Of(r.ip);
-        const cidr = w.cidr || (needsCidr && ip ? `${ip}/32` : '');
-        return {
-          title: v.t('Новий ключ', 'New key'),
-          body: html`<h1>${v.t('Новий ключ', 'New key')}</h1>
-            ${steps(v, 3)}
-            <form class="stack card" method="get" action="/console/keys/new">
-              <input type="hidden" name="step" value="4" />${wizardHidden(w, ['cidr', 'expires_on', 'spend_limit', 'name'])}
-              <label for="name">${v.t('Назва ключа', 'Key name')} <span class="muted">(${v.t('необов’язково', 'optional')})</span></label
-              ><input id="name" name="name" type="text" maxlength="100" value="${w.name}" />
-              <label for="cidr"
-                >${v.t('Дозволена мережа (IPv4 CIDR)', 'Allowed network (IPv4 CIDR)')}${needsCidr ? '' : html` <span class="muted">(${v.t('необов’язково', 'optional')})</span>`}</label
-              ><input
-                id="cidr"
-                name="cidr"
-                type="text"
-                placeholder="203.0.113.0/24"
-                value="${cidr}"
-                aria-describedby="cidr-hint"
-                ${needsCidr ? raw(' required') : ''}
-              />
-              ${
-                needsCidr
-                  ? html`<p class="hint warnbox" id="cidr-hint">
-                      ${v.t(`Ключ класу ${cls} мусить мати мережу (префікс /8 або довший). Це адреса сервера, який викликатиме API цим ключем, — не обов’язково ваша. Підставлено адресу вашого браузера${ip ? ` (${ip})` : ''}: змініть її, якщо ключ працюватиме деінде, інакше сервер отримає відмову ip_not_allowed.`, `A class ${cls} key must have a network (a /8 prefix or longer). It is the address of the server that will call the API with this key — not necessarily yours. Your browser’s address${ip ? ` (${ip})` : ''} is filled in: change it if the key will run elsewhere, or that server will be refused with ip_not_allowed.`)}
-                    </p>`
-                  : html`<p class="hint" id="cidr-hint">
-                      ${v.t(`Для ключа класу ${cls} мережа не обов’язкова: порожньо — ключ працює з будь-якої адреси. Якщо вказуєте, це має бути адреса сервера, який викликатиме API, а не вашого браузера.`, `A class ${cls} key needs no network: empty — the key works from any address. If you set one, it must be the address of the server that will call the API, not your browser’s.`)}
-                    </p>`
-              }
-              <label for="expires_on">${v.t('Діє до (дата)', 'Valid until (date)')}</label
-              ><input id="expires_on" name="expires_on" type="date" value="${w.expires}" aria-describedby="exp-hint" />
-              <p class="hint" id="exp-hint">
-                ${v.t(`Порожньо — найдовший строк для класу ${cls}: ${CLASSES[cls].maxLifetimeDays} днів.`, `Empty — the longest term for class ${cls}: ${CLASSES[cls].maxLifetimeDays} days.`)}
-              </p>
-              <label for="spend_limit">${v.t('Ліміт витрат на місяць, грн', 'Monthly spend limit, UAH')}</label
-              ><input
-                id="spend_limit"
-                name="spend_limit"
-                type="text"
-                inputmode="decimal"
-                value="${w.spend}"
-                aria-describedby="spend-hint"
-              />
-              <p class="hint" id="spend-hint">
-                ${v.t('Обов’язково для ключів, що можуть витрачати (реєстрація, продовження, поповнення).', 'Required for keys that can spend (registration, renewal, top-up).')}
-              </p>
-              <div class="actions">
-                <button type="submit">${v.t('Переглянути', 'Review')}</button
-                ><a href="/console/keys/new?${backQuery(w, '2')}">${v.t('Назад', 'Back')}</a>
-              </div>
-            </form>`,
-        };
-      }
-      // Step 4: the plain-language summary (core/access/summary.ts), through the same preview use case.
-      let draft;
-      try {
-        draft = uc.issueKey.preview(me(r).actor, wizardInput(w));
-      } catch (err) {
-        if (!(err instanceof DomainError)) throw err;
-        return {
-          title: v.t('Новий ключ', 'New key'),
-          status: 422,
-          body: html`<h1>${v.t('Новий ключ', 'New key')}</h1>
-            ${steps(v, 4)}${alert('error', errorText(v.lang, err))}
-            <p>
-              <a class="button secondary" href="/console/keys/new?${backQuery(w, '3')}">${v.t('Змінити умови', 'Change the conditions')}</a>
-            </p>`,
-        };
-      }
-      const lines = v.lang === 'uk' ? draft.summary.lines.uk : draft.summary.lines.en;
-      return {
-        title: v.t('Новий ключ', 'New key'),
-        body: html`<h1>${v.t('Новий ключ', 'New key')}</h1>
-          ${steps(v, 4)}
-          <div class="card summary">
-            <h2>${v.t('Що зможе цей ключ', 'What this key will be able to do')}</h2>
-            <p><strong>${v.t('Клас', 'Class')} ${draft.class}</strong></p>
-            ${lines.map((l) => html`<p>${l}</p>`)}
-          </div>
-          ${postForm(
-            v,
-            '/console/keys',
-            html`${wizardHidden(w)}<input type="hidden" name="_back" value="/console/keys/new?${backQuery(w, '3')}" />
-              <div class="actions">
-                <button type="submit">${v.t('Випустити ключ', 'Issue the key')}</button
-                ><a href="/console/keys/new?${backQuery(w, '3')}">${v.t('Змінити умови', 'Change the conditions')}</a
-                ><a href="/console/keys">${v.t('Скасувати', 'Cancel')}</a>
-              </div>`,
-            { cls: '' },
-          )}`,
-      };
+      const w = wizardOf(r.query, r.view.env);
+      const asked = Number(r.query.step ?? 1);
+      const step = asked === 2 || asked === 3 || asked === 4 ? asked : 1;
+      // Moving on from a step checks everything filled in so far: a problem shows on the step it belongs to.
+      const problem = step > 1 ? judge(uc, r, w, (step - 1) as 1 | 2 | 3) : null;
+      return wizardPage(uc, r, w, problem ? problem.step : step, problem);
     },
   },
   {
@@ -572,7 +687,16 @@ export const keyPages = (uc: UseCases): ConsolePage[] => [
     auth: true,
     handle: async (r) => {
       const v = r.view;
-      const issued = await uc.issueKey.issue(me(r).actor, wizardInput(wizardOf(r.form, v.env)));
+      const w = wizardOf(r.form, v.env);
+      let issued;
+      try {
+        issued = await uc.issueKey.issue(me(r).actor, wizardInput(w));
+      } catch (err) {
+        // Refused (the day passed the expiry date since the review, say): that step again, with the reason.
+        const problem = err instanceof DomainError ? judge(uc, r, w, 3) : null;
+        if (!problem) throw err;
+        return wizardPage(uc, r, w, problem.step, problem);
+      }
       const lines = v.lang === 'uk' ? issued.summary.lines.uk : issued.summary.lines.en;
       return {
         redirect: `/console/keys/${issued.key.id}/issued`,

@@ -67,7 +67,9 @@ const sandboxClock = (v: View) => {
         dateStyle: 'medium',
         timeStyle: 'short',
       })}
-      ${new Intl.DateTimeFormat('en', { timeZone: v.tz, timeZoneName: 'short' }).formatToParts(new Date(v.sandbox.now)).find((p) => p.type === 'timeZoneName')?.value ?? ''}</time
+      <span class="tz"
+        >${new Intl.DateTimeFormat('en', { timeZone: v.tz, timeZoneName: 'short' }).formatToParts(new Date(v.sandbox.now)).find((p) => p.type === 'timeZoneName')?.value ?? ''}</span
+      ></time
     >${
       ahead
         ? html` <span class="badge"
@@ -141,7 +143,7 @@ export const layout = (v: View, title: string, body: Html, opts: { bare?: boolea
             <a href="/console/lang/${other}?next=${here}" lang="${other}" hreflang="${other}"
               >${other === 'en' ? 'English' : 'Українська'}</a
             >
-            ${v.human ? html`<span class="muted">${v.human.person.email}</span>` : ''}
+            ${v.human ? html`<span class="muted who" title="${v.human.person.email}">${v.human.person.email}</span>` : ''}
           </div>
         </header>
         ${

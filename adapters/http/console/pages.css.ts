@@ -3,7 +3,7 @@
  * own stylesheet (same file, same CSP: no inline style).
  */
 export const PAGES_CSS = `textarea{font:inherit;font-family:"DejaVu Sans Mono",ui-monospace,monospace;font-size:14px;padding:8px 10px;border:1px solid #aab3c2;border-radius:6px;width:100%;max-width:640px;min-height:90px;background:#fff}
-.field-error{color:var(--bad);font-weight:600;margin:4px 0 0}input[aria-invalid=true],textarea[aria-invalid=true],select[aria-invalid=true]{border-color:var(--bad);border-width:2px}
+.field-error{color:var(--bad);font-weight:600;margin:4px 0 0}input[readonly]{background:#eef1f6;color:var(--muted)}input[aria-invalid=true],textarea[aria-invalid=true],select[aria-invalid=true]{border-color:var(--bad);border-width:2px}
 .diff td.act{font-weight:700;white-space:nowrap}.diff tr.create td.act{color:var(--ok)}.diff tr.update td.act{color:var(--warn)}.diff tr.delete td.act{color:var(--bad)}
 .diff del{background:#fbe0de;text-decoration:line-through}.diff ins{background:#dcf2e4;text-decoration:none}
 ul.checks{list-style:none;padding:0}ul.checks li{padding:6px 10px;border-left:4px solid var(--line);margin:4px 0;background:#fff}ul.checks li.error{border-color:var(--bad)}ul.checks li.warning{border-color:var(--warn)}

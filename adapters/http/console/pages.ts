@@ -1,4 +1,3 @@
-import { formatUah } from '../../../core/kernel/money.js';
 import { DomainError } from '../../../core/kernel/errors.js';
 import type { UseCases } from '../use-cases.js';
 import { html, raw, type Html } from './html.js';
@@ -13,7 +12,7 @@ import { dnssecPages } from './dnssec.pages.js';
 import { hostedPages } from './hosted.pages.js';
 import { domainTransfersPanel, pendingTransfersNote, transferPages } from './transfers.pages.js';
 import { zoneImportPages } from './zone-import.pages.js';
-import { billingPages, statusName, transactionText } from './billing.pages.js';
+import { billingPages } from './billing.pages.js';
 import { certificatePages } from './certificates.pages.js';
 import { monitorPages } from './monitors.pages.js';
 import { webhookPages } from './webhooks.pages.js';
@@ -37,7 +36,6 @@ const fields = (f: ConsoleRequest['form'], name: string): string[] => {
   return v === undefined ? [] : Array.isArray(v) ? v : [v];
 };
 const me = (r: ConsoleRequest) => r.human!;
-const uah = (kop: number) => `${formatUah(kop)} ₴`;
 /**
  * A notice's text as the console shows it: the time is in its own column, so the message's trailing
  * "Time: <UTC>." goes, and any other instant in it is shown like every time in the console.
@@ -509,82 +507,6 @@ export const pages = (uc: UseCases): ConsolePage[] => [
   },
 
   // ── balance, transactions, payment method ──────────────────────────────────────────────────────
-  {
-    method: 'GET',
-    pattern: /^\/console\/billing$/,
-    auth: true,
-    handle: async (r) => {
-      const v = r.view;
-      const b = await uc.humanReads.billing(me(r).actor, v.env);
-      const card = await uc.changePaymentMethod.current(me(r), v.env);
-      return {
-        title: v.t('Баланс', 'Balance'),
-        body: html`<h1>${v.t('Баланс і оплата', 'Balance and payment')}</h1>
-          ${r.query.done === 'card' ? done(r, 'Спосіб оплати змінено.', 'The payment method was changed.') : ''}
-          <div class="card">
-            <dl class="kv">
-              <dt>${v.t('Баланс', 'Balance')}</dt>
-              <dd><strong>${uah(b.balance.amount)}</strong></dd>
-              <dt>${v.t('Картка', 'Card')}</dt>
-              <dd>${card ? `${card.brand} •••• ${card.last4}` : v.t('не збережено', 'none saved')}</dd>
-            </dl>
-          </div>
-          ${await billingPages(uc).panel(r)}
-          <h2>${v.t('Змінити спосіб оплати', 'Change the payment method')}</h2>
-          <div class="card">
-            ${
-              v.env === 'test'
-                ? postForm(
-                    v,
-                    '/console/billing/card',
-                    html`<label for="card_number">${v.t('Номер картки пісочниці', 'Sandbox card number')}</label
-                      ><input
-                        id="card_number"
-                        name="card_number"
-                        type="text"
-                        inputmode="numeric"
-                        autocomplete="off"
-                        required
-                        aria-describedby="card-hint"
-                      />
-                      <p class="hint" id="card-hint">
-                        ${v.t('Тестові номери Stripe: 4242 4242 4242 4242 — успіх; 4000 0000 0000 0002 — відмова; …9995 — бракує коштів; …0119 — збій обробки. Потрібен повторний вхід.', 'Stripe test numbers: 4242 4242 4242 4242 succeeds; 4000 0000 0000 0002 is declined; …9995 insufficient funds; …0119 processing error. Signing in again is required.')}
-                      </p>
-                      <div class="actions"><button type="submit">${v.t('Зберегти картку', 'Save the card')}</button></div>`,
-                    { back: '/console/billing' },
-                  )
-                : html`<p>
-                    ${v.t('У робочому середовищі картку зберігає Stripe (SetupIntent): номер картки не проходить через Domivka. API: POST /v1/account/payment-method/setups, потім …/complete.', 'In live, Stripe saves the card (SetupIntent): the card number never passes through Domivka. API: POST /v1/account/payment-method/setups, then …/complete.')}
-                  </p>`
-            }
-          </div>
-          <h2>${v.t('Операції', 'Transactions')}</h2>
-          ${
-            b.transactions.length === 0
-              ? html`<p>${v.t('Операцій ще немає.', 'No transactions yet.')}</p>`
-              : dataTable(
-                  [
-                    v.t('Коли', 'When'),
-                    v.t('Опис', 'Description'),
-                    v.t('Домен', 'Domain'),
-                    v.t('Стан', 'Status'),
-                    { head: v.t('Сума', 'Amount'), cls: 'num' },
-                  ],
-                  b.transactions.map(
-                    (t) =>
-                      html`<tr>
-                        <td>${when(t.created_at, v)}</td>
-                        <td>${transactionText(v, t.description)}</td>
-                        <td>${t.domain ?? ''}</td>
-                        <td>${statusPill(t.status, statusName(v, t.status))}</td>
-                        <td class="num">${uah(t.amount.amount)}</td>
-                      </tr>`,
-                  ),
-                )
-          }`,
-      };
-    },
-  },
   {
     method: 'POST',
     pattern: /^\/console\/billing\/card$/,

@@ -273,25 +273,53 @@ export const webhookPages = (uc: UseCases): ConsolePage[] => {
     };
   };
 
+  /**
+   * The feed as a person reads one: newest at the top. The first page is the newest events; "Older" goes on
+   * with `before` (the log's own cursor, walked backwards); "Newer" reads forwards from just above the page
+   * with `after`, as the API does, and shows that page newest first too — pages stay contiguous either way.
+   */
   const feed = async (r: ConsoleRequest): Promise<PageOut> => {
     const v = r.view;
     const type = r.query.type ?? '';
     const domain = (r.query.domain ?? '').trim();
-    const out = await attempt(async () =>
-      uc.listEvents.execute(await keyFor(uc, r), {
-        ...(r.query.after ? { after: r.query.after } : {}),
-        ...(type ? { types: type } : {}),
-        ...(domain ? { domain } : {}),
-        limit: 50,
-      }),
-    );
-    const qs = (after: string) =>
-      `/console/events?${new URLSearchParams({ ...(type ? { type } : {}), ...(domain ? { domain } : {}), after }).toString()}`;
+    const cursor = (s: string | undefined) => (s !== undefined && /^\d{1,18}$/.test(s) ? BigInt(s) : null);
+    const after = cursor(r.query.after);
+    const before = after === null ? cursor(r.query.before) : null;
+    const filters = { ...(type ? { types: type } : {}), ...(domain ? { domain } : {}), limit: 50 };
+    const out = await attempt(async () => {
+      const key = await keyFor(uc, r);
+      if (after === null) {
+        const page = await uc.listEvents.newestFirst(key, { ...filters, ...(before !== null ? { before: String(before) } : {}) });
+        return {
+          data: page.data,
+          older: page.has_more && page.next_cursor ? page.next_cursor : null,
+          // Everything at or above `before` is newer than this page.
+          newer: before !== null && before > 0n ? String(before - 1n) : null,
+        };
+      }
+      const page = await uc.listEvents.execute(key, { ...filters, after: String(after) });
+      return {
+        data: [...page.data].reverse(),
+        // Everything at or below `after` is older than this page.
+        older: String(after + 1n),
+        newer: page.has_more && page.next_cursor ? page.next_cursor : null,
+      };
+    });
+    const qs = (at: Record<string, string>) =>
+      `/console/events?${new URLSearchParams({ ...(type ? { type } : {}), ...(domain ? { domain } : {}), ...at }).toString()}`;
+    const paging =
+      'ok' in out
+        ? html`<p class="actions" id="events-paging">
+            ${after !== null || before !== null ? html`<a class="button secondary" href="${qs({})}">${v.t('Найновіші', 'Newest')}</a>` : ''}
+            ${out.ok.newer !== null ? html`<a class="button secondary" href="${qs({ after: out.ok.newer })}" rel="prev">${v.t('Новіші', 'Newer')}</a>` : ''}
+            ${out.ok.older !== null ? html`<a class="button secondary" href="${qs({ before: out.ok.older })}" rel="next">${v.t('Старіші', 'Older')}</a>` : ''}
+          </p>`
+        : '';
     return {
       title: v.t('Події', 'Events'),
       body: html`<h1>${v.t('Стрічка подій', 'Event feed')}</h1>
         <p class="lead">
-          ${v.t('Усе, що сталося в обліковому записі, за 30 днів — від найстаріших.', 'Everything that happened in the account, kept 30 days — oldest first.')}
+          ${v.t('Усе, що сталося в обліковому записі, за 30 днів — найновіше зверху.', 'Everything that happened in the account, kept 30 days — newest first.')}
         </p>
         <form method="get" action="/console/events" class="filters">
           <div>
@@ -326,10 +354,10 @@ export const webhookPages = (uc: UseCases): ConsolePage[] => {
                       </tr>`,
                   ),
                   { id: 'events', cls: 'stack' },
-                )}
-                ${out.ok.has_more && out.ok.next_cursor ? html`<p><a class="button secondary" href="${qs(out.ok.next_cursor)}">${v.t('Далі', 'Next')}</a></p>` : ''}`
+                )}`
             : ''
-        }`,
+        }
+        ${paging}`,
     };
   };
 

@@ -38,7 +38,8 @@ export const eventSchema = schema({
 
 /** The replayable event log (/v1/events). */
 export interface EventsUseCases {
-  readonly listEvents: Pick<ListEvents, 'execute'>;
+  /** `newestFirst` is the console's feed (newest at the top). */
+  readonly listEvents: Pick<ListEvents, 'execute' | 'newestFirst'>;
 }
 
 export const eventRoutes = (uc: EventsUseCases): Route[] => [

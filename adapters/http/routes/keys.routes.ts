@@ -12,7 +12,8 @@ import { i18n, keyRequest, keyView, money, page, pageQuery, policy, summary, tsi
  */
 export interface KeysUseCases {
   readonly describeKey: Pick<DescribeKey, 'execute'>;
-  readonly issueKey: Pick<IssueKey, 'preview' | 'issue'>;
+  /** `check` is the console wizard's step-by-step check. */
+  readonly issueKey: Pick<IssueKey, 'preview' | 'issue' | 'check'>;
   readonly listKeys: Pick<ListKeys, 'execute'>;
   readonly revokeKey: Pick<RevokeKey, 'execute'>;
   /** The console's: a TSIG credential for a key issued before TSIG existed (human-only, shown once). */

@@ -155,12 +155,15 @@ export class SqlEventFeed implements EventFeed {
     accountId: string;
     environment: Environment;
     after: string | null;
+    before?: string | null;
+    order?: 'asc' | 'desc';
     types: readonly EventType[] | null;
     domain: string | null;
     visible: EventVisibility;
     limit: number;
   }): Promise<PublishedEvent[]> {
     const db = this.uow.db();
+    const order = q.order ?? 'asc';
     /** SQLite without statistics walks the cursor index for ORDER BY … LIMIT; a few domains' events are read by domain. */
     const byDomain = (): Knex.QueryBuilder =>
       this.engine === 'sqlite' ? db.from(db.raw('events indexed by events_account_domain_pub_seq')) : db('events');
@@ -168,9 +171,10 @@ export class SqlEventFeed implements EventFeed {
       const query = from()
         .where({ account_id: q.accountId, environment: q.environment })
         .whereNotNull('pub_seq')
-        .orderBy('pub_seq', 'asc')
+        .orderBy('pub_seq', order)
         .limit(q.limit);
       if (q.after !== null) query.andWhere('pub_seq', '>', q.after);
+      if (q.before !== undefined && q.before !== null) query.andWhere('pub_seq', '<', q.before);
       if (q.types) query.whereIn('type', [...q.types]);
       if (q.domain)
         query.andWhere((b) => b.where('domain', q.domain!).orWhere('domains', 'like', `%"${q.domain!.replace(/[%_"]/g, '')}"%`));
@@ -222,9 +226,10 @@ export class SqlEventFeed implements EventFeed {
       );
     const rows: Row[] = [];
     for (const r of reads) rows.push(...(await r));
+    const bySeq = (a: PublishedEvent, b: PublishedEvent) => (BigInt(a.pubSeq) < BigInt(b.pubSeq) ? -1 : 1);
     return rows
       .map(toPublished)
-      .sort((a, b) => (BigInt(a.pubSeq) < BigInt(b.pubSeq) ? -1 : 1))
+      .sort((a, b) => (order === 'asc' ? bySeq(a, b) : bySeq(b, a)))
       .slice(0, q.limit);
   }
 

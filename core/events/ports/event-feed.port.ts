@@ -35,11 +35,16 @@ export interface EventFeed {
   takeUnpublished(limit: number): Promise<{ lastSeq: bigint; events: Array<DomainEvent & { environment: Environment | null }> }>;
   /** Numbers the public ones (pubSeq set), stores every domain each is about, and marks every given event published. */
   assign(now: Date, rows: ReadonlyArray<AssignedEvent>, lastSeq: bigint): Promise<void>;
-  /** Published public events after the cursor that `visible` admits, in cursor order. */
+  /**
+   * Published public events that `visible` admits: after the cursor in cursor order, or — `order: 'desc'` —
+   * before `before` (every one when null), newest first.
+   */
   page(q: {
     accountId: string;
     environment: Environment;
     after: string | null;
+    before?: string | null;
+    order?: 'asc' | 'desc';
     types: readonly EventType[] | null;
     domain: string | null;
     visible: EventVisibility;
