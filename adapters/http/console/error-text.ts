@@ -14,6 +14,21 @@ const fieldName = (pointer: string): string => {
 };
 
 /**
+ * Errors whose API text tells a client what to do with its request (the same Idempotency-Key): a person in
+ * the console has no such key (each form carries its own), so the page says what they can do.
+ */
+const FOR_PEOPLE: Partial<Record<string, (p: Record<string, unknown>) => { uk: string; en: string }>> = {
+  payment_failed: () => ({
+    uk: 'Платіжний сервіс не відповів як слід; нічого не зараховано. Спробуйте ще раз за кілька хвилин.',
+    en: 'The payment provider failed; nothing was credited. Try again in a few minutes.',
+  }),
+  zone_busy: (p) => ({
+    uk: `Зону ${String(p.domain ?? '')} саме змінюють інші запити; цю зміну не записано. Спробуйте ще раз за ${String(p.retry_after ?? 1)} с.`,
+    en: `The zone ${String(p.domain ?? '')} is being changed by other requests; this change was not written. Try again in ${String(p.retry_after ?? 1)} s.`,
+  }),
+};
+
+/**
  * A domain error's text in the page's language (the same table the API answers with). A form's values that
  * break the route's schema are said as a person reads them — each field and what it needs — not as the API's
  * "does not match its schema: see details" with JSON pointers.
@@ -27,8 +42,9 @@ export const errorText = (lang: Lang, err: DomainError): string => {
     });
     return `${lang === 'uk' ? 'Виправте значення:' : 'Please correct:'} ${[...new Set(items)].join('; ')}.`;
   }
+  const own = FOR_PEOPLE[err.code]?.(err.params ?? {});
   const e = entryOf(err.code);
-  const main = lang === 'uk' ? e.uk(err.params) : e.en(err.params);
+  const main = own ? own[lang] : lang === 'uk' ? e.uk(err.params) : e.en(err.params);
   const details = (err.details ?? []).map((d) => [d.field, d.rule ?? d.message].filter(Boolean).join(': ')).filter(Boolean);
   return details.length > 0 ? `${main} (${details.join('; ')})` : main;
 };
