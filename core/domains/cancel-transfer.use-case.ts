@@ -11,7 +11,7 @@ import { requireCapability } from './capabilities.js';
 import { RegistryError, type RegistrarEnvironments } from './ports/registrar.port.js';
 import type { TransferRepository } from './ports/transfer-repository.port.js';
 import { ACTIVE_PHASES, viewTransfer, type DomainTransfer, type TransferView } from './transfer.js';
-import { endedPhase, TRANSFER_ENDED, type TransferSettlement } from './transfer-settlement.js';
+import { askedBefore, askingPhase, endedPhase, type TransferSettlement } from './transfer-settlement.js';
 
 /** Who cancels: a key holding domain.register on the name (the route checks it), or an owner in the console. */
 export type TransferCanceller =
@@ -35,9 +35,9 @@ export class CancelTransfer {
   constructor(private readonly deps: CancelTransferDeps) {}
 
   /**
-   * With `checkpoints` (the phased route: the registry is asked outside any transaction), the settlement
-   * commits with its recovery point; a retry after a crash between it and the stored answer answers the
-   * cancelled transfer instead of transfer_not_cancellable.
+   * With `checkpoints` (the phased route: the registry is asked outside any transaction), a phase records
+   * that the registry is being asked, and the settlement commits with its own point; a retry after a crash
+   * anywhere after the first answers the cancelled transfer instead of transfer_not_cancellable.
    */
   async execute(who: TransferCanceller, domain: string, id: string, checkpoints: Checkpoints | null = null): Promise<TransferView> {
     const accountId = who.kind === 'key' ? who.key.accountId : who.human.actor.accountId;
@@ -45,20 +45,16 @@ export class CancelTransfer {
     if (who.kind === 'human') requireOwner(who.human.actor, 'transfer.cancel');
     const name = normalizeDomain(domain);
     const t = await this.deps.transfers.find(accountId, environment, id);
-    if (
-      t &&
-      t.domain === name &&
-      t.status === 'cancelled' &&
-      checkpoints?.last?.point === TRANSFER_ENDED &&
-      checkpoints.last.data.transfer_id === id
-    )
-      return viewTransfer(t);
+    // A retry of this request that had asked the registry: cancelled since (by it, or settled by the worker
+    // as the registry answered it), it is done.
+    if (t && t.domain === name && t.status === 'cancelled' && askedBefore(checkpoints, id)) return viewTransfer(t);
     const settled = (settle: () => Promise<DomainTransfer>): Promise<DomainTransfer> => endedPhase(checkpoints, settle);
     if (!t || t.domain !== name || t.direction !== 'in') throw new DomainError('transfer_not_found', { transfer_id: id });
     if (!ACTIVE_PHASES.includes(t.status)) throw new DomainError('transfer_not_cancellable', { transfer_id: id, status: t.status });
     const actor = who.kind === 'key' ? actorOf(who.key) : `person:${who.human.actor.personId}`;
     const now = await this.deps.time.now(accountId, environment);
     const registrar = requireCapability(this.deps.environments.get(environment).registrar, 'transfer_cancel');
+    await askingPhase(checkpoints, id);
     try {
       const state = await registrar.cancelTransfer(name, this.deps.random.id(), now);
       // Cancelled by whoever asked (the event names them); any other answer is settled as the registry says.

@@ -12,7 +12,7 @@ import type { DomainRepository } from './ports/domain-repository.port.js';
 import { RegistryError, type RegistrarEnvironments, type TransferState } from './ports/registrar.port.js';
 import type { TransferRepository } from './ports/transfer-repository.port.js';
 import { viewTransfer, type DomainTransfer, type TransferView } from './transfer.js';
-import { endedPhase, TRANSFER_ENDED, type TransferSettlement } from './transfer-settlement.js';
+import { askedBefore, askingPhase, endedPhase, type TransferSettlement } from './transfer-settlement.js';
 
 /** What the transfer-out use cases are built from (one object, named, instead of positions). */
 export interface TransferOutDeps extends RecordingDeps {
@@ -100,8 +100,9 @@ export class RejectTransferOut {
   constructor(private readonly deps: TransferOutDeps) {}
 
   /**
-   * With `checkpoints` (the phased route), the settlement commits with its recovery point; a retry after a
-   * crash between it and the stored answer answers the rejected transfer instead of transfer_out_not_pending.
+   * With `checkpoints` (the phased route), a phase records that the registry is being asked, and the
+   * settlement commits with its own point; a retry after a crash anywhere after the first answers the
+   * rejected transfer instead of transfer_out_not_pending.
    */
   async execute(who: TransferOutRejecter, domain: string, checkpoints: Checkpoints | null = null): Promise<TransferView> {
     const accountId = who.kind === 'key' ? who.key.accountId : who.human.actor.accountId;
@@ -109,8 +110,11 @@ export class RejectTransferOut {
     if (who.kind === 'human') requireOwner(who.human.actor, 'transfer_out.reject');
     const name = normalizeDomain(domain);
     if (!(await this.deps.domains.find(accountId, environment, name))) throw new DomainError('domain_not_found', { domain: name });
-    if (checkpoints?.last?.point === TRANSFER_ENDED) {
-      const ended = await this.deps.transfers.find(accountId, environment, String(checkpoints.last.data.transfer_id));
+    // A retry of this request that had asked the registry: rejected since (by it, or settled by the worker as
+    // the registry answered it), it is done.
+    const asked = checkpoints?.last ? String(checkpoints.last.data.transfer_id) : null;
+    if (asked !== null && askedBefore(checkpoints, asked)) {
+      const ended = await this.deps.transfers.find(accountId, environment, asked);
       if (ended && ended.domain === name && ended.direction === 'out' && ended.status === 'rejected') return viewTransfer(ended);
     }
     const t = await this.deps.transfers.activeFor(environment, name);
@@ -118,14 +122,20 @@ export class RejectTransferOut {
     const actor = who.kind === 'key' ? actorOf(who.key) : `person:${who.human.actor.personId}`;
     const now = await this.deps.time.now(accountId, environment);
     const registrar = requireCapability(this.deps.environments.get(environment).registrar, 'transfer_reject');
+    await askingPhase(checkpoints, t.id);
     let state: TransferState;
     try {
       state = await registrar.rejectTransfer(name, this.deps.random.id(), now);
     } catch (err) {
       if (!(err instanceof RegistryError)) throw err;
       if (err.reason === 'unavailable') throw new DomainError('registry_failure', { domain: name });
-      // Answered meanwhile (completed or withdrawn): settle what the registry says; nothing left to reject.
-      if (registrar.queryTransfer) await this.deps.settlement.apply(t, await registrar.queryTransfer(name, now), now);
+      // Answered meanwhile: settle what the registry says. Rejected by us already (clientRejected: a retry after
+      // a crash between the registry's answer and our commit) is done; completed or withdrawn leaves nothing to reject.
+      if (registrar.queryTransfer) {
+        const answered = await registrar.queryTransfer(name, now);
+        const after = await endedPhase(checkpoints, () => this.deps.settlement.apply(t, answered, now));
+        if (after.status === 'rejected') return viewTransfer(after);
+      }
       throw new DomainError('transfer_out_not_pending', { domain: name });
     }
     return viewTransfer(await endedPhase(checkpoints, () => this.deps.settlement.endOut(t, 'rejected', state.status, now, actor)));

@@ -255,6 +255,22 @@ export class TransferSettlement {
 
 /** The recovery point of a transfer a phased request settled (cancelled, or rejected out): its id. */
 export const TRANSFER_ENDED = 'transfer_ended';
+/**
+ * The recovery point a phased cancel or reject reaches before it asks the registry: from then on the registry
+ * may have answered it even if we never recorded that (a crash), and whoever settles the transfer next (a
+ * retry, the worker's pass) may record it as the registry's. A retry past this point whose transfer ended the
+ * way it asked answers that, not 409.
+ */
+export const TRANSFER_ASKED = 'transfer_registry_asked';
+
+/** Whether a phased request for transfer `id` reached the registry (or settled) before this attempt. */
+export const askedBefore = (checkpoints: Checkpoints | null, id: string): boolean =>
+  (checkpoints?.last?.point === TRANSFER_ASKED || checkpoints?.last?.point === TRANSFER_ENDED) && checkpoints.last.data.transfer_id === id;
+
+/** Records, as its own phase, that the request is about to ask the registry about transfer `id`. */
+export const askingPhase = async (checkpoints: Checkpoints | null, id: string): Promise<void> => {
+  if (checkpoints && !askedBefore(checkpoints, id)) await checkpoints.reach(TRANSFER_ASKED, async () => ({ transfer_id: id }));
+};
 
 /** Runs `settle` as the request's phase that records TRANSFER_ENDED (or as it is, without checkpoints). */
 export const endedPhase = async (checkpoints: Checkpoints | null, settle: () => Promise<DomainTransfer>): Promise<DomainTransfer> => {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { Registrar } from '../../core/domains/ports/registrar.port.js';
+import { TOKENS } from '../../src/tokens.js';
 import { eachStore } from '../support/stores.js';
 import { bearer, startApi, type TestApi } from '../support/system.js';
 
@@ -24,6 +25,8 @@ eachStore('Registry calls outside the request transaction', (kind) => {
 
   /** While true, the DNS lookups of a hosted domain's check fail unexpectedly (a crash-like outcome). */
   let lookupCut = false;
+  /** The registrar method whose answer is lost once after the registry acted on it (the connection cut). */
+  let cutAfter: Gated | null = null;
 
   before(async () => {
     api = await startApi(kind, {
@@ -43,7 +46,12 @@ eachStore('Registry calls outside the request transaction', (kind) => {
                 held.entered();
                 await held.release;
               }
-              return (v as (...x: unknown[]) => unknown).apply(target, args);
+              const answer = await (v as (...x: unknown[]) => Promise<unknown>).apply(target, args);
+              if (cutAfter === prop) {
+                cutAfter = null;
+                throw new Error('connection reset after the registry acted (test)');
+              }
+              return answer;
             };
           },
         }) as Registrar,
@@ -246,6 +254,26 @@ eachStore('Registry calls outside the request transaction', (kind) => {
     expect(retry.status, JSON.stringify(retry.body)).to.equal(202);
     expect(retry.body).to.include({ id: first.body.id, kind: 'dnssec_disable', status: 'pending' });
     expect(await api.system.store.knex('operations').where({ domain, kind: 'dnssec_disable' })).to.have.length(1);
+  });
+
+  it("a transfer cancel the registry took but whose answer was lost, settled meanwhile by the worker's pass: the retry answers the cancelled transfer", async () => {
+    const t = await keyed('POST', '/v1/domains/transfer-outside-tx.com.ua/transfers', { auth_code: 'sandbox-auth-ok', years: 1 });
+    expect(t.status, JSON.stringify(t.body)).to.equal(202);
+    const idem = randomUUID();
+    const path = `/v1/domains/transfer-outside-tx.com.ua/transfers/${t.body.id}/cancel`;
+    cutAfter = 'cancelTransfer';
+    const cut = await again('POST', path, idem, {});
+    expect(cut.status, JSON.stringify(cut.body)).to.equal(500);
+    // The worker asks the registry about pending transfers and settles this one as the registry answered it.
+    await api.system.get(TOKENS.AdvanceTransfers).run({ accountId: api.demo.accountId, environment: 'test' });
+    expect((await keyed('GET', `/v1/domains/transfer-outside-tx.com.ua/transfers/${t.body.id}`)).body.status).to.equal('cancelled');
+    const retry = await again('POST', path, idem, {});
+    expect(retry.status, JSON.stringify(retry.body)).to.equal(200);
+    expect(retry.body).to.include({ id: t.body.id, status: 'cancelled' });
+    const cancelled = await api.system.store
+      .knex('events')
+      .where({ type: 'domain.transfer_in_cancelled', subject: 'domain:transfer-outside-tx.com.ua' });
+    expect(cancelled.length, 'one cancellation event per transfer cancelled here').to.be.at.least(1);
   });
 
   it('a retry of a hosted claim removed since its answer was lost answers domain_not_found, and claims nothing again', async () => {
