@@ -1,5 +1,5 @@
 import { actorOf, type ApiKey } from '../kernel/caller.js';
-import type { Checkpoints } from '../kernel/checkpoints.port.js';
+import { inPhase, type Checkpoints } from '../kernel/checkpoints.port.js';
 import type { Clock } from '../kernel/clock.port.js';
 import { normalizeDomain } from '../kernel/domain-name.js';
 import { DomainError } from '../kernel/errors.js';
@@ -69,14 +69,13 @@ export class HostDomain {
     } else {
       if (await isPublicSuffix(name)) throw new DomainError('domain_public_suffix', { domain: name });
       await refuseServiceZone(name, this.deps.catalogZone, this.deps.ours ?? OUR_NAMESERVERS);
-      if (checkpoints) {
-        const made: { domain?: Domain } = {};
-        await checkpoints.reach(CLAIMED, async () => {
-          made.domain = await this.claim(key, name);
-          return { domain_id: made.domain.id };
-        });
-        domain = made.domain!;
-      } else domain = await this.deps.uow.transaction(() => this.claim(key, name));
+      domain = await inPhase(
+        checkpoints,
+        this.deps.uow,
+        CLAIMED,
+        () => this.claim(key, name),
+        (d) => ({ domain_id: d.id }),
+      );
     }
     const { domain: checked } = await this.deps.verify.check(domain, actorOf(key));
     return viewDomain(checked);

@@ -1,4 +1,4 @@
-import type { Checkpoints } from '../kernel/checkpoints.port.js';
+import { inPhase, type Checkpoints } from '../kernel/checkpoints.port.js';
 import type { Accounting } from '../billing/accounting.js';
 import { DomainError } from '../kernel/errors.js';
 import type { RecordingDeps } from '../kernel/recording-deps.js';
@@ -273,12 +273,6 @@ export const askingPhase = async (checkpoints: Checkpoints | null, id: string): 
 };
 
 /** Runs `settle` as the request's phase that records TRANSFER_ENDED (or as it is, without checkpoints). */
-export const endedPhase = async (checkpoints: Checkpoints | null, settle: () => Promise<DomainTransfer>): Promise<DomainTransfer> => {
-  if (!checkpoints) return settle();
-  const made: { transfer?: DomainTransfer } = {};
-  await checkpoints.reach(TRANSFER_ENDED, async () => {
-    made.transfer = await settle();
-    return { transfer_id: made.transfer.id };
-  });
-  return made.transfer!;
-};
+export const endedPhase = (checkpoints: Checkpoints | null, settle: () => Promise<DomainTransfer>): Promise<DomainTransfer> =>
+  // Without checkpoints as it is: the settlement takes its own transactions.
+  checkpoints ? inPhase(checkpoints, { transaction: (fn) => fn() }, TRANSFER_ENDED, settle, (t) => ({ transfer_id: t.id })) : settle();

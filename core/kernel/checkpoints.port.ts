@@ -16,6 +16,27 @@ export interface Checkpoints {
   reach<T extends Record<string, unknown>>(point: string, fn: () => Promise<T>): Promise<T>;
 }
 
+/**
+ * Runs `fn` as one phase and returns what it made: with `checkpoints`, through `reach(point)`, recording
+ * `dataOf(result)` as the point's data in the same transaction; without (a caller with no request to
+ * resume: the console, MCP, the worker), in one transaction of `uow`.
+ */
+export const inPhase = async <T>(
+  checkpoints: Checkpoints | null,
+  uow: { transaction<R>(fn: () => Promise<R>): Promise<R> },
+  point: string,
+  fn: () => Promise<T>,
+  dataOf: (made: T) => Record<string, unknown>,
+): Promise<T> => {
+  if (!checkpoints) return uow.transaction(fn);
+  const made: { value?: T } = {};
+  await checkpoints.reach(point, async () => {
+    made.value = await fn();
+    return dataOf(made.value);
+  });
+  return made.value as T;
+};
+
 /** Checkpoints without a request to resume (the worker's own operations): each phase is atomic. */
 export const transientCheckpoints = (uow: { transaction<T>(fn: () => Promise<T>): Promise<T> }): Checkpoints => ({
   last: null,

@@ -30,7 +30,7 @@ import type { OperationRepository } from './ports/operation-repository.port.js';
 import type { ZoneRepository } from '../dns/ports/zone-repository.port.js';
 import type { DnssecRepository } from '../dnssec/ports/dnssec-repository.port.js';
 import { parseDs, presentDnskey } from '../dnssec/foreign-keys.js';
-import type { Checkpoints } from '../kernel/checkpoints.port.js';
+import { inPhase, type Checkpoints } from '../kernel/checkpoints.port.js';
 
 /** The recovery point of a request made through a phased route: the operation it recorded. */
 const REQUESTED = 'operation_requested';
@@ -88,13 +88,13 @@ export class RequestOperation {
     // Read before the transaction: a registry round trip must not hold a database connection.
     const registryDs =
       request.kind === 'nameservers' || request.kind === 'dnssec_disable' ? await this.registryDs(environment, name) : null;
-    if (!checkpoints) return this.deps.uow.transaction(() => this.record(actor, request, name, accountId, environment, registryDs));
-    const made: { view?: OperationView } = {};
-    await checkpoints.reach(REQUESTED, async () => {
-      made.view = await this.record(actor, request, name, accountId, environment, registryDs);
-      return { operation_id: made.view.id };
-    });
-    return made.view!;
+    return inPhase(
+      checkpoints,
+      this.deps.uow,
+      REQUESTED,
+      () => this.record(actor, request, name, accountId, environment, registryDs),
+      (view) => ({ operation_id: view.id }),
+    );
   }
 
   /** Checks the request against the domain as it is now and records the pending operation (one transaction). */
